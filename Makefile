@@ -1,0 +1,86 @@
+# parmc: the compiler, its tests and its examples.
+#
+#   make            build build/parmc (optimised)
+#   make test       build a sanitizer build and run every test (alias: check)
+#   make demo       compile and run examples/sort.parm on random input
+#   make accept     regenerate golden expectations (review the diff!)
+#   make fuzz SECONDS=N   run the libFuzzer target over tests/fuzz/corpus
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN      = -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
+CPPFLAGS  = -D_POSIX_C_SOURCE=200809L -Icompiler -Ibuild/gen
+SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+RE2C     ?= re2c
+LEMON    ?= lemon
+LEMPAR   ?= /usr/share/lemon/lempar.c
+
+# The pipeline, in order (docs/internals.md explains each file).
+SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c \
+       compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
+       compiler/f2.c compiler/ir.c compiler/ir_print.c \
+       compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
+       compiler/driver.c
+GEN_SRCS = build/gen/lexer.c build/gen/parser.c
+MAIN = compiler/main.c
+
+OBJS      = $(patsubst %.c,build/rel/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
+SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
+
+vpath %.c compiler build/gen
+
+.PHONY: all deps test check demo accept fuzz clean
+all: build/parmc
+
+# re2c and lemon are installed with apt-get when they are missing.
+deps:
+	@bash .ci/install-deps.sh
+
+build/gen/lexer.c: compiler/lexer.re compiler/lexer.h build/gen/parser.h
+	@mkdir -p build/gen
+	$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
+
+# lemon leaves an unchanged parser.h alone, so remove it first (make would
+# otherwise rerun lemon on every build).
+build/gen/parser.c build/gen/parser.h: compiler/parser.y
+	@mkdir -p build/gen
+	rm -f build/gen/parser.h
+	$(LEMON) -q -T$(LEMPAR) -dbuild/gen $<
+
+build/rel/%.o: %.c | build/gen/parser.h
+	@mkdir -p build/rel
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+
+build/san/%.o: %.c | build/gen/parser.h
+	@mkdir -p build/san
+	$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -c $< -o $@
+
+build/parmc: $(OBJS) build/rel/main.o
+	$(CC) $(CFLAGS) $^ -o $@ -lm
+
+build/parmc-san: $(SAN_OBJS) build/san/main.o
+	$(CC) $(SANFLAGS) $^ -o $@ -lm
+
+build/unit/%: tests/unit/%.c $(SAN_OBJS)
+	@mkdir -p build/unit
+	$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $^ -o $@ -lm
+
+UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/*.c))
+
+test: deps
+	$(MAKE) build/parmc build/parmc-san $(UNIT_TESTS)
+	PARMC=build/parmc-san bash tests/run.sh
+check: test
+
+demo: deps
+	$(MAKE) build/parmc
+	bash examples/demo.sh
+
+accept: build/parmc
+	PARMC=build/parmc ACCEPT=1 bash tests/run.sh
+
+clean:
+	rm -rf build
+
+-include $(wildcard build/rel/*.d build/san/*.d)

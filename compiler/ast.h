@@ -1,0 +1,129 @@
+/* ast.h: the syntax tree built by the parser (parser.y).
+ *
+ * The tree is untyped: sizes, masks, matrices and functions only get their
+ * values in the specialiser (specialise.c), which evaluates everything static.
+ * All nodes live in the compilation's arena. */
+#ifndef PARMC_AST_H
+#define PARMC_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+
+typedef enum {
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_POW,
+    OP_SHL, OP_SHR, OP_BAND, OP_BOR, OP_XOR,
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+    OP_AND, OP_OR,          /* && || */
+    OP_NEG, OP_NOT,         /* unary - and ! */
+    OP_COUNT
+} Op;
+
+const char *op_name(Op op);   /* source spelling: "+", "xor", "&&", ... */
+
+typedef struct Expr Expr;
+typedef struct Pattern Pattern;
+
+typedef struct {            /* a growable list of pointers, arena-backed */
+    void **items;
+    int len, cap;
+} PtrList;
+void ptrlist_push(Arena *a, PtrList *l, void *item);
+
+typedef enum { PAT_VAR, PAT_WILD, PAT_INT, PAT_LIST, PAT_TUPLE } PatternKind;
+
+struct Pattern {
+    PatternKind kind;
+    Loc loc;
+    const char *name;       /* PAT_VAR */
+    int64_t value;          /* PAT_INT */
+    PtrList elems;          /* PAT_LIST, PAT_TUPLE: Pattern* */
+};
+
+typedef enum {
+    EXPR_INT,       /* value */
+    EXPR_FLOAT,     /* fvalue */
+    EXPR_BOOL,      /* value 0/1 */
+    EXPR_VAR,       /* name */
+    EXPR_OPFN,      /* an operator as a function: (+), (xor), (<=); op */
+    EXPR_APP,       /* fn applied to one argument: curried */
+    EXPR_BINARY,    /* op lhs rhs */
+    EXPR_UNARY,     /* op lhs */
+    EXPR_IF,        /* cond then else */
+    EXPR_LET,       /* let pattern = value in body; a function binding has params */
+    EXPR_LAMBDA,    /* \params -> body */
+    EXPR_TUPLE,     /* (e1, e2, ...): elems, at least 2 */
+    EXPR_LIST       /* [e1, e2, ...]: elems, at least 1 */
+} ExprKind;
+
+struct Expr {
+    ExprKind kind;
+    Loc loc;                /* the token that best names the node (operator, '(' ...) */
+    int64_t value;
+    double fvalue;
+    const char *name;       /* EXPR_VAR */
+    Op op;
+    Expr *fn, *arg;         /* EXPR_APP */
+    Expr *lhs, *rhs;        /* EXPR_BINARY, EXPR_UNARY (lhs only) */
+    Expr *cond, *then, *els;/* EXPR_IF */
+    Pattern *bind;          /* EXPR_LET: the bound pattern, or PAT_VAR naming a function */
+    PtrList params;         /* EXPR_LET (function binding), EXPR_LAMBDA: Pattern* */
+    Expr *value_expr;       /* EXPR_LET */
+    Expr *body;             /* EXPR_LET, EXPR_LAMBDA */
+    PtrList elems;          /* EXPR_TUPLE, EXPR_LIST: Expr* */
+};
+
+/* Types written in entry parameters. */
+typedef enum { TYPE_PRIM, TYPE_TUPLE, TYPE_ARRAY } TypeExprKind;
+typedef struct TypeExpr TypeExpr;
+struct TypeExpr {
+    TypeExprKind kind;
+    Loc loc;
+    const char *prim;       /* TYPE_PRIM: "i32", ... (checked by the specialiser) */
+    PtrList fields;         /* TYPE_TUPLE: TypeExpr* */
+    Expr *length;           /* TYPE_ARRAY: static expression, e.g. 2^n */
+    TypeExpr *elem;         /* TYPE_ARRAY */
+};
+
+/* One equation `name p1 p2 ... = body`. */
+typedef struct {
+    Loc loc;
+    const char *name;
+    PtrList params;         /* Pattern* */
+    Expr *body;
+} Equation;
+
+/* An entry parameter: `(x : TYPE)` or a size range `(n : lo..hi)`. */
+typedef struct {
+    Loc loc;
+    const char *name;
+    TypeExpr *type;         /* NULL for a range */
+    Expr *lo, *hi;          /* range bounds, inclusive */
+} EntryParam;
+
+typedef struct {
+    Loc loc;
+    const char *name;
+    PtrList params;         /* EntryParam* */
+    Expr *body;
+} Entry;
+
+typedef struct {
+    PtrList equations;      /* Equation*, in source order */
+    PtrList entries;        /* Entry*, in source order */
+    PtrList imports;        /* Import*: `import "name"` lines, resolved by the driver */
+} Program;
+
+typedef struct {
+    Loc loc;
+    const char *path;       /* the string as written */
+} Import;
+
+/* Parse a whole source file, appending its declarations to *program (zero it
+ * before the first call); on a lexical or syntax error reports the first one
+ * and aborts (diag.h). src->text must have a NUL at src->text[src->len]. */
+void parse_source(Arena *arena, const Source *src, Program *program);
+
+#endif

@@ -1,0 +1,494 @@
+/* builtins.c: operators and built-in functions of the specialiser.
+ *
+ * Applied to static values they compute at compile time; applied to run-time
+ * values they append IR. The combinators build nested IR bodies by applying
+ * their function argument to fresh parameters. */
+#include "value.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- operators ---- */
+
+static int64_t static_pow(Spec *s, int64_t base, int64_t exp, Loc loc) {
+    if (exp < 0) diag_error(loc, "negative exponent %lld in static arithmetic", (long long)exp);
+    int64_t r = 1;
+    for (int64_t i = 0; i < exp; i++)
+        if (__builtin_mul_overflow(r, base, &r)) diag_error(loc, "static arithmetic overflows 64 bits");
+    return r;
+}
+
+static Value *static_int_op(Spec *s, Op op, int64_t a, int64_t b, Loc loc) {
+    int64_t r = 0;
+    bool overflow = false;
+    switch (op) {
+    case OP_ADD: overflow = __builtin_add_overflow(a, b, &r); break;
+    case OP_SUB: overflow = __builtin_sub_overflow(a, b, &r); break;
+    case OP_MUL: overflow = __builtin_mul_overflow(a, b, &r); break;
+    case OP_DIV:
+    case OP_MOD:
+        if (b == 0) diag_error(loc, "division by zero in static arithmetic");
+        if (a == INT64_MIN && b == -1) overflow = true;
+        else r = op == OP_DIV ? a / b : a % b;
+        break;
+    case OP_POW: return value_int(s, static_pow(s, a, b, loc));
+    case OP_SHL:
+        if (b < 0 || b > 62 || a < 0 || (b > 0 && a >> (63 - b)))
+            diag_error(loc, "static shift %lld << %lld overflows", (long long)a, (long long)b);
+        r = a << b;
+        break;
+    case OP_SHR:
+        if (b < 0 || b > 63) diag_error(loc, "static shift by %lld is out of range", (long long)b);
+        r = a >> b;
+        break;
+    case OP_BAND: r = a & b; break;
+    case OP_BOR: r = a | b; break;
+    case OP_XOR: r = a ^ b; break;
+    case OP_EQ: return value_bool(s, a == b);
+    case OP_NE: return value_bool(s, a != b);
+    case OP_LT: return value_bool(s, a < b);
+    case OP_LE: return value_bool(s, a <= b);
+    case OP_GT: return value_bool(s, a > b);
+    case OP_GE: return value_bool(s, a >= b);
+    default: diag_error(loc, "operator '%s' does not apply to integers", op_name(op));
+    }
+    if (overflow) diag_error(loc, "static arithmetic overflows 64 bits");
+    return value_int(s, r);
+}
+
+static Value *static_float_op(Spec *s, Op op, double a, double b, Loc loc) {
+    Value *v = NEW(s->arena, Value);
+    v->kind = V_FLOAT;
+    switch (op) {
+    case OP_ADD: v->f = a + b; return v;
+    case OP_SUB: v->f = a - b; return v;
+    case OP_MUL: v->f = a * b; return v;
+    case OP_DIV: v->f = a / b; return v;
+    case OP_EQ: return value_bool(s, a == b);
+    case OP_NE: return value_bool(s, a != b);
+    case OP_LT: return value_bool(s, a < b);
+    case OP_LE: return value_bool(s, a <= b);
+    case OP_GT: return value_bool(s, a > b);
+    case OP_GE: return value_bool(s, a >= b);
+    default: diag_error(loc, "operator '%s' does not apply to floating-point numbers", op_name(op));
+    }
+}
+
+static Value *static_bool_op(Spec *s, Op op, bool a, bool b, Loc loc) {
+    switch (op) {
+    case OP_AND: return value_bool(s, a && b);
+    case OP_OR: return value_bool(s, a || b);
+    case OP_EQ: return value_bool(s, a == b);
+    case OP_NE: case OP_XOR: return value_bool(s, a != b);
+    default: diag_error(loc, "operator '%s' does not apply to booleans", op_name(op));
+    }
+}
+
+static Value *static_unary(Spec *s, Op op, Value *a, Loc loc) {
+    if (op == OP_NOT && a->kind == V_BOOL) return value_bool(s, !a->i);
+    if (op == OP_NEG && a->kind == V_INT) return static_int_op(s, OP_SUB, 0, a->i, loc);
+    if (op == OP_NEG && a->kind == V_FLOAT) return static_float_op(s, OP_SUB, 0.0, a->f, loc);
+    diag_error(loc, "operator '%s' does not apply to %s", op_name(op), value_describe(s, a));
+}
+
+static bool is_numeric_static(const Value *v) { return v->kind == V_INT || v->kind == V_FLOAT; }
+
+static Value *static_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
+    if (a->kind == V_INT && b->kind == V_INT) return static_int_op(s, op, a->i, b->i, loc);
+    if (a->kind == V_BOOL && b->kind == V_BOOL) return static_bool_op(s, op, a->i, b->i, loc);
+    if (is_numeric_static(a) && is_numeric_static(b)) {
+        double x = a->kind == V_INT ? (double)a->i : a->f;
+        double y = b->kind == V_INT ? (double)b->i : b->f;
+        return static_float_op(s, op, x, y, loc);
+    }
+    diag_error(loc, "operator '%s' does not apply to %s and %s", op_name(op),
+               value_describe(s, a), value_describe(s, b));
+}
+
+static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
+
+/* Which primitive types an operator accepts at run time. */
+static void check_runtime_op(Op op, Prim p, Loc loc) {
+    bool is_bool = p == PRIM_BOOL, is_float = prim_is_float(p);
+    bool ok;
+    switch (op) {
+    case OP_AND: case OP_OR: case OP_NOT: ok = is_bool; break;
+    case OP_EQ: case OP_NE: ok = true; break;
+    case OP_BAND: case OP_BOR: case OP_XOR: ok = !is_float; break;
+    case OP_SHL: case OP_SHR: case OP_MOD: ok = !is_float && !is_bool; break;
+    case OP_POW: ok = false; break;
+    default: ok = !is_bool; break;
+    }
+    if (!ok) {
+        if (op == OP_POW) diag_error(loc, "'^' is static power; it does not apply to run-time values");
+        diag_error(loc, "operator '%s' does not apply to %s", op_name(op), prim_name(p));
+    }
+}
+
+static const ElemType *scalar_type_of(Spec *s, Value *v, Op op, Loc loc) {
+    if (v->kind != V_RT) return NULL;
+    if (!ir_is_scalar(v->rt))
+        diag_error(loc, "operator '%s' needs scalars, got %s; use map or zip for arrays", op_name(op),
+                   value_describe(s, v));
+    return v->rt->elem;
+}
+
+Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
+    if (!b) {
+        if (value_is_static(a)) return static_unary(s, op, a, loc);
+        const ElemType *t = scalar_type_of(s, a, op, loc);
+        if (!t) diag_error(loc, "operator '%s' does not apply to %s", op_name(op), value_describe(s, a));
+        check_runtime_op(op, t->prim, loc);
+        IrStmt *st = ir_append(s->prog, s->body, IR_UNARY, loc, 1, &a->rt);
+        st->alu = op;
+        return value_rt(s, ir_add_result(s->prog, st, -1, t));
+    }
+    if (value_is_static(a) && value_is_static(b)) return static_binary(s, op, a, b, loc);
+    const ElemType *ta = scalar_type_of(s, a, op, loc), *tb = scalar_type_of(s, b, op, loc);
+    if (ta && tb && ta->prim != tb->prim)
+        diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op), prim_name(ta->prim),
+                   prim_name(tb->prim));
+    const ElemType *t = ta ? ta : tb;
+    if (!t) diag_error(loc, "operator '%s' does not apply to %s and %s", op_name(op),
+                       value_describe(s, a), value_describe(s, b));
+    check_runtime_op(op, t->prim, loc);
+    IrVal *args[2] = {spec_coerce(s, a, t, loc)->rt, spec_coerce(s, b, t, loc)->rt};
+    IrStmt *st = ir_append(s->prog, s->body, IR_BINARY, loc, 2, args);
+    st->alu = op;
+    return value_rt(s, ir_add_result(s->prog, st, -1, is_comparison(op) ? elem_prim(PRIM_BOOL) : t));
+}
+
+static Value *op_section(Spec *s, Value **args, Loc loc) { (void)s; (void)args; (void)loc; return NULL; }
+static const Builtin opsection = {"(op)", 2, op_section};
+const Builtin *builtin_opsection(void) { return &opsection; }
+
+Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc) {
+    if (op == OP_NEG || op == OP_NOT) return spec_binary(s, op, args[0], NULL, loc);
+    return spec_binary(s, op, args[0], args[1], loc);
+}
+
+/* ---- scalar functions ---- */
+
+/* min a b = if b < a then b else a: expressed with existing IR forms so the
+ * back ends need nothing new. */
+static Value *min_or_max(Spec *s, Value **args, Loc loc, Op less) {
+    Value *lt = spec_binary(s, less, args[1], args[0], loc);
+    if (lt->kind == V_BOOL) return lt->i ? args[1] : args[0];
+    const ElemType *t = spec_elem_type(s, args[0]);
+    if (!t) t = spec_elem_type(s, args[1]);
+    IrVal *sel[3] = {lt->rt, spec_coerce(s, args[1], t, loc)->rt, spec_coerce(s, args[0], t, loc)->rt};
+    IrStmt *st = ir_append(s->prog, s->body, IR_SELECT, loc, 3, sel);
+    return value_rt(s, ir_add_result(s->prog, st, -1, t));
+}
+static Value *b_min(Spec *s, Value **args, Loc loc) { return min_or_max(s, args, loc, OP_LT); }
+static Value *b_max(Spec *s, Value **args, Loc loc) { return min_or_max(s, args, loc, OP_GT); }
+
+static Value *convert(Spec *s, Prim to, Value *x, Loc loc) {
+    if (x->kind == V_INT || x->kind == V_BOOL) {
+        IrVal *c = spec_coerce(s, value_int(s, 0), elem_prim(PRIM_I64), loc)->rt;
+        c->def->cval.i = x->i;
+        x = value_rt(s, c);
+    } else if (x->kind == V_FLOAT) {
+        x = spec_coerce(s, x, elem_prim(PRIM_F64), loc);
+    }
+    if (x->kind != V_RT || !ir_is_scalar(x->rt))
+        diag_error(loc, "'%s' converts scalars, got %s", prim_name(to), value_describe(s, x));
+    if (x->rt->elem->prim == to) return x;
+    IrStmt *st = ir_append(s->prog, s->body, IR_CONVERT, loc, 1, &x->rt);
+    st->to = to;
+    return value_rt(s, ir_add_result(s->prog, st, -1, elem_prim(to)));
+}
+
+#define CONVERSION(P, name) \
+    static Value *b_##name(Spec *s, Value **args, Loc loc) { return convert(s, P, args[0], loc); }
+CONVERSION(PRIM_BOOL, bool)
+CONVERSION(PRIM_I8, i8)
+CONVERSION(PRIM_I16, i16)
+CONVERSION(PRIM_I32, i32)
+CONVERSION(PRIM_I64, i64)
+CONVERSION(PRIM_U8, u8)
+CONVERSION(PRIM_U16, u16)
+CONVERSION(PRIM_U32, u32)
+CONVERSION(PRIM_U64, u64)
+CONVERSION(PRIM_F32, f32)
+CONVERSION(PRIM_F64, f64)
+
+/* ---- matrices ---- */
+
+static F2Mat *new_mat(Spec *s, int64_t n, Loc loc) {
+    if (n < 1 || n > F2_MAX) diag_error(loc, "matrix size %lld is out of range 1..%d", (long long)n, F2_MAX);
+    F2Mat *m = NEW(s->arena, F2Mat);
+    m->n = (int)n;
+    return m;
+}
+
+static Value *mat_value(Spec *s, F2Mat *m) {
+    Value *v = NEW(s->arena, Value);
+    v->kind = V_MAT;
+    v->mat = m;
+    return v;
+}
+
+static void set_row(Spec *s, F2Mat *m, int i, int64_t row, Loc loc) {
+    if (row < 0 || (m->n < 63 && row >> m->n))
+        diag_error(loc, "matrix row %d is 0x%llx, which has bits outside the %d columns", i,
+                   (unsigned long long)row, m->n);
+    m->row[i] = (uint64_t)row;
+}
+
+static Value *b_mat(Spec *s, Value **args, Loc loc) {
+    Value *rows = args[0];
+    if (rows->kind != V_LIST) diag_error(loc, "mat expects a static list of row masks, got %s",
+                                         value_describe(s, rows));
+    F2Mat *m = new_mat(s, rows->n, loc);
+    for (int i = 0; i < rows->n; i++)
+        set_row(s, m, i, spec_expect_int(s, rows->elems[i], loc, "a matrix row"), loc);
+    return mat_value(s, m);
+}
+
+static Value *b_matof(Spec *s, Value **args, Loc loc) {
+    F2Mat *m = new_mat(s, spec_expect_int(s, args[0], loc, "matrix size"), loc);
+    for (int i = 0; i < m->n; i++)
+        set_row(s, m, i, spec_expect_int(s, spec_apply(s, args[1], value_int(s, i), loc), loc, "a matrix row"), loc);
+    return mat_value(s, m);
+}
+
+static Value *b_bitperm(Spec *s, Value **args, Loc loc) {
+    F2Mat *m = new_mat(s, spec_expect_int(s, args[0], loc, "permutation size"), loc);
+    uint64_t seen = 0;
+    for (int i = 0; i < m->n; i++) {
+        int64_t src = spec_expect_int(s, spec_apply(s, args[1], value_int(s, i), loc), loc, "a bit index");
+        if (src < 0 || src >= m->n || (seen >> src & 1))
+            diag_error(loc, "bitperm: the function is not a permutation of 0..%d (it maps %d to %lld)",
+                       m->n - 1, i, (long long)src);
+        seen |= UINT64_C(1) << src;
+        m->row[i] = UINT64_C(1) << src;
+    }
+    return mat_value(s, m);
+}
+
+/* ---- combinators ---- */
+
+/* Apply f to fresh parameters in a new body; the caller adds the results. */
+typedef struct {
+    IrBody *body, *saved;
+} BodyScope;
+
+static BodyScope body_begin(Spec *s) {
+    BodyScope sc = {ir_new_body(s->prog), s->body};
+    s->body = sc.body;
+    return sc;
+}
+
+static void body_end(Spec *s, BodyScope sc) { s->body = sc.saved; }
+
+static IrStmt *emit_with_body(Spec *s, IrOp op, IrBody *body, IrVal *arg, Loc loc) {
+    IrStmt *st = ir_append(s->prog, s->body, op, loc, 1, &arg);
+    st->body = body;
+    return st;
+}
+
+/* f applied to a sub-array of 2^log_len elements, giving one of the same length. */
+static IrBody *array_body(Spec *s, Value *f, int log_len, const ElemType *elem, Loc loc, const char *who) {
+    BodyScope sc = body_begin(s);
+    IrVal *param = ir_body_add_param(s->prog, sc.body, log_len, elem);
+    Value *r = spec_apply(s, f, value_rt(s, param), loc);
+    if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
+    if (r->kind != V_RT || r->rt->log_len != log_len)
+        diag_error(loc, "the function given to %s must return an array of 2^%d elements, but it returns %s",
+                   who, log_len, value_describe(s, r));
+    ir_body_add_result(s->prog, sc.body, r->rt);
+    body_end(s, sc);
+    return sc.body;
+}
+
+static uint64_t check_mask(Spec *s, Value *m, int n, Loc loc, const char *who) {
+    int64_t mask = spec_expect_int(s, m, loc, "the mask");
+    if (mask <= 0 || (n < 63 && mask >> n))
+        diag_error(loc, "%s mask %lld is out of range: it must satisfy 0 < m < 2^%d", who, (long long)mask, n);
+    return (uint64_t)mask;
+}
+
+static Value *b_parm(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of parm");
+    uint64_t mask = check_mask(s, args[0], xs->log_len, loc, "parm");
+    IrBody *body = array_body(s, args[1], xs->log_len - 1, xs->elem, loc, "parm");
+    IrStmt *st = emit_with_body(s, IR_PARM, body, xs, loc);
+    st->mask = mask;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len, body->results[0]->elem));
+}
+
+static Value *b_two(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[1], loc, "the argument of two");
+    if (xs->log_len < 1) diag_error(loc, "two needs an array of at least 2 elements, got 1");
+    IrBody *body = array_body(s, args[0], xs->log_len - 1, xs->elem, loc, "two");
+    IrStmt *st = emit_with_body(s, IR_TWO, body, xs, loc);
+    st->k = 1;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len, body->results[0]->elem));
+}
+
+static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, Loc loc) {
+    BodyScope sc = body_begin(s);
+    IrVal *param = ir_body_add_param(s->prog, sc.body, 1, xs->elem);
+    Value *r = spec_apply(s, f, value_rt(s, param), loc);
+    if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
+    if (r->kind != V_RT || r->rt->log_len != 1 || !elem_equal(r->rt->elem, xs->elem)) {
+        char t[128];
+        elem_format(xs->elem, t, sizeof t);
+        diag_error(loc, "the function given to col must map [2]%s to [2]%s, but it returns %s", t, t,
+                   value_describe(s, r));
+    }
+    ir_body_add_result(s->prog, sc.body, r->rt);
+    body_end(s, sc);
+    IrStmt *st = emit_with_body(s, IR_COL, sc.body, xs, loc);
+    st->mask = mask;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len, xs->elem));
+}
+
+static Value *b_col(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of col");
+    return col_with_mask(s, check_mask(s, args[0], xs->log_len, loc, "col"), args[1], xs, loc);
+}
+
+static Value *b_vcolumn(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[1], loc, "the argument of vcolumn");
+    if (xs->log_len < 1) diag_error(loc, "vcolumn needs an array of at least 2 elements, got 1");
+    return col_with_mask(s, f2_mask(xs->log_len), args[0], xs, loc);
+}
+
+static Value *b_bmmc(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[1], loc, "the argument of bmmc");
+    Value *m = args[0];
+    int64_t compl = 0;
+    if (m->kind == V_TUPLE && m->n == 2) {
+        compl = spec_expect_int(s, m->elems[1], loc, "the complement");
+        m = m->elems[0];
+    }
+    if (m->kind != V_MAT) diag_error(loc, "bmmc expects a matrix or (matrix, complement), got %s",
+                                     value_describe(s, args[0]));
+    if (m->mat->n != xs->log_len)
+        diag_error(loc, "bmmc matrix is %dx%d but the array has 2^%d elements", m->mat->n, m->mat->n,
+                   xs->log_len);
+    if (compl < 0 || (xs->log_len < 63 && compl >> xs->log_len))
+        diag_error(loc, "bmmc complement %lld has bits outside the %d index bits", (long long)compl, xs->log_len);
+    F2Mat inv;
+    if (!f2_invert(m->mat, &inv)) diag_error(loc, "bmmc matrix is singular (rank %d of %d)",
+                                            f2_rank(m->mat), m->mat->n);
+    IrStmt *st = ir_append(s->prog, s->body, IR_BMMC, loc, 1, &xs);
+    st->mat = m->mat;
+    st->compl = (uint64_t)compl;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len, xs->elem));
+}
+
+/* The element function of map/reduce: params are the slots of `elems`. */
+static Value *element_params(Spec *s, IrBody *body, const ElemType *t) {
+    IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
+    for (int k = 0; k < t->nslots; k++)
+        slots[k] = ir_body_add_param(s->prog, body, -1, elem_prim(elem_slot_prim(t, k)));
+    return spec_unflatten(s, t, slots);
+}
+
+static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const ElemType *fallback, Loc loc,
+                                       const char *who) {
+    const ElemType *t = spec_elem_type(s, r);
+    if (!t && value_is_static(r) && fallback) t = fallback;
+    if (!t) diag_error(loc, "the function given to %s must return a scalar or a tuple of scalars, got %s",
+                       who, value_describe(s, r));
+    r = spec_coerce(s, r, t, loc);
+    IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
+    spec_flatten(s, r, slots);
+    for (int k = 0; k < t->nslots; k++) ir_body_add_result(s->prog, body, slots[k]);
+    return t;
+}
+
+static Value *b_map(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[1], loc, "the argument of map");
+    BodyScope sc = body_begin(s);
+    Value *r = spec_apply(s, args[0], element_params(s, sc.body, xs->elem), loc);
+    const ElemType *t = element_results(s, sc.body, r, xs->elem->is_tuple ? NULL : xs->elem, loc, "map");
+    body_end(s, sc);
+    IrStmt *st = emit_with_body(s, IR_MAP, sc.body, xs, loc);
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len, t));
+}
+
+static bool commutative_builtin(const Value *op) {
+    if (op->kind != V_FUNC || op->fn != FN_BUILTIN || op->n != 0) return false;
+    if (op->builtin == builtin_opsection()) {
+        switch (op->op) {
+        case OP_ADD: case OP_MUL: case OP_BAND: case OP_BOR: case OP_XOR: case OP_AND: case OP_OR: return true;
+        default: return false;
+        }
+    }
+    return strcmp(op->builtin->name, "min") == 0 || strcmp(op->builtin->name, "max") == 0;
+}
+
+static Value *b_reduce(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of reduce");
+    const ElemType *t = xs->elem;
+    Value *z = spec_coerce(s, args[1], t, loc);
+    BodyScope sc = body_begin(s);
+    Value *a = element_params(s, sc.body, t), *b = element_params(s, sc.body, t);
+    Value *pair[2] = {a, b};
+    Value *r = spec_apply_n(s, args[0], 2, pair, loc);
+    const ElemType *rt = element_results(s, sc.body, r, t, loc, "reduce");
+    if (!elem_equal(rt, t)) diag_error(loc, "the operator given to reduce must return the element type");
+    body_end(s, sc);
+    IrVal **ins = NEW_ARRAY(s->arena, IrVal *, t->nslots + 1);
+    spec_flatten(s, z, ins);
+    ins[t->nslots] = xs;
+    IrStmt *st = ir_append(s->prog, s->body, IR_REDUCE, loc, t->nslots + 1, ins);
+    st->body = sc.body;
+    st->commutative = commutative_builtin(args[0]);
+    IrVal **outs = NEW_ARRAY(s->arena, IrVal *, t->nslots);
+    for (int k = 0; k < t->nslots; k++) outs[k] = ir_add_result(s->prog, st, -1, elem_prim(elem_slot_prim(t, k)));
+    return spec_unflatten(s, t, outs);
+}
+
+static Value *b_zip(Spec *s, Value **args, Loc loc) {
+    IrVal *pair[2] = {spec_expect_array(s, args[0], loc, "the first argument of zip"),
+                      spec_expect_array(s, args[1], loc, "the second argument of zip")};
+    if (pair[0]->log_len != pair[1]->log_len)
+        diag_error(loc, "zip of arrays of different lengths: 2^%d and 2^%d", pair[0]->log_len, pair[1]->log_len);
+    const ElemType *fields[2] = {pair[0]->elem, pair[1]->elem};
+    IrStmt *st = ir_append(s->prog, s->body, IR_ZIP, loc, 2, pair);
+    return value_rt(s, ir_add_result(s->prog, st, pair[0]->log_len, elem_tuple(s->arena, 2, fields)));
+}
+
+static Value *b_unzip(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[0], loc, "the argument of unzip");
+    if (!xs->elem->is_tuple) diag_error(loc, "unzip needs an array of tuples, got %s", value_describe(s, args[0]));
+    IrStmt *st = ir_append(s->prog, s->body, IR_UNZIP, loc, 1, &xs);
+    Value **parts = NEW_ARRAY(s->arena, Value *, xs->elem->nfields);
+    for (int i = 0; i < xs->elem->nfields; i++)
+        parts[i] = value_rt(s, ir_add_result(s->prog, st, xs->log_len, xs->elem->fields[i]));
+    return value_tuple(s, xs->elem->nfields, parts);
+}
+
+static Value *b_replicate(Spec *s, Value **args, Loc loc) {
+    int64_t k = spec_expect_int(s, args[0], loc, "the size of replicate");
+    if (k < 0 || k > MAX_LOG_LEN) diag_error(loc, "replicate size %lld is out of range 0..%d", (long long)k, MAX_LOG_LEN);
+    const ElemType *t = spec_elem_type(s, args[1]);
+    if (!t) diag_error(loc, "replicate needs a run-time element; give static numbers a type, e.g. `i32 0`");
+    IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
+    spec_flatten(s, args[1], slots);
+    IrStmt *st = ir_append(s->prog, s->body, IR_REPLICATE, loc, t->nslots, slots);
+    st->k = (int)k;
+    return value_rt(s, ir_add_result(s->prog, st, (int)k, t));
+}
+
+static const Builtin builtins[] = {
+    {"parm", 3, b_parm}, {"two", 2, b_two}, {"col", 3, b_col}, {"vcolumn", 2, b_vcolumn},
+    {"bmmc", 2, b_bmmc}, {"map", 2, b_map}, {"zip", 2, b_zip}, {"unzip", 1, b_unzip},
+    {"replicate", 2, b_replicate}, {"reduce", 3, b_reduce},
+    {"mat", 1, b_mat}, {"matof", 2, b_matof}, {"bitperm", 2, b_bitperm},
+    {"min", 2, b_min}, {"max", 2, b_max},
+    {"bool", 1, b_bool}, {"i8", 1, b_i8}, {"i16", 1, b_i16}, {"i32", 1, b_i32}, {"i64", 1, b_i64},
+    {"u8", 1, b_u8}, {"u16", 1, b_u16}, {"u32", 1, b_u32}, {"u64", 1, b_u64},
+    {"f32", 1, b_f32}, {"f64", 1, b_f64},
+};
+
+const Builtin *builtin_lookup(const char *name) {
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (strcmp(builtins[i].name, name) == 0) return &builtins[i];
+    return NULL;
+}

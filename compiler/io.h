@@ -1,0 +1,22 @@
+/* io.h: the standalone text format of entry inputs and results.
+ *
+ * Inputs are whitespace-separated values in index order, tuples flattened
+ * field by field within each element; results are written one element per
+ * line, the fields of a tuple separated by spaces. */
+#ifndef PARMC_IO_H
+#define PARMC_IO_H
+
+#include <stdio.h>
+
+#include "ir_eval.h"
+
+/* Parse `text` (named `name` in messages) as the inputs of an entry. For an
+ * entry over a size range the number of values picks the specialisation.
+ * Errors are reported through diag and abort. The caller frees the buffers. */
+const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text,
+                             Buf ***inputs);
+void io_write_results(FILE *out, const IrFunc *f, Buf **results);
+/* Read a whole stream into a NUL-terminated heap buffer; NULL on error. */
+char *io_slurp(FILE *in, long *len);
+
+#endif

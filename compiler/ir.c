@@ -1,0 +1,78 @@
+/* ir.c: constructing IR values, bodies and statements. */
+#include "ir.h"
+
+#include <string.h>
+
+static const char *op_names[IR_OP_COUNT] = {
+    [IR_CONST] = "const", [IR_UNARY] = "unary", [IR_BINARY] = "binary",
+    [IR_SELECT] = "select", [IR_CONVERT] = "convert", [IR_INDEX] = "index",
+    [IR_BUILD] = "build", [IR_PARM] = "parm", [IR_TWO] = "two", [IR_COL] = "col",
+    [IR_BMMC] = "bmmc", [IR_MAP] = "map", [IR_ZIP] = "zip", [IR_UNZIP] = "unzip",
+    [IR_REPLICATE] = "replicate", [IR_REDUCE] = "reduce",
+};
+
+const char *ir_op_name(IrOp op) { return op_names[op]; }
+
+bool ir_is_scalar(const IrVal *v) { return v->log_len < 0; }
+
+IrVal *ir_new_val(IrProgram *p, int log_len, const ElemType *elem) {
+    IrVal *v = NEW(p->arena, IrVal);
+    v->id = p->next_id++;
+    v->log_len = log_len;
+    v->elem = elem;
+    return v;
+}
+
+IrBody *ir_new_body(IrProgram *p) { return NEW(p->arena, IrBody); }
+
+void ir_body_push(IrProgram *p, IrBody *b, IrStmt *s) {
+    if (b->nstmts == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 8;
+        IrStmt **grown = NEW_ARRAY(p->arena, IrStmt *, cap);
+        if (b->nstmts) memcpy(grown, b->stmts, sizeof(IrStmt *) * (size_t)b->nstmts);
+        b->stmts = grown;
+        b->cap = cap;
+    }
+    b->stmts[b->nstmts++] = s;
+}
+
+IrStmt *ir_append(IrProgram *p, IrBody *b, IrOp op, Loc loc, int nargs, IrVal **args) {
+    IrStmt *s = NEW(p->arena, IrStmt);
+    s->op = op;
+    s->loc = loc;
+    s->alu = OP_COUNT;
+    s->nargs = nargs;
+    s->args = NEW_ARRAY(p->arena, IrVal *, nargs > 0 ? nargs : 1);
+    if (nargs) memcpy(s->args, args, sizeof(IrVal *) * (size_t)nargs);
+    ir_body_push(p, b, s);
+    return s;
+}
+
+static IrVal **grow(IrProgram *p, IrVal **items, int n);
+
+/* Results are few (at most the slots of one element), so grow one by one. */
+IrVal *ir_add_result(IrProgram *p, IrStmt *s, int log_len, const ElemType *elem) {
+    IrVal *v = ir_new_val(p, log_len, elem);
+    v->def = s;
+    s->res = grow(p, s->res, s->nres);
+    s->res[s->nres++] = v;
+    return v;
+}
+
+static IrVal **grow(IrProgram *p, IrVal **items, int n) {
+    IrVal **grown = NEW_ARRAY(p->arena, IrVal *, n + 1);
+    if (n) memcpy(grown, items, sizeof(IrVal *) * (size_t)n);
+    return grown;
+}
+
+IrVal *ir_body_add_param(IrProgram *p, IrBody *b, int log_len, const ElemType *elem) {
+    IrVal *v = ir_new_val(p, log_len, elem);
+    b->params = grow(p, b->params, b->nparams);
+    b->params[b->nparams++] = v;
+    return v;
+}
+
+void ir_body_add_result(IrProgram *p, IrBody *b, IrVal *v) {
+    b->results = grow(p, b->results, b->nresults);
+    b->results[b->nresults++] = v;
+}

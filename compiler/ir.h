@@ -1,0 +1,110 @@
+/* ir.h: the combinator IR: SSA over whole arrays of fixed length.
+ *
+ * A value is a scalar of a primitive type or an array of 2^log_len elements
+ * of an element type. A statement has argument values, result values, and
+ * for the combinators a nested body (a function given as params, statements
+ * and results). Bodies may use values defined in enclosing bodies.
+ *
+ * Statement forms (args -> results):
+ *   CONST                      -> s        scalar constant
+ *   UNARY op    a              -> s
+ *   BINARY op   a b            -> s
+ *   SELECT      c a b          -> s        c ? a : b
+ *   CONVERT     a              -> s        to prim
+ *   INDEX i,slot  xs           -> s        static index
+ *   BUILD       s0 s1 ...      -> xs       element-major, slot-minor
+ *   PARM m f    xs             -> ys       parm m f (language semantics)
+ *   TWO k f     xs             -> ys       f on each of the 2^k blocks (top k bits)
+ *   COL m f     xs             -> ys       f on pairs {i, i^m}
+ *   BMMC A c    xs             -> ys       ys[A x ^ c] = xs[x]
+ *   MAP f       xs             -> ys       f on every element (slots as params)
+ *   ZIP         xs ys ...      -> zs       array of tuples
+ *   UNZIP       zs             -> xs ys .. one array per tuple field
+ *   REPLICATE k s0 s1 ...      -> xs       2^k copies of one element (slots)
+ *   REDUCE op   z0.. xs        -> r0..     op a body with 2*slots params
+ */
+#ifndef PARMC_IR_H
+#define PARMC_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "ast.h"
+#include "f2.h"
+#include "types.h"
+
+typedef struct IrStmt IrStmt;
+typedef struct IrBody IrBody;
+
+typedef struct {
+    int id;                     /* unique in the program; printed as %id */
+    int log_len;                /* -1 for a scalar */
+    const ElemType *elem;       /* a primitive for scalars */
+    IrStmt *def;                /* defining statement; NULL for parameters */
+} IrVal;
+
+typedef enum {
+    IR_CONST, IR_UNARY, IR_BINARY, IR_SELECT, IR_CONVERT,
+    IR_INDEX, IR_BUILD,
+    IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
+    IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE,
+    IR_OP_COUNT
+} IrOp;
+
+struct IrBody {
+    int nparams, nresults;
+    IrVal **params;
+    IrVal **results;
+    IrStmt **stmts;
+    int nstmts, cap;
+};
+
+struct IrStmt {
+    IrOp op;
+    Loc loc;
+    int nargs, nres;
+    IrVal **args;
+    IrVal **res;
+    Op alu;                     /* UNARY, BINARY */
+    Prim to;                    /* CONVERT */
+    Scalar cval;                /* CONST */
+    int index, slot;            /* INDEX */
+    uint64_t mask;              /* PARM, COL */
+    int k;                      /* TWO, REPLICATE */
+    F2Mat *mat;                 /* BMMC */
+    uint64_t compl;             /* BMMC */
+    IrBody *body;               /* PARM TWO COL MAP REDUCE */
+    bool commutative;           /* REDUCE: the operator is a built-in commutative one */
+};
+
+typedef struct {
+    const char *name;           /* entry name, with _n suffix per size when ranged */
+    const char *entry;          /* entry name as written */
+    int size_param;             /* the value of a range parameter, -1 if none */
+    IrBody *body;               /* params are the entry's inputs */
+} IrFunc;
+
+typedef struct {
+    Arena *arena;
+    int next_id;
+    IrFunc **funcs;
+    int nfuncs;
+} IrProgram;
+
+IrVal *ir_new_val(IrProgram *p, int log_len, const ElemType *elem);
+IrBody *ir_new_body(IrProgram *p);
+/* Append a statement with fresh result values of the given shapes. */
+IrStmt *ir_append(IrProgram *p, IrBody *b, IrOp op, Loc loc, int nargs, IrVal **args);
+IrVal *ir_add_result(IrProgram *p, IrStmt *s, int log_len, const ElemType *elem);
+IrVal *ir_body_add_param(IrProgram *p, IrBody *b, int log_len, const ElemType *elem);
+void ir_body_add_result(IrProgram *p, IrBody *b, IrVal *v);
+void ir_body_push(IrProgram *p, IrBody *b, IrStmt *s);
+const char *ir_op_name(IrOp op);
+bool ir_is_scalar(const IrVal *v);
+
+/* ir_print.c: the text form documented in docs/ir.md. */
+void ir_print_program(FILE *out, const IrProgram *p);
+
+#endif

@@ -1,0 +1,456 @@
+/* ir_eval.c: data-parallel reference evaluation of the IR.
+ *
+ * Every statement runs once for the whole batch of instances of its body.
+ * A value defined in an enclosing body has a smaller batch; instance b of the
+ * current body reads instance b / (batch / its batch) of it, because every
+ * combinator numbers its inner instances outer-major (see gather_*).
+ * Buffers are freed after their last use, counted statically: each statement
+ * runs exactly once, so static use counts are exact. */
+#include "ir_eval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) diag_fatal("out of memory while interpreting (%zu bytes)", n * size);
+    return p;
+}
+
+long buf_len(const Buf *b) { return b->log_len < 0 ? 1 : 1L << b->log_len; }
+
+/* Freed planes are kept for reuse: the evaluator allocates and frees arrays
+ * of the same few sizes over and over, and returning them to the system
+ * costs more in page faults than the evaluation itself. */
+#define POOL_SIZE 32
+static struct { Scalar *plane; size_t count; } pool[POOL_SIZE];
+
+static Scalar *plane_new(size_t count) {
+    for (int i = 0; i < POOL_SIZE; i++)
+        if (pool[i].plane && pool[i].count == count) {
+            Scalar *p = pool[i].plane;
+            pool[i].plane = NULL;
+            return p;
+        }
+    return xcalloc(count, sizeof(Scalar));
+}
+
+static void plane_free(Scalar *p, size_t count) {
+    for (int i = 0; i < POOL_SIZE; i++)
+        if (!pool[i].plane) {
+            pool[i].plane = p;
+            pool[i].count = count;
+            return;
+        }
+    free(p);
+}
+
+static void pool_drain(void) {
+    for (int i = 0; i < POOL_SIZE; i++) {
+        free(pool[i].plane);
+        pool[i].plane = NULL;
+    }
+}
+
+static size_t buf_count(const Buf *b) { return (size_t)b->batch * (size_t)buf_len(b); }
+
+Buf *buf_new(long batch, int log_len, const ElemType *elem) {
+    Buf *b = xcalloc(1, sizeof *b);
+    b->batch = batch;
+    b->log_len = log_len;
+    b->elem = elem;
+    b->planes = xcalloc((size_t)elem->nslots, sizeof(Scalar *));
+    for (int k = 0; k < elem->nslots; k++) b->planes[k] = plane_new(buf_count(b));
+    return b;
+}
+
+void buf_free(Buf *b) {
+    if (!b) return;
+    for (int k = 0; k < b->elem->nslots; k++) plane_free(b->planes[k], buf_count(b));
+    free(b->planes);
+    free(b);
+}
+
+typedef struct {
+    Buf **vals;     /* by value id */
+    int *uses;      /* remaining uses by value id */
+} Eval;
+
+static void count_body_uses(Eval *E, const IrBody *b) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *s = b->stmts[i];
+        for (int a = 0; a < s->nargs; a++) E->uses[s->args[a]->id]++;
+        if (s->body) count_body_uses(E, s->body);
+    }
+    for (int r = 0; r < b->nresults; r++) E->uses[b->results[r]->id]++;
+}
+
+static void bind(Eval *E, const IrVal *v, Buf *buf) {
+    E->vals[v->id] = buf;
+    if (E->uses[v->id] == 0) {
+        buf_free(buf);
+        E->vals[v->id] = NULL;
+    }
+}
+
+static void release(Eval *E, const IrVal *v) {
+    if (--E->uses[v->id] == 0) {
+        buf_free(E->vals[v->id]);
+        E->vals[v->id] = NULL;
+    }
+}
+
+/* A copy of x with one instance per instance of `batch` (x->batch divides it). */
+static Buf *expand(const Buf *x, long batch) {
+    Buf *r = buf_new(batch, x->log_len, x->elem);
+    long len = buf_len(x), ratio = batch / x->batch;
+    for (int k = 0; k < x->elem->nslots; k++)
+        for (long b = 0; b < batch; b++)
+            memcpy(r->planes[k] + b * len, x->planes[k] + (b / ratio) * len, sizeof(Scalar) * (size_t)len);
+    return r;
+}
+
+/* The argument at the statement's batch: broadcast when it comes from an
+ * enclosing body. *owned tells the caller to free the copy. */
+static Buf *arg_at(Eval *E, const IrVal *v, long batch, bool *owned) {
+    Buf *x = E->vals[v->id];
+    *owned = x->batch != batch;
+    return *owned ? expand(x, batch) : x;
+}
+
+/* Consume one use of v and return a buffer the caller owns: the value's own
+ * when this was its last use, else a copy. */
+static Buf *take(Eval *E, const IrVal *v, long batch) {
+    Buf *x = E->vals[v->id];
+    if (E->uses[v->id] == 1 && x->batch == batch) {
+        E->vals[v->id] = NULL;
+        E->uses[v->id] = 0;
+        return x;
+    }
+    Buf *copy = expand(x, batch);
+    release(E, v);
+    return copy;
+}
+
+static void eval_body(Eval *E, const IrBody *body, long batch, Buf **params);
+
+/* Run a body whose single array result is consumed by the caller. */
+static Buf *run_array_body(Eval *E, const IrBody *body, long batch, Buf *param) {
+    eval_body(E, body, batch, &param);
+    return take(E, body->results[0], batch);
+}
+
+static int lowest_bit(uint64_t m) { return __builtin_ctzll(m); }
+static int highest_bit(uint64_t m) { return 63 - __builtin_clzll(m); }
+static uint64_t delete_bit(uint64_t i, int bit) {
+    uint64_t low = i & ((UINT64_C(1) << bit) - 1);
+    return ((i >> (bit + 1)) << bit) | low;
+}
+
+/* parm m: element i of an instance goes to half parity(i & m) at index i
+ * without bit lsb(m); halves are instances 2b and 2b+1. */
+static long parm_slot(uint64_t i, uint64_t m, long b, long half) {
+    long h = __builtin_parityll(i & m);
+    return (2 * b + h) * half + (long)delete_bit(i, lowest_bit(m));
+}
+
+static Buf *eval_parm(Eval *E, const IrStmt *s, Buf *xs) {
+    long len = buf_len(xs), half = len / 2, B = xs->batch;
+    Buf *in = buf_new(2 * B, xs->log_len - 1, xs->elem);
+    for (int k = 0; k < xs->elem->nslots; k++)
+        for (long b = 0; b < B; b++)
+            for (long i = 0; i < len; i++)
+                in->planes[k][parm_slot((uint64_t)i, s->mask, b, half)] = xs->planes[k][b * len + i];
+    Buf *r = run_array_body(E, s->body, 2 * B, in);
+    Buf *out = buf_new(B, xs->log_len, r->elem);
+    for (int k = 0; k < r->elem->nslots; k++)
+        for (long b = 0; b < B; b++)
+            for (long i = 0; i < len; i++)
+                out->planes[k][b * len + i] = r->planes[k][parm_slot((uint64_t)i, s->mask, b, half)];
+    buf_free(r);
+    return out;
+}
+
+/* two k: the 2^k blocks of an instance are consecutive, so the inner batch
+ * is the same memory read with a shorter length. */
+static Buf *eval_two(Eval *E, const IrStmt *s, Buf *xs, bool *owned) {
+    Buf *in = xs;
+    if (*owned) {
+        *owned = false;                     /* the copy becomes the input */
+    } else if (E->uses[s->args[0]->id] == 1) {
+        E->vals[s->args[0]->id] = NULL;     /* last use: reuse its storage */
+    } else {
+        in = expand(xs, xs->batch);
+    }
+    in->batch <<= s->k;
+    in->log_len -= s->k;
+    Buf *r = run_array_body(E, s->body, in->batch, in);
+    r->batch >>= s->k;
+    r->log_len += s->k;
+    return r;
+}
+
+/* col m: pair p of instance b (i with bit hb(m) deleted, for the i that has
+ * that bit clear) is inner instance b * len/2 + p, holding [xs[i], xs[i^m]]. */
+static Buf *eval_col(Eval *E, const IrStmt *s, Buf *xs) {
+    long len = buf_len(xs), pairs = len / 2, B = xs->batch;
+    int hb = highest_bit(s->mask);
+    Buf *in = buf_new(B * pairs, 1, xs->elem);
+    for (int k = 0; k < xs->elem->nslots; k++)
+        for (long b = 0; b < B; b++)
+            for (long p = 0; p < pairs; p++) {
+                uint64_t lo = (uint64_t)p, i = ((lo >> hb) << (hb + 1)) | (lo & ((UINT64_C(1) << hb) - 1));
+                in->planes[k][(b * pairs + p) * 2] = xs->planes[k][b * len + (long)i];
+                in->planes[k][(b * pairs + p) * 2 + 1] = xs->planes[k][b * len + (long)(i ^ s->mask)];
+            }
+    Buf *r = run_array_body(E, s->body, B * pairs, in);
+    Buf *out = buf_new(B, xs->log_len, xs->elem);
+    for (int k = 0; k < xs->elem->nslots; k++)
+        for (long b = 0; b < B; b++)
+            for (long p = 0; p < pairs; p++) {
+                uint64_t lo = (uint64_t)p, i = ((lo >> hb) << (hb + 1)) | (lo & ((UINT64_C(1) << hb) - 1));
+                out->planes[k][b * len + (long)i] = r->planes[k][(b * pairs + p) * 2];
+                out->planes[k][b * len + (long)(i ^ s->mask)] = r->planes[k][(b * pairs + p) * 2 + 1];
+            }
+    buf_free(r);
+    return out;
+}
+
+static Buf *eval_bmmc(const IrStmt *s, Buf *xs) {
+    long len = buf_len(xs), B = xs->batch;
+    Buf *out = buf_new(B, xs->log_len, xs->elem);
+    for (long i = 0; i < len; i++) {
+        long dst = (long)(f2_apply(s->mat, (uint64_t)i) ^ s->compl);
+        for (int k = 0; k < xs->elem->nslots; k++)
+            for (long b = 0; b < B; b++) out->planes[k][b * len + dst] = xs->planes[k][b * len + i];
+    }
+    return out;
+}
+
+/* The scalars of one slot plane, as a batch of scalar instances. */
+static Buf *plane_as_scalars(const Buf *xs, int k, const ElemType *t) {
+    long count = xs->batch * buf_len(xs);
+    Buf *r = buf_new(count, -1, t);
+    memcpy(r->planes[0], xs->planes[k], sizeof(Scalar) * (size_t)count);
+    return r;
+}
+
+/* Run an element body on `count` instances whose params are given; collect
+ * each scalar result into plane k of `out`. */
+static void run_element_body(Eval *E, const IrBody *body, long count, Buf **params, Buf *out) {
+    eval_body(E, body, count, params);
+    for (int k = 0; k < body->nresults; k++) {
+        Buf *r = take(E, body->results[k], count);
+        memcpy(out->planes[k], r->planes[0], sizeof(Scalar) * (size_t)count);
+        buf_free(r);
+    }
+}
+
+static Buf *eval_map(Eval *E, const IrStmt *s, Buf *xs) {
+    long count = xs->batch * buf_len(xs);
+    Buf **params = xcalloc((size_t)xs->elem->nslots, sizeof(Buf *));
+    for (int k = 0; k < xs->elem->nslots; k++) params[k] = plane_as_scalars(xs, k, s->body->params[k]->elem);
+    Buf *out = buf_new(xs->batch, xs->log_len, s->res[0]->elem);
+    run_element_body(E, s->body, count, params, out);
+    free(params);
+    return out;
+}
+
+/* reduce combines in a balanced tree, (x0 op x1) op (x2 op x3) ..., then
+ * z op total: the order docs/language.md fixes for every back end. */
+static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
+    int ns = s->body->nresults;
+    bool owned;
+    Buf *xs = arg_at(E, s->args[ns], batch, &owned);
+    Buf *level = owned ? xs : expand(xs, xs->batch);
+    while (level->log_len > 0) {
+        long pairs = level->batch * buf_len(level) / 2;
+        Buf **params = xcalloc((size_t)(2 * ns), sizeof(Buf *));
+        for (int k = 0; k < ns; k++)
+            for (int side = 0; side < 2; side++) {
+                Buf *p = buf_new(pairs, -1, s->body->params[k]->elem);
+                for (long j = 0; j < pairs; j++) p->planes[0][j] = level->planes[k][2 * j + side];
+                params[side * ns + k] = p;
+            }
+        Buf *next = buf_new(level->batch, level->log_len - 1, level->elem);
+        run_element_body(E, s->body, pairs, params, next);
+        free(params);
+        buf_free(level);
+        level = next;
+    }
+    Buf **params = xcalloc((size_t)(2 * ns), sizeof(Buf *));
+    for (int k = 0; k < ns; k++) {
+        bool z_owned;
+        Buf *z = arg_at(E, s->args[k], batch, &z_owned);
+        params[k] = z_owned ? z : expand(z, batch);
+        params[ns + k] = plane_as_scalars(level, k, s->body->params[k]->elem);
+    }
+    buf_free(level);
+    Buf *total = buf_new(batch, -1, s->args[ns]->elem);
+    run_element_body(E, s->body, batch, params, total);
+    free(params);
+    for (int k = 0; k < ns; k++) {
+        outs[k] = plane_as_scalars(total, k, s->res[k]->elem);
+    }
+    buf_free(total);
+}
+
+/* ---- scalar statements ---- */
+
+static long max_batch(Eval *E, const IrStmt *s) {
+    long batch = 1;
+    for (int a = 0; a < s->nargs; a++)
+        if (E->vals[s->args[a]->id]->batch > batch) batch = E->vals[s->args[a]->id]->batch;
+    return batch;
+}
+
+static Scalar at(const Buf *x, long b, long batch) { return x->planes[0][b / (batch / x->batch)]; }
+
+static Buf *eval_scalar(Eval *E, const IrStmt *s) {
+    long batch = max_batch(E, s);
+    Prim p = s->res[0]->elem->prim;
+    Buf *out = buf_new(batch, -1, s->res[0]->elem);
+    Scalar *o = out->planes[0];
+    Buf *x = s->nargs > 0 ? E->vals[s->args[0]->id] : NULL;
+    Buf *y = s->nargs > 1 ? E->vals[s->args[1]->id] : NULL;
+    Buf *z = s->nargs > 2 ? E->vals[s->args[2]->id] : NULL;
+    Prim in = x ? s->args[0]->elem->prim : p;
+    for (long b = 0; b < batch; b++) {
+        switch (s->op) {
+        case IR_CONST: o[b] = s->cval; break;
+        case IR_UNARY: o[b] = scalar_unary(s->alu, in, at(x, b, batch)); break;
+        case IR_BINARY: o[b] = scalar_binary(s->alu, in, at(x, b, batch), at(y, b, batch)); break;
+        case IR_SELECT: o[b] = at(x, b, batch).u ? at(y, b, batch) : at(z, b, batch); break;
+        case IR_CONVERT: o[b] = scalar_convert(in, p, at(x, b, batch)); break;
+        default: break;
+        }
+    }
+    return out;
+}
+
+static Buf *eval_index(Eval *E, const IrStmt *s) {
+    Buf *xs = E->vals[s->args[0]->id];
+    long len = buf_len(xs);
+    Buf *out = buf_new(xs->batch, -1, s->res[0]->elem);
+    for (long b = 0; b < xs->batch; b++) out->planes[0][b] = xs->planes[s->slot][b * len + s->index];
+    return out;
+}
+
+static Buf *eval_build(Eval *E, const IrStmt *s) {
+    long batch = max_batch(E, s);
+    const IrVal *r = s->res[0];
+    int ns = r->elem->nslots;
+    long len = 1L << r->log_len;
+    Buf *out = buf_new(batch, r->log_len, r->elem);
+    for (long i = 0; i < len; i++)
+        for (int k = 0; k < ns; k++) {
+            Buf *x = E->vals[s->args[i * ns + k]->id];
+            for (long b = 0; b < batch; b++) out->planes[k][b * len + i] = at(x, b, batch);
+        }
+    return out;
+}
+
+static Buf *eval_replicate(Eval *E, const IrStmt *s, long batch) {
+    const IrVal *r = s->res[0];
+    long len = 1L << r->log_len;
+    Buf *out = buf_new(batch, r->log_len, r->elem);
+    for (int k = 0; k < r->elem->nslots; k++) {
+        Buf *x = E->vals[s->args[k]->id];
+        for (long b = 0; b < batch; b++) {
+            Scalar v = at(x, b, batch);
+            for (long i = 0; i < len; i++) out->planes[k][b * len + i] = v;
+        }
+    }
+    return out;
+}
+
+static Buf *eval_zip(Eval *E, const IrStmt *s, long batch) {
+    Buf *out = buf_new(batch, s->res[0]->log_len, s->res[0]->elem);
+    int slot = 0;
+    for (int a = 0; a < s->nargs; a++) {
+        bool owned;
+        Buf *x = arg_at(E, s->args[a], batch, &owned);
+        size_t count = (size_t)batch * (size_t)buf_len(x);
+        for (int k = 0; k < x->elem->nslots; k++)
+            memcpy(out->planes[slot++], x->planes[k], sizeof(Scalar) * count);
+        if (owned) buf_free(x);
+    }
+    return out;
+}
+
+static void eval_unzip(Eval *E, const IrStmt *s, long batch, Buf **outs) {
+    bool owned;
+    Buf *x = arg_at(E, s->args[0], batch, &owned);
+    size_t count = (size_t)batch * (size_t)buf_len(x);
+    int slot = 0;
+    for (int r = 0; r < s->nres; r++) {
+        outs[r] = buf_new(batch, x->log_len, s->res[r]->elem);
+        for (int k = 0; k < s->res[r]->elem->nslots; k++)
+            memcpy(outs[r]->planes[k], x->planes[slot++], sizeof(Scalar) * count);
+    }
+    if (owned) buf_free(x);
+}
+
+static Buf *eval_array_stmt(Eval *E, const IrStmt *s, long batch) {
+    bool owned;
+    Buf *xs = arg_at(E, s->args[0], batch, &owned);
+    Buf *out = NULL;
+    switch (s->op) {
+    case IR_PARM: out = eval_parm(E, s, xs); break;
+    case IR_TWO: out = eval_two(E, s, xs, &owned); break;
+    case IR_COL: out = eval_col(E, s, xs); break;
+    case IR_BMMC: out = eval_bmmc(s, xs); break;
+    case IR_MAP: out = eval_map(E, s, xs); break;
+    default: break;
+    }
+    if (owned) buf_free(xs);
+    return out;
+}
+
+static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
+    Buf *single[1] = {NULL};
+    Buf **outs = single;
+    if (s->nres > 1) outs = xcalloc((size_t)s->nres, sizeof(Buf *));
+    switch (s->op) {
+    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT:
+        outs[0] = eval_scalar(E, s);
+        break;
+    case IR_INDEX: outs[0] = eval_index(E, s); break;
+    case IR_BUILD: outs[0] = eval_build(E, s); break;
+    case IR_REPLICATE: outs[0] = eval_replicate(E, s, batch); break;
+    case IR_ZIP: outs[0] = eval_zip(E, s, batch); break;
+    case IR_UNZIP: eval_unzip(E, s, batch, outs); break;
+    case IR_REDUCE: eval_reduce(E, s, batch, outs); break;
+    default: outs[0] = eval_array_stmt(E, s, batch); break;
+    }
+    for (int a = 0; a < s->nargs; a++) release(E, s->args[a]);
+    for (int r = 0; r < s->nres; r++) bind(E, s->res[r], outs[r]);
+    if (outs != single) free(outs);
+}
+
+/* The results stay registered in E->vals; the caller takes each one. */
+static void eval_body(Eval *E, const IrBody *body, long batch, Buf **params) {
+    for (int i = 0; i < body->nparams; i++) bind(E, body->params[i], params[i]);
+    for (int i = 0; i < body->nstmts; i++) eval_stmt(E, body->stmts[i], batch);
+}
+
+Buf **ir_eval_func(const IrProgram *p, const IrFunc *f, Buf **inputs) {
+    Eval E = {xcalloc((size_t)p->next_id, sizeof(Buf *)), xcalloc((size_t)p->next_id, sizeof(int))};
+    count_body_uses(&E, f->body);
+    Buf **params = xcalloc((size_t)f->body->nparams, sizeof(Buf *));
+    for (int i = 0; i < f->body->nparams; i++) {
+        E.uses[f->body->params[i]->id]++;     /* the caller owns the inputs */
+        params[i] = inputs[i];
+    }
+    eval_body(&E, f->body, 1, params);
+    Buf **out = xcalloc((size_t)f->body->nresults + 1, sizeof(Buf *));
+    /* An input returned unchanged is still the caller's: take() copies it
+       because of the extra use counted above. */
+    for (int r = 0; r < f->body->nresults; r++) out[r] = take(&E, f->body->results[r], 1);
+    for (int i = 0; i < f->body->nparams; i++) E.vals[f->body->params[i]->id] = NULL;
+    free(params);
+    pool_drain();
+    free(E.vals);
+    free(E.uses);
+    return out;
+}

@@ -1,0 +1,105 @@
+/* ir_print.c: the stable text form of the IR (docs/ir.md). */
+#include "ir.h"
+
+#include <inttypes.h>
+
+static const char *alu_names[OP_COUNT] = {
+    [OP_ADD] = "add", [OP_SUB] = "sub", [OP_MUL] = "mul", [OP_DIV] = "div", [OP_MOD] = "mod",
+    [OP_POW] = "pow", [OP_SHL] = "shl", [OP_SHR] = "shr", [OP_BAND] = "and", [OP_BOR] = "or",
+    [OP_XOR] = "xor", [OP_EQ] = "eq", [OP_NE] = "ne", [OP_LT] = "lt", [OP_LE] = "le",
+    [OP_GT] = "gt", [OP_GE] = "ge", [OP_AND] = "land", [OP_OR] = "lor", [OP_NEG] = "neg",
+    [OP_NOT] = "not",
+};
+
+static void print_type(FILE *out, const IrVal *v) {
+    char elem[128];
+    elem_format(v->elem, elem, sizeof elem);
+    if (ir_is_scalar(v)) fprintf(out, "%s", elem);
+    else fprintf(out, "[2^%d]%s", v->log_len, elem);
+}
+
+static void print_decl(FILE *out, const IrVal *v) {
+    fprintf(out, "%%%d : ", v->id);
+    print_type(out, v);
+}
+
+static void indent(FILE *out, int depth) {
+    for (int i = 0; i < depth; i++) fputs("  ", out);
+}
+
+/* A BPC prints as the source of each output bit, high bit first, as in
+ * bits[2 1 0] for the identity on 3 bits; anything else as hex rows. */
+static void print_matrix(FILE *out, const F2Mat *m, uint64_t compl) {
+    int perm[F2_MAX];
+    if (f2_is_bpc(m, perm)) {
+        fputs("bits[", out);
+        for (int i = m->n - 1; i >= 0; i--) fprintf(out, i ? "%d " : "%d", perm[i]);
+        fputc(']', out);
+    } else {
+        char buf[F2_HEX_BUFSIZE];
+        f2_format_hex(m, buf, sizeof buf);
+        fprintf(out, "rows%s", buf);
+    }
+    if (compl) fprintf(out, " xor 0x%" PRIx64, compl);
+}
+
+static void print_body(FILE *out, const IrBody *b, int depth);
+
+static void print_attrs(FILE *out, const IrStmt *s) {
+    switch (s->op) {
+    case IR_CONST: {
+        fputc(' ', out);
+        scalar_print(out, s->res[0]->elem->prim, s->cval);
+        break;
+    }
+    case IR_UNARY: case IR_BINARY: fprintf(out, ".%s", alu_names[s->alu]); break;
+    case IR_INDEX: fprintf(out, " %d.%d", s->index, s->slot); break;
+    case IR_PARM: case IR_COL: fprintf(out, " 0x%" PRIx64, s->mask); break;
+    case IR_TWO: case IR_REPLICATE: fprintf(out, " %d", s->k); break;
+    case IR_BMMC: fputc(' ', out); print_matrix(out, s->mat, s->compl); break;
+    case IR_REDUCE: if (s->commutative) fputs(".commutative", out); break;
+    default: break;
+    }
+}
+
+static void print_stmt(FILE *out, const IrStmt *s, int depth) {
+    indent(out, depth);
+    for (int r = 0; r < s->nres; r++) {
+        if (r) fputs(", ", out);
+        print_decl(out, s->res[r]);
+    }
+    fprintf(out, " = %s", ir_op_name(s->op));
+    print_attrs(out, s);
+    for (int a = 0; a < s->nargs; a++) fprintf(out, " %%%d", s->args[a]->id);
+    if (s->body) {
+        fputs(" {\n", out);
+        print_body(out, s->body, depth + 1);
+        indent(out, depth);
+        fputc('}', out);
+    }
+    fputc('\n', out);
+}
+
+static void print_body(FILE *out, const IrBody *b, int depth) {
+    indent(out, depth);
+    fputc('(', out);
+    for (int i = 0; i < b->nparams; i++) {
+        if (i) fputs(", ", out);
+        print_decl(out, b->params[i]);
+    }
+    fputs(") ->\n", out);
+    for (int i = 0; i < b->nstmts; i++) print_stmt(out, b->stmts[i], depth + 1);
+    indent(out, depth + 1);
+    fputs("return", out);
+    for (int r = 0; r < b->nresults; r++) fprintf(out, " %%%d", b->results[r]->id);
+    fputc('\n', out);
+}
+
+void ir_print_program(FILE *out, const IrProgram *p) {
+    for (int i = 0; i < p->nfuncs; i++) {
+        const IrFunc *f = p->funcs[i];
+        fprintf(out, "entry %s {\n", f->name);
+        print_body(out, f->body, 1);
+        fputs("}\n", out);
+    }
+}

@@ -1,0 +1,88 @@
+/* main.c: the command line of parmc. */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+
+#define PARMC_VERSION "0.1.0"
+
+static const char usage[] =
+    "usage: parmc [options] FILE.parm [-o OUT]\n"
+    "\n"
+    "Compile a parm program of GPU array combinators.\n"
+    "\n"
+    "options:\n"
+    "  -e, --entry NAME     the entry point to run or dump (default: main)\n"
+    "  --interpret          run the entry on the CPU reference interpreter,\n"
+    "                       reading its input from stdin and writing the result\n"
+    "  --check              parse, check and specialise every entry; no output\n"
+    "  --dump-ir[=STAGE]    print the IR after STAGE: specialised\n"
+    "  -o OUT               the output file\n"
+    "  -h, --help           show this help and exit\n"
+    "  --version            show the version and exit\n"
+    "\n"
+    "exit status: 0 on success, 1 on an error in the program or its input,\n"
+    "2 on a usage error.\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "parmc: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(run 'parmc --help' for usage)\n");
+    return 2;
+}
+
+static const char *const dump_stages[] = {"specialised", NULL};
+
+static bool known_stage(const char *stage) {
+    for (int i = 0; dump_stages[i]; i++)
+        if (strcmp(stage, dump_stages[i]) == 0) return true;
+    return false;
+}
+
+/* Sets the option at argv[*i], consuming its value if it takes one.
+ * Returns 0, or the exit code of a usage error. */
+static int parse_option(int argc, char **argv, int *i, Options *opt) {
+    const char *a = argv[*i];
+    if (!strcmp(a, "-e") || !strcmp(a, "--entry") || !strcmp(a, "-o")) {
+        if (*i + 1 >= argc) return usage_error("option '%s' needs a value", a);
+        const char *value = argv[++*i];
+        if (a[1] == 'o') opt->output = value;
+        else opt->entry = value;
+        return 0;
+    }
+    if (!strncmp(a, "--entry=", 8)) { opt->entry = a + 8; return 0; }
+    if (!strcmp(a, "--interpret")) { opt->action = ACTION_INTERPRET; return 0; }
+    if (!strcmp(a, "--check")) { opt->action = ACTION_CHECK; return 0; }
+    if (!strcmp(a, "--dump-ir") || !strncmp(a, "--dump-ir=", 10)) {
+        opt->action = ACTION_DUMP_IR;
+        opt->dump_stage = a[9] == '=' ? a + 10 : "specialised";
+        if (!known_stage(opt->dump_stage)) return usage_error("unknown IR stage '%s'", opt->dump_stage);
+        return 0;
+    }
+    return usage_error("unknown option '%s'", a);
+}
+
+int main(int argc, char **argv) {
+    Options opt = {.action = ACTION_COMPILE};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            printf("parmc %s\n", PARMC_VERSION);
+            return 0;
+        }
+        if (a[0] == '-' && a[1] != 0) {
+            int status = parse_option(argc, argv, &i, &opt);
+            if (status) return status;
+        } else if (opt.input) {
+            return usage_error("more than one input file ('%s')", a);
+        } else {
+            opt.input = a;
+        }
+    }
+    if (!opt.input) return usage_error("%s", "no input file");
+    return driver_run(&opt);
+}

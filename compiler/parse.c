@@ -1,0 +1,310 @@
+/* parse.c: parse_source (ast.h) drives the re2c lexer and the Lemon parser.
+ *
+ * Each token is checked with parser_accepts() before it is handed to
+ * Parse(), so a syntax error is reported in the state where the parser
+ * still knows what it expected (Lemon's default reductions would otherwise
+ * have discarded that). The parser object lives in the arena, so the
+ * longjmp of a diagnostic leaks nothing.
+ *
+ * Syntax errors read "unexpected FOUND, expected A, B or C", where the
+ * expected tokens are grouped into classes ("an expression", "a pattern",
+ * "a type", "an operator", ...) for readability. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ast.h"
+#include "lexer.h"
+#include "parser.h"
+
+enum {
+    MAX_BRACKETS = 200,     /* open ( and [ at once */
+    MAX_STACK = 5000,       /* parser stack entries; %stack_size is a bit more */
+    MAX_DEPTH = 1000,       /* depth of an expression or type tree */
+    MAX_TOKENS = 64,        /* bound on parser_token_count() */
+};
+
+_Static_assert(TOK_POW < MAX_TOKENS && TOK_UNARY < MAX_TOKENS, "MAX_TOKENS too small");
+
+/* ---- describing tokens ---- */
+
+/* How a token kind is named in a list of expected tokens. */
+static const char *const expected_name[MAX_TOKENS] = {
+    [0] = "end of input",
+    [TOK_SEP] = "a new declaration",
+    [TOK_EQ] = "'='", [TOK_THEN] = "'then'", [TOK_ELSE] = "'else'",
+    [TOK_IN] = "'in'", [TOK_ARROW] = "'->'", [TOK_COLON] = "':'",
+    [TOK_DOTDOT] = "'..'", [TOK_RPAREN] = "')'", [TOK_RBRACKET] = "']'",
+    [TOK_COMMA] = "','", [TOK_LPAREN] = "'('", [TOK_LBRACKET] = "'['",
+    [TOK_IDENT] = "an identifier", [TOK_INT] = "an integer",
+    [TOK_FLOAT] = "a number", [TOK_STRING] = "a string",
+    [TOK_TRUE] = "'true'", [TOK_FALSE] = "'false'", [TOK_WILD] = "'_'",
+    [TOK_ENTRY] = "'entry'", [TOK_IMPORT] = "'import'", [TOK_IF] = "'if'",
+    [TOK_LET] = "'let'", [TOK_BACKSLASH] = "'\\'", [TOK_BANG] = "'!'",
+    [TOK_OROR] = "'||'", [TOK_ANDAND] = "'&&'", [TOK_EQEQ] = "'=='",
+    [TOK_NE] = "'!='", [TOK_LT] = "'<'", [TOK_LE] = "'<='", [TOK_GT] = "'>'",
+    [TOK_GE] = "'>='", [TOK_BAR] = "'|'", [TOK_XOR] = "'xor'", [TOK_AMP] = "'&'",
+    [TOK_SHL] = "'<<'", [TOK_SHR] = "'>>'", [TOK_PLUS] = "'+'",
+    [TOK_MINUS] = "'-'", [TOK_STAR] = "'*'", [TOK_SLASH] = "'/'",
+    [TOK_PERCENT] = "'%'", [TOK_POW] = "'^'",
+};
+
+/* The found token as the message names it: "')'", "identifier 'xs'". */
+static const char *found_name(Arena *a, Token t)
+{
+    int len = t.len > 40 ? 40 : t.len;
+    const char *more = t.len > 40 ? "..." : "";
+    switch (t.kind) {
+    case 0: return "end of input";
+    case TOK_SEP: return arena_printf(a, "'%.*s%s' in column 1", len, t.s, more);
+    case TOK_IDENT: return arena_printf(a, "identifier '%.*s%s'", len, t.s, more);
+    case TOK_INT:
+    case TOK_FLOAT: return arena_printf(a, "number '%.*s%s'", len, t.s, more);
+    case TOK_STRING: return arena_printf(a, "string %.*s%s", len, t.s, more);
+    default: return arena_printf(a, "'%.*s'", len, t.s);
+    }
+}
+
+/* ---- grouping expected tokens ---- */
+
+typedef struct {
+    bool tok[MAX_TOKENS];
+    int ntok;
+} TokSet;
+
+static bool has_all(const TokSet *s, const int *kinds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!s->tok[kinds[i]])
+            return false;
+    return true;
+}
+
+static void remove_all(TokSet *s, const int *kinds, int n)
+{
+    for (int i = 0; i < n; i++)
+        s->tok[kinds[i]] = false;
+}
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const int expr_start[] = {
+    TOK_INT, TOK_FLOAT, TOK_TRUE, TOK_FALSE, TOK_IDENT, TOK_LPAREN, TOK_LBRACKET,
+    TOK_MINUS, TOK_BANG,
+};
+static const int expr_only_start[] = { TOK_IF, TOK_LET, TOK_BACKSLASH };
+static const int atom_start[] = {
+    TOK_INT, TOK_FLOAT, TOK_TRUE, TOK_FALSE, TOK_IDENT, TOK_LPAREN, TOK_LBRACKET,
+};
+static const int pattern_start[] = { TOK_INT, TOK_IDENT, TOK_WILD, TOK_LBRACKET, TOK_LPAREN };
+static const int type_start[] = { TOK_IDENT, TOK_LPAREN, TOK_LBRACKET };
+static const int type_or_range_start[] = { TOK_IDENT, TOK_LPAREN, TOK_LBRACKET, TOK_INT };
+static const int decl_start[] = { TOK_IDENT, TOK_ENTRY, TOK_IMPORT };
+static const int binary_ops[] = {
+    TOK_OROR, TOK_ANDAND, TOK_EQEQ, TOK_NE, TOK_LT, TOK_LE, TOK_GT, TOK_GE,
+    TOK_BAR, TOK_XOR, TOK_AMP, TOK_SHL, TOK_SHR, TOK_PLUS, TOK_MINUS,
+    TOK_STAR, TOK_SLASH, TOK_PERCENT, TOK_POW,
+};
+static const int comparisons[] = { TOK_EQEQ, TOK_NE, TOK_LT, TOK_LE, TOK_GT, TOK_GE };
+/* Tokens that close or continue a construct: when one is expected, the
+ * operators and arguments that could also extend an expression are noise. */
+static const int closers[] = {
+    TOK_RPAREN, TOK_RBRACKET, TOK_COMMA, TOK_THEN, TOK_ELSE, TOK_IN, TOK_EQ,
+    TOK_ARROW, TOK_DOTDOT, TOK_COLON,
+};
+
+/* "A", "A or B", "A, B or C" */
+static char *join(Arena *a, const char **items, int n)
+{
+    char *s = "";
+    for (int i = 0; i < n; i++)
+        s = arena_printf(a, "%s%s%s", s, i == 0 ? "" : i == n - 1 ? " or " : ", ", items[i]);
+    return s;
+}
+
+/* Describes the set of acceptable tokens. */
+static char *describe_expected(Arena *a, TokSet e)
+{
+    const char *classes[8];
+    int nclass = 0;
+    bool operators = false, arguments = false, closing = false;
+
+    if (e.tok[TOK_LPAREN] && e.tok[TOK_EQ]) {
+        int n = 0;
+        for (int k = 0; k < e.ntok; k++)
+            n += e.tok[k];
+        if (n == 2)
+            return "'=' or a parameter '(name : type)'";
+    }
+    if (has_all(&e, expr_start, COUNT(expr_start))) {
+        classes[nclass++] = "an expression";
+        remove_all(&e, expr_start, COUNT(expr_start));
+        remove_all(&e, expr_only_start, COUNT(expr_only_start));
+    } else if (has_all(&e, atom_start, COUNT(atom_start))) {
+        arguments = true;   /* an application can go on */
+        remove_all(&e, atom_start, COUNT(atom_start));
+    } else if (has_all(&e, pattern_start, COUNT(pattern_start))) {
+        classes[nclass++] = "a pattern";
+        remove_all(&e, pattern_start, COUNT(pattern_start));
+    } else if (has_all(&e, type_or_range_start, COUNT(type_or_range_start))) {
+        classes[nclass++] = "a type or a size range";
+        remove_all(&e, type_or_range_start, COUNT(type_or_range_start));
+    } else if (has_all(&e, type_start, COUNT(type_start))) {
+        classes[nclass++] = "a type";
+        remove_all(&e, type_start, COUNT(type_start));
+    }
+    if (has_all(&e, decl_start, COUNT(decl_start))) {
+        classes[nclass++] = "a declaration";
+        remove_all(&e, decl_start, COUNT(decl_start));
+    }
+    int nops = 0;
+    for (int i = 0; i < COUNT(binary_ops); i++)
+        nops += e.tok[binary_ops[i]];
+    if (nops >= 5) {
+        operators = true;
+        remove_all(&e, binary_ops, COUNT(binary_ops));
+    }
+    for (int i = 0; i < COUNT(closers); i++)
+        closing |= e.tok[closers[i]];
+    if (!closing) {
+        if (operators)
+            classes[nclass++] = "an operator";
+        if (arguments)
+            classes[nclass++] = "an argument";
+    }
+
+    /* Single tokens first, then the classes, then the ends of declarations. */
+    const char *items[MAX_TOKENS + 8];
+    int n = 0;
+    for (int k = 1; k < e.ntok; k++)
+        if (e.tok[k] && k != TOK_SEP)
+            items[n++] = expected_name[k] ? expected_name[k] : "a token";
+    for (int i = 0; i < nclass; i++)
+        items[n++] = classes[i];
+    if (e.tok[TOK_SEP])
+        items[n++] = expected_name[TOK_SEP];
+    if (e.tok[0])
+        items[n++] = expected_name[0];
+    return join(a, items, n);
+}
+
+noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
+{
+    TokSet e = {.ntok = parser_token_count()};
+    if (e.ntok > MAX_TOKENS)
+        e.ntok = MAX_TOKENS;
+    int nexpected = 0;
+    for (int k = 0; k < e.ntok; k++)
+        nexpected += e.tok[k] = parser_accepts(parser, k);
+
+    const char *found = found_name(ps->arena, tok);
+    if (nexpected == 0)
+        diag_report(tok.loc, "unexpected %s", found);
+    else
+        diag_report(tok.loc, "unexpected %s, expected %s", found,
+                    describe_expected(ps->arena, e));
+
+    if (tok.kind == TOK_SEP)
+        diag_note(tok.loc, "a token in column 1 starts a new declaration; "
+                           "indent continuation lines");
+    bool args = has_all(&e, atom_start, COUNT(atom_start));
+    if (args && tok.kind == TOK_IF)
+        diag_note(tok.loc, "an 'if' used as an argument or operand must be in parentheses");
+    if (args && tok.kind == TOK_LET)
+        diag_note(tok.loc, "a 'let' used as an argument or operand must be in parentheses");
+    if (args && tok.kind == TOK_BACKSLASH)
+        diag_note(tok.loc, "a lambda used as an argument or operand must be in parentheses");
+    for (int i = 0; i < COUNT(comparisons); i++)
+        if (tok.kind == comparisons[i] && e.tok[TOK_PLUS])
+            diag_note(tok.loc, "comparisons do not chain; use parentheses or '&&'");
+    diag_abort();
+}
+
+noreturn void parse_too_deep(ParseState *ps)
+{
+    diag_error(ps->tok.loc, "nesting too deep");
+}
+
+/* ---- tree depth ---- */
+
+static void check_type_depth(const TypeExpr *t, int depth);
+
+/* Rejects trees deeper than MAX_DEPTH, so that later passes can recurse
+ * over them; the walk itself never goes deeper than that. */
+static void check_expr_depth(const Expr *e, int depth)
+{
+    if (!e)
+        return;
+    if (depth > MAX_DEPTH)
+        diag_error(e->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
+    depth++;
+    check_expr_depth(e->fn, depth);
+    check_expr_depth(e->arg, depth);
+    check_expr_depth(e->lhs, depth);
+    check_expr_depth(e->rhs, depth);
+    check_expr_depth(e->cond, depth);
+    check_expr_depth(e->then, depth);
+    check_expr_depth(e->els, depth);
+    check_expr_depth(e->value_expr, depth);
+    check_expr_depth(e->body, depth);
+    for (int i = 0; i < e->elems.len; i++)
+        check_expr_depth(e->elems.items[i], depth);
+}
+
+static void check_type_depth(const TypeExpr *t, int depth)
+{
+    if (!t)
+        return;
+    if (depth > MAX_DEPTH)
+        diag_error(t->loc, "type nesting too deep (more than %d levels)", MAX_DEPTH);
+    check_expr_depth(t->length, depth + 1);
+    check_type_depth(t->elem, depth + 1);
+    for (int i = 0; i < t->fields.len; i++)
+        check_type_depth(t->fields.items[i], depth + 1);
+}
+
+/* ---- the driver loop ---- */
+
+void parse_source(Arena *arena, const Source *src, Program *program)
+{
+    ParseState ps = {.arena = arena, .program = program};
+    size_t first_eq = (size_t)program->equations.len;
+    size_t first_entry = (size_t)program->entries.len;
+    Lexer lx;
+    lexer_init(&lx, arena, src);
+    void *parser = arena_alloc(arena, parser_size());
+    ParseInit(parser, &ps);
+
+    int brackets = 0;
+    for (;;) {
+        Token t = lexer_next(&lx);
+        ps.tok = t;
+        if (t.kind == TOK_LPAREN || t.kind == TOK_LBRACKET) {
+            if (++brackets > MAX_BRACKETS)
+                diag_error(t.loc, "nesting too deep (more than %d open brackets)", MAX_BRACKETS);
+        } else if ((t.kind == TOK_RPAREN || t.kind == TOK_RBRACKET) && brackets > 0) {
+            brackets--;
+        }
+        if (parser_depth(parser) >= MAX_STACK)
+            diag_error(t.loc, "nesting too deep");
+        if (!parser_accepts(parser, t.kind))
+            parse_syntax_error(&ps, parser, t);
+        Parse(parser, t.kind, t);
+        if (t.kind == 0)
+            break;
+    }
+    ParseFinalize(parser);
+
+    for (int i = (int)first_eq; i < program->equations.len; i++) {
+        const Equation *eq = program->equations.items[i];
+        check_expr_depth(eq->body, 0);
+    }
+    for (int i = (int)first_entry; i < program->entries.len; i++) {
+        const Entry *en = program->entries.items[i];
+        for (int j = 0; j < en->params.len; j++) {
+            const EntryParam *p = en->params.items[j];
+            check_type_depth(p->type, 0);
+        }
+        check_expr_depth(en->body, 0);
+    }
+}

@@ -1,0 +1,128 @@
+/* scalar_ops.c: run-time operator semantics on canonical scalars.
+ *
+ * These are the definitions in docs/language.md ("Run-time arithmetic"); the
+ * C and CUDA back ends emit code with the same results (runtime/parm_ops.h):
+ * integers wrap, x / 0 = 0, x % 0 = x, shift counts are taken modulo the
+ * width, float-to-integer conversion saturates and maps NaN to 0. */
+#include "ir_eval.h"
+
+#include <math.h>
+
+static Scalar int_binary(Op op, Prim p, Scalar a, Scalar b) {
+    Scalar r = {.u = 0};
+    bool sgn = prim_is_signed(p);
+    unsigned width = (unsigned)prim_bits(p);
+    unsigned shift = (unsigned)(b.u & (width - 1));
+    switch (op) {
+    case OP_ADD: r.u = a.u + b.u; break;
+    case OP_SUB: r.u = a.u - b.u; break;
+    case OP_MUL: r.u = a.u * b.u; break;
+    case OP_DIV:
+        if (b.u == 0) r.u = 0;
+        else if (sgn) r.i = (b.i == -1) ? (int64_t)(0 - a.u) : a.i / b.i;
+        else r.u = a.u / b.u;
+        break;
+    case OP_MOD:
+        if (b.u == 0) r = a;
+        else if (sgn) r.i = (b.i == -1) ? 0 : a.i % b.i;
+        else r.u = a.u % b.u;
+        break;
+    case OP_SHL: r.u = a.u << shift; break;
+    case OP_SHR: if (sgn) r.i = a.i >> shift; else r.u = a.u >> shift; break;
+    case OP_BAND: r.u = a.u & b.u; break;
+    case OP_BOR: r.u = a.u | b.u; break;
+    case OP_XOR: r.u = a.u ^ b.u; break;
+    case OP_EQ: r.u = a.u == b.u; return r;
+    case OP_NE: r.u = a.u != b.u; return r;
+    case OP_LT: r.u = sgn ? a.i < b.i : a.u < b.u; return r;
+    case OP_LE: r.u = sgn ? a.i <= b.i : a.u <= b.u; return r;
+    case OP_GT: r.u = sgn ? a.i > b.i : a.u > b.u; return r;
+    case OP_GE: r.u = sgn ? a.i >= b.i : a.u >= b.u; return r;
+    case OP_AND: r.u = a.u && b.u; return r;
+    case OP_OR: r.u = a.u || b.u; return r;
+    default: break;
+    }
+    return scalar_wrap(p, r);
+}
+
+#define FLOAT_BINARY(T, field)                                   \
+    static Scalar T##_binary(Op op, Scalar a, Scalar b) {        \
+        Scalar r = {.u = 0};                                     \
+        switch (op) {                                            \
+        case OP_ADD: r.field = a.field + b.field; break;         \
+        case OP_SUB: r.field = a.field - b.field; break;         \
+        case OP_MUL: r.field = a.field * b.field; break;         \
+        case OP_DIV: r.field = a.field / b.field; break;         \
+        case OP_EQ: r.u = a.field == b.field; break;             \
+        case OP_NE: r.u = a.field != b.field; break;             \
+        case OP_LT: r.u = a.field < b.field; break;              \
+        case OP_LE: r.u = a.field <= b.field; break;             \
+        case OP_GT: r.u = a.field > b.field; break;              \
+        case OP_GE: r.u = a.field >= b.field; break;             \
+        default: break;                                          \
+        }                                                        \
+        return r;                                                \
+    }
+FLOAT_BINARY(f32, f32)
+FLOAT_BINARY(f64, f64)
+
+Scalar scalar_binary(Op op, Prim p, Scalar a, Scalar b) {
+    if (p == PRIM_F32) return f32_binary(op, a, b);
+    if (p == PRIM_F64) return f64_binary(op, a, b);
+    return int_binary(op, p, a, b);
+}
+
+Scalar scalar_unary(Op op, Prim p, Scalar a) {
+    Scalar r = {.u = 0};
+    if (op == OP_NOT) {
+        r.u = !a.u;
+        return r;
+    }
+    if (p == PRIM_F32) r.f32 = -a.f32;
+    else if (p == PRIM_F64) r.f64 = -a.f64;
+    else r = scalar_wrap(p, (Scalar){.u = 0 - a.u});
+    return r;
+}
+
+/* Saturating, NaN to 0: the one float-to-integer rule every target can
+ * reproduce exactly. */
+static Scalar float_to_int(double x, Prim to) {
+    Scalar r = {.u = 0};
+    if (isnan(x)) return r;
+    int bits = prim_bits(to);
+    if (prim_is_signed(to)) {
+        double lo = -ldexp(1.0, bits - 1), hi = ldexp(1.0, bits - 1);
+        if (x <= lo) r.i = bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1));
+        else if (x >= hi) r.i = bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+        else r.i = (int64_t)x;
+    } else {
+        double hi = ldexp(1.0, bits);
+        if (x <= 0) r.u = 0;
+        else if (x >= hi) r.u = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+        else r.u = (uint64_t)x;
+    }
+    return r;
+}
+
+Scalar scalar_convert(Prim from, Prim to, Scalar a) {
+    Scalar r = {.u = 0};
+    bool from_float = prim_is_float(from), to_float = prim_is_float(to);
+    if (from_float) {
+        double x = from == PRIM_F32 ? (double)a.f32 : a.f64;
+        if (to == PRIM_BOOL) r.u = x != 0;
+        else if (to_float) r = scalar_from_double(to, x);
+        else r = float_to_int(x, to);
+        return r;
+    }
+    if (to == PRIM_BOOL) {
+        r.u = a.u != 0;
+        return r;
+    }
+    if (to_float) {
+        double x = prim_is_signed(from) ? (double)a.i : (double)a.u;
+        if (to == PRIM_F32) r.f32 = prim_is_signed(from) ? (float)a.i : (float)a.u;
+        else r.f64 = x;
+        return r;
+    }
+    return scalar_wrap(to, a);
+}

@@ -1,0 +1,592 @@
+/* specialise.c: check and specialise a program from its entry points.
+ *
+ * The program is evaluated with static values for everything that does not
+ * depend on array elements (see value.h). Recursion over sizes therefore
+ * unrolls, functions are instantiated at the element types they meet, and
+ * what remains is an IR program over arrays of fixed length. */
+#include "value.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static Value *eval(Spec *s, const Expr *e, Env *env);
+
+/* ---- environments and the function table ---- */
+
+static Env *env_bind(Spec *s, Env *env, const char *name, Value *v) {
+    Env *b = NEW(s->arena, Env);
+    b->name = name;
+    b->value = v;
+    b->next = env;
+    return b;
+}
+
+static Function *find_function(Spec *s, const char *name) {
+    for (int i = 0; i < s->nfuncs; i++)
+        if (strcmp(s->funcs[i]->name, name) == 0) return s->funcs[i];
+    return NULL;
+}
+
+/* Group equations by name; every equation of a name takes as many parameters. */
+static void build_function_table(Spec *s, const Program *p) {
+    s->funcs = NEW_ARRAY(s->arena, Function *, p->equations.len + 1);
+    for (int i = 0; i < p->equations.len; i++) {
+        Equation *eq = p->equations.items[i];
+        if (builtin_lookup(eq->name))
+            diag_error(eq->loc, "'%s' is a built-in and cannot be redefined", eq->name);
+        Function *f = find_function(s, eq->name);
+        if (!f) {
+            f = NEW(s->arena, Function);
+            f->name = eq->name;
+            f->loc = eq->loc;
+            f->arity = eq->params.len;
+            s->funcs[s->nfuncs++] = f;
+        } else if (f->arity != eq->params.len) {
+            diag_report(eq->loc, "equation for '%s' has %d parameters, but the first one has %d",
+                        eq->name, eq->params.len, f->arity);
+            diag_note(f->loc, "first equation of '%s' is here", f->name);
+            diag_abort();
+        }
+        ptrlist_push(s->arena, &f->equations, eq);
+    }
+}
+
+/* ---- helpers on values ---- */
+
+int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what) {
+    if (v->kind == V_INT) return v->i;
+    if (v->kind == V_RT && ir_is_scalar(v->rt))
+        diag_error(loc, "%s must be static, but it depends on array elements", what);
+    diag_error(loc, "%s must be an integer, got %s", what, value_describe(s, v));
+}
+
+IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what) {
+    if (v->kind == V_RT && !ir_is_scalar(v->rt)) return v->rt;
+    diag_error(loc, "%s must be an array, got %s", what, value_describe(s, v));
+}
+
+const ElemType *spec_elem_type(Spec *s, Value *v) {
+    if (v->kind == V_RT) return ir_is_scalar(v->rt) ? v->rt->elem : NULL;
+    if (v->kind != V_TUPLE) return NULL;
+    const ElemType **fields = NEW_ARRAY(s->arena, const ElemType *, v->n);
+    for (int i = 0; i < v->n; i++) {
+        fields[i] = spec_elem_type(s, v->elems[i]);
+        if (!fields[i]) return NULL;
+    }
+    return elem_tuple(s->arena, v->n, fields);
+}
+
+static IrVal *emit_const(Spec *s, Prim p, Scalar c, Loc loc) {
+    IrStmt *st = ir_append(s->prog, s->body, IR_CONST, loc, 0, NULL);
+    st->cval = c;
+    return ir_add_result(s->prog, st, -1, elem_prim(p));
+}
+
+Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
+    char want[128];
+    elem_format(t, want, sizeof want);
+    if (t->is_tuple) {
+        if (v->kind != V_TUPLE || v->n != t->nfields)
+            diag_error(loc, "expected a value of type %s, got %s", want, value_describe(s, v));
+        Value **elems = NEW_ARRAY(s->arena, Value *, v->n);
+        for (int i = 0; i < v->n; i++) elems[i] = spec_coerce(s, v->elems[i], t->fields[i], loc);
+        return value_tuple(s, v->n, elems);
+    }
+    Prim p = t->prim;
+    switch (v->kind) {
+    case V_RT:
+        if (ir_is_scalar(v->rt) && v->rt->elem->prim == p) return v;
+        break;
+    case V_INT:
+        if (p != PRIM_BOOL) return value_rt(s, emit_const(s, p, scalar_from_int(p, v->i), loc));
+        break;
+    case V_BOOL:
+        if (p == PRIM_BOOL) return value_rt(s, emit_const(s, p, scalar_from_int(p, v->i), loc));
+        break;
+    case V_FLOAT:
+        if (prim_is_float(p)) return value_rt(s, emit_const(s, p, scalar_from_double(p, v->f), loc));
+        break;
+    default:
+        break;
+    }
+    diag_error(loc, "type mismatch: expected %s, got %s", want, value_describe(s, v));
+}
+
+void spec_flatten(Spec *s, Value *v, IrVal **slots) {
+    if (v->kind == V_RT) {
+        slots[0] = v->rt;
+        return;
+    }
+    for (int i = 0; i < v->n; i++) {
+        spec_flatten(s, v->elems[i], slots);
+        const ElemType *t = spec_elem_type(s, v->elems[i]);
+        slots += t->nslots;
+    }
+}
+
+Value *spec_unflatten(Spec *s, const ElemType *t, IrVal **slots) {
+    if (!t->is_tuple) return value_rt(s, slots[0]);
+    Value **elems = NEW_ARRAY(s->arena, Value *, t->nfields);
+    for (int i = 0; i < t->nfields; i++) {
+        elems[i] = spec_unflatten(s, t->fields[i], slots);
+        slots += t->fields[i]->nslots;
+    }
+    return value_tuple(s, t->nfields, elems);
+}
+
+/* Reading an element of an array built from scalars gives the scalars back,
+ * so small arrays such as a comparator's [a, b] never reach the IR as
+ * build-then-index pairs. */
+Value *spec_index(Spec *s, IrVal *arr, int i, Loc loc) {
+    int nslots = arr->elem->nslots;
+    IrVal **slots = NEW_ARRAY(s->arena, IrVal *, nslots);
+    IrStmt *def = arr->def;
+    for (int k = 0; k < nslots; k++) {
+        if (def && def->op == IR_BUILD) {
+            slots[k] = def->args[i * nslots + k];
+            continue;
+        }
+        IrStmt *st = ir_append(s->prog, s->body, IR_INDEX, loc, 1, &arr);
+        st->index = i;
+        st->slot = k;
+        slots[k] = ir_add_result(s->prog, st, -1, elem_prim(elem_slot_prim(arr->elem, k)));
+    }
+    return spec_unflatten(s, arr->elem, slots);
+}
+
+static int log2_exact(int64_t n) {
+    if (n <= 0 || (n & (n - 1))) return -1;
+    int k = 0;
+    while ((INT64_C(1) << k) != n) k++;
+    return k;
+}
+
+/* A list literal with a run-time element is an array; its element type is
+ * the first run-time element's, and static elements are converted to it. */
+Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
+    int log_len = log2_exact(n);
+    if (log_len < 0) diag_error(loc, "array literal has %d elements, which is not a power of two", n);
+    const ElemType *t = NULL;
+    for (int i = 0; i < n && !t; i++) t = spec_elem_type(s, elems[i]);
+    if (!t) diag_error(loc, "array literal needs an element of a run-time type");
+    IrVal **slots = NEW_ARRAY(s->arena, IrVal *, (size_t)n * (size_t)t->nslots);
+    for (int i = 0; i < n; i++) {
+        Value *e = spec_coerce(s, elems[i], t, loc);
+        spec_flatten(s, e, slots + (size_t)i * (size_t)t->nslots);
+    }
+    IrStmt *st = ir_append(s->prog, s->body, IR_BUILD, loc, n * t->nslots, slots);
+    return value_rt(s, ir_add_result(s->prog, st, log_len, t));
+}
+
+/* ---- patterns ---- */
+
+/* Binds the pattern's names in *env. Returns false when it does not match. */
+static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
+    switch (p->kind) {
+    case PAT_WILD:
+        return true;
+    case PAT_VAR:
+        *env = env_bind(s, *env, p->name, v);
+        return true;
+    case PAT_INT:
+        if (v->kind == V_INT) return v->i == p->value;
+        diag_error(p->loc, "pattern %lld needs a static integer argument, got %s",
+                   (long long)p->value, value_describe(s, v));
+    case PAT_TUPLE:
+        if (v->kind != V_TUPLE || v->n != p->elems.len) return false;
+        for (int i = 0; i < v->n; i++)
+            if (!match(s, p->elems.items[i], v->elems[i], env)) return false;
+        return true;
+    case PAT_LIST:
+        if (v->kind == V_LIST) {
+            if (v->n != p->elems.len) return false;
+            for (int i = 0; i < v->n; i++)
+                if (!match(s, p->elems.items[i], v->elems[i], env)) return false;
+            return true;
+        }
+        if (v->kind != V_RT || ir_is_scalar(v->rt)) return false;
+        if (v->rt->log_len > 20 || (INT64_C(1) << v->rt->log_len) != p->elems.len) return false;
+        for (int i = 0; i < p->elems.len; i++)
+            if (!match(s, p->elems.items[i], spec_index(s, v->rt, i, p->loc), env)) return false;
+        return true;
+    }
+    return false;
+}
+
+/* ---- calls ---- */
+
+static noreturn void too_deep(Spec *s, Loc loc) {
+    diag_report(loc, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH);
+    /* The innermost calls show the cycle; the outermost show how it began. */
+    for (int i = s->depth - 1; i >= 0; i--) {
+        if (i < s->depth - 6 && i >= 3) {
+            if (i == s->depth - 7) diag_note(s->stack[i].loc, "... %d more calls ...", s->depth - 9);
+            continue;
+        }
+        Frame *f = &s->stack[i];
+        char args[256] = "";
+        int used = 0;
+        for (int a = 0; a < f->nargs && used < (int)sizeof args - 1; a++)
+            used += snprintf(args + used, sizeof args - (size_t)used, " %s", value_render(s, f->args[a]));
+        diag_note(f->loc, "in call %s%s", f->name, args);
+    }
+    diag_abort();
+}
+
+static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc loc) {
+    if (++s->work > SPEC_MAX_WORK)
+        diag_error(loc, "specialisation too large: more than %ld calls", SPEC_MAX_WORK);
+    if (s->depth == SPEC_MAX_DEPTH) too_deep(s, loc);
+    s->stack[s->depth++] = (Frame){loc, name, args, nargs};
+}
+
+static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
+    push_frame(s, f->name, args, f->arity, loc);
+    for (int i = 0; i < f->equations.len; i++) {
+        Equation *eq = f->equations.items[i];
+        Env *env = NULL;
+        bool ok = true;
+        for (int a = 0; a < f->arity && ok; a++) ok = match(s, eq->params.items[a], args[a], &env);
+        if (ok) {
+            Value *r = eval(s, eq->body, env);
+            s->depth--;
+            return r;
+        }
+    }
+    char shown[256] = "";
+    int used = 0;
+    for (int a = 0; a < f->arity && used < (int)sizeof shown - 1; a++)
+        used += snprintf(shown + used, sizeof shown - (size_t)used, " %s", value_describe(s, args[a]));
+    diag_report(loc, "no equation of '%s' matches the arguments:%s", f->name, shown);
+    diag_note(f->loc, "'%s' is defined here", f->name);
+    diag_abort();
+}
+
+static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
+    const Expr *lam = fn->lambda;
+    Env *env = fn->env;
+    push_frame(s, "\\lambda", args, fn->arity, loc);
+    for (int a = 0; a < fn->arity; a++) {
+        const Pattern *p = lam->params.items[a];
+        if (!match(s, p, args[a], &env))
+            diag_error(p->loc, "lambda parameter does not match %s", value_describe(s, args[a]));
+    }
+    Value *r = eval(s, lam->body, env);
+    s->depth--;
+    return r;
+}
+
+static Value *call_saturated(Spec *s, const Value *fn, Value **args, Loc loc) {
+    switch (fn->fn) {
+    case FN_NAMED: return call_named(s, fn->named, args, loc);
+    case FN_LAMBDA: return call_lambda(s, fn, args, loc);
+    case FN_BUILTIN:
+        if (fn->builtin == builtin_opsection()) return builtin_call_opsection(s, fn->op, args, loc);
+        return fn->builtin->impl(s, args, loc);
+    }
+    return NULL;
+}
+
+Value *spec_apply(Spec *s, Value *fn, Value *arg, Loc loc) {
+    if (fn->kind != V_FUNC)
+        diag_error(loc, "%s cannot be applied to an argument", value_describe(s, fn));
+    Value **args = NEW_ARRAY(s->arena, Value *, fn->n + 1);
+    if (fn->n) memcpy(args, fn->elems, sizeof(Value *) * (size_t)fn->n);
+    args[fn->n] = arg;
+    if (fn->n + 1 < fn->arity) {
+        Value *partial = NEW(s->arena, Value);
+        *partial = *fn;
+        partial->n = fn->n + 1;
+        partial->elems = args;
+        return partial;
+    }
+    return call_saturated(s, fn, args, loc);
+}
+
+Value *spec_apply_n(Spec *s, Value *fn, int nargs, Value **args, Loc loc) {
+    for (int i = 0; i < nargs; i++) fn = spec_apply(s, fn, args[i], loc);
+    return fn;
+}
+
+/* ---- expressions ---- */
+
+static Value *func_value(Spec *s, FnKind kind, int arity) {
+    Value *v = NEW(s->arena, Value);
+    v->kind = V_FUNC;
+    v->fn = kind;
+    v->arity = arity;
+    return v;
+}
+
+static Value *lookup(Spec *s, const Expr *e, Env *env) {
+    for (Env *b = env; b; b = b->next)
+        if (strcmp(b->name, e->name) == 0) return b->value;
+    const Function *f = find_function(s, e->name);
+    if (f) {
+        if (f->arity == 0) return call_named(s, f, NULL, e->loc);
+        Value *v = func_value(s, FN_NAMED, f->arity);
+        v->named = f;
+        return v;
+    }
+    const Builtin *b = builtin_lookup(e->name);
+    if (b) {
+        Value *v = func_value(s, FN_BUILTIN, b->arity);
+        v->builtin = b;
+        return v;
+    }
+    diag_error(e->loc, "unknown name '%s'", e->name);
+}
+
+static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc);
+
+static Value *select_arrays(Spec *s, IrVal *cond, IrVal *a, IrVal *b, Loc loc) {
+    if (a->log_len != b->log_len || !elem_equal(a->elem, b->elem))
+        diag_error(loc, "the branches of 'if' have different types");
+    if (a->log_len > 6)
+        diag_error(loc, "a condition on array elements cannot choose between arrays of %lld elements "
+                        "(at most 64); use 'col' or 'map' to select element by element",
+                   (long long)1 << a->log_len);
+    int n = 1 << a->log_len;
+    Value **elems = NEW_ARRAY(s->arena, Value *, n);
+    for (int i = 0; i < n; i++)
+        elems[i] = select_values(s, cond, spec_index(s, a, i, loc), spec_index(s, b, i, loc), loc);
+    return spec_build(s, n, elems, loc);
+}
+
+/* `if` on a run-time condition: both branches were evaluated; merge them. */
+static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc) {
+    if (a->kind == V_RT && b->kind == V_RT && !ir_is_scalar(a->rt) && !ir_is_scalar(b->rt))
+        return select_arrays(s, cond, a->rt, b->rt, loc);
+    if (a->kind == V_LIST && b->kind == V_LIST && a->n == b->n) {
+        Value **elems = NEW_ARRAY(s->arena, Value *, a->n);
+        for (int i = 0; i < a->n; i++) elems[i] = select_values(s, cond, a->elems[i], b->elems[i], loc);
+        return spec_build(s, a->n, elems, loc);
+    }
+    if (a->kind == V_TUPLE && b->kind == V_TUPLE && a->n == b->n) {
+        Value **elems = NEW_ARRAY(s->arena, Value *, a->n);
+        for (int i = 0; i < a->n; i++) elems[i] = select_values(s, cond, a->elems[i], b->elems[i], loc);
+        return value_tuple(s, a->n, elems);
+    }
+    const ElemType *t = spec_elem_type(s, a);
+    if (!t) t = spec_elem_type(s, b);
+    if (!t || t->is_tuple) {
+        if (a->kind == V_INT && b->kind == V_INT && a->i == b->i) return a;
+        diag_error(loc, "a condition on array elements cannot choose between %s and %s",
+                   value_describe(s, a), value_describe(s, b));
+    }
+    IrVal *args[3] = {cond, spec_coerce(s, a, t, loc)->rt, spec_coerce(s, b, t, loc)->rt};
+    IrStmt *st = ir_append(s->prog, s->body, IR_SELECT, loc, 3, args);
+    return value_rt(s, ir_add_result(s->prog, st, -1, t));
+}
+
+static Value *eval_if(Spec *s, const Expr *e, Env *env) {
+    Value *c = eval(s, e->cond, env);
+    if (c->kind == V_BOOL) return eval(s, c->i ? e->then : e->els, env);
+    if (c->kind == V_RT && ir_is_scalar(c->rt) && c->rt->elem->prim == PRIM_BOOL) {
+        Value *a = eval(s, e->then, env);
+        Value *b = eval(s, e->els, env);
+        return select_values(s, c->rt, a, b, e->loc);
+    }
+    diag_error(e->cond->loc, "condition must be a bool, got %s", value_describe(s, c));
+}
+
+static Value *eval_let(Spec *s, const Expr *e, Env *env) {
+    if (e->params.len > 0) {
+        /* let f p1 p2 = v in body: a local function, closed over env */
+        Value *fn = func_value(s, FN_LAMBDA, e->params.len);
+        Expr *lam = NEW(s->arena, Expr);
+        lam->kind = EXPR_LAMBDA;
+        lam->loc = e->loc;
+        lam->params = e->params;
+        lam->body = e->value_expr;
+        fn->lambda = lam;
+        fn->env = env;
+        return eval(s, e->body, env_bind(s, env, e->bind->name, fn));
+    }
+    Value *v = eval(s, e->value_expr, env);
+    Env *inner = env;
+    if (!match(s, e->bind, v, &inner))
+        diag_error(e->bind->loc, "pattern does not match %s", value_describe(s, v));
+    return eval(s, e->body, inner);
+}
+
+static Value *eval_list(Spec *s, const Expr *e, Env *env) {
+    int n = e->elems.len;
+    Value **elems = NEW_ARRAY(s->arena, Value *, n);
+    bool all_static = true;
+    for (int i = 0; i < n; i++) {
+        elems[i] = eval(s, e->elems.items[i], env);
+        if (!value_is_static(elems[i])) all_static = false;
+    }
+    if (!all_static) return spec_build(s, n, elems, e->loc);
+    Value *v = NEW(s->arena, Value);
+    v->kind = V_LIST;
+    v->n = n;
+    v->elems = elems;
+    return v;
+}
+
+static Value *eval(Spec *s, const Expr *e, Env *env) {
+    switch (e->kind) {
+    case EXPR_INT: return value_int(s, e->value);
+    case EXPR_BOOL: return value_bool(s, e->value != 0);
+    case EXPR_FLOAT: {
+        Value *v = NEW(s->arena, Value);
+        v->kind = V_FLOAT;
+        v->f = e->fvalue;
+        return v;
+    }
+    case EXPR_VAR: return lookup(s, e, env);
+    case EXPR_OPFN: {
+        Value *v = func_value(s, FN_BUILTIN, e->op == OP_NEG || e->op == OP_NOT ? 1 : 2);
+        v->builtin = builtin_opsection();
+        v->op = e->op;
+        return v;
+    }
+    case EXPR_APP: {
+        Value *fn = eval(s, e->fn, env);
+        Value *arg = eval(s, e->arg, env);
+        return spec_apply(s, fn, arg, e->loc);
+    }
+    case EXPR_BINARY: {
+        Value *a = eval(s, e->lhs, env);
+        /* && and || short-circuit on static operands so that guards such as
+           `k > 0 && f (k-1)` stop recursion. */
+        if ((e->op == OP_AND || e->op == OP_OR) && a->kind == V_BOOL && (a->i != 0) == (e->op == OP_OR))
+            return a;
+        Value *b = eval(s, e->rhs, env);
+        return spec_binary(s, e->op, a, b, e->loc);
+    }
+    case EXPR_UNARY: return spec_binary(s, e->op, eval(s, e->lhs, env), NULL, e->loc);
+    case EXPR_IF: return eval_if(s, e, env);
+    case EXPR_LET: return eval_let(s, e, env);
+    case EXPR_LAMBDA: {
+        Value *v = func_value(s, FN_LAMBDA, e->params.len);
+        v->lambda = e;
+        v->env = env;
+        return v;
+    }
+    case EXPR_TUPLE: {
+        Value **elems = NEW_ARRAY(s->arena, Value *, e->elems.len);
+        for (int i = 0; i < e->elems.len; i++) elems[i] = eval(s, e->elems.items[i], env);
+        return value_tuple(s, e->elems.len, elems);
+    }
+    case EXPR_LIST: return eval_list(s, e, env);
+    }
+    return NULL;
+}
+
+/* ---- entry points ---- */
+
+static const ElemType *eval_elem_type(Spec *s, const TypeExpr *t) {
+    if (t->kind == TYPE_PRIM) {
+        Prim p;
+        if (!prim_from_name(t->prim, &p)) diag_error(t->loc, "unknown element type '%s'", t->prim);
+        return elem_prim(p);
+    }
+    if (t->kind == TYPE_ARRAY) diag_error(t->loc, "arrays of arrays are not supported; use one array of 2^(a+b) elements");
+    const ElemType **fields = NEW_ARRAY(s->arena, const ElemType *, t->fields.len);
+    for (int i = 0; i < t->fields.len; i++) fields[i] = eval_elem_type(s, t->fields.items[i]);
+    return elem_tuple(s->arena, t->fields.len, fields);
+}
+
+int spec_log_len(Spec *s, int64_t len, Loc loc) {
+    int k = log2_exact(len);
+    if (k < 0) diag_error(loc, "array length %lld is not a power of two", (long long)len);
+    if (k > MAX_LOG_LEN)
+        diag_error(loc, "array length 2^%d exceeds the limit of 2^%d elements", k, MAX_LOG_LEN);
+    return k;
+}
+
+static Value *entry_param(Spec *s, IrBody *body, const EntryParam *p, Env *env) {
+    const TypeExpr *t = p->type;
+    int log_len = -1;
+    if (t->kind == TYPE_ARRAY) {
+        int64_t len = spec_expect_int(s, eval(s, t->length, env), t->length->loc, "array length");
+        log_len = spec_log_len(s, len, t->length->loc);
+        t = t->elem;
+    }
+    const ElemType *elem = eval_elem_type(s, t);
+    if (log_len < 0 && elem->is_tuple)
+        diag_error(p->loc, "scalar entry parameters must have a primitive type");
+    return value_rt(s, ir_body_add_param(s->prog, body, log_len, elem));
+}
+
+static void add_results(Spec *s, IrBody *body, Value *v, Loc loc) {
+    if (v->kind == V_RT) {
+        ir_body_add_result(s->prog, body, v->rt);
+        return;
+    }
+    if (v->kind == V_TUPLE) {
+        for (int i = 0; i < v->n; i++) add_results(s, body, v->elems[i], loc);
+        return;
+    }
+    diag_error(loc, "the result of an entry must be run-time data (arrays or scalars), got %s",
+               value_describe(s, v));
+}
+
+static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *range, int64_t size) {
+    IrFunc *f = NEW(s->arena, IrFunc);
+    f->name = range ? arena_printf(s->arena, "%s_%lld", entry->name, (long long)size) : entry->name;
+    f->entry = entry->name;
+    f->size_param = range ? size : -1;
+    f->body = ir_new_body(s->prog);
+    s->body = f->body;
+    Env *env = NULL;
+    for (int i = 0; i < entry->params.len; i++) {
+        const EntryParam *p = entry->params.items[i];
+        Value *v = p == range ? value_int(s, size) : entry_param(s, f->body, p, env);
+        env = env_bind(s, env, p->name, v);
+    }
+    push_frame(s, entry->name, NULL, 0, entry->loc);
+    add_results(s, f->body, eval(s, entry->body, env), entry->body->loc);
+    s->depth--;
+    s->prog->funcs[s->prog->nfuncs++] = f;
+}
+
+static void specialise_entry(Spec *s, const Entry *entry) {
+    const EntryParam *range = NULL;
+    for (int i = 0; i < entry->params.len; i++) {
+        const EntryParam *p = entry->params.items[i];
+        if (p->type) continue;
+        if (range) diag_error(p->loc, "an entry may have at most one size range");
+        range = p;
+    }
+    if (!range) {
+        specialise_entry_at(s, entry, NULL, 0);
+        return;
+    }
+    int64_t lo = spec_expect_int(s, eval(s, range->lo, NULL), range->lo->loc, "range bound");
+    int64_t hi = spec_expect_int(s, eval(s, range->hi, NULL), range->hi->loc, "range bound");
+    if (lo < 0 || hi < lo || hi > MAX_LOG_LEN)
+        diag_error(range->loc, "size range %lld..%lld must satisfy 0 <= lo <= hi <= %d",
+                   (long long)lo, (long long)hi, MAX_LOG_LEN);
+    for (int64_t n = lo; n <= hi; n++) specialise_entry_at(s, entry, range, n);
+}
+
+void specialise_program(Arena *arena, const Program *program, const char *entry, IrProgram *prog) {
+    Spec *s = NEW(arena, Spec);
+    s->arena = arena;
+    s->prog = prog;
+    build_function_table(s, program);
+    for (int i = 0; i < program->entries.len; i++) {
+        const Entry *e = program->entries.items[i];
+        for (int j = 0; j < i; j++) {
+            const Entry *other = program->entries.items[j];
+            if (strcmp(other->name, e->name) == 0) diag_error(e->loc, "entry '%s' is defined twice", e->name);
+        }
+    }
+    prog->funcs = NEW_ARRAY(arena, IrFunc *, (MAX_LOG_LEN + 1) * (program->entries.len + 1));
+    bool found = false;
+    for (int i = 0; i < program->entries.len; i++) {
+        const Entry *e = program->entries.items[i];
+        if (entry && strcmp(e->name, entry) != 0) continue;
+        found = true;
+        specialise_entry(s, e);
+    }
+    if (!found) {
+        if (entry) diag_fatal("no entry point named '%s'", entry);
+        diag_fatal("the program has no entry point (write `entry main (xs : [2^n]t) = ...`)");
+    }
+}

@@ -1,0 +1,74 @@
+/* value.c: constructing and describing specialiser values. */
+#include "value.h"
+
+#include <string.h>
+
+static Value *value_new(Spec *s, ValueKind kind) {
+    Value *v = NEW(s->arena, Value);
+    v->kind = kind;
+    return v;
+}
+
+Value *value_int(Spec *s, int64_t i) {
+    Value *v = value_new(s, V_INT);
+    v->i = i;
+    return v;
+}
+
+Value *value_bool(Spec *s, bool b) {
+    Value *v = value_new(s, V_BOOL);
+    v->i = b;
+    return v;
+}
+
+Value *value_rt(Spec *s, IrVal *rt) {
+    Value *v = value_new(s, V_RT);
+    v->rt = rt;
+    return v;
+}
+
+Value *value_tuple(Spec *s, int n, Value **elems) {
+    Value *v = value_new(s, V_TUPLE);
+    v->n = n;
+    v->elems = elems;
+    return v;
+}
+
+bool value_is_static(const Value *v) {
+    if (v->kind == V_RT) return false;
+    if (v->kind == V_TUPLE || v->kind == V_LIST)
+        for (int i = 0; i < v->n; i++)
+            if (!value_is_static(v->elems[i])) return false;
+    return true;
+}
+
+static const char *describe_rt(Spec *s, const IrVal *v) {
+    char elem[128];
+    elem_format(v->elem, elem, sizeof elem);
+    if (ir_is_scalar(v)) return arena_printf(s->arena, "a run-time %s", elem);
+    return arena_printf(s->arena, "an array [2^%d]%s", v->log_len, elem);
+}
+
+const char *value_describe(Spec *s, const Value *v) {
+    switch (v->kind) {
+    case V_INT: return arena_printf(s->arena, "the integer %lld", (long long)v->i);
+    case V_BOOL: return v->i ? "true" : "false";
+    case V_FLOAT: return arena_printf(s->arena, "the number %g", v->f);
+    case V_MAT: return arena_printf(s->arena, "a %dx%d matrix", v->mat->n, v->mat->n);
+    case V_TUPLE: return arena_printf(s->arena, "a tuple of %d values", v->n);
+    case V_LIST: return arena_printf(s->arena, "a static list of %d values", v->n);
+    case V_FUNC: return "a function";
+    case V_RT: return describe_rt(s, v->rt);
+    }
+    return "a value";
+}
+
+const char *value_render(Spec *s, const Value *v) {
+    switch (v->kind) {
+    case V_INT: return arena_printf(s->arena, "%lld", (long long)v->i);
+    case V_BOOL: return v->i ? "true" : "false";
+    case V_FUNC: return "<function>";
+    case V_RT: return ir_is_scalar(v->rt) ? "<scalar>" : arena_printf(s->arena, "<[2^%d]>", v->rt->log_len);
+    default: return "<value>";
+    }
+}

@@ -1,0 +1,118 @@
+/* value.h: the values of the specialiser (static evaluation).
+ *
+ * Everything static is computed here: integers (sizes, masks), booleans,
+ * floats, matrices, tuples, lists and functions. Everything computed from
+ * array elements is a run-time value: a reference to an IR value being built
+ * in the current body. Specialising a program is evaluating it in this
+ * domain: combinators applied to run-time arrays append IR statements. */
+#ifndef PARMC_VALUE_H
+#define PARMC_VALUE_H
+
+#include "ast.h"
+#include "ir.h"
+
+typedef enum { V_INT, V_BOOL, V_FLOAT, V_MAT, V_TUPLE, V_LIST, V_FUNC, V_RT } ValueKind;
+typedef enum { FN_NAMED, FN_LAMBDA, FN_BUILTIN } FnKind;
+
+typedef struct Value Value;
+typedef struct Env Env;
+typedef struct Spec Spec;
+
+typedef struct {            /* all equations of one top-level name */
+    const char *name;
+    Loc loc;
+    int arity;
+    PtrList equations;      /* Equation* */
+} Function;
+
+typedef Value *(*BuiltinImpl)(Spec *s, Value **args, Loc loc);
+typedef struct {
+    const char *name;
+    int arity;
+    BuiltinImpl impl;
+} Builtin;
+
+struct Value {
+    ValueKind kind;
+    int64_t i;              /* V_INT, V_BOOL */
+    double f;               /* V_FLOAT */
+    F2Mat *mat;             /* V_MAT */
+    int n;                  /* V_TUPLE, V_LIST: element count; V_FUNC: args held */
+    Value **elems;          /* V_TUPLE, V_LIST; V_FUNC: args held */
+    FnKind fn;              /* V_FUNC */
+    int arity;
+    const Function *named;
+    const Expr *lambda;
+    Env *env;
+    const Builtin *builtin;
+    Op op;                  /* operator sections: builtin "(op)" with this op */
+    IrVal *rt;              /* V_RT */
+};
+
+struct Env {
+    const char *name;
+    Value *value;
+    Env *next;
+};
+
+typedef struct {            /* one active call, for "recursion too deep" notes */
+    Loc loc;
+    const char *name;
+    Value **args;
+    int nargs;
+} Frame;
+
+#define SPEC_MAX_DEPTH 400          /* nested calls */
+#define SPEC_MAX_WORK 20000000L     /* applications per compilation */
+#define SPEC_MAX_STMTS 4000000L     /* IR statements per compilation */
+#define MAX_LOG_LEN 40              /* index bits per array */
+
+struct Spec {
+    Arena *arena;
+    IrProgram *prog;
+    IrBody *body;           /* where statements are appended now */
+    Function **funcs;
+    int nfuncs;
+    Frame stack[SPEC_MAX_DEPTH];
+    int depth;
+    long work;
+};
+
+/* value.c */
+Value *value_int(Spec *s, int64_t i);
+Value *value_bool(Spec *s, bool b);
+Value *value_rt(Spec *s, IrVal *v);
+Value *value_tuple(Spec *s, int n, Value **elems);
+bool value_is_static(const Value *v);
+/* "an integer", "a function", "[2^10]i32", ... for messages */
+const char *value_describe(Spec *s, const Value *v);
+/* Compact rendering of static arguments for call-chain notes: "5", "<function>". */
+const char *value_render(Spec *s, const Value *v);
+
+/* specialise.c */
+Value *spec_apply(Spec *s, Value *fn, Value *arg, Loc loc);
+Value *spec_apply_n(Spec *s, Value *fn, int nargs, Value **args, Loc loc);
+int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what);
+IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what);
+/* A run-time value of element type t: static constants are converted. */
+Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc);
+/* The element type of a scalar or tuple value, NULL when it is static. */
+const ElemType *spec_elem_type(Spec *s, Value *v);
+/* Run-time element <-> flat slots. */
+void spec_flatten(Spec *s, Value *v, IrVal **slots);
+Value *spec_unflatten(Spec *s, const ElemType *t, IrVal **slots);
+Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc);
+Value *spec_index(Spec *s, IrVal *arr, int i, Loc loc);
+Value *spec_build(Spec *s, int n, Value **elems, Loc loc);
+int spec_log_len(Spec *s, int64_t len, Loc loc);   /* checks power of two and the limit */
+
+/* builtins.c */
+const Builtin *builtin_lookup(const char *name);
+const Builtin *builtin_opsection(void);
+Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc);
+
+/* The front door: specialise the named entry (or every entry when name is
+ * NULL) into prog. Errors abort through diag. */
+void specialise_program(Arena *arena, const Program *program, const char *entry, IrProgram *prog);
+
+#endif

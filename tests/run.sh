@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The test runner: every test of parmc, ending with "N passed, N failed".
+#   PARMC   the compiler under test (make test passes the sanitizer build)
+#   ACCEPT=1  rewrite golden expectations instead of comparing (make accept)
+set -u
+cd "$(dirname "$0")/.."
+PARMC=${PARMC:-build/parmc}
+ACCEPT=${ACCEPT:-0}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+for t in tests/sections/*.sh; do
+    # shellcheck source=/dev/null
+    . "$t"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
