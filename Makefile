@@ -21,6 +21,7 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c \
        compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
        compiler/f2.c compiler/ir.c compiler/ir_print.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
+       compiler/opt_normalise.c compiler/opt_rules.c compiler/bmmc_kernel.c \
        compiler/driver.c
 GEN_SRCS = build/gen/lexer.c build/gen/parser.c
 MAIN = compiler/main.c
@@ -84,3 +85,18 @@ clean:
 	rm -rf build
 
 -include $(wildcard build/rel/*.d build/san/*.d)
+
+# ---- fuzzing (tests/fuzz, docs/robustness.md) ----
+# `make fuzz SECONDS=N` fuzzes for N seconds. New inputs go to build/fuzz/corpus
+# (tests/fuzz/corpus is only read), crash reproducers to build/fuzz/.
+SECONDS  ?= 60
+FUZZFLAGS = -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZOPTS  = -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/parm.dict
+
+build/fuzz_parmc: tests/fuzz/fuzz_parmc.c $(SRCS) $(GEN_SRCS) $(wildcard compiler/*.h) | build/gen/parser.h
+	clang $(CPPFLAGS) $(WARN) $(FUZZFLAGS) tests/fuzz/fuzz_parmc.c $(SRCS) $(GEN_SRCS) -o $@ -lm
+
+fuzz: build/fuzz_parmc
+	@mkdir -p build/fuzz/corpus
+	build/fuzz_parmc $(FUZZOPTS) -artifact_prefix=build/fuzz/ -max_total_time=$(SECONDS) \
+	    -print_final_stats=1 build/fuzz/corpus tests/fuzz/corpus

@@ -12,6 +12,9 @@
 
 static int64_t static_pow(Spec *s, int64_t base, int64_t exp, Loc loc) {
     if (exp < 0) diag_error(loc, "negative exponent %lld in static arithmetic", (long long)exp);
+    /* |base| >= 2 overflows within 64 steps; these would loop for exp steps */
+    if (base == 0 || base == 1) return exp == 0 ? 1 : base;
+    if (base == -1) return exp % 2 ? -1 : 1;
     int64_t r = 1;
     for (int64_t i = 0; i < exp; i++)
         if (__builtin_mul_overflow(r, base, &r)) diag_error(loc, "static arithmetic overflows 64 bits");
@@ -256,11 +259,16 @@ static Value *b_matof(Spec *s, Value **args, Loc loc) {
 static Value *b_bitperm(Spec *s, Value **args, Loc loc) {
     F2Mat *m = new_mat(s, spec_expect_int(s, args[0], loc, "permutation size"), loc);
     uint64_t seen = 0;
+    int from[F2_MAX];       /* from[b]: the i that mapped to b */
     for (int i = 0; i < m->n; i++) {
         int64_t src = spec_expect_int(s, spec_apply(s, args[1], value_int(s, i), loc), loc, "a bit index");
-        if (src < 0 || src >= m->n || (seen >> src & 1))
-            diag_error(loc, "bitperm: the function is not a permutation of 0..%d (it maps %d to %lld)",
-                       m->n - 1, i, (long long)src);
+        if (src < 0 || src >= m->n)
+            diag_error(loc, "bitperm: the function maps %d to %lld, which is outside 0..%d", i,
+                       (long long)src, m->n - 1);
+        if (seen >> src & 1)
+            diag_error(loc, "bitperm: the function is not a permutation of 0..%d: it maps both %d and %d to %lld",
+                       m->n - 1, from[src], i, (long long)src);
+        from[src] = i;
         seen |= UINT64_C(1) << src;
         m->row[i] = UINT64_C(1) << src;
     }
@@ -444,11 +452,16 @@ static Value *b_reduce(Spec *s, Value **args, Loc loc) {
     return spec_unflatten(s, t, outs);
 }
 
+enum { MAX_ZIP_FIELDS = 1 << 16 };
+
 static Value *b_zip(Spec *s, Value **args, Loc loc) {
     IrVal *pair[2] = {spec_expect_array(s, args[0], loc, "the first argument of zip"),
                       spec_expect_array(s, args[1], loc, "the second argument of zip")};
     if (pair[0]->log_len != pair[1]->log_len)
         diag_error(loc, "zip of arrays of different lengths: 2^%d and 2^%d", pair[0]->log_len, pair[1]->log_len);
+    /* zip of zip of ... doubles the fields each time; bound it before the count overflows */
+    if (pair[0]->elem->nslots + (long)pair[1]->elem->nslots > MAX_ZIP_FIELDS)
+        diag_error(loc, "zip: the element type would have more than %d scalar fields", MAX_ZIP_FIELDS);
     const ElemType *fields[2] = {pair[0]->elem, pair[1]->elem};
     IrStmt *st = ir_append(s->prog, s->body, IR_ZIP, loc, 2, pair);
     return value_rt(s, ir_add_result(s->prog, st, pair[0]->log_len, elem_tuple(s->arena, 2, fields)));

@@ -4,10 +4,11 @@
  *   <the source line>
  *   <spaces, tabs kept from the line>^
  *
- * Everything goes to stderr. Control characters in the echoed line are shown
- * as '?' so that garbage input cannot upset the terminal; the caret line
- * copies tabs and skips UTF-8 continuation bytes so the caret stays under
- * the column (columns themselves are 1-based byte offsets). */
+ * Everything goes to stderr, or to the stream given to diag_set_stream.
+ * Control characters in the echoed line are shown as '?' so that garbage
+ * input cannot upset the terminal; the caret line copies tabs and skips
+ * UTF-8 continuation bytes so the caret stays under the column (columns
+ * themselves are 1-based byte offsets). */
 #include "diag.h"
 
 #include <stdarg.h>
@@ -15,6 +16,12 @@
 #include <stdlib.h>
 
 jmp_buf *diag_handler;
+
+static FILE *diag_stream;       /* NULL: stderr */
+
+void diag_set_stream(FILE *f) { diag_stream = f; }
+
+static FILE *out(void) { return diag_stream ? diag_stream : stderr; }
 
 /* Prints the source line of loc and a caret under its column. */
 static void show_line(Loc loc)
@@ -37,29 +44,29 @@ static void show_line(Loc loc)
         eol--;
     for (const char *q = p; q < eol; q++) {
         unsigned char c = (unsigned char)*q;
-        fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?', stderr);
+        fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?', out());
     }
-    fputc('\n', stderr);
+    fputc('\n', out());
     long width = (long)(eol - p);
     for (long i = 0; i < (long)loc.col - 1; i++) {
         unsigned char c = i < width ? (unsigned char)p[i] : ' ';
         if (c == '\t')
-            fputc('\t', stderr);
+            fputc('\t', out());
         else if ((c & 0xc0) != 0x80)
-            fputc(' ', stderr);
+            fputc(' ', out());
     }
-    fputs("^\n", stderr);
+    fputs("^\n", out());
 }
 
 static void vreport(const char *kind, Loc loc, const char *fmt, va_list ap)
 {
     fflush(stdout);
     if (loc.src)
-        fprintf(stderr, "%s:%d:%d: %s: ", loc.src->name, loc.line, loc.col, kind);
+        fprintf(out(), "%s:%d:%d: %s: ", loc.src->name, loc.line, loc.col, kind);
     else
-        fprintf(stderr, "parmc: %s: ", kind);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+        fprintf(out(), "parmc: %s: ", kind);
+    vfprintf(out(), fmt, ap);
+    fputc('\n', out());
     if (loc.src)
         show_line(loc);
 }
@@ -82,7 +89,7 @@ void diag_note(Loc loc, const char *fmt, ...)
 
 noreturn void diag_abort(void)
 {
-    fflush(stderr);
+    fflush(out());
     if (diag_handler)
         longjmp(*diag_handler, 1);
     exit(1);

@@ -7,6 +7,7 @@
 #define PARMC_DIAG_H
 
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdnoreturn.h>
 
 typedef struct {
@@ -30,5 +31,8 @@ void diag_note(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3
 noreturn void diag_abort(void);
 /* An error with no source position: "parmc: error: ...". */
 noreturn void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Send diagnostics to f instead of stderr (NULL: back to stderr); the
+ * fuzzer silences them this way. */
+void diag_set_stream(FILE *f);
 
 #endif

@@ -8,7 +8,10 @@
 #include "ast.h"
 #include "io.h"
 #include "ir.h"
+#include "opt.h"
 #include "value.h"
+
+const char *const stage_names[STAGE_COUNT] = {"specialised", "normalised", "optimised"};
 
 typedef struct {
     Arena arena;
@@ -20,6 +23,13 @@ typedef struct {
     IrProgram ir;
 } Compilation;
 
+/* Checks the source text c->text (len bytes and a NUL) and sets c->source. */
+static void set_source(Compilation *c, const char *name, long len) {
+    if ((long)strlen(c->text) != len) diag_fatal("'%s' contains a NUL byte; it is not a parm source file", name);
+    if (len > (1L << 24)) diag_fatal("'%s' is larger than the limit of 16 MiB", name);
+    c->source = (Source){name, c->text, (int)len};
+}
+
 static void load_source(Compilation *c, const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) diag_fatal("cannot open '%s'", path);
@@ -27,9 +37,21 @@ static void load_source(Compilation *c, const char *path) {
     c->text = io_slurp(f, &len);
     fclose(f);
     if (!c->text) diag_fatal("cannot read '%s'", path);
-    if ((long)strlen(c->text) != len) diag_fatal("'%s' contains a NUL byte; it is not a parm source file", path);
-    if (len > (1L << 24)) diag_fatal("'%s' is larger than the limit of 16 MiB", path);
-    c->source = (Source){path, c->text, (int)len};
+    set_source(c, path, len);
+}
+
+/* Source text in memory, for driver_run_source. */
+typedef struct {
+    const char *name, *text;
+    size_t len;
+} MemSource;
+
+static void copy_source(Compilation *c, const MemSource *m) {
+    c->text = malloc(m->len + 1);
+    if (!c->text) diag_fatal("out of memory");
+    memcpy(c->text, m->text, m->len);
+    c->text[m->len] = 0;
+    set_source(c, m->name, (long)m->len);
 }
 
 static void free_bufs(Buf **bufs) {
@@ -38,44 +60,74 @@ static void free_bufs(Buf **bufs) {
     free(bufs);
 }
 
-static void interpret(Compilation *c, const char *entry) {
+/* Run the middle end from stage `from` (already reached) to `to`. */
+static void advance(Compilation *c, const Options *opt, Stage from, Stage to) {
+    if (from < STAGE_NORMALISED && to >= STAGE_NORMALISED) opt_normalise(&c->ir);
+    if (from < STAGE_OPTIMISED && to >= STAGE_OPTIMISED) opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL);
+}
+
+/* Differential check of the middle end: the entry's results after every
+ * later stage must equal the specialised program's, bit for bit. */
+static void compare_stages(Compilation *c, const Options *opt, const IrFunc *f) {
+    for (Stage s = STAGE_NORMALISED; s < STAGE_COUNT; s++) {
+        advance(c, opt, s - 1, s);
+        Buf **results = ir_eval_func(&c->ir, f, c->inputs);
+        long bad = -1;
+        int which = 0;
+        for (int r = 0; r < f->body->nresults && bad < 0; r++) {
+            bad = buf_first_difference(c->results[r], results[r]);
+            which = r;
+        }
+        for (int r = 0; results[r]; r++) buf_free(results[r]);
+        free(results);
+        if (bad >= 0)
+            diag_fatal("the %s program differs from the specialised one: result %d, element %ld",
+                       stage_names[s], which, bad);
+    }
+}
+
+static void interpret(Compilation *c, const Options *opt, const char *entry, FILE *in, FILE *out) {
     long len = 0;
-    c->input = io_slurp(stdin, &len);
+    c->input = io_slurp(in, &len);
     if (!c->input) diag_fatal("cannot read standard input");
     const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, &c->inputs);
     c->results = ir_eval_func(&c->ir, f, c->inputs);
-    io_write_results(stdout, f, c->results);
+    if (opt->compare_stages) compare_stages(c, opt, f);
+    io_write_results(out, f, c->results);
 }
 
-static void run_pipeline(Compilation *c, const Options *opt) {
-    load_source(c, opt->input);
+static void run_pipeline(Compilation *c, const Options *opt, const MemSource *mem) {
+    FILE *out = opt->out ? opt->out : stdout;
+    if (mem) copy_source(c, mem);
+    else load_source(c, opt->input);
     parse_source(&c->arena, &c->source, &c->program);
     const char *entry = opt->entry;
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
     specialise_program(&c->arena, &c->program, entry, &c->ir);
+    if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, opt->stage);
     switch (opt->action) {
     case ACTION_CHECK:
         break;
     case ACTION_DUMP_IR:
-        ir_print_program(stdout, &c->ir);
+        ir_print_program(out, &c->ir);
         break;
     case ACTION_INTERPRET:
-        interpret(c, entry);
+        interpret(c, opt, entry, opt->in ? opt->in : stdin, out);
         break;
     case ACTION_COMPILE:
         diag_fatal("code generation is not available yet; use --interpret, --check or --dump-ir");
     }
 }
 
-int driver_run(const Options *opt) {
+static int run(const Options *opt, const MemSource *mem) {
     Compilation *c = calloc(1, sizeof *c);
     if (!c) return 1;
     c->ir.arena = &c->arena;
     jmp_buf handler;
     diag_handler = &handler;
-    int status = setjmp(handler) == 0 ? (run_pipeline(c, opt), 0) : 1;
+    int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;
     diag_handler = NULL;
-    fflush(stdout);
+    fflush(opt->out ? opt->out : stdout);
     free_bufs(c->inputs);
     free_bufs(c->results);
     free(c->input);
@@ -83,4 +135,11 @@ int driver_run(const Options *opt) {
     arena_free(&c->arena);
     free(c);
     return status;
+}
+
+int driver_run(const Options *opt) { return run(opt, NULL); }
+
+int driver_run_source(const Options *opt, const char *name, const char *text, size_t len) {
+    MemSource mem = {name, text, len};
+    return run(opt, &mem);
 }

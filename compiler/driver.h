@@ -4,18 +4,31 @@
 #define PARMC_DRIVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 typedef enum { ACTION_COMPILE, ACTION_CHECK, ACTION_INTERPRET, ACTION_DUMP_IR } Action;
+
+/* The IR stages, in pipeline order. */
+typedef enum { STAGE_SPECIALISED, STAGE_NORMALISED, STAGE_OPTIMISED, STAGE_COUNT } Stage;
+extern const char *const stage_names[STAGE_COUNT];
 
 typedef struct {
     Action action;
     const char *input;          /* the .parm file */
     const char *output;         /* -o */
     const char *entry;          /* -e; NULL = every entry (compile) or main */
-    const char *dump_stage;     /* --dump-ir=STAGE */
+    Stage stage;                /* --dump-ir=STAGE, --stage STAGE for --interpret */
+    bool trace_rules;           /* --trace-rules: print each rule application to stderr */
+    bool compare_stages;        /* --compare-stages: interpret every stage, fail if they differ */
+    FILE *out;                  /* IR dumps and results; NULL = stdout */
+    FILE *in;                   /* the interpreter's input; NULL = stdin */
 } Options;
 
 /* Returns the process exit code: 0, or 1 after a diagnostic. */
 int driver_run(const Options *opt);
+/* The same, compiling the len bytes at text (named `name` in messages)
+ * instead of the file opt->input; for tools such as the fuzzer. */
+int driver_run_source(const Options *opt, const char *name, const char *text, size_t len);
 
 #endif

@@ -77,6 +77,7 @@ struct IrStmt {
     uint64_t compl;             /* BMMC */
     IrBody *body;               /* PARM TWO COL MAP REDUCE */
     bool commutative;           /* REDUCE: the operator is a built-in commutative one */
+    bool changed;               /* scratch for the optimiser: rewritten this round */
 };
 
 typedef struct {

@@ -54,6 +54,14 @@ static void pool_drain(void) {
 
 static size_t buf_count(const Buf *b) { return (size_t)b->batch * (size_t)buf_len(b); }
 
+long buf_first_difference(const Buf *a, const Buf *b) {
+    if (buf_count(a) != buf_count(b) || !elem_equal(a->elem, b->elem)) return 0;
+    for (size_t i = 0; i < buf_count(a); i++)
+        for (int k = 0; k < a->elem->nslots; k++)
+            if (!scalar_equal(elem_slot_prim(a->elem, k), a->planes[k][i], b->planes[k][i])) return (long)i;
+    return -1;
+}
+
 Buf *buf_new(long batch, int log_len, const ElemType *elem) {
     Buf *b = xcalloc(1, sizeof *b);
     b->batch = batch;
@@ -260,6 +268,9 @@ static Buf *eval_map(Eval *E, const IrStmt *s, Buf *xs) {
  * z op total: the order docs/language.md fixes for every back end. */
 static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
     int ns = s->body->nresults;
+    /* The body runs once per level and once more with z, but the static use
+       counts cover one run: count them again before every later run. */
+    int runs = 0;
     bool owned;
     Buf *xs = arg_at(E, s->args[ns], batch, &owned);
     Buf *level = owned ? xs : expand(xs, xs->batch);
@@ -273,6 +284,7 @@ static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
                 params[side * ns + k] = p;
             }
         Buf *next = buf_new(level->batch, level->log_len - 1, level->elem);
+        if (runs++) count_body_uses(E, s->body);
         run_element_body(E, s->body, pairs, params, next);
         free(params);
         buf_free(level);
@@ -287,6 +299,7 @@ static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
     }
     buf_free(level);
     Buf *total = buf_new(batch, -1, s->args[ns]->elem);
+    if (runs++) count_body_uses(E, s->body);
     run_element_body(E, s->body, batch, params, total);
     free(params);
     for (int k = 0; k < ns; k++) {

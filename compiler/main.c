@@ -16,7 +16,13 @@ static const char usage[] =
     "  --interpret          run the entry on the CPU reference interpreter,\n"
     "                       reading its input from stdin and writing the result\n"
     "  --check              parse, check and specialise every entry; no output\n"
-    "  --dump-ir[=STAGE]    print the IR after STAGE: specialised\n"
+    "  --dump-ir[=STAGE]    print the IR after STAGE: specialised, normalised or\n"
+    "                       optimised (the default)\n"
+    "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
+    "  --stage STAGE        with --interpret: run the IR of STAGE (default\n"
+    "                       specialised, the reference semantics)\n"
+    "  --compare-stages     with --interpret: also run every later stage and\n"
+    "                       fail unless all results are identical\n"
     "  -o OUT               the output file\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
@@ -24,6 +30,7 @@ static const char usage[] =
     "exit status: 0 on success, 1 on an error in the program or its input,\n"
     "2 on a usage error.\n";
 
+static int usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "parmc: error: ");
     fprintf(stderr, fmt, arg);
@@ -31,33 +38,35 @@ static int usage_error(const char *fmt, const char *arg) {
     return 2;
 }
 
-static const char *const dump_stages[] = {"specialised", NULL};
-
-static bool known_stage(const char *stage) {
-    for (int i = 0; dump_stages[i]; i++)
-        if (strcmp(stage, dump_stages[i]) == 0) return true;
-    return false;
+static int parse_stage(const char *name, Stage *out) {
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (strcmp(name, stage_names[s]) == 0) {
+            *out = (Stage)s;
+            return 0;
+        }
+    return usage_error("unknown IR stage '%s' (specialised, normalised or optimised)", name);
 }
 
 /* Sets the option at argv[*i], consuming its value if it takes one.
  * Returns 0, or the exit code of a usage error. */
 static int parse_option(int argc, char **argv, int *i, Options *opt) {
     const char *a = argv[*i];
-    if (!strcmp(a, "-e") || !strcmp(a, "--entry") || !strcmp(a, "-o")) {
+    if (!strcmp(a, "-e") || !strcmp(a, "--entry") || !strcmp(a, "-o") || !strcmp(a, "--stage")) {
         if (*i + 1 >= argc) return usage_error("option '%s' needs a value", a);
         const char *value = argv[++*i];
+        if (!strcmp(a, "--stage")) return parse_stage(value, &opt->stage);
         if (a[1] == 'o') opt->output = value;
         else opt->entry = value;
         return 0;
     }
+    if (!strcmp(a, "--trace-rules")) { opt->trace_rules = true; return 0; }
+    if (!strcmp(a, "--compare-stages")) { opt->compare_stages = true; return 0; }
     if (!strncmp(a, "--entry=", 8)) { opt->entry = a + 8; return 0; }
     if (!strcmp(a, "--interpret")) { opt->action = ACTION_INTERPRET; return 0; }
     if (!strcmp(a, "--check")) { opt->action = ACTION_CHECK; return 0; }
     if (!strcmp(a, "--dump-ir") || !strncmp(a, "--dump-ir=", 10)) {
         opt->action = ACTION_DUMP_IR;
-        opt->dump_stage = a[9] == '=' ? a + 10 : "specialised";
-        if (!known_stage(opt->dump_stage)) return usage_error("unknown IR stage '%s'", opt->dump_stage);
-        return 0;
+        return parse_stage(a[9] == '=' ? a + 10 : "optimised", &opt->stage);
     }
     return usage_error("unknown option '%s'", a);
 }

@@ -43,8 +43,8 @@ static void build_function_table(Spec *s, const Program *p) {
             f->arity = eq->params.len;
             s->funcs[s->nfuncs++] = f;
         } else if (f->arity != eq->params.len) {
-            diag_report(eq->loc, "equation for '%s' has %d parameters, but the first one has %d",
-                        eq->name, eq->params.len, f->arity);
+            diag_report(eq->loc, "equation for '%s' has %d parameter%s, but the first one has %d",
+                        eq->name, eq->params.len, eq->params.len == 1 ? "" : "s", f->arity);
             diag_note(f->loc, "first equation of '%s' is here", f->name);
             diag_abort();
         }
@@ -216,8 +216,8 @@ static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
 
 /* ---- calls ---- */
 
-static noreturn void too_deep(Spec *s, Loc loc) {
-    diag_report(loc, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH);
+static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
+    diag_report(loc, "%s", what);
     /* The innermost calls show the cycle; the outermost show how it began. */
     for (int i = s->depth - 1; i >= 0; i--) {
         if (i < s->depth - 6 && i >= 3) {
@@ -237,7 +237,8 @@ static noreturn void too_deep(Spec *s, Loc loc) {
 static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc loc) {
     if (++s->work > SPEC_MAX_WORK)
         diag_error(loc, "specialisation too large: more than %ld calls", SPEC_MAX_WORK);
-    if (s->depth == SPEC_MAX_DEPTH) too_deep(s, loc);
+    if (s->depth == SPEC_MAX_DEPTH)
+        too_deep(s, loc, arena_printf(s->arena, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH));
     s->stack[s->depth++] = (Frame){loc, name, args, nargs};
 }
 
@@ -257,7 +258,8 @@ static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
     char shown[256] = "";
     int used = 0;
     for (int a = 0; a < f->arity && used < (int)sizeof shown - 1; a++)
-        used += snprintf(shown + used, sizeof shown - (size_t)used, " %s", value_describe(s, args[a]));
+        used += snprintf(shown + used, sizeof shown - (size_t)used, "%s %s", a ? "," : "",
+                         value_describe(s, args[a]));
     diag_report(loc, "no equation of '%s' matches the arguments:%s", f->name, shown);
     diag_note(f->loc, "'%s' is defined here", f->name);
     diag_abort();
@@ -342,7 +344,8 @@ static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc);
 
 static Value *select_arrays(Spec *s, IrVal *cond, IrVal *a, IrVal *b, Loc loc) {
     if (a->log_len != b->log_len || !elem_equal(a->elem, b->elem))
-        diag_error(loc, "the branches of 'if' have different types");
+        diag_error(loc, "the branches of 'if' have different types: %s and %s", value_describe(s, value_rt(s, a)),
+                   value_describe(s, value_rt(s, b)));
     if (a->log_len > 6)
         diag_error(loc, "a condition on array elements cannot choose between arrays of %lld elements "
                         "(at most 64); use 'col' or 'map' to select element by element",
@@ -427,7 +430,7 @@ static Value *eval_list(Spec *s, const Expr *e, Env *env) {
     return v;
 }
 
-static Value *eval(Spec *s, const Expr *e, Env *env) {
+static Value *eval_node(Spec *s, const Expr *e, Env *env) {
     switch (e->kind) {
     case EXPR_INT: return value_int(s, e->value);
     case EXPR_BOOL: return value_bool(s, e->value != 0);
@@ -475,6 +478,21 @@ static Value *eval(Spec *s, const Expr *e, Env *env) {
     case EXPR_LIST: return eval_list(s, e, env);
     }
     return NULL;
+}
+
+/* The parser bounds the nesting of one expression and push_frame the nesting
+ * of calls, but the two multiply; this bounds the product, so that deep
+ * programs stop with an error instead of overflowing the C stack. */
+#define SPEC_MAX_EVAL_DEPTH 10000
+static int eval_depth;      /* reset by specialise_program */
+
+static Value *eval(Spec *s, const Expr *e, Env *env) {
+    if (++eval_depth > SPEC_MAX_EVAL_DEPTH)
+        too_deep(s, e->loc, arena_printf(s->arena, "evaluation too deep: more than %d nested expressions",
+                                         SPEC_MAX_EVAL_DEPTH));
+    Value *v = eval_node(s, e, env);
+    eval_depth--;
+    return v;
 }
 
 /* ---- entry points ---- */
@@ -567,6 +585,7 @@ static void specialise_entry(Spec *s, const Entry *entry) {
 
 void specialise_program(Arena *arena, const Program *program, const char *entry, IrProgram *prog) {
     Spec *s = NEW(arena, Spec);
+    eval_depth = 0;
     s->arena = arena;
     s->prog = prog;
     build_function_table(s, program);

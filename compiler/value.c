@@ -34,12 +34,23 @@ Value *value_tuple(Spec *s, int n, Value **elems) {
     return v;
 }
 
-bool value_is_static(const Value *v) {
+/* Lists are static by construction (a list literal with a run-time element
+ * becomes an array). Tuples can share parts: (x, x) built n times has 2^n
+ * leaves, so the walk is bounded instead of running for ever. */
+#define MAX_STATIC_WALK 1000000L
+
+static bool is_static_walk(const Value *v, long *budget) {
     if (v->kind == V_RT) return false;
-    if (v->kind == V_TUPLE || v->kind == V_LIST)
-        for (int i = 0; i < v->n; i++)
-            if (!value_is_static(v->elems[i])) return false;
+    if (v->kind != V_TUPLE) return true;
+    if ((*budget -= v->n) < 0) diag_fatal("a tuple is too large (more than %ld parts)", MAX_STATIC_WALK);
+    for (int i = 0; i < v->n; i++)
+        if (!is_static_walk(v->elems[i], budget)) return false;
     return true;
+}
+
+bool value_is_static(const Value *v) {
+    long budget = MAX_STATIC_WALK;
+    return is_static_walk(v, &budget);
 }
 
 static const char *describe_rt(Spec *s, const IrVal *v) {

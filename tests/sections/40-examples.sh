@@ -17,7 +17,7 @@ interp_check() {
     local name=$1 type=$2 count=$3 seed=$4
     shift 4
     python3 tests/tools/gen.py "$type" "$count" "$seed" >"$TMP/in.txt"
-    if ! "$PARMC" --interpret -e "${ENTRY:-main}" "${PROG:-$TMP/variant.parm}" <"$TMP/in.txt" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
+    if ! "$PARMC" --interpret --compare-stages -e "${ENTRY:-main}" "${PROG:-$TMP/variant.parm}" <"$TMP/in.txt" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
         fail "interpret $name"
         head -5 "$TMP/err.txt"
     elif python3 tests/tools/check.py "$@" "$TMP/in.txt" "$TMP/out.txt" >"$TMP/check.txt"; then

@@ -1,0 +1,599 @@
+/* bmmc_kernel.c: plan, emit and simulate one-pass BMMC permutation kernels.
+ *
+ * bmmc_kernel.h describes the construction and the names (tau, sigma, slot).
+ * Every map here is linear over F2 and held as columns (column i = the image
+ * of bit i), so applying one is an XOR of the columns that the input selects,
+ * and emitting one is the same XOR spelled out with literal columns. */
+#include "bmmc_kernel.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <string.h>
+
+#define SEGMENT_BYTES 128   /* what one warp access should cover */
+#define WARP_LOG 5
+#define MAX_THREAD_LOG 8    /* 256 threads: enough warps per block, few registers */
+#define SMEM_LIMIT 49152    /* static shared memory of one block */
+#define MAX_BLOCK_LOG 30    /* gridDim.x holds at most 2^31 - 1 */
+#define INTERLEAVE_LOG 12   /* block bits spread over both sides: 4096 blocks
+                               cover those resident on a large GPU at once */
+
+static uint64_t bit(int i) { return (uint64_t)1 << i; }
+
+static int log2_exact(int v)
+{
+    int k = 0;
+    while ((1 << k) < v)
+        k++;
+    return (1 << k) == v ? k : -1;
+}
+
+/* XOR of the columns selected by the bits of v. */
+static uint64_t lin(const uint64_t *cols, int count, uint64_t v)
+{
+    uint64_t r = 0;
+    for (v &= f2_mask(count); v; v &= v - 1)
+        r ^= cols[__builtin_ctzll(v)];
+    return r;
+}
+
+/* ---- planning ---- */
+
+/* Coordinates of v (a vector of V) in B = [e0..e(l-1), w1..wr]: V's reduced
+ * basis holds e0..e(l-1) and the w's, each w the only one with its pivot
+ * bit, so the coefficient of w_k is simply v's bit at that pivot. */
+static uint64_t tile_coords(const BmmcPlan *p, const int *pivot, uint64_t v)
+{
+    uint64_t tau = v & f2_mask(p->seg_log);
+    for (int k = 0; k < p->rows_log; k++)
+        tau |= (v >> pivot[k] & 1) << (p->seg_log + k);
+    return tau;
+}
+
+/* Basis vectors of s with pivot >= l in increasing pivot order: a basis of s
+ * modulo L with zero low bits (the reduced basis cleared them). */
+static void high_basis(const F2Space *s, int l, uint64_t *out, int *pivot)
+{
+    int k = 0;
+    for (int j = s->dim - 1; j >= 0; j--) {
+        int top = 63 - __builtin_clzll(s->basis[j]);
+        if (top >= l) {
+            out[k] = s->basis[j];
+            pivot[k++] = top;
+        }
+    }
+}
+
+/* The bank geometry of the tile: a 4-byte word holds 4/e elements, so the
+ * bank is chosen by slot bits bank_lo.. (5 of them); 8-byte elements go as
+ * half-warps over 16 bank pairs, chosen by slot bits 0..3. */
+static void plan_banks(BmmcPlan *p, int elem_log, int *phase_log)
+{
+    p->bank_lo = elem_log < 2 ? 2 - elem_log : 0;
+    int bits = p->elem_bytes == 8 ? 4 : 5;
+    if (bits > p->seg_log - p->bank_lo)
+        bits = p->seg_log - p->bank_lo > 0 ? p->seg_log - p->bank_lo : 0;
+    p->bank_bits = bits;
+    int lanes = p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG;
+    *phase_log = p->elem_bytes == 8 && lanes > 4 ? 4 : lanes;
+}
+
+/* Choose the swizzle S (row bits -> bank bits) so that the tile loads of the
+ * write phase are conflict-free; the stores of the read phase are for any S,
+ * since a warp stores within one row (or two half-warps in two rows).
+ *
+ * A warp phase loads tau = G·u ⊕ const over lanes u; slot bank bits are
+ * beta(u) ⊕ S·rho(u), with rho the row part and beta the bank part of tau.
+ * Eliminating on rho splits the lanes into those within one row (rho = 0,
+ * whose banks S cannot move, but they are distinct words in distinct banks
+ * since G is injective and a row is 32 words) and combinations with
+ * independent rows. Each of the latter gets a bank target outside the span
+ * of all banks so far, and S is solved to hit it: the target is its own bank
+ * when that is already new (no swizzle where none is needed), otherwise the
+ * lowest coordinate bank that is. Lanes sharing a word (elements < 4 bytes)
+ * have bank 0 relative to each other and cost nothing. */
+static void plan_swizzle(BmmcPlan *p, int phase_log)
+{
+    int l = p->seg_log, r = p->rows_log;
+    uint64_t bank_mask = f2_mask(p->bank_bits);
+    uint64_t rho[WARP_LOG], need[WARP_LOG];
+    int count = 0;
+    F2Space banks = f2_space_empty(p->bank_bits);
+    memset(p->swizzle, 0, sizeof p->swizzle);
+    for (int i = 0; i < phase_log; i++) {
+        uint64_t g = p->src_cols[i];
+        uint64_t rw = g >> l, bk = g >> p->bank_lo & bank_mask;
+        for (int m = 0; m < count; m++) {
+            if (rw >> (63 - __builtin_clzll(rho[m])) & 1) {
+                rw ^= rho[m];
+                bk ^= need[m];
+            }
+        }
+        if (rw == 0) {
+            f2_space_add(&banks, bk);
+            continue;
+        }
+        rho[count] = rw;
+        need[count++] = bk;
+    }
+    /* need[m] becomes S·rho[m] = target ⊕ own bank. */
+    for (int m = 0; m < count; m++) {
+        uint64_t target = need[m];
+        for (int b = 0; !f2_space_add(&banks, target); b++)
+            target = bit(b);
+        need[m] ^= target;
+    }
+    /* S·e_k: reduce e_k by the rho's from the highest pivot down; what is
+     * left are non-pivot coordinates, where S is zero. */
+    for (int k = 0; k < r; k++) {
+        uint64_t v = bit(k), s = 0;
+        for (int top = r - 1; top >= 0; top--) {
+            for (int m = 0; m < count; m++) {
+                if ((63 - __builtin_clzll(rho[m])) == top && (v >> top & 1)) {
+                    v ^= rho[m];
+                    s ^= need[m];
+                }
+            }
+        }
+        p->swizzle[k] = s << p->bank_lo;
+    }
+}
+
+/* The number of elements per thread: 8 where the tile allows, so that each
+ * thread has several loads in flight and the per-thread index setup is
+ * shared by several elements; at most 256 threads and at least one warp. */
+static int plan_threads(int tile_log)
+{
+    int t = tile_log - 3;
+    int warp = tile_log < WARP_LOG ? tile_log : WARP_LOG;
+    if (t < warp)
+        t = warp;
+    return t > MAX_THREAD_LOG ? MAX_THREAD_LOG : t;
+}
+
+/* V = L + A⁻¹L, padded with the lowest coordinates it lacks to dimension D. */
+static F2Space plan_tile_space(const BmmcPlan *p, int want)
+{
+    F2Space low = f2_space_coords(p->n, f2_mask(p->seg_log));
+    F2Space back = f2_space_image(&p->a_inv, &low);
+    F2Space v = f2_space_sum(&low, &back);
+    int d = want < p->n ? want : p->n;
+    for (int i = p->seg_log; i < p->n && v.dim < d; i++)
+        f2_space_add(&v, bit(i));
+    return v;
+}
+
+/* The block index: a complement of V, one column per block bit, low bits
+ * first. Blocks with nearby indices run at the same time, so the low block
+ * bits decide which segments the DRAM sees together: input coordinates
+ * there put the reads of running blocks next to each other, output
+ * coordinates (through A⁻¹) their writes. Taking the two in turn gives both
+ * sides runs of several KB instead of isolated 128-byte segments on one
+ * side. Higher block bits take input coordinates, which cost the least to
+ * deposit. Each column is reduced modulo V (zero at V's pivots, so x0 has no
+ * bits in L), which leaves its coset, and so the block's tile, unchanged. */
+static uint64_t next_block_col(const BmmcPlan *p, F2Space *span, int *next, int out_side)
+{
+    while (*next < p->n) {
+        uint64_t u = bit((*next)++);
+        if (out_side)
+            u = f2_apply(&p->a_inv, u);
+        if (f2_space_add(span, u))
+            return u;   /* independent of V and the columns so far */
+    }
+    return 0;
+}
+
+static void plan_blocks(BmmcPlan *p, const F2Space *v)
+{
+    F2Space span = *v;
+    int next[2] = {p->seg_log, p->seg_log};   /* input, output coordinate */
+    for (int k = 0; k < p->block_log; k++) {
+        int side = k < INTERLEAVE_LOG ? k & 1 : 0;
+        uint64_t col = next_block_col(p, &span, &next[side], side);
+        if (!col)
+            col = next_block_col(p, &span, &next[!side], !side);
+        p->block_cols[k] = f2_space_reduce(v, col);
+        p->out_cols[k] = f2_apply(&p->a, p->block_cols[k]);
+    }
+}
+
+static bool plan_valid(const F2Mat *a, uint64_t c, int elem_bytes)
+{
+    return a->n >= 1 && a->n <= BMMC_MAX_N && (c & ~f2_mask(a->n)) == 0 &&
+           (elem_bytes == 1 || elem_bytes == 2 || elem_bytes == 4 || elem_bytes == 8);
+}
+
+bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan)
+{
+    if (!plan_valid(a, c, elem_bytes))
+        return false;
+    BmmcPlan p;
+    memset(&p, 0, sizeof p);
+    p.n = a->n;
+    p.a = *a;
+    p.c = c;
+    p.elem_bytes = elem_bytes;
+    if (!f2_invert(a, &p.a_inv))
+        return false;
+    int elem_log = log2_exact(elem_bytes);
+    int l = log2_exact(SEGMENT_BYTES) - elem_log;
+    p.seg_log = l < p.n ? l : p.n;
+    F2Space v = plan_tile_space(&p, tile_log);
+    p.tile_log = v.dim;
+    p.rows_log = v.dim - p.seg_log;
+    p.block_log = p.n - v.dim;
+    if (p.tile_log > BMMC_MAX_TILE || p.block_log > MAX_BLOCK_LOG ||
+        ((uint64_t)elem_bytes << p.tile_log) > SMEM_LIMIT)
+        return false;
+    p.thread_log = plan_threads(p.tile_log);
+    p.iter_log = p.tile_log - p.thread_log;
+    plan_blocks(&p, &v);
+
+    int wpiv[BMMC_MAX_TILE], zpiv[BMMC_MAX_TILE];
+    high_basis(&v, p.seg_log, p.w, wpiv);
+    F2Space image = f2_space_image(a, &v);
+    high_basis(&image, p.seg_log, p.z, zpiv);
+    for (int i = 0; i < p.tile_log; i++) {
+        int k = i - p.seg_log;
+        p.read_cols[i] = k < 0 ? bit(i) : p.w[k];
+        p.write_cols[i] = k < 0 ? bit(i) : p.z[k];
+        p.src_cols[i] = tile_coords(&p, wpiv, f2_apply(&p.a_inv, p.write_cols[i]));
+    }
+
+    int phase_log;
+    plan_banks(&p, elem_log, &phase_log);
+    plan_swizzle(&p, phase_log);
+    for (int i = 0; i < p.tile_log; i++)
+        p.slot_cols[i] = i < p.seg_log ? bit(i) : bit(i) ^ p.swizzle[i - p.seg_log];
+    *plan = p;
+    return true;
+}
+
+/* ---- index math ---- */
+
+static uint64_t block_x0(const BmmcPlan *p, uint64_t b)
+{
+    return lin(p->block_cols, p->block_log, b);
+}
+
+/* A·x0 ⊕ c, before its low bits are split off as lambda. */
+static uint64_t block_y0(const BmmcPlan *p, uint64_t b)
+{
+    return p->c ^ lin(p->out_cols, p->block_log, b);
+}
+
+uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
+{
+    uint64_t tau = t | (uint64_t)i << p->thread_log;
+    *slot = (unsigned)lin(p->slot_cols, p->tile_log, tau);
+    return block_x0(p, b) ^ lin(p->read_cols, p->tile_log, tau);
+}
+
+uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
+{
+    uint64_t sigma = t | (uint64_t)i << p->thread_log;
+    uint64_t y0 = block_y0(p, b), low = f2_mask(p->seg_log);
+    uint64_t tau = lin(p->src_cols, p->tile_log, sigma ^ (y0 & low));
+    *slot = (unsigned)lin(p->slot_cols, p->tile_log, tau);
+    return (y0 & ~low) ^ lin(p->write_cols, p->tile_log, sigma);
+}
+
+/* ---- emission ---- */
+
+/* How emitted code spells an index type and its literals. */
+typedef struct {
+    const char *type;
+    const char *suffix;
+} IdxType;
+
+static IdxType idx_type(int bits, bool portable)
+{
+    if (portable)
+        return (IdxType){"uint64_t", "ull"};
+    return bits <= 32 ? (IdxType){"unsigned", "u"} : (IdxType){"unsigned long long", "ull"};
+}
+
+/* Emit the XOR over the columns that v selects, as one expression. Columns
+ * that are a single bit move by a shift, and bits moving by the same shift
+ * share one mask-and-shift (a bit permutation is then a handful of terms); any other column is added under the sign-spread of its bit. */
+static void emit_lin(FILE *out, const char *v, const uint64_t *cols, int count, IdxType ty)
+{
+    uint64_t by_shift[2 * 64] = {0};   /* [s + 64]: source bits moving by s */
+    int terms = 0;
+    for (int i = 0; i < count; i++) {
+        uint64_t c = cols[i];
+        if (c && !(c & (c - 1)))
+            by_shift[__builtin_ctzll(c) - i + 64] |= bit(i);
+    }
+    for (int s = -63; s <= 63; s++) {
+        uint64_t m = by_shift[s + 64];
+        if (!m)
+            continue;
+        fprintf(out, "%s", terms++ ? " ^ " : "");
+        if (s >= 0)
+            fprintf(out, "((%s & 0x%" PRIx64 "%s) << %d)", v, m, ty.suffix, s);
+        else
+            fprintf(out, "((%s >> %d) & 0x%" PRIx64 "%s)", v, -s, m >> -s, ty.suffix);
+    }
+    for (int i = 0; i < count; i++) {
+        uint64_t c = cols[i];
+        if (!c || !(c & (c - 1)))
+            continue;
+        fprintf(out, "%s((0%s - (%s >> %d & 1%s)) & 0x%" PRIx64 "%s)", terms++ ? " ^ " : "",
+                ty.suffix, v, i, ty.suffix, c, ty.suffix);
+    }
+    if (!terms)
+        fprintf(out, "0%s", ty.suffix);
+}
+
+/* The columns of tau ↦ slot of the source of sigma (P·G). */
+static void load_slot_cols(const BmmcPlan *p, uint64_t *pg)
+{
+    for (int i = 0; i < p->tile_log; i++)
+        pg[i] = lin(p->slot_cols, p->tile_log, p->src_cols[i]);
+}
+
+/* Per iteration i, the constant part of each index: the columns of the
+ * iteration bits (tau and sigma bits thread_log and up). */
+#define MAX_ITERS (1 << (BMMC_MAX_TILE - MAX_THREAD_LOG))
+typedef struct {
+    uint64_t read_x[MAX_ITERS], read_slot[MAX_ITERS];
+    uint64_t write_y[MAX_ITERS], write_slot[MAX_ITERS];
+} IterTables;
+
+static void iter_tables(const BmmcPlan *p, IterTables *it)
+{
+    uint64_t pg[BMMC_MAX_TILE];
+    load_slot_cols(p, pg);
+    int t = p->thread_log;
+    for (unsigned i = 0; i < 1u << p->iter_log; i++) {
+        uint64_t v = (uint64_t)i << t;
+        it->read_x[i] = lin(p->read_cols, p->tile_log, v);
+        it->read_slot[i] = lin(p->slot_cols, p->tile_log, v);
+        it->write_y[i] = lin(p->write_cols, p->tile_log, v);
+        it->write_slot[i] = lin(pg, p->tile_log, v);
+    }
+}
+
+static void emit_comment(FILE *out, const BmmcPlan *p)
+{
+    char rows[F2_HEX_BUFSIZE];
+    f2_format_hex(&p->a, rows, sizeof rows);
+    fprintf(out,
+            "/* BMMC y = A x ^ 0x%" PRIx64 " on 2^%d elements of %d bytes, one pass.\n"
+            " * A (row i = input bits of output bit i) = %s\n"
+            " * Tile 2^%d (%d segment bits, %d row bits), 2^%d threads x 2^%d elements,\n"
+            " * 2^%d blocks. Generated by parmc bmmc_kernel.c. */\n",
+            p->c, p->n, p->elem_bytes, rows, p->tile_log, p->seg_log, p->rows_log,
+            p->thread_log, p->iter_log, p->block_log);
+}
+
+/* Emit the output base of block b shared by both back ends: y0 = A·x0 ⊕ c
+ * with its low bits split off into the tile offset of the write side.
+ * ybase and sbase are the C spellings of where the two go. */
+static void emit_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind,
+                             const char *ybase, const char *sbase)
+{
+    uint64_t pg[BMMC_MAX_TILE];
+    load_slot_cols(p, pg);
+    uint64_t low = f2_mask(p->seg_log);
+    fprintf(out, "%sconst %s y0 = 0x%" PRIx64 "%s ^ ", ind, ty.type, p->c, ty.suffix);
+    emit_lin(out, "b", p->out_cols, p->block_log, ty);
+    fprintf(out, ";\n%sconst unsigned lam = (unsigned)(y0 & 0x%" PRIx64 "%s);\n", ind, low,
+            ty.suffix);
+    fprintf(out, "%s%s = y0 & ~(%s)0x%" PRIx64 "%s;\n", ind, ybase, ty.type, low, ty.suffix);
+    fprintf(out, "%s%s = ", ind, sbase);
+    emit_lin(out, "lam", pg, p->seg_log, idx_type(32, false));
+    fprintf(out, ";\n");
+}
+
+static void emit_x0(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind)
+{
+    fprintf(out, "%sconst %s x0 = ", ind, ty.type);
+    emit_lin(out, "b", p->block_cols, p->block_log, ty);
+    fprintf(out, ";\n");
+}
+
+/* The thread's part of an index: columns 0..thread_log-1 of a map. */
+static void emit_thread_part(FILE *out, const char *ind, const char *decl, const char *base,
+                             const uint64_t *cols, int thread_log, IdxType ty)
+{
+    fprintf(out, "%s%s = %s", ind, decl, base ? base : "");
+    if (base)
+        fprintf(out, " ^ ");
+    emit_lin(out, "t", cols, thread_log, ty);
+    fprintf(out, ";\n");
+}
+
+/* "var" or "var ^ 0x..": no XOR for a zero constant. */
+static void emit_xor(FILE *out, const char *var, uint64_t k, IdxType ty)
+{
+    if (k)
+        fprintf(out, "%s ^ 0x%" PRIx64 "%s", var, k, ty.suffix);
+    else
+        fprintf(out, "%s", var);
+}
+
+void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *ctype)
+{
+    IdxType ty = idx_type(p->n, false), st = idx_type(32, false);
+    IterTables it;
+    iter_tables(p, &it);
+    uint64_t pg[BMMC_MAX_TILE];
+    load_slot_cols(p, pg);
+    unsigned threads = 1u << p->thread_log, iters = 1u << p->iter_log;
+
+    emit_comment(out, p);
+    fprintf(out, "__global__ void __launch_bounds__(%u)\n", threads);
+    fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out)\n{\n", name, ctype, ctype);
+    fprintf(out, "    __shared__ %s tile[%u];\n", ctype, 1u << p->tile_log);
+    /* The output base needs a dense matrix-vector product in general; one
+     * thread computes it once its loads are in flight (so the branch comes
+     * after them), and the barrier that the tile needs anyway publishes it. */
+    fprintf(out, "    __shared__ %s y_base;\n    __shared__ unsigned s_base;\n", ty.type);
+    fprintf(out, "    const %s b = blockIdx.x;\n    const unsigned t = threadIdx.x;\n", ty.type);
+    emit_x0(out, p, ty, "    ");
+    char decl[64];
+    snprintf(decl, sizeof decl, "const %s x", ty.type);
+    emit_thread_part(out, "    ", decl, "x0", p->read_cols, p->thread_log, ty);
+    emit_thread_part(out, "    ", "const unsigned s", NULL, p->slot_cols, p->thread_log, st);
+    /* All loads first, so that every thread has its elements in flight. */
+    for (unsigned i = 0; i < iters; i++) {
+        fprintf(out, "    const %s v%u = in[", ctype, i);
+        emit_xor(out, "x", it.read_x[i], ty);
+        fprintf(out, "];\n");
+    }
+    fprintf(out, "    if (t == 0) {\n");
+    emit_block_bases(out, p, ty, "        ", "y_base", "s_base");
+    fprintf(out, "    }\n");
+    for (unsigned i = 0; i < iters; i++) {
+        fprintf(out, "    tile[");
+        emit_xor(out, "s", it.read_slot[i], st);
+        fprintf(out, "] = v%u;\n", i);
+    }
+    fprintf(out, "    __syncthreads();\n");
+    snprintf(decl, sizeof decl, "const %s y", ty.type);
+    emit_thread_part(out, "    ", decl, "y_base", p->write_cols, p->thread_log, ty);
+    emit_thread_part(out, "    ", "const unsigned u", "s_base", pg, p->thread_log, st);
+    for (unsigned i = 0; i < iters; i++) {
+        fprintf(out, "    out[");
+        emit_xor(out, "y", it.write_y[i], ty);
+        fprintf(out, "] = tile[");
+        emit_xor(out, "u", it.write_slot[i], st);
+        fprintf(out, "];\n");
+    }
+    fprintf(out, "}\n\n");
+    fprintf(out, "static cudaError_t %s_launch(const %s *in, %s *out, cudaStream_t s)\n{\n", name,
+            ctype, ctype);
+    fprintf(out, "    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out);\n", name, (uint64_t)1 << p->block_log,
+            threads);
+    fprintf(out, "    return cudaGetLastError();\n}\n\n");
+}
+
+static void emit_c_table(FILE *out, const char *type, const char *name, const uint64_t *v,
+                         unsigned count, IdxType ty)
+{
+    fprintf(out, "    static const %s %s[%u] = {", type, name, count);
+    for (unsigned i = 0; i < count; i++)
+        fprintf(out, "%s0x%" PRIx64 "%s", i ? ", " : "", v[i], ty.suffix);
+    fprintf(out, "};\n");
+}
+
+void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *ctype)
+{
+    IdxType ty = idx_type(p->n, true), st = idx_type(32, false);
+    IterTables it;
+    iter_tables(p, &it);
+    uint64_t pg[BMMC_MAX_TILE];
+    load_slot_cols(p, pg);
+    unsigned iters = 1u << p->iter_log;
+
+    emit_comment(out, p);
+    fprintf(out, "void %s(const %s *in, %s *out);\n", name, ctype, ctype);
+    fprintf(out, "void %s(const %s *in, %s *out)\n{\n", name, ctype, ctype);
+    emit_c_table(out, "uint64_t", "read_x", it.read_x, iters, ty);
+    emit_c_table(out, "unsigned", "read_slot", it.read_slot, iters, st);
+    emit_c_table(out, "uint64_t", "write_y", it.write_y, iters, ty);
+    emit_c_table(out, "unsigned", "write_slot", it.write_slot, iters, st);
+    fprintf(out, "    %s tile[%u];\n", ctype, 1u << p->tile_log);
+    fprintf(out, "    for (uint64_t b = 0; b < 0x%" PRIx64 "u; b++) {\n",
+            (uint64_t)1 << p->block_log);
+    emit_x0(out, p, ty, "        ");
+    emit_block_bases(out, p, ty, "        ", "const uint64_t y_base", "const unsigned s_base");
+    fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << p->thread_log);
+    emit_thread_part(out, "            ", "const uint64_t x", "x0", p->read_cols, p->thread_log, ty);
+    emit_thread_part(out, "            ", "const unsigned s", NULL, p->slot_cols, p->thread_log, st);
+    fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
+    fprintf(out, "                tile[s ^ read_slot[i]] = in[x ^ read_x[i]];\n        }\n");
+    fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << p->thread_log);
+    emit_thread_part(out, "            ", "const uint64_t y", "y_base", p->write_cols, p->thread_log, ty);
+    emit_thread_part(out, "            ", "const unsigned u", "s_base", pg, p->thread_log, st);
+    fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
+    fprintf(out, "                out[y ^ write_y[i]] = tile[u ^ write_slot[i]];\n");
+    fprintf(out, "        }\n    }\n}\n\n");
+}
+
+/* ---- simulation ---- */
+
+/* Distinct 32-byte sectors among the lanes' element indices. */
+static int sectors(const uint64_t *idx, int lanes, int elem_bytes)
+{
+    uint64_t seen[32];
+    int count = 0;
+    for (int i = 0; i < lanes; i++) {
+        uint64_t s = idx[i] * (uint64_t)elem_bytes >> 5;
+        int j = 0;
+        while (j < count && seen[j] != s)
+            j++;
+        if (j == count)
+            seen[count++] = s;
+    }
+    return count;
+}
+
+/* Bank congestion of one warp access to the tile (slots are element
+ * indices): the most distinct words one bank serves within one phase. A
+ * phase is the whole warp for elements up to 4 bytes (word = 4 bytes, 32
+ * banks) and a half-warp for 8-byte elements (word = 8 bytes, 16 pairs). */
+static int congestion(const unsigned *slot, int lanes, int elem_bytes)
+{
+    int word_bytes = elem_bytes > 4 ? elem_bytes : 4;
+    int banks = SEGMENT_BYTES / word_bytes;
+    int worst = 0;
+    for (int start = 0; start < lanes; start += banks) {
+        for (int bank = 0; bank < banks; bank++) {
+            uint64_t words[32];
+            int count = 0;
+            for (int i = start; i < start + banks && i < lanes; i++) {
+                uint64_t w = (uint64_t)slot[i] * (uint64_t)elem_bytes / (uint64_t)word_bytes;
+                if ((int)(w % (uint64_t)banks) != bank)
+                    continue;
+                int j = 0;
+                while (j < count && words[j] != w)
+                    j++;
+                if (j == count)
+                    words[count++] = w;
+            }
+            if (count > worst)
+                worst = count;
+        }
+    }
+    return worst;
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* Walk every warp access of block b. */
+static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r)
+{
+    int lanes = 1 << (p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG);
+    unsigned warps = 1u << (p->thread_log - (p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG));
+    for (unsigned w = 0; w < warps; w++) {
+        for (unsigned i = 0; i < 1u << p->iter_log; i++) {
+            uint64_t x[32], y[32];
+            unsigned rs[32], ws[32];
+            for (int lane = 0; lane < lanes; lane++) {
+                unsigned t = w * (unsigned)lanes + (unsigned)lane;
+                x[lane] = bmmc_read_index(p, b, t, i, &rs[lane]);
+                y[lane] = bmmc_write_index(p, b, t, i, &ws[lane]);
+            }
+            r->warp_accesses += 2;
+            r->read_sectors_max = max_int(r->read_sectors_max, sectors(x, lanes, p->elem_bytes));
+            r->write_sectors_max = max_int(r->write_sectors_max, sectors(y, lanes, p->elem_bytes));
+            r->store_congestion_max =
+                max_int(r->store_congestion_max, congestion(rs, lanes, p->elem_bytes));
+            r->load_congestion_max =
+                max_int(r->load_congestion_max, congestion(ws, lanes, p->elem_bytes));
+        }
+    }
+    r->sectors_min = (lanes * p->elem_bytes + 31) / 32;
+}
+
+void bmmc_simulate(const BmmcPlan *p, BmmcSimReport *r)
+{
+    memset(r, 0, sizeof *r);
+    simulate_block(p, 0, r);
+    if (p->block_log > 0)
+        simulate_block(p, ((uint64_t)1 << p->block_log) - 1, r);
+}

@@ -1,0 +1,107 @@
+/* bmmc_kernel.h: one-pass kernels for BMMC permutations y = A·x ⊕ c.
+ *
+ * The construction of shared/design/one-pass-bmmc.md. Every vector here is an
+ * element index over F2 (bit i = coordinate i), as in f2.h.
+ *
+ *   L      the low l bits of one aligned 128-byte segment (l = 7 - log2 of the
+ *          element size, at most n): a warp's global access covers whole
+ *          segments of L when its lanes vary the tile coordinates 0..4.
+ *   V      L + A⁻¹L, padded with coordinate vectors to dimension D (the tile).
+ *          A thread block moves the coset x0 + V to A·x0 ⊕ c + AV.
+ *   tau    tile coordinates (D bits) of an input element: x = x0 ⊕ B·tau with
+ *          B = [e0 .. e(l-1), w1 .. wr]; tau's high r bits are the tile row.
+ *   sigma  tile coordinates of an output element: y = y0 ⊕ Z'·sigma with
+ *          Z' = [e0 .. e(l-1), z1 .. zr]; its source is tau = G·sigma.
+ *   slot   where tau sits in the shared tile: slot = P·tau, P = identity plus an
+ *          XOR swizzle from the row bits into the bank bits, chosen so that
+ *          every warp's tile store and tile load has bank congestion 1.
+ *
+ * A thread block has 2^thread_log threads; thread t, iteration i (of
+ * 2^iter_log) reads tau = t | i << thread_log and writes sigma = t | i <<
+ * thread_log, so a warp's lanes vary coordinates 0..4 on both sides. Block b
+ * takes x0 = C·b (C's columns complete V to a basis, low bits zero), y0 =
+ * (A·x0 ⊕ c) with its low l bits cleared, and the write side then reads
+ * tau = G·(sigma ⊕ lambda), lambda = the cleared low bits.
+ */
+#ifndef PARMC_BMMC_KERNEL_H
+#define PARMC_BMMC_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "f2.h"
+
+#define BMMC_MAX_N 40           /* largest index width planned */
+#define BMMC_MAX_TILE 16        /* largest tile dimension D */
+
+typedef struct {
+    int n;                      /* 2^n elements */
+    int elem_bytes;             /* 1, 2, 4 or 8 */
+    int seg_log;                /* l: elements of one 128-byte segment, log2 */
+    int tile_log;               /* D: elements of one tile, log2 */
+    int rows_log;               /* r = D - l: segments of one tile, log2 */
+    int thread_log;             /* threads per block, log2 */
+    int iter_log;               /* elements per thread, log2 (D - thread_log) */
+    int block_log;              /* n - D: blocks in the grid, log2 */
+    int bank_lo;                /* lowest slot bit that selects a bank */
+    int bank_bits;              /* slot bits that select a bank (word or pair) */
+    F2Mat a;                    /* the permutation */
+    F2Mat a_inv;
+    uint64_t c;
+    /* C: x0 of block bit k. Low block bits alternate between input and
+     * output coordinates, so that running blocks touch neighbouring
+     * segments on both sides. */
+    uint64_t block_cols[BMMC_MAX_N];
+    uint64_t w[BMMC_MAX_TILE];  /* read basis W, zero low l bits */
+    uint64_t z[BMMC_MAX_TILE];  /* write basis Z (of A·V), zero low l bits */
+    uint64_t read_cols[BMMC_MAX_TILE];   /* B: x offset of tau bit i */
+    uint64_t write_cols[BMMC_MAX_TILE];  /* Z': y offset of sigma bit i */
+    /* G: tile coordinates of the source of sigma bit i. Bits i < l are the
+     * output lane, bits i >= l the output segment j'. */
+    uint64_t src_cols[BMMC_MAX_TILE];
+    uint64_t swizzle[BMMC_MAX_TILE];     /* S: slot bits XORed in by row bit k */
+    uint64_t slot_cols[BMMC_MAX_TILE];   /* P: slot of tau bit i */
+    uint64_t out_cols[BMMC_MAX_N];       /* A·C: y0 of block bit k */
+} BmmcPlan;
+
+/* Plan the kernel. tile_log is the wanted tile dimension (10 to 12 suit 4-byte
+ * elements); it is raised to dim(L + A⁻¹L) when that is larger and lowered to
+ * n when the array is smaller than a tile (one block then covers it all).
+ * Returns false when A is not an invertible n×n matrix with 1 <= n <=
+ * BMMC_MAX_N, c has bits at or above n, the element size is not 1, 2, 4 or 8,
+ * or the grid or the tile would not fit a launch (more than 2^30 blocks, more
+ * than 48 KB of shared memory). */
+bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan);
+
+/* The index math of the planned kernel, shared by the emitters' callers and
+ * tests: for block b, thread t and iteration i, the input index read (or the
+ * output index written) and the tile slot it goes to (or comes from). */
+uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot);
+uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot);
+
+/* __global__ void name(const T *__restrict__ in, T *__restrict__ out) with
+ * every table as a literal, and
+ * static cudaError_t name_launch(const T *in, T *out, cudaStream_t s). */
+void bmmc_emit_cuda(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
+
+/* The same kernel as portable C11: void name(const T *in, T *out), one loop
+ * over blocks, a read loop into a local tile and a write loop out of it. */
+void bmmc_emit_c(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
+
+/* What one block's warp accesses cost (blocks 0 and 2^block_log - 1 are
+ * walked). Sectors are 32 bytes. Congestion is the most distinct words one
+ * bank serves for one warp access (32 banks of 4 bytes); 8-byte elements go
+ * as two half-warps over 16 bank pairs, as the hardware splits them. */
+typedef struct {
+    int warp_accesses;          /* global accesses walked, reads plus writes */
+    int sectors_min;            /* fewest sectors a warp access can touch */
+    int read_sectors_max;       /* worst global read */
+    int write_sectors_max;      /* worst global write */
+    int store_congestion_max;   /* worst tile store (read phase) */
+    int load_congestion_max;    /* worst tile load (write phase) */
+} BmmcSimReport;
+
+void bmmc_simulate(const BmmcPlan *plan, BmmcSimReport *r);
+
+#endif

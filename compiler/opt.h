@@ -1,0 +1,22 @@
+/* opt.h: the middle end. Passes over the IR, in pipeline order:
+ *   normalise: parm and col become bmmc / two / bmmc (opt_normalise.c)
+ *   optimise:  the rewrite rules of docs/ir.md to a fixed point (opt_rules.c)
+ * Both rewrite the program in place. */
+#ifndef PARMC_OPT_H
+#define PARMC_OPT_H
+
+#include <stdio.h>
+
+#include "ir.h"
+
+void opt_normalise(IrProgram *p);
+/* trace: when not NULL, one line per rule application. */
+void opt_optimise(IrProgram *p, FILE *trace);
+
+/* The matrices of normalisation, exposed for the unit tests:
+ * parm_matrix(n, m) gathers the halves of `parm m` into the top bit;
+ * col_matrix(n, m) places each pair {i, i^m} at (2p, 2p+1). */
+F2Mat opt_parm_matrix(int n, uint64_t m);
+F2Mat opt_col_matrix(int n, uint64_t m);
+
+#endif

@@ -1,0 +1,223 @@
+/* fuzz_parmc.c: the libFuzzer target of parmc (`make fuzz SECONDS=N`;
+ * docs/robustness.md).
+ *
+ * Each input is a parm source file. It goes through the whole compiler
+ * short of external tools, as the command line would run it:
+ *
+ *   1. --check --stage optimised: parse, check and specialise every entry
+ *      and run the whole middle end on it;
+ *   2. --dump-ir=STAGE for every stage, on the first entry;
+ *   3. --interpret --compare-stages of the first entry on a deterministic
+ *      input derived from the fuzz data, when that entry takes at most
+ *      MAX_INPUT values and the interpretation is cheap (see stmt_cost).
+ *      When the comparison fails but the plain interpretation succeeds, a
+ *      later stage computes something else than the specialised program:
+ *      the target aborts, so the fuzzer keeps the input as a crash.
+ *
+ * Diagnostics and output go to /dev/null; sanitizer reports still reach
+ * stderr. Steps 2 and 3 need the first entry's name and parameter types, so
+ * the target also parses and specialises the first entry itself. */
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+#include "driver.h"
+#include "ir.h"
+#include "value.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum {
+    MAX_INPUT = 4096,                   /* values read by the interpreted entry */
+};
+#define MAX_INTERP_COST 4e6             /* elements touched while interpreting */
+
+static FILE *null_out;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    null_out = fopen("/dev/null", "w");
+    if (!null_out) abort();
+    diag_set_stream(null_out);
+    return 0;
+}
+
+/* ---- what the first entry needs ---- */
+
+typedef struct {
+    char *name;         /* malloc'd; NULL when no entry specialises */
+    long nvalues;       /* input values of its first specialisation */
+    Prim *prims;        /* malloc'd: the primitive of each input value */
+    double cost;        /* estimated elements touched by the interpreter */
+} FirstEntry;
+
+static double body_cost(const IrBody *b, double batch);
+
+/* An upper bound on the work of one statement run `batch` times: the
+ * elements of its results, plus its nested body run once per element of its
+ * array argument (parm, two, col, map and reduce all run it at most that
+ * often, on pieces that are no larger). */
+static double stmt_cost(const IrStmt *s, double batch) {
+    double cost = batch;
+    for (int r = 0; r < s->nres; r++)
+        if (s->res[r]->log_len > 0) cost += batch * (double)s->res[r]->elem->nslots * (double)(1ULL << s->res[r]->log_len);
+    if (s->body) {
+        const IrVal *arr = s->args[s->nargs - 1];
+        double len = arr->log_len > 0 ? (double)(1ULL << arr->log_len) : 1.0;
+        cost += len * (double)arr->elem->nslots * batch + body_cost(s->body, batch * len);
+    }
+    return cost;
+}
+
+static double body_cost(const IrBody *b, double batch) {
+    double cost = 0;
+    for (int i = 0; i < b->nstmts && cost < 1e30; i++) cost += stmt_cost(b->stmts[i], batch);
+    return cost;
+}
+
+/* Parses the source and specialises its first entry. */
+static void find_first_entry(const char *text, size_t len, FirstEntry *fe) {
+    char *copy = malloc(len + 1);
+    if (!copy) abort();
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    Source src = {"fuzz.parm", copy, (int)len};
+    Arena arena = {0};
+    Program program = {0};
+    IrProgram ir = {.arena = &arena};
+    jmp_buf handler;
+    diag_handler = &handler;
+    if (setjmp(handler) == 0) {
+        parse_source(&arena, &src, &program);
+        if (program.entries.len > 0) {
+            const Entry *e = program.entries.items[0];
+            specialise_program(&arena, &program, e->name, &ir);
+            const IrBody *body = ir.funcs[0]->body;
+            fe->name = strdup(e->name);
+            fe->cost = body_cost(body, 1);
+            for (int i = 0; i < body->nparams; i++) {
+                const IrVal *v = body->params[i];
+                long n = v->log_len < 0 ? 1 : v->log_len > 20 ? MAX_INPUT + 1 : 1L << v->log_len;
+                fe->nvalues += n * v->elem->nslots;
+                if (fe->nvalues > MAX_INPUT) break;
+            }
+            if (fe->nvalues <= MAX_INPUT) {
+                fe->prims = malloc(sizeof(Prim) * (size_t)(fe->nvalues + 1));
+                if (!fe->prims) abort();
+                long k = 0;
+                for (int i = 0; i < body->nparams; i++) {
+                    const IrVal *v = body->params[i];
+                    long n = v->log_len < 0 ? 1 : 1L << v->log_len;
+                    for (long j = 0; j < n; j++)
+                        for (int slot = 0; slot < v->elem->nslots; slot++)
+                            fe->prims[k++] = elem_slot_prim(v->elem, slot);
+                }
+            }
+        }
+    }
+    diag_handler = NULL;
+    arena_free(&arena);
+    free(copy);
+}
+
+/* ---- the interpreter's input ---- */
+
+static uint64_t rng_next(uint64_t *state) {
+    /* splitmix64 */
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* One value of p: mostly small, sometimes the extremes of the type. */
+static int format_value(char *buf, size_t size, Prim p, uint64_t r) {
+    int bits = prim_bits(p);
+    int pick = (int)(r & 7);
+    uint64_t x = r >> 8;
+    if (p == PRIM_BOOL) return snprintf(buf, size, "%s", (x & 1) ? "true" : "false");
+    if (prim_is_float(p)) {
+        static const char *const special[] = {"0", "-0", "1e30", "-1e30", "1e-40", "0.5"};
+        if (pick == 0) return snprintf(buf, size, "%s", special[x % 6]);
+        return snprintf(buf, size, "%.3f", (double)(int64_t)(x % 2001) / 8.0 - 125.0);
+    }
+    if (prim_is_signed(p)) {
+        int64_t lo = bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1));
+        int64_t hi = bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+        int64_t v = pick == 0 ? lo : pick == 1 ? hi : pick == 2 ? -1 : (int64_t)(x % 201) - 100;
+        return snprintf(buf, size, "%lld", (long long)v);
+    }
+    uint64_t hi = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    uint64_t v = pick == 0 ? hi : pick == 1 ? 0 : x % 201;
+    return snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+static char *make_input(const FirstEntry *fe, const uint8_t *data, size_t size, size_t *len) {
+    uint64_t seed = 1469598103934665603ULL;     /* FNV-1a of the data */
+    for (size_t i = 0; i < size; i++) seed = (seed ^ data[i]) * 1099511628211ULL;
+    size_t cap = (size_t)fe->nvalues * 32 + 2, n = 0;
+    char *text = malloc(cap);
+    if (!text) abort();
+    for (long i = 0; i < fe->nvalues; i++) {
+        n += (size_t)format_value(text + n, cap - n - 1, fe->prims[i], rng_next(&seed));
+        text[n++] = (i % 8 == 7) ? '\n' : ' ';
+    }
+    text[n++] = '\n';   /* never empty: fmemopen wants a size above 0 */
+    text[n] = 0;
+    *len = n;
+    return text;
+}
+
+/* ---- the target ---- */
+
+static int interpret(Options *opt, const char *text, size_t size, char *input, size_t len) {
+    FILE *in = fmemopen(input, len, "r");
+    if (!in) abort();
+    opt->in = in;
+    int status = driver_run_source(opt, "fuzz.parm", text, size);
+    fclose(in);
+    opt->in = NULL;
+    return status;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const char *text = (const char *)data;
+    Options opt = {.action = ACTION_CHECK, .input = "fuzz.parm", .stage = STAGE_COUNT - 1, .out = null_out};
+    if (driver_run_source(&opt, "fuzz.parm", text, size) != 0) return 0;
+
+    FirstEntry fe = {0};
+    find_first_entry(text, size, &fe);
+    if (!fe.name) return 0;
+    opt.entry = fe.name;
+
+    opt.action = ACTION_DUMP_IR;
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        opt.stage = (Stage)s;
+        driver_run_source(&opt, "fuzz.parm", text, size);
+    }
+
+    if (fe.prims && fe.cost <= MAX_INTERP_COST) {
+        size_t len;
+        char *input = make_input(&fe, data, size, &len);
+        opt.action = ACTION_INTERPRET;
+        opt.stage = STAGE_SPECIALISED;
+        opt.compare_stages = true;
+        if (interpret(&opt, text, size, input, len) != 0) {
+            opt.compare_stages = false;
+            if (interpret(&opt, text, size, input, len) == 0) {
+                fprintf(stderr, "fuzz_parmc: --compare-stages failed: a later stage computes other results "
+                                "than the specialised program on this input:\n%s", input);
+                abort();
+            }
+        }
+        free(input);
+    }
+    free(fe.prims);
+    free(fe.name);
+    return 0;
+}

@@ -1,0 +1,25 @@
+# Rewrite rules: tests/ir/NAME.parm shows one rule firing. Its optimised IR
+# (--dump-ir) must equal NAME.ir and its rule trace NAME.trace, and the
+# program must keep its meaning on random input (--compare-stages).
+for src in tests/ir/*.parm; do
+    base=${src%.parm}
+    "$PARMC" --dump-ir --trace-rules "$src" >"$TMP/ir.out" 2>"$TMP/ir.trace"
+    if [ "$ACCEPT" = 1 ]; then
+        cp "$TMP/ir.out" "$base.ir"
+        cp "$TMP/ir.trace" "$base.trace"
+    fi
+    if diff -u "$base.ir" "$TMP/ir.out" >"$TMP/ir.diff" && diff -u "$base.trace" "$TMP/ir.trace" >>"$TMP/ir.diff"; then
+        pass
+    else
+        fail "ir golden $src"
+        head -30 "$TMP/ir.diff"
+    fi
+    # the entry's input size: the number after "[2^" in its first parameter, or one scalar
+    bits=$(sed -n 's/^entry main (x[s]* : \[2^\([0-9]*\)\].*/\1/p' "$src")
+    python3 tests/tools/gen.py i32 $((1 << ${bits:-0})) 7 >"$TMP/ir.in"
+    if "$PARMC" --interpret --compare-stages "$src" <"$TMP/ir.in" >/dev/null 2>"$TMP/ir.err"; then
+        pass
+    else
+        fail "ir meaning $src: $(head -3 "$TMP/ir.err")"
+    fi
+done
