@@ -21,9 +21,11 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c \
        compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
        compiler/f2.c compiler/ir.c compiler/ir_print.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
-       compiler/opt_normalise.c compiler/opt_rules.c compiler/bmmc_kernel.c \
+       compiler/opt_normalise.c compiler/opt_rules.c \
+       compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
+       compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c \
        compiler/driver.c
-GEN_SRCS = build/gen/lexer.c build/gen/parser.c
+GEN_SRCS = build/gen/lexer.c build/gen/parser.c build/gen/runtime_text.c
 MAIN = compiler/main.c
 
 OBJS      = $(patsubst %.c,build/rel/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
@@ -48,6 +50,12 @@ build/gen/parser.c build/gen/parser.h: compiler/parser.y
 	@mkdir -p build/gen
 	rm -f build/gen/parser.h
 	$(LEMON) -q -T$(LEMPAR) -dbuild/gen $<
+
+# The runtime headers, embedded as strings in every emitted program.
+RUNTIME = runtime/parm_ops.h runtime/parm_io.h
+build/gen/runtime_text.c: $(RUNTIME) compiler/embed.sh
+	@mkdir -p build/gen
+	sh compiler/embed.sh $(RUNTIME) >$@
 
 build/rel/%.o: %.c | build/gen/parser.h
 	@mkdir -p build/rel

@@ -6,11 +6,13 @@
  * and emitting one is the same XOR spelled out with literal columns. */
 #include "bmmc_kernel.h"
 
-#include <assert.h>
 #include <inttypes.h>
 #include <string.h>
 
 #define SEGMENT_BYTES 128   /* what one warp access should cover */
+#define WIDE_SEGMENT_BYTES 256  /* the widest segment tried for L */
+#define WIDE_TILE_BYTES 16384   /* ...while its tile stays within this */
+#define BANK_ROW_BYTES 128  /* 32 banks of 4 bytes */
 #define WARP_LOG 5
 #define MAX_THREAD_LOG 8    /* 256 threads: enough warps per block, few registers */
 #define SMEM_LIMIT 49152    /* static shared memory of one block */
@@ -71,22 +73,24 @@ static void plan_banks(BmmcPlan *p, int elem_log, int *phase_log)
 {
     p->bank_lo = elem_log < 2 ? 2 - elem_log : 0;
     int bits = p->elem_bytes == 8 ? 4 : 5;
-    if (bits > p->seg_log - p->bank_lo)
-        bits = p->seg_log - p->bank_lo > 0 ? p->seg_log - p->bank_lo : 0;
+    if (bits > p->tile_log - p->bank_lo)
+        bits = p->tile_log - p->bank_lo > 0 ? p->tile_log - p->bank_lo : 0;
     p->bank_bits = bits;
     int lanes = p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG;
     *phase_log = p->elem_bytes == 8 && lanes > 4 ? 4 : lanes;
 }
 
-/* Choose the swizzle S (row bits -> bank bits) so that the tile loads of the
- * write phase are conflict-free; the stores of the read phase are for any S,
- * since a warp stores within one row (or two half-warps in two rows).
+/* Choose the swizzle S (bank-row bits -> bank bits; a bank row is 128 bytes
+ * of the tile, the tau bits above the bank bits) so that the tile loads of
+ * the write phase are conflict-free; the stores of the read phase are for
+ * any S, since a warp stores 32 consecutive elements of the tile (within one
+ * bank row, or two half-warps in two).
  *
  * A warp phase loads tau = G·u ⊕ const over lanes u; slot bank bits are
- * beta(u) ⊕ S·rho(u), with rho the row part and beta the bank part of tau.
- * Eliminating on rho splits the lanes into those within one row (rho = 0,
- * whose banks S cannot move, but they are distinct words in distinct banks
- * since G is injective and a row is 32 words) and combinations with
+ * beta(u) ⊕ S·rho(u), with rho the bank-row part and beta the bank part of
+ * tau. Eliminating on rho splits the lanes into those within one bank row
+ * (rho = 0, whose banks S cannot move, but they are distinct words in
+ * distinct banks since G is injective) and combinations with
  * independent rows. Each of the latter gets a bank target outside the span
  * of all banks so far, and S is solved to hit it: the target is its own bank
  * when that is already new (no swizzle where none is needed), otherwise the
@@ -94,7 +98,7 @@ static void plan_banks(BmmcPlan *p, int elem_log, int *phase_log)
  * have bank 0 relative to each other and cost nothing. */
 static void plan_swizzle(BmmcPlan *p, int phase_log)
 {
-    int l = p->seg_log, r = p->rows_log;
+    int hi = p->bank_lo + p->bank_bits, r = p->tile_log - hi;
     uint64_t bank_mask = f2_mask(p->bank_bits);
     uint64_t rho[WARP_LOG], need[WARP_LOG];
     int count = 0;
@@ -102,7 +106,7 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
     memset(p->swizzle, 0, sizeof p->swizzle);
     for (int i = 0; i < phase_log; i++) {
         uint64_t g = p->src_cols[i];
-        uint64_t rw = g >> l, bk = g >> p->bank_lo & bank_mask;
+        uint64_t rw = g >> hi, bk = g >> p->bank_lo & bank_mask;
         for (int m = 0; m < count; m++) {
             if (rw >> (63 - __builtin_clzll(rho[m])) & 1) {
                 rw ^= rho[m];
@@ -151,12 +155,24 @@ static int plan_threads(int tile_log)
     return t > MAX_THREAD_LOG ? MAX_THREAD_LOG : t;
 }
 
-/* V = L + A⁻¹L, padded with the lowest coordinates it lacks to dimension D. */
-static F2Space plan_tile_space(const BmmcPlan *p, int want)
+/* V = L + A⁻¹L, padded with the lowest coordinates it lacks to the wanted
+ * dimension (or n, if smaller). L is the 256-byte segment when its V fits
+ * in 16 KB, else the 128-byte one: measured on an H100 (bench/perm/NOTES.md),
+ * 256-byte pieces gave the DRAM runs long enough to gain 1 to 5% of copy
+ * speed over 128-byte ones; 512-byte ones (larger tiles) lost some of that
+ * for 4-byte elements and were mixed for 8-byte ones. */
+static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want)
 {
-    F2Space low = f2_space_coords(p->n, f2_mask(p->seg_log));
-    F2Space back = f2_space_image(&p->a_inv, &low);
-    F2Space v = f2_space_sum(&low, &back);
+    F2Space v;
+    for (int bytes = WIDE_SEGMENT_BYTES;; bytes /= 2) {
+        int l = log2_exact(bytes) - elem_log;
+        p->seg_log = l < p->n ? l : p->n;
+        F2Space low = f2_space_coords(p->n, f2_mask(p->seg_log));
+        F2Space back = f2_space_image(&p->a_inv, &low);
+        v = f2_space_sum(&low, &back);
+        if (bytes == SEGMENT_BYTES || ((uint64_t)1 << v.dim << elem_log) <= WIDE_TILE_BYTES)
+            break;
+    }
     int d = want < p->n ? want : p->n;
     for (int i = p->seg_log; i < p->n && v.dim < d; i++)
         f2_space_add(&v, bit(i));
@@ -217,9 +233,7 @@ bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPla
     if (!f2_invert(a, &p.a_inv))
         return false;
     int elem_log = log2_exact(elem_bytes);
-    int l = log2_exact(SEGMENT_BYTES) - elem_log;
-    p.seg_log = l < p.n ? l : p.n;
-    F2Space v = plan_tile_space(&p, tile_log);
+    F2Space v = plan_tile_space(&p, elem_log, tile_log);
     p.tile_log = v.dim;
     p.rows_log = v.dim - p.seg_log;
     p.block_log = p.n - v.dim;
@@ -244,8 +258,9 @@ bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPla
     int phase_log;
     plan_banks(&p, elem_log, &phase_log);
     plan_swizzle(&p, phase_log);
+    int hi = p.bank_lo + p.bank_bits;
     for (int i = 0; i < p.tile_log; i++)
-        p.slot_cols[i] = i < p.seg_log ? bit(i) : bit(i) ^ p.swizzle[i - p.seg_log];
+        p.slot_cols[i] = i < hi ? bit(i) : bit(i) ^ p.swizzle[i - hi];
     *plan = p;
     return true;
 }
@@ -296,7 +311,8 @@ static IdxType idx_type(int bits, bool portable)
 
 /* Emit the XOR over the columns that v selects, as one expression. Columns
  * that are a single bit move by a shift, and bits moving by the same shift
- * share one mask-and-shift (a bit permutation is then a handful of terms); any other column is added under the sign-spread of its bit. */
+ * share one mask-and-shift (a bit permutation is then a handful of terms);
+ * any other column is added under the sign-spread of its bit. */
 static void emit_lin(FILE *out, const char *v, const uint64_t *cols, int count, IdxType ty)
 {
     uint64_t by_shift[2 * 64] = {0};   /* [s + 64]: source bits moving by s */
@@ -466,8 +482,8 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *
     fprintf(out, "}\n\n");
     fprintf(out, "static cudaError_t %s_launch(const %s *in, %s *out, cudaStream_t s)\n{\n", name,
             ctype, ctype);
-    fprintf(out, "    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out);\n", name, (uint64_t)1 << p->block_log,
-            threads);
+    fprintf(out, "    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out);\n", name,
+            (uint64_t)1 << p->block_log, threads);
     fprintf(out, "    return cudaGetLastError();\n}\n\n");
 }
 
@@ -502,13 +518,14 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     emit_x0(out, p, ty, "        ");
     emit_block_bases(out, p, ty, "        ", "const uint64_t y_base", "const unsigned s_base");
     fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << p->thread_log);
-    emit_thread_part(out, "            ", "const uint64_t x", "x0", p->read_cols, p->thread_log, ty);
-    emit_thread_part(out, "            ", "const unsigned s", NULL, p->slot_cols, p->thread_log, st);
+    const char *ind = "            ";
+    emit_thread_part(out, ind, "const uint64_t x", "x0", p->read_cols, p->thread_log, ty);
+    emit_thread_part(out, ind, "const unsigned s", NULL, p->slot_cols, p->thread_log, st);
     fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
     fprintf(out, "                tile[s ^ read_slot[i]] = in[x ^ read_x[i]];\n        }\n");
     fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << p->thread_log);
-    emit_thread_part(out, "            ", "const uint64_t y", "y_base", p->write_cols, p->thread_log, ty);
-    emit_thread_part(out, "            ", "const unsigned u", "s_base", pg, p->thread_log, st);
+    emit_thread_part(out, ind, "const uint64_t y", "y_base", p->write_cols, p->thread_log, ty);
+    emit_thread_part(out, ind, "const unsigned u", "s_base", pg, p->thread_log, st);
     fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
     fprintf(out, "                out[y ^ write_y[i]] = tile[u ^ write_slot[i]];\n");
     fprintf(out, "        }\n    }\n}\n\n");
@@ -539,7 +556,7 @@ static int sectors(const uint64_t *idx, int lanes, int elem_bytes)
 static int congestion(const unsigned *slot, int lanes, int elem_bytes)
 {
     int word_bytes = elem_bytes > 4 ? elem_bytes : 4;
-    int banks = SEGMENT_BYTES / word_bytes;
+    int banks = BANK_ROW_BYTES / word_bytes;
     int worst = 0;
     for (int start = 0; start < lanes; start += banks) {
         for (int bank = 0; bank < banks; bank++) {

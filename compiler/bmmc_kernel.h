@@ -3,9 +3,11 @@
  * The construction of shared/design/one-pass-bmmc.md. Every vector here is an
  * element index over F2 (bit i = coordinate i), as in f2.h.
  *
- *   L      the low l bits of one aligned 128-byte segment (l = 7 - log2 of the
- *          element size, at most n): a warp's global access covers whole
- *          segments of L when its lanes vary the tile coordinates 0..4.
+ *   L      the low l bits of one aligned segment of 256 bytes, or of 128 when
+ *          the 256-byte V would exceed a 16 KB tile (l at most n): a warp's
+ *          global access covers whole 128-byte pieces of a segment when its
+ *          lanes vary the tile coordinates 0..4, and each block moves whole
+ *          segments, runs long enough for the DRAM.
  *   V      L + A⁻¹L, padded with coordinate vectors to dimension D (the tile).
  *          A thread block moves the coset x0 + V to A·x0 ⊕ c + AV.
  *   tau    tile coordinates (D bits) of an input element: x = x0 ⊕ B·tau with
@@ -13,8 +15,10 @@
  *   sigma  tile coordinates of an output element: y = y0 ⊕ Z'·sigma with
  *          Z' = [e0 .. e(l-1), z1 .. zr]; its source is tau = G·sigma.
  *   slot   where tau sits in the shared tile: slot = P·tau, P = identity plus an
- *          XOR swizzle from the row bits into the bank bits, chosen so that
- *          every warp's tile store and tile load has bank congestion 1.
+ *          XOR swizzle from the bank-row bits (tau bits from bank_lo +
+ *          bank_bits up: which 128 bytes of the tile) into the bank bits,
+ *          chosen so that every warp's tile store and tile load has bank
+ *          congestion 1.
  *
  * A thread block has 2^thread_log threads; thread t, iteration i (of
  * 2^iter_log) reads tau = t | i << thread_log and writes sigma = t | i <<
@@ -38,7 +42,7 @@
 typedef struct {
     int n;                      /* 2^n elements */
     int elem_bytes;             /* 1, 2, 4 or 8 */
-    int seg_log;                /* l: elements of one 128-byte segment, log2 */
+    int seg_log;                /* l: elements of one segment, log2 */
     int tile_log;               /* D: elements of one tile, log2 */
     int rows_log;               /* r = D - l: segments of one tile, log2 */
     int thread_log;             /* threads per block, log2 */
@@ -60,14 +64,15 @@ typedef struct {
     /* G: tile coordinates of the source of sigma bit i. Bits i < l are the
      * output lane, bits i >= l the output segment j'. */
     uint64_t src_cols[BMMC_MAX_TILE];
-    uint64_t swizzle[BMMC_MAX_TILE];     /* S: slot bits XORed in by row bit k */
+    uint64_t swizzle[BMMC_MAX_TILE];     /* S: slot bits XORed in by bank-row bit k */
     uint64_t slot_cols[BMMC_MAX_TILE];   /* P: slot of tau bit i */
     uint64_t out_cols[BMMC_MAX_N];       /* A·C: y0 of block bit k */
 } BmmcPlan;
 
-/* Plan the kernel. tile_log is the wanted tile dimension (10 to 12 suit 4-byte
- * elements); it is raised to dim(L + A⁻¹L) when that is larger and lowered to
- * n when the array is smaller than a tile (one block then covers it all).
+/* Plan the kernel. tile_log is the least tile dimension wanted (10 suits every
+ * element size); it is raised to dim(L + A⁻¹L) when that is larger (12 for
+ * most 4-byte BMMCs) and lowered to n when the array is smaller than a tile
+ * (one block then covers it all).
  * Returns false when A is not an invertible n×n matrix with 1 <= n <=
  * BMMC_MAX_N, c has bits at or above n, the element size is not 1, 2, 4 or 8,
  * or the grid or the tile would not fit a launch (more than 2^30 blocks, more

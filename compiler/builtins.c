@@ -79,8 +79,8 @@ static Value *static_float_op(Spec *s, Op op, double a, double b, Loc loc) {
 
 static Value *static_bool_op(Spec *s, Op op, bool a, bool b, Loc loc) {
     switch (op) {
-    case OP_AND: return value_bool(s, a && b);
-    case OP_OR: return value_bool(s, a || b);
+    case OP_AND: case OP_BAND: return value_bool(s, a && b);
+    case OP_OR: case OP_BOR: return value_bool(s, a || b);
     case OP_EQ: return value_bool(s, a == b);
     case OP_NE: case OP_XOR: return value_bool(s, a != b);
     default: diag_error(loc, "operator '%s' does not apply to booleans", op_name(op));
@@ -446,7 +446,11 @@ static Value *b_reduce(Spec *s, Value **args, Loc loc) {
     ins[t->nslots] = xs;
     IrStmt *st = ir_append(s->prog, s->body, IR_REDUCE, loc, t->nslots + 1, ins);
     st->body = sc.body;
-    st->commutative = commutative_builtin(args[0]);
+    /* Float + and * are not associative bit for bit, and min/max are not
+       commutative on NaN: only integer reductions may be reordered. */
+    bool exact = true;
+    for (int k = 0; k < t->nslots; k++) exact &= !prim_is_float(elem_slot_prim(t, k));
+    st->commutative = exact && commutative_builtin(args[0]);
     IrVal **outs = NEW_ARRAY(s->arena, IrVal *, t->nslots);
     for (int k = 0; k < t->nslots; k++) outs[k] = ir_add_result(s->prog, st, -1, elem_prim(elem_slot_prim(t, k)));
     return spec_unflatten(s, t, outs);

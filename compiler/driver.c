@@ -8,6 +8,7 @@
 #include "ast.h"
 #include "io.h"
 #include "ir.h"
+#include "emit.h"
 #include "opt.h"
 #include "value.h"
 
@@ -96,6 +97,48 @@ static void interpret(Compilation *c, const Options *opt, const char *entry, FIL
     io_write_results(out, f, c->results);
 }
 
+/* NAME.cu -> NAME.h */
+static char *header_path(Arena *a, const char *output) {
+    const char *slash = strrchr(output, '/');
+    const char *dot = strrchr(output, '.');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - output) : strlen(output);
+    return arena_printf(a, "%.*s.h", (int)stem, output);
+}
+
+static void write_file(const char *path, void (*write)(FILE *, const EmitInput *, bool), const EmitInput *in,
+                       bool flag) {
+    FILE *f = fopen(path, "w");
+    if (!f) diag_fatal("cannot write '%s'", path);
+    write(f, in, flag);
+    if (fclose(f) != 0) diag_fatal("cannot write '%s'", path);
+}
+
+static void write_program(FILE *f, const EmitInput *in, bool target_c) {
+    if (target_c) emit_c_program(f, in);
+    else emit_cuda_program(f, in);
+}
+
+static void write_header(FILE *f, const EmitInput *in, bool target_c) { emit_header(f, in, !target_c); }
+
+/* The back end: schedule every specialisation, write OUT and its header. */
+static void compile(Compilation *c, const Options *opt) {
+    const char *output = opt->output;
+    if (!output) {
+        const char *dot = strrchr(opt->input, '.');
+        size_t stem = dot ? (size_t)(dot - opt->input) : strlen(opt->input);
+        output = arena_printf(&c->arena, "%.*s%s", (int)stem, opt->input, opt->target_c ? ".c" : ".cu");
+    }
+    const char *header = header_path(&c->arena, output);
+    const char *slash = strrchr(header, '/');
+    EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
+                    .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
+                    .main_entry = opt->entry ? opt->entry : "main"};
+    in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
+    for (int i = 0; i < c->ir.nfuncs; i++) schedule_func(&c->arena, c->ir.funcs[i], &in.schedules[i]);
+    write_file(output, write_program, &in, opt->target_c);
+    write_file(header, write_header, &in, opt->target_c);
+}
+
 static void run_pipeline(Compilation *c, const Options *opt, const MemSource *mem) {
     FILE *out = opt->out ? opt->out : stdout;
     if (mem) copy_source(c, mem);
@@ -103,8 +146,10 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     parse_source(&c->arena, &c->source, &c->program);
     const char *entry = opt->entry;
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
+    if (opt->action == ACTION_COMPILE) entry = NULL;   /* every entry gets an API function */
     specialise_program(&c->arena, &c->program, entry, &c->ir);
-    if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, opt->stage);
+    Stage target = opt->action == ACTION_COMPILE ? STAGE_OPTIMISED : opt->stage;
+    if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
     switch (opt->action) {
     case ACTION_CHECK:
         break;
@@ -115,7 +160,8 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         interpret(c, opt, entry, opt->in ? opt->in : stdin, out);
         break;
     case ACTION_COMPILE:
-        diag_fatal("code generation is not available yet; use --interpret, --check or --dump-ir");
+        compile(c, opt);
+        break;
     }
 }
 

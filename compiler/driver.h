@@ -21,6 +21,8 @@ typedef struct {
     Stage stage;                /* --dump-ir=STAGE, --stage STAGE for --interpret */
     bool trace_rules;           /* --trace-rules: print each rule application to stderr */
     bool compare_stages;        /* --compare-stages: interpret every stage, fail if they differ */
+    bool target_c;              /* --target=c: portable C instead of CUDA */
+    bool emit_main;             /* --emit-main: a standalone main for the entry -e (default main) */
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */
 } Options;

@@ -23,7 +23,12 @@ static const char usage[] =
     "                       specialised, the reference semantics)\n"
     "  --compare-stages     with --interpret: also run every later stage and\n"
     "                       fail unless all results are identical\n"
-    "  -o OUT               the output file\n"
+    "  -o OUT               the output file (default FILE.cu, or FILE.c with\n"
+    "                       --target=c); its API header is written beside it\n"
+    "  --target=cuda|c      emit CUDA (the default) or portable C11 with the\n"
+    "                       same API over host pointers\n"
+    "  --emit-main          add a main that runs the entry -e (default main)\n"
+    "                       on values from stdin; `-r N` times N more runs\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
     "\n"
@@ -60,6 +65,9 @@ static int parse_option(int argc, char **argv, int *i, Options *opt) {
         return 0;
     }
     if (!strcmp(a, "--trace-rules")) { opt->trace_rules = true; return 0; }
+    if (!strcmp(a, "--emit-main")) { opt->emit_main = true; return 0; }
+    if (!strcmp(a, "--target=c")) { opt->target_c = true; return 0; }
+    if (!strcmp(a, "--target=cuda")) { opt->target_c = false; return 0; }
     if (!strcmp(a, "--compare-stages")) { opt->compare_stages = true; return 0; }
     if (!strncmp(a, "--entry=", 8)) { opt->entry = a + 8; return 0; }
     if (!strcmp(a, "--interpret")) { opt->action = ACTION_INTERPRET; return 0; }

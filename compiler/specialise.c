@@ -57,7 +57,7 @@ static void build_function_table(Spec *s, const Program *p) {
 int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what) {
     if (v->kind == V_INT) return v->i;
     if (v->kind == V_RT && ir_is_scalar(v->rt))
-        diag_error(loc, "%s must be static, but it depends on array elements", what);
+        diag_error(loc, "%s must be static, but it is %s", what, value_describe(s, v));
     diag_error(loc, "%s must be an integer, got %s", what, value_describe(s, v));
 }
 
@@ -181,8 +181,19 @@ Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
 
 /* ---- patterns ---- */
 
+/* One step of static evaluation (a call, an expression, a pattern): bounds
+ * the work of a compilation and the size of the IR it builds, so that huge
+ * unrollings stop with an error within a second or two. */
+static void spend(Spec *s, Loc loc) {
+    if (++s->work > SPEC_MAX_WORK)
+        diag_error(loc, "specialisation too large: more than %ld evaluation steps", SPEC_MAX_WORK);
+    if (s->prog->next_id > SPEC_MAX_STMTS)
+        diag_error(loc, "specialisation too large: the IR has more than %ld values", SPEC_MAX_STMTS);
+}
+
 /* Binds the pattern's names in *env. Returns false when it does not match. */
 static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
+    spend(s, p->loc);
     switch (p->kind) {
     case PAT_WILD:
         return true;
@@ -235,8 +246,7 @@ static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
 }
 
 static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc loc) {
-    if (++s->work > SPEC_MAX_WORK)
-        diag_error(loc, "specialisation too large: more than %ld calls", SPEC_MAX_WORK);
+    spend(s, loc);
     if (s->depth == SPEC_MAX_DEPTH)
         too_deep(s, loc, arena_printf(s->arena, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH));
     s->stack[s->depth++] = (Frame){loc, name, args, nargs};
@@ -375,8 +385,11 @@ static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc) {
     if (!t) t = spec_elem_type(s, b);
     if (!t || t->is_tuple) {
         if (a->kind == V_INT && b->kind == V_INT && a->i == b->i) return a;
-        diag_error(loc, "a condition on array elements cannot choose between %s and %s",
-                   value_describe(s, a), value_describe(s, b));
+        bool numbers = (a->kind == V_INT || a->kind == V_FLOAT || a->kind == V_BOOL) &&
+                       (b->kind == V_INT || b->kind == V_FLOAT || b->kind == V_BOOL);
+        diag_error(loc, "a condition on array elements cannot choose between %s and %s%s",
+                   value_describe(s, a), value_describe(s, b),
+                   numbers ? "; give a branch an element type, e.g. `i32 0`" : "");
     }
     IrVal *args[3] = {cond, spec_coerce(s, a, t, loc)->rt, spec_coerce(s, b, t, loc)->rt};
     IrStmt *st = ir_append(s->prog, s->body, IR_SELECT, loc, 3, args);
@@ -487,6 +500,7 @@ static Value *eval_node(Spec *s, const Expr *e, Env *env) {
 static int eval_depth;      /* reset by specialise_program */
 
 static Value *eval(Spec *s, const Expr *e, Env *env) {
+    spend(s, e->loc);
     if (++eval_depth > SPEC_MAX_EVAL_DEPTH)
         too_deep(s, e->loc, arena_printf(s->arena, "evaluation too deep: more than %d nested expressions",
                                          SPEC_MAX_EVAL_DEPTH));

@@ -151,13 +151,13 @@ static bool parse_int(Prim p, const char *tok, Scalar *out) {
     errno = 0;
     int bits = prim_bits(p);
     if (prim_is_signed(p)) {
-        long long x = strtoll(tok, &end, 0);
+        long long x = strtoll(tok, &end, 10);
         if (errno || *end || end == tok) return false;
         if (bits < 64 && (x < -(1LL << (bits - 1)) || x >= (1LL << (bits - 1)))) return false;
         out->i = x;
     } else {
         if (tok[0] == '-') return false;
-        unsigned long long x = strtoull(tok, &end, 0);
+        unsigned long long x = strtoull(tok, &end, 10);
         if (errno || *end || end == tok) return false;
         if (bits < 64 && x >> bits) return false;
         out->u = x;

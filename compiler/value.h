@@ -63,8 +63,8 @@ typedef struct {            /* one active call, for "recursion too deep" notes *
 } Frame;
 
 #define SPEC_MAX_DEPTH 400          /* nested calls */
-#define SPEC_MAX_WORK 20000000L     /* applications per compilation */
-#define SPEC_MAX_STMTS 4000000L     /* IR statements per compilation */
+#define SPEC_MAX_WORK 4000000L      /* evaluation steps (calls, expressions, patterns) per compilation */
+#define SPEC_MAX_STMTS 500000L      /* IR statements per compilation, counted as the values they define */
 #define MAX_LOG_LEN 40              /* index bits per array */
 
 struct Spec {

@@ -4,24 +4,39 @@
  * Each input is a parm source file. It goes through the whole compiler
  * short of external tools, as the command line would run it:
  *
- *   1. --check --stage optimised: parse, check and specialise every entry
- *      and run the whole middle end on it;
- *   2. --dump-ir=STAGE for every stage, on the first entry;
- *   3. --interpret --compare-stages of the first entry on a deterministic
+ *   1. --check: parse, check and specialise every entry;
+ *   2. unless the program is big (more than MAX_OPT_STMTS IR statements),
+ *      --check --stage optimised, which runs the whole middle end on every
+ *      entry;
+ *   3. --dump-ir=STAGE for every stage, on the first entry (the optimised
+ *      stage only when the program is not big);
+ *   4. unless the program is big, code generation: CUDA, and C with
+ *      --emit-main for the first entry, into a scratch directory;
+ *   5. --interpret --compare-stages of the first entry on a deterministic
  *      input derived from the fuzz data, when that entry takes at most
  *      MAX_INPUT values and the interpretation is cheap (see stmt_cost).
  *      When the comparison fails but the plain interpretation succeeds, a
  *      later stage computes something else than the specialised program:
  *      the target aborts, so the fuzzer keeps the input as a crash.
+ *      Big programs are interpreted without --compare-stages.
+ *
+ * Steps 2 to 5 need the program's size and the first entry's name and
+ * parameter types, so the target also parses and specialises the program
+ * itself. Every step specialises the program again, so steps 2 to 5 are
+ * skipped when that is heavy (its arena grows past HEAVY_ARENA bytes):
+ * programs close to the specialiser's limits would otherwise run past the
+ * fuzzer's timeout. The optimiser takes seconds on programs of thousands of
+ * statements (such as examples/sort.parm, with a size of 2^20), which would
+ * make most mutations of such seeds time out; hence MAX_OPT_STMTS.
  *
  * Diagnostics and output go to /dev/null; sanitizer reports still reach
- * stderr. Steps 2 and 3 need the first entry's name and parameter types, so
- * the target also parses and specialises the first entry itself. */
+ * stderr. */
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ast.h"
 #include "driver.h"
@@ -33,10 +48,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum {
     MAX_INPUT = 4096,                   /* values read by the interpreted entry */
+    MAX_OPT_STMTS = 500,                /* IR statements of a program that is not big */
 };
 #define MAX_INTERP_COST 4e6             /* elements touched while interpreting */
+#define HEAVY_ARENA ((size_t)32 << 20)  /* bytes a specialisation may take before it is heavy */
 
 static FILE *null_out;
+static char scratch[64];                /* a directory for generated code */
+static char out_cu[96], out_h[96], out_c[96];
+
+static void remove_scratch(void) {
+    unlink(out_cu);
+    unlink(out_c);
+    unlink(out_h);
+    rmdir(scratch);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
@@ -44,12 +70,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     null_out = fopen("/dev/null", "w");
     if (!null_out) abort();
     diag_set_stream(null_out);
+    strcpy(scratch, access("/dev/shm", W_OK) == 0 ? "/dev/shm/fuzz_parmc.XXXXXX" : "/tmp/fuzz_parmc.XXXXXX");
+    if (!mkdtemp(scratch)) abort();
+    snprintf(out_cu, sizeof out_cu, "%s/fuzz.cu", scratch);
+    snprintf(out_c, sizeof out_c, "%s/fuzz.c", scratch);
+    snprintf(out_h, sizeof out_h, "%s/fuzz.h", scratch);
+    atexit(remove_scratch);
     return 0;
 }
 
 /* ---- what the first entry needs ---- */
 
 typedef struct {
+    bool heavy;         /* the specialisation took more than HEAVY_ARENA bytes */
+    long nstmts;        /* IR statements of every entry, nested ones included */
     char *name;         /* malloc'd; NULL when no entry specialises */
     long nvalues;       /* input values of its first specialisation */
     Prim *prims;        /* malloc'd: the primitive of each input value */
@@ -80,7 +114,14 @@ static double body_cost(const IrBody *b, double batch) {
     return cost;
 }
 
-/* Parses the source and specialises its first entry. */
+static long count_stmts(const IrBody *b) {
+    long n = b->nstmts;
+    for (int i = 0; i < b->nstmts; i++)
+        if (b->stmts[i]->body) n += count_stmts(b->stmts[i]->body);
+    return n;
+}
+
+/* Parses the source and specialises every entry. */
 static void find_first_entry(const char *text, size_t len, FirstEntry *fe) {
     char *copy = malloc(len + 1);
     if (!copy) abort();
@@ -94,9 +135,10 @@ static void find_first_entry(const char *text, size_t len, FirstEntry *fe) {
     diag_handler = &handler;
     if (setjmp(handler) == 0) {
         parse_source(&arena, &src, &program);
-        if (program.entries.len > 0) {
+        specialise_program(&arena, &program, NULL, &ir);
+        for (int i = 0; i < ir.nfuncs; i++) fe->nstmts += count_stmts(ir.funcs[i]->body);
+        if (ir.nfuncs > 0) {
             const Entry *e = program.entries.items[0];
-            specialise_program(&arena, &program, e->name, &ir);
             const IrBody *body = ir.funcs[0]->body;
             fe->name = strdup(e->name);
             fe->cost = body_cost(body, 1);
@@ -121,6 +163,7 @@ static void find_first_entry(const char *text, size_t len, FirstEntry *fe) {
         }
     }
     diag_handler = NULL;
+    fe->heavy = arena.total > HEAVY_ARENA;
     arena_free(&arena);
     free(copy);
 }
@@ -187,18 +230,39 @@ static int interpret(Options *opt, const char *text, size_t size, char *input, s
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
-    Options opt = {.action = ACTION_CHECK, .input = "fuzz.parm", .stage = STAGE_COUNT - 1, .out = null_out};
+    Options opt = {.action = ACTION_CHECK, .input = "fuzz.parm", .out = null_out};
     if (driver_run_source(&opt, "fuzz.parm", text, size) != 0) return 0;
 
     FirstEntry fe = {0};
     find_first_entry(text, size, &fe);
-    if (!fe.name) return 0;
-    opt.entry = fe.name;
+    if (!fe.name || fe.heavy) {
+        free(fe.prims);
+        free(fe.name);
+        return 0;
+    }
+    bool big = fe.nstmts > MAX_OPT_STMTS;
+    if (!big) {
+        opt.stage = STAGE_COUNT - 1;
+        driver_run_source(&opt, "fuzz.parm", text, size);
+    }
 
+    opt.entry = fe.name;
     opt.action = ACTION_DUMP_IR;
-    for (int s = 0; s < STAGE_COUNT; s++) {
+    for (int s = 0; s < (big ? STAGE_OPTIMISED : STAGE_COUNT); s++) {
         opt.stage = (Stage)s;
         driver_run_source(&opt, "fuzz.parm", text, size);
+    }
+
+    if (!big) {
+        opt.action = ACTION_COMPILE;
+        opt.output = out_cu;
+        driver_run_source(&opt, "fuzz.parm", text, size);
+        opt.output = out_c;
+        opt.target_c = true;
+        opt.emit_main = true;
+        driver_run_source(&opt, "fuzz.parm", text, size);
+        opt.output = NULL;
+        opt.target_c = opt.emit_main = false;
     }
 
     if (fe.prims && fe.cost <= MAX_INTERP_COST) {
@@ -206,8 +270,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *input = make_input(&fe, data, size, &len);
         opt.action = ACTION_INTERPRET;
         opt.stage = STAGE_SPECIALISED;
-        opt.compare_stages = true;
-        if (interpret(&opt, text, size, input, len) != 0) {
+        opt.compare_stages = !big;
+        if (interpret(&opt, text, size, input, len) != 0 && !big) {
             opt.compare_stages = false;
             if (interpret(&opt, text, size, input, len) == 0) {
                 fprintf(stderr, "fuzz_parmc: --compare-stages failed: a later stage computes other results "

@@ -1,0 +1,50 @@
+/* emit.h: the back ends. emit_common.c writes what the C and CUDA outputs
+ * share (runtime, API, entry dispatch, standalone main); emit_c.c and
+ * emit_cuda.c write the phases of each schedule. */
+#ifndef PARMC_EMIT_H
+#define PARMC_EMIT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "schedule.h"
+
+typedef struct {
+    const char *source_name;    /* for the banner */
+    const char *header_name;    /* the .h written beside the output */
+    Schedule *schedules;        /* one per IR function (entry specialisation) */
+    int nschedules;
+    bool emit_main;
+    const char *main_entry;     /* the entry the standalone main runs */
+} EmitInput;
+
+void emit_c_program(FILE *out, const EmitInput *in);
+void emit_cuda_program(FILE *out, const EmitInput *in);
+/* The API header: the same declarations for both targets. */
+void emit_header(FILE *out, const EmitInput *in, bool cuda);
+
+/* emit_common.c, for the two emitters */
+void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
+void emit_entries(FILE *out, const EmitInput *in, bool cuda);
+void emit_main(FILE *out, const EmitInput *in, bool cuda);
+void emit_phase_comment(FILE *out, const Phase *p);
+/* For each phase, the buffer it writes: 0 input (never), 1 output, 2 scratch.
+ * The last phase writes the output; a phase that cannot run in place writes
+ * the buffer its source is not. */
+void emit_buffers(const Schedule *s, int *buf);
+unsigned long long emit_scratch_bytes(const Schedule *s);
+/* parm_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
+ * the void * arrays named `in` and `out`. */
+void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs);
+/* The function the standalone main calls: runs the entry once, then `repeat`
+ * more times, printing the median time to stderr. */
+void emit_c_runner(FILE *out, const Schedule *s);
+void emit_cuda_runner(FILE *out, const Schedule *s);
+/* "two 20 at sort.parm:10:14 (%123)" */
+void ir_print_stmt_brief(FILE *out, const IrStmt *s);
+
+/* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
+extern const char runtime_parm_ops_h[];
+extern const char runtime_parm_io_h[];
+
+#endif

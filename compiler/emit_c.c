@@ -1,0 +1,238 @@
+/* emit_c.c: the schedule as portable C11 (--target=c).
+ *
+ * Each phase is a loop nest shaped like the CUDA kernel it stands for: a
+ * loop over blocks (tile cosets), a gather of the tile, the stages on the
+ * tile, and a scatter back. The host API is the CUDA one over host pointers,
+ * so everything the GPU runs can be tested on any machine. */
+#include "emit.h"
+
+#include <string.h>
+
+#include "emit_elem.h"
+
+static void emit_tables(FILE *out, const char *name, const uint64_t *cols, int count) {
+    fprintf(out, "    static const uint64_t %s[%d] = {", name, count > 0 ? count : 1);
+    for (int i = 0; i < count; i++) fprintf(out, "%s0x%llxu", i ? ", " : "", (unsigned long long)cols[i]);
+    if (count == 0) fputs("0", out);
+    fputs("};\n", out);
+}
+
+/* Declarations of the typed plane pointers of a phase: in0.., out0... */
+static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_elem) {
+    for (int k = 0; k < in_elem->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(in_elem, k));
+        fprintf(out, "    const %s *in%d = (const %s *)src[%d];\n", t, k, t, k);
+    }
+    for (int k = 0; k < out_elem->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(out_elem, k));
+        fprintf(out, "    %s *out%d = (%s *)dst[%d];\n", t, k, t, k);
+    }
+}
+
+/* One stage on the tile: pairs (lo, hi) or every element of a map. */
+static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
+    const ElemType *t = p->elem;
+    int ns = t->nslots, width = st->pair ? 2 * ns : ns;
+    char names[2][64][32];
+    const char *params[64], *results[64];
+    for (int k = 0; k < width; k++) {
+        snprintf(names[0][k], sizeof names[0][k], "e%d", k);
+        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
+        params[k] = names[0][k];
+        results[k] = names[1][k];
+    }
+    fprintf(out, "        /* stage %d: ", index);
+    ir_print_stmt_brief(out, st->stmt);
+    fputs(" */\n", out);
+    if (st->pair) {
+        int piv = 63 - __builtin_clzll(st->pair);
+        fprintf(out, "        for (uint64_t p = 0; p < %lluu; p++) {\n", 1ULL << (p->tile_log - 1));
+        fprintf(out, "            uint64_t lo = ((p >> %d) << %d) | (p & 0x%llxu), hi = lo ^ 0x%llxu;\n", piv, piv + 1,
+                (unsigned long long)f2_mask(piv), (unsigned long long)st->pair);
+        fprintf(out, "            if (parm_parity(lo & 0x%llxu) ^ parm_parity(b & 0x%llxu) ^ %d) { uint64_t t = lo; lo = hi; hi = t; }\n",
+                (unsigned long long)st->order, (unsigned long long)st->order_block, st->order_const);
+        for (int k = 0; k < width; k++)
+            fprintf(out, "            const %s e%d = tile%d[%s];\n", prim_ctype(elem_slot_prim(t, k % ns)), k, k % ns,
+                    k < ns ? "lo" : "hi");
+    } else {
+        fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
+        for (int k = 0; k < width; k++)
+            fprintf(out, "            const %s e%d = tile%d[u];\n", prim_ctype(elem_slot_prim(t, k)), k, k);
+    }
+    for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%d_", index);
+    emit_elem_body(out, st->body, params, results, prefix, 3);
+    for (int k = 0; k < width; k++)
+        fprintf(out, "            tile%d[%s] = r%d;\n", k % ns, st->pair ? (k < ns ? "lo" : "hi") : "u", k);
+    fputs("        }\n", out);
+}
+
+static void emit_local(FILE *out, const Phase *p, const char *name) {
+    int ns = p->elem->nslots;
+    fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
+    emit_planes(out, p->elem, p->elem);
+    emit_tables(out, "W", p->tile_cols, p->tile_log);
+    emit_tables(out, "C", p->block_cols, p->block_log);
+    fprintf(out, "    uint64_t *off = (uint64_t *)malloc(sizeof(uint64_t) << %d);\n", p->tile_log);
+    for (int k = 0; k < ns; k++)
+        fprintf(out, "    %s *tile%d = (%s *)malloc(sizeof(%s) << %d);\n", prim_ctype(elem_slot_prim(p->elem, k)), k,
+                prim_ctype(elem_slot_prim(p->elem, k)), prim_ctype(elem_slot_prim(p->elem, k)), p->tile_log);
+    fputs("    if (!off", out);
+    for (int k = 0; k < ns; k++) fprintf(out, " || !tile%d", k);
+    fputs(") abort();\n", out);
+    fprintf(out, "    off[0] = 0;\n    for (uint64_t u = 1; u < %lluu; u++) off[u] = off[u & (u - 1)] ^ W[parm_ctz(u)];\n",
+            1ULL << p->tile_log);
+    fprintf(out, "    for (uint64_t b = 0; b < %lluu; b++) {\n", 1ULL << p->block_log);
+    fprintf(out, "        uint64_t x0 = 0;\n        for (int k = 0; k < %d; k++) if (b >> k & 1) x0 ^= C[k];\n",
+            p->block_log);
+    fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
+    for (int k = 0; k < ns; k++) fprintf(out, "            tile%d[u] = in%d[x0 ^ off[u]];\n", k, k);
+    fputs("        }\n", out);
+    for (int i = 0; i < p->nstages; i++) emit_stage(out, p, &p->stages[i], i);
+    fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
+    for (int k = 0; k < ns; k++) fprintf(out, "            out%d[x0 ^ off[u]] = tile%d[u];\n", k, k);
+    fputs("        }\n    }\n    free(off);\n", out);
+    for (int k = 0; k < ns; k++) fprintf(out, "    free(tile%d);\n", k);
+    fputs("}\n\n", out);
+}
+
+static void emit_map(FILE *out, const Phase *p, const char *name) {
+    const ElemType *in = p->in_elem, *res = p->elem;
+    char names[2][64][32];
+    const char *params[64], *results[64];
+    for (int k = 0; k < in->nslots; k++) {
+        snprintf(names[0][k], sizeof names[0][k], "in%d[x]", k);
+        params[k] = names[0][k];
+    }
+    for (int k = 0; k < res->nslots; k++) {
+        snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
+        results[k] = names[1][k];
+    }
+    fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
+    emit_planes(out, in, res);
+    fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << p->n);
+    emit_elem_body(out, p->map->body, params, results, "m_", 2);
+    fputs("    }\n}\n\n", out);
+}
+
+/* A permutation: one planned one-pass kernel per slot (bmmc_kernel.c). */
+static void emit_permute(FILE *out, const Phase *p, const char *name) {
+    for (int k = 0; k < p->elem->nslots; k++) {
+        Prim prim = elem_slot_prim(p->elem, k);
+        BmmcPlan plan;
+        if (!bmmc_plan(&p->mat, p->compl, prim_bits(prim) / 8, 10, &plan))
+            diag_fatal("internal error: no plan for a permutation");
+        char slot_name[128];
+        snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
+        bmmc_emit_c(out, &plan, slot_name, prim_ctype(prim));
+    }
+    fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+        fprintf(out, "    %s_slot%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, t, k, t, k);
+    }
+    fputs("}\n\n", out);
+}
+
+static void emit_phase(FILE *out, const Phase *p, const char *name) {
+    fprintf(out, "/* %s: ", name);
+    emit_phase_comment(out, p);
+    fputs(" */\n", out);
+    switch (p->kind) {
+    case PHASE_LOCAL: emit_local(out, p, name); break;
+    case PHASE_MAP: emit_map(out, p, name); break;
+    case PHASE_PERMUTE: emit_permute(out, p, name); break;
+    }
+}
+
+/* The phases in order, through the buffers chosen by emit_buffers. */
+static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+    int buf[64];
+    emit_buffers(s, buf);
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
+    fputs("    void *scratch[8];\n", out);
+    fprintf(out, "    if (parm_scratch(ctx, %lluu, scratch)) return PARM_ERROR_MEMORY;\n",
+            (unsigned long long)emit_scratch_bytes(s));
+    fputs("    (void)scratch;\n", out);
+    if (s->nphases == 0) {
+        for (int k = 0; k < s->out_elem->nslots; k++)
+            fprintf(out, "    memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k,
+                    prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
+    }
+    static const char *const names[] = {"in", "out", "scratch"};
+    for (int i = 0; i < s->nphases; i++) {
+        const char *src = i == 0 ? "in" : names[buf[i - 1]];
+        fprintf(out, "    %s_%d((const void *const *)%s, %s);\n", fname, i, src, names[buf[i]]);
+    }
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
+    for (int i = 0; i < s->nphases; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s_%d", fname, i);
+        emit_phase(out, &s->phases[i], name);
+    }
+    emit_run(out, s, fname);
+}
+
+static const char c_context[] =
+    "struct parm_ctx {\n"
+    "    void *scratch;\n"
+    "    size_t scratch_bytes;\n"
+    "};\n\n"
+    "int parm_ctx_create(parm_ctx **ctx)\n{\n"
+    "    if (!ctx) return PARM_ERROR_NULL;\n"
+    "    *ctx = (parm_ctx *)calloc(1, sizeof **ctx);\n"
+    "    return *ctx ? PARM_OK : PARM_ERROR_MEMORY;\n}\n\n"
+    "void parm_ctx_destroy(parm_ctx *ctx)\n{\n"
+    "    if (!ctx) return;\n"
+    "    free(ctx->scratch);\n"
+    "    free(ctx);\n}\n\n"
+    "/* Scratch planes of `bytes` each, 64 of them at most, from one allocation. */\n"
+    "static int parm_scratch(parm_ctx *ctx, size_t bytes, void **planes)\n{\n"
+    "    if (bytes == 0) return 0;\n"
+    "    if (ctx->scratch_bytes < bytes * 8) {\n"
+    "        free(ctx->scratch);\n"
+    "        ctx->scratch = malloc(bytes * 8);\n"
+    "        ctx->scratch_bytes = ctx->scratch ? bytes * 8 : 0;\n"
+    "        if (!ctx->scratch) return -1;\n"
+    "    }\n"
+    "    for (int k = 0; k < 8; k++) planes[k] = (char *)ctx->scratch + bytes * (size_t)k;\n"
+    "    return 0;\n}\n\n";
+
+static const char c_timing[] =
+    "static int parm_compare_ms(const void *a, const void *b)\n{\n"
+    "    double x = *(const double *)a, y = *(const double *)b;\n"
+    "    return (x > y) - (x < y);\n}\n\n";
+
+void emit_c_runner(FILE *out, const Schedule *s) {
+    fputs("#include <time.h>\n\n", out);
+    fputs(c_timing, out);
+    fputs("static int parm_main_run_c(parm_ctx *ctx, void **in, void **out, size_t n, int repeat)\n{\n"
+          "    int status = ", out);
+    emit_entry_call(out, s, "in", "out");
+    fputs(";\n    if (status || repeat <= 0) return status;\n"
+          "    double *ms = (double *)malloc(sizeof(double) * (size_t)repeat);\n"
+          "    if (!ms) return PARM_ERROR_MEMORY;\n"
+          "    for (int r = 0; r < repeat && !status; r++) {\n"
+          "        struct timespec t0, t1;\n"
+          "        timespec_get(&t0, TIME_UTC);\n"
+          "        status = ", out);
+    emit_entry_call(out, s, "in", "out");
+    fputs(";\n        timespec_get(&t1, TIME_UTC);\n"
+          "        ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;\n"
+          "    }\n"
+          "    qsort(ms, (size_t)repeat, sizeof(double), parm_compare_ms);\n"
+          "    if (!status) fprintf(stderr, \"median %.3f ms over %d runs\\n\", ms[repeat / 2], repeat);\n"
+          "    free(ms);\n    return status;\n}\n\n", out);
+}
+
+void emit_c_program(FILE *out, const EmitInput *in) {
+    emit_preamble(out, in, false);
+    fputs(c_context, out);
+    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i], in->schedules[i].func->name);
+    emit_entries(out, in, false);
+    if (in->emit_main) emit_main(out, in, false);
+}

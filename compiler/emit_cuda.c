@@ -1,0 +1,337 @@
+/* emit_cuda.c: the schedule as CUDA kernels and host code (the default target).
+ *
+ * A LOCAL phase is one kernel: a thread block per tile coset reads whole
+ * segments into shared memory, runs the stages there with a barrier between
+ * them, and writes the segments back. Every table is a literal. A pair is
+ * always read and written at (lo, hi) in that order, never in the data-
+ * dependent order of the comparator, so a warp's shared accesses fall in 32
+ * distinct banks (the simulator checks it); when the pair vector lies in the
+ * bank bits, the lanes of the upper half-warp take hi first (`flip`). */
+#include "emit.h"
+
+#include <string.h>
+
+#include "emit_elem.h"
+
+#define THREADS_LOG 9
+
+static int threads_log(const Phase *p) {
+    int t = p->tile_log - 1;
+    return t < THREADS_LOG ? (t < 0 ? 0 : t) : THREADS_LOG;
+}
+
+/* x0 = C·b as a sum of literal columns. */
+static void emit_block_origin(FILE *out, const Phase *p) {
+    fputs("    const uint64_t b = blockIdx.x;\n    const uint64_t x0 = 0", out);
+    for (int k = 0; k < p->block_log; k++)
+        fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->block_cols[k]);
+    fputs(";\n", out);
+}
+
+/* The memory offset of u = tid | i << t: a per-thread part and literals. */
+static void emit_thread_offset(FILE *out, const Phase *p, int t) {
+    fputs("    const unsigned tid = threadIdx.x;\n    uint64_t xt = x0", out);
+    for (int i = 0; i < t; i++)
+        fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->tile_cols[i]);
+    fputs(";\n", out);
+}
+
+static uint64_t high_offset(const Phase *p, int t, unsigned i) {
+    uint64_t off = 0;
+    for (int bit = t; bit < p->tile_log; bit++)
+        if (i >> (bit - t) & 1) off ^= p->tile_cols[bit];
+    return off;
+}
+
+static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
+    int ns = p->elem->nslots;
+    for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
+        unsigned long long off = (unsigned long long)high_offset(p, t, i);
+        for (int k = 0; k < ns; k++) {
+            if (load) fprintf(out, "    tile%d[tid + %uu] = in%d[xt ^ 0x%llxull];\n", k, i << t, k, off);
+            else fprintf(out, "    out%d[xt ^ 0x%llxull] = tile%d[tid + %uu];\n", k, off, k, i << t);
+        }
+    }
+}
+
+static void emit_pair_stage(FILE *out, const Phase *p, const Step *st, int index, int t) {
+    int ns = p->elem->nslots, piv = 63 - __builtin_clzll(st->pair);
+    bool flip = piv < 5 && p->tile_log >= 7;
+    fprintf(out, "    for (unsigned j = 0; j < %uu; j++) {\n", 1u << (p->tile_log - 1 - t));
+    fprintf(out, "        const unsigned q = tid + (j << %d);\n", t);
+    fprintf(out, "        const unsigned lo = ((q >> %d) << %d) | (q & 0x%llxu), hi = lo ^ 0x%llxu;\n", piv, piv + 1,
+            (unsigned long long)f2_mask(piv), (unsigned long long)st->pair);
+    fprintf(out, "        const int swap = parm_parity(lo & 0x%llxu) ^ blockpar%d;\n", (unsigned long long)st->order,
+            index);
+    fprintf(out, "        const int flip = %s;\n", flip ? "(q >> 4) & 1" : "0");
+    fputs("        const unsigned a1 = flip ? hi : lo, a2 = flip ? lo : hi;\n", out);
+    for (int k = 0; k < ns; k++) {
+        const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
+        fprintf(out, "        const %s v1_%d = tile%d[a1], v2_%d = tile%d[a2];\n", ty, k, k, k, k);
+        fprintf(out, "        const %s vlo_%d = flip ? v2_%d : v1_%d, vhi_%d = flip ? v1_%d : v2_%d;\n", ty, k, k, k, k,
+                k, k);
+        fprintf(out, "        const %s e%d = swap ? vhi_%d : vlo_%d, e%d = swap ? vlo_%d : vhi_%d;\n", ty, k, k, k,
+                k + ns, k, k);
+    }
+    char names[2][64][32];
+    const char *params[64], *results[64];
+    for (int k = 0; k < 2 * ns; k++) {
+        snprintf(names[0][k], sizeof names[0][k], "e%d", k);
+        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
+        params[k] = names[0][k];
+        results[k] = names[1][k];
+        fprintf(out, "        %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k % ns)), k);
+    }
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%d_", index);
+    emit_elem_body(out, st->body, params, results, prefix, 2);
+    for (int k = 0; k < ns; k++) {
+        fprintf(out, "        {\n            const %s wlo = swap ? r%d : r%d, whi = swap ? r%d : r%d;\n",
+                prim_ctype(elem_slot_prim(p->elem, k)), k + ns, k, k, k + ns);
+        fprintf(out, "            tile%d[a1] = flip ? whi : wlo;\n            tile%d[a2] = flip ? wlo : whi;\n        }\n", k, k);
+    }
+    fputs("    }\n    __syncthreads();\n", out);
+}
+
+static void emit_map_stage(FILE *out, const Phase *p, const Step *st, int index, int t) {
+    int ns = p->elem->nslots;
+    fprintf(out, "    for (unsigned j = 0; j < %uu; j++) {\n        const unsigned u = tid + (j << %d);\n",
+            1u << (p->tile_log - t), t);
+    char names[2][64][32];
+    const char *params[64], *results[64];
+    for (int k = 0; k < ns; k++) {
+        snprintf(names[0][k], sizeof names[0][k], "tile%d[u]", k);
+        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
+        params[k] = names[0][k];
+        results[k] = names[1][k];
+        fprintf(out, "        %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k)), k);
+    }
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%d_", index);
+    emit_elem_body(out, st->body, params, results, prefix, 2);
+    for (int k = 0; k < ns; k++) fprintf(out, "        tile%d[u] = r%d;\n", k, k);
+    fputs("    }\n    __syncthreads();\n", out);
+}
+
+static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
+
+static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
+    int t = threads_log(p), ns = p->elem->nslots;
+    fprintf(out, "__global__ void __launch_bounds__(%d)\n%s_kernel(", 1 << t, name);
+    for (int k = 0; k < ns; k++) fprintf(out, "%sconst %s *in%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), k);
+    for (int k = 0; k < ns; k++) fprintf(out, ", %s *out%d", prim_ctype(elem_slot_prim(p->elem, k)), k);
+    fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
+    int offset = 0;
+    for (int k = 0; k < ns; k++) {
+        const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
+        fprintf(out, "    %s *tile%d = (%s *)(parm_shared + %d);\n", ty, k, ty, offset);
+        offset += (prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->tile_log;
+    }
+    emit_block_origin(out, p);
+    for (int i = 0; i < p->nstages; i++)
+        if (p->stages[i].pair)
+            fprintf(out, "    const int blockpar%d = parm_parity(b & 0x%llxull) ^ %d;\n", i,
+                    (unsigned long long)p->stages[i].order_block, p->stages[i].order_const);
+    emit_thread_offset(out, p, t);
+    emit_copy_tile(out, p, t, true);
+    fputs("    __syncthreads();\n", out);
+    for (int i = 0; i < p->nstages; i++) {
+        fprintf(out, "    /* stage %d: ", i);
+        ir_print_stmt_brief(out, p->stages[i].stmt);
+        fputs(" */\n", out);
+        if (p->stages[i].pair) emit_pair_stage(out, p, &p->stages[i], i, t);
+        else emit_map_stage(out, p, &p->stages[i], i, t);
+    }
+    emit_copy_tile(out, p, t, false);
+    fputs("}\n\n", out);
+}
+
+/* Launchers take the planes as void pointers: phase i's buffers are chosen
+ * by emit_buffers. */
+static void emit_launcher_head(FILE *out, const char *name) {
+    fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst)\n{\n", name);
+}
+
+static void emit_plane_args(FILE *out, const ElemType *in, const ElemType *res) {
+    for (int k = 0; k < in->nslots; k++) fprintf(out, "%s(const %s *)src[%d]", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
+    for (int k = 0; k < res->nslots; k++) fprintf(out, ", (%s *)dst[%d]", prim_ctype(elem_slot_prim(res, k)), k);
+}
+
+static void emit_local(FILE *out, const Phase *p, const char *name) {
+    emit_local_kernel(out, p, name);
+    emit_launcher_head(out, name);
+    int bytes = tile_bytes(p);
+    fprintf(out, "    static int configured;\n"
+                 "    if (!configured) {\n"
+                 "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
+                 "        configured = 1;\n    }\n",
+            name, bytes);
+    fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << p->block_log, 1 << threads_log(p), bytes);
+    emit_plane_args(out, p->elem, p->elem);
+    fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
+}
+
+static void emit_map(FILE *out, const Phase *p, const char *name) {
+    const ElemType *in = p->in_elem, *res = p->elem;
+    fprintf(out, "__global__ void %s_kernel(", name);
+    for (int k = 0; k < in->nslots; k++) fprintf(out, "%sconst %s *__restrict__ in%d", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
+    for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *__restrict__ out%d", prim_ctype(elem_slot_prim(res, k)), k);
+    fprintf(out, ")\n{\n    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
+                 " x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << p->n);
+    char names[2][64][32];
+    const char *params[64], *results[64];
+    for (int k = 0; k < in->nslots; k++) {
+        snprintf(names[0][k], sizeof names[0][k], "in%d[x]", k);
+        params[k] = names[0][k];
+    }
+    for (int k = 0; k < res->nslots; k++) {
+        snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
+        results[k] = names[1][k];
+    }
+    emit_elem_body(out, p->map->body, params, results, "m_", 2);
+    fputs("    }\n}\n\n", out);
+    emit_launcher_head(out, name);
+    unsigned long long blocks = (1ULL << p->n) / 256;
+    fprintf(out, "    %s_kernel<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+    emit_plane_args(out, in, res);
+    fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
+}
+
+static void emit_permute(FILE *out, const Phase *p, const char *name) {
+    for (int k = 0; k < p->elem->nslots; k++) {
+        Prim prim = elem_slot_prim(p->elem, k);
+        BmmcPlan plan;
+        if (!bmmc_plan(&p->mat, p->compl, prim_bits(prim) / 8, 10, &plan))
+            diag_fatal("internal error: no plan for a permutation");
+        char slot_name[128];
+        snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
+        bmmc_emit_cuda(out, &plan, slot_name, prim_ctype(prim));
+    }
+    emit_launcher_head(out, name);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+        fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d], ctx->stream));\n", name, k, t,
+                k, t, k);
+    }
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+    int buf[64];
+    emit_buffers(s, buf);
+    for (int i = 0; i < s->nphases; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s_%d", fname, i);
+        fprintf(out, "/* %s: ", name);
+        emit_phase_comment(out, &s->phases[i]);
+        fputs(" */\n", out);
+        switch (s->phases[i].kind) {
+        case PHASE_LOCAL: emit_local(out, &s->phases[i], name); break;
+        case PHASE_MAP: emit_map(out, &s->phases[i], name); break;
+        case PHASE_PERMUTE: emit_permute(out, &s->phases[i], name); break;
+        }
+    }
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
+    fputs("    void *scratch[8];\n    int status;\n", out);
+    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, scratch))) return status;\n", emit_scratch_bytes(s));
+    if (s->nphases == 0)
+        for (int k = 0; k < s->out_elem->nslots; k++)
+            fprintf(out, "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, cudaMemcpyDeviceToDevice, ctx->stream));\n",
+                    k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
+    static const char *const names[] = {"in", "out", "scratch"};
+    for (int i = 0; i < s->nphases; i++) {
+        const char *src = i == 0 ? "in" : names[buf[i - 1]];
+        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s))) return status;\n", fname, i, src,
+                names[buf[i]]);
+    }
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+static const char cuda_context[] =
+    "struct parm_ctx {\n"
+    "    int device;\n"
+    "    cudaStream_t stream;\n"
+    "    void *scratch;\n"
+    "    size_t scratch_bytes;\n"
+    "    cudaError_t last;\n"
+    "};\n\n"
+    "#define PARM_CHECK(ctx, call) do { cudaError_t parm_e = (call); \\\n"
+    "    if (parm_e != cudaSuccess) { (ctx)->last = parm_e; return PARM_ERROR_CUDA; } } while (0)\n\n"
+    "int parm_ctx_create(parm_ctx **out)\n{\n"
+    "    if (!out) return PARM_ERROR_NULL;\n"
+    "    parm_ctx *ctx = (parm_ctx *)calloc(1, sizeof *ctx);\n"
+    "    *out = ctx;\n"
+    "    if (!ctx) return PARM_ERROR_MEMORY;\n"
+    "    PARM_CHECK(ctx, cudaGetDevice(&ctx->device));\n"
+    "    PARM_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));\n"
+    "    return PARM_OK;\n}\n\n"
+    "void parm_ctx_destroy(parm_ctx *ctx)\n{\n"
+    "    if (!ctx) return;\n"
+    "    if (ctx->scratch) cudaFreeAsync(ctx->scratch, ctx->stream);\n"
+    "    if (ctx->stream) {\n        cudaStreamSynchronize(ctx->stream);\n        cudaStreamDestroy(ctx->stream);\n    }\n"
+    "    free(ctx);\n}\n\n"
+    "cudaStream_t parm_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
+    "const char *parm_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n"
+    "static int parm_check_device(parm_ctx *ctx)\n{\n"
+    "    int device;\n"
+    "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"
+    "    return device == ctx->device ? PARM_OK : PARM_ERROR_DEVICE;\n}\n\n"
+    "/* Eight scratch planes of `bytes` each, stream-ordered (no synchronisation). */\n"
+    "static int parm_scratch(parm_ctx *ctx, size_t bytes, void **planes)\n{\n"
+    "    if (bytes == 0) return PARM_OK;\n"
+    "    if (ctx->scratch_bytes < bytes * 8) {\n"
+    "        if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));\n"
+    "        ctx->scratch = NULL;\n        ctx->scratch_bytes = 0;\n"
+    "        PARM_CHECK(ctx, cudaMallocAsync(&ctx->scratch, bytes * 8, ctx->stream));\n"
+    "        ctx->scratch_bytes = bytes * 8;\n"
+    "    }\n"
+    "    for (int k = 0; k < 8; k++) planes[k] = (char *)ctx->scratch + bytes * (size_t)k;\n"
+    "    return PARM_OK;\n}\n\n";
+
+void emit_cuda_runner(FILE *out, const Schedule *s) {
+    const ElemType *in = s->in_elem, *res = s->out_elem;
+    fputs("#include <algorithm>\n#include <vector>\n\n", out);
+    fputs("static int parm_main_run_cuda(parm_ctx *ctx, void **host_in, void **host_out, size_t n, int repeat)\n{\n", out);
+    fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
+    for (int k = 0; k < in->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(in, k));
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * n));\n", k, t);
+        fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], host_in[%d], sizeof(%s) * n, cudaMemcpyHostToDevice));\n", k, k, t);
+    }
+    for (int k = 0; k < res->nslots; k++)
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * n));\n", k, prim_ctype(elem_slot_prim(res, k)));
+    fputs("    int status = ", out);
+    emit_entry_call(out, s, "in", "out");
+    fputs(";\n    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
+    fputs("    if (!status && repeat > 0) {\n"
+          "        std::vector<float> ms((size_t)repeat);\n"
+          "        cudaEvent_t start, stop;\n"
+          "        PARM_CHECK(ctx, cudaEventCreate(&start));\n"
+          "        PARM_CHECK(ctx, cudaEventCreate(&stop));\n"
+          "        for (int r = 0; r < repeat && !status; r++) {\n"
+          "            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n"
+          "            status = ", out);
+    emit_entry_call(out, s, "in", "out");
+    fputs(";\n            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
+          "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
+          "            PARM_CHECK(ctx, cudaEventElapsedTime(&ms[(size_t)r], start, stop));\n"
+          "        }\n"
+          "        std::sort(ms.begin(), ms.end());\n"
+          "        if (!status) fprintf(stderr, \"median %.4f ms over %d runs\\n\", ms[(size_t)repeat / 2], repeat);\n"
+          "        cudaEventDestroy(start);\n        cudaEventDestroy(stop);\n    }\n", out);
+    for (int k = 0; k < res->nslots; k++)
+        fprintf(out, "    if (!status) PARM_CHECK(ctx, cudaMemcpy(host_out[%d], out[%d], sizeof(%s) * n, cudaMemcpyDeviceToHost));\n",
+                k, k, prim_ctype(elem_slot_prim(res, k)));
+    for (int k = 0; k < in->nslots; k++) fprintf(out, "    cudaFree(in[%d]);\n", k);
+    for (int k = 0; k < res->nslots; k++) fprintf(out, "    cudaFree(out[%d]);\n", k);
+    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", parm_ctx_message(ctx));\n"
+          "    return status;\n}\n\n", out);
+}
+
+void emit_cuda_program(FILE *out, const EmitInput *in) {
+    emit_preamble(out, in, true);
+    fputs(cuda_context, out);
+    for (int i = 0; i < in->nschedules; i++) emit_run(out, &in->schedules[i], in->schedules[i].func->name);
+    emit_entries(out, in, true);
+    if (in->emit_main) emit_main(out, in, true);
+}

@@ -1,0 +1,367 @@
+/* emit_elem.c: C code for element-level bodies (emit_elem.h).
+ *
+ * Every flattened slot of every value of the body is a node: a parameter's
+ * C expression, or a C local declared for one scalar statement. Statements
+ * that only move data (INDEX, BUILD, BMMC, CONVERT to the same type) give
+ * their results the nodes of their arguments, so arrays never get variables.
+ * Three passes: build the nodes and check the body (an unsupported form is an
+ * internal error), mark the nodes the results need, print the live ones.
+ *
+ * The code uses runtime/parm_ops.h for every operator: parm_<op>_<t> and
+ * parm_cvt_<to>_<from>; a scalar statement with result %id declares
+ * `const <ctype> <prefix><id>`. */
+#include "emit_elem.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdnoreturn.h>
+#include <string.h>
+
+#include "diag.h"
+
+/* Arrays become one C expression per slot, so keep them small. */
+#define ELEM_MAX_SLOTS (1 << 16)
+
+typedef struct Node Node;
+struct Node {
+    const char *text;           /* a parameter's expression or a local's name */
+    const IrStmt *def;          /* the statement declaring the local; NULL for parameters */
+    const char *init;           /* its initialiser */
+    Prim prim;
+    Node *deps[3];
+    int ndeps;
+    bool live;
+};
+
+typedef struct {
+    Arena arena;                /* everything below; freed before returning or failing */
+    int min_id, nids;
+    Node ***slots;              /* by id - min_id: the value's slot nodes, NULL if not yet defined */
+    Node **stmt_node;           /* by statement index: its local, NULL if it declares none */
+    const char *prefix;
+} Emit;
+
+static const char *const op_names[OP_COUNT] = {
+    [OP_ADD] = "add", [OP_SUB] = "sub", [OP_MUL] = "mul", [OP_DIV] = "div", [OP_MOD] = "mod",
+    [OP_SHL] = "shl", [OP_SHR] = "shr", [OP_BAND] = "and", [OP_BOR] = "or", [OP_XOR] = "xor",
+    [OP_EQ] = "eq", [OP_NE] = "ne", [OP_LT] = "lt", [OP_LE] = "le", [OP_GT] = "gt", [OP_GE] = "ge",
+    [OP_AND] = "land", [OP_OR] = "lor", [OP_NEG] = "neg", [OP_NOT] = "not",
+};
+
+static noreturn void fail(Emit *E, const IrStmt *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static noreturn void fail(Emit *E, const IrStmt *s, const char *fmt, ...)
+{
+    char msg[256], where[64] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (s) {
+        if (s->nres > 0) snprintf(where, sizeof where, " (%%%d = %s)", s->res[0]->id, ir_op_name(s->op));
+        else snprintf(where, sizeof where, " (%s)", ir_op_name(s->op));
+    }
+    arena_free(&E->arena);
+    diag_fatal("internal error: element code%s: %s", where, msg);
+}
+
+static int value_slots(Emit *E, const IrStmt *s, const IrVal *v)
+{
+    if (v->log_len > 30) fail(E, s, "array %%%d of 2^%d elements is too large", v->id, v->log_len);
+    long n = (v->log_len < 0 ? 1L : 1L << v->log_len) * v->elem->nslots;
+    if (n > ELEM_MAX_SLOTS) fail(E, s, "array %%%d has %ld slots, too many for element code", v->id, n);
+    return (int)n;
+}
+
+int emit_elem_slots(const IrVal *v)
+{
+    long n = (v->log_len < 0 ? 1L : v->log_len > 30 ? -1L : 1L << v->log_len);
+    if (n < 0 || n * v->elem->nslots > INT32_MAX)
+        diag_fatal("internal error: element code: array %%%d of 2^%d elements is too large", v->id, v->log_len);
+    return (int)(n * v->elem->nslots);
+}
+
+static Prim slot_prim(const IrVal *v, int k) { return elem_slot_prim(v->elem, k % v->elem->nslots); }
+
+/* ---- pass 1: nodes ---- */
+
+static Node **lookup(Emit *E, const IrStmt *s, const IrVal *v)
+{
+    int i = v->id - E->min_id;
+    if (i < 0 || i >= E->nids || !E->slots[i])
+        fail(E, s, "%%%d is not defined before its use in the body (values defined outside are not supported)", v->id);
+    return E->slots[i];
+}
+
+static void define(Emit *E, const IrStmt *s, const IrVal *v, Node **nodes)
+{
+    int i = v->id - E->min_id;
+    if (E->slots[i]) fail(E, s, "%%%d is defined twice", v->id);
+    E->slots[i] = nodes;
+}
+
+/* A parameter expression can be used as an operand as it is when it is an
+ * identifier with member accesses and subscripts; anything else gets
+ * parentheses. */
+static bool is_postfix_expr(const char *e)
+{
+    if (!*e) return false;
+    int depth = 0;
+    for (const char *c = e; *c; c++) {
+        if (*c == '[') depth++;
+        else if (*c == ']') { if (--depth < 0) return false; }
+        else if (depth > 0) continue;
+        else if (*c == '-' && c[1] == '>') c++;
+        else if (!(*c == '_' || *c == '.' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                   (*c >= '0' && *c <= '9')))
+            return false;
+    }
+    return depth == 0;
+}
+
+static bool op_accepts(Op op, Prim p, bool unary)
+{
+    bool is_bool = p == PRIM_BOOL, is_float = prim_is_float(p);
+    if (unary) return (op == OP_NEG && !is_bool) || (op == OP_NOT && is_bool);
+    switch (op) {
+    case OP_AND: case OP_OR: return is_bool;
+    case OP_EQ: case OP_NE: return true;
+    case OP_BAND: case OP_BOR: case OP_XOR: return !is_float;
+    case OP_SHL: case OP_SHR: case OP_MOD: return !is_float && !is_bool;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+    case OP_LT: case OP_LE: case OP_GT: case OP_GE: return !is_bool;
+    default: return false;
+    }
+}
+
+static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
+
+/* A literal with exactly the value's bits (constants are canonicalised). */
+static const char *literal(Emit *E, Prim p, Scalar v)
+{
+    Arena *a = &E->arena;
+    const char *ct = prim_ctype(p);
+    if (p == PRIM_F32) {
+        if (isfinite(v.f32)) return arena_printf(a, "%af", (double)v.f32);
+        uint32_t bits;
+        memcpy(&bits, &v.f32, sizeof bits);
+        return arena_printf(a, "parm_f32_from_bits(0x%08" PRIx32 "u)", bits);
+    }
+    if (p == PRIM_F64) {
+        if (isfinite(v.f64)) return arena_printf(a, "%a", v.f64);
+        return arena_printf(a, "parm_f64_from_bits(0x%016" PRIx64 "ull)", v.u);
+    }
+    v = scalar_wrap(p, v);
+    if (p == PRIM_BOOL) return arena_printf(a, "(uint8_t)%d", (int)v.u);
+    int bits = prim_bits(p);
+    if (!prim_is_signed(p)) return arena_printf(a, "(%s)%" PRIu64 "%s", ct, v.u, bits == 64 ? "ull" : "u");
+    int64_t max = bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+    if (v.i == -max - 1) return arena_printf(a, "(%s)(-%" PRId64 " - 1)", ct, max);
+    return arena_printf(a, "(%s)%" PRId64, ct, v.i);
+}
+
+static Node *new_local(Emit *E, const IrStmt *s, Prim p, const char *init, int ndeps, Node **deps)
+{
+    Node *n = NEW(&E->arena, Node);
+    n->text = arena_printf(&E->arena, "%s%d", E->prefix, s->res[0]->id);
+    n->def = s;
+    n->init = init;
+    n->prim = p;
+    n->ndeps = ndeps;
+    for (int i = 0; i < ndeps; i++) n->deps[i] = deps[i];
+    return n;
+}
+
+static void expect_scalars(Emit *E, const IrStmt *s, int nargs)
+{
+    if (s->nargs != nargs) fail(E, s, "%d arguments, expected %d", s->nargs, nargs);
+    if (s->nres != 1) fail(E, s, "%d results, expected 1", s->nres);
+    for (int i = 0; i < nargs; i++)
+        if (!ir_is_scalar(s->args[i]) || s->args[i]->elem->is_tuple)
+            fail(E, s, "argument %%%d is not a scalar", s->args[i]->id);
+    if (!ir_is_scalar(s->res[0]) || s->res[0]->elem->is_tuple) fail(E, s, "the result is not a scalar");
+}
+
+/* The result's nodes; for a scalar statement *local is set to its local. */
+static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
+{
+    Arena *a = &E->arena;
+    *local = NULL;
+    if (s->body) fail(E, s, "nested bodies are not supported in element code");
+    switch (s->op) {
+    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: break;
+    case IR_INDEX: case IR_BUILD: case IR_BMMC: break;
+    default: fail(E, s, "not supported in element code");
+    }
+    if (s->nres != 1) fail(E, s, "%d results, expected 1", s->nres);
+    const IrVal *r = s->res[0];
+    int nr = value_slots(E, s, r);
+    Node **out = NEW_ARRAY(a, Node *, nr);
+    Node *args[3] = {NULL, NULL, NULL};
+    Prim p = r->elem->prim, in = PRIM_COUNT;
+    switch (s->op) {
+    case IR_CONST:
+        expect_scalars(E, s, 0);
+        *local = new_local(E, s, p, literal(E, p, s->cval), 0, args);
+        break;
+    case IR_UNARY:
+    case IR_BINARY: {
+        bool unary = s->op == IR_UNARY;
+        expect_scalars(E, s, unary ? 1 : 2);
+        for (int i = 0; i < s->nargs; i++) args[i] = lookup(E, s, s->args[i])[0];
+        in = s->args[0]->elem->prim;
+        if (!unary && s->args[1]->elem->prim != in) fail(E, s, "operands of different types");
+        if ((unsigned)s->alu >= OP_COUNT || !op_accepts(s->alu, in, unary))
+            fail(E, s, "operator %s does not apply to %s", (unsigned)s->alu < OP_COUNT ? op_name(s->alu) : "?",
+                 prim_name(in));
+        Prim want = !unary && is_comparison(s->alu) ? PRIM_BOOL : in;
+        if (p != want) fail(E, s, "result type %s, expected %s", prim_name(p), prim_name(want));
+        const char *init = unary ? arena_printf(a, "parm_%s_%s(%s)", op_names[s->alu], prim_name(in), args[0]->text)
+                                 : arena_printf(a, "parm_%s_%s(%s, %s)", op_names[s->alu], prim_name(in),
+                                                args[0]->text, args[1]->text);
+        *local = new_local(E, s, p, init, s->nargs, args);
+        break;
+    }
+    case IR_SELECT:
+        expect_scalars(E, s, 3);
+        for (int i = 0; i < 3; i++) args[i] = lookup(E, s, s->args[i])[0];
+        if (s->args[0]->elem->prim != PRIM_BOOL) fail(E, s, "the condition is not a bool");
+        if (s->args[1]->elem->prim != p || s->args[2]->elem->prim != p) fail(E, s, "alternatives of different types");
+        *local = new_local(E, s, p, arena_printf(a, "%s ? %s : %s", args[0]->text, args[1]->text, args[2]->text), 3,
+                           args);
+        break;
+    case IR_CONVERT:
+        expect_scalars(E, s, 1);
+        args[0] = lookup(E, s, s->args[0])[0];
+        in = s->args[0]->elem->prim;
+        if (in == p) {
+            out[0] = args[0];
+            return out;
+        }
+        *local = new_local(E, s, p, arena_printf(a, "parm_cvt_%s_%s(%s)", prim_name(p), prim_name(in), args[0]->text),
+                           1, args);
+        break;
+    case IR_INDEX: {
+        if (s->nargs != 1) fail(E, s, "%d arguments, expected 1", s->nargs);
+        const IrVal *xs = s->args[0];
+        Node **src = lookup(E, s, xs);
+        if (ir_is_scalar(xs) || !ir_is_scalar(r) || r->elem->is_tuple) fail(E, s, "not an array to a scalar");
+        if (s->index < 0 || s->index >= (1 << xs->log_len) || s->slot < 0 || s->slot >= xs->elem->nslots)
+            fail(E, s, "index %d.%d out of range", s->index, s->slot);
+        int k = s->index * xs->elem->nslots + s->slot;
+        if (slot_prim(xs, k) != p) fail(E, s, "result type %s, the slot is %s", prim_name(p), prim_name(slot_prim(xs, k)));
+        out[0] = src[k];
+        return out;
+    }
+    case IR_BUILD: {
+        if (ir_is_scalar(r)) fail(E, s, "the result is not an array");
+        int k = 0;
+        for (int i = 0; i < s->nargs; i++) {
+            Node **src = lookup(E, s, s->args[i]);
+            int n = value_slots(E, s, s->args[i]);
+            for (int j = 0; j < n; j++, k++) {
+                if (k >= nr) fail(E, s, "more argument slots than result slots");
+                if (slot_prim(s->args[i], j) != slot_prim(r, k)) fail(E, s, "slot %d has the wrong type", k);
+                out[k] = src[j];
+            }
+        }
+        if (k != nr) fail(E, s, "%d argument slots for %d result slots", k, nr);
+        return out;
+    }
+    case IR_BMMC: {
+        if (s->nargs != 1) fail(E, s, "%d arguments, expected 1", s->nargs);
+        const IrVal *xs = s->args[0];
+        Node **src = lookup(E, s, xs);
+        if (ir_is_scalar(xs) || xs->log_len != r->log_len || !elem_equal(xs->elem, r->elem))
+            fail(E, s, "argument and result shapes differ");
+        if (!s->mat || s->mat->n != xs->log_len) fail(E, s, "matrix size differs from the array's");
+        int ns = xs->elem->nslots;
+        uint64_t len = UINT64_C(1) << xs->log_len;
+        for (uint64_t x = 0; x < len; x++) {
+            uint64_t y = f2_apply(s->mat, x) ^ s->compl;
+            if (y >= len || out[y * (uint64_t)ns]) fail(E, s, "not a permutation");
+            for (int k = 0; k < ns; k++) out[y * (uint64_t)ns + (uint64_t)k] = src[x * (uint64_t)ns + (uint64_t)k];
+        }
+        return out;
+    }
+    default: break;
+    }
+    out[0] = *local;
+    return out;
+}
+
+/* ---- passes 2 and 3 ---- */
+
+static void emit_indent(FILE *out, int indent)
+{
+    for (int i = 0; i < indent; i++) fputc(' ', out);
+}
+
+void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
+                    const char *prefix, int indent)
+{
+    Emit E = {.prefix = prefix};
+    int lo = 0, hi = -1;
+    for (int i = 0; i < body->nparams; i++) {
+        int id = body->params[i]->id;
+        if (hi < lo || id < lo) lo = id;
+        if (id > hi) hi = id;
+    }
+    for (int i = 0; i < body->nstmts; i++)
+        for (int r = 0; r < body->stmts[i]->nres; r++) {
+            int id = body->stmts[i]->res[r]->id;
+            if (hi < lo || id < lo) lo = id;
+            if (id > hi) hi = id;
+        }
+    E.min_id = lo;
+    E.nids = hi - lo + 1;
+    E.slots = NEW_ARRAY(&E.arena, Node **, E.nids > 0 ? E.nids : 1);
+    E.stmt_node = NEW_ARRAY(&E.arena, Node *, body->nstmts > 0 ? body->nstmts : 1);
+
+    int k = 0;
+    for (int i = 0; i < body->nparams; i++) {
+        const IrVal *v = body->params[i];
+        int n = value_slots(&E, NULL, v);
+        Node **nodes = NEW_ARRAY(&E.arena, Node *, n);
+        for (int j = 0; j < n; j++, k++) {
+            Node *node = NEW(&E.arena, Node);
+            const char *e = params[k];
+            node->text = is_postfix_expr(e) ? e : arena_printf(&E.arena, "(%s)", e);
+            node->prim = slot_prim(v, j);
+            nodes[j] = node;
+        }
+        define(&E, NULL, v, nodes);
+    }
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        Node **nodes = stmt_nodes(&E, s, &E.stmt_node[i]);
+        define(&E, s, s->res[0], nodes);
+    }
+
+    /* The results' nodes are live, and so is everything a live local reads. */
+    for (int r = 0; r < body->nresults; r++) {
+        Node **nodes = lookup(&E, NULL, body->results[r]);
+        for (int j = 0, n = value_slots(&E, NULL, body->results[r]); j < n; j++) nodes[j]->live = true;
+    }
+    for (int i = body->nstmts - 1; i >= 0; i--) {
+        Node *n = E.stmt_node[i];
+        if (n && n->live)
+            for (int d = 0; d < n->ndeps; d++) n->deps[d]->live = true;
+    }
+
+    for (int i = 0; i < body->nstmts; i++) {
+        Node *n = E.stmt_node[i];
+        if (!n || !n->live) continue;
+        emit_indent(out, indent);
+        fprintf(out, "const %s %s = %s;\n", prim_ctype(n->prim), n->text, n->init);
+    }
+    k = 0;
+    for (int r = 0; r < body->nresults; r++) {
+        Node **nodes = lookup(&E, NULL, body->results[r]);
+        for (int j = 0, n = value_slots(&E, NULL, body->results[r]); j < n; j++, k++) {
+            emit_indent(out, indent);
+            fprintf(out, "%s = %s;\n", results[k], nodes[j]->text);
+        }
+    }
+    arena_free(&E.arena);
+}

@@ -1,0 +1,28 @@
+/* emit_elem.h: C code for element-level bodies (comparators, map functions).
+ *
+ * A local body of the optimised IR computes on scalars and on small arrays
+ * (a comparator's [2]t). Its arrays never reach memory: each array value is a
+ * list of C variables, one per element and slot, so INDEX, BUILD and a bmmc
+ * on a small array only rename variables. The same text is valid C11 and CUDA
+ * device code; the operators call runtime/parm_ops.h, which gives every
+ * back end the interpreter's semantics bit for bit. */
+#ifndef PARMC_EMIT_ELEM_H
+#define PARMC_EMIT_ELEM_H
+
+#include <stdio.h>
+
+#include "ir.h"
+
+/* Emit the statements of `body` at indentation `indent`. `params[k]` are C
+ * expressions for the flattened slots of the body's parameters (element-
+ * major, slot-minor for array parameters); the code assigns the flattened
+ * slots of the body's results to the C lvalues `results[k]`. Local variables
+ * are named with `prefix` so that several bodies can share a scope. Values
+ * defined outside the body are not supported (the scheduler rejects them). */
+void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
+                    const char *prefix, int indent);
+
+/* Number of flattened scalar slots of a value (elements × slots). */
+int emit_elem_slots(const IrVal *v);
+
+#endif

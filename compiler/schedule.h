@@ -1,0 +1,73 @@
+/* schedule.h: the optimised IR of an entry cut into kernels (phases).
+ *
+ * The scheduler follows the data through memory. Between kernels the array
+ * lies in memory in some order: the logical index of the element at memory
+ * index x is Q·x ⊕ q. Permutations only change Q; they cost nothing until the
+ * end, where one permutation kernel writes the logical order.
+ *
+ * A LOCAL phase reads the coset x0 + V of a tile subspace V of memory indices
+ * (V contains the low seg_log bits, so every warp access is whole segments),
+ * runs its stages on the tile, and writes the tile back where it came from.
+ * A stage is a column of pairs: the two elements whose logical indices differ
+ * in bit 0, which in memory differ by a vector of V. Consecutive stages share
+ * a phase while their pair vectors and the segment bits span at most the tile
+ * dimension, so the number of passes over memory is minimal for that tile.
+ *
+ * Tile coordinates: u (tile_log bits) is the element at memory index
+ * x0 ⊕ W·u, W = tile_cols, with W's first seg_log columns e0.. (so u's low
+ * bits are a segment's lanes); block b has x0 = C·b, C = block_cols. */
+#ifndef PARMC_SCHEDULE_H
+#define PARMC_SCHEDULE_H
+
+#include "bmmc_kernel.h"
+#include "ir.h"
+
+#define SCHED_MAX_TILE 16
+#define SCHED_MAX_SLOTS 8       /* primitive fields of an element */
+
+typedef struct {
+    const IrStmt *stmt;         /* the IR statement: a two over pairs, or a map */
+    const IrBody *body;         /* [2]t -> [2]t for a pair stage; t -> t for a map */
+    uint64_t pair;              /* tile-space vector between the two elements; 0 for a map */
+    /* Which element of a pair comes first (has logical bit 0 clear): the one
+     * whose u gives parity(order & u) ^ parity(order_block & b) ^ order_const = 0. */
+    uint64_t order, order_block;
+    int order_const;
+} Step;
+
+typedef enum { PHASE_LOCAL, PHASE_PERMUTE, PHASE_MAP } PhaseKind;
+
+typedef struct {
+    PhaseKind kind;
+    int n;                      /* the array has 2^n elements */
+    const ElemType *elem;       /* element type written (read, for LOCAL/PERMUTE) */
+    const ElemType *in_elem;    /* element type read */
+    /* LOCAL */
+    int seg_log, tile_log, block_log;
+    uint64_t tile_cols[SCHED_MAX_TILE];
+    uint64_t block_cols[64];
+    Step *stages;
+    int nstages;
+    /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot (bmmc_kernel.h) */
+    F2Mat mat;
+    uint64_t compl;
+    /* MAP: an elementwise function that changes the element type */
+    const IrStmt *map;
+} Phase;
+
+typedef struct {
+    const IrFunc *func;
+    int n;
+    const ElemType *in_elem, *out_elem;
+    Phase *phases;
+    int nphases;
+} Schedule;
+
+/* The largest tile for an element type (shared memory holds one tile). */
+int schedule_tile_log(const ElemType *elem);
+
+/* Cut f into phases. Programs outside what the back end supports (see
+ * docs/internals.md) are rejected with a diagnostic at the statement. */
+void schedule_func(Arena *arena, const IrFunc *f, Schedule *out);
+
+#endif

@@ -1,0 +1,466 @@
+/* parm_ops.h: the run-time operators of parm, for generated C and CUDA code.
+ *
+ * Every function here gives exactly the results of compiler/scalar_ops.c (the
+ * reference interpreter's semantics, docs/language.md "Run-time arithmetic"),
+ * bit for bit, in C11 and in CUDA host and device code:
+ *   - integers wrap (two's complement), computed in unsigned arithmetic so
+ *     that nothing is undefined or implementation-defined;
+ *   - x / 0 = 0, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0;
+ *   - shift counts are taken modulo the width (the count's low bits), and >>
+ *     of a signed value is arithmetic;
+ *   - f32 arithmetic is done in float and f64 in double, each operation
+ *     rounded on its own (never contracted into a fused multiply-add);
+ *   - float to integer conversion truncates, saturates at the type's bounds
+ *     and maps NaN to 0; float or integer to bool is x != 0 (so NaN -> true);
+ *     integer to integer wraps; every other conversion is a C cast.
+ *
+ * Names (t, to, from: bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64):
+ *   parm_<op>_<t>(a, b)        binary operator on operands of type t; op is
+ *                              the IR's spelling (ir_print.c): add sub mul div
+ *                              mod shl shr and or xor (bitwise) eq ne lt le gt
+ *                              ge (these return bool) land lor (logical, bool)
+ *   parm_<op>_<t>(a)           unary: neg (numbers), not (bool)
+ *   parm_cvt_<to>_<from>(x)    conversion, destination first as in a cast:
+ *                              parm_cvt_i32_f32 converts an f32 to an i32
+ *   parm_f32_from_bits(u), parm_f64_from_bits(u), parm_f32_bits(x),
+ *   parm_f64_bits(x)           a float from its IEEE bits and back
+ * Each operator exists for the types the language accepts it on (builtins.c,
+ * check_runtime_op), and every pair of types has a conversion.
+ *
+ * Element C types: bool uint8_t (0 or 1), i8..i64 int8_t..int64_t,
+ * u8..u64 uint8_t..uint64_t, f32 float, f64 double.
+ *
+ * Floating point: CUDA device code uses the __f*_rn / __d*_rn intrinsics,
+ * which nvcc never fuses into a multiply-add. In host code (GCC or Clang on
+ * x86-64 or AArch64) every operand of a float operator goes through an empty
+ * asm (PARM_OPAQUE: no instruction), so the compiler can neither contract a
+ * product into a later addition (-ffp-contract=fast is GCC's default outside
+ * the ISO modes) nor fold or rewrite across operators: GCC treats the sign
+ * and payload of a NaN as insignificant and would turn (-a) + b into b - a,
+ * x * -1.0 into -x, or fold 0.0 / 0.0 at compile time into a NaN with other
+ * bits than the hardware's. Elsewhere only #pragma STDC FP_CONTRACT OFF is
+ * given (honoured by Clang unless -ffp-contract=fast). Options that change
+ * IEEE semantics (-ffast-math, nvcc --use_fast_math or -ftz=true, x87
+ * arithmetic) are not supported.
+ *
+ * NaN bits: on one machine, host code gives the interpreter's NaNs bit for
+ * bit (but where two NaNs meet in one operator, which one the result carries
+ * depends on the C compiler's operand order, in the interpreter as here). On
+ * a GPU (checked on an H100) every result is bit-identical to the
+ * interpreter's on x86 except NaNs made by f32 add, sub, mul and div: the
+ * GPU returns the canonical NaN 0x7fffffff where x86 propagates an
+ * operand's payload and sign or makes 0xffc00000. f64 arithmetic
+ * propagates payloads as x86 does; neg is a sign flip everywhere. Which
+ * results are NaN never differs.
+ *
+ * Includes only <stdint.h> and <math.h>. */
+#ifndef PARM_OPS_H
+#define PARM_OPS_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define PARM_FN static inline __host__ __device__
+#else
+#define PARM_FN static inline
+#endif
+
+/* PARM_OPAQUE(x): the optimiser no longer knows x's value (no instruction is
+ * emitted). x is a float or double variable. */
+#if defined(__CUDA_ARCH__)
+#define PARM_OPAQUE(x) ((void)0)            /* device code uses intrinsics */
+#elif defined(__GNUC__) && (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__)))
+#define PARM_OPAQUE(x) __asm__("" : "+x"(x))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define PARM_OPAQUE(x) __asm__("" : "+w"(x))
+#else
+#define PARM_OPAQUE(x) ((void)0)
+#endif
+
+/* GCC ignores this pragma (and warns about it); PARM_OPAQUE covers GCC. */
+#if !defined(__CUDACC__) && (defined(__clang__) || !defined(__GNUC__))
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* ---- float bits ---- */
+
+PARM_FN float parm_f32_from_bits(uint32_t u)
+{
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#elif defined(__GNUC__)
+    float f;
+    __builtin_memcpy(&f, &u, sizeof f);
+    return f;
+#else
+    union { uint32_t u; float f; } c;
+    c.u = u;
+    return c.f;
+#endif
+}
+
+PARM_FN double parm_f64_from_bits(uint64_t u)
+{
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)u);
+#elif defined(__GNUC__)
+    double f;
+    __builtin_memcpy(&f, &u, sizeof f);
+    return f;
+#else
+    union { uint64_t u; double f; } c;
+    c.u = u;
+    return c.f;
+#endif
+}
+
+PARM_FN uint32_t parm_f32_bits(float x)
+{
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(x);
+#elif defined(__GNUC__)
+    uint32_t u;
+    __builtin_memcpy(&u, &x, sizeof u);
+    return u;
+#else
+    union { uint32_t u; float f; } c;
+    c.f = x;
+    return c.u;
+#endif
+}
+
+PARM_FN uint64_t parm_f64_bits(double x)
+{
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__double_as_longlong(x);
+#elif defined(__GNUC__)
+    uint64_t u;
+    __builtin_memcpy(&u, &x, sizeof u);
+    return u;
+#else
+    union { uint64_t u; double f; } c;
+    c.f = x;
+    return c.u;
+#endif
+}
+
+/* ---- signed from unsigned of the same width: the two's complement value,
+ * without C's implementation-defined out-of-range conversion ---- */
+
+#define PARM_SIGNED_OF(s, S, u, U, SMAX, UMAX)                                \
+    PARM_FN S parm_cvt_##s##_##u(U x)                                         \
+    {                                                                         \
+        return x <= SMAX ? (S)x : (S)(-(S)(UMAX - x) - 1);                    \
+    }
+PARM_SIGNED_OF(i8, int8_t, u8, uint8_t, INT8_MAX, UINT8_MAX)
+PARM_SIGNED_OF(i16, int16_t, u16, uint16_t, INT16_MAX, UINT16_MAX)
+PARM_SIGNED_OF(i32, int32_t, u32, uint32_t, INT32_MAX, UINT32_MAX)
+PARM_SIGNED_OF(i64, int64_t, u64, uint64_t, INT64_MAX, UINT64_MAX)
+#undef PARM_SIGNED_OF
+
+/* ---- integer operators ----
+ * (U)(0u + a + b): the sum is computed in unsigned int or wider, never in a
+ * promoted int that could overflow; likewise 1u * a * b. */
+
+#define PARM_COMPARE_OPS(t, T)                                                \
+    PARM_FN uint8_t parm_eq_##t(T a, T b) { return (uint8_t)(a == b); }      \
+    PARM_FN uint8_t parm_ne_##t(T a, T b) { return (uint8_t)(a != b); }      \
+    PARM_FN uint8_t parm_lt_##t(T a, T b) { return (uint8_t)(a < b); }       \
+    PARM_FN uint8_t parm_le_##t(T a, T b) { return (uint8_t)(a <= b); }      \
+    PARM_FN uint8_t parm_gt_##t(T a, T b) { return (uint8_t)(a > b); }       \
+    PARM_FN uint8_t parm_ge_##t(T a, T b) { return (uint8_t)(a >= b); }
+
+#define PARM_UNSIGNED_OPS(u, U, BITS)                                         \
+    PARM_FN U parm_add_##u(U a, U b) { return (U)(0u + a + b); }             \
+    PARM_FN U parm_sub_##u(U a, U b) { return (U)(0u + a - b); }             \
+    PARM_FN U parm_mul_##u(U a, U b) { return (U)(1u * a * b); }             \
+    PARM_FN U parm_div_##u(U a, U b) { return b == 0 ? (U)0 : (U)(a / b); }  \
+    PARM_FN U parm_mod_##u(U a, U b) { return b == 0 ? a : (U)(a % b); }     \
+    PARM_FN U parm_shl_##u(U a, U b)                                          \
+    {                                                                         \
+        return (U)((0u + a) << (b & (BITS - 1)));                             \
+    }                                                                         \
+    PARM_FN U parm_shr_##u(U a, U b) { return (U)(a >> (b & (BITS - 1))); }  \
+    PARM_FN U parm_and_##u(U a, U b) { return (U)(a & b); }                  \
+    PARM_FN U parm_or_##u(U a, U b) { return (U)(a | b); }                   \
+    PARM_FN U parm_xor_##u(U a, U b) { return (U)(a ^ b); }                  \
+    PARM_FN U parm_neg_##u(U a) { return (U)(0u - a); }                      \
+    PARM_COMPARE_OPS(u, U)
+
+#define PARM_SIGNED_OPS(s, S, u, U, BITS)                                     \
+    PARM_FN S parm_add_##s(S a, S b) { return parm_cvt_##s##_##u((U)(0u + (U)a + (U)b)); } \
+    PARM_FN S parm_sub_##s(S a, S b) { return parm_cvt_##s##_##u((U)(0u + (U)a - (U)b)); } \
+    PARM_FN S parm_mul_##s(S a, S b) { return parm_cvt_##s##_##u((U)(1u * (U)a * (U)b)); } \
+    PARM_FN S parm_neg_##s(S a) { return parm_cvt_##s##_##u((U)(0u - (U)a)); }            \
+    PARM_FN S parm_div_##s(S a, S b)                                          \
+    {                                                                         \
+        if (b == 0) return 0;                                                 \
+        if (b == -1) return parm_neg_##s(a);                                  \
+        return (S)(a / b);                                                    \
+    }                                                                         \
+    PARM_FN S parm_mod_##s(S a, S b)                                          \
+    {                                                                         \
+        if (b == 0) return a;                                                 \
+        if (b == -1) return 0;                                                \
+        return (S)(a % b);                                                    \
+    }                                                                         \
+    PARM_FN S parm_shl_##s(S a, S b)                                          \
+    {                                                                         \
+        return parm_cvt_##s##_##u((U)((0u + (U)a) << ((U)b & (BITS - 1))));  \
+    }                                                                         \
+    /* Arithmetic shift without shifting a negative value: for a < 0,      \
+     * -1 - a >= 0 and a >> n = -1 - ((-1 - a) >> n). */                     \
+    PARM_FN S parm_shr_##s(S a, S b)                                          \
+    {                                                                         \
+        unsigned n = (unsigned)((U)b & (BITS - 1));                           \
+        return a < 0 ? (S)(-1 - ((-1 - a) >> n)) : (S)(a >> n);               \
+    }                                                                         \
+    PARM_FN S parm_and_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a & (U)b)); }      \
+    PARM_FN S parm_or_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a | (U)b)); }       \
+    PARM_FN S parm_xor_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a ^ (U)b)); }      \
+    PARM_COMPARE_OPS(s, S)
+
+PARM_UNSIGNED_OPS(u8, uint8_t, 8)
+PARM_UNSIGNED_OPS(u16, uint16_t, 16)
+PARM_UNSIGNED_OPS(u32, uint32_t, 32)
+PARM_UNSIGNED_OPS(u64, uint64_t, 64)
+PARM_SIGNED_OPS(i8, int8_t, u8, uint8_t, 8)
+PARM_SIGNED_OPS(i16, int16_t, u16, uint16_t, 16)
+PARM_SIGNED_OPS(i32, int32_t, u32, uint32_t, 32)
+PARM_SIGNED_OPS(i64, int64_t, u64, uint64_t, 64)
+#undef PARM_UNSIGNED_OPS
+#undef PARM_SIGNED_OPS
+
+/* ---- bool (uint8_t holding 0 or 1) ---- */
+
+PARM_FN uint8_t parm_eq_bool(uint8_t a, uint8_t b) { return (uint8_t)(a == b); }
+PARM_FN uint8_t parm_ne_bool(uint8_t a, uint8_t b) { return (uint8_t)(a != b); }
+PARM_FN uint8_t parm_and_bool(uint8_t a, uint8_t b) { return (uint8_t)(a & b); }
+PARM_FN uint8_t parm_or_bool(uint8_t a, uint8_t b) { return (uint8_t)(a | b); }
+PARM_FN uint8_t parm_xor_bool(uint8_t a, uint8_t b) { return (uint8_t)(a ^ b); }
+PARM_FN uint8_t parm_land_bool(uint8_t a, uint8_t b) { return (uint8_t)(a && b); }
+PARM_FN uint8_t parm_lor_bool(uint8_t a, uint8_t b) { return (uint8_t)(a || b); }
+PARM_FN uint8_t parm_not_bool(uint8_t a) { return (uint8_t)!a; }
+
+/* ---- floating point ---- */
+
+#if defined(__CUDA_ARCH__)
+#define PARM_FLOAT_ARITH(t, T, add, sub, mul, div)                            \
+    PARM_FN T parm_add_##t(T a, T b) { return add(a, b); }                   \
+    PARM_FN T parm_sub_##t(T a, T b) { return sub(a, b); }                   \
+    PARM_FN T parm_mul_##t(T a, T b) { return mul(a, b); }                   \
+    PARM_FN T parm_div_##t(T a, T b) { return div(a, b); }
+PARM_FLOAT_ARITH(f32, float, __fadd_rn, __fsub_rn, __fmul_rn, __fdiv_rn)
+PARM_FLOAT_ARITH(f64, double, __dadd_rn, __dsub_rn, __dmul_rn, __ddiv_rn)
+#else
+#define PARM_FLOAT_OP(t, T, name, op)                                         \
+    PARM_FN T parm_##name##_##t(T a, T b)                                     \
+    {                                                                         \
+        PARM_OPAQUE(a);                                                       \
+        PARM_OPAQUE(b);                                                       \
+        return a op b;                                                        \
+    }
+#define PARM_FLOAT_ARITH(t, T)                                                \
+    PARM_FLOAT_OP(t, T, add, +)                                               \
+    PARM_FLOAT_OP(t, T, sub, -)                                               \
+    PARM_FLOAT_OP(t, T, mul, *)                                               \
+    PARM_FLOAT_OP(t, T, div, /)
+PARM_FLOAT_ARITH(f32, float)
+PARM_FLOAT_ARITH(f64, double)
+#undef PARM_FLOAT_OP
+#endif
+#undef PARM_FLOAT_ARITH
+
+/* neg flips the sign bit, of a NaN too (a GPU's neg.f32 would return the
+ * canonical NaN, its neg.f64 the NaN unchanged). */
+PARM_FN float parm_neg_f32(float a)
+{
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(__float_as_uint(a) ^ 0x80000000u);
+#else
+    PARM_OPAQUE(a);
+    return -a;
+#endif
+}
+
+PARM_FN double parm_neg_f64(double a)
+{
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double(__double_as_longlong(a) ^ (long long)(1ull << 63));
+#else
+    PARM_OPAQUE(a);
+    return -a;
+#endif
+}
+
+PARM_COMPARE_OPS(f32, float)
+PARM_COMPARE_OPS(f64, double)
+#undef PARM_COMPARE_OPS
+
+/* ---- conversions: parm_cvt_<to>_<from> ---- */
+
+#define PARM_CVT_SAME(t, T)                                                   \
+    PARM_FN T parm_cvt_##t##_##t(T x) { return x; }
+PARM_CVT_SAME(bool, uint8_t)
+PARM_CVT_SAME(i8, int8_t)
+PARM_CVT_SAME(i16, int16_t)
+PARM_CVT_SAME(i32, int32_t)
+PARM_CVT_SAME(i64, int64_t)
+PARM_CVT_SAME(u8, uint8_t)
+PARM_CVT_SAME(u16, uint16_t)
+PARM_CVT_SAME(u32, uint32_t)
+PARM_CVT_SAME(u64, uint64_t)
+PARM_CVT_SAME(f32, float)
+PARM_CVT_SAME(f64, double)
+#undef PARM_CVT_SAME
+
+/* to bool: x != 0, for floats too (NaN != 0) */
+#define PARM_CVT_BOOL(from, F)                                                \
+    PARM_FN uint8_t parm_cvt_bool_##from(F x) { return (uint8_t)(x != 0); }
+PARM_CVT_BOOL(i8, int8_t)
+PARM_CVT_BOOL(i16, int16_t)
+PARM_CVT_BOOL(i32, int32_t)
+PARM_CVT_BOOL(i64, int64_t)
+PARM_CVT_BOOL(u8, uint8_t)
+PARM_CVT_BOOL(u16, uint16_t)
+PARM_CVT_BOOL(u32, uint32_t)
+PARM_CVT_BOOL(u64, uint64_t)
+PARM_CVT_BOOL(f32, float)
+PARM_CVT_BOOL(f64, double)
+#undef PARM_CVT_BOOL
+
+/* integer or bool to unsigned: C's conversion wraps */
+#define PARM_CVT_UINT(to, T, from, F)                                         \
+    PARM_FN T parm_cvt_##to##_##from(F x) { return (T)x; }
+#define PARM_CVT_UINT_FROM_INTS(to, T)                                        \
+    PARM_CVT_UINT(to, T, bool, uint8_t)                                       \
+    PARM_CVT_UINT(to, T, i8, int8_t)                                          \
+    PARM_CVT_UINT(to, T, i16, int16_t)                                        \
+    PARM_CVT_UINT(to, T, i32, int32_t)                                        \
+    PARM_CVT_UINT(to, T, i64, int64_t)
+PARM_CVT_UINT_FROM_INTS(u8, uint8_t)
+PARM_CVT_UINT_FROM_INTS(u16, uint16_t)
+PARM_CVT_UINT_FROM_INTS(u32, uint32_t)
+PARM_CVT_UINT_FROM_INTS(u64, uint64_t)
+PARM_CVT_UINT(u8, uint8_t, u16, uint16_t)
+PARM_CVT_UINT(u8, uint8_t, u32, uint32_t)
+PARM_CVT_UINT(u8, uint8_t, u64, uint64_t)
+PARM_CVT_UINT(u16, uint16_t, u8, uint8_t)
+PARM_CVT_UINT(u16, uint16_t, u32, uint32_t)
+PARM_CVT_UINT(u16, uint16_t, u64, uint64_t)
+PARM_CVT_UINT(u32, uint32_t, u8, uint8_t)
+PARM_CVT_UINT(u32, uint32_t, u16, uint16_t)
+PARM_CVT_UINT(u32, uint32_t, u64, uint64_t)
+PARM_CVT_UINT(u64, uint64_t, u8, uint8_t)
+PARM_CVT_UINT(u64, uint64_t, u16, uint16_t)
+PARM_CVT_UINT(u64, uint64_t, u32, uint32_t)
+#undef PARM_CVT_UINT_FROM_INTS
+#undef PARM_CVT_UINT
+
+/* integer or bool to signed: wrap to the unsigned type of the width, then
+ * reinterpret (parm_cvt_i<N>_u<N>, defined above) */
+#define PARM_CVT_SINT(to, T, tou, TU, from, F)                                \
+    PARM_FN T parm_cvt_##to##_##from(F x) { return parm_cvt_##to##_##tou((TU)x); }
+PARM_CVT_SINT(i8, int8_t, u8, uint8_t, bool, uint8_t)
+PARM_CVT_SINT(i8, int8_t, u8, uint8_t, u16, uint16_t)
+PARM_CVT_SINT(i8, int8_t, u8, uint8_t, u32, uint32_t)
+PARM_CVT_SINT(i8, int8_t, u8, uint8_t, u64, uint64_t)
+PARM_CVT_SINT(i8, int8_t, u8, uint8_t, i16, int16_t)
+PARM_CVT_SINT(i8, int8_t, u8, uint8_t, i32, int32_t)
+PARM_CVT_SINT(i8, int8_t, u8, uint8_t, i64, int64_t)
+PARM_CVT_SINT(i16, int16_t, u16, uint16_t, bool, uint8_t)
+PARM_CVT_SINT(i16, int16_t, u16, uint16_t, u8, uint8_t)
+PARM_CVT_SINT(i16, int16_t, u16, uint16_t, u32, uint32_t)
+PARM_CVT_SINT(i16, int16_t, u16, uint16_t, u64, uint64_t)
+PARM_CVT_SINT(i16, int16_t, u16, uint16_t, i8, int8_t)
+PARM_CVT_SINT(i16, int16_t, u16, uint16_t, i32, int32_t)
+PARM_CVT_SINT(i16, int16_t, u16, uint16_t, i64, int64_t)
+PARM_CVT_SINT(i32, int32_t, u32, uint32_t, bool, uint8_t)
+PARM_CVT_SINT(i32, int32_t, u32, uint32_t, u8, uint8_t)
+PARM_CVT_SINT(i32, int32_t, u32, uint32_t, u16, uint16_t)
+PARM_CVT_SINT(i32, int32_t, u32, uint32_t, u64, uint64_t)
+PARM_CVT_SINT(i32, int32_t, u32, uint32_t, i8, int8_t)
+PARM_CVT_SINT(i32, int32_t, u32, uint32_t, i16, int16_t)
+PARM_CVT_SINT(i32, int32_t, u32, uint32_t, i64, int64_t)
+PARM_CVT_SINT(i64, int64_t, u64, uint64_t, bool, uint8_t)
+PARM_CVT_SINT(i64, int64_t, u64, uint64_t, u8, uint8_t)
+PARM_CVT_SINT(i64, int64_t, u64, uint64_t, u16, uint16_t)
+PARM_CVT_SINT(i64, int64_t, u64, uint64_t, u32, uint32_t)
+PARM_CVT_SINT(i64, int64_t, u64, uint64_t, i8, int8_t)
+PARM_CVT_SINT(i64, int64_t, u64, uint64_t, i16, int16_t)
+PARM_CVT_SINT(i64, int64_t, u64, uint64_t, i32, int32_t)
+#undef PARM_CVT_SINT
+
+/* float to integer: NaN -> 0, saturate at the bounds, else truncate. The
+ * bounds are powers of two, exact in float and double, so comparing in the
+ * source type is comparing in double as scalar_ops.c does. */
+#define PARM_CVT_FSINT(to, T, from, F, HALF, TMIN, TMAX)                      \
+    PARM_FN T parm_cvt_##to##_##from(F x)                                     \
+    {                                                                         \
+        if (isnan(x)) return 0;                                               \
+        if (x <= -(F)HALF) return TMIN;                                       \
+        if (x >= (F)HALF) return TMAX;                                        \
+        return (T)x;                                                          \
+    }
+#define PARM_CVT_FUINT(to, T, from, F, FULL, TMAX)                            \
+    PARM_FN T parm_cvt_##to##_##from(F x)                                     \
+    {                                                                         \
+        if (isnan(x) || x <= 0) return 0;                                     \
+        if (x >= (F)FULL) return TMAX;                                        \
+        return (T)x;                                                          \
+    }
+PARM_CVT_FSINT(i8, int8_t, f32, float, 128.0, INT8_MIN, INT8_MAX)
+PARM_CVT_FSINT(i16, int16_t, f32, float, 32768.0, INT16_MIN, INT16_MAX)
+PARM_CVT_FSINT(i32, int32_t, f32, float, 2147483648.0, INT32_MIN, INT32_MAX)
+PARM_CVT_FSINT(i64, int64_t, f32, float, 9223372036854775808.0, INT64_MIN, INT64_MAX)
+PARM_CVT_FSINT(i8, int8_t, f64, double, 128.0, INT8_MIN, INT8_MAX)
+PARM_CVT_FSINT(i16, int16_t, f64, double, 32768.0, INT16_MIN, INT16_MAX)
+PARM_CVT_FSINT(i32, int32_t, f64, double, 2147483648.0, INT32_MIN, INT32_MAX)
+PARM_CVT_FSINT(i64, int64_t, f64, double, 9223372036854775808.0, INT64_MIN, INT64_MAX)
+PARM_CVT_FUINT(u8, uint8_t, f32, float, 256.0, UINT8_MAX)
+PARM_CVT_FUINT(u16, uint16_t, f32, float, 65536.0, UINT16_MAX)
+PARM_CVT_FUINT(u32, uint32_t, f32, float, 4294967296.0, UINT32_MAX)
+PARM_CVT_FUINT(u64, uint64_t, f32, float, 18446744073709551616.0, UINT64_MAX)
+PARM_CVT_FUINT(u8, uint8_t, f64, double, 256.0, UINT8_MAX)
+PARM_CVT_FUINT(u16, uint16_t, f64, double, 65536.0, UINT16_MAX)
+PARM_CVT_FUINT(u32, uint32_t, f64, double, 4294967296.0, UINT32_MAX)
+PARM_CVT_FUINT(u64, uint64_t, f64, double, 18446744073709551616.0, UINT64_MAX)
+#undef PARM_CVT_FSINT
+#undef PARM_CVT_FUINT
+
+/* integer or bool to float: one rounding, to nearest even */
+#define PARM_CVT_FLOAT(to, T, from, F)                                        \
+    PARM_FN T parm_cvt_##to##_##from(F x) { return (T)x; }
+#define PARM_CVT_FLOAT_FROM_INTS(to, T)                                       \
+    PARM_CVT_FLOAT(to, T, bool, uint8_t)                                      \
+    PARM_CVT_FLOAT(to, T, i8, int8_t)                                         \
+    PARM_CVT_FLOAT(to, T, i16, int16_t)                                       \
+    PARM_CVT_FLOAT(to, T, i32, int32_t)                                       \
+    PARM_CVT_FLOAT(to, T, i64, int64_t)                                       \
+    PARM_CVT_FLOAT(to, T, u8, uint8_t)                                        \
+    PARM_CVT_FLOAT(to, T, u16, uint16_t)                                      \
+    PARM_CVT_FLOAT(to, T, u32, uint32_t)                                      \
+    PARM_CVT_FLOAT(to, T, u64, uint64_t)
+PARM_CVT_FLOAT_FROM_INTS(f32, float)
+PARM_CVT_FLOAT_FROM_INTS(f64, double)
+
+/* between floats: a NaN operand is converted at run time, not folded */
+PARM_FN float parm_cvt_f32_f64(double x)
+{
+    PARM_OPAQUE(x);
+    return (float)x;
+}
+
+PARM_FN double parm_cvt_f64_f32(float x)
+{
+    PARM_OPAQUE(x);
+    return (double)x;
+}
+
+#undef PARM_CVT_FLOAT_FROM_INTS
+#undef PARM_CVT_FLOAT
+
+#undef PARM_OPAQUE
+
+#endif

@@ -1,0 +1,68 @@
+# Back ends. The emitted C (--target=c --emit-main) must print exactly what
+# the interpreter prints: every example at small sizes, and random programs.
+# When nvcc is present, every example's CUDA must compile for sm_90.
+CC_TEST=${CC_TEST:-cc}
+
+# c_vs_interp NAME PROGRAM ENTRY INPUT
+c_vs_interp() {
+    local name=$1 prog=$2 entry=$3 input=$4
+    if ! "$PARMC" --target=c --emit-main -e "$entry" "$prog" -o "$TMP/c/prog.c" 2>"$TMP/c/err.txt"; then
+        fail "emit C $name: $(head -3 "$TMP/c/err.txt")"
+        return
+    fi
+    if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror "$TMP/c/prog.c" -o "$TMP/c/prog" 2>"$TMP/c/err.txt"; then
+        fail "compile C $name: $(head -5 "$TMP/c/err.txt")"
+        return
+    fi
+    "$TMP/c/prog" <"$input" >"$TMP/c/c.out" 2>"$TMP/c/err.txt"
+    "$PARMC" --interpret -e "$entry" "$prog" <"$input" >"$TMP/c/i.out" 2>/dev/null
+    if cmp -s "$TMP/c/c.out" "$TMP/c/i.out"; then pass; else fail "C differs from the interpreter: $name"; fi
+}
+
+mkdir -p "$TMP/c"
+for k in 1 3 6 10 13; do
+    variant examples/sort.parm "entry main (xs : [2^$k]i32) = sort $k xs"
+    cp "$TMP/variant.parm" "$TMP/c/sort.parm"
+    python3 tests/tools/gen.py i32 $((1 << k)) $k >"$TMP/c/in.txt"
+    c_vs_interp "sort 2^$k" "$TMP/c/sort.parm" main "$TMP/c/in.txt"
+done
+for k in 2 9 12; do
+    variant examples/bitonic.parm "entry main (xs : [2^$k]f32) = bsort $k xs"
+    cp "$TMP/variant.parm" "$TMP/c/bitonic.parm"
+    python3 tests/tools/gen.py f32 $((1 << k)) $k >"$TMP/c/in.txt"
+    c_vs_interp "bitonic 2^$k" "$TMP/c/bitonic.parm" main "$TMP/c/in.txt"
+done
+python3 tests/tools/gen.py u32,i32 4096 5 >"$TMP/c/in.txt"
+c_vs_interp "kvsort" examples/kvsort.parm main "$TMP/c/in.txt"
+variant examples/batched.parm "entry main (xs : [2^14]i32) = rows 4 (bsort 10) xs"
+cp "$TMP/variant.parm" "$TMP/c/batched.parm"
+python3 tests/tools/gen.py i32 16384 6 >"$TMP/c/in.txt"
+c_vs_interp "batched 2^4 rows of 2^10" "$TMP/c/batched.parm" main "$TMP/c/in.txt"
+python3 tests/tools/gen.py i32 1024 7 >"$TMP/c/in.txt"
+c_vs_interp "bitrev" examples/permute.parm main "$TMP/c/in.txt"
+c_vs_interp "reverse" examples/permute.parm rev "$TMP/c/in.txt"
+python3 tests/tools/gen.py i32 4096 8 >"$TMP/c/in.txt"
+c_vs_interp "transpose" examples/permute.parm trans "$TMP/c/in.txt"
+
+# random programs (the generator of 45-optimiser.sh)
+seed=${RANDPROG_SEED:-$(date +%s)}
+count=${BACKEND_RANDOM_COUNT:-100}
+mkdir -p "$TMP/c/rand"
+python3 tests/tools/randprog.py "$TMP/c/rand" "$count" "$((seed + 1))"
+before=$failed
+for ((k = 0; k < count; k++)); do
+    c_vs_interp "random program $k (seed $((seed + 1)))" "$TMP/c/rand/prog_$k.parm" main "$TMP/c/rand/in_$k.txt"
+done
+
+# every example's CUDA compiles (no GPU needed)
+if command -v nvcc >/dev/null; then
+    for ex in examples/*.parm; do
+        name=$(basename "$ex" .parm)
+        if "$PARMC" --emit-main "$ex" -o "$TMP/c/$name.cu" 2>"$TMP/c/err.txt" &&
+            nvcc -arch=sm_90 -O1 -c "$TMP/c/$name.cu" -o "$TMP/c/$name.o" 2>"$TMP/c/err.txt"; then
+            pass
+        else
+            fail "CUDA of $ex: $(head -5 "$TMP/c/err.txt")"
+        fi
+    done
+fi

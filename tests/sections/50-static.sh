@@ -1,0 +1,78 @@
+# Static evaluation and the interpreter on small programs (tests/static).
+#
+#   NAME.parm                the program; it must pass `parmc --check`
+#   NAME.in                  an input for entry main
+#   NAME.ENTRY.in            an input for entry ENTRY
+#   NAME.ENTRY.CASE.in       more inputs for ENTRY (e.g. one per size of a range)
+#   X.out                    with X.in: parmc --interpret must exit 0 with exactly
+#                            this on stdout and nothing on stderr. Hand-verified:
+#                            ACCEPT=1 never rewrites these.
+#   X.err                    with X.in: it must exit 1 with exactly this on stderr
+#                            (bad input); ACCEPT=1 rewrites these
+#   NAME.ir                  `parmc --dump-ir=specialised NAME.parm` (entry main);
+#                            ACCEPT=1 rewrites these
+for src in tests/static/*.parm; do
+    if "$PARMC" --check "$src" >/dev/null 2>"$TMP/static.err"; then
+        pass
+    else
+        fail "static $src: --check failed"
+        head -5 "$TMP/static.err"
+    fi
+done
+
+for input in tests/static/*.in; do
+    base=${input%.in}
+    file=${base##*/}
+    name=${file%%.*}
+    rest=${file#"$name"}
+    rest=${rest#.}
+    entry=${rest%%.*}
+    entry=${entry:-main}
+    prog=tests/static/$name.parm
+    "$PARMC" --interpret -e "$entry" "$prog" <"$input" >"$TMP/static.out" 2>"$TMP/static.err"
+    status=$?
+    if [ -e "$base.out" ]; then
+        if [ "$status" -ne 0 ]; then
+            fail "static $file: exit $status, expected 0"
+            head -5 "$TMP/static.err"
+        elif ! diff -u "$base.out" "$TMP/static.out" >"$TMP/static.diff"; then
+            fail "static $file: stdout differs"
+            head -20 "$TMP/static.diff"
+        elif [ -s "$TMP/static.err" ]; then
+            fail "static $file: unexpected stderr"
+            head -5 "$TMP/static.err"
+        else
+            pass
+        fi
+    elif [ -e "$base.err" ]; then
+        if [ "$ACCEPT" = 1 ]; then cp "$TMP/static.err" "$base.err"; fi
+        if [ "$status" -ne 1 ]; then
+            fail "static $file: exit $status, expected 1"
+        elif ! diff -u "$base.err" "$TMP/static.err" >"$TMP/static.diff"; then
+            fail "static $file: stderr differs"
+            head -20 "$TMP/static.diff"
+        elif [ -s "$TMP/static.out" ]; then
+            fail "static $file: unexpected stdout"
+        else
+            pass
+        fi
+    else
+        fail "static $file: no $base.out or $base.err"
+    fi
+done
+
+for want in tests/static/*.ir; do
+    prog=${want%.ir}.parm
+    if ! "$PARMC" --dump-ir=specialised "$prog" >"$TMP/static.ir" 2>"$TMP/static.err"; then
+        fail "static $prog: --dump-ir=specialised failed"
+        head -5 "$TMP/static.err"
+        continue
+    fi
+    if [ "$ACCEPT" = 1 ]; then cp "$TMP/static.ir" "$want"; fi
+    if diff -u "$want" "$TMP/static.ir" >"$TMP/static.diff"; then
+        pass
+    else
+        fail "static $want: specialised IR differs"
+        head -20 "$TMP/static.diff"
+    fi
+done
