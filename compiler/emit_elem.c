@@ -75,10 +75,9 @@ static int value_slots(Emit *E, const IrStmt *s, const IrVal *v)
 
 int emit_elem_slots(const IrVal *v)
 {
-    long n = (v->log_len < 0 ? 1L : v->log_len > 30 ? -1L : 1L << v->log_len);
-    if (n < 0 || n * v->elem->nslots > INT32_MAX)
+    if (v->log_len > 30 || (v->log_len < 0 ? 1L : 1L << v->log_len) * v->elem->nslots > INT32_MAX)
         diag_fatal("internal error: element code: array %%%d of 2^%d elements is too large", v->id, v->log_len);
-    return (int)(n * v->elem->nslots);
+    return (v->log_len < 0 ? 1 : 1 << v->log_len) * v->elem->nslots;
 }
 
 static Prim slot_prim(const IrVal *v, int k) { return elem_slot_prim(v->elem, k % v->elem->nslots); }

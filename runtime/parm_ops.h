@@ -50,8 +50,9 @@
  * interpreter's on x86 except NaNs made by f32 add, sub, mul and div: the
  * GPU returns the canonical NaN 0x7fffffff where x86 propagates an
  * operand's payload and sign or makes 0xffc00000. f64 arithmetic
- * propagates payloads as x86 does; neg is a sign flip everywhere. Which
- * results are NaN never differs.
+ * propagates a NaN operand's bits as x86 does (when two NaNs meet, either
+ * may win); neg is a sign flip everywhere. Which results are NaN never
+ * differs.
  *
  * Includes only <stdint.h> and <math.h>. */
 #ifndef PARM_OPS_H

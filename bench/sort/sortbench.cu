@@ -1,0 +1,132 @@
+// sortbench.cu: times a parmc-compiled sort against a copy kernel and CUB on
+// the same data, in one run. Built with one parmc output (its header is
+// force-included with -include, its entry is parm_main):
+//   nvcc -O3 -arch=sm_90 -include sort.h bench/sort/sortbench.cu sort.cu -o sb
+//   ./sb full LOGN           whole-array sort of 2^LOGN int32
+//   ./sb rows LOGN LOGROW    2^(LOGN-LOGROW) rows of 2^LOGROW int32, each sorted
+// Every result is checked element by element against CUB before timing.
+#include <cub/cub.cuh>
+#include <thrust/device_ptr.h>
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+
+__global__ void copy16(const int4 *in, int4 *out, size_t n4) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = in[i];
+}
+
+static const int RUNS = 25;
+
+// Median of RUNS timed calls after two warm-up calls, with CUDA events on
+// stream s: every method runs on the parmc context's stream.
+static cudaStream_t s;
+template <class F> static float time_ms(F f) {
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    f();
+    f();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<float> ms(RUNS);
+    for (int r = 0; r < RUNS; r++) {
+        CHECK(cudaEventRecord(a, s));
+        f();
+        CHECK(cudaEventRecord(b, s));
+        CHECK(cudaEventSynchronize(b));
+        CHECK(cudaEventElapsedTime(&ms[r], a, b));
+    }
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    CHECK(cudaGetLastError());
+    std::sort(ms.begin(), ms.end());
+    return ms[RUNS / 2];
+}
+
+struct Less {
+    __device__ bool operator()(int a, int b) const { return a < b; }
+};
+
+int main(int argc, char **argv) {
+    if (argc < 3) { fprintf(stderr, "usage: %s full LOGN | rows LOGN LOGROW\n", argv[0]); return 2; }
+    bool rows = !strcmp(argv[1], "rows");
+    int logn = atoi(argv[2]), logrow = rows ? atoi(argv[3]) : logn;
+    size_t n = (size_t)1 << logn, row = (size_t)1 << logrow, nrows = n / row;
+    std::vector<int> host(n);
+    std::mt19937 rng(12345);
+    for (auto &x : host) x = (int)rng();
+    int *in, *out, *ref, *tmp;
+    CHECK(cudaMalloc(&in, n * 4));
+    CHECK(cudaMalloc(&out, n * 4));
+    CHECK(cudaMalloc(&ref, n * 4));
+    CHECK(cudaMalloc(&tmp, n * 4));
+    CHECK(cudaMemcpy(in, host.data(), n * 4, cudaMemcpyHostToDevice));
+    std::vector<int> offsets(nrows + 1);
+    for (size_t r = 0; r <= nrows; r++) offsets[r] = (int)(r * row);
+    int *d_off;
+    CHECK(cudaMalloc(&d_off, (nrows + 1) * 4));
+    CHECK(cudaMemcpy(d_off, offsets.data(), (nrows + 1) * 4, cudaMemcpyHostToDevice));
+
+    size_t tb_radix = 0, tb_merge = 0, tb_seg = 0, tb_segr = 0;
+    cub::DeviceRadixSort::SortKeys(nullptr, tb_radix, in, ref, (int)n);
+    cub::DeviceMergeSort::SortKeysCopy(nullptr, tb_merge, in, ref, (int)n, Less());
+    cub::DeviceSegmentedSort::SortKeys(nullptr, tb_seg, in, ref, (int)n, (int)nrows, d_off, d_off + 1);
+    cub::DeviceSegmentedRadixSort::SortKeys(nullptr, tb_segr, in, ref, (int)n, (int)nrows, d_off, d_off + 1);
+    size_t tb = std::max(std::max(tb_radix, tb_merge), std::max(tb_seg, tb_segr));
+    void *temp;
+    CHECK(cudaMalloc(&temp, tb));
+
+    // reference result, then parmc's, compared element by element
+    if (rows) CHECK(cub::DeviceSegmentedSort::SortKeys(temp, tb, in, ref, (int)n, (int)nrows, d_off, d_off + 1));
+    else CHECK(cub::DeviceRadixSort::SortKeys(temp, tb, in, ref, (int)n));
+    parm_ctx *ctx;
+    if (parm_ctx_create(&ctx)) { fprintf(stderr, "parm_ctx_create failed\n"); return 1; }
+    s = parm_ctx_stream(ctx);
+    CHECK(cudaMemset(out, 0xff, n * 4));
+    int status = parm_main(ctx, in, out, n);
+    if (status) { fprintf(stderr, "parm_main: %s\n", parm_error_string(status)); return 1; }
+    CHECK(cudaDeviceSynchronize());
+    std::vector<int> a(n), b(n);
+    CHECK(cudaMemcpy(a.data(), out, n * 4, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(b.data(), ref, n * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) { fprintf(stderr, "MISMATCH at %zu: parmc %d, cub %d\n", i, a[i], b[i]); return 1; }
+    printf("check: parmc output equals CUB's on all %zu elements\n", n);
+
+    float t_copy = time_ms([&] { copy16<<<1024, 256, 0, s>>>((const int4 *)in, (int4 *)tmp, n / 4); });
+    float t_memcpy = time_ms([&] { cudaMemcpyAsync(tmp, in, n * 4, cudaMemcpyDeviceToDevice, s); });
+    float t_parm = time_ms([&] {
+        if (parm_main(ctx, in, out, n)) { fprintf(stderr, "parm_main failed\n"); exit(1); }
+    });
+    printf("| method | ms | parmc speed-up |\n|---|---|---|\n");
+    printf("| 16-byte copy kernel | %.4f | %.2fx (parmc = %.1f copies) |\n", t_copy, t_copy / t_parm, t_parm / t_copy);
+    printf("| cudaMemcpy D2D | %.4f | |\n", t_memcpy);
+    if (rows) {
+        float t_seg = time_ms([&] { cub::DeviceSegmentedSort::SortKeys(temp, tb, in, ref, (int)n, (int)nrows, d_off, d_off + 1, s); });
+        float t_segr = time_ms([&] { cub::DeviceSegmentedRadixSort::SortKeys(temp, tb, in, ref, (int)n, (int)nrows, d_off, d_off + 1, 0, 32, s); });
+        printf("| cub::DeviceSegmentedSort | %.4f | %.2fx |\n", t_seg, t_seg / t_parm);
+        printf("| cub::DeviceSegmentedRadixSort | %.4f | %.2fx |\n", t_segr, t_segr / t_parm);
+    } else {
+        float t_radix = time_ms([&] { cub::DeviceRadixSort::SortKeys(temp, tb, in, ref, (int)n, 0, 32, s); });
+        float t_merge = time_ms([&] { cub::DeviceMergeSort::SortKeysCopy(temp, tb, in, ref, (int)n, Less(), s); });
+        float t_thrust = time_ms([&] {
+            cudaMemcpyAsync(tmp, in, n * 4, cudaMemcpyDeviceToDevice, s);
+            thrust::sort(thrust::cuda::par.on(s), thrust::device_ptr<int>(tmp), thrust::device_ptr<int>(tmp) + n);
+        });
+        printf("| cub::DeviceRadixSort | %.4f | %.2fx |\n", t_radix, t_radix / t_parm);
+        printf("| cub::DeviceMergeSort | %.4f | %.2fx |\n", t_merge, t_merge / t_parm);
+        printf("| thrust::sort (incl. a copy of the input) | %.4f | %.2fx |\n", t_thrust, t_thrust / t_parm);
+    }
+    printf("| parmc | %.4f | 1.00x |\n", t_parm);
+    parm_ctx_destroy(ctx);
+    cudaFree(in); cudaFree(out); cudaFree(ref); cudaFree(tmp); cudaFree(temp); cudaFree(d_off);
+    return 0;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# GPU checks and timings, run on a machine with an NVIDIA GPU (sm_90) from the
+# repository root with a built parmc (build/parmc):
+#   1. every example (and small variants) compiled to CUDA with --emit-main and
+#      checked element by element against the reference interpreter;
+#   2. compute-sanitizer memcheck and racecheck on each small variant;
+#   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB.
+# Results go to stdout and, when $OUT is set, to $OUT/gpu-report.md.
+set -u
+cd "$(dirname "$0")/../.."
+PARMC=${PARMC:-build/parmc}
+W=$(mktemp -d)
+REPORT=${OUT:-$W}/gpu-report.md
+NVCC="nvcc -O3 -arch=sm_90"
+log() { echo "$*" | tee -a "$REPORT"; }
+: >"$REPORT"
+log "# GPU report: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F)"
+
+# name | program file | entry line replacing the example's (empty: unchanged) | entry | input type | values
+VARIANTS="sort_12|examples/sort.parm|entry main (xs : [2^12]i32) = sort 12 xs|main|i32|4096
+sort_20|examples/sort.parm||main|i32|1048576
+bitonic_12|examples/bitonic.parm|entry main (xs : [2^12]f32) = bsort 12 xs|main|f32|4096
+bitonic_16|examples/bitonic.parm||main|f32|65536
+kvsort_12|examples/kvsort.parm||main|u32,i32|4096
+batched_14|examples/batched.parm|entry main (xs : [2^14]i32) = rows 4 (bsort 10) xs|main|i32|16384
+bitrev_10|examples/permute.parm||main|i32|1024
+reverse_10|examples/permute.parm||rev|i32|1024
+transpose_12|examples/permute.parm||trans|i32|4096"
+
+build() {   # build NAME SOURCE ENTRY-LINE ENTRY
+    local name=$1 src=$2 line=$3 entry=$4
+    if [ -n "$line" ]; then
+        grep -v '^entry ' "$src" >"$W/$name.parm"
+        echo "$line" >>"$W/$name.parm"
+    else
+        cp "$src" "$W/$name.parm"
+    fi
+    "$PARMC" --emit-main -e "$entry" "$W/$name.parm" -o "$W/$name.cu" && $NVCC "$W/$name.cu" -o "$W/$name" 2>"$W/$name.nvcc"
+}
+
+log "## Builds"
+while IFS='|' read -r name src line entry type count; do
+    build "$name" "$src" "$line" "$entry" &
+done <<<"$VARIANTS"
+# the sort benchmarks: parmc's sort at 2^20 and 2^24, the batched example as is
+for k in 20 24; do
+    grep -v '^entry ' examples/sort.parm >"$W/bsort_$k.parm"
+    echo "entry main (xs : [2^$k]i32) = sort $k xs" >>"$W/bsort_$k.parm"
+    ("$PARMC" "$W/bsort_$k.parm" -o "$W/bsort_$k.cu" &&
+        $NVCC -include "$W/bsort_$k.h" bench/sort/sortbench.cu "$W/bsort_$k.cu" -o "$W/sb_sort_$k" 2>"$W/sb_$k.nvcc") &
+done
+("$PARMC" examples/batched.parm -o "$W/bbatched.cu" &&
+    $NVCC -include "$W/bbatched.h" bench/sort/sortbench.cu "$W/bbatched.cu" -o "$W/sb_batched" 2>"$W/sb_b.nvcc") &
+wait
+ls "$W" | grep -v '\.' | tee -a "$REPORT"
+
+log "## Element-by-element checks against the interpreter"
+while IFS='|' read -r name src line entry type count; do
+    python3 tests/tools/gen.py "$type" "$count" 42 >"$W/$name.in"
+    "$PARMC" --interpret -e "$entry" "$W/$name.parm" <"$W/$name.in" >"$W/$name.want"
+    if [ -x "$W/$name" ] && "$W/$name" <"$W/$name.in" >"$W/$name.got" && cmp -s "$W/$name.want" "$W/$name.got"; then
+        log "PASS $name ($count values)"
+    else
+        log "FAIL $name"
+    fi
+done <<<"$VARIANTS"
+
+log "## compute-sanitizer"
+while IFS='|' read -r name src line entry type count; do
+    case $name in sort_20|bitonic_16) continue ;; esac
+    for tool in memcheck racecheck; do
+        compute-sanitizer --tool $tool "$W/$name" <"$W/$name.in" >"$W/$name.$tool" 2>&1
+        log "$name $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/$name.$tool" | head -1)"
+    done
+done <<<"$VARIANTS"
+
+log "## Timings (CUDA events, median of 25 after warm-up)"
+for b in "sb_sort_20 full 20" "sb_sort_24 full 24" "sb_batched rows 26 10"; do
+    set -- $b
+    log "### $*"
+    "$W/$1" "$2" "$3" ${4:-} 2>&1 | tee -a "$REPORT"
+done
