@@ -23,7 +23,7 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c \
        compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
-       compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c \
+       compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \
        compiler/driver.c
 GEN_SRCS = build/gen/lexer.c build/gen/parser.c build/gen/runtime_text.c
 MAIN = compiler/main.c

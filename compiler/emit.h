@@ -23,6 +23,11 @@ void emit_cuda_program(FILE *out, const EmitInput *in);
 /* The API header: the same declarations for both targets. */
 void emit_header(FILE *out, const EmitInput *in, bool cuda);
 
+/* emit_cuda_local.c: the steps of a LOCAL phase as register rounds, and the
+ * thread count (log2) its kernel is launched with. */
+void emit_cuda_local_rounds(FILE *out, const Phase *p);
+int emit_cuda_local_threads_log(const Phase *p);
+
 /* emit_common.c, for the two emitters */
 void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
 void emit_entries(FILE *out, const EmitInput *in, bool cuda);

@@ -1,7 +1,7 @@
 /* emit_c.c: the schedule as portable C11 (--target=c).
  *
  * Each phase is a loop nest shaped like the CUDA kernel it stands for: a
- * loop over blocks (tile cosets), a gather of the tile, the stages on the
+ * loop over blocks (tile cosets), a gather of the tile, the steps on the
  * tile, and a scatter back. The host API is the CUDA one over host pointers,
  * so everything the GPU runs can be tested on any machine. */
 #include "emit.h"
@@ -68,12 +68,30 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     fputs("        }\n", out);
 }
 
+/* The tile to its place in the next layout: output tile coordinate sigma
+ * goes to z0 ^ Z·sigma and comes from tile element G·sigma. */
+static void emit_permuted_write(FILE *out, const Phase *p) {
+    int ns = p->elem->nslots;
+    fprintf(out, "        uint64_t z0 = 0x%llxu;\n", (unsigned long long)p->write_compl);
+    fprintf(out, "        for (int k = 0; k < %d; k++) if (b >> k & 1) z0 ^= ZB[k];\n", p->block_log);
+    fprintf(out, "        for (uint64_t sigma = 0; sigma < %lluu; sigma++) {\n", 1ULL << p->tile_log);
+    fputs("            uint64_t z = z0, u = 0;\n", out);
+    fprintf(out, "            for (int i = 0; i < %d; i++) if (sigma >> i & 1) { z ^= Z[i]; u ^= G[i]; }\n", p->tile_log);
+    for (int k = 0; k < ns; k++) fprintf(out, "            out%d[z] = tile%d[u];\n", k, k);
+    fputs("        }\n", out);
+}
+
 static void emit_local(FILE *out, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
     fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
     emit_planes(out, p->elem, p->elem);
     emit_tables(out, "W", p->tile_cols, p->tile_log);
     emit_tables(out, "C", p->block_cols, p->block_log);
+    if (!p->writes_in_place) {
+        emit_tables(out, "Z", p->out_cols, p->tile_log);
+        emit_tables(out, "G", p->src_cols, p->tile_log);
+        emit_tables(out, "ZB", p->out_block_cols, p->block_log);
+    }
     fprintf(out, "    uint64_t *off = (uint64_t *)malloc(sizeof(uint64_t) << %d);\n", p->tile_log);
     for (int k = 0; k < ns; k++)
         fprintf(out, "    %s *tile%d = (%s *)malloc(sizeof(%s) << %d);\n", prim_ctype(elem_slot_prim(p->elem, k)), k,
@@ -89,10 +107,15 @@ static void emit_local(FILE *out, const Phase *p, const char *name) {
     fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
     for (int k = 0; k < ns; k++) fprintf(out, "            tile%d[u] = in%d[x0 ^ off[u]];\n", k, k);
     fputs("        }\n", out);
-    for (int i = 0; i < p->nstages; i++) emit_stage(out, p, &p->stages[i], i);
-    fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
-    for (int k = 0; k < ns; k++) fprintf(out, "            out%d[x0 ^ off[u]] = tile%d[u];\n", k, k);
-    fputs("        }\n    }\n    free(off);\n", out);
+    for (int i = 0; i < p->nsteps; i++) emit_stage(out, p, &p->steps[i], i);
+    if (p->writes_in_place) {
+        fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
+        for (int k = 0; k < ns; k++) fprintf(out, "            out%d[x0 ^ off[u]] = tile%d[u];\n", k, k);
+        fputs("        }\n", out);
+    } else {
+        emit_permuted_write(out, p);
+    }
+    fputs("    }\n    free(off);\n", out);
     for (int k = 0; k < ns; k++) fprintf(out, "    free(tile%d);\n", k);
     fputs("}\n\n", out);
 }

@@ -15,9 +15,9 @@ void ir_print_stmt_brief(FILE *out, const IrStmt *s) {
 void emit_phase_comment(FILE *out, const Phase *p) {
     switch (p->kind) {
     case PHASE_LOCAL:
-        fprintf(out, "one pass, tiles of 2^%d elements, %d stage%s:", p->tile_log, p->nstages,
-                p->nstages == 1 ? "" : "s");
-        for (int i = 0; i < p->nstages; i++) fprintf(out, " %%%d", p->stages[i].stmt->res[0]->id);
+        fprintf(out, "one pass, tiles of 2^%d elements, %d stage%s:", p->tile_log, p->nsteps,
+                p->nsteps == 1 ? "" : "s");
+        for (int i = 0; i < p->nsteps; i++) fprintf(out, " %%%d", p->steps[i].stmt->res[0]->id);
         break;
     case PHASE_MAP:
         fputs("one pass, elementwise: ", out);
@@ -29,7 +29,7 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
-static bool in_place(const Phase *p) { return p->kind == PHASE_LOCAL; }
+static bool in_place(const Phase *p) { return p->kind == PHASE_LOCAL && p->writes_in_place; }
 
 void emit_buffers(const Schedule *s, int *buf) {
     if (s->nphases == 0) return;

@@ -1,7 +1,7 @@
 /* emit_cuda.c: the schedule as CUDA kernels and host code (the default target).
  *
  * A LOCAL phase is one kernel: a thread block per tile coset reads whole
- * segments into shared memory, runs the stages there with a barrier between
+ * segments into shared memory, runs the steps there with a barrier between
  * them, and writes the segments back. Every table is a literal. A pair is
  * always read and written at (lo, hi) in that order, never in the data-
  * dependent order of the comparator, so a warp's shared accesses fall in 32
@@ -13,12 +13,7 @@
 
 #include "emit_elem.h"
 
-#define THREADS_LOG 9
-
-static int threads_log(const Phase *p) {
-    int t = p->tile_log - 1;
-    return t < THREADS_LOG ? (t < 0 ? 0 : t) : THREADS_LOG;
-}
+static int threads_log(const Phase *p) { return emit_cuda_local_threads_log(p); }
 
 /* x0 = C·b as a sum of literal columns. */
 static void emit_block_origin(FILE *out, const Phase *p) {
@@ -54,63 +49,30 @@ static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
     }
 }
 
-static void emit_pair_stage(FILE *out, const Phase *p, const Step *st, int index, int t) {
-    int ns = p->elem->nslots, piv = 63 - __builtin_clzll(st->pair);
-    bool flip = piv < 5 && p->tile_log >= 7;
-    fprintf(out, "    for (unsigned j = 0; j < %uu; j++) {\n", 1u << (p->tile_log - 1 - t));
-    fprintf(out, "        const unsigned q = tid + (j << %d);\n", t);
-    fprintf(out, "        const unsigned lo = ((q >> %d) << %d) | (q & 0x%llxu), hi = lo ^ 0x%llxu;\n", piv, piv + 1,
-            (unsigned long long)f2_mask(piv), (unsigned long long)st->pair);
-    fprintf(out, "        const int swap = parm_parity(lo & 0x%llxu) ^ blockpar%d;\n", (unsigned long long)st->order,
-            index);
-    fprintf(out, "        const int flip = %s;\n", flip ? "(q >> 4) & 1" : "0");
-    fputs("        const unsigned a1 = flip ? hi : lo, a2 = flip ? lo : hi;\n", out);
-    for (int k = 0; k < ns; k++) {
-        const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "        const %s v1_%d = tile%d[a1], v2_%d = tile%d[a2];\n", ty, k, k, k, k);
-        fprintf(out, "        const %s vlo_%d = flip ? v2_%d : v1_%d, vhi_%d = flip ? v1_%d : v2_%d;\n", ty, k, k, k, k,
-                k, k);
-        fprintf(out, "        const %s e%d = swap ? vhi_%d : vlo_%d, e%d = swap ? vlo_%d : vhi_%d;\n", ty, k, k, k,
-                k + ns, k, k);
-    }
-    char names[2][64][32];
-    const char *params[64], *results[64];
-    for (int k = 0; k < 2 * ns; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "e%d", k);
-        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
-        params[k] = names[0][k];
-        results[k] = names[1][k];
-        fprintf(out, "        %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k % ns)), k);
-    }
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "s%d_", index);
-    emit_elem_body(out, st->body, params, results, prefix, 2);
-    for (int k = 0; k < ns; k++) {
-        fprintf(out, "        {\n            const %s wlo = swap ? r%d : r%d, whi = swap ? r%d : r%d;\n",
-                prim_ctype(elem_slot_prim(p->elem, k)), k + ns, k, k, k + ns);
-        fprintf(out, "            tile%d[a1] = flip ? whi : wlo;\n            tile%d[a2] = flip ? wlo : whi;\n        }\n", k, k);
-    }
-    fputs("    }\n    __syncthreads();\n", out);
-}
-
-static void emit_map_stage(FILE *out, const Phase *p, const Step *st, int index, int t) {
+/* The tile to the next layout: output coordinate sigma = tid | i << t goes
+ * to z0 ^ Z·sigma and comes from tile element G·sigma. */
+static void emit_permuted_write(FILE *out, const Phase *p, int t) {
     int ns = p->elem->nslots;
-    fprintf(out, "    for (unsigned j = 0; j < %uu; j++) {\n        const unsigned u = tid + (j << %d);\n",
-            1u << (p->tile_log - t), t);
-    char names[2][64][32];
-    const char *params[64], *results[64];
-    for (int k = 0; k < ns; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "tile%d[u]", k);
-        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
-        params[k] = names[0][k];
-        results[k] = names[1][k];
-        fprintf(out, "        %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k)), k);
+    fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
+    for (int k = 0; k < p->block_log; k++)
+        fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->out_block_cols[k]);
+    for (int i = 0; i < t; i++)
+        fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->out_cols[i]);
+    fputs(";\n    unsigned gt = 0", out);
+    for (int i = 0; i < t; i++)
+        fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)p->src_cols[i]);
+    fputs(";\n", out);
+    for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
+        uint64_t z = 0, g = 0;
+        for (int bit = t; bit < p->tile_log; bit++)
+            if (i >> (bit - t) & 1) {
+                z ^= p->out_cols[bit];
+                g ^= p->src_cols[bit];
+            }
+        for (int k = 0; k < ns; k++)
+            fprintf(out, "    out%d[zt ^ 0x%llxull] = tile%d[gt ^ 0x%llxu];\n", k, (unsigned long long)z, k,
+                    (unsigned long long)g);
     }
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "s%d_", index);
-    emit_elem_body(out, st->body, params, results, prefix, 2);
-    for (int k = 0; k < ns; k++) fprintf(out, "        tile%d[u] = r%d;\n", k, k);
-    fputs("    }\n    __syncthreads();\n", out);
 }
 
 static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
@@ -118,8 +80,11 @@ static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_lo
 static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
     fprintf(out, "__global__ void __launch_bounds__(%d)\n%s_kernel(", 1 << t, name);
-    for (int k = 0; k < ns; k++) fprintf(out, "%sconst %s *in%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), k);
-    for (int k = 0; k < ns; k++) fprintf(out, ", %s *out%d", prim_ctype(elem_slot_prim(p->elem, k)), k);
+    /* in and out alias when the phase writes in place: no __restrict__ */
+    const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
+    for (int k = 0; k < ns; k++)
+        fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
+    for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
     int offset = 0;
     for (int k = 0; k < ns; k++) {
@@ -128,21 +93,16 @@ static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
         offset += (prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->tile_log;
     }
     emit_block_origin(out, p);
-    for (int i = 0; i < p->nstages; i++)
-        if (p->stages[i].pair)
+    for (int i = 0; i < p->nsteps; i++)
+        if (p->steps[i].pair)
             fprintf(out, "    const int blockpar%d = parm_parity(b & 0x%llxull) ^ %d;\n", i,
-                    (unsigned long long)p->stages[i].order_block, p->stages[i].order_const);
+                    (unsigned long long)p->steps[i].order_block, p->steps[i].order_const);
     emit_thread_offset(out, p, t);
     emit_copy_tile(out, p, t, true);
     fputs("    __syncthreads();\n", out);
-    for (int i = 0; i < p->nstages; i++) {
-        fprintf(out, "    /* stage %d: ", i);
-        ir_print_stmt_brief(out, p->stages[i].stmt);
-        fputs(" */\n", out);
-        if (p->stages[i].pair) emit_pair_stage(out, p, &p->stages[i], i, t);
-        else emit_map_stage(out, p, &p->stages[i], i, t);
-    }
-    emit_copy_tile(out, p, t, false);
+    emit_cuda_local_rounds(out, p);
+    if (p->writes_in_place) emit_copy_tile(out, p, t, false);
+    else emit_permuted_write(out, p, t);
     fputs("}\n\n", out);
 }
 

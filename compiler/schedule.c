@@ -20,20 +20,33 @@ static int max_slot_bytes(const ElemType *t) {
     return most;
 }
 
+/* A step in the input frame, before it is placed in a phase. */
+typedef struct {
+    const IrStmt *stmt;
+    const IrBody *body;
+    uint64_t pair;              /* 0 for a map */
+    uint64_t order;             /* functional over input indices */
+    int order_const;
+} RawStep;
+
+/* A group of consecutive steps and its tile T (input frame). */
+typedef struct {
+    int first, count;
+    F2Space tile;
+    F2Space shared;             /* U: the part of T that is the next layout's segment bits */
+    F2Mat layout;               /* memory index = layout · input index */
+} Group;
+
 typedef struct {
     Arena *arena;
     Schedule *out;
     int n, seg_log, tile_log;
     const ElemType *elem;
-    F2Mat q_mat;                /* logical = Q·memory ⊕ q */
+    F2Mat q_mat;                /* logical = Q·input ⊕ q */
     uint64_t q_compl;
-    F2Space tile;               /* V of the phase being built */
-    Step *stages;              /* of the phase being built */
-    int nstages, cap;
-    /* Per pending stage: the memory-frame pair vector and order functional,
-     * turned into tile coordinates when the tile is fixed. */
-    uint64_t *pair_mem, *order_mem;
-    int *order_const;
+    F2Mat layout;               /* memory = layout · input, where the data is now */
+    RawStep *pending;           /* steps not yet placed in phases */
+    int npending, cap;
 } Sched;
 
 static Phase *new_phase(Sched *s, PhaseKind kind) {
@@ -48,115 +61,261 @@ static Phase *new_phase(Sched *s, PhaseKind kind) {
     return p;
 }
 
-/* The segment bits: every tile contains them. */
-static F2Space segment_space(const Sched *s) { return f2_space_coords(s->n, f2_mask(s->seg_log)); }
-
-/* Pad V with coordinate vectors, low bits first (neighbouring blocks then
- * share pages), up to the tile size. */
-static void pad_tile(Sched *s, F2Space *v) {
-    for (int bit = 0; bit < s->n && v->dim < s->tile_log; bit++) f2_space_add(v, UINT64_C(1) << bit);
+static F2Mat inverse(const F2Mat *m) {
+    F2Mat inv;
+    if (!f2_invert(m, &inv)) diag_fatal("internal error: a singular layout");
+    return inv;
 }
 
-/* Tile coordinates: [W | C] is a basis of F2^n; its inverse gives the
- * coordinates (u, b) of a memory index. */
-static void fix_tile(Sched *s, Phase *p, F2Mat *coords) {
-    F2Space v = s->tile;
-    pad_tile(s, &v);
+/* The matrix whose column i is cols[i]. */
+static F2Mat from_columns(int n, const uint64_t *cols) {
+    F2Mat m = f2_zero(n);
+    for (int i = 0; i < n; i++)
+        for (int r = 0; r < n; r++)
+            if (cols[i] >> r & 1) m.row[r] |= UINT64_C(1) << i;
+    return m;
+}
+
+static F2Space image(const F2Mat *m, const F2Space *s) { return f2_space_image(m, s); }
+
+/* ---- grouping ---- */
+
+static bool fits(const F2Space *s, uint64_t v, int dim) {
+    F2Space t = *s;
+    f2_space_add(&t, v);
+    return t.dim <= dim;
+}
+
+/* Extend s towards dimension `dim` with the pair vectors of steps from
+ * `from` on, as far as they fit, then with coordinate vectors. Padding a tile
+ * with what comes next lets the next tile share more of it. */
+static void pad_tile(const Sched *s, F2Space *t, int from, int dim) {
+    for (int i = from; i < s->npending && t->dim < dim; i++)
+        if (s->pending[i].pair) f2_space_add(t, s->pending[i].pair);
+    for (int bit = 0; bit < s->n && t->dim < dim; bit++) f2_space_add(t, UINT64_C(1) << bit);
+}
+
+/* T ∩ S, by trying every vector of S (dim S <= tile_log <= 16). */
+static F2Space intersection(const F2Space *t, const F2Space *s) {
+    F2Space both = f2_space_empty(t->n);
+    for (uint32_t c = 1; c < 1u << s->dim; c++) {
+        uint64_t v = 0;
+        for (int i = 0; i < s->dim; i++)
+            if (c >> i & 1) v ^= s->basis[i];
+        if (f2_space_contains(t, v)) f2_space_add(&both, v);
+    }
+    return both;
+}
+
+/* U: seg_log dimensions of T to be the next layout's segment bits. Taken
+ * first from the span of the next steps' pair vectors (those dimensions then
+ * cost the next tile nothing), then from the current segment bits (which
+ * keeps the layout), then anything in T. */
+static F2Space choose_shared(const Sched *s, const F2Space *t, const F2Space *prev, int from) {
+    F2Space next = f2_space_empty(s->n);
+    for (int i = from; i < s->npending && next.dim < s->tile_log; i++)
+        if (s->pending[i].pair) f2_space_add(&next, s->pending[i].pair);
+    F2Space common = intersection(t, &next), u = f2_space_empty(s->n);
+    for (int i = 0; i < common.dim && u.dim < s->seg_log; i++) f2_space_add(&u, common.basis[i]);
+    for (int i = 0; i < prev->dim && u.dim < s->seg_log; i++) f2_space_add(&u, prev->basis[i]);
+    for (int i = 0; i < t->dim && u.dim < s->seg_log; i++) f2_space_add(&u, t->basis[i]);
+    return u;
+}
+
+/* final_pad: vectors the last tile should hold (the logical segment bits),
+ * so that it can write the logical order itself; NULL when not final. */
+static int form_groups(const Sched *s, const F2Space *first_shared, const F2Space *final_pad, Group *groups) {
+    int ngroups = 0, i = 0;
+    F2Space shared = *first_shared;
+    while (i < s->npending) {
+        Group *g = &groups[ngroups++];
+        F2Space t = shared;
+        g->first = i;
+        for (; i < s->npending; i++) {
+            if (!s->pending[i].pair) continue;
+            if (!fits(&t, s->pending[i].pair, s->tile_log)) break;
+            f2_space_add(&t, s->pending[i].pair);
+        }
+        g->count = i - g->first;
+        if (i == s->npending && final_pad) {
+            F2Space with = f2_space_sum(&t, final_pad);
+            if (with.dim <= s->tile_log) t = with;
+        }
+        pad_tile(s, &t, i, s->tile_log);
+        g->tile = t;
+        g->shared = shared;
+        shared = choose_shared(s, &t, &shared, i);
+    }
+    return ngroups;
+}
+
+/* The layout in which T is the low tile_log bits and U the low seg_log. */
+static F2Mat layout_for(const Sched *s, const Group *g) {
+    uint64_t cols[F2_MAX];
+    F2Space basis = f2_space_empty(s->n);
+    int k = 0;
+    for (int i = 0; i < g->shared.dim; i++)
+        if (f2_space_add(&basis, g->shared.basis[i])) cols[k++] = g->shared.basis[i];
+    for (int i = 0; i < g->tile.dim; i++)
+        if (f2_space_add(&basis, g->tile.basis[i])) cols[k++] = g->tile.basis[i];
+    for (int bit = 0; bit < s->n; bit++)
+        if (f2_space_add(&basis, UINT64_C(1) << bit)) cols[k++] = UINT64_C(1) << bit;
+    F2Mat m = from_columns(s->n, cols);
+    return inverse(&m);
+}
+
+/* ---- phases ---- */
+
+/* Tile and block columns of a phase in memory frame: the segment bits, the
+ * rest of V reduced modulo them, and the non-pivot coordinates. */
+static void tile_columns(const Sched *s, Phase *p, const F2Space *v) {
     p->seg_log = s->seg_log;
-    p->tile_log = v.dim;
-    p->block_log = s->n - v.dim;
+    p->tile_log = v->dim;
+    p->block_log = s->n - v->dim;
     int col = 0;
     for (int i = 0; i < s->seg_log; i++) p->tile_cols[col++] = UINT64_C(1) << i;
-    for (int i = v.dim - 1; i >= 0; i--) {
-        uint64_t w = v.basis[i] & ~f2_mask(s->seg_log);   /* reduce modulo the segment bits */
+    for (int i = v->dim - 1; i >= 0; i--) {
+        uint64_t w = v->basis[i] & ~f2_mask(s->seg_log);
         if (w) p->tile_cols[col++] = w;
     }
-    uint64_t rest = f2_space_coord_complement(&v);
+    uint64_t rest = f2_space_coord_complement(v);
     int b = 0;
     for (int bit = 0; bit < s->n; bit++)
         if (rest >> bit & 1) p->block_cols[b++] = UINT64_C(1) << bit;
-    F2Mat basis = f2_zero(s->n);
-    for (int i = 0; i < s->n; i++) {
-        uint64_t c = i < p->tile_log ? p->tile_cols[i] : p->block_cols[i - p->tile_log];
-        for (int r = 0; r < s->n; r++)
-            if (c >> r & 1) basis.row[r] |= UINT64_C(1) << i;
-    }
-    f2_invert(&basis, coords);
 }
 
-/* A memory-frame functional f (x ↦ parity(f & x)) as masks over u and b. */
+/* (u, b) coordinates of a memory index: the inverse of [W | C]. */
+static F2Mat coordinates(const Phase *p) {
+    uint64_t cols[F2_MAX];
+    for (int i = 0; i < p->n; i++) cols[i] = i < p->tile_log ? p->tile_cols[i] : p->block_cols[i - p->tile_log];
+    F2Mat m = from_columns(p->n, cols);
+    return inverse(&m);
+}
+
+/* A functional over memory indices as masks over u and over b. */
 static void split_functional(const Phase *p, uint64_t f, uint64_t *on_u, uint64_t *on_b) {
     *on_u = *on_b = 0;
     for (int i = 0; i < p->tile_log; i++) *on_u |= (uint64_t)f2_parity(f & p->tile_cols[i]) << i;
     for (int k = 0; k < p->block_log; k++) *on_b |= (uint64_t)f2_parity(f & p->block_cols[k]) << k;
 }
 
-static void flush_local(Sched *s) {
-    if (s->nstages == 0) return;
-    Phase *p = new_phase(s, PHASE_LOCAL);
-    F2Mat coords;
-    fix_tile(s, p, &coords);
-    p->stages = s->stages;
-    p->nstages = s->nstages;
-    for (int i = 0; i < s->nstages; i++) {
-        Step *st = &p->stages[i];
-        st->pair = f2_apply(&coords, s->pair_mem[i]);   /* lies in V: no block part */
-        split_functional(p, s->order_mem[i], &st->order, &st->order_block);
-        st->order_const = s->order_const[i];
-    }
-    s->stages = NULL;
-    s->nstages = s->cap = 0;
-    s->tile = segment_space(s);
+/* f over input indices, as a functional over memory indices of `layout`. */
+static uint64_t functional_in_memory(const F2Mat *layout_inv, uint64_t f) {
+    uint64_t g = 0;
+    for (int j = 0; j < layout_inv->n; j++) g |= (uint64_t)f2_parity(f & f2_column(layout_inv, j)) << j;
+    return g;
 }
 
-static void push_stage(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t pair, uint64_t order,
-                       int order_const) {
-    if (s->nstages == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 16;
-        Step *stages = NEW_ARRAY(s->arena, Step, cap);
-        uint64_t *pairs = NEW_ARRAY(s->arena, uint64_t, cap), *orders = NEW_ARRAY(s->arena, uint64_t, cap);
-        int *consts = NEW_ARRAY(s->arena, int, cap);
-        if (s->nstages) {
-            memcpy(stages, s->stages, sizeof(Step) * (size_t)s->nstages);
-            memcpy(pairs, s->pair_mem, sizeof(uint64_t) * (size_t)s->nstages);
-            memcpy(orders, s->order_mem, sizeof(uint64_t) * (size_t)s->nstages);
-            memcpy(consts, s->order_const, sizeof(int) * (size_t)s->nstages);
+static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *layout) {
+    F2Mat coords = coordinates(p), layout_inv = inverse(layout);
+    p->steps = NEW_ARRAY(s->arena, Step, g->count);
+    p->nsteps = g->count;
+    for (int i = 0; i < g->count; i++) {
+        const RawStep *raw = &s->pending[g->first + i];
+        Step *st = &p->steps[i];
+        st->stmt = raw->stmt;
+        st->body = raw->body;
+        st->pair = raw->pair ? f2_apply(&coords, f2_apply(layout, raw->pair)) : 0;
+        split_functional(p, functional_in_memory(&layout_inv, raw->order), &st->order, &st->order_block);
+        st->order_const = raw->order_const;
+    }
+}
+
+/* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
+static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
+    p->write_mat = *pm;
+    p->write_compl = c;
+    p->writes_in_place = f2_is_identity(pm) && c == 0;
+    F2Space tile = f2_space_empty(s->n);
+    for (int i = 0; i < p->tile_log; i++) f2_space_add(&tile, p->tile_cols[i]);
+    F2Space out = image(pm, &tile);
+    int col = 0;
+    for (int i = 0; i < s->seg_log; i++) p->out_cols[col++] = UINT64_C(1) << i;
+    for (int i = out.dim - 1; i >= 0; i--) {
+        uint64_t z = out.basis[i] & ~f2_mask(s->seg_log);
+        if (z) p->out_cols[col++] = z;
+    }
+    if (col != p->tile_log) diag_fatal("internal error: a tile write that is not whole segments");
+    F2Mat coords = coordinates(p), inv = inverse(pm);
+    for (int i = 0; i < p->tile_log; i++) p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
+    for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
+}
+
+static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
+    if (f2_is_identity(m) && c == 0) return;
+    Phase *p = new_phase(s, PHASE_PERMUTE);
+    p->mat = *m;
+    p->compl = c;
+}
+
+/* The permutation from the current layout to the logical order. */
+static F2Mat to_logical(const Sched *s, const F2Mat *layout) {
+    F2Mat inv = inverse(layout);
+    return f2_mul(&s->q_mat, &inv);
+}
+
+/* Place the pending steps in LOCAL phases. The last one writes the logical
+ * order when `final` and its tile allows it. */
+static void plan_segment(Sched *s, bool final) {
+    if (s->npending == 0) {
+        if (final) {
+            F2Mat p = to_logical(s, &s->layout);
+            add_permute(s, &p, s->q_compl);
         }
-        s->stages = stages;
-        s->pair_mem = pairs;
-        s->order_mem = orders;
-        s->order_const = consts;
+        return;
+    }
+    F2Mat layout_inv = inverse(&s->layout);
+    F2Space seg = f2_space_coords(s->n, f2_mask(s->seg_log));
+    F2Space first_shared = image(&layout_inv, &seg);
+    F2Mat q_inv = inverse(&s->q_mat);
+    F2Space logical_seg = image(&q_inv, &seg);
+    Group *groups = NEW_ARRAY(s->arena, Group, s->npending + 1);
+    int ngroups = form_groups(s, &first_shared, final ? &logical_seg : NULL, groups);
+    groups[0].layout = s->layout;
+    for (int k = 1; k < ngroups; k++) groups[k].layout = layout_for(s, &groups[k]);
+    bool direct = final && f2_space_sum(&groups[ngroups - 1].tile, &logical_seg).dim == groups[ngroups - 1].tile.dim;
+    for (int k = 0; k < ngroups; k++) {
+        Phase *p = new_phase(s, PHASE_LOCAL);
+        F2Space v = image(&groups[k].layout, &groups[k].tile);
+        tile_columns(s, p, &v);
+        place_steps(s, p, &groups[k], &groups[k].layout);
+        F2Mat here_inv = inverse(&groups[k].layout), write;
+        uint64_t c = 0;
+        if (k + 1 < ngroups) {
+            write = f2_mul(&groups[k + 1].layout, &here_inv);
+        } else if (direct) {
+            write = to_logical(s, &groups[k].layout);
+            c = s->q_compl;
+        } else {
+            write = f2_identity(s->n);
+        }
+        place_write(s, p, &write, c);
+    }
+    s->layout = direct ? s->q_mat : groups[ngroups - 1].layout;
+    s->npending = 0;
+    if (final && !direct) {
+        F2Mat p = to_logical(s, &s->layout);
+        add_permute(s, &p, s->q_compl);
+    }
+}
+
+static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t pair, uint64_t order,
+                      int order_const) {
+    if (s->npending == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        RawStep *grown = NEW_ARRAY(s->arena, RawStep, cap);
+        if (s->npending) memcpy(grown, s->pending, sizeof(RawStep) * (size_t)s->npending);
+        s->pending = grown;
         s->cap = cap;
     }
-    s->stages[s->nstages] = (Step){.stmt = stmt, .body = body};
-    s->pair_mem[s->nstages] = pair;
-    s->order_mem[s->nstages] = order;
-    s->order_const[s->nstages] = order_const;
-    s->nstages++;
+    s->pending[s->npending++] = (RawStep){stmt, body, pair, order, order_const};
 }
 
-/* A column on logical bit 0: in memory the pair differs by Q⁻¹·e0, and the
- * element with logical bit 0 clear comes first. */
-static void add_pair_stage(Sched *s, const IrStmt *stmt) {
-    F2Mat inv;
-    f2_invert(&s->q_mat, &inv);
-    uint64_t pair = f2_column(&inv, 0);
-    F2Space grown = s->tile;
-    f2_space_add(&grown, pair);
-    if (grown.dim > s->tile_log) {
-        flush_local(s);
-        grown = s->tile;
-        f2_space_add(&grown, pair);
-    }
-    s->tile = grown;
-    push_stage(s, stmt, stmt->body, pair, s->q_mat.row[0], (int)(s->q_compl & 1));
-}
-
-static void add_permute(Sched *s) {
-    if (f2_is_identity(&s->q_mat) && s->q_compl == 0) return;
-    Phase *p = new_phase(s, PHASE_PERMUTE);
-    p->mat = s->q_mat;
-    p->compl = s->q_compl;
+/* A column on logical bit 0: in the input frame the pair differs by Q⁻¹·e0,
+ * and the element with logical bit 0 clear comes first. */
+static void add_pair_step(Sched *s, const IrStmt *stmt, const IrBody *body) {
+    F2Mat inv = inverse(&s->q_mat);
+    push_step(s, stmt, body, f2_column(&inv, 0), s->q_mat.row[0], (int)(s->q_compl & 1));
 }
 
 /* The element type decides the segment bits and the tile size. */
@@ -166,7 +325,6 @@ static void set_elem(Sched *s, const ElemType *elem) {
     int tile = schedule_tile_log(elem);
     s->seg_log = seg < s->n ? seg : s->n;
     s->tile_log = tile < s->n ? tile : s->n;
-    s->tile = segment_space(s);
 }
 
 static noreturn void unsupported(const IrStmt *stmt, const char *what) {
@@ -195,21 +353,21 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     case IR_TWO:
         if (stmt->k != s->n - 1) unsupported(stmt, "a two whose body works on more than 2 elements");
         if (!element_body(stmt->body)) unsupported(stmt, "a two whose body is not element code");
-        add_pair_stage(s, stmt);
+        add_pair_step(s, stmt, stmt->body);
         return;
     case IR_MAP:
         if (!element_body(stmt->body)) unsupported(stmt, "a map whose function is not element code");
         if (!elem_equal(stmt->res[0]->elem, s->elem)) {
             /* a new element type: maps commute with permutations, so the map
                runs on the memory order as it is */
-            flush_local(s);
+            plan_segment(s, false);
             Phase *p = new_phase(s, PHASE_MAP);
             p->map = stmt;
             p->elem = stmt->res[0]->elem;
             set_elem(s, p->elem);
             return;
         }
-        push_stage(s, stmt, stmt->body, 0, 0, 0);
+        push_step(s, stmt, stmt->body, 0, 0, 0);
         return;
     default:
         unsupported(stmt, ir_op_name(stmt->op));
@@ -230,15 +388,16 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     out->n = body->params[0]->log_len;
     out->in_elem = body->params[0]->elem;
     out->out_elem = body->results[0]->elem;
+    if (out->n < 1) diag_error(none, "the back end needs arrays of at least 2 elements; entry '%s' has 1", f->name);
     Sched s = {.arena = arena, .out = out, .n = out->n};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
+    s.layout = f2_identity(s.n);
     /* A two-element array worked on by element code alone (a comparator
-       applied to the whole input) is one pair stage. */
+       applied to the whole input) is one pair step. */
     if (s.n == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(body)) {
-        push_stage(&s, body->stmts[0], body, 1, 1, 0);
-        s.tile = f2_space_coords(1, 1);
-        flush_local(&s);
+        push_step(&s, body->stmts[0], body, 1, 1, 0);
+        plan_segment(&s, true);
         return;
     }
     const IrVal *cur = body->params[0];
@@ -250,6 +409,5 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
         cur = stmt->res[0];
     }
     if (cur != body->results[0]) diag_error(none, "internal error: the entry result is not the last stage");
-    flush_local(&s);
-    add_permute(&s);
+    plan_segment(&s, true);
 }

@@ -7,9 +7,9 @@
  *
  * A LOCAL phase reads the coset x0 + V of a tile subspace V of memory indices
  * (V contains the low seg_log bits, so every warp access is whole segments),
- * runs its stages on the tile, and writes the tile back where it came from.
+ * runs its steps on the tile, and writes the tile back where it came from.
  * A stage is a column of pairs: the two elements whose logical indices differ
- * in bit 0, which in memory differ by a vector of V. Consecutive stages share
+ * in bit 0, which in memory differ by a vector of V. Consecutive steps share
  * a phase while their pair vectors and the segment bits span at most the tile
  * dimension, so the number of passes over memory is minimal for that tile.
  *
@@ -46,8 +46,20 @@ typedef struct {
     int seg_log, tile_log, block_log;
     uint64_t tile_cols[SCHED_MAX_TILE];
     uint64_t block_cols[64];
-    Step *stages;
-    int nstages;
+    Step *steps;
+    int nsteps;
+    /* Where the tile goes: element x (memory index read) is written at
+     * write_mat·x ⊕ write_compl; identity for a phase that writes in place.
+     * For block b and output tile coordinates sigma the index written is
+     * (XOR of out_block_cols[k] for the bits k of b) ⊕ write_compl ⊕ Z·sigma
+     * with Z = out_cols (its first seg_log columns e0..), and its source is
+     * tile element u = G·sigma, G = src_cols. */
+    bool writes_in_place;
+    F2Mat write_mat;
+    uint64_t write_compl;
+    uint64_t out_cols[SCHED_MAX_TILE];
+    uint64_t src_cols[SCHED_MAX_TILE];
+    uint64_t out_block_cols[64];
     /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot (bmmc_kernel.h) */
     F2Mat mat;
     uint64_t compl;

@@ -43,7 +43,7 @@ while IFS='|' read -r name src line entry type count; do
     build "$name" "$src" "$line" "$entry" &
 done <<<"$VARIANTS"
 # the sort benchmarks: parmc's sort at 2^20 and 2^24, the batched example as is
-for k in 20 24; do
+for k in 20 24 28; do
     grep -v '^entry ' examples/sort.parm >"$W/bsort_$k.parm"
     echo "entry main (xs : [2^$k]i32) = sort $k xs" >>"$W/bsort_$k.parm"
     ("$PARMC" "$W/bsort_$k.parm" -o "$W/bsort_$k.cu" &&
@@ -75,8 +75,27 @@ while IFS='|' read -r name src line entry type count; do
 done <<<"$VARIANTS"
 
 log "## Timings (CUDA events, median of 25 after warm-up)"
-for b in "sb_sort_20 full 20" "sb_sort_24 full 24" "sb_batched rows 26 10"; do
+for b in "sb_sort_20 full 20" "sb_sort_24 full 24" "sb_sort_28 full 28" "sb_batched rows 26 10"; do
     set -- $b
     log "### $*"
     "$W/$1" "$2" "$3" ${4:-} 2>&1 | tee -a "$REPORT"
 done
+
+log "### torch.sort(dim=-1) on the same shape (2^16 rows of 2^10 int32), when torch is present"
+python3 - <<'PY' 2>&1 | tee -a "$REPORT"
+try:
+    import torch
+except ImportError:
+    print("torch: not installed")
+    raise SystemExit
+x = torch.randint(-2**31, 2**31 - 1, (1 << 16, 1 << 10), dtype=torch.int32, device="cuda")
+for _ in range(3):
+    torch.sort(x, dim=-1)
+times = []
+for _ in range(25):
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record(); torch.sort(x, dim=-1); b.record(); b.synchronize()
+    times.append(a.elapsed_time(b))
+times.sort()
+print("| torch.sort(dim=-1) (values and indices) | %.4f |" % times[len(times) // 2])
+PY

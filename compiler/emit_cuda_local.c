@@ -1,0 +1,177 @@
+/* emit_cuda_local.c: the CUDA kernel of a LOCAL phase, with the stages in
+ * registers.
+ *
+ * The block reads its tile coset into shared memory (whole segments), then
+ * runs the stages in rounds. In a round each thread holds 2^r elements of the
+ * tile in registers: the coset base(thread) + span(R), where R spans the pair
+ * vectors of the round's stages, so every comparator of the round is register
+ * code with compile-time register numbers. Between rounds the tile goes back
+ * to shared memory and is read again with the next round's R: one barrier
+ * per round instead of one per stage. The lanes of a warp take tile vectors
+ * whose low five bits are independent, so every shared access of a warp
+ * hits 32 distinct banks. Finally the tile is written back as whole segments. */
+#include "emit.h"
+
+#include <string.h>
+
+#include "emit_elem.h"
+
+#define REG_LOG 4           /* elements per thread in registers, log2 */
+#define MAX_THREADS_LOG 10
+
+int emit_cuda_local_threads_log(const Phase *p) {
+    int r = p->tile_log < REG_LOG ? p->tile_log : REG_LOG;
+    int t = p->tile_log - r;
+    return t > MAX_THREADS_LOG ? MAX_THREADS_LOG : t;
+}
+
+typedef struct {
+    int first, count;               /* the steps of the round */
+    uint64_t regs[REG_LOG + 8];     /* R: tile vector of register bit i */
+    uint64_t threads[32];           /* tile vector of thread-index bit i */
+    int reg_log;
+} Round;
+
+/* The steps from `first` whose pair vectors span at most reg_log dimensions. */
+static int round_extent(const Phase *p, int first, int reg_log, F2Space *span) {
+    *span = f2_space_empty(p->tile_log);
+    int i = first;
+    for (; i < p->nsteps; i++) {
+        F2Space grown = *span;
+        if (p->steps[i].pair) f2_space_add(&grown, p->steps[i].pair);
+        if (grown.dim > reg_log) break;
+        *span = grown;
+    }
+    return i - first;
+}
+
+/* R: the span padded with high coordinate bits; then lanes whose low five
+ * bits are e0.. (mixed with a high bit where e_i is taken), then the rest. */
+static void plan_round(const Phase *p, Round *rd, int first, int reg_log, int threads_log) {
+    F2Space span;
+    rd->first = first;
+    rd->count = round_extent(p, first, reg_log, &span);
+    rd->reg_log = reg_log;
+    int D = p->tile_log;
+    for (int bit = D - 1; bit >= 0 && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
+    for (int i = 0; i < reg_log; i++) rd->regs[i] = span.basis[i];
+    F2Space all = span;
+    int lanes = threads_log < 5 ? threads_log : 5, k = 0;
+    for (int i = 0; i < lanes; i++) {
+        uint64_t v = UINT64_C(1) << i;
+        for (int h = D - 1; h >= 5 && f2_space_contains(&all, v); h--) v = (UINT64_C(1) << i) | (UINT64_C(1) << h);
+        if (f2_space_add(&all, v)) rd->threads[k++] = v;
+    }
+    for (int bit = D - 1; bit >= 0 && k < threads_log; bit--)
+        if (f2_space_add(&all, UINT64_C(1) << bit)) rd->threads[k++] = UINT64_C(1) << bit;
+    if (all.dim != D) diag_fatal("internal error: no register plan for a tile of 2^%d", D);
+}
+
+static uint64_t reg_vector(const Round *rd, unsigned j) {
+    uint64_t u = 0;
+    for (int i = 0; i < rd->reg_log; i++)
+        if (j >> i & 1) u ^= rd->regs[i];
+    return u;
+}
+
+/* Coordinates of a tile vector of span(R) in the basis R. */
+static unsigned reg_coords(const Round *rd, uint64_t v) {
+    for (unsigned j = 0; j < 1u << rd->reg_log; j++)
+        if (reg_vector(rd, j) == v) return j;
+    diag_fatal("internal error: a pair vector outside its round");
+}
+
+static void emit_base(FILE *out, const Round *rd, int threads_log) {
+    fputs("        const unsigned base = 0", out);
+    for (int i = 0; i < threads_log; i++)
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)rd->threads[i]);
+    fputs(";\n", out);
+}
+
+static void emit_move(FILE *out, const Phase *p, const Round *rd, bool load) {
+    for (unsigned j = 0; j < 1u << rd->reg_log; j++)
+        for (int k = 0; k < p->elem->nslots; k++) {
+            unsigned long long u = (unsigned long long)reg_vector(rd, j);
+            if (load) fprintf(out, "        v%d_%u = tile%d[base ^ 0x%llxu];\n", k, j, k, u);
+            else fprintf(out, "        tile%d[base ^ 0x%llxu] = v%d_%u;\n", k, u, k, j);
+        }
+}
+
+/* Element code on named registers: params e*, results r*. */
+static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int width, const char *prefix) {
+    char names[2][64][32];
+    const char *params[64], *results[64];
+    for (int k = 0; k < width; k++) {
+        snprintf(names[0][k], sizeof names[0][k], "e%d", k);
+        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
+        params[k] = names[0][k];
+        results[k] = names[1][k];
+        fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k % p->elem->nslots)), k);
+    }
+    emit_elem_body(out, body, params, results, prefix, 12);
+}
+
+static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+    int ns = p->elem->nslots;
+    unsigned c = reg_coords(rd, st->pair);
+    int piv = 31 - __builtin_clz(c);
+    fprintf(out, "        {\n            const int pb = parm_parity(base & 0x%llxu) ^ blockpar%d;\n",
+            (unsigned long long)st->order, index);
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%d_", index);
+    for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
+        if (j >> piv & 1) continue;
+        unsigned h = j ^ c;
+        int swap_const = f2_parity(st->order & reg_vector(rd, j));
+        fprintf(out, "        {\n            const int sw = pb ^ %d;\n", swap_const);
+        for (int k = 0; k < ns; k++) {
+            const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
+            fprintf(out, "            const %s e%d = sw ? v%d_%u : v%d_%u, e%d = sw ? v%d_%u : v%d_%u;\n", ty, k, k, h, k,
+                    j, k + ns, k, j, k, h);
+        }
+        emit_body_call(out, p, st->body, 2 * ns, prefix);
+        for (int k = 0; k < ns; k++)
+            fprintf(out, "            v%d_%u = sw ? r%d : r%d;\n            v%d_%u = sw ? r%d : r%d;\n", k, j, k + ns, k, k,
+                    h, k, k + ns);
+        fputs("        }\n", out);
+    }
+    fputs("        }\n", out);
+}
+
+static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+    int ns = p->elem->nslots;
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%d_", index);
+    for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
+        fputs("        {\n", out);
+        for (int k = 0; k < ns; k++)
+            fprintf(out, "            const %s e%d = v%d_%u;\n", prim_ctype(elem_slot_prim(p->elem, k)), k, k, j);
+        emit_body_call(out, p, st->body, ns, prefix);
+        for (int k = 0; k < ns; k++) fprintf(out, "            v%d_%u = r%d;\n", k, j, k);
+        fputs("        }\n", out);
+    }
+}
+
+void emit_cuda_local_rounds(FILE *out, const Phase *p) {
+    int t = emit_cuda_local_threads_log(p), r = p->tile_log - t;
+    for (unsigned j = 0; j < 1u << r; j++)
+        for (int k = 0; k < p->elem->nslots; k++)
+            fprintf(out, "    %s v%d_%u;\n", prim_ctype(elem_slot_prim(p->elem, k)), k, j);
+    for (int first = 0; first < p->nsteps;) {
+        Round rd;
+        plan_round(p, &rd, first, r, t);
+        fprintf(out, "    { /* round: steps %d..%d in registers */\n", first, first + rd.count - 1);
+        emit_base(out, &rd, t);
+        emit_move(out, p, &rd, true);
+        for (int i = first; i < first + rd.count; i++) {
+            fprintf(out, "        /* step %d: ", i);
+            ir_print_stmt_brief(out, p->steps[i].stmt);
+            fputs(" */\n", out);
+            if (p->steps[i].pair) emit_pair_step(out, p, &rd, &p->steps[i], i);
+            else emit_map_step(out, p, &rd, &p->steps[i], i);
+        }
+        emit_move(out, p, &rd, false);
+        fputs("    }\n    __syncthreads();\n", out);
+        first += rd.count;
+    }
+}
