@@ -4,6 +4,7 @@
 #   make test       build a sanitizer build and run every test (alias: check)
 #   make demo       compile and run examples/sort.parm on random input
 #   make accept     regenerate golden expectations (review the diff!)
+#   make install PREFIX=DIR   parmc, the stdlib and the man page under DIR
 #   make fuzz SECONDS=N   run the libFuzzer target over tests/fuzz/corpus
 
 CC       ?= cc
@@ -17,13 +18,14 @@ LEMON    ?= lemon
 LEMPAR   ?= /usr/share/lemon/lempar.c
 
 # The pipeline, in order (docs/internals.md explains each file).
-SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c \
+SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler/imports.c \
        compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
        compiler/f2.c compiler/ir.c compiler/ir_print.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c \
        compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
        compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \
+       compiler/simulate.c \
        compiler/driver.c
 GEN_SRCS = build/gen/lexer.c build/gen/parser.c build/gen/runtime_text.c
 MAIN = compiler/main.c
@@ -33,7 +35,7 @@ SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
 
 vpath %.c compiler build/gen
 
-.PHONY: all deps test check demo accept fuzz clean
+.PHONY: all deps test check demo accept install fuzz clean
 all: build/parmc
 
 # re2c and lemon are installed with apt-get when they are missing.
@@ -88,6 +90,15 @@ demo: deps
 
 accept: build/parmc
 	PARMC=build/parmc ACCEPT=1 bash tests/run.sh
+
+# parmc finds the stdlib at ../share/parmc/stdlib from its own directory
+# (compiler/imports.c), so the tree under PREFIX can be moved as a whole.
+PREFIX ?= /usr/local
+install: build/parmc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/parmc/stdlib $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 build/parmc $(DESTDIR)$(PREFIX)/bin/parmc
+	install -m 644 stdlib/*.parm $(DESTDIR)$(PREFIX)/share/parmc/stdlib
+	install -m 644 docs/parmc.1 $(DESTDIR)$(PREFIX)/share/man/man1/parmc.1
 
 clean:
 	rm -rf build

@@ -113,7 +113,7 @@ typedef struct {
 typedef struct {
     PtrList equations;      /* Equation*, in source order */
     PtrList entries;        /* Entry*, in source order */
-    PtrList imports;        /* Import*: `import "name"` lines, resolved by the driver */
+    PtrList imports;        /* Import*: `import "name"` lines, resolved by imports.c */
 } Program;
 
 typedef struct {

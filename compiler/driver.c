@@ -6,54 +6,29 @@
 #include <string.h>
 
 #include "ast.h"
+#include "imports.h"
 #include "io.h"
 #include "ir.h"
 #include "emit.h"
 #include "opt.h"
+#include "simulate.h"
 #include "value.h"
 
 const char *const stage_names[STAGE_COUNT] = {"specialised", "normalised", "optimised"};
 
 typedef struct {
     Arena arena;
-    Source source;
-    char *text;                 /* owned: the source file */
     char *input;                /* owned: interpreter input */
     Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
     Program program;
     IrProgram ir;
 } Compilation;
 
-/* Checks the source text c->text (len bytes and a NUL) and sets c->source. */
-static void set_source(Compilation *c, const char *name, long len) {
-    if ((long)strlen(c->text) != len) diag_fatal("'%s' contains a NUL byte; it is not a parm source file", name);
-    if (len > (1L << 24)) diag_fatal("'%s' is larger than the limit of 16 MiB", name);
-    c->source = (Source){name, c->text, (int)len};
-}
-
-static void load_source(Compilation *c, const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) diag_fatal("cannot open '%s'", path);
-    long len = 0;
-    c->text = io_slurp(f, &len);
-    fclose(f);
-    if (!c->text) diag_fatal("cannot read '%s'", path);
-    set_source(c, path, len);
-}
-
 /* Source text in memory, for driver_run_source. */
 typedef struct {
     const char *name, *text;
     size_t len;
 } MemSource;
-
-static void copy_source(Compilation *c, const MemSource *m) {
-    c->text = malloc(m->len + 1);
-    if (!c->text) diag_fatal("out of memory");
-    memcpy(c->text, m->text, m->len);
-    c->text[m->len] = 0;
-    set_source(c, m->name, (long)m->len);
-}
 
 static void free_bufs(Buf **bufs) {
     if (!bufs) return;
@@ -139,16 +114,30 @@ static void compile(Compilation *c, const Options *opt) {
     write_file(header, write_header, &in, opt->target_c);
 }
 
+/* --report: the access simulator over the schedule of every entry. Exits 1
+ * when some access is not minimal, so scripts can assert it. */
+static void report(Compilation *c, const Options *opt) {
+    FILE *out = opt->out ? opt->out : stdout;
+    bool ok = true;
+    for (int i = 0; i < c->ir.nfuncs; i++) {
+        Schedule s;
+        schedule_func(&c->arena, c->ir.funcs[i], &s);
+        ok &= simulate_report(out, &s);
+    }
+    if (!ok) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+}
+
 static void run_pipeline(Compilation *c, const Options *opt, const MemSource *mem) {
     FILE *out = opt->out ? opt->out : stdout;
-    if (mem) copy_source(c, mem);
-    else load_source(c, opt->input);
-    parse_source(&c->arena, &c->source, &c->program);
+    const Source *src = mem ? source_copy(&c->arena, mem->name, mem->text, mem->len)
+                            : source_load(&c->arena, opt->input);
+    parse_source(&c->arena, src, &c->program);
+    imports_resolve(&c->arena, &c->program, &opt->import_path, mem ? NULL : opt->input);
     const char *entry = opt->entry;
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
-    if (opt->action == ACTION_COMPILE) entry = NULL;   /* every entry gets an API function */
+    if (opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT) entry = NULL;   /* every entry */
     specialise_program(&c->arena, &c->program, entry, &c->ir);
-    Stage target = opt->action == ACTION_COMPILE ? STAGE_OPTIMISED : opt->stage;
+    Stage target = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
     switch (opt->action) {
     case ACTION_CHECK:
@@ -161,6 +150,9 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         break;
     case ACTION_COMPILE:
         compile(c, opt);
+        break;
+    case ACTION_REPORT:
+        report(c, opt);
         break;
     }
 }
@@ -177,7 +169,6 @@ static int run(const Options *opt, const MemSource *mem) {
     free_bufs(c->inputs);
     free_bufs(c->results);
     free(c->input);
-    free(c->text);
     arena_free(&c->arena);
     free(c);
     return status;

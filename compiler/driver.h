@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { ACTION_COMPILE, ACTION_CHECK, ACTION_INTERPRET, ACTION_DUMP_IR } Action;
+#include "imports.h"
+
+typedef enum { ACTION_COMPILE, ACTION_CHECK, ACTION_INTERPRET, ACTION_DUMP_IR, ACTION_REPORT } Action;
 
 /* The IR stages, in pipeline order. */
 typedef enum { STAGE_SPECIALISED, STAGE_NORMALISED, STAGE_OPTIMISED, STAGE_COUNT } Stage;
@@ -23,6 +25,7 @@ typedef struct {
     bool compare_stages;        /* --compare-stages: interpret every stage, fail if they differ */
     bool target_c;              /* --target=c: portable C instead of CUDA */
     bool emit_main;             /* --emit-main: a standalone main for the entry -e (default main) */
+    ImportPath import_path;     /* -I DIR and the stdlib, for `import` */
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */
 } Options;

@@ -28,6 +28,17 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda);
 void emit_cuda_local_rounds(FILE *out, const Phase *p);
 int emit_cuda_local_threads_log(const Phase *p);
 
+/* A register round: steps first..first+count-1 run with thread `tid`
+ * holding the tile elements base(tid) ^ R·j, where base(tid) is the XOR of
+ * threads[i] over the bits i of tid (simulate.c replays these accesses). */
+typedef struct {
+    int first, count;
+    uint64_t regs[16];              /* R: tile vector of register bit i */
+    uint64_t threads[32];           /* tile vector of thread-index bit i */
+    int reg_log;
+} Round;
+void emit_cuda_plan_round(const Phase *p, Round *rd, int first);
+
 /* emit_common.c, for the two emitters */
 void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
 void emit_entries(FILE *out, const EmitInput *in, bool cuda);

@@ -38,13 +38,23 @@ static uint64_t high_offset(const Phase *p, int t, unsigned i) {
     return off;
 }
 
+/* The slot of tile element tid: a per-thread XOR of swizzled columns. */
+static void emit_thread_slot(FILE *out, const Phase *p, int t) {
+    fputs("    const unsigned st = 0", out);
+    for (int i = 0; i < t; i++)
+        fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
+                (unsigned long long)schedule_slot(p, UINT64_C(1) << i));
+    fputs(";\n", out);
+}
+
 static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots;
     for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
         unsigned long long off = (unsigned long long)high_offset(p, t, i);
+        unsigned long long slot = (unsigned long long)schedule_slot(p, (uint64_t)i << t);
         for (int k = 0; k < ns; k++) {
-            if (load) fprintf(out, "    tile%d[tid + %uu] = in%d[xt ^ 0x%llxull];\n", k, i << t, k, off);
-            else fprintf(out, "    out%d[xt ^ 0x%llxull] = tile%d[tid + %uu];\n", k, off, k, i << t);
+            if (load) fprintf(out, "    tile%d[st ^ 0x%llxu] = in%d[xt ^ 0x%llxull];\n", k, slot, k, off);
+            else fprintf(out, "    out%d[xt ^ 0x%llxull] = tile%d[st ^ 0x%llxu];\n", k, off, k, slot);
         }
     }
 }
@@ -60,7 +70,8 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
         fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->out_cols[i]);
     fputs(";\n    unsigned gt = 0", out);
     for (int i = 0; i < t; i++)
-        fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)p->src_cols[i]);
+        fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
+                (unsigned long long)schedule_slot(p, p->src_cols[i]));
     fputs(";\n", out);
     for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
         uint64_t z = 0, g = 0;
@@ -71,7 +82,7 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
             }
         for (int k = 0; k < ns; k++)
             fprintf(out, "    out%d[zt ^ 0x%llxull] = tile%d[gt ^ 0x%llxu];\n", k, (unsigned long long)z, k,
-                    (unsigned long long)g);
+                    (unsigned long long)schedule_slot(p, g));
     }
 }
 
@@ -98,6 +109,7 @@ static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
             fprintf(out, "    const int blockpar%d = parm_parity(b & 0x%llxull) ^ %d;\n", i,
                     (unsigned long long)p->steps[i].order_block, p->steps[i].order_const);
     emit_thread_offset(out, p, t);
+    emit_thread_slot(out, p, t);
     emit_copy_tile(out, p, t, true);
     fputs("    __syncthreads();\n", out);
     emit_cuda_local_rounds(out, p);

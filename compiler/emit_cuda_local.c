@@ -25,12 +25,6 @@ int emit_cuda_local_threads_log(const Phase *p) {
     return t > MAX_THREADS_LOG ? MAX_THREADS_LOG : t;
 }
 
-typedef struct {
-    int first, count;               /* the steps of the round */
-    uint64_t regs[REG_LOG + 8];     /* R: tile vector of register bit i */
-    uint64_t threads[32];           /* tile vector of thread-index bit i */
-    int reg_log;
-} Round;
 
 /* The steps from `first` whose pair vectors span at most reg_log dimensions. */
 static int round_extent(const Phase *p, int first, int reg_log, F2Space *span) {
@@ -47,7 +41,8 @@ static int round_extent(const Phase *p, int first, int reg_log, F2Space *span) {
 
 /* R: the span padded with high coordinate bits; then lanes whose low five
  * bits are e0.. (mixed with a high bit where e_i is taken), then the rest. */
-static void plan_round(const Phase *p, Round *rd, int first, int reg_log, int threads_log) {
+void emit_cuda_plan_round(const Phase *p, Round *rd, int first) {
+    int threads_log = emit_cuda_local_threads_log(p), reg_log = p->tile_log - threads_log;
     F2Space span;
     rd->first = first;
     rd->count = round_extent(p, first, reg_log, &span);
@@ -55,12 +50,14 @@ static void plan_round(const Phase *p, Round *rd, int first, int reg_log, int th
     int D = p->tile_log;
     for (int bit = D - 1; bit >= 0 && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
     for (int i = 0; i < reg_log; i++) rd->regs[i] = span.basis[i];
-    F2Space all = span;
+    F2Space all = span, banks = f2_space_empty(5);
     int lanes = threads_log < 5 ? threads_log : 5, k = 0;
-    for (int i = 0; i < lanes; i++) {
-        uint64_t v = UINT64_C(1) << i;
-        for (int h = D - 1; h >= 5 && f2_space_contains(&all, v); h--) v = (UINT64_C(1) << i) | (UINT64_C(1) << h);
-        if (f2_space_add(&all, v)) rd->threads[k++] = v;
+    for (uint64_t v = 1; v < UINT64_C(1) << D && k < lanes; v++) {
+        uint64_t bank = schedule_slot(p, v) & 31;
+        if (f2_space_contains(&all, v) || f2_space_contains(&banks, bank)) continue;
+        f2_space_add(&all, v);
+        f2_space_add(&banks, bank);
+        rd->threads[k++] = v;
     }
     for (int bit = D - 1; bit >= 0 && k < threads_log; bit--)
         if (f2_space_add(&all, UINT64_C(1) << bit)) rd->threads[k++] = UINT64_C(1) << bit;
@@ -81,17 +78,19 @@ static unsigned reg_coords(const Round *rd, uint64_t v) {
     diag_fatal("internal error: a pair vector outside its round");
 }
 
-static void emit_base(FILE *out, const Round *rd, int threads_log) {
+/* base: the slot of the thread's first register element. */
+static void emit_base(FILE *out, const Phase *p, const Round *rd, int threads_log) {
     fputs("        const unsigned base = 0", out);
     for (int i = 0; i < threads_log; i++)
-        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)rd->threads[i]);
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
+                (unsigned long long)schedule_slot(p, rd->threads[i]));
     fputs(";\n", out);
 }
 
 static void emit_move(FILE *out, const Phase *p, const Round *rd, bool load) {
     for (unsigned j = 0; j < 1u << rd->reg_log; j++)
         for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long u = (unsigned long long)reg_vector(rd, j);
+            unsigned long long u = (unsigned long long)schedule_slot(p, reg_vector(rd, j));
             if (load) fprintf(out, "        v%d_%u = tile%d[base ^ 0x%llxu];\n", k, j, k, u);
             else fprintf(out, "        tile%d[base ^ 0x%llxu] = v%d_%u;\n", k, u, k, j);
         }
@@ -115,8 +114,13 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
     int ns = p->elem->nslots;
     unsigned c = reg_coords(rd, st->pair);
     int piv = 31 - __builtin_clz(c);
-    fprintf(out, "        {\n            const int pb = parm_parity(base & 0x%llxu) ^ blockpar%d;\n",
-            (unsigned long long)st->order, index);
+    /* The order bit of the thread's first element: the functional is over
+     * tile coordinates (base holds a swizzled slot), so take it per thread bit. */
+    uint64_t tid_mask = 0;
+    for (int i = 0; i < emit_cuda_local_threads_log(p); i++)
+        tid_mask |= (uint64_t)f2_parity(st->order & rd->threads[i]) << i;
+    fprintf(out, "        {\n            const int pb = parm_parity(tid & 0x%llxu) ^ blockpar%d;\n",
+            (unsigned long long)tid_mask, index);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
@@ -159,9 +163,9 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
             fprintf(out, "    %s v%d_%u;\n", prim_ctype(elem_slot_prim(p->elem, k)), k, j);
     for (int first = 0; first < p->nsteps;) {
         Round rd;
-        plan_round(p, &rd, first, r, t);
+        emit_cuda_plan_round(p, &rd, first);
         fprintf(out, "    { /* round: steps %d..%d in registers */\n", first, first + rd.count - 1);
-        emit_base(out, &rd, t);
+        emit_base(out, p, &rd, t);
         emit_move(out, p, &rd, true);
         for (int i = first; i < first + rd.count; i++) {
             fprintf(out, "        /* step %d: ", i);

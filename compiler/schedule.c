@@ -178,6 +178,7 @@ static void tile_columns(const Sched *s, Phase *p, const F2Space *v) {
         uint64_t w = v->basis[i] & ~f2_mask(s->seg_log);
         if (w) p->tile_cols[col++] = w;
     }
+    for (int i = 0; i < v->dim; i++) p->slot_cols[i] = UINT64_C(1) << i;
     uint64_t rest = f2_space_coord_complement(v);
     int b = 0;
     for (int bit = 0; bit < s->n; bit++)
@@ -221,6 +222,41 @@ static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *l
     }
 }
 
+uint64_t schedule_slot(const Phase *p, uint64_t u) {
+    uint64_t slot = 0;
+    for (int i = 0; i < p->tile_log; i++)
+        if (u >> i & 1) slot ^= p->slot_cols[i];
+    return slot;
+}
+
+static uint64_t bank_bits(const Phase *p, uint64_t v) { return schedule_slot(p, v) & 31; }
+
+static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int lanes) {
+    F2Space banks = f2_space_empty(5);
+    for (int i = 0; i < lanes; i++)
+        if (!f2_space_add(&banks, bank_bits(p, lane_cols[i]))) return false;
+    return true;
+}
+
+/* The swizzle: the identity when the write side's lanes already fall in
+ * distinct banks, else the first of a fixed sequence of pseudo-random
+ * swizzles that makes them so (one exists whenever the tile has more than
+ * five bits; a few tries find one). */
+static void choose_swizzle(Phase *p) {
+    for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = UINT64_C(1) << i;
+    int lanes = p->tile_log < 5 ? p->tile_log : 5;
+    if (p->writes_in_place || p->tile_log <= 5 || lanes_conflict_free(p, p->src_cols, lanes)) return;
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    for (int attempt = 0; attempt < 100000; attempt++) {
+        for (int i = 5; i < p->tile_log; i++) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            p->slot_cols[i] = (UINT64_C(1) << i) | (state >> 59);
+        }
+        if (lanes_conflict_free(p, p->src_cols, lanes)) return;
+    }
+    for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = UINT64_C(1) << i;
+}
+
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
 static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     p->write_mat = *pm;
@@ -239,6 +275,7 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     F2Mat coords = coordinates(p), inv = inverse(pm);
     for (int i = 0; i < p->tile_log; i++) p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
     for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
+    choose_swizzle(p);
 }
 
 static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {

@@ -60,6 +60,10 @@ typedef struct {
     uint64_t out_cols[SCHED_MAX_TILE];
     uint64_t src_cols[SCHED_MAX_TILE];
     uint64_t out_block_cols[64];
+    /* Where tile element u sits in shared memory: slot = P·u, P = slot_cols,
+     * the identity plus an XOR swizzle of high tile bits into the five bank
+     * bits, chosen so that the write side's warp reads hit distinct banks. */
+    uint64_t slot_cols[SCHED_MAX_TILE];
     /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot (bmmc_kernel.h) */
     F2Mat mat;
     uint64_t compl;
@@ -74,6 +78,9 @@ typedef struct {
     Phase *phases;
     int nphases;
 } Schedule;
+
+/* The shared-memory slot of tile element u in a LOCAL phase (P·u). */
+uint64_t schedule_slot(const Phase *p, uint64_t u);
 
 /* The largest tile for an element type (shared memory holds one tile). */
 int schedule_tile_log(const ElemType *elem);

@@ -28,6 +28,14 @@ static Function *find_function(Spec *s, const char *name) {
     return NULL;
 }
 
+/* A function's equations come from one file: an imported file cannot add
+ * equations to a function of the importer, nor take over its name. */
+static noreturn void defined_twice(const Function *f, const Equation *eq) {
+    diag_report(f->loc, "'%s' is also defined in %s", f->name, eq->loc.src->name);
+    diag_note(eq->loc, "the other definition of '%s' is here", f->name);
+    diag_abort();
+}
+
 /* Group equations by name; every equation of a name takes as many parameters. */
 static void build_function_table(Spec *s, const Program *p) {
     s->funcs = NEW_ARRAY(s->arena, Function *, p->equations.len + 1);
@@ -42,6 +50,8 @@ static void build_function_table(Spec *s, const Program *p) {
             f->loc = eq->loc;
             f->arity = eq->params.len;
             s->funcs[s->nfuncs++] = f;
+        } else if (f->loc.src != eq->loc.src) {
+            defined_twice(f, eq);
         } else if (f->arity != eq->params.len) {
             diag_report(eq->loc, "equation for '%s' has %d parameter%s, but the first one has %d",
                         eq->name, eq->params.len, eq->params.len == 1 ? "" : "s", f->arity);

@@ -1,0 +1,159 @@
+/* imports.c: source files and `import "name"` (imports.h).
+ *
+ * `import "sort"` loads sort.parm from the first directory that has it: the
+ * -I directories in order, then the stdlib directory beside the executable.
+ * The search path is the same for every file, so a name means the same file
+ * wherever it is imported. Files are told apart by device and inode, so a
+ * file reached twice (a cycle, or the main file imported back) is parsed
+ * once. Source texts live in the arena: diagnostics can quote any file until
+ * the end of the compilation, and an error path leaks nothing. */
+#include "imports.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { MAX_SOURCE = 1 << 24 };  /* bytes in one source file */
+
+/* Reads f into the arena, NUL-terminated. Stops once past MAX_SOURCE bytes,
+ * so that an oversized file is rejected without reading all of it. */
+static char *read_text(Arena *a, FILE *f, size_t *len) {
+    size_t cap = 1 << 16, n = 0;
+    char *buf = arena_alloc(a, cap);
+    while ((n += fread(buf + n, 1, cap - 1 - n, f)) == cap - 1 && n <= MAX_SOURCE) {
+        char *grown = arena_alloc(a, 2 * cap);
+        memcpy(grown, buf, n);
+        buf = grown;
+        cap *= 2;
+    }
+    *len = n;
+    return ferror(f) ? NULL : buf;  /* arena memory is zeroed: the NUL is there */
+}
+
+/* text: len bytes and a NUL, in the arena */
+static const Source *make_source(Arena *a, const char *name, const char *text, size_t len) {
+    if (strlen(text) < len) diag_fatal("'%s' contains a NUL byte; it is not a parm source file", name);
+    if (len > MAX_SOURCE) diag_fatal("'%s' is larger than the limit of 16 MiB", name);
+    Source *src = NEW(a, Source);
+    *src = (Source){name, text, (int)len};
+    return src;
+}
+
+const Source *source_copy(Arena *a, const char *name, const char *text, size_t len) {
+    if (len > MAX_SOURCE) diag_fatal("'%s' is larger than the limit of 16 MiB", name);
+    return make_source(a, name, arena_strndup(a, text, len), len);
+}
+
+const Source *source_load(Arena *a, const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) diag_fatal("cannot open '%s'", path);
+    size_t len = 0;
+    char *text = read_text(a, f, &len);
+    fclose(f);
+    if (!text) diag_fatal("cannot read '%s'", path);
+    return make_source(a, path, text, len);
+}
+
+/* ---- the search path ---- */
+
+typedef struct {
+    const char **dirs;
+    int n;
+    const char *no_stdlib;      /* set when the executable has no stdlib beside it: why */
+} Search;
+
+static bool is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The directory of the executable: that of argv[0] when it is a path, else
+ * (a command found through PATH) that of /proc/self/exe. NULL if unknown. */
+static const char *exe_dir(Arena *a, const char *argv0) {
+    char buf[4096];
+    const char *exe = argv0;
+    if (!strchr(argv0, '/')) {
+        ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+        if (n <= 0) return NULL;
+        buf[n] = 0;
+        exe = buf;
+    }
+    return arena_strndup(a, exe, (size_t)(strrchr(exe, '/') - exe));
+}
+
+/* The -I directories, then DIR/../share/parmc/stdlib (an installed parmc)
+ * or DIR/../stdlib (build/parmc in the source tree), DIR the executable's. */
+static Search search_path(Arena *a, const ImportPath *path) {
+    Search s = {NEW_ARRAY(a, const char *, path->ndirs + 1), 0, NULL};
+    for (int i = 0; i < path->ndirs; i++) s.dirs[s.n++] = path->dirs[i];
+    if (!path->exe) return s;
+    const char *dir = exe_dir(a, path->exe);
+    if (!dir) {
+        s.no_stdlib = "the executable's directory is unknown";
+        return s;
+    }
+    const char *installed = arena_printf(a, "%s/../share/parmc/stdlib", dir);
+    const char *in_tree = arena_printf(a, "%s/../stdlib", dir);
+    if (is_dir(installed)) s.dirs[s.n++] = installed;
+    else if (is_dir(in_tree)) s.dirs[s.n++] = in_tree;
+    else s.no_stdlib = arena_printf(a, "neither %s nor %s is a directory", installed, in_tree);
+    return s;
+}
+
+static noreturn void not_found(Arena *a, const Search *s, const Import *im) {
+    const char *list = s->n ? "" : "no directories";
+    for (int i = 0; i < s->n; i++) list = arena_printf(a, "%s%s%s", list, i ? ", " : "", s->dirs[i]);
+    diag_report(im->loc, "cannot find \"%s\" (searched: %s)", im->path, list);
+    if (s->no_stdlib) diag_note((Loc){0}, "no stdlib beside the executable: %s", s->no_stdlib);
+    diag_abort();
+}
+
+/* The file that im names, with its stat in *st. */
+static const char *find(Arena *a, const Search *s, const Import *im, struct stat *st) {
+    for (int i = 0; i < s->n; i++) {
+        const char *file = arena_printf(a, "%s/%s.parm", s->dirs[i], im->path);
+        if (stat(file, st) == 0 && S_ISREG(st->st_mode)) return file;
+    }
+    not_found(a, s, im);
+}
+
+/* ---- loading ---- */
+
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+} FileId;
+
+/* Records the file of st; false when it was recorded before. */
+static bool first_visit(Arena *a, PtrList *seen, const struct stat *st) {
+    for (int i = 0; i < seen->len; i++) {
+        const FileId *id = seen->items[i];
+        if (id->dev == st->st_dev && id->ino == st->st_ino) return false;
+    }
+    FileId *id = NEW(a, FileId);
+    *id = (FileId){st->st_dev, st->st_ino};
+    ptrlist_push(a, seen, id);
+    return true;
+}
+
+/* Parses the file; its equations and imports join the program. */
+static void load(Arena *a, Program *program, const char *file) {
+    Program lib = {0};
+    parse_source(a, source_load(a, file), &lib);
+    for (int i = 0; i < lib.equations.len; i++) ptrlist_push(a, &program->equations, lib.equations.items[i]);
+    for (int i = 0; i < lib.imports.len; i++) ptrlist_push(a, &program->imports, lib.imports.items[i]);
+}
+
+void imports_resolve(Arena *a, Program *program, const ImportPath *path, const char *main_path) {
+    if (program->imports.len == 0) return;
+    Search s = search_path(a, path);
+    PtrList seen = {0};
+    struct stat st;
+    if (main_path && stat(main_path, &st) == 0) first_visit(a, &seen, &st);
+    /* the list grows as imported files add their own imports */
+    for (int i = 0; i < program->imports.len; i++) {
+        const char *file = find(a, &s, program->imports.items[i], &st);
+        if (first_visit(a, &seen, &st)) load(a, program, file);
+    }
+}

@@ -1,0 +1,185 @@
+/* simulate.c: --report. Replays the memory accesses of every kernel the CUDA
+ * back end emits, warp by warp, and measures them against the machine model:
+ * 32-byte sectors touched per global warp access (against the fewest
+ * possible) and shared-memory bank congestion per warp access (the Discrete
+ * Memory Machine of seed 003: 32 banks of 4 bytes; the most distinct words
+ * one bank serves). The first and the last block are replayed; the others
+ * differ from them by an XOR of high address bits, which moves whole
+ * segments and whole bank rows. */
+#include "simulate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+typedef struct {
+    int sectors, sectors_min;   /* worst global access and its minimum */
+    int congestion;             /* worst shared access */
+    long accesses;
+} Tally;
+
+static int distinct(uint64_t *v, int n) {
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) seen = v[j] == v[i];
+        count += !seen;
+    }
+    return count;
+}
+
+/* Global access of `lanes` elements of `bytes` each at element indices x. */
+static void global_access(Tally *t, const uint64_t *x, int lanes, int bytes) {
+    uint64_t sectors[32];
+    for (int l = 0; l < lanes; l++) sectors[l] = x[l] * (uint64_t)bytes / 32;
+    int got = distinct(sectors, lanes), min = (lanes * bytes + 31) / 32;
+    if (got - min > t->sectors - t->sectors_min || t->accesses == 0) {
+        t->sectors = got;
+        t->sectors_min = min;
+    }
+    t->accesses++;
+}
+
+/* Shared access at tile slots u: 8-byte words go as two half-warps over 16
+ * bank pairs, narrower ones as one warp over 32 banks of 4 bytes. */
+static void shared_access(Tally *t, const uint64_t *u, int lanes, int bytes) {
+    int group = bytes == 8 ? 16 : 32, banks = bytes == 8 ? 16 : 32;
+    for (int start = 0; start < lanes; start += group) {
+        int n = lanes - start < group ? lanes - start : group;
+        for (int b = 0; b < banks; b++) {
+            uint64_t words[32];
+            int k = 0;
+            for (int l = start; l < start + n; l++) {
+                uint64_t word = bytes == 8 ? u[l] : u[l] * (uint64_t)bytes / 4;
+                if ((int)(word % (uint64_t)banks) == b) words[k++] = word;
+            }
+            int c = distinct(words, k);
+            if (c > t->congestion) t->congestion = c;
+        }
+    }
+}
+
+static uint64_t combine(const uint64_t *cols, int count, uint64_t bits) {
+    uint64_t v = 0;
+    for (int i = 0; i < count; i++)
+        if (bits >> i & 1) v ^= cols[i];
+    return v;
+}
+
+static uint64_t block_origin(const Phase *p, uint64_t b) { return combine(p->block_cols, p->block_log, b); }
+
+/* The global copies of a LOCAL kernel: thread tid, iteration i handles tile
+ * element (or output coordinate) tid | i << t. */
+static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh, Tally *sh_out) {
+    int t = emit_cuda_local_threads_log(p), lanes = t < 5 ? 1 << t : 32;
+    uint64_t x[32], z[32], u[32], s[32];
+    for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
+        for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
+            for (int l = 0; l < lanes; l++) {
+                uint64_t sigma = (w * 32 + (unsigned)l) | (uint64_t)i << t;
+                x[l] = block_origin(p, b) ^ combine(p->tile_cols, p->tile_log, sigma);
+                u[l] = schedule_slot(p, sigma);
+                z[l] = p->write_compl ^ combine(p->out_block_cols, p->block_log, b) ^
+                       combine(p->out_cols, p->tile_log, sigma);
+                s[l] = schedule_slot(p, combine(p->src_cols, p->tile_log, sigma));
+            }
+            global_access(g, x, lanes, bytes);
+            shared_access(sh, u, lanes, bytes);
+            global_access(g, p->writes_in_place ? x : z, lanes, bytes);
+            shared_access(sh_out, p->writes_in_place ? u : s, lanes, bytes);
+        }
+}
+
+static int replay_rounds(const Phase *p, int bytes, Tally *sh) {
+    int t = emit_cuda_local_threads_log(p), lanes = t < 5 ? 1 << t : 32, rounds = 0;
+    for (int first = 0; first < p->nsteps; rounds++) {
+        Round rd;
+        emit_cuda_plan_round(p, &rd, first);
+        uint64_t u[32];
+        for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
+            for (unsigned j = 0; j < 1u << rd.reg_log; j++) {
+                for (int l = 0; l < lanes; l++)
+                    u[l] = schedule_slot(p, combine(rd.threads, t, w * 32 + (unsigned)l) ^
+                                                combine(rd.regs, rd.reg_log, j));
+                shared_access(sh, u, lanes, bytes);
+            }
+        first += rd.count;
+    }
+    return rounds;
+}
+
+static int worst_slot_bytes(const ElemType *t) {
+    int most = 0;
+    for (int k = 0; k < t->nslots; k++) {
+        int b = prim_bits(elem_slot_prim(t, k)) / 8;
+        if (b > most) most = b;
+    }
+    return most;
+}
+
+static bool report_local(FILE *out, const Phase *p) {
+    Tally g = {0}, sh_in = {0}, sh_rounds = {0}, sh_out = {0};
+    int bytes = worst_slot_bytes(p->elem);
+    replay_local_global(p, 0, bytes, &g, &sh_in, &sh_out);
+    replay_local_global(p, (UINT64_C(1) << p->block_log) - 1, bytes, &g, &sh_in, &sh_out);
+    int rounds = replay_rounds(p, bytes, &sh_rounds);
+    int worst = sh_in.congestion;
+    if (sh_rounds.congestion > worst) worst = sh_rounds.congestion;
+    if (sh_out.congestion > worst) worst = sh_out.congestion;
+    fprintf(out, "  local: tile 2^%d, %d block%s, %d step%s in %d register round%s, writes %s\n", p->tile_log,
+            1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
+            rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : "in the next layout");
+    fprintf(out, "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
+                 "(tile store %d, register rounds %d, tile load %d)\n",
+            g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion, sh_out.congestion);
+    return g.sectors == g.sectors_min && worst <= 1;
+}
+
+static bool report_permute(FILE *out, const Phase *p) {
+    bool ok = true;
+    for (int k = 0; k < p->elem->nslots; k++) {
+        BmmcPlan plan;
+        BmmcSimReport r;
+        if (!bmmc_plan(&p->mat, p->compl, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, &plan)) return false;
+        bmmc_simulate(&plan, &r);
+        int sectors = r.read_sectors_max > r.write_sectors_max ? r.read_sectors_max : r.write_sectors_max;
+        int cong = r.store_congestion_max > r.load_congestion_max ? r.store_congestion_max : r.load_congestion_max;
+        fprintf(out, "  permutation (field %d): tile 2^%d; global: %d sectors per warp access (minimum %d); "
+                     "shared: bank congestion %d\n", k, plan.tile_log, sectors, r.sectors_min, cong);
+        ok &= sectors == r.sectors_min && cong <= 1;
+    }
+    return ok;
+}
+
+/* An elementwise kernel: consecutive threads take consecutive elements. */
+static bool report_map(FILE *out, const Phase *p) {
+    Tally g = {0};
+    uint64_t x[32];
+    for (int l = 0; l < 32; l++) x[l] = (uint64_t)l;
+    int lanes = p->n < 5 ? 1 << p->n : 32;
+    global_access(&g, x, lanes, worst_slot_bytes(p->in_elem));
+    global_access(&g, x, lanes, worst_slot_bytes(p->elem));
+    fprintf(out, "  elementwise: global: %d sectors per warp access (minimum %d)\n", g.sectors, g.sectors_min);
+    return g.sectors == g.sectors_min;
+}
+
+bool simulate_report(FILE *out, const Schedule *s) {
+    char elem[128];
+    elem_format(s->in_elem, elem, sizeof elem);
+    fprintf(out, "entry %s: 2^%d %s, %d kernel%s, %d global pass%s\n", s->func->name, s->n, elem, s->nphases,
+            s->nphases == 1 ? "" : "s", s->nphases, s->nphases == 1 ? "" : "es");
+    bool ok = true;
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        fprintf(out, "kernel %s_%d: moves 2^%d elements (each read once and written once)\n", s->func->name, i, p->n);
+        switch (p->kind) {
+        case PHASE_LOCAL: ok &= report_local(out, p); break;
+        case PHASE_PERMUTE: ok &= report_permute(out, p); break;
+        case PHASE_MAP: ok &= report_map(out, p); break;
+        }
+    }
+    fprintf(out, "entry %s: every global access minimal and every shared access congestion 1: %s\n", s->func->name,
+            ok ? "yes" : "no");
+    return ok;
+}

@@ -1,0 +1,15 @@
+/* simulate.h: --report, the access simulator of the emitted kernels. */
+#ifndef PARMC_SIMULATE_H
+#define PARMC_SIMULATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "schedule.h"
+
+/* Print, per kernel of the schedule, the elements moved, the sectors per
+ * global warp access against the minimum and the worst shared-memory bank
+ * congestion. Returns whether every access is minimal and conflict-free. */
+bool simulate_report(FILE *out, const Schedule *s);
+
+#endif
