@@ -16,7 +16,7 @@
 
 #include "emit_elem.h"
 
-#define REG_LOG 4           /* elements per thread in registers, log2 */
+#define REG_LOG 5           /* elements per thread in registers, log2 */
 #define MAX_THREADS_LOG 10
 
 int emit_cuda_local_threads_log(const Phase *p) {
