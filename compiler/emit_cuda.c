@@ -90,7 +90,8 @@ static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_lo
 
 static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
-    fprintf(out, "__global__ void __launch_bounds__(%d)\n%s_kernel(", 1 << t, name);
+    /* two blocks per SM: measured 9% faster on the 2^24 sort despite small spills */
+    fprintf(out, "__global__ void __launch_bounds__(%d, 2)\n%s_kernel(", 1 << t, name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < ns; k++)
