@@ -99,3 +99,6 @@ for _ in range(25):
 times.sort()
 print("| torch.sort(dim=-1) (values and indices) | %.4f |" % times[len(times) // 2])
 PY
+
+log "## The C API example (examples/api/sort_main.c)"
+sh examples/api/run.sh 2>&1 | tee -a "$REPORT"
