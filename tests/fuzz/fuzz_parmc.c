@@ -10,8 +10,9 @@
  *      entry;
  *   3. --dump-ir=STAGE for every stage, on the first entry (the optimised
  *      stage only when the program is not big);
- *   4. unless the program is big, code generation: CUDA, and C with
- *      --emit-main for the first entry, into a scratch directory;
+ *   4. unless the program is big, code generation (CUDA, and C with
+ *      --emit-main for the first entry) into a scratch directory, and
+ *      --report, the access simulator;
  *   5. --interpret --compare-stages of the first entry on a deterministic
  *      input derived from the fuzz data, when that entry takes at most
  *      MAX_INPUT values and the interpretation is cheap (see stmt_cost).
@@ -28,6 +29,9 @@
  * fuzzer's timeout. The optimiser takes seconds on programs of thousands of
  * statements (such as examples/sort.parm, with a size of 2^20), which would
  * make most mutations of such seeds time out; hence MAX_OPT_STMTS.
+ *
+ * `import "NAME"` finds stdlib/NAME.parm: run the fuzzer from the top of the
+ * source tree (make fuzz does).
  *
  * Diagnostics and output go to /dev/null; sanitizer reports still reach
  * stderr. */
@@ -54,6 +58,8 @@ enum {
 #define HEAVY_ARENA ((size_t)32 << 20)  /* bytes a specialisation may take before it is heavy */
 
 static FILE *null_out;
+static const char *const import_dirs[] = {"stdlib"};
+static const ImportPath import_path = {import_dirs, 1, NULL};
 static char scratch[64];                /* a directory for generated code */
 static char out_cu[96], out_h[96], out_c[96];
 
@@ -135,6 +141,7 @@ static void find_first_entry(const char *text, size_t len, FirstEntry *fe) {
     diag_handler = &handler;
     if (setjmp(handler) == 0) {
         parse_source(&arena, &src, &program);
+        imports_resolve(&arena, &program, &import_path, NULL);
         specialise_program(&arena, &program, NULL, &ir);
         for (int i = 0; i < ir.nfuncs; i++) fe->nstmts += count_stmts(ir.funcs[i]->body);
         if (ir.nfuncs > 0) {
@@ -230,7 +237,7 @@ static int interpret(Options *opt, const char *text, size_t size, char *input, s
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
-    Options opt = {.action = ACTION_CHECK, .input = "fuzz.parm", .out = null_out};
+    Options opt = {.action = ACTION_CHECK, .input = "fuzz.parm", .import_path = import_path, .out = null_out};
     if (driver_run_source(&opt, "fuzz.parm", text, size) != 0) return 0;
 
     FirstEntry fe = {0};
@@ -263,6 +270,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         driver_run_source(&opt, "fuzz.parm", text, size);
         opt.output = NULL;
         opt.target_c = opt.emit_main = false;
+        opt.action = ACTION_REPORT;
+        driver_run_source(&opt, "fuzz.parm", text, size);
     }
 
     if (fe.prims && fe.cost <= MAX_INTERP_COST) {

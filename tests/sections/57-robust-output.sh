@@ -1,0 +1,68 @@
+# Generated code and its standalone main: deterministic output files, bad
+# input rejected with a message and a non-zero exit, and the API's argument
+# checks (C target, run under ASan so an out-of-bounds write would report).
+mkdir -p "$TMP/rob"
+
+# determinism: the same input gives byte-identical output files
+mkdir -p "$TMP/rob/a" "$TMP/rob/b"
+for ex in examples/*.parm; do
+    same=1
+    for target in "" "--target=c"; do
+        for run in a b; do "$PARMC" $target "$ex" -o "$TMP/rob/$run/out.c" 2>/dev/null; done
+        cmp -s "$TMP/rob/a/out.c" "$TMP/rob/b/out.c" && cmp -s "$TMP/rob/a/out.h" "$TMP/rob/b/out.h" || same=0
+    done
+    "$PARMC" --dump-ir "$ex" >"$TMP/rob/a.ir" 2>&1
+    "$PARMC" --dump-ir "$ex" >"$TMP/rob/b.ir" 2>&1
+    cmp -s "$TMP/rob/a.ir" "$TMP/rob/b.ir" || same=0
+    if [ $same = 1 ]; then pass; else fail "output of $ex differs between two identical runs"; fi
+done
+
+# the standalone main of the C target on bad input
+variant examples/sort.parm "entry main (xs : [2^4]i32) = sort 4 xs"
+"$PARMC" --target=c --emit-main "$TMP/variant.parm" -o "$TMP/rob/m.c"
+cc -std=c11 -O1 -fsanitize=address,undefined "$TMP/rob/m.c" -o "$TMP/rob/m"
+expect_bad_input() {    # expect_bad_input WHAT INPUT MESSAGE-PATTERN
+    printf '%s' "$2" | "$TMP/rob/m" >/dev/null 2>"$TMP/rob/err.txt"
+    local status=$?
+    if [ $status -eq 1 ] && grep -q "$3" "$TMP/rob/err.txt"; then pass; else fail "emitted main, $1: exit $status, $(head -2 "$TMP/rob/err.txt")"; fi
+}
+expect_bad_input "short input" "1 2 3" "is not a power-of-two number\|not a length"
+expect_bad_input "long input" "$(seq 1 17 | tr '\n' ' ')" "is not a power-of-two number\|not a length"
+expect_bad_input "wrong length" "$(seq 1 8 | tr '\n' ' ')" "a length the entry was not compiled for"
+expect_bad_input "unparsable value" "$(seq 1 15 | tr '\n' ' ') x7" "value 16 ('x7') is not a valid i32"
+expect_bad_input "out of range" "$(seq 1 15 | tr '\n' ' ') 4294967296" "is not a valid i32"
+expect_bad_input "empty input" "" "has 0 values"
+
+# the API: null pointers, a wrong length, and exact writes (ASan)
+"$PARMC" --target=c "$TMP/variant.parm" -o "$TMP/rob/api.c"
+cat >"$TMP/rob/api_test.c" <<'CEOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include "api.h"
+int main(void) {
+    int32_t in[16], *out = malloc(16 * sizeof *out);   /* exactly n elements: ASan sees any overrun */
+    for (int i = 0; i < 16; i++) in[i] = 16 - i;
+    parm_ctx *ctx;
+    int fails = 0;
+    if (parm_ctx_create(&ctx) != PARM_OK) return 1;
+    fails += parm_main(NULL, in, out, 16) != PARM_ERROR_NULL;
+    fails += parm_main(ctx, NULL, out, 16) != PARM_ERROR_NULL;
+    fails += parm_main(ctx, in, NULL, 16) != PARM_ERROR_NULL;
+    fails += parm_main(ctx, in, out, 8) != PARM_ERROR_LENGTH;
+    fails += parm_main(ctx, in, out, 17) != PARM_ERROR_LENGTH;
+    fails += parm_main(ctx, in, out, 16) != PARM_OK;
+    for (int i = 0; i < 16; i++) fails += out[i] != i + 1;
+    fails += parm_ctx_create(NULL) != PARM_ERROR_NULL;
+    printf("%s\n", parm_error_string(PARM_ERROR_LENGTH));
+    parm_ctx_destroy(ctx);
+    parm_ctx_destroy(NULL);
+    free(out);
+    return fails != 0;
+}
+CEOF
+if cc -std=c11 -O1 -fsanitize=address,undefined -I"$TMP/rob" "$TMP/rob/api_test.c" "$TMP/rob/api.c" -o "$TMP/rob/api_test" 2>"$TMP/rob/err.txt" &&
+    "$TMP/rob/api_test" >"$TMP/rob/api.out" 2>&1 && grep -q "not compiled for" "$TMP/rob/api.out"; then
+    pass
+else
+    fail "API argument checks: $(head -3 "$TMP/rob/err.txt" "$TMP/rob/api.out")"
+fi
