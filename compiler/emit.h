@@ -56,6 +56,12 @@ void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *o
  * more times, printing the median time to stderr. */
 void emit_c_runner(FILE *out, const Schedule *s);
 void emit_cuda_runner(FILE *out, const Schedule *s);
+/* A PERMUTE phase: one planned one-pass kernel per slot, named NAME_slotK,
+ * written by `emit` (bmmc_emit_c or bmmc_emit_cuda). */
+typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
+void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit);
+/* The plan of a PERMUTE phase's kernel for slot k (the simulator replays it). */
+void emit_permute_plan(const Phase *p, int k, BmmcPlan *plan);
 /* "two 20 at sort.parm:10:14 (%123)" */
 void ir_print_stmt_brief(FILE *out, const IrStmt *s);
 

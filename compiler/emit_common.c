@@ -29,6 +29,22 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
+/* Tiles of at least 2^10: the size the one-pass kernels were measured at. */
+void emit_permute_plan(const Phase *p, int k, BmmcPlan *plan) {
+    if (!bmmc_plan(&p->mat, p->compl, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, plan))
+        diag_fatal("internal error: no plan for a permutation");
+}
+
+void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit) {
+    for (int k = 0; k < p->elem->nslots; k++) {
+        BmmcPlan plan;
+        emit_permute_plan(p, k, &plan);
+        char slot_name[128];
+        snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
+        emit(out, &plan, slot_name, prim_ctype(elem_slot_prim(p->elem, k)));
+    }
+}
+
 static bool in_place(const Phase *p) { return p->kind == PHASE_LOCAL && p->writes_in_place; }
 
 void emit_buffers(const Schedule *s, int *buf) {

@@ -171,15 +171,7 @@ static void emit_map(FILE *out, const Phase *p, const char *name) {
 }
 
 static void emit_permute(FILE *out, const Phase *p, const char *name) {
-    for (int k = 0; k < p->elem->nslots; k++) {
-        Prim prim = elem_slot_prim(p->elem, k);
-        BmmcPlan plan;
-        if (!bmmc_plan(&p->mat, p->compl, prim_bits(prim) / 8, 10, &plan))
-            diag_fatal("internal error: no plan for a permutation");
-        char slot_name[128];
-        snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
-        bmmc_emit_cuda(out, &plan, slot_name, prim_ctype(prim));
-    }
+    emit_permute_kernels(out, p, name, bmmc_emit_cuda);
     emit_launcher_head(out, name);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));

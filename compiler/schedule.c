@@ -11,15 +11,6 @@ int schedule_tile_log(const ElemType *elem) {
     return log;
 }
 
-static int max_slot_bytes(const ElemType *t) {
-    int most = 1;
-    for (int k = 0; k < t->nslots; k++) {
-        int b = prim_bits(elem_slot_prim(t, k)) / 8;
-        if (b > most) most = b;
-    }
-    return most;
-}
-
 /* A step in the input frame, before it is placed in a phase. */
 typedef struct {
     const IrStmt *stmt;
@@ -358,7 +349,7 @@ static void add_pair_step(Sched *s, const IrStmt *stmt, const IrBody *body) {
 /* The element type decides the segment bits and the tile size. */
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
-    int seg = 7 - __builtin_ctz((unsigned)max_slot_bytes(elem));
+    int seg = 7 - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
     int tile = schedule_tile_log(elem);
     s->seg_log = seg < s->n ? seg : s->n;
     s->tile_log = tile < s->n ? tile : s->n;

@@ -109,18 +109,9 @@ static int replay_rounds(const Phase *p, int bytes, Tally *sh) {
     return rounds;
 }
 
-static int worst_slot_bytes(const ElemType *t) {
-    int most = 0;
-    for (int k = 0; k < t->nslots; k++) {
-        int b = prim_bits(elem_slot_prim(t, k)) / 8;
-        if (b > most) most = b;
-    }
-    return most;
-}
-
 static bool report_local(FILE *out, const Phase *p) {
     Tally g = {0}, sh_in = {0}, sh_rounds = {0}, sh_out = {0};
-    int bytes = worst_slot_bytes(p->elem);
+    int bytes = elem_max_slot_bytes(p->elem);
     replay_local_global(p, 0, bytes, &g, &sh_in, &sh_out);
     replay_local_global(p, (UINT64_C(1) << p->block_log) - 1, bytes, &g, &sh_in, &sh_out);
     int rounds = replay_rounds(p, bytes, &sh_rounds);
@@ -141,7 +132,7 @@ static bool report_permute(FILE *out, const Phase *p) {
     for (int k = 0; k < p->elem->nslots; k++) {
         BmmcPlan plan;
         BmmcSimReport r;
-        if (!bmmc_plan(&p->mat, p->compl, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, &plan)) return false;
+        emit_permute_plan(p, k, &plan);
         bmmc_simulate(&plan, &r);
         int sectors = r.read_sectors_max > r.write_sectors_max ? r.read_sectors_max : r.write_sectors_max;
         int cong = r.store_congestion_max > r.load_congestion_max ? r.store_congestion_max : r.load_congestion_max;
@@ -158,8 +149,8 @@ static bool report_map(FILE *out, const Phase *p) {
     uint64_t x[32];
     for (int l = 0; l < 32; l++) x[l] = (uint64_t)l;
     int lanes = p->n < 5 ? 1 << p->n : 32;
-    global_access(&g, x, lanes, worst_slot_bytes(p->in_elem));
-    global_access(&g, x, lanes, worst_slot_bytes(p->elem));
+    global_access(&g, x, lanes, elem_max_slot_bytes(p->in_elem));
+    global_access(&g, x, lanes, elem_max_slot_bytes(p->elem));
     fprintf(out, "  elementwise: global: %d sectors per warp access (minimum %d)\n", g.sectors, g.sectors_min);
     return g.sectors == g.sectors_min;
 }

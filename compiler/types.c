@@ -86,6 +86,15 @@ int elem_bytes(const ElemType *t) {
     return bytes;
 }
 
+int elem_max_slot_bytes(const ElemType *t) {
+    int most = 1;
+    for (int s = 0; s < t->nslots; s++) {
+        int b = prim_bits(elem_slot_prim(t, s)) / 8;
+        if (b > most) most = b;
+    }
+    return most;
+}
+
 static int format_into(const ElemType *t, char *buf, int size) {
     if (!t->is_tuple) return snprintf(buf, (size_t)size, "%s", prim_name(t->prim));
     int used = snprintf(buf, (size_t)size, "(");

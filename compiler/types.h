@@ -50,6 +50,7 @@ Prim elem_slot_prim(const ElemType *t, int slot);
 /* The element type's spelling: "i32", "(u32, i32)". */
 void elem_format(const ElemType *t, char *buf, int size);
 int elem_bytes(const ElemType *t);  /* sum of the slots' sizes */
+int elem_max_slot_bytes(const ElemType *t);   /* the widest slot: segments and banks are per slot */
 
 Scalar scalar_wrap(Prim p, Scalar v);           /* canonicalise an integer */
 Scalar scalar_from_int(Prim p, int64_t v);
