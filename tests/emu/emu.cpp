@@ -20,7 +20,7 @@ static void __syncthreads() { pthread_barrier_wait(&barrier); }
 static unsigned char shared_mem[1 << 18];   // one block runs at a time
 
 #define __global__
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #include "ops.h"
 #include "kernels.h"
 
