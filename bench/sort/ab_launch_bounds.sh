@@ -1,3 +1,4 @@
+# A/B of two parmc builds (build/parmc_lb1, build/parmc_lb2) on the 2^24 sort and the batched example, twice each, in one run.
 set -e
 W=$(mktemp -d)
 grep -v '^entry ' examples/sort.parm > $W/s24.parm; echo 'entry main (xs : [2^24]i32) = sort 24 xs' >> $W/s24.parm
