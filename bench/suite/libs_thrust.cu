@@ -13,12 +13,12 @@ struct LessI {
 
 void thrust_sort(int32_t *a, size_t n, cudaStream_t s)
 {
-    thrust::sort(thrust::cuda::par_nosync.on(s), thrust::device_ptr<int32_t>(a),
+    thrust::sort(thrust::cuda::par.on(s), thrust::device_ptr<int32_t>(a),
                  thrust::device_ptr<int32_t>(a) + n);
 }
 
 void thrust_sort_cmp(int32_t *a, size_t n, cudaStream_t s)
 {
-    thrust::sort(thrust::cuda::par_nosync.on(s), thrust::device_ptr<int32_t>(a),
+    thrust::sort(thrust::cuda::par.on(s), thrust::device_ptr<int32_t>(a),
                  thrust::device_ptr<int32_t>(a) + n, LessI());
 }
