@@ -8,6 +8,9 @@ command -v lemon >/dev/null || missing+=(lemon)
 command -v cc >/dev/null || missing+=(gcc)
 command -v make >/dev/null || missing+=(make)
 command -v python3 >/dev/null || missing+=(python3)
+# the fuzzer (make fuzz): clang with its libFuzzer and sanitizer runtimes
+command -v clang >/dev/null || missing+=(clang)
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-dev)
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing: ${missing[*]}"
 SUDO=
