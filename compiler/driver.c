@@ -22,6 +22,8 @@ typedef struct {
     Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
     Program program;
     IrProgram ir;
+    FILE *writing;              /* an output file being written: removed if an error stops it */
+    const char *writing_path;
 } Compilation;
 
 /* Source text in memory, for driver_run_source. */
@@ -80,11 +82,14 @@ static char *header_path(Arena *a, const char *output) {
     return arena_printf(a, "%.*s.h", (int)stem, output);
 }
 
-static void write_file(const char *path, void (*write)(FILE *, const EmitInput *, bool), const EmitInput *in,
-                       bool flag) {
+static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const EmitInput *, bool),
+                       const EmitInput *in, bool flag) {
     FILE *f = fopen(path, "w");
     if (!f) diag_fatal("cannot write '%s'", path);
+    c->writing = f;
+    c->writing_path = path;
     write(f, in, flag);
+    c->writing = NULL;
     if (fclose(f) != 0) diag_fatal("cannot write '%s'", path);
 }
 
@@ -110,8 +115,8 @@ static void compile(Compilation *c, const Options *opt) {
                     .main_entry = opt->entry ? opt->entry : "main"};
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     for (int i = 0; i < c->ir.nfuncs; i++) schedule_func(&c->arena, c->ir.funcs[i], &in.schedules[i]);
-    write_file(output, write_program, &in, opt->target_c);
-    write_file(header, write_header, &in, opt->target_c);
+    write_file(c, output, write_program, &in, opt->target_c);
+    write_file(c, header, write_header, &in, opt->target_c);
 }
 
 /* --report: the access simulator over the schedule of every entry. Exits 1
@@ -165,6 +170,10 @@ static int run(const Options *opt, const MemSource *mem) {
     diag_handler = &handler;
     int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;
     diag_handler = NULL;
+    if (c->writing) {           /* no half-written output after an error */
+        fclose(c->writing);
+        remove(c->writing_path);
+    }
     fflush(opt->out ? opt->out : stdout);
     free_bufs(c->inputs);
     free_bufs(c->results);

@@ -33,13 +33,16 @@
  * `import "NAME"` finds stdlib/NAME.parm: run the fuzzer from the top of the
  * source tree (make fuzz does).
  *
- * Diagnostics and output go to /dev/null; sanitizer reports still reach
- * stderr. */
+ * Output goes to /dev/null and diagnostics to a buffer, which is checked
+ * for "parmc: error: internal error": the compiler reports broken
+ * invariants that way, and the target aborts on them. Sanitizer reports
+ * still reach stderr. */
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ast.h"
@@ -58,11 +61,14 @@ enum {
 #define HEAVY_ARENA ((size_t)32 << 20)  /* bytes a specialisation may take before it is heavy */
 
 static FILE *null_out;
+static FILE *diag_out;                  /* diagnostics, into diag_text */
+static char diag_text[8192];
 static const char *const import_dirs[] = {"stdlib"};
 static const ImportPath import_path = {import_dirs, 1, NULL};
 static char scratch[64];                /* a directory for generated code */
 static char out_cu[96], out_h[96], out_c[96];
 
+/* Removes the generated files and, when it is empty, the directory. */
 static void remove_scratch(void) {
     unlink(out_cu);
     unlink(out_c);
@@ -74,10 +80,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     null_out = fopen("/dev/null", "w");
-    if (!null_out) abort();
-    diag_set_stream(null_out);
+    diag_out = fmemopen(diag_text, sizeof diag_text - 1, "w");
+    if (!null_out || !diag_out) abort();
+    diag_set_stream(diag_out);
     strcpy(scratch, access("/dev/shm", W_OK) == 0 ? "/dev/shm/fuzz_parmc.XXXXXX" : "/tmp/fuzz_parmc.XXXXXX");
-    if (!mkdtemp(scratch)) abort();
+    if (!mkdtemp(scratch)) abort();     /* a unique name, made for each input that is compiled */
+    rmdir(scratch);
     snprintf(out_cu, sizeof out_cu, "%s/fuzz.cu", scratch);
     snprintf(out_c, sizeof out_c, "%s/fuzz.c", scratch);
     snprintf(out_h, sizeof out_h, "%s/fuzz.h", scratch);
@@ -225,11 +233,25 @@ static char *make_input(const FirstEntry *fe, const uint8_t *data, size_t size, 
 
 /* ---- the target ---- */
 
+/* driver_run_source, aborting on an internal error. */
+static int run(const Options *opt, const char *text, size_t size) {
+    memset(diag_text, 0, sizeof diag_text);
+    rewind(diag_out);
+    int status = driver_run_source(opt, "fuzz.parm", text, size);
+    fflush(diag_out);
+    /* The first line is the error (a source line it quotes comes after). */
+    if (strncmp(diag_text, "parmc: error: internal error", 28) == 0) {
+        fprintf(stderr, "fuzz_parmc: the compiler reported an internal error:\n%s", diag_text);
+        abort();
+    }
+    return status;
+}
+
 static int interpret(Options *opt, const char *text, size_t size, char *input, size_t len) {
     FILE *in = fmemopen(input, len, "r");
     if (!in) abort();
     opt->in = in;
-    int status = driver_run_source(opt, "fuzz.parm", text, size);
+    int status = run(opt, text, size);
     fclose(in);
     opt->in = NULL;
     return status;
@@ -238,7 +260,7 @@ static int interpret(Options *opt, const char *text, size_t size, char *input, s
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
     Options opt = {.action = ACTION_CHECK, .input = "fuzz.parm", .import_path = import_path, .out = null_out};
-    if (driver_run_source(&opt, "fuzz.parm", text, size) != 0) return 0;
+    if (run(&opt, text, size) != 0) return 0;
 
     FirstEntry fe = {0};
     find_first_entry(text, size, &fe);
@@ -250,28 +272,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bool big = fe.nstmts > MAX_OPT_STMTS;
     if (!big) {
         opt.stage = STAGE_COUNT - 1;
-        driver_run_source(&opt, "fuzz.parm", text, size);
+        run(&opt, text, size);
     }
 
     opt.entry = fe.name;
     opt.action = ACTION_DUMP_IR;
     for (int s = 0; s < (big ? STAGE_OPTIMISED : STAGE_COUNT); s++) {
         opt.stage = (Stage)s;
-        driver_run_source(&opt, "fuzz.parm", text, size);
+        run(&opt, text, size);
     }
 
     if (!big) {
+        mkdir(scratch, 0700);
         opt.action = ACTION_COMPILE;
         opt.output = out_cu;
-        driver_run_source(&opt, "fuzz.parm", text, size);
+        run(&opt, text, size);
         opt.output = out_c;
         opt.target_c = true;
         opt.emit_main = true;
-        driver_run_source(&opt, "fuzz.parm", text, size);
+        run(&opt, text, size);
         opt.output = NULL;
         opt.target_c = opt.emit_main = false;
+        remove_scratch();   /* now: libFuzzer may end with _Exit, skipping atexit */
         opt.action = ACTION_REPORT;
-        driver_run_source(&opt, "fuzz.parm", text, size);
+        run(&opt, text, size);
     }
 
     if (fe.prims && fe.cost <= MAX_INTERP_COST) {
