@@ -62,6 +62,8 @@ typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, c
 void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit);
 /* The plan of a PERMUTE phase's kernel for slot k (the simulator replays it). */
 void emit_permute_plan(const Phase *p, int k, BmmcPlan *plan);
+/* The body of a MAP phase's loop: element x of the planes in0.. to out0... */
+void emit_map_element(FILE *out, const Phase *p);
 /* "two 20 at sort.parm:10:14 (%123)" */
 void ir_print_stmt_brief(FILE *out, const IrStmt *s);
 

@@ -122,20 +122,10 @@ static void emit_local(FILE *out, const Phase *p, const char *name) {
 
 static void emit_map(FILE *out, const Phase *p, const char *name) {
     const ElemType *in = p->in_elem, *res = p->elem;
-    char names[2][64][32];
-    const char *params[64], *results[64];
-    for (int k = 0; k < in->nslots; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "in%d[x]", k);
-        params[k] = names[0][k];
-    }
-    for (int k = 0; k < res->nslots; k++) {
-        snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
-        results[k] = names[1][k];
-    }
     fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
     emit_planes(out, in, res);
     fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << p->n);
-    emit_elem_body(out, p->map->body, params, results, "m_", 2);
+    emit_map_element(out, p);
     fputs("    }\n}\n\n", out);
 }
 

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "emit_elem.h"
+
 void ir_print_stmt_brief(FILE *out, const IrStmt *s) {
     fprintf(out, "%s", ir_op_name(s->op));
     if (s->op == IR_TWO) fprintf(out, " %d", s->k);
@@ -43,6 +45,20 @@ void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitt
         snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
         emit(out, &plan, slot_name, prim_ctype(elem_slot_prim(p->elem, k)));
     }
+}
+
+void emit_map_element(FILE *out, const Phase *p) {
+    char names[2][SCHED_MAX_SLOTS][32];
+    const char *params[SCHED_MAX_SLOTS], *results[SCHED_MAX_SLOTS];
+    for (int k = 0; k < p->in_elem->nslots; k++) {
+        snprintf(names[0][k], sizeof names[0][k], "in%d[x]", k);
+        params[k] = names[0][k];
+    }
+    for (int k = 0; k < p->elem->nslots; k++) {
+        snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
+        results[k] = names[1][k];
+    }
+    emit_elem_body(out, p->map->body, params, results, "m_", 2);
 }
 
 static bool in_place(const Phase *p) { return p->kind == PHASE_LOCAL && p->writes_in_place; }

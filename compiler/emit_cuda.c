@@ -151,17 +151,7 @@ static void emit_map(FILE *out, const Phase *p, const char *name) {
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *__restrict__ out%d", prim_ctype(elem_slot_prim(res, k)), k);
     fprintf(out, ")\n{\n    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
                  " x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << p->n);
-    char names[2][64][32];
-    const char *params[64], *results[64];
-    for (int k = 0; k < in->nslots; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "in%d[x]", k);
-        params[k] = names[0][k];
-    }
-    for (int k = 0; k < res->nslots; k++) {
-        snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
-        results[k] = names[1][k];
-    }
-    emit_elem_body(out, p->map->body, params, results, "m_", 2);
+    emit_map_element(out, p);
     fputs("    }\n}\n\n", out);
     emit_launcher_head(out, name);
     unsigned long long blocks = (1ULL << p->n) / 256;
