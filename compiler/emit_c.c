@@ -33,14 +33,6 @@ static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_
 static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     const ElemType *t = p->elem;
     int ns = t->nslots, width = st->pair ? 2 * ns : ns;
-    char names[2][64][32];
-    const char *params[64], *results[64];
-    for (int k = 0; k < width; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "e%d", k);
-        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
-        params[k] = names[0][k];
-        results[k] = names[1][k];
-    }
     fprintf(out, "        /* stage %d: ", index);
     ir_print_stmt_brief(out, st->stmt);
     fputs(" */\n", out);
@@ -62,7 +54,7 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);
-    emit_elem_body(out, st->body, params, results, prefix, 3);
+    emit_elem_named(out, st->body, width, prefix, 12);
     for (int k = 0; k < width; k++)
         fprintf(out, "            tile%d[%s] = r%d;\n", k % ns, st->pair ? (k < ns ? "lo" : "hi") : "u", k);
     fputs("        }\n", out);

@@ -98,16 +98,9 @@ static void emit_move(FILE *out, const Phase *p, const Round *rd, bool load) {
 
 /* Element code on named registers: params e*, results r*. */
 static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int width, const char *prefix) {
-    char names[2][64][32];
-    const char *params[64], *results[64];
-    for (int k = 0; k < width; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "e%d", k);
-        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
-        params[k] = names[0][k];
-        results[k] = names[1][k];
+    for (int k = 0; k < width; k++)
         fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k % p->elem->nslots)), k);
-    }
-    emit_elem_body(out, body, params, results, prefix, 12);
+    emit_elem_named(out, body, width, prefix, 12);
 }
 
 static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {

@@ -22,6 +22,11 @@
 void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
                     const char *prefix, int indent);
 
+/* emit_elem_body with parameters named e0..e(width-1) and results assigned
+ * to r0..r(width-1), which the caller declares: the convention of the local
+ * steps of both back ends. */
+void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefix, int indent);
+
 /* Number of flattened scalar slots of a value (elements × slots). */
 int emit_elem_slots(const IrVal *v);
 
