@@ -10,7 +10,7 @@
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS  = -D_POSIX_C_SOURCE=200809L -Icompiler -Ibuild/gen
+CPPFLAGS  = -D_POSIX_C_SOURCE=200809L -Icompiler -Iruntime -Ibuild/gen
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 RE2C     ?= re2c

@@ -11,7 +11,8 @@ const char *op_name(Op op)
         [OP_BAND] = "&", [OP_BOR] = "|",  [OP_XOR] = "xor",
         [OP_EQ] = "==",  [OP_NE] = "!=",  [OP_LT] = "<",   [OP_LE] = "<=",
         [OP_GT] = ">",   [OP_GE] = ">=",  [OP_AND] = "&&", [OP_OR] = "||",
-        [OP_NEG] = "-",  [OP_NOT] = "!",
+        [OP_NEG] = "-",  [OP_NOT] = "!",  [OP_SQRT] = "sqrt", [OP_SIN] = "sin",
+        [OP_COS] = "cos",
     };
     if ((unsigned)op >= OP_COUNT)
         return "?";

@@ -6,6 +6,9 @@
 #include "value.h"
 
 #include <math.h>
+
+#include "ir_eval.h"
+
 #include <string.h>
 
 /* ---- operators ---- */
@@ -91,6 +94,13 @@ static Value *static_unary(Spec *s, Op op, Value *a, Loc loc) {
     if (op == OP_NOT && a->kind == V_BOOL) return value_bool(s, !a->i);
     if (op == OP_NEG && a->kind == V_INT) return static_int_op(s, OP_SUB, 0, a->i, loc);
     if (op == OP_NEG && a->kind == V_FLOAT) return static_float_op(s, OP_SUB, 0.0, a->f, loc);
+    if ((op == OP_SQRT || op == OP_SIN || op == OP_COS) && (a->kind == V_FLOAT || a->kind == V_INT)) {
+        /* the run-time f64 function, so a static result has the same bits */
+        Value *v = NEW(s->arena, Value);
+        v->kind = V_FLOAT;
+        v->f = scalar_unary(op, PRIM_F64, (Scalar){.f64 = a->kind == V_INT ? (double)a->i : a->f}).f64;
+        return v;
+    }
     diag_error(loc, "operator '%s' does not apply to %s", op_name(op), value_describe(s, a));
 }
 
@@ -116,6 +126,7 @@ static void check_runtime_op(Op op, Prim p, Loc loc) {
     bool ok;
     switch (op) {
     case OP_AND: case OP_OR: case OP_NOT: ok = is_bool; break;
+    case OP_SQRT: case OP_SIN: case OP_COS: ok = is_float; break;
     case OP_EQ: case OP_NE: ok = true; break;
     case OP_BAND: case OP_BOR: case OP_XOR: ok = !is_float; break;
     case OP_SHL: case OP_SHR: case OP_MOD: ok = !is_float && !is_bool; break;
@@ -124,6 +135,9 @@ static void check_runtime_op(Op op, Prim p, Loc loc) {
     }
     if (!ok) {
         if (op == OP_POW) diag_error(loc, "'^' is static power; it does not apply to run-time values");
+        if (op == OP_SQRT || op == OP_SIN || op == OP_COS)
+            diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)", op_name(op), prim_name(p),
+                       op_name(op));
         diag_error(loc, "operator '%s' does not apply to %s", op_name(op), prim_name(p));
     }
 }
@@ -184,6 +198,9 @@ static Value *min_or_max(Spec *s, Value **args, Loc loc, Op less) {
     return value_rt(s, ir_add_result(s->prog, st, -1, t));
 }
 static Value *b_min(Spec *s, Value **args, Loc loc) { return min_or_max(s, args, loc, OP_LT); }
+static Value *b_sqrt(Spec *s, Value **args, Loc loc) { return spec_binary(s, OP_SQRT, args[0], NULL, loc); }
+static Value *b_sin(Spec *s, Value **args, Loc loc) { return spec_binary(s, OP_SIN, args[0], NULL, loc); }
+static Value *b_cos(Spec *s, Value **args, Loc loc) { return spec_binary(s, OP_COS, args[0], NULL, loc); }
 static Value *b_max(Spec *s, Value **args, Loc loc) { return min_or_max(s, args, loc, OP_GT); }
 
 static Value *convert(Spec *s, Prim to, Value *x, Loc loc) {
@@ -335,16 +352,29 @@ static Value *b_two(Spec *s, Value **args, Loc loc) {
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len, body->results[0]->elem));
 }
 
-static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, Loc loc) {
+/* The index of the current body's instance in an array of 2^bits elements
+ * (coli, mapi): a POS statement with the identity matrix. */
+static Value *instance_index(Spec *s, int bits, Loc loc) {
+    IrStmt *st = ir_append(s->prog, s->body, IR_POS, loc, 0, NULL);
+    st->mat = NEW(s->arena, F2Mat);
+    st->mat->n = bits;
+    for (int k = 0; k < bits; k++) st->mat->row[k] = UINT64_C(1) << k;
+    return value_rt(s, ir_add_result(s->prog, st, -1, elem_prim(PRIM_I64)));
+}
+
+/* col m f, or with `indexed` coli m f: f i [xs[i], xs[i ^ m]]. */
+static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, bool indexed, Loc loc) {
+    const char *who = indexed ? "coli" : "col";
     BodyScope sc = body_begin(s);
     IrVal *param = ir_body_add_param(s->prog, sc.body, 1, xs->elem);
-    Value *r = spec_apply(s, f, value_rt(s, param), loc);
+    Value *args[2] = {indexed ? instance_index(s, xs->log_len, loc) : NULL, value_rt(s, param)};
+    Value *r = indexed ? spec_apply_n(s, f, 2, args, loc) : spec_apply(s, f, args[1], loc);
     if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
     if (r->kind != V_RT || r->rt->log_len != 1 || !elem_equal(r->rt->elem, xs->elem)) {
         char t[128];
         elem_format(xs->elem, t, sizeof t);
-        diag_error(loc, "the function given to col must map [2]%s to [2]%s, but it returns %s", t, t,
-                   value_describe(s, r));
+        diag_error(loc, "the function given to %s must map %s[2]%s to [2]%s, but it returns %s", who,
+                   indexed ? "an index and " : "", t, t, value_describe(s, r));
     }
     ir_body_add_result(s->prog, sc.body, r->rt);
     body_end(s, sc);
@@ -355,13 +385,18 @@ static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, Loc loc
 
 static Value *b_col(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of col");
-    return col_with_mask(s, check_mask(s, args[0], xs->log_len, loc, "col"), args[1], xs, loc);
+    return col_with_mask(s, check_mask(s, args[0], xs->log_len, loc, "col"), args[1], xs, false, loc);
+}
+
+static Value *b_coli(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of coli");
+    return col_with_mask(s, check_mask(s, args[0], xs->log_len, loc, "coli"), args[1], xs, true, loc);
 }
 
 static Value *b_vcolumn(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[1], loc, "the argument of vcolumn");
     if (xs->log_len < 1) diag_error(loc, "vcolumn needs an array of at least 2 elements, got 1");
-    return col_with_mask(s, f2_mask(xs->log_len), args[0], xs, loc);
+    return col_with_mask(s, f2_mask(xs->log_len), args[0], xs, false, loc);
 }
 
 static Value *b_bmmc(Spec *s, Value **args, Loc loc) {
@@ -409,15 +444,22 @@ static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const El
     return t;
 }
 
-static Value *b_map(Spec *s, Value **args, Loc loc) {
-    IrVal *xs = spec_expect_array(s, args[1], loc, "the argument of map");
+/* map f, or with `indexed` mapi f: f i xs[i]. */
+static Value *map_with(Spec *s, Value **args, bool indexed, Loc loc) {
+    const char *who = indexed ? "mapi" : "map";
+    IrVal *xs = spec_expect_array(s, args[1], loc, indexed ? "the argument of mapi" : "the argument of map");
     BodyScope sc = body_begin(s);
-    Value *r = spec_apply(s, args[0], element_params(s, sc.body, xs->elem), loc);
-    const ElemType *t = element_results(s, sc.body, r, xs->elem->is_tuple ? NULL : xs->elem, loc, "map");
+    Value *fargs[2] = {indexed ? instance_index(s, xs->log_len, loc) : NULL,
+                       element_params(s, sc.body, xs->elem)};
+    Value *r = indexed ? spec_apply_n(s, args[0], 2, fargs, loc) : spec_apply(s, args[0], fargs[1], loc);
+    const ElemType *t = element_results(s, sc.body, r, xs->elem->is_tuple ? NULL : xs->elem, loc, who);
     body_end(s, sc);
     IrStmt *st = emit_with_body(s, IR_MAP, sc.body, xs, loc);
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len, t));
 }
+
+static Value *b_map(Spec *s, Value **args, Loc loc) { return map_with(s, args, false, loc); }
+static Value *b_mapi(Spec *s, Value **args, Loc loc) { return map_with(s, args, true, loc); }
 
 static bool commutative_builtin(const Value *op) {
     if (op->kind != V_FUNC || op->fn != FN_BUILTIN || op->n != 0) return false;
@@ -494,11 +536,11 @@ static Value *b_replicate(Spec *s, Value **args, Loc loc) {
 }
 
 static const Builtin builtins[] = {
-    {"parm", 3, b_parm}, {"two", 2, b_two}, {"col", 3, b_col}, {"vcolumn", 2, b_vcolumn},
-    {"bmmc", 2, b_bmmc}, {"map", 2, b_map}, {"zip", 2, b_zip}, {"unzip", 1, b_unzip},
+    {"parm", 3, b_parm}, {"two", 2, b_two}, {"col", 3, b_col}, {"coli", 3, b_coli}, {"vcolumn", 2, b_vcolumn},
+    {"bmmc", 2, b_bmmc}, {"map", 2, b_map}, {"mapi", 2, b_mapi}, {"zip", 2, b_zip}, {"unzip", 1, b_unzip},
     {"replicate", 2, b_replicate}, {"reduce", 3, b_reduce},
     {"mat", 1, b_mat}, {"matof", 2, b_matof}, {"bitperm", 2, b_bitperm},
-    {"min", 2, b_min}, {"max", 2, b_max},
+    {"min", 2, b_min}, {"max", 2, b_max}, {"sqrt", 1, b_sqrt}, {"sin", 1, b_sin}, {"cos", 1, b_cos},
     {"bool", 1, b_bool}, {"i8", 1, b_i8}, {"i16", 1, b_i16}, {"i32", 1, b_i32}, {"i64", 1, b_i64},
     {"u8", 1, b_u8}, {"u16", 1, b_u16}, {"u32", 1, b_u32}, {"u64", 1, b_u64},
     {"f32", 1, b_f32}, {"f64", 1, b_f64},

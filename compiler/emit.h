@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "emit_elem.h"
 #include "schedule.h"
 
 typedef struct {
@@ -64,6 +65,18 @@ void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitt
 void emit_permute_plan(const Phase *p, int k, BmmcPlan *plan);
 /* The body of a MAP phase's loop: element x of the planes in0.. to out0... */
 void emit_map_element(FILE *out, const Phase *p);
+/* POS values from C variables: `u` holds the tile coordinate of the element
+ * (the memory index in a MAP phase, where step is NULL), `b` the block. */
+typedef struct {
+    const Phase *phase;
+    const Step *step;
+    const char *u, *b;
+} PosAt;
+ElemPositions emit_positions_at(const PosAt *at);
+/* "(int64_t)(K ^ (parity(u & U0) ^ parity(b & B0)) << 0 ^ ...)" for POS bits
+ * k < bits; a zero mask or a NULL variable name leaves its term out. */
+const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
+                          const char *u, const char *b);
 /* "two 20 at sort.parm:10:14 (%123)" */
 void ir_print_stmt_brief(FILE *out, const IrStmt *s);
 

@@ -54,7 +54,9 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);
-    emit_elem_named(out, st->body, width, prefix, 12);
+    PosAt at = {p, st, st->pair ? "lo" : "u", "b"};
+    ElemPositions positions = emit_positions_at(&at);
+    emit_elem_named(out, st->body, width, prefix, 12, &positions);
     for (int k = 0; k < width; k++)
         fprintf(out, "            tile%d[%s] = r%d;\n", k % ns, st->pair ? (k < ns ? "lo" : "hi") : "u", k);
     fputs("        }\n", out);

@@ -47,6 +47,30 @@ void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitt
     }
 }
 
+const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
+                          const char *u, const char *b) {
+    char *text = arena_printf(a, "(int64_t)(0x%llxull", (unsigned long long)konst);
+    for (int k = 0; k < bits; k++) {
+        bool tu = u && on_u[k], tb = b && on_b[k];
+        if (!tu && !tb) continue;
+        text = arena_printf(a, "%s ^ ((uint64_t)(", text);
+        if (tu) text = arena_printf(a, "%sparm_parity(%s & 0x%llxull)", text, u, (unsigned long long)on_u[k]);
+        if (tb) text = arena_printf(a, "%s%sparm_parity(%s & 0x%llxull)", text, tu ? " ^ " : "", b,
+                                    (unsigned long long)on_b[k]);
+        text = arena_printf(a, "%s) << %d)", text, k);
+    }
+    return arena_printf(a, "%s)", text);
+}
+
+static const char *pos_at(const void *ctx, const IrStmt *pos, Arena *a) {
+    const PosAt *at = ctx;
+    uint64_t on_u[64], on_b[64], konst;
+    int bits = schedule_pos(at->phase, at->step, pos, on_u, on_b, &konst);
+    return emit_pos_expr(a, bits, on_u, on_b, konst, at->u, at->b);
+}
+
+ElemPositions emit_positions_at(const PosAt *at) { return (ElemPositions){pos_at, at}; }
+
 void emit_map_element(FILE *out, const Phase *p) {
     char names[2][SCHED_MAX_SLOTS][32];
     const char *params[SCHED_MAX_SLOTS], *results[SCHED_MAX_SLOTS];
@@ -58,7 +82,9 @@ void emit_map_element(FILE *out, const Phase *p) {
         snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
         results[k] = names[1][k];
     }
-    emit_elem_body(out, p->map->body, params, results, "m_", 2);
+    PosAt at = {p, NULL, "x", NULL};
+    ElemPositions positions = emit_positions_at(&at);
+    emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
 }
 
 static bool in_place(const Phase *p) { return p->kind == PHASE_LOCAL && p->writes_in_place; }

@@ -16,11 +16,20 @@
 
 #include "emit_elem.h"
 
-#define REG_LOG 5           /* elements per thread in registers, log2 */
+#define REG_BYTES_LOG 7     /* element bytes per thread in registers, log2 */
 #define MAX_THREADS_LOG 10
 
+/* About 128 bytes of elements per thread, 8 to 32 elements: 32 int32 or f32
+ * (measured best for sorts, bench/results/2026-11-21-h100-register-rounds.md),
+ * 16 complex f32 or key-value pairs (the FFT of 2^24 points ran 1.8x faster
+ * than with 32, which spilled registers; bench/results/2026-11-21-h100-fft.md). */
 int emit_cuda_local_threads_log(const Phase *p) {
-    int r = p->tile_log < REG_LOG ? p->tile_log : REG_LOG;
+    int bytes_log = 0;
+    while ((2 << bytes_log) <= elem_bytes(p->elem)) bytes_log++;
+    int reg_log = REG_BYTES_LOG - bytes_log;
+    if (reg_log > 5) reg_log = 5;
+    if (reg_log < 3) reg_log = 3;
+    int r = p->tile_log < reg_log ? p->tile_log : reg_log;
     int t = p->tile_log - r;
     return t > MAX_THREADS_LOG ? MAX_THREADS_LOG : t;
 }
@@ -96,11 +105,51 @@ static void emit_move(FILE *out, const Phase *p, const Round *rd, bool load) {
         }
 }
 
+/* POS in register code. A position is linear in the tile coordinate, and a
+ * thread's registers are its base vector plus span(R): the part that depends
+ * on the thread and the block is computed once per step (s<step>_pos<id>),
+ * and register j adds a constant. */
+typedef struct {
+    const Phase *p;
+    const Round *rd;
+    const Step *st;
+    int index;                  /* the step's */
+    unsigned reg;               /* the register holding the element (a pair's first) */
+} RegPos;
+
+static void emit_step_positions(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+    for (int i = 0; i < st->body->nstmts; i++) {
+        const IrStmt *pos = st->body->stmts[i];
+        if (pos->op != IR_POS) continue;
+        uint64_t on_u[64], on_b[64], on_tid[64], konst;
+        int bits = schedule_pos(p, st, pos, on_u, on_b, &konst);
+        for (int k = 0; k < bits; k++) {
+            on_tid[k] = 0;
+            for (int t = 0; t < emit_cuda_local_threads_log(p); t++)
+                on_tid[k] |= (uint64_t)f2_parity(on_u[k] & rd->threads[t]) << t;
+        }
+        Arena scratch = {0};
+        fprintf(out, "        const uint64_t s%d_pos%d = (uint64_t)%s;\n", index, pos->res[0]->id,
+                emit_pos_expr(&scratch, bits, on_tid, on_b, konst, "tid", "b"));
+        arena_free(&scratch);
+    }
+}
+
+static const char *reg_pos(const void *ctx, const IrStmt *pos, Arena *a) {
+    const RegPos *rp = ctx;
+    uint64_t on_u[64], on_b[64], konst, v = reg_vector(rp->rd, rp->reg), c = 0;
+    int bits = schedule_pos(rp->p, rp->st, pos, on_u, on_b, &konst);
+    for (int k = 0; k < bits; k++) c |= (uint64_t)f2_parity(on_u[k] & v) << k;
+    return arena_printf(a, "(int64_t)(s%d_pos%d ^ 0x%llxull)", rp->index, pos->res[0]->id, (unsigned long long)c);
+}
+
 /* Element code on named registers: params e*, results r*. */
-static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int width, const char *prefix) {
+static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int width, const char *prefix,
+                           const RegPos *rp) {
     for (int k = 0; k < width; k++)
         fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k % p->elem->nslots)), k);
-    emit_elem_named(out, body, width, prefix, 12);
+    ElemPositions positions = {reg_pos, rp};
+    emit_elem_named(out, body, width, prefix, 12, &positions);
 }
 
 static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
@@ -114,6 +163,7 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
         tid_mask |= (uint64_t)f2_parity(st->order & rd->threads[i]) << i;
     fprintf(out, "        {\n            const int pb = parm_parity(tid & 0x%llxu) ^ blockpar%d;\n",
             (unsigned long long)tid_mask, index);
+    emit_step_positions(out, p, rd, st, index);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
@@ -126,7 +176,8 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
             fprintf(out, "            const %s e%d = sw ? v%d_%u : v%d_%u, e%d = sw ? v%d_%u : v%d_%u;\n", ty, k, k, h, k,
                     j, k + ns, k, j, k, h);
         }
-        emit_body_call(out, p, st->body, 2 * ns, prefix);
+        RegPos rp = {p, rd, st, index, j};
+        emit_body_call(out, p, st->body, 2 * ns, prefix, &rp);
         for (int k = 0; k < ns; k++)
             fprintf(out, "            v%d_%u = sw ? r%d : r%d;\n            v%d_%u = sw ? r%d : r%d;\n", k, j, k + ns, k, k,
                     h, k, k + ns);
@@ -139,14 +190,18 @@ static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step
     int ns = p->elem->nslots;
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);
+    fputs("        {\n", out);
+    emit_step_positions(out, p, rd, st, index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
         fputs("        {\n", out);
         for (int k = 0; k < ns; k++)
             fprintf(out, "            const %s e%d = v%d_%u;\n", prim_ctype(elem_slot_prim(p->elem, k)), k, k, j);
-        emit_body_call(out, p, st->body, ns, prefix);
+        RegPos rp = {p, rd, st, index, j};
+        emit_body_call(out, p, st->body, ns, prefix, &rp);
         for (int k = 0; k < ns; k++) fprintf(out, "            v%d_%u = r%d;\n", k, j, k);
         fputs("        }\n", out);
     }
+    fputs("        }\n", out);
 }
 
 void emit_cuda_local_rounds(FILE *out, const Phase *p) {

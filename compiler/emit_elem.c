@@ -40,6 +40,7 @@ typedef struct {
     Node ***slots;              /* by id - min_id: the value's slot nodes, NULL if not yet defined */
     Node **stmt_node;           /* by statement index: its local, NULL if it declares none */
     const char *prefix;
+    const ElemPositions *positions;
 } Emit;
 
 static const char *const op_names[OP_COUNT] = {
@@ -47,6 +48,7 @@ static const char *const op_names[OP_COUNT] = {
     [OP_SHL] = "shl", [OP_SHR] = "shr", [OP_BAND] = "and", [OP_BOR] = "or", [OP_XOR] = "xor",
     [OP_EQ] = "eq", [OP_NE] = "ne", [OP_LT] = "lt", [OP_LE] = "le", [OP_GT] = "gt", [OP_GE] = "ge",
     [OP_AND] = "land", [OP_OR] = "lor", [OP_NEG] = "neg", [OP_NOT] = "not",
+    [OP_SQRT] = "sqrt", [OP_SIN] = "sin", [OP_COS] = "cos",
 };
 
 static noreturn void fail(Emit *E, const IrStmt *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -121,7 +123,9 @@ static bool is_postfix_expr(const char *e)
 static bool op_accepts(Op op, Prim p, bool unary)
 {
     bool is_bool = p == PRIM_BOOL, is_float = prim_is_float(p);
-    if (unary) return (op == OP_NEG && !is_bool) || (op == OP_NOT && is_bool);
+    if (unary)
+        return (op == OP_NEG && !is_bool) || (op == OP_NOT && is_bool) ||
+               ((op == OP_SQRT || op == OP_SIN || op == OP_COS) && is_float);
     switch (op) {
     case OP_AND: case OP_OR: return is_bool;
     case OP_EQ: case OP_NE: return true;
@@ -188,7 +192,7 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
     *local = NULL;
     if (s->body) fail(E, s, "nested bodies are not supported in element code");
     switch (s->op) {
-    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: break;
+    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
     case IR_INDEX: case IR_BUILD: case IR_BMMC: break;
     default: fail(E, s, "not supported in element code");
     }
@@ -202,6 +206,12 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
     case IR_CONST:
         expect_scalars(E, s, 0);
         *local = new_local(E, s, p, literal(E, p, s->cval), 0, args);
+        break;
+    case IR_POS:
+        expect_scalars(E, s, 0);
+        if (!E->positions) fail(E, s, "a position where the caller gives none");
+        if (p != PRIM_I64) fail(E, s, "result type %s, expected i64", prim_name(p));
+        *local = new_local(E, s, p, E->positions->expr(E->positions->ctx, s, &E->arena), 0, args);
         break;
     case IR_UNARY:
     case IR_BINARY: {
@@ -297,9 +307,9 @@ static void emit_indent(FILE *out, int indent)
 }
 
 void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
-                    const char *prefix, int indent)
+                    const char *prefix, int indent, const ElemPositions *positions)
 {
-    Emit E = {.prefix = prefix};
+    Emit E = {.prefix = prefix, .positions = positions};
     int lo = 0, hi = -1;
     for (int i = 0; i < body->nparams; i++) {
         int id = body->params[i]->id;
@@ -365,7 +375,8 @@ void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, co
     arena_free(&E.arena);
 }
 
-void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefix, int indent) {
+void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefix, int indent,
+                     const ElemPositions *positions) {
     char names[2][64][16];
     const char *params[64], *results[64];
     if (width > 64) diag_fatal("internal error: an element body of %d slots", width);
@@ -375,5 +386,5 @@ void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefi
         params[k] = names[0][k];
         results[k] = names[1][k];
     }
-    emit_elem_body(out, body, params, results, prefix, indent);
+    emit_elem_body(out, body, params, results, prefix, indent, positions);
 }

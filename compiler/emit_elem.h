@@ -13,6 +13,14 @@
 
 #include "ir.h"
 
+/* Where element code finds its position: `expr` gives the value of a POS
+ * statement as a C expression of type int64_t over the caller's variables
+ * (allocated in `arena`). Bodies without POS take NULL. */
+typedef struct {
+    const char *(*expr)(const void *ctx, const IrStmt *pos, Arena *arena);
+    const void *ctx;
+} ElemPositions;
+
 /* Emit the statements of `body` at indentation `indent`. `params[k]` are C
  * expressions for the flattened slots of the body's parameters (element-
  * major, slot-minor for array parameters); the code assigns the flattened
@@ -20,12 +28,13 @@
  * are named with `prefix` so that several bodies can share a scope. Values
  * defined outside the body are not supported (the scheduler rejects them). */
 void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
-                    const char *prefix, int indent);
+                    const char *prefix, int indent, const ElemPositions *positions);
 
 /* emit_elem_body with parameters named e0..e(width-1) and results assigned
  * to r0..r(width-1), which the caller declares: the convention of the local
  * steps of both back ends. */
-void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefix, int indent);
+void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefix, int indent,
+                     const ElemPositions *positions);
 
 /* Number of flattened scalar slots of a value (elements × slots). */
 int emit_elem_slots(const IrVal *v);

@@ -8,7 +8,7 @@ static const char *op_names[IR_OP_COUNT] = {
     [IR_SELECT] = "select", [IR_CONVERT] = "convert", [IR_INDEX] = "index",
     [IR_BUILD] = "build", [IR_PARM] = "parm", [IR_TWO] = "two", [IR_COL] = "col",
     [IR_BMMC] = "bmmc", [IR_MAP] = "map", [IR_ZIP] = "zip", [IR_UNZIP] = "unzip",
-    [IR_REPLICATE] = "replicate", [IR_REDUCE] = "reduce",
+    [IR_REPLICATE] = "replicate", [IR_REDUCE] = "reduce", [IR_POS] = "pos",
 };
 
 const char *ir_op_name(IrOp op) { return op_names[op]; }
@@ -75,4 +75,14 @@ IrVal *ir_body_add_param(IrProgram *p, IrBody *b, int log_len, const ElemType *e
 void ir_body_add_result(IrProgram *p, IrBody *b, IrVal *v) {
     b->results = grow(p, b->results, b->nresults);
     b->results[b->nresults++] = v;
+}
+
+void ir_pos_substitute(IrStmt *pos, const uint64_t *m_rows, int m_nrows, uint64_t t) {
+    for (int k = 0; k < pos->mat->n; k++) {
+        uint64_t row = pos->mat->row[k], composed = 0;
+        for (int j = 0; j < m_nrows; j++)
+            if (row >> j & 1) composed ^= m_rows[j];
+        pos->compl ^= (uint64_t)f2_parity(row & t) << k;
+        pos->mat->row[k] = composed;
+    }
 }

@@ -22,7 +22,16 @@
  *   UNZIP       zs             -> xs ys .. one array per tuple field
  *   REPLICATE k s0 s1 ...      -> xs       2^k copies of one element (slots)
  *   REDUCE op   z0.. xs        -> r0..     op a body with 2*slots params
- */
+ *   POS A c                    -> i        (i64) A·coord ⊕ c, where coord is
+ *                                          the position of the instance of
+ *                                          the body holding the statement:
+ *                                          the element index for MAP, the
+ *                                          block for TWO, the pair's lower
+ *                                          index for COL, the half for PARM
+ *
+ * A POS matrix is a list of rows (masks over the bits of coord, which may be
+ * fewer or more than the rows): output bit k is parity(row[k] & coord). The
+ * rules that change what coord means (col to two, map past bmmc) rewrite A. */
 #ifndef PARMC_IR_H
 #define PARMC_IR_H
 
@@ -49,7 +58,7 @@ typedef enum {
     IR_CONST, IR_UNARY, IR_BINARY, IR_SELECT, IR_CONVERT,
     IR_INDEX, IR_BUILD,
     IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
-    IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE,
+    IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS,
     IR_OP_COUNT
 } IrOp;
 
@@ -73,8 +82,8 @@ struct IrStmt {
     int index, slot;            /* INDEX */
     uint64_t mask;              /* PARM, COL */
     int k;                      /* TWO, REPLICATE */
-    F2Mat *mat;                 /* BMMC */
-    uint64_t compl;             /* BMMC */
+    F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */
+    uint64_t compl;             /* BMMC, POS */
     IrBody *body;               /* PARM TWO COL MAP REDUCE */
     bool commutative;           /* REDUCE: the operator is a built-in commutative one */
     bool changed;               /* scratch for the optimiser: rewritten this round */
@@ -104,6 +113,10 @@ void ir_body_add_result(IrProgram *p, IrBody *b, IrVal *v);
 void ir_body_push(IrProgram *p, IrBody *b, IrStmt *s);
 const char *ir_op_name(IrOp op);
 bool ir_is_scalar(const IrVal *v);
+
+/* POS: replace its coordinate by one with coord_old = M·coord_new ⊕ t, where
+ * m_rows[j] (a mask over coord_new) is row j of M. */
+void ir_pos_substitute(IrStmt *pos, const uint64_t *m_rows, int m_nrows, uint64_t t);
 
 /* ir_print.c: the text form documented in docs/ir.md. */
 void ir_print_program(FILE *out, const IrProgram *p);

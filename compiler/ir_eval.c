@@ -79,10 +79,26 @@ void buf_free(Buf *b) {
     free(b);
 }
 
+/* The positions of the instances of the body being evaluated (for POS):
+ * instance b sits at (b mod count) with a zero bit inserted at zero_bit
+ * (col's pairs are numbered without the mask's high bit), or nowhere
+ * (count 0: entry and reduce bodies). */
+typedef struct {
+    long count;
+    int zero_bit;   /* -1: none */
+} Coord;
+
 typedef struct {
     Buf **vals;     /* by value id */
     int *uses;      /* remaining uses by value id */
+    Coord coord;
 } Eval;
+
+static Coord enter(Eval *E, long count, int zero_bit) {
+    Coord outer = E->coord;
+    E->coord = (Coord){count, zero_bit};
+    return outer;
+}
 
 static void count_body_uses(Eval *E, const IrBody *b) {
     for (int i = 0; i < b->nstmts; i++) {
@@ -169,7 +185,9 @@ static Buf *eval_parm(Eval *E, const IrStmt *s, Buf *xs) {
         for (long b = 0; b < B; b++)
             for (long i = 0; i < len; i++)
                 in->planes[k][parm_slot((uint64_t)i, s->mask, b, half)] = xs->planes[k][b * len + i];
+    Coord outer = enter(E, 2, -1);
     Buf *r = run_array_body(E, s->body, 2 * B, in);
+    E->coord = outer;
     Buf *out = buf_new(B, xs->log_len, r->elem);
     for (int k = 0; k < r->elem->nslots; k++)
         for (long b = 0; b < B; b++)
@@ -192,7 +210,9 @@ static Buf *eval_two(Eval *E, const IrStmt *s, Buf *xs, bool *owned) {
     }
     in->batch <<= s->k;
     in->log_len -= s->k;
+    Coord outer = enter(E, 1L << s->k, -1);
     Buf *r = run_array_body(E, s->body, in->batch, in);
+    E->coord = outer;
     r->batch >>= s->k;
     r->log_len += s->k;
     return r;
@@ -211,7 +231,9 @@ static Buf *eval_col(Eval *E, const IrStmt *s, Buf *xs) {
                 in->planes[k][(b * pairs + p) * 2] = xs->planes[k][b * len + (long)i];
                 in->planes[k][(b * pairs + p) * 2 + 1] = xs->planes[k][b * len + (long)(i ^ s->mask)];
             }
+    Coord outer = enter(E, pairs, hb);
     Buf *r = run_array_body(E, s->body, B * pairs, in);
+    E->coord = outer;
     Buf *out = buf_new(B, xs->log_len, xs->elem);
     for (int k = 0; k < xs->elem->nslots; k++)
         for (long b = 0; b < B; b++)
@@ -259,7 +281,9 @@ static Buf *eval_map(Eval *E, const IrStmt *s, Buf *xs) {
     Buf **params = xcalloc((size_t)xs->elem->nslots, sizeof(Buf *));
     for (int k = 0; k < xs->elem->nslots; k++) params[k] = plane_as_scalars(xs, k, s->body->params[k]->elem);
     Buf *out = buf_new(xs->batch, xs->log_len, s->res[0]->elem);
+    Coord outer = enter(E, buf_len(xs), -1);
     run_element_body(E, s->body, count, params, out);
+    E->coord = outer;
     free(params);
     return out;
 }
@@ -268,6 +292,7 @@ static Buf *eval_map(Eval *E, const IrStmt *s, Buf *xs) {
  * z op total: the order docs/language.md fixes for every back end. */
 static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
     int ns = s->body->nresults;
+    Coord outer = enter(E, 0, -1);
     /* The body runs once per level and once more with z, but the static use
        counts cover one run: count them again before every later run. */
     int runs = 0;
@@ -306,6 +331,7 @@ static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
         outs[k] = plane_as_scalars(total, k, s->res[k]->elem);
     }
     buf_free(total);
+    E->coord = outer;
 }
 
 /* ---- scalar statements ---- */
@@ -337,6 +363,18 @@ static Buf *eval_scalar(Eval *E, const IrStmt *s) {
         case IR_CONVERT: o[b] = scalar_convert(in, p, at(x, b, batch)); break;
         default: break;
         }
+    }
+    return out;
+}
+
+static Buf *eval_pos(Eval *E, const IrStmt *s, long batch) {
+    if (E->coord.count == 0) diag_fatal("internal error: pos outside a body with positions");
+    Buf *out = buf_new(batch, -1, s->res[0]->elem);
+    int zb = E->coord.zero_bit;
+    for (long b = 0; b < batch; b++) {
+        uint64_t c = (uint64_t)(b % E->coord.count);
+        if (zb >= 0) c = ((c >> zb) << (zb + 1)) | (c & ((UINT64_C(1) << zb) - 1));
+        out->planes[0][b].u = f2_apply(s->mat, c) ^ s->compl;
     }
     return out;
 }
@@ -429,6 +467,7 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
         outs[0] = eval_scalar(E, s);
         break;
     case IR_INDEX: outs[0] = eval_index(E, s); break;
+    case IR_POS: outs[0] = eval_pos(E, s, batch); break;
     case IR_BUILD: outs[0] = eval_build(E, s); break;
     case IR_REPLICATE: outs[0] = eval_replicate(E, s, batch); break;
     case IR_ZIP: outs[0] = eval_zip(E, s, batch); break;
@@ -448,7 +487,8 @@ static void eval_body(Eval *E, const IrBody *body, long batch, Buf **params) {
 }
 
 Buf **ir_eval_func(const IrProgram *p, const IrFunc *f, Buf **inputs) {
-    Eval E = {xcalloc((size_t)p->next_id, sizeof(Buf *)), xcalloc((size_t)p->next_id, sizeof(int))};
+    Eval E = {.vals = xcalloc((size_t)p->next_id, sizeof(Buf *)), .uses = xcalloc((size_t)p->next_id, sizeof(int)),
+              .coord = {0, -1}};
     count_body_uses(&E, f->body);
     Buf **params = xcalloc((size_t)f->body->nparams, sizeof(Buf *));
     for (int i = 0; i < f->body->nparams; i++) {

@@ -8,7 +8,7 @@ static const char *alu_names[OP_COUNT] = {
     [OP_POW] = "pow", [OP_SHL] = "shl", [OP_SHR] = "shr", [OP_BAND] = "and", [OP_BOR] = "or",
     [OP_XOR] = "xor", [OP_EQ] = "eq", [OP_NE] = "ne", [OP_LT] = "lt", [OP_LE] = "le",
     [OP_GT] = "gt", [OP_GE] = "ge", [OP_AND] = "land", [OP_OR] = "lor", [OP_NEG] = "neg",
-    [OP_NOT] = "not",
+    [OP_NOT] = "not", [OP_SQRT] = "sqrt", [OP_SIN] = "sin", [OP_COS] = "cos",
 };
 
 static void print_type(FILE *out, const IrVal *v) {
@@ -58,6 +58,13 @@ static void print_attrs(FILE *out, const IrStmt *s) {
     case IR_TWO: case IR_REPLICATE: fprintf(out, " %d", s->k); break;
     case IR_BMMC: fputc(' ', out); print_matrix(out, s->mat, s->compl); break;
     case IR_REDUCE: if (s->commutative) fputs(".commutative", out); break;
+    case IR_POS: {
+        char buf[F2_HEX_BUFSIZE];
+        f2_format_hex(s->mat, buf, sizeof buf);
+        fprintf(out, " rows%s", buf);
+        if (s->compl) fprintf(out, " xor 0x%" PRIx64, s->compl);
+        break;
+    }
     default: break;
     }
 }

@@ -7,7 +7,9 @@
  * the low bits, which is parm's definition; B sends each pair {i, i ^ m} to
  * adjacent positions (2p, 2p+1) with the lower index first, so `two (n-1)`
  * hands f exactly col's pairs. After this pass only bmmc and two remain, and
- * the rewrite rules can move the permutations around. */
+ * the rewrite rules can move the permutations around. A POS in col's body
+ * (coli) gave the pair's lower index i; in the two it gets the block p, and
+ * i = B⁻¹·2p. parm's half is two's block, so its POS need nothing. */
 #include "opt.h"
 
 F2Mat opt_parm_matrix(int n, uint64_t m) {
@@ -49,6 +51,13 @@ static IrStmt *new_bmmc(IrProgram *p, IrBody *b, Loc loc, IrVal *x, const F2Mat 
     return s;
 }
 
+static void positions_from_blocks(IrBody *body, const F2Mat *col_inv) {
+    uint64_t rows[F2_MAX];
+    for (int j = 0; j < col_inv->n; j++) rows[j] = col_inv->row[j] >> 1;
+    for (int i = 0; i < body->nstmts; i++)
+        if (body->stmts[i]->op == IR_POS) ir_pos_substitute(body->stmts[i], rows, col_inv->n, 0);
+}
+
 /* Replace `y = parm/col m f x` by bmmc, two, bmmc appended to `out`. The
  * result value y keeps its identity, so its uses need no rewriting. */
 static void expand(IrProgram *p, IrBody *out, IrStmt *s) {
@@ -57,6 +66,7 @@ static void expand(IrProgram *p, IrBody *out, IrStmt *s) {
     F2Mat a = s->op == IR_PARM ? opt_parm_matrix(n, s->mask) : opt_col_matrix(n, s->mask);
     F2Mat inv;
     f2_invert(&a, &inv);
+    if (s->op == IR_COL) positions_from_blocks(s->body, &inv);
     IrStmt *in = new_bmmc(p, out, s->loc, x, &a, NULL);
     IrStmt *two = ir_append(p, out, IR_TWO, s->loc, 1, in->res);
     two->k = s->op == IR_PARM ? 1 : n - 1;

@@ -14,6 +14,8 @@ typedef struct {
     IrProgram *p;
     IrVal **subst;      /* by id: the value that replaces it */
     int *uses;          /* by id, counted at the start of the round */
+    int *mark;          /* by id: scratch for reads_marked */
+    int epoch;
     IrStmt *after;      /* a statement a rule wants right after the current one */
     int cap;
     bool changed;
@@ -28,8 +30,10 @@ static void grow(Rewriter *r) {
     int cap = r->p->next_id * 2;
     r->subst = realloc(r->subst, sizeof(IrVal *) * (size_t)cap);
     r->uses = realloc(r->uses, sizeof(int) * (size_t)cap);
-    if (!r->subst || !r->uses) diag_fatal("out of memory in the optimiser");
+    r->mark = realloc(r->mark, sizeof(int) * (size_t)cap);
+    if (!r->subst || !r->uses || !r->mark) diag_fatal("out of memory in the optimiser");
     memset(r->subst + r->cap, 0, sizeof(IrVal *) * (size_t)(cap - r->cap));
+    memset(r->mark + r->cap, 0, sizeof(int) * (size_t)(cap - r->cap));
     r->cap = cap;
 }
 
@@ -94,9 +98,35 @@ static IrBody *compose(Rewriter *r, IrBody *b1, IrBody *b2) {
     return b;
 }
 
-static bool body_is_single(const IrBody *b, IrOp op) {
+/* The body is one statement of kind op on the parameter, which nothing
+ * inside that statement's own body reads. */
+static bool body_is_single(Rewriter *r, const IrBody *b, IrOp op) {
     return b->nstmts == 1 && b->stmts[0]->op == op && b->stmts[0]->args[0] == b->params[0] &&
-           b->nresults == 1 && b->results[0] == b->stmts[0]->res[0];
+           b->nresults == 1 && b->results[0] == b->stmts[0]->res[0] && uses(r, b->params[0]) == 1;
+}
+
+static bool reads_marked(const Rewriter *r, const IrBody *b) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *s = b->stmts[i];
+        for (int a = 0; a < s->nargs; a++)
+            if (s->args[a]->id < r->cap && r->mark[s->args[a]->id] == r->epoch) return true;
+        if (s->body && reads_marked(r, s->body)) return true;
+    }
+    for (int i = 0; i < b->nresults; i++)
+        if (b->results[i]->id < r->cap && r->mark[b->results[i]->id] == r->epoch) return true;
+    return false;
+}
+
+/* Whether statement `inner` of body b reads a value that a statement before
+ * it in b defines (in its own body: it could not move out of b). */
+static bool reads_earlier(Rewriter *r, const IrBody *b, const IrStmt *inner) {
+    if (!inner->body) return false;
+    grow(r);
+    r->epoch++;
+    int defined = 0;
+    for (int i = 0; i < b->nstmts && b->stmts[i] != inner; i++)
+        for (int k = 0; k < b->stmts[i]->nres; k++, defined++) r->mark[b->stmts[i]->res[k]->id] = r->epoch;
+    return defined > 0 && reads_marked(r, inner->body);
 }
 
 /* ---- the rules; each returns true when it fired ---- */
@@ -138,11 +168,14 @@ static bool rule_reduce_bmmc(Rewriter *r, IrStmt *s) {
 }
 
 /* map f ∘ bmmc = bmmc ∘ map f: permutations move towards the outputs, where
- * they meet the next permutation. */
+ * they meet the next permutation. An element at x before the bmmc was at
+ * A·x ⊕ c when f saw its position, so f's POS statements are rewritten. */
 static bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
     IrStmt *d = s->op == IR_MAP ? sole_def(r, s->args[0], IR_BMMC) : NULL;
     if (!d) return false;
     fired(r, "map-bmmc", s);
+    for (int i = 0; i < s->body->nstmts; i++)
+        if (s->body->stmts[i]->op == IR_POS) ir_pos_substitute(s->body->stmts[i], d->mat->row, d->mat->n, d->compl);
     IrStmt *m = ir_append(r->p, out, IR_MAP, s->loc, 1, d->args);
     m->body = s->body;
     IrVal *mapped = ir_add_result(r->p, m, s->res[0]->log_len, s->res[0]->elem);
@@ -173,7 +206,7 @@ static bool rule_two_identity(Rewriter *r, IrStmt *s) {
 
 /* two k (two l f) = two (k+l) f */
 static bool rule_two_two(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_TWO || !body_is_single(s->body, IR_TWO)) return false;
+    if (s->op != IR_TWO || !body_is_single(r, s->body, IR_TWO)) return false;
     fired(r, "two-two", s);
     IrStmt *inner = s->body->stmts[0];
     s->k += inner->k;
@@ -183,7 +216,7 @@ static bool rule_two_two(Rewriter *r, IrStmt *s) {
 
 /* two k (map f) = map f */
 static bool rule_two_map(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_TWO || !body_is_single(s->body, IR_MAP)) return false;
+    if (s->op != IR_TWO || !body_is_single(r, s->body, IR_MAP)) return false;
     fired(r, "two-map", s);
     s->op = IR_MAP;
     s->body = s->body->stmts[0]->body;
@@ -215,14 +248,16 @@ static bool rule_two_fuse(Rewriter *r, IrStmt *s) {
  *   two k (f ∘ bmmc B)   = two k f ∘ bmmc (I ⊕ B)
  *   two k (f ∘ two l g)  = two k f ∘ two (k+l) g
  *   two k (f ∘ map g)    = two k f ∘ map g
- * Peeling bodies from the front flattens nests into a sequence of stages. */
+ * Peeling bodies from the front flattens nests into a sequence of stages.
+ * The statement must not read what the body computes before it (a POS of
+ * the outer two, say): outside the body those values do not exist. */
 static IrStmt *leading_stmt(Rewriter *r, const IrBody *b) {
     IrVal *param = b->params[0];
     if (uses(r, param) != 1) return NULL;
     for (int i = 0; i < b->nstmts; i++) {
         IrStmt *t = b->stmts[i];
         if (t->nargs == 1 && t->args[0] == param)
-            return t->op == IR_BMMC || t->op == IR_TWO || t->op == IR_MAP ? t : NULL;
+            return (t->op == IR_BMMC || t->op == IR_TWO || t->op == IR_MAP) && !reads_earlier(r, b, t) ? t : NULL;
     }
     return NULL;
 }
@@ -423,4 +458,5 @@ void opt_optimise(IrProgram *p, FILE *trace) {
         while (remove_dead(&r, p->funcs[i]->body)) {}
     free(r.subst);
     free(r.uses);
+    free(r.mark);
 }

@@ -3,10 +3,14 @@
  * These are the definitions in docs/language.md ("Run-time arithmetic"); the
  * C and CUDA back ends emit code with the same results (runtime/parm_ops.h):
  * integers wrap, x / 0 = 0, x % 0 = x, shift counts are taken modulo the
- * width, float-to-integer conversion saturates and maps NaN to 0. */
+ * width, float-to-integer conversion saturates and maps NaN to 0. sqrt, sin
+ * and cos are the runtime's own functions, included here, so that there is
+ * one definition of each. */
 #include "ir_eval.h"
 
 #include <math.h>
+
+#include "parm_ops.h"
 
 static Scalar int_binary(Op op, Prim p, Scalar a, Scalar b) {
     Scalar r = {.u = 0};
@@ -72,12 +76,20 @@ Scalar scalar_binary(Op op, Prim p, Scalar a, Scalar b) {
     return int_binary(op, p, a, b);
 }
 
+static Scalar float_function(Op op, Prim p, Scalar a) {
+    Scalar r = {.u = 0};
+    if (p == PRIM_F32) r.f32 = op == OP_SQRT ? parm_sqrt_f32(a.f32) : op == OP_SIN ? parm_sin_f32(a.f32) : parm_cos_f32(a.f32);
+    else r.f64 = op == OP_SQRT ? parm_sqrt_f64(a.f64) : op == OP_SIN ? parm_sin_f64(a.f64) : parm_cos_f64(a.f64);
+    return r;
+}
+
 Scalar scalar_unary(Op op, Prim p, Scalar a) {
     Scalar r = {.u = 0};
     if (op == OP_NOT) {
         r.u = !a.u;
         return r;
     }
+    if (op == OP_SQRT || op == OP_SIN || op == OP_COS) return float_function(op, p, a);
     if (p == PRIM_F32) r.f32 = -a.f32;
     else if (p == PRIM_F64) r.f64 = -a.f64;
     else r = scalar_wrap(p, (Scalar){.u = 0 - a.u});

@@ -18,6 +18,8 @@ typedef struct {
     uint64_t pair;              /* 0 for a map */
     uint64_t order;             /* functional over input indices */
     int order_const;
+    F2Mat logical;              /* logical index = logical · input ⊕ logical_compl */
+    uint64_t logical_compl;
 } RawStep;
 
 /* A group of consecutive steps and its tile T (input frame). */
@@ -210,7 +212,29 @@ static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *l
         st->pair = raw->pair ? f2_apply(&coords, f2_apply(layout, raw->pair)) : 0;
         split_functional(p, functional_in_memory(&layout_inv, raw->order), &st->order, &st->order_block);
         st->order_const = raw->order_const;
+        /* a pair's position is its logical index without bit 0 */
+        int drop = raw->pair ? 1 : 0;
+        st->pos_bits = s->n - drop;
+        st->pos_const = raw->logical_compl >> drop;
+        for (int j = 0; j < st->pos_bits; j++)
+            split_functional(p, functional_in_memory(&layout_inv, raw->logical.row[j + drop]), &st->pos_u[j],
+                             &st->pos_b[j]);
     }
+}
+
+int schedule_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b,
+                 uint64_t *konst) {
+    *konst = pos->compl;
+    for (int k = 0; k < pos->mat->n; k++) {
+        on_u[k] = on_b[k] = 0;
+        for (int j = 0; j < (st ? st->pos_bits : p->n); j++) {
+            if (!(pos->mat->row[k] >> j & 1)) continue;
+            on_u[k] ^= st ? st->pos_u[j] : p->map_pos.row[j];
+            on_b[k] ^= st ? st->pos_b[j] : 0;
+            *konst ^= ((st ? st->pos_const : p->map_pos_const) >> j & 1) << k;
+        }
+    }
+    return pos->mat->n;
 }
 
 uint64_t schedule_slot(const Phase *p, uint64_t u) {
@@ -329,6 +353,7 @@ static void plan_segment(Sched *s, bool final) {
 
 static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t pair, uint64_t order,
                       int order_const) {
+    RawStep step = {stmt, body, pair, order, order_const, s->q_mat, s->q_compl};
     if (s->npending == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
         RawStep *grown = NEW_ARRAY(s->arena, RawStep, cap);
@@ -336,7 +361,7 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t
         s->pending = grown;
         s->cap = cap;
     }
-    s->pending[s->npending++] = (RawStep){stmt, body, pair, order, order_const};
+    s->pending[s->npending++] = step;
 }
 
 /* A column on logical bit 0: in the input frame the pair differs by Q⁻¹·e0,
@@ -391,6 +416,9 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
             plan_segment(s, false);
             Phase *p = new_phase(s, PHASE_MAP);
             p->map = stmt;
+            F2Mat layout_inv = inverse(&s->layout);
+            p->map_pos = f2_mul(&s->q_mat, &layout_inv);
+            p->map_pos_const = s->q_compl;
             p->elem = stmt->res[0]->elem;
             set_elem(s, p->elem);
             return;

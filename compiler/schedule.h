@@ -33,6 +33,12 @@ typedef struct {
      * whose u gives parity(order & u) ^ parity(order_block & b) ^ order_const = 0. */
     uint64_t order, order_block;
     int order_const;
+    /* The position its body sees (POS): the pair's index in the two, or the
+     * element's in the map. Bit j is parity(pos_u[j] & u) ^ parity(pos_b[j]
+     * & b) ^ bit j of pos_const, for u the tile coordinate of the element
+     * (either one of a pair) and b the block. */
+    int pos_bits;
+    uint64_t pos_u[64], pos_b[64], pos_const;
 } Step;
 
 typedef enum { PHASE_LOCAL, PHASE_PERMUTE, PHASE_MAP } PhaseKind;
@@ -67,8 +73,11 @@ typedef struct {
     /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot (bmmc_kernel.h) */
     F2Mat mat;
     uint64_t compl;
-    /* MAP: an elementwise function that changes the element type */
+    /* MAP: an elementwise function that changes the element type; the
+     * element at memory index x has position (POS) P·x ⊕ p, P = map_pos */
     const IrStmt *map;
+    F2Mat map_pos;
+    uint64_t map_pos_const;
 } Phase;
 
 typedef struct {
@@ -81,6 +90,13 @@ typedef struct {
 
 /* The shared-memory slot of tile element u in a LOCAL phase (P·u). */
 uint64_t schedule_slot(const Phase *p, uint64_t u);
+
+/* A POS statement of a step's body (or, with st NULL, of a MAP phase's
+ * function) as masks: bit k of its value is parity(on_u[k] & u) ^
+ * parity(on_b[k] & b) ^ bit k of *konst, with u and b as in Step (for a MAP
+ * phase on_u is over the memory index and on_b is 0). Returns the bits. */
+int schedule_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b,
+                 uint64_t *konst);
 
 /* The largest tile for an element type (shared memory holds one tile). */
 int schedule_tile_log(const ElemType *elem);

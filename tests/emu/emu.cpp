@@ -2,12 +2,15 @@
 // thread per CUDA thread and one block at a time, so the CUDA back end is
 // checked against the interpreter on machines without a GPU. run.sh extracts
 // the runtime (ops.h), the kernels (kernels.h) and their launch
-// configurations (launches.h) from the .cu file. int32 elements only.
+// configurations (launches.h) from the .cu file. Elements are NSLOTS fields
+// of one C type SLOT_T (run.sh reads them from the kernels' parameters):
+// int32_t, float or double, one or two fields.
 #include <pthread.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -24,11 +27,18 @@ static unsigned char shared_mem[1 << 18];   // one block runs at a time
 #include "ops.h"
 #include "kernels.h"
 
-typedef void (*Kernel)(const int32_t *, int32_t *);
+#if NSLOTS == 1
+typedef void (*Kernel)(const SLOT_T *, SLOT_T *);
+#define CALL(k, in, out) k(in[0], out[0])
+#elif NSLOTS == 2
+typedef void (*Kernel)(const SLOT_T *, const SLOT_T *, SLOT_T *, SLOT_T *);
+#define CALL(k, in, out) k(in[0], in[1], out[0], out[1])
+#endif
+
 struct Job {
     Kernel k;
-    const int32_t *in;
-    int32_t *out;
+    SLOT_T *const *in;
+    SLOT_T *const *out;
     unsigned block, thread;
 };
 
@@ -36,11 +46,11 @@ static void *run(void *arg) {
     Job *j = (Job *)arg;
     blockIdx = {j->block, 0, 0};
     threadIdx = {j->thread, 0, 0};
-    j->k(j->in, j->out);
+    CALL(j->k, j->in, j->out);
     return nullptr;
 }
 
-static void launch(Kernel k, const int32_t *in, int32_t *out, unsigned blocks, unsigned threads) {
+static void launch(Kernel k, SLOT_T *const *in, SLOT_T *const *out, unsigned blocks, unsigned threads) {
     std::vector<pthread_t> th(threads);
     std::vector<Job> jobs(threads);
     for (unsigned b = 0; b < blocks; b++) {
@@ -54,15 +64,34 @@ static void launch(Kernel k, const int32_t *in, int32_t *out, unsigned blocks, u
     }
 }
 
+// Text as the interpreter reads and prints it (runtime/parm_io.h).
+static bool read_value(int32_t *v) { long x; bool ok = scanf("%ld", &x) == 1; *v = (int32_t)x; return ok; }
+static bool read_value(float *v) { char t[64]; bool ok = scanf("%63s", t) == 1; *v = strtof(t, nullptr); return ok; }
+static bool read_value(double *v) { char t[64]; bool ok = scanf("%63s", t) == 1; *v = strtod(t, nullptr); return ok; }
+static void print_value(int32_t v) { printf("%d", v); }
+static void print_value(float v) { printf("%.9g", (double)v); }
+static void print_value(double v) { printf("%.17g", v); }
+
 int main() {
-    std::vector<int32_t> a, b;
-    long v;
-    while (scanf("%ld", &v) == 1) a.push_back((int32_t)v);
-    b.resize(a.size());
-    int32_t *src = a.data(), *dst = b.data();
+    std::vector<SLOT_T> planes[2][NSLOTS];
+    for (bool more = true; more;)
+        for (int k = 0; k < NSLOTS && more; k++) {
+            SLOT_T v;
+            if ((more = read_value(&v))) planes[0][k].push_back(v);
+        }
+    SLOT_T *src[NSLOTS], *dst[NSLOTS];
+    for (int k = 0; k < NSLOTS; k++) {
+        planes[1][k].resize(planes[0][k].size());
+        src[k] = planes[0][k].data();
+        dst[k] = planes[1][k].data();
+    }
 #define LAUNCH(kernel, blocks, threads) \
     launch(kernel, src, dst, blocks, threads); \
     std::swap(src, dst);
 #include "launches.h"
-    for (size_t i = 0; i < a.size(); i++) printf("%d\n", src[i]);
+    for (size_t i = 0; i < planes[0][0].size(); i++)
+        for (int k = 0; k < NSLOTS; k++) {
+            print_value(src[k][i]);
+            putchar(k + 1 < NSLOTS ? ' ' : '\n');
+        }
 }

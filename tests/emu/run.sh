@@ -11,5 +11,9 @@ awk '/^__global__/,/^}/' "$2/p.cu" |
     sed 's/extern __shared__ unsigned char parm_shared\[\];/unsigned char *parm_shared = shared_mem;/' >"$2/kernels.h"
 grep -o '[A-Za-z0-9_]*_kernel<<<[0-9]*u, [0-9]*' "$2/p.cu" |
     sed 's/<<<\([0-9]*\)u, \([0-9]*\)/, \1, \2/; s/^/LAUNCH(/; s/$/)/' >"$2/launches.h"
-${CXX:-c++} -std=c++17 -O1 -w -pthread -I"$2" "$src/emu.cpp" -o "$2/emu"
+# the element's fields: the kernels' input planes in0, in1, ...
+params=$(grep -m1 '_kernel(const' "$2/p.cu")
+slot_type=$(echo "$params" | sed 's/^[A-Za-z0-9_]*_kernel(const \([a-z0-9_]*\) .*/\1/')
+nslots=$(echo "$params" | grep -o '[ *]in[0-9]*[,)]' | wc -l)
+${CXX:-c++} -std=c++17 -O1 -w -pthread -DSLOT_T="$slot_type" -DNSLOTS="$nslots" -I"$2" "$src/emu.cpp" -o "$2/emu"
 "$2/emu"

@@ -2,9 +2,10 @@
 """Random parm programs for differential testing of the middle end.
 
 randprog.py DIR COUNT SEED writes DIR/prog_K.parm and DIR/in_K.txt for K in
-0..COUNT-1: random nests of parm, two, col, vcolumn, map and bmmc (random
-masks, random invertible matrices with complements) over asymmetric pair
-functions, with an input of the right length."""
+0..COUNT-1: random nests of parm, two, col, coli, vcolumn, map, mapi and bmmc
+(random masks, random invertible matrices with complements) over asymmetric
+pair functions, some of which depend on their index, with an input of the
+right length."""
 import os
 import random
 import sys
@@ -16,6 +17,9 @@ mix [a, b] = [b * 3, a xor b]
 """
 PAIR_FUNCS = ["add_sub", "cas", "mix", "(\\[a, b] -> [b, a + 1])"]
 MAPS = ["(\\x -> x * 3 + 1)", "(\\x -> x xor 5)", "(min 7)", "(\\x -> if x < 0 then 0 - x else x)"]
+INDEXED_PAIR_FUNCS = ["(\\i [a, b] -> [a + i32 i, b xor i32 (i * 3)])",
+                      "(\\i [a, b] -> if i % 3 == 1 then [b, a] else [a, b - 1])"]
+INDEXED_MAPS = ["(\\i x -> x + i32 i)", "(\\i x -> x xor i32 (i * 7 + 1))"]
 
 
 def random_matrix(rng, n):
@@ -31,9 +35,9 @@ def random_matrix(rng, n):
 
 def stage(rng, n, depth, arg):
     """One combinator on an array of 2^n elements named by the text `arg`."""
-    choices = ["bmmc", "map"]
+    choices = ["bmmc", "map", "mapi"]
     if n >= 1:
-        choices += ["col", "vcolumn", "two", "parm"] * 2
+        choices += ["col", "coli", "vcolumn", "two", "parm"] * 2
     kind = rng.choice(choices)
     if kind == "bmmc":
         rows = ", ".join(str(r) for r in random_matrix(rng, n)) if n else ""
@@ -42,8 +46,12 @@ def stage(rng, n, depth, arg):
         return "bmmc (mat [%s], %d) %s" % (rows, rng.randrange(2 ** n), arg)
     if kind == "map":
         return "map %s %s" % (rng.choice(MAPS), arg)
+    if kind == "mapi":
+        return "mapi %s %s" % (rng.choice(INDEXED_MAPS), arg)
     if kind == "col":
         return "col %d %s %s" % (rng.randrange(1, 2 ** n), rng.choice(PAIR_FUNCS), arg)
+    if kind == "coli":
+        return "coli %d %s %s" % (rng.randrange(1, 2 ** n), rng.choice(INDEXED_PAIR_FUNCS), arg)
     if kind == "vcolumn":
         return "vcolumn %s %s" % (rng.choice(PAIR_FUNCS), arg)
     inner = chain(rng, n - 1, depth + 1, "ys%d" % depth)

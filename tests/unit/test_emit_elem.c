@@ -745,7 +745,7 @@ static void emit_program(FILE *f)
             snprintf(s, 24, style ? "ra.s%d" : "r%d", k);
             re[k] = s;
         }
-        emit_elem_body(f, c->body, pe, re, "v", 4);
+        emit_elem_body(f, c->body, pe, re, "v", 4, NULL);
         for (int k = 0; k < c->nout; k++) fprintf(f, "    out[%d] = st_%s(%s);\n", k, prim_name(c->out[k]), re[k]);
         fputs("}\n", f);
         free(pe);
@@ -891,7 +891,7 @@ static char *emit_to_string(const IrBody *b, const char *const *params, const ch
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    emit_elem_body(f, b, params, results, "e", indent);
+    emit_elem_body(f, b, params, results, "e", indent, NULL);
     fclose(f);
     return buf;
 }
@@ -960,7 +960,7 @@ static void expect_fatal(IrBody *b, const char *what, const char *label)
     volatile bool stopped = false;
     diag_set_stream(ferr);
     diag_handler = &jb;
-    if (setjmp(jb) == 0) emit_elem_body(fout, b, names, names, "v", 4);
+    if (setjmp(jb) == 0) emit_elem_body(fout, b, names, names, "v", 4, NULL);
     else stopped = true;
     diag_handler = NULL;
     diag_set_stream(NULL);
