@@ -39,6 +39,10 @@ typedef struct {
     int reg_log;
 } Round;
 void emit_cuda_plan_round(const Phase *p, Round *rd, int first);
+char emit_index_op(uint64_t var_bits, uint64_t c);
+/* Pair steps whose comparator direction depends on the thread under the
+ * phase's register-round plan (each needs selects in the kernel). */
+int emit_cuda_local_thread_directions(const Phase *p);
 
 /* emit_common.c, for the two emitters */
 void emit_preamble(FILE *out, const EmitInput *in, bool cuda);

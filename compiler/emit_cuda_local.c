@@ -48,8 +48,63 @@ static int round_extent(const Phase *p, int first, int reg_log, F2Space *span) {
     return i - first;
 }
 
-/* R: the span padded with high coordinate bits; then lanes whose low five
- * bits are e0.. (mixed with a high bit where e_i is taken), then the rest. */
+/* {u : parity(f & u) = 0 for every f of fs}, in a tile of D bits. */
+static F2Space kernel_of(int D, const uint64_t *fs, int nf) {
+    F2Space rows = f2_space_empty(D), k = f2_space_empty(D);
+    for (int i = 0; i < nf; i++) f2_space_add(&rows, fs[i]);
+    uint64_t pivots = f2_space_pivots(&rows);
+    for (int j = D - 1; j >= 0; j--) {
+        if (pivots >> j & 1) continue;
+        uint64_t v = UINT64_C(1) << j;
+        for (int r = 0; r < rows.dim; r++)
+            if (rows.basis[r] >> j & 1) v |= UINT64_C(1) << (63 - __builtin_clzll(rows.basis[r]));
+        f2_space_add(&k, v);
+    }
+    return k;
+}
+
+/* Thread vectors inside K: a complement of span(R) in K, its first `lanes`
+ * vectors recombined so that their slots fall in independent banks (so every
+ * warp access of the round hits 32 distinct banks), the rest warps from high
+ * bits down. False when K holds no such complement. */
+static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, int threads_log, uint64_t *threads) {
+    int D = p->tile_log, lanes = threads_log < 5 ? threads_log : 5;
+    F2Space all = *R;
+    uint64_t comp[SCHED_MAX_TILE];
+    int nc = 0;
+    for (int i = 0; i < K->dim && all.dim < D; i++)
+        if (f2_space_add(&all, K->basis[i])) comp[nc++] = K->basis[i];
+    if (all.dim != D) return false;
+    /* lanes: elimination on the bank bits of the complement, lowest vectors first */
+    uint64_t piv_bank[5] = {0}, piv_vec[5] = {0};
+    int k = 0;
+    for (int i = nc - 1; i >= 0 && k < lanes; i--) {
+        uint64_t bank = schedule_slot(p, comp[i]) & 31, v = comp[i];
+        for (int bit = 4; bit >= 0; bit--)
+            if ((bank >> bit & 1) && piv_bank[bit]) {
+                bank ^= piv_bank[bit];
+                v ^= piv_vec[bit];
+            }
+        if (!bank) continue;
+        int h = 31 - __builtin_clz((unsigned)bank);
+        piv_bank[h] = bank;
+        piv_vec[h] = v;
+        threads[k++] = v;
+    }
+    if (k < lanes) return false;
+    all = *R;
+    for (int i = 0; i < k; i++) f2_space_add(&all, threads[i]);
+    for (int i = 0; i < nc && k < threads_log; i++)
+        if (f2_space_add(&all, comp[i])) threads[k++] = comp[i];
+    return k == threads_log;
+}
+
+/* R: the span padded with high coordinate bits. Thread vectors: where it can,
+ * inside the kernel of the round's comparator directions (order functionals),
+ * taken greedily step by step, so that those steps' directions are the same
+ * for every thread and known at compile time (no selects); else lanes whose
+ * low five bits are e0.. (mixed with a high bit where e_i is taken), then the
+ * rest, which leaves the direction a per-thread bit. */
 void emit_cuda_plan_round(const Phase *p, Round *rd, int first) {
     int threads_log = emit_cuda_local_threads_log(p), reg_log = p->tile_log - threads_log;
     F2Space span;
@@ -59,6 +114,29 @@ void emit_cuda_plan_round(const Phase *p, Round *rd, int first) {
     int D = p->tile_log;
     for (int bit = D - 1; bit >= 0 && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
     for (int i = 0; i < reg_log; i++) rd->regs[i] = span.basis[i];
+    /* Orders in the span of those taken change nothing; one that failed
+     * fails again with more taken (the kernel only shrinks): skip both. */
+    uint64_t orders[SCHED_MAX_TILE], failed[32];
+    int norders = 0, nfailed = 0;
+    F2Space taken = f2_space_empty(D);
+    for (int i = first; i < first + rd->count; i++) {
+        const Step *st = &p->steps[i];
+        if (!st->pair || st->order_block || f2_space_contains(&taken, st->order)) continue;
+        bool known = false;
+        for (int f = 0; f < nfailed && !known; f++) known = failed[f] == st->order;
+        if (known) continue;
+        orders[norders] = st->order;
+        F2Space k = kernel_of(D, orders, norders + 1);
+        uint64_t threads[32];
+        if (!plan_threads_in(p, &span, &k, threads_log, threads)) {
+            if (nfailed < 32) failed[nfailed++] = st->order;
+            continue;
+        }
+        memcpy(rd->threads, threads, sizeof(uint64_t) * (size_t)threads_log);
+        f2_space_add(&taken, st->order);
+        norders++;
+    }
+    if (norders) return;
     F2Space all = span, banks = f2_space_empty(5);
     int lanes = threads_log < 5 ? threads_log : 5, k = 0;
     for (uint64_t v = 1; v < UINT64_C(1) << D && k < lanes; v++) {
@@ -71,6 +149,26 @@ void emit_cuda_plan_round(const Phase *p, Round *rd, int first) {
     for (int bit = D - 1; bit >= 0 && k < threads_log; bit--)
         if (f2_space_add(&all, UINT64_C(1) << bit)) rd->threads[k++] = UINT64_C(1) << bit;
     if (all.dim != D) diag_fatal("internal error: no register plan for a tile of 2^%d", D);
+}
+
+/* The thread bits on which a step's direction depends in a round. */
+static uint64_t direction_tid_mask(const Phase *p, const Round *rd, const Step *st) {
+    uint64_t tid_mask = 0;
+    for (int i = 0; i < emit_cuda_local_threads_log(p); i++)
+        tid_mask |= (uint64_t)f2_parity(st->order & rd->threads[i]) << i;
+    return tid_mask;
+}
+
+int emit_cuda_local_thread_directions(const Phase *p) {
+    int n = 0;
+    for (int first = 0; first < p->nsteps;) {
+        Round rd;
+        emit_cuda_plan_round(p, &rd, first);
+        for (int i = first; i < first + rd.count; i++)
+            if (p->steps[i].pair && direction_tid_mask(p, &rd, &p->steps[i])) n++;
+        first += rd.count;
+    }
+    return n;
 }
 
 static uint64_t reg_vector(const Round *rd, unsigned j) {
@@ -89,19 +187,29 @@ static unsigned reg_coords(const Round *rd, uint64_t v) {
 
 /* base: the slot of the thread's first register element. */
 static void emit_base(FILE *out, const Phase *p, const Round *rd, int threads_log) {
-    fputs("        const unsigned base = 0", out);
+    fputs("        unsigned base = 0", out);
     for (int i = 0; i < threads_log; i++)
         fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
                 (unsigned long long)schedule_slot(p, rd->threads[i]));
     fputs(";\n", out);
+    /* computed again each round: kept alive across rounds, the addresses spill */
+    fputs("        PARM_REMAT(base);\n", out);
 }
 
+/* An index that is a per-thread part with bits `var_bits` combined with a
+ * literal c: XOR, or an addition when they share no bit (the same value), so
+ * that the literal becomes the access's immediate offset. */
+char emit_index_op(uint64_t var_bits, uint64_t c) { return var_bits & c ? '^' : '+'; }
+
 static void emit_move(FILE *out, const Phase *p, const Round *rd, bool load) {
+    uint64_t bbits = 0;
+    for (int i = 0; i < emit_cuda_local_threads_log(p); i++) bbits |= schedule_slot(p, rd->threads[i]);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++)
         for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long u = (unsigned long long)schedule_slot(p, reg_vector(rd, j));
-            if (load) fprintf(out, "        v%d_%u = tile%d[base ^ 0x%llxu];\n", k, j, k, u);
-            else fprintf(out, "        tile%d[base ^ 0x%llxu] = v%d_%u;\n", k, u, k, j);
+            uint64_t u = schedule_slot(p, reg_vector(rd, j));
+            char op = emit_index_op(bbits, u);
+            if (load) fprintf(out, "        v%d_%u = tile%d[base %c 0x%llxu];\n", k, j, k, op, (unsigned long long)u);
+            else fprintf(out, "        tile%d[base %c 0x%llxu] = v%d_%u;\n", k, op, (unsigned long long)u, k, j);
         }
 }
 
@@ -158,14 +266,36 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
     int piv = 31 - __builtin_clz(c);
     /* The order bit of the thread's first element: the functional is over
      * tile coordinates (base holds a swizzled slot), so take it per thread bit. */
-    uint64_t tid_mask = 0;
-    for (int i = 0; i < emit_cuda_local_threads_log(p); i++)
-        tid_mask |= (uint64_t)f2_parity(st->order & rd->threads[i]) << i;
+    uint64_t tid_mask = direction_tid_mask(p, rd, st);
+    bool fixed = !tid_mask && !st->order_block;   /* the same direction in every thread */
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%d_", index);
+    if (fixed) {
+        /* each pair in its order: no selects */
+        fputs("        {\n", out);
+        emit_step_positions(out, p, rd, st, index);
+        for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
+            if (j >> piv & 1) continue;
+            unsigned h = j ^ c;
+            bool swap = (f2_parity(st->order & reg_vector(rd, j)) ^ st->order_const) != 0;
+            unsigned a = swap ? h : j, z = swap ? j : h;
+            fputs("        {\n", out);
+            for (int k = 0; k < ns; k++) {
+                const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
+                fprintf(out, "            const %s e%d = v%d_%u, e%d = v%d_%u;\n", ty, k, k, a, k + ns, k, z);
+            }
+            RegPos rp = {p, rd, st, index, j};
+            emit_body_call(out, p, st->body, 2 * ns, prefix, &rp);
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "            v%d_%u = r%d;\n            v%d_%u = r%d;\n", k, a, k, k, z, k + ns);
+            fputs("        }\n", out);
+        }
+        fputs("        }\n", out);
+        return;
+    }
     fprintf(out, "        {\n            const int pb = parm_parity(tid & 0x%llxu) ^ blockpar%d;\n",
             (unsigned long long)tid_mask, index);
     emit_step_positions(out, p, rd, st, index);
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "s%d_", index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
         if (j >> piv & 1) continue;
         unsigned h = j ^ c;
@@ -218,6 +348,10 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
         for (int i = first; i < first + rd.count; i++) {
             fprintf(out, "        /* step %d: ", i);
             ir_print_stmt_brief(out, p->steps[i].stmt);
+            if (p->steps[i].pair)
+                fprintf(out, "; pair 0x%llx, order 0x%llx, block 0x%llx ^ %d", (unsigned long long)p->steps[i].pair,
+                        (unsigned long long)p->steps[i].order, (unsigned long long)p->steps[i].order_block,
+                        p->steps[i].order_const);
             fputs(" */\n", out);
             if (p->steps[i].pair) emit_pair_step(out, p, &rd, &p->steps[i], i);
             else emit_map_step(out, p, &rd, &p->steps[i], i);

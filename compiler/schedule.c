@@ -1,7 +1,10 @@
 /* schedule.c: cut an optimised entry into kernels (see schedule.h). */
 #include "schedule.h"
 
+#include <limits.h>
 #include <string.h>
+
+#include "emit.h"   /* the register-round plan scores swizzles */
 
 #define TILE_BYTES (64 * 1024)  /* shared memory for one tile: H100 allows up to 227 KB */
 
@@ -253,23 +256,43 @@ static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int l
     return true;
 }
 
-/* The swizzle: the identity when the write side's lanes already fall in
- * distinct banks, else the first of a fixed sequence of pseudo-random
- * swizzles that makes them so (one exists whenever the tile has more than
- * five bits; a few tries find one). */
+/* The swizzle. The write side's lanes must fall in distinct banks; among the
+ * identity and a fixed sequence of pseudo-random swizzles that allow it (one
+ * exists whenever the tile has more than five bits; a few tries find one),
+ * take the first that leaves the fewest comparator steps whose direction
+ * depends on the thread (emit_cuda_local.c plans the register rounds inside
+ * the kernels of the directions where the banks allow it; such steps need
+ * selects in the CUDA kernel, the others none). */
+#define SWIZZLE_TRIES 100000
+#define SWIZZLE_SCORED 256                   /* swizzles scored at most */
+#define SWIZZLE_STEP_SCORES (1 << 16)        /* and steps planned, over all of them */
+
 static void choose_swizzle(Phase *p) {
-    for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = UINT64_C(1) << i;
+    uint64_t best[SCHED_MAX_TILE];
+    for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = best[i] = UINT64_C(1) << i;
     int lanes = p->tile_log < 5 ? p->tile_log : 5;
-    if (p->writes_in_place || p->tile_log <= 5 || lanes_conflict_free(p, p->src_cols, lanes)) return;
+    if (p->tile_log <= 5) return;
+    int best_score = INT_MAX, scored = 0;
+    if (p->writes_in_place || lanes_conflict_free(p, p->src_cols, lanes)) {
+        best_score = emit_cuda_local_thread_directions(p);
+        scored++;
+    }
     uint64_t state = 0x9e3779b97f4a7c15u;
-    for (int attempt = 0; attempt < 100000; attempt++) {
+    for (int attempt = 0; attempt < SWIZZLE_TRIES && best_score > 0 && scored < SWIZZLE_SCORED &&
+                                          (long)scored * p->nsteps < SWIZZLE_STEP_SCORES; attempt++) {
         for (int i = 5; i < p->tile_log; i++) {
             state = state * 6364136223846793005u + 1442695040888963407u;
             p->slot_cols[i] = (UINT64_C(1) << i) | (state >> 59);
         }
-        if (lanes_conflict_free(p, p->src_cols, lanes)) return;
+        if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols, lanes)) continue;
+        int score = emit_cuda_local_thread_directions(p);
+        scored++;
+        if (score < best_score) {
+            best_score = score;
+            memcpy(best, p->slot_cols, sizeof(uint64_t) * (size_t)p->tile_log);
+        }
     }
-    for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = UINT64_C(1) << i;
+    memcpy(p->slot_cols, best, sizeof(uint64_t) * (size_t)p->tile_log);
 }
 
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */

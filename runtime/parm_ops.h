@@ -80,6 +80,20 @@
 #define PARM_OPAQUE(x) ((void)0)
 #endif
 
+/* PARM_REMAT(x), PARM_REMAT64(x): in CUDA device code the compiler no longer
+ * knows the 32- or 64-bit integer variable x (no instruction is emitted), so
+ * addresses computed from x after this point are computed again instead of
+ * being kept alive in registers (or spilled) since an earlier use. The CUDA
+ * kernels use it on a thread's shared-memory base at each register round and
+ * on its tile indices before the tile is written back. Elsewhere a no-op. */
+#if defined(__CUDA_ARCH__)
+#define PARM_REMAT(x) __asm__ volatile("" : "+r"(x))
+#define PARM_REMAT64(x) __asm__ volatile("" : "+l"(x))
+#else
+#define PARM_REMAT(x) ((void)0)
+#define PARM_REMAT64(x) ((void)0)
+#endif
+
 /* GCC ignores this pragma (and warns about it); PARM_OPAQUE covers GCC. */
 #if !defined(__CUDACC__) && (defined(__clang__) || !defined(__GNUC__))
 #pragma STDC FP_CONTRACT OFF

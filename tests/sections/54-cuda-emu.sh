@@ -3,11 +3,23 @@
 # covers what the C target does not: register rounds, shared-memory slots and
 # swizzles, and writes into the next layout.
 mkdir -p "$TMP/emu"
-emu_check() {   # emu_check NAME ENTRY-LINE SOURCE COUNT
+emu_check() {   # emu_check NAME ENTRY-LINE SOURCE COUNT [SELECTS]
+    # SELECTS: "none" when no comparator may have a run-time direction (the
+    # register rounds make every direction a compile-time constant), "some"
+    # when one must (the case exists to test the run-time path)
     variant "$3" "$2"
     cp "$TMP/variant.parm" "$TMP/emu/prog.parm"
     python3 tests/tools/gen.py i32 "$4" 9 >"$TMP/emu/in.txt"
     "$PARMC" --interpret "$TMP/emu/prog.parm" <"$TMP/emu/in.txt" >"$TMP/emu/want.txt"
+    if [ -n "${5:-}" ]; then
+        "$PARMC" "$TMP/emu/prog.parm" -o "$TMP/emu/dir.cu"
+        local n
+        n=$(grep -c 'const int pb = ' "$TMP/emu/dir.cu")
+        case $5 in
+        none) [ "$n" -eq 0 ] || { fail "$1: $n comparator steps with a run-time direction, expected none"; return; } ;;
+        some) [ "$n" -gt 0 ] || { fail "$1: no comparator step with a run-time direction is left to test"; return; } ;;
+        esac
+    fi
     if PARMC=$PARMC sh tests/emu/run.sh "$TMP/emu/prog.parm" "$TMP/emu" <"$TMP/emu/in.txt" >"$TMP/emu/got.txt" 2>"$TMP/emu/err.txt" &&
         cmp -s "$TMP/emu/want.txt" "$TMP/emu/got.txt"; then
         pass
@@ -15,6 +27,8 @@ emu_check() {   # emu_check NAME ENTRY-LINE SOURCE COUNT
         fail "CUDA emulation of $1: $(head -3 "$TMP/emu/err.txt")"
     fi
 }
-emu_check "sort 2^16 (5 kernels)" "entry main (xs : [2^16]i32) = sort 16 xs" examples/sort.parm 65536
-emu_check "bitonic 2^15" "entry main (xs : [2^15]i32) = bsort 15 xs" examples/bitonic.parm 32768
-emu_check "batched 2^3 rows of 2^10" "entry main (xs : [2^13]i32) = rows 3 (bsort 10) xs" examples/batched.parm 8192
+emu_check "sort 2^16 (5 kernels)" "entry main (xs : [2^16]i32) = sort 16 xs" examples/sort.parm 65536 none
+emu_check "bitonic 2^15" "entry main (xs : [2^15]i32) = bsort 15 xs" examples/bitonic.parm 32768 none
+emu_check "batched 2^3 rows of 2^10" "entry main (xs : [2^13]i32) = rows 3 (bsort 10) xs" examples/batched.parm 8192 none
+emu_check "direction from the block index" "entry main (xs : [2^16]i32) = by_block xs" tests/emu/directions.parm 65536 some
+emu_check "direction from the thread index" "entry main (xs : [2^16]i32) = by_thread xs" tests/emu/directions.parm 65536 some
