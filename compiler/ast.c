@@ -19,6 +19,8 @@ const char *op_name(Op op)
     return names[op];
 }
 
+bool op_is_float_function(Op op) { return op == OP_SQRT || op == OP_SIN || op == OP_COS; }
+
 /* Appends item; the array doubles in the arena (the old copy is abandoned). */
 void ptrlist_push(Arena *a, PtrList *l, void *item)
 {

@@ -23,6 +23,7 @@ typedef enum {
 } Op;
 
 const char *op_name(Op op);   /* source spelling: "+", "xor", "&&", ... */
+bool op_is_float_function(Op op);   /* sqrt, sin, cos: unary, floats only */
 
 typedef struct Expr Expr;
 typedef struct Pattern Pattern;

@@ -6,10 +6,9 @@
 #include "value.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "ir_eval.h"
-
-#include <string.h>
 
 /* ---- operators ---- */
 
@@ -94,7 +93,7 @@ static Value *static_unary(Spec *s, Op op, Value *a, Loc loc) {
     if (op == OP_NOT && a->kind == V_BOOL) return value_bool(s, !a->i);
     if (op == OP_NEG && a->kind == V_INT) return static_int_op(s, OP_SUB, 0, a->i, loc);
     if (op == OP_NEG && a->kind == V_FLOAT) return static_float_op(s, OP_SUB, 0.0, a->f, loc);
-    if ((op == OP_SQRT || op == OP_SIN || op == OP_COS) && (a->kind == V_FLOAT || a->kind == V_INT)) {
+    if (op_is_float_function(op) && (a->kind == V_FLOAT || a->kind == V_INT)) {
         /* the run-time f64 function, so a static result has the same bits */
         Value *v = NEW(s->arena, Value);
         v->kind = V_FLOAT;
@@ -135,7 +134,7 @@ static void check_runtime_op(Op op, Prim p, Loc loc) {
     }
     if (!ok) {
         if (op == OP_POW) diag_error(loc, "'^' is static power; it does not apply to run-time values");
-        if (op == OP_SQRT || op == OP_SIN || op == OP_COS)
+        if (op_is_float_function(op))
             diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)", op_name(op), prim_name(p),
                        op_name(op));
         diag_error(loc, "operator '%s' does not apply to %s", op_name(op), prim_name(p));

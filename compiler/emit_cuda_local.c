@@ -151,12 +151,17 @@ void emit_cuda_plan_round(const Phase *p, Round *rd, int first) {
     if (all.dim != D) diag_fatal("internal error: no register plan for a tile of 2^%d", D);
 }
 
+/* A functional f over tile coordinates on a thread's base vector, as a mask
+ * over the thread index: parity(f & base(tid)) = parity(mask & tid). */
+static uint64_t thread_mask(const Phase *p, const Round *rd, uint64_t f) {
+    uint64_t mask = 0;
+    for (int i = 0; i < emit_cuda_local_threads_log(p); i++) mask |= (uint64_t)f2_parity(f & rd->threads[i]) << i;
+    return mask;
+}
+
 /* The thread bits on which a step's direction depends in a round. */
 static uint64_t direction_tid_mask(const Phase *p, const Round *rd, const Step *st) {
-    uint64_t tid_mask = 0;
-    for (int i = 0; i < emit_cuda_local_threads_log(p); i++)
-        tid_mask |= (uint64_t)f2_parity(st->order & rd->threads[i]) << i;
-    return tid_mask;
+    return thread_mask(p, rd, st->order);
 }
 
 int emit_cuda_local_thread_directions(const Phase *p) {
@@ -231,11 +236,7 @@ static void emit_step_positions(FILE *out, const Phase *p, const Round *rd, cons
         if (pos->op != IR_POS) continue;
         uint64_t on_u[64], on_b[64], on_tid[64], konst;
         int bits = schedule_pos(p, st, pos, on_u, on_b, &konst);
-        for (int k = 0; k < bits; k++) {
-            on_tid[k] = 0;
-            for (int t = 0; t < emit_cuda_local_threads_log(p); t++)
-                on_tid[k] |= (uint64_t)f2_parity(on_u[k] & rd->threads[t]) << t;
-        }
+        for (int k = 0; k < bits; k++) on_tid[k] = thread_mask(p, rd, on_u[k]);
         Arena scratch = {0};
         fprintf(out, "        const uint64_t s%d_pos%d = (uint64_t)%s;\n", index, pos->res[0]->id,
                 emit_pos_expr(&scratch, bits, on_tid, on_b, konst, "tid", "b"));

@@ -125,7 +125,7 @@ static bool op_accepts(Op op, Prim p, bool unary)
     bool is_bool = p == PRIM_BOOL, is_float = prim_is_float(p);
     if (unary)
         return (op == OP_NEG && !is_bool) || (op == OP_NOT && is_bool) ||
-               ((op == OP_SQRT || op == OP_SIN || op == OP_COS) && is_float);
+               (op_is_float_function(op) && is_float);
     switch (op) {
     case OP_AND: case OP_OR: return is_bool;
     case OP_EQ: case OP_NE: return true;

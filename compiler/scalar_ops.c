@@ -89,7 +89,7 @@ Scalar scalar_unary(Op op, Prim p, Scalar a) {
         r.u = !a.u;
         return r;
     }
-    if (op == OP_SQRT || op == OP_SIN || op == OP_COS) return float_function(op, p, a);
+    if (op_is_float_function(op)) return float_function(op, p, a);
     if (p == PRIM_F32) r.f32 = -a.f32;
     else if (p == PRIM_F64) r.f64 = -a.f64;
     else r = scalar_wrap(p, (Scalar){.u = 0 - a.u});

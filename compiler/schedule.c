@@ -19,8 +19,6 @@ typedef struct {
     const IrStmt *stmt;
     const IrBody *body;
     uint64_t pair;              /* 0 for a map */
-    uint64_t order;             /* functional over input indices */
-    int order_const;
     F2Mat logical;              /* logical index = logical · input ⊕ logical_compl */
     uint64_t logical_compl;
 } RawStep;
@@ -213,10 +211,13 @@ static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *l
         st->stmt = raw->stmt;
         st->body = raw->body;
         st->pair = raw->pair ? f2_apply(&coords, f2_apply(layout, raw->pair)) : 0;
-        split_functional(p, functional_in_memory(&layout_inv, raw->order), &st->order, &st->order_block);
-        st->order_const = raw->order_const;
-        /* a pair's position is its logical index without bit 0 */
+        /* a pair's first element has logical bit 0 clear; its position is
+           its logical index without bit 0 */
         int drop = raw->pair ? 1 : 0;
+        if (raw->pair) {
+            split_functional(p, functional_in_memory(&layout_inv, raw->logical.row[0]), &st->order, &st->order_block);
+            st->order_const = (int)(raw->logical_compl & 1);
+        }
         st->pos_bits = s->n - drop;
         st->pos_const = raw->logical_compl >> drop;
         for (int j = 0; j < st->pos_bits; j++)
@@ -227,14 +228,18 @@ static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *l
 
 int schedule_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b,
                  uint64_t *konst) {
+    /* the element's position: bit j from masks over u (and b for a step) */
+    const uint64_t *coord_u = st ? st->pos_u : p->map_pos.row, *coord_b = st ? st->pos_b : NULL;
+    uint64_t coord_const = st ? st->pos_const : p->map_pos_const;
+    int coord_bits = st ? st->pos_bits : p->n;
     *konst = pos->compl;
     for (int k = 0; k < pos->mat->n; k++) {
         on_u[k] = on_b[k] = 0;
-        for (int j = 0; j < (st ? st->pos_bits : p->n); j++) {
+        for (int j = 0; j < coord_bits; j++) {
             if (!(pos->mat->row[k] >> j & 1)) continue;
-            on_u[k] ^= st ? st->pos_u[j] : p->map_pos.row[j];
-            on_b[k] ^= st ? st->pos_b[j] : 0;
-            *konst ^= ((st ? st->pos_const : p->map_pos_const) >> j & 1) << k;
+            on_u[k] ^= coord_u[j];
+            if (coord_b) on_b[k] ^= coord_b[j];
+            *konst ^= (coord_const >> j & 1) << k;
         }
     }
     return pos->mat->n;
@@ -374,9 +379,8 @@ static void plan_segment(Sched *s, bool final) {
     }
 }
 
-static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t pair, uint64_t order,
-                      int order_const) {
-    RawStep step = {stmt, body, pair, order, order_const, s->q_mat, s->q_compl};
+static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t pair) {
+    RawStep step = {stmt, body, pair, s->q_mat, s->q_compl};
     if (s->npending == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
         RawStep *grown = NEW_ARRAY(s->arena, RawStep, cap);
@@ -391,7 +395,7 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t
  * and the element with logical bit 0 clear comes first. */
 static void add_pair_step(Sched *s, const IrStmt *stmt, const IrBody *body) {
     F2Mat inv = inverse(&s->q_mat);
-    push_step(s, stmt, body, f2_column(&inv, 0), s->q_mat.row[0], (int)(s->q_compl & 1));
+    push_step(s, stmt, body, f2_column(&inv, 0));
 }
 
 /* The element type decides the segment bits and the tile size. */
@@ -446,7 +450,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
             set_elem(s, p->elem);
             return;
         }
-        push_step(s, stmt, stmt->body, 0, 0, 0);
+        push_step(s, stmt, stmt->body, 0);
         return;
     default:
         unsupported(stmt, ir_op_name(stmt->op));
@@ -475,7 +479,7 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     /* A two-element array worked on by element code alone (a comparator
        applied to the whole input) is one pair step. */
     if (s.n == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(body)) {
-        push_step(&s, body->stmts[0], body, 1, 1, 0);
+        push_step(&s, body->stmts[0], body, 1);
         plan_segment(&s, true);
         return;
     }

@@ -15,41 +15,12 @@
 #include <random>
 #include <vector>
 
-#define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { \
-    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "../timing.cuh"
+
 #define CHECK_FFT(call) do { cufftResult r = (call); if (r != CUFFT_SUCCESS) { \
     fprintf(stderr, "%s:%d: cuFFT error %d\n", __FILE__, __LINE__, (int)r); exit(1); } } while (0)
 
-__global__ void copy16(const int4 *in, int4 *out, size_t n4) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x)
-        out[i] = in[i];
-}
-
-static const int RUNS = 25;
-static cudaStream_t s;
-
-// Median of RUNS calls timed with CUDA events on stream s, after two warm-ups.
-template <class F> static float time_ms(F f) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    f();
-    f();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> ms(RUNS);
-    for (int r = 0; r < RUNS; r++) {
-        CHECK(cudaEventRecord(a, s));
-        f();
-        CHECK(cudaEventRecord(b, s));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaEventElapsedTime(&ms[r], a, b));
-    }
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    CHECK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return ms[RUNS / 2];
-}
+static cudaStream_t s;    // the parmc context's: every method runs on it
 
 int main(int argc, char **argv) {
     if (argc != 3) { fprintf(stderr, "usage: %s LOGN LOGROW\n", argv[0]); return 2; }
@@ -105,9 +76,9 @@ int main(int argc, char **argv) {
     if (!ok) return 1;
 
     size_t bytes = n * 8;
-    float copy = time_ms([&] { copy16<<<1024, 256, 0, s>>>((const int4 *)cin, (int4 *)cout, bytes / 16); });
-    float cufft = time_ms([&] { CHECK_FFT(cufftExecC2C(plan, cin, cout, CUFFT_FORWARD)); });
-    float parmc = time_ms([&] { parm_main(ctx, in0, in1, out0, out1, n); });
+    float copy = time_ms(s, [&] { copy16<<<1024, 256, 0, s>>>((const int4 *)cin, (int4 *)cout, bytes / 16); });
+    float cufft = time_ms(s, [&] { CHECK_FFT(cufftExecC2C(plan, cin, cout, CUFFT_FORWARD)); });
+    float parmc = time_ms(s, [&] { parm_main(ctx, in0, in1, out0, out1, n); });
     printf("fft rows 2^%d of 2^%d complex f32: copy %.4f ms, cuFFT %.4f ms, parmc %.4f ms; "
            "parmc = %.2fx copy, %.2fx cuFFT's time\n",
            logn - logrow, logrow, copy, cufft, parmc, parmc / copy, parmc / cufft);

@@ -16,40 +16,9 @@
 #include <random>
 #include <vector>
 
-#define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { \
-    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "../timing.cuh"
 
-__global__ void copy16(const int4 *in, int4 *out, size_t n4) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x)
-        out[i] = in[i];
-}
-
-static const int RUNS = 25;
-
-// Median of RUNS timed calls after two warm-up calls, with CUDA events on
-// stream s: every method runs on the parmc context's stream.
-static cudaStream_t s;
-template <class F> static float time_ms(F f) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    f();
-    f();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> ms(RUNS);
-    for (int r = 0; r < RUNS; r++) {
-        CHECK(cudaEventRecord(a, s));
-        f();
-        CHECK(cudaEventRecord(b, s));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaEventElapsedTime(&ms[r], a, b));
-    }
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    CHECK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return ms[RUNS / 2];
-}
+static cudaStream_t s;    // the parmc context's: every method runs on it
 
 struct Less {
     __device__ bool operator()(int a, int b) const { return a < b; }
@@ -101,23 +70,23 @@ int main(int argc, char **argv) {
         if (a[i] != b[i]) { fprintf(stderr, "MISMATCH at %zu: parmc %d, cub %d\n", i, a[i], b[i]); return 1; }
     printf("check: parmc output equals CUB's on all %zu elements\n", n);
 
-    float t_copy = time_ms([&] { copy16<<<1024, 256, 0, s>>>((const int4 *)in, (int4 *)tmp, n / 4); });
-    float t_memcpy = time_ms([&] { cudaMemcpyAsync(tmp, in, n * 4, cudaMemcpyDeviceToDevice, s); });
-    float t_parm = time_ms([&] {
+    float t_copy = time_ms(s, [&] { copy16<<<1024, 256, 0, s>>>((const int4 *)in, (int4 *)tmp, n / 4); });
+    float t_memcpy = time_ms(s, [&] { cudaMemcpyAsync(tmp, in, n * 4, cudaMemcpyDeviceToDevice, s); });
+    float t_parm = time_ms(s, [&] {
         if (parm_main(ctx, in, out, n)) { fprintf(stderr, "parm_main failed\n"); exit(1); }
     });
     printf("| method | ms | parmc speed-up |\n|---|---|---|\n");
     printf("| 16-byte copy kernel | %.4f | %.2fx (parmc = %.1f copies) |\n", t_copy, t_copy / t_parm, t_parm / t_copy);
     printf("| cudaMemcpy D2D | %.4f | |\n", t_memcpy);
     if (rows) {
-        float t_seg = time_ms([&] { cub::DeviceSegmentedSort::SortKeys(temp, tb, in, ref, (int)n, (int)nrows, d_off, d_off + 1, s); });
-        float t_segr = time_ms([&] { cub::DeviceSegmentedRadixSort::SortKeys(temp, tb, in, ref, (int)n, (int)nrows, d_off, d_off + 1, 0, 32, s); });
+        float t_seg = time_ms(s, [&] { cub::DeviceSegmentedSort::SortKeys(temp, tb, in, ref, (int)n, (int)nrows, d_off, d_off + 1, s); });
+        float t_segr = time_ms(s, [&] { cub::DeviceSegmentedRadixSort::SortKeys(temp, tb, in, ref, (int)n, (int)nrows, d_off, d_off + 1, 0, 32, s); });
         printf("| cub::DeviceSegmentedSort | %.4f | %.2fx |\n", t_seg, t_seg / t_parm);
         printf("| cub::DeviceSegmentedRadixSort | %.4f | %.2fx |\n", t_segr, t_segr / t_parm);
     } else {
-        float t_radix = time_ms([&] { cub::DeviceRadixSort::SortKeys(temp, tb, in, ref, (int)n, 0, 32, s); });
-        float t_merge = time_ms([&] { cub::DeviceMergeSort::SortKeysCopy(temp, tb, in, ref, (int)n, Less(), s); });
-        float t_thrust = time_ms([&] {
+        float t_radix = time_ms(s, [&] { cub::DeviceRadixSort::SortKeys(temp, tb, in, ref, (int)n, 0, 32, s); });
+        float t_merge = time_ms(s, [&] { cub::DeviceMergeSort::SortKeysCopy(temp, tb, in, ref, (int)n, Less(), s); });
+        float t_thrust = time_ms(s, [&] {
             cudaMemcpyAsync(tmp, in, n * 4, cudaMemcpyDeviceToDevice, s);
             thrust::sort(thrust::cuda::par.on(s), thrust::device_ptr<int>(tmp), thrust::device_ptr<int>(tmp) + n);
         });
