@@ -11,7 +11,8 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS  = -D_POSIX_C_SOURCE=200809L -Icompiler -Iruntime -Ibuild/gen
-SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# The sanitizer build also verifies the plan after scheduling (PARMC_VERIFY).
+SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPARMC_VERIFY
 
 RE2C     ?= re2c
 LEMON    ?= lemon
@@ -23,7 +24,7 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler
        compiler/f2.c compiler/ir.c compiler/ir_print.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c \
-       compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
+       compiler/plan.c compiler/plan_rounds.c compiler/schedule.c compiler/plan_verify.c compiler/plan_print.c compiler/bmmc_kernel.c compiler/emit_elem.c \
        compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \
        compiler/simulate.c \
        compiler/driver.c

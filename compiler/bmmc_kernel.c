@@ -30,15 +30,6 @@ static int log2_exact(int v)
     return (1 << k) == v ? k : -1;
 }
 
-/* XOR of the columns selected by the bits of v. */
-static uint64_t lin(const uint64_t *cols, int count, uint64_t v)
-{
-    uint64_t r = 0;
-    for (v &= f2_mask(count); v; v &= v - 1)
-        r ^= cols[__builtin_ctzll(v)];
-    return r;
-}
-
 /* ---- planning ---- */
 
 /* Coordinates of v (a vector of V) in B = [e0..e(l-1), w1..wr]: V's reduced
@@ -58,7 +49,7 @@ static void high_basis(const F2Space *s, int l, uint64_t *out, int *pivot)
 {
     int k = 0;
     for (int j = s->dim - 1; j >= 0; j--) {
-        int top = 63 - __builtin_clzll(s->basis[j]);
+        int top = f2_top_bit(s->basis[j]);
         if (top >= l) {
             out[k] = s->basis[j];
             pivot[k++] = top;
@@ -108,7 +99,7 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
         uint64_t g = p->src_cols[i];
         uint64_t rw = g >> hi, bk = g >> p->bank_lo & bank_mask;
         for (int m = 0; m < count; m++) {
-            if (rw >> (63 - __builtin_clzll(rho[m])) & 1) {
+            if (rw >> f2_top_bit(rho[m]) & 1) {
                 rw ^= rho[m];
                 bk ^= need[m];
             }
@@ -133,7 +124,7 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
         uint64_t v = bit(k), s = 0;
         for (int top = r - 1; top >= 0; top--) {
             for (int m = 0; m < count; m++) {
-                if ((63 - __builtin_clzll(rho[m])) == top && (v >> top & 1)) {
+                if (f2_top_bit(rho[m]) == top && (v >> top & 1)) {
                     v ^= rho[m];
                     s ^= need[m];
                 }
@@ -269,29 +260,29 @@ bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPla
 
 static uint64_t block_x0(const BmmcPlan *p, uint64_t b)
 {
-    return lin(p->block_cols, p->block_log, b);
+    return f2_combine(p->block_cols, p->block_log, b);
 }
 
 /* A·x0 ⊕ c, before its low bits are split off as lambda. */
 static uint64_t block_y0(const BmmcPlan *p, uint64_t b)
 {
-    return p->c ^ lin(p->out_cols, p->block_log, b);
+    return p->c ^ f2_combine(p->out_cols, p->block_log, b);
 }
 
 uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
 {
     uint64_t tau = t | (uint64_t)i << p->thread_log;
-    *slot = (unsigned)lin(p->slot_cols, p->tile_log, tau);
-    return block_x0(p, b) ^ lin(p->read_cols, p->tile_log, tau);
+    *slot = (unsigned)f2_combine(p->slot_cols, p->tile_log, tau);
+    return block_x0(p, b) ^ f2_combine(p->read_cols, p->tile_log, tau);
 }
 
 uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
 {
     uint64_t sigma = t | (uint64_t)i << p->thread_log;
     uint64_t y0 = block_y0(p, b), low = f2_mask(p->seg_log);
-    uint64_t tau = lin(p->src_cols, p->tile_log, sigma ^ (y0 & low));
-    *slot = (unsigned)lin(p->slot_cols, p->tile_log, tau);
-    return (y0 & ~low) ^ lin(p->write_cols, p->tile_log, sigma);
+    uint64_t tau = f2_combine(p->src_cols, p->tile_log, sigma ^ (y0 & low));
+    *slot = (unsigned)f2_combine(p->slot_cols, p->tile_log, tau);
+    return (y0 & ~low) ^ f2_combine(p->write_cols, p->tile_log, sigma);
 }
 
 /* ---- emission ---- */
@@ -347,7 +338,7 @@ static void emit_lin(FILE *out, const char *v, const uint64_t *cols, int count, 
 static void load_slot_cols(const BmmcPlan *p, uint64_t *pg)
 {
     for (int i = 0; i < p->tile_log; i++)
-        pg[i] = lin(p->slot_cols, p->tile_log, p->src_cols[i]);
+        pg[i] = f2_combine(p->slot_cols, p->tile_log, p->src_cols[i]);
 }
 
 /* Per iteration i, the constant part of each index: the columns of the
@@ -365,10 +356,10 @@ static void iter_tables(const BmmcPlan *p, IterTables *it)
     int t = p->thread_log;
     for (unsigned i = 0; i < 1u << p->iter_log; i++) {
         uint64_t v = (uint64_t)i << t;
-        it->read_x[i] = lin(p->read_cols, p->tile_log, v);
-        it->read_slot[i] = lin(p->slot_cols, p->tile_log, v);
-        it->write_y[i] = lin(p->write_cols, p->tile_log, v);
-        it->write_slot[i] = lin(pg, p->tile_log, v);
+        it->read_x[i] = f2_combine(p->read_cols, p->tile_log, v);
+        it->read_slot[i] = f2_combine(p->slot_cols, p->tile_log, v);
+        it->write_y[i] = f2_combine(p->write_cols, p->tile_log, v);
+        it->write_slot[i] = f2_combine(pg, p->tile_log, v);
     }
 }
 

@@ -10,6 +10,7 @@
 #include "io.h"
 #include "ir.h"
 #include "emit.h"
+#include "schedule.h"
 #include "opt.h"
 #include "simulate.h"
 #include "value.h"
@@ -100,6 +101,21 @@ static void write_program(FILE *f, const EmitInput *in, bool target_c) {
 
 static void write_header(FILE *f, const EmitInput *in, bool target_c) { emit_header(f, in, !target_c); }
 
+/* The plan of every specialisation. The sanitizer build (PARMC_VERIFY)
+ * checks each against plan_verify's invariants, naming the stage that
+ * built it. */
+static Schedule *schedule_all(Compilation *c) {
+    Schedule *all = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
+    for (int i = 0; i < c->ir.nfuncs; i++) {
+        schedule_func(&c->arena, c->ir.funcs[i], &all[i]);
+#ifdef PARMC_VERIFY
+        const char *why = plan_verify(&c->arena, &all[i]);
+        if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", c->ir.funcs[i]->name, why);
+#endif
+    }
+    return all;
+}
+
 /* The back end: schedule every specialisation, write OUT and its header. */
 static void compile(Compilation *c, const Options *opt) {
     const char *output = opt->output;
@@ -113,8 +129,7 @@ static void compile(Compilation *c, const Options *opt) {
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
                     .main_entry = opt->entry ? opt->entry : "main"};
-    in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
-    for (int i = 0; i < c->ir.nfuncs; i++) schedule_func(&c->arena, c->ir.funcs[i], &in.schedules[i]);
+    in.schedules = schedule_all(c);
     write_file(c, output, write_program, &in, opt->target_c);
     write_file(c, header, write_header, &in, opt->target_c);
 }
@@ -124,11 +139,8 @@ static void compile(Compilation *c, const Options *opt) {
 static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
-    for (int i = 0; i < c->ir.nfuncs; i++) {
-        Schedule s;
-        schedule_func(&c->arena, c->ir.funcs[i], &s);
-        ok &= simulate_report(out, &s);
-    }
+    Schedule *plans = schedule_all(c);
+    for (int i = 0; i < c->ir.nfuncs; i++) ok &= simulate_report(out, &plans[i]);
     if (!ok) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
 }
 
@@ -140,9 +152,10 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     imports_resolve(&c->arena, &c->program, &opt->import_path, mem ? NULL : opt->input);
     const char *entry = opt->entry;
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
-    if (opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT) entry = NULL;   /* every entry */
+    bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->action == ACTION_DUMP_PLAN;
+    if (back_end && (opt->action != ACTION_DUMP_PLAN || !opt->entry)) entry = NULL;   /* every entry */
     specialise_program(&c->arena, &c->program, entry, &c->ir);
-    Stage target = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ? STAGE_OPTIMISED : opt->stage;
+    Stage target = back_end ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
     switch (opt->action) {
     case ACTION_CHECK:
@@ -159,6 +172,11 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     case ACTION_REPORT:
         report(c, opt);
         break;
+    case ACTION_DUMP_PLAN: {
+        Schedule *plans = schedule_all(c);
+        for (int i = 0; i < c->ir.nfuncs; i++) plan_print(out, &plans[i]);
+        break;
+    }
     }
 }
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "emit_elem.h"
-#include "schedule.h"
+#include "plan.h"
 
 typedef struct {
     const char *source_name;    /* for the banner */
@@ -24,49 +24,29 @@ void emit_cuda_program(FILE *out, const EmitInput *in);
 /* The API header: the same declarations for both targets. */
 void emit_header(FILE *out, const EmitInput *in, bool cuda);
 
-/* emit_cuda_local.c: the steps of a LOCAL phase as register rounds, and the
- * thread count (log2) its kernel is launched with. */
+/* emit_cuda_local.c: the steps of a LOCAL phase in its register rounds. */
 void emit_cuda_local_rounds(FILE *out, const Phase *p);
-int emit_cuda_local_threads_log(const Phase *p);
-
-/* A register round: steps first..first+count-1 run with thread `tid`
- * holding the tile elements base(tid) ^ R·j, where base(tid) is the XOR of
- * threads[i] over the bits i of tid (simulate.c replays these accesses). */
-typedef struct {
-    int first, count;
-    uint64_t regs[16];              /* R: tile vector of register bit i */
-    uint64_t threads[32];           /* tile vector of thread-index bit i */
-    int reg_log;
-} Round;
-void emit_cuda_plan_round(const Phase *p, Round *rd, int first);
+/* An index that is a per-thread part with bits `var_bits` combined with a
+ * literal c: '+' where they share no bit (the literal becomes an immediate
+ * offset), else '^'. */
 char emit_index_op(uint64_t var_bits, uint64_t c);
-/* Pair steps whose comparator direction depends on the thread under the
- * phase's register-round plan (each needs selects in the kernel). */
-int emit_cuda_local_thread_directions(const Phase *p);
 
 /* emit_common.c, for the two emitters */
 void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
 void emit_entries(FILE *out, const EmitInput *in, bool cuda);
-void emit_main(FILE *out, const EmitInput *in, bool cuda);
+/* The standalone main; `runner` writes the target's function that it calls,
+ * which runs the entry once, then `repeat` more times, printing the median
+ * time to stderr. */
+typedef void (*EmitRunner)(FILE *out, const Schedule *s);
+void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 void emit_phase_comment(FILE *out, const Phase *p);
-/* For each phase, the buffer it writes: 0 input (never), 1 output, 2 scratch.
- * The last phase writes the output; a phase that cannot run in place writes
- * the buffer its source is not. */
-void emit_buffers(const Schedule *s, int *buf);
-unsigned long long emit_scratch_bytes(const Schedule *s);
 /* parm_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
  * the void * arrays named `in` and `out`. */
 void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs);
-/* The function the standalone main calls: runs the entry once, then `repeat`
- * more times, printing the median time to stderr. */
-void emit_c_runner(FILE *out, const Schedule *s);
-void emit_cuda_runner(FILE *out, const Schedule *s);
-/* A PERMUTE phase: one planned one-pass kernel per slot, named NAME_slotK,
+/* A PERMUTE phase: the plan's one-pass kernel per slot, named NAME_slotK,
  * written by `emit` (bmmc_emit_c or bmmc_emit_cuda). */
 typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
 void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit);
-/* The plan of a PERMUTE phase's kernel for slot k (the simulator replays it). */
-void emit_permute_plan(const Phase *p, int k, BmmcPlan *plan);
 /* The body of a MAP phase's loop: element x of the planes in0.. to out0... */
 void emit_map_element(FILE *out, const Phase *p);
 /* POS values from C variables: `u` holds the tile coordinate of the element
@@ -81,8 +61,6 @@ ElemPositions emit_positions_at(const PosAt *at);
  * k < bits; a zero mask or a NULL variable name leaves its term out. */
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
                           const char *u, const char *b);
-/* "two 20 at sort.parm:10:14 (%123)" */
-void ir_print_stmt_brief(FILE *out, const IrStmt *s);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];

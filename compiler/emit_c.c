@@ -37,7 +37,7 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     ir_print_stmt_brief(out, st->stmt);
     fputs(" */\n", out);
     if (st->pair) {
-        int piv = 63 - __builtin_clzll(st->pair);
+        int piv = f2_top_bit(st->pair);
         fprintf(out, "        for (uint64_t p = 0; p < %lluu; p++) {\n", 1ULL << (p->tile_log - 1));
         fprintf(out, "            uint64_t lo = ((p >> %d) << %d) | (p & 0x%llxu), hi = lo ^ 0x%llxu;\n", piv, piv + 1,
                 (unsigned long long)f2_mask(piv), (unsigned long long)st->pair);
@@ -145,25 +145,21 @@ static void emit_phase(FILE *out, const Phase *p, const char *name) {
     }
 }
 
-/* The phases in order, through the buffers chosen by emit_buffers. */
+/* The phases in order, through the buffers of the plan. */
 static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    int buf[64];
-    emit_buffers(s, buf);
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
     fputs("    void *scratch[8];\n", out);
     fprintf(out, "    if (parm_scratch(ctx, %lluu, scratch)) return PARM_ERROR_MEMORY;\n",
-            (unsigned long long)emit_scratch_bytes(s));
+            s->scratch_bytes);
     fputs("    (void)scratch;\n", out);
     if (s->nphases == 0) {
         for (int k = 0; k < s->out_elem->nslots; k++)
             fprintf(out, "    memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k,
                     prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
     }
-    static const char *const names[] = {"in", "out", "scratch"};
-    for (int i = 0; i < s->nphases; i++) {
-        const char *src = i == 0 ? "in" : names[buf[i - 1]];
-        fprintf(out, "    %s_%d((const void *const *)%s, %s);\n", fname, i, src, names[buf[i]]);
-    }
+    for (int i = 0; i < s->nphases; i++)
+        fprintf(out, "    %s_%d((const void *const *)%s, %s);\n", fname, i, plan_buf_name(s->phases[i].src),
+                plan_buf_name(s->phases[i].dst));
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
@@ -206,7 +202,8 @@ static const char c_timing[] =
     "    double x = *(const double *)a, y = *(const double *)b;\n"
     "    return (x > y) - (x < y);\n}\n\n";
 
-void emit_c_runner(FILE *out, const Schedule *s) {
+/* The function the standalone main calls. */
+static void emit_c_runner(FILE *out, const Schedule *s) {
     fputs("#include <time.h>\n\n", out);
     fputs(c_timing, out);
     fputs("static int parm_main_run_c(parm_ctx *ctx, void **in, void **out, size_t n, int repeat)\n{\n"
@@ -233,5 +230,5 @@ void emit_c_program(FILE *out, const EmitInput *in) {
     fputs(c_context, out);
     for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i], in->schedules[i].func->name);
     emit_entries(out, in, false);
-    if (in->emit_main) emit_main(out, in, false);
+    if (in->emit_main) emit_main(out, in, false, emit_c_runner);
 }

@@ -7,13 +7,6 @@
 
 #include "emit_elem.h"
 
-void ir_print_stmt_brief(FILE *out, const IrStmt *s) {
-    fprintf(out, "%s", ir_op_name(s->op));
-    if (s->op == IR_TWO) fprintf(out, " %d", s->k);
-    if (s->loc.src) fprintf(out, " at %s:%d:%d", s->loc.src->name, s->loc.line, s->loc.col);
-    fprintf(out, " (%%%d)", s->res[0]->id);
-}
-
 void emit_phase_comment(FILE *out, const Phase *p) {
     switch (p->kind) {
     case PHASE_LOCAL:
@@ -31,19 +24,11 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
-/* Tiles of at least 2^10: the size the one-pass kernels were measured at. */
-void emit_permute_plan(const Phase *p, int k, BmmcPlan *plan) {
-    if (!bmmc_plan(&p->mat, p->compl, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, plan))
-        diag_fatal("internal error: no plan for a permutation");
-}
-
 void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit) {
     for (int k = 0; k < p->elem->nslots; k++) {
-        BmmcPlan plan;
-        emit_permute_plan(p, k, &plan);
         char slot_name[128];
         snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
-        emit(out, &plan, slot_name, prim_ctype(elem_slot_prim(p->elem, k)));
+        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)));
     }
 }
 
@@ -65,7 +50,7 @@ const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64
 static const char *pos_at(const void *ctx, const IrStmt *pos, Arena *a) {
     const PosAt *at = ctx;
     uint64_t on_u[64], on_b[64], konst;
-    int bits = schedule_pos(at->phase, at->step, pos, on_u, on_b, &konst);
+    int bits = plan_pos(at->phase, at->step, pos, on_u, on_b, &konst);
     return emit_pos_expr(a, bits, on_u, on_b, konst, at->u, at->b);
 }
 
@@ -87,28 +72,6 @@ void emit_map_element(FILE *out, const Phase *p) {
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
 }
 
-static bool in_place(const Phase *p) { return p->kind == PHASE_LOCAL && p->writes_in_place; }
-
-void emit_buffers(const Schedule *s, int *buf) {
-    if (s->nphases == 0) return;
-    buf[s->nphases - 1] = 1;
-    for (int i = s->nphases - 1; i > 0; i--) buf[i - 1] = in_place(&s->phases[i]) ? buf[i] : 3 - buf[i];
-}
-
-unsigned long long emit_scratch_bytes(const Schedule *s) {
-    int buf[64];
-    emit_buffers(s, buf);
-    unsigned long long most = 0;
-    for (int i = 0; i < s->nphases; i++) {
-        if (buf[i] != 2) continue;
-        const ElemType *t = s->phases[i].elem;
-        for (int k = 0; k < t->nslots; k++) {
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << s->n;
-            if (bytes > most) most = bytes;
-        }
-    }
-    return most;
-}
 
 /* ---- the API ---- */
 
@@ -286,14 +249,13 @@ void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *o
     fputs(", n)", out);
 }
 
-void emit_main(FILE *out, const EmitInput *in, bool cuda) {
+void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
     const Schedule *s = first_of_entry(in, in->main_entry);
     if (!s) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
     fputs("// start of parm_io.h\n", out);
     fputs(runtime_parm_io_h, out);
     fputs("// end of parm_io.h\n\n", out);
-    if (cuda) emit_cuda_runner(out, s);
-    else emit_c_runner(out, s);
+    runner(out, s);
     fputs("int main(int argc, char **argv)\n{\n", out);
     fputs("    int repeat = 0;\n"
           "    for (int i = 1; i < argc; i++) {\n"

@@ -13,7 +13,7 @@
 
 #include "emit_elem.h"
 
-static int threads_log(const Phase *p) { return emit_cuda_local_threads_log(p); }
+static int threads_log(const Phase *p) { return p->threads_log; }
 
 /* The bits a per-thread index (x0, xt, st, zt, gt) can have set. */
 static uint64_t block_bits(const Phase *p, const uint64_t *cols) {
@@ -24,7 +24,7 @@ static uint64_t block_bits(const Phase *p, const uint64_t *cols) {
 
 static uint64_t tile_bits(const Phase *p, const uint64_t *cols, int t, bool slots) {
     uint64_t m = 0;
-    for (int i = 0; i < t; i++) m |= slots ? schedule_slot(p, cols[i]) : cols[i];
+    for (int i = 0; i < t; i++) m |= slots ? plan_slot(p, cols[i]) : cols[i];
     return m;
 }
 
@@ -45,10 +45,7 @@ static void emit_thread_offset(FILE *out, const Phase *p, int t) {
 }
 
 static uint64_t high_offset(const Phase *p, int t, unsigned i) {
-    uint64_t off = 0;
-    for (int bit = t; bit < p->tile_log; bit++)
-        if (i >> (bit - t) & 1) off ^= p->tile_cols[bit];
-    return off;
+    return f2_combine(p->tile_cols + t, p->tile_log - t, i);
 }
 
 /* The slot of tile element tid: a per-thread XOR of swizzled columns. */
@@ -56,7 +53,7 @@ static void emit_thread_slot(FILE *out, const Phase *p, int t) {
     fputs("    unsigned st = 0", out);
     for (int i = 0; i < t; i++)
         fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
-                (unsigned long long)schedule_slot(p, UINT64_C(1) << i));
+                (unsigned long long)plan_slot(p, UINT64_C(1) << i));
     fputs(";\n", out);
 }
 
@@ -67,9 +64,9 @@ static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
     if (!load) fputs("    PARM_REMAT(st);\n    PARM_REMAT64(xt);\n", out);
     uint64_t xbits = block_bits(p, p->block_cols) | tile_bits(p, p->tile_cols, t, false);
     uint64_t sbits = 0;
-    for (int i = 0; i < t; i++) sbits |= schedule_slot(p, UINT64_C(1) << i);
+    for (int i = 0; i < t; i++) sbits |= plan_slot(p, UINT64_C(1) << i);
     for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
-        uint64_t off = high_offset(p, t, i), slot = schedule_slot(p, (uint64_t)i << t);
+        uint64_t off = high_offset(p, t, i), slot = plan_slot(p, (uint64_t)i << t);
         char op_x = emit_index_op(xbits, off), op_s = emit_index_op(sbits, slot);
         for (int k = 0; k < ns; k++) {
             if (load)
@@ -94,7 +91,7 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
     fputs(";\n    unsigned gt = 0", out);
     for (int i = 0; i < t; i++)
         fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
-                (unsigned long long)schedule_slot(p, p->src_cols[i]));
+                (unsigned long long)plan_slot(p, p->src_cols[i]));
     fputs(";\n    PARM_REMAT64(zt);\n    PARM_REMAT(gt);\n", out);
     uint64_t zbits = p->write_compl | block_bits(p, p->out_block_cols) | tile_bits(p, p->out_cols, t, false);
     uint64_t gbits = tile_bits(p, p->src_cols, t, true);
@@ -105,7 +102,7 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
                 z ^= p->out_cols[bit];
                 g ^= p->src_cols[bit];
             }
-        uint64_t gs = schedule_slot(p, g);
+        uint64_t gs = plan_slot(p, g);
         for (int k = 0; k < ns; k++)
             fprintf(out, "    out%d[zt %c 0x%llxull] = tile%d[gt %c 0x%llxu];\n", k, emit_index_op(zbits, z),
                     (unsigned long long)z, k, emit_index_op(gbits, gs), (unsigned long long)gs);
@@ -145,8 +142,8 @@ static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
     fputs("}\n\n", out);
 }
 
-/* Launchers take the planes as void pointers: phase i's buffers are chosen
- * by emit_buffers. */
+/* Launchers take the planes as void pointers: phase i's buffers are the
+ * plan's. */
 static void emit_launcher_head(FILE *out, const char *name) {
     fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst)\n{\n", name);
 }
@@ -198,8 +195,6 @@ static void emit_permute(FILE *out, const Phase *p, const char *name) {
 }
 
 static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    int buf[64];
-    emit_buffers(s, buf);
     for (int i = 0; i < s->nphases; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s_%d", fname, i);
@@ -214,17 +209,14 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     }
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
     fputs("    void *scratch[8];\n    int status;\n", out);
-    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, scratch))) return status;\n", emit_scratch_bytes(s));
+    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, scratch))) return status;\n", s->scratch_bytes);
     if (s->nphases == 0)
         for (int k = 0; k < s->out_elem->nslots; k++)
             fprintf(out, "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, cudaMemcpyDeviceToDevice, ctx->stream));\n",
                     k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
-    static const char *const names[] = {"in", "out", "scratch"};
-    for (int i = 0; i < s->nphases; i++) {
-        const char *src = i == 0 ? "in" : names[buf[i - 1]];
-        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s))) return status;\n", fname, i, src,
-                names[buf[i]]);
-    }
+    for (int i = 0; i < s->nphases; i++)
+        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s))) return status;\n", fname, i,
+                plan_buf_name(s->phases[i].src), plan_buf_name(s->phases[i].dst));
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
@@ -269,7 +261,8 @@ static const char cuda_context[] =
     "    for (int k = 0; k < 8; k++) planes[k] = (char *)ctx->scratch + bytes * (size_t)k;\n"
     "    return PARM_OK;\n}\n\n";
 
-void emit_cuda_runner(FILE *out, const Schedule *s) {
+/* The function the standalone main calls. */
+static void emit_cuda_runner(FILE *out, const Schedule *s) {
     const ElemType *in = s->in_elem, *res = s->out_elem;
     fputs("#include <algorithm>\n#include <vector>\n\n", out);
     fputs("static int parm_main_run_cuda(parm_ctx *ctx, void **host_in, void **host_out, size_t n, int repeat)\n{\n", out);
@@ -314,5 +307,5 @@ void emit_cuda_program(FILE *out, const EmitInput *in) {
     fputs(cuda_context, out);
     for (int i = 0; i < in->nschedules; i++) emit_run(out, &in->schedules[i], in->schedules[i].func->name);
     emit_entries(out, in, true);
-    if (in->emit_main) emit_main(out, in, true);
+    if (in->emit_main) emit_main(out, in, true, emit_cuda_runner);
 }

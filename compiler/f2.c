@@ -13,6 +13,17 @@
 
 int f2_parity(uint64_t x) { return __builtin_parityll(x); }
 
+int f2_top_bit(uint64_t x) { return 63 - __builtin_clzll(x); }
+
+uint64_t f2_combine(const uint64_t *cols, int count, uint64_t bits)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < count; i++)
+        if (bits >> i & 1)
+            v ^= cols[i];
+    return v;
+}
+
 uint64_t f2_mask(int n)
 {
     /* A shift by 64 is undefined, so the full mask is a case of its own. */

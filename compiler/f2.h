@@ -34,6 +34,10 @@ typedef struct {
 /* ---- vectors ---- */
 int f2_parity(uint64_t x);
 uint64_t f2_mask(int n);                        /* low n bits set; n may be 64 */
+int f2_top_bit(uint64_t x);                     /* the highest set bit; x != 0 */
+/* The XOR of cols[i] over the bits i of `bits` (i < count): the matrix with
+ * columns cols applied to `bits`. */
+uint64_t f2_combine(const uint64_t *cols, int count, uint64_t bits);
 
 /* ---- matrices ---- */
 F2Mat f2_identity(int n);

@@ -119,6 +119,8 @@ bool ir_is_scalar(const IrVal *v);
 void ir_pos_substitute(IrStmt *pos, const uint64_t *m_rows, int m_nrows, uint64_t t);
 
 /* ir_print.c: the text form documented in docs/ir.md. */
+/* "two 20 at sort.parm:10:14 (%123)" */
+void ir_print_stmt_brief(FILE *out, const IrStmt *s);
 void ir_print_program(FILE *out, const IrProgram *p);
 
 #endif

@@ -165,7 +165,6 @@ static Buf *run_array_body(Eval *E, const IrBody *body, long batch, Buf *param) 
 }
 
 static int lowest_bit(uint64_t m) { return __builtin_ctzll(m); }
-static int highest_bit(uint64_t m) { return 63 - __builtin_clzll(m); }
 static uint64_t delete_bit(uint64_t i, int bit) {
     uint64_t low = i & ((UINT64_C(1) << bit) - 1);
     return ((i >> (bit + 1)) << bit) | low;
@@ -222,7 +221,7 @@ static Buf *eval_two(Eval *E, const IrStmt *s, Buf *xs, bool *owned) {
  * that bit clear) is inner instance b * len/2 + p, holding [xs[i], xs[i^m]]. */
 static Buf *eval_col(Eval *E, const IrStmt *s, Buf *xs) {
     long len = buf_len(xs), pairs = len / 2, B = xs->batch;
-    int hb = highest_bit(s->mask);
+    int hb = f2_top_bit(s->mask);
     Buf *in = buf_new(B * pairs, 1, xs->elem);
     for (int k = 0; k < xs->elem->nslots; k++)
         for (long b = 0; b < B; b++)

@@ -102,6 +102,13 @@ static void print_body(FILE *out, const IrBody *b, int depth) {
     fputc('\n', out);
 }
 
+void ir_print_stmt_brief(FILE *out, const IrStmt *s) {
+    fprintf(out, "%s", ir_op_name(s->op));
+    if (s->op == IR_TWO) fprintf(out, " %d", s->k);
+    if (s->loc.src) fprintf(out, " at %s:%d:%d", s->loc.src->name, s->loc.line, s->loc.col);
+    fprintf(out, " (%%%d)", s->res[0]->id);
+}
+
 void ir_print_program(FILE *out, const IrProgram *p) {
     for (int i = 0; i < p->nfuncs; i++) {
         const IrFunc *f = p->funcs[i];

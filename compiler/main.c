@@ -24,6 +24,9 @@ static const char usage[] =
     "                       minimum, shared-memory bank congestion\n"
     "  --dump-ir[=STAGE]    print the IR after STAGE: specialised, normalised or\n"
     "                       optimised (the default)\n"
+    "  --dump-plan          print the back end's plan of every entry (or of -e\n"
+    "                       NAME): phases, tiles, swizzles, register rounds,\n"
+    "                       buffers, permutation kernels\n"
     "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  --stage STAGE        with --interpret: run the IR of STAGE (default\n"
     "                       specialised, the reference semantics)\n"
@@ -73,6 +76,7 @@ static int parse_option(int argc, char **argv, int *i, Options *opt) {
     if (!strcmp(a, "--trace-rules")) { opt->trace_rules = true; return 0; }
     if (!strcmp(a, "--emit-main")) { opt->emit_main = true; return 0; }
     if (!strcmp(a, "--report")) { opt->action = ACTION_REPORT; return 0; }
+    if (!strcmp(a, "--dump-plan")) { opt->action = ACTION_DUMP_PLAN; return 0; }
     if (!strcmp(a, "--target=c")) { opt->target_c = true; return 0; }
     if (!strcmp(a, "--target=cuda")) { opt->target_c = false; return 0; }
     if (!strcmp(a, "--compare-stages")) { opt->compare_stages = true; return 0; }

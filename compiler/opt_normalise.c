@@ -24,7 +24,7 @@ F2Mat opt_parm_matrix(int n, uint64_t m) {
  * other input bits, each corrected so that B·m = e0 (parity(row & m) = 0). */
 F2Mat opt_col_matrix(int n, uint64_t m) {
     F2Mat b = f2_zero(n);
-    int hb = 63 - __builtin_clzll(m);
+    int hb = f2_top_bit(m);
     b.row[0] = UINT64_C(1) << hb;
     int out = 1;
     for (int src = 0; src < n; src++) {

@@ -4,11 +4,12 @@
 #include <limits.h>
 #include <string.h>
 
-#include "emit.h"   /* the register-round plan scores swizzles */
+#include "plan_rounds.h"   /* the register-round plan scores swizzles */
 
 #define TILE_BYTES (64 * 1024)  /* shared memory for one tile: H100 allows up to 227 KB */
 
-int schedule_tile_log(const ElemType *elem) {
+/* The largest tile for an element type (shared memory holds one tile). */
+static int tile_log_for(const ElemType *elem) {
     int bytes = elem_bytes(elem), log = 0;
     while ((2 << log) * bytes <= TILE_BYTES) log++;
     return log;
@@ -226,33 +227,7 @@ static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *l
     }
 }
 
-int schedule_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b,
-                 uint64_t *konst) {
-    /* the element's position: bit j from masks over u (and b for a step) */
-    const uint64_t *coord_u = st ? st->pos_u : p->map_pos.row, *coord_b = st ? st->pos_b : NULL;
-    uint64_t coord_const = st ? st->pos_const : p->map_pos_const;
-    int coord_bits = st ? st->pos_bits : p->n;
-    *konst = pos->compl;
-    for (int k = 0; k < pos->mat->n; k++) {
-        on_u[k] = on_b[k] = 0;
-        for (int j = 0; j < coord_bits; j++) {
-            if (!(pos->mat->row[k] >> j & 1)) continue;
-            on_u[k] ^= coord_u[j];
-            if (coord_b) on_b[k] ^= coord_b[j];
-            *konst ^= (coord_const >> j & 1) << k;
-        }
-    }
-    return pos->mat->n;
-}
-
-uint64_t schedule_slot(const Phase *p, uint64_t u) {
-    uint64_t slot = 0;
-    for (int i = 0; i < p->tile_log; i++)
-        if (u >> i & 1) slot ^= p->slot_cols[i];
-    return slot;
-}
-
-static uint64_t bank_bits(const Phase *p, uint64_t v) { return schedule_slot(p, v) & 31; }
+static uint64_t bank_bits(const Phase *p, uint64_t v) { return plan_slot(p, v) & 31; }
 
 static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int lanes) {
     F2Space banks = f2_space_empty(5);
@@ -265,7 +240,7 @@ static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int l
  * identity and a fixed sequence of pseudo-random swizzles that allow it (one
  * exists whenever the tile has more than five bits; a few tries find one),
  * take the first that leaves the fewest comparator steps whose direction
- * depends on the thread (emit_cuda_local.c plans the register rounds inside
+ * depends on the thread (plan_rounds.c plans the register rounds inside
  * the kernels of the directions where the banks allow it; such steps need
  * selects in the CUDA kernel, the others none). */
 #define SWIZZLE_TRIES 100000
@@ -279,7 +254,7 @@ static void choose_swizzle(Phase *p) {
     if (p->tile_log <= 5) return;
     int best_score = INT_MAX, scored = 0;
     if (p->writes_in_place || lanes_conflict_free(p, p->src_cols, lanes)) {
-        best_score = emit_cuda_local_thread_directions(p);
+        best_score = plan_thread_directions(p);
         scored++;
     }
     uint64_t state = 0x9e3779b97f4a7c15u;
@@ -290,7 +265,7 @@ static void choose_swizzle(Phase *p) {
             p->slot_cols[i] = (UINT64_C(1) << i) | (state >> 59);
         }
         if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols, lanes)) continue;
-        int score = emit_cuda_local_thread_directions(p);
+        int score = plan_thread_directions(p);
         scored++;
         if (score < best_score) {
             best_score = score;
@@ -319,6 +294,7 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     for (int i = 0; i < p->tile_log; i++) p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
     for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
     choose_swizzle(p);
+    plan_rounds(s->arena, p);
 }
 
 static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
@@ -326,6 +302,11 @@ static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
     Phase *p = new_phase(s, PHASE_PERMUTE);
     p->mat = *m;
     p->compl = c;
+    /* tiles of at least 2^10: the size the one-pass kernels were measured at */
+    p->slot_plans = NEW_ARRAY(s->arena, BmmcPlan, p->elem->nslots);
+    for (int k = 0; k < p->elem->nslots; k++)
+        if (!bmmc_plan(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, &p->slot_plans[k]))
+            diag_fatal("internal error: no plan for a permutation");
 }
 
 /* The permutation from the current layout to the logical order. */
@@ -402,7 +383,7 @@ static void add_pair_step(Sched *s, const IrStmt *stmt, const IrBody *body) {
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
     int seg = 7 - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
-    int tile = schedule_tile_log(elem);
+    int tile = tile_log_for(elem);
     s->seg_log = seg < s->n ? seg : s->n;
     s->tile_log = tile < s->n ? tile : s->n;
 }
@@ -457,6 +438,52 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     }
 }
 
+/* The statements of an entry's body, a chain of array stages, as phases. */
+static void schedule_body(Sched *s, const IrBody *body) {
+    /* A two-element array worked on by element code alone (a comparator
+       applied to the whole input) is one pair step. */
+    if (s->n == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(body)) {
+        push_step(s, body->stmts[0], body, 1);
+        plan_segment(s, true);
+        return;
+    }
+    const IrVal *cur = body->params[0];
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *stmt = body->stmts[i];
+        if (stmt->nargs != 1 || stmt->args[0] != cur || stmt->nres != 1)
+            unsupported(stmt, "a program that is not a single chain of array stages");
+        schedule_stmt(s, stmt);
+        cur = stmt->res[0];
+    }
+    if (cur != body->results[0]) diag_fatal("internal error: the entry result is not the last stage");
+    plan_segment(s, true);
+}
+
+/* The buffers: the last phase writes the output; going back, a phase that
+ * writes in place reads the buffer it writes, any other the one of out and
+ * scratch that it does not write; the first reads the input. A scratch
+ * plane holds the widest slot of any phase that writes scratch. */
+static void assign_buffers(Schedule *out) {
+    BufId dst = BUF_OUT;
+    for (int i = out->nphases - 1; i >= 0; i--) {
+        Phase *p = &out->phases[i];
+        bool in_place = p->kind == PHASE_LOCAL && p->writes_in_place;
+        BufId src = in_place ? dst : dst == BUF_OUT ? BUF_SCRATCH : BUF_OUT;
+        p->dst = dst;
+        p->src = i == 0 ? BUF_IN : src;
+        dst = src;
+    }
+    out->scratch_bytes = 0;
+    for (int i = 0; i < out->nphases; i++) {
+        const ElemType *t = out->phases[i].elem;
+        if (out->phases[i].dst != BUF_SCRATCH) continue;
+        for (int k = 0; k < t->nslots; k++) {
+            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << out->n;
+            if (bytes > out->scratch_bytes) out->scratch_bytes = bytes;
+        }
+    }
+}
+
 void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     const IrBody *body = f->body;
     Loc none = {0};
@@ -476,21 +503,6 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);
-    /* A two-element array worked on by element code alone (a comparator
-       applied to the whole input) is one pair step. */
-    if (s.n == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(body)) {
-        push_step(&s, body->stmts[0], body, 1);
-        plan_segment(&s, true);
-        return;
-    }
-    const IrVal *cur = body->params[0];
-    for (int i = 0; i < body->nstmts; i++) {
-        const IrStmt *stmt = body->stmts[i];
-        if (stmt->nargs != 1 || stmt->args[0] != cur || stmt->nres != 1)
-            unsupported(stmt, "a program that is not a single chain of array stages");
-        schedule_stmt(&s, stmt);
-        cur = stmt->res[0];
-    }
-    if (cur != body->results[0]) diag_error(none, "internal error: the entry result is not the last stage");
-    plan_segment(&s, true);
+    schedule_body(&s, body);
+    assign_buffers(out);
 }

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
 
 typedef struct {
     int sectors, sectors_min;   /* worst global access and its minimum */
@@ -60,29 +59,22 @@ static void shared_access(Tally *t, const uint64_t *u, int lanes, int bytes) {
     }
 }
 
-static uint64_t combine(const uint64_t *cols, int count, uint64_t bits) {
-    uint64_t v = 0;
-    for (int i = 0; i < count; i++)
-        if (bits >> i & 1) v ^= cols[i];
-    return v;
-}
-
-static uint64_t block_origin(const Phase *p, uint64_t b) { return combine(p->block_cols, p->block_log, b); }
+static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->block_cols, p->block_log, b); }
 
 /* The global copies of a LOCAL kernel: thread tid, iteration i handles tile
  * element (or output coordinate) tid | i << t. */
 static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh, Tally *sh_out) {
-    int t = emit_cuda_local_threads_log(p), lanes = t < 5 ? 1 << t : 32;
+    int t = p->threads_log, lanes = t < 5 ? 1 << t : 32;
     uint64_t x[32], z[32], u[32], s[32];
     for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
         for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
             for (int l = 0; l < lanes; l++) {
                 uint64_t sigma = (w * 32 + (unsigned)l) | (uint64_t)i << t;
-                x[l] = block_origin(p, b) ^ combine(p->tile_cols, p->tile_log, sigma);
-                u[l] = schedule_slot(p, sigma);
-                z[l] = p->write_compl ^ combine(p->out_block_cols, p->block_log, b) ^
-                       combine(p->out_cols, p->tile_log, sigma);
-                s[l] = schedule_slot(p, combine(p->src_cols, p->tile_log, sigma));
+                x[l] = block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, sigma);
+                u[l] = plan_slot(p, sigma);
+                z[l] = p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
+                       f2_combine(p->out_cols, p->tile_log, sigma);
+                s[l] = plan_slot(p, f2_combine(p->src_cols, p->tile_log, sigma));
             }
             global_access(g, x, lanes, bytes);
             shared_access(sh, u, lanes, bytes);
@@ -91,22 +83,19 @@ static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g,
         }
 }
 
-static int replay_rounds(const Phase *p, int bytes, Tally *sh) {
-    int t = emit_cuda_local_threads_log(p), lanes = t < 5 ? 1 << t : 32, rounds = 0;
-    for (int first = 0; first < p->nsteps; rounds++) {
-        Round rd;
-        emit_cuda_plan_round(p, &rd, first);
+static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
+    int t = p->threads_log, lanes = t < 5 ? 1 << t : 32;
+    for (int r = 0; r < p->nrounds; r++) {
+        const Round *rd = &p->rounds[r];
         uint64_t u[32];
         for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
-            for (unsigned j = 0; j < 1u << rd.reg_log; j++) {
+            for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
                 for (int l = 0; l < lanes; l++)
-                    u[l] = schedule_slot(p, combine(rd.threads, t, w * 32 + (unsigned)l) ^
-                                                combine(rd.regs, rd.reg_log, j));
+                    u[l] = plan_slot(p, f2_combine(rd->threads, t, w * 32 + (unsigned)l) ^
+                                            f2_combine(rd->regs, rd->reg_log, j));
                 shared_access(sh, u, lanes, bytes);
             }
-        first += rd.count;
     }
-    return rounds;
 }
 
 static bool report_local(FILE *out, const Phase *p) {
@@ -114,7 +103,8 @@ static bool report_local(FILE *out, const Phase *p) {
     int bytes = elem_max_slot_bytes(p->elem);
     replay_local_global(p, 0, bytes, &g, &sh_in, &sh_out);
     replay_local_global(p, (UINT64_C(1) << p->block_log) - 1, bytes, &g, &sh_in, &sh_out);
-    int rounds = replay_rounds(p, bytes, &sh_rounds);
+    replay_rounds(p, bytes, &sh_rounds);
+    int rounds = p->nrounds;
     int worst = sh_in.congestion;
     if (sh_rounds.congestion > worst) worst = sh_rounds.congestion;
     if (sh_out.congestion > worst) worst = sh_out.congestion;
@@ -130,14 +120,13 @@ static bool report_local(FILE *out, const Phase *p) {
 static bool report_permute(FILE *out, const Phase *p) {
     bool ok = true;
     for (int k = 0; k < p->elem->nslots; k++) {
-        BmmcPlan plan;
+        const BmmcPlan *plan = &p->slot_plans[k];
         BmmcSimReport r;
-        emit_permute_plan(p, k, &plan);
-        bmmc_simulate(&plan, &r);
+        bmmc_simulate(plan, &r);
         int sectors = r.read_sectors_max > r.write_sectors_max ? r.read_sectors_max : r.write_sectors_max;
         int cong = r.store_congestion_max > r.load_congestion_max ? r.store_congestion_max : r.load_congestion_max;
         fprintf(out, "  permutation (field %d): tile 2^%d; global: %d sectors per warp access (minimum %d); "
-                     "shared: bank congestion %d\n", k, plan.tile_log, sectors, r.sectors_min, cong);
+                     "shared: bank congestion %d\n", k, plan->tile_log, sectors, r.sectors_min, cong);
         ok &= sectors == r.sectors_min && cong <= 1;
     }
     return ok;

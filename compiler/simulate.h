@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "schedule.h"
+#include "plan.h"
 
 /* Print, per kernel of the schedule, the elements moved, the sectors per
  * global warp access against the minimum and the worst shared-memory bank

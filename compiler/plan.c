@@ -1,0 +1,26 @@
+/* plan.c: what the readers of a plan compute from it (plan.h). */
+#include "plan.h"
+
+const char *plan_buf_name(BufId b) { return b == BUF_IN ? "in" : b == BUF_OUT ? "out" : "scratch"; }
+
+uint64_t plan_slot(const Phase *p, uint64_t u) {
+    return f2_combine(p->slot_cols, p->tile_log, u);
+}
+
+int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst) {
+    /* the element's position: bit j from masks over u (and b for a step) */
+    const uint64_t *coord_u = st ? st->pos_u : p->map_pos.row, *coord_b = st ? st->pos_b : NULL;
+    uint64_t coord_const = st ? st->pos_const : p->map_pos_const;
+    int coord_bits = st ? st->pos_bits : p->n;
+    *konst = pos->compl;
+    for (int k = 0; k < pos->mat->n; k++) {
+        on_u[k] = on_b[k] = 0;
+        for (int j = 0; j < coord_bits; j++) {
+            if (!(pos->mat->row[k] >> j & 1)) continue;
+            on_u[k] ^= coord_u[j];
+            if (coord_b) on_b[k] ^= coord_b[j];
+            *konst ^= (coord_const >> j & 1) << k;
+        }
+    }
+    return pos->mat->n;
+}

@@ -1,0 +1,107 @@
+/* plan_print.c: --dump-plan, the plan of an entry as stable text: one line
+ * per phase, then its tables, steps, register rounds and kernels, every
+ * vector in hexadecimal (docs/internals.md describes the fields). */
+#include "plan.h"
+
+static void vectors(FILE *out, const char *name, const uint64_t *v, int count) {
+    fprintf(out, "    %s:", name);
+    for (int i = 0; i < count; i++) fprintf(out, " 0x%llx", (unsigned long long)v[i]);
+    if (count == 0) fputs(" -", out);
+    fputc('\n', out);
+}
+
+static void elem_name(FILE *out, const ElemType *t) {
+    char text[128];
+    elem_format(t, text, sizeof text);
+    fputs(text, out);
+}
+
+/* Positions are printed where a body reads them (POS). */
+static bool reads_position(const IrBody *body) {
+    for (int i = 0; i < body->nstmts; i++)
+        if (body->stmts[i]->op == IR_POS) return true;
+    return false;
+}
+
+static void print_step(FILE *out, const Step *st, int index) {
+    fprintf(out, "  step %d: ", index);
+    ir_print_stmt_brief(out, st->stmt);
+    if (st->pair)
+        fprintf(out, ", pair 0x%llx, order 0x%llx block 0x%llx ^ %d", (unsigned long long)st->pair,
+                (unsigned long long)st->order, (unsigned long long)st->order_block, st->order_const);
+    else
+        fputs(", elementwise", out);
+    fputc('\n', out);
+    if (!reads_position(st->body)) return;
+    fprintf(out, "    position: complement 0x%llx\n", (unsigned long long)st->pos_const);
+    vectors(out, "position u", st->pos_u, st->pos_bits);
+    vectors(out, "position b", st->pos_b, st->pos_bits);
+}
+
+static void print_local(FILE *out, const Phase *p) {
+    fprintf(out, ", tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads, %s\n", p->tile_log, p->seg_log,
+            p->block_log, p->threads_log, p->writes_in_place ? "in place" : "into the next layout");
+    vectors(out, "tile W", p->tile_cols, p->tile_log);
+    vectors(out, "block C", p->block_cols, p->block_log);
+    vectors(out, "slot P", p->slot_cols, p->tile_log);
+    if (!p->writes_in_place) {
+        fprintf(out, "    write: complement 0x%llx\n", (unsigned long long)p->write_compl);
+        vectors(out, "write matrix rows", p->write_mat.row, p->write_mat.n);
+        vectors(out, "write Z", p->out_cols, p->tile_log);
+        vectors(out, "write G", p->src_cols, p->tile_log);
+        vectors(out, "write block", p->out_block_cols, p->block_log);
+    }
+    for (int i = 0; i < p->nsteps; i++) print_step(out, &p->steps[i], i);
+    for (int r = 0; r < p->nrounds; r++) {
+        const Round *rd = &p->rounds[r];
+        fprintf(out, "  round %d: steps %d..%d, 2^%d registers\n", r, rd->first, rd->first + rd->count - 1,
+                rd->reg_log);
+        vectors(out, "registers R", rd->regs, rd->reg_log);
+        vectors(out, "threads", rd->threads, p->threads_log);
+    }
+}
+
+static void print_permute(FILE *out, const Phase *p) {
+    fprintf(out, ", complement 0x%llx\n", (unsigned long long)p->compl);
+    vectors(out, "matrix rows", p->mat.row, p->mat.n);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        const BmmcPlan *b = &p->slot_plans[k];
+        fprintf(out, "  field %d: %d-byte elements, tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads\n", k,
+                b->elem_bytes, b->tile_log, b->seg_log, b->block_log, b->thread_log);
+        vectors(out, "read B", b->read_cols, b->tile_log);
+        vectors(out, "write Z", b->write_cols, b->tile_log);
+        vectors(out, "source G", b->src_cols, b->tile_log);
+        vectors(out, "slot P", b->slot_cols, b->tile_log);
+    }
+}
+
+static void print_map(FILE *out, const Phase *p) {
+    fputs(": ", out);
+    ir_print_stmt_brief(out, p->map);
+    fputc('\n', out);
+    if (!reads_position(p->map->body)) return;
+    fprintf(out, "    position: complement 0x%llx\n", (unsigned long long)p->map_pos_const);
+    vectors(out, "position rows", p->map_pos.row, p->map_pos.n);
+}
+
+void plan_print(FILE *out, const Schedule *s) {
+    fprintf(out, "plan %s: 2^%d ", s->func->name, s->n);
+    elem_name(out, s->in_elem);
+    fputs(" -> ", out);
+    elem_name(out, s->out_elem);
+    fprintf(out, ", %d phase%s, scratch planes of %llu bytes\n", s->nphases, s->nphases == 1 ? "" : "s",
+            s->scratch_bytes);
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        static const char *const kinds[] = {"local", "permute", "map"};
+        fprintf(out, "phase %d: %s, %s -> %s, ", i, kinds[p->kind], plan_buf_name(p->src), plan_buf_name(p->dst));
+        elem_name(out, p->in_elem);
+        fputs(" -> ", out);
+        elem_name(out, p->elem);
+        switch (p->kind) {
+        case PHASE_LOCAL: print_local(out, p); break;
+        case PHASE_PERMUTE: print_permute(out, p); break;
+        case PHASE_MAP: print_map(out, p); break;
+        }
+    }
+}

@@ -1,0 +1,170 @@
+/* plan_verify.c: the invariants the readers of a plan rely on (plan.h).
+ * The sanitizer build runs it after scheduling (driver.c), so a scheduler
+ * change that breaks one fails there, named, instead of as wrong code. */
+#include "plan.h"
+
+#define REQUIRE(cond, ...) \
+    do { \
+        if (!(cond)) return arena_printf(a, __VA_ARGS__); \
+    } while (0)
+
+static int span_dim(int n, const uint64_t *v, int count) {
+    F2Space s = f2_space_empty(n);
+    for (int i = 0; i < count; i++) f2_space_add(&s, v[i]);
+    return s.dim;
+}
+
+static bool invertible(const F2Mat *m, int n) {
+    F2Mat inv;
+    return m->n == n && f2_invert(m, &inv);
+}
+
+/* Tile and block columns: [W | C] invertible, W starting with e0.. (whole
+ * segments), the swizzle P invertible on tile coordinates. */
+static const char *verify_tile(Arena *a, const Phase *p) {
+    REQUIRE(p->tile_log >= 0 && p->tile_log <= SCHED_MAX_TILE && p->tile_log <= p->n, "a tile of 2^%d", p->tile_log);
+    REQUIRE(p->block_log == p->n - p->tile_log, "2^%d blocks of 2^%d for 2^%d elements", p->block_log, p->tile_log, p->n);
+    REQUIRE(p->seg_log >= 0 && p->seg_log <= p->tile_log, "segments of 2^%d in a tile of 2^%d", p->seg_log, p->tile_log);
+    for (int i = 0; i < p->seg_log; i++)
+        REQUIRE(p->tile_cols[i] == UINT64_C(1) << i, "tile column %d is not a segment bit", i);
+    uint64_t cols[F2_MAX];
+    for (int i = 0; i < p->n; i++) cols[i] = i < p->tile_log ? p->tile_cols[i] : p->block_cols[i - p->tile_log];
+    REQUIRE(span_dim(p->n, cols, p->n) == p->n, "tile and block columns do not span the array");
+    REQUIRE(span_dim(p->tile_log, p->slot_cols, p->tile_log) == p->tile_log, "the shared-memory slots are not a permutation");
+    return NULL;
+}
+
+static const char *verify_steps(Arena *a, const Phase *p) {
+    uint64_t tile = f2_mask(p->tile_log), block = f2_mask(p->block_log);
+    for (int i = 0; i < p->nsteps; i++) {
+        const Step *st = &p->steps[i];
+        REQUIRE(st->stmt && st->body, "step %d has no statement", i);
+        REQUIRE(!(st->pair & ~tile) && !(st->order & ~tile) && !(st->order_block & ~block),
+                "step %d has a pair or direction outside the tile", i);
+        REQUIRE(st->pos_bits >= 0 && st->pos_bits <= p->n, "step %d has %d position bits", i, st->pos_bits);
+    }
+    return NULL;
+}
+
+/* Rounds cover the steps in order; a thread's registers and the threads
+ * together span the tile, and every pair lies in its round's registers. */
+static const char *verify_rounds(Arena *a, const Phase *p) {
+    REQUIRE(p->threads_log >= 0 && p->threads_log <= p->tile_log, "2^%d threads for a tile of 2^%d", p->threads_log,
+            p->tile_log);
+    int next = 0;
+    for (int r = 0; r < p->nrounds; r++) {
+        const Round *rd = &p->rounds[r];
+        REQUIRE(rd->first == next && rd->count >= 1 && rd->first + rd->count <= p->nsteps,
+                "round %d holds steps %d..%d after step %d", r, rd->first, rd->first + rd->count - 1, next - 1);
+        REQUIRE(rd->reg_log + p->threads_log == p->tile_log, "round %d: 2^%d registers of 2^%d threads for a tile of 2^%d",
+                r, rd->reg_log, p->threads_log, p->tile_log);
+        uint64_t all[2 * SCHED_MAX_TILE];
+        for (int i = 0; i < rd->reg_log; i++) all[i] = rd->regs[i];
+        for (int i = 0; i < p->threads_log; i++) all[rd->reg_log + i] = rd->threads[i];
+        uint64_t outside = 0;
+        for (int i = 0; i < p->tile_log; i++) outside |= all[i] & ~f2_mask(p->tile_log);
+        REQUIRE(!outside && span_dim(p->tile_log, all, p->tile_log) == p->tile_log,
+                "round %d: registers and threads do not span the tile", r);
+        F2Space regs = f2_space_empty(p->tile_log);
+        for (int i = 0; i < rd->reg_log; i++) f2_space_add(&regs, rd->regs[i]);
+        for (int i = rd->first; i < rd->first + rd->count; i++)
+            REQUIRE(!p->steps[i].pair || f2_space_contains(&regs, p->steps[i].pair),
+                    "round %d: the pair of step %d is not in its registers", r, i);
+        next = rd->first + rd->count;
+    }
+    REQUIRE(next == p->nsteps, "the rounds end at step %d of %d", next, p->nsteps);
+    return NULL;
+}
+
+/* Element W·G·sigma goes to write_mat·(W·G·sigma) = Z·sigma, block columns
+ * to write_mat·C, and Z starts with e0.. (whole segments). */
+static const char *verify_write(Arena *a, const Phase *p) {
+    if (p->writes_in_place) {
+        REQUIRE(f2_is_identity(&p->write_mat) && p->write_compl == 0, "writes in place through a permutation");
+        return NULL;
+    }
+    REQUIRE(invertible(&p->write_mat, p->n), "the write is not a permutation of 2^%d elements", p->n);
+    for (int i = 0; i < p->seg_log; i++)
+        REQUIRE(p->out_cols[i] == UINT64_C(1) << i, "write column %d is not a segment bit", i);
+    for (int i = 0; i < p->tile_log; i++) {
+        uint64_t x = f2_combine(p->tile_cols, p->tile_log, p->src_cols[i]);
+        REQUIRE(f2_apply(&p->write_mat, x) == p->out_cols[i], "write column %d does not match its source", i);
+    }
+    for (int k = 0; k < p->block_log; k++)
+        REQUIRE(f2_apply(&p->write_mat, p->block_cols[k]) == p->out_block_cols[k], "write block column %d is wrong", k);
+    return NULL;
+}
+
+static const char *verify_local(Arena *a, const Phase *p) {
+    const char *why = verify_tile(a, p);
+    if (!why) why = verify_steps(a, p);
+    if (!why) why = verify_rounds(a, p);
+    if (!why) why = verify_write(a, p);
+    return why;
+}
+
+static const char *verify_permute(Arena *a, const Phase *p) {
+    REQUIRE(invertible(&p->mat, p->n), "not a permutation of 2^%d elements", p->n);
+    REQUIRE(p->slot_plans, "no kernel plans");
+    for (int k = 0; k < p->elem->nslots; k++) {
+        const BmmcPlan *b = &p->slot_plans[k];
+        REQUIRE(b->n == p->n && f2_equal(&b->a, &p->mat) && b->c == p->compl, "field %d's kernel moves another permutation",
+                k);
+        REQUIRE(b->elem_bytes == prim_bits(elem_slot_prim(p->elem, k)) / 8, "field %d's kernel moves %d-byte elements", k,
+                b->elem_bytes);
+    }
+    return NULL;
+}
+
+static const char *verify_map(Arena *a, const Phase *p) {
+    REQUIRE(p->map && p->map->nres == 1 && elem_equal(p->map->res[0]->elem, p->elem), "the map does not write its type");
+    REQUIRE(p->map->nargs == 1 && elem_equal(p->map->args[0]->elem, p->in_elem), "the map does not read its type");
+    REQUIRE(invertible(&p->map_pos, p->n), "positions that are not a permutation");
+    return NULL;
+}
+
+static unsigned long long widest_plane(const ElemType *t, int n) {
+    unsigned long long most = 0;
+    for (int k = 0; k < t->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << n;
+        if (bytes > most) most = bytes;
+    }
+    return most;
+}
+
+/* Each phase reads what the one before wrote, in that element type; only a
+ * phase that writes in place reads the buffer it writes; the last writes
+ * the output; scratch holds every plane written to it. */
+static const char *verify_flow(Arena *a, const Schedule *s, int i) {
+    const Phase *p = &s->phases[i], *prev = i ? &s->phases[i - 1] : NULL;
+    REQUIRE(p->n == s->n, "2^%d elements in a plan of 2^%d", p->n, s->n);
+    REQUIRE(elem_equal(p->in_elem, prev ? prev->elem : s->in_elem), "reads another element type than it is given");
+    REQUIRE(p->kind == PHASE_MAP || elem_equal(p->in_elem, p->elem), "changes the element type");
+    REQUIRE(p->src == (prev ? prev->dst : BUF_IN), "reads %s, not the buffer written before", plan_buf_name(p->src));
+    REQUIRE(p->dst != BUF_IN, "writes the input");
+    REQUIRE(p->src != p->dst || (p->kind == PHASE_LOCAL && p->writes_in_place), "reads and writes %s",
+            plan_buf_name(p->dst));
+    REQUIRE(i + 1 < s->nphases || p->dst == BUF_OUT, "the last phase writes %s", plan_buf_name(p->dst));
+    REQUIRE(p->dst != BUF_SCRATCH || widest_plane(p->elem, s->n) <= s->scratch_bytes,
+            "writes planes larger than the scratch planes");
+    return NULL;
+}
+
+const char *plan_verify(Arena *a, const Schedule *s) {
+    REQUIRE(s->nphases > 0 || elem_equal(s->in_elem, s->out_elem), "no phase, and the element type changes");
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        const char *why = verify_flow(a, s, i);
+        if (!why) {
+            switch (p->kind) {
+            case PHASE_LOCAL: why = verify_local(a, p); break;
+            case PHASE_PERMUTE: why = verify_permute(a, p); break;
+            case PHASE_MAP: why = verify_map(a, p); break;
+            }
+        }
+        if (why) return arena_printf(a, "phase %d: %s", i, why);
+    }
+    REQUIRE(s->nphases == 0 || elem_equal(s->phases[s->nphases - 1].elem, s->out_elem),
+            "the last phase writes another element type than the result's");
+    return NULL;
+}

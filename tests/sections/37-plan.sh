@@ -1,0 +1,43 @@
+# The back end's plan: tests/plan/NAME.parm's --dump-plan must equal
+# NAME.plan (ACCEPT=1 rewrites it). The sanitizer build also checks every
+# plan it makes against plan_verify's invariants, here and in every test
+# that compiles.
+for src in tests/plan/*.parm; do
+    base=${src%.parm}
+    if ! "$PARMC" --dump-plan "$src" >"$TMP/plan.out" 2>"$TMP/plan.err"; then
+        fail "plan $src: $(head -3 "$TMP/plan.err")"
+        continue
+    fi
+    [ "$ACCEPT" = 1 ] && cp "$TMP/plan.out" "$base.plan"
+    if diff -u "$base.plan" "$TMP/plan.out" >"$TMP/plan.diff"; then
+        pass
+    else
+        fail "plan golden $src"
+        head -30 "$TMP/plan.diff"
+    fi
+done
+# -e NAME prints one entry's plan; without it, every entry's
+"$PARMC" --dump-plan -e rev examples/permute.parm >"$TMP/plan.out" 2>&1
+[ "$(grep -c '^plan ' "$TMP/plan.out")" = 1 ] && grep -q '^plan rev: ' "$TMP/plan.out" && pass ||
+    fail "plan: --dump-plan -e rev prints the plan of rev alone"
+"$PARMC" --dump-plan examples/permute.parm >"$TMP/plan.out" 2>&1
+[ "$(grep -c '^plan ' "$TMP/plan.out")" = 3 ] && pass || fail "plan: --dump-plan prints every entry's plan"
+# Plans have no fixed caps: 40 rounds of i32/f32 maps around comparators
+# make 160 phases (once more than a fixed buffer table held: a crash).
+{
+    echo 'cas [a, b] = if a <= b then [a, b] else [b, a]'
+    echo 'step xs = map (\x -> i32 x) (vcolumn cas (map (\x -> f32 x) (vcolumn cas xs)))'
+    printf 'entry main (xs : [2^6]i32) = '
+    for ((k = 0; k < 40; k++)); do printf 'step ('; done
+    printf 'xs'
+    for ((k = 0; k < 40; k++)); do printf ')'; done
+    echo
+} >"$TMP/many.parm"
+python3 tests/tools/gen.py i32 64 3 >"$TMP/many.in"
+if "$PARMC" --dump-plan "$TMP/many.parm" | grep -q '160 phases' &&
+    "$PARMC" --target=c --emit-main "$TMP/many.parm" -o "$TMP/many.c" && cc -std=c11 -O1 "$TMP/many.c" -o "$TMP/many" &&
+    "$TMP/many" <"$TMP/many.in" >"$TMP/many.out" && "$PARMC" --interpret "$TMP/many.parm" <"$TMP/many.in" | cmp -s - "$TMP/many.out"; then
+    pass
+else
+    fail "plan: 160 phases compile to C and agree with the interpreter"
+fi

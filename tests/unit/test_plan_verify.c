@@ -1,0 +1,182 @@
+/* test_plan_verify.c: checks compiler/plan_verify.c.
+ *
+ * Built by `make build/unit/test_plan_verify` (sanitizers on). Programs with
+ * every kind of phase (LOCAL in place and into the next layout, PERMUTE,
+ * MAP, tuples) go through the pipeline to their plans, which must verify;
+ * then each plan is broken in one way at a time (a buffer, an element type,
+ * a round, a swizzle, a write column, a permutation kernel, a map's
+ * positions) and the verifier must name the phase and the broken invariant.
+ * Prints failures and finally "plan_verify: N passed, M failed"; exits 1 on
+ * any failure. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <setjmp.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "ast.h"
+#include "diag.h"
+#include "imports.h"
+#include "opt.h"
+#include "schedule.h"
+#include "value.h"
+
+static int passed, failed;
+
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(bool ok, const char *fmt, ...) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("  FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+}
+
+static const char program[] =
+    "cas [a, b] = if a <= b then [a, b] else [b, a]\n"
+    "kv [(k1, v1), (k2, v2)] = if k1 <= k2 then [(k1, v1), (k2, v2)] else [(k2, v2), (k1, v1)]\n"
+    "entry sorted (xs : [2^7]i32) = two (col 2 cas) (vcolumn cas xs)\n"
+    "entry layout (xs : [2^16]i32) = col 2 cas (bmmc (bitperm 16 (\\i -> 15 - i)) (col 2 cas xs))\n"
+    "entry permute (xs : [2^12](u32, i32)) = bmmc (bitperm 12 (\\i -> 11 - i), 5) xs\n"
+    "entry mapped (xs : [2^6]i32) = mapi (\\i x -> f64 x + f64 i) (col 2 cas (map (\\x -> x * 3) xs))\n"
+    "entry pairs (xs : [2^14](u32, i32)) = vcolumn kv xs\n";
+
+/* The plans of every entry of `program`. */
+static IrProgram ir;
+
+static Schedule *plans_of(Arena *arena) {
+    jmp_buf handler;
+    diag_handler = &handler;
+    if (setjmp(handler)) {
+        check(false, "the test program does not compile");
+        diag_handler = NULL;
+        return NULL;
+    }
+    Program prog = {0};
+    const Source *src = source_copy(arena, "test.parm", program, sizeof program - 1);
+    parse_source(arena, src, &prog);
+    ir = (IrProgram){.arena = arena};
+    specialise_program(arena, &prog, NULL, &ir);
+    opt_normalise(&ir);
+    opt_optimise(&ir, NULL);
+    Schedule *plans = NEW_ARRAY(arena, Schedule, ir.nfuncs);
+    for (int i = 0; i < ir.nfuncs; i++) schedule_func(arena, ir.funcs[i], &plans[i]);
+    diag_handler = NULL;
+    return plans;
+}
+
+static Schedule *find(Schedule *plans, const char *name) {
+    for (int i = 0; i < ir.nfuncs; i++)
+        if (strcmp(plans[i].func->name, name) == 0) return &plans[i];
+    check(false, "no entry %s", name);
+    return NULL;
+}
+
+/* A copy of s whose phases can be broken without touching s. */
+static Schedule copy(Arena *a, const Schedule *s) {
+    Schedule c = *s;
+    c.phases = NEW_ARRAY(a, Phase, s->nphases);
+    memcpy(c.phases, s->phases, sizeof(Phase) * (size_t)s->nphases);
+    for (int i = 0; i < s->nphases; i++) {
+        Phase *p = &c.phases[i];
+        if (p->nrounds) {
+            p->rounds = NEW_ARRAY(a, Round, p->nrounds);
+            memcpy(p->rounds, s->phases[i].rounds, sizeof(Round) * (size_t)p->nrounds);
+        }
+        if (p->slot_plans) {
+            p->slot_plans = NEW_ARRAY(a, BmmcPlan, p->elem->nslots);
+            memcpy(p->slot_plans, s->phases[i].slot_plans, sizeof(BmmcPlan) * (size_t)p->elem->nslots);
+        }
+    }
+    return c;
+}
+
+static void expect(Arena *a, const Schedule *s, const char *want, const char *what) {
+    const char *got = plan_verify(a, s);
+    check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want, got ? got : "(verified)");
+}
+
+static int first_of(const Schedule *s, PhaseKind kind, bool in_place) {
+    for (int i = 0; i < s->nphases; i++)
+        if (s->phases[i].kind == kind && (kind != PHASE_LOCAL || s->phases[i].writes_in_place == in_place)) return i;
+    check(false, "%s has no phase of kind %d", s->func->name, kind);
+    return 0;
+}
+
+static void break_local(Arena *a, Schedule *plans) {
+    const Schedule *s = find(plans, "layout");
+    int i = first_of(s, PHASE_LOCAL, false);
+    Schedule c = copy(a, s);
+    c.phases[i].dst = BUF_IN;
+    expect(a, &c, "writes the input", "a phase writing the input");
+    c = copy(a, s);
+    c.phases[i].rounds[0].count++;
+    expect(a, &c, "round", "rounds that overlap");
+    c = copy(a, s);
+    c.phases[i].slot_cols[c.phases[i].tile_log - 1] = c.phases[i].slot_cols[0];
+    expect(a, &c, "slots are not a permutation", "a swizzle that maps two elements to one slot");
+    c = copy(a, s);
+    c.phases[i].out_cols[c.phases[i].tile_log - 1] ^= 1;
+    expect(a, &c, "write column", "a write column that does not follow from the write matrix");
+    c = copy(a, s);
+    c.phases[i].tile_cols[0] = 2;
+    expect(a, &c, "segment bit", "a tile whose first column is not e0");
+    c = copy(a, s);
+    c.phases[i].rounds[0].regs[0] = c.phases[i].rounds[0].threads[0];
+    expect(a, &c, "do not span the tile", "registers and threads that overlap");
+    c = copy(a, s);
+    char want[32];
+    snprintf(want, sizeof want, "phase %d: ", i);
+    c.phases[i].steps[0].pair = UINT64_C(1) << c.phases[i].tile_log;
+    expect(a, &c, want, "a pair outside the tile, named by its phase");
+}
+
+static void break_flow(Arena *a, Schedule *plans) {
+    const Schedule *s = find(plans, "mapped");
+    int m = first_of(s, PHASE_MAP, false);
+    Schedule c = copy(a, s);
+    c.scratch_bytes = 0;
+    expect(a, &c, "larger than the scratch planes", "scratch planes too small");
+    c = copy(a, s);
+    c.phases[m].map_pos = f2_zero(c.phases[m].n);
+    expect(a, &c, "positions", "map positions that are not a permutation");
+    c = copy(a, s);
+    c.phases[m].elem = c.phases[m].in_elem;
+    expect(a, &c, "does not write its type", "a map that does not write its result type");
+    const Schedule *one = find(plans, "sorted");
+    c = copy(a, one);
+    c.phases[c.nphases - 1].dst = BUF_SCRATCH;
+    expect(a, &c, "the last phase writes scratch", "a result left in scratch");
+    const Schedule *p = find(plans, "permute");
+    int k = first_of(p, PHASE_PERMUTE, false);
+    c = copy(a, p);
+    c.phases[k].slot_plans[1].c ^= 1;
+    expect(a, &c, "field 1's kernel moves another permutation", "a permutation kernel of another complement");
+    c = copy(a, p);
+    c.phases[k].slot_plans[0].elem_bytes = 8;
+    expect(a, &c, "8-byte elements", "a permutation kernel of another element size");
+}
+
+int main(void) {
+    Arena arena = {0};
+    Schedule *plans = plans_of(&arena);
+    if (plans) {
+        for (int i = 0; i < ir.nfuncs; i++) {
+            const char *why = plan_verify(&arena, &plans[i]);
+            check(!why, "the plan of %s: %s", plans[i].func->name, why ? why : "");
+        }
+        check(first_of(find(plans, "sorted"), PHASE_LOCAL, true) >= 0, "an in-place phase");
+        break_local(&arena, plans);
+        break_flow(&arena, plans);
+    }
+    arena_free(&arena);
+    printf("plan_verify: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
