@@ -29,37 +29,62 @@ static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_
     }
 }
 
-/* One stage on the tile: pairs (lo, hi) or every element of a map. */
+/* The loop of a stage on groups of 2^g elements, g >= 2: u runs over the
+ * tile and stops at each group's base (its low logical bits all 0); the
+ * group's element c is u ^ G(c), a literal. */
+static void emit_group_loop(FILE *out, const Phase *p, const Step *st, Arena *a, const char **at) {
+    fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n            if (0", 1ULL << p->tile_log);
+    for (int i = 0; i < st->group_log; i++)
+        fprintf(out, "\n                | (parm_parity(u & 0x%llxu) ^ parm_parity(b & 0x%llxu) ^ %d)",
+                (unsigned long long)st->order[i], (unsigned long long)st->order_block[i], (int)(st->order_const >> i & 1));
+    fputs(") continue;\n", out);
+    for (unsigned c = 0; c < 1u << st->group_log; c++) {
+        uint64_t g = f2_combine(st->group, st->group_log, c);
+        at[c] = g ? arena_printf(a, "u ^ 0x%llxu", (unsigned long long)g) : "u";
+    }
+}
+
+/* One stage on the tile: pairs (lo, hi), groups, or every element of a map. */
 static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     const ElemType *t = p->elem;
-    int ns = t->nslots, width = st->pair ? 2 * ns : ns;
+    int ns = t->nslots, width = ns << st->group_log;
     fprintf(out, "        /* stage %d: ", index);
     ir_print_stmt_brief(out, st->stmt);
     fputs(" */\n", out);
-    if (st->pair) {
-        int piv = f2_top_bit(st->pair);
+    Arena scratch = {0};
+    const char **at = NEW_ARRAY(&scratch, const char *, 1u << st->group_log);
+    if (st->group_log == 1) {
+        int piv = f2_top_bit(st->group[0]);
         fprintf(out, "        for (uint64_t p = 0; p < %lluu; p++) {\n", 1ULL << (p->tile_log - 1));
         fprintf(out, "            uint64_t lo = ((p >> %d) << %d) | (p & 0x%llxu), hi = lo ^ 0x%llxu;\n", piv, piv + 1,
-                (unsigned long long)f2_mask(piv), (unsigned long long)st->pair);
+                (unsigned long long)f2_mask(piv), (unsigned long long)st->group[0]);
         fprintf(out, "            if (parm_parity(lo & 0x%llxu) ^ parm_parity(b & 0x%llxu) ^ %d) { uint64_t t = lo; lo = hi; hi = t; }\n",
-                (unsigned long long)st->order, (unsigned long long)st->order_block, st->order_const);
-        for (int k = 0; k < width; k++)
-            fprintf(out, "            const %s e%d = tile%d[%s];\n", prim_ctype(elem_slot_prim(t, k % ns)), k, k % ns,
-                    k < ns ? "lo" : "hi");
-    } else {
+                (unsigned long long)st->order[0], (unsigned long long)st->order_block[0], (int)(st->order_const & 1));
+        at[0] = "lo";
+        at[1] = "hi";
+    } else if (st->group_log == 0) {
         fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
-        for (int k = 0; k < width; k++)
-            fprintf(out, "            const %s e%d = tile%d[u];\n", prim_ctype(elem_slot_prim(t, k)), k, k);
+        at[0] = "u";
+    } else {
+        emit_group_loop(out, p, st, &scratch, at);
+    }
+    for (int k = 0; k < width; k++)
+        fprintf(out, "            const %s e%d = tile%d[%s];\n", prim_ctype(elem_slot_prim(t, k % ns)), k, k % ns,
+                at[k / ns]);
+    if (st->group_log > 1) {     /* a body on many elements may leave some unread */
+        fputs("           ", out);
+        for (int k = 0; k < width; k++) fprintf(out, " (void)e%d;", k);
+        fputs("\n", out);
     }
     for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);
-    PosAt at = {p, st, st->pair ? "lo" : "u", "b"};
-    ElemPositions positions = emit_positions_at(&at);
+    PosAt pos = {p, st, st->group_log == 1 ? "lo" : "u", "b"};
+    ElemPositions positions = emit_positions_at(&pos);
     emit_elem_named(out, st->body, width, prefix, 12, &positions);
-    for (int k = 0; k < width; k++)
-        fprintf(out, "            tile%d[%s] = r%d;\n", k % ns, st->pair ? (k < ns ? "lo" : "hi") : "u", k);
+    for (int k = 0; k < width; k++) fprintf(out, "            tile%d[%s] = r%d;\n", k % ns, at[k / ns], k);
     fputs("        }\n", out);
+    arena_free(&scratch);
 }
 
 /* The tile to its place in the next layout: output tile coordinate sigma

@@ -128,10 +128,15 @@ static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
         offset += (prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->tile_log;
     }
     emit_block_origin(out, p);
-    for (int i = 0; i < p->nsteps; i++)
-        if (p->steps[i].pair)
+    for (int i = 0; i < p->nsteps; i++) {
+        const Step *st = &p->steps[i];
+        if (st->group_log == 1)
             fprintf(out, "    const int blockpar%d = parm_parity(b & 0x%llxull) ^ %d;\n", i,
-                    (unsigned long long)p->steps[i].order_block, p->steps[i].order_const);
+                    (unsigned long long)st->order_block[0], (int)(st->order_const & 1));
+        for (int j = 0; st->group_log > 1 && j < st->group_log; j++)
+            fprintf(out, "    const int blockpar%d_%d = parm_parity(b & 0x%llxull) ^ %d;\n", i, j,
+                    (unsigned long long)st->order_block[j], (int)(st->order_const >> j & 1));
+    }
     emit_thread_offset(out, p, t);
     emit_thread_slot(out, p, t);
     emit_copy_tile(out, p, t, true);

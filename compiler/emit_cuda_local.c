@@ -97,12 +97,12 @@ static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int wi
 
 static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
     int ns = p->elem->nslots;
-    unsigned c = reg_coords(rd, st->pair);
+    unsigned c = reg_coords(rd, st->group[0]);
     int piv = f2_top_bit(c);
     /* The order bit of the thread's first element: the functional is over
      * tile coordinates (base holds a swizzled slot), so take it per thread bit. */
-    uint64_t tid_mask = plan_thread_mask(p, rd, st->order);
-    bool fixed = !tid_mask && !st->order_block;   /* the same direction in every thread */
+    uint64_t tid_mask = plan_thread_mask(p, rd, st->order[0]);
+    bool fixed = !tid_mask && !st->order_block[0];   /* the same direction in every thread */
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);
     if (fixed) {
@@ -112,7 +112,7 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
         for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
             if (j >> piv & 1) continue;
             unsigned h = j ^ c;
-            bool swap = (f2_parity(st->order & reg_vector(rd, j)) ^ st->order_const) != 0;
+            bool swap = (f2_parity(st->order[0] & reg_vector(rd, j)) ^ (int)(st->order_const & 1)) != 0;
             unsigned a = swap ? h : j, z = swap ? j : h;
             fputs("        {\n", out);
             for (int k = 0; k < ns; k++) {
@@ -134,7 +134,7 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
         if (j >> piv & 1) continue;
         unsigned h = j ^ c;
-        int swap_const = f2_parity(st->order & reg_vector(rd, j));
+        int swap_const = f2_parity(st->order[0] & reg_vector(rd, j));
         fprintf(out, "        {\n            const int sw = pb ^ %d;\n", swap_const);
         for (int k = 0; k < ns; k++) {
             const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
@@ -146,6 +146,75 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
         for (int k = 0; k < ns; k++)
             fprintf(out, "            v%d_%u = sw ? r%d : r%d;\n            v%d_%u = sw ? r%d : r%d;\n", k, j, k + ns, k, k,
                     h, k, k + ns);
+        fputs("        }\n", out);
+    }
+    fputs("        }\n", out);
+}
+
+/* A group of 2^g registers in logical order: those whose logical bits are
+ * the same in every thread are placed at compile time; each bit i that
+ * depends on the thread or the block (pb<i>) swaps the halves of the group
+ * that differ in it, in e* before the body and in r* after it. */
+static void emit_group_swaps(FILE *out, const Phase *p, const Step *st, const char *v, const bool *dynamic) {
+    int ns = p->elem->nslots;
+    for (int i = 0; i < st->group_log; i++) {
+        if (!dynamic[i]) continue;
+        for (unsigned c = 0; c < 1u << st->group_log; c++) {
+            if (c >> i & 1) continue;
+            for (int k = 0; k < ns; k++) {
+                unsigned lo = c * (unsigned)ns + (unsigned)k, hi = (c | 1u << i) * (unsigned)ns + (unsigned)k;
+                fprintf(out, "            { const %s t = sw%d ? %s%u : %s%u; %s%u = sw%d ? %s%u : %s%u; %s%u = t; }\n",
+                        prim_ctype(elem_slot_prim(p->elem, k)), i, v, hi, v, lo, v, hi, i, v, lo, v, hi, v, lo);
+            }
+        }
+    }
+}
+
+static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+    int ns = p->elem->nslots, g = st->group_log, width = ns << g;
+    uint64_t cg[SCHED_MAX_TILE];            /* the group vectors in register coordinates */
+    bool dynamic[SCHED_MAX_TILE];
+    F2Space span = f2_space_empty(rd->reg_log);
+    for (int i = 0; i < g; i++) {
+        cg[i] = reg_coords(rd, st->group[i]);
+        f2_space_add(&span, cg[i]);
+    }
+    uint64_t pivots = f2_space_pivots(&span);     /* a group's first register has these bits clear */
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "s%d_", index);
+    fputs("        {\n", out);
+    for (int i = 0; i < g; i++) {
+        uint64_t tid_mask = plan_thread_mask(p, rd, st->order[i]);
+        dynamic[i] = tid_mask || st->order_block[i];
+        if (dynamic[i])
+            fprintf(out, "            const int pb%d = parm_parity(tid & 0x%llxu) ^ blockpar%d_%d;\n", i,
+                    (unsigned long long)tid_mask, index, i);
+    }
+    emit_step_positions(out, p, rd, st, index);
+    for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
+        if (j & pivots) continue;
+        /* the logical bits of register j, where they are known */
+        unsigned known = 0;
+        fputs("        {\n", out);
+        for (int i = 0; i < g; i++) {
+            int bit = f2_parity(st->order[i] & reg_vector(rd, j));
+            if (dynamic[i]) fprintf(out, "            const int sw%d = pb%d ^ %d;\n", i, i, bit);
+            else known |= (unsigned)(bit ^ (int)(st->order_const >> i & 1)) << i;
+        }
+        for (unsigned c = 0; c < 1u << g; c++) {
+            unsigned reg = j ^ (unsigned)f2_combine(cg, g, c ^ known);
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "            %s e%u = v%d_%u;\n", prim_ctype(elem_slot_prim(p->elem, k)), c * (unsigned)ns + (unsigned)k,
+                        k, reg);
+        }
+        emit_group_swaps(out, p, st, "e", dynamic);
+        RegPos rp = {p, rd, st, index, j};
+        emit_body_call(out, p, st->body, width, prefix, &rp);
+        emit_group_swaps(out, p, st, "r", dynamic);
+        for (unsigned c = 0; c < 1u << g; c++) {
+            unsigned reg = j ^ (unsigned)f2_combine(cg, g, c ^ known);
+            for (int k = 0; k < ns; k++) fprintf(out, "            v%d_%u = r%u;\n", k, reg, c * (unsigned)ns + (unsigned)k);
+        }
         fputs("        }\n", out);
     }
     fputs("        }\n", out);
@@ -183,13 +252,15 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
         for (int i = first; i < first + rd->count; i++) {
             fprintf(out, "        /* step %d: ", i);
             ir_print_stmt_brief(out, p->steps[i].stmt);
-            if (p->steps[i].pair)
-                fprintf(out, "; pair 0x%llx, order 0x%llx, block 0x%llx ^ %d", (unsigned long long)p->steps[i].pair,
-                        (unsigned long long)p->steps[i].order, (unsigned long long)p->steps[i].order_block,
-                        p->steps[i].order_const);
+            const Step *st = &p->steps[i];
+            for (int j = 0; j < st->group_log; j++)
+                fprintf(out, "; %s 0x%llx, order 0x%llx, block 0x%llx ^ %d", st->group_log == 1 ? "pair" : "group",
+                        (unsigned long long)st->group[j], (unsigned long long)st->order[j],
+                        (unsigned long long)st->order_block[j], (int)(st->order_const >> j & 1));
             fputs(" */\n", out);
-            if (p->steps[i].pair) emit_pair_step(out, p, rd, &p->steps[i], i);
-            else emit_map_step(out, p, rd, &p->steps[i], i);
+            if (st->group_log == 1) emit_pair_step(out, p, rd, st, i);
+            else if (st->group_log > 1) emit_group_step(out, p, rd, st, i);
+            else emit_map_step(out, p, rd, st, i);
         }
         emit_move(out, p, rd, false);
         fputs("    }\n    __syncthreads();\n", out);

@@ -377,14 +377,12 @@ void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, co
 
 void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefix, int indent,
                      const ElemPositions *positions) {
-    char names[2][64][16];
-    const char *params[64], *results[64];
-    if (width > 64) diag_fatal("internal error: an element body of %d slots", width);
+    Arena names = {0};
+    const char **params = NEW_ARRAY(&names, const char *, width), **results = NEW_ARRAY(&names, const char *, width);
     for (int k = 0; k < width; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "e%d", k);
-        snprintf(names[1][k], sizeof names[1][k], "r%d", k);
-        params[k] = names[0][k];
-        results[k] = names[1][k];
+        params[k] = arena_printf(&names, "e%d", k);
+        results[k] = arena_printf(&names, "r%d", k);
     }
     emit_elem_body(out, body, params, results, prefix, indent, positions);
+    arena_free(&names);
 }

@@ -32,17 +32,22 @@
 #define SCHED_MAX_SLOTS 8       /* primitive fields of an element */
 
 typedef struct {
-    const IrStmt *stmt;         /* the IR statement: a two over pairs, or a map */
-    const IrBody *body;         /* [2]t -> [2]t for a pair stage; t -> t for a map */
-    uint64_t pair;              /* tile-space vector between the two elements; 0 for a map */
-    /* Which element of a pair comes first (has logical bit 0 clear): the one
-     * whose u gives parity(order & u) ^ parity(order_block & b) ^ order_const = 0. */
-    uint64_t order, order_block;
-    int order_const;
-    /* The position its body sees (POS): the pair's index in the two, or the
+    const IrStmt *stmt;         /* the IR statement: a two over groups, or a map */
+    const IrBody *body;         /* [2^g]t -> [2^g]t for a two; t -> t for a map */
+    /* A two's body works on groups of 2^group_log elements (a pair: 1; a
+     * map: 0). The element of a group whose logical index has low bits c is
+     * base ⊕ (XOR of group[i] over the bits i of c), group[i] tile vectors;
+     * logical bit i of the element at u in block b is parity(order[i] & u) ^
+     * parity(order_block[i] & b) ^ bit i of order_const, and the group's
+     * base is the element where all group_log of them are 0. */
+    int group_log;
+    uint64_t group[SCHED_MAX_TILE];
+    uint64_t order[SCHED_MAX_TILE], order_block[SCHED_MAX_TILE];
+    uint64_t order_const;
+    /* The position its body sees (POS): the group's index in the two, or the
      * element's in the map. Bit j is parity(pos_u[j] & u) ^ parity(pos_b[j]
      * & b) ^ bit j of pos_const, for u the tile coordinate of the element
-     * (either one of a pair) and b the block. */
+     * (any one of a group) and b the block. */
     int pos_bits;
     uint64_t pos_u[64], pos_b[64], pos_const;
 } Step;

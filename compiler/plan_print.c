@@ -26,11 +26,11 @@ static bool reads_position(const IrBody *body) {
 static void print_step(FILE *out, const Step *st, int index) {
     fprintf(out, "  step %d: ", index);
     ir_print_stmt_brief(out, st->stmt);
-    if (st->pair)
-        fprintf(out, ", pair 0x%llx, order 0x%llx block 0x%llx ^ %d", (unsigned long long)st->pair,
-                (unsigned long long)st->order, (unsigned long long)st->order_block, st->order_const);
-    else
-        fputs(", elementwise", out);
+    for (int j = 0; j < st->group_log; j++)
+        fprintf(out, ", %s 0x%llx, order 0x%llx block 0x%llx ^ %d", st->group_log == 1 ? "pair" : "group",
+                (unsigned long long)st->group[j], (unsigned long long)st->order[j],
+                (unsigned long long)st->order_block[j], (int)(st->order_const >> j & 1));
+    if (st->group_log == 0) fputs(", elementwise", out);
     fputc('\n', out);
     if (!reads_position(st->body)) return;
     fprintf(out, "    position: complement 0x%llx\n", (unsigned long long)st->pos_const);

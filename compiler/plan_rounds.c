@@ -18,25 +18,28 @@
  * (measured best for sorts, bench/results/2026-11-21-h100-register-rounds.md),
  * 16 complex f32 or key-value pairs (the FFT of 2^24 points ran 1.8x faster
  * than with 32, which spilled registers; bench/results/2026-11-21-h100-fft.md). */
-int plan_threads_log(const Phase *p) {
+int plan_reg_log(const ElemType *elem, int tile_log) {
     int bytes_log = 0;
-    while ((2 << bytes_log) <= elem_bytes(p->elem)) bytes_log++;
+    while ((2 << bytes_log) <= elem_bytes(elem)) bytes_log++;
     int reg_log = REG_BYTES_LOG - bytes_log;
     if (reg_log > 5) reg_log = 5;
     if (reg_log < 3) reg_log = 3;
-    int r = p->tile_log < reg_log ? p->tile_log : reg_log;
-    int t = p->tile_log - r;
+    return tile_log < reg_log ? tile_log : reg_log;
+}
+
+int plan_threads_log(const Phase *p) {
+    int t = p->tile_log - plan_reg_log(p->elem, p->tile_log);
     return t > MAX_THREADS_LOG ? MAX_THREADS_LOG : t;
 }
 
 
-/* The steps from `first` whose pair vectors span at most reg_log dimensions. */
+/* The steps from `first` whose group vectors span at most reg_log dimensions. */
 static int round_extent(const Phase *p, int first, int reg_log, F2Space *span) {
     *span = f2_space_empty(p->tile_log);
     int i = first;
     for (; i < p->nsteps; i++) {
         F2Space grown = *span;
-        if (p->steps[i].pair) f2_space_add(&grown, p->steps[i].pair);
+        for (int j = 0; j < p->steps[i].group_log; j++) f2_space_add(&grown, p->steps[i].group[j]);
         if (grown.dim > reg_log) break;
         *span = grown;
     }
@@ -114,23 +117,24 @@ static void plan_round(const Phase *p, Round *rd, int first) {
     uint64_t orders[SCHED_MAX_TILE], failed[32];
     int norders = 0, nfailed = 0;
     F2Space taken = f2_space_empty(D);
-    for (int i = first; i < first + rd->count; i++) {
-        const Step *st = &p->steps[i];
-        if (!st->pair || st->order_block || f2_space_contains(&taken, st->order)) continue;
-        bool known = false;
-        for (int f = 0; f < nfailed && !known; f++) known = failed[f] == st->order;
-        if (known) continue;
-        orders[norders] = st->order;
-        F2Space k = kernel_of(D, orders, norders + 1);
-        uint64_t threads[32];
-        if (!plan_threads_in(p, &span, &k, threads_log, threads)) {
-            if (nfailed < 32) failed[nfailed++] = st->order;
-            continue;
+    for (int i = first; i < first + rd->count; i++)
+        for (int j = 0; j < p->steps[i].group_log; j++) {
+            uint64_t order = p->steps[i].order[j];
+            if (p->steps[i].order_block[j] || f2_space_contains(&taken, order)) continue;
+            bool known = false;
+            for (int f = 0; f < nfailed && !known; f++) known = failed[f] == order;
+            if (known) continue;
+            orders[norders] = order;
+            F2Space k = kernel_of(D, orders, norders + 1);
+            uint64_t threads[32];
+            if (!plan_threads_in(p, &span, &k, threads_log, threads)) {
+                if (nfailed < 32) failed[nfailed++] = order;
+                continue;
+            }
+            memcpy(rd->threads, threads, sizeof(uint64_t) * (size_t)threads_log);
+            f2_space_add(&taken, order);
+            norders++;
         }
-        memcpy(rd->threads, threads, sizeof(uint64_t) * (size_t)threads_log);
-        f2_space_add(&taken, st->order);
-        norders++;
-    }
     if (norders) return;
     F2Space all = span, banks = f2_space_empty(5);
     int lanes = threads_log < 5 ? threads_log : 5, k = 0;
@@ -157,8 +161,12 @@ int plan_thread_directions(const Phase *p) {
     for (int first = 0; first < p->nsteps;) {
         Round rd;
         plan_round(p, &rd, first);
-        for (int i = first; i < first + rd.count; i++)
-            if (p->steps[i].pair && plan_thread_mask(p, &rd, p->steps[i].order)) n++;
+        for (int i = first; i < first + rd.count; i++) {
+            bool per_thread = false;
+            for (int j = 0; j < p->steps[i].group_log; j++)
+                per_thread |= plan_thread_mask(p, &rd, p->steps[i].order[j]) != 0;
+            n += per_thread;
+        }
         first += rd.count;
     }
     return n;

@@ -6,6 +6,8 @@
 
 #include "plan.h"
 
+/* Elements per thread in a round (log2), at least: a two's groups must fit. */
+int plan_reg_log(const ElemType *elem, int tile_log);
 /* The thread count (log2) the phase's kernel is launched with. */
 int plan_threads_log(const Phase *p);
 /* Fill p->threads_log, p->rounds and p->nrounds from its steps and swizzle. */

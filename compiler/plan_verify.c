@@ -39,15 +39,25 @@ static const char *verify_steps(Arena *a, const Phase *p) {
     for (int i = 0; i < p->nsteps; i++) {
         const Step *st = &p->steps[i];
         REQUIRE(st->stmt && st->body, "step %d has no statement", i);
-        REQUIRE(!(st->pair & ~tile) && !(st->order & ~tile) && !(st->order_block & ~block),
-                "step %d has a pair or direction outside the tile", i);
+        REQUIRE(st->group_log >= 0 && st->group_log <= p->tile_log, "step %d works on groups of 2^%d", i,
+                st->group_log);
+        for (int j = 0; j < st->group_log; j++)
+            REQUIRE(!(st->group[j] & ~tile) && !(st->order[j] & ~tile) && !(st->order_block[j] & ~block),
+                    "step %d has a group vector or direction outside the tile", i);
+        REQUIRE(span_dim(p->tile_log, st->group, st->group_log) == st->group_log,
+                "step %d's group vectors are not independent", i);
+        /* moving by group[j] flips logical bit j alone */
+        for (int j = 0; j < st->group_log; j++)
+            for (int l = 0; l < st->group_log; l++)
+                REQUIRE(f2_parity(st->order[l] & st->group[j]) == (j == l), "step %d's group vector %d moves logical bit %d",
+                        i, j, l);
         REQUIRE(st->pos_bits >= 0 && st->pos_bits <= p->n, "step %d has %d position bits", i, st->pos_bits);
     }
     return NULL;
 }
 
 /* Rounds cover the steps in order; a thread's registers and the threads
- * together span the tile, and every pair lies in its round's registers. */
+ * together span the tile, and every group lies in its round's registers. */
 static const char *verify_rounds(Arena *a, const Phase *p) {
     REQUIRE(p->threads_log >= 0 && p->threads_log <= p->tile_log, "2^%d threads for a tile of 2^%d", p->threads_log,
             p->tile_log);
@@ -68,8 +78,9 @@ static const char *verify_rounds(Arena *a, const Phase *p) {
         F2Space regs = f2_space_empty(p->tile_log);
         for (int i = 0; i < rd->reg_log; i++) f2_space_add(&regs, rd->regs[i]);
         for (int i = rd->first; i < rd->first + rd->count; i++)
-            REQUIRE(!p->steps[i].pair || f2_space_contains(&regs, p->steps[i].pair),
-                    "round %d: the pair of step %d is not in its registers", r, i);
+            for (int j = 0; j < p->steps[i].group_log; j++)
+                REQUIRE(f2_space_contains(&regs, p->steps[i].group[j]),
+                        "round %d: the group of step %d is not in its registers", r, i);
         next = rd->first + rd->count;
     }
     REQUIRE(next == p->nsteps, "the rounds end at step %d of %d", next, p->nsteps);

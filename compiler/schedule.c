@@ -19,7 +19,8 @@ static int tile_log_for(const ElemType *elem) {
 typedef struct {
     const IrStmt *stmt;
     const IrBody *body;
-    uint64_t pair;              /* 0 for a map */
+    int group_log;              /* 0 for a map */
+    uint64_t group[SCHED_MAX_TILE];     /* Q⁻¹e_i: moves logical bit i alone */
     F2Mat logical;              /* logical index = logical · input ⊕ logical_compl */
     uint64_t logical_compl;
 } RawStep;
@@ -75,18 +76,20 @@ static F2Space image(const F2Mat *m, const F2Space *s) { return f2_space_image(m
 
 /* ---- grouping ---- */
 
-static bool fits(const F2Space *s, uint64_t v, int dim) {
-    F2Space t = *s;
-    f2_space_add(&t, v);
-    return t.dim <= dim;
+/* t with every group vector of step `raw`, when that stays within `dim`. */
+static bool add_group(F2Space *t, const RawStep *raw, int dim) {
+    F2Space grown = *t;
+    for (int i = 0; i < raw->group_log; i++) f2_space_add(&grown, raw->group[i]);
+    if (grown.dim > dim) return false;
+    *t = grown;
+    return true;
 }
 
-/* Extend s towards dimension `dim` with the pair vectors of steps from
+/* Extend s towards dimension `dim` with the group vectors of steps from
  * `from` on, as far as they fit, then with coordinate vectors. Padding a tile
  * with what comes next lets the next tile share more of it. */
 static void pad_tile(const Sched *s, F2Space *t, int from, int dim) {
-    for (int i = from; i < s->npending && t->dim < dim; i++)
-        if (s->pending[i].pair) f2_space_add(t, s->pending[i].pair);
+    for (int i = from; i < s->npending && t->dim < dim; i++) add_group(t, &s->pending[i], dim);
     for (int bit = 0; bit < s->n && t->dim < dim; bit++) f2_space_add(t, UINT64_C(1) << bit);
 }
 
@@ -108,8 +111,7 @@ static F2Space intersection(const F2Space *t, const F2Space *s) {
  * keeps the layout), then anything in T. */
 static F2Space choose_shared(const Sched *s, const F2Space *t, const F2Space *prev, int from) {
     F2Space next = f2_space_empty(s->n);
-    for (int i = from; i < s->npending && next.dim < s->tile_log; i++)
-        if (s->pending[i].pair) f2_space_add(&next, s->pending[i].pair);
+    for (int i = from; i < s->npending && next.dim < s->tile_log; i++) add_group(&next, &s->pending[i], s->tile_log);
     F2Space common = intersection(t, &next), u = f2_space_empty(s->n);
     for (int i = 0; i < common.dim && u.dim < s->seg_log; i++) f2_space_add(&u, common.basis[i]);
     for (int i = 0; i < prev->dim && u.dim < s->seg_log; i++) f2_space_add(&u, prev->basis[i]);
@@ -126,12 +128,10 @@ static int form_groups(const Sched *s, const F2Space *first_shared, const F2Spac
         Group *g = &groups[ngroups++];
         F2Space t = shared;
         g->first = i;
-        for (; i < s->npending; i++) {
-            if (!s->pending[i].pair) continue;
-            if (!fits(&t, s->pending[i].pair, s->tile_log)) break;
-            f2_space_add(&t, s->pending[i].pair);
-        }
+        for (; i < s->npending; i++)
+            if (!add_group(&t, &s->pending[i], s->tile_log)) break;
         g->count = i - g->first;
+        if (g->count == 0) diag_fatal("internal error: a group of elements larger than a tile");
         if (i == s->npending && final_pad) {
             F2Space with = f2_space_sum(&t, final_pad);
             if (with.dim <= s->tile_log) t = with;
@@ -211,14 +211,16 @@ static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *l
         Step *st = &p->steps[i];
         st->stmt = raw->stmt;
         st->body = raw->body;
-        st->pair = raw->pair ? f2_apply(&coords, f2_apply(layout, raw->pair)) : 0;
-        /* a pair's first element has logical bit 0 clear; its position is
-           its logical index without bit 0 */
-        int drop = raw->pair ? 1 : 0;
-        if (raw->pair) {
-            split_functional(p, functional_in_memory(&layout_inv, raw->logical.row[0]), &st->order, &st->order_block);
-            st->order_const = (int)(raw->logical_compl & 1);
+        /* a group's base has its low logical bits clear; its position is
+           its logical index without them */
+        int drop = raw->group_log;
+        st->group_log = raw->group_log;
+        for (int j = 0; j < drop; j++) {
+            st->group[j] = f2_apply(&coords, f2_apply(layout, raw->group[j]));
+            split_functional(p, functional_in_memory(&layout_inv, raw->logical.row[j]), &st->order[j],
+                             &st->order_block[j]);
         }
+        st->order_const = raw->logical_compl & f2_mask(drop);
         st->pos_bits = s->n - drop;
         st->pos_const = raw->logical_compl >> drop;
         for (int j = 0; j < st->pos_bits; j++)
@@ -360,8 +362,13 @@ static void plan_segment(Sched *s, bool final) {
     }
 }
 
-static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t pair) {
-    RawStep step = {stmt, body, pair, s->q_mat, s->q_compl};
+/* A step on groups of 2^group_log elements (0: a map): the group of logical
+ * bits 0..group_log-1, which in the input frame differ by the columns of Q⁻¹. */
+static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int group_log) {
+    RawStep step = {.stmt = stmt, .body = body, .group_log = group_log, .logical = s->q_mat,
+                    .logical_compl = s->q_compl};
+    F2Mat inv = inverse(&s->q_mat);
+    for (int j = 0; j < group_log; j++) step.group[j] = f2_column(&inv, j);
     if (s->npending == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
         RawStep *grown = NEW_ARRAY(s->arena, RawStep, cap);
@@ -370,13 +377,6 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, uint64_t
         s->cap = cap;
     }
     s->pending[s->npending++] = step;
-}
-
-/* A column on logical bit 0: in the input frame the pair differs by Q⁻¹·e0,
- * and the element with logical bit 0 clear comes first. */
-static void add_pair_step(Sched *s, const IrStmt *stmt, const IrBody *body) {
-    F2Mat inv = inverse(&s->q_mat);
-    push_step(s, stmt, body, f2_column(&inv, 0));
 }
 
 /* The element type decides the segment bits and the tile size. */
@@ -412,9 +412,11 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         s->q_compl = f2_apply(stmt->mat, s->q_compl) ^ stmt->compl;
         return;
     case IR_TWO:
-        if (stmt->k != s->n - 1) unsupported(stmt, "a two whose body works on more than 2 elements");
         if (!element_body(stmt->body)) unsupported(stmt, "a two whose body is not element code");
-        add_pair_step(s, stmt, stmt->body);
+        if (s->n - stmt->k > plan_reg_log(s->elem, s->tile_log))
+            diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
+                                  "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
+        push_step(s, stmt, stmt->body, s->n - stmt->k);
         return;
     case IR_MAP:
         if (!element_body(stmt->body)) unsupported(stmt, "a map whose function is not element code");

@@ -44,6 +44,27 @@ c_vs_interp "reverse" examples/permute.parm rev "$TMP/c/in.txt"
 python3 tests/tools/gen.py i32 4096 8 >"$TMP/c/in.txt"
 c_vs_interp "transpose" examples/permute.parm trans "$TMP/c/in.txt"
 
+# two bodies on groups of 2^k elements (tests/emu/groups.parm), and the
+# issue's `rot4` on 2^10 elements of i64
+for e in mixed by_block by_thread; do
+    variant tests/emu/groups.parm "entry main (xs : [2^16]i32) = $e xs"
+    cp "$TMP/variant.parm" "$TMP/c/groups.parm"
+    python3 tests/tools/gen.py i32 65536 11 >"$TMP/c/in.txt"
+    c_vs_interp "groups: $e" "$TMP/c/groups.parm" main "$TMP/c/in.txt"
+done
+variant tests/emu/groups.parm "entry main (xs : [2^12]i32) = wide xs"
+cp "$TMP/variant.parm" "$TMP/c/groups.parm"
+python3 tests/tools/gen.py i32 4096 13 >"$TMP/c/in.txt"
+c_vs_interp "groups: 32 elements" "$TMP/c/groups.parm" main "$TMP/c/in.txt"
+variant tests/emu/groups.parm "entry main (xs : [2^12](u8, i8, u8, i8)) = wide_fields xs"
+cp "$TMP/variant.parm" "$TMP/c/groups.parm"
+python3 tests/tools/gen.py u8,i8,u8,i8 4096 14 >"$TMP/c/in.txt"
+c_vs_interp "groups: 32 elements of 4 fields" "$TMP/c/groups.parm" main "$TMP/c/in.txt"
+variant tests/emu/groups.parm "entry main (xs : [2^10]i64) = twos 8 rot4 xs"
+cp "$TMP/variant.parm" "$TMP/c/groups.parm"
+python3 tests/tools/gen.py i64 1024 12 >"$TMP/c/in.txt"
+c_vs_interp "groups: rot4 on 2^10 i64" "$TMP/c/groups.parm" main "$TMP/c/in.txt"
+
 # random programs (the generator of 45-optimiser.sh)
 seed=${RANDPROG_SEED:-$(date +%s)}
 count=${BACKEND_RANDOM_COUNT:-100}

@@ -14,7 +14,7 @@ emu_check() {   # emu_check NAME ENTRY-LINE SOURCE COUNT [SELECTS]
     if [ -n "${5:-}" ]; then
         "$PARMC" "$TMP/emu/prog.parm" -o "$TMP/emu/dir.cu"
         local n
-        n=$(grep -c 'const int pb = ' "$TMP/emu/dir.cu")
+        n=$(grep -c 'const int pb[0-9]* = ' "$TMP/emu/dir.cu")
         case $5 in
         none) [ "$n" -eq 0 ] || { fail "$1: $n comparator steps with a run-time direction, expected none"; return; } ;;
         some) [ "$n" -gt 0 ] || { fail "$1: no comparator step with a run-time direction is left to test"; return; } ;;
@@ -32,3 +32,7 @@ emu_check "bitonic 2^15" "entry main (xs : [2^15]i32) = bsort 15 xs" examples/bi
 emu_check "batched 2^3 rows of 2^10" "entry main (xs : [2^13]i32) = rows 3 (bsort 10) xs" examples/batched.parm 8192 none
 emu_check "direction from the block index" "entry main (xs : [2^16]i32) = by_block xs" tests/emu/directions.parm 65536 some
 emu_check "direction from the thread index" "entry main (xs : [2^16]i32) = by_thread xs" tests/emu/directions.parm 65536 some
+emu_check "groups of 4 and 8 through layouts" "entry main (xs : [2^16]i32) = mixed xs" tests/emu/groups.parm 65536 none
+emu_check "group order from the block index" "entry main (xs : [2^16]i32) = by_block xs" tests/emu/groups.parm 65536 some
+emu_check "group order from the thread index" "entry main (xs : [2^16]i32) = by_thread xs" tests/emu/groups.parm 65536 some
+emu_check "groups of 32" "entry main (xs : [2^12]i32) = wide xs" tests/emu/groups.parm 4096

@@ -134,8 +134,11 @@ static void break_local(Arena *a, Schedule *plans) {
     c = copy(a, s);
     char want[32];
     snprintf(want, sizeof want, "phase %d: ", i);
-    c.phases[i].steps[0].pair = UINT64_C(1) << c.phases[i].tile_log;
+    c.phases[i].steps[0].group[0] = UINT64_C(1) << c.phases[i].tile_log;
     expect(a, &c, want, "a pair outside the tile, named by its phase");
+    c = copy(a, s);
+    c.phases[i].steps[0].order[0] ^= c.phases[i].steps[0].group[0];
+    expect(a, &c, "moves logical bit", "a direction that the pair does not flip");
 }
 
 static void break_flow(Arena *a, Schedule *plans) {
