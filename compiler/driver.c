@@ -22,8 +22,9 @@ typedef struct {
     Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
     Program program;
     IrProgram ir;
-    FILE *writing;              /* an output file being written: removed if an error stops it */
-    const char *writing_path;
+    FILE *writing;              /* an output file being written */
+    const char *written[2];     /* the output files begun: all removed if an error stops one */
+    int nwritten;
 } Compilation;
 
 /* Source text in memory, for driver_run_source. */
@@ -84,10 +85,11 @@ static char *header_path(Arena *a, const char *output) {
 
 static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const EmitInput *, bool),
                        const EmitInput *in, bool flag) {
+    if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
     FILE *f = fopen(path, "w");
     if (!f) diag_fatal("cannot write '%s'", path);
     c->writing = f;
-    c->writing_path = path;
+    c->written[c->nwritten++] = path;
     write(f, in, flag);
     c->writing = NULL;
     if (fclose(f) != 0) diag_fatal("cannot write '%s'", path);
@@ -112,7 +114,7 @@ static void compile(Compilation *c, const Options *opt) {
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
-                    .main_entry = opt->entry ? opt->entry : "main"};
+                    .main_entry = opt->entry ? opt->entry : "main", .arena = &c->arena};
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     for (int i = 0; i < c->ir.nfuncs; i++) schedule_func(&c->arena, c->ir.funcs[i], &in.schedules[i]);
     write_file(c, output, write_program, &in, opt->target_c);
@@ -170,10 +172,8 @@ static int run(const Options *opt, const MemSource *mem) {
     diag_handler = &handler;
     int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;
     diag_handler = NULL;
-    if (c->writing) {           /* no half-written output after an error */
-        fclose(c->writing);
-        remove(c->writing_path);
-    }
+    if (c->writing) fclose(c->writing);
+    for (int i = 0; status != 0 && i < c->nwritten; i++) remove(c->written[i]);   /* no partial output */
     fflush(opt->out ? opt->out : stdout);
     free_bufs(c->inputs);
     free_bufs(c->results);

@@ -21,7 +21,8 @@ static void emit_tables(FILE *out, const char *name, const uint64_t *cols, int c
 static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_elem) {
     for (int k = 0; k < in_elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(in_elem, k));
-        fprintf(out, "    const %s *in%d = (const %s *)src[%d];\n", t, k, t, k);
+        /* a map's body may not read every field */
+        fprintf(out, "    const %s *in%d = (const %s *)src[%d];\n    (void)in%d;\n", t, k, t, k, k);
     }
     for (int k = 0; k < out_elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(out_elem, k));
@@ -145,35 +146,33 @@ static void emit_phase(FILE *out, const Phase *p, const char *name) {
     }
 }
 
-/* The phases in order, through the buffers chosen by emit_buffers. */
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    int buf[64];
-    emit_buffers(s, buf);
+/* The phases in order, through the buffers of emit_buffer_plan. */
+static void emit_run(FILE *out, Arena *a, const Schedule *s, const char *fname) {
+    BufferPlan bp = emit_buffer_plan(a, s, 0);
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
-    fputs("    void *scratch[8];\n", out);
-    fprintf(out, "    if (parm_scratch(ctx, %lluu, scratch)) return PARM_ERROR_MEMORY;\n",
-            (unsigned long long)emit_scratch_bytes(s));
+    fputs("    char *scratch;\n", out);
+    fprintf(out, "    if (parm_scratch(ctx, %lluu, &scratch)) return PARM_ERROR_MEMORY;\n", bp.bytes);
     fputs("    (void)scratch;\n", out);
+    emit_scratch_planes(out, &bp);
     if (s->nphases == 0) {
         for (int k = 0; k < s->out_elem->nslots; k++)
             fprintf(out, "    memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k,
                     prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
     }
-    static const char *const names[] = {"in", "out", "scratch"};
     for (int i = 0; i < s->nphases; i++) {
-        const char *src = i == 0 ? "in" : names[buf[i - 1]];
-        fprintf(out, "    %s_%d((const void *const *)%s, %s);\n", fname, i, src, names[buf[i]]);
+        const char *src = emit_buffer_name(i == 0 ? BUF_IN : bp.buf[i - 1]);
+        fprintf(out, "    %s_%d((const void *const *)%s, %s);\n", fname, i, src, emit_buffer_name(bp.buf[i]));
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
+static void emit_c_func(FILE *out, Arena *a, const Schedule *s, const char *fname) {
     for (int i = 0; i < s->nphases; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s_%d", fname, i);
         emit_phase(out, &s->phases[i], name);
     }
-    emit_run(out, s, fname);
+    emit_run(out, a, s, fname);
 }
 
 static const char c_context[] =
@@ -189,16 +188,15 @@ static const char c_context[] =
     "    if (!ctx) return;\n"
     "    free(ctx->scratch);\n"
     "    free(ctx);\n}\n\n"
-    "/* Scratch planes of `bytes` each, 64 of them at most, from one allocation. */\n"
-    "static int parm_scratch(parm_ctx *ctx, size_t bytes, void **planes)\n{\n"
-    "    if (bytes == 0) return 0;\n"
-    "    if (ctx->scratch_bytes < bytes * 8) {\n"
+    "/* The scratch memory of a call, kept for later calls. */\n"
+    "static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)\n{\n"
+    "    if (ctx->scratch_bytes < bytes) {\n"
     "        free(ctx->scratch);\n"
-    "        ctx->scratch = malloc(bytes * 8);\n"
-    "        ctx->scratch_bytes = ctx->scratch ? bytes * 8 : 0;\n"
+    "        ctx->scratch = malloc(bytes);\n"
+    "        ctx->scratch_bytes = ctx->scratch ? bytes : 0;\n"
     "        if (!ctx->scratch) return -1;\n"
     "    }\n"
-    "    for (int k = 0; k < 8; k++) planes[k] = (char *)ctx->scratch + bytes * (size_t)k;\n"
+    "    *base = (char *)ctx->scratch;\n"
     "    return 0;\n}\n\n";
 
 static const char c_timing[] =
@@ -231,7 +229,7 @@ void emit_c_runner(FILE *out, const Schedule *s) {
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
     fputs(c_context, out);
-    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i], in->schedules[i].func->name);
+    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, in->arena, &in->schedules[i], in->schedules[i].func->name);
     emit_entries(out, in, false);
     if (in->emit_main) emit_main(out, in, false);
 }
