@@ -76,9 +76,31 @@ static void emit_permuted_write(FILE *out, const Phase *p) {
     fputs("        }\n", out);
 }
 
+/* Offsets in a LOCAL phase's work memory (from the context's scratch, so
+ * a call allocates nothing): the tile offsets, then each slot's tile. */
+static unsigned long long work_align(unsigned long long bytes) { return (bytes + 63) & ~63ULL; }
+
+static unsigned long long work_tile_at(const Phase *p, int k) {
+    unsigned long long at = work_align(8ULL << p->tile_log);
+    for (int j = 0; j < k; j++) at += work_align((unsigned long long)(prim_bits(elem_slot_prim(p->elem, j)) / 8) << p->tile_log);
+    return at;
+}
+
+/* The work memory the LOCAL phases of s need (one runs at a time). */
+static unsigned long long work_bytes(const Schedule *s) {
+    unsigned long long most = 0;
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        if (p->kind != PHASE_LOCAL) continue;
+        unsigned long long bytes = work_tile_at(p, p->elem->nslots);
+        if (bytes > most) most = bytes;
+    }
+    return most;
+}
+
 static void emit_local(FILE *out, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
-    fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
+    fprintf(out, "static void %s(const void *const *src, void *const *dst, char *work)\n{\n", name);
     emit_planes(out, p->elem, p->elem);
     emit_tables(out, "W", p->tile_cols, p->tile_log);
     emit_tables(out, "C", p->block_cols, p->block_log);
@@ -87,13 +109,11 @@ static void emit_local(FILE *out, const Phase *p, const char *name) {
         emit_tables(out, "G", p->src_cols, p->tile_log);
         emit_tables(out, "ZB", p->out_block_cols, p->block_log);
     }
-    fprintf(out, "    uint64_t *off = (uint64_t *)malloc(sizeof(uint64_t) << %d);\n", p->tile_log);
-    for (int k = 0; k < ns; k++)
-        fprintf(out, "    %s *tile%d = (%s *)malloc(sizeof(%s) << %d);\n", prim_ctype(elem_slot_prim(p->elem, k)), k,
-                prim_ctype(elem_slot_prim(p->elem, k)), prim_ctype(elem_slot_prim(p->elem, k)), p->tile_log);
-    fputs("    if (!off", out);
-    for (int k = 0; k < ns; k++) fprintf(out, " || !tile%d", k);
-    fputs(") abort();\n", out);
+    fputs("    uint64_t *off = (uint64_t *)work;\n", out);
+    for (int k = 0; k < ns; k++) {
+        const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+        fprintf(out, "    %s *tile%d = (%s *)(work + %llu);\n", t, k, t, work_tile_at(p, k));
+    }
     fprintf(out, "    off[0] = 0;\n    for (uint64_t u = 1; u < %lluu; u++) off[u] = off[u & (u - 1)] ^ W[parm_ctz(u)];\n",
             1ULL << p->tile_log);
     fprintf(out, "    for (uint64_t b = 0; b < %lluu; b++) {\n", 1ULL << p->block_log);
@@ -110,9 +130,7 @@ static void emit_local(FILE *out, const Phase *p, const char *name) {
     } else {
         emit_permuted_write(out, p);
     }
-    fputs("    }\n    free(off);\n", out);
-    for (int k = 0; k < ns; k++) fprintf(out, "    free(tile%d);\n", k);
-    fputs("}\n\n", out);
+    fputs("    }\n}\n\n", out);
 }
 
 static void emit_map(FILE *out, const Phase *p, const char *name) {
@@ -148,7 +166,7 @@ static void emit_phase(FILE *out, const Phase *p, const char *name) {
 
 /* The phases in order, through the buffers of emit_buffer_plan. */
 static void emit_run(FILE *out, Arena *a, const Schedule *s, const char *fname) {
-    BufferPlan bp = emit_buffer_plan(a, s, 0);
+    BufferPlan bp = emit_buffer_plan(a, s, work_bytes(s));
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
     fputs("    char *scratch;\n", out);
     fprintf(out, "    if (parm_scratch(ctx, %lluu, &scratch)) return PARM_ERROR_MEMORY;\n", bp.bytes);
@@ -161,7 +179,9 @@ static void emit_run(FILE *out, Arena *a, const Schedule *s, const char *fname) 
     }
     for (int i = 0; i < s->nphases; i++) {
         const char *src = emit_buffer_name(i == 0 ? BUF_IN : bp.buf[i - 1]);
-        fprintf(out, "    %s_%d((const void *const *)%s, %s);\n", fname, i, src, emit_buffer_name(bp.buf[i]));
+        fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, src, emit_buffer_name(bp.buf[i]));
+        if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", bp.work_off);
+        fputs(");\n", out);
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
