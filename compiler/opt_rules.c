@@ -42,9 +42,12 @@ static IrVal *resolve(Rewriter *r, IrVal *v) {
     return v;
 }
 
+/* The uses of old become uses of with: a single-use condition on with must
+ * see them (a map read twice through a replaced bmmc is not single-use). */
 static void replace(Rewriter *r, IrVal *old, IrVal *with) {
     grow(r);
     r->subst[old->id] = with;
+    r->uses[with->id] += r->uses[old->id];
 }
 
 static void fired(Rewriter *r, const char *rule, const IrStmt *s) {
