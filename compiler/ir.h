@@ -121,4 +121,8 @@ void ir_pos_substitute(IrStmt *pos, const uint64_t *m_rows, int m_nrows, uint64_
 /* ir_print.c: the text form documented in docs/ir.md. */
 void ir_print_program(FILE *out, const IrProgram *p);
 
+/* ir_verify.c: stops with an internal error naming `stage` when the program
+ * breaks an invariant of ir.h (forms, bodies, scopes, single definition). */
+void ir_verify_program(const IrProgram *p, const char *stage);
+
 #endif
