@@ -68,6 +68,7 @@ struct IrBody {
     IrVal **results;
     IrStmt **stmts;
     int nstmts, cap;
+    int rewritten;              /* scratch for the optimiser: the round that rewrote it */
 };
 
 struct IrStmt {
@@ -86,7 +87,7 @@ struct IrStmt {
     uint64_t compl;             /* BMMC, POS */
     IrBody *body;               /* PARM TWO COL MAP REDUCE */
     bool commutative;           /* REDUCE: the operator is a built-in commutative one */
-    bool changed;               /* scratch for the optimiser: rewritten this round */
+    bool dead;                  /* scratch for the optimiser: killed, to be dropped from its body */
 };
 
 typedef struct {
