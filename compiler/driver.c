@@ -39,10 +39,25 @@ static void free_bufs(Buf **bufs) {
     free(bufs);
 }
 
+/* The sanitizer build checks the IR that every stage hands on. */
+static void verify(const Compilation *c, Stage reached) {
+#ifdef PARMC_VERIFY_IR
+    ir_verify_program(&c->ir, stage_names[reached]);
+#else
+    (void)c, (void)reached;
+#endif
+}
+
 /* Run the middle end from stage `from` (already reached) to `to`. */
 static void advance(Compilation *c, const Options *opt, Stage from, Stage to) {
-    if (from < STAGE_NORMALISED && to >= STAGE_NORMALISED) opt_normalise(&c->ir);
-    if (from < STAGE_OPTIMISED && to >= STAGE_OPTIMISED) opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL);
+    if (from < STAGE_NORMALISED && to >= STAGE_NORMALISED) {
+        opt_normalise(&c->ir);
+        verify(c, STAGE_NORMALISED);
+    }
+    if (from < STAGE_OPTIMISED && to >= STAGE_OPTIMISED) {
+        opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL);
+        verify(c, STAGE_OPTIMISED);
+    }
 }
 
 /* Differential check of the middle end: the entry's results after every
@@ -144,6 +159,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
     if (opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT) entry = NULL;   /* every entry */
     specialise_program(&c->arena, &c->program, entry, &c->ir);
+    verify(c, STAGE_SPECIALISED);
     Stage target = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
     switch (opt->action) {
