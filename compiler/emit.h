@@ -40,6 +40,9 @@ void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 typedef void (*EmitRunner)(FILE *out, const Schedule *s);
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 void emit_phase_comment(FILE *out, const Phase *p);
+/* The declarations of the scratch buffers' plane arrays (sa, sb) from a
+ * `char *scratch`, at the plan's offsets. */
+void emit_scratch_planes(FILE *out, const Schedule *s);
 /* parm_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
  * the void * arrays named `in` and `out`. */
 void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs);

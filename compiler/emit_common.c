@@ -72,6 +72,15 @@ void emit_map_element(FILE *out, const Phase *p) {
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
 }
 
+void emit_scratch_planes(FILE *out, const Schedule *s) {
+    for (int x = 0; x < 2; x++) {
+        if (s->scratch_planes[x] == 0) continue;
+        fprintf(out, "    void *const %s[%d] = {", plan_buf_name(BUF_SCRATCH_A + x), s->scratch_planes[x]);
+        for (int k = 0; k < s->scratch_planes[x]; k++)
+            fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", s->scratch_plane_off[x][k]);
+        fputs("};\n", out);
+    }
+}
 
 /* ---- the API ---- */
 

@@ -213,8 +213,10 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
         }
     }
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
-    fputs("    void *scratch[8];\n    int status;\n", out);
-    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, scratch))) return status;\n", s->scratch_bytes);
+    fputs("    char *scratch;\n    int status;\n", out);
+    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, &scratch))) return status;\n", s->scratch_bytes);
+    fputs("    (void)scratch;\n", out);
+    emit_scratch_planes(out, s);
     if (s->nphases == 0)
         for (int k = 0; k < s->out_elem->nslots; k++)
             fprintf(out, "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, cudaMemcpyDeviceToDevice, ctx->stream));\n",
@@ -254,16 +256,22 @@ static const char cuda_context[] =
     "    int device;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"
     "    return device == ctx->device ? PARM_OK : PARM_ERROR_DEVICE;\n}\n\n"
-    "/* Eight scratch planes of `bytes` each, stream-ordered (no synchronisation). */\n"
-    "static int parm_scratch(parm_ctx *ctx, size_t bytes, void **planes)\n{\n"
-    "    if (bytes == 0) return PARM_OK;\n"
-    "    if (ctx->scratch_bytes < bytes * 8) {\n"
+    "/* The scratch memory of a call, stream-ordered (no synchronisation) and\n"
+    "   kept for later calls. */\n"
+    "static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)\n{\n"
+    "    if (ctx->scratch_bytes < bytes) {\n"
     "        if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));\n"
     "        ctx->scratch = NULL;\n        ctx->scratch_bytes = 0;\n"
-    "        PARM_CHECK(ctx, cudaMallocAsync(&ctx->scratch, bytes * 8, ctx->stream));\n"
-    "        ctx->scratch_bytes = bytes * 8;\n"
+    "        cudaError_t e = cudaMallocAsync(&ctx->scratch, bytes, ctx->stream);\n"
+    "        if (e == cudaErrorMemoryAllocation) {\n"
+    "            ctx->scratch = NULL;\n"
+    "            (void)cudaGetLastError();   /* not left for a later launch check to find */\n"
+    "            return PARM_ERROR_MEMORY;\n"
+    "        }\n"
+    "        PARM_CHECK(ctx, e);\n"
+    "        ctx->scratch_bytes = bytes;\n"
     "    }\n"
-    "    for (int k = 0; k < 8; k++) planes[k] = (char *)ctx->scratch + bytes * (size_t)k;\n"
+    "    *base = (char *)ctx->scratch;\n"
     "    return PARM_OK;\n}\n\n";
 
 /* The function the standalone main calls. */

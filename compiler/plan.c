@@ -1,7 +1,10 @@
 /* plan.c: what the readers of a plan compute from it (plan.h). */
 #include "plan.h"
 
-const char *plan_buf_name(BufId b) { return b == BUF_IN ? "in" : b == BUF_OUT ? "out" : "scratch"; }
+const char *plan_buf_name(BufId b) {
+    static const char *const names[] = {"in", "out", "sa", "sb"};
+    return names[b];
+}
 
 uint64_t plan_slot(const Phase *p, uint64_t u) {
     return f2_combine(p->slot_cols, p->tile_log, u);

@@ -65,8 +65,8 @@ typedef struct {
 typedef enum { PHASE_LOCAL, PHASE_PERMUTE, PHASE_MAP } PhaseKind;
 
 /* The buffers a phase reads and writes: the entry's input and output
- * arrays, or the scratch planes. */
-typedef enum { BUF_IN, BUF_OUT, BUF_SCRATCH } BufId;
+ * arrays, or one of two scratch buffers. */
+typedef enum { BUF_IN, BUF_OUT, BUF_SCRATCH_A, BUF_SCRATCH_B } BufId;
 
 typedef struct {
     PhaseKind kind;
@@ -117,10 +117,18 @@ typedef struct {
     const ElemType *in_elem, *out_elem;
     Phase *phases;
     int nphases;
-    unsigned long long scratch_bytes;   /* of one scratch plane */
+    /* Phase i reads what phase i-1 wrote (phase 0 the input) and writes the
+     * output (always the last phase, and only a phase whose slots have the
+     * output's types) or a scratch buffer. The scratch of a call is one
+     * allocation: the planes of buffer A, then those of B, each as large as
+     * the largest phase that writes it, at 256-byte aligned offsets;
+     * scratch_bytes ends them (an emitter may put its own memory after). */
+    int scratch_planes[2];
+    unsigned long long scratch_plane_off[2][SCHED_MAX_SLOTS];
+    unsigned long long scratch_bytes;
 } Schedule;
 
-/* "in", "out" or "scratch": also the names of the emitted arrays of planes. */
+/* "in", "out", "sa" or "sb": also the names of the emitted arrays of planes. */
 const char *plan_buf_name(BufId b);
 
 /* The shared-memory slot of tile element u in a LOCAL phase (P·u). */

@@ -89,8 +89,13 @@ void plan_print(FILE *out, const Schedule *s) {
     elem_name(out, s->in_elem);
     fputs(" -> ", out);
     elem_name(out, s->out_elem);
-    fprintf(out, ", %d phase%s, scratch planes of %llu bytes\n", s->nphases, s->nphases == 1 ? "" : "s",
-            s->scratch_bytes);
+    fprintf(out, ", %d phase%s, scratch of %llu bytes\n", s->nphases, s->nphases == 1 ? "" : "s", s->scratch_bytes);
+    for (int x = 0; x < 2; x++) {
+        if (!s->scratch_planes[x]) continue;
+        fprintf(out, "    %s planes at:", plan_buf_name(BUF_SCRATCH_A + x));
+        for (int k = 0; k < s->scratch_planes[x]; k++) fprintf(out, " 0x%llx", s->scratch_plane_off[x][k]);
+        fputc('\n', out);
+    }
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
         static const char *const kinds[] = {"local", "permute", "map"};

@@ -134,18 +134,33 @@ static const char *verify_map(Arena *a, const Phase *p) {
     return NULL;
 }
 
-static unsigned long long widest_plane(const ElemType *t, int n) {
-    unsigned long long most = 0;
-    for (int k = 0; k < t->nslots; k++) {
-        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << n;
-        if (bytes > most) most = bytes;
+/* The output's planes hold only the output's slot types. */
+static bool fits_output(const Schedule *s, const ElemType *t) {
+    if (t->nslots > s->out_elem->nslots) return false;
+    for (int k = 0; k < t->nslots; k++)
+        if (elem_slot_prim(t, k) != elem_slot_prim(s->out_elem, k)) return false;
+    return true;
+}
+
+/* Scratch buffer x holds the phase's planes: enough of them, each within
+ * its room (up to the next plane, or the end of the scratch). */
+static const char *verify_scratch(Arena *a, const Schedule *s, const Phase *p) {
+    int x = p->dst - BUF_SCRATCH_A;
+    REQUIRE(p->elem->nslots <= s->scratch_planes[x], "writes %d planes to %s, which has %d", p->elem->nslots,
+            plan_buf_name(p->dst), s->scratch_planes[x]);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->n;
+        unsigned long long end = k + 1 < s->scratch_planes[x] ? s->scratch_plane_off[x][k + 1]
+                                 : x == 0 && s->scratch_planes[1] ? s->scratch_plane_off[1][0]
+                                 : s->scratch_bytes;
+        REQUIRE(s->scratch_plane_off[x][k] + bytes <= end, "plane %d of %s is too small", k, plan_buf_name(p->dst));
     }
-    return most;
+    return NULL;
 }
 
 /* Each phase reads what the one before wrote, in that element type; only a
  * phase that writes in place reads the buffer it writes; the last writes
- * the output; scratch holds every plane written to it. */
+ * the output; the output and scratch hold every plane written to them. */
 static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     const Phase *p = &s->phases[i], *prev = i ? &s->phases[i - 1] : NULL;
     REQUIRE(p->n == s->n, "2^%d elements in a plan of 2^%d", p->n, s->n);
@@ -156,9 +171,8 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     REQUIRE(p->src != p->dst || (p->kind == PHASE_LOCAL && p->writes_in_place), "reads and writes %s",
             plan_buf_name(p->dst));
     REQUIRE(i + 1 < s->nphases || p->dst == BUF_OUT, "the last phase writes %s", plan_buf_name(p->dst));
-    REQUIRE(p->dst != BUF_SCRATCH || widest_plane(p->elem, s->n) <= s->scratch_bytes,
-            "writes planes larger than the scratch planes");
-    return NULL;
+    REQUIRE(p->dst != BUF_OUT || fits_output(s, p->elem), "writes the output with other slot types");
+    return p->dst == BUF_OUT ? NULL : verify_scratch(a, s, p);
 }
 
 const char *plan_verify(Arena *a, const Schedule *s) {

@@ -461,29 +461,61 @@ static void schedule_body(Sched *s, const IrBody *body) {
     plan_segment(s, true);
 }
 
-/* The buffers: the last phase writes the output; going back, a phase that
- * writes in place reads the buffer it writes, any other the one of out and
- * scratch that it does not write; the first reads the input. A scratch
- * plane holds the widest slot of any phase that writes scratch. */
-static void assign_buffers(Schedule *out) {
+/* Whether phase p's result fits the output: every slot of it has the type of
+ * the output's slot (the output's planes are only as large as the output). */
+static bool fits_output(const Schedule *s, const Phase *p) {
+    if (p->elem->nslots > s->out_elem->nslots) return false;
+    for (int k = 0; k < p->elem->nslots; k++)
+        if (elem_slot_prim(p->elem, k) != elem_slot_prim(s->out_elem, k)) return false;
+    return true;
+}
+
+/* Backwards from the last phase, which writes the output: a phase that runs
+ * in place reads the buffer it writes, so its source is that buffer too;
+ * otherwise the source is the output where it fits, else a scratch buffer
+ * that the reading phase does not write. */
+static void assign_buffers(Schedule *s) {
     BufId dst = BUF_OUT;
-    for (int i = out->nphases - 1; i >= 0; i--) {
-        Phase *p = &out->phases[i];
-        bool in_place = p->kind == PHASE_LOCAL && p->writes_in_place;
-        BufId src = in_place ? dst : dst == BUF_OUT ? BUF_SCRATCH : BUF_OUT;
+    for (int i = s->nphases - 1; i >= 0; i--) {
+        Phase *p = &s->phases[i];
         p->dst = dst;
-        p->src = i == 0 ? BUF_IN : src;
-        dst = src;
+        if (i == 0) {
+            p->src = BUF_IN;
+        } else if (p->kind == PHASE_LOCAL && p->writes_in_place) {
+            p->src = dst;
+        } else {
+            p->src = dst != BUF_OUT && fits_output(s, &s->phases[i - 1]) ? BUF_OUT
+                     : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
+        }
+        if (i > 0 && p->src == BUF_OUT && !fits_output(s, &s->phases[i - 1]))
+            diag_fatal("internal error: phase %d of '%s' does not fit the output", i - 1, s->func->name);
+        dst = p->src;
     }
-    out->scratch_bytes = 0;
-    for (int i = 0; i < out->nphases; i++) {
-        const ElemType *t = out->phases[i].elem;
-        if (out->phases[i].dst != BUF_SCRATCH) continue;
-        for (int k = 0; k < t->nslots; k++) {
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << out->n;
-            if (bytes > out->scratch_bytes) out->scratch_bytes = bytes;
+}
+
+/* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
+static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
+
+/* The scratch planes: buffer A's, then B's, each the largest its phases write. */
+static void lay_out_scratch(Schedule *s) {
+    unsigned long long plane[2][SCHED_MAX_SLOTS] = {{0}};
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        if (p->dst != BUF_SCRATCH_A && p->dst != BUF_SCRATCH_B) continue;
+        int x = p->dst - BUF_SCRATCH_A;
+        if (p->elem->nslots > s->scratch_planes[x]) s->scratch_planes[x] = p->elem->nslots;
+        for (int k = 0; k < p->elem->nslots; k++) {
+            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->n;
+            if (bytes > plane[x][k]) plane[x][k] = bytes;
         }
     }
+    unsigned long long at = 0;
+    for (int x = 0; x < 2; x++)
+        for (int k = 0; k < s->scratch_planes[x]; k++) {
+            s->scratch_plane_off[x][k] = at;
+            at += align_up(plane[x][k]);
+        }
+    s->scratch_bytes = at;
 }
 
 void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
@@ -507,4 +539,5 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     s.layout = f2_identity(s.n);
     schedule_body(&s, body);
     assign_buffers(out);
+    lay_out_scratch(out);
 }

@@ -10,7 +10,8 @@ c_vs_interp() {
         fail "emit C $name: $(head -3 "$TMP/c/err.txt")"
         return
     fi
-    if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror "$TMP/c/prog.c" -o "$TMP/c/prog" 2>"$TMP/c/err.txt"; then
+    # shellcheck disable=SC2086
+    if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} "$TMP/c/prog.c" -o "$TMP/c/prog" 2>"$TMP/c/err.txt"; then
         fail "compile C $name: $(head -5 "$TMP/c/err.txt")"
         return
     fi
@@ -64,6 +65,12 @@ variant tests/emu/groups.parm "entry main (xs : [2^10]i64) = twos 8 rot4 xs"
 cp "$TMP/variant.parm" "$TMP/c/groups.parm"
 python3 tests/tools/gen.py i64 1024 12 >"$TMP/c/in.txt"
 c_vs_interp "groups: rot4 on 2^10 i64" "$TMP/c/groups.parm" main "$TMP/c/in.txt"
+
+# back-end regressions (tests/backend/NAME.parm on NAME.in), under ASan and UBSan
+for prog in tests/backend/*.parm; do
+    C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+        c_vs_interp "regression $prog" "$prog" main "${prog%.parm}.in"
+done
 
 # random programs (the generator of 45-optimiser.sh)
 seed=${RANDPROG_SEED:-$(date +%s)}

@@ -146,7 +146,7 @@ static void break_flow(Arena *a, Schedule *plans) {
     int m = first_of(s, PHASE_MAP, false);
     Schedule c = copy(a, s);
     c.scratch_bytes = 0;
-    expect(a, &c, "larger than the scratch planes", "scratch planes too small");
+    expect(a, &c, "is too small", "scratch planes too small");
     c = copy(a, s);
     c.phases[m].map_pos = f2_zero(c.phases[m].n);
     expect(a, &c, "positions", "map positions that are not a permutation");
@@ -155,8 +155,8 @@ static void break_flow(Arena *a, Schedule *plans) {
     expect(a, &c, "does not write its type", "a map that does not write its result type");
     const Schedule *one = find(plans, "sorted");
     c = copy(a, one);
-    c.phases[c.nphases - 1].dst = BUF_SCRATCH;
-    expect(a, &c, "the last phase writes scratch", "a result left in scratch");
+    c.phases[c.nphases - 1].dst = BUF_SCRATCH_A;
+    expect(a, &c, "the last phase writes sa", "a result left in scratch");
     const Schedule *p = find(plans, "permute");
     int k = first_of(p, PHASE_PERMUTE, false);
     c = copy(a, p);
