@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "types.h"
 
 typedef enum {
     OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_POW,
@@ -22,6 +23,17 @@ typedef enum {
     OP_COUNT
 } Op;
 
+/* Every fact about an operator, in one table (ast.c): its source spelling,
+ * its name in the IR and in the runtime (parm_<name>_<type>), whether it is
+ * unary, and the kinds of primitive it takes at run time (none for ^,
+ * static power). */
+typedef struct {
+    const char *spelling, *name;
+    bool unary;
+    bool on_int, on_float, on_bool;
+} OpInfo;
+const OpInfo *op_info(Op op);
+bool op_takes(Op op, Prim p);   /* the operator applies to p at run time */
 const char *op_name(Op op);   /* source spelling: "+", "xor", "&&", ... */
 bool op_is_float_function(Op op);   /* sqrt, sin, cos: unary, floats only */
 

@@ -121,18 +121,7 @@ static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
 
 /* Which primitive types an operator accepts at run time. */
 static void check_runtime_op(Op op, Prim p, Loc loc) {
-    bool is_bool = p == PRIM_BOOL, is_float = prim_is_float(p);
-    bool ok;
-    switch (op) {
-    case OP_AND: case OP_OR: case OP_NOT: ok = is_bool; break;
-    case OP_SQRT: case OP_SIN: case OP_COS: ok = is_float; break;
-    case OP_EQ: case OP_NE: ok = true; break;
-    case OP_BAND: case OP_BOR: case OP_XOR: ok = !is_float; break;
-    case OP_SHL: case OP_SHR: case OP_MOD: ok = !is_float && !is_bool; break;
-    case OP_POW: ok = false; break;
-    default: ok = !is_bool; break;
-    }
-    if (!ok) {
+    if (!op_takes(op, p)) {
         if (op == OP_POW) diag_error(loc, "'^' is static power; it does not apply to run-time values");
         if (op_is_float_function(op))
             diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)", op_name(op), prim_name(p),

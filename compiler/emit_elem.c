@@ -2,8 +2,10 @@
  *
  * Every flattened slot of every value of the body is a node: a parameter's
  * C expression, or a C local declared for one scalar statement. Statements
- * that only move data (INDEX, BUILD, BMMC, CONVERT to the same type) give
- * their results the nodes of their arguments, so arrays never get variables.
+ * that only move data (INDEX, BUILD, BMMC, REPLICATE, ZIP, UNZIP, CONVERT to
+ * the same type) give their results the nodes of their arguments, so arrays
+ * never get variables. A REDUCE applies its body in the interpreter's tree
+ * order, each application a fresh copy of the body's locals.
  * Three passes: build the nodes and check the body (an unsupported form is an
  * internal error), mark the nodes the results need, print the live ones.
  *
@@ -38,18 +40,12 @@ typedef struct {
     Arena arena;                /* everything below; freed before returning or failing */
     int min_id, nids;
     Node ***slots;              /* by id - min_id: the value's slot nodes, NULL if not yet defined */
-    Node **stmt_node;           /* by statement index: its local, NULL if it declares none */
+    Node **locals;              /* every local, in the order they are declared */
+    int nlocals, cap;
+    int copy, ncopies;          /* the body copy being built (0: the body itself), and how many */
     const char *prefix;
     const ElemPositions *positions;
 } Emit;
-
-static const char *const op_names[OP_COUNT] = {
-    [OP_ADD] = "add", [OP_SUB] = "sub", [OP_MUL] = "mul", [OP_DIV] = "div", [OP_MOD] = "mod",
-    [OP_SHL] = "shl", [OP_SHR] = "shr", [OP_BAND] = "and", [OP_BOR] = "or", [OP_XOR] = "xor",
-    [OP_EQ] = "eq", [OP_NE] = "ne", [OP_LT] = "lt", [OP_LE] = "le", [OP_GT] = "gt", [OP_GE] = "ge",
-    [OP_AND] = "land", [OP_OR] = "lor", [OP_NEG] = "neg", [OP_NOT] = "not",
-    [OP_SQRT] = "sqrt", [OP_SIN] = "sin", [OP_COS] = "cos",
-};
 
 static noreturn void fail(Emit *E, const IrStmt *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static noreturn void fail(Emit *E, const IrStmt *s, const char *fmt, ...)
@@ -122,19 +118,7 @@ static bool is_postfix_expr(const char *e)
 
 static bool op_accepts(Op op, Prim p, bool unary)
 {
-    bool is_bool = p == PRIM_BOOL, is_float = prim_is_float(p);
-    if (unary)
-        return (op == OP_NEG && !is_bool) || (op == OP_NOT && is_bool) ||
-               (op_is_float_function(op) && is_float);
-    switch (op) {
-    case OP_AND: case OP_OR: return is_bool;
-    case OP_EQ: case OP_NE: return true;
-    case OP_BAND: case OP_BOR: case OP_XOR: return !is_float;
-    case OP_SHL: case OP_SHR: case OP_MOD: return !is_float && !is_bool;
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
-    case OP_LT: case OP_LE: case OP_GT: case OP_GE: return !is_bool;
-    default: return false;
-    }
+    return op_info(op)->unary == unary && op_takes(op, p);
 }
 
 static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
@@ -166,7 +150,8 @@ static const char *literal(Emit *E, Prim p, Scalar v)
 static Node *new_local(Emit *E, const IrStmt *s, Prim p, const char *init, int ndeps, Node **deps)
 {
     Node *n = NEW(&E->arena, Node);
-    n->text = arena_printf(&E->arena, "%s%d", E->prefix, s->res[0]->id);
+    n->text = E->copy ? arena_printf(&E->arena, "%s%d_%d", E->prefix, s->res[0]->id, E->copy)
+                      : arena_printf(&E->arena, "%s%d", E->prefix, s->res[0]->id);
     n->def = s;
     n->init = init;
     n->prim = p;
@@ -185,12 +170,77 @@ static void expect_scalars(Emit *E, const IrStmt *s, int nargs)
     if (!ir_is_scalar(s->res[0]) || s->res[0]->elem->is_tuple) fail(E, s, "the result is not a scalar");
 }
 
+static Node **apply_body(Emit *E, const IrBody *body, Node **params);
+
+/* REPLICATE, ZIP and UNZIP only rename slots: the nodes of every result,
+ * one after the other. Element i of a zip holds the slots of element i of
+ * each argument in turn; an unzip takes them apart again. */
+static Node **data_nodes(Emit *E, const IrStmt *s)
+{
+    int total = 0;
+    for (int r = 0; r < s->nres; r++) total += value_slots(E, s, s->res[r]);
+    Node **out = NEW_ARRAY(&E->arena, Node *, total > 0 ? total : 1);
+    const IrVal *wide = s->op == IR_UNZIP ? s->args[0] : s->res[0];   /* the array of tuples */
+    if (s->op == IR_REPLICATE) {
+        int ns = wide->elem->nslots, len = total / ns;
+        if (s->nargs != ns || s->nres != 1) fail(E, s, "%d arguments for %d slots", s->nargs, ns);
+        for (int i = 0; i < len; i++)
+            for (int k = 0; k < ns; k++) out[i * ns + k] = lookup(E, s, s->args[k])[0];
+        return out;
+    }
+    if (ir_is_scalar(wide)) fail(E, s, "not an array");
+    bool zip = s->op == IR_ZIP;
+    int parts = zip ? s->nargs : s->nres, len = 1 << wide->log_len, NS = wide->elem->nslots;
+    Node **tuples = zip ? out : lookup(E, s, wide);
+    for (int part = 0, off = 0, at = 0; part < parts; part++) {
+        const IrVal *v = zip ? s->args[part] : s->res[part];
+        Node **narrow = zip ? lookup(E, s, v) : out + at;
+        int ns = v->elem->nslots;
+        if (v->log_len != wide->log_len || off + ns > NS) fail(E, s, "part %d does not fit", part);
+        for (int i = 0; i < len; i++)
+            for (int k = 0; k < ns; k++) {
+                if (zip) tuples[i * NS + off + k] = narrow[i * ns + k];
+                else narrow[i * ns + k] = tuples[i * NS + off + k];
+            }
+        off += ns;
+        at += ns * len;
+        if (part + 1 == parts && off != NS) fail(E, s, "%d of %d slots", off, NS);
+    }
+    return out;
+}
+
+/* reduce op z xs: pairs (x0 op x1), (x2 op x3), ... level by level, then
+ * z op total (ir_eval.c's order); op's parameters are the slots of its
+ * left operand, then of its right one. */
+static Node **reduce_nodes(Emit *E, const IrStmt *s)
+{
+    int ns = s->nres;
+    const IrVal *xs = s->args[ns];
+    if (s->nargs != ns + 1 || ir_is_scalar(xs) || xs->elem->nslots != ns || s->body->nparams != 2 * ns)
+        fail(E, s, "not a reduction of %d slots", ns);
+    int len = 1 << xs->log_len;
+    Node **level = NEW_ARRAY(&E->arena, Node *, len * ns), **params = NEW_ARRAY(&E->arena, Node *, 2 * ns);
+    memcpy(level, lookup(E, s, xs), sizeof(Node *) * (size_t)(len * ns));
+    for (; len > 1; len /= 2)
+        for (int j = 0; j < len / 2; j++) {
+            memcpy(params, level + 2 * j * ns, sizeof(Node *) * (size_t)(2 * ns));
+            memcpy(level + j * ns, apply_body(E, s->body, params), sizeof(Node *) * (size_t)ns);
+        }
+    for (int k = 0; k < ns; k++) {
+        params[k] = lookup(E, s, s->args[k])[0];
+        params[ns + k] = level[k];
+    }
+    return apply_body(E, s->body, params);
+}
+
 /* The result's nodes; for a scalar statement *local is set to its local. */
 static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
 {
     Arena *a = &E->arena;
     *local = NULL;
-    if (s->body) fail(E, s, "nested bodies are not supported in element code");
+    if (s->op == IR_REDUCE && s->body) return reduce_nodes(E, s);
+    if (s->op == IR_REPLICATE || s->op == IR_ZIP || s->op == IR_UNZIP) return data_nodes(E, s);
+    if (s->body) fail(E, s, "nested bodies other than a reduction's are not supported in element code");
     switch (s->op) {
     case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
     case IR_INDEX: case IR_BUILD: case IR_BMMC: break;
@@ -225,8 +275,8 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
                  prim_name(in));
         Prim want = !unary && is_comparison(s->alu) ? PRIM_BOOL : in;
         if (p != want) fail(E, s, "result type %s, expected %s", prim_name(p), prim_name(want));
-        const char *init = unary ? arena_printf(a, "parm_%s_%s(%s)", op_names[s->alu], prim_name(in), args[0]->text)
-                                 : arena_printf(a, "parm_%s_%s(%s, %s)", op_names[s->alu], prim_name(in),
+        const char *init = unary ? arena_printf(a, "parm_%s_%s(%s)", op_info(s->alu)->name, prim_name(in), args[0]->text)
+                                 : arena_printf(a, "parm_%s_%s(%s, %s)", op_info(s->alu)->name, prim_name(in),
                                                 args[0]->text, args[1]->text);
         *local = new_local(E, s, p, init, s->nargs, args);
         break;
@@ -306,26 +356,93 @@ static void emit_indent(FILE *out, int indent)
     for (int i = 0; i < indent; i++) fputc(' ', out);
 }
 
+static void widen_ids(const IrBody *body, int *lo, int *hi)
+{
+    for (int i = 0; i < body->nparams; i++) {
+        int id = body->params[i]->id;
+        if (*hi < *lo || id < *lo) *lo = id;
+        if (id > *hi) *hi = id;
+    }
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        for (int r = 0; r < s->nres; r++) {
+            int id = s->res[r]->id;
+            if (*hi < *lo || id < *lo) *lo = id;
+            if (id > *hi) *hi = id;
+        }
+        if (s->body) widen_ids(s->body, lo, hi);
+    }
+}
+
+static void push_local(Emit *E, Node *n)
+{
+    if (E->nlocals == E->cap) {
+        int cap = E->cap ? 2 * E->cap : 64;
+        Node **grown = NEW_ARRAY(&E->arena, Node *, cap);
+        if (E->nlocals) memcpy(grown, E->locals, sizeof(Node *) * (size_t)E->nlocals);
+        E->locals = grown;
+        E->cap = cap;
+    }
+    E->locals[E->nlocals++] = n;
+}
+
+/* Pass 1 over a body whose parameters are defined. */
+static void body_nodes(Emit *E, const IrBody *body)
+{
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        Node *local;
+        Node **nodes = stmt_nodes(E, s, &local);
+        if (local) push_local(E, local);
+        for (int r = 0, at = 0; r < s->nres; r++) {
+            define(E, s, s->res[r], nodes + at);
+            at += value_slots(E, s, s->res[r]);
+        }
+    }
+}
+
+/* Forget the nodes of a body's values, so that it can be applied again. */
+static void forget(Emit *E, const IrBody *body)
+{
+    for (int i = 0; i < body->nparams; i++) E->slots[body->params[i]->id - E->min_id] = NULL;
+    for (int i = 0; i < body->nstmts; i++) {
+        for (int r = 0; r < body->stmts[i]->nres; r++) E->slots[body->stmts[i]->res[r]->id - E->min_id] = NULL;
+        if (body->stmts[i]->body) forget(E, body->stmts[i]->body);
+    }
+}
+
+/* A copy of body applied to the parameter slots `params`: its result slots. */
+static Node **apply_body(Emit *E, const IrBody *body, Node **params)
+{
+    int outer = E->copy;
+    E->copy = ++E->ncopies;
+    forget(E, body);
+    for (int i = 0, at = 0; i < body->nparams; i++) {
+        define(E, NULL, body->params[i], params + at);
+        at += value_slots(E, NULL, body->params[i]);
+    }
+    body_nodes(E, body);
+    int total = 0;
+    for (int r = 0; r < body->nresults; r++) total += value_slots(E, NULL, body->results[r]);
+    Node **out = NEW_ARRAY(&E->arena, Node *, total > 0 ? total : 1);
+    for (int r = 0, at = 0; r < body->nresults; r++) {
+        int n = value_slots(E, NULL, body->results[r]);
+        memcpy(out + at, lookup(E, NULL, body->results[r]), sizeof(Node *) * (size_t)n);
+        at += n;
+    }
+    E->copy = outer;
+    return out;
+}
+
 void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
                     const char *prefix, int indent, const ElemPositions *positions)
 {
     Emit E = {.prefix = prefix, .positions = positions};
     int lo = 0, hi = -1;
-    for (int i = 0; i < body->nparams; i++) {
-        int id = body->params[i]->id;
-        if (hi < lo || id < lo) lo = id;
-        if (id > hi) hi = id;
-    }
-    for (int i = 0; i < body->nstmts; i++)
-        for (int r = 0; r < body->stmts[i]->nres; r++) {
-            int id = body->stmts[i]->res[r]->id;
-            if (hi < lo || id < lo) lo = id;
-            if (id > hi) hi = id;
-        }
+    widen_ids(body, &lo, &hi);
     E.min_id = lo;
     E.nids = hi - lo + 1;
     E.slots = NEW_ARRAY(&E.arena, Node **, E.nids > 0 ? E.nids : 1);
-    E.stmt_node = NEW_ARRAY(&E.arena, Node *, body->nstmts > 0 ? body->nstmts : 1);
 
     int k = 0;
     for (int i = 0; i < body->nparams; i++) {
@@ -341,26 +458,23 @@ void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, co
         }
         define(&E, NULL, v, nodes);
     }
-    for (int i = 0; i < body->nstmts; i++) {
-        const IrStmt *s = body->stmts[i];
-        Node **nodes = stmt_nodes(&E, s, &E.stmt_node[i]);
-        define(&E, s, s->res[0], nodes);
-    }
+    body_nodes(&E, body);
 
-    /* The results' nodes are live, and so is everything a live local reads. */
+    /* The results' nodes are live, and so is everything a live local reads
+     * (a local reads only locals declared before it). */
     for (int r = 0; r < body->nresults; r++) {
         Node **nodes = lookup(&E, NULL, body->results[r]);
         for (int j = 0, n = value_slots(&E, NULL, body->results[r]); j < n; j++) nodes[j]->live = true;
     }
-    for (int i = body->nstmts - 1; i >= 0; i--) {
-        Node *n = E.stmt_node[i];
-        if (n && n->live)
+    for (int i = E.nlocals - 1; i >= 0; i--) {
+        Node *n = E.locals[i];
+        if (n->live)
             for (int d = 0; d < n->ndeps; d++) n->deps[d]->live = true;
     }
 
-    for (int i = 0; i < body->nstmts; i++) {
-        Node *n = E.stmt_node[i];
-        if (!n || !n->live) continue;
+    for (int i = 0; i < E.nlocals; i++) {
+        Node *n = E.locals[i];
+        if (!n->live) continue;
         emit_indent(out, indent);
         fprintf(out, "const %s %s = %s;\n", prim_ctype(n->prim), n->text, n->init);
     }

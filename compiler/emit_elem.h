@@ -26,7 +26,8 @@ typedef struct {
  * major, slot-minor for array parameters); the code assigns the flattened
  * slots of the body's results to the C lvalues `results[k]`. Local variables
  * are named with `prefix` so that several bodies can share a scope. Values
- * defined outside the body are not supported (the scheduler rejects them). */
+ * defined outside the body are not supported (the scheduler rejects them);
+ * a reduction's body may read the values of the body around it. */
 void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
                     const char *prefix, int indent, const ElemPositions *positions);
 

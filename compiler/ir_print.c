@@ -3,14 +3,6 @@
 
 #include <inttypes.h>
 
-static const char *alu_names[OP_COUNT] = {
-    [OP_ADD] = "add", [OP_SUB] = "sub", [OP_MUL] = "mul", [OP_DIV] = "div", [OP_MOD] = "mod",
-    [OP_POW] = "pow", [OP_SHL] = "shl", [OP_SHR] = "shr", [OP_BAND] = "and", [OP_BOR] = "or",
-    [OP_XOR] = "xor", [OP_EQ] = "eq", [OP_NE] = "ne", [OP_LT] = "lt", [OP_LE] = "le",
-    [OP_GT] = "gt", [OP_GE] = "ge", [OP_AND] = "land", [OP_OR] = "lor", [OP_NEG] = "neg",
-    [OP_NOT] = "not", [OP_SQRT] = "sqrt", [OP_SIN] = "sin", [OP_COS] = "cos",
-};
-
 static void print_type(FILE *out, const IrVal *v) {
     char elem[128];
     elem_format(v->elem, elem, sizeof elem);
@@ -52,7 +44,7 @@ static void print_attrs(FILE *out, const IrStmt *s) {
         scalar_print(out, s->res[0]->elem->prim, s->cval);
         break;
     }
-    case IR_UNARY: case IR_BINARY: fprintf(out, ".%s", alu_names[s->alu]); break;
+    case IR_UNARY: case IR_BINARY: fprintf(out, ".%s", op_info(s->alu)->name); break;
     case IR_INDEX: fprintf(out, " %d.%d", s->index, s->slot); break;
     case IR_PARM: case IR_COL: fprintf(out, " 0x%" PRIx64, s->mask); break;
     case IR_TWO: case IR_REPLICATE: fprintf(out, " %d", s->k); break;

@@ -392,17 +392,48 @@ static noreturn void unsupported(const IrStmt *stmt, const char *what) {
     diag_error(stmt->loc, "the back end does not support %s yet; use --interpret", what);
 }
 
-/* Bodies of local work: scalar code and small arrays, nothing nested. */
-static bool element_body(const IrBody *b) {
+/* The values an element body may read: its own, and those of the element
+ * bodies it is inside (a reduction's inside a two's), in definition order. */
+typedef struct {
+    const IrVal **vals;
+    int n, cap;
+    Arena *arena;
+} Scope;
+
+static void scope_add(Scope *sc, const IrVal *v) {
+    if (sc->n == sc->cap) {
+        int cap = sc->cap ? 2 * sc->cap : 64;
+        const IrVal **grown = NEW_ARRAY(sc->arena, const IrVal *, cap);
+        if (sc->n) memcpy(grown, sc->vals, sizeof(IrVal *) * (size_t)sc->n);
+        sc->vals = grown;
+        sc->cap = cap;
+    }
+    sc->vals[sc->n++] = v;
+}
+
+static bool in_scope(const Scope *sc, const IrVal *v) {
+    for (int i = sc->n - 1; i >= 0; i--)
+        if (sc->vals[i] == v) return true;
+    return false;
+}
+
+/* Scalar code on small arrays, reductions of them included (emit_elem.c),
+ * reading nothing from outside. */
+static bool element_code(const IrBody *b, Scope *sc) {
+    for (int i = 0; i < b->nparams; i++) scope_add(sc, b->params[i]);
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
-        if (s->body || s->op == IR_REPLICATE || s->op == IR_ZIP || s->op == IR_UNZIP) return false;
+        if (s->body && (s->op != IR_REDUCE || !element_code(s->body, sc))) return false;
         for (int a = 0; a < s->nargs; a++)
-            if (!s->args[a]->def && s->args[a] != b->params[0] &&
-                (b->nparams < 2 || s->args[a] != b->params[1]))
-                return false;
+            if (!in_scope(sc, s->args[a])) return false;
+        for (int r = 0; r < s->nres; r++) scope_add(sc, s->res[r]);
     }
     return true;
+}
+
+static bool element_body(Arena *arena, const IrBody *b) {
+    Scope sc = {.arena = arena};
+    return element_code(b, &sc);
 }
 
 static void schedule_stmt(Sched *s, const IrStmt *stmt) {
@@ -412,14 +443,14 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         s->q_compl = f2_apply(stmt->mat, s->q_compl) ^ stmt->compl;
         return;
     case IR_TWO:
-        if (!element_body(stmt->body)) unsupported(stmt, "a two whose body is not element code");
+        if (!element_body(s->arena, stmt->body)) unsupported(stmt, "a two whose body is not element code");
         if (s->n - stmt->k > plan_reg_log(s->elem, s->tile_log))
             diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
                                   "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
         push_step(s, stmt, stmt->body, s->n - stmt->k);
         return;
     case IR_MAP:
-        if (!element_body(stmt->body)) unsupported(stmt, "a map whose function is not element code");
+        if (!element_body(s->arena, stmt->body)) unsupported(stmt, "a map whose function is not element code");
         if (!elem_equal(stmt->res[0]->elem, s->elem)) {
             /* a new element type: maps commute with permutations, so the map
                runs on the memory order as it is */
@@ -444,7 +475,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
 static void schedule_body(Sched *s, const IrBody *body) {
     /* A two-element array worked on by element code alone (a comparator
        applied to the whole input) is one pair step. */
-    if (s->n == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(body)) {
+    if (s->n == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(s->arena, body)) {
         push_step(s, body->stmts[0], body, 1);
         plan_segment(s, true);
         return;

@@ -61,6 +61,14 @@ variant tests/emu/groups.parm "entry main (xs : [2^12](u8, i8, u8, i8)) = wide_f
 cp "$TMP/variant.parm" "$TMP/c/groups.parm"
 python3 tests/tools/gen.py u8,i8,u8,i8 4096 14 >"$TMP/c/in.txt"
 c_vs_interp "groups: 32 elements of 4 fields" "$TMP/c/groups.parm" main "$TMP/c/in.txt"
+variant tests/emu/groups.parm "entry main (xs : [2^16]i32) = reduced xs"
+cp "$TMP/variant.parm" "$TMP/c/groups.parm"
+python3 tests/tools/gen.py i32 65536 15 >"$TMP/c/in.txt"
+c_vs_interp "groups: reductions in element code" "$TMP/c/groups.parm" main "$TMP/c/in.txt"
+variant tests/emu/groups.parm "entry main (xs : [2^16](i32, i32)) = reduced_pairs xs"
+cp "$TMP/variant.parm" "$TMP/c/groups.parm"
+python3 tests/tools/gen.py i32,i32 65536 16 >"$TMP/c/in.txt"
+c_vs_interp "groups: zip, unzip and reductions in element code" "$TMP/c/groups.parm" main "$TMP/c/in.txt"
 variant tests/emu/groups.parm "entry main (xs : [2^10]i64) = twos 8 rot4 xs"
 cp "$TMP/variant.parm" "$TMP/c/groups.parm"
 python3 tests/tools/gen.py i64 1024 12 >"$TMP/c/in.txt"
@@ -91,6 +99,16 @@ if command -v nvcc >/dev/null; then
             pass
         else
             fail "CUDA of $ex: $(head -5 "$TMP/c/err.txt")"
+        fi
+    done
+    # groups: the issue's rot4 (two 8 rot4 on 2^10) and reductions in element code
+    for entry in "entry main (xs : [2^10]i32) = twos 8 rot4 xs" "entry main (xs : [2^16]i32) = reduced xs"; do
+        variant tests/emu/groups.parm "$entry"
+        if "$PARMC" --emit-main "$TMP/variant.parm" -o "$TMP/c/groups.cu" 2>"$TMP/c/err.txt" &&
+            nvcc -arch=sm_90 -O1 -c "$TMP/c/groups.cu" -o "$TMP/c/groups.o" 2>"$TMP/c/err.txt"; then
+            pass
+        else
+            fail "CUDA of $entry: $(head -5 "$TMP/c/err.txt")"
         fi
     done
 fi

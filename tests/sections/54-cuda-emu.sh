@@ -36,3 +36,4 @@ emu_check "groups of 4 and 8 through layouts" "entry main (xs : [2^16]i32) = mix
 emu_check "group order from the block index" "entry main (xs : [2^16]i32) = by_block xs" tests/emu/groups.parm 65536 some
 emu_check "group order from the thread index" "entry main (xs : [2^16]i32) = by_thread xs" tests/emu/groups.parm 65536 some
 emu_check "groups of 32" "entry main (xs : [2^12]i32) = wide xs" tests/emu/groups.parm 4096
+emu_check "reductions in element code" "entry main (xs : [2^16]i32) = reduced xs" tests/emu/groups.parm 65536

@@ -987,10 +987,10 @@ static void test_fatal(void)
 
     b = ir_new_body(&p);
     xs = ir_body_add_param(&p, b, 1, elem_prim(PRIM_I32));
-    IrVal *ys = ir_body_add_param(&p, b, 1, elem_prim(PRIM_I32));
+    IrVal *ys = ir_body_add_param(&p, b, 2, elem_prim(PRIM_I32));
     IrVal *zip[2] = {xs, ys};
     ir_body_add_result(&p, b, ir_add_result(&p, new_stmt(&p, b, IR_ZIP, 2, zip), 1, tuple2(PRIM_I32, PRIM_I32)));
-    expect_fatal(b, "not supported", "zip");
+    expect_fatal(b, "does not fit", "zip of arrays of different lengths");
 
     IrBody *outer = ir_new_body(&p);
     IrVal *o = ir_body_add_param(&p, outer, -1, elem_prim(PRIM_I32));

@@ -86,6 +86,10 @@ static Schedule copy(Arena *a, const Schedule *s) {
     memcpy(c.phases, s->phases, sizeof(Phase) * (size_t)s->nphases);
     for (int i = 0; i < s->nphases; i++) {
         Phase *p = &c.phases[i];
+        if (p->nsteps) {
+            p->steps = NEW_ARRAY(a, Step, p->nsteps);
+            memcpy(p->steps, s->phases[i].steps, sizeof(Step) * (size_t)p->nsteps);
+        }
         if (p->nrounds) {
             p->rounds = NEW_ARRAY(a, Round, p->nrounds);
             memcpy(p->rounds, s->phases[i].rounds, sizeof(Round) * (size_t)p->nrounds);
@@ -152,7 +156,7 @@ static void break_flow(Arena *a, Schedule *plans) {
     expect(a, &c, "positions", "map positions that are not a permutation");
     c = copy(a, s);
     c.phases[m].elem = c.phases[m].in_elem;
-    expect(a, &c, "does not write its type", "a map that does not write its result type");
+    expect(a, &c, "writes the output with other slot types", "the output written in other slot types");
     const Schedule *one = find(plans, "sorted");
     c = copy(a, one);
     c.phases[c.nphases - 1].dst = BUF_SCRATCH_A;
