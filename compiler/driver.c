@@ -2,6 +2,7 @@
  * diag, which longjmps back here; the arena is then freed in one place. */
 #include "driver.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,12 +86,12 @@ static char *header_path(Arena *a, const char *output) {
 static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const EmitInput *, bool),
                        const EmitInput *in, bool flag) {
     FILE *f = fopen(path, "w");
-    if (!f) diag_fatal("cannot write '%s'", path);
+    if (!f) diag_fatal("cannot write '%s': %s", path, strerror(errno));
     c->writing = f;
     c->writing_path = path;
     write(f, in, flag);
     c->writing = NULL;
-    if (fclose(f) != 0) diag_fatal("cannot write '%s'", path);
+    if (fclose(f) != 0) diag_fatal("cannot write '%s': %s", path, strerror(errno));
 }
 
 static void write_program(FILE *f, const EmitInput *in, bool target_c) {
@@ -141,7 +142,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     const char *entry = opt->entry;
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
     if (opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT) entry = NULL;   /* every entry */
-    specialise_program(&c->arena, &c->program, entry, &c->ir);
+    specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
     Stage target = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
     switch (opt->action) {

@@ -1,8 +1,11 @@
 # Golden diagnostics: tests/diag/NAME.parm must fail `parmc --check` with
-# exactly tests/diag/NAME.err on stderr and exit code 1.
+# exactly tests/diag/NAME.err on stderr and exit code 1. When NAME.args
+# exists, its words are the command line instead (errors about files).
 for src in tests/diag/*.parm; do
     want=${src%.parm}.err
-    "$PARMC" --check "$src" >/dev/null 2>"$TMP/diag.err"
+    args=(--check "$src")
+    if [ -e "${src%.parm}.args" ]; then read -ra args <"${src%.parm}.args"; fi
+    "$PARMC" "${args[@]}" >/dev/null 2>"$TMP/diag.err"
     status=$?
     if [ "$ACCEPT" = 1 ]; then cp "$TMP/diag.err" "$want"; fi
     if [ "$status" -ne 1 ]; then
