@@ -4,7 +4,9 @@
  *   <the source line>
  *   <spaces, tabs kept from the line>^
  *
- * Everything goes to stderr, or to the stream given to diag_set_stream.
+ * Notes follow in the same form; "FILE: error: ..." is an error about a file
+ * as a whole (line 0), "parmc: error: ..." one with no file. Everything goes
+ * to stderr, or to the stream given to diag_set_stream.
  * Control characters in the echoed line are shown as '?' so that garbage
  * input cannot upset the terminal; the caret line copies tabs and skips
  * UTF-8 continuation bytes so the caret stays under the column (columns
