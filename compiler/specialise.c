@@ -376,30 +376,26 @@ static Value *func_value(Spec *s, FnKind kind, int arity) {
     return v;
 }
 
+/* Keeps cand in *best when it is near enough to name to suggest, and
+ * nearer than *best (of equally near names, the first). */
+static void consider(const char *name, const char *cand, const char **best, int *best_d) {
+    if (!diag_similar(name, cand)) return;
+    int d = diag_edit_distance(name, cand, (int)strlen(name));
+    if (!*best || d < *best_d) {
+        *best = cand;
+        *best_d = d;
+    }
+}
+
 /* The name in scope nearest to `name`, if one is near enough to suggest:
  * local names (innermost first), then functions, then built-ins. */
 static const char *nearest_name(Spec *s, const char *name, Env *env) {
     const char *best = NULL;
-    int best_d = 0;
-    for (int pass = 0; pass < 3; pass++) {
-        for (int i = 0;; i++) {
-            const char *cand = NULL;
-            if (pass == 0) {
-                if (!env) break;
-                cand = env->name;
-                env = env->next;
-            } else if (pass == 1) {
-                if (i == s->nfuncs) break;
-                cand = s->funcs[i]->name;
-            } else {
-                if (!builtin_at(i)) break;
-                cand = builtin_at(i)->name;
-            }
-            if (!diag_similar(name, cand)) continue;
-            int d = diag_edit_distance(name, cand, (int)strlen(name));
-            if (!best || d < best_d) best = cand, best_d = d;
-        }
-    }
+    int d = 0;
+    for (Env *b = env; b; b = b->next) consider(name, b->name, &best, &d);
+    const PtrList *eqs = &s->program->equations;
+    for (int i = 0; i < eqs->len; i++) consider(name, ((const Equation *)eqs->items[i])->name, &best, &d);
+    for (int i = 0; builtin_at(i); i++) consider(name, builtin_at(i)->name, &best, &d);
     return best;
 }
 
@@ -690,6 +686,7 @@ void specialise_program(Arena *arena, const Program *program, const char *entry,
     s->arena = arena;
     s->prog = prog;
     s->import_path = path;
+    s->program = program;
     build_function_table(s, program);
     for (int i = 0; i < program->entries.len; i++) {
         const Entry *e = program->entries.items[i];

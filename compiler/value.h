@@ -78,6 +78,7 @@ struct Spec {
     Frame stack[SPEC_MAX_DEPTH];    /* stack[0]: the entry being specialised */
     int depth;
     long work;
+    const Program *program;         /* for suggesting names */
     const ImportPath *import_path;  /* for suggesting an import; NULL: none */
 };
 
