@@ -40,19 +40,12 @@ static Tokens tokenize(const char *text) {
     return t;
 }
 
-/* The input as a source of diagnostics: its name only, so that messages
- * have the position without the line (see above). */
-static const Source *input_source(const char *name) {
-    static Source src;
-    src = (Source){name, NULL, 0};
-    return &src;
-}
-
-/* A location in the input text. */
-static Loc input_loc(const char *name, const char *text, long offset) {
+/* A location in the input text; src names the input and has no text, so
+ * that messages give the position without the line (see above). */
+static Loc input_loc(const Source *src, const char *text, long offset) {
     long line, col;
     parm_text_position(text, (size_t)offset, &line, &col);
-    return (Loc){input_source(name), (int)line, (int)col};
+    return (Loc){src, (int)line, (int)col};
 }
 
 static long slots_needed(const IrFunc *f) {
@@ -70,7 +63,7 @@ static const IrFunc *find_specialisation(const IrProgram *p, const char *entry, 
     return NULL;
 }
 
-static noreturn void count_mismatch(const IrProgram *p, const char *entry, const char *name, long count) {
+static noreturn void count_mismatch(const IrProgram *p, const char *entry, const Source *src, long count) {
     const IrFunc *first = NULL, *last = NULL;
     for (int i = 0; i < p->nfuncs; i++) {
         if (strcmp(p->funcs[i]->entry, entry) != 0) continue;
@@ -80,7 +73,7 @@ static noreturn void count_mismatch(const IrProgram *p, const char *entry, const
     if (!first) diag_fatal("no entry point named '%s'", entry);
     char msg[256];
     parm_count_message(msg, sizeof msg, entry, slots_needed(first), slots_needed(last), count);
-    diag_error((Loc){input_source(name), 0, 0}, "%s", msg);
+    diag_error((Loc){src, 0, 0}, "%s", msg);
 }
 
 typedef struct {
@@ -114,14 +107,15 @@ static void fill_buffer(const Tokens *t, long *next, Buf *b, BadToken *bad) {
 
 const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text,
                              long len, Buf ***inputs) {
+    Source src = {name, NULL, 0};
     /* tokenising stops at a NUL, which would end the input silently */
     const char *nul = memchr(text, 0, (size_t)len);
-    if (nul) diag_error(input_loc(name, text, nul - text), PARM_MSG_NUL);
+    if (nul) diag_error(input_loc(&src, text, nul - text), PARM_MSG_NUL);
     Tokens t = tokenize(text);
     const IrFunc *f = find_specialisation(p, entry, t.count);
     if (!f) {
         free(t.starts);
-        count_mismatch(p, entry, name, t.count);
+        count_mismatch(p, entry, &src, t.count);
     }
     /* The buffers are the caller's from the start, so that it can free them
        when a bad value aborts through diag. */
@@ -137,7 +131,7 @@ const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *
     }
     free(t.starts);
     if (bad.offset >= 0)
-        diag_error(input_loc(name, text, bad.offset), PARM_MSG_INVALID, bad.text, prim_name(bad.prim));
+        diag_error(input_loc(&src, text, bad.offset), PARM_MSG_INVALID, bad.text, prim_name(bad.prim));
     return f;
 }
 
