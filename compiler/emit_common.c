@@ -293,17 +293,22 @@ static void emit_print(FILE *out, Prim p, int k) {
     fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", fn, t, k);
 }
 
-static void emit_read_input(FILE *out, const Schedule *s) {
+/* Reads the input as the interpreter does, with its messages for bad input
+ * (runtime/parm_io.h): in is the schedules of the entry being run. */
+static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
     const ElemType *t = s->in_elem;
     fputs("    parm_input input;\n"
           "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
-          "    char tok[80];\n    long count = 0;\n"
-          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
-    fprintf(out, "    if (count == 0 || count %% %d != 0 || (count / %d & (count / %d - 1)) != 0) {\n", t->nslots, t->nslots,
-            t->nslots);
-    fprintf(out, "        fprintf(stderr, \"error: the input has %%ld values, which is not a power-of-two number of "
-                 "elements of %d value%s\\n\", count);\n        return 1;\n    }\n",
-            t->nslots, t->nslots == 1 ? "" : "s");
+          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
+          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n"
+          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
+          "    static const long counts[] = {", out);
+    int ncounts = 0;
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0)
+            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", (long)t->nslots << in->schedules[i].n);
+    fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
+            s->func->entry, ncounts);
     fprintf(out, "    size_t n = (size_t)(count / %d);\n    input.pos = 0;\n    input.count = 0;\n", t->nslots);
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", t->nslots, s->out_elem->nslots);
     for (int k = 0; k < t->nslots; k++)
@@ -316,7 +321,7 @@ static void emit_read_input(FILE *out, const Schedule *s) {
         fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
               "            parm_next_token(&input, tok, sizeof tok);\n            if (!", out);
         fprintf(out, parse_call(p), prim_bits(p));
-        fprintf(out, ") {\n                fprintf(stderr, \"error: value %%ld ('%%s') is not a valid %s\\n\", input.count, tok);\n"
+        fprintf(out, ") {\n                parm_input_invalid(&input, \"%s\");\n"
                      "                return 1;\n            }\n", prim_name(p));
         emit_store(out, p, k);
         fputs("        }\n", out);
@@ -347,7 +352,7 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda) {
           "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc) repeat = atoi(argv[++i]);\n"
           "        else { fprintf(stderr, \"usage: %s [-r N] < input\\n\", argv[0]); return 2; }\n"
           "    }\n", out);
-    emit_read_input(out, s);
+    emit_read_input(out, in, s);
     fputs("    parm_ctx *ctx;\n    int status = parm_ctx_create(&ctx);\n", out);
     fprintf(out, "    if (!status) status = parm_main_run_%s(ctx, host_in, host_out, n, repeat);\n", cuda ? "cuda" : "c");
     fputs("    if (status) {\n        fprintf(stderr, \"error: %s\\n\", parm_error_string(status));\n"
