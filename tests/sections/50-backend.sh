@@ -98,4 +98,22 @@ if command -v nvcc >/dev/null; then
             fail "CUDA of $ex: $(head -5 "$TMP/c/err.txt")"
         fi
     done
+    # the guarded API driver of tests/gpu/run.sh, on an entry of tuples (the
+    # in-place, overlap and PARM_ERROR_ALIAS paths), and two back-end regressions
+    if "$PARMC" examples/kvsort.parm -o "$TMP/c/api_kv.cu" 2>"$TMP/c/err.txt" &&
+        python3 tests/tools/guard_entry.py "$TMP/c/api_kv.h" main >"$TMP/c/entry_kv.h" 2>"$TMP/c/err.txt" &&
+        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/c" -include "$TMP/c/entry_kv.h" \
+            -c tests/gpu/guard_cuda.cu -o "$TMP/c/guard_cuda.o" 2>"$TMP/c/err.txt"; then
+        pass
+    else
+        fail "CUDA guard driver: $(head -5 "$TMP/c/err.txt")"
+    fi
+    for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm; do
+        if "$PARMC" "$prog" -o "$TMP/c/regress.cu" 2>"$TMP/c/err.txt" &&
+            nvcc -arch=sm_90 -O1 -c "$TMP/c/regress.cu" -o "$TMP/c/regress.o" 2>"$TMP/c/err.txt"; then
+            pass
+        else
+            fail "CUDA of $prog: $(head -5 "$TMP/c/err.txt")"
+        fi
+    done
 fi
