@@ -67,3 +67,33 @@ if cc -std=c11 -O1 -fsanitize=address,undefined -I"$TMP/rob" "$TMP/rob/api_test.
 else
     fail "API argument checks: $(head -3 "$TMP/rob/err.txt" "$TMP/rob/api.out")"
 fi
+
+# scratch memory that cannot be allocated: PARM_ERROR_MEMORY, and the context
+# still works afterwards (malloc fails on request through the linker's --wrap)
+cat >"$TMP/rob/nomem_test.c" <<'CEOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include "api.h"
+void *__real_malloc(size_t size);
+static int fail_malloc;
+void *__wrap_malloc(size_t size) { return fail_malloc ? NULL : __real_malloc(size); }
+int main(void) {
+    int32_t in[16], out[16];
+    for (int i = 0; i < 16; i++) in[i] = 16 - i;
+    parm_ctx *ctx;
+    if (parm_ctx_create(&ctx) != PARM_OK) return 1;
+    fail_malloc = 1;
+    int fails = parm_main(ctx, in, out, 16) != PARM_ERROR_MEMORY;
+    fail_malloc = 0;
+    fails += parm_main(ctx, in, out, 16) != PARM_OK;
+    for (int i = 0; i < 16; i++) fails += out[i] != i + 1;
+    parm_ctx_destroy(ctx);
+    return fails != 0;
+}
+CEOF
+if cc -std=c11 -O1 -I"$TMP/rob" "$TMP/rob/nomem_test.c" "$TMP/rob/api.c" -Wl,--wrap=malloc -o "$TMP/rob/nomem_test" 2>"$TMP/rob/err.txt" &&
+    "$TMP/rob/nomem_test" >"$TMP/rob/nomem.out" 2>&1; then
+    pass
+else
+    fail "API without scratch memory: $(head -3 "$TMP/rob/err.txt" "$TMP/rob/nomem.out")"
+fi
