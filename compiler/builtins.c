@@ -534,6 +534,10 @@ static const Builtin builtins[] = {
     {"f32", 1, b_f32}, {"f64", 1, b_f64},
 };
 
+const Builtin *builtin_at(int i) {
+    return i >= 0 && (size_t)i < sizeof builtins / sizeof builtins[0] ? &builtins[i] : NULL;
+}
+
 const Builtin *builtin_lookup(const char *name) {
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
         if (strcmp(builtins[i].name, name) == 0) return &builtins[i];

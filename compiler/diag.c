@@ -4,7 +4,9 @@
  *   <the source line>
  *   <spaces, tabs kept from the line>^
  *
- * Everything goes to stderr, or to the stream given to diag_set_stream.
+ * Notes follow in the same form; "FILE: error: ..." is an error about a file
+ * as a whole (line 0), "parmc: error: ..." one with no file. Everything goes
+ * to stderr, or to the stream given to diag_set_stream.
  * Control characters in the echoed line are shown as '?' so that garbage
  * input cannot upset the terminal; the caret line copies tabs and skips
  * UTF-8 continuation bytes so the caret stays under the column (columns
@@ -14,6 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 jmp_buf *diag_handler;
 
@@ -61,8 +64,10 @@ static void show_line(Loc loc)
 static void vreport(const char *kind, Loc loc, const char *fmt, va_list ap)
 {
     fflush(stdout);
-    if (loc.src)
+    if (loc.src && loc.line > 0)
         fprintf(out(), "%s:%d:%d: %s: ", loc.src->name, loc.line, loc.col, kind);
+    else if (loc.src)
+        fprintf(out(), "%s: %s: ", loc.src->name, kind);
     else
         fprintf(out(), "parmc: %s: ", kind);
     vfprintf(out(), fmt, ap);
@@ -71,8 +76,19 @@ static void vreport(const char *kind, Loc loc, const char *fmt, va_list ap)
         show_line(loc);
 }
 
+static DiagContext *context;
+static void *context_data;
+static Loc last_error;      /* for the context's notes */
+
+void diag_set_context(DiagContext *fn, void *data)
+{
+    context = fn;
+    context_data = data;
+}
+
 void diag_report(Loc loc, const char *fmt, ...)
 {
+    last_error = loc;
     va_list ap;
     va_start(ap, fmt);
     vreport("error", loc, fmt, ap);
@@ -89,6 +105,10 @@ void diag_note(Loc loc, const char *fmt, ...)
 
 noreturn void diag_abort(void)
 {
+    DiagContext *fn = context;
+    context = NULL;
+    if (fn)
+        fn(context_data, last_error);
     fflush(out());
     if (diag_handler)
         longjmp(*diag_handler, 1);
@@ -97,6 +117,7 @@ noreturn void diag_abort(void)
 
 noreturn void diag_error(Loc loc, const char *fmt, ...)
 {
+    last_error = loc;
     va_list ap;
     va_start(ap, fmt);
     vreport("error", loc, fmt, ap);
@@ -106,9 +127,57 @@ noreturn void diag_error(Loc loc, const char *fmt, ...)
 
 noreturn void diag_fatal(const char *fmt, ...)
 {
+    last_error = (Loc){0};
     va_list ap;
     va_start(ap, fmt);
     vreport("error", (Loc){0}, fmt, ap);
     va_end(ap);
     diag_abort();
+}
+
+/* ---- suggestions ---- */
+
+enum { MAX_SUGGEST_LEN = 64 };  /* longer names are not compared */
+
+int diag_edit_distance(const char *a, const char *b, int limit)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > MAX_SUGGEST_LEN || nb > MAX_SUGGEST_LEN)
+        return limit + 1;
+    if ((na > nb ? na - nb : nb - na) > (size_t)limit)
+        return limit + 1;
+    /* optimal string alignment: three rows of the Damerau-Levenshtein table */
+    int rows[3][MAX_SUGGEST_LEN + 1];
+    int *before = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= nb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int d = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < d)
+                d = prev[j] + 1;
+            if (cur[j - 1] + 1 < d)
+                d = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && before[j - 2] + 1 < d)
+                d = before[j - 2] + 1;
+            cur[j] = d;
+        }
+        int *t = before;
+        before = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[nb] <= limit ? prev[nb] : limit + 1;
+}
+
+/* One edit in three characters, at least one: "sotr" -> "sort",
+ * "ascendng" -> "ascending"; never a change of every character ("x" -> "y"). */
+bool diag_similar(const char *typed, const char *name)
+{
+    size_t nt = strlen(typed), nn = strlen(name);
+    int limit = (int)((nt > 3 ? nt : 3) / 3);
+    size_t shorter = nt < nn ? nt : nn;
+    int d = diag_edit_distance(typed, name, limit);
+    return d > 0 && d <= limit && (size_t)d < shorter;
 }

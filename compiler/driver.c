@@ -2,6 +2,7 @@
  * diag, which longjmps back here; the arena is then freed in one place. */
 #include "driver.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +86,7 @@ static void interpret(Compilation *c, const Options *opt, const char *entry, FIL
     long len = 0;
     c->input = io_slurp(in, &len);
     if (!c->input) diag_fatal("cannot read standard input");
-    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, &c->inputs);
+    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs);
     c->results = ir_eval_func(&c->ir, f, c->inputs);
     if (opt->compare_stages) compare_stages(c, opt, f);
     io_write_results(out, f, c->results);
@@ -103,12 +104,12 @@ static void write_file(Compilation *c, const char *path, void (*write)(FILE *, c
                        const EmitInput *in, bool flag) {
     if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
     FILE *f = fopen(path, "w");
-    if (!f) diag_fatal("cannot write '%s'", path);
+    if (!f) diag_fatal("cannot write '%s': %s", path, strerror(errno));
     c->writing = f;
     c->written[c->nwritten++] = path;
     write(f, in, flag);
     c->writing = NULL;
-    if (fclose(f) != 0) diag_fatal("cannot write '%s'", path);
+    if (fclose(f) != 0) diag_fatal("cannot write '%s': %s", path, strerror(errno));
 }
 
 static void write_program(FILE *f, const EmitInput *in, bool target_c) {
@@ -171,7 +172,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
     bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->action == ACTION_DUMP_PLAN;
     if (back_end && (opt->action != ACTION_DUMP_PLAN || !opt->entry)) entry = NULL;   /* every entry */
-    specialise_program(&c->arena, &c->program, entry, &c->ir);
+    specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
     verify(c, STAGE_SPECIALISED);
     Stage target = back_end ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);

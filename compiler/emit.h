@@ -40,9 +40,12 @@ void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 typedef void (*EmitRunner)(FILE *out, const Schedule *s);
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 void emit_phase_comment(FILE *out, const Phase *p);
-/* The declarations of the scratch buffers' plane arrays (sa, sb) from a
- * `char *scratch`, at the plan's offsets. */
-void emit_scratch_planes(FILE *out, const Schedule *s);
+/* The start of NAME_run up to the scratch planes: PARM_ERROR_ALIAS when
+ * output planes overlap, the scratch (the plan's planes, then work_bytes for
+ * the emitter's own use; a failure returns its status), the copy of the
+ * input where the plan's alias rule asks for it (after those, `in` then
+ * points to it), and the declarations of sa and sb. */
+void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, bool cuda);
 /* parm_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
  * the void * arrays named `in` and `out`. */
 void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs);

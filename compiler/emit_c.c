@@ -193,16 +193,10 @@ static void emit_phase(FILE *out, const Phase *p, const char *name) {
  * work memory follows the plan's scratch planes. */
 static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
-    fputs("    char *scratch;\n", out);
-    fprintf(out, "    if (parm_scratch(ctx, %lluu, &scratch)) return PARM_ERROR_MEMORY;\n",
-            s->scratch_bytes + work_bytes(s));
-    fputs("    (void)scratch;\n", out);
-    emit_scratch_planes(out, s);
-    if (s->nphases == 0) {
-        for (int k = 0; k < s->out_elem->nslots; k++)
-            fprintf(out, "    memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k,
-                    prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
-    }
+    emit_run_start(out, s, work_bytes(s), false);
+    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
+        fprintf(out, "    if (out[%d] != in[%d]) memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k, k, k,
+                prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
     for (int i = 0; i < s->nphases; i++) {
         fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
                 plan_buf_name(s->phases[i].dst));
@@ -240,7 +234,7 @@ static const char c_context[] =
     "        free(ctx->scratch);\n"
     "        ctx->scratch = malloc(bytes);\n"
     "        ctx->scratch_bytes = ctx->scratch ? bytes : 0;\n"
-    "        if (!ctx->scratch) return -1;\n"
+    "        if (!ctx->scratch) return PARM_ERROR_MEMORY;\n"
     "    }\n"
     "    *base = (char *)ctx->scratch;\n"
     "    return 0;\n}\n\n";

@@ -213,14 +213,11 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
         }
     }
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
-    fputs("    char *scratch;\n    int status;\n", out);
-    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, &scratch))) return status;\n", s->scratch_bytes);
-    fputs("    (void)scratch;\n", out);
-    emit_scratch_planes(out, s);
-    if (s->nphases == 0)
-        for (int k = 0; k < s->out_elem->nslots; k++)
-            fprintf(out, "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, cudaMemcpyDeviceToDevice, ctx->stream));\n",
-                    k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
+    emit_run_start(out, s, 0, true);
+    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
+        fprintf(out, "    if (out[%d] != in[%d])\n        PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, "
+                     "cudaMemcpyDeviceToDevice, ctx->stream));\n",
+                k, k, k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
     for (int i = 0; i < s->nphases; i++)
         fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s))) return status;\n", fname, i,
                 plan_buf_name(s->phases[i].src), plan_buf_name(s->phases[i].dst));

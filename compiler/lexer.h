@@ -52,6 +52,9 @@ typedef struct {
     Arena *arena;
     Program *program;   /* declarations are appended as they are reduced */
     Token tok;          /* the token being handed to the parser */
+    Token head[2];      /* the first tokens of the current declaration, */
+    int nhead;          /* for suggestions in syntax errors */
+    bool in_head;       /* no '=' yet in the current declaration */
 } ParseState;
 
 /* The Lemon interface (%name Parse, %extra_context ParseState *ps). */

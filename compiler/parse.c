@@ -188,6 +188,18 @@ static char *describe_expected(Arena *a, TokSet e)
     return join(a, items, n);
 }
 
+/* A ':' before the '=' of an equation: a parameter list with types, which
+ * only an entry has. `entyr main (xs : t)` or `main (xs : t)`. */
+static void entry_note(ParseState *ps)
+{
+    Token first = ps->head[0];
+    const char *name = arena_strndup(ps->arena, first.s, (size_t)first.len);
+    if (ps->nhead > 1 && ps->head[1].kind == TOK_IDENT && diag_similar(name, "entry"))
+        diag_note(first.loc, "only an entry's parameters have types; did you mean 'entry'?");
+    else
+        diag_note(first.loc, "only an entry's parameters have types; did you mean 'entry %s'?", name);
+}
+
 noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
 {
     TokSet e = {.ntok = parser_token_count()};
@@ -217,6 +229,8 @@ noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
     for (int i = 0; i < COUNT(comparisons); i++)
         if (tok.kind == comparisons[i] && e.tok[TOK_PLUS])
             diag_note(tok.loc, "comparisons do not chain; use parentheses or '&&'");
+    if (tok.kind == TOK_COLON && ps->in_head && ps->nhead > 0 && ps->head[0].kind == TOK_IDENT)
+        entry_note(ps);
     diag_abort();
 }
 
@@ -265,9 +279,21 @@ static void check_type_depth(const TypeExpr *t, int depth)
 
 /* ---- the driver loop ---- */
 
+static void track_head(ParseState *ps, Token t)
+{
+    if (t.kind == TOK_SEP) {
+        ps->nhead = 0;
+        ps->in_head = true;
+    } else if (ps->nhead < COUNT(ps->head)) {
+        ps->head[ps->nhead++] = t;
+    }
+    if (t.kind == TOK_EQ)
+        ps->in_head = false;
+}
+
 void parse_source(Arena *arena, const Source *src, Program *program)
 {
-    ParseState ps = {.arena = arena, .program = program};
+    ParseState ps = {.arena = arena, .program = program, .in_head = true};
     size_t first_eq = (size_t)program->equations.len;
     size_t first_entry = (size_t)program->entries.len;
     Lexer lx;
@@ -279,6 +305,7 @@ void parse_source(Arena *arena, const Source *src, Program *program)
     for (;;) {
         Token t = lexer_next(&lx);
         ps.tok = t;
+        track_head(&ps, t);
         if (t.kind == TOK_LPAREN || t.kind == TOK_LBRACKET) {
             if (++brackets > MAX_BRACKETS)
                 diag_error(t.loc, "nesting too deep (more than %d open brackets)", MAX_BRACKETS);

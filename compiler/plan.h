@@ -68,6 +68,14 @@ typedef enum { PHASE_LOCAL, PHASE_PERMUTE, PHASE_MAP } PhaseKind;
  * arrays, or one of two scratch buffers. */
 typedef enum { BUF_IN, BUF_OUT, BUF_SCRATCH_A, BUF_SCRATCH_B } BufId;
 
+/* Calls whose input planes overlap output planes (in place, in == out) are
+ * correct: when the first phase writes scratch it has read the whole input
+ * before anything writes the output, so no overlap matters (ALIAS_HARMLESS);
+ * when it is a LOCAL phase that writes each tile where it read it, an input
+ * plane that is exactly its output plane is harmless too (ALIAS_EXACT_OK);
+ * any other overlap makes the call copy the input to scratch first. */
+typedef enum { ALIAS_HARMLESS, ALIAS_EXACT_OK, ALIAS_COPY } AliasRule;
+
 typedef struct {
     PhaseKind kind;
     int n;                      /* the array has 2^n elements */
@@ -126,6 +134,7 @@ typedef struct {
     int scratch_planes[2];
     unsigned long long scratch_plane_off[2][SCHED_MAX_SLOTS];
     unsigned long long scratch_bytes;
+    AliasRule alias;            /* what an input that overlaps the output needs */
 } Schedule;
 
 /* "in", "out", "sa" or "sb": also the names of the emitted arrays of planes. */

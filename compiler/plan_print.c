@@ -89,7 +89,9 @@ void plan_print(FILE *out, const Schedule *s) {
     elem_name(out, s->in_elem);
     fputs(" -> ", out);
     elem_name(out, s->out_elem);
-    fprintf(out, ", %d phase%s, scratch of %llu bytes\n", s->nphases, s->nphases == 1 ? "" : "s", s->scratch_bytes);
+    static const char *const alias[] = {"harmless", "harmless where exact", "copied"};
+    fprintf(out, ", %d phase%s, scratch of %llu bytes, an input overlapping the output: %s\n", s->nphases,
+            s->nphases == 1 ? "" : "s", s->scratch_bytes, alias[s->alias]);
     for (int x = 0; x < 2; x++) {
         if (!s->scratch_planes[x]) continue;
         fprintf(out, "    %s planes at:", plan_buf_name(BUF_SCRATCH_A + x));

@@ -524,6 +524,12 @@ static void assign_buffers(Schedule *s) {
     }
 }
 
+static AliasRule alias_rule(const Schedule *s) {
+    if (s->nphases == 0) return ALIAS_EXACT_OK;   /* a copy, skipped where in is out */
+    if (s->phases[0].dst != BUF_OUT) return ALIAS_HARMLESS;
+    return s->phases[0].kind == PHASE_LOCAL && s->phases[0].writes_in_place ? ALIAS_EXACT_OK : ALIAS_COPY;
+}
+
 /* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
 static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
@@ -571,4 +577,5 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     schedule_body(&s, body);
     assign_buffers(out);
     lay_out_scratch(out);
+    out->alias = alias_rule(out);
 }

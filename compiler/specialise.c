@@ -237,21 +237,56 @@ static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
 
 /* ---- calls ---- */
 
-static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
-    diag_report(loc, "%s", what);
-    /* The innermost calls show the cycle; the outermost show how it began. */
-    for (int i = s->depth - 1; i >= 0; i--) {
-        if (i < s->depth - 6 && i >= 3) {
-            if (i == s->depth - 7) diag_note(s->stack[i].loc, "... %d more calls ...", s->depth - 9);
+/* "in the call of 'sort' with 3 <[2^4]>" at the call site of stack[i]. */
+static void frame_note(Spec *s, int i) {
+    const Frame *f = &s->stack[i];
+    if (f->entry) {
+        diag_note(f->loc, "in entry '%s'", f->name);
+        return;
+    }
+    char args[256] = "";
+    int used = 0;
+    for (int a = 0; a < f->nargs && used < (int)sizeof args - 1; a++)
+        used += snprintf(args + used, sizeof args - (size_t)used, "%s%s", a ? " " : " with ",
+                         value_render(s, f->args[a]));
+    if (f->name) diag_note(f->loc, "in the call of '%s'%s", f->name, args);
+    else diag_note(f->loc, "in the call of a lambda%s", args);
+}
+
+/* Notes for the frames stack[last..first], innermost first; of a long
+ * chain, the innermost few (the cycle of a recursion) and the outermost two
+ * (how it began), with the number of calls left out between them. */
+enum { CHAIN_INNER = 5, CHAIN_OUTER = 2 };
+
+static void frame_notes(Spec *s, int first, int last) {
+    bool elide = first - last + 1 > CHAIN_INNER + CHAIN_OUTER + 1;
+    for (int i = first; i >= last; i--) {
+        if (elide && i <= first - CHAIN_INNER && i >= last + CHAIN_OUTER) {
+            if (i == first - CHAIN_INNER)
+                diag_note(s->stack[i].loc, "... %d more calls ...", first - last + 1 - CHAIN_INNER - CHAIN_OUTER);
             continue;
         }
-        Frame *f = &s->stack[i];
-        char args[256] = "";
-        int used = 0;
-        for (int a = 0; a < f->nargs && used < (int)sizeof args - 1; a++)
-            used += snprintf(args + used, sizeof args - (size_t)used, " %s", value_render(s, f->args[a]));
-        diag_note(f->loc, "in call %s%s", f->name, args);
+        frame_note(s, i);
     }
+}
+
+/* The diag context of specialisation: an error in imported code gets notes
+ * for the calls that led to it, down to the first call made in the user's
+ * own file (the file of the entry, stack[0]). */
+static void call_chain(void *data, Loc error) {
+    Spec *s = data;
+    if (!error.src || s->depth == 0) return;
+    const Source *user = s->stack[0].loc.src;
+    if (error.src == user) return;
+    int last = s->depth - 1;
+    while (last > 0 && s->stack[last].loc.src != user) last--;
+    frame_notes(s, s->depth - 1, last);
+}
+
+static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
+    diag_report(loc, "%s", what);
+    diag_set_context(NULL, NULL);   /* the notes below show every file's calls */
+    frame_notes(s, s->depth - 1, 0);
     diag_abort();
 }
 
@@ -259,7 +294,7 @@ static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc l
     spend(s, loc);
     if (s->depth == SPEC_MAX_DEPTH)
         too_deep(s, loc, arena_printf(s->arena, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH));
-    s->stack[s->depth++] = (Frame){loc, name, args, nargs};
+    s->stack[s->depth++] = (Frame){.loc = loc, .name = name, .args = args, .nargs = nargs};
 }
 
 static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
@@ -288,7 +323,7 @@ static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
 static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
     const Expr *lam = fn->lambda;
     Env *env = fn->env;
-    push_frame(s, "\\lambda", args, fn->arity, loc);
+    push_frame(s, NULL, args, fn->arity, loc);
     for (int a = 0; a < fn->arity; a++) {
         const Pattern *p = lam->params.items[a];
         if (!match(s, p, args[a], &env))
@@ -341,6 +376,42 @@ static Value *func_value(Spec *s, FnKind kind, int arity) {
     return v;
 }
 
+/* Keeps cand in *best when it is near enough to name to suggest, and
+ * nearer than *best (of equally near names, the first). */
+static void consider(const char *name, const char *cand, const char **best, int *best_d) {
+    if (!diag_similar(name, cand)) return;
+    int d = diag_edit_distance(name, cand, (int)strlen(name));
+    if (!*best || d < *best_d) {
+        *best = cand;
+        *best_d = d;
+    }
+}
+
+/* The name in scope nearest to `name`, if one is near enough to suggest:
+ * local names (innermost first), then functions, then built-ins. */
+static const char *nearest_name(Spec *s, const char *name, Env *env) {
+    const char *best = NULL;
+    int d = 0;
+    for (Env *b = env; b; b = b->next) consider(name, b->name, &best, &d);
+    const PtrList *eqs = &s->program->equations;
+    for (int i = 0; i < eqs->len; i++) consider(name, ((const Equation *)eqs->items[i])->name, &best, &d);
+    for (int i = 0; builtin_at(i); i++) consider(name, builtin_at(i)->name, &best, &d);
+    return best;
+}
+
+/* An unknown name: the import that defines it, or a near name in scope. */
+static noreturn void unknown_name(Spec *s, const Expr *e, Env *env) {
+    const char *lib = s->import_path ? imports_stdlib_defining(s->arena, s->import_path, e->name) : NULL;
+    if (lib) {
+        diag_report(e->loc, "unknown name '%s'", e->name);
+        diag_note(e->loc, "'%s' is defined in the stdlib: add import \"%s\"", e->name, lib);
+        diag_abort();
+    }
+    const char *near = nearest_name(s, e->name, env);
+    if (near) diag_error(e->loc, "unknown name '%s'; did you mean '%s'?", e->name, near);
+    diag_error(e->loc, "unknown name '%s'", e->name);
+}
+
 static Value *lookup(Spec *s, const Expr *e, Env *env) {
     for (Env *b = env; b; b = b->next)
         if (strcmp(b->name, e->name) == 0) return b->value;
@@ -357,7 +428,7 @@ static Value *lookup(Spec *s, const Expr *e, Env *env) {
         v->builtin = b;
         return v;
     }
-    diag_error(e->loc, "unknown name '%s'", e->name);
+    unknown_name(s, e, env);
 }
 
 static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc);
@@ -582,6 +653,7 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
         env = env_bind(s, env, p->name, v);
     }
     push_frame(s, entry->name, NULL, 0, entry->loc);
+    s->stack[s->depth - 1].entry = true;
     add_results(s, f->body, eval(s, entry->body, env), entry->body->loc);
     s->depth--;
     s->prog->funcs[s->prog->nfuncs++] = f;
@@ -607,11 +679,14 @@ static void specialise_entry(Spec *s, const Entry *entry) {
     for (int64_t n = lo; n <= hi; n++) specialise_entry_at(s, entry, range, n);
 }
 
-void specialise_program(Arena *arena, const Program *program, const char *entry, IrProgram *prog) {
+void specialise_program(Arena *arena, const Program *program, const char *entry, const ImportPath *path,
+                        IrProgram *prog) {
     Spec *s = NEW(arena, Spec);
     eval_depth = 0;
     s->arena = arena;
     s->prog = prog;
+    s->import_path = path;
+    s->program = program;
     build_function_table(s, program);
     for (int i = 0; i < program->entries.len; i++) {
         const Entry *e = program->entries.items[i];
@@ -626,7 +701,9 @@ void specialise_program(Arena *arena, const Program *program, const char *entry,
         const Entry *e = program->entries.items[i];
         if (entry && strcmp(e->name, entry) != 0) continue;
         found = true;
+        diag_set_context(call_chain, s);
         specialise_entry(s, e);
+        diag_set_context(NULL, NULL);
     }
     if (!found) {
         if (entry) diag_fatal("no entry point named '%s'", entry);

@@ -63,7 +63,7 @@ static Schedule *plans_of(Arena *arena) {
     const Source *src = source_copy(arena, "test.parm", program, sizeof program - 1);
     parse_source(arena, src, &prog);
     ir = (IrProgram){.arena = arena};
-    specialise_program(arena, &prog, NULL, &ir);
+    specialise_program(arena, &prog, NULL, NULL, &ir);
     opt_normalise(&ir);
     opt_optimise(&ir, NULL);
     Schedule *plans = NEW_ARRAY(arena, Schedule, ir.nfuncs);
@@ -161,6 +161,10 @@ static void break_flow(Arena *a, Schedule *plans) {
     c = copy(a, one);
     c.phases[c.nphases - 1].dst = BUF_SCRATCH_A;
     expect(a, &c, "the last phase writes sa", "a result left in scratch");
+    const Schedule *moved = find(plans, "layout");
+    c = copy(a, moved);
+    c.alias = ALIAS_EXACT_OK;
+    expect(a, &c, "moves elements", "an in-place call allowed where the first phase moves elements");
     const Schedule *p = find(plans, "permute");
     int k = first_of(p, PHASE_PERMUTE, false);
     c = copy(a, p);
