@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 jmp_buf *diag_handler;
 
@@ -23,7 +24,43 @@ void diag_set_stream(FILE *f) { diag_stream = f; }
 
 static FILE *out(void) { return diag_stream ? diag_stream : stderr; }
 
-/* Prints the source line of loc and a caret under its column. */
+/* A source line longer than this is shown as a window of about this many
+ * bytes around the caret, so that a huge one-line input gives a readable
+ * diagnostic in constant time. */
+enum { SHOW_MAX = 160, SHOW_BEFORE = 80, ELLIPSIS = 3 };
+
+typedef struct {
+    char text[SHOW_MAX + 4 + 2 * ELLIPSIS + 2];     /* the window may end after a whole character */
+    int len;
+} LineBuf;
+
+static void put(LineBuf *b, char c)
+{
+    if (b->len < (int)sizeof b->text - 1)
+        b->text[b->len++] = c;
+}
+
+/* The bytes [from, to) of the line p[0..width) that show_line echoes: all of
+ * it when it is short, else a window that starts and ends on whole UTF-8
+ * characters and holds the caret. */
+static void window(const char *p, long width, long caret, long *from, long *to)
+{
+    *from = 0;
+    *to = width;
+    if (width <= SHOW_MAX)
+        return;
+    *from = caret > SHOW_BEFORE ? caret - SHOW_BEFORE : 0;
+    if (*from + SHOW_MAX > width)
+        *from = width - SHOW_MAX;
+    *to = *from + SHOW_MAX;
+    while (*from > 0 && *from < caret && ((unsigned char)p[*from] & 0xc0) == 0x80)
+        (*from)++;
+    for (int extra = 0; *to < width && extra < 3 && ((unsigned char)p[*to] & 0xc0) == 0x80; extra++)
+        (*to)++;
+}
+
+/* Prints the source line of loc and a caret under its column, each with one
+ * write (stderr is unbuffered). */
 static void show_line(Loc loc)
 {
     const Source *src = loc.src;
@@ -31,38 +68,52 @@ static void show_line(Loc loc)
         return;
     const char *p = src->text, *end = src->text + src->len;
     for (int line = 1; line < loc.line; line++) {
-        while (p < end && *p != '\n')
-            p++;
-        if (p == end)
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (!p)
             return;
         p++;
     }
-    const char *eol = p;
-    while (eol < end && *eol != '\n')
-        eol++;
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+        eol = end;
     if (eol > p && eol[-1] == '\r')
         eol--;
-    for (const char *q = p; q < eol; q++) {
-        unsigned char c = (unsigned char)*q;
-        fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?', out());
+    long width = (long)(eol - p), caret = loc.col - 1L, from, to;
+    if (caret > width)
+        caret = width;
+    window(p, width, caret, &from, &to);
+    LineBuf text = {.len = 0}, marks = {.len = 0};
+    for (int i = 0; from > 0 && i < ELLIPSIS; i++) {
+        put(&text, '.');
+        put(&marks, ' ');
     }
-    fputc('\n', out());
-    long width = (long)(eol - p);
-    for (long i = 0; i < (long)loc.col - 1; i++) {
-        unsigned char c = i < width ? (unsigned char)p[i] : ' ';
+    for (long i = from; i < to; i++) {
+        unsigned char c = (unsigned char)p[i];
+        put(&text, (char)(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?'));
+    }
+    for (int i = 0; to < width && i < ELLIPSIS; i++)
+        put(&text, '.');
+    for (long i = from; i < caret; i++) {
+        unsigned char c = (unsigned char)p[i];
         if (c == '\t')
-            fputc('\t', out());
+            put(&marks, '\t');
         else if ((c & 0xc0) != 0x80)
-            fputc(' ', out());
+            put(&marks, ' ');
     }
-    fputs("^\n", out());
+    put(&text, '\n');
+    put(&marks, '^');
+    put(&marks, '\n');
+    fwrite(text.text, 1, (size_t)text.len, out());
+    fwrite(marks.text, 1, (size_t)marks.len, out());
 }
 
 static void vreport(const char *kind, Loc loc, const char *fmt, va_list ap)
 {
     fflush(stdout);
-    if (loc.src)
+    if (loc.src && loc.line > 0)
         fprintf(out(), "%s:%d:%d: %s: ", loc.src->name, loc.line, loc.col, kind);
+    else if (loc.src)
+        fprintf(out(), "%s: %s: ", loc.src->name, kind);
     else
         fprintf(out(), "parmc: %s: ", kind);
     vfprintf(out(), fmt, ap);
@@ -76,6 +127,14 @@ void diag_report(Loc loc, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vreport("error", loc, fmt, ap);
+    va_end(ap);
+}
+
+void diag_warning(Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("warning", loc, fmt, ap);
     va_end(ap);
 }
 

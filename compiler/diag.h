@@ -18,7 +18,7 @@ typedef struct {
 
 typedef struct {
     const Source *src;  /* NULL for locations that are not in a file */
-    int line, col;      /* 1-based */
+    int line, col;      /* 1-based; line 0: the whole file ("FILE: error: ...") */
 } Loc;
 
 extern jmp_buf *diag_handler;
@@ -28,6 +28,8 @@ noreturn void diag_error(Loc loc, const char *fmt, ...) __attribute__((format(pr
  * then diag_abort(). */
 void diag_report(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_note(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning: printed like an error, but compilation goes on. */
+void diag_warning(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 noreturn void diag_abort(void);
 /* An error with no source position: "parmc: error: ...". */
 noreturn void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,7 @@
  * what remains is an IR program over arrays of fixed length. */
 #include "value.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,39 @@ static Env *env_bind(Spec *s, Env *env, const char *name, Value *v) {
     return b;
 }
 
+/* FNV-1a: the function table is hashed by name so that a program of
+ * hundreds of thousands of equations is grouped in linear time. */
+static size_t name_hash(const char *name) {
+    uint64_t h = 14695981039346656037u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211u;
+    return (size_t)h;
+}
+
+/* The slot of name in s->funcs: its function's, or the empty one where it
+ * would go. */
+static Function **function_slot(Spec *s, const char *name) {
+    size_t mask = (size_t)s->funcs_cap - 1;
+    for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask)
+        if (!s->funcs[i] || strcmp(s->funcs[i]->name, name) == 0) return &s->funcs[i];
+}
+
 static Function *find_function(Spec *s, const char *name) {
-    for (int i = 0; i < s->nfuncs; i++)
-        if (strcmp(s->funcs[i]->name, name) == 0) return s->funcs[i];
-    return NULL;
+    return s->funcs_cap ? *function_slot(s, name) : NULL;
+}
+
+/* Adds f, doubling the table (in the arena) to keep it at most half full. */
+static void add_function(Spec *s, Function *f) {
+    if (2 * (s->nfuncs + 1) > s->funcs_cap) {
+        Function **old = s->funcs;
+        int old_cap = s->funcs_cap;
+        if (old_cap > INT_MAX / 4) diag_fatal("program too large: too many functions");
+        s->funcs_cap = old_cap ? 2 * old_cap : 64;
+        s->funcs = NEW_ARRAY(s->arena, Function *, s->funcs_cap);
+        for (int i = 0; i < old_cap; i++)
+            if (old[i]) *function_slot(s, old[i]->name) = old[i];
+    }
+    *function_slot(s, f->name) = f;
+    s->nfuncs++;
 }
 
 /* A function's equations come from one file: an imported file cannot add
@@ -38,7 +68,6 @@ static noreturn void defined_twice(const Function *f, const Equation *eq) {
 
 /* Group equations by name; every equation of a name takes as many parameters. */
 static void build_function_table(Spec *s, const Program *p) {
-    s->funcs = NEW_ARRAY(s->arena, Function *, p->equations.len + 1);
     for (int i = 0; i < p->equations.len; i++) {
         Equation *eq = p->equations.items[i];
         if (builtin_lookup(eq->name))
@@ -49,7 +78,7 @@ static void build_function_table(Spec *s, const Program *p) {
             f->name = eq->name;
             f->loc = eq->loc;
             f->arity = eq->params.len;
-            s->funcs[s->nfuncs++] = f;
+            add_function(s, f);
         } else if (f->loc.src != eq->loc.src) {
             defined_twice(f, eq);
         } else if (f->arity != eq->params.len) {

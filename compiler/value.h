@@ -71,8 +71,8 @@ struct Spec {
     Arena *arena;
     IrProgram *prog;
     IrBody *body;           /* where statements are appended now */
-    Function **funcs;
-    int nfuncs;
+    Function **funcs;       /* a hash table by name: open addressing, a power-of-two size */
+    int nfuncs, funcs_cap;
     Frame stack[SPEC_MAX_DEPTH];
     int depth;
     long work;
