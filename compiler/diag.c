@@ -18,6 +18,11 @@
 
 jmp_buf *diag_handler;
 
+bool source_has_bom(const Source *src)
+{
+    return src->text && src->len >= 3 && memcmp(src->text, "\xef\xbb\xbf", 3) == 0;
+}
+
 static FILE *diag_stream;       /* NULL: stderr */
 
 void diag_set_stream(FILE *f) { diag_stream = f; }
@@ -66,7 +71,7 @@ static void show_line(Loc loc)
     const Source *src = loc.src;
     if (!src->text || loc.line < 1 || loc.col < 1)
         return;
-    const char *p = src->text, *end = src->text + src->len;
+    const char *p = src->text + (source_has_bom(src) ? 3 : 0), *end = src->text + src->len;
     for (int line = 1; line < loc.line; line++) {
         p = memchr(p, '\n', (size_t)(end - p));
         if (!p)

@@ -7,6 +7,7 @@
 #define PARMC_DIAG_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
 
@@ -20,6 +21,10 @@ typedef struct {
     const Source *src;  /* NULL for locations that are not in a file */
     int line, col;      /* 1-based; line 0: the whole file ("FILE: error: ...") */
 } Loc;
+
+/* Whether src starts with a UTF-8 byte-order mark (EF BB BF), which the
+ * lexer skips and columns do not count. */
+bool source_has_bom(const Source *src);
 
 extern jmp_buf *diag_handler;
 

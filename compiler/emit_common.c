@@ -249,7 +249,7 @@ static void emit_print(FILE *out, Prim p, int k) {
 static void emit_read_input(FILE *out, const Schedule *s) {
     const ElemType *t = s->in_elem;
     fputs("    parm_input input;\n"
-          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
+          "    if (parm_input_read(&input, stdin)) return 1;\n"
           "    char tok[80];\n    long count = 0;\n"
           "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
     fprintf(out, "    if (count == 0 || count %% %d != 0 || (count / %d & (count / %d - 1)) != 0) {\n", t->nslots, t->nslots,

@@ -106,7 +106,14 @@ static void fill_buffer(const Tokens *t, long *next, Buf *b, BadToken *bad) {
 }
 
 const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text,
-                             Buf ***inputs) {
+                             long len, Buf ***inputs) {
+    /* Tokenising stops at a NUL, so a NUL would silently end the input. The
+       message is the one of parm_input_read (runtime/parm_io.h). */
+    const char *nul = memchr(text, 0, (size_t)len);
+    if (nul) {
+        Source src = {name, text, (int)(nul - text)};
+        diag_error(input_loc(&src, nul - text), "the input contains a NUL byte");
+    }
     Tokens t = tokenize(text);
     const IrFunc *f = find_specialisation(p, entry, t.count);
     if (!f) {

@@ -122,6 +122,24 @@ static IrVal *emit_const(Spec *s, Prim p, Scalar c, Loc loc) {
     return ir_add_result(s->prog, st, -1, elem_prim(p));
 }
 
+/* A static number takes the type it meets only if it fits: nothing wraps
+ * silently (`x < 300` on u8 would otherwise compare with 44). */
+static void check_fits(const Value *v, Prim p, Loc loc) {
+    Loc at = v->loc.src ? v->loc : loc;
+    if (v->kind == V_INT && !scalar_int_fits(p, v->i)) {
+        char range[64];
+        prim_format_range(p, range, sizeof range);
+        diag_report(at, "the integer %lld does not fit %s (%s)", (long long)v->i, prim_name(p), range);
+    } else if (v->kind == V_FLOAT && !scalar_double_fits(p, v->f)) {
+        diag_report(at, "the number %g does not fit %s (it would be an infinity)", v->f, prim_name(p));
+    } else {
+        return;
+    }
+    if (at.src != loc.src || at.line != loc.line)
+        diag_note(loc, "it is used as %s here", prim_name(p));
+    diag_abort();
+}
+
 Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
     char want[128];
     elem_format(t, want, sizeof want);
@@ -138,12 +156,14 @@ Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
         if (ir_is_scalar(v->rt) && v->rt->elem->prim == p) return v;
         break;
     case V_INT:
+        if (p != PRIM_BOOL) check_fits(v, p, loc);
         if (p != PRIM_BOOL) return value_rt(s, emit_const(s, p, scalar_from_int(p, v->i), loc));
         break;
     case V_BOOL:
         if (p == PRIM_BOOL) return value_rt(s, emit_const(s, p, scalar_from_int(p, v->i), loc));
         break;
     case V_FLOAT:
+        if (prim_is_float(p)) check_fits(v, p, loc);
         if (prim_is_float(p)) return value_rt(s, emit_const(s, p, scalar_from_double(p, v->f), loc));
         break;
     default:
@@ -484,12 +504,17 @@ static Value *eval_list(Spec *s, const Expr *e, Env *env) {
 
 static Value *eval_node(Spec *s, const Expr *e, Env *env) {
     switch (e->kind) {
-    case EXPR_INT: return value_int(s, e->value);
+    case EXPR_INT: {
+        Value *v = value_int(s, e->value);
+        v->loc = e->loc;
+        return v;
+    }
     case EXPR_BOOL: return value_bool(s, e->value != 0);
     case EXPR_FLOAT: {
         Value *v = NEW(s->arena, Value);
         v->kind = V_FLOAT;
         v->f = e->fvalue;
+        v->loc = e->loc;
         return v;
     }
     case EXPR_VAR: return lookup(s, e, env);

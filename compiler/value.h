@@ -47,6 +47,7 @@ struct Value {
     const Builtin *builtin;
     Op op;                  /* operator sections: builtin "(op)" with this op */
     IrVal *rt;              /* V_RT */
+    Loc loc;                /* V_INT, V_FLOAT: where the number was written or computed (may be none) */
 };
 
 struct Env {

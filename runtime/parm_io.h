@@ -21,22 +21,38 @@ typedef struct {
     long count;     /* values read so far */
 } parm_input;
 
+/* Where a NUL byte at text[at] is, as "<stdin>:LINE:COL" with COL in bytes. */
+static inline void parm_report_nul(const char *text, size_t at) {
+    long line = 1, col = 1;
+    for (size_t i = 0; i < at; i++) {
+        if (text[i] == '\n') { line++; col = 1; }
+        else col++;
+    }
+    fprintf(stderr, "<stdin>:%ld:%ld: error: the input contains a NUL byte\n", line, col);
+}
+
+/* Reads all of f; on an error reports it on stderr and returns -1. A NUL
+ * byte is an error (the interpreter's message, compiler/io.c): it would
+ * otherwise end the input silently. */
 static inline int parm_input_read(parm_input *in, FILE *f) {
     size_t cap = 1 << 16, n = 0, got;
     in->text = (char *)malloc(cap);
     in->pos = 0;
     in->count = 0;
-    if (!in->text) return -1;
+    if (!in->text) { fputs("error: cannot read the input\n", stderr); return -1; }
     while ((got = fread(in->text + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (n + 1 == cap) {
             char *grown = (char *)realloc(in->text, cap *= 2);
-            if (!grown) return -1;
+            if (!grown) { fputs("error: cannot read the input\n", stderr); return -1; }
             in->text = grown;
         }
     }
     in->text[n] = 0;
-    return ferror(f) ? -1 : 0;
+    if (ferror(f)) { fputs("error: cannot read the input\n", stderr); return -1; }
+    const char *nul = (const char *)memchr(in->text, 0, n);
+    if (nul) { parm_report_nul(in->text, (size_t)(nul - in->text)); return -1; }
+    return 0;
 }
 
 static inline int parm_is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
