@@ -114,6 +114,7 @@ typedef struct {
 } Entry;
 
 typedef struct {
+    const Source *src;      /* the main source file (the first parsed) */
     PtrList equations;      /* Equation*, in source order */
     PtrList entries;        /* Entry*, in source order */
     PtrList imports;        /* Import*: `import "name"` lines, resolved by imports.c */

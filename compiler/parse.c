@@ -271,6 +271,8 @@ static void check_type_depth(const TypeExpr *t, int depth)
 void parse_source(Arena *arena, const Source *src, Program *program)
 {
     ParseState ps = {.arena = arena, .program = program};
+    if (!program->src)
+        program->src = src;
     size_t first_entry = (size_t)program->entries.len;
     Lexer lx;
     lexer_init(&lx, arena, src);

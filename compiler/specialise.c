@@ -627,6 +627,7 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     f->name = range ? arena_printf(s->arena, "%s_%lld", entry->name, (long long)size) : entry->name;
     f->entry = entry->name;
     f->size_param = range ? size : -1;
+    f->loc = entry->loc;
     f->body = ir_new_body(s->prog);
     s->body = f->body;
     Env *env = NULL;
@@ -661,6 +662,23 @@ static void specialise_entry(Spec *s, const Entry *entry) {
     for (int64_t n = lo; n <= hi; n++) specialise_entry_at(s, entry, range, n);
 }
 
+/* Entry points are looked up by name: when the one asked for is missing, the
+ * error is about the whole file, and notes say where the entries are. */
+noreturn void spec_no_entry(const Program *program, const char *entry) {
+    Loc file = {program->src, 0, 0};
+    if (!entry || program->entries.len == 0)
+        diag_error(file, "the program has no entry point (write `entry main (xs : [2^n]t) = ...`)");
+    diag_report(file, "no entry point named '%s'", entry);
+    enum { SHOWN = 4 };
+    for (int i = 0; i < program->entries.len && i < SHOWN; i++) {
+        const Entry *e = program->entries.items[i];
+        diag_note(e->loc, "entry '%s' is defined here", e->name);
+    }
+    if (program->entries.len > SHOWN)
+        diag_note(file, "and %d more entries", program->entries.len - SHOWN);
+    diag_abort();
+}
+
 void specialise_program(Arena *arena, const Program *program, const char *entry, IrProgram *prog) {
     Spec *s = NEW(arena, Spec);
     eval_depth = 0;
@@ -682,8 +700,5 @@ void specialise_program(Arena *arena, const Program *program, const char *entry,
         found = true;
         specialise_entry(s, e);
     }
-    if (!found) {
-        if (entry) diag_fatal("no entry point named '%s'", entry);
-        diag_fatal("the program has no entry point (write `entry main (xs : [2^n]t) = ...`)");
-    }
+    if (!found) spec_no_entry(program, entry);
 }

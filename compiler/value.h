@@ -115,5 +115,7 @@ Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc);
 /* The front door: specialise the named entry (or every entry when name is
  * NULL) into prog. Errors abort through diag. */
 void specialise_program(Arena *arena, const Program *program, const char *entry, IrProgram *prog);
+/* Reports that the program has no entry named entry (NULL: no entry at all). */
+noreturn void spec_no_entry(const Program *program, const char *entry);
 
 #endif
