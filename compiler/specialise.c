@@ -23,40 +23,39 @@ static Env *env_bind(Spec *s, Env *env, const char *name, Value *v) {
     return b;
 }
 
-/* FNV-1a: the function table is hashed by name so that a program of
- * hundreds of thousands of equations is grouped in linear time. */
+/* FNV-1a. */
 static size_t name_hash(const char *name) {
     uint64_t h = 14695981039346656037u;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211u;
     return (size_t)h;
 }
 
-/* The slot of name in s->funcs: its function's, or the empty one where it
- * would go. */
-static Function **function_slot(Spec *s, const char *name) {
-    size_t mask = (size_t)s->funcs_cap - 1;
+/* The slot of name: its own, or the empty one where it would go. */
+static NameSlot *name_slot(const NameTable *t, const char *name) {
+    size_t mask = (size_t)t->cap - 1;
     for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask)
-        if (!s->funcs[i] || strcmp(s->funcs[i]->name, name) == 0) return &s->funcs[i];
+        if (!t->slots[i].name || strcmp(t->slots[i].name, name) == 0) return &t->slots[i];
 }
 
-static Function *find_function(Spec *s, const char *name) {
-    return s->funcs_cap ? *function_slot(s, name) : NULL;
+static void *name_find(const NameTable *t, const char *name) {
+    return t->cap ? name_slot(t, name)->item : NULL;
 }
 
-/* Adds f, doubling the table (in the arena) to keep it at most half full. */
-static void add_function(Spec *s, Function *f) {
-    if (2 * (s->nfuncs + 1) > s->funcs_cap) {
-        Function **old = s->funcs;
-        int old_cap = s->funcs_cap;
-        if (old_cap > INT_MAX / 4) diag_fatal("program too large: too many functions");
-        s->funcs_cap = old_cap ? 2 * old_cap : 64;
-        s->funcs = NEW_ARRAY(s->arena, Function *, s->funcs_cap);
-        for (int i = 0; i < old_cap; i++)
-            if (old[i]) *function_slot(s, old[i]->name) = old[i];
+/* Adds a name that is not in t yet, doubling t to keep it at most half full. */
+static void name_add(Arena *a, NameTable *t, const char *name, void *item) {
+    if (2 * (t->count + 1) > t->cap) {
+        NameTable old = *t;
+        if (old.cap > INT_MAX / 4) diag_fatal("program too large: too many names");
+        t->cap = old.cap ? 2 * old.cap : 64;
+        t->slots = NEW_ARRAY(a, NameSlot, t->cap);
+        for (int i = 0; i < old.cap; i++)
+            if (old.slots[i].name) *name_slot(t, old.slots[i].name) = old.slots[i];
     }
-    *function_slot(s, f->name) = f;
-    s->nfuncs++;
+    *name_slot(t, name) = (NameSlot){name, item};
+    t->count++;
 }
+
+static Function *find_function(Spec *s, const char *name) { return name_find(&s->funcs, name); }
 
 /* A function's equations come from one file: an imported file cannot add
  * equations to a function of the importer, nor take over its name. */
@@ -78,7 +77,7 @@ static void build_function_table(Spec *s, const Program *p) {
             f->name = eq->name;
             f->loc = eq->loc;
             f->arity = eq->params.len;
-            add_function(s, f);
+            name_add(s->arena, &s->funcs, f->name, f);
         } else if (f->loc.src != eq->loc.src) {
             defined_twice(f, eq);
         } else if (f->arity != eq->params.len) {
@@ -622,6 +621,19 @@ static void add_results(Spec *s, IrBody *body, Value *v, Loc loc) {
                value_describe(s, v));
 }
 
+/* Appends f to the program's functions, doubling the array in the arena. */
+static void add_ir_func(Spec *s, IrFunc *f) {
+    IrProgram *p = s->prog;
+    if (p->nfuncs == s->ir_funcs_cap) {
+        if (s->ir_funcs_cap > INT_MAX / 4) diag_fatal("program too large: too many entry points");
+        s->ir_funcs_cap = s->ir_funcs_cap ? 2 * s->ir_funcs_cap : 16;
+        IrFunc **grown = NEW_ARRAY(s->arena, IrFunc *, s->ir_funcs_cap);
+        if (p->nfuncs) memcpy(grown, p->funcs, sizeof(IrFunc *) * (size_t)p->nfuncs);
+        p->funcs = grown;
+    }
+    p->funcs[p->nfuncs++] = f;
+}
+
 static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *range, int64_t size) {
     IrFunc *f = NEW(s->arena, IrFunc);
     f->name = range ? arena_printf(s->arena, "%s_%lld", entry->name, (long long)size) : entry->name;
@@ -639,7 +651,7 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     push_frame(s, entry->name, NULL, 0, entry->loc);
     add_results(s, f->body, eval(s, entry->body, env), entry->body->loc);
     s->depth--;
-    s->prog->funcs[s->prog->nfuncs++] = f;
+    add_ir_func(s, f);
 }
 
 static void specialise_entry(Spec *s, const Entry *entry) {
@@ -685,14 +697,12 @@ void specialise_program(Arena *arena, const Program *program, const char *entry,
     s->arena = arena;
     s->prog = prog;
     build_function_table(s, program);
+    NameTable entries = {0};
     for (int i = 0; i < program->entries.len; i++) {
-        const Entry *e = program->entries.items[i];
-        for (int j = 0; j < i; j++) {
-            const Entry *other = program->entries.items[j];
-            if (strcmp(other->name, e->name) == 0) diag_error(e->loc, "entry '%s' is defined twice", e->name);
-        }
+        Entry *e = program->entries.items[i];
+        if (name_find(&entries, e->name)) diag_error(e->loc, "entry '%s' is defined twice", e->name);
+        name_add(arena, &entries, e->name, e);
     }
-    prog->funcs = NEW_ARRAY(arena, IrFunc *, (MAX_LOG_LEN + 1) * (program->entries.len + 1));
     bool found = false;
     for (int i = 0; i < program->entries.len; i++) {
         const Entry *e = program->entries.items[i];

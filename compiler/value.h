@@ -68,12 +68,24 @@ typedef struct {            /* one active call, for "recursion too deep" notes *
 #define SPEC_MAX_STMTS 500000L      /* IR statements per compilation, counted as the values they define */
 #define MAX_LOG_LEN 40              /* index bits per array */
 
+/* A hash table from names to items (open addressing, a power-of-two size,
+ * at most half full, grown in the arena), so that a program of hundreds of
+ * thousands of declarations is checked in linear time. */
+typedef struct {
+    const char *name;
+    void *item;
+} NameSlot;
+typedef struct {
+    NameSlot *slots;
+    int count, cap;
+} NameTable;
+
 struct Spec {
     Arena *arena;
     IrProgram *prog;
     IrBody *body;           /* where statements are appended now */
-    Function **funcs;       /* a hash table by name: open addressing, a power-of-two size */
-    int nfuncs, funcs_cap;
+    NameTable funcs;        /* Function* by name */
+    int ir_funcs_cap;       /* room in prog->funcs */
     Frame stack[SPEC_MAX_DEPTH];
     int depth;
     long work;

@@ -22,6 +22,9 @@ scale_run() {   # scale_run SECONDS WANT_STATUS DESCRIPTION SRC
 awk 'BEGIN { for (i = 0; i < 400000; i++) printf "g%d x = x + %d\n", i, i
              print "entry main (xs : [2^4]u32) = map g399999 xs" }' >"$TMP/scale_eqs.parm"
 scale_run 30 0 "400,000 equations" "$TMP/scale_eqs.parm"
+# 100,000 entries: duplicate entries are found through a hash table too.
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "entry e%d (xs : [2^1]u32) = xs\n", i }' >"$TMP/scale_entries.parm"
+scale_run 30 0 "100,000 entries" "$TMP/scale_entries.parm"
 # A 16 MB one-line expression fails at its 1001st level, not after parsing it all.
 awk 'BEGIN { printf "entry main (xs : [2^4]u32) = map (\\x -> x"
              for (i = 0; i < 4000000; i++) printf " + 1"
