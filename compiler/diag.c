@@ -8,7 +8,9 @@
  * Control characters in the echoed line are shown as '?' so that garbage
  * input cannot upset the terminal; the caret line copies tabs and skips
  * UTF-8 continuation bytes so the caret stays under the column (columns
- * themselves are 1-based byte offsets). */
+ * themselves are 1-based byte offsets). A long line is clipped to a window
+ * around the caret. A location with line 0 is a whole file: "FILE: error:",
+ * without a source line. */
 #include "diag.h"
 
 #include <stdarg.h>
