@@ -37,7 +37,6 @@ typedef struct {
     StmtList dying;     /* killed statements whose reads are still counted */
     bool changed;
     FILE *trace;
-    long applied;
 } Rewriter;
 
 /* Each round reaches the fixed point of every nest; rounds only repeat for
@@ -75,7 +74,6 @@ static int uses(Rewriter *r, const IrVal *v) { return v->id < r->cap ? r->uses[v
 
 static void fired(Rewriter *r, const char *rule, const IrStmt *s) {
     r->changed = true;
-    r->applied++;
     if (!r->trace) return;
     fprintf(r->trace, "rule %s", rule);
     if (s->loc.src) fprintf(r->trace, " at %s:%d:%d", s->loc.src->name, s->loc.line, s->loc.col);
