@@ -11,6 +11,7 @@
 #include "ir.h"
 #include "emit.h"
 #include "opt.h"
+#include "randinput.h"
 #include "simulate.h"
 #include "value.h"
 
@@ -119,8 +120,9 @@ static void compile(Compilation *c, const Options *opt) {
     write_file(c, header, write_header, &in, opt->target_c);
 }
 
-/* --report: the access simulator over the schedule of every entry. Exits 1
- * when some access is not minimal, so scripts can assert it. */
+/* --report: the access simulator over the schedule of every entry. With
+ * --strict it exits 1 when some access is not minimal, so scripts can assert
+ * it; otherwise a report is a success. */
 static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
@@ -129,7 +131,19 @@ static void report(Compilation *c, const Options *opt) {
         schedule_func(&c->arena, c->ir.funcs[i], &s);
         ok &= simulate_report(out, &s);
     }
-    if (!ok) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+    if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+}
+
+/* An unknown entry name is an error that lists the entries there are. */
+static void check_entry(Arena *a, const Program *p, const char *entry) {
+    if (!entry || p->entries.len == 0) return;  /* specialise reports a program without entries */
+    char *names = "";
+    for (int i = 0; i < p->entries.len; i++) {
+        const Entry *e = p->entries.items[i];
+        if (!strcmp(e->name, entry)) return;
+        names = arena_printf(a, "%s%s'%s'", names, i ? ", " : "", e->name);
+    }
+    diag_fatal("no entry point named '%s'; the program's entries are %s", entry, names);
 }
 
 static void run_pipeline(Compilation *c, const Options *opt, const MemSource *mem) {
@@ -138,9 +152,17 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
                             : source_load(&c->arena, opt->input);
     parse_source(&c->arena, src, &c->program);
     imports_resolve(&c->arena, &c->program, &opt->import_path, mem ? NULL : opt->input);
+    if (opt->action == ACTION_LIST_ENTRIES) {
+        for (int i = 0; i < c->program.entries.len; i++)
+            fprintf(out, "%s\n", ((const Entry *)c->program.entries.items[i])->name);
+        return;
+    }
     const char *entry = opt->entry;
-    if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
-    if (opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT) entry = NULL;   /* every entry */
+    if (!entry && (opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR ||
+                   opt->action == ACTION_RANDOM_INPUT))
+        entry = "main";
+    check_entry(&c->arena, &c->program, opt->emit_main && !entry ? "main" : entry);
+    if (opt->action == ACTION_COMPILE) entry = NULL;   /* every entry */
     specialise_program(&c->arena, &c->program, entry, &c->ir);
     Stage target = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
@@ -158,6 +180,11 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         break;
     case ACTION_REPORT:
         report(c, opt);
+        break;
+    case ACTION_RANDOM_INPUT:
+        randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed);
+        break;
+    case ACTION_LIST_ENTRIES:
         break;
     }
 }
