@@ -107,8 +107,7 @@ static void free_block(Block *b) {
 }
 
 static void syntax_error(Tester *t, int line, const char *msg, const char *word, size_t n) {
-    fprintf(stderr, "%s:%d:1: error: %s '%.*s'\n", t->path, line, msg, (int)n, word);
-    printf("FAIL %s:%d: the test block cannot be read\n", t->path, line);
+    printf("FAIL %s:%d: the test block cannot be read: %s '%.*s'\n", t->path, line, msg, (int)n, word);
     t->failed++;
 }
 
@@ -336,6 +335,14 @@ static char *message(const char *fmt, const char *a, const char *b) {
     return m;
 }
 
+/* "WHAT lacks 'TEXT': FIRST LINE OF ERR" */
+static char *lacks(const char *what, const char *text, const char *err) {
+    char *line = first_line(err), *m = message("%s lacks '%s': ", what, text), *all = message("%s%s", m, line);
+    free(line);
+    free(m);
+    return all;
+}
+
 /* The interpreter's result for a case: *ref is its output (NULL when the case
  * expects it to fail). Returns why the case fails, or NULL. */
 static char *interpret_case(Tester *t, const Block *b, const Case *c, const char *program, char *input, char **ref) {
@@ -345,7 +352,7 @@ static char *interpret_case(Tester *t, const Block *b, const Case *c, const char
     *ref = NULL;
     if (c->kind == CASE_ERROR) {
         if (r.status == 0) why = dup_range("the interpreter accepted the input", 34);
-        else if (!strstr(r.err, c->expect)) why = message("the interpreter's error lacks '%s': %s", c->expect, r.err);
+        else if (!strstr(r.err, c->expect)) why = lacks("the interpreter's error", c->expect, r.err);
     } else if (r.status) {
         char *line = first_line(r.err);
         why = message("interpreter: %s%s", line, "");
@@ -413,7 +420,7 @@ static void run_compile_error(Tester *t, const Block *b, const Case *c, int inde
     Result r = drive(t, &opt, program, NULL);
     char *why = NULL;
     if (r.status == 0) why = dup_range("the program compiled", 20);
-    else if (!strstr(r.err, c->expect)) why = message("the error lacks '%s': %s", c->expect, r.err);
+    else if (!strstr(r.err, c->expect)) why = lacks("the error", c->expect, r.err);
     report(t, b, c, index, "check", why);
     free(why);
     free_result(&r);
