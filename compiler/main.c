@@ -123,6 +123,8 @@ static bool is_stage(const char *name) {
     return false;
 }
 
+static bool is_number(const char *s) { return *s && strspn(s, "0123456789") == strlen(s); }
+
 /* The command line as parsed: which options were given (by their spelling,
  * for messages) and the action's spelling. */
 typedef struct {
@@ -157,8 +159,11 @@ static int match_option(int argc, char **argv, int *i, OptId *id, const char **v
         if (*i + 1 >= argc) return usage_error("option '%s' needs a value%s", a, "");
         *value = argv[++*i];
     }
-    /* `--dump-ir STAGE`: the stage may follow as its own argument */
-    if (found == OPT_DUMP_IR && !inline_value && *i + 1 < argc && is_stage(argv[*i + 1])) *value = argv[++*i];
+    /* `--dump-ir STAGE`, `--random-input SEED`: the optional value may follow
+       as its own argument */
+    if (!inline_value && *i + 1 < argc &&
+        ((found == OPT_DUMP_IR && is_stage(argv[*i + 1])) || (found == OPT_RANDOM && is_number(argv[*i + 1]))))
+        *value = argv[++*i];
     return 0;
 }
 

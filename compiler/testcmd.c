@@ -388,20 +388,27 @@ static char *compiled_case(Tester *t, const Case *c, const Binary *bin, const ch
     return result;
 }
 
-static char *random_input(Tester *t, const Block *b, const char *program, unsigned long long seed) {
+/* Random input for the case, or NULL and *why. */
+static char *random_input(Tester *t, const Block *b, const char *program, unsigned long long seed, char **why) {
     Options opt = {.action = ACTION_RANDOM_INPUT, .entry = b->entry, .seed = seed};
     Result r = drive(t, &opt, program, NULL);
     char *input = r.status ? NULL : r.out;
-    if (r.status) free(r.out);
+    if (r.status) {
+        char *line = first_line(r.err);
+        *why = message("cannot make a random input: %s%s", line, "");
+        free(line);
+        free(r.out);
+    }
     free(r.err);
     return input;
 }
 
 static void run_case(Tester *t, const Block *b, const Case *c, int index, const char *program, Binary *bins,
                      int nbins) {
-    char *input = c->kind == CASE_RANDOM ? random_input(t, b, program, c->seed) : dup_range(c->input, strlen(c->input));
-    char *ref = NULL, *why = input ? interpret_case(t, b, c, program, input, &ref)
-                                   : dup_range("cannot make a random input", 26);
+    char *ref = NULL, *why = NULL;
+    char *input = c->kind == CASE_RANDOM ? random_input(t, b, program, c->seed, &why)
+                                         : dup_range(c->input, strlen(c->input));
+    if (input) why = interpret_case(t, b, c, program, input, &ref);
     char backends[64] = "interpreter";
     for (int i = 0; i < nbins && !why; i++) {
         why = compiled_case(t, c, &bins[i], input, ref);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test runner: every test of parmc, ending with "N passed, N failed".
+# The test runner: every test of parmc, one line per section as it finishes
+# (its counts and seconds), ending with "N passed, N failed".
 #   PARMC   the compiler under test (make test passes the sanitizer build)
 #   ACCEPT=1  rewrite golden expectations instead of comparing (make accept)
 set -u
@@ -15,8 +16,11 @@ pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 for t in tests/sections/*.sh; do
+    p0=$passed f0=$failed s0=$SECONDS
     # shellcheck source=/dev/null
     . "$t"
+    printf '%-24s %5d passed, %d failed (%ds)\n' "$(basename "$t" .sh)" $((passed - p0)) $((failed - f0)) \
+        $((SECONDS - s0))
 done
 
 echo "$passed passed, $failed failed"

@@ -1,9 +1,9 @@
 # The access simulator (--report): every kernel of every example and of
 # random programs reads and writes whole segments (minimum sectors per warp
-# access) with conflict-free shared memory (bank congestion 1). parmc exits 1
+# access) with conflict-free shared memory (bank congestion 1). --strict exits 1
 # when any access is worse, and the last line of each entry says so.
 report_ok() {   # report_ok NAME PROGRAM
-    if "$PARMC" --report "$2" >"$TMP/report.txt" 2>&1 && ! grep -q ": no$" "$TMP/report.txt" &&
+    if "$PARMC" --report --strict "$2" >"$TMP/report.txt" 2>&1 && ! grep -q ": no$" "$TMP/report.txt" &&
         grep -q "congestion 1: yes$" "$TMP/report.txt"; then
         pass
     else
