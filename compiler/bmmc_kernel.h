@@ -1,6 +1,8 @@
 /* bmmc_kernel.h: one-pass kernels for BMMC permutations y = A·x ⊕ c.
  *
- * The construction of shared/design/one-pass-bmmc.md. Every vector here is an
+ * The one-pass construction, after the tiled kernels of Bouverot-Dupuis and
+ * Sheeran ("Efficient GPU Implementation of Affine Index Permutations on
+ * Arrays", FHPNC 2023). Every vector here is an
  * element index over F2 (bit i = coordinate i), as in f2.h.
  *
  *   L      the low l bits of one aligned segment of 256 bytes, or of 128 when

@@ -2,7 +2,8 @@
  * back end emits, warp by warp, and measures them against the machine model:
  * 32-byte sectors touched per global warp access (against the fewest
  * possible) and shared-memory bank congestion per warp access (the Discrete
- * Memory Machine of seed 003: 32 banks of 4 bytes; the most distinct words
+ * Memory Machine of Koji Nakano, "Simple Memory Machine Models for GPUs":
+ * 32 banks of 4 bytes; the most distinct words
  * one bank serves). The first and the last block are replayed; the others
  * differ from them by an XOR of high address bits, which moves whole
  * segments and whole bank rows. */
