@@ -84,7 +84,8 @@ cmp -s "$TMP/cli.out" "$TMP/cli2.out" && pass || fail "cli: --random-input is th
 "$PARMC" --interpret -e trans examples/permute.parm <"$TMP/cli.out" >/dev/null 2>&1 && pass ||
     fail "cli: the interpreter reads --random-input's values"
 
-# --help and the man page list the same options, and README uses only those.
+# --help and the man page list the same options, and README uses only those
+# (parmc test and bench have their own).
 # (the option lines of --help; the .TP items of the man page)
 help_opts=$("$PARMC" --help | grep -E '^  -' | sed -E 's/   .*//' | grep -oE -- '-(-[a-z][a-z-]*|[a-zA-Z])\b' | sort -u)
 man_opts=$(awk 'item { print; item = 0 } /^\.TP/ { item = 1 }' docs/parmc.1 | sed 's/\\-/-/g' |
@@ -92,6 +93,6 @@ man_opts=$(awk 'item { print; item = 0 } /^\.TP/ { item = 1 }' docs/parmc.1 | se
 if [ "$help_opts" = "$man_opts" ]; then pass; else
     fail "cli: --help and docs/parmc.1 differ: $(diff <(echo "$help_opts") <(echo "$man_opts") | grep '^[<>]' | tr '\n' ' ')"
 fi
-readme_opts=$(grep -oE 'parmc [^|#]*' README.md | grep -oE ' -(-[a-z][a-z-]*|[a-zA-Z])\b' | tr -d ' ' | sort -u)
+readme_opts=$(grep -oE 'parmc [^|#]*' README.md | grep -vE '^parmc (test|bench)' | grep -oE ' -(-[a-z][a-z-]*|[a-zA-Z])\b' | tr -d ' ' | sort -u)
 missing=$(comm -23 <(echo "$readme_opts") <(echo "$help_opts") | tr '\n' ' ')
 [ -z "$missing" ] && pass || fail "cli: README.md uses options that --help lacks: $missing"
