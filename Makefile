@@ -23,7 +23,7 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler
        compiler/f2.c compiler/ir.c compiler/ir_print.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c \
-       compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
+       compiler/access_model.c compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
        compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \
        compiler/simulate.c \
        compiler/randinput.c compiler/driver.c

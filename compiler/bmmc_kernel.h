@@ -97,9 +97,7 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *plan, const char *name, const cha
 void bmmc_emit_c(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
 
 /* What one block's warp accesses cost (blocks 0 and 2^block_log - 1 are
- * walked). Sectors are 32 bytes. Congestion is the most distinct words one
- * bank serves for one warp access (32 banks of 4 bytes); 8-byte elements go
- * as two half-warps over 16 bank pairs, as the hardware splits them. */
+ * walked), in the sectors and bank congestion of access_model.h. */
 typedef struct {
     int warp_accesses;          /* global accesses walked, reads plus writes */
     int sectors_min;            /* fewest sectors a warp access can touch */
