@@ -1,6 +1,6 @@
 # parmc: the compiler, its tests and its examples.
 #
-#   make            build build/parmc (optimised)
+#   make            build build/parmc (optimised), in parallel, one line a file (V=1: the commands)
 #   make test       build a sanitizer build and run every test (alias: check)
 #   make demo       compile and run examples/sort.parm on random input
 #   make accept     regenerate golden expectations (review the diff!)
@@ -37,12 +37,13 @@ TOOL_OBJS = $(patsubst %.c,build/rel/%.o,$(notdir $(TOOL_SRCS)))
 TOOL_SAN_OBJS = $(patsubst %.c,build/san/%.o,$(notdir $(TOOL_SRCS)))
 
 # Quiet by default: one short line per file; `make V=1` shows the commands.
-# Builds run in parallel, one job per CPU, unless -j is given.
 ifneq ($(V),1)
 Q = @
 say = printf '  %-6s %s\n' $(1) $(2);
 endif
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
+# Builds run in parallel, one job per CPU, unless -j is given (a sub-make
+# shares its parent's jobs).
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 endif
 
