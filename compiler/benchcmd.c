@@ -68,6 +68,18 @@ static bool read_median(const char *path, double *ms) {
     return ok;
 }
 
+/* s as a JSON string. */
+static void json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
 /* Compiles the entry and times it; prints one line (or one JSON object). */
 static int bench_entry(const Bench *b, const char *entry, bool first) {
     char *input = in_tmp(b, "input.txt"), *src = in_tmp(b, b->cuda ? "bench.cu" : "bench.c");
@@ -105,11 +117,13 @@ static int bench_entry(const Bench *b, const char *entry, bool first) {
         qsort(ms, PROCESSES, sizeof ms[0], compare_double);
         double median = ms[PROCESSES / 2], spread = median > 0 ? (ms[PROCESSES - 1] - ms[0]) / median * 100 : 0;
         const char *target = b->cuda ? "cuda" : "c";
-        if (b->json)
-            printf("%s\n  {\"file\": \"%s\", \"entry\": \"%s\", \"target\": \"%s\", \"median_ms\": %.6g, "
-                   "\"min_ms\": %.6g, \"max_ms\": %.6g, \"processes\": %d, \"runs\": %d, \"warmup\": 1}",
-                   first ? "" : ",", b->file, entry, target, median, ms[0], ms[PROCESSES - 1], PROCESSES, b->runs);
-        else
+        if (b->json) {
+            printf("%s\n  {\"file\": ", first ? "" : ",");
+            json_string(b->file);
+            printf(", \"entry\": \"%s\", \"target\": \"%s\", \"median_ms\": %.6g, \"min_ms\": %.6g, "
+                   "\"max_ms\": %.6g, \"processes\": %d, \"runs\": %d, \"warmup\": 1}",
+                   entry, target, median, ms[0], ms[PROCESSES - 1], PROCESSES, b->runs);
+        } else
             printf("%s %s (%s): median %.4g ms, range %.4g..%.4g ms (spread %.1f%%; median of %d processes, "
                    "each the median of %d runs after 1 warm-up)\n",
                    b->file, entry, b->cuda ? "CUDA, CUDA events" : "C, wall clock", median, ms[0],

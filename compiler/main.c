@@ -221,6 +221,12 @@ static int check_used(const Options *opt, const Seen *seen) {
                         "(run 'parmc --help' for usage)\n", seen->given[k], action, specs[k].where);
         return 2;
     }
+    /* the rewrite rules run only on the way to the optimised IR */
+    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->compare_stages ||
+                     ((opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR) && opt->stage == STAGE_OPTIMISED);
+    if (seen->given[OPT_TRACE] && !optimises)
+        fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the optimised IR\n",
+                action);
     if (opt->action == ACTION_COMPILE && seen->given[OPT_ENTRY] && !opt->emit_main)
         return usage_error("option '%s' has no effect on a compile without --emit-main (every entry is "
                            "compiled)%s", seen->given[OPT_ENTRY], "");

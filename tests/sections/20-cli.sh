@@ -96,3 +96,6 @@ fi
 readme_opts=$(grep -oE 'parmc [^|#]*' README.md | grep -vE '^parmc (test|bench)' | grep -oE ' -(-[a-z][a-z-]*|[a-zA-Z])\b' | tr -d ' ' | sort -u)
 missing=$(comm -23 <(echo "$readme_opts") <(echo "$help_opts") | tr '\n' ' ')
 [ -z "$missing" ] && pass || fail "cli: README.md uses options that --help lacks: $missing"
+# --trace-rules where no rule runs: a warning, and the action still runs
+expect_status 0 "--trace-rules before the optimiser" "$PARMC" --dump-ir=normalised --trace-rules examples/permute.parm
+grep -q "warning: --trace-rules prints nothing here" "$TMP/cli.err" && pass || fail "cli: --trace-rules warns where it prints nothing"
