@@ -4,7 +4,8 @@
 #   1. every example (and small variants) compiled to CUDA with --emit-main and
 #      checked element by element against the reference interpreter;
 #   2. compute-sanitizer memcheck and racecheck on each small variant;
-#   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB.
+#   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB;
+#   4. parmc test on the examples and the stdlib, with CUDA.
 # Results go to stdout and, when $OUT is set, to $OUT/gpu-report.md.
 set -u
 cd "$(dirname "$0")/../.."
@@ -105,3 +106,6 @@ PY
 
 log "## The C API example (examples/api/sort_main.c)"
 sh examples/api/run.sh 2>&1 | tee -a "$REPORT"
+
+log "## In-source test blocks through CUDA (parmc test, docs/testing.md)"
+PARMC_CUDA=1 "$PARMC" test examples/*.parm stdlib/*.parm 2>&1 | tee -a "$REPORT" | tail -1
