@@ -15,12 +15,13 @@ failed=0
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
-for t in tests/sections/*.sh; do
-    p0=$passed f0=$failed s0=$SECONDS
+# (the sections share this shell: the loop's names are its own)
+for run_section in tests/sections/*.sh; do
+    run_p0=$passed run_f0=$failed run_s0=$SECONDS
     # shellcheck source=/dev/null
-    . "$t"
-    printf '%-24s %5d passed, %d failed (%ds)\n' "$(basename "$t" .sh)" $((passed - p0)) $((failed - f0)) \
-        $((SECONDS - s0))
+    . "$run_section"
+    printf '%-24s %5d passed, %d failed (%ds)\n' "$(basename "$run_section" .sh)" $((passed - run_p0)) \
+        $((failed - run_f0)) $((SECONDS - run_s0))
 done
 
 echo "$passed passed, $failed failed"

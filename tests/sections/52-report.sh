@@ -23,13 +23,13 @@ for ((k = 0; k < 100; k++)); do report_ok "random program $k" "$TMP/report/prog_
 # Every element size: 1- and 2-byte lanes of one 32-bit word are served
 # together, 8-byte accesses go as two half-warps (access_model.h); sorts of
 # each size, whole and in rows, are conflict-free under that model.
-for t in i8 u8 i16 u16 i32 f32 i64 u64 f64 "(i32, f64)" "(u8, i16)"; do
+for elem in i8 u8 i16 u16 i32 f32 i64 u64 f64 "(i32, f64)" "(u8, i16)"; do
     cmp=asc
-    case "$t" in "("*) cmp=kv_asc ;; esac
+    case "$elem" in "("*) cmp=kv_asc ;; esac
     for body in "bitonic_sort $cmp 16 xs" "bitonic_sort_rows $cmp 6 10 xs" "bpm_sort $cmp 12 xs"; do
         n=$(echo "$body" | grep -oE '[0-9]+ xs$' | grep -oE '^[0-9]+')
         [ "$body" = "bitonic_sort_rows $cmp 6 10 xs" ] && n=16
-        printf 'import "sort"\nentry main (xs : [2^%d]%s) = %s\n' "$n" "$t" "$body" >"$TMP/report_t.parm"
-        report_ok "$t: $body" "$TMP/report_t.parm"
+        printf 'import "sort"\nentry main (xs : [2^%d]%s) = %s\n' "$n" "$elem" "$body" >"$TMP/report_t.parm"
+        report_ok "$elem: $body" "$TMP/report_t.parm"
     done
 done
