@@ -94,12 +94,12 @@ build/unit/%: tests/unit/%.c $(SAN_OBJS)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/*.c))
 
 test: deps
-	@$(MAKE) --no-print-directory build/parmc build/parmc-san $(UNIT_TESTS)
+	@$(MAKE) -s --no-print-directory build/parmc build/parmc-san $(UNIT_TESTS)
 	@PARMC=build/parmc-san bash tests/run.sh
 check: test
 
 demo: deps
-	@$(MAKE) --no-print-directory build/parmc
+	@$(MAKE) -s --no-print-directory build/parmc
 	bash examples/demo.sh
 
 accept: build/parmc
