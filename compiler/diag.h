@@ -22,6 +22,10 @@ typedef struct {
     int line, col;      /* 1-based; line 0: the file as a whole ("FILE: error: ...") */
 } Loc;
 
+/* Whether src starts with a UTF-8 byte-order mark (EF BB BF), which the
+ * lexer skips and columns do not count. */
+bool source_has_bom(const Source *src);
+
 extern jmp_buf *diag_handler;
 
 noreturn void diag_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -29,6 +33,8 @@ noreturn void diag_error(Loc loc, const char *fmt, ...) __attribute__((format(pr
  * then diag_abort(). */
 void diag_report(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_note(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning: printed like an error, but compilation goes on. */
+void diag_warning(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 noreturn void diag_abort(void);
 /* An error with no source position: "parmc: error: ...". */
 noreturn void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

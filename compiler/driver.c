@@ -11,8 +11,9 @@
 #include "io.h"
 #include "ir.h"
 #include "emit.h"
-#include "schedule.h"
 #include "opt.h"
+#include "schedule.h"
+#include "randinput.h"
 #include "simulate.h"
 #include "value.h"
 
@@ -43,7 +44,7 @@ static void free_bufs(Buf **bufs) {
 
 /* The sanitizer build checks the IR that every stage hands on. */
 static void verify(const Compilation *c, Stage reached) {
-#ifdef PARMC_VERIFY
+#ifdef PARMC_VERIFY_IR
     ir_verify_program(&c->ir, stage_names[reached]);
 #else
     (void)c, (void)reached;
@@ -119,19 +120,52 @@ static void write_program(FILE *f, const EmitInput *in, bool target_c) {
 
 static void write_header(FILE *f, const EmitInput *in, bool target_c) { emit_header(f, in, !target_c); }
 
-/* The plan of every specialisation. The sanitizer build (PARMC_VERIFY)
- * checks each against plan_verify's invariants, naming the stage that
- * built it (scheduling). */
-static Schedule *schedule_all(Compilation *c) {
-    Schedule *all = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
-    for (int i = 0; i < c->ir.nfuncs; i++) {
-        schedule_func(&c->arena, c->ir.funcs[i], &all[i]);
-#ifdef PARMC_VERIFY
-        const char *why = plan_verify(&c->arena, &all[i]);
-        if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", c->ir.funcs[i]->name, why);
-#endif
+/* The size range of entry `entry` (`(n : 0..3)`). */
+static const EntryParam *size_range(const Program *p, const char *entry) {
+    for (int i = 0; i < p->entries.len; i++) {
+        const Entry *e = p->entries.items[i];
+        if (strcmp(e->name, entry) != 0) continue;
+        for (int j = 0; j < e->params.len; j++) {
+            const EntryParam *param = e->params.items[j];
+            if (!param->type) return param;
+        }
     }
-    return all;
+    return NULL;
+}
+
+static bool some_size_compiles(Compilation *c, const IrFunc *f) {
+    for (int i = 0; i < c->ir.nfuncs; i++) {
+        const IrFunc *g = c->ir.funcs[i];
+        if (g != f && strcmp(g->entry, f->entry) == 0 && !schedule_refusal(&c->arena, g)) return true;
+    }
+    return false;
+}
+
+/* Schedules every specialisation into out and returns how many. A size of a
+ * ranged entry that the back end refuses whole (arrays of 1 element at
+ * n = 0) is left out with a warning when another size compiles: the emitted
+ * function then returns PARM_ERROR_LENGTH for that length alone. The
+ * sanitizer build (PARMC_VERIFY) checks every plan against plan_verify's
+ * invariants, naming the stage that built it (scheduling). */
+static int schedule_all(Compilation *c, Schedule *out) {
+    int n = 0;
+    for (int i = 0; i < c->ir.nfuncs; i++) {
+        const IrFunc *f = c->ir.funcs[i];
+        const char *refusal = f->size_param >= 0 ? schedule_refusal(&c->arena, f) : NULL;
+        const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
+        if (range && some_size_compiles(c, f)) {
+            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns PARM_ERROR_LENGTH "
+                                     "for that length", f->entry, range->name, f->size_param, refusal);
+            continue;
+        }
+        schedule_func(&c->arena, f, &out[n]);
+#ifdef PARMC_VERIFY
+        const char *why = plan_verify(&c->arena, &out[n]);
+        if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", f->name, why);
+#endif
+        n++;
+    }
+    return n;
 }
 
 /* The back end: schedule every specialisation, write OUT and its header. */
@@ -147,19 +181,31 @@ static void compile(Compilation *c, const Options *opt) {
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
                     .main_entry = opt->entry ? opt->entry : "main"};
-    in.schedules = schedule_all(c);
+    in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
+    in.nschedules = schedule_all(c, in.schedules);
     write_file(c, output, write_program, &in, opt->target_c);
     write_file(c, header, write_header, &in, opt->target_c);
 }
 
-/* --report: the access simulator over the schedule of every entry. Exits 1
- * when some access is not minimal, so scripts can assert it. */
+/* --report: the access simulator over the schedule of every entry. With
+ * --strict it exits 1 when some access is not minimal, so scripts can assert
+ * it; otherwise a report is a success. */
 static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
-    Schedule *plans = schedule_all(c);
-    for (int i = 0; i < c->ir.nfuncs; i++) ok &= simulate_report(out, &plans[i]);
-    if (!ok) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+    Schedule *schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
+    int n = schedule_all(c, schedules);
+    for (int i = 0; i < n; i++) ok &= simulate_report(out, &schedules[i]);
+    if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+}
+
+/* An unknown entry name is an error for every action, with notes at the
+ * entries there are (a plain compile would otherwise ignore it). */
+static void check_entry(const Program *p, const char *entry) {
+    if (!entry || p->entries.len == 0) return;  /* specialise reports a program without entries */
+    for (int i = 0; i < p->entries.len; i++)
+        if (!strcmp(((const Entry *)p->entries.items[i])->name, entry)) return;
+    spec_no_entry(p, entry);
 }
 
 static void run_pipeline(Compilation *c, const Options *opt, const MemSource *mem) {
@@ -168,12 +214,20 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
                             : source_load(&c->arena, opt->input);
     parse_source(&c->arena, src, &c->program);
     imports_resolve(&c->arena, &c->program, &opt->import_path, mem ? NULL : opt->input);
+    if (opt->action == ACTION_LIST_ENTRIES) {
+        for (int i = 0; i < c->program.entries.len; i++)
+            fprintf(out, "%s\n", ((const Entry *)c->program.entries.items[i])->name);
+        return;
+    }
     const char *entry = opt->entry;
-    if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
-    bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->action == ACTION_DUMP_PLAN;
-    if (back_end && (opt->action != ACTION_DUMP_PLAN || !opt->entry)) entry = NULL;   /* every entry */
+    if (!entry && (opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR ||
+                   opt->action == ACTION_RANDOM_INPUT))
+        entry = "main";
+    check_entry(&c->program, opt->emit_main && !entry ? "main" : entry);
+    if (opt->action == ACTION_COMPILE) entry = NULL;   /* every entry */
     specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
     verify(c, STAGE_SPECIALISED);
+    bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->action == ACTION_DUMP_PLAN;
     Stage target = back_end ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
     switch (opt->action) {
@@ -191,11 +245,16 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     case ACTION_REPORT:
         report(c, opt);
         break;
+    case ACTION_RANDOM_INPUT:
+        randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed);
+        break;
     case ACTION_DUMP_PLAN: {
-        Schedule *plans = schedule_all(c);
-        for (int i = 0; i < c->ir.nfuncs; i++) plan_print(out, &plans[i]);
+        Schedule *plans = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
+        for (int i = 0, n = schedule_all(c, plans); i < n; i++) plan_print(out, &plans[i]);
         break;
     }
+    case ACTION_LIST_ENTRIES:
+        break;
     }
 }
 

@@ -241,37 +241,40 @@ noreturn void parse_too_deep(ParseState *ps)
 
 /* ---- tree depth ---- */
 
-static void check_type_depth(const TypeExpr *t, int depth);
-
-/* Rejects trees deeper than MAX_DEPTH, so that later passes can recurse
- * over them; the walk itself never goes deeper than that. */
-static void check_expr_depth(const Expr *e, int depth)
+static int height_of(const Expr *e)
 {
-    if (!e)
-        return;
-    if (depth > MAX_DEPTH)
-        diag_error(e->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
-    depth++;
-    check_expr_depth(e->fn, depth);
-    check_expr_depth(e->arg, depth);
-    check_expr_depth(e->lhs, depth);
-    check_expr_depth(e->rhs, depth);
-    check_expr_depth(e->cond, depth);
-    check_expr_depth(e->then, depth);
-    check_expr_depth(e->els, depth);
-    check_expr_depth(e->value_expr, depth);
-    check_expr_depth(e->body, depth);
-    for (int i = 0; i < e->elems.len; i++)
-        check_expr_depth(e->elems.items[i], depth);
+    return e ? e->height : -1;
 }
 
+static int max_int(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+Expr *parse_node(Expr *e)
+{
+    int h = max_int(max_int(height_of(e->fn), height_of(e->arg)),
+                    max_int(height_of(e->lhs), height_of(e->rhs)));
+    h = max_int(h, max_int(height_of(e->cond), max_int(height_of(e->then), height_of(e->els))));
+    h = max_int(h, max_int(height_of(e->value_expr), height_of(e->body)));
+    for (int i = 0; i < e->elems.len; i++)
+        h = max_int(h, height_of(e->elems.items[i]));
+    e->height = h + 1;
+    if (e->height > MAX_DEPTH)
+        diag_error(e->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
+    return e;
+}
+
+/* Rejects types deeper than MAX_DEPTH, counting the expressions inside, so
+ * that later passes can recurse over them. */
 static void check_type_depth(const TypeExpr *t, int depth)
 {
     if (!t)
         return;
     if (depth > MAX_DEPTH)
         diag_error(t->loc, "type nesting too deep (more than %d levels)", MAX_DEPTH);
-    check_expr_depth(t->length, depth + 1);
+    if (t->length && depth + 1 + t->length->height > MAX_DEPTH)
+        diag_error(t->length->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
     check_type_depth(t->elem, depth + 1);
     for (int i = 0; i < t->fields.len; i++)
         check_type_depth(t->fields.items[i], depth + 1);
@@ -294,7 +297,8 @@ static void track_head(ParseState *ps, Token t)
 void parse_source(Arena *arena, const Source *src, Program *program)
 {
     ParseState ps = {.arena = arena, .program = program, .in_head = true};
-    size_t first_eq = (size_t)program->equations.len;
+    if (!program->src)
+        program->src = src;
     size_t first_entry = (size_t)program->entries.len;
     Lexer lx;
     lexer_init(&lx, arena, src);
@@ -322,16 +326,11 @@ void parse_source(Arena *arena, const Source *src, Program *program)
     }
     ParseFinalize(parser);
 
-    for (int i = (int)first_eq; i < program->equations.len; i++) {
-        const Equation *eq = program->equations.items[i];
-        check_expr_depth(eq->body, 0);
-    }
     for (int i = (int)first_entry; i < program->entries.len; i++) {
         const Entry *en = program->entries.items[i];
         for (int j = 0; j < en->params.len; j++) {
             const EntryParam *p = en->params.items[j];
             check_type_depth(p->type, 0);
         }
-        check_expr_depth(en->body, 0);
     }
 }

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "access_model.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 
 #define TILE_BYTES (64 * 1024)  /* shared memory for one tile: H100 allows up to 227 KB */
@@ -229,18 +230,22 @@ static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *l
     }
 }
 
-static uint64_t bank_bits(const Phase *p, uint64_t v) { return plan_slot(p, v) & 31; }
-
+/* The first lanes of a wavefront (access_model.h) at tile vectors
+ * lane_cols meet no other word in their banks. */
 static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int lanes) {
-    F2Space banks = f2_space_empty(5);
+    LaneBanks banks;
+    lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
+    if (lanes > banks.g.wave_log) lanes = banks.g.wave_log;
+    uint64_t lane;
     for (int i = 0; i < lanes; i++)
-        if (!f2_space_add(&banks, bank_bits(p, lane_cols[i]))) return false;
+        if (!lane_banks_add(&banks, lane_cols[i], plan_slot(p, lane_cols[i]), &lane)) return false;
     return true;
 }
 
-/* The swizzle. The write side's lanes must fall in distinct banks; among the
- * identity and a fixed sequence of pseudo-random swizzles that allow it (one
- * exists whenever the tile has more than five bits; a few tries find one),
+/* The swizzle. The write side's lanes must meet no other word in their banks
+ * (access_model.h); among the identity and a fixed sequence of pseudo-random
+ * swizzles that allow it (one exists whenever the tile has bits above the
+ * bank bits; a few tries find one),
  * take the first that leaves the fewest comparator steps whose direction
  * depends on the thread (plan_rounds.c plans the register rounds inside
  * the kernels of the directions where the banks allow it; such steps need
@@ -253,7 +258,8 @@ static void choose_swizzle(Phase *p) {
     uint64_t best[SCHED_MAX_TILE];
     for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = best[i] = UINT64_C(1) << i;
     int lanes = p->tile_log < 5 ? p->tile_log : 5;
-    if (p->tile_log <= 5) return;
+    BankGeometry g = access_bank_geometry(elem_max_slot_bytes(p->elem));
+    if (p->tile_log <= g.word_shift + g.bank_bits) return;
     int best_score = INT_MAX, scored = 0;
     if (p->writes_in_place || lanes_conflict_free(p, p->src_cols, lanes)) {
         best_score = plan_thread_directions(p);
@@ -262,9 +268,10 @@ static void choose_swizzle(Phase *p) {
     uint64_t state = 0x9e3779b97f4a7c15u;
     for (int attempt = 0; attempt < SWIZZLE_TRIES && best_score > 0 && scored < SWIZZLE_SCORED &&
                                           (long)scored * p->nsteps < SWIZZLE_STEP_SCORES; attempt++) {
-        for (int i = 5; i < p->tile_log; i++) {
+        /* tile bits above the bank bits XOR into the bank bits */
+        for (int i = g.word_shift + g.bank_bits; i < p->tile_log; i++) {
             state = state * 6364136223846793005u + 1442695040888963407u;
-            p->slot_cols[i] = (UINT64_C(1) << i) | (state >> 59);
+            p->slot_cols[i] = (UINT64_C(1) << i) | (state >> (64 - g.bank_bits) << g.word_shift);
         }
         if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols, lanes)) continue;
         int score = plan_thread_directions(p);
@@ -555,21 +562,34 @@ static void lay_out_scratch(Schedule *s) {
     s->scratch_bytes = at;
 }
 
-void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
+
+const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     const IrBody *body = f->body;
-    Loc none = {0};
     if (body->nparams != 1 || body->nresults != 1 || ir_is_scalar(body->params[0]) ||
         ir_is_scalar(body->results[0]))
-        diag_error(none, "the back end supports entries with one array parameter and one array result; "
-                         "entry '%s' has %d parameters and %d results", f->name, body->nparams, body->nresults);
-    if (body->params[0]->elem->nslots > SCHED_MAX_SLOTS || body->results[0]->elem->nslots > SCHED_MAX_SLOTS)
-        diag_error(none, "the back end supports elements of at most %d fields", SCHED_MAX_SLOTS);
+        return arena_printf(arena, "the back end supports entries with one array parameter and one array result; "
+                                   "'%s' has %d parameter%s and %d result%s", f->entry, body->nparams,
+                            plural(body->nparams), body->nresults, plural(body->nresults));
+    int fields = body->params[0]->elem->nslots;
+    if (body->results[0]->elem->nslots > fields) fields = body->results[0]->elem->nslots;
+    if (fields > SCHED_MAX_SLOTS)
+        return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements of %d",
+                            SCHED_MAX_SLOTS, f->entry, fields);
+    if (body->params[0]->log_len < 1)
+        return arena_printf(arena, "the back end needs arrays of at least 2 elements; '%s' takes 1", f->entry);
+    return NULL;
+}
+
+void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
+    const IrBody *body = f->body;
+    const char *refusal = schedule_refusal(arena, f);
+    if (refusal) diag_error(f->loc, "%s", refusal);
     memset(out, 0, sizeof *out);
     out->func = f;
     out->n = body->params[0]->log_len;
     out->in_elem = body->params[0]->elem;
     out->out_elem = body->results[0]->elem;
-    if (out->n < 1) diag_error(none, "the back end needs arrays of at least 2 elements; entry '%s' has 1", f->name);
     Sched s = {.arena = arena, .out = out, .n = out->n};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);

@@ -5,9 +5,13 @@
 
 #include "plan.h"
 
+/* Why the back end cannot compile f at all (its parameters, results, element
+ * fields or length), or NULL. */
+const char *schedule_refusal(Arena *arena, const IrFunc *f);
 /* Cut f into phases and plan them (tiles, swizzles, register rounds,
  * buffers, permutation kernels). Programs outside what the back end supports
- * (see docs/internals.md) are rejected with a diagnostic at the statement. */
+ * (see docs/language.md) are rejected with a diagnostic at the entry (a
+ * refusal above) or at the statement. */
 void schedule_func(Arena *arena, const IrFunc *f, Schedule *out);
 
 #endif

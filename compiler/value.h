@@ -48,6 +48,7 @@ struct Value {
     const Builtin *builtin;
     Op op;                  /* operator sections: builtin "(op)" with this op */
     IrVal *rt;              /* V_RT */
+    Loc loc;                /* V_INT, V_FLOAT: where the number was written or computed (may be none) */
 };
 
 struct Env {
@@ -69,12 +70,24 @@ typedef struct {            /* one active call, for the notes of an error: how i
 #define SPEC_MAX_STMTS 500000L      /* IR statements per compilation, counted as the values they define */
 #define MAX_LOG_LEN 40              /* index bits per array */
 
+/* A hash table from names to items (open addressing, a power-of-two size,
+ * at most half full, grown in the arena), so that a program of hundreds of
+ * thousands of declarations is checked in linear time. */
+typedef struct {
+    const char *name;
+    void *item;
+} NameSlot;
+typedef struct {
+    NameSlot *slots;
+    int count, cap;
+} NameTable;
+
 struct Spec {
     Arena *arena;
     IrProgram *prog;
     IrBody *body;           /* where statements are appended now */
-    Function **funcs;
-    int nfuncs;
+    NameTable funcs;        /* Function* by name */
+    int ir_funcs_cap;       /* room in prog->funcs */
     Frame stack[SPEC_MAX_DEPTH];    /* stack[0]: the entry being specialised */
     int depth;
     long work;
@@ -122,5 +135,7 @@ Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc);
  * stdlib of path defines suggests its import (path NULL: no suggestion). */
 void specialise_program(Arena *arena, const Program *program, const char *entry, const ImportPath *path,
                         IrProgram *prog);
+/* Reports that the program has no entry named entry (NULL: no entry at all). */
+noreturn void spec_no_entry(const Program *program, const char *entry);
 
 #endif

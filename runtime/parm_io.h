@@ -99,12 +99,12 @@ static inline int parm_input_read(parm_input *in, FILE *f) {
     in->text = (char *)malloc(cap);
     in->pos = 0;
     in->count = 0;
-    if (!in->text) return -1;
+    if (!in->text) { fputs("error: cannot read the input\n", stderr); return -1; }
     while ((got = fread(in->text + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (n + 1 == cap) {
             char *grown = (char *)realloc(in->text, cap *= 2);
-            if (!grown) return -1;
+            if (!grown) { fputs("error: cannot read the input\n", stderr); return -1; }
             in->text = grown;
         }
     }
