@@ -50,7 +50,7 @@ build() {   # build NAME SOURCE ENTRY-LINE ENTRY
 build_guard() {   # build_guard NAME ENTRY: $W/NAME.parm through its API, as $W/NAME.guard
     local name=$1 entry=$2
     mkdir -p "$W/api_$name"
-    "$PARMC" -e "$entry" "$W/$name.parm" -o "$W/api_$name/prog.cu" &&
+    "$PARMC" "$W/$name.parm" -o "$W/api_$name/prog.cu" &&
         python3 tests/tools/guard_entry.py "$W/api_$name/prog.h" "$entry" >"$W/api_$name/entry.h" &&
         $NVCC -Iruntime -Itests/tools -I"$W/api_$name" -include "$W/api_$name/entry.h" tests/gpu/guard_cuda.cu \
             "$W/api_$name/prog.cu" -o "$W/$name.guard" 2>"$W/$name.guard.nvcc"
