@@ -1,6 +1,8 @@
 /* access_model.c: sectors and bank congestion (access_model.h). */
 #include "access_model.h"
 
+#include "f2.h"
+
 #define WARP 32
 
 static int distinct(const uint64_t *v, int n) {
@@ -64,7 +66,7 @@ bool lane_banks_add(LaneBanks *b, uint64_t v, uint64_t slot, uint64_t *lane) {
         }
     if (!key && word) return false;
     if (key) {
-        int top = 63 - __builtin_clzll(key);
+        int top = f2_top_bit(key);
         b->key[top] = key;
         b->word[top] = word;
         b->vec[top] = v;
