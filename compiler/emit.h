@@ -40,6 +40,11 @@ void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 typedef void (*EmitRunner)(FILE *out, const Schedule *s);
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 void emit_phase_comment(FILE *out, const Phase *p);
+/* The entry's run-time scalar parameters, which element code reads as
+ * parm_arg<id> (emit_elem.h): as C parameters ", const int32_t parm_arg0..."
+ * of a function holding element code, and as the arguments of its call. */
+void emit_arg_params(FILE *out, const Schedule *s);
+void emit_arg_values(FILE *out, const Schedule *s);
 /* The start of NAME_run up to the scratch planes: PARM_ERROR_ALIAS when
  * output planes overlap, the scratch (the plan's planes, then work_bytes for
  * the emitter's own use; a failure returns its status), the copy of the
@@ -47,7 +52,8 @@ void emit_phase_comment(FILE *out, const Phase *p);
  * points to it), and the declarations of sa and sb. */
 void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, bool cuda);
 /* parm_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
- * the void * arrays named `in` and `out`. */
+ * the void * arrays named `in` and `out`, and the run-time scalars (in their
+ * place among the parameters) from the standalone main's parm_main_arg0... */
 void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs);
 /* A PERMUTE phase: the plan's one-pass kernel per slot, named NAME_slotK,
  * written by `emit` (bmmc_emit_c or bmmc_emit_cuda). */

@@ -17,6 +17,15 @@ static void emit_tables(FILE *out, const char *name, const uint64_t *cols, int c
     fputs("};\n", out);
 }
 
+/* The head of a phase's function: its planes, the LOCAL phases' work
+ * memory, and the entry's run-time scalars (which a phase may not read). */
+static void emit_phase_head(FILE *out, const Schedule *s, const char *name, bool work) {
+    fprintf(out, "static void %s(const void *const *src, void *const *dst%s", name, work ? ", char *work" : "");
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+}
+
 /* Declarations of the typed plane pointers of a phase: in0.., out0... */
 static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_elem) {
     for (int k = 0; k < in_elem->nslots; k++) {
@@ -123,9 +132,9 @@ static unsigned long long work_bytes(const Schedule *s) {
     return most;
 }
 
-static void emit_local(FILE *out, const Phase *p, const char *name) {
+static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
-    fprintf(out, "static void %s(const void *const *src, void *const *dst, char *work)\n{\n", name);
+    emit_phase_head(out, s, name, true);
     emit_planes(out, p->elem, p->elem);
     emit_tables(out, "W", p->tile_cols, p->tile_log);
     emit_tables(out, "C", p->block_cols, p->block_log);
@@ -158,9 +167,9 @@ static void emit_local(FILE *out, const Phase *p, const char *name) {
     fputs("    }\n}\n\n", out);
 }
 
-static void emit_map(FILE *out, const Phase *p, const char *name) {
+static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     const ElemType *in = p->in_elem, *res = p->elem;
-    fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
+    emit_phase_head(out, s, name, false);
     emit_planes(out, in, res);
     fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << p->n);
     emit_map_element(out, p);
@@ -168,9 +177,9 @@ static void emit_map(FILE *out, const Phase *p, const char *name) {
 }
 
 /* A permutation: one planned one-pass kernel per slot (bmmc_kernel.c). */
-static void emit_permute(FILE *out, const Phase *p, const char *name) {
+static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_permute_kernels(out, p, name, bmmc_emit_c);
-    fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
+    emit_phase_head(out, s, name, false);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    %s_slot%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, t, k, t, k);
@@ -178,21 +187,24 @@ static void emit_permute(FILE *out, const Phase *p, const char *name) {
     fputs("}\n\n", out);
 }
 
-static void emit_phase(FILE *out, const Phase *p, const char *name) {
+static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     fprintf(out, "/* %s: ", name);
     emit_phase_comment(out, p);
     fputs(" */\n", out);
     switch (p->kind) {
-    case PHASE_LOCAL: emit_local(out, p, name); break;
-    case PHASE_MAP: emit_map(out, p, name); break;
-    case PHASE_PERMUTE: emit_permute(out, p, name); break;
+    case PHASE_LOCAL: emit_local(out, s, p, name); break;
+    case PHASE_MAP: emit_map(out, s, p, name); break;
+    case PHASE_PERMUTE: emit_permute(out, s, p, name); break;
     }
 }
 
 /* The phases in order, through the buffers of the plan; the LOCAL phases'
  * work memory follows the plan's scratch planes. */
 static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
     emit_run_start(out, s, work_bytes(s), false);
     for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
         fprintf(out, "    if (out[%d] != in[%d]) memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k, k, k,
@@ -201,6 +213,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
         fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
                 plan_buf_name(s->phases[i].dst));
         if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->scratch_bytes);
+        emit_arg_values(out, s);
         fputs(");\n", out);
     }
     fputs("    return PARM_OK;\n}\n\n", out);
@@ -210,7 +223,7 @@ static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
     for (int i = 0; i < s->nphases; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s_%d", fname, i);
-        emit_phase(out, &s->phases[i], name);
+        emit_phase(out, s, &s->phases[i], name);
     }
     emit_run(out, s, fname);
 }

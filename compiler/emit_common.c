@@ -168,10 +168,39 @@ static bool first_occurrence(const EmitInput *in, int i) {
     return first_of_entry(in, in->schedules[i].func->entry) == &in->schedules[i];
 }
 
+static const char *arg_ctype(const Schedule *s, int k) { return prim_ctype(elem_slot_prim(s->args[k]->elem, 0)); }
+
+void emit_arg_params(FILE *out, const Schedule *s) {
+    for (int k = 0; k < s->nargs; k++) fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
+}
+
+void emit_arg_values(FILE *out, const Schedule *s) {
+    for (int k = 0; k < s->nargs; k++) fprintf(out, ", parm_arg%d", s->args[k]->id);
+}
+
+/* The API's parameters in the entry's order: the input array's planes where
+ * the array parameter is, and the run-time scalars by value, named
+ * <scalar>0.. (arg for a declaration, the caller's variables otherwise). */
+static void emit_api_params(FILE *out, const Schedule *s, const char *in, const char *scalar, bool decl) {
+    int arg = 0;
+    for (int i = 0; i < s->func->body->nparams; i++) {
+        if (i != s->in_param) {
+            if (decl) fprintf(out, ", %s %s%d", arg_ctype(s, arg), scalar, arg);
+            else fprintf(out, ", %s%d", scalar, arg);
+            arg++;
+            continue;
+        }
+        for (int k = 0; k < s->in_elem->nslots; k++) {
+            const char *t = prim_ctype(elem_slot_prim(s->in_elem, k));
+            if (decl) fprintf(out, ", const %s *in%d", t, k);
+            else fprintf(out, ", (const %s *)%s[%d]", t, in, k);
+        }
+    }
+}
+
 static void emit_signature(FILE *out, const Schedule *s) {
     fprintf(out, "int parm_%s(parm_ctx *ctx", s->func->entry);
-    for (int k = 0; k < s->in_elem->nslots; k++)
-        fprintf(out, ", const %s *in%d", prim_ctype(elem_slot_prim(s->in_elem, k)), k);
+    emit_api_params(out, s, NULL, "arg", true);
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, ", %s *out%d", prim_ctype(elem_slot_prim(s->out_elem, k)), k);
     fputs(", size_t n)", out);
@@ -219,7 +248,15 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
         emit_slot_names(out, e->in_elem);
         fputs(" -> ", out);
         emit_slot_names(out, e->out_elem);
-        fprintf(out, ": arrays of tuples are passed one array per field (%s pointers). */\n", cuda ? "device" : "host");
+        for (int i = 0, arg = 0; i < e->func->body->nparams; i++) {
+            if (i == e->in_param) continue;
+            fprintf(out, "%s%s %s", arg ? ", " : ", scalar parameters ", prim_name(elem_slot_prim(e->args[arg]->elem, 0)),
+                    i < e->in_param ? "before" : "after");
+            arg++;
+        }
+        fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", cuda ? "device" : "host");
+        if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
+        fputs(". */\n", out);
         emit_signature(out, &in->schedules[i]);
         fputs(";\n", out);
     }
@@ -271,7 +308,9 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
     for (int i = 0; i < in->nschedules; i++) {
         const Schedule *s = &in->schedules[i];
         if (strcmp(s->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out);\n", s->n, s->func->name);
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, s->func->name);
+        for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
+        fputs(");\n", out);
     }
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
@@ -291,13 +330,33 @@ static const char *parse_call(Prim p) {
     }
 }
 
-static void emit_store(FILE *out, Prim p, int k) {
+/* Reads the next token as a p into the lvalue `dest`. */
+static void emit_read_value(FILE *out, Prim p, const char *dest) {
     const char *t = prim_ctype(p);
-    if (p == PRIM_BOOL) fprintf(out, "            ((%s *)host_in[%d])[i] = v.u8;\n", t, k);
-    else if (p == PRIM_F32) fprintf(out, "            ((%s *)host_in[%d])[i] = (float)v.f64;\n", t, k);
-    else if (p == PRIM_F64) fprintf(out, "            ((%s *)host_in[%d])[i] = v.f64;\n", t, k);
-    else if (prim_is_signed(p)) fprintf(out, "            ((%s *)host_in[%d])[i] = (%s)v.i64;\n", t, k, t);
-    else fprintf(out, "            ((%s *)host_in[%d])[i] = (%s)v.u64;\n", t, k, t);
+    fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
+          "            parm_next_token(&input, tok, sizeof tok);\n            if (!", out);
+    fprintf(out, parse_call(p), prim_bits(p));
+    fprintf(out, ") {\n                parm_input_invalid(&input, \"%s\");\n"
+                 "                return 1;\n            }\n", prim_name(p));
+    if (p == PRIM_BOOL) fprintf(out, "            %s = v.u8;\n", dest);
+    else if (p == PRIM_F32) fprintf(out, "            %s = (float)v.f64;\n", dest);
+    else if (p == PRIM_F64) fprintf(out, "            %s = v.f64;\n", dest);
+    else fprintf(out, "            %s = (%s)v.%s;\n", dest, t, prim_is_signed(p) ? "i64" : "u64");
+    fputs("        }\n", out);
+}
+
+/* The run-time scalar parameters before (or after) the array: into the
+ * variables parm_main_arg0... */
+static void emit_read_args(FILE *out, const Schedule *s, bool before) {
+    for (int i = 0, arg = 0; i < s->func->body->nparams; i++) {
+        if (i == s->in_param) continue;
+        if ((i < s->in_param) == before) {
+            char dest[32];
+            snprintf(dest, sizeof dest, "parm_main_arg%d", arg);
+            emit_read_value(out, elem_slot_prim(s->args[arg]->elem, 0), dest);
+        }
+        arg++;
+    }
 }
 
 static void emit_print(FILE *out, Prim p, int k) {
@@ -321,33 +380,30 @@ static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
     int ncounts = 0;
     for (int i = 0; i < in->nschedules; i++)
         if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0)
-            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", (long)t->nslots << in->schedules[i].n);
+            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", ((long)t->nslots << in->schedules[i].n) + s->nargs);
     fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
             s->func->entry, ncounts);
-    fprintf(out, "    size_t n = (size_t)(count / %d);\n    input.pos = 0;\n    input.count = 0;\n", t->nslots);
+    fprintf(out, "    size_t n = (size_t)((count - %d) / %d);\n    input.pos = 0;\n    input.count = 0;\n", s->nargs, t->nslots);
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", t->nslots, s->out_elem->nslots);
     for (int k = 0; k < t->nslots; k++)
         fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(t, k)));
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
+    emit_read_args(out, s, true);
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
     for (int k = 0; k < t->nslots; k++) {
-        Prim p = elem_slot_prim(t, k);
-        fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
-              "            parm_next_token(&input, tok, sizeof tok);\n            if (!", out);
-        fprintf(out, parse_call(p), prim_bits(p));
-        fprintf(out, ") {\n                parm_input_invalid(&input, \"%s\");\n"
-                     "                return 1;\n            }\n", prim_name(p));
-        emit_store(out, p, k);
-        fputs("        }\n", out);
+        char dest[64];
+        snprintf(dest, sizeof dest, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(t, k)), k);
+        emit_read_value(out, elem_slot_prim(t, k), dest);
     }
-    fputs("    }\n    free(input.text);\n", out);
+    fputs("    }\n", out);
+    emit_read_args(out, s, false);
+    fputs("    free(input.text);\n", out);
 }
 
 void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs) {
     fprintf(out, "parm_%s(ctx", s->func->entry);
-    for (int k = 0; k < s->in_elem->nslots; k++)
-        fprintf(out, ", (const %s *)%s[%d]", prim_ctype(elem_slot_prim(s->in_elem, k)), in, k);
+    emit_api_params(out, s, in, "parm_main_arg", false);
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, ", (%s *)%s[%d]", prim_ctype(elem_slot_prim(s->out_elem, k)), outs, k);
     fputs(", n)", out);
@@ -359,6 +415,8 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
     fputs("// start of parm_io.h\n", out);
     fputs(runtime_parm_io_h, out);
     fputs("// end of parm_io.h\n\n", out);
+    for (int k = 0; k < s->nargs; k++) fprintf(out, "static %s parm_main_arg%d;\n", arg_ctype(s, k), k);
+    if (s->nargs) fputs("\n", out);
     runner(out, s);
     fputs("int main(int argc, char **argv)\n{\n", out);
     fputs("    int repeat = 0;\n"

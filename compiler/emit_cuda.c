@@ -111,7 +111,7 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
 
 static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
 
-static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
+static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
     /* two blocks per SM: measured 9% faster on the 2^24 sort despite small spills */
     fprintf(out, "__global__ void __launch_bounds__(%d, 2)\n%s_kernel(", 1 << t, name);
@@ -120,6 +120,7 @@ static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
     for (int k = 0; k < ns; k++)
         fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
+    emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
     int offset = 0;
     for (int k = 0; k < ns; k++) {
@@ -149,8 +150,10 @@ static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
 
 /* Launchers take the planes as void pointers: phase i's buffers are the
  * plan's. */
-static void emit_launcher_head(FILE *out, const char *name) {
-    fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst)\n{\n", name);
+static void emit_launcher_head(FILE *out, const Schedule *s, const char *name) {
+    fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst", name);
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
 }
 
 static void emit_plane_args(FILE *out, const ElemType *in, const ElemType *res) {
@@ -158,9 +161,9 @@ static void emit_plane_args(FILE *out, const ElemType *in, const ElemType *res) 
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", (%s *)dst[%d]", prim_ctype(elem_slot_prim(res, k)), k);
 }
 
-static void emit_local(FILE *out, const Phase *p, const char *name) {
-    emit_local_kernel(out, p, name);
-    emit_launcher_head(out, name);
+static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    emit_local_kernel(out, s, p, name);
+    emit_launcher_head(out, s, name);
     int bytes = tile_bytes(p);
     fprintf(out, "    static int configured;\n"
                  "    if (!configured) {\n"
@@ -169,28 +172,31 @@ static void emit_local(FILE *out, const Phase *p, const char *name) {
             name, bytes);
     fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << p->block_log, 1 << threads_log(p), bytes);
     emit_plane_args(out, p->elem, p->elem);
+    emit_arg_values(out, s);
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_map(FILE *out, const Phase *p, const char *name) {
+static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     const ElemType *in = p->in_elem, *res = p->elem;
     fprintf(out, "__global__ void %s_kernel(", name);
     for (int k = 0; k < in->nslots; k++) fprintf(out, "%sconst %s *__restrict__ in%d", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *__restrict__ out%d", prim_ctype(elem_slot_prim(res, k)), k);
+    emit_arg_params(out, s);
     fprintf(out, ")\n{\n    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
                  " x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << p->n);
     emit_map_element(out, p);
     fputs("    }\n}\n\n", out);
-    emit_launcher_head(out, name);
+    emit_launcher_head(out, s, name);
     unsigned long long blocks = (1ULL << p->n) / 256;
     fprintf(out, "    %s_kernel<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
     emit_plane_args(out, in, res);
+    emit_arg_values(out, s);
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_permute(FILE *out, const Phase *p, const char *name) {
+static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_permute_kernels(out, p, name, bmmc_emit_cuda);
-    emit_launcher_head(out, name);
+    emit_launcher_head(out, s, name);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d], ctx->stream));\n", name, k, t,
@@ -207,20 +213,26 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
         emit_phase_comment(out, &s->phases[i]);
         fputs(" */\n", out);
         switch (s->phases[i].kind) {
-        case PHASE_LOCAL: emit_local(out, &s->phases[i], name); break;
-        case PHASE_MAP: emit_map(out, &s->phases[i], name); break;
-        case PHASE_PERMUTE: emit_permute(out, &s->phases[i], name); break;
+        case PHASE_LOCAL: emit_local(out, s, &s->phases[i], name); break;
+        case PHASE_MAP: emit_map(out, s, &s->phases[i], name); break;
+        case PHASE_PERMUTE: emit_permute(out, s, &s->phases[i], name); break;
         }
     }
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
     emit_run_start(out, s, 0, true);
     for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
         fprintf(out, "    if (out[%d] != in[%d])\n        PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, "
                      "cudaMemcpyDeviceToDevice, ctx->stream));\n",
                 k, k, k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
     for (int i = 0; i < s->nphases; i++)
-        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s))) return status;\n", fname, i,
-                plan_buf_name(s->phases[i].src), plan_buf_name(s->phases[i].dst));
+    {
+        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
+                plan_buf_name(s->phases[i].dst));
+        emit_arg_values(out, s);
+        fputs("))) return status;\n", out);
+    }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 

@@ -82,11 +82,26 @@ static Prim slot_prim(const IrVal *v, int k) { return elem_slot_prim(v->elem, k 
 
 /* ---- pass 1: nodes ---- */
 
+/* A run-time scalar parameter of the entry, the one kind of value defined
+ * outside that the scheduler lets a body read: the C parameter parm_arg<id>
+ * of the function holding the body. */
+static Node **entry_arg(Emit *E, const IrVal *v)
+{
+    Node *node = NEW(&E->arena, Node);
+    node->text = arena_printf(&E->arena, "parm_arg%d", v->id);
+    node->prim = elem_slot_prim(v->elem, 0);
+    Node **nodes = NEW_ARRAY(&E->arena, Node *, 1);
+    nodes[0] = node;
+    return nodes;
+}
+
 static Node **lookup(Emit *E, const IrStmt *s, const IrVal *v)
 {
     int i = v->id - E->min_id;
-    if (i < 0 || i >= E->nids || !E->slots[i])
+    if (i < 0 || i >= E->nids || !E->slots[i]) {
+        if (!v->def && ir_is_scalar(v)) return entry_arg(E, v);
         fail(E, s, "%%%d is not defined before its use in the body (values defined outside are not supported)", v->id);
+    }
     return E->slots[i];
 }
 

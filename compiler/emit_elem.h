@@ -25,9 +25,11 @@ typedef struct {
  * expressions for the flattened slots of the body's parameters (element-
  * major, slot-minor for array parameters); the code assigns the flattened
  * slots of the body's results to the C lvalues `results[k]`. Local variables
- * are named with `prefix` so that several bodies can share a scope. Values
- * defined outside the body are not supported (the scheduler rejects them);
- * a reduction's body may read the values of the body around it. */
+ * are named with `prefix` so that several bodies can share a scope. Of the
+ * values defined outside the body, a reduction's body may read those of the
+ * body around it, and any body the entry's run-time scalar parameters, as the
+ * C variables parm_arg<id> that the caller has in scope; others are not
+ * supported (the scheduler rejects them). */
 void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
                     const char *prefix, int indent, const ElemPositions *positions);
 

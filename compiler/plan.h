@@ -123,6 +123,12 @@ typedef struct {
     const IrFunc *func;
     int n;
     const ElemType *in_elem, *out_elem;
+    /* The entry's parameters: the array, at index in_param, and the
+     * run-time scalars (args, in order), which element bodies read and the
+     * API passes by value. */
+    int in_param;
+    const IrVal **args;
+    int nargs;
     Phase *phases;
     int nphases;
     /* Phase i reads what phase i-1 wrote (phase 0 the input) and writes the

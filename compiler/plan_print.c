@@ -92,6 +92,8 @@ void plan_print(FILE *out, const Schedule *s) {
     static const char *const alias[] = {"harmless", "harmless where exact", "copied"};
     fprintf(out, ", %d phase%s, scratch of %llu bytes, an input overlapping the output: %s\n", s->nphases,
             s->nphases == 1 ? "" : "s", s->scratch_bytes, alias[s->alias]);
+    for (int k = 0; k < s->nargs; k++)
+        fprintf(out, "    scalar parameter %%%d : %s, by value\n", s->args[k]->id, prim_name(elem_slot_prim(s->args[k]->elem, 0)));
     for (int x = 0; x < 2; x++) {
         if (!s->scratch_planes[x]) continue;
         fprintf(out, "    %s planes at:", plan_buf_name(BUF_SCRATCH_A + x));

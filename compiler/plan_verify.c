@@ -175,7 +175,20 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     return p->dst == BUF_OUT ? NULL : verify_scratch(a, s, p);
 }
 
+/* The entry's parameters: the array, and every other one a scalar. */
+static const char *verify_params(Arena *a, const Schedule *s) {
+    const IrBody *body = s->func->body;
+    REQUIRE(s->in_param >= 0 && s->in_param < body->nparams && !ir_is_scalar(body->params[s->in_param]),
+            "the array parameter %d is not an array", s->in_param);
+    REQUIRE(s->nargs == body->nparams - 1, "%d scalar parameters of %d parameters", s->nargs, body->nparams);
+    for (int k = 0; k < s->nargs; k++)
+        REQUIRE(ir_is_scalar(s->args[k]) && !s->args[k]->def, "scalar parameter %d is not a scalar parameter", k);
+    return NULL;
+}
+
 const char *plan_verify(Arena *a, const Schedule *s) {
+    const char *params = verify_params(a, s);
+    if (params) return params;
     REQUIRE(s->nphases > 0 || elem_equal(s->in_elem, s->out_elem), "no phase, and the element type changes");
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];

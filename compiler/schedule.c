@@ -395,8 +395,9 @@ static void set_elem(Sched *s, const ElemType *elem) {
     s->tile_log = tile < s->n ? tile : s->n;
 }
 
-static noreturn void unsupported(const IrStmt *stmt, const char *what) {
-    diag_error(stmt->loc, "the back end does not support %s yet; use --interpret", what);
+static noreturn void unsupported(const Sched *s, const IrStmt *stmt, const char *what) {
+    diag_error(stmt->loc, "the back end does not support %s in entry '%s' yet; use --interpret", what,
+               s->out->func->entry);
 }
 
 /* The values an element body may read: its own, and those of the element
@@ -438,8 +439,10 @@ static bool element_code(const IrBody *b, Scope *sc) {
     return true;
 }
 
-static bool element_body(Arena *arena, const IrBody *b) {
-    Scope sc = {.arena = arena};
+/* An element body may read the entry's run-time scalar parameters too. */
+static bool element_body(const Sched *s, const IrBody *b) {
+    Scope sc = {.arena = s->arena};
+    for (int i = 0; i < s->out->nargs; i++) scope_add(&sc, s->out->args[i]);
     return element_code(b, &sc);
 }
 
@@ -450,14 +453,14 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         s->q_compl = f2_apply(stmt->mat, s->q_compl) ^ stmt->compl;
         return;
     case IR_TWO:
-        if (!element_body(s->arena, stmt->body)) unsupported(stmt, "a two whose body is not element code");
+        if (!element_body(s, stmt->body)) unsupported(s, stmt, "a two whose body is not element code");
         if (s->n - stmt->k > plan_reg_log(s->elem, s->tile_log))
             diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
                                   "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
         push_step(s, stmt, stmt->body, s->n - stmt->k);
         return;
     case IR_MAP:
-        if (!element_body(s->arena, stmt->body)) unsupported(stmt, "a map whose function is not element code");
+        if (!element_body(s, stmt->body)) unsupported(s, stmt, "a map whose function is not element code");
         if (!elem_equal(stmt->res[0]->elem, s->elem)) {
             /* a new element type: maps commute with permutations, so the map
                runs on the memory order as it is */
@@ -474,7 +477,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         push_step(s, stmt, stmt->body, 0);
         return;
     default:
-        unsupported(stmt, ir_op_name(stmt->op));
+        unsupported(s, stmt, ir_op_name(stmt->op));
     }
 }
 
@@ -482,16 +485,19 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
 static void schedule_body(Sched *s, const IrBody *body) {
     /* A two-element array worked on by element code alone (a comparator
        applied to the whole input) is one pair step. */
-    if (s->n == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(s->arena, body)) {
+    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(s, body)) {
         push_step(s, body->stmts[0], body, 1);
         plan_segment(s, true);
         return;
     }
-    const IrVal *cur = body->params[0];
+    const IrVal *cur = body->params[s->out->in_param];
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *stmt = body->stmts[i];
+        if (stmt->op == IR_REPLICATE || stmt->op == IR_REDUCE || stmt->op == IR_ZIP || stmt->op == IR_UNZIP)
+            unsupported(s, stmt, arena_printf(s->arena, "%s as an array stage (only inside the function of a "
+                                                        "two, parm, col or map)", ir_op_name(stmt->op)));
         if (stmt->nargs != 1 || stmt->args[0] != cur || stmt->nres != 1)
-            unsupported(stmt, "a program that is not a single chain of array stages");
+            unsupported(s, stmt, "a program that is not a single chain of array stages");
         schedule_stmt(s, stmt);
         cur = stmt->res[0];
     }
@@ -564,19 +570,35 @@ static void lay_out_scratch(Schedule *s) {
 
 static const char *plural(int n) { return n == 1 ? "" : "s"; }
 
+/* The index of the entry's one array parameter, or -1. */
+static int array_param(const IrBody *body) {
+    int found = -1;
+    for (int i = 0; i < body->nparams; i++) {
+        if (ir_is_scalar(body->params[i])) continue;
+        if (found >= 0) return -1;
+        found = i;
+    }
+    return found;
+}
+
 const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     const IrBody *body = f->body;
-    if (body->nparams != 1 || body->nresults != 1 || ir_is_scalar(body->params[0]) ||
-        ir_is_scalar(body->results[0]))
-        return arena_printf(arena, "the back end supports entries with one array parameter and one array result; "
-                                   "'%s' has %d parameter%s and %d result%s", f->entry, body->nparams,
-                            plural(body->nparams), body->nresults, plural(body->nresults));
-    int fields = body->params[0]->elem->nslots;
+    int in = array_param(body);
+    if (in < 0 || body->nresults != 1 || ir_is_scalar(body->results[0])) {
+        int arrays = 0;
+        for (int i = 0; i < body->nparams; i++) arrays += !ir_is_scalar(body->params[i]);
+        bool scalar = body->nresults == 1 && ir_is_scalar(body->results[0]);
+        return arena_printf(arena, "'%s' has %d array parameter%s and %d %sresult%s, but the back end compiles one "
+                                   "array parameter (and any run-time scalar parameters) and one array result yet; "
+                                   "use --interpret", f->entry, arrays, plural(arrays), body->nresults,
+                            scalar ? "scalar " : "", plural(body->nresults));
+    }
+    int fields = body->params[in]->elem->nslots;
     if (body->results[0]->elem->nslots > fields) fields = body->results[0]->elem->nslots;
     if (fields > SCHED_MAX_SLOTS)
         return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements of %d",
                             SCHED_MAX_SLOTS, f->entry, fields);
-    if (body->params[0]->log_len < 1)
+    if (body->params[in]->log_len < 1)
         return arena_printf(arena, "the back end needs arrays of at least 2 elements; '%s' takes 1", f->entry);
     return NULL;
 }
@@ -587,8 +609,12 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     if (refusal) diag_error(f->loc, "%s", refusal);
     memset(out, 0, sizeof *out);
     out->func = f;
-    out->n = body->params[0]->log_len;
-    out->in_elem = body->params[0]->elem;
+    out->in_param = array_param(body);
+    out->args = NEW_ARRAY(arena, const IrVal *, body->nparams);
+    for (int i = 0; i < body->nparams; i++)
+        if (i != out->in_param) out->args[out->nargs++] = body->params[i];
+    out->n = body->params[out->in_param]->log_len;
+    out->in_elem = body->params[out->in_param]->elem;
     out->out_elem = body->results[0]->elem;
     Sched s = {.arena = arena, .out = out, .n = out->n};
     set_elem(&s, out->in_elem);

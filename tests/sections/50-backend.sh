@@ -103,6 +103,13 @@ for prog in tests/backend/*.parm; do
         c_vs_interp "regression $prog" "$prog" main "${prog%.parm}.in"
 done
 
+# run-time scalar parameters: every entry of tests/backend/scalar_params.parm
+# (its main runs in the loop above)
+for entry in after widen blocks shifted ranged; do
+    "$PARMC" --random-input=7 -e "$entry" tests/backend/scalar_params.parm >"$TMP/c/in.txt"
+    c_vs_interp "scalar parameters: $entry" tests/backend/scalar_params.parm "$entry" "$TMP/c/in.txt"
+done
+
 # random programs (the generator of 45-optimiser.sh)
 seed=${RANDPROG_SEED:-$(date +%s)}
 count=${BACKEND_RANDOM_COUNT:-100}
@@ -147,7 +154,16 @@ if command -v nvcc >/dev/null; then
     else
         fail "CUDA guard driver: $(head -5 "$TMP/c/err.txt")"
     fi
-    for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm; do
+    # and on an entry with run-time scalar parameters before and after the array
+    if "$PARMC" tests/backend/scalar_params.parm -o "$TMP/c/api_args.cu" 2>"$TMP/c/err.txt" &&
+        python3 tests/tools/guard_entry.py "$TMP/c/api_args.h" shifted >"$TMP/c/entry_args.h" 2>"$TMP/c/err.txt" &&
+        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/c" -include "$TMP/c/entry_args.h" \
+            -c tests/gpu/guard_cuda.cu -o "$TMP/c/guard_args.o" 2>"$TMP/c/err.txt"; then
+        pass
+    else
+        fail "CUDA guard driver with scalar parameters: $(head -5 "$TMP/c/err.txt")"
+    fi
+    for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm tests/backend/scalar_params.parm; do
         if "$PARMC" "$prog" -o "$TMP/c/regress.cu" 2>"$TMP/c/err.txt" &&
             nvcc -arch=sm_90 -O1 -c "$TMP/c/regress.cu" -o "$TMP/c/regress.o" 2>"$TMP/c/err.txt"; then
             pass

@@ -3,8 +3,9 @@
 guard_entry.py HEADER ENTRY > entry.h
 
 HEADER is the API header parmc wrote beside a --target=c output; its comment
-line "/* entry NAME, fields T, ... -> T, ...: ..." gives the fields' types
-(bool and u8 are both uint8_t in the prototype)."""
+line "/* entry NAME, fields T, ... -> T, ...[, scalar parameters T before|after,
+...]: ..." gives the fields' types and the run-time scalar parameters' (bool
+and u8 are both uint8_t in the prototype)."""
 import re
 import sys
 
@@ -16,18 +17,27 @@ CTYPES = {"bool": "uint8_t", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t",
 def main():
     header, entry = sys.argv[1], sys.argv[2]
     text = open(header).read()
-    m = re.search(r"/\* entry %s, fields ([a-z0-9, ]+) -> ([a-z0-9, ]+):" % re.escape(entry), text)
+    m = re.search(r"/\* entry %s, fields ([a-z0-9, ]+) -> ([a-z0-9, ]+?)(?:, scalar parameters ([a-z0-9, ]+))?:"
+                  % re.escape(entry), text)
     if not m:
         sys.exit("guard_entry.py: no entry '%s' in %s" % (entry, header))
-    ins, outs = ([t.strip() for t in g.split(",")] for g in m.groups())
+    ins, outs = ([t.strip() for t in g.split(",")] for g in m.groups()[:2])
+    scalars = [s.split() for s in m.group(3).split(",")] if m.group(3) else []
     include = header.rsplit("/", 1)[-1]
-    args = ["(const %s *)(in)[%d]" % (CTYPES[t], k) for k, t in enumerate(ins)]
+    before = ["*(const %s *)(const void *)guard_args[%d].bytes" % (CTYPES[t], k) for k, (t, at) in enumerate(scalars) if at == "before"]
+    after = ["*(const %s *)(const void *)guard_args[%d].bytes" % (CTYPES[t], k) for k, (t, at) in enumerate(scalars) if at == "after"]
+    args = before + ["(const %s *)(in)[%d]" % (CTYPES[t], k) for k, t in enumerate(ins)] + after
     args += ["(%s *)(out)[%d]" % (CTYPES[t], k) for k, t in enumerate(outs)]
     print('#include "%s"' % include)
     print("#define GUARD_NIN %d" % len(ins))
     print("#define GUARD_NOUT %d" % len(outs))
+    print("#define GUARD_NARGS %d" % len(scalars))
     print("static const char *const guard_in_types[] = {%s};" % ", ".join('"%s"' % t for t in ins))
     print("static const char *const guard_out_types[] = {%s};" % ", ".join('"%s"' % t for t in outs))
+    # the run-time scalar parameters: types, and whether each comes before the array
+    print("static const char *const guard_arg_types[] = {%s};" % ", ".join(['"%s"' % t for t, _ in scalars] + ["0"]))
+    print("static const int guard_arg_before[] = {%s};" % ", ".join(["%d" % (at == "before") for _, at in scalars] + ["0"]))
+    print("static union { int64_t align; unsigned char bytes[8]; } guard_args[%d];" % (len(scalars) + 1))
     print("#define GUARD_CALL(ctx, in, out, n) parm_%s((ctx), %s, (n))" % (entry, ", ".join(args)))
 
 

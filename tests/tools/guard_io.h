@@ -58,7 +58,23 @@ static void print_value(const char *t, const unsigned char *src) {
 static size_t in_bytes(int k, size_t n) { return n * (size_t)type_bytes(guard_in_types[k]); }
 static size_t out_bytes(int k, size_t n) { return n * (size_t)type_bytes(guard_out_types[k]); }
 
-/* The input from stdin: planes[k] (malloc'd) get field k; returns n. */
+static void read_token(parm_input *input, const char *t, unsigned char *dst) {
+    char tok[80];
+    parm_next_token(input, tok, sizeof tok);
+    if (!dst || !parse_value(t, tok, dst)) {
+        fprintf(stderr, "guard: '%s' is not a valid %s\n", tok, t);
+        exit(1);
+    }
+}
+
+/* The run-time scalar parameters before (or after) the array, into guard_args. */
+static void read_args(parm_input *input, int before) {
+    for (int k = 0; k < GUARD_NARGS; k++)
+        if (guard_arg_before[k] == before) read_token(input, guard_arg_types[k], guard_args[k].bytes);
+}
+
+/* The input from stdin: planes[k] (malloc'd) get field k, guard_args the
+ * scalar parameters; returns n. */
 static size_t read_input(unsigned char **planes) {
     parm_input input;
     if (parm_input_read(&input, stdin)) {
@@ -68,17 +84,14 @@ static size_t read_input(unsigned char **planes) {
     char tok[80];
     long count = 0;
     while (parm_next_token(&input, tok, sizeof tok)) count++;
-    size_t n = (size_t)count / GUARD_NIN;
+    size_t n = (size_t)(count - GUARD_NARGS) / GUARD_NIN;
     input.pos = 0;
     for (int k = 0; k < GUARD_NIN; k++) planes[k] = (unsigned char *)malloc(in_bytes(k, n) + 1);
+    read_args(&input, 1);
     for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < GUARD_NIN; k++) {
-            parm_next_token(&input, tok, sizeof tok);
-            if (!planes[k] || !parse_value(guard_in_types[k], tok, planes[k] + i * (size_t)type_bytes(guard_in_types[k]))) {
-                fprintf(stderr, "guard: '%s' is not a valid %s\n", tok, guard_in_types[k]);
-                exit(1);
-            }
-        }
+        for (int k = 0; k < GUARD_NIN; k++)
+            read_token(&input, guard_in_types[k], planes[k] ? planes[k] + i * (size_t)type_bytes(guard_in_types[k]) : NULL);
+    read_args(&input, 0);
     free(input.text);
     return n;
 }
