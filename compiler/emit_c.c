@@ -21,7 +21,8 @@ static void emit_tables(FILE *out, const char *name, const uint64_t *cols, int c
 static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_elem) {
     for (int k = 0; k < in_elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(in_elem, k));
-        fprintf(out, "    const %s *in%d = (const %s *)src[%d];\n", t, k, t, k);
+        /* (void): a map may read only some of the fields */
+        fprintf(out, "    const %s *in%d = (const %s *)src[%d];\n    (void)in%d;\n", t, k, t, k, k);
     }
     for (int k = 0; k < out_elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(out_elem, k));
@@ -51,6 +52,8 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
         for (int k = 0; k < width; k++)
             fprintf(out, "            const %s e%d = tile%d[u];\n", prim_ctype(elem_slot_prim(t, k)), k, k);
     }
+    /* the body may use only some of the elements' fields */
+    for (int k = 0; k < width; k++) fprintf(out, "            (void)e%d;\n", k);
     for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);
