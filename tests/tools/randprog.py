@@ -21,7 +21,7 @@ The programs combine what found the bugs of issue 11:
   results, bodies that take a 4-element array apart;
 - ranged entries (`entry main (n : 2..4) (xs : [2^n]u16)`), with masks,
   matrices and sort sizes written in terms of n;
-- long chains (40 to 90 stages, most of them changing the element type),
+- long chains (70 to 110 stages, most of them changing the element type),
   which need more than 64 kernels.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
@@ -139,7 +139,8 @@ class Gen:
         self.counter = 0
         self.uses_sort = False
         self.scalars = []          # scalar parameters: (name, type)
-        self.long = False
+        self.long = False          # a long chain (more than 64 kernels)
+        self.long_steps = 0
 
     def has(self, feature):
         return feature in self.features
@@ -353,8 +354,14 @@ class Gen:
                 weights.update({"two": 1, "parm": 1})
             if depth < 2 and not self.long:
                 weights["sort"] = 0.7
-        if self.long:
-            weights["convert"] = 8
+        if self.long and s.lo >= 1:
+            # a map that changes the element type ends a kernel, and a
+            # column between two of them keeps the optimiser from fusing them
+            self.long_steps += 1
+            if self.long_steps % 2 == 0 or self.chance(0.1):
+                weights = {"convert": 1}
+            else:
+                weights = {"col": 2, "coli": 1, "vcolumn": 1}
         if self.has("dag") and pool:
             weights["zip"] = 1.5
         if self.has("reduce") and s.lo >= 1 and not self.long:
@@ -372,6 +379,8 @@ class Gen:
 
     def stage_convert(self, s, t, arg, depth, pool):
         u = self.next_type(t)
+        while self.long and u == t:
+            u = self.next_type(t)
         return "%s %s" % (self.map_to(t, u, False), arg), u
 
     def stage_mapi(self, s, t, arg, depth, pool):
@@ -403,7 +412,7 @@ class Gen:
     def stage_sort(self, s, t, arg, depth, pool):
         """A sort of rows of 2^k elements, often of (t, u) records by one field."""
         self.uses_sort = True
-        k = self.rng.randint(1, min(s.lo, 10 if self.big else 6))
+        k = self.rng.randint(1, min(s.lo, 14 if self.big else 6))
         sort = self.rng.choice(["bitonic_sort", "bpm_sort"])
         if sort == "bpm_sort" and k == 1 and s.lo == 1 and not self.has("take_apart"):
             sort = "bitonic_sort"   # bpm_sort c 1 applies c to the whole array
@@ -516,8 +525,8 @@ class Gen:
         if self.has("scalar_params") and self.chance(0.3):
             params.insert(self.rng.randrange(len(params) + 1), ("s", "scalar", self.scalar_type()))
             self.scalars = [(n, u) for n, k, u in params if k == "scalar"]
-        self.long = self.chance(0.1) and not self.big
-        length = self.rng.randint(40, 90) if self.long else self.rng.randint(1, 5)
+        self.long = self.chance(0.1)
+        length = self.rng.randint(70, 110) if self.long else self.rng.randint(1, 5)
         arrays = [(n, u) for n, k, u in params if k == "array"]
         body, out = self.top_chain(s, arrays, length)
         head = "entry main%s%s =" % (" (n : %d..%d)" % (lo, hi) if ranged else "",
