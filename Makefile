@@ -11,7 +11,8 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS  = -D_POSIX_C_SOURCE=200809L -Icompiler -Iruntime -Ibuild/gen
-SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# Sanitizer builds also verify the IR after every stage (compiler/ir_verify.c).
+SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPARMC_VERIFY_IR
 
 RE2C     ?= re2c
 LEMON    ?= lemon
@@ -20,7 +21,7 @@ LEMPAR   ?= /usr/share/lemon/lempar.c
 # The pipeline, in order (docs/internals.md explains each file).
 SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler/imports.c \
        compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
-       compiler/f2.c compiler/ir.c compiler/ir_print.c \
+       compiler/f2.c compiler/ir.c compiler/ir_print.c compiler/ir_verify.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c \
        compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
@@ -109,7 +110,7 @@ clean:
 # `make fuzz SECONDS=N` fuzzes for N seconds. New inputs go to build/fuzz/corpus
 # (tests/fuzz/corpus is only read), crash reproducers to build/fuzz/.
 SECONDS  ?= 60
-FUZZFLAGS = -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZFLAGS = -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPARMC_VERIFY_IR
 FUZZOPTS  = -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/parm.dict
 
 build/fuzz_parmc: tests/fuzz/fuzz_parmc.c $(SRCS) $(GEN_SRCS) $(wildcard compiler/*.h) | build/gen/parser.h

@@ -22,8 +22,9 @@ typedef struct {
     Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
     Program program;
     IrProgram ir;
-    FILE *writing;              /* an output file being written: removed if an error stops it */
-    const char *writing_path;
+    FILE *writing;              /* an output file being written */
+    const char *written[2];     /* the output files begun: all removed if an error stops one */
+    int nwritten;
 } Compilation;
 
 /* Source text in memory, for driver_run_source. */
@@ -38,10 +39,25 @@ static void free_bufs(Buf **bufs) {
     free(bufs);
 }
 
+/* The sanitizer build checks the IR that every stage hands on. */
+static void verify(const Compilation *c, Stage reached) {
+#ifdef PARMC_VERIFY_IR
+    ir_verify_program(&c->ir, stage_names[reached]);
+#else
+    (void)c, (void)reached;
+#endif
+}
+
 /* Run the middle end from stage `from` (already reached) to `to`. */
 static void advance(Compilation *c, const Options *opt, Stage from, Stage to) {
-    if (from < STAGE_NORMALISED && to >= STAGE_NORMALISED) opt_normalise(&c->ir);
-    if (from < STAGE_OPTIMISED && to >= STAGE_OPTIMISED) opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL);
+    if (from < STAGE_NORMALISED && to >= STAGE_NORMALISED) {
+        opt_normalise(&c->ir);
+        verify(c, STAGE_NORMALISED);
+    }
+    if (from < STAGE_OPTIMISED && to >= STAGE_OPTIMISED) {
+        opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL);
+        verify(c, STAGE_OPTIMISED);
+    }
 }
 
 /* Differential check of the middle end: the entry's results after every
@@ -84,10 +100,11 @@ static char *header_path(Arena *a, const char *output) {
 
 static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const EmitInput *, bool),
                        const EmitInput *in, bool flag) {
+    if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
     FILE *f = fopen(path, "w");
     if (!f) diag_fatal("cannot write '%s'", path);
     c->writing = f;
-    c->writing_path = path;
+    c->written[c->nwritten++] = path;
     write(f, in, flag);
     c->writing = NULL;
     if (fclose(f) != 0) diag_fatal("cannot write '%s'", path);
@@ -112,7 +129,7 @@ static void compile(Compilation *c, const Options *opt) {
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
-                    .main_entry = opt->entry ? opt->entry : "main"};
+                    .main_entry = opt->entry ? opt->entry : "main", .arena = &c->arena};
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     for (int i = 0; i < c->ir.nfuncs; i++) schedule_func(&c->arena, c->ir.funcs[i], &in.schedules[i]);
     write_file(c, output, write_program, &in, opt->target_c);
@@ -142,6 +159,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
     if (opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT) entry = NULL;   /* every entry */
     specialise_program(&c->arena, &c->program, entry, &c->ir);
+    verify(c, STAGE_SPECIALISED);
     Stage target = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
     switch (opt->action) {
@@ -170,10 +188,8 @@ static int run(const Options *opt, const MemSource *mem) {
     diag_handler = &handler;
     int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;
     diag_handler = NULL;
-    if (c->writing) {           /* no half-written output after an error */
-        fclose(c->writing);
-        remove(c->writing_path);
-    }
+    if (c->writing) fclose(c->writing);
+    for (int i = 0; status != 0 && i < c->nwritten; i++) remove(c->written[i]);   /* no partial output */
     fflush(opt->out ? opt->out : stdout);
     free_bufs(c->inputs);
     free_bufs(c->results);

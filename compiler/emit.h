@@ -17,6 +17,7 @@ typedef struct {
     int nschedules;
     bool emit_main;
     const char *main_entry;     /* the entry the standalone main runs */
+    Arena *arena;               /* the compilation's */
 } EmitInput;
 
 void emit_c_program(FILE *out, const EmitInput *in);
@@ -49,11 +50,26 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
 void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 void emit_main(FILE *out, const EmitInput *in, bool cuda);
 void emit_phase_comment(FILE *out, const Phase *p);
-/* For each phase, the buffer it writes: 0 input (never), 1 output, 2 scratch.
- * The last phase writes the output; a phase that cannot run in place writes
- * the buffer its source is not. */
-void emit_buffers(const Schedule *s, int *buf);
-unsigned long long emit_scratch_bytes(const Schedule *s);
+/* The buffers of a schedule. Phase i reads what phase i-1 wrote (phase 0
+ * the input) and writes buf[i]: the output (always the last phase) or one of
+ * two scratch buffers. A phase writes the output only where its slots have
+ * the output's types, so nothing is written past the output's planes; a
+ * scratch buffer's planes are as large as the largest phase that uses them.
+ * The scratch of a call is one allocation: the planes of buffer A, those of
+ * B, then work_bytes at work_off for the emitter's own use. */
+enum { BUF_IN, BUF_OUT, BUF_SCRATCH_A, BUF_SCRATCH_B };
+typedef struct {
+    int *buf;                                           /* per phase */
+    int nplanes[2];                                     /* planes of scratch A and B */
+    unsigned long long plane_off[2][SCHED_MAX_SLOTS];   /* their byte offsets */
+    unsigned long long work_off;
+    unsigned long long bytes;                           /* the whole allocation */
+} BufferPlan;
+BufferPlan emit_buffer_plan(Arena *a, const Schedule *s, unsigned long long work_bytes);
+/* The C name of a buffer's plane array: in, out, sa, sb. */
+const char *emit_buffer_name(int buf);
+/* The declarations of sa and sb from a `char *scratch`. */
+void emit_scratch_planes(FILE *out, const BufferPlan *bp);
 /* parm_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
  * the void * arrays named `in` and `out`. */
 void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs);

@@ -21,7 +21,7 @@ static void emit_tables(FILE *out, const char *name, const uint64_t *cols, int c
 static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_elem) {
     for (int k = 0; k < in_elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(in_elem, k));
-        /* (void): a map may read only some of the fields */
+        /* a map's body may not read every field */
         fprintf(out, "    const %s *in%d = (const %s *)src[%d];\n    (void)in%d;\n", t, k, t, k, k);
     }
     for (int k = 0; k < out_elem->nslots; k++) {
@@ -52,7 +52,7 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
         for (int k = 0; k < width; k++)
             fprintf(out, "            const %s e%d = tile%d[u];\n", prim_ctype(elem_slot_prim(t, k)), k, k);
     }
-    /* the body may use only some of the elements' fields */
+    /* the body may not read every field of the elements */
     for (int k = 0; k < width; k++) fprintf(out, "            (void)e%d;\n", k);
     for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
     char prefix[32];
@@ -78,9 +78,31 @@ static void emit_permuted_write(FILE *out, const Phase *p) {
     fputs("        }\n", out);
 }
 
+/* Offsets in a LOCAL phase's work memory (from the context's scratch, so
+ * a call allocates nothing): the tile offsets, then each slot's tile. */
+static unsigned long long work_align(unsigned long long bytes) { return (bytes + 63) & ~63ULL; }
+
+static unsigned long long work_tile_at(const Phase *p, int k) {
+    unsigned long long at = work_align(8ULL << p->tile_log);
+    for (int j = 0; j < k; j++) at += work_align((unsigned long long)(prim_bits(elem_slot_prim(p->elem, j)) / 8) << p->tile_log);
+    return at;
+}
+
+/* The work memory the LOCAL phases of s need (one runs at a time). */
+static unsigned long long work_bytes(const Schedule *s) {
+    unsigned long long most = 0;
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        if (p->kind != PHASE_LOCAL) continue;
+        unsigned long long bytes = work_tile_at(p, p->elem->nslots);
+        if (bytes > most) most = bytes;
+    }
+    return most;
+}
+
 static void emit_local(FILE *out, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
-    fprintf(out, "static void %s(const void *const *src, void *const *dst)\n{\n", name);
+    fprintf(out, "static void %s(const void *const *src, void *const *dst, char *work)\n{\n", name);
     emit_planes(out, p->elem, p->elem);
     emit_tables(out, "W", p->tile_cols, p->tile_log);
     emit_tables(out, "C", p->block_cols, p->block_log);
@@ -89,13 +111,11 @@ static void emit_local(FILE *out, const Phase *p, const char *name) {
         emit_tables(out, "G", p->src_cols, p->tile_log);
         emit_tables(out, "ZB", p->out_block_cols, p->block_log);
     }
-    fprintf(out, "    uint64_t *off = (uint64_t *)malloc(sizeof(uint64_t) << %d);\n", p->tile_log);
-    for (int k = 0; k < ns; k++)
-        fprintf(out, "    %s *tile%d = (%s *)malloc(sizeof(%s) << %d);\n", prim_ctype(elem_slot_prim(p->elem, k)), k,
-                prim_ctype(elem_slot_prim(p->elem, k)), prim_ctype(elem_slot_prim(p->elem, k)), p->tile_log);
-    fputs("    if (!off", out);
-    for (int k = 0; k < ns; k++) fprintf(out, " || !tile%d", k);
-    fputs(") abort();\n", out);
+    fputs("    uint64_t *off = (uint64_t *)work;\n", out);
+    for (int k = 0; k < ns; k++) {
+        const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+        fprintf(out, "    %s *tile%d = (%s *)(work + %llu);\n", t, k, t, work_tile_at(p, k));
+    }
     fprintf(out, "    off[0] = 0;\n    for (uint64_t u = 1; u < %lluu; u++) off[u] = off[u & (u - 1)] ^ W[parm_ctz(u)];\n",
             1ULL << p->tile_log);
     fprintf(out, "    for (uint64_t b = 0; b < %lluu; b++) {\n", 1ULL << p->block_log);
@@ -112,9 +132,7 @@ static void emit_local(FILE *out, const Phase *p, const char *name) {
     } else {
         emit_permuted_write(out, p);
     }
-    fputs("    }\n    free(off);\n", out);
-    for (int k = 0; k < ns; k++) fprintf(out, "    free(tile%d);\n", k);
-    fputs("}\n\n", out);
+    fputs("    }\n}\n\n", out);
 }
 
 static void emit_map(FILE *out, const Phase *p, const char *name) {
@@ -148,35 +166,35 @@ static void emit_phase(FILE *out, const Phase *p, const char *name) {
     }
 }
 
-/* The phases in order, through the buffers chosen by emit_buffers. */
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    int buf[64];
-    emit_buffers(s, buf);
+/* The phases in order, through the buffers of emit_buffer_plan. */
+static void emit_run(FILE *out, Arena *a, const Schedule *s, const char *fname) {
+    BufferPlan bp = emit_buffer_plan(a, s, work_bytes(s));
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
-    fputs("    void *scratch[8];\n", out);
-    fprintf(out, "    if (parm_scratch(ctx, %lluu, scratch)) return PARM_ERROR_MEMORY;\n",
-            (unsigned long long)emit_scratch_bytes(s));
+    fputs("    char *scratch;\n", out);
+    fprintf(out, "    if (parm_scratch(ctx, %lluu, &scratch)) return PARM_ERROR_MEMORY;\n", bp.bytes);
     fputs("    (void)scratch;\n", out);
+    emit_scratch_planes(out, &bp);
     if (s->nphases == 0) {
         for (int k = 0; k < s->out_elem->nslots; k++)
             fprintf(out, "    memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k,
                     prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
     }
-    static const char *const names[] = {"in", "out", "scratch"};
     for (int i = 0; i < s->nphases; i++) {
-        const char *src = i == 0 ? "in" : names[buf[i - 1]];
-        fprintf(out, "    %s_%d((const void *const *)%s, %s);\n", fname, i, src, names[buf[i]]);
+        const char *src = emit_buffer_name(i == 0 ? BUF_IN : bp.buf[i - 1]);
+        fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, src, emit_buffer_name(bp.buf[i]));
+        if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", bp.work_off);
+        fputs(");\n", out);
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
+static void emit_c_func(FILE *out, Arena *a, const Schedule *s, const char *fname) {
     for (int i = 0; i < s->nphases; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s_%d", fname, i);
         emit_phase(out, &s->phases[i], name);
     }
-    emit_run(out, s, fname);
+    emit_run(out, a, s, fname);
 }
 
 static const char c_context[] =
@@ -192,16 +210,15 @@ static const char c_context[] =
     "    if (!ctx) return;\n"
     "    free(ctx->scratch);\n"
     "    free(ctx);\n}\n\n"
-    "/* Scratch planes of `bytes` each, 64 of them at most, from one allocation. */\n"
-    "static int parm_scratch(parm_ctx *ctx, size_t bytes, void **planes)\n{\n"
-    "    if (bytes == 0) return 0;\n"
-    "    if (ctx->scratch_bytes < bytes * 8) {\n"
+    "/* The scratch memory of a call, kept for later calls. */\n"
+    "static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)\n{\n"
+    "    if (ctx->scratch_bytes < bytes) {\n"
     "        free(ctx->scratch);\n"
-    "        ctx->scratch = malloc(bytes * 8);\n"
-    "        ctx->scratch_bytes = ctx->scratch ? bytes * 8 : 0;\n"
+    "        ctx->scratch = malloc(bytes);\n"
+    "        ctx->scratch_bytes = ctx->scratch ? bytes : 0;\n"
     "        if (!ctx->scratch) return -1;\n"
     "    }\n"
-    "    for (int k = 0; k < 8; k++) planes[k] = (char *)ctx->scratch + bytes * (size_t)k;\n"
+    "    *base = (char *)ctx->scratch;\n"
     "    return 0;\n}\n\n";
 
 static const char c_timing[] =
@@ -234,7 +251,7 @@ void emit_c_runner(FILE *out, const Schedule *s) {
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
     fputs(c_context, out);
-    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i], in->schedules[i].func->name);
+    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, in->arena, &in->schedules[i], in->schedules[i].func->name);
     emit_entries(out, in, false);
     if (in->emit_main) emit_main(out, in, false);
 }

@@ -89,25 +89,72 @@ void emit_map_element(FILE *out, const Phase *p) {
 
 static bool in_place(const Phase *p) { return p->kind == PHASE_LOCAL && p->writes_in_place; }
 
-void emit_buffers(const Schedule *s, int *buf) {
-    if (s->nphases == 0) return;
-    buf[s->nphases - 1] = 1;
-    for (int i = s->nphases - 1; i > 0; i--) buf[i - 1] = in_place(&s->phases[i]) ? buf[i] : 3 - buf[i];
+/* Whether phase p's result fits the output: every slot of it has the type of
+ * the output's slot (the output's planes are only as large as the output). */
+static bool fits_output(const Schedule *s, const Phase *p) {
+    if (p->elem->nslots > s->out_elem->nslots) return false;
+    for (int k = 0; k < p->elem->nslots; k++)
+        if (elem_slot_prim(p->elem, k) != elem_slot_prim(s->out_elem, k)) return false;
+    return true;
 }
 
-unsigned long long emit_scratch_bytes(const Schedule *s) {
-    int buf[64];
-    emit_buffers(s, buf);
-    unsigned long long most = 0;
+/* Backwards from the last phase, which writes the output: a phase that runs
+ * in place reads the buffer it writes, so its source is that buffer too;
+ * otherwise the source is the output where it fits, else a scratch buffer
+ * that the reading phase does not write. */
+static void assign_buffers(const Schedule *s, int *buf) {
+    buf[s->nphases - 1] = BUF_OUT;
+    for (int i = s->nphases - 1; i > 0; i--) {
+        const Phase *src = &s->phases[i - 1];
+        if (in_place(&s->phases[i])) buf[i - 1] = buf[i];
+        else if (buf[i] != BUF_OUT && fits_output(s, src)) buf[i - 1] = BUF_OUT;
+        else buf[i - 1] = buf[i] == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
+        if (buf[i - 1] == BUF_OUT && !fits_output(s, src))
+            diag_fatal("internal error: phase %d of '%s' does not fit the output", i - 1, s->func->name);
+    }
+}
+
+/* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
+static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
+
+BufferPlan emit_buffer_plan(Arena *a, const Schedule *s, unsigned long long work_bytes) {
+    BufferPlan bp = {.buf = NEW_ARRAY(a, int, s->nphases > 0 ? s->nphases : 1)};
+    if (s->nphases > 0) assign_buffers(s, bp.buf);
+    unsigned long long plane[2][SCHED_MAX_SLOTS] = {{0}};
     for (int i = 0; i < s->nphases; i++) {
-        if (buf[i] != 2) continue;
+        if (bp.buf[i] == BUF_OUT) continue;
+        int x = bp.buf[i] - BUF_SCRATCH_A;
         const ElemType *t = s->phases[i].elem;
+        if (t->nslots > bp.nplanes[x]) bp.nplanes[x] = t->nslots;
         for (int k = 0; k < t->nslots; k++) {
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << s->n;
-            if (bytes > most) most = bytes;
+            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << s->phases[i].n;
+            if (bytes > plane[x][k]) plane[x][k] = bytes;
         }
     }
-    return most;
+    unsigned long long at = 0;
+    for (int x = 0; x < 2; x++)
+        for (int k = 0; k < bp.nplanes[x]; k++) {
+            bp.plane_off[x][k] = at;
+            at += align_up(plane[x][k]);
+        }
+    bp.work_off = at;
+    bp.bytes = at + work_bytes;
+    return bp;
+}
+
+const char *emit_buffer_name(int buf) {
+    static const char *const names[] = {"in", "out", "sa", "sb"};
+    return names[buf];
+}
+
+void emit_scratch_planes(FILE *out, const BufferPlan *bp) {
+    for (int x = 0; x < 2; x++) {
+        if (bp->nplanes[x] == 0) continue;
+        fprintf(out, "    void *const %s[%d] = {", emit_buffer_name(BUF_SCRATCH_A + x), bp->nplanes[x]);
+        for (int k = 0; k < bp->nplanes[x]; k++)
+            fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", bp->plane_off[x][k]);
+        fputs("};\n", out);
+    }
 }
 
 /* ---- the API ---- */

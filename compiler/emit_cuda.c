@@ -146,7 +146,7 @@ static void emit_local_kernel(FILE *out, const Phase *p, const char *name) {
 }
 
 /* Launchers take the planes as void pointers: phase i's buffers are chosen
- * by emit_buffers. */
+ * by emit_buffer_plan. */
 static void emit_launcher_head(FILE *out, const char *name) {
     fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst)\n{\n", name);
 }
@@ -197,9 +197,8 @@ static void emit_permute(FILE *out, const Phase *p, const char *name) {
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    int buf[64];
-    emit_buffers(s, buf);
+static void emit_run(FILE *out, Arena *a, const Schedule *s, const char *fname) {
+    BufferPlan bp = emit_buffer_plan(a, s, 0);
     for (int i = 0; i < s->nphases; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s_%d", fname, i);
@@ -213,17 +212,18 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
         }
     }
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
-    fputs("    void *scratch[8];\n    int status;\n", out);
-    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, scratch))) return status;\n", emit_scratch_bytes(s));
+    fputs("    char *scratch;\n    int status;\n", out);
+    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, &scratch))) return status;\n", bp.bytes);
+    fputs("    (void)scratch;\n", out);
+    emit_scratch_planes(out, &bp);
     if (s->nphases == 0)
         for (int k = 0; k < s->out_elem->nslots; k++)
             fprintf(out, "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, cudaMemcpyDeviceToDevice, ctx->stream));\n",
                     k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
-    static const char *const names[] = {"in", "out", "scratch"};
     for (int i = 0; i < s->nphases; i++) {
-        const char *src = i == 0 ? "in" : names[buf[i - 1]];
+        const char *src = emit_buffer_name(i == 0 ? BUF_IN : bp.buf[i - 1]);
         fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s))) return status;\n", fname, i, src,
-                names[buf[i]]);
+                emit_buffer_name(bp.buf[i]));
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
@@ -257,16 +257,22 @@ static const char cuda_context[] =
     "    int device;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"
     "    return device == ctx->device ? PARM_OK : PARM_ERROR_DEVICE;\n}\n\n"
-    "/* Eight scratch planes of `bytes` each, stream-ordered (no synchronisation). */\n"
-    "static int parm_scratch(parm_ctx *ctx, size_t bytes, void **planes)\n{\n"
-    "    if (bytes == 0) return PARM_OK;\n"
-    "    if (ctx->scratch_bytes < bytes * 8) {\n"
+    "/* The scratch memory of a call, stream-ordered (no synchronisation) and\n"
+    "   kept for later calls. */\n"
+    "static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)\n{\n"
+    "    if (ctx->scratch_bytes < bytes) {\n"
     "        if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));\n"
     "        ctx->scratch = NULL;\n        ctx->scratch_bytes = 0;\n"
-    "        PARM_CHECK(ctx, cudaMallocAsync(&ctx->scratch, bytes * 8, ctx->stream));\n"
-    "        ctx->scratch_bytes = bytes * 8;\n"
+    "        cudaError_t e = cudaMallocAsync(&ctx->scratch, bytes, ctx->stream);\n"
+    "        if (e == cudaErrorMemoryAllocation) {\n"
+    "            ctx->scratch = NULL;\n"
+    "            (void)cudaGetLastError();   /* not left for a later launch check to find */\n"
+    "            return PARM_ERROR_MEMORY;\n"
+    "        }\n"
+    "        PARM_CHECK(ctx, e);\n"
+    "        ctx->scratch_bytes = bytes;\n"
     "    }\n"
-    "    for (int k = 0; k < 8; k++) planes[k] = (char *)ctx->scratch + bytes * (size_t)k;\n"
+    "    *base = (char *)ctx->scratch;\n"
     "    return PARM_OK;\n}\n\n";
 
 void emit_cuda_runner(FILE *out, const Schedule *s) {
@@ -312,7 +318,7 @@ void emit_cuda_runner(FILE *out, const Schedule *s) {
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
     fputs(cuda_context, out);
-    for (int i = 0; i < in->nschedules; i++) emit_run(out, &in->schedules[i], in->schedules[i].func->name);
+    for (int i = 0; i < in->nschedules; i++) emit_run(out, in->arena, &in->schedules[i], in->schedules[i].func->name);
     emit_entries(out, in, true);
     if (in->emit_main) emit_main(out, in, true);
 }

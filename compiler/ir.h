@@ -68,6 +68,7 @@ struct IrBody {
     IrVal **results;
     IrStmt **stmts;
     int nstmts, cap;
+    int rewritten;              /* scratch for the optimiser: the round that rewrote it */
 };
 
 struct IrStmt {
@@ -86,7 +87,7 @@ struct IrStmt {
     uint64_t compl;             /* BMMC, POS */
     IrBody *body;               /* PARM TWO COL MAP REDUCE */
     bool commutative;           /* REDUCE: the operator is a built-in commutative one */
-    bool changed;               /* scratch for the optimiser: rewritten this round */
+    bool dead;                  /* scratch for the optimiser: killed, to be dropped from its body */
 };
 
 typedef struct {
@@ -120,5 +121,9 @@ void ir_pos_substitute(IrStmt *pos, const uint64_t *m_rows, int m_nrows, uint64_
 
 /* ir_print.c: the text form documented in docs/ir.md. */
 void ir_print_program(FILE *out, const IrProgram *p);
+
+/* ir_verify.c: stops with an internal error naming `stage` when the program
+ * breaks an invariant of ir.h (forms, bodies, scopes, single definition). */
+void ir_verify_program(const IrProgram *p, const char *stage);
 
 #endif

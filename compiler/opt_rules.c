@@ -1,29 +1,57 @@
 /* opt_rules.c: the rewrite rules, applied to a fixed point.
  *
- * Each round walks every body (inner bodies first), resolves replaced values,
- * tries the rules on each statement, then drops dead statements. A statement
- * changes at most once per round and never reads a statement changed in the
- * same round, so the use counts taken at the start of the round stay valid
- * for the single-use conditions. docs/ir.md lists the rules. */
+ * The rewriting is linear in the program, not one level of nesting per
+ * round: a round walks every body once, inner bodies first, so that a body
+ * has reached its fixed point before the rules of its parent look into it,
+ * and tries the rules on each statement until none fires. Statements a rule
+ * creates (a hoisted stage, a map moved before a permutation) are rewritten
+ * the same way where they are placed. Rounds repeat only for what a later
+ * statement enables in an earlier one (a use that disappears); a nest of any
+ * depth takes a few rounds.
+ *
+ * The single-use conditions need exact use counts at every step, since a
+ * statement may now change many times in a round. Every change to what a
+ * statement or a body result reads goes through set_arg, set_result,
+ * replace or kill, which keep uses[] equal to the reads of live statements
+ * and body results; a statement whose results lose their last read is
+ * killed at once, and a body drops its killed statements before its
+ * statement's rules look at it. docs/ir.md lists the rules. */
 #include "opt.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct {
+    IrStmt **items;
+    int n, cap;
+} StmtList;
+
+typedef struct {
     IrProgram *p;
     IrVal **subst;      /* by id: the value that replaces it */
-    int *uses;          /* by id, counted at the start of the round */
+    int *uses;          /* by id: reads by live statements and body results */
     int *mark;          /* by id: scratch for reads_marked */
     int epoch;
-    IrStmt *after;      /* a statement a rule wants right after the current one */
     int cap;
+    int round;          /* bodies rewritten in this round carry it */
+    StmtList dying;     /* killed statements whose reads are still counted */
     bool changed;
     FILE *trace;
     long applied;
 } Rewriter;
 
-#define MAX_ROUNDS 10000
+/* Each round reaches the fixed point of every nest; rounds only repeat for
+ * opportunities that a rewrite further down a body opens further up it. */
+#define MAX_ROUNDS 100
+
+static void list_push(StmtList *l, IrStmt *s) {
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->items = realloc(l->items, sizeof(IrStmt *) * (size_t)l->cap);
+        if (!l->items) diag_fatal("out of memory in the optimiser");
+    }
+    l->items[l->n++] = s;
+}
 
 static void grow(Rewriter *r) {
     if (r->p->next_id <= r->cap) return;
@@ -33,6 +61,7 @@ static void grow(Rewriter *r) {
     r->mark = realloc(r->mark, sizeof(int) * (size_t)cap);
     if (!r->subst || !r->uses || !r->mark) diag_fatal("out of memory in the optimiser");
     memset(r->subst + r->cap, 0, sizeof(IrVal *) * (size_t)(cap - r->cap));
+    memset(r->uses + r->cap, 0, sizeof(int) * (size_t)(cap - r->cap));
     memset(r->mark + r->cap, 0, sizeof(int) * (size_t)(cap - r->cap));
     r->cap = cap;
 }
@@ -42,10 +71,7 @@ static IrVal *resolve(Rewriter *r, IrVal *v) {
     return v;
 }
 
-static void replace(Rewriter *r, IrVal *old, IrVal *with) {
-    grow(r);
-    r->subst[old->id] = with;
-}
+static int uses(Rewriter *r, const IrVal *v) { return v->id < r->cap ? r->uses[v->id] : 0; }
 
 static void fired(Rewriter *r, const char *rule, const IrStmt *s) {
     r->changed = true;
@@ -56,46 +82,143 @@ static void fired(Rewriter *r, const char *rule, const IrStmt *s) {
     fprintf(r->trace, " on %%%d\n", s->res[0]->id);
 }
 
-static int uses(Rewriter *r, const IrVal *v) { return v->id < r->cap ? r->uses[v->id] : 0; }
+/* ---- exact use counts ---- */
 
-/* Counting also applies pending replacements, so the counts are of the
- * values the statements will really read. */
-static void count_uses(Rewriter *r, IrBody *b) {
+static void add_use(Rewriter *r, IrVal *v) {
+    grow(r);
+    r->uses[v->id]++;
+}
+
+static bool all_unused(Rewriter *r, const IrStmt *s) {
+    for (int k = 0; k < s->nres; k++)
+        if (uses(r, s->res[k])) return false;
+    return true;
+}
+
+/* Marks s dead; its reads are dropped by drain(). */
+static void kill(Rewriter *r, IrStmt *s) {
+    if (s->dead) return;
+    s->dead = true;
+    list_push(&r->dying, s);
+}
+
+static void drop_use(Rewriter *r, IrVal *v) {
+    r->uses[v->id]--;
+    if (v->def && !v->def->dead && all_unused(r, v->def)) kill(r, v->def);
+}
+
+/* A dying body's statements die with it; each drops its reads once. */
+static void drop_body(Rewriter *r, IrBody *b) {
     for (int i = 0; i < b->nstmts; i++) {
         IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++) {
-            s->args[a] = resolve(r, s->args[a]);
-            r->uses[s->args[a]->id]++;
-        }
-        if (s->body) count_uses(r, s->body);
+        if (s->dead) continue;
+        s->dead = true;
+        for (int a = 0; a < s->nargs; a++) drop_use(r, s->args[a]);
+        if (s->body) drop_body(r, s->body);
     }
-    for (int i = 0; i < b->nresults; i++) {
-        b->results[i] = resolve(r, b->results[i]);
-        r->uses[b->results[i]->id]++;
+    for (int i = 0; i < b->nresults; i++) drop_use(r, b->results[i]);
+}
+
+/* Drops the reads of every killed statement, killing in turn what only they
+ * read; a worklist, so that a long dead chain needs no deep recursion. */
+static void drain(Rewriter *r) {
+    while (r->dying.n) {
+        IrStmt *s = r->dying.items[--r->dying.n];
+        for (int a = 0; a < s->nargs; a++) drop_use(r, s->args[a]);
+        if (s->body) drop_body(r, s->body);
     }
 }
 
+static void set_arg(Rewriter *r, IrStmt *s, int a, IrVal *v) {
+    v = resolve(r, v);
+    add_use(r, v);
+    IrVal *old = s->args[a];
+    s->args[a] = v;
+    drop_use(r, old);
+    drain(r);
+}
+
+static void set_result(Rewriter *r, IrBody *b, int i, IrVal *v) {
+    add_use(r, v);
+    IrVal *old = b->results[i];
+    b->results[i] = v;
+    drop_use(r, old);
+    drain(r);
+}
+
+/* Every read of old becomes a read of with; old's statement dies. */
+static void replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with) {
+    grow(r);
+    r->subst[old->id] = with;
+    r->uses[with->id] += r->uses[old->id];
+    r->uses[old->id] = 0;
+    kill(r, s);
+    drain(r);
+}
+
+/* A new statement reading x, not yet in any body (emit places it). */
+static IrStmt *detached(Rewriter *r, IrOp op, Loc loc, IrVal *x) {
+    IrStmt *s = NEW(r->p->arena, IrStmt);
+    s->op = op;
+    s->loc = loc;
+    s->alu = OP_COUNT;
+    s->nargs = 1;
+    s->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    s->args[0] = x;
+    add_use(r, x);
+    return s;
+}
+
+static void compact(IrBody *b) {
+    int kept = 0;
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead) b->stmts[kept++] = b->stmts[i];
+    b->nstmts = kept;
+}
+
 /* The statement defining v, when it may be rewritten together with s:
- * it exists, has not changed this round, and s is v's only use. */
+ * s's read is v's only use. */
 static IrStmt *sole_def(Rewriter *r, IrVal *v, IrOp op) {
     IrStmt *d = v->def;
-    if (!d || d->op != op || d->nres != 1 || uses(r, v) != 1 || d->changed) return NULL;
+    if (!d || d->dead || d->op != op || d->nres != 1 || uses(r, v) != 1) return NULL;
     return d;
 }
 
 /* ---- bodies ---- */
 
-/* b1 then b2, where b2's params are b1's results: one body. */
+static void substitute(Rewriter *r, IrBody *b, IrVal *const *from, IrVal *const *to, int n) {
+    for (int i = 0; i < b->nstmts; i++) {
+        IrStmt *s = b->stmts[i];
+        for (int a = 0; a < s->nargs; a++)
+            for (int k = 0; k < n; k++)
+                if (s->args[a] == from[k]) {
+                    s->args[a] = to[k];
+                    add_use(r, to[k]);
+                }
+        if (s->body) substitute(r, s->body, from, to, n);
+    }
+    for (int i = 0; i < b->nresults; i++)
+        for (int k = 0; k < n; k++)
+            if (b->results[i] == from[k]) {
+                b->results[i] = to[k];
+                add_use(r, to[k]);
+            }
+}
+
+/* b1 then b2, where b2's params are b1's results: b1 grows into the joined
+ * body (b2's statements are appended, so a chain of joins costs what it
+ * appends). b1's results stop being results; what only they read dies. */
 static IrBody *compose(Rewriter *r, IrBody *b1, IrBody *b2) {
-    IrBody *b = ir_new_body(r->p);
-    b->nparams = b1->nparams;
-    b->params = b1->params;
-    for (int i = 0; i < b2->nparams; i++) replace(r, b2->params[i], b1->results[i]);
-    for (int i = 0; i < b1->nstmts; i++) ir_body_push(r->p, b, b1->stmts[i]);
-    for (int i = 0; i < b2->nstmts; i++) ir_body_push(r->p, b, b2->stmts[i]);
-    b->nresults = b2->nresults;
-    b->results = b2->results;
-    return b;
+    substitute(r, b2, b2->params, b1->results, b2->nparams);
+    for (int i = 0; i < b2->nstmts; i++) ir_body_push(r->p, b1, b2->stmts[i]);
+    IrVal **old = b1->results;
+    int nold = b1->nresults;
+    b1->results = b2->results;
+    b1->nresults = b2->nresults;
+    for (int i = 0; i < nold; i++) drop_use(r, old[i]);
+    drain(r);
+    compact(b1);
+    return b1;
 }
 
 /* The body is one statement of kind op on the parameter, which nothing
@@ -117,24 +240,15 @@ static bool reads_marked(const Rewriter *r, const IrBody *b) {
     return false;
 }
 
-/* Whether statement `inner` of body b reads a value that a statement before
- * it in b defines (in its own body: it could not move out of b). */
-static bool reads_earlier(Rewriter *r, const IrBody *b, const IrStmt *inner) {
-    if (!inner->body) return false;
-    grow(r);
-    r->epoch++;
-    int defined = 0;
-    for (int i = 0; i < b->nstmts && b->stmts[i] != inner; i++)
-        for (int k = 0; k < b->stmts[i]->nres; k++, defined++) r->mark[b->stmts[i]->res[k]->id] = r->epoch;
-    return defined > 0 && reads_marked(r, inner->body);
-}
-
 /* ---- the rules; each returns true when it fired ---- */
+
+static void emit(Rewriter *r, IrBody *out, IrStmt *s);
+static void resolve_args(Rewriter *r, IrStmt *s);
 
 static bool rule_bmmc_identity(Rewriter *r, IrStmt *s) {
     if (s->op != IR_BMMC || s->compl || !f2_is_identity(s->mat)) return false;
     fired(r, "bmmc-identity", s);
-    replace(r, s->res[0], s->args[0]);
+    replace(r, s, s->res[0], s->args[0]);
     return true;
 }
 
@@ -147,14 +261,14 @@ static bool rule_bmmc_fuse(Rewriter *r, IrStmt *s) {
     *m = f2_mul(s->mat, d->mat);
     s->compl = f2_apply(s->mat, d->compl) ^ s->compl;
     s->mat = m;
-    s->args[0] = d->args[0];
+    set_arg(r, s, 0, d->args[0]);
     return true;
 }
 
 static bool rule_bmmc_replicate(Rewriter *r, IrStmt *s) {
     if (s->op != IR_BMMC || !s->args[0]->def || s->args[0]->def->op != IR_REPLICATE) return false;
     fired(r, "bmmc-replicate", s);
-    replace(r, s->res[0], s->args[0]);
+    replace(r, s, s->res[0], s->args[0]);
     return true;
 }
 
@@ -163,7 +277,7 @@ static bool rule_reduce_bmmc(Rewriter *r, IrStmt *s) {
     IrVal *xs = s->args[s->nargs - 1];
     if (!xs->def || xs->def->op != IR_BMMC) return false;
     fired(r, "reduce-bmmc", s);
-    s->args[s->nargs - 1] = xs->def->args[0];
+    set_arg(r, s, s->nargs - 1, xs->def->args[0]);
     return true;
 }
 
@@ -176,31 +290,37 @@ static bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
     fired(r, "map-bmmc", s);
     for (int i = 0; i < s->body->nstmts; i++)
         if (s->body->stmts[i]->op == IR_POS) ir_pos_substitute(s->body->stmts[i], d->mat->row, d->mat->n, d->compl);
-    IrStmt *m = ir_append(r->p, out, IR_MAP, s->loc, 1, d->args);
+    IrStmt *m = detached(r, IR_MAP, s->loc, d->args[0]);
     m->body = s->body;
     IrVal *mapped = ir_add_result(r->p, m, s->res[0]->log_len, s->res[0]->elem);
     s->op = IR_BMMC;
     s->body = NULL;
     s->mat = d->mat;
     s->compl = d->compl;
-    s->args[0] = mapped;
+    set_arg(r, s, 0, mapped);
+    emit(r, out, m);
     return true;
+}
+
+/* d's body joins s's; d dies without its body (s has it now). */
+static void join_into(Rewriter *r, IrStmt *s, IrStmt *d) {
+    s->body = compose(r, d->body, s->body);
+    d->body = NULL;
+    set_arg(r, s, 0, d->args[0]);
 }
 
 static bool rule_map_map(Rewriter *r, IrStmt *s) {
     IrStmt *d = s->op == IR_MAP ? sole_def(r, s->args[0], IR_MAP) : NULL;
     if (!d) return false;
     fired(r, "map-map", s);
-    s->body = compose(r, d->body, s->body);
-    s->args[0] = d->args[0];
-    d->body = NULL;     /* d is dead; its statements now belong to s */
+    join_into(r, s, d);
     return true;
 }
 
 static bool rule_two_identity(Rewriter *r, IrStmt *s) {
     if (s->op != IR_TWO || s->body->nstmts || s->body->results[0] != s->body->params[0]) return false;
     fired(r, "two-identity", s);
-    replace(r, s->res[0], s->args[0]);
+    replace(r, s, s->res[0], s->args[0]);
     return true;
 }
 
@@ -237,37 +357,17 @@ static bool rule_two_fuse(Rewriter *r, IrStmt *s) {
     IrStmt *d = s->op == IR_TWO ? sole_def(r, s->args[0], IR_TWO) : NULL;
     if (!d || d->k != s->k || !body_is_local(d->body) || !body_is_local(s->body)) return false;
     fired(r, "two-two-fuse", s);
-    s->body = compose(r, d->body, s->body);
-    s->args[0] = d->args[0];
-    d->body = NULL;
+    join_into(r, s, d);
     return true;
 }
 
-/* The statement of a two's body that reads its parameter, when it is the
- * parameter's only use and an array combinator that can run outside:
- *   two k (f ∘ bmmc B)   = two k f ∘ bmmc (I ⊕ B)
- *   two k (f ∘ two l g)  = two k f ∘ two (k+l) g
- *   two k (f ∘ map g)    = two k f ∘ map g
- * Peeling bodies from the front flattens nests into a sequence of stages.
- * The statement must not read what the body computes before it (a POS of
- * the outer two, say): outside the body those values do not exist. */
-static IrStmt *leading_stmt(Rewriter *r, const IrBody *b) {
-    IrVal *param = b->params[0];
-    if (uses(r, param) != 1) return NULL;
-    for (int i = 0; i < b->nstmts; i++) {
-        IrStmt *t = b->stmts[i];
-        if (t->nargs == 1 && t->args[0] == param)
-            return (t->op == IR_BMMC || t->op == IR_TWO || t->op == IR_MAP) && !reads_earlier(r, b, t) ? t : NULL;
-    }
-    return NULL;
-}
-
-static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
-    IrStmt *t = s->op == IR_TWO ? leading_stmt(r, s->body) : NULL;
-    if (!t) return false;
+/* t, a statement of s's body reading only its parameter, becomes a stage
+ * before s (emitted in `out`); t's result becomes the parameter. */
+static void hoist(Rewriter *r, IrStmt *s, IrStmt *t, IrBody *out) {
+    resolve_args(r, s);         /* the stage hoisted before may have been replaced */
     fired(r, t->op == IR_BMMC ? "two-bmmc-out" : t->op == IR_TWO ? "two-two-out" : "two-map-out", s);
     int n = s->args[0]->log_len;
-    IrStmt *hoisted = ir_append(r->p, out, t->op, t->loc, 1, s->args);
+    IrStmt *hoisted = detached(r, t->op, t->loc, s->args[0]);
     hoisted->body = t->body;
     hoisted->k = t->k + s->k;
     if (t->op == IR_BMMC) {
@@ -275,47 +375,83 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
         *hoisted->mat = f2_embed(t->mat, n, 0);
         hoisted->compl = t->compl;
     }
-    s->args[0] = ir_add_result(r->p, hoisted, n, t->res[0]->elem);
-    /* t's result becomes the parameter; t itself is left dead. */
+    set_arg(r, s, 0, ir_add_result(r->p, hoisted, n, t->res[0]->elem));
     IrBody *b = s->body;
     b->params[0] = t->res[0];
     b->params[0]->def = NULL;
     t->res[0] = ir_new_val(r->p, t->res[0]->log_len, t->res[0]->elem);
     t->res[0]->def = t;
     t->body = NULL;
-    return true;
+    kill(r, t);
+    drain(r);
+    emit(r, out, hoisted);
+}
+
+/* The statements of a two's body that read its parameter, in turn, while
+ * each is the parameter's only use and an array combinator that can run
+ * outside:
+ *   two k (f ∘ bmmc B)   = two k f ∘ bmmc (I ⊕ B)
+ *   two k (f ∘ two l g)  = two k f ∘ two (k+l) g
+ *   two k (f ∘ map g)    = two k f ∘ map g
+ * Peeling bodies from the front flattens nests into a sequence of stages;
+ * one pass peels every stage it can. A statement must not read what the
+ * body computes before it and keeps (a POS of the outer two, say): outside
+ * the body those values do not exist. */
+static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
+    if (s->op != IR_TWO) return false;
+    IrBody *b = s->body;
+    bool any = false;
+    grow(r);
+    r->epoch++;
+    for (int i = 0; i < b->nstmts; i++) {
+        IrStmt *t = b->stmts[i];
+        if (t->dead) continue;
+        IrVal *param = b->params[0];
+        bool reads = false;
+        for (int a = 0; a < t->nargs; a++) reads |= t->args[a] == param;
+        if (!reads) {
+            grow(r);
+            for (int k = 0; k < t->nres; k++) r->mark[t->res[k]->id] = r->epoch;
+            continue;
+        }
+        if (uses(r, param) != 1 || t->nargs != 1 ||
+            (t->op != IR_BMMC && t->op != IR_TWO && t->op != IR_MAP) || (t->body && reads_marked(r, t->body)))
+            break;
+        hoist(r, s, t, out);
+        any = true;
+    }
+    compact(b);
+    return any;
 }
 
 /* The result of a two's body is a bmmc used nowhere else: it moves after the
- * two as a block-diagonal bmmc: two k (bmmc B ∘ f) = bmmc (I ⊕ B) ∘ two k f. */
-static bool rule_two_sink(Rewriter *r, IrStmt *s) {
+ * two as a block-diagonal bmmc: two k (bmmc B ∘ f) = bmmc (I ⊕ B) ∘ two k f.
+ * The new bmmc goes on `after`, to be emitted after s. */
+static bool rule_two_sink(Rewriter *r, IrStmt *s, StmtList *after) {
     if (s->op != IR_TWO) return false;
-    IrVal *res = s->body->results[0];
+    IrBody *b = s->body;
+    IrVal *res = b->results[0];
     IrStmt *t = res->def;
-    if (!t || t->op != IR_BMMC || uses(r, res) != 1) return false;
-    bool inside = false;
-    for (int i = 0; i < s->body->nstmts; i++) inside |= s->body->stmts[i] == t;
+    if (!t || t->dead || t->op != IR_BMMC || uses(r, res) != 1) return false;
+    bool inside = false;        /* t is usually the body's last statement */
+    for (int i = b->nstmts - 1; i >= 0 && !inside; i--) inside = b->stmts[i] == t;
     if (!inside) return false;
     fired(r, "two-bmmc-out", s);
-    s->body->results[0] = t->args[0];
     int n = s->res[0]->log_len;
     IrVal *old = s->res[0];
     s->res[0] = ir_new_val(r->p, n, t->args[0]->elem);
     s->res[0]->def = s;
-    IrStmt *after = NEW(r->p->arena, IrStmt);
-    after->op = IR_BMMC;
-    after->loc = t->loc;
-    after->nargs = 1;
-    after->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
-    after->args[0] = s->res[0];
-    after->mat = NEW(r->p->arena, F2Mat);
-    *after->mat = f2_embed(t->mat, n, 0);
-    after->compl = t->compl;
-    after->res = NEW_ARRAY(r->p->arena, IrVal *, 1);
-    after->res[0] = old;
-    after->nres = 1;
-    old->def = after;
-    r->after = after;
+    IrStmt *moved = detached(r, IR_BMMC, t->loc, s->res[0]);
+    moved->mat = NEW(r->p->arena, F2Mat);
+    *moved->mat = f2_embed(t->mat, n, 0);
+    moved->compl = t->compl;
+    moved->res = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    moved->res[0] = old;
+    moved->nres = 1;
+    old->def = moved;
+    set_result(r, b, 0, t->args[0]);
+    compact(b);
+    list_push(after, moved);
     return true;
 }
 
@@ -342,121 +478,114 @@ static bool rule_two_pull_in(Rewriter *r, IrStmt *s) {
     fired(r, "two-bmmc-in", s);
     IrBody *first = d->body;
     IrStmt *inner = ir_append(r->p, first, IR_BMMC, perm->loc, 1, first->results);
+    add_use(r, first->results[0]);
     inner->mat = NEW(r->p->arena, F2Mat);
     inner->mat->n = low;
     memcpy(inner->mat->row, perm->mat->row, sizeof(uint64_t) * (size_t)low);
     inner->compl = perm->compl;
-    first->results[0] = ir_add_result(r->p, inner, low, first->results[0]->elem);
-    s->body = compose(r, first, s->body);
-    s->args[0] = d->args[0];
-    d->body = NULL;
+    set_result(r, first, 0, ir_add_result(r->p, inner, low, first->results[0]->elem));
+    join_into(r, s, d);
     return true;
 }
 
 /* ---- the walk ---- */
 
-/* Rules that look into a body need its use counts, which are only exact
- * when nothing inside changed this round. */
-static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, bool inner_changed) {
-    if (rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
-        rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) ||
-        rule_two_fuse(r, s) || rule_two_pull_in(r, s))
-        return true;
-    if (inner_changed) return false;
-    return rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
-           rule_two_hoist(r, s, out) || rule_two_sink(r, s);
+static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    return rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
+           rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_two_fuse(r, s) ||
+           rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
+           rule_two_hoist(r, s, out) || rule_two_sink(r, s, after);
 }
 
-static bool reads_changed(const IrStmt *s) {
-    for (int a = 0; a < s->nargs; a++)
-        if (s->args[a]->def && s->args[a]->def->changed) return true;
-    return false;
+static void rewrite_body(Rewriter *r, IrBody *b);
+
+static void resolve_args(Rewriter *r, IrStmt *s) {
+    for (int a = 0; a < s->nargs; a++) s->args[a] = resolve(r, s->args[a]);
 }
 
-/* Returns whether anything in b changed. */
-static bool rewrite_body(Rewriter *r, IrBody *b) {
+/* Rewrite s (its body first) until no rule fires, then append it to out,
+ * followed by the statements that rules moved after it, last moved first
+ * (each reads the result of the one moved before it). */
+static void emit(Rewriter *r, IrBody *out, IrStmt *s) {
+    StmtList after = {0};
+    resolve_args(r, s);
+    if (s->body) rewrite_body(r, s->body);
+    while (!s->dead && try_rules(r, s, out, &after)) resolve_args(r, s);
+    if (!s->dead) ir_body_push(r->p, out, s);
+    for (int i = after.n - 1; i >= 0; i--) emit(r, out, after.items[i]);
+    free(after.items);
+}
+
+/* Once per round: a body that moves (into a hoisted stage, a joined map)
+ * keeps what it reached. */
+static void rewrite_body(Rewriter *r, IrBody *b) {
+    if (b->rewritten == r->round) return;
+    b->rewritten = r->round;
     IrStmt **old = b->stmts;
     int count = b->nstmts;
-    bool any = false;
     b->stmts = NULL;
     b->nstmts = b->cap = 0;
-    for (int i = 0; i < count; i++) {
-        IrStmt *s = old[i];
-        for (int a = 0; a < s->nargs; a++) s->args[a] = resolve(r, s->args[a]);
-        bool inner_changed = s->body && rewrite_body(r, s->body);
-        r->after = NULL;
-        if (!reads_changed(s) && try_rules(r, s, b, inner_changed)) s->changed = true;
-        any |= inner_changed || s->changed;
-        ir_body_push(r->p, b, s);
-        if (r->after) ir_body_push(r->p, b, r->after);
-    }
+    for (int i = 0; i < count; i++)
+        if (!old[i]->dead) emit(r, b, old[i]);
+    compact(b);
     for (int i = 0; i < b->nresults; i++) b->results[i] = resolve(r, b->results[i]);
-    return any;
 }
 
-static void unmark_body(IrBody *b) {
+/* ---- rounds ---- */
+
+/* Counting also applies pending replacements, so the counts are of the
+ * values the statements really read. */
+static void count_uses(Rewriter *r, IrBody *b) {
     for (int i = 0; i < b->nstmts; i++) {
-        b->stmts[i]->changed = false;
-        if (b->stmts[i]->body) unmark_body(b->stmts[i]->body);
+        IrStmt *s = b->stmts[i];
+        resolve_args(r, s);
+        for (int a = 0; a < s->nargs; a++) r->uses[s->args[a]->id]++;
+        if (s->body) count_uses(r, s->body);
+    }
+    for (int i = 0; i < b->nresults; i++) {
+        b->results[i] = resolve(r, b->results[i]);
+        r->uses[b->results[i]->id]++;
     }
 }
 
-static void uncount_body(Rewriter *r, const IrBody *b) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++) r->uses[s->args[a]->id]--;
-        if (s->body) uncount_body(r, s->body);
-    }
-    for (int i = 0; i < b->nresults; i++) r->uses[b->results[i]->id]--;
-}
-
-/* Statements whose results are all unused are dropped (the IR is pure).
- * Walking backwards frees the uses of a dead statement before its
- * arguments' definitions are visited. */
-static bool remove_dead(Rewriter *r, IrBody *b) {
-    bool removed = false;
-    int kept = 0;
+/* Statements whose results are all unused are killed (the IR is pure). */
+static void kill_unused(Rewriter *r, IrBody *b) {
     for (int i = b->nstmts - 1; i >= 0; i--) {
         IrStmt *s = b->stmts[i];
-        bool live = false;
-        for (int k = 0; k < s->nres; k++) live |= r->uses[s->res[k]->id] > 0;
-        if (!live) {
-            for (int a = 0; a < s->nargs; a++) r->uses[s->args[a]->id]--;
-            if (s->body) uncount_body(r, s->body);
-            b->stmts[i] = NULL;
-            removed = true;
-            continue;
+        if (!s->dead && all_unused(r, s)) {
+            kill(r, s);
+            drain(r);
         }
-        if (s->body) removed |= remove_dead(r, s->body);
+        if (!s->dead && s->body) kill_unused(r, s->body);
     }
-    for (int i = 0; i < b->nstmts; i++)
-        if (b->stmts[i]) b->stmts[kept++] = b->stmts[i];
-    b->nstmts = kept;
-    return removed;
+    compact(b);
 }
 
-static void recount(Rewriter *r) {
-    grow(r);
-    memset(r->uses, 0, sizeof(int) * (size_t)r->cap);
-    for (int i = 0; i < r->p->nfuncs; i++) count_uses(r, r->p->funcs[i]->body);
+/* Returns false when the rounds ran out. */
+static bool optimise_func(Rewriter *r, IrFunc *f) {
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+        grow(r);
+        memset(r->uses, 0, sizeof(int) * (size_t)r->cap);
+        count_uses(r, f->body);
+        kill_unused(r, f->body);
+        r->round++;
+        r->changed = false;
+        rewrite_body(r, f->body);
+        if (!r->changed) return true;
+    }
+    return false;
 }
 
 void opt_optimise(IrProgram *p, FILE *trace) {
     Rewriter r = {.p = p, .trace = trace};
-    for (int round = 0; round < MAX_ROUNDS; round++) {
-        recount(&r);
-        for (int i = 0; i < p->nfuncs; i++) remove_dead(&r, p->funcs[i]->body);
-        r.changed = false;
-        for (int i = 0; i < p->nfuncs; i++) {
-            rewrite_body(&r, p->funcs[i]->body);
-            unmark_body(p->funcs[i]->body);
-        }
-        if (!r.changed) break;
-    }
-    recount(&r);
-    for (int i = 0; i < p->nfuncs; i++)
-        while (remove_dead(&r, p->funcs[i]->body)) {}
+    const IrFunc *stuck = NULL;
+    for (int i = 0; i < p->nfuncs && !stuck; i++)
+        if (!optimise_func(&r, p->funcs[i])) stuck = p->funcs[i];
     free(r.subst);
     free(r.uses);
     free(r.mark);
+    free(r.dying.items);
+    if (stuck)
+        diag_fatal("internal error: the optimiser did not reach a fixed point for entry '%s' within %d rounds",
+                   stuck->name, MAX_ROUNDS);
 }

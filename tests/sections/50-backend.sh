@@ -10,7 +10,8 @@ c_vs_interp() {
         fail "emit C $name: $(head -3 "$TMP/c/err.txt")"
         return
     fi
-    if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror "$TMP/c/prog.c" -o "$TMP/c/prog" 2>"$TMP/c/err.txt"; then
+    # shellcheck disable=SC2086
+    if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} "$TMP/c/prog.c" -o "$TMP/c/prog" 2>"$TMP/c/err.txt"; then
         fail "compile C $name: $(head -5 "$TMP/c/err.txt")"
         return
     fi
@@ -43,6 +44,12 @@ c_vs_interp "bitrev" examples/permute.parm main "$TMP/c/in.txt"
 c_vs_interp "reverse" examples/permute.parm rev "$TMP/c/in.txt"
 python3 tests/tools/gen.py i32 4096 8 >"$TMP/c/in.txt"
 c_vs_interp "transpose" examples/permute.parm trans "$TMP/c/in.txt"
+
+# back-end regressions (tests/backend/NAME.parm on NAME.in), under ASan and UBSan
+for prog in tests/backend/*.parm; do
+    C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+        c_vs_interp "regression $prog" "$prog" main "${prog%.parm}.in"
+done
 
 # random programs of what the back ends compile today (randprog.py
 # --backend; the seed of 45-optimiser.sh plus one). Every fifth one, up to

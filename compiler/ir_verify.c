@@ -1,0 +1,126 @@
+/* ir_verify.c: the invariants every stage of the IR must keep.
+ *
+ * A rewrite that breaks one (a map left without its body, a statement that
+ * reads a value defined after it or inside another body) would otherwise
+ * show up much later as a crash in the interpreter or a back end. The
+ * sanitizer build runs this after every stage (driver.c) and names the
+ * stage that broke the invariant.
+ *
+ * Checked: each op has the arguments, results and body its form in ir.h
+ * needs; every value is defined once; every argument and body result is in
+ * scope where it is read (a parameter of an enclosing body, or the result of
+ * an earlier statement of an enclosing body); results point back to their
+ * statement. */
+#include "ir.h"
+
+#include <stdarg.h>
+
+#include "diag.h"
+
+typedef struct {
+    const IrProgram *p;
+    const char *stage;
+    const char *func;
+    char *defined;      /* by id: defined somewhere already */
+    char *in_scope;     /* by id: readable at the current point */
+} Verifier;
+
+/* The statement s (NULL: a body's parameters or results) breaks an invariant. */
+static noreturn void broken(const Verifier *v, const IrStmt *s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static noreturn void broken(const Verifier *v, const IrStmt *s, const char *fmt, ...) {
+    char what[160], where[200] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (s && s->loc.src) snprintf(where, sizeof where, " (from %s:%d:%d)", s->loc.src->name, s->loc.line, s->loc.col);
+    diag_fatal("internal error: the %s IR of '%s' is malformed: %s %s%s", v->stage, v->func,
+               s ? ir_op_name(s->op) : "a body", what, where);
+}
+
+static void read_value(const Verifier *v, const IrStmt *s, const IrVal *x) {
+    if (!x || x->id < 0 || x->id >= v->p->next_id) broken(v, s, "reads a value that does not exist");
+    if (!v->in_scope[x->id]) broken(v, s, "reads %%%d, which is not defined before it in an enclosing body", x->id);
+}
+
+static void define_value(const Verifier *v, const IrStmt *s, const IrVal *x) {
+    if (!x || x->id < 0 || x->id >= v->p->next_id) broken(v, s, "defines a value that does not exist");
+    if (v->defined[x->id]) broken(v, s, "defines %%%d, which is defined twice", x->id);
+    if (x->def != s) broken(v, s, "defines %%%d, which does not point back to its definition", x->id);
+    v->defined[x->id] = 1;
+    v->in_scope[x->id] = 1;
+}
+
+static bool needs_body(IrOp op) {
+    return op == IR_PARM || op == IR_TWO || op == IR_COL || op == IR_MAP || op == IR_REDUCE;
+}
+
+/* The fixed argument counts of ir.h's forms; -1 where any count is fine. */
+static int arg_count(IrOp op) {
+    switch (op) {
+    case IR_CONST: case IR_POS: return 0;
+    case IR_UNARY: case IR_CONVERT: case IR_INDEX: case IR_PARM: case IR_TWO: case IR_COL: case IR_BMMC:
+    case IR_MAP: case IR_UNZIP: return 1;
+    case IR_BINARY: return 2;
+    case IR_SELECT: return 3;
+    default: return -1;
+    }
+}
+
+static void shape_error(const Verifier *v, const IrStmt *s, const char *what) {
+    broken(v, s, "%%%d %s", s->nres ? s->res[0]->id : -1, what);
+}
+
+static void check_form(const Verifier *v, const IrStmt *s) {
+    int want = arg_count(s->op);
+    if (want >= 0 && s->nargs != want) shape_error(v, s, "has the wrong number of arguments");
+    if (s->nres < 1) shape_error(v, s, "has no result");
+    if (needs_body(s->op) && !s->body) shape_error(v, s, "has no body");
+    if (!needs_body(s->op) && s->body) shape_error(v, s, "has a body it should not have");
+    if ((s->op == IR_BMMC || s->op == IR_POS) && !s->mat) shape_error(v, s, "has no matrix");
+    if (s->op == IR_BMMC && (s->mat->n != s->args[0]->log_len || s->res[0]->log_len != s->args[0]->log_len))
+        shape_error(v, s, "has a matrix or result of the wrong size");
+    if (s->op == IR_TWO) {
+        int n = s->args[0]->log_len;
+        if (s->k < 0 || s->k > n || s->body->nparams != 1 || s->body->nresults != 1 ||
+            s->body->params[0]->log_len != n - s->k || s->body->results[0]->log_len != n - s->k)
+            shape_error(v, s, "has a body of the wrong shape");
+    }
+}
+
+static void verify_body(Verifier *v, const IrBody *b);
+
+static void verify_stmt(Verifier *v, const IrStmt *s) {
+    check_form(v, s);
+    for (int a = 0; a < s->nargs; a++) read_value(v, s, s->args[a]);
+    if (s->body) verify_body(v, s->body);
+    for (int k = 0; k < s->nres; k++) define_value(v, s, s->res[k]);
+}
+
+/* Values of b go out of scope when b ends; defined[] keeps them, so a value
+ * defined again in another body is still caught. */
+static void verify_body(Verifier *v, const IrBody *b) {
+    for (int i = 0; i < b->nparams; i++) define_value(v, NULL, b->params[i]);
+    for (int i = 0; i < b->nstmts; i++) {
+        if (!b->stmts[i]) broken(v, NULL, "has an empty statement slot");
+        verify_stmt(v, b->stmts[i]);
+    }
+    for (int i = 0; i < b->nresults; i++) read_value(v, NULL, b->results[i]);
+    for (int i = 0; i < b->nparams; i++) v->in_scope[b->params[i]->id] = 0;
+    for (int i = 0; i < b->nstmts; i++)
+        for (int k = 0; k < b->stmts[i]->nres; k++) v->in_scope[b->stmts[i]->res[k]->id] = 0;
+}
+
+/* The tables live in the compilation's arena, which the driver frees even
+ * when an internal error stops the compilation here. */
+void ir_verify_program(const IrProgram *p, const char *stage) {
+    Verifier v = {.p = p, .stage = stage};
+    v.defined = NEW_ARRAY(p->arena, char, p->next_id + 1);
+    v.in_scope = NEW_ARRAY(p->arena, char, p->next_id + 1);
+    for (int i = 0; i < p->nfuncs; i++) {
+        v.func = p->funcs[i]->name;
+        verify_body(&v, p->funcs[i]->body);
+    }
+}
