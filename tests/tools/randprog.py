@@ -353,7 +353,7 @@ class Gen:
             if depth < 3 and not self.long:
                 weights.update({"two": 1, "parm": 1})
             if depth < 2 and not self.long:
-                weights["sort"] = 0.7
+                weights["sort"] = 1
         if self.long and s.lo >= 1:
             # a map that changes the element type ends a kernel, and a
             # column between two of them keeps the optimiser from fusing them
