@@ -31,9 +31,8 @@ import os
 import random
 import sys
 
-# Features of the language that the back ends refuse today (issue 12).
-# --backend leaves them out; remove a name once the back ends accept it.
-BACKEND_REFUSES = (
+# Optional features of the programs; without --backend, programs use them all.
+FEATURES = (
     "dag",             # a value used more than once, zip of two arrays
     "several_arrays",  # more than one array parameter
     "scalar_params",   # scalar entry parameters
@@ -43,7 +42,10 @@ BACKEND_REFUSES = (
                        # list pattern, next to other stages
     "wide_tuples",     # elements of more than 2 scalar fields
 )
-FEATURES = BACKEND_REFUSES
+# The features that the back ends refuse today (issue 12): --backend leaves
+# them out. Remove a name once the back ends accept it.
+BACKEND_REFUSES = ("dag", "several_arrays", "scalar_params", "tuple_results", "reduce",
+                   "take_apart", "wide_tuples")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -400,13 +402,11 @@ class Gen:
         return "%s %s" % (self.matrix(s), arg), t
 
     def stage_two(self, s, t, arg, depth, pool):
-        y = self.fresh("y")
-        body, u = self.chain(s.minus(1), t, y, depth + 1, self.rng.randint(1, 3), [])
+        y, body, u = self.body(s.minus(1), t, depth + 1)
         return "two (\\%s -> %s) %s" % (y, body, arg), u
 
     def stage_parm(self, s, t, arg, depth, pool):
-        y = self.fresh("y")
-        body, u = self.chain(s.minus(1), t, y, depth + 1, self.rng.randint(1, 3), [])
+        y, body, u = self.body(s.minus(1), t, depth + 1)
         return "parm %s (\\%s -> %s) %s" % (paren(self.mask(s)), y, body, arg), u
 
     def stage_sort(self, s, t, arg, depth, pool):
@@ -469,29 +469,27 @@ class Gen:
                            in zip(leaves[k], leaves[count - 1 - k])])
         return "(\\[%s] -> [%s]) %s" % (", ".join(pats), ", ".join(out), arg), t
 
-    def chain(self, s, t, arg, depth, length, pool):
-        """length stages from arg, bound by let when several: (text, type)."""
-        lets, cur, cur_t = [], arg, t
-        avail = pool + [(arg, t)]
-        for k in range(length):
+    def chain(self, s, arrays, depth, length):
+        """length stages from the first of arrays (name, type), each bound by
+        let; a stage reads the one before it or, in a DAG, any array bound
+        before it. Returns (lets, the arrays in scope, the last one's type)."""
+        lets, avail = [], list(arrays)
+        cur, cur_t = arrays[0]
+        for _ in range(length):
             src, src_t = cur, cur_t
-            if self.has("dag") and len(avail) > 1 and self.chance(0.25):
+            if self.has("dag") and len(avail) > 1 and self.chance(0.3):
                 src, src_t = self.rng.choice(avail)
-            others = [(n, u) for n, u in avail if n != src]
-            text, cur_t = self.stage(s, src_t, src, depth, others)
-            if k == length - 1:
-                return self.let_text(lets, text, depth), cur_t
+            text, cur_t = self.stage(s, src_t, src, depth, [(n, u) for n, u in avail if n != src])
             cur = self.fresh("v")
             lets.append("let %s = %s in" % (cur, text))
             avail.append((cur, cur_t))
-        return arg, t
+        return lets, avail, cur_t
 
-    def let_text(self, lets, result, depth):
-        if not lets:
-            return result
-        if depth == 0:
-            return "\n".join("  " + line for line in lets + [result])
-        return " ".join(lets + [result])
+    def body(self, s, t, depth):
+        """The function of a two or parm: (parameter, body text, result type)."""
+        y = self.fresh("y")
+        lets, avail, u = self.chain(s, [(y, t)], depth, self.rng.randint(1, 3))
+        return y, " ".join(lets + [avail[-1][0]]), u
 
     # ---- the entry
 
@@ -537,18 +535,9 @@ class Gen:
 
     def top_chain(self, s, arrays, length):
         """The entry's body: a let chain from the array parameters."""
-        lines, avail = [], list(arrays)
-        cur, cur_t = arrays[0]
-        for _ in range(length):
-            src, src_t = cur, cur_t
-            if self.has("dag") and len(avail) > 1 and self.chance(0.3):
-                src, src_t = self.rng.choice(avail)
-            text, cur_t = self.stage(s, src_t, src, 0, [(n, u) for n, u in avail if n != src])
-            cur = self.fresh("v")
-            lines.append("  let %s = %s in" % (cur, text))
-            avail.append((cur, cur_t))
-        lines.append("  " + self.results(s, avail[len(arrays):] or avail))
-        return "\n".join(lines), cur_t
+        lets, avail, out = self.chain(s, arrays, 0, length)
+        lines = lets + [self.results(s, avail[len(arrays):])]
+        return "\n".join("  " + line for line in lines), out
 
 
 def value(rng, t):
