@@ -75,6 +75,7 @@ struct Expr {
     Expr *value_expr;       /* EXPR_LET */
     Expr *body;             /* EXPR_LET, EXPR_LAMBDA */
     PtrList elems;          /* EXPR_TUPLE, EXPR_LIST: Expr* */
+    int height;             /* of the tree: 0 for a leaf; at most 1000 (parse.c) */
 };
 
 /* Types written in entry parameters. */
@@ -113,6 +114,7 @@ typedef struct {
 } Entry;
 
 typedef struct {
+    const Source *src;      /* the main source file (the first parsed) */
     PtrList equations;      /* Equation*, in source order */
     PtrList entries;        /* Entry*, in source order */
     PtrList imports;        /* Import*: `import "name"` lines, resolved by imports.c */

@@ -149,9 +149,16 @@ static const ElemType *scalar_type_of(Spec *s, Value *v, Op op, Loc loc) {
     return v->rt->elem;
 }
 
+/* A static number computed here is located at its operator, so that one
+ * that does not fit the type it meets later is reported where it was made. */
+static Value *located(Value *v, Loc loc) {
+    if (v->kind == V_INT || v->kind == V_FLOAT) v->loc = loc;
+    return v;
+}
+
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
     if (!b) {
-        if (value_is_static(a)) return static_unary(s, op, a, loc);
+        if (value_is_static(a)) return located(static_unary(s, op, a, loc), loc);
         const ElemType *t = scalar_type_of(s, a, op, loc);
         if (!t) diag_error(loc, "operator '%s' does not apply to %s", op_name(op), value_describe(s, a));
         check_runtime_op(op, t->prim, loc);
@@ -159,7 +166,7 @@ Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
         st->alu = op;
         return value_rt(s, ir_add_result(s->prog, st, -1, t));
     }
-    if (value_is_static(a) && value_is_static(b)) return static_binary(s, op, a, b, loc);
+    if (value_is_static(a) && value_is_static(b)) return located(static_binary(s, op, a, b, loc), loc);
     const ElemType *ta = scalar_type_of(s, a, op, loc), *tb = scalar_type_of(s, b, op, loc);
     if (ta && tb && ta->prim != tb->prim)
         diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op), prim_name(ta->prim),
@@ -544,6 +551,10 @@ static const Builtin builtins[] = {
     {"u8", 1, b_u8}, {"u16", 1, b_u16}, {"u32", 1, b_u32}, {"u64", 1, b_u64},
     {"f32", 1, b_f32}, {"f64", 1, b_f64},
 };
+
+const Builtin *builtin_at(int i) {
+    return i >= 0 && (size_t)i < sizeof builtins / sizeof builtins[0] ? &builtins[i] : NULL;
+}
 
 const Builtin *builtin_lookup(const char *name) {
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)

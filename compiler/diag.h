@@ -7,6 +7,7 @@
 #define PARMC_DIAG_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
 
@@ -18,8 +19,12 @@ typedef struct {
 
 typedef struct {
     const Source *src;  /* NULL for locations that are not in a file */
-    int line, col;      /* 1-based */
+    int line, col;      /* 1-based; line 0: the file as a whole ("FILE: error: ...") */
 } Loc;
+
+/* Whether src starts with a UTF-8 byte-order mark (EF BB BF), which the
+ * lexer skips and columns do not count. */
+bool source_has_bom(const Source *src);
 
 extern jmp_buf *diag_handler;
 
@@ -28,9 +33,23 @@ noreturn void diag_error(Loc loc, const char *fmt, ...) __attribute__((format(pr
  * then diag_abort(). */
 void diag_report(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_note(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning: printed like an error, but compilation goes on. */
+void diag_warning(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 noreturn void diag_abort(void);
 /* An error with no source position: "parmc: error: ...". */
 noreturn void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A stage that knows how an error was reached (the specialiser: the calls
+ * that led to it) sets a function that adds notes to the next error. It runs
+ * once, in diag_abort, after the error's own notes, and is given the error's
+ * location; diag_abort clears it, and a stage clears it (NULL) when it ends. */
+typedef void DiagContext(void *data, Loc error);
+void diag_set_context(DiagContext *fn, void *data);
+/* Whether `typed` is close enough to `name` to suggest it ("did you mean"):
+ * a small edit distance (insertions, deletions, substitutions and swaps of
+ * neighbours), relative to the length. */
+bool diag_similar(const char *typed, const char *name);
+/* The edit distance of a and b when it is at most limit, else limit + 1. */
+int diag_edit_distance(const char *a, const char *b, int limit);
 /* Send diagnostics to f instead of stderr (NULL: back to stderr); the
  * fuzzer silences them this way. */
 void diag_set_stream(FILE *f);

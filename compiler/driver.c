@@ -2,6 +2,7 @@
  * diag, which longjmps back here; the arena is then freed in one place. */
 #include "driver.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "ir.h"
 #include "emit.h"
 #include "opt.h"
+#include "schedule.h"
 #include "simulate.h"
 #include "value.h"
 
@@ -84,7 +86,7 @@ static void interpret(Compilation *c, const Options *opt, const char *entry, FIL
     long len = 0;
     c->input = io_slurp(in, &len);
     if (!c->input) diag_fatal("cannot read standard input");
-    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, &c->inputs);
+    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs);
     c->results = ir_eval_func(&c->ir, f, c->inputs);
     if (opt->compare_stages) compare_stages(c, opt, f);
     io_write_results(out, f, c->results);
@@ -102,12 +104,12 @@ static void write_file(Compilation *c, const char *path, void (*write)(FILE *, c
                        const EmitInput *in, bool flag) {
     if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
     FILE *f = fopen(path, "w");
-    if (!f) diag_fatal("cannot write '%s'", path);
+    if (!f) diag_fatal("cannot write '%s': %s", path, strerror(errno));
     c->writing = f;
     c->written[c->nwritten++] = path;
     write(f, in, flag);
     c->writing = NULL;
-    if (fclose(f) != 0) diag_fatal("cannot write '%s'", path);
+    if (fclose(f) != 0) diag_fatal("cannot write '%s': %s", path, strerror(errno));
 }
 
 static void write_program(FILE *f, const EmitInput *in, bool target_c) {
@@ -117,7 +119,54 @@ static void write_program(FILE *f, const EmitInput *in, bool target_c) {
 
 static void write_header(FILE *f, const EmitInput *in, bool target_c) { emit_header(f, in, !target_c); }
 
+/* The size range of entry `entry` (`(n : 0..3)`). */
+static const EntryParam *size_range(const Program *p, const char *entry) {
+    for (int i = 0; i < p->entries.len; i++) {
+        const Entry *e = p->entries.items[i];
+        if (strcmp(e->name, entry) != 0) continue;
+        for (int j = 0; j < e->params.len; j++) {
+            const EntryParam *param = e->params.items[j];
+            if (!param->type) return param;
+        }
+    }
+    return NULL;
+}
+
+static bool some_size_compiles(Compilation *c, const IrFunc *f) {
+    for (int i = 0; i < c->ir.nfuncs; i++) {
+        const IrFunc *g = c->ir.funcs[i];
+        if (g != f && strcmp(g->entry, f->entry) == 0 && !schedule_refusal(&c->arena, g)) return true;
+    }
+    return false;
+}
+
+/* Schedules every specialisation into out and returns how many. A size of a
+ * ranged entry that the back end refuses whole (arrays of 1 element at
+ * n = 0) is left out with a warning when another size compiles: the emitted
+ * function then returns PARM_ERROR_LENGTH for that length alone. */
+static int schedule_all(Compilation *c, Schedule *out) {
+    int n = 0;
+    for (int i = 0; i < c->ir.nfuncs; i++) {
+        const IrFunc *f = c->ir.funcs[i];
+        const char *refusal = f->size_param >= 0 ? schedule_refusal(&c->arena, f) : NULL;
+        const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
+        if (range && some_size_compiles(c, f)) {
+            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns PARM_ERROR_LENGTH "
+                                     "for that length", f->entry, range->name, f->size_param, refusal);
+            continue;
+        }
+        schedule_func(&c->arena, f, &out[n++]);
+    }
+    return n;
+}
+
 /* The back end: schedule every specialisation, write OUT and its header. */
+static bool has_entry(const IrProgram *p, const char *entry) {
+    for (int i = 0; i < p->nfuncs; i++)
+        if (strcmp(p->funcs[i]->entry, entry) == 0) return true;
+    return false;
+}
+
 static void compile(Compilation *c, const Options *opt) {
     const char *output = opt->output;
     if (!output) {
@@ -130,8 +179,9 @@ static void compile(Compilation *c, const Options *opt) {
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
                     .main_entry = opt->entry ? opt->entry : "main", .arena = &c->arena};
+    if (opt->emit_main && !has_entry(&c->ir, in.main_entry)) spec_no_entry(&c->program, in.main_entry);
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
-    for (int i = 0; i < c->ir.nfuncs; i++) schedule_func(&c->arena, c->ir.funcs[i], &in.schedules[i]);
+    in.nschedules = schedule_all(c, in.schedules);
     write_file(c, output, write_program, &in, opt->target_c);
     write_file(c, header, write_header, &in, opt->target_c);
 }
@@ -141,11 +191,9 @@ static void compile(Compilation *c, const Options *opt) {
 static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
-    for (int i = 0; i < c->ir.nfuncs; i++) {
-        Schedule s;
-        schedule_func(&c->arena, c->ir.funcs[i], &s);
-        ok &= simulate_report(out, &s);
-    }
+    Schedule *schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
+    int n = schedule_all(c, schedules);
+    for (int i = 0; i < n; i++) ok &= simulate_report(out, &schedules[i]);
     if (!ok) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
 }
 
@@ -158,7 +206,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     const char *entry = opt->entry;
     if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
     if (opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT) entry = NULL;   /* every entry */
-    specialise_program(&c->arena, &c->program, entry, &c->ir);
+    specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
     verify(c, STAGE_SPECIALISED);
     Stage target = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);

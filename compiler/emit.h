@@ -58,18 +58,31 @@ void emit_phase_comment(FILE *out, const Phase *p);
  * The scratch of a call is one allocation: the planes of buffer A, those of
  * B, then work_bytes at work_off for the emitter's own use. */
 enum { BUF_IN, BUF_OUT, BUF_SCRATCH_A, BUF_SCRATCH_B };
+/* Calls whose input planes overlap output planes (in place, in == out) are
+ * correct: when the first phase writes scratch it has read the whole input
+ * before anything writes the output, so no overlap matters (ALIAS_HARMLESS);
+ * when it is a LOCAL phase that writes each tile where it read it, an input
+ * plane that is exactly its output plane is harmless too (ALIAS_EXACT_OK);
+ * any other overlap makes the call copy the input to scratch first (at
+ * copy_off, in a scratch allocation of copy_bytes). */
+typedef enum { ALIAS_HARMLESS, ALIAS_EXACT_OK, ALIAS_COPY } AliasRule;
 typedef struct {
     int *buf;                                           /* per phase */
     int nplanes[2];                                     /* planes of scratch A and B */
     unsigned long long plane_off[2][SCHED_MAX_SLOTS];   /* their byte offsets */
     unsigned long long work_off;
     unsigned long long bytes;                           /* the whole allocation */
+    AliasRule alias;
+    unsigned long long copy_off[SCHED_MAX_SLOTS], copy_bytes;
 } BufferPlan;
 BufferPlan emit_buffer_plan(Arena *a, const Schedule *s, unsigned long long work_bytes);
 /* The C name of a buffer's plane array: in, out, sa, sb. */
 const char *emit_buffer_name(int buf);
-/* The declarations of sa and sb from a `char *scratch`. */
-void emit_scratch_planes(FILE *out, const BufferPlan *bp);
+/* The start of NAME_run up to the scratch planes: PARM_ERROR_ALIAS when
+ * output planes overlap, the scratch (a failure returns its status), the
+ * copy of the input where the alias rule asks for it (`in` then points to
+ * it), and the declarations of sa and sb. */
+void emit_run_start(FILE *out, const Schedule *s, const BufferPlan *bp, bool cuda);
 /* parm_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
  * the void * arrays named `in` and `out`. */
 void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs);

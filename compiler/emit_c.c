@@ -170,15 +170,10 @@ static void emit_phase(FILE *out, const Phase *p, const char *name) {
 static void emit_run(FILE *out, Arena *a, const Schedule *s, const char *fname) {
     BufferPlan bp = emit_buffer_plan(a, s, work_bytes(s));
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
-    fputs("    char *scratch;\n", out);
-    fprintf(out, "    if (parm_scratch(ctx, %lluu, &scratch)) return PARM_ERROR_MEMORY;\n", bp.bytes);
-    fputs("    (void)scratch;\n", out);
-    emit_scratch_planes(out, &bp);
-    if (s->nphases == 0) {
-        for (int k = 0; k < s->out_elem->nslots; k++)
-            fprintf(out, "    memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k,
-                    prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
-    }
+    emit_run_start(out, s, &bp, false);
+    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
+        fprintf(out, "    if (out[%d] != in[%d]) memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k, k, k,
+                prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
     for (int i = 0; i < s->nphases; i++) {
         const char *src = emit_buffer_name(i == 0 ? BUF_IN : bp.buf[i - 1]);
         fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, src, emit_buffer_name(bp.buf[i]));
@@ -216,7 +211,7 @@ static const char c_context[] =
     "        free(ctx->scratch);\n"
     "        ctx->scratch = malloc(bytes);\n"
     "        ctx->scratch_bytes = ctx->scratch ? bytes : 0;\n"
-    "        if (!ctx->scratch) return -1;\n"
+    "        if (!ctx->scratch) return PARM_ERROR_MEMORY;\n"
     "    }\n"
     "    *base = (char *)ctx->scratch;\n"
     "    return 0;\n}\n\n";

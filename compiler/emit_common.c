@@ -114,6 +114,16 @@ static void assign_buffers(const Schedule *s, int *buf) {
     }
 }
 
+static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
+    return (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << n;
+}
+
+static AliasRule alias_rule(const Schedule *s, const int *buf) {
+    if (s->nphases == 0) return ALIAS_EXACT_OK;   /* a copy, skipped where in is out */
+    if (buf[0] != BUF_OUT) return ALIAS_HARMLESS;
+    return in_place(&s->phases[0]) ? ALIAS_EXACT_OK : ALIAS_COPY;
+}
+
 /* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
 static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
@@ -127,7 +137,7 @@ BufferPlan emit_buffer_plan(Arena *a, const Schedule *s, unsigned long long work
         const ElemType *t = s->phases[i].elem;
         if (t->nslots > bp.nplanes[x]) bp.nplanes[x] = t->nslots;
         for (int k = 0; k < t->nslots; k++) {
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << s->phases[i].n;
+            unsigned long long bytes = plane_bytes(t, k, s->phases[i].n);
             if (bytes > plane[x][k]) plane[x][k] = bytes;
         }
     }
@@ -139,6 +149,13 @@ BufferPlan emit_buffer_plan(Arena *a, const Schedule *s, unsigned long long work
         }
     bp.work_off = at;
     bp.bytes = at + work_bytes;
+    bp.alias = alias_rule(s, bp.buf);
+    at = align_up(bp.bytes);
+    for (int k = 0; k < s->in_elem->nslots; k++) {
+        bp.copy_off[k] = at;
+        at += align_up(plane_bytes(s->in_elem, k, s->n));
+    }
+    bp.copy_bytes = at;
     return bp;
 }
 
@@ -147,7 +164,62 @@ const char *emit_buffer_name(int buf) {
     return names[buf];
 }
 
-void emit_scratch_planes(FILE *out, const BufferPlan *bp) {
+static void emit_overlap(FILE *out, const ElemType *a, int ka, const char *na, const ElemType *b, int kb,
+                         const char *nb, int n) {
+    fprintf(out, "parm_overlap(%s[%d], 0x%llxu, %s[%d], 0x%llxu)", na, ka, plane_bytes(a, ka, n), nb, kb,
+            plane_bytes(b, kb, n));
+}
+
+/* `copy_input`: whether an input plane overlaps an output plane in a way
+ * the alias rule does not allow. */
+static void emit_copy_condition(FILE *out, const Schedule *s, AliasRule rule) {
+    fputs("    const int copy_input = 0", out);
+    for (int i = 0; i < s->in_elem->nslots; i++)
+        for (int j = 0; j < s->out_elem->nslots; j++) {
+            fputs("\n        || (", out);
+            emit_overlap(out, s->in_elem, i, "in", s->out_elem, j, "out", s->n);
+            if (rule == ALIAS_EXACT_OK && i == j) fprintf(out, " && in[%d] != out[%d]", i, j);
+            fputs(")", out);
+        }
+    fputs(";\n", out);
+}
+
+static void emit_input_copy(FILE *out, const Schedule *s, const BufferPlan *bp, bool cuda) {
+    int ns = s->in_elem->nslots;
+    fprintf(out, "    const void *in_copy[%d];\n    if (copy_input) {\n", ns);
+    for (int k = 0; k < ns; k++) {
+        fprintf(out, "        in_copy[%d] = scratch + 0x%llxu;\n", k, bp->copy_off[k]);
+        if (cuda)
+            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], 0x%llxu, "
+                         "cudaMemcpyDeviceToDevice, ctx->stream));\n", bp->copy_off[k], k, plane_bytes(s->in_elem, k, s->n));
+        else
+            fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], 0x%llxu);\n", bp->copy_off[k], k,
+                    plane_bytes(s->in_elem, k, s->n));
+    }
+    fputs("        in = in_copy;\n    }\n", out);
+}
+
+void emit_run_start(FILE *out, const Schedule *s, const BufferPlan *bp, bool cuda) {
+    const ElemType *res = s->out_elem;
+    if (res->nslots > 1) {
+        fputs("    if (0", out);
+        for (int i = 0; i < res->nslots; i++)
+            for (int j = i + 1; j < res->nslots; j++) {
+                fputs("\n        || ", out);
+                emit_overlap(out, res, i, "out", res, j, "out", s->n);
+            }
+        fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
+    }
+    fputs("    char *scratch;\n    int status;\n", out);
+    if (bp->alias == ALIAS_HARMLESS) {
+        fprintf(out, "    if ((status = parm_scratch(ctx, 0x%llxu, &scratch))) return status;\n", bp->bytes);
+    } else {
+        emit_copy_condition(out, s, bp->alias);
+        fprintf(out, "    if ((status = parm_scratch(ctx, copy_input ? 0x%llxu : 0x%llxu, &scratch))) return status;\n",
+                bp->copy_bytes, bp->bytes);
+        emit_input_copy(out, s, bp, cuda);
+    }
+    fputs("    (void)scratch;\n", out);
     for (int x = 0; x < 2; x++) {
         if (bp->nplanes[x] == 0) continue;
         fprintf(out, "    void *const %s[%d] = {", emit_buffer_name(BUF_SCRATCH_A + x), bp->nplanes[x]);
@@ -186,12 +258,19 @@ static const char api_decls[] =
     "    PARM_ERROR_LENGTH = 2,    /* a length the entry was not compiled for */\n"
     "    PARM_ERROR_MEMORY = 3,    /* scratch memory could not be allocated */\n"
     "    PARM_ERROR_CUDA = 4,      /* a CUDA call failed: see parm_ctx_message */\n"
-    "    PARM_ERROR_DEVICE = 5     /* the context belongs to another device */\n"
+    "    PARM_ERROR_DEVICE = 5,    /* the context belongs to another device */\n"
+    "    PARM_ERROR_ALIAS = 6      /* output arrays overlap (inputs may overlap outputs) */\n"
     "};\n\n"
     "/* A context holds scratch memory (and, for CUDA, a stream). */\n"
     "int parm_ctx_create(parm_ctx **ctx);\n"
     "void parm_ctx_destroy(parm_ctx *ctx);\n"
     "const char *parm_error_string(int code);\n";
+
+/* "u32, f32": the fields' types, which the C types do not tell (bool and u8
+ * are both uint8_t) */
+static void emit_slot_names(FILE *out, const ElemType *t) {
+    for (int k = 0; k < t->nslots; k++) fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
+}
 
 void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
@@ -208,8 +287,12 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     fputs("\n", out);
     for (int i = 0; i < in->nschedules; i++) {
         if (!first_occurrence(in, i)) continue;
-        fprintf(out, "/* entry %s: arrays of tuples are passed one array per field (%s pointers). */\n",
-                in->schedules[i].func->entry, cuda ? "device" : "host");
+        const Schedule *e = &in->schedules[i];
+        fprintf(out, "/* entry %s, fields ", e->func->entry);
+        emit_slot_names(out, e->in_elem);
+        fputs(" -> ", out);
+        emit_slot_names(out, e->out_elem);
+        fprintf(out, ": arrays of tuples are passed one array per field (%s pointers). */\n", cuda ? "device" : "host");
         emit_signature(out, &in->schedules[i]);
         fputs(";\n", out);
     }
@@ -229,6 +312,10 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
     fputs("PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n    return __popcll(x) & 1;\n#else\n"
           "    return __builtin_parityll(x);\n#endif\n}\n\n", out);
     if (!cuda) fputs("static inline int parm_ctz(uint64_t x) { return __builtin_ctzll(x); }\n\n", out);
+    fputs("/* Whether [a, a + na) and [b, b + nb) share a byte. */\n"
+          "static inline int parm_overlap(const void *a, size_t na, const void *b, size_t nb)\n{\n"
+          "    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;\n"
+          "    return x < y + nb && y < x + na;\n}\n\n", out);
     fputs("const char *parm_error_string(int code)\n{\n"
           "    switch (code) {\n"
           "    case PARM_OK: return \"success\";\n"
@@ -237,6 +324,7 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
           "    case PARM_ERROR_MEMORY: return \"out of memory for scratch buffers\";\n"
           "    case PARM_ERROR_CUDA: return \"a CUDA call failed\";\n"
           "    case PARM_ERROR_DEVICE: return \"the context belongs to another device\";\n"
+          "    case PARM_ERROR_ALIAS: return \"output arrays overlap\";\n"
           "    default: return \"unknown error code\";\n    }\n}\n\n", out);
 }
 
@@ -293,17 +381,22 @@ static void emit_print(FILE *out, Prim p, int k) {
     fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", fn, t, k);
 }
 
-static void emit_read_input(FILE *out, const Schedule *s) {
+/* Reads the input as the interpreter does, with its messages for bad input
+ * (runtime/parm_io.h): in is the schedules of the entry being run. */
+static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
     const ElemType *t = s->in_elem;
     fputs("    parm_input input;\n"
           "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
-          "    char tok[80];\n    long count = 0;\n"
-          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
-    fprintf(out, "    if (count == 0 || count %% %d != 0 || (count / %d & (count / %d - 1)) != 0) {\n", t->nslots, t->nslots,
-            t->nslots);
-    fprintf(out, "        fprintf(stderr, \"error: the input has %%ld values, which is not a power-of-two number of "
-                 "elements of %d value%s\\n\", count);\n        return 1;\n    }\n",
-            t->nslots, t->nslots == 1 ? "" : "s");
+          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
+          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n"
+          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
+          "    static const long counts[] = {", out);
+    int ncounts = 0;
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0)
+            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", (long)t->nslots << in->schedules[i].n);
+    fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
+            s->func->entry, ncounts);
     fprintf(out, "    size_t n = (size_t)(count / %d);\n    input.pos = 0;\n    input.count = 0;\n", t->nslots);
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", t->nslots, s->out_elem->nslots);
     for (int k = 0; k < t->nslots; k++)
@@ -316,7 +409,7 @@ static void emit_read_input(FILE *out, const Schedule *s) {
         fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
               "            parm_next_token(&input, tok, sizeof tok);\n            if (!", out);
         fprintf(out, parse_call(p), prim_bits(p));
-        fprintf(out, ") {\n                fprintf(stderr, \"error: value %%ld ('%%s') is not a valid %s\\n\", input.count, tok);\n"
+        fprintf(out, ") {\n                parm_input_invalid(&input, \"%s\");\n"
                      "                return 1;\n            }\n", prim_name(p));
         emit_store(out, p, k);
         fputs("        }\n", out);
@@ -347,7 +440,7 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda) {
           "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc) repeat = atoi(argv[++i]);\n"
           "        else { fprintf(stderr, \"usage: %s [-r N] < input\\n\", argv[0]); return 2; }\n"
           "    }\n", out);
-    emit_read_input(out, s);
+    emit_read_input(out, in, s);
     fputs("    parm_ctx *ctx;\n    int status = parm_ctx_create(&ctx);\n", out);
     fprintf(out, "    if (!status) status = parm_main_run_%s(ctx, host_in, host_out, n, repeat);\n", cuda ? "cuda" : "c");
     fputs("    if (status) {\n        fprintf(stderr, \"error: %s\\n\", parm_error_string(status));\n"

@@ -212,14 +212,11 @@ static void emit_run(FILE *out, Arena *a, const Schedule *s, const char *fname) 
         }
     }
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out)\n{\n", fname);
-    fputs("    char *scratch;\n    int status;\n", out);
-    fprintf(out, "    if ((status = parm_scratch(ctx, %lluu, &scratch))) return status;\n", bp.bytes);
-    fputs("    (void)scratch;\n", out);
-    emit_scratch_planes(out, &bp);
-    if (s->nphases == 0)
-        for (int k = 0; k < s->out_elem->nslots; k++)
-            fprintf(out, "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, cudaMemcpyDeviceToDevice, ctx->stream));\n",
-                    k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
+    emit_run_start(out, s, &bp, true);
+    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
+        fprintf(out, "    if (out[%d] != in[%d])\n        PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, "
+                     "cudaMemcpyDeviceToDevice, ctx->stream));\n",
+                k, k, k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
     for (int i = 0; i < s->nphases; i++) {
         const char *src = emit_buffer_name(i == 0 ? BUF_IN : bp.buf[i - 1]);
         fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s))) return status;\n", fname, i, src,

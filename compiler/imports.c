@@ -9,7 +9,10 @@
  * the end of the compilation, and an error path leaks nothing. */
 #include "imports.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,15 +48,20 @@ const Source *source_copy(Arena *a, const char *name, const char *text, size_t l
     return make_source(a, name, arena_strndup(a, text, len), len);
 }
 
-const Source *source_load(Arena *a, const char *path) {
+/* The file at path; errors say why, at `at` (an import line, or no
+ * location for the main file). */
+static const Source *load_source(Arena *a, const char *path, Loc at) {
     FILE *f = fopen(path, "rb");
-    if (!f) diag_fatal("cannot open '%s'", path);
+    if (!f) diag_error(at, "cannot open '%s': %s", path, strerror(errno));
     size_t len = 0;
     char *text = read_text(a, f, &len);
+    int err = errno;
     fclose(f);
-    if (!text) diag_fatal("cannot read '%s'", path);
+    if (!text) diag_error(at, "cannot read '%s': %s", path, strerror(err));
     return make_source(a, path, text, len);
 }
+
+const Source *source_load(Arena *a, const char *path) { return load_source(a, path, (Loc){0}); }
 
 /* ---- the search path ---- */
 
@@ -82,22 +90,31 @@ static const char *exe_dir(Arena *a, const char *argv0) {
     return arena_strndup(a, exe, (size_t)(strrchr(exe, '/') - exe));
 }
 
-/* The -I directories, then DIR/../share/parmc/stdlib (an installed parmc)
- * or DIR/../stdlib (build/parmc in the source tree), DIR the executable's. */
-static Search search_path(Arena *a, const ImportPath *path) {
-    Search s = {NEW_ARRAY(a, const char *, path->ndirs + 1), 0, NULL};
-    for (int i = 0; i < path->ndirs; i++) s.dirs[s.n++] = path->dirs[i];
-    if (!path->exe) return s;
+/* DIR/../share/parmc/stdlib (an installed parmc) or DIR/../stdlib
+ * (build/parmc in the source tree), DIR the executable's; NULL with the
+ * reason in *why when there is none. */
+static const char *stdlib_dir(Arena *a, const ImportPath *path, const char **why) {
+    *why = NULL;
+    if (!path->exe) return NULL;
     const char *dir = exe_dir(a, path->exe);
     if (!dir) {
-        s.no_stdlib = "the executable's directory is unknown";
-        return s;
+        *why = "the executable's directory is unknown";
+        return NULL;
     }
     const char *installed = arena_printf(a, "%s/../share/parmc/stdlib", dir);
     const char *in_tree = arena_printf(a, "%s/../stdlib", dir);
-    if (is_dir(installed)) s.dirs[s.n++] = installed;
-    else if (is_dir(in_tree)) s.dirs[s.n++] = in_tree;
-    else s.no_stdlib = arena_printf(a, "neither %s nor %s is a directory", installed, in_tree);
+    if (is_dir(installed)) return installed;
+    if (is_dir(in_tree)) return in_tree;
+    *why = arena_printf(a, "neither %s nor %s is a directory", installed, in_tree);
+    return NULL;
+}
+
+/* The -I directories, then the stdlib. */
+static Search search_path(Arena *a, const ImportPath *path) {
+    Search s = {NEW_ARRAY(a, const char *, path->ndirs + 1), 0, NULL};
+    for (int i = 0; i < path->ndirs; i++) s.dirs[s.n++] = path->dirs[i];
+    const char *lib = stdlib_dir(a, path, &s.no_stdlib);
+    if (lib) s.dirs[s.n++] = lib;
     return s;
 }
 
@@ -137,10 +154,10 @@ static bool first_visit(Arena *a, PtrList *seen, const struct stat *st) {
     return true;
 }
 
-/* Parses the file; its equations and imports join the program. */
-static void load(Arena *a, Program *program, const char *file) {
+/* Parses the file that im names; its equations and imports join the program. */
+static void load(Arena *a, Program *program, const char *file, const Import *im) {
     Program lib = {0};
-    parse_source(a, source_load(a, file), &lib);
+    parse_source(a, load_source(a, file, im->loc), &lib);
     for (int i = 0; i < lib.equations.len; i++) ptrlist_push(a, &program->equations, lib.equations.items[i]);
     for (int i = 0; i < lib.imports.len; i++) ptrlist_push(a, &program->imports, lib.imports.items[i]);
 }
@@ -153,7 +170,46 @@ void imports_resolve(Arena *a, Program *program, const ImportPath *path, const c
     if (main_path && stat(main_path, &st) == 0) first_visit(a, &seen, &st);
     /* the list grows as imported files add their own imports */
     for (int i = 0; i < program->imports.len; i++) {
-        const char *file = find(a, &s, program->imports.items[i], &st);
-        if (first_visit(a, &seen, &st)) load(a, program, file);
+        const Import *im = program->imports.items[i];
+        const char *file = find(a, &s, im, &st);
+        if (first_visit(a, &seen, &st)) load(a, program, file, im);
     }
+}
+
+/* ---- names the stdlib defines ---- */
+
+static bool ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '\'';
+}
+
+/* Whether an equation of text (a line that starts in column 1) defines name. */
+static bool defines(const char *text, const char *name) {
+    size_t n = strlen(name);
+    for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, name, n) == 0 && !ident_char(line[n])) return true;
+    return false;
+}
+
+static int is_parm_file(const struct dirent *e) {
+    size_t n = strlen(e->d_name);
+    return n > 5 && strcmp(e->d_name + n - 5, ".parm") == 0;
+}
+
+const char *imports_stdlib_defining(Arena *a, const ImportPath *path, const char *name) {
+    const char *why;
+    const char *dir = stdlib_dir(a, path, &why);
+    struct dirent **files;
+    int n = dir ? scandir(dir, &files, is_parm_file, alphasort) : -1;
+    const char *found = NULL;
+    for (int i = 0; i < n; i++) {
+        const char *file = files[i]->d_name;
+        FILE *f = found ? NULL : fopen(arena_printf(a, "%s/%s", dir, file), "rb");
+        size_t len;
+        const char *text = f ? read_text(a, f, &len) : NULL;
+        if (f) fclose(f);
+        if (text && defines(text, name)) found = arena_strndup(a, file, strlen(file) - 5);
+        free(files[i]);
+    }
+    if (n >= 0) free(files);
+    return found;
 }

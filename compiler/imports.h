@@ -20,7 +20,8 @@ typedef struct {
 
 /* The file at path, or a copy of the len bytes at text, as a Source in the
  * arena.
- * Errors (a missing file, a NUL byte, more than 16 MiB) are diagnostics. */
+ * Errors (a file that cannot be read, with the system's reason; a NUL byte;
+ * more than 16 MiB) are diagnostics. */
 const Source *source_load(Arena *arena, const char *path);
 const Source *source_copy(Arena *arena, const char *name, const char *text, size_t len);
 
@@ -29,5 +30,10 @@ const Source *source_copy(Arena *arena, const char *name, const char *text, size
  * NULL when the program was not read from a file). The equations of the
  * imported files join *program; their entries are ignored. */
 void imports_resolve(Arena *arena, Program *program, const ImportPath *path, const char *main_path);
+
+/* For "unknown name" errors: the stdlib file (as `import` names it, "sort")
+ * with an equation for name, scanning the files' equation heads (a name in
+ * column 1); NULL when none has one. */
+const char *imports_stdlib_defining(Arena *arena, const ImportPath *path, const char *name);
 
 #endif

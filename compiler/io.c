@@ -1,9 +1,16 @@
-/* io.c: reading entry inputs and writing results as text. */
+/* io.c: reading entry inputs and writing results as text.
+ *
+ * Bad input is reported with the messages of runtime/parm_io.h, which the
+ * standalone main of --emit-main uses too: both say the same, word for word.
+ * The messages give the position in the input but do not echo the line: an
+ * input line can hold millions of values. */
 #include "io.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "parm_io.h"
 
 typedef struct {
     const char *text;
@@ -33,18 +40,12 @@ static Tokens tokenize(const char *text) {
     return t;
 }
 
-/* A location in the input text, for diagnostics with a caret. */
-static Loc input_loc(const Source *src, long offset) {
-    Loc loc = {src, 1, 1};
-    for (long i = 0; i < offset; i++) {
-        if (src->text[i] == '\n') {
-            loc.line++;
-            loc.col = 1;
-        } else {
-            loc.col++;
-        }
-    }
-    return loc;
+/* A location in the input text; src names the input and has no text, so
+ * that messages give the position without the line (see above). */
+static Loc input_loc(const Source *src, const char *text, long offset) {
+    long line, col;
+    parm_text_position(text, (size_t)offset, &line, &col);
+    return (Loc){src, (int)line, (int)col};
 }
 
 static long slots_needed(const IrFunc *f) {
@@ -62,7 +63,7 @@ static const IrFunc *find_specialisation(const IrProgram *p, const char *entry, 
     return NULL;
 }
 
-static noreturn void count_mismatch(const IrProgram *p, const char *entry, long count) {
+static noreturn void count_mismatch(const IrProgram *p, const char *entry, const Source *src, long count) {
     const IrFunc *first = NULL, *last = NULL;
     for (int i = 0; i < p->nfuncs; i++) {
         if (strcmp(p->funcs[i]->entry, entry) != 0) continue;
@@ -70,16 +71,15 @@ static noreturn void count_mismatch(const IrProgram *p, const char *entry, long 
         last = p->funcs[i];
     }
     if (!first) diag_fatal("no entry point named '%s'", entry);
-    if (first == last)
-        diag_fatal("input: entry '%s' needs %ld values, but the input has %ld", entry, slots_needed(first), count);
-    diag_fatal("input: entry '%s' accepts %ld to %ld values (a power-of-two size in its range), "
-               "but the input has %ld", entry, slots_needed(first), slots_needed(last), count);
+    char msg[256];
+    parm_count_message(msg, sizeof msg, entry, slots_needed(first), slots_needed(last), count);
+    diag_error((Loc){src, 0, 0}, "%s", msg);
 }
 
 typedef struct {
     long offset;            /* of the first bad token, -1 when all parsed */
     Prim prim;
-    char text[64];
+    char text[PARM_EXCERPT_SIZE];
 } BadToken;
 
 static void fill_buffer(const Tokens *t, long *next, Buf *b, BadToken *bad) {
@@ -91,7 +91,7 @@ static void fill_buffer(const Tokens *t, long *next, Buf *b, BadToken *bad) {
             const char *s = t->text + t->starts[at];
             size_t n = 0;
             while (s[n] && !isspace((unsigned char)s[n])) n++;
-            char tok[64];
+            char tok[PARM_MAX_TOKEN];
             bool fits = n < sizeof tok;
             if (fits) {
                 memcpy(tok, s, n);
@@ -100,18 +100,22 @@ static void fill_buffer(const Tokens *t, long *next, Buf *b, BadToken *bad) {
             if (fits && scalar_parse(p, tok, &b->planes[k][i])) continue;
             bad->offset = t->starts[at];
             bad->prim = p;
-            snprintf(bad->text, sizeof bad->text, "%.*s%s", (int)(n < 40 ? n : 40), s, n < 40 ? "" : "...");
+            parm_excerpt(s, n, bad->text);
             return;
         }
 }
 
 const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text,
-                             Buf ***inputs) {
+                             long len, Buf ***inputs) {
+    Source src = {name, NULL, 0};
+    /* tokenising stops at a NUL, which would end the input silently */
+    const char *nul = memchr(text, 0, (size_t)len);
+    if (nul) diag_error(input_loc(&src, text, nul - text), PARM_MSG_NUL);
     Tokens t = tokenize(text);
     const IrFunc *f = find_specialisation(p, entry, t.count);
     if (!f) {
         free(t.starts);
-        count_mismatch(p, entry, t.count);
+        count_mismatch(p, entry, &src, t.count);
     }
     /* The buffers are the caller's from the start, so that it can free them
        when a bad value aborts through diag. */
@@ -126,10 +130,8 @@ const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *
         fill_buffer(&t, &next, bufs[i], &bad);
     }
     free(t.starts);
-    if (bad.offset >= 0) {
-        Source src = {name, text, (int)strlen(text)};
-        diag_error(input_loc(&src, bad.offset), "'%s' is not a valid %s value", bad.text, prim_name(bad.prim));
-    }
+    if (bad.offset >= 0)
+        diag_error(input_loc(&src, text, bad.offset), PARM_MSG_INVALID, bad.text, prim_name(bad.prim));
     return f;
 }
 

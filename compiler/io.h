@@ -12,8 +12,10 @@
 
 /* Parse `text` (named `name` in messages) as the inputs of an entry. For an
  * entry over a size range the number of values picks the specialisation.
- * Errors are reported through diag and abort. The caller frees the buffers. */
-const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text,
+ * text holds len bytes and a NUL after them; a NUL byte among them is an
+ * error. Errors are reported through diag and abort. The caller frees the
+ * buffers. */
+const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text, long len,
                              Buf ***inputs);
 void io_write_results(FILE *out, const IrFunc *f, Buf **results);
 /* Read a whole stream into a NUL-terminated heap buffer; NULL on error. */

@@ -94,6 +94,7 @@ typedef struct {
     const char *name;           /* entry name, with _n suffix per size when ranged */
     const char *entry;          /* entry name as written */
     int size_param;             /* the value of a range parameter, -1 if none */
+    Loc loc;                    /* the entry's declaration, for back-end refusals */
     IrBody *body;               /* params are the entry's inputs */
 } IrFunc;
 

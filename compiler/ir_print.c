@@ -27,13 +27,14 @@ static void indent(FILE *out, int depth) {
     for (int i = 0; i < depth; i++) fputs("  ", out);
 }
 
-/* A BPC prints as the source of each output bit, high bit first, as in
- * bits[2 1 0] for the identity on 3 bits; anything else as hex rows. */
+/* A BPC prints as the source of each output bit, bit 0 first, as the list
+ * [p 0, p 1, ...] of `bitperm n p`: the identity on 3 bits is bits[0 1 2]
+ * and the reversal bits[2 1 0]. Anything else prints as hex rows. */
 static void print_matrix(FILE *out, const F2Mat *m, uint64_t compl) {
     int perm[F2_MAX];
     if (f2_is_bpc(m, perm)) {
         fputs("bits[", out);
-        for (int i = m->n - 1; i >= 0; i--) fprintf(out, i ? "%d " : "%d", perm[i]);
+        for (int i = 0; i < m->n; i++) fprintf(out, i ? " %d" : "%d", perm[i]);
         fputc(']', out);
     } else {
         char buf[F2_HEX_BUFSIZE];

@@ -52,6 +52,9 @@ typedef struct {
     Arena *arena;
     Program *program;   /* declarations are appended as they are reduced */
     Token tok;          /* the token being handed to the parser */
+    Token head[2];      /* the first tokens of the current declaration, */
+    int nhead;          /* for suggestions in syntax errors */
+    bool in_head;       /* no '=' yet in the current declaration */
 } ParseState;
 
 /* The Lemon interface (%name Parse, %extra_context ParseState *ps). */
@@ -76,5 +79,9 @@ bool parser_accepts(void *parser, int token);
 /* Defined in parse.c, called from the grammar's error hooks. */
 noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok);
 noreturn void parse_too_deep(ParseState *ps);
+/* Sets e->height from its children's, rejecting trees deeper than the
+ * limit as soon as they are built; called by every rule that gives a node
+ * children, so a huge expression fails after its first 1000 levels. */
+Expr *parse_node(Expr *e);
 
 #endif

@@ -20,6 +20,8 @@ void lexer_init(Lexer *lx, Arena *arena, const Source *src)
     lx->arena = arena;
     lx->cur = (const unsigned char *)src->text;
     lx->lim = lx->cur + src->len;
+    if (source_has_bom(src))
+        lx->cur += 3;   /* a UTF-8 byte-order mark is not part of the program */
     lx->line_start = lx->cur;
     lx->line = 1;
     lx->end_loc = (Loc){src, 1, 1};

@@ -188,6 +188,18 @@ static char *describe_expected(Arena *a, TokSet e)
     return join(a, items, n);
 }
 
+/* A ':' before the '=' of an equation: a parameter list with types, which
+ * only an entry has. `entyr main (xs : t)` or `main (xs : t)`. */
+static void entry_note(ParseState *ps)
+{
+    Token first = ps->head[0];
+    const char *name = arena_strndup(ps->arena, first.s, (size_t)first.len);
+    if (ps->nhead > 1 && ps->head[1].kind == TOK_IDENT && diag_similar(name, "entry"))
+        diag_note(first.loc, "only an entry's parameters have types; did you mean 'entry'?");
+    else
+        diag_note(first.loc, "only an entry's parameters have types; did you mean 'entry %s'?", name);
+}
+
 noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
 {
     TokSet e = {.ntok = parser_token_count()};
@@ -217,6 +229,8 @@ noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
     for (int i = 0; i < COUNT(comparisons); i++)
         if (tok.kind == comparisons[i] && e.tok[TOK_PLUS])
             diag_note(tok.loc, "comparisons do not chain; use parentheses or '&&'");
+    if (tok.kind == TOK_COLON && ps->in_head && ps->nhead > 0 && ps->head[0].kind == TOK_IDENT)
+        entry_note(ps);
     diag_abort();
 }
 
@@ -227,37 +241,40 @@ noreturn void parse_too_deep(ParseState *ps)
 
 /* ---- tree depth ---- */
 
-static void check_type_depth(const TypeExpr *t, int depth);
-
-/* Rejects trees deeper than MAX_DEPTH, so that later passes can recurse
- * over them; the walk itself never goes deeper than that. */
-static void check_expr_depth(const Expr *e, int depth)
+static int height_of(const Expr *e)
 {
-    if (!e)
-        return;
-    if (depth > MAX_DEPTH)
-        diag_error(e->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
-    depth++;
-    check_expr_depth(e->fn, depth);
-    check_expr_depth(e->arg, depth);
-    check_expr_depth(e->lhs, depth);
-    check_expr_depth(e->rhs, depth);
-    check_expr_depth(e->cond, depth);
-    check_expr_depth(e->then, depth);
-    check_expr_depth(e->els, depth);
-    check_expr_depth(e->value_expr, depth);
-    check_expr_depth(e->body, depth);
-    for (int i = 0; i < e->elems.len; i++)
-        check_expr_depth(e->elems.items[i], depth);
+    return e ? e->height : -1;
 }
 
+static int max_int(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+Expr *parse_node(Expr *e)
+{
+    int h = max_int(max_int(height_of(e->fn), height_of(e->arg)),
+                    max_int(height_of(e->lhs), height_of(e->rhs)));
+    h = max_int(h, max_int(height_of(e->cond), max_int(height_of(e->then), height_of(e->els))));
+    h = max_int(h, max_int(height_of(e->value_expr), height_of(e->body)));
+    for (int i = 0; i < e->elems.len; i++)
+        h = max_int(h, height_of(e->elems.items[i]));
+    e->height = h + 1;
+    if (e->height > MAX_DEPTH)
+        diag_error(e->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
+    return e;
+}
+
+/* Rejects types deeper than MAX_DEPTH, counting the expressions inside, so
+ * that later passes can recurse over them. */
 static void check_type_depth(const TypeExpr *t, int depth)
 {
     if (!t)
         return;
     if (depth > MAX_DEPTH)
         diag_error(t->loc, "type nesting too deep (more than %d levels)", MAX_DEPTH);
-    check_expr_depth(t->length, depth + 1);
+    if (t->length && depth + 1 + t->length->height > MAX_DEPTH)
+        diag_error(t->length->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
     check_type_depth(t->elem, depth + 1);
     for (int i = 0; i < t->fields.len; i++)
         check_type_depth(t->fields.items[i], depth + 1);
@@ -265,10 +282,23 @@ static void check_type_depth(const TypeExpr *t, int depth)
 
 /* ---- the driver loop ---- */
 
+static void track_head(ParseState *ps, Token t)
+{
+    if (t.kind == TOK_SEP) {
+        ps->nhead = 0;
+        ps->in_head = true;
+    } else if (ps->nhead < COUNT(ps->head)) {
+        ps->head[ps->nhead++] = t;
+    }
+    if (t.kind == TOK_EQ)
+        ps->in_head = false;
+}
+
 void parse_source(Arena *arena, const Source *src, Program *program)
 {
-    ParseState ps = {.arena = arena, .program = program};
-    size_t first_eq = (size_t)program->equations.len;
+    ParseState ps = {.arena = arena, .program = program, .in_head = true};
+    if (!program->src)
+        program->src = src;
     size_t first_entry = (size_t)program->entries.len;
     Lexer lx;
     lexer_init(&lx, arena, src);
@@ -279,6 +309,7 @@ void parse_source(Arena *arena, const Source *src, Program *program)
     for (;;) {
         Token t = lexer_next(&lx);
         ps.tok = t;
+        track_head(&ps, t);
         if (t.kind == TOK_LPAREN || t.kind == TOK_LBRACKET) {
             if (++brackets > MAX_BRACKETS)
                 diag_error(t.loc, "nesting too deep (more than %d open brackets)", MAX_BRACKETS);
@@ -295,16 +326,11 @@ void parse_source(Arena *arena, const Source *src, Program *program)
     }
     ParseFinalize(parser);
 
-    for (int i = (int)first_eq; i < program->equations.len; i++) {
-        const Equation *eq = program->equations.items[i];
-        check_expr_depth(eq->body, 0);
-    }
     for (int i = (int)first_entry; i < program->entries.len; i++) {
         const Entry *en = program->entries.items[i];
         for (int j = 0; j < en->params.len; j++) {
             const EntryParam *p = en->params.items[j];
             check_type_depth(p->type, 0);
         }
-        check_expr_depth(en->body, 0);
     }
 }

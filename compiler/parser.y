@@ -105,7 +105,7 @@ static Expr *mk_binary(ParseState *ps, Token op, Expr *lhs, Expr *rhs)
     e->op = binop_of(op.kind);
     e->lhs = lhs;
     e->rhs = rhs;
-    return e;
+    return parse_node(e);
 }
 
 static Expr *mk_unary(ParseState *ps, Token op, Op o, Expr *arg)
@@ -113,7 +113,7 @@ static Expr *mk_unary(ParseState *ps, Token op, Op o, Expr *arg)
     Expr *e = mk_expr(ps, EXPR_UNARY, op.loc);
     e->op = o;
     e->lhs = arg;
-    return e;
+    return parse_node(e);
 }
 
 static Pattern *mk_pat(ParseState *ps, PatternKind kind, Loc loc)
@@ -150,7 +150,7 @@ static Expr *mk_let(ParseState *ps, Token kw, Pattern *bind, PtrList params,
     e->params = params;
     e->value_expr = value;
     e->body = body;
-    return e;
+    return parse_node(e);
 }
 }
 
@@ -327,12 +327,14 @@ expr(A) ::= BACKSLASH(L) pats1(P) ARROW expr(B). {
     A = mk_expr(ps, EXPR_LAMBDA, L.loc);
     A->params = P;
     A->body = B;
+    parse_node(A);
 }
 expr(A) ::= IF(K) expr(C) THEN expr(T) ELSE expr(E). {
     A = mk_expr(ps, EXPR_IF, K.loc);
     A->cond = C;
     A->then = T;
     A->els = E;
+    parse_node(A);
 }
 /* let x = v in b, let f p1 p2 = v in b */
 expr(A) ::= LET(K) IDENT(N) pats(P) EQ expr(V) IN expr(B). {
@@ -378,6 +380,7 @@ app(A) ::= app(F) atom(X). {
     A.e = mk_expr(ps, EXPR_APP, F.start);
     A.e->fn = F.e;
     A.e->arg = X.e;
+    parse_node(A.e);
     A.start = F.start;
 }
 
@@ -392,12 +395,14 @@ atom(A) ::= LPAREN(L) expr(E) RPAREN. { A.e = E; A.start = L.loc; }
 atom(A) ::= LPAREN(L) expr(E) COMMA exprlist(R) RPAREN. {
     A.e = mk_expr(ps, EXPR_TUPLE, L.loc);
     A.e->elems = cons(ps, E, R);
+    parse_node(A.e);
     A.start = L.loc;
 }
 /* [e1, e2, ...] */
 atom(A) ::= LBRACKET(L) exprlist(R) RBRACKET. {
     A.e = mk_expr(ps, EXPR_LIST, L.loc);
     A.e->elems = R;
+    parse_node(A.e);
     A.start = L.loc;
 }
 /* (+), (xor), (<=): an operator as a function */

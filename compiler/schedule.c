@@ -457,21 +457,34 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     }
 }
 
-void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
+
+const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     const IrBody *body = f->body;
-    Loc none = {0};
     if (body->nparams != 1 || body->nresults != 1 || ir_is_scalar(body->params[0]) ||
         ir_is_scalar(body->results[0]))
-        diag_error(none, "the back end supports entries with one array parameter and one array result; "
-                         "entry '%s' has %d parameters and %d results", f->name, body->nparams, body->nresults);
-    if (body->params[0]->elem->nslots > SCHED_MAX_SLOTS || body->results[0]->elem->nslots > SCHED_MAX_SLOTS)
-        diag_error(none, "the back end supports elements of at most %d fields", SCHED_MAX_SLOTS);
+        return arena_printf(arena, "the back end supports entries with one array parameter and one array result; "
+                                   "'%s' has %d parameter%s and %d result%s", f->entry, body->nparams,
+                            plural(body->nparams), body->nresults, plural(body->nresults));
+    int fields = body->params[0]->elem->nslots;
+    if (body->results[0]->elem->nslots > fields) fields = body->results[0]->elem->nslots;
+    if (fields > SCHED_MAX_SLOTS)
+        return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements of %d",
+                            SCHED_MAX_SLOTS, f->entry, fields);
+    if (body->params[0]->log_len < 1)
+        return arena_printf(arena, "the back end needs arrays of at least 2 elements; '%s' takes 1", f->entry);
+    return NULL;
+}
+
+void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
+    const IrBody *body = f->body;
+    const char *refusal = schedule_refusal(arena, f);
+    if (refusal) diag_error(f->loc, "%s", refusal);
     memset(out, 0, sizeof *out);
     out->func = f;
     out->n = body->params[0]->log_len;
     out->in_elem = body->params[0]->elem;
     out->out_elem = body->results[0]->elem;
-    if (out->n < 1) diag_error(none, "the back end needs arrays of at least 2 elements; entry '%s' has 1", f->name);
     Sched s = {.arena = arena, .out = out, .n = out->n};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
@@ -491,6 +504,6 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
         schedule_stmt(&s, stmt);
         cur = stmt->res[0];
     }
-    if (cur != body->results[0]) diag_error(none, "internal error: the entry result is not the last stage");
+    if (cur != body->results[0]) diag_error(f->loc, "internal error: the entry result is not the last stage");
     plan_segment(&s, true);
 }

@@ -101,8 +101,12 @@ int schedule_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on
 /* The largest tile for an element type (shared memory holds one tile). */
 int schedule_tile_log(const ElemType *elem);
 
+/* Why the back end cannot compile f at all (its parameters, results, element
+ * fields or length), or NULL. */
+const char *schedule_refusal(Arena *arena, const IrFunc *f);
 /* Cut f into phases. Programs outside what the back end supports (see
- * docs/internals.md) are rejected with a diagnostic at the statement. */
+ * docs/internals.md) are rejected with a diagnostic at the entry (a refusal
+ * above) or at the statement. */
 void schedule_func(Arena *arena, const IrFunc *f, Schedule *out);
 
 #endif

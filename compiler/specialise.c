@@ -6,6 +6,7 @@
  * what remains is an IR program over arrays of fixed length. */
 #include "value.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,39 @@ static Env *env_bind(Spec *s, Env *env, const char *name, Value *v) {
     return b;
 }
 
-static Function *find_function(Spec *s, const char *name) {
-    for (int i = 0; i < s->nfuncs; i++)
-        if (strcmp(s->funcs[i]->name, name) == 0) return s->funcs[i];
-    return NULL;
+/* FNV-1a. */
+static size_t name_hash(const char *name) {
+    uint64_t h = 14695981039346656037u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211u;
+    return (size_t)h;
 }
+
+/* The slot of name: its own, or the empty one where it would go. */
+static NameSlot *name_slot(const NameTable *t, const char *name) {
+    size_t mask = (size_t)t->cap - 1;
+    for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask)
+        if (!t->slots[i].name || strcmp(t->slots[i].name, name) == 0) return &t->slots[i];
+}
+
+static void *name_find(const NameTable *t, const char *name) {
+    return t->cap ? name_slot(t, name)->item : NULL;
+}
+
+/* Adds a name that is not in t yet, doubling t to keep it at most half full. */
+static void name_add(Arena *a, NameTable *t, const char *name, void *item) {
+    if (2 * (t->count + 1) > t->cap) {
+        NameTable old = *t;
+        if (old.cap > INT_MAX / 4) diag_fatal("program too large: too many names");
+        t->cap = old.cap ? 2 * old.cap : 64;
+        t->slots = NEW_ARRAY(a, NameSlot, t->cap);
+        for (int i = 0; i < old.cap; i++)
+            if (old.slots[i].name) *name_slot(t, old.slots[i].name) = old.slots[i];
+    }
+    *name_slot(t, name) = (NameSlot){name, item};
+    t->count++;
+}
+
+static Function *find_function(Spec *s, const char *name) { return name_find(&s->funcs, name); }
 
 /* A function's equations come from one file: an imported file cannot add
  * equations to a function of the importer, nor take over its name. */
@@ -38,7 +67,6 @@ static noreturn void defined_twice(const Function *f, const Equation *eq) {
 
 /* Group equations by name; every equation of a name takes as many parameters. */
 static void build_function_table(Spec *s, const Program *p) {
-    s->funcs = NEW_ARRAY(s->arena, Function *, p->equations.len + 1);
     for (int i = 0; i < p->equations.len; i++) {
         Equation *eq = p->equations.items[i];
         if (builtin_lookup(eq->name))
@@ -49,7 +77,7 @@ static void build_function_table(Spec *s, const Program *p) {
             f->name = eq->name;
             f->loc = eq->loc;
             f->arity = eq->params.len;
-            s->funcs[s->nfuncs++] = f;
+            name_add(s->arena, &s->funcs, f->name, f);
         } else if (f->loc.src != eq->loc.src) {
             defined_twice(f, eq);
         } else if (f->arity != eq->params.len) {
@@ -93,6 +121,24 @@ static IrVal *emit_const(Spec *s, Prim p, Scalar c, Loc loc) {
     return ir_add_result(s->prog, st, -1, elem_prim(p));
 }
 
+/* A static number takes the type it meets only if it fits: nothing wraps
+ * silently (`x < 300` on u8 would otherwise compare with 44). */
+static void check_fits(const Value *v, Prim p, Loc loc) {
+    Loc at = v->loc.src ? v->loc : loc;
+    if (v->kind == V_INT && !scalar_int_fits(p, v->i)) {
+        char range[64];
+        prim_format_range(p, range, sizeof range);
+        diag_report(at, "the integer %lld does not fit %s (%s)", (long long)v->i, prim_name(p), range);
+    } else if (v->kind == V_FLOAT && !scalar_double_fits(p, v->f)) {
+        diag_report(at, "the number %g does not fit %s (it would be an infinity)", v->f, prim_name(p));
+    } else {
+        return;
+    }
+    if (at.src != loc.src || at.line != loc.line)
+        diag_note(loc, "it is used as %s here", prim_name(p));
+    diag_abort();
+}
+
 Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
     char want[128];
     elem_format(t, want, sizeof want);
@@ -109,12 +155,14 @@ Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
         if (ir_is_scalar(v->rt) && v->rt->elem->prim == p) return v;
         break;
     case V_INT:
+        if (p != PRIM_BOOL) check_fits(v, p, loc);
         if (p != PRIM_BOOL) return value_rt(s, emit_const(s, p, scalar_from_int(p, v->i), loc));
         break;
     case V_BOOL:
         if (p == PRIM_BOOL) return value_rt(s, emit_const(s, p, scalar_from_int(p, v->i), loc));
         break;
     case V_FLOAT:
+        if (prim_is_float(p)) check_fits(v, p, loc);
         if (prim_is_float(p)) return value_rt(s, emit_const(s, p, scalar_from_double(p, v->f), loc));
         break;
     default:
@@ -237,21 +285,56 @@ static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
 
 /* ---- calls ---- */
 
-static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
-    diag_report(loc, "%s", what);
-    /* The innermost calls show the cycle; the outermost show how it began. */
-    for (int i = s->depth - 1; i >= 0; i--) {
-        if (i < s->depth - 6 && i >= 3) {
-            if (i == s->depth - 7) diag_note(s->stack[i].loc, "... %d more calls ...", s->depth - 9);
+/* "in the call of 'sort' with 3 <[2^4]>" at the call site of stack[i]. */
+static void frame_note(Spec *s, int i) {
+    const Frame *f = &s->stack[i];
+    if (f->entry) {
+        diag_note(f->loc, "in entry '%s'", f->name);
+        return;
+    }
+    char args[256] = "";
+    int used = 0;
+    for (int a = 0; a < f->nargs && used < (int)sizeof args - 1; a++)
+        used += snprintf(args + used, sizeof args - (size_t)used, "%s%s", a ? " " : " with ",
+                         value_render(s, f->args[a]));
+    if (f->name) diag_note(f->loc, "in the call of '%s'%s", f->name, args);
+    else diag_note(f->loc, "in the call of a lambda%s", args);
+}
+
+/* Notes for the frames stack[last..first], innermost first; of a long
+ * chain, the innermost few (the cycle of a recursion) and the outermost two
+ * (how it began), with the number of calls left out between them. */
+enum { CHAIN_INNER = 5, CHAIN_OUTER = 2 };
+
+static void frame_notes(Spec *s, int first, int last) {
+    bool elide = first - last + 1 > CHAIN_INNER + CHAIN_OUTER + 1;
+    for (int i = first; i >= last; i--) {
+        if (elide && i <= first - CHAIN_INNER && i >= last + CHAIN_OUTER) {
+            if (i == first - CHAIN_INNER)
+                diag_note(s->stack[i].loc, "... %d more calls ...", first - last + 1 - CHAIN_INNER - CHAIN_OUTER);
             continue;
         }
-        Frame *f = &s->stack[i];
-        char args[256] = "";
-        int used = 0;
-        for (int a = 0; a < f->nargs && used < (int)sizeof args - 1; a++)
-            used += snprintf(args + used, sizeof args - (size_t)used, " %s", value_render(s, f->args[a]));
-        diag_note(f->loc, "in call %s%s", f->name, args);
+        frame_note(s, i);
     }
+}
+
+/* The diag context of specialisation: an error in imported code gets notes
+ * for the calls that led to it, down to the first call made in the user's
+ * own file (the file of the entry, stack[0]). */
+static void call_chain(void *data, Loc error) {
+    Spec *s = data;
+    if (!error.src || s->depth == 0) return;
+    const Source *user = s->stack[0].loc.src;
+    if (error.src == user) return;
+    int last = s->depth - 1;
+    while (last > 0 && s->stack[last].loc.src != user) last--;
+    frame_notes(s, s->depth - 1, last);
+}
+
+static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
+    diag_report(loc, "%s", what);
+    diag_set_context(NULL, NULL);   /* the notes below show every file's calls */
+    frame_notes(s, s->depth - 1, 0);
     diag_abort();
 }
 
@@ -259,7 +342,7 @@ static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc l
     spend(s, loc);
     if (s->depth == SPEC_MAX_DEPTH)
         too_deep(s, loc, arena_printf(s->arena, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH));
-    s->stack[s->depth++] = (Frame){loc, name, args, nargs};
+    s->stack[s->depth++] = (Frame){.loc = loc, .name = name, .args = args, .nargs = nargs};
 }
 
 static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
@@ -288,7 +371,7 @@ static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
 static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
     const Expr *lam = fn->lambda;
     Env *env = fn->env;
-    push_frame(s, "\\lambda", args, fn->arity, loc);
+    push_frame(s, NULL, args, fn->arity, loc);
     for (int a = 0; a < fn->arity; a++) {
         const Pattern *p = lam->params.items[a];
         if (!match(s, p, args[a], &env))
@@ -341,6 +424,42 @@ static Value *func_value(Spec *s, FnKind kind, int arity) {
     return v;
 }
 
+/* Keeps cand in *best when it is near enough to name to suggest, and
+ * nearer than *best (of equally near names, the first). */
+static void consider(const char *name, const char *cand, const char **best, int *best_d) {
+    if (!diag_similar(name, cand)) return;
+    int d = diag_edit_distance(name, cand, (int)strlen(name));
+    if (!*best || d < *best_d) {
+        *best = cand;
+        *best_d = d;
+    }
+}
+
+/* The name in scope nearest to `name`, if one is near enough to suggest:
+ * local names (innermost first), then functions, then built-ins. */
+static const char *nearest_name(Spec *s, const char *name, Env *env) {
+    const char *best = NULL;
+    int d = 0;
+    for (Env *b = env; b; b = b->next) consider(name, b->name, &best, &d);
+    const PtrList *eqs = &s->program->equations;
+    for (int i = 0; i < eqs->len; i++) consider(name, ((const Equation *)eqs->items[i])->name, &best, &d);
+    for (int i = 0; builtin_at(i); i++) consider(name, builtin_at(i)->name, &best, &d);
+    return best;
+}
+
+/* An unknown name: the import that defines it, or a near name in scope. */
+static noreturn void unknown_name(Spec *s, const Expr *e, Env *env) {
+    const char *lib = s->import_path ? imports_stdlib_defining(s->arena, s->import_path, e->name) : NULL;
+    if (lib) {
+        diag_report(e->loc, "unknown name '%s'", e->name);
+        diag_note(e->loc, "'%s' is defined in the stdlib: add import \"%s\"", e->name, lib);
+        diag_abort();
+    }
+    const char *near = nearest_name(s, e->name, env);
+    if (near) diag_error(e->loc, "unknown name '%s'; did you mean '%s'?", e->name, near);
+    diag_error(e->loc, "unknown name '%s'", e->name);
+}
+
 static Value *lookup(Spec *s, const Expr *e, Env *env) {
     for (Env *b = env; b; b = b->next)
         if (strcmp(b->name, e->name) == 0) return b->value;
@@ -357,7 +476,7 @@ static Value *lookup(Spec *s, const Expr *e, Env *env) {
         v->builtin = b;
         return v;
     }
-    diag_error(e->loc, "unknown name '%s'", e->name);
+    unknown_name(s, e, env);
 }
 
 static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc);
@@ -455,12 +574,17 @@ static Value *eval_list(Spec *s, const Expr *e, Env *env) {
 
 static Value *eval_node(Spec *s, const Expr *e, Env *env) {
     switch (e->kind) {
-    case EXPR_INT: return value_int(s, e->value);
+    case EXPR_INT: {
+        Value *v = value_int(s, e->value);
+        v->loc = e->loc;
+        return v;
+    }
     case EXPR_BOOL: return value_bool(s, e->value != 0);
     case EXPR_FLOAT: {
         Value *v = NEW(s->arena, Value);
         v->kind = V_FLOAT;
         v->f = e->fvalue;
+        v->loc = e->loc;
         return v;
     }
     case EXPR_VAR: return lookup(s, e, env);
@@ -568,11 +692,25 @@ static void add_results(Spec *s, IrBody *body, Value *v, Loc loc) {
                value_describe(s, v));
 }
 
+/* Appends f to the program's functions, doubling the array in the arena. */
+static void add_ir_func(Spec *s, IrFunc *f) {
+    IrProgram *p = s->prog;
+    if (p->nfuncs == s->ir_funcs_cap) {
+        if (s->ir_funcs_cap > INT_MAX / 4) diag_fatal("program too large: too many entry points");
+        s->ir_funcs_cap = s->ir_funcs_cap ? 2 * s->ir_funcs_cap : 16;
+        IrFunc **grown = NEW_ARRAY(s->arena, IrFunc *, s->ir_funcs_cap);
+        if (p->nfuncs) memcpy(grown, p->funcs, sizeof(IrFunc *) * (size_t)p->nfuncs);
+        p->funcs = grown;
+    }
+    p->funcs[p->nfuncs++] = f;
+}
+
 static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *range, int64_t size) {
     IrFunc *f = NEW(s->arena, IrFunc);
     f->name = range ? arena_printf(s->arena, "%s_%lld", entry->name, (long long)size) : entry->name;
     f->entry = entry->name;
     f->size_param = range ? size : -1;
+    f->loc = entry->loc;
     f->body = ir_new_body(s->prog);
     s->body = f->body;
     Env *env = NULL;
@@ -582,9 +720,10 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
         env = env_bind(s, env, p->name, v);
     }
     push_frame(s, entry->name, NULL, 0, entry->loc);
+    s->stack[s->depth - 1].entry = true;
     add_results(s, f->body, eval(s, entry->body, env), entry->body->loc);
     s->depth--;
-    s->prog->funcs[s->prog->nfuncs++] = f;
+    add_ir_func(s, f);
 }
 
 static void specialise_entry(Spec *s, const Entry *entry) {
@@ -607,29 +746,46 @@ static void specialise_entry(Spec *s, const Entry *entry) {
     for (int64_t n = lo; n <= hi; n++) specialise_entry_at(s, entry, range, n);
 }
 
-void specialise_program(Arena *arena, const Program *program, const char *entry, IrProgram *prog) {
+/* Entry points are looked up by name: when the one asked for is missing, the
+ * error is about the whole file, and notes say where the entries are. */
+noreturn void spec_no_entry(const Program *program, const char *entry) {
+    Loc file = {program->src, 0, 0};
+    if (!entry || program->entries.len == 0)
+        diag_error(file, "the program has no entry point (write `entry main (xs : [2^n]t) = ...`)");
+    diag_report(file, "no entry point named '%s'", entry);
+    enum { SHOWN = 4 };
+    for (int i = 0; i < program->entries.len && i < SHOWN; i++) {
+        const Entry *e = program->entries.items[i];
+        diag_note(e->loc, "entry '%s' is defined here", e->name);
+    }
+    if (program->entries.len > SHOWN)
+        diag_note(file, "and %d more entries", program->entries.len - SHOWN);
+    diag_abort();
+}
+
+void specialise_program(Arena *arena, const Program *program, const char *entry, const ImportPath *path,
+                        IrProgram *prog) {
     Spec *s = NEW(arena, Spec);
     eval_depth = 0;
     s->arena = arena;
     s->prog = prog;
+    s->import_path = path;
+    s->program = program;
     build_function_table(s, program);
+    NameTable entries = {0};
     for (int i = 0; i < program->entries.len; i++) {
-        const Entry *e = program->entries.items[i];
-        for (int j = 0; j < i; j++) {
-            const Entry *other = program->entries.items[j];
-            if (strcmp(other->name, e->name) == 0) diag_error(e->loc, "entry '%s' is defined twice", e->name);
-        }
+        Entry *e = program->entries.items[i];
+        if (name_find(&entries, e->name)) diag_error(e->loc, "entry '%s' is defined twice", e->name);
+        name_add(arena, &entries, e->name, e);
     }
-    prog->funcs = NEW_ARRAY(arena, IrFunc *, (MAX_LOG_LEN + 1) * (program->entries.len + 1));
     bool found = false;
     for (int i = 0; i < program->entries.len; i++) {
         const Entry *e = program->entries.items[i];
         if (entry && strcmp(e->name, entry) != 0) continue;
         found = true;
+        diag_set_context(call_chain, s);
         specialise_entry(s, e);
+        diag_set_context(NULL, NULL);
     }
-    if (!found) {
-        if (entry) diag_fatal("no entry point named '%s'", entry);
-        diag_fatal("the program has no entry point (write `entry main (xs : [2^n]t) = ...`)");
-    }
+    if (!found) spec_no_entry(program, entry);
 }

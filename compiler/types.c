@@ -137,6 +137,26 @@ Scalar scalar_from_double(Prim p, double x) {
     return v;
 }
 
+bool scalar_int_fits(Prim p, int64_t v) {
+    int bits = prim_bits(p);
+    if (prim_is_float(p)) return true;
+    if (!prim_is_signed(p)) return v >= 0 && (bits == 64 || (uint64_t)v >> bits == 0);
+    return bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1)));
+}
+
+bool scalar_double_fits(Prim p, double v) {
+    return p != PRIM_F32 || isinf(v) || !isinf((float)v);
+}
+
+void prim_format_range(Prim p, char *buf, int size) {
+    int bits = prim_bits(p);
+    if (!prim_is_signed(p))
+        snprintf(buf, (size_t)size, "0..%llu", (unsigned long long)(bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1));
+    else
+        snprintf(buf, (size_t)size, "%lld..%lld", (long long)(bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1))),
+                 (long long)(bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1));
+}
+
 bool scalar_equal(Prim p, Scalar a, Scalar b) {
     if (p == PRIM_F32) return memcmp(&a.f32, &b.f32, sizeof(float)) == 0;
     return a.u == b.u;

@@ -55,6 +55,12 @@ int elem_max_slot_bytes(const ElemType *t);   /* the widest slot: segments and b
 Scalar scalar_wrap(Prim p, Scalar v);           /* canonicalise an integer */
 Scalar scalar_from_int(Prim p, int64_t v);
 Scalar scalar_from_double(Prim p, double v);
+/* Whether a static number is a value of p without wrapping (integers) or
+ * overflowing to an infinity (floats); any integer fits a float type. */
+bool scalar_int_fits(Prim p, int64_t v);
+bool scalar_double_fits(Prim p, double v);
+/* "0..255", "-128..127": the values of an integer type, for messages. */
+void prim_format_range(Prim p, char *buf, int size);
 bool scalar_equal(Prim p, Scalar a, Scalar b);   /* bitwise */
 void scalar_print(FILE *f, Prim p, Scalar v);
 /* Parse one whitespace-free token; false when it is not a value of p. */

@@ -78,7 +78,10 @@ const char *value_render(Spec *s, const Value *v) {
     switch (v->kind) {
     case V_INT: return arena_printf(s->arena, "%lld", (long long)v->i);
     case V_BOOL: return v->i ? "true" : "false";
-    case V_FUNC: return "<function>";
+    case V_FUNC:
+        if (v->n == 0 && v->fn == FN_NAMED) return v->named->name;
+        if (v->n == 0 && v->fn == FN_BUILTIN && v->builtin != builtin_opsection()) return v->builtin->name;
+        return "<function>";
     case V_RT: return ir_is_scalar(v->rt) ? "<scalar>" : arena_printf(s->arena, "<[2^%d]>", v->rt->log_len);
     default: return "<value>";
     }

@@ -9,6 +9,7 @@
 #define PARMC_VALUE_H
 
 #include "ast.h"
+#include "imports.h"
 #include "ir.h"
 
 typedef enum { V_INT, V_BOOL, V_FLOAT, V_MAT, V_TUPLE, V_LIST, V_FUNC, V_RT } ValueKind;
@@ -47,6 +48,7 @@ struct Value {
     const Builtin *builtin;
     Op op;                  /* operator sections: builtin "(op)" with this op */
     IrVal *rt;              /* V_RT */
+    Loc loc;                /* V_INT, V_FLOAT: where the number was written or computed (may be none) */
 };
 
 struct Env {
@@ -55,11 +57,12 @@ struct Env {
     Env *next;
 };
 
-typedef struct {            /* one active call, for "recursion too deep" notes */
+typedef struct {            /* one active call, for the notes of an error: how it was reached */
     Loc loc;
     const char *name;
     Value **args;
     int nargs;
+    bool entry;             /* the frame of the entry itself, at its declaration */
 } Frame;
 
 #define SPEC_MAX_DEPTH 400          /* nested calls */
@@ -67,15 +70,29 @@ typedef struct {            /* one active call, for "recursion too deep" notes *
 #define SPEC_MAX_STMTS 500000L      /* IR statements per compilation, counted as the values they define */
 #define MAX_LOG_LEN 40              /* index bits per array */
 
+/* A hash table from names to items (open addressing, a power-of-two size,
+ * at most half full, grown in the arena), so that a program of hundreds of
+ * thousands of declarations is checked in linear time. */
+typedef struct {
+    const char *name;
+    void *item;
+} NameSlot;
+typedef struct {
+    NameSlot *slots;
+    int count, cap;
+} NameTable;
+
 struct Spec {
     Arena *arena;
     IrProgram *prog;
     IrBody *body;           /* where statements are appended now */
-    Function **funcs;
-    int nfuncs;
-    Frame stack[SPEC_MAX_DEPTH];
+    NameTable funcs;        /* Function* by name */
+    int ir_funcs_cap;       /* room in prog->funcs */
+    Frame stack[SPEC_MAX_DEPTH];    /* stack[0]: the entry being specialised */
     int depth;
     long work;
+    const Program *program;         /* for suggesting names */
+    const ImportPath *import_path;  /* for suggesting an import; NULL: none */
 };
 
 /* value.c */
@@ -86,7 +103,8 @@ Value *value_tuple(Spec *s, int n, Value **elems);
 bool value_is_static(const Value *v);
 /* "an integer", "a function", "[2^10]i32", ... for messages */
 const char *value_describe(Spec *s, const Value *v);
-/* Compact rendering of static arguments for call-chain notes: "5", "<function>". */
+/* Compact rendering of arguments for call-chain notes: "5", "asc" (a named
+ * function), "<function>" (a lambda or a partial application), "<[2^4]>". */
 const char *value_render(Spec *s, const Value *v);
 
 /* specialise.c */
@@ -108,11 +126,16 @@ int spec_log_len(Spec *s, int64_t len, Loc loc);   /* checks power of two and th
 
 /* builtins.c */
 const Builtin *builtin_lookup(const char *name);
+const Builtin *builtin_at(int i);   /* the i-th built-in, NULL past the last: for suggestions */
 const Builtin *builtin_opsection(void);
 Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc);
 
 /* The front door: specialise the named entry (or every entry when name is
- * NULL) into prog. Errors abort through diag. */
-void specialise_program(Arena *arena, const Program *program, const char *entry, IrProgram *prog);
+ * NULL) into prog. Errors abort through diag; an unknown name that the
+ * stdlib of path defines suggests its import (path NULL: no suggestion). */
+void specialise_program(Arena *arena, const Program *program, const char *entry, const ImportPath *path,
+                        IrProgram *prog);
+/* Reports that the program has no entry named entry (NULL: no entry at all). */
+noreturn void spec_no_entry(const Program *program, const char *entry);
 
 #endif

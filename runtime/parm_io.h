@@ -15,27 +15,101 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- bad input ----
+ * The interpreter (compiler/io.c) includes this header and reports bad input
+ * with these texts and positions, so that a program built with --emit-main
+ * says word for word what `parmc --interpret` says (tests/sections/
+ * 31-input.sh compares the two). A message reads "<stdin>: error: MSG" or,
+ * at a place in the input, "<stdin>:LINE:COL: error: MSG", LINE and COL
+ * counted from 1, COL in bytes. */
+#define PARM_INPUT_NAME "<stdin>"
+#define PARM_MAX_TOKEN 64       /* a token of this many bytes or more is never a valid value */
+#define PARM_EXCERPT_SIZE 44    /* a bad token as messages quote it: 40 bytes, "...", NUL */
+#define PARM_MSG_NUL "the input contains a NUL byte"
+#define PARM_MSG_NEEDS "entry '%s' needs %ld values, but the input has %ld"
+#define PARM_MSG_ACCEPTS "entry '%s' accepts %ld to %ld values (a power-of-two size in its range), but the input has %ld"
+#define PARM_MSG_INVALID "'%s' is not a valid %s value"
+
+/* The line and column of byte `offset` of text. */
+static inline void parm_text_position(const char *text, size_t offset, long *line, long *col) {
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < offset; i++) {
+        if (text[i] == '\n') { ++*line; *col = 1; }
+        else ++*col;
+    }
+}
+
+/* The n bytes at s as a message quotes them: the first 40, then "...". */
+static inline void parm_excerpt(const char *s, size_t n, char out[PARM_EXCERPT_SIZE]) {
+    snprintf(out, PARM_EXCERPT_SIZE, "%.*s%s", (int)(n <= 40 ? n : 40), s, n <= 40 ? "" : "...");
+}
+
+/* The message when count values fit none of an entry's specialisations,
+ * which take counts lo (the smallest) to hi values. */
+static inline void parm_count_message(char *buf, size_t size, const char *entry, long lo, long hi, long count) {
+    if (lo == hi) snprintf(buf, size, PARM_MSG_NEEDS, entry, lo, count);
+    else snprintf(buf, size, PARM_MSG_ACCEPTS, entry, lo, hi, count);
+}
+
 typedef struct {
     char *text;     /* all of the input, NUL-terminated */
+    size_t len;     /* bytes read (a NUL among them is an error) */
     size_t pos;     /* next unread byte */
     long count;     /* values read so far */
+    size_t start;   /* where the last token read starts, and its length */
+    size_t tok_len;
 } parm_input;
+
+/* "<stdin>:LINE:COL: error: MSG" for byte `at` of the input. */
+static inline void parm_input_error_at(const parm_input *in, size_t at, const char *msg) {
+    long line, col;
+    parm_text_position(in->text, at, &line, &col);
+    fprintf(stderr, PARM_INPUT_NAME ":%ld:%ld: error: %s\n", line, col, msg);
+}
+
+/* Reports a NUL byte in the input; 1 if there is one. */
+static inline int parm_input_has_nul(const parm_input *in) {
+    const char *nul = (const char *)memchr(in->text, 0, in->len);
+    if (nul) parm_input_error_at(in, (size_t)(nul - in->text), PARM_MSG_NUL);
+    return nul != NULL;
+}
+
+/* Reports a count of values that none of the entry's specialisations takes
+ * (counts[0..n), ascending); 1 if so. */
+static inline int parm_input_bad_count(const char *entry, const long *counts, int n, long count) {
+    for (int i = 0; i < n; i++)
+        if (counts[i] == count) return 0;
+    char msg[256];
+    parm_count_message(msg, sizeof msg, entry, counts[0], counts[n - 1], count);
+    fprintf(stderr, PARM_INPUT_NAME ": error: %s\n", msg);
+    return 1;
+}
+
+/* Reports the last token read as not a valid value of the type. */
+static inline void parm_input_invalid(const parm_input *in, const char *type) {
+    char tok[PARM_EXCERPT_SIZE], msg[PARM_EXCERPT_SIZE + 64];
+    parm_excerpt(in->text + in->start, in->tok_len, tok);
+    snprintf(msg, sizeof msg, PARM_MSG_INVALID, tok, type);
+    parm_input_error_at(in, in->start, msg);
+}
 
 static inline int parm_input_read(parm_input *in, FILE *f) {
     size_t cap = 1 << 16, n = 0, got;
     in->text = (char *)malloc(cap);
     in->pos = 0;
     in->count = 0;
-    if (!in->text) return -1;
+    if (!in->text) { fputs("error: cannot read the input\n", stderr); return -1; }
     while ((got = fread(in->text + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (n + 1 == cap) {
             char *grown = (char *)realloc(in->text, cap *= 2);
-            if (!grown) return -1;
+            if (!grown) { fputs("error: cannot read the input\n", stderr); return -1; }
             in->text = grown;
         }
     }
     in->text[n] = 0;
+    in->len = n;
     return ferror(f) ? -1 : 0;
 }
 
@@ -45,6 +119,7 @@ static inline int parm_is_space(char c) { return c == ' ' || c == '\t' || c == '
 static inline int parm_next_token(parm_input *in, char *buf, size_t size) {
     while (in->text[in->pos] && parm_is_space(in->text[in->pos])) in->pos++;
     if (!in->text[in->pos]) return 0;
+    in->start = in->pos;
     size_t n = 0;
     while (in->text[in->pos] && !parm_is_space(in->text[in->pos])) {
         if (n + 1 < size) buf[n++] = in->text[in->pos];
@@ -52,6 +127,7 @@ static inline int parm_next_token(parm_input *in, char *buf, size_t size) {
         in->pos++;
     }
     buf[n] = 0;
+    in->tok_len = in->pos - in->start;
     in->count++;
     return 1;
 }

@@ -150,7 +150,7 @@ static void find_first_entry(const char *text, size_t len, FirstEntry *fe) {
     if (setjmp(handler) == 0) {
         parse_source(&arena, &src, &program);
         imports_resolve(&arena, &program, &import_path, NULL);
-        specialise_program(&arena, &program, NULL, &ir);
+        specialise_program(&arena, &program, NULL, &import_path, &ir);
         for (int i = 0; i < ir.nfuncs; i++) fe->nstmts += count_stmts(ir.funcs[i]->body);
         if (ir.nfuncs > 0) {
             const Entry *e = program.entries.items[0];

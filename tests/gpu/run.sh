@@ -3,7 +3,11 @@
 # repository root with a built parmc (build/parmc):
 #   1. every example (and small variants) compiled to CUDA with --emit-main and
 #      checked element by element against the reference interpreter;
-#   2. compute-sanitizer memcheck and racecheck on each small variant;
+#   2. the same through the API (tests/gpu/guard_cuda.cu): guard regions
+#      around every array checked after the call, the input compared with
+#      its copy, and calls in place and with overlapping arrays; also the
+#      back-end regressions of tests/backend;
+#   2b. compute-sanitizer memcheck and racecheck on each small variant;
 #   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB.
 # Results go to stdout and, when $OUT is set, to $OUT/gpu-report.md.
 set -u
@@ -39,7 +43,20 @@ build() {   # build NAME SOURCE ENTRY-LINE ENTRY
         cp "$src" "$W/$name.parm"
     fi
     "$PARMC" --emit-main -e "$entry" "$W/$name.parm" -o "$W/$name.cu" && $NVCC "$W/$name.cu" -o "$W/$name" 2>"$W/$name.nvcc"
+    build_guard "$name" "$entry"
 }
+
+build_guard() {   # build_guard NAME ENTRY: $W/NAME.parm through its API, as $W/NAME.guard
+    local name=$1 entry=$2
+    mkdir -p "$W/api_$name"
+    "$PARMC" -e "$entry" "$W/$name.parm" -o "$W/api_$name/prog.cu" &&
+        python3 tests/tools/guard_entry.py "$W/api_$name/prog.h" "$entry" >"$W/api_$name/entry.h" &&
+        $NVCC -Iruntime -Itests/tools -I"$W/api_$name" -include "$W/api_$name/entry.h" tests/gpu/guard_cuda.cu \
+            "$W/api_$name/prog.cu" -o "$W/$name.guard" 2>"$W/$name.guard.nvcc"
+}
+
+# the back-end regressions (tests/backend/NAME.parm on NAME.in)
+REGRESSIONS=$(ls tests/backend/*.parm)
 
 log "## Builds"
 while IFS='|' read -r name src line entry type count; do
@@ -51,6 +68,11 @@ for k in 20 24 28; do
     echo "entry main (xs : [2^$k]i32) = sort $k xs" >>"$W/bsort_$k.parm"
     ("$PARMC" "$W/bsort_$k.parm" -o "$W/bsort_$k.cu" &&
         $NVCC -include "$W/bsort_$k.h" bench/sort/sortbench.cu "$W/bsort_$k.cu" -o "$W/sb_sort_$k" 2>"$W/sb_$k.nvcc") &
+done
+for prog in $REGRESSIONS; do
+    name=regress_$(basename "$prog" .parm)
+    cp "$prog" "$W/$name.parm"
+    build_guard "$name" main &
 done
 ("$PARMC" examples/batched.parm -o "$W/bbatched.cu" &&
     $NVCC -include "$W/bbatched.h" bench/sort/sortbench.cu "$W/bbatched.cu" -o "$W/sb_batched" 2>"$W/sb_b.nvcc") &
@@ -67,6 +89,24 @@ while IFS='|' read -r name src line entry type count; do
         log "FAIL $name"
     fi
 done <<<"$VARIANTS"
+
+log "## Through the API: guard regions, unchanged input, calls in place and overlapping"
+guard_check() {   # guard_check NAME ENTRY INPUT
+    local name=$1 entry=$2 input=$3
+    "$PARMC" --interpret -e "$entry" "$W/$name.parm" <"$input" >"$W/$name.gwant"
+    if [ -x "$W/$name.guard" ] && "$W/$name.guard" -a <"$input" >"$W/$name.ggot" 2>"$W/$name.gerr" &&
+        cmp -s "$W/$name.gwant" "$W/$name.ggot"; then
+        log "PASS guarded $name"
+    else
+        log "FAIL guarded $name: $(head -3 "$W/$name.gerr" "$W/$name.guard.nvcc" 2>/dev/null)"
+    fi
+}
+while IFS='|' read -r name src line entry type count; do
+    guard_check "$name" "$entry" "$W/$name.in"
+done <<<"$VARIANTS"
+for prog in $REGRESSIONS; do
+    guard_check "regress_$(basename "$prog" .parm)" main "${prog%.parm}.in"
+done
 
 log "## compute-sanitizer"
 while IFS='|' read -r name src line entry type count; do

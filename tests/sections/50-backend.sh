@@ -1,26 +1,44 @@
 # Back ends. The emitted C (--target=c --emit-main) must print exactly what
 # the interpreter prints: every example at small sizes, and random programs.
+# Each program runs twice: through its standalone main, and through its API
+# from tests/tools/guard_main.c, with every array in its own pages (inputs
+# read-only, each array ending at an inaccessible page), which also checks
+# calls with overlapping arrays (in place and by half).
 # When nvcc is present, every example's CUDA must compile for sm_90.
 CC_TEST=${CC_TEST:-cc}
 
-# c_vs_interp NAME PROGRAM ENTRY INPUT
+# c_vs_interp NAME PROGRAM ENTRY INPUT; C_EXTRA_FLAGS: more cc flags (sanitizers)
 c_vs_interp() {
-    local name=$1 prog=$2 entry=$3 input=$4
-    if ! "$PARMC" --target=c --emit-main -e "$entry" "$prog" -o "$TMP/c/prog.c" 2>"$TMP/c/err.txt"; then
-        fail "emit C $name: $(head -3 "$TMP/c/err.txt")"
+    local name=$1 prog=$2 entry=$3 input=$4 c=$TMP/c
+    if ! "$PARMC" --target=c --emit-main -e "$entry" "$prog" -o "$c/prog.c" 2>"$c/err.txt" ||
+        ! python3 tests/tools/guard_entry.py "$c/prog.h" "$entry" >"$c/entry.h" 2>"$c/err.txt"; then
+        fail "emit C $name: $(head -3 "$c/err.txt")"
         return
     fi
+    # the program once, its main renamed so that the guard's main can call the API
     # shellcheck disable=SC2086
-    if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} "$TMP/c/prog.c" -o "$TMP/c/prog" 2>"$TMP/c/err.txt"; then
-        fail "compile C $name: $(head -5 "$TMP/c/err.txt")"
+    if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} -Dmain=parm_emitted_main -c "$c/prog.c" -o "$c/prog.o" 2>"$c/err.txt" ||
+        ! $CC_TEST ${C_EXTRA_FLAGS:-} "$c/emitted_main.c" "$c/prog.o" -o "$c/prog" 2>"$c/err.txt" ||
+        ! $CC_TEST -std=c11 -D_DEFAULT_SOURCE -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} -Iruntime -I"$c" -include "$c/entry.h" \
+            tests/tools/guard_main.c "$c/prog.o" -o "$c/guard" 2>"$c/err.txt"; then
+        fail "compile C $name: $(head -5 "$c/err.txt")"
         return
     fi
-    "$TMP/c/prog" <"$input" >"$TMP/c/c.out" 2>"$TMP/c/err.txt"
-    "$PARMC" --interpret -e "$entry" "$prog" <"$input" >"$TMP/c/i.out" 2>/dev/null
-    if cmp -s "$TMP/c/c.out" "$TMP/c/i.out"; then pass; else fail "C differs from the interpreter: $name"; fi
+    "$PARMC" --interpret -e "$entry" "$prog" <"$input" >"$c/i.out" 2>/dev/null
+    "$c/prog" <"$input" >"$c/c.out" 2>"$c/err.txt"
+    if cmp -s "$c/c.out" "$c/i.out"; then pass; else fail "C differs from the interpreter: $name"; fi
+    "$c/guard" -a <"$input" >"$c/g.out" 2>"$c/err.txt"
+    local status=$?
+    if [ $status -eq 0 ] && cmp -s "$c/g.out" "$c/i.out"; then
+        pass
+    else
+        fail "C through the guarded API: $name: exit $status, $(head -3 "$c/err.txt")"
+    fi
 }
 
 mkdir -p "$TMP/c"
+printf '%s\n' 'int parm_emitted_main(int argc, char **argv);' \
+    'int main(int argc, char **argv) { return parm_emitted_main(argc, argv); }' >"$TMP/c/emitted_main.c"
 for k in 1 3 6 10 13; do
     variant examples/sort.parm "entry main (xs : [2^$k]i32) = sort $k xs"
     cp "$TMP/variant.parm" "$TMP/c/sort.parm"
@@ -44,6 +62,11 @@ c_vs_interp "bitrev" examples/permute.parm main "$TMP/c/in.txt"
 c_vs_interp "reverse" examples/permute.parm rev "$TMP/c/in.txt"
 python3 tests/tools/gen.py i32 4096 8 >"$TMP/c/in.txt"
 c_vs_interp "transpose" examples/permute.parm trans "$TMP/c/in.txt"
+# in place at 2^16 (the guard's -a): 24,576 of 65,536 elements were wrong (issue 11)
+variant examples/permute.parm "entry main (xs : [2^16]i32) = bitrev 16 xs"
+cp "$TMP/variant.parm" "$TMP/c/bitrev16.parm"
+python3 tests/tools/gen.py i32 65536 8 >"$TMP/c/in.txt"
+c_vs_interp "bitrev 2^16" "$TMP/c/bitrev16.parm" main "$TMP/c/in.txt"
 
 # back-end regressions (tests/backend/NAME.parm on NAME.in), under ASan and UBSan
 for prog in tests/backend/*.parm; do
@@ -52,12 +75,12 @@ for prog in tests/backend/*.parm; do
 done
 
 # random programs of what the back ends compile today (randprog.py
-# --backend; the seed of 45-optimiser.sh plus one). Every fifth one, up to
-# RANDPROG_ASAN of them, is built with AddressSanitizer and UBSan, which see
-# a write past a buffer even when the output is right (at -O0: with -O1, gcc
-# takes a minute on the C of a long chain); the others go through
-# c_vs_interp. Programs at sizes up to 2^34 (--backend --big) must compile
-# to C that cc accepts and to CUDA (nvcc for the first two, when present).
+# --backend; the seed of 45-optimiser.sh plus one), through c_vs_interp.
+# Every fifth one, up to RANDPROG_ASAN of them, is built with AddressSanitizer
+# and UBSan, which see a write past a buffer even when the output is right
+# (at -O0: with -O1, gcc takes a minute on the C of a long chain). Programs
+# at sizes up to 2^34 (--backend --big) must compile to C that cc accepts and
+# to CUDA (nvcc for the first two, when present).
 rand_seed=$((${RANDPROG_SEED:-$(date +%s)} + 1))
 count=${BACKEND_RANDOM_COUNT:-100}
 asan_count=${RANDPROG_ASAN:-20}
@@ -69,25 +92,6 @@ rand_name() {   # rand_name K OPTIONS: how to regenerate program K
 
 first_error() {  # the first line of FILE that names an error, else its first 3
     grep -m1 -E 'error|ERROR' "$1" || head -3 "$1"
-}
-
-# asan_vs_interp NAME PROGRAM INPUT
-asan_vs_interp() {
-    local name=$1 prog=$2 input=$3 d=$TMP/c/asan
-    mkdir -p "$d"
-    if ! "$PARMC" --target=c --emit-main "$prog" -o "$d/prog.c" 2>"$d/err.txt"; then
-        fail "emit C $name: $(first_error "$d/err.txt")"
-    elif ! $CC_TEST -std=c11 -O0 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
-        -fno-sanitize-recover=all "$d/prog.c" -o "$d/prog" 2>"$d/err.txt"; then
-        fail "compile C with sanitizers $name: $(head -5 "$d/err.txt")"
-    elif ! "$d/prog" <"$input" >"$d/c.out" 2>"$d/err.txt" ||
-        grep -Eq 'runtime error|Sanitizer' "$d/err.txt"; then
-        fail "C with sanitizers $name: $(first_error "$d/err.txt")"
-    elif ! "$PARMC" --interpret "$prog" <"$input" | cmp -s - "$d/c.out"; then
-        fail "C with sanitizers differs from the interpreter: $name"
-    else
-        pass
-    fi
 }
 
 # big_compiles NAME PROGRAM NVCC: C (through cc -c) and CUDA (through nvcc
@@ -111,11 +115,9 @@ big_compiles() {
 mkdir -p "$TMP/c/rand" "$TMP/c/rand_big"
 python3 tests/tools/randprog.py --backend "$TMP/c/rand" "$count" "$rand_seed"
 for ((k = 0; k < count; k++)); do
-    if ((k % 5 == 0 && k / 5 < asan_count)); then
-        asan_vs_interp "$(rand_name "$k" --backend)" "$TMP/c/rand/prog_$k.parm" "$TMP/c/rand/in_$k.txt"
-    else
-        c_vs_interp "$(rand_name "$k" --backend)" "$TMP/c/rand/prog_$k.parm" main "$TMP/c/rand/in_$k.txt"
-    fi
+    flags=
+    ((k % 5 == 0 && k / 5 < asan_count)) && flags="-O0 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
+    C_EXTRA_FLAGS=$flags c_vs_interp "$(rand_name "$k" --backend)" "$TMP/c/rand/prog_$k.parm" main "$TMP/c/rand/in_$k.txt"
 done
 python3 tests/tools/randprog.py --backend --big "$TMP/c/rand_big" "$big_count" "$rand_seed"
 nvcc_left=0
@@ -134,6 +136,24 @@ if command -v nvcc >/dev/null; then
             pass
         else
             fail "CUDA of $ex: $(head -5 "$TMP/c/err.txt")"
+        fi
+    done
+    # the guarded API driver of tests/gpu/run.sh, on an entry of tuples (the
+    # in-place, overlap and PARM_ERROR_ALIAS paths), and two back-end regressions
+    if "$PARMC" examples/kvsort.parm -o "$TMP/c/api_kv.cu" 2>"$TMP/c/err.txt" &&
+        python3 tests/tools/guard_entry.py "$TMP/c/api_kv.h" main >"$TMP/c/entry_kv.h" 2>"$TMP/c/err.txt" &&
+        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/c" -include "$TMP/c/entry_kv.h" \
+            -c tests/gpu/guard_cuda.cu -o "$TMP/c/guard_cuda.o" 2>"$TMP/c/err.txt"; then
+        pass
+    else
+        fail "CUDA guard driver: $(head -5 "$TMP/c/err.txt")"
+    fi
+    for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm; do
+        if "$PARMC" "$prog" -o "$TMP/c/regress.cu" 2>"$TMP/c/err.txt" &&
+            nvcc -arch=sm_90 -O1 -c "$TMP/c/regress.cu" -o "$TMP/c/regress.o" 2>"$TMP/c/err.txt"; then
+            pass
+        else
+            fail "CUDA of $prog: $(head -5 "$TMP/c/err.txt")"
         fi
     done
 fi

@@ -2,7 +2,7 @@
 # must be handled within 30 seconds by `parmc --check`, `parmc --dump-ir`
 # (which runs the whole middle end) and `parmc --target=c --emit-main -o OUT`
 # with exit status 0 or 1 and no sanitizer report; code generation that
-# fails must leave no OUT behind. When NAME.in exists,
+# fails must leave no OUT (nor its header) behind. When NAME.in exists,
 # `parmc --interpret --compare-stages` must also run on it with status 0 or 1
 # and no sanitizer report. When NAME.out exists too, the program computes
 # something: the interpretation must succeed and print NAME.out, and so must
@@ -50,8 +50,8 @@ for src in tests/fuzz/regress/*.parm; do
     fuzz_regress_run "$src" dump-ir /dev/null --dump-ir
     rm -f "$TMP/fuzz_out.c" "$TMP/fuzz_out.h"
     fuzz_regress_run "$src" codegen /dev/null --target=c --emit-main -o "$TMP/fuzz_out.c"
-    if [ "$fuzz_status" -ne 0 ] && [ -e "$TMP/fuzz_out.c" ]; then
-        fail "fuzz regress $src (codegen): failed, but left $TMP/fuzz_out.c behind"
+    if [ "$fuzz_status" -ne 0 ] && { [ -e "$TMP/fuzz_out.c" ] || [ -e "$TMP/fuzz_out.h" ]; }; then
+        fail "fuzz regress $src (codegen): failed, but left $TMP/fuzz_out.c or .h behind"
     fi
     codegen_status=$fuzz_status
     if [ -e "${src%.parm}.in" ]; then

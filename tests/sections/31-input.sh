@@ -1,0 +1,43 @@
+# Bad input, word for word: tests/diag/input/ENTRY.CASE.in goes to entry ENTRY
+# of tests/diag/input/badinput.parm through the interpreter and through the
+# standalone main of --emit-main (C target). Both must exit 1 with nothing on
+# stdout and exactly ENTRY.CASE.err on stderr: the messages of
+# runtime/parm_io.h, which both use. ACCEPT=1 rewrites the .err files from
+# the interpreter.
+dir=tests/diag/input
+mkdir -p "$TMP/input"
+for entry in $(for f in "$dir"/*.in; do f=${f##*/}; echo "${f%%.*}"; done | sort -u); do
+    rm -f "$TMP/input/$entry"
+    if "$PARMC" --target=c --emit-main -e "$entry" "$dir/badinput.parm" -o "$TMP/input/$entry.c" &&
+        cc -std=c11 -O1 "$TMP/input/$entry.c" -o "$TMP/input/$entry" -lm; then
+        pass
+    else
+        fail "input: cannot build the standalone main of entry $entry"
+    fi
+done
+
+input_case() {   # input_case WHO INPUT ERR-FILE COMMAND...
+    local who=$1 input=$2 want=$3
+    shift 3
+    "$@" <"$input" >"$TMP/input/out" 2>"$TMP/input/err"
+    local status=$?
+    if [ "$ACCEPT" = 1 ] && [ "$who" = interpreter ]; then cp "$TMP/input/err" "$want"; fi
+    if [ "$status" -ne 1 ]; then
+        fail "input $input, $who: exit $status, expected 1"
+    elif [ -s "$TMP/input/out" ]; then
+        fail "input $input, $who: unexpected stdout"
+    elif ! diff -u "$want" "$TMP/input/err" >"$TMP/input/diff"; then
+        fail "input $input, $who: stderr differs"
+        head -10 "$TMP/input/diff"
+    else
+        pass
+    fi
+}
+
+for input in "$dir"/*.in; do
+    base=${input%.in}
+    file=${base##*/}
+    entry=${file%%.*}
+    input_case interpreter "$input" "$base.err" "$PARMC" --interpret -e "$entry" "$dir/badinput.parm"
+    [ -x "$TMP/input/$entry" ] && input_case "emitted main" "$input" "$base.err" "$TMP/input/$entry"
+done

@@ -1,0 +1,50 @@
+# Golden back-end diagnostics: tests/compile-diag/NAME.parm compiled with
+# `parmc --target=c -o OUT` (and --emit-main when NAME starts with
+# emit_main) must print exactly NAME.err on stderr, and exit 1 when it holds
+# an error, 0 when it holds only warnings. Refusals of a whole entry are
+# located at the entry (issue 11).
+mkdir -p "$TMP/cdiag"
+for src in tests/compile-diag/*.parm; do
+    want=${src%.parm}.err
+    name=${src##*/}
+    extra=()
+    case $name in emit_main*) extra=(--emit-main) ;; esac
+    "$PARMC" --target=c "${extra[@]}" "$src" -o "$TMP/cdiag/out.c" >/dev/null 2>"$TMP/cdiag/got.err"
+    status=$?
+    if [ "$ACCEPT" = 1 ]; then cp "$TMP/cdiag/got.err" "$want"; fi
+    expect=0
+    grep -q ': error: ' "$want" && expect=1
+    if [ "$status" -ne "$expect" ]; then
+        fail "compile-diag $src: exit $status, expected $expect"
+    elif ! diff -u "$want" "$TMP/cdiag/got.err" >"$TMP/cdiag/diff"; then
+        fail "compile-diag $src: stderr differs"
+        head -20 "$TMP/cdiag/diff"
+    else
+        pass
+    fi
+done
+# The sizes of a ranged entry that compile run as the interpreter does; the
+# one refused is not accepted (the standalone main names the sizes compiled).
+CC_TEST=${CC_TEST:-cc}
+prog=tests/compile-diag/ranged_size_one.parm
+if "$PARMC" --target=c --emit-main -e net_up "$prog" -o "$TMP/cdiag/ranged.c" 2>/dev/null &&
+   $CC_TEST -std=c11 -O1 "$TMP/cdiag/ranged.c" -o "$TMP/cdiag/ranged"; then
+    for input in "4 3 2 1" "8 7 6 5 4 3 2 1" "2 1"; do
+        got=$(echo "$input" | "$TMP/cdiag/ranged" | tr '\n' ' ')
+        want=$(echo "$input" | "$PARMC" --interpret -e net_up "$prog" | tr '\n' ' ')
+        [ -n "$got" ] && [ "$got" = "$want" ] && pass || fail "ranged entry at '$input': '$got', expected '$want'"
+    done
+    err=$(echo 5 | "$TMP/cdiag/ranged" 2>&1)
+    [ "$err" = "<stdin>: error: entry 'net_up' accepts 2 to 8 values (a power-of-two size in its range), but the input has 1" ] && pass ||
+        fail "ranged entry at its refused size: '$err'"
+else
+    fail "ranged entry with a refused size: does not build"
+fi
+# A missing entry is an error about the file, with notes where the entries are.
+"$PARMC" --check -e nosuch examples/sort.parm >/dev/null 2>"$TMP/cdiag/noentry.err"
+if [ "$(head -1 "$TMP/cdiag/noentry.err")" = "examples/sort.parm: error: no entry point named 'nosuch'" ] &&
+   grep -q "^examples/sort.parm:[0-9]*:1: note: entry 'main' is defined here" "$TMP/cdiag/noentry.err"; then
+    pass
+else
+    fail "-e nosuch: $(head -2 "$TMP/cdiag/noentry.err")"
+fi

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""The entry description that tests/tools/guard_main.c is compiled with:
+guard_entry.py HEADER ENTRY > entry.h
+
+HEADER is the API header parmc wrote beside a --target=c output; its comment
+line "/* entry NAME, fields T, ... -> T, ...: ..." gives the fields' types
+(bool and u8 are both uint8_t in the prototype)."""
+import re
+import sys
+
+CTYPES = {"bool": "uint8_t", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
+          "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
+          "f32": "float", "f64": "double"}
+
+
+def main():
+    header, entry = sys.argv[1], sys.argv[2]
+    text = open(header).read()
+    m = re.search(r"/\* entry %s, fields ([a-z0-9, ]+) -> ([a-z0-9, ]+):" % re.escape(entry), text)
+    if not m:
+        sys.exit("guard_entry.py: no entry '%s' in %s" % (entry, header))
+    ins, outs = ([t.strip() for t in g.split(",")] for g in m.groups())
+    include = header.rsplit("/", 1)[-1]
+    args = ["(const %s *)(in)[%d]" % (CTYPES[t], k) for k, t in enumerate(ins)]
+    args += ["(%s *)(out)[%d]" % (CTYPES[t], k) for k, t in enumerate(outs)]
+    print('#include "%s"' % include)
+    print("#define GUARD_NIN %d" % len(ins))
+    print("#define GUARD_NOUT %d" % len(outs))
+    print("static const char *const guard_in_types[] = {%s};" % ", ".join('"%s"' % t for t in ins))
+    print("static const char *const guard_out_types[] = {%s};" % ", ".join('"%s"' % t for t in outs))
+    print("#define GUARD_CALL(ctx, in, out, n) parm_%s((ctx), %s, (n))" % (entry, ", ".join(args)))
+
+
+main()

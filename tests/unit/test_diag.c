@@ -1,0 +1,67 @@
+/* test_diag.c: the edit distance behind "did you mean" (compiler/diag.c),
+ * against a plain recursive definition on every pair of short strings over
+ * a small alphabet, and the suggestion rule on typical typos.
+ * Prints "diag: N passed, M failed"; exits 1 on any failure. */
+#include "diag.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void check(bool ok, const char *what, const char *a, const char *b) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    if (++failed <= 20) printf("  FAIL: %s '%s' '%s'\n", what, a, b);
+}
+
+static int min3(int a, int b, int c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
+
+/* Optimal string alignment distance, by its recursive definition. */
+static int osa(const char *a, int i, const char *b, int j) {
+    if (i == 0) return j;
+    if (j == 0) return i;
+    int d = min3(osa(a, i - 1, b, j) + 1, osa(a, i, b, j - 1) + 1, osa(a, i - 1, b, j - 1) + (a[i - 1] != b[j - 1]));
+    if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        int t = osa(a, i - 2, b, j - 2) + 1;
+        if (t < d) d = t;
+    }
+    return d;
+}
+
+/* The k-th string over "ab" of length up to 5, in some fixed order. */
+static void nth(int k, char out[8]) {
+    int len = 0;
+    while (k >= (1 << len)) k -= 1 << len++;
+    for (int i = 0; i < len; i++) out[i] = (k >> i & 1) ? 'b' : 'a';
+    out[len] = 0;
+}
+
+int main(void) {
+    char a[8], b[8];
+    int n = (1 << 6) - 1;   /* strings of length 0..5 */
+    for (int x = 0; x < n; x++)
+        for (int y = 0; y < n; y++) {
+            nth(x, a);
+            nth(y, b);
+            int want = osa(a, (int)strlen(a), b, (int)strlen(b));
+            for (int limit = 0; limit <= 5; limit++) {
+                int got = diag_edit_distance(a, b, limit);
+                check(got == (want <= limit ? want : limit + 1), "distance", a, b);
+            }
+        }
+    const char *yes[][2] = {{"sotr", "sort"}, {"ascendng", "ascending"}, {"entyr", "entry"},
+                            {"cuont", "count"}, {"bitonic_srot", "bitonic_sort"}, {"mapp", "map"}};
+    const char *no[][2] = {{"x", "y"}, {"id", "id"}, {"sort", "bsort_merge"}, {"abc", "xyz"},
+                           {"enter", "entry"}, {"f", "fg"}};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) check(diag_similar(yes[i][0], yes[i][1]), "similar", yes[i][0], yes[i][1]);
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) check(!diag_similar(no[i][0], no[i][1]), "not similar", no[i][0], no[i][1]);
+    char longer[100];
+    memset(longer, 'a', 99);
+    longer[99] = 0;
+    check(diag_edit_distance(longer, longer, 3) == 4, "names over 64 bytes are not compared", "a*99", "a*99");
+    printf("diag: %d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
