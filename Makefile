@@ -1,6 +1,6 @@
 # parmc: the compiler, its tests and its examples.
 #
-#   make            build build/parmc (optimised)
+#   make            build build/parmc (optimised), in parallel, one line a file (V=1: the commands)
 #   make test       build a sanitizer build and run every test (alias: check)
 #   make demo       compile and run examples/sort.parm on random input
 #   make accept     regenerate golden expectations (review the diff!)
@@ -24,15 +24,29 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler
        compiler/f2.c compiler/ir.c compiler/ir_print.c compiler/ir_verify.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c \
-       compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
+       compiler/access_model.c compiler/schedule.c compiler/bmmc_kernel.c compiler/emit_elem.c \
        compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \
        compiler/simulate.c \
-       compiler/driver.c
+       compiler/randinput.c compiler/driver.c
 GEN_SRCS = build/gen/lexer.c build/gen/parser.c build/gen/runtime_text.c
-MAIN = compiler/main.c
+# the command line: parmc itself, `parmc test` and `parmc bench`
+TOOL_SRCS = compiler/main.c compiler/proc.c compiler/testcmd.c compiler/benchcmd.c
 
 OBJS      = $(patsubst %.c,build/rel/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
 SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
+TOOL_OBJS = $(patsubst %.c,build/rel/%.o,$(notdir $(TOOL_SRCS)))
+TOOL_SAN_OBJS = $(patsubst %.c,build/san/%.o,$(notdir $(TOOL_SRCS)))
+
+# Quiet by default: one short line per file; `make V=1` shows the commands.
+ifneq ($(V),1)
+Q = @
+say = printf '  %-6s %s\n' $(1) $(2);
+endif
+# Builds run in parallel, one job per CPU, unless -j is given (a sub-make
+# shares its parent's jobs).
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
+MAKEFLAGS += -j$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+endif
 
 vpath %.c compiler build/gen
 
@@ -45,48 +59,48 @@ deps:
 
 build/gen/lexer.c: compiler/lexer.re compiler/lexer.h build/gen/parser.h
 	@mkdir -p build/gen
-	$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
+	$(Q)$(call say,RE2C,$<)$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
 
 # lemon leaves an unchanged parser.h alone, so remove it first (make would
 # otherwise rerun lemon on every build).
 build/gen/parser.c build/gen/parser.h: compiler/parser.y
 	@mkdir -p build/gen
-	rm -f build/gen/parser.h
-	$(LEMON) -q -T$(LEMPAR) -dbuild/gen $<
+	$(Q)$(call say,LEMON,$<)rm -f build/gen/parser.h
+	$(Q)$(LEMON) -q -T$(LEMPAR) -dbuild/gen $<
 
 # The runtime headers, embedded as strings in every emitted program.
 RUNTIME = runtime/parm_ops.h runtime/parm_io.h
 build/gen/runtime_text.c: $(RUNTIME) compiler/embed.sh
 	@mkdir -p build/gen
-	sh compiler/embed.sh $(RUNTIME) >$@
+	$(Q)$(call say,EMBED,$@)sh compiler/embed.sh $(RUNTIME) >$@
 
 build/rel/%.o: %.c | build/gen/parser.h
 	@mkdir -p build/rel
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
 
 build/san/%.o: %.c | build/gen/parser.h
 	@mkdir -p build/san
-	$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -c $< -o $@
 
-build/parmc: $(OBJS) build/rel/main.o
-	$(CC) $(CFLAGS) $^ -o $@ -lm
+build/parmc: $(OBJS) $(TOOL_OBJS)
+	$(Q)$(call say,LINK,$@)$(CC) $(CFLAGS) $^ -o $@ -lm
 
-build/parmc-san: $(SAN_OBJS) build/san/main.o
-	$(CC) $(SANFLAGS) $^ -o $@ -lm
+build/parmc-san: $(SAN_OBJS) $(TOOL_SAN_OBJS)
+	$(Q)$(call say,LINK,$@)$(CC) $(SANFLAGS) $^ -o $@ -lm
 
 build/unit/%: tests/unit/%.c $(SAN_OBJS)
 	@mkdir -p build/unit
-	$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $^ -o $@ -lm
+	$(Q)$(call say,UNIT,$@)$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $^ -o $@ -lm
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/*.c))
 
 test: deps
-	$(MAKE) build/parmc build/parmc-san $(UNIT_TESTS)
-	PARMC=build/parmc-san bash tests/run.sh
+	@$(MAKE) -s --no-print-directory build/parmc build/parmc-san $(UNIT_TESTS)
+	@PARMC=build/parmc-san bash tests/run.sh
 check: test
 
 demo: deps
-	$(MAKE) build/parmc
+	@$(MAKE) -s --no-print-directory build/parmc
 	bash examples/demo.sh
 
 accept: build/parmc

@@ -9,10 +9,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "access_model.h"
+
 #define SEGMENT_BYTES 128   /* what one warp access should cover */
 #define WIDE_SEGMENT_BYTES 256  /* the widest segment tried for L */
 #define WIDE_TILE_BYTES 16384   /* ...while its tile stays within this */
-#define BANK_ROW_BYTES 128  /* 32 banks of 4 bytes */
 #define WARP_LOG 5
 #define MAX_THREAD_LOG 8    /* 256 threads: enough warps per block, few registers */
 #define SMEM_LIMIT 49152    /* static shared memory of one block */
@@ -66,18 +67,19 @@ static void high_basis(const F2Space *s, int l, uint64_t *out, int *pivot)
     }
 }
 
-/* The bank geometry of the tile: a 4-byte word holds 4/e elements, so the
- * bank is chosen by slot bits bank_lo.. (5 of them); 8-byte elements go as
- * half-warps over 16 bank pairs, chosen by slot bits 0..3. */
-static void plan_banks(BmmcPlan *p, int elem_log, int *phase_log)
+/* The bank geometry of the tile (access_model.h): a 4-byte word holds 4/e
+ * elements, so the bank is chosen by slot bits bank_lo.. (5 of them); 8-byte
+ * elements go as half-warps over 16 bank pairs, chosen by slot bits 0..3. */
+static void plan_banks(BmmcPlan *p, int *phase_log)
 {
-    p->bank_lo = elem_log < 2 ? 2 - elem_log : 0;
-    int bits = p->elem_bytes == 8 ? 4 : 5;
+    BankGeometry g = access_bank_geometry(p->elem_bytes);
+    p->bank_lo = g.word_shift;
+    int bits = g.bank_bits;
     if (bits > p->tile_log - p->bank_lo)
         bits = p->tile_log - p->bank_lo > 0 ? p->tile_log - p->bank_lo : 0;
     p->bank_bits = bits;
     int lanes = p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG;
-    *phase_log = p->elem_bytes == 8 && lanes > 4 ? 4 : lanes;
+    *phase_log = lanes > g.wave_log ? g.wave_log : lanes;
 }
 
 /* Choose the swizzle S (bank-row bits -> bank bits; a bank row is 128 bytes
@@ -256,7 +258,7 @@ bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPla
     }
 
     int phase_log;
-    plan_banks(&p, elem_log, &phase_log);
+    plan_banks(&p, &phase_log);
     plan_swizzle(&p, phase_log);
     int hi = p.bank_lo + p.bank_bits;
     for (int i = 0; i < p.tile_log; i++)
@@ -533,52 +535,6 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
 
 /* ---- simulation ---- */
 
-/* Distinct 32-byte sectors among the lanes' element indices. */
-static int sectors(const uint64_t *idx, int lanes, int elem_bytes)
-{
-    uint64_t seen[32];
-    int count = 0;
-    for (int i = 0; i < lanes; i++) {
-        uint64_t s = idx[i] * (uint64_t)elem_bytes >> 5;
-        int j = 0;
-        while (j < count && seen[j] != s)
-            j++;
-        if (j == count)
-            seen[count++] = s;
-    }
-    return count;
-}
-
-/* Bank congestion of one warp access to the tile (slots are element
- * indices): the most distinct words one bank serves within one phase. A
- * phase is the whole warp for elements up to 4 bytes (word = 4 bytes, 32
- * banks) and a half-warp for 8-byte elements (word = 8 bytes, 16 pairs). */
-static int congestion(const unsigned *slot, int lanes, int elem_bytes)
-{
-    int word_bytes = elem_bytes > 4 ? elem_bytes : 4;
-    int banks = BANK_ROW_BYTES / word_bytes;
-    int worst = 0;
-    for (int start = 0; start < lanes; start += banks) {
-        for (int bank = 0; bank < banks; bank++) {
-            uint64_t words[32];
-            int count = 0;
-            for (int i = start; i < start + banks && i < lanes; i++) {
-                uint64_t w = (uint64_t)slot[i] * (uint64_t)elem_bytes / (uint64_t)word_bytes;
-                if ((int)(w % (uint64_t)banks) != bank)
-                    continue;
-                int j = 0;
-                while (j < count && words[j] != w)
-                    j++;
-                if (j == count)
-                    words[count++] = w;
-            }
-            if (count > worst)
-                worst = count;
-        }
-    }
-    return worst;
-}
-
 static int max_int(int a, int b) { return a > b ? a : b; }
 
 /* Walk every warp access of block b. */
@@ -588,23 +544,24 @@ static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r)
     unsigned warps = 1u << (p->thread_log - (p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG));
     for (unsigned w = 0; w < warps; w++) {
         for (unsigned i = 0; i < 1u << p->iter_log; i++) {
-            uint64_t x[32], y[32];
-            unsigned rs[32], ws[32];
+            uint64_t x[32], y[32], rs[32], ws[32];
             for (int lane = 0; lane < lanes; lane++) {
-                unsigned t = w * (unsigned)lanes + (unsigned)lane;
-                x[lane] = bmmc_read_index(p, b, t, i, &rs[lane]);
-                y[lane] = bmmc_write_index(p, b, t, i, &ws[lane]);
+                unsigned t = w * (unsigned)lanes + (unsigned)lane, r_slot, w_slot;
+                x[lane] = bmmc_read_index(p, b, t, i, &r_slot);
+                y[lane] = bmmc_write_index(p, b, t, i, &w_slot);
+                rs[lane] = r_slot;
+                ws[lane] = w_slot;
             }
             r->warp_accesses += 2;
-            r->read_sectors_max = max_int(r->read_sectors_max, sectors(x, lanes, p->elem_bytes));
-            r->write_sectors_max = max_int(r->write_sectors_max, sectors(y, lanes, p->elem_bytes));
+            r->read_sectors_max = max_int(r->read_sectors_max, access_sectors(x, lanes, p->elem_bytes));
+            r->write_sectors_max = max_int(r->write_sectors_max, access_sectors(y, lanes, p->elem_bytes));
             r->store_congestion_max =
-                max_int(r->store_congestion_max, congestion(rs, lanes, p->elem_bytes));
+                max_int(r->store_congestion_max, access_congestion(rs, lanes, p->elem_bytes));
             r->load_congestion_max =
-                max_int(r->load_congestion_max, congestion(ws, lanes, p->elem_bytes));
+                max_int(r->load_congestion_max, access_congestion(ws, lanes, p->elem_bytes));
         }
     }
-    r->sectors_min = (lanes * p->elem_bytes + 31) / 32;
+    r->sectors_min = access_sectors_min(lanes, p->elem_bytes);
 }
 
 void bmmc_simulate(const BmmcPlan *p, BmmcSimReport *r)

@@ -1,6 +1,8 @@
 /* bmmc_kernel.h: one-pass kernels for BMMC permutations y = A·x ⊕ c.
  *
- * The construction of shared/design/one-pass-bmmc.md. Every vector here is an
+ * The one-pass construction, after the tiled kernels of Bouverot-Dupuis and
+ * Sheeran ("Efficient GPU Implementation of Affine Index Permutations on
+ * Arrays", FHPNC 2023). Every vector here is an
  * element index over F2 (bit i = coordinate i), as in f2.h.
  *
  *   L      the low l bits of one aligned segment of 256 bytes, or of 128 when
@@ -95,9 +97,7 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *plan, const char *name, const cha
 void bmmc_emit_c(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
 
 /* What one block's warp accesses cost (blocks 0 and 2^block_log - 1 are
- * walked). Sectors are 32 bytes. Congestion is the most distinct words one
- * bank serves for one warp access (32 banks of 4 bytes); 8-byte elements go
- * as two half-warps over 16 bank pairs, as the hardware splits them. */
+ * walked), in the sectors and bank congestion of access_model.h. */
 typedef struct {
     int warp_accesses;          /* global accesses walked, reads plus writes */
     int sectors_min;            /* fewest sectors a warp access can touch */

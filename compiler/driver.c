@@ -13,6 +13,7 @@
 #include "emit.h"
 #include "opt.h"
 #include "schedule.h"
+#include "randinput.h"
 #include "simulate.h"
 #include "value.h"
 
@@ -161,12 +162,6 @@ static int schedule_all(Compilation *c, Schedule *out) {
 }
 
 /* The back end: schedule every specialisation, write OUT and its header. */
-static bool has_entry(const IrProgram *p, const char *entry) {
-    for (int i = 0; i < p->nfuncs; i++)
-        if (strcmp(p->funcs[i]->entry, entry) == 0) return true;
-    return false;
-}
-
 static void compile(Compilation *c, const Options *opt) {
     const char *output = opt->output;
     if (!output) {
@@ -179,22 +174,31 @@ static void compile(Compilation *c, const Options *opt) {
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
                     .main_entry = opt->entry ? opt->entry : "main", .arena = &c->arena};
-    if (opt->emit_main && !has_entry(&c->ir, in.main_entry)) spec_no_entry(&c->program, in.main_entry);
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     in.nschedules = schedule_all(c, in.schedules);
     write_file(c, output, write_program, &in, opt->target_c);
     write_file(c, header, write_header, &in, opt->target_c);
 }
 
-/* --report: the access simulator over the schedule of every entry. Exits 1
- * when some access is not minimal, so scripts can assert it. */
+/* --report: the access simulator over the schedule of every entry. With
+ * --strict it exits 1 when some access is not minimal, so scripts can assert
+ * it; otherwise a report is a success. */
 static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
     Schedule *schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     int n = schedule_all(c, schedules);
     for (int i = 0; i < n; i++) ok &= simulate_report(out, &schedules[i]);
-    if (!ok) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+    if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+}
+
+/* An unknown entry name is an error for every action, with notes at the
+ * entries there are (a plain compile would otherwise ignore it). */
+static void check_entry(const Program *p, const char *entry) {
+    if (!entry || p->entries.len == 0) return;  /* specialise reports a program without entries */
+    for (int i = 0; i < p->entries.len; i++)
+        if (!strcmp(((const Entry *)p->entries.items[i])->name, entry)) return;
+    spec_no_entry(p, entry);
 }
 
 static void run_pipeline(Compilation *c, const Options *opt, const MemSource *mem) {
@@ -203,9 +207,17 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
                             : source_load(&c->arena, opt->input);
     parse_source(&c->arena, src, &c->program);
     imports_resolve(&c->arena, &c->program, &opt->import_path, mem ? NULL : opt->input);
+    if (opt->action == ACTION_LIST_ENTRIES) {
+        for (int i = 0; i < c->program.entries.len; i++)
+            fprintf(out, "%s\n", ((const Entry *)c->program.entries.items[i])->name);
+        return;
+    }
     const char *entry = opt->entry;
-    if (!entry && opt->action != ACTION_CHECK && opt->action != ACTION_COMPILE) entry = "main";
-    if (opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT) entry = NULL;   /* every entry */
+    if (!entry && (opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR ||
+                   opt->action == ACTION_RANDOM_INPUT))
+        entry = "main";
+    check_entry(&c->program, opt->emit_main && !entry ? "main" : entry);
+    if (opt->action == ACTION_COMPILE) entry = NULL;   /* every entry */
     specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
     verify(c, STAGE_SPECIALISED);
     Stage target = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ? STAGE_OPTIMISED : opt->stage;
@@ -224,6 +236,11 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         break;
     case ACTION_REPORT:
         report(c, opt);
+        break;
+    case ACTION_RANDOM_INPUT:
+        randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed);
+        break;
+    case ACTION_LIST_ENTRIES:
         break;
     }
 }

@@ -9,7 +9,10 @@
 
 #include "imports.h"
 
-typedef enum { ACTION_COMPILE, ACTION_CHECK, ACTION_INTERPRET, ACTION_DUMP_IR, ACTION_REPORT } Action;
+typedef enum {
+    ACTION_COMPILE, ACTION_CHECK, ACTION_INTERPRET, ACTION_DUMP_IR, ACTION_REPORT, ACTION_RANDOM_INPUT,
+    ACTION_LIST_ENTRIES         /* the entry names, one a line (for parmc bench) */
+} Action;
 
 /* The IR stages, in pipeline order. */
 typedef enum { STAGE_SPECIALISED, STAGE_NORMALISED, STAGE_OPTIMISED, STAGE_COUNT } Stage;
@@ -25,6 +28,8 @@ typedef struct {
     bool compare_stages;        /* --compare-stages: interpret every stage, fail if they differ */
     bool target_c;              /* --target=c: portable C instead of CUDA */
     bool emit_main;             /* --emit-main: a standalone main for the entry -e (default main) */
+    unsigned long long seed;    /* --random-input=SEED */
+    bool strict;                /* --strict: --report fails unless every access is minimal */
     ImportPath import_path;     /* -I DIR and the stdlib, for `import` */
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */

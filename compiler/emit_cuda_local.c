@@ -8,12 +8,13 @@
  * code with compile-time register numbers. Between rounds the tile goes back
  * to shared memory and is read again with the next round's R: one barrier
  * per round instead of one per stage. The lanes of a warp take tile vectors
- * whose low five bits are independent, so every shared access of a warp
- * hits 32 distinct banks. Finally the tile is written back as whole segments. */
+ * whose slots meet no other word in their banks (access_model.h), so every
+ * shared access is conflict-free. Finally the tile is written back as whole segments. */
 #include "emit.h"
 
 #include <string.h>
 
+#include "access_model.h"
 #include "emit_elem.h"
 
 #define REG_BYTES_LOG 7     /* element bytes per thread in registers, log2 */
@@ -75,22 +76,13 @@ static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, 
     for (int i = 0; i < K->dim && all.dim < D; i++)
         if (f2_space_add(&all, K->basis[i])) comp[nc++] = K->basis[i];
     if (all.dim != D) return false;
-    /* lanes: elimination on the bank bits of the complement, lowest vectors first */
-    uint64_t piv_bank[5] = {0}, piv_vec[5] = {0};
+    /* lanes: elimination on the banks of the complement, lowest vectors first */
+    LaneBanks banks;
+    lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
+    if (lanes > banks.g.wave_log) lanes = banks.g.wave_log;
     int k = 0;
-    for (int i = nc - 1; i >= 0 && k < lanes; i--) {
-        uint64_t bank = schedule_slot(p, comp[i]) & 31, v = comp[i];
-        for (int bit = 4; bit >= 0; bit--)
-            if ((bank >> bit & 1) && piv_bank[bit]) {
-                bank ^= piv_bank[bit];
-                v ^= piv_vec[bit];
-            }
-        if (!bank) continue;
-        int h = 31 - __builtin_clz((unsigned)bank);
-        piv_bank[h] = bank;
-        piv_vec[h] = v;
-        threads[k++] = v;
-    }
+    for (int i = nc - 1; i >= 0 && k < lanes; i--)
+        if (lane_banks_add(&banks, comp[i], schedule_slot(p, comp[i]), &threads[k])) k++;
     if (k < lanes) return false;
     all = *R;
     for (int i = 0; i < k; i++) f2_space_add(&all, threads[i]);
@@ -137,13 +129,16 @@ void emit_cuda_plan_round(const Phase *p, Round *rd, int first) {
         norders++;
     }
     if (norders) return;
-    F2Space all = span, banks = f2_space_empty(5);
-    int lanes = threads_log < 5 ? threads_log : 5, k = 0;
+    F2Space all = span;
+    LaneBanks banks;
+    lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
+    int lanes = threads_log < banks.g.wave_log ? threads_log : banks.g.wave_log, k = 0;
     for (uint64_t v = 1; v < UINT64_C(1) << D && k < lanes; v++) {
-        uint64_t bank = schedule_slot(p, v) & 31;
-        if (f2_space_contains(&all, v) || f2_space_contains(&banks, bank)) continue;
+        LaneBanks tried = banks;
+        uint64_t lane;
+        if (f2_space_contains(&all, v) || !lane_banks_add(&tried, v, schedule_slot(p, v), &lane)) continue;
+        banks = tried;
         f2_space_add(&all, v);
-        f2_space_add(&banks, bank);
         rd->threads[k++] = v;
     }
     for (int bit = D - 1; bit >= 0 && k < threads_log; bit--)

@@ -85,7 +85,9 @@ uint64_t f2_space_coord_complement(const F2Space *s);
 F2Mat f2_echelon(const F2Mat *a, int *rank);
 
 /* ---- factorisations ---- */
-/* The factorisation of the paper (seed 000 §5.2): for invertible A,
+/* The factorisation of Bouverot-Dupuis and Sheeran, "Efficient GPU
+ * Implementation of Affine Index Permutations on Arrays", §5.2: for
+ * invertible A,
  *
  *     A = U·L·P
  *

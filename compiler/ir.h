@@ -84,6 +84,7 @@ struct IrStmt {
     uint64_t mask;              /* PARM, COL */
     int k;                      /* TWO, REPLICATE */
     F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */
+    bool own_mat;               /* mat is this statement's alone: passes may rewrite it in place */
     uint64_t compl;             /* BMMC, POS */
     IrBody *body;               /* PARM TWO COL MAP REDUCE */
     bool commutative;           /* REDUCE: the operator is a built-in commutative one */

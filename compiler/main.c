@@ -1,50 +1,109 @@
-/* main.c: the command line of parmc. */
+/* main.c: the command line of parmc. `parmc test` and `parmc bench` have
+ * their own (testcmd.c, benchcmd.c); everything else is one Options for the
+ * driver. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
+#include "testcmd.h"
 
 #define PARMC_VERSION "0.1.0"
 
 static const char usage[] =
     "usage: parmc [options] FILE.parm [-o OUT]\n"
+    "       parmc test [options] FILE.parm...\n"
+    "       parmc bench [options] FILE.parm\n"
     "\n"
     "Compile a parm program of GPU array combinators.\n"
     "\n"
-    "options:\n"
-    "  -e, --entry NAME     the entry point to run or dump (default: main)\n"
-    "  -I DIR               look for imported files in DIR; repeatable, the\n"
-    "                       directories are searched in order, then the stdlib\n"
+    "actions (at most one; the default compiles every entry):\n"
     "  --interpret          run the entry on the CPU reference interpreter,\n"
     "                       reading its input from stdin and writing the result\n"
-    "  --check              parse, check and specialise every entry; no output\n"
-    "  --report             per kernel of every entry: elements moved, global\n"
-    "                       passes, 32-byte sectors per warp access against the\n"
-    "                       minimum, shared-memory bank congestion\n"
+    "  --check              parse, check and specialise every entry (or the\n"
+    "                       entry -e); no output\n"
+    "  --report             per kernel of every entry (or the entry -e):\n"
+    "                       elements moved, global passes, 32-byte sectors per\n"
+    "                       warp access against the minimum, shared-memory bank\n"
+    "                       congestion\n"
     "  --dump-ir[=STAGE]    print the IR after STAGE: specialised, normalised or\n"
-    "                       optimised (the default)\n"
-    "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
+    "                       optimised (the default); `--dump-ir STAGE` also works\n"
+    "  --random-input[=SEED]  print random input for the entry -e (default\n"
+    "                       main), the same for the same SEED (default 1); for\n"
+    "                       an entry over a size range SEED picks the size\n"
+    "  test                 run the test cases in the files' `-- ==` blocks\n"
+    "                       (parmc test --help)\n"
+    "  bench                time the file's entries on random input\n"
+    "                       (parmc bench --help)\n"
+    "\n"
+    "options (a value can follow as `--opt=V`, `--opt V`, `-xV` or `-x V`):\n"
+    "  -e, --entry NAME     the entry to run, check, report or dump, or the one\n"
+    "                       --emit-main runs (default: main; every entry for\n"
+    "                       --check and --report)\n"
+    "  -I, --include DIR    look for imported files in DIR; repeatable, the\n"
+    "                       directories are searched in order, then the stdlib\n"
+    "  -o, --output OUT     the output file of a compile (default FILE.cu, or\n"
+    "                       FILE.c with --target c); its API header is written\n"
+    "                       beside it\n"
+    "  --target cuda|c      emit CUDA (the default) or portable C11 with the\n"
+    "                       same API over host pointers\n"
+    "  --emit-main          add a main that runs the entry -e (default main)\n"
+    "                       on values from stdin; `-r N` times N more runs\n"
     "  --stage STAGE        with --interpret: run the IR of STAGE (default\n"
     "                       specialised, the reference semantics)\n"
     "  --compare-stages     with --interpret: also run every later stage and\n"
     "                       fail unless all results are identical\n"
-    "  -o OUT               the output file (default FILE.cu, or FILE.c with\n"
-    "                       --target=c); its API header is written beside it\n"
-    "  --target=cuda|c      emit CUDA (the default) or portable C11 with the\n"
-    "                       same API over host pointers\n"
-    "  --emit-main          add a main that runs the entry -e (default main)\n"
-    "                       on values from stdin; `-r N` times N more runs\n"
+    "  --strict             with --report: exit 1 when some access is not\n"
+    "                       minimal or not conflict-free\n"
+    "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
     "\n"
-    "exit status: 0 on success, 1 on an error in the program or its input,\n"
-    "2 on a usage error.\n";
+    "An option that the action does not use is a usage error, and so are two\n"
+    "actions. exit status: 0 on success, 1 on an error in the program or its\n"
+    "input, 2 on a usage error.\n";
 
-static int usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
-static int usage_error(const char *fmt, const char *arg) {
+enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INTERPRET = 1 << ACTION_INTERPRET,
+       USE_DUMP = 1 << ACTION_DUMP_IR, USE_REPORT = 1 << ACTION_REPORT, USE_RANDOM = 1 << ACTION_RANDOM_INPUT };
+
+typedef enum {
+    OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_TARGET, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
+    OPT_TRACE, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_RANDOM, OPT_HELP, OPT_VERSION, OPT_COUNT
+} OptId;
+
+typedef struct {
+    const char *name;           /* long form */
+    char letter;                /* short form, or 0 */
+    enum { FLAG, VALUE, OPTIONAL } arg;
+    unsigned used_by;           /* the actions that use the option (USE_*); 0 for actions */
+    const char *where;          /* for the error when the action does not use it */
+} OptSpec;
+
+static const OptSpec specs[OPT_COUNT] = {
+    [OPT_ENTRY] = {"entry", 'e', VALUE, USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_RANDOM,
+                   ""},
+    [OPT_INCLUDE] = {"include", 'I', VALUE, ~0u, ""},
+    [OPT_OUTPUT] = {"output", 'o', VALUE, USE_COMPILE, "a compile"},
+    [OPT_TARGET] = {"target", 0, VALUE, USE_COMPILE, "a compile"},
+    [OPT_EMIT_MAIN] = {"emit-main", 0, FLAG, USE_COMPILE, "a compile"},
+    [OPT_STAGE] = {"stage", 0, VALUE, USE_INTERPRET, "--interpret"},
+    [OPT_COMPARE] = {"compare-stages", 0, FLAG, USE_INTERPRET, "--interpret"},
+    [OPT_STRICT] = {"strict", 0, FLAG, USE_REPORT, "--report"},
+    [OPT_TRACE] = {"trace-rules", 0, FLAG, USE_COMPILE | USE_INTERPRET | USE_DUMP | USE_REPORT,
+                   "an action that optimises (a compile, --report, --dump-ir, --interpret)"},
+    [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
+    [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
+    [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
+    [OPT_DUMP_IR] = {"dump-ir", 0, OPTIONAL, 0, NULL},
+    [OPT_RANDOM] = {"random-input", 0, OPTIONAL, 0, NULL},
+    [OPT_HELP] = {"help", 'h', FLAG, ~0u, ""},
+    [OPT_VERSION] = {"version", 0, FLAG, ~0u, ""},
+};
+
+static int usage_error(const char *fmt, const char *a, const char *b) __attribute__((format(printf, 1, 0)));
+static int usage_error(const char *fmt, const char *a, const char *b) {
     fprintf(stderr, "parmc: error: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, a, b);
     fprintf(stderr, "\n(run 'parmc --help' for usage)\n");
     return 2;
 }
@@ -55,68 +114,159 @@ static int parse_stage(const char *name, Stage *out) {
             *out = (Stage)s;
             return 0;
         }
-    return usage_error("unknown IR stage '%s' (specialised, normalised or optimised)", name);
+    return usage_error("unknown IR stage '%s' (specialised, normalised or optimised)%s", name, "");
 }
 
-/* Sets the option at argv[*i], consuming its value if it takes one.
- * Returns 0, or the exit code of a usage error. */
-static int parse_option(int argc, char **argv, int *i, Options *opt) {
+static bool is_stage(const char *name) {
+    for (int s = 0; s < STAGE_COUNT; s++)
+        if (strcmp(name, stage_names[s]) == 0) return true;
+    return false;
+}
+
+static bool is_number(const char *s) { return *s && strspn(s, "0123456789") == strlen(s); }
+
+/* The command line as parsed: which options were given (by their spelling,
+ * for messages) and the action's spelling. */
+typedef struct {
+    const char *given[OPT_COUNT];
+    const char *action;
+} Seen;
+
+/* Recognises argv[*i] as an option: its id, and its value (consuming the next
+ * argument where the value is separate). Returns 0 or a usage exit code. */
+static int match_option(int argc, char **argv, int *i, OptId *id, const char **value) {
     const char *a = argv[*i];
-    if (!strcmp(a, "-e") || !strcmp(a, "--entry") || !strcmp(a, "-o") || !strcmp(a, "--stage")) {
-        if (*i + 1 >= argc) return usage_error("option '%s' needs a value", a);
-        const char *value = argv[++*i];
-        if (!strcmp(a, "--stage")) return parse_stage(value, &opt->stage);
-        if (a[1] == 'o') opt->output = value;
-        else opt->entry = value;
+    const char *inline_value = NULL;
+    int found = -1;
+    if (a[1] == '-') {
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        for (int k = 0; k < OPT_COUNT && found < 0; k++)
+            if (strlen(specs[k].name) == len && !strncmp(a + 2, specs[k].name, len)) found = k;
+        if (eq) inline_value = eq + 1;
+    } else {
+        for (int k = 0; k < OPT_COUNT && found < 0; k++)
+            if (specs[k].letter && specs[k].letter == a[1]) found = k;
+        if (found >= 0 && a[2]) inline_value = a + 2;
+    }
+    if (found < 0) return usage_error("unknown option '%s'%s", a, "");
+    *id = (OptId)found;
+    const OptSpec *s = &specs[found];
+    if (s->arg == FLAG && inline_value)
+        return usage_error("option '%s' takes no value%s", a, "");
+    *value = inline_value;
+    if (s->arg == VALUE && !inline_value) {
+        if (*i + 1 >= argc) return usage_error("option '%s' needs a value%s", a, "");
+        *value = argv[++*i];
+    }
+    /* `--dump-ir STAGE`, `--random-input SEED`: the optional value may follow
+       as its own argument */
+    if (!inline_value && *i + 1 < argc &&
+        ((found == OPT_DUMP_IR && is_stage(argv[*i + 1])) || (found == OPT_RANDOM && is_number(argv[*i + 1]))))
+        *value = argv[++*i];
+    return 0;
+}
+
+static int set_action(Options *opt, Seen *seen, Action action, const char *spelling) {
+    if (seen->action && (opt->action != action || strcmp(seen->action, spelling) != 0))
+        return usage_error("'%s' and '%s' cannot be combined (each selects what parmc does)", seen->action,
+                           spelling);
+    seen->action = spelling;
+    opt->action = action;
+    return 0;
+}
+
+/* Applies option id with its value to opt. Returns 0 or a usage exit code. */
+static int apply_option(OptId id, const char *a, const char *value, Options *opt, Seen *seen, const char **dirs) {
+    seen->given[id] = a;
+    switch (id) {
+    case OPT_ENTRY: opt->entry = value; return 0;
+    case OPT_INCLUDE: dirs[opt->import_path.ndirs++] = value; return 0;
+    case OPT_OUTPUT: opt->output = value; return 0;
+    case OPT_TARGET:
+        if (strcmp(value, "c") && strcmp(value, "cuda"))
+            return usage_error("unknown target '%s' (cuda or c)%s", value, "");
+        opt->target_c = !strcmp(value, "c");
         return 0;
+    case OPT_EMIT_MAIN: opt->emit_main = true; return 0;
+    case OPT_STAGE: return parse_stage(value, &opt->stage);
+    case OPT_COMPARE: opt->compare_stages = true; return 0;
+    case OPT_STRICT: opt->strict = true; return 0;
+    case OPT_TRACE: opt->trace_rules = true; return 0;
+    case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
+    case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");
+    case OPT_REPORT: return set_action(opt, seen, ACTION_REPORT, "--report");
+    case OPT_DUMP_IR: {
+        int status = set_action(opt, seen, ACTION_DUMP_IR, "--dump-ir");
+        return status ? status : parse_stage(value ? value : "optimised", &opt->stage);
     }
-    if (!strcmp(a, "--trace-rules")) { opt->trace_rules = true; return 0; }
-    if (!strcmp(a, "--emit-main")) { opt->emit_main = true; return 0; }
-    if (!strcmp(a, "--report")) { opt->action = ACTION_REPORT; return 0; }
-    if (!strcmp(a, "--target=c")) { opt->target_c = true; return 0; }
-    if (!strcmp(a, "--target=cuda")) { opt->target_c = false; return 0; }
-    if (!strcmp(a, "--compare-stages")) { opt->compare_stages = true; return 0; }
-    if (!strncmp(a, "--entry=", 8)) { opt->entry = a + 8; return 0; }
-    if (!strcmp(a, "--interpret")) { opt->action = ACTION_INTERPRET; return 0; }
-    if (!strcmp(a, "--check")) { opt->action = ACTION_CHECK; return 0; }
-    if (!strcmp(a, "--dump-ir") || !strncmp(a, "--dump-ir=", 10)) {
-        opt->action = ACTION_DUMP_IR;
-        return parse_stage(a[9] == '=' ? a + 10 : "optimised", &opt->stage);
+    case OPT_RANDOM: {
+        int status = set_action(opt, seen, ACTION_RANDOM_INPUT, "--random-input");
+        char *end;
+        opt->seed = value ? strtoull(value, &end, 10) : 1;
+        if (value && (!*value || *end)) return usage_error("'%s' is not a seed (a non-negative integer)%s", value, "");
+        return status;
     }
-    return usage_error("unknown option '%s'", a);
+    case OPT_HELP: case OPT_VERSION: case OPT_COUNT: break;
+    }
+    return 0;
+}
+
+/* Every option given must be one the action uses. */
+static int check_used(const Options *opt, const Seen *seen) {
+    const char *action = seen->action ? seen->action : "a compile";
+    for (int k = 0; k < OPT_COUNT; k++) {
+        if (!seen->given[k] || !specs[k].used_by || (specs[k].used_by >> opt->action & 1)) continue;
+        fprintf(stderr, "parmc: error: option '%s' has no effect with %s; it applies to %s\n"
+                        "(run 'parmc --help' for usage)\n", seen->given[k], action, specs[k].where);
+        return 2;
+    }
+    /* the rewrite rules run only on the way to the optimised IR */
+    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->compare_stages ||
+                     ((opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR) && opt->stage == STAGE_OPTIMISED);
+    if (seen->given[OPT_TRACE] && !optimises)
+        fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the optimised IR\n",
+                action);
+    if (opt->action == ACTION_COMPILE && seen->given[OPT_ENTRY] && !opt->emit_main)
+        return usage_error("option '%s' has no effect on a compile without --emit-main (every entry is "
+                           "compiled)%s", seen->given[OPT_ENTRY], "");
+    return -1;
 }
 
 /* Sets *opt from the command line; the -I directories go to dirs, which has
  * room for one per argument. Returns -1 when the compiler should run, else
  * the exit code. */
 static int parse_args(int argc, char **argv, Options *opt, const char **dirs) {
+    Seen seen = {{0}, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (a[0] != '-' || a[1] == 0) {
+            if (opt->input) return usage_error("more than one input file ('%s' and '%s')", opt->input, a);
+            opt->input = a;
+            continue;
+        }
+        OptId id;
+        const char *value = NULL;
+        int status = match_option(argc, argv, &i, &id, &value);
+        if (status) return status;
+        if (id == OPT_HELP) {
             fputs(usage, stdout);
             return 0;
         }
-        if (!strcmp(a, "--version")) {
+        if (id == OPT_VERSION) {
             printf("parmc %s\n", PARMC_VERSION);
             return 0;
         }
-        if (!strncmp(a, "-I", 2)) {
-            if (!a[2] && i + 1 >= argc) return usage_error("option '%s' needs a value", a);
-            dirs[opt->import_path.ndirs++] = a[2] ? a + 2 : argv[++i];
-        } else if (a[0] == '-' && a[1] != 0) {
-            int status = parse_option(argc, argv, &i, opt);
-            if (status) return status;
-        } else if (opt->input) {
-            return usage_error("more than one input file ('%s')", a);
-        } else {
-            opt->input = a;
-        }
+        status = apply_option(id, a, value, opt, &seen, dirs);
+        if (status) return status;
     }
-    if (!opt->input) return usage_error("%s", "no input file");
-    return -1;
+    if (!opt->input) return usage_error("no input file%s%s", "", "");
+    return check_used(opt, &seen);
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "test")) return test_main(argc - 1, argv + 1, argv[0]);
+    if (argc > 1 && !strcmp(argv[1], "bench")) return bench_main(argc - 1, argv + 1, argv[0]);
     const char **dirs = malloc(sizeof *dirs * (size_t)argc);
     if (!dirs) return 1;
     /* argv[0] locates the stdlib (imports.c) */

@@ -36,10 +36,62 @@ F2Mat opt_col_matrix(int n, uint64_t m) {
     return b;
 }
 
-static IrStmt *new_bmmc(IrProgram *p, IrBody *b, Loc loc, IrVal *x, const F2Mat *m, IrVal *result) {
+/* The matrices of parm m and col m on 2^n elements and their inverses,
+ * shared by every statement with the same (op, n, m): a nest of a large
+ * sort or a ranged entry has hundreds of thousands of parms but few distinct
+ * ones, and a matrix takes half a kilobyte. Shared matrices are not the
+ * statements' own (IrStmt.own_mat), so rewrites copy them before a change. */
+typedef struct {
+    IrOp op;
+    int n;
+    uint64_t mask;
+    F2Mat *fwd, *inv;
+} MatPair;
+
+typedef struct {
+    MatPair *slots;     /* open addressing; fwd == NULL marks a free slot */
+    int cap, count;
+} MatCache;
+
+static unsigned mat_hash(IrOp op, int n, uint64_t mask, int cap) {
+    uint64_t h = (mask * UINT64_C(0x9E3779B97F4A7C15)) ^ ((uint64_t)n << 8 | (uint64_t)op);
+    h ^= h >> 29;
+    return (unsigned)(h * UINT64_C(0xBF58476D1CE4E5B9) >> 32) & (unsigned)(cap - 1);
+}
+
+static MatPair *mat_slot(MatCache *c, IrOp op, int n, uint64_t mask) {
+    unsigned i = mat_hash(op, n, mask, c->cap);
+    while (c->slots[i].fwd && !(c->slots[i].op == op && c->slots[i].n == n && c->slots[i].mask == mask))
+        i = (i + 1) & (unsigned)(c->cap - 1);
+    return &c->slots[i];
+}
+
+/* The table lives in the arena: an error on the way leaks nothing. */
+static MatPair *mat_pair(IrProgram *p, MatCache *c, IrOp op, int n, uint64_t mask) {
+    if (2 * (c->count + 1) > c->cap) {
+        MatCache bigger = {NEW_ARRAY(p->arena, MatPair, c->cap ? 2 * c->cap : 64), c->cap ? 2 * c->cap : 64, 0};
+        for (int i = 0; i < c->cap; i++)
+            if (c->slots[i].fwd) *mat_slot(&bigger, c->slots[i].op, c->slots[i].n, c->slots[i].mask) = c->slots[i];
+        bigger.count = c->count;
+        *c = bigger;
+    }
+    MatPair *e = mat_slot(c, op, n, mask);
+    if (!e->fwd) {
+        e->op = op;
+        e->n = n;
+        e->mask = mask;
+        e->fwd = NEW(p->arena, F2Mat);
+        e->inv = NEW(p->arena, F2Mat);
+        *e->fwd = op == IR_PARM ? opt_parm_matrix(n, mask) : opt_col_matrix(n, mask);
+        f2_invert(e->fwd, e->inv);
+        c->count++;
+    }
+    return e;
+}
+
+static IrStmt *new_bmmc(IrProgram *p, IrBody *b, Loc loc, IrVal *x, F2Mat *m, IrVal *result) {
     IrStmt *s = ir_append(p, b, IR_BMMC, loc, 1, &x);
-    s->mat = NEW(p->arena, F2Mat);
-    *s->mat = *m;
+    s->mat = m;
     if (result) {
         s->res = NEW_ARRAY(p->arena, IrVal *, 1);
         s->res[0] = result;
@@ -60,34 +112,33 @@ static void positions_from_blocks(IrBody *body, const F2Mat *col_inv) {
 
 /* Replace `y = parm/col m f x` by bmmc, two, bmmc appended to `out`. The
  * result value y keeps its identity, so its uses need no rewriting. */
-static void expand(IrProgram *p, IrBody *out, IrStmt *s) {
+static void expand(IrProgram *p, MatCache *c, IrBody *out, IrStmt *s) {
     IrVal *x = s->args[0], *y = s->res[0];
     int n = x->log_len;
-    F2Mat a = s->op == IR_PARM ? opt_parm_matrix(n, s->mask) : opt_col_matrix(n, s->mask);
-    F2Mat inv;
-    f2_invert(&a, &inv);
-    if (s->op == IR_COL) positions_from_blocks(s->body, &inv);
-    IrStmt *in = new_bmmc(p, out, s->loc, x, &a, NULL);
+    MatPair *m = mat_pair(p, c, s->op, n, s->mask);
+    if (s->op == IR_COL) positions_from_blocks(s->body, m->inv);
+    IrStmt *in = new_bmmc(p, out, s->loc, x, m->fwd, NULL);
     IrStmt *two = ir_append(p, out, IR_TWO, s->loc, 1, in->res);
     two->k = s->op == IR_PARM ? 1 : n - 1;
     two->body = s->body;
     IrVal *mid = ir_add_result(p, two, n, y->elem);
-    new_bmmc(p, out, s->loc, mid, &inv, y);
+    new_bmmc(p, out, s->loc, mid, m->inv, y);
 }
 
-static void normalise_body(IrProgram *p, IrBody *b) {
+static void normalise_body(IrProgram *p, MatCache *c, IrBody *b) {
     IrStmt **old = b->stmts;
     int count = b->nstmts;
     b->stmts = NULL;
     b->nstmts = b->cap = 0;
     for (int i = 0; i < count; i++) {
         IrStmt *s = old[i];
-        if (s->body) normalise_body(p, s->body);
-        if (s->op == IR_PARM || s->op == IR_COL) expand(p, b, s);
+        if (s->body) normalise_body(p, c, s->body);
+        if (s->op == IR_PARM || s->op == IR_COL) expand(p, c, b, s);
         else ir_body_push(p, b, s);
     }
 }
 
 void opt_normalise(IrProgram *p) {
-    for (int i = 0; i < p->nfuncs; i++) normalise_body(p, p->funcs[i]->body);
+    MatCache c = {0};
+    for (int i = 0; i < p->nfuncs; i++) normalise_body(p, &c, p->funcs[i]->body);
 }

@@ -37,7 +37,6 @@ typedef struct {
     StmtList dying;     /* killed statements whose reads are still counted */
     bool changed;
     FILE *trace;
-    long applied;
 } Rewriter;
 
 /* Each round reaches the fixed point of every nest; rounds only repeat for
@@ -75,7 +74,6 @@ static int uses(Rewriter *r, const IrVal *v) { return v->id < r->cap ? r->uses[v
 
 static void fired(Rewriter *r, const char *rule, const IrStmt *s) {
     r->changed = true;
-    r->applied++;
     if (!r->trace) return;
     fprintf(r->trace, "rule %s", rule);
     if (s->loc.src) fprintf(r->trace, " at %s:%d:%d", s->loc.src->name, s->loc.line, s->loc.col);
@@ -240,6 +238,18 @@ static bool reads_marked(const Rewriter *r, const IrBody *b) {
     return false;
 }
 
+/* Where s's new matrix m goes: s's own matrix, else that of `dying` (a
+ * statement that dies in the same rewrite), else a new one. Reusing them
+ * keeps a chain of fusions from allocating a matrix at every step. */
+static void set_matrix(Rewriter *r, IrStmt *s, IrStmt *dying, const F2Mat *m) {
+    if (!s->own_mat) {
+        s->mat = dying && dying->own_mat ? dying->mat : NEW(r->p->arena, F2Mat);
+        s->own_mat = true;
+        if (dying) dying->own_mat = false;
+    }
+    *s->mat = *m;
+}
+
 /* ---- the rules; each returns true when it fired ---- */
 
 static void emit(Rewriter *r, IrBody *out, IrStmt *s);
@@ -257,10 +267,9 @@ static bool rule_bmmc_fuse(Rewriter *r, IrStmt *s) {
     IrStmt *d = s->op == IR_BMMC ? sole_def(r, s->args[0], IR_BMMC) : NULL;
     if (!d) return false;
     fired(r, "bmmc-bmmc", s);
-    F2Mat *m = NEW(r->p->arena, F2Mat);
-    *m = f2_mul(s->mat, d->mat);
+    F2Mat m = f2_mul(s->mat, d->mat);
     s->compl = f2_apply(s->mat, d->compl) ^ s->compl;
-    s->mat = m;
+    set_matrix(r, s, d, &m);
     set_arg(r, s, 0, d->args[0]);
     return true;
 }
@@ -296,6 +305,8 @@ static bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
     s->op = IR_BMMC;
     s->body = NULL;
     s->mat = d->mat;
+    s->own_mat = d->own_mat;
+    d->own_mat = false;
     s->compl = d->compl;
     set_arg(r, s, 0, mapped);
     emit(r, out, m);
@@ -362,29 +373,28 @@ static bool rule_two_fuse(Rewriter *r, IrStmt *s) {
 }
 
 /* t, a statement of s's body reading only its parameter, becomes a stage
- * before s (emitted in `out`); t's result becomes the parameter. */
+ * before s (emitted in `out`): t itself moves, reading s's argument, and its
+ * result in the body becomes the parameter. The caller takes t out of the
+ * body. Moving t, not a copy, keeps the many hoists of a deep nest from
+ * allocating. */
 static void hoist(Rewriter *r, IrStmt *s, IrStmt *t, IrBody *out) {
     resolve_args(r, s);         /* the stage hoisted before may have been replaced */
     fired(r, t->op == IR_BMMC ? "two-bmmc-out" : t->op == IR_TWO ? "two-two-out" : "two-map-out", s);
     int n = s->args[0]->log_len;
-    IrStmt *hoisted = detached(r, t->op, t->loc, s->args[0]);
-    hoisted->body = t->body;
-    hoisted->k = t->k + s->k;
-    if (t->op == IR_BMMC) {
-        hoisted->mat = NEW(r->p->arena, F2Mat);
-        *hoisted->mat = f2_embed(t->mat, n, 0);
-        hoisted->compl = t->compl;
-    }
-    set_arg(r, s, 0, ir_add_result(r->p, hoisted, n, t->res[0]->elem));
     IrBody *b = s->body;
     b->params[0] = t->res[0];
     b->params[0]->def = NULL;
-    t->res[0] = ir_new_val(r->p, t->res[0]->log_len, t->res[0]->elem);
+    t->res[0] = ir_new_val(r->p, n, b->params[0]->elem);
     t->res[0]->def = t;
-    t->body = NULL;
-    kill(r, t);
-    drain(r);
-    emit(r, out, hoisted);
+    t->k += s->k;
+    if (t->op == IR_BMMC) {
+        F2Mat m = f2_embed(t->mat, n, 0);
+        set_matrix(r, t, NULL, &m);
+    }
+    t->args[0] = s->args[0];    /* the old parameter's read goes with it */
+    add_use(r, t->args[0]);
+    set_arg(r, s, 0, t->res[0]);
+    emit(r, out, t);
 }
 
 /* The statements of a two's body that read its parameter, in turn, while
@@ -400,58 +410,64 @@ static void hoist(Rewriter *r, IrStmt *s, IrStmt *t, IrBody *out) {
 static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
     if (s->op != IR_TWO) return false;
     IrBody *b = s->body;
-    bool any = false;
+    bool any = false, blocked = false;
+    int kept = 0;
     grow(r);
     r->epoch++;
     for (int i = 0; i < b->nstmts; i++) {
         IrStmt *t = b->stmts[i];
         if (t->dead) continue;
-        IrVal *param = b->params[0];
-        bool reads = false;
-        for (int a = 0; a < t->nargs; a++) reads |= t->args[a] == param;
-        if (!reads) {
-            grow(r);
-            for (int k = 0; k < t->nres; k++) r->mark[t->res[k]->id] = r->epoch;
-            continue;
+        if (!blocked) {
+            IrVal *param = b->params[0];
+            bool reads = false;
+            for (int a = 0; a < t->nargs; a++) reads |= t->args[a] == param;
+            if (!reads) {
+                grow(r);
+                for (int k = 0; k < t->nres; k++) r->mark[t->res[k]->id] = r->epoch;
+            } else if (uses(r, param) == 1 && t->nargs == 1 &&
+                       (t->op == IR_BMMC || t->op == IR_TWO || t->op == IR_MAP) &&
+                       !(t->body && reads_marked(r, t->body))) {
+                hoist(r, s, t, out);
+                any = true;
+                continue;
+            } else {
+                blocked = true;
+            }
         }
-        if (uses(r, param) != 1 || t->nargs != 1 ||
-            (t->op != IR_BMMC && t->op != IR_TWO && t->op != IR_MAP) || (t->body && reads_marked(r, t->body)))
-            break;
-        hoist(r, s, t, out);
-        any = true;
+        b->stmts[kept++] = t;
     }
-    compact(b);
+    b->nstmts = kept;
     return any;
 }
 
 /* The result of a two's body is a bmmc used nowhere else: it moves after the
  * two as a block-diagonal bmmc: two k (bmmc B ∘ f) = bmmc (I ⊕ B) ∘ two k f.
- * The new bmmc goes on `after`, to be emitted after s. */
+ * The bmmc itself moves, onto `after`, to be emitted after s; what it read
+ * becomes the body's result, and its result the one s had. */
 static bool rule_two_sink(Rewriter *r, IrStmt *s, StmtList *after) {
     if (s->op != IR_TWO) return false;
     IrBody *b = s->body;
     IrVal *res = b->results[0];
     IrStmt *t = res->def;
     if (!t || t->dead || t->op != IR_BMMC || uses(r, res) != 1) return false;
-    bool inside = false;        /* t is usually the body's last statement */
-    for (int i = b->nstmts - 1; i >= 0 && !inside; i--) inside = b->stmts[i] == t;
-    if (!inside) return false;
+    int at = b->nstmts - 1;     /* t is usually the body's last statement */
+    while (at >= 0 && b->stmts[at] != t) at--;
+    if (at < 0) return false;
     fired(r, "two-bmmc-out", s);
+    memmove(b->stmts + at, b->stmts + at + 1, sizeof(IrStmt *) * (size_t)(b->nstmts - at - 1));
+    b->nstmts--;
+    b->results[0] = t->args[0];         /* the read moves from t to the result */
     int n = s->res[0]->log_len;
     IrVal *old = s->res[0];
     s->res[0] = ir_new_val(r->p, n, t->args[0]->elem);
     s->res[0]->def = s;
-    IrStmt *moved = detached(r, IR_BMMC, t->loc, s->res[0]);
-    moved->mat = NEW(r->p->arena, F2Mat);
-    *moved->mat = f2_embed(t->mat, n, 0);
-    moved->compl = t->compl;
-    moved->res = NEW_ARRAY(r->p->arena, IrVal *, 1);
-    moved->res[0] = old;
-    moved->nres = 1;
-    old->def = moved;
-    set_result(r, b, 0, t->args[0]);
-    compact(b);
-    list_push(after, moved);
+    t->args[0] = s->res[0];
+    add_use(r, s->res[0]);
+    t->res[0] = old;
+    old->def = t;
+    F2Mat m = f2_embed(t->mat, n, 0);
+    set_matrix(r, t, NULL, &m);
+    list_push(after, t);
     return true;
 }
 
@@ -479,9 +495,9 @@ static bool rule_two_pull_in(Rewriter *r, IrStmt *s) {
     IrBody *first = d->body;
     IrStmt *inner = ir_append(r->p, first, IR_BMMC, perm->loc, 1, first->results);
     add_use(r, first->results[0]);
-    inner->mat = NEW(r->p->arena, F2Mat);
-    inner->mat->n = low;
-    memcpy(inner->mat->row, perm->mat->row, sizeof(uint64_t) * (size_t)low);
+    F2Mat m = {.n = low};
+    memcpy(m.row, perm->mat->row, sizeof(uint64_t) * (size_t)low);
+    set_matrix(r, inner, perm, &m);
     inner->compl = perm->compl;
     set_result(r, first, 0, ir_add_result(r->p, inner, low, first->results[0]->elem));
     join_into(r, s, d);

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "access_model.h"
 #include "emit.h"   /* the register-round plan scores swizzles */
 
 #define TILE_BYTES (64 * 1024)  /* shared memory for one tile: H100 allows up to 227 KB */
@@ -252,18 +253,22 @@ uint64_t schedule_slot(const Phase *p, uint64_t u) {
     return slot;
 }
 
-static uint64_t bank_bits(const Phase *p, uint64_t v) { return schedule_slot(p, v) & 31; }
-
+/* The first lanes of a wavefront (access_model.h) at tile vectors
+ * lane_cols meet no other word in their banks. */
 static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int lanes) {
-    F2Space banks = f2_space_empty(5);
+    LaneBanks banks;
+    lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
+    if (lanes > banks.g.wave_log) lanes = banks.g.wave_log;
+    uint64_t lane;
     for (int i = 0; i < lanes; i++)
-        if (!f2_space_add(&banks, bank_bits(p, lane_cols[i]))) return false;
+        if (!lane_banks_add(&banks, lane_cols[i], schedule_slot(p, lane_cols[i]), &lane)) return false;
     return true;
 }
 
-/* The swizzle. The write side's lanes must fall in distinct banks; among the
- * identity and a fixed sequence of pseudo-random swizzles that allow it (one
- * exists whenever the tile has more than five bits; a few tries find one),
+/* The swizzle. The write side's lanes must meet no other word in their banks
+ * (access_model.h); among the identity and a fixed sequence of pseudo-random
+ * swizzles that allow it (one exists whenever the tile has bits above the
+ * bank bits; a few tries find one),
  * take the first that leaves the fewest comparator steps whose direction
  * depends on the thread (emit_cuda_local.c plans the register rounds inside
  * the kernels of the directions where the banks allow it; such steps need
@@ -276,7 +281,8 @@ static void choose_swizzle(Phase *p) {
     uint64_t best[SCHED_MAX_TILE];
     for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = best[i] = UINT64_C(1) << i;
     int lanes = p->tile_log < 5 ? p->tile_log : 5;
-    if (p->tile_log <= 5) return;
+    BankGeometry g = access_bank_geometry(elem_max_slot_bytes(p->elem));
+    if (p->tile_log <= g.word_shift + g.bank_bits) return;
     int best_score = INT_MAX, scored = 0;
     if (p->writes_in_place || lanes_conflict_free(p, p->src_cols, lanes)) {
         best_score = emit_cuda_local_thread_directions(p);
@@ -285,9 +291,10 @@ static void choose_swizzle(Phase *p) {
     uint64_t state = 0x9e3779b97f4a7c15u;
     for (int attempt = 0; attempt < SWIZZLE_TRIES && best_score > 0 && scored < SWIZZLE_SCORED &&
                                           (long)scored * p->nsteps < SWIZZLE_STEP_SCORES; attempt++) {
-        for (int i = 5; i < p->tile_log; i++) {
+        /* tile bits above the bank bits XOR into the bank bits */
+        for (int i = g.word_shift + g.bank_bits; i < p->tile_log; i++) {
             state = state * 6364136223846793005u + 1442695040888963407u;
-            p->slot_cols[i] = (UINT64_C(1) << i) | (state >> 59);
+            p->slot_cols[i] = (UINT64_C(1) << i) | (state >> (64 - g.bank_bits) << g.word_shift);
         }
         if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols, lanes)) continue;
         int score = emit_cuda_local_thread_directions(p);

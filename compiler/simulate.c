@@ -1,16 +1,16 @@
 /* simulate.c: --report. Replays the memory accesses of every kernel the CUDA
  * back end emits, warp by warp, and measures them against the machine model:
  * 32-byte sectors touched per global warp access (against the fewest
- * possible) and shared-memory bank congestion per warp access (the Discrete
- * Memory Machine of seed 003: 32 banks of 4 bytes; the most distinct words
- * one bank serves). The first and the last block are replayed; the others
- * differ from them by an XOR of high address bits, which moves whole
+ * possible) and shared-memory bank congestion per warp access, both as
+ * access_model.h defines them. The first and the last block are replayed;
+ * the others differ from them by an XOR of high address bits, which moves whole
  * segments and whole bank rows. */
 #include "simulate.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "access_model.h"
 #include "emit.h"
 
 typedef struct {
@@ -19,21 +19,9 @@ typedef struct {
     long accesses;
 } Tally;
 
-static int distinct(uint64_t *v, int n) {
-    int count = 0;
-    for (int i = 0; i < n; i++) {
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++) seen = v[j] == v[i];
-        count += !seen;
-    }
-    return count;
-}
-
 /* Global access of `lanes` elements of `bytes` each at element indices x. */
 static void global_access(Tally *t, const uint64_t *x, int lanes, int bytes) {
-    uint64_t sectors[32];
-    for (int l = 0; l < lanes; l++) sectors[l] = x[l] * (uint64_t)bytes / 32;
-    int got = distinct(sectors, lanes), min = (lanes * bytes + 31) / 32;
+    int got = access_sectors(x, lanes, bytes), min = access_sectors_min(lanes, bytes);
     if (got - min > t->sectors - t->sectors_min || t->accesses == 0) {
         t->sectors = got;
         t->sectors_min = min;
@@ -41,23 +29,10 @@ static void global_access(Tally *t, const uint64_t *x, int lanes, int bytes) {
     t->accesses++;
 }
 
-/* Shared access at tile slots u: 8-byte words go as two half-warps over 16
- * bank pairs, narrower ones as one warp over 32 banks of 4 bytes. */
+/* Shared access at tile slots u (access_model.h). */
 static void shared_access(Tally *t, const uint64_t *u, int lanes, int bytes) {
-    int group = bytes == 8 ? 16 : 32, banks = bytes == 8 ? 16 : 32;
-    for (int start = 0; start < lanes; start += group) {
-        int n = lanes - start < group ? lanes - start : group;
-        for (int b = 0; b < banks; b++) {
-            uint64_t words[32];
-            int k = 0;
-            for (int l = start; l < start + n; l++) {
-                uint64_t word = bytes == 8 ? u[l] : u[l] * (uint64_t)bytes / 4;
-                if ((int)(word % (uint64_t)banks) == b) words[k++] = word;
-            }
-            int c = distinct(words, k);
-            if (c > t->congestion) t->congestion = c;
-        }
-    }
+    int c = access_congestion(u, lanes, bytes);
+    if (c > t->congestion) t->congestion = c;
 }
 
 static uint64_t combine(const uint64_t *cols, int count, uint64_t bits) {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
+#include <type_traits>
 #include <vector>
 
 struct Dim {
@@ -65,10 +66,19 @@ static void launch(Kernel k, SLOT_T *const *in, SLOT_T *const *out, unsigned blo
 }
 
 // Text as the interpreter reads and prints it (runtime/parm_io.h).
-static bool read_value(int32_t *v) { long x; bool ok = scanf("%ld", &x) == 1; *v = (int32_t)x; return ok; }
+/* integers of every width: read wide, wrapped to the type as the interpreter does */
+template <typename T> static bool read_value(T *v) {
+    long long x;
+    bool ok = scanf("%lld", &x) == 1;
+    *v = (T)x;
+    return ok;
+}
+template <typename T> static void print_value(T v) {
+    if (std::is_signed<T>::value) printf("%lld", (long long)v);
+    else printf("%llu", (unsigned long long)v);
+}
 static bool read_value(float *v) { char t[64]; bool ok = scanf("%63s", t) == 1; *v = strtof(t, nullptr); return ok; }
 static bool read_value(double *v) { char t[64]; bool ok = scanf("%63s", t) == 1; *v = strtod(t, nullptr); return ok; }
-static void print_value(int32_t v) { printf("%d", v); }
 static void print_value(float v) { printf("%.9g", (double)v); }
 static void print_value(double v) { printf("%.17g", v); }
 

@@ -26,9 +26,10 @@
  * itself. Every step specialises the program again, so steps 2 to 5 are
  * skipped when that is heavy (its arena grows past HEAVY_ARENA bytes):
  * programs close to the specialiser's limits would otherwise run past the
- * fuzzer's timeout. The optimiser takes seconds on programs of thousands of
- * statements (such as examples/sort.parm, with a size of 2^20), which would
- * make most mutations of such seeds time out; hence MAX_OPT_STMTS.
+ * fuzzer's timeout. The middle end is linear in the program, but all the
+ * steps on a program of thousands of statements (such as examples/sort.parm,
+ * with a size of 2^20) take seconds under the sanitizers, which would slow
+ * the fuzzer down on every mutation of such seeds; hence MAX_OPT_STMTS.
  *
  * `import "NAME"` finds stdlib/NAME.parm: run the fuzzer from the top of the
  * source tree (make fuzz does).

@@ -8,7 +8,8 @@
 #      its copy, and calls in place and with overlapping arrays; also the
 #      back-end regressions of tests/backend;
 #   2b. compute-sanitizer memcheck and racecheck on each small variant;
-#   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB.
+#   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB;
+#   4. parmc test on the examples and the stdlib, with CUDA.
 # Results go to stdout and, when $OUT is set, to $OUT/gpu-report.md.
 set -u
 cd "$(dirname "$0")/../.."
@@ -49,7 +50,7 @@ build() {   # build NAME SOURCE ENTRY-LINE ENTRY
 build_guard() {   # build_guard NAME ENTRY: $W/NAME.parm through its API, as $W/NAME.guard
     local name=$1 entry=$2
     mkdir -p "$W/api_$name"
-    "$PARMC" -e "$entry" "$W/$name.parm" -o "$W/api_$name/prog.cu" &&
+    "$PARMC" "$W/$name.parm" -o "$W/api_$name/prog.cu" &&
         python3 tests/tools/guard_entry.py "$W/api_$name/prog.h" "$entry" >"$W/api_$name/entry.h" &&
         $NVCC -Iruntime -Itests/tools -I"$W/api_$name" -include "$W/api_$name/entry.h" tests/gpu/guard_cuda.cu \
             "$W/api_$name/prog.cu" -o "$W/$name.guard" 2>"$W/$name.guard.nvcc"
@@ -145,3 +146,6 @@ PY
 
 log "## The C API example (examples/api/sort_main.c)"
 sh examples/api/run.sh 2>&1 | tee -a "$REPORT"
+
+log "## In-source test blocks through CUDA (parmc test, docs/testing.md)"
+PARMC_CUDA=1 "$PARMC" test examples/*.parm stdlib/*.parm 2>&1 | tee -a "$REPORT" | tail -1

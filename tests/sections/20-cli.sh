@@ -16,3 +16,87 @@ expect_status 2 "unknown IR stage" "$PARMC" --dump-ir=nonsense examples/sort.par
 expect_status 2 "two input files" "$PARMC" examples/sort.parm examples/bitonic.parm
 expect_status 1 "missing file" "$PARMC" --check tests/no-such-file.parm
 expect_status 1 "unknown entry" "$PARMC" --check -e nosuch examples/sort.parm
+grep -q "no entry point named 'nosuch'" "$TMP/cli.err" && grep -q "note: entry 'main' is defined here" "$TMP/cli.err" && pass ||
+    fail "cli: an unknown entry lists the entries"
+for action in --interpret --dump-ir --report --random-input "--emit-main --target=c -o $TMP/cli.c"; do
+    # shellcheck disable=SC2086
+    expect_status 1 "unknown entry with $action" "$PARMC" $action -e nosuch examples/permute.parm
+    [ "$(grep -c "note: entry '\(main\|rev\|trans\)' is defined here" "$TMP/cli.err")" = 3 ] && pass ||
+        fail "cli: $action -e nosuch lists the entries"
+done
+
+# Every option with a value: --opt=V, --opt V, -xV and -x V.
+for form in "--entry=rev" "--entry rev" "-erev" "-e rev"; do
+    # shellcheck disable=SC2086
+    expect_status 0 "$form" "$PARMC" --check $form examples/permute.parm
+done
+printf "entry t (xs : [2^3]i32) = xs\n" >"$TMP/cli8.parm"
+for form in "--stage=normalised" "--stage normalised"; do
+    # shellcheck disable=SC2086
+    echo 1 2 3 4 5 6 7 8 | expect_status 0 "$form" "$PARMC" --interpret $form -e t "$TMP/cli8.parm"
+done
+for form in "--dump-ir=normalised" "--dump-ir normalised"; do
+    # shellcheck disable=SC2086
+    expect_status 0 "$form" "$PARMC" $form examples/permute.parm
+    grep -q '^entry main' "$TMP/cli.out" && pass || fail "cli: $form prints the IR"
+done
+for form in "--target=c" "--target c"; do
+    # shellcheck disable=SC2086
+    expect_status 0 "$form" "$PARMC" $form examples/permute.parm -o "$TMP/cli_t.c"
+done
+for form in "-o$TMP/o1.c" "-o $TMP/o2.c" "--output=$TMP/o3.c" "--output $TMP/o4.c"; do
+    # shellcheck disable=SC2086
+    expect_status 0 "$form" "$PARMC" --target=c examples/permute.parm $form
+done
+[ -f "$TMP/o1.c" ] && [ -f "$TMP/o2.c" ] && [ -f "$TMP/o3.c" ] && [ -f "$TMP/o4.c" ] && pass ||
+    fail "cli: every spelling of -o writes its file"
+for form in "-Iexamples" "-I examples" "--include=examples" "--include examples"; do
+    printf 'import "permute"\nentry main (xs : [2^3]i32) = bitrev 3 xs\n' >"$TMP/imp.parm"
+    # shellcheck disable=SC2086
+    expect_status 0 "$form" "$PARMC" --check $form "$TMP/imp.parm"
+done
+expect_status 2 "a value for a flag" "$PARMC" --check=yes examples/sort.parm
+expect_status 2 "unknown target" "$PARMC" --target=ptx examples/sort.parm
+
+# Conflicting actions are a usage error naming both; unused options too.
+expect_status 2 "two actions" "$PARMC" --check --interpret examples/sort.parm
+grep -q "'--check' and '--interpret' cannot be combined" "$TMP/cli.err" && pass || fail "cli: two actions named"
+expect_status 2 "--report and --dump-ir" "$PARMC" --report --dump-ir examples/sort.parm
+for bad in "-o x.cu --interpret" "-o x.cu --check" "--stage normalised --check" "--compare-stages" \
+           "--emit-main --report" "--target=c --dump-ir" "--strict --check" "--trace-rules --check" "-e main"; do
+    # shellcheck disable=SC2086
+    expect_status 2 "unused option: $bad" "$PARMC" $bad examples/sort.parm
+    grep -q "has no effect" "$TMP/cli.err" && pass || fail "cli: '$bad' says the option has no effect"
+done
+
+# --report succeeds when it reports; --strict fails on a non-minimal access.
+printf 'entry main (xs : [2^12]i32) = col 3 (\\[a, b] -> [b, a]) xs\n' >"$TMP/cli_col.parm"
+expect_status 0 "--report" "$PARMC" --report examples/sort.parm
+expect_status 0 "--report --strict, all minimal" "$PARMC" --report --strict examples/sort.parm
+expect_status 0 "--report -e" "$PARMC" --report -e rev examples/permute.parm
+grep -q '^entry rev' "$TMP/cli.out" && ! grep -q '^entry main' "$TMP/cli.out" && pass ||
+    fail "cli: --report -e reports only that entry"
+
+# --random-input: the same values for the same seed, as many as the entry takes.
+expect_status 0 "--random-input" "$PARMC" --random-input=7 -e trans examples/permute.parm
+[ "$(wc -l <"$TMP/cli.out")" -eq 4096 ] && pass || fail "cli: --random-input gives 4096 values for trans"
+"$PARMC" --random-input 7 -e trans examples/permute.parm >"$TMP/cli2.out" 2>&1
+cmp -s "$TMP/cli.out" "$TMP/cli2.out" && pass || fail "cli: --random-input is the same for the same seed"
+"$PARMC" --interpret -e trans examples/permute.parm <"$TMP/cli.out" >/dev/null 2>&1 && pass ||
+    fail "cli: the interpreter reads --random-input's values"
+
+# --help and the man page list the same options, and README uses only those
+# (parmc test and bench have their own).
+# (the option lines of --help; the .TP items of the man page)
+help_opts=$("$PARMC" --help | grep -E '^  -' | sed -E 's/   .*//' | grep -oE -- '-(-[a-z][a-z-]*|[a-zA-Z])\b' | sort -u)
+man_opts=$(awk 'item { print; item = 0 } /^\.TP/ { item = 1 }' docs/parmc.1 | sed 's/\\-/-/g' |
+    grep -oE -- '-(-[a-z][a-z-]*|[a-zA-Z])\b' | sort -u)
+if [ "$help_opts" = "$man_opts" ]; then pass; else
+    fail "cli: --help and docs/parmc.1 differ: $(diff <(echo "$help_opts") <(echo "$man_opts") | grep '^[<>]' | tr '\n' ' ')"
+fi
+readme_opts=$(grep -oE 'parmc [^|#]*' README.md | grep -vE '^parmc (test|bench)' | grep -oE ' -(-[a-z][a-z-]*|[a-zA-Z])\b' | tr -d ' ' | sort -u)
+missing=$(comm -23 <(echo "$readme_opts") <(echo "$help_opts") | tr '\n' ' ')
+[ -z "$missing" ] && pass || fail "cli: README.md uses options that --help lacks: $missing"
+# --trace-rules where no rule runs: a warning, and the action still runs
+expect_status 0 "--trace-rules before the optimiser" "$PARMC" --dump-ir=normalised --trace-rules examples/permute.parm
+grep -q "warning: --trace-rules prints nothing here" "$TMP/cli.err" && pass || fail "cli: --trace-rules warns where it prints nothing"

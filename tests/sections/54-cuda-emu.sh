@@ -9,7 +9,7 @@ emu_check() {   # emu_check NAME ENTRY-LINE SOURCE COUNT [SELECTS]
     # when one must (the case exists to test the run-time path)
     variant "$3" "$2"
     cp "$TMP/variant.parm" "$TMP/emu/prog.parm"
-    python3 tests/tools/gen.py i32 "$4" 9 >"$TMP/emu/in.txt"
+    python3 tests/tools/gen.py "${EMU_TYPE:-i32}" "$4" 9 >"$TMP/emu/in.txt"
     "$PARMC" --interpret "$TMP/emu/prog.parm" <"$TMP/emu/in.txt" >"$TMP/emu/want.txt"
     if [ -n "${5:-}" ]; then
         "$PARMC" "$TMP/emu/prog.parm" -o "$TMP/emu/dir.cu"
@@ -27,6 +27,10 @@ emu_check() {   # emu_check NAME ENTRY-LINE SOURCE COUNT [SELECTS]
         fail "CUDA emulation of $1: $(head -3 "$TMP/emu/err.txt")"
     fi
 }
+# other element sizes plan their lanes for other banks (access_model.h)
+EMU_TYPE=f64 emu_check "bitonic 2^14 f64" "entry main (xs : [2^14]f64) = bsort 14 xs" examples/bitonic.parm 16384
+EMU_TYPE=i16 emu_check "batched i16" "entry main (xs : [2^13]i16) = rows 3 (bsort 10) xs" examples/batched.parm 8192
+EMU_TYPE=u8 emu_check "bitonic 2^14 u8" "entry main (xs : [2^14]u8) = bsort 14 xs" examples/bitonic.parm 16384
 emu_check "sort 2^16 (5 kernels)" "entry main (xs : [2^16]i32) = sort 16 xs" examples/sort.parm 65536 none
 emu_check "bitonic 2^15" "entry main (xs : [2^15]i32) = bsort 15 xs" examples/bitonic.parm 32768 none
 emu_check "batched 2^3 rows of 2^10" "entry main (xs : [2^13]i32) = rows 3 (bsort 10) xs" examples/batched.parm 8192 none

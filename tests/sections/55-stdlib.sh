@@ -262,7 +262,7 @@ for how in path PATH; do
     fi
     if [ "$(echo $out)" = "7 5 3 2 2 0 -1 -4" ]; then pass; else fail "installed parmc ($how): $out"; fi
 done
-if "$prefix/bin/parmc" --help | grep -q -- '-I DIR'; then pass; else fail "installed parmc: --help"; fi
+if "$prefix/bin/parmc" --help | grep -q -- '-I, --include DIR'; then pass; else fail "installed parmc: --help"; fi
 if ! command -v groff >/dev/null ||
     groff -man -ww -z "$prefix/share/man/man1/parmc.1" 2>&1 | { ! grep -q .; }; then
     pass

@@ -1,0 +1,75 @@
+/* access_model.c: sectors and bank congestion (access_model.h). */
+#include "access_model.h"
+
+#define WARP 32
+
+static int distinct(const uint64_t *v, int n) {
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) seen = v[j] == v[i];
+        count += !seen;
+    }
+    return count;
+}
+
+int access_sectors(const uint64_t *idx, int lanes, int elem_bytes) {
+    uint64_t sectors[WARP];
+    if (lanes > WARP) lanes = WARP;
+    for (int l = 0; l < lanes; l++) sectors[l] = idx[l] * (uint64_t)elem_bytes / 32;
+    return distinct(sectors, lanes);
+}
+
+int access_sectors_min(int lanes, int elem_bytes) { return (lanes * elem_bytes + 31) / 32; }
+
+BankGeometry access_bank_geometry(int elem_bytes) {
+    if (elem_bytes >= 8) return (BankGeometry){0, 4, 4};
+    int shift = elem_bytes == 1 ? 2 : elem_bytes == 2 ? 1 : 0;
+    return (BankGeometry){shift, 5, 5};
+}
+
+int access_congestion(const uint64_t *slot, int lanes, int elem_bytes) {
+    BankGeometry g = access_bank_geometry(elem_bytes);
+    int wave = 1 << g.wave_log, banks = 1 << g.bank_bits, worst = 0;
+    if (lanes > WARP) lanes = WARP;
+    for (int start = 0; start < lanes; start += wave)
+        for (int b = 0; b < banks; b++) {
+            uint64_t words[WARP];
+            int k = 0;
+            for (int l = start; l < start + wave && l < lanes; l++) {
+                uint64_t word = slot[l] >> g.word_shift;
+                if ((int)(word & (uint64_t)(banks - 1)) == b) words[k++] = word;
+            }
+            int c = distinct(words, k);
+            if (c > worst) worst = c;
+        }
+    return worst;
+}
+
+void lane_banks_init(LaneBanks *b, int elem_bytes) {
+    *b = (LaneBanks){.g = access_bank_geometry(elem_bytes)};
+}
+
+/* Elimination on the bank key: a lane whose word reduces to zero shares a
+ * word with lanes taken (served together); one whose key reduces to zero
+ * but not its word would meet another word in the same bank. */
+bool lane_banks_add(LaneBanks *b, uint64_t v, uint64_t slot, uint64_t *lane) {
+    uint64_t mask = (UINT64_C(1) << b->g.bank_bits) - 1;
+    uint64_t word = slot >> b->g.word_shift, key = word & mask;
+    for (int bit = b->g.bank_bits - 1; bit >= 0; bit--)
+        if ((key >> bit & 1) && b->key[bit]) {
+            key ^= b->key[bit];
+            word ^= b->word[bit];
+            v ^= b->vec[bit];
+        }
+    if (!key && word) return false;
+    if (key) {
+        int top = 63 - __builtin_clzll(key);
+        b->key[top] = key;
+        b->word[top] = word;
+        b->vec[top] = v;
+    }
+    b->taken++;
+    *lane = v;
+    return true;
+}

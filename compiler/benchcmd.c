@@ -1,0 +1,249 @@
+/* benchcmd.c: `parmc bench FILE`, the entries timed on random input.
+ *
+ * Each entry is compiled with --emit-main (CUDA where nvcc and a GPU are
+ * present, else C with $CC -O2) and its program run PROCESSES times with
+ * `-r RUNS`: the emitted main runs the entry once untimed (the warm-up), then
+ * RUNS times, timed with CUDA events on the GPU and the wall clock on the
+ * CPU, and prints the median. The report gives the median of those medians
+ * and their range (the spread between processes). */
+#include "testcmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "proc.h"
+
+#define PROCESSES 5
+#define TIMEOUT_S 600
+
+typedef struct {
+    const char *file;
+    const char *const *dirs;
+    int ndirs;
+    const char *exe;
+    const char *only;           /* -e */
+    int runs;
+    bool json, cuda;
+    char *tmp;
+} Bench;
+
+static char *in_tmp(const Bench *b, const char *name) {
+    size_t len = strlen(b->tmp) + strlen(name) + 2;
+    char *p = malloc(len);
+    if (!p) exit(1);
+    snprintf(p, len, "%s/%s", b->tmp, name);
+    return p;
+}
+
+/* The driver on the file, its output into out_path (NULL: none). */
+static int drive(const Bench *b, Options opt, const char *out_path) {
+    FILE *out = out_path ? fopen(out_path, "w") : NULL;
+    if (out_path && !out) {
+        fprintf(stderr, "parmc bench: error: cannot write '%s': %s\n", out_path, strerror(errno));
+        return 1;
+    }
+    opt.input = b->file;
+    opt.out = out;
+    opt.import_path = (ImportPath){b->dirs, b->ndirs, b->exe};
+    int status = driver_run(&opt);
+    if (out) fclose(out);
+    return status;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median the emitted main printed ("median X ms over N runs"). */
+static bool read_median(const char *path, double *ms) {
+    char *text = proc_read_file(path);
+    const char *at = text ? strstr(text, "median ") : NULL;
+    bool ok = at && sscanf(at, "median %lf ms", ms) == 1;
+    if (!ok && text) fprintf(stderr, "parmc bench: error: the compiled program said: %s", text);
+    free(text);
+    return ok;
+}
+
+/* s as a JSON string. */
+static void json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+/* Compiles the entry and times it; prints one line (or one JSON object). */
+static int bench_entry(const Bench *b, const char *entry, bool first) {
+    char *input = in_tmp(b, "input.txt"), *src = in_tmp(b, b->cuda ? "bench.cu" : "bench.c");
+    char *prog = in_tmp(b, "bench"), *err = in_tmp(b, "bench.err");
+    int status = drive(b, (Options){.action = ACTION_RANDOM_INPUT, .entry = entry, .seed = 1}, input);
+    if (!status)
+        status = drive(b, (Options){.action = ACTION_COMPILE, .output = src, .entry = entry, .emit_main = true,
+                                    .target_c = !b->cuda}, NULL);
+    char **argv = NULL;
+    if (!status) {
+        const char *c_args[] = {"-std=c11", "-O2", src, "-o", prog, "-lm", NULL};
+        const char *cu_args[] = {"-O3", "-arch=native", src, "-o", prog, NULL};
+        argv = b->cuda ? proc_command("NVCC", "nvcc", cu_args) : proc_command("CC", "cc", c_args);
+        int rc = argv ? proc_run(argv, NULL, NULL, err, TIMEOUT_S) : -1;
+        if (rc) {
+            char *text = rc > 0 ? proc_read_file(err) : NULL;
+            fprintf(stderr, "parmc bench: error: compiling '%s' failed: %s\n", src,
+                    rc < 0 ? strerror(errno) : text ? text : "");
+            free(text);
+            status = 1;
+        }
+    }
+    double ms[PROCESSES];
+    char runs[16];
+    snprintf(runs, sizeof runs, "%d", b->runs);
+    char *run_argv[] = {prog, "-r", runs, NULL};
+    for (int p = 0; p < PROCESSES && !status; p++) {
+        int rc = proc_run(run_argv, input, NULL, err, TIMEOUT_S);
+        if (rc || !read_median(err, &ms[p])) {
+            fprintf(stderr, "parmc bench: error: running entry '%s' failed (exit %d)\n", entry, rc);
+            status = 1;
+        }
+    }
+    if (!status) {
+        qsort(ms, PROCESSES, sizeof ms[0], compare_double);
+        double median = ms[PROCESSES / 2], spread = median > 0 ? (ms[PROCESSES - 1] - ms[0]) / median * 100 : 0;
+        const char *target = b->cuda ? "cuda" : "c";
+        if (b->json) {
+            printf("%s\n  {\"file\": ", first ? "" : ",");
+            json_string(b->file);
+            printf(", \"entry\": \"%s\", \"target\": \"%s\", \"median_ms\": %.6g, \"min_ms\": %.6g, "
+                   "\"max_ms\": %.6g, \"processes\": %d, \"runs\": %d, \"warmup\": 1}",
+                   entry, target, median, ms[0], ms[PROCESSES - 1], PROCESSES, b->runs);
+        } else
+            printf("%s %s (%s): median %.4g ms, range %.4g..%.4g ms (spread %.1f%%; median of %d processes, "
+                   "each the median of %d runs after 1 warm-up)\n",
+                   b->file, entry, b->cuda ? "CUDA, CUDA events" : "C, wall clock", median, ms[0],
+                   ms[PROCESSES - 1], spread, PROCESSES, b->runs);
+    }
+    proc_free_argv(argv);
+    free(input);
+    free(src);
+    free(prog);
+    free(err);
+    return status;
+}
+
+static const char bench_usage[] =
+    "usage: parmc bench [options] FILE.parm\n"
+    "\n"
+    "Time every entry of the file (or the entry -e) on random input: CUDA\n"
+    "with CUDA events when nvcc and a GPU are present (PARMC_CUDA=0 or 1\n"
+    "overrides the check), else the C back end ($CC, else cc, with -O2) with\n"
+    "the wall clock. Each compiled program runs the entry once to warm up and\n"
+    "then N times; five such processes give the median and the range.\n"
+    "\n"
+    "options:\n"
+    "  -e, --entry NAME     time this entry only\n"
+    "  -r, --runs N         timed runs per process (default 10)\n"
+    "  -I, --include DIR    look for imported files in DIR (repeatable)\n"
+    "  --json               one JSON array of results on stdout\n"
+    "  -h, --help           show this help and exit\n";
+
+static int bench_usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
+static int bench_usage_error(const char *fmt, const char *arg) {
+    fputs("parmc bench: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(run 'parmc bench --help' for usage)\n", stderr);
+    return 2;
+}
+
+/* A value option given as `-xV`, `-x V`, `--long=V` or `--long V`: its
+ * value, advancing *i past a separate one; NULL when a is not this option. */
+static const char *value_of(int argc, char **argv, int *i, char letter, const char *name, bool *missing) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (a[0] == '-' && a[1] == letter && a[2]) return a + 2;
+    if (!strncmp(a, "--", 2) && !strncmp(a + 2, name, n) && a[2 + n] == '=') return a + 3 + n;
+    if ((a[0] == '-' && a[1] == letter && !a[2]) || (!strncmp(a, "--", 2) && !strcmp(a + 2, name))) {
+        if (*i + 1 < argc) return argv[++*i];
+        *missing = true;
+    }
+    return NULL;
+}
+
+static int parse_bench_args(int argc, char **argv, Bench *b, const char **dirs) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool missing = false;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(bench_usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            b->json = true;
+        } else if ((v = value_of(argc, argv, &i, 'e', "entry", &missing))) {
+            b->only = v;
+        } else if ((v = value_of(argc, argv, &i, 'I', "include", &missing))) {
+            dirs[b->ndirs++] = v;
+        } else if ((v = value_of(argc, argv, &i, 'r', "runs", &missing))) {
+            char *end;
+            long runs = strtol(v, &end, 10);
+            if (!*v || *end || runs < 1 || runs > 100000)
+                return bench_usage_error("'%s' is not a number of runs (1 to 100000)", v);
+            b->runs = (int)runs;
+        } else if (missing) {
+            return bench_usage_error("option '%s' needs a value", a);
+        } else if (a[0] == '-' && a[1]) {
+            return bench_usage_error("unknown option '%s'", a);
+        } else if (b->file) {
+            return bench_usage_error("more than one input file ('%s')", a);
+        } else {
+            b->file = a;
+        }
+    }
+    return b->file ? -1 : bench_usage_error("%s", "no input file");
+}
+
+int bench_main(int argc, char **argv, const char *exe) {
+    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
+    if (!dirs) return 1;
+    Bench b = {.dirs = dirs, .exe = exe, .runs = 10};
+    int status = parse_bench_args(argc, argv, &b, dirs);
+    char *names = NULL;
+    if (status < 0) {
+        b.tmp = proc_tmpdir();
+        status = b.tmp ? -1 : 1;
+    }
+    if (status < 0) {
+        char *list = in_tmp(&b, "entries.txt");
+        status = drive(&b, (Options){.action = ACTION_LIST_ENTRIES}, list) ? 1 : -1;
+        names = status < 0 ? proc_read_file(list) : NULL;
+        free(list);
+    }
+    if (status < 0) {
+        b.cuda = proc_have_gpu();
+        if (b.json) fputs("[", stdout);
+        status = 0;
+        bool first = true, found = !b.only;
+        for (char *save = NULL, *name = strtok_r(names, "\n", &save); name && !status;
+             name = strtok_r(NULL, "\n", &save)) {
+            if (b.only && strcmp(b.only, name)) continue;
+            found = true;
+            status = bench_entry(&b, name, first);
+            first = false;
+            fflush(stdout);
+        }
+        if (b.json) fputs("\n]\n", stdout);
+        if (!found) {
+            fprintf(stderr, "parmc bench: error: no entry point named '%s'\n", b.only);
+            status = 1;
+        }
+    }
+    free(names);
+    proc_rmdir(b.tmp);
+    free(dirs);
+    return status;
+}

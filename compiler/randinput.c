@@ -1,0 +1,65 @@
+/* randinput.c: random entry inputs. The values are printed with
+ * scalar_print, the interpreter's own output format, so every value reads
+ * back as itself. */
+#include "randinput.h"
+
+#include <string.h>
+
+/* splitmix64: small, and the same sequence on every platform */
+static uint64_t next(uint64_t *state) {
+    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static Scalar random_scalar(Prim p, uint64_t *state) {
+    uint64_t r = next(state);
+    bool narrow = r & 1;
+    r >>= 1;
+    Scalar v = {0};
+    int bits = prim_bits(p);
+    if (p == PRIM_BOOL) {
+        v.u = r & 1;
+    } else if (p == PRIM_F32) {
+        v.f32 = narrow ? (float)((int)(r % 101) - 50) : (float)((double)(r >> 11) / 9007199254740992.0 * 2e6 - 1e6);
+    } else if (p == PRIM_F64) {
+        v.f64 = narrow ? (double)((int)(r % 101) - 50) : (double)(r >> 11) / 9007199254740992.0 * 2e6 - 1e6;
+    } else if (narrow) {
+        int64_t small = (int64_t)(r % 41) - 20;
+        if (prim_is_signed(p)) v.i = small;
+        else v.u = (uint64_t)(small < 0 ? -small : small);
+    } else if (prim_is_signed(p)) {
+        /* wrap to the width, then sign-extend: the canonical form */
+        v.i = bits == 64 ? (int64_t)r : (int64_t)(r << (64 - bits)) >> (64 - bits);
+    } else {
+        v.u = bits == 64 ? r : r >> (64 - bits);
+    }
+    return v;
+}
+
+const IrFunc *randinput_pick(const IrProgram *p, const char *entry, uint64_t seed) {
+    uint64_t count = 0;
+    for (int i = 0; i < p->nfuncs; i++) count += strcmp(p->funcs[i]->entry, entry) == 0;
+    if (!count) return NULL;
+    uint64_t want = seed % count;
+    for (int i = 0; i < p->nfuncs; i++)
+        if (strcmp(p->funcs[i]->entry, entry) == 0 && want-- == 0) return p->funcs[i];
+    return NULL;
+}
+
+void randinput_write(FILE *out, const IrFunc *f, uint64_t seed) {
+    uint64_t state = seed;
+    for (int i = 0; i < f->body->nparams; i++) {
+        const IrVal *v = f->body->params[i];
+        long len = v->log_len < 0 ? 1 : 1L << v->log_len;
+        for (long e = 0; e < len; e++) {
+            for (int k = 0; k < v->elem->nslots; k++) {
+                Prim p = elem_slot_prim(v->elem, k);
+                if (k) fputc(' ', out);
+                scalar_print(out, p, random_scalar(p, &state));
+            }
+            fputc('\n', out);
+        }
+    }
+}

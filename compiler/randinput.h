@@ -1,0 +1,20 @@
+/* randinput.h: random inputs for an entry, in the text format of io.h
+ * (--random-input, and the cases of `parmc test` and `parmc bench`). */
+#ifndef PARMC_RANDINPUT_H
+#define PARMC_RANDINPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+/* The specialisation of `entry` that seed picks: for an entry over a size
+ * range, the sizes in turn (seed modulo their count). NULL when there is no
+ * such entry. */
+const IrFunc *randinput_pick(const IrProgram *p, const char *entry, uint64_t seed);
+/* Values for every parameter of f, the same for the same seed: integers over
+ * their whole range half the time and within -20..20 otherwise (so that
+ * sorts see duplicates), finite floats, booleans. */
+void randinput_write(FILE *out, const IrFunc *f, uint64_t seed);
+
+#endif

@@ -1,0 +1,2 @@
+" parm files (editors/README.md)
+autocmd BufRead,BufNewFile *.parm setfiletype parm

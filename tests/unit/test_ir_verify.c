@@ -1,0 +1,147 @@
+/* test_ir_verify.c: checks compiler/ir_verify.c.
+ *
+ * Small programs are built by hand: a well-formed one (a map with a body,
+ * a two whose body reads a value of the enclosing body) must pass, and each
+ * broken invariant must stop with an internal error that names the stage
+ * and says what is wrong: a map without its body (what the optimiser left
+ * when it joined a map read twice, issue 11), a read before the definition,
+ * a read of a value of another body, a value defined twice, a bmmc whose
+ * matrix does not fit, a two whose body has the wrong length.
+ *
+ * Prints failures and finally "ir_verify: N passed, M failed"; exits 1 on
+ * any failure. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+
+static int passed, failed;
+
+static void check(bool ok, const char *fmt, ...) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
+/* Runs the verifier; returns its diagnostic ("" when it passed), malloc'd. */
+static char *verify(IrProgram *p) {
+    jmp_buf jb;
+    char *err = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&err, &len);
+    diag_set_stream(f);
+    diag_handler = &jb;
+    if (setjmp(jb) == 0) ir_verify_program(p, "optimised");
+    diag_handler = NULL;
+    diag_set_stream(NULL);
+    fclose(f);
+    return err;
+}
+
+static void expect(IrProgram *p, const char *what, const char *label) {
+    char *err = verify(p);
+    if (!what)
+        check(err[0] == '\0', "%s: expected no error, got '%s'", label, err);
+    else
+        check(strstr(err, "internal error: the optimised IR of 'main' is malformed") && strstr(err, what),
+              "%s: expected an internal error about '%s', got '%s'", label, what, err);
+    free(err);
+}
+
+static const ElemType *i32(void) { return elem_prim(PRIM_I32); }
+
+/* entry main (%x : [2^2]i32): ys = map (\e -> e + c) xs, c a constant of
+ * the entry body read inside the map's body; zs = two 1 (\h -> h) ys. */
+typedef struct {
+    IrStmt *c, *map, *two;
+    IrBody *body;
+} Sample;
+
+static Sample sample(IrProgram *p) {
+    Sample s;
+    IrFunc *f = NEW(p->arena, IrFunc);
+    f->name = "main";
+    f->size_param = -1;
+    f->body = s.body = ir_new_body(p);
+    p->funcs = NEW_ARRAY(p->arena, IrFunc *, 1);
+    p->funcs[0] = f;
+    p->nfuncs = 1;
+    IrVal *xs = ir_body_add_param(p, s.body, 2, i32());
+    s.c = ir_append(p, s.body, IR_CONST, (Loc){0}, 0, NULL);
+    IrVal *c = ir_add_result(p, s.c, -1, i32());
+    s.map = ir_append(p, s.body, IR_MAP, (Loc){0}, 1, &xs);
+    s.map->body = ir_new_body(p);
+    IrVal *e = ir_body_add_param(p, s.map->body, -1, i32());
+    IrVal *sum_args[2] = {e, c};
+    IrStmt *sum = ir_append(p, s.map->body, IR_BINARY, (Loc){0}, 2, sum_args);
+    sum->alu = OP_ADD;
+    ir_body_add_result(p, s.map->body, ir_add_result(p, sum, -1, i32()));
+    IrVal *ys = ir_add_result(p, s.map, 2, i32());
+    s.two = ir_append(p, s.body, IR_TWO, (Loc){0}, 1, &ys);
+    s.two->k = 1;
+    s.two->body = ir_new_body(p);
+    ir_body_add_result(p, s.two->body, ir_body_add_param(p, s.two->body, 1, i32()));
+    ir_body_add_result(p, s.body, ir_add_result(p, s.two, 2, i32()));
+    return s;
+}
+
+int main(void) {
+    Arena a = {0};
+    IrProgram p = {.arena = &a};
+
+    sample(&p);
+    expect(&p, NULL, "well-formed");
+
+    p = (IrProgram){.arena = &a};
+    Sample s = sample(&p);
+    s.map->body = NULL;
+    expect(&p, "has no body", "map without its body");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.body->stmts[0] = s.body->stmts[1];        /* the map before the constant it reads */
+    s.body->stmts[1] = s.c;
+    expect(&p, "which is not defined before it", "read before the definition");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.body->results[0] = s.map->body->results[0];   /* a value of the map's body */
+    expect(&p, "which is not defined before it", "read of another body's value");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.two->res[0] = s.map->res[0];
+    expect(&p, "defined twice", "value defined twice");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    IrVal *zs = s.two->res[0];
+    IrStmt *perm = ir_append(&p, s.body, IR_BMMC, (Loc){0}, 1, &zs);
+    perm->mat = NEW(&a, F2Mat);
+    *perm->mat = f2_identity(3);
+    ir_add_result(&p, perm, 2, i32());
+    expect(&p, "wrong size", "bmmc matrix of the wrong size");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.two->k = 2;
+    expect(&p, "body of the wrong shape", "two body of the wrong length");
+
+    arena_free(&a);
+    printf("ir_verify: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
