@@ -86,6 +86,8 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
         for (int k = 0; k < width; k++) fprintf(out, " (void)e%d;", k);
         fputs("\n", out);
     }
+    /* the body may not read every field of the elements */
+    for (int k = 0; k < width; k++) fprintf(out, "            (void)e%d;\n", k);
     for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "s%d_", index);

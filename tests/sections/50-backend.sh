@@ -110,17 +110,57 @@ for entry in after widen blocks shifted ranged; do
     c_vs_interp "scalar parameters: $entry" tests/backend/scalar_params.parm "$entry" "$TMP/c/in.txt"
 done
 
-# random programs (the generator of 45-optimiser.sh)
-seed=${RANDPROG_SEED:-$(date +%s)}
+# random programs of what the back ends compile today (randprog.py
+# --backend; the seed of 45-optimiser.sh plus one), through c_vs_interp.
+# Every fifth one, up to RANDPROG_ASAN of them, is built with AddressSanitizer
+# and UBSan, which see a write past a buffer even when the output is right
+# (at -O0: with -O1, gcc takes a minute on the C of a long chain). Programs
+# at sizes up to 2^34 (--backend --big) must compile to C that cc accepts and
+# to CUDA (nvcc for the first two, when present).
+rand_seed=$((${RANDPROG_SEED:-$(date +%s)} + 1))
 count=${BACKEND_RANDOM_COUNT:-100}
-mkdir -p "$TMP/c/rand"
-python3 tests/tools/randprog.py "$TMP/c/rand" "$count" "$((seed + 1))"
-before=$failed
+asan_count=${RANDPROG_ASAN:-20}
+big_count=${RANDPROG_BIG_COUNT:-20}
+
+rand_name() {   # rand_name K OPTIONS: how to regenerate program K
+    echo "random program $1 (RANDPROG_SEED=$((rand_seed - 1)); randprog.py $2 DIR $(($1 + 1)) $rand_seed)"
+}
+
+first_error() {  # the first line of FILE that names an error, else its first 3
+    grep -m1 -E 'error|ERROR' "$1" || head -3 "$1"
+}
+
+# big_compiles NAME PROGRAM NVCC: C (through cc -c) and CUDA (through nvcc
+# when NVCC is yes)
+big_compiles() {
+    local name=$1 prog=$2 d=$TMP/c/big
+    mkdir -p "$d"
+    if ! "$PARMC" --target=c --emit-main "$prog" -o "$d/prog.c" 2>"$d/err.txt"; then
+        fail "emit C $name: $(first_error "$d/err.txt")"
+    elif ! $CC_TEST -std=c11 -O0 -Wall -Wextra -Werror -c "$d/prog.c" -o "$d/prog.o" 2>"$d/err.txt"; then
+        fail "compile C $name: $(head -5 "$d/err.txt")"
+    elif ! "$PARMC" "$prog" -o "$d/prog.cu" 2>"$d/err.txt"; then
+        fail "emit CUDA $name: $(first_error "$d/err.txt")"
+    elif [ "$3" = yes ] && ! nvcc -arch=sm_90 -O1 -c "$d/prog.cu" -o "$d/prog.o" 2>"$d/err.txt"; then
+        fail "compile CUDA $name: $(head -5 "$d/err.txt")"
+    else
+        pass
+    fi
+}
+
+mkdir -p "$TMP/c/rand" "$TMP/c/rand_big"
+python3 tests/tools/randprog.py --backend "$TMP/c/rand" "$count" "$rand_seed"
 for ((k = 0; k < count; k++)); do
-    # every tenth under ASan and UBSan (the scratch buffers are heap memory)
     flags=
-    [ $((k % 10)) -eq 0 ] && flags="-fsanitize=address,undefined -fno-sanitize-recover=all"
-    C_EXTRA_FLAGS=$flags c_vs_interp "random program $k (seed $((seed + 1)))" "$TMP/c/rand/prog_$k.parm" main "$TMP/c/rand/in_$k.txt"
+    ((k % 5 == 0 && k / 5 < asan_count)) && flags="-O0 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
+    C_EXTRA_FLAGS=$flags c_vs_interp "$(rand_name "$k" --backend)" "$TMP/c/rand/prog_$k.parm" main "$TMP/c/rand/in_$k.txt"
+done
+python3 tests/tools/randprog.py --backend --big "$TMP/c/rand_big" "$big_count" "$rand_seed"
+nvcc_left=0
+command -v nvcc >/dev/null && nvcc_left=2
+for ((k = 0; k < big_count; k++)); do
+    big_compiles "$(rand_name "$k" "--backend --big")" "$TMP/c/rand_big/prog_$k.parm" \
+        "$( ((k < nvcc_left)) && echo yes)"
 done
 
 # every example's CUDA compiles (no GPU needed)

@@ -18,7 +18,7 @@ done
 variant examples/kvsort.parm "entry main (xs : [2^20](u32, i32)) = bsort_by kv 20 xs"
 report_ok "kvsort 2^20" "$TMP/variant.parm"
 mkdir -p "$TMP/report"
-python3 tests/tools/randprog.py "$TMP/report" 100 "${RANDPROG_SEED:-$(date +%s)}"
+python3 tests/tools/randprog.py --backend "$TMP/report" 100 "${RANDPROG_SEED:-$(date +%s)}"
 for ((k = 0; k < 100; k++)); do report_ok "random program $k" "$TMP/report/prog_$k.parm"; done
 # Every element size: 1- and 2-byte lanes of one 32-bit word are served
 # together, 8-byte accesses go as two half-warps (access_model.h); sorts of

@@ -4,7 +4,10 @@
 # with exit status 0 or 1 and no sanitizer report; code generation that
 # fails must leave no OUT (nor its header) behind. When NAME.in exists,
 # `parmc --interpret --compare-stages` must also run on it with status 0 or 1
-# and no sanitizer report.
+# and no sanitizer report. When NAME.out exists too, the program computes
+# something: the interpretation must succeed and print NAME.out, and so must
+# the emitted C, built with AddressSanitizer and UBSan (a write past a buffer
+# fails even when the output is right).
 fuzz_regress_run() {    # fuzz_regress_run SRC DESCRIPTION INPUT ARGS...
     local src=$1 what=$2 input=$3
     shift 3
@@ -21,6 +24,26 @@ fuzz_regress_run() {    # fuzz_regress_run SRC DESCRIPTION INPUT ARGS...
         pass
     fi
 }
+# fuzz_regress_result SRC CODEGEN-STATUS: the interpreter and the emitted C
+# (when code generation succeeded) print SRC's .out for its .in
+fuzz_regress_result() {
+    local src=$1 input=${1%.parm}.in want=${1%.parm}.out
+    if "$PARMC" --interpret --compare-stages "$src" <"$input" 2>"$TMP/fuzz.err" | cmp -s - "$want"; then
+        pass
+    else
+        fail "fuzz regress $src (result): the interpreter does not print ${want##*/}: $(head -3 "$TMP/fuzz.err")"
+    fi
+    [ "$2" -eq 0 ] || return
+    if ! ${CC_TEST:-cc} -std=c11 -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+        "$TMP/fuzz_out.c" -o "$TMP/fuzz_prog" 2>"$TMP/fuzz.err"; then
+        fail "fuzz regress $src (C result): does not compile: $(head -3 "$TMP/fuzz.err")"
+    elif "$TMP/fuzz_prog" <"$input" 2>"$TMP/fuzz.err" | cmp -s - "$want" &&
+        ! grep -Eq 'runtime error|Sanitizer' "$TMP/fuzz.err"; then
+        pass
+    else
+        fail "fuzz regress $src (C result): $(grep -m1 -E 'ERROR|runtime error' "$TMP/fuzz.err" || echo "does not print ${want##*/}")"
+    fi
+}
 for src in tests/fuzz/regress/*.parm; do
     [ -e "$src" ] || continue
     fuzz_regress_run "$src" check /dev/null --check
@@ -30,7 +53,11 @@ for src in tests/fuzz/regress/*.parm; do
     if [ "$fuzz_status" -ne 0 ] && { [ -e "$TMP/fuzz_out.c" ] || [ -e "$TMP/fuzz_out.h" ]; }; then
         fail "fuzz regress $src (codegen): failed, but left $TMP/fuzz_out.c or .h behind"
     fi
+    codegen_status=$fuzz_status
     if [ -e "${src%.parm}.in" ]; then
         fuzz_regress_run "$src" interpret "${src%.parm}.in" --interpret --compare-stages
+        if [ -e "${src%.parm}.out" ]; then
+            fuzz_regress_result "$src" "$codegen_status"
+        fi
     fi
 done
