@@ -504,11 +504,51 @@ static bool rule_two_pull_in(Rewriter *r, IrStmt *s) {
     return true;
 }
 
+/* v as the body b reads it: a copy of v's statement at b's start when v is
+ * a constant (element code reads no constants from outside), else v. */
+static IrVal *constant_into(Rewriter *r, IrBody *b, IrVal *v) {
+    if (!v->def || v->def->op != IR_CONST) return v;
+    IrStmt *c = ir_append(r->p, b, IR_CONST, v->def->loc, 0, NULL);
+    c->cval = v->def->cval;
+    IrVal *copy = ir_add_result(r->p, c, -1, v->elem);
+    memmove(b->stmts + 1, b->stmts, sizeof(IrStmt *) * (size_t)(b->nstmts - 1));
+    b->stmts[0] = c;
+    return copy;
+}
+
+/* map f (zip xs (replicate k c..)) = map (f reading c.. for the replicated
+ * fields) xs, and the same for a replicate zipped first: the copies never
+ * reach memory (the zip is the map's only use; c.. are scalars of the body
+ * around the map, or built in it as constants). */
+static bool rule_map_replicate(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_MAP) return false;
+    IrStmt *z = sole_def(r, s->args[0], IR_ZIP);
+    if (!z || z->nargs != 2) return false;
+    int rep = -1;
+    for (int a = 1; a >= 0; a--) {
+        IrStmt *d = z->args[a]->def;
+        if (d && !d->dead && d->op == IR_REPLICATE) rep = a;
+    }
+    if (rep < 0) return false;
+    IrStmt *d = z->args[rep]->def;
+    int width = z->args[rep]->elem->nslots, off = rep == 0 ? 0 : z->args[0]->elem->nslots;
+    if (d->nargs != width || s->body->nparams != z->args[0]->elem->nslots + z->args[1]->elem->nslots) return false;
+    fired(r, "map-replicate", s);
+    IrVal **with = NEW_ARRAY(r->p->arena, IrVal *, width);
+    for (int k = 0; k < width; k++) with[k] = constant_into(r, s->body, d->args[k]);
+    substitute(r, s->body, s->body->params + off, with, width);
+    memmove(s->body->params + off, s->body->params + off + width,
+            sizeof(IrVal *) * (size_t)(s->body->nparams - off - width));
+    s->body->nparams -= width;
+    set_arg(r, s, 0, z->args[1 - rep]);
+    return true;
+}
+
 /* ---- the walk ---- */
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
-           rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_two_fuse(r, s) ||
+           rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
            rule_two_hoist(r, s, out) || rule_two_sink(r, s, after);
 }

@@ -105,7 +105,7 @@ done
 
 # run-time scalar parameters: every entry of tests/backend/scalar_params.parm
 # (its main runs in the loop above)
-for entry in after widen blocks shifted ranged; do
+for entry in after widen blocks shifted ranged zipped zipped_first; do
     "$PARMC" --random-input=7 -e "$entry" tests/backend/scalar_params.parm >"$TMP/c/in.txt"
     c_vs_interp "scalar parameters: $entry" tests/backend/scalar_params.parm "$entry" "$TMP/c/in.txt"
 done

@@ -972,6 +972,22 @@ static void expect_fatal(IrBody *b, const char *what, const char *label)
     free(out);
 }
 
+/* An entry's run-time scalar parameter, read by a body as parm_arg<id>. */
+static void test_entry_args(void)
+{
+    IrBody *entry = ir_new_body(&prog);
+    IrVal *s = ir_body_add_param(&prog, entry, -1, elem_prim(PRIM_I32));
+    IrBody *b = ir_new_body(&prog);
+    IrVal *x = param(b, PRIM_I32);
+    ret(b, mk_binary(&prog, b, OP_MUL, x, s));
+    static const char *const params[] = {"in"}, *const results[] = {"out"};
+    char *text = emit_to_string(b, params, results, 0);
+    char want[64];
+    snprintf(want, sizeof want, "parm_mul_i32(in, parm_arg%d)", s->id);
+    check(strstr(text, want) != NULL, "an entry's scalar parameter: expected '%s' in '%s'", want, text);
+    free(text);
+}
+
 static void test_fatal(void)
 {
     Arena a = {0};
@@ -992,8 +1008,10 @@ static void test_fatal(void)
     ir_body_add_result(&p, b, ir_add_result(&p, new_stmt(&p, b, IR_ZIP, 2, zip), 1, tuple2(PRIM_I32, PRIM_I32)));
     expect_fatal(b, "does not fit", "zip of arrays of different lengths");
 
+    /* a statement's value of the body around (an entry's scalar parameter
+       is read as parm_arg<id>: test_entry_args) */
     IrBody *outer = ir_new_body(&p);
-    IrVal *o = ir_body_add_param(&p, outer, -1, elem_prim(PRIM_I32));
+    IrVal *o = mk_const(&p, outer, PRIM_I32, (Scalar){.i = 3});
     b = ir_new_body(&p);
     IrVal *x = ir_body_add_param(&p, b, -1, elem_prim(PRIM_I32));
     ir_body_add_result(&p, b, mk_binary(&p, b, OP_ADD, x, o));
@@ -1003,6 +1021,13 @@ static void test_fatal(void)
     x = ir_body_add_param(&p, b, -1, elem_prim(PRIM_I32));
     ir_body_add_result(&p, b, o);
     expect_fatal(b, "outside", "a result from an enclosing body");
+
+    /* an array parameter of the body around is no entry argument either */
+    IrVal *os = ir_body_add_param(&p, outer, 1, elem_prim(PRIM_I32));
+    b = ir_new_body(&p);
+    x = ir_body_add_param(&p, b, -1, elem_prim(PRIM_I32));
+    ir_body_add_result(&p, b, mk_binary(&p, b, OP_ADD, x, mk_index(&p, b, os, 0, 0)));
+    expect_fatal(b, "outside", "an array of an enclosing body");
 
     b = ir_new_body(&p);
     x = ir_body_add_param(&p, b, -1, elem_prim(PRIM_BOOL));
@@ -1060,6 +1085,7 @@ int main(void)
         return 1;
     }
     test_text();
+    test_entry_args();
     test_fatal();
 
     for (int p = 0; p < PRIM_COUNT; p++) add_ops_case((Prim)p);
