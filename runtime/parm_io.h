@@ -99,6 +99,7 @@ static inline int parm_input_read(parm_input *in, FILE *f) {
     in->text = (char *)malloc(cap);
     in->pos = 0;
     in->count = 0;
+    in->start = in->tok_len = 0;
     if (!in->text) { fputs("error: cannot read the input\n", stderr); return -1; }
     while ((got = fread(in->text + n, 1, cap - n - 1, f)) > 0) {
         n += got;
