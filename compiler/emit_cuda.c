@@ -111,6 +111,20 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
 
 static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
 
+static int slot_bytes(const ElemType *t, int k) { return prim_bits(elem_slot_prim(t, k)) / 8; }
+
+/* Where slot k's plane starts in shared memory: the planes lie widest slot
+ * first, so that each starts at a multiple of its element size (a 1-byte
+ * plane of 2 elements before a float plane would misalign the floats). */
+static int tile_plane_offset(const Phase *p, int k) {
+    int offset = 0, size = slot_bytes(p->elem, k);
+    for (int j = 0; j < p->elem->nslots; j++) {
+        int other = slot_bytes(p->elem, j);
+        if (other > size || (other == size && j < k)) offset += other << p->tile_log;
+    }
+    return offset;
+}
+
 static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
     /* two blocks per SM: measured 9% faster on the 2^24 sort despite small spills */
@@ -122,11 +136,9 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
-    int offset = 0;
     for (int k = 0; k < ns; k++) {
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    %s *tile%d = (%s *)(parm_shared + %d);\n", ty, k, ty, offset);
-        offset += (prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->tile_log;
+        fprintf(out, "    %s *tile%d = (%s *)(parm_shared + %d);\n", ty, k, ty, tile_plane_offset(p, k));
     }
     emit_block_origin(out, p);
     for (int i = 0; i < p->nsteps; i++) {

@@ -154,6 +154,13 @@ for ((k = 0; k < count; k++)); do
     flags=
     ((k % 5 == 0 && k / 5 < asan_count)) && flags="-O0 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
     C_EXTRA_FLAGS=$flags c_vs_interp "$(rand_name "$k" --backend)" "$TMP/c/rand/prog_$k.parm" main "$TMP/c/rand/in_$k.txt"
+    # the CUDA of the same program: its shared-memory planes are aligned
+    if "$PARMC" "$TMP/c/rand/prog_$k.parm" -o "$TMP/c/rand/prog_$k.cu" 2>"$TMP/c/err.txt" &&
+        python3 tests/tools/shared_align.py "$TMP/c/rand/prog_$k.cu" >"$TMP/c/err.txt"; then
+        pass
+    else
+        fail "CUDA of $(rand_name "$k" --backend): $(head -3 "$TMP/c/err.txt")"
+    fi
 done
 python3 tests/tools/randprog.py --backend --big "$TMP/c/rand_big" "$big_count" "$rand_seed"
 nvcc_left=0

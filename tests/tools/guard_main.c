@@ -88,21 +88,32 @@ static int overlapped_call(parm_ctx *ctx, const char *what, Region *in, Region *
     return 1;
 }
 
-/* In place, and each input overlapping its output by half (both ways). */
+/* In place, and each input overlapping its output by half (both ways):
+ * input field k shares memory with output field k where both exist, in a
+ * region that holds either one twice; an output field with no input field
+ * of its index gets a region of its own. */
 static int check_aliasing(parm_ctx *ctx, Region *in, Region *want, size_t n) {
     int ok = 1;
-    Region both[GUARD_NIN];
-    /* as many outputs as inputs: only called when the types are the same
-       (same_types), but sized so that the compiler sees no overflow */
-    void *in_at[GUARD_NIN], *out_at[GUARD_NIN > GUARD_NOUT ? GUARD_NIN : GUARD_NOUT];
-    for (int k = 0; k < GUARD_NIN; k++) region_new(&both[k], 2 * in[k].bytes);
-    for (int k = 0; k < GUARD_NIN; k++) in_at[k] = out_at[k] = both[k].data;
+    Region both[GUARD_NIN], alone[GUARD_NOUT];
+    void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
+    for (int k = 0; k < GUARD_NIN; k++) {
+        size_t most = k < GUARD_NOUT && want[k].bytes > in[k].bytes ? want[k].bytes : in[k].bytes;
+        region_new(&both[k], 2 * most);
+    }
+    for (int k = GUARD_NIN; k < GUARD_NOUT; k++) {
+        region_new(&alone[k], want[k].bytes);
+        out_at[k] = alone[k].data;
+    }
+    for (int k = 0; k < GUARD_NIN; k++) {
+        in_at[k] = both[k].data;
+        if (k < GUARD_NOUT) out_at[k] = both[k].data;
+    }
     ok &= overlapped_call(ctx, "in place", in, want, in_at, out_at, n);
     for (int shift = -1; shift <= 1 && n >= 2; shift += 2) {
         for (int k = 0; k < GUARD_NIN; k++) {
             unsigned char *mid = both[k].data + in[k].bytes / 2;
             in_at[k] = shift < 0 ? mid : both[k].data;
-            out_at[k] = shift < 0 ? both[k].data : mid;
+            if (k < GUARD_NOUT) out_at[k] = shift < 0 ? both[k].data : mid;
         }
         ok &= overlapped_call(ctx, shift < 0 ? "output half an array below the input" : "output half an array above the input",
                               in, want, in_at, out_at, n);
@@ -111,6 +122,7 @@ static int check_aliasing(parm_ctx *ctx, Region *in, Region *want, size_t n) {
         ok &= region_head_intact(&both[k]);
         region_free(&both[k]);
     }
+    for (int k = GUARD_NIN; k < GUARD_NOUT; k++) region_free(&alone[k]);
     return ok;
 }
 
