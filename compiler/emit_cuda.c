@@ -308,6 +308,9 @@ static void emit_cuda_runner(FILE *out, const Schedule *s) {
     }
     for (int k = 0; k < res->nslots; k++)
         fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * n));\n", k, prim_ctype(elem_slot_prim(res, k)));
+    /* a cudaMemcpy from pageable memory may return before its DMA lands, and
+       the context's non-blocking stream does not wait for stream 0 */
+    fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", out);
     fputs("    int status = ", out);
     emit_entry_call(out, s, "in", "out");
     fputs(";\n    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);

@@ -58,7 +58,11 @@ static int device_equal(const void *at, const unsigned char *want, size_t bytes)
     return same;
 }
 
+// The arrays are filled on stream 0 (cudaMemset, cudaMemcpy from pageable
+// memory, which may return before its DMA lands); the context's stream is
+// non-blocking, so the call waits for the device first.
 static int call(parm_ctx *ctx, void **in, void **out, size_t n) {
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     int status = GUARD_CALL(ctx, in, out, n);
     if (!status) check(cudaStreamSynchronize(parm_ctx_stream(ctx)), "cudaStreamSynchronize");
     return status;
