@@ -454,6 +454,9 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         return;
     case IR_TWO:
         if (!element_body(s, stmt->body)) unsupported(s, stmt, "a two whose body is not element code");
+        /* a LOCAL phase holds one element type in its tile */
+        if (!elem_equal(stmt->res[0]->elem, s->elem))
+            unsupported(s, stmt, "a two, parm or col whose function changes the element type (map it before or after)");
         if (s->n - stmt->k > plan_reg_log(s->elem, s->tile_log))
             diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
                                   "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));

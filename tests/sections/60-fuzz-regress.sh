@@ -17,8 +17,8 @@ fuzz_regress_run() {    # fuzz_regress_run SRC DESCRIPTION INPUT ARGS...
     if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
         fail "fuzz regress $src ($what): exit $status, expected 0 or 1"
         head -20 "$TMP/fuzz.err"
-    elif grep -Eq 'runtime error|Sanitizer|SUMMARY:' "$TMP/fuzz.err"; then
-        fail "fuzz regress $src ($what): sanitizer report"
+    elif grep -Eq 'runtime error|Sanitizer|SUMMARY:|internal error' "$TMP/fuzz.err"; then
+        fail "fuzz regress $src ($what): sanitizer report or internal error"
         head -20 "$TMP/fuzz.err"
     else
         pass
