@@ -32,7 +32,7 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler
        compiler/randinput.c compiler/driver.c
 GEN_SRCS = build/gen/lexer.c build/gen/parser.c build/gen/runtime_text.c
 # the command line: parmc itself, `parmc test` and `parmc bench`
-TOOL_SRCS = compiler/main.c compiler/proc.c compiler/testcmd.c compiler/benchcmd.c
+TOOL_SRCS = compiler/main.c compiler/proc.c compiler/testcmd.c compiler/benchcmd.c compiler/subcmd.c
 
 OBJS      = $(patsubst %.c,build/rel/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
 SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(notdir $(SRCS) $(GEN_SRCS)))

@@ -15,6 +15,7 @@
 
 #include "driver.h"
 #include "proc.h"
+#include "subcmd.h"
 
 #define PROCESSES 5
 #define TIMEOUT_S 600
@@ -154,26 +155,7 @@ static const char bench_usage[] =
     "  -h, --help           show this help and exit\n";
 
 static int bench_usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
-static int bench_usage_error(const char *fmt, const char *arg) {
-    fputs("parmc bench: error: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(run 'parmc bench --help' for usage)\n", stderr);
-    return 2;
-}
-
-/* A value option given as `-xV`, `-x V`, `--long=V` or `--long V`: its
- * value, advancing *i past a separate one; NULL when a is not this option. */
-static const char *value_of(int argc, char **argv, int *i, char letter, const char *name, bool *missing) {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (a[0] == '-' && a[1] == letter && a[2]) return a + 2;
-    if (!strncmp(a, "--", 2) && !strncmp(a + 2, name, n) && a[2 + n] == '=') return a + 3 + n;
-    if ((a[0] == '-' && a[1] == letter && !a[2]) || (!strncmp(a, "--", 2) && !strcmp(a + 2, name))) {
-        if (*i + 1 < argc) return argv[++*i];
-        *missing = true;
-    }
-    return NULL;
-}
+static int bench_usage_error(const char *fmt, const char *arg) { return subcmd_usage_error("bench", fmt, arg); }
 
 static int parse_bench_args(int argc, char **argv, Bench *b, const char **dirs) {
     for (int i = 1; i < argc; i++) {
@@ -184,11 +166,11 @@ static int parse_bench_args(int argc, char **argv, Bench *b, const char **dirs) 
             return 0;
         } else if (!strcmp(a, "--json")) {
             b->json = true;
-        } else if ((v = value_of(argc, argv, &i, 'e', "entry", &missing))) {
+        } else if ((v = subcmd_value(argc, argv, &i, 'e', "entry", &missing))) {
             b->only = v;
-        } else if ((v = value_of(argc, argv, &i, 'I', "include", &missing))) {
+        } else if ((v = subcmd_value(argc, argv, &i, 'I', "include", &missing))) {
             dirs[b->ndirs++] = v;
-        } else if ((v = value_of(argc, argv, &i, 'r', "runs", &missing))) {
+        } else if ((v = subcmd_value(argc, argv, &i, 'r', "runs", &missing))) {
             char *end;
             long runs = strtol(v, &end, 10);
             if (!*v || *end || runs < 1 || runs > 100000)

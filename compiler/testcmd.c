@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "driver.h"
 #include "proc.h"
+#include "subcmd.h"
 
 #define RUN_TIMEOUT_S 600
 
@@ -518,12 +519,7 @@ static const char test_usage[] =
     "error.\n";
 
 static int test_usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
-static int test_usage_error(const char *fmt, const char *arg) {
-    fputs("parmc test: error: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(run 'parmc test --help' for usage)\n", stderr);
-    return 2;
-}
+static int test_usage_error(const char *fmt, const char *arg) { return subcmd_usage_error("test", fmt, arg); }
 
 int test_main(int argc, char **argv, const char *exe) {
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs), **files = calloc((size_t)argc + 1, sizeof *files);
@@ -531,16 +527,14 @@ int test_main(int argc, char **argv, const char *exe) {
     bool c = true, cuda = true;
     if (!dirs || !files) status = 1;
     for (int i = 1; i < argc && status < 0; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
+        bool missing = false;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) fputs(test_usage, stdout), status = 0;
         else if (!strcmp(a, "--no-c")) c = false;
         else if (!strcmp(a, "--no-cuda")) cuda = false;
-        else if (!strncmp(a, "--include=", 10)) dirs[ndirs++] = a + 10;
-        else if (!strncmp(a, "-I", 2) && a[2]) dirs[ndirs++] = a + 2;
-        else if (!strcmp(a, "-I") || !strcmp(a, "--include")) {
-            if (i + 1 < argc) dirs[ndirs++] = argv[++i];
-            else status = test_usage_error("option '%s' needs a value", a);
-        } else if (a[0] == '-' && a[1]) status = test_usage_error("unknown option '%s'", a);
+        else if ((v = subcmd_value(argc, argv, &i, 'I', "include", &missing))) dirs[ndirs++] = v;
+        else if (missing) status = test_usage_error("option '%s' needs a value", a);
+        else if (a[0] == '-' && a[1]) status = test_usage_error("unknown option '%s'", a);
         else files[nfiles++] = a;
     }
     if (status < 0 && nfiles == 0) status = test_usage_error("%s", "no input file");
