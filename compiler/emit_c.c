@@ -23,7 +23,7 @@ static void emit_phase_head(FILE *out, const Schedule *s, const char *name, bool
     fprintf(out, "static void %s(const void *const *src, void *const *dst%s", name, work ? ", char *work" : "");
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
-    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+    emit_arg_loads(out, s);
 }
 
 /* Declarations of the typed plane pointers of a phase: in0.., out0... */
@@ -202,12 +202,7 @@ static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char 
 
 /* The phases in order, through the buffers of the plan; the LOCAL phases'
  * work memory follows the plan's scratch planes. */
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
-    emit_run_start(out, s, work_bytes(s), false);
+static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
         fprintf(out, "    if (out[%d] != in[%d]) memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k, k, k,
                 prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
@@ -221,13 +216,33 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
+static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+    emit_run_start(out, s, work_bytes(s), false);
+    emit_phase_calls(out, s, fname);
+}
+
+static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     for (int i = 0; i < s->nphases; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s_%d", fname, i);
         emit_phase(out, s, &s->phases[i], name);
     }
-    emit_run(out, s, fname);
+}
+
+/* A chain of an entry graph: its scratch is given. */
+static void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n    (void)ctx;\n    (void)scratch;\n", out);
+    for (int k = 0; k < s->nargs; k++)
+        fprintf(out, "    (void)parm_arg%s%d;\n", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+    emit_scratch_planes(out, s);
+    emit_phase_calls(out, s, fname);
 }
 
 static const char c_context[] =
@@ -285,7 +300,15 @@ static void emit_c_runner(FILE *out, const Schedule *s) {
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
     fputs(c_context, out);
-    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i], in->schedules[i].func->name);
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e->simple) {
+            emit_phases(out, &e->nodes[0].chain, e->func->name);
+            emit_run(out, &e->nodes[0].chain, e->func->name);
+        } else {
+            emit_graph_func(out, e, false, emit_c_chain, work_bytes);
+        }
+    }
     emit_entries(out, in, false);
     if (in->emit_main) emit_main(out, in, false, emit_c_runner);
 }

@@ -147,6 +147,10 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
         emit_input_copy(out, s, copy_off, cuda);
     }
     fputs("    (void)scratch;\n", out);
+    emit_scratch_planes(out, s);
+}
+
+void emit_scratch_planes(FILE *out, const Schedule *s) {
     for (int x = 0; x < 2; x++) {
         if (s->scratch_planes[x] == 0) continue;
         fprintf(out, "    void *const %s[%d] = {", plan_buf_name(BUF_SCRATCH_A + x), s->scratch_planes[x]);
@@ -158,52 +162,77 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
 
 /* ---- the API ---- */
 
-static const Schedule *first_of_entry(const EmitInput *in, const char *entry) {
-    for (int i = 0; i < in->nschedules; i++)
-        if (strcmp(in->schedules[i].func->entry, entry) == 0) return &in->schedules[i];
+static const EntryPlan *first_of_entry(const EmitInput *in, const char *entry) {
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, entry) == 0) return &in->plans[i];
     return NULL;
 }
 
 static bool first_occurrence(const EmitInput *in, int i) {
-    return first_of_entry(in, in->schedules[i].func->entry) == &in->schedules[i];
+    return first_of_entry(in, in->plans[i].func->entry) == &in->plans[i];
+}
+
+bool emit_entry_is_simple(const EmitInput *in, const char *entry) {
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, entry) == 0 && !in->plans[i].simple) return false;
+    return true;
 }
 
 static const char *arg_ctype(const Schedule *s, int k) { return prim_ctype(elem_slot_prim(s->args[k]->elem, 0)); }
 
 void emit_arg_params(FILE *out, const Schedule *s) {
-    for (int k = 0; k < s->nargs; k++) fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
+    for (int k = 0; k < s->nargs; k++) {
+        if (s->arg_by_ref && s->arg_by_ref[k]) fprintf(out, ", const %s *parm_argp%d", arg_ctype(s, k), s->args[k]->id);
+        else fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
+    }
 }
 
 void emit_arg_values(FILE *out, const Schedule *s) {
-    for (int k = 0; k < s->nargs; k++) fprintf(out, ", parm_arg%d", s->args[k]->id);
+    for (int k = 0; k < s->nargs; k++)
+        fprintf(out, ", parm_arg%s%d", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+}
+
+void emit_arg_loads(FILE *out, const Schedule *s) {
+    for (int k = 0; k < s->nargs; k++) {
+        if (s->arg_by_ref && s->arg_by_ref[k])
+            fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n", arg_ctype(s, k), s->args[k]->id, s->args[k]->id);
+        fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+    }
 }
 
 /* The API's parameters in the entry's order: the input array's planes where
  * the array parameter is, and the run-time scalars by value, named
- * <scalar>0.. (arg for a declaration, the caller's variables otherwise). */
-static void emit_api_params(FILE *out, const Schedule *s, const char *in, const char *scalar, bool decl) {
+ * <scalar>0.. (the caller's variables). */
+static void emit_api_params(FILE *out, const Schedule *s, const char *in, const char *scalar) {
     int arg = 0;
     for (int i = 0; i < s->func->body->nparams; i++) {
         if (i != s->in_param) {
-            if (decl) fprintf(out, ", %s %s%d", arg_ctype(s, arg), scalar, arg);
-            else fprintf(out, ", %s%d", scalar, arg);
+            fprintf(out, ", %s%d", scalar, arg);
             arg++;
             continue;
         }
-        for (int k = 0; k < s->in_elem->nslots; k++) {
-            const char *t = prim_ctype(elem_slot_prim(s->in_elem, k));
-            if (decl) fprintf(out, ", const %s *in%d", t, k);
-            else fprintf(out, ", (const %s *)%s[%d]", t, in, k);
-        }
+        for (int k = 0; k < s->in_elem->nslots; k++)
+            fprintf(out, ", (const %s *)%s[%d]", prim_ctype(elem_slot_prim(s->in_elem, k)), in, k);
     }
 }
 
-static void emit_signature(FILE *out, const Schedule *s) {
-    fprintf(out, "int parm_%s(parm_ctx *ctx", s->func->entry);
-    emit_api_params(out, s, NULL, "arg", true);
-    for (int k = 0; k < s->out_elem->nslots; k++)
-        fprintf(out, ", %s *out%d", prim_ctype(elem_slot_prim(s->out_elem, k)), k);
-    fputs(", size_t n)", out);
+/* parm_ENTRY(ctx, parameters in order: a scalar by value (arg0..), an array
+ * as one pointer per field (in0..); results: one pointer per field (out0..),
+ * a scalar's to one element; n where the entry has an array). */
+static void emit_signature(FILE *out, const EntryPlan *e) {
+    const IrBody *body = e->func->body;
+    fprintf(out, "int parm_%s(parm_ctx *ctx", e->func->entry);
+    for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
+        const IrVal *v = body->params[i];
+        if (ir_is_scalar(v)) {
+            fprintf(out, ", %s arg%d", prim_ctype(elem_slot_prim(v->elem, 0)), arg++);
+            continue;
+        }
+        for (int k = 0; k < v->elem->nslots; k++)
+            fprintf(out, ", const %s *in%d", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
+    }
+    for (int k = 0; k < e->nout_planes; k++) fprintf(out, ", %s *out%d", prim_ctype(e->out_planes[k].prim), k);
+    fputs(e->n >= 0 ? ", size_t n)" : ")", out);
 }
 
 static const char api_decls[] =
@@ -228,6 +257,69 @@ static void emit_slot_names(FILE *out, const ElemType *t) {
     for (int k = 0; k < t->nslots; k++) fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
 }
 
+/* The comment of an entry of today's shape, which tests/tools/guard_entry.py reads. */
+static void emit_chain_comment(FILE *out, const Schedule *e, bool cuda) {
+    fprintf(out, "/* entry %s, fields ", e->func->entry);
+    emit_slot_names(out, e->in_elem);
+    fputs(" -> ", out);
+    emit_slot_names(out, e->out_elem);
+    for (int i = 0, arg = 0; i < e->func->body->nparams; i++) {
+        if (i == e->in_param) continue;
+        fprintf(out, "%s%s %s", arg ? ", " : ", scalar parameters ", prim_name(elem_slot_prim(e->args[arg]->elem, 0)),
+                i < e->in_param ? "before" : "after");
+        arg++;
+    }
+    fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", cuda ? "device" : "host");
+    if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
+    fputs(". */\n", out);
+}
+
+/* An array's length in terms of n, the first array's: "n", "n/4", "4n". */
+static void emit_length(FILE *out, int log_len, int n) {
+    if (log_len < 0) fputs("1 element", out);
+    else if (log_len == n) fputs("n", out);
+    else if (log_len < n) fprintf(out, "n/%llu", 1ULL << (n - log_len));
+    else fprintf(out, "%llun", 1ULL << (log_len - n));
+}
+
+static void emit_value_shape(FILE *out, const IrVal *v, int n) {
+    fputs(ir_is_scalar(v) ? "" : "[", out);
+    if (!ir_is_scalar(v)) emit_length(out, v->log_len, n);
+    fputs(ir_is_scalar(v) ? "" : "] ", out);
+    emit_slot_names(out, v->elem);
+}
+
+/* The comment of any other entry: every parameter and result with its
+ * fields and its length in terms of n (for every size, a ranged entry's). */
+static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+    const IrBody *body = first->func->body;
+    fprintf(out, "/* entry %s: parameters", first->func->entry);
+    for (int i = 0; i < body->nparams; i++) {
+        fputs(i ? ", " : " ", out);
+        emit_value_shape(out, body->params[i], first->n);
+        fputs(ir_is_scalar(body->params[i]) ? " (by value)" : "", out);
+    }
+    fputs("; results", out);
+    for (int i = 0; i < body->nresults; i++) {
+        fputs(i ? ", " : " ", out);
+        emit_value_shape(out, body->results[i], first->n);
+        fputs(ir_is_scalar(body->results[i]) ? " (one element)" : "", out);
+    }
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e == first || strcmp(e->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "; at n = 2^%d:", e->n);
+        for (int j = 0; j < e->func->body->nparams + e->func->body->nresults; j++) {
+            int np = e->func->body->nparams;
+            const IrVal *v = j < np ? e->func->body->params[j] : e->func->body->results[j - np];
+            fputs(j ? ", " : " ", out);
+            emit_value_shape(out, v, e->n);
+        }
+    }
+    fprintf(out, "; n is the length of the first array; one pointer per field (%s pointers). */\n",
+            cuda ? "device" : "host");
+}
+
 void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
     fputs("#ifndef PARM_GENERATED_H\n#define PARM_GENERATED_H\n\n#include <stddef.h>\n#include <stdint.h>\n", out);
@@ -241,23 +333,12 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
               "const char *parm_ctx_message(parm_ctx *ctx);\n", out);
     }
     fputs("\n", out);
-    for (int i = 0; i < in->nschedules; i++) {
+    for (int i = 0; i < in->nplans; i++) {
         if (!first_occurrence(in, i)) continue;
-        const Schedule *e = &in->schedules[i];
-        fprintf(out, "/* entry %s, fields ", e->func->entry);
-        emit_slot_names(out, e->in_elem);
-        fputs(" -> ", out);
-        emit_slot_names(out, e->out_elem);
-        for (int i = 0, arg = 0; i < e->func->body->nparams; i++) {
-            if (i == e->in_param) continue;
-            fprintf(out, "%s%s %s", arg ? ", " : ", scalar parameters ", prim_name(elem_slot_prim(e->args[arg]->elem, 0)),
-                    i < e->in_param ? "before" : "after");
-            arg++;
-        }
-        fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", cuda ? "device" : "host");
-        if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
-        fputs(". */\n", out);
-        emit_signature(out, &in->schedules[i]);
+        const EntryPlan *e = &in->plans[i];
+        if (emit_entry_is_simple(in, e->func->entry)) emit_chain_comment(out, &e->nodes[0].chain, cuda);
+        else emit_graph_comment(out, in, e, cuda);
+        emit_signature(out, e);
         fputs(";\n", out);
     }
     fputs("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", out);
@@ -292,32 +373,45 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
           "    default: return \"unknown error code\";\n    }\n}\n\n", out);
 }
 
-/* One function per entry: checks its arguments and dispatches on n. */
-static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bool cuda) {
+/* One function per entry: checks its arguments and dispatches on n. Every
+ * specialisation's NAME_run takes the planes of the array parameters (in)
+ * and of the results (out) and the scalar parameters by value. */
+static void emit_entry(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
     emit_signature(out, first);
     fputs("\n{\n    if (!ctx", out);
-    for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, " || !in%d", k);
-    for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, " || !out%d", k);
+    for (int k = 0; k < first->nin_planes; k++) fprintf(out, " || !in%d", k);
+    for (int k = 0; k < first->nout_planes; k++) fprintf(out, " || !out%d", k);
     fputs(") return PARM_ERROR_NULL;\n", out);
     if (cuda) fputs("    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n", out);
-    fprintf(out, "    const void *in[%d] = {", first->in_elem->nslots);
-    for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
-    fprintf(out, "};\n    void *out[%d] = {", first->out_elem->nslots);
-    for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
-    fputs("};\n    switch (n) {\n", out);
-    for (int i = 0; i < in->nschedules; i++) {
-        const Schedule *s = &in->schedules[i];
-        if (strcmp(s->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, s->func->name);
-        for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
+    fprintf(out, "    const void *in[%d] = {", first->nin_planes ? first->nin_planes : 1);
+    for (int k = 0; k < first->nin_planes; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
+    if (!first->nin_planes) fputs("NULL", out);
+    fprintf(out, "};\n    void *out[%d] = {", first->nout_planes ? first->nout_planes : 1);
+    for (int k = 0; k < first->nout_planes; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
+    if (!first->nout_planes) fputs("NULL", out);
+    fputs("};\n", out);
+    int nscalars = 0;
+    for (int i = 0; i < first->func->body->nparams; i++) nscalars += ir_is_scalar(first->func->body->params[i]);
+    if (first->n < 0) {
+        fprintf(out, "    return %s_run(ctx, in, out", first->func->name);
+        for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
+        fputs(");\n}\n\n", out);
+        return;
+    }
+    fputs("    switch (n) {\n", out);
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n, e->func->name);
+        for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
 void emit_entries(FILE *out, const EmitInput *in, bool cuda) {
-    for (int i = 0; i < in->nschedules; i++)
-        if (first_occurrence(in, i)) emit_entry(out, in, &in->schedules[i], cuda);
+    for (int i = 0; i < in->nplans; i++)
+        if (first_occurrence(in, i)) emit_entry(out, in, &in->plans[i], cuda);
 }
 
 /* ---- the standalone main ---- */
@@ -331,7 +425,7 @@ static const char *parse_call(Prim p) {
 }
 
 /* Reads the next token as a p into the lvalue `dest`. */
-static void emit_read_value(FILE *out, Prim p, const char *dest) {
+void emit_read_value(FILE *out, Prim p, const char *dest) {
     const char *t = prim_ctype(p);
     fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
           "            parm_next_token(&input, tok, sizeof tok);\n            if (!", out);
@@ -359,12 +453,14 @@ static void emit_read_args(FILE *out, const Schedule *s, bool before) {
     }
 }
 
+const char *emit_print_fn(Prim p) {
+    return p == PRIM_BOOL ? "parm_print_bool" : p == PRIM_F32 ? "parm_print_f32"
+           : p == PRIM_F64 ? "parm_print_f64" : prim_is_signed(p) ? "parm_print_signed"
+           : "parm_print_unsigned";
+}
+
 static void emit_print(FILE *out, Prim p, int k) {
-    const char *t = prim_ctype(p);
-    const char *fn = p == PRIM_BOOL ? "parm_print_bool" : p == PRIM_F32 ? "parm_print_f32"
-                     : p == PRIM_F64 ? "parm_print_f64" : prim_is_signed(p) ? "parm_print_signed"
-                     : "parm_print_unsigned";
-    fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", fn, t, k);
+    fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), k);
 }
 
 /* Reads the input as the interpreter does, with its messages for bad input
@@ -378,9 +474,9 @@ static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
           "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
           "    static const long counts[] = {", out);
     int ncounts = 0;
-    for (int i = 0; i < in->nschedules; i++)
-        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0)
-            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", ((long)t->nslots << in->schedules[i].n) + s->nargs);
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, s->func->entry) == 0)
+            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", ((long)t->nslots << in->plans[i].nodes[0].chain.n) + s->nargs);
     fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
             s->func->entry, ncounts);
     fprintf(out, "    size_t n = (size_t)((count - %d) / %d);\n    input.pos = 0;\n    input.count = 0;\n", s->nargs, t->nslots);
@@ -403,15 +499,20 @@ static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
 
 void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs) {
     fprintf(out, "parm_%s(ctx", s->func->entry);
-    emit_api_params(out, s, in, "parm_main_arg", false);
+    emit_api_params(out, s, in, "parm_main_arg");
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, ", (%s *)%s[%d]", prim_ctype(elem_slot_prim(s->out_elem, k)), outs, k);
     fputs(", n)", out);
 }
 
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
-    const Schedule *s = first_of_entry(in, in->main_entry);
-    if (!s) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
+    const EntryPlan *e = first_of_entry(in, in->main_entry);
+    if (!e) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
+    if (!emit_entry_is_simple(in, in->main_entry)) {
+        emit_graph_main(out, in, e, cuda);
+        return;
+    }
+    const Schedule *s = &e->nodes[0].chain;
     fputs("// start of parm_io.h\n", out);
     fputs(runtime_parm_io_h, out);
     fputs("// end of parm_io.h\n\n", out);
