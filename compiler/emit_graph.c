@@ -330,6 +330,25 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
     }
 }
 
+/* The one node of an entry that is a chain from parameters' planes to
+ * results' (a zipped sort unzipped), or NULL: its plan's alias rule holds. */
+static const PlanNode *single_chain(const EntryPlan *e) {
+    if (e->nnodes != 1 || e->nodes[0].kind != NODE_CHAIN) return NULL;
+    const PlanNode *n = &e->nodes[0];
+    for (int k = 0; k < n->nin; k++)
+        if (n->in[k].kind != LOC_PARAM) return NULL;
+    for (int k = 0; k < n->nout; k++)
+        if (n->out[k].kind != LOC_RESULT) return NULL;
+    return n;
+}
+
+/* Whether input plane k and output plane j are the same field of the chain. */
+static bool same_field(const PlanNode *n, int k, int j) {
+    for (int f = 0; f < n->nin && f < n->nout; f++)
+        if (n->in[f].index == k && n->out[f].index == j) return true;
+    return false;
+}
+
 /* Inputs that overlap an output are copied to scratch first (after every
  * other part of it); outputs that overlap each other are an error. */
 static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, bool cuda) {
@@ -341,14 +360,19 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
                         plane_bytes(&e->out_planes[i]), j, plane_bytes(&e->out_planes[j]));
         fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
     }
-    fprintf(out, "    const void *P[%d];\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
+    fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
             e->nin_planes ? e->nin_planes : 1);
     unsigned long long at = base;
+    const PlanNode *only = single_chain(e);
     for (int k = 0; k < e->nin_planes; k++) {
         fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
-        for (int j = 0; j < e->nout_planes; j++)
-            fprintf(out, "\n        || parm_overlap(in[%d], 0x%llxu, out[%d], 0x%llxu)", k, plane_bytes(&e->in_planes[k]), j,
-                    plane_bytes(&e->out_planes[j]));
+        for (int j = 0; j < e->nout_planes && (!only || only->chain.alias != ALIAS_HARMLESS); j++) {
+            fprintf(out, "\n        || (parm_overlap(in[%d], 0x%llxu, out[%d], 0x%llxu)", k, plane_bytes(&e->in_planes[k]),
+                    j, plane_bytes(&e->out_planes[j]));
+            if (only && only->chain.alias == ALIAS_EXACT_OK && same_field(only, k, j))
+                fprintf(out, " && in[%d] != out[%d]", k, j);
+            fputs(")", out);
+        }
         fprintf(out, ";\n    copies |= copy[%d];\n", k);
         at += align_up(plane_bytes(&e->in_planes[k]));
     }
@@ -501,7 +525,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
           "    double x = *(const double *)a, y = *(const double *)b;\n    return (x > y) - (x < y);\n}\n\n", out);
     /* the runner: host planes to the device, the call (repeated), back */
     fprintf(out, "static int parm_main_run(parm_ctx *ctx, void **hin, void **hout, const size_t *in_bytes, "
-                 "const size_t *out_bytes, size_t n, int repeat)\n{\n    void *din[%d], *dout[%d];\n    (void)n;\n",
+                 "const size_t *out_bytes, size_t n, int repeat)\n{\n    void *din[%d], *dout[%d];\n    (void)n;\n    (void)din;\n    (void)dout;\n",
             first->nin_planes ? first->nin_planes : 1, first->nout_planes ? first->nout_planes : 1);
     if (cuda) {
         fprintf(out, "    for (int k = 0; k < %d; k++) {\n"

@@ -5,7 +5,9 @@ guard_entry.py HEADER ENTRY > entry.h
 HEADER is the API header parmc wrote beside a --target=c output; its comment
 line "/* entry NAME, fields T, ... -> T, ...[, scalar parameters T before|after,
 ...]: ..." gives the fields' types and the run-time scalar parameters' (bool
-and u8 are both uint8_t in the prototype)."""
+and u8 are both uint8_t in the prototype). An entry of any other shape (an
+entry graph: "/* entry NAME: parameters ...") has no guard driver yet: exit
+status 3."""
 import re
 import sys
 
@@ -19,6 +21,8 @@ def main():
     text = open(header).read()
     m = re.search(r"/\* entry %s, fields ([a-z0-9, ]+) -> ([a-z0-9, ]+?)(?:, scalar parameters ([a-z0-9, ]+))?:"
                   % re.escape(entry), text)
+    if not m and re.search(r"/\* entry %s: parameters" % re.escape(entry), text):
+        sys.exit(3)
     if not m:
         sys.exit("guard_entry.py: no entry '%s' in %s" % (entry, header))
     ins, outs = ([t.strip() for t in g.split(",")] for g in m.groups()[:2])
