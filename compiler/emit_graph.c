@@ -96,11 +96,55 @@ static void emit_apply(FILE *out, const IrStmt *s, const char *left, const char 
 
 static Prim reduce_prim(const IrStmt *s, int k) { return elem_slot_prim(s->args[s->nres]->elem, k); }
 
+/* A fused map's positions: the element's index, in the C variable ctx. */
+static const char *load_pos(const void *ctx, const IrStmt *pos, Arena *a) {
+    uint64_t none[64] = {0};
+    return emit_pos_expr(a, pos->mat->n, pos->mat->row, none, pos->compl, (const char *)ctx, NULL);
+}
+
+/* Element `index` of planes src0.. into v0..: loaded, then through the
+ * fused maps. */
+static void emit_load(FILE *out, const PlanNode *n, const char *index) {
+    const IrStmt *s = n->stmt;
+    if (n->npre == 0) {
+        for (int k = 0; k < s->nres; k++)
+            fprintf(out, "        v%d = ((const %s *)src%d)[%s];\n", k, prim_ctype(reduce_prim(s, k)), k, index);
+        return;
+    }
+    Arena a = {0};
+    const char **prev = NEW_ARRAY(&a, const char *, n->nin);
+    fputs("        {\n", out);
+    for (int k = 0; k < n->nin; k++) {
+        const char *t = prim_ctype(n->in[k].prim);
+        fprintf(out, "            const %s l%d = ((const %s *)src%d)[%s];\n", t, k, t, k, index);
+        prev[k] = arena_printf(&a, "l%d", k);
+    }
+    const char *where = arena_printf(&a, "(uint64_t)(%s)", index);
+    ElemPositions positions = {load_pos, where};
+    for (int m = 0; m < n->npre; m++) {
+        const IrStmt *map = n->pre[m];
+        const ElemType *t = map->res[0]->elem;
+        const char **res = NEW_ARRAY(&a, const char *, t->nslots);
+        for (int k = 0; k < t->nslots; k++) {
+            res[k] = m + 1 < n->npre ? arena_printf(&a, "m%d_%d", m, k) : arena_printf(&a, "v%d", k);
+            if (m + 1 < n->npre) fprintf(out, "            %s %s;\n", prim_ctype(elem_slot_prim(t, k)), res[k]);
+        }
+        fputs("            {\n", out);
+        emit_elem_body(out, map->body, prev, res, arena_printf(&a, "p%d_", m), 16, &positions);
+        fputs("            }\n", out);
+        prev = res;
+    }
+    fputs("        }\n", out);
+    arena_free(&a);
+}
+
 /* `count` elements from index `first` of planes src0.. reduced in the
  * interpreter's tree order into v0..: a stack of subtotals, where element
  * i closes ctz(i + 1) levels. */
-static void emit_serial_tree(FILE *out, const IrStmt *s, const char *count, const char *first, int depth, bool unroll) {
+static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth, bool unroll) {
+    const IrStmt *s = n->stmt;
     int ns = s->nres;
+    Arena scratch = {0};
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(reduce_prim(s, k));
         fprintf(out, "    %s st%d[%d], v%d, nv%d;\n", t, k, depth + 1, k, k);
@@ -108,8 +152,7 @@ static void emit_serial_tree(FILE *out, const IrStmt *s, const char *count, cons
     fputs("    int top = 0;\n", out);
     if (unroll) fputs("#pragma unroll\n", out);
     fprintf(out, "    for (uint64_t i = 0; i < %s; i++) {\n", count);
-    for (int k = 0; k < ns; k++)
-        fprintf(out, "        v%d = ((const %s *)src%d)[%s + i];\n", k, prim_ctype(reduce_prim(s, k)), k, first);
+    emit_load(out, n, arena_printf(&scratch, "%s + i", first));
     fputs("        for (uint64_t c = i + 1; !(c & 1); c >>= 1) {\n            top--;\n", out);
     emit_apply(out, s, "st%d[top]", "v%d", "nv%d", 12);
     for (int k = 0; k < ns; k++) fprintf(out, "            v%d = nv%d;\n", k, k);
@@ -117,6 +160,7 @@ static void emit_serial_tree(FILE *out, const IrStmt *s, const char *count, cons
     for (int k = 0; k < ns; k++) fprintf(out, "        st%d[top] = v%d;\n", k, k);
     fputs("        top++;\n    }\n", out);
     for (int k = 0; k < ns; k++) fprintf(out, "    v%d = st%d[0];\n", k, k);
+    arena_free(&scratch);
 }
 
 /* z op total into the output planes. */
@@ -145,7 +189,7 @@ static void emit_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     for (int k = 0; k < n->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
     char count[32];
     snprintf(count, sizeof count, "%lluu", 1ULL << n->n);
-    emit_serial_tree(out, n->stmt, count, "0", n->n, false);
+    emit_serial_tree(out, n, count, "0", n->n, false);
     emit_final(out, n->stmt, 4);
     fputs("}\n\n", out);
 }
@@ -188,19 +232,22 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
     int threads2 = blocks < 8 ? blocks : 8, per2 = blocks - threads2;
     (void)e;
+    PlanNode partials = *n;     /* the second kernel reads the partials, unmapped */
+    partials.npre = 0;
+    partials.nin = ns;
     for (int pass = 0; pass < 2; pass++) {
-        int t = pass ? threads2 : threads, p = pass ? per2 : per;
+        int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = pass ? ns : n->nin;
         fprintf(out, "__global__ void __launch_bounds__(%d)\n%s_%s(", 1 << t, name, pass ? "final" : "blocks");
-        plane_params(out, "i", ns, true, true);
+        plane_params(out, "i", nin, true, true);
         plane_params(out, pass ? "o" : "q", ns, false, false);
         node_arg_params(out, n);
         fputs(")\n{\n", out);
         node_arg_loads(out, n);
-        for (int k = 0; k < ns; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
+        for (int k = 0; k < nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
         fprintf(out, "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
         char count[32];
         snprintf(count, sizeof count, "%lluu", 1ULL << p);
-        emit_serial_tree(out, s, count, "first", p, !pass);
+        emit_serial_tree(out, pass ? &partials : n, count, "first", p, !pass);
         emit_block_tree(out, s, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
         if (pass) emit_final(out, s, 4);
@@ -210,12 +257,12 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
         fputs("}\n\n", out);
     }
     fprintf(out, "static int %s(parm_ctx *ctx, ", name);
-    plane_params(out, "i", ns, true, true);
+    plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", ns, false, false);
     plane_params(out, "q", ns, false, false);
     node_arg_params(out, n);
     fprintf(out, ")\n{\n    %s_blocks<<<%lluu, %d, 0, ctx->stream>>>(", name, 1ULL << blocks, 1 << threads);
-    for (int k = 0; k < ns; k++) fprintf(out, "%si%d", k ? ", " : "", k);
+    for (int k = 0; k < n->nin; k++) fprintf(out, "%si%d", k ? ", " : "", k);
     for (int k = 0; k < ns; k++) fprintf(out, ", q%d", k);
     for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
     fprintf(out, ");\n    PARM_CHECK(ctx, cudaGetLastError());\n    %s_final<<<1, %d, 0, ctx->stream>>>(", name, 1 << threads2);

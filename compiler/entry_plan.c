@@ -294,21 +294,50 @@ static void chain_stmt(Graph *g, const IrStmt *s) {
 
 static int log2_floor(unsigned long long x) { return 63 - __builtin_clzll(x); }
 
+/* The open chain of maps alone whose last result is v, read by nothing
+ * else: its maps go into the loads of the reduction that reads v. */
+static Chain *fusable_maps(Graph *g, const IrVal *v) {
+    if (g->uses[idx(g, v)] != 1) return NULL;
+    for (int i = 0; i < g->nchains; i++) {
+        Chain *c = &g->chains[i];
+        if (!c->open || c->tail != v) continue;
+        for (int j = 0; j < c->nstmts; j++)
+            if (c->stmts[j]->op != IR_MAP) return NULL;
+        return c;
+    }
+    return NULL;
+}
+
 static void reduce_stmt(Graph *g, const IrStmt *s) {
     int ns = s->nres;
-    const IrVal *xs = s->args[ns];
-    close_tail(g, xs);
+    const IrVal *xs = s->args[ns], *loaded = xs;
+    Chain *maps = fusable_maps(g, xs);
+    if (maps && maps->input->elem->nslots <= SCHED_MAX_SLOTS) {
+        maps->open = false;
+        loaded = maps->input;
+    } else {
+        maps = NULL;
+        close_tail(g, xs);
+    }
     if (xs->elem->nslots > SCHED_MAX_SLOTS)
         refuse(g, s, arena_printf(g->arena, "a reduce of elements of more than %d fields", SCHED_MAX_SLOTS));
     Build *b = new_build(g, NODE_REDUCE, xs->log_len);
     b->node.stmt = s;
-    add_ids(g, &b->in, &b->nin, planes_of(g, s, xs), ns);
+    b->node.pre_elem = loaded->elem;
+    if (maps) {
+        b->node.pre = maps->stmts;
+        b->node.npre = maps->nstmts;
+        for (int i = 0; i < maps->nstmts; i++) add_body_args(g, b, maps->stmts[i]);
+    }
+    add_ids(g, &b->in, &b->nin, planes_of(g, s, loaded), loaded->elem->nslots);
     add_args(g, b, s, (const IrVal *const *)s->args, ns);
     add_body_args(g, b, s);
     for (int r = 0; r < ns; r++) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[r]), 1);
     /* CUDA: 64 bytes of the widest field per thread, 256 threads a block,
        at most 2^16 blocks (the second kernel's work) */
-    int n = xs->log_len, per = log2_floor(64 / (unsigned)elem_max_slot_bytes(xs->elem));
+    int widest = elem_max_slot_bytes(xs->elem) > elem_max_slot_bytes(loaded->elem) ? elem_max_slot_bytes(xs->elem)
+                                                                                  : elem_max_slot_bytes(loaded->elem);
+    int n = xs->log_len, per = log2_floor(64 / (unsigned)widest);
     if (per > n) per = n;
     int threads = n - per < 8 ? n - per : 8;
     if (n - per - threads > 16) per = n - threads - 16;
@@ -409,12 +438,27 @@ static void rename_stmt(Graph *g, const IrStmt *s) {
     }
 }
 
+/* Whether s reads a value of the open run of scalar statements (the run
+ * goes on past statements that do not, so it stays one node). */
+static bool reads_group(Graph *g, const IrStmt *s) {
+    for (int a = 0; a < s->nargs; a++)
+        if (in_group(g, s->args[a])) return true;
+    if (!s->body) return false;
+    const IrVal **vals = NULL;
+    int n = 0, cap = 0;
+    body_reads(g, s->body, &vals, &n, &cap);
+    for (int j = 0; j < n; j++)
+        if (in_group(g, vals[j])) return true;
+    return false;
+}
+
 static void visit(Graph *g, const IrStmt *s) {
     if (s->op == IR_CONST) {
         value_plane(g, s->res[0]);
         return;
     }
     if (s->op == IR_ZIP || s->op == IR_UNZIP) {
+        if (reads_group(g, s)) flush_group(g);   /* its readers do not see the run's values */
         rename_stmt(g, s);
         return;
     }
@@ -422,7 +466,7 @@ static void visit(Graph *g, const IrStmt *s) {
         group_stmt(g, s);
         return;
     }
-    flush_group(g);
+    if (reads_group(g, s)) flush_group(g);
     if (chain_op(s->op)) chain_stmt(g, s);
     else if (s->op == IR_REDUCE) reduce_stmt(g, s);
     else if (s->op == IR_REPLICATE) fill_stmt(g, s);

@@ -195,6 +195,12 @@ typedef struct {
     int nargs;
     Schedule chain;             /* CHAIN */
     const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored) */
+    /* REDUCE: maps applied to each element as it is loaded (a map in front
+     * of a reduction costs no pass of its own); `in` holds the first one's
+     * input, of type pre_elem */
+    const IrStmt **pre;
+    int npre;
+    const ElemType *pre_elem;
     /* REDUCE on CUDA: a block of 2^threads_log threads, each reducing 2^per_thread_log
      * contiguous elements, 2^blocks_log blocks; partial planes (temps) hold
      * the blocks' results, which a second kernel reduces */

@@ -149,6 +149,10 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
             fputs(", ", out);
             ir_print_stmt_brief(out, n->stmt);
         }
+        for (int m = 0; m < n->npre; m++) {
+            fputs(m ? ", " : ", its loads through ", out);
+            ir_print_stmt_brief(out, n->pre[m]);
+        }
         if (n->kind == NODE_REDUCE)
             fprintf(out, ", CUDA: 2^%d blocks of 2^%d threads of 2^%d elements", n->blocks_log, n->threads_log,
                     n->per_thread_log);

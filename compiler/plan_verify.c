@@ -262,6 +262,11 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
             REQUIRE(n->nin == n->chain.in_elem->nslots && n->nout == n->chain.out_elem->nslots,
                     "node %d: planes that are not the chain's fields", i);
         }
+        if (n->kind == NODE_REDUCE)
+            REQUIRE(n->nin == n->pre_elem->nslots && n->nout == n->stmt->nres &&
+                        (n->npre == 0 || elem_equal(n->pre[0]->args[0]->elem, n->pre_elem)) &&
+                        (n->npre > 0 || elem_equal(n->stmt->args[n->stmt->nres]->elem, n->pre_elem)),
+                    "node %d: a reduction reading other planes than its loads'", i);
         if (n->kind == NODE_COPY) REQUIRE(n->nin == n->nout, "node %d copies %d planes to %d", i, n->nin, n->nout);
     }
     for (int k = 0; k < e->nout_planes; k++)
