@@ -8,6 +8,7 @@
  * goes back to the host between nodes. */
 #include "emit.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit_elem.h"
@@ -104,11 +105,43 @@ static const char *load_pos(const void *ctx, const IrStmt *pos, Arena *a) {
 
 /* Element `index` of planes src0.. into v0..: loaded, then through the
  * fused maps. */
-static void emit_load(FILE *out, const PlanNode *n, const char *index) {
+static Prim load_prim(const PlanNode *n, int k) { return n->npre ? n->in[k].prim : reduce_prim(n->stmt, k); }
+
+static int load_planes(const PlanNode *n) { return n->npre ? n->nin : n->stmt->nres; }
+
+/* Element `index` of plane k: from the thread's preloaded x<k> (`index` is
+ * then the position in it), or from memory. */
+static const char *load_expr(Arena *a, const PlanNode *n, int k, const char *index, bool preloaded) {
+    if (preloaded) return arena_printf(a, "x%d[i]", k);
+    return arena_printf(a, "((const %s *)src%d)[%s]", prim_ctype(load_prim(n, k)), k, index);
+}
+
+/* The thread's `count` contiguous elements of every plane from `first` into
+ * x0.. (registers, the loop being unrolled): 16-byte loads where the kernel's
+ * template flag A says the planes are aligned. */
+static void emit_preload(FILE *out, const PlanNode *n, unsigned long long count, const char *first) {
+    for (int k = 0; k < load_planes(n); k++) {
+        Prim p = load_prim(n, k);
+        unsigned long long bytes = count * (unsigned long long)(prim_bits(p) / 8);
+        const char *t = prim_ctype(p);
+        fprintf(out, "    %s x%d[%llu];\n", t, k, count);
+        if (bytes % 16 == 0) {
+            fprintf(out, "    if (A) {\n#pragma unroll\n        for (int j = 0; j < %llu; j++) {\n"
+                         "            const uint4 w = ((const uint4 *)((const %s *)src%d + %s))[j];\n"
+                         "            memcpy(&x%d[j * %llu], &w, 16);\n        }\n    } else\n", bytes / 16, t, k, first, k,
+                    count * 16 / bytes);
+        }
+        fprintf(out, "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[%s + i];\n", count, k, t, k,
+                first);
+    }
+}
+
+static void emit_load(FILE *out, const PlanNode *n, const char *index, bool preloaded) {
     const IrStmt *s = n->stmt;
+    Arena names = {0};
     if (n->npre == 0) {
-        for (int k = 0; k < s->nres; k++)
-            fprintf(out, "        v%d = ((const %s *)src%d)[%s];\n", k, prim_ctype(reduce_prim(s, k)), k, index);
+        for (int k = 0; k < s->nres; k++) fprintf(out, "        v%d = %s;\n", k, load_expr(&names, n, k, index, preloaded));
+        arena_free(&names);
         return;
     }
     Arena a = {0};
@@ -116,7 +149,7 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index) {
     fputs("        {\n", out);
     for (int k = 0; k < n->nin; k++) {
         const char *t = prim_ctype(n->in[k].prim);
-        fprintf(out, "            const %s l%d = ((const %s *)src%d)[%s];\n", t, k, t, k, index);
+        fprintf(out, "            const %s l%d = %s;\n", t, k, load_expr(&names, n, k, index, preloaded));
         prev[k] = arena_printf(&a, "l%d", k);
     }
     const char *where = arena_printf(&a, "(uint64_t)(%s)", index);
@@ -136,11 +169,14 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index) {
     }
     fputs("        }\n", out);
     arena_free(&a);
+    arena_free(&names);
 }
 
 /* `count` elements from index `first` of planes src0.. reduced in the
  * interpreter's tree order into v0..: a stack of subtotals, where element
- * i closes ctz(i + 1) levels. */
+ * i closes ctz(i + 1) levels. `unroll`: the loop is unrolled, and its
+ * loads (contiguous, 64 bytes of the widest field) may be vectorised where
+ * the kernel's template flag A says the planes are 16-byte aligned. */
 static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth, bool unroll) {
     const IrStmt *s = n->stmt;
     int ns = s->nres;
@@ -150,9 +186,10 @@ static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, co
         fprintf(out, "    %s st%d[%d], v%d, nv%d;\n", t, k, depth + 1, k, k);
     }
     fputs("    int top = 0;\n", out);
+    if (unroll) emit_preload(out, n, strtoull(count, NULL, 10), first);
     if (unroll) fputs("#pragma unroll\n", out);
     fprintf(out, "    for (uint64_t i = 0; i < %s; i++) {\n", count);
-    emit_load(out, n, arena_printf(&scratch, "%s + i", first));
+    emit_load(out, n, arena_printf(&scratch, "%s + i", first), unroll);
     fputs("        for (uint64_t c = i + 1; !(c & 1); c >>= 1) {\n            top--;\n", out);
     emit_apply(out, s, "st%d[top]", "v%d", "nv%d", 12);
     for (int k = 0; k < ns; k++) fprintf(out, "            v%d = nv%d;\n", k, k);
@@ -237,7 +274,8 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
     partials.nin = ns;
     for (int pass = 0; pass < 2; pass++) {
         int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = pass ? ns : n->nin;
-        fprintf(out, "__global__ void __launch_bounds__(%d)\n%s_%s(", 1 << t, name, pass ? "final" : "blocks");
+        fprintf(out, "%s__global__ void __launch_bounds__(%d)\n%s_%s(", pass ? "" : "template <bool A>\n", 1 << t, name,
+                pass ? "final" : "blocks");
         plane_params(out, "i", nin, true, true);
         plane_params(out, pass ? "o" : "q", ns, false, false);
         node_arg_params(out, n);
@@ -261,11 +299,18 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
     plane_params(out, "o", ns, false, false);
     plane_params(out, "q", ns, false, false);
     node_arg_params(out, n);
-    fprintf(out, ")\n{\n    %s_blocks<<<%lluu, %d, 0, ctx->stream>>>(", name, 1ULL << blocks, 1 << threads);
-    for (int k = 0; k < n->nin; k++) fprintf(out, "%si%d", k ? ", " : "", k);
-    for (int k = 0; k < ns; k++) fprintf(out, ", q%d", k);
-    for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
-    fprintf(out, ");\n    PARM_CHECK(ctx, cudaGetLastError());\n    %s_final<<<1, %d, 0, ctx->stream>>>(", name, 1 << threads2);
+    fputs(")\n{\n    const int aligned = ((0", out);
+    for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
+    fputs(") & 15) == 0;\n", out);
+    for (int A = 1; A >= 0; A--) {
+        fprintf(out, "    %s%s_blocks<%s><<<%lluu, %d, 0, ctx->stream>>>(", A ? "if (aligned)\n        " : "else\n        ", name,
+                A ? "true" : "false", 1ULL << blocks, 1 << threads);
+        for (int k = 0; k < n->nin; k++) fprintf(out, "%si%d", k ? ", " : "", k);
+        for (int k = 0; k < ns; k++) fprintf(out, ", q%d", k);
+        for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
+        fputs(");\n", out);
+    }
+    fprintf(out, "    PARM_CHECK(ctx, cudaGetLastError());\n    %s_final<<<1, %d, 0, ctx->stream>>>(", name, 1 << threads2);
     for (int k = 0; k < ns; k++) fprintf(out, "%sq%d", k ? ", " : "", k);
     for (int k = 0; k < ns; k++) fprintf(out, ", o%d", k);
     for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
