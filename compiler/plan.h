@@ -155,9 +155,6 @@ uint64_t plan_slot(const Phase *p, uint64_t u);
  * phase on_u is over the memory index and on_b is 0). Returns the bits. */
 int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst);
 
-/* plan_print.c: --dump-plan, the plan in a stable text form. */
-void plan_print(FILE *out, const Schedule *s);
-
 /* plan_verify.c: the plan's invariants. Returns NULL when they hold, else
  * a description of the first one broken (in the arena). */
 const char *plan_verify(Arena *arena, const Schedule *s);

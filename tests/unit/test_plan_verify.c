@@ -15,12 +15,12 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "ast.h"
+#include "parse.h"
 #include "diag.h"
 #include "imports.h"
 #include "opt.h"
 #include "schedule.h"
-#include "value.h"
+#include "specialise.h"
 
 static int passed, failed;
 
