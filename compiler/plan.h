@@ -25,7 +25,7 @@
 #ifndef PARMC_PLAN_H
 #define PARMC_PLAN_H
 
-#include "bmmc_kernel.h"
+#include "bmmc_plan.h"
 #include "ir.h"
 
 #define SCHED_MAX_TILE 16

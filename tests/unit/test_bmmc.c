@@ -1,9 +1,7 @@
-/* test_bmmc_kernel.c: checks compiler/bmmc_kernel.c.
+/* test_bmmc.c: checks the one-pass BMMC kernels, compiler/bmmc_plan.c (plan,
+ * index math, simulation) and compiler/emit_bmmc.c (the emitted C).
  *
- * Build and run:
- *   gcc -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter \
- *       -fsanitize=address,undefined -Icompiler compiler/f2.c compiler/bmmc_kernel.c \
- *       tests/unit/test_bmmc_kernel.c -o /tmp/test_bmmc_kernel && /tmp/test_bmmc_kernel
+ * Build and run: make build/unit/test_bmmc && build/unit/test_bmmc
  *
  * For random BMMCs, BPCs, bit reversals, transposes and complements at n =
  * 1..20 (below 5 the array is smaller than a warp) and element sizes 1 to
@@ -12,11 +10,12 @@
  * from, each written once; the simulator must report the fewest sectors and
  * bank congestion 1. A few plans are also emitted as C,
  * compiled with $CC (default cc) and run. Prints failures in detail and
- * finally "bmmc_kernel: N passed, M failed"; exits 1 on any failure. */
+ * finally "bmmc: N passed, M failed"; exits 1 on any failure. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "bmmc_kernel.h"
+#include "bmmc_plan.h"
+#include "emit_bmmc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -351,6 +350,6 @@ int main(void)
     test_interpreted();
     test_wide();
     test_emitted_c();
-    printf("bmmc_kernel: %d passed, %d failed\n", passed, failed);
+    printf("bmmc: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
