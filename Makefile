@@ -90,9 +90,9 @@ build/parmc: $(OBJS) $(TOOL_OBJS)
 build/parmc-san: $(SAN_OBJS) $(TOOL_SAN_OBJS)
 	$(Q)$(call say,LINK,$@)$(CC) $(SANFLAGS) $^ -o $@ -lm
 
-build/unit/%: tests/unit/%.c $(SAN_OBJS)
+build/unit/%: tests/unit/%.c tests/unit/check.h $(SAN_OBJS)
 	@mkdir -p build/unit
-	$(Q)$(call say,UNIT,$@)$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $^ -o $@ -lm
+	$(Q)$(call say,UNIT,$@)$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $(filter-out %.h,$^) -o $@ -lm
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/*.c))
 

@@ -17,29 +17,10 @@
 #include "bmmc_plan.h"
 #include "emit_bmmc.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    if (failed <= 20) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf("  FAIL: ");
-        vprintf(fmt, ap);
-        printf("\n");
-        va_end(ap);
-    }
-}
+#include "check.h"
 
 /* ---- deterministic random input (splitmix64, fixed seed) ---- */
 
@@ -204,7 +185,7 @@ static void check_case(int kind, int n, int elem, int tile_log)
 static void test_interpreted(void)
 {
     static const int elems[] = {4, 8, 2, 1};
-    int before = passed + failed, fails = failed;
+    CheckMark mark = check_mark();
     for (int n = 1; n <= 16; n++) {
         for (int e = 0; e < 4; e++) {
             for (int kind = 0; kind < 5; kind++) {
@@ -218,25 +199,23 @@ static void test_interpreted(void)
     for (int n = 17; n <= 20; n++)
         for (int kind = 0; kind < (n <= 18 ? 3 : 1); kind++)
             check_case(kind + (n == 19) * 2, n, elems[(n + kind) % 2], 10 + (n + kind) % 3);
-    printf("%-4s interpreted plans, n = 1..20 (%d checks)\n", failed > fails ? "FAIL" : "ok",
-           passed + failed - before);
+    check_group(mark, "interpreted plans, n = 1..20");
 }
 
 /* Wide indices: 64 random blocks of n = 28..40 plans. */
 static void test_wide(void)
 {
-    int before = passed + failed, fails = failed;
+    CheckMark mark = check_mark();
     for (int n = 28; n <= 40; n += 3) {
         check_case(0, n, 4, 10);
         check_case(1, n, 8, 10);
     }
-    printf("%-4s wide indices, n = 28..40 (%d checks)\n", failed > fails ? "FAIL" : "ok",
-           passed + failed - before);
+    check_group(mark, "wide indices, n = 28..40");
 }
 
 static void test_rejects(void)
 {
-    int before = passed + failed, fails = failed;
+    CheckMark mark = check_mark();
     BmmcPlan p;
     F2Mat a = random_bmmc(12);
     F2Mat sing = a;
@@ -252,8 +231,7 @@ static void test_rejects(void)
     F2Mat tiny = random_bmmc(3);
     check(bmmc_plan(&tiny, 5, 4, 10, &p) && p.tile_log == 3 && p.block_log == 0,
           "n = 3 not one block");
-    printf("%-4s rejected and degenerate inputs (%d checks)\n", failed > fails ? "FAIL" : "ok",
-           passed + failed - before);
+    check_group(mark, "rejected and degenerate inputs");
 }
 
 /* ---- the emitted C, compiled and run ---- */
@@ -314,7 +292,7 @@ static bool write_emit_program(const char *path, BmmcPlan *plans)
 
 static void test_emitted_c(void)
 {
-    int before = passed + failed, fails = failed;
+    CheckMark mark = check_mark();
     BmmcPlan plans[EMIT_CASES];
     for (int k = 0; k < EMIT_CASES; k++) {
         const EmitCase *ec = &emit_cases[k];
@@ -340,8 +318,7 @@ static void test_emitted_c(void)
     check(run && pclose(run) == 0 && k == EMIT_CASES, "emitted C did not build or run: %s", cmd);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     check(system(cmd) == 0, "cannot remove %s", dir);
-    printf("%-4s emitted C compiled and run (%d checks)\n", failed > fails ? "FAIL" : "ok",
-           passed + failed - before);
+    check_group(mark, "emitted C compiled and run");
 }
 
 int main(void)
@@ -350,6 +327,5 @@ int main(void)
     test_interpreted();
     test_wide();
     test_emitted_c();
-    printf("bmmc: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_summary("bmmc");
 }
