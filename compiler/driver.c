@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
+#include "parse.h"
 #include "imports.h"
 #include "io.h"
 #include "ir.h"
@@ -15,8 +15,9 @@
 #include "opt.h"
 #include "schedule.h"
 #include "randinput.h"
+#include "plan_print.h"
 #include "simulate.h"
-#include "value.h"
+#include "specialise.h"
 
 const char *const stage_names[STAGE_COUNT] = {"specialised", "normalised", "optimised"};
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "emit_bmmc.h"
 #include "emit_elem.h"
 #include "plan.h"
 

@@ -178,7 +178,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     fputs("    }\n}\n\n", out);
 }
 
-/* A permutation: one planned one-pass kernel per slot (bmmc_kernel.c). */
+/* A permutation: one planned one-pass kernel per slot (emit_bmmc.c). */
 static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_permute_kernels(out, p, name, bmmc_emit_c);
     emit_phase_head(out, s, name, false);
