@@ -552,6 +552,8 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     emit_comment(out, p);
     fprintf(out, "void %s(const %s *in, %s *out%s);\n", name, ctype, ctype, shape_params(g));
     fprintf(out, "void %s(const %s *in, %s *out%s)\n{\n", name, ctype, ctype, shape_params(g));
+    if (g)   /* a one-dimensional shape has one row */
+        fprintf(out, "    (void)parm_rows;\n    (void)parm_cols;\n");
     emit_c_table(out, "uint64_t", "read_x", it.read_x, iters, ty);
     emit_c_table(out, "unsigned", "read_slot", it.read_slot, iters, st);
     emit_c_table(out, "uint64_t", "write_y", it.write_y, iters, ty);
