@@ -1,0 +1,325 @@
+/* bmmc_plan.c: plan and simulate one-pass BMMC permutation kernels.
+ *
+ * bmmc_plan.h describes the construction and the names (tau, sigma, slot);
+ * emit_bmmc.c writes the planned kernel as CUDA or C. Every map here is
+ * linear over F2 and held as columns (column i = the image of bit i), so
+ * applying one is an XOR of the columns that the input selects. */
+#include "bmmc_plan.h"
+
+#include <string.h>
+
+#include "access_model.h"
+
+#define SEGMENT_BYTES 128   /* what one warp access should cover */
+#define WIDE_SEGMENT_BYTES 256  /* the widest segment tried for L */
+#define WIDE_TILE_BYTES 16384   /* ...while its tile stays within this */
+#define WARP_LOG 5
+#define SMEM_LIMIT 49152    /* static shared memory of one block */
+#define MAX_BLOCK_LOG 30    /* gridDim.x holds at most 2^31 - 1 */
+#define INTERLEAVE_LOG 12   /* block bits spread over both sides: 4096 blocks
+                               cover those resident on a large GPU at once */
+
+static uint64_t bit(int i) { return (uint64_t)1 << i; }
+
+static int log2_exact(int v)
+{
+    int k = 0;
+    while ((1 << k) < v)
+        k++;
+    return (1 << k) == v ? k : -1;
+}
+
+/* ---- planning ---- */
+
+/* Coordinates of v (a vector of V) in B = [e0..e(l-1), w1..wr]: V's reduced
+ * basis holds e0..e(l-1) and the w's, each w the only one with its pivot
+ * bit, so the coefficient of w_k is simply v's bit at that pivot. */
+static uint64_t tile_coords(const BmmcPlan *p, const int *pivot, uint64_t v)
+{
+    uint64_t tau = v & f2_mask(p->seg_log);
+    for (int k = 0; k < p->rows_log; k++)
+        tau |= (v >> pivot[k] & 1) << (p->seg_log + k);
+    return tau;
+}
+
+/* Basis vectors of s with pivot >= l in increasing pivot order: a basis of s
+ * modulo L with zero low bits (the reduced basis cleared them). */
+static void high_basis(const F2Space *s, int l, uint64_t *out, int *pivot)
+{
+    int k = 0;
+    for (int j = s->dim - 1; j >= 0; j--) {
+        int top = f2_top_bit(s->basis[j]);
+        if (top >= l) {
+            out[k] = s->basis[j];
+            pivot[k++] = top;
+        }
+    }
+}
+
+/* The bank geometry of the tile (access_model.h): a 4-byte word holds 4/e
+ * elements, so the bank is chosen by slot bits bank_lo.. (5 of them); 8-byte
+ * elements go as half-warps over 16 bank pairs, chosen by slot bits 0..3. */
+static void plan_banks(BmmcPlan *p, int *phase_log)
+{
+    BankGeometry g = access_bank_geometry(p->elem_bytes);
+    p->bank_lo = g.word_shift;
+    int bits = g.bank_bits;
+    if (bits > p->tile_log - p->bank_lo)
+        bits = p->tile_log - p->bank_lo > 0 ? p->tile_log - p->bank_lo : 0;
+    p->bank_bits = bits;
+    int lanes = p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG;
+    *phase_log = lanes > g.wave_log ? g.wave_log : lanes;
+}
+
+/* Choose the swizzle S (bank-row bits -> bank bits; a bank row is 128 bytes
+ * of the tile, the tau bits above the bank bits) so that the tile loads of
+ * the write phase are conflict-free; the stores of the read phase are for
+ * any S, since a warp stores 32 consecutive elements of the tile (within one
+ * bank row, or two half-warps in two).
+ *
+ * A warp phase loads tau = G·u ⊕ const over lanes u; slot bank bits are
+ * beta(u) ⊕ S·rho(u), with rho the bank-row part and beta the bank part of
+ * tau. Eliminating on rho splits the lanes into those within one bank row
+ * (rho = 0, whose banks S cannot move, but they are distinct words in
+ * distinct banks since G is injective) and combinations with
+ * independent rows. Each of the latter gets a bank target outside the span
+ * of all banks so far, and S is solved to hit it: the target is its own bank
+ * when that is already new (no swizzle where none is needed), otherwise the
+ * lowest coordinate bank that is. Lanes sharing a word (elements < 4 bytes)
+ * have bank 0 relative to each other and cost nothing. */
+static void plan_swizzle(BmmcPlan *p, int phase_log)
+{
+    int hi = p->bank_lo + p->bank_bits, r = p->tile_log - hi;
+    uint64_t bank_mask = f2_mask(p->bank_bits);
+    uint64_t rho[WARP_LOG], need[WARP_LOG];
+    int count = 0;
+    F2Space banks = f2_space_empty(p->bank_bits);
+    memset(p->swizzle, 0, sizeof p->swizzle);
+    for (int i = 0; i < phase_log; i++) {
+        uint64_t g = p->src_cols[i];
+        uint64_t rw = g >> hi, bk = g >> p->bank_lo & bank_mask;
+        for (int m = 0; m < count; m++) {
+            if (rw >> f2_top_bit(rho[m]) & 1) {
+                rw ^= rho[m];
+                bk ^= need[m];
+            }
+        }
+        if (rw == 0) {
+            f2_space_add(&banks, bk);
+            continue;
+        }
+        rho[count] = rw;
+        need[count++] = bk;
+    }
+    /* need[m] becomes S·rho[m] = target ⊕ own bank. */
+    for (int m = 0; m < count; m++) {
+        uint64_t target = need[m];
+        for (int b = 0; !f2_space_add(&banks, target); b++)
+            target = bit(b);
+        need[m] ^= target;
+    }
+    /* S·e_k: reduce e_k by the rho's from the highest pivot down; what is
+     * left are non-pivot coordinates, where S is zero. */
+    for (int k = 0; k < r; k++) {
+        uint64_t v = bit(k), s = 0;
+        for (int top = r - 1; top >= 0; top--) {
+            for (int m = 0; m < count; m++) {
+                if (f2_top_bit(rho[m]) == top && (v >> top & 1)) {
+                    v ^= rho[m];
+                    s ^= need[m];
+                }
+            }
+        }
+        p->swizzle[k] = s << p->bank_lo;
+    }
+}
+
+/* The number of elements per thread: 8 where the tile allows, so that each
+ * thread has several loads in flight and the per-thread index setup is
+ * shared by several elements; at most 256 threads and at least one warp. */
+static int plan_threads(int tile_log)
+{
+    int t = tile_log - 3;
+    int warp = tile_log < WARP_LOG ? tile_log : WARP_LOG;
+    if (t < warp)
+        t = warp;
+    return t > BMMC_MAX_THREAD_LOG ? BMMC_MAX_THREAD_LOG : t;
+}
+
+/* V = L + A⁻¹L, padded with the lowest coordinates it lacks to the wanted
+ * dimension (or n, if smaller). L is the 256-byte segment when its V fits
+ * in 16 KB, else the 128-byte one: measured on an H100 (bench/perm/NOTES.md),
+ * 256-byte pieces gave the DRAM runs long enough to gain 1 to 5% of copy
+ * speed over 128-byte ones; 512-byte ones (larger tiles) lost some of that
+ * for 4-byte elements and were mixed for 8-byte ones. */
+static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want)
+{
+    F2Space v;
+    for (int bytes = WIDE_SEGMENT_BYTES;; bytes /= 2) {
+        int l = log2_exact(bytes) - elem_log;
+        p->seg_log = l < p->n ? l : p->n;
+        F2Space low = f2_space_coords(p->n, f2_mask(p->seg_log));
+        F2Space back = f2_space_image(&p->a_inv, &low);
+        v = f2_space_sum(&low, &back);
+        if (bytes == SEGMENT_BYTES || ((uint64_t)1 << v.dim << elem_log) <= WIDE_TILE_BYTES)
+            break;
+    }
+    int d = want < p->n ? want : p->n;
+    for (int i = p->seg_log; i < p->n && v.dim < d; i++)
+        f2_space_add(&v, bit(i));
+    return v;
+}
+
+/* The block index: a complement of V, one column per block bit, low bits
+ * first. Blocks with nearby indices run at the same time, so the low block
+ * bits decide which segments the DRAM sees together: input coordinates
+ * there put the reads of running blocks next to each other, output
+ * coordinates (through A⁻¹) their writes. Taking the two in turn gives both
+ * sides runs of several KB instead of isolated 128-byte segments on one
+ * side. Higher block bits take input coordinates, which cost the least to
+ * deposit. Each column is reduced modulo V (zero at V's pivots, so x0 has no
+ * bits in L), which leaves its coset, and so the block's tile, unchanged. */
+static uint64_t next_block_col(const BmmcPlan *p, F2Space *span, int *next, int out_side)
+{
+    while (*next < p->n) {
+        uint64_t u = bit((*next)++);
+        if (out_side)
+            u = f2_apply(&p->a_inv, u);
+        if (f2_space_add(span, u))
+            return u;   /* independent of V and the columns so far */
+    }
+    return 0;
+}
+
+static void plan_blocks(BmmcPlan *p, const F2Space *v)
+{
+    F2Space span = *v;
+    int next[2] = {p->seg_log, p->seg_log};   /* input, output coordinate */
+    for (int k = 0; k < p->block_log; k++) {
+        int side = k < INTERLEAVE_LOG ? k & 1 : 0;
+        uint64_t col = next_block_col(p, &span, &next[side], side);
+        if (!col)
+            col = next_block_col(p, &span, &next[!side], !side);
+        p->block_cols[k] = f2_space_reduce(v, col);
+        p->out_cols[k] = f2_apply(&p->a, p->block_cols[k]);
+    }
+}
+
+static bool plan_valid(const F2Mat *a, uint64_t c, int elem_bytes)
+{
+    return a->n >= 1 && a->n <= BMMC_MAX_N && (c & ~f2_mask(a->n)) == 0 &&
+           (elem_bytes == 1 || elem_bytes == 2 || elem_bytes == 4 || elem_bytes == 8);
+}
+
+bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan)
+{
+    if (!plan_valid(a, c, elem_bytes))
+        return false;
+    BmmcPlan p;
+    memset(&p, 0, sizeof p);
+    p.n = a->n;
+    p.a = *a;
+    p.c = c;
+    p.elem_bytes = elem_bytes;
+    if (!f2_invert(a, &p.a_inv))
+        return false;
+    int elem_log = log2_exact(elem_bytes);
+    F2Space v = plan_tile_space(&p, elem_log, tile_log);
+    p.tile_log = v.dim;
+    p.rows_log = v.dim - p.seg_log;
+    p.block_log = p.n - v.dim;
+    if (p.tile_log > BMMC_MAX_TILE || p.block_log > MAX_BLOCK_LOG ||
+        ((uint64_t)elem_bytes << p.tile_log) > SMEM_LIMIT)
+        return false;
+    p.thread_log = plan_threads(p.tile_log);
+    p.iter_log = p.tile_log - p.thread_log;
+    plan_blocks(&p, &v);
+
+    int wpiv[BMMC_MAX_TILE], zpiv[BMMC_MAX_TILE];
+    high_basis(&v, p.seg_log, p.w, wpiv);
+    F2Space image = f2_space_image(a, &v);
+    high_basis(&image, p.seg_log, p.z, zpiv);
+    for (int i = 0; i < p.tile_log; i++) {
+        int k = i - p.seg_log;
+        p.read_cols[i] = k < 0 ? bit(i) : p.w[k];
+        p.write_cols[i] = k < 0 ? bit(i) : p.z[k];
+        p.src_cols[i] = tile_coords(&p, wpiv, f2_apply(&p.a_inv, p.write_cols[i]));
+    }
+
+    int phase_log;
+    plan_banks(&p, &phase_log);
+    plan_swizzle(&p, phase_log);
+    int hi = p.bank_lo + p.bank_bits;
+    for (int i = 0; i < p.tile_log; i++)
+        p.slot_cols[i] = i < hi ? bit(i) : bit(i) ^ p.swizzle[i - hi];
+    *plan = p;
+    return true;
+}
+
+/* ---- index math ---- */
+
+static uint64_t block_x0(const BmmcPlan *p, uint64_t b)
+{
+    return f2_combine(p->block_cols, p->block_log, b);
+}
+
+/* A·x0 ⊕ c, before its low bits are split off as lambda. */
+static uint64_t block_y0(const BmmcPlan *p, uint64_t b)
+{
+    return p->c ^ f2_combine(p->out_cols, p->block_log, b);
+}
+
+uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
+{
+    uint64_t tau = t | (uint64_t)i << p->thread_log;
+    *slot = (unsigned)f2_combine(p->slot_cols, p->tile_log, tau);
+    return block_x0(p, b) ^ f2_combine(p->read_cols, p->tile_log, tau);
+}
+
+uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
+{
+    uint64_t sigma = t | (uint64_t)i << p->thread_log;
+    uint64_t y0 = block_y0(p, b), low = f2_mask(p->seg_log);
+    uint64_t tau = f2_combine(p->src_cols, p->tile_log, sigma ^ (y0 & low));
+    *slot = (unsigned)f2_combine(p->slot_cols, p->tile_log, tau);
+    return (y0 & ~low) ^ f2_combine(p->write_cols, p->tile_log, sigma);
+}
+
+/* ---- simulation ---- */
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* Walk every warp access of block b. */
+static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r)
+{
+    int lanes = 1 << (p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG);
+    unsigned warps = 1u << (p->thread_log - (p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG));
+    for (unsigned w = 0; w < warps; w++) {
+        for (unsigned i = 0; i < 1u << p->iter_log; i++) {
+            uint64_t x[32], y[32], rs[32], ws[32];
+            for (int lane = 0; lane < lanes; lane++) {
+                unsigned t = w * (unsigned)lanes + (unsigned)lane, r_slot, w_slot;
+                x[lane] = bmmc_read_index(p, b, t, i, &r_slot);
+                y[lane] = bmmc_write_index(p, b, t, i, &w_slot);
+                rs[lane] = r_slot;
+                ws[lane] = w_slot;
+            }
+            r->warp_accesses += 2;
+            r->read_sectors_max = max_int(r->read_sectors_max, access_sectors(x, lanes, p->elem_bytes));
+            r->write_sectors_max = max_int(r->write_sectors_max, access_sectors(y, lanes, p->elem_bytes));
+            r->store_congestion_max =
+                max_int(r->store_congestion_max, access_congestion(rs, lanes, p->elem_bytes));
+            r->load_congestion_max =
+                max_int(r->load_congestion_max, access_congestion(ws, lanes, p->elem_bytes));
+        }
+    }
+    r->sectors_min = access_sectors_min(lanes, p->elem_bytes);
+}
+
+void bmmc_simulate(const BmmcPlan *p, BmmcSimReport *r)
+{
+    memset(r, 0, sizeof *r);
+    simulate_block(p, 0, r);
+    if (p->block_log > 0)
+        simulate_block(p, ((uint64_t)1 << p->block_log) - 1, r);
+}
