@@ -709,8 +709,8 @@ static void pad_slots(Spec *s, Value *v, const ElemType *t, Scalar *out, int *k,
     } else if (v->kind == V_BOOL && p == PRIM_BOOL) {
         out[(*k)++] = scalar_from_int(p, v->i);
     } else {
-        diag_error(loc, "the pad must be a static value of type %s (a number, max or min), got %s", prim_name(p),
-                   value_describe(s, v));
+        diag_error(loc, "the pad must be a static value of type %s (%s, max or min), got %s", prim_name(p),
+                   p == PRIM_BOOL ? "true, false" : "a number", value_describe(s, v));
     }
 }
 
