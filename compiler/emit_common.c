@@ -30,16 +30,23 @@ void emit_phase_comment(FILE *out, const Phase *p) {
 bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src == BUF_IN; }
 bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && p->dst == BUF_OUT; }
 
-/* Templates over an index '@' of the padded order (bmmc_kernel.h). */
+/* Templates over an index '@' of the padded order (emit_bmmc.h). Rows of
+ * an array of at most 2^32 elements compute in 32 bits (the row, the column
+ * and row·parm_cols + column all fit): one multiply-add per element, which
+ * the load of every element of the first kernel pays. */
+static const char *pad_index_type(const Schedule *s) { return s->n <= 32 ? "(uint32_t)" : "(uint64_t)"; }
+
 static const char *pad_inside_template(Arena *a, const Schedule *s) {
     if (s->pad_rows_log < 0) return "@ < parm_cols";
-    return arena_printf(a, "(@ >> %d) < parm_rows && (@ & 0x%llxull) < parm_cols", s->pad_cols_log,
-                        (unsigned long long)f2_mask(s->pad_cols_log));
+    const char *t = pad_index_type(s);
+    return arena_printf(a, "(%s@ >> %d) < %sparm_rows && (%s@ & 0x%llxu) < %sparm_cols", t, s->pad_cols_log, t, t,
+                        (unsigned long long)f2_mask(s->pad_cols_log), t);
 }
 
 static const char *pad_at_template(Arena *a, const Schedule *s) {
     if (s->pad_rows_log < 0) return "@";
-    return arena_printf(a, "(@ >> %d) * parm_cols + (@ & 0x%llxull)", s->pad_cols_log,
+    const char *t = pad_index_type(s);
+    return arena_printf(a, "(%s@ >> %d) * %sparm_cols + (%s@ & 0x%llxu)", t, s->pad_cols_log, t, t,
                         (unsigned long long)f2_mask(s->pad_cols_log));
 }
 
