@@ -604,9 +604,9 @@ static void emit_read_values(FILE *out, const Schedule *s) {
     const ElemType *t = s->in_elem;
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", t->nslots, s->out_elem->nslots);
     for (int k = 0; k < t->nslots; k++)
-        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(t, k)));
+        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(t, k)));
     for (int k = 0; k < s->out_elem->nslots; k++)
-        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
+        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
     emit_read_args(out, s, true);
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
     for (int k = 0; k < t->nslots; k++) {

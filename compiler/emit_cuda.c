@@ -325,11 +325,11 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
     fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
     for (int k = 0; k < in->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(in, k));
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * n));\n", k, t);
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * (n ? n : 1)));\n", k, t);
         fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], host_in[%d], sizeof(%s) * n, cudaMemcpyHostToDevice));\n", k, k, t);
     }
     for (int k = 0; k < res->nslots; k++)
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * n));\n", k, prim_ctype(elem_slot_prim(res, k)));
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * (n ? n : 1)));\n", k, prim_ctype(elem_slot_prim(res, k)));
     /* a cudaMemcpy from pageable memory may return before its DMA lands, and
        the context's non-blocking stream does not wait for stream 0 */
     fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", out);
