@@ -90,10 +90,11 @@ static void interpret(Compilation *c, const Options *opt, const char *entry, FIL
     long len = 0;
     c->input = io_slurp(in, &len);
     if (!c->input) diag_fatal("cannot read standard input");
-    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs);
+    IoShape shape;
+    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs, &shape);
     c->results = ir_eval_func(&c->ir, f, c->inputs);
     if (opt->compare_stages) compare_stages(c, opt, f);
-    io_write_results(out, f, c->results);
+    io_write_results(out, f, c->results, shape);
 }
 
 /* NAME.cu -> NAME.h, NAME.json: the file beside the output with extension ext */
