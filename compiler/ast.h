@@ -115,6 +115,7 @@ typedef struct {
     Loc loc;
     const char *name;
     TypeExpr *type;         /* NULL for a range */
+    Expr *pad;              /* `pad e`: the element an absent one stands for; NULL if none */
     Expr *lo, *hi;          /* range bounds, inclusive */
 } EntryParam;
 
@@ -136,10 +137,5 @@ typedef struct {
     Loc loc;
     const char *path;       /* the string as written */
 } Import;
-
-/* Parse a whole source file, appending its declarations to *program (zero it
- * before the first call); on a lexical or syntax error reports the first one
- * and aborts (diag.h). src->text must have a NUL at src->text[src->len]. */
-void parse_source(Arena *arena, const Source *src, Program *program);
 
 #endif

@@ -2,21 +2,24 @@
  * diag, which longjmps back here; the arena is then freed in one place. */
 #include "driver.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
+#include "parse.h"
 #include "imports.h"
 #include "io.h"
 #include "ir.h"
 #include "emit.h"
+#include "manifest.h"
 #include "opt.h"
 #include "entry_plan.h"
 #include "schedule.h"
 #include "randinput.h"
+#include "plan_print.h"
 #include "simulate.h"
-#include "value.h"
+#include "specialise.h"
 
 const char *const stage_names[STAGE_COUNT] = {"specialised", "normalised", "optimised"};
 
@@ -27,7 +30,7 @@ typedef struct {
     Program program;
     IrProgram ir;
     FILE *writing;              /* an output file being written */
-    const char *written[2];     /* the output files begun: all removed if an error stops one */
+    const char *written[3];     /* the output files begun: all removed if an error stops one */
     int nwritten;
 } Compilation;
 
@@ -88,38 +91,82 @@ static void interpret(Compilation *c, const Options *opt, const char *entry, FIL
     long len = 0;
     c->input = io_slurp(in, &len);
     if (!c->input) diag_fatal("cannot read standard input");
-    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs);
+    IoShape shape;
+    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs, &shape);
     c->results = ir_eval_func(&c->ir, f, c->inputs);
     if (opt->compare_stages) compare_stages(c, opt, f);
-    io_write_results(out, f, c->results);
+    io_write_results(out, f, c->results, shape);
 }
 
-/* NAME.cu -> NAME.h */
-static char *header_path(Arena *a, const char *output) {
+/* NAME.cu -> NAME.h, NAME.json: the file beside the output with extension ext */
+static char *beside(Arena *a, const char *output, const char *ext) {
     const char *slash = strrchr(output, '/');
     const char *dot = strrchr(output, '.');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - output) : strlen(output);
-    return arena_printf(a, "%.*s.h", (int)stem, output);
+    return arena_printf(a, "%.*s%s", (int)stem, output, ext);
 }
 
-static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const EmitInput *, bool),
-                       const EmitInput *in, bool flag) {
+const char *driver_prefix_problem(const char *prefix) {
+    if (!*prefix || isdigit((unsigned char)*prefix)) return "is not a C identifier (it must start with a letter or '_')";
+    for (const char *c = prefix; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_')
+            return "is not a C identifier (letters, digits and '_')";
+    if (emit_prefix_reserved(prefix)) return "is reserved: the emitted code's own names start with parm_ and PARM_";
+    return NULL;
+}
+
+/* The API prefix of output path OUT: its file name without the extension
+ * (the header's name without .h), with every character that cannot be in a
+ * C identifier made '_', and "p_" in front of one that starts with a digit
+ * or is reserved ("p" for an empty name). */
+static const char *default_prefix(Arena *a, const char *output) {
+    const char *slash = strrchr(output, '/');
+    const char *base = slash ? slash + 1 : output;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot ? (size_t)(dot - base) : strlen(base);
+    if (len == 0) return "p";
+    char *name = arena_printf(a, "%.*s", (int)len, base);
+    for (char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') *c = '_';
+    return driver_prefix_problem(name) ? arena_printf(a, "p_%s", name) : name;
+}
+
+/* An entry whose exported name would be one of the API's own. */
+static void check_entry_names(const EmitInput *in) {
+    for (int i = 0; i < in->nplans; i++) {
+        const IrFunc *f = in->plans[i].func;
+        if (emit_api_name_taken(f->entry))
+            diag_error(f->loc, "entry '%s' would be exported as %s_%s, a name of the API's own (docs/api.md); "
+                               "rename the entry", f->entry, in->prefix, f->entry);
+    }
+}
+
+/* What a compile writes: the program, its header and its manifest. */
+typedef struct {
+    const EmitInput *emit;
+    bool target_c;
+    const ManifestInput *manifest;
+} Outputs;
+
+static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const Outputs *), const Outputs *o) {
     if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
     FILE *f = fopen(path, "w");
     if (!f) diag_fatal("cannot write '%s': %s", path, strerror(errno));
     c->writing = f;
     c->written[c->nwritten++] = path;
-    write(f, in, flag);
+    write(f, o);
     c->writing = NULL;
     if (fclose(f) != 0) diag_fatal("cannot write '%s': %s", path, strerror(errno));
 }
 
-static void write_program(FILE *f, const EmitInput *in, bool target_c) {
-    if (target_c) emit_c_program(f, in);
-    else emit_cuda_program(f, in);
+static void write_program(FILE *f, const Outputs *o) {
+    if (o->target_c) emit_c_program(f, o->emit);
+    else emit_cuda_program(f, o->emit);
 }
 
-static void write_header(FILE *f, const EmitInput *in, bool target_c) { emit_header(f, in, !target_c); }
+static void write_header(FILE *f, const Outputs *o) { emit_header(f, o->emit, !o->target_c); }
+
+static void write_manifest(FILE *f, const Outputs *o) { manifest_write(f, o->manifest); }
 
 /* The size range of entry `entry` (`(n : 0..3)`). */
 static const EntryParam *size_range(const Program *p, const char *entry) {
@@ -145,7 +192,7 @@ static bool some_size_compiles(Compilation *c, const IrFunc *f) {
 /* Schedules every specialisation into out and returns how many. A size of a
  * ranged entry that the back end refuses whole (arrays of 1 element at
  * n = 0) is left out with a warning when another size compiles: the emitted
- * function then returns PARM_ERROR_LENGTH for that length alone. The
+ * function then returns NAME_ERROR_LENGTH for that length alone. The
  * sanitizer build (PARMC_VERIFY) checks every plan against plan_verify's
  * invariants, naming the stage that built it (scheduling). */
 static int schedule_all(Compilation *c, EntryPlan *out) {
@@ -155,8 +202,8 @@ static int schedule_all(Compilation *c, EntryPlan *out) {
         const char *refusal = f->size_param >= 0 ? entry_plan_refusal(&c->arena, f) : NULL;
         const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
         if (range && some_size_compiles(c, f)) {
-            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns PARM_ERROR_LENGTH "
-                                     "for that length", f->entry, range->name, f->size_param, refusal);
+            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "
+                                     "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
             continue;
         }
         entry_plan(&c->arena, f, &out[n]);
@@ -174,7 +221,8 @@ static int schedule_all(Compilation *c, EntryPlan *out) {
     return n;
 }
 
-/* The back end: schedule every specialisation, write OUT and its header. */
+/* The back end: schedule every specialisation, write OUT, its header and
+ * its manifest (from the specialisations that were compiled). */
 static void compile(Compilation *c, const Options *opt) {
     const char *output = opt->output;
     if (!output) {
@@ -182,15 +230,25 @@ static void compile(Compilation *c, const Options *opt) {
         size_t stem = dot ? (size_t)(dot - opt->input) : strlen(opt->input);
         output = arena_printf(&c->arena, "%.*s%s", (int)stem, opt->input, opt->target_c ? ".c" : ".cu");
     }
-    const char *header = header_path(&c->arena, output);
+    const char *header = beside(&c->arena, output, ".h");
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .emit_main = opt->emit_main,
-                    .main_entry = opt->entry ? opt->entry : "main"};
+                    .main_entry = opt->entry ? opt->entry : "main",
+                    .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
     in.nplans = schedule_all(c, in.plans);
-    write_file(c, output, write_program, &in, opt->target_c);
-    write_file(c, header, write_header, &in, opt->target_c);
+    emit_input_schedules(&in, &c->arena);
+    check_entry_names(&in);
+    const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
+    for (int i = 0; i < in.nplans; i++) funcs[i] = in.plans[i].func;
+    ManifestInput manifest = {.source = opt->input, .target = opt->target_c ? "c" : "cuda", .prefix = in.prefix,
+                              .header = in.header_name, .program = &c->program, .funcs = funcs,
+                              .nfuncs = in.nplans};
+    Outputs o = {&in, opt->target_c, &manifest};
+    write_file(c, output, write_program, &o);
+    write_file(c, header, write_header, &o);
+    write_file(c, beside(&c->arena, output, ".json"), write_manifest, &o);
 }
 
 /* --report: the access simulator over the schedule of every entry. With

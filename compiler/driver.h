@@ -29,12 +29,16 @@ typedef struct {
     bool compare_stages;        /* --compare-stages: interpret every stage, fail if they differ */
     bool target_c;              /* --target=c: portable C instead of CUDA */
     bool emit_main;             /* --emit-main: a standalone main for the entry -e (default main) */
+    const char *prefix;         /* --prefix: of the API's names; NULL = from the output's name */
     unsigned long long seed;    /* --random-input=SEED */
     bool strict;                /* --strict: --report fails unless every access is minimal */
     ImportPath import_path;     /* -I DIR and the stdlib, for `import` */
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */
 } Options;
+
+/* Why `prefix` cannot be the API's prefix (--prefix), or NULL when it can. */
+const char *driver_prefix_problem(const char *prefix);
 
 /* Returns the process exit code: 0, or 1 after a diagnostic. */
 int driver_run(const Options *opt);

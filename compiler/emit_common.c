@@ -3,6 +3,7 @@
  * length), and the standalone main of --emit-main. */
 #include "emit.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "emit_elem.h"
@@ -24,12 +25,70 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
-void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit) {
+/* ---- entries of any length (plan.h, Schedule.pad) ---- */
+
+bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src == BUF_IN; }
+bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && p->dst == BUF_OUT; }
+
+/* Templates over an index '@' of the padded order (emit_bmmc.h). Rows of
+ * an array of at most 2^32 elements compute in 32 bits (the row, the column
+ * and row·parm_cols + column all fit): one multiply-add per element, which
+ * the load of every element of the first kernel pays. */
+static const char *pad_index_type(const Schedule *s) { return s->n <= 32 ? "(uint32_t)" : "(uint64_t)"; }
+
+static const char *pad_inside_template(Arena *a, const Schedule *s) {
+    if (s->pad_rows_log < 0) return "@ < parm_cols";
+    const char *t = pad_index_type(s);
+    return arena_printf(a, "(%s@ >> %d) < %sparm_rows && (%s@ & 0x%llxu) < %sparm_cols", t, s->pad_cols_log, t, t,
+                        (unsigned long long)f2_mask(s->pad_cols_log), t);
+}
+
+static const char *pad_at_template(Arena *a, const Schedule *s) {
+    if (s->pad_rows_log < 0) return "@";
+    const char *t = pad_index_type(s);
+    return arena_printf(a, "(%s@ >> %d) * %sparm_cols + (%s@ & 0x%llxu)", t, s->pad_cols_log, t, t,
+                        (unsigned long long)f2_mask(s->pad_cols_log));
+}
+
+/* A template with '@' replaced by (index), in the arena. */
+static const char *instantiate(Arena *a, const char *tmpl, const char *index) {
+    const char *text = "";
+    for (const char *c = tmpl; *c; c++)
+        text = *c == '@' ? arena_printf(a, "%s(%s)", text, index) : arena_printf(a, "%s%c", text, *c);
+    return text;
+}
+
+const char *emit_pad_inside(Arena *a, const Schedule *s, const char *index) {
+    return instantiate(a, pad_inside_template(a, s), index);
+}
+
+const char *emit_pad_at(Arena *a, const Schedule *s, const char *index) {
+    return instantiate(a, pad_at_template(a, s), index);
+}
+
+const char *emit_pad_value(Arena *a, const Schedule *s, int k) {
+    return emit_scalar_literal(a, elem_slot_prim(s->in_elem, k), s->pad[k]);
+}
+
+const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane, const char *index) {
+    return arena_printf(a, "(%s ? %s[%s] : %s)", emit_pad_inside(a, s, index), plane, emit_pad_at(a, s, index),
+                        emit_pad_value(a, s, k));
+}
+
+void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcEmitter emit) {
+    Arena scratch = {0};
     for (int k = 0; k < p->elem->nslots; k++) {
         char slot_name[128];
         snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
-        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)));
+        BmmcGuard guard = {emit_pad_loads(s, p), emit_pad_stores(s, p), NULL, NULL, NULL};
+        if (s->pad) {
+            guard.inside = pad_inside_template(&scratch, s);
+            guard.at = pad_at_template(&scratch, s);
+            guard.pad = emit_pad_loads(s, p) ? emit_pad_value(&scratch, s, k) : "0";
+        }
+        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)), s->pad ? &guard : NULL);
     }
+    arena_free(&scratch);
 }
 
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
@@ -56,20 +115,23 @@ static const char *pos_at(const void *ctx, const IrStmt *pos, Arena *a) {
 
 ElemPositions emit_positions_at(const PosAt *at) { return (ElemPositions){pos_at, at}; }
 
-void emit_map_element(FILE *out, const Phase *p) {
-    char names[2][SCHED_MAX_SLOTS][32];
+void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
+    Arena scratch = {0};
     const char *params[SCHED_MAX_SLOTS], *results[SCHED_MAX_SLOTS];
+    bool loads = emit_pad_loads(s, p), stores = emit_pad_stores(s, p);
+    /* past the end of the shape nothing is stored: nothing to compute */
+    if (stores) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&scratch, s, "x"));
     for (int k = 0; k < p->in_elem->nslots; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "in%d[x]", k);
-        params[k] = names[0][k];
+        char plane[16];
+        snprintf(plane, sizeof plane, "in%d", k);
+        params[k] = loads ? emit_pad_load(&scratch, s, k, plane, "x") : arena_printf(&scratch, "in%d[x]", k);
     }
-    for (int k = 0; k < p->elem->nslots; k++) {
-        snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
-        results[k] = names[1][k];
-    }
+    for (int k = 0; k < p->elem->nslots; k++)
+        results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : "x");
     PosAt at = {p, NULL, "x", NULL};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
+    arena_free(&scratch);
 }
 
 static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
@@ -79,10 +141,20 @@ static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
 /* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
 static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
-static void emit_overlap(FILE *out, const ElemType *a, int ka, const char *na, const ElemType *b, int kb,
-                         const char *nb, int n) {
-    fprintf(out, "parm_overlap(%s[%d], 0x%llxu, %s[%d], 0x%llxu)", na, ka, plane_bytes(a, ka, n), nb, kb,
-            plane_bytes(b, kb, n));
+/* The bytes of the caller's plane k of an array of element type t: 2^n
+ * elements, or the shape's for an entry of any length. */
+static void emit_plane_size(FILE *out, const Schedule *s, const ElemType *t, int k) {
+    if (s->pad) fprintf(out, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", prim_ctype(elem_slot_prim(t, k)));
+    else fprintf(out, "0x%llxu", plane_bytes(t, k, s->n));
+}
+
+static void emit_overlap(FILE *out, const Schedule *s, const ElemType *a, int ka, const char *na, const ElemType *b,
+                         int kb, const char *nb) {
+    fprintf(out, "parm_overlap(%s[%d], ", na, ka);
+    emit_plane_size(out, s, a, ka);
+    fprintf(out, ", %s[%d], ", nb, kb);
+    emit_plane_size(out, s, b, kb);
+    fputs(")", out);
 }
 
 /* `copy_input`: whether an input plane overlaps an output plane in a way
@@ -92,7 +164,7 @@ static void emit_copy_condition(FILE *out, const Schedule *s, AliasRule rule) {
     for (int i = 0; i < s->in_elem->nslots; i++)
         for (int j = 0; j < s->out_elem->nslots; j++) {
             fputs("\n        || (", out);
-            emit_overlap(out, s->in_elem, i, "in", s->out_elem, j, "out", s->n);
+            emit_overlap(out, s, s->in_elem, i, "in", s->out_elem, j, "out");
             if (rule == ALIAS_EXACT_OK && i == j) fprintf(out, " && in[%d] != out[%d]", i, j);
             fputs(")", out);
         }
@@ -114,14 +186,21 @@ static void emit_input_copy(FILE *out, const Schedule *s, const unsigned long lo
     fprintf(out, "    const void *in_copy[%d];\n    if (copy_input) {\n", ns);
     for (int k = 0; k < ns; k++) {
         fprintf(out, "        in_copy[%d] = scratch + 0x%llxu;\n", k, copy_off[k]);
-        if (cuda)
-            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], 0x%llxu, "
-                         "cudaMemcpyDeviceToDevice, ctx->stream));\n", copy_off[k], k, plane_bytes(s->in_elem, k, s->n));
-        else
-            fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], 0x%llxu);\n", copy_off[k], k,
-                    plane_bytes(s->in_elem, k, s->n));
+        if (cuda) fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], ", copy_off[k], k);
+        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], ", copy_off[k], k);
+        emit_plane_size(out, s, s->in_elem, k);
+        fputs(cuda ? ", cudaMemcpyDeviceToDevice, ctx->stream));\n" : ");\n", out);
     }
     fputs("        in = in_copy;\n    }\n", out);
+}
+
+void emit_copy_whole(FILE *out, const Schedule *s, bool cuda) {
+    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++) {
+        fprintf(out, "    if (out[%d] != in[%d])\n        ", k, k);
+        fprintf(out, cuda ? "PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], " : "memcpy(out[%d], in[%d], ", k, k);
+        emit_plane_size(out, s, s->out_elem, k);
+        fputs(cuda ? ", cudaMemcpyDeviceToDevice, ctx->stream));\n" : ");\n", out);
+    }
 }
 
 void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, bool cuda) {
@@ -132,7 +211,7 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
         for (int i = 0; i < res->nslots; i++)
             for (int j = i + 1; j < res->nslots; j++) {
                 fputs("\n        || ", out);
-                emit_overlap(out, res, i, "out", res, j, "out", s->n);
+                emit_overlap(out, s, res, i, "out", res, j, "out");
             }
         fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
     }
@@ -162,20 +241,14 @@ void emit_scratch_planes(FILE *out, const Schedule *s) {
 
 /* ---- the API ---- */
 
-static const EntryPlan *first_of_entry(const EmitInput *in, const char *entry) {
-    for (int i = 0; i < in->nplans; i++)
-        if (strcmp(in->plans[i].func->entry, entry) == 0) return &in->plans[i];
+static const Schedule *first_of_entry(const EmitInput *in, const char *entry) {
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, entry) == 0) return &in->schedules[i];
     return NULL;
 }
 
 static bool first_occurrence(const EmitInput *in, int i) {
-    return first_of_entry(in, in->plans[i].func->entry) == &in->plans[i];
-}
-
-bool emit_entry_is_simple(const EmitInput *in, const char *entry) {
-    for (int i = 0; i < in->nplans; i++)
-        if (strcmp(in->plans[i].func->entry, entry) == 0 && !in->plans[i].simple) return false;
-    return true;
+    return first_of_entry(in, in->schedules[i].func->entry) == &in->schedules[i];
 }
 
 static const char *arg_ctype(const Schedule *s, int k) { return prim_ctype(elem_slot_prim(s->args[k]->elem, 0)); }
@@ -185,11 +258,19 @@ void emit_arg_params(FILE *out, const Schedule *s) {
         if (s->arg_by_ref && s->arg_by_ref[k]) fprintf(out, ", const %s *parm_argp%d", arg_ctype(s, k), s->args[k]->id);
         else fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
     }
+    if (s->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
 }
 
 void emit_arg_values(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, ", parm_arg%s%d", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+    if (s->pad) fputs(", parm_rows, parm_cols", out);
+}
+
+void emit_arg_unused(FILE *out, const Schedule *s) {
+    for (int k = 0; k < s->nargs; k++)
+        fprintf(out, "    (void)parm_arg%s%d;\n", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+    if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
 }
 
 void emit_arg_loads(FILE *out, const Schedule *s) {
@@ -198,30 +279,155 @@ void emit_arg_loads(FILE *out, const Schedule *s) {
             fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n", arg_ctype(s, k), s->args[k]->id, s->args[k]->id);
         fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
     }
+    if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
 }
 
 /* The API's parameters in the entry's order: the input array's planes where
  * the array parameter is, and the run-time scalars by value, named
- * <scalar>0.. (the caller's variables). */
-static void emit_api_params(FILE *out, const Schedule *s, const char *in, const char *scalar) {
+ * <scalar>0.. (arg for a declaration, the caller's variables otherwise). */
+static void emit_api_params(FILE *out, const Schedule *s, const char *in, const char *scalar, bool decl) {
     int arg = 0;
     for (int i = 0; i < s->func->body->nparams; i++) {
         if (i != s->in_param) {
-            fprintf(out, ", %s%d", scalar, arg);
+            if (decl) fprintf(out, ", %s %s%d", arg_ctype(s, arg), scalar, arg);
+            else fprintf(out, ", %s%d", scalar, arg);
             arg++;
             continue;
         }
-        for (int k = 0; k < s->in_elem->nslots; k++)
-            fprintf(out, ", (const %s *)%s[%d]", prim_ctype(elem_slot_prim(s->in_elem, k)), in, k);
+        for (int k = 0; k < s->in_elem->nslots; k++) {
+            const char *t = prim_ctype(elem_slot_prim(s->in_elem, k));
+            if (decl) fprintf(out, ", const %s *in%d", t, k);
+            else fprintf(out, ", (const %s *)%s[%d]", t, in, k);
+        }
     }
 }
 
-/* parm_ENTRY(ctx, parameters in order: a scalar by value (arg0..), an array
+/* Rows: an entry whose padded parameter is two-dimensional (Schedule.pad). */
+static bool takes_rows(const Schedule *s) { return s->pad && s->pad_rows_log >= 0; }
+
+static void emit_signature(FILE *out, const EmitInput *in, const Schedule *s) {
+    emit_api_text(out, in, "int {p}_");
+    fputs(s->func->entry, out);
+    emit_api_text(out, in, "({p}_ctx *ctx");
+    emit_api_params(out, s, NULL, "arg", true);
+    for (int k = 0; k < s->out_elem->nslots; k++)
+        fprintf(out, ", %s *out%d", prim_ctype(elem_slot_prim(s->out_elem, k)), k);
+    fputs(takes_rows(s) ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
+}
+
+void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
+    for (const char *c = text; *c; c++) {
+        if (c[0] == '{' && (c[1] == 'p' || c[1] == 'P') && c[2] == '}') {
+            for (const char *q = in->prefix; *q; q++) fputc(c[1] == 'P' ? toupper((unsigned char)*q) : *q, out);
+            c += 2;
+        } else {
+            fputc(*c, out);
+        }
+    }
+}
+
+/* The API's names besides the entries', after the prefix. */
+static const char *const api_names[] = {"ctx", "ctx_create", "ctx_destroy", "error_string", "ctx_stream",
+                                        "ctx_set_stream", "ctx_message"};
+
+bool emit_api_name_taken(const char *entry) {
+    for (size_t i = 0; i < sizeof api_names / sizeof api_names[0]; i++)
+        if (strcmp(entry, api_names[i]) == 0) return true;
+    return false;
+}
+
+bool emit_prefix_reserved(const char *prefix) {
+    static const char parm[] = "PARM";
+    for (int i = 0; i < 4; i++)
+        if (toupper((unsigned char)prefix[i]) != parm[i]) return false;
+    return prefix[4] == 0 || prefix[4] == '_';
+}
+
+/* The status codes: {P}_<name> in the header, PARM_<name> inside the
+ * emitted file, and the message of {p}_error_string. */
+static const struct {
+    const char *name, *comment, *message;
+} statuses[] = {
+    {"OK", "", "success"},
+    {"ERROR_NULL", "a null context or array pointer", "a null context or array pointer"},
+    {"ERROR_LENGTH", "a length the entry was not compiled for", "a length the entry was not compiled for"},
+    {"ERROR_MEMORY", "scratch memory could not be allocated", "out of memory for scratch buffers"},
+    {"ERROR_CUDA", "a CUDA call failed: see {p}_ctx_message", "a CUDA call failed"},
+    {"ERROR_DEVICE", "the context or the stream belongs to another device",
+     "the context or the stream belongs to another device"},
+    {"ERROR_ALIAS", "output arrays overlap (inputs may overlap outputs)", "output arrays overlap"},
+};
+enum { NSTATUSES = sizeof statuses / sizeof statuses[0] };
+
+static void emit_status_enum(FILE *out, const EmitInput *in) {
+    fputs("enum {\n", out);
+    for (int i = 0; i < NSTATUSES; i++) {
+        emit_api_text(out, in, "    {P}_");
+        fprintf(out, "%-12s = %d%s", statuses[i].name, i, i + 1 < NSTATUSES ? "," : " ");
+        if (*statuses[i].comment) {
+            fputs("    /* ", out);
+            emit_api_text(out, in, statuses[i].comment);
+            fputs(" */", out);
+        }
+        fputs("\n", out);
+    }
+    fputs("};\n\n", out);
+}
+
+static const char api_decls[] =
+    "/* A context holds scratch memory (and, for CUDA, a stream). */\n"
+    "int {p}_ctx_create({p}_ctx **ctx);\n"
+    "void {p}_ctx_destroy({p}_ctx *ctx);\n"
+    "const char *{p}_error_string(int code);\n";
+
+/* "u32, f32": the fields' types, which the C types do not tell (bool and u8
+ * are both uint8_t) */
+static void emit_slot_names(FILE *out, const ElemType *t) {
+    for (int k = 0; k < t->nslots; k++) fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
+}
+
+/* What an entry of any length accepts, after its header comment. */
+static void emit_any_length_comment(FILE *out, const EmitInput *in, const Schedule *first) {
+    if (!first->pad) return;
+    const Schedule *last = first;
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, first->func->entry) == 0) last = &in->schedules[i];
+    if (takes_rows(first))
+        fprintf(out, " Any shape up to 2^%d rows of 2^%d elements: rows of row_len elements, row-major, the"
+                     " arrays holding rows * row_len elements each.", last->pad_rows_log, last->pad_cols_log);
+    else
+        fprintf(out, " Any length n up to 2^%d: the arrays hold n elements each.", last->n);
+}
+
+/* ---- entry graphs' API ---- */
+
+bool emit_entry_is_simple(const EmitInput *in, const char *entry) {
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, entry) == 0 && !in->plans[i].simple) return false;
+    return true;
+}
+
+void emit_input_schedules(EmitInput *in, Arena *arena) {
+    in->schedules = NEW_ARRAY(arena, Schedule, in->nplans + 1);
+    in->nschedules = 0;
+    for (int i = 0; i < in->nplans; i++)
+        if (emit_entry_is_simple(in, in->plans[i].func->entry)) in->schedules[in->nschedules++] = in->plans[i].nodes[0].chain;
+}
+
+static bool first_plan(const EmitInput *in, int i) {
+    for (int j = 0; j < i; j++)
+        if (strcmp(in->plans[j].func->entry, in->plans[i].func->entry) == 0) return false;
+    return true;
+}
+
+/* {p}_ENTRY(ctx, parameters in order: a scalar by value (arg0..), an array
  * as one pointer per field (in0..); results: one pointer per field (out0..),
  * a scalar's to one element; n where the entry has an array). */
-static void emit_signature(FILE *out, const EntryPlan *e) {
+static void emit_graph_signature(FILE *out, const EmitInput *in, const EntryPlan *e) {
     const IrBody *body = e->func->body;
-    fprintf(out, "int parm_%s(parm_ctx *ctx", e->func->entry);
+    emit_api_text(out, in, "int {p}_");
+    fputs(e->func->entry, out);
+    emit_api_text(out, in, "({p}_ctx *ctx");
     for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
         const IrVal *v = body->params[i];
         if (ir_is_scalar(v)) {
@@ -235,61 +441,23 @@ static void emit_signature(FILE *out, const EntryPlan *e) {
     fputs(e->n >= 0 ? ", size_t n)" : ")", out);
 }
 
-static const char api_decls[] =
-    "typedef struct parm_ctx parm_ctx;\n\n"
-    "enum {\n"
-    "    PARM_OK = 0,\n"
-    "    PARM_ERROR_NULL = 1,      /* a null context or array pointer */\n"
-    "    PARM_ERROR_LENGTH = 2,    /* a length the entry was not compiled for */\n"
-    "    PARM_ERROR_MEMORY = 3,    /* scratch memory could not be allocated */\n"
-    "    PARM_ERROR_CUDA = 4,      /* a CUDA call failed: see parm_ctx_message */\n"
-    "    PARM_ERROR_DEVICE = 5,    /* the context belongs to another device */\n"
-    "    PARM_ERROR_ALIAS = 6      /* output arrays overlap (inputs may overlap outputs) */\n"
-    "};\n\n"
-    "/* A context holds scratch memory (and, for CUDA, a stream). */\n"
-    "int parm_ctx_create(parm_ctx **ctx);\n"
-    "void parm_ctx_destroy(parm_ctx *ctx);\n"
-    "const char *parm_error_string(int code);\n";
-
-/* "u32, f32": the fields' types, which the C types do not tell (bool and u8
- * are both uint8_t) */
-static void emit_slot_names(FILE *out, const ElemType *t) {
-    for (int k = 0; k < t->nslots; k++) fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
-}
-
-/* The comment of an entry of today's shape, which tests/tools/guard_entry.py reads. */
-static void emit_chain_comment(FILE *out, const Schedule *e, bool cuda) {
-    fprintf(out, "/* entry %s, fields ", e->func->entry);
-    emit_slot_names(out, e->in_elem);
-    fputs(" -> ", out);
-    emit_slot_names(out, e->out_elem);
-    for (int i = 0, arg = 0; i < e->func->body->nparams; i++) {
-        if (i == e->in_param) continue;
-        fprintf(out, "%s%s %s", arg ? ", " : ", scalar parameters ", prim_name(elem_slot_prim(e->args[arg]->elem, 0)),
-                i < e->in_param ? "before" : "after");
-        arg++;
-    }
-    fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", cuda ? "device" : "host");
-    if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
-    fputs(". */\n", out);
-}
-
 /* An array's length in terms of n, the first array's: "n", "n/4", "4n". */
 static void emit_length(FILE *out, int log_len, int n) {
-    if (log_len < 0) fputs("1 element", out);
-    else if (log_len == n) fputs("n", out);
+    if (log_len == n) fputs("n", out);
     else if (log_len < n) fprintf(out, "n/%llu", 1ULL << (n - log_len));
     else fprintf(out, "%llun", 1ULL << (log_len - n));
 }
 
 static void emit_value_shape(FILE *out, const IrVal *v, int n) {
-    fputs(ir_is_scalar(v) ? "" : "[", out);
-    if (!ir_is_scalar(v)) emit_length(out, v->log_len, n);
-    fputs(ir_is_scalar(v) ? "" : "] ", out);
+    if (!ir_is_scalar(v)) {
+        fputs("[", out);
+        emit_length(out, v->log_len, n);
+        fputs("] ", out);
+    }
     emit_slot_names(out, v->elem);
 }
 
-/* The comment of any other entry: every parameter and result with its
+/* The comment of an entry graph: every parameter and result with its
  * fields and its length in terms of n (for every size, a ranged entry's). */
 static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
     const IrBody *body = first->func->body;
@@ -309,8 +477,8 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
         const EntryPlan *e = &in->plans[i];
         if (e == first || strcmp(e->func->entry, first->func->entry) != 0) continue;
         fprintf(out, "; at n = 2^%d:", e->n);
-        for (int j = 0; j < e->func->body->nparams + e->func->body->nresults; j++) {
-            int np = e->func->body->nparams;
+        int np = e->func->body->nparams;
+        for (int j = 0; j < np + e->func->body->nresults; j++) {
             const IrVal *v = j < np ? e->func->body->params[j] : e->func->body->results[j - np];
             fputs(j ? ", " : " ", out);
             emit_value_shape(out, v, e->n);
@@ -320,64 +488,11 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
             cuda ? "device" : "host");
 }
 
-void emit_header(FILE *out, const EmitInput *in, bool cuda) {
-    fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
-    fputs("#ifndef PARM_GENERATED_H\n#define PARM_GENERATED_H\n\n#include <stddef.h>\n#include <stdint.h>\n", out);
-    if (cuda) fputs("#include <cuda_runtime.h>\n", out);
-    fputs("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", out);
-    fputs(api_decls, out);
-    if (cuda) {
-        fputs("/* The stream every entry runs on; entries do not synchronise. */\n"
-              "cudaStream_t parm_ctx_stream(parm_ctx *ctx);\n"
-              "/* The message of the last CUDA error of this context. */\n"
-              "const char *parm_ctx_message(parm_ctx *ctx);\n", out);
-    }
-    fputs("\n", out);
-    for (int i = 0; i < in->nplans; i++) {
-        if (!first_occurrence(in, i)) continue;
-        const EntryPlan *e = &in->plans[i];
-        if (emit_entry_is_simple(in, e->func->entry)) emit_chain_comment(out, &e->nodes[0].chain, cuda);
-        else emit_graph_comment(out, in, e, cuda);
-        emit_signature(out, e);
-        fputs(";\n", out);
-    }
-    fputs("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", out);
-}
-
-void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
-    fprintf(out, "/* Generated by parmc from %s. Do not edit. */\n", in->source_name);
-    fputs("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n", out);
-    if (cuda) fputs("#include <cuda_runtime.h>\n", out);
-    fprintf(out, "#include \"%s\"\n\n", in->header_name);
-    /* the runtime defines every operator; a program uses a few */
-    if (cuda) fputs("#pragma nv_diag_suppress 177\n", out);
-    fputs("// start of parm_ops.h\n", out);
-    fputs(runtime_parm_ops_h, out);
-    fputs("// end of parm_ops.h\n\n", out);
-    fputs("PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n    return __popcll(x) & 1;\n#else\n"
-          "    return __builtin_parityll(x);\n#endif\n}\n\n", out);
-    if (!cuda) fputs("static inline int parm_ctz(uint64_t x) { return __builtin_ctzll(x); }\n\n", out);
-    fputs("/* Whether [a, a + na) and [b, b + nb) share a byte. */\n"
-          "static inline int parm_overlap(const void *a, size_t na, const void *b, size_t nb)\n{\n"
-          "    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;\n"
-          "    return x < y + nb && y < x + na;\n}\n\n", out);
-    fputs("const char *parm_error_string(int code)\n{\n"
-          "    switch (code) {\n"
-          "    case PARM_OK: return \"success\";\n"
-          "    case PARM_ERROR_NULL: return \"a null context or array pointer\";\n"
-          "    case PARM_ERROR_LENGTH: return \"a length the entry was not compiled for\";\n"
-          "    case PARM_ERROR_MEMORY: return \"out of memory for scratch buffers\";\n"
-          "    case PARM_ERROR_CUDA: return \"a CUDA call failed\";\n"
-          "    case PARM_ERROR_DEVICE: return \"the context belongs to another device\";\n"
-          "    case PARM_ERROR_ALIAS: return \"output arrays overlap\";\n"
-          "    default: return \"unknown error code\";\n    }\n}\n\n", out);
-}
-
-/* One function per entry: checks its arguments and dispatches on n. Every
- * specialisation's NAME_run takes the planes of the array parameters (in)
- * and of the results (out) and the scalar parameters by value. */
-static void emit_entry(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
-    emit_signature(out, first);
+/* The API function of an entry graph: checks its arguments and dispatches
+ * on n to NAME_run(ctx, in, out, scalars...), which takes the planes of the
+ * array parameters (in) and of the results (out). */
+static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+    emit_graph_signature(out, in, first);
     fputs("\n{\n    if (!ctx", out);
     for (int k = 0; k < first->nin_planes; k++) fprintf(out, " || !in%d", k);
     for (int k = 0; k < first->nout_planes; k++) fprintf(out, " || !out%d", k);
@@ -409,9 +524,144 @@ static void emit_entry(FILE *out, const EmitInput *in, const EntryPlan *first, b
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
+void emit_header(FILE *out, const EmitInput *in, bool cuda) {
+    fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
+    /* the guard is the prefix's: two programs' headers can be included together */
+    emit_api_text(out, in, "#ifndef {P}_PARMC_H\n#define {P}_PARMC_H\n\n#include <stddef.h>\n#include <stdint.h>\n");
+    if (cuda) fputs("#include <cuda_runtime.h>\n", out);
+    fputs("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", out);
+    emit_api_text(out, in, "typedef struct {p}_ctx {p}_ctx;\n\n");
+    emit_status_enum(out, in);
+    emit_api_text(out, in, api_decls);
+    if (cuda) {
+        emit_api_text(out, in, "/* The stream every entry runs on; entries do not synchronise. */\n"
+                               "cudaStream_t {p}_ctx_stream({p}_ctx *ctx);\n"
+                               "/* Later calls run on `stream` (0: the context's own stream again); a\n"
+                               "   stream of another device gives {P}_ERROR_DEVICE and changes nothing. */\n"
+                               "int {p}_ctx_set_stream({p}_ctx *ctx, cudaStream_t stream);\n"
+                               "/* The message of the last CUDA error of this context. */\n"
+                               "const char *{p}_ctx_message({p}_ctx *ctx);\n");
+    }
+    fputs("\n", out);
+    for (int i = 0; i < in->nschedules; i++) {
+        if (!first_occurrence(in, i)) continue;
+        const Schedule *e = &in->schedules[i];
+        fprintf(out, "/* entry %s, fields ", e->func->entry);
+        emit_slot_names(out, e->in_elem);
+        fputs(" -> ", out);
+        emit_slot_names(out, e->out_elem);
+        for (int i = 0, arg = 0; i < e->func->body->nparams; i++) {
+            if (i == e->in_param) continue;
+            fprintf(out, "%s%s %s", arg ? ", " : ", scalar parameters ", prim_name(elem_slot_prim(e->args[arg]->elem, 0)),
+                    i < e->in_param ? "before" : "after");
+            arg++;
+        }
+        fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", cuda ? "device" : "host");
+        if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
+        fputs(".", out);
+        emit_any_length_comment(out, in, e);
+        fputs(" */\n", out);
+        emit_signature(out, in, &in->schedules[i]);
+        fputs(";\n", out);
+    }
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (!first_plan(in, i) || emit_entry_is_simple(in, e->func->entry)) continue;
+        emit_graph_comment(out, in, e, cuda);
+        emit_graph_signature(out, in, e);
+        fputs(";\n", out);
+    }
+    fputs("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", out);
+}
+
+/* Inside the emitted file the context and the status codes have short
+ * names: the code that uses them does not depend on the prefix. */
+static void emit_status_code(FILE *out, const EmitInput *in) {
+    emit_api_text(out, in, "typedef struct {p}_ctx parm_ctx;\n\nenum {\n");
+    for (int i = 0; i < NSTATUSES; i++) {
+        fprintf(out, "    PARM_%s = ", statuses[i].name);
+        emit_api_text(out, in, "{P}_");
+        fprintf(out, "%s%s\n", statuses[i].name, i + 1 < NSTATUSES ? "," : "");
+    }
+    emit_api_text(out, in, "};\n\nconst char *{p}_error_string(int code)\n{\n    switch (code) {\n");
+    for (int i = 0; i < NSTATUSES; i++)
+        fprintf(out, "    case PARM_%s: return \"%s\";\n", statuses[i].name, statuses[i].message);
+    fputs("    default: return \"unknown error code\";\n    }\n}\n\n", out);
+}
+
+void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
+    fprintf(out, "/* Generated by parmc from %s. Do not edit. */\n", in->source_name);
+    fputs("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n", out);
+    if (cuda) fputs("#include <cuda_runtime.h>\n", out);
+    fprintf(out, "#include \"%s\"\n\n", in->header_name);
+    /* the runtime defines every operator; a program uses a few */
+    if (cuda) fputs("#pragma nv_diag_suppress 177\n", out);
+    fputs("// start of parm_ops.h\n", out);
+    fputs(runtime_parm_ops_h, out);
+    fputs("// end of parm_ops.h\n\n", out);
+    fputs("PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n    return __popcll(x) & 1;\n#else\n"
+          "    return __builtin_parityll(x);\n#endif\n}\n\n", out);
+    if (!cuda) fputs("static inline int parm_ctz(uint64_t x) { return __builtin_ctzll(x); }\n\n", out);
+    fputs("/* Whether [a, a + na) and [b, b + nb) share a byte. */\n"
+          "static inline int parm_overlap(const void *a, size_t na, const void *b, size_t nb)\n{\n"
+          "    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;\n"
+          "    return x < y + nb && y < x + na;\n}\n\n", out);
+    emit_status_code(out, in);
+}
+
+/* An entry of any length: an empty shape writes nothing; any other goes to
+ * the first (the smallest) size that holds it. */
+static void emit_any_length_dispatch(FILE *out, const EmitInput *in, const Schedule *first) {
+    bool rows = takes_rows(first);
+    fputs(rows ? "    if (rows == 0 || row_len == 0) return PARM_OK;\n" : "    if (n == 0) return PARM_OK;\n", out);
+    for (int i = 0; i < in->nschedules; i++) {
+        const Schedule *s = &in->schedules[i];
+        if (strcmp(s->func->entry, first->func->entry) != 0) continue;
+        if (rows)
+            fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return %s_run(ctx, in, out",
+                    s->pad_rows_log, s->pad_cols_log, s->func->name);
+        else
+            fprintf(out, "    if (n <= (size_t)1 << %d)\n        return %s_run(ctx, in, out", s->n, s->func->name);
+        for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
+        fputs(rows ? ", rows, row_len);\n" : ", 1, n);\n", out);
+    }
+    fputs("    return PARM_ERROR_LENGTH;\n}\n\n", out);
+}
+
+/* One function per entry: checks its arguments and dispatches on n. */
+static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bool cuda) {
+    emit_signature(out, in, first);
+    fputs("\n{\n    if (!ctx", out);
+    for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, " || !in%d", k);
+    for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, " || !out%d", k);
+    fputs(") return PARM_ERROR_NULL;\n", out);
+    if (cuda) fputs("    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n", out);
+    fprintf(out, "    const void *in[%d] = {", first->in_elem->nslots);
+    for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
+    fprintf(out, "};\n    void *out[%d] = {", first->out_elem->nslots);
+    for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
+    fputs("};\n", out);
+    if (first->pad) {
+        emit_any_length_dispatch(out, in, first);
+        return;
+    }
+    fputs("    switch (n) {\n", out);
+    for (int i = 0; i < in->nschedules; i++) {
+        const Schedule *s = &in->schedules[i];
+        if (strcmp(s->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, s->func->name);
+        for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
+        fputs(");\n", out);
+    }
+    fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
+}
+
 void emit_entries(FILE *out, const EmitInput *in, bool cuda) {
+    for (int i = 0; i < in->nschedules; i++)
+        if (first_occurrence(in, i)) emit_entry(out, in, &in->schedules[i], cuda);
     for (int i = 0; i < in->nplans; i++)
-        if (first_occurrence(in, i)) emit_entry(out, in, &in->plans[i], cuda);
+        if (first_plan(in, i) && !emit_entry_is_simple(in, in->plans[i].func->entry))
+            emit_graph_entry(out, in, &in->plans[i], cuda);
 }
 
 /* ---- the standalone main ---- */
@@ -463,28 +713,76 @@ static void emit_print(FILE *out, Prim p, int k) {
     fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), k);
 }
 
-/* Reads the input as the interpreter does, with its messages for bad input
- * (runtime/parm_io.h): in is the schedules of the entry being run. */
-static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
+/* The shape of an entry of any length from the count of values (after the
+ * row length, for rows), as the interpreter finds it (compiler/io.c):
+ * n elements in parm_main_rows rows of parm_main_cols. */
+static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
+    const Schedule *last = s;
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0) last = &in->schedules[i];
+    bool rows = takes_rows(s);
+    int slots = s->in_elem->nslots;
+    fputs("    long row_len = 1;\n", out);
+    if (rows) {
+        fprintf(out, "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
+                     "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
+                     "        free(input.text);\n        return 1;\n    }\n", s->func->entry);
+        fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
+                     "        char excerpt[PARM_EXCERPT_SIZE], msg[PARM_EXCERPT_SIZE + 64];\n"
+                     "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
+                     "        snprintf(msg, sizeof msg, PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
+                     "        parm_input_error_at(&input, input.start, msg);\n"
+                     "        free(input.text);\n        return 1;\n    }\n", 1L << last->pad_cols_log,
+                1L << last->pad_cols_log);
+    }
+    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
+    fprintf(out, "    const long values = count - %d;\n", s->nargs);
+    fprintf(out, "    const long elems = values >= 0 && values %% %d == 0 ? values / %d : -1;\n", slots, slots);
+    fputs("    parm_main_cols = (size_t)(elems >= 0 && elems % row_len == 0 ? row_len : 0);\n", out);
+    fprintf(out, "    parm_main_rows = parm_main_cols ? (size_t)(elems / row_len) : 0;\n");
+    if (!rows) fputs("    parm_main_cols = (size_t)elems;\n    parm_main_rows = 1;\n", out);
+    fprintf(out, "    if (elems < 0 || %s || !(0", rows ? "!parm_main_cols" : "0");
+    for (int i = 0; i < in->nschedules; i++) {
+        const Schedule *o = &in->schedules[i];
+        if (strcmp(o->func->entry, s->func->entry) != 0) continue;
+        fprintf(out, "\n        || (parm_main_rows <= %ldL && parm_main_cols <= %ldL)", o->pad_rows_log < 0 ? 1L : 1L << o->pad_rows_log,
+                1L << o->pad_cols_log);
+    }
+    fputs(")) {\n        char msg[320];\n", out);
+    if (rows)
+        fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, values);\n", s->func->entry,
+                s->nargs, slots, 1L << last->pad_rows_log);
+    else
+        fprintf(out, "        parm_padded_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, count);\n", s->func->entry,
+                s->nargs, slots, 1L << last->pad_cols_log);
+    fputs("        fprintf(stderr, PARM_INPUT_NAME \": error: %s\\n\", msg);\n"
+          "        free(input.text);\n        return 1;\n    }\n", out);
+    fputs("    size_t n = parm_main_rows * parm_main_cols;\n    input.pos = 0;\n    input.count = 0;\n", out);
+    if (rows) fputs("    parm_next_token(&input, tok, sizeof tok);\n", out);
+}
+
+/* The count of values picks the specialisation, as in the interpreter. */
+static void emit_count_check(FILE *out, const EmitInput *in, const Schedule *s) {
     const ElemType *t = s->in_elem;
-    fputs("    parm_input input;\n"
-          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
-          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
-          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n"
-          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
+    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
           "    static const long counts[] = {", out);
     int ncounts = 0;
-    for (int i = 0; i < in->nplans; i++)
-        if (strcmp(in->plans[i].func->entry, s->func->entry) == 0)
-            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", ((long)t->nslots << in->plans[i].nodes[0].chain.n) + s->nargs);
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0)
+            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", ((long)t->nslots << in->schedules[i].n) + s->nargs);
     fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
             s->func->entry, ncounts);
     fprintf(out, "    size_t n = (size_t)((count - %d) / %d);\n    input.pos = 0;\n    input.count = 0;\n", s->nargs, t->nslots);
+}
+
+/* The values into host_in (n elements) and the scalars. */
+static void emit_read_values(FILE *out, const Schedule *s) {
+    const ElemType *t = s->in_elem;
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", t->nslots, s->out_elem->nslots);
     for (int k = 0; k < t->nslots; k++)
-        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(t, k)));
+        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(t, k)));
     for (int k = 0; k < s->out_elem->nslots; k++)
-        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
+        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
     emit_read_args(out, s, true);
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
     for (int k = 0; k < t->nslots; k++) {
@@ -497,28 +795,45 @@ static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
     fputs("    free(input.text);\n", out);
 }
 
-void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs) {
-    fprintf(out, "parm_%s(ctx", s->func->entry);
-    emit_api_params(out, s, in, "parm_main_arg");
+/* Reads the input as the interpreter does, with its messages for bad input
+ * (runtime/parm_io.h): in is the schedules of the entry being run. */
+static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
+    fputs("    parm_input input;\n"
+          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
+          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
+          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n", out);
+    if (s->pad) {
+        emit_read_shape(out, in, s);
+    } else {
+        emit_count_check(out, in, s);
+    }
+    emit_read_values(out, s);
+}
+
+void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const char *in, const char *outs) {
+    emit_api_text(out, api, "{p}_");
+    fprintf(out, "%s(ctx", s->func->entry);
+    emit_api_params(out, s, in, "parm_main_arg", false);
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, ", (%s *)%s[%d]", prim_ctype(elem_slot_prim(s->out_elem, k)), outs, k);
-    fputs(", n)", out);
+    fputs(takes_rows(s) ? ", parm_main_rows, parm_main_cols)" : ", n)", out);
 }
 
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
-    const EntryPlan *e = first_of_entry(in, in->main_entry);
-    if (!e) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
-    if (!emit_entry_is_simple(in, in->main_entry)) {
-        emit_graph_main(out, in, e, cuda);
-        return;
-    }
-    const Schedule *s = &e->nodes[0].chain;
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, in->main_entry) == 0 && !emit_entry_is_simple(in, in->main_entry)) {
+            emit_graph_main(out, in, &in->plans[i], cuda);
+            return;
+        }
+    const Schedule *s = first_of_entry(in, in->main_entry);
+    if (!s) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
     fputs("// start of parm_io.h\n", out);
     fputs(runtime_parm_io_h, out);
     fputs("// end of parm_io.h\n\n", out);
     for (int k = 0; k < s->nargs; k++) fprintf(out, "static %s parm_main_arg%d;\n", arg_ctype(s, k), k);
-    if (s->nargs) fputs("\n", out);
-    runner(out, s);
+    if (s->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n", out);
+    if (s->nargs || s->pad) fputs("\n", out);
+    runner(out, in, s);
     fputs("int main(int argc, char **argv)\n{\n", out);
     fputs("    int repeat = 0;\n"
           "    for (int i = 1; i < argc; i++) {\n"
@@ -526,10 +841,10 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
           "        else { fprintf(stderr, \"usage: %s [-r N] < input\\n\", argv[0]); return 2; }\n"
           "    }\n", out);
     emit_read_input(out, in, s);
-    fputs("    parm_ctx *ctx;\n    int status = parm_ctx_create(&ctx);\n", out);
+    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
     fprintf(out, "    if (!status) status = parm_main_run_%s(ctx, host_in, host_out, n, repeat);\n", cuda ? "cuda" : "c");
-    fputs("    if (status) {\n        fprintf(stderr, \"error: %s\\n\", parm_error_string(status));\n"
-          "        parm_ctx_destroy(ctx);\n        return 1;\n    }\n", out);
+    emit_api_text(out, in, "    if (status) {\n        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
+                           "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
     for (int k = 0; k < s->out_elem->nslots; k++) {
         if (k) fputs("        fputc(' ', stdout);\n", out);
@@ -538,5 +853,5 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
     fputs("        fputc('\\n', stdout);\n    }\n", out);
     for (int k = 0; k < s->in_elem->nslots; k++) fprintf(out, "    free(host_in[%d]);\n", k);
     for (int k = 0; k < s->out_elem->nslots; k++) fprintf(out, "    free(host_out[%d]);\n", k);
-    fputs("    parm_ctx_destroy(ctx);\n    return 0;\n}\n", out);
+    emit_api_text(out, in, "    {p}_ctx_destroy(ctx);\n    return 0;\n}\n");
 }

@@ -57,7 +57,28 @@ static void emit_thread_slot(FILE *out, const Phase *p, int t) {
     fputs(";\n", out);
 }
 
-static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
+/* plane[index] = value, or for the last phase of an entry of any length
+ * only inside the shape. */
+static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value) {
+    if (!emit_pad_stores(s, p)) {
+        fprintf(out, "    out%d[%s] = %s;\n", k, index, value);
+        return;
+    }
+    Arena scratch = {0};
+    fprintf(out, "    if (%s) out%d[%s] = %s;\n", emit_pad_inside(&scratch, s, index), k, emit_pad_at(&scratch, s, index),
+            value);
+    arena_free(&scratch);
+}
+
+/* in<k>[index], or for the first phase of an entry of any length the pad
+ * outside the shape. */
+static const char *global_load(Arena *a, const Schedule *s, const Phase *p, int k, const char *index) {
+    char plane[16];
+    snprintf(plane, sizeof plane, "in%d", k);
+    return emit_pad_loads(s, p) ? emit_pad_load(a, s, k, plane, index) : arena_printf(a, "in%d[%s]", k, index);
+}
+
+static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots;
     /* the write-back computes its addresses again: kept alive from the load
        through every round, they spill (0.56 against 0.40 ms, batched) */
@@ -68,20 +89,20 @@ static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
     for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
         uint64_t off = high_offset(p, t, i), slot = plan_slot(p, (uint64_t)i << t);
         char op_x = emit_index_op(xbits, off), op_s = emit_index_op(sbits, slot);
+        Arena scratch = {0};
+        const char *index = arena_printf(&scratch, "xt %c 0x%llxull", op_x, (unsigned long long)off);
         for (int k = 0; k < ns; k++) {
-            if (load)
-                fprintf(out, "    tile%d[st %c 0x%llxu] = in%d[xt %c 0x%llxull];\n", k, op_s, (unsigned long long)slot, k,
-                        op_x, (unsigned long long)off);
-            else
-                fprintf(out, "    out%d[xt %c 0x%llxull] = tile%d[st %c 0x%llxu];\n", k, op_x, (unsigned long long)off, k,
-                        op_s, (unsigned long long)slot);
+            const char *tile = arena_printf(&scratch, "tile%d[st %c 0x%llxu]", k, op_s, (unsigned long long)slot);
+            if (load) fprintf(out, "    %s = %s;\n", tile, global_load(&scratch, s, p, k, index));
+            else emit_global_store(out, s, p, k, index, tile);
         }
+        arena_free(&scratch);
     }
 }
 
 /* The tile to the next layout: output coordinate sigma = tid | i << t goes
  * to z0 ^ Z·sigma and comes from tile element G·sigma. */
-static void emit_permuted_write(FILE *out, const Phase *p, int t) {
+static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int t) {
     int ns = p->elem->nslots;
     fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
     for (int k = 0; k < p->block_log; k++)
@@ -103,9 +124,13 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
                 g ^= p->src_cols[bit];
             }
         uint64_t gs = plan_slot(p, g);
+        Arena scratch = {0};
+        const char *index = arena_printf(&scratch, "zt %c 0x%llxull", emit_index_op(zbits, z), (unsigned long long)z);
         for (int k = 0; k < ns; k++)
-            fprintf(out, "    out%d[zt %c 0x%llxull] = tile%d[gt %c 0x%llxu];\n", k, emit_index_op(zbits, z),
-                    (unsigned long long)z, k, emit_index_op(gbits, gs), (unsigned long long)gs);
+            emit_global_store(out, s, p, k, index,
+                              arena_printf(&scratch, "tile%d[gt %c 0x%llxu]", k, emit_index_op(gbits, gs),
+                                           (unsigned long long)gs));
+        arena_free(&scratch);
     }
 }
 
@@ -128,7 +153,7 @@ static int tile_plane_offset(const Phase *p, int k) {
 static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
     /* two blocks per SM: measured 9% faster on the 2^24 sort despite small spills */
-    fprintf(out, "__global__ void __launch_bounds__(%d, 2)\n%s_kernel(", 1 << t, name);
+    fprintf(out, "static __global__ void __launch_bounds__(%d, 2)\n%s_kernel(", 1 << t, name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < ns; k++)
@@ -153,11 +178,11 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     }
     emit_thread_offset(out, p, t);
     emit_thread_slot(out, p, t);
-    emit_copy_tile(out, p, t, true);
+    emit_copy_tile(out, s, p, t, true);
     fputs("    __syncthreads();\n", out);
     emit_cuda_local_rounds(out, p);
-    if (p->writes_in_place) emit_copy_tile(out, p, t, false);
-    else emit_permuted_write(out, p, t);
+    if (p->writes_in_place) emit_copy_tile(out, s, p, t, false);
+    else emit_permuted_write(out, s, p, t);
     fputs("}\n\n", out);
 }
 
@@ -178,10 +203,13 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     emit_local_kernel(out, s, p, name);
     emit_launcher_head(out, s, name);
     int bytes = tile_bytes(p);
-    fprintf(out, "    static int configured;\n"
-                 "    if (!configured) {\n"
+    /* a kernel's attributes are per device: set once on each (every time
+       on a device past the 64 the mask holds) */
+    fprintf(out, "    static uint64_t configured;\n"
+                 "    const uint64_t device_bit = ctx->device < 64 ? 1ull << ctx->device : 0;\n"
+                 "    if (!(configured & device_bit)) {\n"
                  "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
-                 "        configured = 1;\n    }\n",
+                 "        configured |= device_bit;\n    }\n",
             name, bytes);
     fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << p->block_log, 1 << threads_log(p), bytes);
     emit_plane_args(out, p->elem, p->elem);
@@ -191,7 +219,7 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
 
 static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     const ElemType *in = p->in_elem, *res = p->elem;
-    fprintf(out, "__global__ void %s_kernel(", name);
+    fprintf(out, "static __global__ void %s_kernel(", name);
     for (int k = 0; k < in->nslots; k++) fprintf(out, "%sconst %s *__restrict__ in%d", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *__restrict__ out%d", prim_ctype(elem_slot_prim(res, k)), k);
     emit_arg_params(out, s);
@@ -199,7 +227,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     emit_arg_loads(out, s);
     fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
                  " x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << p->n);
-    emit_map_element(out, p);
+    emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
     emit_launcher_head(out, s, name);
     unsigned long long blocks = (1ULL << p->n) / 256;
@@ -210,12 +238,12 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
 }
 
 static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    emit_permute_kernels(out, p, name, bmmc_emit_cuda);
+    emit_permute_kernels(out, s, p, name, bmmc_emit_cuda);
     emit_launcher_head(out, s, name);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d], ctx->stream));\n", name, k, t,
-                k, t, k);
+        fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d]%s, ctx->stream));\n", name,
+                k, t, k, t, k, s->pad ? ", parm_rows, parm_cols" : "");
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
@@ -236,10 +264,7 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
 }
 
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
-    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
-        fprintf(out, "    if (out[%d] != in[%d])\n        PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, "
-                     "cudaMemcpyDeviceToDevice, ctx->stream));\n",
-                k, k, k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
+    emit_copy_whole(out, s, true);
     for (int i = 0; i < s->nphases; i++)
     {
         fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
@@ -274,30 +299,40 @@ static unsigned long long no_work(const Schedule *s) {
     return 0;
 }
 
+/* The context: calls run on `stream`, its own non-blocking stream unless
+ * the caller set one (docs/api.md). The scratch memory is stream-ordered on
+ * `stream`: a change of stream frees it there, behind the calls already
+ * queued, and the next call allocates it on the new stream, which the
+ * stream-ordered allocator makes safe (memory freed on one stream is
+ * reused on another only once that free has happened). */
 static const char cuda_context[] =
-    "struct parm_ctx {\n"
+    "struct {p}_ctx {\n"
     "    int device;\n"
-    "    cudaStream_t stream;\n"
-    "    void *scratch;\n"
+    "    cudaStream_t own;       /* created with the context */\n"
+    "    cudaStream_t stream;    /* the stream calls run on: own or the caller's */\n"
+    "    void *scratch;          /* allocated on stream */\n"
     "    size_t scratch_bytes;\n"
     "    cudaError_t last;\n"
     "};\n\n"
+    "/* A failed call's error is the status's: it is cleared from the runtime so\n"
+    "   that a later launch check does not find it. */\n"
     "#define PARM_CHECK(ctx, call) do { cudaError_t parm_e = (call); \\\n"
-    "    if (parm_e != cudaSuccess) { (ctx)->last = parm_e; return PARM_ERROR_CUDA; } } while (0)\n\n"
-    "int parm_ctx_create(parm_ctx **out)\n{\n"
+    "    if (parm_e != cudaSuccess) { (ctx)->last = parm_e; (void)cudaGetLastError(); return PARM_ERROR_CUDA; } } while (0)\n\n"
+    "int {p}_ctx_create(parm_ctx **out)\n{\n"
     "    if (!out) return PARM_ERROR_NULL;\n"
     "    parm_ctx *ctx = (parm_ctx *)calloc(1, sizeof *ctx);\n"
     "    *out = ctx;\n"
     "    if (!ctx) return PARM_ERROR_MEMORY;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&ctx->device));\n"
-    "    PARM_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));\n"
+    "    PARM_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->own, cudaStreamNonBlocking));\n"
+    "    ctx->stream = ctx->own;\n"
     "    return PARM_OK;\n}\n\n"
-    "void parm_ctx_destroy(parm_ctx *ctx)\n{\n"
+    "void {p}_ctx_destroy(parm_ctx *ctx)\n{\n"
     "    if (!ctx) return;\n"
     "    if (ctx->scratch) cudaFreeAsync(ctx->scratch, ctx->stream);\n"
-    "    if (ctx->stream) {\n        cudaStreamSynchronize(ctx->stream);\n        cudaStreamDestroy(ctx->stream);\n    }\n"
+    "    if (ctx->own) {\n        cudaStreamSynchronize(ctx->own);\n        cudaStreamDestroy(ctx->own);\n    }\n"
     "    free(ctx);\n}\n\n"
-    "cudaStream_t parm_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
+    "cudaStream_t {p}_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
     "/* A warp shuffle of any element type (reductions). */\n"
     "template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask, T v, int delta)\n{\n"
     "    if (sizeof(T) == 8) {\n"
@@ -305,7 +340,21 @@ static const char cuda_context[] =
     "        memcpy(&v, &b, 8);\n        return v;\n    }\n"
     "    unsigned b = 0;\n    memcpy(&b, &v, sizeof(T));\n    b = __shfl_down_sync(mask, b, delta);\n"
     "    memcpy(&v, &b, sizeof(T));\n    return v;\n}\n\n"
-    "const char *parm_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n"
+    "int {p}_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream)\n{\n"
+    "    if (!ctx) return PARM_ERROR_NULL;\n"
+    "    if (!stream) stream = ctx->own;\n"
+    "    if (stream == ctx->stream) return PARM_OK;\n"
+    "#if CUDART_VERSION >= 12080\n"
+    "    int device;\n"
+    "    PARM_CHECK(ctx, cudaStreamGetDevice(stream, &device));\n"
+    "    if (device != ctx->device) return PARM_ERROR_DEVICE;\n"
+    "#endif\n"
+    "    if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));\n"
+    "    ctx->scratch = NULL;\n"
+    "    ctx->scratch_bytes = 0;\n"
+    "    ctx->stream = stream;\n"
+    "    return PARM_OK;\n}\n\n"
+    "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n"
     "static int parm_check_device(parm_ctx *ctx)\n{\n"
     "    int device;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"
@@ -329,23 +378,23 @@ static const char cuda_context[] =
     "    return PARM_OK;\n}\n\n";
 
 /* The function the standalone main calls. */
-static void emit_cuda_runner(FILE *out, const Schedule *s) {
+static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s) {
     const ElemType *in = s->in_elem, *res = s->out_elem;
     fputs("#include <algorithm>\n#include <vector>\n\n", out);
     fputs("static int parm_main_run_cuda(parm_ctx *ctx, void **host_in, void **host_out, size_t n, int repeat)\n{\n", out);
     fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
     for (int k = 0; k < in->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(in, k));
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * n));\n", k, t);
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * (n ? n : 1)));\n", k, t);
         fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], host_in[%d], sizeof(%s) * n, cudaMemcpyHostToDevice));\n", k, k, t);
     }
     for (int k = 0; k < res->nslots; k++)
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * n));\n", k, prim_ctype(elem_slot_prim(res, k)));
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * (n ? n : 1)));\n", k, prim_ctype(elem_slot_prim(res, k)));
     /* a cudaMemcpy from pageable memory may return before its DMA lands, and
        the context's non-blocking stream does not wait for stream 0 */
     fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", out);
     fputs("    int status = ", out);
-    emit_entry_call(out, s, "in", "out");
+    emit_entry_call(out, api, s, "in", "out");
     fputs(";\n    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
     fputs("    if (!status && repeat > 0) {\n"
           "        std::vector<float> ms((size_t)repeat);\n"
@@ -355,7 +404,7 @@ static void emit_cuda_runner(FILE *out, const Schedule *s) {
           "        for (int r = 0; r < repeat && !status; r++) {\n"
           "            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n"
           "            status = ", out);
-    emit_entry_call(out, s, "in", "out");
+    emit_entry_call(out, api, s, "in", "out");
     fputs(";\n            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
           "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
           "            PARM_CHECK(ctx, cudaEventElapsedTime(&ms[(size_t)r], start, stop));\n"
@@ -368,13 +417,13 @@ static void emit_cuda_runner(FILE *out, const Schedule *s) {
                 k, k, prim_ctype(elem_slot_prim(res, k)));
     for (int k = 0; k < in->nslots; k++) fprintf(out, "    cudaFree(in[%d]);\n", k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, "    cudaFree(out[%d]);\n", k);
-    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", parm_ctx_message(ctx));\n"
+    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", cudaGetErrorString(ctx->last));\n"
           "    return status;\n}\n\n", out);
 }
 
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
-    fputs(cuda_context, out);
+    emit_api_text(out, in, cuda_context);
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
         if (e->simple) emit_run(out, &e->nodes[0].chain, e->func->name);

@@ -142,9 +142,10 @@ static bool op_accepts(Op op, Prim p, bool unary)
 static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
 
 /* A literal with exactly the value's bits (constants are canonicalised). */
-static const char *literal(Emit *E, Prim p, Scalar v)
+static const char *literal(Emit *E, Prim p, Scalar v) { return emit_scalar_literal(&E->arena, p, v); }
+
+const char *emit_scalar_literal(Arena *a, Prim p, Scalar v)
 {
-    Arena *a = &E->arena;
     const char *ct = prim_ctype(p);
     if (p == PRIM_F32) {
         if (isfinite(v.f32)) return arena_printf(a, "%af", (double)v.f32);
@@ -163,15 +164,6 @@ static const char *literal(Emit *E, Prim p, Scalar v)
     int64_t max = bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
     if (v.i == -max - 1) return arena_printf(a, "(%s)(-%" PRId64 " - 1)", ct, max);
     return arena_printf(a, "(%s)%" PRId64, ct, v.i);
-}
-
-const char *emit_elem_literal(Arena *arena, Prim p, Scalar v)
-{
-    Emit E = {.prefix = ""};
-    const char *text = literal(&E, p, v);
-    const char *copy = arena_printf(arena, "%s", text);
-    arena_free(&E.arena);
-    return copy;
 }
 
 static Node *new_local(Emit *E, const IrStmt *s, Prim p, const char *init, int ndeps, Node **deps)

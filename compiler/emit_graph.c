@@ -62,7 +62,7 @@ static void node_arg_values(FILE *out, Arena *a, const EntryPlan *e, const PlanN
     for (int k = 0; k < n->nargs; k++) {
         const IrVal *v = n->args[k];
         if (by_ref(n, k)) fprintf(out, ", (const %s *)%s", prim_ctype(val_prim(v)), plane_expr(a, e, &n->arg_at[k]));
-        else if (v->def && v->def->op == IR_CONST) fprintf(out, ", %s", emit_elem_literal(a, val_prim(v), v->def->cval));
+        else if (v->def && v->def->op == IR_CONST) fprintf(out, ", %s", emit_scalar_literal(a, val_prim(v), v->def->cval));
         else fprintf(out, ", parm_arg%d", v->id);
     }
 }
@@ -274,7 +274,7 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
     partials.nin = ns;
     for (int pass = 0; pass < 2; pass++) {
         int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = pass ? ns : n->nin;
-        fprintf(out, "%s__global__ void __launch_bounds__(%d)\n%s_%s(", pass ? "" : "template <bool A>\n", 1 << t, name,
+        fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(", pass ? "" : "template <bool A>\n", 1 << t, name,
                 pass ? "final" : "blocks");
         plane_params(out, "i", nin, true, true);
         plane_params(out, pass ? "o" : "q", ns, false, false);
@@ -324,7 +324,7 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
 static const IrVal *fill_value(const PlanNode *n, int k) { return n->stmt ? n->stmt->args[k] : n->args[0]; }
 
 static void emit_fill(FILE *out, const PlanNode *n, const char *name, bool cuda) {
-    fprintf(out, "%s %s(", cuda ? "__global__ void" : "static void", name);
+    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
     plane_params(out, "o", n->nout, false, true);
     node_arg_params(out, n);
     fputs(")\n{\n", out);
@@ -339,7 +339,7 @@ static void emit_fill(FILE *out, const PlanNode *n, const char *name, bool cuda)
 }
 
 static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cuda) {
-    fprintf(out, "%s %s(", cuda ? "__global__ void" : "static void", name);
+    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
     plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", n->nout, false, n->nin == 0);
     if (n->nin + n->nout == 0) fputs("void", out);
@@ -566,9 +566,10 @@ static void emit_tables(FILE *out, const EmitInput *in, const EntryPlan *first, 
 }
 
 /* The call of the entry on the device planes din.. and dout... */
-static void emit_call(FILE *out, const EntryPlan *first) {
+static void emit_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
     const IrBody *body = first->func->body;
-    fprintf(out, "parm_%s(ctx", first->func->entry);
+    emit_api_text(out, in, "{p}_");
+    fprintf(out, "%s(ctx", first->func->entry);
     for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
         const IrVal *v = body->params[i];
         if (ir_is_scalar(v)) {
@@ -632,7 +633,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
                 first->nin_planes, first->nout_planes);
     }
     fputs("    int status = ", out);
-    emit_call(out, first);
+    emit_call(out, in, first);
     fputs(";\n", out);
     if (cuda) fputs("    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
     fputs("    if (!status && repeat > 0) {\n"
@@ -645,7 +646,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     if (cuda) fputs("            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n", out);
     else fputs("            struct timespec t0, t1;\n            timespec_get(&t0, TIME_UTC);\n", out);
     fputs("            status = ", out);
-    emit_call(out, first);
+    emit_call(out, in, first);
     fputs(";\n", out);
     if (cuda)
         fputs("            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
@@ -664,9 +665,9 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
         fprintf(out, "    for (int k = 0; k < %d; k++)\n"
                      "        if (!status) PARM_CHECK(ctx, cudaMemcpy(hout[k], dout[k], out_bytes[k], cudaMemcpyDeviceToHost));\n"
                      "    for (int k = 0; k < %d; k++) cudaFree(din[k]);\n"
-                     "    for (int k = 0; k < %d; k++) cudaFree(dout[k]);\n"
-                     "    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %%s\\n\", parm_ctx_message(ctx));\n",
-                first->nout_planes, first->nin_planes, first->nout_planes);
+                     "    for (int k = 0; k < %d; k++) cudaFree(dout[k]);\n", first->nout_planes, first->nin_planes,
+                first->nout_planes);
+        emit_api_text(out, in, "    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", {p}_ctx_message(ctx));\n");
     }
     fputs("    return status;\n}\n\n", out);
 
@@ -715,10 +716,10 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     fputs("    free(input.text);\n", out);
     if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
-    fputs("    parm_ctx *ctx;\n    int status = parm_ctx_create(&ctx);\n"
-          "    if (!status) status = parm_main_run(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n"
-          "    if (status) {\n        fprintf(stderr, \"error: %s\\n\", parm_error_string(status));\n"
-          "        parm_ctx_destroy(ctx);\n        return 1;\n    }\n", out);
+    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n"
+                           "    if (!status) status = parm_main_run(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n"
+                           "    if (status) {\n        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
+                           "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
         fprintf(out, "    for (size_t i = 0; i < parm_len(parm_logs[spec][%d]); i++) {\n", body->nparams + r);
@@ -732,6 +733,6 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     }
     fprintf(out, "    for (int k = 0; k < %d; k++) free(host_in[k]);\n", first->nin_planes);
     fprintf(out, "    for (int k = 0; k < %d; k++) free(host_out[k]);\n", first->nout_planes);
-    fputs("    parm_ctx_destroy(ctx);\n    return 0;\n}\n", out);
+    emit_api_text(out, in, "    {p}_ctx_destroy(ctx);\n    return 0;\n}\n");
     (void)nargs;
 }

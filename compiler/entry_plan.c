@@ -252,6 +252,7 @@ static void close_chain(Graph *g, Chain *c) {
     IrFunc *fn = NEW(g->arena, IrFunc);
     *fn = *g->f;
     fn->body = body;
+    fn->pad_param = -1;
     const char *why = schedule_refusal(g->arena, fn);
     if (why) refuse(g, c->stmts[0], arena_printf(g->arena, "this stage (%s)", why));
     schedule_func(g->arena, fn, &b->node.chain);
@@ -625,6 +626,9 @@ static bool simple_entry(const IrFunc *f) {
 const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
     if (simple_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
+    if (f->pad_param >= 0)
+        return arena_printf(arena, "the back end compiles an entry of any length (a pad) when it is one chain of stages "
+                                   "from its array to its one result; '%s' is not", f->entry);
     bool arrays = false;
     for (int i = 0; i < body->nparams; i++) arrays |= !ir_is_scalar(body->params[i]);
     for (int i = 0; i < body->nresults; i++) arrays |= !ir_is_scalar(body->results[i]);

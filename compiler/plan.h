@@ -25,7 +25,7 @@
 #ifndef PARMC_PLAN_H
 #define PARMC_PLAN_H
 
-#include "bmmc_kernel.h"
+#include "bmmc_plan.h"
 #include "ir.h"
 
 #define SCHED_MAX_TILE 16
@@ -146,6 +146,16 @@ typedef struct {
     unsigned long long scratch_plane_off[2][SCHED_MAX_SLOTS];
     unsigned long long scratch_bytes;
     AliasRule alias;            /* what an input that overlaps the output needs */
+    /* An entry of any length (IrFunc.pad): the caller's arrays hold
+     * parm_rows rows of parm_cols elements (run-time values, at most
+     * 2^pad_rows_log by 2^pad_cols_log; one row when pad_rows_log < 0),
+     * row-major with parm_cols as the stride; the element at index
+     * r·2^pad_cols_log + c of the padded order is there when r < parm_rows
+     * and c < parm_cols. The first phase reads any other index as the pad,
+     * the last writes only those, and no other phase writes the output.
+     * NULL pad: the arrays have 2^n elements. */
+    const Scalar *pad;
+    int pad_rows_log, pad_cols_log;
 } Schedule;
 
 /* ---- The entry graph (entry_plan.c) ----
@@ -241,9 +251,6 @@ uint64_t plan_slot(const Phase *p, uint64_t u);
  * parity(on_b[k] & b) ^ bit k of *konst, with u and b as in Step (for a MAP
  * phase on_u is over the memory index and on_b is 0). Returns the bits. */
 int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst);
-
-/* plan_print.c: --dump-plan, the plan in a stable text form. */
-void plan_print(FILE *out, const Schedule *s);
 
 /* plan_verify.c: the plan's invariants. Returns NULL when they hold, else
  * a description of the first one broken (in the arena). */
