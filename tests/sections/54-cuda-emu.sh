@@ -65,3 +65,16 @@ emu_padded "any length: 13 rows of 999" "entry main (xs : [2^4][2^10]i32 pad max
 emu_padded "any length: records, 7 rows of 33" \
     "entry main (xs : [2^3][2^6](f32, f32) pad max) = bitonic_sort_rows kv_lex_asc 3 6 xs" \
     "echo 33; python3 tests/tools/gen.py f32,f32 231 6"
+
+# Entry graphs: the CUDA reductions (per-thread trees, warp shuffles, the
+# warps' and the blocks' partials, a fused mapi) emulated on the CPU
+# (tests/emu/graph.sh) must be the interpreter's tree, bit for bit.
+mkdir -p "$TMP/emu/graph"
+"$PARMC" --random-input=4 tests/emu/graph.parm >"$TMP/emu/graph/in.txt"
+"$PARMC" --interpret tests/emu/graph.parm <"$TMP/emu/graph/in.txt" >"$TMP/emu/graph/want.txt"
+if PARMC=$PARMC sh tests/emu/graph.sh "$TMP/emu/graph" <"$TMP/emu/graph/in.txt" >"$TMP/emu/graph/got.txt" 2>"$TMP/emu/graph/err.txt" &&
+    cmp -s "$TMP/emu/graph/want.txt" "$TMP/emu/graph/got.txt"; then
+    pass
+else
+    fail "CUDA emulation of entry-graph reductions: $(head -3 "$TMP/emu/graph/err.txt")"
+fi

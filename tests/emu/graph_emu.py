@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+"""graph_emu.py PROG.cu ENTRY OUT.cpp: the nodes and ENTRY_run of an entry
+graph's CUDA (parmc PROG.parm -o PROG.cu) as C++ for the CPU
+(graph_mock.h): kernels become functions, launches calls of launch()."""
+import re
+import sys
+
+src = open(sys.argv[1]).read()
+entry = sys.argv[2]
+ops = src[src.index("// start of parm_ops.h"):src.index("// end of parm_ops.h")]
+ops = ops.replace("__host__ __device__", "").replace("__device__", "")
+start = src.index("/* %s_n0: " % entry)
+run = src.index("static int %s_run(" % entry)
+body = src[start:src.index("\n}\n", run) + 3]
+body = re.sub(r"([\w<>]+)<<<([^,]+), ([^,]+), 0, ctx->stream>>>\((.*)\);",
+              r"launch(\2, \3, [=] { \1(\4); });", body)
+body = body.replace("static __global__ void", "static void")
+with open(sys.argv[3], "w") as f:
+    f.write('#include "graph_mock.h"\n' + ops +
+            "\nstatic int parm_parity(uint64_t x) { return __builtin_parityll(x); }\n" + body)

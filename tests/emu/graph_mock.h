@@ -1,0 +1,59 @@
+/* graph_mock.h: CUDA device code of entry graphs run on the CPU for
+ * tests/emu/graph.sh: a thread per CUDA thread, one block at a time,
+ * barriers for __syncthreads and for warp shuffles (every lane writes its
+ * value, then reads its partner's), and the host calls of NAME_run
+ * (scratch, copies) on host memory. */
+#include <barrier>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+struct dim3e { unsigned x; };
+static thread_local dim3e threadIdx, blockIdx;
+static dim3e blockDim, gridDim;
+static std::barrier<> *block_bar;
+static std::barrier<> *warp_bar[64];
+static uint64_t warp_slots[64][32];
+#define __syncthreads() block_bar->arrive_and_wait()
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(x)
+#define __shared__ static
+#define PARM_FN static inline
+struct uint4 { unsigned x, y, z, w; };
+template <typename T> T parm_shfl_down(unsigned mask, T v, int delta) {
+    (void)mask;
+    unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned width = blockDim.x - warp * 32 < 32 ? blockDim.x - warp * 32 : 32;
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof(T));
+    warp_slots[warp][lane] = b;
+    warp_bar[warp]->arrive_and_wait();
+    if (lane + delta < width) memcpy(&v, &warp_slots[warp][lane + delta], sizeof(T));
+    warp_bar[warp]->arrive_and_wait();
+    return v;
+}
+struct parm_ctx { int stream; };
+enum { PARM_OK, PARM_ERROR_ALIAS = 6 };
+#define PARM_CHECK(ctx, x) (void)0
+#define cudaGetLastError() 0
+static int parm_scratch(parm_ctx *, size_t bytes, char **base) { *base = (char *)calloc(bytes + 16, 1); return 0; }
+static inline int parm_overlap(const void *, size_t, const void *, size_t) { return 0; }
+#define cudaMemcpyAsync(d, s, n, k, st) memcpy(d, s, n)
+template <typename F> static void launch(unsigned grid, unsigned block, F f) {
+    gridDim.x = grid; blockDim.x = block;
+    for (unsigned b = 0; b < grid; b++) {
+        std::barrier<> bar(block);
+        block_bar = &bar;
+        std::vector<std::barrier<> *> wb;
+        for (unsigned w = 0; w * 32 < block; w++) { warp_bar[w] = new std::barrier<>(block - w * 32 < 32 ? block - w * 32 : 32); }
+        std::vector<std::thread> ts;
+        for (unsigned t = 0; t < block; t++) ts.emplace_back([&, t, b] { threadIdx.x = t; blockIdx.x = b; f(); });
+        for (auto &t : ts) t.join();
+        for (unsigned w = 0; w * 32 < block; w++) delete warp_bar[w];
+    }
+}
