@@ -2,6 +2,7 @@
  * diag, which longjmps back here; the arena is then freed in one place. */
 #include "driver.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "io.h"
 #include "ir.h"
 #include "emit.h"
+#include "manifest.h"
 #include "opt.h"
 #include "schedule.h"
 #include "randinput.h"
@@ -27,7 +29,7 @@ typedef struct {
     Program program;
     IrProgram ir;
     FILE *writing;              /* an output file being written */
-    const char *written[2];     /* the output files begun: all removed if an error stops one */
+    const char *written[3];     /* the output files begun: all removed if an error stops one */
     int nwritten;
 } Compilation;
 
@@ -94,32 +96,56 @@ static void interpret(Compilation *c, const Options *opt, const char *entry, FIL
     io_write_results(out, f, c->results);
 }
 
-/* NAME.cu -> NAME.h */
-static char *header_path(Arena *a, const char *output) {
+/* NAME.cu -> NAME.h, NAME.json: the file beside the output with extension ext */
+static char *beside(Arena *a, const char *output, const char *ext) {
     const char *slash = strrchr(output, '/');
     const char *dot = strrchr(output, '.');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - output) : strlen(output);
-    return arena_printf(a, "%.*s.h", (int)stem, output);
+    return arena_printf(a, "%.*s%s", (int)stem, output, ext);
 }
 
-static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const EmitInput *, bool),
-                       const EmitInput *in, bool flag) {
+/* The API prefix of output path OUT: its file name without the extension
+ * (the header's name without .h), with every character that cannot be in a
+ * C identifier made '_', and "parm_" in front of one that starts with a
+ * digit ("parm" for an empty name). */
+static const char *default_prefix(Arena *a, const char *output) {
+    const char *slash = strrchr(output, '/');
+    const char *base = slash ? slash + 1 : output;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot ? (size_t)(dot - base) : strlen(base);
+    if (len == 0) return "parm";
+    char *name = arena_printf(a, "%s%.*s", isdigit((unsigned char)base[0]) ? "parm_" : "", (int)len, base);
+    for (char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') *c = '_';
+    return name;
+}
+
+/* What a compile writes: the program, its header and its manifest. */
+typedef struct {
+    const EmitInput *emit;
+    bool target_c;
+    const ManifestInput *manifest;
+} Outputs;
+
+static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const Outputs *), const Outputs *o) {
     if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
     FILE *f = fopen(path, "w");
     if (!f) diag_fatal("cannot write '%s': %s", path, strerror(errno));
     c->writing = f;
     c->written[c->nwritten++] = path;
-    write(f, in, flag);
+    write(f, o);
     c->writing = NULL;
     if (fclose(f) != 0) diag_fatal("cannot write '%s': %s", path, strerror(errno));
 }
 
-static void write_program(FILE *f, const EmitInput *in, bool target_c) {
-    if (target_c) emit_c_program(f, in);
-    else emit_cuda_program(f, in);
+static void write_program(FILE *f, const Outputs *o) {
+    if (o->target_c) emit_c_program(f, o->emit);
+    else emit_cuda_program(f, o->emit);
 }
 
-static void write_header(FILE *f, const EmitInput *in, bool target_c) { emit_header(f, in, !target_c); }
+static void write_header(FILE *f, const Outputs *o) { emit_header(f, o->emit, !o->target_c); }
+
+static void write_manifest(FILE *f, const Outputs *o) { manifest_write(f, o->manifest); }
 
 /* The size range of entry `entry` (`(n : 0..3)`). */
 static const EntryParam *size_range(const Program *p, const char *entry) {
@@ -145,7 +171,7 @@ static bool some_size_compiles(Compilation *c, const IrFunc *f) {
 /* Schedules every specialisation into out and returns how many. A size of a
  * ranged entry that the back end refuses whole (arrays of 1 element at
  * n = 0) is left out with a warning when another size compiles: the emitted
- * function then returns PARM_ERROR_LENGTH for that length alone. The
+ * function then returns NAME_ERROR_LENGTH for that length alone. The
  * sanitizer build (PARMC_VERIFY) checks every plan against plan_verify's
  * invariants, naming the stage that built it (scheduling). */
 static int schedule_all(Compilation *c, Schedule *out) {
@@ -155,8 +181,8 @@ static int schedule_all(Compilation *c, Schedule *out) {
         const char *refusal = f->size_param >= 0 ? schedule_refusal(&c->arena, f) : NULL;
         const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
         if (range && some_size_compiles(c, f)) {
-            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns PARM_ERROR_LENGTH "
-                                     "for that length", f->entry, range->name, f->size_param, refusal);
+            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "
+                                     "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
             continue;
         }
         schedule_func(&c->arena, f, &out[n]);
@@ -169,7 +195,8 @@ static int schedule_all(Compilation *c, Schedule *out) {
     return n;
 }
 
-/* The back end: schedule every specialisation, write OUT and its header. */
+/* The back end: schedule every specialisation, write OUT, its header and
+ * its manifest (from the specialisations that were compiled). */
 static void compile(Compilation *c, const Options *opt) {
     const char *output = opt->output;
     if (!output) {
@@ -177,15 +204,23 @@ static void compile(Compilation *c, const Options *opt) {
         size_t stem = dot ? (size_t)(dot - opt->input) : strlen(opt->input);
         output = arena_printf(&c->arena, "%.*s%s", (int)stem, opt->input, opt->target_c ? ".c" : ".cu");
     }
-    const char *header = header_path(&c->arena, output);
+    const char *header = beside(&c->arena, output, ".h");
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
-                    .main_entry = opt->entry ? opt->entry : "main"};
+                    .main_entry = opt->entry ? opt->entry : "main",
+                    .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     in.nschedules = schedule_all(c, in.schedules);
-    write_file(c, output, write_program, &in, opt->target_c);
-    write_file(c, header, write_header, &in, opt->target_c);
+    const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nschedules + 1);
+    for (int i = 0; i < in.nschedules; i++) funcs[i] = in.schedules[i].func;
+    ManifestInput manifest = {.source = opt->input, .target = opt->target_c ? "c" : "cuda", .prefix = in.prefix,
+                              .header = in.header_name, .program = &c->program, .funcs = funcs,
+                              .nfuncs = in.nschedules};
+    Outputs o = {&in, opt->target_c, &manifest};
+    write_file(c, output, write_program, &o);
+    write_file(c, header, write_header, &o);
+    write_file(c, beside(&c->arena, output, ".json"), write_manifest, &o);
 }
 
 /* --report: the access simulator over the schedule of every entry. With

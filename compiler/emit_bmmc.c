@@ -153,7 +153,7 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *
     unsigned threads = 1u << p->thread_log, iters = 1u << p->iter_log;
 
     emit_comment(out, p);
-    fprintf(out, "__global__ void __launch_bounds__(%u)\n", threads);
+    fprintf(out, "static __global__ void __launch_bounds__(%u)\n", threads);
     fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out)\n{\n", name, ctype, ctype);
     fprintf(out, "    __shared__ %s tile[%u];\n", ctype, 1u << p->tile_log);
     /* The output base needs a dense matrix-vector product in general; one
@@ -218,8 +218,7 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     unsigned iters = 1u << p->iter_log;
 
     emit_comment(out, p);
-    fprintf(out, "void %s(const %s *in, %s *out);\n", name, ctype, ctype);
-    fprintf(out, "void %s(const %s *in, %s *out)\n{\n", name, ctype, ctype);
+    fprintf(out, "static void %s(const %s *in, %s *out)\n{\n", name, ctype, ctype);
     emit_c_table(out, "uint64_t", "read_x", it.read_x, iters, ty);
     emit_c_table(out, "unsigned", "read_slot", it.read_slot, iters, st);
     emit_c_table(out, "uint64_t", "write_y", it.write_y, iters, ty);

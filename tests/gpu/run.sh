@@ -9,6 +9,7 @@
 #      back-end regressions of tests/backend;
 #   2a. every operator and conversion on edge values (tests/unit/test_emit_elem.c's
 #      bodies) run on the GPU, bit for bit against the interpreter, NaNs included;
+#      the caller's stream (tests/gpu/stream_cuda.cu);
 #   2b. compute-sanitizer memcheck and racecheck on each small variant;
 #   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB;
 #   4. parmc test on the examples and the stdlib, with CUDA.
@@ -69,7 +70,7 @@ done <<<"$VARIANTS"
 for k in 20 24 28; do
     grep -v '^entry ' examples/sort.parm >"$W/bsort_$k.parm"
     echo "entry main (xs : [2^$k]i32) = sort $k xs" >>"$W/bsort_$k.parm"
-    ("$PARMC" "$W/bsort_$k.parm" -o "$W/bsort_$k.cu" &&
+    ("$PARMC" --prefix bench "$W/bsort_$k.parm" -o "$W/bsort_$k.cu" &&
         $NVCC -include "$W/bsort_$k.h" bench/sort/sortbench.cu "$W/bsort_$k.cu" -o "$W/sb_sort_$k" 2>"$W/sb_$k.nvcc") &
 done
 for prog in $REGRESSIONS; do
@@ -77,7 +78,10 @@ for prog in $REGRESSIONS; do
     cp "$prog" "$W/$name.parm"
     build_guard "$name" main &
 done
-("$PARMC" examples/batched.parm -o "$W/bbatched.cu" &&
+# the caller's stream: the 2^20 sort through tests/gpu/stream_cuda.cu
+("$PARMC" --prefix st examples/sort.parm -o "$W/st.cu" &&
+    $NVCC -include "$W/st.h" tests/gpu/stream_cuda.cu "$W/st.cu" -o "$W/stream" 2>"$W/stream.nvcc") &
+("$PARMC" --prefix bench examples/batched.parm -o "$W/bbatched.cu" &&
     $NVCC -include "$W/bbatched.h" bench/sort/sortbench.cu "$W/bbatched.cu" -o "$W/sb_batched" 2>"$W/sb_b.nvcc") &
 wait
 ls "$W" | grep -v '\.' | tee -a "$REPORT"
@@ -120,6 +124,13 @@ if make -s build/unit/test_emit_elem >"$W/elem.make" 2>&1 && PARM_TEST_KEEP="$W/
     log "PASS operators: $(grep -o '[0-9]* inputs; [0-9]* NaN results' "$W/elem.log")"
 else
     log "FAIL operators: $(cmp "$W/elem/expected.txt" "$W/elem/got.txt" 2>&1 | head -1; tail -2 "$W/elem.make" "$W/elem.nvcc" 2>/dev/null)"
+fi
+
+log "## The caller's stream (tests/gpu/stream_cuda.cu)"
+if [ -x "$W/stream" ]; then
+    "$W/stream" 20 2>&1 | tee -a "$REPORT"
+else
+    log "FAIL stream: $(head -3 "$W/stream.nvcc")"
 fi
 
 log "## compute-sanitizer"
