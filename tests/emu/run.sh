@@ -17,7 +17,7 @@ sed -n 's/^ *\([A-Za-z0-9_]*_kernel\)<<<\([0-9]*\)u, \([0-9]*\),.*>>>\((.*)\);$/
 # function, in the API's order, and whether the input has them before the
 # array (the API's argK before in0) or after it
 run=$(grep -m1 '^static int [A-Za-z0-9_]*_run(parm_ctx \*ctx' "$2/p.cu")
-before=$(grep -m1 '^int parm_[A-Za-z0-9_]*(parm_ctx \*ctx, .*size_t n)' "$2/p.cu" | sed 's/\*in0.*//' |
+before=$(grep -m1 '^int [A-Za-z0-9_]*([A-Za-z0-9_]* \*ctx, .*size_t n)' "$2/p.cu" | sed 's/\*in0.*//' |
     grep -o ' arg[0-9]*' | wc -l)
 echo "$run" | sed 's/.*void \*const \*out//; s/)$//' | tr ',' '\n' |
     sed -n 's/^ *const \(.*\) \(parm_arg[0-9]*\)$/\1 \2/p' |
