@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <utility>
@@ -35,6 +36,13 @@ static unsigned char shared_mem[1 << 18];   // one block runs at a time
 
 // One kernel call with its arguments bound, run once per thread.
 typedef std::function<void()> Kernel;
+
+// An entry of any length (run.sh defines PAD_COLS_LOG, and PAD_ROWS_LOG >= 0
+// for rows): its kernels take the shape after the planes, as the launches
+// pass it.
+#ifdef PAD_COLS_LOG
+static uint64_t parm_rows = 1, parm_cols;
+#endif
 
 struct Job {
     const Kernel *k;
@@ -85,6 +93,61 @@ static int bad_input(const std::string &t) {
     return 1;
 }
 
+#ifdef PAD_COLS_LOG
+#define CANARY 4096
+// The input's shape; the kernels run through scratch planes of the padded
+// size, the first reading the input and the last writing the output, which
+// hold the shape's elements alone (as the plan's buffers, plan.h).
+int main() {
+    std::vector<SLOT_T> in[NSLOTS], out[NSLOTS], scratch[2][NSLOTS];
+    std::vector<std::string> tok;
+    for (char t[64]; scanf("%63s", t) == 1;) tok.push_back(t);
+    size_t first = 0;
+    long long row_len = 0;
+    if (PAD_ROWS_LOG >= 0 && (tok.empty() || !read_value(tok[first++], &row_len) || row_len <= 0))
+        return bad_input("(no row length)");
+    for (size_t i = first; i < tok.size(); i++) {
+        SLOT_T v;
+        if (!read_value(tok[i], &v)) return bad_input(tok[i]);
+        in[(i - first) % NSLOTS].push_back(v);
+    }
+    size_t m = in[0].size();
+    parm_cols = PAD_ROWS_LOG >= 0 ? (uint64_t)row_len : m;
+    parm_rows = PAD_ROWS_LOG >= 0 ? m / row_len : 1;
+    size_t padded = (size_t)1 << (PAD_COLS_LOG + (PAD_ROWS_LOG > 0 ? PAD_ROWS_LOG : 0));
+    SLOT_T *src[NSLOTS], *dst[NSLOTS], *outs[NSLOTS], *sc[2][NSLOTS];
+    for (int k = 0; k < NSLOTS; k++) {
+        out[k].resize(m + CANARY);   // past the end: a pattern that must stay
+        memset((void *)(out[k].data() + m), 0xa5, CANARY * sizeof(SLOT_T));
+        scratch[0][k].resize(padded);
+        scratch[1][k].resize(padded);
+        src[k] = in[k].data();
+        outs[k] = out[k].data();
+        sc[0][k] = scratch[0][k].data();
+        sc[1][k] = scratch[1][k].data();
+    }
+    struct Launch { Kernel k; unsigned blocks, threads; };
+    std::vector<Launch> launches;
+#define LAUNCH(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads});
+#include "launches.h"
+    for (size_t i = 0; i < launches.size(); i++) {
+        for (int k = 0; k < NSLOTS; k++) dst[k] = i + 1 == launches.size() ? outs[k] : sc[i % 2][k];
+        launch(launches[i].k, launches[i].blocks, launches[i].threads);
+        for (int k = 0; k < NSLOTS; k++) src[k] = dst[k];
+    }
+    for (int k = 0; k < NSLOTS; k++)
+        for (size_t i = 0; i < CANARY * sizeof(SLOT_T); i++)
+            if (((const unsigned char *)(outs[k] + m))[i] != 0xa5) {
+                fprintf(stderr, "emu: a write past the end of the output\n");
+                return 3;
+            }
+    for (size_t i = 0; i < m; i++)
+        for (int k = 0; k < NSLOTS; k++) {
+            print_value(src[k][i]);
+            putchar(k + 1 < NSLOTS ? ' ' : '\n');
+        }
+}
+#else
 int main() {
     std::vector<std::string> tok;
     for (char t[64]; scanf("%63s", t) == 1;) tok.push_back(t);
@@ -124,3 +187,4 @@ int main() {
             putchar(k + 1 < NSLOTS ? ' ' : '\n');
         }
 }
+#endif
