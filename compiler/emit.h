@@ -38,6 +38,12 @@ char emit_index_op(uint64_t var_bits, uint64_t c);
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */
 void emit_api_text(FILE *out, const EmitInput *in, const char *text);
+/* Whether NAME_entry would be one of the API's own names (NAME_ctx_create,
+ * ...): the driver refuses such an entry. */
+bool emit_api_name_taken(const char *entry);
+/* Whether a prefix would make exported names that the emitted code uses
+ * inside (parm_..., PARM_...): "parm" or "parm_..." in any case. */
+bool emit_prefix_reserved(const char *prefix);
 void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
 void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 /* The standalone main; `runner` writes the target's function that it calls,

@@ -308,6 +308,23 @@ void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
     }
 }
 
+/* The API's names besides the entries', after the prefix. */
+static const char *const api_names[] = {"ctx", "ctx_create", "ctx_destroy", "error_string", "ctx_stream",
+                                        "ctx_set_stream", "ctx_message"};
+
+bool emit_api_name_taken(const char *entry) {
+    for (size_t i = 0; i < sizeof api_names / sizeof api_names[0]; i++)
+        if (strcmp(entry, api_names[i]) == 0) return true;
+    return false;
+}
+
+bool emit_prefix_reserved(const char *prefix) {
+    static const char parm[] = "PARM";
+    for (int i = 0; i < 4; i++)
+        if (toupper((unsigned char)prefix[i]) != parm[i]) return false;
+    return prefix[4] == 0 || prefix[4] == '_';
+}
+
 /* The status codes: {P}_<name> in the header, PARM_<name> inside the
  * emitted file, and the message of {p}_error_string. */
 static const struct {

@@ -202,10 +202,13 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     emit_local_kernel(out, s, p, name);
     emit_launcher_head(out, s, name);
     int bytes = tile_bytes(p);
-    fprintf(out, "    static int configured;\n"
-                 "    if (!configured) {\n"
+    /* a kernel's attributes are per device: set once on each (every time
+       on a device past the 64 the mask holds) */
+    fprintf(out, "    static uint64_t configured;\n"
+                 "    const uint64_t device_bit = ctx->device < 64 ? 1ull << ctx->device : 0;\n"
+                 "    if (!(configured & device_bit)) {\n"
                  "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
-                 "        configured = 1;\n    }\n",
+                 "        configured |= device_bit;\n    }\n",
             name, bytes);
     fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << p->block_log, 1 << threads_log(p), bytes);
     emit_plane_args(out, p->elem, p->elem);
