@@ -39,9 +39,9 @@ def parmc_version(parmc):
     return _versions[key]
 
 
-def _run(cmd, what):
+def _run(cmd, what, cwd=None):
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
     except OSError as e:
         raise ToolError(f"cannot run {cmd[0]} ({what}): {e.strerror}") from None
     if p.returncode != 0:
@@ -210,14 +210,14 @@ def _build(parmc, path, text, stem, target, prefix, include, native, root, final
     tmp = tempfile.mkdtemp(prefix=".build-", dir=root)
     try:
         src = path
-        if src is None:
-            src = os.path.join(tmp, f"{stem}.parm")
-            with open(src, "w", encoding="utf-8") as f:
+        if src is None:     # source text: parmc runs in tmp, so that messages name just the file
+            src = f"{stem}.parm"
+            with open(os.path.join(tmp, src), "w", encoding="utf-8") as f:
                 f.write(text)
         out = os.path.join(tmp, f"{stem}.{'cu' if target == 'cuda' else 'c'}")
         cmd = [parmc, f"--target={target}", *[f"-I{d}" for d in include]]
         cmd += [f"--prefix={prefix}"] if prefix else []
-        _run(cmd + [src, "-o", out], "parmc")
+        _run(cmd + [src, "-o", out], "parmc", cwd=tmp if path is None else None)
         manifest = os.path.join(tmp, f"{stem}.json")
         if not os.path.isfile(manifest):
             raise CompileError(f"{parmc} wrote no manifest {stem}.json beside {stem}.h: this parmc is older than the "

@@ -33,3 +33,7 @@ class CallError(Error):
     def __init__(self, message, code):
         super().__init__(message)
         self.code = code
+
+
+for _cls in (Error, ToolError, CompileError, ManifestError, ArgumentTypeError, ArgumentValueError, CallError):
+    _cls.__module__ = "parmc"      # tracebacks say parmc.CompileError, the name users catch

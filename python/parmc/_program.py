@@ -183,7 +183,8 @@ class EntryFunction:
     def __call__(self, *args, stream=None, n=None):
         torch = _modules.get("torch")
         if torch is not None and _is_compiling(torch):
-            return self.op(*args)
+            from . import _torch_op
+            return _torch_op.call(self, args)
         fast = self._fast
         if fast is not None and stream is None and n is None:
             r = fast(args)
@@ -349,9 +350,9 @@ class EntryFunction:
 
     @property
     def op(self):
-        """The entry as a torch.library custom op (torch.ops.parmc.NAME), usable inside
-        torch.compile graphs: arguments flattened (one tensor per field), results a tensor or
-        a tuple of tensors (one per field)."""
+        """The entry as a torch.library custom op (parmc::PREFIX_ENTRY_HASH), as torch.compile
+        sees it: parameters flattened (one tensor or scalar per field), results one tensor per
+        field (a tensor, or a tuple when several)."""
         from . import _torch_op
         return _torch_op.op_for(self)
 

@@ -31,8 +31,8 @@ def _int_range(t):
 
 
 def scalar_converter(t):
-    """A function (value, where) -> the value as the C parameter wants it, where names the
-    parameter for the messages; raises TypeError or ValueError (parmc's own subclasses)."""
+    """A function (value, where) -> the value as the C parameter wants it, where() naming the
+    parameter in messages; raises TypeError or ValueError (parmc's own subclasses)."""
     from ._errors import ArgumentTypeError, ArgumentValueError
     if t == "bool":
         def convert(v, where):
@@ -41,9 +41,9 @@ def scalar_converter(t):
             try:
                 i = operator.index(v)
             except TypeError:
-                raise ArgumentTypeError(f"{where}: expected a bool, got {type(v).__name__}") from None
+                raise ArgumentTypeError(f"{where()}: expected a bool, got {type(v).__name__}") from None
             if i not in (0, 1):
-                raise ArgumentValueError(f"{where}: expected a bool (or 0 or 1), got {i}")
+                raise ArgumentValueError(f"{where()}: expected a bool (or 0 or 1), got {i}")
             return i
         return convert
     if t[0] in "iu":
@@ -53,17 +53,17 @@ def scalar_converter(t):
             try:
                 i = operator.index(v)
             except TypeError:
-                raise ArgumentTypeError(f"{where}: expected an integer for {t}, got {type(v).__name__}") from None
+                raise ArgumentTypeError(f"{where()}: expected an integer for {t}, got {type(v).__name__}") from None
             if not lo <= i <= hi:
-                raise ArgumentValueError(f"{where}: {i} is out of range for {t} ({lo}..{hi})")
+                raise ArgumentValueError(f"{where()}: {i} is out of range for {t} ({lo}..{hi})")
             return i
         return convert
 
     def convert(v, where):
         if isinstance(v, (str, bytes)) or not hasattr(v, "__float__"):
-            raise ArgumentTypeError(f"{where}: expected a real number for {t}, got {type(v).__name__}")
+            raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {type(v).__name__}")
         x = float(v)
         if t == "f32" and math.isfinite(x) and abs(x) > _F32_MAX:
-            raise ArgumentValueError(f"{where}: {x!r} is out of range for f32 (|x| <= {_F32_MAX!r})")
+            raise ArgumentValueError(f"{where()}: {x!r} is out of range for f32 (|x| <= {_F32_MAX!r})")
         return x
     return convert
