@@ -135,6 +135,28 @@ class Results(unittest.TestCase):
         self.assertIn("1024", repr(self.perm.main))
 
 
+class Examples(unittest.TestCase):
+    """The programs that examples/python/ writes, through the C target at small sizes (the
+    scripts themselves need a GPU: tests/gpu/python.sh runs them)."""
+
+    def load(self, name):
+        sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+        try:
+            return __import__(name)
+        finally:
+            sys.path.pop(0)
+
+    def test_batched_sort_program(self):
+        prog = parmc.compile(self.load("batched_sort").program(16, 64), target="c")
+        xs = rng.integers(-1000, 1000, (16, 64), dtype=np.int32)
+        np.testing.assert_array_equal(prog.main(xs), np.sort(xs, axis=-1))
+
+    def test_permute_program(self):
+        prog = parmc.compile(self.load("permute_cupy").program(8), target="c")
+        xs = rng.standard_normal(256).astype(np.float32)
+        np.testing.assert_array_equal(prog.main(xs), xs[bitrev_index(8)])
+
+
 class Errors(unittest.TestCase):
     """Every bad call raises before anything is allocated or written, naming the entry and
     the parameter."""
