@@ -4,6 +4,7 @@ import atexit
 import ctypes
 import sys
 import threading
+import warnings
 import weakref
 
 from . import _arrays, _fast, _manifest
@@ -55,6 +56,8 @@ class Program:
             if not hasattr(type(self), name):
                 self.__dict__[name] = f
         _open.add(self)
+        if "torch" in _modules:
+            enable_torch(self)
 
     def _symbol(self, name, restype, argtypes, why=None):
         try:
@@ -181,10 +184,8 @@ class EntryFunction:
         return f"<parmc entry {self.program.name}.{self._signature()}>"
 
     def __call__(self, *args, stream=None, n=None):
-        torch = _modules.get("torch")
-        if torch is not None and _is_compiling(torch):
-            from . import _torch_op
-            return _torch_op.call(self, args)
+        if _compiling is not None and _compiling():
+            return _op_call(self, args)
         fast = self._fast
         if fast is not None and stream is None and n is None:
             r = fast(args)
@@ -233,6 +234,8 @@ class EntryFunction:
             cargs.append(row["n"])
         self._invoke(adapter, device, stream, cargs)
         if adapter not in self._fasts:
+            if adapter.name == "torch" and _compiling is None:
+                enable_torch(self.program)
             self._fasts[adapter] = _fast.build(self, adapter, dtypes)
         self._fast = self._fasts[adapter]
         return results[0] if len(results) == 1 else tuple(results)
@@ -363,7 +366,26 @@ def _namer(name, p, field):
     return lambda: f"{name}: parameter '{p.name}'{f}"
 
 
-def _is_compiling(torch):
-    """Whether torch.compile is tracing the call (it then goes through the custom op)."""
-    compiler = getattr(torch, "compiler", None)
-    return compiler is not None and compiler.is_compiling()
+# Set by enable_torch: while torch.compile traces, a call goes through the entry's custom op
+# (_torch_op.py), which the graph keeps; these are plain globals so that the tracer reads
+# them as constants.
+_compiling = _op_call = None
+
+
+def enable_torch(program):
+    """Once PyTorch is imported: registers program's entries as custom ops (before any
+    tracing, which could not register them) and routes traced calls through them."""
+    global _compiling, _op_call
+    torch = _modules.get("torch")
+    is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    if is_compiling is None or not hasattr(torch, "library"):
+        return
+    from . import _torch_op
+    try:
+        for ef in program.entries.values():
+            _torch_op.op_for(ef)
+    except Exception as e:     # an old PyTorch: calls still work, torch.compile breaks its graph at them
+        warnings.warn(f"parmc: the entries of {program.name} are not torch custom ops ({e}); torch.compile will "
+                      "run them outside its graph")
+        return
+    _compiling, _op_call = is_compiling, _torch_op.call

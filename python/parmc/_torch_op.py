@@ -50,7 +50,7 @@ def op_for(ef):
     op = _ops.get(name)
     if op is None:
         op = _ops[name] = _register(ef, name)
-    ef._op = op
+    ef._op, ef._op_nres = op, sum(len(r.fields) for r in entry.results)
     return op
 
 
@@ -112,8 +112,9 @@ def _field_params(entry):
 
 
 def call(ef, args):
-    """ef(*args) through its op: what torch.compile traces."""
-    res = op_for(ef)(*_flatten(ef.entry, args))
-    res = (res,) if sum(len(r.fields) for r in ef.entry.results) == 1 else res
+    """ef(*args) through its op (registered by op_for before tracing): what torch.compile
+    traces, plain list and tuple code."""
+    res = ef._op(*_flatten(ef.entry, args))
+    res = (res,) if ef._op_nres == 1 else res
     grouped = _regroup(ef.entry.results, list(res))
     return grouped[0] if len(grouped) == 1 else tuple(grouped)
