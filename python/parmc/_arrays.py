@@ -103,13 +103,16 @@ class TorchAdapter:
     def fast_snippets(self):
         torch = self.torch
         where = "is_cuda" if self.cuda else "is_cpu"
+        # the raw handle without building a torch.cuda.Stream (what torch's own compiled code reads)
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         return {"env": {"T": torch.Tensor, "empty": torch.empty, "current_device": torch.cuda.current_device,
-                        "current_stream": torch.cuda.current_stream},
+                        "current_stream": torch.cuda.current_stream, "raw_stream": raw},
                 "check": "type({a}) is T and {a}.dtype is {D} and {a}.%s and {a}.is_contiguous()" % where,
                 "size": "{a}.numel()", "device": "{a}.get_device()" if self.cuda else None,
                 "ptr": "{a}.data_ptr()",
                 "empty": "empty({shape}, dtype={D}, device=%s)" % ("{dev}" if self.cuda else "'cpu'"),
-                "stream": f"(current_stream(dev).cuda_stream or {CUDA_STREAM_LEGACY})"}
+                "stream": (f"(raw_stream(dev) or {CUDA_STREAM_LEGACY})" if raw else
+                           f"(current_stream(dev).cuda_stream or {CUDA_STREAM_LEGACY})")}
 
     def guard(self, device):
         """A context manager that makes device current, or None when it is already."""

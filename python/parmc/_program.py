@@ -14,7 +14,6 @@ from ._types import ctype, scalar_converter
 
 _open = weakref.WeakSet()
 _modules = sys.modules
-_adapters = _arrays._adapters
 ERROR_CUDA = 4      # the API's PREFIX_ERROR_CUDA (docs/api.md): PREFIX_ctx_message says which call failed
 
 
@@ -211,7 +210,7 @@ class EntryFunction:
                 continue
             size0 = None
             for arr, dt, where in zip((a,) if len(dts) == 1 else self._fields(p, a, names[0]), dts, names):
-                if _adapters.get((type(arr), cuda)) is not adapter:
+                if _arrays.adapter_of(arr, cuda) is not adapter:
                     raise ArgumentTypeError(f"{where()}: a {type(arr).__module__}.{type(arr).__name__} among "
                                             f"{adapter.name} arrays")
                 ptr, size, dev = adapter.check(arr, dt, where)
