@@ -25,11 +25,11 @@ def build(ef, adapter, dtypes):
     suit one: no array parameter, a tuple-typed scalar). It takes the argument tuple and
     returns the result or SLOW."""
     entry, prog = ef.entry, ef.program
-    if not any(p.kind == "array" for p in entry.params) or any(p.kind == "scalar" and len(p.fields) > 1
-                                                                for p in entry.params):
+    if (not any(p.kind == "array" for p in entry.params) or entry.lengths.grid
+            or any(p.kind == "scalar" and len(p.fields) > 1 for p in entry.params)):
         return None
     snip = adapter.fast_snippets()
-    env = {"SLOW": SLOW, "fn": ef._fn, "rows": entry.lengths.rows, "lock": prog._lock,
+    env = {"SLOW": SLOW, "fn": ef._fn, "rows": entry.lengths.rows, "any_row": entry.lengths.row, "lock": prog._lock,
            "contexts": prog._contexts, "failed": ef._failed, **snip["env"]}
     lines, cargs, first = [f"if len(args) != {len(entry.params)}: return SLOW"], [], None
     for i, (p, dts) in enumerate(zip(entry.params, dtypes[0])):
@@ -53,6 +53,8 @@ def build(ef, adapter, dtypes):
                 first = a
                 lines.append(f"n = {snip['size'].format(a=first)}")
                 lines.append("row = rows.get(n)")
+                if entry.lengths.any_length:
+                    lines.append("if row is None: row = any_row(n)")
                 lines.append("if row is None: return SLOW")
                 if snip["device"]:
                     lines.append(f"dev = {snip['device'].format(a=first)}")

@@ -23,11 +23,14 @@ class Lengths:
     """The lengths an entry accepts. `sizes` rows give exact ones: n (the length of the first
     array parameter, else of the first array result) and every array's length. An entry
     marked "any_length" also accepts every n in min_n..max_n; its arrays' lengths scale with n
-    as in its largest row."""
+    as in its largest row. An entry with "rows": {"max_rows": R, "max_row_len": L} takes its
+    first array as rows of row_len elements (any rows <= R, row_len <= L), and its function
+    takes (rows, row_len) in place of n."""
 
-    def __init__(self, rows, any_length, min_n, max_n):
+    def __init__(self, rows, any_length, min_n, max_n, grid=None):
         self.rows = {r["n"]: r for r in rows}
         self.any_length, self.min_n, self.max_n = any_length, min_n, max_n
+        self.grid = grid    # (max_rows, max_row_len) or None
         self.largest = max(rows, key=lambda r: r["n"]) if rows else None
 
     def row(self, n):
@@ -41,10 +44,11 @@ class Lengths:
                 "results": [scale(x) for x in big["results"]]}
 
     def describe(self):
-        exact = ", ".join(str(n) for n in sorted(self.rows))
+        if self.grid:
+            return f"up to {self.grid[0]} rows of up to {self.grid[1]} elements"
         if self.any_length:
             return f"any length from {self.min_n} to {self.max_n}"
-        return exact
+        return ", ".join(str(n) for n in sorted(self.rows))
 
 
 class Entry:
@@ -99,9 +103,17 @@ def _lengths(obj, params, results, where):
     if any_length:
         _need(isinstance(max_n, int) and isinstance(min_n, int) and 0 <= min_n <= max_n and rows, where,
               "an 'any_length' entry needs integer 'min_n' <= 'max_n' and at least one row in 'sizes'")
+    grid = obj.get("rows")
+    if grid is not None:
+        _need(isinstance(grid, dict) and all(isinstance(grid.get(k), int) and grid[k] > 0
+                                             for k in ("max_rows", "max_row_len"))
+              and params and params[0].kind == "array", where,
+              "'rows' needs positive integers 'max_rows' and 'max_row_len', and an array as the first parameter")
+        grid = (grid["max_rows"], grid["max_row_len"])
+        any_length, min_n, max_n = True, 0, grid[0] * grid[1]
     has_array = any(p.kind == "array" for p in params + results)
     _need(rows or not has_array, where, "an entry with arrays needs at least one row in 'sizes'")
-    return Lengths(rows, any_length, min_n, max_n)
+    return Lengths(rows, any_length, min_n, max_n, grid)
 
 
 def _entry(obj, where):

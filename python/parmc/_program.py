@@ -155,8 +155,8 @@ class EntryFunction:
             argtypes += [ctypes.c_void_p] * len(p.fields) if p.kind == "array" else [ctype(t) for t in p.fields]
         for r in entry.results:
             argtypes += [ctypes.c_void_p] * len(r.fields)
-        if entry.has_n:
-            argtypes.append(ctypes.c_size_t)
+        if entry.has_n:     # n, or rows and row_len
+            argtypes += [ctypes.c_size_t] * (2 if entry.lengths.grid else 1)
         fn.restype, fn.argtypes = ctypes.c_int, argtypes
         self._fn = fn
         self._nparams = len(entry.params)
@@ -226,11 +226,11 @@ class EntryFunction:
                 cargs.append(ptr)
             sizes.append(size0)
         row = self._row(sizes, n)
+        tail = self._grid(shape) if self.entry.lengths.grid else [row["n"]] if row is not None else []
         if shape is None and cuda:
             device = adapter.current_device()
         results = self._allocate(adapter, dtypes[1], row, shape, device, cargs)
-        if row is not None:
-            cargs.append(row["n"])
+        cargs += tail
         self._invoke(adapter, device, stream, cargs)
         if adapter not in self._fasts:
             if adapter.name == "torch" and _compiling is None:
@@ -238,6 +238,19 @@ class EntryFunction:
             self._fasts[adapter] = _fast.build(self, adapter, dtypes)
         self._fast = self._fasts[adapter]
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _grid(self, shape):
+        """(rows, row_len) of a rows entry's first array: its last dimension is the row length."""
+        row_len = shape[-1] if shape else 1
+        rows = 1
+        for d in shape[:-1]:
+            rows *= d
+        max_rows, max_len = self.entry.lengths.grid
+        if rows > max_rows or row_len > max_len:
+            p = self.entry.params[0]
+            raise ArgumentValueError(f"{self.program.name}.{self.name}: parameter '{p.name}' has {rows} rows of "
+                                     f"{row_len}; the entry accepts up to {max_rows} rows of up to {max_len}")
+        return [rows, row_len]
 
     def _failed(self, rc, ctx):
         prog = self.program

@@ -24,13 +24,6 @@ def _names(entry):
     return out
 
 
-def _flatten(entry, args):
-    flat = []
-    for p, a in zip(entry.params, args):
-        flat += [a] if len(p.fields) == 1 else list(a)
-    return flat
-
-
 def _regroup(specs, flat):
     out, i = [], 0
     for s in specs:
@@ -51,6 +44,8 @@ def op_for(ef):
     if op is None:
         op = _ops[name] = _register(ef, name)
     ef._op, ef._op_nres = op, sum(len(r.fields) for r in entry.results)
+    ef._op_params = tuple(len(p.fields) for p in entry.params)
+    ef._op_results = tuple(len(r.fields) for r in entry.results)
     return op
 
 
@@ -113,8 +108,14 @@ def _field_params(entry):
 
 def call(ef, args):
     """ef(*args) through its op (registered by op_for before tracing): what torch.compile
-    traces, plain list and tuple code."""
-    res = ef._op(*_flatten(ef.entry, args))
-    res = (res,) if ef._op_nres == 1 else res
-    grouped = _regroup(ef.entry.results, list(res))
-    return grouped[0] if len(grouped) == 1 else tuple(grouped)
+    traces, so only tuples and ints (the fields per parameter and per result)."""
+    flat = []
+    for k, a in zip(ef._op_params, args):
+        flat += [a] if k == 1 else list(a)
+    res = ef._op(*flat)
+    res = (res,) if ef._op_nres == 1 else tuple(res)
+    out, i = [], 0
+    for k in ef._op_results:
+        out.append(res[i] if k == 1 else tuple(res[i:i + k]))
+        i += k
+    return out[0] if len(out) == 1 else tuple(out)

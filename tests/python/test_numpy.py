@@ -277,6 +277,19 @@ class General(unittest.TestCase):
         self.assertEqual(e.exception.code, 7)
         self.assertEqual(str(e.exception), "fx.mix: the fixture refuses a negative s")
 
+    def test_rows(self):
+        """An entry over rows (the function takes rows and row_len): any shape up to its size."""
+        xs = np.arange(15, dtype=np.int32).reshape(3, 5)
+        out = self.prog.shift(xs)
+        self.assertEqual(out.shape, (3, 5))
+        np.testing.assert_array_equal(out, xs + np.arange(3, dtype=np.int32)[:, None])
+        np.testing.assert_array_equal(self.prog.shift(np.arange(7, dtype=np.int32)), np.arange(7))   # one row
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.prog.shift(np.zeros((5, 2), np.int32))
+        self.assertIn("fx.shift: parameter 'xs' has 5 rows of 2; the entry accepts up to 4 rows of up to 8",
+                      str(e.exception))
+        self.assertIn("up to 4 rows of up to 8 elements", self.prog.shift.__doc__)
+
     def test_bad_manifests(self):
         with open(os.path.join(self.dir, "multi.json")) as f:
             good = json.load(f)
