@@ -424,6 +424,43 @@ class Compile(unittest.TestCase):
             parmc.compile(example("permute.parm"), target="opencl")
 
 
+class Targets(unittest.TestCase):
+    """The target chosen, the prefix, and the CUDA build where nvcc is (loaded, not run: no
+    GPU is needed until a call)."""
+
+    def test_auto_target(self):
+        env = dict(os.environ)
+        try:
+            os.environ["PARMC_TARGET"] = "c"
+            self.assertEqual(parmc.auto_target(), "c")
+            del os.environ["PARMC_TARGET"]
+            os.environ["NVCC"] = "/no/such/nvcc"
+            os.environ["PATH"] = "/nonexistent"       # no nvidia-smi either
+            if "torch" not in sys.modules and "cupy" not in sys.modules:
+                self.assertEqual(parmc.auto_target(), "c")
+        finally:
+            os.environ.clear()
+            os.environ.update(env)
+
+    def test_prefix(self):
+        prog = parmc.compile(example("permute.parm"), target="c", prefix="perm10")
+        self.assertEqual((prog.name, prog.manifest.prefix), ("perm10", "perm10"))
+        self.assertEqual(prog.rev.entry.symbol, "perm10_rev")
+        xs = np.arange(1024, dtype=np.int32)
+        np.testing.assert_array_equal(prog.rev(xs), xs[::-1])
+        with self.assertRaises(ValueError):
+            parmc.compile(example("permute.parm"), target="c", prefix="no-dash")
+
+    def test_cuda_library(self):
+        if not shutil.which("nvcc"):
+            self.skipTest("nvcc is not installed")
+        prog = parmc.compile("entry main (xs : [2^4]i32) = map (\\x -> x + 1) xs\n", target="cuda", arch="sm_90")
+        self.assertEqual(prog.target, "cuda")
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            prog.main(np.zeros(16, np.int32))
+        self.assertIn("expected a torch CUDA tensor or a CuPy array (target cuda), got numpy.ndarray", str(e.exception))
+
+
 class Overhead(unittest.TestCase):
     """The cost of a call through the package over calling the C function through ctypes
     (bench/python_overhead.py prints it; the bound here is loose for a loaded CI machine)."""
