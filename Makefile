@@ -25,8 +25,8 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler
        compiler/f2.c compiler/ir.c compiler/ir_print.c compiler/ir_verify.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c \
-       compiler/access_model.c compiler/plan.c compiler/plan_rounds.c compiler/schedule.c compiler/plan_verify.c \
-       compiler/plan_print.c compiler/bmmc_kernel.c compiler/emit_elem.c \
+       compiler/access_model.c compiler/plan.c compiler/bmmc_plan.c compiler/plan_rounds.c compiler/schedule.c compiler/plan_verify.c \
+       compiler/plan_print.c compiler/emit_bmmc.c compiler/emit_elem.c \
        compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \
        compiler/simulate.c \
        compiler/randinput.c compiler/driver.c
@@ -90,9 +90,9 @@ build/parmc: $(OBJS) $(TOOL_OBJS)
 build/parmc-san: $(SAN_OBJS) $(TOOL_SAN_OBJS)
 	$(Q)$(call say,LINK,$@)$(CC) $(SANFLAGS) $^ -o $@ -lm
 
-build/unit/%: tests/unit/%.c $(SAN_OBJS)
+build/unit/%: tests/unit/%.c tests/unit/check.h $(SAN_OBJS)
 	@mkdir -p build/unit
-	$(Q)$(call say,UNIT,$@)$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $^ -o $@ -lm
+	$(Q)$(call say,UNIT,$@)$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $(filter-out %.h,$^) -o $@ -lm
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/*.c))
 

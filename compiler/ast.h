@@ -137,9 +137,4 @@ typedef struct {
     const char *path;       /* the string as written */
 } Import;
 
-/* Parse a whole source file, appending its declarations to *program (zero it
- * before the first call); on a lexical or syntax error reports the first one
- * and aborts (diag.h). src->text must have a NUL at src->text[src->len]. */
-void parse_source(Arena *arena, const Source *src, Program *program);
-
 #endif

@@ -2,11 +2,12 @@
  * diag, which longjmps back here; the arena is then freed in one place. */
 #include "driver.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
+#include "parse.h"
 #include "imports.h"
 #include "io.h"
 #include "ir.h"
@@ -14,8 +15,9 @@
 #include "opt.h"
 #include "schedule.h"
 #include "randinput.h"
+#include "plan_print.h"
 #include "simulate.h"
-#include "value.h"
+#include "specialise.h"
 
 const char *const stage_names[STAGE_COUNT] = {"specialised", "normalised", "optimised"};
 
@@ -101,6 +103,22 @@ static char *header_path(Arena *a, const char *output) {
     return arena_printf(a, "%.*s.h", (int)stem, output);
 }
 
+/* The API prefix of output path OUT: its file name without the extension
+ * (the header's name without .h), with every character that cannot be in a
+ * C identifier made '_', and "parm_" in front of one that starts with a
+ * digit ("parm" for an empty name). */
+static const char *default_prefix(Arena *a, const char *output) {
+    const char *slash = strrchr(output, '/');
+    const char *base = slash ? slash + 1 : output;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot ? (size_t)(dot - base) : strlen(base);
+    if (len == 0) return "parm";
+    char *name = arena_printf(a, "%s%.*s", isdigit((unsigned char)base[0]) ? "parm_" : "", (int)len, base);
+    for (char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') *c = '_';
+    return name;
+}
+
 static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const EmitInput *, bool),
                        const EmitInput *in, bool flag) {
     if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
@@ -144,7 +162,7 @@ static bool some_size_compiles(Compilation *c, const IrFunc *f) {
 /* Schedules every specialisation into out and returns how many. A size of a
  * ranged entry that the back end refuses whole (arrays of 1 element at
  * n = 0) is left out with a warning when another size compiles: the emitted
- * function then returns PARM_ERROR_LENGTH for that length alone. The
+ * function then returns NAME_ERROR_LENGTH for that length alone. The
  * sanitizer build (PARMC_VERIFY) checks every plan against plan_verify's
  * invariants, naming the stage that built it (scheduling). */
 static int schedule_all(Compilation *c, Schedule *out) {
@@ -154,8 +172,8 @@ static int schedule_all(Compilation *c, Schedule *out) {
         const char *refusal = f->size_param >= 0 ? schedule_refusal(&c->arena, f) : NULL;
         const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
         if (range && some_size_compiles(c, f)) {
-            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns PARM_ERROR_LENGTH "
-                                     "for that length", f->entry, range->name, f->size_param, refusal);
+            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "
+                                     "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
             continue;
         }
         schedule_func(&c->arena, f, &out[n]);
@@ -180,7 +198,8 @@ static void compile(Compilation *c, const Options *opt) {
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
-                    .main_entry = opt->entry ? opt->entry : "main"};
+                    .main_entry = opt->entry ? opt->entry : "main",
+                    .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     in.nschedules = schedule_all(c, in.schedules);
     write_file(c, output, write_program, &in, opt->target_c);

@@ -29,6 +29,7 @@ typedef struct {
     bool compare_stages;        /* --compare-stages: interpret every stage, fail if they differ */
     bool target_c;              /* --target=c: portable C instead of CUDA */
     bool emit_main;             /* --emit-main: a standalone main for the entry -e (default main) */
+    const char *prefix;         /* --prefix: of the API's names; NULL = from the output's name */
     unsigned long long seed;    /* --random-input=SEED */
     bool strict;                /* --strict: --report fails unless every access is minimal */
     ImportPath import_path;     /* -I DIR and the stdlib, for `import` */

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "emit_bmmc.h"
 #include "emit_elem.h"
 #include "plan.h"
 
@@ -17,6 +18,7 @@ typedef struct {
     int nschedules;
     bool emit_main;
     const char *main_entry;     /* the entry the standalone main runs */
+    const char *prefix;         /* of every exported name: NAME_ctx, NAME_main, NAME_OK (upper-case) */
 } EmitInput;
 
 void emit_c_program(FILE *out, const EmitInput *in);
@@ -32,12 +34,16 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p);
 char emit_index_op(uint64_t var_bits, uint64_t c);
 
 /* emit_common.c, for the two emitters */
+/* Writes text with the API's prefix for {p} and the prefix in upper case
+ * for {P}: every exported name is written through it ("{p}_ctx_create",
+ * "{P}_OK"), so that programs with different prefixes link together. */
+void emit_api_text(FILE *out, const EmitInput *in, const char *text);
 void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
 void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 /* The standalone main; `runner` writes the target's function that it calls,
  * which runs the entry once, then `repeat` more times, printing the median
  * time to stderr. */
-typedef void (*EmitRunner)(FILE *out, const Schedule *s);
+typedef void (*EmitRunner)(FILE *out, const EmitInput *in, const Schedule *s);
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 void emit_phase_comment(FILE *out, const Phase *p);
 /* The entry's run-time scalar parameters, which element code reads as
@@ -51,10 +57,10 @@ void emit_arg_values(FILE *out, const Schedule *s);
  * input where the plan's alias rule asks for it (after those, `in` then
  * points to it), and the declarations of sa and sb. */
 void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, bool cuda);
-/* parm_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
+/* NAME_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
  * the void * arrays named `in` and `out`, and the run-time scalars (in their
  * place among the parameters) from the standalone main's parm_main_arg0... */
-void emit_entry_call(FILE *out, const Schedule *s, const char *in, const char *outs);
+void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const char *in, const char *outs);
 /* A PERMUTE phase: the plan's one-pass kernel per slot, named NAME_slotK,
  * written by `emit` (bmmc_emit_c or bmmc_emit_cuda). */
 typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);

@@ -178,7 +178,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     fputs("    }\n}\n\n", out);
 }
 
-/* A permutation: one planned one-pass kernel per slot (bmmc_kernel.c). */
+/* A permutation: one planned one-pass kernel per slot (emit_bmmc.c). */
 static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_permute_kernels(out, p, name, bmmc_emit_c);
     emit_phase_head(out, s, name, false);
@@ -231,15 +231,15 @@ static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
 }
 
 static const char c_context[] =
-    "struct parm_ctx {\n"
+    "struct {p}_ctx {\n"
     "    void *scratch;\n"
     "    size_t scratch_bytes;\n"
     "};\n\n"
-    "int parm_ctx_create(parm_ctx **ctx)\n{\n"
+    "int {p}_ctx_create(parm_ctx **ctx)\n{\n"
     "    if (!ctx) return PARM_ERROR_NULL;\n"
     "    *ctx = (parm_ctx *)calloc(1, sizeof **ctx);\n"
     "    return *ctx ? PARM_OK : PARM_ERROR_MEMORY;\n}\n\n"
-    "void parm_ctx_destroy(parm_ctx *ctx)\n{\n"
+    "void {p}_ctx_destroy(parm_ctx *ctx)\n{\n"
     "    if (!ctx) return;\n"
     "    free(ctx->scratch);\n"
     "    free(ctx);\n}\n\n"
@@ -260,12 +260,12 @@ static const char c_timing[] =
     "    return (x > y) - (x < y);\n}\n\n";
 
 /* The function the standalone main calls. */
-static void emit_c_runner(FILE *out, const Schedule *s) {
+static void emit_c_runner(FILE *out, const EmitInput *api, const Schedule *s) {
     fputs("#include <time.h>\n\n", out);
     fputs(c_timing, out);
     fputs("static int parm_main_run_c(parm_ctx *ctx, void **in, void **out, size_t n, int repeat)\n{\n"
           "    int status = ", out);
-    emit_entry_call(out, s, "in", "out");
+    emit_entry_call(out, api, s, "in", "out");
     fputs(";\n    if (status || repeat <= 0) return status;\n"
           "    double *ms = (double *)malloc(sizeof(double) * (size_t)repeat);\n"
           "    if (!ms) return PARM_ERROR_MEMORY;\n"
@@ -273,7 +273,7 @@ static void emit_c_runner(FILE *out, const Schedule *s) {
           "        struct timespec t0, t1;\n"
           "        timespec_get(&t0, TIME_UTC);\n"
           "        status = ", out);
-    emit_entry_call(out, s, "in", "out");
+    emit_entry_call(out, api, s, "in", "out");
     fputs(";\n        timespec_get(&t1, TIME_UTC);\n"
           "        ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;\n"
           "    }\n"
@@ -284,7 +284,7 @@ static void emit_c_runner(FILE *out, const Schedule *s) {
 
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
-    fputs(c_context, out);
+    emit_api_text(out, in, c_context);
     for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i], in->schedules[i].func->name);
     emit_entries(out, in, false);
     if (in->emit_main) emit_main(out, in, false, emit_c_runner);

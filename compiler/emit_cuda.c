@@ -128,7 +128,7 @@ static int tile_plane_offset(const Phase *p, int k) {
 static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
     /* two blocks per SM: measured 9% faster on the 2^24 sort despite small spills */
-    fprintf(out, "__global__ void __launch_bounds__(%d, 2)\n%s_kernel(", 1 << t, name);
+    fprintf(out, "static __global__ void __launch_bounds__(%d, 2)\n%s_kernel(", 1 << t, name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < ns; k++)
@@ -190,7 +190,7 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
 
 static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     const ElemType *in = p->in_elem, *res = p->elem;
-    fprintf(out, "__global__ void %s_kernel(", name);
+    fprintf(out, "static __global__ void %s_kernel(", name);
     for (int k = 0; k < in->nslots; k++) fprintf(out, "%sconst %s *__restrict__ in%d", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *__restrict__ out%d", prim_ctype(elem_slot_prim(res, k)), k);
     emit_arg_params(out, s);
@@ -249,7 +249,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
 }
 
 static const char cuda_context[] =
-    "struct parm_ctx {\n"
+    "struct {p}_ctx {\n"
     "    int device;\n"
     "    cudaStream_t stream;\n"
     "    void *scratch;\n"
@@ -258,7 +258,7 @@ static const char cuda_context[] =
     "};\n\n"
     "#define PARM_CHECK(ctx, call) do { cudaError_t parm_e = (call); \\\n"
     "    if (parm_e != cudaSuccess) { (ctx)->last = parm_e; return PARM_ERROR_CUDA; } } while (0)\n\n"
-    "int parm_ctx_create(parm_ctx **out)\n{\n"
+    "int {p}_ctx_create(parm_ctx **out)\n{\n"
     "    if (!out) return PARM_ERROR_NULL;\n"
     "    parm_ctx *ctx = (parm_ctx *)calloc(1, sizeof *ctx);\n"
     "    *out = ctx;\n"
@@ -266,13 +266,13 @@ static const char cuda_context[] =
     "    PARM_CHECK(ctx, cudaGetDevice(&ctx->device));\n"
     "    PARM_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));\n"
     "    return PARM_OK;\n}\n\n"
-    "void parm_ctx_destroy(parm_ctx *ctx)\n{\n"
+    "void {p}_ctx_destroy(parm_ctx *ctx)\n{\n"
     "    if (!ctx) return;\n"
     "    if (ctx->scratch) cudaFreeAsync(ctx->scratch, ctx->stream);\n"
     "    if (ctx->stream) {\n        cudaStreamSynchronize(ctx->stream);\n        cudaStreamDestroy(ctx->stream);\n    }\n"
     "    free(ctx);\n}\n\n"
-    "cudaStream_t parm_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
-    "const char *parm_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n"
+    "cudaStream_t {p}_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
+    "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n"
     "static int parm_check_device(parm_ctx *ctx)\n{\n"
     "    int device;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"
@@ -296,7 +296,7 @@ static const char cuda_context[] =
     "    return PARM_OK;\n}\n\n";
 
 /* The function the standalone main calls. */
-static void emit_cuda_runner(FILE *out, const Schedule *s) {
+static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s) {
     const ElemType *in = s->in_elem, *res = s->out_elem;
     fputs("#include <algorithm>\n#include <vector>\n\n", out);
     fputs("static int parm_main_run_cuda(parm_ctx *ctx, void **host_in, void **host_out, size_t n, int repeat)\n{\n", out);
@@ -312,7 +312,7 @@ static void emit_cuda_runner(FILE *out, const Schedule *s) {
        the context's non-blocking stream does not wait for stream 0 */
     fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", out);
     fputs("    int status = ", out);
-    emit_entry_call(out, s, "in", "out");
+    emit_entry_call(out, api, s, "in", "out");
     fputs(";\n    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
     fputs("    if (!status && repeat > 0) {\n"
           "        std::vector<float> ms((size_t)repeat);\n"
@@ -322,7 +322,7 @@ static void emit_cuda_runner(FILE *out, const Schedule *s) {
           "        for (int r = 0; r < repeat && !status; r++) {\n"
           "            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n"
           "            status = ", out);
-    emit_entry_call(out, s, "in", "out");
+    emit_entry_call(out, api, s, "in", "out");
     fputs(";\n            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
           "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
           "            PARM_CHECK(ctx, cudaEventElapsedTime(&ms[(size_t)r], start, stop));\n"
@@ -335,13 +335,13 @@ static void emit_cuda_runner(FILE *out, const Schedule *s) {
                 k, k, prim_ctype(elem_slot_prim(res, k)));
     for (int k = 0; k < in->nslots; k++) fprintf(out, "    cudaFree(in[%d]);\n", k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, "    cudaFree(out[%d]);\n", k);
-    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", parm_ctx_message(ctx));\n"
+    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", cudaGetErrorString(ctx->last));\n"
           "    return status;\n}\n\n", out);
 }
 
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
-    fputs(cuda_context, out);
+    emit_api_text(out, in, cuda_context);
     for (int i = 0; i < in->nschedules; i++) emit_run(out, &in->schedules[i], in->schedules[i].func->name);
     emit_entries(out, in, true);
     if (in->emit_main) emit_main(out, in, true, emit_cuda_runner);

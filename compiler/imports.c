@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parse.h"
+
 enum { MAX_SOURCE = 1 << 24 };  /* bytes in one source file */
 
 /* Reads f into the arena, NUL-terminated. Stops once past MAX_SOURCE bytes,

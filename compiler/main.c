@@ -48,6 +48,10 @@ static const char usage[] =
     "  -o, --output OUT     the output file of a compile (default FILE.cu, or\n"
     "                       FILE.c with --target c); its API header is written\n"
     "                       beside it\n"
+    "  --prefix NAME        the prefix of the API's names: NAME_ctx_create,\n"
+    "                       NAME_ENTRY, NAME_OK, ... (default: the output's file\n"
+    "                       name without its extension, '_' for characters that\n"
+    "                       cannot be in a C identifier, parm_ before a digit)\n"
     "  --target cuda|c      emit CUDA (the default) or portable C11 with the\n"
     "                       same API over host pointers\n"
     "  --emit-main          add a main that runs the entry -e (default main)\n"
@@ -71,7 +75,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
        USE_PLAN = 1 << ACTION_DUMP_PLAN };
 
 typedef enum {
-    OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_TARGET, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
+    OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
     OPT_TRACE, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
@@ -89,6 +93,7 @@ static const OptSpec specs[OPT_COUNT] = {
                    USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_RANDOM | USE_PLAN, ""},
     [OPT_INCLUDE] = {"include", 'I', VALUE, ~0u, ""},
     [OPT_OUTPUT] = {"output", 'o', VALUE, USE_COMPILE, "a compile"},
+    [OPT_PREFIX] = {"prefix", 0, VALUE, USE_COMPILE, "a compile"},
     [OPT_TARGET] = {"target", 0, VALUE, USE_COMPILE, "a compile"},
     [OPT_EMIT_MAIN] = {"emit-main", 0, FLAG, USE_COMPILE, "a compile"},
     [OPT_STAGE] = {"stage", 0, VALUE, USE_INTERPRET, "--interpret"},
@@ -130,6 +135,12 @@ static bool is_stage(const char *name) {
 }
 
 static bool is_number(const char *s) { return *s && strspn(s, "0123456789") == strlen(s); }
+
+static bool is_identifier(const char *s) {
+    static const char digits[] = "0123456789";
+    return *s && !strchr(digits, *s) &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == strlen(s);
+}
 
 /* The command line as parsed: which options were given (by their spelling,
  * for messages) and the action's spelling. */
@@ -189,6 +200,12 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_ENTRY: opt->entry = value; return 0;
     case OPT_INCLUDE: dirs[opt->import_path.ndirs++] = value; return 0;
     case OPT_OUTPUT: opt->output = value; return 0;
+    case OPT_PREFIX:
+        if (!is_identifier(value))
+            return usage_error("prefix '%s' is not a C identifier (letters, digits and '_', not starting with a "
+                               "digit)%s", value, "");
+        opt->prefix = value;
+        return 0;
     case OPT_TARGET:
         if (strcmp(value, "c") && strcmp(value, "cuda"))
             return usage_error("unknown target '%s' (cuda or c)%s", value, "");

@@ -1,4 +1,4 @@
-/* parse.c: parse_source (ast.h) drives the re2c lexer and the Lemon parser.
+/* parse.c: parse_source (parse.h) drives the re2c lexer and the Lemon parser.
  *
  * Each token is checked with parser_accepts() before it is handed to
  * Parse(), so a syntax error is reported in the state where the parser
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ast.h"
+#include "parse.h"
 #include "lexer.h"
 #include "parser.h"
 

@@ -25,7 +25,7 @@
 #ifndef PARMC_PLAN_H
 #define PARMC_PLAN_H
 
-#include "bmmc_kernel.h"
+#include "bmmc_plan.h"
 #include "ir.h"
 
 #define SCHED_MAX_TILE 16
@@ -154,9 +154,6 @@ uint64_t plan_slot(const Phase *p, uint64_t u);
  * parity(on_b[k] & b) ^ bit k of *konst, with u and b as in Step (for a MAP
  * phase on_u is over the memory index and on_b is 0). Returns the bits. */
 int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst);
-
-/* plan_print.c: --dump-plan, the plan in a stable text form. */
-void plan_print(FILE *out, const Schedule *s);
 
 /* plan_verify.c: the plan's invariants. Returns NULL when they hold, else
  * a description of the first one broken (in the arena). */

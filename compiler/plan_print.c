@@ -1,7 +1,7 @@
 /* plan_print.c: --dump-plan, the plan of an entry as stable text: one line
  * per phase, then its tables, steps, register rounds and kernels, every
  * vector in hexadecimal (docs/internals.md describes the fields). */
-#include "plan.h"
+#include "plan_print.h"
 
 static void vectors(FILE *out, const char *name, const uint64_t *v, int count) {
     fprintf(out, "    %s:", name);

@@ -4,12 +4,14 @@
  * depend on array elements (see value.h). Recursion over sizes therefore
  * unrolls, functions are instantiated at the element types they meet, and
  * what remains is an IR program over arrays of fixed length. */
-#include "value.h"
+#include "specialise.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "value.h"
 
 static Value *eval(Spec *s, const Expr *e, Env *env);
 

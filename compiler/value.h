@@ -130,12 +130,4 @@ const Builtin *builtin_at(int i);   /* the i-th built-in, NULL past the last: fo
 const Builtin *builtin_opsection(void);
 Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc);
 
-/* The front door: specialise the named entry (or every entry when name is
- * NULL) into prog. Errors abort through diag; an unknown name that the
- * stdlib of path defines suggests its import (path NULL: no suggestion). */
-void specialise_program(Arena *arena, const Program *program, const char *entry, const ImportPath *path,
-                        IrProgram *prog);
-/* Reports that the program has no entry named entry (NULL: no entry at all). */
-noreturn void spec_no_entry(const Program *program, const char *entry);
-
 #endif

@@ -1,6 +1,6 @@
 // ab.cu: A/B timing of several parmc builds of one program in one process.
-// Each variant's .cu is compiled to its own object with its API renamed
-// (-Dparm_main=VAR_main and so on, see build.sh); VARIANTS (a -D list of
+// Each variant's .cu is compiled to its own object with its API's prefix
+// renamed to the variant's name (VAR_main and so on, see build.sh); VARIANTS (a -D list of
 // X(name, checked) entries) names them. Every checked variant's output is
 // compared element by element with CUB's before any timing; unchecked ones
 // (timing experiments that compute the wrong thing on purpose) are only timed.
@@ -22,7 +22,7 @@
 #define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
 
-struct parm_ctx;
+struct parm_ctx;   // stands for every variant's context type (VAR_ctx)
 #define X(name, checked) extern "C" int name##_ctx_create(parm_ctx **); \
     extern "C" int name##_main(parm_ctx *, const int32_t *, int32_t *, size_t); \
     extern "C" cudaStream_t name##_ctx_stream(parm_ctx *);

@@ -1,6 +1,7 @@
 // fftbench.cu: times a parmc-compiled FFT (stdlib/fft.parm) against cuFFT
 // and a copy kernel on the same data, in one run. Built with one parmc output
-// whose entry parm_main transforms rows of complex f32 (bench/fft/run.sh):
+// compiled with --prefix bench, whose entry bench_main transforms rows of
+// complex f32 (bench/fft/run.sh):
 //   nvcc -O3 -arch=sm_90 -include fft.h bench/fft/fftbench.cu fft.cu -lcufft -o fb
 //   ./fb LOGN LOGROW     2^(LOGN-LOGROW) rows of 2^LOGROW points, each transformed
 // parmc holds complex arrays as two planes (re, im); cuFFT takes interleaved
@@ -32,9 +33,9 @@ int main(int argc, char **argv) {
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (size_t i = 0; i < n; i++) { re[i] = dist(rng); im[i] = dist(rng); }
 
-    parm_ctx *ctx;
-    if (parm_ctx_create(&ctx) != PARM_OK) { fprintf(stderr, "parm_ctx_create failed\n"); return 1; }
-    s = parm_ctx_stream(ctx);
+    bench_ctx *ctx;
+    if (bench_ctx_create(&ctx) != BENCH_OK) { fprintf(stderr, "bench_ctx_create failed\n"); return 1; }
+    s = bench_ctx_stream(ctx);
     float *in0, *in1, *out0, *out1;
     cufftComplex *cin, *cout;
     CHECK(cudaMalloc(&in0, n * 4));
@@ -55,8 +56,8 @@ int main(int argc, char **argv) {
     CHECK_FFT(cufftSetStream(plan, s));
 
     // correctness: parmc against cuFFT, every element
-    int rc = parm_main(ctx, in0, in1, out0, out1, n);
-    if (rc != PARM_OK) { fprintf(stderr, "parm_main: %s\n", parm_ctx_message(ctx)); return 1; }
+    int rc = bench_main(ctx, in0, in1, out0, out1, n);
+    if (rc != BENCH_OK) { fprintf(stderr, "bench_main: %s\n", bench_ctx_message(ctx)); return 1; }
     CHECK_FFT(cufftExecC2C(plan, cin, cout, CUFFT_FORWARD));
     CHECK(cudaDeviceSynchronize());
     std::vector<float> pr(n), pi(n);
@@ -78,13 +79,13 @@ int main(int argc, char **argv) {
     size_t bytes = n * 8;
     float copy = time_ms(s, [&] { copy16<<<1024, 256, 0, s>>>((const int4 *)cin, (int4 *)cout, bytes / 16); });
     float cufft = time_ms(s, [&] { CHECK_FFT(cufftExecC2C(plan, cin, cout, CUFFT_FORWARD)); });
-    float parmc = time_ms(s, [&] { parm_main(ctx, in0, in1, out0, out1, n); });
+    float parmc = time_ms(s, [&] { bench_main(ctx, in0, in1, out0, out1, n); });
     printf("fft rows 2^%d of 2^%d complex f32: copy %.4f ms, cuFFT %.4f ms, parmc %.4f ms; "
            "parmc = %.2fx copy, %.2fx cuFFT's time\n",
            logn - logrow, logrow, copy, cufft, parmc, parmc / copy, parmc / cufft);
     CHECK_FFT(cufftDestroy(plan));
     CHECK(cudaFree(in0)); CHECK(cudaFree(in1)); CHECK(cudaFree(out0)); CHECK(cudaFree(out1));
     CHECK(cudaFree(cin)); CHECK(cudaFree(cout));
-    parm_ctx_destroy(ctx);
+    bench_ctx_destroy(ctx);
     return 0;
 }

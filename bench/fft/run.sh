@@ -12,7 +12,7 @@ build() {   # build LOGN LOGROW
     local name="fft_$1_$2"
     printf 'import "fft"\nentry main (xs : [2^%d](f32, f32)) = fft_rows %d %d xs\n' "$1" $(($1 - $2)) "$2" >"$W/$name.parm"
     "$PARMC" --report "$W/$name.parm" >"$W/$name.report"
-    "$PARMC" "$W/$name.parm" -o "$W/$name.cu"
+    "$PARMC" --prefix bench "$W/$name.parm" -o "$W/$name.cu"
     nvcc -O3 -arch=sm_90 -include "$W/$name.h" bench/fft/fftbench.cu "$W/$name.cu" -lcufft -o "$W/$name"
 }
 pairs=()

@@ -2,7 +2,7 @@
  *
  *   gen N32 N64 > perm_kernels.cuh
  *
- * Plans, with bmmc_kernel.c, a bit reversal, a random BPC with complement, a
+ * Plans, with bmmc_plan.c, a bit reversal, a random BPC with complement, a
  * random BMMC with complement (fixed seeds) and a square transpose on 2^N32
  * 4-byte elements asking for tile dimensions 10 to 12, and the same four on
  * 2^N64 8-byte elements asking for 10 and 11. Kernel names give the element
@@ -12,7 +12,8 @@
  * perm_cases[]: its name, sizes, c and A⁻¹ (for the naive reference kernel),
  * the kernel, and its launcher wrapped in PERM_LAUNCH(), which the including
  * file defines (main.cu takes the launcher, the CPU emulation none). */
-#include "bmmc_kernel.h"
+#include "bmmc_plan.h"
+#include "emit_bmmc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -12,8 +12,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 B=build/perm
 mkdir -p "$B"
-${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Icompiler compiler/f2.c compiler/bmmc_kernel.c \
-    bench/perm/gen.c -o "$B/gen"
+${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Icompiler compiler/f2.c compiler/access_model.c \
+    compiler/bmmc_plan.c compiler/emit_bmmc.c bench/perm/gen.c -o "$B/gen"
 
 if [ "${1:-}" = emu ]; then
     # The host launchers use <<< >>>, which a host compiler cannot read.

@@ -1,6 +1,7 @@
 // sortbench.cu: times a parmc-compiled sort against a copy kernel and CUB on
 // the same data, in one run. Built with one parmc output (its header is
-// force-included with -include, its entry is parm_main):
+// force-included with -include; compiled with --prefix bench, its entry is bench_main):
+//   parmc --prefix bench sort.parm -o sort.cu
 //   nvcc -O3 -arch=sm_90 -include sort.h bench/sort/sortbench.cu sort.cu -o sb
 //   ./sb full LOGN           whole-array sort of 2^LOGN int32
 //   ./sb rows LOGN LOGROW    2^(LOGN-LOGROW) rows of 2^LOGROW int32, each sorted
@@ -56,12 +57,12 @@ int main(int argc, char **argv) {
     // reference result, then parmc's, compared element by element
     if (rows) CHECK(cub::DeviceSegmentedSort::SortKeys(temp, tb, in, ref, (int)n, (int)nrows, d_off, d_off + 1));
     else CHECK(cub::DeviceRadixSort::SortKeys(temp, tb, in, ref, (int)n));
-    parm_ctx *ctx;
-    if (parm_ctx_create(&ctx)) { fprintf(stderr, "parm_ctx_create failed\n"); return 1; }
-    s = parm_ctx_stream(ctx);
+    bench_ctx *ctx;
+    if (bench_ctx_create(&ctx)) { fprintf(stderr, "bench_ctx_create failed\n"); return 1; }
+    s = bench_ctx_stream(ctx);
     CHECK(cudaMemset(out, 0xff, n * 4));
-    int status = parm_main(ctx, in, out, n);
-    if (status) { fprintf(stderr, "parm_main: %s\n", parm_error_string(status)); return 1; }
+    int status = bench_main(ctx, in, out, n);
+    if (status) { fprintf(stderr, "bench_main: %s\n", bench_error_string(status)); return 1; }
     CHECK(cudaDeviceSynchronize());
     std::vector<int> a(n), b(n);
     CHECK(cudaMemcpy(a.data(), out, n * 4, cudaMemcpyDeviceToHost));
@@ -73,7 +74,7 @@ int main(int argc, char **argv) {
     float t_copy = time_ms(s, [&] { copy16<<<1024, 256, 0, s>>>((const int4 *)in, (int4 *)tmp, n / 4); });
     float t_memcpy = time_ms(s, [&] { cudaMemcpyAsync(tmp, in, n * 4, cudaMemcpyDeviceToDevice, s); });
     float t_parm = time_ms(s, [&] {
-        if (parm_main(ctx, in, out, n)) { fprintf(stderr, "parm_main failed\n"); exit(1); }
+        if (bench_main(ctx, in, out, n)) { fprintf(stderr, "bench_main failed\n"); exit(1); }
     });
     printf("| method | ms | parmc speed-up |\n|---|---|---|\n");
     printf("| 16-byte copy kernel | %.4f | %.2fx (parmc = %.1f copies) |\n", t_copy, t_copy / t_parm, t_parm / t_copy);
@@ -95,7 +96,7 @@ int main(int argc, char **argv) {
         printf("| thrust::sort (incl. a copy of the input) | %.4f | %.2fx |\n", t_thrust, t_thrust / t_parm);
     }
     printf("| parmc | %.4f | 1.00x |\n", t_parm);
-    parm_ctx_destroy(ctx);
+    bench_ctx_destroy(ctx);
     cudaFree(in); cudaFree(out); cudaFree(ref); cudaFree(tmp); cudaFree(temp); cudaFree(d_off);
     return 0;
 }

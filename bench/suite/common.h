@@ -53,9 +53,10 @@ void cub_segsort_keys(Temp &t, const int32_t *in, int32_t *out, int n, int nseg,
 void cub_segradix_keys(Temp &t, const int32_t *in, int32_t *out, int n, int nseg,
                        const int *off, cudaStream_t s);
 
-// The parmc programs (table.cu). Each program's .cu is compiled with its
-// context functions renamed (-Dparm_ctx_create=NAME_ctx_create, ...), so
-// that all of them link into one binary.
+// The parmc programs (table.cu). Each program NAME is compiled to NAME.cu,
+// so its API's prefix is NAME (NAME_ctx_create, NAME_NAME for its entry
+// NAME) and all of them link into one binary. parm_ctx stands for every
+// program's context type (NAME_ctx), which the harness only passes on.
 struct parm_ctx;
 enum Kind { K_PERM, K_SORT, K_KV, K_BATCH };
 struct Prog {
@@ -65,7 +66,7 @@ struct Prog {
     int logn;           // 2^logn elements
     int esize;          // bytes per element (kv: key bytes + value bytes)
     int logrow;         // batched: 2^logrow elements per row
-    void *entry;        // parm_<name>, cast by kind
+    void *entry;        // <name>_<name>, cast by kind
     int (*create)(parm_ctx **);
     void (*destroy)(parm_ctx *);
     cudaStream_t (*stream)(parm_ctx *);

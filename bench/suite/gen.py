@@ -177,10 +177,6 @@ def programs():
     return progs
 
 
-RENAMES = ["parm_ctx_create", "parm_ctx_destroy", "parm_ctx_stream", "parm_ctx_message",
-           "parm_error_string"]
-
-
 def cost(p):
     """a guess of the compile time, to start the longest jobs first"""
     return {"K_PERM": 0, "K_SORT": 2, "K_KV": 2, "K_BATCH": 1}[p["kind"]] * 100 + p["logn"]
@@ -205,10 +201,10 @@ def write_programs(d):
         if o in libs:
             cmds = ['$NVCC -I%s -c %s/%s.cu -o %s.o.tmp' % (SUITE, SUITE, o, o)]
         else:
-            defs = " ".join("-D%s=%s_%s" % (r, o, r[5:]) for r in RENAMES)
+            # the API's prefix is the output's name: O_ctx_create, O_O (the entry)
             cmds = ["$PARMC --report %s.parm > %s.report" % (o, o),
                     "$PARMC %s.parm -o %s.cu" % (o, o),
-                    "$NVCC %s -c %s.cu -o %s.o.tmp" % (defs, o, o)]
+                    "$NVCC -c %s.cu -o %s.o.tmp" % (o, o)]
         cmds.append("mv %s.o.tmp %s.o" % (o, o))
         job = ["#!/bin/sh", "cd %s || exit 1" % os.path.abspath(d), "[ -f %s.o ] && exit 0" % o,
                "s=$(date +%s)",
@@ -233,14 +229,14 @@ def write_table(d):
         nm = p["name"]
         out += ["int %s_ctx_create(parm_ctx **);" % nm, "void %s_ctx_destroy(parm_ctx *);" % nm,
                 "cudaStream_t %s_ctx_stream(parm_ctx *);" % nm,
-                "const char *%s_error_string(int);" % nm, "int parm_%s(void);" % nm]
+                "const char *%s_error_string(int);" % nm, "int %s_%s(void);" % (nm, nm)]
     out += ["}", "Prog progs[] = {"]
     for p in ok:
         nm = p["name"]
         inv = p.get("inv", [])
-        out.append('    {"%s", %s, "%s", %d, %d, %d, (void *)parm_%s, %s_ctx_create, %s_ctx_destroy, '
+        out.append('    {"%s", %s, "%s", %d, %d, %d, (void *)%s_%s, %s_ctx_create, %s_ctx_destroy, '
                    "%s_ctx_stream, %s_error_string, {%s}, %dull}," %
-                   (nm, p["kind"], p["group"], p["logn"], p["esize"], p["logrow"], nm, nm, nm, nm,
+                   (nm, p["kind"], p["group"], p["logn"], p["esize"], p["logrow"], nm, nm, nm, nm, nm,
                     nm, ", ".join("%dull" % r for r in inv) or "0", p.get("c", 0)))
     if not ok:
         out.append('    {"none", -1, "", 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0},')

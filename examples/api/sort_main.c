@@ -12,15 +12,15 @@ int main(void) {
     cudaMalloc((void **)&in, n * sizeof *keys);
     cudaMalloc((void **)&out, n * sizeof *keys);
     cudaMemcpy(in, keys, n * sizeof *keys, cudaMemcpyHostToDevice);
-    parm_ctx *ctx;
-    int status = parm_ctx_create(&ctx);
-    if (!status) status = parm_main(ctx, in, out, n);   /* stream-ordered, no sync */
-    if (status) { fprintf(stderr, "parmc: %s\n", parm_error_string(status)); return 1; }
-    cudaStreamSynchronize(parm_ctx_stream(ctx));   /* the context's stream does not sync with stream 0 */
+    sort_ctx *ctx;
+    int status = sort_ctx_create(&ctx);
+    if (!status) status = sort_main(ctx, in, out, n);   /* stream-ordered, no sync */
+    if (status) { fprintf(stderr, "parmc: %s\n", sort_error_string(status)); return 1; }
+    cudaStreamSynchronize(sort_ctx_stream(ctx));   /* the context's stream does not sync with stream 0 */
     cudaMemcpy(keys, out, n * sizeof *keys, cudaMemcpyDeviceToHost);
     for (size_t i = 1; i < n; i++) if (keys[i - 1] > keys[i]) { puts("not sorted"); return 1; }
     printf("sorted %zu keys\n", n);
-    parm_ctx_destroy(ctx);
+    sort_ctx_destroy(ctx);
     cudaFree(in); cudaFree(out); free(keys);
     return 0;
 }

@@ -5,9 +5,9 @@ set -e
 parmc=${PARMC:-build/parmc}
 src=$(cd "$(dirname "$0")" && pwd)
 "$parmc" "$1" -o "$2/p.cu"
-awk '/^\/\/ start of parm_ops.h/,/^const char \*parm_error_string/' "$2/p.cu" |
-    grep -v '^const char \*parm_error_string' | sed 's/__host__ __device__//; s/__device__//' >"$2/ops.h"
-awk '/^__global__/,/^}/' "$2/p.cu" |
+awk '/^\/\/ start of parm_ops.h/,/^typedef struct [a-z0-9_]* parm_ctx;/' "$2/p.cu" |
+    grep -v '^typedef struct [a-z0-9_]* parm_ctx;' | sed 's/__host__ __device__//; s/__device__//' >"$2/ops.h"
+awk '/^static __global__/,/^}/' "$2/p.cu" |
     sed 's/extern __shared__ unsigned char parm_shared\[\];/unsigned char *parm_shared = shared_mem;/' >"$2/kernels.h"
 grep -o '[A-Za-z0-9_]*_kernel<<<[0-9]*u, [0-9]*' "$2/p.cu" |
     sed 's/<<<\([0-9]*\)u, \([0-9]*\)/, \1, \2/; s/^/LAUNCH(/; s/$/)/' >"$2/launches.h"

@@ -46,10 +46,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ast.h"
+#include "parse.h"
 #include "driver.h"
 #include "ir.h"
-#include "value.h"
+#include "specialise.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

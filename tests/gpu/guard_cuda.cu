@@ -61,22 +61,22 @@ static int device_equal(const void *at, const unsigned char *want, size_t bytes)
 // The arrays are filled on stream 0 (cudaMemset, cudaMemcpy from pageable
 // memory, which may return before its DMA lands); the context's stream is
 // non-blocking, so the call waits for the device first.
-static int call(parm_ctx *ctx, void **in, void **out, size_t n) {
+static int call(GUARD_API(ctx) *ctx, void **in, void **out, size_t n) {
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     int status = GUARD_CALL(ctx, in, out, n);
-    if (!status) check(cudaStreamSynchronize(parm_ctx_stream(ctx)), "cudaStreamSynchronize");
+    if (!status) check(cudaStreamSynchronize(GUARD_API(ctx_stream)(ctx)), "cudaStreamSynchronize");
     return status;
 }
 
 // One call on arrays that overlap: input k copied to in_at[k], output k at
 // out_at[k]; the result must be `want` (host planes).
-static int overlapped_call(parm_ctx *ctx, const char *what, unsigned char *const *host_in, unsigned char *const *want,
+static int overlapped_call(GUARD_API(ctx) *ctx, const char *what, unsigned char *const *host_in, unsigned char *const *want,
                            void **in_at, void **out_at, size_t n) {
     for (int k = 0; k < GUARD_NIN; k++)
         check(cudaMemcpy(in_at[k], host_in[k], in_bytes(k, n), cudaMemcpyHostToDevice), "cudaMemcpy");
     int status = call(ctx, in_at, out_at, n);
     if (status) {
-        fprintf(stderr, "guard: %s: %s\n", what, parm_error_string(status));
+        fprintf(stderr, "guard: %s: %s\n", what, GUARD_API(error_string)(status));
         return 0;
     }
     for (int k = 0; k < GUARD_NOUT; k++)
@@ -89,7 +89,7 @@ static int overlapped_call(parm_ctx *ctx, const char *what, unsigned char *const
 
 // Input field k shares memory with output field k where both exist (as in
 // guard_main.c); an output field with no input field of its index gets its own.
-static int check_aliasing(parm_ctx *ctx, unsigned char *const *host_in, unsigned char *const *want, size_t n) {
+static int check_aliasing(GUARD_API(ctx) *ctx, unsigned char *const *host_in, unsigned char *const *want, size_t n) {
     int ok = 1;
     Plane both[GUARD_NIN], alone[GUARD_NOUT];
     void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
@@ -124,13 +124,13 @@ static int check_aliasing(parm_ctx *ctx, unsigned char *const *host_in, unsigned
     return ok;
 }
 
-static int check_output_overlap(parm_ctx *ctx, Plane *in, Plane *out, size_t n) {
+static int check_output_overlap(GUARD_API(ctx) *ctx, Plane *in, Plane *out, size_t n) {
     void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
     for (int k = 0; k < GUARD_NIN; k++) in_at[k] = in[k].data;
     for (int k = 0; k < GUARD_NOUT; k++) out_at[k] = out[0].data;
     int status = call(ctx, in_at, out_at, n);
-    if (status != PARM_ERROR_ALIAS) {
-        fprintf(stderr, "guard: overlapping outputs gave '%s', not PARM_ERROR_ALIAS\n", parm_error_string(status));
+    if (status != GUARD_STATUS(ERROR_ALIAS)) {
+        fprintf(stderr, "guard: overlapping outputs gave '%s', not ERROR_ALIAS\n", GUARD_API(error_string)(status));
         return 0;
     }
     return 1;
@@ -155,13 +155,13 @@ int main(int argc, char **argv) {
         plane_new(&out[k], out_bytes(k, n));
         out_at[k] = out[k].data;
     }
-    parm_ctx *ctx;
-    int status = parm_ctx_create(&ctx);
+    GUARD_API(ctx) *ctx;
+    int status = GUARD_API(ctx_create)(&ctx);
     if (!status) status = call(ctx, in_at, out_at, n);
     if (status) {
-        fprintf(stderr, "error: %s\n", parm_error_string(status));
-        if (status == PARM_ERROR_CUDA) fprintf(stderr, "cuda: %s\n", parm_ctx_message(ctx));
-        parm_ctx_destroy(ctx);
+        fprintf(stderr, "error: %s\n", GUARD_API(error_string)(status));
+        if (status == GUARD_STATUS(ERROR_CUDA)) fprintf(stderr, "cuda: %s\n", GUARD_API(ctx_message)(ctx));
+        GUARD_API(ctx_destroy)(ctx);
         return 1;
     }
     int ok = 1;
@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
     print_result(host_out, n);
     if (aliasing && same_types()) ok &= check_aliasing(ctx, host_in, host_out, n);
     if (aliasing && GUARD_NOUT > 1) ok &= check_output_overlap(ctx, in, out, n);
-    parm_ctx_destroy(ctx);
+    GUARD_API(ctx_destroy)(ctx);
     for (int k = 0; k < GUARD_NIN; k++) {
         cudaFree(in[k].base);
         free(host_in[k]);

@@ -67,7 +67,7 @@ done <<<"$VARIANTS"
 for k in 20 24 28; do
     grep -v '^entry ' examples/sort.parm >"$W/bsort_$k.parm"
     echo "entry main (xs : [2^$k]i32) = sort $k xs" >>"$W/bsort_$k.parm"
-    ("$PARMC" "$W/bsort_$k.parm" -o "$W/bsort_$k.cu" &&
+    ("$PARMC" --prefix bench "$W/bsort_$k.parm" -o "$W/bsort_$k.cu" &&
         $NVCC -include "$W/bsort_$k.h" bench/sort/sortbench.cu "$W/bsort_$k.cu" -o "$W/sb_sort_$k" 2>"$W/sb_$k.nvcc") &
 done
 for prog in $REGRESSIONS; do
@@ -75,7 +75,7 @@ for prog in $REGRESSIONS; do
     cp "$prog" "$W/$name.parm"
     build_guard "$name" main &
 done
-("$PARMC" examples/batched.parm -o "$W/bbatched.cu" &&
+("$PARMC" --prefix bench examples/batched.parm -o "$W/bbatched.cu" &&
     $NVCC -include "$W/bbatched.h" bench/sort/sortbench.cu "$W/bbatched.cu" -o "$W/sb_batched" 2>"$W/sb_b.nvcc") &
 wait
 ls "$W" | grep -v '\.' | tee -a "$REPORT"

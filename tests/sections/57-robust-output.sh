@@ -43,20 +43,20 @@ cat >"$TMP/rob/api_test.c" <<'CEOF'
 int main(void) {
     int32_t in[16], *out = malloc(16 * sizeof *out);   /* exactly n elements: ASan sees any overrun */
     for (int i = 0; i < 16; i++) in[i] = 16 - i;
-    parm_ctx *ctx;
+    api_ctx *ctx;
     int fails = 0;
-    if (parm_ctx_create(&ctx) != PARM_OK) return 1;
-    fails += parm_main(NULL, in, out, 16) != PARM_ERROR_NULL;
-    fails += parm_main(ctx, NULL, out, 16) != PARM_ERROR_NULL;
-    fails += parm_main(ctx, in, NULL, 16) != PARM_ERROR_NULL;
-    fails += parm_main(ctx, in, out, 8) != PARM_ERROR_LENGTH;
-    fails += parm_main(ctx, in, out, 17) != PARM_ERROR_LENGTH;
-    fails += parm_main(ctx, in, out, 16) != PARM_OK;
+    if (api_ctx_create(&ctx) != API_OK) return 1;
+    fails += api_main(NULL, in, out, 16) != API_ERROR_NULL;
+    fails += api_main(ctx, NULL, out, 16) != API_ERROR_NULL;
+    fails += api_main(ctx, in, NULL, 16) != API_ERROR_NULL;
+    fails += api_main(ctx, in, out, 8) != API_ERROR_LENGTH;
+    fails += api_main(ctx, in, out, 17) != API_ERROR_LENGTH;
+    fails += api_main(ctx, in, out, 16) != API_OK;
     for (int i = 0; i < 16; i++) fails += out[i] != i + 1;
-    fails += parm_ctx_create(NULL) != PARM_ERROR_NULL;
-    printf("%s\n", parm_error_string(PARM_ERROR_LENGTH));
-    parm_ctx_destroy(ctx);
-    parm_ctx_destroy(NULL);
+    fails += api_ctx_create(NULL) != API_ERROR_NULL;
+    printf("%s\n", api_error_string(API_ERROR_LENGTH));
+    api_ctx_destroy(ctx);
+    api_ctx_destroy(NULL);
     free(out);
     return fails != 0;
 }
@@ -68,7 +68,7 @@ else
     fail "API argument checks: $(head -3 "$TMP/rob/err.txt" "$TMP/rob/api.out")"
 fi
 
-# scratch memory that cannot be allocated: PARM_ERROR_MEMORY, and the context
+# scratch memory that cannot be allocated: API_ERROR_MEMORY, and the context
 # still works afterwards (malloc fails on request through the linker's --wrap)
 cat >"$TMP/rob/nomem_test.c" <<'CEOF'
 #include <stdio.h>
@@ -80,14 +80,14 @@ void *__wrap_malloc(size_t size) { return fail_malloc ? NULL : __real_malloc(siz
 int main(void) {
     int32_t in[16], out[16];
     for (int i = 0; i < 16; i++) in[i] = 16 - i;
-    parm_ctx *ctx;
-    if (parm_ctx_create(&ctx) != PARM_OK) return 1;
+    api_ctx *ctx;
+    if (api_ctx_create(&ctx) != API_OK) return 1;
     fail_malloc = 1;
-    int fails = parm_main(ctx, in, out, 16) != PARM_ERROR_MEMORY;
+    int fails = api_main(ctx, in, out, 16) != API_ERROR_MEMORY;
     fail_malloc = 0;
-    fails += parm_main(ctx, in, out, 16) != PARM_OK;
+    fails += api_main(ctx, in, out, 16) != API_OK;
     for (int i = 0; i < 16; i++) fails += out[i] != i + 1;
-    parm_ctx_destroy(ctx);
+    api_ctx_destroy(ctx);
     return fails != 0;
 }
 CEOF

@@ -5,7 +5,9 @@ guard_entry.py HEADER ENTRY > entry.h
 HEADER is the API header parmc wrote beside a --target=c output; its comment
 line "/* entry NAME, fields T, ... -> T, ...[, scalar parameters T before|after,
 ...]: ..." gives the fields' types and the run-time scalar parameters' (bool
-and u8 are both uint8_t in the prototype)."""
+and u8 are both uint8_t in the prototype); the prototype "int PREFIX_NAME(PREFIX_ctx
+*ctx, ..." gives the API's prefix, which the drivers' names take through
+GUARD_API(ctx_create) and GUARD_STATUS(ERROR_ALIAS)."""
 import re
 import sys
 
@@ -21,6 +23,10 @@ def main():
                   % re.escape(entry), text)
     if not m:
         sys.exit("guard_entry.py: no entry '%s' in %s" % (entry, header))
+    api = re.search(r"int (\w+)_%s\(\1_ctx \*ctx" % re.escape(entry), text)
+    if not api:
+        sys.exit("guard_entry.py: no prototype of entry '%s' in %s" % (entry, header))
+    prefix = api.group(1)
     ins, outs = ([t.strip() for t in g.split(",")] for g in m.groups()[:2])
     scalars = [s.split() for s in m.group(3).split(",")] if m.group(3) else []
     include = header.rsplit("/", 1)[-1]
@@ -29,6 +35,8 @@ def main():
     args = before + ["(const %s *)(in)[%d]" % (CTYPES[t], k) for k, t in enumerate(ins)] + after
     args += ["(%s *)(out)[%d]" % (CTYPES[t], k) for k, t in enumerate(outs)]
     print('#include "%s"' % include)
+    print("#define GUARD_API(name) %s_##name" % prefix)
+    print("#define GUARD_STATUS(name) %s_##name" % prefix.upper())
     print("#define GUARD_NIN %d" % len(ins))
     print("#define GUARD_NOUT %d" % len(outs))
     print("#define GUARD_NARGS %d" % len(scalars))
@@ -38,7 +46,7 @@ def main():
     print("static const char *const guard_arg_types[] = {%s};" % ", ".join(['"%s"' % t for t, _ in scalars] + ["0"]))
     print("static const int guard_arg_before[] = {%s};" % ", ".join(["%d" % (at == "before") for _, at in scalars] + ["0"]))
     print("static union { int64_t align; unsigned char bytes[8]; } guard_args[%d];" % (len(scalars) + 1))
-    print("#define GUARD_CALL(ctx, in, out, n) parm_%s((ctx), %s, (n))" % (entry, ", ".join(args)))
+    print("#define GUARD_CALL(ctx, in, out, n) %s_%s((ctx), %s, (n))" % (prefix, entry, ", ".join(args)))
 
 
 main()

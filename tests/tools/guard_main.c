@@ -16,7 +16,7 @@
  * -a also checks calls whose arrays overlap (docs/api.md): an input that is
  * the output (in place) and inputs that overlap outputs by half must give
  * the same result as the call on separate arrays; output arrays that overlap
- * must give PARM_ERROR_ALIAS. Exit status: 0 right, 1 an error from the
+ * must give NAME_ERROR_ALIAS. Exit status: 0 right, 1 an error from the
  * entry or the input, 3 a wrong result or a changed pattern. */
 #include <sys/mman.h>
 #include <unistd.h>
@@ -68,16 +68,16 @@ static int region_head_intact(const Region *r) {
 
 static void region_free(Region *r) { munmap(r->map, r->span + 2 * page_size()); }
 
-static int call(parm_ctx *ctx, void **in, void **out, size_t n) { return GUARD_CALL(ctx, in, out, n); }
+static int call(GUARD_API(ctx) *ctx, void **in, void **out, size_t n) { return GUARD_CALL(ctx, in, out, n); }
 
 /* One call on arrays that overlap: input k at in_at[k] (filled with the
  * input), output k at out_at[k]; the result must be `want`. */
-static int overlapped_call(parm_ctx *ctx, const char *what, Region *in, Region *want, void **in_at, void **out_at,
+static int overlapped_call(GUARD_API(ctx) *ctx, const char *what, Region *in, Region *want, void **in_at, void **out_at,
                            size_t n) {
     for (int k = 0; k < GUARD_NIN; k++) memcpy(in_at[k], in[k].data, in[k].bytes);
     int status = call(ctx, in_at, out_at, n);
     if (status) {
-        fprintf(stderr, "guard: %s: %s\n", what, parm_error_string(status));
+        fprintf(stderr, "guard: %s: %s\n", what, GUARD_API(error_string)(status));
         return 0;
     }
     for (int k = 0; k < GUARD_NOUT; k++)
@@ -92,7 +92,7 @@ static int overlapped_call(parm_ctx *ctx, const char *what, Region *in, Region *
  * input field k shares memory with output field k where both exist, in a
  * region that holds either one twice; an output field with no input field
  * of its index gets a region of its own. */
-static int check_aliasing(parm_ctx *ctx, Region *in, Region *want, size_t n) {
+static int check_aliasing(GUARD_API(ctx) *ctx, Region *in, Region *want, size_t n) {
     int ok = 1;
     Region both[GUARD_NIN], alone[GUARD_NOUT];
     void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
@@ -127,13 +127,13 @@ static int check_aliasing(parm_ctx *ctx, Region *in, Region *want, size_t n) {
 }
 
 /* Output arrays that overlap are refused without a write. */
-static int check_output_overlap(parm_ctx *ctx, Region *in, Region *out, size_t n) {
+static int check_output_overlap(GUARD_API(ctx) *ctx, Region *in, Region *out, size_t n) {
     void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
     for (int k = 0; k < GUARD_NIN; k++) in_at[k] = in[k].data;
     for (int k = 0; k < GUARD_NOUT; k++) out_at[k] = out[0].data;
     int status = call(ctx, in_at, out_at, n);
-    if (status != PARM_ERROR_ALIAS) {
-        fprintf(stderr, "guard: overlapping outputs gave '%s', not PARM_ERROR_ALIAS\n", parm_error_string(status));
+    if (status != GUARD_STATUS(ERROR_ALIAS)) {
+        fprintf(stderr, "guard: overlapping outputs gave '%s', not ERROR_ALIAS\n", GUARD_API(error_string)(status));
         return 0;
     }
     return 1;
@@ -158,12 +158,12 @@ int main(int argc, char **argv) {
     void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
     for (int k = 0; k < GUARD_NIN; k++) in_at[k] = in[k].data;
     for (int k = 0; k < GUARD_NOUT; k++) out_at[k] = out[k].data;
-    parm_ctx *ctx;
-    int status = parm_ctx_create(&ctx);
+    GUARD_API(ctx) *ctx;
+    int status = GUARD_API(ctx_create)(&ctx);
     if (!status) status = call(ctx, in_at, out_at, n);
     if (status) {
-        fprintf(stderr, "error: %s\n", parm_error_string(status));
-        parm_ctx_destroy(ctx);
+        fprintf(stderr, "error: %s\n", GUARD_API(error_string)(status));
+        GUARD_API(ctx_destroy)(ctx);
         return 1;
     }
     int ok = 1;
@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
     print_result(result, n);
     if (aliasing && same_types()) ok &= check_aliasing(ctx, in, out, n);
     if (aliasing && GUARD_NOUT > 1) ok &= check_output_overlap(ctx, in, out, n);
-    parm_ctx_destroy(ctx);
+    GUARD_API(ctx_destroy)(ctx);
     for (int k = 0; k < GUARD_NIN; k++) region_free(&in[k]);
     for (int k = 0; k < GUARD_NOUT; k++) region_free(&out[k]);
     return ok ? 0 : 3;

@@ -6,18 +6,7 @@
  * Prints the failures and "access_model: N passed, M failed"; exits 1 on any. */
 #include "access_model.h"
 
-#include <stdio.h>
-
-static int passed, failed;
-
-static void check(bool ok, const char *what) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("  FAIL: %s\n", what);
-    }
-}
+#include "check.h"
 
 /* Congestion of 32 lanes at slot base + lane * stride. */
 static int strided(int elem_bytes, uint64_t stride) {
@@ -108,6 +97,5 @@ int main(void) {
     congestion_cases();
     sector_cases();
     elimination_cases();
-    printf("access_model: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_summary("access_model");
 }

@@ -7,15 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int passed, failed;
+#include "check.h"
 
-static void check(bool ok, const char *what, const char *a, const char *b) {
-    if (ok) {
-        passed++;
-        return;
-    }
-    if (++failed <= 20) printf("  FAIL: %s '%s' '%s'\n", what, a, b);
-}
 
 static int min3(int a, int b, int c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
 
@@ -49,19 +42,18 @@ int main(void) {
             int want = osa(a, (int)strlen(a), b, (int)strlen(b));
             for (int limit = 0; limit <= 5; limit++) {
                 int got = diag_edit_distance(a, b, limit);
-                check(got == (want <= limit ? want : limit + 1), "distance", a, b);
+                check(got == (want <= limit ? want : limit + 1), "distance '%s' '%s'", a, b);
             }
         }
     const char *yes[][2] = {{"sotr", "sort"}, {"ascendng", "ascending"}, {"entyr", "entry"},
                             {"cuont", "count"}, {"bitonic_srot", "bitonic_sort"}, {"mapp", "map"}};
     const char *no[][2] = {{"x", "y"}, {"id", "id"}, {"sort", "bsort_merge"}, {"abc", "xyz"},
                            {"enter", "entry"}, {"f", "fg"}};
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) check(diag_similar(yes[i][0], yes[i][1]), "similar", yes[i][0], yes[i][1]);
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) check(!diag_similar(no[i][0], no[i][1]), "not similar", no[i][0], no[i][1]);
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) check(diag_similar(yes[i][0], yes[i][1]), "similar '%s' '%s'", yes[i][0], yes[i][1]);
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) check(!diag_similar(no[i][0], no[i][1]), "not similar '%s' '%s'", no[i][0], no[i][1]);
     char longer[100];
     memset(longer, 'a', 99);
     longer[99] = 0;
-    check(diag_edit_distance(longer, longer, 3) == 4, "names over 64 bytes are not compared", "a*99", "a*99");
-    printf("diag: %d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    check(diag_edit_distance(longer, longer, 3) == 4, "names over 64 bytes are not compared");
+    return check_summary("diag");
 }

@@ -41,28 +41,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "diag.h"
 #include "ir_eval.h"
-
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    if (failed <= 30) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf("  FAIL: ");
-        vprintf(fmt, ap);
-        printf("\n");
-        va_end(ap);
-    }
-}
 
 /* ---- deterministic random numbers (splitmix64, fixed seed) ---- */
 
@@ -1080,9 +1061,8 @@ static void test_nvcc(void)
 int main(void)
 {
     if (access("runtime/parm_ops.h", R_OK) != 0) {
-        printf("  FAIL: runtime/parm_ops.h not found: run from the repository root\n");
-        printf("emit_elem: 0 passed, 1 failed\n");
-        return 1;
+        check(false, "runtime/parm_ops.h not found: run from the repository root");
+        return check_summary("emit_elem");
     }
     test_text();
     test_entry_args();
@@ -1154,6 +1134,5 @@ int main(void)
         free(cases[i].clash);
     }
     arena_free(&arena);
-    printf("emit_elem: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_summary("emit_elem");
 }

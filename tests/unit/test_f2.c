@@ -10,43 +10,14 @@
  * a property checked over all 2^n inputs counts once. */
 #include "f2.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
+
 #define BRUTE_MAX 12                 /* largest n enumerated exhaustively */
 #define CASES 30                     /* random cases per size */
-
-static int passed, failed;
-static int group_failed;
-
-/* Record one check; print the first few failures with their context. */
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    group_failed++;
-    if (failed <= 20) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf("  FAIL: ");
-        vprintf(fmt, ap);
-        printf("\n");
-        va_end(ap);
-    }
-}
-
-static void group_end(const char *name, int before)
-{
-    printf("%-4s %s (%d checks)\n", group_failed ? "FAIL" : "ok", name,
-           passed + failed - before);
-    group_failed = 0;
-}
 
 /* ---- deterministic random input (splitmix64, fixed seed) ---- */
 
@@ -654,10 +625,9 @@ int main(void)
         {"format_hex", test_format_hex},
     };
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-        int before = passed + failed;
+        CheckMark mark = check_mark();
         groups[g].run();
-        group_end(groups[g].name, before);
+        check_group(mark, groups[g].name);
     }
-    printf("f2: %d passed, %d failed\n", passed, failed);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_summary("f2");
 }

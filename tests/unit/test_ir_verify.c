@@ -14,28 +14,12 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "diag.h"
 #include "ir.h"
-
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...) {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-}
 
 /* Runs the verifier; returns its diagnostic ("" when it passed), malloc'd. */
 static char *verify(IrProgram *p) {
@@ -142,6 +126,5 @@ int main(void) {
     expect(&p, "body of the wrong shape", "two body of the wrong length");
 
     arena_free(&a);
-    printf("ir_verify: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_summary("ir_verify");
 }

@@ -12,32 +12,15 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include <setjmp.h>
-#include <stdarg.h>
 #include <string.h>
 
-#include "ast.h"
+#include "check.h"
 #include "diag.h"
 #include "imports.h"
 #include "opt.h"
+#include "parse.h"
 #include "schedule.h"
-#include "value.h"
-
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...) {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("  FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-}
+#include "specialise.h"
 
 static const char program[] =
     "cas [a, b] = if a <= b then [a, b] else [b, a]\n"
@@ -188,6 +171,5 @@ int main(void) {
         break_flow(&arena, plans);
     }
     arena_free(&arena);
-    printf("plan_verify: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_summary("plan_verify");
 }

@@ -1,9 +1,7 @@
-/* test_bmmc_kernel.c: checks compiler/bmmc_kernel.c.
+/* test_bmmc.c: checks the one-pass BMMC kernels, compiler/bmmc_plan.c (plan,
+ * index math, simulation) and compiler/emit_bmmc.c (the emitted C).
  *
- * Build and run:
- *   gcc -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter \
- *       -fsanitize=address,undefined -Icompiler compiler/f2.c compiler/bmmc_kernel.c \
- *       tests/unit/test_bmmc_kernel.c -o /tmp/test_bmmc_kernel && /tmp/test_bmmc_kernel
+ * Build and run: make build/unit/test_bmmc && build/unit/test_bmmc
  *
  * For random BMMCs, BPCs, bit reversals, transposes and complements at n =
  * 1..20 (below 5 the array is smaller than a warp) and element sizes 1 to
@@ -12,35 +10,17 @@
  * from, each written once; the simulator must report the fewest sectors and
  * bank congestion 1. A few plans are also emitted as C,
  * compiled with $CC (default cc) and run. Prints failures in detail and
- * finally "bmmc_kernel: N passed, M failed"; exits 1 on any failure. */
+ * finally "bmmc: N passed, M failed"; exits 1 on any failure. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "bmmc_kernel.h"
+#include "bmmc_plan.h"
+#include "emit_bmmc.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    if (failed <= 20) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf("  FAIL: ");
-        vprintf(fmt, ap);
-        printf("\n");
-        va_end(ap);
-    }
-}
+#include "check.h"
 
 /* ---- deterministic random input (splitmix64, fixed seed) ---- */
 
@@ -205,7 +185,7 @@ static void check_case(int kind, int n, int elem, int tile_log)
 static void test_interpreted(void)
 {
     static const int elems[] = {4, 8, 2, 1};
-    int before = passed + failed, fails = failed;
+    CheckMark mark = check_mark();
     for (int n = 1; n <= 16; n++) {
         for (int e = 0; e < 4; e++) {
             for (int kind = 0; kind < 5; kind++) {
@@ -219,25 +199,23 @@ static void test_interpreted(void)
     for (int n = 17; n <= 20; n++)
         for (int kind = 0; kind < (n <= 18 ? 3 : 1); kind++)
             check_case(kind + (n == 19) * 2, n, elems[(n + kind) % 2], 10 + (n + kind) % 3);
-    printf("%-4s interpreted plans, n = 1..20 (%d checks)\n", failed > fails ? "FAIL" : "ok",
-           passed + failed - before);
+    check_group(mark, "interpreted plans, n = 1..20");
 }
 
 /* Wide indices: 64 random blocks of n = 28..40 plans. */
 static void test_wide(void)
 {
-    int before = passed + failed, fails = failed;
+    CheckMark mark = check_mark();
     for (int n = 28; n <= 40; n += 3) {
         check_case(0, n, 4, 10);
         check_case(1, n, 8, 10);
     }
-    printf("%-4s wide indices, n = 28..40 (%d checks)\n", failed > fails ? "FAIL" : "ok",
-           passed + failed - before);
+    check_group(mark, "wide indices, n = 28..40");
 }
 
 static void test_rejects(void)
 {
-    int before = passed + failed, fails = failed;
+    CheckMark mark = check_mark();
     BmmcPlan p;
     F2Mat a = random_bmmc(12);
     F2Mat sing = a;
@@ -253,8 +231,7 @@ static void test_rejects(void)
     F2Mat tiny = random_bmmc(3);
     check(bmmc_plan(&tiny, 5, 4, 10, &p) && p.tile_log == 3 && p.block_log == 0,
           "n = 3 not one block");
-    printf("%-4s rejected and degenerate inputs (%d checks)\n", failed > fails ? "FAIL" : "ok",
-           passed + failed - before);
+    check_group(mark, "rejected and degenerate inputs");
 }
 
 /* ---- the emitted C, compiled and run ---- */
@@ -315,7 +292,7 @@ static bool write_emit_program(const char *path, BmmcPlan *plans)
 
 static void test_emitted_c(void)
 {
-    int before = passed + failed, fails = failed;
+    CheckMark mark = check_mark();
     BmmcPlan plans[EMIT_CASES];
     for (int k = 0; k < EMIT_CASES; k++) {
         const EmitCase *ec = &emit_cases[k];
@@ -341,8 +318,7 @@ static void test_emitted_c(void)
     check(run && pclose(run) == 0 && k == EMIT_CASES, "emitted C did not build or run: %s", cmd);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     check(system(cmd) == 0, "cannot remove %s", dir);
-    printf("%-4s emitted C compiled and run (%d checks)\n", failed > fails ? "FAIL" : "ok",
-           passed + failed - before);
+    check_group(mark, "emitted C compiled and run");
 }
 
 int main(void)
@@ -351,6 +327,5 @@ int main(void)
     test_interpreted();
     test_wide();
     test_emitted_c();
-    printf("bmmc_kernel: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_summary("bmmc");
 }

@@ -1,4 +1,5 @@
-/* bmmc_kernel.h: one-pass kernels for BMMC permutations y = A·x ⊕ c.
+/* bmmc_plan.h: one-pass kernels for BMMC permutations y = A·x ⊕ c, planned
+ * (the scheduler) and simulated (--report); emit_bmmc.h writes them.
  *
  * The one-pass construction, after the tiled kernels of Bouverot-Dupuis and
  * Sheeran ("Efficient GPU Implementation of Affine Index Permutations on
@@ -29,17 +30,17 @@
  * (A·x0 ⊕ c) with its low l bits cleared, and the write side then reads
  * tau = G·(sigma ⊕ lambda), lambda = the cleared low bits.
  */
-#ifndef PARMC_BMMC_KERNEL_H
-#define PARMC_BMMC_KERNEL_H
+#ifndef PARMC_BMMC_PLAN_H
+#define PARMC_BMMC_PLAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "f2.h"
 
 #define BMMC_MAX_N 40           /* largest index width planned */
 #define BMMC_MAX_TILE 16        /* largest tile dimension D */
+#define BMMC_MAX_THREAD_LOG 8   /* 256 threads: enough warps per block, few registers */
 
 typedef struct {
     int n;                      /* 2^n elements */
@@ -86,15 +87,6 @@ bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPla
  * output index written) and the tile slot it goes to (or comes from). */
 uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot);
 uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot);
-
-/* __global__ void name(const T *__restrict__ in, T *__restrict__ out) with
- * every table as a literal, and
- * static cudaError_t name_launch(const T *in, T *out, cudaStream_t s). */
-void bmmc_emit_cuda(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
-
-/* The same kernel as portable C11: void name(const T *in, T *out), one loop
- * over blocks, a read loop into a local tile and a write loop out of it. */
-void bmmc_emit_c(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
 
 /* What one block's warp accesses cost (blocks 0 and 2^block_log - 1 are
  * walked), in the sectors and bank congestion of access_model.h. */

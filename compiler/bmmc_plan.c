@@ -1,12 +1,11 @@
-/* bmmc_kernel.c: plan, emit and simulate one-pass BMMC permutation kernels.
+/* bmmc_plan.c: plan and simulate one-pass BMMC permutation kernels.
  *
- * bmmc_kernel.h describes the construction and the names (tau, sigma, slot).
- * Every map here is linear over F2 and held as columns (column i = the image
- * of bit i), so applying one is an XOR of the columns that the input selects,
- * and emitting one is the same XOR spelled out with literal columns. */
-#include "bmmc_kernel.h"
+ * bmmc_plan.h describes the construction and the names (tau, sigma, slot);
+ * emit_bmmc.c writes the planned kernel as CUDA or C. Every map here is
+ * linear over F2 and held as columns (column i = the image of bit i), so
+ * applying one is an XOR of the columns that the input selects. */
+#include "bmmc_plan.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 #include "access_model.h"
@@ -15,7 +14,6 @@
 #define WIDE_SEGMENT_BYTES 256  /* the widest segment tried for L */
 #define WIDE_TILE_BYTES 16384   /* ...while its tile stays within this */
 #define WARP_LOG 5
-#define MAX_THREAD_LOG 8    /* 256 threads: enough warps per block, few registers */
 #define SMEM_LIMIT 49152    /* static shared memory of one block */
 #define MAX_BLOCK_LOG 30    /* gridDim.x holds at most 2^31 - 1 */
 #define INTERLEAVE_LOG 12   /* block bits spread over both sides: 4096 blocks
@@ -145,7 +143,7 @@ static int plan_threads(int tile_log)
     int warp = tile_log < WARP_LOG ? tile_log : WARP_LOG;
     if (t < warp)
         t = warp;
-    return t > MAX_THREAD_LOG ? MAX_THREAD_LOG : t;
+    return t > BMMC_MAX_THREAD_LOG ? BMMC_MAX_THREAD_LOG : t;
 }
 
 /* V = L + A⁻¹L, padded with the lowest coordinates it lacks to the wanted
@@ -285,243 +283,6 @@ uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i,
     uint64_t tau = f2_combine(p->src_cols, p->tile_log, sigma ^ (y0 & low));
     *slot = (unsigned)f2_combine(p->slot_cols, p->tile_log, tau);
     return (y0 & ~low) ^ f2_combine(p->write_cols, p->tile_log, sigma);
-}
-
-/* ---- emission ---- */
-
-/* How emitted code spells an index type and its literals. */
-typedef struct {
-    const char *type;
-    const char *suffix;
-} IdxType;
-
-static IdxType idx_type(int bits, bool portable)
-{
-    if (portable)
-        return (IdxType){"uint64_t", "ull"};
-    return bits <= 32 ? (IdxType){"unsigned", "u"} : (IdxType){"unsigned long long", "ull"};
-}
-
-/* Emit the XOR over the columns that v selects, as one expression. Columns
- * that are a single bit move by a shift, and bits moving by the same shift
- * share one mask-and-shift (a bit permutation is then a handful of terms);
- * any other column is added under the sign-spread of its bit. */
-static void emit_lin(FILE *out, const char *v, const uint64_t *cols, int count, IdxType ty)
-{
-    uint64_t by_shift[2 * 64] = {0};   /* [s + 64]: source bits moving by s */
-    int terms = 0;
-    for (int i = 0; i < count; i++) {
-        uint64_t c = cols[i];
-        if (c && !(c & (c - 1)))
-            by_shift[__builtin_ctzll(c) - i + 64] |= bit(i);
-    }
-    for (int s = -63; s <= 63; s++) {
-        uint64_t m = by_shift[s + 64];
-        if (!m)
-            continue;
-        fprintf(out, "%s", terms++ ? " ^ " : "");
-        if (s >= 0)
-            fprintf(out, "((%s & 0x%" PRIx64 "%s) << %d)", v, m, ty.suffix, s);
-        else
-            fprintf(out, "((%s >> %d) & 0x%" PRIx64 "%s)", v, -s, m >> -s, ty.suffix);
-    }
-    for (int i = 0; i < count; i++) {
-        uint64_t c = cols[i];
-        if (!c || !(c & (c - 1)))
-            continue;
-        fprintf(out, "%s((0%s - (%s >> %d & 1%s)) & 0x%" PRIx64 "%s)", terms++ ? " ^ " : "",
-                ty.suffix, v, i, ty.suffix, c, ty.suffix);
-    }
-    if (!terms)
-        fprintf(out, "0%s", ty.suffix);
-}
-
-/* The columns of tau ↦ slot of the source of sigma (P·G). */
-static void load_slot_cols(const BmmcPlan *p, uint64_t *pg)
-{
-    for (int i = 0; i < p->tile_log; i++)
-        pg[i] = f2_combine(p->slot_cols, p->tile_log, p->src_cols[i]);
-}
-
-/* Per iteration i, the constant part of each index: the columns of the
- * iteration bits (tau and sigma bits thread_log and up). */
-#define MAX_ITERS (1 << (BMMC_MAX_TILE - MAX_THREAD_LOG))
-typedef struct {
-    uint64_t read_x[MAX_ITERS], read_slot[MAX_ITERS];
-    uint64_t write_y[MAX_ITERS], write_slot[MAX_ITERS];
-} IterTables;
-
-static void iter_tables(const BmmcPlan *p, IterTables *it)
-{
-    uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
-    int t = p->thread_log;
-    for (unsigned i = 0; i < 1u << p->iter_log; i++) {
-        uint64_t v = (uint64_t)i << t;
-        it->read_x[i] = f2_combine(p->read_cols, p->tile_log, v);
-        it->read_slot[i] = f2_combine(p->slot_cols, p->tile_log, v);
-        it->write_y[i] = f2_combine(p->write_cols, p->tile_log, v);
-        it->write_slot[i] = f2_combine(pg, p->tile_log, v);
-    }
-}
-
-static void emit_comment(FILE *out, const BmmcPlan *p)
-{
-    char rows[F2_HEX_BUFSIZE];
-    f2_format_hex(&p->a, rows, sizeof rows);
-    fprintf(out,
-            "/* BMMC y = A x ^ 0x%" PRIx64 " on 2^%d elements of %d bytes, one pass.\n"
-            " * A (row i = input bits of output bit i) = %s\n"
-            " * Tile 2^%d (%d segment bits, %d row bits), 2^%d threads x 2^%d elements,\n"
-            " * 2^%d blocks. Generated by parmc bmmc_kernel.c. */\n",
-            p->c, p->n, p->elem_bytes, rows, p->tile_log, p->seg_log, p->rows_log,
-            p->thread_log, p->iter_log, p->block_log);
-}
-
-/* Emit the output base of block b shared by both back ends: y0 = A·x0 ⊕ c
- * with its low bits split off into the tile offset of the write side.
- * ybase and sbase are the C spellings of where the two go. */
-static void emit_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind,
-                             const char *ybase, const char *sbase)
-{
-    uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
-    uint64_t low = f2_mask(p->seg_log);
-    fprintf(out, "%sconst %s y0 = 0x%" PRIx64 "%s ^ ", ind, ty.type, p->c, ty.suffix);
-    emit_lin(out, "b", p->out_cols, p->block_log, ty);
-    fprintf(out, ";\n%sconst unsigned lam = (unsigned)(y0 & 0x%" PRIx64 "%s);\n", ind, low,
-            ty.suffix);
-    fprintf(out, "%s%s = y0 & ~(%s)0x%" PRIx64 "%s;\n", ind, ybase, ty.type, low, ty.suffix);
-    fprintf(out, "%s%s = ", ind, sbase);
-    emit_lin(out, "lam", pg, p->seg_log, idx_type(32, false));
-    fprintf(out, ";\n");
-}
-
-static void emit_x0(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind)
-{
-    fprintf(out, "%sconst %s x0 = ", ind, ty.type);
-    emit_lin(out, "b", p->block_cols, p->block_log, ty);
-    fprintf(out, ";\n");
-}
-
-/* The thread's part of an index: columns 0..thread_log-1 of a map. */
-static void emit_thread_part(FILE *out, const char *ind, const char *decl, const char *base,
-                             const uint64_t *cols, int thread_log, IdxType ty)
-{
-    fprintf(out, "%s%s = %s", ind, decl, base ? base : "");
-    if (base)
-        fprintf(out, " ^ ");
-    emit_lin(out, "t", cols, thread_log, ty);
-    fprintf(out, ";\n");
-}
-
-/* "var" or "var ^ 0x..": no XOR for a zero constant. */
-static void emit_xor(FILE *out, const char *var, uint64_t k, IdxType ty)
-{
-    if (k)
-        fprintf(out, "%s ^ 0x%" PRIx64 "%s", var, k, ty.suffix);
-    else
-        fprintf(out, "%s", var);
-}
-
-void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *ctype)
-{
-    IdxType ty = idx_type(p->n, false), st = idx_type(32, false);
-    IterTables it;
-    iter_tables(p, &it);
-    uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
-    unsigned threads = 1u << p->thread_log, iters = 1u << p->iter_log;
-
-    emit_comment(out, p);
-    fprintf(out, "__global__ void __launch_bounds__(%u)\n", threads);
-    fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out)\n{\n", name, ctype, ctype);
-    fprintf(out, "    __shared__ %s tile[%u];\n", ctype, 1u << p->tile_log);
-    /* The output base needs a dense matrix-vector product in general; one
-     * thread computes it once its loads are in flight (so the branch comes
-     * after them), and the barrier that the tile needs anyway publishes it. */
-    fprintf(out, "    __shared__ %s y_base;\n    __shared__ unsigned s_base;\n", ty.type);
-    fprintf(out, "    const %s b = blockIdx.x;\n    const unsigned t = threadIdx.x;\n", ty.type);
-    emit_x0(out, p, ty, "    ");
-    char decl[64];
-    snprintf(decl, sizeof decl, "const %s x", ty.type);
-    emit_thread_part(out, "    ", decl, "x0", p->read_cols, p->thread_log, ty);
-    emit_thread_part(out, "    ", "const unsigned s", NULL, p->slot_cols, p->thread_log, st);
-    /* All loads first, so that every thread has its elements in flight. */
-    for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "    const %s v%u = in[", ctype, i);
-        emit_xor(out, "x", it.read_x[i], ty);
-        fprintf(out, "];\n");
-    }
-    fprintf(out, "    if (t == 0) {\n");
-    emit_block_bases(out, p, ty, "        ", "y_base", "s_base");
-    fprintf(out, "    }\n");
-    for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "    tile[");
-        emit_xor(out, "s", it.read_slot[i], st);
-        fprintf(out, "] = v%u;\n", i);
-    }
-    fprintf(out, "    __syncthreads();\n");
-    snprintf(decl, sizeof decl, "const %s y", ty.type);
-    emit_thread_part(out, "    ", decl, "y_base", p->write_cols, p->thread_log, ty);
-    emit_thread_part(out, "    ", "const unsigned u", "s_base", pg, p->thread_log, st);
-    for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "    out[");
-        emit_xor(out, "y", it.write_y[i], ty);
-        fprintf(out, "] = tile[");
-        emit_xor(out, "u", it.write_slot[i], st);
-        fprintf(out, "];\n");
-    }
-    fprintf(out, "}\n\n");
-    fprintf(out, "static cudaError_t %s_launch(const %s *in, %s *out, cudaStream_t s)\n{\n", name,
-            ctype, ctype);
-    fprintf(out, "    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out);\n", name,
-            (uint64_t)1 << p->block_log, threads);
-    fprintf(out, "    return cudaGetLastError();\n}\n\n");
-}
-
-static void emit_c_table(FILE *out, const char *type, const char *name, const uint64_t *v,
-                         unsigned count, IdxType ty)
-{
-    fprintf(out, "    static const %s %s[%u] = {", type, name, count);
-    for (unsigned i = 0; i < count; i++)
-        fprintf(out, "%s0x%" PRIx64 "%s", i ? ", " : "", v[i], ty.suffix);
-    fprintf(out, "};\n");
-}
-
-void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *ctype)
-{
-    IdxType ty = idx_type(p->n, true), st = idx_type(32, false);
-    IterTables it;
-    iter_tables(p, &it);
-    uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
-    unsigned iters = 1u << p->iter_log;
-
-    emit_comment(out, p);
-    fprintf(out, "void %s(const %s *in, %s *out);\n", name, ctype, ctype);
-    fprintf(out, "void %s(const %s *in, %s *out)\n{\n", name, ctype, ctype);
-    emit_c_table(out, "uint64_t", "read_x", it.read_x, iters, ty);
-    emit_c_table(out, "unsigned", "read_slot", it.read_slot, iters, st);
-    emit_c_table(out, "uint64_t", "write_y", it.write_y, iters, ty);
-    emit_c_table(out, "unsigned", "write_slot", it.write_slot, iters, st);
-    fprintf(out, "    %s tile[%u];\n", ctype, 1u << p->tile_log);
-    fprintf(out, "    for (uint64_t b = 0; b < 0x%" PRIx64 "u; b++) {\n",
-            (uint64_t)1 << p->block_log);
-    emit_x0(out, p, ty, "        ");
-    emit_block_bases(out, p, ty, "        ", "const uint64_t y_base", "const unsigned s_base");
-    fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << p->thread_log);
-    const char *ind = "            ";
-    emit_thread_part(out, ind, "const uint64_t x", "x0", p->read_cols, p->thread_log, ty);
-    emit_thread_part(out, ind, "const unsigned s", NULL, p->slot_cols, p->thread_log, st);
-    fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
-    fprintf(out, "                tile[s ^ read_slot[i]] = in[x ^ read_x[i]];\n        }\n");
-    fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << p->thread_log);
-    emit_thread_part(out, ind, "const uint64_t y", "y_base", p->write_cols, p->thread_log, ty);
-    emit_thread_part(out, ind, "const unsigned u", "s_base", pg, p->thread_log, st);
-    fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
-    fprintf(out, "                out[y ^ write_y[i]] = tile[u ^ write_slot[i]];\n");
-    fprintf(out, "        }\n    }\n}\n\n");
 }
 
 /* ---- simulation ---- */

@@ -1,0 +1,32 @@
+# The include graph of compiler/ against the stage table compiler/stages: no
+# file includes a header of a later stage (tests/tools/includes.py). The
+# checker must also catch a scheduler that includes an emitter's header, a
+# specialiser that includes the optimiser's, and a file no stage lists.
+if out=$(python3 tests/tools/includes.py compiler/stages compiler runtime 2>&1); then
+    pass
+else
+    fail "include graph of compiler/:"
+    echo "$out" | head -20
+fi
+
+# includes_broken NAME FILE LINE EXPECTED: a copy of compiler/ with LINE
+# appended to FILE must fail the check with EXPECTED in the report
+includes_broken() {
+    rm -rf "$TMP/inc" && mkdir -p "$TMP/inc" && cp compiler/* runtime/*.h "$TMP/inc/"
+    echo "$3" >>"$TMP/inc/$2"
+    if python3 tests/tools/includes.py compiler/stages "$TMP/inc" >"$TMP/inc.out" 2>&1; then
+        fail "include check: $1 passed"
+    elif ! grep -qF "$4" "$TMP/inc.out"; then
+        fail "include check: $1: expected '$4' in: $(head -3 "$TMP/inc.out")"
+    else
+        pass
+    fi
+}
+includes_broken "scheduler includes an emitter" schedule.c '#include "emit.h"' \
+    'schedule.c: a file of stage plan includes emit.h of the later stage back'
+includes_broken "plan header includes the BMMC emitter" plan.h '#include "emit_bmmc.h"' \
+    'plan.h: a file of stage plan includes emit_bmmc.h of the later stage back'
+includes_broken "specialiser includes the optimiser" value.h '#include "opt.h"' \
+    'value.h: a file of stage specialise includes opt.h of the later stage optimiser'
+includes_broken "file in no stage" stray.c '#include "ir.h"' 'stray.c: not in compiler/stages'
+includes_broken "header that does not exist" ir.c '#include "nowhere.h"' 'includes "nowhere.h"'
