@@ -28,7 +28,7 @@ class Lengths:
     takes (rows, row_len) in place of n."""
 
     def __init__(self, rows, any_length, min_n, max_n, grid=None):
-        self.rows = {r["n"]: r for r in rows}
+        self.rows = {r.get("n"): r for r in rows}
         self.any_length, self.min_n, self.max_n = any_length, min_n, max_n
         self.grid = grid    # (max_rows, max_row_len) or None
         self.largest = max(rows, key=lambda r: r["n"]) if rows else None
@@ -89,9 +89,12 @@ def _param(obj, where, named):
 def _lengths(obj, params, results, where):
     rows = obj.get("sizes", [])
     _need(isinstance(rows, list), where, "'sizes' must be a list")
+    has_array = any(p.kind == "array" for p in params + results)
     for i, r in enumerate(rows):
         w = f"{where}: sizes[{i}]"
-        _need(isinstance(r, dict) and isinstance(r.get("n"), int) and r["n"] >= 0, w, "needs an integer 'n'")
+        _need(isinstance(r, dict), w, "expected an object")
+        if has_array:   # n is left out when the entry has no array
+            _need(isinstance(r.get("n"), int) and r["n"] >= 0, w, "needs an integer 'n'")
         for key, specs in (("params", params), ("results", results)):
             lens = r.get(key)
             _need(isinstance(lens, list) and len(lens) == len(specs), w, f"'{key}' must list one length per {key[:-1]}")
@@ -111,7 +114,6 @@ def _lengths(obj, params, results, where):
               "'rows' needs positive integers 'max_rows' and 'max_row_len', and an array as the first parameter")
         grid = (grid["max_rows"], grid["max_row_len"])
         any_length, min_n, max_n = True, 0, grid[0] * grid[1]
-    has_array = any(p.kind == "array" for p in params + results)
     _need(rows or not has_array, where, "an entry with arrays needs at least one row in 'sizes'")
     return Lengths(rows, any_length, min_n, max_n, grid)
 
