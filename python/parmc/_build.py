@@ -178,7 +178,7 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
         raise ValueError(f"target must be 'cuda' or 'c', got {target!r}")
     if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
         raise ValueError(f"prefix must be a C identifier, got {prefix!r}")
-    include = [os.path.abspath(d) for d in include]
+    include = [os.path.abspath(d) for d in ([include] if isinstance(include, (str, os.PathLike)) else include)]
     if target == "cuda":
         nvcc = find_nvcc()
         if not nvcc:

@@ -29,6 +29,7 @@ class Program:
     def __init__(self, library, manifest, name=None):
         self.manifest = manifest if isinstance(manifest, _manifest.Manifest) else _manifest.load(manifest)
         self.library_path = str(library)
+        self.cache_dir = None   # set by compile()
         self.name = name or self.manifest.prefix
         self.target = self.manifest.target
         self.cuda = self.target == "cuda"
