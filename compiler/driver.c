@@ -12,6 +12,7 @@
 #include "io.h"
 #include "ir.h"
 #include "emit.h"
+#include "manifest.h"
 #include "opt.h"
 #include "schedule.h"
 #include "randinput.h"
@@ -28,7 +29,7 @@ typedef struct {
     Program program;
     IrProgram ir;
     FILE *writing;              /* an output file being written */
-    const char *written[2];     /* the output files begun: all removed if an error stops one */
+    const char *written[3];     /* the output files begun: all removed if an error stops one */
     int nwritten;
 } Compilation;
 
@@ -95,12 +96,12 @@ static void interpret(Compilation *c, const Options *opt, const char *entry, FIL
     io_write_results(out, f, c->results);
 }
 
-/* NAME.cu -> NAME.h */
-static char *header_path(Arena *a, const char *output) {
+/* NAME.cu -> NAME.h, NAME.json: the file beside the output with extension ext */
+static char *beside(Arena *a, const char *output, const char *ext) {
     const char *slash = strrchr(output, '/');
     const char *dot = strrchr(output, '.');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - output) : strlen(output);
-    return arena_printf(a, "%.*s.h", (int)stem, output);
+    return arena_printf(a, "%.*s%s", (int)stem, output, ext);
 }
 
 /* The API prefix of output path OUT: its file name without the extension
@@ -119,24 +120,32 @@ static const char *default_prefix(Arena *a, const char *output) {
     return name;
 }
 
-static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const EmitInput *, bool),
-                       const EmitInput *in, bool flag) {
+/* What a compile writes: the program, its header and its manifest. */
+typedef struct {
+    const EmitInput *emit;
+    bool target_c;
+    const ManifestInput *manifest;
+} Outputs;
+
+static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const Outputs *), const Outputs *o) {
     if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
     FILE *f = fopen(path, "w");
     if (!f) diag_fatal("cannot write '%s': %s", path, strerror(errno));
     c->writing = f;
     c->written[c->nwritten++] = path;
-    write(f, in, flag);
+    write(f, o);
     c->writing = NULL;
     if (fclose(f) != 0) diag_fatal("cannot write '%s': %s", path, strerror(errno));
 }
 
-static void write_program(FILE *f, const EmitInput *in, bool target_c) {
-    if (target_c) emit_c_program(f, in);
-    else emit_cuda_program(f, in);
+static void write_program(FILE *f, const Outputs *o) {
+    if (o->target_c) emit_c_program(f, o->emit);
+    else emit_cuda_program(f, o->emit);
 }
 
-static void write_header(FILE *f, const EmitInput *in, bool target_c) { emit_header(f, in, !target_c); }
+static void write_header(FILE *f, const Outputs *o) { emit_header(f, o->emit, !o->target_c); }
+
+static void write_manifest(FILE *f, const Outputs *o) { manifest_write(f, o->manifest); }
 
 /* The size range of entry `entry` (`(n : 0..3)`). */
 static const EntryParam *size_range(const Program *p, const char *entry) {
@@ -186,7 +195,8 @@ static int schedule_all(Compilation *c, Schedule *out) {
     return n;
 }
 
-/* The back end: schedule every specialisation, write OUT and its header. */
+/* The back end: schedule every specialisation, write OUT, its header and
+ * its manifest (from the specialisations that were compiled). */
 static void compile(Compilation *c, const Options *opt) {
     const char *output = opt->output;
     if (!output) {
@@ -194,7 +204,7 @@ static void compile(Compilation *c, const Options *opt) {
         size_t stem = dot ? (size_t)(dot - opt->input) : strlen(opt->input);
         output = arena_printf(&c->arena, "%.*s%s", (int)stem, opt->input, opt->target_c ? ".c" : ".cu");
     }
-    const char *header = header_path(&c->arena, output);
+    const char *header = beside(&c->arena, output, ".h");
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
                     .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
@@ -202,8 +212,15 @@ static void compile(Compilation *c, const Options *opt) {
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     in.nschedules = schedule_all(c, in.schedules);
-    write_file(c, output, write_program, &in, opt->target_c);
-    write_file(c, header, write_header, &in, opt->target_c);
+    const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nschedules + 1);
+    for (int i = 0; i < in.nschedules; i++) funcs[i] = in.schedules[i].func;
+    ManifestInput manifest = {.source = opt->input, .target = opt->target_c ? "c" : "cuda", .prefix = in.prefix,
+                              .header = in.header_name, .program = &c->program, .funcs = funcs,
+                              .nfuncs = in.nschedules};
+    Outputs o = {&in, opt->target_c, &manifest};
+    write_file(c, output, write_program, &o);
+    write_file(c, header, write_header, &o);
+    write_file(c, beside(&c->arena, output, ".json"), write_manifest, &o);
 }
 
 /* --report: the access simulator over the schedule of every entry. With

@@ -230,7 +230,8 @@ static const struct {
     {"ERROR_LENGTH", "a length the entry was not compiled for", "a length the entry was not compiled for"},
     {"ERROR_MEMORY", "scratch memory could not be allocated", "out of memory for scratch buffers"},
     {"ERROR_CUDA", "a CUDA call failed: see {p}_ctx_message", "a CUDA call failed"},
-    {"ERROR_DEVICE", "the context belongs to another device", "the context belongs to another device"},
+    {"ERROR_DEVICE", "the context or the stream belongs to another device",
+     "the context or the stream belongs to another device"},
     {"ERROR_ALIAS", "output arrays overlap (inputs may overlap outputs)", "output arrays overlap"},
 };
 enum { NSTATUSES = sizeof statuses / sizeof statuses[0] };
@@ -274,6 +275,9 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     if (cuda) {
         emit_api_text(out, in, "/* The stream every entry runs on; entries do not synchronise. */\n"
                                "cudaStream_t {p}_ctx_stream({p}_ctx *ctx);\n"
+                               "/* Later calls run on `stream` (0: the context's own stream again); a\n"
+                               "   stream of another device gives {P}_ERROR_DEVICE and changes nothing. */\n"
+                               "int {p}_ctx_set_stream({p}_ctx *ctx, cudaStream_t stream);\n"
                                "/* The message of the last CUDA error of this context. */\n"
                                "const char *{p}_ctx_message({p}_ctx *ctx);\n");
     }

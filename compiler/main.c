@@ -7,8 +7,8 @@
 
 #include "driver.h"
 #include "testcmd.h"
+#include "version.h"
 
-#define PARMC_VERSION "0.1.0"
 
 static const char usage[] =
     "usage: parmc [options] FILE.parm [-o OUT]\n"
@@ -46,7 +46,8 @@ static const char usage[] =
     "  -I, --include DIR    look for imported files in DIR; repeatable, the\n"
     "                       directories are searched in order, then the stdlib\n"
     "  -o, --output OUT     the output file of a compile (default FILE.cu, or\n"
-    "                       FILE.c with --target c); its API header is written\n"
+    "                       FILE.c with --target c); its API header OUT.h and\n"
+    "                       manifest OUT.json (docs/manifest.md) are written\n"
     "                       beside it\n"
     "  --prefix NAME        the prefix of the API's names: NAME_ctx_create,\n"
     "                       NAME_ENTRY, NAME_OK, ... (default: the output's file\n"

@@ -7,6 +7,7 @@
 #      around every array checked after the call, the input compared with
 #      its copy, and calls in place and with overlapping arrays; also the
 #      back-end regressions of tests/backend;
+#   2a. the caller's stream (tests/gpu/stream_cuda.cu);
 #   2b. compute-sanitizer memcheck and racecheck on each small variant;
 #   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB;
 #   4. parmc test on the examples and the stdlib, with CUDA.
@@ -75,6 +76,9 @@ for prog in $REGRESSIONS; do
     cp "$prog" "$W/$name.parm"
     build_guard "$name" main &
 done
+# the caller's stream: the 2^20 sort through tests/gpu/stream_cuda.cu
+("$PARMC" --prefix st examples/sort.parm -o "$W/st.cu" &&
+    $NVCC -include "$W/st.h" tests/gpu/stream_cuda.cu "$W/st.cu" -o "$W/stream" 2>"$W/stream.nvcc") &
 ("$PARMC" --prefix bench examples/batched.parm -o "$W/bbatched.cu" &&
     $NVCC -include "$W/bbatched.h" bench/sort/sortbench.cu "$W/bbatched.cu" -o "$W/sb_batched" 2>"$W/sb_b.nvcc") &
 wait
@@ -108,6 +112,13 @@ done <<<"$VARIANTS"
 for prog in $REGRESSIONS; do
     guard_check "regress_$(basename "$prog" .parm)" main "${prog%.parm}.in"
 done
+
+log "## The caller's stream (tests/gpu/stream_cuda.cu)"
+if [ -x "$W/stream" ]; then
+    "$W/stream" 20 2>&1 | tee -a "$REPORT"
+else
+    log "FAIL stream: $(head -3 "$W/stream.nvcc")"
+fi
 
 log "## compute-sanitizer"
 while IFS='|' read -r name src line entry type count; do

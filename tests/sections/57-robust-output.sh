@@ -9,7 +9,8 @@ for ex in examples/*.parm; do
     same=1
     for target in "" "--target=c"; do
         for run in a b; do "$PARMC" $target "$ex" -o "$TMP/rob/$run/out.c" 2>/dev/null; done
-        cmp -s "$TMP/rob/a/out.c" "$TMP/rob/b/out.c" && cmp -s "$TMP/rob/a/out.h" "$TMP/rob/b/out.h" || same=0
+        cmp -s "$TMP/rob/a/out.c" "$TMP/rob/b/out.c" && cmp -s "$TMP/rob/a/out.h" "$TMP/rob/b/out.h" &&
+            cmp -s "$TMP/rob/a/out.json" "$TMP/rob/b/out.json" || same=0
     done
     "$PARMC" --dump-ir "$ex" >"$TMP/rob/a.ir" 2>&1
     "$PARMC" --dump-ir "$ex" >"$TMP/rob/b.ir" 2>&1

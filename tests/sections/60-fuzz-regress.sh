@@ -48,10 +48,10 @@ for src in tests/fuzz/regress/*.parm; do
     [ -e "$src" ] || continue
     fuzz_regress_run "$src" check /dev/null --check
     fuzz_regress_run "$src" dump-ir /dev/null --dump-ir
-    rm -f "$TMP/fuzz_out.c" "$TMP/fuzz_out.h"
+    rm -f "$TMP/fuzz_out.c" "$TMP/fuzz_out.h" "$TMP/fuzz_out.json"
     fuzz_regress_run "$src" codegen /dev/null --target=c --emit-main -o "$TMP/fuzz_out.c"
-    if [ "$fuzz_status" -ne 0 ] && { [ -e "$TMP/fuzz_out.c" ] || [ -e "$TMP/fuzz_out.h" ]; }; then
-        fail "fuzz regress $src (codegen): failed, but left $TMP/fuzz_out.c or .h behind"
+    if [ "$fuzz_status" -ne 0 ] && { [ -e "$TMP/fuzz_out.c" ] || [ -e "$TMP/fuzz_out.h" ] || [ -e "$TMP/fuzz_out.json" ]; }; then
+        fail "fuzz regress $src (codegen): failed, but left $TMP/fuzz_out.c, .h or .json behind"
     fi
     codegen_status=$fuzz_status
     if [ -e "${src%.parm}.in" ]; then
