@@ -90,10 +90,11 @@ static void interpret(Compilation *c, const Options *opt, const char *entry, FIL
     long len = 0;
     c->input = io_slurp(in, &len);
     if (!c->input) diag_fatal("cannot read standard input");
-    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs);
+    IoShape shape;
+    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs, &shape);
     c->results = ir_eval_func(&c->ir, f, c->inputs);
     if (opt->compare_stages) compare_stages(c, opt, f);
-    io_write_results(out, f, c->results);
+    io_write_results(out, f, c->results, shape);
 }
 
 /* NAME.cu -> NAME.h, NAME.json: the file beside the output with extension ext */
@@ -104,20 +105,39 @@ static char *beside(Arena *a, const char *output, const char *ext) {
     return arena_printf(a, "%.*s%s", (int)stem, output, ext);
 }
 
+const char *driver_prefix_problem(const char *prefix) {
+    if (!*prefix || isdigit((unsigned char)*prefix)) return "is not a C identifier (it must start with a letter or '_')";
+    for (const char *c = prefix; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_')
+            return "is not a C identifier (letters, digits and '_')";
+    if (emit_prefix_reserved(prefix)) return "is reserved: the emitted code's own names start with parm_ and PARM_";
+    return NULL;
+}
+
 /* The API prefix of output path OUT: its file name without the extension
  * (the header's name without .h), with every character that cannot be in a
- * C identifier made '_', and "parm_" in front of one that starts with a
- * digit ("parm" for an empty name). */
+ * C identifier made '_', and "p_" in front of one that starts with a digit
+ * or is reserved ("p" for an empty name). */
 static const char *default_prefix(Arena *a, const char *output) {
     const char *slash = strrchr(output, '/');
     const char *base = slash ? slash + 1 : output;
     const char *dot = strrchr(base, '.');
     size_t len = dot ? (size_t)(dot - base) : strlen(base);
-    if (len == 0) return "parm";
-    char *name = arena_printf(a, "%s%.*s", isdigit((unsigned char)base[0]) ? "parm_" : "", (int)len, base);
+    if (len == 0) return "p";
+    char *name = arena_printf(a, "%.*s", (int)len, base);
     for (char *c = name; *c; c++)
         if (!isalnum((unsigned char)*c) && *c != '_') *c = '_';
-    return name;
+    return driver_prefix_problem(name) ? arena_printf(a, "p_%s", name) : name;
+}
+
+/* An entry whose exported name would be one of the API's own. */
+static void check_entry_names(const EmitInput *in) {
+    for (int i = 0; i < in->nschedules; i++) {
+        const IrFunc *f = in->schedules[i].func;
+        if (emit_api_name_taken(f->entry))
+            diag_error(f->loc, "entry '%s' would be exported as %s_%s, a name of the API's own (docs/api.md); "
+                               "rename the entry", f->entry, in->prefix, f->entry);
+    }
 }
 
 /* What a compile writes: the program, its header and its manifest. */
@@ -212,6 +232,7 @@ static void compile(Compilation *c, const Options *opt) {
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
     in.nschedules = schedule_all(c, in.schedules);
+    check_entry_names(&in);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nschedules + 1);
     for (int i = 0; i < in.nschedules; i++) funcs[i] = in.schedules[i].func;
     ManifestInput manifest = {.source = opt->input, .target = opt->target_c ? "c" : "cuda", .prefix = in.prefix,

@@ -37,6 +37,9 @@ typedef struct {
     FILE *in;                   /* the interpreter's input; NULL = stdin */
 } Options;
 
+/* Why `prefix` cannot be the API's prefix (--prefix), or NULL when it can. */
+const char *driver_prefix_problem(const char *prefix);
+
 /* Returns the process exit code: 0, or 1 after a diagnostic. */
 int driver_run(const Options *opt);
 /* The same, compiling the len bytes at text (named `name` in messages)

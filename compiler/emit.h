@@ -38,6 +38,12 @@ char emit_index_op(uint64_t var_bits, uint64_t c);
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */
 void emit_api_text(FILE *out, const EmitInput *in, const char *text);
+/* Whether NAME_entry would be one of the API's own names (NAME_ctx_create,
+ * ...): the driver refuses such an entry. */
+bool emit_api_name_taken(const char *entry);
+/* Whether a prefix would make exported names that the emitted code uses
+ * inside (parm_..., PARM_...): "parm" or "parm_..." in any case. */
+bool emit_prefix_reserved(const char *prefix);
 void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
 void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 /* The standalone main; `runner` writes the target's function that it calls,
@@ -51,6 +57,23 @@ void emit_phase_comment(FILE *out, const Phase *p);
  * of a function holding element code, and as the arguments of its call. */
 void emit_arg_params(FILE *out, const Schedule *s);
 void emit_arg_values(FILE *out, const Schedule *s);
+/* "(void)parm_arg0;" ... for a function that may not read them. */
+void emit_arg_unused(FILE *out, const Schedule *s);
+/* An entry of any length (Schedule.pad) passes its shape the same way, as
+ * parm_rows and parm_cols after the scalars. Its first phase reads
+ * (emit_pad_loads) and its last writes (emit_pad_stores) the caller's
+ * arrays through these C expressions over an index of the padded order:
+ * whether it is in the shape, where it lies in the caller's array, the
+ * pad of slot k, and plane[index] or the pad. */
+bool emit_pad_loads(const Schedule *s, const Phase *p);
+bool emit_pad_stores(const Schedule *s, const Phase *p);
+const char *emit_pad_inside(Arena *a, const Schedule *s, const char *index);
+const char *emit_pad_at(Arena *a, const Schedule *s, const char *index);
+const char *emit_pad_value(Arena *a, const Schedule *s, int k);
+const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane, const char *index);
+/* The copy of an entry with no phase: its input to its output, unless they
+ * are the same arrays. */
+void emit_copy_whole(FILE *out, const Schedule *s, bool cuda);
 /* The start of NAME_run up to the scratch planes: PARM_ERROR_ALIAS when
  * output planes overlap, the scratch (the plan's planes, then work_bytes for
  * the emitter's own use; a failure returns its status), the copy of the
@@ -63,10 +86,12 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
 void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const char *in, const char *outs);
 /* A PERMUTE phase: the plan's one-pass kernel per slot, named NAME_slotK,
  * written by `emit` (bmmc_emit_c or bmmc_emit_cuda). */
-typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
-void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit);
-/* The body of a MAP phase's loop: element x of the planes in0.. to out0... */
-void emit_map_element(FILE *out, const Phase *p);
+typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype,
+                            const BmmcGuard *guard);
+void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcEmitter emit);
+/* The body of a MAP phase's loop: element x of the planes in0.. to out0...
+ * (for an entry of any length, `continue` past the shape in its last phase) */
+void emit_map_element(FILE *out, const Schedule *s, const Phase *p);
 /* POS values from C variables: `u` holds the tile coordinate of the element
  * (the memory index in a MAP phase, where step is NULL), `b` the block. */
 typedef struct {

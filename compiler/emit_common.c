@@ -25,12 +25,70 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
-void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit) {
+/* ---- entries of any length (plan.h, Schedule.pad) ---- */
+
+bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src == BUF_IN; }
+bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && p->dst == BUF_OUT; }
+
+/* Templates over an index '@' of the padded order (emit_bmmc.h). Rows of
+ * an array of at most 2^32 elements compute in 32 bits (the row, the column
+ * and row·parm_cols + column all fit): one multiply-add per element, which
+ * the load of every element of the first kernel pays. */
+static const char *pad_index_type(const Schedule *s) { return s->n <= 32 ? "(uint32_t)" : "(uint64_t)"; }
+
+static const char *pad_inside_template(Arena *a, const Schedule *s) {
+    if (s->pad_rows_log < 0) return "@ < parm_cols";
+    const char *t = pad_index_type(s);
+    return arena_printf(a, "(%s@ >> %d) < %sparm_rows && (%s@ & 0x%llxu) < %sparm_cols", t, s->pad_cols_log, t, t,
+                        (unsigned long long)f2_mask(s->pad_cols_log), t);
+}
+
+static const char *pad_at_template(Arena *a, const Schedule *s) {
+    if (s->pad_rows_log < 0) return "@";
+    const char *t = pad_index_type(s);
+    return arena_printf(a, "(%s@ >> %d) * %sparm_cols + (%s@ & 0x%llxu)", t, s->pad_cols_log, t, t,
+                        (unsigned long long)f2_mask(s->pad_cols_log));
+}
+
+/* A template with '@' replaced by (index), in the arena. */
+static const char *instantiate(Arena *a, const char *tmpl, const char *index) {
+    const char *text = "";
+    for (const char *c = tmpl; *c; c++)
+        text = *c == '@' ? arena_printf(a, "%s(%s)", text, index) : arena_printf(a, "%s%c", text, *c);
+    return text;
+}
+
+const char *emit_pad_inside(Arena *a, const Schedule *s, const char *index) {
+    return instantiate(a, pad_inside_template(a, s), index);
+}
+
+const char *emit_pad_at(Arena *a, const Schedule *s, const char *index) {
+    return instantiate(a, pad_at_template(a, s), index);
+}
+
+const char *emit_pad_value(Arena *a, const Schedule *s, int k) {
+    return emit_scalar_literal(a, elem_slot_prim(s->in_elem, k), s->pad[k]);
+}
+
+const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane, const char *index) {
+    return arena_printf(a, "(%s ? %s[%s] : %s)", emit_pad_inside(a, s, index), plane, emit_pad_at(a, s, index),
+                        emit_pad_value(a, s, k));
+}
+
+void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcEmitter emit) {
+    Arena scratch = {0};
     for (int k = 0; k < p->elem->nslots; k++) {
         char slot_name[128];
         snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
-        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)));
+        BmmcGuard guard = {emit_pad_loads(s, p), emit_pad_stores(s, p), NULL, NULL, NULL};
+        if (s->pad) {
+            guard.inside = pad_inside_template(&scratch, s);
+            guard.at = pad_at_template(&scratch, s);
+            guard.pad = emit_pad_loads(s, p) ? emit_pad_value(&scratch, s, k) : "0";
+        }
+        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)), s->pad ? &guard : NULL);
     }
+    arena_free(&scratch);
 }
 
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
@@ -57,20 +115,23 @@ static const char *pos_at(const void *ctx, const IrStmt *pos, Arena *a) {
 
 ElemPositions emit_positions_at(const PosAt *at) { return (ElemPositions){pos_at, at}; }
 
-void emit_map_element(FILE *out, const Phase *p) {
-    char names[2][SCHED_MAX_SLOTS][32];
+void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
+    Arena scratch = {0};
     const char *params[SCHED_MAX_SLOTS], *results[SCHED_MAX_SLOTS];
+    bool loads = emit_pad_loads(s, p), stores = emit_pad_stores(s, p);
+    /* past the end of the shape nothing is stored: nothing to compute */
+    if (stores) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&scratch, s, "x"));
     for (int k = 0; k < p->in_elem->nslots; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "in%d[x]", k);
-        params[k] = names[0][k];
+        char plane[16];
+        snprintf(plane, sizeof plane, "in%d", k);
+        params[k] = loads ? emit_pad_load(&scratch, s, k, plane, "x") : arena_printf(&scratch, "in%d[x]", k);
     }
-    for (int k = 0; k < p->elem->nslots; k++) {
-        snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
-        results[k] = names[1][k];
-    }
+    for (int k = 0; k < p->elem->nslots; k++)
+        results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : "x");
     PosAt at = {p, NULL, "x", NULL};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
+    arena_free(&scratch);
 }
 
 static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
@@ -80,10 +141,20 @@ static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
 /* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
 static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
-static void emit_overlap(FILE *out, const ElemType *a, int ka, const char *na, const ElemType *b, int kb,
-                         const char *nb, int n) {
-    fprintf(out, "parm_overlap(%s[%d], 0x%llxu, %s[%d], 0x%llxu)", na, ka, plane_bytes(a, ka, n), nb, kb,
-            plane_bytes(b, kb, n));
+/* The bytes of the caller's plane k of an array of element type t: 2^n
+ * elements, or the shape's for an entry of any length. */
+static void emit_plane_size(FILE *out, const Schedule *s, const ElemType *t, int k) {
+    if (s->pad) fprintf(out, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", prim_ctype(elem_slot_prim(t, k)));
+    else fprintf(out, "0x%llxu", plane_bytes(t, k, s->n));
+}
+
+static void emit_overlap(FILE *out, const Schedule *s, const ElemType *a, int ka, const char *na, const ElemType *b,
+                         int kb, const char *nb) {
+    fprintf(out, "parm_overlap(%s[%d], ", na, ka);
+    emit_plane_size(out, s, a, ka);
+    fprintf(out, ", %s[%d], ", nb, kb);
+    emit_plane_size(out, s, b, kb);
+    fputs(")", out);
 }
 
 /* `copy_input`: whether an input plane overlaps an output plane in a way
@@ -93,7 +164,7 @@ static void emit_copy_condition(FILE *out, const Schedule *s, AliasRule rule) {
     for (int i = 0; i < s->in_elem->nslots; i++)
         for (int j = 0; j < s->out_elem->nslots; j++) {
             fputs("\n        || (", out);
-            emit_overlap(out, s->in_elem, i, "in", s->out_elem, j, "out", s->n);
+            emit_overlap(out, s, s->in_elem, i, "in", s->out_elem, j, "out");
             if (rule == ALIAS_EXACT_OK && i == j) fprintf(out, " && in[%d] != out[%d]", i, j);
             fputs(")", out);
         }
@@ -115,14 +186,21 @@ static void emit_input_copy(FILE *out, const Schedule *s, const unsigned long lo
     fprintf(out, "    const void *in_copy[%d];\n    if (copy_input) {\n", ns);
     for (int k = 0; k < ns; k++) {
         fprintf(out, "        in_copy[%d] = scratch + 0x%llxu;\n", k, copy_off[k]);
-        if (cuda)
-            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], 0x%llxu, "
-                         "cudaMemcpyDeviceToDevice, ctx->stream));\n", copy_off[k], k, plane_bytes(s->in_elem, k, s->n));
-        else
-            fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], 0x%llxu);\n", copy_off[k], k,
-                    plane_bytes(s->in_elem, k, s->n));
+        if (cuda) fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], ", copy_off[k], k);
+        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], ", copy_off[k], k);
+        emit_plane_size(out, s, s->in_elem, k);
+        fputs(cuda ? ", cudaMemcpyDeviceToDevice, ctx->stream));\n" : ");\n", out);
     }
     fputs("        in = in_copy;\n    }\n", out);
+}
+
+void emit_copy_whole(FILE *out, const Schedule *s, bool cuda) {
+    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++) {
+        fprintf(out, "    if (out[%d] != in[%d])\n        ", k, k);
+        fprintf(out, cuda ? "PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], " : "memcpy(out[%d], in[%d], ", k, k);
+        emit_plane_size(out, s, s->out_elem, k);
+        fputs(cuda ? ", cudaMemcpyDeviceToDevice, ctx->stream));\n" : ");\n", out);
+    }
 }
 
 void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, bool cuda) {
@@ -133,7 +211,7 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
         for (int i = 0; i < res->nslots; i++)
             for (int j = i + 1; j < res->nslots; j++) {
                 fputs("\n        || ", out);
-                emit_overlap(out, res, i, "out", res, j, "out", s->n);
+                emit_overlap(out, s, res, i, "out", res, j, "out");
             }
         fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
     }
@@ -173,10 +251,17 @@ static const char *arg_ctype(const Schedule *s, int k) { return prim_ctype(elem_
 
 void emit_arg_params(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++) fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
+    if (s->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
 }
 
 void emit_arg_values(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++) fprintf(out, ", parm_arg%d", s->args[k]->id);
+    if (s->pad) fputs(", parm_rows, parm_cols", out);
+}
+
+void emit_arg_unused(FILE *out, const Schedule *s) {
+    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+    if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
 }
 
 /* The API's parameters in the entry's order: the input array's planes where
@@ -199,6 +284,9 @@ static void emit_api_params(FILE *out, const Schedule *s, const char *in, const 
     }
 }
 
+/* Rows: an entry whose padded parameter is two-dimensional (Schedule.pad). */
+static bool takes_rows(const Schedule *s) { return s->pad && s->pad_rows_log >= 0; }
+
 static void emit_signature(FILE *out, const EmitInput *in, const Schedule *s) {
     emit_api_text(out, in, "int {p}_");
     fputs(s->func->entry, out);
@@ -206,7 +294,7 @@ static void emit_signature(FILE *out, const EmitInput *in, const Schedule *s) {
     emit_api_params(out, s, NULL, "arg", true);
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, ", %s *out%d", prim_ctype(elem_slot_prim(s->out_elem, k)), k);
-    fputs(", size_t n)", out);
+    fputs(takes_rows(s) ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
 }
 
 void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
@@ -218,6 +306,23 @@ void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
             fputc(*c, out);
         }
     }
+}
+
+/* The API's names besides the entries', after the prefix. */
+static const char *const api_names[] = {"ctx", "ctx_create", "ctx_destroy", "error_string", "ctx_stream",
+                                        "ctx_set_stream", "ctx_message"};
+
+bool emit_api_name_taken(const char *entry) {
+    for (size_t i = 0; i < sizeof api_names / sizeof api_names[0]; i++)
+        if (strcmp(entry, api_names[i]) == 0) return true;
+    return false;
+}
+
+bool emit_prefix_reserved(const char *prefix) {
+    static const char parm[] = "PARM";
+    for (int i = 0; i < 4; i++)
+        if (toupper((unsigned char)prefix[i]) != parm[i]) return false;
+    return prefix[4] == 0 || prefix[4] == '_';
 }
 
 /* The status codes: {P}_<name> in the header, PARM_<name> inside the
@@ -263,6 +368,19 @@ static void emit_slot_names(FILE *out, const ElemType *t) {
     for (int k = 0; k < t->nslots; k++) fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
 }
 
+/* What an entry of any length accepts, after its header comment. */
+static void emit_any_length_comment(FILE *out, const EmitInput *in, const Schedule *first) {
+    if (!first->pad) return;
+    const Schedule *last = first;
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, first->func->entry) == 0) last = &in->schedules[i];
+    if (takes_rows(first))
+        fprintf(out, " Any shape up to 2^%d rows of 2^%d elements: rows of row_len elements, row-major, the"
+                     " arrays holding rows * row_len elements each.", last->pad_rows_log, last->pad_cols_log);
+    else
+        fprintf(out, " Any length n up to 2^%d: the arrays hold n elements each.", last->n);
+}
+
 void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
     /* the guard is the prefix's: two programs' headers can be included together */
@@ -297,7 +415,9 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
         }
         fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", cuda ? "device" : "host");
         if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
-        fputs(". */\n", out);
+        fputs(".", out);
+        emit_any_length_comment(out, in, e);
+        fputs(" */\n", out);
         emit_signature(out, in, &in->schedules[i]);
         fputs(";\n", out);
     }
@@ -339,6 +459,25 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
     emit_status_code(out, in);
 }
 
+/* An entry of any length: an empty shape writes nothing; any other goes to
+ * the first (the smallest) size that holds it. */
+static void emit_any_length_dispatch(FILE *out, const EmitInput *in, const Schedule *first) {
+    bool rows = takes_rows(first);
+    fputs(rows ? "    if (rows == 0 || row_len == 0) return PARM_OK;\n" : "    if (n == 0) return PARM_OK;\n", out);
+    for (int i = 0; i < in->nschedules; i++) {
+        const Schedule *s = &in->schedules[i];
+        if (strcmp(s->func->entry, first->func->entry) != 0) continue;
+        if (rows)
+            fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return %s_run(ctx, in, out",
+                    s->pad_rows_log, s->pad_cols_log, s->func->name);
+        else
+            fprintf(out, "    if (n <= (size_t)1 << %d)\n        return %s_run(ctx, in, out", s->n, s->func->name);
+        for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
+        fputs(rows ? ", rows, row_len);\n" : ", 1, n);\n", out);
+    }
+    fputs("    return PARM_ERROR_LENGTH;\n}\n\n", out);
+}
+
 /* One function per entry: checks its arguments and dispatches on n. */
 static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bool cuda) {
     emit_signature(out, in, first);
@@ -351,7 +490,12 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
     for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
     fprintf(out, "};\n    void *out[%d] = {", first->out_elem->nslots);
     for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
-    fputs("};\n    switch (n) {\n", out);
+    fputs("};\n", out);
+    if (first->pad) {
+        emit_any_length_dispatch(out, in, first);
+        return;
+    }
+    fputs("    switch (n) {\n", out);
     for (int i = 0; i < in->nschedules; i++) {
         const Schedule *s = &in->schedules[i];
         if (strcmp(s->func->entry, first->func->entry) != 0) continue;
@@ -414,15 +558,58 @@ static void emit_print(FILE *out, Prim p, int k) {
     fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", fn, t, k);
 }
 
-/* Reads the input as the interpreter does, with its messages for bad input
- * (runtime/parm_io.h): in is the schedules of the entry being run. */
-static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
+/* The shape of an entry of any length from the count of values (after the
+ * row length, for rows), as the interpreter finds it (compiler/io.c):
+ * n elements in parm_main_rows rows of parm_main_cols. */
+static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
+    const Schedule *last = s;
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0) last = &in->schedules[i];
+    bool rows = takes_rows(s);
+    int slots = s->in_elem->nslots;
+    fputs("    long row_len = 1;\n", out);
+    if (rows) {
+        fprintf(out, "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
+                     "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
+                     "        free(input.text);\n        return 1;\n    }\n", s->func->entry);
+        fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
+                     "        char excerpt[PARM_EXCERPT_SIZE], msg[PARM_EXCERPT_SIZE + 64];\n"
+                     "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
+                     "        snprintf(msg, sizeof msg, PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
+                     "        parm_input_error_at(&input, input.start, msg);\n"
+                     "        free(input.text);\n        return 1;\n    }\n", 1L << last->pad_cols_log,
+                1L << last->pad_cols_log);
+    }
+    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
+    fprintf(out, "    const long values = count - %d;\n", s->nargs);
+    fprintf(out, "    const long elems = values >= 0 && values %% %d == 0 ? values / %d : -1;\n", slots, slots);
+    fputs("    parm_main_cols = (size_t)(elems >= 0 && elems % row_len == 0 ? row_len : 0);\n", out);
+    fprintf(out, "    parm_main_rows = parm_main_cols ? (size_t)(elems / row_len) : 0;\n");
+    if (!rows) fputs("    parm_main_cols = (size_t)elems;\n    parm_main_rows = 1;\n", out);
+    fprintf(out, "    if (elems < 0 || %s || !(0", rows ? "!parm_main_cols" : "0");
+    for (int i = 0; i < in->nschedules; i++) {
+        const Schedule *o = &in->schedules[i];
+        if (strcmp(o->func->entry, s->func->entry) != 0) continue;
+        fprintf(out, "\n        || (parm_main_rows <= %ldL && parm_main_cols <= %ldL)", o->pad_rows_log < 0 ? 1L : 1L << o->pad_rows_log,
+                1L << o->pad_cols_log);
+    }
+    fputs(")) {\n        char msg[320];\n", out);
+    if (rows)
+        fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, values);\n", s->func->entry,
+                s->nargs, slots, 1L << last->pad_rows_log);
+    else
+        fprintf(out, "        parm_padded_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, count);\n", s->func->entry,
+                s->nargs, slots, 1L << last->pad_cols_log);
+    fputs("        fprintf(stderr, PARM_INPUT_NAME \": error: %s\\n\", msg);\n"
+          "        free(input.text);\n        return 1;\n    }\n", out);
+    fputs("    size_t n = parm_main_rows * parm_main_cols;\n    input.pos = 0;\n    input.count = 0;\n", out);
+    if (rows) fputs("    parm_next_token(&input, tok, sizeof tok);\n", out);
+}
+
+/* The count of values picks the specialisation, as in the interpreter. */
+static void emit_count_check(FILE *out, const EmitInput *in, const Schedule *s) {
     const ElemType *t = s->in_elem;
-    fputs("    parm_input input;\n"
-          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
-          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
-          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n"
-          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
+    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
           "    static const long counts[] = {", out);
     int ncounts = 0;
     for (int i = 0; i < in->nschedules; i++)
@@ -431,11 +618,16 @@ static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
     fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
             s->func->entry, ncounts);
     fprintf(out, "    size_t n = (size_t)((count - %d) / %d);\n    input.pos = 0;\n    input.count = 0;\n", s->nargs, t->nslots);
+}
+
+/* The values into host_in (n elements) and the scalars. */
+static void emit_read_values(FILE *out, const Schedule *s) {
+    const ElemType *t = s->in_elem;
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", t->nslots, s->out_elem->nslots);
     for (int k = 0; k < t->nslots; k++)
-        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(t, k)));
+        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(t, k)));
     for (int k = 0; k < s->out_elem->nslots; k++)
-        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
+        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
     emit_read_args(out, s, true);
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
     for (int k = 0; k < t->nslots; k++) {
@@ -448,13 +640,28 @@ static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
     fputs("    free(input.text);\n", out);
 }
 
+/* Reads the input as the interpreter does, with its messages for bad input
+ * (runtime/parm_io.h): in is the schedules of the entry being run. */
+static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
+    fputs("    parm_input input;\n"
+          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
+          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
+          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n", out);
+    if (s->pad) {
+        emit_read_shape(out, in, s);
+    } else {
+        emit_count_check(out, in, s);
+    }
+    emit_read_values(out, s);
+}
+
 void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const char *in, const char *outs) {
     emit_api_text(out, api, "{p}_");
     fprintf(out, "%s(ctx", s->func->entry);
     emit_api_params(out, s, in, "parm_main_arg", false);
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, ", (%s *)%s[%d]", prim_ctype(elem_slot_prim(s->out_elem, k)), outs, k);
-    fputs(", n)", out);
+    fputs(takes_rows(s) ? ", parm_main_rows, parm_main_cols)" : ", n)", out);
 }
 
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
@@ -464,7 +671,8 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
     fputs(runtime_parm_io_h, out);
     fputs("// end of parm_io.h\n\n", out);
     for (int k = 0; k < s->nargs; k++) fprintf(out, "static %s parm_main_arg%d;\n", arg_ctype(s, k), k);
-    if (s->nargs) fputs("\n", out);
+    if (s->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n", out);
+    if (s->nargs || s->pad) fputs("\n", out);
     runner(out, in, s);
     fputs("int main(int argc, char **argv)\n{\n", out);
     fputs("    int repeat = 0;\n"

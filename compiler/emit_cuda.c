@@ -57,7 +57,28 @@ static void emit_thread_slot(FILE *out, const Phase *p, int t) {
     fputs(";\n", out);
 }
 
-static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
+/* plane[index] = value, or for the last phase of an entry of any length
+ * only inside the shape. */
+static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value) {
+    if (!emit_pad_stores(s, p)) {
+        fprintf(out, "    out%d[%s] = %s;\n", k, index, value);
+        return;
+    }
+    Arena scratch = {0};
+    fprintf(out, "    if (%s) out%d[%s] = %s;\n", emit_pad_inside(&scratch, s, index), k, emit_pad_at(&scratch, s, index),
+            value);
+    arena_free(&scratch);
+}
+
+/* in<k>[index], or for the first phase of an entry of any length the pad
+ * outside the shape. */
+static const char *global_load(Arena *a, const Schedule *s, const Phase *p, int k, const char *index) {
+    char plane[16];
+    snprintf(plane, sizeof plane, "in%d", k);
+    return emit_pad_loads(s, p) ? emit_pad_load(a, s, k, plane, index) : arena_printf(a, "in%d[%s]", k, index);
+}
+
+static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots;
     /* the write-back computes its addresses again: kept alive from the load
        through every round, they spill (0.56 against 0.40 ms, batched) */
@@ -68,20 +89,20 @@ static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
     for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
         uint64_t off = high_offset(p, t, i), slot = plan_slot(p, (uint64_t)i << t);
         char op_x = emit_index_op(xbits, off), op_s = emit_index_op(sbits, slot);
+        Arena scratch = {0};
+        const char *index = arena_printf(&scratch, "xt %c 0x%llxull", op_x, (unsigned long long)off);
         for (int k = 0; k < ns; k++) {
-            if (load)
-                fprintf(out, "    tile%d[st %c 0x%llxu] = in%d[xt %c 0x%llxull];\n", k, op_s, (unsigned long long)slot, k,
-                        op_x, (unsigned long long)off);
-            else
-                fprintf(out, "    out%d[xt %c 0x%llxull] = tile%d[st %c 0x%llxu];\n", k, op_x, (unsigned long long)off, k,
-                        op_s, (unsigned long long)slot);
+            const char *tile = arena_printf(&scratch, "tile%d[st %c 0x%llxu]", k, op_s, (unsigned long long)slot);
+            if (load) fprintf(out, "    %s = %s;\n", tile, global_load(&scratch, s, p, k, index));
+            else emit_global_store(out, s, p, k, index, tile);
         }
+        arena_free(&scratch);
     }
 }
 
 /* The tile to the next layout: output coordinate sigma = tid | i << t goes
  * to z0 ^ Z·sigma and comes from tile element G·sigma. */
-static void emit_permuted_write(FILE *out, const Phase *p, int t) {
+static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int t) {
     int ns = p->elem->nslots;
     fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
     for (int k = 0; k < p->block_log; k++)
@@ -103,9 +124,13 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
                 g ^= p->src_cols[bit];
             }
         uint64_t gs = plan_slot(p, g);
+        Arena scratch = {0};
+        const char *index = arena_printf(&scratch, "zt %c 0x%llxull", emit_index_op(zbits, z), (unsigned long long)z);
         for (int k = 0; k < ns; k++)
-            fprintf(out, "    out%d[zt %c 0x%llxull] = tile%d[gt %c 0x%llxu];\n", k, emit_index_op(zbits, z),
-                    (unsigned long long)z, k, emit_index_op(gbits, gs), (unsigned long long)gs);
+            emit_global_store(out, s, p, k, index,
+                              arena_printf(&scratch, "tile%d[gt %c 0x%llxu]", k, emit_index_op(gbits, gs),
+                                           (unsigned long long)gs));
+        arena_free(&scratch);
     }
 }
 
@@ -152,11 +177,11 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     }
     emit_thread_offset(out, p, t);
     emit_thread_slot(out, p, t);
-    emit_copy_tile(out, p, t, true);
+    emit_copy_tile(out, s, p, t, true);
     fputs("    __syncthreads();\n", out);
     emit_cuda_local_rounds(out, p);
-    if (p->writes_in_place) emit_copy_tile(out, p, t, false);
-    else emit_permuted_write(out, p, t);
+    if (p->writes_in_place) emit_copy_tile(out, s, p, t, false);
+    else emit_permuted_write(out, s, p, t);
     fputs("}\n\n", out);
 }
 
@@ -177,10 +202,13 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     emit_local_kernel(out, s, p, name);
     emit_launcher_head(out, s, name);
     int bytes = tile_bytes(p);
-    fprintf(out, "    static int configured;\n"
-                 "    if (!configured) {\n"
+    /* a kernel's attributes are per device: set once on each (every time
+       on a device past the 64 the mask holds) */
+    fprintf(out, "    static uint64_t configured;\n"
+                 "    const uint64_t device_bit = ctx->device < 64 ? 1ull << ctx->device : 0;\n"
+                 "    if (!(configured & device_bit)) {\n"
                  "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
-                 "        configured = 1;\n    }\n",
+                 "        configured |= device_bit;\n    }\n",
             name, bytes);
     fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << p->block_log, 1 << threads_log(p), bytes);
     emit_plane_args(out, p->elem, p->elem);
@@ -196,7 +224,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     emit_arg_params(out, s);
     fprintf(out, ")\n{\n    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
                  " x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << p->n);
-    emit_map_element(out, p);
+    emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
     emit_launcher_head(out, s, name);
     unsigned long long blocks = (1ULL << p->n) / 256;
@@ -207,12 +235,12 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
 }
 
 static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    emit_permute_kernels(out, p, name, bmmc_emit_cuda);
+    emit_permute_kernels(out, s, p, name, bmmc_emit_cuda);
     emit_launcher_head(out, s, name);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d], ctx->stream));\n", name, k, t,
-                k, t, k);
+        fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d]%s, ctx->stream));\n", name,
+                k, t, k, t, k, s->pad ? ", parm_rows, parm_cols" : "");
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
@@ -234,10 +262,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
     emit_run_start(out, s, 0, true);
-    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
-        fprintf(out, "    if (out[%d] != in[%d])\n        PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, "
-                     "cudaMemcpyDeviceToDevice, ctx->stream));\n",
-                k, k, k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
+    emit_copy_whole(out, s, true);
     for (int i = 0; i < s->nphases; i++)
     {
         fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
@@ -327,11 +352,11 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
     fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
     for (int k = 0; k < in->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(in, k));
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * n));\n", k, t);
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * (n ? n : 1)));\n", k, t);
         fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], host_in[%d], sizeof(%s) * n, cudaMemcpyHostToDevice));\n", k, k, t);
     }
     for (int k = 0; k < res->nslots; k++)
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * n));\n", k, prim_ctype(elem_slot_prim(res, k)));
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * (n ? n : 1)));\n", k, prim_ctype(elem_slot_prim(res, k)));
     /* a cudaMemcpy from pageable memory may return before its DMA lands, and
        the context's non-blocking stream does not wait for stream 0 */
     fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", out);

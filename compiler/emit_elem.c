@@ -139,9 +139,10 @@ static bool op_accepts(Op op, Prim p, bool unary)
 static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
 
 /* A literal with exactly the value's bits (constants are canonicalised). */
-static const char *literal(Emit *E, Prim p, Scalar v)
+static const char *literal(Emit *E, Prim p, Scalar v) { return emit_scalar_literal(&E->arena, p, v); }
+
+const char *emit_scalar_literal(Arena *a, Prim p, Scalar v)
 {
-    Arena *a = &E->arena;
     const char *ct = prim_ctype(p);
     if (p == PRIM_F32) {
         if (isfinite(v.f32)) return arena_printf(a, "%af", (double)v.f32);

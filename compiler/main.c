@@ -52,7 +52,7 @@ static const char usage[] =
     "  --prefix NAME        the prefix of the API's names: NAME_ctx_create,\n"
     "                       NAME_ENTRY, NAME_OK, ... (default: the output's file\n"
     "                       name without its extension, '_' for characters that\n"
-    "                       cannot be in a C identifier, parm_ before a digit)\n"
+    "                       cannot be in a C identifier, p_ before a digit)\n"
     "  --target cuda|c      emit CUDA (the default) or portable C11 with the\n"
     "                       same API over host pointers\n"
     "  --emit-main          add a main that runs the entry -e (default main)\n"
@@ -137,12 +137,6 @@ static bool is_stage(const char *name) {
 
 static bool is_number(const char *s) { return *s && strspn(s, "0123456789") == strlen(s); }
 
-static bool is_identifier(const char *s) {
-    static const char digits[] = "0123456789";
-    return *s && !strchr(digits, *s) &&
-           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == strlen(s);
-}
-
 /* The command line as parsed: which options were given (by their spelling,
  * for messages) and the action's spelling. */
 typedef struct {
@@ -202,9 +196,7 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_INCLUDE: dirs[opt->import_path.ndirs++] = value; return 0;
     case OPT_OUTPUT: opt->output = value; return 0;
     case OPT_PREFIX:
-        if (!is_identifier(value))
-            return usage_error("prefix '%s' is not a C identifier (letters, digits and '_', not starting with a "
-                               "digit)%s", value, "");
+        if (driver_prefix_problem(value)) return usage_error("prefix '%s' %s", value, driver_prefix_problem(value));
         opt->prefix = value;
         return 0;
     case OPT_TARGET:

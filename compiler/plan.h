@@ -141,6 +141,16 @@ typedef struct {
     unsigned long long scratch_plane_off[2][SCHED_MAX_SLOTS];
     unsigned long long scratch_bytes;
     AliasRule alias;            /* what an input that overlaps the output needs */
+    /* An entry of any length (IrFunc.pad): the caller's arrays hold
+     * parm_rows rows of parm_cols elements (run-time values, at most
+     * 2^pad_rows_log by 2^pad_cols_log; one row when pad_rows_log < 0),
+     * row-major with parm_cols as the stride; the element at index
+     * r·2^pad_cols_log + c of the padded order is there when r < parm_rows
+     * and c < parm_cols. The first phase reads any other index as the pad,
+     * the last writes only those, and no other phase writes the output.
+     * NULL pad: the arrays have 2^n elements. */
+    const Scalar *pad;
+    int pad_rows_log, pad_cols_log;
 } Schedule;
 
 /* "in", "out", "sa" or "sb": also the names of the emitted arrays of planes. */

@@ -94,6 +94,17 @@ void plan_print(FILE *out, const Schedule *s) {
             s->nphases == 1 ? "" : "s", s->scratch_bytes, alias[s->alias]);
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, "    scalar parameter %%%d : %s, by value\n", s->args[k]->id, prim_name(elem_slot_prim(s->args[k]->elem, 0)));
+    if (s->pad) {
+        if (s->pad_rows_log >= 0)
+            fprintf(out, "    any shape: up to 2^%d rows of up to 2^%d, pad", s->pad_rows_log, s->pad_cols_log);
+        else
+            fprintf(out, "    any length: up to 2^%d, pad", s->pad_cols_log);
+        for (int k = 0; k < s->in_elem->nslots; k++) {
+            fputc(' ', out);
+            scalar_print(out, elem_slot_prim(s->in_elem, k), s->pad[k]);
+        }
+        fputs("\n", out);
+    }
     for (int x = 0; x < 2; x++) {
         if (!s->scratch_planes[x]) continue;
         fprintf(out, "    %s planes at:", plan_buf_name(BUF_SCRATCH_A + x));

@@ -172,6 +172,10 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
             plan_buf_name(p->dst));
     REQUIRE(i + 1 < s->nphases || p->dst == BUF_OUT, "the last phase writes %s", plan_buf_name(p->dst));
     REQUIRE(p->dst != BUF_OUT || fits_output(s, p->elem), "writes the output with other slot types");
+    /* the output of an entry of any length holds only the shape's elements */
+    REQUIRE(!s->pad || p->dst != BUF_OUT || i + 1 == s->nphases, "writes the output of an entry of any length "
+            "before the last phase");
+    REQUIRE(!s->pad || p->src != BUF_OUT, "reads the output of an entry of any length");
     return p->dst == BUF_OUT ? NULL : verify_scratch(a, s, p);
 }
 

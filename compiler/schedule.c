@@ -520,19 +520,22 @@ static bool fits_output(const Schedule *s, const Phase *p) {
 /* Backwards from the last phase, which writes the output: a phase that runs
  * in place reads the buffer it writes, so its source is that buffer too;
  * otherwise the source is the output where it fits, else a scratch buffer
- * that the reading phase does not write. */
+ * that the reading phase does not write. The output of an entry of any
+ * length holds only the elements of the shape, so its phases leave it to
+ * the last one (in place too: reading one buffer and writing another at
+ * the same indices is the same kernel). */
 static void assign_buffers(Schedule *s) {
     BufId dst = BUF_OUT;
     for (int i = s->nphases - 1; i >= 0; i--) {
         Phase *p = &s->phases[i];
         p->dst = dst;
+        bool out_ok = !s->pad && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
-        } else if (p->kind == PHASE_LOCAL && p->writes_in_place) {
+        } else if (p->kind == PHASE_LOCAL && p->writes_in_place && (dst != BUF_OUT || !s->pad)) {
             p->src = dst;
         } else {
-            p->src = dst != BUF_OUT && fits_output(s, &s->phases[i - 1]) ? BUF_OUT
-                     : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
+            p->src = dst != BUF_OUT && out_ok ? BUF_OUT : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
         }
         if (i > 0 && p->src == BUF_OUT && !fits_output(s, &s->phases[i - 1]))
             diag_fatal("internal error: phase %d of '%s' does not fit the output", i - 1, s->func->name);
@@ -619,6 +622,11 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     out->n = body->params[out->in_param]->log_len;
     out->in_elem = body->params[out->in_param]->elem;
     out->out_elem = body->results[0]->elem;
+    if (f->pad_param == out->in_param) {
+        out->pad = f->pad;
+        out->pad_rows_log = f->pad_rows_log;
+        out->pad_cols_log = f->pad_cols_log;
+    }
     Sched s = {.arena = arena, .out = out, .n = out->n};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);

@@ -15,5 +15,14 @@ grep -o '[A-Za-z0-9_]*_kernel<<<[0-9]*u, [0-9]*' "$2/p.cu" |
 params=$(grep -m1 '_kernel(const' "$2/p.cu")
 slot_type=$(echo "$params" | sed 's/^[A-Za-z0-9_]*_kernel(const \([a-z0-9_]*\) .*/\1/')
 nslots=$(echo "$params" | grep -o '[ *]in[0-9]*[,)]' | wc -l)
-${CXX:-c++} -std=c++17 -O1 -w -pthread -DSLOT_T="$slot_type" -DNSLOTS="$nslots" -I"$2" "$src/emu.cpp" -o "$2/emu"
+# an entry of any length (its kernels take the shape): the largest size, and
+# whether it takes rows (the input then starts with the row length)
+padded=
+if echo "$params" | grep -q 'parm_rows'; then
+    size=$(sed -n 's/.*Any length n up to 2^\([0-9]*\).*/\1/p; s/.*Any shape up to 2^\([0-9]*\) rows of 2^\([0-9]*\) elements.*/\1 \2/p' "$2/p.h")
+    rows_log=${size% *} cols_log=${size#* }
+    [ "$rows_log" = "$size" ] && rows_log=-1
+    padded="-DPAD_ROWS_LOG=$rows_log -DPAD_COLS_LOG=$cols_log"
+fi
+${CXX:-c++} -std=c++17 -O1 -w -pthread -DSLOT_T="$slot_type" -DNSLOTS="$nslots" $padded -I"$2" "$src/emu.cpp" -o "$2/emu"
 "$2/emu"

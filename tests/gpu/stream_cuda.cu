@@ -10,7 +10,8 @@
  * call must return while the spin still runs (it never synchronises). The
  * cases change the stream between calls, so scratch memory moves from one
  * stream to the next. A stream of another device (with two GPUs) must give
- * ST_ERROR_DEVICE and leave the context as it was. Prints PASS/FAIL lines;
+ * ST_ERROR_DEVICE and leave the context as it was, and a context on the
+ * second device must work there. Prints PASS/FAIL lines;
  * exit status 0 when all pass. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,17 @@ static void run_case(st_ctx *ctx, const char *what, cudaStream_t stream, cudaStr
     check(bad == 0 && pending == cudaErrorNotReady, what, detail);
 }
 
+/* A first call on a device loads the kernels there, which may wait for
+ * the device: done before the cases, whose calls must not wait. */
+static void warm_up(st_ctx *ctx, int32_t *in, int32_t *out, size_t n) {
+    if (st_main(ctx, in, out, n) != ST_OK || cudaDeviceSynchronize() != cudaSuccess) {
+        fprintf(stderr, "stream: the first call failed\n");
+        exit(1);
+    }
+    late_input<<<1, 32>>>(in, 1, 0);
+    must(cudaDeviceSynchronize(), "late_input");
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: stream LOGN\n");
@@ -85,13 +97,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "stream: st_ctx_create failed\n");
         return 1;
     }
-    /* a first call loads the modules, which may wait for the device */
-    if (st_main(ctx, in, out, n) != ST_OK || cudaDeviceSynchronize() != cudaSuccess) {
-        fprintf(stderr, "stream: the first call failed\n");
-        return 1;
-    }
-    late_input<<<1, 32>>>(in, 1, 0);
-    must(cudaDeviceSynchronize(), "late_input");
+    warm_up(ctx, in, out, n);
     cudaStream_t own = st_ctx_stream(ctx), mine, other;
     must(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking), "cudaStreamCreate");
     must(cudaStreamCreate(&other), "cudaStreamCreate");
@@ -117,6 +123,24 @@ int main(int argc, char **argv) {
         check(status == ST_ERROR_DEVICE && st_ctx_stream(ctx) == mine, "a stream of another device is refused",
               st_error_string(status));
         run_case(ctx, "the context after the refusal", mine, mine, in, out, host, n);
+        /* a context on the second device (its kernels' attributes are set
+           there too, not only on the first device) */
+        st_ctx *ctx1;
+        int32_t *in1, *out1;
+        must(cudaSetDevice(1), "cudaSetDevice");
+        must(cudaMalloc(&in1, n * sizeof *in1), "cudaMalloc");
+        must(cudaMalloc(&out1, n * sizeof *out1), "cudaMalloc");
+        if (st_ctx_create(&ctx1) == ST_OK) {
+            warm_up(ctx1, in1, out1, n);
+            run_case(ctx1, "a context on the second device", far, far, in1, out1, host, n);
+            check(st_ctx_set_stream(ctx1, mine) == ST_ERROR_DEVICE, "the first device's stream is refused there", NULL);
+        } else {
+            check(false, "a context on the second device", "st_ctx_create failed");
+        }
+        st_ctx_destroy(ctx1);
+        cudaFree(in1);
+        cudaFree(out1);
+        must(cudaSetDevice(0), "cudaSetDevice");
     } else {
         printf("SKIP a stream of another device (one GPU)\n");
     }
