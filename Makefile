@@ -6,6 +6,7 @@
 #   make accept     regenerate golden expectations (review the diff!)
 #   make install PREFIX=DIR   parmc, the stdlib and the man page under DIR
 #   make fuzz SECONDS=N   run the libFuzzer target over tests/fuzz/corpus
+#   make format-check   the lines clang-format (.clang-format) would change, per file
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -53,7 +54,7 @@ endif
 
 vpath %.c compiler build/gen
 
-.PHONY: all deps test check demo accept install fuzz clean
+.PHONY: all deps test check demo accept install fuzz clean format-check
 all: build/parmc
 
 # re2c and lemon are installed with apt-get when they are missing.
@@ -120,6 +121,11 @@ install: build/parmc
 
 clean:
 	rm -rf build
+
+# Not part of `make test`: the code predates .clang-format, so this lists
+# what a reformat would change (and says so when clang-format is missing).
+format-check:
+	@sh tests/tools/format_check.sh
 
 -include $(wildcard build/rel/*.d build/san/*.d)
 

@@ -750,7 +750,7 @@ static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
     }
     fputs(")) {\n        char msg[320];\n", out);
     if (rows)
-        fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, values);\n", s->func->entry,
+        fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, count);\n", s->func->entry,
                 s->nargs, slots, 1L << last->pad_rows_log);
     else
         fprintf(out, "        parm_padded_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, count);\n", s->func->entry,

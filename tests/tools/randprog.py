@@ -593,15 +593,16 @@ def value(rng, t):
 
 def input_text(rng, params, size, pad, rows_log):
     """Values for the parameters; with a pad, xs of a random length, or of
-    random rows (the row length first)."""
+    random rows (the row length first, before every value)."""
     out = []
+    if pad and rows_log >= 0:
+        row_len = rng.randint(1, 2 ** (size - rows_log))
+        out.append(str(row_len))
     for name, k, t in params:
         count = 2 ** size if k == "array" else 1
         if name == "xs" and pad and rows_log < 0:
-            count = rng.choice([0, 1, 3, count - 1, count, rng.randint(0, count)])
+            count = rng.choice([0, 1, min(3, count), count - 1, count, rng.randint(0, count)])
         elif name == "xs" and pad:
-            row_len = rng.randint(1, 2 ** (size - rows_log))
-            out.append(str(row_len))
             count = row_len * rng.randint(0, 2 ** rows_log)
         for _ in range(count):
             out += [value(rng, u) for u in leaf_types(t)]
