@@ -34,6 +34,10 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p);
 char emit_index_op(uint64_t var_bits, uint64_t c);
 
 /* emit_common.c, for the two emitters */
+/* The emitted code's own name for schedule s's code (part < 0) or its
+ * phase `part`: parm_F, parm_F_<part>, in arena a. The parm_ namespace, which
+ * no API prefix may use, keeps every such name apart from the exported ones. */
+const char *emit_code_name(Arena *a, const Schedule *s, int part);
 /* Writes text with the API's prefix for {p} and the prefix in upper case
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */

@@ -221,13 +221,11 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
-    for (int i = 0; i < s->nphases; i++) {
-        char name[96];
-        snprintf(name, sizeof name, "%s_%d", fname, i);
-        emit_phase(out, s, &s->phases[i], name);
-    }
-    emit_run(out, s, fname);
+static void emit_c_func(FILE *out, const Schedule *s) {
+    Arena names = {0};
+    for (int i = 0; i < s->nphases; i++) emit_phase(out, s, &s->phases[i], emit_code_name(&names, s, i));
+    emit_run(out, s, emit_code_name(&names, s, -1));
+    arena_free(&names);
 }
 
 static const char c_context[] =
@@ -285,7 +283,7 @@ static void emit_c_runner(FILE *out, const EmitInput *api, const Schedule *s) {
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
     emit_api_text(out, in, c_context);
-    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i], in->schedules[i].func->name);
+    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i]);
     emit_entries(out, in, false);
     if (in->emit_main) emit_main(out, in, false, emit_c_runner);
 }

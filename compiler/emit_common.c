@@ -25,12 +25,15 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
+const char *emit_code_name(Arena *a, const Schedule *s, int part) {
+    return part < 0 ? arena_printf(a, "parm_%s", s->func->name) : arena_printf(a, "parm_%s_%d", s->func->name, part);
+}
+
 void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit) {
-    for (int k = 0; k < p->elem->nslots; k++) {
-        char slot_name[128];
-        snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
-        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)));
-    }
+    Arena names = {0};
+    for (int k = 0; k < p->elem->nslots; k++)
+        emit(out, &p->slot_plans[k], arena_printf(&names, "%s_slot%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)));
+    arena_free(&names);
 }
 
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
@@ -369,13 +372,15 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
     fprintf(out, "};\n    void *out[%d] = {", first->out_elem->nslots);
     for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
     fputs("};\n    switch (n) {\n", out);
+    Arena names = {0};
     for (int i = 0; i < in->nschedules; i++) {
         const Schedule *s = &in->schedules[i];
         if (strcmp(s->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, s->func->name);
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, emit_code_name(&names, s, -1));
         for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }
+    arena_free(&names);
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 

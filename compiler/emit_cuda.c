@@ -220,10 +220,11 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+static void emit_run(FILE *out, const Schedule *s) {
+    Arena names = {0};
+    const char *fname = emit_code_name(&names, s, -1);
     for (int i = 0; i < s->nphases; i++) {
-        char name[96];
-        snprintf(name, sizeof name, "%s_%d", fname, i);
+        const char *name = emit_code_name(&names, s, i);
         fprintf(out, "/* %s: ", name);
         emit_phase_comment(out, &s->phases[i]);
         fputs(" */\n", out);
@@ -249,6 +250,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
         fputs("))) return status;\n", out);
     }
     fputs("    return PARM_OK;\n}\n\n", out);
+    arena_free(&names);
 }
 
 /* The context: calls run on `stream`, its own non-blocking stream unless
@@ -369,7 +371,7 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
     emit_api_text(out, in, cuda_context);
-    for (int i = 0; i < in->nschedules; i++) emit_run(out, &in->schedules[i], in->schedules[i].func->name);
+    for (int i = 0; i < in->nschedules; i++) emit_run(out, &in->schedules[i]);
     emit_entries(out, in, true);
     if (in->emit_main) emit_main(out, in, true, emit_cuda_runner);
 }
