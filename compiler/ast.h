@@ -115,6 +115,7 @@ typedef struct {
     Loc loc;
     const char *name;
     TypeExpr *type;         /* NULL for a range */
+    Expr *pad;              /* `pad e`: the element an absent one stands for; NULL if none */
     Expr *lo, *hi;          /* range bounds, inclusive */
 } EntryParam;
 

@@ -14,7 +14,12 @@
 typedef struct {
     const char *source_name;    /* for the banner */
     const char *header_name;    /* the .h written beside the output */
-    Schedule *schedules;        /* one per IR function (entry specialisation) */
+    EntryPlan *plans;           /* one per IR function (entry specialisation) */
+    int nplans;
+    /* the chains of the entries all of whose plans are simple (today's
+       shape: their API, NAME_run and main are the chain's), in order;
+       emit_input_schedules fills them */
+    Schedule *schedules;
     int nschedules;
     bool emit_main;
     const char *main_entry;     /* the entry the standalone main runs */
@@ -34,10 +39,11 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p);
 char emit_index_op(uint64_t var_bits, uint64_t c);
 
 /* emit_common.c, for the two emitters */
-/* The emitted code's own name for schedule s's code (part < 0) or its
- * phase `part`: parm_F, parm_F_<part>, in arena a. The parm_ namespace, which
- * no API prefix may use, keeps every such name apart from the exported ones. */
-const char *emit_code_name(Arena *a, const Schedule *s, int part);
+/* The base of the emitted code's own names for IR function f: parm_F, in
+ * arena a (its code is parm_F_run, parm_F_0_kernel, ...). The parm_
+ * namespace, which no API prefix may use, keeps every such name apart from
+ * the exported ones. */
+const char *emit_code_base(Arena *a, const IrFunc *f);
 /* Writes text with the API's prefix for {p} and the prefix in upper case
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */
@@ -56,11 +62,41 @@ void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 typedef void (*EmitRunner)(FILE *out, const EmitInput *in, const Schedule *s);
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 void emit_phase_comment(FILE *out, const Phase *p);
+/* The standalone main's reading of one value of type p into `dest` (with
+ * the interpreter's message for a bad one), and the printer of a p. */
+void emit_read_value(FILE *out, Prim p, const char *dest);
+const char *emit_print_fn(Prim p);
 /* The entry's run-time scalar parameters, which element code reads as
  * parm_arg<id> (emit_elem.h): as C parameters ", const int32_t parm_arg0..."
  * of a function holding element code, and as the arguments of its call. */
 void emit_arg_params(FILE *out, const Schedule *s);
 void emit_arg_values(FILE *out, const Schedule *s);
+/* At the top of a function holding element code: the scalars passed by
+ * reference loaded into parm_arg<id>, and every one marked used. */
+void emit_arg_loads(FILE *out, const Schedule *s);
+/* Whether every specialisation of `entry` is of today's shape (one chain:
+ * its API, NAME_run and standalone main are the chain's). */
+bool emit_entry_is_simple(const EmitInput *in, const char *entry);
+void emit_input_schedules(EmitInput *in, Arena *arena);
+/* The declarations of sa and sb: the plan's planes in `scratch`. */
+void emit_scratch_planes(FILE *out, const Schedule *s);
+/* "(void)parm_arg0;" ... for a function that may not read them. */
+void emit_arg_unused(FILE *out, const Schedule *s);
+/* An entry of any length (Schedule.pad) passes its shape the same way, as
+ * parm_rows and parm_cols after the scalars. Its first phase reads
+ * (emit_pad_loads) and its last writes (emit_pad_stores) the caller's
+ * arrays through these C expressions over an index of the padded order:
+ * whether it is in the shape, where it lies in the caller's array, the
+ * pad of slot k, and plane[index] or the pad. */
+bool emit_pad_loads(const Schedule *s, const Phase *p);
+bool emit_pad_stores(const Schedule *s, const Phase *p);
+const char *emit_pad_inside(Arena *a, const Schedule *s, const char *index);
+const char *emit_pad_at(Arena *a, const Schedule *s, const char *index);
+const char *emit_pad_value(Arena *a, const Schedule *s, int k);
+const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane, const char *index);
+/* The copy of an entry with no phase: its input to its output, unless they
+ * are the same arrays. */
+void emit_copy_whole(FILE *out, const Schedule *s, bool cuda);
 /* The start of NAME_run up to the scratch planes: PARM_ERROR_ALIAS when
  * output planes overlap, the scratch (the plan's planes, then work_bytes for
  * the emitter's own use; a failure returns its status), the copy of the
@@ -73,10 +109,12 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
 void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const char *in, const char *outs);
 /* A PERMUTE phase: the plan's one-pass kernel per slot, named NAME_slotK,
  * written by `emit` (bmmc_emit_c or bmmc_emit_cuda). */
-typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype);
-void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit);
-/* The body of a MAP phase's loop: element x of the planes in0.. to out0... */
-void emit_map_element(FILE *out, const Phase *p);
+typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype,
+                            const BmmcGuard *guard);
+void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcEmitter emit);
+/* The body of a MAP phase's loop: element x of the planes in0.. to out0...
+ * (for an entry of any length, `continue` past the shape in its last phase) */
+void emit_map_element(FILE *out, const Schedule *s, const Phase *p);
 /* POS values from C variables: `u` holds the tile coordinate of the element
  * (the memory index in a MAP phase, where step is NULL), `b` the block. */
 typedef struct {
@@ -89,6 +127,18 @@ ElemPositions emit_positions_at(const PosAt *at);
  * k < bits; a zero mask or a NULL variable name leaves its term out. */
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
                           const char *u, const char *b);
+
+/* emit_graph.c: an entry graph (EntryPlan, not simple): its nodes and
+ * NAME_run(ctx, in, out, scalars...), over the planes of the array
+ * parameters and the results; `chain` writes a chain's phases and
+ * NAME_exec(ctx, in, out, scratch, args...), `work` the scratch the target
+ * adds after a chain's plan. */
+typedef void (*EmitChain)(FILE *out, const Schedule *s, const char *name);
+typedef unsigned long long (*EmitWork)(const Schedule *s);
+void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work);
+/* The standalone main of a graph entry: every parameter read, every result
+ * printed, as --interpret does. */
+void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];

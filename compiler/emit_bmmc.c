@@ -143,7 +143,58 @@ static void emit_xor(FILE *out, const char *var, uint64_t k, IdxType ty)
         fprintf(out, "%s", var);
 }
 
-void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *ctype)
+/* tmpl with every '@' replaced by (index). */
+static void put_template(FILE *out, const char *tmpl, const char *index)
+{
+    for (const char *c = tmpl; *c; c++) {
+        if (*c == '@')
+            fprintf(out, "(%s)", index);
+        else
+            fputc(*c, out);
+    }
+}
+
+static const char *shape_params(const BmmcGuard *g) { return g ? ", uint64_t parm_rows, uint64_t parm_cols" : ""; }
+
+/* "in[index]", or the pad outside the shape. */
+static void emit_guarded_load(FILE *out, const BmmcGuard *g, const char *index)
+{
+    if (!g || !g->load) {
+        fprintf(out, "in[%s]", index);
+        return;
+    }
+    fputs("(", out);
+    put_template(out, g->inside, index);
+    fputs(" ? in[", out);
+    put_template(out, g->at, index);
+    fprintf(out, "] : %s)", g->pad);
+}
+
+/* "out[index] = " (the caller writes the value), or nothing outside the shape. */
+static void emit_guarded_store(FILE *out, const BmmcGuard *g, const char *index)
+{
+    if (!g || !g->store) {
+        fprintf(out, "out[%s] = ", index);
+        return;
+    }
+    fputs("if (", out);
+    put_template(out, g->inside, index);
+    fputs(") out[", out);
+    put_template(out, g->at, index);
+    fputs("] = ", out);
+}
+
+/* An index "var ^ 0x.." as a string, for the guards. */
+static const char *xor_text(char *buf, size_t size, const char *var, uint64_t k, IdxType ty)
+{
+    if (k)
+        snprintf(buf, size, "%s ^ 0x%" PRIx64 "%s", var, k, ty.suffix);
+    else
+        snprintf(buf, size, "%s", var);
+    return buf;
+}
+
+void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *ctype, const BmmcGuard *g)
 {
     IdxType ty = idx_type(p->n, false), st = idx_type(32, false);
     IterTables it;
@@ -154,7 +205,7 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *
 
     emit_comment(out, p);
     fprintf(out, "static __global__ void __launch_bounds__(%u)\n", threads);
-    fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out)\n{\n", name, ctype, ctype);
+    fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out%s)\n{\n", name, ctype, ctype, shape_params(g));
     fprintf(out, "    __shared__ %s tile[%u];\n", ctype, 1u << p->tile_log);
     /* The output base needs a dense matrix-vector product in general; one
      * thread computes it once its loads are in flight (so the branch comes
@@ -167,10 +218,11 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *
     emit_thread_part(out, "    ", decl, "x0", p->read_cols, p->thread_log, ty);
     emit_thread_part(out, "    ", "const unsigned s", NULL, p->slot_cols, p->thread_log, st);
     /* All loads first, so that every thread has its elements in flight. */
+    char index[96];
     for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "    const %s v%u = in[", ctype, i);
-        emit_xor(out, "x", it.read_x[i], ty);
-        fprintf(out, "];\n");
+        fprintf(out, "    const %s v%u = ", ctype, i);
+        emit_guarded_load(out, g, xor_text(index, sizeof index, "x", it.read_x[i], ty));
+        fprintf(out, ";\n");
     }
     fprintf(out, "    if (t == 0) {\n");
     emit_block_bases(out, p, ty, "        ", "y_base", "s_base");
@@ -185,17 +237,17 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *
     emit_thread_part(out, "    ", decl, "y_base", p->write_cols, p->thread_log, ty);
     emit_thread_part(out, "    ", "const unsigned u", "s_base", pg, p->thread_log, st);
     for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "    out[");
-        emit_xor(out, "y", it.write_y[i], ty);
-        fprintf(out, "] = tile[");
+        fprintf(out, "    ");
+        emit_guarded_store(out, g, xor_text(index, sizeof index, "y", it.write_y[i], ty));
+        fprintf(out, "tile[");
         emit_xor(out, "u", it.write_slot[i], st);
         fprintf(out, "];\n");
     }
     fprintf(out, "}\n\n");
-    fprintf(out, "static cudaError_t %s_launch(const %s *in, %s *out, cudaStream_t s)\n{\n", name,
-            ctype, ctype);
-    fprintf(out, "    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out);\n", name,
-            (uint64_t)1 << p->block_log, threads);
+    fprintf(out, "static cudaError_t %s_launch(const %s *in, %s *out%s, cudaStream_t s)\n{\n", name,
+            ctype, ctype, shape_params(g));
+    fprintf(out, "    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out%s);\n", name,
+            (uint64_t)1 << p->block_log, threads, g ? ", parm_rows, parm_cols" : "");
     fprintf(out, "    return cudaGetLastError();\n}\n\n");
 }
 
@@ -208,7 +260,7 @@ static void emit_c_table(FILE *out, const char *type, const char *name, const ui
     fprintf(out, "};\n");
 }
 
-void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *ctype)
+void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *ctype, const BmmcGuard *g)
 {
     IdxType ty = idx_type(p->n, true), st = idx_type(32, false);
     IterTables it;
@@ -218,7 +270,9 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     unsigned iters = 1u << p->iter_log;
 
     emit_comment(out, p);
-    fprintf(out, "static void %s(const %s *in, %s *out)\n{\n", name, ctype, ctype);
+    fprintf(out, "static void %s(const %s *in, %s *out%s)\n{\n", name, ctype, ctype, shape_params(g));
+    if (g)   /* a one-dimensional shape has one row */
+        fprintf(out, "    (void)parm_rows;\n    (void)parm_cols;\n");
     emit_c_table(out, "uint64_t", "read_x", it.read_x, iters, ty);
     emit_c_table(out, "unsigned", "read_slot", it.read_slot, iters, st);
     emit_c_table(out, "uint64_t", "write_y", it.write_y, iters, ty);
@@ -233,11 +287,15 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     emit_thread_part(out, ind, "const uint64_t x", "x0", p->read_cols, p->thread_log, ty);
     emit_thread_part(out, ind, "const unsigned s", NULL, p->slot_cols, p->thread_log, st);
     fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
-    fprintf(out, "                tile[s ^ read_slot[i]] = in[x ^ read_x[i]];\n        }\n");
+    fprintf(out, "                tile[s ^ read_slot[i]] = ");
+    emit_guarded_load(out, g, "x ^ read_x[i]");
+    fprintf(out, ";\n        }\n");
     fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << p->thread_log);
     emit_thread_part(out, ind, "const uint64_t y", "y_base", p->write_cols, p->thread_log, ty);
     emit_thread_part(out, ind, "const unsigned u", "s_base", pg, p->thread_log, st);
     fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
-    fprintf(out, "                out[y ^ write_y[i]] = tile[u ^ write_slot[i]];\n");
+    fprintf(out, "                ");
+    emit_guarded_store(out, g, "y ^ write_y[i]");
+    fprintf(out, "tile[u ^ write_slot[i]];\n");
     fprintf(out, "        }\n    }\n}\n\n");
 }

@@ -23,7 +23,7 @@ static void emit_phase_head(FILE *out, const Schedule *s, const char *name, bool
     fprintf(out, "static void %s(const void *const *src, void *const *dst%s", name, work ? ", char *work" : "");
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
-    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+    emit_arg_loads(out, s);
 }
 
 /* Declarations of the typed plane pointers of a phase: in0.., out0... */
@@ -99,16 +99,43 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     arena_free(&scratch);
 }
 
+/* Tile element u of slot k to memory index `index` of the phase's output:
+ * for the last phase of an entry of any length, only inside the shape. */
+static void emit_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *u) {
+    if (!emit_pad_stores(s, p)) {
+        fprintf(out, "            out%d[%s] = tile%d[%s];\n", k, index, k, u);
+        return;
+    }
+    Arena scratch = {0};
+    fprintf(out, "            if (%s) out%d[%s] = tile%d[%s];\n", emit_pad_inside(&scratch, s, index), k,
+            emit_pad_at(&scratch, s, index), k, u);
+    arena_free(&scratch);
+}
+
+/* The gather of tile element u: for the first phase of an entry of any
+ * length, the pad outside the shape. */
+static void emit_tile_load(FILE *out, const Schedule *s, const Phase *p) {
+    Arena scratch = {0};
+    for (int k = 0; k < p->elem->nslots; k++) {
+        char plane[16];
+        snprintf(plane, sizeof plane, "in%d", k);
+        fprintf(out, "            tile%d[u] = %s;\n", k,
+                emit_pad_loads(s, p) ? emit_pad_load(&scratch, s, k, plane, "x0 ^ off[u]")
+                                     : arena_printf(&scratch, "in%d[x0 ^ off[u]]", k));
+    }
+    arena_free(&scratch);
+}
+
 /* The tile to its place in the next layout: output tile coordinate sigma
  * goes to z0 ^ Z·sigma and comes from tile element G·sigma. */
-static void emit_permuted_write(FILE *out, const Phase *p) {
+static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p) {
     int ns = p->elem->nslots;
     fprintf(out, "        uint64_t z0 = 0x%llxu;\n", (unsigned long long)p->write_compl);
     fprintf(out, "        for (int k = 0; k < %d; k++) if (b >> k & 1) z0 ^= ZB[k];\n", p->block_log);
     fprintf(out, "        for (uint64_t sigma = 0; sigma < %lluu; sigma++) {\n", 1ULL << p->tile_log);
     fputs("            uint64_t z = z0, u = 0;\n", out);
     fprintf(out, "            for (int i = 0; i < %d; i++) if (sigma >> i & 1) { z ^= Z[i]; u ^= G[i]; }\n", p->tile_log);
-    for (int k = 0; k < ns; k++) fprintf(out, "            out%d[z] = tile%d[u];\n", k, k);
+    for (int k = 0; k < ns; k++) emit_store(out, s, p, k, "z", "u");
     fputs("        }\n", out);
 }
 
@@ -156,15 +183,15 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     fprintf(out, "        uint64_t x0 = 0;\n        for (int k = 0; k < %d; k++) if (b >> k & 1) x0 ^= C[k];\n",
             p->block_log);
     fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
-    for (int k = 0; k < ns; k++) fprintf(out, "            tile%d[u] = in%d[x0 ^ off[u]];\n", k, k);
+    emit_tile_load(out, s, p);
     fputs("        }\n", out);
     for (int i = 0; i < p->nsteps; i++) emit_stage(out, p, &p->steps[i], i);
     if (p->writes_in_place) {
         fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
-        for (int k = 0; k < ns; k++) fprintf(out, "            out%d[x0 ^ off[u]] = tile%d[u];\n", k, k);
+        for (int k = 0; k < ns; k++) emit_store(out, s, p, k, "x0 ^ off[u]", "u");
         fputs("        }\n", out);
     } else {
-        emit_permuted_write(out, p);
+        emit_permuted_write(out, s, p);
     }
     fputs("    }\n}\n\n", out);
 }
@@ -174,17 +201,18 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     emit_phase_head(out, s, name, false);
     emit_planes(out, in, res);
     fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << p->n);
-    emit_map_element(out, p);
+    emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
 }
 
 /* A permutation: one planned one-pass kernel per slot (emit_bmmc.c). */
 static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    emit_permute_kernels(out, p, name, bmmc_emit_c);
+    emit_permute_kernels(out, s, p, name, bmmc_emit_c);
     emit_phase_head(out, s, name, false);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    %s_slot%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, t, k, t, k);
+        fprintf(out, "    %s_slot%d((const %s *)src[%d], (%s *)dst[%d]%s);\n", name, k, t, k, t, k,
+                s->pad ? ", parm_rows, parm_cols" : "");
     }
     fputs("}\n\n", out);
 }
@@ -202,15 +230,8 @@ static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char 
 
 /* The phases in order, through the buffers of the plan; the LOCAL phases'
  * work memory follows the plan's scratch planes. */
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
-    emit_run_start(out, s, work_bytes(s), false);
-    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
-        fprintf(out, "    if (out[%d] != in[%d]) memcpy(out[%d], in[%d], sizeof(%s) << %d);\n", k, k, k, k,
-                prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
+static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
+    emit_copy_whole(out, s, false);
     for (int i = 0; i < s->nphases; i++) {
         fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
                 plan_buf_name(s->phases[i].dst));
@@ -221,11 +242,35 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_c_func(FILE *out, const Schedule *s) {
+static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    emit_arg_unused(out, s);
+    emit_run_start(out, s, work_bytes(s), false);
+    emit_phase_calls(out, s, fname);
+}
+
+static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) emit_phase(out, s, &s->phases[i], emit_code_name(&names, s, i));
-    emit_run(out, s, emit_code_name(&names, s, -1));
+    for (int i = 0; i < s->nphases; i++) emit_phase(out, s, &s->phases[i], arena_printf(&names, "%s_%d", fname, i));
     arena_free(&names);
+}
+
+static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
+    emit_run(out, s, fname);
+}
+
+/* A chain of an entry graph: its scratch is given. */
+static void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n    (void)ctx;\n    (void)scratch;\n", out);
+    emit_arg_unused(out, s);
+    emit_scratch_planes(out, s);
+    emit_phase_calls(out, s, fname);
 }
 
 static const char c_context[] =
@@ -262,6 +307,7 @@ static void emit_c_runner(FILE *out, const EmitInput *api, const Schedule *s) {
     fputs("#include <time.h>\n\n", out);
     fputs(c_timing, out);
     fputs("static int parm_main_run_c(parm_ctx *ctx, void **in, void **out, size_t n, int repeat)\n{\n"
+          "    (void)n;   /* an entry over rows takes the shape instead */\n"
           "    int status = ", out);
     emit_entry_call(out, api, s, "in", "out");
     fputs(";\n    if (status || repeat <= 0) return status;\n"
@@ -283,7 +329,13 @@ static void emit_c_runner(FILE *out, const EmitInput *api, const Schedule *s) {
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
     emit_api_text(out, in, c_context);
-    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i]);
+    Arena names = {0};
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e->simple) emit_c_func(out, &e->nodes[0].chain, emit_code_base(&names, e->func));
+        else emit_graph_func(out, e, false, emit_c_chain, work_bytes);
+    }
+    arena_free(&names);
     emit_entries(out, in, false);
     if (in->emit_main) emit_main(out, in, false, emit_c_runner);
 }

@@ -25,15 +25,71 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
-const char *emit_code_name(Arena *a, const Schedule *s, int part) {
-    return part < 0 ? arena_printf(a, "parm_%s", s->func->name) : arena_printf(a, "parm_%s_%d", s->func->name, part);
+const char *emit_code_base(Arena *a, const IrFunc *f) { return arena_printf(a, "parm_%s", f->name); }
+
+/* ---- entries of any length (plan.h, Schedule.pad) ---- */
+
+bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src == BUF_IN; }
+bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && p->dst == BUF_OUT; }
+
+/* Templates over an index '@' of the padded order (emit_bmmc.h). Rows of
+ * an array of at most 2^32 elements compute in 32 bits (the row, the column
+ * and row·parm_cols + column all fit): one multiply-add per element, which
+ * the load of every element of the first kernel pays. */
+static const char *pad_index_type(const Schedule *s) { return s->n <= 32 ? "(uint32_t)" : "(uint64_t)"; }
+
+static const char *pad_inside_template(Arena *a, const Schedule *s) {
+    if (s->pad_rows_log < 0) return "@ < parm_cols";
+    const char *t = pad_index_type(s);
+    return arena_printf(a, "(%s@ >> %d) < %sparm_rows && (%s@ & 0x%llxu) < %sparm_cols", t, s->pad_cols_log, t, t,
+                        (unsigned long long)f2_mask(s->pad_cols_log), t);
 }
 
-void emit_permute_kernels(FILE *out, const Phase *p, const char *name, BmmcEmitter emit) {
-    Arena names = {0};
-    for (int k = 0; k < p->elem->nslots; k++)
-        emit(out, &p->slot_plans[k], arena_printf(&names, "%s_slot%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)));
-    arena_free(&names);
+static const char *pad_at_template(Arena *a, const Schedule *s) {
+    if (s->pad_rows_log < 0) return "@";
+    const char *t = pad_index_type(s);
+    return arena_printf(a, "(%s@ >> %d) * %sparm_cols + (%s@ & 0x%llxu)", t, s->pad_cols_log, t, t,
+                        (unsigned long long)f2_mask(s->pad_cols_log));
+}
+
+/* A template with '@' replaced by (index), in the arena. */
+static const char *instantiate(Arena *a, const char *tmpl, const char *index) {
+    const char *text = "";
+    for (const char *c = tmpl; *c; c++)
+        text = *c == '@' ? arena_printf(a, "%s(%s)", text, index) : arena_printf(a, "%s%c", text, *c);
+    return text;
+}
+
+const char *emit_pad_inside(Arena *a, const Schedule *s, const char *index) {
+    return instantiate(a, pad_inside_template(a, s), index);
+}
+
+const char *emit_pad_at(Arena *a, const Schedule *s, const char *index) {
+    return instantiate(a, pad_at_template(a, s), index);
+}
+
+const char *emit_pad_value(Arena *a, const Schedule *s, int k) {
+    return emit_scalar_literal(a, elem_slot_prim(s->in_elem, k), s->pad[k]);
+}
+
+const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane, const char *index) {
+    return arena_printf(a, "(%s ? %s[%s] : %s)", emit_pad_inside(a, s, index), plane, emit_pad_at(a, s, index),
+                        emit_pad_value(a, s, k));
+}
+
+void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcEmitter emit) {
+    Arena scratch = {0};
+    for (int k = 0; k < p->elem->nslots; k++) {
+        const char *slot_name = arena_printf(&scratch, "%s_slot%d", name, k);
+        BmmcGuard guard = {emit_pad_loads(s, p), emit_pad_stores(s, p), NULL, NULL, NULL};
+        if (s->pad) {
+            guard.inside = pad_inside_template(&scratch, s);
+            guard.at = pad_at_template(&scratch, s);
+            guard.pad = emit_pad_loads(s, p) ? emit_pad_value(&scratch, s, k) : "0";
+        }
+        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)), s->pad ? &guard : NULL);
+    }
+    arena_free(&scratch);
 }
 
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
@@ -60,20 +116,23 @@ static const char *pos_at(const void *ctx, const IrStmt *pos, Arena *a) {
 
 ElemPositions emit_positions_at(const PosAt *at) { return (ElemPositions){pos_at, at}; }
 
-void emit_map_element(FILE *out, const Phase *p) {
-    char names[2][SCHED_MAX_SLOTS][32];
+void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
+    Arena scratch = {0};
     const char *params[SCHED_MAX_SLOTS], *results[SCHED_MAX_SLOTS];
+    bool loads = emit_pad_loads(s, p), stores = emit_pad_stores(s, p);
+    /* past the end of the shape nothing is stored: nothing to compute */
+    if (stores) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&scratch, s, "x"));
     for (int k = 0; k < p->in_elem->nslots; k++) {
-        snprintf(names[0][k], sizeof names[0][k], "in%d[x]", k);
-        params[k] = names[0][k];
+        char plane[16];
+        snprintf(plane, sizeof plane, "in%d", k);
+        params[k] = loads ? emit_pad_load(&scratch, s, k, plane, "x") : arena_printf(&scratch, "in%d[x]", k);
     }
-    for (int k = 0; k < p->elem->nslots; k++) {
-        snprintf(names[1][k], sizeof names[1][k], "out%d[x]", k);
-        results[k] = names[1][k];
-    }
+    for (int k = 0; k < p->elem->nslots; k++)
+        results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : "x");
     PosAt at = {p, NULL, "x", NULL};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
+    arena_free(&scratch);
 }
 
 static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
@@ -83,10 +142,20 @@ static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
 /* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
 static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
-static void emit_overlap(FILE *out, const ElemType *a, int ka, const char *na, const ElemType *b, int kb,
-                         const char *nb, int n) {
-    fprintf(out, "parm_overlap(%s[%d], 0x%llxu, %s[%d], 0x%llxu)", na, ka, plane_bytes(a, ka, n), nb, kb,
-            plane_bytes(b, kb, n));
+/* The bytes of the caller's plane k of an array of element type t: 2^n
+ * elements, or the shape's for an entry of any length. */
+static void emit_plane_size(FILE *out, const Schedule *s, const ElemType *t, int k) {
+    if (s->pad) fprintf(out, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", prim_ctype(elem_slot_prim(t, k)));
+    else fprintf(out, "0x%llxu", plane_bytes(t, k, s->n));
+}
+
+static void emit_overlap(FILE *out, const Schedule *s, const ElemType *a, int ka, const char *na, const ElemType *b,
+                         int kb, const char *nb) {
+    fprintf(out, "parm_overlap(%s[%d], ", na, ka);
+    emit_plane_size(out, s, a, ka);
+    fprintf(out, ", %s[%d], ", nb, kb);
+    emit_plane_size(out, s, b, kb);
+    fputs(")", out);
 }
 
 /* `copy_input`: whether an input plane overlaps an output plane in a way
@@ -96,7 +165,7 @@ static void emit_copy_condition(FILE *out, const Schedule *s, AliasRule rule) {
     for (int i = 0; i < s->in_elem->nslots; i++)
         for (int j = 0; j < s->out_elem->nslots; j++) {
             fputs("\n        || (", out);
-            emit_overlap(out, s->in_elem, i, "in", s->out_elem, j, "out", s->n);
+            emit_overlap(out, s, s->in_elem, i, "in", s->out_elem, j, "out");
             if (rule == ALIAS_EXACT_OK && i == j) fprintf(out, " && in[%d] != out[%d]", i, j);
             fputs(")", out);
         }
@@ -118,14 +187,21 @@ static void emit_input_copy(FILE *out, const Schedule *s, const unsigned long lo
     fprintf(out, "    const void *in_copy[%d];\n    if (copy_input) {\n", ns);
     for (int k = 0; k < ns; k++) {
         fprintf(out, "        in_copy[%d] = scratch + 0x%llxu;\n", k, copy_off[k]);
-        if (cuda)
-            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], 0x%llxu, "
-                         "cudaMemcpyDeviceToDevice, ctx->stream));\n", copy_off[k], k, plane_bytes(s->in_elem, k, s->n));
-        else
-            fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], 0x%llxu);\n", copy_off[k], k,
-                    plane_bytes(s->in_elem, k, s->n));
+        if (cuda) fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], ", copy_off[k], k);
+        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], ", copy_off[k], k);
+        emit_plane_size(out, s, s->in_elem, k);
+        fputs(cuda ? ", cudaMemcpyDeviceToDevice, ctx->stream));\n" : ");\n", out);
     }
     fputs("        in = in_copy;\n    }\n", out);
+}
+
+void emit_copy_whole(FILE *out, const Schedule *s, bool cuda) {
+    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++) {
+        fprintf(out, "    if (out[%d] != in[%d])\n        ", k, k);
+        fprintf(out, cuda ? "PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], " : "memcpy(out[%d], in[%d], ", k, k);
+        emit_plane_size(out, s, s->out_elem, k);
+        fputs(cuda ? ", cudaMemcpyDeviceToDevice, ctx->stream));\n" : ");\n", out);
+    }
 }
 
 void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, bool cuda) {
@@ -136,7 +212,7 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
         for (int i = 0; i < res->nslots; i++)
             for (int j = i + 1; j < res->nslots; j++) {
                 fputs("\n        || ", out);
-                emit_overlap(out, res, i, "out", res, j, "out", s->n);
+                emit_overlap(out, s, res, i, "out", res, j, "out");
             }
         fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
     }
@@ -151,6 +227,10 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
         emit_input_copy(out, s, copy_off, cuda);
     }
     fputs("    (void)scratch;\n", out);
+    emit_scratch_planes(out, s);
+}
+
+void emit_scratch_planes(FILE *out, const Schedule *s) {
     for (int x = 0; x < 2; x++) {
         if (s->scratch_planes[x] == 0) continue;
         fprintf(out, "    void *const %s[%d] = {", plan_buf_name(BUF_SCRATCH_A + x), s->scratch_planes[x]);
@@ -175,11 +255,32 @@ static bool first_occurrence(const EmitInput *in, int i) {
 static const char *arg_ctype(const Schedule *s, int k) { return prim_ctype(elem_slot_prim(s->args[k]->elem, 0)); }
 
 void emit_arg_params(FILE *out, const Schedule *s) {
-    for (int k = 0; k < s->nargs; k++) fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
+    for (int k = 0; k < s->nargs; k++) {
+        if (s->arg_by_ref && s->arg_by_ref[k]) fprintf(out, ", const %s *parm_argp%d", arg_ctype(s, k), s->args[k]->id);
+        else fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
+    }
+    if (s->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
 }
 
 void emit_arg_values(FILE *out, const Schedule *s) {
-    for (int k = 0; k < s->nargs; k++) fprintf(out, ", parm_arg%d", s->args[k]->id);
+    for (int k = 0; k < s->nargs; k++)
+        fprintf(out, ", parm_arg%s%d", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+    if (s->pad) fputs(", parm_rows, parm_cols", out);
+}
+
+void emit_arg_unused(FILE *out, const Schedule *s) {
+    for (int k = 0; k < s->nargs; k++)
+        fprintf(out, "    (void)parm_arg%s%d;\n", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+    if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
+}
+
+void emit_arg_loads(FILE *out, const Schedule *s) {
+    for (int k = 0; k < s->nargs; k++) {
+        if (s->arg_by_ref && s->arg_by_ref[k])
+            fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n", arg_ctype(s, k), s->args[k]->id, s->args[k]->id);
+        fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+    }
+    if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
 }
 
 /* The API's parameters in the entry's order: the input array's planes where
@@ -202,6 +303,9 @@ static void emit_api_params(FILE *out, const Schedule *s, const char *in, const 
     }
 }
 
+/* Rows: an entry whose padded parameter is two-dimensional (Schedule.pad). */
+static bool takes_rows(const Schedule *s) { return s->pad && s->pad_rows_log >= 0; }
+
 static void emit_signature(FILE *out, const EmitInput *in, const Schedule *s) {
     emit_api_text(out, in, "int {p}_");
     fputs(s->func->entry, out);
@@ -209,7 +313,7 @@ static void emit_signature(FILE *out, const EmitInput *in, const Schedule *s) {
     emit_api_params(out, s, NULL, "arg", true);
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, ", %s *out%d", prim_ctype(elem_slot_prim(s->out_elem, k)), k);
-    fputs(", size_t n)", out);
+    fputs(takes_rows(s) ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
 }
 
 void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
@@ -283,6 +387,147 @@ static void emit_slot_names(FILE *out, const ElemType *t) {
     for (int k = 0; k < t->nslots; k++) fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
 }
 
+/* What an entry of any length accepts, after its header comment. */
+static void emit_any_length_comment(FILE *out, const EmitInput *in, const Schedule *first) {
+    if (!first->pad) return;
+    const Schedule *last = first;
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, first->func->entry) == 0) last = &in->schedules[i];
+    if (takes_rows(first))
+        fprintf(out, " Any shape up to 2^%d rows of 2^%d elements: rows of row_len elements, row-major, the"
+                     " arrays holding rows * row_len elements each.", last->pad_rows_log, last->pad_cols_log);
+    else
+        fprintf(out, " Any length n up to 2^%d: the arrays hold n elements each.", last->n);
+}
+
+/* ---- entry graphs' API ---- */
+
+bool emit_entry_is_simple(const EmitInput *in, const char *entry) {
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, entry) == 0 && !in->plans[i].simple) return false;
+    return true;
+}
+
+void emit_input_schedules(EmitInput *in, Arena *arena) {
+    in->schedules = NEW_ARRAY(arena, Schedule, in->nplans + 1);
+    in->nschedules = 0;
+    for (int i = 0; i < in->nplans; i++)
+        if (emit_entry_is_simple(in, in->plans[i].func->entry)) in->schedules[in->nschedules++] = in->plans[i].nodes[0].chain;
+}
+
+static bool first_plan(const EmitInput *in, int i) {
+    for (int j = 0; j < i; j++)
+        if (strcmp(in->plans[j].func->entry, in->plans[i].func->entry) == 0) return false;
+    return true;
+}
+
+/* {p}_ENTRY(ctx, parameters in order: a scalar by value (arg0..), an array
+ * as one pointer per field (in0..); results: one pointer per field (out0..),
+ * a scalar's to one element; n where the entry has an array). */
+static void emit_graph_signature(FILE *out, const EmitInput *in, const EntryPlan *e) {
+    const IrBody *body = e->func->body;
+    emit_api_text(out, in, "int {p}_");
+    fputs(e->func->entry, out);
+    emit_api_text(out, in, "({p}_ctx *ctx");
+    for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
+        const IrVal *v = body->params[i];
+        if (ir_is_scalar(v)) {
+            fprintf(out, ", %s arg%d", prim_ctype(elem_slot_prim(v->elem, 0)), arg++);
+            continue;
+        }
+        for (int k = 0; k < v->elem->nslots; k++)
+            fprintf(out, ", const %s *in%d", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
+    }
+    for (int k = 0; k < e->nout_planes; k++) fprintf(out, ", %s *out%d", prim_ctype(e->out_planes[k].prim), k);
+    fputs(e->n >= 0 ? ", size_t n)" : ")", out);
+}
+
+/* An array's length in terms of n, the first array's: "n", "n/4", "4n". */
+static void emit_length(FILE *out, int log_len, int n) {
+    if (log_len == n) fputs("n", out);
+    else if (log_len < n) fprintf(out, "n/%llu", 1ULL << (n - log_len));
+    else fprintf(out, "%llun", 1ULL << (log_len - n));
+}
+
+static void emit_value_shape(FILE *out, const IrVal *v, int n) {
+    if (!ir_is_scalar(v)) {
+        fputs("[", out);
+        emit_length(out, v->log_len, n);
+        fputs("] ", out);
+    }
+    emit_slot_names(out, v->elem);
+}
+
+/* The comment of an entry graph: every parameter and result with its
+ * fields and its length in terms of n (for every size, a ranged entry's). */
+static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+    const IrBody *body = first->func->body;
+    fprintf(out, "/* entry %s: parameters", first->func->entry);
+    for (int i = 0; i < body->nparams; i++) {
+        fputs(i ? ", " : " ", out);
+        emit_value_shape(out, body->params[i], first->n);
+        fputs(ir_is_scalar(body->params[i]) ? " (by value)" : "", out);
+    }
+    fputs("; results", out);
+    for (int i = 0; i < body->nresults; i++) {
+        fputs(i ? ", " : " ", out);
+        emit_value_shape(out, body->results[i], first->n);
+        fputs(ir_is_scalar(body->results[i]) ? " (one element)" : "", out);
+    }
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e == first || strcmp(e->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "; at n = 2^%d:", e->n);
+        int np = e->func->body->nparams;
+        for (int j = 0; j < np + e->func->body->nresults; j++) {
+            const IrVal *v = j < np ? e->func->body->params[j] : e->func->body->results[j - np];
+            fputs(j ? ", " : " ", out);
+            emit_value_shape(out, v, e->n);
+        }
+    }
+    fprintf(out, "; n is the length of the first array; one pointer per field (%s pointers). */\n",
+            cuda ? "device" : "host");
+}
+
+/* The API function of an entry graph: checks its arguments and dispatches
+ * on n to NAME_run(ctx, in, out, scalars...), which takes the planes of the
+ * array parameters (in) and of the results (out). */
+static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+    emit_graph_signature(out, in, first);
+    fputs("\n{\n    if (!ctx", out);
+    for (int k = 0; k < first->nin_planes; k++) fprintf(out, " || !in%d", k);
+    for (int k = 0; k < first->nout_planes; k++) fprintf(out, " || !out%d", k);
+    fputs(") return PARM_ERROR_NULL;\n", out);
+    if (cuda) fputs("    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n", out);
+    fprintf(out, "    const void *in[%d] = {", first->nin_planes ? first->nin_planes : 1);
+    for (int k = 0; k < first->nin_planes; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
+    if (!first->nin_planes) fputs("NULL", out);
+    fprintf(out, "};\n    void *out[%d] = {", first->nout_planes ? first->nout_planes : 1);
+    for (int k = 0; k < first->nout_planes; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
+    if (!first->nout_planes) fputs("NULL", out);
+    fputs("};\n", out);
+    int nscalars = 0;
+    for (int i = 0; i < first->func->body->nparams; i++) nscalars += ir_is_scalar(first->func->body->params[i]);
+    Arena names = {0};
+    if (first->n < 0) {
+        fprintf(out, "    return %s_run(ctx, in, out", emit_code_base(&names, first->func));
+        for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
+        fputs(");\n}\n\n", out);
+        arena_free(&names);
+        return;
+    }
+    fputs("    switch (n) {\n", out);
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n, emit_code_base(&names, e->func));
+        for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
+        fputs(");\n", out);
+    }
+    arena_free(&names);
+    fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
+}
+
 void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
     /* the guard is the prefix's: two programs' headers can be included together */
@@ -317,8 +562,17 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
         }
         fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", cuda ? "device" : "host");
         if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
-        fputs(". */\n", out);
+        fputs(".", out);
+        emit_any_length_comment(out, in, e);
+        fputs(" */\n", out);
         emit_signature(out, in, &in->schedules[i]);
+        fputs(";\n", out);
+    }
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (!first_plan(in, i) || emit_entry_is_simple(in, e->func->entry)) continue;
+        emit_graph_comment(out, in, e, cuda);
+        emit_graph_signature(out, in, e);
         fputs(";\n", out);
     }
     fputs("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", out);
@@ -359,6 +613,28 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
     emit_status_code(out, in);
 }
 
+/* An entry of any length: an empty shape writes nothing; any other goes to
+ * the first (the smallest) size that holds it. */
+static void emit_any_length_dispatch(FILE *out, const EmitInput *in, const Schedule *first) {
+    bool rows = takes_rows(first);
+    Arena names = {0};
+    fputs(rows ? "    if (rows == 0 || row_len == 0) return PARM_OK;\n" : "    if (n == 0) return PARM_OK;\n", out);
+    for (int i = 0; i < in->nschedules; i++) {
+        const Schedule *s = &in->schedules[i];
+        if (strcmp(s->func->entry, first->func->entry) != 0) continue;
+        if (rows)
+            fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return %s_run(ctx, in, out",
+                    s->pad_rows_log, s->pad_cols_log, emit_code_base(&names, s->func));
+        else
+            fprintf(out, "    if (n <= (size_t)1 << %d)\n        return %s_run(ctx, in, out", s->n,
+                    emit_code_base(&names, s->func));
+        for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
+        fputs(rows ? ", rows, row_len);\n" : ", 1, n);\n", out);
+    }
+    arena_free(&names);
+    fputs("    return PARM_ERROR_LENGTH;\n}\n\n", out);
+}
+
 /* One function per entry: checks its arguments and dispatches on n. */
 static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bool cuda) {
     emit_signature(out, in, first);
@@ -371,22 +647,28 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
     for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
     fprintf(out, "};\n    void *out[%d] = {", first->out_elem->nslots);
     for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
-    fputs("};\n    switch (n) {\n", out);
-    Arena names = {0};
+    fputs("};\n", out);
+    if (first->pad) {
+        emit_any_length_dispatch(out, in, first);
+        return;
+    }
+    fputs("    switch (n) {\n", out);
     for (int i = 0; i < in->nschedules; i++) {
         const Schedule *s = &in->schedules[i];
         if (strcmp(s->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, emit_code_name(&names, s, -1));
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, s->func->name);
         for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }
-    arena_free(&names);
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
 void emit_entries(FILE *out, const EmitInput *in, bool cuda) {
     for (int i = 0; i < in->nschedules; i++)
         if (first_occurrence(in, i)) emit_entry(out, in, &in->schedules[i], cuda);
+    for (int i = 0; i < in->nplans; i++)
+        if (first_plan(in, i) && !emit_entry_is_simple(in, in->plans[i].func->entry))
+            emit_graph_entry(out, in, &in->plans[i], cuda);
 }
 
 /* ---- the standalone main ---- */
@@ -400,7 +682,7 @@ static const char *parse_call(Prim p) {
 }
 
 /* Reads the next token as a p into the lvalue `dest`. */
-static void emit_read_value(FILE *out, Prim p, const char *dest) {
+void emit_read_value(FILE *out, Prim p, const char *dest) {
     const char *t = prim_ctype(p);
     fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
           "            parm_next_token(&input, tok, sizeof tok);\n            if (!", out);
@@ -428,23 +710,68 @@ static void emit_read_args(FILE *out, const Schedule *s, bool before) {
     }
 }
 
-static void emit_print(FILE *out, Prim p, int k) {
-    const char *t = prim_ctype(p);
-    const char *fn = p == PRIM_BOOL ? "parm_print_bool" : p == PRIM_F32 ? "parm_print_f32"
-                     : p == PRIM_F64 ? "parm_print_f64" : prim_is_signed(p) ? "parm_print_signed"
-                     : "parm_print_unsigned";
-    fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", fn, t, k);
+const char *emit_print_fn(Prim p) {
+    return p == PRIM_BOOL ? "parm_print_bool" : p == PRIM_F32 ? "parm_print_f32"
+           : p == PRIM_F64 ? "parm_print_f64" : prim_is_signed(p) ? "parm_print_signed"
+           : "parm_print_unsigned";
 }
 
-/* Reads the input as the interpreter does, with its messages for bad input
- * (runtime/parm_io.h): in is the schedules of the entry being run. */
-static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
+static void emit_print(FILE *out, Prim p, int k) {
+    fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), k);
+}
+
+/* The shape of an entry of any length from the count of values (after the
+ * row length, for rows), as the interpreter finds it (compiler/io.c):
+ * n elements in parm_main_rows rows of parm_main_cols. */
+static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
+    const Schedule *last = s;
+    for (int i = 0; i < in->nschedules; i++)
+        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0) last = &in->schedules[i];
+    bool rows = takes_rows(s);
+    int slots = s->in_elem->nslots;
+    fputs("    long row_len = 1;\n", out);
+    if (rows) {
+        fprintf(out, "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
+                     "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
+                     "        free(input.text);\n        return 1;\n    }\n", s->func->entry);
+        fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
+                     "        char excerpt[PARM_EXCERPT_SIZE], msg[PARM_EXCERPT_SIZE + 64];\n"
+                     "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
+                     "        snprintf(msg, sizeof msg, PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
+                     "        parm_input_error_at(&input, input.start, msg);\n"
+                     "        free(input.text);\n        return 1;\n    }\n", 1L << last->pad_cols_log,
+                1L << last->pad_cols_log);
+    }
+    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
+    fprintf(out, "    const long values = count - %d;\n", s->nargs);
+    fprintf(out, "    const long elems = values >= 0 && values %% %d == 0 ? values / %d : -1;\n", slots, slots);
+    fputs("    parm_main_cols = (size_t)(elems >= 0 && elems % row_len == 0 ? row_len : 0);\n", out);
+    fprintf(out, "    parm_main_rows = parm_main_cols ? (size_t)(elems / row_len) : 0;\n");
+    if (!rows) fputs("    parm_main_cols = (size_t)elems;\n    parm_main_rows = 1;\n", out);
+    fprintf(out, "    if (elems < 0 || %s || !(0", rows ? "!parm_main_cols" : "0");
+    for (int i = 0; i < in->nschedules; i++) {
+        const Schedule *o = &in->schedules[i];
+        if (strcmp(o->func->entry, s->func->entry) != 0) continue;
+        fprintf(out, "\n        || (parm_main_rows <= %ldL && parm_main_cols <= %ldL)", o->pad_rows_log < 0 ? 1L : 1L << o->pad_rows_log,
+                1L << o->pad_cols_log);
+    }
+    fputs(")) {\n        char msg[320];\n", out);
+    if (rows)
+        fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, count);\n", s->func->entry,
+                s->nargs, slots, 1L << last->pad_rows_log);
+    else
+        fprintf(out, "        parm_padded_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, count);\n", s->func->entry,
+                s->nargs, slots, 1L << last->pad_cols_log);
+    fputs("        fprintf(stderr, PARM_INPUT_NAME \": error: %s\\n\", msg);\n"
+          "        free(input.text);\n        return 1;\n    }\n", out);
+    fputs("    size_t n = parm_main_rows * parm_main_cols;\n    input.pos = 0;\n    input.count = 0;\n", out);
+    if (rows) fputs("    parm_next_token(&input, tok, sizeof tok);\n", out);
+}
+
+/* The count of values picks the specialisation, as in the interpreter. */
+static void emit_count_check(FILE *out, const EmitInput *in, const Schedule *s) {
     const ElemType *t = s->in_elem;
-    fputs("    parm_input input;\n"
-          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
-          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
-          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n"
-          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
+    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
           "    static const long counts[] = {", out);
     int ncounts = 0;
     for (int i = 0; i < in->nschedules; i++)
@@ -453,11 +780,16 @@ static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
     fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
             s->func->entry, ncounts);
     fprintf(out, "    size_t n = (size_t)((count - %d) / %d);\n    input.pos = 0;\n    input.count = 0;\n", s->nargs, t->nslots);
+}
+
+/* The values into host_in (n elements) and the scalars. */
+static void emit_read_values(FILE *out, const Schedule *s) {
+    const ElemType *t = s->in_elem;
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", t->nslots, s->out_elem->nslots);
     for (int k = 0; k < t->nslots; k++)
-        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(t, k)));
+        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(t, k)));
     for (int k = 0; k < s->out_elem->nslots; k++)
-        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * n);\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
+        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
     emit_read_args(out, s, true);
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
     for (int k = 0; k < t->nslots; k++) {
@@ -470,23 +802,44 @@ static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
     fputs("    free(input.text);\n", out);
 }
 
+/* Reads the input as the interpreter does, with its messages for bad input
+ * (runtime/parm_io.h): in is the schedules of the entry being run. */
+static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
+    fputs("    parm_input input;\n"
+          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
+          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
+          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n", out);
+    if (s->pad) {
+        emit_read_shape(out, in, s);
+    } else {
+        emit_count_check(out, in, s);
+    }
+    emit_read_values(out, s);
+}
+
 void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const char *in, const char *outs) {
     emit_api_text(out, api, "{p}_");
     fprintf(out, "%s(ctx", s->func->entry);
     emit_api_params(out, s, in, "parm_main_arg", false);
     for (int k = 0; k < s->out_elem->nslots; k++)
         fprintf(out, ", (%s *)%s[%d]", prim_ctype(elem_slot_prim(s->out_elem, k)), outs, k);
-    fputs(", n)", out);
+    fputs(takes_rows(s) ? ", parm_main_rows, parm_main_cols)" : ", n)", out);
 }
 
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, in->main_entry) == 0 && !emit_entry_is_simple(in, in->main_entry)) {
+            emit_graph_main(out, in, &in->plans[i], cuda);
+            return;
+        }
     const Schedule *s = first_of_entry(in, in->main_entry);
     if (!s) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
     fputs("// start of parm_io.h\n", out);
     fputs(runtime_parm_io_h, out);
     fputs("// end of parm_io.h\n\n", out);
     for (int k = 0; k < s->nargs; k++) fprintf(out, "static %s parm_main_arg%d;\n", arg_ctype(s, k), k);
-    if (s->nargs) fputs("\n", out);
+    if (s->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n", out);
+    if (s->nargs || s->pad) fputs("\n", out);
     runner(out, in, s);
     fputs("int main(int argc, char **argv)\n{\n", out);
     fputs("    int repeat = 0;\n"

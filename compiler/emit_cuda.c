@@ -57,7 +57,28 @@ static void emit_thread_slot(FILE *out, const Phase *p, int t) {
     fputs(";\n", out);
 }
 
-static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
+/* plane[index] = value, or for the last phase of an entry of any length
+ * only inside the shape. */
+static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value) {
+    if (!emit_pad_stores(s, p)) {
+        fprintf(out, "    out%d[%s] = %s;\n", k, index, value);
+        return;
+    }
+    Arena scratch = {0};
+    fprintf(out, "    if (%s) out%d[%s] = %s;\n", emit_pad_inside(&scratch, s, index), k, emit_pad_at(&scratch, s, index),
+            value);
+    arena_free(&scratch);
+}
+
+/* in<k>[index], or for the first phase of an entry of any length the pad
+ * outside the shape. */
+static const char *global_load(Arena *a, const Schedule *s, const Phase *p, int k, const char *index) {
+    char plane[16];
+    snprintf(plane, sizeof plane, "in%d", k);
+    return emit_pad_loads(s, p) ? emit_pad_load(a, s, k, plane, index) : arena_printf(a, "in%d[%s]", k, index);
+}
+
+static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots;
     /* the write-back computes its addresses again: kept alive from the load
        through every round, they spill (0.56 against 0.40 ms, batched) */
@@ -68,20 +89,20 @@ static void emit_copy_tile(FILE *out, const Phase *p, int t, bool load) {
     for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
         uint64_t off = high_offset(p, t, i), slot = plan_slot(p, (uint64_t)i << t);
         char op_x = emit_index_op(xbits, off), op_s = emit_index_op(sbits, slot);
+        Arena scratch = {0};
+        const char *index = arena_printf(&scratch, "xt %c 0x%llxull", op_x, (unsigned long long)off);
         for (int k = 0; k < ns; k++) {
-            if (load)
-                fprintf(out, "    tile%d[st %c 0x%llxu] = in%d[xt %c 0x%llxull];\n", k, op_s, (unsigned long long)slot, k,
-                        op_x, (unsigned long long)off);
-            else
-                fprintf(out, "    out%d[xt %c 0x%llxull] = tile%d[st %c 0x%llxu];\n", k, op_x, (unsigned long long)off, k,
-                        op_s, (unsigned long long)slot);
+            const char *tile = arena_printf(&scratch, "tile%d[st %c 0x%llxu]", k, op_s, (unsigned long long)slot);
+            if (load) fprintf(out, "    %s = %s;\n", tile, global_load(&scratch, s, p, k, index));
+            else emit_global_store(out, s, p, k, index, tile);
         }
+        arena_free(&scratch);
     }
 }
 
 /* The tile to the next layout: output coordinate sigma = tid | i << t goes
  * to z0 ^ Z·sigma and comes from tile element G·sigma. */
-static void emit_permuted_write(FILE *out, const Phase *p, int t) {
+static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int t) {
     int ns = p->elem->nslots;
     fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
     for (int k = 0; k < p->block_log; k++)
@@ -103,9 +124,13 @@ static void emit_permuted_write(FILE *out, const Phase *p, int t) {
                 g ^= p->src_cols[bit];
             }
         uint64_t gs = plan_slot(p, g);
+        Arena scratch = {0};
+        const char *index = arena_printf(&scratch, "zt %c 0x%llxull", emit_index_op(zbits, z), (unsigned long long)z);
         for (int k = 0; k < ns; k++)
-            fprintf(out, "    out%d[zt %c 0x%llxull] = tile%d[gt %c 0x%llxu];\n", k, emit_index_op(zbits, z),
-                    (unsigned long long)z, k, emit_index_op(gbits, gs), (unsigned long long)gs);
+            emit_global_store(out, s, p, k, index,
+                              arena_printf(&scratch, "tile%d[gt %c 0x%llxu]", k, emit_index_op(gbits, gs),
+                                           (unsigned long long)gs));
+        arena_free(&scratch);
     }
 }
 
@@ -136,6 +161,7 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
+    emit_arg_loads(out, s);
     for (int k = 0; k < ns; k++) {
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    %s *tile%d = (%s *)(parm_shared + %d);\n", ty, k, ty, tile_plane_offset(p, k));
@@ -152,11 +178,11 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     }
     emit_thread_offset(out, p, t);
     emit_thread_slot(out, p, t);
-    emit_copy_tile(out, p, t, true);
+    emit_copy_tile(out, s, p, t, true);
     fputs("    __syncthreads();\n", out);
     emit_cuda_local_rounds(out, p);
-    if (p->writes_in_place) emit_copy_tile(out, p, t, false);
-    else emit_permuted_write(out, p, t);
+    if (p->writes_in_place) emit_copy_tile(out, s, p, t, false);
+    else emit_permuted_write(out, s, p, t);
     fputs("}\n\n", out);
 }
 
@@ -197,9 +223,11 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     for (int k = 0; k < in->nslots; k++) fprintf(out, "%sconst %s *__restrict__ in%d", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *__restrict__ out%d", prim_ctype(elem_slot_prim(res, k)), k);
     emit_arg_params(out, s);
-    fprintf(out, ")\n{\n    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
+    fputs(")\n{\n", out);
+    emit_arg_loads(out, s);
+    fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
                  " x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << p->n);
-    emit_map_element(out, p);
+    emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
     emit_launcher_head(out, s, name);
     unsigned long long blocks = (1ULL << p->n) / 256;
@@ -210,21 +238,20 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
 }
 
 static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    emit_permute_kernels(out, p, name, bmmc_emit_cuda);
+    emit_permute_kernels(out, s, p, name, bmmc_emit_cuda);
     emit_launcher_head(out, s, name);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d], ctx->stream));\n", name, k, t,
-                k, t, k);
+        fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d]%s, ctx->stream));\n", name,
+                k, t, k, t, k, s->pad ? ", parm_rows, parm_cols" : "");
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_run(FILE *out, const Schedule *s) {
+static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     Arena names = {0};
-    const char *fname = emit_code_name(&names, s, -1);
     for (int i = 0; i < s->nphases; i++) {
-        const char *name = emit_code_name(&names, s, i);
+        const char *name = arena_printf(&names, "%s_%d", fname, i);
         fprintf(out, "/* %s: ", name);
         emit_phase_comment(out, &s->phases[i]);
         fputs(" */\n", out);
@@ -234,14 +261,11 @@ static void emit_run(FILE *out, const Schedule *s) {
         case PHASE_PERMUTE: emit_permute(out, s, &s->phases[i], name); break;
         }
     }
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    emit_run_start(out, s, 0, true);
-    for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++)
-        fprintf(out, "    if (out[%d] != in[%d])\n        PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], sizeof(%s) << %d, "
-                     "cudaMemcpyDeviceToDevice, ctx->stream));\n",
-                k, k, k, k, prim_ctype(elem_slot_prim(s->out_elem, k)), s->n);
+    arena_free(&names);
+}
+
+static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
+    emit_copy_whole(out, s, true);
     for (int i = 0; i < s->nphases; i++)
     {
         fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
@@ -250,7 +274,30 @@ static void emit_run(FILE *out, const Schedule *s) {
         fputs("))) return status;\n", out);
     }
     fputs("    return PARM_OK;\n}\n\n", out);
-    arena_free(&names);
+}
+
+static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    emit_run_start(out, s, 0, true);
+    emit_phase_calls(out, s, fname);
+}
+
+/* A chain of an entry graph: its scratch is given. */
+static void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
+    emit_scratch_planes(out, s);
+    emit_phase_calls(out, s, fname);
+}
+
+static unsigned long long no_work(const Schedule *s) {
+    (void)s;
+    return 0;
 }
 
 /* The context: calls run on `stream`, its own non-blocking stream unless
@@ -287,6 +334,13 @@ static const char cuda_context[] =
     "    if (ctx->own) {\n        cudaStreamSynchronize(ctx->own);\n        cudaStreamDestroy(ctx->own);\n    }\n"
     "    free(ctx);\n}\n\n"
     "cudaStream_t {p}_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
+    "/* A warp shuffle of any element type (reductions). */\n"
+    "template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask, T v, int delta)\n{\n"
+    "    if (sizeof(T) == 8) {\n"
+    "        unsigned long long b;\n        memcpy(&b, &v, 8);\n        b = __shfl_down_sync(mask, b, delta);\n"
+    "        memcpy(&v, &b, 8);\n        return v;\n    }\n"
+    "    unsigned b = 0;\n    memcpy(&b, &v, sizeof(T));\n    b = __shfl_down_sync(mask, b, delta);\n"
+    "    memcpy(&v, &b, sizeof(T));\n    return v;\n}\n\n"
     "int {p}_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream)\n{\n"
     "    if (!ctx) return PARM_ERROR_NULL;\n"
     "    if (!stream) stream = ctx->own;\n"
@@ -332,11 +386,11 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
     fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
     for (int k = 0; k < in->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(in, k));
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * n));\n", k, t);
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * (n ? n : 1)));\n", k, t);
         fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], host_in[%d], sizeof(%s) * n, cudaMemcpyHostToDevice));\n", k, k, t);
     }
     for (int k = 0; k < res->nslots; k++)
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * n));\n", k, prim_ctype(elem_slot_prim(res, k)));
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * (n ? n : 1)));\n", k, prim_ctype(elem_slot_prim(res, k)));
     /* a cudaMemcpy from pageable memory may return before its DMA lands, and
        the context's non-blocking stream does not wait for stream 0 */
     fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", out);
@@ -371,7 +425,13 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
     emit_api_text(out, in, cuda_context);
-    for (int i = 0; i < in->nschedules; i++) emit_run(out, &in->schedules[i]);
+    Arena names = {0};
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e->simple) emit_run(out, &e->nodes[0].chain, emit_code_base(&names, e->func));
+        else emit_graph_func(out, e, true, emit_cuda_chain, no_work);
+    }
+    arena_free(&names);
     emit_entries(out, in, true);
     if (in->emit_main) emit_main(out, in, true, emit_cuda_runner);
 }

@@ -39,6 +39,9 @@ void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, co
 void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefix, int indent,
                      const ElemPositions *positions);
 
+/* A C literal of type p with exactly the bits of v (also CUDA code). */
+const char *emit_scalar_literal(Arena *a, Prim p, Scalar v);
+
 /* Number of flattened scalar slots of a value (elements × slots). */
 int emit_elem_slots(const IrVal *v);
 

@@ -82,37 +82,137 @@ typedef struct {
     char text[PARM_EXCERPT_SIZE];
 } BadToken;
 
+/* Token *next into slot k of element i of b. */
+static bool read_value(const Tokens *t, long *next, Buf *b, long i, int k, BadToken *bad) {
+    Prim p = elem_slot_prim(b->elem, k);
+    long at = (*next)++;
+    const char *s = t->text + t->starts[at];
+    size_t n = 0;
+    while (s[n] && !isspace((unsigned char)s[n])) n++;
+    char tok[PARM_MAX_TOKEN];
+    bool fits = n < sizeof tok;
+    if (fits) {
+        memcpy(tok, s, n);
+        tok[n] = 0;
+    }
+    if (fits && scalar_parse(p, tok, &b->planes[k][i])) return true;
+    bad->offset = t->starts[at];
+    bad->prim = p;
+    parm_excerpt(s, n, bad->text);
+    return false;
+}
+
 static void fill_buffer(const Tokens *t, long *next, Buf *b, BadToken *bad) {
     long len = buf_len(b);
     for (long i = 0; i < len; i++)
-        for (int k = 0; k < b->elem->nslots; k++) {
-            Prim p = elem_slot_prim(b->elem, k);
-            long at = (*next)++;
-            const char *s = t->text + t->starts[at];
-            size_t n = 0;
-            while (s[n] && !isspace((unsigned char)s[n])) n++;
-            char tok[PARM_MAX_TOKEN];
-            bool fits = n < sizeof tok;
-            if (fits) {
-                memcpy(tok, s, n);
-                tok[n] = 0;
-            }
-            if (fits && scalar_parse(p, tok, &b->planes[k][i])) continue;
-            bad->offset = t->starts[at];
-            bad->prim = p;
-            parm_excerpt(s, n, bad->text);
-            return;
-        }
+        for (int k = 0; k < b->elem->nslots; k++)
+            if (!read_value(t, next, b, i, k, bad)) return;
+}
+
+/* ---- entries with a padded parameter (docs/language.md, section 7) ---- */
+
+static long pad_rows_max(const IrFunc *f) { return f->pad_rows_log < 0 ? 1 : 1L << f->pad_rows_log; }
+
+/* The padded parameter: every element the pad, then the shape's elements
+ * (row r, column c at index r·2^cols + c) read in order. */
+static void fill_padded(const Tokens *t, long *next, const IrFunc *f, Buf *b, IoShape shape, BadToken *bad) {
+    long len = buf_len(b);
+    for (long i = 0; i < len; i++)
+        for (int k = 0; k < b->elem->nslots; k++) b->planes[k][i] = f->pad[k];
+    for (long r = 0; r < shape.rows; r++)
+        for (long c = 0; c < shape.cols; c++)
+            for (int k = 0; k < b->elem->nslots; k++)
+                if (!read_value(t, next, b, r << f->pad_cols_log | c, k, bad)) return;
+}
+
+/* The row length, the first token of the input of an entry over rows: the
+ * length, or 0 with a message (at the token: *at its offset, else -1). */
+static long read_row_length(const Tokens *t, const IrFunc *last, char *msg, size_t size, long *at) {
+    long max = 1L << last->pad_cols_log, len;
+    *at = -1;
+    if (t->count == 0) {
+        snprintf(msg, size, PARM_MSG_NO_ROW_LENGTH, last->entry);
+        return 0;
+    }
+    const char *s = t->text + t->starts[0];
+    size_t n = 0;
+    while (s[n] && !isspace((unsigned char)s[n])) n++;
+    char tok[PARM_MAX_TOKEN], excerpt[PARM_EXCERPT_SIZE];
+    if (n < sizeof tok) {
+        memcpy(tok, s, n);
+        tok[n] = 0;
+        if (parm_parse_row_length(tok, max, &len)) return len;
+    }
+    parm_excerpt(s, n, excerpt);
+    snprintf(msg, size, PARM_MSG_ROW_LENGTH, excerpt, max);
+    *at = t->starts[0];
+    return 0;
+}
+
+/* The values of f's parameters other than the padded one. */
+static long other_values(const IrFunc *f) {
+    const IrVal *v = f->body->params[f->pad_param];
+    return slots_needed(f) - (1L << v->log_len) * v->elem->nslots;
+}
+
+/* Whether f takes `count` values (after the row length) in rows of row_len
+ * elements (1 for one dimension), and the shape they give. */
+static bool shape_for(const IrFunc *f, long count, long row_len, IoShape *shape) {
+    long slots = f->body->params[f->pad_param]->elem->nslots, values = count - other_values(f);
+    if (values < 0 || values % slots != 0 || (values / slots) % row_len != 0) return false;
+    long elems = values / slots;
+    *shape = f->pad_rows_log >= 0 ? (IoShape){elems / row_len, row_len} : (IoShape){1, elems};
+    return shape->cols <= 1L << f->pad_cols_log && shape->rows <= pad_rows_max(f);
+}
+
+/* The shape of the input of an entry with a padded parameter and the first
+ * (the smallest) specialisation that takes it; *first is the first token of
+ * the values. NULL with a message (at input offset *at, or -1 for the whole
+ * input) when none. */
+static const IrFunc *padded_shape(const IrProgram *p, const IrFunc *last, const Tokens *t, IoShape *shape,
+                                  long *first, char *msg, size_t size, long *at) {
+    bool rows = last->pad_rows_log >= 0;
+    *first = rows ? 1 : 0;
+    *at = -1;
+    long row_len = rows ? read_row_length(t, last, msg, size, at) : 1;
+    if (row_len == 0) return NULL;
+    for (int i = 0; i < p->nfuncs; i++)
+        if (strcmp(p->funcs[i]->entry, last->entry) == 0 && shape_for(p->funcs[i], t->count - *first, row_len, shape))
+            return p->funcs[i];
+    long others = other_values(last), slots = last->body->params[last->pad_param]->elem->nslots;
+    if (rows) parm_rows_message(msg, size, last->entry, others, slots, pad_rows_max(last), row_len, t->count - 1);
+    else parm_padded_message(msg, size, last->entry, others, slots, 1L << last->pad_cols_log, t->count);
+    return NULL;
+}
+
+static const IrFunc *last_of_entry(const IrProgram *p, const char *entry) {
+    const IrFunc *last = NULL;
+    for (int i = 0; i < p->nfuncs; i++)
+        if (strcmp(p->funcs[i]->entry, entry) == 0) last = p->funcs[i];
+    return last;
 }
 
 const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text,
-                             long len, Buf ***inputs) {
+                             long len, Buf ***inputs, IoShape *shape) {
     Source src = {name, NULL, 0};
     /* tokenising stops at a NUL, which would end the input silently */
     const char *nul = memchr(text, 0, (size_t)len);
     if (nul) diag_error(input_loc(&src, text, nul - text), PARM_MSG_NUL);
     Tokens t = tokenize(text);
-    const IrFunc *f = find_specialisation(p, entry, t.count);
+    const IrFunc *last = last_of_entry(p, entry), *f;
+    long next = 0;
+    *shape = (IoShape){0, 0};
+    if (last && last->pad_param >= 0) {
+        char msg[320];
+        long at;
+        f = padded_shape(p, last, &t, shape, &next, msg, sizeof msg, &at);
+        if (!f) {
+            free(t.starts);
+            diag_error(at < 0 ? (Loc){&src, 0, 0} : input_loc(&src, text, at), "%s", msg);
+        }
+    } else {
+        f = find_specialisation(p, entry, t.count);
+    }
     if (!f) {
         free(t.starts);
         count_mismatch(p, entry, &src, t.count);
@@ -122,12 +222,12 @@ const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *
     Buf **bufs = calloc((size_t)f->body->nparams + 1, sizeof(Buf *));
     if (!bufs) diag_fatal("out of memory reading input");
     *inputs = bufs;
-    long next = 0;
     BadToken bad = {-1, PRIM_BOOL, ""};
     for (int i = 0; i < f->body->nparams && bad.offset < 0; i++) {
         const IrVal *v = f->body->params[i];
         bufs[i] = buf_new(1, v->log_len, v->elem);
-        fill_buffer(&t, &next, bufs[i], &bad);
+        if (i == f->pad_param) fill_padded(&t, &next, f, bufs[i], *shape, &bad);
+        else fill_buffer(&t, &next, bufs[i], &bad);
     }
     free(t.starts);
     if (bad.offset >= 0)
@@ -135,17 +235,26 @@ const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *
     return f;
 }
 
-void io_write_results(FILE *out, const IrFunc *f, Buf **results) {
+static void write_element(FILE *out, const Buf *b, long i) {
+    for (int k = 0; k < b->elem->nslots; k++) {
+        if (k) fputc(' ', out);
+        scalar_print(out, elem_slot_prim(b->elem, k), b->planes[k][i]);
+    }
+    fputc('\n', out);
+}
+
+void io_write_results(FILE *out, const IrFunc *f, Buf **results, IoShape shape) {
+    int padded_len = f->pad_param >= 0 ? f->body->params[f->pad_param]->log_len : -2;
     for (int r = 0; r < f->body->nresults; r++) {
         const Buf *b = results[r];
-        long len = buf_len(b);
-        for (long i = 0; i < len; i++) {
-            for (int k = 0; k < b->elem->nslots; k++) {
-                if (k) fputc(' ', out);
-                scalar_print(out, elem_slot_prim(b->elem, k), b->planes[k][i]);
-            }
-            fputc('\n', out);
+        if (b->log_len == padded_len) {
+            /* truncated to the shape given */
+            for (long row = 0; row < shape.rows; row++)
+                for (long c = 0; c < shape.cols; c++) write_element(out, b, row << f->pad_cols_log | c);
+            continue;
         }
+        long len = buf_len(b);
+        for (long i = 0; i < len; i++) write_element(out, b, i);
     }
 }
 

@@ -10,14 +10,23 @@
 
 #include "ir_eval.h"
 
+/* The shape given to an entry's padded parameter (docs/language.md, 7):
+ * rows of cols elements (one row for a one-dimensional parameter). */
+typedef struct {
+    long rows, cols;
+} IoShape;
+
 /* Parse `text` (named `name` in messages) as the inputs of an entry. For an
  * entry over a size range the number of values picks the specialisation.
  * text holds len bytes and a NUL after them; a NUL byte among them is an
  * error. Errors are reported through diag and abort. The caller frees the
- * buffers. */
+ * buffers. For an entry with a padded parameter the count (and the row
+ * length, the first token, for rows) gives the shape, *shape, and the
+ * smallest specialisation that takes it. */
 const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text, long len,
-                             Buf ***inputs);
-void io_write_results(FILE *out, const IrFunc *f, Buf **results);
+                             Buf ***inputs, IoShape *shape);
+/* The results; those of the padded parameter's length truncated to shape. */
+void io_write_results(FILE *out, const IrFunc *f, Buf **results, IoShape shape);
 /* Read a whole stream into a NUL-terminated heap buffer; NULL on error. */
 char *io_slurp(FILE *in, long *len);
 

@@ -97,6 +97,15 @@ typedef struct {
     int size_param;             /* the value of a range parameter, -1 if none */
     Loc loc;                    /* the entry's declaration, for back-end refusals */
     IrBody *body;               /* params are the entry's inputs */
+    /* An array parameter with a pad element (docs/language.md, 7): the entry
+     * takes any shape up to 2^pad_rows_log rows of 2^pad_cols_log elements
+     * (rows -1 and cols log_len for a one-dimensional one), reads an absent
+     * element as pad (one scalar per slot), and truncates array results of
+     * the parameter's length to the shape it was given. pad_param is -1
+     * when no parameter has a pad. */
+    int pad_param;
+    int pad_rows_log, pad_cols_log;
+    const Scalar *pad;
 } IrFunc;
 
 typedef struct {

@@ -128,6 +128,28 @@ static int n_log_len(const IrFunc *f) {
     return -1;
 }
 
+/* Whether the entry takes any length (docs/language.md 7.1), and then up
+ * to what (its last, largest size), the shape of rows, and the pad. */
+static void write_any_length(FILE *out, const ManifestInput *in, int first) {
+    const IrFunc *f = in->funcs[first], *last = f;
+    for (int i = first; i < in->nfuncs; i++)
+        if (strcmp(in->funcs[i]->entry, f->entry) == 0) last = in->funcs[i];
+    fprintf(out, "      \"any_length\": %s,\n", f->pad_param >= 0 ? "true" : "false");
+    if (f->pad_param < 0) return;
+    const IrVal *v = last->body->params[last->pad_param];
+    fprintf(out, "      \"max_n\": %llu,\n", 1ULL << v->log_len);
+    if (last->pad_rows_log >= 0)
+        fprintf(out, "      \"rows\": {\"max_rows\": %llu, \"max_row_len\": %llu},\n", 1ULL << last->pad_rows_log,
+                1ULL << last->pad_cols_log);
+    fputs("      \"pad\": [", out);
+    for (int k = 0; k < v->elem->nslots; k++) {
+        fputs(k ? ", \"" : "\"", out);
+        scalar_print(out, elem_slot_prim(v->elem, k), f->pad[k]);
+        fputs("\"", out);
+    }
+    fputs("],\n", out);
+}
+
 /* One entry: its signature from its first specialisation (every size has
  * the same parameters and element types), then one line per size. */
 static void write_entry(FILE *out, const ManifestInput *in, int first, bool last) {
@@ -141,6 +163,7 @@ static void write_entry(FILE *out, const ManifestInput *in, int first, bool last
     fputs("\",\n", out);
     write_values(out, "params", find_entry(in->program, f->entry), f->body->params, f->body->nparams, false);
     write_values(out, "results", NULL, f->body->results, f->body->nresults, false);
+    write_any_length(out, in, first);
     fputs("      \"sizes\": [", out);
     bool some = false;
     for (int i = first; i < in->nfuncs; i++) {

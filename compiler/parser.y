@@ -254,6 +254,18 @@ eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) RPAREN. {
     A->name = tok_name(ps, N);
     A->type = T;
 }
+/* (xs : [2^n]t pad e): any length up to 2^n, absent elements are e; `pad`
+   is a word only here, so it stays free as a name elsewhere */
+eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) IDENT(P) expr(E) RPAREN. {
+    if (strcmp(tok_name(ps, P), "pad") != 0)
+        diag_error(P.loc, "unexpected '%s' after the type of '%s', expected 'pad' or ')'", tok_name(ps, P),
+                   tok_name(ps, N));
+    A = NEW(ps->arena, EntryParam);
+    A->loc = L.loc;
+    A->name = tok_name(ps, N);
+    A->type = T;
+    A->pad = E;
+}
 eparam(A) ::= LPAREN(L) IDENT(N) COLON bound(LO) DOTDOT bound(HI) RPAREN. {
     A = NEW(ps->arena, EntryParam);
     A->loc = L.loc;

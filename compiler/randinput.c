@@ -48,11 +48,24 @@ const IrFunc *randinput_pick(const IrProgram *p, const char *entry, uint64_t see
     return NULL;
 }
 
+/* The shape of a padded parameter (docs/language.md, section 7): any
+ * number of rows up to its size and a row length from 1 up, or a length
+ * from 0 up, at most the size; printed first for rows (the row length). */
+static long random_shape(FILE *out, const IrFunc *f, uint64_t *state) {
+    long cols = 1L << f->pad_cols_log;
+    if (f->pad_rows_log < 0) return (long)(next(state) % (uint64_t)(cols + 1));
+    long row_len = 1 + (long)(next(state) % (uint64_t)cols);
+    long rows = (long)(next(state) % (uint64_t)((1L << f->pad_rows_log) + 1));
+    fprintf(out, "%ld\n", row_len);
+    return rows * row_len;
+}
+
 void randinput_write(FILE *out, const IrFunc *f, uint64_t seed) {
     uint64_t state = seed;
+    long padded_len = f->pad_param >= 0 ? random_shape(out, f, &state) : 0;
     for (int i = 0; i < f->body->nparams; i++) {
         const IrVal *v = f->body->params[i];
-        long len = v->log_len < 0 ? 1 : 1L << v->log_len;
+        long len = i == f->pad_param ? padded_len : v->log_len < 0 ? 1 : 1L << v->log_len;
         for (long e = 0; e < len; e++) {
             for (int k = 0; k < v->elem->nslots; k++) {
                 Prim p = elem_slot_prim(v->elem, k);

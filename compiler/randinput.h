@@ -14,7 +14,9 @@
 const IrFunc *randinput_pick(const IrProgram *p, const char *entry, uint64_t seed);
 /* Values for every parameter of f, the same for the same seed: integers over
  * their whole range half the time and within -20..20 otherwise (so that
- * sorts see duplicates), finite floats, booleans. */
+ * sorts see duplicates), finite floats, booleans; for a parameter with a
+ * pad, a random length (or row length, first, and number of rows) up to
+ * its size. */
 void randinput_write(FILE *out, const IrFunc *f, uint64_t seed);
 
 #endif

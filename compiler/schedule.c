@@ -425,13 +425,14 @@ static bool in_scope(const Scope *sc, const IrVal *v) {
     return false;
 }
 
-/* Scalar code on small arrays, reductions of them included (emit_elem.c),
- * reading nothing from outside. */
+/* Scalar code on small arrays, reductions of them and two, col and map on
+ * them included (emit_elem.c), reading nothing from outside. */
 static bool element_code(const IrBody *b, Scope *sc) {
     for (int i = 0; i < b->nparams; i++) scope_add(sc, b->params[i]);
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
-        if (s->body && (s->op != IR_REDUCE || !element_code(s->body, sc))) return false;
+        bool nested = s->op == IR_REDUCE || s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP;
+        if (s->body && (!nested || !element_code(s->body, sc))) return false;
         for (int a = 0; a < s->nargs; a++)
             if (!in_scope(sc, s->args[a])) return false;
         for (int r = 0; r < s->nres; r++) scope_add(sc, s->res[r]);
@@ -484,11 +485,20 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     }
 }
 
+/* Whether a body has array stages of its own (then it is no comparator). */
+static bool has_stage(const IrBody *body) {
+    for (int i = 0; i < body->nstmts; i++) {
+        IrOp op = body->stmts[i]->op;
+        if (op == IR_TWO || op == IR_COL || op == IR_MAP || op == IR_PARM || op == IR_BMMC) return true;
+    }
+    return false;
+}
+
 /* The statements of an entry's body, a chain of array stages, as phases. */
 static void schedule_body(Sched *s, const IrBody *body) {
     /* A two-element array worked on by element code alone (a comparator
        applied to the whole input) is one pair step. */
-    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(s, body)) {
+    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && !has_stage(body) && element_body(s, body)) {
         push_step(s, body->stmts[0], body, 1);
         plan_segment(s, true);
         return;
@@ -520,19 +530,22 @@ static bool fits_output(const Schedule *s, const Phase *p) {
 /* Backwards from the last phase, which writes the output: a phase that runs
  * in place reads the buffer it writes, so its source is that buffer too;
  * otherwise the source is the output where it fits, else a scratch buffer
- * that the reading phase does not write. */
+ * that the reading phase does not write. The output of an entry of any
+ * length holds only the elements of the shape, so its phases leave it to
+ * the last one (in place too: reading one buffer and writing another at
+ * the same indices is the same kernel). */
 static void assign_buffers(Schedule *s) {
     BufId dst = BUF_OUT;
     for (int i = s->nphases - 1; i >= 0; i--) {
         Phase *p = &s->phases[i];
         p->dst = dst;
+        bool out_ok = !s->pad && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
-        } else if (p->kind == PHASE_LOCAL && p->writes_in_place) {
+        } else if (p->kind == PHASE_LOCAL && p->writes_in_place && (dst != BUF_OUT || !s->pad)) {
             p->src = dst;
         } else {
-            p->src = dst != BUF_OUT && fits_output(s, &s->phases[i - 1]) ? BUF_OUT
-                     : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
+            p->src = dst != BUF_OUT && out_ok ? BUF_OUT : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
         }
         if (i > 0 && p->src == BUF_OUT && !fits_output(s, &s->phases[i - 1]))
             diag_fatal("internal error: phase %d of '%s' does not fit the output", i - 1, s->func->name);
@@ -619,6 +632,11 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     out->n = body->params[out->in_param]->log_len;
     out->in_elem = body->params[out->in_param]->elem;
     out->out_elem = body->results[0]->elem;
+    if (f->pad_param == out->in_param) {
+        out->pad = f->pad;
+        out->pad_rows_log = f->pad_rows_log;
+        out->pad_cols_log = f->pad_cols_log;
+    }
     Sched s = {.arena = arena, .out = out, .n = out->n};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_eval.h"
 #include "value.h"
 
 static Value *eval(Spec *s, const Expr *e, Env *env);
@@ -165,7 +166,8 @@ Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
         break;
     case V_FLOAT:
         if (prim_is_float(p)) check_fits(v, p, loc);
-        if (prim_is_float(p)) return value_rt(s, emit_const(s, p, scalar_from_double(p, v->f), loc));
+        if (prim_is_float(p))
+            return value_rt(s, emit_const(s, p, scalar_convert(PRIM_F64, p, (Scalar){.f64 = v->f}), loc));
         break;
     default:
         break;
@@ -667,10 +669,81 @@ int spec_log_len(Spec *s, int64_t len, Loc loc) {
     return k;
 }
 
-static Value *entry_param(Spec *s, IrBody *body, const EntryParam *p, Env *env) {
+/* `max` or `min` given as a pad: the largest or smallest value of p. */
+static Scalar pad_extreme(Prim p, bool largest) {
+    if (prim_is_float(p)) return scalar_from_double(p, largest ? HUGE_VAL : -HUGE_VAL);
+    if (p == PRIM_BOOL) return scalar_from_int(p, largest);
+    int bits = prim_bits(p);
+    if (!prim_is_signed(p)) return scalar_wrap(p, (Scalar){.u = largest ? UINT64_MAX : 0});
+    int64_t max = bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+    return scalar_from_int(p, largest ? max : -max - 1);
+}
+
+static bool is_builtin_named(const Value *v, const char *name) {
+    return v->kind == V_FUNC && v->fn == FN_BUILTIN && v->n == 0 && strcmp(v->builtin->name, name) == 0;
+}
+
+/* The pad of an entry parameter as the slots of element type t: a static
+ * number (which must fit, as a literal), a bool, `max` or `min` (field by
+ * field for a tuple), or a tuple of those. */
+static void pad_slots(Spec *s, Value *v, const ElemType *t, Scalar *out, int *k, Loc loc) {
+    bool extreme = is_builtin_named(v, "max") || is_builtin_named(v, "min");
+    if (t->is_tuple) {
+        if (!extreme && (v->kind != V_TUPLE || v->n != t->nfields)) {
+            char want[128];
+            elem_format(t, want, sizeof want);
+            diag_error(loc, "the pad must be a static value of type %s, got %s", want, value_describe(s, v));
+        }
+        for (int i = 0; i < t->nfields; i++) pad_slots(s, extreme ? v : v->elems[i], t->fields[i], out, k, loc);
+        return;
+    }
+    Prim p = t->prim;
+    if (extreme) {
+        out[(*k)++] = pad_extreme(p, is_builtin_named(v, "max"));
+        return;
+    }
+    if (v->kind == V_INT && p != PRIM_BOOL) {
+        check_fits(v, p, loc);
+        out[(*k)++] = prim_is_float(p) ? scalar_from_double(p, (double)v->i) : scalar_from_int(p, v->i);
+    } else if (v->kind == V_FLOAT && prim_is_float(p)) {
+        check_fits(v, p, loc);
+        out[(*k)++] = scalar_from_double(p, v->f);
+    } else if (v->kind == V_BOOL && p == PRIM_BOOL) {
+        out[(*k)++] = scalar_from_int(p, v->i);
+    } else {
+        diag_error(loc, "the pad must be a static value of type %s (%s, max or min), got %s", prim_name(p),
+                   p == PRIM_BOOL ? "true, false" : "a number", value_describe(s, v));
+    }
+}
+
+/* `(xs : [2^b][2^r]t pad e)` or `(xs : [2^n]t pad e)`: records the shape
+ * and the pad in f; the body sees one array of 2^(b+r) or 2^n elements. */
+static int padded_param(Spec *s, IrFunc *f, const EntryParam *p, Env *env, const TypeExpr **elem_type) {
+    if (f->pad_param >= 0) diag_error(p->loc, "an entry may have at most one parameter with a pad");
+    const TypeExpr *t = p->type;
+    if (t->kind != TYPE_ARRAY) diag_error(p->pad->loc, "only an array parameter can have a pad");
+    int dims[2], ndims = 0;
+    for (; t->kind == TYPE_ARRAY; t = t->elem) {
+        if (ndims == 2) diag_error(t->loc, "a padded parameter has one or two dimensions (rows of elements)");
+        int64_t len = spec_expect_int(s, eval(s, t->length, env), t->length->loc, "array length");
+        dims[ndims++] = spec_log_len(s, len, t->length->loc);
+    }
+    int log_len = ndims == 2 ? dims[0] + dims[1] : dims[0];
+    if (log_len > MAX_LOG_LEN)
+        diag_error(p->type->loc, "array length 2^%d exceeds the limit of 2^%d elements", log_len, MAX_LOG_LEN);
+    f->pad_param = f->body->nparams;
+    f->pad_rows_log = ndims == 2 ? dims[0] : -1;
+    f->pad_cols_log = ndims == 2 ? dims[1] : dims[0];
+    *elem_type = t;
+    return log_len;
+}
+
+static Value *entry_param(Spec *s, IrFunc *f, const EntryParam *p, Env *env) {
     const TypeExpr *t = p->type;
     int log_len = -1;
-    if (t->kind == TYPE_ARRAY) {
+    if (p->pad) {
+        log_len = padded_param(s, f, p, env, &t);
+    } else if (t->kind == TYPE_ARRAY) {
         int64_t len = spec_expect_int(s, eval(s, t->length, env), t->length->loc, "array length");
         log_len = spec_log_len(s, len, t->length->loc);
         t = t->elem;
@@ -678,7 +751,13 @@ static Value *entry_param(Spec *s, IrBody *body, const EntryParam *p, Env *env) 
     const ElemType *elem = eval_elem_type(s, t);
     if (log_len < 0 && elem->is_tuple)
         diag_error(p->loc, "scalar entry parameters must have a primitive type");
-    return value_rt(s, ir_body_add_param(s->prog, body, log_len, elem));
+    if (p->pad) {
+        Scalar *pad = NEW_ARRAY(s->arena, Scalar, elem->nslots);
+        int k = 0;
+        pad_slots(s, eval(s, p->pad, env), elem, pad, &k, p->pad->loc);
+        f->pad = pad;
+    }
+    return value_rt(s, ir_body_add_param(s->prog, f->body, log_len, elem));
 }
 
 static void add_results(Spec *s, IrBody *body, Value *v, Loc loc) {
@@ -713,12 +792,13 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     f->entry = entry->name;
     f->size_param = range ? size : -1;
     f->loc = entry->loc;
+    f->pad_param = -1;
     f->body = ir_new_body(s->prog);
     s->body = f->body;
     Env *env = NULL;
     for (int i = 0; i < entry->params.len; i++) {
         const EntryParam *p = entry->params.items[i];
-        Value *v = p == range ? value_int(s, size) : entry_param(s, f->body, p, env);
+        Value *v = p == range ? value_int(s, size) : entry_param(s, f, p, env);
         env = env_bind(s, env, p->name, v);
     }
     push_frame(s, entry->name, NULL, 0, entry->loc);

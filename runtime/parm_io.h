@@ -29,6 +29,10 @@
 #define PARM_MSG_NEEDS "entry '%s' needs %ld values, but the input has %ld"
 #define PARM_MSG_ACCEPTS "entry '%s' accepts %ld to %ld values (a power-of-two size in its range), but the input has %ld"
 #define PARM_MSG_INVALID "'%s' is not a valid %s value"
+#define PARM_MSG_PADDED "entry '%s' accepts %s0 to %ld elements of %ld value%s, but the input has %ld values"
+#define PARM_MSG_ROWS "entry '%s' accepts %sup to %ld rows of %ld elements of %ld value%s, but the input has %ld values after the row length"
+#define PARM_MSG_ROW_LENGTH "'%s' is not a valid row length (1 to %ld)"
+#define PARM_MSG_NO_ROW_LENGTH "entry '%s' takes rows: the input must start with the row length"
 
 /* The line and column of byte `offset` of text. */
 static inline void parm_text_position(const char *text, size_t offset, long *line, long *col) {
@@ -50,6 +54,40 @@ static inline void parm_excerpt(const char *s, size_t n, char out[PARM_EXCERPT_S
 static inline void parm_count_message(char *buf, size_t size, const char *entry, long lo, long hi, long count) {
     if (lo == hi) snprintf(buf, size, PARM_MSG_NEEDS, entry, lo, count);
     else snprintf(buf, size, PARM_MSG_ACCEPTS, entry, lo, hi, count);
+}
+
+/* The message when an entry with a padded parameter (docs/language.md,
+ * section 7.1) gets a count of values (after the row length, for rows) that
+ * no shape it accepts takes: `args` values of the other parameters and
+ * elements of `slots` values, at most `max_elems`, or, for rows of
+ * `row_len` elements, at most `max_rows` of them. */
+static inline void parm_scalars_text(char *buf, size_t size, long args) {
+    if (args) snprintf(buf, size, "%ld value%s for the other parameters and ", args, args == 1 ? "" : "s");
+    else buf[0] = 0;
+}
+
+static inline void parm_padded_message(char *buf, size_t size, const char *entry, long args, long slots, long max_elems,
+                                       long count) {
+    char scalars[64];
+    parm_scalars_text(scalars, sizeof scalars, args);
+    snprintf(buf, size, PARM_MSG_PADDED, entry, scalars, max_elems, slots, slots == 1 ? "" : "s", count);
+}
+
+static inline void parm_rows_message(char *buf, size_t size, const char *entry, long args, long slots, long max_rows,
+                                     long row_len, long count) {
+    char scalars[64];
+    parm_scalars_text(scalars, sizeof scalars, args);
+    snprintf(buf, size, PARM_MSG_ROWS, entry, scalars, max_rows, row_len, slots, slots == 1 ? "" : "s", count);
+}
+
+/* A row length: a decimal integer 1..max. */
+static inline int parm_parse_row_length(const char *tok, long max, long *out) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(tok, &end, 10);
+    if (errno || *end || end == tok || x < 1 || x > max) return 0;
+    *out = (long)x;
+    return 1;
 }
 
 typedef struct {

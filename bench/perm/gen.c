@@ -100,7 +100,7 @@ static void emit_case(const Perm *pm, int elem_bytes, int tile_log)
     for (int k = 0; k < count; k++)
         if (!strcmp(names[k], name))
             return;
-    bmmc_emit_cuda(stdout, &p, name, elem_bytes == 8 ? "long long" : "int");
+    bmmc_emit_cuda(stdout, &p, name, elem_bytes == 8 ? "long long" : "int", NULL);
     char *row = rows[count];
     int len = snprintf(row, ROW_MAX, "    {\"%s\", %d, %d, %d, %d, 0x%" PRIx64 "ull, {", name, p.n,
                        elem_bytes, p.tile_log, p.thread_log, p.c);

@@ -7,9 +7,15 @@
 #      around every array checked after the call, the input compared with
 #      its copy, and calls in place and with overlapping arrays; also the
 #      back-end regressions of tests/backend;
-#   2a. the caller's stream (tests/gpu/stream_cuda.cu);
+#   2a. every operator and conversion on edge values (tests/unit/test_emit_elem.c's
+#      bodies) run on the GPU, bit for bit against the interpreter, NaNs included;
+#      the caller's stream (tests/gpu/stream_cuda.cu);
 #   2b. compute-sanitizer memcheck and racecheck on each small variant;
+#   2c. entries of any length (tests/anylen/entries.parm) on random lengths
+#      and shapes, standalone and guarded, and under memcheck;
 #   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB;
+#      bench/sort/anybench: sorts of any length (10^7 keys, 10^6 rows of
+#      1000) against the same at a power of two, and torch.sort;
 #   4. parmc test on the examples and the stdlib, with CUDA.
 # Results go to stdout and, when $OUT is set, to $OUT/gpu-report.md.
 set -u
@@ -81,6 +87,23 @@ done
     $NVCC -include "$W/st.h" tests/gpu/stream_cuda.cu "$W/st.cu" -o "$W/stream" 2>"$W/stream.nvcc") &
 ("$PARMC" --prefix bench examples/batched.parm -o "$W/bbatched.cu" &&
     $NVCC -include "$W/bbatched.h" bench/sort/sortbench.cu "$W/bbatched.cu" -o "$W/sb_batched" 2>"$W/sb_b.nvcc") &
+# entries of any length (docs/language.md, section 7): the any-length sorts
+# timed by bench/sort/anybench.cu, and 2^20 rows of 2^10 without a pad
+("$PARMC" --prefix bench examples/sort_any.parm -o "$W/bsort_any.cu" &&
+    $NVCC -DFULL -include "$W/bsort_any.h" bench/sort/anybench.cu "$W/bsort_any.cu" -o "$W/ab_full" 2>"$W/ab_full.nvcc") &
+("$PARMC" --prefix bench examples/batched_any.parm -o "$W/bbatched_any.cu" &&
+    $NVCC -include "$W/bbatched_any.h" bench/sort/anybench.cu "$W/bbatched_any.cu" -o "$W/ab_rows" 2>"$W/ab_rows.nvcc") &
+grep -v '^entry ' examples/batched.parm >"$W/bbatched30.parm"
+echo "entry main (xs : [2^30]i32) = rows 20 (bsort 10) xs" >>"$W/bbatched30.parm"
+("$PARMC" --prefix bench "$W/bbatched30.parm" -o "$W/bbatched30.cu" &&
+    $NVCC -include "$W/bbatched30.h" bench/sort/sortbench.cu "$W/bbatched30.cu" -o "$W/sb_batched30" 2>"$W/sb_b30.nvcc") &
+# every entry of tests/anylen/entries.parm, alone with the imports
+ANYLEN=$(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' tests/anylen/entries.parm)
+for e in $ANYLEN; do
+    { grep '^import' tests/anylen/entries.parm; grep "^entry $e " tests/anylen/entries.parm; } >"$W/any_$e.parm"
+    ("$PARMC" --emit-main -e "$e" "$W/any_$e.parm" -o "$W/any_$e.cu" && $NVCC "$W/any_$e.cu" -o "$W/any_$e" 2>"$W/any_$e.nvcc"
+        build_guard "any_$e" "$e") &
+done
 wait
 ls "$W" | grep -v '\.' | tee -a "$REPORT"
 
@@ -113,6 +136,36 @@ for prog in $REGRESSIONS; do
     guard_check "regress_$(basename "$prog" .parm)" main "${prog%.parm}.in"
 done
 
+log "## Every operator on edge values, bit for bit (NaN payloads included)"
+# tests/unit/test_emit_elem.c's bodies and inputs with the interpreter's
+# output bits; its program, built with nvcc, runs each body on the GPU
+if make -s build/unit/test_emit_elem >"$W/elem.make" 2>&1 && PARM_TEST_KEEP="$W/elem" build/unit/test_emit_elem >"$W/elem.log" &&
+    $NVCC -x cu -Iruntime "$W/elem/prog.c" -o "$W/elem/gpu" 2>"$W/elem.nvcc" &&
+    "$W/elem/gpu" <"$W/elem/in.txt" >"$W/elem/got.txt" && cmp -s "$W/elem/expected.txt" "$W/elem/got.txt"; then
+    log "PASS operators: $(grep -o '[0-9]* inputs; [0-9]* NaN results' "$W/elem.log")"
+else
+    log "FAIL operators: $(cmp "$W/elem/expected.txt" "$W/elem/got.txt" 2>&1 | head -1; tail -2 "$W/elem.make" "$W/elem.nvcc" 2>/dev/null)"
+fi
+
+log "## Entries of any length (tests/anylen/entries.parm): random lengths and shapes, standalone and guarded"
+for e in $ANYLEN; do
+    for seed in 1 2 3 4; do
+        "$PARMC" --random-input=$seed -e "$e" "$W/any_$e.parm" >"$W/any_$e.in"
+        "$PARMC" --interpret -e "$e" "$W/any_$e.parm" <"$W/any_$e.in" >"$W/any_$e.want"
+        if [ -x "$W/any_$e" ] && "$W/any_$e" <"$W/any_$e.in" >"$W/any_$e.got" && cmp -s "$W/any_$e.want" "$W/any_$e.got"; then
+            log "PASS any length $e seed $seed"
+        else
+            log "FAIL any length $e seed $seed: $(head -3 "$W/any_$e.nvcc" 2>/dev/null)"
+        fi
+        guard_check "any_$e" "$e" "$W/any_$e.in"
+    done
+done
+for e in sort16 rows; do
+    "$PARMC" --random-input=2 -e "$e" "$W/any_$e.parm" >"$W/any_$e.in"
+    compute-sanitizer --tool memcheck "$W/any_$e" <"$W/any_$e.in" >"$W/any_$e.memcheck" 2>&1
+    log "any length $e memcheck: $(grep -E 'ERROR SUMMARY' "$W/any_$e.memcheck" | head -1)"
+done
+
 log "## The caller's stream (tests/gpu/stream_cuda.cu)"
 if [ -x "$W/stream" ]; then
     "$W/stream" 20 2>&1 | tee -a "$REPORT"
@@ -136,23 +189,33 @@ for b in "sb_sort_20 full 20" "sb_sort_24 full 24" "sb_sort_28 full 28" "sb_batc
     "$W/$1" "$2" "$3" ${4:-} 2>&1 | tee -a "$REPORT"
 done
 
-log "### torch.sort(dim=-1) on the same shape (2^16 rows of 2^10 int32), when torch is present"
+log "### Any length: 10^7 keys against 2^24, 10^6 rows of 1000 against 2^20 rows of 2^10 (same binaries), and 2^20 rows of 2^10 without a pad"
+for b in "ab_full 10000000" "ab_full 16777216" "ab_rows 1000000 1000" "ab_rows 1048576 1024" "sb_batched30 rows 30 10"; do
+    set -- $b
+    log "#### $*"
+    "$W/$1" "$2" ${3:-} ${4:-} 2>&1 | tee -a "$REPORT"
+done
+
+log "### torch.sort(dim=-1) on the same shapes (2^16 rows of 2^10, 10^6 rows of 1000, 2^20 rows of 2^10 int32), when torch is present"
 python3 - <<'PY' 2>&1 | tee -a "$REPORT"
 try:
     import torch
 except ImportError:
     print("torch: not installed")
     raise SystemExit
-x = torch.randint(-2**31, 2**31 - 1, (1 << 16, 1 << 10), dtype=torch.int32, device="cuda")
-for _ in range(3):
-    torch.sort(x, dim=-1)
-times = []
-for _ in range(25):
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record(); torch.sort(x, dim=-1); b.record(); b.synchronize()
-    times.append(a.elapsed_time(b))
-times.sort()
-print("| torch.sort(dim=-1) (values and indices) | %.4f |" % times[len(times) // 2])
+for rows, cols in ((1 << 16, 1 << 10), (10**6, 1000), (1 << 20, 1 << 10)):
+    x = torch.randint(-2**31, 2**31 - 1, (rows, cols), dtype=torch.int32, device="cuda")
+    for _ in range(3):
+        torch.sort(x, dim=-1)
+    times = []
+    for _ in range(25):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); torch.sort(x, dim=-1); b.record(); b.synchronize()
+        times.append(a.elapsed_time(b))
+    times.sort()
+    print("| torch.sort(dim=-1) (values and indices), %d rows of %d | %.4f |" % (rows, cols, times[len(times) // 2]))
+    del x
+    torch.cuda.empty_cache()
 PY
 
 log "## The C API example (examples/api/sort_main.c)"

@@ -7,7 +7,10 @@ line "/* entry NAME, fields T, ... -> T, ...[, scalar parameters T before|after,
 ...]: ..." gives the fields' types and the run-time scalar parameters' (bool
 and u8 are both uint8_t in the prototype); the prototype "int PREFIX_NAME(PREFIX_ctx
 *ctx, ..." gives the API's prefix, which the drivers' names take through
-GUARD_API(ctx_create) and GUARD_STATUS(ERROR_ALIAS)."""
+GUARD_API(ctx_create) and GUARD_STATUS(ERROR_ALIAS); a prototype ending in
+"size_t rows, size_t row_len)" is an entry over rows of any length, whose
+input starts with the row length. An entry of any other shape (an entry
+graph: "/* entry NAME: parameters ...") has no guard driver yet: exit status 3."""
 import re
 import sys
 
@@ -21,6 +24,8 @@ def main():
     text = open(header).read()
     m = re.search(r"/\* entry %s, fields ([a-z0-9, ]+) -> ([a-z0-9, ]+?)(?:, scalar parameters ([a-z0-9, ]+))?:"
                   % re.escape(entry), text)
+    if not m and re.search(r"/\* entry %s: parameters" % re.escape(entry), text):
+        sys.exit(3)
     if not m:
         sys.exit("guard_entry.py: no entry '%s' in %s" % (entry, header))
     api = re.search(r"int (\w+)_%s\(\1_ctx \*ctx" % re.escape(entry), text)
@@ -46,7 +51,11 @@ def main():
     print("static const char *const guard_arg_types[] = {%s};" % ", ".join(['"%s"' % t for t, _ in scalars] + ["0"]))
     print("static const int guard_arg_before[] = {%s};" % ", ".join(["%d" % (at == "before") for _, at in scalars] + ["0"]))
     print("static union { int64_t align; unsigned char bytes[8]; } guard_args[%d];" % (len(scalars) + 1))
-    print("#define GUARD_CALL(ctx, in, out, n) %s_%s((ctx), %s, (n))" % (prefix, entry, ", ".join(args)))
+    # an entry over rows of any length takes (rows, row_len): the input starts with the row length
+    rows = re.search(r"int %s_%s\([^)]*size_t rows, size_t row_len\)" % (prefix, re.escape(entry)), text) is not None
+    print("#define GUARD_ROWS %d" % rows)
+    size = "(n) / guard_row_len, guard_row_len" if rows else "(n)"
+    print("#define GUARD_CALL(ctx, in, out, n) %s_%s((ctx), %s, %s)" % (prefix, entry, ", ".join(args), size))
 
 
 main()

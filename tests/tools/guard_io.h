@@ -73,8 +73,10 @@ static void read_args(parm_input *input, int before) {
         if (guard_arg_before[k] == before) read_token(input, guard_arg_types[k], guard_args[k].bytes);
 }
 
+static size_t guard_row_len = 1;    /* an entry over rows: the input's first token */
+
 /* The input from stdin: planes[k] (malloc'd) get field k, guard_args the
- * scalar parameters; returns n. */
+ * scalar parameters; returns n, the number of elements. */
 static size_t read_input(unsigned char **planes) {
     parm_input input;
     if (parm_input_read(&input, stdin)) {
@@ -82,10 +84,16 @@ static size_t read_input(unsigned char **planes) {
         exit(1);
     }
     char tok[80];
-    long count = 0;
+    long count = 0, row_len = 1;
+    if (GUARD_ROWS && !(parm_next_token(&input, tok, sizeof tok) && parm_parse_row_length(tok, 1L << 40, &row_len))) {
+        fprintf(stderr, "guard: the input does not start with a row length\n");
+        exit(1);
+    }
+    guard_row_len = (size_t)row_len;
+    size_t first = input.pos;
     while (parm_next_token(&input, tok, sizeof tok)) count++;
     size_t n = (size_t)(count - GUARD_NARGS) / GUARD_NIN;
-    input.pos = 0;
+    input.pos = first;
     for (int k = 0; k < GUARD_NIN; k++) planes[k] = (unsigned char *)malloc(in_bytes(k, n) + 1);
     read_args(&input, 1);
     for (size_t i = 0; i < n; i++)

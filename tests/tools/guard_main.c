@@ -111,7 +111,8 @@ static int check_aliasing(GUARD_API(ctx) *ctx, Region *in, Region *want, size_t 
     ok &= overlapped_call(ctx, "in place", in, want, in_at, out_at, n);
     for (int shift = -1; shift <= 1 && n >= 2; shift += 2) {
         for (int k = 0; k < GUARD_NIN; k++) {
-            unsigned char *mid = both[k].data + in[k].bytes / 2;
+            /* half, kept aligned for any element (an odd length's half is not) */
+            unsigned char *mid = both[k].data + (in[k].bytes / 2 & ~(size_t)7);
             in_at[k] = shift < 0 ? mid : both[k].data;
             if (k < GUARD_NOUT) out_at[k] = shift < 0 ? both[k].data : mid;
         }
@@ -174,7 +175,8 @@ int main(int argc, char **argv) {
     for (int k = 0; k < GUARD_NOUT; k++) result[k] = out[k].data;
     print_result(result, n);
     if (aliasing && same_types()) ok &= check_aliasing(ctx, in, out, n);
-    if (aliasing && GUARD_NOUT > 1) ok &= check_output_overlap(ctx, in, out, n);
+    /* an empty call writes nothing, so its outputs cannot overlap */
+    if (aliasing && GUARD_NOUT > 1 && n > 0) ok &= check_output_overlap(ctx, in, out, n);
     GUARD_API(ctx_destroy)(ctx);
     for (int k = 0; k < GUARD_NIN; k++) region_free(&in[k]);
     for (int k = 0; k < GUARD_NOUT; k++) region_free(&out[k]);

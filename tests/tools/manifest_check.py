@@ -25,7 +25,9 @@ def expected(m, e):
             types += ["const %s *" % CTYPES[f] for f in p["fields"]]
     for r in e["results"]:
         types += ["%s *" % CTYPES[f] for f in r["fields"]]
-    if any(v["kind"] == "array" for v in e["params"] + e["results"]):
+    if "rows" in e:
+        types += ["size_t", "size_t"]   # rows, row_len
+    elif any(v["kind"] == "array" for v in e["params"] + e["results"]):
         types.append("size_t")
     return types
 
@@ -53,6 +55,8 @@ def shape_problems(m):
     if m.get("format") != "parmc-manifest" or m.get("version") != 1 or m.get("target") not in ("c", "cuda"):
         problems.append("format, version or target wrong")
     for e in m.get("entries", []):
+        if not isinstance(e.get("any_length"), bool) or (e["any_length"] and not isinstance(e.get("max_n"), int)):
+            problems.append("entry %s: any_length missing, or max_n missing where it is true" % e["name"])
         nvals = (len(e["params"]), len(e["results"]))
         for s in e["sizes"]:
             if (len(s["params"]), len(s["results"])) != nvals:

@@ -22,7 +22,10 @@ The programs combine what found the bugs of issue 11:
 - ranged entries (`entry main (n : 2..4) (xs : [2^n]u16)`), with masks,
   matrices and sort sizes written in terms of n;
 - long chains (70 to 110 stages, most of them changing the element type),
-  which need more than 64 kernels.
+  which need more than 64 kernels;
+- entries of any length: the array parameter with a pad (`max`, `min` or a
+  literal, field by field for tuples), one- or two-dimensional (rows), and
+  inputs of random lengths and shapes, 0 and the full size among them.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
 the features left out. --big makes sizes 2^16 to 2^34, for the compiler
@@ -41,11 +44,15 @@ FEATURES = (
     "take_apart",      # a whole array of 2 or 4 elements taken apart by a
                        # list pattern, next to other stages
     "wide_tuples",     # elements of more than 2 scalar fields
+    "pad",             # an array parameter of any length (a pad, rows)
+    "pad_graphs",      # an entry of any length that is not one chain of stages
+    "retyping_bodies", # a two or parm whose function changes the element type
+    "big_groups",      # a two or parm whose function reduces or zips a block of
+                       # more than 8 elements (element code on the whole block)
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
-BACKEND_REFUSES = ("dag", "several_arrays", "tuple_results", "reduce",
-                   "take_apart", "wide_tuples")
+BACKEND_REFUSES = ("retyping_bodies", "big_groups", "pad_graphs")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -366,12 +373,21 @@ class Gen:
                 weights = {"col": 2, "coli": 1, "vcolumn": 1}
         if self.has("dag") and pool:
             weights["zip"] = 1.5
-        if self.has("reduce") and s.lo >= 1 and not self.long:
+        if self.has("reduce") and s.lo >= 1 and not self.long and \
+                (self.has("big_groups") or (s.fixed() and s.lo <= 4)):
             weights["block_reduce"] = 0.5
             if self.has("dag"):
                 weights["broadcast"] = 0.5
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
+        if depth > 0 and not self.has("retyping_bodies"):
+            # the optimiser moves maps out of bodies, so any map that
+            # changes the type inside one can make the body change it
+            for name in ("convert", "sort"):
+                weights.pop(name, None)
+        if depth > 0 and not self.has("big_groups") and not (s.fixed() and s.lo <= 3):
+            # a zip of two values of a body keeps its whole block in element code
+            weights.pop("zip", None)
         names = sorted(weights)
         what = self.rng.choices(names, [weights[n] for n in names])[0]
         return getattr(self, "stage_" + what)(s, t, arg, depth, pool)
@@ -386,7 +402,8 @@ class Gen:
         return "%s %s" % (self.map_to(t, u, False), arg), u
 
     def stage_mapi(self, s, t, arg, depth, pool):
-        u = t if self.chance(0.6) else self.next_type(t)
+        keep = self.chance(0.6) or (depth > 0 and not self.has("retyping_bodies"))
+        u = t if keep else self.next_type(t)
         return "%s %s" % (self.map_to(t, u, True), arg), u
 
     def stage_col(self, s, t, arg, depth, pool):
@@ -518,6 +535,12 @@ class Gen:
             s = Size(None, 0, lo)
         t = self.element_type()
         params = [("xs", "array", t)]
+        # an entry of any length: the pad, and the row bits of a two-dimensional xs (-1: one)
+        self.pad = self.pad_text(t) if self.has("pad") and self.chance(0.3) else None
+        self.rows_log = self.rng.randint(1, lo - 1) if self.pad and not ranged and lo >= 2 and self.chance(0.4) else -1
+        if self.pad and not self.has("pad_graphs"):
+            self.features = [f for f in self.features
+                             if f not in ("dag", "several_arrays", "tuple_results", "reduce", "take_apart")]
         if self.has("several_arrays") and self.chance(0.3):
             params.append(("ys", "array", self.element_type()))
         if self.has("scalar_params") and self.chance(0.3):
@@ -528,10 +551,23 @@ class Gen:
         arrays = [(n, u) for n, k, u in params if k == "array"]
         body, out = self.top_chain(s, arrays, length)
         head = "entry main%s%s =" % (" (n : %d..%d)" % (lo, hi) if ranged else "",
-                                      "".join(" (%s : %s)" % (n, ("[2^%s]%s" % (s.text(), type_text(u)))
-                                                              if k == "array" else u)
+                                      "".join(" (%s : %s)" % (n, self.array_type(n, s, u) if k == "array" else u)
                                               for n, k, u in params))
         return head + "\n" + body + "\n", params, (lo, hi)
+
+    def array_type(self, name, s, t):
+        if name != "xs" or not self.pad:
+            return "[2^%s]%s" % (s.text(), type_text(t))
+        dims = "[2^%d][2^%d]" % (self.rows_log, s.lo - self.rows_log) if self.rows_log >= 0 else "[2^%s]" % s.text()
+        return "%s%s pad %s" % (dims, type_text(t), self.pad)
+
+    def pad_text(self, t):
+        """`max`, `min`, or a literal per field."""
+        r = self.rng.random()
+        if r < 0.5:
+            return "max" if r < 0.3 else "min"
+        text = build(t, [self.rng.choice(["max", "min", self.literal(u)]) for u in leaf_types(t)])
+        return paren(text) if kind(t) != "tuple" else text
 
     def top_chain(self, s, arrays, length):
         """The entry's body: a let chain from the array parameters."""
@@ -555,10 +591,20 @@ def value(rng, t):
     return str(rng.randint(max(lo, -100), min(hi, 100)))
 
 
-def input_text(rng, params, size):
+def input_text(rng, params, size, pad, rows_log):
+    """Values for the parameters; with a pad, xs of a random length, or of
+    random rows (the row length first, before every value)."""
     out = []
-    for _, k, t in params:
-        for _ in range(2 ** size if k == "array" else 1):
+    if pad and rows_log >= 0:
+        row_len = rng.randint(1, 2 ** (size - rows_log))
+        out.append(str(row_len))
+    for name, k, t in params:
+        count = 2 ** size if k == "array" else 1
+        if name == "xs" and pad and rows_log < 0:
+            count = rng.choice([0, 1, min(3, count), count - 1, count, rng.randint(0, count)])
+        elif name == "xs" and pad:
+            count = row_len * rng.randint(0, 2 ** rows_log)
+        for _ in range(count):
             out += [value(rng, u) for u in leaf_types(t)]
     return " ".join(out) + "\n"
 
@@ -582,7 +628,7 @@ def main():
                 PRELUDE_SORT if g.uses_sort else "", text))
         if not big:
             with open(os.path.join(out_dir, "in_%d.txt" % k), "w") as f:
-                f.write(input_text(rng, params, rng.randint(lo, hi)))
+                f.write(input_text(rng, params, rng.randint(lo, hi), g.pad, g.rows_log))
 
 
 main()

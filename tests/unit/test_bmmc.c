@@ -280,7 +280,7 @@ static bool write_emit_program(const char *path, BmmcPlan *plans)
     for (int k = 0; k < EMIT_CASES; k++) {
         char name[16];
         snprintf(name, sizeof name, "k%d", k);
-        bmmc_emit_c(f, &plans[k], name, emit_cases[k].ctype);
+        bmmc_emit_c(f, &plans[k], name, emit_cases[k].ctype, NULL);
         emit_check(f, k, &emit_cases[k], &plans[k]);
     }
     fprintf(f, "int main(void)\n{\n");

@@ -1,0 +1,248 @@
+"""compile(): parmc, then nvcc or the C compiler, into a cache directory keyed by everything
+that decides the library; load(): a library and its manifest into a Program."""
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import _manifest
+from ._errors import CompileError, ToolError
+from ._program import Program
+
+CACHE_FORMAT = 1        # bump when the layout of a cache entry changes
+_versions = {}          # (parmc path, mtime, size) -> `parmc --version`
+_programs = {}          # cache directory -> its loaded Program
+
+
+def find_parmc():
+    """$PARMC, else parmc on PATH."""
+    env = os.environ.get("PARMC")
+    path = shutil.which(env) if env else shutil.which("parmc")
+    if env and not path:
+        raise ToolError(f"PARMC={env} is not an executable file")
+    if not path:
+        raise ToolError("cannot find the parmc compiler: put it on PATH (make install PREFIX=DIR, then DIR/bin) "
+                        "or set PARMC=/path/to/parmc")
+    return os.path.abspath(path)
+
+
+def parmc_version(parmc):
+    st = os.stat(parmc)
+    key = (parmc, st.st_mtime_ns, st.st_size)
+    if key not in _versions:
+        _versions[key] = _run([parmc, "--version"], "parmc --version").strip()
+    return _versions[key]
+
+
+def _run(cmd, what, cwd=None):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+    except OSError as e:
+        raise ToolError(f"cannot run {cmd[0]} ({what}): {e.strerror}") from None
+    if p.returncode != 0:
+        raise CompileError(f"{what} failed (exit {p.returncode}):\n{p.stderr.strip() or p.stdout.strip()}")
+    return p.stdout
+
+
+def find_nvcc():
+    env = os.environ.get("NVCC")
+    if env:
+        return shlex.split(env)
+    for cand in (shutil.which("nvcc"), os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")):
+        if cand and os.access(cand, os.X_OK):
+            return [cand]
+    return None
+
+
+def _gpu_present():
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return torch.cuda.is_available()
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        try:
+            return cupy.cuda.runtime.getDeviceCount() > 0
+        except Exception:
+            return False
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    except OSError:
+        return False
+    return p.returncode == 0 and "GPU" in p.stdout
+
+
+def auto_target():
+    """$PARMC_TARGET if set; else cuda when nvcc and a GPU are there, else c."""
+    env = os.environ.get("PARMC_TARGET")
+    if env:
+        return env
+    return "cuda" if find_nvcc() and _gpu_present() else "c"
+
+
+def auto_arch():
+    """sm_XY of the current GPU as PyTorch or CuPy (when imported) or nvidia-smi tell it; sm_90 if none does."""
+    torch, cupy = sys.modules.get("torch"), sys.modules.get("cupy")
+    try:
+        if torch is not None and torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return f"sm_{major}{minor}"
+        if cupy is not None:
+            return f"sm_{cupy.cuda.Device().compute_capability}"
+    except Exception:
+        pass
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        m = re.match(r"\s*(\d+)\.(\d+)", p.stdout) if p.returncode == 0 else None
+        if m:
+            return f"sm_{m.group(1)}{m.group(2)}"
+    except OSError:
+        pass
+    return "sm_90"
+
+
+def cache_root():
+    env = os.environ.get("PARMC_CACHE")
+    if env:
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "parmc")
+
+
+_IMPORT = re.compile(r'^import[ \t]+"([^"\n]*)"', re.M)
+
+
+def _imported_files(text, include, parmc):
+    """The files that text imports, transitively, found as parmc finds them (the -I
+    directories, then the stdlib beside the parmc executable): {name: contents}. A name not
+    found is left out (parmc reports it)."""
+    bindir = os.path.dirname(parmc)
+    stdlib = next((d for d in (os.path.join(bindir, "..", "share", "parmc", "stdlib"), os.path.join(bindir, "..", "stdlib"))
+                   if os.path.isdir(d)), None)
+    dirs = list(include) + ([stdlib] if stdlib else [])
+    found, todo = {}, _IMPORT.findall(text)
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        for d in dirs:
+            path = os.path.join(d, name + ".parm")
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    found[name] = f.read()
+                todo += _IMPORT.findall(found[name])
+                break
+    return found
+
+
+def _stem(name):
+    s = re.sub(r"\W", "_", name)
+    return s if s and not s[0].isdigit() else "p_" + s
+
+
+def _is_path(src):
+    if isinstance(src, os.PathLike):
+        return True
+    return isinstance(src, str) and "\n" not in src and (src.endswith(".parm") or os.path.isfile(src))
+
+
+def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), cache_dir=None, rebuild=False):
+    """Compile a parm program (a path, or the source text itself) and load it.
+
+    target: "cuda", "c", or None for auto_target(). prefix: the API prefix (parmc --prefix;
+    default: parmc's, from the file name). include: -I directories. arch: nvcc's -arch
+    (default auto_arch()). flags: more flags for nvcc or the C compiler. The library is built
+    once into the cache (cache_dir, default $PARMC_CACHE or ~/.cache/parmc) and reused while
+    the source, its imports, the options and `parmc --version` stay the same; rebuild=True
+    builds it again."""
+    parmc = find_parmc()
+    if _is_path(source):
+        path = os.fspath(source)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise FileNotFoundError(e.errno, f"cannot read the parm program {path}: {e.strerror}", path) from None
+        stem = _stem(os.path.splitext(os.path.basename(path))[0])
+    elif isinstance(source, str):
+        path, text, stem = None, source, "prog"
+    else:
+        raise TypeError(f"parmc.compile takes a path or source text, got {type(source).__name__}")
+    target = target or auto_target()
+    if target not in ("cuda", "c"):
+        raise ValueError(f"target must be 'cuda' or 'c', got {target!r}")
+    if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
+        raise ValueError(f"prefix must be a C identifier, got {prefix!r}")
+    include = [os.path.abspath(d) for d in ([include] if isinstance(include, (str, os.PathLike)) else include)]
+    if target == "cuda":
+        nvcc = find_nvcc()
+        if not nvcc:
+            raise ToolError("cannot find nvcc for target 'cuda': put it on PATH or set NVCC (or CUDA_HOME)")
+        arch = arch or auto_arch()
+        native = nvcc + ["-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={arch}", *flags]
+    else:
+        native = shlex.split(os.environ.get("CC", "cc")) + ["-std=c11", "-O2", "-shared", "-fPIC", *flags]
+    stem = prefix or stem
+    key = hashlib.sha256(json.dumps({
+        "cache": CACHE_FORMAT, "parmc": parmc_version(parmc), "target": target, "prefix": prefix,
+        "include": include, "native": native, "source": text,
+        "imports": _imported_files(text, include, parmc)}, sort_keys=True).encode()).hexdigest()[:32]
+    root = cache_dir or cache_root()
+    final = os.path.join(root, key)
+    if rebuild or not os.path.isdir(final):
+        _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild)
+    prog = _programs.get(final)
+    if prog is None:
+        prog = _programs[final] = load(os.path.join(final, f"lib{stem}.so"))
+        prog.cache_dir = final
+    return prog
+
+
+def _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild):
+    """Builds into a temporary directory of root and renames it to final, so that a process
+    sees either no entry or a whole one; when two build at once, the first rename wins."""
+    os.makedirs(root, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".build-", dir=root)
+    try:
+        src = path
+        if src is None:     # source text: parmc runs in tmp, so that messages name just the file
+            src = f"{stem}.parm"
+            with open(os.path.join(tmp, src), "w", encoding="utf-8") as f:
+                f.write(text)
+        out = os.path.join(tmp, f"{stem}.{'cu' if target == 'cuda' else 'c'}")
+        cmd = [parmc, f"--target={target}", *[f"-I{d}" for d in include]]
+        cmd += [f"--prefix={prefix}"] if prefix else []
+        _run(cmd + [src, "-o", out], "parmc", cwd=tmp if path is None else None)
+        manifest = os.path.join(tmp, f"{stem}.json")
+        if not os.path.isfile(manifest):
+            raise CompileError(f"{parmc} wrote no manifest {stem}.json beside {stem}.h: this parmc is older than the "
+                               "Python package (it needs one that writes NAME.json, docs/api.md)")
+        _run(native + [out, "-o", os.path.join(tmp, f"lib{stem}.so")] + (["-lm"] if target == "c" else []),
+             "nvcc" if target == "cuda" else "the C compiler")
+        if rebuild and os.path.isdir(final):
+            _programs.pop(final, None)
+            shutil.rmtree(final, ignore_errors=True)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not os.path.isdir(final):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load(library, manifest=None):
+    """A Program from a shared library built from parmc's output and its manifest (default:
+    NAME.json beside libNAME.so or NAME.so)."""
+    library = os.fspath(library)
+    if manifest is None:
+        d, base = os.path.split(library)
+        name = os.path.splitext(base)[0]
+        name = name[3:] if name.startswith("lib") and not os.path.isfile(os.path.join(d, name + ".json")) else name
+        manifest = os.path.join(d, name + ".json")
+    return Program(library, _manifest.load(manifest))

@@ -1,0 +1,476 @@
+"""The parmc Python package through the C target and NumPy (tests/sections/80-python.sh runs
+it with PARMC set to the compiler under test): results against NumPy, every checked error,
+the cache, the general calling convention (a hand-written library, fixtures/multi.c) and the
+cost of a call."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import parmc  # noqa: E402
+
+PARMC = os.path.abspath(os.environ.get("PARMC") or os.path.join(ROOT, "build", "parmc"))
+CACHE = None
+
+
+def setUpModule():
+    global CACHE
+    os.environ["PARMC"] = PARMC
+    CACHE = tempfile.mkdtemp(prefix="parmc-cache-")
+    os.environ["PARMC_CACHE"] = CACHE
+
+
+def tearDownModule():
+    shutil.rmtree(CACHE, ignore_errors=True)
+
+
+def example(name):
+    return os.path.join(ROOT, "examples", name)
+
+
+def sort_source(k):
+    """examples/sort.parm with its entry on 2^k keys, as source text."""
+    with open(example("sort.parm")) as f:
+        text = f.read()
+    return text.replace("entry main (xs : [2^20]i32) = sort 20 xs", f"entry main (xs : [2^{k}]i32) = sort {k} xs")
+
+
+def bitrev_index(k):
+    i = np.arange(1 << k)
+    return sum(((i >> b) & 1) << (k - 1 - b) for b in range(k))
+
+
+rng = np.random.default_rng(7)
+
+
+class Results(unittest.TestCase):
+    """Entries of the examples against NumPy."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sort = parmc.compile(sort_source(10), target="c")
+        cls.perm = parmc.compile(example("permute.parm"), target="c")
+        cls.kv = parmc.compile(example("kvsort.parm"), target="c")
+        cls.scalars = parmc.compile(os.path.join(ROOT, "tests", "backend", "scalar_params.parm"), target="c")
+
+    def test_sort(self):
+        for _ in range(3):
+            xs = rng.integers(-2**31, 2**31, 1024, dtype=np.int32)
+            before = xs.copy()
+            out = self.sort.main(xs)
+            self.assertIsInstance(out, np.ndarray)
+            self.assertEqual(out.dtype, np.int32)
+            np.testing.assert_array_equal(out, np.sort(xs))
+            np.testing.assert_array_equal(xs, before)   # the input is not written
+
+    def test_sort_keeps_shape(self):
+        xs = rng.integers(-100, 100, (4, 256), dtype=np.int32)
+        out = self.sort.main(xs)
+        self.assertEqual(out.shape, (4, 256))
+        np.testing.assert_array_equal(out.ravel(), np.sort(xs.ravel()))
+
+    def test_read_only_input(self):
+        xs = rng.integers(-100, 100, 1024, dtype=np.int32)
+        xs.flags.writeable = False
+        np.testing.assert_array_equal(self.sort.main(xs), np.sort(xs))
+
+    def test_permutations(self):
+        xs = rng.integers(-1000, 1000, 1024, dtype=np.int32)
+        np.testing.assert_array_equal(self.perm.main(xs), xs[bitrev_index(10)])
+        np.testing.assert_array_equal(self.perm["rev"](xs), xs[::-1])
+        ys = rng.integers(-1000, 1000, 4096, dtype=np.int32)
+        np.testing.assert_array_equal(self.perm.trans(ys), ys.reshape(16, 256).T.ravel())
+
+    def test_key_value(self):
+        keys = rng.integers(0, 50, 4096, dtype=np.uint32)
+        vals = np.arange(4096, dtype=np.int32)
+        out = self.kv.main((keys, vals))
+        self.assertIsInstance(out, tuple)
+        k, v = out
+        self.assertEqual((k.dtype, v.dtype), (np.uint32, np.int32))
+        np.testing.assert_array_equal(k, np.sort(keys))
+        np.testing.assert_array_equal(keys[v], k)                   # each value still with its key
+        np.testing.assert_array_equal(np.sort(v), vals)             # a permutation of the values
+        np.testing.assert_array_equal(self.kv.main([keys, vals])[0], k)   # a list of fields works too
+
+    def test_scalar_parameters(self):
+        p = self.scalars
+        xs = rng.integers(-1000, 1000, 256, dtype=np.int32)
+        np.testing.assert_array_equal(p.main(3, xs), xs * 3 + 1)
+        np.testing.assert_array_equal(p.main(np.int64(-2), xs), xs * -2 + 1)
+        fs = rng.standard_normal(64).astype(np.float32)
+        np.testing.assert_array_equal(p.after(fs, 2.5, True), (0 - fs * np.float32(2.5)).astype(np.float32))
+        np.testing.assert_array_equal(p.after(fs, 2, False), fs * 2)
+        hs = rng.integers(-3000, 3000, 128, dtype=np.int16)
+        out = p.widen(hs, 2**40)
+        self.assertEqual(out.dtype, np.int64)
+        np.testing.assert_array_equal(out, hs.astype(np.int64) + 2**40)
+
+    def test_ranged_entry(self):
+        for k in (4, 7, 10):
+            xs = rng.integers(-100, 100, 1 << k, dtype=np.int32)
+            np.testing.assert_array_equal(self.scalars.ranged(50, xs), np.minimum(xs, 50))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.scalars.ranged(50, np.zeros(8, np.int32))
+        self.assertIn("16, 32, 64, 128, 256, 512, 1024", str(e.exception))
+
+    def test_entries_of_a_program(self):
+        self.assertEqual(list(self.perm.entries), ["main", "rev", "trans"])
+        self.assertIs(self.perm["main"], self.perm.main)
+        with self.assertRaises(KeyError) as e:
+            self.perm["nope"]
+        self.assertIn("main, rev, trans", str(e.exception))
+        with self.assertRaises(AttributeError):
+            self.perm.nope
+        self.assertIn("xs: []i32", self.perm.main.__doc__)
+        self.assertIn("1024", repr(self.perm.main))
+
+
+class Examples(unittest.TestCase):
+    """The programs that examples/python/ writes, through the C target at small sizes (the
+    scripts themselves need a GPU: tests/gpu/python.sh runs them)."""
+
+    def load(self, name):
+        sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+        try:
+            return __import__(name)
+        finally:
+            sys.path.pop(0)
+
+    def test_batched_sort_program(self):
+        prog = parmc.compile(self.load("batched_sort").program(16, 64), target="c")
+        xs = rng.integers(-1000, 1000, (16, 64), dtype=np.int32)
+        np.testing.assert_array_equal(prog.main(xs), np.sort(xs, axis=-1))
+
+    def test_permute_program(self):
+        prog = parmc.compile(self.load("permute_cupy").program(8), target="c")
+        xs = rng.standard_normal(256).astype(np.float32)
+        np.testing.assert_array_equal(prog.main(xs), xs[bitrev_index(8)])
+
+
+class Errors(unittest.TestCase):
+    """Every bad call raises before anything is allocated or written, naming the entry and
+    the parameter."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sort = parmc.compile(sort_source(10), target="c")
+        cls.kv = parmc.compile(example("kvsort.parm"), target="c")
+        cls.scalars = parmc.compile(os.path.join(ROOT, "tests", "backend", "scalar_params.parm"), target="c")
+        cls.name = cls.sort.name
+
+    def raises(self, exc, text, f, *args, **kw):
+        with self.assertRaises(exc) as e:
+            f(*args, **kw)
+        self.assertIsInstance(e.exception, parmc.Error)
+        self.assertIn(text, str(e.exception))
+        return str(e.exception)
+
+    def test_dtype(self):
+        msg = self.raises(TypeError, "expected dtype int32, got float32", self.sort.main, np.zeros(1024, np.float32))
+        self.assertIn(f"{self.name}.main: parameter 'xs'", msg)
+        self.raises(TypeError, "expected dtype int32, got int64", self.sort.main, np.zeros(1024, np.int64))
+        self.raises(TypeError, "expected dtype int32", self.sort.main, np.zeros(1024, ">i4"))
+
+    def test_not_an_array(self):
+        self.raises(TypeError, "expected a NumPy array or a torch CPU tensor (target c), got builtins.list",
+                    self.sort.main, [0] * 1024)
+
+    def test_contiguity(self):
+        self.raises(ValueError, "not contiguous", self.sort.main, np.zeros(2048, np.int32)[::2])
+        self.raises(ValueError, "not contiguous", self.sort.main, np.zeros((32, 32), np.int32).T)
+
+    def test_length(self):
+        msg = self.raises(ValueError, "parameter 'xs' has length 1000; the entry accepts 1024", self.sort.main,
+                          np.zeros(1000, np.int32))
+        self.assertIn(f"{self.name}.main", msg)
+
+    def test_argument_count(self):
+        self.raises(TypeError, "main() takes 1 argument (xs), got 0", self.sort.main)
+        self.raises(TypeError, "takes 1 argument (xs), got 2", self.sort.main, np.zeros(1024, np.int32), 1)
+        self.raises(TypeError, "main() takes 2 arguments (s, xs), got 1", self.scalars.main, np.zeros(256, np.int32))
+
+    def test_scalar_range_and_type(self):
+        xs = np.zeros(256, np.int32)
+        self.raises(ValueError, "parameter 's': 2147483648 is out of range for i32", self.scalars.main, 2**31, xs)
+        self.raises(ValueError, "out of range for i32", self.scalars.main, -2**31 - 1, xs)
+        self.raises(TypeError, "parameter 's': expected an integer for i32, got float", self.scalars.main, 1.5, xs)
+        self.raises(TypeError, "expected an integer for i32, got str", self.scalars.main, "3", xs)
+        self.raises(ValueError, "parameter 't': -1 is out of range for u8 (0..255)", self.scalars.blocks, -1,
+                    np.zeros(1024, np.uint8))
+        fs = np.zeros(64, np.float32)
+        self.raises(ValueError, "parameter 'k': 1e+39 is out of range for f32", self.scalars.after, fs, 1e39, True)
+        self.raises(ValueError, "parameter 'neg': expected a bool (or 0 or 1), got 2", self.scalars.after, fs, 1.0, 2)
+        self.raises(TypeError, "parameter 'k': expected a real number for f32, got str", self.scalars.after, fs, "1", True)
+        np.testing.assert_array_equal(self.scalars.after(fs + 1, float("inf"), 0), np.full(64, np.inf, np.float32))
+
+    def test_tuple_fields(self):
+        k, v = np.zeros(4096, np.uint32), np.zeros(4096, np.int32)
+        self.raises(TypeError, "an array of tuples (u32, i32) is passed as a tuple of 2 arrays, one per field; got ndarray",
+                    self.kv.main, k)
+        self.raises(TypeError, "tuple of 2 arrays", self.kv.main, (k,))
+        self.raises(TypeError, "parameter 'xs' field 1: expected dtype int32, got uint32", self.kv.main, (k, k))
+        self.raises(ValueError, "parameter 'xs' field 1: 2048 elements, field 0 has 4096", self.kv.main, (k, v[:2048]))
+
+    def test_stream_on_the_c_target(self):
+        self.raises(TypeError, "stream= is for the CUDA target", self.sort.main, np.zeros(1024, np.int32), stream=0)
+
+    def test_nothing_written(self):
+        xs = rng.integers(-100, 100, 256, dtype=np.int32)
+        before = xs.copy()
+        for bad in (lambda: self.scalars.main(2**40, xs), lambda: self.scalars.main(1, xs[:128]),
+                    lambda: self.scalars.main(1, xs.astype(np.int16))):
+            self.assertRaises(parmc.Error, bad)
+        np.testing.assert_array_equal(xs, before)
+
+
+class General(unittest.TestCase):
+    """The calling convention beyond today's entries (several arrays, a scalar result, an
+    error code) through a hand-written library with its own manifest."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="parmc-fixture-")
+        fixtures = os.path.join(os.path.dirname(__file__), "fixtures")
+        shutil.copy(os.path.join(fixtures, "multi.json"), cls.dir)
+        subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-O1", "-shared", "-fPIC",
+                        os.path.join(fixtures, "multi.c"), "-o", os.path.join(cls.dir, "libmulti.so")], check=True)
+        cls.prog = parmc.load(os.path.join(cls.dir, "libmulti.so"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_several_arrays_and_a_scalar_result(self):
+        a0 = np.arange(16, dtype=np.int32) - 8
+        a1 = np.linspace(0, 1, 16, dtype=np.float32)
+        b = np.array([0, 1, 2, 3], np.uint8)
+        (o0, o1), o2, total = self.prog.mix((a0, a1), 0.5, b)
+        np.testing.assert_array_equal(o0, a0.astype(np.int64) * 2)
+        np.testing.assert_array_equal(o1, a1 + np.float32(0.5))
+        np.testing.assert_array_equal(o2, b ^ 1)
+        self.assertEqual(total.shape, ())
+        self.assertAlmostEqual(float(total), 0.5 + float(a1.astype(np.float64).sum()), places=5)
+
+    def test_length_of_a_second_array(self):
+        a = (np.zeros(8, np.int32), np.zeros(8, np.float32))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.prog.mix(a, 1.0, np.zeros(5, np.uint8))
+        self.assertIn("parameter 'b' has length 5; with n = 8 it must be 4", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.prog.mix((np.zeros(4, np.int32), np.zeros(4, np.float32)), 1.0, np.zeros(4, np.uint8))
+        self.assertIn("parameter 'a' has length 4; the entry accepts 8, 16", str(e.exception))
+
+    def test_error_code(self):
+        a = (np.zeros(8, np.int32), np.zeros(8, np.float32))
+        with self.assertRaises(parmc.CallError) as e:
+            self.prog.mix(a, -1.0, np.zeros(4, np.uint8))
+        self.assertEqual(e.exception.code, 7)
+        self.assertEqual(str(e.exception), "fx.mix: the fixture refuses a negative s")
+
+    def test_rows(self):
+        """An entry over rows (the function takes rows and row_len): any shape up to its size."""
+        xs = np.arange(15, dtype=np.int32).reshape(3, 5)
+        out = self.prog.shift(xs)
+        self.assertEqual(out.shape, (3, 5))
+        np.testing.assert_array_equal(out, xs + np.arange(3, dtype=np.int32)[:, None])
+        np.testing.assert_array_equal(self.prog.shift(np.arange(7, dtype=np.int32)), np.arange(7))   # one row
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.prog.shift(np.zeros((5, 2), np.int32))
+        self.assertIn("fx.shift: parameter 'xs' has 5 rows of 2; the entry accepts up to 4 rows of up to 8",
+                      str(e.exception))
+        self.assertIn("up to 4 rows of up to 8 elements", self.prog.shift.__doc__)
+
+    def test_bad_manifests(self):
+        with open(os.path.join(self.dir, "multi.json")) as f:
+            good = json.load(f)
+        for change, text in ((lambda m: m.update(version=2), "manifest version 2"),
+                             (lambda m: m.update(format="x"), "not a parmc-manifest"),
+                             (lambda m: m["entries"][0]["params"][0].update(fields=["i33"]), "element types"),
+                             (lambda m: m["entries"][0]["sizes"][0].update(params=[8]), "one length per param"),
+                             (lambda m: m["entries"][0].update(symbol="fx_nope"), "no symbol fx_nope")):
+            m = json.loads(json.dumps(good))
+            change(m)
+            path = os.path.join(self.dir, "bad.json")
+            with open(path, "w") as f:
+                json.dump(m, f)
+            with self.assertRaises(parmc.Error) as e:
+                parmc.load(os.path.join(self.dir, "libmulti.so"), path)
+            self.assertIn(text, str(e.exception))
+
+    def test_any_length(self):
+        """An entry that says it takes any length up to max_n (the manifest's optional keys)."""
+        with open(os.path.join(self.dir, "multi.json")) as f:
+            m = json.load(f)
+        m["entries"][0].update(any_length=True, min_n=8, max_n=16)
+        m["entries"][0]["sizes"] = [{"n": 16, "params": [16, None, 4], "results": [16, 4, None]}]
+        path = os.path.join(self.dir, "any.json")
+        with open(path, "w") as f:
+            json.dump(m, f)
+        prog = parmc.load(os.path.join(self.dir, "libmulti.so"), path)
+        self.assertEqual(prog.mix((np.zeros(8, np.int32), np.zeros(8, np.float32)), 0.0, np.zeros(2, np.uint8))[1].shape, (2,))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            prog.mix((np.zeros(17, np.int32), np.zeros(17, np.float32)), 0.0, np.zeros(4, np.uint8))
+        self.assertIn("any length from 8 to 16", str(e.exception))
+
+
+class Compile(unittest.TestCase):
+    """parmc.compile: the cache, concurrent builds, errors."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="parmc-compile-")
+        self.log = os.path.join(self.dir, "log")
+        self.wrapper = os.path.join(self.dir, "parmc")
+        with open(self.wrapper, "w") as f:   # parmc, logging its arguments
+            f.write(f'#!/bin/sh\necho "$*" >>{self.log}\nexec {PARMC} "$@"\n')
+        os.chmod(self.wrapper, 0o755)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run_python(self, code, cache, parmc_path=None, check=True):
+        env = dict(os.environ, PARMC=parmc_path or self.wrapper, PARMC_CACHE=cache,
+                   PYTHONPATH=os.path.join(ROOT, "python"))
+        p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        if check:
+            self.assertEqual(p.returncode, 0, p.stderr)
+        return p
+
+    def compiles(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [line for line in f if "--version" not in line]
+
+    def test_cache(self):
+        cache = os.path.join(self.dir, "cache")
+        code = f"""
+            import parmc, numpy as np
+            p = parmc.compile({example('permute.parm')!r}, target="c")
+            xs = np.arange(1024, dtype=np.int32)
+            assert (p.rev(xs) == xs[::-1]).all()
+        """
+        self.run_python(code, cache)
+        self.assertEqual(len(self.compiles()), 1)
+        self.run_python(code, cache)           # a new process: from the cache, parmc not run
+        self.assertEqual(len(self.compiles()), 1)
+        self.run_python(code.replace('target="c"', 'target="c", flags=["-O1"]'), cache)   # other options: built again
+        self.assertEqual(len(self.compiles()), 2)
+        entries = [d for d in os.listdir(cache)]
+        self.assertEqual(len(entries), 2, entries)
+
+    def test_cache_follows_imports(self):
+        lib = os.path.join(self.dir, "lib")
+        os.makedirs(lib)
+        with open(os.path.join(lib, "ops.parm"), "w") as f:
+            f.write("inc x = x + 1\n")
+        code = f"""
+            import parmc, numpy as np
+            p = parmc.compile('import "ops"\\nentry main (xs : [2^4]i32) = map inc xs\\n', target="c", include=[{lib!r}])
+            print(p.main(np.zeros(16, np.int32))[0])
+        """
+        cache = os.path.join(self.dir, "cache")
+        self.assertEqual(self.run_python(code, cache).stdout.strip(), "1")
+        with open(os.path.join(lib, "ops.parm"), "w") as f:
+            f.write("inc x = x + 2\n")
+        self.assertEqual(self.run_python(code, cache).stdout.strip(), "2")
+        self.assertEqual(len(self.compiles()), 2)
+
+    def test_concurrent_builds(self):
+        cache = os.path.join(self.dir, "cache")
+        code = f"""
+            import parmc, numpy as np
+            p = parmc.compile({example('permute.parm')!r}, target="c")
+            xs = np.arange(1024, dtype=np.int32)
+            assert (p.rev(xs) == xs[::-1]).all()
+        """
+        env = dict(os.environ, PARMC=self.wrapper, PARMC_CACHE=cache, PYTHONPATH=os.path.join(ROOT, "python"))
+        procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], env=env, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(3)]
+        for p in procs:
+            _, err = p.communicate()
+            self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(len(os.listdir(cache)), 1, os.listdir(cache))   # one entry, no temporary left
+
+    def test_errors(self):
+        cache = os.path.join(self.dir, "cache")
+        p = self.run_python("import parmc; parmc.compile('entry main (xs : [2^4]i32) = mapp xs\\n', target='c')",
+                            cache, check=False)
+        self.assertIn("parmc.CompileError: parmc failed (exit 1)", p.stderr)
+        self.assertIn("prog.parm:1:", p.stderr)
+        self.assertIn("unknown name 'mapp'", p.stderr)
+        p = self.run_python("import parmc; parmc.compile('x.parm', target='c')", cache, parmc_path="/no/such/parmc",
+                            check=False)
+        self.assertIn("parmc.ToolError: PARMC=/no/such/parmc is not an executable file", p.stderr)
+        p = self.run_python("import parmc; parmc.compile('/no/such.parm', target='c')", cache, check=False)
+        self.assertIn("FileNotFoundError", p.stderr)
+        self.assertIn("cannot read the parm program /no/such.parm", p.stderr)
+        env = dict(os.environ, PATH="/nonexistent")
+        env.pop("PARMC", None)
+        p = subprocess.run([sys.executable, "-c", "import parmc; parmc.compile('x.parm')"], env=dict(
+            env, PYTHONPATH=os.path.join(ROOT, "python")), stderr=subprocess.PIPE, text=True)
+        self.assertIn("cannot find the parmc compiler", p.stderr)
+        with self.assertRaises(ValueError):
+            parmc.compile(example("permute.parm"), target="opencl")
+
+
+class Targets(unittest.TestCase):
+    """The target chosen, the prefix, and the CUDA build where nvcc is (loaded, not run: no
+    GPU is needed until a call)."""
+
+    def test_auto_target(self):
+        env = dict(os.environ)
+        try:
+            os.environ["PARMC_TARGET"] = "c"
+            self.assertEqual(parmc.auto_target(), "c")
+            del os.environ["PARMC_TARGET"]
+            os.environ["NVCC"] = "/no/such/nvcc"
+            os.environ["PATH"] = "/nonexistent"       # no nvidia-smi either
+            if "torch" not in sys.modules and "cupy" not in sys.modules:
+                self.assertEqual(parmc.auto_target(), "c")
+        finally:
+            os.environ.clear()
+            os.environ.update(env)
+
+    def test_prefix(self):
+        prog = parmc.compile(example("permute.parm"), target="c", prefix="perm10")
+        self.assertEqual((prog.name, prog.manifest.prefix), ("perm10", "perm10"))
+        self.assertEqual(prog.rev.entry.symbol, "perm10_rev")
+        xs = np.arange(1024, dtype=np.int32)
+        np.testing.assert_array_equal(prog.rev(xs), xs[::-1])
+        with self.assertRaises(ValueError):
+            parmc.compile(example("permute.parm"), target="c", prefix="no-dash")
+
+    def test_cuda_library(self):
+        if not shutil.which("nvcc"):
+            self.skipTest("nvcc is not installed")
+        prog = parmc.compile("entry main (xs : [2^4]i32) = map (\\x -> x + 1) xs\n", target="cuda", arch="sm_90")
+        self.assertEqual(prog.target, "cuda")
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            prog.main(np.zeros(16, np.int32))
+        self.assertIn("expected a torch CUDA tensor or a CuPy array (target cuda), got numpy.ndarray", str(e.exception))
+
+
+class Overhead(unittest.TestCase):
+    """The cost of a call through the package over calling the C function through ctypes
+    (bench/python_overhead.py prints it; the bound here is loose for a loaded CI machine)."""
+
+    def test_overhead(self):
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import python_overhead
+        us, raw = python_overhead.measure(calls=10000)
+        self.assertLess(us - raw, 200.0, f"{us:.1f} us a call, {raw:.1f} us through ctypes alone")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,90 @@
+# Entries of any length (docs/language.md, section 7): the C back end against
+# the interpreter on lengths that are not powers of two (0, 1, 3, 1000,
+# 2^k - 1, 2^k) and rows of odd lengths, each program once through its
+# standalone main and once through its API with every array ending where an
+# inaccessible page begins (tests/tools/guard_main.c): a read past the end of
+# an input or a write past the end of an output faults, and a write into the
+# bytes before an output changes a pattern that is checked. Calls in place and
+# with half-overlapping arrays (-a) must agree too. Runs after
+# 50-backend.sh, whose C_EXTRA_FLAGS (sanitizers) it shares.
+ANY=$TMP/anylen
+mkdir -p "$ANY"
+printf '%s\n' 'int parm_emitted_main(int argc, char **argv);' \
+    'int main(int argc, char **argv) { return parm_emitted_main(argc, argv); }' >"$ANY/emitted_main.c"
+
+# anylen_build ENTRY: $ANY/ENTRY/prog (standalone) and guard, or a failure;
+# $ANY/ENTRY/prog.parm is the entry alone, with the imports
+anylen_build() {
+    local e=$1 d=$ANY/$1
+    mkdir -p "$d"
+    { grep '^import' tests/anylen/entries.parm; grep "^entry $e " tests/anylen/entries.parm; } >"$d/prog.parm"
+    # shellcheck disable=SC2086
+    if "$PARMC" --target=c --emit-main -e "$e" "$d/prog.parm" -o "$d/prog.c" 2>"$d/err.txt" &&
+        python3 tests/tools/guard_entry.py "$d/prog.h" "$e" >"$d/entry.h" 2>"$d/err.txt" &&
+        ${CC_TEST:-cc} -std=c11 -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} -Dmain=parm_emitted_main -c "$d/prog.c" \
+            -o "$d/prog.o" 2>"$d/err.txt" &&
+        ${CC_TEST:-cc} ${C_EXTRA_FLAGS:-} "$ANY/emitted_main.c" "$d/prog.o" -o "$d/prog" -lm 2>"$d/err.txt" &&
+        ${CC_TEST:-cc} -std=c11 -D_DEFAULT_SOURCE -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} -Iruntime -I"$d" \
+            -include "$d/entry.h" tests/tools/guard_main.c "$d/prog.o" -o "$d/guard" -lm 2>"$d/err.txt"; then
+        return 0
+    fi
+    fail "any length: compile $e: $(head -5 "$d/err.txt")"
+    return 1
+}
+
+# anylen_run ENTRY WHAT: $ANY/in.txt through both, against the interpreter
+anylen_run() {
+    local e=$1 what=$2 d=$ANY/$1
+    "$PARMC" --interpret -e "$e" "$d/prog.parm" <"$ANY/in.txt" >"$d/i.out" 2>"$d/i.err"
+    "$d/prog" <"$ANY/in.txt" >"$d/c.out" 2>"$d/c.err"
+    if [ -s "$d/i.err" ] || ! cmp -s "$d/c.out" "$d/i.out"; then
+        fail "any length: $e $what: C differs from the interpreter $(head -2 "$d/i.err" "$d/c.err")"
+        return
+    fi
+    "$d/guard" -a <"$ANY/in.txt" >"$d/g.out" 2>"$d/g.err"
+    local status=$?
+    if [ $status -eq 0 ] && cmp -s "$d/g.out" "$d/i.out"; then pass; else
+        fail "any length: $e $what: through the guarded API: exit $status, $(head -3 "$d/g.err")"
+    fi
+}
+
+# anylen_lengths ENTRY TYPE K [BEFORE AFTER]: lengths 0, 1, 3, 1000, 2^K - 1, 2^K
+anylen_lengths() {
+    local e=$1 type=$2 k=$3 m
+    anylen_build "$e" || return
+    for m in 0 1 3 1000 $(((1 << k) - 1)) $((1 << k)); do
+        [ "$m" -le $((1 << k)) ] || continue
+        { [ $# -gt 3 ] && echo "$4"; python3 tests/tools/gen.py "$type" "$m" "$m"; [ $# -gt 3 ] && echo "$5"; } >"$ANY/in.txt"
+        anylen_run "$e" "n=$m"
+    done
+}
+
+# anylen_rows ENTRY TYPE R C: rows x row lengths, odd ones among them
+anylen_rows() {
+    local e=$1 type=$2 r=$3 c=$4 shape rows len
+    anylen_build "$e" || return
+    for shape in "1 1" "3 5" "$r $c" "$((r - 1)) $((c - 1))" "7 $((c / 2 + 1))" "$r 1" "1 $c"; do
+        read -r rows len <<<"$shape"
+        { echo "$len"; python3 tests/tools/gen.py "$type" $((rows * len)) "$len"; } >"$ANY/in.txt"
+        anylen_run "$e" "rows=$rows len=$len"
+    done
+}
+
+C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
+anylen_lengths sort10 i32 10
+anylen_lengths sort16 i32 16
+anylen_lengths bpm12 u8 12
+anylen_lengths desc12 f32 12
+anylen_lengths kv12 i32,u16 12
+anylen_lengths rev12 i32 12
+anylen_lengths bitrev14 i64 14
+anylen_lengths tof64 i32 11
+anylen_lengths toi64 i16 11
+anylen_lengths pos i32 9
+anylen_lengths scaled i32 10 3 -4
+anylen_lengths same u32 4
+anylen_lengths ranged u16 12
+anylen_rows rows i32 16 64
+anylen_rows kvrows f32,i32 32 32
+anylen_rows rowsr i16 32 32
+anylen_rows rowsrev i32 8 128
