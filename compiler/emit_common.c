@@ -653,13 +653,15 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
         return;
     }
     fputs("    switch (n) {\n", out);
+    Arena names = {0};
     for (int i = 0; i < in->nschedules; i++) {
         const Schedule *s = &in->schedules[i];
         if (strcmp(s->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, s->func->name);
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, emit_code_base(&names, s->func));
         for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }
+    arena_free(&names);
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
