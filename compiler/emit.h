@@ -39,6 +39,11 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p);
 char emit_index_op(uint64_t var_bits, uint64_t c);
 
 /* emit_common.c, for the two emitters */
+/* The base of the emitted code's own names for IR function f: parm_F, in
+ * arena a (its code is parm_F_run, parm_F_0_kernel, ...). The parm_
+ * namespace, which no API prefix may use, keeps every such name apart from
+ * the exported ones. */
+const char *emit_code_base(Arena *a, const IrFunc *f);
 /* Writes text with the API's prefix for {p} and the prefix in upper case
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */

@@ -252,11 +252,9 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
 }
 
 static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
-    for (int i = 0; i < s->nphases; i++) {
-        char name[96];
-        snprintf(name, sizeof name, "%s_%d", fname, i);
-        emit_phase(out, s, &s->phases[i], name);
-    }
+    Arena names = {0};
+    for (int i = 0; i < s->nphases; i++) emit_phase(out, s, &s->phases[i], arena_printf(&names, "%s_%d", fname, i));
+    arena_free(&names);
 }
 
 static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
@@ -331,11 +329,13 @@ static void emit_c_runner(FILE *out, const EmitInput *api, const Schedule *s) {
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
     emit_api_text(out, in, c_context);
+    Arena names = {0};
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
-        if (e->simple) emit_c_func(out, &e->nodes[0].chain, e->func->name);
+        if (e->simple) emit_c_func(out, &e->nodes[0].chain, emit_code_base(&names, e->func));
         else emit_graph_func(out, e, false, emit_c_chain, work_bytes);
     }
+    arena_free(&names);
     emit_entries(out, in, false);
     if (in->emit_main) emit_main(out, in, false, emit_c_runner);
 }

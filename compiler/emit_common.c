@@ -25,6 +25,8 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
+const char *emit_code_base(Arena *a, const IrFunc *f) { return arena_printf(a, "parm_%s", f->name); }
+
 /* ---- entries of any length (plan.h, Schedule.pad) ---- */
 
 bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src == BUF_IN; }
@@ -78,8 +80,7 @@ const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane,
 void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcEmitter emit) {
     Arena scratch = {0};
     for (int k = 0; k < p->elem->nslots; k++) {
-        char slot_name[128];
-        snprintf(slot_name, sizeof slot_name, "%s_slot%d", name, k);
+        const char *slot_name = arena_printf(&scratch, "%s_slot%d", name, k);
         BmmcGuard guard = {emit_pad_loads(s, p), emit_pad_stores(s, p), NULL, NULL, NULL};
         if (s->pad) {
             guard.inside = pad_inside_template(&scratch, s);
@@ -507,20 +508,23 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
     fputs("};\n", out);
     int nscalars = 0;
     for (int i = 0; i < first->func->body->nparams; i++) nscalars += ir_is_scalar(first->func->body->params[i]);
+    Arena names = {0};
     if (first->n < 0) {
-        fprintf(out, "    return %s_run(ctx, in, out", first->func->name);
+        fprintf(out, "    return %s_run(ctx, in, out", emit_code_base(&names, first->func));
         for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
         fputs(");\n}\n\n", out);
+        arena_free(&names);
         return;
     }
     fputs("    switch (n) {\n", out);
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
         if (strcmp(e->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n, e->func->name);
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n, emit_code_base(&names, e->func));
         for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }
+    arena_free(&names);
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
@@ -613,18 +617,21 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
  * the first (the smallest) size that holds it. */
 static void emit_any_length_dispatch(FILE *out, const EmitInput *in, const Schedule *first) {
     bool rows = takes_rows(first);
+    Arena names = {0};
     fputs(rows ? "    if (rows == 0 || row_len == 0) return PARM_OK;\n" : "    if (n == 0) return PARM_OK;\n", out);
     for (int i = 0; i < in->nschedules; i++) {
         const Schedule *s = &in->schedules[i];
         if (strcmp(s->func->entry, first->func->entry) != 0) continue;
         if (rows)
             fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return %s_run(ctx, in, out",
-                    s->pad_rows_log, s->pad_cols_log, s->func->name);
+                    s->pad_rows_log, s->pad_cols_log, emit_code_base(&names, s->func));
         else
-            fprintf(out, "    if (n <= (size_t)1 << %d)\n        return %s_run(ctx, in, out", s->n, s->func->name);
+            fprintf(out, "    if (n <= (size_t)1 << %d)\n        return %s_run(ctx, in, out", s->n,
+                    emit_code_base(&names, s->func));
         for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
         fputs(rows ? ", rows, row_len);\n" : ", 1, n);\n", out);
     }
+    arena_free(&names);
     fputs("    return PARM_ERROR_LENGTH;\n}\n\n", out);
 }
 
@@ -646,13 +653,15 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
         return;
     }
     fputs("    switch (n) {\n", out);
+    Arena names = {0};
     for (int i = 0; i < in->nschedules; i++) {
         const Schedule *s = &in->schedules[i];
         if (strcmp(s->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, s->func->name);
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, emit_code_base(&names, s->func));
         for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }
+    arena_free(&names);
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 

@@ -249,9 +249,9 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
 }
 
 static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
+    Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
-        char name[96];
-        snprintf(name, sizeof name, "%s_%d", fname, i);
+        const char *name = arena_printf(&names, "%s_%d", fname, i);
         fprintf(out, "/* %s: ", name);
         emit_phase_comment(out, &s->phases[i]);
         fputs(" */\n", out);
@@ -261,6 +261,7 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
         case PHASE_PERMUTE: emit_permute(out, s, &s->phases[i], name); break;
         }
     }
+    arena_free(&names);
 }
 
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
@@ -424,11 +425,13 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
     emit_api_text(out, in, cuda_context);
+    Arena names = {0};
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
-        if (e->simple) emit_run(out, &e->nodes[0].chain, e->func->name);
+        if (e->simple) emit_run(out, &e->nodes[0].chain, emit_code_base(&names, e->func));
         else emit_graph_func(out, e, true, emit_cuda_chain, no_work);
     }
+    arena_free(&names);
     emit_entries(out, in, true);
     if (in->emit_main) emit_main(out, in, true, emit_cuda_runner);
 }

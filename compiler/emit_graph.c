@@ -487,7 +487,7 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
 
 void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work) {
     Arena a = {0};
-    const char *fname = e->func->name;
+    const char *fname = emit_code_base(&a, e->func);
     unsigned long long chain_end = e->chain_off;
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
@@ -617,7 +617,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     fputs("static int parm_compare_ms(const void *a, const void *b)\n{\n"
           "    double x = *(const double *)a, y = *(const double *)b;\n    return (x > y) - (x < y);\n}\n\n", out);
     /* the runner: host planes to the device, the call (repeated), back */
-    fprintf(out, "static int parm_main_run(parm_ctx *ctx, void **hin, void **hout, const size_t *in_bytes, "
+    fprintf(out, "static int parm_main_run_graph(parm_ctx *ctx, void **hin, void **hout, const size_t *in_bytes, "
                  "const size_t *out_bytes, size_t n, int repeat)\n{\n    void *din[%d], *dout[%d];\n    (void)n;\n    (void)din;\n    (void)dout;\n",
             first->nin_planes ? first->nin_planes : 1, first->nout_planes ? first->nout_planes : 1);
     if (cuda) {
@@ -717,7 +717,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
     emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n"
-                           "    if (!status) status = parm_main_run(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n"
+                           "    if (!status) status = parm_main_run_graph(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n"
                            "    if (status) {\n        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
                            "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
     for (int r = 0, plane = 0; r < body->nresults; r++) {

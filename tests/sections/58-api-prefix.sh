@@ -136,3 +136,17 @@ CEOF
         fail "prefix: two CUDA programs in one executable: $(head -5 "$d/err.txt")"
     fi
 fi
+
+# the emitted code's own names never meet exported ones (prefix main with an
+# entry run: main_run is the API's, the code of entry main is parm_main_run),
+# and stay whole however long an entry's name is
+long=$(printf 'e%.0s' $(seq 1 200))
+printf 'entry main (xs : [2^6]i32) = map (\\x -> x + 1) xs\nentry run (xs : [2^6]i32) = map (\\x -> x * 2) xs\n' >"$d/names.parm"
+printf 'entry %s (xs : [2^12]i32) = map (\\x -> x + 1) xs\n' "$long" >>"$d/names.parm"
+if "$PARMC" --target=c --prefix main "$d/names.parm" -o "$d/names.c" 2>"$d/err.txt" &&
+    $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror -c "$d/names.c" -o "$d/names.o" 2>"$d/err.txt" &&
+    nm -g --defined-only "$d/names.o" | grep -q " T main_$long\$"; then
+    pass
+else
+    fail "prefix: entry names that meet the emitted code's: $(head -3 "$d/err.txt")"
+fi
