@@ -135,6 +135,41 @@ class Results(unittest.TestCase):
         self.assertIn("1024", repr(self.perm.main))
 
 
+class AnyLength(unittest.TestCase):
+    """Entries with a pad element: any length up to the size, and rows of any shape."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(example("sort_any.parm")) as f:
+            text = f.read().replace("entry main (xs : [2^24]i32 pad max) = sort 24 xs",
+                                    "entry main (xs : [2^10]i32 pad max) = sort 10 xs")
+        cls.sort = parmc.compile(text, target="c")
+        with open(example("batched_any.parm")) as f:
+            text = f.read().replace("entry main (xs : [2^20][2^10]i32 pad max) = rows 20 (bsort 10) xs",
+                                    "entry main (xs : [2^4][2^6]i32 pad max) = rows 4 (bsort 6) xs")
+        cls.rows = parmc.compile(text, target="c")
+
+    def test_any_length(self):
+        for n in (1000, 1024, 1, 3, 0):
+            xs = rng.integers(-2**31, 2**31, n, dtype=np.int32)
+            np.testing.assert_array_equal(self.sort.main(xs), np.sort(xs))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.sort.main(np.zeros(1025, np.int32))
+        self.assertIn("parameter 'xs' has length 1025; the entry accepts any length from 0 to 1024", str(e.exception))
+
+    def test_rows(self):
+        for shape in ((3, 50), (16, 64), (1, 1), (5, 7)):
+            xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
+            out = self.rows.main(xs)
+            self.assertEqual(out.shape, shape)
+            np.testing.assert_array_equal(out, np.sort(xs, axis=-1))
+        for shape, text in (((17, 10), "has 17 rows of 10; the entry accepts up to 16 rows of up to 64"),
+                            ((2, 65), "has 2 rows of 65")):
+            with self.assertRaises(parmc.ArgumentValueError) as e:
+                self.rows.main(np.zeros(shape, np.int32))
+            self.assertIn(text, str(e.exception))
+
+
 class Examples(unittest.TestCase):
     """The programs that examples/python/ writes, through the C target at small sizes (the
     scripts themselves need a GPU: tests/gpu/python.sh runs them)."""
@@ -147,9 +182,11 @@ class Examples(unittest.TestCase):
             sys.path.pop(0)
 
     def test_batched_sort_program(self):
-        prog = parmc.compile(self.load("batched_sort").program(16, 64), target="c")
-        xs = rng.integers(-1000, 1000, (16, 64), dtype=np.int32)
-        np.testing.assert_array_equal(prog.main(xs), np.sort(xs, axis=-1))
+        prog = parmc.compile(self.load("batched_sort").program(10, 50), target="c")   # 16 rows of 64 at most
+        for shape in ((10, 50), (16, 64), (3, 33)):
+            xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
+            np.testing.assert_array_equal(prog.main(xs), np.sort(xs, axis=-1))
+        self.assertRaises(parmc.ArgumentValueError, prog.main, np.zeros((17, 2), np.int32))
 
     def test_permute_program(self):
         prog = parmc.compile(self.load("permute_cupy").program(8), target="c")
