@@ -14,7 +14,9 @@
 #    then every program checked element by element (naive gather on the GPU
 #    for permutations, CUB for sorts) and timed against the libraries;
 #    torch.sort in a second process when `import torch` works;
-# 4. bench/suite/report.py: DATE-GPU.md (tables, ratios, pass counts,
+# 4. bench/graph: issue 12's entry graphs (reduce over 2^28 i32 against a read-only
+#    kernel, a zipped key-value sort against pairs), appended to the report;
+# 5. bench/suite/report.py: DATE-GPU.md (tables, ratios, pass counts,
 #    targets) and DATE-GPU.csv (all numbers) in $OUT, or bench/results/.
 #    Plots: python3 bench/plot.py bench/results/DATE-GPU.csv (run anywhere).
 #
@@ -45,6 +47,8 @@ python3 bench/suite/gen.py table "$W" || exit 1
 $NVCC -Ibench/suite -c "$W/table.cu" -o "$W/table.o" || exit 1
 OBJS=$(python3 -c "import json,os,sys; d=sys.argv[1]; print(' '.join(d+'/'+p['name']+'.o' for p in json.load(open(d+'/manifest.json')) if os.path.exists(d+'/'+p['name']+'.o')))" "$W")
 $NVCC "$W/main.o" "$W"/libs_*.o "$W/table.o" $OBJS -o "$W/bench" || exit 1
+mkdir -p "$W/graph"
+GRAPH_WORK="$W/graph" PARMC="$PARMC" bash bench/graph/run.sh build >>"$W/build.log" 2>&1 || echo "== bench/graph failed to build (see $W/build.log)"
 T1=$(date +%s)
 echo "== built in $((T1 - T0)) s; slowest jobs:"; sort -k4 -n -r "$W/build.log" | grep "^built" | head -4
 [ "${1:-}" = build ] && exit 0
@@ -64,6 +68,12 @@ else
     TORCH="not available (python3 -c 'import torch' failed): no torch columns"
     echo "== torch: $TORCH"
 fi
+# issue 12's entry graphs (bench/graph/main.cu): reductions against a
+# read-only kernel, the zipped key-value sort against pairs
+if [ -x "$W/graph/graph_bench" ]; then
+    timeout 300 "$W/graph/graph_bench" >"$W/graph.txt" 2>&1 || RC=1
+    cat "$W/graph.txt" | tee -a "$W/bench.log"
+fi
 T2=$(date +%s)
 cat "$W/build.log" "$W/bench.log" >"$BASE.log"
 grep -h . "$W"/*.report >"$BASE.reports.txt" 2>/dev/null
@@ -72,6 +82,7 @@ python3 bench/suite/report.py "$CSV" "$W" \
     "Command: \`bash bench/run.sh\`; parmc: $PARMC (sha256 $(sha256sum "$PARMC" | cut -c1-12))${PARMC_NOTE:+, $PARMC_NOTE}; $(nvcc --version | tail -1 | sed 's/^Build //'); driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1); torch $TORCH." \
     "Wall time: build $((T1 - T0)) s on $JOBS cores, checks and timings $((T2 - T1)) s. Numbers: \`$(basename "$CSV")\`; parmc --report of every program: \`$(basename "$BASE").reports.txt\`; plots: \`python3 bench/plot.py $(basename "$CSV")\`." \
     >"$BASE.md" || echo "report.py failed"
+[ -f "$W/graph.txt" ] && printf '\n## Entry graphs (bench/graph)\n\n```\n%s\n```\n' "$(cat "$W/graph.txt")" >>"$BASE.md"
 cat "$BASE.md"
 echo "== done in $(($(date +%s) - T0)) s, driver exit status $RC"
 exit "$RC"

@@ -6,7 +6,7 @@
  * RUNS times, timed with CUDA events on the GPU and the wall clock on the
  * CPU, and prints the median. The report gives the median of those medians
  * and their range (the spread between processes). */
-#include "testcmd.h"
+#include "benchcmd.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -61,14 +61,15 @@ static Value *static_int_op(Spec *s, Op op, int64_t a, int64_t b, Loc loc) {
     return value_int(s, r);
 }
 
+/* Arithmetic is the run-time f64 arithmetic, so that a static NaN has the
+ * run-time bits (the canonical NaN). */
 static Value *static_float_op(Spec *s, Op op, double a, double b, Loc loc) {
     Value *v = NEW(s->arena, Value);
     v->kind = V_FLOAT;
     switch (op) {
-    case OP_ADD: v->f = a + b; return v;
-    case OP_SUB: v->f = a - b; return v;
-    case OP_MUL: v->f = a * b; return v;
-    case OP_DIV: v->f = a / b; return v;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+        v->f = scalar_binary(op, PRIM_F64, (Scalar){.f64 = a}, (Scalar){.f64 = b}).f64;
+        return v;
     case OP_EQ: return value_bool(s, a == b);
     case OP_NE: return value_bool(s, a != b);
     case OP_LT: return value_bool(s, a < b);

@@ -14,6 +14,7 @@
 #include "emit.h"
 #include "manifest.h"
 #include "opt.h"
+#include "entry_plan.h"
 #include "schedule.h"
 #include "randinput.h"
 #include "plan_print.h"
@@ -132,8 +133,8 @@ static const char *default_prefix(Arena *a, const char *output) {
 
 /* An entry whose exported name would be one of the API's own. */
 static void check_entry_names(const EmitInput *in) {
-    for (int i = 0; i < in->nschedules; i++) {
-        const IrFunc *f = in->schedules[i].func;
+    for (int i = 0; i < in->nplans; i++) {
+        const IrFunc *f = in->plans[i].func;
         if (emit_api_name_taken(f->entry))
             diag_error(f->loc, "entry '%s' would be exported as %s_%s, a name of the API's own (docs/api.md); "
                                "rename the entry", f->entry, in->prefix, f->entry);
@@ -183,7 +184,7 @@ static const EntryParam *size_range(const Program *p, const char *entry) {
 static bool some_size_compiles(Compilation *c, const IrFunc *f) {
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *g = c->ir.funcs[i];
-        if (g != f && strcmp(g->entry, f->entry) == 0 && !schedule_refusal(&c->arena, g)) return true;
+        if (g != f && strcmp(g->entry, f->entry) == 0 && !entry_plan_refusal(&c->arena, g)) return true;
     }
     return false;
 }
@@ -194,22 +195,27 @@ static bool some_size_compiles(Compilation *c, const IrFunc *f) {
  * function then returns NAME_ERROR_LENGTH for that length alone. The
  * sanitizer build (PARMC_VERIFY) checks every plan against plan_verify's
  * invariants, naming the stage that built it (scheduling). */
-static int schedule_all(Compilation *c, Schedule *out) {
+static int schedule_all(Compilation *c, EntryPlan *out) {
     int n = 0;
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *f = c->ir.funcs[i];
-        const char *refusal = f->size_param >= 0 ? schedule_refusal(&c->arena, f) : NULL;
+        const char *refusal = f->size_param >= 0 ? entry_plan_refusal(&c->arena, f) : NULL;
         const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
         if (range && some_size_compiles(c, f)) {
             diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "
                                      "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
             continue;
         }
-        schedule_func(&c->arena, f, &out[n]);
+        entry_plan(&c->arena, f, &out[n]);
 #ifdef PARMC_VERIFY
-        const char *why = plan_verify(&c->arena, &out[n]);
+        const char *why = plan_verify_entry(&c->arena, &out[n]);
         if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", f->name, why);
 #endif
+        /* the API dispatches on n, the first array's length */
+        for (int j = 0; j < n; j++)
+            if (strcmp(out[j].func->entry, f->entry) == 0 && out[j].n == out[n].n)
+                diag_error(f->loc, "the back end tells the sizes of a ranged entry apart by the length of its first "
+                                   "array, which is 2^%d for two of the sizes of '%s'", out[n].n, f->entry);
         n++;
     }
     return n;
@@ -227,17 +233,18 @@ static void compile(Compilation *c, const Options *opt) {
     const char *header = beside(&c->arena, output, ".h");
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
-                    .nschedules = c->ir.nfuncs, .emit_main = opt->emit_main,
+                    .emit_main = opt->emit_main,
                     .main_entry = opt->entry ? opt->entry : "main",
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
-    in.schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
-    in.nschedules = schedule_all(c, in.schedules);
+    in.plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
+    in.nplans = schedule_all(c, in.plans);
+    emit_input_schedules(&in, &c->arena);
     check_entry_names(&in);
-    const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nschedules + 1);
-    for (int i = 0; i < in.nschedules; i++) funcs[i] = in.schedules[i].func;
+    const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
+    for (int i = 0; i < in.nplans; i++) funcs[i] = in.plans[i].func;
     ManifestInput manifest = {.source = opt->input, .target = opt->target_c ? "c" : "cuda", .prefix = in.prefix,
                               .header = in.header_name, .program = &c->program, .funcs = funcs,
-                              .nfuncs = in.nschedules};
+                              .nfuncs = in.nplans};
     Outputs o = {&in, opt->target_c, &manifest};
     write_file(c, output, write_program, &o);
     write_file(c, header, write_header, &o);
@@ -250,9 +257,11 @@ static void compile(Compilation *c, const Options *opt) {
 static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
-    Schedule *schedules = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
-    int n = schedule_all(c, schedules);
-    for (int i = 0; i < n; i++) ok &= simulate_report(out, &schedules[i]);
+    EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
+    int n = schedule_all(c, plans);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < plans[i].nnodes; j++)
+            if (plans[i].nodes[j].kind == NODE_CHAIN) ok &= simulate_report(out, &plans[i].nodes[j].chain);
     if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
 }
 
@@ -306,8 +315,8 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed);
         break;
     case ACTION_DUMP_PLAN: {
-        Schedule *plans = NEW_ARRAY(&c->arena, Schedule, c->ir.nfuncs);
-        for (int i = 0, n = schedule_all(c, plans); i < n; i++) plan_print(out, &plans[i]);
+        EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
+        for (int i = 0, n = schedule_all(c, plans); i < n; i++) plan_print_entry(out, &plans[i]);
         break;
     }
     case ACTION_LIST_ENTRIES:

@@ -14,7 +14,12 @@
 typedef struct {
     const char *source_name;    /* for the banner */
     const char *header_name;    /* the .h written beside the output */
-    Schedule *schedules;        /* one per IR function (entry specialisation) */
+    EntryPlan *plans;           /* one per IR function (entry specialisation) */
+    int nplans;
+    /* the chains of the entries all of whose plans are simple (today's
+       shape: their API, NAME_run and main are the chain's), in order;
+       emit_input_schedules fills them */
+    Schedule *schedules;
     int nschedules;
     bool emit_main;
     const char *main_entry;     /* the entry the standalone main runs */
@@ -52,11 +57,24 @@ void emit_entries(FILE *out, const EmitInput *in, bool cuda);
 typedef void (*EmitRunner)(FILE *out, const EmitInput *in, const Schedule *s);
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 void emit_phase_comment(FILE *out, const Phase *p);
+/* The standalone main's reading of one value of type p into `dest` (with
+ * the interpreter's message for a bad one), and the printer of a p. */
+void emit_read_value(FILE *out, Prim p, const char *dest);
+const char *emit_print_fn(Prim p);
 /* The entry's run-time scalar parameters, which element code reads as
  * parm_arg<id> (emit_elem.h): as C parameters ", const int32_t parm_arg0..."
  * of a function holding element code, and as the arguments of its call. */
 void emit_arg_params(FILE *out, const Schedule *s);
 void emit_arg_values(FILE *out, const Schedule *s);
+/* At the top of a function holding element code: the scalars passed by
+ * reference loaded into parm_arg<id>, and every one marked used. */
+void emit_arg_loads(FILE *out, const Schedule *s);
+/* Whether every specialisation of `entry` is of today's shape (one chain:
+ * its API, NAME_run and standalone main are the chain's). */
+bool emit_entry_is_simple(const EmitInput *in, const char *entry);
+void emit_input_schedules(EmitInput *in, Arena *arena);
+/* The declarations of sa and sb: the plan's planes in `scratch`. */
+void emit_scratch_planes(FILE *out, const Schedule *s);
 /* "(void)parm_arg0;" ... for a function that may not read them. */
 void emit_arg_unused(FILE *out, const Schedule *s);
 /* An entry of any length (Schedule.pad) passes its shape the same way, as
@@ -104,6 +122,18 @@ ElemPositions emit_positions_at(const PosAt *at);
  * k < bits; a zero mask or a NULL variable name leaves its term out. */
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
                           const char *u, const char *b);
+
+/* emit_graph.c: an entry graph (EntryPlan, not simple): its nodes and
+ * NAME_run(ctx, in, out, scalars...), over the planes of the array
+ * parameters and the results; `chain` writes a chain's phases and
+ * NAME_exec(ctx, in, out, scratch, args...), `work` the scratch the target
+ * adds after a chain's plan. */
+typedef void (*EmitChain)(FILE *out, const Schedule *s, const char *name);
+typedef unsigned long long (*EmitWork)(const Schedule *s);
+void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work);
+/* The standalone main of a graph entry: every parameter read, every result
+ * printed, as --interpret does. */
+void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];

@@ -23,7 +23,7 @@ static void emit_phase_head(FILE *out, const Schedule *s, const char *name, bool
     fprintf(out, "static void %s(const void *const *src, void *const *dst%s", name, work ? ", char *work" : "");
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
-    emit_arg_unused(out, s);
+    emit_arg_loads(out, s);
 }
 
 /* Declarations of the typed plane pointers of a phase: in0.., out0... */
@@ -230,12 +230,7 @@ static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char 
 
 /* The phases in order, through the buffers of the plan; the LOCAL phases'
  * work memory follows the plan's scratch planes. */
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    emit_arg_unused(out, s);
-    emit_run_start(out, s, work_bytes(s), false);
+static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     emit_copy_whole(out, s, false);
     for (int i = 0; i < s->nphases; i++) {
         fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
@@ -247,13 +242,37 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
+static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    emit_arg_unused(out, s);
+    emit_run_start(out, s, work_bytes(s), false);
+    emit_phase_calls(out, s, fname);
+}
+
+static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     for (int i = 0; i < s->nphases; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s_%d", fname, i);
         emit_phase(out, s, &s->phases[i], name);
     }
+}
+
+static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
     emit_run(out, s, fname);
+}
+
+/* A chain of an entry graph: its scratch is given. */
+static void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n    (void)ctx;\n    (void)scratch;\n", out);
+    emit_arg_unused(out, s);
+    emit_scratch_planes(out, s);
+    emit_phase_calls(out, s, fname);
 }
 
 static const char c_context[] =
@@ -312,7 +331,11 @@ static void emit_c_runner(FILE *out, const EmitInput *api, const Schedule *s) {
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
     emit_api_text(out, in, c_context);
-    for (int i = 0; i < in->nschedules; i++) emit_c_func(out, &in->schedules[i], in->schedules[i].func->name);
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e->simple) emit_c_func(out, &e->nodes[0].chain, e->func->name);
+        else emit_graph_func(out, e, false, emit_c_chain, work_bytes);
+    }
     emit_entries(out, in, false);
     if (in->emit_main) emit_main(out, in, false, emit_c_runner);
 }

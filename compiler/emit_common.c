@@ -226,6 +226,10 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
         emit_input_copy(out, s, copy_off, cuda);
     }
     fputs("    (void)scratch;\n", out);
+    emit_scratch_planes(out, s);
+}
+
+void emit_scratch_planes(FILE *out, const Schedule *s) {
     for (int x = 0; x < 2; x++) {
         if (s->scratch_planes[x] == 0) continue;
         fprintf(out, "    void *const %s[%d] = {", plan_buf_name(BUF_SCRATCH_A + x), s->scratch_planes[x]);
@@ -250,17 +254,31 @@ static bool first_occurrence(const EmitInput *in, int i) {
 static const char *arg_ctype(const Schedule *s, int k) { return prim_ctype(elem_slot_prim(s->args[k]->elem, 0)); }
 
 void emit_arg_params(FILE *out, const Schedule *s) {
-    for (int k = 0; k < s->nargs; k++) fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
+    for (int k = 0; k < s->nargs; k++) {
+        if (s->arg_by_ref && s->arg_by_ref[k]) fprintf(out, ", const %s *parm_argp%d", arg_ctype(s, k), s->args[k]->id);
+        else fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
+    }
     if (s->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
 }
 
 void emit_arg_values(FILE *out, const Schedule *s) {
-    for (int k = 0; k < s->nargs; k++) fprintf(out, ", parm_arg%d", s->args[k]->id);
+    for (int k = 0; k < s->nargs; k++)
+        fprintf(out, ", parm_arg%s%d", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
     if (s->pad) fputs(", parm_rows, parm_cols", out);
 }
 
 void emit_arg_unused(FILE *out, const Schedule *s) {
-    for (int k = 0; k < s->nargs; k++) fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+    for (int k = 0; k < s->nargs; k++)
+        fprintf(out, "    (void)parm_arg%s%d;\n", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+    if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
+}
+
+void emit_arg_loads(FILE *out, const Schedule *s) {
+    for (int k = 0; k < s->nargs; k++) {
+        if (s->arg_by_ref && s->arg_by_ref[k])
+            fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n", arg_ctype(s, k), s->args[k]->id, s->args[k]->id);
+        fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
+    }
     if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
 }
 
@@ -381,6 +399,131 @@ static void emit_any_length_comment(FILE *out, const EmitInput *in, const Schedu
         fprintf(out, " Any length n up to 2^%d: the arrays hold n elements each.", last->n);
 }
 
+/* ---- entry graphs' API ---- */
+
+bool emit_entry_is_simple(const EmitInput *in, const char *entry) {
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, entry) == 0 && !in->plans[i].simple) return false;
+    return true;
+}
+
+void emit_input_schedules(EmitInput *in, Arena *arena) {
+    in->schedules = NEW_ARRAY(arena, Schedule, in->nplans + 1);
+    in->nschedules = 0;
+    for (int i = 0; i < in->nplans; i++)
+        if (emit_entry_is_simple(in, in->plans[i].func->entry)) in->schedules[in->nschedules++] = in->plans[i].nodes[0].chain;
+}
+
+static bool first_plan(const EmitInput *in, int i) {
+    for (int j = 0; j < i; j++)
+        if (strcmp(in->plans[j].func->entry, in->plans[i].func->entry) == 0) return false;
+    return true;
+}
+
+/* {p}_ENTRY(ctx, parameters in order: a scalar by value (arg0..), an array
+ * as one pointer per field (in0..); results: one pointer per field (out0..),
+ * a scalar's to one element; n where the entry has an array). */
+static void emit_graph_signature(FILE *out, const EmitInput *in, const EntryPlan *e) {
+    const IrBody *body = e->func->body;
+    emit_api_text(out, in, "int {p}_");
+    fputs(e->func->entry, out);
+    emit_api_text(out, in, "({p}_ctx *ctx");
+    for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
+        const IrVal *v = body->params[i];
+        if (ir_is_scalar(v)) {
+            fprintf(out, ", %s arg%d", prim_ctype(elem_slot_prim(v->elem, 0)), arg++);
+            continue;
+        }
+        for (int k = 0; k < v->elem->nslots; k++)
+            fprintf(out, ", const %s *in%d", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
+    }
+    for (int k = 0; k < e->nout_planes; k++) fprintf(out, ", %s *out%d", prim_ctype(e->out_planes[k].prim), k);
+    fputs(e->n >= 0 ? ", size_t n)" : ")", out);
+}
+
+/* An array's length in terms of n, the first array's: "n", "n/4", "4n". */
+static void emit_length(FILE *out, int log_len, int n) {
+    if (log_len == n) fputs("n", out);
+    else if (log_len < n) fprintf(out, "n/%llu", 1ULL << (n - log_len));
+    else fprintf(out, "%llun", 1ULL << (log_len - n));
+}
+
+static void emit_value_shape(FILE *out, const IrVal *v, int n) {
+    if (!ir_is_scalar(v)) {
+        fputs("[", out);
+        emit_length(out, v->log_len, n);
+        fputs("] ", out);
+    }
+    emit_slot_names(out, v->elem);
+}
+
+/* The comment of an entry graph: every parameter and result with its
+ * fields and its length in terms of n (for every size, a ranged entry's). */
+static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+    const IrBody *body = first->func->body;
+    fprintf(out, "/* entry %s: parameters", first->func->entry);
+    for (int i = 0; i < body->nparams; i++) {
+        fputs(i ? ", " : " ", out);
+        emit_value_shape(out, body->params[i], first->n);
+        fputs(ir_is_scalar(body->params[i]) ? " (by value)" : "", out);
+    }
+    fputs("; results", out);
+    for (int i = 0; i < body->nresults; i++) {
+        fputs(i ? ", " : " ", out);
+        emit_value_shape(out, body->results[i], first->n);
+        fputs(ir_is_scalar(body->results[i]) ? " (one element)" : "", out);
+    }
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e == first || strcmp(e->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "; at n = 2^%d:", e->n);
+        int np = e->func->body->nparams;
+        for (int j = 0; j < np + e->func->body->nresults; j++) {
+            const IrVal *v = j < np ? e->func->body->params[j] : e->func->body->results[j - np];
+            fputs(j ? ", " : " ", out);
+            emit_value_shape(out, v, e->n);
+        }
+    }
+    fprintf(out, "; n is the length of the first array; one pointer per field (%s pointers). */\n",
+            cuda ? "device" : "host");
+}
+
+/* The API function of an entry graph: checks its arguments and dispatches
+ * on n to NAME_run(ctx, in, out, scalars...), which takes the planes of the
+ * array parameters (in) and of the results (out). */
+static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+    emit_graph_signature(out, in, first);
+    fputs("\n{\n    if (!ctx", out);
+    for (int k = 0; k < first->nin_planes; k++) fprintf(out, " || !in%d", k);
+    for (int k = 0; k < first->nout_planes; k++) fprintf(out, " || !out%d", k);
+    fputs(") return PARM_ERROR_NULL;\n", out);
+    if (cuda) fputs("    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n", out);
+    fprintf(out, "    const void *in[%d] = {", first->nin_planes ? first->nin_planes : 1);
+    for (int k = 0; k < first->nin_planes; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
+    if (!first->nin_planes) fputs("NULL", out);
+    fprintf(out, "};\n    void *out[%d] = {", first->nout_planes ? first->nout_planes : 1);
+    for (int k = 0; k < first->nout_planes; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
+    if (!first->nout_planes) fputs("NULL", out);
+    fputs("};\n", out);
+    int nscalars = 0;
+    for (int i = 0; i < first->func->body->nparams; i++) nscalars += ir_is_scalar(first->func->body->params[i]);
+    if (first->n < 0) {
+        fprintf(out, "    return %s_run(ctx, in, out", first->func->name);
+        for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
+        fputs(");\n}\n\n", out);
+        return;
+    }
+    fputs("    switch (n) {\n", out);
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n, e->func->name);
+        for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
+        fputs(");\n", out);
+    }
+    fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
+}
+
 void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
     /* the guard is the prefix's: two programs' headers can be included together */
@@ -419,6 +562,13 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
         emit_any_length_comment(out, in, e);
         fputs(" */\n", out);
         emit_signature(out, in, &in->schedules[i]);
+        fputs(";\n", out);
+    }
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (!first_plan(in, i) || emit_entry_is_simple(in, e->func->entry)) continue;
+        emit_graph_comment(out, in, e, cuda);
+        emit_graph_signature(out, in, e);
         fputs(";\n", out);
     }
     fputs("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", out);
@@ -509,6 +659,9 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
 void emit_entries(FILE *out, const EmitInput *in, bool cuda) {
     for (int i = 0; i < in->nschedules; i++)
         if (first_occurrence(in, i)) emit_entry(out, in, &in->schedules[i], cuda);
+    for (int i = 0; i < in->nplans; i++)
+        if (first_plan(in, i) && !emit_entry_is_simple(in, in->plans[i].func->entry))
+            emit_graph_entry(out, in, &in->plans[i], cuda);
 }
 
 /* ---- the standalone main ---- */
@@ -522,7 +675,7 @@ static const char *parse_call(Prim p) {
 }
 
 /* Reads the next token as a p into the lvalue `dest`. */
-static void emit_read_value(FILE *out, Prim p, const char *dest) {
+void emit_read_value(FILE *out, Prim p, const char *dest) {
     const char *t = prim_ctype(p);
     fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
           "            parm_next_token(&input, tok, sizeof tok);\n            if (!", out);
@@ -550,12 +703,14 @@ static void emit_read_args(FILE *out, const Schedule *s, bool before) {
     }
 }
 
+const char *emit_print_fn(Prim p) {
+    return p == PRIM_BOOL ? "parm_print_bool" : p == PRIM_F32 ? "parm_print_f32"
+           : p == PRIM_F64 ? "parm_print_f64" : prim_is_signed(p) ? "parm_print_signed"
+           : "parm_print_unsigned";
+}
+
 static void emit_print(FILE *out, Prim p, int k) {
-    const char *t = prim_ctype(p);
-    const char *fn = p == PRIM_BOOL ? "parm_print_bool" : p == PRIM_F32 ? "parm_print_f32"
-                     : p == PRIM_F64 ? "parm_print_f64" : prim_is_signed(p) ? "parm_print_signed"
-                     : "parm_print_unsigned";
-    fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", fn, t, k);
+    fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), k);
 }
 
 /* The shape of an entry of any length from the count of values (after the
@@ -595,7 +750,7 @@ static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
     }
     fputs(")) {\n        char msg[320];\n", out);
     if (rows)
-        fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, values);\n", s->func->entry,
+        fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, count);\n", s->func->entry,
                 s->nargs, slots, 1L << last->pad_rows_log);
     else
         fprintf(out, "        parm_padded_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, count);\n", s->func->entry,
@@ -665,6 +820,11 @@ void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const c
 }
 
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, in->main_entry) == 0 && !emit_entry_is_simple(in, in->main_entry)) {
+            emit_graph_main(out, in, &in->plans[i], cuda);
+            return;
+        }
     const Schedule *s = first_of_entry(in, in->main_entry);
     if (!s) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
     fputs("// start of parm_io.h\n", out);

@@ -161,6 +161,7 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
+    emit_arg_loads(out, s);
     for (int k = 0; k < ns; k++) {
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    %s *tile%d = (%s *)(parm_shared + %d);\n", ty, k, ty, tile_plane_offset(p, k));
@@ -222,7 +223,9 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     for (int k = 0; k < in->nslots; k++) fprintf(out, "%sconst %s *__restrict__ in%d", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *__restrict__ out%d", prim_ctype(elem_slot_prim(res, k)), k);
     emit_arg_params(out, s);
-    fprintf(out, ")\n{\n    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
+    fputs(")\n{\n", out);
+    emit_arg_loads(out, s);
+    fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
                  " x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << p->n);
     emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
@@ -245,7 +248,7 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     for (int i = 0; i < s->nphases; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s_%d", fname, i);
@@ -258,10 +261,9 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
         case PHASE_PERMUTE: emit_permute(out, s, &s->phases[i], name); break;
         }
     }
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    emit_run_start(out, s, 0, true);
+}
+
+static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     emit_copy_whole(out, s, true);
     for (int i = 0; i < s->nphases; i++)
     {
@@ -271,6 +273,30 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
         fputs("))) return status;\n", out);
     }
     fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    emit_run_start(out, s, 0, true);
+    emit_phase_calls(out, s, fname);
+}
+
+/* A chain of an entry graph: its scratch is given. */
+static void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
+    emit_phases(out, s, fname);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
+    emit_scratch_planes(out, s);
+    emit_phase_calls(out, s, fname);
+}
+
+static unsigned long long no_work(const Schedule *s) {
+    (void)s;
+    return 0;
 }
 
 /* The context: calls run on `stream`, its own non-blocking stream unless
@@ -307,6 +333,13 @@ static const char cuda_context[] =
     "    if (ctx->own) {\n        cudaStreamSynchronize(ctx->own);\n        cudaStreamDestroy(ctx->own);\n    }\n"
     "    free(ctx);\n}\n\n"
     "cudaStream_t {p}_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
+    "/* A warp shuffle of any element type (reductions). */\n"
+    "template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask, T v, int delta)\n{\n"
+    "    if (sizeof(T) == 8) {\n"
+    "        unsigned long long b;\n        memcpy(&b, &v, 8);\n        b = __shfl_down_sync(mask, b, delta);\n"
+    "        memcpy(&v, &b, 8);\n        return v;\n    }\n"
+    "    unsigned b = 0;\n    memcpy(&b, &v, sizeof(T));\n    b = __shfl_down_sync(mask, b, delta);\n"
+    "    memcpy(&v, &b, sizeof(T));\n    return v;\n}\n\n"
     "int {p}_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream)\n{\n"
     "    if (!ctx) return PARM_ERROR_NULL;\n"
     "    if (!stream) stream = ctx->own;\n"
@@ -391,7 +424,11 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
     emit_api_text(out, in, cuda_context);
-    for (int i = 0; i < in->nschedules; i++) emit_run(out, &in->schedules[i], in->schedules[i].func->name);
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e->simple) emit_run(out, &e->nodes[0].chain, e->func->name);
+        else emit_graph_func(out, e, true, emit_cuda_chain, no_work);
+    }
     emit_entries(out, in, true);
     if (in->emit_main) emit_main(out, in, true, emit_cuda_runner);
 }

@@ -45,6 +45,8 @@ typedef struct {
     int copy, ncopies;          /* the body copy being built (0: the body itself), and how many */
     const char *prefix;
     const ElemPositions *positions;
+    bool has_coord;             /* inside a nested two, col or map: the instance's position, a constant */
+    uint64_t coord;
 } Emit;
 
 static noreturn void fail(Emit *E, const IrStmt *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -82,8 +84,9 @@ static Prim slot_prim(const IrVal *v, int k) { return elem_slot_prim(v->elem, k 
 
 /* ---- pass 1: nodes ---- */
 
-/* A run-time scalar parameter of the entry, the one kind of value defined
- * outside that the scheduler lets a body read: the C parameter parm_arg<id>
+/* A scalar of the entry's level (a run-time scalar parameter, a constant,
+ * or one that an earlier node computed), the one kind of value defined
+ * outside that the planners let a body read: the C variable parm_arg<id>
  * of the function holding the body. */
 static Node **entry_arg(Emit *E, const IrVal *v)
 {
@@ -99,7 +102,7 @@ static Node **lookup(Emit *E, const IrStmt *s, const IrVal *v)
 {
     int i = v->id - E->min_id;
     if (i < 0 || i >= E->nids || !E->slots[i]) {
-        if (!v->def && ir_is_scalar(v)) return entry_arg(E, v);
+        if (ir_is_scalar(v) && !v->elem->is_tuple) return entry_arg(E, v);
         fail(E, s, "%%%d is not defined before its use in the body (values defined outside are not supported)", v->id);
     }
     return E->slots[i];
@@ -249,6 +252,52 @@ static Node **reduce_nodes(Emit *E, const IrStmt *s)
     return apply_body(E, s->body, params);
 }
 
+/* One instance of a nested body at position `coord` (what its POS reads). */
+static Node **apply_at(Emit *E, const IrBody *body, Node **params, uint64_t coord)
+{
+    bool had = E->has_coord;
+    uint64_t outer = E->coord;
+    E->has_coord = true;
+    E->coord = coord;
+    Node **r = apply_body(E, body, params);
+    E->has_coord = had;
+    E->coord = outer;
+    return r;
+}
+
+/* two, col and map on a small array: a copy of the body per block, pair or
+ * element (ir_eval.c's instances and positions). */
+static Node **nested_nodes(Emit *E, const IrStmt *s)
+{
+    if (s->nargs != 1 || s->nres != 1 || ir_is_scalar(s->args[0])) fail(E, s, "not an array stage");
+    const IrVal *xs = s->args[0], *r = s->res[0];
+    Node **src = lookup(E, s, xs);
+    int ni = xs->elem->nslots, no = r->elem->nslots, len = 1 << xs->log_len;
+    Node **out = NEW_ARRAY(&E->arena, Node *, value_slots(E, s, r));
+    if (s->op == IR_MAP) {
+        for (int i = 0; i < len; i++)
+            memcpy(out + i * no, apply_at(E, s->body, src + i * ni, (uint64_t)i), sizeof(Node *) * (size_t)no);
+    } else if (s->op == IR_TWO) {
+        int blocks = 1 << s->k, width = len / blocks;
+        for (int j = 0; j < blocks; j++)
+            memcpy(out + j * width * no, apply_at(E, s->body, src + j * width * ni, (uint64_t)j),
+                   sizeof(Node *) * (size_t)(width * no));
+    } else {
+        Node **pair = NEW_ARRAY(&E->arena, Node *, 2 * ni);
+        int hb = f2_top_bit(s->mask);
+        for (uint64_t i = 0; i < (uint64_t)len; i++) {
+            if (i >> hb & 1) continue;
+            uint64_t j = i ^ s->mask;
+            memcpy(pair, src + i * (uint64_t)ni, sizeof(Node *) * (size_t)ni);
+            memcpy(pair + ni, src + j * (uint64_t)ni, sizeof(Node *) * (size_t)ni);
+            Node **res = apply_at(E, s->body, pair, i);
+            memcpy(out + i * (uint64_t)no, res, sizeof(Node *) * (size_t)no);
+            memcpy(out + j * (uint64_t)no, res + no, sizeof(Node *) * (size_t)no);
+        }
+    }
+    return out;
+}
+
 /* The result's nodes; for a scalar statement *local is set to its local. */
 static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
 {
@@ -256,7 +305,8 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
     *local = NULL;
     if (s->op == IR_REDUCE && s->body) return reduce_nodes(E, s);
     if (s->op == IR_REPLICATE || s->op == IR_ZIP || s->op == IR_UNZIP) return data_nodes(E, s);
-    if (s->body) fail(E, s, "nested bodies other than a reduction's are not supported in element code");
+    if (s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP) return nested_nodes(E, s);
+    if (s->body) fail(E, s, "nested bodies other than a reduction's, a two's, a col's or a map's are not supported");
     switch (s->op) {
     case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
     case IR_INDEX: case IR_BUILD: case IR_BMMC: break;
@@ -275,8 +325,13 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
         break;
     case IR_POS:
         expect_scalars(E, s, 0);
-        if (!E->positions) fail(E, s, "a position where the caller gives none");
         if (p != PRIM_I64) fail(E, s, "result type %s, expected i64", prim_name(p));
+        if (E->has_coord) {
+            *local = new_local(E, s, p, arena_printf(a, "(int64_t)0x%llxull",
+                                                    (unsigned long long)(f2_apply(s->mat, E->coord) ^ s->compl)), 0, args);
+            break;
+        }
+        if (!E->positions) fail(E, s, "a position where the caller gives none");
         *local = new_local(E, s, p, E->positions->expr(E->positions->ctx, s, &E->arena), 0, args);
         break;
     case IR_UNARY:

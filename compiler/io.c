@@ -149,36 +149,39 @@ static long read_row_length(const Tokens *t, const IrFunc *last, char *msg, size
     return 0;
 }
 
-/* The first specialisation (the smallest) that takes the shape; NULL if none. */
-static const IrFunc *padded_specialisation(const IrProgram *p, const char *entry, IoShape shape) {
-    for (int i = 0; i < p->nfuncs; i++) {
-        const IrFunc *f = p->funcs[i];
-        if (strcmp(f->entry, entry) == 0 && shape.cols <= 1L << f->pad_cols_log && shape.rows <= pad_rows_max(f))
-            return f;
-    }
-    return NULL;
+/* The values of f's parameters other than the padded one. */
+static long other_values(const IrFunc *f) {
+    const IrVal *v = f->body->params[f->pad_param];
+    return slots_needed(f) - (1L << v->log_len) * v->elem->nslots;
 }
 
-/* The shape of the input of an entry with a padded parameter and its
- * specialisation; *first is the first token of the values. NULL with a
- * message (at input offset *at, or -1 for the whole input) when none. */
+/* Whether f takes `count` values (after the row length) in rows of row_len
+ * elements (1 for one dimension), and the shape they give. */
+static bool shape_for(const IrFunc *f, long count, long row_len, IoShape *shape) {
+    long slots = f->body->params[f->pad_param]->elem->nslots, values = count - other_values(f);
+    if (values < 0 || values % slots != 0 || (values / slots) % row_len != 0) return false;
+    long elems = values / slots;
+    *shape = f->pad_rows_log >= 0 ? (IoShape){elems / row_len, row_len} : (IoShape){1, elems};
+    return shape->cols <= 1L << f->pad_cols_log && shape->rows <= pad_rows_max(f);
+}
+
+/* The shape of the input of an entry with a padded parameter and the first
+ * (the smallest) specialisation that takes it; *first is the first token of
+ * the values. NULL with a message (at input offset *at, or -1 for the whole
+ * input) when none. */
 static const IrFunc *padded_shape(const IrProgram *p, const IrFunc *last, const Tokens *t, IoShape *shape,
                                   long *first, char *msg, size_t size, long *at) {
-    long args = last->body->nparams - 1, slots = last->body->params[last->pad_param]->elem->nslots;
     bool rows = last->pad_rows_log >= 0;
     *first = rows ? 1 : 0;
     *at = -1;
     long row_len = rows ? read_row_length(t, last, msg, size, at) : 1;
     if (row_len == 0) return NULL;
-    long values = t->count - *first - args;
-    if (values >= 0 && values % slots == 0 && (values / slots) % row_len == 0) {
-        long elems = values / slots;
-        *shape = rows ? (IoShape){elems / row_len, row_len} : (IoShape){1, elems};
-        const IrFunc *f = padded_specialisation(p, last->entry, *shape);
-        if (f) return f;
-    }
-    if (rows) parm_rows_message(msg, size, last->entry, args, slots, pad_rows_max(last), row_len, values);
-    else parm_padded_message(msg, size, last->entry, args, slots, 1L << last->pad_cols_log, t->count);
+    for (int i = 0; i < p->nfuncs; i++)
+        if (strcmp(p->funcs[i]->entry, last->entry) == 0 && shape_for(p->funcs[i], t->count - *first, row_len, shape))
+            return p->funcs[i];
+    long others = other_values(last), slots = last->body->params[last->pad_param]->elem->nslots;
+    if (rows) parm_rows_message(msg, size, last->entry, others, slots, pad_rows_max(last), row_len, t->count - 1);
+    else parm_padded_message(msg, size, last->entry, others, slots, 1L << last->pad_cols_log, t->count);
     return NULL;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchcmd.h"
 #include "driver.h"
 #include "testcmd.h"
 #include "version.h"

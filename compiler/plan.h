@@ -129,6 +129,11 @@ typedef struct {
     int in_param;
     const IrVal **args;
     int nargs;
+    /* Per arg: passed by reference (a device pointer to one element, read
+     * in every kernel's prologue into parm_arg<id>): a scalar that an
+     * earlier node of the entry graph computed on the device. NULL: all by
+     * value. */
+    const bool *arg_by_ref;
     Phase *phases;
     int nphases;
     /* Phase i reads what phase i-1 wrote (phase 0 the input) and writes the
@@ -152,6 +157,88 @@ typedef struct {
     const Scalar *pad;
     int pad_rows_log, pad_cols_log;
 } Schedule;
+
+/* ---- The entry graph (entry_plan.c) ----
+ *
+ * An entry's body is a DAG of whole-array and scalar statements. It is cut
+ * into nodes that run in order; each reads and writes planes (arrays are
+ * structure of arrays: one plane per primitive field). A value is a list of
+ * planes, so zip, unzip and renamings cost nothing. A plane lies in an
+ * entry parameter, an entry result, a temporary of the scratch, or (a
+ * scalar known without memory) is a value: an entry scalar parameter or a
+ * constant. */
+typedef enum { LOC_PARAM, LOC_RESULT, LOC_TEMP, LOC_VALUE } PlaneKind;
+
+typedef struct {
+    PlaneKind kind;
+    int index;                  /* PARAM, RESULT: the flat plane index among the entry's
+                                   array parameters' (results') planes; TEMP: the temporary */
+    int log_len;                /* 2^log_len elements (0 for a scalar) */
+    Prim prim;
+    const IrVal *val;           /* VALUE: the scalar (an entry parameter or a CONST) */
+} PlaneRef;
+
+typedef struct {
+    unsigned long long off, bytes;      /* in the scratch, 256-byte aligned */
+} Temp;
+
+/* CHAIN: array statements, each reading the previous one's single-use
+ * result: a Schedule (one array in, one array out).
+ * REDUCE: a whole-array reduce to scalars, in the interpreter's tree order.
+ * FILL: an entry-level replicate (or one scalar value stored to a result).
+ * COPY: planes copied (a result that is a parameter, or a value returned twice).
+ * SERIAL: scalar statements, indexing of arrays at constants and builds of
+ * small arrays, run by one thread. */
+typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL } NodeKind;
+
+typedef struct {
+    NodeKind kind;
+    int n;                      /* log length of the arrays it works on */
+    const PlaneRef *in;         /* the planes read: the chain's input, the reduced array, the copied */
+    int nin;
+    const PlaneRef *out;        /* the planes written */
+    int nout;
+    /* scalars its element code reads as parm_arg<id>: by value (LOC_VALUE)
+     * or from the device (any other location) */
+    const IrVal **args;
+    const PlaneRef *arg_at;
+    int nargs;
+    Schedule chain;             /* CHAIN */
+    const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored) */
+    /* REDUCE: maps applied to each element as it is loaded (a map in front
+     * of a reduction costs no pass of its own); `in` holds the first one's
+     * input, of type pre_elem */
+    const IrStmt **pre;
+    int npre;
+    const ElemType *pre_elem;
+    /* REDUCE on CUDA: a block of 2^threads_log threads, each reducing 2^per_thread_log
+     * contiguous elements, 2^blocks_log blocks; partial planes (temps) hold
+     * the blocks' results, which a second kernel reduces */
+    int per_thread_log, threads_log, blocks_log;
+    const PlaneRef *partial;
+    IrBody *serial;             /* SERIAL: its statements; params are the scalars it loads
+                                   (in: one plane each, element `load_index`), results those it stores */
+    const int *load_index;
+} PlanNode;
+
+typedef struct {
+    const IrFunc *func;
+    /* one chain from the array parameter to the array result: today's entry,
+       compiled through `chain` alone with its API */
+    bool simple;
+    PlanNode *nodes;
+    int nnodes;
+    Temp *temps;
+    int ntemps;
+    int nin_planes, nout_planes;        /* the array parameters' planes, the results' */
+    PlaneRef *in_planes, *out_planes;   /* their shapes (kind PARAM / RESULT) */
+    unsigned long long chain_off;       /* where chains' own scratch starts (after the temps) */
+    unsigned long long chain_bytes;     /* the largest chain scratch (plan part; emitters add theirs) */
+    int n;                              /* log length of the first array (parameter, else result); -1: none */
+} EntryPlan;
+
+void plan_print_entry(FILE *out, const EntryPlan *e);
+const char *plan_verify_entry(Arena *arena, const EntryPlan *e);
 
 /* "in", "out", "sa" or "sb": also the names of the emitted arrays of planes. */
 const char *plan_buf_name(BufId b);

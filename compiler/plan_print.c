@@ -125,3 +125,53 @@ void plan_print(FILE *out, const Schedule *s) {
         }
     }
 }
+
+/* ---- the entry graph ---- */
+
+static void print_plane(FILE *out, const EntryPlan *e, const PlaneRef *p) {
+    switch (p->kind) {
+    case LOC_PARAM: fprintf(out, " in%d", p->index); break;
+    case LOC_RESULT: fprintf(out, " out%d", p->index); break;
+    case LOC_TEMP: fprintf(out, " t%d@0x%llx", p->index, e->temps[p->index].off); break;
+    case LOC_VALUE: fprintf(out, " %%%d", p->val->id); break;
+    }
+    fprintf(out, ":%s[2^%d]", prim_name(p->prim), p->log_len);
+}
+
+static void print_planes(FILE *out, const EntryPlan *e, const char *what, const PlaneRef *planes, int count) {
+    fprintf(out, "    %s:", what);
+    for (int k = 0; k < count; k++) print_plane(out, e, &planes[k]);
+    if (!count) fputs(" -", out);
+    fputc('\n', out);
+}
+
+void plan_print_entry(FILE *out, const EntryPlan *e) {
+    if (e->simple) {
+        plan_print(out, &e->nodes[0].chain);
+        return;
+    }
+    static const char *const kinds[] = {"chain", "reduce", "fill", "copy", "serial"};
+    fprintf(out, "graph %s: %d node%s, %d temporar%s, chains' scratch at 0x%llx (%llu bytes of plan)\n", e->func->name,
+            e->nnodes, e->nnodes == 1 ? "" : "s", e->ntemps, e->ntemps == 1 ? "y" : "ies", e->chain_off, e->chain_bytes);
+    for (int i = 0; i < e->nnodes; i++) {
+        const PlanNode *n = &e->nodes[i];
+        fprintf(out, "node %d: %s on 2^%d", i, kinds[n->kind], n->n);
+        if (n->stmt) {
+            fputs(", ", out);
+            ir_print_stmt_brief(out, n->stmt);
+        }
+        for (int m = 0; m < n->npre; m++) {
+            fputs(m ? ", " : ", its loads through ", out);
+            ir_print_stmt_brief(out, n->pre[m]);
+        }
+        if (n->kind == NODE_REDUCE)
+            fprintf(out, ", CUDA: 2^%d blocks of 2^%d threads of 2^%d elements", n->blocks_log, n->threads_log,
+                    n->per_thread_log);
+        fputc('\n', out);
+        print_planes(out, e, "reads", n->in, n->nin);
+        print_planes(out, e, "writes", n->out, n->nout);
+        if (n->kind == NODE_REDUCE) print_planes(out, e, "partials", n->partial, n->nout);
+        if (n->nargs) print_planes(out, e, "scalars", n->arg_at, n->nargs);
+        if (n->kind == NODE_CHAIN) plan_print(out, &n->chain);
+    }
+}

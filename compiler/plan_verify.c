@@ -186,7 +186,8 @@ static const char *verify_params(Arena *a, const Schedule *s) {
             "the array parameter %d is not an array", s->in_param);
     REQUIRE(s->nargs == body->nparams - 1, "%d scalar parameters of %d parameters", s->nargs, body->nparams);
     for (int k = 0; k < s->nargs; k++)
-        REQUIRE(ir_is_scalar(s->args[k]) && !s->args[k]->def, "scalar parameter %d is not a scalar parameter", k);
+        REQUIRE(ir_is_scalar(s->args[k]) && (!s->args[k]->def || s->arg_by_ref),
+                "scalar parameter %d is not a scalar parameter", k);
     return NULL;
 }
 
@@ -214,5 +215,65 @@ const char *plan_verify(Arena *a, const Schedule *s) {
     REQUIRE(s->alias != ALIAS_EXACT_OK || s->nphases == 0 ||
                 (s->phases[0].kind == PHASE_LOCAL && s->phases[0].writes_in_place),
             "an input that is the output is called harmless, but the first phase moves elements");
+    return NULL;
+}
+
+/* ---- the entry graph ---- */
+
+static bool same_plane(const PlaneRef *a, const PlaneRef *b) { return a->kind == b->kind && a->index == b->index; }
+
+/* Plane p is written by a node before node `before`. */
+static bool written_before(const EntryPlan *e, const PlaneRef *p, int before) {
+    if (p->kind == LOC_PARAM || p->kind == LOC_VALUE) return true;
+    for (int i = 0; i < before; i++)
+        for (int k = 0; k < e->nodes[i].nout; k++)
+            if (same_plane(&e->nodes[i].out[k], p)) return true;
+    return false;
+}
+
+static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *planes, int count, int node, bool out) {
+    for (int k = 0; k < count; k++) {
+        const PlaneRef *p = &planes[k];
+        REQUIRE(p->kind != LOC_VALUE, "node %d: a plane that is a value", node);
+        REQUIRE(!out || p->kind != LOC_PARAM, "node %d writes a parameter", node);
+        REQUIRE(p->kind != LOC_TEMP || (p->index >= 0 && p->index < e->ntemps), "node %d: temporary %d", node, p->index);
+        REQUIRE(p->kind != LOC_TEMP || (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len <= e->temps[p->index].bytes,
+                "node %d: temporary %d is too small", node, p->index);
+        REQUIRE(p->kind != LOC_RESULT || (p->index >= 0 && p->index < e->nout_planes &&
+                                          e->out_planes[p->index].log_len == p->log_len),
+                "node %d: result plane %d of another length", node, p->index);
+        REQUIRE(out || written_before(e, p, node), "node %d reads a plane before it is written", node);
+    }
+    return NULL;
+}
+
+const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
+    if (e->simple) return plan_verify(a, &e->nodes[0].chain);
+    for (int t = 1; t < e->ntemps; t++)
+        REQUIRE(e->temps[t].off >= e->temps[t - 1].off + e->temps[t - 1].bytes, "temporaries %d and %d overlap", t - 1, t);
+    REQUIRE(!e->ntemps || e->chain_off >= e->temps[e->ntemps - 1].off + e->temps[e->ntemps - 1].bytes,
+            "chains' scratch overlaps the temporaries");
+    for (int i = 0; i < e->nnodes; i++) {
+        const PlanNode *n = &e->nodes[i];
+        const char *why = verify_planes(a, e, n->in, n->nin, i, false);
+        if (!why) why = verify_planes(a, e, n->out, n->nout, i, true);
+        for (int k = 0; !why && k < n->nargs; k++)
+            if (n->arg_at[k].kind != LOC_VALUE) why = verify_planes(a, e, &n->arg_at[k], 1, i, false);
+        if (why) return why;
+        if (n->kind == NODE_CHAIN) {
+            why = plan_verify(a, &n->chain);
+            if (why) return arena_printf(a, "node %d: %s", i, why);
+            REQUIRE(n->nin == n->chain.in_elem->nslots && n->nout == n->chain.out_elem->nslots,
+                    "node %d: planes that are not the chain's fields", i);
+        }
+        if (n->kind == NODE_REDUCE)
+            REQUIRE(n->nin == n->pre_elem->nslots && n->nout == n->stmt->nres &&
+                        (n->npre == 0 || elem_equal(n->pre[0]->args[0]->elem, n->pre_elem)) &&
+                        (n->npre > 0 || elem_equal(n->stmt->args[n->stmt->nres]->elem, n->pre_elem)),
+                    "node %d: a reduction reading other planes than its loads'", i);
+        if (n->kind == NODE_COPY) REQUIRE(n->nin == n->nout, "node %d copies %d planes to %d", i, n->nin, n->nout);
+    }
+    for (int k = 0; k < e->nout_planes; k++)
+        REQUIRE(written_before(e, &e->out_planes[k], e->nnodes), "result plane %d is never written", k);
     return NULL;
 }

@@ -3,9 +3,10 @@
  * These are the definitions in docs/language.md ("Run-time arithmetic"); the
  * C and CUDA back ends emit code with the same results (runtime/parm_ops.h):
  * integers wrap, x / 0 = 0, x % 0 = x, shift counts are taken modulo the
- * width, float-to-integer conversion saturates and maps NaN to 0. sqrt, sin
- * and cos are the runtime's own functions, included here, so that there is
- * one definition of each. */
+ * width, float-to-integer conversion saturates and maps NaN to 0. Float
+ * arithmetic, sqrt, sin, cos and f32 <-> f64 are the runtime's own
+ * functions, included here, so that there is one definition of each (and one
+ * canonical NaN). */
 #include "ir_eval.h"
 
 #include <math.h>
@@ -49,14 +50,16 @@ static Scalar int_binary(Op op, Prim p, Scalar a, Scalar b) {
     return scalar_wrap(p, r);
 }
 
+/* Arithmetic through parm_ops.h, which makes every NaN result the canonical
+ * NaN, as the emitted code does. */
 #define FLOAT_BINARY(T, field)                                   \
     static Scalar T##_binary(Op op, Scalar a, Scalar b) {        \
         Scalar r = {.u = 0};                                     \
         switch (op) {                                            \
-        case OP_ADD: r.field = a.field + b.field; break;         \
-        case OP_SUB: r.field = a.field - b.field; break;         \
-        case OP_MUL: r.field = a.field * b.field; break;         \
-        case OP_DIV: r.field = a.field / b.field; break;         \
+        case OP_ADD: r.field = parm_add_##T(a.field, b.field); break; \
+        case OP_SUB: r.field = parm_sub_##T(a.field, b.field); break; \
+        case OP_MUL: r.field = parm_mul_##T(a.field, b.field); break; \
+        case OP_DIV: r.field = parm_div_##T(a.field, b.field); break; \
         case OP_EQ: r.u = a.field == b.field; break;             \
         case OP_NE: r.u = a.field != b.field; break;             \
         case OP_LT: r.u = a.field < b.field; break;              \
@@ -122,7 +125,9 @@ Scalar scalar_convert(Prim from, Prim to, Scalar a) {
     if (from_float) {
         double x = from == PRIM_F32 ? (double)a.f32 : a.f64;
         if (to == PRIM_BOOL) r.u = x != 0;
-        else if (to_float) r = scalar_from_double(to, x);
+        else if (from == to) r = a;
+        else if (to == PRIM_F32) r.f32 = parm_cvt_f32_f64(a.f64);
+        else if (to == PRIM_F64) r.f64 = parm_cvt_f64_f32(a.f32);
         else r = float_to_int(x, to);
         return r;
     }

@@ -425,13 +425,14 @@ static bool in_scope(const Scope *sc, const IrVal *v) {
     return false;
 }
 
-/* Scalar code on small arrays, reductions of them included (emit_elem.c),
- * reading nothing from outside. */
+/* Scalar code on small arrays, reductions of them and two, col and map on
+ * them included (emit_elem.c), reading nothing from outside. */
 static bool element_code(const IrBody *b, Scope *sc) {
     for (int i = 0; i < b->nparams; i++) scope_add(sc, b->params[i]);
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
-        if (s->body && (s->op != IR_REDUCE || !element_code(s->body, sc))) return false;
+        bool nested = s->op == IR_REDUCE || s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP;
+        if (s->body && (!nested || !element_code(s->body, sc))) return false;
         for (int a = 0; a < s->nargs; a++)
             if (!in_scope(sc, s->args[a])) return false;
         for (int r = 0; r < s->nres; r++) scope_add(sc, s->res[r]);
@@ -484,11 +485,20 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     }
 }
 
+/* Whether a body has array stages of its own (then it is no comparator). */
+static bool has_stage(const IrBody *body) {
+    for (int i = 0; i < body->nstmts; i++) {
+        IrOp op = body->stmts[i]->op;
+        if (op == IR_TWO || op == IR_COL || op == IR_MAP || op == IR_PARM || op == IR_BMMC) return true;
+    }
+    return false;
+}
+
 /* The statements of an entry's body, a chain of array stages, as phases. */
 static void schedule_body(Sched *s, const IrBody *body) {
     /* A two-element array worked on by element code alone (a comparator
        applied to the whole input) is one pair step. */
-    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO && element_body(s, body)) {
+    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && !has_stage(body) && element_body(s, body)) {
         push_step(s, body->stmts[0], body, 1);
         plan_segment(s, true);
         return;

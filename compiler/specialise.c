@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_eval.h"
 #include "value.h"
 
 static Value *eval(Spec *s, const Expr *e, Env *env);
@@ -165,7 +166,8 @@ Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
         break;
     case V_FLOAT:
         if (prim_is_float(p)) check_fits(v, p, loc);
-        if (prim_is_float(p)) return value_rt(s, emit_const(s, p, scalar_from_double(p, v->f), loc));
+        if (prim_is_float(p))
+            return value_rt(s, emit_const(s, p, scalar_convert(PRIM_F64, p, (Scalar){.f64 = v->f}), loc));
         break;
     default:
         break;

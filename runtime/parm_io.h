@@ -57,11 +57,12 @@ static inline void parm_count_message(char *buf, size_t size, const char *entry,
 }
 
 /* The message when an entry with a padded parameter (docs/language.md,
- * section 7) gets a count of values that no shape it accepts takes: `args`
- * scalar values and elements of `slots` values, at most `max_elems`, or,
- * for rows of `row_len` elements, at most `max_rows` of them. */
+ * section 7.1) gets a count of values (after the row length, for rows) that
+ * no shape it accepts takes: `args` values of the other parameters and
+ * elements of `slots` values, at most `max_elems`, or, for rows of
+ * `row_len` elements, at most `max_rows` of them. */
 static inline void parm_scalars_text(char *buf, size_t size, long args) {
-    if (args) snprintf(buf, size, "%ld scalar value%s and ", args, args == 1 ? "" : "s");
+    if (args) snprintf(buf, size, "%ld value%s for the other parameters and ", args, args == 1 ? "" : "s");
     else buf[0] = 0;
 }
 

@@ -44,16 +44,18 @@
  * IEEE semantics (-ffast-math, nvcc --use_fast_math or -ftz=true, x87
  * arithmetic) are not supported.
  *
- * NaN bits: on one machine, host code gives the interpreter's NaNs bit for
- * bit (but where two NaNs meet in one operator, which one the result carries
- * depends on the C compiler's operand order, in the interpreter as here). On
- * a GPU (checked on an H100) every result is bit-identical to the
- * interpreter's on x86 except NaNs made by f32 add, sub, mul and div: the
- * GPU returns the canonical NaN 0x7fffffff where x86 propagates an
- * operand's payload and sign or makes 0xffc00000. f64 arithmetic
- * propagates a NaN operand's bits as x86 does (when two NaNs meet, either
- * may win); neg is a sign flip everywhere. Which results are NaN never
- * differs.
+ * NaN bits: every operation here that computes a float (add, sub, mul, div,
+ * sqrt, sin, cos, f32 <-> f64) and gets a NaN returns the canonical NaN of
+ * its type, PARM_NAN_F32 (0x7fffffff) or PARM_NAN_F64 (0x7ff8000000000000),
+ * whatever the operands' payloads and signs: targets differ in the NaNs they
+ * make (x86 makes 0xffc00000 for 0 * inf and propagates an operand's payload
+ * and sign, choosing between two NaN operands by the compiler's operand
+ * order; a GPU's f32 arithmetic makes 0x7fffffff for every NaN result; its
+ * f64 arithmetic propagates like x86). 0x7fffffff is the GPU's own, so f32
+ * arithmetic in device code needs no check. neg is a sign flip everywhere,
+ * and a select moves bits unchanged, so a NaN read from the input keeps its
+ * payload until an operation computes with it. The interpreter calls these
+ * functions (scalar_ops.c), so it gives the same bits.
  *
  * Includes only <stdint.h> and <math.h>. */
 #ifndef PARM_OPS_H
@@ -161,6 +163,15 @@ PARM_FN uint64_t parm_f64_bits(double x)
 #endif
 }
 
+/* ---- the canonical NaNs ---- */
+
+#define PARM_NAN_F32 0x7fffffffu
+#define PARM_NAN_F64 0x7ff8000000000000ull
+
+/* x, or the canonical NaN when x is a NaN. */
+PARM_FN float parm_canon_f32(float x) { return x != x ? parm_f32_from_bits(PARM_NAN_F32) : x; }
+PARM_FN double parm_canon_f64(double x) { return x != x ? parm_f64_from_bits(PARM_NAN_F64) : x; }
+
 /* ---- signed from unsigned of the same width: the two's complement value,
  * without C's implementation-defined out-of-range conversion ---- */
 
@@ -261,21 +272,23 @@ PARM_FN uint8_t parm_not_bool(uint8_t a) { return (uint8_t)!a; }
 
 /* ---- floating point ---- */
 
+/* In device code, f32 results are canonical already (the GPU makes
+ * 0x7fffffff for every NaN result); f64 ones are canonicalised. */
 #if defined(__CUDA_ARCH__)
-#define PARM_FLOAT_ARITH(t, T, add, sub, mul, div)                            \
-    PARM_FN T parm_add_##t(T a, T b) { return add(a, b); }                   \
-    PARM_FN T parm_sub_##t(T a, T b) { return sub(a, b); }                   \
-    PARM_FN T parm_mul_##t(T a, T b) { return mul(a, b); }                   \
-    PARM_FN T parm_div_##t(T a, T b) { return div(a, b); }
-PARM_FLOAT_ARITH(f32, float, __fadd_rn, __fsub_rn, __fmul_rn, __fdiv_rn)
-PARM_FLOAT_ARITH(f64, double, __dadd_rn, __dsub_rn, __dmul_rn, __ddiv_rn)
+#define PARM_FLOAT_ARITH(t, T, canon, add, sub, mul, div)                     \
+    PARM_FN T parm_add_##t(T a, T b) { return canon(add(a, b)); }            \
+    PARM_FN T parm_sub_##t(T a, T b) { return canon(sub(a, b)); }            \
+    PARM_FN T parm_mul_##t(T a, T b) { return canon(mul(a, b)); }            \
+    PARM_FN T parm_div_##t(T a, T b) { return canon(div(a, b)); }
+PARM_FLOAT_ARITH(f32, float, , __fadd_rn, __fsub_rn, __fmul_rn, __fdiv_rn)
+PARM_FLOAT_ARITH(f64, double, parm_canon_f64, __dadd_rn, __dsub_rn, __dmul_rn, __ddiv_rn)
 #else
 #define PARM_FLOAT_OP(t, T, name, op)                                         \
     PARM_FN T parm_##name##_##t(T a, T b)                                     \
     {                                                                         \
         PARM_OPAQUE(a);                                                       \
         PARM_OPAQUE(b);                                                       \
-        return a op b;                                                        \
+        return parm_canon_##t(a op b);                                        \
     }
 #define PARM_FLOAT_ARITH(t, T)                                                \
     PARM_FLOAT_OP(t, T, add, +)                                               \
@@ -326,16 +339,16 @@ PARM_COMPARE_OPS(f64, double)
  * target alike. The f32 versions compute in double with shorter polynomials
  * and round once. */
 
-/* sqrt of a negative number is the quiet NaN with no payload on every
- * target. Host code on x86-64 uses the SSE2 instruction, so that generated C
- * links without -lm; elsewhere it calls the C library's sqrt. */
+/* sqrt of a negative number or of a NaN is the canonical NaN. Host code on
+ * x86-64 uses the SSE2 instruction, so that generated C links without -lm;
+ * elsewhere it calls the C library's sqrt. */
 #if !defined(__CUDA_ARCH__) && defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 PARM_FN float parm_sqrt_f32(float a)
 {
-    if (a < 0.0f) return parm_f32_from_bits(0x7fc00000u);
+    if (!(a >= 0.0f)) return parm_f32_from_bits(PARM_NAN_F32);   /* sqrt(-0) = -0 passes */
 #if defined(__CUDA_ARCH__)
     return __fsqrt_rn(a);
 #elif defined(__SSE2__)
@@ -348,7 +361,7 @@ PARM_FN float parm_sqrt_f32(float a)
 
 PARM_FN double parm_sqrt_f64(double a)
 {
-    if (a < 0.0) return parm_f64_from_bits(0x7ff8000000000000ull);
+    if (!(a >= 0.0)) return parm_f64_from_bits(PARM_NAN_F64);
 #if defined(__CUDA_ARCH__)
     return __dsqrt_rn(a);
 #elif defined(__SSE2__)
@@ -442,19 +455,17 @@ PARM_FN double parm_sin_quadrant(double x, int quarter_turns, int for_f32)
     return quadrant & 2 ? parm_neg_f64(v) : v;
 }
 
-/* A NaN argument is returned as it is; an infinite one gives the quiet NaN
- * with no payload (targets make different NaNs from inf - inf). */
+/* A NaN or infinite argument gives the canonical NaN (x - x is NaN for
+ * both). */
 PARM_FN double parm_trig_f64(double x, int quarter_turns)
 {
-    if (x != x) return x;
-    if (parm_sub_f64(x, x) != 0.0) return parm_f64_from_bits(0x7ff8000000000000ull);
+    if (parm_sub_f64(x, x) != 0.0) return parm_f64_from_bits(PARM_NAN_F64);
     return parm_sin_quadrant(x, quarter_turns, 0);
 }
 
 PARM_FN float parm_trig_f32(float x, int quarter_turns)
 {
-    if (x != x) return x;
-    if (parm_sub_f32(x, x) != 0.0f) return parm_f32_from_bits(0x7fc00000u);
+    if (parm_sub_f32(x, x) != 0.0f) return parm_f32_from_bits(PARM_NAN_F32);
     return (float)parm_sin_quadrant((double)x, quarter_turns, 1);
 }
 
@@ -610,15 +621,18 @@ PARM_CVT_FUINT(u64, uint64_t, f64, double, 18446744073709551616.0, UINT64_MAX)
 PARM_CVT_FLOAT_FROM_INTS(f32, float)
 PARM_CVT_FLOAT_FROM_INTS(f64, double)
 
-/* between floats: a NaN operand is converted at run time, not folded */
+/* between floats: a NaN becomes the canonical NaN of the result type (x86
+ * keeps the sign and payload bits that fit, a GPU makes its own) */
 PARM_FN float parm_cvt_f32_f64(double x)
 {
+    if (x != x) return parm_f32_from_bits(PARM_NAN_F32);
     PARM_OPAQUE(x);
     return (float)x;
 }
 
 PARM_FN double parm_cvt_f64_f32(float x)
 {
+    if (x != x) return parm_f64_from_bits(PARM_NAN_F64);
     PARM_OPAQUE(x);
     return (double)x;
 }

@@ -2,9 +2,11 @@
 // thread per CUDA thread and one block at a time, so the CUDA back end is
 // checked against the interpreter on machines without a GPU. run.sh extracts
 // the runtime (ops.h), the kernels (kernels.h) and their launch
-// configurations (launches.h) from the .cu file. Elements are NSLOTS fields
-// of one C type SLOT_T (run.sh reads them from the kernels' parameters):
-// int32_t, float or double, one or two fields.
+// configurations and arguments (launches.h) from the .cu file, and the
+// entry's run-time scalar parameters (args.h). Elements are NSLOTS fields of
+// one C type SLOT_T (run.sh reads them from the kernels' parameters): int32_t,
+// float or double, one or two fields. The input is the standalone main's:
+// the scalars before the array, its elements, then the scalars after it.
 #include <pthread.h>
 
 #include <cmath>
@@ -12,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <utility>
 #include <type_traits>
 #include <vector>
@@ -27,30 +31,21 @@ static unsigned char shared_mem[1 << 18];   // one block runs at a time
 #define __global__
 #define __launch_bounds__(...)
 #include "ops.h"
+#include "args.h"
 #include "kernels.h"
 
+// One kernel call with its arguments bound, run once per thread.
+typedef std::function<void()> Kernel;
+
 // An entry of any length (run.sh defines PAD_COLS_LOG, and PAD_ROWS_LOG >= 0
-// for rows): its kernels take the shape after the planes.
+// for rows): its kernels take the shape after the planes, as the launches
+// pass it.
 #ifdef PAD_COLS_LOG
-static uint64_t shape_rows = 1, shape_cols;
-#define SHAPE , uint64_t, uint64_t
-#define SHAPE_ARGS , shape_rows, shape_cols
-#else
-#define SHAPE
-#define SHAPE_ARGS
-#endif
-#if NSLOTS == 1
-typedef void (*Kernel)(const SLOT_T *, SLOT_T * SHAPE);
-#define CALL(k, in, out) k(in[0], out[0] SHAPE_ARGS)
-#elif NSLOTS == 2
-typedef void (*Kernel)(const SLOT_T *, const SLOT_T *, SLOT_T *, SLOT_T * SHAPE);
-#define CALL(k, in, out) k(in[0], in[1], out[0], out[1] SHAPE_ARGS)
+static uint64_t parm_rows = 1, parm_cols;
 #endif
 
 struct Job {
-    Kernel k;
-    SLOT_T *const *in;
-    SLOT_T *const *out;
+    const Kernel *k;
     unsigned block, thread;
 };
 
@@ -58,17 +53,17 @@ static void *run(void *arg) {
     Job *j = (Job *)arg;
     blockIdx = {j->block, 0, 0};
     threadIdx = {j->thread, 0, 0};
-    CALL(j->k, j->in, j->out);
+    (*j->k)();
     return nullptr;
 }
 
-static void launch(Kernel k, SLOT_T *const *in, SLOT_T *const *out, unsigned blocks, unsigned threads) {
+static void launch(const Kernel &k, unsigned blocks, unsigned threads) {
     std::vector<pthread_t> th(threads);
     std::vector<Job> jobs(threads);
     for (unsigned b = 0; b < blocks; b++) {
         pthread_barrier_init(&barrier, nullptr, threads);
         for (unsigned t = 0; t < threads; t++) {
-            jobs[t] = {k, in, out, b, t};
+            jobs[t] = {&k, b, t};
             pthread_create(&th[t], nullptr, run, &jobs[t]);
         }
         for (unsigned t = 0; t < threads; t++) pthread_join(th[t], nullptr);
@@ -78,20 +73,25 @@ static void launch(Kernel k, SLOT_T *const *in, SLOT_T *const *out, unsigned blo
 
 // Text as the interpreter reads and prints it (runtime/parm_io.h).
 /* integers of every width: read wide, wrapped to the type as the interpreter does */
-template <typename T> static bool read_value(T *v) {
-    long long x;
-    bool ok = scanf("%lld", &x) == 1;
-    *v = (T)x;
-    return ok;
+template <typename T> static bool read_value(const std::string &t, T *v) {
+    char *end;
+    *v = std::is_signed<T>::value ? (T)strtoll(t.c_str(), &end, 10) : (T)strtoull(t.c_str(), &end, 10);
+    return *end == 0;
 }
 template <typename T> static void print_value(T v) {
     if (std::is_signed<T>::value) printf("%lld", (long long)v);
     else printf("%llu", (unsigned long long)v);
 }
-static bool read_value(float *v) { char t[64]; bool ok = scanf("%63s", t) == 1; *v = strtof(t, nullptr); return ok; }
-static bool read_value(double *v) { char t[64]; bool ok = scanf("%63s", t) == 1; *v = strtod(t, nullptr); return ok; }
+/* f32 is rounded from the double, as the interpreter reads it */
+static bool read_value(const std::string &t, float *v) { char *end; *v = (float)strtod(t.c_str(), &end); return *end == 0; }
+static bool read_value(const std::string &t, double *v) { char *end; *v = strtod(t.c_str(), &end); return *end == 0; }
 static void print_value(float v) { printf("%.9g", (double)v); }
 static void print_value(double v) { printf("%.17g", v); }
+
+static int bad_input(const std::string &t) {
+    fprintf(stderr, "emu: bad input value '%s'\n", t.c_str());
+    return 1;
+}
 
 #ifdef PAD_COLS_LOG
 #define CANARY 4096
@@ -100,16 +100,20 @@ static void print_value(double v) { printf("%.17g", v); }
 // hold the shape's elements alone (as the plan's buffers, plan.h).
 int main() {
     std::vector<SLOT_T> in[NSLOTS], out[NSLOTS], scratch[2][NSLOTS];
+    std::vector<std::string> tok;
+    for (char t[64]; scanf("%63s", t) == 1;) tok.push_back(t);
+    size_t first = 0;
     long long row_len = 0;
-    if (PAD_ROWS_LOG >= 0 && scanf("%lld", &row_len) != 1) return 1;
-    for (bool more = true; more;)
-        for (int k = 0; k < NSLOTS && more; k++) {
-            SLOT_T v;
-            if ((more = read_value(&v))) in[k].push_back(v);
-        }
+    if (PAD_ROWS_LOG >= 0 && (tok.empty() || !read_value(tok[first++], &row_len) || row_len <= 0))
+        return bad_input("(no row length)");
+    for (size_t i = first; i < tok.size(); i++) {
+        SLOT_T v;
+        if (!read_value(tok[i], &v)) return bad_input(tok[i]);
+        in[(i - first) % NSLOTS].push_back(v);
+    }
     size_t m = in[0].size();
-    shape_cols = PAD_ROWS_LOG >= 0 ? (uint64_t)row_len : m;
-    shape_rows = PAD_ROWS_LOG >= 0 ? m / row_len : 1;
+    parm_cols = PAD_ROWS_LOG >= 0 ? (uint64_t)row_len : m;
+    parm_rows = PAD_ROWS_LOG >= 0 ? m / row_len : 1;
     size_t padded = (size_t)1 << (PAD_COLS_LOG + (PAD_ROWS_LOG > 0 ? PAD_ROWS_LOG : 0));
     SLOT_T *src[NSLOTS], *dst[NSLOTS], *outs[NSLOTS], *sc[2][NSLOTS];
     for (int k = 0; k < NSLOTS; k++) {
@@ -124,11 +128,11 @@ int main() {
     }
     struct Launch { Kernel k; unsigned blocks, threads; };
     std::vector<Launch> launches;
-#define LAUNCH(kernel, blocks, threads) launches.push_back({kernel, blocks, threads});
+#define LAUNCH(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads});
 #include "launches.h"
     for (size_t i = 0; i < launches.size(); i++) {
         for (int k = 0; k < NSLOTS; k++) dst[k] = i + 1 == launches.size() ? outs[k] : sc[i % 2][k];
-        launch(launches[i].k, src, dst, launches[i].blocks, launches[i].threads);
+        launch(launches[i].k, launches[i].blocks, launches[i].threads);
         for (int k = 0; k < NSLOTS; k++) src[k] = dst[k];
     }
     for (int k = 0; k < NSLOTS; k++)
@@ -145,20 +149,36 @@ int main() {
 }
 #else
 int main() {
+    std::vector<std::string> tok;
+    for (char t[64]; scanf("%63s", t) == 1;) tok.push_back(t);
+    // the scalars before the array from the front, those after it from
+    // `rest`: the array's tokens are [first, after)
+    size_t nafter = 0;
+#define COUNT_AFTER(name, before) nafter += !(before);
+    SCALAR_ARGS(COUNT_AFTER)
+    if (nafter > tok.size()) return bad_input("(too few values)");
+    size_t first = 0, after = tok.size() - nafter, rest = after;
+#define READ_ARG(name, before)                                                        \
+    {                                                                                 \
+        size_t at = (before) ? first++ : rest++;                                      \
+        if (at >= tok.size() || first > after) return bad_input("(too few values)"); \
+        if (!read_value(tok[at], &name)) return bad_input(tok[at]);                   \
+    }
+    SCALAR_ARGS(READ_ARG)
     std::vector<SLOT_T> planes[2][NSLOTS];
-    for (bool more = true; more;)
-        for (int k = 0; k < NSLOTS && more; k++) {
-            SLOT_T v;
-            if ((more = read_value(&v))) planes[0][k].push_back(v);
-        }
+    for (size_t i = first; i < after; i++) {
+        SLOT_T v;
+        if (!read_value(tok[i], &v)) return bad_input(tok[i]);
+        planes[0][(i - first) % NSLOTS].push_back(v);
+    }
     SLOT_T *src[NSLOTS], *dst[NSLOTS];
     for (int k = 0; k < NSLOTS; k++) {
         planes[1][k].resize(planes[0][k].size());
         src[k] = planes[0][k].data();
         dst[k] = planes[1][k].data();
     }
-#define LAUNCH(kernel, blocks, threads) \
-    launch(kernel, src, dst, blocks, threads); \
+#define LAUNCH(kernel, blocks, threads, args) \
+    launch([&] { kernel args; }, blocks, threads); \
     std::swap(src, dst);
 #include "launches.h"
     for (size_t i = 0; i < planes[0][0].size(); i++)

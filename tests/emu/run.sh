@@ -9,8 +9,20 @@ awk '/^\/\/ start of parm_ops.h/,/^typedef struct [a-z0-9_]* parm_ctx;/' "$2/p.c
     grep -v '^typedef struct [a-z0-9_]* parm_ctx;' | sed 's/__host__ __device__//; s/__device__//' >"$2/ops.h"
 awk '/^static __global__/,/^}/' "$2/p.cu" |
     sed 's/extern __shared__ unsigned char parm_shared\[\];/unsigned char *parm_shared = shared_mem;/' >"$2/kernels.h"
-grep -o '[A-Za-z0-9_]*_kernel<<<[0-9]*u, [0-9]*' "$2/p.cu" |
-    sed 's/<<<\([0-9]*\)u, \([0-9]*\)/, \1, \2/; s/^/LAUNCH(/; s/$/)/' >"$2/launches.h"
+# each LOCAL kernel launch: kernel, blocks, threads and its arguments as
+# written (src[k], dst[k] and the scalar parameters parm_argN)
+sed -n 's/^ *\([A-Za-z0-9_]*_kernel\)<<<\([0-9]*\)u, \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, \2, \3, \4)/p' \
+    "$2/p.cu" >"$2/launches.h"
+# the entry's run-time scalar parameters: type and name from its _run
+# function, in the API's order, and whether the input has them before the
+# array (the API's argK before in0) or after it
+run=$(grep -m1 '^static int [A-Za-z0-9_]*_run(parm_ctx \*ctx' "$2/p.cu")
+before=$(grep -m1 '^int [A-Za-z0-9_]*([A-Za-z0-9_]* \*ctx, .*size_t n)' "$2/p.cu" | sed 's/\*in0.*//' |
+    grep -o ' arg[0-9]*' | wc -l)
+echo "$run" | sed 's/.*void \*const \*out//; s/)$//' | tr ',' '\n' |
+    sed -n 's/^ *const \(.*\) \(parm_arg[0-9]*\)$/\1 \2/p' |
+    awk -v before="$before" '{ printf "static %s %s;\n", $1, $2; x = x sprintf(" X(%s, %d)", $2, NR <= before) }
+        END { printf "#define SCALAR_ARGS(X)%s\n", x }' >"$2/args.h"
 # the element's fields: the kernels' input planes in0, in1, ...
 params=$(grep -m1 '_kernel(const' "$2/p.cu")
 slot_type=$(echo "$params" | sed 's/^[A-Za-z0-9_]*_kernel(const \([a-z0-9_]*\) .*/\1/')

@@ -7,7 +7,9 @@
 #      around every array checked after the call, the input compared with
 #      its copy, and calls in place and with overlapping arrays; also the
 #      back-end regressions of tests/backend;
-#   2a. the caller's stream (tests/gpu/stream_cuda.cu);
+#   2a. every operator and conversion on edge values (tests/unit/test_emit_elem.c's
+#      bodies) run on the GPU, bit for bit against the interpreter, NaNs included;
+#      the caller's stream (tests/gpu/stream_cuda.cu);
 #   2b. compute-sanitizer memcheck and racecheck on each small variant;
 #   2c. entries of any length (tests/anylen/entries.parm) on random lengths
 #      and shapes, standalone and guarded, and under memcheck;
@@ -133,6 +135,17 @@ done <<<"$VARIANTS"
 for prog in $REGRESSIONS; do
     guard_check "regress_$(basename "$prog" .parm)" main "${prog%.parm}.in"
 done
+
+log "## Every operator on edge values, bit for bit (NaN payloads included)"
+# tests/unit/test_emit_elem.c's bodies and inputs with the interpreter's
+# output bits; its program, built with nvcc, runs each body on the GPU
+if make -s build/unit/test_emit_elem >"$W/elem.make" 2>&1 && PARM_TEST_KEEP="$W/elem" build/unit/test_emit_elem >"$W/elem.log" &&
+    $NVCC -x cu -Iruntime "$W/elem/prog.c" -o "$W/elem/gpu" 2>"$W/elem.nvcc" &&
+    "$W/elem/gpu" <"$W/elem/in.txt" >"$W/elem/got.txt" && cmp -s "$W/elem/expected.txt" "$W/elem/got.txt"; then
+    log "PASS operators: $(grep -o '[0-9]* inputs; [0-9]* NaN results' "$W/elem.log")"
+else
+    log "FAIL operators: $(cmp "$W/elem/expected.txt" "$W/elem/got.txt" 2>&1 | head -1; tail -2 "$W/elem.make" "$W/elem.nvcc" 2>/dev/null)"
+fi
 
 log "## Entries of any length (tests/anylen/entries.parm): random lengths and shapes, standalone and guarded"
 for e in $ANYLEN; do

@@ -3,13 +3,19 @@
 # covers what the C target does not: register rounds, shared-memory slots and
 # swizzles, and writes into the next layout.
 mkdir -p "$TMP/emu"
-emu_check() {   # emu_check NAME ENTRY-LINE SOURCE COUNT [SELECTS]
+emu_check() {   # emu_check NAME ENTRY-LINE SOURCE INPUT [SELECTS]
+    # INPUT: a count of random EMU_TYPE values (default i32), "random" for
+    # parmc --random-input (scalar parameters too), or an input file.
     # SELECTS: "none" when no comparator may have a run-time direction (the
     # register rounds make every direction a compile-time constant), "some"
     # when one must (the case exists to test the run-time path)
     variant "$3" "$2"
     cp "$TMP/variant.parm" "$TMP/emu/prog.parm"
-    python3 tests/tools/gen.py "${EMU_TYPE:-i32}" "$4" 9 >"$TMP/emu/in.txt"
+    case $4 in
+    random) "$PARMC" --random-input=9 "$TMP/emu/prog.parm" >"$TMP/emu/in.txt" ;;
+    [0-9]*) python3 tests/tools/gen.py "${EMU_TYPE:-i32}" "$4" 9 >"$TMP/emu/in.txt" ;;
+    *) cp "$4" "$TMP/emu/in.txt" ;;
+    esac
     "$PARMC" --interpret "$TMP/emu/prog.parm" <"$TMP/emu/in.txt" >"$TMP/emu/want.txt"
     if [ -n "${5:-}" ]; then
         "$PARMC" "$TMP/emu/prog.parm" -o "$TMP/emu/dir.cu"
@@ -41,6 +47,13 @@ emu_check "group order from the block index" "entry main (xs : [2^16]i32) = by_b
 emu_check "group order from the thread index" "entry main (xs : [2^16]i32) = by_thread xs" tests/emu/groups.parm 65536 some
 emu_check "groups of 32" "entry main (xs : [2^12]i32) = wide xs" tests/emu/groups.parm 4096
 emu_check "reductions in element code" "entry main (xs : [2^16]i32) = reduced xs" tests/emu/groups.parm 65536
+# run-time scalar parameters before and after the array, in every kernel
+emu_check "scalar parameters" "entry main (d : i32) (xs : [2^16]i32) (e : i32) = shifted d e xs" tests/emu/scalars.parm random
+# NaNs from f32 arithmetic in a kernel: the canonical NaN, as in the
+# interpreter (this runs runtime/parm_ops.h on the CPU; tests/gpu/run.sh
+# checks what a GPU makes)
+emu_check "NaNs from f32 arithmetic" "entry main (xs : [2^6]f32) = col 3 (\\[a, b] -> [a * b, a - b]) xs" \
+    tests/emu/scalars.parm tests/emu/nan.in
 # entries of any length (docs/language.md, section 7): the first kernel reads
 # past the shape as the pad, the last writes only the shape (the emulator
 # checks the bytes after the output); a length that is not a power of two,

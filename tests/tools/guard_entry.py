@@ -9,7 +9,8 @@ and u8 are both uint8_t in the prototype); the prototype "int PREFIX_NAME(PREFIX
 *ctx, ..." gives the API's prefix, which the drivers' names take through
 GUARD_API(ctx_create) and GUARD_STATUS(ERROR_ALIAS); a prototype ending in
 "size_t rows, size_t row_len)" is an entry over rows of any length, whose
-input starts with the row length."""
+input starts with the row length. An entry of any other shape (an entry
+graph: "/* entry NAME: parameters ...") has no guard driver yet: exit status 3."""
 import re
 import sys
 
@@ -23,6 +24,8 @@ def main():
     text = open(header).read()
     m = re.search(r"/\* entry %s, fields ([a-z0-9, ]+) -> ([a-z0-9, ]+?)(?:, scalar parameters ([a-z0-9, ]+))?:"
                   % re.escape(entry), text)
+    if not m and re.search(r"/\* entry %s: parameters" % re.escape(entry), text):
+        sys.exit(3)
     if not m:
         sys.exit("guard_entry.py: no entry '%s' in %s" % (entry, header))
     api = re.search(r"int (\w+)_%s\(\1_ctx \*ctx" % re.escape(entry), text)

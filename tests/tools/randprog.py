@@ -45,11 +45,14 @@ FEATURES = (
                        # list pattern, next to other stages
     "wide_tuples",     # elements of more than 2 scalar fields
     "pad",             # an array parameter of any length (a pad, rows)
+    "pad_graphs",      # an entry of any length that is not one chain of stages
+    "retyping_bodies", # a two or parm whose function changes the element type
+    "big_groups",      # a two or parm whose function reduces or zips a block of
+                       # more than 8 elements (element code on the whole block)
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
-BACKEND_REFUSES = ("dag", "several_arrays", "tuple_results", "reduce",
-                   "take_apart", "wide_tuples")
+BACKEND_REFUSES = ("retyping_bodies", "big_groups", "pad_graphs")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -370,12 +373,21 @@ class Gen:
                 weights = {"col": 2, "coli": 1, "vcolumn": 1}
         if self.has("dag") and pool:
             weights["zip"] = 1.5
-        if self.has("reduce") and s.lo >= 1 and not self.long:
+        if self.has("reduce") and s.lo >= 1 and not self.long and \
+                (self.has("big_groups") or (s.fixed() and s.lo <= 4)):
             weights["block_reduce"] = 0.5
             if self.has("dag"):
                 weights["broadcast"] = 0.5
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
+        if depth > 0 and not self.has("retyping_bodies"):
+            # the optimiser moves maps out of bodies, so any map that
+            # changes the type inside one can make the body change it
+            for name in ("convert", "sort"):
+                weights.pop(name, None)
+        if depth > 0 and not self.has("big_groups") and not (s.fixed() and s.lo <= 3):
+            # a zip of two values of a body keeps its whole block in element code
+            weights.pop("zip", None)
         names = sorted(weights)
         what = self.rng.choices(names, [weights[n] for n in names])[0]
         return getattr(self, "stage_" + what)(s, t, arg, depth, pool)
@@ -390,7 +402,8 @@ class Gen:
         return "%s %s" % (self.map_to(t, u, False), arg), u
 
     def stage_mapi(self, s, t, arg, depth, pool):
-        u = t if self.chance(0.6) else self.next_type(t)
+        keep = self.chance(0.6) or (depth > 0 and not self.has("retyping_bodies"))
+        u = t if keep else self.next_type(t)
         return "%s %s" % (self.map_to(t, u, True), arg), u
 
     def stage_col(self, s, t, arg, depth, pool):
@@ -525,6 +538,9 @@ class Gen:
         # an entry of any length: the pad, and the row bits of a two-dimensional xs (-1: one)
         self.pad = self.pad_text(t) if self.has("pad") and self.chance(0.3) else None
         self.rows_log = self.rng.randint(1, lo - 1) if self.pad and not ranged and lo >= 2 and self.chance(0.4) else -1
+        if self.pad and not self.has("pad_graphs"):
+            self.features = [f for f in self.features
+                             if f not in ("dag", "several_arrays", "tuple_results", "reduce", "take_apart")]
         if self.has("several_arrays") and self.chance(0.3):
             params.append(("ys", "array", self.element_type()))
         if self.has("scalar_params") and self.chance(0.3):
@@ -577,15 +593,16 @@ def value(rng, t):
 
 def input_text(rng, params, size, pad, rows_log):
     """Values for the parameters; with a pad, xs of a random length, or of
-    random rows (the row length first)."""
+    random rows (the row length first, before every value)."""
     out = []
+    if pad and rows_log >= 0:
+        row_len = rng.randint(1, 2 ** (size - rows_log))
+        out.append(str(row_len))
     for name, k, t in params:
         count = 2 ** size if k == "array" else 1
         if name == "xs" and pad and rows_log < 0:
-            count = rng.choice([0, 1, 3, count - 1, count, rng.randint(0, count)])
+            count = rng.choice([0, 1, min(3, count), count - 1, count, rng.randint(0, count)])
         elif name == "xs" and pad:
-            row_len = rng.randint(1, 2 ** (size - rows_log))
-            out.append(str(row_len))
             count = row_len * rng.randint(0, 2 ** rows_log)
         for _ in range(count):
             out += [value(rng, u) for u in leaf_types(t)]

@@ -1,0 +1,738 @@
+/* emit_graph.c: an entry graph (plan.h, "The entry graph") as C or CUDA:
+ * a function or kernel per node, and NAME_run, which checks the aliasing
+ * of the call, takes one scratch allocation (temporaries, chains' own
+ * scratch, copies of inputs that overlap outputs) and runs the nodes in
+ * order on the stream. Scalars that a node computes stay in device memory
+ * (one-element planes): kernels that read them get a pointer and load it in
+ * their prologue (parm_arg<id>, as element code names it), so no value
+ * goes back to the host between nodes. */
+#include "emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_elem.h"
+
+static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
+
+static unsigned long long plane_bytes(const PlaneRef *p) {
+    return (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len;
+}
+
+static const char *ctype(const PlaneRef *p) { return prim_ctype(p->prim); }
+
+static Prim val_prim(const IrVal *v) { return elem_slot_prim(v->elem, 0); }
+
+/* A plane inside NAME_run: P (the parameters' planes, after copies), out,
+ * or the scratch. */
+static const char *plane_expr(Arena *a, const EntryPlan *e, const PlaneRef *p) {
+    switch (p->kind) {
+    case LOC_PARAM: return arena_printf(a, "P[%d]", p->index);
+    case LOC_RESULT: return arena_printf(a, "out[%d]", p->index);
+    case LOC_TEMP: return arena_printf(a, "(void *)(scratch + 0x%llxu)", e->temps[p->index].off);
+    case LOC_VALUE: break;
+    }
+    diag_fatal("internal error: a scalar value used as a plane");
+}
+
+/* ---- arguments of node functions ---- */
+
+static bool by_ref(const PlanNode *n, int k) { return n->arg_at[k].kind != LOC_VALUE; }
+
+static void node_arg_params(FILE *out, const PlanNode *n) {
+    for (int k = 0; k < n->nargs; k++) {
+        const char *t = prim_ctype(val_prim(n->args[k]));
+        if (by_ref(n, k)) fprintf(out, ", const %s *parm_argp%d", t, n->args[k]->id);
+        else fprintf(out, ", const %s parm_arg%d", t, n->args[k]->id);
+    }
+}
+
+static void node_arg_loads(FILE *out, const PlanNode *n) {
+    for (int k = 0; k < n->nargs; k++) {
+        if (by_ref(n, k))
+            fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n", prim_ctype(val_prim(n->args[k])), n->args[k]->id,
+                    n->args[k]->id);
+        fprintf(out, "    (void)parm_arg%d;\n", n->args[k]->id);
+    }
+}
+
+/* The value of arg k at the call in NAME_run: an entry scalar parameter
+ * (NAME_run's parm_arg<id>), a constant's literal, or a device pointer. */
+static void node_arg_values(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n) {
+    for (int k = 0; k < n->nargs; k++) {
+        const IrVal *v = n->args[k];
+        if (by_ref(n, k)) fprintf(out, ", (const %s *)%s", prim_ctype(val_prim(v)), plane_expr(a, e, &n->arg_at[k]));
+        else if (v->def && v->def->op == IR_CONST) fprintf(out, ", %s", emit_scalar_literal(a, val_prim(v), v->def->cval));
+        else fprintf(out, ", parm_arg%d", v->id);
+    }
+}
+
+/* Plane parameters: const void *i0.., void *o0.. (and q0.. for partials). */
+static void plane_params(FILE *out, const char *name, int count, bool constant, bool first) {
+    for (int k = 0; k < count; k++)
+        fprintf(out, "%s%svoid *%s%d", first && k == 0 ? "" : ", ", constant ? "const " : "", name, k);
+}
+
+static void plane_values(FILE *out, Arena *a, const EntryPlan *e, const PlaneRef *planes, int count, bool first) {
+    for (int k = 0; k < count; k++) fprintf(out, "%s%s", first && k == 0 ? "" : ", ", plane_expr(a, e, &planes[k]));
+}
+
+/* ---- REDUCE ---- */
+
+/* Applies the reduction's body: vars L* op R* into N* (declared by the caller). */
+static void emit_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *res, int indent) {
+    int ns = s->nres;
+    Arena a = {0};
+    const char **params = NEW_ARRAY(&a, const char *, 2 * ns), **results = NEW_ARRAY(&a, const char *, ns);
+    for (int k = 0; k < ns; k++) {
+        params[k] = arena_printf(&a, left, k);
+        params[ns + k] = arena_printf(&a, right, k);
+        results[k] = arena_printf(&a, res, k);
+    }
+    fprintf(out, "%*s{\n", indent, "");
+    emit_elem_body(out, s->body, params, results, "o_", indent + 4, NULL);
+    fprintf(out, "%*s}\n", indent, "");
+    arena_free(&a);
+}
+
+static Prim reduce_prim(const IrStmt *s, int k) { return elem_slot_prim(s->args[s->nres]->elem, k); }
+
+/* A fused map's positions: the element's index, in the C variable ctx. */
+static const char *load_pos(const void *ctx, const IrStmt *pos, Arena *a) {
+    uint64_t none[64] = {0};
+    return emit_pos_expr(a, pos->mat->n, pos->mat->row, none, pos->compl, (const char *)ctx, NULL);
+}
+
+/* Element `index` of planes src0.. into v0..: loaded, then through the
+ * fused maps. */
+static Prim load_prim(const PlanNode *n, int k) { return n->npre ? n->in[k].prim : reduce_prim(n->stmt, k); }
+
+static int load_planes(const PlanNode *n) { return n->npre ? n->nin : n->stmt->nres; }
+
+/* Element `index` of plane k: from the thread's preloaded x<k> (`index` is
+ * then the position in it), or from memory. */
+static const char *load_expr(Arena *a, const PlanNode *n, int k, const char *index, bool preloaded) {
+    if (preloaded) return arena_printf(a, "x%d[i]", k);
+    return arena_printf(a, "((const %s *)src%d)[%s]", prim_ctype(load_prim(n, k)), k, index);
+}
+
+/* The thread's `count` contiguous elements of every plane from `first` into
+ * x0.. (registers, the loop being unrolled): 16-byte loads where the kernel's
+ * template flag A says the planes are aligned. */
+static void emit_preload(FILE *out, const PlanNode *n, unsigned long long count, const char *first) {
+    for (int k = 0; k < load_planes(n); k++) {
+        Prim p = load_prim(n, k);
+        unsigned long long bytes = count * (unsigned long long)(prim_bits(p) / 8);
+        const char *t = prim_ctype(p);
+        fprintf(out, "    %s x%d[%llu];\n", t, k, count);
+        if (bytes % 16 == 0) {
+            fprintf(out, "    if (A) {\n#pragma unroll\n        for (int j = 0; j < %llu; j++) {\n"
+                         "            const uint4 w = ((const uint4 *)((const %s *)src%d + %s))[j];\n"
+                         "            memcpy(&x%d[j * %llu], &w, 16);\n        }\n    } else\n", bytes / 16, t, k, first, k,
+                    count * 16 / bytes);
+        }
+        fprintf(out, "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[%s + i];\n", count, k, t, k,
+                first);
+    }
+}
+
+static void emit_load(FILE *out, const PlanNode *n, const char *index, bool preloaded) {
+    const IrStmt *s = n->stmt;
+    Arena names = {0};
+    if (n->npre == 0) {
+        for (int k = 0; k < s->nres; k++) fprintf(out, "        v%d = %s;\n", k, load_expr(&names, n, k, index, preloaded));
+        arena_free(&names);
+        return;
+    }
+    Arena a = {0};
+    const char **prev = NEW_ARRAY(&a, const char *, n->nin);
+    fputs("        {\n", out);
+    for (int k = 0; k < n->nin; k++) {
+        const char *t = prim_ctype(n->in[k].prim);
+        fprintf(out, "            const %s l%d = %s;\n", t, k, load_expr(&names, n, k, index, preloaded));
+        prev[k] = arena_printf(&a, "l%d", k);
+    }
+    const char *where = arena_printf(&a, "(uint64_t)(%s)", index);
+    ElemPositions positions = {load_pos, where};
+    for (int m = 0; m < n->npre; m++) {
+        const IrStmt *map = n->pre[m];
+        const ElemType *t = map->res[0]->elem;
+        const char **res = NEW_ARRAY(&a, const char *, t->nslots);
+        for (int k = 0; k < t->nslots; k++) {
+            res[k] = m + 1 < n->npre ? arena_printf(&a, "m%d_%d", m, k) : arena_printf(&a, "v%d", k);
+            if (m + 1 < n->npre) fprintf(out, "            %s %s;\n", prim_ctype(elem_slot_prim(t, k)), res[k]);
+        }
+        fputs("            {\n", out);
+        emit_elem_body(out, map->body, prev, res, arena_printf(&a, "p%d_", m), 16, &positions);
+        fputs("            }\n", out);
+        prev = res;
+    }
+    fputs("        }\n", out);
+    arena_free(&a);
+    arena_free(&names);
+}
+
+/* `count` elements from index `first` of planes src0.. reduced in the
+ * interpreter's tree order into v0..: a stack of subtotals, where element
+ * i closes ctz(i + 1) levels. `unroll`: the loop is unrolled, and its
+ * loads (contiguous, 64 bytes of the widest field) may be vectorised where
+ * the kernel's template flag A says the planes are 16-byte aligned. */
+static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth, bool unroll) {
+    const IrStmt *s = n->stmt;
+    int ns = s->nres;
+    Arena scratch = {0};
+    for (int k = 0; k < ns; k++) {
+        const char *t = prim_ctype(reduce_prim(s, k));
+        fprintf(out, "    %s st%d[%d], v%d, nv%d;\n", t, k, depth + 1, k, k);
+    }
+    fputs("    int top = 0;\n", out);
+    if (unroll) emit_preload(out, n, strtoull(count, NULL, 10), first);
+    if (unroll) fputs("#pragma unroll\n", out);
+    fprintf(out, "    for (uint64_t i = 0; i < %s; i++) {\n", count);
+    emit_load(out, n, arena_printf(&scratch, "%s + i", first), unroll);
+    fputs("        for (uint64_t c = i + 1; !(c & 1); c >>= 1) {\n            top--;\n", out);
+    emit_apply(out, s, "st%d[top]", "v%d", "nv%d", 12);
+    for (int k = 0; k < ns; k++) fprintf(out, "            v%d = nv%d;\n", k, k);
+    fputs("        }\n", out);
+    for (int k = 0; k < ns; k++) fprintf(out, "        st%d[top] = v%d;\n", k, k);
+    fputs("        top++;\n    }\n", out);
+    for (int k = 0; k < ns; k++) fprintf(out, "    v%d = st%d[0];\n", k, k);
+    arena_free(&scratch);
+}
+
+/* z op total into the output planes. */
+static void emit_final(FILE *out, const IrStmt *s, int indent) {
+    int ns = s->nres;
+    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s *res%d = (%s *)o%d;\n", indent, "", prim_ctype(reduce_prim(s, k)), k,
+                                          prim_ctype(reduce_prim(s, k)), k);
+    Arena a = {0};
+    const char **params = NEW_ARRAY(&a, const char *, 2 * ns), **results = NEW_ARRAY(&a, const char *, ns);
+    for (int k = 0; k < ns; k++) {
+        params[k] = arena_printf(&a, "parm_arg%d", s->args[k]->id);
+        params[ns + k] = arena_printf(&a, "v%d", k);
+        results[k] = arena_printf(&a, "res%d[0]", k);
+    }
+    emit_elem_body(out, s->body, params, results, "f_", indent, NULL);
+    arena_free(&a);
+}
+
+static void emit_reduce_c(FILE *out, const PlanNode *n, const char *name) {
+    fprintf(out, "static void %s(", name);
+    plane_params(out, "i", n->nin, true, true);
+    plane_params(out, "o", n->nout, false, false);
+    node_arg_params(out, n);
+    fputs(")\n{\n", out);
+    node_arg_loads(out, n);
+    for (int k = 0; k < n->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
+    char count[32];
+    snprintf(count, sizeof count, "%lluu", 1ULL << n->n);
+    emit_serial_tree(out, n, count, "0", n->n, false);
+    emit_final(out, n->stmt, 4);
+    fputs("}\n\n", out);
+}
+
+/* A block's 2^threads_log subtotals (v0.. of each thread, in thread order)
+ * reduced in tree order: shuffles within warps (the lower lane the left
+ * operand), then the warps' totals through shared memory. Thread 0 ends
+ * with the block's total. */
+static void emit_block_tree(FILE *out, const IrStmt *s, int threads_log) {
+    int ns = s->nres, lanes_log = threads_log < 5 ? threads_log : 5;
+    const char *mask = threads_log >= 5 ? "0xffffffffu" : "((1u << blockDim.x) - 1)";
+    fputs("    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n    (void)warp;\n", out);
+    for (int level = 0; level < 2; level++) {
+        int span_log = level == 0 ? lanes_log : threads_log - 5;
+        if (level == 1) {
+            if (threads_log <= 5) break;
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "    __shared__ %s warps%d[%d];\n", prim_ctype(reduce_prim(s, k)), k, 1 << span_log);
+            for (int k = 0; k < ns; k++) fprintf(out, "    if (lane == 0) warps%d[warp] = v%d;\n", k, k);
+            fputs("    __syncthreads();\n    if (warp != 0) return;\n", out);
+            for (int k = 0; k < ns; k++) fprintf(out, "    v%d = warps%d[lane < %d ? lane : 0];\n", k, k, 1 << span_log);
+            mask = "0xffffffffu";
+        }
+        for (int step = 1; step < 1 << span_log; step <<= 1) {
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "    %s r%d_%d_%d = parm_shfl_down(%s, v%d, %d);\n", prim_ctype(reduce_prim(s, k)), level,
+                        step, k, mask, k, step);
+            fprintf(out, "    if ((lane & %d) == 0) {\n", 2 * step - 1);
+            char right[32];
+            snprintf(right, sizeof right, "r%d_%d_%%d", level, step);
+            emit_apply(out, s, "v%d", right, "nv%d", 8);
+            for (int k = 0; k < ns; k++) fprintf(out, "        v%d = nv%d;\n", k, k);
+            fputs("    }\n", out);
+        }
+    }
+}
+
+static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name) {
+    const IrStmt *s = n->stmt;
+    int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
+    int threads2 = blocks < 8 ? blocks : 8, per2 = blocks - threads2;
+    (void)e;
+    PlanNode partials = *n;     /* the second kernel reads the partials, unmapped */
+    partials.npre = 0;
+    partials.nin = ns;
+    for (int pass = 0; pass < 2; pass++) {
+        int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = pass ? ns : n->nin;
+        fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(", pass ? "" : "template <bool A>\n", 1 << t, name,
+                pass ? "final" : "blocks");
+        plane_params(out, "i", nin, true, true);
+        plane_params(out, pass ? "o" : "q", ns, false, false);
+        node_arg_params(out, n);
+        fputs(")\n{\n", out);
+        node_arg_loads(out, n);
+        for (int k = 0; k < nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
+        fprintf(out, "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
+        char count[32];
+        snprintf(count, sizeof count, "%lluu", 1ULL << p);
+        emit_serial_tree(out, pass ? &partials : n, count, "first", p, !pass);
+        emit_block_tree(out, s, t);
+        fputs("    if (threadIdx.x != 0) return;\n", out);
+        if (pass) emit_final(out, s, 4);
+        else
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "    ((%s *)q%d)[blockIdx.x] = v%d;\n", prim_ctype(reduce_prim(s, k)), k, k);
+        fputs("}\n\n", out);
+    }
+    fprintf(out, "static int %s(parm_ctx *ctx, ", name);
+    plane_params(out, "i", n->nin, true, true);
+    plane_params(out, "o", ns, false, false);
+    plane_params(out, "q", ns, false, false);
+    node_arg_params(out, n);
+    fputs(")\n{\n    const int aligned = ((0", out);
+    for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
+    fputs(") & 15) == 0;\n", out);
+    for (int A = 1; A >= 0; A--) {
+        fprintf(out, "    %s%s_blocks<%s><<<%lluu, %d, 0, ctx->stream>>>(", A ? "if (aligned)\n        " : "else\n        ", name,
+                A ? "true" : "false", 1ULL << blocks, 1 << threads);
+        for (int k = 0; k < n->nin; k++) fprintf(out, "%si%d", k ? ", " : "", k);
+        for (int k = 0; k < ns; k++) fprintf(out, ", q%d", k);
+        for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
+        fputs(");\n", out);
+    }
+    fprintf(out, "    PARM_CHECK(ctx, cudaGetLastError());\n    %s_final<<<1, %d, 0, ctx->stream>>>(", name, 1 << threads2);
+    for (int k = 0; k < ns; k++) fprintf(out, "%sq%d", k ? ", " : "", k);
+    for (int k = 0; k < ns; k++) fprintf(out, ", o%d", k);
+    for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
+    fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
+}
+
+/* ---- FILL and SERIAL ---- */
+
+/* The value a FILL writes to its plane k: the replicate's argument, or
+ * the one scalar it stores. */
+static const IrVal *fill_value(const PlanNode *n, int k) { return n->stmt ? n->stmt->args[k] : n->args[0]; }
+
+static void emit_fill(FILE *out, const PlanNode *n, const char *name, bool cuda) {
+    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+    plane_params(out, "o", n->nout, false, true);
+    node_arg_params(out, n);
+    fputs(")\n{\n", out);
+    node_arg_loads(out, n);
+    if (cuda)
+        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
+                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
+    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    for (int k = 0; k < n->nout; k++)
+        fprintf(out, "        ((%s *)o%d)[x] = parm_arg%d;\n", ctype(&n->out[k]), k, fill_value(n, k)->id);
+    fputs("    }\n}\n\n", out);
+}
+
+static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cuda) {
+    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+    plane_params(out, "i", n->nin, true, true);
+    plane_params(out, "o", n->nout, false, n->nin == 0);
+    if (n->nin + n->nout == 0) fputs("void", out);
+    node_arg_params(out, n);
+    fputs(")\n{\n", out);
+    node_arg_loads(out, n);
+    const IrBody *b = n->serial;
+    Arena a = {0};
+    const char **params = NEW_ARRAY(&a, const char *, b->nparams + 1);
+    for (int j = 0; j < b->nparams; j++)
+        params[j] = arena_printf(&a, "((const %s *)i%d)[%d]", ctype(&n->in[j]), j, n->load_index[j]);
+    int total = 0;
+    for (int r = 0; r < b->nresults; r++) total += emit_elem_slots(b->results[r]);
+    const char **results = NEW_ARRAY(&a, const char *, total + 1);
+    for (int r = 0, at = 0, plane = 0; r < b->nresults; r++) {
+        const IrVal *v = b->results[r];
+        int ns = v->elem->nslots, len = v->log_len < 0 ? 1 : 1 << v->log_len;
+        for (int i = 0; i < len; i++)
+            for (int k = 0; k < ns; k++)
+                results[at++] = arena_printf(&a, "((%s *)o%d)[%d]", ctype(&n->out[plane + k]), plane + k, i);
+        plane += ns;
+    }
+    emit_elem_body(out, b, params, results, "s_", 4, NULL);
+    arena_free(&a);
+    fputs("}\n\n", out);
+}
+
+/* ---- NAME_run ---- */
+
+static const char *node_kind(NodeKind k) {
+    static const char *const names[] = {"chain", "reduce", "fill", "copy", "serial"};
+    return names[k];
+}
+
+static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
+    switch (n->kind) {
+    case NODE_CHAIN:
+        fputs("    {\n        const void *ni[] = {", out);
+        plane_values(out, a, e, n->in, n->nin, true);
+        fputs("};\n        void *no[] = {", out);
+        plane_values(out, a, e, n->out, n->nout, true);
+        fprintf(out, "};\n        if ((status = %s_exec(ctx, ni, no, scratch + 0x%llxu", name, e->chain_off);
+        node_arg_values(out, a, e, n);
+        fputs("))) return status;\n    }\n", out);
+        break;
+    case NODE_COPY:
+        for (int k = 0; k < n->nin; k++) {
+            const char *src = plane_expr(a, e, &n->in[k]), *dst = plane_expr(a, e, &n->out[k]);
+            if (cuda)
+                fprintf(out, "    if (%s != %s) PARM_CHECK(ctx, cudaMemcpyAsync(%s, %s, 0x%llxu, cudaMemcpyDeviceToDevice, "
+                             "ctx->stream));\n", dst, src, dst, src, plane_bytes(&n->in[k]));
+            else fprintf(out, "    if (%s != %s) memcpy(%s, %s, 0x%llxu);\n", dst, src, dst, src, plane_bytes(&n->in[k]));
+        }
+        break;
+    case NODE_REDUCE:
+        fprintf(out, cuda ? "    if ((status = %s(ctx, " : "    %s(", name);
+        plane_values(out, a, e, n->in, n->nin, true);
+        plane_values(out, a, e, n->out, n->nout, false);
+        if (cuda) plane_values(out, a, e, n->partial, n->nout, false);
+        node_arg_values(out, a, e, n);
+        fputs(cuda ? "))) return status;\n" : ");\n", out);
+        break;
+    case NODE_FILL:
+    case NODE_SERIAL: {
+        if (cuda) {
+            unsigned long long blocks = n->kind == NODE_FILL ? ((1ULL << n->n) + 255) / 256 : 1;
+            fprintf(out, "    %s<<<%llu, %d, 0, ctx->stream>>>(", name, blocks > 65536 ? 65536 : blocks,
+                    n->kind == NODE_FILL ? 256 : 1);
+        } else {
+            fprintf(out, "    %s(", name);
+        }
+        if (n->kind == NODE_SERIAL) plane_values(out, a, e, n->in, n->nin, true);
+        plane_values(out, a, e, n->out, n->nout, n->kind == NODE_FILL || n->nin == 0);
+        if (n->nargs && (n->nin + n->nout == 0)) diag_fatal("internal error: a node without planes");
+        node_arg_values(out, a, e, n);
+        fputs(");\n", out);
+        if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
+        break;
+    }
+    }
+}
+
+/* The one node of an entry that is a chain from parameters' planes to
+ * results' (a zipped sort unzipped), or NULL: its plan's alias rule holds. */
+static const PlanNode *single_chain(const EntryPlan *e) {
+    if (e->nnodes != 1 || e->nodes[0].kind != NODE_CHAIN) return NULL;
+    const PlanNode *n = &e->nodes[0];
+    for (int k = 0; k < n->nin; k++)
+        if (n->in[k].kind != LOC_PARAM) return NULL;
+    for (int k = 0; k < n->nout; k++)
+        if (n->out[k].kind != LOC_RESULT) return NULL;
+    return n;
+}
+
+/* Whether input plane k and output plane j are the same field of the chain. */
+static bool same_field(const PlanNode *n, int k, int j) {
+    for (int f = 0; f < n->nin && f < n->nout; f++)
+        if (n->in[f].index == k && n->out[f].index == j) return true;
+    return false;
+}
+
+/* Inputs that overlap an output are copied to scratch first (after every
+ * other part of it); outputs that overlap each other are an error. */
+static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, bool cuda) {
+    if (e->nout_planes > 1) {
+        fputs("    if (0", out);
+        for (int i = 0; i < e->nout_planes; i++)
+            for (int j = i + 1; j < e->nout_planes; j++)
+                fprintf(out, "\n        || parm_overlap(out[%d], 0x%llxu, out[%d], 0x%llxu)", i,
+                        plane_bytes(&e->out_planes[i]), j, plane_bytes(&e->out_planes[j]));
+        fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
+    }
+    fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
+            e->nin_planes ? e->nin_planes : 1);
+    unsigned long long at = base;
+    const PlanNode *only = single_chain(e);
+    for (int k = 0; k < e->nin_planes; k++) {
+        fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
+        for (int j = 0; j < e->nout_planes && (!only || only->chain.alias != ALIAS_HARMLESS); j++) {
+            fprintf(out, "\n        || (parm_overlap(in[%d], 0x%llxu, out[%d], 0x%llxu)", k, plane_bytes(&e->in_planes[k]),
+                    j, plane_bytes(&e->out_planes[j]));
+            if (only && only->chain.alias == ALIAS_EXACT_OK && same_field(only, k, j))
+                fprintf(out, " && in[%d] != out[%d]", k, j);
+            fputs(")", out);
+        }
+        fprintf(out, ";\n    copies |= copy[%d];\n", k);
+        at += align_up(plane_bytes(&e->in_planes[k]));
+    }
+    fprintf(out, "    char *scratch;\n    int status;\n"
+                 "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, &scratch))) return status;\n"
+                 "    (void)scratch;\n    (void)copy;\n",
+            at > 0 ? at : 1, base > 0 ? base : 1);
+    at = base;
+    for (int k = 0; k < e->nin_planes; k++) {
+        fprintf(out, "    if (copy[%d]) {\n", k);
+        if (cuda)
+            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], 0x%llxu, cudaMemcpyDeviceToDevice, "
+                         "ctx->stream));\n", at, k, plane_bytes(&e->in_planes[k]));
+        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], 0x%llxu);\n", at, k, plane_bytes(&e->in_planes[k]));
+        fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
+        at += align_up(plane_bytes(&e->in_planes[k]));
+    }
+    return at;
+}
+
+void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work) {
+    Arena a = {0};
+    const char *fname = e->func->name;
+    unsigned long long chain_end = e->chain_off;
+    for (int i = 0; i < e->nnodes; i++) {
+        const PlanNode *n = &e->nodes[i];
+        const char *name = arena_printf(&a, "%s_n%d", fname, i);
+        fprintf(out, "/* %s: %s node */\n", name, node_kind(n->kind));
+        switch (n->kind) {
+        case NODE_CHAIN: {
+            chain(out, &n->chain, name);
+            unsigned long long end = e->chain_off + align_up(n->chain.scratch_bytes + work(&n->chain));
+            if (end > chain_end) chain_end = end;
+            break;
+        }
+        case NODE_REDUCE:
+            if (cuda) emit_reduce_cuda(out, e, n, name);
+            else emit_reduce_c(out, n, name);
+            break;
+        case NODE_FILL: emit_fill(out, n, name, cuda); break;
+        case NODE_SERIAL: emit_serial(out, n, name, cuda); break;
+        case NODE_COPY: break;
+        }
+    }
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    const IrBody *body = e->func->body;
+    for (int i = 0; i < body->nparams; i++)
+        if (ir_is_scalar(body->params[i]))
+            fprintf(out, ", const %s parm_arg%d", prim_ctype(val_prim(body->params[i])), body->params[i]->id);
+    fputs(")\n{\n    (void)in;\n", out);
+    for (int i = 0; i < body->nparams; i++)
+        if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
+    emit_alias(out, e, align_up(chain_end), cuda);
+    for (int i = 0; i < e->nnodes; i++)
+        emit_node_call(out, &a, e, &e->nodes[i], arena_printf(&a, "%s_n%d", fname, i), cuda);
+    fputs("    return PARM_OK;\n}\n\n", out);
+    arena_free(&a);
+}
+
+/* ---- the standalone main ---- */
+
+static int count_scalar_params(const IrBody *body) {
+    int n = 0;
+    for (int i = 0; i < body->nparams; i++) n += ir_is_scalar(body->params[i]);
+    return n;
+}
+
+/* Lengths per specialisation: spec_log[spec][value] for the parameters,
+ * then the results (-1 for a scalar). */
+static void emit_tables(FILE *out, const EmitInput *in, const EntryPlan *first, int *nspecs) {
+    const IrBody *body = first->func->body;
+    int nvals = body->nparams + body->nresults;
+    fputs("static const long parm_counts[] = {", out);
+    int count = 0;
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
+        long total = 0;
+        for (int j = 0; j < e->func->body->nparams; j++) {
+            const IrVal *v = e->func->body->params[j];
+            total += (v->log_len < 0 ? 1L : 1L << v->log_len) * v->elem->nslots;
+        }
+        fprintf(out, "%s%ldL", count++ ? ", " : "", total);
+    }
+    fprintf(out, "};\nstatic const int parm_logs[%d][%d] = {", count, nvals);
+    for (int i = 0, c = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "%s{", c++ ? ", " : "");
+        for (int j = 0; j < nvals; j++) {
+            const IrBody *b = e->func->body;
+            const IrVal *v = j < b->nparams ? b->params[j] : b->results[j - b->nparams];
+            fprintf(out, "%s%d", j ? ", " : "", v->log_len);
+        }
+        fputs("}", out);
+    }
+    fputs("};\n", out);
+    *nspecs = count;
+}
+
+/* The call of the entry on the device planes din.. and dout... */
+static void emit_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
+    const IrBody *body = first->func->body;
+    emit_api_text(out, in, "{p}_");
+    fprintf(out, "%s(ctx", first->func->entry);
+    for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
+        const IrVal *v = body->params[i];
+        if (ir_is_scalar(v)) {
+            fprintf(out, ", parm_main_arg%d", arg++);
+            continue;
+        }
+        for (int k = 0; k < v->elem->nslots; k++)
+            fprintf(out, ", (const %s *)din[%d]", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
+    }
+    for (int k = 0; k < first->nout_planes; k++) fprintf(out, ", (%s *)dout[%d]", prim_ctype(first->out_planes[k].prim), k);
+    fputs(first->n >= 0 ? ", n)" : ")", out);
+}
+
+/* The bytes of plane k of the parameters (results): its value's length. */
+static void emit_plane_lengths(FILE *out, const IrBody *body, bool results, const char *name) {
+    int nv = results ? body->nresults : body->nparams, count = 0;
+    for (int i = 0; i < nv; i++) {
+        const IrVal *v = results ? body->results[i] : body->params[i];
+        if (!results && ir_is_scalar(v)) continue;
+        count += v->elem->nslots;
+    }
+    fprintf(out, "    size_t %s[%d];\n", name, count ? count : 1);
+    for (int i = 0, plane = 0; i < nv; i++) {
+        const IrVal *v = results ? body->results[i] : body->params[i];
+        if (!results && ir_is_scalar(v)) continue;
+        for (int k = 0; k < v->elem->nslots; k++, plane++)
+            fprintf(out, "    %s[%d] = sizeof(%s) * parm_len(parm_logs[spec][%d]);\n", name, plane,
+                    prim_ctype(elem_slot_prim(v->elem, k)), i + (results ? body->nparams : 0));
+    }
+}
+
+void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+    const IrBody *body = first->func->body;
+    int nspecs, nargs = count_scalar_params(body);
+    fputs("// start of parm_io.h\n", out);
+    fputs(runtime_parm_io_h, out);
+    fputs("// end of parm_io.h\n\n", out);
+    if (cuda) fputs("#include <algorithm>\n#include <vector>\n", out);
+    else fputs("#include <time.h>\n", out);
+    for (int i = 0, arg = 0; i < body->nparams; i++)
+        if (ir_is_scalar(body->params[i]))
+            fprintf(out, "static %s parm_main_arg%d;\n", prim_ctype(val_prim(body->params[i])), arg++);
+    emit_tables(out, in, first, &nspecs);
+    fputs("static size_t parm_len(int log) { return log < 0 ? 1 : (size_t)1 << log; }\n\n", out);
+    fputs("static int parm_compare_ms(const void *a, const void *b)\n{\n"
+          "    double x = *(const double *)a, y = *(const double *)b;\n    return (x > y) - (x < y);\n}\n\n", out);
+    /* the runner: host planes to the device, the call (repeated), back */
+    fprintf(out, "static int parm_main_run(parm_ctx *ctx, void **hin, void **hout, const size_t *in_bytes, "
+                 "const size_t *out_bytes, size_t n, int repeat)\n{\n    void *din[%d], *dout[%d];\n    (void)n;\n    (void)din;\n    (void)dout;\n",
+            first->nin_planes ? first->nin_planes : 1, first->nout_planes ? first->nout_planes : 1);
+    if (cuda) {
+        fprintf(out, "    for (int k = 0; k < %d; k++) {\n"
+                     "        PARM_CHECK(ctx, cudaMalloc(&din[k], in_bytes[k]));\n"
+                     "        PARM_CHECK(ctx, cudaMemcpy(din[k], hin[k], in_bytes[k], cudaMemcpyHostToDevice));\n    }\n",
+                first->nin_planes);
+        fprintf(out, "    for (int k = 0; k < %d; k++) PARM_CHECK(ctx, cudaMalloc(&dout[k], out_bytes[k]));\n"
+                     "    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", first->nout_planes);
+    } else {
+        fprintf(out, "    for (int k = 0; k < %d; k++) din[k] = hin[k];\n"
+                     "    for (int k = 0; k < %d; k++) dout[k] = hout[k];\n    (void)in_bytes;\n    (void)out_bytes;\n",
+                first->nin_planes, first->nout_planes);
+    }
+    fputs("    int status = ", out);
+    emit_call(out, in, first);
+    fputs(";\n", out);
+    if (cuda) fputs("    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
+    fputs("    if (!status && repeat > 0) {\n"
+          "        double *ms = (double *)malloc(sizeof(double) * (size_t)repeat);\n"
+          "        if (!ms) return PARM_ERROR_MEMORY;\n", out);
+    if (cuda)
+        fputs("        cudaEvent_t start, stop;\n"
+              "        PARM_CHECK(ctx, cudaEventCreate(&start));\n        PARM_CHECK(ctx, cudaEventCreate(&stop));\n", out);
+    fputs("        for (int r = 0; r < repeat && !status; r++) {\n", out);
+    if (cuda) fputs("            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n", out);
+    else fputs("            struct timespec t0, t1;\n            timespec_get(&t0, TIME_UTC);\n", out);
+    fputs("            status = ", out);
+    emit_call(out, in, first);
+    fputs(";\n", out);
+    if (cuda)
+        fputs("            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
+              "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
+              "            float f;\n            PARM_CHECK(ctx, cudaEventElapsedTime(&f, start, stop));\n"
+              "            ms[r] = f;\n", out);
+    else
+        fputs("            timespec_get(&t1, TIME_UTC);\n"
+              "            ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;\n", out);
+    fputs("        }\n        qsort(ms, (size_t)repeat, sizeof(double), parm_compare_ms);\n"
+          "        if (!status) fprintf(stderr, \"median %.4f ms over %d runs\\n\", ms[repeat / 2], repeat);\n"
+          "        free(ms);\n", out);
+    if (cuda) fputs("        cudaEventDestroy(start);\n        cudaEventDestroy(stop);\n", out);
+    fputs("    }\n", out);
+    if (cuda) {
+        fprintf(out, "    for (int k = 0; k < %d; k++)\n"
+                     "        if (!status) PARM_CHECK(ctx, cudaMemcpy(hout[k], dout[k], out_bytes[k], cudaMemcpyDeviceToHost));\n"
+                     "    for (int k = 0; k < %d; k++) cudaFree(din[k]);\n"
+                     "    for (int k = 0; k < %d; k++) cudaFree(dout[k]);\n", first->nout_planes, first->nin_planes,
+                first->nout_planes);
+        emit_api_text(out, in, "    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", {p}_ctx_message(ctx));\n");
+    }
+    fputs("    return status;\n}\n\n", out);
+
+    fputs("int main(int argc, char **argv)\n{\n", out);
+    fputs("    int repeat = 0;\n"
+          "    for (int i = 1; i < argc; i++) {\n"
+          "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc) repeat = atoi(argv[++i]);\n"
+          "        else { fprintf(stderr, \"usage: %s [-r N] < input\\n\", argv[0]); return 2; }\n"
+          "    }\n", out);
+    fputs("    parm_input input;\n"
+          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
+          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
+          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n"
+          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
+    fprintf(out, "    if (parm_input_bad_count(\"%s\", parm_counts, %d, count)) { free(input.text); return 1; }\n",
+            first->func->entry, nspecs);
+    fprintf(out, "    int spec = 0;\n    while (parm_counts[spec] != count) spec++;\n"
+                 "    input.pos = 0;\n    input.count = 0;\n");
+    emit_plane_lengths(out, body, false, "in_bytes");
+    emit_plane_lengths(out, body, true, "out_bytes");
+    fprintf(out, "    void *host_in[%d], *host_out[%d];\n", first->nin_planes ? first->nin_planes : 1,
+            first->nout_planes ? first->nout_planes : 1);
+    fprintf(out, "    for (int k = 0; k < %d; k++) host_in[k] = malloc(in_bytes[k]);\n", first->nin_planes);
+    fprintf(out, "    for (int k = 0; k < %d; k++) host_out[k] = malloc(out_bytes[k]);\n", first->nout_planes);
+    int first_array = -1;
+    for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
+        const IrVal *v = body->params[i];
+        char dest[96];
+        if (ir_is_scalar(v)) {
+            snprintf(dest, sizeof dest, "parm_main_arg%d", arg++);
+            emit_read_value(out, val_prim(v), dest);
+            continue;
+        }
+        if (first_array < 0) first_array = i;
+        fprintf(out, "    for (size_t i = 0; i < parm_len(parm_logs[spec][%d]); i++) {\n", i);
+        for (int k = 0; k < v->elem->nslots; k++) {
+            snprintf(dest, sizeof dest, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(v->elem, k)), plane + k);
+            emit_read_value(out, elem_slot_prim(v->elem, k), dest);
+        }
+        fputs("    }\n", out);
+        plane += v->elem->nslots;
+    }
+    if (first_array < 0)
+        for (int i = 0; i < body->nresults && first_array < 0; i++)
+            if (!ir_is_scalar(body->results[i])) first_array = body->nparams + i;
+    fputs("    free(input.text);\n", out);
+    if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
+    else fputs("    size_t n = 0;\n", out);
+    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n"
+                           "    if (!status) status = parm_main_run(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n"
+                           "    if (status) {\n        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
+                           "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
+    for (int r = 0, plane = 0; r < body->nresults; r++) {
+        const IrVal *v = body->results[r];
+        fprintf(out, "    for (size_t i = 0; i < parm_len(parm_logs[spec][%d]); i++) {\n", body->nparams + r);
+        for (int k = 0; k < v->elem->nslots; k++) {
+            Prim p = elem_slot_prim(v->elem, k);
+            if (k) fputs("        fputc(' ', stdout);\n", out);
+            fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), plane + k);
+        }
+        fputs("        fputc('\\n', stdout);\n    }\n", out);
+        plane += v->elem->nslots;
+    }
+    fprintf(out, "    for (int k = 0; k < %d; k++) free(host_in[k]);\n", first->nin_planes);
+    fprintf(out, "    for (int k = 0; k < %d; k++) free(host_out[k]);\n", first->nout_planes);
+    emit_api_text(out, in, "    {p}_ctx_destroy(ctx);\n    return 0;\n}\n");
+    (void)nargs;
+}

@@ -1,0 +1,684 @@
+/* entry_plan.c: an entry's body cut into the nodes of plan.h ("The entry
+ * graph"). Statements are visited in order. Array statements (parm, two,
+ * col, bmmc, map) grow chains: a chain extends while the next statement
+ * reads its last result and nothing else does; any other reader, or a
+ * result of the entry, closes it, and the chain is scheduled then as a
+ * function of one array (schedule_func). zip, unzip and constants only
+ * rename planes. Runs of scalar statements become SERIAL nodes, reduce a
+ * REDUCE node, replicate a FILL node. A value that something reads gets
+ * planes once: an entry result's where it is one, else temporaries; a
+ * result whose planes are taken (a parameter, a value returned twice) is
+ * copied at the end. */
+#include "entry_plan.h"
+
+#include <string.h>
+
+#include "schedule.h"
+
+/* A node being built: planes by id until locations are known. */
+typedef struct {
+    PlanNode node;
+    int *in, *out, *args, *partial;
+    const IrVal **arg_vals;
+    int nin, nout, nargs, npartial;
+} Build;
+
+typedef struct {
+    const IrVal *input, *tail;
+    const IrStmt **stmts;
+    int nstmts, cap;
+    bool open;
+} Chain;
+
+typedef struct {
+    Arena *arena;
+    const IrFunc *f;
+    EntryPlan *out;
+    int min_id, nids;
+    int **planes;               /* by id - min_id: the plane ids of an entry-level value */
+    int *uses;                  /* by id - min_id: readers at entry level (statements, bodies, results) */
+    bool *entry_level;          /* by id - min_id */
+    PlaneRef *plane;            /* every plane; kind is set once located */
+    bool *located;
+    int nplanes, plane_cap;
+    Build *builds;
+    int nbuilds, build_cap;
+    Chain *chains;
+    int nchains, chain_cap;
+    const IrStmt **group;       /* the open run of scalar statements */
+    int ngroup, group_cap;
+} Graph;
+
+#define GROW(arena, ptr, count, cap, type)                                                \
+    do {                                                                                  \
+        if ((count) == (cap)) {                                                           \
+            int grown_cap = (cap) ? 2 * (cap) : 16;                                       \
+            type *grown = NEW_ARRAY(arena, type, grown_cap);                              \
+            if (count) memcpy(grown, ptr, sizeof(type) * (size_t)(count));                \
+            (ptr) = grown;                                                                \
+            (cap) = grown_cap;                                                            \
+        }                                                                                 \
+    } while (0)
+
+static int idx(const Graph *g, const IrVal *v) {
+    int i = v->id - g->min_id;
+    return i >= 0 && i < g->nids ? i : -1;
+}
+
+static bool is_entry_val(const Graph *g, const IrVal *v) {
+    int i = idx(g, v);
+    return i >= 0 && g->entry_level[i];
+}
+
+static int new_plane(Graph *g, int log_len, Prim prim) {
+    if (g->nplanes == g->plane_cap) {
+        int cap = g->plane_cap ? 2 * g->plane_cap : 64;
+        PlaneRef *p = NEW_ARRAY(g->arena, PlaneRef, cap);
+        bool *l = NEW_ARRAY(g->arena, bool, cap);
+        if (g->nplanes) {
+            memcpy(p, g->plane, sizeof(PlaneRef) * (size_t)g->nplanes);
+            memcpy(l, g->located, sizeof(bool) * (size_t)g->nplanes);
+        }
+        g->plane = p;
+        g->located = l;
+        g->plane_cap = cap;
+    }
+    g->plane[g->nplanes] = (PlaneRef){.log_len = log_len < 0 ? 0 : log_len, .prim = prim};
+    return g->nplanes++;
+}
+
+/* Fresh planes for v, one per field, not yet located. */
+static int *new_planes(Graph *g, const IrVal *v) {
+    int ns = v->elem->nslots;
+    int *ids = NEW_ARRAY(g->arena, int, ns > 0 ? ns : 1);
+    for (int k = 0; k < ns; k++) ids[k] = new_plane(g, v->log_len, elem_slot_prim(v->elem, k));
+    g->planes[idx(g, v)] = ids;
+    return ids;
+}
+
+static void locate(Graph *g, int p, PlaneKind kind, int index, const IrVal *val) {
+    g->plane[p].kind = kind;
+    g->plane[p].index = index;
+    g->plane[p].val = val;
+    g->located[p] = true;
+}
+
+/* A scalar known without memory: an entry scalar parameter or a constant. */
+static void value_plane(Graph *g, const IrVal *v) {
+    int *ids = new_planes(g, v);
+    locate(g, ids[0], LOC_VALUE, 0, v);
+}
+
+static noreturn void refuse(const Graph *g, const IrStmt *s, const char *what) {
+    diag_error(s ? s->loc : g->f->loc, "the back end does not support %s in entry '%s' yet; use --interpret", what,
+               g->f->entry);
+}
+
+static const int *planes_of(Graph *g, const IrStmt *s, const IrVal *v) {
+    int i = idx(g, v);
+    if (i < 0 || !g->planes[i]) refuse(g, s, "a value computed where the back end cannot keep it");
+    return g->planes[i];
+}
+
+/* ---- uses ---- */
+
+/* The entry-level values a body reads, once each, into vals. */
+static void body_reads(Graph *g, const IrBody *b, const IrVal ***vals, int *n, int *cap) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *s = b->stmts[i];
+        for (int a = 0; a < s->nargs; a++) {
+            if (!is_entry_val(g, s->args[a])) continue;
+            bool seen = false;
+            for (int j = 0; j < *n && !seen; j++) seen = (*vals)[j] == s->args[a];
+            if (seen) continue;
+            GROW(g->arena, *vals, *n, *cap, const IrVal *);
+            (*vals)[(*n)++] = s->args[a];
+        }
+        if (s->body) body_reads(g, s->body, vals, n, cap);
+    }
+    for (int r = 0; r < b->nresults; r++)
+        if (is_entry_val(g, b->results[r])) {
+            bool seen = false;
+            for (int j = 0; j < *n && !seen; j++) seen = (*vals)[j] == b->results[r];
+            if (seen) continue;
+            GROW(g->arena, *vals, *n, *cap, const IrVal *);
+            (*vals)[(*n)++] = b->results[r];
+        }
+}
+
+static void count_uses(Graph *g) {
+    const IrBody *body = g->f->body;
+    int lo = 0, hi = -1;
+    for (int i = 0; i < body->nparams; i++) {
+        int id = body->params[i]->id;
+        if (hi < lo || id < lo) lo = id;
+        if (id > hi) hi = id;
+    }
+    for (int i = 0; i < body->nstmts; i++)
+        for (int r = 0; r < body->stmts[i]->nres; r++) {
+            int id = body->stmts[i]->res[r]->id;
+            if (hi < lo || id < lo) lo = id;
+            if (id > hi) hi = id;
+        }
+    g->min_id = lo;
+    g->nids = hi - lo + 1 > 0 ? hi - lo + 1 : 1;
+    g->planes = NEW_ARRAY(g->arena, int *, g->nids);
+    g->uses = NEW_ARRAY(g->arena, int, g->nids);
+    g->entry_level = NEW_ARRAY(g->arena, bool, g->nids);
+    for (int i = 0; i < body->nparams; i++) g->entry_level[idx(g, body->params[i])] = true;
+    for (int i = 0; i < body->nstmts; i++)
+        for (int r = 0; r < body->stmts[i]->nres; r++) g->entry_level[idx(g, body->stmts[i]->res[r])] = true;
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        for (int a = 0; a < s->nargs; a++)
+            if (is_entry_val(g, s->args[a])) g->uses[idx(g, s->args[a])]++;
+        if (!s->body) continue;
+        const IrVal **vals = NULL;
+        int n = 0, cap = 0;
+        body_reads(g, s->body, &vals, &n, &cap);
+        for (int j = 0; j < n; j++) g->uses[idx(g, vals[j])]++;
+    }
+    for (int r = 0; r < body->nresults; r++) g->uses[idx(g, body->results[r])]++;
+}
+
+/* ---- nodes ---- */
+
+static Build *new_build(Graph *g, NodeKind kind, int n) {
+    GROW(g->arena, g->builds, g->nbuilds, g->build_cap, Build);
+    Build *b = &g->builds[g->nbuilds++];
+    memset(b, 0, sizeof *b);
+    b->node.kind = kind;
+    b->node.n = n;
+    return b;
+}
+
+static void add_ids(Graph *g, int **list, int *n, const int *ids, int count) {
+    int *grown = NEW_ARRAY(g->arena, int, *n + count + 1);
+    if (*n) memcpy(grown, *list, sizeof(int) * (size_t)*n);
+    memcpy(grown + *n, ids, sizeof(int) * (size_t)count);
+    *list = grown;
+    *n += count;
+}
+
+/* Scalars that element code reads: arrays from outside are refused. */
+static void add_args(Graph *g, Build *b, const IrStmt *s, const IrVal *const *vals, int n) {
+    for (int i = 0; i < n; i++) {
+        const IrVal *v = vals[i];
+        if (!ir_is_scalar(v)) refuse(g, s, "a function that reads a whole array of the entry");
+        bool seen = false;
+        for (int j = 0; j < b->nargs && !seen; j++) seen = b->arg_vals[j] == v;
+        if (seen) continue;
+        const IrVal **grown = NEW_ARRAY(g->arena, const IrVal *, b->nargs + 1);
+        if (b->nargs) memcpy(grown, b->arg_vals, sizeof(IrVal *) * (size_t)b->nargs);
+        grown[b->nargs] = v;
+        b->arg_vals = grown;
+        add_ids(g, &b->args, &b->nargs, planes_of(g, s, v), 1);
+    }
+}
+
+static void add_body_args(Graph *g, Build *b, const IrStmt *s) {
+    if (!s->body) return;
+    const IrVal **vals = NULL;
+    int n = 0, cap = 0;
+    body_reads(g, s->body, &vals, &n, &cap);
+    add_args(g, b, s, vals, n);
+}
+
+static bool chain_op(IrOp op) {
+    return op == IR_PARM || op == IR_TWO || op == IR_COL || op == IR_BMMC || op == IR_MAP;
+}
+
+static bool serial_op(IrOp op) {
+    return op == IR_UNARY || op == IR_BINARY || op == IR_SELECT || op == IR_CONVERT || op == IR_INDEX ||
+           op == IR_BUILD;
+}
+
+/* A chain as a function of one array (and the scalars its bodies read),
+ * scheduled by schedule_func. */
+static void close_chain(Graph *g, Chain *c) {
+    c->open = false;
+    Build *b = new_build(g, NODE_CHAIN, c->input->log_len);
+    for (int i = 0; i < c->nstmts; i++) add_body_args(g, b, c->stmts[i]);
+    IrBody *body = NEW(g->arena, IrBody);
+    body->nparams = 1 + b->nargs;
+    body->params = NEW_ARRAY(g->arena, IrVal *, body->nparams);
+    body->params[0] = (IrVal *)c->input;
+    for (int i = 0; i < b->nargs; i++) body->params[1 + i] = (IrVal *)b->arg_vals[i];
+    body->nstmts = body->cap = c->nstmts;
+    body->stmts = (IrStmt **)c->stmts;
+    body->nresults = 1;
+    body->results = NEW_ARRAY(g->arena, IrVal *, 1);
+    body->results[0] = (IrVal *)c->tail;
+    IrFunc *fn = NEW(g->arena, IrFunc);
+    *fn = *g->f;
+    fn->body = body;
+    fn->pad_param = -1;
+    const char *why = schedule_refusal(g->arena, fn);
+    if (why) refuse(g, c->stmts[0], arena_printf(g->arena, "this stage (%s)", why));
+    schedule_func(g->arena, fn, &b->node.chain);
+    add_ids(g, &b->in, &b->nin, planes_of(g, c->stmts[0], c->input), c->input->elem->nslots);
+    add_ids(g, &b->out, &b->nout, new_planes(g, c->tail), c->tail->elem->nslots);
+}
+
+/* The open chain whose last result is v is closed: v gets its planes. */
+static void close_tail(Graph *g, const IrVal *v) {
+    for (int i = 0; i < g->nchains; i++)
+        if (g->chains[i].open && g->chains[i].tail == v) close_chain(g, &g->chains[i]);
+}
+
+static void chain_stmt(Graph *g, const IrStmt *s) {
+    if (s->nargs != 1 || s->nres != 1 || ir_is_scalar(s->args[0]))
+        refuse(g, s, arena_printf(g->arena, "this form of %s", ir_op_name(s->op)));
+    const IrVal *v = s->args[0];
+    for (int i = 0; i < g->nchains; i++) {
+        Chain *c = &g->chains[i];
+        if (!c->open || c->tail != v) continue;
+        if (g->uses[idx(g, v)] != 1) {
+            close_chain(g, c);
+            break;
+        }
+        GROW(g->arena, c->stmts, c->nstmts, c->cap, const IrStmt *);
+        c->stmts[c->nstmts++] = s;
+        c->tail = s->res[0];
+        return;
+    }
+    GROW(g->arena, g->chains, g->nchains, g->chain_cap, Chain);
+    Chain *c = &g->chains[g->nchains++];
+    memset(c, 0, sizeof *c);
+    c->input = v;
+    c->tail = s->res[0];
+    c->open = true;
+    planes_of(g, s, v);
+    GROW(g->arena, c->stmts, c->nstmts, c->cap, const IrStmt *);
+    c->stmts[c->nstmts++] = s;
+}
+
+static int log2_floor(unsigned long long x) { return 63 - __builtin_clzll(x); }
+
+/* The open chain of maps alone whose last result is v, read by nothing
+ * else: its maps go into the loads of the reduction that reads v. */
+static Chain *fusable_maps(Graph *g, const IrVal *v) {
+    if (g->uses[idx(g, v)] != 1) return NULL;
+    for (int i = 0; i < g->nchains; i++) {
+        Chain *c = &g->chains[i];
+        if (!c->open || c->tail != v) continue;
+        for (int j = 0; j < c->nstmts; j++)
+            if (c->stmts[j]->op != IR_MAP) return NULL;
+        return c;
+    }
+    return NULL;
+}
+
+static void reduce_stmt(Graph *g, const IrStmt *s) {
+    int ns = s->nres;
+    const IrVal *xs = s->args[ns], *loaded = xs;
+    Chain *maps = fusable_maps(g, xs);
+    if (maps && maps->input->elem->nslots <= SCHED_MAX_SLOTS) {
+        maps->open = false;
+        loaded = maps->input;
+    } else {
+        maps = NULL;
+        close_tail(g, xs);
+    }
+    if (xs->elem->nslots > SCHED_MAX_SLOTS)
+        refuse(g, s, arena_printf(g->arena, "a reduce of elements of more than %d fields", SCHED_MAX_SLOTS));
+    Build *b = new_build(g, NODE_REDUCE, xs->log_len);
+    b->node.stmt = s;
+    b->node.pre_elem = loaded->elem;
+    if (maps) {
+        b->node.pre = maps->stmts;
+        b->node.npre = maps->nstmts;
+        for (int i = 0; i < maps->nstmts; i++) add_body_args(g, b, maps->stmts[i]);
+    }
+    add_ids(g, &b->in, &b->nin, planes_of(g, s, loaded), loaded->elem->nslots);
+    add_args(g, b, s, (const IrVal *const *)s->args, ns);
+    add_body_args(g, b, s);
+    for (int r = 0; r < ns; r++) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[r]), 1);
+    /* CUDA: 64 bytes of the widest field per thread, 256 threads a block,
+       at most 2^16 blocks (the second kernel's work) */
+    int widest = elem_max_slot_bytes(xs->elem) > elem_max_slot_bytes(loaded->elem) ? elem_max_slot_bytes(xs->elem)
+                                                                                  : elem_max_slot_bytes(loaded->elem);
+    int n = xs->log_len, per = log2_floor(64 / (unsigned)widest);
+    if (per > n) per = n;
+    int threads = n - per < 8 ? n - per : 8;
+    if (n - per - threads > 16) per = n - threads - 16;
+    b->node.per_thread_log = per;
+    b->node.threads_log = threads;
+    b->node.blocks_log = n - per - threads;
+    for (int k = 0; k < ns; k++) {
+        int p = new_plane(g, b->node.blocks_log, elem_slot_prim(xs->elem, k));
+        add_ids(g, &b->partial, &b->npartial, &p, 1);
+    }
+}
+
+static void fill_stmt(Graph *g, const IrStmt *s) {
+    const IrVal *r = s->res[0];
+    if (r->elem->nslots != s->nargs) refuse(g, s, "this form of replicate");
+    Build *b = new_build(g, NODE_FILL, r->log_len);
+    b->node.stmt = s;
+    add_args(g, b, s, (const IrVal *const *)s->args, s->nargs);
+    add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
+}
+
+static bool in_group(const Graph *g, const IrVal *v) {
+    for (int i = 0; i < g->ngroup; i++)
+        for (int r = 0; r < g->group[i]->nres; r++)
+            if (g->group[i]->res[r] == v) return true;
+    return false;
+}
+
+/* The open run of scalar statements as one SERIAL node: an index of an
+ * array from outside is a load (a parameter of the node's body), the
+ * scalars from outside are its args, and the values read after the run
+ * are its results, stored to their planes. */
+static void flush_group(Graph *g) {
+    if (g->ngroup == 0) return;
+    Build *b = new_build(g, NODE_SERIAL, 0);
+    IrBody *body = NEW(g->arena, IrBody);
+    body->params = NEW_ARRAY(g->arena, IrVal *, g->ngroup);
+    body->stmts = NEW_ARRAY(g->arena, IrStmt *, g->ngroup);
+    body->results = NEW_ARRAY(g->arena, IrVal *, g->ngroup);
+    int *load_index = NEW_ARRAY(g->arena, int, g->ngroup);
+    for (int i = 0; i < g->ngroup; i++) {
+        const IrStmt *s = g->group[i];
+        if (s->op == IR_INDEX && !in_group(g, s->args[0])) {
+            const int *ids = planes_of(g, s, s->args[0]);
+            load_index[body->nparams] = s->index;
+            body->params[body->nparams++] = s->res[0];
+            add_ids(g, &b->in, &b->nin, &ids[s->slot], 1);
+            continue;
+        }
+        body->stmts[body->nstmts++] = (IrStmt *)s;
+        for (int a = 0; a < s->nargs; a++)
+            if (!in_group(g, s->args[a])) add_args(g, b, s, (const IrVal *const *)&s->args[a], 1);
+    }
+    body->cap = body->nstmts;
+    /* results: the values with readers outside the run */
+    for (int i = 0; i < g->ngroup; i++) {
+        const IrVal *v = g->group[i]->res[0];
+        int inside = 0;
+        for (int j = 0; j < g->ngroup; j++)
+            for (int a = 0; a < g->group[j]->nargs; a++) inside += g->group[j]->args[a] == v;
+        if (g->uses[idx(g, v)] <= inside) continue;
+        body->results[body->nresults++] = (IrVal *)v;
+        add_ids(g, &b->out, &b->nout, planes_of(g, g->group[i], v), v->elem->nslots);
+    }
+    b->node.serial = body;
+    b->node.load_index = load_index;
+    g->ngroup = 0;
+}
+
+static void group_stmt(Graph *g, const IrStmt *s) {
+    if (s->nres != 1) refuse(g, s, ir_op_name(s->op));
+    for (int a = 0; a < s->nargs; a++)
+        if (!ir_is_scalar(s->args[a])) close_tail(g, s->args[a]);
+    if (!ir_is_scalar(s->res[0]) && (s->res[0]->log_len > 6 || s->res[0]->elem->nslots > SCHED_MAX_SLOTS))
+        refuse(g, s, "an array built of more than 64 elements or 8 fields");
+    new_planes(g, s->res[0]);
+    GROW(g->arena, g->group, g->ngroup, g->group_cap, const IrStmt *);
+    g->group[g->ngroup++] = s;
+}
+
+/* zip: the arguments' planes in turn; unzip: the argument's, field by field. */
+static void rename_stmt(Graph *g, const IrStmt *s) {
+    for (int a = 0; a < s->nargs; a++) close_tail(g, s->args[a]);
+    if (s->op == IR_ZIP) {
+        const IrVal *r = s->res[0];
+        int *ids = NEW_ARRAY(g->arena, int, r->elem->nslots), at = 0;
+        for (int a = 0; a < s->nargs; a++) {
+            const int *p = planes_of(g, s, s->args[a]);
+            for (int k = 0; k < s->args[a]->elem->nslots; k++) ids[at++] = p[k];
+        }
+        g->planes[idx(g, r)] = ids;
+        return;
+    }
+    const int *p = planes_of(g, s, s->args[0]);
+    for (int r = 0, at = 0; r < s->nres; r++) {
+        g->planes[idx(g, s->res[r])] = (int *)p + at;
+        at += s->res[r]->elem->nslots;
+    }
+}
+
+/* Whether s reads a value of the open run of scalar statements (the run
+ * goes on past statements that do not, so it stays one node). */
+static bool reads_group(Graph *g, const IrStmt *s) {
+    for (int a = 0; a < s->nargs; a++)
+        if (in_group(g, s->args[a])) return true;
+    if (!s->body) return false;
+    const IrVal **vals = NULL;
+    int n = 0, cap = 0;
+    body_reads(g, s->body, &vals, &n, &cap);
+    for (int j = 0; j < n; j++)
+        if (in_group(g, vals[j])) return true;
+    return false;
+}
+
+static void visit(Graph *g, const IrStmt *s) {
+    if (s->op == IR_CONST) {
+        value_plane(g, s->res[0]);
+        return;
+    }
+    if (s->op == IR_ZIP || s->op == IR_UNZIP) {
+        if (reads_group(g, s)) flush_group(g);   /* its readers do not see the run's values */
+        rename_stmt(g, s);
+        return;
+    }
+    if (serial_op(s->op)) {
+        group_stmt(g, s);
+        return;
+    }
+    if (reads_group(g, s)) flush_group(g);
+    if (chain_op(s->op)) chain_stmt(g, s);
+    else if (s->op == IR_REDUCE) reduce_stmt(g, s);
+    else if (s->op == IR_REPLICATE) fill_stmt(g, s);
+    else refuse(g, s, arena_printf(g->arena, "%s at the entry's level", ir_op_name(s->op)));
+}
+
+/* ---- locations ---- */
+
+/* Results take the planes of their values where nothing else has; the
+ * others are copies, made last. */
+static void place_results(Graph *g) {
+    const IrBody *body = g->f->body;
+    int flat = 0;
+    for (int r = 0; r < body->nresults; r++) {
+        const IrVal *v = body->results[r];
+        const int *ids = planes_of(g, NULL, v);
+        int ns = v->elem->nslots, first_copy = -1;
+        int *from = NEW_ARRAY(g->arena, int, ns), *to = NEW_ARRAY(g->arena, int, ns), ncopy = 0;
+        for (int k = 0; k < ns; k++) {
+            int p = ids[k];
+            if (!g->located[p]) {
+                locate(g, p, LOC_RESULT, flat + k, NULL);
+                continue;
+            }
+            int dst = new_plane(g, v->log_len, elem_slot_prim(v->elem, k));
+            locate(g, dst, LOC_RESULT, flat + k, NULL);
+            if (g->plane[p].kind == LOC_VALUE) {
+                Build *b = new_build(g, NODE_FILL, 0);
+                add_args(g, b, NULL, &g->plane[p].val, 1);
+                add_ids(g, &b->out, &b->nout, &dst, 1);
+                continue;
+            }
+            if (first_copy < 0) first_copy = k;
+            from[ncopy] = p;
+            to[ncopy++] = dst;
+        }
+        if (ncopy) {
+            Build *b = new_build(g, NODE_COPY, v->log_len < 0 ? 0 : v->log_len);
+            add_ids(g, &b->in, &b->nin, from, ncopy);
+            add_ids(g, &b->out, &b->nout, to, ncopy);
+        }
+        flat += ns;
+    }
+}
+
+static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
+
+static const PlaneRef *resolve(Graph *g, const int *ids, int n) {
+    PlaneRef *refs = NEW_ARRAY(g->arena, PlaneRef, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) {
+        if (!g->located[ids[i]]) diag_fatal("internal error: a plane of entry '%s' without a place", g->f->name);
+        refs[i] = g->plane[ids[i]];
+    }
+    return refs;
+}
+
+static void finish_nodes(Graph *g) {
+    EntryPlan *e = g->out;
+    int temp_cap = 0;
+    e->nodes = NEW_ARRAY(g->arena, PlanNode, g->nbuilds);
+    e->nnodes = g->nbuilds;
+    for (int i = 0; i < g->nbuilds; i++) {
+        Build *b = &g->builds[i];
+        PlanNode *n = &e->nodes[i];
+        *n = b->node;
+        for (int k = 0; k < b->nin + b->nout + b->npartial + b->nargs; k++) {
+            int p = k < b->nin ? b->in[k] : k < b->nin + b->nout ? b->out[k - b->nin]
+                  : k < b->nin + b->nout + b->npartial ? b->partial[k - b->nin - b->nout]
+                  : b->args[k - b->nin - b->nout - b->npartial];
+            if (g->located[p]) continue;
+            GROW(g->arena, e->temps, e->ntemps, temp_cap, Temp);
+            unsigned long long at = e->ntemps ? e->temps[e->ntemps - 1].off + align_up(e->temps[e->ntemps - 1].bytes) : 0;
+            e->temps[e->ntemps] = (Temp){at, (unsigned long long)(prim_bits(g->plane[p].prim) / 8) << g->plane[p].log_len};
+            locate(g, p, LOC_TEMP, e->ntemps++, NULL);
+        }
+        n->in = resolve(g, b->in, b->nin);
+        n->nin = b->nin;
+        n->out = resolve(g, b->out, b->nout);
+        n->nout = b->nout;
+        n->partial = resolve(g, b->partial, b->npartial);
+        n->arg_at = resolve(g, b->args, b->nargs);
+        n->args = b->arg_vals;
+        n->nargs = b->nargs;
+        if (n->kind == NODE_CHAIN) {
+            bool *by_ref = NEW_ARRAY(g->arena, bool, n->nargs > 0 ? n->nargs : 1);
+            for (int k = 0; k < n->nargs; k++) by_ref[k] = n->arg_at[k].kind != LOC_VALUE;
+            n->chain.arg_by_ref = by_ref;
+            if (n->chain.scratch_bytes > e->chain_bytes) e->chain_bytes = n->chain.scratch_bytes;
+        }
+    }
+    e->chain_off = e->ntemps ? align_up(e->temps[e->ntemps - 1].off + e->temps[e->ntemps - 1].bytes) : 0;
+}
+
+/* The shapes of the API's planes, and n: the first array's length. */
+static void api_planes(Graph *g) {
+    EntryPlan *e = g->out;
+    const IrBody *body = g->f->body;
+    e->n = -1;
+    for (int pass = 0; pass < 2; pass++) {
+        int count = 0;
+        PlaneRef *refs = NULL;
+        for (int round = 0; round < 2; round++) {
+            int at = 0;
+            int nv = pass ? body->nresults : body->nparams;
+            for (int i = 0; i < nv; i++) {
+                const IrVal *v = pass ? body->results[i] : body->params[i];
+                if (!pass && ir_is_scalar(v)) continue;
+                if (e->n < 0 && !ir_is_scalar(v) && round) e->n = v->log_len;
+                for (int k = 0; k < v->elem->nslots; k++, at++)
+                    if (round)
+                        refs[at] = (PlaneRef){pass ? LOC_RESULT : LOC_PARAM, at, v->log_len < 0 ? 0 : v->log_len,
+                                              elem_slot_prim(v->elem, k), NULL};
+            }
+            if (!round) {
+                count = at;
+                refs = NEW_ARRAY(g->arena, PlaneRef, count > 0 ? count : 1);
+            }
+        }
+        if (pass) {
+            e->out_planes = refs;
+            e->nout_planes = count;
+        } else {
+            e->in_planes = refs;
+            e->nin_planes = count;
+        }
+    }
+}
+
+/* Today's shape: one array parameter, a chain of array stages to the one
+ * array result (or element code on a 2-element array, one pair step). */
+static bool simple_entry(const IrFunc *f) {
+    const IrBody *body = f->body;
+    if (body->nresults != 1 || ir_is_scalar(body->results[0])) return false;
+    const IrVal *in = NULL;
+    for (int i = 0; i < body->nparams; i++) {
+        if (ir_is_scalar(body->params[i])) continue;
+        if (in) return false;
+        in = body->params[i];
+    }
+    if (!in) return false;
+    if (in->log_len == 1 && body->nparams == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO) {
+        bool element = true;
+        for (int i = 0; i < body->nstmts && element; i++)
+            element = !chain_op(body->stmts[i]->op) && (!body->stmts[i]->body || body->stmts[i]->op == IR_REDUCE);
+        if (element) return true;
+    }
+    const IrVal *cur = in;
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        if (!chain_op(s->op) || s->nargs != 1 || s->args[0] != cur || s->nres != 1) return false;
+        cur = s->res[0];
+    }
+    return cur == body->results[0];
+}
+
+const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
+    if (simple_entry(f)) return schedule_refusal(arena, f);
+    const IrBody *body = f->body;
+    if (f->pad_param >= 0)
+        return arena_printf(arena, "the back end compiles an entry of any length (a pad) when it is one chain of stages "
+                                   "from its array to its one result; '%s' is not", f->entry);
+    bool arrays = false;
+    for (int i = 0; i < body->nparams; i++) arrays |= !ir_is_scalar(body->params[i]);
+    for (int i = 0; i < body->nresults; i++) arrays |= !ir_is_scalar(body->results[i]);
+    if (!arrays && f->size_param >= 0)
+        return arena_printf(arena, "'%s' has a size range but no array, so its sizes cannot be told apart by n",
+                            f->entry);
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        if (chain_op(s->op) && s->nargs == 1 && !ir_is_scalar(s->args[0]) && s->args[0]->log_len < 1)
+            return arena_printf(arena, "the back end needs arrays of at least 2 elements for array stages; '%s' "
+                                       "has one of 1", f->entry);
+        for (int r = 0; r < s->nres; r++)
+            if (chain_op(s->op) && s->res[r]->elem->nslots > SCHED_MAX_SLOTS)
+                return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements "
+                                           "of %d", SCHED_MAX_SLOTS, f->entry, s->res[r]->elem->nslots);
+    }
+    return NULL;
+}
+
+void entry_plan(Arena *arena, const IrFunc *f, EntryPlan *out) {
+    memset(out, 0, sizeof *out);
+    out->func = f;
+    const char *why = entry_plan_refusal(arena, f);
+    if (why) diag_error(f->loc, "%s", why);
+    Graph g = {.arena = arena, .f = f, .out = out};
+    api_planes(&g);
+    if (simple_entry(f)) {
+        out->simple = true;
+        out->nodes = NEW(arena, PlanNode);
+        out->nnodes = 1;
+        out->nodes[0].kind = NODE_CHAIN;
+        schedule_func(arena, f, &out->nodes[0].chain);
+        out->nodes[0].n = out->nodes[0].chain.n;
+        return;
+    }
+    count_uses(&g);
+    const IrBody *body = f->body;
+    for (int i = 0, flat = 0; i < body->nparams; i++) {
+        const IrVal *v = body->params[i];
+        if (ir_is_scalar(v)) {
+            value_plane(&g, v);
+            continue;
+        }
+        int *ids = new_planes(&g, v);
+        for (int k = 0; k < v->elem->nslots; k++) locate(&g, ids[k], LOC_PARAM, flat++, NULL);
+    }
+    for (int i = 0; i < body->nstmts; i++) visit(&g, body->stmts[i]);
+    flush_group(&g);
+    for (int i = 0; i < g.nchains; i++)
+        if (g.chains[i].open) close_chain(&g, &g.chains[i]);
+    place_results(&g);
+    finish_nodes(&g);
+}
