@@ -170,6 +170,52 @@ class AnyLength(unittest.TestCase):
             self.assertIn(text, str(e.exception))
 
 
+class Graphs(unittest.TestCase):
+    """Entries with several array parameters and results, scalar results, and none or only
+    scalar parameters (tests/backend/graph.parm)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.g = parmc.compile(os.path.join(ROOT, "tests", "backend", "graph.parm"), target="c")
+
+    def test_reduction(self):
+        xs = rng.integers(-1000, 1000, 64).astype(np.int64)
+        total = self.g.main(xs)
+        self.assertEqual((total.shape, total.dtype), ((), np.int64))
+        self.assertEqual(int(total), int(xs.sum()))
+
+    def test_two_arrays_in(self):
+        keys = rng.integers(-50, 50, 512).astype(np.int32)
+        vals = rng.standard_normal(512).astype(np.float32)
+        k, v = self.g.kv(keys, vals)
+        np.testing.assert_array_equal(k, np.sort(keys))
+        self.assertEqual(sorted(zip(k.tolist(), v.tolist())), sorted(zip(keys.tolist(), vals.tolist())))
+
+    def test_arrays_of_several_lengths(self):
+        xs = rng.integers(-100, 100, 32).astype(np.int32)
+        ys = (rng.standard_normal(8).astype(np.float32), rng.integers(0, 255, 8).astype(np.uint8))
+        zs = rng.integers(0, 1000, 128).astype(np.uint16)
+        a, b, c, m = self.g.lengths(xs, ys, 3, zs)
+        np.testing.assert_array_equal(a, xs * 2)
+        np.testing.assert_array_equal(b, ys[0] * np.float32(0.5))
+        np.testing.assert_array_equal(c, zs + np.uint16(3))
+        self.assertEqual(int(m), int(zs.max()))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.g.lengths(xs, ys, 3, zs[:64])
+        self.assertIn("parameter 'zs' has length 64; with n = 32 it must be 128", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.g.lengths(xs, ys, 40000, zs)
+        self.assertIn("parameter 's': 40000 is out of range for i16", str(e.exception))
+
+    def test_no_array_parameter(self):
+        xs, (ks, fs), x, k2 = self.g.filled(2.5, 3)
+        np.testing.assert_array_equal(xs, np.full(32, 2.5, np.float32))
+        np.testing.assert_array_equal(ks, np.full(8, 3, np.int8))
+        np.testing.assert_array_equal(fs, np.full(8, 2.5, np.float32))
+        self.assertEqual((float(x), int(k2)), (2.5, 6))
+        self.assertEqual([int(v) for v in self.g.scalars(4, 5)], [7, 5 ^ 9, 17, 4])
+
+
 class Examples(unittest.TestCase):
     """The programs that examples/python/ writes, through the C target at small sizes (the
     scripts themselves need a GPU: tests/gpu/python.sh runs them)."""
