@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Sort every row of a PyTorch tensor on the GPU with a parm program (examples/batched.parm's
+"""Sort every row of a PyTorch tensor on the GPU with a parm program (examples/batched_any.parm's
 sorting network) and compare with torch.sort(dim=-1): the same result, and both timed with
 CUDA events on PyTorch's current stream.
 
-    python3 examples/python/batched_sort.py [--rows 65536] [--length 1024] [--runs 20]
+    python3 examples/python/batched_sort.py [--rows 1000000] [--length 1000] [--runs 20]
 
-The program is written for the shape asked: `rows R (bsort L) xs` sorts 2^R rows of 2^L
-keys. Row counts and lengths must be powers of two until parmc's entries accept any length
-(docs/python.md)."""
+The program is written for the shape asked: `entry main (xs : [2^R][2^L]i32 pad max) =
+rows R (bsort L) xs` takes any number of rows up to 2^R of any length up to 2^L (a missing
+key is the largest i32, so it sorts after the row's own keys: docs/language.md, section 7),
+with 2^R and 2^L the powers of two that hold the shape."""
 import argparse
 import os
 import statistics
@@ -18,19 +19,17 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import parmc  # noqa: E402
 
 
-def log2_exact(n, what):
-    if n < 1 or n & (n - 1):
-        sys.exit(f"batched_sort.py: {what} {n} is not a power of two; parmc's entries take power-of-two "
-                 "lengths until they accept any length (docs/python.md)")
-    return n.bit_length() - 1
+def log2_up(n):
+    """The least k with 2^k >= n."""
+    return max(n - 1, 0).bit_length()
 
 
 def program(rows, length):
-    """examples/batched.parm's definitions with an entry for rows x length keys."""
-    with open(os.path.join(HERE, "..", "batched.parm")) as f:
+    """examples/batched_any.parm's definitions with an entry for up to rows x length keys."""
+    with open(os.path.join(HERE, "..", "batched_any.parm")) as f:
         defs = [line for line in f if not line.startswith("entry ")]
-    r, k = log2_exact(rows, "--rows"), log2_exact(length, "--length")
-    return "".join(defs) + f"entry main (xs : [2^{r + k}]i32) = rows {r} (bsort {k}) xs\n"
+    r, k = log2_up(rows), log2_up(length)
+    return "".join(defs) + f"entry main (xs : [2^{r}][2^{k}]i32 pad max) = rows {r} (bsort {k}) xs\n"
 
 
 def time_ms(torch, f, runs):
@@ -49,8 +48,8 @@ def time_ms(torch, f, runs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rows", type=int, default=65536)
-    ap.add_argument("--length", type=int, default=1024)
+    ap.add_argument("--rows", type=int, default=1000000)
+    ap.add_argument("--length", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=20)
     a = ap.parse_args()
     try:

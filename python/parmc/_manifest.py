@@ -31,7 +31,7 @@ class Lengths:
         self.rows = {r.get("n"): r for r in rows}
         self.any_length, self.min_n, self.max_n = any_length, min_n, max_n
         self.grid = grid    # (max_rows, max_row_len) or None
-        self.largest = max(rows, key=lambda r: r["n"]) if rows else None
+        self.largest = max(rows, key=lambda r: r.get("n", 0)) if rows else None
 
     def row(self, n):
         """The row for n: {"n", "params", "results"}, or None when n is not accepted."""

@@ -40,6 +40,14 @@ def batched_source(rows_log, length_log):
     return "".join(lines)
 
 
+def any_rows_source(rows_log, length_log):
+    """examples/batched_any.parm taking up to 2^rows_log rows of up to 2^length_log keys."""
+    with open(example("batched_any.parm")) as f:
+        lines = [line for line in f if not line.startswith("entry ")]
+    lines.append(f"entry main (xs : [2^{rows_log}][2^{length_log}]i32 pad max) = rows {rows_log} (bsort {length_log}) xs\n")
+    return "".join(lines)
+
+
 @unittest.skipUnless(HAVE_TORCH, WHY_NO_TORCH)
 class Torch(unittest.TestCase):
     @classmethod
@@ -56,6 +64,17 @@ class Torch(unittest.TestCase):
         out = self.batched.main(xs)
         self.assertEqual((out.shape, out.dtype, out.device), (xs.shape, torch.int32, xs.device))
         torch.testing.assert_close(out, torch.sort(xs, dim=-1).values, rtol=0, atol=0)
+
+    def test_rows_of_any_length(self):
+        prog = parmc.compile(any_rows_source(10, 10), target="cuda")
+        for shape in ((1000, 1000), (1024, 1024), (3, 7), (1, 1), (1024, 1)):
+            xs = self.keys(*shape)
+            out = prog.main(xs)
+            self.assertEqual(out.shape, xs.shape)
+            torch.testing.assert_close(out, torch.sort(xs, dim=-1).values, rtol=0, atol=0)
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            prog.main(self.keys(1025, 3))
+        self.assertIn("has 1025 rows of 3; the entry accepts up to 1024 rows of up to 1024", str(e.exception))
 
     def test_key_value(self):
         keys = torch.randint(0, 100, (4096,), dtype=torch.int64, device="cuda", generator=self.gen)

@@ -135,6 +135,87 @@ class Results(unittest.TestCase):
         self.assertIn("1024", repr(self.perm.main))
 
 
+class AnyLength(unittest.TestCase):
+    """Entries with a pad element: any length up to the size, and rows of any shape."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(example("sort_any.parm")) as f:
+            text = f.read().replace("entry main (xs : [2^24]i32 pad max) = sort 24 xs",
+                                    "entry main (xs : [2^10]i32 pad max) = sort 10 xs")
+        cls.sort = parmc.compile(text, target="c")
+        with open(example("batched_any.parm")) as f:
+            text = f.read().replace("entry main (xs : [2^20][2^10]i32 pad max) = rows 20 (bsort 10) xs",
+                                    "entry main (xs : [2^4][2^6]i32 pad max) = rows 4 (bsort 6) xs")
+        cls.rows = parmc.compile(text, target="c")
+
+    def test_any_length(self):
+        for n in (1000, 1024, 1, 3, 0):
+            xs = rng.integers(-2**31, 2**31, n, dtype=np.int32)
+            np.testing.assert_array_equal(self.sort.main(xs), np.sort(xs))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.sort.main(np.zeros(1025, np.int32))
+        self.assertIn("parameter 'xs' has length 1025; the entry accepts any length from 0 to 1024", str(e.exception))
+
+    def test_rows(self):
+        for shape in ((3, 50), (16, 64), (1, 1), (5, 7)):
+            xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
+            out = self.rows.main(xs)
+            self.assertEqual(out.shape, shape)
+            np.testing.assert_array_equal(out, np.sort(xs, axis=-1))
+        for shape, text in (((17, 10), "has 17 rows of 10; the entry accepts up to 16 rows of up to 64"),
+                            ((2, 65), "has 2 rows of 65")):
+            with self.assertRaises(parmc.ArgumentValueError) as e:
+                self.rows.main(np.zeros(shape, np.int32))
+            self.assertIn(text, str(e.exception))
+
+
+class Graphs(unittest.TestCase):
+    """Entries with several array parameters and results, scalar results, and none or only
+    scalar parameters (tests/backend/graph.parm)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.g = parmc.compile(os.path.join(ROOT, "tests", "backend", "graph.parm"), target="c")
+
+    def test_reduction(self):
+        xs = rng.integers(-1000, 1000, 64).astype(np.int64)
+        total = self.g.main(xs)
+        self.assertEqual((total.shape, total.dtype), ((), np.int64))
+        self.assertEqual(int(total), int(xs.sum()))
+
+    def test_two_arrays_in(self):
+        keys = rng.integers(-50, 50, 512).astype(np.int32)
+        vals = rng.standard_normal(512).astype(np.float32)
+        k, v = self.g.kv(keys, vals)
+        np.testing.assert_array_equal(k, np.sort(keys))
+        self.assertEqual(sorted(zip(k.tolist(), v.tolist())), sorted(zip(keys.tolist(), vals.tolist())))
+
+    def test_arrays_of_several_lengths(self):
+        xs = rng.integers(-100, 100, 32).astype(np.int32)
+        ys = (rng.standard_normal(8).astype(np.float32), rng.integers(0, 255, 8).astype(np.uint8))
+        zs = rng.integers(0, 1000, 128).astype(np.uint16)
+        a, b, c, m = self.g.lengths(xs, ys, 3, zs)
+        np.testing.assert_array_equal(a, xs * 2)
+        np.testing.assert_array_equal(b, ys[0] * np.float32(0.5))
+        np.testing.assert_array_equal(c, zs + np.uint16(3))
+        self.assertEqual(int(m), int(zs.max()))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.g.lengths(xs, ys, 3, zs[:64])
+        self.assertIn("parameter 'zs' has length 64; with n = 32 it must be 128", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.g.lengths(xs, ys, 40000, zs)
+        self.assertIn("parameter 's': 40000 is out of range for i16", str(e.exception))
+
+    def test_no_array_parameter(self):
+        xs, (ks, fs), x, k2 = self.g.filled(2.5, 3)
+        np.testing.assert_array_equal(xs, np.full(32, 2.5, np.float32))
+        np.testing.assert_array_equal(ks, np.full(8, 3, np.int8))
+        np.testing.assert_array_equal(fs, np.full(8, 2.5, np.float32))
+        self.assertEqual((float(x), int(k2)), (2.5, 6))
+        self.assertEqual([int(v) for v in self.g.scalars(4, 5)], [7, 5 ^ 9, 17, 4])
+
+
 class Examples(unittest.TestCase):
     """The programs that examples/python/ writes, through the C target at small sizes (the
     scripts themselves need a GPU: tests/gpu/python.sh runs them)."""
@@ -147,9 +228,11 @@ class Examples(unittest.TestCase):
             sys.path.pop(0)
 
     def test_batched_sort_program(self):
-        prog = parmc.compile(self.load("batched_sort").program(16, 64), target="c")
-        xs = rng.integers(-1000, 1000, (16, 64), dtype=np.int32)
-        np.testing.assert_array_equal(prog.main(xs), np.sort(xs, axis=-1))
+        prog = parmc.compile(self.load("batched_sort").program(10, 50), target="c")   # 16 rows of 64 at most
+        for shape in ((10, 50), (16, 64), (3, 33)):
+            xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
+            np.testing.assert_array_equal(prog.main(xs), np.sort(xs, axis=-1))
+        self.assertRaises(parmc.ArgumentValueError, prog.main, np.zeros((17, 2), np.int32))
 
     def test_permute_program(self):
         prog = parmc.compile(self.load("permute_cupy").program(8), target="c")
