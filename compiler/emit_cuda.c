@@ -152,8 +152,13 @@ static int tile_plane_offset(const Phase *p, int k) {
 
 static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
-    /* two blocks per SM: measured 9% faster on the 2^24 sort despite small spills */
-    fprintf(out, "static __global__ void __launch_bounds__(%d, 2)\n%s_kernel(", 1 << t, name);
+    /* Two blocks per SM: measured 9% faster on the 2^24 sort despite small
+     * spills. A kernel that reads or writes an entry of any length computes
+     * a guarded address per element, and at 64 registers spills 3 times as
+     * much: one block per SM took 2^20 padded rows of 2^10 from 12.70 to
+     * 7.93 ms on an H100 (bench/results/2026-11-23-anylen-launch-bounds.md). */
+    int blocks_per_sm = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
+    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << t, blocks_per_sm, name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < ns; k++)

@@ -106,7 +106,8 @@ static int check_aliasing(GUARD_API(ctx) *ctx, unsigned char *const *host_in, un
     ok &= overlapped_call(ctx, "in place", host_in, want, in_at, out_at, n);
     for (int shift = -1; shift <= 1 && n >= 2; shift += 2) {
         for (int k = 0; k < GUARD_NIN; k++) {
-            unsigned char *mid = both[k].data + in_bytes(k, n) / 2;
+            // half-way, at an element boundary (n may be odd for entries of any length)
+            unsigned char *mid = both[k].data + n / 2 * (in_bytes(k, n) / n);
             in_at[k] = shift < 0 ? mid : both[k].data;
             if (k < GUARD_NOUT) out_at[k] = shift < 0 ? both[k].data : mid;
         }
