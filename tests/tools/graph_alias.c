@@ -1,8 +1,8 @@
 /* graph_alias.c: calls of entry graphs (tests/backend/graph.parm, compiled
  * with --target=c to graph_api.c) whose inputs overlap their outputs must
  * give the results of the calls on separate arrays (docs/api.md); outputs
- * that overlap each other give PARM_ERROR_ALIAS. Exit status 0 when all
- * hold. */
+ * that overlap each other give GRAPH_API_ERROR_ALIAS (graph_api is the
+ * prefix parmc derives from that name). Exit status 0 when all hold. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,43 +23,43 @@ static void check(int ok, const char *what) {
 
 /* twice (xs : [2^7]u32): four results of xs's length; the input placed at
  * each output in turn, and half an array below and above output 0. */
-static void check_twice(parm_ctx *ctx) {
+static void check_twice(graph_api_ctx *ctx) {
     uint32_t xs[N], want[4][N], *buf = malloc(sizeof(uint32_t) * 6 * N);
     for (int i = 0; i < N; i++) xs[i] = (uint32_t)(i * 2654435761u >> 7);
-    check(parm_twice(ctx, xs, want[0], want[1], want[2], want[3], N) == PARM_OK, "twice on separate arrays");
+    check(graph_api_twice(ctx, xs, want[0], want[1], want[2], want[3], N) == GRAPH_API_OK, "twice on separate arrays");
     for (int at = 0; at < 4; at++) {
         uint32_t *out[4];
         for (int k = 0; k < 4; k++) out[k] = buf + (size_t)(k + 1) * N;
         memcpy(out[at], xs, sizeof xs);
-        check(parm_twice(ctx, out[at], out[0], out[1], out[2], out[3], N) == PARM_OK, "twice in place");
+        check(graph_api_twice(ctx, out[at], out[0], out[1], out[2], out[3], N) == GRAPH_API_OK, "twice in place");
         for (int k = 0; k < 4; k++) check(!memcmp(out[k], want[k], sizeof xs), "twice in place: a result differs");
     }
     for (int shift = -1; shift <= 1; shift += 2) {
         uint32_t *in = buf + N + shift * N / 2, *out[4] = {buf + N, buf + 3 * N, buf + 4 * N, buf + 5 * N};
         memmove(in, xs, sizeof xs);
-        check(parm_twice(ctx, in, out[0], out[1], out[2], out[3], N) == PARM_OK, "twice by half");
+        check(graph_api_twice(ctx, in, out[0], out[1], out[2], out[3], N) == GRAPH_API_OK, "twice by half");
         for (int k = 0; k < 4; k++) check(!memcmp(out[k], want[k], sizeof xs), "twice by half: a result differs");
     }
-    check(parm_twice(ctx, xs, buf, buf + N / 2, buf + 2 * N, buf + 3 * N, N) == PARM_ERROR_ALIAS,
-          "twice with overlapping outputs is not PARM_ERROR_ALIAS");
+    check(graph_api_twice(ctx, xs, buf, buf + N / 2, buf + 2 * N, buf + 3 * N, N) == GRAPH_API_ERROR_ALIAS,
+          "twice with overlapping outputs is not GRAPH_API_ERROR_ALIAS");
     free(buf);
 }
 
 /* mixed (xs : [2^6]f64) (ys : [2^6]i32): scalars and arrays; xs read
  * where its map is written, ys where it is returned. */
-static void check_mixed(parm_ctx *ctx) {
+static void check_mixed(graph_api_ctx *ctx) {
     double xs[M], d0, d1[M], d4[M], *xa = malloc(sizeof xs);
     int32_t ys[M], i2, i3[M], *ya = malloc(sizeof ys);
     for (int i = 0; i < M; i++) {
         xs[i] = i * 0.75 - 20.0;
         ys[i] = i * 37 - 1000;
     }
-    check(parm_mixed(ctx, xs, ys, &d0, d1, &i2, i3, d4, M) == PARM_OK, "mixed on separate arrays");
+    check(graph_api_mixed(ctx, xs, ys, &d0, d1, &i2, i3, d4, M) == GRAPH_API_OK, "mixed on separate arrays");
     memcpy(xa, xs, sizeof xs);
     memcpy(ya, ys, sizeof ys);
     double e0, e4[M];
     int32_t j2;
-    check(parm_mixed(ctx, xa, ya, &e0, xa, &j2, ya, e4, M) == PARM_OK, "mixed in place");
+    check(graph_api_mixed(ctx, xa, ya, &e0, xa, &j2, ya, e4, M) == GRAPH_API_OK, "mixed in place");
     check(!memcmp(&e0, &d0, sizeof d0) && !memcmp(xa, d1, sizeof xs) && j2 == i2 && !memcmp(ya, i3, sizeof ys) &&
               !memcmp(e4, d4, sizeof xs), "mixed in place: a result differs");
     free(xa);
@@ -67,10 +67,10 @@ static void check_mixed(parm_ctx *ctx) {
 }
 
 int main(void) {
-    parm_ctx *ctx;
-    if (parm_ctx_create(&ctx)) return 1;
+    graph_api_ctx *ctx;
+    if (graph_api_ctx_create(&ctx)) return 1;
     check_twice(ctx);
     check_mixed(ctx);
-    parm_ctx_destroy(ctx);
+    graph_api_ctx_destroy(ctx);
     return failures ? 1 : 0;
 }
