@@ -1,8 +1,8 @@
 /* graph_alias.c: calls of entry graphs (tests/backend/graph.parm, compiled
  * with --target=c to graph_api.c) whose inputs overlap their outputs must
  * give the results of the calls on separate arrays (docs/api.md); outputs
- * that overlap each other give GRAPH_API_ERROR_ALIAS. Exit status 0 when all
- * hold. The API's prefix is the output's name, graph_api. */
+ * that overlap each other give GRAPH_API_ERROR_ALIAS (graph_api is the
+ * prefix parmc derives from that name). Exit status 0 when all hold. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
