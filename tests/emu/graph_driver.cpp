@@ -1,4 +1,4 @@
-// graph_driver.cpp: reads tests/emu/graph.parm's input, runs main_run
+// graph_driver.cpp: reads tests/emu/graph.parm's input, runs parm_main_run
 // (emulated, graph_emu.py) and prints its results as --interpret does.
 #include "parm_io.h"
 int main() {
@@ -22,7 +22,7 @@ int main() {
     const void *in[4] = {xs.data(), y0.data(), y1.data(), zs.data()};
     void *out[5] = {&r0, &r1, &r2, &r3, &r4};
     parm_ctx ctx;
-    if (main_run(&ctx, in, out)) return 1;
+    if (parm_main_run(&ctx, in, out)) return 1;
     parm_print_signed(stdout, r0); fputc('\n', stdout);
     parm_print_f32(stdout, r1); fputc('\n', stdout);
     parm_print_signed(stdout, r2); fputc('\n', stdout);
