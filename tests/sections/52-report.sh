@@ -3,8 +3,9 @@
 # access) with conflict-free shared memory (bank congestion 1). --strict exits 1
 # when any access is worse, and the last line of each entry says so.
 report_ok() {   # report_ok NAME PROGRAM
+    # an entry graph without chains has no kernel that the simulator models
     if "$PARMC" --report --strict "$2" >"$TMP/report.txt" 2>&1 && ! grep -q ": no$" "$TMP/report.txt" &&
-        grep -q "congestion 1: yes$" "$TMP/report.txt"; then
+        grep -q "congestion 1: yes$\|outside chains.*not simulated$" "$TMP/report.txt"; then
         pass
     else
         fail "report $1: $(grep -v '^  \|^kernel' "$TMP/report.txt" | head -3)"
