@@ -53,9 +53,9 @@ static void line(const char *name, float ms, double bytes, float ref_ms) {
 }
 
 int main() {
-    parm_ctx *ctx;
-    if (parm_ctx_create(&ctx)) return 1;
-    cudaStream_t s = parm_ctx_stream(ctx);
+    graph_ctx *ctx;
+    if (graph_ctx_create(&ctx)) return 1;
+    cudaStream_t s = graph_ctx_stream(ctx);
     const size_t n = (size_t)1 << 28, m = (size_t)1 << 20, f = (size_t)1 << 26;
     int *xs, *out, *sink, *a, *b, *c, *d;
     CHECK(cudaMalloc(&xs, n * 4));
@@ -70,9 +70,9 @@ int main() {
     // reductions against a read-only kernel of the same bytes
     float ro = median_ms(s, [&] { read_only<<<132 * 16, 256, 0, s>>>((const int4 *)xs, n / 4, sink); });
     line("read-only kernel, 2^28 i32", ro, n * 4.0, ro);
-    float r1 = median_ms(s, [&] { parm_reduce_sum(ctx, xs, out, n); });
+    float r1 = median_ms(s, [&] { graph_reduce_sum(ctx, xs, out, n); });
     line("reduce (+) over 2^28 i32", r1, n * 4.0, ro);
-    float r2 = median_ms(s, [&] { parm_reduce_map(ctx, xs, out + 1, n); });
+    float r2 = median_ms(s, [&] { graph_reduce_map(ctx, xs, out + 1, n); });
     line("reduce (+) of a map over 2^28 i32", r2, n * 4.0, ro);
     std::vector<int> h(n);
     CHECK(cudaMemcpy(h.data(), xs, n * 4, cudaMemcpyDeviceToHost));
@@ -82,16 +82,16 @@ int main() {
     if (got[0] != sum || got[1] != sum3) { printf("WRONG reduction: %d %d, want %d %d\n", got[0], got[1], sum, sum3); bad = 1; }
     // the zipped key-value sort against one array of pairs, and the copy
     float cp = median_ms(s, [&] { copy16<<<132 * 16, 256, 0, s>>>((const int4 *)a, (int4 *)c, m / 2); });
-    float z = median_ms(s, [&] { parm_kv_zip(ctx, a, (const float *)b, c, (float *)d, m); });
-    float p = median_ms(s, [&] { parm_kv_pairs(ctx, a, (const float *)b, c, (float *)d, m); });
+    float z = median_ms(s, [&] { graph_kv_zip(ctx, a, (const float *)b, c, (float *)d, m); });
+    float p = median_ms(s, [&] { graph_kv_pairs(ctx, a, (const float *)b, c, (float *)d, m); });
     line("16-byte copy, 2^20 (i32, f32)", cp, m * 16.0, cp);
     line("kv sort 2^20 zipped and unzipped", z, m * 16.0, p);
     line("kv sort 2^20 of pairs", p, m * 16.0, p);
     // replicate feeding a map: written once, nothing read
     float cf = median_ms(s, [&] { copy16<<<132 * 16, 256, 0, s>>>((const int4 *)xs, (int4 *)out, f / 8); });
-    float fm = median_ms(s, [&] { parm_fill_map(ctx, 5, 7, out, f); });
+    float fm = median_ms(s, [&] { graph_fill_map(ctx, 5, 7, out, f); });
     line("16-byte copy of 2^26 i32 (half read)", cf, f * 8.0, cf);
     line("map over zip of two replicates, 2^26", fm, f * 4.0, cf / 2);
-    parm_ctx_destroy(ctx);
+    graph_ctx_destroy(ctx);
     return bad;
 }
