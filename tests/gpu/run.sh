@@ -16,7 +16,8 @@
 #   3. bench/sort/sortbench: parmc sorts against a copy kernel and CUB;
 #      bench/sort/anybench: sorts of any length (10^7 keys, 10^6 rows of
 #      1000) against the same at a power of two, and torch.sort;
-#   4. parmc test on the examples and the stdlib, with CUDA.
+#   4. entry graphs (tests/gpu/graph_entries.sh) and the C API example;
+#   5. parmc test on the examples and the stdlib, with CUDA.
 # Results go to stdout and, when $OUT is set, to $OUT/gpu-report.md.
 set -u
 cd "$(dirname "$0")/../.."
@@ -234,6 +235,9 @@ for rows, cols in ((1 << 16, 1 << 10), (10**6, 1000), (1 << 20, 1 << 10)):
     del x
     torch.cuda.empty_cache()
 PY
+
+log "## Entry graphs through CUDA (tests/gpu/graph_entries.sh: every entry of tests/backend/graph.parm)"
+PARMC=$PARMC bash tests/gpu/graph_entries.sh 2>&1 | tail -5 | tee -a "$REPORT"
 
 log "## The C API example (examples/api/sort_main.c)"
 sh examples/api/run.sh 2>&1 | tee -a "$REPORT"
