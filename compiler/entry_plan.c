@@ -629,6 +629,14 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
     if (f->pad_param >= 0)
         return arena_printf(arena, "the back end compiles an entry of any length (a pad) when it is one chain of stages "
                                    "from its array to its one result; '%s' is not", f->entry);
+    /* the API passes a value or pointer per field; C compilers need only
+     * accept 127 parameters (a nested zip doubles the fields each time) */
+    int fields = 0;
+    for (int i = 0; i < body->nparams; i++) fields += body->params[i]->elem->nslots;
+    for (int i = 0; i < body->nresults; i++) fields += body->results[i]->elem->nslots;
+    if (fields > ENTRY_MAX_API_FIELDS)
+        return arena_printf(arena, "the API passes one value or pointer per field, at most %d in all; '%s' has %d",
+                            ENTRY_MAX_API_FIELDS, f->entry, fields);
     bool arrays = false;
     for (int i = 0; i < body->nparams; i++) arrays |= !ir_is_scalar(body->params[i]);
     for (int i = 0; i < body->nresults; i++) arrays |= !ir_is_scalar(body->results[i]);

@@ -30,6 +30,7 @@
 
 #define SCHED_MAX_TILE 16
 #define SCHED_MAX_SLOTS 8       /* primitive fields of an element */
+#define ENTRY_MAX_API_FIELDS 120 /* parameters and results of an entry's API, by field */
 
 typedef struct {
     const IrStmt *stmt;         /* the IR statement: a two over groups, or a map */
