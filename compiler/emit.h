@@ -61,6 +61,9 @@ void emit_entries(FILE *out, const EmitInput *in, bool cuda);
  * time to stderr. */
 typedef void (*EmitRunner)(FILE *out, const EmitInput *in, const Schedule *s);
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
+/* "int main(argc, argv) {" and the option loop that sets `repeat`, for
+ * every standalone main (an entry graph's too). */
+void emit_main_start(FILE *out);
 void emit_phase_comment(FILE *out, const Phase *p);
 /* The standalone main's reading of one value of type p into `dest` (with
  * the interpreter's message for a bad one), and the printer of a p. */

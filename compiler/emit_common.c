@@ -828,6 +828,16 @@ void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const c
     fputs(takes_rows(s) ? ", parm_main_rows, parm_main_cols)" : ", n)", out);
 }
 
+/* The standalone main's start: its options (-r N, the runs to time). */
+void emit_main_start(FILE *out) {
+    fputs("int main(int argc, char **argv)\n{\n", out);
+    fputs("    int repeat = 0;\n"
+          "    for (int i = 1; i < argc; i++) {\n"
+          "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc) repeat = atoi(argv[++i]);\n"
+          "        else { fprintf(stderr, \"usage: %s [-r N] < input\\n\", argv[0]); return 2; }\n"
+          "    }\n", out);
+}
+
 void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
     for (int i = 0; i < in->nplans; i++)
         if (strcmp(in->plans[i].func->entry, in->main_entry) == 0 && !emit_entry_is_simple(in, in->main_entry)) {
@@ -843,12 +853,7 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
     if (s->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n", out);
     if (s->nargs || s->pad) fputs("\n", out);
     runner(out, in, s);
-    fputs("int main(int argc, char **argv)\n{\n", out);
-    fputs("    int repeat = 0;\n"
-          "    for (int i = 1; i < argc; i++) {\n"
-          "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc) repeat = atoi(argv[++i]);\n"
-          "        else { fprintf(stderr, \"usage: %s [-r N] < input\\n\", argv[0]); return 2; }\n"
-          "    }\n", out);
+    emit_main_start(out);
     emit_read_input(out, in, s);
     emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
     fprintf(out, "    if (!status) status = parm_main_run_%s(ctx, host_in, host_out, n, repeat);\n", cuda ? "cuda" : "c");

@@ -673,12 +673,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     }
     fputs("    return status;\n}\n\n", out);
 
-    fputs("int main(int argc, char **argv)\n{\n", out);
-    fputs("    int repeat = 0;\n"
-          "    for (int i = 1; i < argc; i++) {\n"
-          "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc) repeat = atoi(argv[++i]);\n"
-          "        else { fprintf(stderr, \"usage: %s [-r N] < input\\n\", argv[0]); return 2; }\n"
-          "    }\n", out);
+    emit_main_start(out);
     fputs("    parm_input input;\n"
           "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
           "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
