@@ -623,7 +623,8 @@ static bool simple_entry(const IrFunc *f) {
     return cur == body->results[0];
 }
 
-const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
+const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
+    *where = f->loc;
     if (simple_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
     if (f->pad_param >= 0)
@@ -645,6 +646,7 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
                             f->entry);
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *s = body->stmts[i];
+        *where = s->loc;
         if (chain_op(s->op) && s->nargs == 1 && !ir_is_scalar(s->args[0]) && s->args[0]->log_len < 1)
             return arena_printf(arena, "the back end needs arrays of at least 2 elements for array stages; '%s' "
                                        "has one of 1", f->entry);
@@ -653,14 +655,16 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
                 return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements "
                                            "of %d", SCHED_MAX_SLOTS, f->entry, s->res[r]->elem->nslots);
     }
+    *where = f->loc;
     return NULL;
 }
 
 void entry_plan(Arena *arena, const IrFunc *f, EntryPlan *out) {
     memset(out, 0, sizeof *out);
     out->func = f;
-    const char *why = entry_plan_refusal(arena, f);
-    if (why) diag_error(f->loc, "%s", why);
+    Loc where;
+    const char *why = entry_plan_refusal(arena, f, &where);
+    if (why) diag_error(where, "%s", why);
     Graph g = {.arena = arena, .f = f, .out = out};
     api_planes(&g);
     if (simple_entry(f)) {
