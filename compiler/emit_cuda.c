@@ -134,8 +134,6 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
     }
 }
 
-static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
-
 static int slot_bytes(const ElemType *t, int k) { return prim_bits(elem_slot_prim(t, k)) / 8; }
 
 /* Where slot k's plane starts in shared memory: the planes lie widest slot
@@ -150,15 +148,32 @@ static int tile_plane_offset(const Phase *p, int k) {
     return offset;
 }
 
+static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
+
+/* An H100 SM: shared memory (of which the system takes 1 KB per block)
+ * and resident threads. */
+#define SM_SHARED_BYTES (228 * 1024)
+#define BLOCK_RESERVED_BYTES 1024
+#define SM_THREADS_LOG 11
+
+/* The blocks per SM that the launch bounds ask for. Two: measured 9% faster
+ * on the 2^24 sort despite small spills. A kernel that reads or writes an
+ * entry of any length computes a guarded address per element, and at 64
+ * registers spills 3 times as much: one block per SM took 2^20 padded rows
+ * of 2^10 from 12.70 to 7.93 ms on an H100
+ * (bench/results/2026-11-23-anylen-launch-bounds.md). A tile above 113 KB
+ * (--tile-bytes) leaves room for one block, and so do 2^11 threads: asking
+ * for two would only halve the registers. */
+static int blocks_per_sm(const Schedule *s, const Phase *p) {
+    int want = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
+    int fit = SM_SHARED_BYTES / (tile_bytes(p) + BLOCK_RESERVED_BYTES);
+    if (fit > 1 << (SM_THREADS_LOG - threads_log(p))) fit = 1 << (SM_THREADS_LOG - threads_log(p));
+    return want < fit ? want : fit > 0 ? fit : 1;
+}
+
 static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
-    /* Two blocks per SM: measured 9% faster on the 2^24 sort despite small
-     * spills. A kernel that reads or writes an entry of any length computes
-     * a guarded address per element, and at 64 registers spills 3 times as
-     * much: one block per SM took 2^20 padded rows of 2^10 from 12.70 to
-     * 7.93 ms on an H100 (bench/results/2026-11-23-anylen-launch-bounds.md). */
-    int blocks_per_sm = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
-    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << t, blocks_per_sm, name);
+    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << t, blocks_per_sm(s, p), name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < ns; k++)

@@ -7,12 +7,12 @@
 #include "access_model.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 
-#define TILE_BYTES (64 * 1024)  /* shared memory for one tile: H100 allows up to 227 KB */
-
-/* The largest tile for an element type (shared memory holds one tile). */
-static int tile_log_for(const ElemType *elem) {
-    int bytes = elem_bytes(elem), log = 0;
-    while ((2 << log) * bytes <= TILE_BYTES) log++;
+/* The largest tile for an element type within tile_bytes of shared memory
+ * (which holds one tile), at most SCHED_MAX_TILE bits. */
+static int tile_log_for(const ElemType *elem, int tile_bytes) {
+    long bytes = elem_bytes(elem);
+    int log = 0;
+    while (log < SCHED_MAX_TILE && (2L << log) * bytes <= tile_bytes) log++;
     return log;
 }
 
@@ -38,6 +38,7 @@ typedef struct {
     Arena *arena;
     Schedule *out;
     int n, seg_log, tile_log;
+    int tile_bytes;             /* shared memory for a tile */
     const ElemType *elem;
     F2Mat q_mat;                /* logical = Q·input ⊕ q */
     uint64_t q_compl;
@@ -390,7 +391,7 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int grou
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
     int seg = 7 - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
-    int tile = tile_log_for(elem);
+    int tile = tile_log_for(elem, s->tile_bytes);
     s->seg_log = seg < s->n ? seg : s->n;
     s->tile_log = tile < s->n ? tile : s->n;
 }
@@ -619,7 +620,7 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     return NULL;
 }
 
-void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
+void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out) {
     const IrBody *body = f->body;
     const char *refusal = schedule_refusal(arena, f);
     if (refusal) diag_error(f->loc, "%s", refusal);
@@ -637,7 +638,8 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
         out->pad_rows_log = f->pad_rows_log;
         out->pad_cols_log = f->pad_cols_log;
     }
-    Sched s = {.arena = arena, .out = out, .n = out->n};
+    Sched s = {.arena = arena, .out = out, .n = out->n,
+               .tile_bytes = opt && opt->tile_bytes ? opt->tile_bytes : SCHED_DEFAULT_TILE_BYTES};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);

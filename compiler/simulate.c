@@ -83,8 +83,10 @@ static bool report_local(FILE *out, const Phase *p) {
     int worst = sh_in.congestion;
     if (sh_rounds.congestion > worst) worst = sh_rounds.congestion;
     if (sh_out.congestion > worst) worst = sh_out.congestion;
-    fprintf(out, "  local: tile 2^%d, %d block%s, %d step%s in %d register round%s, writes %s\n", p->tile_log,
-            1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
+    long tile = (long)elem_bytes(p->elem) << p->tile_log;
+    fprintf(out, "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d block%s, %d step%s in %d register "
+                 "round%s, writes %s\n", p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
+            p->threads_log, 1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
             rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : "in the next layout");
     fprintf(out, "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
                  "(tile store %d, register rounds %d, tile load %d)\n",

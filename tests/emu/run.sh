@@ -1,10 +1,12 @@
 #!/bin/sh
 # run.sh PROGRAM.parm WORKDIR < input: the program's CUDA kernels, emulated on
 # the CPU (see emu.cpp); prints the result like --emit-main does.
+# PARMC_FLAGS: more options for the compile (--tile-bytes B).
 set -e
 parmc=${PARMC:-build/parmc}
 src=$(cd "$(dirname "$0")" && pwd)
-"$parmc" "$1" -o "$2/p.cu"
+# shellcheck disable=SC2086
+"$parmc" ${PARMC_FLAGS:-} "$1" -o "$2/p.cu"
 awk '/^\/\/ start of parm_ops.h/,/^typedef struct [a-z0-9_]* parm_ctx;/' "$2/p.cu" |
     grep -v '^typedef struct [a-z0-9_]* parm_ctx;' | sed 's/__host__ __device__//; s/__device__//' >"$2/ops.h"
 awk '/^static __global__/,/^}/' "$2/p.cu" |
