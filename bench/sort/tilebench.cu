@@ -68,15 +68,16 @@ int main(int argc, char **argv) {
     int *off;
     CHECK(cudaMalloc(&off, (nrows + 1) * 4));
     CHECK(cudaMemcpy(off, offsets.data(), (nrows + 1) * 4, cudaMemcpyHostToDevice));
-    Temp t_radix, t_merge, t_seg, t_segr, t_check;
+    Temp t_radix, t_merge;
     bench_ctx *ctx;
     if (bench_ctx_create(&ctx)) { fprintf(stderr, "bench_ctx_create failed\n"); return 1; }
     s = bench_ctx_stream(ctx);
-    int32_t *ki = (int32_t *)in, *ko = (int32_t *)out, *kr = (int32_t *)ref;
-
 #ifdef KV
+    Temp t_check;
     auto parm = [&] { return bench_main(ctx, in, (const int32_t *)vin, out, (int32_t *)vout, n); };
 #else
+    Temp t_seg, t_segr;
+    int32_t *ki = (int32_t *)in, *ko = (int32_t *)out, *kr = (int32_t *)ref;
     auto parm = [&] { return bench_main(ctx, ki, ko, n); };
 #endif
     // parmc's result against CUB's, element by element

@@ -129,7 +129,7 @@ for line in open(sys.argv[1]):
         r["copy"] = ms
     else:
         r["libs"][method] = ms
-print("| work | program | tile | passes | parmc ms | copies | CUB merge / segmented ms | CUB radix ms | parmc / CUB merge | check |")
+print("| work | program | tile | passes | parmc ms | copies | CUB merge (rows: segmented) ms | CUB radix (rows: seg. radix) ms | parmc / CUB merge (segmented) | check |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for name, r in rows.items():
     merge = r["libs"].get("cub_merge", r["libs"].get("cub_segmented"))
