@@ -29,7 +29,7 @@ typedef struct {
     Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
     Program program;
     IrProgram ir;
-    SchedOptions sched;         /* for the back end: --tile-bytes */
+    SchedOptions sched;         /* for the back end: --tile-bytes, --vector-copies */
     FILE *writing;              /* an output file being written */
     const char *written[3];     /* the output files begun: all removed if an error stops one */
     int nwritten;
@@ -340,6 +340,7 @@ static int run(const Options *opt, const MemSource *mem) {
     if (!c) return 1;
     c->ir.arena = &c->arena;
     c->sched.tile_bytes = opt->tile_bytes;
+    c->sched.vector_copies = opt->vector_copies;
     jmp_buf handler;
     diag_handler = &handler;
     int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;

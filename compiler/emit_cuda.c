@@ -78,8 +78,50 @@ static const char *global_load(Arena *a, const Schedule *s, const Phase *p, int 
     return emit_pad_loads(s, p) ? emit_pad_load(a, s, k, plane, index) : arena_printf(a, "in%d[%s]", k, index);
 }
 
+/* The tile copies in 16-byte vectors (Phase.vec_log) when every plane they
+ * read or write is 16-byte aligned, else the element-wise copies that
+ * follow (closed by the caller): thread tid, iteration i moves the vector of
+ * tile elements j | tid << v | i << (t + v), consecutive in memory, between
+ * registers and the elements' slots (the swizzle keeps each element's
+ * stores conflict-free, schedule.c). */
+static void emit_vector_copy(FILE *out, const Phase *p, int t, bool load) {
+    int ns = p->elem->nslots, v = p->vec_log;
+    fputs("    if (", out);
+    for (int k = 0; k < ns; k++) fprintf(out, "%sPARM_ALIGNED16(%s%d)", k ? " && " : "", load ? "in" : "out", k);
+    fputs(") {\n        const uint64_t xv = x0", out);
+    uint64_t xbits = block_bits(p, p->block_cols), sbits = 0;
+    for (int i = 0; i < t; i++) {
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->tile_cols[v + i]);
+        xbits |= p->tile_cols[v + i];
+        sbits |= plan_slot(p, UINT64_C(1) << (v + i));
+    }
+    fputs(";\n        const unsigned sv = 0", out);
+    for (int i = 0; i < t; i++)
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)plan_slot(p, UINT64_C(1) << (v + i)));
+    fputs(";\n", out);
+    for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
+        uint64_t off = f2_combine(p->tile_cols + t + v, p->tile_log - t - v, i);
+        for (int k = 0; k < ns; k++) {
+            fprintf(out, "        {\n            %s a[%d];\n", prim_ctype(elem_slot_prim(p->elem, k)), 1 << v);
+            if (load) fprintf(out, "            PARM_LOAD16(a, &in%d[xv %c 0x%llxull]);\n", k, emit_index_op(xbits, off),
+                              (unsigned long long)off);
+            for (unsigned j = 0; j < 1u << v; j++) {
+                uint64_t slot = plan_slot(p, j | (uint64_t)i << (t + v));
+                char op = emit_index_op(sbits, slot);
+                if (load) fprintf(out, "            tile%d[sv %c 0x%llxu] = a[%u];\n", k, op, (unsigned long long)slot, j);
+                else fprintf(out, "            a[%u] = tile%d[sv %c 0x%llxu];\n", j, k, op, (unsigned long long)slot);
+            }
+            if (!load) fprintf(out, "            PARM_STORE16(&out%d[xv %c 0x%llxull], a);\n", k, emit_index_op(xbits, off),
+                               (unsigned long long)off);
+            fputs("        }\n", out);
+        }
+    }
+    fputs("    } else {\n", out);
+}
+
 static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots;
+    if (p->vec_log) emit_vector_copy(out, p, t, load);
     /* the write-back computes its addresses again: kept alive from the load
        through every round, they spill (0.56 against 0.40 ms, batched) */
     if (!load) fputs("    PARM_REMAT(st);\n    PARM_REMAT64(xt);\n", out);
@@ -98,6 +140,7 @@ static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, 
         }
         arena_free(&scratch);
     }
+    if (p->vec_log) fputs("    }\n", out);
 }
 
 /* The tile to the next layout: output coordinate sigma = tid | i << t goes
@@ -180,7 +223,7 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
         fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     emit_arg_params(out, s);
-    fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
+    fputs(")\n{\n    extern __shared__ __align__(16) unsigned char parm_shared[];\n", out);
     emit_arg_loads(out, s);
     for (int k = 0; k < ns; k++) {
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));

@@ -69,6 +69,9 @@ static const char usage[] =
     "                       memory for one kernel's tile, in bytes (or KB with\n"
     "                       K), 16K to 227K (default 64K); bigger tiles hold\n"
     "                       more stages, so sorts take fewer passes\n"
+    "  --vector-copies      with a compile, --report or --dump-plan: kernels copy\n"
+    "                       their tiles between memory and shared memory in\n"
+    "                       16-byte vectors where the layout allows\n"
     "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
@@ -83,7 +86,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -110,6 +113,8 @@ static const OptSpec specs[OPT_COUNT] = {
                    "an action that optimises (a compile, --report, --dump-ir, --dump-plan, --interpret)"},
     [OPT_TILE_BYTES] = {"tile-bytes", 0, VALUE, USE_COMPILE | USE_REPORT | USE_PLAN,
                         "an action that schedules (a compile, --report, --dump-plan)"},
+    [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_REPORT | USE_PLAN,
+                           "an action that schedules (a compile, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
@@ -229,6 +234,7 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_STRICT: opt->strict = true; return 0;
     case OPT_TRACE: opt->trace_rules = true; return 0;
     case OPT_TILE_BYTES: return parse_tile_bytes(value, &opt->tile_bytes);
+    case OPT_VECTOR_COPIES: opt->vector_copies = true; return 0;
     case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
     case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");
     case OPT_REPORT: return set_action(opt, seen, ACTION_REPORT, "--report");

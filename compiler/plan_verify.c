@@ -56,6 +56,21 @@ static const char *verify_steps(Arena *a, const Phase *p) {
     return NULL;
 }
 
+/* Vectors of the tile copies: 16 bytes of every plane, consecutive in
+ * memory, within one thread's share of the tile. */
+static const char *verify_vectors(Arena *a, const Phase *p) {
+    if (!p->vec_log) return NULL;
+    REQUIRE(p->vec_log > 0 && p->vec_log <= p->seg_log && p->vec_log <= p->tile_log - p->threads_log,
+            "vectors of 2^%d elements in segments of 2^%d and 2^%d elements per thread", p->vec_log, p->seg_log,
+            p->tile_log - p->threads_log);
+    for (int k = 0; k < p->elem->nslots; k++)
+        REQUIRE((prim_bits(elem_slot_prim(p->elem, k)) / 8 << p->vec_log) == 16, "field %d: vectors of 2^%d are not 16 bytes",
+                k, p->vec_log);
+    for (int i = 0; i < p->vec_log; i++)
+        REQUIRE(p->tile_cols[i] == UINT64_C(1) << i, "tile bit %d of a vector is not consecutive in memory", i);
+    return NULL;
+}
+
 /* Rounds cover the steps in order; a thread's registers and the threads
  * together span the tile, and every group lies in its round's registers. */
 static const char *verify_rounds(Arena *a, const Phase *p) {
@@ -110,6 +125,7 @@ static const char *verify_local(Arena *a, const Phase *p) {
     const char *why = verify_tile(a, p);
     if (!why) why = verify_steps(a, p);
     if (!why) why = verify_rounds(a, p);
+    if (!why) why = verify_vectors(a, p);
     if (!why) why = verify_write(a, p);
     return why;
 }

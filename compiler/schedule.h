@@ -16,6 +16,7 @@
 /* What the scheduler may use of the target. */
 typedef struct {
     int tile_bytes;             /* 0: SCHED_DEFAULT_TILE_BYTES */
+    bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
 } SchedOptions;
 
 /* Why the back end cannot compile f at all (its parameters, results, element

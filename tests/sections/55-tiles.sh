@@ -1,17 +1,18 @@
-# Tiles other than the default 64 KB (--tile-bytes): the passes they save,
-# the kernels the simulator replays (minimal sectors, no bank conflicts), the
-# emitted C under ASan and UBSan and the CUDA kernels emulated on the CPU
-# (tests/emu), each against the interpreter. tests/plan/tile128 is the golden
-# plan of one.
+# Tiles other than the default 64 KB (--tile-bytes) and tile copies in
+# 16-byte vectors (--vector-copies): the passes they save, the kernels the
+# simulator replays (minimal sectors, no bank conflicts), the emitted C under
+# ASan and UBSan and the CUDA kernels emulated on the CPU (tests/emu), each
+# against the interpreter. tests/plan/tile128 and vectors are golden plans.
 mkdir -p "$TMP/tiles"
 tiles_prog() {  # tiles_prog NAME SOURCE ENTRY-LINE: $TMP/tiles/NAME.parm
     { grep -v '^entry ' "$2"; echo "$3"; } >"$TMP/tiles/$1.parm"
 }
 
 # passes: the first line of --report, and every access minimal (--strict)
-tiles_passes() {    # tiles_passes NAME TILE-BYTES PASSES [TILE-LINE]
+tiles_passes() {    # tiles_passes NAME TILE-BYTES PASSES [TILE-LINE]; TILES_FLAGS: more options
     local name=$1 bytes=$2 want=$3 line=${4:-}
-    if ! "$PARMC" --report --strict --tile-bytes "$bytes" "$TMP/tiles/$name.parm" >"$TMP/tiles/report.txt" 2>&1; then
+    # shellcheck disable=SC2086
+    if ! "$PARMC" --report --strict --tile-bytes "$bytes" ${TILES_FLAGS:-} "$TMP/tiles/$name.parm" >"$TMP/tiles/report.txt" 2>&1; then
         fail "tiles: --report --strict $name at $bytes: $(head -3 "$TMP/tiles/report.txt")"
     elif ! head -1 "$TMP/tiles/report.txt" | grep -q ", $want global passes\?$"; then
         fail "tiles: $name at $bytes: $(head -1 "$TMP/tiles/report.txt"), expected $want passes"
@@ -59,23 +60,24 @@ echo 1 2 | "$PARMC" --interpret --tile-bytes 128K "$TMP/tiles/sort20.parm" >/dev
     fail "tiles: --tile-bytes with --interpret is a usage error"
 
 # C (ASan, UBSan) and the CUDA kernels emulated, against the interpreter
-tiles_run() {   # tiles_run NAME TILE-BYTES INPUT-COMMAND [EMU_TYPE]
+tiles_run() {   # tiles_run NAME TILE-BYTES INPUT-COMMAND; TILES_FLAGS: more options
     local name=$1 bytes=$2 d=$TMP/tiles
     eval "$3" >"$d/in.txt"
     "$PARMC" --interpret "$d/$name.parm" <"$d/in.txt" >"$d/want.txt"
-    if "$PARMC" --target=c --emit-main --tile-bytes "$bytes" "$d/$name.parm" -o "$d/prog.c" 2>"$d/err.txt" &&
+    # shellcheck disable=SC2086
+    if "$PARMC" --target=c --emit-main --tile-bytes "$bytes" ${TILES_FLAGS:-} "$d/$name.parm" -o "$d/prog.c" 2>"$d/err.txt" &&
         ${CC_TEST:-cc} -std=c11 -O1 -fsanitize=address,undefined -fno-sanitize-recover=all "$d/prog.c" -o "$d/prog" 2>"$d/err.txt" &&
         "$d/prog" <"$d/in.txt" >"$d/got.txt" 2>"$d/err.txt" && cmp -s "$d/want.txt" "$d/got.txt"; then
         pass
     else
-        fail "tiles: C of $name at $bytes differs from the interpreter: $(head -3 "$d/err.txt")"
+        fail "tiles: C of $name at $bytes ${TILES_FLAGS:-}differs from the interpreter: $(head -3 "$d/err.txt")"
     fi
     mkdir -p "$d/emu"
-    if PARMC_FLAGS="--tile-bytes $bytes" sh tests/emu/run.sh "$d/$name.parm" "$d/emu" <"$d/in.txt" >"$d/got.txt" 2>"$d/err.txt" &&
+    if PARMC_FLAGS="--tile-bytes $bytes ${TILES_FLAGS:-}" sh tests/emu/run.sh "$d/$name.parm" "$d/emu" <"$d/in.txt" >"$d/got.txt" 2>"$d/err.txt" &&
         cmp -s "$d/want.txt" "$d/got.txt"; then
         pass
     else
-        fail "tiles: CUDA emulation of $name at $bytes: $(head -3 "$d/err.txt")"
+        fail "tiles: CUDA emulation of $name at $bytes ${TILES_FLAGS:-}${EMU_MISALIGN:+(misaligned)}: $(head -3 "$d/err.txt")"
     fi
 }
 tiles_prog sort16 examples/sort.parm "entry main (xs : [2^16]i32) = sort 16 xs"
@@ -86,6 +88,33 @@ tiles_run kv15 128K "python3 tests/tools/gen.py i32,i32 32768 13"
 tiles_run rec3 192K "python3 tests/tools/gen.py i32,i32,i32 32768 14"
 tiles_prog rows examples/batched.parm "entry main (xs : [2^16]i32) = rows 1 (bsort 15) xs"
 tiles_run rows 227K "python3 tests/tools/gen.py i32 65536 15"
+
+# --vector-copies: every kernel of these loads its tiles in 16-byte vectors
+# (and writes them back so where it writes in place), still with minimal
+# sectors and no bank conflicts; planes that are not 16-byte aligned take
+# the element-wise copies (EMU_MISALIGN: the emulation traps on a vector
+# access there); an entry of any length has none
+tiles_vectors() {   # tiles_vectors NAME KERNELS
+    if "$PARMC" --report --strict --vector-copies "$TMP/tiles/$1.parm" >"$TMP/tiles/report.txt" 2>&1 &&
+        [ "$(grep -c '^  vectors: the tile load' "$TMP/tiles/report.txt")" = "$2" ]; then
+        pass
+    else
+        fail "tiles: --vector-copies $1: $(grep -c '^  vectors:' "$TMP/tiles/report.txt") kernels with vectors, expected $2: $(grep -v '^ \|^kernel' "$TMP/tiles/report.txt" | head -3)"
+    fi
+}
+tiles_vectors sort20 10
+for t in u8 i16 f64; do
+    tiles_prog "bitonic_$t" examples/bitonic.parm "entry main (xs : [2^14]$t) = bsort 14 xs"
+    tiles_vectors "bitonic_$t" "$([ $t = f64 ] && echo 3 || echo 1)"
+    TILES_FLAGS=--vector-copies tiles_run "bitonic_$t" 64K "python3 tests/tools/gen.py $t 16384 16"
+done
+TILES_FLAGS=--vector-copies tiles_run sort16 64K "python3 tests/tools/gen.py i32 65536 17"
+TILES_FLAGS=--vector-copies EMU_MISALIGN=1 tiles_run sort16 128K "python3 tests/tools/gen.py i32 65536 18"
+TILES_FLAGS=--vector-copies tiles_run kv15 128K "python3 tests/tools/gen.py i32,i32 32768 19"
+TILES_FLAGS=--vector-copies EMU_MISALIGN=1 tiles_run rec3 192K "python3 tests/tools/gen.py i32,i32,i32 32768 20"
+TILES_FLAGS=--vector-copies tiles_passes rec3 192K 3
+printf '%s\n' 'import "sort"' 'entry main (xs : [2^16]i32 pad max) = bitonic_sort asc 16 xs' >"$TMP/tiles/any.parm"
+tiles_vectors any 0
 
 # parmc itself: the 2^30 sort to CUDA in under 0.5 s of CPU and 100 MB
 # (the release build; the sanitizer build takes about 3 times as much)
