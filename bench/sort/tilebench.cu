@@ -13,7 +13,6 @@
 #include "../suite/common.h"
 
 #include <cstring>
-#include <random>
 
 static cudaStream_t s;    // the parmc context's: every method runs on it
 static char work[64];
@@ -34,6 +33,16 @@ template <class T> static bool same(const T *dev_a, const T *dev_b, size_t n, co
     return true;
 }
 
+// Uniform random 32-bit values (with the duplicates random data has), made
+// on the GPU: a bijection of the index and the seed.
+__global__ void fill_random(uint32_t *a, size_t n, unsigned long long seed) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned long long x = i + (seed << 40);
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull; x ^= x >> 27; x *= 0x94d049bb133111ebull;
+    a[i] = (uint32_t)((x ^ (x >> 31)) >> 32);
+}
+
 // A record as one 64-bit number, key in the high half: sorting these sorts
 // the records by (key, value), so two sorts by key agree on them whatever
 // order they give records of equal keys.
@@ -50,10 +59,6 @@ int main(int argc, char **argv) {
     if (rows) snprintf(work, sizeof work, "rows-%d-%d", logn, logrow);
     else snprintf(work, sizeof work, "%s-%d", argv[1], logn);
     size_t n = (size_t)1 << logn, nrows = n >> logrow;
-    std::vector<uint32_t> host(n), host_v(n);
-    std::mt19937 rng(12345);
-    for (auto &x : host) x = rng();
-    for (auto &x : host_v) x = rng();
     uint32_t *in, *out, *ref, *vin, *vout, *vref;
     CHECK(cudaMalloc(&in, n * 4));
     CHECK(cudaMalloc(&out, n * 4));
@@ -61,8 +66,9 @@ int main(int argc, char **argv) {
     CHECK(cudaMalloc(&vin, n * 4));
     CHECK(cudaMalloc(&vout, n * 4));
     CHECK(cudaMalloc(&vref, n * 4));
-    CHECK(cudaMemcpy(in, host.data(), n * 4, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(vin, host_v.data(), n * 4, cudaMemcpyHostToDevice));
+    fill_random<<<(unsigned)((n + 255) / 256), 256>>>(in, n, 1);
+    fill_random<<<(unsigned)((n + 255) / 256), 256>>>(vin, n, 2);
+    CHECK(cudaDeviceSynchronize());
     std::vector<int> offsets(nrows + 1);
     for (size_t r = 0; r <= nrows; r++) offsets[r] = (int)(r << logrow);
     int *off;

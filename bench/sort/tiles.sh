@@ -16,18 +16,25 @@
 # (ms / copy ms: a pass at copy speed is 1), and its time against CUB's merge
 # sort (or segmented sort).
 #
+# Each tile size is also built with --vector-copies (the tiles' copies in
+# 16-byte vectors; the tile column then reads 64K+vec), except for the
+# bitonic sorts other than 2^24.
+#
+# About 56 builds and runs; fewer with TILES=128K, SMALL_TILES= or VECTORS=0.
+#
 # Environment: PARMC (default build/parmc, made when missing), TILES (default
 # "64K 128K"), SMALL_TILES (also tried at 2^20 and 2^22, default "16K 32K"),
-# JOBS (default nproc), TILES_WORK (the build directory, default a new
-# temporary one), NVCC (default nvcc).
+# VECTORS (0: no --vector-copies builds), JOBS (default nproc), TILES_WORK
+# (the build directory, default a new temporary one), NVCC (default nvcc).
 set -u -o pipefail
 MODE=${1:-}
 cd "$(dirname "$0")/../.." || exit 1
 PARMC=${PARMC:-build/parmc}
 [ -x "$PARMC" ] || make build/parmc >/dev/null || exit 1
 PARMC=$(realpath "$PARMC")
-TILES=${TILES:-64K 128K}
-SMALL_TILES=${SMALL_TILES:-16K 32K}
+TILES=${TILES-64K 128K}
+SMALL_TILES=${SMALL_TILES-16K 32K}
+VECTORS=${VECTORS:-1}
 JOBS=${JOBS:-$(nproc)}
 W=${TILES_WORK:-$(mktemp -d)}
 NVCC="${NVCC:-nvcc} -O3 -arch=sm_90"
@@ -49,10 +56,25 @@ for shape in 16:10 16:12 14:14; do
         "rows $((r + c)) $c" 0
 done
 
-tiles_for() {   # the tile sizes of work NAME
+# the builds of work NAME: a tile size, with +vec also --vector-copies (16-byte
+# vector copies of the tiles; VECTORS=0: none)
+tiles_for() {
+    local vec=""
+    if [ "$VECTORS" = 1 ]; then
+        case $1 in
+        bitonic_20 | bitonic_22 | bitonic_26 | bitonic_28) ;;
+        *) for t in $TILES; do vec+=" $t+vec"; done ;;
+        esac
+    fi
     case $1 in
-    *_20 | *_22) echo "$TILES $SMALL_TILES" ;;
-    *) echo "$TILES" ;;
+    *_20 | *_22) echo "$TILES $SMALL_TILES$vec" ;;
+    *) echo "$TILES$vec" ;;
+    esac
+}
+flags_for() {   # the parmc options of build CONFIG
+    case $1 in
+    *+vec) echo "--tile-bytes ${1%+vec} --vector-copies" ;;
+    *) echo "--tile-bytes $1" ;;
     esac
 }
 
@@ -70,8 +92,9 @@ while IFS='|' read -r name src line args kv; do
     logn=$(echo "$args" | cut -d' ' -f2)
     for tile in $(tiles_for "$name"); do
         b=$W/${name}_$tile
-        echo "$PARMC --report --tile-bytes $tile $W/$name.parm >$b.report 2>&1 &&" \
-            "$PARMC --prefix bench --tile-bytes $tile $W/$name.parm -o $b.cu >$b.log 2>&1 &&" \
+        flags=$(flags_for "$tile")
+        echo "$PARMC --report $flags $W/$name.parm >$b.report 2>&1 &&" \
+            "$PARMC --prefix bench $flags $W/$name.parm -o $b.cu >$b.log 2>&1 &&" \
             "$NVCC $kvflag -c -include $b.h bench/sort/tilebench.cu -o $b.drv.o >>$b.log 2>&1 &&" \
             "$NVCC -c $b.cu -o $b.o >>$b.log 2>&1 || echo FAILED $b" >"$W/jobs/$((100 - logn))_${name}_$tile.sh"
     done
