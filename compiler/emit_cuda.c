@@ -143,10 +143,51 @@ static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, 
     if (p->vec_log) fputs("    }\n", out);
 }
 
+/* The write into the next layout in 16-byte vectors (Phase.vec_write) when
+ * every output plane is 16-byte aligned, else the element-wise write that
+ * follows (closed by the caller): thread tid, iteration i writes the vector
+ * of output coordinates j | tid << v | i << (t + v), loading each element
+ * from its slot; the complement's low bits c put coordinate j at position
+ * j ^ c of the vector. */
+static void emit_vector_write(FILE *out, const Phase *p, int t) {
+    int ns = p->elem->nslots, v = p->vec_log;
+    unsigned c = (unsigned)(p->write_compl & f2_mask(v));
+    fputs("    if (", out);
+    for (int k = 0; k < ns; k++) fprintf(out, "%sPARM_ALIGNED16(out%d)", k ? " && " : "", k);
+    fprintf(out, ") {\n        const uint64_t zv = 0x%llxull", (unsigned long long)(p->write_compl & ~f2_mask(v)));
+    uint64_t zbits = (p->write_compl & ~f2_mask(v)) | block_bits(p, p->out_block_cols), gbits = 0;
+    for (int k = 0; k < p->block_log; k++)
+        fprintf(out, "\n            ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->out_block_cols[k]);
+    for (int i = 0; i < t; i++) {
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->out_cols[v + i]);
+        zbits |= p->out_cols[v + i];
+        gbits |= plan_slot(p, p->src_cols[v + i]);
+    }
+    fputs(";\n        const unsigned gv = 0", out);
+    for (int i = 0; i < t; i++)
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)plan_slot(p, p->src_cols[v + i]));
+    fputs(";\n", out);
+    for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
+        uint64_t z = f2_combine(p->out_cols + t + v, p->tile_log - t - v, i);
+        for (int k = 0; k < ns; k++) {
+            fprintf(out, "        {\n            %s a[%d];\n", prim_ctype(elem_slot_prim(p->elem, k)), 1 << v);
+            for (unsigned j = 0; j < 1u << v; j++) {
+                uint64_t g = plan_slot(p, f2_combine(p->src_cols, p->tile_log, j | (uint64_t)i << (t + v)));
+                fprintf(out, "            a[%u] = tile%d[gv %c 0x%llxu];\n", j ^ c, k, emit_index_op(gbits, g),
+                        (unsigned long long)g);
+            }
+            fprintf(out, "            PARM_STORE16(&out%d[zv %c 0x%llxull], a);\n        }\n", k, emit_index_op(zbits, z),
+                    (unsigned long long)z);
+        }
+    }
+    fputs("    } else {\n", out);
+}
+
 /* The tile to the next layout: output coordinate sigma = tid | i << t goes
  * to z0 ^ Z·sigma and comes from tile element G·sigma. */
 static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int t) {
     int ns = p->elem->nslots;
+    if (p->vec_write) emit_vector_write(out, p, t);
     fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
     for (int k = 0; k < p->block_log; k++)
         fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->out_block_cols[k]);
@@ -175,6 +216,7 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
                                            (unsigned long long)gs));
         arena_free(&scratch);
     }
+    if (p->vec_write) fputs("    }\n", out);
 }
 
 static int slot_bytes(const ElemType *t, int k) { return prim_bits(elem_slot_prim(t, k)) / 8; }

@@ -256,11 +256,13 @@ static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int l
 #define SWIZZLE_SCORED 256                   /* swizzles scored at most */
 #define SWIZZLE_STEP_SCORES (1 << 16)        /* and steps planned, over all of them */
 
-/* The write side's lanes, and with vectors (Phase.vec_log) the lanes that
- * store one element of each vector (tile vectors e_v..: the load, and the
- * write-back in place), meet no other word in their banks. */
+/* The write side's lanes (with vec_write, those that load one element of
+ * each vector), and with vectors (Phase.vec_log) the lanes that store one
+ * element of each vector (tile vectors e_v..: the load, and the write-back
+ * in place), meet no other word in their banks. */
 static bool swizzle_allowed(const Phase *p, int lanes) {
-    if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols, lanes)) return false;
+    int off = p->vec_write ? p->vec_log : 0, write_lanes = p->tile_log - off < lanes ? p->tile_log - off : lanes;
+    if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols + off, write_lanes)) return false;
     if (!p->vec_log) return true;
     uint64_t vec_lanes[5];
     int n = 0;
@@ -314,6 +316,15 @@ static int vector_log(const Sched *s, const Phase *p) {
     return log;
 }
 
+/* Whether the write into the next layout can move vectors: output block
+ * columns with no bits inside a vector (the output coordinates' first
+ * columns are e0..: a vector's elements are consecutive). */
+static bool vector_write(const Phase *p) {
+    for (int k = 0; k < p->block_log; k++)
+        if (p->out_block_cols[k] & f2_mask(p->vec_log)) return false;
+    return true;
+}
+
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
 static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     p->write_mat = *pm;
@@ -332,14 +343,21 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     F2Mat coords = coordinates(p), inv = inverse(pm);
     for (int i = 0; i < p->tile_log; i++) p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
     for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
-    /* vectors where a swizzle keeps their stores conflict-free too */
+    /* vectors where a swizzle keeps their shared accesses conflict-free too */
     p->vec_log = vector_log(s, p);
+    p->vec_write = p->vec_log && !p->writes_in_place && vector_write(p);
     if (!choose_swizzle(p) && p->vec_log) {
         p->vec_log = 0;
+        p->vec_write = false;
         choose_swizzle(p);
     }
     plan_rounds(s->arena, p);
-    if (p->vec_log > p->tile_log - p->threads_log) p->vec_log = 0;
+    if (p->vec_log > p->tile_log - p->threads_log) {
+        p->vec_log = 0;
+        p->vec_write = false;
+        choose_swizzle(p);
+        plan_rounds(s->arena, p);
+    }
 }
 
 static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {

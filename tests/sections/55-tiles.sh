@@ -93,22 +93,24 @@ tiles_prog rows examples/batched.parm "entry main (xs : [2^16]i32) = rows 1 (bso
 tiles_run rows 227K "python3 tests/tools/gen.py i32 65536 15"
 
 # --vector-copies: every kernel of these loads its tiles in 16-byte vectors
-# (and writes them back so where it writes in place), still with minimal
+# (and writes them so, in place or into the next layout), still with minimal
 # sectors and no bank conflicts; planes that are not 16-byte aligned take
 # the element-wise copies (EMU_MISALIGN: the emulation traps on a vector
 # access there); an entry of any length has none
-tiles_vectors() {   # tiles_vectors NAME KERNELS
+tiles_vectors() {   # tiles_vectors NAME KERNELS [WRITES: of them, writing into the next layout in vectors]
     if "$PARMC" --report --strict --vector-copies "$TMP/tiles/$1.parm" >"$TMP/tiles/report.txt" 2>&1 &&
-        [ "$(grep -c '^  vectors: the tile load' "$TMP/tiles/report.txt")" = "$2" ]; then
+        [ "$(grep -c '^  vectors: the tile load' "$TMP/tiles/report.txt")" = "$2" ] &&
+        [ "$(grep -c '^  vectors: the tile load and the write ' "$TMP/tiles/report.txt")" = "${3:-0}" ]; then
         pass
     else
         fail "tiles: --vector-copies $1: $(grep -c '^  vectors:' "$TMP/tiles/report.txt") kernels with vectors, expected $2: $(grep -v '^ \|^kernel' "$TMP/tiles/report.txt" | head -3)"
     fi
 }
-tiles_vectors sort20 10
+tiles_vectors sort20 10 10
 for t in u8 i16 f64; do
     tiles_prog "bitonic_$t" examples/bitonic.parm "entry main (xs : [2^14]$t) = bsort 14 xs"
-    tiles_vectors "bitonic_$t" "$([ $t = f64 ] && echo 3 || echo 1)"
+    # shellcheck disable=SC2046
+    tiles_vectors "bitonic_$t" $([ $t = f64 ] && echo 3 3 || echo 1 0)
     TILES_FLAGS=--vector-copies tiles_run "bitonic_$t" 64K "python3 tests/tools/gen.py $t 16384 16"
 done
 TILES_FLAGS=--vector-copies tiles_run sort16 64K "python3 tests/tools/gen.py i32 65536 17"
@@ -116,6 +118,12 @@ TILES_FLAGS=--vector-copies EMU_MISALIGN=1 tiles_run sort16 128K "python3 tests/
 TILES_FLAGS=--vector-copies tiles_run kv15 128K "python3 tests/tools/gen.py i32,i32 32768 19"
 TILES_FLAGS=--vector-copies EMU_MISALIGN=1 tiles_run rec3 192K "python3 tests/tools/gen.py i32,i32,i32 32768 20"
 TILES_FLAGS=--vector-copies tiles_passes rec3 192K 3
+# a last write whose complement reverses each vector (reverse after the sort)
+{ echo 'import "perm"'; grep -v '^entry ' examples/sort.parm; echo 'entry main (xs : [2^16]i32) = reverse 16 (sort 16 xs)'; } \
+    >"$TMP/tiles/rsort.parm"
+TILES_FLAGS=--vector-copies tiles_run rsort 64K "python3 tests/tools/gen.py i32 65536 21"
+TILES_FLAGS=--vector-copies EMU_MISALIGN=1 tiles_run rsort 64K "python3 tests/tools/gen.py i32 65536 22"
+tiles_vectors rsort 5 5
 printf '%s\n' 'import "sort"' 'entry main (xs : [2^16]i32 pad max) = bitonic_sort asc 16 xs' >"$TMP/tiles/any.parm"
 tiles_vectors any 0
 
