@@ -116,7 +116,13 @@ int main(int argc, char **argv) {
     CHECK(cudaStreamSynchronize(s));
     ok = same(ko, kr, n, "the keys");
 #endif
-    float t_copy = time_ms(s, [&] { copy16<<<1024, 256, 0, s>>>((const int4 *)in, (int4 *)ref, n / 4); });
+    // the copy of every plane (records: keys and values)
+    float t_copy = time_ms(s, [&] {
+        copy16<<<1024, 256, 0, s>>>((const int4 *)in, (int4 *)ref, n / 4);
+#ifdef KV
+        copy16<<<1024, 256, 0, s>>>((const int4 *)vin, (int4 *)vref, n / 4);
+#endif
+    });
     result("copy16", t_copy, true);
     float t_parm = time_ms(s, [&] { if (parm()) { fprintf(stderr, "bench_main failed\n"); exit(1); } });
     result("parmc", t_parm, ok);
