@@ -29,6 +29,7 @@ typedef struct {
     Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
     Program program;
     IrProgram ir;
+    SchedOptions sched;         /* for the back end: --tile-bytes, --vector-copies */
     FILE *writing;              /* an output file being written */
     const char *written[3];     /* the output files begun: all removed if an error stops one */
     int nwritten;
@@ -208,7 +209,7 @@ static int schedule_all(Compilation *c, EntryPlan *out) {
                                      "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
             continue;
         }
-        entry_plan(&c->arena, f, &out[n]);
+        entry_plan(&c->arena, f, &c->sched, &out[n]);
 #ifdef PARMC_VERIFY
         const char *why = plan_verify_entry(&c->arena, &out[n]);
         if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", f->name, why);
@@ -355,6 +356,8 @@ static int run(const Options *opt, const MemSource *mem) {
     Compilation *c = calloc(1, sizeof *c);
     if (!c) return 1;
     c->ir.arena = &c->arena;
+    c->sched.tile_bytes = opt->tile_bytes;
+    c->sched.vector_copies = opt->vector_copies;
     jmp_buf handler;
     diag_handler = &handler;
     int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;

@@ -32,6 +32,8 @@ typedef struct {
     const char *prefix;         /* --prefix: of the API's names; NULL = from the output's name */
     unsigned long long seed;    /* --random-input=SEED */
     bool strict;                /* --strict: --report fails unless every access is minimal */
+    int tile_bytes;             /* --tile-bytes: shared memory for a tile; 0 = the scheduler's default */
+    bool vector_copies;         /* --vector-copies: tile copies in 16-byte vectors */
     ImportPath import_path;     /* -I DIR and the stdlib, for `import` */
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */

@@ -78,8 +78,50 @@ static const char *global_load(Arena *a, const Schedule *s, const Phase *p, int 
     return emit_pad_loads(s, p) ? emit_pad_load(a, s, k, plane, index) : arena_printf(a, "in%d[%s]", k, index);
 }
 
+/* The tile copies in 16-byte vectors (Phase.vec_log) when every plane they
+ * read or write is 16-byte aligned, else the element-wise copies that
+ * follow (closed by the caller): thread tid, iteration i moves the vector of
+ * tile elements j | tid << v | i << (t + v), consecutive in memory, between
+ * registers and the elements' slots (the swizzle keeps each element's
+ * stores conflict-free, schedule.c). */
+static void emit_vector_copy(FILE *out, const Phase *p, int t, bool load) {
+    int ns = p->elem->nslots, v = p->vec_log;
+    fputs("    if (", out);
+    for (int k = 0; k < ns; k++) fprintf(out, "%sPARM_ALIGNED16(%s%d)", k ? " && " : "", load ? "in" : "out", k);
+    fputs(") {\n        const uint64_t xv = x0", out);
+    uint64_t xbits = block_bits(p, p->block_cols), sbits = 0;
+    for (int i = 0; i < t; i++) {
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->tile_cols[v + i]);
+        xbits |= p->tile_cols[v + i];
+        sbits |= plan_slot(p, UINT64_C(1) << (v + i));
+    }
+    fputs(";\n        const unsigned sv = 0", out);
+    for (int i = 0; i < t; i++)
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)plan_slot(p, UINT64_C(1) << (v + i)));
+    fputs(";\n", out);
+    for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
+        uint64_t off = f2_combine(p->tile_cols + t + v, p->tile_log - t - v, i);
+        for (int k = 0; k < ns; k++) {
+            fprintf(out, "        {\n            %s a[%d];\n", prim_ctype(elem_slot_prim(p->elem, k)), 1 << v);
+            if (load) fprintf(out, "            PARM_LOAD16(a, &in%d[xv %c 0x%llxull]);\n", k, emit_index_op(xbits, off),
+                              (unsigned long long)off);
+            for (unsigned j = 0; j < 1u << v; j++) {
+                uint64_t slot = plan_slot(p, j | (uint64_t)i << (t + v));
+                char op = emit_index_op(sbits, slot);
+                if (load) fprintf(out, "            tile%d[sv %c 0x%llxu] = a[%u];\n", k, op, (unsigned long long)slot, j);
+                else fprintf(out, "            a[%u] = tile%d[sv %c 0x%llxu];\n", j, k, op, (unsigned long long)slot);
+            }
+            if (!load) fprintf(out, "            PARM_STORE16(&out%d[xv %c 0x%llxull], a);\n", k, emit_index_op(xbits, off),
+                               (unsigned long long)off);
+            fputs("        }\n", out);
+        }
+    }
+    fputs("    } else {\n", out);
+}
+
 static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots;
+    if (p->vec_log) emit_vector_copy(out, p, t, load);
     /* the write-back computes its addresses again: kept alive from the load
        through every round, they spill (0.56 against 0.40 ms, batched) */
     if (!load) fputs("    PARM_REMAT(st);\n    PARM_REMAT64(xt);\n", out);
@@ -98,12 +140,54 @@ static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, 
         }
         arena_free(&scratch);
     }
+    if (p->vec_log) fputs("    }\n", out);
+}
+
+/* The write into the next layout in 16-byte vectors (Phase.vec_write) when
+ * every output plane is 16-byte aligned, else the element-wise write that
+ * follows (closed by the caller): thread tid, iteration i writes the vector
+ * of output coordinates j | tid << v | i << (t + v), loading each element
+ * from its slot; the complement's low bits c put coordinate j at position
+ * j ^ c of the vector. */
+static void emit_vector_write(FILE *out, const Phase *p, int t) {
+    int ns = p->elem->nslots, v = p->vec_log;
+    unsigned c = (unsigned)(p->write_compl & f2_mask(v));
+    fputs("    if (", out);
+    for (int k = 0; k < ns; k++) fprintf(out, "%sPARM_ALIGNED16(out%d)", k ? " && " : "", k);
+    fprintf(out, ") {\n        const uint64_t zv = 0x%llxull", (unsigned long long)(p->write_compl & ~f2_mask(v)));
+    uint64_t zbits = (p->write_compl & ~f2_mask(v)) | block_bits(p, p->out_block_cols), gbits = 0;
+    for (int k = 0; k < p->block_log; k++)
+        fprintf(out, "\n            ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->out_block_cols[k]);
+    for (int i = 0; i < t; i++) {
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->out_cols[v + i]);
+        zbits |= p->out_cols[v + i];
+        gbits |= plan_slot(p, p->src_cols[v + i]);
+    }
+    fputs(";\n        const unsigned gv = 0", out);
+    for (int i = 0; i < t; i++)
+        fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)plan_slot(p, p->src_cols[v + i]));
+    fputs(";\n", out);
+    for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
+        uint64_t z = f2_combine(p->out_cols + t + v, p->tile_log - t - v, i);
+        for (int k = 0; k < ns; k++) {
+            fprintf(out, "        {\n            %s a[%d];\n", prim_ctype(elem_slot_prim(p->elem, k)), 1 << v);
+            for (unsigned j = 0; j < 1u << v; j++) {
+                uint64_t g = plan_slot(p, f2_combine(p->src_cols, p->tile_log, j | (uint64_t)i << (t + v)));
+                fprintf(out, "            a[%u] = tile%d[gv %c 0x%llxu];\n", j ^ c, k, emit_index_op(gbits, g),
+                        (unsigned long long)g);
+            }
+            fprintf(out, "            PARM_STORE16(&out%d[zv %c 0x%llxull], a);\n        }\n", k, emit_index_op(zbits, z),
+                    (unsigned long long)z);
+        }
+    }
+    fputs("    } else {\n", out);
 }
 
 /* The tile to the next layout: output coordinate sigma = tid | i << t goes
  * to z0 ^ Z·sigma and comes from tile element G·sigma. */
 static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int t) {
     int ns = p->elem->nslots;
+    if (p->vec_write) emit_vector_write(out, p, t);
     fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
     for (int k = 0; k < p->block_log; k++)
         fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->out_block_cols[k]);
@@ -132,9 +216,8 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
                                            (unsigned long long)gs));
         arena_free(&scratch);
     }
+    if (p->vec_write) fputs("    }\n", out);
 }
-
-static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
 
 static int slot_bytes(const ElemType *t, int k) { return prim_bits(elem_slot_prim(t, k)) / 8; }
 
@@ -172,15 +255,32 @@ static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p, int t
     fputs("    }\n    }\n", out);
 }
 
+static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
+
+/* An H100 SM: shared memory (of which the system takes 1 KB per block)
+ * and resident threads. */
+#define SM_SHARED_BYTES (228 * 1024)
+#define BLOCK_RESERVED_BYTES 1024
+#define SM_THREADS_LOG 11
+
+/* The blocks per SM that the launch bounds ask for. Two: measured 9% faster
+ * on the 2^24 sort despite small spills. A kernel that reads or writes an
+ * entry of any length computes a guarded address per element, and at 64
+ * registers spills 3 times as much: one block per SM took 2^20 padded rows
+ * of 2^10 from 12.70 to 7.93 ms on an H100
+ * (bench/results/2026-11-23-anylen-launch-bounds.md). A tile above 113 KB
+ * (--tile-bytes) leaves room for one block, and so do 2^11 threads: asking
+ * for two would only halve the registers. */
+static int blocks_per_sm(const Schedule *s, const Phase *p) {
+    int want = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
+    int fit = SM_SHARED_BYTES / (tile_bytes(p) + BLOCK_RESERVED_BYTES);
+    if (fit > 1 << (SM_THREADS_LOG - threads_log(p))) fit = 1 << (SM_THREADS_LOG - threads_log(p));
+    return want < fit ? want : fit > 0 ? fit : 1;
+}
+
 static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
-    /* Two blocks per SM: measured 9% faster on the 2^24 sort despite small
-     * spills. A kernel that reads or writes an entry of any length computes
-     * a guarded address per element, and at 64 registers spills 3 times as
-     * much: one block per SM took 2^20 padded rows of 2^10 from 12.70 to
-     * 7.93 ms on an H100 (bench/results/2026-11-23-anylen-launch-bounds.md). */
-    int blocks_per_sm = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
-    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << t, blocks_per_sm, name);
+    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << t, blocks_per_sm(s, p), name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < ns; k++)
@@ -188,7 +288,7 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     if (emit_phase_reduces(s, p)) emit_partial_params(out, s, true);
     emit_arg_params(out, s);
-    fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
+    fputs(")\n{\n    extern __shared__ __align__(16) unsigned char parm_shared[];\n", out);
     emit_arg_loads(out, s);
     for (int k = 0; k < ns; k++) {
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));

@@ -33,6 +33,7 @@ typedef struct {
 typedef struct {
     Arena *arena;
     const IrFunc *f;
+    const SchedOptions *sched;  /* for the chains */
     EntryPlan *out;
     int min_id, nids;
     int **planes;               /* by id - min_id: the plane ids of an entry-level value */
@@ -255,7 +256,7 @@ static void close_chain(Graph *g, Chain *c) {
     fn->pad_param = -1;
     const char *why = schedule_refusal(g->arena, fn);
     if (why) refuse(g, c->stmts[0], arena_printf(g->arena, "this stage (%s)", why));
-    schedule_func(g->arena, fn, &b->node.chain);
+    schedule_func(g->arena, fn, g->sched, &b->node.chain);
     add_ids(g, &b->in, &b->nin, planes_of(g, c->stmts[0], c->input), c->input->elem->nslots);
     add_ids(g, &b->out, &b->nout, new_planes(g, c->tail), c->tail->elem->nslots);
 }
@@ -710,20 +711,20 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
     return NULL;
 }
 
-void entry_plan(Arena *arena, const IrFunc *f, EntryPlan *out) {
+void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
     memset(out, 0, sizeof *out);
     out->func = f;
     Loc where;
     const char *why = entry_plan_refusal(arena, f, &where);
     if (why) diag_error(where, "%s", why);
-    Graph g = {.arena = arena, .f = f, .out = out};
+    Graph g = {.arena = arena, .f = f, .sched = opt, .out = out};
     api_planes(&g);
     if (simple_entry(f)) {
         out->simple = true;
         out->nodes = NEW(arena, PlanNode);
         out->nnodes = 1;
         out->nodes[0].kind = NODE_CHAIN;
-        schedule_func(arena, f, &out->nodes[0].chain);
+        schedule_func(arena, f, opt, &out->nodes[0].chain);
         out->nodes[0].n = out->nodes[0].chain.n;
         return;
     }

@@ -7,6 +7,7 @@
 
 #include "benchcmd.h"
 #include "driver.h"
+#include "schedule.h"
 #include "testcmd.h"
 #include "version.h"
 
@@ -64,6 +65,13 @@ static const char usage[] =
     "                       fail unless all results are identical\n"
     "  --strict             with --report: exit 1 when some access is not\n"
     "                       minimal or not conflict-free\n"
+    "  --tile-bytes B[K]    with a compile, --report or --dump-plan: shared\n"
+    "                       memory for one kernel's tile, in bytes (or KB with\n"
+    "                       K), 16K to 227K (default 64K); bigger tiles hold\n"
+    "                       more stages, so sorts take fewer passes\n"
+    "  --vector-copies      with a compile, --report or --dump-plan: kernels read\n"
+    "                       and write their tiles in global memory in 16-byte\n"
+    "                       vectors where the layout allows\n"
     "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
@@ -78,7 +86,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -103,6 +111,10 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_STRICT] = {"strict", 0, FLAG, USE_REPORT, "--report"},
     [OPT_TRACE] = {"trace-rules", 0, FLAG, USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_PLAN,
                    "an action that optimises (a compile, --check, --report, --dump-ir, --dump-plan, --interpret)"},
+    [OPT_TILE_BYTES] = {"tile-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                        "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                           "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
@@ -180,6 +192,17 @@ static int match_option(int argc, char **argv, int *i, OptId *id, const char **v
     return 0;
 }
 
+/* --tile-bytes: B or BK (KB), within the scheduler's range. */
+static int parse_tile_bytes(const char *value, int *out) {
+    size_t digits = strspn(value, "0123456789");
+    bool kb = value[digits] == 'K' || value[digits] == 'k';
+    long bytes = digits && digits <= 7 && value[digits + kb] == 0 ? strtol(value, NULL, 10) * (kb ? 1024 : 1) : -1;
+    if (bytes < SCHED_MIN_TILE_BYTES || bytes > SCHED_MAX_TILE_BYTES)
+        return usage_error("--tile-bytes '%s': expected bytes (or KB with K) from 16K to 227K%s", value, "");
+    *out = (int)bytes;
+    return 0;
+}
+
 static int set_action(Options *opt, Seen *seen, Action action, const char *spelling) {
     if (seen->action && (opt->action != action || strcmp(seen->action, spelling) != 0))
         return usage_error("'%s' and '%s' cannot be combined (each selects what parmc does)", seen->action,
@@ -210,6 +233,8 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_COMPARE: opt->compare_stages = true; return 0;
     case OPT_STRICT: opt->strict = true; return 0;
     case OPT_TRACE: opt->trace_rules = true; return 0;
+    case OPT_TILE_BYTES: return parse_tile_bytes(value, &opt->tile_bytes);
+    case OPT_VECTOR_COPIES: opt->vector_copies = true; return 0;
     case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
     case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");
     case OPT_REPORT: return set_action(opt, seen, ACTION_REPORT, "--report");

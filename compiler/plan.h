@@ -107,6 +107,17 @@ typedef struct {
     uint64_t slot_cols[SCHED_MAX_TILE];
     /* The CUDA kernel: 2^threads_log threads, the steps in register rounds. */
     int threads_log;
+    /* The copies between memory and the tile in the tile's layout (the
+     * load, and the write-back of a phase in place) move 2^vec_log
+     * consecutive elements per thread as one 16-byte vector of each plane:
+     * thread tid, iteration i takes tile elements j | tid << vec_log |
+     * i << (threads_log + vec_log), j < 2^vec_log. 0: one element each, at
+     * tid | i << threads_log. vec_write: the write into the next layout in
+     * vectors too, output coordinates j | tid << vec_log | ... (the output
+     * block columns have no bits below vec_log; element j goes to position
+     * j ^ (write_compl's low bits) of its vector). */
+    int vec_log;
+    bool vec_write;
     Round *rounds;
     int nrounds;
     /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot */

@@ -39,8 +39,11 @@ static void print_step(FILE *out, const Step *st, int index) {
 }
 
 static void print_local(FILE *out, const Phase *p) {
-    fprintf(out, ", tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads, %s\n", p->tile_log, p->seg_log,
+    fprintf(out, ", tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads, %s", p->tile_log, p->seg_log,
             p->block_log, p->threads_log, p->writes_in_place ? "in place" : "into the next layout");
+    if (p->vec_log)
+        fprintf(out, ", copies in 16-byte vectors of 2^%d%s", p->vec_log, p->vec_write ? " (the write too)" : "");
+    fputc('\n', out);
     vectors(out, "tile W", p->tile_cols, p->tile_log);
     vectors(out, "block C", p->block_cols, p->block_log);
     vectors(out, "slot P", p->slot_cols, p->tile_log);

@@ -56,6 +56,26 @@ static const char *verify_steps(Arena *a, const Phase *p) {
     return NULL;
 }
 
+/* Vectors of the tile copies: 16 bytes of every plane, consecutive in
+ * memory, within one thread's share of the tile. */
+static const char *verify_vectors(Arena *a, const Phase *p) {
+    REQUIRE(p->vec_log || !p->vec_write, "vector writes without vectors");
+    if (!p->vec_log) return NULL;
+    REQUIRE(p->vec_log > 0 && p->vec_log <= p->seg_log && p->vec_log <= p->tile_log - p->threads_log,
+            "vectors of 2^%d elements in segments of 2^%d and 2^%d elements per thread", p->vec_log, p->seg_log,
+            p->tile_log - p->threads_log);
+    for (int k = 0; k < p->elem->nslots; k++)
+        REQUIRE((prim_bits(elem_slot_prim(p->elem, k)) / 8 << p->vec_log) == 16, "field %d: vectors of 2^%d are not 16 bytes",
+                k, p->vec_log);
+    for (int i = 0; i < p->vec_log; i++)
+        REQUIRE(p->tile_cols[i] == UINT64_C(1) << i, "tile bit %d of a vector is not consecutive in memory", i);
+    if (!p->vec_write) return NULL;
+    REQUIRE(!p->writes_in_place, "a write in place with vector writes into the next layout");
+    for (int k = 0; k < p->block_log; k++)
+        REQUIRE(!(p->out_block_cols[k] & f2_mask(p->vec_log)), "output block column %d moves an element within its vector", k);
+    return NULL;
+}
+
 /* Rounds cover the steps in order; a thread's registers and the threads
  * together span the tile, and every group lies in its round's registers. */
 static const char *verify_rounds(Arena *a, const Phase *p) {
@@ -110,6 +130,7 @@ static const char *verify_local(Arena *a, const Phase *p) {
     const char *why = verify_tile(a, p);
     if (!why) why = verify_steps(a, p);
     if (!why) why = verify_rounds(a, p);
+    if (!why) why = verify_vectors(a, p);
     if (!why) why = verify_write(a, p);
     return why;
 }

@@ -7,12 +7,12 @@
 #include "access_model.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 
-#define TILE_BYTES (64 * 1024)  /* shared memory for one tile: H100 allows up to 227 KB */
-
-/* The largest tile for an element type (shared memory holds one tile). */
-static int tile_log_for(const ElemType *elem) {
-    int bytes = elem_bytes(elem), log = 0;
-    while ((2 << log) * bytes <= TILE_BYTES) log++;
+/* The largest tile for an element type within tile_bytes of shared memory
+ * (which holds one tile), at most SCHED_MAX_TILE bits. */
+static int tile_log_for(const ElemType *elem, int tile_bytes) {
+    long bytes = elem_bytes(elem);
+    int log = 0;
+    while (log < SCHED_MAX_TILE && (2L << log) * bytes <= tile_bytes) log++;
     return log;
 }
 
@@ -38,6 +38,8 @@ typedef struct {
     Arena *arena;
     Schedule *out;
     int n, seg_log, tile_log;
+    int tile_bytes;             /* shared memory for a tile */
+    bool vector_copies;         /* SchedOptions.vector_copies */
     const ElemType *elem;
     F2Mat q_mat;                /* logical = Q·input ⊕ q */
     uint64_t q_compl;
@@ -254,14 +256,29 @@ static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int l
 #define SWIZZLE_SCORED 256                   /* swizzles scored at most */
 #define SWIZZLE_STEP_SCORES (1 << 16)        /* and steps planned, over all of them */
 
-static void choose_swizzle(Phase *p) {
+/* The write side's lanes (with vec_write, those that load one element of
+ * each vector), and with vectors (Phase.vec_log) the lanes that store one
+ * element of each vector (tile vectors e_v..: the load, and the write-back
+ * in place), meet no other word in their banks. */
+static bool swizzle_allowed(const Phase *p, int lanes) {
+    int off = p->vec_write ? p->vec_log : 0, write_lanes = p->tile_log - off < lanes ? p->tile_log - off : lanes;
+    if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols + off, write_lanes)) return false;
+    if (!p->vec_log) return true;
+    uint64_t vec_lanes[5];
+    int n = 0;
+    for (; n < 5 && p->vec_log + n < p->tile_log; n++) vec_lanes[n] = UINT64_C(1) << (p->vec_log + n);
+    return lanes_conflict_free(p, vec_lanes, n);
+}
+
+/* Returns whether the swizzle chosen meets swizzle_allowed. */
+static bool choose_swizzle(Phase *p) {
     uint64_t best[SCHED_MAX_TILE];
     for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = best[i] = UINT64_C(1) << i;
     int lanes = p->tile_log < 5 ? p->tile_log : 5;
     BankGeometry g = access_bank_geometry(elem_max_slot_bytes(p->elem));
-    if (p->tile_log <= g.word_shift + g.bank_bits) return;
+    if (p->tile_log <= g.word_shift + g.bank_bits) return true;
     int best_score = INT_MAX, scored = 0;
-    if (p->writes_in_place || lanes_conflict_free(p, p->src_cols, lanes)) {
+    if (swizzle_allowed(p, lanes)) {
         best_score = plan_thread_directions(p);
         scored++;
     }
@@ -273,7 +290,7 @@ static void choose_swizzle(Phase *p) {
             state = state * 6364136223846793005u + 1442695040888963407u;
             p->slot_cols[i] = (UINT64_C(1) << i) | (state >> (64 - g.bank_bits) << g.word_shift);
         }
-        if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols, lanes)) continue;
+        if (!swizzle_allowed(p, lanes)) continue;
         int score = plan_thread_directions(p);
         scored++;
         if (score < best_score) {
@@ -282,6 +299,30 @@ static void choose_swizzle(Phase *p) {
         }
     }
     memcpy(p->slot_cols, best, sizeof(uint64_t) * (size_t)p->tile_log);
+    return best_score < INT_MAX;
+}
+
+/* Elements per 16-byte vector (log2) in the tile copies of a LOCAL phase,
+ * or 0: every plane's slots must have one size, a vector must lie within a
+ * segment and within one thread's share of the tile (checked once the
+ * threads are planned), and an entry of any length guards every element of
+ * its first and last phases. */
+static int vector_log(const Sched *s, const Phase *p) {
+    int bytes = prim_bits(elem_slot_prim(p->elem, 0)) / 8, log = 0;
+    for (int k = 1; k < p->elem->nslots; k++)
+        if (prim_bits(elem_slot_prim(p->elem, k)) / 8 != bytes) return 0;
+    while ((bytes << log) < 16) log++;
+    if (!s->vector_copies || s->out->pad || (bytes << log) != 16 || log > p->seg_log || log > p->tile_log) return 0;
+    return log;
+}
+
+/* Whether the write into the next layout can move vectors: output block
+ * columns with no bits inside a vector (the output coordinates' first
+ * columns are e0..: a vector's elements are consecutive). */
+static bool vector_write(const Phase *p) {
+    for (int k = 0; k < p->block_log; k++)
+        if (p->out_block_cols[k] & f2_mask(p->vec_log)) return false;
+    return true;
 }
 
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
@@ -302,8 +343,21 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     F2Mat coords = coordinates(p), inv = inverse(pm);
     for (int i = 0; i < p->tile_log; i++) p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
     for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
-    choose_swizzle(p);
+    /* vectors where a swizzle keeps their shared accesses conflict-free too */
+    p->vec_log = vector_log(s, p);
+    p->vec_write = p->vec_log && !p->writes_in_place && vector_write(p);
+    if (!choose_swizzle(p) && p->vec_log) {
+        p->vec_log = 0;
+        p->vec_write = false;
+        choose_swizzle(p);
+    }
     plan_rounds(s->arena, p);
+    if (p->vec_log > p->tile_log - p->threads_log) {
+        p->vec_log = 0;
+        p->vec_write = false;
+        choose_swizzle(p);
+        plan_rounds(s->arena, p);
+    }
 }
 
 static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
@@ -390,7 +444,7 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int grou
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
     int seg = 7 - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
-    int tile = tile_log_for(elem);
+    int tile = tile_log_for(elem, s->tile_bytes);
     s->seg_log = seg < s->n ? seg : s->n;
     s->tile_log = tile < s->n ? tile : s->n;
 }
@@ -611,7 +665,7 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     return NULL;
 }
 
-void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
+void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out) {
     const IrBody *body = f->body;
     const char *refusal = schedule_refusal(arena, f);
     if (refusal) diag_error(f->loc, "%s", refusal);
@@ -629,7 +683,9 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
         out->pad_rows_log = f->pad_rows_log;
         out->pad_cols_log = f->pad_cols_log;
     }
-    Sched s = {.arena = arena, .out = out, .n = out->n};
+    Sched s = {.arena = arena, .out = out, .n = out->n,
+               .tile_bytes = opt && opt->tile_bytes ? opt->tile_bytes : SCHED_DEFAULT_TILE_BYTES,
+               .vector_copies = opt && opt->vector_copies};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);

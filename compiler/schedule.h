@@ -5,13 +5,27 @@
 
 #include "plan.h"
 
+/* Shared memory for one LOCAL phase's tile, in bytes: the default, and the
+ * range --tile-bytes accepts (an H100 block may opt in to 227 KB; a tile
+ * of 16 KB still holds a segment and a register round of the widest
+ * element). A tile is the largest power of two of elements that fits. */
+#define SCHED_DEFAULT_TILE_BYTES (64 * 1024)
+#define SCHED_MIN_TILE_BYTES (16 * 1024)
+#define SCHED_MAX_TILE_BYTES (227 * 1024)
+
+/* What the scheduler may use of the target. */
+typedef struct {
+    int tile_bytes;             /* 0: SCHED_DEFAULT_TILE_BYTES */
+    bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
+} SchedOptions;
+
 /* Why the back end cannot compile f, an entry of one chain from its array
  * to its array result, at all (element fields or length), or NULL. */
 const char *schedule_refusal(Arena *arena, const IrFunc *f);
 /* Cut f into phases and plan them (tiles, swizzles, register rounds,
  * buffers, permutation kernels). Programs outside what the back end supports
  * (see docs/language.md) are rejected with a diagnostic at the entry (a
- * refusal above) or at the statement. */
-void schedule_func(Arena *arena, const IrFunc *f, Schedule *out);
+ * refusal above) or at the statement. opt may be NULL (the defaults). */
+void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out);
 
 #endif

@@ -36,26 +36,64 @@ static void shared_access(Tally *t, const uint64_t *u, int lanes, int bytes) {
 
 static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->block_cols, p->block_log, b); }
 
-/* The global copies of a LOCAL kernel: thread tid, iteration i handles tile
- * element (or output coordinate) tid | i << t. */
-static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh, Tally *sh_out) {
+/* One side of the global copies of a LOCAL kernel, element by element:
+ * thread tid, iteration i handles tile element (or, writing into the next
+ * layout, output coordinate) tid | i << t. */
+static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
     int t = p->threads_log, lanes = t < 5 ? 1 << t : 32;
-    uint64_t x[32], z[32], u[32], s[32];
+    uint64_t x[32], u[32];
     for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
         for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
             for (int l = 0; l < lanes; l++) {
                 uint64_t sigma = (w * 32 + (unsigned)l) | (uint64_t)i << t;
-                x[l] = block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, sigma);
-                u[l] = plan_slot(p, sigma);
-                z[l] = p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
-                       f2_combine(p->out_cols, p->tile_log, sigma);
-                s[l] = plan_slot(p, f2_combine(p->src_cols, p->tile_log, sigma));
+                if (next_layout) {
+                    x[l] = p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
+                           f2_combine(p->out_cols, p->tile_log, sigma);
+                    u[l] = plan_slot(p, f2_combine(p->src_cols, p->tile_log, sigma));
+                } else {
+                    x[l] = block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, sigma);
+                    u[l] = plan_slot(p, sigma);
+                }
             }
             global_access(g, x, lanes, bytes);
             shared_access(sh, u, lanes, bytes);
-            global_access(g, p->writes_in_place ? x : z, lanes, bytes);
-            shared_access(sh_out, p->writes_in_place ? u : s, lanes, bytes);
         }
+}
+
+/* One side of the copies in 16-byte vectors (Phase.vec_log): thread tid,
+ * iteration i moves the vector of tile elements (or, writing into the next
+ * layout, output coordinates) j | tid << v | i << (t + v), a 16-byte global
+ * access, and each element j to or from its slot, a shared access of one
+ * element per lane. */
+static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
+    int t = p->threads_log, v = p->vec_log, lanes = t < 5 ? 1 << t : 32;
+    uint64_t x[32], u[32];
+    for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
+        for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
+            uint64_t el[32];
+            for (int l = 0; l < lanes; l++) {
+                el[l] = (uint64_t)(w * 32 + (unsigned)l) << v | (uint64_t)i << (t + v);
+                x[l] = next_layout ? p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
+                                         f2_combine(p->out_cols, p->tile_log, el[l])
+                                   : block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, el[l]);
+                x[l] >>= v;
+            }
+            global_access(g, x, lanes, 16);
+            for (unsigned j = 0; j < 1u << v; j++) {
+                for (int l = 0; l < lanes; l++)
+                    u[l] = plan_slot(p, next_layout ? f2_combine(p->src_cols, p->tile_log, el[l] | j) : el[l] | j);
+                shared_access(sh, u, lanes, bytes);
+            }
+        }
+}
+
+/* The global copies of a LOCAL kernel: the load, and the write-back in place
+ * or into the next layout. */
+static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh, Tally *sh_out) {
+    if (p->vec_log) replay_vectors(p, b, bytes, false, g, sh);
+    else replay_elements(p, b, bytes, false, g, sh);
+    if (p->vec_log && (p->writes_in_place || p->vec_write)) replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
+    else replay_elements(p, b, bytes, !p->writes_in_place, g, sh_out);
 }
 
 static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
@@ -83,9 +121,15 @@ static bool report_local(FILE *out, const Phase *p) {
     int worst = sh_in.congestion;
     if (sh_rounds.congestion > worst) worst = sh_rounds.congestion;
     if (sh_out.congestion > worst) worst = sh_out.congestion;
-    fprintf(out, "  local: tile 2^%d, %d block%s, %d step%s in %d register round%s, writes %s\n", p->tile_log,
-            1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
+    long tile = (long)elem_bytes(p->elem) << p->tile_log;
+    fprintf(out, "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d block%s, %d step%s in %d register "
+                 "round%s, writes %s\n", p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
+            p->threads_log, 1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
             rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : "in the next layout");
+    if (p->vec_log)
+        fprintf(out, "  vectors: the tile load%s in 16-byte vectors of 2^%d elements (sectors counted in "
+                     "vectors, shared accesses by element)\n",
+                p->writes_in_place ? " and write-back" : p->vec_write ? " and the write" : "", p->vec_log);
     fprintf(out, "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
                  "(tile store %d, register rounds %d, tile load %d)\n",
             g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion, sh_out.congestion);

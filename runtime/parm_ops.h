@@ -96,6 +96,24 @@
 #define PARM_REMAT64(x) ((void)0)
 #endif
 
+/* PARM_ALIGNED16(p): whether pointer p is 16-byte aligned.
+ * PARM_LOAD16(a, src), PARM_STORE16(dst, a): the 16 bytes at src into the
+ * array a of registers, and back to dst, with src and dst 16-byte aligned:
+ * one vector access in CUDA device code (the kernels' tile copies with
+ * --vector-copies), a memcpy elsewhere. */
+#define PARM_ALIGNED16(p) ((((unsigned long long)(p)) & 15u) == 0)
+#if defined(__CUDA_ARCH__)
+#define PARM_LOAD16(a, src) do { const int4 parm_q = *(const int4 *)(const void *)(src); \
+    __builtin_memcpy((a), &parm_q, 16); } while (0)
+#define PARM_STORE16(dst, a) do { int4 parm_q; __builtin_memcpy(&parm_q, (a), 16); \
+    *(int4 *)(void *)(dst) = parm_q; } while (0)
+#else   /* the CPU emulation of the kernels (tests/emu): traps where a GPU would fault */
+#define PARM_LOAD16(a, src) \
+    (PARM_ALIGNED16(src) ? (void)__builtin_memcpy((a), (const void *)(src), 16) : __builtin_trap())
+#define PARM_STORE16(dst, a) \
+    (PARM_ALIGNED16(dst) ? (void)__builtin_memcpy((void *)(dst), (a), 16) : __builtin_trap())
+#endif
+
 /* GCC ignores this pragma (and warns about it); PARM_OPAQUE covers GCC. */
 #if !defined(__CUDACC__) && (defined(__clang__) || !defined(__GNUC__))
 #pragma STDC FP_CONTRACT OFF

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef CHECK   // bench/timing.cuh's, where a driver includes both
 #define CHECK(call)                                                                           \
     do {                                                                                      \
         cudaError_t err_ = (call);                                                            \
@@ -18,6 +19,7 @@
             exit(1);                                                                          \
         }                                                                                     \
     } while (0)
+#endif
 
 // Temporary storage of one library method, grown on demand (the first call
 // is a warm-up call, so no allocation falls into a timed run).

@@ -26,7 +26,7 @@ struct Dim {
 static thread_local Dim threadIdx, blockIdx;
 static pthread_barrier_t barrier;
 static void __syncthreads() { pthread_barrier_wait(&barrier); }
-static unsigned char shared_mem[1 << 18];   // one block runs at a time
+alignas(16) static unsigned char shared_mem[1 << 18];   // one block runs at a time
 
 #define __global__
 #define __launch_bounds__(...)
@@ -171,17 +171,27 @@ int main() {
         if (!read_value(tok[i], &v)) return bad_input(tok[i]);
         planes[0][(i - first) % NSLOTS].push_back(v);
     }
+    // MISALIGN (run.sh, EMU_MISALIGN=1): every plane starts one element past
+    // a 16-byte boundary, so the kernels take their element-wise copies
+    // instead of the 16-byte vectors of --vector-copies
+#ifdef MISALIGN
+    const size_t skew = 1;
+#else
+    const size_t skew = 0;
+#endif
+    size_t count = planes[0][0].size();
     SLOT_T *src[NSLOTS], *dst[NSLOTS];
     for (int k = 0; k < NSLOTS; k++) {
+        planes[0][k].insert(planes[0][k].begin(), skew, SLOT_T());
         planes[1][k].resize(planes[0][k].size());
-        src[k] = planes[0][k].data();
-        dst[k] = planes[1][k].data();
+        src[k] = planes[0][k].data() + skew;
+        dst[k] = planes[1][k].data() + skew;
     }
 #define LAUNCH(kernel, blocks, threads, args) \
     launch([&] { kernel args; }, blocks, threads); \
     std::swap(src, dst);
 #include "launches.h"
-    for (size_t i = 0; i < planes[0][0].size(); i++)
+    for (size_t i = 0; i < count; i++)
         for (int k = 0; k < NSLOTS; k++) {
             print_value(src[k][i]);
             putchar(k + 1 < NSLOTS ? ' ' : '\n');

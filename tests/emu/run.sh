@@ -1,14 +1,17 @@
 #!/bin/sh
 # run.sh PROGRAM.parm WORKDIR < input: the program's CUDA kernels, emulated on
 # the CPU (see emu.cpp); prints the result like --emit-main does.
+# PARMC_FLAGS: more options for the compile (--tile-bytes B); EMU_MISALIGN=1:
+# planes that are not 16-byte aligned (emu.cpp).
 set -e
 parmc=${PARMC:-build/parmc}
 src=$(cd "$(dirname "$0")" && pwd)
-"$parmc" "$1" -o "$2/p.cu"
+# shellcheck disable=SC2086
+"$parmc" ${PARMC_FLAGS:-} "$1" -o "$2/p.cu"
 awk '/^\/\/ start of parm_ops.h/,/^typedef struct [a-z0-9_]* parm_ctx;/' "$2/p.cu" |
     grep -v '^typedef struct [a-z0-9_]* parm_ctx;' | sed 's/__host__ __device__//; s/__device__//' >"$2/ops.h"
 awk '/^static __global__/,/^}/' "$2/p.cu" |
-    sed 's/extern __shared__ unsigned char parm_shared\[\];/unsigned char *parm_shared = shared_mem;/' >"$2/kernels.h"
+    sed 's/extern __shared__ \(__align__(16) \)\{0,1\}unsigned char parm_shared\[\];/unsigned char *parm_shared = shared_mem;/' >"$2/kernels.h"
 # each LOCAL kernel launch: kernel, blocks, threads and its arguments as
 # written (src[k], dst[k] and the scalar parameters parm_argN)
 sed -n 's/^ *\([A-Za-z0-9_]*_kernel\)<<<\([0-9]*\)u, \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, \2, \3, \4)/p' \
@@ -36,5 +39,7 @@ if echo "$params" | grep -q 'parm_rows'; then
     [ "$rows_log" = "$size" ] && rows_log=-1
     padded="-DPAD_ROWS_LOG=$rows_log -DPAD_COLS_LOG=$cols_log"
 fi
-${CXX:-c++} -std=c++17 -O1 -w -pthread -DSLOT_T="$slot_type" -DNSLOTS="$nslots" $padded -I"$2" "$src/emu.cpp" -o "$2/emu"
+misalign=
+[ "${EMU_MISALIGN:-0}" = 1 ] && misalign=-DMISALIGN
+${CXX:-c++} -std=c++17 -O1 -w -pthread -DSLOT_T="$slot_type" -DNSLOTS="$nslots" $padded $misalign -I"$2" "$src/emu.cpp" -o "$2/emu"
 "$2/emu"

@@ -1,10 +1,12 @@
 # The back end's plan: tests/plan/NAME.parm's --dump-plan must equal
-# NAME.plan (ACCEPT=1 rewrites it). The sanitizer build also checks every
-# plan it makes against plan_verify's invariants, here and in every test
-# that compiles.
+# NAME.plan (ACCEPT=1 rewrites it), with the options in NAME.flags if there
+# is one. The sanitizer build also checks every plan it makes against
+# plan_verify's invariants, here and in every test that compiles.
 for src in tests/plan/*.parm; do
     base=${src%.parm}
-    if ! "$PARMC" --dump-plan "$src" >"$TMP/plan.out" 2>"$TMP/plan.err"; then
+    plan_flags=$(cat "$base.flags" 2>/dev/null)
+    # shellcheck disable=SC2086
+    if ! "$PARMC" --dump-plan $plan_flags "$src" >"$TMP/plan.out" 2>"$TMP/plan.err"; then
         fail "plan $src: $(head -3 "$TMP/plan.err")"
         continue
     fi
