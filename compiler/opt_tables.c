@@ -25,8 +25,8 @@
 
 #include "ir_eval.h"
 
-#define TABLE_MAX_LOG 16        /* entries of one table: 2^16 */
-#define TABLE_BUDGET (1L << 18) /* entries of all tables of a program */
+#define TABLE_MAX_LOG 14        /* entries of one table: 2^14 (64 KB of f32) */
+#define TABLE_BUDGET (1L << 20) /* entries of all tables of a program */
 #define TABLE_MIN_COST 8        /* what a value must cost to be worth a load */
 
 typedef struct {
@@ -312,7 +312,8 @@ static void build_tables(Tab *t, const IrBody *b, const IrStmt *pos, IrBody *tmp
         Info *in = s->nres == 1 ? info_of(t, s->res[0]) : NULL;
         if (!in || !in->chosen || in->repl || in->pos != pos) continue;
         uint64_t support = all_bits(in);
-        const IrVal *index = NULL;
+        /* every bit of pos: pos itself is the index */
+        const IrVal *index = support == f2_mask(pos->mat->n) ? pos->res[0] : NULL;
         for (int j = 0; j < tmp->nstmts; j++)
             if (tmp->stmts[j]->op == IR_POS && tmp->stmts[j]->mat->n == __builtin_popcountll(support) &&
                 tmp->stmts[j]->compl == extract(pos->compl, support)) {
