@@ -28,13 +28,18 @@
 #define TABLE_MAX_LOG 14        /* entries of one table: 2^14 (64 KB of f32) */
 #define TABLE_BUDGET (1L << 20) /* entries of all tables of a program */
 #define TABLE_MIN_COST 8        /* what a value must cost to be worth a load */
+#define TABLE_WORK (1L << 27)   /* operators evaluated to fill the tables of a program */
+#define COST_CAP (1L << 30)
 
 typedef struct {
     bool posonly;               /* a function of `pos`'s value and constants */
     const IrStmt *pos;          /* that POS statement; NULL for a constant */
     uint64_t bit[64];           /* bit j of the value depends on the bits bit[j] of pos's value */
+    int at;                     /* its statement's index in the body */
+    long cost;                  /* what computing it costs, shared operands counted per use (capped) */
     bool read_outside;          /* read by code that is not position-only (or returned) */
     bool chosen;                /* becomes a table */
+    bool visited;               /* considered by choose */
     IrVal *repl;                /* what replaces it */
 } Info;
 
@@ -44,8 +49,9 @@ typedef struct {
     Info **info;                /* by id, for the body being rewritten; cap ids */
     IrVal **repl;               /* by id: the replacement of a value (any body) */
     int *uses, *seen, stamp;
+    int *slot;                  /* by id: a cone statement's place in the evaluation */
     int cap;
-    long budget;
+    long budget, work;
     int ntables;                /* table numbers given (IrStmt.index of a TABLE) */
     struct { const Scalar *tab; Prim prim; int k, number; } *known;
     int nknown, known_cap;
@@ -127,7 +133,9 @@ static void convert_bits(Info *r, const IrStmt *s, const Info *a) {
 }
 
 /* The position-only facts of a scalar statement's result, or NULL. */
-static Info *analyse(Tab *t, const IrStmt *s) {
+static int weight(const IrStmt *s);
+
+static Info *analyse(Tab *t, const IrStmt *s, int at) {
     bool scalar_op = s->op == IR_CONST || s->op == IR_POS || s->op == IR_UNARY || s->op == IR_BINARY ||
                      s->op == IR_SELECT || s->op == IR_CONVERT;
     if (!scalar_op || s->nres != 1) return NULL;
@@ -141,6 +149,12 @@ static Info *analyse(Tab *t, const IrStmt *s) {
     Info *r = NEW(&t->scratch, Info);
     r->posonly = true;
     r->pos = pos;
+    r->at = at;
+    r->cost = weight(s);
+    for (int k = 0; k < s->nargs; k++) {
+        r->cost += info_of(t, s->args[k])->cost;
+        if (r->cost > COST_CAP) r->cost = COST_CAP;
+    }
     const Info *a = s->nargs > 0 ? info_of(t, s->args[0]) : NULL, *b = s->nargs > 1 ? info_of(t, s->args[1]) : NULL;
     switch (s->op) {
     case IR_POS:
@@ -174,27 +188,45 @@ static int weight(const IrStmt *s) {
     return s->op == IR_CONST || s->op == IR_POS ? 0 : 1;
 }
 
-/* What computing v costs: its position-only statements, each once. */
-static int cost(Tab *t, const IrVal *v) {
-    if (!posonly(t, v) || t->seen[v->id] == t->stamp) return 0;
+/* The position-only values that read `v`'s statements, `v` first: its cone,
+ * marked with the current stamp by a sweep back from v (no recursion: a
+ * chain of operators may be as long as a body). Returns its size. */
+static int mark_cone(Tab *t, const IrBody *b, const IrVal *v) {
+    t->stamp++;
     t->seen[v->id] = t->stamp;
-    int c = weight(v->def);
-    for (int a = 0; a < v->def->nargs; a++) c += cost(t, v->def->args[a]);
-    return c;
+    int n = 0;
+    for (int i = info_of(t, v)->at; i >= 0; i--) {
+        const IrStmt *s = b->stmts[i];
+        if (s->nres != 1 || !posonly(t, s->res[0]) || t->seen[s->res[0]->id] != t->stamp) continue;
+        n++;
+        for (int a = 0; a < s->nargs; a++) t->seen[s->args[a]->id] = t->stamp;
+    }
+    return n;
 }
 
-static void choose(Tab *t, IrVal *v) {
-    Info *i = info_of(t, v);
-    if (!i || !i->posonly || i->chosen || !i->pos) return;
-    t->stamp++;
-    if (cost(t, v) < TABLE_MIN_COST) return;
-    int k = __builtin_popcountll(all_bits(i));
-    if (k <= TABLE_MAX_LOG && (1L << k) <= t->budget) {
-        i->chosen = true;
-        t->budget -= 1L << k;
-        return;
+/* v, or where v is too large for a table its operands, become tables;
+ * a worklist, each value visited once. */
+static void choose(Tab *t, const IrBody *b, IrVal *v) {
+    int cap = 3 * b->nstmts + 1, n = 0;   /* each value pushes its operands once */
+    IrVal **stack = NEW_ARRAY(&t->scratch, IrVal *, cap);
+    stack[n++] = v;
+    while (n > 0) {
+        IrVal *x = stack[--n];
+        Info *i = info_of(t, x);
+        if (!i || !i->posonly || i->chosen || i->visited || !i->pos || i->cost < TABLE_MIN_COST) continue;
+        i->visited = true;
+        int k = __builtin_popcountll(all_bits(i));
+        if (k <= TABLE_MAX_LOG && (1L << k) <= t->budget) {
+            long work = (1L << k) * mark_cone(t, b, x);
+            if (work <= t->work) {
+                i->chosen = true;
+                t->budget -= 1L << k;
+                t->work -= work;
+            }
+            continue;
+        }
+        for (int a = 0; a < x->def->nargs && n < cap; a++) stack[n++] = x->def->args[a];
     }
-    for (int a = 0; a < v->def->nargs; a++) choose(t, v->def->args[a]);
 }
 
 /* Values of the body read by a statement of a nested body (or returned by
@@ -226,44 +258,39 @@ static uint64_t extract(uint64_t x, uint64_t mask) {
     return r;
 }
 
-static void mark_cone(Tab *t, const IrVal *v) {
-    if (!posonly(t, v) || t->seen[v->id] == t->stamp) return;
-    t->seen[v->id] = t->stamp;
-    for (int a = 0; a < v->def->nargs; a++) mark_cone(t, v->def->args[a]);
-}
-
 /* The value of v's statements at each position: the statements of the
  * cone in body order, as eval_scalar (ir_eval.c) computes them. */
 static Scalar *tabulate(Tab *t, const IrBody *b, const IrVal *v, uint64_t support, const IrStmt *pos) {
-    t->stamp++;
-    mark_cone(t, v);
-    int n = 0;
-    const IrStmt **cone = NEW_ARRAY(&t->scratch, const IrStmt *, b->nstmts);
-    for (int i = 0; i < b->nstmts; i++)
-        if (b->stmts[i]->nres == 1 && b->stmts[i]->res[0]->id < t->cap && t->seen[b->stmts[i]->res[0]->id] == t->stamp)
-            cone[n++] = b->stmts[i];
+    int n = mark_cone(t, b, v);
+    const IrStmt **cone = NEW_ARRAY(&t->scratch, const IrStmt *, n);
+    for (int i = 0, c = 0; i <= info_of(t, v)->at; i++) {
+        const IrStmt *s = b->stmts[i];
+        if (s->nres != 1 || !posonly(t, s->res[0]) || t->seen[s->res[0]->id] != t->stamp) continue;
+        t->slot[s->res[0]->id] = c;
+        cone[c++] = s;
+    }
     long len = 1L << __builtin_popcountll(support);
     Scalar *tab = NEW_ARRAY(t->p->arena, Scalar, len);
-    Scalar *val = NEW_ARRAY(&t->scratch, Scalar, t->cap);
+    Scalar *val = NEW_ARRAY(&t->scratch, Scalar, n);
     for (long j = 0; j < len; j++) {
         uint64_t at = deposit((uint64_t)j, support) | (pos->compl & ~support);
         for (int c = 0; c < n; c++) {
             const IrStmt *s = cone[c];
             Prim in = s->nargs ? s->args[0]->elem->prim : s->res[0]->elem->prim;
-            Scalar x = s->nargs > 0 ? val[s->args[0]->id] : (Scalar){0};
-            Scalar y = s->nargs > 1 ? val[s->args[1]->id] : (Scalar){0};
-            Scalar *o = &val[s->res[0]->id];
+            Scalar x = s->nargs > 0 ? val[t->slot[s->args[0]->id]] : (Scalar){0};
+            Scalar y = s->nargs > 1 ? val[t->slot[s->args[1]->id]] : (Scalar){0};
+            Scalar *o = &val[c];
             switch (s->op) {
             case IR_CONST: *o = s->cval; break;
             case IR_POS: o->u = at; break;
             case IR_UNARY: *o = scalar_unary(s->alu, in, x); break;
             case IR_BINARY: *o = scalar_binary(s->alu, in, x, y); break;
-            case IR_SELECT: *o = x.u ? y : val[s->args[2]->id]; break;
+            case IR_SELECT: *o = x.u ? y : val[t->slot[s->args[2]->id]]; break;
             case IR_CONVERT: *o = scalar_convert(in, s->res[0]->elem->prim, x); break;
             default: diag_fatal("internal error: a table of %s", ir_op_name(s->op));
             }
         }
-        tab[j] = val[v->id];
+        tab[j] = val[n - 1];
     }
     return tab;
 }
@@ -401,7 +428,7 @@ static void tabulate_body(Tab *t, IrBody *b) {
     if (has_pos) {
         for (int i = 0; i < b->nstmts; i++) {
             const IrStmt *s = b->stmts[i];
-            Info *r = s->nres == 1 && s->res[0]->id < t->cap ? analyse(t, s) : NULL;
+            Info *r = s->nres == 1 && s->res[0]->id < t->cap ? analyse(t, s, i) : NULL;
             if (r) t->info[s->res[0]->id] = r;
             else
                 for (int a = 0; a < s->nargs; a++)
@@ -412,7 +439,7 @@ static void tabulate_body(Tab *t, IrBody *b) {
             if (posonly(t, b->results[r])) info_of(t, b->results[r])->read_outside = true;
         for (int i = 0; i < b->nstmts; i++) {
             const IrStmt *s = b->stmts[i];
-            if (s->nres == 1 && posonly(t, s->res[0]) && info_of(t, s->res[0])->read_outside) choose(t, s->res[0]);
+            if (s->nres == 1 && posonly(t, s->res[0]) && info_of(t, s->res[0])->read_outside) choose(t, b, s->res[0]);
         }
         int npos = b->nstmts;
         for (int i = 0; i < npos; i++) {
@@ -435,16 +462,18 @@ static void tabulate_body(Tab *t, IrBody *b) {
 }
 
 void opt_tabulate(IrProgram *p) {
-    Tab t = {.p = p, .cap = p->next_id, .budget = TABLE_BUDGET};
+    Tab t = {.p = p, .cap = p->next_id, .budget = TABLE_BUDGET, .work = TABLE_WORK};
     t.info = calloc((size_t)t.cap + 1, sizeof *t.info);
     t.repl = calloc((size_t)t.cap + 1, sizeof *t.repl);
     t.uses = calloc((size_t)t.cap + 1, sizeof *t.uses);
     t.seen = calloc((size_t)t.cap + 1, sizeof *t.seen);
-    if (!t.info || !t.repl || !t.uses || !t.seen) diag_fatal("out of memory in the optimiser");
+    t.slot = calloc((size_t)t.cap + 1, sizeof *t.slot);
+    if (!t.info || !t.repl || !t.uses || !t.seen || !t.slot) diag_fatal("out of memory in the optimiser");
     for (int i = 0; i < p->nfuncs; i++) tabulate_body(&t, p->funcs[i]->body);
     free(t.info);
     free(t.repl);
     free(t.uses);
     free(t.seen);
+    free(t.slot);
     free(t.known);
 }
