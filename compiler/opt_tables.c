@@ -441,16 +441,13 @@ static void tabulate_body(Tab *t, IrBody *b) {
             const IrStmt *s = b->stmts[i];
             if (s->nres == 1 && posonly(t, s->res[0]) && info_of(t, s->res[0])->read_outside) choose(t, b, s->res[0]);
         }
-        int npos = b->nstmts;
-        for (int i = 0; i < npos; i++) {
-            const IrStmt *pos = b->stmts[i];
-            if (pos->op != IR_POS) continue;
-            IrBody *tmp = ir_new_body(t->p);
-            build_tables(t, b, pos, tmp);
-            if (tmp->nstmts) insert_after(t, b, pos, tmp);
-            i += tmp->nstmts;
-            npos += tmp->nstmts;
-        }
+        /* every table is computed before the body changes (Info.at) */
+        int n = b->nstmts;
+        IrBody **made = NEW_ARRAY(&t->scratch, IrBody *, n);
+        for (int i = 0; i < n; i++)
+            if (b->stmts[i]->op == IR_POS) build_tables(t, b, b->stmts[i], made[i] = ir_new_body(t->p));
+        for (int i = n - 1; i >= 0; i--)
+            if (made[i] && made[i]->nstmts) insert_after(t, b, b->stmts[i], made[i]);
         substitute(t, b);
         drop_dead(t, b);
         for (int i = 0; i < b->nstmts; i++)
