@@ -64,6 +64,7 @@ static void advance(Compilation *c, const Options *opt, Stage from, Stage to) {
     }
     if (from < STAGE_OPTIMISED && to >= STAGE_OPTIMISED) {
         opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL);
+        opt_tabulate(&c->ir);
         verify(c, STAGE_OPTIMISED);
     }
 }

@@ -619,6 +619,11 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
           "static inline int parm_overlap(const void *a, size_t na, const void *b, size_t nb)\n{\n"
           "    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;\n"
           "    return x < y + nb && y < x + na;\n}\n\n", out);
+    Arena a = {0};
+    const IrBody **bodies = NEW_ARRAY(&a, const IrBody *, in->nplans > 0 ? in->nplans : 1);
+    for (int i = 0; i < in->nplans; i++) bodies[i] = in->plans[i].func->body;
+    emit_elem_tables(out, bodies, in->nplans);
+    arena_free(&a);
     emit_status_code(out, in);
 }
 

@@ -82,6 +82,73 @@ int emit_elem_slots(const IrVal *v)
 
 static Prim slot_prim(const IrVal *v, int k) { return elem_slot_prim(v->elem, k % v->elem->nslots); }
 
+/* ---- tables (IR_TABLE) ----
+ *
+ * A table is a file-scope array named for its number (IrStmt.index). Floats
+ * are stored as their bits, so that every value (infinities and NaNs
+ * included) is a constant initialiser with exactly the interpreter's bits;
+ * integers and bools as literals of their own type. PARM_TABLE and
+ * PARM_TABLE_READ (runtime/parm_ops.h) make it a global device array read
+ * through the read-only cache in CUDA device code. */
+
+static const char *table_type(Prim p)
+{
+    return p == PRIM_F32 ? "uint32_t" : p == PRIM_F64 ? "uint64_t" : prim_ctype(p);
+}
+
+static const char *table_read(Arena *a, const IrStmt *s, const char *index)
+{
+    Prim p = s->res[0]->elem->prim;
+    const char *read = arena_printf(a, "PARM_TABLE_READ(parm_tab%d, %s)", s->index, index);
+    if (p == PRIM_F32 || p == PRIM_F64) return arena_printf(a, "parm_%s_from_bits(%s)", prim_name(p), read);
+    return read;
+}
+
+static void table_decl(FILE *out, const IrStmt *s)
+{
+    Prim p = s->res[0]->elem->prim;
+    long n = 1L << s->k;
+    fprintf(out, "static PARM_TABLE %s parm_tab%d[%ld] = {", table_type(p), s->index, n);
+    Arena a = {0};
+    for (long i = 0; i < n; i++) {
+        fputs(i % 8 ? " " : "\n    ", out);
+        if (p == PRIM_F32) fprintf(out, "0x%08" PRIx32 "u,", (uint32_t)s->tab[i].u);
+        else if (p == PRIM_F64) fprintf(out, "0x%016" PRIx64 "ull,", s->tab[i].u);
+        else fprintf(out, "%s,", emit_scalar_literal(&a, p, s->tab[i]));
+    }
+    arena_free(&a);
+    fputs("\n};\n\n", out);
+}
+
+/* Tables with the same number share their entries: the first declares it. */
+static void body_tables(FILE *out, const IrBody *body, Arena *a, bool **done, int *ndone)
+{
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        if (s->body) body_tables(out, s->body, a, done, ndone);
+        if (s->op != IR_TABLE) continue;
+        if (s->index >= *ndone) {
+            int n = 2 * s->index + 16;
+            bool *grown = NEW_ARRAY(a, bool, n);
+            if (*ndone) memcpy(grown, *done, sizeof(bool) * (size_t)*ndone);
+            *done = grown;
+            *ndone = n;
+        }
+        if ((*done)[s->index]) continue;
+        (*done)[s->index] = true;
+        table_decl(out, s);
+    }
+}
+
+void emit_elem_tables(FILE *out, const IrBody *const *bodies, int nbodies)
+{
+    Arena a = {0};
+    bool *done = NULL;
+    int ndone = 0;
+    for (int i = 0; i < nbodies; i++) body_tables(out, bodies[i], &a, &done, &ndone);
+    arena_free(&a);
+}
+
 /* ---- pass 1: nodes ---- */
 
 /* A scalar of the entry's level (a run-time scalar parameter, a constant,
@@ -309,7 +376,7 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
     if (s->body) fail(E, s, "nested bodies other than a reduction's, a two's, a col's or a map's are not supported");
     switch (s->op) {
     case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
-    case IR_INDEX: case IR_BUILD: case IR_BMMC: break;
+    case IR_INDEX: case IR_BUILD: case IR_BMMC: case IR_TABLE: break;
     default: fail(E, s, "not supported in element code");
     }
     if (s->nres != 1) fail(E, s, "%d results, expected 1", s->nres);
@@ -333,6 +400,11 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
         }
         if (!E->positions) fail(E, s, "a position where the caller gives none");
         *local = new_local(E, s, p, E->positions->expr(E->positions->ctx, s, &E->arena), 0, args);
+        break;
+    case IR_TABLE:
+        expect_scalars(E, s, 1);
+        args[0] = lookup(E, s, s->args[0])[0];
+        *local = new_local(E, s, p, table_read(a, s, args[0]->text), 1, args);
         break;
     case IR_UNARY:
     case IR_BINARY: {

@@ -39,6 +39,11 @@ void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, co
 void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefix, int indent,
                      const ElemPositions *positions);
 
+/* The file-scope arrays of the tables (IR_TABLE) in the bodies and their
+ * nested bodies, which element code reads (named parm_tab<number>; tables
+ * that share a number are written once). */
+void emit_elem_tables(FILE *out, const IrBody *const *bodies, int nbodies);
+
 /* A C literal of type p with exactly the bits of v (also CUDA code). */
 const char *emit_scalar_literal(Arena *a, Prim p, Scalar v);
 

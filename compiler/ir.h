@@ -28,6 +28,9 @@
  *                                          the element index for MAP, the
  *                                          block for TWO, the pair's lower
  *                                          index for COL, the half for PARM
+ *   TABLE k     i              -> s        tab[i], 0 <= i < 2^k: a table of
+ *                                          2^k scalars computed at compile
+ *                                          time (opt_tables.c); i is a POS
  *
  * A POS matrix is a list of rows (masks over the bits of coord, which may be
  * fewer or more than the rows): output bit k is parity(row[k] & coord). The
@@ -58,7 +61,7 @@ typedef enum {
     IR_CONST, IR_UNARY, IR_BINARY, IR_SELECT, IR_CONVERT,
     IR_INDEX, IR_BUILD,
     IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
-    IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS,
+    IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS, IR_TABLE,
     IR_OP_COUNT
 } IrOp;
 
@@ -82,7 +85,8 @@ struct IrStmt {
     Scalar cval;                /* CONST */
     int index, slot;            /* INDEX */
     uint64_t mask;              /* PARM, COL */
-    int k;                      /* TWO, REPLICATE */
+    int k;                      /* TWO, REPLICATE; TABLE: 2^k entries */
+    const Scalar *tab;          /* TABLE: the entries, of the result's type */
     F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */
     bool own_mat;               /* mat is this statement's alone: passes may rewrite it in place */
     uint64_t compl;             /* BMMC, POS */

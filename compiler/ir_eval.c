@@ -378,6 +378,17 @@ static Buf *eval_pos(Eval *E, const IrStmt *s, long batch) {
     return out;
 }
 
+static Buf *eval_table(Eval *E, const IrStmt *s) {
+    Buf *i = E->vals[s->args[0]->id];
+    Buf *out = buf_new(i->batch, -1, s->res[0]->elem);
+    for (long b = 0; b < i->batch; b++) {
+        uint64_t at = i->planes[0][b].u;
+        if (at >> s->k) diag_fatal("internal error: table index %llu outside 2^%d entries", (unsigned long long)at, s->k);
+        out->planes[0][b] = s->tab[at];
+    }
+    return out;
+}
+
 static Buf *eval_index(Eval *E, const IrStmt *s) {
     Buf *xs = E->vals[s->args[0]->id];
     long len = buf_len(xs);
@@ -467,6 +478,7 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
         break;
     case IR_INDEX: outs[0] = eval_index(E, s); break;
     case IR_POS: outs[0] = eval_pos(E, s, batch); break;
+    case IR_TABLE: outs[0] = eval_table(E, s); break;
     case IR_BUILD: outs[0] = eval_build(E, s); break;
     case IR_REPLICATE: outs[0] = eval_replicate(E, s, batch); break;
     case IR_ZIP: outs[0] = eval_zip(E, s, batch); break;

@@ -50,6 +50,17 @@ static void print_attrs(FILE *out, const IrStmt *s) {
     case IR_PARM: case IR_COL: fprintf(out, " 0x%" PRIx64, s->mask); break;
     case IR_TWO: case IR_REPLICATE: fprintf(out, " %d", s->k); break;
     case IR_BMMC: fputc(' ', out); print_matrix(out, s->mat, s->compl); break;
+    case IR_TABLE: {
+        /* the first entries: enough to recognise a table, short for 2^16 */
+        fprintf(out, " %d [", s->k);
+        int shown = s->k < 2 ? 1 << s->k : 4;
+        for (int i = 0; i < shown; i++) {
+            if (i) fputc(' ', out);
+            scalar_print(out, s->res[0]->elem->prim, s->tab[i]);
+        }
+        fputs(shown < 1 << s->k ? " ...]" : "]", out);
+        break;
+    }
     case IR_REDUCE: if (s->commutative) fputs(".commutative", out); break;
     case IR_POS: {
         char buf[F2_HEX_BUFSIZE];

@@ -61,7 +61,7 @@ static bool needs_body(IrOp op) {
 static int arg_count(IrOp op) {
     switch (op) {
     case IR_CONST: case IR_POS: return 0;
-    case IR_UNARY: case IR_CONVERT: case IR_INDEX: case IR_PARM: case IR_TWO: case IR_COL: case IR_BMMC:
+    case IR_UNARY: case IR_CONVERT: case IR_INDEX: case IR_TABLE: case IR_PARM: case IR_TWO: case IR_COL: case IR_BMMC:
     case IR_MAP: case IR_UNZIP: return 1;
     case IR_BINARY: return 2;
     case IR_SELECT: return 3;
@@ -82,6 +82,10 @@ static void check_form(const Verifier *v, const IrStmt *s) {
     if ((s->op == IR_BMMC || s->op == IR_POS) && !s->mat) shape_error(v, s, "has no matrix");
     if (s->op == IR_BMMC && (s->mat->n != s->args[0]->log_len || s->res[0]->log_len != s->args[0]->log_len))
         shape_error(v, s, "has a matrix or result of the wrong size");
+    if (s->op == IR_TABLE && (!s->tab || s->k < 0 || s->k > 62 || s->nres != 1 || !ir_is_scalar(s->res[0]) ||
+                              s->res[0]->elem->is_tuple || !ir_is_scalar(s->args[0]) ||
+                              s->args[0]->elem->is_tuple || s->args[0]->elem->prim != PRIM_I64))
+        shape_error(v, s, "is not a table of scalars indexed by an i64");
     if (s->op == IR_TWO) {
         int n = s->args[0]->log_len;
         if (s->k < 0 || s->k > n || s->body->nparams != 1 || s->body->nresults != 1 ||

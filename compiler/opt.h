@@ -1,6 +1,7 @@
 /* opt.h: the middle end. Passes over the IR, in pipeline order:
  *   normalise: parm and col become bmmc / two / bmmc (opt_normalise.c)
- *   optimise:  the rewrite rules of docs/ir.md to a fixed point (opt_rules.c)
+ *   optimise:  the rewrite rules of docs/ir.md to a fixed point (opt_rules.c),
+ *              then position-only subexpressions become tables (opt_tables.c)
  * Both rewrite the program in place. */
 #ifndef PARMC_OPT_H
 #define PARMC_OPT_H
@@ -12,6 +13,9 @@
 void opt_normalise(IrProgram *p);
 /* trace: when not NULL, one line per rule application. */
 void opt_optimise(IrProgram *p, FILE *trace);
+/* Expensive values computed from a body's position and constants alone
+ * become TABLE statements (part of the optimised stage). */
+void opt_tabulate(IrProgram *p);
 
 /* The matrices of normalisation, exposed for the unit tests:
  * parm_matrix(n, m) gathers the halves of `parm m` into the top bit;

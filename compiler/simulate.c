@@ -111,6 +111,35 @@ static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
     }
 }
 
+/* The tables that element code reads (opt_tables.c): how many, their
+ * entries and bytes. Tables that share a number are counted once. */
+typedef struct {
+    int count;
+    long entries, bytes;
+    int seen[64];
+} Tables;
+
+static void count_tables(Tables *t, const IrBody *body) {
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        if (s->body) count_tables(t, s->body);
+        if (s->op != IR_TABLE) continue;
+        bool again = false;
+        for (int j = 0; j < t->count && j < 64; j++) again |= t->seen[j] == s->index;
+        if (again) continue;
+        if (t->count < 64) t->seen[t->count] = s->index;
+        t->count++;
+        t->entries += 1L << s->k;
+        t->bytes += (1L << s->k) * (prim_bits(s->res[0]->elem->prim) / 8);
+    }
+}
+
+static void report_tables(FILE *out, const Tables *t) {
+    if (t->count)
+        fprintf(out, "  tables: %d, %ld entries, %ld bytes, read from global memory through the read-only cache\n",
+                t->count, t->entries, t->bytes);
+}
+
 static bool report_local(FILE *out, const Phase *p) {
     Tally g = {0}, sh_in = {0}, sh_rounds = {0}, sh_out = {0};
     int bytes = elem_max_slot_bytes(p->elem);
@@ -133,6 +162,9 @@ static bool report_local(FILE *out, const Phase *p) {
     fprintf(out, "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
                  "(tile store %d, register rounds %d, tile load %d)\n",
             g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion, sh_out.congestion);
+    Tables t = {0};
+    for (int i = 0; i < p->nsteps; i++) count_tables(&t, p->steps[i].body);
+    report_tables(out, &t);
     return g.sectors == g.sectors_min && worst <= 1;
 }
 
@@ -160,6 +192,9 @@ static bool report_map(FILE *out, const Phase *p) {
     global_access(&g, x, lanes, elem_max_slot_bytes(p->in_elem));
     global_access(&g, x, lanes, elem_max_slot_bytes(p->elem));
     fprintf(out, "  elementwise: global: %d sectors per warp access (minimum %d)\n", g.sectors, g.sectors_min);
+    Tables t = {0};
+    count_tables(&t, p->map->body);
+    report_tables(out, &t);
     return g.sectors == g.sectors_min;
 }
 

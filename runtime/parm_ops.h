@@ -70,6 +70,21 @@
 #define PARM_FN static inline
 #endif
 
+/* Tables that the compiler computed (position-only subexpressions): in CUDA
+ * global device memory, read through the read-only data cache, since the
+ * lanes of a warp read different entries (constant memory would serialise
+ * them). */
+#ifdef __CUDACC__
+#define PARM_TABLE __device__ const
+#else
+#define PARM_TABLE const
+#endif
+#ifdef __CUDA_ARCH__
+#define PARM_TABLE_READ(t, i) __ldg(&(t)[i])
+#else
+#define PARM_TABLE_READ(t, i) ((t)[i])
+#endif
+
 /* PARM_OPAQUE(x): the optimiser no longer knows x's value (no instruction is
  * emitted). x is a float or double variable. */
 #if defined(__CUDA_ARCH__)

@@ -117,6 +117,20 @@ for prog in tests/backend/*.parm; do
     fi
 done
 
+# position-only subexpressions as tables: every entry of
+# tests/backend/tables.parm (its main runs in the loop above) on random
+# input, under ASan and UBSan, with the entries that must make tables
+for entry in ints split bools narrow cheap pairs butterflies summed twice chained; do
+    "$PARMC" --random-input=7 -e "$entry" tests/backend/tables.parm >"$TMP/c/in.txt"
+    C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+        c_vs_interp "tables: $entry" tests/backend/tables.parm "$entry" "$TMP/c/in.txt"
+    "$PARMC" --interpret --compare-stages -e "$entry" tests/backend/tables.parm <"$TMP/c/in.txt" >/dev/null 2>"$TMP/c/err.txt" &&
+        pass || fail "tables: $entry: the optimised program differs: $(head -3 "$TMP/c/err.txt")"
+done
+tables=$(for entry in main ints split bools narrow cheap pairs butterflies summed twice chained; do
+    "$PARMC" --dump-ir -e "$entry" tests/backend/tables.parm | grep -c ' = table '; done | tr '\n' ' ')
+[ "$tables" = "1 2 2 1 1 0 1 8 2 2 1 " ] && pass || fail "tables: tables per entry: $tables"
+
 # run-time scalar parameters: every entry of tests/backend/scalar_params.parm
 # (its main runs in the loop above)
 for entry in after widen blocks shifted ranged zipped zipped_first; do

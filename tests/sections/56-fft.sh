@@ -46,3 +46,18 @@ if PARMC=$PARMC sh tests/emu/run.sh "$TMP/fft/fft16.parm" "$TMP/fft" <"$TMP/fft/
 else
     fail "CUDA emulation of examples/fft.parm: $(head -3 "$TMP/fft/err.txt")"
 fi
+
+# real transforms and convolutions: the real transform against the DFT of
+# (x, 0), and a batched convolution (examples/convolve.parm at a smaller
+# size) against a direct convolution; its C equal to the interpreter
+fft_case "rfft 2^10" f32 10 "rfft 10 (map (\\(re, im) -> re) xs)" rfft 10 1e-6
+variant examples/convolve.parm "entry main (xs : [2^10]f32) (hs : [2^10]f32) = rfft_convolve_rows 3 7 xs hs"
+cp "$TMP/variant.parm" "$TMP/fft/conv.parm"
+python3 tests/tools/gen.py f32 2048 11 >"$TMP/fft/conv_in.txt"
+if "$PARMC" --interpret --compare-stages "$TMP/fft/conv.parm" <"$TMP/fft/conv_in.txt" >"$TMP/fft/conv_out.txt" 2>"$TMP/fft/err.txt" &&
+    python3 tests/tools/dft_ref.py check conv 7 1e-6 "$TMP/fft/conv_in.txt" "$TMP/fft/conv_out.txt" >"$TMP/fft/check.txt"; then
+    pass
+else
+    fail "fft: batched convolution: $(head -3 "$TMP/fft/err.txt") $(cat "$TMP/fft/check.txt")"
+fi
+c_vs_interp "batched convolution" "$TMP/fft/conv.parm" main "$TMP/fft/conv_in.txt"
