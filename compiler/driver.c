@@ -195,7 +195,7 @@ static bool some_size_compiles(Compilation *c, const IrFunc *f) {
  * function then returns NAME_ERROR_LENGTH for that length alone. The
  * sanitizer build (PARMC_VERIFY) checks every plan against plan_verify's
  * invariants, naming the stage that built it (scheduling). */
-static int schedule_all(Compilation *c, EntryPlan *out) {
+static int schedule_all(Compilation *c, int gpu_log, EntryPlan *out) {
     int n = 0;
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *f = c->ir.funcs[i];
@@ -206,7 +206,7 @@ static int schedule_all(Compilation *c, EntryPlan *out) {
                                      "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
             continue;
         }
-        entry_plan(&c->arena, f, &out[n]);
+        entry_plan(&c->arena, f, gpu_log, &out[n]);
 #ifdef PARMC_VERIFY
         const char *why = plan_verify_entry(&c->arena, &out[n]);
         if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", f->name, why);
@@ -237,7 +237,7 @@ static void compile(Compilation *c, const Options *opt) {
                     .main_entry = opt->entry ? opt->entry : "main",
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-    in.nplans = schedule_all(c, in.plans);
+    in.nplans = schedule_all(c, opt->gpu_log, in.plans);
     emit_input_schedules(&in, &c->arena);
     check_entry_names(&in);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
@@ -258,7 +258,7 @@ static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
     EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-    int n = schedule_all(c, plans);
+    int n = schedule_all(c, 0, plans);
     for (int i = 0; i < n; i++) {
         int others = 0;
         for (int j = 0; j < plans[i].nnodes; j++) {
@@ -326,7 +326,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         break;
     case ACTION_DUMP_PLAN: {
         EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-        for (int i = 0, n = schedule_all(c, plans); i < n; i++) plan_print_entry(out, &plans[i]);
+        for (int i = 0, n = schedule_all(c, opt->gpu_log, plans); i < n; i++) plan_print_entry(out, &plans[i]);
         break;
     }
     case ACTION_LIST_ENTRIES:

@@ -22,6 +22,10 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     case PHASE_PERMUTE:
         fputs("one pass, the permutation the bmmc statements add up to", out);
         break;
+    case PHASE_EXCHANGE:
+        fprintf(out, "the permutation the bmmc statements add up to, %s%s%s", p->packs ? "packed, " : "",
+                p->crosses ? "exchanged between the GPUs" : "on each GPU", p->unpacks ? ", unpacked" : "");
+        break;
     }
 }
 

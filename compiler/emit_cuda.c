@@ -264,6 +264,7 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
         case PHASE_LOCAL: emit_local(out, s, &s->phases[i], name); break;
         case PHASE_MAP: emit_map(out, s, &s->phases[i], name); break;
         case PHASE_PERMUTE: emit_permute(out, s, &s->phases[i], name); break;
+        case PHASE_EXCHANGE: diag_fatal("internal error: CUDA for several GPUs");
         }
     }
     arena_free(&names);

@@ -255,7 +255,7 @@ static void close_chain(Graph *g, Chain *c) {
     fn->pad_param = -1;
     const char *why = schedule_refusal(g->arena, fn);
     if (why) refuse(g, c->stmts[0], arena_printf(g->arena, "this stage (%s)", why));
-    schedule_func(g->arena, fn, &b->node.chain);
+    schedule_func(g->arena, fn, 0, &b->node.chain);
     add_ids(g, &b->in, &b->nin, planes_of(g, c->stmts[0], c->input), c->input->elem->nslots);
     add_ids(g, &b->out, &b->nout, new_planes(g, c->tail), c->tail->elem->nslots);
 }
@@ -656,11 +656,16 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
     return NULL;
 }
 
-void entry_plan(Arena *arena, const IrFunc *f, EntryPlan *out) {
+void entry_plan(Arena *arena, const IrFunc *f, int gpu_log, EntryPlan *out) {
     memset(out, 0, sizeof *out);
     out->func = f;
     const char *why = entry_plan_refusal(arena, f);
     if (why) diag_error(f->loc, "%s", why);
+    if (gpu_log && (!simple_entry(f) || f->pad_param >= 0))
+        diag_error(f->loc, "the back end compiles an entry for several GPUs (--gpus) when it is one chain of stages from "
+                           "its one array of 2^n elements to its one result; '%s' is not (%s)", f->entry,
+                   f->pad_param >= 0 ? "it takes any length" : "reductions, several arrays and scalar results need "
+                                                               "one GPU");
     Graph g = {.arena = arena, .f = f, .out = out};
     api_planes(&g);
     if (simple_entry(f)) {
@@ -668,7 +673,7 @@ void entry_plan(Arena *arena, const IrFunc *f, EntryPlan *out) {
         out->nodes = NEW(arena, PlanNode);
         out->nnodes = 1;
         out->nodes[0].kind = NODE_CHAIN;
-        schedule_func(arena, f, &out->nodes[0].chain);
+        schedule_func(arena, f, gpu_log, &out->nodes[0].chain);
         out->nodes[0].n = out->nodes[0].chain.n;
         return;
     }

@@ -10,7 +10,8 @@
 const char *entry_plan_refusal(Arena *arena, const IrFunc *f);
 /* The plan of f: an entry of today's shape is one chain (EntryPlan.simple);
  * any other is a graph of nodes. Unsupported constructs are refused with a
- * diagnostic at the construct or the entry. */
-void entry_plan(Arena *arena, const IrFunc *f, EntryPlan *out);
+ * diagnostic at the construct or the entry. For 2^gpu_log GPUs (> 0) only
+ * an entry of today's shape, not of any length, is compiled. */
+void entry_plan(Arena *arena, const IrFunc *f, int gpu_log, EntryPlan *out);
 
 #endif

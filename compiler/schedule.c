@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "access_model.h"
+#include "exchange_plan.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 
 #define TILE_BYTES (64 * 1024)  /* shared memory for one tile: H100 allows up to 227 KB */
@@ -31,6 +32,7 @@ typedef struct {
     int first, count;
     F2Space tile;
     F2Space shared;             /* U: the part of T that is the next layout's segment bits */
+    F2Space local;              /* with ranks: the vectors the layout keeps on one rank (T's among them) */
     F2Mat layout;               /* memory index = layout · input index */
 } Group;
 
@@ -38,6 +40,7 @@ typedef struct {
     Arena *arena;
     Schedule *out;
     int n, seg_log, tile_log;
+    int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
     const ElemType *elem;
     F2Mat q_mat;                /* logical = Q·input ⊕ q */
     uint64_t q_compl;
@@ -77,21 +80,52 @@ static F2Space image(const F2Mat *m, const F2Space *s) { return f2_space_image(m
 
 /* ---- grouping ---- */
 
-/* t with every group vector of step `raw`, when that stays within `dim`. */
-static bool add_group(F2Space *t, const RawStep *raw, int dim) {
+/* t with every group vector of step `raw`, when that stays within `dim`
+ * (and within `allowed`, unless NULL). */
+static bool add_group_in(F2Space *t, const RawStep *raw, int dim, const F2Space *allowed) {
     F2Space grown = *t;
-    for (int i = 0; i < raw->group_log; i++) f2_space_add(&grown, raw->group[i]);
+    for (int i = 0; i < raw->group_log; i++) {
+        if (allowed && !f2_space_contains(allowed, raw->group[i])) return false;
+        f2_space_add(&grown, raw->group[i]);
+    }
     if (grown.dim > dim) return false;
     *t = grown;
     return true;
 }
 
+static bool add_group(F2Space *t, const RawStep *raw, int dim) { return add_group_in(t, raw, dim, NULL); }
+
 /* Extend s towards dimension `dim` with the group vectors of steps from
  * `from` on, as far as they fit, then with coordinate vectors. Padding a tile
- * with what comes next lets the next tile share more of it. */
-static void pad_tile(const Sched *s, F2Space *t, int from, int dim) {
-    for (int i = from; i < s->npending && t->dim < dim; i++) add_group(t, &s->pending[i], dim);
-    for (int bit = 0; bit < s->n && t->dim < dim; bit++) f2_space_add(t, UINT64_C(1) << bit);
+ * with what comes next lets the next tile share more of it. With ranks the
+ * tile stays in the group's local space (`allowed`; NULL: no ranks), padded
+ * with its coordinate vectors, then the rest of its basis. */
+static void pad_tile(const Sched *s, F2Space *t, int from, int dim, const F2Space *allowed) {
+    for (int i = from; i < s->npending && t->dim < dim; i++) add_group_in(t, &s->pending[i], dim, allowed);
+    for (int bit = 0; bit < s->n && t->dim < dim; bit++)
+        if (!allowed || f2_space_contains(allowed, UINT64_C(1) << bit)) f2_space_add(t, UINT64_C(1) << bit);
+    for (int i = 0; allowed && i < allowed->dim && t->dim < dim; i++) f2_space_add(t, allowed->basis[i]);
+}
+
+/* Whether every group vector of a step lies in `local`. */
+static bool step_in(const F2Space *local, const RawStep *raw) {
+    for (int i = 0; i < raw->group_log; i++)
+        if (!f2_space_contains(local, raw->group[i])) return false;
+    return true;
+}
+
+/* A new local space (with ranks: the input-frame vectors that the memory
+ * order keeps on one rank, n - gpu_log dimensions) for the steps from `from`
+ * on: the segment bits, then the steps' group vectors, whole steps in order
+ * as far as they fit, then coordinate vectors. Holding the most steps to
+ * come puts the next exchange as far away as one can. */
+static F2Space new_local(const Sched *s, const F2Space *shared, int from) {
+    int ln = s->n - s->gpu_log;
+    F2Space h = *shared;
+    for (int i = from; i < s->npending; i++)
+        if (!add_group(&h, &s->pending[i], ln)) break;
+    for (int bit = 0; bit < s->n && h.dim < ln; bit++) f2_space_add(&h, UINT64_C(1) << bit);
+    return h;
 }
 
 /* T ∩ S, by trying every vector of S (dim S <= tile_log <= 16). */
@@ -121,23 +155,34 @@ static F2Space choose_shared(const Sched *s, const F2Space *t, const F2Space *pr
 }
 
 /* final_pad: vectors the last tile should hold (the logical segment bits),
- * so that it can write the logical order itself; NULL when not final. */
-static int form_groups(const Sched *s, const F2Space *first_shared, const F2Space *final_pad, Group *groups) {
+ * so that it can write the logical order itself; NULL when not final.
+ * With ranks, first_local: the local space of the memory order the first
+ * group reads, when its first step stays on the ranks there (else the first
+ * group starts a local space of its own). Each group's tile lies in its
+ * local space; a step outside it starts a new one (an exchange). */
+static int form_groups(const Sched *s, const F2Space *first_shared, const F2Space *final_pad, const F2Space *first_local,
+                       Group *groups) {
     int ngroups = 0, i = 0;
     F2Space shared = *first_shared;
+    F2Space local = first_local ? *first_local : new_local(s, &shared, 0);
     while (i < s->npending) {
+        if (s->gpu_log && !step_in(&local, &s->pending[i])) local = new_local(s, &shared, i);
+        const F2Space *allowed = s->gpu_log ? &local : NULL;
         Group *g = &groups[ngroups++];
         F2Space t = shared;
         g->first = i;
+        g->local = local;
         for (; i < s->npending; i++)
-            if (!add_group(&t, &s->pending[i], s->tile_log)) break;
+            if (!add_group_in(&t, &s->pending[i], s->tile_log, allowed)) break;
         g->count = i - g->first;
         if (g->count == 0) diag_fatal("internal error: a group of elements larger than a tile");
         if (i == s->npending && final_pad) {
             F2Space with = f2_space_sum(&t, final_pad);
-            if (with.dim <= s->tile_log) t = with;
+            bool stays = true;
+            for (int k = 0; allowed && k < with.dim; k++) stays &= f2_space_contains(allowed, with.basis[k]);
+            if (with.dim <= s->tile_log && stays) t = with;
         }
-        pad_tile(s, &t, i, s->tile_log);
+        pad_tile(s, &t, i, s->tile_log, allowed);
         g->tile = t;
         g->shared = shared;
         shared = choose_shared(s, &t, &shared, i);
@@ -145,17 +190,31 @@ static int form_groups(const Sched *s, const F2Space *first_shared, const F2Spac
     return ngroups;
 }
 
-/* The layout in which T is the low tile_log bits and U the low seg_log. */
-static F2Mat layout_for(const Sched *s, const Group *g) {
-    uint64_t cols[F2_MAX];
+/* The layout in which T is the low tile_log bits and U the low seg_log.
+ * With ranks, the group's local space is the low n - gpu_log bits, and the
+ * top (rank) bits keep the vectors they held in `prev` where they can: with
+ * the same local space, every element then stays on its rank. */
+static F2Mat layout_for(const Sched *s, const Group *g, const F2Mat *prev) {
+    uint64_t cols[F2_MAX] = {0}, fill[F2_MAX];
     F2Space basis = f2_space_empty(s->n);
-    int k = 0;
+    int k = 0, nfill = 0, ln = s->n - s->gpu_log;
     for (int i = 0; i < g->shared.dim; i++)
         if (f2_space_add(&basis, g->shared.basis[i])) cols[k++] = g->shared.basis[i];
     for (int i = 0; i < g->tile.dim; i++)
         if (f2_space_add(&basis, g->tile.basis[i])) cols[k++] = g->tile.basis[i];
+    if (s->gpu_log) {
+        for (int i = g->local.dim - 1; i >= 0; i--)
+            if (f2_space_add(&basis, g->local.basis[i])) cols[k++] = g->local.basis[i];
+        F2Mat prev_inv = inverse(prev);
+        for (int i = ln; i < s->n; i++)
+            if (f2_space_add(&basis, f2_column(&prev_inv, i))) cols[i] = f2_column(&prev_inv, i);
+    }
     for (int bit = 0; bit < s->n; bit++)
-        if (f2_space_add(&basis, UINT64_C(1) << bit)) cols[k++] = UINT64_C(1) << bit;
+        if (f2_space_add(&basis, UINT64_C(1) << bit)) fill[nfill++] = UINT64_C(1) << bit;
+    int lo = 0;
+    for (; k < ln; k++) cols[k] = fill[lo++];
+    for (int i = s->n - 1; i >= ln; i--)
+        if (!cols[i]) cols[i] = fill[--nfill];
     F2Mat m = from_columns(s->n, cols);
     return inverse(&m);
 }
@@ -306,8 +365,21 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     plan_rounds(s->arena, p);
 }
 
+/* A permutation over the ranks' slices (plan.h, EXCHANGE). */
+static void add_exchange(Sched *s, const F2Mat *m, uint64_t c) {
+    if (f2_is_identity(m) && c == 0) return;
+    Phase *p = new_phase(s, PHASE_EXCHANGE);
+    p->mat = *m;
+    p->compl = c;
+    exchange_plan(s->arena, p, s->gpu_log);
+}
+
 static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
     if (f2_is_identity(m) && c == 0) return;
+    if (s->gpu_log) {
+        add_exchange(s, m, c);
+        return;
+    }
     Phase *p = new_phase(s, PHASE_PERMUTE);
     p->mat = *m;
     p->compl = c;
@@ -340,9 +412,18 @@ static void plan_segment(Sched *s, bool final) {
     F2Mat q_inv = inverse(&s->q_mat);
     F2Space logical_seg = image(&q_inv, &seg);
     Group *groups = NEW_ARRAY(s->arena, Group, s->npending + 1);
-    int ngroups = form_groups(s, &first_shared, final ? &logical_seg : NULL, groups);
-    groups[0].layout = s->layout;
-    for (int k = 1; k < ngroups; k++) groups[k].layout = layout_for(s, &groups[k]);
+    /* with ranks, a first step that the memory order puts across ranks
+       starts from a layout of its own, one exchange away */
+    F2Space here = f2_space_empty(s->n);   /* with ranks: what the layout keeps on one rank */
+    for (int bit = 0; bit < s->n - s->gpu_log; bit++) f2_space_add(&here, f2_column(&layout_inv, bit));
+    bool relayout = s->gpu_log && !step_in(&here, &s->pending[0]);
+    int ngroups = form_groups(s, &first_shared, final ? &logical_seg : NULL, relayout ? NULL : &here, groups);
+    groups[0].layout = relayout ? layout_for(s, &groups[0], &s->layout) : s->layout;
+    for (int k = 1; k < ngroups; k++) groups[k].layout = layout_for(s, &groups[k], &groups[k - 1].layout);
+    if (relayout) {
+        F2Mat move = f2_mul(&groups[0].layout, &layout_inv);
+        add_exchange(s, &move, 0);
+    }
     bool direct = final && f2_space_sum(&groups[ngroups - 1].tile, &logical_seg).dim == groups[ngroups - 1].tile.dim;
     for (int k = 0; k < ngroups; k++) {
         Phase *p = new_phase(s, PHASE_LOCAL);
@@ -358,6 +439,13 @@ static void plan_segment(Sched *s, bool final) {
             c = s->q_compl;
         } else {
             write = f2_identity(s->n);
+        }
+        if (s->gpu_log && !exchange_rank_preserving(&write, c, s->gpu_log)) {
+            /* the tile stays on its rank; an exchange moves it on */
+            F2Mat stay = f2_identity(s->n);
+            place_write(s, p, &stay, 0);
+            add_exchange(s, &write, c);
+            continue;
         }
         place_write(s, p, &write, c);
     }
@@ -390,9 +478,9 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int grou
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
     int seg = 7 - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
-    int tile = tile_log_for(elem);
-    s->seg_log = seg < s->n ? seg : s->n;
-    s->tile_log = tile < s->n ? tile : s->n;
+    int tile = tile_log_for(elem), room = s->n - s->gpu_log;   /* tiles stay on a rank */
+    s->seg_log = seg < room ? seg : room;
+    s->tile_log = tile < room ? tile : room;
 }
 
 static noreturn void unsupported(const Sched *s, const IrStmt *stmt, const char *what) {
@@ -619,7 +707,7 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     return NULL;
 }
 
-void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
+void schedule_func(Arena *arena, const IrFunc *f, int gpu_log, Schedule *out) {
     const IrBody *body = f->body;
     const char *refusal = schedule_refusal(arena, f);
     if (refusal) diag_error(f->loc, "%s", refusal);
@@ -630,6 +718,10 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
     for (int i = 0; i < body->nparams; i++)
         if (i != out->in_param) out->args[out->nargs++] = body->params[i];
     out->n = body->params[out->in_param]->log_len;
+    out->gpu_log = gpu_log;
+    if (gpu_log && out->n - gpu_log < 1)
+        diag_error(f->loc, "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs (--gpus) when "
+                           "each holds at least 2", f->entry, out->n, 1 << gpu_log);
     out->in_elem = body->params[out->in_param]->elem;
     out->out_elem = body->results[0]->elem;
     if (f->pad_param == out->in_param) {
@@ -637,7 +729,7 @@ void schedule_func(Arena *arena, const IrFunc *f, Schedule *out) {
         out->pad_rows_log = f->pad_rows_log;
         out->pad_cols_log = f->pad_cols_log;
     }
-    Sched s = {.arena = arena, .out = out, .n = out->n};
+    Sched s = {.arena = arena, .out = out, .n = out->n, .gpu_log = gpu_log};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);

@@ -9,9 +9,10 @@
  * fields or length), or NULL. */
 const char *schedule_refusal(Arena *arena, const IrFunc *f);
 /* Cut f into phases and plan them (tiles, swizzles, register rounds,
- * buffers, permutation kernels). Programs outside what the back end supports
+ * buffers, permutation kernels), for 2^gpu_log GPUs (plan.h, "Ranks"; 0:
+ * one). Programs outside what the back end supports
  * (see docs/language.md) are rejected with a diagnostic at the entry (a
  * refusal above) or at the statement. */
-void schedule_func(Arena *arena, const IrFunc *f, Schedule *out);
+void schedule_func(Arena *arena, const IrFunc *f, int gpu_log, Schedule *out);
 
 #endif

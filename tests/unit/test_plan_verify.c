@@ -50,7 +50,7 @@ static Schedule *plans_of(Arena *arena) {
     opt_normalise(&ir);
     opt_optimise(&ir, NULL);
     Schedule *plans = NEW_ARRAY(arena, Schedule, ir.nfuncs);
-    for (int i = 0; i < ir.nfuncs; i++) schedule_func(arena, ir.funcs[i], &plans[i]);
+    for (int i = 0; i < ir.nfuncs; i++) schedule_func(arena, ir.funcs[i], 0, &plans[i]);
     diag_handler = NULL;
     return plans;
 }
