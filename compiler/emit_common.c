@@ -126,13 +126,15 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     bool loads = emit_pad_loads(s, p), stores = emit_pad_stores(s, p);
     /* past the end of the shape nothing is stored: nothing to compute */
     if (stores) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&scratch, s, "x"));
+    /* with ranks x is the global index, the planes are the rank's slices */
+    const char *index = s->gpu_log ? arena_printf(&scratch, "x & 0x%llxu", (unsigned long long)f2_mask(p->n - s->gpu_log)) : "x";
     for (int k = 0; k < p->in_elem->nslots; k++) {
         char plane[16];
         snprintf(plane, sizeof plane, "in%d", k);
-        params[k] = loads ? emit_pad_load(&scratch, s, k, plane, "x") : arena_printf(&scratch, "in%d[x]", k);
+        params[k] = loads ? emit_pad_load(&scratch, s, k, plane, "x") : arena_printf(&scratch, "in%d[%s]", k, index);
     }
     for (int k = 0; k < p->elem->nslots; k++)
-        results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : "x");
+        results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : index);
     PosAt at = {p, NULL, "x", NULL};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);

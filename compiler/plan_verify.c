@@ -149,7 +149,7 @@ static const char *verify_scratch(Arena *a, const Schedule *s, const Phase *p) {
     REQUIRE(p->elem->nslots <= s->scratch_planes[x], "writes %d planes to %s, which has %d", p->elem->nslots,
             plan_buf_name(p->dst), s->scratch_planes[x]);
     for (int k = 0; k < p->elem->nslots; k++) {
-        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->n;
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (p->n - s->gpu_log);   /* a rank's slice */
         unsigned long long end = k + 1 < s->scratch_planes[x] ? s->scratch_plane_off[x][k + 1]
                                  : x == 0 && s->scratch_planes[1] ? s->scratch_plane_off[1][0]
                                  : s->scratch_bytes;

@@ -116,12 +116,12 @@ static bool step_in(const F2Space *local, const RawStep *raw) {
 
 /* A new local space (with ranks: the input-frame vectors that the memory
  * order keeps on one rank, n - gpu_log dimensions) for the steps from `from`
- * on: the segment bits, then the steps' group vectors, whole steps in order
- * as far as they fit, then coordinate vectors. Holding the most steps to
- * come puts the next exchange as far away as one can. */
-static F2Space new_local(const Sched *s, const F2Space *shared, int from) {
+ * on: their group vectors, whole steps in order as far as they fit, then
+ * coordinate vectors. Holding the most steps to come puts the next exchange
+ * as far away as one can. */
+static F2Space new_local(const Sched *s, int from) {
     int ln = s->n - s->gpu_log;
-    F2Space h = *shared;
+    F2Space h = f2_space_empty(s->n);
     for (int i = from; i < s->npending; i++)
         if (!add_group(&h, &s->pending[i], ln)) break;
     for (int bit = 0; bit < s->n && h.dim < ln; bit++) f2_space_add(&h, UINT64_C(1) << bit);
@@ -164,9 +164,16 @@ static int form_groups(const Sched *s, const F2Space *first_shared, const F2Spac
                        Group *groups) {
     int ngroups = 0, i = 0;
     F2Space shared = *first_shared;
-    F2Space local = first_local ? *first_local : new_local(s, &shared, 0);
+    F2Space local = first_local ? *first_local : new_local(s, 0);
+    bool fresh = !first_local;
     while (i < s->npending) {
-        if (s->gpu_log && !step_in(&local, &s->pending[i])) local = new_local(s, &shared, i);
+        if (s->gpu_log && !step_in(&local, &s->pending[i])) {
+            local = new_local(s, i);
+            fresh = true;
+        }
+        /* an exchange writes a new layout: its segment bits are free */
+        if (s->gpu_log && fresh) shared = choose_shared(s, &local, &(F2Space){.n = s->n}, i);
+        fresh = false;
         const F2Space *allowed = s->gpu_log ? &local : NULL;
         Group *g = &groups[ngroups++];
         F2Space t = shared;
@@ -659,7 +666,8 @@ static void lay_out_scratch(Schedule *s) {
         int x = p->dst - BUF_SCRATCH_A;
         if (p->elem->nslots > s->scratch_planes[x]) s->scratch_planes[x] = p->elem->nslots;
         for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->n;
+            /* with ranks, each holds its slice of a plane */
+            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (p->n - s->gpu_log);
             if (bytes > plane[x][k]) plane[x][k] = bytes;
         }
     }
