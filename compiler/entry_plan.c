@@ -662,10 +662,11 @@ void entry_plan(Arena *arena, const IrFunc *f, int gpu_log, EntryPlan *out) {
     const char *why = entry_plan_refusal(arena, f);
     if (why) diag_error(f->loc, "%s", why);
     if (gpu_log && (!simple_entry(f) || f->pad_param >= 0))
-        diag_error(f->loc, "the back end compiles an entry for several GPUs (--gpus) when it is one chain of stages from "
-                           "its one array of 2^n elements to its one result; '%s' is not (%s)", f->entry,
-                   f->pad_param >= 0 ? "it takes any length" : "reductions, several arrays and scalar results need "
-                                                               "one GPU");
+        diag_error(f->loc, "the back end compiles an entry for several GPUs (--gpus) only when it is one chain of "
+                           "stages from one array of 2^n elements to one result; '%s' %s, which it compiles for one GPU "
+                           "only yet", f->entry,
+                   f->pad_param >= 0 ? "takes any length (a pad)"
+                                     : "is an entry graph (reductions, several arrays or results, a value used twice)");
     Graph g = {.arena = arena, .f = f, .out = out};
     api_planes(&g);
     if (simple_entry(f)) {
