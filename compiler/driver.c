@@ -233,7 +233,7 @@ static void compile(Compilation *c, const Options *opt) {
     const char *header = beside(&c->arena, output, ".h");
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
-                    .emit_main = opt->emit_main,
+                    .emit_main = opt->emit_main, .gpu_log = opt->gpu_log,
                     .main_entry = opt->entry ? opt->entry : "main",
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);

@@ -24,6 +24,7 @@ typedef struct {
     bool emit_main;
     const char *main_entry;     /* the entry the standalone main runs */
     const char *prefix;         /* of every exported name: NAME_ctx, NAME_main, NAME_OK (upper-case) */
+    int gpu_log;                /* compiled for 2^gpu_log GPUs (plan.h, "Ranks") */
 } EmitInput;
 
 void emit_c_program(FILE *out, const EmitInput *in);
@@ -48,6 +49,8 @@ const char *emit_code_base(Arena *a, const IrFunc *f);
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */
 void emit_api_text(FILE *out, const EmitInput *in, const char *text);
+/* The same with {G} the number of GPUs compiled for (EmitInput.gpu_log). */
+void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text);
 /* Whether NAME_entry would be one of the API's own names (NAME_ctx_create,
  * ...): the driver refuses such an entry. */
 bool emit_api_name_taken(const char *entry);
@@ -97,6 +100,9 @@ const char *emit_pad_inside(Arena *a, const Schedule *s, const char *index);
 const char *emit_pad_at(Arena *a, const Schedule *s, const char *index);
 const char *emit_pad_value(Arena *a, const Schedule *s, int k);
 const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane, const char *index);
+/* With ranks (plan.h, "Ranks"): the planes of the exchanges' send and
+ * receive buffers (each a rank's slice), and the bytes of each. */
+int emit_exchange_planes(const Schedule *s, unsigned long long *bytes);
 /* The copy of an entry with no phase: its input to its output, unless they
  * are the same arrays. */
 void emit_copy_whole(FILE *out, const Schedule *s, bool cuda);

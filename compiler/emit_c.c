@@ -359,21 +359,6 @@ static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
 }
 
 
-/* The slots of the exchanges' buffers, and the bytes of each slot's. */
-static int exchange_planes(const Schedule *s, unsigned long long *bytes) {
-    int most = 0;
-    for (int i = 0; i < s->nphases; i++) {
-        const Phase *p = &s->phases[i];
-        if (p->kind != PHASE_EXCHANGE) continue;
-        for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long b = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (s->n - s->gpu_log);
-            if (k >= most) bytes[most++] = 0;
-            if (b > bytes[k]) bytes[k] = b;
-        }
-    }
-    return most;
-}
-
 /* Allocations of rank r: `name`[r][k] of bytes[k] each, k < count. */
 static void emit_rank_alloc(FILE *out, const char *name, const unsigned long long *bytes, int count) {
     for (int k = 0; k < count; k++)
@@ -394,7 +379,7 @@ static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
     unsigned long long scratch = s->scratch_bytes + work_bytes(s);
     slot_bytes(s->in_elem, ln, in_bytes);
     slot_bytes(s->out_elem, ln, out_bytes);
-    int nx = exchange_planes(s, x_bytes);
+    int nx = emit_exchange_planes(s, x_bytes);
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
     emit_arg_params(out, s);
     fputs(")\n{\n    (void)ctx;\n    (void)parm_scratch;\n    int status = PARM_OK;\n", out);
