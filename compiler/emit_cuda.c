@@ -36,10 +36,11 @@ static void emit_block_origin(FILE *out, const Schedule *s, const Phase *p) {
         fprintf(out, "    const uint64_t b = blockIdx.x | parm_rank << %d;\n", p->block_log - s->gpu_log);
     else
         fputs("    const uint64_t b = blockIdx.x;\n", out);
-    fputs("    const uint64_t x0 = (0", out);
+    fputs("    const uint64_t x0 = 0", out);
     for (int k = 0; k < p->block_log; k++)
         fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->block_cols[k]);
-    fprintf(out, ") & 0x%llxull;\n", (unsigned long long)f2_mask(p->n - s->gpu_log));
+    if (s->gpu_log) fprintf(out, "\n        & 0x%llxull", (unsigned long long)f2_mask(p->n - s->gpu_log));
+    fputs(";\n", out);
 }
 
 /* ", const uint64_t parm_rank" with ranks: a kernel's first scalar. */
@@ -465,6 +466,11 @@ static const char cuda_context_nccl[] =
     "    int rank, nranks;\n"
     "    ncclResult_t nccl;      /* the last NCCL error */\n";
 
+static const char cuda_context_nccl_message[] =
+    "const char *{p}_ctx_message(parm_ctx *ctx)\n{\n"
+    "    if (!ctx) return \"no context\";\n"
+    "    return ctx->nccl != ncclSuccess ? ncclGetErrorString(ctx->nccl) : cudaGetErrorString(ctx->last);\n}\n\n";
+
 static const char cuda_context_nccl_api[] =
     "#define PARM_NCCL(ctx, call) do { ncclResult_t parm_r = (call); \\\n"
     "    if (parm_r != ncclSuccess) { (ctx)->nccl = parm_r; return PARM_ERROR_CUDA; } } while (0)\n\n"
@@ -474,10 +480,7 @@ static const char cuda_context_nccl_api[] =
     "    if (status) return status;\n"
     "    if (nranks != {G} || rank < 0 || rank >= nranks) return PARM_ERROR_LENGTH;\n"
     "    (*out)->comm = comm;\n    (*out)->rank = rank;\n    (*out)->nranks = nranks;\n"
-    "    return PARM_OK;\n}\n\n"
-    "const char *{p}_ctx_message(parm_ctx *ctx)\n{\n"
-    "    if (!ctx) return \"no context\";\n"
-    "    return ctx->nccl != ncclSuccess ? ncclGetErrorString(ctx->nccl) : cudaGetErrorString(ctx->last);\n}\n\n";
+    "    return PARM_OK;\n}\n\n";
 
 static const char cuda_context_message[] =
     "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n";
@@ -529,7 +532,9 @@ static const char cuda_context[] =
     "    ctx->scratch = NULL;\n"
     "    ctx->scratch_bytes = 0;\n"
     "    ctx->stream = stream;\n"
-    "    return PARM_OK;\n}\n\n"
+    "    return PARM_OK;\n}\n\n";
+
+static const char cuda_context_tail[] =
     "static int parm_check_device(parm_ctx *ctx)\n{\n"
     "    int device;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"
@@ -596,15 +601,81 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
           "    return status;\n}\n\n", out);
 }
 
+/* The standalone main's runner for several GPUs: an NCCL communicator over
+ * the first G devices (ncclCommInitAll) and one thread per rank, each with
+ * its own context and its slices (docs/api.md, "Several GPUs"); the median
+ * is rank 0's. */
+static void emit_cuda_runner_gpus(FILE *out, const EmitInput *api, const Schedule *s) {
+    const ElemType *in = s->in_elem, *res = s->out_elem;
+    int ranks = 1 << s->gpu_log;
+    fputs("#include <algorithm>\n#include <thread>\n#include <vector>\n\n", out);
+    fputs("static int parm_main_rank(int r, ncclComm_t comm, void **host_in, void **host_out, size_t n, int repeat)\n{\n", out);
+    fprintf(out, "    const size_t slice = n / %d;\n    parm_ctx *ctx = NULL;\n    if (cudaSetDevice(r) != cudaSuccess) return PARM_ERROR_DEVICE;\n", ranks);
+    emit_api_text_gpus(out, api, "    int status = {p}_ctx_create_nccl(&ctx, comm, r, {G});\n    if (status) return status;\n");
+    fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
+    for (int k = 0; k < in->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(in, k));
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * slice));\n", k, t);
+        fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], (const %s *)host_in[%d] + r * slice, sizeof(%s) * slice, "
+                     "cudaMemcpyHostToDevice));\n", k, t, k, t);
+    }
+    for (int k = 0; k < res->nslots; k++)
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * slice));\n", k, prim_ctype(elem_slot_prim(res, k)));
+    fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n    status = ", out);
+    emit_entry_call(out, api, s, "in", "out");
+    fputs(";\n    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
+    fputs("    if (!status && repeat > 0) {\n"
+          "        std::vector<float> ms((size_t)repeat);\n"
+          "        cudaEvent_t start, stop;\n"
+          "        PARM_CHECK(ctx, cudaEventCreate(&start));\n"
+          "        PARM_CHECK(ctx, cudaEventCreate(&stop));\n"
+          "        for (int i = 0; i < repeat && !status; i++) {\n"
+          "            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n"
+          "            status = ", out);
+    emit_entry_call(out, api, s, "in", "out");
+    fputs(";\n            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
+          "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
+          "            PARM_CHECK(ctx, cudaEventElapsedTime(&ms[(size_t)i], start, stop));\n"
+          "        }\n"
+          "        std::sort(ms.begin(), ms.end());\n"
+          "        if (!status && r == 0) fprintf(stderr, \"median %.4f ms over %d runs (rank 0)\\n\", ms[(size_t)repeat / 2], repeat);\n"
+          "        cudaEventDestroy(start);\n        cudaEventDestroy(stop);\n    }\n", out);
+    for (int k = 0; k < res->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(res, k));
+        fprintf(out, "    if (!status) PARM_CHECK(ctx, cudaMemcpy((%s *)host_out[%d] + r * slice, out[%d], sizeof(%s) * slice, "
+                     "cudaMemcpyDeviceToHost));\n", t, k, k, t);
+    }
+    for (int k = 0; k < in->nslots; k++) fprintf(out, "    cudaFree(in[%d]);\n", k);
+    for (int k = 0; k < res->nslots; k++) fprintf(out, "    cudaFree(out[%d]);\n", k);
+    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"rank %d: %s\\n\", r, ", out);
+    emit_api_text(out, api, "{p}_ctx_message(ctx));\n");
+    emit_api_text(out, api, "    {p}_ctx_destroy(ctx);\n    return status;\n}\n\n");
+    fputs("static int parm_main_run_cuda(parm_ctx *unused, void **host_in, void **host_out, size_t n, int repeat)\n{\n"
+          "    (void)unused;\n    int devices = 0;\n", out);
+    fprintf(out, "    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < %d) {\n"
+                 "        fprintf(stderr, \"compiled for %d GPUs, %%d present\\n\", devices);\n"
+                 "        return PARM_ERROR_DEVICE;\n    }\n", ranks, ranks);
+    fprintf(out, "    ncclComm_t comms[%d];\n    int devs[%d], status[%d];\n", ranks, ranks, ranks);
+    fprintf(out, "    for (int r = 0; r < %d; r++) devs[r] = r;\n", ranks);
+    fprintf(out, "    ncclResult_t init = ncclCommInitAll(comms, %d, devs);\n", ranks);
+    fputs("    if (init != ncclSuccess) {\n        fprintf(stderr, \"nccl: %s\\n\", ncclGetErrorString(init));\n"
+          "        return PARM_ERROR_CUDA;\n    }\n", out);
+    fputs("    std::vector<std::thread> threads;\n", out);
+    fprintf(out, "    for (int r = 0; r < %d; r++)\n"
+                 "        threads.emplace_back([&, r] { status[r] = parm_main_rank(r, comms[r], host_in, host_out, n, repeat); });\n"
+                 "    for (auto &t : threads) t.join();\n", ranks);
+    fprintf(out, "    int first = PARM_OK;\n    for (int r = 0; r < %d; r++) {\n        ncclCommDestroy(comms[r]);\n"
+                 "        if (!first) first = status[r];\n    }\n    return first;\n}\n\n", ranks);
+}
+
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
     emit_api_text(out, in, cuda_context_head);
     if (in->gpu_log) fputs(cuda_context_nccl, out);
     emit_api_text(out, in, cuda_context);
-    if (in->gpu_log) {
-        emit_api_text_gpus(out, in, cuda_context_nccl_api);    } else {
-        emit_api_text(out, in, cuda_context_message);
-    }
+    emit_api_text(out, in, in->gpu_log ? cuda_context_nccl_message : cuda_context_message);
+    emit_api_text(out, in, cuda_context_tail);
+    if (in->gpu_log) emit_api_text_gpus(out, in, cuda_context_nccl_api);
     Arena names = {0};
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
@@ -613,5 +684,5 @@ void emit_cuda_program(FILE *out, const EmitInput *in) {
     }
     arena_free(&names);
     emit_entries(out, in, true);
-    if (in->emit_main) emit_main(out, in, true, emit_cuda_runner);
+    if (in->emit_main) emit_main(out, in, true, in->gpu_log ? emit_cuda_runner_gpus : emit_cuda_runner);
 }
