@@ -87,3 +87,16 @@ done
 [ $? = 2 ] && grep -q 'power of two' "$TMP/mg/err.txt" && pass || fail "--gpus 3 is a usage error"
 "$PARMC" --gpus 2 --report examples/sort.parm >/dev/null 2>"$TMP/mg/err.txt"
 [ $? = 2 ] && pass || fail "--gpus with --report is a usage error"
+
+# The CUDA for several GPUs (NCCL) compiles, its standalone main included,
+# where nvcc and NCCL's header are present (a GPU is not needed); the GPU
+# machines run it: tests/gpu/multigpu.sh.
+mg_check "key-value sort and a scalar, 4 GPUs" tests/backend/gpus_kv.parm main tests/backend/gpus_kv.in 4
+if command -v nvcc >/dev/null && printf '#include <nccl.h>\n' | nvcc -x cu -E - >/dev/null 2>&1; then
+    if "$PARMC" --gpus 4 --emit-main tests/backend/gpus_kv.parm -o "$TMP/mg/kv.cu" 2>"$TMP/mg/err.txt" &&
+        nvcc -arch=sm_90 -Werror all-warnings -c "$TMP/mg/kv.cu" -o "$TMP/mg/kv.o" 2>"$TMP/mg/err.txt"; then
+        pass
+    else
+        fail "CUDA for 4 GPUs: $(head -5 "$TMP/mg/err.txt")"
+    fi
+fi
