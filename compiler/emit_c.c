@@ -235,7 +235,21 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
  * routing between them is the run's (emit_rank_calls). */
 static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int ln = p->n - s->gpu_log, ns = p->elem->nslots;
-    if (p->packs) {
+    Arena names = {0};
+    for (int k = 0; p->pack_plans && k < ns; k++)
+        bmmc_emit_c(out, &p->pack_plans[k], arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    for (int k = 0; p->unpack_plans && k < ns; k++)
+        bmmc_emit_c(out, &p->unpack_plans[k], arena_printf(&names, "%s_unpack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)),
+                    NULL);
+    arena_free(&names);
+    if (p->pack_plans) {
+        fprintf(out, "static void %s_pack(const void *const *src, void *const *dst)\n{\n", name);
+        for (int k = 0; k < ns; k++) {
+            const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+            fprintf(out, "    %s_pack%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, t, k, t, k);
+        }
+        fputs("}\n\n", out);
+    } else if (p->packs) {
         fprintf(out, "static void %s_pack(const void *const *src, void *const *dst)\n{\n", name);
         emit_planes(out, p->elem, p->elem);
         uint64_t cols[F2_MAX];
@@ -246,7 +260,15 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
         for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[l];\n", k, k);
         fputs("    }\n}\n\n", out);
     }
-    if (p->unpacks) {
+    if (p->unpack_plans) {
+        fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst)\n{\n"
+                     "    (void)parm_rank;\n", name);
+        for (int k = 0; k < ns; k++) {
+            const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+            fprintf(out, "    %s_unpack%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, t, k, t, k);
+        }
+        fputs("}\n\n", out);
+    } else if (p->unpacks) {
         fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst)\n{\n",
                 name);
         emit_planes(out, p->elem, p->elem);

@@ -317,6 +317,15 @@ static void emit_move_launch(FILE *out, const Phase *p, const char *name, const 
     fprintf(out, "%s);\n    PARM_CHECK(ctx, cudaGetLastError());\n", k);
 }
 
+/* The one-pass kernels of a pack or unpack, a slot each. */
+static void emit_plan_launches(FILE *out, const Phase *p, const char *name, const char *what, const char *src, const char *dst) {
+    for (int k = 0; k < p->elem->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+        fprintf(out, "    PARM_CHECK(ctx, %s_%s%d_launch((const %s *)%s[%d], (%s *)%s[%d], ctx->stream));\n", name, what, k, t, src, k,
+                t, dst, k);
+    }
+}
+
 static void emit_int_table(FILE *out, const char *name, const int *v, int count) {
     fprintf(out, "    static const int %s[%d] = {", name, count);
     for (int i = 0; i < count; i++) fprintf(out, "%s%d", i ? ", " : "", v[i]);
@@ -357,14 +366,24 @@ static void emit_routing(FILE *out, const Schedule *s, const Phase *p, const cha
  * (a kernel out of the receive buffer xr). */
 static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     Arena names = {0};
-    if (p->packs) emit_move_kernel(out, p, arena_printf(&names, "%s_pack", name), &p->pack);
-    if (p->unpacks) emit_move_kernel(out, p, arena_printf(&names, "%s_unpack", name), &p->unpack);
+    int ns = p->elem->nslots;
+    for (int k = 0; p->pack_plans && k < ns; k++)
+        bmmc_emit_cuda(out, &p->pack_plans[k], arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)),
+                       NULL);
+    for (int k = 0; p->unpack_plans && k < ns; k++)
+        bmmc_emit_cuda(out, &p->unpack_plans[k], arena_printf(&names, "%s_unpack%d", name, k),
+                       prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    if (p->packs && !p->pack_plans) emit_move_kernel(out, p, arena_printf(&names, "%s_pack", name), &p->pack);
+    if (p->unpacks && !p->unpack_plans) emit_move_kernel(out, p, arena_printf(&names, "%s_unpack", name), &p->unpack);
     fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, void *const *xr)\n{\n"
                  "    (void)xs;\n    (void)xr;\n", name);
     const char *send = p->packs ? "xs" : "src", *recv = !p->crosses ? send : p->unpacks ? "xr" : "dst";
-    if (p->packs) emit_move_launch(out, p, arena_printf(&names, "%s_pack", name), "src", "xs", "0");
+    if (p->pack_plans) emit_plan_launches(out, p, name, "pack", "src", "xs");
+    else if (p->packs) emit_move_launch(out, p, arena_printf(&names, "%s_pack", name), "src", "xs", "0");
     if (p->crosses) emit_routing(out, s, p, send, recv);
-    if (p->unpacks) {
+    if (p->unpack_plans) {
+        emit_plan_launches(out, p, name, "unpack", recv, "dst");
+    } else if (p->unpacks) {
         fprintf(out, "    static const uint64_t k[%d] = {", 1 << s->gpu_log);
         for (int d = 0; d < 1 << s->gpu_log; d++) fprintf(out, "%s0x%llxull", d ? ", " : "", (unsigned long long)p->unpack_const[d]);
         fputs("};\n", out);

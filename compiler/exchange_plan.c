@@ -85,6 +85,14 @@ static uint64_t received(const Phase *p, int gpu_log, const F2Mat *pack_inv, int
     return y & f2_mask(ln);
 }
 
+/* One-pass kernels moving a slice's element l to m·l ⊕ c, one per slot, or NULL. */
+static BmmcPlan *plan_moves(Arena *arena, const Phase *p, const F2Mat *m, uint64_t c) {
+    BmmcPlan *plans = NEW_ARRAY(arena, BmmcPlan, p->elem->nslots);
+    for (int k = 0; k < p->elem->nslots; k++)
+        if (!bmmc_plan(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, &plans[k])) return NULL;
+    return plans;
+}
+
 void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
     int ln = p->n - gpu_log, ranks = 1 << gpu_log;
     F2Space image = f2_space_empty(gpu_log);
@@ -103,5 +111,11 @@ void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
         for (int r = 0; r < ln; r++) p->unpack.row[r] |= (col >> r & 1) << i;
     }
     p->unpacks = !f2_is_identity(&p->unpack);
-    for (int d = 0; d < ranks; d++) p->unpacks |= p->unpack_const[d] != 0;
+    bool same = true;
+    for (int d = 0; d < ranks; d++) {
+        p->unpacks |= p->unpack_const[d] != 0;
+        same &= p->unpack_const[d] == p->unpack_const[0];
+    }
+    p->pack_plans = p->packs ? plan_moves(arena, p, &p->pack, 0) : NULL;
+    p->unpack_plans = p->unpacks && same ? plan_moves(arena, p, &p->unpack, p->unpack_const[0]) : NULL;
 }

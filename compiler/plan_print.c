@@ -75,6 +75,14 @@ static void print_permute(FILE *out, const Phase *p) {
     }
 }
 
+static void print_move(FILE *out, const char *what, const BmmcPlan *plans) {
+    if (plans)
+        fprintf(out, "    %s: one-pass kernel, tile 2^%d, 2^%d blocks of 2^%d threads\n", what, plans[0].tile_log,
+                plans[0].block_log, plans[0].thread_log);
+    else
+        fprintf(out, "    %s: one element per thread\n", what);
+}
+
 /* An exchange's pack, routing (per rank: the ranks its chunks go to) and unpack. */
 static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
     int ln = p->n - s->gpu_log, h = p->chunk_log;
@@ -84,7 +92,10 @@ static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
     else
         fprintf(out, ", on each GPU, complement 0x%llx\n", (unsigned long long)p->compl);
     vectors(out, "matrix rows", p->mat.row, p->mat.n);
-    if (p->packs) vectors(out, "pack rows", p->pack.row, ln);
+    if (p->packs) {
+        vectors(out, "pack rows", p->pack.row, ln);
+        print_move(out, "pack", p->pack_plans);
+    }
     for (int r = 0; p->crosses && r < 1 << s->gpu_log; r++) {
         fprintf(out, "    rank %d sends chunks to", r);
         for (int t = 0; t < 1 << h; t++)
@@ -94,6 +105,7 @@ static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
     if (!p->unpacks) return;
     vectors(out, "unpack rows", p->unpack.row, ln);
     vectors(out, "unpack complement per rank", p->unpack_const, 1 << s->gpu_log);
+    print_move(out, "unpack", p->unpack_plans);
 }
 
 static void print_map(FILE *out, const Phase *p) {

@@ -58,7 +58,13 @@ build_one() {
 }
 export -f build_one
 echo "building $(wc -l <"$W/jobs") programs for $GPUS GPUs, $JOBS at a time, in $W ..."
+# and the C API example of docs/api.md (two GPUs, one thread each)
+mkdir -p "$W/api"
+{ "$PARMC" --gpus 2 examples/sort.parm -o "$W/api/sort.cu" && nvcc -O3 -arch=sm_90 -c "$W/api/sort.cu" -o "$W/api/sort.o" &&
+    cc -O2 -std=c11 -I"$W/api" -I/usr/local/cuda/include examples/api/sort_nccl.c "$W/api/sort.o" \
+        -L/usr/local/cuda/lib64 -lcudart -lnccl -lstdc++ -lpthread -o "$W/api/sort_nccl"; } 2>"$W/api/err.txt" &
 xargs -P "$JOBS" -L 1 bash -c 'build_one "$0" "$1"' <"$W/jobs"
+wait
 
 while read -r name entry; do
     if [ ! -x "$W/$name" ]; then
@@ -71,6 +77,14 @@ while read -r name entry; do
         failed=$((failed + 1))
     fi
 done <"$W/jobs"
+if [ "$GPUS" -ge 2 ]; then
+    if [ -x "$W/api/sort_nccl" ] && "$W/api/sort_nccl" >"$W/api/out.txt" 2>&1 && grep -q '^sorted' "$W/api/out.txt"; then
+        passed=$((passed + 1))
+    else
+        echo "FAIL examples/api/sort_nccl.c: $(head -3 "$W/api/err.txt" "$W/api/out.txt" 2>/dev/null)"
+        failed=$((failed + 1))
+    fi
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && rm -rf "$W"
 [ "$failed" -eq 0 ]

@@ -99,4 +99,12 @@ if command -v nvcc >/dev/null && printf '#include <nccl.h>\n' | nvcc -x cu -E - 
     else
         fail "CUDA for 4 GPUs: $(head -5 "$TMP/mg/err.txt")"
     fi
+    # the C API example of docs/api.md against the header it includes
+    if "$PARMC" --gpus 2 examples/sort.parm -o "$TMP/mg/sort.cu" 2>"$TMP/mg/err.txt" &&
+        cc -std=c11 -Wall -Wextra -Werror -I"$TMP/mg" -I"$(dirname "$(command -v nvcc)")/../include" -c examples/api/sort_nccl.c \
+            -o "$TMP/mg/sort_nccl.o" 2>"$TMP/mg/err.txt"; then
+        pass
+    else
+        fail "examples/api/sort_nccl.c: $(head -5 "$TMP/mg/err.txt")"
+    fi
 fi
