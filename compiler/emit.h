@@ -103,6 +103,9 @@ const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane,
 /* With ranks (plan.h, "Ranks"): the planes of the exchanges' send and
  * receive buffers (each a rank's slice), and the bytes of each. */
 int emit_exchange_planes(const Schedule *s, unsigned long long *bytes);
+/* The rank whose one-pass unpack kernels an exchange's rank runs: the first
+ * with the same unpack constant (their kernels are the same). */
+int emit_unpack_kernel_of(const Phase *p, int rank);
 /* The copy of an entry with no phase: its input to its output, unless they
  * are the same arrays. */
 void emit_copy_whole(FILE *out, const Schedule *s, bool cuda);

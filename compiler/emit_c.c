@@ -238,9 +238,10 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     Arena names = {0};
     for (int k = 0; p->pack_plans && k < ns; k++)
         bmmc_emit_c(out, &p->pack_plans[k], arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
-    for (int k = 0; p->unpack_plans && k < ns; k++)
-        bmmc_emit_c(out, &p->unpack_plans[k], arena_printf(&names, "%s_unpack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)),
-                    NULL);
+    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
+        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
+            bmmc_emit_c(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
+                        prim_ctype(elem_slot_prim(p->elem, k)), NULL);
     arena_free(&names);
     if (p->pack_plans) {
         fprintf(out, "static void %s_pack(const void *const *src, void *const *dst)\n{\n", name);
@@ -262,12 +263,17 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     }
     if (p->unpack_plans) {
         fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst)\n{\n"
-                     "    (void)parm_rank;\n", name);
-        for (int k = 0; k < ns; k++) {
-            const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-            fprintf(out, "    %s_unpack%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, t, k, t, k);
+                     "    switch (parm_rank) {\n", name);
+        for (int d = 0; d < 1 << s->gpu_log; d++) {
+            fprintf(out, "    case %d:\n", d);
+            for (int k = 0; k < ns; k++) {
+                const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+                fprintf(out, "        %s_unpack%d_r%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, emit_unpack_kernel_of(p, d),
+                        t, k, t, k);
+            }
+            fputs("        break;\n", out);
         }
-        fputs("}\n\n", out);
+        fputs("    }\n}\n\n", out);
     } else if (p->unpacks) {
         fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst)\n{\n",
                 name);

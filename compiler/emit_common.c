@@ -161,6 +161,12 @@ int emit_exchange_planes(const Schedule *s, unsigned long long *bytes) {
     return most;
 }
 
+int emit_unpack_kernel_of(const Phase *p, int rank) {
+    int d = 0;
+    while (p->unpack_const[d] != p->unpack_const[rank]) d++;
+    return d;
+}
+
 /* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
 static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 

@@ -317,12 +317,14 @@ static void emit_move_launch(FILE *out, const Phase *p, const char *name, const 
     fprintf(out, "%s);\n    PARM_CHECK(ctx, cudaGetLastError());\n", k);
 }
 
-/* The one-pass kernels of a pack or unpack, a slot each. */
-static void emit_plan_launches(FILE *out, const Phase *p, const char *name, const char *what, const char *src, const char *dst) {
+/* The one-pass kernels of a pack or unpack, a slot each: NAME_<kernel>_launch,
+ * kernel a format of the slot (its %d). */
+static void emit_plan_launches(FILE *out, const Phase *p, const char *name, const char *kernel, const char *src, const char *dst) {
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    PARM_CHECK(ctx, %s_%s%d_launch((const %s *)%s[%d], (%s *)%s[%d], ctx->stream));\n", name, what, k, t, src, k,
-                t, dst, k);
+        fprintf(out, "    PARM_CHECK(ctx, %s_", name);
+        fprintf(out, kernel, k);
+        fprintf(out, "_launch((const %s *)%s[%d], (%s *)%s[%d], ctx->stream));\n", t, src, k, t, dst, k);
     }
 }
 
@@ -370,19 +372,26 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     for (int k = 0; p->pack_plans && k < ns; k++)
         bmmc_emit_cuda(out, &p->pack_plans[k], arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)),
                        NULL);
-    for (int k = 0; p->unpack_plans && k < ns; k++)
-        bmmc_emit_cuda(out, &p->unpack_plans[k], arena_printf(&names, "%s_unpack%d", name, k),
-                       prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
+        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
+            bmmc_emit_cuda(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
+                           prim_ctype(elem_slot_prim(p->elem, k)), NULL);
     if (p->packs && !p->pack_plans) emit_move_kernel(out, p, arena_printf(&names, "%s_pack", name), &p->pack);
     if (p->unpacks && !p->unpack_plans) emit_move_kernel(out, p, arena_printf(&names, "%s_unpack", name), &p->unpack);
     fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, void *const *xr)\n{\n"
                  "    (void)xs;\n    (void)xr;\n", name);
     const char *send = p->packs ? "xs" : "src", *recv = !p->crosses ? send : p->unpacks ? "xr" : "dst";
-    if (p->pack_plans) emit_plan_launches(out, p, name, "pack", "src", "xs");
+    if (p->pack_plans) emit_plan_launches(out, p, name, "pack%d", "src", "xs");
     else if (p->packs) emit_move_launch(out, p, arena_printf(&names, "%s_pack", name), "src", "xs", "0");
     if (p->crosses) emit_routing(out, s, p, send, recv);
     if (p->unpack_plans) {
-        emit_plan_launches(out, p, name, "unpack", recv, "dst");
+        fputs("    switch (ctx->rank) {\n", out);
+        for (int d = 0; d < 1 << s->gpu_log; d++) {
+            fprintf(out, "    case %d:\n", d);
+            emit_plan_launches(out, p, name, arena_printf(&names, "unpack%%d_r%d", emit_unpack_kernel_of(p, d)), recv, "dst");
+            fputs("        break;\n", out);
+        }
+        fputs("    }\n", out);
     } else if (p->unpacks) {
         fprintf(out, "    static const uint64_t k[%d] = {", 1 << s->gpu_log);
         for (int d = 0; d < 1 << s->gpu_log; d++) fprintf(out, "%s0x%llxull", d ? ", " : "", (unsigned long long)p->unpack_const[d]);

@@ -29,13 +29,13 @@ static uint64_t extract(uint64_t v, uint64_t mask) {
 }
 
 /* The send index's rows: the chunk functionals on top, coordinate rows below. */
-static F2Mat pack_matrix(const Phase *p, const F2Space *image, int gpu_log) {
-    int ln = p->n - gpu_log, h = image->dim;
+static F2Mat pack_matrix(const F2Mat *m, const F2Space *image, int gpu_log) {
+    int ln = m->n - gpu_log, h = image->dim;
     F2Mat pack = f2_zero(ln);
     F2Space rows = f2_space_empty(ln);
     for (int i = 0; i < h; i++) {
         /* coordinate i of a vector of the reduced image is its bit at basis i's pivot */
-        pack.row[ln - h + i] = p->mat.row[ln + f2_top_bit(image->basis[i])] & f2_mask(ln);
+        pack.row[ln - h + i] = m->row[ln + f2_top_bit(image->basis[i])] & f2_mask(ln);
         f2_space_add(&rows, pack.row[ln - h + i]);
     }
     int j = 0;
@@ -93,12 +93,24 @@ static BmmcPlan *plan_moves(Arena *arena, const Phase *p, const F2Mat *m, uint64
     return plans;
 }
 
-void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
-    int ln = p->n - gpu_log, ranks = 1 << gpu_log;
+/* The image of A_l: where the local bits send an element. */
+static F2Space local_image(const F2Mat *m, int gpu_log) {
+    int ln = m->n - gpu_log;
     F2Space image = f2_space_empty(gpu_log);
-    for (int k = 0; k < ln; k++) f2_space_add(&image, f2_column(&p->mat, k) >> ln);
+    for (int k = 0; k < ln; k++) f2_space_add(&image, f2_column(m, k) >> ln);
+    return image;
+}
+
+F2Mat exchange_pack(const F2Mat *m, int gpu_log) {
+    F2Space image = local_image(m, gpu_log);
+    return pack_matrix(m, &image, gpu_log);
+}
+
+void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
+    int ranks = 1 << gpu_log, ln = p->n - gpu_log;
+    F2Space image = local_image(&p->mat, gpu_log);
     p->chunk_log = image.dim;
-    p->pack = pack_matrix(p, &image, gpu_log);
+    p->pack = pack_matrix(&p->mat, &image, gpu_log);
     F2Mat pack_inv;
     if (!f2_invert(&p->pack, &pack_inv)) diag_fatal("internal error: a singular exchange pack");
     p->packs = !f2_is_identity(&p->pack);
@@ -111,11 +123,13 @@ void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
         for (int r = 0; r < ln; r++) p->unpack.row[r] |= (col >> r & 1) << i;
     }
     p->unpacks = !f2_is_identity(&p->unpack);
-    bool same = true;
-    for (int d = 0; d < ranks; d++) {
-        p->unpacks |= p->unpack_const[d] != 0;
-        same &= p->unpack_const[d] == p->unpack_const[0];
-    }
+    for (int d = 0; d < ranks; d++) p->unpacks |= p->unpack_const[d] != 0;
     p->pack_plans = p->packs ? plan_moves(arena, p, &p->pack, 0) : NULL;
-    p->unpack_plans = p->unpacks && same ? plan_moves(arena, p, &p->unpack, p->unpack_const[0]) : NULL;
+    /* the unpack's constant is the rank's: a plan per rank */
+    p->unpack_plans = NULL;
+    if (!p->unpacks) return;
+    BmmcPlan **per_rank = NEW_ARRAY(arena, BmmcPlan *, ranks);
+    for (int d = 0; d < ranks; d++)
+        if (!(per_rank[d] = plan_moves(arena, p, &p->unpack, p->unpack_const[d]))) return;
+    p->unpack_plans = per_rank;
 }

@@ -140,9 +140,9 @@ typedef struct {
     int *send_to, *send_slot, *recv_from, *recv_chunk;
     uint64_t *unpack_const;
     /* The pack and unpack as one-pass BMMC kernels, one per slot (the
-     * unpack only where unpack_const is the same on every rank), or NULL:
-     * a plain kernel, one element per thread. */
-    BmmcPlan *pack_plans, *unpack_plans;
+     * unpack's per rank: unpack_plans[rank][slot], its constant being the
+     * rank's), or NULL: a plain kernel, one element per thread. */
+    BmmcPlan *pack_plans, **unpack_plans;
 } Phase;
 
 /* Ranks (--gpus G = 2^gpu_log): the top gpu_log bits of a memory index

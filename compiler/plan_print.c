@@ -77,7 +77,7 @@ static void print_permute(FILE *out, const Phase *p) {
 
 static void print_move(FILE *out, const char *what, const BmmcPlan *plans) {
     if (plans)
-        fprintf(out, "    %s: one-pass kernel, tile 2^%d, 2^%d blocks of 2^%d threads\n", what, plans[0].tile_log,
+        fprintf(out, "    %s: one-pass kernels, tile 2^%d, 2^%d blocks of 2^%d threads\n", what, plans[0].tile_log,
                 plans[0].block_log, plans[0].thread_log);
     else
         fprintf(out, "    %s: one element per thread\n", what);
@@ -105,7 +105,7 @@ static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
     if (!p->unpacks) return;
     vectors(out, "unpack rows", p->unpack.row, ln);
     vectors(out, "unpack complement per rank", p->unpack_const, 1 << s->gpu_log);
-    print_move(out, "unpack", p->unpack_plans);
+    print_move(out, "unpack", p->unpack_plans ? p->unpack_plans[0] : NULL);
 }
 
 static void print_map(FILE *out, const Phase *p) {

@@ -403,6 +403,19 @@ static F2Mat to_logical(const Sched *s, const F2Mat *layout) {
     return f2_mul(&s->q_mat, &inv);
 }
 
+/* What a LOCAL phase writes before the exchange of `write`: the exchange's
+ * pack (on each rank's local bits) when the tile's image still holds the
+ * segment bits (whole segments written), else the tile where it was read. */
+static F2Mat send_order(const Sched *s, const Phase *p, const F2Mat *write) {
+    F2Mat pack = exchange_pack(write, s->gpu_log), e = f2_embed(&pack, s->n, 0);
+    F2Space tile = f2_space_empty(s->n);
+    for (int i = 0; i < p->tile_log; i++) f2_space_add(&tile, p->tile_cols[i]);
+    F2Space out = image(&e, &tile);
+    for (int i = 0; i < s->seg_log; i++)
+        if (!f2_space_contains(&out, UINT64_C(1) << i)) return f2_identity(s->n);
+    return e;
+}
+
 /* Place the pending steps in LOCAL phases. The last one writes the logical
  * order when `final` and its tile allows it. */
 static void plan_segment(Sched *s, bool final) {
@@ -448,10 +461,11 @@ static void plan_segment(Sched *s, bool final) {
             write = f2_identity(s->n);
         }
         if (s->gpu_log && !exchange_rank_preserving(&write, c, s->gpu_log)) {
-            /* the tile stays on its rank; an exchange moves it on */
-            F2Mat stay = f2_identity(s->n);
+            /* the tile stays on its rank, in the exchange's send order where
+               that keeps whole segments; the exchange moves it on */
+            F2Mat stay = send_order(s, p, &write), stay_inv = inverse(&stay), rest = f2_mul(&write, &stay_inv);
             place_write(s, p, &stay, 0);
-            add_exchange(s, &write, c);
+            add_exchange(s, &rest, c);
             continue;
         }
         place_write(s, p, &write, c);
