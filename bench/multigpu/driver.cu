@@ -88,7 +88,7 @@ static void rank_main(int r, ncclComm_t comm, const char *mode, int n, int repea
     CHECK(cudaMalloc(&in, slice * 4));
     CHECK(cudaMalloc(&out, slice * 4));
     CHECK(cudaMalloc(&counts, 4 * sizeof(unsigned long long)));
-    CHECK(cudaMemset(counts, 0, 4 * sizeof(unsigned long long)));
+    CHECK(cudaMemsetAsync(counts, 0, 4 * sizeof(unsigned long long), stream));
     fill<<<4096, 256, 0, stream>>>(in, slice, r * slice);
     scan<<<4096, 256, 0, stream>>>(in, slice, counts, counts + 1);
     int status = bench_main(ctx, in, out, (size_t)1 << n);
