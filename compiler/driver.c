@@ -238,7 +238,7 @@ static void compile(Compilation *c, const Options *opt) {
     const char *header = beside(&c->arena, output, ".h");
     const char *slash = strrchr(header, '/');
     EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
-                    .emit_main = opt->emit_main,
+                    .emit_main = opt->emit_main, .gpu_log = opt->gpu_log,
                     .main_entry = opt->entry ? opt->entry : "main",
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
@@ -359,6 +359,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->ir.arena = &c->arena;
     c->sched.tile_bytes = opt->tile_bytes;
     c->sched.vector_copies = opt->vector_copies;
+    c->sched.gpu_log = opt->gpu_log;
     jmp_buf handler;
     diag_handler = &handler;
     int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;

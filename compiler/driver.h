@@ -28,6 +28,7 @@ typedef struct {
     bool trace_rules;           /* --trace-rules: print each rule application to stderr */
     bool compare_stages;        /* --compare-stages: interpret every stage, fail if they differ */
     bool target_c;              /* --target=c: portable C instead of CUDA */
+    int gpu_log;                /* --gpus 2^gpu_log (plan.h, "Ranks") */
     bool emit_main;             /* --emit-main: a standalone main for the entry -e (default main) */
     const char *prefix;         /* --prefix: of the API's names; NULL = from the output's name */
     unsigned long long seed;    /* --random-input=SEED */

@@ -24,6 +24,7 @@ typedef struct {
     bool emit_main;
     const char *main_entry;     /* the entry the standalone main runs */
     const char *prefix;         /* of every exported name: NAME_ctx, NAME_main, NAME_OK (upper-case) */
+    int gpu_log;                /* compiled for 2^gpu_log GPUs (plan.h, "Ranks") */
 } EmitInput;
 
 void emit_c_program(FILE *out, const EmitInput *in);
@@ -59,6 +60,8 @@ const char *emit_code_base(Arena *a, const IrFunc *f);
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */
 void emit_api_text(FILE *out, const EmitInput *in, const char *text);
+/* The same with {G} the number of GPUs compiled for (EmitInput.gpu_log). */
+void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text);
 /* Whether NAME_entry would be one of the API's own names (NAME_ctx_create,
  * ...): the driver refuses such an entry. */
 bool emit_api_name_taken(const char *entry);
@@ -112,6 +115,12 @@ const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane,
  * and that phase's parameters for the partial planes: ", T *q0"... */
 bool emit_phase_reduces(const Schedule *s, const Phase *p);
 void emit_partial_params(FILE *out, const Schedule *s, bool cuda);
+/* With ranks (plan.h, "Ranks"): the planes of the exchanges' send and
+ * receive buffers (each a rank's slice), and the bytes of each. */
+int emit_exchange_planes(const Schedule *s, unsigned long long *bytes);
+/* The rank whose one-pass unpack kernels an exchange's rank runs: the first
+ * with the same unpack constant (their kernels are the same). */
+int emit_unpack_kernel_of(const Phase *p, int rank);
 /* The copy of an entry with no phase: its input to its output, unless they
  * are the same arrays. */
 void emit_copy_whole(FILE *out, const Schedule *s, bool cuda);

@@ -18,9 +18,11 @@ static void emit_tables(FILE *out, const char *name, const uint64_t *cols, int c
 }
 
 /* The head of a phase's function: its planes, the LOCAL phases' work
- * memory, and the entry's run-time scalars (which a phase may not read). */
+ * memory, and the entry's run-time scalars (which a phase may not read);
+ * with ranks (plan.h, "Ranks"), first the rank whose slices the planes are. */
 static void emit_phase_head(FILE *out, const Schedule *s, const Phase *p, const char *name, bool work) {
-    fprintf(out, "static void %s(const void *const *src, void *const *dst%s", name, work ? ", char *work" : "");
+    fprintf(out, "static void %s(%sconst void *const *src, void *const *dst%s", name,
+            s->gpu_log ? "const uint64_t parm_rank, " : "", work ? ", char *work" : "");
     if (emit_phase_reduces(s, p)) emit_partial_params(out, s, false);
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
@@ -133,6 +135,7 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p) {
     int ns = p->elem->nslots;
     fprintf(out, "        uint64_t z0 = 0x%llxu;\n", (unsigned long long)p->write_compl);
     fprintf(out, "        for (int k = 0; k < %d; k++) if (b >> k & 1) z0 ^= ZB[k];\n", p->block_log);
+    if (s->gpu_log) fprintf(out, "        z0 &= 0x%llxu;\n", (unsigned long long)f2_mask(p->n - s->gpu_log));
     fprintf(out, "        for (uint64_t sigma = 0; sigma < %lluu; sigma++) {\n", 1ULL << p->tile_log);
     fputs("            uint64_t z = z0, u = 0;\n", out);
     fprintf(out, "            for (int i = 0; i < %d; i++) if (sigma >> i & 1) { z ^= Z[i]; u ^= G[i]; }\n", p->tile_log);
@@ -196,9 +199,16 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     }
     fprintf(out, "    off[0] = 0;\n    for (uint64_t u = 1; u < %lluu; u++) off[u] = off[u & (u - 1)] ^ W[parm_ctz(u)];\n",
             1ULL << p->tile_log);
-    fprintf(out, "    for (uint64_t b = 0; b < %lluu; b++) {\n", 1ULL << p->block_log);
+    /* with ranks: the rank's blocks (the rank bits are the top block bits),
+       at local indices (the tile has no rank bit, the write keeps the rank) */
+    int local = p->block_log - s->gpu_log;
+    if (s->gpu_log)
+        fprintf(out, "    for (uint64_t b = parm_rank << %d; b < (parm_rank + 1) << %d; b++) {\n", local, local);
+    else
+        fprintf(out, "    for (uint64_t b = 0; b < %lluu; b++) {\n", 1ULL << p->block_log);
     fprintf(out, "        uint64_t x0 = 0;\n        for (int k = 0; k < %d; k++) if (b >> k & 1) x0 ^= C[k];\n",
             p->block_log);
+    if (s->gpu_log) fprintf(out, "        x0 &= 0x%llxu;\n", (unsigned long long)f2_mask(p->n - s->gpu_log));
     fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
     emit_tile_load(out, s, p);
     fputs("        }\n", out);
@@ -218,7 +228,11 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     const ElemType *in = p->in_elem, *res = p->elem;
     emit_phase_head(out, s, p, name, false);
     emit_planes(out, in, res);
-    fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << p->n);
+    int local = p->n - s->gpu_log;     /* with ranks: x is the global index */
+    if (s->gpu_log)
+        fprintf(out, "    for (uint64_t x = parm_rank << %d; x < (parm_rank + 1) << %d; x++) {\n", local, local);
+    else
+        fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << p->n);
     emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
 }
@@ -235,6 +249,64 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
     fputs("}\n\n", out);
 }
 
+/* An EXCHANGE's pack and unpack (plan.h): loops over a rank's slice. The
+ * routing between them is the run's (emit_rank_calls). */
+static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    int ln = p->n - s->gpu_log, ns = p->elem->nslots;
+    Arena names = {0};
+    for (int k = 0; p->pack_plans && k < ns; k++)
+        bmmc_emit_c(out, &p->pack_plans[k], arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
+        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
+            bmmc_emit_c(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
+                        prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    arena_free(&names);
+    if (p->pack_plans) {
+        fprintf(out, "static void %s_pack(const void *const *src, void *const *dst)\n{\n", name);
+        for (int k = 0; k < ns; k++) {
+            const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+            fprintf(out, "    %s_pack%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, t, k, t, k);
+        }
+        fputs("}\n\n", out);
+    } else if (p->packs) {
+        fprintf(out, "static void %s_pack(const void *const *src, void *const *dst)\n{\n", name);
+        emit_planes(out, p->elem, p->elem);
+        uint64_t cols[F2_MAX];
+        for (int i = 0; i < ln; i++) cols[i] = f2_column(&p->pack, i);
+        emit_tables(out, "S", cols, ln);
+        fprintf(out, "    for (uint64_t l = 0; l < %lluu; l++) {\n        uint64_t to = 0;\n", 1ULL << ln);
+        fprintf(out, "        for (int i = 0; i < %d; i++) if (l >> i & 1) to ^= S[i];\n", ln);
+        for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[l];\n", k, k);
+        fputs("    }\n}\n\n", out);
+    }
+    if (p->unpack_plans) {
+        fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst)\n{\n"
+                     "    switch (parm_rank) {\n", name);
+        for (int d = 0; d < 1 << s->gpu_log; d++) {
+            fprintf(out, "    case %d:\n", d);
+            for (int k = 0; k < ns; k++) {
+                const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+                fprintf(out, "        %s_unpack%d_r%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, emit_unpack_kernel_of(p, d),
+                        t, k, t, k);
+            }
+            fputs("        break;\n", out);
+        }
+        fputs("    }\n}\n\n", out);
+    } else if (p->unpacks) {
+        fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst)\n{\n",
+                name);
+        emit_planes(out, p->elem, p->elem);
+        uint64_t cols[F2_MAX];
+        for (int i = 0; i < ln; i++) cols[i] = f2_column(&p->unpack, i);
+        emit_tables(out, "U", cols, ln);
+        emit_tables(out, "K", p->unpack_const, 1 << s->gpu_log);
+        fprintf(out, "    for (uint64_t rho = 0; rho < %lluu; rho++) {\n        uint64_t to = K[parm_rank];\n", 1ULL << ln);
+        fprintf(out, "        for (int i = 0; i < %d; i++) if (rho >> i & 1) to ^= U[i];\n", ln);
+        for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[rho];\n", k, k);
+        fputs("    }\n}\n\n", out);
+    }
+}
+
 static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     fprintf(out, "/* %s: ", name);
     emit_phase_comment(out, p);
@@ -243,6 +315,7 @@ static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char 
     case PHASE_LOCAL: emit_local(out, s, p, name); break;
     case PHASE_MAP: emit_map(out, s, p, name); break;
     case PHASE_PERMUTE: emit_permute(out, s, p, name); break;
+    case PHASE_EXCHANGE: emit_exchange(out, s, p, name); break;
     }
 }
 
@@ -277,9 +350,129 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     arena_free(&names);
 }
 
+/* ---- several GPUs simulated (plan.h, "Ranks") ----
+ *
+ * Rank r's slices of the input, the output, the scratch planes, its work
+ * memory and its send and receive buffers are allocations of their own, so
+ * that the sanitizers catch a phase that strays off its rank; each phase
+ * runs for every rank in turn, and an exchange's chunks are copied between
+ * the ranks' buffers. */
+
+static const char *const rank_bufs[] = {"in_r", "out_r", "sa_r", "sb_r"};
+
+static void emit_rank_table(FILE *out, const char *name, const int *v, int count) {
+    fprintf(out, "        static const int %s[%d] = {", name, count);
+    for (int i = 0; i < count; i++) fprintf(out, "%s%d", i ? ", " : "", v[i]);
+    fputs("};\n", out);
+}
+
+/* An exchange: pack, the chunks copied to their ranks, unpack. */
+static void emit_rank_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, ns = p->elem->nslots;
+    const char *src = rank_bufs[p->src], *dst = rank_bufs[p->dst];
+    const char *send = p->packs ? "xs_r" : src, *recv = !p->crosses ? send : p->unpacks ? "xr_r" : dst;
+    fputs("    {\n", out);
+    if (p->packs) fprintf(out, "        for (int r = 0; r < %d; r++) %s_pack((const void *const *)%s[r], xs_r[r]);\n", 1 << g, name, src);
+    if (p->crosses) {
+        emit_rank_table(out, "to", p->send_to, 1 << (g + h));
+        emit_rank_table(out, "slot", p->send_slot, 1 << (g + h));
+        fprintf(out, "        for (int c = 0; c < %d; c++) {\n            int r = c >> %d, t = c & %d;\n", 1 << (g + h), h, (1 << h) - 1);
+        for (int k = 0; k < ns; k++) {
+            int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
+            fprintf(out, "            memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d) * %d, (const char *)%s[r][%d] + "
+                         "((size_t)t << %d) * %d, (size_t)%d << %d);\n", recv, k, ln - h, bytes, send, k, ln - h, bytes, bytes, ln - h);
+        }
+        fputs("        }\n", out);
+    }
+    if (p->unpacks) fprintf(out, "        for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r]);\n", 1 << g, name, recv, dst);
+    fputs("    }\n", out);
+}
+
+static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
+    int ranks = 1 << s->gpu_log;
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        if (p->kind == PHASE_EXCHANGE) {
+            Arena names = {0};
+            emit_rank_exchange(out, s, p, arena_printf(&names, "%s_%d", fname, i));
+            arena_free(&names);
+            continue;
+        }
+        fprintf(out, "    for (int r = 0; r < %d; r++)\n        %s_%d((uint64_t)r, (const void *const *)%s[r], %s[r]", ranks, fname, i,
+                rank_bufs[p->src], rank_bufs[p->dst]);
+        if (p->kind == PHASE_LOCAL) fputs(", work_r[r]", out);
+        emit_arg_values(out, s);
+        fputs(");\n", out);
+    }
+}
+
+
+/* Allocations of rank r: `name`[r][k] of bytes[k] each, k < count. */
+static void emit_rank_alloc(FILE *out, const char *name, const unsigned long long *bytes, int count) {
+    for (int k = 0; k < count; k++)
+        fprintf(out, "        if (!(%s[r][%d] = malloc(0x%llxu))) status = PARM_ERROR_MEMORY;\n", name, k, bytes[k]);
+}
+
+static void emit_rank_free(FILE *out, const char *name, int count) {
+    if (count) fprintf(out, "        for (int k = 0; k < %d; k++) free(%s[r][k]);\n", count, name);
+}
+
+static void slot_bytes(const ElemType *t, int ln, unsigned long long *bytes) {
+    for (int k = 0; k < t->nslots; k++) bytes[k] = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << ln;
+}
+
+static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
+    int ranks = 1 << s->gpu_log, ln = s->n - s->gpu_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
+    unsigned long long in_bytes[SCHED_MAX_SLOTS], out_bytes[SCHED_MAX_SLOTS], x_bytes[SCHED_MAX_SLOTS];
+    unsigned long long scratch = s->scratch_bytes + work_bytes(s);
+    slot_bytes(s->in_elem, ln, in_bytes);
+    slot_bytes(s->out_elem, ln, out_bytes);
+    int nx = emit_exchange_planes(s, x_bytes);
+    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
+    emit_arg_params(out, s);
+    fputs(")\n{\n    (void)ctx;\n    (void)parm_scratch;\n    int status = PARM_OK;\n", out);
+    emit_arg_unused(out, s);
+    fprintf(out, "    void *in_r[%d][%d] = {{0}}, *out_r[%d][%d] = {{0}}, *xs_r[%d][%d] = {{0}}, *xr_r[%d][%d] = {{0}};\n", ranks, nin,
+            ranks, nout, ranks, nx ? nx : 1, ranks, nx ? nx : 1);
+    fprintf(out, "    void *sa_r[%d][%d] = {{0}}, *sb_r[%d][%d] = {{0}};\n    char *scratch_r[%d] = {0}, *work_r[%d] = {0};\n",
+            ranks, s->scratch_planes[0] ? s->scratch_planes[0] : 1, ranks, s->scratch_planes[1] ? s->scratch_planes[1] : 1,
+            ranks, ranks);
+    fputs("    (void)in_r; (void)out_r; (void)xs_r; (void)xr_r; (void)sa_r; (void)sb_r; (void)work_r;\n", out);
+    fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
+    emit_rank_alloc(out, "in_r", in_bytes, nin);
+    emit_rank_alloc(out, "out_r", out_bytes, nout);
+    emit_rank_alloc(out, "xs_r", x_bytes, nx);
+    emit_rank_alloc(out, "xr_r", x_bytes, nx);
+    fprintf(out, "        if (!(scratch_r[r] = malloc(0x%llxu))) status = PARM_ERROR_MEMORY;\n", scratch ? scratch : 1);
+    fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->scratch_bytes);
+    for (int x = 0; x < 2; x++)
+        for (int k = 0; k < s->scratch_planes[x]; k++)
+            fprintf(out, "        %s[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", rank_bufs[BUF_SCRATCH_A + x], k,
+                    s->scratch_plane_off[x][k]);
+    for (int k = 0; k < nin; k++)
+        fprintf(out, "        if (in_r[r][%d]) memcpy(in_r[r][%d], (const char *)in[%d] + (size_t)r * 0x%llxu, 0x%llxu);\n", k, k, k,
+                in_bytes[k], in_bytes[k]);
+    fputs("    }\n    if (status) goto done;\n", out);
+    if (s->nphases == 0)
+        fprintf(out, "    for (int r = 0; r < %d; r++)\n        for (int k = 0; k < %d; k++) memcpy(out_r[r][k], in_r[r][k], 0x%llxu);\n",
+                ranks, nout, out_bytes[0]);
+    emit_rank_calls(out, s, fname);
+    fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
+    for (int k = 0; k < nout; k++)
+        fprintf(out, "        memcpy((char *)out[%d] + (size_t)r * 0x%llxu, out_r[r][%d], 0x%llxu);\n", k, out_bytes[k], k,
+                out_bytes[k]);
+    fprintf(out, "    }\ndone:\n    for (int r = 0; r < %d; r++) {\n", ranks);
+    emit_rank_free(out, "in_r", nin);
+    emit_rank_free(out, "out_r", nout);
+    emit_rank_free(out, "xs_r", nx);
+    emit_rank_free(out, "xr_r", nx);
+    fputs("        free(scratch_r[r]);\n    }\n    return status;\n}\n\n", out);
+}
+
 static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
-    emit_run(out, s, fname);
+    if (s->gpu_log) emit_run_ranks(out, s, fname);
+    else emit_run(out, s, fname);
 }
 
 /* A chain of an entry graph: its scratch is given. */

@@ -22,6 +22,10 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     case PHASE_PERMUTE:
         fputs("one pass, the permutation the bmmc statements add up to", out);
         break;
+    case PHASE_EXCHANGE:
+        fprintf(out, "the permutation the bmmc statements add up to, %s%s%s", p->packs ? "packed, " : "",
+                p->crosses ? "exchanged between the GPUs" : "on each GPU", p->unpacks ? ", unpacked" : "");
+        break;
     }
 }
 
@@ -131,13 +135,15 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     bool loads = emit_pad_loads(s, p), stores = emit_pad_stores(s, p);
     /* past the end of the shape nothing is stored: nothing to compute */
     if (stores) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&scratch, s, "x"));
+    /* with ranks x is the global index, the planes are the rank's slices */
+    const char *index = s->gpu_log ? arena_printf(&scratch, "x & 0x%llxu", (unsigned long long)f2_mask(p->n - s->gpu_log)) : "x";
     for (int k = 0; k < p->in_elem->nslots; k++) {
         char plane[16];
         snprintf(plane, sizeof plane, "in%d", k);
-        params[k] = loads ? emit_pad_load(&scratch, s, k, plane, "x") : arena_printf(&scratch, "in%d[x]", k);
+        params[k] = loads ? emit_pad_load(&scratch, s, k, plane, "x") : arena_printf(&scratch, "in%d[%s]", k, index);
     }
     for (int k = 0; k < p->elem->nslots; k++)
-        results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : "x");
+        results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : index);
     PosAt at = {p, NULL, "x", NULL};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
@@ -148,6 +154,28 @@ static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
     return (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << n;
 }
 
+/* ---- several GPUs (plan.h, "Ranks") ---- */
+
+int emit_exchange_planes(const Schedule *s, unsigned long long *bytes) {
+    int most = 0;
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        if (p->kind != PHASE_EXCHANGE) continue;
+        for (int k = 0; k < p->elem->nslots; k++) {
+            unsigned long long b = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (s->n - s->gpu_log);
+            if (k >= most) bytes[most++] = 0;
+            if (b > bytes[k]) bytes[k] = b;
+        }
+    }
+    return most;
+}
+
+int emit_unpack_kernel_of(const Phase *p, int rank) {
+    int d = 0;
+    while (p->unpack_const[d] != p->unpack_const[rank]) d++;
+    return d;
+}
+
 /* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
 static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
@@ -155,7 +183,7 @@ static unsigned long long align_up(unsigned long long bytes) { return (bytes + 2
  * elements, or the shape's for an entry of any length. */
 static void emit_plane_size(FILE *out, const Schedule *s, const ElemType *t, int k) {
     if (s->pad) fprintf(out, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", prim_ctype(elem_slot_prim(t, k)));
-    else fprintf(out, "0x%llxu", plane_bytes(t, k, s->n));
+    else fprintf(out, "0x%llxu", plane_bytes(t, k, s->n - s->gpu_log));   /* with ranks: a slice */
 }
 
 static void emit_overlap(FILE *out, const Schedule *s, const ElemType *a, int ka, const char *na, const ElemType *b,
@@ -186,7 +214,7 @@ static unsigned long long input_copy_layout(const Schedule *s, unsigned long lon
     unsigned long long at = align_up(bytes);
     for (int k = 0; k < s->in_elem->nslots; k++) {
         copy_off[k] = at;
-        at += align_up(plane_bytes(s->in_elem, k, s->n));
+        at += align_up(plane_bytes(s->in_elem, k, s->n - s->gpu_log));
     }
     return at;
 }
@@ -337,8 +365,20 @@ void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
 }
 
 /* The API's names besides the entries', after the prefix. */
-static const char *const api_names[] = {"ctx", "ctx_create", "ctx_destroy", "error_string", "ctx_stream",
+static const char *const api_names[] = {"ctx", "ctx_create", "ctx_create_nccl", "ctx_destroy", "error_string", "ctx_stream",
                                         "ctx_set_stream", "ctx_message"};
+
+void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text) {
+    Arena a = {0};
+    const char *rest = text, *at;
+    char *done = arena_printf(&a, "%s", "");
+    while ((at = strstr(rest, "{G}"))) {
+        done = arena_printf(&a, "%s%.*s%d", done, (int)(at - rest), rest, 1 << in->gpu_log);
+        rest = at + 3;
+    }
+    emit_api_text(out, in, arena_printf(&a, "%s%s", done, rest));
+    arena_free(&a);
+}
 
 bool emit_api_name_taken(const char *entry) {
     for (size_t i = 0; i < sizeof api_names / sizeof api_names[0]; i++)
@@ -542,6 +582,7 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     /* the guard is the prefix's: two programs' headers can be included together */
     emit_api_text(out, in, "#ifndef {P}_PARMC_H\n#define {P}_PARMC_H\n\n#include <stddef.h>\n#include <stdint.h>\n");
     if (cuda) fputs("#include <cuda_runtime.h>\n", out);
+    if (cuda && in->gpu_log) fputs("#include <nccl.h>\n", out);
     fputs("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", out);
     emit_api_text(out, in, "typedef struct {p}_ctx {p}_ctx;\n\n");
     emit_status_enum(out, in);
@@ -555,6 +596,15 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
                                "/* The message of the last CUDA error of this context. */\n"
                                "const char *{p}_ctx_message({p}_ctx *ctx);\n");
     }
+    if (cuda && in->gpu_log)
+        emit_api_text_gpus(out, in, "/* Compiled for {G} GPUs (--gpus): the context of rank `rank` of the NCCL\n"
+                                    "   communicator `comm` of nranks = {G} ranks, on the current device. Each rank\n"
+                                    "   calls every entry with its own context and its slice of each array (of\n"
+                                    "   n / {G} elements, n the whole array's length); exchanges are grouped\n"
+                                    "   ncclSend/ncclRecv on the context's stream. {P}_ERROR_LENGTH when nranks is\n"
+                                    "   not {G}; an entry called with a context of {p}_ctx_create gives\n"
+                                    "   {P}_ERROR_NULL. */\n"
+                                    "int {p}_ctx_create_nccl({p}_ctx **ctx, ncclComm_t comm, int rank, int nranks);\n");
     fputs("\n", out);
     for (int i = 0; i < in->nschedules; i++) {
         if (!first_occurrence(in, i)) continue;

@@ -28,12 +28,24 @@ static uint64_t tile_bits(const Phase *p, const uint64_t *cols, int t, bool slot
     return m;
 }
 
-/* x0 = C·b as a sum of literal columns. */
-static void emit_block_origin(FILE *out, const Phase *p) {
-    fputs("    const uint64_t b = blockIdx.x;\n    const uint64_t x0 = 0", out);
+/* x0 = C·b as a sum of literal columns. With ranks (plan.h, "Ranks") the
+ * grid is the rank's blocks, whose top bits are the rank, and x0 the local
+ * index in the rank's slice. */
+static void emit_block_origin(FILE *out, const Schedule *s, const Phase *p) {
+    if (s->gpu_log)
+        fprintf(out, "    const uint64_t b = blockIdx.x | parm_rank << %d;\n", p->block_log - s->gpu_log);
+    else
+        fputs("    const uint64_t b = blockIdx.x;\n", out);
+    fputs("    const uint64_t x0 = 0", out);
     for (int k = 0; k < p->block_log; k++)
         fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->block_cols[k]);
+    if (s->gpu_log) fprintf(out, "\n        & 0x%llxull", (unsigned long long)f2_mask(p->n - s->gpu_log));
     fputs(";\n", out);
+}
+
+/* ", const uint64_t parm_rank" with ranks: a kernel's first scalar. */
+static void emit_rank_param(FILE *out, const Schedule *s) {
+    if (s->gpu_log) fputs(", const uint64_t parm_rank", out);
 }
 
 /* The memory offset of u = tid | i << t: a per-thread part and literals. */
@@ -193,6 +205,7 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
         fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->out_block_cols[k]);
     for (int i = 0; i < t; i++)
         fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->out_cols[i]);
+    if (s->gpu_log) fprintf(out, ";\n    zt &= 0x%llxull", (unsigned long long)f2_mask(p->n - s->gpu_log));
     fputs(";\n    unsigned gt = 0", out);
     for (int i = 0; i < t; i++)
         fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
@@ -287,6 +300,7 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
         fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     if (emit_phase_reduces(s, p)) emit_partial_params(out, s, true);
+    emit_rank_param(out, s);
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ __align__(16) unsigned char parm_shared[];\n", out);
     emit_arg_loads(out, s);
@@ -294,7 +308,7 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    %s *tile%d = (%s *)(parm_shared + %d);\n", ty, k, ty, tile_plane_offset(p, k));
     }
-    emit_block_origin(out, p);
+    emit_block_origin(out, s, p);
     for (int i = 0; i < p->nsteps; i++) {
         const Step *st = &p->steps[i];
         if (st->group_log == 1)
@@ -324,6 +338,10 @@ static void emit_launcher_head(FILE *out, const Schedule *s, const Phase *p, con
     fputs(")\n{\n", out);
 }
 
+static void emit_rank_value(FILE *out, const Schedule *s) {
+    if (s->gpu_log) fputs(", (uint64_t)ctx->rank", out);
+}
+
 static void emit_plane_args(FILE *out, const ElemType *in, const ElemType *res) {
     for (int k = 0; k < in->nslots; k++) fprintf(out, "%s(const %s *)src[%d]", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", (%s *)dst[%d]", prim_ctype(elem_slot_prim(res, k)), k);
@@ -341,10 +359,12 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
                  "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
                  "        configured |= device_bit;\n    }\n",
             name, bytes);
-    fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << p->block_log, 1 << threads_log(p), bytes);
+    fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << (p->block_log - s->gpu_log),
+            1 << threads_log(p), bytes);
     emit_plane_args(out, p->elem, p->elem);
     for (int k = 0; emit_phase_reduces(s, p) && k < s->reduce->nres; k++)
         fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
+    emit_rank_value(out, s);
     emit_arg_values(out, s);
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
@@ -354,17 +374,23 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     fprintf(out, "static __global__ void %s_kernel(", name);
     for (int k = 0; k < in->nslots; k++) fprintf(out, "%sconst %s *__restrict__ in%d", k ? ", " : "", prim_ctype(elem_slot_prim(in, k)), k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *__restrict__ out%d", prim_ctype(elem_slot_prim(res, k)), k);
+    emit_rank_param(out, s);
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
     emit_arg_loads(out, s);
-    fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull;"
-                 " x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << p->n);
+    /* with ranks x is the global index of the rank's element (its position) */
+    int ln = p->n - s->gpu_log;
+    fprintf(out, "    for (uint64_t xl = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; xl < %lluull;"
+                 " xl += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << ln);
+    if (s->gpu_log) fprintf(out, "        const uint64_t x = xl | parm_rank << %d;\n", ln);
+    else fputs("        const uint64_t x = xl;\n", out);
     emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
     emit_launcher_head(out, s, p, name);
-    unsigned long long blocks = (1ULL << p->n) / 256;
+    unsigned long long blocks = (1ULL << ln) / 256;
     fprintf(out, "    %s_kernel<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
     emit_plane_args(out, in, res);
+    emit_rank_value(out, s);
     emit_arg_values(out, s);
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
@@ -380,6 +406,129 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
+/* ---- exchanges (plan.h, EXCHANGE) ---- */
+
+/* An index map as literals: the bits of `var` that m keeps where they are,
+ * then a term per other column. */
+static void emit_index_map(FILE *out, const F2Mat *m, const char *var) {
+    uint64_t keep = 0;
+    for (int i = 0; i < m->n; i++)
+        if (f2_column(m, i) == UINT64_C(1) << i) keep |= UINT64_C(1) << i;
+    fprintf(out, "(%s & 0x%llxull)", var, (unsigned long long)keep);
+    for (int i = 0; i < m->n; i++)
+        if (!(keep >> i & 1))
+            fprintf(out, "\n            ^ ((%s >> %d & 1) ? 0x%llxull : 0)", var, i, (unsigned long long)f2_column(m, i));
+}
+
+/* A kernel moving a rank's slice element l to m·l ^ k (k: a parameter). */
+static void emit_move_kernel(FILE *out, const Phase *p, const char *name, const F2Mat *m) {
+    int ns = p->elem->nslots;
+    fprintf(out, "static __global__ void %s(", name);
+    for (int k = 0; k < ns; k++) fprintf(out, "const %s *__restrict__ in%d, ", prim_ctype(elem_slot_prim(p->elem, k)), k);
+    for (int k = 0; k < ns; k++) fprintf(out, "%s *__restrict__ out%d, ", prim_ctype(elem_slot_prim(p->elem, k)), k);
+    fputs("const uint64_t k)\n{\n", out);
+    fprintf(out, "    for (uint64_t l = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; l < %lluull;"
+                 " l += (uint64_t)gridDim.x * blockDim.x) {\n        const uint64_t to = k ^ ", 1ULL << m->n);
+    emit_index_map(out, m, "l");
+    fputs(";\n", out);
+    for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[l];\n", k, k);
+    fputs("    }\n}\n\n", out);
+}
+
+static void emit_move_launch(FILE *out, const Phase *p, const char *name, const char *src, const char *dst, const char *k) {
+    unsigned long long blocks = (1ULL << p->pack.n) / 256;
+    fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+    for (int j = 0; j < p->elem->nslots; j++)
+        fprintf(out, "(const %s *)%s[%d], ", prim_ctype(elem_slot_prim(p->elem, j)), src, j);
+    for (int j = 0; j < p->elem->nslots; j++) fprintf(out, "(%s *)%s[%d], ", prim_ctype(elem_slot_prim(p->elem, j)), dst, j);
+    fprintf(out, "%s);\n    PARM_CHECK(ctx, cudaGetLastError());\n", k);
+}
+
+/* The one-pass kernels of a pack or unpack, a slot each: NAME_<kernel>_launch,
+ * kernel a format of the slot (its %d). */
+static void emit_plan_launches(FILE *out, const Phase *p, const char *name, const char *kernel, const char *src, const char *dst) {
+    for (int k = 0; k < p->elem->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+        fprintf(out, "    PARM_CHECK(ctx, %s_", name);
+        fprintf(out, kernel, k);
+        fprintf(out, "_launch((const %s *)%s[%d], (%s *)%s[%d], ctx->stream));\n", t, src, k, t, dst, k);
+    }
+}
+
+static void emit_int_table(FILE *out, const char *name, const int *v, int count) {
+    fprintf(out, "    static const int %s[%d] = {", name, count);
+    for (int i = 0; i < count; i++) fprintf(out, "%s%d", i ? ", " : "", v[i]);
+    fputs("};\n", out);
+}
+
+/* The chunks between the ranks: to itself a copy, to the others one
+ * grouped ncclSend/ncclRecv per field. */
+static void emit_routing(FILE *out, const Schedule *s, const Phase *p, const char *send, const char *recv) {
+    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g;
+    emit_int_table(out, "to", p->send_to, 1 << (g + h));
+    emit_int_table(out, "slot", p->send_slot, 1 << (g + h));
+    emit_int_table(out, "from", p->recv_from, 1 << (g + h));
+    fprintf(out, "    const int r = ctx->rank;\n    for (int t = 0; t < %d; t++)\n        if (to[r << %d | t] == r) {\n", 1 << h, h);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
+        fprintf(out, "            PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | t] * 0x%llxull, "
+                     "(const char *)%s[%d] + (size_t)t * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
+                recv, k, h, bytes, send, k, bytes, bytes);
+    }
+    fputs("        }\n    PARM_NCCL(ctx, ncclGroupStart());\n", out);
+    fprintf(out, "    for (int t = 0; t < %d; t++) {\n        if (to[r << %d | t] == r) continue;\n", 1 << h, h);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
+        fprintf(out, "        PARM_NCCL(ctx, ncclSend((const char *)%s[%d] + (size_t)t * 0x%llxull, 0x%llxull, ncclInt8, "
+                     "to[r << %d | t], ctx->comm, ctx->stream));\n", send, k, bytes, bytes, h);
+    }
+    fprintf(out, "    }\n    for (int q = 0; q < %d; q++) {\n        if (from[r << %d | q] == r) continue;\n", 1 << h, h);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
+        fprintf(out, "        PARM_NCCL(ctx, ncclRecv((char *)%s[%d] + (size_t)q * 0x%llxull, 0x%llxull, ncclInt8, "
+                     "from[r << %d | q], ctx->comm, ctx->stream));\n", recv, k, bytes, bytes, h);
+    }
+    fputs("    }\n    PARM_NCCL(ctx, ncclGroupEnd());\n", out);
+}
+
+/* An exchange: pack (a kernel into the send buffer xs), the routing, unpack
+ * (a kernel out of the receive buffer xr). */
+static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    Arena names = {0};
+    int ns = p->elem->nslots;
+    for (int k = 0; p->pack_plans && k < ns; k++)
+        bmmc_emit_cuda(out, &p->pack_plans[k], arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)),
+                       NULL);
+    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
+        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
+            bmmc_emit_cuda(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
+                           prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    if (p->packs && !p->pack_plans) emit_move_kernel(out, p, arena_printf(&names, "%s_pack", name), &p->pack);
+    if (p->unpacks && !p->unpack_plans) emit_move_kernel(out, p, arena_printf(&names, "%s_unpack", name), &p->unpack);
+    fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, void *const *xr)\n{\n"
+                 "    (void)xs;\n    (void)xr;\n", name);
+    const char *send = p->packs ? "xs" : "src", *recv = !p->crosses ? send : p->unpacks ? "xr" : "dst";
+    if (p->pack_plans) emit_plan_launches(out, p, name, "pack%d", "src", "xs");
+    else if (p->packs) emit_move_launch(out, p, arena_printf(&names, "%s_pack", name), "src", "xs", "0");
+    if (p->crosses) emit_routing(out, s, p, send, recv);
+    if (p->unpack_plans) {
+        fputs("    switch (ctx->rank) {\n", out);
+        for (int d = 0; d < 1 << s->gpu_log; d++) {
+            fprintf(out, "    case %d:\n", d);
+            emit_plan_launches(out, p, name, arena_printf(&names, "unpack%%d_r%d", emit_unpack_kernel_of(p, d)), recv, "dst");
+            fputs("        break;\n", out);
+        }
+        fputs("    }\n", out);
+    } else if (p->unpacks) {
+        fprintf(out, "    static const uint64_t k[%d] = {", 1 << s->gpu_log);
+        for (int d = 0; d < 1 << s->gpu_log; d++) fprintf(out, "%s0x%llxull", d ? ", " : "", (unsigned long long)p->unpack_const[d]);
+        fputs("};\n", out);
+        emit_move_launch(out, p, arena_printf(&names, "%s_unpack", name), recv, "dst", "k[ctx->rank]");
+    }
+    fputs("    return PARM_OK;\n}\n\n", out);
+    arena_free(&names);
+}
+
 static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
@@ -391,6 +540,7 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
         case PHASE_LOCAL: emit_local(out, s, &s->phases[i], name); break;
         case PHASE_MAP: emit_map(out, s, &s->phases[i], name); break;
         case PHASE_PERMUTE: emit_permute(out, s, &s->phases[i], name); break;
+        case PHASE_EXCHANGE: emit_exchange(out, s, &s->phases[i], name); break;
         }
     }
     arena_free(&names);
@@ -402,10 +552,23 @@ static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     {
         fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s%s", fname, i, plan_buf_name(s->phases[i].src),
                 plan_buf_name(s->phases[i].dst), emit_phase_reduces(s, &s->phases[i]) ? ", partial" : "");
-        emit_arg_values(out, s);
+        if (s->phases[i].kind == PHASE_EXCHANGE) fputs(", xs, xr", out);
+        else emit_arg_values(out, s);
         fputs("))) return status;\n", out);
     }
     fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+/* With ranks, the exchanges' buffers after the plan's scratch: returns
+ * their bytes, with xs[k] at off[k] and xr[k] at off[nx + k]. */
+static unsigned long long exchange_layout(const Schedule *s, unsigned long long *off, int *nx) {
+    unsigned long long bytes[SCHED_MAX_SLOTS], at = (s->scratch_bytes + 255) & ~255ULL;
+    *nx = emit_exchange_planes(s, bytes);
+    for (int j = 0; j < 2 * *nx; j++) {
+        off[j] = at;
+        at += (bytes[j % *nx] + 255) & ~255ULL;
+    }
+    return at - s->scratch_bytes;
 }
 
 static void emit_run(FILE *out, const Schedule *s, const char *fname) {
@@ -413,7 +576,17 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
-    emit_run_start(out, s, 0, true);
+    unsigned long long off[2 * SCHED_MAX_SLOTS];
+    int nx = 0;
+    unsigned long long work = s->gpu_log ? exchange_layout(s, off, &nx) : 0;
+    if (s->gpu_log) fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n", out);
+    emit_run_start(out, s, work, true);
+    for (int x = 0; s->gpu_log && x < 2; x++) {
+        fprintf(out, "    void *const %s[%d] = {", x ? "xr" : "xs", nx ? nx : 1);
+        for (int k = 0; k < nx; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", off[x * nx + k]);
+        if (!nx) fputs("NULL", out);
+        fputs("};\n", out);
+    }
     emit_phase_calls(out, s, fname);
 }
 
@@ -439,8 +612,36 @@ static unsigned long long no_work(const Schedule *s) {
  * queued, and the next call allocates it on the new stream, which the
  * stream-ordered allocator makes safe (memory freed on one stream is
  * reused on another only once that free has happened). */
+static const char cuda_context_head[] = "struct {p}_ctx {\n";
+
+/* With ranks (plan.h, "Ranks"): the context of one rank, made from an NCCL
+ * communicator of as many ranks as the program was compiled for. NCCL's
+ * errors are the ctx's too. */
+static const char cuda_context_nccl[] =
+    "    ncclComm_t comm;        /* NAME_ctx_create_nccl's */\n"
+    "    int rank, nranks;\n"
+    "    ncclResult_t nccl;      /* the last NCCL error */\n";
+
+static const char cuda_context_nccl_message[] =
+    "const char *{p}_ctx_message(parm_ctx *ctx)\n{\n"
+    "    if (!ctx) return \"no context\";\n"
+    "    return ctx->nccl != ncclSuccess ? ncclGetErrorString(ctx->nccl) : cudaGetErrorString(ctx->last);\n}\n\n";
+
+static const char cuda_context_nccl_api[] =
+    "#define PARM_NCCL(ctx, call) do { ncclResult_t parm_r = (call); \\\n"
+    "    if (parm_r != ncclSuccess) { (ctx)->nccl = parm_r; return PARM_ERROR_CUDA; } } while (0)\n\n"
+    "int {p}_ctx_create_nccl(parm_ctx **out, ncclComm_t comm, int rank, int nranks)\n{\n"
+    "    if (!comm) return PARM_ERROR_NULL;\n"
+    "    int status = {p}_ctx_create(out);\n"
+    "    if (status) return status;\n"
+    "    if (nranks != {G} || rank < 0 || rank >= nranks) return PARM_ERROR_LENGTH;\n"
+    "    (*out)->comm = comm;\n    (*out)->rank = rank;\n    (*out)->nranks = nranks;\n"
+    "    return PARM_OK;\n}\n\n";
+
+static const char cuda_context_message[] =
+    "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n";
+
 static const char cuda_context[] =
-    "struct {p}_ctx {\n"
     "    int device;\n"
     "    cudaStream_t own;       /* created with the context */\n"
     "    cudaStream_t stream;    /* the stream calls run on: own or the caller's */\n"
@@ -487,8 +688,9 @@ static const char cuda_context[] =
     "    ctx->scratch = NULL;\n"
     "    ctx->scratch_bytes = 0;\n"
     "    ctx->stream = stream;\n"
-    "    return PARM_OK;\n}\n\n"
-    "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n"
+    "    return PARM_OK;\n}\n\n";
+
+static const char cuda_context_tail[] =
     "static int parm_check_device(parm_ctx *ctx)\n{\n"
     "    int device;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"
@@ -555,9 +757,81 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
           "    return status;\n}\n\n", out);
 }
 
+/* The standalone main's runner for several GPUs: an NCCL communicator over
+ * the first G devices (ncclCommInitAll) and one thread per rank, each with
+ * its own context and its slices (docs/api.md, "Several GPUs"); the median
+ * is rank 0's. */
+static void emit_cuda_runner_gpus(FILE *out, const EmitInput *api, const Schedule *s) {
+    const ElemType *in = s->in_elem, *res = s->out_elem;
+    int ranks = 1 << s->gpu_log;
+    fputs("#include <algorithm>\n#include <thread>\n#include <vector>\n\n", out);
+    fputs("static int parm_main_rank(int r, ncclComm_t comm, void **host_in, void **host_out, size_t n, int repeat)\n{\n", out);
+    fprintf(out, "    const size_t slice = n / %d;\n    parm_ctx *ctx = NULL;\n    if (cudaSetDevice(r) != cudaSuccess) return PARM_ERROR_DEVICE;\n", ranks);
+    emit_api_text_gpus(out, api, "    int status = {p}_ctx_create_nccl(&ctx, comm, r, {G});\n    if (status) return status;\n");
+    fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
+    for (int k = 0; k < in->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(in, k));
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * slice));\n", k, t);
+        fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], (const %s *)host_in[%d] + r * slice, sizeof(%s) * slice, "
+                     "cudaMemcpyHostToDevice));\n", k, t, k, t);
+    }
+    for (int k = 0; k < res->nslots; k++)
+        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * slice));\n", k, prim_ctype(elem_slot_prim(res, k)));
+    fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n    status = ", out);
+    emit_entry_call(out, api, s, "in", "out");
+    fputs(";\n    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
+    fputs("    if (!status && repeat > 0) {\n"
+          "        std::vector<float> ms((size_t)repeat);\n"
+          "        cudaEvent_t start, stop;\n"
+          "        PARM_CHECK(ctx, cudaEventCreate(&start));\n"
+          "        PARM_CHECK(ctx, cudaEventCreate(&stop));\n"
+          "        for (int i = 0; i < repeat && !status; i++) {\n"
+          "            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n"
+          "            status = ", out);
+    emit_entry_call(out, api, s, "in", "out");
+    fputs(";\n            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
+          "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
+          "            PARM_CHECK(ctx, cudaEventElapsedTime(&ms[(size_t)i], start, stop));\n"
+          "        }\n"
+          "        std::sort(ms.begin(), ms.end());\n"
+          "        if (!status && r == 0) fprintf(stderr, \"median %.4f ms over %d runs (rank 0)\\n\", ms[(size_t)repeat / 2], repeat);\n"
+          "        cudaEventDestroy(start);\n        cudaEventDestroy(stop);\n    }\n", out);
+    for (int k = 0; k < res->nslots; k++) {
+        const char *t = prim_ctype(elem_slot_prim(res, k));
+        fprintf(out, "    if (!status) PARM_CHECK(ctx, cudaMemcpy((%s *)host_out[%d] + r * slice, out[%d], sizeof(%s) * slice, "
+                     "cudaMemcpyDeviceToHost));\n", t, k, k, t);
+    }
+    for (int k = 0; k < in->nslots; k++) fprintf(out, "    cudaFree(in[%d]);\n", k);
+    for (int k = 0; k < res->nslots; k++) fprintf(out, "    cudaFree(out[%d]);\n", k);
+    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"rank %d: %s\\n\", r, ", out);
+    emit_api_text(out, api, "{p}_ctx_message(ctx));\n");
+    emit_api_text(out, api, "    {p}_ctx_destroy(ctx);\n    return status;\n}\n\n");
+    fputs("static int parm_main_run_cuda(parm_ctx *unused, void **host_in, void **host_out, size_t n, int repeat)\n{\n"
+          "    (void)unused;\n    int devices = 0;\n", out);
+    fprintf(out, "    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < %d) {\n"
+                 "        fprintf(stderr, \"compiled for %d GPUs, %%d present\\n\", devices);\n"
+                 "        return PARM_ERROR_DEVICE;\n    }\n", ranks, ranks);
+    fprintf(out, "    ncclComm_t comms[%d];\n    int devs[%d], status[%d];\n", ranks, ranks, ranks);
+    fprintf(out, "    for (int r = 0; r < %d; r++) devs[r] = r;\n", ranks);
+    fprintf(out, "    ncclResult_t init = ncclCommInitAll(comms, %d, devs);\n", ranks);
+    fputs("    if (init != ncclSuccess) {\n        fprintf(stderr, \"nccl: %s\\n\", ncclGetErrorString(init));\n"
+          "        return PARM_ERROR_CUDA;\n    }\n", out);
+    fputs("    std::vector<std::thread> threads;\n", out);
+    fprintf(out, "    for (int r = 0; r < %d; r++)\n"
+                 "        threads.emplace_back([&, r] { status[r] = parm_main_rank(r, comms[r], host_in, host_out, n, repeat); });\n"
+                 "    for (auto &t : threads) t.join();\n", ranks);
+    fprintf(out, "    int first = PARM_OK;\n    for (int r = 0; r < %d; r++) {\n        ncclCommDestroy(comms[r]);\n"
+                 "        if (!first) first = status[r];\n    }\n    return first;\n}\n\n", ranks);
+}
+
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
+    emit_api_text(out, in, cuda_context_head);
+    if (in->gpu_log) fputs(cuda_context_nccl, out);
     emit_api_text(out, in, cuda_context);
+    emit_api_text(out, in, in->gpu_log ? cuda_context_nccl_message : cuda_context_message);
+    emit_api_text(out, in, cuda_context_tail);
+    if (in->gpu_log) emit_api_text_gpus(out, in, cuda_context_nccl_api);
     Arena names = {0};
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
@@ -566,5 +840,5 @@ void emit_cuda_program(FILE *out, const EmitInput *in) {
     }
     arena_free(&names);
     emit_entries(out, in, true);
-    if (in->emit_main) emit_main(out, in, true, emit_cuda_runner);
+    if (in->emit_main) emit_main(out, in, true, in->gpu_log ? emit_cuda_runner_gpus : emit_cuda_runner);
 }

@@ -718,6 +718,13 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     const char *why = entry_plan_refusal(arena, f, &where);
     if (why) diag_error(where, "%s", why);
     Graph g = {.arena = arena, .f = f, .sched = opt, .out = out};
+    int gpu_log = opt ? opt->gpu_log : 0;
+    if (gpu_log && (!simple_entry(f) || f->pad_param >= 0))
+        diag_error(f->loc, "the back end compiles an entry for several GPUs (--gpus) only when it is one chain of "
+                           "stages from one array of 2^n elements to one result; '%s' %s, which it compiles for one GPU "
+                           "only yet", f->entry,
+                   f->pad_param >= 0 ? "takes any length (a pad)"
+                                     : "is an entry graph (reductions, several arrays or results, a value used twice)");
     api_planes(&g);
     if (simple_entry(f)) {
         out->simple = true;

@@ -10,8 +10,9 @@
 const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where);
 /* The plan of f: an entry of today's shape is one chain (EntryPlan.simple);
  * any other is a graph of nodes. Unsupported constructs are refused with a
- * diagnostic at the construct or the entry. Chains are scheduled with opt
- * (NULL: the defaults). */
+  * diagnostic at the construct or the entry. Chains are scheduled with opt
+ * (NULL: the defaults); for 2^opt->gpu_log GPUs (> 0) only an entry of
+ * today's shape, not of any length, is compiled. */
 void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out);
 
 #endif

@@ -57,6 +57,11 @@ static const char usage[] =
     "                       cannot be in a C identifier, p_ before a digit)\n"
     "  --target cuda|c      emit CUDA (the default) or portable C11 with the\n"
     "                       same API over host pointers\n"
+    "  --gpus G             compile for G GPUs (a power of two up to 64; default\n"
+    "                       1): each holds 1/G of the array, exchanges through\n"
+    "                       NCCL (CUDA) or copies between the ranks' slices,\n"
+    "                       simulated in one process (C); with --dump-plan,\n"
+    "                       the plan for G GPUs\n"
     "  --emit-main          add a main that runs the entry -e (default main)\n"
     "                       on values from stdin; `-r N` times N more runs\n"
     "  --stage STAGE        with --interpret: run the IR of STAGE (default\n"
@@ -85,7 +90,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
        USE_PLAN = 1 << ACTION_DUMP_PLAN };
 
 typedef enum {
-    OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
+    OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
     OPT_TRACE, OPT_TILE_BYTES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
@@ -105,6 +110,7 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_OUTPUT] = {"output", 'o', VALUE, USE_COMPILE, "a compile"},
     [OPT_PREFIX] = {"prefix", 0, VALUE, USE_COMPILE | USE_CHECK, "a compile or --check"},
     [OPT_TARGET] = {"target", 0, VALUE, USE_COMPILE, "a compile"},
+    [OPT_GPUS] = {"gpus", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN, "a compile, --check or --dump-plan"},
     [OPT_EMIT_MAIN] = {"emit-main", 0, FLAG, USE_COMPILE, "a compile"},
     [OPT_STAGE] = {"stage", 0, VALUE, USE_INTERPRET, "--interpret"},
     [OPT_COMPARE] = {"compare-stages", 0, FLAG, USE_INTERPRET, "--interpret"},
@@ -228,6 +234,14 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
             return usage_error("unknown target '%s' (cuda or c)%s", value, "");
         opt->target_c = !strcmp(value, "c");
         return 0;
+    case OPT_GPUS: {
+        char *end;
+        unsigned long g = is_number(value) ? strtoul(value, &end, 10) : 0;
+        if (g < 1 || g > 64 || (g & (g - 1)))
+            return usage_error("--gpus takes a power of two from 1 to 64, not '%s'%s", value, "");
+        opt->gpu_log = __builtin_ctzl(g);
+        return 0;
+    }
     case OPT_EMIT_MAIN: opt->emit_main = true; return 0;
     case OPT_STAGE: return parse_stage(value, &opt->stage);
     case OPT_COMPARE: opt->compare_stages = true; return 0;

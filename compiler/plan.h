@@ -63,7 +63,9 @@ typedef struct {
     int reg_log;
 } Round;
 
-typedef enum { PHASE_LOCAL, PHASE_PERMUTE, PHASE_MAP } PhaseKind;
+/* EXCHANGE: a permutation (as PERMUTE) of an entry compiled for several
+ * GPUs, over the ranks' slices (see "Ranks" below). */
+typedef enum { PHASE_LOCAL, PHASE_PERMUTE, PHASE_MAP, PHASE_EXCHANGE } PhaseKind;
 
 /* The buffers a phase reads and writes: the entry's input and output
  * arrays, or one of two scratch buffers. */
@@ -129,11 +131,42 @@ typedef struct {
     const IrStmt *map;
     F2Mat map_pos;
     uint64_t map_pos_const;
+    /* EXCHANGE: y = mat·x ⊕ compl (as PERMUTE) in three steps, on the
+     * local indices l (ln = n - gpu_log bits) of each rank r:
+     *   pack: element l to send index s = pack·l (none when !packs: the
+     *     source is the send buffer); s holds chunk t (its top chunk_log
+     *     bits) and offset j (the rest);
+     *   route: chunk t of rank r goes to rank send_to[r·2^h + t] (h =
+     *     chunk_log), as its slot send_slot[r·2^h + t]; recv_from and
+     *     recv_chunk say the same from the receiver's side. Every pair of
+     *     ranks that meet moves one chunk of 2^(ln-h) elements (linearity);
+     *     none when !crosses (then h = 0, every chunk stays, and the send
+     *     buffer is the receive buffer);
+     *   unpack: receive index rho (slot, offset) of rank d to local index
+     *     unpack·rho ⊕ unpack_const[d] (none when !unpacks: the chunks are
+     *     received into the destination). */
+    bool crosses, packs, unpacks;
+    int chunk_log;
+    F2Mat pack, unpack;
+    int *send_to, *send_slot, *recv_from, *recv_chunk;
+    uint64_t *unpack_const;
+    /* The pack and unpack as one-pass BMMC kernels, one per slot (the
+     * unpack's per rank: unpack_plans[rank][slot], its constant being the
+     * rank's), or NULL: a plain kernel, one element per thread. */
+    BmmcPlan *pack_plans, **unpack_plans;
 } Phase;
 
+/* Ranks (--gpus G = 2^gpu_log): the top gpu_log bits of a memory index
+ * name the rank (GPU) holding the element, so rank r holds memory indices
+ * r·2^(n-gpu_log) .. (r+1)·2^(n-gpu_log)-1 at local index x mod 2^(n-gpu_log);
+ * the input and the output are split the same way. LOCAL phases have tiles
+ * without the rank bits (the rank bits are the top block bits, so each rank
+ * runs its own blocks) and write each element on its own rank; MAP phases
+ * are elementwise; every permutation is an EXCHANGE phase. */
 typedef struct {
     const IrFunc *func;
     int n;
+    int gpu_log;                /* 0: one GPU */
     const ElemType *in_elem, *out_elem;
     /* The entry's parameters: the array, at index in_param, and the
      * run-time scalars (args, in order), which element bodies read and the

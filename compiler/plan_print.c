@@ -93,6 +93,39 @@ static void print_permute(FILE *out, const Phase *p) {
     }
 }
 
+static void print_move(FILE *out, const char *what, const BmmcPlan *plans) {
+    if (plans)
+        fprintf(out, "    %s: one-pass kernels, tile 2^%d, 2^%d blocks of 2^%d threads\n", what, plans[0].tile_log,
+                plans[0].block_log, plans[0].thread_log);
+    else
+        fprintf(out, "    %s: one element per thread\n", what);
+}
+
+/* An exchange's pack, routing (per rank: the ranks its chunks go to) and unpack. */
+static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
+    int ln = p->n - s->gpu_log, h = p->chunk_log;
+    if (p->crosses)
+        fprintf(out, ", across GPUs: each sends 2^%d chunk%s of 2^%d elements, complement 0x%llx\n", h, h ? "s" : "",
+                ln - h, (unsigned long long)p->compl);
+    else
+        fprintf(out, ", on each GPU, complement 0x%llx\n", (unsigned long long)p->compl);
+    vectors(out, "matrix rows", p->mat.row, p->mat.n);
+    if (p->packs) {
+        vectors(out, "pack rows", p->pack.row, ln);
+        print_move(out, "pack", p->pack_plans);
+    }
+    for (int r = 0; p->crosses && r < 1 << s->gpu_log; r++) {
+        fprintf(out, "    rank %d sends chunks to", r);
+        for (int t = 0; t < 1 << h; t++)
+            fprintf(out, " %d (slot %d)", p->send_to[r << h | t], p->send_slot[r << h | t]);
+        fputc('\n', out);
+    }
+    if (!p->unpacks) return;
+    vectors(out, "unpack rows", p->unpack.row, ln);
+    vectors(out, "unpack complement per rank", p->unpack_const, 1 << s->gpu_log);
+    print_move(out, "unpack", p->unpack_plans ? p->unpack_plans[0] : NULL);
+}
+
 static void print_map(FILE *out, const Phase *p) {
     fputs(": ", out);
     ir_print_stmt_brief(out, p->map);
@@ -111,6 +144,12 @@ void plan_print(FILE *out, const Schedule *s) {
     static const char *const alias[] = {"harmless", "harmless where exact", "copied"};
     fprintf(out, ", %d phase%s, scratch of %llu bytes, an input overlapping the output: %s\n", s->nphases,
             s->nphases == 1 ? "" : "s", s->scratch_bytes, alias[s->alias]);
+    if (s->gpu_log) {
+        int exchanges = 0;
+        for (int i = 0; i < s->nphases; i++) exchanges += s->phases[i].kind == PHASE_EXCHANGE && s->phases[i].crosses;
+        fprintf(out, "    on %d GPUs, 2^%d elements each: %d exchange%s between them\n", 1 << s->gpu_log,
+                s->n - s->gpu_log, exchanges, exchanges == 1 ? "" : "s");
+    }
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, "    scalar parameter %%%d : %s, by value\n", s->args[k]->id, prim_name(elem_slot_prim(s->args[k]->elem, 0)));
     if (s->pad) {
@@ -137,7 +176,7 @@ void plan_print(FILE *out, const Schedule *s) {
     }
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
-        static const char *const kinds[] = {"local", "permute", "map"};
+        static const char *const kinds[] = {"local", "permute", "map", "exchange"};
         fprintf(out, "phase %d: %s, %s -> %s, ", i, kinds[p->kind], plan_buf_name(p->src), plan_buf_name(p->dst));
         elem_name(out, p->in_elem);
         fputs(" -> ", out);
@@ -146,6 +185,7 @@ void plan_print(FILE *out, const Schedule *s) {
         case PHASE_LOCAL: print_local(out, p); break;
         case PHASE_PERMUTE: print_permute(out, p); break;
         case PHASE_MAP: print_map(out, p); break;
+        case PHASE_EXCHANGE: print_exchange(out, s, p); break;
         }
     }
 }

@@ -170,7 +170,7 @@ static const char *verify_scratch(Arena *a, const Schedule *s, const Phase *p) {
     REQUIRE(p->elem->nslots <= s->scratch_planes[x], "writes %d planes to %s, which has %d", p->elem->nslots,
             plan_buf_name(p->dst), s->scratch_planes[x]);
     for (int k = 0; k < p->elem->nslots; k++) {
-        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->n;
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (p->n - s->gpu_log);   /* a rank's slice */
         unsigned long long end = k + 1 < s->scratch_planes[x] ? s->scratch_plane_off[x][k + 1]
                                  : x == 0 && s->scratch_planes[1] ? s->scratch_plane_off[1][0]
                                  : s->scratch_bytes;
@@ -198,6 +198,42 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
             "before the last phase");
     REQUIRE(!s->pad || p->src != BUF_OUT, "reads the output of an entry of any length");
     return p->dst == BUF_OUT ? NULL : verify_scratch(a, s, p);
+}
+
+/* With ranks: a LOCAL phase's tile and write stay on each rank, and an
+ * exchange moves every element where its matrix says (checked element by
+ * element for arrays of up to 2^16: the same index arithmetic the emitters
+ * write). */
+static const char *verify_ranks(Arena *a, const Schedule *s, const Phase *p) {
+    int g = s->gpu_log, ln = p->n - g;
+    if (p->kind == PHASE_LOCAL) {
+        for (int i = 0; i < p->tile_log; i++)
+            REQUIRE(!(p->tile_cols[i] >> ln), "tile column %d crosses the GPUs", i);
+        for (int k = 0; k < g; k++)
+            REQUIRE(p->block_cols[p->block_log - g + k] == UINT64_C(1) << (ln + k), "block bit %d is not rank bit %d",
+                    p->block_log - g + k, k);
+        REQUIRE(p->writes_in_place || (p->write_mat.n == p->n && !((p->write_compl >> ln) != 0)),
+                "writes across the GPUs");
+        for (int k = 0; !p->writes_in_place && k < g; k++)
+            REQUIRE(p->write_mat.row[ln + k] == UINT64_C(1) << (ln + k), "writes across the GPUs");
+        return NULL;
+    }
+    REQUIRE(p->kind != PHASE_PERMUTE, "a permutation that is not an exchange");
+    if (p->kind != PHASE_EXCHANGE) return NULL;
+    REQUIRE(invertible(&p->mat, p->n) && invertible(&p->pack, ln) && p->chunk_log >= 0 && p->chunk_log <= g,
+            "an exchange of 2^%d chunks", p->chunk_log);
+    REQUIRE(p->crosses || (p->chunk_log == 0 && !p->packs), "a local exchange that packs");
+    if (p->n > 16) return NULL;
+    int h = p->chunk_log;
+    for (uint64_t x = 0; x < UINT64_C(1) << p->n; x++) {
+        uint64_t r = x >> ln, s_idx = f2_apply(&p->pack, x & f2_mask(ln)), t = s_idx >> (ln - h);
+        int d = p->send_to[r << h | t];
+        uint64_t rho = (uint64_t)p->send_slot[r << h | t] << (ln - h) | (s_idx & f2_mask(ln - h));
+        uint64_t m = f2_apply(&p->unpack, rho) ^ p->unpack_const[d];
+        REQUIRE(((uint64_t)d << ln | m) == (f2_apply(&p->mat, x) ^ p->compl), "element 0x%llx is exchanged to 0x%llx",
+                (unsigned long long)x, (unsigned long long)((uint64_t)d << ln | m));
+    }
+    return NULL;
 }
 
 /* The entry's parameters: the array, and every other one a scalar. */
@@ -241,8 +277,10 @@ const char *plan_verify(Arena *a, const Schedule *s) {
             case PHASE_LOCAL: why = verify_local(a, p); break;
             case PHASE_PERMUTE: why = verify_permute(a, p); break;
             case PHASE_MAP: why = verify_map(a, p); break;
+            case PHASE_EXCHANGE: why = NULL; break;
             }
         }
+        if (!why && s->gpu_log) why = verify_ranks(a, s, p);
         if (why) return arena_printf(a, "phase %d: %s", i, why);
     }
     REQUIRE(s->nphases == 0 || elem_equal(s->phases[s->nphases - 1].elem, s->out_elem),

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "access_model.h"
+#include "exchange_plan.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 
 /* The largest tile for an element type within tile_bytes of shared memory
@@ -31,6 +32,7 @@ typedef struct {
     int first, count;
     F2Space tile;
     F2Space shared;             /* U: the part of T that is the next layout's segment bits */
+    F2Space local;              /* with ranks: the vectors the layout keeps on one rank (T's among them) */
     F2Mat layout;               /* memory index = layout · input index */
 } Group;
 
@@ -40,6 +42,7 @@ typedef struct {
     int n, seg_log, tile_log;
     int tile_bytes;             /* shared memory for a tile */
     bool vector_copies;         /* SchedOptions.vector_copies */
+    int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
     const ElemType *elem;
     F2Mat q_mat;                /* logical = Q·input ⊕ q */
     uint64_t q_compl;
@@ -79,21 +82,52 @@ static F2Space image(const F2Mat *m, const F2Space *s) { return f2_space_image(m
 
 /* ---- grouping ---- */
 
-/* t with every group vector of step `raw`, when that stays within `dim`. */
-static bool add_group(F2Space *t, const RawStep *raw, int dim) {
+/* t with every group vector of step `raw`, when that stays within `dim`
+ * (and within `allowed`, unless NULL). */
+static bool add_group_in(F2Space *t, const RawStep *raw, int dim, const F2Space *allowed) {
     F2Space grown = *t;
-    for (int i = 0; i < raw->group_log; i++) f2_space_add(&grown, raw->group[i]);
+    for (int i = 0; i < raw->group_log; i++) {
+        if (allowed && !f2_space_contains(allowed, raw->group[i])) return false;
+        f2_space_add(&grown, raw->group[i]);
+    }
     if (grown.dim > dim) return false;
     *t = grown;
     return true;
 }
 
+static bool add_group(F2Space *t, const RawStep *raw, int dim) { return add_group_in(t, raw, dim, NULL); }
+
 /* Extend s towards dimension `dim` with the group vectors of steps from
  * `from` on, as far as they fit, then with coordinate vectors. Padding a tile
- * with what comes next lets the next tile share more of it. */
-static void pad_tile(const Sched *s, F2Space *t, int from, int dim) {
-    for (int i = from; i < s->npending && t->dim < dim; i++) add_group(t, &s->pending[i], dim);
-    for (int bit = 0; bit < s->n && t->dim < dim; bit++) f2_space_add(t, UINT64_C(1) << bit);
+ * with what comes next lets the next tile share more of it. With ranks the
+ * tile stays in the group's local space (`allowed`; NULL: no ranks), padded
+ * with its coordinate vectors, then the rest of its basis. */
+static void pad_tile(const Sched *s, F2Space *t, int from, int dim, const F2Space *allowed) {
+    for (int i = from; i < s->npending && t->dim < dim; i++) add_group_in(t, &s->pending[i], dim, allowed);
+    for (int bit = 0; bit < s->n && t->dim < dim; bit++)
+        if (!allowed || f2_space_contains(allowed, UINT64_C(1) << bit)) f2_space_add(t, UINT64_C(1) << bit);
+    for (int i = 0; allowed && i < allowed->dim && t->dim < dim; i++) f2_space_add(t, allowed->basis[i]);
+}
+
+/* Whether every group vector of a step lies in `local`. */
+static bool step_in(const F2Space *local, const RawStep *raw) {
+    for (int i = 0; i < raw->group_log; i++)
+        if (!f2_space_contains(local, raw->group[i])) return false;
+    return true;
+}
+
+/* A new local space (with ranks: the input-frame vectors that the memory
+ * order keeps on one rank, n - gpu_log dimensions) for the steps from `from`
+ * on: their group vectors, whole steps in order as far as they fit, then
+ * coordinate vectors. Holding the most steps to come puts the next exchange
+ * as far away as one can. */
+static F2Space new_local(const Sched *s, int from) {
+    int ln = s->n - s->gpu_log;
+    F2Space h = f2_space_empty(s->n);
+    for (int i = from; i < s->npending; i++)
+        if (!add_group(&h, &s->pending[i], ln)) break;
+    for (int bit = 0; bit < s->n && h.dim < ln; bit++) f2_space_add(&h, UINT64_C(1) << bit);
+    return h;
 }
 
 /* T ∩ S, by trying every vector of S (dim S <= tile_log <= 16). */
@@ -123,23 +157,41 @@ static F2Space choose_shared(const Sched *s, const F2Space *t, const F2Space *pr
 }
 
 /* final_pad: vectors the last tile should hold (the logical segment bits),
- * so that it can write the logical order itself; NULL when not final. */
-static int form_groups(const Sched *s, const F2Space *first_shared, const F2Space *final_pad, Group *groups) {
+ * so that it can write the logical order itself; NULL when not final.
+ * With ranks, first_local: the local space of the memory order the first
+ * group reads, when its first step stays on the ranks there (else the first
+ * group starts a local space of its own). Each group's tile lies in its
+ * local space; a step outside it starts a new one (an exchange). */
+static int form_groups(const Sched *s, const F2Space *first_shared, const F2Space *final_pad, const F2Space *first_local,
+                       Group *groups) {
     int ngroups = 0, i = 0;
     F2Space shared = *first_shared;
+    F2Space local = first_local ? *first_local : new_local(s, 0);
+    bool fresh = !first_local;
     while (i < s->npending) {
+        if (s->gpu_log && !step_in(&local, &s->pending[i])) {
+            local = new_local(s, i);
+            fresh = true;
+        }
+        /* an exchange writes a new layout: its segment bits are free */
+        if (s->gpu_log && fresh) shared = choose_shared(s, &local, &(F2Space){.n = s->n}, i);
+        fresh = false;
+        const F2Space *allowed = s->gpu_log ? &local : NULL;
         Group *g = &groups[ngroups++];
         F2Space t = shared;
         g->first = i;
+        g->local = local;
         for (; i < s->npending; i++)
-            if (!add_group(&t, &s->pending[i], s->tile_log)) break;
+            if (!add_group_in(&t, &s->pending[i], s->tile_log, allowed)) break;
         g->count = i - g->first;
         if (g->count == 0) diag_fatal("internal error: a group of elements larger than a tile");
         if (i == s->npending && final_pad) {
             F2Space with = f2_space_sum(&t, final_pad);
-            if (with.dim <= s->tile_log) t = with;
+            bool stays = true;
+            for (int k = 0; allowed && k < with.dim; k++) stays &= f2_space_contains(allowed, with.basis[k]);
+            if (with.dim <= s->tile_log && stays) t = with;
         }
-        pad_tile(s, &t, i, s->tile_log);
+        pad_tile(s, &t, i, s->tile_log, allowed);
         g->tile = t;
         g->shared = shared;
         shared = choose_shared(s, &t, &shared, i);
@@ -147,17 +199,31 @@ static int form_groups(const Sched *s, const F2Space *first_shared, const F2Spac
     return ngroups;
 }
 
-/* The layout in which T is the low tile_log bits and U the low seg_log. */
-static F2Mat layout_for(const Sched *s, const Group *g) {
-    uint64_t cols[F2_MAX];
+/* The layout in which T is the low tile_log bits and U the low seg_log.
+ * With ranks, the group's local space is the low n - gpu_log bits, and the
+ * top (rank) bits keep the vectors they held in `prev` where they can: with
+ * the same local space, every element then stays on its rank. */
+static F2Mat layout_for(const Sched *s, const Group *g, const F2Mat *prev) {
+    uint64_t cols[F2_MAX] = {0}, fill[F2_MAX];
     F2Space basis = f2_space_empty(s->n);
-    int k = 0;
+    int k = 0, nfill = 0, ln = s->n - s->gpu_log;
     for (int i = 0; i < g->shared.dim; i++)
         if (f2_space_add(&basis, g->shared.basis[i])) cols[k++] = g->shared.basis[i];
     for (int i = 0; i < g->tile.dim; i++)
         if (f2_space_add(&basis, g->tile.basis[i])) cols[k++] = g->tile.basis[i];
+    if (s->gpu_log) {
+        for (int i = g->local.dim - 1; i >= 0; i--)
+            if (f2_space_add(&basis, g->local.basis[i])) cols[k++] = g->local.basis[i];
+        F2Mat prev_inv = inverse(prev);
+        for (int i = ln; i < s->n; i++)
+            if (f2_space_add(&basis, f2_column(&prev_inv, i))) cols[i] = f2_column(&prev_inv, i);
+    }
     for (int bit = 0; bit < s->n; bit++)
-        if (f2_space_add(&basis, UINT64_C(1) << bit)) cols[k++] = UINT64_C(1) << bit;
+        if (f2_space_add(&basis, UINT64_C(1) << bit)) fill[nfill++] = UINT64_C(1) << bit;
+    int lo = 0;
+    for (; k < ln; k++) cols[k] = fill[lo++];
+    for (int i = s->n - 1; i >= ln; i--)
+        if (!cols[i]) cols[i] = fill[--nfill];
     F2Mat m = from_columns(s->n, cols);
     return inverse(&m);
 }
@@ -360,8 +426,21 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     }
 }
 
+/* A permutation over the ranks' slices (plan.h, EXCHANGE). */
+static void add_exchange(Sched *s, const F2Mat *m, uint64_t c) {
+    if (f2_is_identity(m) && c == 0) return;
+    Phase *p = new_phase(s, PHASE_EXCHANGE);
+    p->mat = *m;
+    p->compl = c;
+    exchange_plan(s->arena, p, s->gpu_log);
+}
+
 static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
     if (f2_is_identity(m) && c == 0) return;
+    if (s->gpu_log) {
+        add_exchange(s, m, c);
+        return;
+    }
     Phase *p = new_phase(s, PHASE_PERMUTE);
     p->mat = *m;
     p->compl = c;
@@ -376,6 +455,19 @@ static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
 static F2Mat to_logical(const Sched *s, const F2Mat *layout) {
     F2Mat inv = inverse(layout);
     return f2_mul(&s->q_mat, &inv);
+}
+
+/* What a LOCAL phase writes before the exchange of `write`: the exchange's
+ * pack (on each rank's local bits) when the tile's image still holds the
+ * segment bits (whole segments written), else the tile where it was read. */
+static F2Mat send_order(const Sched *s, const Phase *p, const F2Mat *write) {
+    F2Mat pack = exchange_pack(write, s->gpu_log), e = f2_embed(&pack, s->n, 0);
+    F2Space tile = f2_space_empty(s->n);
+    for (int i = 0; i < p->tile_log; i++) f2_space_add(&tile, p->tile_cols[i]);
+    F2Space out = image(&e, &tile);
+    for (int i = 0; i < s->seg_log; i++)
+        if (!f2_space_contains(&out, UINT64_C(1) << i)) return f2_identity(s->n);
+    return e;
 }
 
 /* Place the pending steps in LOCAL phases. The last one writes the logical
@@ -394,9 +486,18 @@ static void plan_segment(Sched *s, bool final) {
     F2Mat q_inv = inverse(&s->q_mat);
     F2Space logical_seg = image(&q_inv, &seg);
     Group *groups = NEW_ARRAY(s->arena, Group, s->npending + 1);
-    int ngroups = form_groups(s, &first_shared, final ? &logical_seg : NULL, groups);
-    groups[0].layout = s->layout;
-    for (int k = 1; k < ngroups; k++) groups[k].layout = layout_for(s, &groups[k]);
+    /* with ranks, a first step that the memory order puts across ranks
+       starts from a layout of its own, one exchange away */
+    F2Space here = f2_space_empty(s->n);   /* with ranks: what the layout keeps on one rank */
+    for (int bit = 0; bit < s->n - s->gpu_log; bit++) f2_space_add(&here, f2_column(&layout_inv, bit));
+    bool relayout = s->gpu_log && !step_in(&here, &s->pending[0]);
+    int ngroups = form_groups(s, &first_shared, final ? &logical_seg : NULL, relayout ? NULL : &here, groups);
+    groups[0].layout = relayout ? layout_for(s, &groups[0], &s->layout) : s->layout;
+    for (int k = 1; k < ngroups; k++) groups[k].layout = layout_for(s, &groups[k], &groups[k - 1].layout);
+    if (relayout) {
+        F2Mat move = f2_mul(&groups[0].layout, &layout_inv);
+        add_exchange(s, &move, 0);
+    }
     bool direct = final && f2_space_sum(&groups[ngroups - 1].tile, &logical_seg).dim == groups[ngroups - 1].tile.dim;
     for (int k = 0; k < ngroups; k++) {
         Phase *p = new_phase(s, PHASE_LOCAL);
@@ -412,6 +513,14 @@ static void plan_segment(Sched *s, bool final) {
             c = s->q_compl;
         } else {
             write = f2_identity(s->n);
+        }
+        if (s->gpu_log && !exchange_rank_preserving(&write, c, s->gpu_log)) {
+            /* the tile stays on its rank, in the exchange's send order where
+               that keeps whole segments; the exchange moves it on */
+            F2Mat stay = send_order(s, p, &write), stay_inv = inverse(&stay), rest = f2_mul(&write, &stay_inv);
+            place_write(s, p, &stay, 0);
+            add_exchange(s, &rest, c);
+            continue;
         }
         place_write(s, p, &write, c);
     }
@@ -444,9 +553,9 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int grou
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
     int seg = 7 - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
-    int tile = tile_log_for(elem, s->tile_bytes);
-    s->seg_log = seg < s->n ? seg : s->n;
-    s->tile_log = tile < s->n ? tile : s->n;
+    int tile = tile_log_for(elem, s->tile_bytes), room = s->n - s->gpu_log;   /* tiles stay on a rank */
+    s->seg_log = seg < room ? seg : room;
+    s->tile_log = tile < room ? tile : room;
 }
 
 static noreturn void unsupported(const Sched *s, const IrStmt *stmt, const char *what) {
@@ -625,7 +734,8 @@ static void lay_out_scratch(Schedule *s) {
         int x = p->dst - BUF_SCRATCH_A;
         if (p->elem->nslots > s->scratch_planes[x]) s->scratch_planes[x] = p->elem->nslots;
         for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->n;
+            /* with ranks, each holds its slice of a plane */
+            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (p->n - s->gpu_log);
             if (bytes > plane[x][k]) plane[x][k] = bytes;
         }
     }
@@ -676,6 +786,11 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
     for (int i = 0; i < body->nparams; i++)
         if (i != out->in_param) out->args[out->nargs++] = body->params[i];
     out->n = body->params[out->in_param]->log_len;
+    int gpu_log = opt ? opt->gpu_log : 0;
+    out->gpu_log = gpu_log;
+    if (gpu_log && out->n - gpu_log < 1)
+        diag_error(f->loc, "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs (--gpus) when "
+                           "each holds at least 2", f->entry, out->n, 1 << gpu_log);
     out->in_elem = body->params[out->in_param]->elem;
     out->out_elem = body->results[0]->elem;
     if (f->pad_param == out->in_param) {
@@ -685,7 +800,7 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
     }
     Sched s = {.arena = arena, .out = out, .n = out->n,
                .tile_bytes = opt && opt->tile_bytes ? opt->tile_bytes : SCHED_DEFAULT_TILE_BYTES,
-               .vector_copies = opt && opt->vector_copies};
+               .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);

@@ -17,13 +17,15 @@
 typedef struct {
     int tile_bytes;             /* 0: SCHED_DEFAULT_TILE_BYTES */
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
+    int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
 } SchedOptions;
 
 /* Why the back end cannot compile f, an entry of one chain from its array
  * to its array result, at all (element fields or length), or NULL. */
 const char *schedule_refusal(Arena *arena, const IrFunc *f);
 /* Cut f into phases and plan them (tiles, swizzles, register rounds,
- * buffers, permutation kernels). Programs outside what the back end supports
+ * buffers, permutation kernels), for 2^gpu_log GPUs (plan.h, "Ranks"; 0:
+ * one). Programs outside what the back end supports
  * (see docs/language.md) are rejected with a diagnostic at the entry (a
  * refusal above) or at the statement. opt may be NULL (the defaults). */
 void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out);

@@ -211,6 +211,7 @@ bool simulate_report(FILE *out, const Schedule *s) {
         case PHASE_LOCAL: ok &= report_local(out, p); break;
         case PHASE_PERMUTE: ok &= report_permute(out, p); break;
         case PHASE_MAP: ok &= report_map(out, p); break;
+        case PHASE_EXCHANGE: diag_fatal("internal error: --report of a plan for several GPUs");
         }
     }
     fprintf(out, "entry %s: every global access minimal and every shared access congestion 1: %s\n", s->func->name,

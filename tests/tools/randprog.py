@@ -28,7 +28,9 @@ The programs combine what found the bugs of issue 11:
   inputs of random lengths and shapes, 0 and the full size among them.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
-the features left out. --big makes sizes 2^16 to 2^34, for the compiler
+the features left out. --chain keeps to what they compile for several GPUs
+(--gpus): one chain of stages from one array of 2^5 to 2^8 elements to one
+result (CHAIN_REFUSES), scalar parameters and ranged entries included. --big makes sizes 2^16 to 2^34, for the compiler
 only: no input is written, and no interpreter could run them."""
 import os
 import random
@@ -53,6 +55,7 @@ FEATURES = (
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
 BACKEND_REFUSES = ("retyping_bodies", "big_groups", "pad_graphs")
+CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -633,18 +636,20 @@ def main():
     args = sys.argv[1:]
     backend = "--backend" in args
     big = "--big" in args
-    args = [a for a in args if a not in ("--backend", "--big")]
+    chain = "--chain" in args
+    args = [a for a in args if a not in ("--backend", "--big", "--chain")]
     if len(args) != 3 or any(a.startswith("-") for a in args):
-        sys.exit("usage: randprog.py [--backend] [--big] DIR COUNT SEED")
+        sys.exit("usage: randprog.py [--backend] [--big] [--chain] DIR COUNT SEED")
     out_dir, count, seed = args[0], int(args[1]), int(args[2])
-    features = [f for f in FEATURES if not (backend and f in BACKEND_REFUSES)]
+    refused = CHAIN_REFUSES if chain else BACKEND_REFUSES if backend else ()
+    features = [f for f in FEATURES if f not in refused]
     for k in range(count):
         rng = random.Random(seed * 100003 + k)
         g = Gen(rng, features, big)
-        text, params, (lo, hi) = g.program((16, 34) if big else (1, 6))
+        text, params, (lo, hi) = g.program((16, 34) if big else (5, 8) if chain else (1, 6))
         with open(os.path.join(out_dir, "prog_%d.parm" % k), "w") as f:
-            f.write("-- random program %d (seed %d%s%s)\n%s%s" % (
-                k, seed, ", --backend" if backend else "", ", --big" if big else "",
+            f.write("-- random program %d (seed %d%s%s%s)\n%s%s" % (
+                k, seed, ", --backend" if backend else "", ", --big" if big else "", ", --chain" if chain else "",
                 PRELUDE_SORT if g.uses_sort else "", text))
         if not big:
             with open(os.path.join(out_dir, "in_%d.txt" % k), "w") as f:

@@ -1,0 +1,110 @@
+# Several GPUs (--gpus, plan.h "Ranks"). The plans of tests/plan/gpus/NAME.parm
+# (G on its first line, `-- --gpus G`) must equal NAME.plan (ACCEPT=1
+# rewrites them). The C target simulates the ranks in one process, each
+# rank's slices in allocations of their own, so ASan and UBSan see a phase
+# that strays off its rank: the examples and random programs of what the
+# distributed back end compiles (randprog.py --chain) must print exactly what
+# the interpreter prints, for 2, 4 and 8 GPUs.
+CC_TEST=${CC_TEST:-cc}
+for src in tests/plan/gpus/*.parm; do
+    base=${src%.parm}
+    gpus=$(sed -n '1s/^-- --gpus //p' "$src")
+    if ! "$PARMC" --gpus "$gpus" --dump-plan "$src" >"$TMP/mgplan.out" 2>"$TMP/mgplan.err"; then
+        fail "plan $src: $(head -3 "$TMP/mgplan.err")"
+        continue
+    fi
+    [ "$ACCEPT" = 1 ] && cp "$TMP/mgplan.out" "$base.plan"
+    if diff -u "$base.plan" "$TMP/mgplan.out" >"$TMP/mgplan.diff"; then
+        pass
+    else
+        fail "plan golden $src (--gpus $gpus)"
+        head -30 "$TMP/mgplan.diff"
+    fi
+done
+# a permutation that leaves the GPU bits alone exchanges nothing
+grep -q ' 0 exchanges between them' tests/plan/gpus/keep.plan && pass || fail "plan: keep.parm exchanges"
+
+mkdir -p "$TMP/mg"
+# mg_check NAME PROGRAM ENTRY INPUT GPUS: the emitted C, built with ASan and
+# UBSan, against the interpreter
+mg_check() {
+    local name=$1 prog=$2 entry=$3 input=$4 gpus=$5 d=$TMP/mg
+    if ! "$PARMC" --target=c --gpus "$gpus" --emit-main -e "$entry" "$prog" -o "$d/prog.c" 2>"$d/err.txt"; then
+        fail "emit C for $gpus GPUs: $name: $(head -3 "$d/err.txt")"
+        return
+    fi
+    if ! $CC_TEST -std=c11 -O0 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+        "$d/prog.c" -o "$d/prog" -lm 2>"$d/err.txt"; then
+        fail "compile C for $gpus GPUs: $name: $(head -5 "$d/err.txt")"
+        return
+    fi
+    "$PARMC" --interpret -e "$entry" "$prog" <"$input" >"$d/i.out" 2>/dev/null
+    if "$d/prog" <"$input" >"$d/c.out" 2>"$d/err.txt" && cmp -s "$d/c.out" "$d/i.out"; then
+        pass
+    else
+        fail "C for $gpus GPUs differs from the interpreter: $name $(head -3 "$d/err.txt")"
+    fi
+}
+
+mg_variant() {   # mg_variant EXAMPLE ENTRY-LINE: the example with its entries replaced
+    grep -v '^entry ' "$1" >"$TMP/mg/variant.parm"
+    echo "$2" >>"$TMP/mg/variant.parm"
+}
+
+mg_variant examples/sort.parm "entry main (xs : [2^12]i32) = sort 12 xs"
+python3 tests/tools/gen.py i32 4096 1 >"$TMP/mg/in.txt"
+for g in 2 4 8; do mg_check "sort 2^12" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" $g; done
+mg_variant examples/bitonic.parm "entry main (xs : [2^9]f32) = bsort 9 xs"
+python3 tests/tools/gen.py f32 512 2 >"$TMP/mg/in.txt"
+mg_check "bitonic 2^9" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 4
+mg_variant examples/batched.parm "entry main (xs : [2^12]i32) = rows 2 (bsort 10) xs"
+python3 tests/tools/gen.py i32 4096 3 >"$TMP/mg/in.txt"
+mg_check "batched 2^2 rows of 2^10" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 8
+python3 tests/tools/gen.py i32 1024 4 >"$TMP/mg/in.txt"
+mg_check "bitrev" examples/permute.parm main "$TMP/mg/in.txt" 2
+mg_check "reverse" examples/permute.parm rev "$TMP/mg/in.txt" 8
+python3 tests/tools/gen.py i32 4096 5 >"$TMP/mg/in.txt"
+mg_check "transpose" examples/permute.parm trans "$TMP/mg/in.txt" 4
+python3 tests/tools/gen.py u32,i32 4096 6 >"$TMP/mg/in.txt"
+mg_check "kvsort" examples/kvsort.parm main "$TMP/mg/in.txt" 2
+mg_variant examples/fft.parm "entry main (xs : [2^10](f32, f32)) = fft 10 xs"
+python3 tests/tools/gen.py f32,f32 1024 7 >"$TMP/mg/in.txt"
+mg_check "fft 2^10" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 4
+
+# random programs (the seed of 45-optimiser.sh plus two), 2, 4 and 8 GPUs in turn
+mg_seed=$((${RANDPROG_SEED:-$(date +%s)} + 2))
+mg_count=${MULTIGPU_RANDOM_COUNT:-12}
+mkdir -p "$TMP/mg/rand"
+python3 tests/tools/randprog.py --chain "$TMP/mg/rand" "$mg_count" "$mg_seed"
+for ((k = 0; k < mg_count; k++)); do
+    mg_check "random program $k (RANDPROG_SEED=$((mg_seed - 2)); randprog.py --chain DIR $((k + 1)) $mg_seed)" \
+        "$TMP/mg/rand/prog_$k.parm" main "$TMP/mg/rand/in_$k.txt" $((2 << (k % 3)))
+done
+
+# what the distributed back end refuses is refused with a diagnostic (also
+# tests/diag/gpus_*.parm); --gpus takes a power of two up to 64
+"$PARMC" --gpus 3 --dump-plan examples/sort.parm >/dev/null 2>"$TMP/mg/err.txt"
+[ $? = 2 ] && grep -q 'power of two' "$TMP/mg/err.txt" && pass || fail "--gpus 3 is a usage error"
+"$PARMC" --gpus 2 --report examples/sort.parm >/dev/null 2>"$TMP/mg/err.txt"
+[ $? = 2 ] && pass || fail "--gpus with --report is a usage error"
+
+# The CUDA for several GPUs (NCCL) compiles, its standalone main included,
+# where nvcc and NCCL's header are present (a GPU is not needed); the GPU
+# machines run it: tests/gpu/multigpu.sh.
+mg_check "key-value sort and a scalar, 4 GPUs" tests/backend/gpus_kv.parm main tests/backend/gpus_kv.in 4
+if command -v nvcc >/dev/null && printf '#include <nccl.h>\n' | nvcc -x cu -E - >/dev/null 2>&1; then
+    if "$PARMC" --gpus 4 --emit-main tests/backend/gpus_kv.parm -o "$TMP/mg/kv.cu" 2>"$TMP/mg/err.txt" &&
+        nvcc -arch=sm_90 -Werror all-warnings -c "$TMP/mg/kv.cu" -o "$TMP/mg/kv.o" 2>"$TMP/mg/err.txt"; then
+        pass
+    else
+        fail "CUDA for 4 GPUs: $(head -5 "$TMP/mg/err.txt")"
+    fi
+    # the C API example of docs/api.md against the header it includes
+    if "$PARMC" --gpus 2 examples/sort.parm -o "$TMP/mg/sort.cu" 2>"$TMP/mg/err.txt" &&
+        cc -std=c11 -Wall -Wextra -Werror -I"$TMP/mg" -I"$(dirname "$(command -v nvcc)")/../include" -c examples/api/sort_nccl.c \
+            -o "$TMP/mg/sort_nccl.o" 2>"$TMP/mg/err.txt"; then
+        pass
+    else
+        fail "examples/api/sort_nccl.c: $(head -5 "$TMP/mg/err.txt")"
+    fi
+fi
