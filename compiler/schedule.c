@@ -17,6 +17,31 @@ static int tile_log_for(const ElemType *elem, int tile_bytes) {
     return log;
 }
 
+/* The default tile (no --tile-bytes), from measurements on an H100
+ * (bench/sort/tiles.sh; bench/results/2026-11-23-tiles.md):
+ * - at most 64 KB and 2^14 elements: 2^15 i16 or 2^16 u8 in a tile are 64
+ *   or 128 per thread in registers, and spill (an i16 sort of 2^24 took
+ *   4.41 ms at 64 KB and 0.88 at 32 KB, a u8 one 15.3 ms);
+ * - from 2^20 elements on, a tile small enough for 2^9 blocks (two for each
+ *   of 132 SMs), down to 16 KB: fewer and larger tiles leave SMs idle (sort
+ *   of 2^20: 0.0954 ms at 64 KB, 0.0712 at 16 KB; of 2^22: 0.2252 at 64 KB,
+ *   0.2008 at 32 KB), while passes decide from 2^24 on;
+ * - a program of one pass: the smallest tile that keeps it one pass
+ *   (schedule_func; 2^16 rows of 2^10: 0.3767 ms at 64 KB, 0.3084 at 16 KB). */
+#define DEFAULT_TILE_MAX_LOG 14
+#define DEFAULT_TILE_FROM_LOG 20
+#define DEFAULT_TILE_BLOCKS_LOG 9
+
+static int smallest_tile_log(const ElemType *elem) { return tile_log_for(elem, SCHED_MIN_TILE_BYTES); }
+
+static int default_tile_log(const ElemType *elem, int n) {
+    int most = tile_log_for(elem, SCHED_DEFAULT_TILE_BYTES);
+    if (most > DEFAULT_TILE_MAX_LOG) most = DEFAULT_TILE_MAX_LOG;
+    int least = smallest_tile_log(elem) < most ? smallest_tile_log(elem) : most, tile = most;
+    while (n >= DEFAULT_TILE_FROM_LOG && tile > least && n - tile < DEFAULT_TILE_BLOCKS_LOG) tile--;
+    return tile;
+}
+
 /* A step in the input frame, before it is placed in a phase. */
 typedef struct {
     const IrStmt *stmt;
@@ -40,7 +65,8 @@ typedef struct {
     Arena *arena;
     Schedule *out;
     int n, seg_log, tile_log;
-    int tile_bytes;             /* shared memory for a tile */
+    int tile_bytes;             /* shared memory for a tile; 0: the default (default_tile_log) */
+    int tile_cap_log;           /* and at most 2^tile_cap_log elements */
     bool vector_copies;         /* SchedOptions.vector_copies */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
     const ElemType *elem;
@@ -553,7 +579,9 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int grou
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
     int seg = 7 - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
-    int tile = tile_log_for(elem, s->tile_bytes), room = s->n - s->gpu_log;   /* tiles stay on a rank */
+    int tile = s->tile_bytes ? tile_log_for(elem, s->tile_bytes) : default_tile_log(elem, s->n);
+    int room = s->n - s->gpu_log;   /* tiles stay on a rank */
+    if (tile > s->tile_cap_log) tile = s->tile_cap_log;
     s->seg_log = seg < room ? seg : room;
     s->tile_log = tile < room ? tile : room;
 }
@@ -775,7 +803,7 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     return NULL;
 }
 
-void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out) {
+static void schedule_with_cap(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_cap_log, Schedule *out) {
     const IrBody *body = f->body;
     const char *refusal = schedule_refusal(arena, f);
     if (refusal) diag_error(f->loc, "%s", refusal);
@@ -798,9 +826,8 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
         out->pad_rows_log = f->pad_rows_log;
         out->pad_cols_log = f->pad_cols_log;
     }
-    Sched s = {.arena = arena, .out = out, .n = out->n,
-               .tile_bytes = opt && opt->tile_bytes ? opt->tile_bytes : SCHED_DEFAULT_TILE_BYTES,
-               .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log};
+    Sched s = {.arena = arena, .out = out, .n = out->n, .tile_bytes = opt ? opt->tile_bytes : 0,
+               .tile_cap_log = tile_cap_log, .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);
@@ -808,4 +835,18 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
     assign_buffers(out);
     lay_out_scratch(out);
     out->alias = alias_rule(out);
+}
+
+/* With the default tile, a program of one pass (one LOCAL phase) takes the
+ * smallest tile that keeps it one pass: more blocks, the same traffic. */
+void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out) {
+    schedule_with_cap(arena, f, opt, SCHED_MAX_TILE, out);
+    if (opt && opt->tile_bytes) return;
+    while (out->nphases == 1 && out->phases[0].kind == PHASE_LOCAL &&
+           out->phases[0].tile_log > smallest_tile_log(out->phases[0].elem)) {
+        Schedule smaller;
+        schedule_with_cap(arena, f, opt, out->phases[0].tile_log - 1, &smaller);
+        if (smaller.nphases != 1 || smaller.phases[0].kind != PHASE_LOCAL) break;
+        *out = smaller;
+    }
 }

@@ -15,7 +15,7 @@
 
 /* What the scheduler may use of the target. */
 typedef struct {
-    int tile_bytes;             /* 0: SCHED_DEFAULT_TILE_BYTES */
+    int tile_bytes;             /* 0: the default (schedule.c, default_tile_log) */
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
 } SchedOptions;
