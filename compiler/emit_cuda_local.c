@@ -80,10 +80,17 @@ static void emit_step_positions(FILE *out, const Phase *p, const Round *rd, cons
 
 static const char *reg_pos(const void *ctx, const IrStmt *pos, Arena *a) {
     const RegPos *rp = ctx;
-    uint64_t on_u[64], on_b[64], konst, v = reg_vector(rp->rd, rp->reg), c = 0;
+    uint64_t on_u[64], on_b[64], konst, v = reg_vector(rp->rd, rp->reg), c = 0, var;
     int bits = plan_pos(rp->p, rp->st, pos, on_u, on_b, &konst);
-    for (int k = 0; k < bits; k++) c |= (uint64_t)f2_parity(on_u[k] & v) << k;
-    return arena_printf(a, "(int64_t)(s%d_pos%d ^ 0x%llxull)", rp->index, pos->res[0]->id, (unsigned long long)c);
+    var = konst;
+    for (int k = 0; k < bits; k++) {
+        c |= (uint64_t)f2_parity(on_u[k] & v) << k;
+        if (plan_thread_mask(rp->p, rp->rd, on_u[k]) || on_b[k]) var |= UINT64_C(1) << k;
+    }
+    /* '+' where the thread's part has none of the register's bits: a table
+     * read then takes the register's part as an immediate address offset */
+    return arena_printf(a, "(int64_t)(s%d_pos%d %c 0x%llxull)", rp->index, pos->res[0]->id, emit_index_op(var, c),
+                        (unsigned long long)c);
 }
 
 /* Element code on named registers: params e*, results r*. */
