@@ -22,8 +22,8 @@ static const char usage[] =
     "actions (at most one; the default compiles every entry):\n"
     "  --interpret          run the entry on the CPU reference interpreter,\n"
     "                       reading its input from stdin and writing the result\n"
-    "  --check              parse, check and specialise every entry (or the\n"
-    "                       entry -e); no output\n"
+    "  --check              check every entry (or the entry -e) as far as a\n"
+    "                       compile goes, back-end limits included; no output\n"
     "  --report             per kernel of every entry (or the entry -e):\n"
     "                       elements moved, global passes, 32-byte sectors per\n"
     "                       warp access against the minimum, shared-memory bank\n"
@@ -65,13 +65,13 @@ static const char usage[] =
     "                       fail unless all results are identical\n"
     "  --strict             with --report: exit 1 when some access is not\n"
     "                       minimal or not conflict-free\n"
-    "  --tile-bytes B[K]    with a compile, --report or --dump-plan: shared\n"
-    "                       memory for one kernel's tile, in bytes (or KB with\n"
-    "                       K), 16K to 227K (default 64K); bigger tiles hold\n"
-    "                       more stages, so sorts take fewer passes\n"
-    "  --vector-copies      with a compile, --report or --dump-plan: kernels read\n"
-    "                       and write their tiles in global memory in 16-byte\n"
-    "                       vectors where the layout allows\n"
+    "  --tile-bytes B[K]    with a compile, --check, --report or --dump-plan:\n"
+    "                       shared memory for one kernel's tile, in bytes (or\n"
+    "                       KB with K), 16K to 227K (default 64K); bigger tiles\n"
+    "                       hold more stages, so sorts take fewer passes\n"
+    "  --vector-copies      with a compile, --check, --report or --dump-plan:\n"
+    "                       kernels read and write their tiles in global memory\n"
+    "                       in 16-byte vectors where the layout allows\n"
     "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
@@ -103,18 +103,18 @@ static const OptSpec specs[OPT_COUNT] = {
                    USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_RANDOM | USE_PLAN, ""},
     [OPT_INCLUDE] = {"include", 'I', VALUE, ~0u, ""},
     [OPT_OUTPUT] = {"output", 'o', VALUE, USE_COMPILE, "a compile"},
-    [OPT_PREFIX] = {"prefix", 0, VALUE, USE_COMPILE, "a compile"},
+    [OPT_PREFIX] = {"prefix", 0, VALUE, USE_COMPILE | USE_CHECK, "a compile or --check"},
     [OPT_TARGET] = {"target", 0, VALUE, USE_COMPILE, "a compile"},
     [OPT_EMIT_MAIN] = {"emit-main", 0, FLAG, USE_COMPILE, "a compile"},
     [OPT_STAGE] = {"stage", 0, VALUE, USE_INTERPRET, "--interpret"},
     [OPT_COMPARE] = {"compare-stages", 0, FLAG, USE_INTERPRET, "--interpret"},
     [OPT_STRICT] = {"strict", 0, FLAG, USE_REPORT, "--report"},
-    [OPT_TRACE] = {"trace-rules", 0, FLAG, USE_COMPILE | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_PLAN,
-                   "an action that optimises (a compile, --report, --dump-ir, --dump-plan, --interpret)"},
-    [OPT_TILE_BYTES] = {"tile-bytes", 0, VALUE, USE_COMPILE | USE_REPORT | USE_PLAN,
-                        "an action that schedules (a compile, --report, --dump-plan)"},
-    [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_REPORT | USE_PLAN,
-                           "an action that schedules (a compile, --report, --dump-plan)"},
+    [OPT_TRACE] = {"trace-rules", 0, FLAG, USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_PLAN,
+                   "an action that optimises (a compile, --check, --report, --dump-ir, --dump-plan, --interpret)"},
+    [OPT_TILE_BYTES] = {"tile-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                        "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                           "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
@@ -265,7 +265,8 @@ static int check_used(const Options *opt, const Seen *seen) {
         return 2;
     }
     /* the rewrite rules run only on the way to the optimised IR */
-    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->compare_stages ||
+    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->action == ACTION_CHECK ||
+                     opt->action == ACTION_DUMP_PLAN || opt->compare_stages ||
                      ((opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR) && opt->stage == STAGE_OPTIMISED);
     if (seen->given[OPT_TRACE] && !optimises)
         fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the optimised IR\n",
@@ -304,6 +305,8 @@ static int parse_args(int argc, char **argv, Options *opt, const char **dirs) {
         if (status) return status;
     }
     if (!opt->input) return usage_error("no input file%s%s", "", "");
+    /* --check goes as far as a compile, short of writing (driver.c) */
+    if (opt->action == ACTION_CHECK) opt->stage = STAGE_OPTIMISED;
     return check_used(opt, &seen);
 }
 

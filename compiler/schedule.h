@@ -19,8 +19,8 @@ typedef struct {
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
 } SchedOptions;
 
-/* Why the back end cannot compile f at all (its parameters, results, element
- * fields or length), or NULL. */
+/* Why the back end cannot compile f, an entry of one chain from its array
+ * to its array result, at all (element fields or length), or NULL. */
 const char *schedule_refusal(Arena *arena, const IrFunc *f);
 /* Cut f into phases and plan them (tiles, swizzles, register rounds,
  * buffers, permutation kernels). Programs outside what the back end supports
