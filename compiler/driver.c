@@ -132,12 +132,12 @@ static const char *default_prefix(Arena *a, const char *output) {
 }
 
 /* An entry whose exported name would be one of the API's own. */
-static void check_entry_names(const EmitInput *in) {
-    for (int i = 0; i < in->nplans; i++) {
-        const IrFunc *f = in->plans[i].func;
+static void check_entry_names(const EntryPlan *plans, int n, const char *prefix) {
+    for (int i = 0; i < n; i++) {
+        const IrFunc *f = plans[i].func;
         if (emit_api_name_taken(f->entry))
             diag_error(f->loc, "entry '%s' would be exported as %s_%s, a name of the API's own (docs/api.md); "
-                               "rename the entry", f->entry, in->prefix, f->entry);
+                               "rename the entry", f->entry, prefix, f->entry);
     }
 }
 
@@ -182,9 +182,10 @@ static const EntryParam *size_range(const Program *p, const char *entry) {
 }
 
 static bool some_size_compiles(Compilation *c, const IrFunc *f) {
+    Loc where;
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *g = c->ir.funcs[i];
-        if (g != f && strcmp(g->entry, f->entry) == 0 && !entry_plan_refusal(&c->arena, g)) return true;
+        if (g != f && strcmp(g->entry, f->entry) == 0 && !entry_plan_refusal(&c->arena, g, &where)) return true;
     }
     return false;
 }
@@ -199,7 +200,8 @@ static int schedule_all(Compilation *c, int gpu_log, EntryPlan *out) {
     int n = 0;
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *f = c->ir.funcs[i];
-        const char *refusal = f->size_param >= 0 ? entry_plan_refusal(&c->arena, f) : NULL;
+        Loc where;
+        const char *refusal = f->size_param >= 0 ? entry_plan_refusal(&c->arena, f, &where) : NULL;
         const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
         if (range && some_size_compiles(c, f)) {
             diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "
@@ -211,9 +213,10 @@ static int schedule_all(Compilation *c, int gpu_log, EntryPlan *out) {
         const char *why = plan_verify_entry(&c->arena, &out[n]);
         if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", f->name, why);
 #endif
-        /* the API dispatches on n, the first array's length */
-        for (int j = 0; j < n; j++)
-            if (strcmp(out[j].func->entry, f->entry) == 0 && out[j].n == out[n].n)
+        /* the API dispatches on n, the first array's length; the sizes of
+         * an entry are specialised one after another */
+        for (int j = n - 1; j >= 0 && strcmp(out[j].func->entry, f->entry) == 0; j--)
+            if (out[j].n == out[n].n)
                 diag_error(f->loc, "the back end tells the sizes of a ranged entry apart by the length of its first "
                                    "array, which is 2^%d for two of the sizes of '%s'", out[n].n, f->entry);
         n++;
@@ -239,7 +242,7 @@ static void compile(Compilation *c, const Options *opt) {
     in.plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
     in.nplans = schedule_all(c, opt->gpu_log, in.plans);
     emit_input_schedules(&in, &c->arena);
-    check_entry_names(&in);
+    check_entry_names(in.plans, in.nplans, in.prefix);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
     for (int i = 0; i < in.nplans; i++) funcs[i] = in.plans[i].func;
     ManifestInput manifest = {.source = opt->input, .target = opt->target_c ? "c" : "cuda", .prefix = in.prefix,
@@ -249,6 +252,15 @@ static void compile(Compilation *c, const Options *opt) {
     write_file(c, output, write_program, &o);
     write_file(c, header, write_header, &o);
     write_file(c, beside(&c->arena, output, ".json"), write_manifest, &o);
+}
+
+/* --check: what a compile would refuse is an error too, at the construct,
+ * like one of the language (the prefix is the one a compile of the input
+ * to the default output would take). */
+static void check_back_end(Compilation *c, const Options *opt) {
+    EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
+    int n = schedule_all(c, opt->gpu_log, plans);
+    check_entry_names(plans, n, opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input));
 }
 
 /* --report: the access simulator over the schedule of every entry. With
@@ -303,11 +315,16 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     if (opt->action == ACTION_COMPILE) entry = NULL;   /* every entry */
     specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
     verify(c, STAGE_SPECIALISED);
-    bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->action == ACTION_DUMP_PLAN;
+    /* a --check of the optimised stage (the command line's) plans the back
+     * end too; one of an earlier stage (the fuzzer's first) stops there */
+    bool check_all = opt->action == ACTION_CHECK && opt->stage == STAGE_OPTIMISED;
+    bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ||
+                    opt->action == ACTION_DUMP_PLAN || check_all;
     Stage target = back_end ? STAGE_OPTIMISED : opt->stage;
     if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
     switch (opt->action) {
     case ACTION_CHECK:
+        if (check_all) check_back_end(c, opt);
         break;
     case ACTION_DUMP_IR:
         ir_print_program(out, &c->ir);

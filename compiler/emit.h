@@ -39,6 +39,17 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p);
  * offset), else '^'. */
 char emit_index_op(uint64_t var_bits, uint64_t c);
 
+/* emit_reduce.c: reductions (of a REDUCE statement s, which has s->nres
+ * fields). The type of field k; s's operator applied to the variables
+ * named by the printf formats left and right (of the field number), into
+ * those of res, declared by the caller; and a CUDA block's subtotals v0..
+ * (one per thread, in thread order) reduced in tree order, thread 0 ending
+ * with the total in v0.. (it uses nv0.. as emit_reduce_apply's res, and
+ * the other threads return). */
+Prim emit_reduce_prim(const IrStmt *s, int k);
+void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *res, int indent);
+void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log);
+
 /* emit_common.c, for the two emitters */
 /* The base of the emitted code's own names for IR function f: parm_F, in
  * arena a (its code is parm_F_run, parm_F_0_kernel, ...). The parm_
@@ -106,6 +117,10 @@ int emit_exchange_planes(const Schedule *s, unsigned long long *bytes);
 /* The rank whose one-pass unpack kernels an exchange's rank runs: the first
  * with the same unpack constant (their kernels are the same). */
 int emit_unpack_kernel_of(const Phase *p, int rank);
+/* Whether p is the phase that a reduce is fused into (Schedule.reduce),
+ * and that phase's parameters for the partial planes: ", T *q0"... */
+bool emit_phase_reduces(const Schedule *s, const Phase *p);
+void emit_partial_params(FILE *out, const Schedule *s, bool cuda);
 /* The copy of an entry with no phase: its input to its output, unless they
  * are the same arrays. */
 void emit_copy_whole(FILE *out, const Schedule *s, bool cuda);

@@ -20,9 +20,10 @@ static void emit_tables(FILE *out, const char *name, const uint64_t *cols, int c
 /* The head of a phase's function: its planes, the LOCAL phases' work
  * memory, and the entry's run-time scalars (which a phase may not read);
  * with ranks (plan.h, "Ranks"), first the rank whose slices the planes are. */
-static void emit_phase_head(FILE *out, const Schedule *s, const char *name, bool work) {
+static void emit_phase_head(FILE *out, const Schedule *s, const Phase *p, const char *name, bool work) {
     fprintf(out, "static void %s(%sconst void *const *src, void *const *dst%s", name,
             s->gpu_log ? "const uint64_t parm_rank, " : "", work ? ", char *work" : "");
+    if (emit_phase_reduces(s, p)) emit_partial_params(out, s, false);
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
     emit_arg_loads(out, s);
@@ -164,9 +165,25 @@ static unsigned long long work_bytes(const Schedule *s) {
     return most;
 }
 
+/* The reduce fused into this phase (Schedule.reduce): block b's tile,
+ * reduced in the order of u (the operator is commutative), is element b
+ * of the partials. */
+static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p) {
+    const IrStmt *r = s->reduce;
+    fputs("        { /* the fused reduce */\n", out);
+    for (int k = 0; k < r->nres; k++)
+        fprintf(out, "        %s v%d = tile%d[0], nv%d;\n", prim_ctype(emit_reduce_prim(r, k)), k, k, k);
+    fprintf(out, "        for (uint64_t u = 1; u < %lluu; u++) {\n", 1ULL << p->tile_log);
+    emit_reduce_apply(out, r, "v%d", "tile%d[u]", "nv%d", 12);
+    for (int k = 0; k < r->nres; k++) fprintf(out, "            v%d = nv%d;\n", k, k);
+    fputs("        }\n", out);
+    for (int k = 0; k < r->nres; k++) fprintf(out, "        q%d[b] = v%d;\n", k, k);
+    fputs("        }\n", out);
+}
+
 static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
-    emit_phase_head(out, s, name, true);
+    emit_phase_head(out, s, p, name, true);
     emit_planes(out, p->elem, p->elem);
     emit_tables(out, "W", p->tile_cols, p->tile_log);
     emit_tables(out, "C", p->block_cols, p->block_log);
@@ -203,12 +220,13 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     } else {
         emit_permuted_write(out, s, p);
     }
+    if (emit_phase_reduces(s, p)) emit_tile_reduce(out, s, p);
     fputs("    }\n}\n\n", out);
 }
 
 static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     const ElemType *in = p->in_elem, *res = p->elem;
-    emit_phase_head(out, s, name, false);
+    emit_phase_head(out, s, p, name, false);
     emit_planes(out, in, res);
     int local = p->n - s->gpu_log;     /* with ranks: x is the global index */
     if (s->gpu_log)
@@ -222,7 +240,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
 /* A permutation: one planned one-pass kernel per slot (emit_bmmc.c). */
 static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_permute_kernels(out, s, p, name, bmmc_emit_c);
-    emit_phase_head(out, s, name, false);
+    emit_phase_head(out, s, p, name, false);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    %s_slot%d((const %s *)src[%d], (%s *)dst[%d]%s);\n", name, k, t, k, t, k,
@@ -309,6 +327,8 @@ static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
         fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
                 plan_buf_name(s->phases[i].dst));
         if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->scratch_bytes);
+        for (int k = 0; emit_phase_reduces(s, &s->phases[i]) && k < s->reduce->nres; k++)
+            fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
         emit_arg_values(out, s);
         fputs(");\n", out);
     }
@@ -457,7 +477,8 @@ static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
 /* A chain of an entry graph: its scratch is given. */
 static void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
-    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch", fname);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
+            s->reduce ? ", void *const *partial" : "");
     emit_arg_params(out, s);
     fputs(")\n{\n    (void)ctx;\n    (void)scratch;\n", out);
     emit_arg_unused(out, s);

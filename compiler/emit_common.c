@@ -34,6 +34,15 @@ const char *emit_code_base(Arena *a, const IrFunc *f) { return arena_printf(a, "
 /* ---- entries of any length (plan.h, Schedule.pad) ---- */
 
 bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src == BUF_IN; }
+
+bool emit_phase_reduces(const Schedule *s, const Phase *p) { return s->reduce && p == &s->phases[s->reduce_phase]; }
+
+void emit_partial_params(FILE *out, const Schedule *s, bool cuda) {
+    for (int k = 0; k < s->reduce->nres; k++) {
+        const char *t = prim_ctype(emit_reduce_prim(s->reduce, k));
+        fprintf(out, ", %s *%sq%d", t, cuda ? "__restrict__ " : "", k);
+    }
+}
 bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && p->dst == BUF_OUT; }
 
 /* Templates over an index '@' of the padded order (emit_bmmc.h). Rows of

@@ -163,6 +163,28 @@ static int tile_plane_offset(const Phase *p, int k) {
     return offset;
 }
 
+/* The reduce fused into this phase (Schedule.reduce): after the write-back
+ * the tile is still whole in shared memory; thread tid reduces slots tid,
+ * tid + T, ... (consecutive words across the warp), the block its threads'
+ * subtotals, and thread 0 writes the block's partial. The operator is
+ * commutative, so no order matters. */
+static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p, int t) {
+    const IrStmt *r = s->reduce;
+    fputs("    { /* the fused reduce */\n", out);
+    for (int k = 0; k < r->nres; k++)
+        fprintf(out, "    %s v%d = tile%d[tid], nv%d;\n", prim_ctype(emit_reduce_prim(r, k)), k, k, k);
+    fprintf(out, "    for (unsigned j = 1; j < %uu; j++) {\n", 1u << (p->tile_log - t));
+    char right[64];
+    snprintf(right, sizeof right, "tile%%d[tid + (j << %d)]", t);
+    emit_reduce_apply(out, r, "v%d", right, "nv%d", 8);
+    for (int k = 0; k < r->nres; k++) fprintf(out, "        v%d = nv%d;\n", k, k);
+    fputs("    }\n", out);
+    emit_reduce_block_tree(out, r, t);
+    fputs("    if (threadIdx.x == 0) {\n", out);
+    for (int k = 0; k < r->nres; k++) fprintf(out, "        q%d[b] = v%d;\n", k, k);
+    fputs("    }\n    }\n", out);
+}
+
 static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int t = threads_log(p), ns = p->elem->nslots;
     /* Two blocks per SM: measured 9% faster on the 2^24 sort despite small
@@ -178,6 +200,7 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
         fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     emit_rank_param(out, s);
+    if (emit_phase_reduces(s, p)) emit_partial_params(out, s, true);
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ unsigned char parm_shared[];\n", out);
     emit_arg_loads(out, s);
@@ -202,13 +225,15 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     emit_cuda_local_rounds(out, p);
     if (p->writes_in_place) emit_copy_tile(out, s, p, t, false);
     else emit_permuted_write(out, s, p, t);
+    if (emit_phase_reduces(s, p)) emit_tile_reduce(out, s, p, t);
     fputs("}\n\n", out);
 }
 
 /* Launchers take the planes as void pointers: phase i's buffers are the
  * plan's. */
-static void emit_launcher_head(FILE *out, const Schedule *s, const char *name) {
-    fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst", name);
+static void emit_launcher_head(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst%s", name,
+            emit_phase_reduces(s, p) ? ", void *const *partial" : "");
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
 }
@@ -224,7 +249,7 @@ static void emit_plane_args(FILE *out, const ElemType *in, const ElemType *res) 
 
 static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_local_kernel(out, s, p, name);
-    emit_launcher_head(out, s, name);
+    emit_launcher_head(out, s, p, name);
     int bytes = tile_bytes(p);
     /* a kernel's attributes are per device: set once on each (every time
        on a device past the 64 the mask holds) */
@@ -238,6 +263,8 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
             1 << threads_log(p), bytes);
     emit_plane_args(out, p->elem, p->elem);
     emit_rank_value(out, s);
+    for (int k = 0; emit_phase_reduces(s, p) && k < s->reduce->nres; k++)
+        fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
     emit_arg_values(out, s);
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
@@ -259,7 +286,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     else fputs("        const uint64_t x = xl;\n", out);
     emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
-    emit_launcher_head(out, s, name);
+    emit_launcher_head(out, s, p, name);
     unsigned long long blocks = (1ULL << ln) / 256;
     fprintf(out, "    %s_kernel<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
     emit_plane_args(out, in, res);
@@ -270,7 +297,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
 
 static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_permute_kernels(out, s, p, name, bmmc_emit_cuda);
-    emit_launcher_head(out, s, name);
+    emit_launcher_head(out, s, p, name);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d]%s, ctx->stream));\n", name,
@@ -423,8 +450,8 @@ static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     emit_copy_whole(out, s, true);
     for (int i = 0; i < s->nphases; i++)
     {
-        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
-                plan_buf_name(s->phases[i].dst));
+        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s%s", fname, i, plan_buf_name(s->phases[i].src),
+                plan_buf_name(s->phases[i].dst), emit_phase_reduces(s, &s->phases[i]) ? ", partial" : "");
         if (s->phases[i].kind == PHASE_EXCHANGE) fputs(", xs, xr", out);
         else emit_arg_values(out, s);
         fputs("))) return status;\n", out);
@@ -466,7 +493,8 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
 /* A chain of an entry graph: its scratch is given. */
 static void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
-    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch", fname);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
+            s->reduce ? ", void *const *partial" : "");
     emit_arg_params(out, s);
     fputs(")\n{\n    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
     emit_scratch_planes(out, s);

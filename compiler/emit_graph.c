@@ -79,24 +79,6 @@ static void plane_values(FILE *out, Arena *a, const EntryPlan *e, const PlaneRef
 
 /* ---- REDUCE ---- */
 
-/* Applies the reduction's body: vars L* op R* into N* (declared by the caller). */
-static void emit_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *res, int indent) {
-    int ns = s->nres;
-    Arena a = {0};
-    const char **params = NEW_ARRAY(&a, const char *, 2 * ns), **results = NEW_ARRAY(&a, const char *, ns);
-    for (int k = 0; k < ns; k++) {
-        params[k] = arena_printf(&a, left, k);
-        params[ns + k] = arena_printf(&a, right, k);
-        results[k] = arena_printf(&a, res, k);
-    }
-    fprintf(out, "%*s{\n", indent, "");
-    emit_elem_body(out, s->body, params, results, "o_", indent + 4, NULL);
-    fprintf(out, "%*s}\n", indent, "");
-    arena_free(&a);
-}
-
-static Prim reduce_prim(const IrStmt *s, int k) { return elem_slot_prim(s->args[s->nres]->elem, k); }
-
 /* A fused map's positions: the element's index, in the C variable ctx. */
 static const char *load_pos(const void *ctx, const IrStmt *pos, Arena *a) {
     uint64_t none[64] = {0};
@@ -105,7 +87,7 @@ static const char *load_pos(const void *ctx, const IrStmt *pos, Arena *a) {
 
 /* Element `index` of planes src0.. into v0..: loaded, then through the
  * fused maps. */
-static Prim load_prim(const PlanNode *n, int k) { return n->npre ? n->in[k].prim : reduce_prim(n->stmt, k); }
+static Prim load_prim(const PlanNode *n, int k) { return n->npre ? n->in[k].prim : emit_reduce_prim(n->stmt, k); }
 
 static int load_planes(const PlanNode *n) { return n->npre ? n->nin : n->stmt->nres; }
 
@@ -184,7 +166,7 @@ static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, co
     int ns = s->nres;
     Arena scratch = {0};
     for (int k = 0; k < ns; k++) {
-        const char *t = prim_ctype(reduce_prim(s, k));
+        const char *t = prim_ctype(emit_reduce_prim(s, k));
         fprintf(out, "    %s st%d[%d], v%d, nv%d;\n", t, k, depth + 1, k, k);
     }
     fputs("    int top = 0;\n", out);
@@ -193,7 +175,7 @@ static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, co
     fprintf(out, "    for (uint64_t i = 0; i < %s; i++) {\n", count);
     emit_load(out, n, arena_printf(&scratch, "%s + i", first), unroll);
     fputs("        for (uint64_t c = i + 1; !(c & 1); c >>= 1) {\n            top--;\n", out);
-    emit_apply(out, s, "st%d[top]", "v%d", "nv%d", 12);
+    emit_reduce_apply(out, s, "st%d[top]", "v%d", "nv%d", 12);
     for (int k = 0; k < ns; k++) fprintf(out, "            v%d = nv%d;\n", k, k);
     fputs("        }\n", out);
     for (int k = 0; k < ns; k++) fprintf(out, "        st%d[top] = v%d;\n", k, k);
@@ -205,8 +187,8 @@ static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, co
 /* z op total into the output planes. */
 static void emit_final(FILE *out, const IrStmt *s, int indent) {
     int ns = s->nres;
-    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s *res%d = (%s *)o%d;\n", indent, "", prim_ctype(reduce_prim(s, k)), k,
-                                          prim_ctype(reduce_prim(s, k)), k);
+    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s *res%d = (%s *)o%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), k,
+                                          prim_ctype(emit_reduce_prim(s, k)), k);
     Arena a = {0};
     const char **params = NEW_ARRAY(&a, const char *, 2 * ns), **results = NEW_ARRAY(&a, const char *, ns);
     for (int k = 0; k < ns; k++) {
@@ -233,39 +215,6 @@ static void emit_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     fputs("}\n\n", out);
 }
 
-/* A block's 2^threads_log subtotals (v0.. of each thread, in thread order)
- * reduced in tree order: shuffles within warps (the lower lane the left
- * operand), then the warps' totals through shared memory. Thread 0 ends
- * with the block's total. */
-static void emit_block_tree(FILE *out, const IrStmt *s, int threads_log) {
-    int ns = s->nres, lanes_log = threads_log < 5 ? threads_log : 5;
-    const char *mask = threads_log >= 5 ? "0xffffffffu" : "((1u << blockDim.x) - 1)";
-    fputs("    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n    (void)warp;\n", out);
-    for (int level = 0; level < 2; level++) {
-        int span_log = level == 0 ? lanes_log : threads_log - 5;
-        if (level == 1) {
-            if (threads_log <= 5) break;
-            for (int k = 0; k < ns; k++)
-                fprintf(out, "    __shared__ %s warps%d[%d];\n", prim_ctype(reduce_prim(s, k)), k, 1 << span_log);
-            for (int k = 0; k < ns; k++) fprintf(out, "    if (lane == 0) warps%d[warp] = v%d;\n", k, k);
-            fputs("    __syncthreads();\n    if (warp != 0) return;\n", out);
-            for (int k = 0; k < ns; k++) fprintf(out, "    v%d = warps%d[lane < %d ? lane : 0];\n", k, k, 1 << span_log);
-            mask = "0xffffffffu";
-        }
-        for (int step = 1; step < 1 << span_log; step <<= 1) {
-            for (int k = 0; k < ns; k++)
-                fprintf(out, "    %s r%d_%d_%d = parm_shfl_down(%s, v%d, %d);\n", prim_ctype(reduce_prim(s, k)), level,
-                        step, k, mask, k, step);
-            fprintf(out, "    if ((lane & %d) == 0) {\n", 2 * step - 1);
-            char right[32];
-            snprintf(right, sizeof right, "r%d_%d_%%d", level, step);
-            emit_apply(out, s, "v%d", right, "nv%d", 8);
-            for (int k = 0; k < ns; k++) fprintf(out, "        v%d = nv%d;\n", k, k);
-            fputs("    }\n", out);
-        }
-    }
-}
-
 static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name) {
     const IrStmt *s = n->stmt;
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
@@ -288,12 +237,12 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
         char count[32];
         snprintf(count, sizeof count, "%lluu", 1ULL << p);
         emit_serial_tree(out, pass ? &partials : n, count, "first", p, !pass);
-        emit_block_tree(out, s, t);
+        emit_reduce_block_tree(out, s, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
         if (pass) emit_final(out, s, 4);
         else
             for (int k = 0; k < ns; k++)
-                fprintf(out, "    ((%s *)q%d)[blockIdx.x] = v%d;\n", prim_ctype(reduce_prim(s, k)), k, k);
+                fprintf(out, "    ((%s *)q%d)[blockIdx.x] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, k);
         fputs("}\n\n", out);
     }
     fprintf(out, "static int %s(parm_ctx *ctx, ", name);
@@ -383,7 +332,14 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         plane_values(out, a, e, n->in, n->nin, true);
         fputs("};\n        void *no[] = {", out);
         plane_values(out, a, e, n->out, n->nout, true);
-        fprintf(out, "};\n        if ((status = %s_exec(ctx, ni, no, scratch + 0x%llxu", name, e->chain_off);
+        fputs("};\n", out);
+        if (n->npartial) {
+            fputs("        void *np[] = {", out);
+            plane_values(out, a, e, n->partial, n->npartial, true);
+            fputs("};\n", out);
+        }
+        fprintf(out, "        if ((status = %s_exec(ctx, ni, no, scratch + 0x%llxu%s", name, e->chain_off,
+                n->npartial ? ", np" : "");
         node_arg_values(out, a, e, n);
         fputs("))) return status;\n    }\n", out);
         break;

@@ -309,20 +309,70 @@ static Chain *fusable_maps(Graph *g, const IrVal *v) {
     return NULL;
 }
 
+/* The phase of a chain node that can reduce what it writes for s: the last
+ * LOCAL phase, when only permutations follow it (they keep the multiset of
+ * elements, which is all a commutative reduce sees), and s's operator reads
+ * nothing from outside (the chain's kernels pass no more scalars); -1 if
+ * none. */
+static int fusable_phase(Graph *g, const Schedule *chain, const IrStmt *s) {
+    const IrVal **vals = NULL;
+    int nvals = 0, cap = 0;
+    body_reads(g, s->body, &vals, &nvals, &cap);
+    if (!s->commutative || nvals) return -1;
+    for (int i = chain->nphases - 1; i >= 0; i--) {
+        if (chain->phases[i].kind == PHASE_LOCAL) return i;
+        if (chain->phases[i].kind != PHASE_PERMUTE) return -1;
+    }
+    return -1;
+}
+
+/* The chain node that writes v (just closed), or -1. */
+static int chain_writing(const Graph *g, const IrVal *v) {
+    const int *ids = g->planes[idx(g, v)];
+    for (int i = g->nbuilds - 1; i >= 0; i--)
+        if (g->builds[i].node.kind == NODE_CHAIN && ids && g->builds[i].nout && g->builds[i].out[0] == ids[0])
+            return i;
+    return -1;
+}
+
+/* A reduce of the result of a chain whose last value-changing phase can
+ * reduce its tiles (fusable_phase): that phase writes one partial per block
+ * into new planes, and the REDUCE node reduces those instead of the chain's
+ * 2^n elements, so the reduction costs no pass over memory of its own.
+ * Returns the partial planes, or NULL. */
+static const int *fuse_into_chain(Graph *g, const IrStmt *s, const IrVal *xs) {
+    int at = chain_writing(g, xs);
+    if (at < 0) return NULL;
+    Schedule *chain = &g->builds[at].node.chain;
+    int phase = chain->reduce ? -1 : fusable_phase(g, chain, s);   /* one reduce per chain */
+    if (phase < 0) return NULL;
+    chain->reduce = s;
+    chain->reduce_phase = phase;
+    int *ids = NEW_ARRAY(g->arena, int, s->nres);
+    for (int k = 0; k < s->nres; k++) ids[k] = new_plane(g, chain->phases[phase].block_log, elem_slot_prim(xs->elem, k));
+    Build *b = &g->builds[at];
+    add_ids(g, &b->partial, &b->npartial, ids, s->nres);
+    b->node.npartial = s->nres;
+    return ids;
+}
+
 static void reduce_stmt(Graph *g, const IrStmt *s) {
     int ns = s->nres;
     const IrVal *xs = s->args[ns], *loaded = xs;
+    if (xs->elem->nslots > SCHED_MAX_SLOTS)
+        refuse(g, s, arena_printf(g->arena, "a reduce of elements of more than %d fields", SCHED_MAX_SLOTS));
     Chain *maps = fusable_maps(g, xs);
+    const int *partials = NULL;
     if (maps && maps->input->elem->nslots <= SCHED_MAX_SLOTS) {
         maps->open = false;
         loaded = maps->input;
     } else {
         maps = NULL;
         close_tail(g, xs);
+        partials = fuse_into_chain(g, s, xs);
     }
-    if (xs->elem->nslots > SCHED_MAX_SLOTS)
-        refuse(g, s, arena_printf(g->arena, "a reduce of elements of more than %d fields", SCHED_MAX_SLOTS));
-    Build *b = new_build(g, NODE_REDUCE, xs->log_len);
+    int n = partials ? g->plane[partials[0]].log_len : xs->log_len;
+    Build *b = new_build(g, NODE_REDUCE, n);
     b->node.stmt = s;
     b->node.pre_elem = loaded->elem;
     if (maps) {
@@ -330,7 +380,7 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
         b->node.npre = maps->nstmts;
         for (int i = 0; i < maps->nstmts; i++) add_body_args(g, b, maps->stmts[i]);
     }
-    add_ids(g, &b->in, &b->nin, planes_of(g, s, loaded), loaded->elem->nslots);
+    add_ids(g, &b->in, &b->nin, partials ? partials : planes_of(g, s, loaded), loaded->elem->nslots);
     add_args(g, b, s, (const IrVal *const *)s->args, ns);
     add_body_args(g, b, s);
     for (int r = 0; r < ns; r++) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[r]), 1);
@@ -338,7 +388,7 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
        at most 2^16 blocks (the second kernel's work) */
     int widest = elem_max_slot_bytes(xs->elem) > elem_max_slot_bytes(loaded->elem) ? elem_max_slot_bytes(xs->elem)
                                                                                   : elem_max_slot_bytes(loaded->elem);
-    int n = xs->log_len, per = log2_floor(64 / (unsigned)widest);
+    int per = log2_floor(64 / (unsigned)widest);
     if (per > n) per = n;
     int threads = n - per < 8 ? n - per : 8;
     if (n - per - threads > 16) per = n - threads - 16;
@@ -349,6 +399,7 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
         int p = new_plane(g, b->node.blocks_log, elem_slot_prim(xs->elem, k));
         add_ids(g, &b->partial, &b->npartial, &p, 1);
     }
+    b->node.npartial = ns;
 }
 
 static void fill_stmt(Graph *g, const IrStmt *s) {
@@ -623,7 +674,8 @@ static bool simple_entry(const IrFunc *f) {
     return cur == body->results[0];
 }
 
-const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
+const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
+    *where = f->loc;
     if (simple_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
     if (f->pad_param >= 0)
@@ -645,6 +697,7 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
                             f->entry);
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *s = body->stmts[i];
+        *where = s->loc;
         if (chain_op(s->op) && s->nargs == 1 && !ir_is_scalar(s->args[0]) && s->args[0]->log_len < 1)
             return arena_printf(arena, "the back end needs arrays of at least 2 elements for array stages; '%s' "
                                        "has one of 1", f->entry);
@@ -653,14 +706,16 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f) {
                 return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements "
                                            "of %d", SCHED_MAX_SLOTS, f->entry, s->res[r]->elem->nslots);
     }
+    *where = f->loc;
     return NULL;
 }
 
 void entry_plan(Arena *arena, const IrFunc *f, int gpu_log, EntryPlan *out) {
     memset(out, 0, sizeof *out);
     out->func = f;
-    const char *why = entry_plan_refusal(arena, f);
-    if (why) diag_error(f->loc, "%s", why);
+    Loc where;
+    const char *why = entry_plan_refusal(arena, f, &where);
+    if (why) diag_error(where, "%s", why);
     if (gpu_log && (!simple_entry(f) || f->pad_param >= 0))
         diag_error(f->loc, "the back end compiles an entry for several GPUs (--gpus) only when it is one chain of "
                            "stages from one array of 2^n elements to one result; '%s' %s, which it compiles for one GPU "

@@ -6,8 +6,8 @@
 #include "plan.h"
 
 /* Why the back end cannot compile f at all (its shape, fields or length),
- * or NULL. */
-const char *entry_plan_refusal(Arena *arena, const IrFunc *f);
+ * or NULL; *where is the construct that decides it, else the entry. */
+const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where);
 /* The plan of f: an entry of today's shape is one chain (EntryPlan.simple);
  * any other is a graph of nodes. Unsupported constructs are refused with a
  * diagnostic at the construct or the entry. For 2^gpu_log GPUs (> 0) only

@@ -21,8 +21,8 @@ static const char usage[] =
     "actions (at most one; the default compiles every entry):\n"
     "  --interpret          run the entry on the CPU reference interpreter,\n"
     "                       reading its input from stdin and writing the result\n"
-    "  --check              parse, check and specialise every entry (or the\n"
-    "                       entry -e); no output\n"
+    "  --check              check every entry (or the entry -e) as far as a\n"
+    "                       compile goes, back-end limits included; no output\n"
     "  --report             per kernel of every entry (or the entry -e):\n"
     "                       elements moved, global passes, 32-byte sectors per\n"
     "                       warp access against the minimum, shared-memory bank\n"
@@ -59,8 +59,8 @@ static const char usage[] =
     "  --gpus G             compile for G GPUs (a power of two up to 64; default\n"
     "                       1): each holds 1/G of the array, exchanges through\n"
     "                       NCCL (CUDA) or copies between the ranks' slices,\n"
-    "                       simulated in one process (C); with --dump-plan,\n"
-    "                       the plan for G GPUs\n"
+    "                       simulated in one process (C); with --check and\n"
+    "                       --dump-plan, the plans for G GPUs\n"
     "  --emit-main          add a main that runs the entry -e (default main)\n"
     "                       on values from stdin; `-r N` times N more runs\n"
     "  --stage STAGE        with --interpret: run the IR of STAGE (default\n"
@@ -100,15 +100,15 @@ static const OptSpec specs[OPT_COUNT] = {
                    USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_RANDOM | USE_PLAN, ""},
     [OPT_INCLUDE] = {"include", 'I', VALUE, ~0u, ""},
     [OPT_OUTPUT] = {"output", 'o', VALUE, USE_COMPILE, "a compile"},
-    [OPT_PREFIX] = {"prefix", 0, VALUE, USE_COMPILE, "a compile"},
+    [OPT_PREFIX] = {"prefix", 0, VALUE, USE_COMPILE | USE_CHECK, "a compile or --check"},
     [OPT_TARGET] = {"target", 0, VALUE, USE_COMPILE, "a compile"},
-    [OPT_GPUS] = {"gpus", 0, VALUE, USE_COMPILE | USE_PLAN, "a compile or --dump-plan"},
+    [OPT_GPUS] = {"gpus", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN, "a compile, --check or --dump-plan"},
     [OPT_EMIT_MAIN] = {"emit-main", 0, FLAG, USE_COMPILE, "a compile"},
     [OPT_STAGE] = {"stage", 0, VALUE, USE_INTERPRET, "--interpret"},
     [OPT_COMPARE] = {"compare-stages", 0, FLAG, USE_INTERPRET, "--interpret"},
     [OPT_STRICT] = {"strict", 0, FLAG, USE_REPORT, "--report"},
-    [OPT_TRACE] = {"trace-rules", 0, FLAG, USE_COMPILE | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_PLAN,
-                   "an action that optimises (a compile, --report, --dump-ir, --dump-plan, --interpret)"},
+    [OPT_TRACE] = {"trace-rules", 0, FLAG, USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_PLAN,
+                   "an action that optimises (a compile, --check, --report, --dump-ir, --dump-plan, --interpret)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
@@ -254,7 +254,8 @@ static int check_used(const Options *opt, const Seen *seen) {
         return 2;
     }
     /* the rewrite rules run only on the way to the optimised IR */
-    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->compare_stages ||
+    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->action == ACTION_CHECK ||
+                     opt->action == ACTION_DUMP_PLAN || opt->compare_stages ||
                      ((opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR) && opt->stage == STAGE_OPTIMISED);
     if (seen->given[OPT_TRACE] && !optimises)
         fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the optimised IR\n",
@@ -293,6 +294,8 @@ static int parse_args(int argc, char **argv, Options *opt, const char **dirs) {
         if (status) return status;
     }
     if (!opt->input) return usage_error("no input file%s%s", "", "");
+    /* --check goes as far as a compile, short of writing (driver.c) */
+    if (opt->action == ACTION_CHECK) opt->stage = STAGE_OPTIMISED;
     return check_used(opt, &seen);
 }
 

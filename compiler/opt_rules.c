@@ -544,11 +544,37 @@ static bool rule_map_replicate(Rewriter *r, IrStmt *s) {
     return true;
 }
 
+/* map f (replicate k c..) = replicate k (f c..), for an f that does not read
+ * its position: f runs once, as scalar statements before s, and the array
+ * is written once and never read (docs/ir.md). */
+static bool rule_map_of_replicate(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_MAP ? s->args[0]->def : NULL;
+    if (!d || d->dead || d->op != IR_REPLICATE || d->nargs != s->body->nparams) return false;
+    IrBody *b = s->body;
+    for (int i = 0; i < b->nstmts; i++)
+        if (b->stmts[i]->op == IR_POS || b->stmts[i]->body) return false;
+    fired(r, "map-of-replicate", s);
+    substitute(r, b, b->params, d->args, b->nparams);
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead) ir_body_push(r->p, out, b->stmts[i]);
+    int k = d->k;
+    IrVal *old_arg = s->args[0];
+    s->op = IR_REPLICATE;
+    s->k = k;
+    s->body = NULL;
+    s->nargs = b->nresults;
+    s->args = b->results;       /* the results' reads become the replicate's */
+    drop_use(r, old_arg);
+    drain(r);
+    return true;
+}
+
 /* ---- the walk ---- */
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
-           rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) || rule_two_fuse(r, s) ||
+           rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
+           rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
            rule_two_hoist(r, s, out) || rule_two_sink(r, s, after);
 }

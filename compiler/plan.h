@@ -190,6 +190,13 @@ typedef struct {
      * NULL pad: the arrays have 2^n elements. */
     const Scalar *pad;
     int pad_rows_log, pad_cols_log;
+    /* A commutative reduce of the chain's result, fused into it (an entry
+     * graph's, entry_plan.c): phase reduce_phase, a LOCAL phase that only
+     * permutations follow, also reduces the tile of each block b with the
+     * reduce's operator into element b of its node's partial planes (one
+     * per field of the reduced elements). NULL: none. */
+    const IrStmt *reduce;
+    int reduce_phase;
 } Schedule;
 
 /* ---- The entry graph (entry_plan.c) ----
@@ -249,7 +256,11 @@ typedef struct {
      * contiguous elements, 2^blocks_log blocks; partial planes (temps) hold
      * the blocks' results, which a second kernel reduces */
     int per_thread_log, threads_log, blocks_log;
+    /* REDUCE on CUDA: the partials (one plane per field of the result);
+     * CHAIN with a fused reduce (chain.reduce): the per-block partials it
+     * writes, which the REDUCE node after it reads */
     const PlaneRef *partial;
+    int npartial;
     IrBody *serial;             /* SERIAL: its statements; params are the scalars it loads
                                    (in: one plane each, element `load_index`), results those it stores */
     const int *load_index;

@@ -144,6 +144,11 @@ void plan_print(FILE *out, const Schedule *s) {
         }
         fputs("\n", out);
     }
+    if (s->reduce) {
+        fprintf(out, "    phase %d also reduces each block's tile for ", s->reduce_phase);
+        ir_print_stmt_brief(out, s->reduce);
+        fputs(" into the partials\n", out);
+    }
     for (int x = 0; x < 2; x++) {
         if (!s->scratch_planes[x]) continue;
         fprintf(out, "    %s planes at:", plan_buf_name(BUF_SCRATCH_A + x));
@@ -210,7 +215,7 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         fputc('\n', out);
         print_planes(out, e, "reads", n->in, n->nin);
         print_planes(out, e, "writes", n->out, n->nout);
-        if (n->kind == NODE_REDUCE) print_planes(out, e, "partials", n->partial, n->nout);
+        if (n->npartial) print_planes(out, e, "partials", n->partial, n->npartial);
         if (n->nargs) print_planes(out, e, "scalars", n->arg_at, n->nargs);
         if (n->kind == NODE_CHAIN) plan_print(out, &n->chain);
     }

@@ -227,9 +227,26 @@ static const char *verify_params(Arena *a, const Schedule *s) {
     return NULL;
 }
 
+/* A fused reduce (Schedule.reduce) sees every element once: its phase is
+ * LOCAL and only permutations follow it. */
+static const char *verify_fused_reduce(Arena *a, const Schedule *s) {
+    const IrStmt *r = s->reduce;
+    if (!r) return NULL;
+    REQUIRE(r->op == IR_REDUCE && r->commutative, "a fused reduce that is not a commutative reduce");
+    REQUIRE(s->reduce_phase >= 0 && s->reduce_phase < s->nphases && s->phases[s->reduce_phase].kind == PHASE_LOCAL,
+            "a reduce fused into phase %d, which is not a LOCAL phase", s->reduce_phase);
+    for (int i = s->reduce_phase + 1; i < s->nphases; i++)
+        REQUIRE(s->phases[i].kind == PHASE_PERMUTE, "phase %d changes elements after the fused reduce", i);
+    REQUIRE(elem_equal(r->args[r->nres]->elem, s->phases[s->reduce_phase].elem),
+            "the fused reduce reads elements of another type than its phase's");
+    return NULL;
+}
+
 const char *plan_verify(Arena *a, const Schedule *s) {
     const char *params = verify_params(a, s);
     if (params) return params;
+    const char *fused = verify_fused_reduce(a, s);
+    if (fused) return fused;
     REQUIRE(s->nphases > 0 || elem_equal(s->in_elem, s->out_elem), "no phase, and the element type changes");
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
@@ -263,9 +280,13 @@ static bool same_plane(const PlaneRef *a, const PlaneRef *b) { return a->kind ==
 /* Plane p is written by a node before node `before`. */
 static bool written_before(const EntryPlan *e, const PlaneRef *p, int before) {
     if (p->kind == LOC_PARAM || p->kind == LOC_VALUE) return true;
-    for (int i = 0; i < before; i++)
-        for (int k = 0; k < e->nodes[i].nout; k++)
-            if (same_plane(&e->nodes[i].out[k], p)) return true;
+    for (int i = 0; i < before; i++) {
+        const PlanNode *n = &e->nodes[i];
+        for (int k = 0; k < n->nout; k++)
+            if (same_plane(&n->out[k], p)) return true;
+        for (int k = 0; n->kind == NODE_CHAIN && k < n->npartial; k++)
+            if (same_plane(&n->partial[k], p)) return true;
+    }
     return false;
 }
 
@@ -303,6 +324,13 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
             if (why) return arena_printf(a, "node %d: %s", i, why);
             REQUIRE(n->nin == n->chain.in_elem->nslots && n->nout == n->chain.out_elem->nslots,
                     "node %d: planes that are not the chain's fields", i);
+            REQUIRE(n->npartial == (n->chain.reduce ? n->chain.reduce->nres : 0),
+                    "node %d: %d partial planes for its fused reduce", i, n->npartial);
+            why = verify_planes(a, e, n->partial, n->npartial, i, true);
+            if (why) return why;
+            for (int k = 0; k < n->npartial; k++)
+                REQUIRE(n->partial[k].log_len == n->chain.phases[n->chain.reduce_phase].block_log,
+                        "node %d: partial plane %d is not one element per block", i, k);
         }
         if (n->kind == NODE_REDUCE)
             REQUIRE(n->nin == n->pre_elem->nslots && n->nout == n->stmt->nres &&

@@ -694,7 +694,6 @@ static void lay_out_scratch(Schedule *s) {
     s->scratch_bytes = at;
 }
 
-static const char *plural(int n) { return n == 1 ? "" : "s"; }
 
 /* The index of the entry's one array parameter, or -1. */
 static int array_param(const IrBody *body) {
@@ -710,15 +709,8 @@ static int array_param(const IrBody *body) {
 const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     const IrBody *body = f->body;
     int in = array_param(body);
-    if (in < 0 || body->nresults != 1 || ir_is_scalar(body->results[0])) {
-        int arrays = 0;
-        for (int i = 0; i < body->nparams; i++) arrays += !ir_is_scalar(body->params[i]);
-        bool scalar = body->nresults == 1 && ir_is_scalar(body->results[0]);
-        return arena_printf(arena, "'%s' has %d array parameter%s and %d %sresult%s, but the back end compiles one "
-                                   "array parameter (and any run-time scalar parameters) and one array result yet; "
-                                   "use --interpret", f->entry, arrays, plural(arrays), body->nresults,
-                            scalar ? "scalar " : "", plural(body->nresults));
-    }
+    if (in < 0 || body->nresults != 1 || ir_is_scalar(body->results[0]))
+        diag_fatal("internal error: entry '%s' scheduled as one chain without one array in and out", f->name);
     int fields = body->params[in]->elem->nslots;
     if (body->results[0]->elem->nslots > fields) fields = body->results[0]->elem->nslots;
     if (fields > SCHED_MAX_SLOTS)

@@ -5,8 +5,8 @@
 
 #include "plan.h"
 
-/* Why the back end cannot compile f at all (its parameters, results, element
- * fields or length), or NULL. */
+/* Why the back end cannot compile f, an entry of one chain from its array
+ * to its array result, at all (element fields or length), or NULL. */
 const char *schedule_refusal(Arena *arena, const IrFunc *f);
 /* Cut f into phases and plan them (tiles, swizzles, register rounds,
  * buffers, permutation kernels), for 2^gpu_log GPUs (plan.h, "Ranks"; 0:

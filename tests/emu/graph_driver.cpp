@@ -21,7 +21,7 @@ int main() {
     uint8_t r3;
     const void *in[4] = {xs.data(), y0.data(), y1.data(), zs.data()};
     void *out[5] = {&r0, &r1, &r2, &r3, &r4};
-    parm_ctx ctx;
+    parm_ctx ctx{};
     if (parm_main_run(&ctx, in, out)) return 1;
     parm_print_signed(stdout, r0); fputc('\n', stdout);
     parm_print_f32(stdout, r1); fputc('\n', stdout);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """graph_emu.py PROG.cu ENTRY OUT.cpp: the nodes and ENTRY_run of an entry
 graph's CUDA (parmc PROG.parm -o PROG.cu) as C++ for the CPU
-(graph_mock.h): kernels become functions, launches calls of launch()."""
+(graph_mock.h): kernels become functions, launches calls of launch(), and
+the dynamic shared memory of a chain's kernels one buffer."""
 import re
 import sys
 
@@ -12,9 +13,11 @@ ops = ops.replace("__host__ __device__", "").replace("__device__", "")
 start = src.index("/* parm_%s_n0: " % entry)   # the emitted code's own names (emit_code_base)
 run = src.index("static int parm_%s_run(" % entry)
 body = src[start:src.index("\n}\n", run) + 3]
-body = re.sub(r"([\w<>]+)<<<([^,]+), ([^,]+), 0, ctx->stream>>>\((.*)\);",
+body = re.sub(r"([\w<>]+)<<<([^,]+), ([^,]+), [^,]+, ctx->stream>>>\((.*)\);",
               r"launch(\2, \3, [=] { \1(\4); });", body)
 body = body.replace("static __global__ void", "static void")
+# a chain's LOCAL kernels: their dynamic shared memory is the block's buffer
+body = body.replace("extern __shared__ unsigned char parm_shared[];", "unsigned char *parm_shared = emu_shared;")
 with open(sys.argv[3], "w") as f:
     f.write('#include "graph_mock.h"\n' + ops +
             "\nstatic int parm_parity(uint64_t x) { return __builtin_parityll(x); }\n" + body)

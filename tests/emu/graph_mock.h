@@ -21,7 +21,11 @@ static uint64_t warp_slots[64][32];
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
+#define PARM_REMAT(x) ((void)0)
+#define PARM_REMAT64(x) ((void)0)
+#define cudaFuncSetAttribute(...) 0
+static unsigned char emu_shared[232448];     /* a block's dynamic shared memory (one block runs at a time) */
 #define __shared__ static
 #define PARM_FN static inline
 struct uint4 { unsigned x, y, z, w; };
@@ -37,7 +41,7 @@ template <typename T> T parm_shfl_down(unsigned mask, T v, int delta) {
     warp_bar[warp]->arrive_and_wait();
     return v;
 }
-struct parm_ctx { int stream; };
+struct parm_ctx { int stream, device; };
 enum { PARM_OK, PARM_ERROR_ALIAS = 6 };
 #define PARM_CHECK(ctx, x) (void)0
 #define cudaGetLastError() 0

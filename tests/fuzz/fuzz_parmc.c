@@ -4,7 +4,7 @@
  * Each input is a parm source file. It goes through the whole compiler
  * short of external tools, as the command line would run it:
  *
- *   1. --check: parse, check and specialise every entry;
+ *   1. --check of the specialised stage: parse, check and specialise every entry;
  *   2. unless the program is big (more than MAX_OPT_STMTS IR statements),
  *      --check --stage optimised, which runs the whole middle end on every
  *      entry;

@@ -63,7 +63,7 @@ expect_status 2 "two actions" "$PARMC" --check --interpret examples/sort.parm
 grep -q "'--check' and '--interpret' cannot be combined" "$TMP/cli.err" && pass || fail "cli: two actions named"
 expect_status 2 "--report and --dump-ir" "$PARMC" --report --dump-ir examples/sort.parm
 for bad in "-o x.cu --interpret" "-o x.cu --check" "--stage normalised --check" "--compare-stages" \
-           "--emit-main --report" "--target=c --dump-ir" "--strict --check" "--trace-rules --check" "-e main"; do
+           "--emit-main --report" "--target=c --dump-ir" "--strict --check" "--trace-rules --emit-main --check" "-e main"; do
     # shellcheck disable=SC2086
     expect_status 2 "unused option: $bad" "$PARMC" $bad examples/sort.parm
     grep -q "has no effect" "$TMP/cli.err" && pass || fail "cli: '$bad' says the option has no effect"
@@ -97,6 +97,10 @@ fi
 readme_opts=$(grep -oE 'parmc [^|#]*' README.md | grep -vE '^parmc (test|bench)' | grep -oE ' -(-[a-z][a-z-]*|[a-zA-Z])\b' | tr -d ' ' | sort -u)
 missing=$(comm -23 <(echo "$readme_opts") <(echo "$help_opts") | tr '\n' ' ')
 [ -z "$missing" ] && pass || fail "cli: README.md uses options that --help lacks: $missing"
+# --check optimises and plans as a compile does: --trace-rules shows the rules
+expect_status 0 "--check --trace-rules" "$PARMC" --check --trace-rules tests/ir/bmmc_bmmc.parm
+grep -q "^rule bmmc-bmmc" "$TMP/cli.err" && pass || fail "cli: --check --trace-rules prints the rules"
+
 # --trace-rules where no rule runs: a warning, and the action still runs
 expect_status 0 "--trace-rules before the optimiser" "$PARMC" --dump-ir=normalised --trace-rules examples/permute.parm
 grep -q "warning: --trace-rules prints nothing here" "$TMP/cli.err" && pass || fail "cli: --trace-rules warns where it prints nothing"

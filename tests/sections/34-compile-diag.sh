@@ -23,6 +23,23 @@ for src in tests/compile-diag/*.parm; do
         pass
     fi
 done
+# --check finds what a compile refuses: the same exit status and the same
+# diagnostics at the same places (the messages may name another prefix).
+for src in tests/compile-diag/*.parm; do
+    case ${src##*/} in emit_main*) continue ;; esac
+    "$PARMC" --check "$src" >/dev/null 2>"$TMP/cdiag/check.err"
+    status=$?
+    expect=0
+    grep -q ': error: ' "${src%.parm}.err" && expect=1
+    if [ "$status" -eq "$expect" ] &&
+        diff <(grep -o '^[^ ]*:[0-9]*:[0-9]*: [a-z]*:' "${src%.parm}.err") \
+             <(grep -o '^[^ ]*:[0-9]*:[0-9]*: [a-z]*:' "$TMP/cdiag/check.err") >/dev/null; then
+        pass
+    else
+        fail "check finds the compile diagnostics of $src (exit $status)"
+        head -5 "$TMP/cdiag/check.err"
+    fi
+done
 # The sizes of a ranged entry that compile run as the interpreter does; the
 # one refused is not accepted (the standalone main names the sizes compiled).
 CC_TEST=${CC_TEST:-cc}

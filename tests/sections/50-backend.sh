@@ -9,7 +9,7 @@ CC_TEST=${CC_TEST:-cc}
 
 # c_vs_interp NAME PROGRAM ENTRY INPUT; C_EXTRA_FLAGS: more cc flags (sanitizers)
 c_vs_interp() {
-    local name=$1 prog=$2 entry=$3 input=$4 c=$TMP/c guarded=yes
+    local name=$1 prog=$2 entry=$3 input=$4 c=${C_DIR:-$TMP/c} guarded=yes
     if ! "$PARMC" --target=c --emit-main -e "$entry" "$prog" -o "$c/prog.c" 2>"$c/err.txt"; then
         fail "emit C $name: $(head -3 "$c/err.txt")"
         return
@@ -150,7 +150,7 @@ fi
 # at sizes up to 2^34 (--backend --big) must compile to C that cc accepts and
 # to CUDA (nvcc for the first two, when present).
 rand_seed=$((${RANDPROG_SEED:-$(date +%s)} + 1))
-count=${BACKEND_RANDOM_COUNT:-100}
+count=${BACKEND_RANDOM_COUNT:-300}
 asan_count=${RANDPROG_ASAN:-20}
 big_count=${RANDPROG_BIG_COUNT:-20}
 
@@ -180,18 +180,44 @@ big_compiles() {
     fi
 }
 
-mkdir -p "$TMP/c/rand" "$TMP/c/rand_big"
-python3 tests/tools/randprog.py --backend "$TMP/c/rand" "$count" "$rand_seed"
-for ((k = 0; k < count; k++)); do
-    flags=
+# random_program K: program K through C (its standalone main and the guarded
+# API, every fifth under ASan and UBSan) and its CUDA emitted, in $C_DIR
+random_program() {
+    local k=$1 flags=
     ((k % 5 == 0 && k / 5 < asan_count)) && flags="-O0 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
     C_EXTRA_FLAGS=$flags c_vs_interp "$(rand_name "$k" --backend)" "$TMP/c/rand/prog_$k.parm" main "$TMP/c/rand/in_$k.txt"
     # the CUDA of the same program: its shared-memory planes are aligned
-    if "$PARMC" "$TMP/c/rand/prog_$k.parm" -o "$TMP/c/rand/prog_$k.cu" 2>"$TMP/c/err.txt" &&
-        python3 tests/tools/shared_align.py "$TMP/c/rand/prog_$k.cu" >"$TMP/c/err.txt"; then
+    if "$PARMC" "$TMP/c/rand/prog_$k.parm" -o "$C_DIR/prog.cu" 2>"$C_DIR/err.txt" &&
+        python3 tests/tools/shared_align.py "$C_DIR/prog.cu" >"$C_DIR/err.txt"; then
         pass
     else
-        fail "CUDA of $(rand_name "$k" --backend): $(head -3 "$TMP/c/err.txt")"
+        fail "CUDA of $(rand_name "$k" --backend): $(head -3 "$C_DIR/err.txt")"
+    fi
+}
+
+# The random programs in TEST_JOBS workers (default: one per core), each in
+# a subshell of its own directory that hands its counts back in a file.
+mkdir -p "$TMP/c/rand" "$TMP/c/rand_big"
+python3 tests/tools/randprog.py --backend "$TMP/c/rand" "$count" "$rand_seed"
+workers=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+worker_pids=()
+for ((w = 0; w < workers; w++)); do
+    (
+        passed=0 failed=0 C_DIR=$TMP/c/w$w
+        mkdir -p "$C_DIR"
+        cp "$TMP/c/emitted_main.c" "$C_DIR/"
+        for ((k = w; k < count; k += workers)); do random_program "$k"; done
+        echo "$passed $failed" >"$TMP/c/w$w.counts"
+    ) >"$TMP/c/w$w.log" 2>&1 &
+    worker_pids+=($!)
+done
+wait "${worker_pids[@]}"
+for ((w = 0; w < workers; w++)); do
+    cat "$TMP/c/w$w.log"
+    if read -r p f <"$TMP/c/w$w.counts"; then
+        passed=$((passed + p)) failed=$((failed + f))
+    else
+        fail "random-program worker $w ended without its counts"
     fi
 done
 python3 tests/tools/randprog.py --backend --big "$TMP/c/rand_big" "$big_count" "$rand_seed"

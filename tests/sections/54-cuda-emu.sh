@@ -80,14 +80,18 @@ emu_padded "any length: records, 7 rows of 33" \
     "echo 33; python3 tests/tools/gen.py f32,f32 231 6"
 
 # Entry graphs: the CUDA reductions (per-thread trees, warp shuffles, the
-# warps' and the blocks' partials, a fused mapi) emulated on the CPU
-# (tests/emu/graph.sh) must be the interpreter's tree, bit for bit.
-mkdir -p "$TMP/emu/graph"
-"$PARMC" --random-input=4 tests/emu/graph.parm >"$TMP/emu/graph/in.txt"
-"$PARMC" --interpret tests/emu/graph.parm <"$TMP/emu/graph/in.txt" >"$TMP/emu/graph/want.txt"
-if PARMC=$PARMC sh tests/emu/graph.sh "$TMP/emu/graph" <"$TMP/emu/graph/in.txt" >"$TMP/emu/graph/got.txt" 2>"$TMP/emu/graph/err.txt" &&
-    cmp -s "$TMP/emu/graph/want.txt" "$TMP/emu/graph/got.txt"; then
-    pass
-else
-    fail "CUDA emulation of entry-graph reductions: $(head -3 "$TMP/emu/graph/err.txt")"
-fi
+# warps' and the blocks' partials, a fused mapi; tests/emu/graph.parm) and a
+# reduce fused into a chain's last phase with the chain's kernels
+# (tests/emu/fused.parm), emulated on the CPU (tests/emu/graph.sh), must be
+# the interpreter's results, bit for bit.
+for name in graph fused; do
+    mkdir -p "$TMP/emu/$name"
+    "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
+    "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"
+    if PARMC=$PARMC sh tests/emu/graph.sh "$TMP/emu/$name" "$name" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/got.txt" \
+        2>"$TMP/emu/$name/err.txt" && cmp -s "$TMP/emu/$name/want.txt" "$TMP/emu/$name/got.txt"; then
+        pass
+    else
+        fail "CUDA emulation of the entry graph tests/emu/$name.parm: $(head -3 "$TMP/emu/$name/err.txt")"
+    fi
+done

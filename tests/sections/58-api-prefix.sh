@@ -103,8 +103,10 @@ for good in parmx _x x9 parmesan_; do
     "$PARMC" --target=c --prefix "$good" "$d/sort.parm" -o "$d/good.c" >/dev/null 2>"$d/err.txt" && pass ||
         fail "prefix: '$good' refused: $(head -2 "$d/err.txt")"
 done
-"$PARMC" --check --prefix x "$d/sort.parm" >/dev/null 2>"$d/err.txt"
-[ $? -eq 2 ] && grep -q "has no effect" "$d/err.txt" && pass || fail "prefix: --prefix with --check"
+# --check checks entry names against the API of the prefix a compile would take
+printf 'entry main (xs : [2^4]i32) = xs\nentry ctx_stream (xs : [2^4]i32) = xs\n' >"$d/taken.parm"
+"$PARMC" --check --prefix x "$d/taken.parm" >/dev/null 2>"$d/err.txt"
+[ $? -eq 1 ] && grep -q "exported as x_ctx_stream" "$d/err.txt" && pass || fail "prefix: --check --prefix x: $(head -1 "$d/err.txt")"
 
 # CUDA: two programs' objects in one executable, which calls both (linked,
 # not run: a GPU is not needed), and the objects' symbols

@@ -594,9 +594,26 @@ def value(rng, t):
     return str(rng.randint(max(lo, -100), min(hi, 100)))
 
 
-def input_text(rng, params, size, pad, rows_log):
+def first_size_taking(params, lo, xs_len, size):
+    """The size that the interpreter picks for an input of a padded entry
+    (docs/language.md, 8): the first, counting up from lo, whose other
+    parameters and a whole number of xs elements (at most 2^n) take the
+    number of values that size `size` with xs_len elements of xs has."""
+    def others(n):
+        return sum((2 ** n if k == "array" else 1) * len(leaf_types(t)) for name, k, t in params if name != "xs")
+    xs_leaves = sum(len(leaf_types(t)) for name, k, t in params if name == "xs")
+    total = others(size) + xs_len * xs_leaves
+    for n in range(lo, size + 1):
+        rest = total - others(n)
+        if rest >= 0 and rest % xs_leaves == 0 and rest // xs_leaves <= 2 ** n:
+            return n
+    return size
+
+
+def input_text(rng, params, size, pad, rows_log, lo):
     """Values for the parameters; with a pad, xs of a random length, or of
-    random rows (the row length first, before every value)."""
+    random rows (the row length first, before every value). For a ranged
+    entry the length is one that the interpreter reads as size `size`."""
     out = []
     if pad and rows_log >= 0:
         row_len = rng.randint(1, 2 ** (size - rows_log))
@@ -604,7 +621,10 @@ def input_text(rng, params, size, pad, rows_log):
     for name, k, t in params:
         count = 2 ** size if k == "array" else 1
         if name == "xs" and pad and rows_log < 0:
+            full = count
             count = rng.choice([0, 1, min(3, count), count - 1, count, rng.randint(0, count)])
+            if first_size_taking(params, lo, count, size) != size:
+                count = full
         elif name == "xs" and pad:
             count = row_len * rng.randint(0, 2 ** rows_log)
         for _ in range(count):
@@ -633,7 +653,7 @@ def main():
                 PRELUDE_SORT if g.uses_sort else "", text))
         if not big:
             with open(os.path.join(out_dir, "in_%d.txt" % k), "w") as f:
-                f.write(input_text(rng, params, rng.randint(lo, hi), g.pad, g.rows_log))
+                f.write(input_text(rng, params, rng.randint(lo, hi), g.pad, g.rows_log, lo))
 
 
 main()

@@ -5,7 +5,8 @@
  * MAP, tuples) go through the pipeline to their plans, which must verify;
  * then each plan is broken in one way at a time (a buffer, an element type,
  * a round, a swizzle, a write column, a permutation kernel, a map's
- * positions) and the verifier must name the phase and the broken invariant.
+ * positions, a fused reduce) and the verifier must name the phase and the
+ * broken invariant.
  * Prints failures and finally "plan_verify: N passed, M failed"; exits 1 on
  * any failure. */
 #ifndef _POSIX_C_SOURCE
@@ -158,6 +159,35 @@ static void break_flow(Arena *a, Schedule *plans) {
     expect(a, &c, "8-byte elements", "a permutation kernel of another element size");
 }
 
+/* A commutative reduce of the elements of s's phase `at`, fused there. */
+static Schedule fused_at(Arena *a, const Schedule *s, int at) {
+    Schedule c = copy(a, s);
+    IrStmt *r = NEW(a, IrStmt);
+    r->op = IR_REDUCE;
+    r->commutative = true;
+    r->nres = 1;
+    r->nargs = 2;
+    r->args = NEW_ARRAY(a, IrVal *, 2);
+    r->args[1] = ir_new_val(&ir, s->n, s->phases[at].elem);
+    c.reduce = r;
+    c.reduce_phase = at;
+    return c;
+}
+
+static void break_fused_reduce(Arena *a, Schedule *plans) {
+    const Schedule *sorted = find(plans, "sorted");
+    Schedule c = fused_at(a, sorted, sorted->nphases - 1);
+    check(!plan_verify(a, &c), "a reduce fused into the last LOCAL phase: %s", plan_verify(a, &c));
+    const Schedule *mapped = find(plans, "mapped");
+    c = fused_at(a, mapped, first_of(mapped, PHASE_MAP, false));
+    expect(a, &c, "not a LOCAL phase", "a reduce fused into a MAP phase");
+    c = fused_at(a, mapped, first_of(mapped, PHASE_LOCAL, true));
+    expect(a, &c, "changes elements after the fused reduce", "a reduce fused before a MAP phase");
+    c = fused_at(a, sorted, sorted->nphases - 1);
+    ((IrStmt *)c.reduce)->commutative = false;
+    expect(a, &c, "not a commutative reduce", "a fused reduce whose operator does not commute");
+}
+
 int main(void) {
     Arena arena = {0};
     Schedule *plans = plans_of(&arena);
@@ -169,6 +199,7 @@ int main(void) {
         check(first_of(find(plans, "sorted"), PHASE_LOCAL, true) >= 0, "an in-place phase");
         break_local(&arena, plans);
         break_flow(&arena, plans);
+        break_fused_reduce(&arena, plans);
     }
     arena_free(&arena);
     return check_summary("plan_verify");

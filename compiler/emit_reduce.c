@@ -1,0 +1,53 @@
+/* emit_reduce.c: the code of a reduction's operator, and a CUDA block's
+ * reduction of its threads' subtotals, for the REDUCE nodes of entry graphs
+ * (emit_graph.c) and the reduces fused into a chain's phase (emit_c.c,
+ * emit_cuda.c). */
+#include "emit.h"
+
+Prim emit_reduce_prim(const IrStmt *s, int k) { return elem_slot_prim(s->args[s->nres]->elem, k); }
+
+void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *res, int indent) {
+    int ns = s->nres;
+    Arena a = {0};
+    const char **params = NEW_ARRAY(&a, const char *, 2 * ns), **results = NEW_ARRAY(&a, const char *, ns);
+    for (int k = 0; k < ns; k++) {
+        params[k] = arena_printf(&a, left, k);
+        params[ns + k] = arena_printf(&a, right, k);
+        results[k] = arena_printf(&a, res, k);
+    }
+    fprintf(out, "%*s{\n", indent, "");
+    emit_elem_body(out, s->body, params, results, "o_", indent + 4, NULL);
+    fprintf(out, "%*s}\n", indent, "");
+    arena_free(&a);
+}
+
+/* Shuffles within warps (the lower lane the left operand), then the warps'
+ * totals through shared memory. */
+void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log) {
+    int ns = s->nres, lanes_log = threads_log < 5 ? threads_log : 5;
+    const char *mask = threads_log >= 5 ? "0xffffffffu" : "((1u << blockDim.x) - 1)";
+    fputs("    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n    (void)warp;\n", out);
+    for (int level = 0; level < 2; level++) {
+        int span_log = level == 0 ? lanes_log : threads_log - 5;
+        if (level == 1) {
+            if (threads_log <= 5) break;
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "    __shared__ %s warps%d[%d];\n", prim_ctype(emit_reduce_prim(s, k)), k, 1 << span_log);
+            for (int k = 0; k < ns; k++) fprintf(out, "    if (lane == 0) warps%d[warp] = v%d;\n", k, k);
+            fputs("    __syncthreads();\n    if (warp != 0) return;\n", out);
+            for (int k = 0; k < ns; k++) fprintf(out, "    v%d = warps%d[lane < %d ? lane : 0];\n", k, k, 1 << span_log);
+            mask = "0xffffffffu";
+        }
+        for (int step = 1; step < 1 << span_log; step <<= 1) {
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "    %s r%d_%d_%d = parm_shfl_down(%s, v%d, %d);\n", prim_ctype(emit_reduce_prim(s, k)), level,
+                        step, k, mask, k, step);
+            fprintf(out, "    if ((lane & %d) == 0) {\n", 2 * step - 1);
+            char right[32];
+            snprintf(right, sizeof right, "r%d_%d_%%d", level, step);
+            emit_reduce_apply(out, s, "v%d", right, "nv%d", 8);
+            for (int k = 0; k < ns; k++) fprintf(out, "        v%d = nv%d;\n", k, k);
+            fputs("    }\n", out);
+        }
+    }
+}
