@@ -249,7 +249,7 @@ static void compile(Compilation *c, const Options *opt) {
     for (int i = 0; i < in.nplans; i++) funcs[i] = in.plans[i].func;
     ManifestInput manifest = {.source = opt->input, .target = opt->target_c ? "c" : "cuda", .prefix = in.prefix,
                               .header = in.header_name, .program = &c->program, .funcs = funcs,
-                              .nfuncs = in.nplans};
+                              .nfuncs = in.nplans, .gpus = 1 << opt->gpu_log};
     Outputs o = {&in, opt->target_c, &manifest};
     write_file(c, output, write_program, &o);
     write_file(c, header, write_header, &o);
@@ -261,7 +261,7 @@ static void compile(Compilation *c, const Options *opt) {
  * to the default output would take). */
 static void check_back_end(Compilation *c, const Options *opt) {
     EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-    int n = schedule_all(c, plans);
+    int n = schedule_all(c, opt->gpu_log, plans);
     check_entry_names(plans, n, opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input));
 }
 

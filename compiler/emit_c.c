@@ -453,9 +453,8 @@ static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
         fprintf(out, "        if (in_r[r][%d]) memcpy(in_r[r][%d], (const char *)in[%d] + (size_t)r * 0x%llxu, 0x%llxu);\n", k, k, k,
                 in_bytes[k], in_bytes[k]);
     fputs("    }\n    if (status) goto done;\n", out);
-    if (s->nphases == 0)
-        fprintf(out, "    for (int r = 0; r < %d; r++)\n        for (int k = 0; k < %d; k++) memcpy(out_r[r][k], in_r[r][k], 0x%llxu);\n",
-                ranks, nout, out_bytes[0]);
+    for (int k = 0; s->nphases == 0 && k < nout; k++)
+        fprintf(out, "    for (int r = 0; r < %d; r++) memcpy(out_r[r][%d], in_r[r][%d], 0x%llxu);\n", ranks, k, k, out_bytes[k]);
     emit_rank_calls(out, s, fname);
     fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
     for (int k = 0; k < nout; k++)

@@ -198,6 +198,8 @@ void manifest_write(FILE *out, const ManifestInput *in) {
         fprintf(out, ",\n  \"%s\": ", keys[i]);
         json_string(out, values[i]);
     }
+    /* only for several GPUs (--gpus), so a one-GPU manifest is as it was */
+    if (in->gpus > 1) fprintf(out, ",\n  \"gpus\": %d", in->gpus);
     fputs(",\n  \"entries\": [\n", out);
     int last = -1;
     for (int i = 0; i < in->nfuncs; i++)

@@ -11,6 +11,7 @@
 typedef struct {
     const char *source;         /* the .parm file as named on the command line */
     const char *target;         /* "cuda" or "c" */
+    int gpus;                   /* --gpus: 1, or the GPUs (ranks) compiled for */
     const char *prefix;         /* the API's prefix */
     const char *header;         /* the header's file name, as the output includes it */
     const Program *program;     /* the entries' parameter names */

@@ -108,3 +108,7 @@ if command -v nvcc >/dev/null && printf '#include <nccl.h>\n' | nvcc -x cu -E - 
         fail "examples/api/sort_nccl.c: $(head -5 "$TMP/mg/err.txt")"
     fi
 fi
+
+# the manifest says how many GPUs the program was compiled for
+"$PARMC" --gpus 4 --target=c examples/permute.parm -o "$TMP/mg/perm.c" 2>/dev/null &&
+    grep -q '"gpus": 4,' "$TMP/mg/perm.json" && pass || fail "manifest: \"gpus\": 4"
