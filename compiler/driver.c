@@ -261,7 +261,7 @@ static void compile(Compilation *c, const Options *opt) {
  * to the default output would take). */
 static void check_back_end(Compilation *c, const Options *opt) {
     EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-    int n = schedule_all(c, opt->gpu_log, plans);
+    int n = schedule_all(c, plans);
     check_entry_names(plans, n, opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input));
 }
 
