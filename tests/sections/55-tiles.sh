@@ -1,4 +1,4 @@
-# Tiles other than the default 64 KB (--tile-bytes) and tile copies in
+# Tiles of a given size (--tile-bytes; the default is chosen per program) and tile copies in
 # 16-byte vectors (--vector-copies): the passes they save, the kernels the
 # simulator replays (minimal sectors, no bank conflicts), the emitted C under
 # ASan and UBSan and the CUDA kernels emulated on the CPU (tests/emu), each
