@@ -352,12 +352,15 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     emit_launcher_head(out, s, p, name);
     int bytes = tile_bytes(p);
     /* a kernel's attributes are per device: set once on each (every time
-       on a device past the 64 the mask holds) */
+       on a device past the 64 the mask holds); contexts of several devices
+       (the ranks of --gpus) may launch from several threads at once, so the
+       mask is read and set atomically (setting an attribute twice is
+       harmless) */
     fprintf(out, "    static uint64_t configured;\n"
                  "    const uint64_t device_bit = ctx->device < 64 ? 1ull << ctx->device : 0;\n"
-                 "    if (!(configured & device_bit)) {\n"
+                 "    if (!(__atomic_load_n(&configured, __ATOMIC_ACQUIRE) & device_bit)) {\n"
                  "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
-                 "        configured |= device_bit;\n    }\n",
+                 "        __atomic_fetch_or(&configured, device_bit, __ATOMIC_RELEASE);\n    }\n",
             name, bytes);
     fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << (p->block_log - s->gpu_log),
             1 << threads_log(p), bytes);

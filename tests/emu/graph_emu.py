@@ -17,7 +17,8 @@ body = re.sub(r"([\w<>]+)<<<([^,]+), ([^,]+), [^,]+, ctx->stream>>>\((.*)\);",
               r"launch(\2, \3, [=] { \1(\4); });", body)
 body = body.replace("static __global__ void", "static void")
 # a chain's LOCAL kernels: their dynamic shared memory is the block's buffer
-body = body.replace("extern __shared__ unsigned char parm_shared[];", "unsigned char *parm_shared = emu_shared;")
+body = re.sub(r"extern __shared__ (__align__\(\d+\) )?unsigned char parm_shared\[\];",
+              "unsigned char *parm_shared = emu_shared;", body)
 with open(sys.argv[3], "w") as f:
     f.write('#include "graph_mock.h"\n' + ops +
             "\nstatic int parm_parity(uint64_t x) { return __builtin_parityll(x); }\n" + body)

@@ -25,7 +25,7 @@ static uint64_t warp_slots[64][32];
 #define PARM_REMAT(x) ((void)0)
 #define PARM_REMAT64(x) ((void)0)
 #define cudaFuncSetAttribute(...) 0
-static unsigned char emu_shared[232448];     /* a block's dynamic shared memory (one block runs at a time) */
+alignas(16) static unsigned char emu_shared[232448];     /* a block's dynamic shared memory (one block runs at a time) */
 #define __shared__ static
 #define PARM_FN static inline
 struct uint4 { unsigned x, y, z, w; };
