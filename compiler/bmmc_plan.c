@@ -152,7 +152,23 @@ static int plan_threads(int tile_log)
  * 256-byte pieces gave the DRAM runs long enough to gain 1 to 5% of copy
  * speed over 128-byte ones; 512-byte ones (larger tiles) lost some of that
  * for 4-byte elements and were mixed for 8-byte ones. */
-static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want)
+/* The piece functionals (rows over the input index) of a planned kernel
+ * cut into pieces, and a direction for each (F·u_i = e_i); count 0: none. */
+typedef struct {
+    uint64_t row[BMMC_MAX_N], dir[BMMC_MAX_N];
+    int count;
+} Pieces;
+
+/* Whether x lies where every piece functional is zero. */
+static bool piece_free(const Pieces *pc, uint64_t x)
+{
+    for (int i = 0; i < pc->count; i++)
+        if (f2_parity(pc->row[i] & x))
+            return false;
+    return true;
+}
+
+static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want, const Pieces *pc)
 {
     F2Space v;
     for (int bytes = WIDE_SEGMENT_BYTES;; bytes /= 2) {
@@ -166,7 +182,8 @@ static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want)
     }
     int d = want < p->n ? want : p->n;
     for (int i = p->seg_log; i < p->n && v.dim < d; i++)
-        f2_space_add(&v, bit(i));
+        if (piece_free(pc, bit(i)))   /* padding stays within a piece */
+            f2_space_add(&v, bit(i));
     return v;
 }
 
@@ -191,15 +208,30 @@ static uint64_t next_block_col(const BmmcPlan *p, F2Space *span, int *next, int 
     return 0;
 }
 
-static void plan_blocks(BmmcPlan *p, const F2Space *v)
+/* With pieces, the pieces' directions are the top block columns, and every
+ * other column is moved by them to where the piece functionals are zero
+ * (which leaves its span with them unchanged), so that the top block bits
+ * alone say the piece. */
+static void plan_blocks(BmmcPlan *p, const F2Space *v, const Pieces *pc)
 {
     F2Space span = *v;
+    for (int i = 0; i < pc->count; i++)
+        f2_space_add(&span, pc->dir[i]);
     int next[2] = {p->seg_log, p->seg_log};   /* input, output coordinate */
+    int low = p->block_log - pc->count;
     for (int k = 0; k < p->block_log; k++) {
         int side = k < INTERLEAVE_LOG ? k & 1 : 0;
-        uint64_t col = next_block_col(p, &span, &next[side], side);
-        if (!col)
-            col = next_block_col(p, &span, &next[!side], !side);
+        uint64_t col;
+        if (k >= low) {
+            col = pc->dir[k - low];
+        } else {
+            col = next_block_col(p, &span, &next[side], side);
+            if (!col)
+                col = next_block_col(p, &span, &next[!side], !side);
+            for (int i = 0; i < pc->count; i++)
+                if (f2_parity(pc->row[i] & col))
+                    col ^= pc->dir[i];
+        }
         p->block_cols[k] = f2_space_reduce(v, col);
         p->out_cols[k] = f2_apply(&p->a, p->block_cols[k]);
     }
@@ -211,7 +243,7 @@ static bool plan_valid(const F2Mat *a, uint64_t c, int elem_bytes)
            (elem_bytes == 1 || elem_bytes == 2 || elem_bytes == 4 || elem_bytes == 8);
 }
 
-bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan)
+static bool plan_with(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, const Pieces *pc, BmmcPlan *plan)
 {
     if (!plan_valid(a, c, elem_bytes))
         return false;
@@ -224,16 +256,20 @@ bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPla
     if (!f2_invert(a, &p.a_inv))
         return false;
     int elem_log = log2_exact(elem_bytes);
-    F2Space v = plan_tile_space(&p, elem_log, tile_log);
+    F2Space v = plan_tile_space(&p, elem_log, tile_log, pc);
     p.tile_log = v.dim;
     p.rows_log = v.dim - p.seg_log;
     p.block_log = p.n - v.dim;
-    if (p.tile_log > BMMC_MAX_TILE || p.block_log > MAX_BLOCK_LOG ||
+    p.piece_log = pc->count;
+    if (p.tile_log > BMMC_MAX_TILE || p.block_log > MAX_BLOCK_LOG || p.block_log < pc->count ||
         ((uint64_t)elem_bytes << p.tile_log) > SMEM_LIMIT)
         return false;
+    for (int j = 0; j < v.dim; j++)
+        if (!piece_free(pc, v.basis[j]))
+            return false;   /* a tile would cross pieces */
     p.thread_log = plan_threads(p.tile_log);
     p.iter_log = p.tile_log - p.thread_log;
-    plan_blocks(&p, &v);
+    plan_blocks(&p, &v, pc);
 
     int wpiv[BMMC_MAX_TILE], zpiv[BMMC_MAX_TILE];
     high_basis(&v, p.seg_log, p.w, wpiv);
@@ -254,6 +290,27 @@ bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPla
         p.slot_cols[i] = i < hi ? bit(i) : bit(i) ^ p.swizzle[i - hi];
     *plan = p;
     return true;
+}
+
+bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan)
+{
+    Pieces none = {.count = 0};
+    return plan_with(a, c, elem_bytes, tile_log, &none, plan);
+}
+
+bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, int piece_lo, int piece_log, bool out_side,
+                      BmmcPlan *plan)
+{
+    F2Mat inv;
+    if (piece_log < 0 || piece_lo < 0 || piece_lo + piece_log > a->n || a->n > BMMC_MAX_N || !f2_invert(a, &inv))
+        return false;
+    Pieces pc = {.count = piece_log};
+    for (int i = 0; i < piece_log; i++) {
+        /* output bit j of A·x is row j of A; its direction A⁻¹e_j */
+        pc.row[i] = out_side ? a->row[piece_lo + i] : bit(piece_lo + i);
+        pc.dir[i] = out_side ? f2_column(&inv, piece_lo + i) : bit(piece_lo + i);
+    }
+    return plan_with(a, c, elem_bytes, tile_log, &pc, plan);
 }
 
 /* ---- index math ---- */

@@ -70,6 +70,17 @@ typedef struct {
     uint64_t swizzle[BMMC_MAX_TILE];     /* S: slot bits XORed in by bank-row bit k */
     uint64_t slot_cols[BMMC_MAX_TILE];   /* P: slot of tau bit i */
     uint64_t out_cols[BMMC_MAX_N];       /* A·C: y0 of block bit k */
+    /* Pieces (bmmc_plan_pieces; 0: none): the top piece_log block bits name
+     * a piece, and the kernel runs one piece per launch (a parameter), its
+     * 2^(block_log - piece_log) blocks covering exactly the elements of the
+     * piece. */
+    int piece_log;
+    /* A second output (an emitter's choice, set after planning; false from
+     * the planner): an element whose output index y has y >> keep_shift
+     * equal to the run-time `keep` goes to keep_out[y ^ keep_xor] instead
+     * of out[y]. */
+    bool keeps;
+    int keep_shift;
 } BmmcPlan;
 
 /* Plan the kernel. tile_log is the least tile dimension wanted (10 suits every
@@ -81,6 +92,17 @@ typedef struct {
  * or the grid or the tile would not fit a launch (more than 2^30 blocks, more
  * than 48 KB of shared memory). */
 bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan);
+
+/* The same kernel cut into 2^piece_log pieces: piece k is the elements
+ * whose bits piece_lo .. piece_lo + piece_log - 1 equal k, of the input
+ * index (out_side false) or of A·x (out_side: of the output index when c
+ * has no bits there). Those bits' functionals become the top block bits,
+ * and every other block column and the tile lie where they are zero.
+ * Returns false where bmmc_plan would, or where the tile itself spans
+ * piece bits (a tile would cross pieces), or the grid has fewer block bits
+ * than pieces. */
+bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, int piece_lo, int piece_log, bool out_side,
+                      BmmcPlan *plan);
 
 /* The index math of the planned kernel, shared by the emitters' callers and
  * tests: for block b, thread t and iteration i, the input index read (or the

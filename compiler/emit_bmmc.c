@@ -156,6 +156,35 @@ static void put_template(FILE *out, const char *tmpl, const char *index)
 
 static const char *shape_params(const BmmcGuard *g) { return g ? ", uint64_t parm_rows, uint64_t parm_cols" : ""; }
 
+/* The parameters after `out` of a kernel with a second output (keep_out,
+ * for the elements of chunk `keep`), its shape and its piece, and the same
+ * as arguments. */
+static void extra_params(FILE *out, const BmmcPlan *p, const char *ctype, const BmmcGuard *g)
+{
+    if (p->keeps)
+        fprintf(out, ", %s *keep_out, uint64_t keep, uint64_t keep_xor", ctype);
+    fputs(shape_params(g), out);
+    if (p->piece_log)
+        fputs(", uint64_t piece", out);
+}
+
+static void extra_args(FILE *out, const BmmcPlan *p, const BmmcGuard *g)
+{
+    if (p->keeps)
+        fputs(", keep_out, keep, keep_xor", out);
+    if (g)
+        fputs(", parm_rows, parm_cols", out);
+    if (p->piece_log)
+        fputs(", piece", out);
+}
+
+/* The store's target for a kernel with a second output: "*(...) = ". */
+static void emit_keep_store(FILE *out, const BmmcPlan *p, const char *index)
+{
+    fprintf(out, "*((uint64_t)((%s) >> %d) == keep ? keep_out + ((%s) ^ keep_xor) : out + (%s)) = ", index, p->keep_shift,
+            index, index);
+}
+
 /* "in[index]", or the pad outside the shape. */
 static void emit_guarded_load(FILE *out, const BmmcGuard *g, const char *index)
 {
@@ -205,13 +234,17 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *
 
     emit_comment(out, p);
     fprintf(out, "static __global__ void __launch_bounds__(%u)\n", threads);
-    fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out%s)\n{\n", name, ctype, ctype, shape_params(g));
-    fprintf(out, "    __shared__ %s tile[%u];\n", ctype, 1u << p->tile_log);
+    fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out", name, ctype, ctype);
+    extra_params(out, p, ctype, g);
+    fprintf(out, ")\n{\n    __shared__ %s tile[%u];\n", ctype, 1u << p->tile_log);
     /* The output base needs a dense matrix-vector product in general; one
      * thread computes it once its loads are in flight (so the branch comes
      * after them), and the barrier that the tile needs anyway publishes it. */
     fprintf(out, "    __shared__ %s y_base;\n    __shared__ unsigned s_base;\n", ty.type);
-    fprintf(out, "    const %s b = blockIdx.x;\n    const unsigned t = threadIdx.x;\n", ty.type);
+    fprintf(out, "    const %s b = blockIdx.x", ty.type);
+    if (p->piece_log)   /* the piece is the top block bits */
+        fprintf(out, " | (%s)piece << %d", ty.type, p->block_log - p->piece_log);
+    fputs(";\n    const unsigned t = threadIdx.x;\n", out);
     emit_x0(out, p, ty, "    ");
     char decl[64];
     snprintf(decl, sizeof decl, "const %s x", ty.type);
@@ -238,16 +271,22 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *
     emit_thread_part(out, "    ", "const unsigned u", "s_base", pg, p->thread_log, st);
     for (unsigned i = 0; i < iters; i++) {
         fprintf(out, "    ");
-        emit_guarded_store(out, g, xor_text(index, sizeof index, "y", it.write_y[i], ty));
+        xor_text(index, sizeof index, "y", it.write_y[i], ty);
+        if (p->keeps)
+            emit_keep_store(out, p, index);
+        else
+            emit_guarded_store(out, g, index);
         fprintf(out, "tile[");
         emit_xor(out, "u", it.write_slot[i], st);
         fprintf(out, "];\n");
     }
     fprintf(out, "}\n\n");
-    fprintf(out, "static cudaError_t %s_launch(const %s *in, %s *out%s, cudaStream_t s)\n{\n", name,
-            ctype, ctype, shape_params(g));
-    fprintf(out, "    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out%s);\n", name,
-            (uint64_t)1 << p->block_log, threads, g ? ", parm_rows, parm_cols" : "");
+    fprintf(out, "static cudaError_t %s_launch(const %s *in, %s *out", name, ctype, ctype);
+    extra_params(out, p, ctype, g);
+    fprintf(out, ", cudaStream_t s)\n{\n    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out", name,
+            (uint64_t)1 << (p->block_log - p->piece_log), threads);
+    extra_args(out, p, g);
+    fputs(");\n", out);
     fprintf(out, "    return cudaGetLastError();\n}\n\n");
 }
 
@@ -270,7 +309,9 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     unsigned iters = 1u << p->iter_log;
 
     emit_comment(out, p);
-    fprintf(out, "static void %s(const %s *in, %s *out%s)\n{\n", name, ctype, ctype, shape_params(g));
+    fprintf(out, "static void %s(const %s *in, %s *out", name, ctype, ctype);
+    extra_params(out, p, ctype, g);
+    fputs(")\n{\n", out);
     if (g)   /* a one-dimensional shape has one row */
         fprintf(out, "    (void)parm_rows;\n    (void)parm_cols;\n");
     emit_c_table(out, "uint64_t", "read_x", it.read_x, iters, ty);
@@ -278,8 +319,11 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     emit_c_table(out, "uint64_t", "write_y", it.write_y, iters, ty);
     emit_c_table(out, "unsigned", "write_slot", it.write_slot, iters, st);
     fprintf(out, "    %s tile[%u];\n", ctype, 1u << p->tile_log);
-    fprintf(out, "    for (uint64_t b = 0; b < 0x%" PRIx64 "u; b++) {\n",
-            (uint64_t)1 << p->block_log);
+    if (p->piece_log)   /* the piece's blocks: the top block bits */
+        fprintf(out, "    for (uint64_t b = piece << %d; b < (piece + 1) << %d; b++) {\n", p->block_log - p->piece_log,
+                p->block_log - p->piece_log);
+    else
+        fprintf(out, "    for (uint64_t b = 0; b < 0x%" PRIx64 "u; b++) {\n", (uint64_t)1 << p->block_log);
     emit_x0(out, p, ty, "        ");
     emit_block_bases(out, p, ty, "        ", "const uint64_t y_base", "const unsigned s_base");
     fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << p->thread_log);
@@ -295,7 +339,10 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     emit_thread_part(out, ind, "const unsigned u", "s_base", pg, p->thread_log, st);
     fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
     fprintf(out, "                ");
-    emit_guarded_store(out, g, "y ^ write_y[i]");
+    if (p->keeps)
+        emit_keep_store(out, p, "y ^ write_y[i]");
+    else
+        emit_guarded_store(out, g, "y ^ write_y[i]");
     fprintf(out, "tile[u ^ write_slot[i]];\n");
     fprintf(out, "        }\n    }\n}\n\n");
 }

@@ -423,38 +423,70 @@ static void emit_index_map(FILE *out, const F2Mat *m, const char *var) {
             fprintf(out, "\n            ^ ((%s >> %d & 1) ? 0x%llxull : 0)", var, i, (unsigned long long)f2_column(m, i));
 }
 
-/* A kernel moving a rank's slice element l to m·l ^ k (k: a parameter). */
-static void emit_move_kernel(FILE *out, const Phase *p, const char *name, const F2Mat *m) {
-    int ns = p->elem->nslots;
+/* The one-element-per-thread kernel of a pack or unpack without a one-pass
+ * plan, over one piece's buffer indices v (the piece's bits, ln - h - P ..
+ * ln - h - 1, are `piece`): the pack gathers (from m·v, m the pack's
+ * inverse, to v), the unpack scatters (from v to m·v ^ k). With keeps, an
+ * element whose target has chunk bits `keep` goes to kout at target ^
+ * keep_xor (plan.h, Phase.kept). */
+static void emit_move_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name, const F2Mat *m, bool gather,
+                             bool keeps) {
+    int ns = p->elem->nslots, ln = p->n - s->gpu_log, lo = ln - p->chunk_log - p->piece_log;
     fprintf(out, "static __global__ void %s(", name);
     for (int k = 0; k < ns; k++) fprintf(out, "const %s *__restrict__ in%d, ", prim_ctype(elem_slot_prim(p->elem, k)), k);
     for (int k = 0; k < ns; k++) fprintf(out, "%s *__restrict__ out%d, ", prim_ctype(elem_slot_prim(p->elem, k)), k);
-    fputs("const uint64_t k)\n{\n", out);
-    fprintf(out, "    for (uint64_t l = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; l < %lluull;"
-                 " l += (uint64_t)gridDim.x * blockDim.x) {\n        const uint64_t to = k ^ ", 1ULL << m->n);
-    emit_index_map(out, m, "l");
+    for (int k = 0; keeps && k < ns; k++) fprintf(out, "%s *__restrict__ kout%d, ", prim_ctype(elem_slot_prim(p->elem, k)), k);
+    fprintf(out, "%sconst uint64_t k, const uint64_t piece)\n{\n", keeps ? "const uint64_t keep, const uint64_t keep_xor, " : "");
+    fprintf(out, "    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < %lluull;"
+                 " i += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << (ln - p->piece_log));
+    fprintf(out, "        const uint64_t v = (i >> %d << %d) | piece << %d | (i & 0x%llxull);\n", lo, lo + p->piece_log, lo,
+            (unsigned long long)f2_mask(lo));
+    fputs(gather ? "        const uint64_t to = v, from = k ^ " : "        const uint64_t from = v, to = k ^ ", out);
+    emit_index_map(out, m, "v");
     fputs(";\n", out);
-    for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[l];\n", k, k);
+    if (keeps) {
+        fprintf(out, "        if ((to >> %d) == keep) {\n", ln - p->chunk_log);
+        for (int k = 0; k < ns; k++) fprintf(out, "            kout%d[to ^ keep_xor] = in%d[from];\n", k, k);
+        fputs("            continue;\n        }\n", out);
+    }
+    for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[from];\n", k, k);
     fputs("    }\n}\n\n", out);
 }
 
-static void emit_move_launch(FILE *out, const Phase *p, const char *name, const char *src, const char *dst, const char *k) {
-    unsigned long long blocks = (1ULL << p->pack.n) / 256;
-    fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+/* The planes of buffer `buf` as arguments, typed. */
+static void emit_plane_list(FILE *out, const Phase *p, const char *buf, bool input) {
     for (int j = 0; j < p->elem->nslots; j++)
-        fprintf(out, "(const %s *)%s[%d], ", prim_ctype(elem_slot_prim(p->elem, j)), src, j);
-    for (int j = 0; j < p->elem->nslots; j++) fprintf(out, "(%s *)%s[%d], ", prim_ctype(elem_slot_prim(p->elem, j)), dst, j);
-    fprintf(out, "%s);\n    PARM_CHECK(ctx, cudaGetLastError());\n", k);
+        fprintf(out, "(%s%s *)%s[%d], ", input ? "const " : "", prim_ctype(elem_slot_prim(p->elem, j)), buf, j);
+}
+
+/* The launch of emit_move_kernel's kernel for piece `piece`; keep: the
+ * run-time chunk and xor (NULL: none). */
+static void emit_move_launch(FILE *out, const Schedule *s, const Phase *p, const char *name, const char *src, const char *dst,
+                             const char *keep_buf, const char *k, const char *piece) {
+    unsigned long long blocks = (1ULL << (p->n - s->gpu_log - p->piece_log)) / 256;
+    fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+    emit_plane_list(out, p, src, true);
+    emit_plane_list(out, p, dst, false);
+    if (keep_buf) {
+        emit_plane_list(out, p, keep_buf, false);
+        fputs("keep, keep_xor, ", out);
+    }
+    fprintf(out, "%s, %s);\n    PARM_CHECK(ctx, cudaGetLastError());\n", k, piece);
 }
 
 /* The one-pass kernels of a pack or unpack, a slot each: NAME_<kernel>_launch,
- * kernel a format of the slot (its %d). */
-static void emit_plan_launches(FILE *out, const Phase *p, const char *name, const char *kernel, const char *src, const char *dst) {
+ * kernel a format of the slot (its %d); keep_buf: the second output's
+ * buffer (the kernels keep), piece: the piece's expression (pieces). */
+static void emit_plan_launches(FILE *out, const Phase *p, const char *name, const char *kernel, const char *src, const char *dst,
+                               const char *keep_buf, const char *piece) {
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    PARM_CHECK(ctx, %s_", name);
         fprintf(out, kernel, k);
-        fprintf(out, "_launch((const %s *)%s[%d], (%s *)%s[%d], ctx->stream));\n", t, src, k, t, dst, k);
+        fprintf(out, "_launch((const %s *)%s[%d], (%s *)%s[%d], ", t, src, k, t, dst, k);
+        if (keep_buf) fprintf(out, "(%s *)%s[%d], keep, keep_xor, ", t, keep_buf, k);
+        if (p->piece_log) fprintf(out, "%s, ", piece);
+        fputs("ctx->stream));\n", out);
     }
 }
 
@@ -464,71 +496,132 @@ static void emit_int_table(FILE *out, const char *name, const int *v, int count)
     fputs("};\n", out);
 }
 
-/* The chunks between the ranks: to itself a copy, to the others one
- * grouped ncclSend/ncclRecv per field. */
-static void emit_routing(FILE *out, const Schedule *s, const Phase *p, const char *send, const char *recv) {
-    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g;
-    emit_int_table(out, "to", p->send_to, 1 << (g + h));
-    emit_int_table(out, "slot", p->send_slot, 1 << (g + h));
-    emit_int_table(out, "from", p->recv_from, 1 << (g + h));
-    fprintf(out, "    const int r = ctx->rank;\n    for (int t = 0; t < %d; t++)\n        if (to[r << %d | t] == r) {\n", 1 << h, h);
-    for (int k = 0; k < p->elem->nslots; k++) {
-        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
-        fprintf(out, "            PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | t] * 0x%llxull, "
-                     "(const char *)%s[%d] + (size_t)t * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
-                recv, k, h, bytes, send, k, bytes, bytes);
-    }
-    fputs("        }\n    PARM_NCCL(ctx, ncclGroupStart());\n", out);
-    fprintf(out, "    for (int t = 0; t < %d; t++) {\n        if (to[r << %d | t] == r) continue;\n", 1 << h, h);
-    for (int k = 0; k < p->elem->nslots; k++) {
-        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
-        fprintf(out, "        PARM_NCCL(ctx, ncclSend((const char *)%s[%d] + (size_t)t * 0x%llxull, 0x%llxull, ncclInt8, "
-                     "to[r << %d | t], ctx->comm, ctx->stream));\n", send, k, bytes, bytes, h);
-    }
-    fprintf(out, "    }\n    for (int q = 0; q < %d; q++) {\n        if (from[r << %d | q] == r) continue;\n", 1 << h, h);
-    for (int k = 0; k < p->elem->nslots; k++) {
-        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
-        fprintf(out, "        PARM_NCCL(ctx, ncclRecv((char *)%s[%d] + (size_t)q * 0x%llxull, 0x%llxull, ncclInt8, "
-                     "from[r << %d | q], ctx->comm, ctx->stream));\n", recv, k, bytes, bytes, h);
-    }
-    fputs("    }\n    PARM_NCCL(ctx, ncclGroupEnd());\n", out);
+/* The bytes of one piece of one chunk of slot k, and where piece `piece`
+ * of chunk (slot) `chunk` starts, as C expressions over `chunk` and `piece`. */
+static unsigned long long piece_bytes(const Schedule *s, const Phase *p, int k) {
+    return (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (p->n - s->gpu_log - p->chunk_log - p->piece_log);
 }
 
-/* An exchange: pack (a kernel into the send buffer xs), the routing, unpack
- * (a kernel out of the receive buffer xr). */
-static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+/* Piece `k` of the chunks between the ranks: one NCCL group on the
+ * communication stream, a ncclSend per field and chunk sent, a ncclRecv per
+ * field and chunk received (the kept chunk is the pack's). */
+static void emit_piece_group(FILE *out, const Schedule *s, const Phase *p, const char *send, const char *recv) {
+    int h = p->chunk_log;
+    fputs("        PARM_NCCL(ctx, ncclGroupStart());\n", out);
+    fprintf(out, "        for (int t = 0; t < %d; t++) {\n            if (to[r << %d | t] == r) continue;\n", 1 << h, h);
+    for (int k = 0; k < p->elem->nslots; k++)
+        fprintf(out, "            PARM_NCCL(ctx, ncclSend((const char *)%s[%d] + ((size_t)t << %d | (size_t)k) * 0x%llxull, "
+                     "0x%llxull, ncclInt8, to[r << %d | t], ctx->comm, ctx->comm_stream));\n",
+                send, k, p->piece_log, piece_bytes(s, p, k), piece_bytes(s, p, k), h);
+    fprintf(out, "        }\n        for (int q = 0; q < %d; q++) {\n            if (from[r << %d | q] == r) continue;\n", 1 << h, h);
+    for (int k = 0; k < p->elem->nslots; k++)
+        fprintf(out, "            PARM_NCCL(ctx, ncclRecv((char *)%s[%d] + ((size_t)q << %d | (size_t)k) * 0x%llxull, "
+                     "0x%llxull, ncclInt8, from[r << %d | q], ctx->comm, ctx->comm_stream));\n",
+                recv, k, p->piece_log, piece_bytes(s, p, k), piece_bytes(s, p, k), h);
+    fputs("        }\n        PARM_NCCL(ctx, ncclGroupEnd());\n", out);
+}
+
+/* The unpack of piece `piece` (or of everything, without pieces). */
+static void emit_unpack_launch(FILE *out, const Schedule *s, const Phase *p, const char *name, const char *recv, const char *piece) {
     Arena names = {0};
-    int ns = p->elem->nslots;
-    for (int k = 0; p->pack_plans && k < ns; k++)
-        bmmc_emit_cuda(out, &p->pack_plans[k], arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)),
-                       NULL);
-    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
-        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
-            bmmc_emit_cuda(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
-                           prim_ctype(elem_slot_prim(p->elem, k)), NULL);
-    if (p->packs && !p->pack_plans) emit_move_kernel(out, p, arena_printf(&names, "%s_pack", name), &p->pack);
-    if (p->unpacks && !p->unpack_plans) emit_move_kernel(out, p, arena_printf(&names, "%s_unpack", name), &p->unpack);
-    fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, void *const *xr)\n{\n"
-                 "    (void)xs;\n    (void)xr;\n", name);
-    const char *send = p->packs ? "xs" : "src", *recv = !p->crosses ? send : p->unpacks ? "xr" : "dst";
-    if (p->pack_plans) emit_plan_launches(out, p, name, "pack%d", "src", "xs");
-    else if (p->packs) emit_move_launch(out, p, arena_printf(&names, "%s_pack", name), "src", "xs", "0");
-    if (p->crosses) emit_routing(out, s, p, send, recv);
     if (p->unpack_plans) {
         fputs("    switch (ctx->rank) {\n", out);
         for (int d = 0; d < 1 << s->gpu_log; d++) {
             fprintf(out, "    case %d:\n", d);
-            emit_plan_launches(out, p, name, arena_printf(&names, "unpack%%d_r%d", emit_unpack_kernel_of(p, d)), recv, "dst");
+            emit_plan_launches(out, p, name, arena_printf(&names, "unpack%%d_r%d", emit_unpack_kernel_of(p, d)), recv, "dst", NULL,
+                               piece);
             fputs("        break;\n", out);
         }
         fputs("    }\n", out);
     } else if (p->unpacks) {
-        fprintf(out, "    static const uint64_t k[%d] = {", 1 << s->gpu_log);
+        fprintf(out, "    static const uint64_t uk[%d] = {", 1 << s->gpu_log);
         for (int d = 0; d < 1 << s->gpu_log; d++) fprintf(out, "%s0x%llxull", d ? ", " : "", (unsigned long long)p->unpack_const[d]);
         fputs("};\n", out);
-        emit_move_launch(out, p, arena_printf(&names, "%s_unpack", name), recv, "dst", "k[ctx->rank]");
+        emit_move_launch(out, s, p, arena_printf(&names, "%s_unpack", name), recv, "dst", NULL, "uk[ctx->rank]", piece);
     }
-    fputs("    return PARM_OK;\n}\n\n", out);
+    arena_free(&names);
+}
+
+/* The kernels of an exchange: the pack's (with a second output, the
+ * receive buffer, for the kept chunk) and the unpack's. */
+static void emit_exchange_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    Arena names = {0};
+    int ns = p->elem->nslots;
+    for (int k = 0; p->pack_plans && k < ns; k++) {
+        BmmcPlan pack = p->pack_plans[k];
+        pack.keeps = true;
+        pack.keep_shift = p->n - s->gpu_log - p->chunk_log;
+        bmmc_emit_cuda(out, &pack, arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    }
+    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
+        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
+            bmmc_emit_cuda(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
+                           prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    F2Mat pack_inv;
+    if (p->packs && !p->pack_plans && f2_invert(&p->pack, &pack_inv))
+        emit_move_kernel(out, s, p, arena_printf(&names, "%s_pack", name), &pack_inv, true, true);
+    if (p->unpacks && !p->unpack_plans) emit_move_kernel(out, s, p, arena_printf(&names, "%s_unpack", name), &p->unpack, false, false);
+    arena_free(&names);
+}
+
+/* An exchange (plan.h, EXCHANGE), pipelined over its pieces: the caller's
+ * stream packs piece k into the send buffer xs (the kept chunk into the
+ * receive buffer) and records packed[k]; the communication stream, forked
+ * from the caller's stream at the start (so that it finds the phase's
+ * input written and the receive buffer read by the phase before), waits
+ * for it, sends and receives the piece in one NCCL group and records
+ * received[k]; the caller's stream waits for that and unpacks the piece.
+ * The last wait joins the communication stream back, so later work (and
+ * the next exchange, which reuses xs and xr) finds the transfers done. */
+static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    Arena names = {0};
+    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g, pieces = 1 << p->piece_log;
+    emit_exchange_kernels(out, s, p, name);
+    fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, void *const *xr)\n{\n"
+                 "    (void)xs;\n    (void)xr;\n", name);
+    const char *send = p->packs ? "xs" : "src", *recv = !p->crosses ? send : p->unpacks ? "xr" : "dst";
+    if (!p->crosses) {
+        emit_unpack_launch(out, s, p, name, recv, "0");
+        fputs("    return PARM_OK;\n}\n\n", out);
+        arena_free(&names);
+        return;
+    }
+    emit_int_table(out, "to", p->send_to, 1 << (g + h));
+    emit_int_table(out, "slot", p->send_slot, 1 << (g + h));
+    emit_int_table(out, "from", p->recv_from, 1 << (g + h));
+    emit_int_table(out, "kept", p->kept, 1 << g);
+    fputs("    const int r = ctx->rank;\n", out);
+    /* the kept chunk's chunk bits and where they move it (plan.h, Phase.kept) */
+    fprintf(out, "    const uint64_t keep = kept[r] >= 0 ? (uint64_t)kept[r] : ~0ull;\n"
+                 "    const uint64_t keep_xor = kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0;\n"
+                 "    (void)keep;\n    (void)keep_xor;\n", h, ln - h);
+    fputs("    PARM_CHECK(ctx, cudaEventRecord(ctx->fork, ctx->stream));\n"
+          "    PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->fork, 0));\n", out);
+    if (!p->packs) {
+        fputs("    if (kept[r] >= 0) {\n", out);
+        for (int k = 0; k < p->elem->nslots; k++) {
+            unsigned long long bytes = piece_bytes(s, p, k) << p->piece_log;
+            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | kept[r]] * 0x%llxull, "
+                         "(const char *)%s[%d] + (size_t)kept[r] * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
+                    recv, k, h, bytes, send, k, bytes, bytes);
+        }
+        fputs("    }\n", out);
+    }
+    fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n", pieces);
+    if (p->pack_plans) {
+        emit_plan_launches(out, p, name, "pack%d", "src", "xs", recv, "k");
+    } else if (p->packs) {
+        emit_move_launch(out, s, p, arena_printf(&names, "%s_pack", name), "src", "xs", recv, "0", "k");
+    }
+    if (p->packs)
+        fputs("        PARM_CHECK(ctx, cudaEventRecord(ctx->packed[k], ctx->stream));\n"
+              "        PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->packed[k], 0));\n", out);
+    emit_piece_group(out, s, p, send, recv);
+    fputs("        PARM_CHECK(ctx, cudaEventRecord(ctx->received[k], ctx->comm_stream));\n    }\n", out);
+    fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n"
+                 "        PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->stream, ctx->received[k], 0));\n", pieces);
+    emit_unpack_launch(out, s, p, name, recv, "k");
+    fputs("    }\n    return PARM_OK;\n}\n\n", out);
     arena_free(&names);
 }
 
@@ -623,7 +716,11 @@ static const char cuda_context_head[] = "struct {p}_ctx {\n";
 static const char cuda_context_nccl[] =
     "    ncclComm_t comm;        /* NAME_ctx_create_nccl's */\n"
     "    int rank, nranks;\n"
-    "    ncclResult_t nccl;      /* the last NCCL error */\n";
+    "    ncclResult_t nccl;      /* the last NCCL error */\n"
+    "    /* an exchange's communication stream, forked from and joined to\n"
+    "       `stream` by events, and its per-piece events (emit_exchange) */\n"
+    "    cudaStream_t comm_stream;\n"
+    "    cudaEvent_t fork, packed[PARM_PIECES], received[PARM_PIECES];\n";
 
 static const char cuda_context_nccl_message[] =
     "const char *{p}_ctx_message(parm_ctx *ctx)\n{\n"
@@ -638,8 +735,32 @@ static const char cuda_context_nccl_api[] =
     "    int status = {p}_ctx_create(out);\n"
     "    if (status) return status;\n"
     "    if (nranks != {G} || rank < 0 || rank >= nranks) return PARM_ERROR_LENGTH;\n"
-    "    (*out)->comm = comm;\n    (*out)->rank = rank;\n    (*out)->nranks = nranks;\n"
+    "    parm_ctx *ctx = *out;\n"
+    "    ctx->comm = comm;\n    ctx->rank = rank;\n    ctx->nranks = nranks;\n"
+    "    /* the communication stream at the highest priority, so that its NCCL\n"
+    "       kernels start while the packs and unpacks fill the GPU */\n"
+    "    int least, greatest;\n"
+    "    PARM_CHECK(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));\n"
+    "    PARM_CHECK(ctx, cudaStreamCreateWithPriority(&ctx->comm_stream, cudaStreamNonBlocking, greatest));\n"
+    "    PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->fork, cudaEventDisableTiming));\n"
+    "    for (int k = 0; k < PARM_PIECES; k++) {\n"
+    "        PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->packed[k], cudaEventDisableTiming));\n"
+    "        PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->received[k], cudaEventDisableTiming));\n"
+    "    }\n"
     "    return PARM_OK;\n}\n\n";
+
+/* What ctx_destroy releases of an exchange's: with ranks, the communication
+ * stream (once its work is done) and the events. */
+static const char cuda_exchange_destroy_nccl[] =
+    "#define PARM_PIECES %d   /* the most pieces of an exchange (exchange_plan.h) */\n"
+    "#define PARM_EXCHANGE_DESTROY(ctx) do { \\\n"
+    "    if ((ctx)->comm_stream) { cudaStreamSynchronize((ctx)->comm_stream); cudaStreamDestroy((ctx)->comm_stream); } \\\n"
+    "    if ((ctx)->fork) cudaEventDestroy((ctx)->fork); \\\n"
+    "    for (int parm_k = 0; parm_k < PARM_PIECES; parm_k++) { \\\n"
+    "        if ((ctx)->packed[parm_k]) cudaEventDestroy((ctx)->packed[parm_k]); \\\n"
+    "        if ((ctx)->received[parm_k]) cudaEventDestroy((ctx)->received[parm_k]); \\\n"
+    "    } } while (0)\n\n";
+static const char cuda_exchange_destroy[] = "#define PARM_EXCHANGE_DESTROY(ctx) ((void)(ctx))\n\n";
 
 static const char cuda_context_message[] =
     "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n";
@@ -668,6 +789,7 @@ static const char cuda_context[] =
     "void {p}_ctx_destroy(parm_ctx *ctx)\n{\n"
     "    if (!ctx) return;\n"
     "    if (ctx->scratch) cudaFreeAsync(ctx->scratch, ctx->stream);\n"
+    "    PARM_EXCHANGE_DESTROY(ctx);\n"
     "    if (ctx->own) {\n        cudaStreamSynchronize(ctx->own);\n        cudaStreamDestroy(ctx->own);\n    }\n"
     "    free(ctx);\n}\n\n"
     "cudaStream_t {p}_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
@@ -829,6 +951,8 @@ static void emit_cuda_runner_gpus(FILE *out, const EmitInput *api, const Schedul
 
 void emit_cuda_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, true);
+    if (in->gpu_log) fprintf(out, cuda_exchange_destroy_nccl, 1 << EXCHANGE_MAX_PIECE_LOG);
+    else fputs(cuda_exchange_destroy, out);
     emit_api_text(out, in, cuda_context_head);
     if (in->gpu_log) fputs(cuda_context_nccl, out);
     emit_api_text(out, in, cuda_context);

@@ -5,13 +5,28 @@
  * The image of A_l has some dimension h: each rank sends to 2^h ranks, the
  * elements whose A_l·l has the same coordinates t (in the image's basis)
  * going to the same rank. The pack orders a rank's elements by t, so each
- * chunk is contiguous; among the rest of the send index, l's own bits in
- * increasing order (so a segment stays a segment where it can). A receiver
- * gets one chunk from each of 2^h ranks: the senders to one rank are a coset
- * of K = {r : A_r·r in the image}, and the bits of r at K's pivots number
- * them (the slot). The element at a receive index is then an affine function
- * of (receiver, receive index), which the unpack applies. */
+ * chunk is contiguous; among the rest of the send index (the offset), l's
+ * own bits in increasing order (so a segment stays a segment where it can).
+ * A receiver gets one chunk from each of 2^h ranks: the senders to one rank
+ * are a coset of K = {r : A_r·r in the image}, and the bits of r at K's
+ * pivots number them (the slot). The element at a receive index is then an
+ * affine function of (receiver, receive index), which the unpack applies.
+ *
+ * Pipelining: each chunk is cut into 2^P pieces, the top P bits of the
+ * offset, which a receive index keeps; piece k of every chunk is packed,
+ * sent and unpacked while the next ones are. So that the pack's kernel for
+ * piece k writes exactly piece k and the unpack's reads exactly it, those
+ * P bits must lie outside both kernels' tiles: they are a window of P
+ * consecutive offset bits moved to the top of the offset, the highest
+ * window where both one-pass kernels can take the piece as their top
+ * block bits (bmmc_plan_pieces). */
 #include "exchange_plan.h"
+
+/* A piece of a rank's slice is at least 2^PIECE_MIN_LOG elements (4 MB of
+ * i32), and a slice has at most 2^PIECE_MAX_LOG pieces: each costs a pack
+ * and an unpack launch, two events and an NCCL group. */
+#define PIECE_MIN_LOG 20
+#define PIECE_MAX_LOG EXCHANGE_MAX_PIECE_LOG
 
 bool exchange_rank_preserving(const F2Mat *m, uint64_t c, int gpu_log) {
     int ln = m->n - gpu_log;
@@ -28,26 +43,39 @@ static uint64_t extract(uint64_t v, uint64_t mask) {
     return out;
 }
 
-/* The send index's rows: the chunk functionals on top, coordinate rows below. */
-static F2Mat pack_matrix(const F2Mat *m, const F2Space *image, int gpu_log) {
-    int ln = m->n - gpu_log, h = image->dim;
+/* The image of A_l: where the local bits send an element. */
+static F2Space local_image(const F2Mat *m, int gpu_log) {
+    int ln = m->n - gpu_log;
+    F2Space image = f2_space_empty(gpu_log);
+    for (int k = 0; k < ln; k++) f2_space_add(&image, f2_column(m, k) >> ln);
+    return image;
+}
+
+/* The send index's rows: the chunk functionals on top, coordinate rows
+ * below, with the window w .. w+P-1 of them on top of the offset. */
+static F2Mat pack_matrix(const F2Mat *m, int gpu_log, int piece_log, int w) {
+    F2Space image = local_image(m, gpu_log);
+    int ln = m->n - gpu_log, h = image.dim, off = ln - h;
     F2Mat pack = f2_zero(ln);
     F2Space rows = f2_space_empty(ln);
     for (int i = 0; i < h; i++) {
         /* coordinate i of a vector of the reduced image is its bit at basis i's pivot */
-        pack.row[ln - h + i] = m->row[ln + f2_top_bit(image->basis[i])] & f2_mask(ln);
-        f2_space_add(&rows, pack.row[ln - h + i]);
+        pack.row[off + i] = m->row[ln + f2_top_bit(image.basis[i])] & f2_mask(ln);
+        f2_space_add(&rows, pack.row[off + i]);
     }
     int j = 0;
-    for (int k = 0; k < ln && j < ln - h; k++)
-        if (f2_space_add(&rows, UINT64_C(1) << k)) pack.row[j++] = UINT64_C(1) << k;
+    for (int k = 0; k < ln && j < off; k++)
+        if (f2_space_add(&rows, UINT64_C(1) << k)) {
+            int at = j < w ? j : j < w + piece_log ? off - piece_log + (j - w) : j - piece_log;
+            pack.row[at] = UINT64_C(1) << k;
+            j++;
+        }
     return pack;
 }
 
 static void route(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack_inv) {
     int n = p->n, ln = n - gpu_log, h = p->chunk_log, ranks = 1 << gpu_log;
-    F2Space image = f2_space_empty(gpu_log);
-    for (int k = 0; k < ln; k++) f2_space_add(&image, f2_column(&p->mat, k) >> ln);
+    F2Space image = local_image(&p->mat, gpu_log);
     F2Space senders = f2_space_empty(gpu_log);
     for (int r = 0; r < ranks; r++)
         if (f2_space_contains(&image, f2_apply(&p->mat, (uint64_t)r << ln) >> ln)) f2_space_add(&senders, (uint64_t)r);
@@ -58,9 +86,11 @@ static void route(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack_inv) {
     p->send_slot = NEW_ARRAY(arena, int, entries);
     p->recv_from = NEW_ARRAY(arena, int, entries);
     p->recv_chunk = NEW_ARRAY(arena, int, entries);
+    p->kept = NEW_ARRAY(arena, int, ranks);
     for (size_t i = 0; i < entries; i++) p->recv_from[i] = -1;
     p->crosses = false;
-    for (int r = 0; r < ranks; r++)
+    for (int r = 0; r < ranks; r++) {
+        p->kept[r] = -1;
         for (int t = 0; t < 1 << h; t++) {
             uint64_t l = f2_apply(pack_inv, (uint64_t)t << (ln - h));
             int d = (int)((f2_apply(&p->mat, (uint64_t)r << ln | l) ^ p->compl) >> ln);
@@ -72,7 +102,9 @@ static void route(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack_inv) {
             p->recv_from[at] = r;
             p->recv_chunk[at] = t;
             p->crosses |= d != r;
+            if (d == r) p->kept[r] = t;
         }
+    }
 }
 
 /* The local index of the element at receive index rho of rank d. */
@@ -85,32 +117,11 @@ static uint64_t received(const Phase *p, int gpu_log, const F2Mat *pack_inv, int
     return y & f2_mask(ln);
 }
 
-/* One-pass kernels moving a slice's element l to m·l ⊕ c, one per slot, or NULL. */
-static BmmcPlan *plan_moves(Arena *arena, const Phase *p, const F2Mat *m, uint64_t c) {
-    BmmcPlan *plans = NEW_ARRAY(arena, BmmcPlan, p->elem->nslots);
-    for (int k = 0; k < p->elem->nslots; k++)
-        if (!bmmc_plan(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, &plans[k])) return NULL;
-    return plans;
-}
-
-/* The image of A_l: where the local bits send an element. */
-static F2Space local_image(const F2Mat *m, int gpu_log) {
-    int ln = m->n - gpu_log;
-    F2Space image = f2_space_empty(gpu_log);
-    for (int k = 0; k < ln; k++) f2_space_add(&image, f2_column(m, k) >> ln);
-    return image;
-}
-
-F2Mat exchange_pack(const F2Mat *m, int gpu_log) {
-    F2Space image = local_image(m, gpu_log);
-    return pack_matrix(m, &image, gpu_log);
-}
-
-void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
+/* The pack, routing and unpack of p->mat with the given pack. */
+static void fill(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack) {
     int ranks = 1 << gpu_log, ln = p->n - gpu_log;
-    F2Space image = local_image(&p->mat, gpu_log);
-    p->chunk_log = image.dim;
-    p->pack = pack_matrix(&p->mat, &image, gpu_log);
+    p->chunk_log = local_image(&p->mat, gpu_log).dim;
+    p->pack = *pack;
     F2Mat pack_inv;
     if (!f2_invert(&p->pack, &pack_inv)) diag_fatal("internal error: a singular exchange pack");
     p->packs = !f2_is_identity(&p->pack);
@@ -124,12 +135,95 @@ void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
     }
     p->unpacks = !f2_is_identity(&p->unpack);
     for (int d = 0; d < ranks; d++) p->unpacks |= p->unpack_const[d] != 0;
-    p->pack_plans = p->packs ? plan_moves(arena, p, &p->pack, 0) : NULL;
-    /* the unpack's constant is the rank's: a plan per rank */
+}
+
+/* One-pass kernels moving a slice's element l to m·l ⊕ c, one per slot, in
+ * 2^piece_log pieces of the send index (out_side) or of the receive index,
+ * or NULL. */
+static BmmcPlan *plan_moves(Arena *arena, const Phase *p, int gpu_log, const F2Mat *m, uint64_t c, bool out_side) {
+    int lo = p->n - gpu_log - p->chunk_log - p->piece_log;
+    BmmcPlan *plans = NEW_ARRAY(arena, BmmcPlan, p->elem->nslots);
+    for (int k = 0; k < p->elem->nslots; k++)
+        if (!bmmc_plan_pieces(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, lo, p->piece_log, out_side, &plans[k]))
+            return NULL;
+    return plans;
+}
+
+/* Whether a kernel that pieces leave without a one-pass plan has none
+ * without them either (it then moves one element per thread, in pieces). */
+static bool plain_unplannable(Arena *arena, Phase *p, int gpu_log, const F2Mat *m, bool out_side) {
+    int pieces = p->piece_log;
+    p->piece_log = 0;
+    bool none = !plan_moves(arena, p, gpu_log, m, 0, out_side);
+    p->piece_log = pieces;
+    return none;
+}
+
+/* The pack's and unpack's kernels in p->piece_log pieces: false where a
+ * one-pass kernel without pieces would give way to one element per thread. */
+static bool plan_kernels(Arena *arena, Phase *p, int gpu_log, bool pack_kernel) {
+    p->pack_plans = NULL;
     p->unpack_plans = NULL;
-    if (!p->unpacks) return;
+    if (pack_kernel && p->packs && !(p->pack_plans = plan_moves(arena, p, gpu_log, &p->pack, 0, true)) &&
+        !plain_unplannable(arena, p, gpu_log, &p->pack, true))
+        return false;
+    if (!p->unpacks) return true;
+    /* the unpack's constant is the rank's: a plan per rank, the same tiles */
+    int ranks = 1 << gpu_log;
     BmmcPlan **per_rank = NEW_ARRAY(arena, BmmcPlan *, ranks);
     for (int d = 0; d < ranks; d++)
-        if (!(per_rank[d] = plan_moves(arena, p, &p->unpack, p->unpack_const[d]))) return;
+        if (!(per_rank[d] = plan_moves(arena, p, gpu_log, &p->unpack, p->unpack_const[d], false)))
+            return plain_unplannable(arena, p, gpu_log, &p->unpack, false);
     p->unpack_plans = per_rank;
+    return true;
+}
+
+/* How many pieces (log) an exchange of 2^ln elements per rank in 2^h
+ * chunks is cut into. */
+static int pieces_wanted(int ln, int h) {
+    int pieces = ln - PIECE_MIN_LOG;
+    if (pieces > PIECE_MAX_LOG) pieces = PIECE_MAX_LOG;
+    if (pieces > ln - h) pieces = ln - h;
+    return pieces > 0 ? pieces : 0;
+}
+
+/* Fill p with the highest window of pieces that both kernels take (only
+ * the top one where the pack or the unpack is the identity: another
+ * would add a pass), else without pieces, saying why. pack_kernel: the
+ * pack is a kernel of the exchange's own (not the phase before's). */
+static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel) {
+    int ln = p->n - gpu_log;
+    F2Mat plain = pack_matrix(&p->mat, gpu_log, 0, 0);
+    fill(arena, p, gpu_log, &plain);
+    p->piece_log = 0;
+    p->serial_why = NULL;
+    if (!p->crosses) {
+        plan_kernels(arena, p, gpu_log, pack_kernel);
+        return;
+    }
+    int pieces = pieces_wanted(ln, p->chunk_log), top = ln - p->chunk_log - pieces;
+    bool identity_kept = !p->packs || !p->unpacks;
+    for (int w = top; pieces > 0 && w >= (identity_kept ? top : 0); w--) {
+        F2Mat pack = pack_matrix(&p->mat, gpu_log, pieces, w);
+        fill(arena, p, gpu_log, &pack);
+        p->piece_log = pieces;
+        if (plan_kernels(arena, p, gpu_log, pack_kernel)) return;
+    }
+    fill(arena, p, gpu_log, &plain);
+    p->piece_log = 0;
+    p->serial_why = pieces == 0 ? "the slices are too small to pipeline"
+                                : "every piece would cross a tile of the pack or the unpack";
+    plan_kernels(arena, p, gpu_log, pack_kernel);
+}
+
+F2Mat exchange_pack(const F2Mat *m, int gpu_log, const ElemType *elem) {
+    Arena scratch = {0};
+    Phase p = {.kind = PHASE_EXCHANGE, .n = m->n, .elem = elem, .in_elem = elem, .mat = *m};
+    choose_pieces(&scratch, &p, gpu_log, false);
+    arena_free(&scratch);
+    return p.pack;
+}
+
+void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
+    choose_pieces(arena, p, gpu_log, true);
 }

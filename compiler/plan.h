@@ -30,7 +30,8 @@
 
 #define SCHED_MAX_TILE 16
 #define SCHED_MAX_SLOTS 8       /* primitive fields of an element */
-#define ENTRY_MAX_API_FIELDS 120 /* parameters and results of an entry's API, by field */
+#define ENTRY_MAX_API_FIELDS 120
+#define EXCHANGE_MAX_PIECE_LOG 5 /* pieces of an exchange: the CUDA context holds two events each */ /* parameters and results of an entry's API, by field */
 
 typedef struct {
     const IrStmt *stmt;         /* the IR statement: a two over groups, or a map */
@@ -150,6 +151,19 @@ typedef struct {
     F2Mat pack, unpack;
     int *send_to, *send_slot, *recv_from, *recv_chunk;
     uint64_t *unpack_const;
+    /* The chunk rank r keeps (sends to itself), or -1: the pack writes it
+     * straight into the receive buffer at its slot (the unpack's input, or
+     * the destination when !unpacks); without a pack it is copied. */
+    int *kept;
+    /* Pipelining (when crosses): every chunk is cut into 2^piece_log
+     * pieces, the top piece_log bits of the offset (of the send index and
+     * of the receive index alike). Piece k is packed, sent and received
+     * (one NCCL group) and unpacked in turn, the kernels of later pieces
+     * overlapping the transfer of earlier ones; the one-pass kernels below
+     * run one piece per launch (BmmcPlan.piece_log). 0: one piece, and
+     * serial_why says why (NULL when nothing crosses). */
+    int piece_log;
+    const char *serial_why;
     /* The pack and unpack as one-pass BMMC kernels, one per slot (the
      * unpack's per rank: unpack_plans[rank][slot], its constant being the
      * rank's), or NULL: a plain kernel, one element per thread. */

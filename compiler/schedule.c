@@ -487,7 +487,7 @@ static F2Mat to_logical(const Sched *s, const F2Mat *layout) {
  * pack (on each rank's local bits) when the tile's image still holds the
  * segment bits (whole segments written), else the tile where it was read. */
 static F2Mat send_order(const Sched *s, const Phase *p, const F2Mat *write) {
-    F2Mat pack = exchange_pack(write, s->gpu_log), e = f2_embed(&pack, s->n, 0);
+    F2Mat pack = exchange_pack(write, s->gpu_log, p->elem), e = f2_embed(&pack, s->n, 0);
     F2Space tile = f2_space_empty(s->n);
     for (int i = 0; i < p->tile_log; i++) f2_space_add(&tile, p->tile_cols[i]);
     F2Space out = image(&e, &tile);
