@@ -360,6 +360,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->sched.tile_bytes = opt->tile_bytes;
     c->sched.vector_copies = opt->vector_copies;
     c->sched.gpu_log = opt->gpu_log;
+    c->sched.exchange_pieces = opt->exchange_pieces;
     jmp_buf handler;
     diag_handler = &handler;
     int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;

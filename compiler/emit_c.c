@@ -249,61 +249,89 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
     fputs("}\n\n", out);
 }
 
-/* An EXCHANGE's pack and unpack (plan.h): loops over a rank's slice. The
+/* A pack or unpack without a one-pass plan, over one piece's buffer
+ * indices v (the piece's bits, ln - h - P .. ln - h - 1, are `piece`): the
+ * pack gathers (from M·v, M the pack's inverse, to v; an element of the
+ * kept chunk to keep_dst at v ^ keep_xor), the unpack scatters (from v to
+ * M·v ^ K[rank]). */
+static void emit_move_body(FILE *out, const Schedule *s, const Phase *p, const F2Mat *m, bool gather) {
+    int ln = p->n - s->gpu_log, lo = ln - p->chunk_log - p->piece_log, ns = p->elem->nslots;
+    emit_planes(out, p->elem, p->elem);
+    uint64_t cols[F2_MAX];
+    for (int i = 0; i < ln; i++) cols[i] = f2_column(m, i);
+    emit_tables(out, "M", cols, ln);
+    fprintf(out, "    for (uint64_t i = 0; i < %lluu; i++) {\n", 1ULL << (ln - p->piece_log));
+    fprintf(out, "        const uint64_t v = (i >> %d << %d) | piece << %d | (i & 0x%llxu);\n", lo, lo + p->piece_log, lo,
+            (unsigned long long)f2_mask(lo));
+    fputs(gather ? "        uint64_t from = 0;\n" : "        uint64_t to = K[parm_rank];\n", out);
+    fprintf(out, "        for (int j = 0; j < %d; j++) if (v >> j & 1) %s ^= M[j];\n", ln, gather ? "from" : "to");
+    if (gather) {
+        fputs("        const uint64_t to = v;\n", out);
+        fprintf(out, "        if ((to >> %d) == keep) {\n", ln - p->chunk_log);
+        for (int k = 0; k < ns; k++) {
+            const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+            fprintf(out, "            ((%s *)keep_dst[%d])[to ^ keep_xor] = in%d[from];\n", t, k, k);
+        }
+        fputs("            continue;\n        }\n", out);
+    } else {
+        fputs("        const uint64_t from = v;\n", out);
+    }
+    for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[from];\n", k, k);
+    fputs("    }\n", out);
+}
+
+/* An EXCHANGE's pack and unpack (plan.h), one piece per call: the pack
+ * writes the chunk its rank keeps into keep_dst (the receive buffer). The
  * routing between them is the run's (emit_rank_calls). */
 static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    int ln = p->n - s->gpu_log, ns = p->elem->nslots;
+    int ns = p->elem->nslots;
     Arena names = {0};
-    for (int k = 0; p->pack_plans && k < ns; k++)
-        bmmc_emit_c(out, &p->pack_plans[k], arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    for (int k = 0; p->pack_plans && k < ns; k++) {
+        BmmcPlan pack = p->pack_plans[k];
+        pack.keeps = true;
+        pack.keep_shift = p->n - s->gpu_log - p->chunk_log;
+        bmmc_emit_c(out, &pack, arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    }
     for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
         for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
             bmmc_emit_c(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
                         prim_ctype(elem_slot_prim(p->elem, k)), NULL);
     arena_free(&names);
-    if (p->pack_plans) {
-        fprintf(out, "static void %s_pack(const void *const *src, void *const *dst)\n{\n", name);
-        for (int k = 0; k < ns; k++) {
-            const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-            fprintf(out, "    %s_pack%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, t, k, t, k);
+    const char *piece_arg = p->piece_log ? ", piece" : "";
+    if (p->packs) {
+        fprintf(out, "static void %s_pack(const void *const *src, void *const *dst, void *const *keep_dst, uint64_t keep, "
+                     "uint64_t keep_xor, uint64_t piece)\n{\n    (void)piece;\n", name);
+        F2Mat pack_inv;
+        if (p->pack_plans) {
+            for (int k = 0; k < ns; k++) {
+                const char *t = prim_ctype(elem_slot_prim(p->elem, k));
+                fprintf(out, "    %s_pack%d((const %s *)src[%d], (%s *)dst[%d], (%s *)keep_dst[%d], keep, keep_xor%s);\n", name, k,
+                        t, k, t, k, t, k, piece_arg);
+            }
+        } else if (f2_invert(&p->pack, &pack_inv)) {
+            emit_move_body(out, s, p, &pack_inv, true);
         }
         fputs("}\n\n", out);
-    } else if (p->packs) {
-        fprintf(out, "static void %s_pack(const void *const *src, void *const *dst)\n{\n", name);
-        emit_planes(out, p->elem, p->elem);
-        uint64_t cols[F2_MAX];
-        for (int i = 0; i < ln; i++) cols[i] = f2_column(&p->pack, i);
-        emit_tables(out, "S", cols, ln);
-        fprintf(out, "    for (uint64_t l = 0; l < %lluu; l++) {\n        uint64_t to = 0;\n", 1ULL << ln);
-        fprintf(out, "        for (int i = 0; i < %d; i++) if (l >> i & 1) to ^= S[i];\n", ln);
-        for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[l];\n", k, k);
-        fputs("    }\n}\n\n", out);
     }
     if (p->unpack_plans) {
-        fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst)\n{\n"
-                     "    switch (parm_rank) {\n", name);
+        fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst, uint64_t piece)\n{\n"
+                     "    (void)piece;\n    switch (parm_rank) {\n", name);
         for (int d = 0; d < 1 << s->gpu_log; d++) {
             fprintf(out, "    case %d:\n", d);
             for (int k = 0; k < ns; k++) {
                 const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-                fprintf(out, "        %s_unpack%d_r%d((const %s *)src[%d], (%s *)dst[%d]);\n", name, k, emit_unpack_kernel_of(p, d),
-                        t, k, t, k);
+                fprintf(out, "        %s_unpack%d_r%d((const %s *)src[%d], (%s *)dst[%d]%s);\n", name, k, emit_unpack_kernel_of(p, d),
+                        t, k, t, k, piece_arg);
             }
             fputs("        break;\n", out);
         }
         fputs("    }\n}\n\n", out);
     } else if (p->unpacks) {
-        fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst)\n{\n",
+        fprintf(out, "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst, uint64_t piece)\n{\n",
                 name);
-        emit_planes(out, p->elem, p->elem);
-        uint64_t cols[F2_MAX];
-        for (int i = 0; i < ln; i++) cols[i] = f2_column(&p->unpack, i);
-        emit_tables(out, "U", cols, ln);
         emit_tables(out, "K", p->unpack_const, 1 << s->gpu_log);
-        fprintf(out, "    for (uint64_t rho = 0; rho < %lluu; rho++) {\n        uint64_t to = K[parm_rank];\n", 1ULL << ln);
-        fprintf(out, "        for (int i = 0; i < %d; i++) if (rho >> i & 1) to ^= U[i];\n", ln);
-        for (int k = 0; k < ns; k++) fprintf(out, "        out%d[to] = in%d[rho];\n", k, k);
-        fputs("    }\n}\n\n", out);
+        emit_move_body(out, s, p, &p->unpack, false);
+        fputs("}\n\n", out);
     }
 }
 
@@ -366,26 +394,52 @@ static void emit_rank_table(FILE *out, const char *name, const int *v, int count
     fputs("};\n", out);
 }
 
-/* An exchange: pack, the chunks copied to their ranks, unpack. */
+/* An exchange, piece by piece as the CUDA target runs it: pack (the kept
+ * chunk into the receive buffer, or copied there without a pack), the
+ * other chunks' pieces copied to their ranks, unpack. */
 static void emit_rank_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, ns = p->elem->nslots;
+    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, ns = p->elem->nslots, lo = ln - h - p->piece_log;
     const char *src = rank_bufs[p->src], *dst = rank_bufs[p->dst];
     const char *send = p->packs ? "xs_r" : src, *recv = !p->crosses ? send : p->unpacks ? "xr_r" : dst;
     fputs("    {\n", out);
-    if (p->packs) fprintf(out, "        for (int r = 0; r < %d; r++) %s_pack((const void *const *)%s[r], xs_r[r]);\n", 1 << g, name, src);
-    if (p->crosses) {
-        emit_rank_table(out, "to", p->send_to, 1 << (g + h));
-        emit_rank_table(out, "slot", p->send_slot, 1 << (g + h));
-        fprintf(out, "        for (int c = 0; c < %d; c++) {\n            int r = c >> %d, t = c & %d;\n", 1 << (g + h), h, (1 << h) - 1);
+    if (!p->crosses) {
+        fprintf(out, "        for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], 0);\n", 1 << g,
+                name, recv, dst);
+        fputs("    }\n", out);
+        return;
+    }
+    emit_rank_table(out, "to", p->send_to, 1 << (g + h));
+    emit_rank_table(out, "slot", p->send_slot, 1 << (g + h));
+    emit_rank_table(out, "kept", p->kept, 1 << g);
+    if (!p->packs) {
+        fprintf(out, "        for (int r = 0; r < %d; r++) {\n            if (kept[r] < 0) continue;\n", 1 << g);
         for (int k = 0; k < ns; k++) {
             int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
-            fprintf(out, "            memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d) * %d, (const char *)%s[r][%d] + "
-                         "((size_t)t << %d) * %d, (size_t)%d << %d);\n", recv, k, ln - h, bytes, send, k, ln - h, bytes, bytes, ln - h);
+            fprintf(out, "            memcpy((char *)%s[r][%d] + ((size_t)slot[r << %d | kept[r]] << %d) * %d, (const char *)%s[r][%d] + "
+                         "((size_t)kept[r] << %d) * %d, (size_t)%d << %d);\n", recv, k, h, ln - h, bytes, send, k, ln - h, bytes, bytes,
+                    ln - h);
         }
         fputs("        }\n", out);
     }
-    if (p->unpacks) fprintf(out, "        for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r]);\n", 1 << g, name, recv, dst);
-    fputs("    }\n", out);
+    fprintf(out, "        for (uint64_t k = 0; k < %du; k++) {\n", 1 << p->piece_log);
+    if (p->packs)
+        fprintf(out, "            for (int r = 0; r < %d; r++)\n"
+                     "                %s_pack((const void *const *)%s[r], xs_r[r], %s[r], kept[r] >= 0 ? (uint64_t)kept[r] : ~(uint64_t)0,\n"
+                     "                    kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0, k);\n",
+                1 << g, name, src, recv, h, ln - h);
+    fprintf(out, "            for (int c = 0; c < %d; c++) {\n                int r = c >> %d, t = c & %d;\n"
+                 "                if (to[c] == r) continue;\n", 1 << (g + h), h, (1 << h) - 1);
+    for (int k = 0; k < ns; k++) {
+        int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
+        fprintf(out, "                memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d | k << %d) * %d, (const char *)%s[r][%d] + "
+                     "((size_t)t << %d | k << %d) * %d, (size_t)%d << %d);\n", recv, k, ln - h, lo, bytes, send, k, ln - h, lo, bytes,
+                bytes, lo);
+    }
+    fputs("            }\n", out);
+    if (p->unpacks)
+        fprintf(out, "            for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], k);\n", 1 << g,
+                name, recv, dst);
+    fputs("        }\n    }\n", out);
 }
 
 static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {

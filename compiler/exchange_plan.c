@@ -179,9 +179,9 @@ static bool plan_kernels(Arena *arena, Phase *p, int gpu_log, bool pack_kernel) 
 }
 
 /* How many pieces (log) an exchange of 2^ln elements per rank in 2^h
- * chunks is cut into. */
-static int pieces_wanted(int ln, int h) {
-    int pieces = ln - PIECE_MIN_LOG;
+ * chunks is cut into; asked: SchedOptions.exchange_pieces. */
+static int pieces_wanted(int ln, int h, int asked) {
+    int pieces = asked ? __builtin_ctz((unsigned)asked) : ln - PIECE_MIN_LOG;
     if (pieces > PIECE_MAX_LOG) pieces = PIECE_MAX_LOG;
     if (pieces > ln - h) pieces = ln - h;
     return pieces > 0 ? pieces : 0;
@@ -191,7 +191,7 @@ static int pieces_wanted(int ln, int h) {
  * the top one where the pack or the unpack is the identity: another
  * would add a pass), else without pieces, saying why. pack_kernel: the
  * pack is a kernel of the exchange's own (not the phase before's). */
-static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel) {
+static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel, int asked) {
     int ln = p->n - gpu_log;
     F2Mat plain = pack_matrix(&p->mat, gpu_log, 0, 0);
     fill(arena, p, gpu_log, &plain);
@@ -201,7 +201,7 @@ static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel)
         plan_kernels(arena, p, gpu_log, pack_kernel);
         return;
     }
-    int pieces = pieces_wanted(ln, p->chunk_log), top = ln - p->chunk_log - pieces;
+    int pieces = pieces_wanted(ln, p->chunk_log, asked), top = ln - p->chunk_log - pieces;
     bool identity_kept = !p->packs || !p->unpacks;
     for (int w = top; pieces > 0 && w >= (identity_kept ? top : 0); w--) {
         F2Mat pack = pack_matrix(&p->mat, gpu_log, pieces, w);
@@ -211,19 +211,19 @@ static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel)
     }
     fill(arena, p, gpu_log, &plain);
     p->piece_log = 0;
-    p->serial_why = pieces == 0 ? "the slices are too small to pipeline"
+    p->serial_why = pieces == 0 ? (asked == 1 ? "one piece asked for" : "the slices are too small to pipeline")
                                 : "every piece would cross a tile of the pack or the unpack";
     plan_kernels(arena, p, gpu_log, pack_kernel);
 }
 
-F2Mat exchange_pack(const F2Mat *m, int gpu_log, const ElemType *elem) {
+F2Mat exchange_pack(const F2Mat *m, int gpu_log, const ElemType *elem, int pieces) {
     Arena scratch = {0};
     Phase p = {.kind = PHASE_EXCHANGE, .n = m->n, .elem = elem, .in_elem = elem, .mat = *m};
-    choose_pieces(&scratch, &p, gpu_log, false);
+    choose_pieces(&scratch, &p, gpu_log, false, pieces);
     arena_free(&scratch);
     return p.pack;
 }
 
-void exchange_plan(Arena *arena, Phase *p, int gpu_log) {
-    choose_pieces(arena, p, gpu_log, true);
+void exchange_plan(Arena *arena, Phase *p, int gpu_log, int pieces) {
+    choose_pieces(arena, p, gpu_log, true, pieces);
 }

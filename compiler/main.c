@@ -75,6 +75,10 @@ static const char usage[] =
     "                       KB with K), 16K to 227K (default: chosen per program,\n"
     "                       at most 64K); bigger tiles hold more stages, so\n"
     "                       sorts take fewer passes\n"
+    "  --exchange-pieces N  with --gpus: cut every exchange between the GPUs into\n"
+    "                       N pieces (a power of two up to 32), each packed,\n"
+    "                       sent and unpacked while the next are (default:\n"
+    "                       pieces of at least 2^20 elements per GPU, at most 32)\n"
     "  --vector-copies      with a compile, --check, --report or --dump-plan:\n"
     "                       kernels read and write their tiles in global memory\n"
     "                       in 16-byte vectors where the layout allows\n"
@@ -92,7 +96,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -120,6 +124,7 @@ static const OptSpec specs[OPT_COUNT] = {
                    "an action that optimises (a compile, --check, --report, --dump-ir, --dump-plan, --interpret)"},
     [OPT_TILE_BYTES] = {"tile-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                         "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_EXCHANGE_PIECES] = {"exchange-pieces", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN, "a compile, --check or --dump-plan"},
     [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
@@ -250,6 +255,13 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_TRACE: opt->trace_rules = true; return 0;
     case OPT_TILE_BYTES: return parse_tile_bytes(value, &opt->tile_bytes);
     case OPT_VECTOR_COPIES: opt->vector_copies = true; return 0;
+    case OPT_EXCHANGE_PIECES: {
+        unsigned long pieces = is_number(value) ? strtoul(value, NULL, 10) : 0;
+        if (pieces < 1 || pieces > 1u << EXCHANGE_MAX_PIECE_LOG || (pieces & (pieces - 1)))
+            return usage_error("--exchange-pieces takes a power of two from 1 to 32, not '%s'%s", value, "");
+        opt->exchange_pieces = (int)pieces;
+        return 0;
+    }
     case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
     case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");
     case OPT_REPORT: return set_action(opt, seen, ACTION_REPORT, "--report");

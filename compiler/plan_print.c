@@ -95,8 +95,8 @@ static void print_permute(FILE *out, const Phase *p) {
 
 static void print_move(FILE *out, const char *what, const BmmcPlan *plans) {
     if (plans)
-        fprintf(out, "    %s: one-pass kernels, tile 2^%d, 2^%d blocks of 2^%d threads\n", what, plans[0].tile_log,
-                plans[0].block_log, plans[0].thread_log);
+        fprintf(out, "    %s: one-pass kernels, tile 2^%d, 2^%d blocks of 2^%d threads%s\n", what, plans[0].tile_log,
+                plans[0].block_log, plans[0].thread_log, plans[0].piece_log ? ", the top block bits the piece" : "");
     else
         fprintf(out, "    %s: one element per thread\n", what);
 }
@@ -118,8 +118,14 @@ static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
         fprintf(out, "    rank %d sends chunks to", r);
         for (int t = 0; t < 1 << h; t++)
             fprintf(out, " %d (slot %d)", p->send_to[r << h | t], p->send_slot[r << h | t]);
+        if (p->kept[r] >= 0) fprintf(out, "; keeps chunk %d, %s", p->kept[r], p->packs ? "packed into its slot" : "copied to its slot");
         fputc('\n', out);
     }
+    if (p->crosses && p->piece_log)
+        fprintf(out, "    pipelined: 2^%d pieces of each chunk (send and receive index bits %d..%d), each packed, sent and "
+                     "unpacked while the next are\n", p->piece_log, ln - h - p->piece_log, ln - h - 1);
+    else if (p->crosses)
+        fprintf(out, "    not pipelined: %s\n", p->serial_why);
     if (!p->unpacks) return;
     vectors(out, "unpack rows", p->unpack.row, ln);
     vectors(out, "unpack complement per rank", p->unpack_const, 1 << s->gpu_log);

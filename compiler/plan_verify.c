@@ -200,10 +200,136 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     return p->dst == BUF_OUT ? NULL : verify_scratch(a, s, p);
 }
 
+/* An exchange's element simulation (arrays of up to 2^16): where each
+ * element of each rank is after the pack, the routing and the unpack, as
+ * global indices (rank << ln | local), ~0 where nothing was written. */
+typedef struct {
+    int g, ln, h, lo, pieces;   /* lo: the pieces' lowest bit */
+    uint64_t *sent, *recv, *done;
+} ExSim;
+
+/* The piece of a send or receive index. */
+static uint64_t piece_of(const ExSim *x, uint64_t v) { return v >> x->lo & f2_mask(x->pieces); }
+
+/* Element `from` of buf (or ~0 where none) written at `to` of the other;
+ * false where `to` was written before. */
+static bool put(uint64_t *dst, uint64_t to, const uint64_t *src, uint64_t from) {
+    if (dst[to] != ~UINT64_C(0)) return false;
+    dst[to] = src ? src[from] : from;
+    return true;
+}
+
+/* A one-pass kernel of an exchange run for piece k of rank r, from `in`
+ * (NULL: the rank's own elements) to `out`, through its tile: the block
+ * range of piece k must read (on_read) or write exactly piece k. */
+static const char *run_plan(Arena *a, const ExSim *x, const BmmcPlan *plan, int r, uint64_t k, const uint64_t *in, uint64_t *out,
+                            bool on_read) {
+    int free_log = plan->block_log - plan->piece_log;
+    uint64_t base = (uint64_t)r << x->ln, *tile = NEW_ARRAY(a, uint64_t, (size_t)1 << plan->tile_log);
+    for (uint64_t b = k << free_log; b < (k + 1) << free_log; b++)
+        for (int side = 0; side < 2; side++)
+            for (unsigned t = 0; t < 1u << plan->thread_log; t++)
+                for (unsigned i = 0; i < 1u << plan->iter_log; i++) {
+                    unsigned slot;
+                    uint64_t v = side ? bmmc_write_index(plan, b, t, i, &slot) : bmmc_read_index(plan, b, t, i, &slot);
+                    REQUIRE(side == on_read || piece_of(x, v) == k, "block %llu of piece %llu %s index 0x%llx of another piece",
+                            (unsigned long long)b, (unsigned long long)k, on_read ? "reads" : "writes", (unsigned long long)v);
+                    if (!side) tile[slot] = base | v;
+                    else REQUIRE(put(out, base | v, in, tile[slot]), "two elements at 0x%llx", (unsigned long long)(base | v));
+                }
+    return NULL;
+}
+
+/* The pack of piece k on every rank, into the send buffers. */
+static const char *sim_pack(Arena *a, const ExSim *x, const Phase *p, uint64_t k) {
+    F2Mat inv;
+    if (!f2_invert(&p->pack, &inv)) return "a singular pack";
+    for (int r = 0; r < 1 << x->g; r++) {
+        uint64_t base = (uint64_t)r << x->ln;
+        for (int j = 0; p->pack_plans && j < p->elem->nslots; j++) {
+            REQUIRE(p->pack_plans[j].piece_log == p->piece_log, "a pack kernel of 2^%d pieces", p->pack_plans[j].piece_log);
+            if (j) continue;   /* the slots' kernels move the same indices */
+            const char *why = run_plan(a, x, &p->pack_plans[0], r, k, NULL, x->sent, false);
+            if (why) return why;
+        }
+        for (uint64_t v = 0; !p->pack_plans && v < UINT64_C(1) << x->ln; v++)
+            if (piece_of(x, v) == k && !put(x->sent, base | v, NULL, base | (p->packs ? f2_apply(&inv, v) : v)))
+                return "a pack writes twice";
+    }
+    return NULL;
+}
+
+/* Piece k of every chunk to its rank and slot (the kept chunk too: the
+ * pack's second output moves it by the same slot). */
+static const char *sim_route(Arena *a, const ExSim *x, const Phase *p, uint64_t k) {
+    for (int r = 0; r < 1 << x->g; r++)
+        for (int t = 0; t < 1 << x->h; t++) {
+            int c = r << x->h | t, d = p->send_to[c];
+            REQUIRE((d == r) == (p->kept[r] == t), "rank %d keeps chunk %d, not %d", r, p->kept[r], t);
+            for (uint64_t o = 0; o < UINT64_C(1) << x->lo; o++) {
+                uint64_t off = k << x->lo | o;
+                uint64_t from = (uint64_t)r << x->ln | (uint64_t)t << (x->ln - x->h) | off;
+                uint64_t to = (uint64_t)d << x->ln | (uint64_t)p->send_slot[c] << (x->ln - x->h) | off;
+                REQUIRE(x->sent[from] != ~UINT64_C(0), "piece %llu of chunk %d of rank %d is sent before it is packed",
+                        (unsigned long long)k, t, r);
+                REQUIRE(put(x->recv, to, x->sent, from), "rank %d receives two elements at 0x%llx", d, (unsigned long long)to);
+            }
+        }
+    return NULL;
+}
+
+/* The unpack of piece k on every rank. */
+static const char *sim_unpack(Arena *a, const ExSim *x, const Phase *p, uint64_t k) {
+    for (int d = 0; d < 1 << x->g; d++) {
+        uint64_t base = (uint64_t)d << x->ln;
+        if (p->unpack_plans) {
+            const BmmcPlan *plan = &p->unpack_plans[d][0];
+            REQUIRE(plan->piece_log == p->piece_log, "an unpack kernel of 2^%d pieces", plan->piece_log);
+            REQUIRE(f2_equal(&plan->a, &p->unpack) && plan->c == p->unpack_const[d], "rank %d's unpack kernel is another map", d);
+            const char *why = run_plan(a, x, plan, d, k, x->recv, x->done, true);
+            if (why) return why;
+            continue;
+        }
+        for (uint64_t v = 0; v < UINT64_C(1) << x->ln; v++) {
+            if (piece_of(x, v) != k) continue;
+            uint64_t to = p->unpacks ? f2_apply(&p->unpack, v) ^ p->unpack_const[d] : v;
+            REQUIRE(x->recv[base | v] != ~UINT64_C(0), "rank %d unpacks 0x%llx before it arrives", d, (unsigned long long)v);
+            REQUIRE(put(x->done, base | to, x->recv, base | v), "rank %d unpacks two elements to 0x%llx", d, (unsigned long long)to);
+        }
+    }
+    return NULL;
+}
+
+/* Every element through the pack, the routing and the unpack, piece by
+ * piece, with the kernels' own index arithmetic: it must land at M·x ⊕ c. */
+static const char *verify_exchange_moves(Arena *a, const Schedule *s, const Phase *p) {
+    size_t count = (size_t)1 << p->n;
+    ExSim x = {.g = s->gpu_log, .ln = p->n - s->gpu_log, .h = p->chunk_log, .pieces = p->piece_log};
+    x.lo = x.ln - x.h - x.pieces;
+    x.sent = NEW_ARRAY(a, uint64_t, count);
+    x.recv = NEW_ARRAY(a, uint64_t, count);
+    x.done = NEW_ARRAY(a, uint64_t, count);
+    for (size_t i = 0; i < count; i++) x.sent[i] = x.recv[i] = x.done[i] = ~UINT64_C(0);
+    for (uint64_t k = 0; k < UINT64_C(1) << x.pieces; k++) {
+        const char *why = sim_pack(a, &x, p, k);
+        if (!why) why = p->crosses ? sim_route(a, &x, p, k) : NULL;
+        if (!why && !p->crosses)
+            for (size_t i = 0; i < count; i++) x.recv[i] = x.sent[i];
+        if (!why) why = sim_unpack(a, &x, p, k);
+        if (why) return why;
+    }
+    for (size_t i = 0; i < count; i++) {
+        REQUIRE(x.done[i] != ~UINT64_C(0), "nothing is exchanged to 0x%llx", (unsigned long long)i);
+        REQUIRE((f2_apply(&p->mat, x.done[i]) ^ p->compl) == i, "element 0x%llx is exchanged to 0x%llx, not 0x%llx",
+                (unsigned long long)x.done[i], (unsigned long long)i, (unsigned long long)(f2_apply(&p->mat, x.done[i]) ^ p->compl));
+    }
+    return NULL;
+}
+
 /* With ranks: a LOCAL phase's tile and write stay on each rank, and an
  * exchange moves every element where its matrix says (checked element by
- * element for arrays of up to 2^16: the same index arithmetic the emitters
- * write). */
+ * element for arrays of up to 2^16, piece by piece through the kernels'
+ * index arithmetic and the routing tables the emitters write). */
 static const char *verify_ranks(Arena *a, const Schedule *s, const Phase *p) {
     int g = s->gpu_log, ln = p->n - g;
     if (p->kind == PHASE_LOCAL) {
@@ -223,17 +349,12 @@ static const char *verify_ranks(Arena *a, const Schedule *s, const Phase *p) {
     REQUIRE(invertible(&p->mat, p->n) && invertible(&p->pack, ln) && p->chunk_log >= 0 && p->chunk_log <= g,
             "an exchange of 2^%d chunks", p->chunk_log);
     REQUIRE(p->crosses || (p->chunk_log == 0 && !p->packs), "a local exchange that packs");
+    REQUIRE(p->piece_log >= 0 && p->piece_log <= EXCHANGE_MAX_PIECE_LOG && p->piece_log <= ln - p->chunk_log &&
+                (p->crosses || p->piece_log == 0),
+            "an exchange in 2^%d pieces", p->piece_log);
+    REQUIRE(!p->crosses || p->piece_log || p->serial_why, "an exchange not pipelined without a reason");
     if (p->n > 16) return NULL;
-    int h = p->chunk_log;
-    for (uint64_t x = 0; x < UINT64_C(1) << p->n; x++) {
-        uint64_t r = x >> ln, s_idx = f2_apply(&p->pack, x & f2_mask(ln)), t = s_idx >> (ln - h);
-        int d = p->send_to[r << h | t];
-        uint64_t rho = (uint64_t)p->send_slot[r << h | t] << (ln - h) | (s_idx & f2_mask(ln - h));
-        uint64_t m = f2_apply(&p->unpack, rho) ^ p->unpack_const[d];
-        REQUIRE(((uint64_t)d << ln | m) == (f2_apply(&p->mat, x) ^ p->compl), "element 0x%llx is exchanged to 0x%llx",
-                (unsigned long long)x, (unsigned long long)((uint64_t)d << ln | m));
-    }
-    return NULL;
+    return verify_exchange_moves(a, s, p);
 }
 
 /* The entry's parameters: the array, and every other one a scalar. */

@@ -69,6 +69,7 @@ typedef struct {
     int tile_cap_log;           /* and at most 2^tile_cap_log elements */
     bool vector_copies;         /* SchedOptions.vector_copies */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
+    int exchange_pieces;        /* SchedOptions.exchange_pieces */
     const ElemType *elem;
     F2Mat q_mat;                /* logical = Q·input ⊕ q */
     uint64_t q_compl;
@@ -458,7 +459,7 @@ static void add_exchange(Sched *s, const F2Mat *m, uint64_t c) {
     Phase *p = new_phase(s, PHASE_EXCHANGE);
     p->mat = *m;
     p->compl = c;
-    exchange_plan(s->arena, p, s->gpu_log);
+    exchange_plan(s->arena, p, s->gpu_log, s->exchange_pieces);
 }
 
 static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
@@ -487,7 +488,7 @@ static F2Mat to_logical(const Sched *s, const F2Mat *layout) {
  * pack (on each rank's local bits) when the tile's image still holds the
  * segment bits (whole segments written), else the tile where it was read. */
 static F2Mat send_order(const Sched *s, const Phase *p, const F2Mat *write) {
-    F2Mat pack = exchange_pack(write, s->gpu_log, p->elem), e = f2_embed(&pack, s->n, 0);
+    F2Mat pack = exchange_pack(write, s->gpu_log, p->elem, s->exchange_pieces), e = f2_embed(&pack, s->n, 0);
     F2Space tile = f2_space_empty(s->n);
     for (int i = 0; i < p->tile_log; i++) f2_space_add(&tile, p->tile_cols[i]);
     F2Space out = image(&e, &tile);
@@ -827,7 +828,8 @@ static void schedule_with_cap(Arena *arena, const IrFunc *f, const SchedOptions 
         out->pad_cols_log = f->pad_cols_log;
     }
     Sched s = {.arena = arena, .out = out, .n = out->n, .tile_bytes = opt ? opt->tile_bytes : 0,
-               .tile_cap_log = tile_cap_log, .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log};
+               .tile_cap_log = tile_cap_log, .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log,
+               .exchange_pieces = opt ? opt->exchange_pieces : 0};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);

@@ -18,6 +18,8 @@ typedef struct {
     int tile_bytes;             /* 0: the default (schedule.c, default_tile_log) */
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
+    int exchange_pieces;        /* cut each exchange into this many pieces (a power of two
+                                   up to 2^EXCHANGE_MAX_PIECE_LOG); 0: exchange_plan.c's choice */
 } SchedOptions;
 
 /* Why the back end cannot compile f, an entry of one chain from its array
