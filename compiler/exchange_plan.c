@@ -187,9 +187,9 @@ static int pieces_wanted(int ln, int h, int asked) {
     return pieces > 0 ? pieces : 0;
 }
 
-/* Fill p with the highest window of pieces that both kernels take (only
- * the top one where the pack or the unpack is the identity: another
- * would add a pass), else without pieces, saying why. pack_kernel: the
+/* Fill p with the most pieces, in the highest window, that both kernels
+ * take (only the top one where the pack or the unpack is the identity:
+ * another would add a pass), else without pieces, saying why. pack_kernel: the
  * pack is a kernel of the exchange's own (not the phase before's). */
 static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel, int asked) {
     int ln = p->n - gpu_log;
@@ -201,18 +201,21 @@ static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel,
         plan_kernels(arena, p, gpu_log, pack_kernel);
         return;
     }
-    int pieces = pieces_wanted(ln, p->chunk_log, asked), top = ln - p->chunk_log - pieces;
+    int wanted = pieces_wanted(ln, p->chunk_log, asked);
     bool identity_kept = !p->packs || !p->unpacks;
-    for (int w = top; pieces > 0 && w >= (identity_kept ? top : 0); w--) {
-        F2Mat pack = pack_matrix(&p->mat, gpu_log, pieces, w);
-        fill(arena, p, gpu_log, &pack);
-        p->piece_log = pieces;
-        if (plan_kernels(arena, p, gpu_log, pack_kernel)) return;
-    }
+    /* the most pieces first, each count from its highest window down */
+    for (int pieces = wanted; pieces > 0; pieces--)
+        for (int top = ln - p->chunk_log - pieces, w = top; w >= (identity_kept ? top : 0); w--) {
+            F2Mat pack = pack_matrix(&p->mat, gpu_log, pieces, w);
+            fill(arena, p, gpu_log, &pack);
+            p->piece_log = pieces;
+            if (plan_kernels(arena, p, gpu_log, pack_kernel)) return;
+        }
     fill(arena, p, gpu_log, &plain);
     p->piece_log = 0;
-    p->serial_why = pieces == 0 ? (asked == 1 ? "one piece asked for" : "the slices are too small to pipeline")
-                                : "every piece would cross a tile of the pack or the unpack";
+    p->serial_why = wanted == 0 ? (asked == 1 ? "one piece asked for" : "the slices are too small to pipeline")
+                                : identity_kept ? "the top bits of the offset lie in a tile of the pack or the unpack"
+                                                : "every window of offset bits meets a tile of the pack or the unpack";
     plan_kernels(arena, p, gpu_log, pack_kernel);
 }
 

@@ -1,6 +1,6 @@
 # Several GPUs (--gpus, plan.h "Ranks"). The plans of tests/plan/gpus/NAME.parm
-# (G on its first line, `-- --gpus G`) must equal NAME.plan (ACCEPT=1
-# rewrites them). The C target simulates the ranks in one process, each
+# (the options on its first line, `-- --gpus G ...`) must equal NAME.plan
+# (ACCEPT=1 rewrites them). The C target simulates the ranks in one process, each
 # rank's slices in allocations of their own, so ASan and UBSan see a phase
 # that strays off its rank: the examples and random programs of what the
 # distributed back end compiles (randprog.py --chain) must print exactly what
@@ -8,8 +8,9 @@
 CC_TEST=${CC_TEST:-cc}
 for src in tests/plan/gpus/*.parm; do
     base=${src%.parm}
-    gpus=$(sed -n '1s/^-- --gpus //p' "$src")
-    if ! "$PARMC" --gpus "$gpus" --dump-plan "$src" >"$TMP/mgplan.out" 2>"$TMP/mgplan.err"; then
+    opts=$(sed -n '1s/^-- //p' "$src")
+    # shellcheck disable=SC2086  # the options, word by word
+    if ! "$PARMC" $opts --dump-plan "$src" >"$TMP/mgplan.out" 2>"$TMP/mgplan.err"; then
         fail "plan $src: $(head -3 "$TMP/mgplan.err")"
         continue
     fi
@@ -17,7 +18,7 @@ for src in tests/plan/gpus/*.parm; do
     if diff -u "$base.plan" "$TMP/mgplan.out" >"$TMP/mgplan.diff"; then
         pass
     else
-        fail "plan golden $src (--gpus $gpus)"
+        fail "plan golden $src ($opts)"
         head -30 "$TMP/mgplan.diff"
     fi
 done
@@ -25,11 +26,14 @@ done
 grep -q ' 0 exchanges between them' tests/plan/gpus/keep.plan && pass || fail "plan: keep.parm exchanges"
 
 mkdir -p "$TMP/mg"
-# mg_check NAME PROGRAM ENTRY INPUT GPUS: the emitted C, built with ASan and
-# UBSan, against the interpreter
+# mg_check NAME PROGRAM ENTRY INPUT GPUS [PIECES]: the emitted C (with
+# --exchange-pieces PIECES), built with ASan and UBSan, against the
+# interpreter
 mg_check() {
-    local name=$1 prog=$2 entry=$3 input=$4 gpus=$5 d=$TMP/mg
-    if ! "$PARMC" --target=c --gpus "$gpus" --emit-main -e "$entry" "$prog" -o "$d/prog.c" 2>"$d/err.txt"; then
+    local name=$1 prog=$2 entry=$3 input=$4 gpus=$5 pieces=${6:-} d=$TMP/mg
+    local opts=(--target=c --gpus "$gpus" --emit-main -e "$entry")
+    [ -n "$pieces" ] && opts+=(--exchange-pieces "$pieces")
+    if ! "$PARMC" "${opts[@]}" "$prog" -o "$d/prog.c" 2>"$d/err.txt"; then
         fail "emit C for $gpus GPUs: $name: $(head -3 "$d/err.txt")"
         return
     fi
@@ -70,6 +74,38 @@ mg_check "kvsort" examples/kvsort.parm main "$TMP/mg/in.txt" 2
 mg_variant examples/fft.parm "entry main (xs : [2^10](f32, f32)) = fft 10 xs"
 python3 tests/tools/gen.py f32,f32 1024 7 >"$TMP/mg/in.txt"
 mg_check "fft 2^10" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 4
+
+# pipelined exchanges (plan.h, Phase.piece_log): the C target runs the
+# pieces in order through the same kernels, each piece's blocks alone
+mg_variant examples/permute.parm 'entry main (xs : [2^16]i32) = bmmc (bitperm 16 (\i -> 15 - i)) xs'
+cp "$TMP/mg/variant.parm" "$TMP/mg/bitrev16.parm"
+mg_variant examples/sort.parm "entry main (xs : [2^15]i32) = sort 15 xs"
+python3 tests/tools/gen.py i32 65536 8 >"$TMP/mg/in16.txt"
+python3 tests/tools/gen.py i32 32768 9 >"$TMP/mg/in15.txt"
+for g in 2 4 8; do
+    mg_check "bitrev 2^16 in 4 pieces" "$TMP/mg/bitrev16.parm" main "$TMP/mg/in16.txt" $g 4
+    mg_check "sort 2^15 in 32 pieces" "$TMP/mg/variant.parm" main "$TMP/mg/in15.txt" $g 32
+done
+"$PARMC" --gpus 2 --exchange-pieces 4 --dump-plan "$TMP/mg/variant.parm" >"$TMP/mg/plan.txt" 2>&1 &&
+    grep -q 'pipelined: 2^2 pieces' "$TMP/mg/plan.txt" && ! grep -q 'not pipelined' "$TMP/mg/plan.txt" &&
+    pass || fail "sort 2^15 on 2 GPUs: every exchange in 4 pieces"
+python3 tests/tools/gen.py u32,i32 16384 10 >"$TMP/mg/in.txt"
+mg_variant examples/kvsort.parm "entry main (xs : [2^14](u32, i32)) = bsort_by kv 14 xs"
+mg_check "kvsort 2^14 in 8 pieces" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 4 8
+"$PARMC" --gpus 2 --exchange-pieces 3 --dump-plan examples/sort.parm >/dev/null 2>"$TMP/mg/err.txt"
+[ $? = 2 ] && grep -q 'power of two' "$TMP/mg/err.txt" && pass || fail "--exchange-pieces 3 is a usage error"
+"$PARMC" --gpus 2 --exchange-pieces 64 --dump-plan examples/sort.parm >/dev/null 2>"$TMP/mg/err.txt"
+[ $? = 2 ] && pass || fail "--exchange-pieces 64 is a usage error"
+
+# random programs of 2^14 to 2^16 elements, their exchanges in 2 to 32 pieces
+mg_mid=${MULTIGPU_PIECES_COUNT:-6}
+mg_mid_seed=$((${RANDPROG_SEED:-$(date +%s)} + 3))
+mkdir -p "$TMP/mg/mid"
+python3 tests/tools/randprog.py --chain --mid "$TMP/mg/mid" "$mg_mid" "$mg_mid_seed"
+for ((k = 0; k < mg_mid; k++)); do
+    mg_check "random program $k in pieces (RANDPROG_SEED=$((mg_mid_seed - 3)); randprog.py --chain --mid DIR $((k + 1)) $mg_mid_seed)" \
+        "$TMP/mg/mid/prog_$k.parm" main "$TMP/mg/mid/in_$k.txt" $((2 << (k % 3))) $((2 << (k % 5)))
+done
 
 # random programs (the seed of 45-optimiser.sh plus two), 2, 4 and 8 GPUs in turn
 mg_seed=$((${RANDPROG_SEED:-$(date +%s)} + 2))

@@ -30,7 +30,9 @@ The programs combine what found the bugs of issue 11:
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
 the features left out. --chain keeps to what they compile for several GPUs
 (--gpus): one chain of stages from one array of 2^5 to 2^8 elements to one
-result (CHAIN_REFUSES), scalar parameters and ranged entries included. --big makes sizes 2^16 to 2^34, for the compiler
+result (CHAIN_REFUSES), scalar parameters and ranged entries included;
+with --mid, of 2^14 to 2^16 elements (exchanges between GPUs long enough
+to be cut into pieces). --big makes sizes 2^16 to 2^34, for the compiler
 only: no input is written, and no interpreter could run them."""
 import os
 import random
@@ -637,19 +639,21 @@ def main():
     backend = "--backend" in args
     big = "--big" in args
     chain = "--chain" in args
-    args = [a for a in args if a not in ("--backend", "--big", "--chain")]
+    mid = "--mid" in args
+    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid")]
     if len(args) != 3 or any(a.startswith("-") for a in args):
-        sys.exit("usage: randprog.py [--backend] [--big] [--chain] DIR COUNT SEED")
+        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] DIR COUNT SEED")
     out_dir, count, seed = args[0], int(args[1]), int(args[2])
     refused = CHAIN_REFUSES if chain else BACKEND_REFUSES if backend else ()
     features = [f for f in FEATURES if f not in refused]
     for k in range(count):
         rng = random.Random(seed * 100003 + k)
         g = Gen(rng, features, big)
-        text, params, (lo, hi) = g.program((16, 34) if big else (5, 8) if chain else (1, 6))
+        text, params, (lo, hi) = g.program((16, 34) if big else (14, 16) if chain and mid else (5, 8) if chain else (1, 6))
         with open(os.path.join(out_dir, "prog_%d.parm" % k), "w") as f:
             f.write("-- random program %d (seed %d%s%s%s)\n%s%s" % (
-                k, seed, ", --backend" if backend else "", ", --big" if big else "", ", --chain" if chain else "",
+                k, seed, ", --backend" if backend else "", ", --big" if big else "",
+                ", --chain --mid" if chain and mid else ", --chain" if chain else "",
                 PRELUDE_SORT if g.uses_sort else "", text))
         if not big:
             with open(os.path.join(out_dir, "in_%d.txt" % k), "w") as f:
