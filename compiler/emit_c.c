@@ -250,12 +250,12 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
 }
 
 /* A pack or unpack without a one-pass plan, over one piece's buffer
- * indices v (the piece's bits, ln - h - P .. ln - h - 1, are `piece`): the
+ * indices v (the piece's bits, from piece_lo up, are `piece`): the
  * pack gathers (from M·v, M the pack's inverse, to v; an element of the
  * kept chunk to keep_dst at v ^ keep_xor), the unpack scatters (from v to
  * M·v ^ K[rank]). */
 static void emit_move_body(FILE *out, const Schedule *s, const Phase *p, const F2Mat *m, bool gather) {
-    int ln = p->n - s->gpu_log, lo = ln - p->chunk_log - p->piece_log, ns = p->elem->nslots;
+    int ln = p->n - s->gpu_log, lo = p->piece_lo, ns = p->elem->nslots;
     emit_planes(out, p->elem, p->elem);
     uint64_t cols[F2_MAX];
     for (int i = 0; i < ln; i++) cols[i] = f2_column(m, i);
@@ -398,7 +398,8 @@ static void emit_rank_table(FILE *out, const char *name, const int *v, int count
  * chunk into the receive buffer, or copied there without a pack), the
  * other chunks' pieces copied to their ranks, unpack. */
 static void emit_rank_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, ns = p->elem->nslots, lo = ln - h - p->piece_log;
+    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, ns = p->elem->nslots, lo = p->piece_lo;
+    int runs = ln - h - p->piece_log - lo;   /* log: of a piece of a chunk */
     const char *src = rank_bufs[p->src], *dst = rank_bufs[p->dst];
     const char *send = p->packs ? "xs_r" : src, *recv = !p->crosses ? send : p->unpacks ? "xr_r" : dst;
     fputs("    {\n", out);
@@ -428,14 +429,15 @@ static void emit_rank_exchange(FILE *out, const Schedule *s, const Phase *p, con
                      "                    kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0, k);\n",
                 1 << g, name, src, recv, h, ln - h);
     fprintf(out, "            for (int c = 0; c < %d; c++) {\n                int r = c >> %d, t = c & %d;\n"
-                 "                if (to[c] == r) continue;\n", 1 << (g + h), h, (1 << h) - 1);
+                 "                if (to[c] == r) continue;\n"
+                 "                for (size_t j = 0; j < %du; j++) {\n", 1 << (g + h), h, (1 << h) - 1, 1 << runs);
     for (int k = 0; k < ns; k++) {
         int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
-        fprintf(out, "                memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d | k << %d) * %d, (const char *)%s[r][%d] + "
-                     "((size_t)t << %d | k << %d) * %d, (size_t)%d << %d);\n", recv, k, ln - h, lo, bytes, send, k, ln - h, lo, bytes,
-                bytes, lo);
+        fprintf(out, "                    memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d | j << %d | k << %d) * %d,\n"
+                     "                        (const char *)%s[r][%d] + ((size_t)t << %d | j << %d | k << %d) * %d, (size_t)%d << %d);\n",
+                recv, k, ln - h, lo + p->piece_log, lo, bytes, send, k, ln - h, lo + p->piece_log, lo, bytes, bytes, lo);
     }
-    fputs("            }\n", out);
+    fputs("                }\n            }\n", out);
     if (p->unpacks)
         fprintf(out, "            for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], k);\n", 1 << g,
                 name, recv, dst);

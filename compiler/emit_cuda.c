@@ -424,14 +424,14 @@ static void emit_index_map(FILE *out, const F2Mat *m, const char *var) {
 }
 
 /* The one-element-per-thread kernel of a pack or unpack without a one-pass
- * plan, over one piece's buffer indices v (the piece's bits, ln - h - P ..
+ * plan, over one piece's buffer indices v (the piece's bits, from piece_lo
  * ln - h - 1, are `piece`): the pack gathers (from m·v, m the pack's
  * inverse, to v), the unpack scatters (from v to m·v ^ k). With keeps, an
  * element whose target has chunk bits `keep` goes to kout at target ^
  * keep_xor (plan.h, Phase.kept). */
 static void emit_move_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name, const F2Mat *m, bool gather,
                              bool keeps) {
-    int ns = p->elem->nslots, ln = p->n - s->gpu_log, lo = ln - p->chunk_log - p->piece_log;
+    int ns = p->elem->nslots, ln = p->n - s->gpu_log, lo = p->piece_lo;
     fprintf(out, "static __global__ void %s(", name);
     for (int k = 0; k < ns; k++) fprintf(out, "const %s *__restrict__ in%d, ", prim_ctype(elem_slot_prim(p->elem, k)), k);
     for (int k = 0; k < ns; k++) fprintf(out, "%s *__restrict__ out%d, ", prim_ctype(elem_slot_prim(p->elem, k)), k);
@@ -496,29 +496,31 @@ static void emit_int_table(FILE *out, const char *name, const int *v, int count)
     fputs("};\n", out);
 }
 
-/* The bytes of one piece of one chunk of slot k, and where piece `piece`
- * of chunk (slot) `chunk` starts, as C expressions over `chunk` and `piece`. */
-static unsigned long long piece_bytes(const Schedule *s, const Phase *p, int k) {
-    return (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (p->n - s->gpu_log - p->chunk_log - p->piece_log);
+/* The bytes of one run of a piece of a chunk of slot k (plan.h, Phase.piece_lo). */
+static unsigned long long run_bytes(const Phase *p, int k) {
+    return (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->piece_lo;
 }
 
 /* Piece `k` of the chunks between the ranks: one NCCL group on the
  * communication stream, a ncclSend per field and chunk sent, a ncclRecv per
  * field and chunk received (the kept chunk is the pack's). */
 static void emit_piece_group(FILE *out, const Schedule *s, const Phase *p, const char *send, const char *recv) {
-    int h = p->chunk_log;
+    int h = p->chunk_log, runs = p->n - s->gpu_log - h - p->piece_log - p->piece_lo;
+    /* run j of piece k of chunk (slot) t: elements (t, j, k, 0) of the offset's bits */
     fputs("        PARM_NCCL(ctx, ncclGroupStart());\n", out);
-    fprintf(out, "        for (int t = 0; t < %d; t++) {\n            if (to[r << %d | t] == r) continue;\n", 1 << h, h);
+    fprintf(out, "        for (int t = 0; t < %d; t++) {\n            if (to[r << %d | t] == r) continue;\n"
+                 "            for (size_t j = 0; j < %du; j++) {\n", 1 << h, h, 1 << runs);
     for (int k = 0; k < p->elem->nslots; k++)
-        fprintf(out, "            PARM_NCCL(ctx, ncclSend((const char *)%s[%d] + ((size_t)t << %d | (size_t)k) * 0x%llxull, "
+        fprintf(out, "                PARM_NCCL(ctx, ncclSend((const char *)%s[%d] + (((size_t)t << %d | j) << %d | (size_t)k) * 0x%llxull, "
                      "0x%llxull, ncclInt8, to[r << %d | t], ctx->comm, ctx->comm_stream));\n",
-                send, k, p->piece_log, piece_bytes(s, p, k), piece_bytes(s, p, k), h);
-    fprintf(out, "        }\n        for (int q = 0; q < %d; q++) {\n            if (from[r << %d | q] == r) continue;\n", 1 << h, h);
+                send, k, runs, p->piece_log, run_bytes(p, k), run_bytes(p, k), h);
+    fprintf(out, "            }\n        }\n        for (int q = 0; q < %d; q++) {\n            if (from[r << %d | q] == r) continue;\n"
+                 "            for (size_t j = 0; j < %du; j++) {\n", 1 << h, h, 1 << runs);
     for (int k = 0; k < p->elem->nslots; k++)
-        fprintf(out, "            PARM_NCCL(ctx, ncclRecv((char *)%s[%d] + ((size_t)q << %d | (size_t)k) * 0x%llxull, "
+        fprintf(out, "                PARM_NCCL(ctx, ncclRecv((char *)%s[%d] + (((size_t)q << %d | j) << %d | (size_t)k) * 0x%llxull, "
                      "0x%llxull, ncclInt8, from[r << %d | q], ctx->comm, ctx->comm_stream));\n",
-                recv, k, p->piece_log, piece_bytes(s, p, k), piece_bytes(s, p, k), h);
-    fputs("        }\n        PARM_NCCL(ctx, ncclGroupEnd());\n", out);
+                recv, k, runs, p->piece_log, run_bytes(p, k), run_bytes(p, k), h);
+    fputs("            }\n        }\n        PARM_NCCL(ctx, ncclGroupEnd());\n", out);
 }
 
 /* The unpack of piece `piece` (or of everything, without pieces). */
@@ -600,7 +602,7 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     if (!p->packs) {
         fputs("    if (kept[r] >= 0) {\n", out);
         for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long bytes = piece_bytes(s, p, k) << p->piece_log;
+            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
             fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | kept[r]] * 0x%llxull, "
                          "(const char *)%s[%d] + (size_t)kept[r] * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
                     recv, k, h, bytes, send, k, bytes, bytes);

@@ -12,14 +12,16 @@
  * pivots number them (the slot). The element at a receive index is then an
  * affine function of (receiver, receive index), which the unpack applies.
  *
- * Pipelining: each chunk is cut into 2^P pieces, the top P bits of the
- * offset, which a receive index keeps; piece k of every chunk is packed,
- * sent and unpacked while the next ones are. So that the pack's kernel for
- * piece k writes exactly piece k and the unpack's reads exactly it, those
- * P bits must lie outside both kernels' tiles: they are a window of P
- * consecutive offset bits moved to the top of the offset, the highest
- * window where both one-pass kernels can take the piece as their top
- * block bits (bmmc_plan_pieces). */
+ * Pipelining: each chunk is cut into 2^P pieces, P bits of the offset,
+ * which a receive index keeps; piece k of every chunk is packed, sent and
+ * unpacked while the next ones are. So that the pack's kernel for piece k
+ * writes exactly piece k and the unpack's reads exactly it, those P bits
+ * must lie outside both kernels' tiles: they are a window of P consecutive
+ * offset bits, the highest where both one-pass kernels can take the piece
+ * as their top block bits (bmmc_plan_pieces), moved to the top of the
+ * offset (so that a piece of a chunk is contiguous) when the exchange has a
+ * pack of its own, else left where they are (a piece of a chunk is then
+ * several runs, each an NCCL call). */
 #include "exchange_plan.h"
 
 /* A piece of a rank's slice is at least 2^PIECE_MIN_LOG elements (4 MB of
@@ -27,6 +29,9 @@
  * and an unpack launch, two events and an NCCL group. */
 #define PIECE_MIN_LOG 20
 #define PIECE_MAX_LOG EXCHANGE_MAX_PIECE_LOG
+/* A piece of a chunk below the top of the offset is at most 2^RUNS_MAX_LOG
+ * runs (an ncclSend or ncclRecv each). */
+#define RUNS_MAX_LOG 6
 
 bool exchange_rank_preserving(const F2Mat *m, uint64_t c, int gpu_log) {
     int ln = m->n - gpu_log;
@@ -141,7 +146,7 @@ static void fill(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack) {
  * 2^piece_log pieces of the send index (out_side) or of the receive index,
  * or NULL. */
 static BmmcPlan *plan_moves(Arena *arena, const Phase *p, int gpu_log, const F2Mat *m, uint64_t c, bool out_side) {
-    int lo = p->n - gpu_log - p->chunk_log - p->piece_log;
+    int lo = p->piece_lo;
     BmmcPlan *plans = NEW_ARRAY(arena, BmmcPlan, p->elem->nslots);
     for (int k = 0; k < p->elem->nslots; k++)
         if (!bmmc_plan_pieces(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, lo, p->piece_log, out_side, &plans[k]))
@@ -196,25 +201,31 @@ static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel,
     F2Mat plain = pack_matrix(&p->mat, gpu_log, 0, 0);
     fill(arena, p, gpu_log, &plain);
     p->piece_log = 0;
+    p->piece_lo = ln - p->chunk_log;
     p->serial_why = NULL;
     if (!p->crosses) {
         plan_kernels(arena, p, gpu_log, pack_kernel);
         return;
     }
     int wanted = pieces_wanted(ln, p->chunk_log, asked);
+    /* without a pack or an unpack of its own, the exchange keeps its send
+       and receive order (another would add a pass) and sends a piece below
+       the top of the offset as runs */
     bool identity_kept = !p->packs || !p->unpacks;
     /* the most pieces first, each count from its highest window down */
     for (int pieces = wanted; pieces > 0; pieces--)
-        for (int top = ln - p->chunk_log - pieces, w = top; w >= (identity_kept ? top : 0); w--) {
-            F2Mat pack = pack_matrix(&p->mat, gpu_log, pieces, w);
+        for (int top = ln - p->chunk_log - pieces, w = top; w >= (identity_kept ? top - RUNS_MAX_LOG : 0) && w >= 0; w--) {
+            F2Mat pack = identity_kept ? plain : pack_matrix(&p->mat, gpu_log, pieces, w);
             fill(arena, p, gpu_log, &pack);
             p->piece_log = pieces;
+            p->piece_lo = identity_kept ? w : top;
             if (plan_kernels(arena, p, gpu_log, pack_kernel)) return;
         }
     fill(arena, p, gpu_log, &plain);
     p->piece_log = 0;
+    p->piece_lo = ln - p->chunk_log;
     p->serial_why = wanted == 0 ? (asked == 1 ? "one piece asked for" : "the slices are too small to pipeline")
-                                : identity_kept ? "the top bits of the offset lie in a tile of the pack or the unpack"
+                                : identity_kept ? "the high bits of the offset lie in a tile of the pack or the unpack"
                                                 : "every window of offset bits meets a tile of the pack or the unpack";
     plan_kernels(arena, p, gpu_log, pack_kernel);
 }

@@ -156,13 +156,17 @@ typedef struct {
      * the destination when !unpacks); without a pack it is copied. */
     int *kept;
     /* Pipelining (when crosses): every chunk is cut into 2^piece_log
-     * pieces, the top piece_log bits of the offset (of the send index and
-     * of the receive index alike). Piece k is packed, sent and received
-     * (one NCCL group) and unpacked in turn, the kernels of later pieces
-     * overlapping the transfer of earlier ones; the one-pass kernels below
-     * run one piece per launch (BmmcPlan.piece_log). 0: one piece, and
-     * serial_why says why (NULL when nothing crosses). */
-    int piece_log;
+     * pieces, the offset bits piece_lo .. piece_lo + piece_log - 1 (of the
+     * send index and of the receive index alike): the top ones when the
+     * exchange has a pack and an unpack of its own (the pack puts them
+     * there), else lower ones where the kernel there needs it, a piece of a
+     * chunk then being 2^(ln - h - piece_log - piece_lo) runs of
+     * 2^piece_lo elements. Piece k is packed, sent and received (one NCCL
+     * group) and unpacked in turn, the kernels of later pieces overlapping
+     * the transfer of earlier ones; the one-pass kernels below run one piece
+     * per launch (BmmcPlan.piece_log). 0: one piece, and serial_why says why
+     * (NULL when nothing crosses). */
+    int piece_log, piece_lo;
     const char *serial_why;
     /* The pack and unpack as one-pass BMMC kernels, one per slot (the
      * unpack's per rank: unpack_plans[rank][slot], its constant being the

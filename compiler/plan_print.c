@@ -122,8 +122,9 @@ static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
         fputc('\n', out);
     }
     if (p->crosses && p->piece_log)
-        fprintf(out, "    pipelined: 2^%d pieces of each chunk (send and receive index bits %d..%d), each packed, sent and "
-                     "unpacked while the next are\n", p->piece_log, ln - h - p->piece_log, ln - h - 1);
+        fprintf(out, "    pipelined: 2^%d pieces of each chunk (send and receive index bits %d..%d%s), each packed, sent and "
+                     "unpacked while the next are\n", p->piece_log, p->piece_lo, p->piece_lo + p->piece_log - 1,
+                p->piece_lo + p->piece_log < ln - h ? ", a piece of a chunk in runs" : "");
     else if (p->crosses)
         fprintf(out, "    not pipelined: %s\n", p->serial_why);
     if (!p->unpacks) return;

@@ -266,8 +266,9 @@ static const char *sim_route(Arena *a, const ExSim *x, const Phase *p, uint64_t 
         for (int t = 0; t < 1 << x->h; t++) {
             int c = r << x->h | t, d = p->send_to[c];
             REQUIRE((d == r) == (p->kept[r] == t), "rank %d keeps chunk %d, not %d", r, p->kept[r], t);
-            for (uint64_t o = 0; o < UINT64_C(1) << x->lo; o++) {
-                uint64_t off = k << x->lo | o;
+            for (uint64_t o = 0; o < UINT64_C(1) << (x->ln - x->h - x->pieces); o++) {
+                /* o's bits around the piece's */
+                uint64_t off = (o >> x->lo << (x->lo + x->pieces)) | k << x->lo | (o & f2_mask(x->lo));
                 uint64_t from = (uint64_t)r << x->ln | (uint64_t)t << (x->ln - x->h) | off;
                 uint64_t to = (uint64_t)d << x->ln | (uint64_t)p->send_slot[c] << (x->ln - x->h) | off;
                 REQUIRE(x->sent[from] != ~UINT64_C(0), "piece %llu of chunk %d of rank %d is sent before it is packed",
@@ -305,7 +306,7 @@ static const char *sim_unpack(Arena *a, const ExSim *x, const Phase *p, uint64_t
 static const char *verify_exchange_moves(Arena *a, const Schedule *s, const Phase *p) {
     size_t count = (size_t)1 << p->n;
     ExSim x = {.g = s->gpu_log, .ln = p->n - s->gpu_log, .h = p->chunk_log, .pieces = p->piece_log};
-    x.lo = x.ln - x.h - x.pieces;
+    x.lo = p->piece_lo;
     x.sent = NEW_ARRAY(a, uint64_t, count);
     x.recv = NEW_ARRAY(a, uint64_t, count);
     x.done = NEW_ARRAY(a, uint64_t, count);
@@ -349,9 +350,9 @@ static const char *verify_ranks(Arena *a, const Schedule *s, const Phase *p) {
     REQUIRE(invertible(&p->mat, p->n) && invertible(&p->pack, ln) && p->chunk_log >= 0 && p->chunk_log <= g,
             "an exchange of 2^%d chunks", p->chunk_log);
     REQUIRE(p->crosses || (p->chunk_log == 0 && !p->packs), "a local exchange that packs");
-    REQUIRE(p->piece_log >= 0 && p->piece_log <= EXCHANGE_MAX_PIECE_LOG && p->piece_log <= ln - p->chunk_log &&
-                (p->crosses || p->piece_log == 0),
-            "an exchange in 2^%d pieces", p->piece_log);
+    REQUIRE(p->piece_log >= 0 && p->piece_log <= EXCHANGE_MAX_PIECE_LOG && p->piece_lo >= 0 &&
+                p->piece_lo + p->piece_log <= ln - p->chunk_log && (p->crosses || p->piece_log == 0),
+            "an exchange in 2^%d pieces from bit %d", p->piece_log, p->piece_lo);
     REQUIRE(!p->crosses || p->piece_log || p->serial_why, "an exchange not pipelined without a reason");
     if (p->n > 16) return NULL;
     return verify_exchange_moves(a, s, p);

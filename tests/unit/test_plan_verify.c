@@ -188,6 +188,85 @@ static void break_fused_reduce(Arena *a, Schedule *plans) {
     expect(a, &c, "not a commutative reduce", "a fused reduce whose operator does not commute");
 }
 
+/* An exchange phase of `s` with its kernels' plans copied, to break. */
+static Phase *exchange_copy(Arena *a, Schedule *c, int i, int ranks) {
+    Phase *p = &c->phases[i];
+    BmmcPlan *pack = NEW_ARRAY(a, BmmcPlan, p->elem->nslots);
+    memcpy(pack, p->pack_plans, sizeof(BmmcPlan) * (size_t)p->elem->nslots);
+    p->pack_plans = pack;
+    BmmcPlan **unpack = NEW_ARRAY(a, BmmcPlan *, ranks);
+    for (int d = 0; d < ranks; d++) {
+        unpack[d] = NEW_ARRAY(a, BmmcPlan, p->elem->nslots);
+        memcpy(unpack[d], p->unpack_plans[d], sizeof(BmmcPlan) * (size_t)p->elem->nslots);
+    }
+    p->unpack_plans = unpack;
+    int *kept = NEW_ARRAY(a, int, ranks), *slot = NEW_ARRAY(a, int, (size_t)ranks << p->chunk_log);
+    memcpy(kept, p->kept, sizeof(int) * (size_t)ranks);
+    memcpy(slot, p->send_slot, sizeof(int) * ((size_t)ranks << p->chunk_log));
+    p->kept = kept;
+    p->send_slot = slot;
+    return p;
+}
+
+/* A kernel whose lowest and highest block bits are swapped (the blocks of
+ * a piece then run across pieces). */
+static void swap_blocks(BmmcPlan *k) {
+    int top = k->block_log - 1;
+    uint64_t in = k->block_cols[top], out = k->out_cols[top];
+    k->block_cols[top] = k->block_cols[0];
+    k->out_cols[top] = k->out_cols[0];
+    k->block_cols[0] = in;
+    k->out_cols[0] = out;
+}
+
+/* `layout` on 4 GPUs, its exchange in 8 pieces (plan.h, Phase.piece_log):
+ * every element goes through the kernels' tiles piece by piece, so a
+ * kernel whose blocks for a piece touch another piece, routing that sends
+ * two chunks to one slot, a wrong kept chunk or a phase in pieces that
+ * its kernels do not share are named. */
+static void break_exchange(Arena *a, Schedule *plans) {
+    SchedOptions opt = {.gpu_log = 2, .exchange_pieces = 8};
+    Schedule s;
+    schedule_func(a, find(plans, "layout")->func, &opt, &s);
+    const char *why = plan_verify(a, &s);
+    check(!why, "layout on 4 GPUs in pieces: %s", why ? why : "");
+    int i = s.nphases - 1;   /* the last exchange packs and unpacks */
+    check(s.phases[i].kind == PHASE_EXCHANGE && s.phases[i].piece_log == 3 && s.phases[i].pack_plans && s.phases[i].unpack_plans,
+          "layout's exchange in 8 pieces with one-pass kernels, not 2^%d", s.phases[i].piece_log);
+    if (!s.phases[i].pack_plans || !s.phases[i].unpack_plans) return;
+    Schedule c = copy(a, &s);
+    Phase *p = exchange_copy(a, &c, i, 4);
+    swap_blocks(&p->pack_plans[0]);
+    expect(a, &c, "writes index", "a pack kernel whose top block bit is not the piece");
+    c = copy(a, &s);
+    p = exchange_copy(a, &c, i, 4);
+    swap_blocks(&p->unpack_plans[1][0]);
+    expect(a, &c, "reads index", "an unpack kernel whose top block bit is not the piece");
+    c = copy(a, &s);
+    p = exchange_copy(a, &c, i, 4);
+    p->unpack_plans[2][0].piece_log = 0;
+    expect(a, &c, "unpack kernel of 2^0 pieces", "an unpack kernel without pieces");
+    c = copy(a, &s);
+    p = exchange_copy(a, &c, i, 4);
+    for (int c1 = 0, c2 = 1; c2 < 4 << p->chunk_log; c2++)   /* two senders to one rank, one slot */
+        if (p->send_to[c2] == p->send_to[c1]) {
+            p->send_slot[c2] = p->send_slot[c1];
+            break;
+        }
+    expect(a, &c, "two elements", "two chunks routed to one slot");
+    c = copy(a, &s);
+    p = exchange_copy(a, &c, i, 4);
+    p->kept[0] = -1;
+    expect(a, &c, "keeps chunk", "a kept chunk that the routing does not keep");
+    c = copy(a, &s);
+    c.phases[i].piece_log = EXCHANGE_MAX_PIECE_LOG + 1;
+    expect(a, &c, "pieces", "more pieces than the context's events");
+    c = copy(a, &s);
+    c.phases[i].piece_log = 0;
+    c.phases[i].serial_why = NULL;
+    expect(a, &c, "without a reason", "an exchange not pipelined without saying why");
+}
+
 int main(void) {
     Arena arena = {0};
     Schedule *plans = plans_of(&arena);
@@ -198,6 +277,7 @@ int main(void) {
         }
         check(first_of(find(plans, "sorted"), PHASE_LOCAL, true) >= 0, "an in-place phase");
         break_local(&arena, plans);
+        break_exchange(&arena, plans);
         break_flow(&arena, plans);
         break_fused_reduce(&arena, plans);
     }
