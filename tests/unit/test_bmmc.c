@@ -213,6 +213,53 @@ static void test_wide(void)
     check_group(mark, "wide indices, n = 28..40");
 }
 
+/* Plans in pieces (bmmc_plan_pieces): where one is made, it is still the
+ * permutation, and each block reads (in pieces of the input) or writes (of
+ * the output, less c) only the piece of its top block bits; planned in 0
+ * pieces it is bmmc_plan's plan. */
+static int check_pieces(int kind, int n, int lo, int pieces, bool out_side)
+{
+    F2Mat a = make_kind(kind, n);
+    uint64_t c = rnd() & f2_mask(n);
+    BmmcPlan p, whole;
+    if (!bmmc_plan_pieces(&a, c, 4, 10, lo, pieces, out_side, &p))
+        return 0;
+    check(run_plan(&p, &a) == 0, "%s n=%d pieces 2^%d at %d: wrong elements", kind_name[kind], n, pieces, lo);
+    long strays = 0;
+    for (uint64_t b = 0; b < (uint64_t)1 << p.block_log; b++)
+        for (unsigned t = 0; t < 1u << p.thread_log; t++)
+            for (unsigned i = 0; i < 1u << p.iter_log; i++) {
+                unsigned slot;
+                uint64_t v = out_side ? bmmc_write_index(&p, b, t, i, &slot) ^ c : bmmc_read_index(&p, b, t, i, &slot);
+                strays += (v >> lo & f2_mask(pieces)) != b >> (p.block_log - pieces);
+            }
+    check(strays == 0, "%s n=%d pieces 2^%d at %d (%s): %ld elements outside their block's piece", kind_name[kind], n, pieces,
+          lo, out_side ? "output" : "input", strays);
+    check(bmmc_plan_pieces(&a, c, 4, 10, lo, 0, out_side, &p) && bmmc_plan(&a, c, 4, 10, &whole) &&
+              memcmp(p.block_cols, whole.block_cols, sizeof p.block_cols) == 0 && p.tile_log == whole.tile_log,
+          "%s n=%d: no pieces is not the plain plan", kind_name[kind], n);
+    return 1;
+}
+
+static void test_pieces(void)
+{
+    CheckMark mark = check_mark();
+    int planned = 0;
+    for (int n = 12; n <= 17; n++)
+        for (int kind = 0; kind < 5; kind++)
+            for (int pieces = 1; pieces <= 3; pieces++)
+                for (int side = 0; side < 2; side++)
+                    planned += check_pieces(kind, n, (int)(rnd() % (uint64_t)(n - pieces + 1)), pieces, side);
+    /* the bit reversal's middle bits are outside every tile */
+    F2Mat rev = f2_reverse(16);
+    BmmcPlan p;
+    check(bmmc_plan_pieces(&rev, 0, 4, 10, 7, 2, false, &p) && p.piece_log == 2, "bit reversal in pieces at bits 7..8");
+    check(!bmmc_plan_pieces(&rev, 0, 4, 10, 0, 2, false, &p), "pieces across the segment bits planned");
+    check(!bmmc_plan_pieces(&rev, 0, 4, 10, 14, 2, true, &p), "pieces across the output's segment bits planned");
+    check(planned > 20, "only %d of 180 plans in pieces made", planned);
+    check_group(mark, "plans in pieces");
+}
+
 static void test_rejects(void)
 {
     CheckMark mark = check_mark();
@@ -326,6 +373,7 @@ int main(void)
     test_rejects();
     test_interpreted();
     test_wide();
+    test_pieces();
     test_emitted_c();
     return check_summary("bmmc");
 }
