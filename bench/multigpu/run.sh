@@ -5,7 +5,8 @@
 # is timed (driver.cu): element by element for the permutation, sortedness
 # and a multiset checksum for the sorts.
 #   (a) a BMMC that moves the GPU bits (bit reversal of 2^30 i32) against
-#       grouped ncclSend/ncclRecv of the same bytes, measured in the same run;
+#       grouped ncclSend/ncclRecv of the same bytes, measured in the same run,
+#       and the same with its exchange not pipelined (--exchange-pieces 1);
 #   (b) the sort of examples/sort.parm on 2^31 i32: GPUS GPUs against one;
 #   (c) the same sort of 2^33 i32 on GPUS GPUs (2^35 does not fit: see
 #       docs/performance.md, "Several GPUs").
@@ -21,21 +22,22 @@ W=$(mktemp -d)
 REPORT=${OUT:-$W}/multigpu.md
 NVCC="nvcc -O3 -arch=sm_90"
 
-# build NAME GPUS ENTRY-LINE: $W/NAME/bench from examples/sort.parm's
-# functions and ENTRY-LINE, with bench/multigpu/driver.cu
+# build NAME GPUS ENTRY-LINE [PARMC-OPTION...]: $W/NAME/bench from
+# examples/sort.parm's functions and ENTRY-LINE, with bench/multigpu/driver.cu
 build() {
     local d=$W/$1
     mkdir -p "$d"
     { grep -v '^entry ' examples/sort.parm; echo "$3"; } >"$d/prog.parm"
     local gpus=()
     [ "$2" -gt 1 ] && gpus=(--gpus "$2")
-    "$PARMC" "${gpus[@]}" --prefix bench "$d/prog.parm" -o "$d/prog.cu" &&
+    "$PARMC" "${gpus[@]}" "${@:4}" --prefix bench "$d/prog.parm" -o "$d/prog.cu" &&
         $NVCC -DGPUS="$2" -I"$d" "$d/prog.cu" bench/multigpu/driver.cu -o "$d/bench" -lnccl 2>"$d/nvcc.txt" ||
         echo "build $1 failed: $(head -5 "$d/nvcc.txt")"
 }
 
 echo "building (in parallel) in $W ..."
 build bitrev "$GPUS" "entry main (xs : [2^30]i32) = bmmc (bitperm 30 (\\i -> 29 - i)) xs" &
+build bitrev_serial "$GPUS" "entry main (xs : [2^30]i32) = bmmc (bitperm 30 (\\i -> 29 - i)) xs" --exchange-pieces 1 &
 build sort31 "$GPUS" "entry main (xs : [2^31]i32) = sort 31 xs" &
 build sort31_one 1 "entry main (xs : [2^31]i32) = sort 31 xs" &
 build sort33 "$GPUS" "entry main (xs : [2^33]i32) = sort 33 xs" &
@@ -48,6 +50,8 @@ log ""
 log '```'
 run() { [ -x "$W/$1/bench" ] && "$W/$1/bench" "$2" "$3" "$REPEAT" 2>&1 | tee -a "$REPORT" "$W/$1.out"; }
 run bitrev bitrev 30
+echo "(the same, its exchange in one piece: --exchange-pieces 1)" | tee -a "$REPORT"
+run bitrev_serial bitrev 30
 run sort31 sort 31
 run sort31_one sort 31
 run sort33 sort 33
