@@ -459,29 +459,29 @@ static void emit_plane_list(FILE *out, const Phase *p, const char *buf, bool inp
         fprintf(out, "(%s%s *)%s[%d], ", input ? "const " : "", prim_ctype(elem_slot_prim(p->elem, j)), buf, j);
 }
 
-/* The launch of emit_move_kernel's kernel for piece `piece`; keep: the
- * run-time chunk and xor (NULL: none). */
-static void emit_move_launch(FILE *out, const Schedule *s, const Phase *p, const char *name, const char *src, const char *dst,
-                             const char *keep_buf, const char *k, const char *piece) {
+/* The launch of emit_move_kernel's kernel for piece `piece`, indented by
+ * ind; keep: the run-time chunk and xor (NULL: none). */
+static void emit_move_launch(FILE *out, const char *ind, const Schedule *s, const Phase *p, const char *name, const char *src,
+                             const char *dst, const char *keep_buf, const char *k, const char *piece) {
     unsigned long long blocks = (1ULL << (p->n - s->gpu_log - p->piece_log)) / 256;
-    fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+    fprintf(out, "%s%s<<<%llu, 256, 0, ctx->stream>>>(", ind, name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
     emit_plane_list(out, p, src, true);
     emit_plane_list(out, p, dst, false);
     if (keep_buf) {
         emit_plane_list(out, p, keep_buf, false);
         fputs("keep, keep_xor, ", out);
     }
-    fprintf(out, "%s, %s);\n    PARM_CHECK(ctx, cudaGetLastError());\n", k, piece);
+    fprintf(out, "%s, %s);\n%sPARM_CHECK(ctx, cudaGetLastError());\n", k, piece, ind);
 }
 
 /* The one-pass kernels of a pack or unpack, a slot each: NAME_<kernel>_launch,
  * kernel a format of the slot (its %d); keep_buf: the second output's
  * buffer (the kernels keep), piece: the piece's expression (pieces). */
-static void emit_plan_launches(FILE *out, const Phase *p, const char *name, const char *kernel, const char *src, const char *dst,
-                               const char *keep_buf, const char *piece) {
+static void emit_plan_launches(FILE *out, const char *ind, const Phase *p, const char *name, const char *kernel, const char *src,
+                               const char *dst, const char *keep_buf, const char *piece) {
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    PARM_CHECK(ctx, %s_", name);
+        fprintf(out, "%sPARM_CHECK(ctx, %s_", ind, name);
         fprintf(out, kernel, k);
         fprintf(out, "_launch((const %s *)%s[%d], (%s *)%s[%d], ", t, src, k, t, dst, k);
         if (keep_buf) fprintf(out, "(%s *)%s[%d], keep, keep_xor, ", t, keep_buf, k);
@@ -523,23 +523,26 @@ static void emit_piece_group(FILE *out, const Schedule *s, const Phase *p, const
     fputs("            }\n        }\n        PARM_NCCL(ctx, ncclGroupEnd());\n", out);
 }
 
-/* The unpack of piece `piece` (or of everything, without pieces). */
-static void emit_unpack_launch(FILE *out, const Schedule *s, const Phase *p, const char *name, const char *recv, const char *piece) {
+/* The unpack of piece `piece` (or of everything, without pieces), indented
+ * by ind (four spaces, or eight in the loop over the pieces). */
+static void emit_unpack_launch(FILE *out, const char *ind, const Schedule *s, const Phase *p, const char *name, const char *recv,
+                               const char *piece) {
     Arena names = {0};
+    const char *inner = ind[4] ? "            " : "        ";
     if (p->unpack_plans) {
-        fputs("    switch (ctx->rank) {\n", out);
+        fprintf(out, "%sswitch (ctx->rank) {\n", ind);
         for (int d = 0; d < 1 << s->gpu_log; d++) {
-            fprintf(out, "    case %d:\n", d);
-            emit_plan_launches(out, p, name, arena_printf(&names, "unpack%%d_r%d", emit_unpack_kernel_of(p, d)), recv, "dst", NULL,
-                               piece);
-            fputs("        break;\n", out);
+            fprintf(out, "%scase %d:\n", ind, d);
+            emit_plan_launches(out, inner, p, name, arena_printf(&names, "unpack%%d_r%d", emit_unpack_kernel_of(p, d)), recv, "dst",
+                               NULL, piece);
+            fprintf(out, "%sbreak;\n", inner);
         }
-        fputs("    }\n", out);
+        fprintf(out, "%s}\n", ind);
     } else if (p->unpacks) {
-        fprintf(out, "    static const uint64_t uk[%d] = {", 1 << s->gpu_log);
+        fprintf(out, "%sstatic const uint64_t uk[%d] = {", ind, 1 << s->gpu_log);
         for (int d = 0; d < 1 << s->gpu_log; d++) fprintf(out, "%s0x%llxull", d ? ", " : "", (unsigned long long)p->unpack_const[d]);
         fputs("};\n", out);
-        emit_move_launch(out, s, p, arena_printf(&names, "%s_unpack", name), recv, "dst", NULL, "uk[ctx->rank]", piece);
+        emit_move_launch(out, ind, s, p, arena_printf(&names, "%s_unpack", name), recv, "dst", NULL, "uk[ctx->rank]", piece);
     }
     arena_free(&names);
 }
@@ -583,7 +586,7 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
                  "    (void)xs;\n    (void)xr;\n", name);
     const char *send = p->packs ? "xs" : "src", *recv = !p->crosses ? send : p->unpacks ? "xr" : "dst";
     if (!p->crosses) {
-        emit_unpack_launch(out, s, p, name, recv, "0");
+        emit_unpack_launch(out, "    ", s, p, name, recv, "0");
         fputs("    return PARM_OK;\n}\n\n", out);
         arena_free(&names);
         return;
@@ -611,9 +614,9 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     }
     fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n", pieces);
     if (p->pack_plans) {
-        emit_plan_launches(out, p, name, "pack%d", "src", "xs", recv, "k");
+        emit_plan_launches(out, "        ", p, name, "pack%d", "src", "xs", recv, "k");
     } else if (p->packs) {
-        emit_move_launch(out, s, p, arena_printf(&names, "%s_pack", name), "src", "xs", recv, "0", "k");
+        emit_move_launch(out, "        ", s, p, arena_printf(&names, "%s_pack", name), "src", "xs", recv, "0", "k");
     }
     if (p->packs)
         fputs("        PARM_CHECK(ctx, cudaEventRecord(ctx->packed[k], ctx->stream));\n"
@@ -622,7 +625,7 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     fputs("        PARM_CHECK(ctx, cudaEventRecord(ctx->received[k], ctx->comm_stream));\n    }\n", out);
     fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n"
                  "        PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->stream, ctx->received[k], 0));\n", pieces);
-    emit_unpack_launch(out, s, p, name, recv, "k");
+    emit_unpack_launch(out, "        ", s, p, name, recv, "k");
     fputs("    }\n    return PARM_OK;\n}\n\n", out);
     arena_free(&names);
 }
