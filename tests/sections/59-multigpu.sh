@@ -135,6 +135,16 @@ if command -v nvcc >/dev/null && printf '#include <nccl.h>\n' | nvcc -x cu -E - 
     else
         fail "CUDA for 4 GPUs: $(head -5 "$TMP/mg/err.txt")"
     fi
+    # an exchange in pieces with runs (the layout's first) and one with a pack (its second)
+    printf 'cas [a, b] = if a <= b then [a, b] else [b, a]\n%s\n' \
+        'entry main (xs : [2^16]i32) = col 2 cas (bmmc (bitperm 16 (\i -> 15 - i)) (col 2 cas xs))' >"$TMP/mg/layout.parm"
+    if "$PARMC" --gpus 4 --exchange-pieces 8 "$TMP/mg/layout.parm" -o "$TMP/mg/layout.cu" 2>"$TMP/mg/err.txt" &&
+        [ "$(grep -c 'ncclGroupStart' "$TMP/mg/layout.cu")" = 2 ] &&
+        nvcc -arch=sm_90 -Werror all-warnings -c "$TMP/mg/layout.cu" -o "$TMP/mg/layout.o" 2>"$TMP/mg/err.txt"; then
+        pass
+    else
+        fail "CUDA for 4 GPUs, exchanges in pieces: $(head -5 "$TMP/mg/err.txt")"
+    fi
     # the C API example of docs/api.md against the header it includes
     if "$PARMC" --gpus 2 examples/sort.parm -o "$TMP/mg/sort.cu" 2>"$TMP/mg/err.txt" &&
         cc -std=c11 -Wall -Wextra -Werror -I"$TMP/mg" -I"$(dirname "$(command -v nvcc)")/../include" -c examples/api/sort_nccl.c \
