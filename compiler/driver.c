@@ -358,6 +358,7 @@ static int run(const Options *opt, const MemSource *mem) {
     if (!c) return 1;
     c->ir.arena = &c->arena;
     c->sched.tile_bytes = opt->tile_bytes;
+    c->sched.segment_bytes = opt->segment_bytes;
     c->sched.vector_copies = opt->vector_copies;
     c->sched.gpu_log = opt->gpu_log;
     jmp_buf handler;
