@@ -7,6 +7,7 @@
 #include "access_model.h"
 #include "exchange_plan.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
+#include "table_place.h"
 
 /* The largest tile for an element type within tile_bytes of shared memory
  * (which holds one tile), at most SCHED_MAX_TILE bits. */
@@ -465,6 +466,7 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
         choose_swizzle(p);
         plan_rounds(s->arena, p);
     }
+    table_place_phase(s->arena, p);
 }
 
 /* A permutation over the ranks' slices (plan.h, EXCHANGE). */
@@ -684,6 +686,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
             p->map_pos = f2_mul(&s->q_mat, &layout_inv);
             p->map_pos_const = s->q_compl;
             p->elem = stmt->res[0]->elem;
+            table_place_phase(s->arena, p);
             set_elem(s, p->elem);
             return;
         }
