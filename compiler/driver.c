@@ -16,6 +16,7 @@
 #include "opt.h"
 #include "entry_plan.h"
 #include "schedule.h"
+#include "table_place.h"
 #include "randinput.h"
 #include "plan_print.h"
 #include "simulate.h"
@@ -197,7 +198,8 @@ static bool some_size_compiles(Compilation *c, const IrFunc *f) {
  * n = 0) is left out with a warning when another size compiles: the emitted
  * function then returns NAME_ERROR_LENGTH for that length alone. The
  * sanitizer build (PARMC_VERIFY) checks every plan against plan_verify's
- * invariants, naming the stage that built it (scheduling). */
+ * invariants, naming the stage that built it (scheduling). The program's
+ * tables in constant memory stay within its budget (table_place.h). */
 static int schedule_all(Compilation *c, EntryPlan *out) {
     int n = 0;
     for (int i = 0; i < c->ir.nfuncs; i++) {
@@ -223,6 +225,7 @@ static int schedule_all(Compilation *c, EntryPlan *out) {
                                    "array, which is 2^%d for two of the sizes of '%s'", out[n].n, f->entry);
         n++;
     }
+    table_place_budget(&c->arena, out, n);
     return n;
 }
 
@@ -358,6 +361,7 @@ static int run(const Options *opt, const MemSource *mem) {
     if (!c) return 1;
     c->ir.arena = &c->arena;
     c->sched.tile_bytes = opt->tile_bytes;
+    c->sched.segment_bytes = opt->segment_bytes;
     c->sched.vector_copies = opt->vector_copies;
     c->sched.gpu_log = opt->gpu_log;
     c->sched.exchange_pieces = opt->exchange_pieces;

@@ -34,6 +34,7 @@ typedef struct {
     unsigned long long seed;    /* --random-input=SEED */
     bool strict;                /* --strict: --report fails unless every access is minimal */
     int tile_bytes;             /* --tile-bytes: shared memory for a tile; 0 = the scheduler's default */
+    int segment_bytes;          /* --segment-bytes: 32, 64 or 128 (0 = 128) */
     bool vector_copies;         /* --vector-copies: tile copies in 16-byte vectors */
     int exchange_pieces;        /* --exchange-pieces: 0 = the scheduler's choice */
     ImportPath import_path;     /* -I DIR and the stdlib, for `import` */

@@ -98,7 +98,7 @@ static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int wi
                            const RegPos *rp) {
     for (int k = 0; k < width; k++)
         fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k % p->elem->nslots)), k);
-    ElemPositions positions = {reg_pos, rp};
+    ElemPositions positions = {reg_pos, rp, rp->st->tables, rp->st->ntables};
     emit_elem_named(out, body, width, prefix, 12, &positions);
 }
 

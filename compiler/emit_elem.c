@@ -89,26 +89,39 @@ static Prim slot_prim(const IrVal *v, int k) { return elem_slot_prim(v->elem, k 
  * included) is a constant initialiser with exactly the interpreter's bits;
  * integers and bools as literals of their own type. PARM_TABLE and
  * PARM_TABLE_READ (runtime/parm_ops.h) make it a global device array read
- * through the read-only cache in CUDA device code. */
+ * through the read-only cache in CUDA device code; where the plan puts the
+ * table in constant memory (ElemPositions.tables) the read is of a copy
+ * declared with PARM_CONST_TABLE, and where it has the index at compile time
+ * a plain read (PARM_TABLE_AT), which the compiler folds. */
 
 static const char *table_type(Prim p)
 {
     return p == PRIM_F32 ? "uint32_t" : p == PRIM_F64 ? "uint64_t" : prim_ctype(p);
 }
 
-static const char *table_read(Arena *a, const IrStmt *s, const char *index)
+static TablePlace table_place(const ElemPositions *positions, const IrStmt *s)
+{
+    for (int i = 0; positions && i < positions->ntables; i++)
+        if (positions->tables[i].table == s) return positions->tables[i].place;
+    return TABLE_GLOBAL;
+}
+
+static const char *table_read(Arena *a, const IrStmt *s, const char *index, TablePlace place)
 {
     Prim p = s->res[0]->elem->prim;
-    const char *read = arena_printf(a, "PARM_TABLE_READ(parm_tab%d, %s)", s->index, index);
+    const char *read = place == TABLE_CONSTANT ? arena_printf(a, "parm_ctab%d[%s]", s->index, index)
+                       : place == TABLE_IMMEDIATE ? arena_printf(a, "PARM_TABLE_AT(parm_tab%d, %s)", s->index, index)
+                                                  : arena_printf(a, "PARM_TABLE_READ(parm_tab%d, %s)", s->index, index);
     if (p == PRIM_F32 || p == PRIM_F64) return arena_printf(a, "parm_%s_from_bits(%s)", prim_name(p), read);
     return read;
 }
 
-static void table_decl(FILE *out, const IrStmt *s)
+static void table_decl(FILE *out, const IrStmt *s, bool constant)
 {
     Prim p = s->res[0]->elem->prim;
     long n = 1L << s->k;
-    fprintf(out, "static PARM_TABLE %s parm_tab%d[%ld] = {", table_type(p), s->index, n);
+    fprintf(out, "static %s %s parm_%s%d[%ld] = {", constant ? "PARM_CONST_TABLE" : "PARM_TABLE", table_type(p),
+            constant ? "ctab" : "tab", s->index, n);
     Arena a = {0};
     for (long i = 0; i < n; i++) {
         fputs(i % 8 ? " " : "\n    ", out);
@@ -121,11 +134,16 @@ static void table_decl(FILE *out, const IrStmt *s)
 }
 
 /* Tables with the same number share their entries: the first declares it. */
-static void body_tables(FILE *out, const IrBody *body, Arena *a, bool **done, int *ndone)
+typedef struct {
+    const bool *constant;
+    int nconstant;
+} ConstantTables;
+
+static void body_tables(FILE *out, const IrBody *body, Arena *a, bool **done, int *ndone, const ConstantTables *c)
 {
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *s = body->stmts[i];
-        if (s->body) body_tables(out, s->body, a, done, ndone);
+        if (s->body) body_tables(out, s->body, a, done, ndone, c);
         if (s->op != IR_TABLE) continue;
         if (s->index >= *ndone) {
             int n = 2 * s->index + 16;
@@ -136,16 +154,18 @@ static void body_tables(FILE *out, const IrBody *body, Arena *a, bool **done, in
         }
         if ((*done)[s->index]) continue;
         (*done)[s->index] = true;
-        table_decl(out, s);
+        table_decl(out, s, false);
+        if (s->index < c->nconstant && c->constant[s->index]) table_decl(out, s, true);
     }
 }
 
-void emit_elem_tables(FILE *out, const IrBody *const *bodies, int nbodies)
+void emit_elem_tables(FILE *out, const IrBody *const *bodies, int nbodies, const bool *constant, int nconstant)
 {
     Arena a = {0};
     bool *done = NULL;
     int ndone = 0;
-    for (int i = 0; i < nbodies; i++) body_tables(out, bodies[i], &a, &done, &ndone);
+    ConstantTables c = {constant, nconstant};
+    for (int i = 0; i < nbodies; i++) body_tables(out, bodies[i], &a, &done, &ndone, &c);
     arena_free(&a);
 }
 
@@ -404,7 +424,7 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
     case IR_TABLE:
         expect_scalars(E, s, 1);
         args[0] = lookup(E, s, s->args[0])[0];
-        *local = new_local(E, s, p, table_read(a, s, args[0]->text), 1, args);
+        *local = new_local(E, s, p, table_read(a, s, args[0]->text, table_place(E->positions, s)), 1, args);
         break;
     case IR_UNARY:
     case IR_BINARY: {

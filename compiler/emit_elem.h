@@ -12,13 +12,18 @@
 #include <stdio.h>
 
 #include "ir.h"
+#include "plan.h"
 
 /* Where element code finds its position: `expr` gives the value of a POS
  * statement as a C expression of type int64_t over the caller's variables
- * (allocated in `arena`). Bodies without POS take NULL. */
+ * (allocated in `arena`). Bodies without POS take NULL. `tables`: where
+ * the body's tables live (the plan's choice, TableUse); a table not listed
+ * (NULL: none) is read from global memory. */
 typedef struct {
     const char *(*expr)(const void *ctx, const IrStmt *pos, Arena *arena);
     const void *ctx;
+    const TableUse *tables;
+    int ntables;
 } ElemPositions;
 
 /* Emit the statements of `body` at indentation `indent`. `params[k]` are C
@@ -41,8 +46,9 @@ void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefi
 
 /* The file-scope arrays of the tables (IR_TABLE) in the bodies and their
  * nested bodies, which element code reads (named parm_tab<number>; tables
- * that share a number are written once). */
-void emit_elem_tables(FILE *out, const IrBody *const *bodies, int nbodies);
+ * that share a number are written once), and a copy in constant memory
+ * (parm_ctab<number>) of each table whose number is in `constant`. */
+void emit_elem_tables(FILE *out, const IrBody *const *bodies, int nbodies, const bool *constant, int nconstant);
 
 /* A C literal of type p with exactly the bits of v (also CUDA code). */
 const char *emit_scalar_literal(Arena *a, Prim p, Scalar v);

@@ -137,7 +137,8 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index, bool prel
         prev[k] = arena_printf(&a, "l%d", k);
     }
     const char *where = arena_printf(&a, "(uint64_t)(%s)", index);
-    ElemPositions positions = {load_pos, where};
+    /* the maps of a reduction read their tables from global memory */
+    ElemPositions positions = {load_pos, where, NULL, 0};
     for (int m = 0; m < n->npre; m++) {
         const IrStmt *map = n->pre[m];
         const ElemType *t = map->res[0]->elem;

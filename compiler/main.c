@@ -79,6 +79,11 @@ static const char usage[] =
     "                       N pieces (a power of two up to 32), each packed,\n"
     "                       sent and unpacked while the next are (default:\n"
     "                       pieces of at least 2^20 elements per GPU, at most 32)\n"
+    "  --segment-bytes B    with a compile, --check, --report or --dump-plan:\n"
+    "                       the bytes of a plane that every warp access to\n"
+    "                       global memory reads or writes whole, 32, 64 or 128\n"
+    "                       (default); smaller segments leave more of a tile to\n"
+    "                       the stages, so some programs take fewer passes\n"
     "  --vector-copies      with a compile, --check, --report or --dump-plan:\n"
     "                       kernels read and write their tiles in global memory\n"
     "                       in 16-byte vectors where the layout allows\n"
@@ -96,7 +101,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -125,6 +130,8 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_TILE_BYTES] = {"tile-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                         "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_EXCHANGE_PIECES] = {"exchange-pieces", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN, "a compile, --check or --dump-plan"},
+    [OPT_SEGMENT_BYTES] = {"segment-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                           "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
@@ -254,6 +261,11 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_STRICT: opt->strict = true; return 0;
     case OPT_TRACE: opt->trace_rules = true; return 0;
     case OPT_TILE_BYTES: return parse_tile_bytes(value, &opt->tile_bytes);
+    case OPT_SEGMENT_BYTES:
+        if (strcmp(value, "32") && strcmp(value, "64") && strcmp(value, "128"))
+            return usage_error("--segment-bytes '%s': expected 32, 64 or 128%s", value, "");
+        opt->segment_bytes = atoi(value);
+        return 0;
     case OPT_VECTOR_COPIES: opt->vector_copies = true; return 0;
     case OPT_EXCHANGE_PIECES: {
         unsigned long pieces = is_number(value) ? strtoul(value, NULL, 10) : 0;

@@ -6,6 +6,12 @@ const char *plan_buf_name(BufId b) {
     return names[b];
 }
 
+const char *plan_table_place_name(TablePlace place) {
+    static const char *const names[] = {"global memory (read-only cache)", "constant memory",
+                                        "the kernel's code (immediates)"};
+    return names[place];
+}
+
 uint64_t plan_slot(const Phase *p, uint64_t u) {
     return f2_combine(p->slot_cols, p->tile_log, u);
 }

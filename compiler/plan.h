@@ -33,6 +33,19 @@
 #define ENTRY_MAX_API_FIELDS 120
 #define EXCHANGE_MAX_PIECE_LOG 5 /* pieces of an exchange: the CUDA context holds two events each */ /* parameters and results of an entry's API, by field */
 
+/* Where a table (IR_TABLE, opt_tables.c) that a CUDA kernel's element code
+ * reads lives, chosen by the scheduler for each kernel that reads it
+ * (table_place.c): IMMEDIATE where every read's index is known at compile
+ * time (the kernel reads the entries as literals), CONSTANT for a small
+ * table that every lane of a warp reads at one index (the constant cache
+ * broadcasts it), GLOBAL (through the read-only data cache) for the rest.
+ * The C target reads every table as an array. */
+typedef enum { TABLE_GLOBAL, TABLE_CONSTANT, TABLE_IMMEDIATE } TablePlace;
+typedef struct {
+    const IrStmt *table;        /* the IR_TABLE statement */
+    TablePlace place;
+} TableUse;
+
 typedef struct {
     const IrStmt *stmt;         /* the IR statement: a two over groups, or a map */
     const IrBody *body;         /* [2^g]t -> [2^g]t for a two; t -> t for a map */
@@ -52,6 +65,10 @@ typedef struct {
      * (any one of a group) and b the block. */
     int pos_bits;
     uint64_t pos_u[64], pos_b[64], pos_const;
+    /* the tables its body reads (nested bodies' included), in the order of
+       the body's statements */
+    TableUse *tables;
+    int ntables;
 } Step;
 
 /* A register round of a LOCAL phase's CUDA kernel: steps first..first+count-1
@@ -132,6 +149,8 @@ typedef struct {
     const IrStmt *map;
     F2Mat map_pos;
     uint64_t map_pos_const;
+    TableUse *map_tables;       /* as Step.tables */
+    int nmap_tables;
     /* EXCHANGE: y = mat·x ⊕ compl (as PERMUTE) in three steps, on the
      * local indices l (ln = n - gpu_log bits) of each rank r:
      *   pack: element l to send index s = pack·l (none when !packs: the
@@ -316,6 +335,9 @@ const char *plan_verify_entry(Arena *arena, const EntryPlan *e);
 
 /* "in", "out", "sa" or "sb": also the names of the emitted arrays of planes. */
 const char *plan_buf_name(BufId b);
+
+/* Where a table lives, in words: "global memory (read-only cache)", ... */
+const char *plan_table_place_name(TablePlace place);
 
 /* The shared-memory slot of tile element u in a LOCAL phase (P·u). */
 uint64_t plan_slot(const Phase *p, uint64_t u);

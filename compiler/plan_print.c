@@ -23,15 +23,13 @@ static bool reads_position(const IrBody *body) {
     return false;
 }
 
-/* The tables its element code reads (opt_tables.c), where the CUDA kernel
- * reads them: global memory through the read-only cache (runtime/parm_ops.h). */
-static void print_tables(FILE *out, const IrBody *body) {
-    for (int i = 0; i < body->nstmts; i++) {
-        const IrStmt *s = body->stmts[i];
-        if (s->body) print_tables(out, s->body);
-        if (s->op != IR_TABLE) continue;
-        fprintf(out, "    table %d: %%%d, 2^%d %s indexed by %%%d, global memory (read-only cache)", s->index,
-                s->res[0]->id, s->k, prim_name(s->res[0]->elem->prim), s->args[0]->id);
+/* The tables its element code reads (opt_tables.c) and where the kernel
+ * reads them (the scheduler's choice: TablePlace). */
+static void print_tables(FILE *out, const TableUse *uses, int n) {
+    for (int i = 0; i < n; i++) {
+        const IrStmt *s = uses[i].table;
+        fprintf(out, "    table %d: %%%d, 2^%d %s indexed by %%%d, %s", s->index, s->res[0]->id, s->k,
+                prim_name(s->res[0]->elem->prim), s->args[0]->id, plan_table_place_name(uses[i].place));
         if (s->loc.src) fprintf(out, ", for %s:%d:%d", s->loc.src->name, s->loc.line, s->loc.col);
         fputc('\n', out);
     }
@@ -50,7 +48,7 @@ static void print_step(FILE *out, const Step *st, int index) {
     fprintf(out, "    position: complement 0x%llx\n", (unsigned long long)st->pos_const);
     vectors(out, "position u", st->pos_u, st->pos_bits);
     vectors(out, "position b", st->pos_b, st->pos_bits);
-    print_tables(out, st->body);
+    print_tables(out, st->tables, st->ntables);
 }
 
 static void print_local(FILE *out, const Phase *p) {
@@ -140,7 +138,7 @@ static void print_map(FILE *out, const Phase *p) {
     if (!reads_position(p->map->body)) return;
     fprintf(out, "    position: complement 0x%llx\n", (unsigned long long)p->map_pos_const);
     vectors(out, "position rows", p->map_pos.row, p->map_pos.n);
-    print_tables(out, p->map->body);
+    print_tables(out, p->map_tables, p->nmap_tables);
 }
 
 void plan_print(FILE *out, const Schedule *s) {

@@ -34,6 +34,22 @@ static const char *verify_tile(Arena *a, const Phase *p) {
     return NULL;
 }
 
+static int body_tables(const IrBody *body) {
+    int n = 0;
+    for (int i = 0; i < body->nstmts; i++)
+        n += (body->stmts[i]->body ? body_tables(body->stmts[i]->body) : 0) + (body->stmts[i]->op == IR_TABLE);
+    return n;
+}
+
+/* A body's table uses: one for each of its tables, each in a place. */
+static const char *verify_table_uses(Arena *a, const TableUse *uses, int n, const IrBody *body) {
+    REQUIRE(n == body_tables(body), "%d table uses for %d tables", n, body_tables(body));
+    for (int i = 0; i < n; i++)
+        REQUIRE(uses[i].table && uses[i].table->op == IR_TABLE && uses[i].place >= TABLE_GLOBAL &&
+                    uses[i].place <= TABLE_IMMEDIATE, "table use %d is not a table in a place", i);
+    return NULL;
+}
+
 static const char *verify_steps(Arena *a, const Phase *p) {
     uint64_t tile = f2_mask(p->tile_log), block = f2_mask(p->block_log);
     for (int i = 0; i < p->nsteps; i++) {
@@ -52,6 +68,8 @@ static const char *verify_steps(Arena *a, const Phase *p) {
                 REQUIRE(f2_parity(st->order[l] & st->group[j]) == (j == l), "step %d's group vector %d moves logical bit %d",
                         i, j, l);
         REQUIRE(st->pos_bits >= 0 && st->pos_bits <= p->n, "step %d has %d position bits", i, st->pos_bits);
+        const char *why = verify_table_uses(a, st->tables, st->ntables, st->body);
+        if (why) return why;
     }
     return NULL;
 }
@@ -152,7 +170,7 @@ static const char *verify_map(Arena *a, const Phase *p) {
     REQUIRE(p->map && p->map->nres == 1 && elem_equal(p->map->res[0]->elem, p->elem), "the map does not write its type");
     REQUIRE(p->map->nargs == 1 && elem_equal(p->map->args[0]->elem, p->in_elem), "the map does not read its type");
     REQUIRE(invertible(&p->map_pos, p->n), "positions that are not a permutation");
-    return NULL;
+    return verify_table_uses(a, p->map_tables, p->nmap_tables, p->map->body);
 }
 
 /* The output's planes hold only the output's slot types. */

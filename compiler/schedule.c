@@ -7,6 +7,7 @@
 #include "access_model.h"
 #include "exchange_plan.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
+#include "table_place.h"
 
 /* The largest tile for an element type within tile_bytes of shared memory
  * (which holds one tile), at most SCHED_MAX_TILE bits. */
@@ -27,19 +28,32 @@ static int tile_log_for(const ElemType *elem, int tile_bytes) {
  *   of 2^20: 0.0954 ms at 64 KB, 0.0712 at 16 KB; of 2^22: 0.2252 at 64 KB,
  *   0.2008 at 32 KB), while passes decide from 2^24 on;
  * - a program of one pass: the smallest tile that keeps it one pass
- *   (schedule_func; 2^16 rows of 2^10: 0.3767 ms at 64 KB, 0.3084 at 16 KB). */
+ *   (schedule_func; 2^16 rows of 2^10: 0.3767 ms at 64 KB, 0.3084 at 16 KB);
+ * - a program of several passes: a tile twice as large where it saves at
+ *   least a quarter of the passes (schedule_func), since each halving of
+ *   the blocks makes a pass about 1.2 to 1.4 times as long (sort of 2^20:
+ *   5.1 us a pass at 2^8 blocks, 6.0 at 2^7; of 2^22: 12.5 at 2^9, 17.3 at
+ *   2^8; FFT of 2^20: 8.1 at 2^9, 11.2 at 2^7): the FFT of 2^20 takes 3
+ *   passes of 32 KB instead of 4 of 16 KB, while the sorts, which would save
+ *   a seventh to a fifth, keep their tiles. */
 #define DEFAULT_TILE_MAX_LOG 14
 #define DEFAULT_TILE_FROM_LOG 20
 #define DEFAULT_TILE_BLOCKS_LOG 9
 
 static int smallest_tile_log(const ElemType *elem) { return tile_log_for(elem, SCHED_MIN_TILE_BYTES); }
 
-static int default_tile_log(const ElemType *elem, int n) {
+static int largest_default_tile_log(const ElemType *elem) {
     int most = tile_log_for(elem, SCHED_DEFAULT_TILE_BYTES);
-    if (most > DEFAULT_TILE_MAX_LOG) most = DEFAULT_TILE_MAX_LOG;
+    return most < DEFAULT_TILE_MAX_LOG ? most : DEFAULT_TILE_MAX_LOG;
+}
+
+/* The default tile, doubled `raise` times within the largest (schedule_func
+ * raises it where that saves passes). */
+static int default_tile_log(const ElemType *elem, int n, int raise) {
+    int most = largest_default_tile_log(elem);
     int least = smallest_tile_log(elem) < most ? smallest_tile_log(elem) : most, tile = most;
     while (n >= DEFAULT_TILE_FROM_LOG && tile > least && n - tile < DEFAULT_TILE_BLOCKS_LOG) tile--;
-    return tile;
+    return tile + raise < most ? tile + raise : most;
 }
 
 /* A step in the input frame, before it is placed in a phase. */
@@ -66,7 +80,9 @@ typedef struct {
     Schedule *out;
     int n, seg_log, tile_log;
     int tile_bytes;             /* shared memory for a tile; 0: the default (default_tile_log) */
+    int tile_raise;             /* with the default: doublings of the default tile */
     int tile_cap_log;           /* and at most 2^tile_cap_log elements */
+    int segment_bytes;          /* SchedOptions.segment_bytes */
     bool vector_copies;         /* SchedOptions.vector_copies */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
     int exchange_pieces;        /* SchedOptions.exchange_pieces */
@@ -451,6 +467,7 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
         choose_swizzle(p);
         plan_rounds(s->arena, p);
     }
+    table_place_phase(s->arena, p);
 }
 
 /* A permutation over the ranks' slices (plan.h, EXCHANGE). */
@@ -576,11 +593,14 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int grou
     s->pending[s->npending++] = step;
 }
 
-/* The element type decides the segment bits and the tile size. */
+/* The element type decides the segment bits and the tile size. A segment
+ * of 32 bytes (a sector) keeps every access minimal in the access model
+ * too; 128 bytes (the default) are whole cache lines. */
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
-    int seg = 7 - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
-    int tile = s->tile_bytes ? tile_log_for(elem, s->tile_bytes) : default_tile_log(elem, s->n);
+    int seg = __builtin_ctz((unsigned)s->segment_bytes) - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
+    if (seg < 0) seg = 0;
+    int tile = s->tile_bytes ? tile_log_for(elem, s->tile_bytes) : default_tile_log(elem, s->n, s->tile_raise);
     int room = s->n - s->gpu_log;   /* tiles stay on a rank */
     if (tile > s->tile_cap_log) tile = s->tile_cap_log;
     s->seg_log = seg < room ? seg : room;
@@ -667,6 +687,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
             p->map_pos = f2_mul(&s->q_mat, &layout_inv);
             p->map_pos_const = s->q_compl;
             p->elem = stmt->res[0]->elem;
+            table_place_phase(s->arena, p);
             set_elem(s, p->elem);
             return;
         }
@@ -804,7 +825,8 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     return NULL;
 }
 
-static void schedule_with_cap(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_cap_log, Schedule *out) {
+static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise, int tile_cap_log,
+                          Schedule *out) {
     const IrBody *body = f->body;
     const char *refusal = schedule_refusal(arena, f);
     if (refusal) diag_error(f->loc, "%s", refusal);
@@ -828,7 +850,9 @@ static void schedule_with_cap(Arena *arena, const IrFunc *f, const SchedOptions 
         out->pad_cols_log = f->pad_cols_log;
     }
     Sched s = {.arena = arena, .out = out, .n = out->n, .tile_bytes = opt ? opt->tile_bytes : 0,
-               .tile_cap_log = tile_cap_log, .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log,
+               .tile_raise = tile_raise, .tile_cap_log = tile_cap_log,
+               .segment_bytes = opt && opt->segment_bytes ? opt->segment_bytes : SCHED_SEGMENT_BYTES,
+               .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log,
                .exchange_pieces = opt ? opt->exchange_pieces : 0};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
@@ -839,15 +863,24 @@ static void schedule_with_cap(Arena *arena, const IrFunc *f, const SchedOptions 
     out->alias = alias_rule(out);
 }
 
-/* With the default tile, a program of one pass (one LOCAL phase) takes the
- * smallest tile that keeps it one pass: more blocks, the same traffic. */
+/* With the default tile (default_tile_log), a program of several passes
+ * takes a tile twice as large, as often as that saves at least a quarter of
+ * its passes; a program of one pass (one LOCAL phase) the smallest tile that
+ * keeps it one pass: more blocks, the same traffic. */
 void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out) {
-    schedule_with_cap(arena, f, opt, SCHED_MAX_TILE, out);
+    schedule_with(arena, f, opt, 0, SCHED_MAX_TILE, out);
     if (opt && opt->tile_bytes) return;
+    int room = largest_default_tile_log(out->in_elem) - default_tile_log(out->in_elem, out->n, 0);
+    for (int raise = 1; raise <= room && out->nphases > 1; raise++) {
+        Schedule larger;
+        schedule_with(arena, f, opt, raise, SCHED_MAX_TILE, &larger);
+        if (4 * larger.nphases > 3 * out->nphases) break;
+        *out = larger;
+    }
     while (out->nphases == 1 && out->phases[0].kind == PHASE_LOCAL &&
            out->phases[0].tile_log > smallest_tile_log(out->phases[0].elem)) {
         Schedule smaller;
-        schedule_with_cap(arena, f, opt, out->phases[0].tile_log - 1, &smaller);
+        schedule_with(arena, f, opt, 0, out->phases[0].tile_log - 1, &smaller);
         if (smaller.nphases != 1 || smaller.phases[0].kind != PHASE_LOCAL) break;
         *out = smaller;
     }

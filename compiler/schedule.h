@@ -12,10 +12,13 @@
 #define SCHED_DEFAULT_TILE_BYTES (64 * 1024)
 #define SCHED_MIN_TILE_BYTES (16 * 1024)
 #define SCHED_MAX_TILE_BYTES (227 * 1024)
+/* Bytes of a plane that every warp access reads or writes whole, by default. */
+#define SCHED_SEGMENT_BYTES 128
 
 /* What the scheduler may use of the target. */
 typedef struct {
     int tile_bytes;             /* 0: the default (schedule.c, default_tile_log) */
+    int segment_bytes;          /* bytes of a plane that a warp access reads whole: 32, 64 or 128 (0: 128) */
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
     int exchange_pieces;        /* cut each exchange into this many pieces (a power of two

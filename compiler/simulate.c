@@ -112,32 +112,40 @@ static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
 }
 
 /* The tables that element code reads (opt_tables.c): how many, their
- * entries and bytes. Tables that share a number are counted once. */
+ * entries and bytes, and how many the kernel reads from each place (the
+ * scheduler's TablePlace). Tables that share a number are counted once,
+ * at the place of their first read. */
+#define PLACES 3
 typedef struct {
-    int count;
+    int count, at[PLACES];
     long entries, bytes;
     int seen[64];
 } Tables;
 
-static void count_tables(Tables *t, const IrBody *body) {
-    for (int i = 0; i < body->nstmts; i++) {
-        const IrStmt *s = body->stmts[i];
-        if (s->body) count_tables(t, s->body);
-        if (s->op != IR_TABLE) continue;
+static void count_tables(Tables *t, const TableUse *uses, int n) {
+    for (int i = 0; i < n; i++) {
+        const IrStmt *s = uses[i].table;
         bool again = false;
         for (int j = 0; j < t->count && j < 64; j++) again |= t->seen[j] == s->index;
         if (again) continue;
         if (t->count < 64) t->seen[t->count] = s->index;
         t->count++;
+        t->at[uses[i].place]++;
         t->entries += 1L << s->k;
         t->bytes += (1L << s->k) * (prim_bits(s->res[0]->elem->prim) / 8);
     }
 }
 
 static void report_tables(FILE *out, const Tables *t) {
-    if (t->count)
-        fprintf(out, "  tables: %d, %ld entries, %ld bytes, read from global memory through the read-only cache\n",
-                t->count, t->entries, t->bytes);
+    if (!t->count) return;
+    fprintf(out, "  tables: %d, %ld entries, %ld bytes", t->count, t->entries, t->bytes);
+    const char *sep = "; ";
+    for (int place = 0; place < PLACES; place++) {
+        if (!t->at[place]) continue;
+        fprintf(out, "%s%d in %s", sep, t->at[place], plan_table_place_name((TablePlace)place));
+        sep = ", ";
+    }
+    fputc('\n', out);
 }
 
 static bool report_local(FILE *out, const Phase *p) {
@@ -163,7 +171,7 @@ static bool report_local(FILE *out, const Phase *p) {
                  "(tile store %d, register rounds %d, tile load %d)\n",
             g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion, sh_out.congestion);
     Tables t = {0};
-    for (int i = 0; i < p->nsteps; i++) count_tables(&t, p->steps[i].body);
+    for (int i = 0; i < p->nsteps; i++) count_tables(&t, p->steps[i].tables, p->steps[i].ntables);
     report_tables(out, &t);
     return g.sectors == g.sectors_min && worst <= 1;
 }
@@ -193,7 +201,7 @@ static bool report_map(FILE *out, const Phase *p) {
     global_access(&g, x, lanes, elem_max_slot_bytes(p->elem));
     fprintf(out, "  elementwise: global: %d sectors per warp access (minimum %d)\n", g.sectors, g.sectors_min);
     Tables t = {0};
-    count_tables(&t, p->map->body);
+    count_tables(&t, p->map_tables, p->nmap_tables);
     report_tables(out, &t);
     return g.sectors == g.sectors_min;
 }

@@ -71,19 +71,31 @@
 #endif
 
 /* Tables that the compiler computed (position-only subexpressions): in CUDA
- * global device memory, read through the read-only data cache, since the
+ * global device memory, read through the read-only data cache where the
  * lanes of a warp read different entries (constant memory would serialise
- * them). */
+ * them); the scheduler chooses per kernel (TablePlace in compiler/plan.h).
+ * A table that every kernel reads from its copy in constant memory leaves
+ * its array unread (unused, without a warning). */
 #ifdef __CUDACC__
 #define PARM_TABLE __device__ const
 #else
-#define PARM_TABLE const
+#define PARM_TABLE __attribute__((unused)) const
 #endif
 #ifdef __CUDA_ARCH__
 #define PARM_TABLE_READ(t, i) __ldg(&(t)[i])
 #else
 #define PARM_TABLE_READ(t, i) ((t)[i])
 #endif
+/* A table in constant memory (CUDA; TABLE_CONSTANT in compiler/plan.h), and
+ * the read of a table at an index known at compile time, which the
+ * compiler folds into an immediate (TABLE_IMMEDIATE: no __ldg, which it
+ * would not fold). */
+#ifdef __CUDACC__
+#define PARM_CONST_TABLE __constant__ const
+#else
+#define PARM_CONST_TABLE const
+#endif
+#define PARM_TABLE_AT(t, i) ((t)[i])
 
 /* PARM_OPAQUE(x): the optimiser no longer knows x's value (no instruction is
  * emitted). x is a float or double variable. */

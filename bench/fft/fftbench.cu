@@ -6,7 +6,10 @@
 //   ./fb LOGN LOGROW     2^(LOGN-LOGROW) rows of 2^LOGROW points, each transformed
 // parmc holds complex arrays as two planes (re, im); cuFFT takes interleaved
 // cufftComplex: the same bytes either way. The parmc result is checked
-// element by element against cuFFT's before timing.
+// element by element against cuFFT's before timing, and both are measured
+// against cuFFT in double precision (Z2Z) on the same inputs: the norm-wise
+// relative error ||y - y64||_2 / ||y64||_2 (issue 16 asks at most 1e-6 of
+// parmc's f32 at 2^20).
 #include <cufft.h>
 
 #include <algorithm>
@@ -22,6 +25,36 @@
     fprintf(stderr, "%s:%d: cuFFT error %d\n", __FILE__, __LINE__, (int)r); exit(1); } } while (0)
 
 static cudaStream_t s;    // the parmc context's: every method runs on it
+
+// The norm-wise relative errors of parmc's (pr, pi) and cuFFT's f32 result
+// cr against cuFFT's Z2Z transform of the same inputs (re, im) in double.
+static void f64_errors(int len, int rows, const std::vector<float> &re, const std::vector<float> &im,
+                       const std::vector<float> &pr, const std::vector<float> &pi,
+                       const std::vector<cufftComplex> &cr, double *err_parmc, double *err_cufft) {
+    size_t n = re.size();
+    std::vector<cufftDoubleComplex> z(n);
+    for (size_t i = 0; i < n; i++) z[i] = make_cuDoubleComplex(re[i], im[i]);
+    cufftDoubleComplex *zin, *zout;
+    CHECK(cudaMalloc(&zin, n * 16));
+    CHECK(cudaMalloc(&zout, n * 16));
+    CHECK(cudaMemcpy(zin, z.data(), n * 16, cudaMemcpyHostToDevice));
+    cufftHandle plan;
+    CHECK_FFT(cufftPlanMany(&plan, 1, &len, nullptr, 1, len, nullptr, 1, len, CUFFT_Z2Z, rows));
+    CHECK_FFT(cufftExecZ2Z(plan, zin, zout, CUFFT_FORWARD));
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(z.data(), zout, n * 16, cudaMemcpyDeviceToHost));
+    CHECK_FFT(cufftDestroy(plan));
+    CHECK(cudaFree(zin));
+    CHECK(cudaFree(zout));
+    double ref = 0, dp = 0, dc = 0;
+    for (size_t i = 0; i < n; i++) {
+        ref += z[i].x * z[i].x + z[i].y * z[i].y;
+        dp += (pr[i] - z[i].x) * (pr[i] - z[i].x) + (pi[i] - z[i].y) * (pi[i] - z[i].y);
+        dc += (cr[i].x - z[i].x) * (cr[i].x - z[i].x) + (cr[i].y - z[i].y) * (cr[i].y - z[i].y);
+    }
+    *err_parmc = std::sqrt(dp / ref);
+    *err_cufft = std::sqrt(dc / ref);
+}
 
 int main(int argc, char **argv) {
     if (argc != 3) { fprintf(stderr, "usage: %s LOGN LOGROW\n", argv[0]); return 2; }
@@ -75,6 +108,10 @@ int main(int argc, char **argv) {
     bool ok = rel < 1e-4;
     printf("check %s: max |parmc - cuFFT| / max |cuFFT| = %.3g over %zu points\n", ok ? "ok" : "FAILED", rel, n);
     if (!ok) return 1;
+    double err_parmc, err_cufft;
+    f64_errors(len, (int)rows, re, im, pr, pi, cr, &err_parmc, &err_cufft);
+    printf("accuracy against cuFFT in f64 (Z2Z): ||y - y64||_2 / ||y64||_2 = %.3g for parmc, %.3g for cuFFT f32%s\n",
+           err_parmc, err_cufft, err_parmc <= 1e-6 ? "" : " (above issue 16's 1e-6)");
 
     size_t bytes = n * 8;
     float copy = time_ms(s, [&] { copy16<<<1024, 256, 0, s>>>((const int4 *)cin, (int4 *)cout, bytes / 16); });

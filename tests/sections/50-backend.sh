@@ -131,6 +131,42 @@ tables=$(for entry in main ints split bools narrow cheap pairs butterflies summe
     "$PARMC" --dump-ir -e "$entry" tests/backend/tables.parm | grep -c ' = table '; done | tr '\n' ' ')
 [ "$tables" = "1 2 2 1 1 0 1 8 2 2 1 " ] && pass || fail "tables: tables per entry: $tables"
 
+# where tables live (compiler/table_place.c): tests/plan/table_places.parm
+# has a table in constant memory, tables read as immediates and tables in
+# global memory (its plan is golden, section 37); --report counts them per
+# kernel, its C equals the interpreter, and so do its CUDA kernels emulated
+# (the emulator runs LOCAL kernels of an entry named main)
+places=tests/plan/table_places.parm
+for want in "rows:1 in global memory (read-only cache), 1 in constant memory" \
+    "butterflies:5 in global memory (read-only cache), 4 in the kernel's code (immediates)" "widen:1 in constant memory"; do
+    entry=${want%%:*}
+    "$PARMC" --report -e "$entry" "$places" | grep -qF "entries, " &&
+        "$PARMC" --report -e "$entry" "$places" | grep -qF "bytes; ${want#*:}" && pass ||
+        fail "tables: --report of $entry: $("$PARMC" --report -e "$entry" "$places" | grep tables)"
+    "$PARMC" --random-input=7 -e "$entry" "$places" >"$TMP/c/in.txt"
+    C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+        c_vs_interp "table places: $entry" "$places" "$entry" "$TMP/c/in.txt"
+    [ "$entry" = widen ] && continue
+    { grep -v '^entry ' "$places"; grep "^entry $entry " "$places" | sed "s/^entry $entry /entry main /"; } >"$TMP/c/places.parm"
+    "$PARMC" --interpret "$TMP/c/places.parm" <"$TMP/c/in.txt" >"$TMP/c/want.txt"
+    mkdir -p "$TMP/c/emu"
+    if PARMC=$PARMC sh tests/emu/run.sh "$TMP/c/places.parm" "$TMP/c/emu" <"$TMP/c/in.txt" >"$TMP/c/got.txt" 2>"$TMP/c/err.txt" &&
+        cmp -s "$TMP/c/want.txt" "$TMP/c/got.txt"; then
+        pass
+    else
+        fail "tables: CUDA emulation of $entry: $(head -3 "$TMP/c/err.txt")"
+    fi
+done
+if command -v nvcc >/dev/null; then
+    if "$PARMC" "$places" -o "$TMP/c/places.cu" 2>"$TMP/c/err.txt" &&
+        [ "$(grep -c '^static PARM_CONST_TABLE ' "$TMP/c/places.cu")" = 2 ] &&
+        nvcc -arch=sm_90 -O1 -c "$TMP/c/places.cu" -o "$TMP/c/places.o" 2>"$TMP/c/err.txt"; then
+        pass
+    else
+        fail "tables: CUDA of $places with tables in constant memory: $(head -5 "$TMP/c/err.txt")"
+    fi
+fi
+
 # run-time scalar parameters: every entry of tests/backend/scalar_params.parm
 # (its main runs in the loop above)
 for entry in after widen blocks shifted ranged zipped zipped_first; do

@@ -9,10 +9,11 @@ tiles_prog() {  # tiles_prog NAME SOURCE ENTRY-LINE: $TMP/tiles/NAME.parm
 }
 
 # passes: the first line of --report, and every access minimal (--strict)
-tiles_passes() {    # tiles_passes NAME TILE-BYTES PASSES [TILE-LINE]; TILES_FLAGS: more options
-    local name=$1 bytes=$2 want=$3 line=${4:-}
+tiles_passes() {    # tiles_passes NAME TILE-BYTES|default PASSES [TILE-LINE]; TILES_FLAGS: more options
+    local name=$1 bytes=$2 want=$3 line=${4:-} size=(--tile-bytes "$2")
+    [ "$bytes" = default ] && size=()
     # shellcheck disable=SC2086
-    if ! "$PARMC" --report --strict --tile-bytes "$bytes" ${TILES_FLAGS:-} "$TMP/tiles/$name.parm" >"$TMP/tiles/report.txt" 2>&1; then
+    if ! "$PARMC" --report --strict "${size[@]}" ${TILES_FLAGS:-} "$TMP/tiles/$name.parm" >"$TMP/tiles/report.txt" 2>&1; then
         fail "tiles: --report --strict $name at $bytes: $(head -3 "$TMP/tiles/report.txt")"
     elif ! head -1 "$TMP/tiles/report.txt" | grep -q ", $want global passes\?$"; then
         fail "tiles: $name at $bytes: $(head -1 "$TMP/tiles/report.txt"), expected $want passes"
@@ -38,6 +39,19 @@ printf '%s\n' 'import "sort"' \
 tiles_passes rec3 64K 5
 tiles_passes rec3 192K 3 "tile 2^14 (192 KB of shared memory, 2^10 threads)"
 
+# the default tile doubles where that saves a quarter of the passes: the FFT
+# of 2^20 complex f32 takes 3 passes of 32 KB (4 of 16 KB), the sort of 2^20
+# keeps 14 of 16 KB (12 of 32 KB would save a seventh)
+printf 'import "fft"\nentry main (xs : [2^20](f32, f32)) = fft 20 xs\n' >"$TMP/tiles/fft20.parm"
+tiles_passes fft20 default 3 "tile 2^12 (32 KB of shared memory, 2^8 threads)"
+tiles_passes fft20 16K 4
+tiles_passes sort20 default 14 "tile 2^12 (16 KB of shared memory, 2^7 threads)"
+# --segment-bytes 32: segments of a sector leave more of each tile to the
+# butterflies (2 passes of 64 KB), every access still minimal in sectors
+TILES_FLAGS="--segment-bytes 32" tiles_passes fft20 64K 2 "tile 2^13 (64 KB of shared memory, 2^9 threads)"
+TILES_FLAGS="--segment-bytes=64" tiles_passes fft20 128K 2
+TILES_FLAGS="--segment-bytes 32" tiles_passes sort20 16K 13
+
 # the launch bounds ask for the blocks per SM that fit: two of 64 KB, one of 128 KB
 if "$PARMC" --tile-bytes 128K "$TMP/tiles/sort20.parm" -o "$TMP/tiles/s128.cu" &&
     "$PARMC" --tile-bytes 64K "$TMP/tiles/sort20.parm" -o "$TMP/tiles/s64.cu" &&
@@ -55,15 +69,21 @@ for bad in 15K 228K 300000 12x K ""; do
     [ $? -eq 2 ] && grep -q "^parmc: error: --tile-bytes '$bad': expected bytes" "$TMP/tiles/err.txt" && pass ||
         fail "tiles: --tile-bytes '$bad' is a usage error"
 done
+for bad in 16 48 256 1K ""; do
+    "$PARMC" --report --segment-bytes "$bad" "$TMP/tiles/sort20.parm" >/dev/null 2>"$TMP/tiles/err.txt"
+    [ $? -eq 2 ] && grep -q "^parmc: error: --segment-bytes '$bad': expected 32, 64 or 128" "$TMP/tiles/err.txt" && pass ||
+        fail "tiles: --segment-bytes '$bad' is a usage error"
+done
 echo 1 2 | "$PARMC" --interpret --tile-bytes 128K "$TMP/tiles/sort20.parm" >/dev/null 2>"$TMP/tiles/err.txt"
 [ $? -eq 2 ] && grep -q "has no effect with --interpret" "$TMP/tiles/err.txt" && pass ||
     fail "tiles: --tile-bytes with --interpret is a usage error"
 
 # C (ASan, UBSan) and the CUDA kernels emulated, against the interpreter
-# (the C back end has no vector copies: with TILES_FLAGS, the CUDA kernels alone)
-tiles_c() {     # tiles_c NAME TILE-BYTES, input in $TMP/tiles/in.txt
+# (the C back end has no vector copies: with them, the CUDA kernels alone)
+tiles_c() {     # tiles_c NAME TILE-BYTES, input in $TMP/tiles/in.txt; TILES_FLAGS: more options
     local name=$1 bytes=$2 d=$TMP/tiles
-    if "$PARMC" --target=c --emit-main --tile-bytes "$bytes" "$d/$name.parm" -o "$d/prog.c" 2>"$d/err.txt" &&
+    # shellcheck disable=SC2086
+    if "$PARMC" --target=c --emit-main --tile-bytes "$bytes" ${TILES_FLAGS:-} "$d/$name.parm" -o "$d/prog.c" 2>"$d/err.txt" &&
         ${CC_TEST:-cc} -std=c11 -O1 -fsanitize=address,undefined -fno-sanitize-recover=all "$d/prog.c" -o "$d/prog" 2>"$d/err.txt" &&
         "$d/prog" <"$d/in.txt" >"$d/got.txt" 2>"$d/err.txt" && cmp -s "$d/want.txt" "$d/got.txt"; then
         pass
@@ -75,7 +95,7 @@ tiles_run() {   # tiles_run NAME TILE-BYTES INPUT-COMMAND; TILES_FLAGS: more opt
     local name=$1 bytes=$2 d=$TMP/tiles
     eval "$3" >"$d/in.txt"
     "$PARMC" --interpret "$d/$name.parm" <"$d/in.txt" >"$d/want.txt"
-    [ -n "${TILES_FLAGS:-}" ] || tiles_c "$name" "$bytes"
+    case "${TILES_FLAGS:-}" in *--vector-copies*) ;; *) tiles_c "$name" "$bytes" ;; esac
     mkdir -p "$d/emu"
     if PARMC_FLAGS="--tile-bytes $bytes ${TILES_FLAGS:-}" sh tests/emu/run.sh "$d/$name.parm" "$d/emu" <"$d/in.txt" >"$d/got.txt" 2>"$d/err.txt" &&
         cmp -s "$d/want.txt" "$d/got.txt"; then
@@ -91,6 +111,10 @@ tiles_run kv15 128K "python3 tests/tools/gen.py i32,i32 32768 13"
 tiles_run rec3 192K "python3 tests/tools/gen.py i32,i32,i32 32768 14"
 tiles_prog rows examples/batched.parm "entry main (xs : [2^16]i32) = rows 1 (bsort 15) xs"
 tiles_run rows 227K "python3 tests/tools/gen.py i32 65536 15"
+TILES_FLAGS="--segment-bytes 32" tiles_run sort16 16K "python3 tests/tools/gen.py i32 65536 23"
+TILES_FLAGS="--segment-bytes 64" tiles_run kv15 32K "python3 tests/tools/gen.py i32,i32 32768 24"
+tiles_prog fft16 examples/fft.parm "entry main (xs : [2^16](f32, f32)) = fft 16 xs"
+TILES_FLAGS="--segment-bytes 32" tiles_run fft16 16K "python3 tests/tools/gen.py f32,f32 65536 25"
 
 # --vector-copies: every kernel of these loads its tiles in 16-byte vectors
 # (and writes them so, in place or into the next layout), still with minimal

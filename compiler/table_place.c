@@ -1,0 +1,145 @@
+/* table_place.c: where each table that a kernel reads lives (plan.h,
+ * TablePlace). The choice follows from how the kernel's threads index it:
+ * a table index is a POS of the body, linear in the tile coordinate u and
+ * the block b (plan_pos), and in a register round u is the thread's base
+ * (its thread-index bits) plus the register's constant. An index that
+ * depends on neither the thread nor the block is a literal for each
+ * register: the read is of a constant array at a constant index, which
+ * the CUDA compiler folds into an immediate. One that depends on no lane
+ * bit (the low five thread-index bits) is the same for a whole warp, which
+ * the constant cache serves in one broadcast. Any other index has lanes
+ * reading different entries, which constant memory would serialise, so the
+ * table is read through the read-only data cache. A per-block copy in
+ * shared memory is not chosen: each kernel reads an entry once per element
+ * and step, which the read-only cache already serves, and the copy would
+ * cost each block a pass over the table and shared memory that the tile
+ * needs. */
+#include "table_place.h"
+
+#include <string.h>
+
+#include "plan_rounds.h"
+
+static int count_tables(const IrBody *body) {
+    int n = 0;
+    for (int i = 0; i < body->nstmts; i++) {
+        if (body->stmts[i]->body) n += count_tables(body->stmts[i]->body);
+        n += body->stmts[i]->op == IR_TABLE;
+    }
+    return n;
+}
+
+static const IrStmt *defining(const IrBody *body, const IrVal *v) {
+    for (int i = 0; i < body->nstmts; i++)
+        for (int r = 0; r < body->stmts[i]->nres; r++)
+            if (body->stmts[i]->res[r] == v) return body->stmts[i];
+    return NULL;
+}
+
+static long table_bytes(const IrStmt *table) {
+    return (1L << table->k) * (prim_bits(table->res[0]->elem->prim) / 8);
+}
+
+/* A table read by the top level of a step's body (rd: the step's round)
+ * or, with st NULL, of a MAP phase's function, whose thread x takes the
+ * element at memory index x. */
+static TablePlace place_of(const Phase *p, const Round *rd, const Step *st, const IrBody *body,
+                           const IrStmt *table) {
+    const IrStmt *pos = defining(body, table->args[0]);
+    if (!pos || pos->op != IR_POS) return TABLE_GLOBAL;
+    uint64_t on_u[64], on_b[64], konst, varies = 0, lanes = 0;
+    int bits = plan_pos(p, st, pos, on_u, on_b, &konst);
+    for (int k = 0; k < bits; k++) {
+        uint64_t on_thread = st ? plan_thread_mask(p, rd, on_u[k]) : on_u[k];
+        varies |= on_thread | (st ? on_b[k] : 0);
+        lanes |= on_thread & 31;
+    }
+    if (!varies) return TABLE_IMMEDIATE;
+    return !lanes && table_bytes(table) <= TABLE_CONSTANT_MAX_BYTES ? TABLE_CONSTANT : TABLE_GLOBAL;
+}
+
+/* The uses of body's tables, in statement order (nested bodies first, as
+ * their statement comes): a nested two, col or map is a copy of its body
+ * per pair or element, whose position is a constant, so its tables are
+ * read at constant indices. */
+static void collect(const Phase *p, const Round *rd, const Step *st, const IrBody *body, bool nested,
+                    TableUse *uses, int *n) {
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        if (s->body) collect(p, rd, st, s->body, true, uses, n);
+        if (s->op != IR_TABLE) continue;
+        uses[*n].table = s;
+        uses[(*n)++].place = nested ? TABLE_IMMEDIATE : place_of(p, rd, st, body, s);
+    }
+}
+
+/* ---- budgets of constant memory ---- */
+
+typedef struct {
+    Arena *arena;
+    long limit, bytes;
+    bool *admitted;             /* by table number */
+    int cap;
+} Budget;
+
+/* Constant uses of tables not yet admitted become global past the limit. */
+static void budget_uses(Budget *b, TableUse *uses, int n) {
+    for (int i = 0; i < n; i++) {
+        if (uses[i].place != TABLE_CONSTANT) continue;
+        int index = uses[i].table->index;
+        if (index >= b->cap) {
+            int cap = 2 * index + 16;
+            bool *grown = NEW_ARRAY(b->arena, bool, cap);
+            if (b->cap) memcpy(grown, b->admitted, sizeof(bool) * (size_t)b->cap);
+            b->admitted = grown;
+            b->cap = cap;
+        }
+        if (b->admitted[index]) continue;
+        if (b->bytes + table_bytes(uses[i].table) > b->limit) {
+            uses[i].place = TABLE_GLOBAL;
+            continue;
+        }
+        b->bytes += table_bytes(uses[i].table);
+        b->admitted[index] = true;
+    }
+}
+
+static void place_body(Arena *arena, const Phase *p, const Round *rd, const Step *st, const IrBody *body,
+                       TableUse **uses, int *n) {
+    *n = 0;
+    *uses = NULL;
+    int count = count_tables(body);
+    if (!count) return;
+    *uses = NEW_ARRAY(arena, TableUse, count);
+    collect(p, rd, st, body, false, *uses, n);
+}
+
+void table_place_phase(Arena *arena, Phase *p) {
+    Budget kernel = {.arena = arena, .limit = TABLE_CONSTANT_KERNEL_BYTES};
+    if (p->kind == PHASE_MAP) {
+        place_body(arena, p, NULL, NULL, p->map->body, &p->map_tables, &p->nmap_tables);
+        budget_uses(&kernel, p->map_tables, p->nmap_tables);
+        return;
+    }
+    for (int r = 0; r < p->nrounds; r++)
+        for (int i = p->rounds[r].first; i < p->rounds[r].first + p->rounds[r].count; i++) {
+            Step *st = &p->steps[i];
+            place_body(arena, p, &p->rounds[r], st, st->body, &st->tables, &st->ntables);
+            budget_uses(&kernel, st->tables, st->ntables);
+        }
+}
+
+void table_place_budget(Arena *arena, EntryPlan *plans, int nplans) {
+    Budget b = {.arena = arena, .limit = TABLE_CONSTANT_BUDGET};
+    for (int e = 0; e < nplans; e++)
+        for (int k = 0; k < plans[e].nnodes; k++) {
+            if (plans[e].nodes[k].kind != NODE_CHAIN) continue;
+            Schedule *s = &plans[e].nodes[k].chain;
+            for (int i = 0; i < s->nphases; i++) {
+                Phase *p = &s->phases[i];
+                budget_uses(&b, p->map_tables, p->nmap_tables);
+                for (int j = 0; p->kind == PHASE_LOCAL && j < p->nsteps; j++)
+                    budget_uses(&b, p->steps[j].tables, p->steps[j].ntables);
+            }
+        }
+}
