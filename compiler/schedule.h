@@ -17,6 +17,7 @@
 typedef struct {
     int tile_bytes;             /* 0: the default (schedule.c, default_tile_log) */
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
+    int register_bytes;         /* a thread's register round, in bytes (Phase.reg_bytes_log); 0: 128 */
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
 } SchedOptions;
 
