@@ -30,7 +30,7 @@ typedef struct {
     Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
     Program program;
     IrProgram ir;
-    SchedOptions sched;         /* for the back end: --tile-bytes, --vector-copies */
+    SchedOptions sched;         /* for the back end: --tile-bytes, --vector-copies, --register-bytes */
     FILE *writing;              /* an output file being written */
     const char *written[3];     /* the output files begun: all removed if an error stops one */
     int nwritten;
@@ -363,6 +363,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->sched.tile_bytes = opt->tile_bytes;
     c->sched.segment_bytes = opt->segment_bytes;
     c->sched.vector_copies = opt->vector_copies;
+    c->sched.register_bytes = opt->register_bytes;
     c->sched.gpu_log = opt->gpu_log;
     c->sched.exchange_pieces = opt->exchange_pieces;
     jmp_buf handler;

@@ -24,15 +24,20 @@ static unsigned reg_coords(const Round *rd, uint64_t v) {
     diag_fatal("internal error: a pair vector outside its round");
 }
 
-/* base: the slot of the thread's first register element. */
-static void emit_base(FILE *out, const Phase *p, const Round *rd, int threads_log) {
-    fputs("        unsigned base = 0", out);
-    for (int i = 0; i < threads_log; i++)
+/* The layout round ri stores in: the next round's, the phase's after the last. */
+static const uint64_t *store_slots(const Phase *p, int ri) {
+    return ri + 1 < p->nrounds ? p->rounds[ri + 1].slots : p->slot_cols;
+}
+
+/* `name`: the slot of the thread's first register element in a layout. */
+static void emit_base(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots, const char *name) {
+    fprintf(out, "        unsigned %s = 0", name);
+    for (int i = 0; i < p->threads_log; i++)
         fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
-                (unsigned long long)plan_slot(p, rd->threads[i]));
+                (unsigned long long)f2_combine(slots, p->tile_log, rd->threads[i]));
     fputs(";\n", out);
     /* computed again each round: kept alive across rounds, the addresses spill */
-    fputs("        PARM_REMAT(base);\n", out);
+    fprintf(out, "        PARM_REMAT(%s);\n", name);
 }
 
 /* An index that is a per-thread part with bits `var_bits` combined with a
@@ -40,15 +45,20 @@ static void emit_base(FILE *out, const Phase *p, const Round *rd, int threads_lo
  * that the literal becomes the access's immediate offset. */
 char emit_index_op(uint64_t var_bits, uint64_t c) { return var_bits & c ? '^' : '+'; }
 
-static void emit_move(FILE *out, const Phase *p, const Round *rd, bool load) {
+/* The loads (stores) of a round's registers at base ^ P·r, split as
+ * (base ^ (P·r & bits of base)) + the rest: the XORs are as many as the
+ * distinct values of the first part (plan_round_xors), the rest immediate. */
+static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots, const char *base, bool load) {
     uint64_t bbits = 0;
-    for (int i = 0; i < p->threads_log; i++) bbits |= plan_slot(p, rd->threads[i]);
+    for (int i = 0; i < p->threads_log; i++) bbits |= f2_combine(slots, p->tile_log, rd->threads[i]);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++)
         for (int k = 0; k < p->elem->nslots; k++) {
-            uint64_t u = plan_slot(p, reg_vector(rd, j));
-            char op = emit_index_op(bbits, u);
-            if (load) fprintf(out, "        v%d_%u = tile%d[base %c 0x%llxu];\n", k, j, k, op, (unsigned long long)u);
-            else fprintf(out, "        tile%d[base %c 0x%llxu] = v%d_%u;\n", k, op, (unsigned long long)u, k, j);
+            uint64_t u = f2_combine(slots, p->tile_log, reg_vector(rd, j)), x = u & bbits, c = u & ~bbits;
+            char index[96];
+            if (x) snprintf(index, sizeof index, "(%s ^ 0x%llxu) + 0x%llxu", base, (unsigned long long)x, (unsigned long long)c);
+            else snprintf(index, sizeof index, "%s + 0x%llxu", base, (unsigned long long)c);
+            if (load) fprintf(out, "        v%d_%u = tile%d[%s];\n", k, j, k, index);
+            else fprintf(out, "        tile%d[%s] = v%d_%u;\n", k, index, k, j);
         }
 }
 
@@ -254,8 +264,8 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
         const Round *rd = &p->rounds[ri];
         int first = rd->first;
         fprintf(out, "    { /* round: steps %d..%d in registers */\n", first, first + rd->count - 1);
-        emit_base(out, p, rd, t);
-        emit_move(out, p, rd, true);
+        emit_base(out, p, rd, rd->slots, "base");
+        emit_move(out, p, rd, rd->slots, "base", true);
         for (int i = first; i < first + rd->count; i++) {
             fprintf(out, "        /* step %d: ", i);
             ir_print_stmt_brief(out, p->steps[i].stmt);
@@ -269,7 +279,17 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
             else if (st->group_log > 1) emit_group_step(out, p, rd, st, i);
             else emit_map_step(out, p, rd, st, i);
         }
-        emit_move(out, p, rd, false);
+        const uint64_t *next = store_slots(p, ri);
+        if (memcmp(next, rd->slots, sizeof(uint64_t) * (size_t)p->tile_log)) {
+            /* once every lane of the warp (of the block) has read: the
+               store writes slots that its warp (another warp) read */
+            if (rd->sync) fputs("        __syncthreads();\n", out);
+            else fprintf(out, "        __syncwarp(0x%xu);\n", t < 5 ? (1u << (1 << t)) - 1 : 0xffffffffu);
+            emit_base(out, p, rd, next, "sbase");
+            emit_move(out, p, rd, next, "sbase", false);
+        } else {
+            emit_move(out, p, rd, rd->slots, "base", false);
+        }
         fputs("    }\n    __syncthreads();\n", out);
     }
 }

@@ -87,6 +87,10 @@ static const char usage[] =
     "  --vector-copies      with a compile, --check, --report or --dump-plan:\n"
     "                       kernels read and write their tiles in global memory\n"
     "                       in 16-byte vectors where the layout allows\n"
+    "  --register-bytes B   with a compile, --check, --report or --dump-plan:\n"
+    "                       tile elements a kernel's thread holds in registers,\n"
+    "                       in bytes: 128 (the default: 32 i32) or 256 (64 i32:\n"
+    "                       fewer shared-memory rounds, half the threads)\n"
     "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
@@ -101,7 +105,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -134,6 +138,8 @@ static const OptSpec specs[OPT_COUNT] = {
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_REGISTER_BYTES] = {"register-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
@@ -274,6 +280,11 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         opt->exchange_pieces = (int)pieces;
         return 0;
     }
+    case OPT_REGISTER_BYTES:
+        if (strcmp(value, "128") && strcmp(value, "256"))
+            return usage_error("--register-bytes takes 128 or 256, not '%s'%s", value, "");
+        opt->register_bytes = atoi(value);
+        return 0;
     case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
     case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");
     case OPT_REPORT: return set_action(opt, seen, ACTION_REPORT, "--report");

@@ -73,12 +73,19 @@ typedef struct {
 
 /* A register round of a LOCAL phase's CUDA kernel: steps first..first+count-1
  * run with thread `tid` holding the tile elements base(tid) ^ R·j, where
- * base(tid) is the XOR of threads[i] over the bits i of tid (plan_rounds.c). */
+ * base(tid) is the XOR of threads[i] over the bits i of tid (plan_rounds.c).
+ * The round loads them from shared memory in its layout (tile element u at
+ * slot P·u, P = slots; round 0's is the phase's slot_cols) and stores them in
+ * the next round's layout (the last round: the phase's). Such a store
+ * writes only slots that its own warp read (after a __syncwarp) unless
+ * `sync`: then a block barrier comes first. */
 typedef struct {
     int first, count;
     uint64_t regs[SCHED_MAX_TILE];      /* R: tile vector of register bit i */
     uint64_t threads[SCHED_MAX_TILE];   /* tile vector of thread-index bit i */
+    uint64_t slots[SCHED_MAX_TILE];     /* P: slot of tile vector e_i */
     int reg_log;
+    bool sync;                          /* a __syncthreads before the store */
 } Round;
 
 /* EXCHANGE: a permutation (as PERMUTE) of an entry compiled for several
@@ -125,8 +132,9 @@ typedef struct {
      * the identity plus an XOR swizzle of high tile bits into the five bank
      * bits, chosen so that the write side's warp reads hit distinct banks. */
     uint64_t slot_cols[SCHED_MAX_TILE];
-    /* The CUDA kernel: 2^threads_log threads, the steps in register rounds. */
-    int threads_log;
+    /* The CUDA kernel: 2^threads_log threads, the steps in register rounds
+     * of about 2^reg_bytes_log bytes of elements per thread (plan_rounds.c). */
+    int threads_log, reg_bytes_log;
     /* The copies between memory and the tile in the tile's layout (the
      * load, and the write-back of a phase in place) move 2^vec_log
      * consecutive elements per thread as one 16-byte vector of each plane:

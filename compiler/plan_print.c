@@ -3,6 +3,8 @@
  * vector in hexadecimal (docs/internals.md describes the fields). */
 #include "plan_print.h"
 
+#include <string.h>
+
 static void vectors(FILE *out, const char *name, const uint64_t *v, int count) {
     fprintf(out, "    %s:", name);
     for (int i = 0; i < count; i++) fprintf(out, " 0x%llx", (unsigned long long)v[i]);
@@ -74,6 +76,9 @@ static void print_local(FILE *out, const Phase *p) {
                 rd->reg_log);
         vectors(out, "registers R", rd->regs, rd->reg_log);
         vectors(out, "threads", rd->threads, p->threads_log);
+        if (memcmp(rd->slots, p->slot_cols, sizeof(uint64_t) * (size_t)p->tile_log))
+            vectors(out, "layout P", rd->slots, p->tile_log);
+        if (rd->sync) fputs("    a block barrier before the store\n", out);
     }
 }
 

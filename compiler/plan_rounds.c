@@ -13,24 +13,27 @@
 
 #include "access_model.h"
 
-#define REG_BYTES_LOG 7     /* element bytes per thread in registers, log2 */
+#define REG_BYTES_LOG 7     /* element bytes per thread in registers, log2: the default */
 #define MAX_THREADS_LOG 10
 
 /* About 128 bytes of elements per thread, 8 to 32 elements: 32 int32 or f32
  * (measured best for sorts, bench/results/2026-11-21-h100-register-rounds.md),
  * 16 complex f32 or key-value pairs (the FFT of 2^24 points ran 1.8x faster
- * than with 32, which spilled registers; bench/results/2026-11-21-h100-fft.md). */
-int plan_reg_log(const ElemType *elem, int tile_log) {
+ * than with 32, which spilled registers; bench/results/2026-11-21-h100-fft.md).
+ * --register-bytes 256 doubles it (Phase.reg_bytes_log). */
+static int reg_log_of(const ElemType *elem, int tile_log, int reg_bytes_log) {
     int bytes_log = 0;
     while ((2 << bytes_log) <= elem_bytes(elem)) bytes_log++;
-    int reg_log = REG_BYTES_LOG - bytes_log;
-    if (reg_log > 5) reg_log = 5;
+    int reg_log = reg_bytes_log - bytes_log;
+    if (reg_log > reg_bytes_log - 2) reg_log = reg_bytes_log - 2;
     if (reg_log < 3) reg_log = 3;
     return tile_log < reg_log ? tile_log : reg_log;
 }
 
+int plan_reg_log(const ElemType *elem, int tile_log) { return reg_log_of(elem, tile_log, REG_BYTES_LOG); }
+
 int plan_threads_log(const Phase *p) {
-    int t = p->tile_log - plan_reg_log(p->elem, p->tile_log);
+    int t = p->tile_log - reg_log_of(p->elem, p->tile_log, p->reg_bytes_log ? p->reg_bytes_log : REG_BYTES_LOG);
     return t > MAX_THREADS_LOG ? MAX_THREADS_LOG : t;
 }
 
@@ -64,10 +67,14 @@ static F2Space kernel_of(int D, const uint64_t *fs, int nf) {
 }
 
 /* Thread vectors inside K: a complement of span(R) in K, its first `lanes`
- * vectors recombined so that their slots fall in independent banks (so every
- * warp access of the round hits 32 distinct banks), the rest warps from high
- * bits down. False when K holds no such complement. */
-static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, int threads_log, uint64_t *threads) {
+ * vectors (lowest first) recombined, when `banked`, so that their slots in
+ * the phase's layout fall in independent banks (so every warp access of the
+ * round hits 32 distinct banks), the rest warps from high bits down. A round
+ * that neither loads nor stores in the phase's layout needs no banks there:
+ * its layouts are made for its lanes (plan_layouts). False when K holds no
+ * such complement. */
+static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, int threads_log, bool banked,
+                            uint64_t *threads) {
     int D = p->tile_log, lanes = threads_log < 5 ? threads_log : 5;
     F2Space all = *R;
     uint64_t comp[SCHED_MAX_TILE];
@@ -78,10 +85,11 @@ static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, 
     /* lanes: elimination on the banks of the complement, lowest vectors first */
     LaneBanks banks;
     lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
-    if (lanes > banks.g.wave_log) lanes = banks.g.wave_log;
+    if (banked && lanes > banks.g.wave_log) lanes = banks.g.wave_log;
     int k = 0;
     for (int i = nc - 1; i >= 0 && k < lanes; i--)
-        if (lane_banks_add(&banks, comp[i], plan_slot(p, comp[i]), &threads[k])) k++;
+        if (!banked) threads[k++] = comp[i];
+        else if (lane_banks_add(&banks, comp[i], plan_slot(p, comp[i]), &threads[k])) k++;
     if (k < lanes) return false;
     all = *R;
     for (int i = 0; i < k; i++) f2_space_add(&all, threads[i]);
@@ -102,6 +110,7 @@ static void plan_round(const Phase *p, Round *rd, int first) {
     rd->first = first;
     rd->count = round_extent(p, first, reg_log, &span);
     rd->reg_log = reg_log;
+    bool banked = first == 0 || first + rd->count == p->nsteps;     /* loads or stores in the phase's layout */
     int D = p->tile_log;
     for (int bit = D - 1; bit >= 0 && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
     for (int i = 0; i < reg_log; i++) rd->regs[i] = span.basis[i];
@@ -120,7 +129,7 @@ static void plan_round(const Phase *p, Round *rd, int first) {
             orders[norders] = order;
             F2Space k = kernel_of(D, orders, norders + 1);
             uint64_t threads[32];
-            if (!plan_threads_in(p, &span, &k, threads_log, threads)) {
+            if (!plan_threads_in(p, &span, &k, threads_log, banked, threads)) {
                 if (nfailed < 32) failed[nfailed++] = order;
                 continue;
             }
@@ -132,11 +141,12 @@ static void plan_round(const Phase *p, Round *rd, int first) {
     F2Space all = span;
     LaneBanks banks;
     lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
-    int lanes = threads_log < banks.g.wave_log ? threads_log : banks.g.wave_log, k = 0;
+    int lanes = threads_log < 5 ? threads_log : 5, k = 0;
+    if (banked && lanes > banks.g.wave_log) lanes = banks.g.wave_log;
     for (uint64_t v = 1; v < UINT64_C(1) << D && k < lanes; v++) {
         LaneBanks tried = banks;
         uint64_t lane;
-        if (f2_space_contains(&all, v) || !lane_banks_add(&tried, v, plan_slot(p, v), &lane)) continue;
+        if (f2_space_contains(&all, v) || (banked && !lane_banks_add(&tried, v, plan_slot(p, v), &lane))) continue;
         banks = tried;
         f2_space_add(&all, v);
         rd->threads[k++] = v;
@@ -168,6 +178,206 @@ int plan_thread_directions(const Phase *p) {
     return n;
 }
 
+/* Round layouts. A round's accesses are at slot base(tid) ^ P·r for its
+ * registers r: the XOR of the base is folded into the access's immediate
+ * offset when P·r and the base share no slot bit (emit_cuda_local.c), else
+ * it costs an instruction per access. With the phase's layout S for every
+ * round they share bits: the swizzle that spreads a round's lanes over the
+ * banks XORs high tile bits, which registers hold, into the bank bits, which
+ * the lanes hold. So each round after the first gets a layout of its own
+ * (Round.slots), in which the previous round stores and it loads: a slot bit
+ * is a functional over tile coordinates (a row of P), and it costs nothing
+ * to a round when it vanishes on the round's registers or on its threads.
+ * Rows are taken cheapest first: the bank rows injective on both rounds'
+ * lanes (every access conflict-free), then rows that vanish on one side in
+ * both rounds, then in one.
+ *
+ * A store in a layout other than the load's overwrites slots that other
+ * threads may not have read yet. Every layout agrees with S outside S(W),
+ * W the tile vectors that every round keeps within a warp (a warp holds a
+ * coset of span(lanes, R)), so the slot bits that tell the warps' slots
+ * apart are S's in every layout: each warp stores only into slots it read,
+ * after a __syncwarp. */
+#define LAYOUT_ENUM_LOG 10      /* elements of a candidate space tried for a bank row, log2 */
+
+/* Instructions a round's accesses in layout `slots` spend on XORs: the
+ * distinct values of the part of P·r that shares bits with the base, less
+ * the zero one (emit_cuda_local.c splits each index that way). */
+int plan_round_xors(const Phase *p, const Round *rd, const uint64_t *slots) {
+    uint64_t bbits = 0;
+    for (int i = 0; i < p->threads_log; i++) bbits |= f2_combine(slots, p->tile_log, rd->threads[i]);
+    F2Space mixed = f2_space_empty(p->tile_log);
+    for (int i = 0; i < rd->reg_log; i++) f2_space_add(&mixed, f2_combine(slots, p->tile_log, rd->regs[i]) & bbits);
+    return (1 << mixed.dim) - 1;
+}
+
+/* W (see above) as an annihilator: the vectors on which every functional
+ * vanishing on some round's span(lanes, R) vanishes. */
+static F2Space warp_space(const Phase *p) {
+    int D = p->tile_log;
+    F2Space ann = f2_space_empty(D);
+    for (int r = 0; r < p->nrounds && p->threads_log > 5; r++) {
+        const Round *rd = &p->rounds[r];
+        uint64_t v[2 * SCHED_MAX_TILE];
+        int n = 0;
+        for (int i = 0; i < rd->reg_log; i++) v[n++] = rd->regs[i];
+        for (int i = 0; i < 5; i++) v[n++] = rd->threads[i];
+        F2Space a = kernel_of(D, v, n);
+        ann = f2_space_sum(&ann, &a);
+    }
+    return kernel_of(D, ann.basis, ann.dim);
+}
+
+/* The restriction of functional f to the first n lanes, as n bits. */
+static uint64_t on_lanes(uint64_t f, const Round *rd, int n) {
+    uint64_t bits = 0;
+    for (int i = 0; i < n; i++) bits |= (uint64_t)f2_parity(f & rd->threads[i]) << i;
+    return bits;
+}
+
+/* The first lanes of a wavefront of `rd` meet no other word in their banks. */
+static bool lanes_free(const Phase *p, const Round *rd, const uint64_t *slots) {
+    LaneBanks banks;
+    lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
+    int lanes = p->threads_log < banks.g.wave_log ? p->threads_log : banks.g.wave_log;
+    uint64_t lane;
+    for (int i = 0; i < lanes; i++)
+        if (!lane_banks_add(&banks, rd->threads[i], f2_combine(slots, p->tile_log, rd->threads[i]), &lane)) return false;
+    return true;
+}
+
+/* The layout in which round a stores and round b loads, its rows outside
+ * free_bits S's (s_rows). False when no bank rows were found. */
+static bool layout_between(const Phase *p, const Round *a, const Round *b, uint64_t free_bits, const uint64_t *s_rows,
+                           uint64_t *slots) {
+    int D = p->tile_log, t = p->threads_log;
+    BankGeometry g = access_bank_geometry(elem_max_slot_bytes(p->elem));
+    int lanes = t < g.wave_log ? t : g.wave_log;
+    uint64_t rows[SCHED_MAX_TILE];
+    F2Space taken = f2_space_empty(D);
+    for (int i = 0; i < D; i++)
+        if (!(free_bits >> i & 1)) f2_space_add(&taken, rows[i] = s_rows[i]);
+    /* the functionals vanishing on one side of each round, cheapest first */
+    uint64_t sides[4][2 * SCHED_MAX_TILE];
+    int nside[4] = {a->reg_log, t, b->reg_log, t};
+    memcpy(sides[0], a->regs, sizeof(uint64_t) * (size_t)a->reg_log);
+    memcpy(sides[1], a->threads, sizeof(uint64_t) * (size_t)t);
+    memcpy(sides[2], b->regs, sizeof(uint64_t) * (size_t)b->reg_log);
+    memcpy(sides[3], b->threads, sizeof(uint64_t) * (size_t)t);
+    F2Space cand[9];
+    static const int pairs[4][2] = {{0, 2}, {0, 3}, {1, 2}, {1, 3}};
+    for (int c = 0; c < 4; c++) {
+        uint64_t v[4 * SCHED_MAX_TILE];
+        int n = 0;
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < nside[pairs[c][k]]; i++) v[n++] = sides[pairs[c][k]][i];
+        cand[c] = kernel_of(D, v, n);
+    }
+    static const int singles[4] = {2, 0, 3, 1};      /* the load's registers first */
+    for (int c = 0; c < 4; c++) cand[4 + c] = kernel_of(D, sides[singles[c]], nside[singles[c]]);
+    cand[8] = kernel_of(D, NULL, 0);
+    /* bank rows: injective on both rounds' lanes (a common complement of
+     * two subspaces always exists, so the whole space, tried last in full,
+     * has them when no row is fixed) */
+    F2Space la = f2_space_empty(lanes ? lanes : 1), lb = la;
+    for (int j = 0; j < lanes; j++) {
+        int bit = g.word_shift + j;
+        if (!(free_bits >> bit & 1)) return false;
+        bool found = false;
+        for (int c = 0; c < 9 && !found; c++) {
+            int k = c == 8 || cand[c].dim < LAYOUT_ENUM_LOG ? cand[c].dim : LAYOUT_ENUM_LOG;
+            for (uint64_t x = 1; x < UINT64_C(1) << k && !found; x++) {
+                uint64_t f = f2_combine(cand[c].basis, k, x);
+                F2Space ta = la, tb = lb, tt = taken;
+                if (!f2_space_add(&ta, on_lanes(f, a, lanes)) || !f2_space_add(&tb, on_lanes(f, b, lanes)) ||
+                    !f2_space_add(&tt, f))
+                    continue;
+                la = ta, lb = tb, taken = tt;
+                rows[bit] = f;
+                found = true;
+            }
+        }
+        if (!found) return false;
+    }
+    /* the other free rows */
+    uint64_t bank = f2_mask(lanes) << g.word_shift, rest = free_bits & ~bank;
+    for (int c = 0; c < 9 && rest; c++)
+        for (int i = 0; i < cand[c].dim && rest; i++)
+            if (f2_space_add(&taken, cand[c].basis[i])) {
+                int bit = __builtin_ctzll(rest);
+                rows[bit] = cand[c].basis[i];
+                rest &= rest - 1;
+            }
+    if (rest) diag_fatal("internal error: a round layout short of rows");
+    for (int j = 0; j < D; j++) {
+        slots[j] = 0;
+        for (int i = 0; i < D; i++) slots[j] |= (rows[i] >> j & 1) << i;
+    }
+    return lanes_free(p, a, slots) && lanes_free(p, b, slots);
+}
+
+/* Whether round rd, loading in layout `from`, stores in layout `to` only
+ * into slots its own warp read: `to` differs from `from` only within the
+ * slots of span(lanes, R). */
+bool plan_store_in_warp(const Phase *p, const Round *rd, const uint64_t *from, const uint64_t *to) {
+    if (p->threads_log <= 5) return true;
+    F2Space own = f2_space_empty(p->tile_log);
+    for (int i = 0; i < rd->reg_log; i++) f2_space_add(&own, f2_combine(from, p->tile_log, rd->regs[i]));
+    for (int i = 0; i < 5; i++) f2_space_add(&own, f2_combine(from, p->tile_log, rd->threads[i]));
+    for (int i = 0; i < p->tile_log; i++)
+        if (!f2_space_contains(&own, to[i] ^ from[i])) return false;
+    return true;
+}
+
+#define BARRIER_XORS 64         /* a block barrier before a store counts as this many XORs */
+
+/* Each round's layout: round 0 loads where the tile load stored (S), the
+ * last stores where the write-back loads (S); between, the cheapest of S,
+ * the layout of layout_between with S's rows outside S(W) (safe for the
+ * stores when W lies in the rounds' warp spans) and one with all rows free,
+ * counting the XORs of the store and the load and a barrier where the store
+ * leaves its warp's slots (Round.sync). */
+static void plan_layouts(Phase *p) {
+    int D = p->tile_log;
+    size_t bytes = sizeof(uint64_t) * (size_t)D;
+    for (int r = 0; r < p->nrounds; r++) memcpy(p->rounds[r].slots, p->slot_cols, bytes);
+    F2Space w = warp_space(p), sw = f2_space_empty(D);
+    for (int i = 0; i < w.dim; i++) f2_space_add(&sw, plan_slot(p, w.basis[i]));
+    uint64_t warp_bits = 0, s_rows[SCHED_MAX_TILE];
+    for (int i = 0; i < D; i++) {
+        if (f2_space_contains(&sw, UINT64_C(1) << i)) warp_bits |= UINT64_C(1) << i;
+        s_rows[i] = 0;
+        for (int j = 0; j < D; j++) s_rows[i] |= (p->slot_cols[j] >> i & 1) << j;
+    }
+    for (int r = 1; r < p->nrounds; r++) {
+        const Round *a = &p->rounds[r - 1];
+        Round *b = &p->rounds[r];
+        uint64_t cand[4][SCHED_MAX_TILE];
+        bool ok[4];
+        memcpy(cand[0], a->slots, bytes);           /* a stores where it loaded */
+        ok[0] = lanes_free(p, b, cand[0]);
+        memcpy(cand[1], p->slot_cols, bytes);
+        ok[1] = lanes_free(p, a, cand[1]) && lanes_free(p, b, cand[1]);
+        ok[2] = layout_between(p, a, b, warp_bits, s_rows, cand[2]);
+        ok[3] = layout_between(p, a, b, f2_mask(D), s_rows, cand[3]);
+        int best = -1, best_cost = 0;
+        for (int c = 0; c < 4; c++) {
+            if (!ok[c]) continue;
+            /* a's store costs nothing more in the layout it loaded in: the load's addresses */
+            bool same = !memcmp(cand[c], a->slots, bytes);
+            int cost = (same ? 0 : plan_round_xors(p, a, cand[c])) + plan_round_xors(p, b, cand[c]) +
+                       (plan_store_in_warp(p, a, a->slots, cand[c]) ? 0 : BARRIER_XORS);
+            if (best < 0 || cost < best_cost) best = c, best_cost = cost;
+        }
+        if (best < 0) diag_fatal("internal error: no layout between register rounds");
+        memcpy(b->slots, cand[best], bytes);
+    }
+    for (int r = 0; r < p->nrounds; r++) {
+        Round *rd = &p->rounds[r];
+        rd->sync = !plan_store_in_warp(p, rd, rd->slots, r + 1 < p->nrounds ? p->rounds[r + 1].slots : p->slot_cols);
+    }
+}
+
 /* A round holds at least one step, so nsteps rounds are enough. */
 void plan_rounds(Arena *arena, Phase *p) {
     p->threads_log = plan_threads_log(p);
@@ -175,4 +385,5 @@ void plan_rounds(Arena *arena, Phase *p) {
     p->nrounds = 0;
     for (int first = 0; first < p->nsteps; first += p->rounds[p->nrounds++].count)
         plan_round(p, &p->rounds[p->nrounds], first);
+    plan_layouts(p);
 }

@@ -18,5 +18,12 @@ int plan_thread_directions(const Phase *p);
 /* A functional f over tile coordinates on a thread's base vector, as a mask
  * over the thread index: parity(f & base(tid)) = parity(mask & tid). */
 uint64_t plan_thread_mask(const Phase *p, const Round *rd, uint64_t f);
+/* The XOR instructions of a round's loads or stores in layout `slots` (a
+ * Round.slots): its register offsets that the base's bits keep from being
+ * immediate offsets, counted as distinct values. */
+int plan_round_xors(const Phase *p, const Round *rd, const uint64_t *slots);
+/* Whether round rd, loading in layout `from`, stores in layout `to` only
+ * into slots its own warp read. */
+bool plan_store_in_warp(const Phase *p, const Round *rd, const uint64_t *from, const uint64_t *to);
 
 #endif

@@ -2,6 +2,9 @@
  * The sanitizer build runs it after scheduling (driver.c), so a scheduler
  * change that breaks one fails there, named, instead of as wrong code. */
 #include "plan.h"
+#include "plan_rounds.h"
+
+#include <string.h>
 
 #define REQUIRE(cond, ...) \
     do { \
@@ -113,6 +116,12 @@ static const char *verify_rounds(Arena *a, const Phase *p) {
         for (int i = 0; i < p->tile_log; i++) outside |= all[i] & ~f2_mask(p->tile_log);
         REQUIRE(!outside && span_dim(p->tile_log, all, p->tile_log) == p->tile_log,
                 "round %d: registers and threads do not span the tile", r);
+        REQUIRE(span_dim(p->tile_log, rd->slots, p->tile_log) == p->tile_log, "round %d: its layout is not a permutation", r);
+        REQUIRE(r > 0 || !memcmp(rd->slots, p->slot_cols, sizeof(uint64_t) * (size_t)p->tile_log),
+                "round 0 does not load where the tile load stores");
+        const uint64_t *then = r + 1 < p->nrounds ? p->rounds[r + 1].slots : p->slot_cols;
+        REQUIRE(rd->sync || plan_store_in_warp(p, rd, rd->slots, then),
+                "round %d stores into slots that another warp reads, without a barrier", r);
         F2Space regs = f2_space_empty(p->tile_log);
         for (int i = 0; i < rd->reg_log; i++) f2_space_add(&regs, rd->regs[i]);
         for (int i = rd->first; i < rd->first + rd->count; i++)

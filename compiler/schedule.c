@@ -84,6 +84,7 @@ typedef struct {
     int tile_cap_log;           /* and at most 2^tile_cap_log elements */
     int segment_bytes;          /* SchedOptions.segment_bytes */
     bool vector_copies;         /* SchedOptions.vector_copies */
+    int reg_bytes_log;          /* SchedOptions.register_bytes, log2 */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
     int exchange_pieces;        /* SchedOptions.exchange_pieces */
     const ElemType *elem;
@@ -103,6 +104,7 @@ static Phase *new_phase(Sched *s, PhaseKind kind) {
     p->kind = kind;
     p->n = s->n;
     p->elem = p->in_elem = s->elem;
+    p->reg_bytes_log = s->reg_bytes_log;
     return p;
 }
 
@@ -394,10 +396,17 @@ static bool choose_swizzle(Phase *p) {
     uint64_t state = 0x9e3779b97f4a7c15u;
     for (int attempt = 0; attempt < SWIZZLE_TRIES && best_score > 0 && scored < SWIZZLE_SCORED &&
                                           (long)scored * p->nsteps < SWIZZLE_STEP_SCORES; attempt++) {
-        /* tile bits above the bank bits XOR into the bank bits */
+        /* tile bits above the bank bits XOR into the bank bits: first each
+           into bank bit (its index mod the bank bits), which keeps the
+           lanes of a round within the low tile bits where it can, so that
+           the round layouts of plan_rounds.c find warps' slots to keep */
         for (int i = g.word_shift + g.bank_bits; i < p->tile_log; i++) {
-            state = state * 6364136223846793005u + 1442695040888963407u;
-            p->slot_cols[i] = (UINT64_C(1) << i) | (state >> (64 - g.bank_bits) << g.word_shift);
+            uint64_t mix = UINT64_C(1) << ((i - g.word_shift - g.bank_bits) % g.bank_bits);
+            if (attempt > 0) {
+                state = state * 6364136223846793005u + 1442695040888963407u;
+                mix = state >> (64 - g.bank_bits);
+            }
+            p->slot_cols[i] = (UINT64_C(1) << i) | mix << g.word_shift;
         }
         if (!swizzle_allowed(p, lanes)) continue;
         int score = plan_thread_directions(p);
@@ -853,7 +862,8 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
                .tile_raise = tile_raise, .tile_cap_log = tile_cap_log,
                .segment_bytes = opt && opt->segment_bytes ? opt->segment_bytes : SCHED_SEGMENT_BYTES,
                .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log,
-               .exchange_pieces = opt ? opt->exchange_pieces : 0};
+               .exchange_pieces = opt ? opt->exchange_pieces : 0,
+               .reg_bytes_log = opt && opt->register_bytes == 256 ? 8 : 7};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);

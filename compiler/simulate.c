@@ -96,18 +96,23 @@ static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g,
     else replay_elements(p, b, bytes, !p->writes_in_place, g, sh_out);
 }
 
+/* Each round loads its registers in its layout and stores them in the
+ * next round's (the phase's after the last). */
 static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
     int t = p->threads_log, lanes = t < 5 ? 1 << t : 32;
     for (int r = 0; r < p->nrounds; r++) {
         const Round *rd = &p->rounds[r];
         uint64_t u[32];
-        for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
-            for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
-                for (int l = 0; l < lanes; l++)
-                    u[l] = plan_slot(p, f2_combine(rd->threads, t, w * 32 + (unsigned)l) ^
-                                            f2_combine(rd->regs, rd->reg_log, j));
-                shared_access(sh, u, lanes, bytes);
-            }
+        for (int side = 0; side < 2; side++) {
+            const uint64_t *slots = side == 0 ? rd->slots : r + 1 < p->nrounds ? p->rounds[r + 1].slots : p->slot_cols;
+            for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
+                for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
+                    for (int l = 0; l < lanes; l++)
+                        u[l] = f2_combine(slots, p->tile_log, f2_combine(rd->threads, t, w * 32 + (unsigned)l) ^
+                                                                  f2_combine(rd->regs, rd->reg_log, j));
+                    shared_access(sh, u, lanes, bytes);
+                }
+        }
     }
 }
 

@@ -24,8 +24,9 @@ struct Dim {
     unsigned x, y, z;
 };
 static thread_local Dim threadIdx, blockIdx;
-static pthread_barrier_t barrier;
+static pthread_barrier_t barrier, warp_barrier[32];   // the block's, each warp's
 static void __syncthreads() { pthread_barrier_wait(&barrier); }
+static void __syncwarp(unsigned) { pthread_barrier_wait(&warp_barrier[threadIdx.x / 32]); }
 alignas(16) static unsigned char shared_mem[1 << 18];   // one block runs at a time
 
 #define __global__
@@ -62,12 +63,15 @@ static void launch(const Kernel &k, unsigned blocks, unsigned threads) {
     std::vector<Job> jobs(threads);
     for (unsigned b = 0; b < blocks; b++) {
         pthread_barrier_init(&barrier, nullptr, threads);
+        for (unsigned w = 0; w * 32 < threads; w++)
+            pthread_barrier_init(&warp_barrier[w], nullptr, threads - w * 32 < 32 ? threads - w * 32 : 32);
         for (unsigned t = 0; t < threads; t++) {
             jobs[t] = {&k, b, t};
             pthread_create(&th[t], nullptr, run, &jobs[t]);
         }
         for (unsigned t = 0; t < threads; t++) pthread_join(th[t], nullptr);
         pthread_barrier_destroy(&barrier);
+        for (unsigned w = 0; w * 32 < threads; w++) pthread_barrier_destroy(&warp_barrier[w]);
     }
 }
 

@@ -1,6 +1,6 @@
 /* graph_mock.h: CUDA device code of entry graphs run on the CPU for
  * tests/emu/graph.sh: a thread per CUDA thread, one block at a time,
- * barriers for __syncthreads and for warp shuffles (every lane writes its
+ * barriers for __syncthreads, __syncwarp and for warp shuffles (every lane writes its
  * value, then reads its partner's), and the host calls of NAME_run
  * (scratch, copies) on host memory. */
 #include <barrier>
@@ -17,6 +17,7 @@ static std::barrier<> *block_bar;
 static std::barrier<> *warp_bar[64];
 static uint64_t warp_slots[64][32];
 #define __syncthreads() block_bar->arrive_and_wait()
+#define __syncwarp(mask) warp_bar[threadIdx.x >> 5]->arrive_and_wait()
 #define __global__
 #define __device__
 #define __host__

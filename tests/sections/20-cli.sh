@@ -57,6 +57,11 @@ for form in "-Iexamples" "-I examples" "--include=examples" "--include examples"
 done
 expect_status 2 "a value for a flag" "$PARMC" --check=yes examples/sort.parm
 expect_status 2 "unknown target" "$PARMC" --target=ptx examples/sort.parm
+expect_status 2 "--register-bytes other than 128 or 256" "$PARMC" --check --register-bytes 64 examples/sort.parm
+grep -q "register-bytes takes 128 or 256, not '64'" "$TMP/cli.err" && pass || fail "cli: --register-bytes 64 says what it takes"
+expect_status 2 "--register-bytes with --interpret" "$PARMC" --interpret --register-bytes 256 examples/sort.parm
+expect_status 0 "--register-bytes 256" "$PARMC" --report --register-bytes 256 examples/batched.parm
+grep -q "2^6 threads" "$TMP/cli.out" && pass || fail "cli: --register-bytes 256 halves the threads of a rows kernel"
 
 # Conflicting actions are a usage error naming both; unused options too.
 expect_status 2 "two actions" "$PARMC" --check --interpret examples/sort.parm

@@ -4,7 +4,8 @@
 # when any access is worse, and the last line of each entry says so.
 report_ok() {   # report_ok NAME PROGRAM
     # an entry graph without chains has no kernel that the simulator models
-    if "$PARMC" --report --strict "$2" >"$TMP/report.txt" 2>&1 && ! grep -q ": no$" "$TMP/report.txt" &&
+    # shellcheck disable=SC2086
+    if "$PARMC" --report --strict ${REPORT_FLAGS:-} "$2" >"$TMP/report.txt" 2>&1 && ! grep -q ": no$" "$TMP/report.txt" &&
         grep -q "congestion 1: yes$\|outside chains.*not simulated$" "$TMP/report.txt"; then
         pass
     else
@@ -32,5 +33,11 @@ for elem in i8 u8 i16 u16 i32 f32 i64 u64 f64 "(i32, f64)" "(u8, i16)"; do
         [ "$body" = "bitonic_sort_rows $cmp 6 10 xs" ] && n=16
         printf 'import "sort"\nentry main (xs : [2^%d]%s) = %s\n' "$n" "$elem" "$body" >"$TMP/report_t.parm"
         report_ok "$elem: $body" "$TMP/report_t.parm"
+        # twice the elements a thread: other rounds, lanes and round layouts
+        REPORT_FLAGS="--register-bytes 256" report_ok "$elem: $body, --register-bytes 256" "$TMP/report_t.parm"
     done
+done
+for k in 16 24; do
+    variant examples/sort.parm "entry main (xs : [2^$k]i32) = sort $k xs"
+    REPORT_FLAGS="--register-bytes 256" report_ok "sort 2^$k, --register-bytes 256" "$TMP/variant.parm"
 done

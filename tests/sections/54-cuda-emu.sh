@@ -38,6 +38,19 @@ EMU_TYPE=f64 emu_check "bitonic 2^14 f64" "entry main (xs : [2^14]f64) = bsort 1
 EMU_TYPE=i16 emu_check "batched i16" "entry main (xs : [2^13]i16) = rows 3 (bsort 10) xs" examples/batched.parm 8192
 EMU_TYPE=u8 emu_check "bitonic 2^14 u8" "entry main (xs : [2^14]u8) = bsort 14 xs" examples/bitonic.parm 16384
 emu_check "sort 2^16 (5 kernels)" "entry main (xs : [2^16]i32) = sort 16 xs" examples/sort.parm 65536 none
+# round layouts (plan_rounds.c): a round stores in the next round's layout,
+# after a __syncwarp where its warp keeps its slots, else a block barrier;
+# this sort has both
+variant examples/sort.parm "entry main (xs : [2^17]i32) = sort 17 xs"
+"$PARMC" --dump-plan "$TMP/variant.parm" >"$TMP/emu/plan.txt"
+grep -q "layout P" "$TMP/emu/plan.txt" && grep -q "a block barrier before the store" "$TMP/emu/plan.txt" && pass ||
+    fail "sort 2^17 no longer has round layouts with and without a block barrier"
+emu_check "sort 2^17 (stores in the next round's layout)" "entry main (xs : [2^17]i32) = sort 17 xs" examples/sort.parm 131072
+# --register-bytes 256: 64 i32 a thread, half the threads
+PARMC_FLAGS="--register-bytes 256" emu_check "batched, 256 bytes of registers a thread" \
+    "entry main (xs : [2^13]i32) = rows 3 (bsort 10) xs" examples/batched.parm 8192
+PARMC_FLAGS="--register-bytes 256" EMU_TYPE=f64 emu_check "bitonic 2^14 f64, 256 bytes of registers a thread" \
+    "entry main (xs : [2^14]f64) = bsort 14 xs" examples/bitonic.parm 16384
 emu_check "bitonic 2^15" "entry main (xs : [2^15]i32) = bsort 15 xs" examples/bitonic.parm 32768 none
 emu_check "batched 2^3 rows of 2^10" "entry main (xs : [2^13]i32) = rows 3 (bsort 10) xs" examples/batched.parm 8192 none
 emu_check "direction from the block index" "entry main (xs : [2^16]i32) = by_block xs" tests/emu/directions.parm 65536 some
