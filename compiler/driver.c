@@ -359,6 +359,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->ir.arena = &c->arena;
     c->sched.tile_bytes = opt->tile_bytes;
     c->sched.vector_copies = opt->vector_copies;
+    c->sched.tile_buffers = opt->tile_buffers;
     c->sched.gpu_log = opt->gpu_log;
     jmp_buf handler;
     diag_handler = &handler;

@@ -35,6 +35,7 @@ typedef struct {
     bool strict;                /* --strict: --report fails unless every access is minimal */
     int tile_bytes;             /* --tile-bytes: shared memory for a tile; 0 = the scheduler's default */
     bool vector_copies;         /* --vector-copies: tile copies in 16-byte vectors */
+    int tile_buffers;           /* --tile-buffers: shared tile buffers per block; 0 = one */
     ImportPath import_path;     /* -I DIR and the stdlib, for `import` */
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */

@@ -78,6 +78,10 @@ static const char usage[] =
     "  --vector-copies      with a compile, --check, --report or --dump-plan:\n"
     "                       kernels read and write their tiles in global memory\n"
     "                       in 16-byte vectors where the layout allows\n"
+    "  --tile-buffers N     with a compile, --check, --report or --dump-plan:\n"
+    "                       kernels of N shared tile buffers (2 or 3; default\n"
+    "                       1): each block sorts several tiles and loads the\n"
+    "                       next ones (cp.async) while it works on one\n"
     "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
@@ -92,7 +96,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_VECTOR_COPIES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_VECTOR_COPIES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -122,6 +126,8 @@ static const OptSpec specs[OPT_COUNT] = {
                         "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_TILE_BUFFERS] = {"tile-buffers", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                          "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
@@ -250,6 +256,11 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_TRACE: opt->trace_rules = true; return 0;
     case OPT_TILE_BYTES: return parse_tile_bytes(value, &opt->tile_bytes);
     case OPT_VECTOR_COPIES: opt->vector_copies = true; return 0;
+    case OPT_TILE_BUFFERS:
+        if (strcmp(value, "1") && strcmp(value, "2") && strcmp(value, "3"))
+            return usage_error("--tile-buffers takes 1, 2 or 3, not '%s'%s", value, "");
+        opt->tile_buffers = value[0] - '0';
+        return 0;
     case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
     case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");
     case OPT_REPORT: return set_action(opt, seen, ACTION_REPORT, "--report");

@@ -17,6 +17,7 @@
 typedef struct {
     int tile_bytes;             /* 0: the default (schedule.c, default_tile_log) */
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
+    int tile_buffers;           /* LOCAL kernels of this many tile buffers where they fit (Phase.buffers); 0: one */
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
 } SchedOptions;
 
