@@ -446,11 +446,22 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
                  "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
                  "        __atomic_fetch_or(&configured, device_bit, __ATOMIC_RELEASE);\n    }\n",
             name, bytes);
-    /* persistent blocks (Phase.buffers): as many as the SMs hold at once */
-    if (tile_buffers(p) > 1)
-        fprintf(out, "    %s_kernel<<<parm_persistent_grid(ctx, %lluu, %d), %d, %d, ctx->stream>>>(", name,
-                1ULL << (p->block_log - s->gpu_log), blocks_per_sm(s, p), 1 << threads_log(p), bytes);
-    else
+    /* persistent blocks (Phase.buffers): as many as the SMs hold at once,
+       by the occupancy of the kernel as built (its registers), once per
+       device (every time on a device past the 64 the array holds) */
+    if (tile_buffers(p) > 1) {
+        fprintf(out, "    static int resident[64];\n"
+                     "    int per_sm = ctx->device < 64 ? __atomic_load_n(&resident[ctx->device], __ATOMIC_RELAXED) : 0;\n"
+                     "    if (!per_sm) {\n"
+                     "        PARM_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, %s_kernel, %d, %d));\n"
+                     "        if (per_sm < 1) per_sm = 1;\n"
+                     "        if (ctx->device < 64) __atomic_store_n(&resident[ctx->device], per_sm, __ATOMIC_RELAXED);\n"
+                     "    }\n",
+                name, 1 << threads_log(p), bytes);
+        fprintf(out, "    %s_kernel<<<parm_persistent_grid(ctx, %lluu, per_sm), %d, %d, ctx->stream>>>(", name,
+                1ULL << (p->block_log - s->gpu_log), 1 << threads_log(p), bytes);
+    } else
+
         fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << (p->block_log - s->gpu_log),
                 1 << threads_log(p), bytes);
     emit_plane_args(out, p->elem, p->elem);

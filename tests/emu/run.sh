@@ -16,7 +16,7 @@ awk '/^static __global__/,/^}/' "$2/p.cu" |
 # written (src[k], dst[k] and the scalar parameters parm_argN); a persistent
 # kernel (--tile-buffers) on EMU_GRID blocks (emu.cpp)
 sed -n -e 's/^ *\([A-Za-z0-9_]*_kernel\)<<<\([0-9]*\)u, \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, \2, \3, \4)/p' \
-    -e 's/^ *\([A-Za-z0-9_]*_kernel\)<<<parm_persistent_grid(ctx, \([0-9]*\)u, [0-9]*), \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, EMU_GRID(\2), \3, \4)/p' \
+    -e 's/^ *\([A-Za-z0-9_]*_kernel\)<<<parm_persistent_grid(ctx, \([0-9]*\)u, per_sm), \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, EMU_GRID(\2), \3, \4)/p' \
     "$2/p.cu" >"$2/launches.h"
 # the entry's run-time scalar parameters: type and name from its _run
 # function, in the API's order, and whether the input has them before the
