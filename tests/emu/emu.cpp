@@ -29,42 +29,7 @@ static pthread_barrier_t barrier;
 static void __syncthreads() { pthread_barrier_wait(&barrier); }
 alignas(16) static unsigned char shared_mem[1 << 18];   // one block runs at a time
 
-// The cp.async copies of persistent kernels (--tile-buffers): a copy may
-// land at any time between its issue and the wait that covers its group,
-// so the emulation fills the destination with a poison pattern at the issue
-// and copies at the wait. A read of a buffer before its wait and barrier, or
-// a load into a buffer that another thread still reads, then reads poison.
-// A persistent launch (run.sh) runs EMU_GRID blocks, fewer than its tiles,
-// so that each block takes several.
-struct CpCopy {
-    void *dst;
-    const void *src;
-    size_t bytes;
-};
-static thread_local std::vector<std::vector<CpCopy>> cp_groups(1);   // the last one is open
-static void emu_cp_async(void *dst, const void *src, size_t bytes) {
-    memset(dst, 0x5a, bytes);
-    cp_groups.back().push_back({dst, src, bytes});
-}
-static void emu_cp_commit() { cp_groups.emplace_back(); }
-static void emu_cp_wait(size_t in_flight) {
-    while (cp_groups.size() - 1 > in_flight) {
-        for (const CpCopy &c : cp_groups.front()) memcpy(c.dst, c.src, c.bytes);
-        cp_groups.erase(cp_groups.begin());
-    }
-}
-// Copies that no wait covered at the end of a thread: a tile loaded for
-// nothing, or a wait missing.
-static bool cp_pending() {
-    for (const auto &g : cp_groups)
-        if (!g.empty()) return true;
-    return false;
-}
-#define PARM_CP_ASYNC4(dst, src) emu_cp_async(dst, src, 4)
-#define PARM_CP_ASYNC8(dst, src) emu_cp_async(dst, src, 8)
-#define PARM_CP_COMMIT() emu_cp_commit()
-#define PARM_CP_WAIT(n) emu_cp_wait(n)
-#define EMU_GRID(tiles) ((tiles) < 3 ? (tiles) : 3)
+#include "cp_async.h"
 
 #define __global__
 #define __launch_bounds__(...)
@@ -91,7 +56,6 @@ static void *run(void *arg) {
     Job *j = (Job *)arg;
     blockIdx = {j->block, 0, 0};
     threadIdx = {j->thread, 0, 0};
-    cp_groups.assign(1, {});
     (*j->k)();
     if (cp_pending()) {
         fprintf(stderr, "emu: block %u thread %u ends with cp.async copies that no wait covered\n", j->block, j->thread);
