@@ -3,8 +3,8 @@
 # (tests/emu: cp.async copies land at the wait, poison before it; fewer
 # blocks than tiles) against the interpreter, for one and two fields of 4
 # and 8 bytes, writes in place and into the next layout, with vectors,
-# directions from the block, and scalar parameters. A missing wait must
-# fail the emulation.
+# directions from the block, scalar parameters and an entry graph. A
+# missing wait or barrier must fail the emulation.
 mkdir -p "$TMP/buf"
 buf_prog() {    # buf_prog NAME SOURCE ENTRY-LINE: $TMP/buf/NAME.parm
     { grep -v '^entry ' "$2"; echo "$3"; } >"$TMP/buf/$1.parm"
@@ -112,3 +112,15 @@ for broken in 's/PARM_CP_WAIT(0);/PARM_CP_WAIT(1);/' 's/PARM_CP_WAIT(0);/PARM_CP
         pass
     fi
 done
+
+# an entry graph whose chains overlap, beside the phase with a fused reduce
+# (tests/emu/graph.sh)
+mkdir -p "$TMP/buf/graph"
+"$PARMC" --random-input=5 tests/emu/fused.parm >"$TMP/buf/graph/in.txt"
+"$PARMC" --interpret tests/emu/fused.parm <"$TMP/buf/graph/in.txt" >"$TMP/buf/graph/want.txt"
+if PARMC=$PARMC PARMC_FLAGS="--tile-buffers 3" sh tests/emu/graph.sh "$TMP/buf/graph" fused <"$TMP/buf/graph/in.txt" \
+    >"$TMP/buf/graph/got.txt" 2>"$TMP/buf/graph/err.txt" && cmp -s "$TMP/buf/graph/want.txt" "$TMP/buf/graph/got.txt"; then
+    pass
+else
+    fail "tile buffers: CUDA emulation of the entry graph tests/emu/fused.parm: $(head -3 "$TMP/buf/graph/err.txt")"
+fi
