@@ -313,12 +313,14 @@ static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const 
     fputs("    const unsigned tid = threadIdx.x;\n", out);
 }
 
-/* The planes of the tile in shared memory buffer `buf` (an expression). */
+/* The planes of the tile in shared memory buffer `buf` (an expression;
+ * NULL: the one buffer). */
 static void emit_tile_planes(FILE *out, const Phase *p, const char *buf) {
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    %s *tile%d = (%s *)(parm_shared + %s * %du + %d);\n", ty, k, ty, buf, tile_bytes(p),
-                tile_plane_offset(p, k));
+        fprintf(out, "    %s *tile%d = (%s *)(parm_shared + ", ty, k, ty);
+        if (buf) fprintf(out, "%s * %du + ", buf, tile_bytes(p));
+        fprintf(out, "%d);\n", tile_plane_offset(p, k));
     }
 }
 
@@ -408,7 +410,7 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     if (tile_buffers(p) > 1) {
         emit_persistent_loop(out, s, p);
     } else {
-        emit_tile_planes(out, p, "0");
+        emit_tile_planes(out, p, NULL);
         emit_tile_work(out, s, p, "blockIdx.x");
     }
     fputs("}\n\n", out);
