@@ -20,7 +20,9 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(REPO, "bench", "suite")
 
-PERM_SIZES = [("i32", 24), ("i32", 26), ("i32", 28), ("i64", 26)]
+PERM_SIZES = [("i32", 24), ("i32", 26), ("i32", 28), ("i64", 26), ("u8", 26), ("i16", 26), ("u8", 28),
+              ("i16", 28)]
+ELEM_BYTES = {"u8": 1, "i16": 2, "i32": 4, "i64": 8}
 SORT_SIZES = [20, 22, 24, 26, 28]
 KV_SIZE = 24
 # (log2 of all elements, log2 of a row): 2^28 in four row lengths, and
@@ -119,7 +121,7 @@ def example_body(path):
 def programs():
     progs = []
     for ty, n in PERM_SIZES:
-        esize = 4 if ty == "i32" else 8
+        esize = ELEM_BYTES[ty]
         arr = "[2^%d]%s" % (n, ty)
         rng = random.Random(1000 * n + esize)  # fixed seeds
         cases = [("bitrev", "bitrev %d xs" % n, bitrev_map(n))]

@@ -37,6 +37,10 @@ __device__ unsigned long long mix64(unsigned long long x)  // a bijection of 64 
 
 // Permutation inputs: distinct and never 0 or -1, so that a wrong index or an
 // unwritten (poisoned with 0xff) element shows.
+// u8 and i16 cannot be distinct over 2^26 elements; the naive gather of
+// the same input is the reference either way.
+__device__ void put_distinct(uint8_t *a, size_t i) { a[i] = (uint8_t)mix32((unsigned)i + 1u); }
+__device__ void put_distinct(int16_t *a, size_t i) { a[i] = (int16_t)mix32((unsigned)i + 1u); }
 __device__ void put_distinct(int32_t *a, size_t i) { a[i] = (int32_t)mix32((unsigned)i + 1u); }
 __device__ void put_distinct(int64_t *a, size_t i) { a[i] = (int64_t)mix64(i + 1); }
 template <typename T> __global__ void fill_distinct(T *a, size_t n)
@@ -219,7 +223,7 @@ static void memory(size_t bytes, const char *type, int logn)
 template <typename T> static void perm(const Prog &p)
 {
     size_t n = (size_t)1 << p.logn, bytes = n * sizeof(T);
-    const char *type = sizeof(T) == 4 ? "i32" : "i64";
+    const char *type = sizeof(T) == 1 ? "u8" : sizeof(T) == 2 ? "i16" : sizeof(T) == 4 ? "i32" : "i64";
     memory(bytes, type, p.logn);
     T *in = (T *)A, *out = (T *)B, *ref = (T *)C;
     fill_distinct<<<grid(n), THREADS>>>(in, n);
@@ -402,8 +406,12 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "perm"))
         for (int k = 0; k < nprogs; k++) {
             if (progs[k].kind != K_PERM) continue;
-            if (progs[k].esize == 4) perm<int32_t>(progs[k]);
-            else perm<int64_t>(progs[k]);
+            switch (progs[k].esize) {
+            case 1: perm<uint8_t>(progs[k]); break;
+            case 2: perm<int16_t>(progs[k]); break;
+            case 4: perm<int32_t>(progs[k]); break;
+            default: perm<int64_t>(progs[k]); break;
+            }
         }
     if (wanted(argc, argv, "sort"))
         for (int logn : {20, 22, 24, 26, 28}) sorts(logn);

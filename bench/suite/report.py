@@ -119,7 +119,7 @@ PERM_LABEL = {"bitrev": "bit reversal", "transpose": "transpose 2^14 × 2^14",
               "flip": "flip of a 3-D array (dimensions 0 and 2)",
               "crinkle": "crinkle of a 3-D array (dimension 0, step 2)",
               "bpc": "random BPC with complement", "bmmc": "random BMMC with complement"}
-SIZES = [("i32", 24), ("i32", 26), ("i32", 28), ("i64", 26)]
+SIZES = [("i32", 24), ("i32", 26), ("i32", 28), ("i64", 26), ("u8", 26), ("i16", 26), ("u8", 28), ("i16", 28)]
 p("## Permutations: % of the 16-byte copy of the same bytes (one pass each)")
 p("")
 p("| permutation | " + " | ".join("%s 2^%d" % s for s in SIZES) + " |")
