@@ -287,9 +287,17 @@ static int tile_buffers(const Phase *p) { return p->buffers > 1 ? p->buffers : 1
  * (bench/results/2026-11-23-anylen-launch-bounds.md). A tile above 113 KB
  * (--tile-bytes), or two buffers of 64 KB (--tile-buffers), leave room for
  * one block, and so do 2^11 threads: asking for two would only halve the
- * registers. */
+ * registers. A persistent kernel (--tile-buffers) asks for the blocks that
+ * 128 registers per thread leave room for, at least two: its loop keeps
+ * more alive than one tile's code, and without a bound the 2^7 threads of
+ * a batched sort's kernel took 168 registers (3 blocks per SM; the kernel
+ * of one tile takes 86); at 96 they spill. */
+#define PERSISTENT_REGS 128
+#define SM_REGS 65536
 static int blocks_per_sm(const Schedule *s, const Phase *p) {
     int want = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
+    if (tile_buffers(p) > 1 && SM_REGS / (PERSISTENT_REGS << threads_log(p)) > want)
+        want = SM_REGS / (PERSISTENT_REGS << threads_log(p));
     int fit = SM_SHARED_BYTES / (tile_buffers(p) * tile_bytes(p) + BLOCK_RESERVED_BYTES);
     if (fit > 1 << (SM_THREADS_LOG - threads_log(p))) fit = 1 << (SM_THREADS_LOG - threads_log(p));
     return want < fit ? want : fit > 0 ? fit : 1;
