@@ -21,8 +21,10 @@
 #    Plots: python3 bench/plot.py bench/results/DATE-GPU.csv (run anywhere).
 #
 # Environment: PARMC (default build/parmc, made when missing), PARMC_NOTE
-# (where that parmc comes from, written into the report), JOBS (default
-# nproc), BENCH_WORK (the build directory, default a new temporary one).
+# (where that parmc comes from, written into the report), PARMC_FLAGS
+# (options of every parmc program's compile, e.g. --tile-buffers 2; named
+# in the report), JOBS (default nproc), BENCH_WORK (the build directory,
+# default a new temporary one), OUT (where the report goes).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
@@ -37,7 +39,8 @@ mkdir -p "$DEST" "$W"
 echo "== work directory $W, $JOBS jobs, $(nvcc --version | tail -1)"
 
 python3 bench/suite/gen.py programs "$W" || exit 1
-export PARMC NVCC
+PARMC_FLAGS=${PARMC_FLAGS:-}
+export PARMC PARMC_FLAGS NVCC
 xargs -P "$JOBS" -n 1 sh <"$W/jobs.txt" >"$W/build.log" 2>&1 ||
     { echo "== some builds failed (the others go on):"; grep -A30 FAILED "$W/build.log" | head -60; }
 for o in main libs_radix libs_merge libs_thrust libs_seg libs_segradix; do
@@ -79,7 +82,7 @@ cat "$W/build.log" "$W/bench.log" >"$BASE.log"
 grep -h . "$W"/*.report >"$BASE.reports.txt" 2>/dev/null
 python3 bench/suite/report.py "$CSV" "$W" \
     "# Benchmark run (issue 5): $GPU, $DATE" "" \
-    "Command: \`bash bench/run.sh\`; parmc: $PARMC (sha256 $(sha256sum "$PARMC" | cut -c1-12))${PARMC_NOTE:+, $PARMC_NOTE}; $(nvcc --version | tail -1 | sed 's/^Build //'); driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1); torch $TORCH." \
+    "Command: \`bash bench/run.sh\`; parmc: $PARMC (sha256 $(sha256sum "$PARMC" | cut -c1-12))${PARMC_FLAGS:+ $PARMC_FLAGS}${PARMC_NOTE:+, $PARMC_NOTE}; $(nvcc --version | tail -1 | sed 's/^Build //'); driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1); torch $TORCH." \
     "Wall time: build $((T1 - T0)) s on $JOBS cores, checks and timings $((T2 - T1)) s. Numbers: \`$(basename "$CSV")\`; parmc --report of every program: \`$(basename "$BASE").reports.txt\`; plots: \`python3 bench/plot.py $(basename "$CSV")\`." \
     >"$BASE.md" || echo "report.py failed"
 [ -f "$W/graph.txt" ] && printf '\n## Entry graphs (bench/graph)\n\n```\n%s\n```\n' "$(cat "$W/graph.txt")" >>"$BASE.md"

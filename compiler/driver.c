@@ -364,6 +364,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->sched.segment_bytes = opt->segment_bytes;
     c->sched.vector_copies = opt->vector_copies;
     c->sched.register_bytes = opt->register_bytes;
+    c->sched.tile_buffers = opt->tile_buffers;
     c->sched.gpu_log = opt->gpu_log;
     c->sched.exchange_pieces = opt->exchange_pieces;
     jmp_buf handler;

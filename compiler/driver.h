@@ -38,6 +38,7 @@ typedef struct {
     bool vector_copies;         /* --vector-copies: tile copies in 16-byte vectors */
     int exchange_pieces;        /* --exchange-pieces: 0 = the scheduler's choice */
     int register_bytes;         /* --register-bytes: a thread's elements in registers; 0 = the default */
+    int tile_buffers;           /* --tile-buffers: shared tile buffers per block; 0 = one */
     ImportPath import_path;     /* -I DIR and the stdlib, for `import` */
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */

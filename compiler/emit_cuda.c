@@ -28,14 +28,15 @@ static uint64_t tile_bits(const Phase *p, const uint64_t *cols, int t, bool slot
     return m;
 }
 
-/* x0 = C·b as a sum of literal columns. With ranks (plan.h, "Ranks") the
- * grid is the rank's blocks, whose top bits are the rank, and x0 the local
- * index in the rank's slice. */
-static void emit_block_origin(FILE *out, const Schedule *s, const Phase *p) {
+/* x0 = C·b as a sum of literal columns, for the tile `tile` of the grid
+ * (blockIdx.x, or a persistent block's loop variable). With ranks (plan.h,
+ * "Ranks") the grid is the rank's blocks, whose top bits are the rank, and
+ * x0 the local index in the rank's slice. */
+static void emit_block_origin(FILE *out, const Schedule *s, const Phase *p, const char *tile) {
     if (s->gpu_log)
-        fprintf(out, "    const uint64_t b = blockIdx.x | parm_rank << %d;\n", p->block_log - s->gpu_log);
+        fprintf(out, "    const uint64_t b = %s | parm_rank << %d;\n", tile, p->block_log - s->gpu_log);
     else
-        fputs("    const uint64_t b = blockIdx.x;\n", out);
+        fprintf(out, "    const uint64_t b = %s;\n", tile);
     fputs("    const uint64_t x0 = 0", out);
     for (int k = 0; k < p->block_log; k++)
         fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->block_cols[k]);
@@ -50,7 +51,7 @@ static void emit_rank_param(FILE *out, const Schedule *s) {
 
 /* The memory offset of u = tid | i << t: a per-thread part and literals. */
 static void emit_thread_offset(FILE *out, const Phase *p, int t) {
-    fputs("    const unsigned tid = threadIdx.x;\n    uint64_t xt = x0", out);
+    fputs("    uint64_t xt = x0", out);
     for (int i = 0; i < t; i++)
         fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->tile_cols[i]);
     fputs(";\n", out);
@@ -276,24 +277,37 @@ static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_lo
 #define BLOCK_RESERVED_BYTES 1024
 #define SM_THREADS_LOG 11
 
+static int tile_buffers(const Phase *p) { return p->buffers > 1 ? p->buffers : 1; }
+
 /* The blocks per SM that the launch bounds ask for. Two: measured 9% faster
  * on the 2^24 sort despite small spills. A kernel that reads or writes an
  * entry of any length computes a guarded address per element, and at 64
  * registers spills 3 times as much: one block per SM took 2^20 padded rows
  * of 2^10 from 12.70 to 7.93 ms on an H100
  * (bench/results/2026-11-23-anylen-launch-bounds.md). A tile above 113 KB
- * (--tile-bytes) leaves room for one block, and so do 2^11 threads: asking
- * for two would only halve the registers. */
+ * (--tile-bytes), or two buffers of 64 KB (--tile-buffers), leave room for
+ * one block, and so do 2^11 threads: asking for two would only halve the
+ * registers. A persistent kernel (--tile-buffers) asks for the blocks that
+ * 128 registers per thread leave room for, at least two: its loop keeps
+ * more alive than one tile's code, and without a bound the 2^7 threads of
+ * a batched sort's kernel took 168 registers (3 blocks per SM; the kernel
+ * of one tile takes 86); at 96 they spill. */
+#define PERSISTENT_REGS 128
+#define SM_REGS 65536
 static int blocks_per_sm(const Schedule *s, const Phase *p) {
     int want = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
-    int fit = SM_SHARED_BYTES / (tile_bytes(p) + BLOCK_RESERVED_BYTES);
+    if (tile_buffers(p) > 1 && SM_REGS / (PERSISTENT_REGS << threads_log(p)) > want)
+        want = SM_REGS / (PERSISTENT_REGS << threads_log(p));
+    int fit = SM_SHARED_BYTES / (tile_buffers(p) * tile_bytes(p) + BLOCK_RESERVED_BYTES);
     if (fit > 1 << (SM_THREADS_LOG - threads_log(p))) fit = 1 << (SM_THREADS_LOG - threads_log(p));
     return want < fit ? want : fit > 0 ? fit : 1;
 }
 
-static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    int t = threads_log(p), ns = p->elem->nslots;
-    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << t, blocks_per_sm(s, p), name);
+/* The kernel's signature, its shared memory and scalar arguments. */
+static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    int ns = p->elem->nslots;
+    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << threads_log(p),
+            blocks_per_sm(s, p), name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < ns; k++)
@@ -304,11 +318,25 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ __align__(16) unsigned char parm_shared[];\n", out);
     emit_arg_loads(out, s);
-    for (int k = 0; k < ns; k++) {
+    fputs("    const unsigned tid = threadIdx.x;\n", out);
+}
+
+/* The planes of the tile in shared memory buffer `buf` (an expression;
+ * NULL: the one buffer). */
+static void emit_tile_planes(FILE *out, const Phase *p, const char *buf) {
+    for (int k = 0; k < p->elem->nslots; k++) {
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    %s *tile%d = (%s *)(parm_shared + %d);\n", ty, k, ty, tile_plane_offset(p, k));
+        fprintf(out, "    %s *tile%d = (%s *)(parm_shared + ", ty, k, ty);
+        if (buf) fprintf(out, "%s * %du + ", buf, tile_bytes(p));
+        fprintf(out, "%d);\n", tile_plane_offset(p, k));
     }
-    emit_block_origin(out, s, p);
+}
+
+/* The block's tile b (tile: its grid index) once it is in shared memory:
+ * the register rounds, the write, the fused reduce. */
+static void emit_tile_work(FILE *out, const Schedule *s, const Phase *p, const char *tile) {
+    int t = threads_log(p);
+    emit_block_origin(out, s, p, tile);
     for (int i = 0; i < p->nsteps; i++) {
         const Step *st = &p->steps[i];
         if (st->group_log == 1)
@@ -318,17 +346,83 @@ static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, cons
             fprintf(out, "    const int blockpar%d_%d = parm_parity(b & 0x%llxull) ^ %d;\n", i, j,
                     (unsigned long long)st->order_block[j], (int)(st->order_const >> j & 1));
     }
-    emit_thread_offset(out, p, t);
-    emit_thread_slot(out, p, t);
-    emit_copy_tile(out, s, p, t, true);
-    fputs("    __syncthreads();\n", out);
+    if (p->writes_in_place || tile_buffers(p) == 1) {
+        emit_thread_offset(out, p, t);
+        emit_thread_slot(out, p, t);
+    }
+    if (tile_buffers(p) == 1) {
+        emit_copy_tile(out, s, p, t, true);
+        fputs("    __syncthreads();\n", out);
+    }
     emit_cuda_local_rounds(out, p);
     if (p->writes_in_place) emit_copy_tile(out, s, p, t, false);
     else emit_permuted_write(out, s, p, t);
     if (emit_phase_reduces(s, p)) emit_tile_reduce(out, s, p, t);
-    fputs("}\n\n", out);
 }
 
+/* The tile `tile` (grid index) into shared buffer `buf` with cp.async, one
+ * element per copy at its slot, in the thread order of the element-wise
+ * load (emit_copy_tile): the same sectors and banks. */
+static void emit_async_load(FILE *out, const Schedule *s, const Phase *p, const char *tile, const char *buf) {
+    int t = threads_log(p), ns = p->elem->nslots;
+    emit_tile_planes(out, p, buf);
+    emit_block_origin(out, s, p, tile);
+    emit_thread_offset(out, p, t);
+    emit_thread_slot(out, p, t);
+    uint64_t xbits = block_bits(p, p->block_cols) | tile_bits(p, p->tile_cols, t, false), sbits = 0;
+    for (int i = 0; i < t; i++) sbits |= plan_slot(p, UINT64_C(1) << i);
+    for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
+        uint64_t off = high_offset(p, t, i), slot = plan_slot(p, (uint64_t)i << t);
+        for (int k = 0; k < ns; k++)
+            fprintf(out, "    PARM_CP_ASYNC%d(&tile%d[st %c 0x%llxu], &in%d[xt %c 0x%llxull]);\n", slot_bytes(p->elem, k),
+                    k, emit_index_op(sbits, slot), (unsigned long long)slot, k, emit_index_op(xbits, off),
+                    (unsigned long long)off);
+    }
+}
+
+/* A persistent kernel of N = Phase.buffers tile buffers: the block's
+ * iteration k loads its tile k into buffer k % N and works on its tile
+ * k - (N - 1), which the loads of iterations before have brought in. The
+ * wait leaves the N - 2 loads after that tile's in flight; the barrier then
+ * makes the tile visible to every thread and ends all reads of the buffer
+ * that the load of this iteration overwrites (the write-back of the tile
+ * before). */
+static void emit_persistent_loop(FILE *out, const Schedule *s, const Phase *p) {
+    int n = tile_buffers(p);
+    fprintf(out, "    const uint64_t parm_tiles = %lluull;\n", 1ULL << (p->block_log - s->gpu_log));
+    fprintf(out, "    for (unsigned k = 0; ; k++) {\n"
+                 "    const uint64_t load = blockIdx.x + (uint64_t)k * gridDim.x;\n"
+                 "    const uint64_t tile = load - %du * (uint64_t)gridDim.x;   /* wraps while k < %d */\n"
+                 "    if (k >= %du) {\n"
+                 "        if (tile >= parm_tiles) break;\n"
+                 "        PARM_CP_WAIT(%d);\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (load < parm_tiles) {\n",
+            n - 1, n - 1, n - 1, n - 2);
+    char buf[64];
+    snprintf(buf, sizeof buf, "(k %% %du)", n);
+    emit_async_load(out, s, p, "load", buf);
+    fprintf(out, "    }\n"
+                 "    PARM_CP_COMMIT();\n"
+                 "    if (k < %du) continue;\n"
+                 "    {\n", n - 1);
+    snprintf(buf, sizeof buf, "((k - %d) %% %du)", n - 1, n);
+    emit_tile_planes(out, p, buf);
+    emit_tile_work(out, s, p, "tile");
+    fputs("    }\n    }\n", out);
+}
+
+static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    emit_local_head(out, s, p, name);
+    if (tile_buffers(p) > 1) {
+        emit_persistent_loop(out, s, p);
+    } else {
+        emit_tile_planes(out, p, NULL);
+        emit_tile_work(out, s, p, "blockIdx.x");
+    }
+    fputs("}\n\n", out);
+}
 /* Launchers take the planes as void pointers: phase i's buffers are the
  * plan's. */
 static void emit_launcher_head(FILE *out, const Schedule *s, const Phase *p, const char *name) {
@@ -350,7 +444,7 @@ static void emit_plane_args(FILE *out, const ElemType *in, const ElemType *res) 
 static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_local_kernel(out, s, p, name);
     emit_launcher_head(out, s, p, name);
-    int bytes = tile_bytes(p);
+    int bytes = tile_buffers(p) * tile_bytes(p);
     /* a kernel's attributes are per device: set once on each (every time
        on a device past the 64 the mask holds); contexts of several devices
        (the ranks of --gpus) may launch from several threads at once, so the
@@ -362,8 +456,24 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
                  "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
                  "        __atomic_fetch_or(&configured, device_bit, __ATOMIC_RELEASE);\n    }\n",
             name, bytes);
-    fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << (p->block_log - s->gpu_log),
-            1 << threads_log(p), bytes);
+    /* persistent blocks (Phase.buffers): as many as the SMs hold at once,
+       by the occupancy of the kernel as built (its registers), once per
+       device (every time on a device past the 64 the array holds) */
+    if (tile_buffers(p) > 1) {
+        fprintf(out, "    static int resident[64];\n"
+                     "    int per_sm = ctx->device < 64 ? __atomic_load_n(&resident[ctx->device], __ATOMIC_RELAXED) : 0;\n"
+                     "    if (!per_sm) {\n"
+                     "        PARM_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, %s_kernel, %d, %d));\n"
+                     "        if (per_sm < 1) per_sm = 1;\n"
+                     "        if (ctx->device < 64) __atomic_store_n(&resident[ctx->device], per_sm, __ATOMIC_RELAXED);\n"
+                     "    }\n",
+                name, 1 << threads_log(p), bytes);
+        fprintf(out, "    %s_kernel<<<parm_persistent_grid(ctx, %lluu, per_sm), %d, %d, ctx->stream>>>(", name,
+                1ULL << (p->block_log - s->gpu_log), 1 << threads_log(p), bytes);
+    } else
+
+        fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << (p->block_log - s->gpu_log),
+                1 << threads_log(p), bytes);
     emit_plane_args(out, p->elem, p->elem);
     for (int k = 0; emit_phase_reduces(s, p) && k < s->reduce->nres; k++)
         fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
@@ -772,6 +882,8 @@ static const char cuda_context_message[] =
 
 static const char cuda_context[] =
     "    int device;\n"
+    "    int sms;                /* the device's SMs: persistent kernels' grids */\n"
+    "    int persistent_max;     /* > 0: at most so many persistent blocks */\n"
     "    cudaStream_t own;       /* created with the context */\n"
     "    cudaStream_t stream;    /* the stream calls run on: own or the caller's */\n"
     "    void *scratch;          /* allocated on stream */\n"
@@ -788,6 +900,11 @@ static const char cuda_context[] =
     "    *out = ctx;\n"
     "    if (!ctx) return PARM_ERROR_MEMORY;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&ctx->device));\n"
+    "    PARM_CHECK(ctx, cudaDeviceGetAttribute(&ctx->sms, cudaDevAttrMultiProcessorCount, ctx->device));\n"
+    "    /* tests: persistent grids of at most PARM_PERSISTENT_BLOCKS blocks, so\n"
+    "       that small arrays give each block several tiles (tests/gpu) */\n"
+    "    const char *blocks = getenv(\"PARM_PERSISTENT_BLOCKS\");\n"
+    "    ctx->persistent_max = blocks ? atoi(blocks) : 0;\n"
     "    PARM_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->own, cudaStreamNonBlocking));\n"
     "    ctx->stream = ctx->own;\n"
     "    return PARM_OK;\n}\n\n"
@@ -821,6 +938,12 @@ static const char cuda_context[] =
     "    return PARM_OK;\n}\n\n";
 
 static const char cuda_context_tail[] =
+    "/* The grid of a persistent kernel (--tile-buffers) of `tiles` tiles: the\n"
+    "   blocks that the device's SMs hold at once, at most one per tile. */\n"
+    "static inline unsigned long long parm_persistent_grid(const parm_ctx *ctx, unsigned long long tiles, int per_sm)\n{\n"
+    "    unsigned long long grid = (unsigned long long)ctx->sms * (unsigned long long)per_sm;\n"
+    "    if (ctx->persistent_max > 0 && grid > (unsigned long long)ctx->persistent_max) grid = ctx->persistent_max;\n"
+    "    return grid < tiles ? grid : tiles;\n}\n\n"
     "static int parm_check_device(parm_ctx *ctx)\n{\n"
     "    int device;\n"
     "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"

@@ -349,6 +349,7 @@ static const int *fuse_into_chain(Graph *g, const IrStmt *s, const IrVal *xs) {
     if (phase < 0) return NULL;
     chain->reduce = s;
     chain->reduce_phase = phase;
+    chain->phases[phase].buffers = 1;  /* a partial per tile, from the tile left in shared memory */
     int *ids = NEW_ARRAY(g->arena, int, s->nres);
     for (int k = 0; k < s->nres; k++) ids[k] = new_plane(g, chain->phases[phase].block_log, elem_slot_prim(xs->elem, k));
     Build *b = &g->builds[at];

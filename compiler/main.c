@@ -91,6 +91,10 @@ static const char usage[] =
     "                       tile elements a kernel's thread holds in registers,\n"
     "                       in bytes: 128 (the default: 32 i32) or 256 (64 i32:\n"
     "                       fewer shared-memory rounds, half the threads)\n"
+    "  --tile-buffers N     with a compile, --check, --report or --dump-plan:\n"
+    "                       kernels of N shared tile buffers (2 or 3; default\n"
+    "                       1): each block sorts several tiles and loads the\n"
+    "                       next ones (cp.async) while it works on one\n"
     "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
@@ -105,7 +109,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -140,6 +144,8 @@ static const OptSpec specs[OPT_COUNT] = {
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_REGISTER_BYTES] = {"register-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                             "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_TILE_BUFFERS] = {"tile-buffers", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                          "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
@@ -284,6 +290,11 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         if (strcmp(value, "128") && strcmp(value, "256"))
             return usage_error("--register-bytes takes 128 or 256, not '%s'%s", value, "");
         opt->register_bytes = atoi(value);
+        return 0;
+    case OPT_TILE_BUFFERS:
+        if (strcmp(value, "1") && strcmp(value, "2") && strcmp(value, "3"))
+            return usage_error("--tile-buffers takes 1, 2 or 3, not '%s'%s", value, "");
+        opt->tile_buffers = value[0] - '0';
         return 0;
     case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
     case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");

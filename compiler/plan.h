@@ -146,6 +146,13 @@ typedef struct {
      * j ^ (write_compl's low bits) of its vector). */
     int vec_log;
     bool vec_write;
+    /* Tile buffers in shared memory (--tile-buffers): 1, a block per tile;
+     * 2 or 3, persistent blocks that each take tiles blockIdx.x,
+     * blockIdx.x + gridDim.x, ... and load the next buffers - 1 tiles with
+     * cp.async (element by element, every field 4 or 8 bytes) while they
+     * work on one, so the loads, the rounds and the write-back of
+     * consecutive tiles overlap. */
+    int buffers;
     Round *rounds;
     int nrounds;
     /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot */

@@ -58,6 +58,7 @@ static void print_local(FILE *out, const Phase *p) {
             p->block_log, p->threads_log, p->writes_in_place ? "in place" : "into the next layout");
     if (p->vec_log)
         fprintf(out, ", copies in 16-byte vectors of 2^%d%s", p->vec_log, p->vec_write ? " (the write too)" : "");
+    if (p->buffers > 1) fprintf(out, ", %d tile buffers (persistent blocks, cp.async loads)", p->buffers);
     fputc('\n', out);
     vectors(out, "tile W", p->tile_cols, p->tile_log);
     vectors(out, "block C", p->block_cols, p->block_log);

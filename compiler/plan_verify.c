@@ -5,6 +5,7 @@
 #include "plan_rounds.h"
 
 #include <string.h>
+#include "schedule.h"
 
 #define REQUIRE(cond, ...) \
     do { \
@@ -97,6 +98,20 @@ static const char *verify_vectors(Arena *a, const Phase *p) {
     return NULL;
 }
 
+/* Tile buffers (Phase.buffers): that many tiles fit in a block's shared
+ * memory, and cp.async copies each field (4 or 8 bytes). */
+static const char *verify_buffers(Arena *a, const Phase *p) {
+    REQUIRE(p->buffers >= 0 && p->buffers <= 3, "%d tile buffers", p->buffers);
+    if (p->buffers < 2) return NULL;
+    REQUIRE(((long)p->buffers * elem_bytes(p->elem) << p->tile_log) <= SCHED_MAX_TILE_BYTES,
+            "%d tile buffers of 2^%d elements exceed a block's shared memory", p->buffers, p->tile_log);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
+        REQUIRE(bytes == 4 || bytes == 8, "field %d of %d bytes in a tile that cp.async loads", k, bytes);
+    }
+    return NULL;
+}
+
 /* Rounds cover the steps in order; a thread's registers and the threads
  * together span the tile, and every group lies in its round's registers. */
 static const char *verify_rounds(Arena *a, const Phase *p) {
@@ -158,6 +173,7 @@ static const char *verify_local(Arena *a, const Phase *p) {
     if (!why) why = verify_steps(a, p);
     if (!why) why = verify_rounds(a, p);
     if (!why) why = verify_vectors(a, p);
+    if (!why) why = verify_buffers(a, p);
     if (!why) why = verify_write(a, p);
     return why;
 }

@@ -85,6 +85,7 @@ typedef struct {
     int segment_bytes;          /* SchedOptions.segment_bytes */
     bool vector_copies;         /* SchedOptions.vector_copies */
     int reg_bytes_log;          /* SchedOptions.register_bytes, log2 */
+    int tile_buffers;           /* SchedOptions.tile_buffers */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
     int exchange_pieces;        /* SchedOptions.exchange_pieces */
     const ElemType *elem;
@@ -443,6 +444,18 @@ static bool vector_write(const Phase *p) {
     return true;
 }
 
+/* Tile buffers of a LOCAL phase (Phase.buffers): the ones asked for where
+ * they fit in a block's shared memory and cp.async can load every field (4
+ * or 8 bytes); an entry of any length makes its pad in registers. */
+static int tile_buffers(const Sched *s, const Phase *p) {
+    if (s->tile_buffers < 2 || s->out->pad) return 1;
+    for (int k = 0; k < p->elem->nslots; k++) {
+        int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
+        if (bytes != 4 && bytes != 8) return 1;
+    }
+    return ((long)s->tile_buffers * elem_bytes(p->elem) << p->tile_log) <= SCHED_MAX_TILE_BYTES ? s->tile_buffers : 1;
+}
+
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
 static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     p->write_mat = *pm;
@@ -464,6 +477,7 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     /* vectors where a swizzle keeps their shared accesses conflict-free too */
     p->vec_log = vector_log(s, p);
     p->vec_write = p->vec_log && !p->writes_in_place && vector_write(p);
+    p->buffers = tile_buffers(s, p);
     if (!choose_swizzle(p) && p->vec_log) {
         p->vec_log = 0;
         p->vec_write = false;
@@ -863,7 +877,8 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
                .segment_bytes = opt && opt->segment_bytes ? opt->segment_bytes : SCHED_SEGMENT_BYTES,
                .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log,
                .exchange_pieces = opt ? opt->exchange_pieces : 0,
-               .reg_bytes_log = opt && opt->register_bytes == 256 ? 8 : 7};
+               .reg_bytes_log = opt && opt->register_bytes == 256 ? 8 : 7,
+               .tile_buffers = opt ? opt->tile_buffers : 0};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);

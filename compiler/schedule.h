@@ -21,6 +21,7 @@ typedef struct {
     int segment_bytes;          /* bytes of a plane that a warp access reads whole: 32, 64 or 128 (0: 128) */
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be (Phase.vec_log) */
     int register_bytes;         /* a thread's register round, in bytes (Phase.reg_bytes_log); 0: 128 */
+    int tile_buffers;           /* LOCAL kernels of this many tile buffers where they fit (Phase.buffers); 0: one */
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
     int exchange_pieces;        /* cut each exchange into this many pieces (a power of two
                                    up to 2^EXCHANGE_MAX_PIECE_LOG); 0: exchange_plan.c's choice */

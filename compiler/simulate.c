@@ -87,10 +87,11 @@ static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layo
         }
 }
 
-/* The global copies of a LOCAL kernel: the load, and the write-back in place
- * or into the next layout. */
+/* The global copies of a LOCAL kernel: the load (element by element with
+ * cp.async in a kernel of several tile buffers), and the write-back in
+ * place or into the next layout. */
 static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh, Tally *sh_out) {
-    if (p->vec_log) replay_vectors(p, b, bytes, false, g, sh);
+    if (p->vec_log && p->buffers < 2) replay_vectors(p, b, bytes, false, g, sh);
     else replay_elements(p, b, bytes, false, g, sh);
     if (p->vec_log && (p->writes_in_place || p->vec_write)) replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
     else replay_elements(p, b, bytes, !p->writes_in_place, g, sh_out);
@@ -168,10 +169,17 @@ static bool report_local(FILE *out, const Phase *p) {
                  "round%s, writes %s\n", p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
             p->threads_log, 1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
             rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : "in the next layout");
-    if (p->vec_log)
-        fprintf(out, "  vectors: the tile load%s in 16-byte vectors of 2^%d elements (sectors counted in "
+    if (p->buffers > 1)
+        fprintf(out, "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s with cp.async "
+                     "(element by element) while they work on one\n",
+                p->buffers, (tile * p->buffers) / 1024, p->buffers > 2 ? "s" : "");
+    /* the copies in vectors: a load through cp.async is element by element */
+    const char *load = p->buffers > 1 ? "" : "the tile load";
+    const char *store = p->writes_in_place ? "write-back" : p->vec_write ? "write" : NULL;
+    if (p->vec_log && (*load || store))
+        fprintf(out, "  vectors: %s%s%s in 16-byte vectors of 2^%d elements (sectors counted in "
                      "vectors, shared accesses by element)\n",
-                p->writes_in_place ? " and write-back" : p->vec_write ? " and the write" : "", p->vec_log);
+                load, !store ? "" : *load ? " and the " : "the ", store ? store : "", p->vec_log);
     fprintf(out, "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
                  "(tile store %d, register rounds %d, tile load %d)\n",
             g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion, sh_out.congestion);

@@ -141,6 +141,30 @@
     (PARM_ALIGNED16(dst) ? (void)__builtin_memcpy((void *)(dst), (a), 16) : __builtin_trap())
 #endif
 
+/* PARM_CP_ASYNC4(dst, src), PARM_CP_ASYNC8(dst, src): an asynchronous copy
+ * of the 4 or 8 bytes at src (global memory) to dst (shared memory), in
+ * the thread's open group; PARM_CP_COMMIT() closes the group;
+ * PARM_CP_WAIT(n) waits until at most n of the thread's groups are still
+ * in flight (a literal). The persistent kernels of --tile-buffers load
+ * their next tiles with them; the copies are visible to the other threads
+ * after the wait and a barrier. cp.async from sm_80 on; before that, a copy
+ * in registers that is complete at once. The CPU emulation of the kernels
+ * (tests/emu) defines its own, which copy at the wait. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define PARM_CP_ASYNC_(dst, src, n) \
+    __asm__ volatile("cp.async.ca.shared.global [%0], [%1], " #n ";\n" \
+                     :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory")
+#define PARM_CP_ASYNC4(dst, src) PARM_CP_ASYNC_(dst, src, 4)
+#define PARM_CP_ASYNC8(dst, src) PARM_CP_ASYNC_(dst, src, 8)
+#define PARM_CP_COMMIT() __asm__ volatile("cp.async.commit_group;\n" ::: "memory")
+#define PARM_CP_WAIT(n) __asm__ volatile("cp.async.wait_group " #n ";\n" ::: "memory")
+#elif !defined(PARM_CP_ASYNC4)
+#define PARM_CP_ASYNC4(dst, src) (void)__builtin_memcpy((void *)(dst), (const void *)(src), 4)
+#define PARM_CP_ASYNC8(dst, src) (void)__builtin_memcpy((void *)(dst), (const void *)(src), 8)
+#define PARM_CP_COMMIT() ((void)0)
+#define PARM_CP_WAIT(n) ((void)0)
+#endif
+
 /* GCC ignores this pragma (and warns about it); PARM_OPAQUE covers GCC. */
 #if !defined(__CUDACC__) && (defined(__clang__) || !defined(__GNUC__))
 #pragma STDC FP_CONTRACT OFF

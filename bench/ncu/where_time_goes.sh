@@ -2,7 +2,9 @@
 # bench/ncu/where_time_goes.sh: Nsight Compute's view of the kernels that
 # issue 15's targets are about, next to a 16-byte copy of the same bytes:
 # permutations (bit reversal, a BMMC that is not a BPC), every pass of a
-# sort of 2^24 i32, and batched sorts of 2^28 i32 in rows of 2^10 and 2^14.
+# sort of 2^24 i32, and batched sorts of 2^28 i32 in rows of 2^10 and 2^14;
+# each sort also with persistent kernels of tile buffers (NAME_tb2, _tb3:
+# --tile-buffers 2 or 3).
 #
 #   bash bench/ncu/where_time_goes.sh [NAME...]   (default: all of them; names below)
 #
@@ -24,6 +26,15 @@ cp "$W/suite/bitrev_i32_26.parm" "$W/suite/bmmc_i32_26.parm" "$W/suite/transpose
 sed 's/^entry main.*/entry main (xs : [2^24]i32) = sort 24 xs/' examples/sort.parm >"$W/sort24.parm"
 sed 's/^entry main.*/entry main (xs : [2^28]i32) = rows 14 (bsort 14) xs/' examples/batched.parm >"$W/rows14.parm"
 sed 's/^entry main.*/entry main (xs : [2^28]i32) = rows 18 (bsort 10) xs/' examples/batched.parm >"$W/rows10.parm"
+# NAME_tb2, NAME_tb3: NAME with persistent kernels of 2 or 3 tile buffers
+# (parmc --tile-buffers: cp.async loads the next tiles during the rounds)
+for name in sort24_tb2 sort24_tb3 rows10_tb2 rows14_tb2; do cp "$W/${name%_tb?}.parm" "$W/$name.parm"; done
+flags_of() {
+    case $1 in
+    *_tb2) echo "--tile-buffers 2" ;;
+    *_tb3) echo "--tile-buffers 3" ;;
+    esac
+}
 cat >"$W/copy.cu" <<'CU'
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -44,7 +55,8 @@ CU
 
 build() {  # NAME LOGN ENTRY: the program compiled with its driver
     [ "$1" != copy ] || { nvcc -O3 -arch=sm_90 "$W/copy.cu" -o "$W/copy"; return; }
-    "$PARMC" --prefix bench "$W/$1.parm" -o "$W/$1.cu"
+    # shellcheck disable=SC2046
+    "$PARMC" --prefix bench $(flags_of "$1") "$W/$1.parm" -o "$W/$1.cu"
     nvcc -O3 -arch=sm_90 -include "$W/$1.h" -DENTRY="$3" bench/ncu/run_entry.cu "$W/$1.cu" -o "$W/$1"
 }
 
@@ -63,8 +75,12 @@ bitrev_i32_26 26 bench_bitrev_i32_26
 bmmc_i32_26 26 bench_bmmc_i32_26
 transpose_i32_28 28 bench_transpose_i32_28
 sort24 24 bench_main
+sort24_tb2 24 bench_main
+sort24_tb3 24 bench_main
 rows10 28 bench_main
-rows14 28 bench_main"
+rows10_tb2 28 bench_main
+rows14 28 bench_main
+rows14_tb2 28 bench_main"
 chosen() { [ $# -eq 1 ] || [[ " ${*:2} " == *" $1 "* ]]; }
 while read -r name logn entry; do
     chosen "$name" "$@" && build "$name" "$logn" "$entry" &

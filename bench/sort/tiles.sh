@@ -24,13 +24,20 @@
 # 16-byte vectors; the tile column then reads 64K+vec), except for the
 # bitonic sort of 2^28 and the (u64, u32) records.
 #
-# About 56 builds and runs; fewer with TILES=128K, SMALL_TILES=, VECTORS=0
-# or TYPES=0.
+# Each tile size of TILES that BUFFERS of it fit in a block's shared memory
+# (227 KB) is also built with --tile-buffers for each count of BUFFERS
+# (persistent kernels that load the next tiles with cp.async during the
+# rounds; the tile column then reads 64K+b2), except for the u8 sort (cp.async
+# moves 4 bytes and up).
+#
+# About 75 builds and runs; fewer with TILES=128K, SMALL_TILES=, VECTORS=0,
+# BUFFERS= or TYPES=0.
 #
 # Environment: PARMC (default build/parmc, made when missing), TILES (default
 # "64K 128K"), SMALL_TILES (also tried at 2^20 and 2^22, default "16K 32K"),
-# VECTORS (0: no --vector-copies builds), JOBS (default nproc), TILES_WORK
-# (the build directory, default a new temporary one), NVCC (default nvcc).
+# VECTORS (0: no --vector-copies builds), BUFFERS (default "2 3"; empty: no
+# --tile-buffers builds), JOBS (default nproc), TILES_WORK (the build
+# directory, default a new temporary one), NVCC (default nvcc).
 set -u -o pipefail
 MODE=${1:-}
 cd "$(dirname "$0")/../.." || exit 1
@@ -40,6 +47,7 @@ PARMC=$(realpath "$PARMC")
 TILES=${TILES-64K 128K}
 SMALL_TILES=${SMALL_TILES-16K 32K}
 VECTORS=${VECTORS:-1}
+BUFFERS=${BUFFERS-2 3}
 JOBS=${JOBS:-$(nproc)}
 W=${TILES_WORK:-$(mktemp -d)}
 NVCC="${NVCC:-nvcc} -O3 -arch=sm_90"
@@ -77,25 +85,31 @@ if [ "${TYPES:-1}" = 1 ]; then
 fi
 
 # the builds of work NAME: a tile size, with +vec also --vector-copies (16-byte
-# vector copies of the tiles; VECTORS=0: none)
+# vector copies of the tiles; VECTORS=0: none), with +bN --tile-buffers N
 tiles_for() {
-    local vec=""
+    local vec="" bufs=""
     if [ "$VECTORS" = 1 ]; then
         case $1 in
         bitonic_28) ;;
         *) for t in $TILES; do vec+=" $t+vec"; done ;;
         esac
     fi
+    for t in $TILES; do
+        for n in $BUFFERS; do
+            [ $((n * ${t%K})) -le 227 ] && bufs+=" $t+b$n"
+        done
+    done
     case $1 in
     u8_24) echo "64K 64K+vec" ;;              # 2^16 one-byte elements at most: 128K is the same
-    kv64_24) echo "$TILES" ;;                 # fields of two sizes: no vectors
-    *_20 | *_22) echo "$TILES $SMALL_TILES$vec" ;;
-    *) echo "$TILES$vec" ;;
+    kv64_24) echo "$TILES$bufs" ;;            # fields of two sizes: no vectors
+    *_20 | *_22) echo "$TILES $SMALL_TILES$vec$bufs" ;;
+    *) echo "$TILES$vec$bufs" ;;
     esac
 }
 flags_for() {   # the parmc options of build CONFIG
     case $1 in
     *+vec) echo "--tile-bytes ${1%+vec} --vector-copies" ;;
+    *+b[0-9]) echo "--tile-bytes ${1%+b?} --tile-buffers ${1##*+b}" ;;
     *) echo "--tile-bytes $1" ;;
     esac
 }

@@ -194,8 +194,9 @@ def write_programs(d):
         json.dump(progs, f, indent=1)
     libs = ["libs_seg", "libs_segradix", "libs_thrust", "libs_merge", "libs_radix", "main"]
     # One shell script per object, listed longest compile first in jobs.txt;
-    # run.sh runs them with xargs -P (no make needed). $PARMC and $NVCC come
-    # from the environment. An object that exists is not rebuilt.
+    # run.sh runs them with xargs -P (no make needed). $PARMC, $PARMC_FLAGS
+    # (options of every compile) and $NVCC come from the environment. An
+    # object that exists is not rebuilt.
     order = libs[:-1] + [p["name"] for p in sorted(progs, key=cost, reverse=True)] + ["main"]
     os.makedirs(os.path.join(d, "jobs"), exist_ok=True)
     by_name = {p["name"]: p for p in progs}
@@ -204,8 +205,8 @@ def write_programs(d):
             cmds = ['$NVCC -I%s -c %s/%s.cu -o %s.o.tmp' % (SUITE, SUITE, o, o)]
         else:
             # the API's prefix is the output's name: O_ctx_create, O_O (the entry)
-            cmds = ["$PARMC --report %s.parm > %s.report" % (o, o),
-                    "$PARMC %s.parm -o %s.cu" % (o, o),
+            cmds = ["$PARMC $PARMC_FLAGS --report %s.parm > %s.report" % (o, o),
+                    "$PARMC $PARMC_FLAGS %s.parm -o %s.cu" % (o, o),
                     "$NVCC -c %s.cu -o %s.o.tmp" % (o, o)]
         cmds.append("mv %s.o.tmp %s.o" % (o, o))
         job = ["#!/bin/sh", "cd %s || exit 1" % os.path.abspath(d), "[ -f %s.o ] && exit 0" % o,

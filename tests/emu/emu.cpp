@@ -24,10 +24,13 @@ struct Dim {
     unsigned x, y, z;
 };
 static thread_local Dim threadIdx, blockIdx;
+static Dim gridDim;
 static pthread_barrier_t barrier, warp_barrier[32];   // the block's, each warp's
 static void __syncthreads() { pthread_barrier_wait(&barrier); }
 static void __syncwarp(unsigned) { pthread_barrier_wait(&warp_barrier[threadIdx.x / 32]); }
 alignas(16) static unsigned char shared_mem[1 << 18];   // one block runs at a time
+
+#include "cp_async.h"
 
 #define __global__
 #define __launch_bounds__(...)
@@ -55,12 +58,17 @@ static void *run(void *arg) {
     blockIdx = {j->block, 0, 0};
     threadIdx = {j->thread, 0, 0};
     (*j->k)();
+    if (cp_pending()) {
+        fprintf(stderr, "emu: block %u thread %u ends with cp.async copies that no wait covered\n", j->block, j->thread);
+        exit(4);
+    }
     return nullptr;
 }
 
 static void launch(const Kernel &k, unsigned blocks, unsigned threads) {
     std::vector<pthread_t> th(threads);
     std::vector<Job> jobs(threads);
+    gridDim = {blocks, 1, 1};
     for (unsigned b = 0; b < blocks; b++) {
         pthread_barrier_init(&barrier, nullptr, threads);
         for (unsigned w = 0; w * 32 < threads; w++)

@@ -2,12 +2,14 @@
 # graph.sh WORKDIR [NAME]: the CUDA of the entry graph tests/emu/NAME.parm
 # (default graph), its main entry, run on the CPU
 # (graph_emu.py, graph_mock.h) on random input; prints what --interpret
-# would. Used by tests/sections/54-cuda-emu.sh.
+# would. Used by tests/sections/54-cuda-emu.sh. PARMC_FLAGS: more options for
+# the compile (--tile-buffers N).
 set -e
 parmc=${PARMC:-build/parmc}
 src=$(cd "$(dirname "$0")" && pwd)
 name=${2:-graph}
-"$parmc" "$src/$name.parm" -o "$1/g.cu"
+# shellcheck disable=SC2086
+"$parmc" ${PARMC_FLAGS:-} "$src/$name.parm" -o "$1/g.cu"
 python3 "$src/graph_emu.py" "$1/g.cu" main "$1/g.cpp"
 cat "$src/${name}_driver.cpp" >>"$1/g.cpp"
 ${CXX:-c++} -std=c++20 -O1 -w -pthread -I"$src" -I"$src/../../runtime" "$1/g.cpp" -o "$1/g"

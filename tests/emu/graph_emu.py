@@ -13,6 +13,8 @@ ops = ops.replace("__host__ __device__", "").replace("__device__", "")
 start = src.index("/* parm_%s_n0: " % entry)   # the emitted code's own names (emit_code_base)
 run = src.index("static int parm_%s_run(" % entry)
 body = src[start:src.index("\n}\n", run) + 3]
+# a persistent kernel (--tile-buffers) on EMU_GRID blocks (cp_async.h)
+body = re.sub(r"parm_persistent_grid\(ctx, (\d+)u, per_sm\)", r"EMU_GRID(\1)", body)
 body = re.sub(r"([\w<>]+)<<<([^,]+), ([^,]+), [^,]+, ctx->stream>>>\((.*)\);",
               r"launch(\2, \3, [=] { \1(\4); });", body)
 body = body.replace("static __global__ void", "static void")

@@ -26,6 +26,8 @@ static uint64_t warp_slots[64][32];
 #define PARM_REMAT(x) ((void)0)
 #define PARM_REMAT64(x) ((void)0)
 #define cudaFuncSetAttribute(...) 0
+#define cudaOccupancyMaxActiveBlocksPerMultiprocessor(...) 0
+#include "cp_async.h"
 alignas(16) static unsigned char emu_shared[232448];     /* a block's dynamic shared memory (one block runs at a time) */
 #define __shared__ static
 #define PARM_FN static inline
@@ -57,7 +59,16 @@ template <typename F> static void launch(unsigned grid, unsigned block, F f) {
         std::vector<std::barrier<> *> wb;
         for (unsigned w = 0; w * 32 < block; w++) { warp_bar[w] = new std::barrier<>(block - w * 32 < 32 ? block - w * 32 : 32); }
         std::vector<std::thread> ts;
-        for (unsigned t = 0; t < block; t++) ts.emplace_back([&, t, b] { threadIdx.x = t; blockIdx.x = b; f(); });
+        for (unsigned t = 0; t < block; t++)
+            ts.emplace_back([&, t, b] {
+                threadIdx.x = t;
+                blockIdx.x = b;
+                f();
+                if (cp_pending()) {
+                    fprintf(stderr, "graph emu: block %u thread %u ends with cp.async copies that no wait covered\n", b, t);
+                    exit(4);
+                }
+            });
         for (auto &t : ts) t.join();
         for (unsigned w = 0; w * 32 < block; w++) delete warp_bar[w];
     }

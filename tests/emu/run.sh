@@ -13,8 +13,10 @@ awk '/^\/\/ start of parm_ops.h/,/^typedef struct [a-z0-9_]* parm_ctx;/' "$2/p.c
 awk '/^static __global__/,/^}/' "$2/p.cu" |
     sed 's/extern __shared__ \(__align__(16) \)\{0,1\}unsigned char parm_shared\[\];/unsigned char *parm_shared = shared_mem;/' >"$2/kernels.h"
 # each LOCAL kernel launch: kernel, blocks, threads and its arguments as
-# written (src[k], dst[k] and the scalar parameters parm_argN)
-sed -n 's/^ *\([A-Za-z0-9_]*_kernel\)<<<\([0-9]*\)u, \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, \2, \3, \4)/p' \
+# written (src[k], dst[k] and the scalar parameters parm_argN); a persistent
+# kernel (--tile-buffers) on EMU_GRID blocks (emu.cpp)
+sed -n -e 's/^ *\([A-Za-z0-9_]*_kernel\)<<<\([0-9]*\)u, \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, \2, \3, \4)/p' \
+    -e 's/^ *\([A-Za-z0-9_]*_kernel\)<<<parm_persistent_grid(ctx, \([0-9]*\)u, per_sm), \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, EMU_GRID(\2), \3, \4)/p' \
     "$2/p.cu" >"$2/launches.h"
 # the entry's run-time scalar parameters: type and name from its _run
 # function, in the API's order, and whether the input has them before the

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The scheduler's levers on a GPU (sm_90): programs compiled with bigger
-# tiles (--tile-bytes) and 16-byte vector copies (--vector-copies), run
+# tiles (--tile-bytes), 16-byte vector copies (--vector-copies) and
+# persistent kernels of several tile buffers (--tile-buffers), run
 # through --emit-main on random input and compared with the reference
 # interpreter byte for byte, then through their API with guard regions and
 # overlapping calls (tests/gpu/guard_cuda.cu). Ends with "N passed, N failed".
@@ -20,7 +21,10 @@ u8|entry main (xs : [2^17]u8) = bsort 17 xs|examples/bitonic.parm|u8|131072
 i16|entry main (xs : [2^17]i16) = bsort 17 xs|examples/bitonic.parm|i16|131072
 rows|entry main (xs : [2^18]i32) = rows 3 (bsort 15) xs|examples/batched.parm|i32|262144
 rsort|entry main (xs : [2^16]i32) = reverse 16 (sort 16 xs)|examples/sort.parm|i32|65536"
-FLAGS="--tile-bytes=128K|--vector-copies|--tile-bytes=128K --vector-copies|--tile-bytes=16K --vector-copies"
+FLAGS="--tile-bytes=128K|--vector-copies|--tile-bytes=128K --vector-copies|--tile-bytes=16K --vector-copies|--tile-buffers=2|--tile-buffers=3 --tile-bytes=16K --vector-copies"
+# the persistent kernels of --tile-buffers on at most 5 blocks (the
+# generated context reads it): each block takes several tiles
+export PARM_PERSISTENT_BLOCKS=5
 
 while IFS='|' read -r name line src type count; do
     { [ "$name" = rsort ] && echo 'import "perm"'; grep -v '^entry ' "$src"; echo "$line"; } >"$W/$name.parm"

@@ -41,7 +41,20 @@ reverse_10|examples/permute.parm||rev|i32|1024
 transpose_12|examples/permute.parm||trans|i32|4096
 fft_10|examples/fft.parm|entry main (xs : [2^10](f32, f32)) = fft 10 xs|main|f32,f32|1024
 fft_16|examples/fft.parm||main|f32,f32|65536
-ifft_16|examples/fft.parm||inverse|f32,f32|65536"
+ifft_16|examples/fft.parm||inverse|f32,f32|65536
+sort_16_tb2|examples/sort.parm|entry main (xs : [2^16]i32) = sort 16 xs|main|i32|65536
+kvsort_14_tb3|examples/kvsort.parm|entry main (xs : [2^14](u32, i32)) = bsort_by kv 14 xs|main|u32,i32|16384
+batched_14_tb2|examples/batched.parm|entry main (xs : [2^14]i32) = rows 4 (bsort 10) xs|main|i32|16384"
+# variants *_tb2, *_tb3: persistent kernels of 2 or 3 tile buffers
+# (--tile-buffers), on at most PARM_PERSISTENT_BLOCKS=3 blocks (the
+# generated context reads it) so that each block takes several tiles
+flags_of() {
+    case $1 in
+    *_tb2) echo "--tile-buffers 2" ;;
+    *_tb3) echo "--tile-buffers 3 --tile-bytes 16K --vector-copies" ;;
+    esac
+}
+export PARM_PERSISTENT_BLOCKS=3
 
 build() {   # build NAME SOURCE ENTRY-LINE ENTRY
     local name=$1 src=$2 line=$3 entry=$4
@@ -51,14 +64,17 @@ build() {   # build NAME SOURCE ENTRY-LINE ENTRY
     else
         cp "$src" "$W/$name.parm"
     fi
-    "$PARMC" --emit-main -e "$entry" "$W/$name.parm" -o "$W/$name.cu" && $NVCC "$W/$name.cu" -o "$W/$name" 2>"$W/$name.nvcc"
+    # shellcheck disable=SC2046
+    "$PARMC" $(flags_of "$name") --emit-main -e "$entry" "$W/$name.parm" -o "$W/$name.cu" &&
+        $NVCC "$W/$name.cu" -o "$W/$name" 2>"$W/$name.nvcc"
     build_guard "$name" "$entry"
 }
 
 build_guard() {   # build_guard NAME ENTRY: $W/NAME.parm through its API, as $W/NAME.guard
     local name=$1 entry=$2
     mkdir -p "$W/api_$name"
-    "$PARMC" "$W/$name.parm" -o "$W/api_$name/prog.cu" || return
+    # shellcheck disable=SC2046
+    "$PARMC" $(flags_of "$name") "$W/$name.parm" -o "$W/api_$name/prog.cu" || return
     python3 tests/tools/guard_entry.py "$W/api_$name/prog.h" "$entry" >"$W/api_$name/entry.h"
     case $? in
     0) ;;
