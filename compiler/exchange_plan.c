@@ -29,6 +29,13 @@
  * and an unpack launch, two events and an NCCL group. */
 #define PIECE_MIN_LOG 20
 #define PIECE_MAX_LOG EXCHANGE_MAX_PIECE_LOG
+/* Without --exchange-pieces, at most 2^PIECE_DEFAULT_LOG pieces: on two
+ * H200s (bench/multigpu/pieces.sh, bench/results/2026-11-23-h200x2-pieces.md)
+ * the sort of 2^31 took 119.4 ms in one piece, 116.5 in 4 and 122.8 in 32,
+ * the bit reversal of 2^30 5.18, 5.24 and 5.99 ms: the pack and unpack
+ * kernels fill the SMs, so NCCL's kernel overlaps little with them, and
+ * each piece costs launches and an NCCL group. */
+#define PIECE_DEFAULT_LOG 2
 /* A piece of a chunk below the top of the offset is at most 2^RUNS_MAX_LOG
  * runs (an ncclSend or ncclRecv each). */
 #define RUNS_MAX_LOG 6
@@ -187,6 +194,7 @@ static bool plan_kernels(Arena *arena, Phase *p, int gpu_log, bool pack_kernel) 
  * chunks is cut into; asked: SchedOptions.exchange_pieces. */
 static int pieces_wanted(int ln, int h, int asked) {
     int pieces = asked ? __builtin_ctz((unsigned)asked) : ln - PIECE_MIN_LOG;
+    if (!asked && pieces > PIECE_DEFAULT_LOG) pieces = PIECE_DEFAULT_LOG;
     if (pieces > PIECE_MAX_LOG) pieces = PIECE_MAX_LOG;
     if (pieces > ln - h) pieces = ln - h;
     return pieces > 0 ? pieces : 0;

@@ -78,7 +78,7 @@ static const char usage[] =
     "  --exchange-pieces N  with --gpus: cut every exchange between the GPUs into\n"
     "                       N pieces (a power of two up to 32), each packed,\n"
     "                       sent and unpacked while the next are (default:\n"
-    "                       pieces of at least 2^20 elements per GPU, at most 32)\n"
+    "                       pieces of at least 2^20 elements per GPU, at most 4)\n"
     "  --segment-bytes B    with a compile, --check, --report or --dump-plan:\n"
     "                       the bytes of a plane that every warp access to\n"
     "                       global memory reads or writes whole, 32, 64 or 128\n"
