@@ -5,12 +5,6 @@ for ex in examples/*.parm; do
     if "$PARMC" --check "$ex" 2>"$TMP/ex.err"; then pass; else fail "check $ex"; cat "$TMP/ex.err"; fi
 done
 
-# variant EXAMPLE ENTRY-LINE: the example with its entries replaced
-variant() {
-    grep -v '^entry ' "$1" >"$TMP/variant.parm"
-    echo "$2" >>"$TMP/variant.parm"
-}
-
 # interp_check NAME TYPE COUNT SEED MODE [MODE-ARGS...] with the program in
 # $TMP/variant.parm (or $PROG) and the entry in $ENTRY
 interp_check() {

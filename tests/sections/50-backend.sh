@@ -4,48 +4,8 @@
 # from tests/tools/guard_main.c, with every array in its own pages (inputs
 # read-only, each array ending at an inaccessible page), which also checks
 # calls with overlapping arrays (in place and by half).
-# When nvcc is present, every example's CUDA must compile for sm_90.
-CC_TEST=${CC_TEST:-cc}
-
-# c_vs_interp NAME PROGRAM ENTRY INPUT; C_EXTRA_FLAGS: more cc flags (sanitizers)
-c_vs_interp() {
-    local name=$1 prog=$2 entry=$3 input=$4 c=${C_DIR:-$TMP/c} guarded=yes
-    if ! "$PARMC" --target=c --emit-main -e "$entry" "$prog" -o "$c/prog.c" 2>"$c/err.txt"; then
-        fail "emit C $name: $(head -3 "$c/err.txt")"
-        return
-    fi
-    python3 tests/tools/guard_entry.py "$c/prog.h" "$entry" >"$c/entry.h" 2>"$c/err.txt"
-    case $? in
-    0) ;;
-    3) guarded=no ;;    # an entry graph: no guard driver (tests/tools/graph_alias.c checks aliasing)
-    *) fail "guard entry $name: $(head -3 "$c/err.txt")"; return ;;
-    esac
-    # the program once, its main renamed so that the guard's main can call the API
-    # shellcheck disable=SC2086
-    if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} -Dmain=parm_emitted_main -c "$c/prog.c" -o "$c/prog.o" 2>"$c/err.txt" ||
-        ! $CC_TEST ${C_EXTRA_FLAGS:-} "$c/emitted_main.c" "$c/prog.o" -o "$c/prog" 2>"$c/err.txt" ||
-        { [ $guarded = yes ] &&
-            ! $CC_TEST -std=c11 -D_DEFAULT_SOURCE -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} -Iruntime -I"$c" -include "$c/entry.h" \
-                tests/tools/guard_main.c "$c/prog.o" -o "$c/guard" 2>"$c/err.txt"; }; then
-        fail "compile C $name: $(head -5 "$c/err.txt")"
-        return
-    fi
-    "$PARMC" --interpret -e "$entry" "$prog" <"$input" >"$c/i.out" 2>/dev/null
-    "$c/prog" <"$input" >"$c/c.out" 2>"$c/err.txt"
-    if cmp -s "$c/c.out" "$c/i.out"; then pass; else fail "C differs from the interpreter: $name"; fi
-    [ $guarded = yes ] || return
-    "$c/guard" -a <"$input" >"$c/g.out" 2>"$c/err.txt"
-    local status=$?
-    if [ $status -eq 0 ] && cmp -s "$c/g.out" "$c/i.out"; then
-        pass
-    else
-        fail "C through the guarded API: $name: exit $status, $(head -3 "$c/err.txt")"
-    fi
-}
-
+# (The emitted CUDA's nvcc compiles: 50-cuda-compile.sh; c_vs_interp: tests/lib.sh.)
 mkdir -p "$TMP/c"
-printf '%s\n' 'int parm_emitted_main(int argc, char **argv);' \
-    'int main(int argc, char **argv) { return parm_emitted_main(argc, argv); }' >"$TMP/c/emitted_main.c"
 for k in 1 3 6 10 13; do
     variant examples/sort.parm "entry main (xs : [2^$k]i32) = sort $k xs"
     cp "$TMP/variant.parm" "$TMP/c/sort.parm"
@@ -208,6 +168,7 @@ rand_name() {   # rand_name K OPTIONS: how to regenerate program K
     echo "random program $1 (RANDPROG_SEED=$((rand_seed - 1)); randprog.py $2 DIR $(($1 + 1)) $rand_seed)"
 }
 
+
 first_error() {  # the first line of FILE that names an error, else its first 3
     grep -m1 -E 'error|ERROR' "$1" || head -3 "$1"
 }
@@ -255,7 +216,6 @@ for ((w = 0; w < workers; w++)); do
     (
         passed=0 failed=0 C_DIR=$TMP/c/w$w
         mkdir -p "$C_DIR"
-        cp "$TMP/c/emitted_main.c" "$C_DIR/"
         for ((k = w; k < count; k += workers)); do random_program "$k"; done
         echo "$passed $failed" >"$TMP/c/w$w.counts"
     ) >"$TMP/c/w$w.log" 2>&1 &
@@ -277,54 +237,3 @@ for ((k = 0; k < big_count; k++)); do
     big_compiles "$(rand_name "$k" "--backend --big")" "$TMP/c/rand_big/prog_$k.parm" \
         "$( ((k < nvcc_left)) && echo yes)"
 done
-
-# every example's CUDA compiles (no GPU needed)
-if command -v nvcc >/dev/null; then
-    for ex in examples/*.parm; do
-        name=$(basename "$ex" .parm)
-        if "$PARMC" --emit-main "$ex" -o "$TMP/c/$name.cu" 2>"$TMP/c/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/c/$name.cu" -o "$TMP/c/$name.o" 2>"$TMP/c/err.txt"; then
-            pass
-        else
-            fail "CUDA of $ex: $(head -5 "$TMP/c/err.txt")"
-        fi
-    done
-    # groups: the issue's rot4 (two 8 rot4 on 2^10) and reductions in element code
-    for entry in "entry main (xs : [2^10]i32) = twos 8 rot4 xs" "entry main (xs : [2^16]i32) = reduced xs"; do
-        variant tests/emu/groups.parm "$entry"
-        if "$PARMC" --emit-main "$TMP/variant.parm" -o "$TMP/c/groups.cu" 2>"$TMP/c/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/c/groups.cu" -o "$TMP/c/groups.o" 2>"$TMP/c/err.txt"; then
-            pass
-        else
-            fail "CUDA of $entry: $(head -5 "$TMP/c/err.txt")"
-        fi
-    done
-    # the guarded API driver of tests/gpu/run.sh, on an entry of tuples (the
-    # in-place, overlap and PARM_ERROR_ALIAS paths), and two back-end regressions
-    if "$PARMC" examples/kvsort.parm -o "$TMP/c/api_kv.cu" 2>"$TMP/c/err.txt" &&
-        python3 tests/tools/guard_entry.py "$TMP/c/api_kv.h" main >"$TMP/c/entry_kv.h" 2>"$TMP/c/err.txt" &&
-        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/c" -include "$TMP/c/entry_kv.h" \
-            -c tests/gpu/guard_cuda.cu -o "$TMP/c/guard_cuda.o" 2>"$TMP/c/err.txt"; then
-        pass
-    else
-        fail "CUDA guard driver: $(head -5 "$TMP/c/err.txt")"
-    fi
-    # and on an entry with run-time scalar parameters before and after the array
-    if "$PARMC" tests/backend/scalar_params.parm -o "$TMP/c/api_args.cu" 2>"$TMP/c/err.txt" &&
-        python3 tests/tools/guard_entry.py "$TMP/c/api_args.h" shifted >"$TMP/c/entry_args.h" 2>"$TMP/c/err.txt" &&
-        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/c" -include "$TMP/c/entry_args.h" \
-            -c tests/gpu/guard_cuda.cu -o "$TMP/c/guard_args.o" 2>"$TMP/c/err.txt"; then
-        pass
-    else
-        fail "CUDA guard driver with scalar parameters: $(head -5 "$TMP/c/err.txt")"
-    fi
-    for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm tests/backend/scalar_params.parm \
-        tests/backend/graph.parm; do
-        if "$PARMC" "$prog" -o "$TMP/c/regress.cu" 2>"$TMP/c/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/c/regress.cu" -o "$TMP/c/regress.o" 2>"$TMP/c/err.txt"; then
-            pass
-        else
-            fail "CUDA of $prog: $(head -5 "$TMP/c/err.txt")"
-        fi
-    done
-fi
