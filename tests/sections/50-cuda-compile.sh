@@ -2,52 +2,53 @@
 # every example, element code on groups, the guarded API driver of
 # tests/gpu/run.sh and back-end regressions. A section of its own so that
 # tests/run.sh runs these long compiles beside the C back end's tests.
+mkdir -p "$TMP/cuda"
 if command -v nvcc >/dev/null; then
     for ex in examples/*.parm; do
         name=$(basename "$ex" .parm)
-        if "$PARMC" --emit-main "$ex" -o "$TMP/c/$name.cu" 2>"$TMP/c/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/c/$name.cu" -o "$TMP/c/$name.o" 2>"$TMP/c/err.txt"; then
+        if "$PARMC" --emit-main "$ex" -o "$TMP/cuda/$name.cu" 2>"$TMP/cuda/err.txt" &&
+            nvcc -arch=sm_90 -O1 -c "$TMP/cuda/$name.cu" -o "$TMP/cuda/$name.o" 2>"$TMP/cuda/err.txt"; then
             pass
         else
-            fail "CUDA of $ex: $(head -5 "$TMP/c/err.txt")"
+            fail "CUDA of $ex: $(head -5 "$TMP/cuda/err.txt")"
         fi
     done
     # groups: the issue's rot4 (two 8 rot4 on 2^10) and reductions in element code
     for entry in "entry main (xs : [2^10]i32) = twos 8 rot4 xs" "entry main (xs : [2^16]i32) = reduced xs"; do
         variant tests/emu/groups.parm "$entry"
-        if "$PARMC" --emit-main "$TMP/variant.parm" -o "$TMP/c/groups.cu" 2>"$TMP/c/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/c/groups.cu" -o "$TMP/c/groups.o" 2>"$TMP/c/err.txt"; then
+        if "$PARMC" --emit-main "$TMP/variant.parm" -o "$TMP/cuda/groups.cu" 2>"$TMP/cuda/err.txt" &&
+            nvcc -arch=sm_90 -O1 -c "$TMP/cuda/groups.cu" -o "$TMP/cuda/groups.o" 2>"$TMP/cuda/err.txt"; then
             pass
         else
-            fail "CUDA of $entry: $(head -5 "$TMP/c/err.txt")"
+            fail "CUDA of $entry: $(head -5 "$TMP/cuda/err.txt")"
         fi
     done
     # the guarded API driver of tests/gpu/run.sh, on an entry of tuples (the
     # in-place, overlap and PARM_ERROR_ALIAS paths), and two back-end regressions
-    if "$PARMC" examples/kvsort.parm -o "$TMP/c/api_kv.cu" 2>"$TMP/c/err.txt" &&
-        python3 tests/tools/guard_entry.py "$TMP/c/api_kv.h" main >"$TMP/c/entry_kv.h" 2>"$TMP/c/err.txt" &&
-        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/c" -include "$TMP/c/entry_kv.h" \
-            -c tests/gpu/guard_cuda.cu -o "$TMP/c/guard_cuda.o" 2>"$TMP/c/err.txt"; then
+    if "$PARMC" examples/kvsort.parm -o "$TMP/cuda/api_kv.cu" 2>"$TMP/cuda/err.txt" &&
+        python3 tests/tools/guard_entry.py "$TMP/cuda/api_kv.h" main >"$TMP/cuda/entry_kv.h" 2>"$TMP/cuda/err.txt" &&
+        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/cuda" -include "$TMP/cuda/entry_kv.h" \
+            -c tests/gpu/guard_cuda.cu -o "$TMP/cuda/guard_cuda.o" 2>"$TMP/cuda/err.txt"; then
         pass
     else
-        fail "CUDA guard driver: $(head -5 "$TMP/c/err.txt")"
+        fail "CUDA guard driver: $(head -5 "$TMP/cuda/err.txt")"
     fi
     # and on an entry with run-time scalar parameters before and after the array
-    if "$PARMC" tests/backend/scalar_params.parm -o "$TMP/c/api_args.cu" 2>"$TMP/c/err.txt" &&
-        python3 tests/tools/guard_entry.py "$TMP/c/api_args.h" shifted >"$TMP/c/entry_args.h" 2>"$TMP/c/err.txt" &&
-        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/c" -include "$TMP/c/entry_args.h" \
-            -c tests/gpu/guard_cuda.cu -o "$TMP/c/guard_args.o" 2>"$TMP/c/err.txt"; then
+    if "$PARMC" tests/backend/scalar_params.parm -o "$TMP/cuda/api_args.cu" 2>"$TMP/cuda/err.txt" &&
+        python3 tests/tools/guard_entry.py "$TMP/cuda/api_args.h" shifted >"$TMP/cuda/entry_args.h" 2>"$TMP/cuda/err.txt" &&
+        nvcc -arch=sm_90 -O1 -Iruntime -Itests/tools -I"$TMP/cuda" -include "$TMP/cuda/entry_args.h" \
+            -c tests/gpu/guard_cuda.cu -o "$TMP/cuda/guard_args.o" 2>"$TMP/cuda/err.txt"; then
         pass
     else
-        fail "CUDA guard driver with scalar parameters: $(head -5 "$TMP/c/err.txt")"
+        fail "CUDA guard driver with scalar parameters: $(head -5 "$TMP/cuda/err.txt")"
     fi
     for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm tests/backend/scalar_params.parm \
         tests/backend/graph.parm; do
-        if "$PARMC" "$prog" -o "$TMP/c/regress.cu" 2>"$TMP/c/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/c/regress.cu" -o "$TMP/c/regress.o" 2>"$TMP/c/err.txt"; then
+        if "$PARMC" "$prog" -o "$TMP/cuda/regress.cu" 2>"$TMP/cuda/err.txt" &&
+            nvcc -arch=sm_90 -O1 -c "$TMP/cuda/regress.cu" -o "$TMP/cuda/regress.o" 2>"$TMP/cuda/err.txt"; then
             pass
         else
-            fail "CUDA of $prog: $(head -5 "$TMP/c/err.txt")"
+            fail "CUDA of $prog: $(head -5 "$TMP/cuda/err.txt")"
         fi
     done
 fi
