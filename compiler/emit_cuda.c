@@ -611,6 +611,19 @@ static unsigned long long run_bytes(const Phase *p, int k) {
     return (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << p->piece_lo;
 }
 
+/* One side of piece `k`'s NCCL group: for every chunk (slot v) whose
+ * partner (table[r << h | v]) is another rank, a call per field and run. */
+static void emit_piece_side(FILE *out, const Phase *p, int h, int runs, const char *call, const char *cast,
+                            const char *buf, const char *table, char v) {
+    fprintf(out, "        for (int %c = 0; %c < %d; %c++) {\n            if (%s[r << %d | %c] == r) continue;\n"
+                 "            for (size_t j = 0; j < %du; j++) {\n", v, v, 1 << h, v, table, h, v, 1 << runs);
+    for (int k = 0; k < p->elem->nslots; k++)
+        fprintf(out, "                PARM_NCCL(ctx, %s((%s)%s[%d] + (((size_t)%c << %d | j) << %d | (size_t)k) * 0x%llxull, "
+                     "0x%llxull, ncclInt8, %s[r << %d | %c], ctx->comm, ctx->comm_stream));\n",
+                call, cast, buf, k, v, runs, p->piece_log, run_bytes(p, k), run_bytes(p, k), table, h, v);
+    fputs("            }\n        }\n", out);
+}
+
 /* Piece `k` of the chunks between the ranks: one NCCL group on the
  * communication stream, a ncclSend per field and chunk sent, a ncclRecv per
  * field and chunk received (the kept chunk is the pack's). */
@@ -618,19 +631,9 @@ static void emit_piece_group(FILE *out, const Schedule *s, const Phase *p, const
     int h = p->chunk_log, runs = p->n - s->gpu_log - h - p->piece_log - p->piece_lo;
     /* run j of piece k of chunk (slot) t: elements (t, j, k, 0) of the offset's bits */
     fputs("        PARM_NCCL(ctx, ncclGroupStart());\n", out);
-    fprintf(out, "        for (int t = 0; t < %d; t++) {\n            if (to[r << %d | t] == r) continue;\n"
-                 "            for (size_t j = 0; j < %du; j++) {\n", 1 << h, h, 1 << runs);
-    for (int k = 0; k < p->elem->nslots; k++)
-        fprintf(out, "                PARM_NCCL(ctx, ncclSend((const char *)%s[%d] + (((size_t)t << %d | j) << %d | (size_t)k) * 0x%llxull, "
-                     "0x%llxull, ncclInt8, to[r << %d | t], ctx->comm, ctx->comm_stream));\n",
-                send, k, runs, p->piece_log, run_bytes(p, k), run_bytes(p, k), h);
-    fprintf(out, "            }\n        }\n        for (int q = 0; q < %d; q++) {\n            if (from[r << %d | q] == r) continue;\n"
-                 "            for (size_t j = 0; j < %du; j++) {\n", 1 << h, h, 1 << runs);
-    for (int k = 0; k < p->elem->nslots; k++)
-        fprintf(out, "                PARM_NCCL(ctx, ncclRecv((char *)%s[%d] + (((size_t)q << %d | j) << %d | (size_t)k) * 0x%llxull, "
-                     "0x%llxull, ncclInt8, from[r << %d | q], ctx->comm, ctx->comm_stream));\n",
-                recv, k, runs, p->piece_log, run_bytes(p, k), run_bytes(p, k), h);
-    fputs("            }\n        }\n        PARM_NCCL(ctx, ncclGroupEnd());\n", out);
+    emit_piece_side(out, p, h, runs, "ncclSend", "const char *", send, "to", 't');
+    emit_piece_side(out, p, h, runs, "ncclRecv", "char *", recv, "from", 'q');
+    fputs("        PARM_NCCL(ctx, ncclGroupEnd());\n", out);
 }
 
 /* The unpack of piece `piece` (or of everything, without pieces), indented
