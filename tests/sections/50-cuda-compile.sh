@@ -3,25 +3,26 @@
 # tests/gpu/run.sh and back-end regressions. A section of its own so that
 # tests/run.sh runs these long compiles beside the C back end's tests.
 mkdir -p "$TMP/cuda"
+
+# cuda_compiles WHAT NAME PARMC-ARGS...: parmc PARMC-ARGS writes
+# $TMP/cuda/NAME.cu, which nvcc must compile
+cuda_compiles() {
+    local what=$1 cu=$TMP/cuda/$2.cu
+    shift 2
+    if "$PARMC" "$@" -o "$cu" 2>"$TMP/cuda/err.txt" &&
+        nvcc -arch=sm_90 -O1 -c "$cu" -o "${cu%.cu}.o" 2>"$TMP/cuda/err.txt"; then
+        pass
+    else
+        fail "CUDA of $what: $(head -5 "$TMP/cuda/err.txt")"
+    fi
+}
+
 if command -v nvcc >/dev/null; then
-    for ex in examples/*.parm; do
-        name=$(basename "$ex" .parm)
-        if "$PARMC" --emit-main "$ex" -o "$TMP/cuda/$name.cu" 2>"$TMP/cuda/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/cuda/$name.cu" -o "$TMP/cuda/$name.o" 2>"$TMP/cuda/err.txt"; then
-            pass
-        else
-            fail "CUDA of $ex: $(head -5 "$TMP/cuda/err.txt")"
-        fi
-    done
+    for ex in examples/*.parm; do cuda_compiles "$ex" "$(basename "$ex" .parm)" --emit-main "$ex"; done
     # groups: the issue's rot4 (two 8 rot4 on 2^10) and reductions in element code
     for entry in "entry main (xs : [2^10]i32) = twos 8 rot4 xs" "entry main (xs : [2^16]i32) = reduced xs"; do
         variant tests/emu/groups.parm "$entry"
-        if "$PARMC" --emit-main "$TMP/variant.parm" -o "$TMP/cuda/groups.cu" 2>"$TMP/cuda/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/cuda/groups.cu" -o "$TMP/cuda/groups.o" 2>"$TMP/cuda/err.txt"; then
-            pass
-        else
-            fail "CUDA of $entry: $(head -5 "$TMP/cuda/err.txt")"
-        fi
+        cuda_compiles "$entry" groups --emit-main "$TMP/variant.parm"
     done
     # the guarded API driver of tests/gpu/run.sh, on an entry of tuples (the
     # in-place, overlap and PARM_ERROR_ALIAS paths), and two back-end regressions
@@ -44,11 +45,6 @@ if command -v nvcc >/dev/null; then
     fi
     for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm tests/backend/scalar_params.parm \
         tests/backend/graph.parm; do
-        if "$PARMC" "$prog" -o "$TMP/cuda/regress.cu" 2>"$TMP/cuda/err.txt" &&
-            nvcc -arch=sm_90 -O1 -c "$TMP/cuda/regress.cu" -o "$TMP/cuda/regress.o" 2>"$TMP/cuda/err.txt"; then
-            pass
-        else
-            fail "CUDA of $prog: $(head -5 "$TMP/cuda/err.txt")"
-        fi
+        cuda_compiles "$prog" regress "$prog"
     done
 fi
