@@ -2,6 +2,7 @@
 #
 #   make            build build/parmc (optimised), in parallel, one line a file (V=1: the commands)
 #   make test       build a sanitizer build and run every test (alias: check)
+#   make test SECTIONS="35-ir 50-backend"   only those sections of tests/sections
 #   make demo       compile and run examples/sort.parm on random input
 #   make accept     regenerate golden expectations (review the diff!)
 #   make install PREFIX=DIR   parmc, the stdlib and the man page under DIR
@@ -100,7 +101,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/*.c))
 
 test: deps
 	@$(MAKE) -s --no-print-directory build/parmc build/parmc-san $(UNIT_TESTS)
-	@PARMC=build/parmc-san bash tests/run.sh
+	@PARMC=build/parmc-san bash tests/run.sh $(SECTIONS)
 check: test
 
 demo: deps

@@ -50,7 +50,7 @@ static void free_bufs(Buf **bufs) {
 
 /* The sanitizer build checks the IR that every stage hands on. */
 static void verify(const Compilation *c, Stage reached) {
-#ifdef PARMC_VERIFY_IR
+#ifdef PARMC_VERIFY
     ir_verify_program(&c->ir, stage_names[reached]);
 #else
     (void)c, (void)reached;

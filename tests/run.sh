@@ -4,6 +4,8 @@
 #   PARMC      the compiler under test (make test passes the sanitizer build)
 #   ACCEPT=1   rewrite golden expectations instead of comparing (make accept)
 #   TEST_JOBS  sections run at once (default: one per core)
+# Arguments name sections to run alone (`bash tests/run.sh 35-ir 50-backend`);
+# without arguments every section runs.
 # Each section runs in a shell of its own that has sourced tests/lib.sh,
 # with its own $TMP and counts, so sections run side by side; the longest
 # start first, so that the last one to start is a short one.
@@ -24,9 +26,19 @@ run_section() {
     rm -rf "$RUN/$name.tmp"
 }
 
+sections=()
+if [ $# -gt 0 ]; then
+    for name in "$@"; do
+        name=$(basename "$name" .sh)
+        [ -f "tests/sections/$name.sh" ] || { echo "tests/run.sh: no section $name" >&2; exit 2; }
+        sections+=("tests/sections/$name.sh")
+    done
+else
+    sections=(tests/sections/*.sh)
+fi
 order=()
-for name in $LONGEST; do [ -f "tests/sections/$name.sh" ] && order+=("tests/sections/$name.sh"); done
-for f in tests/sections/*.sh; do [[ " $LONGEST " == *" $(basename "$f" .sh) "* ]] || order+=("$f"); done
+for name in $LONGEST; do [[ " ${sections[*]} " == *" tests/sections/$name.sh "* ]] && order+=("tests/sections/$name.sh"); done
+for f in "${sections[@]}"; do [[ " $LONGEST " == *" $(basename "$f" .sh) "* ]] || order+=("$f"); done
 jobs_max=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 for f in "${order[@]}"; do
     while [ "$(jobs -r | wc -l)" -ge "$jobs_max" ]; do wait -n; done
@@ -35,7 +47,7 @@ done
 
 # the sections' lines in file order, each printed once it has finished
 passed=0 failed=0
-for f in tests/sections/*.sh; do
+for f in "${sections[@]}"; do
     name=$(basename "$f" .sh)
     while [ ! -e "$RUN/$name.counts" ] && jobs -r | grep -q .; do wait -n; done
     cat "$RUN/$name.log"
