@@ -95,7 +95,10 @@ build/parmc-san: $(SAN_OBJS) $(TOOL_SAN_OBJS)
 
 build/unit/%: tests/unit/%.c tests/unit/check.h $(SAN_OBJS)
 	@mkdir -p build/unit
-	$(Q)$(call say,UNIT,$@)$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $(filter-out %.h,$^) -o $@ -lm
+	$(Q)$(call say,UNIT,$@)$(CC) $(CPPFLAGS) $(WARN) $(SANFLAGS) $(filter-out %.h,$^) -o $@ -lm $(UNIT_LDFLAGS)
+
+# The driver's calls of the verifiers land in the test's wrappers.
+build/unit/test_driver_verifies: UNIT_LDFLAGS = -Wl,--wrap=ir_verify_program,--wrap=plan_verify_entry
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/*.c))
 

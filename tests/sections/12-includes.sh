@@ -30,3 +30,21 @@ includes_broken "specialiser includes the optimiser" value.h '#include "opt.h"' 
     'value.h: a file of stage specialise includes opt.h of the later stage optimiser'
 includes_broken "file in no stage" stray.c '#include "ir.h"' 'stray.c: not in compiler/stages'
 includes_broken "header that does not exist" ir.c '#include "nowhere.h"' 'includes "nowhere.h"'
+
+# Every #if of compiler/, runtime/ and the unit and fuzz tests names a macro
+# that a compiler predefines or a build defines (tests/tools/ifdef_names.sh);
+# the checker must catch the verifier's old PARMC_VERIFY_IR.
+if out=$(bash tests/tools/ifdef_names.sh compiler runtime tests/unit tests/fuzz 2>&1); then
+    pass
+else
+    fail "conditional compilation on names no build defines: $out"
+fi
+rm -rf "$TMP/ifdef" && mkdir -p "$TMP/ifdef" && cp compiler/driver.c "$TMP/ifdef/"
+sed -i 's/^#ifdef PARMC_VERIFY$/#ifdef PARMC_VERIFY_IR/' "$TMP/ifdef/driver.c"
+if out=$(bash tests/tools/ifdef_names.sh "$TMP/ifdef" 2>&1); then
+    fail "ifdef_names.sh passed a driver.c that tests PARMC_VERIFY_IR"
+elif [[ "$out" != *"#if on PARMC_VERIFY_IR, which no build defines"* ]]; then
+    fail "ifdef_names.sh: expected PARMC_VERIFY_IR in: $out"
+else
+    pass
+fi
