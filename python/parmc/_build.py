@@ -19,15 +19,25 @@ _versions = {}          # (parmc path, mtime, size) -> `parmc --version`
 _programs = {}          # cache directory -> its loaded Program
 
 
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "parmc")
+
+
 def find_parmc():
-    """$PARMC, else parmc on PATH."""
+    """$PARMC when set; else the parmc built with the package (parmc/_bin, its stdlib in
+    parmc/share/parmc/stdlib); else parmc on PATH."""
     env = os.environ.get("PARMC")
-    path = shutil.which(env) if env else shutil.which("parmc")
-    if env and not path:
-        raise ToolError(f"PARMC={env} is not an executable file")
+    if env:
+        path = shutil.which(env)
+        if not path:
+            raise ToolError(f"PARMC={env} is not an executable file")
+        return os.path.abspath(path)
+    if os.access(BUNDLED, os.X_OK):
+        return BUNDLED
+    path = shutil.which("parmc")
     if not path:
-        raise ToolError("cannot find the parmc compiler: put it on PATH (make install PREFIX=DIR, then DIR/bin) "
-                        "or set PARMC=/path/to/parmc")
+        raise ToolError("cannot find the parmc compiler: this package was installed without one (pip builds it "
+                        "from the parmc source tree around python/); put parmc on PATH (make install PREFIX=DIR, "
+                        "then DIR/bin) or set PARMC=/path/to/parmc")
     return os.path.abspath(path)
 
 

@@ -525,6 +525,31 @@ class Targets(unittest.TestCase):
             os.environ.clear()
             os.environ.update(env)
 
+    def test_find_parmc(self):
+        """$PARMC first, then the parmc that pip built into the package (parmc/_bin), then PATH."""
+        from parmc import _build
+        env, bundled = dict(os.environ), _build.BUNDLED
+        d = tempfile.mkdtemp()
+        try:
+            on_path, in_package = os.path.join(d, "parmc"), os.path.join(d, "_bin", "parmc")
+            for exe in (on_path, in_package):
+                os.makedirs(os.path.dirname(exe), exist_ok=True)
+                with open(exe, "w") as f:
+                    f.write("#!/bin/sh\n")
+                os.chmod(exe, 0o755)
+            _build.BUNDLED = in_package
+            os.environ["PATH"] = d
+            self.assertEqual(parmc.find_parmc(), PARMC)
+            del os.environ["PARMC"]
+            self.assertEqual(parmc.find_parmc(), in_package)
+            _build.BUNDLED = os.path.join(d, "none", "parmc")
+            self.assertEqual(parmc.find_parmc(), on_path)
+        finally:
+            _build.BUNDLED = bundled
+            os.environ.clear()
+            os.environ.update(env)
+            shutil.rmtree(d)
+
     def test_prefix(self):
         prog = parmc.compile(example("permute.parm"), target="c", prefix="perm10")
         self.assertEqual((prog.name, prog.manifest.prefix), ("perm10", "perm10"))

@@ -1,30 +1,38 @@
 # The Python package (python/, docs/python.md) through the C target and NumPy:
-# tests/python/test_numpy.py, one line a test; then `pip install` of the package.
-# The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh, run on a GPU machine.
-if ! python3 -c 'import numpy' 2>/dev/null; then
-    fail "python: numpy is missing (.ci/install-deps.sh installs it: python3 -m pip install numpy)"
-else
-    PARMC="$(cd "$(dirname "$PARMC")" && pwd)/$(basename "$PARMC")" python3 tests/python/run.py test_numpy \
-        >"$TMP/py.out" 2>"$TMP/py.err"
-    while read -r status name rest; do
-        case $status in
-        ok) pass ;;
-        FAIL) fail "python $name $rest" ;;
-        esac
-    done <"$TMP/py.out"
-    grep -q '^ok ' "$TMP/py.out" || fail "python: no test ran: $(tail -3 "$TMP/py.err")"
-    grep -q '^FAIL' "$TMP/py.out" && sed -n '1,60p' "$TMP/py.err"
+# tests/python/test_numpy.py, one line a test; then `pip install ./python` with
+# the parmc it builds and bundles. Both run in the tests' virtual environment,
+# build/venv (tests/tools/venv.sh: numpy, setuptools, wheel), never in the
+# user's own Python. The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh,
+# run on a GPU machine.
+VENV=build/venv
+if ! bash tests/tools/venv.sh "$VENV" >"$TMP/venv.out" 2>&1; then
+    fail "python: cannot make the tests' virtual environment $VENV: $(tail -3 "$TMP/venv.out")"
+    return 0
 fi
+PY=$VENV/bin/python
 
-# `pip install ./python` works (from a copy: a build leaves files beside its source;
-# pip fetches the build backend, setuptools, as it would for a user)
-if python3 -m pip --version >/dev/null 2>&1; then
-    cp -r python "$TMP/pysrc"
-    if python3 -m pip install -q --no-deps --disable-pip-version-check --root-user-action=ignore \
-        --target "$TMP/pysite" "$TMP/pysrc" >"$TMP/pip.out" 2>&1 &&
-        [ "$(cd "$TMP" && PYTHONPATH="$TMP/pysite" python3 -c 'import parmc; print(parmc.__file__)')" = "$TMP/pysite/parmc/__init__.py" ]; then
-        pass
-    else
-        fail "python: pip install of python/: $(tail -3 "$TMP/pip.out")"
-    fi
+PARMC="$(cd "$(dirname "$PARMC")" && pwd)/$(basename "$PARMC")" $PY tests/python/run.py test_numpy \
+    >"$TMP/py.out" 2>"$TMP/py.err"
+while read -r status name rest; do
+    case $status in
+    ok) pass ;;
+    FAIL) fail "python $name $rest" ;;
+    esac
+done <"$TMP/py.out"
+grep -q '^ok ' "$TMP/py.out" || fail "python: no test ran: $(tail -3 "$TMP/py.err")"
+grep -q '^FAIL' "$TMP/py.out" && sed -n '1,60p' "$TMP/py.err"
+
+# `pip install ./python` builds parmc (make build/parmc in this tree) and ships
+# it with its stdlib: `import parmc` then compiles with no PARMC and no parmc on
+# PATH (the README's NumPy example). The unit tests above import python/ itself.
+if env -u MAKEFLAGS -u MAKELEVEL $PY -m pip install -q --no-deps --no-build-isolation --disable-pip-version-check \
+    ./python >"$TMP/pip.out" 2>&1; then
+    out=$(root=$PWD && cd "$TMP" && env -u PARMC PATH=/usr/bin:/bin PARMC_CACHE="$TMP/pycache" "$root/$PY" -c '
+import os, sys, parmc, numpy as np
+print(os.path.relpath(parmc.find_parmc(), os.path.dirname(parmc.__file__)))
+print(parmc.compile(os.path.join(sys.argv[1], "examples/sort.parm"), target="c").main(
+    np.arange(2**20, 0, -1, dtype=np.int32))[:4])' "$root" 2>&1)
+    if [ "$out" = "$(printf '_bin/parmc\n[1 2 3 4]')" ]; then pass; else fail "python: the installed package: $out"; fi
+else
+    fail "python: pip install ./python: $(tail -3 "$TMP/pip.out")"
 fi
