@@ -55,12 +55,15 @@ endif
 
 vpath %.c compiler build/gen
 
-.PHONY: all deps test check demo accept install fuzz clean format-check
+.PHONY: all deps deps-fuzz test check demo accept install fuzz clean format-check
 all: build/parmc
 
-# re2c and lemon are installed with apt-get when they are missing.
+# The build's tools (make, cc, re2c, lemon, python3 and its venv module) are
+# installed with apt-get when they are missing; clang for make fuzz only.
 deps:
 	@bash .ci/install-deps.sh
+deps-fuzz:
+	@bash .ci/install-deps.sh fuzz
 
 build/gen/lexer.c: compiler/lexer.re compiler/lexer.h build/gen/parser.h
 	@mkdir -p build/gen
@@ -143,7 +146,8 @@ FUZZOPTS  = -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/parm.d
 build/fuzz_parmc: tests/fuzz/fuzz_parmc.c $(SRCS) $(GEN_SRCS) $(wildcard compiler/*.h) | build/gen/parser.h
 	clang $(CPPFLAGS) $(WARN) $(FUZZFLAGS) tests/fuzz/fuzz_parmc.c $(SRCS) $(GEN_SRCS) -o $@ -lm
 
-fuzz: build/fuzz_parmc
+fuzz: deps-fuzz
+	@$(MAKE) -s --no-print-directory build/fuzz_parmc
 	@mkdir -p build/fuzz/corpus
 	build/fuzz_parmc $(FUZZOPTS) -artifact_prefix=build/fuzz/ -max_total_time=$(SECONDS) \
 	    -print_final_stats=1 build/fuzz/corpus tests/fuzz/corpus
