@@ -183,7 +183,10 @@ class EntryFunction:
     def __repr__(self):
         return f"<parmc entry {self.program.name}.{self._signature()}>"
 
-    def __call__(self, *args, stream=None, n=None):
+    def __call__(self, *args, **keywords):
+        stream = n = None
+        if keywords:
+            args, stream, n = self._bind(args, keywords)
         if _compiling is not None and _compiling():
             return _op_call(self, args)
         fast = self._fast
@@ -192,6 +195,33 @@ class EntryFunction:
             if r is not SLOW:
                 return r
         return self._checked(args, stream, n)
+
+    def _bind(self, args, keywords):
+        """(arguments in parameter order, stream, n) from a call with keywords: a keyword
+        naming a parameter (the manifest's names) passes it; stream= and n= are the call's
+        options unless a parameter has that name."""
+        params = [p.name for p in self.entry.params]
+        bound = dict(zip(params, args))
+        options = {}
+        for key, value in keywords.items():
+            if key in params:
+                if key in bound:
+                    raise ArgumentTypeError(f"{self.program.name}.{self.name}(): parameter '{key}' given twice "
+                                            "(by position and by name)")
+                bound[key] = value
+            elif key in ("stream", "n"):
+                options[key] = value
+            else:
+                raise ArgumentTypeError(f"{self.program.name}.{self.name}() has no parameter '{key}' (parameters: "
+                                        f"{', '.join(params) or 'none'}; options: stream=, n=)")
+        if len(args) > len(params):
+            self._arity_error(args)
+        missing = [name for name in params if name not in bound]
+        if missing:
+            raise ArgumentTypeError(f"{self.program.name}.{self.name}() is missing parameter"
+                                    f"{'s' if len(missing) > 1 else ''} {', '.join(repr(m) for m in missing)} "
+                                    f"(parameters: {', '.join(params)})")
+        return tuple(bound[name] for name in params), options.get("stream"), options.get("n")
 
     def _checked(self, args, stream, n):
         """A call with every check, each failing one with its own exception."""
@@ -226,8 +256,9 @@ class EntryFunction:
                     raise ArgumentValueError(f"{where()}: {size} elements, field 0 has {size0}")
                 cargs.append(ptr)
             sizes.append(size0)
+        grid = self._grid(shape) if self.entry.lengths.grid else None   # its shape first: more telling
         row = self._row(sizes, n)
-        tail = self._grid(shape) if self.entry.lengths.grid else [row["n"]] if row is not None else []
+        tail = grid if grid is not None else [row["n"]] if row is not None else []
         if shape is None and cuda:
             device = adapter.current_device()
         results = self._allocate(adapter, dtypes[1], row, shape, device, cargs)
@@ -241,7 +272,8 @@ class EntryFunction:
         return results[0] if len(results) == 1 else tuple(results)
 
     def _grid(self, shape):
-        """(rows, row_len) of a rows entry's first array: its last dimension is the row length."""
+        """(rows, row_len) of a rows entry's first array: its last dimension is the row length,
+        the others count the rows (a 1-D array is one row)."""
         row_len = shape[-1] if shape else 1
         rows = 1
         for d in shape[:-1]:
@@ -249,8 +281,13 @@ class EntryFunction:
         max_rows, max_len = self.entry.lengths.grid
         if rows > max_rows or row_len > max_len:
             p = self.entry.params[0]
-            raise ArgumentValueError(f"{self.program.name}.{self.name}: parameter '{p.name}' has {rows} rows of "
-                                     f"{row_len}; the entry accepts up to {max_rows} rows of up to {max_len}")
+            where = f"{self.program.name}.{self.name}: parameter '{p.name}'"
+            if len(shape) < 2:
+                raise ArgumentValueError(f"{where} expects a 2-D array of rows (rows, row length), got a "
+                                         f"{len(shape)}-D array of {row_len} elements: one row, and the entry's "
+                                         f"rows have up to {max_len}")
+            raise ArgumentValueError(f"{where} has {rows} row{'s' if rows != 1 else ''} of {row_len}; the entry accepts up to {max_rows} rows "
+                                     f"of up to {max_len}")
         return [rows, row_len]
 
     def _failed(self, rc, ctx):

@@ -164,7 +164,9 @@ class AnyLength(unittest.TestCase):
             self.assertEqual(out.shape, shape)
             np.testing.assert_array_equal(out, np.sort(xs, axis=-1))
         for shape, text in (((17, 10), "has 17 rows of 10; the entry accepts up to 16 rows of up to 64"),
-                            ((2, 65), "has 2 rows of 65")):
+                            ((2, 65), "has 2 rows of 65"),
+                            ((5000,), "parameter 'xs' expects a 2-D array of rows (rows, row length), got a 1-D "
+                             "array of 5000 elements: one row, and the entry's rows have up to 64")):
             with self.assertRaises(parmc.ArgumentValueError) as e:
                 self.rows.main(np.zeros(shape, np.int32))
             self.assertIn(text, str(e.exception))
@@ -190,6 +192,26 @@ class Graphs(unittest.TestCase):
         k, v = self.g.kv(keys, vals)
         np.testing.assert_array_equal(k, np.sort(keys))
         self.assertEqual(sorted(zip(k.tolist(), v.tolist())), sorted(zip(keys.tolist(), vals.tolist())))
+
+    def test_keywords(self):
+        """Parameters by name (the manifest's names), in any order, after positional ones."""
+        keys = rng.integers(-50, 50, 512).astype(np.int32)
+        vals = rng.standard_normal(512).astype(np.float32)
+        want = self.g.kv(keys, vals)
+        for got in (self.g.kv(vals=vals, keys=keys), self.g.kv(keys, vals=vals)):
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)
+        xs = rng.integers(-100, 100, 256).astype(np.int32)
+        np.testing.assert_array_equal(self.g.scaled(xs=xs, s=3), xs * 3 + 1)
+        for call, text in ((lambda: self.g.kv(keys, keys=keys), "graph.kv(): parameter 'keys' given twice"),
+                           (lambda: self.g.kv(keys, values=vals), "graph.kv() has no parameter 'values' (parameters: "
+                            "keys, vals; options: stream=, n=)"),
+                           (lambda: self.g.kv(vals=vals), "graph.kv() is missing parameter 'keys' (parameters: keys, "
+                            "vals)"),
+                           (lambda: self.g.kv(keys, vals, vals, n=1), "graph.kv() takes 2 arguments (keys, vals), got 3")):
+            with self.assertRaises(parmc.ArgumentTypeError) as e:
+                call()
+            self.assertIn(text, str(e.exception))
 
     def test_arrays_of_several_lengths(self):
         xs = rng.integers(-100, 100, 32).astype(np.int32)
