@@ -1,0 +1,61 @@
+# The docs run as written (tests/tools/doc_blocks.py): every `$ command` of a
+# console block prints exactly the lines shown after it, every program block
+# compiles on its own (and is the file its first line names), every Python
+# block runs in build/venv. What cannot run here (a GPU, nvcc, minutes) is
+# marked `# not run: REASON` in the docs and counted here as skipped.
+DOCS="README.md docs/*.md examples/README.md python/README.md"
+py=()
+if bash tests/tools/venv.sh build/venv >"$TMP/venv.out" 2>&1; then
+    py=(--python build/venv/bin/python)
+else
+    fail "docs: no build/venv for the Python blocks: $(tail -3 "$TMP/venv.out")"
+fi
+# shellcheck disable=SC2086
+python3 tests/tools/doc_blocks.py --parmc "$PARMC" "${py[@]}" --scratch "$TMP/docs" $DOCS >"$TMP/docs.txt" 2>&1 ||
+    fail "docs: doc_blocks.py: $(tail -3 "$TMP/docs.txt")"
+skipped=0
+while read -r verdict rest; do
+    case $verdict in
+    PASS) pass ;;
+    FAIL) fail "docs: $rest" ;;
+    SKIP) skipped=$((skipped + 1)) ;;
+    esac
+done <"$TMP/docs.txt"
+grep -q '^PASS' "$TMP/docs.txt" || fail "docs: nothing was checked"
+grep -q '^FAIL' "$TMP/docs.txt" && grep -A20 '^FAIL' "$TMP/docs.txt" | grep '^    ' | head -60
+echo "docs: $skipped commands and blocks not run here (marked '# not run:'):"
+grep '^SKIP' "$TMP/docs.txt" | sed 's/^SKIP /  /'
+
+# the checker itself catches drift: a wrong output, a failing command, a
+# program block that leaves a definition out, a `...` that matches nothing
+cat >"$TMP/drift.md" <<'MD'
+```console
+$ echo "5 3" | build/parmc --interpret examples/tutorial/cas.parm
+5
+3
+$ build/parmc --check no/such.parm
+$ printf 'a\nb\nc\n'
+a
+...
+c
+$ printf 'a\nb\n'
+a
+...
+c
+```
+
+```
+-- examples/tutorial/bitonic.parm
+hmerge 0 xs = xs
+hmerge m xs = two (hmerge (m-1)) (col (2^(m-1)) cas xs)
+bsort 0 xs = xs
+bsort n xs = two (hmerge (n-1)) (vcolumn cas (two (bsort (n-1)) xs))
+entry main (xs : [2^3]i32) = bsort 3 xs
+```
+MD
+python3 tests/tools/doc_blocks.py --parmc "$PARMC" --scratch "$TMP/drift" "$TMP/drift.md" >"$TMP/drift.txt" 2>&1
+if [ "$(grep -o '^[A-Z]* [^ ]*:[0-9]*' "$TMP/drift.txt" | sed 's/ .*:/ /' | tr '\n' ' ')" = "FAIL 2 FAIL 5 PASS 6 FAIL 10 FAIL 17 " ]; then
+    pass
+else
+    fail "docs: doc_blocks.py does not catch drift: $(head -20 "$TMP/drift.txt")"
+fi
