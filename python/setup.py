@@ -67,4 +67,18 @@ class PlatformDistribution(Distribution):
         return bundled()
 
 
-setup(cmdclass={"build_py": BuildWithParmc}, distclass=PlatformDistribution)
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:     # setuptools before 70.1: the wheel package's
+    from wheel.bdist_wheel import bdist_wheel
+
+
+class PlatformWheel(bdist_wheel):
+    """py3-none-PLATFORM: the executable does not depend on the Python version."""
+
+    def get_tag(self):
+        python, abi, plat = super().get_tag()
+        return ("py3", "none", plat) if bundled() else (python, abi, plat)
+
+
+setup(cmdclass={"build_py": BuildWithParmc, "bdist_wheel": PlatformWheel}, distclass=PlatformDistribution)
