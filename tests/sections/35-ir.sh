@@ -23,3 +23,15 @@ for src in tests/ir/*.parm; do
         fail "ir meaning $src: $(head -3 "$TMP/ir.err")"
     fi
 done
+
+# The interpreter on programs only it runs: tests/interp/NAME.parm must print
+# NAME.out (checked by hand or against a model) on NAME.in, after every stage.
+for src in tests/interp/*.parm; do
+    base=${src%.parm}
+    if "$PARMC" --interpret --compare-stages "$src" <"$base.in" >"$TMP/interp.out" 2>"$TMP/interp.err" &&
+        cmp -s "$base.out" "$TMP/interp.out"; then
+        pass
+    else
+        fail "interpreter on $src: $(head -3 "$TMP/interp.err")"
+    fi
+done
