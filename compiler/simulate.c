@@ -220,10 +220,10 @@ static bool report_map(FILE *out, const Phase *p) {
 }
 
 bool simulate_report(FILE *out, const Schedule *s) {
-    char elem[128];
-    elem_format(s->in_elem, elem, sizeof elem);
-    fprintf(out, "entry %s: 2^%d %s, %d kernel%s, %d global pass%s\n", s->func->name, s->n, elem, s->nphases,
-            s->nphases == 1 ? "" : "s", s->nphases, s->nphases == 1 ? "" : "es");
+    fprintf(out, "entry %s: 2^%d ", s->func->name, s->n);
+    elem_print(out, s->in_elem);
+    fprintf(out, ", %d kernel%s, %d global pass%s\n", s->nphases, s->nphases == 1 ? "" : "s", s->nphases,
+            s->nphases == 1 ? "" : "es");
     bool ok = true;
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];

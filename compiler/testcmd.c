@@ -336,6 +336,15 @@ static char *message(const char *fmt, const char *a, const char *b) {
     return m;
 }
 
+/* "block at line LINE", the name of an unnamed block */
+static char *block_at_line(int line) {
+    size_t len = (size_t)snprintf(NULL, 0, "block at line %d", line) + 1;
+    char *m = malloc(len);
+    if (!m) exit(1);
+    snprintf(m, len, "block at line %d", line);
+    return m;
+}
+
 /* "WHAT lacks 'TEXT': FIRST LINE OF ERR" */
 static char *lacks(const char *what, const char *text, const char *err) {
     char *line = first_line(err), *m = message("%s lacks '%s': ", what, text), *all = message("%s%s", m, line);
@@ -410,13 +419,15 @@ static void run_case(Tester *t, const Block *b, const Case *c, int index, const 
     char *input = c->kind == CASE_RANDOM ? random_input(t, b, program, c->seed, &why)
                                          : dup_range(c->input, strlen(c->input));
     if (input) why = interpret_case(t, b, c, program, input, &ref);
-    char backends[64] = "interpreter";
+    char *backends = message("%s%s", "interpreter", "");
     for (int i = 0; i < nbins && !why; i++) {
         why = compiled_case(t, c, &bins[i], input, ref);
-        strcat(backends, ", ");
-        strcat(backends, bins[i].label);
+        char *more = message("%s, %s", backends, bins[i].label);
+        free(backends);
+        backends = more;
     }
     report(t, b, c, index, backends, why);
+    free(backends);
     free(why);
     free(ref);
     free(input);
@@ -488,9 +499,7 @@ static bool test_file(Tester *t) {
             const char *name = body + 2;
             size_t nn = bn - 2;
             while (nn && *name == ' ') name++, nn--;
-            char unnamed[32];
-            snprintf(unnamed, sizeof unnamed, "block at line %d", line);
-            b.name = nn ? dup_range(name, nn) : dup_range(unnamed, strlen(unnamed));
+            b.name = nn ? dup_range(name, nn) : block_at_line(line);
         } else if (in_block && !broken) {
             broken = !directive(t, &b, line, body, bn);
         }
