@@ -74,7 +74,12 @@ static char *message(const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *m = dup_range("", n < 0 ? 0 : (size_t)n);
+    char *m = malloc(n < 0 ? 1 : (size_t)n + 1);
+    if (!m) {
+        fputs("parmc: error: out of memory\n", stderr);
+        exit(1);
+    }
+    m[0] = 0;
     va_start(ap, fmt);
     vsnprintf(m, (size_t)n + 1, fmt, ap);
     va_end(ap);
