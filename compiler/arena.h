@@ -4,6 +4,7 @@
 #ifndef PARMC_ARENA_H
 #define PARMC_ARENA_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct ArenaBlock ArenaBlock;
@@ -18,6 +19,7 @@ typedef struct {
 void *arena_alloc(Arena *a, size_t size);          /* zeroed memory */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void arena_free(Arena *a);
 
 #define NEW(arena, type) ((type *)arena_alloc((arena), sizeof(type)))

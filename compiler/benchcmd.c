@@ -104,9 +104,8 @@ static int bench_entry(const Bench *b, const char *entry, bool first) {
         }
     }
     double ms[PROCESSES];
-    char runs[16];
-    snprintf(runs, sizeof runs, "%d", b->runs);
-    char *run_argv[] = {prog, "-r", runs, NULL};
+    Arena scratch = {0};
+    char *run_argv[] = {prog, "-r", arena_printf(&scratch, "%d", b->runs), NULL};
     for (int p = 0; p < PROCESSES && !status; p++) {
         int rc = proc_run(run_argv, input, NULL, err, TIMEOUT_S);
         if (rc || !read_median(err, &ms[p])) {
@@ -131,6 +130,7 @@ static int bench_entry(const Bench *b, const char *entry, bool first) {
                    ms[PROCESSES - 1], spread, PROCESSES, b->runs);
     }
     proc_free_argv(argv);
+    arena_free(&scratch);
     free(input);
     free(src);
     free(prog);

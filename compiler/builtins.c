@@ -367,8 +367,7 @@ static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, bool in
     Value *r = indexed ? spec_apply_n(s, f, 2, args, loc) : spec_apply(s, f, args[1], loc);
     if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
     if (r->kind != V_RT || r->rt->log_len != 1 || !elem_equal(r->rt->elem, xs->elem)) {
-        char t[128];
-        elem_format(xs->elem, t, sizeof t);
+        const char *t = elem_text(s->arena, xs->elem);
         diag_error(loc, "the function given to %s must map %s[2]%s to [2]%s, but it returns %s", who,
                    indexed ? "an index and " : "", t, t, value_describe(s, r));
     }

@@ -92,8 +92,7 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     /* the body may not read every field of the elements */
     for (int k = 0; k < width; k++) fprintf(out, "            (void)e%d;\n", k);
     for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "s%d_", index);
+    const char *prefix = arena_printf(&scratch, "s%d_", index);
     PosAt pos = {p, st, st->group_log == 1 ? "lo" : "u", "b"};
     ElemPositions positions = emit_positions_at(&pos);
     emit_elem_named(out, st->body, width, prefix, 12, &positions);
@@ -120,10 +119,8 @@ static void emit_store(FILE *out, const Schedule *s, const Phase *p, int k, cons
 static void emit_tile_load(FILE *out, const Schedule *s, const Phase *p) {
     Arena scratch = {0};
     for (int k = 0; k < p->elem->nslots; k++) {
-        char plane[16];
-        snprintf(plane, sizeof plane, "in%d", k);
         fprintf(out, "            tile%d[u] = %s;\n", k,
-                emit_pad_loads(s, p) ? emit_pad_load(&scratch, s, k, plane, "x0 ^ off[u]")
+                emit_pad_loads(s, p) ? emit_pad_load(&scratch, s, k, arena_printf(&scratch, "in%d", k), "x0 ^ off[u]")
                                      : arena_printf(&scratch, "in%d[x0 ^ off[u]]", k));
     }
     arena_free(&scratch);

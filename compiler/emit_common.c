@@ -141,9 +141,8 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     /* with ranks x is the global index, the planes are the rank's slices */
     const char *index = s->gpu_log ? arena_printf(&scratch, "x & 0x%llxu", (unsigned long long)f2_mask(p->n - s->gpu_log)) : "x";
     for (int k = 0; k < p->in_elem->nslots; k++) {
-        char plane[16];
-        snprintf(plane, sizeof plane, "in%d", k);
-        params[k] = loads ? emit_pad_load(&scratch, s, k, plane, "x") : arena_printf(&scratch, "in%d[%s]", k, index);
+        params[k] = loads ? emit_pad_load(&scratch, s, k, arena_printf(&scratch, "in%d", k), "x")
+                          : arena_printf(&scratch, "in%d[%s]", k, index);
     }
     for (int k = 0; k < p->elem->nslots; k++)
         results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : index);
@@ -811,9 +810,9 @@ static void emit_read_args(FILE *out, const Schedule *s, bool before) {
     for (int i = 0, arg = 0; i < s->func->body->nparams; i++) {
         if (i == s->in_param) continue;
         if ((i < s->in_param) == before) {
-            char dest[32];
-            snprintf(dest, sizeof dest, "parm_main_arg%d", arg);
-            emit_read_value(out, elem_slot_prim(s->args[arg]->elem, 0), dest);
+            Arena scratch = {0};
+            emit_read_value(out, elem_slot_prim(s->args[arg]->elem, 0), arena_printf(&scratch, "parm_main_arg%d", arg));
+            arena_free(&scratch);
         }
         arg++;
     }
@@ -844,11 +843,11 @@ static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
                      "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
                      "        free(input.text);\n        return 1;\n    }\n", s->func->entry);
         fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
-                     "        char excerpt[PARM_EXCERPT_SIZE], msg[PARM_EXCERPT_SIZE + 64];\n"
+                     "        char excerpt[PARM_EXCERPT_SIZE];\n"
                      "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
-                     "        snprintf(msg, sizeof msg, PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
+                     "        char *msg = parm_message(PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
                      "        parm_input_error_at(&input, input.start, msg);\n"
-                     "        free(input.text);\n        return 1;\n    }\n", 1L << last->pad_cols_log,
+                     "        free(msg);\n        free(input.text);\n        return 1;\n    }\n", 1L << last->pad_cols_log,
                 1L << last->pad_cols_log);
     }
     fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
@@ -864,15 +863,15 @@ static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
         fprintf(out, "\n        || (parm_main_rows <= %ldL && parm_main_cols <= %ldL)", o->pad_rows_log < 0 ? 1L : 1L << o->pad_rows_log,
                 1L << o->pad_cols_log);
     }
-    fputs(")) {\n        char msg[320];\n", out);
+    fputs(")) {\n", out);
     if (rows)
-        fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, count);\n", s->func->entry,
+        fprintf(out, "        char *msg = parm_rows_message(\"%s\", %d, %d, %ldL, row_len, count);\n", s->func->entry,
                 s->nargs, slots, 1L << last->pad_rows_log);
     else
-        fprintf(out, "        parm_padded_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, count);\n", s->func->entry,
+        fprintf(out, "        char *msg = parm_padded_message(\"%s\", %d, %d, %ldL, count);\n", s->func->entry,
                 s->nargs, slots, 1L << last->pad_cols_log);
     fputs("        fprintf(stderr, PARM_INPUT_NAME \": error: %s\\n\", msg);\n"
-          "        free(input.text);\n        return 1;\n    }\n", out);
+          "        free(msg);\n        free(input.text);\n        return 1;\n    }\n", out);
     fputs("    size_t n = parm_main_rows * parm_main_cols;\n    input.pos = 0;\n    input.count = 0;\n", out);
     if (rows) fputs("    parm_next_token(&input, tok, sizeof tok);\n", out);
 }
@@ -901,11 +900,11 @@ static void emit_read_values(FILE *out, const Schedule *s) {
         fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
     emit_read_args(out, s, true);
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
-    for (int k = 0; k < t->nslots; k++) {
-        char dest[64];
-        snprintf(dest, sizeof dest, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(t, k)), k);
-        emit_read_value(out, elem_slot_prim(t, k), dest);
-    }
+    Arena scratch = {0};
+    for (int k = 0; k < t->nslots; k++)
+        emit_read_value(out, elem_slot_prim(t, k),
+                        arena_printf(&scratch, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(t, k)), k));
+    arena_free(&scratch);
     fputs("    }\n", out);
     emit_read_args(out, s, false);
     fputs("    free(input.text);\n", out);

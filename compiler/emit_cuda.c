@@ -86,9 +86,8 @@ static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int 
 /* in<k>[index], or for the first phase of an entry of any length the pad
  * outside the shape. */
 static const char *global_load(Arena *a, const Schedule *s, const Phase *p, int k, const char *index) {
-    char plane[16];
-    snprintf(plane, sizeof plane, "in%d", k);
-    return emit_pad_loads(s, p) ? emit_pad_load(a, s, k, plane, index) : arena_printf(a, "in%d[%s]", k, index);
+    return emit_pad_loads(s, p) ? emit_pad_load(a, s, k, arena_printf(a, "in%d", k), index)
+                                : arena_printf(a, "in%d[%s]", k, index);
 }
 
 /* The tile copies in 16-byte vectors (Phase.vec_log) when every plane they
@@ -258,9 +257,9 @@ static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p, int t
     for (int k = 0; k < r->nres; k++)
         fprintf(out, "    %s v%d = tile%d[tid], nv%d;\n", prim_ctype(emit_reduce_prim(r, k)), k, k, k);
     fprintf(out, "    for (unsigned j = 1; j < %uu; j++) {\n", 1u << (p->tile_log - t));
-    char right[64];
-    snprintf(right, sizeof right, "tile%%d[tid + (j << %d)]", t);
-    emit_reduce_apply(out, r, "v%d", right, "nv%d", 8);
+    Arena scratch = {0};
+    emit_reduce_apply(out, r, "v%d", arena_printf(&scratch, "tile%%d[tid + (j << %d)]", t), "nv%d", 8);
+    arena_free(&scratch);
     for (int k = 0; k < r->nres; k++) fprintf(out, "        v%d = nv%d;\n", k, k);
     fputs("    }\n", out);
     emit_reduce_block_tree(out, r, t);
@@ -400,17 +399,16 @@ static void emit_persistent_loop(FILE *out, const Schedule *s, const Phase *p) {
                  "    }\n"
                  "    if (load < parm_tiles) {\n",
             n - 1, n - 1, n - 1, n - 2);
-    char buf[64];
-    snprintf(buf, sizeof buf, "(k %% %du)", n);
-    emit_async_load(out, s, p, "load", buf);
+    Arena scratch = {0};
+    emit_async_load(out, s, p, "load", arena_printf(&scratch, "(k %% %du)", n));
     fprintf(out, "    }\n"
                  "    PARM_CP_COMMIT();\n"
                  "    if (k < %du) continue;\n"
                  "    {\n", n - 1);
-    snprintf(buf, sizeof buf, "((k - %d) %% %du)", n - 1, n);
-    emit_tile_planes(out, p, buf);
+    emit_tile_planes(out, p, arena_printf(&scratch, "((k - %d) %% %du)", n - 1, n));
     emit_tile_work(out, s, p, "tile");
     fputs("    }\n    }\n", out);
+    arena_free(&scratch);
 }
 
 static void emit_local_kernel(FILE *out, const Schedule *s, const Phase *p, const char *name) {

@@ -54,11 +54,13 @@ static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t
     for (unsigned j = 0; j < 1u << rd->reg_log; j++)
         for (int k = 0; k < p->elem->nslots; k++) {
             uint64_t u = f2_combine(slots, p->tile_log, reg_vector(rd, j)), x = u & bbits, c = u & ~bbits;
-            char index[96];
-            if (x) snprintf(index, sizeof index, "(%s ^ 0x%llxu) + 0x%llxu", base, (unsigned long long)x, (unsigned long long)c);
-            else snprintf(index, sizeof index, "%s + 0x%llxu", base, (unsigned long long)c);
+            Arena scratch = {0};
+            const char *index = x ? arena_printf(&scratch, "(%s ^ 0x%llxu) + 0x%llxu", base, (unsigned long long)x,
+                                                 (unsigned long long)c)
+                                  : arena_printf(&scratch, "%s + 0x%llxu", base, (unsigned long long)c);
             if (load) fprintf(out, "        v%d_%u = tile%d[%s];\n", k, j, k, index);
             else fprintf(out, "        tile%d[%s] = v%d_%u;\n", k, index, k, j);
+            arena_free(&scratch);
         }
 }
 
@@ -112,7 +114,8 @@ static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int wi
     emit_elem_named(out, body, width, prefix, 12, &positions);
 }
 
-static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+/* prefix: the names of the step's element code, "s<index>_" */
+static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
     int ns = p->elem->nslots;
     unsigned c = reg_coords(rd, st->group[0]);
     int piv = f2_top_bit(c);
@@ -120,8 +123,6 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
      * tile coordinates (base holds a swizzled slot), so take it per thread bit. */
     uint64_t tid_mask = plan_thread_mask(p, rd, st->order[0]);
     bool fixed = !tid_mask && !st->order_block[0];   /* the same direction in every thread */
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "s%d_", index);
     if (fixed) {
         /* each pair in its order: no selects */
         fputs("        {\n", out);
@@ -187,7 +188,7 @@ static void emit_group_swaps(FILE *out, const Phase *p, const Step *st, const ch
     }
 }
 
-static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
     int ns = p->elem->nslots, g = st->group_log, width = ns << g;
     uint64_t cg[SCHED_MAX_TILE];            /* the group vectors in register coordinates */
     bool dynamic[SCHED_MAX_TILE];
@@ -197,8 +198,6 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
         f2_space_add(&span, cg[i]);
     }
     uint64_t pivots = f2_space_pivots(&span);     /* a group's first register has these bits clear */
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "s%d_", index);
     fputs("        {\n", out);
     for (int i = 0; i < g; i++) {
         uint64_t tid_mask = plan_thread_mask(p, rd, st->order[i]);
@@ -237,10 +236,8 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
     fputs("        }\n", out);
 }
 
-static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
     int ns = p->elem->nslots;
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "s%d_", index);
     fputs("        {\n", out);
     emit_step_positions(out, p, rd, st, index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
@@ -275,9 +272,12 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
                         (unsigned long long)st->group[j], (unsigned long long)st->order[j],
                         (unsigned long long)st->order_block[j], (int)(st->order_const >> j & 1));
             fputs(" */\n", out);
-            if (st->group_log == 1) emit_pair_step(out, p, rd, st, i);
-            else if (st->group_log > 1) emit_group_step(out, p, rd, st, i);
-            else emit_map_step(out, p, rd, st, i);
+            Arena scratch = {0};
+            const char *prefix = arena_printf(&scratch, "s%d_", i);
+            if (st->group_log == 1) emit_pair_step(out, p, rd, st, i, prefix);
+            else if (st->group_log > 1) emit_group_step(out, p, rd, st, i, prefix);
+            else emit_map_step(out, p, rd, st, i, prefix);
+            arena_free(&scratch);
         }
         const uint64_t *next = store_slots(p, ri);
         if (memcmp(next, rd->slots, sizeof(uint64_t) * (size_t)p->tile_log)) {

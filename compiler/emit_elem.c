@@ -52,17 +52,17 @@ typedef struct {
 static noreturn void fail(Emit *E, const IrStmt *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static noreturn void fail(Emit *E, const IrStmt *s, const char *fmt, ...)
 {
-    char msg[256], where[64] = "";
+    arena_free(&E->arena);
+    Arena scratch = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    const char *msg = arena_vprintf(&scratch, fmt, ap);
     va_end(ap);
-    if (s) {
-        if (s->nres > 0) snprintf(where, sizeof where, " (%%%d = %s)", s->res[0]->id, ir_op_name(s->op));
-        else snprintf(where, sizeof where, " (%s)", ir_op_name(s->op));
-    }
-    arena_free(&E->arena);
-    diag_fatal("internal error: element code%s: %s", where, msg);
+    const char *where = !s ? "" : s->nres > 0 ? arena_printf(&scratch, " (%%%d = %s)", s->res[0]->id, ir_op_name(s->op))
+                                              : arena_printf(&scratch, " (%s)", ir_op_name(s->op));
+    diag_report((Loc){0}, "internal error: element code%s: %s", where, msg);
+    arena_free(&scratch);
+    diag_abort();
 }
 
 static int value_slots(Emit *E, const IrStmt *s, const IrVal *v)

@@ -209,9 +209,9 @@ static void emit_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     fputs(")\n{\n", out);
     node_arg_loads(out, n);
     for (int k = 0; k < n->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
-    char count[32];
-    snprintf(count, sizeof count, "%lluu", 1ULL << n->n);
-    emit_serial_tree(out, n, count, "0", n->n, false);
+    Arena scratch = {0};
+    emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << n->n), "0", n->n, false);
+    arena_free(&scratch);
     emit_final(out, n->stmt, 4);
     fputs("}\n\n", out);
 }
@@ -235,9 +235,9 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
         node_arg_loads(out, n);
         for (int k = 0; k < nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
         fprintf(out, "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
-        char count[32];
-        snprintf(count, sizeof count, "%lluu", 1ULL << p);
-        emit_serial_tree(out, pass ? &partials : n, count, "first", p, !pass);
+        Arena scratch = {0};
+        emit_serial_tree(out, pass ? &partials : n, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p, !pass);
+        arena_free(&scratch);
         emit_reduce_block_tree(out, s, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
         if (pass) emit_final(out, s, 4);
@@ -647,23 +647,22 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     fprintf(out, "    for (int k = 0; k < %d; k++) host_in[k] = malloc(in_bytes[k]);\n", first->nin_planes);
     fprintf(out, "    for (int k = 0; k < %d; k++) host_out[k] = malloc(out_bytes[k]);\n", first->nout_planes);
     int first_array = -1;
+    Arena scratch = {0};
     for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
         const IrVal *v = body->params[i];
-        char dest[96];
         if (ir_is_scalar(v)) {
-            snprintf(dest, sizeof dest, "parm_main_arg%d", arg++);
-            emit_read_value(out, val_prim(v), dest);
+            emit_read_value(out, val_prim(v), arena_printf(&scratch, "parm_main_arg%d", arg++));
             continue;
         }
         if (first_array < 0) first_array = i;
         fprintf(out, "    for (size_t i = 0; i < parm_len(parm_logs[spec][%d]); i++) {\n", i);
-        for (int k = 0; k < v->elem->nslots; k++) {
-            snprintf(dest, sizeof dest, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(v->elem, k)), plane + k);
-            emit_read_value(out, elem_slot_prim(v->elem, k), dest);
-        }
+        for (int k = 0; k < v->elem->nslots; k++)
+            emit_read_value(out, elem_slot_prim(v->elem, k),
+                            arena_printf(&scratch, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(v->elem, k)), plane + k));
         fputs("    }\n", out);
         plane += v->elem->nslots;
     }
+    arena_free(&scratch);
     if (first_array < 0)
         for (int i = 0; i < body->nresults && first_array < 0; i++)
             if (!ir_is_scalar(body->results[i])) first_array = body->nparams + i;

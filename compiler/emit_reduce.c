@@ -43,9 +43,9 @@ void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log) {
                 fprintf(out, "    %s r%d_%d_%d = parm_shfl_down(%s, v%d, %d);\n", prim_ctype(emit_reduce_prim(s, k)), level,
                         step, k, mask, k, step);
             fprintf(out, "    if ((lane & %d) == 0) {\n", 2 * step - 1);
-            char right[32];
-            snprintf(right, sizeof right, "r%d_%d_%%d", level, step);
-            emit_reduce_apply(out, s, "v%d", right, "nv%d", 8);
+            Arena scratch = {0};
+            emit_reduce_apply(out, s, "v%d", arena_printf(&scratch, "r%d_%d_%%d", level, step), "nv%d", 8);
+            arena_free(&scratch);
             for (int k = 0; k < ns; k++) fprintf(out, "        v%d = nv%d;\n", k, k);
             fputs("    }\n", out);
         }

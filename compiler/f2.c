@@ -341,26 +341,10 @@ bool f2_ulp(const F2Mat *a, F2Mat *u, F2Mat *l, F2Mat *p)
 
 /* ---- text ---- */
 
-/* Append s at *pos, truncating at size - 1; *pos keeps counting past the end
- * so later appends become no-ops. */
-static void append(char *buf, int size, int *pos, const char *s)
+const char *f2_hex_text(Arena *a, const F2Mat *m)
 {
-    for (; *s; s++, (*pos)++)
-        if (*pos < size - 1)
-            buf[*pos] = *s;
-    buf[*pos < size - 1 ? *pos : size - 1] = '\0';
-}
-
-void f2_format_hex(const F2Mat *a, char *buf, int bufsize)
-{
-    if (bufsize <= 0)
-        return;
-    int pos = 0;
-    append(buf, bufsize, &pos, "[");
-    for (int i = 0; i < a->n; i++) {
-        char hex[24];
-        snprintf(hex, sizeof hex, "%s0x%" PRIx64, i ? ", " : "", a->row[i]);
-        append(buf, bufsize, &pos, hex);
-    }
-    append(buf, bufsize, &pos, "]");
+    const char *text = "[";
+    for (int i = 0; i < m->n; i++)
+        text = arena_printf(a, "%s%s0x%" PRIx64, text, i ? ", " : "", m->row[i]);
+    return arena_printf(a, "%s]", text);
 }

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arena.h"
+
 #define F2_MAX 64
 
 typedef struct {
@@ -109,10 +111,7 @@ F2Mat f2_echelon(const F2Mat *a, int *rank);
 bool f2_ulp(const F2Mat *a, F2Mat *u, F2Mat *l, F2Mat *p);
 
 /* Human-readable form used by --dump-ir: "[0x1, 0x2, 0x4]", row 0 first,
- * lower-case hex without leading zeros, "[]" for n = 0. Like snprintf the
- * output is always NUL-terminated and truncated to bufsize - 1 characters;
- * F2_HEX_BUFSIZE always suffices. */
-#define F2_HEX_BUFSIZE (2 + F2_MAX * 20 + 1)
-void f2_format_hex(const F2Mat *a, char *buf, int bufsize);
+ * lower-case hex without leading zeros, "[]" for n = 0; in the arena. */
+const char *f2_hex_text(Arena *a, const F2Mat *m);
 
 #endif

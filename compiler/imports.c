@@ -78,17 +78,22 @@ static bool is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The target of a symbolic link, whole at any length (in the arena); NULL
+ * if it cannot be read. */
+static const char *link_target(Arena *a, const char *path) {
+    for (size_t size = 256;; size *= 2) {
+        char *buf = arena_alloc(a, size);
+        ssize_t n = readlink(path, buf, size);
+        if (n <= 0) return NULL;
+        if ((size_t)n < size) return buf;   /* the arena zeroed the rest: terminated */
+    }
+}
+
 /* The directory of the executable: that of argv[0] when it is a path, else
  * (a command found through PATH) that of /proc/self/exe. NULL if unknown. */
 static const char *exe_dir(Arena *a, const char *argv0) {
-    char buf[4096];
-    const char *exe = argv0;
-    if (!strchr(argv0, '/')) {
-        ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-        if (n <= 0) return NULL;
-        buf[n] = 0;
-        exe = buf;
-    }
+    const char *exe = strchr(argv0, '/') ? argv0 : link_target(a, "/proc/self/exe");
+    if (!exe || !strchr(exe, '/')) return NULL;
     return arena_strndup(a, exe, (size_t)(strrchr(exe, '/') - exe));
 }
 

@@ -71,9 +71,10 @@ static noreturn void count_mismatch(const IrProgram *p, const char *entry, const
         last = p->funcs[i];
     }
     if (!first) diag_fatal("no entry point named '%s'", entry);
-    char msg[256];
-    parm_count_message(msg, sizeof msg, entry, slots_needed(first), slots_needed(last), count);
-    diag_error((Loc){src, 0, 0}, "%s", msg);
+    char *msg = parm_count_message(entry, slots_needed(first), slots_needed(last), count);
+    diag_report((Loc){src, 0, 0}, "%s", msg);
+    free(msg);
+    diag_abort();
 }
 
 typedef struct {
@@ -126,12 +127,13 @@ static void fill_padded(const Tokens *t, long *next, const IrFunc *f, Buf *b, Io
 }
 
 /* The row length, the first token of the input of an entry over rows: the
- * length, or 0 with a message (at the token: *at its offset, else -1). */
-static long read_row_length(const Tokens *t, const IrFunc *last, char *msg, size_t size, long *at) {
+ * length, or 0 with a message (at the token: *at its offset, else -1), a
+ * heap string. */
+static long read_row_length(const Tokens *t, const IrFunc *last, char **msg, long *at) {
     long max = 1L << last->pad_cols_log, len;
     *at = -1;
     if (t->count == 0) {
-        snprintf(msg, size, PARM_MSG_NO_ROW_LENGTH, last->entry);
+        *msg = parm_message(PARM_MSG_NO_ROW_LENGTH, last->entry);
         return 0;
     }
     const char *s = t->text + t->starts[0];
@@ -144,7 +146,7 @@ static long read_row_length(const Tokens *t, const IrFunc *last, char *msg, size
         if (parm_parse_row_length(tok, max, &len)) return len;
     }
     parm_excerpt(s, n, excerpt);
-    snprintf(msg, size, PARM_MSG_ROW_LENGTH, excerpt, max);
+    *msg = parm_message(PARM_MSG_ROW_LENGTH, excerpt, max);
     *at = t->starts[0];
     return 0;
 }
@@ -167,21 +169,21 @@ static bool shape_for(const IrFunc *f, long count, long row_len, IoShape *shape)
 
 /* The shape of the input of an entry with a padded parameter and the first
  * (the smallest) specialisation that takes it; *first is the first token of
- * the values. NULL with a message (at input offset *at, or -1 for the whole
- * input) when none. */
+ * the values. NULL with a message, a heap string (at input offset *at, or -1
+ * for the whole input), when none. */
 static const IrFunc *padded_shape(const IrProgram *p, const IrFunc *last, const Tokens *t, IoShape *shape,
-                                  long *first, char *msg, size_t size, long *at) {
+                                  long *first, char **msg, long *at) {
     bool rows = last->pad_rows_log >= 0;
     *first = rows ? 1 : 0;
     *at = -1;
-    long row_len = rows ? read_row_length(t, last, msg, size, at) : 1;
+    long row_len = rows ? read_row_length(t, last, msg, at) : 1;
     if (row_len == 0) return NULL;
     for (int i = 0; i < p->nfuncs; i++)
         if (strcmp(p->funcs[i]->entry, last->entry) == 0 && shape_for(p->funcs[i], t->count - *first, row_len, shape))
             return p->funcs[i];
     long others = other_values(last), slots = last->body->params[last->pad_param]->elem->nslots;
-    if (rows) parm_rows_message(msg, size, last->entry, others, slots, pad_rows_max(last), row_len, t->count - 1);
-    else parm_padded_message(msg, size, last->entry, others, slots, 1L << last->pad_cols_log, t->count);
+    if (rows) *msg = parm_rows_message(last->entry, others, slots, pad_rows_max(last), row_len, t->count - 1);
+    else *msg = parm_padded_message(last->entry, others, slots, 1L << last->pad_cols_log, t->count);
     return NULL;
 }
 
@@ -203,12 +205,14 @@ const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *
     long next = 0;
     *shape = (IoShape){0, 0};
     if (last && last->pad_param >= 0) {
-        char msg[320];
+        char *msg;
         long at;
-        f = padded_shape(p, last, &t, shape, &next, msg, sizeof msg, &at);
+        f = padded_shape(p, last, &t, shape, &next, &msg, &at);
         if (!f) {
             free(t.starts);
-            diag_error(at < 0 ? (Loc){&src, 0, 0} : input_loc(&src, text, at), "%s", msg);
+            diag_report(at < 0 ? (Loc){&src, 0, 0} : input_loc(&src, text, at), "%s", msg);
+            free(msg);
+            diag_abort();
         }
     } else {
         f = find_specialisation(p, entry, t.count);

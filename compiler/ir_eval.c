@@ -4,8 +4,13 @@
  * A value defined in an enclosing body has a smaller batch; instance b of the
  * current body reads instance b / (batch / its batch) of it, because every
  * combinator numbers its inner instances outer-major (see gather_*).
- * Buffers are freed after their last use, counted statically: each statement
- * runs exactly once, so static use counts are exact. */
+ * Buffers are freed after their last use. A body counts the reads of its own
+ * values (its params and statement results) each time it starts to run, the
+ * reads inside its nested bodies included: a reduce runs its operator once
+ * per level, so counts over the whole program would run out after the first.
+ * A read from a nested body is released when the statement of the defining
+ * body that holds the nested body has finished, never by the nested body
+ * itself, which may run again. */
 #include "ir_eval.h"
 
 #include <stdlib.h>
@@ -89,8 +94,10 @@ typedef struct {
 } Coord;
 
 typedef struct {
-    Buf **vals;     /* by value id */
-    int *uses;      /* remaining uses by value id */
+    Buf **vals;             /* by value id */
+    int *uses;              /* remaining reads by value id */
+    const IrBody **home;    /* the body defining each value, by value id */
+    const IrBody *body;     /* the body being run */
     Coord coord;
 } Eval;
 
@@ -100,13 +107,29 @@ static Coord enter(Eval *E, long count, int zero_bit) {
     return outer;
 }
 
-static void count_body_uses(Eval *E, const IrBody *b) {
+static void mark_homes(Eval *E, const IrBody *b) {
+    for (int i = 0; i < b->nparams; i++) E->home[b->params[i]->id] = b;
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++) E->uses[s->args[a]->id]++;
-        if (s->body) count_body_uses(E, s->body);
+        for (int r = 0; r < s->nres; r++) E->home[s->res[r]->id] = b;
+        if (s->body) mark_homes(E, s->body);
     }
-    for (int r = 0; r < b->nresults; r++) E->uses[b->results[r]->id]++;
+}
+
+/* Call fn on every value read in b or in its nested bodies, at any depth. */
+static void each_read(Eval *E, const IrBody *b, void (*fn)(Eval *, const IrVal *)) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *s = b->stmts[i];
+        for (int a = 0; a < s->nargs; a++) fn(E, s->args[a]);
+        if (s->body) each_read(E, s->body, fn);
+    }
+    for (int r = 0; r < b->nresults; r++) fn(E, b->results[r]);
+}
+
+static bool is_local(const Eval *E, const IrVal *v) { return E->home[v->id] == E->body; }
+
+static void count_if_local(Eval *E, const IrVal *v) {
+    if (is_local(E, v)) E->uses[v->id]++;
 }
 
 static void bind(Eval *E, const IrVal *v, Buf *buf) {
@@ -117,11 +140,23 @@ static void bind(Eval *E, const IrVal *v, Buf *buf) {
     }
 }
 
+/* One read of v is done; a value of an enclosing body stays until the
+ * statement of that body holding this read has finished. */
 static void release(Eval *E, const IrVal *v) {
+    if (!is_local(E, v)) return;
     if (--E->uses[v->id] == 0) {
         buf_free(E->vals[v->id]);
         E->vals[v->id] = NULL;
     }
+}
+
+/* Start running body: it becomes the current one and counts its reads.
+ * Returns the body to go back to. */
+static const IrBody *begin_body(Eval *E, const IrBody *body) {
+    const IrBody *outer = E->body;
+    E->body = body;
+    each_read(E, body, count_if_local);
+    return outer;
 }
 
 /* A copy of x with one instance per instance of `batch` (x->batch divides it). */
@@ -142,11 +177,11 @@ static Buf *arg_at(Eval *E, const IrVal *v, long batch, bool *owned) {
     return *owned ? expand(x, batch) : x;
 }
 
-/* Consume one use of v and return a buffer the caller owns: the value's own
- * when this was its last use, else a copy. */
+/* Consume one read of v and return a buffer the caller owns: the value's own
+ * when this was its last read, else a copy. */
 static Buf *take(Eval *E, const IrVal *v, long batch) {
     Buf *x = E->vals[v->id];
-    if (E->uses[v->id] == 1 && x->batch == batch) {
+    if (is_local(E, v) && E->uses[v->id] == 1 && x->batch == batch) {
         E->vals[v->id] = NULL;
         E->uses[v->id] = 0;
         return x;
@@ -156,12 +191,32 @@ static Buf *take(Eval *E, const IrVal *v, long batch) {
     return copy;
 }
 
-static void eval_body(Eval *E, const IrBody *body, long batch, Buf **params);
+static void eval_stmt(Eval *E, const IrStmt *s, long batch);
+
+/* Bind the params of the current body and run its statements; its results
+ * stay registered in E->vals for take_results. */
+static void run_stmts(Eval *E, const IrBody *body, long batch, Buf **params) {
+    for (int i = 0; i < body->nparams; i++) bind(E, body->params[i], params[i]);
+    for (int i = 0; i < body->nstmts; i++) eval_stmt(E, body->stmts[i], batch);
+}
+
+static void take_results(Eval *E, const IrBody *body, long batch, Buf **results) {
+    for (int r = 0; r < body->nresults; r++) results[r] = take(E, body->results[r], batch);
+}
+
+/* Run a nested body on `batch` instances; the caller owns its results. */
+static void run_body(Eval *E, const IrBody *body, long batch, Buf **params, Buf **results) {
+    const IrBody *outer = begin_body(E, body);
+    run_stmts(E, body, batch, params);
+    take_results(E, body, batch, results);
+    E->body = outer;
+}
 
 /* Run a body whose single array result is consumed by the caller. */
 static Buf *run_array_body(Eval *E, const IrBody *body, long batch, Buf *param) {
-    eval_body(E, body, batch, &param);
-    return take(E, body->results[0], batch);
+    Buf *r;
+    run_body(E, body, batch, &param, &r);
+    return r;
 }
 
 static int lowest_bit(uint64_t m) { return __builtin_ctzll(m); }
@@ -202,7 +257,7 @@ static Buf *eval_two(Eval *E, const IrStmt *s, Buf *xs, bool *owned) {
     Buf *in = xs;
     if (*owned) {
         *owned = false;                     /* the copy becomes the input */
-    } else if (E->uses[s->args[0]->id] == 1) {
+    } else if (is_local(E, s->args[0]) && E->uses[s->args[0]->id] == 1) {
         E->vals[s->args[0]->id] = NULL;     /* last use: reuse its storage */
     } else {
         in = expand(xs, xs->batch);
@@ -267,12 +322,13 @@ static Buf *plane_as_scalars(const Buf *xs, int k, const ElemType *t) {
 /* Run an element body on `count` instances whose params are given; collect
  * each scalar result into plane k of `out`. */
 static void run_element_body(Eval *E, const IrBody *body, long count, Buf **params, Buf *out) {
-    eval_body(E, body, count, params);
+    Buf **results = xcalloc((size_t)body->nresults, sizeof(Buf *));
+    run_body(E, body, count, params, results);
     for (int k = 0; k < body->nresults; k++) {
-        Buf *r = take(E, body->results[k], count);
-        memcpy(out->planes[k], r->planes[0], sizeof(Scalar) * (size_t)count);
-        buf_free(r);
+        memcpy(out->planes[k], results[k]->planes[0], sizeof(Scalar) * (size_t)count);
+        buf_free(results[k]);
     }
+    free(results);
 }
 
 static Buf *eval_map(Eval *E, const IrStmt *s, Buf *xs) {
@@ -292,9 +348,6 @@ static Buf *eval_map(Eval *E, const IrStmt *s, Buf *xs) {
 static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
     int ns = s->body->nresults;
     Coord outer = enter(E, 0, -1);
-    /* The body runs once per level and once more with z, but the static use
-       counts cover one run: count them again before every later run. */
-    int runs = 0;
     bool owned;
     Buf *xs = arg_at(E, s->args[ns], batch, &owned);
     Buf *level = owned ? xs : expand(xs, xs->batch);
@@ -308,7 +361,6 @@ static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
                 params[side * ns + k] = p;
             }
         Buf *next = buf_new(level->batch, level->log_len - 1, level->elem);
-        if (runs++) count_body_uses(E, s->body);
         run_element_body(E, s->body, pairs, params, next);
         free(params);
         buf_free(level);
@@ -323,7 +375,6 @@ static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
     }
     buf_free(level);
     Buf *total = buf_new(batch, -1, s->args[ns]->elem);
-    if (runs++) count_body_uses(E, s->body);
     run_element_body(E, s->body, batch, params, total);
     free(params);
     for (int k = 0; k < ns; k++) {
@@ -487,34 +538,26 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
     default: outs[0] = eval_array_stmt(E, s, batch); break;
     }
     for (int a = 0; a < s->nargs; a++) release(E, s->args[a]);
+    if (s->body) each_read(E, s->body, release);
     for (int r = 0; r < s->nres; r++) bind(E, s->res[r], outs[r]);
     if (outs != single) free(outs);
 }
 
-/* The results stay registered in E->vals; the caller takes each one. */
-static void eval_body(Eval *E, const IrBody *body, long batch, Buf **params) {
-    for (int i = 0; i < body->nparams; i++) bind(E, body->params[i], params[i]);
-    for (int i = 0; i < body->nstmts; i++) eval_stmt(E, body->stmts[i], batch);
-}
-
 Buf **ir_eval_func(const IrProgram *p, const IrFunc *f, Buf **inputs) {
-    Eval E = {.vals = xcalloc((size_t)p->next_id, sizeof(Buf *)), .uses = xcalloc((size_t)p->next_id, sizeof(int)),
-              .coord = {0, -1}};
-    count_body_uses(&E, f->body);
-    Buf **params = xcalloc((size_t)f->body->nparams, sizeof(Buf *));
-    for (int i = 0; i < f->body->nparams; i++) {
-        E.uses[f->body->params[i]->id]++;     /* the caller owns the inputs */
-        params[i] = inputs[i];
-    }
-    eval_body(&E, f->body, 1, params);
+    size_t nvals = (size_t)p->next_id;
+    Eval E = {.vals = xcalloc(nvals, sizeof(Buf *)), .uses = xcalloc(nvals, sizeof(int)),
+              .home = xcalloc(nvals, sizeof(IrBody *)), .coord = {0, -1}};
+    mark_homes(&E, f->body);
+    begin_body(&E, f->body);
+    /* The caller owns the inputs: one more read keeps them from being freed,
+       and take() copies an input returned unchanged. */
+    for (int i = 0; i < f->body->nparams; i++) E.uses[f->body->params[i]->id]++;
+    run_stmts(&E, f->body, 1, inputs);
     Buf **out = xcalloc((size_t)f->body->nresults + 1, sizeof(Buf *));
-    /* An input returned unchanged is still the caller's: take() copies it
-       because of the extra use counted above. */
-    for (int r = 0; r < f->body->nresults; r++) out[r] = take(&E, f->body->results[r], 1);
-    for (int i = 0; i < f->body->nparams; i++) E.vals[f->body->params[i]->id] = NULL;
-    free(params);
+    take_results(&E, f->body, 1, out);
     pool_drain();
     free(E.vals);
     free(E.uses);
+    free(E.home);
     return out;
 }

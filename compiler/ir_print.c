@@ -4,10 +4,8 @@
 #include <inttypes.h>
 
 static void print_type(FILE *out, const IrVal *v) {
-    char elem[128];
-    elem_format(v->elem, elem, sizeof elem);
-    if (ir_is_scalar(v)) fprintf(out, "%s", elem);
-    else fprintf(out, "[2^%d]%s", v->log_len, elem);
+    if (!ir_is_scalar(v)) fprintf(out, "[2^%d]", v->log_len);
+    elem_print(out, v->elem);
 }
 
 static void print_decl(FILE *out, const IrVal *v) {
@@ -29,9 +27,9 @@ static void print_matrix(FILE *out, const F2Mat *m, uint64_t compl) {
         for (int i = 0; i < m->n; i++) fprintf(out, i ? " %d" : "%d", perm[i]);
         fputc(']', out);
     } else {
-        char buf[F2_HEX_BUFSIZE];
-        f2_format_hex(m, buf, sizeof buf);
-        fprintf(out, "rows%s", buf);
+        Arena scratch = {0};
+        fprintf(out, "rows%s", f2_hex_text(&scratch, m));
+        arena_free(&scratch);
     }
     if (compl) fprintf(out, " xor 0x%" PRIx64, compl);
 }
@@ -63,9 +61,9 @@ static void print_attrs(FILE *out, const IrStmt *s) {
     }
     case IR_REDUCE: if (s->commutative) fputs(".commutative", out); break;
     case IR_POS: {
-        char buf[F2_HEX_BUFSIZE];
-        f2_format_hex(s->mat, buf, sizeof buf);
-        fprintf(out, " rows%s", buf);
+        Arena scratch = {0};
+        fprintf(out, " rows%s", f2_hex_text(&scratch, s->mat));
+        arena_free(&scratch);
         if (s->compl) fprintf(out, " xor 0x%" PRIx64, s->compl);
         break;
     }

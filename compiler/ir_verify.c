@@ -30,14 +30,17 @@ static noreturn void broken(const Verifier *v, const IrStmt *s, const char *fmt,
     __attribute__((format(printf, 3, 4)));
 
 static noreturn void broken(const Verifier *v, const IrStmt *s, const char *fmt, ...) {
-    char what[160], where[200] = "";
+    Arena scratch = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    const char *what = arena_vprintf(&scratch, fmt, ap);
     va_end(ap);
-    if (s && s->loc.src) snprintf(where, sizeof where, " (from %s:%d:%d)", s->loc.src->name, s->loc.line, s->loc.col);
-    diag_fatal("internal error: the %s IR of '%s' is malformed: %s %s%s", v->stage, v->func,
-               s ? ir_op_name(s->op) : "a body", what, where);
+    const char *where = s && s->loc.src ? arena_printf(&scratch, " (from %s:%d:%d)", s->loc.src->name, s->loc.line,
+                                                       s->loc.col) : "";
+    diag_report((Loc){0}, "internal error: the %s IR of '%s' is malformed: %s %s%s", v->stage, v->func,
+                s ? ir_op_name(s->op) : "a body", what, where);
+    arena_free(&scratch);
+    diag_abort();
 }
 
 static void read_value(const Verifier *v, const IrStmt *s, const IrVal *x) {

@@ -174,7 +174,7 @@ static char *describe_expected(Arena *a, TokSet e)
     }
 
     /* Single tokens first, then the classes, then the ends of declarations. */
-    const char *items[MAX_TOKENS + 8];
+    const char *items[MAX_TOKENS + sizeof classes / sizeof classes[0] + 2];
     int n = 0;
     for (int k = 1; k < e.ntok; k++)
         if (e.tok[k] && k != TOK_SEP)

@@ -12,12 +12,6 @@ static void vectors(FILE *out, const char *name, const uint64_t *v, int count) {
     fputc('\n', out);
 }
 
-static void elem_name(FILE *out, const ElemType *t) {
-    char text[128];
-    elem_format(t, text, sizeof text);
-    fputs(text, out);
-}
-
 /* Positions are printed where a body reads them (POS). */
 static bool reads_position(const IrBody *body) {
     for (int i = 0; i < body->nstmts; i++)
@@ -149,9 +143,9 @@ static void print_map(FILE *out, const Phase *p) {
 
 void plan_print(FILE *out, const Schedule *s) {
     fprintf(out, "plan %s: 2^%d ", s->func->name, s->n);
-    elem_name(out, s->in_elem);
+    elem_print(out, s->in_elem);
     fputs(" -> ", out);
-    elem_name(out, s->out_elem);
+    elem_print(out, s->out_elem);
     static const char *const alias[] = {"harmless", "harmless where exact", "copied"};
     fprintf(out, ", %d phase%s, scratch of %llu bytes, an input overlapping the output: %s\n", s->nphases,
             s->nphases == 1 ? "" : "s", s->scratch_bytes, alias[s->alias]);
@@ -189,9 +183,9 @@ void plan_print(FILE *out, const Schedule *s) {
         const Phase *p = &s->phases[i];
         static const char *const kinds[] = {"local", "permute", "map", "exchange"};
         fprintf(out, "phase %d: %s, %s -> %s, ", i, kinds[p->kind], plan_buf_name(p->src), plan_buf_name(p->dst));
-        elem_name(out, p->in_elem);
+        elem_print(out, p->in_elem);
         fputs(" -> ", out);
-        elem_name(out, p->elem);
+        elem_print(out, p->elem);
         switch (p->kind) {
         case PHASE_LOCAL: print_local(out, p); break;
         case PHASE_PERMUTE: print_permute(out, p); break;

@@ -125,17 +125,22 @@ static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
 typedef struct {
     int count, at[PLACES];
     long entries, bytes;
-    int seen[64];
+    int *seen;          /* the numbers counted, count of them, cap allocated */
+    int cap;
 } Tables;
 
 static void count_tables(Tables *t, const TableUse *uses, int n) {
     for (int i = 0; i < n; i++) {
         const IrStmt *s = uses[i].table;
         bool again = false;
-        for (int j = 0; j < t->count && j < 64; j++) again |= t->seen[j] == s->index;
+        for (int j = 0; j < t->count; j++) again |= t->seen[j] == s->index;
         if (again) continue;
-        if (t->count < 64) t->seen[t->count] = s->index;
-        t->count++;
+        if (t->count == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 16;
+            t->seen = realloc(t->seen, sizeof(int) * (size_t)t->cap);
+            if (!t->seen) diag_fatal("out of memory");
+        }
+        t->seen[t->count++] = s->index;
         t->at[uses[i].place]++;
         t->entries += 1L << s->k;
         t->bytes += (1L << s->k) * (prim_bits(s->res[0]->elem->prim) / 8);
@@ -186,6 +191,7 @@ static bool report_local(FILE *out, const Phase *p) {
     Tables t = {0};
     for (int i = 0; i < p->nsteps; i++) count_tables(&t, p->steps[i].tables, p->steps[i].ntables);
     report_tables(out, &t);
+    free(t.seen);
     return g.sectors == g.sectors_min && worst <= 1;
 }
 
@@ -216,14 +222,15 @@ static bool report_map(FILE *out, const Phase *p) {
     Tables t = {0};
     count_tables(&t, p->map_tables, p->nmap_tables);
     report_tables(out, &t);
+    free(t.seen);
     return g.sectors == g.sectors_min;
 }
 
 bool simulate_report(FILE *out, const Schedule *s) {
-    char elem[128];
-    elem_format(s->in_elem, elem, sizeof elem);
-    fprintf(out, "entry %s: 2^%d %s, %d kernel%s, %d global pass%s\n", s->func->name, s->n, elem, s->nphases,
-            s->nphases == 1 ? "" : "s", s->nphases, s->nphases == 1 ? "" : "es");
+    fprintf(out, "entry %s: 2^%d ", s->func->name, s->n);
+    elem_print(out, s->in_elem);
+    fprintf(out, ", %d kernel%s, %d global pass%s\n", s->nphases, s->nphases == 1 ? "" : "s", s->nphases,
+            s->nphases == 1 ? "" : "es");
     bool ok = true;
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];

@@ -126,12 +126,11 @@ static IrVal *emit_const(Spec *s, Prim p, Scalar c, Loc loc) {
 
 /* A static number takes the type it meets only if it fits: nothing wraps
  * silently (`x < 300` on u8 would otherwise compare with 44). */
-static void check_fits(const Value *v, Prim p, Loc loc) {
+static void check_fits(Spec *s, const Value *v, Prim p, Loc loc) {
     Loc at = v->loc.src ? v->loc : loc;
     if (v->kind == V_INT && !scalar_int_fits(p, v->i)) {
-        char range[64];
-        prim_format_range(p, range, sizeof range);
-        diag_report(at, "the integer %lld does not fit %s (%s)", (long long)v->i, prim_name(p), range);
+        diag_report(at, "the integer %lld does not fit %s (%s)", (long long)v->i, prim_name(p),
+                    prim_range_text(s->arena, p));
     } else if (v->kind == V_FLOAT && !scalar_double_fits(p, v->f)) {
         diag_report(at, "the number %g does not fit %s (it would be an infinity)", v->f, prim_name(p));
     } else {
@@ -143,9 +142,8 @@ static void check_fits(const Value *v, Prim p, Loc loc) {
 }
 
 Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
-    char want[128];
-    elem_format(t, want, sizeof want);
     if (t->is_tuple) {
+        const char *want = elem_text(s->arena, t);
         if (v->kind != V_TUPLE || v->n != t->nfields)
             diag_error(loc, "expected a value of type %s, got %s", want, value_describe(s, v));
         Value **elems = NEW_ARRAY(s->arena, Value *, v->n);
@@ -158,21 +156,21 @@ Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
         if (ir_is_scalar(v->rt) && v->rt->elem->prim == p) return v;
         break;
     case V_INT:
-        if (p != PRIM_BOOL) check_fits(v, p, loc);
+        if (p != PRIM_BOOL) check_fits(s, v, p, loc);
         if (p != PRIM_BOOL) return value_rt(s, emit_const(s, p, scalar_from_int(p, v->i), loc));
         break;
     case V_BOOL:
         if (p == PRIM_BOOL) return value_rt(s, emit_const(s, p, scalar_from_int(p, v->i), loc));
         break;
     case V_FLOAT:
-        if (prim_is_float(p)) check_fits(v, p, loc);
+        if (prim_is_float(p)) check_fits(s, v, p, loc);
         if (prim_is_float(p))
             return value_rt(s, emit_const(s, p, scalar_convert(PRIM_F64, p, (Scalar){.f64 = v->f}), loc));
         break;
     default:
         break;
     }
-    diag_error(loc, "type mismatch: expected %s, got %s", want, value_describe(s, v));
+    diag_error(loc, "type mismatch: expected %s, got %s", prim_name(p), value_describe(s, v));
 }
 
 void spec_flatten(Spec *s, Value *v, IrVal **slots) {
@@ -296,11 +294,9 @@ static void frame_note(Spec *s, int i) {
         diag_note(f->loc, "in entry '%s'", f->name);
         return;
     }
-    char args[256] = "";
-    int used = 0;
-    for (int a = 0; a < f->nargs && used < (int)sizeof args - 1; a++)
-        used += snprintf(args + used, sizeof args - (size_t)used, "%s%s", a ? " " : " with ",
-                         value_render(s, f->args[a]));
+    const char *args = "";
+    for (int a = 0; a < f->nargs; a++)
+        args = arena_printf(s->arena, "%s%s%s", args, a ? " " : " with ", value_render(s, f->args[a]));
     if (f->name) diag_note(f->loc, "in the call of '%s'%s", f->name, args);
     else diag_note(f->loc, "in the call of a lambda%s", args);
 }
@@ -362,11 +358,9 @@ static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
             return r;
         }
     }
-    char shown[256] = "";
-    int used = 0;
-    for (int a = 0; a < f->arity && used < (int)sizeof shown - 1; a++)
-        used += snprintf(shown + used, sizeof shown - (size_t)used, "%s %s", a ? "," : "",
-                         value_describe(s, args[a]));
+    const char *shown = "";
+    for (int a = 0; a < f->arity; a++)
+        shown = arena_printf(s->arena, "%s%s %s", shown, a ? "," : "", value_describe(s, args[a]));
     diag_report(loc, "no equation of '%s' matches the arguments:%s", f->name, shown);
     diag_note(f->loc, "'%s' is defined here", f->name);
     diag_abort();
@@ -690,9 +684,8 @@ static void pad_slots(Spec *s, Value *v, const ElemType *t, Scalar *out, int *k,
     bool extreme = is_builtin_named(v, "max") || is_builtin_named(v, "min");
     if (t->is_tuple) {
         if (!extreme && (v->kind != V_TUPLE || v->n != t->nfields)) {
-            char want[128];
-            elem_format(t, want, sizeof want);
-            diag_error(loc, "the pad must be a static value of type %s, got %s", want, value_describe(s, v));
+            diag_error(loc, "the pad must be a static value of type %s, got %s", elem_text(s->arena, t),
+                       value_describe(s, v));
         }
         for (int i = 0; i < t->nfields; i++) pad_slots(s, extreme ? v : v->elems[i], t->fields[i], out, k, loc);
         return;
@@ -703,10 +696,10 @@ static void pad_slots(Spec *s, Value *v, const ElemType *t, Scalar *out, int *k,
         return;
     }
     if (v->kind == V_INT && p != PRIM_BOOL) {
-        check_fits(v, p, loc);
+        check_fits(s, v, p, loc);
         out[(*k)++] = prim_is_float(p) ? scalar_from_double(p, (double)v->i) : scalar_from_int(p, v->i);
     } else if (v->kind == V_FLOAT && prim_is_float(p)) {
-        check_fits(v, p, loc);
+        check_fits(s, v, p, loc);
         out[(*k)++] = scalar_from_double(p, v->f);
     } else if (v->kind == V_BOOL && p == PRIM_BOOL) {
         out[(*k)++] = scalar_from_int(p, v->i);

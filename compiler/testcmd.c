@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,25 @@ static char *dup_range(const char *s, size_t n) {
     memcpy(d, s, n);
     d[n] = 0;
     return d;
+}
+
+/* printf into a heap string of the length it needs. */
+static char *message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *message(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *m = malloc(n < 0 ? 1 : (size_t)n + 1);
+    if (!m) {
+        fputs("parmc: error: out of memory\n", stderr);
+        exit(1);
+    }
+    m[0] = 0;
+    va_start(ap, fmt);
+    vsnprintf(m, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return m;
 }
 
 /* Appends " text" to *acc (a heap string or NULL). */
@@ -224,12 +244,9 @@ static char *difference(const char *got, const char *want) {
         size_t g = strcspn(got, " \t\r\n"), w = strcspn(want, " \t\r\n");
         if (!g && !w) return NULL;
         if (g != w || strncmp(got, want, g)) {
-            char *msg = malloc(160);
-            if (!msg) exit(1);
-            snprintf(msg, 160, "value %d is %s%.*s%s, expected %s%.*s%s", k, g ? "'" : "", (int)(g > 40 ? 40 : g),
+            return message("value %d is %s%.*s%s, expected %s%.*s%s", k, g ? "'" : "", (int)(g > 40 ? 40 : g),
                      g ? got : "missing", g ? "'" : "", w ? "'" : "", (int)(w > 40 ? 40 : w), w ? want : "nothing",
                      w ? "'" : "");
-            return msg;
         }
         got += g;
         want += w;
@@ -248,17 +265,12 @@ typedef struct {
 } Binary;
 
 static char *spawn_error(const char *what, char **argv, int status, const char *err_path) {
-    char *msg = malloc(512);
-    if (!msg) exit(1);
-    if (status < 0) {
-        snprintf(msg, 512, "cannot run %s '%s': %s", what, argv[0], strerror(errno));
-    } else {
-        char *err = proc_read_file(err_path);
-        char *line = first_line(err ? err : "");
-        snprintf(msg, 512, "%s '%s' failed (exit %d): %s", what, argv[0], status, line);
-        free(line);
-        free(err);
-    }
+    if (status < 0) return message("cannot run %s '%s': %s", what, argv[0], strerror(errno));
+    char *err = proc_read_file(err_path);
+    char *line = first_line(err ? err : "");
+    char *msg = message("%s '%s' failed (exit %d): %s", what, argv[0], status, line);
+    free(line);
+    free(err);
     return msg;
 }
 
@@ -272,10 +284,7 @@ static Binary build(const Tester *t, const Block *b, const char *program, bool c
     Result r = drive(t, &opt, program, NULL);
     if (r.status) {
         char *line = first_line(r.err);
-        size_t len = strlen(line) + 32;
-        bin.why = malloc(len);
-        if (!bin.why) exit(1);
-        snprintf(bin.why, len, "parmc: %s", line);
+        bin.why = message("parmc: %s", line);
         free(line);
     } else {
         const char *c_args[] = {"-std=c11", "-O1", src, "-o", exe, "-lm", NULL};
@@ -328,14 +337,6 @@ static void report(Tester *t, const Block *b, const Case *c, int index, const ch
     else t->passed++;
 }
 
-static char *message(const char *fmt, const char *a, const char *b) {
-    size_t len = strlen(fmt) + strlen(a) + strlen(b) + 1;
-    char *m = malloc(len);
-    if (!m) exit(1);
-    snprintf(m, len, fmt, a, b);
-    return m;
-}
-
 /* "WHAT lacks 'TEXT': FIRST LINE OF ERR" */
 static char *lacks(const char *what, const char *text, const char *err) {
     char *line = first_line(err), *m = message("%s lacks '%s': ", what, text), *all = message("%s%s", m, line);
@@ -356,11 +357,11 @@ static char *interpret_case(Tester *t, const Block *b, const Case *c, const char
         else if (!strstr(r.err, c->expect)) why = lacks("the interpreter's error", c->expect, r.err);
     } else if (r.status) {
         char *line = first_line(r.err);
-        why = message("interpreter: %s%s", line, "");
+        why = message("interpreter: %s", line);
         free(line);
     } else if (c->kind == CASE_OUTPUT) {
         char *d = difference(r.out, c->expect);
-        if (d) why = message("interpreter: %s%s", d, "");
+        if (d) why = message("interpreter: %s", d);
         free(d);
     }
     if (!why && c->kind != CASE_ERROR) *ref = r.out, r.out = NULL;
@@ -376,7 +377,7 @@ static char *compiled_case(Tester *t, const Case *c, const Binary *bin, const ch
     char *why = NULL, *out = run_binary(t, bin, input, &status, &why);
     char *result = NULL;
     if (c->kind == CASE_ERROR) {
-        if (status == 0) result = message("%s: the compiled program accepted the input%s", bin->label, "");
+        if (status == 0) result = message("%s: the compiled program accepted the input", bin->label);
     } else if (!out) {
         result = message("%s: %s", bin->label, why);
     } else {
@@ -396,7 +397,7 @@ static char *random_input(Tester *t, const Block *b, const char *program, unsign
     char *input = r.status ? NULL : r.out;
     if (r.status) {
         char *line = first_line(r.err);
-        *why = message("cannot make a random input: %s%s", line, "");
+        *why = message("cannot make a random input: %s", line);
         free(line);
         free(r.out);
     }
@@ -410,13 +411,15 @@ static void run_case(Tester *t, const Block *b, const Case *c, int index, const 
     char *input = c->kind == CASE_RANDOM ? random_input(t, b, program, c->seed, &why)
                                          : dup_range(c->input, strlen(c->input));
     if (input) why = interpret_case(t, b, c, program, input, &ref);
-    char backends[64] = "interpreter";
+    char *backends = message("interpreter");
     for (int i = 0; i < nbins && !why; i++) {
         why = compiled_case(t, c, &bins[i], input, ref);
-        strcat(backends, ", ");
-        strcat(backends, bins[i].label);
+        char *more = message("%s, %s", backends, bins[i].label);
+        free(backends);
+        backends = more;
     }
     report(t, b, c, index, backends, why);
+    free(backends);
     free(why);
     free(ref);
     free(input);
@@ -488,9 +491,7 @@ static bool test_file(Tester *t) {
             const char *name = body + 2;
             size_t nn = bn - 2;
             while (nn && *name == ' ') name++, nn--;
-            char unnamed[32];
-            snprintf(unnamed, sizeof unnamed, "block at line %d", line);
-            b.name = nn ? dup_range(name, nn) : dup_range(unnamed, strlen(unnamed));
+            b.name = nn ? dup_range(name, nn) : message("block at line %d", line);
         } else if (in_block && !broken) {
             broken = !directive(t, &b, line, body, bn);
         }

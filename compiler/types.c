@@ -95,20 +95,47 @@ int elem_max_slot_bytes(const ElemType *t) {
     return most;
 }
 
-static int format_into(const ElemType *t, char *buf, int size) {
-    if (!t->is_tuple) return snprintf(buf, (size_t)size, "%s", prim_name(t->prim));
-    int used = snprintf(buf, (size_t)size, "(");
-    for (int i = 0; i < t->nfields && used < size; i++) {
-        if (i > 0) used += snprintf(buf + used, (size_t)(size - used), ", ");
-        if (used < size) used += format_into(t->fields[i], buf + used, size - used);
-    }
-    if (used < size) used += snprintf(buf + used, (size_t)(size - used), ")");
-    return used;
+/* The spelling is measured, then written into an arena string of that
+ * length: a type of any width or depth prints whole. */
+static size_t elem_text_length(const ElemType *t) {
+    if (!t->is_tuple) return strlen(prim_name(t->prim));
+    size_t n = 2 + 2 * (size_t)(t->nfields - 1);     /* "(", ")" and the ", " */
+    for (int i = 0; i < t->nfields; i++) n += elem_text_length(t->fields[i]);
+    return n;
 }
 
-void elem_format(const ElemType *t, char *buf, int size) {
-    if (size > 0) buf[0] = 0;
-    format_into(t, buf, size);
+static char *write_elem_text(const ElemType *t, char *at) {
+    if (!t->is_tuple) {
+        size_t n = strlen(prim_name(t->prim));
+        memcpy(at, prim_name(t->prim), n);
+        return at + n;
+    }
+    *at++ = '(';
+    for (int i = 0; i < t->nfields; i++) {
+        if (i > 0) {
+            memcpy(at, ", ", 2);
+            at += 2;
+        }
+        at = write_elem_text(t->fields[i], at);
+    }
+    *at++ = ')';
+    return at;
+}
+
+const char *elem_text(Arena *a, const ElemType *t) {
+    if (!t->is_tuple) return prim_name(t->prim);
+    size_t n = elem_text_length(t);
+    char *text = arena_alloc(a, n + 1);     /* zeroed: the terminator is there */
+    write_elem_text(t, text);
+    return text;
+}
+
+/* Through an arena of its own, freed at once: printing every type of a
+ * large program takes none of the compilation's memory. */
+void elem_print(FILE *out, const ElemType *t) {
+    Arena scratch = {0};
+    fputs(elem_text(&scratch, t), out);
+    arena_free(&scratch);
 }
 
 Scalar scalar_wrap(Prim p, Scalar v) {
@@ -148,13 +175,12 @@ bool scalar_double_fits(Prim p, double v) {
     return p != PRIM_F32 || isinf(v) || !isinf((float)v);
 }
 
-void prim_format_range(Prim p, char *buf, int size) {
+const char *prim_range_text(Arena *a, Prim p) {
     int bits = prim_bits(p);
     if (!prim_is_signed(p))
-        snprintf(buf, (size_t)size, "0..%llu", (unsigned long long)(bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1));
-    else
-        snprintf(buf, (size_t)size, "%lld..%lld", (long long)(bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1))),
-                 (long long)(bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1));
+        return arena_printf(a, "0..%llu", (unsigned long long)(bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1));
+    return arena_printf(a, "%lld..%lld", (long long)(bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1))),
+                        (long long)(bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1));
 }
 
 bool scalar_equal(Prim p, Scalar a, Scalar b) {

@@ -47,8 +47,9 @@ const ElemType *elem_prim(Prim p);
 const ElemType *elem_tuple(Arena *a, int nfields, const ElemType **fields);
 bool elem_equal(const ElemType *a, const ElemType *b);
 Prim elem_slot_prim(const ElemType *t, int slot);
-/* The element type's spelling: "i32", "(u32, i32)". */
-void elem_format(const ElemType *t, char *buf, int size);
+/* The element type's spelling, whole at any width: "i32", "(u32, i32)". */
+const char *elem_text(Arena *a, const ElemType *t);
+void elem_print(FILE *out, const ElemType *t);      /* the same, printed */
 int elem_bytes(const ElemType *t);  /* sum of the slots' sizes */
 int elem_max_slot_bytes(const ElemType *t);   /* the widest slot: segments and banks are per slot */
 
@@ -60,7 +61,7 @@ Scalar scalar_from_double(Prim p, double v);
 bool scalar_int_fits(Prim p, int64_t v);
 bool scalar_double_fits(Prim p, double v);
 /* "0..255", "-128..127": the values of an integer type, for messages. */
-void prim_format_range(Prim p, char *buf, int size);
+const char *prim_range_text(Arena *a, Prim p);
 bool scalar_equal(Prim p, Scalar a, Scalar b);   /* bitwise */
 void scalar_print(FILE *f, Prim p, Scalar v);
 /* Parse one whitespace-free token; false when it is not a value of p. */

@@ -54,8 +54,7 @@ bool value_is_static(const Value *v) {
 }
 
 static const char *describe_rt(Spec *s, const IrVal *v) {
-    char elem[128];
-    elem_format(v->elem, elem, sizeof elem);
+    const char *elem = elem_text(s->arena, v->elem);
     if (ir_is_scalar(v)) return arena_printf(s->arena, "a run-time %s", elem);
     return arena_printf(s->arena, "an array [2^%d]%s", v->log_len, elem);
 }

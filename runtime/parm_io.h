@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@
  * says word for word what `parmc --interpret` says (tests/sections/
  * 31-input.sh compares the two). A message reads "<stdin>: error: MSG" or,
  * at a place in the input, "<stdin>:LINE:COL: error: MSG", LINE and COL
- * counted from 1, COL in bytes. */
+ * counted from 1, COL in bytes. The messages are heap strings of any length
+ * (an entry's name is as long as its writer made it): the caller frees them. */
 #define PARM_INPUT_NAME "<stdin>"
 #define PARM_MAX_TOKEN 64       /* a token of this many bytes or more is never a valid value */
 #define PARM_EXCERPT_SIZE 44    /* a bad token as messages quote it: 40 bytes, "...", NUL */
@@ -49,11 +51,30 @@ static inline void parm_excerpt(const char *s, size_t n, char out[PARM_EXCERPT_S
     snprintf(out, PARM_EXCERPT_SIZE, "%.*s%s", (int)(n <= 40 ? n : 40), s, n <= 40 ? "" : "...");
 }
 
+/* printf into a heap string of the length it needs; out of memory, the
+ * program stops with a message (it could not go on reading its input). */
+static inline char *parm_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *parm_message(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = n < 0 ? NULL : (char *)malloc((size_t)n + 1);
+    if (!text) {
+        fputs("error: out of memory for a message about the input\n", stderr);
+        exit(1);
+    }
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return text;
+}
+
 /* The message when count values fit none of an entry's specialisations,
  * which take counts lo (the smallest) to hi values. */
-static inline void parm_count_message(char *buf, size_t size, const char *entry, long lo, long hi, long count) {
-    if (lo == hi) snprintf(buf, size, PARM_MSG_NEEDS, entry, lo, count);
-    else snprintf(buf, size, PARM_MSG_ACCEPTS, entry, lo, hi, count);
+static inline char *parm_count_message(const char *entry, long lo, long hi, long count) {
+    if (lo == hi) return parm_message(PARM_MSG_NEEDS, entry, lo, count);
+    return parm_message(PARM_MSG_ACCEPTS, entry, lo, hi, count);
 }
 
 /* The message when an entry with a padded parameter (docs/language.md,
@@ -61,23 +82,23 @@ static inline void parm_count_message(char *buf, size_t size, const char *entry,
  * no shape it accepts takes: `args` values of the other parameters and
  * elements of `slots` values, at most `max_elems`, or, for rows of
  * `row_len` elements, at most `max_rows` of them. */
-static inline void parm_scalars_text(char *buf, size_t size, long args) {
-    if (args) snprintf(buf, size, "%ld value%s for the other parameters and ", args, args == 1 ? "" : "s");
-    else buf[0] = 0;
+static inline char *parm_scalars_text(long args) {
+    if (!args) return parm_message("%s", "");
+    return parm_message("%ld value%s for the other parameters and ", args, args == 1 ? "" : "s");
 }
 
-static inline void parm_padded_message(char *buf, size_t size, const char *entry, long args, long slots, long max_elems,
-                                       long count) {
-    char scalars[64];
-    parm_scalars_text(scalars, sizeof scalars, args);
-    snprintf(buf, size, PARM_MSG_PADDED, entry, scalars, max_elems, slots, slots == 1 ? "" : "s", count);
+static inline char *parm_padded_message(const char *entry, long args, long slots, long max_elems, long count) {
+    char *scalars = parm_scalars_text(args);
+    char *text = parm_message(PARM_MSG_PADDED, entry, scalars, max_elems, slots, slots == 1 ? "" : "s", count);
+    free(scalars);
+    return text;
 }
 
-static inline void parm_rows_message(char *buf, size_t size, const char *entry, long args, long slots, long max_rows,
-                                     long row_len, long count) {
-    char scalars[64];
-    parm_scalars_text(scalars, sizeof scalars, args);
-    snprintf(buf, size, PARM_MSG_ROWS, entry, scalars, max_rows, row_len, slots, slots == 1 ? "" : "s", count);
+static inline char *parm_rows_message(const char *entry, long args, long slots, long max_rows, long row_len, long count) {
+    char *scalars = parm_scalars_text(args);
+    char *text = parm_message(PARM_MSG_ROWS, entry, scalars, max_rows, row_len, slots, slots == 1 ? "" : "s", count);
+    free(scalars);
+    return text;
 }
 
 /* A row length: a decimal integer 1..max. */
@@ -118,18 +139,19 @@ static inline int parm_input_has_nul(const parm_input *in) {
 static inline int parm_input_bad_count(const char *entry, const long *counts, int n, long count) {
     for (int i = 0; i < n; i++)
         if (counts[i] == count) return 0;
-    char msg[256];
-    parm_count_message(msg, sizeof msg, entry, counts[0], counts[n - 1], count);
+    char *msg = parm_count_message(entry, counts[0], counts[n - 1], count);
     fprintf(stderr, PARM_INPUT_NAME ": error: %s\n", msg);
+    free(msg);
     return 1;
 }
 
 /* Reports the last token read as not a valid value of the type. */
 static inline void parm_input_invalid(const parm_input *in, const char *type) {
-    char tok[PARM_EXCERPT_SIZE], msg[PARM_EXCERPT_SIZE + 64];
+    char tok[PARM_EXCERPT_SIZE];
     parm_excerpt(in->text + in->start, in->tok_len, tok);
-    snprintf(msg, sizeof msg, PARM_MSG_INVALID, tok, type);
+    char *msg = parm_message(PARM_MSG_INVALID, tok, type);
     parm_input_error_at(in, in->start, msg);
+    free(msg);
 }
 
 static inline int parm_input_read(parm_input *in, FILE *f) {

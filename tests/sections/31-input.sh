@@ -41,3 +41,29 @@ for input in "$dir"/*.in; do
     input_case interpreter "$input" "$base.err" "$PARMC" --interpret -e "$entry" "$dir/badinput.parm"
     [ -x "$TMP/input/$entry" ] && input_case "emitted main" "$input" "$base.err" "$TMP/input/$entry"
 done
+
+# Messages of any length (they were cut at 256 or 320 bytes): an entry name
+# of 400 characters, in the message of a count that no size takes, of a
+# padded entry and of an entry over rows, whole from the interpreter and
+# from the emitted main alike.
+name=entry_$(printf 'n%.0s' $(seq 400))
+{
+    echo "entry ${name}_count (xs : [2^3]i32) = xs"
+    echo "entry ${name}_pad (xs : [2^3]i32 pad 0) = xs"
+    echo "entry ${name}_rows (xs : [2^2][2^2]i32 pad 0) = xs"
+} >"$TMP/input/long.parm"
+for kind in count pad rows; do
+    entry=${name}_$kind
+    seq 40 >"$TMP/input/long.in"
+    [ $kind = rows ] && { echo 2; seq 11; } >"$TMP/input/long.in"
+    "$PARMC" --interpret -e "$entry" "$TMP/input/long.parm" <"$TMP/input/long.in" >/dev/null 2>"$TMP/input/long.err"
+    if grep -q "^<stdin>: error: entry '$entry' .* but the input has \(40\|40 values\|11 values after the row length\)$" "$TMP/input/long.err" &&
+        "$PARMC" --target=c --emit-main -e "$entry" "$TMP/input/long.parm" -o "$TMP/input/long.c" &&
+        cc -std=c11 -O1 "$TMP/input/long.c" -o "$TMP/input/long" -lm; then
+        "$TMP/input/long" <"$TMP/input/long.in" >/dev/null 2>"$TMP/input/long_c.err"
+        cmp -s "$TMP/input/long.err" "$TMP/input/long_c.err" && pass ||
+            fail "input: the emitted main's message for a long entry name ($kind): $(cut -c1-80 "$TMP/input/long_c.err")"
+    else
+        fail "input: the interpreter's message for a long entry name ($kind): $(cut -c1-80 "$TMP/input/long.err")..$(tail -c 60 "$TMP/input/long.err")"
+    fi
+done

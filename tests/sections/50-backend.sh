@@ -134,6 +134,16 @@ for entry in after widen blocks shifted ranged zipped zipped_first; do
     c_vs_interp "scalar parameters: $entry" tests/backend/scalar_params.parm "$entry" "$TMP/c/in.txt"
 done
 
+# values of enclosing bodies read by reduce operators and other bodies
+# (issue 24): every entry of tests/backend/reduce_reads.parm (its main runs
+# in the loop above) on random input, and through every stage
+for entry in in_block deep returned elem inner mapped pairs halves; do
+    "$PARMC" --random-input=7 -e "$entry" tests/backend/reduce_reads.parm >"$TMP/c/in.txt"
+    c_vs_interp "reduce reads: $entry" tests/backend/reduce_reads.parm "$entry" "$TMP/c/in.txt"
+    "$PARMC" --interpret --compare-stages -e "$entry" tests/backend/reduce_reads.parm <"$TMP/c/in.txt" >/dev/null 2>"$TMP/c/err.txt" &&
+        pass || fail "reduce reads: $entry: the stages differ: $(head -3 "$TMP/c/err.txt")"
+done
+
 # entry graphs: every entry of tests/backend/graph.parm (its main runs in the
 # loop above) on random input, under ASan and UBSan, and its CUDA through nvcc
 for entry in kv kv_unzip scaled replicated rotated lengths mixed twice centred sub float_sum pairs filled scalars \

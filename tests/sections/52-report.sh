@@ -19,6 +19,12 @@ for k in 10 16 24 30; do
 done
 variant examples/kvsort.parm "entry main (xs : [2^20](u32, i32)) = bsort_by kv 20 xs"
 report_ok "kvsort 2^20" "$TMP/variant.parm"
+# element types print whole: the most deeply nested one the back ends take
+# (tests/plan/deep_tuple.parm, whose plan is golden in 37-plan.sh)
+"$PARMC" --report tests/plan/deep_tuple.parm >"$TMP/report.txt" 2>&1
+[ "$ACCEPT" = 1 ] && cp "$TMP/report.txt" tests/plan/deep_tuple.report
+diff -u tests/plan/deep_tuple.report "$TMP/report.txt" >"$TMP/report.diff" && pass ||
+    fail "report golden tests/plan/deep_tuple.parm: $(head -12 "$TMP/report.diff")"
 mkdir -p "$TMP/report"
 python3 tests/tools/randprog.py --backend "$TMP/report" 100 "${RANDPROG_SEED:-$(date +%s)}"
 for ((k = 0; k < 100; k++)); do report_ok "random program $k" "$TMP/report/prog_$k.parm"; done

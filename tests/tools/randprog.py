@@ -17,7 +17,8 @@ The programs combine what found the bugs of issue 11:
 - values used more than once (a DAG, not a chain): let-bound arrays read by
   several later stages, zipped together or returned together, at the top
   level and inside bodies; reductions (scalar results, per-block
-  `replicate (reduce ...)`), scalar and several array parameters, tuple
+  `replicate (reduce ...)`, operators that read another reduction's
+  result), scalar and several array parameters, tuple
   results, bodies that take a 4-element array apart;
 - ranged entries (`entry main (n : 2..4) (xs : [2^n]u16)`), with masks,
   matrices and sort sizes written in terms of n;
@@ -321,6 +322,21 @@ class Gen:
             return "(\\%s %s -> %s)" % (pa, pb, body), zero
         return self.rng.choice({"int": INT_REDUCE, "float": FLOAT_REDUCE, "bool": BOOL_REDUCE}[k])
 
+    def reduction(self, t, arr):
+        """`reduce OP ZERO arr`; sometimes OP reads the result of another
+        reduction of arr, bound by a let around it (issue 24: the
+        interpreter freed such a value after the operator's first run)."""
+        op, zero = self.reducer(t)
+        if not self.chance(0.3):
+            return "reduce %s %s %s" % (op, zero, arr)
+        op0, zero0 = self.reducer(t)
+        pc, lc = self.pattern(t, "c")
+        pa, la = self.pattern(t, "a")
+        pb, lb = self.pattern(t, "b")
+        exprs = [self.combine(u, self.op2(u, x, y), z) for (x, u), (y, _), (z, _) in zip(la, lb, lc)]
+        return "let %s = reduce %s %s %s in reduce (\\%s %s -> %s) %s %s" % (
+            pc, op0, zero0, arr, pa, pb, build(t, exprs), zero, arr)
+
     # ---- static arguments
 
     def mask(self, s):
@@ -465,18 +481,16 @@ class Gen:
     def stage_block_reduce(self, s, t, arg, depth, pool):
         """Each block of a parm replaced by copies of its reduction."""
         y = self.fresh("y")
-        op, zero = self.reducer(t)
-        return "parm %s (\\%s -> replicate %s (reduce %s %s %s)) %s" % (
-            paren(self.mask(s)), y, s.minus(1).text(), op, zero, y, arg), t
+        return "parm %s (\\%s -> replicate %s %s) %s" % (
+            paren(self.mask(s)), y, s.minus(1).text(), paren(self.reduction(t, y)), arg), t
 
     def stage_broadcast(self, s, t, arg, depth, pool):
         """The reduction of an array combined with each of its elements."""
-        op, zero = self.reducer(t)
         pa, la = self.pattern(t, "p")
         pb, lb = self.pattern(t, "q")
         exprs = [self.combine(u, x, y) for (x, u), (y, _) in zip(la, lb)]
-        return "map (\\(%s, %s) -> %s) (zip %s (replicate %s (reduce %s %s %s)))" % (
-            pa, pb, build(t, exprs), arg, s.text(), op, zero, arg), t
+        return "map (\\(%s, %s) -> %s) (zip %s (replicate %s %s))" % (
+            pa, pb, build(t, exprs), arg, s.text(), paren(self.reduction(t, arg))), t
 
     def stage_take_apart(self, s, t, arg, depth, pool):
         """A function on a 2- or 4-element array written with a list pattern."""
@@ -523,8 +537,7 @@ class Gen:
                 parts.insert(self.rng.randrange(len(parts) + 1), name)
             if self.has("reduce") and self.chance(0.3):
                 name, t = self.rng.choice(arrays)
-                op, zero = self.reducer(t)
-                parts.append("reduce %s %s %s" % (op, zero, name))
+                parts.append(paren(self.reduction(t, name)))
         return parts[0] if len(parts) == 1 else "(%s)" % ", ".join(parts)
 
     def program(self, sizes):
