@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "benchcmd.h"
+#include "diag.h"
 #include "driver.h"
 #include "schedule.h"
 #include "testcmd.h"
@@ -179,6 +180,27 @@ static bool is_stage(const char *name) {
     return false;
 }
 
+/* An unknown long option: the usage error, with the closest option's name
+ * when it is a likely typo ("--tile-byte" -> "--tile-bytes"). */
+static int unknown_option(const char *a) {
+    const char *eq = strchr(a, '=');
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    char typed[64];
+    const char *best = NULL;
+    if (a[1] == '-' && len - 2 < sizeof typed) {
+        memcpy(typed, a + 2, len - 2);
+        typed[len - 2] = 0;
+        int best_distance = 0;
+        for (int k = 0; k < OPT_COUNT; k++) {
+            if (!diag_similar(typed, specs[k].name)) continue;
+            int d = diag_edit_distance(typed, specs[k].name, (int)sizeof typed);
+            if (!best || d < best_distance) best = specs[k].name, best_distance = d;
+        }
+    }
+    if (best) return usage_error("unknown option '%s'; did you mean '--%s'?", a, best);
+    return usage_error("unknown option '%s'%s", a, "");
+}
+
 static bool is_number(const char *s) { return *s && strspn(s, "0123456789") == strlen(s); }
 
 /* The command line as parsed: which options were given (by their spelling,
@@ -205,7 +227,7 @@ static int match_option(int argc, char **argv, int *i, OptId *id, const char **v
             if (specs[k].letter && specs[k].letter == a[1]) found = k;
         if (found >= 0 && a[2]) inline_value = a + 2;
     }
-    if (found < 0) return usage_error("unknown option '%s'%s", a, "");
+    if (found < 0) return unknown_option(a);
     *id = (OptId)found;
     const OptSpec *s = &specs[found];
     if (s->arg == FLAG && inline_value)

@@ -11,6 +11,10 @@ grep -q '^usage: parmc' "$TMP/cli.out" && pass || fail "cli: --help prints usage
 expect_status 0 "--version" "$PARMC" --version
 expect_status 2 "no input file" "$PARMC"
 expect_status 2 "unknown option" "$PARMC" --frobnicate examples/sort.parm
+grep -q "did you mean" "$TMP/cli.err" && fail "cli: no suggestion for an option unlike any" || pass
+expect_status 2 "mistyped option" "$PARMC" --tile-byte=32K examples/sort.parm
+grep -qF "unknown option '--tile-byte=32K'; did you mean '--tile-bytes'?" "$TMP/cli.err" && pass ||
+    fail "cli: a mistyped option suggests the option: $(head -1 "$TMP/cli.err")"
 expect_status 2 "missing option value" "$PARMC" examples/sort.parm -e
 expect_status 2 "unknown IR stage" "$PARMC" --dump-ir=nonsense examples/sort.parm
 expect_status 2 "two input files" "$PARMC" examples/sort.parm examples/bitonic.parm
