@@ -95,10 +95,19 @@ static void build_function_table(Spec *s, const Program *p) {
 
 /* ---- helpers on values ---- */
 
+void spec_static_note(Loc loc) {
+    diag_note(loc, "sizes and the exponents of '^' must be known at compile time, but an entry's scalar "
+                   "parameters are run-time values; for several sizes, give the entry a size range, as in "
+                   "`entry main (n : 1..20) (xs : [2^n]i32) = ...` (one instance per n)");
+}
+
 int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what) {
     if (v->kind == V_INT) return v->i;
-    if (v->kind == V_RT && ir_is_scalar(v->rt))
-        diag_error(loc, "%s must be static, but it is %s", what, value_describe(s, v));
+    if (v->kind == V_RT && ir_is_scalar(v->rt)) {
+        diag_report(loc, "%s must be static, but it is %s", what, value_describe(s, v));
+        spec_static_note(loc);
+        diag_abort();
+    }
     diag_error(loc, "%s must be an integer, got %s", what, value_describe(s, v));
 }
 
@@ -264,8 +273,12 @@ static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
         return true;
     case PAT_INT:
         if (v->kind == V_INT) return v->i == p->value;
-        diag_error(p->loc, "pattern %lld needs a static integer argument, got %s",
-                   (long long)p->value, value_describe(s, v));
+        diag_report(p->loc, "pattern %lld needs a static integer argument, got %s",
+                    (long long)p->value, value_describe(s, v));
+        if (v->kind == V_RT && ir_is_scalar(v->rt))
+            diag_note(p->loc, "equations are chosen at compile time; to choose on a run-time value, use "
+                              "'if' in one equation");
+        diag_abort();
     case PAT_TUPLE:
         if (v->kind != V_TUPLE || v->n != p->elems.len) return false;
         for (int i = 0; i < v->n; i++)

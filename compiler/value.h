@@ -111,6 +111,9 @@ const char *value_render(Spec *s, const Value *v);
 Value *spec_apply(Spec *s, Value *fn, Value *arg, Loc loc);
 Value *spec_apply_n(Spec *s, Value *fn, int nargs, Value **args, Loc loc);
 int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what);
+/* The note after an error where a run-time scalar stands for a static
+ * number (a size, an exponent of '^'): how to make it static. */
+void spec_static_note(Loc loc);
 IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what);
 /* A run-time value of element type t: static constants are converted. */
 Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc);
