@@ -156,6 +156,13 @@ static noreturn void runtime_power(Spec *s, Value *a, Value *b, Loc loc) {
     diag_abort();
 }
 
+/* `f -1` is the subtraction f - 1: a function on the left of '-'. */
+static noreturn void function_minus(Spec *s, Value *b, Loc loc) {
+    diag_report(loc, "operator '-' does not apply to a function and %s", value_describe(s, b));
+    diag_note(loc, "`f -1` is the subtraction f - 1; a negative argument needs parentheses: f (-1)");
+    diag_abort();
+}
+
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
     if (!b) {
         if (value_is_static(a)) return located(static_unary(s, op, a, loc), loc);
@@ -166,6 +173,7 @@ Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
         st->alu = op;
         return value_rt(s, ir_add_result(s->prog, st, -1, t));
     }
+    if (op == OP_SUB && a->kind == V_FUNC && b->kind != V_FUNC) function_minus(s, b, loc);
     if (value_is_static(a) && value_is_static(b)) return located(static_binary(s, op, a, b, loc), loc);
     if (op == OP_POW) runtime_power(s, a, b, loc);
     const ElemType *ta = scalar_type_of(s, a, op, loc), *tb = scalar_type_of(s, b, op, loc);

@@ -60,10 +60,20 @@ struct Env {
 typedef struct {            /* one active call, for the notes of an error: how it was reached */
     Loc loc;
     const char *name;
+    const Function *fn;     /* a call of a named function; NULL: a lambda or the entry */
     Value **args;
     int nargs;
     bool entry;             /* the frame of the entry itself, at its declaration */
 } Frame;
+
+/* A call that takes fewer arguments than its application gives (`two f x
+ * ys`), while it runs: an error at its location gets a note that a call
+ * used as an argument needs parentheses. */
+typedef struct {
+    const Value *fn;        /* NULL: none */
+    Loc loc;
+    int given;              /* the arguments of the whole application */
+} OverApplied;
 
 #define SPEC_MAX_DEPTH 400          /* nested calls */
 #define SPEC_MAX_WORK 4000000L      /* evaluation steps (calls, expressions, patterns) per compilation */
@@ -91,6 +101,7 @@ struct Spec {
     Frame stack[SPEC_MAX_DEPTH];    /* stack[0]: the entry being specialised */
     int depth;
     long work;
+    OverApplied over;
     const Program *program;         /* for suggesting names */
     const ImportPath *import_path;  /* for suggesting an import; NULL: none */
 };
