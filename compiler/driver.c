@@ -320,7 +320,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
                    opt->action == ACTION_RANDOM_INPUT))
         entry = "main";
     check_entry(&c->program, opt->emit_main && !entry ? "main" : entry);
-    if (opt->action == ACTION_COMPILE) entry = NULL;   /* every entry */
+    /* a compile without -e compiles every entry (a --emit-main runs main) */
     specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
     verify(c, stage_names[STAGE_SPECIALISED]);
     /* a --check of the optimised stage (the command line's) plans the back

@@ -43,9 +43,10 @@ static const char usage[] =
     "                       (parmc bench --help)\n"
     "\n"
     "options (a value can follow as `--opt=V`, `--opt V`, `-xV` or `-x V`):\n"
-    "  -e, --entry NAME     the entry to run, check, report or dump, or the one\n"
-    "                       --emit-main runs (default: main; every entry for\n"
-    "                       --check and --report)\n"
+    "  -e, --entry NAME     the entry to compile, run, check, report or dump\n"
+    "                       (default: main; every entry for a compile, --check,\n"
+    "                       --report and --dump-plan); a compile of one entry\n"
+    "                       writes a header and manifest of that entry only\n"
     "  -I, --include DIR    look for imported files in DIR; repeatable, the\n"
     "                       directories are searched in order, then the stdlib\n"
     "  -o, --output OUT     the output file of a compile (default FILE.cu, or\n"
@@ -354,9 +355,6 @@ static int check_used(const Options *opt, const Seen *seen) {
     if (seen->given[OPT_TRACE] && !optimises)
         fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the optimised IR\n",
                 action);
-    if (opt->action == ACTION_COMPILE && seen->given[OPT_ENTRY] && !opt->emit_main)
-        return usage_error("option '%s' has no effect on a compile without --emit-main (every entry is "
-                           "compiled)%s", seen->given[OPT_ENTRY], "");
     return -1;
 }
 

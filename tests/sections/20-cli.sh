@@ -72,11 +72,19 @@ expect_status 2 "two actions" "$PARMC" --check --interpret examples/sort.parm
 grep -q "'--check' and '--interpret' cannot be combined" "$TMP/cli.err" && pass || fail "cli: two actions named"
 expect_status 2 "--report and --dump-ir" "$PARMC" --report --dump-ir examples/sort.parm
 for bad in "-o x.cu --interpret" "-o x.cu --check" "--stage normalised --check" "--compare-stages" \
-           "--emit-main --report" "--target=c --dump-ir" "--strict --check" "--trace-rules --emit-main --check" "-e main"; do
+           "--emit-main --report" "--target=c --dump-ir" "--strict --check" "--trace-rules --emit-main --check"; do
     # shellcheck disable=SC2086
     expect_status 2 "unused option: $bad" "$PARMC" $bad examples/sort.parm
     grep -q "has no effect" "$TMP/cli.err" && pass || fail "cli: '$bad' says the option has no effect"
 done
+
+# A compile with -e compiles that entry alone: its header and manifest hold it only.
+expect_status 0 "compile -e" "$PARMC" --target=c -e rev examples/permute.parm -o "$TMP/cli_one.c"
+grep -q ' cli_one_rev(' "$TMP/cli_one.h" && ! grep -q 'cli_one_\(main\|trans\)(' "$TMP/cli_one.h" && pass ||
+    fail "cli: a compile with -e rev declares rev only"
+expect_status 0 "compile -e with --emit-main" "$PARMC" --target=c --emit-main -e trans examples/permute.parm -o "$TMP/cli_one_main.c"
+grep -q ' cli_one_main_trans(' "$TMP/cli_one_main.h" && ! grep -q 'cli_one_main_rev(' "$TMP/cli_one_main.h" && pass ||
+    fail "cli: a compile with --emit-main -e trans compiles trans only"
 
 # --report succeeds when it reports; --strict fails on a non-minimal access.
 printf 'entry main (xs : [2^12]i32) = col 3 (\\[a, b] -> [b, a]) xs\n' >"$TMP/cli_col.parm"
