@@ -289,8 +289,9 @@ static void report(Compilation *c, const Options *opt) {
          * order, which the simulator does not model; say so rather than
          * leave an entry out of the report */
         if (others)
-            fprintf(out, "entry %s: %d node%s outside chains (reduce, fill, copy, serial): contiguous planes, "
-                         "not simulated\n", plans[i].func->name, others, others == 1 ? "" : "s");
+            fprintf(out, "entry %s: %d step%s not simulated (reductions, fills, copies, serial code): they "
+                         "read and write whole arrays in order, which needs no simulation\n",
+                    plans[i].func->name, others, others == 1 ? "" : "s");
     }
     if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
 }
