@@ -348,7 +348,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         report(c, opt);
         break;
     case ACTION_RANDOM_INPUT:
-        randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed);
+        randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed, opt->special_floats);
         break;
     case ACTION_DUMP_PLAN: {
         EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);

@@ -72,6 +72,8 @@ static const char usage[] =
     "                       fail unless all results are identical\n"
     "  --strict             with --report: exit 1 when some access is not\n"
     "                       minimal or not conflict-free\n"
+    "  --special-floats     with --random-input: a quarter of the floats are\n"
+    "                       NaN, infinities, -0, 0, subnormals or extremes\n"
     "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            show the version and exit\n"
@@ -109,7 +111,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -152,6 +154,7 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_DUMP_IR] = {"dump-ir", 0, OPTIONAL, 0, NULL},
     [OPT_DUMP_PLAN] = {"dump-plan", 0, FLAG, 0, NULL},
     [OPT_RANDOM] = {"random-input", 0, OPTIONAL, 0, NULL},
+    [OPT_SPECIAL_FLOATS] = {"special-floats", 0, FLAG, USE_RANDOM, "--random-input"},
     [OPT_HELP] = {"help", 'h', FLAG, ~0u, ""},
     [OPT_VERSION] = {"version", 0, FLAG, ~0u, ""},
 };
@@ -332,6 +335,7 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         if (value && (!*value || *end)) return usage_error("'%s' is not a seed (a non-negative integer)%s", value, "");
         return status;
     }
+    case OPT_SPECIAL_FLOATS: opt->special_floats = true; return 0;
     case OPT_HELP: case OPT_VERSION: case OPT_COUNT: break;
     }
     return 0;

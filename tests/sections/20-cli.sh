@@ -102,6 +102,19 @@ cmp -s "$TMP/cli.out" "$TMP/cli2.out" && pass || fail "cli: --random-input is th
 "$PARMC" --interpret -e trans examples/permute.parm <"$TMP/cli.out" >/dev/null 2>&1 && pass ||
     fail "cli: the interpreter reads --random-input's values"
 
+# --special-floats: over a few seeds, NaN, the infinities, -0 and subnormals
+# of both float types, which the interpreter reads back as themselves
+printf 'entry main (xs : [2^5]f32) (ys : [2^5]f64) = (map (\\x -> x) xs, ys)\n' >"$TMP/cli_special.parm"
+for seed in 1 2 3; do "$PARMC" --random-input=$seed --special-floats "$TMP/cli_special.parm"; done >"$TMP/cli_special.txt"
+for want in nan -nan inf -inf -0 1.40129846e-45 -4.9406564584124654e-324; do
+    grep -qxF -- "$want" "$TMP/cli_special.txt" && pass || fail "cli: --special-floats gives no $want"
+done
+"$PARMC" --random-input=2 --special-floats "$TMP/cli_special.parm" >"$TMP/cli_special.in"
+"$PARMC" --interpret "$TMP/cli_special.parm" <"$TMP/cli_special.in" | cmp -s - "$TMP/cli_special.in" && pass ||
+    fail "cli: the interpreter reads --special-floats values back as themselves"
+"$PARMC" --random-input=2 "$TMP/cli_special.parm" | grep -qE '^-?(nan|inf)$' && fail "cli: special floats without --special-floats" || pass
+expect_status 2 "--special-floats without --random-input" "$PARMC" --check --special-floats "$TMP/cli_special.parm"
+
 # --help and the man page list the same options, and README uses only those
 # (parmc test and bench have their own).
 # (the option lines of --help; the .TP items of the man page)
