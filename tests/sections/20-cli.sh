@@ -102,6 +102,22 @@ cmp -s "$TMP/cli.out" "$TMP/cli2.out" && pass || fail "cli: --random-input is th
 "$PARMC" --interpret -e trans examples/permute.parm <"$TMP/cli.out" >/dev/null 2>&1 && pass ||
     fail "cli: the interpreter reads --random-input's values"
 
+# an entry that needs more GPU memory than any GPU has (above 2^38 bytes)
+# compiles with a warning that gives the bytes; 2^38 bytes exactly, or the
+# C target (host memory), get none
+printf 'entry main (xs : [2^40]i32) = map (\\x -> x + 1) xs\n' >"$TMP/cli_big.parm"
+expect_status 0 "--check of 2^40 i32" "$PARMC" --check "$TMP/cli_big.parm"
+grep -qF "warning: entry 'main' needs 8796093022208 bytes (8192 GiB) of GPU memory for its arrays and scratch, more than any GPU has" \
+    "$TMP/cli.err" && pass || fail "cli: no memory warning for 2^40 i32: $(head -1 "$TMP/cli.err")"
+expect_status 0 "--check of 2^40 i32 on 8 GPUs" "$PARMC" --check --gpus 8 "$TMP/cli_big.parm"
+grep -qF "needs 1099511627776 bytes (1024 GiB) of GPU memory per GPU" "$TMP/cli.err" && pass ||
+    fail "cli: the memory warning on 8 GPUs counts one GPU's part: $(head -1 "$TMP/cli.err")"
+expect_status 0 "compile of 2^40 i32 to C" "$PARMC" --target=c "$TMP/cli_big.parm" -o "$TMP/cli_big.c"
+[ -s "$TMP/cli.err" ] && fail "cli: the C target warns of GPU memory" || pass
+printf 'entry main (xs : [2^35]i32) = map (\\x -> x + 1) xs\n' >"$TMP/cli_fits.parm"
+expect_status 0 "--check of 2^35 i32" "$PARMC" --check "$TMP/cli_fits.parm"
+[ -s "$TMP/cli.err" ] && fail "cli: a memory warning for 2^38 bytes: $(head -1 "$TMP/cli.err")" || pass
+
 # --special-floats: over a few seeds, NaN, the infinities, -0 and subnormals
 # of both float types, which the interpreter reads back as themselves
 printf 'entry main (xs : [2^5]f32) (ys : [2^5]f64) = (map (\\x -> x) xs, ys)\n' >"$TMP/cli_special.parm"
