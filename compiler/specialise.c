@@ -366,7 +366,7 @@ static void over_application_note(Spec *s, Loc error) {
                        : fn->fn == FN_BUILTIN && fn->builtin != builtin_opsection() ? fn->builtin->name
                                                                                   : NULL;
     if (!name) return;
-    diag_note(error, "'%s' takes %d argument%s, but is given %d here; a call used as an argument needs "
+    diag_note(error, "'%s' takes %d argument%s, but is given %d here; if one of them is a call, it needs "
                      "parentheses, as in `two (f x) ys`", name, fn->arity, fn->arity == 1 ? "" : "s",
               s->over.given);
 }
