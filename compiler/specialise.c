@@ -551,12 +551,33 @@ Value *spec_apply_n(Spec *s, Value *fn, int nargs, Value **args, Loc loc) {
 
 /* ---- expressions ---- */
 
+/* The parser bounds the nesting of one expression and push_frame the nesting
+ * of calls, but the two multiply; this bounds the product, so that deep
+ * programs stop with an error instead of overflowing the C stack. */
+#define SPEC_MAX_EVAL_DEPTH 10000
+static int eval_depth;      /* reset by specialise_program */
+
+/* One level of evaluation of e (the caller decrements eval_depth after). */
+static void enter_eval(Spec *s, const Expr *e) {
+    spend(s, e->loc);
+    if (++eval_depth > SPEC_MAX_EVAL_DEPTH)
+        too_deep(s, e->loc, arena_printf(s->arena, "evaluation too deep: more than %d nested expressions",
+                                         SPEC_MAX_EVAL_DEPTH));
+}
+
 /* fn arg, followed in its expression by `later` more arguments (the
  * application `((two f) x) ys` is evaluated from its innermost call out).
  * A call that these arguments saturate before the later ones runs with
  * s->over set, for the note of an error at the call. */
 static Value *eval_app(Spec *s, const Expr *e, Env *env, int later) {
-    Value *fn = e->fn->kind == EXPR_APP ? eval_app(s, e->fn, env, later + 1) : eval(s, e->fn, env);
+    Value *fn;
+    if (e->fn->kind == EXPR_APP) {
+        enter_eval(s, e->fn);       /* as eval would */
+        fn = eval_app(s, e->fn, env, later + 1);
+        eval_depth--;
+    } else {
+        fn = eval(s, e->fn, env);
+    }
     Value *arg = eval(s, e->arg, env);
     if (later == 0 || fn->kind != V_FUNC || fn->n + 1 < fn->arity) return spec_apply(s, fn, arg, e->loc);
     OverApplied saved = s->over;
@@ -775,17 +796,8 @@ static Value *eval_node(Spec *s, const Expr *e, Env *env) {
     return NULL;
 }
 
-/* The parser bounds the nesting of one expression and push_frame the nesting
- * of calls, but the two multiply; this bounds the product, so that deep
- * programs stop with an error instead of overflowing the C stack. */
-#define SPEC_MAX_EVAL_DEPTH 10000
-static int eval_depth;      /* reset by specialise_program */
-
 static Value *eval(Spec *s, const Expr *e, Env *env) {
-    spend(s, e->loc);
-    if (++eval_depth > SPEC_MAX_EVAL_DEPTH)
-        too_deep(s, e->loc, arena_printf(s->arena, "evaluation too deep: more than %d nested expressions",
-                                         SPEC_MAX_EVAL_DEPTH));
+    enter_eval(s, e);
     Value *v = eval_node(s, e, env);
     eval_depth--;
     return v;
