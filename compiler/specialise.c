@@ -397,7 +397,8 @@ static const char *base_case_text(Spec *s, const Function *f, int a) {
 
 /* An error inside a recursion whose static argument counts down past
  * where it should stop: the function has no equation for its end (a
- * missing base case) or the number went below it. */
+ * missing base case; noted once the number reached 0, so that a deep but
+ * finite recursion is not blamed) or the number went below it. */
 static void recursion_note(Spec *s) {
     int top = s->depth - 1, prev = -1;
     while (top > 0 && !s->stack[top].fn) top--;
@@ -409,13 +410,15 @@ static void recursion_note(Spec *s) {
         const Value *now = s->stack[top].args[a], *before = s->stack[prev].args[a];
         if (now->kind != V_INT || before->kind != V_INT || now->i >= before->i) continue;
         int64_t least = least_int_pattern(f, a);
-        if (least == INT64_MAX)
-            diag_note(f->loc, "'%s' calls itself with a smaller number each time, but no equation stops the "
-                              "recursion; add a base case before the others, such as `%s`",
-                      f->name, base_case_text(s, f, a));
-        else if (now->i < least)
+        if (least == INT64_MAX) {
+            if (now->i > 0) return;
+            diag_note(f->loc, "'%s' calls itself with a smaller number each time, %lld here, and no equation "
+                              "stops the recursion; add a base case before the others, such as `%s`",
+                      f->name, (long long)now->i, base_case_text(s, f, a));
+        } else if (now->i < least) {
             diag_note(f->loc, "'%s' is called with %lld, below its base case %lld: the recursion went past it",
                       f->name, (long long)now->i, (long long)least);
+        }
         return;
     }
 }
