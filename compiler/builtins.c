@@ -123,7 +123,6 @@ static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
 /* Which primitive types an operator accepts at run time. */
 static void check_runtime_op(Op op, Prim p, Loc loc) {
     if (!op_takes(op, p)) {
-        if (op == OP_POW) diag_error(loc, "'^' is static power; it does not apply to run-time values");
         if (op_is_float_function(op))
             diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)", op_name(op), prim_name(p),
                        op_name(op));
@@ -146,6 +145,24 @@ static Value *located(Value *v, Loc loc) {
     return v;
 }
 
+/* '^' with a run-time operand: a run-time exponent is a size that should
+ * have been static; a run-time base wants multiplication. */
+static noreturn void runtime_power(Spec *s, Value *a, Value *b, Loc loc) {
+    Value *rt = value_is_static(b) ? a : b;
+    diag_report(loc, "'^' is static power: its operands must be known at compile time, but %s is %s",
+                rt == a ? "the base" : "the exponent", value_describe(s, rt));
+    if (rt == b) spec_static_note(loc);
+    else diag_note(loc, "'^' computes static numbers such as sizes; for a run-time power, multiply (x * x)");
+    diag_abort();
+}
+
+/* `f -1` is the subtraction f - 1: a function on the left of '-'. */
+static noreturn void function_minus(Spec *s, Value *b, Loc loc) {
+    diag_report(loc, "operator '-' does not apply to a function and %s", value_describe(s, b));
+    diag_note(loc, "`f -1` is the subtraction f - 1; a negative argument needs parentheses: f (-1)");
+    diag_abort();
+}
+
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
     if (!b) {
         if (value_is_static(a)) return located(static_unary(s, op, a, loc), loc);
@@ -156,7 +173,9 @@ Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
         st->alu = op;
         return value_rt(s, ir_add_result(s->prog, st, -1, t));
     }
+    if (op == OP_SUB && a->kind == V_FUNC && b->kind != V_FUNC) function_minus(s, b, loc);
     if (value_is_static(a) && value_is_static(b)) return located(static_binary(s, op, a, b, loc), loc);
+    if (op == OP_POW) runtime_power(s, a, b, loc);
     const ElemType *ta = scalar_type_of(s, a, op, loc), *tb = scalar_type_of(s, b, op, loc);
     if (ta && tb && ta->prim != tb->prim)
         diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op), prim_name(ta->prim),

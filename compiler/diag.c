@@ -131,19 +131,44 @@ static void vreport(const char *kind, Loc loc, const char *fmt, va_list ap)
         show_line(loc);
 }
 
-static DiagContext *context;
+static DiagContext *context, *context_lead;
 static void *context_data;
 static Loc last_error;      /* for the context's notes */
 
-void diag_set_context(DiagContext *fn, void *data)
+void diag_set_context(DiagContext *lead, DiagContext *notes, void *data)
 {
-    context = fn;
+    context_lead = lead;
+    context = notes;
     context_data = data;
+}
+
+void diag_lead(Loc loc, const char *fmt, ...)
+{
+    fflush(stdout);
+    if (loc.src && loc.line > 0)
+        fprintf(out(), "%s:%d:%d: ", loc.src->name, loc.line, loc.col);
+    else if (loc.src)
+        fprintf(out(), "%s: ", loc.src->name);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out(), fmt, ap);
+    va_end(ap);
+    fputs(":\n", out());
+}
+
+/* An error's location, and the context's lines before it. */
+static void begin_error(Loc loc)
+{
+    last_error = loc;
+    DiagContext *lead = context_lead;
+    context_lead = NULL;    /* once per error, even if it reports one */
+    if (lead)
+        lead(context_data, loc);
 }
 
 void diag_report(Loc loc, const char *fmt, ...)
 {
-    last_error = loc;
+    begin_error(loc);
     va_list ap;
     va_start(ap, fmt);
     vreport("error", loc, fmt, ap);
@@ -169,7 +194,7 @@ void diag_note(Loc loc, const char *fmt, ...)
 noreturn void diag_abort(void)
 {
     DiagContext *fn = context;
-    context = NULL;
+    context = context_lead = NULL;
     if (fn)
         fn(context_data, last_error);
     fflush(out());
@@ -180,7 +205,7 @@ noreturn void diag_abort(void)
 
 noreturn void diag_error(Loc loc, const char *fmt, ...)
 {
-    last_error = loc;
+    begin_error(loc);
     va_list ap;
     va_start(ap, fmt);
     vreport("error", loc, fmt, ap);

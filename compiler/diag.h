@@ -39,11 +39,16 @@ noreturn void diag_abort(void);
 /* An error with no source position: "parmc: error: ...". */
 noreturn void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A stage that knows how an error was reached (the specialiser: the calls
- * that led to it) sets a function that adds notes to the next error. It runs
- * once, in diag_abort, after the error's own notes, and is given the error's
- * location; diag_abort clears it, and a stage clears it (NULL) when it ends. */
+ * that led to it) sets functions that add to the next error. `lead` runs
+ * before the error's line (it may print diag_lead lines: where the user's
+ * code led to an error in an imported file); `notes` runs once, in
+ * diag_abort, after the error's own notes. Both are given the error's
+ * location; diag_abort clears them, and a stage clears them (NULL) when it
+ * ends. */
 typedef void DiagContext(void *data, Loc error);
-void diag_set_context(DiagContext *fn, void *data);
+void diag_set_context(DiagContext *lead, DiagContext *notes, void *data);
+/* A line before an error, "FILE:LINE:COL: MESSAGE:", without a source line. */
+void diag_lead(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether `typed` is close enough to `name` to suggest it ("did you mean"):
  * a small edit distance (insertions, deletions, substitutions and swaps of
  * neighbours), relative to the length. */

@@ -31,6 +31,7 @@ typedef struct {
     Program program;
     IrProgram ir;
     SchedOptions sched;         /* for the back end: --tile-bytes, --vector-copies, --register-bytes */
+    bool target_c;              /* --target c: host memory, no GPU's limit to warn of */
     FILE *writing;              /* an output file being written */
     const char *written[3];     /* the output files begun: all removed if an error stops one */
     int nwritten;
@@ -196,6 +197,40 @@ static bool some_size_compiles(Compilation *c, const IrFunc *f) {
     return false;
 }
 
+/* A GPU with more memory than this is not made yet (the largest have 192 to
+ * 288 GB); an entry that needs more per GPU cannot run anywhere, and a
+ * compile says so rather than emit it without a word. */
+#define GPU_MEMORY_WARN_LOG 38      /* 2^38 bytes = 256 GiB */
+
+/* The bytes that one call of the plan's entry needs in GPU memory: its
+ * array parameters and results, and the scratch of the plan. */
+static unsigned long long entry_bytes(const EntryPlan *e) {
+    const IrBody *b = e->func->body;
+    unsigned long long bytes = e->chain_off + e->chain_bytes;
+    for (int i = 0; i < b->nparams + b->nresults; i++) {
+        const IrVal *v = i < b->nparams ? b->params[i] : b->results[i - b->nparams];
+        if (v->log_len >= 0) bytes += (1ULL << v->log_len) * (unsigned long long)elem_bytes(v->elem);
+    }
+    return bytes;
+}
+
+/* The warning for an entry too large for any GPU; of a ranged entry, the
+ * first size that is (the sizes are planned in increasing order). */
+static void check_memory(Compilation *c, const EntryPlan *plans, int n) {
+    const EntryPlan *e = &plans[n];
+    int gpu_log = c->sched.gpu_log;
+    unsigned long long bytes = entry_bytes(e) >> gpu_log, limit = 1ULL << GPU_MEMORY_WARN_LOG;
+    if (c->target_c || bytes <= limit) return;
+    if (n > 0 && strcmp(plans[n - 1].func->entry, e->func->entry) == 0 && entry_bytes(&plans[n - 1]) >> gpu_log > limit)
+        return;
+    const EntryParam *range = e->func->size_param >= 0 ? size_range(&c->program, e->func->entry) : NULL;
+    const char *size = range ? arena_printf(&c->arena, " for %s = %d", range->name, e->func->size_param) : "";
+    diag_warning(e->func->loc, "entry '%s'%s needs %llu bytes (%.0f GiB) of GPU memory%s for its arrays and "
+                               "scratch, more than any GPU has (this warning starts above 2^%d bytes, 256 GiB)",
+                 e->func->entry, size, bytes, (double)bytes / (1024.0 * 1024.0 * 1024.0), gpu_log ? " per GPU" : "",
+                 GPU_MEMORY_WARN_LOG);
+}
+
 /* Schedules every specialisation into out and returns how many. A size of a
  * ranged entry that the back end refuses whole (arrays of 1 element at
  * n = 0) is left out with a warning when another size compiles: the emitted
@@ -226,6 +261,7 @@ static int schedule_all(Compilation *c, EntryPlan *out) {
             if (out[j].n == out[n].n)
                 diag_error(f->loc, "the back end tells the sizes of a ranged entry apart by the length of its first "
                                    "array, which is 2^%d for two of the sizes of '%s'", out[n].n, f->entry);
+        check_memory(c, out, n);
         n++;
     }
     table_place_budget(&c->arena, out, n);
@@ -289,8 +325,9 @@ static void report(Compilation *c, const Options *opt) {
          * order, which the simulator does not model; say so rather than
          * leave an entry out of the report */
         if (others)
-            fprintf(out, "entry %s: %d node%s outside chains (reduce, fill, copy, serial): contiguous planes, "
-                         "not simulated\n", plans[i].func->name, others, others == 1 ? "" : "s");
+            fprintf(out, "entry %s: %d step%s not simulated (reductions, fills, copies, serial code): they "
+                         "read and write whole arrays in order, which needs no simulation\n",
+                    plans[i].func->name, others, others == 1 ? "" : "s");
     }
     if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
 }
@@ -320,7 +357,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
                    opt->action == ACTION_RANDOM_INPUT))
         entry = "main";
     check_entry(&c->program, opt->emit_main && !entry ? "main" : entry);
-    if (opt->action == ACTION_COMPILE) entry = NULL;   /* every entry */
+    /* a compile without -e compiles every entry (a --emit-main runs main) */
     specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
     verify(c, stage_names[STAGE_SPECIALISED]);
     /* a --check of the optimised stage (the command line's) plans the back
@@ -347,7 +384,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         report(c, opt);
         break;
     case ACTION_RANDOM_INPUT:
-        randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed);
+        randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed, opt->special_floats);
         break;
     case ACTION_DUMP_PLAN: {
         EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
@@ -369,6 +406,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->sched.register_bytes = opt->register_bytes;
     c->sched.tile_buffers = opt->tile_buffers;
     c->sched.gpu_log = opt->gpu_log;
+    c->target_c = opt->target_c;
     c->sched.exchange_pieces = opt->exchange_pieces;
     jmp_buf handler;
     diag_handler = &handler;

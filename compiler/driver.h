@@ -32,6 +32,7 @@ typedef struct {
     bool emit_main;             /* --emit-main: a standalone main for the entry -e (default main) */
     const char *prefix;         /* --prefix: of the API's names; NULL = from the output's name */
     unsigned long long seed;    /* --random-input=SEED */
+    bool special_floats;        /* --special-floats: --random-input mixes in NaN, infinities, -0, subnormals */
     bool strict;                /* --strict: --report fails unless every access is minimal */
     int tile_bytes;             /* --tile-bytes: shared memory for a tile; 0 = the scheduler's default */
     int segment_bytes;          /* --segment-bytes: 32, 64 or 128 (0 = 128) */

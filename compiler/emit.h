@@ -150,6 +150,12 @@ typedef struct {
     const char *u, *b;
 } PosAt;
 ElemPositions emit_positions_at(const PosAt *at);
+/* A parity bit as a C expression: "parm_parity(v0 & M0) ^ parm_parity(v1 &
+ * M1) ^ extra ^ 1", the terms of zero masks left out (and the mask of one
+ * that is all ones), `extra` (a bit variable, or NULL) and the constant bit
+ * konst only when it is 1; "0" when nothing is left. */
+const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t *masks, const char *extra,
+                        int konst);
 /* "(int64_t)(K ^ (parity(u & U0) ^ parity(b & B0)) << 0 ^ ...)" for POS bits
  * k < bits; a zero mask or a NULL variable name leaves its term out. */
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,

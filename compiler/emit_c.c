@@ -47,9 +47,11 @@ static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_
  * group's element c is u ^ G(c), a literal. */
 static void emit_group_loop(FILE *out, const Phase *p, const Step *st, Arena *a, const char **at) {
     fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n            if (0", 1ULL << p->tile_log);
-    for (int i = 0; i < st->group_log; i++)
-        fprintf(out, "\n                | (parm_parity(u & 0x%llxu) ^ parm_parity(b & 0x%llxu) ^ %d)",
-                (unsigned long long)st->order[i], (unsigned long long)st->order_block[i], (int)(st->order_const >> i & 1));
+    for (int i = 0; i < st->group_log; i++) {
+        const char *vars[2] = {"u", "b"};
+        uint64_t masks[2] = {st->order[i], st->order_block[i]};
+        fprintf(out, "\n                | (%s)", emit_parity(a, 2, vars, masks, NULL, (int)(st->order_const >> i & 1)));
+    }
     fputs(") continue;\n", out);
     for (unsigned c = 0; c < 1u << st->group_log; c++) {
         uint64_t g = f2_combine(st->group, st->group_log, c);
@@ -69,10 +71,17 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     if (st->group_log == 1) {
         int piv = f2_top_bit(st->group[0]);
         fprintf(out, "        for (uint64_t p = 0; p < %lluu; p++) {\n", 1ULL << (p->tile_log - 1));
-        fprintf(out, "            uint64_t lo = ((p >> %d) << %d) | (p & 0x%llxu), hi = lo ^ 0x%llxu;\n", piv, piv + 1,
-                (unsigned long long)f2_mask(piv), (unsigned long long)st->group[0]);
-        fprintf(out, "            if (parm_parity(lo & 0x%llxu) ^ parm_parity(b & 0x%llxu) ^ %d) { uint64_t t = lo; lo = hi; hi = t; }\n",
-                (unsigned long long)st->order[0], (unsigned long long)st->order_block[0], (int)(st->order_const & 1));
+        /* p with a 0 inserted at bit piv (no low bits to keep when piv is 0) */
+        if (piv == 0)
+            fprintf(out, "            uint64_t lo = p << 1, hi = lo ^ 0x%llxu;\n", (unsigned long long)st->group[0]);
+        else
+            fprintf(out, "            uint64_t lo = ((p >> %d) << %d) | (p & 0x%llxu), hi = lo ^ 0x%llxu;\n", piv,
+                    piv + 1, (unsigned long long)f2_mask(piv), (unsigned long long)st->group[0]);
+        const char *vars[2] = {"lo", "b"};
+        uint64_t masks[2] = {st->order[0], st->order_block[0]};
+        const char *swap = emit_parity(&scratch, 2, vars, masks, NULL, (int)(st->order_const & 1));
+        if (strcmp(swap, "0") != 0)
+            fprintf(out, "            if (%s) { uint64_t t = lo; lo = hi; hi = t; }\n", swap);
         at[0] = "lo";
         at[1] = "hi";
     } else if (st->group_log == 0) {

@@ -105,6 +105,20 @@ void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const ch
     arena_free(&scratch);
 }
 
+const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t *masks, const char *extra,
+                        int konst) {
+    const char *text = "";
+    for (int i = 0; i < n; i++) {
+        if (!masks[i]) continue;
+        const char *sep = *text ? " ^ " : "";
+        if (masks[i] == UINT64_MAX) text = arena_printf(a, "%s%sparm_parity(%s)", text, sep, vars[i]);
+        else text = arena_printf(a, "%s%sparm_parity(%s & 0x%llxull)", text, sep, vars[i], (unsigned long long)masks[i]);
+    }
+    if (extra) text = arena_printf(a, "%s%s%s", text, *text ? " ^ " : "", extra);
+    if (konst & 1) text = arena_printf(a, "%s%s1", text, *text ? " ^ " : "");
+    return *text ? text : "0";
+}
+
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
                           const char *u, const char *b) {
     char *text = arena_printf(a, "(int64_t)(0x%llxull", (unsigned long long)konst);

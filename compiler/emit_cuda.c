@@ -336,15 +336,18 @@ static void emit_tile_planes(FILE *out, const Phase *p, const char *buf) {
 static void emit_tile_work(FILE *out, const Schedule *s, const Phase *p, const char *tile) {
     int t = threads_log(p);
     emit_block_origin(out, s, p, tile);
+    Arena scratch = {0};
     for (int i = 0; i < p->nsteps; i++) {
         const Step *st = &p->steps[i];
+        const char *b = "b";
         if (st->group_log == 1)
-            fprintf(out, "    const int blockpar%d = parm_parity(b & 0x%llxull) ^ %d;\n", i,
-                    (unsigned long long)st->order_block[0], (int)(st->order_const & 1));
+            fprintf(out, "    const int blockpar%d = %s;\n", i,
+                    emit_parity(&scratch, 1, &b, &st->order_block[0], NULL, (int)(st->order_const & 1)));
         for (int j = 0; st->group_log > 1 && j < st->group_log; j++)
-            fprintf(out, "    const int blockpar%d_%d = parm_parity(b & 0x%llxull) ^ %d;\n", i, j,
-                    (unsigned long long)st->order_block[j], (int)(st->order_const >> j & 1));
+            fprintf(out, "    const int blockpar%d_%d = %s;\n", i, j,
+                    emit_parity(&scratch, 1, &b, &st->order_block[j], NULL, (int)(st->order_const >> j & 1)));
     }
+    arena_free(&scratch);
     if (p->writes_in_place || tile_buffers(p) == 1) {
         emit_thread_offset(out, p, t);
         emit_thread_slot(out, p, t);

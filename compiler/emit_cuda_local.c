@@ -146,8 +146,10 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
         fputs("        }\n", out);
         return;
     }
-    fprintf(out, "        {\n            const int pb = parm_parity(tid & 0x%llxu) ^ blockpar%d;\n",
-            (unsigned long long)tid_mask, index);
+    Arena scratch = {0};
+    const char *tid = "tid", *blockpar = arena_printf(&scratch, "blockpar%d", index);
+    fprintf(out, "        {\n            const int pb = %s;\n", emit_parity(&scratch, 1, &tid, &tid_mask, blockpar, 0));
+    arena_free(&scratch);
     emit_step_positions(out, p, rd, st, index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
         if (j >> piv & 1) continue;
@@ -199,13 +201,16 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
     }
     uint64_t pivots = f2_space_pivots(&span);     /* a group's first register has these bits clear */
     fputs("        {\n", out);
+    Arena scratch = {0};
+    const char *tid = "tid";
     for (int i = 0; i < g; i++) {
         uint64_t tid_mask = plan_thread_mask(p, rd, st->order[i]);
         dynamic[i] = tid_mask || st->order_block[i];
         if (dynamic[i])
-            fprintf(out, "            const int pb%d = parm_parity(tid & 0x%llxu) ^ blockpar%d_%d;\n", i,
-                    (unsigned long long)tid_mask, index, i);
+            fprintf(out, "            const int pb%d = %s;\n", i,
+                    emit_parity(&scratch, 1, &tid, &tid_mask, arena_printf(&scratch, "blockpar%d_%d", index, i), 0));
     }
+    arena_free(&scratch);
     emit_step_positions(out, p, rd, st, index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
         if (j & pivots) continue;

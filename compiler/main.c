@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "benchcmd.h"
+#include "diag.h"
 #include "driver.h"
 #include "schedule.h"
 #include "testcmd.h"
@@ -42,9 +43,10 @@ static const char usage[] =
     "                       (parmc bench --help)\n"
     "\n"
     "options (a value can follow as `--opt=V`, `--opt V`, `-xV` or `-x V`):\n"
-    "  -e, --entry NAME     the entry to run, check, report or dump, or the one\n"
-    "                       --emit-main runs (default: main; every entry for\n"
-    "                       --check and --report)\n"
+    "  -e, --entry NAME     the entry to compile, run, check, report or dump\n"
+    "                       (default: main; every entry for a compile, --check,\n"
+    "                       --report and --dump-plan); a compile of one entry\n"
+    "                       writes a header and manifest of that entry only\n"
     "  -I, --include DIR    look for imported files in DIR; repeatable, the\n"
     "                       directories are searched in order, then the stdlib\n"
     "  -o, --output OUT     the output file of a compile (default FILE.cu, or\n"
@@ -70,8 +72,15 @@ static const char usage[] =
     "                       fail unless all results are identical\n"
     "  --strict             with --report: exit 1 when some access is not\n"
     "                       minimal or not conflict-free\n"
-    "  --tile-bytes B[K]    with a compile, --check, --report or --dump-plan:\n"
-    "                       shared memory for one kernel's tile, in bytes (or\n"
+    "  --special-floats     with --random-input: a quarter of the floats are\n"
+    "                       NaN, infinities, -0, 0, subnormals or extremes\n"
+    "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
+    "  -h, --help           show this help and exit\n"
+    "  --version            show the version and exit\n"
+    "\n"
+    "tuning options (how kernels are scheduled, not what they compute; with a\n"
+    "compile, --check, --report or --dump-plan):\n"
+    "  --tile-bytes B[K]    shared memory for one kernel's tile, in bytes (or\n"
     "                       KB with K), 16K to 227K (default: chosen per program,\n"
     "                       at most 64K); bigger tiles hold more stages, so\n"
     "                       sorts take fewer passes\n"
@@ -79,25 +88,18 @@ static const char usage[] =
     "                       N pieces (a power of two up to 32), each packed,\n"
     "                       sent and unpacked while the next are (default:\n"
     "                       pieces of at least 2^20 elements per GPU, at most 4)\n"
-    "  --segment-bytes B    with a compile, --check, --report or --dump-plan:\n"
-    "                       the bytes of a plane that every warp access to\n"
+    "  --segment-bytes B    the bytes of a plane that every warp access to\n"
     "                       global memory reads or writes whole, 32, 64 or 128\n"
     "                       (default); smaller segments leave more of a tile to\n"
     "                       the stages, so some programs take fewer passes\n"
-    "  --vector-copies      with a compile, --check, --report or --dump-plan:\n"
-    "                       kernels read and write their tiles in global memory\n"
+    "  --vector-copies      kernels read and write their tiles in global memory\n"
     "                       in 16-byte vectors where the layout allows\n"
-    "  --register-bytes B   with a compile, --check, --report or --dump-plan:\n"
-    "                       tile elements a kernel's thread holds in registers,\n"
+    "  --register-bytes B   tile elements a kernel's thread holds in registers,\n"
     "                       in bytes: 128 (the default: 32 i32) or 256 (64 i32:\n"
     "                       fewer shared-memory rounds, half the threads)\n"
-    "  --tile-buffers N     with a compile, --check, --report or --dump-plan:\n"
-    "                       kernels of N shared tile buffers (2 or 3; default\n"
+    "  --tile-buffers N     kernels of N shared tile buffers (2 or 3; default\n"
     "                       1): each block sorts several tiles and loads the\n"
     "                       next ones (cp.async) while it works on one\n"
-    "  --trace-rules        print each rewrite rule as it is applied (stderr)\n"
-    "  -h, --help           show this help and exit\n"
-    "  --version            show the version and exit\n"
     "\n"
     "An option that the action does not use is a usage error, and so are two\n"
     "actions. exit status: 0 on success, 1 on an error in the program or its\n"
@@ -109,7 +111,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION,
     OPT_COUNT
 } OptId;
 
@@ -152,6 +154,7 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_DUMP_IR] = {"dump-ir", 0, OPTIONAL, 0, NULL},
     [OPT_DUMP_PLAN] = {"dump-plan", 0, FLAG, 0, NULL},
     [OPT_RANDOM] = {"random-input", 0, OPTIONAL, 0, NULL},
+    [OPT_SPECIAL_FLOATS] = {"special-floats", 0, FLAG, USE_RANDOM, "--random-input"},
     [OPT_HELP] = {"help", 'h', FLAG, ~0u, ""},
     [OPT_VERSION] = {"version", 0, FLAG, ~0u, ""},
 };
@@ -177,6 +180,27 @@ static bool is_stage(const char *name) {
     for (int s = 0; s < STAGE_COUNT; s++)
         if (strcmp(name, stage_names[s]) == 0) return true;
     return false;
+}
+
+/* An unknown long option: the usage error, with the closest option's name
+ * when it is a likely typo ("--tile-byte" -> "--tile-bytes"). */
+static int unknown_option(const char *a) {
+    const char *eq = strchr(a, '=');
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    char typed[64];
+    const char *best = NULL;
+    if (a[1] == '-' && len - 2 < sizeof typed) {
+        memcpy(typed, a + 2, len - 2);
+        typed[len - 2] = 0;
+        int best_distance = 0;
+        for (int k = 0; k < OPT_COUNT; k++) {
+            if (!diag_similar(typed, specs[k].name)) continue;
+            int d = diag_edit_distance(typed, specs[k].name, (int)sizeof typed);
+            if (!best || d < best_distance) best = specs[k].name, best_distance = d;
+        }
+    }
+    if (best) return usage_error("unknown option '%s'; did you mean '--%s'?", a, best);
+    return usage_error("unknown option '%s'%s", a, "");
 }
 
 static bool is_number(const char *s) { return *s && strspn(s, "0123456789") == strlen(s); }
@@ -205,7 +229,7 @@ static int match_option(int argc, char **argv, int *i, OptId *id, const char **v
             if (specs[k].letter && specs[k].letter == a[1]) found = k;
         if (found >= 0 && a[2]) inline_value = a + 2;
     }
-    if (found < 0) return usage_error("unknown option '%s'%s", a, "");
+    if (found < 0) return unknown_option(a);
     *id = (OptId)found;
     const OptSpec *s = &specs[found];
     if (s->arg == FLAG && inline_value)
@@ -311,6 +335,7 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         if (value && (!*value || *end)) return usage_error("'%s' is not a seed (a non-negative integer)%s", value, "");
         return status;
     }
+    case OPT_SPECIAL_FLOATS: opt->special_floats = true; return 0;
     case OPT_HELP: case OPT_VERSION: case OPT_COUNT: break;
     }
     return 0;
@@ -332,9 +357,6 @@ static int check_used(const Options *opt, const Seen *seen) {
     if (seen->given[OPT_TRACE] && !optimises)
         fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the optimised IR\n",
                 action);
-    if (opt->action == ACTION_COMPILE && seen->given[OPT_ENTRY] && !opt->emit_main)
-        return usage_error("option '%s' has no effect on a compile without --emit-main (every entry is "
-                           "compiled)%s", seen->given[OPT_ENTRY], "");
     return -1;
 }
 

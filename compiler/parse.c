@@ -200,6 +200,15 @@ static void entry_note(ParseState *ps)
         diag_note(first.loc, "only an entry's parameters have types; did you mean 'entry %s'?", name);
 }
 
+/* Whether tok is one of the slashes of "//": a C-style comment. */
+static bool is_slash_comment(Token tok)
+{
+    const Source *src = tok.loc.src;
+    if (tok.s[0] != '/' || !src || !src->text)
+        return false;
+    return tok.s[1] == '/' || (tok.s > src->text && tok.s[-1] == '/');
+}
+
 noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
 {
     TokSet e = {.ntok = parser_token_count()};
@@ -210,15 +219,22 @@ noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
         nexpected += e.tok[k] = parser_accepts(parser, k);
 
     const char *found = found_name(ps->arena, tok);
-    if (nexpected == 0)
+    if (tok.kind == TOK_SEP && nexpected > 0)
+        /* the column-1 token may well be the one expected ('else'): what is
+           wrong is where it stands */
+        diag_report(tok.loc, "%s starts a new declaration, but the one above is unfinished (expected %s)",
+                    found, describe_expected(ps->arena, e));
+    else if (nexpected == 0)
         diag_report(tok.loc, "unexpected %s", found);
     else
         diag_report(tok.loc, "unexpected %s, expected %s", found,
                     describe_expected(ps->arena, e));
 
-    if (tok.kind == TOK_SEP)
-        diag_note(tok.loc, "a token in column 1 starts a new declaration; "
-                           "indent continuation lines");
+    if (is_slash_comment(tok))
+        diag_note(tok.loc, "comments start with '--' in parm, not '//'");
+    else if (tok.kind == TOK_SEP)
+        diag_note(tok.loc, "a token in column 1 always starts a new declaration; "
+                           "indent the continuation lines of a declaration");
     bool args = has_all(&e, atom_start, COUNT(atom_start));
     if (args && tok.kind == TOK_IF)
         diag_note(tok.loc, "an 'if' used as an argument or operand must be in parentheses");

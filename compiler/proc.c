@@ -145,9 +145,13 @@ bool proc_write_file(const char *path, const char *text) {
     return fclose(f) == 0 && ok;
 }
 
-bool proc_have_gpu(void) {
+const char *proc_cuda_missing(void) {
     const char *forced = getenv("PARMC_CUDA");
-    if (forced && *forced) return strcmp(forced, "0") != 0;
+    if (forced && *forced) return strcmp(forced, "0") != 0 ? NULL : "PARMC_CUDA=0";
     char *nvcc[] = {"nvcc", "--version", NULL}, *smi[] = {"nvidia-smi", "-L", NULL};
-    return proc_run(nvcc, NULL, NULL, NULL, 60) == 0 && proc_run(smi, NULL, NULL, NULL, 60) == 0;
+    if (proc_run(nvcc, NULL, NULL, NULL, 60) != 0) return "no nvcc on the PATH";
+    if (proc_run(smi, NULL, NULL, NULL, 60) != 0) return "no GPU, nvidia-smi -L finds none";
+    return NULL;
 }
+
+bool proc_have_gpu(void) { return !proc_cuda_missing(); }

@@ -32,5 +32,8 @@ bool proc_write_file(const char *path, const char *text);
 /* nvcc is on PATH and nvidia-smi lists a device (PARMC_CUDA=0 says no,
  * PARMC_CUDA=1 yes without asking). */
 bool proc_have_gpu(void);
+/* Why CUDA cannot run here ("no nvcc on the PATH", "PARMC_CUDA=0", ...), or
+ * NULL when it can (proc_have_gpu). */
+const char *proc_cuda_missing(void);
 
 #endif

@@ -3,6 +3,8 @@
  * back as itself. */
 #include "randinput.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 /* splitmix64: small, and the same sequence on every platform */
@@ -13,7 +15,27 @@ static uint64_t next(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
-static Scalar random_scalar(Prim p, uint64_t *state) {
+/* The floats that ordinary random values never are: what comparisons,
+ * min and max, and arithmetic must treat as the interpreter does. */
+static double special_float(Prim p, uint64_t r) {
+    bool f32 = p == PRIM_F32;
+    double table[] = {
+        NAN, -NAN, INFINITY, -INFINITY, -0.0, 0.0,
+        f32 ? (double)FLT_TRUE_MIN : DBL_TRUE_MIN,          /* the least subnormal */
+        f32 ? -(double)FLT_TRUE_MIN : -DBL_TRUE_MIN,
+        f32 ? (double)(FLT_MIN - FLT_TRUE_MIN) : DBL_MIN - DBL_TRUE_MIN,    /* the largest subnormal */
+        f32 ? (double)FLT_MIN : DBL_MIN,                    /* the least normal */
+        f32 ? -(double)FLT_MAX : -DBL_MAX,
+        f32 ? (double)FLT_MAX : DBL_MAX,
+    };
+    return table[r % (sizeof table / sizeof table[0])];
+}
+
+static Scalar random_scalar(Prim p, uint64_t *state, bool special) {
+    if (special && prim_is_float(p)) {
+        uint64_t pick = next(state);
+        if (pick % 4 == 0) return scalar_from_double(p, special_float(p, pick >> 2));
+    }
     uint64_t r = next(state);
     bool narrow = r & 1;
     r >>= 1;
@@ -60,7 +82,7 @@ static long random_shape(FILE *out, const IrFunc *f, uint64_t *state) {
     return rows * row_len;
 }
 
-void randinput_write(FILE *out, const IrFunc *f, uint64_t seed) {
+void randinput_write(FILE *out, const IrFunc *f, uint64_t seed, bool special) {
     uint64_t state = seed;
     long padded_len = f->pad_param >= 0 ? random_shape(out, f, &state) : 0;
     for (int i = 0; i < f->body->nparams; i++) {
@@ -70,7 +92,7 @@ void randinput_write(FILE *out, const IrFunc *f, uint64_t seed) {
             for (int k = 0; k < v->elem->nslots; k++) {
                 Prim p = elem_slot_prim(v->elem, k);
                 if (k) fputc(' ', out);
-                scalar_print(out, p, random_scalar(p, &state));
+                scalar_print(out, p, random_scalar(p, &state, special));
             }
             fputc('\n', out);
         }

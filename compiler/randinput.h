@@ -16,7 +16,9 @@ const IrFunc *randinput_pick(const IrProgram *p, const char *entry, uint64_t see
  * their whole range half the time and within -20..20 otherwise (so that
  * sorts see duplicates), finite floats, booleans; for a parameter with a
  * pad, a random length (or row length, first, and number of rows) up to
- * its size. */
-void randinput_write(FILE *out, const IrFunc *f, uint64_t seed);
+ * its size. With `special`, a quarter of the floats are special: NaN of
+ * either sign, infinities, -0 and 0, subnormals, the least normal and the
+ * largest finite number. */
+void randinput_write(FILE *out, const IrFunc *f, uint64_t seed, bool special);
 
 #endif

@@ -95,10 +95,19 @@ static void build_function_table(Spec *s, const Program *p) {
 
 /* ---- helpers on values ---- */
 
+void spec_static_note(Loc loc) {
+    diag_note(loc, "sizes and the exponents of '^' must be known at compile time, but an entry's scalar "
+                   "parameters are run-time values; for several sizes, give the entry a size range, as in "
+                   "`entry main (n : 1..20) (xs : [2^n]i32) = ...` (one instance per n)");
+}
+
 int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what) {
     if (v->kind == V_INT) return v->i;
-    if (v->kind == V_RT && ir_is_scalar(v->rt))
-        diag_error(loc, "%s must be static, but it is %s", what, value_describe(s, v));
+    if (v->kind == V_RT && ir_is_scalar(v->rt)) {
+        diag_report(loc, "%s must be static, but it is %s", what, value_describe(s, v));
+        spec_static_note(loc);
+        diag_abort();
+    }
     diag_error(loc, "%s must be an integer, got %s", what, value_describe(s, v));
 }
 
@@ -262,8 +271,12 @@ static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
         return true;
     case PAT_INT:
         if (v->kind == V_INT) return v->i == p->value;
-        diag_error(p->loc, "pattern %lld needs a static integer argument, got %s",
-                   (long long)p->value, value_describe(s, v));
+        diag_report(p->loc, "pattern %lld needs a static integer argument, got %s",
+                    (long long)p->value, value_describe(s, v));
+        if (v->kind == V_RT && ir_is_scalar(v->rt))
+            diag_note(p->loc, "equations are chosen at compile time; to choose on a run-time value, use "
+                              "'if' in one equation");
+        diag_abort();
     case PAT_TUPLE:
         if (v->kind != V_TUPLE || v->n != p->elems.len) return false;
         for (int i = 0; i < v->n; i++)
@@ -287,54 +300,141 @@ static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
 
 /* ---- calls ---- */
 
-/* "in the call of 'sort' with 3 <[2^4]>" at the call site of stack[i]. */
-static void frame_note(Spec *s, int i) {
+/* "in the call of 'sort' with 3 <[2^4]>": the call of stack[i]. */
+static const char *frame_text(Spec *s, int i) {
     const Frame *f = &s->stack[i];
-    if (f->entry) {
-        diag_note(f->loc, "in entry '%s'", f->name);
-        return;
-    }
+    if (f->entry) return arena_printf(s->arena, "in entry '%s'", f->name);
     const char *args = "";
     for (int a = 0; a < f->nargs; a++)
         args = arena_printf(s->arena, "%s%s%s", args, a ? " " : " with ", value_render(s, f->args[a]));
-    if (f->name) diag_note(f->loc, "in the call of '%s'%s", f->name, args);
-    else diag_note(f->loc, "in the call of a lambda%s", args);
+    if (f->name) return arena_printf(s->arena, "in the call of '%s'%s", f->name, args);
+    return arena_printf(s->arena, "in the call of a lambda%s", args);
 }
 
 /* Notes for the frames stack[last..first], innermost first; of a long
- * chain, the innermost few (the cycle of a recursion) and the outermost two
- * (how it began), with the number of calls left out between them. */
-enum { CHAIN_INNER = 5, CHAIN_OUTER = 2 };
+ * chain, the innermost `inner` (the cycle of a recursion) and the outermost
+ * `outer` (how it began), with the number of calls left out between them. */
+enum { CHAIN_INNER = 5, CHAIN_OUTER = 2, IMPORT_INNER = 3, IMPORT_OUTER = 1 };
 
-static void frame_notes(Spec *s, int first, int last) {
-    bool elide = first - last + 1 > CHAIN_INNER + CHAIN_OUTER + 1;
+static void frame_notes(Spec *s, int first, int last, int inner, int outer) {
+    bool elide = first - last + 1 > inner + outer + 1;
     for (int i = first; i >= last; i--) {
-        if (elide && i <= first - CHAIN_INNER && i >= last + CHAIN_OUTER) {
-            if (i == first - CHAIN_INNER)
-                diag_note(s->stack[i].loc, "... %d more calls ...", first - last + 1 - CHAIN_INNER - CHAIN_OUTER);
+        if (elide && i <= first - inner && i >= last + outer) {
+            if (i == first - inner)
+                diag_note(s->stack[i].loc, "... %d more calls ...", first - last + 1 - inner - outer);
             continue;
         }
-        frame_note(s, i);
+        diag_note(s->stack[i].loc, "%s", frame_text(s, i));
     }
 }
 
-/* The diag context of specialisation: an error in imported code gets notes
- * for the calls that led to it, down to the first call made in the user's
- * own file (the file of the entry, stack[0]). */
-static void call_chain(void *data, Loc error) {
-    Spec *s = data;
-    if (!error.src || s->depth == 0) return;
+/* The innermost frame in the user's own file (the file of the entry,
+ * stack[0]): the call by which the user's code led to an error in an
+ * imported file. */
+static int user_frame(const Spec *s) {
     const Source *user = s->stack[0].loc.src;
-    if (error.src == user) return;
     int last = s->depth - 1;
     while (last > 0 && s->stack[last].loc.src != user) last--;
-    frame_notes(s, s->depth - 1, last);
+    return last;
+}
+
+static bool in_import(const Spec *s, Loc error) {
+    return error.src && s->depth > 0 && error.src != s->stack[0].loc.src;
+}
+
+/* The diag lead of specialisation: an error in imported code is led by the
+ * user's call that reached it, with its arguments (the sizes it was given). */
+static void call_lead(void *data, Loc error) {
+    Spec *s = data;
+    if (!in_import(s, error)) return;
+    int last = user_frame(s);
+    diag_lead(s->stack[last].loc, "%s", frame_text(s, last));
+}
+
+/* A call that takes fewer arguments than its application gives, and fails:
+ * most likely a call used as an argument without parentheses, `two f x ys`
+ * for `two (f x) ys`. */
+static void over_application_note(Spec *s, Loc error) {
+    const Value *fn = s->over.fn;
+    if (!fn || error.src != s->over.loc.src || error.line != s->over.loc.line || error.col != s->over.loc.col)
+        return;
+    const char *name = fn->fn == FN_NAMED ? fn->named->name
+                       : fn->fn == FN_BUILTIN && fn->builtin != builtin_opsection() ? fn->builtin->name
+                                                                                  : NULL;
+    if (!name) return;
+    diag_note(error, "'%s' takes %d argument%s, but is given %d here; if one of them is a call, it needs "
+                     "parentheses, as in `two (f x) ys`", name, fn->arity, fn->arity == 1 ? "" : "s",
+              s->over.given);
+}
+
+/* The smallest integer that an equation of f matches in parameter a, or
+ * INT64_MAX when none is an integer pattern. */
+static int64_t least_int_pattern(const Function *f, int a) {
+    int64_t least = INT64_MAX;
+    for (int i = 0; i < f->equations.len; i++) {
+        const Equation *eq = f->equations.items[i];
+        const Pattern *p = eq->params.items[a];
+        if (p->kind == PAT_INT && p->value < least) least = p->value;
+    }
+    return least;
+}
+
+/* The base case that f lacks: `bsort 0 xs = ...`, with the names of its
+ * first equation and 0 for the parameter a that counts down. */
+static const char *base_case_text(Spec *s, const Function *f, int a) {
+    const Equation *eq = f->equations.items[0];
+    const char *text = f->name;
+    for (int i = 0; i < f->arity; i++) {
+        const Pattern *p = eq->params.items[i];
+        text = arena_printf(s->arena, "%s %s", text, i == a ? "0" : p->kind == PAT_VAR ? p->name : "_");
+    }
+    return arena_printf(s->arena, "%s = ...", text);
+}
+
+/* An error inside a recursion whose static argument counts down past
+ * where it should stop: the function has no equation for its end (a
+ * missing base case; noted once the number reached 0, so that a deep but
+ * finite recursion is not blamed) or the number went below it. */
+static void recursion_note(Spec *s) {
+    int top = s->depth - 1, prev = -1;
+    while (top > 0 && !s->stack[top].fn) top--;
+    for (int i = top - 1; i > 0 && prev < 0; i--)
+        if (s->stack[i].fn == s->stack[top].fn) prev = i;
+    if (top <= 0 || prev < 0) return;
+    const Function *f = s->stack[top].fn;
+    for (int a = 0; a < f->arity; a++) {
+        const Value *now = s->stack[top].args[a], *before = s->stack[prev].args[a];
+        if (now->kind != V_INT || before->kind != V_INT || now->i >= before->i) continue;
+        int64_t least = least_int_pattern(f, a);
+        if (least == INT64_MAX) {
+            if (now->i > 0) return;
+            diag_note(f->loc, "'%s' calls itself with a smaller number each time, %lld here, and no equation "
+                              "stops the recursion; add a base case before the others, such as `%s`",
+                      f->name, (long long)now->i, base_case_text(s, f, a));
+        } else if (now->i < least) {
+            diag_note(f->loc, "'%s' is called with %lld, below its base case %lld: the recursion went past it",
+                      f->name, (long long)now->i, (long long)least);
+        }
+        return;
+    }
+}
+
+/* The diag notes of specialisation: hints for the usual causes of an
+ * error, then, for an error in imported code, the calls that led to it,
+ * down to the user's call that the lead names. */
+static void call_chain(void *data, Loc error) {
+    Spec *s = data;
+    if (s->depth == 0) return;
+    over_application_note(s, error);
+    recursion_note(s);
+    if (in_import(s, error)) frame_notes(s, s->depth - 1, user_frame(s), IMPORT_INNER, IMPORT_OUTER);
 }
 
 static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
+    diag_set_context(NULL, NULL, NULL);   /* the notes below show every file's calls */
     diag_report(loc, "%s", what);
-    diag_set_context(NULL, NULL);   /* the notes below show every file's calls */
-    frame_notes(s, s->depth - 1, 0);
+    recursion_note(s);
+    frame_notes(s, s->depth - 1, 0, CHAIN_INNER, CHAIN_OUTER);
     diag_abort();
 }
 
@@ -345,15 +445,48 @@ static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc l
     s->stack[s->depth++] = (Frame){.loc = loc, .name = name, .args = args, .nargs = nargs};
 }
 
+/* The body of a call: errors in it are not at the call, so it runs with no
+ * over-application recorded. */
+static Value *eval_body(Spec *s, const Expr *body, Env *env) {
+    const Value *saved = s->over.fn;
+    s->over.fn = NULL;
+    Value *r = eval(s, body, env);
+    s->over.fn = saved;
+    return r;
+}
+
+/* A tuple pattern given an array, or a list pattern given a tuple: the
+ * note that says which brackets match which. */
+static void pattern_shape_note(Spec *s, const Function *f, Value **args) {
+    for (int i = 0; i < f->equations.len; i++) {
+        const Equation *eq = f->equations.items[i];
+        for (int a = 0; a < f->arity; a++) {
+            const Pattern *p = eq->params.items[a];
+            bool array = args[a]->kind == V_LIST || (args[a]->kind == V_RT && !ir_is_scalar(args[a]->rt));
+            if (p->kind == PAT_TUPLE && array) {
+                diag_note(p->loc, "this tuple pattern does not match %s: an array is matched by [a, b] "
+                                  "(the pairs that col, vcolumn and the sorting networks pass are arrays)",
+                          value_describe(s, args[a]));
+                return;
+            }
+            if (p->kind == PAT_LIST && args[a]->kind == V_TUPLE) {
+                diag_note(p->loc, "this array pattern does not match a tuple: a tuple is matched by (a, b)");
+                return;
+            }
+        }
+    }
+}
+
 static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
     push_frame(s, f->name, args, f->arity, loc);
+    s->stack[s->depth - 1].fn = f;
     for (int i = 0; i < f->equations.len; i++) {
         Equation *eq = f->equations.items[i];
         Env *env = NULL;
         bool ok = true;
         for (int a = 0; a < f->arity && ok; a++) ok = match(s, eq->params.items[a], args[a], &env);
         if (ok) {
-            Value *r = eval(s, eq->body, env);
+            Value *r = eval_body(s, eq->body, env);
             s->depth--;
             return r;
         }
@@ -363,6 +496,7 @@ static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
         shown = arena_printf(s->arena, "%s%s %s", shown, a ? "," : "", value_describe(s, args[a]));
     diag_report(loc, "no equation of '%s' matches the arguments:%s", f->name, shown);
     diag_note(f->loc, "'%s' is defined here", f->name);
+    pattern_shape_note(s, f, args);
     diag_abort();
 }
 
@@ -375,7 +509,7 @@ static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
         if (!match(s, p, args[a], &env))
             diag_error(p->loc, "lambda parameter does not match %s", value_describe(s, args[a]));
     }
-    Value *r = eval(s, lam->body, env);
+    Value *r = eval_body(s, lam->body, env);
     s->depth--;
     return r;
 }
@@ -413,6 +547,44 @@ Value *spec_apply_n(Spec *s, Value *fn, int nargs, Value **args, Loc loc) {
 }
 
 /* ---- expressions ---- */
+
+/* The parser bounds the nesting of one expression and push_frame the nesting
+ * of calls, but the two multiply; this bounds the product, so that deep
+ * programs stop with an error instead of overflowing the C stack. */
+#define SPEC_MAX_EVAL_DEPTH 10000
+static int eval_depth;      /* reset by specialise_program */
+
+/* One level of evaluation of e (the caller decrements eval_depth after). */
+static void enter_eval(Spec *s, const Expr *e) {
+    spend(s, e->loc);
+    if (++eval_depth > SPEC_MAX_EVAL_DEPTH)
+        too_deep(s, e->loc, arena_printf(s->arena, "evaluation too deep: more than %d nested expressions",
+                                         SPEC_MAX_EVAL_DEPTH));
+}
+
+/* fn arg, followed in its expression by `later` more arguments (the
+ * application `((two f) x) ys` is evaluated from its innermost call out).
+ * A call that these arguments saturate before the later ones runs with
+ * s->over set, for the note of an error at the call. */
+static Value *eval_app(Spec *s, const Expr *e, Env *env, int later) {
+    Value *fn;
+    if (e->fn->kind == EXPR_APP) {
+        enter_eval(s, e->fn);       /* as eval would */
+        fn = eval_app(s, e->fn, env, later + 1);
+        eval_depth--;
+    } else {
+        fn = eval(s, e->fn, env);
+    }
+    Value *arg = eval(s, e->arg, env);
+    if (later == 0 || fn->kind != V_FUNC || fn->n + 1 < fn->arity) return spec_apply(s, fn, arg, e->loc);
+    OverApplied saved = s->over;
+    s->over.fn = fn;
+    s->over.loc = e->loc;
+    s->over.given = fn->arity + later;
+    Value *r = spec_apply(s, fn, arg, e->loc);
+    s->over = saved;
+    return r;
+}
 
 static Value *func_value(Spec *s, FnKind kind, int arity) {
     Value *v = NEW(s->arena, Value);
@@ -592,11 +764,7 @@ static Value *eval_node(Spec *s, const Expr *e, Env *env) {
         v->op = e->op;
         return v;
     }
-    case EXPR_APP: {
-        Value *fn = eval(s, e->fn, env);
-        Value *arg = eval(s, e->arg, env);
-        return spec_apply(s, fn, arg, e->loc);
-    }
+    case EXPR_APP: return eval_app(s, e, env, 0);
     case EXPR_BINARY: {
         Value *a = eval(s, e->lhs, env);
         /* && and || short-circuit on static operands so that guards such as
@@ -625,17 +793,8 @@ static Value *eval_node(Spec *s, const Expr *e, Env *env) {
     return NULL;
 }
 
-/* The parser bounds the nesting of one expression and push_frame the nesting
- * of calls, but the two multiply; this bounds the product, so that deep
- * programs stop with an error instead of overflowing the C stack. */
-#define SPEC_MAX_EVAL_DEPTH 10000
-static int eval_depth;      /* reset by specialise_program */
-
 static Value *eval(Spec *s, const Expr *e, Env *env) {
-    spend(s, e->loc);
-    if (++eval_depth > SPEC_MAX_EVAL_DEPTH)
-        too_deep(s, e->loc, arena_printf(s->arena, "evaluation too deep: more than %d nested expressions",
-                                         SPEC_MAX_EVAL_DEPTH));
+    enter_eval(s, e);
     Value *v = eval_node(s, e, env);
     eval_depth--;
     return v;
@@ -858,9 +1017,9 @@ void specialise_program(Arena *arena, const Program *program, const char *entry,
         const Entry *e = program->entries.items[i];
         if (entry && strcmp(e->name, entry) != 0) continue;
         found = true;
-        diag_set_context(call_chain, s);
+        diag_set_context(call_lead, call_chain, s);
         specialise_entry(s, e);
-        diag_set_context(NULL, NULL);
+        diag_set_context(NULL, NULL, NULL);
     }
     if (!found) spec_no_entry(program, entry);
 }

@@ -508,7 +508,8 @@ static const char test_usage[] =
     "Run the test cases in the files' `-- ==` comment blocks (docs/testing.md)\n"
     "through the interpreter, the C back end ($CC, else cc) and, when nvcc and\n"
     "a GPU are present, CUDA ($NVCC, else nvcc; PARMC_CUDA=0 or 1 overrides the\n"
-    "check). One line per case, then \"N passed, M failed\".\n"
+    "check). One line per case, then \"N passed, M failed\", which says when CUDA\n"
+    "did not run and why (\"(CUDA not run: no GPU, ...)\").\n"
     "\n"
     "options:\n"
     "  -I, --include DIR    look for imported files in DIR (repeatable)\n"
@@ -544,7 +545,9 @@ int test_main(int argc, char **argv, const char *exe) {
         t.tmp = proc_tmpdir();
         if (!t.tmp) status = 1;
     }
-    t.cuda = status < 0 && cuda && proc_have_gpu();
+    /* why CUDA is left out although the user did not ask it (--no-cuda) */
+    const char *cuda_missing = status < 0 && cuda ? proc_cuda_missing() : NULL;
+    t.cuda = status < 0 && cuda && !cuda_missing;
     for (int i = 0; i < nfiles && status < 0; i++) {
         char *text = proc_read_file(files[i]);
         t.path = files[i];
@@ -559,7 +562,9 @@ int test_main(int argc, char **argv, const char *exe) {
         free(text);
     }
     if (status < 0) {
-        printf("%d passed, %d failed\n", t.passed, t.failed);
+        printf("%d passed, %d failed", t.passed, t.failed);
+        if (cuda_missing) printf(" (CUDA not run: %s)", cuda_missing);
+        putchar('\n');
         status = t.failed ? 1 : 0;
     }
     proc_rmdir(t.tmp);

@@ -60,10 +60,20 @@ struct Env {
 typedef struct {            /* one active call, for the notes of an error: how it was reached */
     Loc loc;
     const char *name;
+    const Function *fn;     /* a call of a named function; NULL: a lambda or the entry */
     Value **args;
     int nargs;
     bool entry;             /* the frame of the entry itself, at its declaration */
 } Frame;
+
+/* A call that takes fewer arguments than its application gives (`two f x
+ * ys`), while it runs: an error at its location gets a note that a call
+ * used as an argument needs parentheses. */
+typedef struct {
+    const Value *fn;        /* NULL: none */
+    Loc loc;
+    int given;              /* the arguments of the whole application */
+} OverApplied;
 
 #define SPEC_MAX_DEPTH 400          /* nested calls */
 #define SPEC_MAX_WORK 4000000L      /* evaluation steps (calls, expressions, patterns) per compilation */
@@ -91,6 +101,7 @@ struct Spec {
     Frame stack[SPEC_MAX_DEPTH];    /* stack[0]: the entry being specialised */
     int depth;
     long work;
+    OverApplied over;
     const Program *program;         /* for suggesting names */
     const ImportPath *import_path;  /* for suggesting an import; NULL: none */
 };
@@ -111,6 +122,9 @@ const char *value_render(Spec *s, const Value *v);
 Value *spec_apply(Spec *s, Value *fn, Value *arg, Loc loc);
 Value *spec_apply_n(Spec *s, Value *fn, int nargs, Value **args, Loc loc);
 int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what);
+/* The note after an error where a run-time scalar stands for a static
+ * number (a size, an exponent of '^'): how to make it static. */
+void spec_static_note(Loc loc);
 IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what);
 /* A run-time value of element type t: static constants are converted. */
 Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc);

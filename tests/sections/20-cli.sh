@@ -11,6 +11,10 @@ grep -q '^usage: parmc' "$TMP/cli.out" && pass || fail "cli: --help prints usage
 expect_status 0 "--version" "$PARMC" --version
 expect_status 2 "no input file" "$PARMC"
 expect_status 2 "unknown option" "$PARMC" --frobnicate examples/sort.parm
+grep -q "did you mean" "$TMP/cli.err" && fail "cli: no suggestion for an option unlike any" || pass
+expect_status 2 "mistyped option" "$PARMC" --tile-byte=32K examples/sort.parm
+grep -qF "unknown option '--tile-byte=32K'; did you mean '--tile-bytes'?" "$TMP/cli.err" && pass ||
+    fail "cli: a mistyped option suggests the option: $(head -1 "$TMP/cli.err")"
 expect_status 2 "missing option value" "$PARMC" examples/sort.parm -e
 expect_status 2 "unknown IR stage" "$PARMC" --dump-ir=nonsense examples/sort.parm
 expect_status 2 "two input files" "$PARMC" examples/sort.parm examples/bitonic.parm
@@ -68,11 +72,19 @@ expect_status 2 "two actions" "$PARMC" --check --interpret examples/sort.parm
 grep -q "'--check' and '--interpret' cannot be combined" "$TMP/cli.err" && pass || fail "cli: two actions named"
 expect_status 2 "--report and --dump-ir" "$PARMC" --report --dump-ir examples/sort.parm
 for bad in "-o x.cu --interpret" "-o x.cu --check" "--stage normalised --check" "--compare-stages" \
-           "--emit-main --report" "--target=c --dump-ir" "--strict --check" "--trace-rules --emit-main --check" "-e main"; do
+           "--emit-main --report" "--target=c --dump-ir" "--strict --check" "--trace-rules --emit-main --check"; do
     # shellcheck disable=SC2086
     expect_status 2 "unused option: $bad" "$PARMC" $bad examples/sort.parm
     grep -q "has no effect" "$TMP/cli.err" && pass || fail "cli: '$bad' says the option has no effect"
 done
+
+# A compile with -e compiles that entry alone: its header and manifest hold it only.
+expect_status 0 "compile -e" "$PARMC" --target=c -e rev examples/permute.parm -o "$TMP/cli_one.c"
+grep -q ' cli_one_rev(' "$TMP/cli_one.h" && ! grep -q 'cli_one_\(main\|trans\)(' "$TMP/cli_one.h" && pass ||
+    fail "cli: a compile with -e rev declares rev only"
+expect_status 0 "compile -e with --emit-main" "$PARMC" --target=c --emit-main -e trans examples/permute.parm -o "$TMP/cli_one_main.c"
+grep -q ' cli_one_main_trans(' "$TMP/cli_one_main.h" && ! grep -q 'cli_one_main_rev(' "$TMP/cli_one_main.h" && pass ||
+    fail "cli: a compile with --emit-main -e trans compiles trans only"
 
 # --report succeeds when it reports; --strict fails on a non-minimal access.
 printf 'entry main (xs : [2^12]i32) = col 3 (\\[a, b] -> [b, a]) xs\n' >"$TMP/cli_col.parm"
@@ -90,6 +102,35 @@ cmp -s "$TMP/cli.out" "$TMP/cli2.out" && pass || fail "cli: --random-input is th
 "$PARMC" --interpret -e trans examples/permute.parm <"$TMP/cli.out" >/dev/null 2>&1 && pass ||
     fail "cli: the interpreter reads --random-input's values"
 
+# an entry that needs more GPU memory than any GPU has (above 2^38 bytes)
+# compiles with a warning that gives the bytes; 2^38 bytes exactly, or the
+# C target (host memory), get none
+printf 'entry main (xs : [2^40]i32) = map (\\x -> x + 1) xs\n' >"$TMP/cli_big.parm"
+expect_status 0 "--check of 2^40 i32" "$PARMC" --check "$TMP/cli_big.parm"
+grep -qF "warning: entry 'main' needs 8796093022208 bytes (8192 GiB) of GPU memory for its arrays and scratch, more than any GPU has" \
+    "$TMP/cli.err" && pass || fail "cli: no memory warning for 2^40 i32: $(head -1 "$TMP/cli.err")"
+expect_status 0 "--check of 2^40 i32 on 8 GPUs" "$PARMC" --check --gpus 8 "$TMP/cli_big.parm"
+grep -qF "needs 1099511627776 bytes (1024 GiB) of GPU memory per GPU" "$TMP/cli.err" && pass ||
+    fail "cli: the memory warning on 8 GPUs counts one GPU's part: $(head -1 "$TMP/cli.err")"
+expect_status 0 "compile of 2^40 i32 to C" "$PARMC" --target=c "$TMP/cli_big.parm" -o "$TMP/cli_big.c"
+[ -s "$TMP/cli.err" ] && fail "cli: the C target warns of GPU memory" || pass
+printf 'entry main (xs : [2^35]i32) = map (\\x -> x + 1) xs\n' >"$TMP/cli_fits.parm"
+expect_status 0 "--check of 2^35 i32" "$PARMC" --check "$TMP/cli_fits.parm"
+[ -s "$TMP/cli.err" ] && fail "cli: a memory warning for 2^38 bytes: $(head -1 "$TMP/cli.err")" || pass
+
+# --special-floats: over a few seeds, NaN, the infinities, -0 and subnormals
+# of both float types, which the interpreter reads back as themselves
+printf 'entry main (xs : [2^5]f32) (ys : [2^5]f64) = (map (\\x -> x) xs, ys)\n' >"$TMP/cli_special.parm"
+for seed in 1 2 3; do "$PARMC" --random-input=$seed --special-floats "$TMP/cli_special.parm"; done >"$TMP/cli_special.txt"
+for want in nan -nan inf -inf -0 1.40129846e-45 -4.9406564584124654e-324; do
+    grep -qxF -- "$want" "$TMP/cli_special.txt" && pass || fail "cli: --special-floats gives no $want"
+done
+"$PARMC" --random-input=2 --special-floats "$TMP/cli_special.parm" >"$TMP/cli_special.in"
+"$PARMC" --interpret "$TMP/cli_special.parm" <"$TMP/cli_special.in" | cmp -s - "$TMP/cli_special.in" && pass ||
+    fail "cli: the interpreter reads --special-floats values back as themselves"
+"$PARMC" --random-input=2 "$TMP/cli_special.parm" | grep -qE '^-?(nan|inf)$' && fail "cli: special floats without --special-floats" || pass
+expect_status 2 "--special-floats without --random-input" "$PARMC" --check --special-floats "$TMP/cli_special.parm"
+
 # --help and the man page list the same options, and README uses only those
 # (parmc test and bench have their own).
 # (the option lines of --help; the .TP items of the man page)
@@ -99,6 +140,15 @@ man_opts=$(awk 'item { print; item = 0 } /^\.TP/ { item = 1 }' docs/parmc.1 | se
 if [ "$help_opts" = "$man_opts" ]; then pass; else
     fail "cli: --help and docs/parmc.1 differ: $(diff <(echo "$help_opts") <(echo "$man_opts") | grep '^[<>]' | tr '\n' ' ')"
 fi
+# the tuning options have their own section of the man page and of --help,
+# apart from the actions
+tuning='tile.-bytes|segment.-bytes|vector.-copies|register.-bytes|tile.-buffers|exchange.-pieces'
+[ "$(sed -n '/^\.SH ACTIONS/,/^\.SH OPTIONS/p' docs/parmc.1 | grep -cE -- "$tuning")" = 0 ] &&
+    [ "$(sed -n '/^\.SH TUNING OPTIONS/,/^\.SH IMPORTS/p' docs/parmc.1 | awk 'item { print; item = 0 } /^\.TP/ { item = 1 }' |
+        grep -cE -- "$tuning")" = 6 ] && pass ||
+    fail "cli: docs/parmc.1 lists the tuning options in TUNING OPTIONS, not in ACTIONS"
+"$PARMC" --help | sed -n '/^tuning options/,/^$/p' | grep -cE '^  --' | grep -qx 6 && pass ||
+    fail "cli: --help lists the six tuning options under 'tuning options'"
 readme_opts=$(grep -oE 'parmc [^|#]*' README.md | grep -vE '^parmc (test|bench)' | grep -oE ' -(-[a-z][a-z-]*|[a-zA-Z])\b' | tr -d ' ' | sort -u)
 missing=$(comm -23 <(echo "$readme_opts") <(echo "$help_opts") | tr '\n' ' ')
 [ -z "$missing" ] && pass || fail "cli: README.md uses options that --help lacks: $missing"

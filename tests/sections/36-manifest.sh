@@ -63,6 +63,16 @@ else
     fail "manifest of examples/kvsort.parm: $(head -3 "$d/err.txt")"
 fi
 
+# a compile of one entry (-e) describes that entry only, and still agrees
+# with its header
+if "$PARMC" --target=c -e trans examples/permute.parm -o "$d/c/one.c" 2>"$d/err.txt"; then
+    manifest_ok "$d/c/one.json" "$d/c/one.h" "examples/permute.parm -e trans"
+    python3 -c 'import json, sys; sys.exit([e["name"] for e in json.load(open(sys.argv[1]))["entries"]] != ["trans"])' \
+        "$d/c/one.json" && pass || fail "manifest of -e trans: entries other than trans"
+else
+    fail "manifest of -e trans: $(head -3 "$d/err.txt")"
+fi
+
 # a manifest that cannot be written: an error, and no output left behind
 mkdir -p "$d/fail/prog.json"
 "$PARMC" --target=c tests/manifest/tuples.parm -o "$d/fail/prog.c" >/dev/null 2>"$d/err.txt"

@@ -19,6 +19,15 @@ if [ "$ACCEPT" = 1 ]; then cp "$TMP/intest/failing.out" tests/intest/failing.out
 diff -u tests/intest/failing.out "$TMP/intest/failing.out" >"$TMP/intest/diff" && pass ||
     fail "parmc test tests/intest/failing.parm: $(head -12 "$TMP/intest/diff")"
 
+# CUDA left out without --no-cuda: the summary line says why
+PARMC_CUDA=0 "$PARMC" test --no-c examples/permute.parm >"$TMP/intest/nocuda.out" 2>&1
+tail -1 "$TMP/intest/nocuda.out" | grep -q "^3 passed, 0 failed (CUDA not run: PARMC_CUDA=0)$" && pass ||
+    fail "parmc test with PARMC_CUDA=0: $(tail -1 "$TMP/intest/nocuda.out")"
+mkdir -p "$TMP/intest/nopath"
+PATH="$TMP/intest/nopath" "$PARMC" test --no-c examples/permute.parm >"$TMP/intest/nonvcc.out" 2>&1
+tail -1 "$TMP/intest/nonvcc.out" | grep -q "(CUDA not run: no nvcc on the PATH)$" && pass ||
+    fail "parmc test without nvcc: $(tail -1 "$TMP/intest/nonvcc.out")"
+
 # a C compiler that cannot be run is a clear failure, not a crash
 CC=/no/such/cc "$PARMC" test --no-cuda examples/permute.parm >"$TMP/intest/nocc.out" 2>&1
 grep -q "cannot run the C compiler '/no/such/cc': No such file or directory" "$TMP/intest/nocc.out" && pass ||

@@ -18,6 +18,15 @@ for k in 2 9 12; do
     python3 tests/tools/gen.py f32 $((1 << k)) $k >"$TMP/c/in.txt"
     c_vs_interp "bitonic 2^$k" "$TMP/c/bitonic.parm" main "$TMP/c/in.txt"
 done
+# special floats (--special-floats: NaN, infinities, -0, subnormals) through
+# a sort, arithmetic after a sort, and a reduction, f32 and f64
+printf '%s\n' 'import "sort"' 'entry main (xs : [2^6]f32) = bitonic_sort asc 6 xs' \
+    'entry m64 (xs : [2^5]f64) = map (\x -> x * 2.0 + 1.0) (bitonic_sort desc 5 xs)' \
+    'entry red (xs : [2^6]f32) = reduce (+) 0.0 xs' >"$TMP/c/special.parm"
+for e in main m64 red; do
+    "$PARMC" --random-input=3 --special-floats -e $e "$TMP/c/special.parm" >"$TMP/c/in.txt"
+    c_vs_interp "special floats: $e" "$TMP/c/special.parm" $e "$TMP/c/in.txt"
+done
 python3 tests/tools/gen.py u32,i32 4096 5 >"$TMP/c/in.txt"
 c_vs_interp "kvsort" examples/kvsort.parm main "$TMP/c/in.txt"
 variant examples/batched.parm "entry main (xs : [2^14]i32) = rows 4 (bsort 10) xs"

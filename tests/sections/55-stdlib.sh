@@ -225,8 +225,11 @@ stdlib_dir=$(dirname "$PARMC")/../stdlib
 import_error "missing import" \
     "$TMP/std/uses.parm:1:1: error: cannot find \"mylib\" (searched: $inc/c, $stdlib_dir)" -I "$inc/c" "$TMP/std/uses.parm"
 printf 'import "broken"\nentry main (xs : [2^2]i32) = broken xs\n' >"$TMP/std/broken.parm"
+# an error in an imported file is led by the user's call that reached it
 import_error "error in an imported file" \
-    "$inc/bad/broken.parm:2:26: error: type mismatch: expected i32, got the number 1.5" -I "$inc/bad" "$TMP/std/broken.parm"
+    "$TMP/std/broken.parm:2:30: in the call of 'broken' with <[2^2]>:" -I "$inc/bad" "$TMP/std/broken.parm"
+[ "$(sed -n 2p "$TMP/std/err.txt")" = "$inc/bad/broken.parm:2:26: error: type mismatch: expected i32, got the number 1.5" ] &&
+    pass || fail "import: error in an imported file: $(sed -n 2p "$TMP/std/err.txt")"
 printf 'import "sort"\nasc xs = xs\nentry main (xs : [2^2]i32) = asc xs\n' >"$TMP/std/twice.parm"
 import_error "a name defined in two files" \
     "$TMP/std/twice.parm:2:1: error: 'asc' is also defined in $stdlib_dir/sort.parm" "$TMP/std/twice.parm"

@@ -1,9 +1,11 @@
 /* test_diag.c: the edit distance behind "did you mean" (compiler/diag.c),
  * against a plain recursive definition on every pair of short strings over
- * a small alphabet, and the suggestion rule on typical typos.
+ * a small alphabet, and the suggestion rule on typical typos; the order of
+ * a context's lead, the error and the context's notes, each once.
  * Prints "diag: N passed, M failed"; exits 1 on any failure. */
 #include "diag.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +34,47 @@ static void nth(int k, char out[8]) {
     out[len] = 0;
 }
 
+static void lead(void *data, Loc error) {
+    (void)data;
+    diag_lead(error, "lead");
+}
+
+static void notes(void *data, Loc error) {
+    (void)data;
+    diag_note(error, "context");
+}
+
+/* An error with a context: "lead:", the error, its own note, the context's
+ * note; the next error has neither (diag_abort cleared them). */
+static void check_context(void) {
+    static char text[4096];
+    Source src = {"f.parm", "x = 1\n", 6};
+    Loc at = {&src, 1, 5};
+    jmp_buf jb;
+    FILE *f = fmemopen(text, sizeof text, "w");
+    diag_set_stream(f);
+    diag_handler = &jb;
+    diag_set_context(lead, notes, NULL);
+    for (int round = 0; round < 2; round++)
+        if (setjmp(jb) == 0) {
+            diag_report(at, "error %d", round);
+            diag_note(at, "own");
+            diag_abort();
+        }
+    diag_handler = NULL;
+    diag_set_stream(NULL);
+    fclose(f);
+    const char *want = "f.parm:1:5: lead:\n"
+                       "f.parm:1:5: error: error 0\nx = 1\n    ^\n"
+                       "f.parm:1:5: note: own\nx = 1\n    ^\n"
+                       "f.parm:1:5: note: context\nx = 1\n    ^\n"
+                       "f.parm:1:5: error: error 1\nx = 1\n    ^\n"
+                       "f.parm:1:5: note: own\nx = 1\n    ^\n";
+    check(strcmp(text, want) == 0, "a context's lead and notes, once: got\n%s", text);
+}
+
 int main(void) {
+    check_context();
     char a[8], b[8];
     int n = (1 << 6) - 1;   /* strings of length 0..5 */
     for (int x = 0; x < n; x++)
