@@ -14,8 +14,12 @@
 typedef struct {
     const char *source_name;    /* for the banner */
     const char *header_name;    /* the .h written beside the output */
-    EntryPlan *plans;           /* one per IR function (entry specialisation) */
+    EntryPlan *plans;           /* one per IR function (entry specialisation) compiled */
     int nplans;
+    /* the sizes of ranged entries refused while others compile, in the IR
+       functions' order; each names its place among the plans */
+    const RefusedSize *refused;
+    int nrefused;
     /* the chains of the entries all of whose plans are simple (today's
        shape: their API, NAME_run and main are the chain's), in order;
        emit_input_schedules fills them */
@@ -95,6 +99,17 @@ void emit_arg_loads(FILE *out, const Schedule *s);
  * its API, NAME_run and standalone main are the chain's). */
 bool emit_entry_is_simple(const EmitInput *in, const char *entry);
 void emit_input_schedules(EmitInput *in, Arena *arena);
+/* The sizes of `entry` in the IR functions' order (the interpreter's, the
+ * smallest first): each a compiled plan or a refused size, with n its
+ * first array's log length (EntryPlan.n). Into *out, in arena a; returns
+ * how many. */
+typedef struct {
+    const IrFunc *func;
+    const EntryPlan *plan;          /* NULL: refused */
+    const RefusedSize *refused;     /* NULL: compiled */
+    int n;
+} EntrySize;
+int emit_entry_sizes(Arena *a, const EmitInput *in, const char *entry, EntrySize **out);
 /* The declarations of sa and sb: the plan's planes in `scratch`. */
 void emit_scratch_planes(FILE *out, const Schedule *s);
 /* "(void)parm_arg0;" ... for a function that may not read them. */

@@ -450,6 +450,12 @@ static void emit_any_length_comment(FILE *out, const EmitInput *in, const Schedu
                      " arrays holding rows * row_len elements each.", last->pad_rows_log, last->pad_cols_log);
     else
         fprintf(out, " Any length n up to 2^%d: the arrays hold n elements each.", last->n);
+    for (int i = 0; i < in->nrefused; i++)
+        if (strcmp(in->refused[i].func->entry, first->func->entry) == 0) {
+            fprintf(out, " A shape whose smallest size is the range's size %d (not compiled) gives ",
+                    in->refused[i].func->size_param);
+            emit_api_text(out, in, "{P}_ERROR_LENGTH.");
+        }
 }
 
 /* ---- entry graphs' API ---- */
@@ -720,21 +726,43 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
     emit_status_code(out, in);
 }
 
+int emit_entry_sizes(Arena *a, const EmitInput *in, const char *entry, EntrySize **out) {
+    EntrySize *sizes = NEW_ARRAY(a, EntrySize, in->nplans + in->nrefused + 1);
+    int count = 0;
+    for (int i = 0, r = 0; i <= in->nplans; i++) {
+        for (; r < in->nrefused && in->refused[r].next_plan == i; r++)
+            if (strcmp(in->refused[r].func->entry, entry) == 0)
+                sizes[count++] = (EntrySize){in->refused[r].func, NULL, &in->refused[r], in->refused[r].n};
+        if (i < in->nplans && strcmp(in->plans[i].func->entry, entry) == 0)
+            sizes[count++] = (EntrySize){in->plans[i].func, &in->plans[i], NULL, in->plans[i].n};
+    }
+    *out = sizes;
+    return count;
+}
+
 /* An entry of any length: an empty shape writes nothing; any other goes to
- * the first (the smallest) size that holds it. */
+ * the first (the smallest) size that holds it, as in the interpreter, and
+ * where that size was refused the call returns PARM_ERROR_LENGTH rather
+ * than run a larger one. */
 static void emit_any_length_dispatch(FILE *out, const EmitInput *in, const Schedule *first) {
     bool rows = takes_rows(first);
     Arena names = {0};
     fputs(rows ? "    if (rows == 0 || row_len == 0) return PARM_OK;\n" : "    if (n == 0) return PARM_OK;\n", out);
-    for (int i = 0; i < in->nschedules; i++) {
-        const Schedule *s = &in->schedules[i];
-        if (strcmp(s->func->entry, first->func->entry) != 0) continue;
+    EntrySize *sizes;
+    int nsizes = emit_entry_sizes(&names, in, first->func->entry, &sizes);
+    for (int i = 0; i < nsizes; i++) {
+        const IrFunc *f = sizes[i].func;
         if (rows)
-            fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return %s_run(ctx, in, out",
-                    s->pad_rows_log, s->pad_cols_log, emit_code_base(&names, s->func));
+            fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n", f->pad_rows_log,
+                    f->pad_cols_log);
         else
-            fprintf(out, "    if (n <= (size_t)1 << %d)\n        return %s_run(ctx, in, out", s->n,
-                    emit_code_base(&names, s->func));
+            fprintf(out, "    if (n <= (size_t)1 << %d)\n", sizes[i].n);
+        if (sizes[i].refused) {
+            fprintf(out, "        return PARM_ERROR_LENGTH;   /* the range's size %d is not compiled */\n", f->size_param);
+            continue;
+        }
+        const Schedule *s = &sizes[i].plan->nodes[0].chain;
+        fprintf(out, "        return %s_run(ctx, in, out", emit_code_base(&names, s->func));
         for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
         fputs(rows ? ", rows, row_len);\n" : ", 1, n);\n", out);
     }
@@ -833,9 +861,10 @@ static void emit_print(FILE *out, Prim p, int k) {
  * row length, for rows), as the interpreter finds it (compiler/io.c):
  * n elements in parm_main_rows rows of parm_main_cols. */
 static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
-    const Schedule *last = s;
-    for (int i = 0; i < in->nschedules; i++)
-        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0) last = &in->schedules[i];
+    Arena a = {0};
+    EntrySize *sizes;
+    int nsizes = emit_entry_sizes(&a, in, s->func->entry, &sizes);
+    const IrFunc *last = sizes[nsizes - 1].func;
     bool rows = takes_rows(s);
     int slots = s->in_elem->nslots;
     fputs("    long row_len = 1;\n", out);
@@ -858,12 +887,13 @@ static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
     fprintf(out, "    parm_main_rows = parm_main_cols ? (size_t)(elems / row_len) : 0;\n");
     if (!rows) fputs("    parm_main_cols = (size_t)elems;\n    parm_main_rows = 1;\n", out);
     fprintf(out, "    if (elems < 0 || %s || !(0", rows ? "!parm_main_cols" : "0");
-    for (int i = 0; i < in->nschedules; i++) {
-        const Schedule *o = &in->schedules[i];
-        if (strcmp(o->func->entry, s->func->entry) != 0) continue;
+    /* a shape that falls on a refused size reaches the API, which says so */
+    for (int i = 0; i < nsizes; i++) {
+        const IrFunc *o = sizes[i].func;
         fprintf(out, "\n        || (parm_main_rows <= %ldL && parm_main_cols <= %ldL)", o->pad_rows_log < 0 ? 1L : 1L << o->pad_rows_log,
                 1L << o->pad_cols_log);
     }
+    arena_free(&a);
     fputs(")) {\n        char msg[320];\n", out);
     if (rows)
         fprintf(out, "        parm_rows_message(msg, sizeof msg, \"%s\", %d, %d, %ldL, row_len, count);\n", s->func->entry,
@@ -882,10 +912,12 @@ static void emit_count_check(FILE *out, const EmitInput *in, const Schedule *s) 
     const ElemType *t = s->in_elem;
     fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
           "    static const long counts[] = {", out);
-    int ncounts = 0;
-    for (int i = 0; i < in->nschedules; i++)
-        if (strcmp(in->schedules[i].func->entry, s->func->entry) == 0)
-            fprintf(out, "%s%ldL", ncounts++ ? ", " : "", ((long)t->nslots << in->schedules[i].n) + s->nargs);
+    /* a count of a refused size reaches the API, which says so */
+    Arena a = {0};
+    EntrySize *sizes;
+    int ncounts = emit_entry_sizes(&a, in, s->func->entry, &sizes);
+    for (int i = 0; i < ncounts; i++) fprintf(out, "%s%ldL", i ? ", " : "", ((long)t->nslots << sizes[i].n) + s->nargs);
+    arena_free(&a);
     fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
             s->func->entry, ncounts);
     fprintf(out, "    size_t n = (size_t)((count - %d) / %d);\n    input.pos = 0;\n    input.count = 0;\n", s->nargs, t->nslots);

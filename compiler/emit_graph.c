@@ -496,31 +496,33 @@ static int count_scalar_params(const IrBody *body) {
 static void emit_tables(FILE *out, const EmitInput *in, const EntryPlan *first, int *nspecs) {
     const IrBody *body = first->func->body;
     int nvals = body->nparams + body->nresults;
+    /* every size, the refused ones too: their input reaches the API, which
+       returns PARM_ERROR_LENGTH for it */
+    Arena a = {0};
+    EntrySize *sizes;
+    int count = emit_entry_sizes(&a, in, first->func->entry, &sizes);
     fputs("static const long parm_counts[] = {", out);
-    int count = 0;
-    for (int i = 0; i < in->nplans; i++) {
-        const EntryPlan *e = &in->plans[i];
-        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
+    for (int i = 0; i < count; i++) {
+        const IrBody *b = sizes[i].func->body;
         long total = 0;
-        for (int j = 0; j < e->func->body->nparams; j++) {
-            const IrVal *v = e->func->body->params[j];
+        for (int j = 0; j < b->nparams; j++) {
+            const IrVal *v = b->params[j];
             total += (v->log_len < 0 ? 1L : 1L << v->log_len) * v->elem->nslots;
         }
-        fprintf(out, "%s%ldL", count++ ? ", " : "", total);
+        fprintf(out, "%s%ldL", i ? ", " : "", total);
     }
     fprintf(out, "};\nstatic const int parm_logs[%d][%d] = {", count, nvals);
-    for (int i = 0, c = 0; i < in->nplans; i++) {
-        const EntryPlan *e = &in->plans[i];
-        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "%s{", c++ ? ", " : "");
+    for (int i = 0; i < count; i++) {
+        const IrBody *b = sizes[i].func->body;
+        fprintf(out, "%s{", i ? ", " : "");
         for (int j = 0; j < nvals; j++) {
-            const IrBody *b = e->func->body;
             const IrVal *v = j < b->nparams ? b->params[j] : b->results[j - b->nparams];
             fprintf(out, "%s%d", j ? ", " : "", v->log_len);
         }
         fputs("}", out);
     }
     fputs("};\n", out);
+    arena_free(&a);
     *nspecs = count;
 }
 

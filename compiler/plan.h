@@ -345,6 +345,18 @@ typedef struct {
     int n;                              /* log length of the first array (parameter, else result); -1: none */
 } EntryPlan;
 
+/* A size of a ranged entry that the back end refuses whole while other
+ * sizes compile (driver.c leaves it out with a warning). The API keeps the
+ * interpreter's choice of size and returns ERROR_LENGTH where it would fall
+ * on this one: for its n, and for an entry of any length, for the shapes
+ * whose smallest holding size it is (never a larger size's result). */
+typedef struct {
+    const IrFunc *func;
+    const char *why;
+    int n;                      /* as EntryPlan.n: log length of the first array */
+    int next_plan;              /* the plans compiled before it (their count): its place among them */
+} RefusedSize;
+
 void plan_print_entry(FILE *out, const EntryPlan *e);
 const char *plan_verify_entry(Arena *arena, const EntryPlan *e);
 

@@ -47,4 +47,9 @@ if command -v nvcc >/dev/null; then
         tests/backend/graph.parm; do
         cuda_compiles "$prog" regress "$prog"
     done
+    # ranged entries with a refused size (issue 24): the dispatch that returns
+    # PARM_ERROR_LENGTH for it, and the standalone mains that reach it
+    for prog in tests/compile-diag/ranged_pad_refused.parm tests/compile-diag/ranged_graph_refused.parm; do
+        cuda_compiles "$prog" refused --emit-main "$prog"
+    done
 fi
