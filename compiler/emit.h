@@ -82,6 +82,9 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 /* "int main(argc, argv) {" and the option loop that sets `repeat`, for
  * every standalone main (an entry graph's too). */
 void emit_main_start(FILE *out);
+/* The main's exit on a failed status (in `status`, the context `ctx`): its
+ * message, and with cuda_message the failed CUDA call's (NAME_ctx_message). */
+void emit_main_status(FILE *out, const EmitInput *in, bool cuda_message);
 void emit_phase_comment(FILE *out, const Phase *p);
 /* The standalone main's reading of one value of type p into `dest` (with
  * the interpreter's message for a bad one), and the printer of a p. */

@@ -628,7 +628,6 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
                      "    for (int k = 0; k < %d; k++) cudaFree(din[k]);\n"
                      "    for (int k = 0; k < %d; k++) cudaFree(dout[k]);\n", first->nout_planes, first->nin_planes,
                 first->nout_planes);
-        emit_api_text(out, in, "    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", {p}_ctx_message(ctx));\n");
     }
     fputs("    return status;\n}\n\n", out);
 
@@ -673,9 +672,8 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
     emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n"
-                           "    if (!status) status = parm_main_run_graph(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n"
-                           "    if (status) {\n        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
-                           "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
+                           "    if (!status) status = parm_main_run_graph(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n");
+    emit_main_status(out, in, cuda);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
         fprintf(out, "    for (size_t i = 0; i < parm_len(parm_logs[spec][%d]); i++) {\n", body->nparams + r);
