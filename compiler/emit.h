@@ -55,11 +55,6 @@ void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char 
 void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log);
 
 /* emit_common.c, for the two emitters */
-/* The base of the emitted code's own names for IR function f: parm_F, in
- * arena a (its code is parm_F_run, parm_F_0_kernel, ...). The parm_
- * namespace, which no API prefix may use, keeps every such name apart from
- * the exported ones. */
-const char *emit_code_base(Arena *a, const IrFunc *f);
 /* Writes text with the API's prefix for {p} and the prefix in upper case
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */

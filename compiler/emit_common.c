@@ -29,8 +29,6 @@ void emit_phase_comment(FILE *out, const Phase *p) {
     }
 }
 
-const char *emit_code_base(Arena *a, const IrFunc *f) { return arena_printf(a, "parm_%s", f->name); }
-
 /* ---- entries of any length (plan.h, Schedule.pad) ---- */
 
 bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src == BUF_IN; }
@@ -568,7 +566,7 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
     for (int i = 0; i < first->func->body->nparams; i++) nscalars += ir_is_scalar(first->func->body->params[i]);
     Arena names = {0};
     if (first->n < 0) {
-        fprintf(out, "    return %s_run(ctx, in, out", emit_code_base(&names, first->func));
+        fprintf(out, "    return %s_run(ctx, in, out", plan_code_base(&names, first->func));
         for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
         fputs(");\n}\n\n", out);
         arena_free(&names);
@@ -578,7 +576,7 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
         if (strcmp(e->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n, emit_code_base(&names, e->func));
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n, plan_code_base(&names, e->func));
         for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }
@@ -762,7 +760,7 @@ static void emit_any_length_dispatch(FILE *out, const EmitInput *in, const Sched
             continue;
         }
         const Schedule *s = &sizes[i].plan->nodes[0].chain;
-        fprintf(out, "        return %s_run(ctx, in, out", emit_code_base(&names, s->func));
+        fprintf(out, "        return %s_run(ctx, in, out", plan_code_base(&names, s->func));
         for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
         fputs(rows ? ", rows, row_len);\n" : ", 1, n);\n", out);
     }
@@ -792,7 +790,7 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
     for (int i = 0; i < in->nschedules; i++) {
         const Schedule *s = &in->schedules[i];
         if (strcmp(s->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, emit_code_base(&names, s->func));
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, plan_code_base(&names, s->func));
         for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }

@@ -746,7 +746,7 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
 static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
-        const char *name = arena_printf(&names, "%s_%d", fname, i);
+        const char *name = plan_phase_name(&names, fname, i);
         fprintf(out, "/* %s: ", name);
         emit_phase_comment(out, &s->phases[i]);
         fputs(" */\n", out);
@@ -762,14 +762,16 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
 
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     emit_copy_whole(out, s, true);
-    for (int i = 0; i < s->nphases; i++)
-    {
-        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s%s", fname, i, plan_buf_name(s->phases[i].src),
-                plan_buf_name(s->phases[i].dst), emit_phase_reduces(s, &s->phases[i]) ? ", partial" : "");
+    Arena names = {0};
+    for (int i = 0; i < s->nphases; i++) {
+        fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", plan_phase_name(&names, fname, i),
+                plan_buf_name(s->phases[i].src), plan_buf_name(s->phases[i].dst),
+                emit_phase_reduces(s, &s->phases[i]) ? ", partial" : "");
         if (s->phases[i].kind == PHASE_EXCHANGE) fputs(", xs, xr", out);
         else emit_arg_values(out, s);
         fputs("))) return status;\n", out);
     }
+    arena_free(&names);
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
@@ -1103,7 +1105,7 @@ void emit_cuda_program(FILE *out, const EmitInput *in) {
     Arena names = {0};
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
-        if (e->simple) emit_run(out, &e->nodes[0].chain, emit_code_base(&names, e->func));
+        if (e->simple) emit_run(out, &e->nodes[0].chain, plan_node_name(&names, e, 0));
         else emit_graph_func(out, e, true, emit_cuda_chain, no_work);
     }
     arena_free(&names);

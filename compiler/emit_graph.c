@@ -321,11 +321,6 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cud
 
 /* ---- NAME_run ---- */
 
-static const char *node_kind(NodeKind k) {
-    static const char *const names[] = {"chain", "reduce", "fill", "copy", "serial"};
-    return names[k];
-}
-
 static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
     switch (n->kind) {
     case NODE_CHAIN:
@@ -446,12 +441,12 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
 
 void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work) {
     Arena a = {0};
-    const char *fname = emit_code_base(&a, e->func);
+    const char *fname = plan_code_base(&a, e->func);
     unsigned long long chain_end = e->chain_off;
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
-        const char *name = arena_printf(&a, "%s_n%d", fname, i);
-        fprintf(out, "/* %s: %s node */\n", name, node_kind(n->kind));
+        const char *name = plan_node_name(&a, e, i);
+        fprintf(out, "/* %s: %s node */\n", name, plan_node_kind_name(n->kind));
         switch (n->kind) {
         case NODE_CHAIN: {
             chain(out, &n->chain, name);
@@ -478,7 +473,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
         if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
     emit_alias(out, e, align_up(chain_end), cuda);
     for (int i = 0; i < e->nnodes; i++)
-        emit_node_call(out, &a, e, &e->nodes[i], arena_printf(&a, "%s_n%d", fname, i), cuda);
+        emit_node_call(out, &a, e, &e->nodes[i], plan_node_name(&a, e, i), cuda);
     fputs("    return PARM_OK;\n}\n\n", out);
     arena_free(&a);
 }
