@@ -231,14 +231,26 @@ static void check_memory(Compilation *c, const EntryPlan *plans, int n) {
                  GPU_MEMORY_WARN_LOG);
 }
 
-/* Schedules every specialisation into out and returns how many. A size of a
- * ranged entry that the back end refuses whole (arrays of 1 element at
- * n = 0) is left out with a warning when another size compiles: the emitted
- * function then returns NAME_ERROR_LENGTH for that length alone. The
- * sanitizer build (PARMC_VERIFY) checks every plan against plan_verify's
- * invariants, naming the stage that built it (scheduling). The program's
- * tables in constant memory stay within its budget (table_place.h). */
-static int schedule_all(Compilation *c, EntryPlan *out) {
+/* The plans of every specialisation compiled, and the sizes refused. */
+typedef struct {
+    EntryPlan *plans;
+    int nplans;
+    RefusedSize *refused;
+    int nrefused;
+} Schedules;
+
+/* Schedules every specialisation. A size of a ranged entry that the back
+ * end refuses whole (arrays of 1 element at n = 0) is left out with a
+ * warning when another size compiles, and recorded in s->refused: the
+ * emitted function returns NAME_ERROR_LENGTH for the lengths that fall on
+ * it. The sanitizer build (PARMC_VERIFY) checks every plan against
+ * plan_verify's invariants, naming the stage that built it (scheduling).
+ * The program's tables in constant memory stay within its budget
+ * (table_place.h). */
+static Schedules schedule_all(Compilation *c) {
+    Schedules s = {NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs + 1), 0,
+                   NEW_ARRAY(&c->arena, RefusedSize, c->ir.nfuncs + 1), 0};
+    EntryPlan *out = s.plans;
     int n = 0;
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *f = c->ir.funcs[i];
@@ -248,6 +260,7 @@ static int schedule_all(Compilation *c, EntryPlan *out) {
         if (range && some_size_compiles(c, f)) {
             diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "
                                      "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
+            s.refused[s.nrefused++] = (RefusedSize){f, refusal, entry_plan_api_n(f), n};
             continue;
         }
         entry_plan(&c->arena, f, &c->sched, &out[n]);
@@ -265,7 +278,8 @@ static int schedule_all(Compilation *c, EntryPlan *out) {
         n++;
     }
     table_place_budget(&c->arena, out, n);
-    return n;
+    s.nplans = n;
+    return s;
 }
 
 /* The back end: schedule every specialisation, write OUT, its header and
@@ -283,8 +297,11 @@ static void compile(Compilation *c, const Options *opt) {
                     .emit_main = opt->emit_main, .gpu_log = opt->gpu_log,
                     .main_entry = opt->entry ? opt->entry : "main",
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
-    in.plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-    in.nplans = schedule_all(c, in.plans);
+    Schedules sched = schedule_all(c);
+    in.plans = sched.plans;
+    in.nplans = sched.nplans;
+    in.refused = sched.refused;
+    in.nrefused = sched.nrefused;
     emit_input_schedules(&in, &c->arena);
     check_entry_names(in.plans, in.nplans, in.prefix);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
@@ -302,9 +319,8 @@ static void compile(Compilation *c, const Options *opt) {
  * like one of the language (the prefix is the one a compile of the input
  * to the default output would take). */
 static void check_back_end(Compilation *c, const Options *opt) {
-    EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-    int n = schedule_all(c, plans);
-    check_entry_names(plans, n, opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input));
+    Schedules s = schedule_all(c);
+    check_entry_names(s.plans, s.nplans, opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input));
 }
 
 /* --report: the access simulator over the schedule of every entry. With
@@ -313,22 +329,8 @@ static void check_back_end(Compilation *c, const Options *opt) {
 static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
-    EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-    int n = schedule_all(c, plans);
-    for (int i = 0; i < n; i++) {
-        int others = 0;
-        for (int j = 0; j < plans[i].nnodes; j++) {
-            if (plans[i].nodes[j].kind == NODE_CHAIN) ok &= simulate_report(out, &plans[i].nodes[j].chain);
-            else others++;
-        }
-        /* reduce, fill, copy and serial nodes read and write whole planes in
-         * order, which the simulator does not model; say so rather than
-         * leave an entry out of the report */
-        if (others)
-            fprintf(out, "entry %s: %d step%s not simulated (reductions, fills, copies, serial code): they "
-                         "read and write whole arrays in order, which needs no simulation\n",
-                    plans[i].func->name, others, others == 1 ? "" : "s");
-    }
+    Schedules s = schedule_all(c);
+    for (int i = 0; i < s.nplans; i++) ok &= simulate_report(out, &s.plans[i]);
     if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
 }
 
@@ -387,8 +389,8 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed, opt->special_floats);
         break;
     case ACTION_DUMP_PLAN: {
-        EntryPlan *plans = NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs);
-        for (int i = 0, n = schedule_all(c, plans); i < n; i++) plan_print_entry(out, &plans[i]);
+        Schedules s = schedule_all(c);
+        for (int i = 0; i < s.nplans; i++) plan_print_entry(out, &s.plans[i]);
         break;
     }
     case ACTION_LIST_ENTRIES:

@@ -14,8 +14,12 @@
 typedef struct {
     const char *source_name;    /* for the banner */
     const char *header_name;    /* the .h written beside the output */
-    EntryPlan *plans;           /* one per IR function (entry specialisation) */
+    EntryPlan *plans;           /* one per IR function (entry specialisation) compiled */
     int nplans;
+    /* the sizes of ranged entries refused while others compile, in the IR
+       functions' order; each names its place among the plans */
+    const RefusedSize *refused;
+    int nrefused;
     /* the chains of the entries all of whose plans are simple (today's
        shape: their API, NAME_run and main are the chain's), in order;
        emit_input_schedules fills them */
@@ -51,11 +55,6 @@ void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char 
 void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log);
 
 /* emit_common.c, for the two emitters */
-/* The base of the emitted code's own names for IR function f: parm_F, in
- * arena a (its code is parm_F_run, parm_F_0_kernel, ...). The parm_
- * namespace, which no API prefix may use, keeps every such name apart from
- * the exported ones. */
-const char *emit_code_base(Arena *a, const IrFunc *f);
 /* Writes text with the API's prefix for {p} and the prefix in upper case
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */
@@ -78,6 +77,9 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
 /* "int main(argc, argv) {" and the option loop that sets `repeat`, for
  * every standalone main (an entry graph's too). */
 void emit_main_start(FILE *out);
+/* The main's exit on a failed status (in `status`, the context `ctx`): its
+ * message, and with cuda_message the failed CUDA call's (NAME_ctx_message). */
+void emit_main_status(FILE *out, const EmitInput *in, bool cuda_message);
 void emit_phase_comment(FILE *out, const Phase *p);
 /* The standalone main's reading of one value of type p into `dest` (with
  * the interpreter's message for a bad one), and the printer of a p. */
@@ -95,6 +97,17 @@ void emit_arg_loads(FILE *out, const Schedule *s);
  * its API, NAME_run and standalone main are the chain's). */
 bool emit_entry_is_simple(const EmitInput *in, const char *entry);
 void emit_input_schedules(EmitInput *in, Arena *arena);
+/* The sizes of `entry` in the IR functions' order (the interpreter's, the
+ * smallest first): each a compiled plan or a refused size, with n its
+ * first array's log length (EntryPlan.n). Into *out, in arena a; returns
+ * how many. */
+typedef struct {
+    const IrFunc *func;
+    const EntryPlan *plan;          /* NULL: refused */
+    const RefusedSize *refused;     /* NULL: compiled */
+    int n;
+} EntrySize;
+int emit_entry_sizes(Arena *a, const EmitInput *in, const char *entry, EntrySize **out);
 /* The declarations of sa and sb: the plan's planes in `scratch`. */
 void emit_scratch_planes(FILE *out, const Schedule *s);
 /* "(void)parm_arg0;" ... for a function that may not read them. */

@@ -357,8 +357,9 @@ static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char 
  * work memory follows the plan's scratch planes. */
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     emit_copy_whole(out, s, false);
+    Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
-        fprintf(out, "    %s_%d((const void *const *)%s, %s", fname, i, plan_buf_name(s->phases[i].src),
+        fprintf(out, "    %s((const void *const *)%s, %s", plan_phase_name(&names, fname, i), plan_buf_name(s->phases[i].src),
                 plan_buf_name(s->phases[i].dst));
         if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->scratch_bytes);
         for (int k = 0; emit_phase_reduces(s, &s->phases[i]) && k < s->reduce->nres; k++)
@@ -366,6 +367,7 @@ static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
         emit_arg_values(out, s);
         fputs(");\n", out);
     }
+    arena_free(&names);
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
@@ -380,7 +382,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
 
 static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) emit_phase(out, s, &s->phases[i], arena_printf(&names, "%s_%d", fname, i));
+    for (int i = 0; i < s->nphases; i++) emit_phase(out, s, &s->phases[i], plan_phase_name(&names, fname, i));
     arena_free(&names);
 }
 
@@ -452,20 +454,21 @@ static void emit_rank_exchange(FILE *out, const Schedule *s, const Phase *p, con
 
 static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
     int ranks = 1 << s->gpu_log;
+    Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
+        const char *name = plan_phase_name(&names, fname, i);
         if (p->kind == PHASE_EXCHANGE) {
-            Arena names = {0};
-            emit_rank_exchange(out, s, p, arena_printf(&names, "%s_%d", fname, i));
-            arena_free(&names);
+            emit_rank_exchange(out, s, p, name);
             continue;
         }
-        fprintf(out, "    for (int r = 0; r < %d; r++)\n        %s_%d((uint64_t)r, (const void *const *)%s[r], %s[r]", ranks, fname, i,
+        fprintf(out, "    for (int r = 0; r < %d; r++)\n        %s((uint64_t)r, (const void *const *)%s[r], %s[r]", ranks, name,
                 rank_bufs[p->src], rank_bufs[p->dst]);
         if (p->kind == PHASE_LOCAL) fputs(", work_r[r]", out);
         emit_arg_values(out, s);
         fputs(");\n", out);
     }
+    arena_free(&names);
 }
 
 
@@ -607,7 +610,7 @@ void emit_c_program(FILE *out, const EmitInput *in) {
     Arena names = {0};
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
-        if (e->simple) emit_c_func(out, &e->nodes[0].chain, emit_code_base(&names, e->func));
+        if (e->simple) emit_c_func(out, &e->nodes[0].chain, plan_node_name(&names, e, 0));
         else emit_graph_func(out, e, false, emit_c_chain, work_bytes);
     }
     arena_free(&names);

@@ -747,7 +747,7 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
 static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
     Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
-        const char *name = arena_printf(&names, "%s_%d", fname, i);
+        const char *name = plan_phase_name(&names, fname, i);
         fprintf(out, "/* %s: ", name);
         emit_phase_comment(out, &s->phases[i]);
         fputs(" */\n", out);
@@ -763,14 +763,16 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
 
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     emit_copy_whole(out, s, true);
-    for (int i = 0; i < s->nphases; i++)
-    {
-        fprintf(out, "    if ((status = %s_%d(ctx, (const void *const *)%s, %s%s", fname, i, plan_buf_name(s->phases[i].src),
-                plan_buf_name(s->phases[i].dst), emit_phase_reduces(s, &s->phases[i]) ? ", partial" : "");
+    Arena names = {0};
+    for (int i = 0; i < s->nphases; i++) {
+        fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", plan_phase_name(&names, fname, i),
+                plan_buf_name(s->phases[i].src), plan_buf_name(s->phases[i].dst),
+                emit_phase_reduces(s, &s->phases[i]) ? ", partial" : "");
         if (s->phases[i].kind == PHASE_EXCHANGE) fputs(", xs, xr", out);
         else emit_arg_values(out, s);
         fputs("))) return status;\n", out);
     }
+    arena_free(&names);
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
@@ -844,11 +846,11 @@ static const char cuda_context_nccl[] =
 static const char cuda_context_nccl_message[] =
     "const char *{p}_ctx_message(parm_ctx *ctx)\n{\n"
     "    if (!ctx) return \"no context\";\n"
-    "    return ctx->nccl != ncclSuccess ? ncclGetErrorString(ctx->nccl) : cudaGetErrorString(ctx->last);\n}\n\n";
+    "    return parm_message(ctx, ctx->nccl != ncclSuccess ? ncclGetErrorString(ctx->nccl) : cudaGetErrorString(ctx->last));\n}\n\n";
 
 static const char cuda_context_nccl_api[] =
     "#define PARM_NCCL(ctx, call) do { ncclResult_t parm_r = (call); \\\n"
-    "    if (parm_r != ncclSuccess) { (ctx)->nccl = parm_r; return PARM_ERROR_CUDA; } } while (0)\n\n"
+    "    if (parm_r != ncclSuccess) { (ctx)->nccl = parm_r; PARM_FAILED(ctx, #call); return PARM_ERROR_CUDA; } } while (0)\n\n"
     "int {p}_ctx_create_nccl(parm_ctx **out, ncclComm_t comm, int rank, int nranks)\n{\n"
     "    if (!comm) return PARM_ERROR_NULL;\n"
     "    int status = {p}_ctx_create(out);\n"
@@ -882,7 +884,7 @@ static const char cuda_exchange_destroy_nccl[] =
 static const char cuda_exchange_destroy[] = "#define PARM_EXCHANGE_DESTROY(ctx) ((void)(ctx))\n\n";
 
 static const char cuda_context_message[] =
-    "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? cudaGetErrorString(ctx->last) : \"no context\"; }\n\n";
+    "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? parm_message(ctx, cudaGetErrorString(ctx->last)) : \"no context\"; }\n\n";
 
 static const char cuda_context[] =
     "    int device;\n"
@@ -893,11 +895,22 @@ static const char cuda_context[] =
     "    void *scratch;          /* allocated on stream */\n"
     "    size_t scratch_bytes;\n"
     "    cudaError_t last;\n"
+    "    const char *call;       /* the failed call's text and line in this file */\n"
+    "    int line;\n"
+    "    char message[512];      /* {p}_ctx_message's text */\n"
     "};\n\n"
     "/* A failed call's error is the status's: it is cleared from the runtime so\n"
-    "   that a later launch check does not find it. */\n"
+    "   that a later launch check does not find it. The context keeps the call,\n"
+    "   which {p}_ctx_message names with the error's text. */\n"
+    "#define PARM_FAILED(ctx, text) ((ctx)->call = (text), (ctx)->line = __LINE__)\n"
     "#define PARM_CHECK(ctx, call) do { cudaError_t parm_e = (call); \\\n"
-    "    if (parm_e != cudaSuccess) { (ctx)->last = parm_e; (void)cudaGetLastError(); return PARM_ERROR_CUDA; } } while (0)\n\n"
+    "    if (parm_e != cudaSuccess) { \\\n"
+    "        (ctx)->last = parm_e; PARM_FAILED(ctx, #call); (void)cudaGetLastError(); return PARM_ERROR_CUDA; } } while (0)\n\n"
+    "/* \"error (call at line N of FILE)\": the error's text with the failed call. */\n"
+    "static const char *parm_message(parm_ctx *ctx, const char *error)\n{\n"
+    "    if (!ctx->call) return error;\n"
+    "    snprintf(ctx->message, sizeof ctx->message, \"%s (%s at line %d of %s)\", error, ctx->call, ctx->line, __FILE__);\n"
+    "    return ctx->message;\n}\n\n"
     "int {p}_ctx_create(parm_ctx **out)\n{\n"
     "    if (!out) return PARM_ERROR_NULL;\n"
     "    parm_ctx *ctx = (parm_ctx *)calloc(1, sizeof *ctx);\n"
@@ -1010,8 +1023,7 @@ static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s)
                 k, k, prim_ctype(elem_slot_prim(res, k)));
     for (int k = 0; k < in->nslots; k++) fprintf(out, "    cudaFree(in[%d]);\n", k);
     for (int k = 0; k < res->nslots; k++) fprintf(out, "    cudaFree(out[%d]);\n", k);
-    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", cudaGetErrorString(ctx->last));\n"
-          "    return status;\n}\n\n", out);
+    fputs("    return status;\n}\n\n", out);
 }
 
 /* The standalone main's runner for several GPUs: an NCCL communicator over
@@ -1094,7 +1106,7 @@ void emit_cuda_program(FILE *out, const EmitInput *in) {
     Arena names = {0};
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
-        if (e->simple) emit_run(out, &e->nodes[0].chain, emit_code_base(&names, e->func));
+        if (e->simple) emit_run(out, &e->nodes[0].chain, plan_node_name(&names, e, 0));
         else emit_graph_func(out, e, true, emit_cuda_chain, no_work);
     }
     arena_free(&names);

@@ -321,11 +321,6 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cud
 
 /* ---- NAME_run ---- */
 
-static const char *node_kind(NodeKind k) {
-    static const char *const names[] = {"chain", "reduce", "fill", "copy", "serial"};
-    return names[k];
-}
-
 static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
     switch (n->kind) {
     case NODE_CHAIN:
@@ -446,12 +441,12 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
 
 void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work) {
     Arena a = {0};
-    const char *fname = emit_code_base(&a, e->func);
+    const char *fname = plan_code_base(&a, e->func);
     unsigned long long chain_end = e->chain_off;
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
-        const char *name = arena_printf(&a, "%s_n%d", fname, i);
-        fprintf(out, "/* %s: %s node */\n", name, node_kind(n->kind));
+        const char *name = plan_node_name(&a, e, i);
+        fprintf(out, "/* %s: %s node */\n", name, plan_node_kind_name(n->kind));
         switch (n->kind) {
         case NODE_CHAIN: {
             chain(out, &n->chain, name);
@@ -478,7 +473,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
         if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
     emit_alias(out, e, align_up(chain_end), cuda);
     for (int i = 0; i < e->nnodes; i++)
-        emit_node_call(out, &a, e, &e->nodes[i], arena_printf(&a, "%s_n%d", fname, i), cuda);
+        emit_node_call(out, &a, e, &e->nodes[i], plan_node_name(&a, e, i), cuda);
     fputs("    return PARM_OK;\n}\n\n", out);
     arena_free(&a);
 }
@@ -496,31 +491,33 @@ static int count_scalar_params(const IrBody *body) {
 static void emit_tables(FILE *out, const EmitInput *in, const EntryPlan *first, int *nspecs) {
     const IrBody *body = first->func->body;
     int nvals = body->nparams + body->nresults;
+    /* every size, the refused ones too: their input reaches the API, which
+       returns PARM_ERROR_LENGTH for it */
+    Arena a = {0};
+    EntrySize *sizes;
+    int count = emit_entry_sizes(&a, in, first->func->entry, &sizes);
     fputs("static const long parm_counts[] = {", out);
-    int count = 0;
-    for (int i = 0; i < in->nplans; i++) {
-        const EntryPlan *e = &in->plans[i];
-        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
+    for (int i = 0; i < count; i++) {
+        const IrBody *b = sizes[i].func->body;
         long total = 0;
-        for (int j = 0; j < e->func->body->nparams; j++) {
-            const IrVal *v = e->func->body->params[j];
+        for (int j = 0; j < b->nparams; j++) {
+            const IrVal *v = b->params[j];
             total += (v->log_len < 0 ? 1L : 1L << v->log_len) * v->elem->nslots;
         }
-        fprintf(out, "%s%ldL", count++ ? ", " : "", total);
+        fprintf(out, "%s%ldL", i ? ", " : "", total);
     }
     fprintf(out, "};\nstatic const int parm_logs[%d][%d] = {", count, nvals);
-    for (int i = 0, c = 0; i < in->nplans; i++) {
-        const EntryPlan *e = &in->plans[i];
-        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "%s{", c++ ? ", " : "");
+    for (int i = 0; i < count; i++) {
+        const IrBody *b = sizes[i].func->body;
+        fprintf(out, "%s{", i ? ", " : "");
         for (int j = 0; j < nvals; j++) {
-            const IrBody *b = e->func->body;
             const IrVal *v = j < b->nparams ? b->params[j] : b->results[j - b->nparams];
             fprintf(out, "%s%d", j ? ", " : "", v->log_len);
         }
         fputs("}", out);
     }
     fputs("};\n", out);
+    arena_free(&a);
     *nspecs = count;
 }
 
@@ -626,7 +623,6 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
                      "    for (int k = 0; k < %d; k++) cudaFree(din[k]);\n"
                      "    for (int k = 0; k < %d; k++) cudaFree(dout[k]);\n", first->nout_planes, first->nin_planes,
                 first->nout_planes);
-        emit_api_text(out, in, "    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"cuda: %s\\n\", {p}_ctx_message(ctx));\n");
     }
     fputs("    return status;\n}\n\n", out);
 
@@ -670,9 +666,8 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
     emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n"
-                           "    if (!status) status = parm_main_run_graph(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n"
-                           "    if (status) {\n        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
-                           "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
+                           "    if (!status) status = parm_main_run_graph(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n");
+    emit_main_status(out, in, cuda);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
         fprintf(out, "    for (size_t i = 0; i < parm_len(parm_logs[spec][%d]); i++) {\n", body->nparams + r);

@@ -614,11 +614,20 @@ static void finish_nodes(Graph *g) {
     e->chain_off = e->ntemps ? align_up(e->temps[e->ntemps - 1].off + e->temps[e->ntemps - 1].bytes) : 0;
 }
 
+int entry_plan_api_n(const IrFunc *f) {
+    const IrBody *body = f->body;
+    for (int i = 0; i < body->nparams; i++)
+        if (!ir_is_scalar(body->params[i])) return body->params[i]->log_len;
+    for (int i = 0; i < body->nresults; i++)
+        if (!ir_is_scalar(body->results[i])) return body->results[i]->log_len;
+    return -1;
+}
+
 /* The shapes of the API's planes, and n: the first array's length. */
 static void api_planes(Graph *g) {
     EntryPlan *e = g->out;
     const IrBody *body = g->f->body;
-    e->n = -1;
+    e->n = entry_plan_api_n(g->f);
     for (int pass = 0; pass < 2; pass++) {
         int count = 0;
         PlaneRef *refs = NULL;
@@ -628,7 +637,6 @@ static void api_planes(Graph *g) {
             for (int i = 0; i < nv; i++) {
                 const IrVal *v = pass ? body->results[i] : body->params[i];
                 if (!pass && ir_is_scalar(v)) continue;
-                if (e->n < 0 && !ir_is_scalar(v) && round) e->n = v->log_len;
                 for (int k = 0; k < v->elem->nslots; k++, at++)
                     if (round)
                         refs[at] = (PlaneRef){pass ? LOC_RESULT : LOC_PARAM, at, v->log_len < 0 ? 0 : v->log_len,

@@ -8,6 +8,9 @@
 /* Why the back end cannot compile f at all (its shape, fields or length),
  * or NULL; *where is the construct that decides it, else the entry. */
 const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where);
+/* EntryPlan.n of f: the log length of its first array parameter, else of
+ * its first array result; -1 when it has no array. */
+int entry_plan_api_n(const IrFunc *f);
 /* The plan of f: an entry of today's shape is one chain (EntryPlan.simple);
  * any other is a graph of nodes. Unsupported constructs are refused with a
   * diagnostic at the construct or the entry. Chains are scheduled with opt

@@ -6,6 +6,20 @@ const char *plan_buf_name(BufId b) {
     return names[b];
 }
 
+const char *plan_code_base(Arena *a, const IrFunc *f) { return arena_printf(a, "parm_%s", f->name); }
+
+const char *plan_node_name(Arena *a, const EntryPlan *e, int node) {
+    const char *base = plan_code_base(a, e->func);
+    return e->simple ? base : arena_printf(a, "%s_n%d", base, node);
+}
+
+const char *plan_phase_name(Arena *a, const char *chain, int phase) { return arena_printf(a, "%s_%d", chain, phase); }
+
+const char *plan_node_kind_name(NodeKind k) {
+    static const char *const names[] = {"chain", "reduce", "fill", "copy", "serial"};
+    return names[k];
+}
+
 const char *plan_table_place_name(TablePlace place) {
     static const char *const names[] = {"global memory (read-only cache)", "constant memory",
                                         "the kernel's code (immediates)"};

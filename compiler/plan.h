@@ -345,11 +345,38 @@ typedef struct {
     int n;                              /* log length of the first array (parameter, else result); -1: none */
 } EntryPlan;
 
+/* A size of a ranged entry that the back end refuses whole while other
+ * sizes compile (driver.c leaves it out with a warning). The API keeps the
+ * interpreter's choice of size and returns ERROR_LENGTH where it would fall
+ * on this one: for its n, and for an entry of any length, for the shapes
+ * whose smallest holding size it is (never a larger size's result). */
+typedef struct {
+    const IrFunc *func;
+    const char *why;
+    int n;                      /* as EntryPlan.n: log length of the first array */
+    int next_plan;              /* the plans compiled before it (their count): its place among them */
+} RefusedSize;
+
 void plan_print_entry(FILE *out, const EntryPlan *e);
 const char *plan_verify_entry(Arena *arena, const EntryPlan *e);
 
 /* "in", "out", "sa" or "sb": also the names of the emitted arrays of planes. */
 const char *plan_buf_name(BufId b);
+
+/* The names of the emitted code, which the emitters write and --report
+ * (simulate.c) prints. The base of IR function f's own names: parm_F, in
+ * arena a (its code is parm_F_run, ...). The parm_ namespace, which no API
+ * prefix may use, keeps every such name apart from the exported ones. */
+const char *plan_code_base(Arena *a, const IrFunc *f);
+/* Node `node` of e: the code base of a simple entry (its one chain), else
+ * BASE_nNODE (its chain's code, or its reduce's, fill's, ...). */
+const char *plan_node_name(Arena *a, const EntryPlan *e, int node);
+/* Phase `phase` of the chain named `chain`: CHAIN_PHASE, the function that
+ * launches its kernels (CHAIN_PHASE_kernel, CHAIN_PHASE_slotK, ...). */
+const char *plan_phase_name(Arena *a, const char *chain, int phase);
+
+/* "chain", "reduce", "fill", "copy" or "serial". */
+const char *plan_node_kind_name(NodeKind k);
 
 /* Where a table lives, in words: "global memory (read-only cache)", ... */
 const char *plan_table_place_name(TablePlace place);

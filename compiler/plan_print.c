@@ -219,12 +219,11 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         plan_print(out, &e->nodes[0].chain);
         return;
     }
-    static const char *const kinds[] = {"chain", "reduce", "fill", "copy", "serial"};
     fprintf(out, "graph %s: %d node%s, %d temporar%s, chains' scratch at 0x%llx (%llu bytes of plan)\n", e->func->name,
             e->nnodes, e->nnodes == 1 ? "" : "s", e->ntemps, e->ntemps == 1 ? "y" : "ies", e->chain_off, e->chain_bytes);
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
-        fprintf(out, "node %d: %s on 2^%d", i, kinds[n->kind], n->n);
+        fprintf(out, "node %d: %s on 2^%d", i, plan_node_kind_name(n->kind), n->n);
         if (n->stmt) {
             fputs(", ", out);
             ir_print_stmt_brief(out, n->stmt);

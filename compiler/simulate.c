@@ -226,15 +226,13 @@ static bool report_map(FILE *out, const Phase *p) {
     return g.sectors == g.sectors_min;
 }
 
-bool simulate_report(FILE *out, const Schedule *s) {
-    fprintf(out, "entry %s: 2^%d ", s->func->name, s->n);
-    elem_print(out, s->in_elem);
-    fprintf(out, ", %d kernel%s, %d global pass%s\n", s->nphases, s->nphases == 1 ? "" : "s", s->nphases,
-            s->nphases == 1 ? "" : "es");
+/* The kernels of chain s, named as emitted: `chain`'s phases (plan.h). */
+static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char *chain) {
     bool ok = true;
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
-        fprintf(out, "kernel %s_%d: moves 2^%d elements (each read once and written once)\n", s->func->name, i, p->n);
+        fprintf(out, "kernel %s: moves 2^%d elements (each read once and written once)\n",
+                plan_phase_name(names, chain, i), p->n);
         switch (p->kind) {
         case PHASE_LOCAL: ok &= report_local(out, p); break;
         case PHASE_PERMUTE: ok &= report_permute(out, p); break;
@@ -242,7 +240,61 @@ bool simulate_report(FILE *out, const Schedule *s) {
         case PHASE_EXCHANGE: diag_fatal("internal error: --report of a plan for several GPUs");
         }
     }
-    fprintf(out, "entry %s: every global access minimal and every shared access congestion 1: %s\n", s->func->name,
+    return ok;
+}
+
+static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* "i32, 3 kernels, 3 global passes": a chain's elements and passes. */
+static void report_counts(FILE *out, const Schedule *s) {
+    elem_print(out, s->in_elem);
+    fprintf(out, ", %d kernel%s, %d global pass%s\n", s->nphases, plural(s->nphases, "", "s"), s->nphases,
+            plural(s->nphases, "", "es"));
+}
+
+/* An entry graph: its chains' kernels, each chain under its node's name;
+ * reduce, fill, copy and serial nodes read and write whole planes in order,
+ * which the simulator does not model, so they are counted, not simulated. */
+static bool report_graph(FILE *out, Arena *names, const EntryPlan *e) {
+    int chains = 0, kernels = 0;
+    for (int i = 0; i < e->nnodes; i++)
+        if (e->nodes[i].kind == NODE_CHAIN) chains++, kernels += e->nodes[i].chain.nphases;
+    int others = e->nnodes - chains;
+    fprintf(out, "entry %s: graph of %d node%s, %d chain%s of %d kernel%s in all", e->func->name, e->nnodes,
+            plural(e->nnodes, "", "s"), chains, plural(chains, "", "s"), kernels, plural(kernels, "", "s"));
+    if (others) {
+        fprintf(out, ", %d step%s not simulated (", others, plural(others, "", "s"));
+        for (int i = 0, listed = 0; i < e->nnodes; i++)
+            if (e->nodes[i].kind != NODE_CHAIN)
+                fprintf(out, "%s%s: %s", listed++ ? ", " : "", plan_node_name(names, e, i), plan_node_kind_name(e->nodes[i].kind));
+        fputs("): they read and write whole arrays in order, which needs no simulation", out);
+    }
+    fputc('\n', out);
+    bool ok = true;
+    for (int i = 0; i < e->nnodes; i++) {
+        const Schedule *s = &e->nodes[i].chain;
+        if (e->nodes[i].kind != NODE_CHAIN) continue;
+        const char *chain = plan_node_name(names, e, i);
+        fprintf(out, "chain %s: 2^%d ", chain, s->n);
+        report_counts(out, s);
+        ok &= report_chain(out, names, s, chain);
+    }
+    return ok;
+}
+
+bool simulate_report(FILE *out, const EntryPlan *e) {
+    Arena names = {0};
+    bool ok;
+    if (e->simple) {
+        const Schedule *s = &e->nodes[0].chain;
+        fprintf(out, "entry %s: 2^%d ", e->func->name, s->n);
+        report_counts(out, s);
+        ok = report_chain(out, &names, s, plan_node_name(&names, e, 0));
+    } else {
+        ok = report_graph(out, &names, e);
+    }
+    arena_free(&names);
+    fprintf(out, "entry %s: every global access minimal and every shared access congestion 1: %s\n", e->func->name,
             ok ? "yes" : "no");
     return ok;
 }

@@ -7,9 +7,11 @@
 
 #include "plan.h"
 
-/* Print, per kernel of the schedule, the elements moved, the sectors per
- * global warp access against the minimum and the worst shared-memory bank
- * congestion. Returns whether every access is minimal and conflict-free. */
-bool simulate_report(FILE *out, const Schedule *s);
+/* Print, per kernel of the entry's chains (named as the emitters name them,
+ * plan.h), the elements moved, the sectors per global warp access against
+ * the minimum and the worst shared-memory bank congestion; an entry graph
+ * has a line for its nodes and counts, and one per chain. Returns whether
+ * every access is minimal and conflict-free. */
+bool simulate_report(FILE *out, const EntryPlan *e);
 
 #endif

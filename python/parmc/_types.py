@@ -30,18 +30,45 @@ def _int_range(t):
     return (0, (1 << bits) - 1) if t[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
+def _kind(v):
+    """The type of v in messages, with an array's shape: "ndarray of shape (3,)"."""
+    shape = getattr(v, "shape", None)
+    name = type(v).__name__
+    return f"{name} of shape {tuple(shape)}" if shape is not None and len(shape) else name
+
+
+def _is_array(v):
+    """Whether v is an array of one or more dimensions (NumPy, PyTorch, CuPy): not a scalar,
+    even with one element, for any scalar type (a 0-d array is a scalar)."""
+    shape = getattr(v, "shape", None)
+    try:
+        return shape is not None and len(shape) > 0
+    except TypeError:
+        return False
+
+
+def _as_index(v):
+    """operator.index(v), or None for a value that is not an integer (an array among them)."""
+    if _is_array(v):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
+
+
 def scalar_converter(t):
     """A function (value, where) -> the value as the C parameter wants it, where() naming the
-    parameter in messages; raises TypeError or ValueError (parmc's own subclasses)."""
+    parameter in messages; raises TypeError or ValueError (parmc's own subclasses), never the
+    value's own conversion errors (an array for a scalar is parmc's TypeError)."""
     from ._errors import ArgumentTypeError, ArgumentValueError
     if t == "bool":
         def convert(v, where):
             if v is True or v is False:
                 return int(v)
-            try:
-                i = operator.index(v)
-            except TypeError:
-                raise ArgumentTypeError(f"{where()}: expected a bool, got {type(v).__name__}") from None
+            i = _as_index(v)
+            if i is None:
+                raise ArgumentTypeError(f"{where()}: expected a bool, got {_kind(v)}")
             if i not in (0, 1):
                 raise ArgumentValueError(f"{where()}: expected a bool (or 0 or 1), got {i}")
             return i
@@ -50,19 +77,24 @@ def scalar_converter(t):
         lo, hi = _int_range(t)
 
         def convert(v, where):
-            try:
-                i = operator.index(v)
-            except TypeError:
-                raise ArgumentTypeError(f"{where()}: expected an integer for {t}, got {type(v).__name__}") from None
+            i = _as_index(v)
+            if i is None:
+                raise ArgumentTypeError(f"{where()}: expected an integer for {t}, got {_kind(v)}")
             if not lo <= i <= hi:
                 raise ArgumentValueError(f"{where()}: {i} is out of range for {t} ({lo}..{hi})")
             return i
         return convert
 
     def convert(v, where):
-        if isinstance(v, (str, bytes)) or not hasattr(v, "__float__"):
-            raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {type(v).__name__}")
-        x = float(v)
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__float__") or _is_array(v):
+            raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {_kind(v)}")
+        try:
+            x = float(v)
+        except OverflowError:
+            raise ArgumentValueError(f"{where()}: {v!r} is out of range for {t}") from None
+        except (TypeError, ValueError, RuntimeError):
+            # a value whose __float__ refuses (a tensor of several elements, ...)
+            raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {_kind(v)}") from None
         if t == "f32" and math.isfinite(x) and abs(x) > _F32_MAX:
             raise ArgumentValueError(f"{where()}: {x!r} is out of range for f32 (|x| <= {_F32_MAX!r})")
         return x

@@ -10,7 +10,7 @@ src = open(sys.argv[1]).read()
 entry = sys.argv[2]
 ops = src[src.index("// start of parm_ops.h"):src.index("// end of parm_ops.h")]
 ops = ops.replace("__host__ __device__", "").replace("__device__", "")
-start = src.index("/* parm_%s_n0: " % entry)   # the emitted code's own names (emit_code_base)
+start = src.index("/* parm_%s_n0: " % entry)   # the emitted code's own names (plan.c, plan_node_name)
 run = src.index("static int parm_%s_run(" % entry)
 body = src[start:src.index("\n}\n", run) + 3]
 # a persistent kernel (--tile-buffers) on EMU_GRID blocks (cp_async.h)

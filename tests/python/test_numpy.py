@@ -318,6 +318,27 @@ class Errors(unittest.TestCase):
         self.raises(TypeError, "parameter 'k': expected a real number for f32, got str", self.scalars.after, fs, "1", True)
         np.testing.assert_array_equal(self.scalars.after(fs + 1, float("inf"), 0), np.full(64, np.inf, np.float32))
 
+    def test_array_for_scalar(self):
+        """An array for a scalar parameter of any type is parmc's TypeError naming the parameter,
+        not NumPy's (issue 24); one of one element too. A 0-d array is a scalar."""
+        fs, xs = np.zeros(64, np.float32), np.zeros(256, np.int32)
+        for k in (np.ones(3), np.ones(1, np.float32), np.ones((2, 2))):
+            msg = self.raises(TypeError, "parameter 'k': expected a real number for f32, got ndarray of shape",
+                              self.scalars.after, fs, k, True)
+            self.assertIn(str(k.shape), msg)
+        self.raises(TypeError, "parameter 'off': expected an integer for i64, got ndarray of shape (2,)",
+                    self.scalars.widen, np.zeros(128, np.int16), np.arange(2))
+        self.raises(TypeError, "parameter 's': expected an integer for i32, got ndarray of shape (1,)",
+                    self.scalars.main, np.array([3], np.int32), xs)
+        self.raises(TypeError, "parameter 'neg': expected a bool, got ndarray of shape (2,)",
+                    self.scalars.after, fs, 1.0, np.array([True, False]))
+        self.raises(ValueError, "parameter 'k': 1e+40 is out of range for f32", self.scalars.after, fs, 10**40, True)
+        self.raises(ValueError, "parameter 'k': " + str(10**400) + " is out of range for f32", self.scalars.after, fs,
+                    10**400, True)
+        np.testing.assert_array_equal(self.scalars.after(fs + 1, np.array(2.0), False),
+                                      np.full(64, 2, np.float32))
+        np.testing.assert_array_equal(self.scalars.main(np.array(2), xs), np.ones(256, np.int32))
+
     def test_tuple_fields(self):
         k, v = np.zeros(4096, np.uint32), np.zeros(4096, np.int32)
         self.raises(TypeError, "an array of tuples (u32, i32) is passed as a tuple of 2 arrays, one per field; got ndarray",

@@ -51,4 +51,29 @@ if command -v nvcc >/dev/null; then
         tests/backend/graph.parm; do
         cuda_compiles "$prog" regress "$prog"
     done
+    # a failed CUDA call names itself (issue 24): the context keeps the call's
+    # text and line, NAME_ctx_message gives them with cudaGetErrorString, and
+    # the standalone main prints it. Without a GPU (here) the context's first
+    # call fails, which the linked program must say.
+    "$PARMC" --emit-main tests/compile-diag/ranged_graph_refused.parm -o "$TMP/cuda/fails.cu" 2>/dev/null
+    if grep -q 'PARM_FAILED(ctx, #call)' "$TMP/cuda/fails.cu" &&
+        grep -q 'return ctx ? parm_message(ctx, cudaGetErrorString(ctx->last))' "$TMP/cuda/fails.cu" &&
+        grep -q 'fprintf(stderr, "error: %s: %s\\n", fails_error_string(status), fails_ctx_message(ctx));' "$TMP/cuda/fails.cu" &&
+        nvcc -arch=sm_90 -O1 "$TMP/cuda/fails.cu" -o "$TMP/cuda/fails" 2>"$TMP/cuda/err.txt"; then
+        if echo 1 2 | "$TMP/cuda/fails" >/dev/null 2>"$TMP/cuda/err.txt"; then
+            pass   # a GPU ran it
+        elif grep -Eq '^error: a CUDA call failed: .+ \(cudaGetDevice\(&ctx->device\) at line [0-9]+ of .*fails\.cu\)$' \
+            "$TMP/cuda/err.txt"; then
+            pass
+        else
+            fail "a failed CUDA call's message: $(head -3 "$TMP/cuda/err.txt")"
+        fi
+    else
+        fail "a failed CUDA call's message in the emitted code: $(head -5 "$TMP/cuda/err.txt")"
+    fi
+    # ranged entries with a refused size (issue 24): the dispatch that returns
+    # PARM_ERROR_LENGTH for it, and the standalone mains that reach it
+    for prog in tests/compile-diag/ranged_pad_refused.parm tests/compile-diag/ranged_graph_refused.parm; do
+        cuda_compiles "$prog" refused --emit-main "$prog"
+    done
 fi

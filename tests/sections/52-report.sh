@@ -47,3 +47,25 @@ for k in 16 24; do
     variant examples/sort.parm "entry main (xs : [2^$k]i32) = sort $k xs"
     REPORT_FLAGS="--register-bytes 256" report_ok "sort 2^$k, --register-bytes 256" "$TMP/variant.parm"
 done
+# Golden reports (tests/report/NAME.report): an entry graph's kernels are
+# named as the emitted code names them (plan.h: parm_main_n0_0, ...), the
+# entry's line counts its chains' kernels and names its other nodes, and
+# every kernel named is one the emitted CUDA defines (issue 24).
+for src in tests/report/*.parm; do
+    want=${src%.parm}.report
+    "$PARMC" --report "$src" >"$TMP/report_got.txt" 2>&1
+    if [ "$ACCEPT" = 1 ]; then cp "$TMP/report_got.txt" "$want"; fi
+    if diff -u "$want" "$TMP/report_got.txt" >"$TMP/report_diff.txt"; then pass; else
+        fail "report $src differs from $want"
+        head -20 "$TMP/report_diff.txt"
+    fi
+    "$PARMC" "$src" -o "$TMP/report_emitted.cu"
+    missing=
+    for k in $(sed -n 's/^kernel \([a-z0-9_]*\): .*/\1/p' "$TMP/report_got.txt"); do
+        grep -q "^static int $k(" "$TMP/report_emitted.cu" || missing="$missing $k"
+    done
+    phases=$(grep -c '^static int parm_[a-z0-9_]*_[0-9]*(' "$TMP/report_emitted.cu")
+    kernels=$(grep -c '^kernel ' "$TMP/report_got.txt")
+    [ -z "$missing" ] && [ "$phases" -eq "$kernels" ] && pass ||
+        fail "report $src: kernels not in the emitted CUDA:$missing ($kernels reported, $phases emitted)"
+done

@@ -36,8 +36,8 @@ buf_report any "--tile-buffers 2" 0 ""
 # a reduce fused into a chain's last phase reads that phase's tile: one
 # buffer there (the first chain's last kernel)
 if "$PARMC" --report --tile-buffers 2 tests/emu/fused.parm >"$TMP/buf/report.txt" 2>&1 &&
-    [ "$(sed -n '1,/^entry main: every/p' "$TMP/buf/report.txt" | awk '/^kernel /{ k = $2 } /^  overlap:/{ printf "%s ", k }')" = \
-        "main_0: main_1: " ]; then
+    [ "$(sed -n '/^chain parm_main_n0:/,/^chain parm_main_n3:/p' "$TMP/buf/report.txt" |
+        awk '/^kernel /{ k = $2 } /^  overlap:/{ printf "%s ", k }')" = "parm_main_n0_0: parm_main_n0_1: " ]; then
     pass
 else
     fail "tile buffers: the phase with a fused reduce keeps one tile buffer: $(head -3 "$TMP/buf/report.txt")"
