@@ -491,7 +491,8 @@ static void emit_graph_signature(FILE *out, const EmitInput *in, const EntryPlan
             fprintf(out, ", const %s *in%d", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
     }
     for (int k = 0; k < e->nout_planes; k++) fprintf(out, ", %s *out%d", prim_ctype(e->out_planes[k].prim), k);
-    fputs(e->n >= 0 ? ", size_t n)" : ")", out);
+    if (e->pad) fputs(e->pad_rows_log >= 0 ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
+    else fputs(e->n >= 0 ? ", size_t n)" : ")", out);
 }
 
 /* An array's length in terms of n, the first array's: "n", "n/4", "4n". */
@@ -508,6 +509,22 @@ static void emit_value_shape(FILE *out, const IrVal *v, int n) {
         fputs("] ", out);
     }
     emit_slot_names(out, v->elem);
+}
+
+/* What an entry graph of any length takes: its padded parameter holds the
+ * shape given, as do the results of its length (the lengths above are the
+ * whole arrays'); the smallest size that holds the shape runs. */
+static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const EntryPlan *first) {
+    const EntryPlan *last = first;
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, first->func->entry) == 0) last = &in->plans[i];
+    const IrVal *padded = first->func->body->params[first->func->pad_param];
+    if (first->pad_rows_log >= 0)
+        fprintf(out, "; any shape: parameter %d holds rows of row_len elements, row-major, up to 2^%d rows of 2^%d",
+                first->func->pad_param + 1, last->pad_rows_log, last->pad_cols_log);
+    else fprintf(out, "; any length: parameter %d holds n elements, up to 2^%d", first->func->pad_param + 1, last->pad_log);
+    fprintf(out, ", and every result of its length (2^%d at the first size) as many; the smallest size that holds "
+                 "them runs, and n above is its length", padded->log_len);
 }
 
 /* The comment of an entry graph: every parameter and result with its
@@ -537,8 +554,31 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
             emit_value_shape(out, v, e->n);
         }
     }
-    fprintf(out, "; n is the length of the first array; one pointer per field (%s pointers). */\n",
-            cuda ? "device" : "host");
+    if (first->pad) emit_graph_any_length_comment(out, in, first);
+    else fputs("; n is the length of the first array", out);
+    fprintf(out, "; one pointer per field (%s pointers). */\n", cuda ? "device" : "host");
+}
+
+/* An entry graph of any length: the first (the smallest) size that holds
+ * the shape runs, even an empty one (its scalar results and arrays of other
+ * lengths are whole, as in the interpreter); a size that is one chain has
+ * nothing to write for an empty one. */
+static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const EntryPlan *first, int nscalars) {
+    bool rows = first->pad_rows_log >= 0;
+    Arena names = {0};
+    if (!rows) fputs("    const size_t rows = 1, row_len = n;\n", out);
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (strcmp(e->func->entry, first->func->entry) != 0) continue;
+        fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return ",
+                rows ? e->pad_rows_log : 0, e->pad_cols_log);
+        if (e->simple) fputs("rows == 0 || row_len == 0 ? PARM_OK : ", out);
+        fprintf(out, "%s_run(ctx, in, out", emit_code_base(&names, e->func));
+        for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
+        fputs(", rows, row_len);\n", out);
+    }
+    arena_free(&names);
+    fputs("    return PARM_ERROR_LENGTH;\n}\n\n", out);
 }
 
 /* The API function of an entry graph: checks its arguments and dispatches
@@ -560,6 +600,10 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
     fputs("};\n", out);
     int nscalars = 0;
     for (int i = 0; i < first->func->body->nparams; i++) nscalars += ir_is_scalar(first->func->body->params[i]);
+    if (first->pad) {
+        emit_graph_any_length_dispatch(out, in, first, nscalars);
+        return;
+    }
     Arena names = {0};
     if (first->n < 0) {
         fprintf(out, "    return %s_run(ctx, in, out", emit_code_base(&names, first->func));
@@ -829,6 +873,18 @@ static void emit_print(FILE *out, Prim p, int k) {
     fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), k);
 }
 
+void emit_read_row_length(FILE *out, const char *entry, long max) {
+    fprintf(out, "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
+                 "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
+                 "        free(input.text);\n        return 1;\n    }\n", entry);
+    fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
+                 "        char excerpt[PARM_EXCERPT_SIZE], msg[PARM_EXCERPT_SIZE + 64];\n"
+                 "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
+                 "        snprintf(msg, sizeof msg, PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
+                 "        parm_input_error_at(&input, input.start, msg);\n"
+                 "        free(input.text);\n        return 1;\n    }\n", max, max);
+}
+
 /* The shape of an entry of any length from the count of values (after the
  * row length, for rows), as the interpreter finds it (compiler/io.c):
  * n elements in parm_main_rows rows of parm_main_cols. */
@@ -839,18 +895,7 @@ static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
     bool rows = takes_rows(s);
     int slots = s->in_elem->nslots;
     fputs("    long row_len = 1;\n", out);
-    if (rows) {
-        fprintf(out, "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
-                     "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
-                     "        free(input.text);\n        return 1;\n    }\n", s->func->entry);
-        fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
-                     "        char excerpt[PARM_EXCERPT_SIZE], msg[PARM_EXCERPT_SIZE + 64];\n"
-                     "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
-                     "        snprintf(msg, sizeof msg, PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
-                     "        parm_input_error_at(&input, input.start, msg);\n"
-                     "        free(input.text);\n        return 1;\n    }\n", 1L << last->pad_cols_log,
-                1L << last->pad_cols_log);
-    }
+    if (rows) emit_read_row_length(out, s->func->entry, 1L << last->pad_cols_log);
     fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
     fprintf(out, "    const long values = count - %d;\n", s->nargs);
     fprintf(out, "    const long elems = values >= 0 && values %% %d == 0 ? values / %d : -1;\n", slots, slots);
