@@ -518,13 +518,15 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
     const EntryPlan *last = first;
     for (int i = 0; i < in->nplans; i++)
         if (strcmp(in->plans[i].func->entry, first->func->entry) == 0) last = &in->plans[i];
-    const IrVal *padded = first->func->body->params[first->func->pad_param];
+    int param = first->func->pad_param + 1;
     if (first->pad_rows_log >= 0)
-        fprintf(out, "; any shape: parameter %d holds rows of row_len elements, row-major, up to 2^%d rows of 2^%d",
-                first->func->pad_param + 1, last->pad_rows_log, last->pad_cols_log);
-    else fprintf(out, "; any length: parameter %d holds n elements, up to 2^%d", first->func->pad_param + 1, last->pad_log);
-    fprintf(out, ", and every result of its length (2^%d at the first size) as many; the smallest size that holds "
-                 "them runs, and n above is its length", padded->log_len);
+        fprintf(out, "; any shape: parameter %d and the results of its length hold rows * row_len elements, row "
+                     "after row (up to 2^%d rows of 2^%d)", param, last->pad_rows_log, last->pad_cols_log);
+    else
+        fprintf(out, "; any length: parameter %d and the results of its length hold n elements (up to 2^%d)", param,
+                last->pad_log);
+    fprintf(out, "; the smallest size that holds them runs, the other arrays having the lengths above with n = 2^%d "
+                 "at the first size", first->n);
 }
 
 /* The comment of an entry graph: every parameter and result with its

@@ -456,13 +456,14 @@ static bool same_field(const PlanNode *n, int k, int j) {
     return false;
 }
 
-/* Inputs that overlap an output are copied to scratch first (after every
- * other part of it); outputs that overlap each other are an error. */
 /* The bytes of an API plane: 2^log_len elements, or the shape's. */
 static const char *api_bytes(Arena *a, const PlaneRef *p) {
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
     return arena_printf(a, "0x%llxu", plane_bytes(p));
 }
+
+/* Inputs that overlap an output are copied to scratch first (after every
+ * other part of it); outputs that overlap each other are an error. */
 
 static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, bool cuda) {
     Arena a = {0};
@@ -743,7 +744,10 @@ static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *firs
     for (int i = 0, spec = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
         if (strcmp(e->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case %d: return %s_run(ctx, (const void *const *)din, dout", spec++, emit_code_base(&names, e->func));
+        fprintf(out, "    case %d: return ", spec++);
+        /* a size that is one chain has nothing to write for an empty shape */
+        if (e->simple) fputs("parm_main_rows * parm_main_cols == 0 ? PARM_OK : ", out);
+        fprintf(out, "%s_run(ctx, (const void *const *)din, dout", emit_code_base(&names, e->func));
         for (int k = 0; k < count_scalar_params(body); k++) fprintf(out, ", parm_main_arg%d", k);
         fputs(", parm_main_rows, parm_main_cols);\n", out);
     }
@@ -775,10 +779,10 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
             first->nin_planes ? first->nin_planes : 1, first->nout_planes ? first->nout_planes : 1);
     if (cuda) {
         fprintf(out, "    for (int k = 0; k < %d; k++) {\n"
-                     "        PARM_CHECK(ctx, cudaMalloc(&din[k], in_bytes[k]));\n"
+                     "        PARM_CHECK(ctx, cudaMalloc(&din[k], in_bytes[k] ? in_bytes[k] : 1));\n"
                      "        PARM_CHECK(ctx, cudaMemcpy(din[k], hin[k], in_bytes[k], cudaMemcpyHostToDevice));\n    }\n",
                 first->nin_planes);
-        fprintf(out, "    for (int k = 0; k < %d; k++) PARM_CHECK(ctx, cudaMalloc(&dout[k], out_bytes[k]));\n"
+        fprintf(out, "    for (int k = 0; k < %d; k++) PARM_CHECK(ctx, cudaMalloc(&dout[k], out_bytes[k] ? out_bytes[k] : 1));\n"
                      "    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", first->nout_planes);
     } else {
         fprintf(out, "    for (int k = 0; k < %d; k++) din[k] = hin[k];\n"

@@ -8,7 +8,9 @@
  * REDUCE node, replicate a FILL node. A value that something reads gets
  * planes once: an entry result's where it is one, else temporaries; a
  * result whose planes are taken (a parameter, a value returned twice) is
- * copied at the end. */
+ * copied at the end. An entry of any length pads its parameter into
+ * temporaries first and cuts its results of that length last (plan.h,
+ * EntryPlan.pad). */
 #include "entry_plan.h"
 
 #include <string.h>
