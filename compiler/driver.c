@@ -268,9 +268,10 @@ static Schedules schedule_all(Compilation *c) {
         const char *why = plan_verify_entry(&c->arena, &out[n]);
         if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", f->name, why);
 #endif
-        /* the API dispatches on n, the first array's length; the sizes of
-         * an entry are specialised one after another */
-        for (int j = n - 1; j >= 0 && strcmp(out[j].func->entry, f->entry) == 0; j--)
+        /* the API dispatches on n, the first array's length (an entry of
+         * any length on the shape); the sizes of an entry are specialised
+         * one after another */
+        for (int j = n - 1; f->pad_param < 0 && j >= 0 && strcmp(out[j].func->entry, f->entry) == 0; j--)
             if (out[j].n == out[n].n)
                 diag_error(f->loc, "the back end tells the sizes of a ranged entry apart by the length of its first "
                                    "array, which is 2^%d for two of the sizes of '%s'", out[n].n, f->entry);

@@ -84,6 +84,9 @@ void emit_phase_comment(FILE *out, const Phase *p);
 /* The standalone main's reading of one value of type p into `dest` (with
  * the interpreter's message for a bad one), and the printer of a p. */
 void emit_read_value(FILE *out, Prim p, const char *dest);
+/* The row length of an entry over rows of any length, the input's first
+ * token, into `row_len` (1 to max), with the interpreter's messages. */
+void emit_read_row_length(FILE *out, const char *entry, long max);
 const char *emit_print_fn(Prim p);
 /* The entry's run-time scalar parameters, which element code reads as
  * parm_arg<id> (emit_elem.h): as C parameters ", const int32_t parm_arg0..."

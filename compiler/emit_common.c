@@ -508,7 +508,8 @@ static void emit_graph_signature(FILE *out, const EmitInput *in, const EntryPlan
             fprintf(out, ", const %s *in%d", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
     }
     for (int k = 0; k < e->nout_planes; k++) fprintf(out, ", %s *out%d", prim_ctype(e->out_planes[k].prim), k);
-    fputs(e->n >= 0 ? ", size_t n)" : ")", out);
+    if (e->pad) fputs(e->pad_rows_log >= 0 ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
+    else fputs(e->n >= 0 ? ", size_t n)" : ")", out);
 }
 
 /* An array's length in terms of n, the first array's: "n", "n/4", "4n". */
@@ -525,6 +526,24 @@ static void emit_value_shape(FILE *out, const IrVal *v, int n) {
         fputs("] ", out);
     }
     emit_slot_names(out, v->elem);
+}
+
+/* What an entry graph of any length takes: its padded parameter holds the
+ * shape given, as do the results of its length (the lengths above are the
+ * whole arrays'); the smallest size that holds the shape runs. */
+static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const EntryPlan *first) {
+    const EntryPlan *last = first;
+    for (int i = 0; i < in->nplans; i++)
+        if (strcmp(in->plans[i].func->entry, first->func->entry) == 0) last = &in->plans[i];
+    int param = first->func->pad_param + 1;
+    if (first->pad_rows_log >= 0)
+        fprintf(out, "; any shape: parameter %d and the results of its length hold rows * row_len elements, row "
+                     "after row (up to 2^%d rows of 2^%d)", param, last->pad_rows_log, last->pad_cols_log);
+    else
+        fprintf(out, "; any length: parameter %d and the results of its length hold n elements (up to 2^%d)", param,
+                last->pad_log);
+    fprintf(out, "; the smallest size that holds them runs, the other arrays having the lengths above with n = 2^%d "
+                 "at the first size", first->n);
 }
 
 /* The comment of an entry graph: every parameter and result with its
@@ -554,8 +573,38 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
             emit_value_shape(out, v, e->n);
         }
     }
-    fprintf(out, "; n is the length of the first array; one pointer per field (%s pointers). */\n",
-            cuda ? "device" : "host");
+    if (first->pad) emit_graph_any_length_comment(out, in, first);
+    else fputs("; n is the length of the first array", out);
+    fprintf(out, "; one pointer per field (%s pointers). */\n", cuda ? "device" : "host");
+}
+
+/* An entry graph of any length: the first (the smallest) size that holds
+ * the shape runs, even an empty one (its scalar results and arrays of other
+ * lengths are whole, as in the interpreter); a size that is one chain has
+ * nothing to write for an empty one; where the first size that holds it was
+ * refused, the call returns PARM_ERROR_LENGTH rather than run a larger one. */
+static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const EntryPlan *first, int nscalars) {
+    bool rows = first->pad_rows_log >= 0;
+    Arena names = {0};
+    if (!rows) fputs("    const size_t rows = 1, row_len = n;\n", out);
+    EntrySize *sizes;
+    int nsizes = emit_entry_sizes(&names, in, first->func->entry, &sizes);
+    for (int i = 0; i < nsizes; i++) {
+        const IrFunc *f = sizes[i].func;
+        const EntryPlan *e = sizes[i].plan;
+        fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return ",
+                rows ? f->pad_rows_log : 0, f->pad_cols_log);
+        if (!e) {
+            fprintf(out, "PARM_ERROR_LENGTH;   /* the range's size %d is not compiled */\n", f->size_param);
+            continue;
+        }
+        if (e->simple) fputs("rows == 0 || row_len == 0 ? PARM_OK : ", out);
+        fprintf(out, "%s_run(ctx, in, out", plan_code_base(&names, e->func));
+        for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
+        fputs(", rows, row_len);\n", out);
+    }
+    arena_free(&names);
+    fputs("    return PARM_ERROR_LENGTH;\n}\n\n", out);
 }
 
 /* The API function of an entry graph: checks its arguments and dispatches
@@ -577,6 +626,10 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
     fputs("};\n", out);
     int nscalars = 0;
     for (int i = 0; i < first->func->body->nparams; i++) nscalars += ir_is_scalar(first->func->body->params[i]);
+    if (first->pad) {
+        emit_graph_any_length_dispatch(out, in, first, nscalars);
+        return;
+    }
     Arena names = {0};
     if (first->n < 0) {
         fprintf(out, "    return %s_run(ctx, in, out", plan_code_base(&names, first->func));
@@ -868,6 +921,18 @@ static void emit_print(FILE *out, Prim p, int k) {
     fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), k);
 }
 
+void emit_read_row_length(FILE *out, const char *entry, long max) {
+    fprintf(out, "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
+                 "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
+                 "        free(input.text);\n        return 1;\n    }\n", entry);
+    fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
+                 "        char excerpt[PARM_EXCERPT_SIZE];\n"
+                 "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
+                 "        char *msg = parm_message(PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
+                 "        parm_input_error_at(&input, input.start, msg);\n"
+                 "        free(msg);\n        free(input.text);\n        return 1;\n    }\n", max, max);
+}
+
 /* The shape of an entry of any length from the count of values (after the
  * row length, for rows), as the interpreter finds it (compiler/io.c):
  * n elements in parm_main_rows rows of parm_main_cols. */
@@ -879,18 +944,7 @@ static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
     bool rows = takes_rows(s);
     int slots = s->in_elem->nslots;
     fputs("    long row_len = 1;\n", out);
-    if (rows) {
-        fprintf(out, "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
-                     "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
-                     "        free(input.text);\n        return 1;\n    }\n", s->func->entry);
-        fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
-                     "        char excerpt[PARM_EXCERPT_SIZE];\n"
-                     "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
-                     "        char *msg = parm_message(PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
-                     "        parm_input_error_at(&input, input.start, msg);\n"
-                     "        free(msg);\n        free(input.text);\n        return 1;\n    }\n", 1L << last->pad_cols_log,
-                1L << last->pad_cols_log);
-    }
+    if (rows) emit_read_row_length(out, s->func->entry, 1L << last->pad_cols_log);
     fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
     fprintf(out, "    const long values = count - %d;\n", s->nargs);
     fprintf(out, "    const long elems = values >= 0 && values %% %d == 0 ? values / %d : -1;\n", slots, slots);

@@ -319,7 +319,55 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cud
     fputs("}\n\n", out);
 }
 
+/* ---- COPY_PAD and COPY_CUT (an entry of any length) ---- */
+
+/* The entry's shape as the fields of a Schedule that the pad helpers of
+ * emit_common.c read (emit.h: emit_pad_inside...), so that a graph's copies
+ * pad and cut exactly as a chain of any length reads and writes. */
+static Schedule pad_shape(const EntryPlan *e) {
+    Schedule s;
+    memset(&s, 0, sizeof s);
+    s.n = e->pad_log;
+    s.in_elem = e->pad_elem;
+    s.pad = e->pad;
+    s.pad_rows_log = e->pad_rows_log;
+    s.pad_cols_log = e->pad_cols_log;
+    return s;
+}
+
+/* Every index x of the padded order: the pad or the caller's element into
+ * the whole array (COPY_PAD), or the whole array's element into the
+ * caller's array where x is in the shape (COPY_CUT). */
+static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
+    Schedule shape = pad_shape(e);
+    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+    plane_params(out, "i", n->nin, true, true);
+    plane_params(out, "o", n->nout, false, false);
+    fputs(", const uint64_t parm_rows, const uint64_t parm_cols)\n{\n    (void)parm_rows;\n    (void)parm_cols;\n", out);
+    if (cuda)
+        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
+                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
+    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    Arena a = {0};
+    if (n->copy == COPY_CUT) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&a, &shape, "x"));
+    for (int k = 0; k < n->nin; k++) {
+        const char *t = ctype(&n->out[k]), *src = arena_printf(&a, "((const %s *)i%d)", t, k);
+        if (n->copy == COPY_PAD)
+            fprintf(out, "        ((%s *)o%d)[x] = %s;\n", t, k, emit_pad_load(&a, &shape, k, src, "x"));
+        else fprintf(out, "        ((%s *)o%d)[%s] = %s[x];\n", t, k, emit_pad_at(&a, &shape, "x"), src);
+    }
+    arena_free(&a);
+    fputs("    }\n}\n\n", out);
+}
+
 /* ---- NAME_run ---- */
+
+/* The blocks of 256 threads of a kernel that loops over the 2^n elements
+ * of node n (FILL, COPY_PAD, COPY_CUT). */
+static unsigned long long launch_blocks(const PlanNode *n) {
+    unsigned long long blocks = ((1ULL << n->n) + 255) / 256;
+    return blocks > 65536 ? 65536 : blocks;
+}
 
 static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
     switch (n->kind) {
@@ -340,6 +388,15 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         fputs("))) return status;\n    }\n", out);
         break;
     case NODE_COPY:
+        if (n->copy != COPY_PLAIN) {
+            if (cuda) fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, launch_blocks(n));
+            else fprintf(out, "    %s(", name);
+            plane_values(out, a, e, n->in, n->nin, true);
+            plane_values(out, a, e, n->out, n->nout, false);
+            fputs(", parm_rows, parm_cols);\n", out);
+            if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
+            break;
+        }
         for (int k = 0; k < n->nin; k++) {
             const char *src = plane_expr(a, e, &n->in[k]), *dst = plane_expr(a, e, &n->out[k]);
             if (cuda)
@@ -359,8 +416,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
     case NODE_FILL:
     case NODE_SERIAL: {
         if (cuda) {
-            unsigned long long blocks = n->kind == NODE_FILL ? ((1ULL << n->n) + 255) / 256 : 1;
-            fprintf(out, "    %s<<<%llu, %d, 0, ctx->stream>>>(", name, blocks > 65536 ? 65536 : blocks,
+            fprintf(out, "    %s<<<%llu, %d, 0, ctx->stream>>>(", name, n->kind == NODE_FILL ? launch_blocks(n) : 1,
                     n->kind == NODE_FILL ? 256 : 1);
         } else {
             fprintf(out, "    %s(", name);
@@ -395,15 +451,23 @@ static bool same_field(const PlanNode *n, int k, int j) {
     return false;
 }
 
+/* The bytes of an API plane: 2^log_len elements, or the shape's. */
+static const char *api_bytes(Arena *a, const PlaneRef *p) {
+    if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
+    return arena_printf(a, "0x%llxu", plane_bytes(p));
+}
+
 /* Inputs that overlap an output are copied to scratch first (after every
  * other part of it); outputs that overlap each other are an error. */
+
 static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, bool cuda) {
+    Arena a = {0};
     if (e->nout_planes > 1) {
         fputs("    if (0", out);
         for (int i = 0; i < e->nout_planes; i++)
             for (int j = i + 1; j < e->nout_planes; j++)
-                fprintf(out, "\n        || parm_overlap(out[%d], 0x%llxu, out[%d], 0x%llxu)", i,
-                        plane_bytes(&e->out_planes[i]), j, plane_bytes(&e->out_planes[j]));
+                fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i, api_bytes(&a, &e->out_planes[i]), j,
+                        api_bytes(&a, &e->out_planes[j]));
         fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
     }
     fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
@@ -413,8 +477,8 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
     for (int k = 0; k < e->nin_planes; k++) {
         fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
         for (int j = 0; j < e->nout_planes && (!only || only->chain.alias != ALIAS_HARMLESS); j++) {
-            fprintf(out, "\n        || (parm_overlap(in[%d], 0x%llxu, out[%d], 0x%llxu)", k, plane_bytes(&e->in_planes[k]),
-                    j, plane_bytes(&e->out_planes[j]));
+            fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(&a, &e->in_planes[k]), j,
+                    api_bytes(&a, &e->out_planes[j]));
             if (only && only->chain.alias == ALIAS_EXACT_OK && same_field(only, k, j))
                 fprintf(out, " && in[%d] != out[%d]", k, j);
             fputs(")", out);
@@ -430,12 +494,13 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
     for (int k = 0; k < e->nin_planes; k++) {
         fprintf(out, "    if (copy[%d]) {\n", k);
         if (cuda)
-            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], 0x%llxu, cudaMemcpyDeviceToDevice, "
-                         "ctx->stream));\n", at, k, plane_bytes(&e->in_planes[k]));
-        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], 0x%llxu);\n", at, k, plane_bytes(&e->in_planes[k]));
+            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], %s, cudaMemcpyDeviceToDevice, "
+                         "ctx->stream));\n", at, k, api_bytes(&a, &e->in_planes[k]));
+        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], %s);\n", at, k, api_bytes(&a, &e->in_planes[k]));
         fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
         at += align_up(plane_bytes(&e->in_planes[k]));
     }
+    arena_free(&a);
     return at;
 }
 
@@ -460,7 +525,9 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
             break;
         case NODE_FILL: emit_fill(out, n, name, cuda); break;
         case NODE_SERIAL: emit_serial(out, n, name, cuda); break;
-        case NODE_COPY: break;
+        case NODE_COPY:
+            if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, cuda);
+            break;
         }
     }
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
@@ -468,7 +535,10 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i]))
             fprintf(out, ", const %s parm_arg%d", prim_ctype(val_prim(body->params[i])), body->params[i]->id);
+    /* the shape given, as a chain of any length takes it (emit_arg_params) */
+    if (e->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
     fputs(")\n{\n    (void)in;\n", out);
+    if (e->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
     emit_alias(out, e, align_up(chain_end), cuda);
@@ -486,17 +556,60 @@ static int count_scalar_params(const IrBody *body) {
     return n;
 }
 
+/* The input values of f's parameters other than the padded one. */
+static long other_values(const IrFunc *f) {
+    long total = 0;
+    for (int j = 0; j < f->body->nparams; j++) {
+        const IrVal *v = f->body->params[j];
+        if (j != f->pad_param) total += (v->log_len < 0 ? 1L : 1L << v->log_len) * v->elem->nslots;
+    }
+    return total;
+}
+
+/* The log length of f's padded parameter (EntryPlan.pad_log). */
+static int pad_log_of(const IrFunc *f) { return f->body->params[f->pad_param]->log_len; }
+
+/* An entry of any length, per size (refused ones too, emit_entry_sizes):
+ * the values of the other parameters, the largest shape (rows, row length)
+ * it takes, and which results are cut to the shape. */
+static void emit_pad_tables(FILE *out, const EntrySize *sizes, int nsizes) {
+    static const char *const names[] = {"parm_others", "parm_max_rows", "parm_max_cols"};
+    for (int t = 0; t < 3; t++) {
+        fprintf(out, "static const long %s[] = {", names[t]);
+        for (int i = 0; i < nsizes; i++) {
+            const IrFunc *f = sizes[i].func;
+            long value = t == 0 ? other_values(f)
+                         : t == 1 ? (f->pad_rows_log < 0 ? 1L : 1L << f->pad_rows_log) : 1L << f->pad_cols_log;
+            fprintf(out, "%s%ldL", i ? ", " : "", value);
+        }
+        fputs("};\n", out);
+    }
+    int nres = sizes[0].func->body->nresults;
+    fprintf(out, "static const unsigned char parm_cut[][%d] = {", nres);
+    for (int i = 0; i < nsizes; i++) {
+        const IrFunc *f = sizes[i].func;
+        fputs(i ? ", {" : "{", out);
+        for (int r = 0; r < nres; r++) {
+            const IrVal *v = f->body->results[r];
+            fprintf(out, "%s%d", r ? ", " : "", !ir_is_scalar(v) && v->log_len == pad_log_of(f));
+        }
+        fputs("}", out);
+    }
+    fputs("};\n", out);
+}
+
 /* Lengths per specialisation: spec_log[spec][value] for the parameters,
  * then the results (-1 for a scalar). */
 static void emit_tables(FILE *out, const EmitInput *in, const EntryPlan *first, int *nspecs) {
     const IrBody *body = first->func->body;
     int nvals = body->nparams + body->nresults;
     /* every size, the refused ones too: their input reaches the API, which
-       returns PARM_ERROR_LENGTH for it */
+       returns PARM_ERROR_LENGTH for it; the number of values of each size
+       (of an entry of any length: emit_pad_tables) */
     Arena a = {0};
     EntrySize *sizes;
     int count = emit_entry_sizes(&a, in, first->func->entry, &sizes);
-    fputs("static const long parm_counts[] = {", out);
+    if (!first->pad) fputs("static const long parm_counts[] = {", out);
     for (int i = 0; i < count; i++) {
         const IrBody *b = sizes[i].func->body;
         long total = 0;
@@ -504,9 +617,9 @@ static void emit_tables(FILE *out, const EmitInput *in, const EntryPlan *first, 
             const IrVal *v = b->params[j];
             total += (v->log_len < 0 ? 1L : 1L << v->log_len) * v->elem->nslots;
         }
-        fprintf(out, "%s%ldL", i ? ", " : "", total);
+        if (!first->pad) fprintf(out, "%s%ldL", i ? ", " : "", total);
     }
-    fprintf(out, "};\nstatic const int parm_logs[%d][%d] = {", count, nvals);
+    fprintf(out, "%sstatic const int parm_logs[%d][%d] = {", first->pad ? "" : "};\n", count, nvals);
     for (int i = 0; i < count; i++) {
         const IrBody *b = sizes[i].func->body;
         fprintf(out, "%s{", i ? ", " : "");
@@ -517,6 +630,7 @@ static void emit_tables(FILE *out, const EmitInput *in, const EntryPlan *first, 
         fputs("}", out);
     }
     fputs("};\n", out);
+    if (first->pad) emit_pad_tables(out, sizes, count);
     arena_free(&a);
     *nspecs = count;
 }
@@ -536,11 +650,30 @@ static void emit_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
             fprintf(out, ", (const %s *)din[%d]", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
     }
     for (int k = 0; k < first->nout_planes; k++) fprintf(out, ", (%s *)dout[%d]", prim_ctype(first->out_planes[k].prim), k);
-    fputs(first->n >= 0 ? ", n)" : ")", out);
+    if (first->pad) fputs(first->pad_rows_log >= 0 ? ", parm_main_rows, parm_main_cols)" : ", parm_main_cols)", out);
+    else fputs(first->n >= 0 ? ", n)" : ")", out);
+}
+
+/* The elements of parameter (result) i in the standalone main: its
+ * length at the size that runs, or for an entry of any length the shape's
+ * (the padded parameter, and the results that are cut). */
+static const char *main_len(Arena *a, const EntryPlan *first, int i, bool result) {
+    const char *whole = arena_printf(a, "parm_len(parm_logs[spec][%d])", i + (result ? first->func->body->nparams : 0));
+    if (!first->pad) return whole;
+    if (!result) return i == first->func->pad_param ? "parm_main_rows * parm_main_cols" : whole;
+    return arena_printf(a, "(parm_cut[spec][%d] ? parm_main_rows * parm_main_cols : %s)", i, whole);
+}
+
+/* The call that the runner makes (and times). */
+static void emit_run_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
+    if (first->pad) fputs("parm_main_call(ctx, din, dout)", out);
+    else emit_call(out, in, first);
 }
 
 /* The bytes of plane k of the parameters (results): its value's length. */
-static void emit_plane_lengths(FILE *out, const IrBody *body, bool results, const char *name) {
+static void emit_plane_lengths(FILE *out, const EntryPlan *first, bool results, const char *name) {
+    const IrBody *body = first->func->body;
+    Arena a = {0};
     int nv = results ? body->nresults : body->nparams, count = 0;
     for (int i = 0; i < nv; i++) {
         const IrVal *v = results ? body->results[i] : body->params[i];
@@ -552,9 +685,75 @@ static void emit_plane_lengths(FILE *out, const IrBody *body, bool results, cons
         const IrVal *v = results ? body->results[i] : body->params[i];
         if (!results && ir_is_scalar(v)) continue;
         for (int k = 0; k < v->elem->nslots; k++, plane++)
-            fprintf(out, "    %s[%d] = sizeof(%s) * parm_len(parm_logs[spec][%d]);\n", name, plane,
-                    prim_ctype(elem_slot_prim(v->elem, k)), i + (results ? body->nparams : 0));
+            fprintf(out, "    %s[%d] = sizeof(%s) * %s;\n", name, plane, prim_ctype(elem_slot_prim(v->elem, k)),
+                    main_len(&a, first, i, results));
     }
+    arena_free(&a);
+}
+
+/* An entry of any length: the shape (parm_main_rows rows of parm_main_cols)
+ * and the size that runs (spec) from the count of values, after the row
+ * length for rows, as the interpreter finds them (compiler/io.c): the first
+ * size whose other parameters and a whole number of rows take the count. */
+static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *first, int nspecs) {
+    Arena a = {0};
+    EntrySize *sizes;
+    int nsizes = emit_entry_sizes(&a, in, first->func->entry, &sizes);
+    const IrFunc *last = sizes[nsizes - 1].func;
+    arena_free(&a);
+    bool rows = first->pad_rows_log >= 0;
+    int slots = first->pad_elem->nslots;
+    fputs("    long row_len = 1;\n", out);
+    if (rows) emit_read_row_length(out, first->func->entry, 1L << last->pad_cols_log);
+    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
+    fprintf(out, "    int spec = -1;\n    for (int s = 0; s < %d && spec < 0; s++) {\n"
+                 "        const long values = count - parm_others[s];\n"
+                 "        if (values < 0 || values %% %d != 0 || (values / %d) %% row_len != 0) continue;\n"
+                 "        const long elems = values / %d;\n"
+                 "        parm_main_rows = (size_t)(elems / row_len);\n        parm_main_cols = (size_t)row_len;\n",
+            nspecs, slots, slots, slots);
+    if (!rows) fputs("        parm_main_rows = 1;\n        parm_main_cols = (size_t)elems;\n", out);
+    fputs("        if ((long)parm_main_rows <= parm_max_rows[s] && (long)parm_main_cols <= parm_max_cols[s]) spec = s;\n"
+          "    }\n    if (spec < 0) {\n", out);
+    if (rows)
+        fprintf(out, "        char *msg = parm_rows_message(\"%s\", parm_others[%d], %d, parm_max_rows[%d], row_len, count);\n",
+                first->func->entry, nspecs - 1, slots, nspecs - 1);
+    else
+        fprintf(out, "        char *msg = parm_padded_message(\"%s\", parm_others[%d], %d, parm_max_cols[%d], count);\n",
+                first->func->entry, nspecs - 1, slots, nspecs - 1);
+    fputs("        fprintf(stderr, PARM_INPUT_NAME \": error: %s\\n\", msg);\n"
+          "        free(msg);\n        free(input.text);\n        return 1;\n    }\n"
+          "    parm_main_spec = spec;\n    input.pos = 0;\n    input.count = 0;\n", out);
+    if (rows) fputs("    parm_next_token(&input, tok, sizeof tok);\n", out);
+}
+
+/* An entry of any length: the call of the size that runs, through the API
+ * where the API picks that size for the shape (the first that holds it),
+ * else straight (a ranged entry whose other arrays' lengths told the sizes
+ * apart in the input). */
+static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
+    const IrBody *body = first->func->body;
+    fputs("static int parm_main_call(parm_ctx *ctx, void **din, void **dout)\n{\n"
+          "    int first = 0;\n"
+          "    while ((long)parm_main_rows > parm_max_rows[first] || (long)parm_main_cols > parm_max_cols[first]) first++;\n"
+          "    if (first == parm_main_spec)\n        return ", out);
+    emit_call(out, in, first);
+    fputs(";\n    switch (parm_main_spec) {\n", out);
+    Arena names = {0};
+    EntrySize *sizes;
+    int nsizes = emit_entry_sizes(&names, in, first->func->entry, &sizes);
+    for (int spec = 0; spec < nsizes; spec++) {
+        const EntryPlan *e = sizes[spec].plan;
+        if (!e) continue;   /* a refused size: the default */
+        fprintf(out, "    case %d: return ", spec);
+        /* a size that is one chain has nothing to write for an empty shape */
+        if (e->simple) fputs("parm_main_rows * parm_main_cols == 0 ? PARM_OK : ", out);
+        fprintf(out, "%s_run(ctx, (const void *const *)din, dout", plan_code_base(&names, e->func));
+        for (int k = 0; k < count_scalar_params(body); k++) fprintf(out, ", parm_main_arg%d", k);
+        fputs(", parm_main_rows, parm_main_cols);\n", out);
+    }
+    arena_free(&names);
+    fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
 void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
@@ -568,8 +767,11 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     for (int i = 0, arg = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i]))
             fprintf(out, "static %s parm_main_arg%d;\n", prim_ctype(val_prim(body->params[i])), arg++);
+    if (first->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n"
+                          "static int parm_main_spec;                     /* the size that runs */\n", out);
     emit_tables(out, in, first, &nspecs);
     fputs("static size_t parm_len(int log) { return log < 0 ? 1 : (size_t)1 << log; }\n\n", out);
+    if (first->pad) emit_main_call(out, in, first);
     fputs("static int parm_compare_ms(const void *a, const void *b)\n{\n"
           "    double x = *(const double *)a, y = *(const double *)b;\n    return (x > y) - (x < y);\n}\n\n", out);
     /* the runner: host planes to the device, the call (repeated), back */
@@ -578,10 +780,10 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
             first->nin_planes ? first->nin_planes : 1, first->nout_planes ? first->nout_planes : 1);
     if (cuda) {
         fprintf(out, "    for (int k = 0; k < %d; k++) {\n"
-                     "        PARM_CHECK(ctx, cudaMalloc(&din[k], in_bytes[k]));\n"
+                     "        PARM_CHECK(ctx, cudaMalloc(&din[k], in_bytes[k] ? in_bytes[k] : 1));\n"
                      "        PARM_CHECK(ctx, cudaMemcpy(din[k], hin[k], in_bytes[k], cudaMemcpyHostToDevice));\n    }\n",
                 first->nin_planes);
-        fprintf(out, "    for (int k = 0; k < %d; k++) PARM_CHECK(ctx, cudaMalloc(&dout[k], out_bytes[k]));\n"
+        fprintf(out, "    for (int k = 0; k < %d; k++) PARM_CHECK(ctx, cudaMalloc(&dout[k], out_bytes[k] ? out_bytes[k] : 1));\n"
                      "    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", first->nout_planes);
     } else {
         fprintf(out, "    for (int k = 0; k < %d; k++) din[k] = hin[k];\n"
@@ -589,7 +791,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
                 first->nin_planes, first->nout_planes);
     }
     fputs("    int status = ", out);
-    emit_call(out, in, first);
+    emit_run_call(out, in, first);
     fputs(";\n", out);
     if (cuda) fputs("    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
     fputs("    if (!status && repeat > 0) {\n"
@@ -602,7 +804,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     if (cuda) fputs("            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n", out);
     else fputs("            struct timespec t0, t1;\n            timespec_get(&t0, TIME_UTC);\n", out);
     fputs("            status = ", out);
-    emit_call(out, in, first);
+    emit_run_call(out, in, first);
     fputs(";\n", out);
     if (cuda)
         fputs("            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
@@ -630,18 +832,23 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     fputs("    parm_input input;\n"
           "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
           "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
-          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n"
-          "    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
-    fprintf(out, "    if (parm_input_bad_count(\"%s\", parm_counts, %d, count)) { free(input.text); return 1; }\n",
-            first->func->entry, nspecs);
-    fprintf(out, "    int spec = 0;\n    while (parm_counts[spec] != count) spec++;\n"
-                 "    input.pos = 0;\n    input.count = 0;\n");
-    emit_plane_lengths(out, body, false, "in_bytes");
-    emit_plane_lengths(out, body, true, "out_bytes");
+          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n", out);
+    Arena names = {0};
+    if (first->pad) {
+        emit_main_shape(out, in, first, nspecs);
+    } else {
+        fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
+        fprintf(out, "    if (parm_input_bad_count(\"%s\", parm_counts, %d, count)) { free(input.text); return 1; }\n",
+                first->func->entry, nspecs);
+        fputs("    int spec = 0;\n    while (parm_counts[spec] != count) spec++;\n"
+              "    input.pos = 0;\n    input.count = 0;\n", out);
+    }
+    emit_plane_lengths(out, first, false, "in_bytes");
+    emit_plane_lengths(out, first, true, "out_bytes");
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", first->nin_planes ? first->nin_planes : 1,
             first->nout_planes ? first->nout_planes : 1);
-    fprintf(out, "    for (int k = 0; k < %d; k++) host_in[k] = malloc(in_bytes[k]);\n", first->nin_planes);
-    fprintf(out, "    for (int k = 0; k < %d; k++) host_out[k] = malloc(out_bytes[k]);\n", first->nout_planes);
+    fprintf(out, "    for (int k = 0; k < %d; k++) host_in[k] = malloc(in_bytes[k] ? in_bytes[k] : 1);\n", first->nin_planes);
+    fprintf(out, "    for (int k = 0; k < %d; k++) host_out[k] = malloc(out_bytes[k] ? out_bytes[k] : 1);\n", first->nout_planes);
     int first_array = -1;
     Arena scratch = {0};
     for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
@@ -651,7 +858,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
             continue;
         }
         if (first_array < 0) first_array = i;
-        fprintf(out, "    for (size_t i = 0; i < parm_len(parm_logs[spec][%d]); i++) {\n", i);
+        fprintf(out, "    for (size_t i = 0; i < %s; i++) {\n", main_len(&names, first, i, false));
         for (int k = 0; k < v->elem->nslots; k++)
             emit_read_value(out, elem_slot_prim(v->elem, k),
                             arena_printf(&scratch, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(v->elem, k)), plane + k));
@@ -670,7 +877,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     emit_main_status(out, in, cuda);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
-        fprintf(out, "    for (size_t i = 0; i < parm_len(parm_logs[spec][%d]); i++) {\n", body->nparams + r);
+        fprintf(out, "    for (size_t i = 0; i < %s; i++) {\n", main_len(&names, first, r, true));
         for (int k = 0; k < v->elem->nslots; k++) {
             Prim p = elem_slot_prim(v->elem, k);
             if (k) fputs("        fputc(' ', stdout);\n", out);
@@ -683,4 +890,5 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     fprintf(out, "    for (int k = 0; k < %d; k++) free(host_out[k]);\n", first->nout_planes);
     emit_api_text(out, in, "    {p}_ctx_destroy(ctx);\n    return 0;\n}\n");
     (void)nargs;
+    arena_free(&names);
 }

@@ -8,7 +8,9 @@
  * REDUCE node, replicate a FILL node. A value that something reads gets
  * planes once: an entry result's where it is one, else temporaries; a
  * result whose planes are taken (a parameter, a value returned twice) is
- * copied at the end. */
+ * copied at the end. An entry of any length pads its parameter into
+ * temporaries first and cuts its results of that length last (plan.h,
+ * EntryPlan.pad). */
 #include "entry_plan.h"
 
 #include <string.h>
@@ -529,8 +531,15 @@ static void visit(Graph *g, const IrStmt *s) {
 
 /* ---- locations ---- */
 
+/* A result that the interpreter cuts to the shape given (io.c): an array
+ * of the padded parameter's length, of an entry of any length. */
+static bool cut_to_shape(const Graph *g, const IrVal *v) {
+    return g->f->pad_param >= 0 && !ir_is_scalar(v) && v->log_len == g->f->body->params[g->f->pad_param]->log_len;
+}
+
 /* Results take the planes of their values where nothing else has; the
- * others are copies, made last. */
+ * others are copies, made last (for an entry of any length, a result of
+ * its padded length is always a copy, cut to the shape). */
 static void place_results(Graph *g) {
     const IrBody *body = g->f->body;
     int flat = 0;
@@ -539,15 +548,17 @@ static void place_results(Graph *g) {
         const int *ids = planes_of(g, NULL, v);
         int ns = v->elem->nslots, first_copy = -1;
         int *from = NEW_ARRAY(g->arena, int, ns), *to = NEW_ARRAY(g->arena, int, ns), ncopy = 0;
+        bool cut = cut_to_shape(g, v);
         for (int k = 0; k < ns; k++) {
             int p = ids[k];
-            if (!g->located[p]) {
+            if (!g->located[p] && !cut) {
                 locate(g, p, LOC_RESULT, flat + k, NULL);
                 continue;
             }
             int dst = new_plane(g, v->log_len, elem_slot_prim(v->elem, k));
             locate(g, dst, LOC_RESULT, flat + k, NULL);
-            if (g->plane[p].kind == LOC_VALUE) {
+            g->plane[dst].shaped = cut;
+            if (g->located[p] && g->plane[p].kind == LOC_VALUE) {
                 Build *b = new_build(g, NODE_FILL, 0);
                 add_args(g, b, NULL, &g->plane[p].val, 1);
                 add_ids(g, &b->out, &b->nout, &dst, 1);
@@ -559,6 +570,7 @@ static void place_results(Graph *g) {
         }
         if (ncopy) {
             Build *b = new_build(g, NODE_COPY, v->log_len < 0 ? 0 : v->log_len);
+            b->node.copy = cut ? COPY_CUT : COPY_PLAIN;
             add_ids(g, &b->in, &b->nin, from, ncopy);
             add_ids(g, &b->out, &b->nout, to, ncopy);
         }
@@ -637,10 +649,11 @@ static void api_planes(Graph *g) {
             for (int i = 0; i < nv; i++) {
                 const IrVal *v = pass ? body->results[i] : body->params[i];
                 if (!pass && ir_is_scalar(v)) continue;
+                bool shaped = pass ? cut_to_shape(g, v) : i == g->f->pad_param;
                 for (int k = 0; k < v->elem->nslots; k++, at++)
                     if (round)
                         refs[at] = (PlaneRef){pass ? LOC_RESULT : LOC_PARAM, at, v->log_len < 0 ? 0 : v->log_len,
-                                              elem_slot_prim(v->elem, k), NULL};
+                                              elem_slot_prim(v->elem, k), NULL, shaped};
             }
             if (!round) {
                 count = at;
@@ -688,9 +701,6 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
     *where = f->loc;
     if (simple_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
-    if (f->pad_param >= 0)
-        return arena_printf(arena, "the back end compiles an entry of any length (a pad) when it is one chain of stages "
-                                   "from its array to its one result; '%s' is not", f->entry);
     /* the API passes a value or pointer per field; C compilers need only
      * accept 127 parameters (a nested zip doubles the fields each time) */
     int fields = 0;
@@ -720,6 +730,22 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
     return NULL;
 }
 
+/* The padded parameter v (its API planes from flat on): its value lives in
+ * temporaries of its whole length, which a COPY_PAD node fills first from
+ * the caller's shape. */
+static void pad_param(Graph *g, const IrVal *v, int flat) {
+    int ns = v->elem->nslots, *from = NEW_ARRAY(g->arena, int, ns);
+    for (int k = 0; k < ns; k++) {
+        from[k] = new_plane(g, v->log_len, elem_slot_prim(v->elem, k));
+        locate(g, from[k], LOC_PARAM, flat + k, NULL);
+        g->plane[from[k]].shaped = true;
+    }
+    Build *b = new_build(g, NODE_COPY, v->log_len);
+    b->node.copy = COPY_PAD;
+    add_ids(g, &b->in, &b->nin, from, ns);
+    add_ids(g, &b->out, &b->nout, new_planes(g, v), ns);
+}
+
 void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
     memset(out, 0, sizeof *out);
     out->func = f;
@@ -735,6 +761,14 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
                    f->pad_param >= 0 ? "takes any length (a pad)"
                                      : "is an entry graph (reductions, several arrays or results, a value used twice)");
     api_planes(&g);
+    if (f->pad_param >= 0) {
+        const IrVal *padded = f->body->params[f->pad_param];
+        out->pad = f->pad;
+        out->pad_elem = padded->elem;
+        out->pad_log = padded->log_len;
+        out->pad_rows_log = f->pad_rows_log;
+        out->pad_cols_log = f->pad_cols_log;
+    }
     if (simple_entry(f)) {
         out->simple = true;
         out->nodes = NEW(arena, PlanNode);
@@ -750,6 +784,11 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
         const IrVal *v = body->params[i];
         if (ir_is_scalar(v)) {
             value_plane(&g, v);
+            continue;
+        }
+        if (i == f->pad_param) {
+            pad_param(&g, v, flat);
+            flat += v->elem->nslots;
             continue;
         }
         int *ids = new_planes(&g, v);

@@ -138,6 +138,7 @@ static void write_any_length(FILE *out, const ManifestInput *in, int first) {
     if (f->pad_param < 0) return;
     const IrVal *v = last->body->params[last->pad_param];
     fprintf(out, "      \"max_n\": %llu,\n", 1ULL << v->log_len);
+    fprintf(out, "      \"padded\": %d,\n", f->pad_param);
     if (last->pad_rows_log >= 0)
         fprintf(out, "      \"rows\": {\"max_rows\": %llu, \"max_row_len\": %llu},\n", 1ULL << last->pad_rows_log,
                 1ULL << last->pad_cols_log);

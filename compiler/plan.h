@@ -280,6 +280,11 @@ typedef struct {
     int log_len;                /* 2^log_len elements (0 for a scalar) */
     Prim prim;
     const IrVal *val;           /* VALUE: the scalar (an entry parameter or a CONST) */
+    /* PARAM, RESULT of an entry of any length (EntryPlan.pad): the caller's
+     * array holds the shape given (parm_rows rows of parm_cols elements,
+     * row-major), not 2^log_len elements; only a COPY_PAD node reads it,
+     * only a COPY_CUT node writes it */
+    bool shaped;
 } PlaneRef;
 
 typedef struct {
@@ -294,6 +299,12 @@ typedef struct {
  * SERIAL: scalar statements, indexing of arrays at constants and builds of
  * small arrays, run by one thread. */
 typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL } NodeKind;
+
+/* How a COPY node copies, for an entry of any length (EntryPlan.pad):
+ * COPY_PAD from the caller's shape into the padded order (index
+ * r·2^pad_cols_log + c), the pad at every other index; COPY_CUT from the
+ * padded order to the caller's shape, the indices outside it left out. */
+typedef enum { COPY_PLAIN, COPY_PAD, COPY_CUT } CopyMode;
 
 typedef struct {
     NodeKind kind;
@@ -324,6 +335,7 @@ typedef struct {
      * writes, which the REDUCE node after it reads */
     const PlaneRef *partial;
     int npartial;
+    CopyMode copy;              /* COPY */
     IrBody *serial;             /* SERIAL: its statements; params are the scalars it loads
                                    (in: one plane each, element `load_index`), results those it stores */
     const int *load_index;
@@ -343,6 +355,16 @@ typedef struct {
     unsigned long long chain_off;       /* where chains' own scratch starts (after the temps) */
     unsigned long long chain_bytes;     /* the largest chain scratch (plan part; emitters add theirs) */
     int n;                              /* log length of the first array (parameter, else result); -1: none */
+    /* An entry of any length (IrFunc.pad); when it is a graph, a COPY_PAD node
+     * first copies its padded parameter (of 2^pad_log elements of type
+     * pad_elem) into temporaries in the padded order, and a COPY_CUT node
+     * last copies each result of that length to the caller's shape, so
+     * that every other node sees whole arrays, as the interpreter's body
+     * does. The API passes the shape as parm_rows and parm_cols (one row
+     * when pad_rows_log < 0) after the scalars. NULL pad: none. */
+    const Scalar *pad;
+    const ElemType *pad_elem;
+    int pad_log, pad_rows_log, pad_cols_log;
 } EntryPlan;
 
 /* A size of a ranged entry that the back end refuses whole while other

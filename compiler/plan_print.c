@@ -141,6 +141,17 @@ static void print_map(FILE *out, const Phase *p) {
     print_tables(out, p->map_tables, p->nmap_tables);
 }
 
+/* The shape an entry of any length takes, and its pad. */
+static void print_pad(FILE *out, const Scalar *pad, const ElemType *elem, int rows_log, int cols_log) {
+    if (rows_log >= 0) fprintf(out, "    any shape: up to 2^%d rows of up to 2^%d, pad", rows_log, cols_log);
+    else fprintf(out, "    any length: up to 2^%d, pad", cols_log);
+    for (int k = 0; k < elem->nslots; k++) {
+        fputc(' ', out);
+        scalar_print(out, elem_slot_prim(elem, k), pad[k]);
+    }
+    fputc('\n', out);
+}
+
 void plan_print(FILE *out, const Schedule *s) {
     fprintf(out, "plan %s: 2^%d ", s->func->name, s->n);
     elem_print(out, s->in_elem);
@@ -157,17 +168,7 @@ void plan_print(FILE *out, const Schedule *s) {
     }
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, "    scalar parameter %%%d : %s, by value\n", s->args[k]->id, prim_name(elem_slot_prim(s->args[k]->elem, 0)));
-    if (s->pad) {
-        if (s->pad_rows_log >= 0)
-            fprintf(out, "    any shape: up to 2^%d rows of up to 2^%d, pad", s->pad_rows_log, s->pad_cols_log);
-        else
-            fprintf(out, "    any length: up to 2^%d, pad", s->pad_cols_log);
-        for (int k = 0; k < s->in_elem->nslots; k++) {
-            fputc(' ', out);
-            scalar_print(out, elem_slot_prim(s->in_elem, k), s->pad[k]);
-        }
-        fputs("\n", out);
-    }
+    if (s->pad) print_pad(out, s->pad, s->in_elem, s->pad_rows_log, s->pad_cols_log);
     if (s->reduce) {
         fprintf(out, "    phase %d also reduces each block's tile for ", s->reduce_phase);
         ir_print_stmt_brief(out, s->reduce);
@@ -204,7 +205,8 @@ static void print_plane(FILE *out, const EntryPlan *e, const PlaneRef *p) {
     case LOC_TEMP: fprintf(out, " t%d@0x%llx", p->index, e->temps[p->index].off); break;
     case LOC_VALUE: fprintf(out, " %%%d", p->val->id); break;
     }
-    fprintf(out, ":%s[2^%d]", prim_name(p->prim), p->log_len);
+    if (p->shaped) fprintf(out, ":%s[shape of 2^%d]", prim_name(p->prim), p->log_len);
+    else fprintf(out, ":%s[2^%d]", prim_name(p->prim), p->log_len);
 }
 
 static void print_planes(FILE *out, const EntryPlan *e, const char *what, const PlaneRef *planes, int count) {
@@ -221,6 +223,7 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
     }
     fprintf(out, "graph %s: %d node%s, %d temporar%s, chains' scratch at 0x%llx (%llu bytes of plan)\n", e->func->name,
             e->nnodes, e->nnodes == 1 ? "" : "s", e->ntemps, e->ntemps == 1 ? "y" : "ies", e->chain_off, e->chain_bytes);
+    if (e->pad) print_pad(out, e->pad, e->pad_elem, e->pad_rows_log, e->pad_cols_log);
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
         fprintf(out, "node %d: %s on 2^%d", i, plan_node_kind_name(n->kind), n->n);
@@ -232,6 +235,8 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
             fputs(m ? ", " : ", its loads through ", out);
             ir_print_stmt_brief(out, n->pre[m]);
         }
+        if (n->kind == NODE_COPY && n->copy != COPY_PLAIN)
+            fputs(n->copy == COPY_PAD ? ", the shape padded" : ", cut to the shape", out);
         if (n->kind == NODE_REDUCE)
             fprintf(out, ", CUDA: 2^%d blocks of 2^%d threads of 2^%d elements", n->blocks_log, n->threads_log,
                     n->per_thread_log);

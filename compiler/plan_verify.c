@@ -492,6 +492,23 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
     return NULL;
 }
 
+/* The caller's arrays of an entry of any length hold the shape: only a
+ * COPY_PAD node reads them (into whole arrays of the padded length) and
+ * only a COPY_CUT node writes them. */
+static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
+    bool pads = n->kind == NODE_COPY && n->copy == COPY_PAD, cuts = n->kind == NODE_COPY && n->copy == COPY_CUT;
+    REQUIRE(!(pads || cuts) || (e->pad && n->n == e->pad_log), "node %d pads or cuts without a pad of its length", i);
+    for (int k = 0; k < n->nin; k++)
+        REQUIRE(n->in[k].shaped == pads && (!pads || n->in[k].kind == LOC_PARAM) &&
+                    (!(pads || cuts) || n->in[k].log_len == n->n),
+                "node %d: input plane %d is %sthe caller's shape", i, k, pads ? "not " : "");
+    for (int k = 0; k < n->nout; k++)
+        REQUIRE(n->out[k].shaped == cuts && (!pads || n->out[k].kind == LOC_TEMP),
+                "node %d: output plane %d is %sthe caller's shape", i, k, cuts ? "not " : "");
+    for (int k = 0; k < n->nargs; k++) REQUIRE(!n->arg_at[k].shaped, "node %d reads a scalar of the caller's shape", i);
+    return NULL;
+}
+
 const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
     if (e->simple) return plan_verify(a, &e->nodes[0].chain);
     for (int t = 1; t < e->ntemps; t++)
@@ -524,6 +541,8 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
                         (n->npre > 0 || elem_equal(n->stmt->args[n->stmt->nres]->elem, n->pre_elem)),
                     "node %d: a reduction reading other planes than its loads'", i);
         if (n->kind == NODE_COPY) REQUIRE(n->nin == n->nout, "node %d copies %d planes to %d", i, n->nin, n->nout);
+        why = verify_shaped(a, e, n, i);
+        if (why) return why;
     }
     for (int k = 0; k < e->nout_planes; k++)
         REQUIRE(written_before(e, &e->out_planes[k], e->nnodes), "result plane %d is never written", k);

@@ -25,7 +25,7 @@ def build(ef, adapter, dtypes):
     suit one: no array parameter, a tuple-typed scalar). It takes the argument tuple and
     returns the result or SLOW."""
     entry, prog = ef.entry, ef.program
-    if (not any(p.kind == "array" for p in entry.params) or entry.lengths.grid
+    if (not any(p.kind == "array" for p in entry.params) or entry.lengths.grid or not entry.lengths.scales
             or any(p.kind == "scalar" and len(p.fields) > 1 for p in entry.params)):
         return None
     snip = adapter.fast_snippets()

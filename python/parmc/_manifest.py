@@ -27,9 +27,12 @@ class Lengths:
     first array as rows of row_len elements (any rows <= R, row_len <= L), and its function
     takes (rows, row_len) in place of n."""
 
-    def __init__(self, rows, any_length, min_n, max_n, grid=None):
+    def __init__(self, rows, any_length, min_n, max_n, grid=None, scales=True):
         self.rows = {r.get("n"): r for r in rows}
         self.any_length, self.min_n, self.max_n = any_length, min_n, max_n
+        # whether the lengths scale with n as described above: an entry of any length that is
+        # a graph (other arrays, a padded parameter after another array) does not
+        self.scales = scales
         self.grid = grid    # (max_rows, max_row_len) or None
         self.largest = max(rows, key=lambda r: r.get("n", 0)) if rows else None
 
@@ -115,7 +118,14 @@ def _lengths(obj, params, results, where):
         grid = (grid["max_rows"], grid["max_row_len"])
         any_length, min_n, max_n = True, 0, grid[0] * grid[1]
     _need(rows or not has_array, where, "an entry with arrays needs at least one row in 'sizes'")
-    return Lengths(rows, any_length, min_n, max_n, grid)
+    padded = obj.get("padded")
+    scales = True
+    if any_length and padded is not None:
+        _need(isinstance(padded, int) and 0 <= padded < len(params) and params[padded].kind == "array", where,
+              "'padded' must be the index of an array parameter")
+        arrays = [i for i, p in enumerate(params) if p.kind == "array"]
+        scales = arrays == [padded] and all(x is None or x == r["params"][padded] for r in rows for x in r["results"])
+    return Lengths(rows, any_length, min_n, max_n, grid, scales)
 
 
 def _entry(obj, where):

@@ -336,6 +336,10 @@ class EntryFunction:
         lengths = self.entry.lengths
         if not self.entry.has_n:
             return None
+        if lengths.any_length and not lengths.scales:
+            raise ArgumentValueError(f"{self.program.name}.{self.name}: this package calls an entry of any length only "
+                                     "when its one array parameter has the pad and its array results its length; "
+                                     "call it through the C API (docs/api.md)")
         if not sizes:
             if n is None and len(lengths.rows) == 1:
                 n = next(iter(lengths.rows))

@@ -157,6 +157,21 @@ class AnyLength(unittest.TestCase):
             self.sort.main(np.zeros(1025, np.int32))
         self.assertIn("parameter 'xs' has length 1025; the entry accepts any length from 0 to 1024", str(e.exception))
 
+    def test_graph(self):
+        """An entry graph of any length: its results of the padded length cut, a scalar whole;
+        one whose lengths do not scale with n is refused, not called with wrong lengths."""
+        prog = parmc.compile("entry total (xs : [2^6]i64 pad 1) = (map (\\x -> x * 2) xs, reduce (+) 0 xs)\n"
+                             "entry other (ys : [2^4]i32) (xs : [2^4]i32 pad 0) = (ys, reduce (+) 0 xs)\n",
+                             target="c")
+        for n in (0, 1, 37, 64):
+            xs = rng.integers(-1000, 1000, n, dtype=np.int64)
+            twice, total = prog.total(xs)
+            np.testing.assert_array_equal(twice, xs * 2)
+            self.assertEqual(int(total[0]) if np.ndim(total) else int(total), int(xs.sum()) + 64 - n)
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            prog.other(np.zeros(16, np.int32), np.zeros(3, np.int32))
+        self.assertIn("call it through the C API", str(e.exception))
+
     def test_rows(self):
         for shape in ((3, 50), (16, 64), (1, 1), (5, 7)):
             xs = rng.integers(-1000, 1000, shape, dtype=np.int32)

@@ -156,7 +156,7 @@ done
 # entry graphs: every entry of tests/backend/graph.parm (its main runs in the
 # loop above) on random input, under ASan and UBSan, and its CUDA through nvcc
 for entry in kv kv_unzip scaled replicated rotated lengths mixed twice centred sub float_sum pairs filled scalars \
-    taken built ranged_sum ranged_kv fused fused_pairs; do
+    taken built ranged_sum ranged_kv fused fused_pairs padded; do
     "$PARMC" --random-input=7 -e "$entry" tests/backend/graph.parm >"$TMP/c/in.txt"
     C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
         c_vs_interp "entry graph: $entry" tests/backend/graph.parm "$entry" "$TMP/c/in.txt"

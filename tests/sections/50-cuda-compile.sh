@@ -76,4 +76,8 @@ if command -v nvcc >/dev/null; then
     for prog in tests/compile-diag/ranged_pad_refused.parm tests/compile-diag/ranged_graph_refused.parm; do
         cuda_compiles "$prog" refused --emit-main "$prog"
     done
+    # entries of any length (graphs among them), and the standalone mains of
+    # graphs of any length: ranged over chains and a graph, and over rows
+    cuda_compiles tests/anylen/entries.parm anylen tests/anylen/entries.parm
+    for e in mixed graphrows; do cuda_compiles "the main of $e" "anylen_$e" --emit-main -e "$e" tests/anylen/entries.parm; done
 fi

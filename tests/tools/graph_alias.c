@@ -66,11 +66,43 @@ static void check_mixed(graph_api_ctx *ctx) {
     free(ya);
 }
 
+/* padded (xs : [2^7]u32 pad max): L elements, in arrays of exactly L (ASan
+ * sees a read or write past them): in place, by half, overlapping outputs;
+ * an empty input still gives the reduction of the pads; a longer one
+ * GRAPH_API_ERROR_LENGTH. */
+#define L 37
+static void check_padded(graph_api_ctx *ctx) {
+    uint32_t *xs = malloc(sizeof(uint32_t) * L), *a = malloc(sizeof(uint32_t) * L), *s = malloc(sizeof(uint32_t) * L);
+    uint32_t *buf = malloc(sizeof(uint32_t) * 4 * L), sum, sum2;
+    for (int i = 0; i < L; i++) xs[i] = (uint32_t)(i * 2654435761u >> 9);
+    check(graph_api_padded(ctx, xs, a, &sum, s, L) == GRAPH_API_OK, "padded on separate arrays");
+    uint32_t *in = buf + L, *out0 = buf + L, *out2 = buf + 2 * L;
+    memcpy(in, xs, sizeof(uint32_t) * L);
+    check(graph_api_padded(ctx, in, out0, &sum2, out2, L) == GRAPH_API_OK && sum2 == sum &&
+              !memcmp(out0, a, sizeof(uint32_t) * L) && !memcmp(out2, s, sizeof(uint32_t) * L),
+          "padded in place: a result differs");
+    in = buf + L / 2;
+    memmove(in, xs, sizeof(uint32_t) * L);
+    check(graph_api_padded(ctx, in, buf + L, &sum2, buf + 3 * L, L) == GRAPH_API_OK && sum2 == sum &&
+              !memcmp(buf + L, a, sizeof(uint32_t) * L) && !memcmp(buf + 3 * L, s, sizeof(uint32_t) * L),
+          "padded by half: a result differs");
+    check(graph_api_padded(ctx, xs, buf, &sum2, buf + L - 1, L) == GRAPH_API_ERROR_ALIAS,
+          "padded with overlapping outputs is not GRAPH_API_ERROR_ALIAS");
+    check(graph_api_padded(ctx, xs, a, &sum2, s, 0) == GRAPH_API_OK && sum2 == (uint32_t)(128u * (UINT32_MAX ^ 5u)),
+          "padded on an empty input: not the sum of the pads");
+    check(graph_api_padded(ctx, xs, a, &sum2, s, 129) == GRAPH_API_ERROR_LENGTH, "padded with 129 elements");
+    free(xs);
+    free(a);
+    free(s);
+    free(buf);
+}
+
 int main(void) {
     graph_api_ctx *ctx;
     if (graph_api_ctx_create(&ctx)) return 1;
     check_twice(ctx);
     check_mixed(ctx);
+    check_padded(ctx);
     graph_api_ctx_destroy(ctx);
     return failures ? 1 : 0;
 }
