@@ -440,6 +440,73 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
     return any;
 }
 
+/* Whether t, a statement of a two's body, has a whole-array form: an array
+ * stage, zip, unzip or replicate reading the body's arrays (marked) and any
+ * scalars, with a body of its own that reads none of those arrays; or scalar
+ * code that does not depend on the block (no position, no element). */
+static bool liftable(const Rewriter *r, const IrStmt *t) {
+    bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
+                       t->op == IR_UNZIP || t->op == IR_REPLICATE;
+    bool scalar_code = t->op == IR_CONST || t->op == IR_UNARY || t->op == IR_BINARY || t->op == IR_SELECT ||
+                       t->op == IR_CONVERT;
+    if (!array_stage && !scalar_code) return false;
+    for (int a = 0; a < t->nargs; a++) {
+        const IrVal *v = t->args[a];
+        bool marked = v->id < r->cap && r->mark[v->id] == r->epoch;
+        if (!ir_is_scalar(v) && !marked) return false;
+    }
+    return !(t->body && reads_marked(r, t->body));
+}
+
+/* t on the whole array of a `two k`: its arrays are 2^k times as long, a
+ * two works on k more bits of blocks and a bmmc leaves the top k bits
+ * alone. Positions need nothing: a map's element and an inner two's block
+ * stay the low bits of what they become. */
+static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
+    for (int i = 0; i < t->nres; i++)
+        if (!ir_is_scalar(t->res[i])) t->res[i]->log_len += k;
+    if (t->op == IR_TWO || t->op == IR_REPLICATE) t->k += k;
+    if (t->op == IR_BMMC) {
+        F2Mat m = f2_embed(t->mat, t->res[0]->log_len, 0);
+        set_matrix(r, t, NULL, &m);
+    }
+}
+
+/* two k f = f on the whole array, when f is array code alone (each of its
+ * statements liftable): its statements move before s, lifted, reading s's
+ * argument for the parameter, and s's result is f's (scalars that are the
+ * same for every block move with them). A body larger than a
+ * thread's registers then runs as whole-array stages, and zips and unzips
+ * of a block become the free renamings they are at the entry's level. */
+static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
+    if (s->op != IR_TWO) return false;
+    IrBody *b = s->body;
+    grow(r);
+    r->epoch++;
+    r->mark[b->params[0]->id] = r->epoch;
+    for (int i = 0; i < b->nstmts; i++) {
+        IrStmt *t = b->stmts[i];
+        if (t->dead) continue;
+        if (!liftable(r, t)) return false;
+        grow(r);
+        for (int k = 0; k < t->nres; k++)
+            if (!ir_is_scalar(t->res[k])) r->mark[t->res[k]->id] = r->epoch;
+    }
+    IrVal *res = b->results[0];
+    if (res->id >= r->cap || r->mark[res->id] != r->epoch || res == b->params[0]) return false;
+    fired(r, "two-lift", s);
+    substitute(r, b, b->params, s->args, 1);
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead) lift_stmt(r, b->stmts[i], s->k);
+    s->body = NULL;             /* its statements move out, its result's read goes */
+    replace(r, s, s->res[0], res);
+    drop_use(r, res);
+    drain(r);
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead) emit(r, out, b->stmts[i]);
+    return true;
+}
+
 /* The result of a two's body is a bmmc used nowhere else: it moves after the
  * two as a block-diagonal bmmc: two k (bmmc B ∘ f) = bmmc (I ⊕ B) ∘ two k f.
  * The bmmc itself moves, onto `after`, to be emitted after s; what it read
@@ -576,7 +643,7 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
            rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
-           rule_two_hoist(r, s, out) || rule_two_sink(r, s, after);
+           rule_two_hoist(r, s, out) || rule_two_lift(r, s, out) || rule_two_sink(r, s, after);
 }
 
 static void rewrite_body(Rewriter *r, IrBody *b);
