@@ -34,6 +34,7 @@ typedef struct {
     int epoch;
     int cap;
     int round;          /* bodies rewritten in this round carry it */
+    IrBody *top;        /* the body of the entry being rewritten */
     StmtList dying;     /* killed statements whose reads are still counted */
     bool changed;
     FILE *trace;
@@ -636,6 +637,71 @@ static bool rule_map_of_replicate(Rewriter *r, IrStmt *s, IrBody *out) {
     return true;
 }
 
+/* A map of 2^n elements over x's slots (its body's parameters), whose
+ * result is the slots numbered from `from` for `count` (of x's element),
+ * then a zero for each slot of `zeros` (NULL: none), of type `to`. */
+static IrStmt *slot_map(Rewriter *r, Loc loc, IrVal *x, int from, int count, const ElemType *zeros,
+                        const ElemType *to) {
+    IrStmt *m = detached(r, IR_MAP, loc, x);
+    IrBody *b = m->body = ir_new_body(r->p);
+    for (int k = 0; k < x->elem->nslots; k++) ir_body_add_param(r->p, b, -1, elem_prim(elem_slot_prim(x->elem, k)));
+    for (int k = from; k < from + count; k++) {
+        ir_body_add_result(r->p, b, b->params[k]);
+        add_use(r, b->params[k]);
+    }
+    for (int k = 0; zeros && k < zeros->nslots; k++) {
+        Prim prim = elem_slot_prim(zeros, k);
+        IrStmt *c = ir_append(r->p, b, IR_CONST, loc, 0, NULL);
+        c->cval = prim_is_float(prim) ? scalar_from_double(prim, 0) : scalar_from_int(prim, 0);
+        IrVal *zero = ir_add_result(r->p, c, -1, elem_prim(prim));
+        ir_body_add_result(r->p, b, zero);
+        add_use(r, zero);
+    }
+    ir_add_result(r->p, m, x->log_len, to);
+    return m;
+}
+
+/* A two at the entry's level whose function changes the element type from
+ * T to U (which a tile, of one element type, cannot hold) works on (T, U)
+ * instead, a type it keeps:
+ *   two k f = map snd ∘ two k (\ps -> let (ts, _) = unzip ps in zip ts (f ts)) ∘ map (\t -> (t, 0))
+ * The maps join the stages around (map-map), and the zip and unzip of a
+ * block are renamings in its element code. Nested twos need none of this:
+ * element code changes types freely. */
+static bool rule_two_retype(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (s->op != IR_TWO || out != r->top || elem_equal(s->args[0]->elem, s->res[0]->elem)) return false;
+    fired(r, "two-retype", s);
+    IrVal *xs = s->args[0], *ys = s->res[0];
+    const ElemType *t = xs->elem, *u = ys->elem, *pair = elem_tuple(r->p->arena, 2, (const ElemType *[]){t, u});
+    IrStmt *in = slot_map(r, s->loc, xs, 0, t->nslots, u, pair);
+    emit(r, out, in);
+    set_arg(r, s, 0, in->res[0]);
+    /* the body: its parameter unzipped, its result zipped with the T half */
+    IrBody *b = s->body;
+    IrVal *old = b->params[0], *param = ir_new_val(r->p, old->log_len, pair);
+    IrStmt *unzip = ir_append(r->p, b, IR_UNZIP, s->loc, 1, &param);
+    memmove(b->stmts + 1, b->stmts, sizeof(IrStmt *) * (size_t)(b->nstmts - 1));
+    b->stmts[0] = unzip;
+    add_use(r, param);
+    IrVal *ts = ir_add_result(r->p, unzip, old->log_len, t);
+    ir_add_result(r->p, unzip, old->log_len, u);
+    substitute(r, b, &old, &ts, 1);
+    b->params[0] = param;
+    IrVal *halves[2] = {ts, b->results[0]};
+    IrStmt *zip = ir_append(r->p, b, IR_ZIP, s->loc, 2, halves);
+    add_use(r, ts);
+    add_use(r, halves[1]);
+    set_result(r, b, 0, ir_add_result(r->p, zip, old->log_len, pair));
+    /* s's result becomes (T, U); a map after it gives ys its U half */
+    s->res[0] = ir_new_val(r->p, ys->log_len, pair);
+    s->res[0]->def = s;
+    IrStmt *back = slot_map(r, s->loc, s->res[0], t->nslots, u->nslots, NULL, u);
+    back->res[0] = ys;
+    ys->def = back;
+    list_push(after, back);
+    return true;
+}
+
 /* ---- the walk ---- */
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
@@ -643,7 +709,7 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
            rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
-           rule_two_hoist(r, s, out) || rule_two_lift(r, s, out) || rule_two_sink(r, s, after);
+           rule_two_hoist(r, s, out) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
 }
 
 static void rewrite_body(Rewriter *r, IrBody *b);
@@ -712,6 +778,7 @@ static void kill_unused(Rewriter *r, IrBody *b) {
 
 /* Returns false when the rounds ran out. */
 static bool optimise_func(Rewriter *r, IrFunc *f) {
+    r->top = f->body;
     for (int round = 0; round < MAX_ROUNDS; round++) {
         grow(r);
         memset(r->uses, 0, sizeof(int) * (size_t)r->cap);

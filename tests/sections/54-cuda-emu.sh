@@ -100,10 +100,11 @@ emu_padded "any length: records, 7 rows of 33" \
 # Entry graphs: the CUDA reductions (per-thread trees, warp shuffles, the
 # warps' and the blocks' partials, a fused mapi; tests/emu/graph.parm) and a
 # reduce fused into a chain's last phase with the chain's kernels
-# (tests/emu/fused.parm), and a Sklansky scan whose large two bodies run as
-# whole-array stages (tests/emu/sklansky.parm), emulated on the CPU
+# (tests/emu/fused.parm), a Sklansky scan whose large two bodies run as
+# whole-array stages (tests/emu/sklansky.parm) and a parm whose function
+# changes the element type (tests/emu/retype.parm), emulated on the CPU
 # (tests/emu/graph.sh), must be the interpreter's results, bit for bit.
-for name in graph fused sklansky; do
+for name in graph fused sklansky retype; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"

@@ -58,7 +58,7 @@ FEATURES = (
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
-BACKEND_REFUSES = ("retyping_bodies", "big_reductions", "pad_graphs")
+BACKEND_REFUSES = ("big_reductions", "pad_graphs")
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
