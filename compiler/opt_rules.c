@@ -34,6 +34,7 @@ typedef struct {
     int epoch;
     int cap;
     int round;          /* bodies rewritten in this round carry it */
+    IrBody *top;        /* the body of the entry being rewritten */
     StmtList dying;     /* killed statements whose reads are still counted */
     bool changed;
     FILE *trace;
@@ -440,6 +441,73 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
     return any;
 }
 
+/* Whether t, a statement of a two's body, has a whole-array form: an array
+ * stage, zip, unzip or replicate reading the body's arrays (marked) and any
+ * scalars, with a body of its own that reads none of those arrays; or scalar
+ * code that does not depend on the block (no position, no element). */
+static bool liftable(const Rewriter *r, const IrStmt *t) {
+    bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
+                       t->op == IR_UNZIP || t->op == IR_REPLICATE;
+    bool scalar_code = t->op == IR_CONST || t->op == IR_UNARY || t->op == IR_BINARY || t->op == IR_SELECT ||
+                       t->op == IR_CONVERT;
+    if (!array_stage && !scalar_code) return false;
+    for (int a = 0; a < t->nargs; a++) {
+        const IrVal *v = t->args[a];
+        bool marked = v->id < r->cap && r->mark[v->id] == r->epoch;
+        if (!ir_is_scalar(v) && !marked) return false;
+    }
+    return !(t->body && reads_marked(r, t->body));
+}
+
+/* t on the whole array of a `two k`: its arrays are 2^k times as long, a
+ * two works on k more bits of blocks and a bmmc leaves the top k bits
+ * alone. Positions need nothing: a map's element and an inner two's block
+ * stay the low bits of what they become. */
+static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
+    for (int i = 0; i < t->nres; i++)
+        if (!ir_is_scalar(t->res[i])) t->res[i]->log_len += k;
+    if (t->op == IR_TWO || t->op == IR_REPLICATE) t->k += k;
+    if (t->op == IR_BMMC) {
+        F2Mat m = f2_embed(t->mat, t->res[0]->log_len, 0);
+        set_matrix(r, t, NULL, &m);
+    }
+}
+
+/* two k f = f on the whole array, when f is array code alone (each of its
+ * statements liftable): its statements move before s, lifted, reading s's
+ * argument for the parameter, and s's result is f's (scalars that are the
+ * same for every block move with them). A body larger than a
+ * thread's registers then runs as whole-array stages, and zips and unzips
+ * of a block become the free renamings they are at the entry's level. */
+static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
+    if (s->op != IR_TWO) return false;
+    IrBody *b = s->body;
+    grow(r);
+    r->epoch++;
+    r->mark[b->params[0]->id] = r->epoch;
+    for (int i = 0; i < b->nstmts; i++) {
+        IrStmt *t = b->stmts[i];
+        if (t->dead) continue;
+        if (!liftable(r, t)) return false;
+        grow(r);
+        for (int k = 0; k < t->nres; k++)
+            if (!ir_is_scalar(t->res[k])) r->mark[t->res[k]->id] = r->epoch;
+    }
+    IrVal *res = b->results[0];
+    if (res->id >= r->cap || r->mark[res->id] != r->epoch || res == b->params[0]) return false;
+    fired(r, "two-lift", s);
+    substitute(r, b, b->params, s->args, 1);
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead) lift_stmt(r, b->stmts[i], s->k);
+    s->body = NULL;             /* its statements move out, its result's read goes */
+    replace(r, s, s->res[0], res);
+    drop_use(r, res);
+    drain(r);
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead) emit(r, out, b->stmts[i]);
+    return true;
+}
+
 /* The result of a two's body is a bmmc used nowhere else: it moves after the
  * two as a block-diagonal bmmc: two k (bmmc B ∘ f) = bmmc (I ⊕ B) ∘ two k f.
  * The bmmc itself moves, onto `after`, to be emitted after s; what it read
@@ -569,6 +637,71 @@ static bool rule_map_of_replicate(Rewriter *r, IrStmt *s, IrBody *out) {
     return true;
 }
 
+/* A map of 2^n elements over x's slots (its body's parameters), whose
+ * result is the slots numbered from `from` for `count` (of x's element),
+ * then a zero for each slot of `zeros` (NULL: none), of type `to`. */
+static IrStmt *slot_map(Rewriter *r, Loc loc, IrVal *x, int from, int count, const ElemType *zeros,
+                        const ElemType *to) {
+    IrStmt *m = detached(r, IR_MAP, loc, x);
+    IrBody *b = m->body = ir_new_body(r->p);
+    for (int k = 0; k < x->elem->nslots; k++) ir_body_add_param(r->p, b, -1, elem_prim(elem_slot_prim(x->elem, k)));
+    for (int k = from; k < from + count; k++) {
+        ir_body_add_result(r->p, b, b->params[k]);
+        add_use(r, b->params[k]);
+    }
+    for (int k = 0; zeros && k < zeros->nslots; k++) {
+        Prim prim = elem_slot_prim(zeros, k);
+        IrStmt *c = ir_append(r->p, b, IR_CONST, loc, 0, NULL);
+        c->cval = prim_is_float(prim) ? scalar_from_double(prim, 0) : scalar_from_int(prim, 0);
+        IrVal *zero = ir_add_result(r->p, c, -1, elem_prim(prim));
+        ir_body_add_result(r->p, b, zero);
+        add_use(r, zero);
+    }
+    ir_add_result(r->p, m, x->log_len, to);
+    return m;
+}
+
+/* A two at the entry's level whose function changes the element type from
+ * T to U (which a tile, of one element type, cannot hold) works on (T, U)
+ * instead, a type it keeps:
+ *   two k f = map snd ∘ two k (\ps -> let (ts, _) = unzip ps in zip ts (f ts)) ∘ map (\t -> (t, 0))
+ * The maps join the stages around (map-map), and the zip and unzip of a
+ * block are renamings in its element code. Nested twos need none of this:
+ * element code changes types freely. */
+static bool rule_two_retype(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (s->op != IR_TWO || out != r->top || elem_equal(s->args[0]->elem, s->res[0]->elem)) return false;
+    fired(r, "two-retype", s);
+    IrVal *xs = s->args[0], *ys = s->res[0];
+    const ElemType *t = xs->elem, *u = ys->elem, *pair = elem_tuple(r->p->arena, 2, (const ElemType *[]){t, u});
+    IrStmt *in = slot_map(r, s->loc, xs, 0, t->nslots, u, pair);
+    emit(r, out, in);
+    set_arg(r, s, 0, in->res[0]);
+    /* the body: its parameter unzipped, its result zipped with the T half */
+    IrBody *b = s->body;
+    IrVal *old = b->params[0], *param = ir_new_val(r->p, old->log_len, pair);
+    IrStmt *unzip = ir_append(r->p, b, IR_UNZIP, s->loc, 1, &param);
+    memmove(b->stmts + 1, b->stmts, sizeof(IrStmt *) * (size_t)(b->nstmts - 1));
+    b->stmts[0] = unzip;
+    add_use(r, param);
+    IrVal *ts = ir_add_result(r->p, unzip, old->log_len, t);
+    ir_add_result(r->p, unzip, old->log_len, u);
+    substitute(r, b, &old, &ts, 1);
+    b->params[0] = param;
+    IrVal *halves[2] = {ts, b->results[0]};
+    IrStmt *zip = ir_append(r->p, b, IR_ZIP, s->loc, 2, halves);
+    add_use(r, ts);
+    add_use(r, halves[1]);
+    set_result(r, b, 0, ir_add_result(r->p, zip, old->log_len, pair));
+    /* s's result becomes (T, U); a map after it gives ys its U half */
+    s->res[0] = ir_new_val(r->p, ys->log_len, pair);
+    s->res[0]->def = s;
+    IrStmt *back = slot_map(r, s->loc, s->res[0], t->nslots, u->nslots, NULL, u);
+    back->res[0] = ys;
+    ys->def = back;
+    list_push(after, back);
+    return true;
+}
+
 /* ---- the walk ---- */
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
@@ -576,7 +709,7 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
            rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
-           rule_two_hoist(r, s, out) || rule_two_sink(r, s, after);
+           rule_two_hoist(r, s, out) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
 }
 
 static void rewrite_body(Rewriter *r, IrBody *b);
@@ -645,6 +778,7 @@ static void kill_unused(Rewriter *r, IrBody *b) {
 
 /* Returns false when the rounds ran out. */
 static bool optimise_func(Rewriter *r, IrFunc *f) {
+    r->top = f->body;
     for (int round = 0; round < MAX_ROUNDS; round++) {
         grow(r);
         memset(r->uses, 0, sizeof(int) * (size_t)r->cap);

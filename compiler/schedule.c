@@ -690,9 +690,10 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         return;
     case IR_TWO:
         if (!element_body(s, stmt->body)) unsupported(s, stmt, "a two whose body is not element code");
-        /* a LOCAL phase holds one element type in its tile */
+        /* a LOCAL phase holds one element type in its tile (the optimiser's
+           two-retype makes every two keep it) */
         if (!elem_equal(stmt->res[0]->elem, s->elem))
-            unsupported(s, stmt, "a two, parm or col whose function changes the element type (map it before or after)");
+            diag_fatal("internal error: a two that changes the element type in entry '%s'", s->out->func->entry);
         if (s->n - stmt->k > plan_reg_log(s->elem, s->tile_log))
             diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
                                   "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
@@ -701,6 +702,10 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     case IR_MAP:
         if (!element_body(s, stmt->body)) unsupported(s, stmt, "a map whose function is not element code");
         if (!elem_equal(stmt->res[0]->elem, s->elem)) {
+            /* the phases' planes are at most SCHED_MAX_SLOTS */
+            if (stmt->res[0]->elem->nslots > SCHED_MAX_SLOTS)
+                unsupported(s, stmt, arena_printf(s->arena, "elements of more than %d fields between stages",
+                                                  SCHED_MAX_SLOTS));
             /* a new element type: maps commute with permutations, so the map
                runs on the memory order as it is */
             plan_segment(s, false);

@@ -100,11 +100,13 @@ emu_padded "any length: records, 7 rows of 33" \
 # Entry graphs: the CUDA reductions (per-thread trees, warp shuffles, the
 # warps' and the blocks' partials, a fused mapi; tests/emu/graph.parm) and a
 # reduce fused into a chain's last phase with the chain's kernels
-# (tests/emu/fused.parm), and an entry graph of any length, padded and cut
-# by kernels of its own (tests/emu/padgraph.parm, a random length), emulated
-# on the CPU (tests/emu/graph.sh), must be the interpreter's results, bit for
-# bit.
-for name in graph fused padgraph; do
+# (tests/emu/fused.parm), an entry graph of any length, padded and cut
+# by kernels of its own (tests/emu/padgraph.parm, a random length), a
+# Sklansky scan whose large two bodies run as whole-array stages
+# (tests/emu/sklansky.parm) and a parm whose function changes the element
+# type (tests/emu/retype.parm), emulated on the CPU (tests/emu/graph.sh),
+# must be the interpreter's results, bit for bit.
+for name in graph fused padgraph sklansky retype; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"

@@ -52,12 +52,14 @@ FEATURES = (
     "pad",             # an array parameter of any length (a pad, rows)
     "pad_graphs",      # an entry of any length that is not one chain of stages
     "retyping_bodies", # a two or parm whose function changes the element type
-    "big_groups",      # a two or parm whose function reduces or zips a block of
-                       # more than 8 elements (element code on the whole block)
+    "big_groups",      # a two or parm whose function zips a block of more
+                       # than 8 elements (array code, lifted to whole arrays)
+    "big_reductions",  # a two or parm whose function reduces a block of more
+                       # than 16 elements (element code on the whole block)
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
-BACKEND_REFUSES = ("retyping_bodies", "big_groups")
+BACKEND_REFUSES = ("big_reductions",)
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
@@ -395,7 +397,7 @@ class Gen:
         if self.has("dag") and pool:
             weights["zip"] = 1.5
         if self.has("reduce") and s.lo >= 1 and not self.long and \
-                (self.has("big_groups") or (s.fixed() and s.lo <= 4)):
+                (self.has("big_reductions") or (s.fixed() and s.lo <= 4)):
             weights["block_reduce"] = 0.5
             if self.has("dag"):
                 weights["broadcast"] = 0.5
