@@ -129,6 +129,14 @@ fi
 
 # run-time scalar parameters: every entry of tests/backend/scalar_params.parm
 # (its main runs in the loop above)
+# work in a stage's function that does not depend on its parameters runs
+# once at the entry's level (hoist-invariant)
+for entry in nested columns records operator parms scalars floats taken; do
+    "$PARMC" --random-input=7 -e "$entry" tests/backend/invariant.parm >"$TMP/c/in.txt"
+    C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+        c_vs_interp "invariant work: $entry" tests/backend/invariant.parm "$entry" "$TMP/c/in.txt"
+done
+
 for entry in after widen blocks shifted ranged zipped zipped_first; do
     "$PARMC" --random-input=7 -e "$entry" tests/backend/scalar_params.parm >"$TMP/c/in.txt"
     c_vs_interp "scalar parameters: $entry" tests/backend/scalar_params.parm "$entry" "$TMP/c/in.txt"

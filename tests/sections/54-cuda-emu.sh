@@ -100,9 +100,10 @@ emu_padded "any length: records, 7 rows of 33" \
 # Entry graphs: the CUDA reductions (per-thread trees, warp shuffles, the
 # warps' and the blocks' partials, a fused mapi; tests/emu/graph.parm) and a
 # reduce fused into a chain's last phase with the chain's kernels
-# (tests/emu/fused.parm), emulated on the CPU (tests/emu/graph.sh), must be
+# (tests/emu/fused.parm), and reductions moved out of stages' functions
+# (tests/emu/invariant.parm), emulated on the CPU (tests/emu/graph.sh), must be
 # the interpreter's results, bit for bit.
-for name in graph fused; do
+for name in graph fused invariant; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"
