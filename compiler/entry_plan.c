@@ -700,9 +700,6 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *s = body->stmts[i];
         *where = s->loc;
-        if (chain_op(s->op) && s->nargs == 1 && !ir_is_scalar(s->args[0]) && s->args[0]->log_len < 1)
-            return arena_printf(arena, "the back end needs arrays of at least 2 elements for array stages; '%s' "
-                                       "has one of 1", f->entry);
         for (int r = 0; r < s->nres; r++)
             if (chain_op(s->op) && s->res[r]->elem->nslots > SCHED_MAX_SLOTS)
                 return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements "

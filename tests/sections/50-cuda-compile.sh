@@ -44,7 +44,8 @@ if command -v nvcc >/dev/null; then
         fail "CUDA guard driver with scalar parameters: $(head -5 "$TMP/cuda/err.txt")"
     fi
     for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm tests/backend/scalar_params.parm \
-        tests/backend/graph.parm tests/backend/invariant.parm; do
+        tests/backend/graph.parm tests/backend/invariant.parm \
+        tests/backend/one_element.parm; do
         cuda_compiles "$prog" regress "$prog"
     done
 fi

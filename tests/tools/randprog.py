@@ -19,6 +19,7 @@ The programs combine what found the bugs of issue 11:
   level and inside bodies; reductions (scalar results, per-block
   `replicate (reduce ...)`), scalar and several array parameters, tuple
   results, bodies that take a 4-element array apart;
+- arrays of one element: entries of 2^0 and ranged entries from n = 0;
 - functions of stages that read reductions of the entry's arrays (work
   that does not depend on the function's parameters);
 - ranged entries (`entry main (n : 2..4) (xs : [2^n]u16)`), with masks,
@@ -59,6 +60,7 @@ FEATURES = (
                        # read reductions of the entry's arrays, of maps of them
                        # too: work that does not depend on the function's
                        # parameters, which the optimiser moves out
+    "one_element",     # arrays of 2^0 elements (ranged entries from n = 0 too)
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
@@ -558,13 +560,15 @@ class Gen:
     def program(self, sizes):
         """(source text without prelude, parameter list [(kind, type)], size range)."""
         lo, hi = sizes
+        one = self.has("one_element") and self.chance(0.08)
         ranged = self.chance(0.2)
         if ranged:
             lo = self.rng.randint(lo, hi)
             hi = min(sizes[1], lo + self.rng.randint(0, 2))
+            lo = 0 if one else lo
             s = Size("n", 0, lo)
         else:
-            lo = hi = self.rng.randint(lo, hi)
+            lo = hi = 0 if one else self.rng.randint(lo, hi)
             s = Size(None, 0, lo)
         t = self.element_type()
         params = [("xs", "array", t)]
