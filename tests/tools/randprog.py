@@ -66,7 +66,7 @@ FEATURES = (
 # them out. Remove a name once the back ends accept it.
 BACKEND_REFUSES = ("retyping_bodies", "big_groups", "pad_graphs")
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
-                                   "invariant_work")
+                                   "invariant_work", "one_element")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -560,7 +560,7 @@ class Gen:
     def program(self, sizes):
         """(source text without prelude, parameter list [(kind, type)], size range)."""
         lo, hi = sizes
-        one = self.has("one_element") and self.chance(0.08)
+        one = self.has("one_element") and not self.big and self.chance(0.08)
         ranged = self.chance(0.2)
         if ranged:
             lo = self.rng.randint(lo, hi)
