@@ -3,7 +3,7 @@
 // --interpret does.
 #include "parm_io.h"
 int main() {
-    std::vector<int32_t> xs(1 << 14), ys(1 << 14);
+    std::vector<int32_t> xs(1 << 12), ys(1 << 12);
     for (auto &x : xs) { long v; if (scanf("%ld", &v) != 1) return 1; x = (int32_t)v; }
     const void *in[1] = {xs.data()};
     void *out[1] = {ys.data()};
