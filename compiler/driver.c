@@ -188,11 +188,39 @@ static const EntryParam *size_range(const Program *p, const char *entry) {
     return NULL;
 }
 
-static bool some_size_compiles(Compilation *c, const IrFunc *f) {
+/* Whether values a and b (of two sizes of an entry) take the same planes:
+ * both scalars, or both arrays, of one element type. */
+static bool same_planes(const IrVal *a, const IrVal *b) {
+    return ir_is_scalar(a) == ir_is_scalar(b) && elem_equal(a->elem, b->elem);
+}
+
+/* The API has one function per entry, with a pointer per field of each
+ * array (docs/api.md): a size of a ranged entry whose parameters or results
+ * have other element types than the entry's first size cannot share it. */
+static const char *signature_refusal(Compilation *c, const IrFunc *f) {
+    const IrFunc *first = NULL;
+    for (int i = 0; i < c->ir.nfuncs && !first; i++)
+        if (strcmp(c->ir.funcs[i]->entry, f->entry) == 0) first = c->ir.funcs[i];
+    const IrBody *a = first->body, *b = f->body;
+    bool same = a->nparams == b->nparams && a->nresults == b->nresults;
+    for (int i = 0; same && i < a->nparams; i++) same = same_planes(a->params[i], b->params[i]);
+    for (int i = 0; same && i < a->nresults; i++) same = same_planes(a->results[i], b->results[i]);
+    if (same) return NULL;
+    return arena_printf(&c->arena, "its element types differ from those at %s = %d, which the entry's one API "
+                                   "function takes", size_range(&c->program, f->entry)->name, first->size_param);
+}
+
+/* Why the back end leaves size f of a ranged entry out; NULL: it does not. */
+static const char *size_refusal(Compilation *c, const IrFunc *f) {
     Loc where;
+    const char *why = entry_plan_refusal(&c->arena, f, &where);
+    return why ? why : signature_refusal(c, f);
+}
+
+static bool some_size_compiles(Compilation *c, const IrFunc *f) {
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *g = c->ir.funcs[i];
-        if (g != f && strcmp(g->entry, f->entry) == 0 && !entry_plan_refusal(&c->arena, g, &where)) return true;
+        if (g != f && strcmp(g->entry, f->entry) == 0 && !size_refusal(c, g)) return true;
     }
     return false;
 }
@@ -254,8 +282,7 @@ static Schedules schedule_all(Compilation *c) {
     int n = 0;
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *f = c->ir.funcs[i];
-        Loc where;
-        const char *refusal = f->size_param >= 0 ? entry_plan_refusal(&c->arena, f, &where) : NULL;
+        const char *refusal = f->size_param >= 0 ? size_refusal(c, f) : NULL;
         const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
         if (range && some_size_compiles(c, f)) {
             diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "

@@ -697,7 +697,26 @@ static bool simple_entry(const IrFunc *f) {
     return cur == body->results[0];
 }
 
+/* An array stage of f whose elements have more fields than a tile holds,
+ * located at *where; NULL when none. */
+static const char *wide_stage(Arena *arena, const IrFunc *f, Loc *where) {
+    const IrBody *body = f->body;
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *s = body->stmts[i];
+        *where = s->loc;
+        for (int r = 0; r < s->nres; r++)
+            if (chain_op(s->op) && s->res[r]->elem->nslots > SCHED_MAX_SLOTS)
+                return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements "
+                                           "of %d", SCHED_MAX_SLOTS, f->entry, s->res[r]->elem->nslots);
+    }
+    return NULL;
+}
+
+/* A refusal of f as a whole (its shape, fields or a stage's elements), so
+ * that a ranged entry can leave that size out (driver.c). */
 const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
+    const char *wide = wide_stage(arena, f, where);
+    if (wide) return wide;
     *where = f->loc;
     if (simple_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
@@ -715,18 +734,6 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
     if (!arrays && f->size_param >= 0)
         return arena_printf(arena, "'%s' has a size range but no array, so its sizes cannot be told apart by n",
                             f->entry);
-    for (int i = 0; i < body->nstmts; i++) {
-        const IrStmt *s = body->stmts[i];
-        *where = s->loc;
-        if (chain_op(s->op) && s->nargs == 1 && !ir_is_scalar(s->args[0]) && s->args[0]->log_len < 1)
-            return arena_printf(arena, "the back end needs arrays of at least 2 elements for array stages; '%s' "
-                                       "has one of 1", f->entry);
-        for (int r = 0; r < s->nres; r++)
-            if (chain_op(s->op) && s->res[r]->elem->nslots > SCHED_MAX_SLOTS)
-                return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements "
-                                           "of %d", SCHED_MAX_SLOTS, f->entry, s->res[r]->elem->nslots);
-    }
-    *where = f->loc;
     return NULL;
 }
 

@@ -848,8 +848,6 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     if (fields > SCHED_MAX_SLOTS)
         return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements of %d",
                             SCHED_MAX_SLOTS, f->entry, fields);
-    if (body->params[in]->log_len < 1)
-        return arena_printf(arena, "the back end needs arrays of at least 2 elements; '%s' takes 1", f->entry);
     return NULL;
 }
 

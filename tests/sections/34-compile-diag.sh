@@ -40,12 +40,31 @@ for src in tests/compile-diag/*.parm; do
         head -5 "$TMP/cdiag/check.err"
     fi
 done
+# Every size of a ranged entry from n = 0 (arrays of one element) runs as
+# the interpreter does, and so do entries of one element.
+CC_TEST=${CC_TEST:-cc}
+prog=tests/compile-diag/ranged_size_one.parm
+if "$PARMC" --target=c --emit-main -e net_up "$prog" -o "$TMP/cdiag/ranged.c" 2>/dev/null &&
+   $CC_TEST -std=c11 -O1 "$TMP/cdiag/ranged.c" -o "$TMP/cdiag/ranged"; then
+    for input in "5" "4 3 2 1" "8 7 6 5 4 3 2 1" "2 1"; do
+        got=$(echo "$input" | "$TMP/cdiag/ranged" | tr '\n' ' ')
+        want=$(echo "$input" | "$PARMC" --interpret -e net_up "$prog" | tr '\n' ' ')
+        [ -n "$got" ] && [ "$got" = "$want" ] && pass || fail "ranged entry at '$input': '$got', expected '$want'"
+    done
+else
+    fail "ranged entry from n = 0: does not build"
+fi
+for entry in plus pairs; do
+    "$PARMC" --random-input=3 -e "$entry" tests/compile-diag/single_element.parm >"$TMP/cdiag/in.txt"
+    C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" C_DIR=$TMP/cdiag/c \
+        c_vs_interp "one element: $entry" tests/compile-diag/single_element.parm "$entry" "$TMP/cdiag/in.txt"
+done
 # The sizes of a ranged entry that compile run as the interpreter does; an
 # input that falls on a refused size gives the ERROR_LENGTH status (the
 # standalone main prints it and exits 1), never another size's result
-# (issue 24): a refused n = 0, a refused middle size of an entry of any
-# length (5 to 8 elements fall on it), and an entry graph's refused n = 0.
-CC_TEST=${CC_TEST:-cc}
+# (issue 24): sizes whose element types differ from the first's, a refused
+# middle size of an entry of any length (5 to 8 elements fall on it), and an
+# entry graph's refused n = 1.
 # ranged_main NAME ENTRY GOOD-INPUTS REFUSED-INPUTS
 ranged_main() {
     local prog=tests/compile-diag/$1.parm entry=$2 good=$3 refused=$4 input got want err
@@ -69,30 +88,27 @@ ranged_main() {
             fail "ranged entry $1 at its refused size ('$input'): exit $status, '$got', '$err'"
     done
 }
-ranged_main ranged_size_one net_up "4 3 2 1,8 7 6 5 4 3 2 1,2 1" "5"
+ranged_main ranged_size_refused wider "2 1" "1 2 3 4,$(seq -s ' ' 32)"
 ranged_main ranged_pad_refused main "1 2 3,1 2 3 4,9 8 7 6 5 4 3 2 1,$(seq -s ' ' 16)" "1 2 3 4 5,$(seq -s ' ' 8)"
-ranged_main ranged_graph_refused main "1 2,4 3 2 1" "7"
+ranged_main ranged_graph_refused main "7,4 3 2 1" "1 2"
 # a count that no size takes has the interpreter's message, with the range
 # of every size, the refused ones too
-err=$(echo 5 4 3 | "$TMP/cdiag/ranged_size_one" 2>&1)
-[ "$err" = "<stdin>: error: entry 'net_up' accepts 1 to 8 values (a power-of-two size in its range), but the input has 3" ] &&
+err=$(seq 3 | "$TMP/cdiag/ranged_size_refused" 2>&1)
+[ "$err" = "<stdin>: error: entry 'wider' accepts 2 to 32 values (a power-of-two size in its range), but the input has 3" ] &&
     pass || fail "ranged entry with a refused size, bad count: '$err'"
 # the same through the API: NAME_ERROR_LENGTH for the lengths of a refused
 # size, the result of the size that holds any other
 "$PARMC" --target=c tests/compile-diag/ranged_pad_refused.parm -o "$TMP/cdiag/refpad.c" 2>/dev/null
-"$PARMC" --target=c tests/compile-diag/ranged_size_one.parm -o "$TMP/cdiag/refone.c" 2>/dev/null
 "$PARMC" --target=c tests/compile-diag/ranged_graph_refused.parm -o "$TMP/cdiag/refgraph.c" 2>/dev/null
 cat >"$TMP/cdiag/refapi.c" <<'C'
 #include <stdio.h>
 #include "refpad.h"
-#include "refone.h"
 #include "refgraph.h"
 int main(void) {
     int32_t in[16], out[16], out2[16];
-    uint32_t uin[16], uout[16];
-    for (int i = 0; i < 16; i++) in[i] = i + 1, uin[i] = 16u - i;
-    refpad_ctx *pad; refone_ctx *one; refgraph_ctx *graph;
-    if (refpad_ctx_create(&pad) || refone_ctx_create(&one) || refgraph_ctx_create(&graph)) return 2;
+    for (int i = 0; i < 16; i++) in[i] = i + 1;
+    refpad_ctx *pad; refgraph_ctx *graph;
+    if (refpad_ctx_create(&pad) || refgraph_ctx_create(&graph)) return 2;
     int bad = 0;
     for (size_t n = 0; n <= 16; n++) {
         int status = refpad_main(pad, in, out, n);
@@ -101,16 +117,13 @@ int main(void) {
         if (status == REFPAD_OK && n && out[0] != 2) printf("refpad_main n=%zu: out[0] = %d\n", n, out[0]), bad = 1;
     }
     if (refpad_main(pad, in, out, 17) != REFPAD_ERROR_LENGTH) printf("refpad_main n=17\n"), bad = 1;
-    if (refone_net_up(one, uin, uout, 1) != REFONE_ERROR_LENGTH) printf("refone n=1\n"), bad = 1;
-    if (refone_net_up(one, uin, uout, 2) != REFONE_OK) printf("refone n=2\n"), bad = 1;
-    if (refgraph_main(graph, in, out, out2, 1) != REFGRAPH_ERROR_LENGTH) printf("refgraph n=1\n"), bad = 1;
-    if (refgraph_main(graph, in, out, out2, 2) != REFGRAPH_OK || out2[1] != 9) printf("refgraph n=2\n"), bad = 1;
-    refpad_ctx_destroy(pad); refone_ctx_destroy(one); refgraph_ctx_destroy(graph);
+    if (refgraph_main(graph, in, out, out2, 2) != REFGRAPH_ERROR_LENGTH) printf("refgraph n=2\n"), bad = 1;
+    if (refgraph_main(graph, in, out, out2, 4) != REFGRAPH_OK || out2[1] != 9) printf("refgraph n=4\n"), bad = 1;
+    refpad_ctx_destroy(pad); refgraph_ctx_destroy(graph);
     return bad;
 }
 C
-if $CC_TEST -std=c11 -O1 -I"$TMP/cdiag" "$TMP/cdiag/refapi.c" "$TMP/cdiag/refpad.c" "$TMP/cdiag/refone.c" \
-        "$TMP/cdiag/refgraph.c" -o "$TMP/cdiag/refapi" -lm 2>"$TMP/cdiag/err.txt" &&
+if $CC_TEST -std=c11 -O1 -I"$TMP/cdiag" "$TMP/cdiag/refapi.c" "$TMP/cdiag/refpad.c" "$TMP/cdiag/refgraph.c" -o "$TMP/cdiag/refapi" -lm 2>"$TMP/cdiag/err.txt" &&
     "$TMP/cdiag/refapi" >"$TMP/cdiag/refapi.out"; then
     pass
 else

@@ -76,6 +76,10 @@ emu_check "NaNs from f32 arithmetic" "entry main (xs : [2^6]f32) = col 3 (\\[a, 
 # past the shape as the pad, the last writes only the shape (the emulator
 # checks the bytes after the output); a length that is not a power of two,
 # rows of odd length, records
+emu_check "one element: a tile of one" "entry main (xs : [2^0]i32) = mapi (\\i x -> x * 3 + i32 i + 1) xs" \
+    tests/emu/scalars.parm 1
+EMU_TYPE=u8 emu_check "one element: a chain of maps" "entry main (xs : [2^0]u8) = map (\\x -> x + 1) (map (\\x -> x * 5) xs)" \
+    tests/emu/scalars.parm 1
 emu_padded() {   # emu_padded NAME PROGRAM-TEXT INPUT-COMMAND
     printf 'import "sort"\n%s\n' "$2" >"$TMP/emu/prog.parm"
     eval "$3" >"$TMP/emu/in.txt"
@@ -103,10 +107,12 @@ emu_padded "any length: records, 7 rows of 33" \
 # (tests/emu/fused.parm), an entry graph of any length, padded and cut
 # by kernels of its own (tests/emu/padgraph.parm, a random length), a
 # Sklansky scan whose large two bodies run as whole-array stages
-# (tests/emu/sklansky.parm) and a parm whose function changes the element
-# type (tests/emu/retype.parm), emulated on the CPU (tests/emu/graph.sh),
-# must be the interpreter's results, bit for bit.
-for name in graph fused padgraph sklansky retype; do
+# (tests/emu/sklansky.parm), a parm whose function changes the element
+# type (tests/emu/retype.parm), reductions moved out of stages' functions
+# (tests/emu/invariant.parm) and a graph on arrays of one element
+# (tests/emu/single.parm), emulated on the CPU (tests/emu/graph.sh), must be
+# the interpreter's results, bit for bit.
+for name in graph fused padgraph sklansky retype invariant single; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"

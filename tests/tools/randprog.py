@@ -20,6 +20,9 @@ The programs combine what found the bugs of issue 11:
   `replicate (reduce ...)`, operators that read another reduction's
   result), scalar and several array parameters, tuple
   results, bodies that take a 4-element array apart;
+- arrays of one element: entries of 2^0 and ranged entries from n = 0;
+- functions of stages that read reductions of the entry's arrays (work
+  that does not depend on the function's parameters);
 - ranged entries (`entry main (n : 2..4) (xs : [2^n]u16)`), with masks,
   matrices and sort sizes written in terms of n;
 - long chains (70 to 110 stages, most of them changing the element type),
@@ -56,11 +59,17 @@ FEATURES = (
                        # than 8 elements (array code, lifted to whole arrays)
     "big_reductions",  # a two or parm whose function reduces a block of more
                        # than 16 elements (element code on the whole block)
+    "invariant_work",  # functions of stages (maps, columns, at any depth) that
+                       # read reductions of the entry's arrays, of maps of them
+                       # too: work that does not depend on the function's
+                       # parameters, which the optimiser moves out
+    "one_element",     # arrays of 2^0 elements (ranged entries from n = 0 too)
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
 BACKEND_REFUSES = ("big_reductions",)
-CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad")
+CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
+                                   "invariant_work", "one_element")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -158,6 +167,7 @@ class Gen:
         self.scalars = []          # scalar parameters: (name, type)
         self.long = False          # a long chain (more than 64 kernels)
         self.long_steps = 0
+        self.top = []              # the entry's arrays bound before the stage: (name, type)
 
     def has(self, feature):
         return feature in self.features
@@ -243,7 +253,22 @@ class Gen:
         if self.scalars and self.chance(0.3):
             s, st = self.rng.choice(self.scalars)
             e = self.combine(u, e, convert(u, s, st))
+        if self.has("invariant_work") and self.top and self.chance(0.1):
+            e = self.combine(u, e, self.invariant_term(u))
         return e
+
+    def invariant_term(self, u):
+        """An expression of scalar type u that reduces one of the entry's
+        arrays (a field of it, through a map sometimes): whole-array work
+        that does not depend on the function it is read in."""
+        name, t = self.rng.choice(self.top)
+        pat, leaves = self.pattern(t, "z")
+        leaf, v = self.rng.choice(leaves)
+        arr = name
+        if isinstance(t, tuple) or self.chance(0.4):
+            arr = "(map (\\%s -> %s) %s)" % (pat, self.op1(v, leaf) if self.chance(0.5) else leaf, name)
+        op, zero = self.reducer(v)
+        return convert(u, "reduce %s %s %s" % (op, zero, arr), v)
 
     # ---- element functions
 
@@ -307,6 +332,9 @@ class Gen:
             if i is not None:
                 k = self.rng.randrange(len(hi))
                 hi[k] = self.with_index(la[k][1], hi[k], i)
+            if self.has("invariant_work") and self.top and self.chance(0.15):
+                k = self.rng.randrange(len(lo))
+                lo[k] = self.combine(la[k][1], lo[k], self.invariant_term(la[k][1]))
             return head + "[%s, %s]" % (build(t, lo), build(t, hi))
         bs = [n for n, _ in lb]
         k = self.rng.randrange(len(bs))
@@ -514,6 +542,8 @@ class Gen:
         lets, avail = [], list(arrays)
         cur, cur_t = arrays[0]
         for _ in range(length):
+            if depth == 0:
+                self.top = list(avail)
             src, src_t = cur, cur_t
             if self.has("dag") and len(avail) > 1 and self.chance(0.3):
                 src, src_t = self.rng.choice(avail)
@@ -545,13 +575,15 @@ class Gen:
     def program(self, sizes):
         """(source text without prelude, parameter list [(kind, type)], size range)."""
         lo, hi = sizes
+        one = self.has("one_element") and not self.big and self.chance(0.08)
         ranged = self.chance(0.2)
         if ranged:
             lo = self.rng.randint(lo, hi)
             hi = min(sizes[1], lo + self.rng.randint(0, 2))
+            lo = 0 if one else lo
             s = Size("n", 0, lo)
         else:
-            lo = hi = self.rng.randint(lo, hi)
+            lo = hi = 0 if one else self.rng.randint(lo, hi)
             s = Size(None, 0, lo)
         t = self.element_type()
         params = [("xs", "array", t)]
@@ -560,7 +592,8 @@ class Gen:
         self.rows_log = self.rng.randint(1, lo - 1) if self.pad and not ranged and lo >= 2 and self.chance(0.4) else -1
         if self.pad and not self.has("pad_graphs"):
             self.features = [f for f in self.features
-                             if f not in ("dag", "several_arrays", "tuple_results", "reduce", "take_apart")]
+                             if f not in ("dag", "several_arrays", "tuple_results", "reduce", "take_apart",
+                                          "invariant_work")]
         if self.has("several_arrays") and self.chance(0.3):
             params.append(("ys", "array", self.element_type()))
         if self.has("scalar_params") and self.chance(0.3):
