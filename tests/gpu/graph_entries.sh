@@ -4,16 +4,23 @@
 # zipped key-value sort, scalar parameters, replicate, rot4, several arrays,
 # scalar and tuple results, shared values, ranged entries, reduces fused into
 # a sort's last pass), tests/emu/fused.parm and
-# tests/plan/graph_fused_reduce.parm compiled with
-# --emit-main -e ENTRY, run on random input (two seeds) and compared with the
-# reference interpreter byte for byte. Ends with "N passed, N failed".
+# tests/plan/graph_fused_reduce.parm, and issue 24's shapes (invariant work
+# read inside stage functions, one-element arrays, reductions read by other
+# reductions' operators, two bodies of array code lifted to whole arrays, a
+# Sklansky scan, retyping stage functions, entry graphs of any length)
+# compiled with --emit-main -e ENTRY, run on random input (two seeds) and
+# compared with the reference interpreter byte for byte. Ends with
+# "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 PARMC=${PARMC:-build/parmc}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # the programs: each entry of each, built in parallel
-PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_reduce.parm"
+PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_reduce.parm
+       tests/backend/invariant.parm tests/backend/one_element.parm tests/backend/reduce_reads.parm
+       tests/backend/retype.parm tests/backend/sklansky.parm tests/backend/wide_nest.parm
+       tests/backend/wide_unzip.parm tests/backend/wide_zip.parm tests/anylen/entries.parm"
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(basename "$prog" .parm)_$e
