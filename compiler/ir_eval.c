@@ -3,7 +3,8 @@
  * Every statement runs once for the whole batch of instances of its body.
  * A value defined in an enclosing body has a smaller batch; instance b of the
  * current body reads instance b / (batch / its batch) of it, because every
- * combinator numbers its inner instances outer-major (see gather_*).
+ * combinator numbers its inner instances outer-major (see gather_*). A
+ * statement that reads only such values runs at their batch (stmt_batch).
  * Buffers are freed after their last use. A body counts the reads of its own
  * values (its params and statement results) each time it starts to run, the
  * reads inside its nested bodies included: a reduce runs its operator once
@@ -99,6 +100,8 @@ typedef struct {
     const IrBody **home;    /* the body defining each value, by value id */
     const IrBody *body;     /* the body being run */
     Coord coord;
+    unsigned *mark;         /* by value id: == epoch when defined inside the statement looked at */
+    unsigned epoch;
 } Eval;
 
 static Coord enter(Eval *E, long count, int zero_bit) {
@@ -519,7 +522,55 @@ static Buf *eval_array_stmt(Eval *E, const IrStmt *s, long batch) {
     return out;
 }
 
+/* Marks the values that b defines, at any depth, with the current epoch;
+ * *pos when a position is among them. */
+static void mark_defined(Eval *E, const IrBody *b, bool *pos) {
+    for (int i = 0; i < b->nparams; i++) E->mark[b->params[i]->id] = E->epoch;
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        *pos |= t->op == IR_POS;
+        for (int r = 0; r < t->nres; r++) E->mark[t->res[r]->id] = E->epoch;
+        if (t->body) mark_defined(E, t->body, pos);
+    }
+}
+
+static void widen_batch(const Eval *E, const IrVal *v, long *batch) {
+    if (E->mark[v->id] != E->epoch && E->vals[v->id]->batch > *batch) *batch = E->vals[v->id]->batch;
+}
+
+/* The widest batch among the values b reads from outside it. */
+static void widest_read(const Eval *E, const IrBody *b, long *batch) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        for (int a = 0; a < t->nargs; a++) widen_batch(E, t->args[a], batch);
+        if (t->body) widest_read(E, t->body, batch);
+    }
+    for (int r = 0; r < b->nresults; r++) widen_batch(E, b->results[r], batch);
+}
+
+/* The instances s runs for: those of the widest value it reads, in its
+ * arguments or its body, rather than all `batch` of the current body. Work
+ * that reads only values of enclosing bodies (a reduce of an entry's array
+ * inside a map) then runs once per instance of theirs, not once per element
+ * at the cost of time and memory in the square of the array; its readers
+ * broadcast it like any value of an enclosing body. A position varies with
+ * every instance of the current body. */
+static long stmt_batch(Eval *E, const IrStmt *s, long batch) {
+    if (s->op == IR_POS) return batch;
+    long widest = 1;
+    E->epoch++;     /* nothing is marked: the arguments are all from outside s */
+    for (int a = 0; a < s->nargs; a++) widen_batch(E, s->args[a], &widest);
+    if (s->body) {
+        bool pos = false;
+        mark_defined(E, s->body, &pos);
+        if (pos) return batch;
+        widest_read(E, s->body, &widest);
+    }
+    return widest;
+}
+
 static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
+    batch = stmt_batch(E, s, batch);
     Buf *single[1] = {NULL};
     Buf **outs = single;
     if (s->nres > 1) outs = xcalloc((size_t)s->nres, sizeof(Buf *));
@@ -546,7 +597,8 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
 Buf **ir_eval_func(const IrProgram *p, const IrFunc *f, Buf **inputs) {
     size_t nvals = (size_t)p->next_id;
     Eval E = {.vals = xcalloc(nvals, sizeof(Buf *)), .uses = xcalloc(nvals, sizeof(int)),
-              .home = xcalloc(nvals, sizeof(IrBody *)), .coord = {0, -1}};
+              .home = xcalloc(nvals, sizeof(IrBody *)), .coord = {0, -1},
+              .mark = xcalloc(nvals, sizeof(unsigned))};
     mark_homes(&E, f->body);
     begin_body(&E, f->body);
     /* The caller owns the inputs: one more read keeps them from being freed,
@@ -559,5 +611,6 @@ Buf **ir_eval_func(const IrProgram *p, const IrFunc *f, Buf **inputs) {
     free(E.vals);
     free(E.uses);
     free(E.home);
+    free(E.mark);
     return out;
 }
