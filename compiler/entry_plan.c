@@ -671,7 +671,9 @@ static void api_planes(Graph *g) {
 }
 
 /* Today's shape: one array parameter, a chain of array stages to the one
- * array result (or element code on a 2-element array, one pair step). */
+ * array result (or element code from a 2-element array to a 2-element
+ * result, one pair step: a result of another length, such as a replicate
+ * of a reduce, is a graph). */
 static bool simple_entry(const IrFunc *f) {
     const IrBody *body = f->body;
     if (body->nresults != 1 || ir_is_scalar(body->results[0])) return false;
@@ -682,7 +684,8 @@ static bool simple_entry(const IrFunc *f) {
         in = body->params[i];
     }
     if (!in) return false;
-    if (in->log_len == 1 && body->nparams == 1 && body->nstmts > 0 && body->stmts[0]->op != IR_TWO) {
+    if (in->log_len == 1 && body->results[0]->log_len == 1 && body->nparams == 1 && body->nstmts > 0 &&
+        body->stmts[0]->op != IR_TWO) {
         bool element = true;
         for (int i = 0; i < body->nstmts && element; i++)
             element = !chain_op(body->stmts[i]->op) && (!body->stmts[i]->body || body->stmts[i]->op == IR_REDUCE);
