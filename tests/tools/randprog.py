@@ -58,7 +58,7 @@ FEATURES = (
     "big_groups",      # a two or parm whose function zips a block of more
                        # than 8 elements (array code, lifted to whole arrays)
     "big_reductions",  # a two or parm whose function reduces a block of more
-                       # than 16 elements (element code on the whole block)
+                       # than 8 elements (element code on the whole block)
     "invariant_work",  # functions of stages (maps, columns, at any depth) that
                        # read reductions of the entry's arrays, of maps of them
                        # too: work that does not depend on the function's
@@ -424,8 +424,11 @@ class Gen:
                 weights = {"col": 2, "coli": 1, "vcolumn": 1}
         if self.has("dag") and pool:
             weights["zip"] = 1.5
+        # a per-block reduction is element code on its block: at most 2^3
+        # elements of any type fit one thread's registers (maps in the body
+        # may make elements of more than 8 bytes, which allow no more)
         if self.has("reduce") and s.lo >= 1 and not self.long and \
-                (self.has("big_reductions") or (s.fixed() and s.lo <= 4)):
+                (self.has("big_reductions") or (s.fixed() and s.lo <= 3)):
             weights["block_reduce"] = 0.5
             if self.has("dag"):
                 weights["broadcast"] = 0.5
