@@ -702,10 +702,11 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     case IR_MAP:
         if (!element_body(s, stmt->body)) unsupported(s, stmt, "a map whose function is not element code");
         if (!elem_equal(stmt->res[0]->elem, s->elem)) {
-            /* the phases' planes are at most SCHED_MAX_SLOTS */
+            /* the phases' planes are at most SCHED_MAX_SLOTS: entry_plan
+               refuses a wider stage before it schedules (wide_stage) */
             if (stmt->res[0]->elem->nslots > SCHED_MAX_SLOTS)
-                unsupported(s, stmt, arena_printf(s->arena, "elements of more than %d fields between stages",
-                                                  SCHED_MAX_SLOTS));
+                diag_fatal("internal error: elements of more than %d fields between stages in entry '%s'",
+                           SCHED_MAX_SLOTS, s->out->func->entry);
             /* a new element type: maps commute with permutations, so the map
                runs on the memory order as it is */
             plan_segment(s, false);
