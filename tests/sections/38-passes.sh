@@ -1,0 +1,43 @@
+# The pass table (compiler/driver.c, `parmc --passes`). tests/passes/NAME.PASS.ir
+# and NAME.PASS.plan are `parmc --dump-after PASS NAME.parm`: what the pass
+# hands on, IR or plans (ACCEPT=1 rewrites them); every pass has one.
+# --dump-ir=STAGE and --dump-plan are --dump-after of the passes that make
+# their stages. compiler/stages, the Makefile and docs/internals.md list the
+# passes' modules in the table's order (tests/tools/passes.py).
+"$PARMC" --passes >"$TMP/passes.txt" 2>&1
+golden tests/passes/passes.out "$TMP/passes.txt" $? "parmc --passes"
+for want in tests/passes/*.*.ir tests/passes/*.*.plan; do
+    file=${want##*/}
+    src=tests/passes/${file%%.*}.parm pass=${file#*.}
+    pass=${pass%.*}
+    "$PARMC" --dump-after "$pass" "$src" >"$TMP/after.out" 2>"$TMP/after.err"
+    golden "$want" "$TMP/after.out" $? "--dump-after $pass $src"
+done
+for p in $(tail -n +2 tests/passes/passes.out | cut -d' ' -f1); do
+    ls tests/passes/*."$p".* >/dev/null 2>&1 && pass || fail "pass $p has no --dump-after golden in tests/passes"
+done
+
+# the stages' own dumps are the same as the dumps after their passes
+for stage in $(tail -n +2 tests/passes/passes.out | awk '$2 != "scheduled" && $2 != "placed" { print $1 ":" $2 }'); do
+    "$PARMC" --dump-ir="${stage#*:}" tests/passes/fuse.parm >"$TMP/stage.out" 2>&1
+    "$PARMC" --dump-after "${stage%%:*}" tests/passes/fuse.parm | cmp -s - "$TMP/stage.out" && pass ||
+        fail "--dump-ir=${stage#*:} differs from --dump-after ${stage%%:*}"
+done
+"$PARMC" --dump-plan tests/passes/budget.parm | cmp -s - tests/passes/budget.place-tables.plan && pass ||
+    fail "--dump-plan differs from --dump-after place-tables"
+
+if out=$(python3 tests/tools/passes.py tests/passes/passes.out compiler/stages Makefile docs/internals.md 2>&1); then
+    pass
+else
+    fail "the pass table against compiler/stages, the Makefile and docs/internals.md: $out"
+fi
+# the checker must catch a pass listed out of order
+rm -rf "$TMP/pt" && mkdir -p "$TMP/pt"
+sed 's/opt_rules opt_tables/opt_tables opt_rules/' compiler/stages >"$TMP/pt/stages"
+if python3 tests/tools/passes.py tests/passes/passes.out "$TMP/pt/stages" Makefile docs/internals.md >"$TMP/pt/out" 2>&1; then
+    fail "passes.py accepts compiler/stages with opt_tables before opt_rules"
+elif ! grep -q "opt_rules" "$TMP/pt/out"; then
+    fail "passes.py: expected opt_rules in: $(head -3 "$TMP/pt/out")"
+else
+    pass
+fi
