@@ -11,7 +11,7 @@ for want in tests/passes/*.*.ir tests/passes/*.*.plan; do
     src=tests/passes/${file%%.*}.parm pass=${file#*.}
     pass=${pass%.*}
     "$PARMC" --dump-after "$pass" "$src" >"$TMP/after.out" 2>"$TMP/after.err"
-    golden "$want" "$TMP/after.out" $? "--dump-after $pass $src"
+    golden "$want" "$TMP/after.out" $? "--dump-after $pass $src" "$TMP/after.err"
 done
 for p in $(tail -n +2 tests/passes/passes.out | cut -d' ' -f1); do
     ls tests/passes/*."$p".* >/dev/null 2>&1 && pass || fail "pass $p has no --dump-after golden in tests/passes"
@@ -41,3 +41,20 @@ elif ! grep -q "opt_rules" "$TMP/pt/out"; then
 else
     pass
 fi
+
+# the golden check itself (tests/lib.sh) fails on a difference, on a wrong
+# status, and expects exit 1 of an .err golden that holds an error
+golden_failures() {   # the failures of golden WANT-TEXT GOT-TEXT STATUS EXT, in a subshell
+    (
+        passed=0 failed=0 ACCEPT=0
+        printf '%s\n' "$1" >"$TMP/g.$4"
+        printf '%s\n' "$2" >"$TMP/g.got"
+        golden "$TMP/g.$4" "$TMP/g.got" "$3" "self-test" >/dev/null
+        echo "$failed"
+    )
+}
+[ "$(golden_failures same same 0 ir)" = 0 ] && [ "$(golden_failures want got 0 ir)" = 1 ] &&
+    [ "$(golden_failures same same 1 plan)" = 1 ] && [ "$(golden_failures "f: error: x" "f: error: x" 1 err)" = 0 ] &&
+    [ "$(golden_failures "f: error: x" "f: error: x" 0 err)" = 1 ] &&
+    [ "$(golden_failures "f: warning: x" "f: warning: x" 0 err)" = 0 ] && pass ||
+    fail "tests/lib.sh: golden does not catch a difference or a wrong status"
