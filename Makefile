@@ -24,7 +24,7 @@ LEMPAR   ?= /usr/share/lemon/lempar.c
 # The pipeline, in order (docs/internals.md explains each file).
 SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler/imports.c \
        compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
-       compiler/f2.c compiler/ir.c compiler/ir_print.c compiler/ir_verify.c \
+       compiler/f2.c compiler/ir.c compiler/ir_walk.c compiler/ir_print.c compiler/ir_verify.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c compiler/opt_tables.c \
        compiler/access_model.c compiler/plan.c compiler/bmmc_plan.c compiler/plan_rounds.c compiler/schedule.c compiler/exchange_plan.c compiler/entry_plan.c compiler/table_place.c compiler/plan_verify.c \

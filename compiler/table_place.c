@@ -20,15 +20,6 @@
 
 #include "plan_rounds.h"
 
-static int count_tables(const IrBody *body) {
-    int n = 0;
-    for (int i = 0; i < body->nstmts; i++) {
-        if (body->stmts[i]->body) n += count_tables(body->stmts[i]->body);
-        n += body->stmts[i]->op == IR_TABLE;
-    }
-    return n;
-}
-
 static const IrStmt *defining(const IrBody *body, const IrVal *v) {
     for (int i = 0; i < body->nstmts; i++)
         for (int r = 0; r < body->stmts[i]->nres; r++)
@@ -108,7 +99,7 @@ static void place_body(Arena *arena, const Phase *p, const Round *rd, const Step
                        TableUse **uses, int *n) {
     *n = 0;
     *uses = NULL;
-    int count = count_tables(body);
+    int count = ir_count_stmts(body, IR_TABLE);
     if (!count) return;
     *uses = NEW_ARRAY(arena, TableUse, count);
     collect(p, rd, st, body, false, *uses, n);
