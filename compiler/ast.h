@@ -33,6 +33,7 @@ typedef struct {
     bool on_int, on_float, on_bool;
 } OpInfo;
 const OpInfo *op_info(Op op);
+bool op_is_comparison(Op op);   /* == != < <= > >=: a bool of two operands of one type */
 bool op_takes(Op op, Prim p);   /* the operator applies to p at run time */
 const char *op_name(Op op);   /* source spelling: "+", "xor", "&&", ... */
 bool op_is_float_function(Op op);   /* sqrt, sin, cos: unary, floats only */
