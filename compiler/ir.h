@@ -145,6 +145,7 @@ struct IrWalk {
     void (*def)(IrWalk *w, const IrBody *b, IrVal *v);
     void *ctx;                  /* the pass's own */
     bool stop;
+    int depth;                  /* of the body being walked: 0 for b, 1 for a body in it, ... */
 };
 void ir_walk(IrWalk *w, const IrBody *b);
 /* The use count: adds delta to uses[id] for every read of value id in b at

@@ -11,7 +11,11 @@ static void walk_stmt(IrWalk *w, const IrBody *b, IrStmt *s) {
     if (w->stmt && !w->stmt(w, s)) return;
     for (int a = 0; a < s->nargs && !w->stop; a++)
         if (w->read) w->read(w, &s->args[a]);
-    if (s->body && !w->stop) walk_body(w, s->body);
+    if (s->body && !w->stop) {
+        w->depth++;
+        walk_body(w, s->body);
+        w->depth--;
+    }
     for (int r = 0; r < s->nres && !w->stop; r++)
         if (w->def) w->def(w, b, s->res[r]);
 }
@@ -26,6 +30,7 @@ static void walk_body(IrWalk *w, const IrBody *b) {
 
 void ir_walk(IrWalk *w, const IrBody *b) {
     w->stop = false;
+    w->depth = 0;
     walk_body(w, b);
 }
 
