@@ -286,7 +286,8 @@ static void verify_plans(Compilation *c, const Pass *pass) {
 #ifdef PARMC_VERIFY
     for (int i = 0; i < c->plans.nplans; i++) {
         const char *why = plan_verify_entry(&c->arena, &c->plans.plans[i]);
-        if (why) diag_fatal("internal error: the plan of '%s' after %s: %s", c->plans.plans[i].func->name, pass->name, why);
+        if (why)
+            diag_fatal("internal error: the plan of '%s' after %s: %s", c->plans.plans[i].func->name, pass->name, why);
     }
 #else
     (void)c, (void)pass;
@@ -395,7 +396,8 @@ static void compile(Compilation *c, const Options *opt) {
  * like one of the language (the prefix is the one a compile of the input
  * to the default output would take). */
 static void check_back_end(Compilation *c, const Options *opt) {
-    check_entry_names(c->plans.plans, c->plans.nplans, opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input));
+    const char *prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input);
+    check_entry_names(c->plans.plans, c->plans.nplans, prefix);
 }
 
 /* --report: the access simulator over the schedule of every entry. With

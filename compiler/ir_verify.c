@@ -120,7 +120,8 @@ static void check_scalar_types(const Verifier *v, const IrStmt *s) {
         if ((unsigned)s->alu >= OP_COUNT || op_info(s->alu)->unary != unary || !op_takes(s->alu, in))
             broken(v, s, "applies %s to %s", op_info(s->alu)->name, prim_name(in));
         Prim want = !unary && op_is_comparison(s->alu) ? PRIM_BOOL : in;
-        if (p != want) broken(v, s, "makes %s of %s operands, expected %s", prim_name(p), prim_name(in), prim_name(want));
+        if (p != want)
+            broken(v, s, "makes %s of %s operands, expected %s", prim_name(p), prim_name(in), prim_name(want));
         break;
     }
     case IR_SELECT:
