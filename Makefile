@@ -21,7 +21,8 @@ RE2C     ?= re2c
 LEMON    ?= lemon
 LEMPAR   ?= /usr/share/lemon/lempar.c
 
-# The pipeline, in order (docs/internals.md explains each file).
+# The pipeline, in order (docs/internals.md explains each file); the modules
+# of the driver's passes in the order of its table (tests/tools/passes.py).
 SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler/imports.c \
        compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
        compiler/f2.c compiler/ir.c compiler/ir_walk.c compiler/ir_print.c compiler/ir_verify.c \
