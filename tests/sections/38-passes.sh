@@ -31,16 +31,27 @@ if out=$(python3 tests/tools/passes.py tests/passes/passes.out compiler/stages M
 else
     fail "the pass table against compiler/stages, the Makefile and docs/internals.md: $out"
 fi
-# the checker must catch a pass listed out of order
-rm -rf "$TMP/pt" && mkdir -p "$TMP/pt"
-sed 's/opt_rules opt_tables/opt_tables opt_rules/' compiler/stages >"$TMP/pt/stages"
-if python3 tests/tools/passes.py tests/passes/passes.out "$TMP/pt/stages" Makefile docs/internals.md >"$TMP/pt/out" 2>&1; then
-    fail "passes.py accepts compiler/stages with opt_tables before opt_rules"
-elif ! grep -q "opt_rules" "$TMP/pt/out"; then
-    fail "passes.py: expected opt_rules in: $(head -3 "$TMP/pt/out")"
-else
-    pass
-fi
+# the checker must catch a pass listed out of order or left out, in each of
+# the three: passes_broken WHAT SED-SCRIPT FILE EXPECTED
+passes_broken() {
+    rm -rf "$TMP/pt" && mkdir -p "$TMP/pt" && cp compiler/stages Makefile docs/internals.md "$TMP/pt/"
+    sed -i "$2" "$TMP/pt/$3"
+    if python3 tests/tools/passes.py tests/passes/passes.out "$TMP/pt/stages" "$TMP/pt/Makefile" \
+        "$TMP/pt/internals.md" >"$TMP/pt/out" 2>&1; then
+        fail "passes.py accepts $1"
+    elif ! grep -qF "$4" "$TMP/pt/out"; then
+        fail "passes.py, $1: expected '$4' in: $(head -3 "$TMP/pt/out")"
+    else
+        pass
+    fi
+}
+passes_broken "compiler/stages with opt_tables before opt_rules" 's/opt_rules opt_tables/opt_tables opt_rules/' stages \
+    'lists opt_tables (pass tabulate) before opt_rules (pass rewrite)'
+passes_broken "a Makefile with opt_tables.c before opt_rules.c" \
+    's#compiler/opt_rules.c compiler/opt_tables.c#compiler/opt_tables.c compiler/opt_rules.c#' Makefile \
+    'Makefile SRCS: lists opt_tables (pass tabulate) before opt_rules (pass rewrite)'
+passes_broken "a diagram without the pass tabulate" '/^  pass tabulate/d' internals.md \
+    'internals.md (the diagram, the pass on its module'"'"'s line): does not list opt_tables'
 
 # the golden check itself (tests/lib.sh) fails on a difference, on a wrong
 # status, and expects exit 1 of an .err golden that holds an error
