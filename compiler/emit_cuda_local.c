@@ -105,12 +105,15 @@ static void emit_reg_offsets(FILE *out, const Phase *p, const Round *rd, const S
         if (pos->op != IR_POS) continue;
         uint64_t on_u[64], on_b[64], konst;
         int bits = plan_pos(p, st, pos, on_u, on_b, &konst);
-        fprintf(out, "            const uint64_t s%d_off%d = 0", index, pos->res[0]->id);
+        fprintf(out, "            const uint64_t s%d_off%d = ", index, pos->res[0]->id);
+        const char *sep = "";
         for (int r = 0; r < rd->reg_log; r++) {
             uint64_t c = reg_pos_offset(on_u, bits, rd->regs[r]);
-            if (c) fprintf(out, " ^ ((rj >> %d & 1) ? 0x%llxull : 0)", r, (unsigned long long)c);
+            if (!c) continue;
+            fprintf(out, "%s((rj >> %d & 1) ? 0x%llxull : 0)", sep, r, (unsigned long long)c);
+            sep = " ^ ";
         }
-        fputs(";\n", out);
+        fputs(*sep ? ";\n" : "0;\n", out);
     }
 }
 
@@ -184,8 +187,9 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
         if (piv == 0) fputs("            const unsigned rj = rq << 1", out);
         else fprintf(out, "            const unsigned rj = (rq >> %d << %d) | (rq & 0x%xu)", piv, piv + 1, (1u << piv) - 1);
         fprintf(out, ", rh = rj ^ 0x%xu;\n", c);
-        if (m) fprintf(out, "            const int sw = %s ^ parm_parity(rj & 0x%xu);\n", pb, m);
-        else fprintf(out, "            const int sw = %s;\n", pb);
+        if (!m) fprintf(out, "            const int sw = %s;\n", pb);
+        else if (!strcmp(pb, "0")) fprintf(out, "            const int sw = parm_parity(rj & 0x%xu);\n", m);
+        else fprintf(out, "            const int sw = %s ^ parm_parity(rj & 0x%xu);\n", pb, m);
         emit_reg_offsets(out, p, rd, st, index);
         for (int k = 0; k < ns; k++) {
             const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
