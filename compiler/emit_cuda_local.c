@@ -5,7 +5,9 @@
  * runs the stages in the register rounds of the plan (plan_rounds.c): in a
  * round each thread holds 2^r elements of the tile in registers, so every
  * comparator of the round is register code with compile-time register
- * numbers. Between rounds the tile goes back to shared memory and is read
+ * numbers: a step is a loop over the thread's pairs that nvcc unrolls, its
+ * register numbers functions of the loop variable (Round.loops; the
+ * registers are an array per slot). Between rounds the tile goes back to shared memory and is read
  * again with the next round's registers: one barrier per round instead of
  * one per stage. Finally the tile is written back as whole segments. */
 #include "emit.h"
