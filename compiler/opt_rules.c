@@ -813,10 +813,66 @@ static bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out) {
     return any;
 }
 
+/* The argument and element that element i of a half, join or shift reads
+ * (ir.h); -1 for a shift's fill. */
+static int length_source(const IrStmt *s, int64_t i, int64_t *at) {
+    int low = s->op == IR_SHIFT ? 0 : __builtin_ctzll(s->mask);
+    int64_t below = (INT64_C(1) << low) - 1;
+    if (s->op == IR_HALF) {
+        int64_t j = ((i & ~below) << 1) | (i & below);
+        *at = j | (int64_t)(__builtin_parityll((uint64_t)j & s->mask) ^ s->k) << low;
+        return 0;
+    }
+    if (s->op == IR_JOIN) {
+        *at = ((i >> (low + 1)) << low) | (i & below);
+        return __builtin_parityll((uint64_t)i & s->mask);
+    }
+    int64_t len = INT64_C(1) << s->res[0]->log_len;
+    bool inside = s->dist >= 0 ? s->dist <= i : s->dist >= i - len + 1;
+    *at = inside ? i - s->dist : 0;
+    return inside ? s->nargs - 1 : -1;
+}
+
+/* In a function's body, a half, join or shift of at most 2^6 elements =
+ * the build of the elements it reads (index), which element code keeps in
+ * registers; at the entry's level they stay whole-array statements. */
+static bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
+    if ((s->op != IR_HALF && s->op != IR_JOIN && s->op != IR_SHIFT) || out == r->top || s->res[0]->log_len > 6)
+        return false;
+    fired(r, "lengths-build", s);
+    const IrVal *res = s->res[0];
+    int ns = res->elem->nslots, len = 1 << res->log_len;
+    IrStmt *build = NEW(r->p->arena, IrStmt);
+    build->op = IR_BUILD;
+    build->loc = s->loc;
+    build->alu = OP_COUNT;
+    build->nargs = len * ns;
+    build->args = NEW_ARRAY(r->p->arena, IrVal *, build->nargs);
+    for (int i = 0; i < len; i++)
+        for (int k = 0; k < ns; k++) {
+            int64_t at;
+            int from = length_source(s, i, &at);
+            IrVal *v = from < 0 ? s->args[k] : NULL;
+            if (from >= 0) {
+                IrStmt *ix = detached(r, IR_INDEX, s->loc, s->args[from]);
+                ix->at = at;
+                ix->slot = k;
+                v = ir_add_result(r->p, ix, -1, elem_prim(elem_slot_prim(res->elem, k)));
+                emit(r, out, ix);
+            }
+            build->args[i * ns + k] = v;
+            add_use(r, v);
+        }
+    IrVal *built = ir_add_result(r->p, build, res->log_len, res->elem);
+    emit(r, out, build);
+    replace(r, s, s->res[0], built);
+    return true;
+}
+
 /* ---- the walk ---- */
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    return rule_hoist_invariant(r, s, out) || rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
+    return rule_hoist_invariant(r, s, out) || rule_lengths_build(r, s, out) || rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
            rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||

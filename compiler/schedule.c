@@ -667,6 +667,8 @@ static bool element_code(const IrBody *b, Scope *sc) {
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
         bool nested = s->op == IR_REDUCE || s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP;
+        /* the optimiser makes those of at most 2^6 elements index and build (lengths-build) */
+        if (s->op == IR_HALF || s->op == IR_JOIN || s->op == IR_SHIFT) return false;
         if (s->body && (!nested || !element_code(s->body, sc))) return false;
         for (int a = 0; a < s->nargs; a++)
             if (!in_scope(sc, s->args[a])) return false;
