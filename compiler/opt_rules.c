@@ -813,6 +813,150 @@ static bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out) {
     return any;
 }
 
+/* ---- arrays that change length (half, join, shift) ---- */
+
+static uint64_t insert_zero_bit(uint64_t x, int bit) {
+    uint64_t below = (UINT64_C(1) << bit) - 1;
+    return ((x & ~below) << 1) | (x & below);
+}
+
+static uint64_t delete_bit(uint64_t x, int bit) {
+    uint64_t below = (UINT64_C(1) << bit) - 1;
+    return ((x >> (bit + 1)) << bit) | (x & below);
+}
+
+/* One value, or two constants of the same bits. */
+static bool same_scalar(const IrVal *a, const IrVal *b) {
+    if (a == b) return true;
+    const IrStmt *da = a->def, *db = b->def;
+    return da && db && da->op == IR_CONST && db->op == IR_CONST && a->elem->prim == b->elem->prim &&
+           scalar_equal(a->elem->prim, da->cval, db->cval);
+}
+
+/* shift 0 x = id */
+static bool rule_shift_zero(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_SHIFT || s->dist != 0) return false;
+    fired(r, "shift-zero", s);
+    replace(r, s, s->res[0], s->args[s->nargs - 1]);
+    return true;
+}
+
+/* shift d x xs = replicate n x when |d| >= 2^n: no element is inside */
+static bool rule_shift_out(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_SHIFT) return false;
+    int n = s->res[0]->log_len;
+    if (s->dist < (INT64_C(1) << n) && s->dist > -(INT64_C(1) << n)) return false;
+    fired(r, "shift-out", s);
+    IrVal *xs = s->args[s->nargs - 1];
+    s->op = IR_REPLICATE;
+    s->k = n;
+    s->nargs--;
+    drop_use(r, xs);
+    drain(r);
+    return true;
+}
+
+/* shift d x (shift e x xs) = shift (d + e) x xs when d and e have one sign
+ * and the fills are the same values: an element that the inner shift
+ * filled moves further out with the outer one, so it is x either way */
+static bool rule_shift_shift(Rewriter *r, IrStmt *s) {
+    IrStmt *d = s->op == IR_SHIFT ? sole_def(r, s->args[s->nargs - 1], IR_SHIFT) : NULL;
+    int64_t sum;
+    if (!d || (s->dist > 0) != (d->dist > 0) || __builtin_add_overflow(s->dist, d->dist, &sum)) return false;
+    for (int k = 0; k < s->nargs - 1; k++)
+        if (!same_scalar(s->args[k], d->args[k])) return false;
+    fired(r, "shift-shift", s);
+    s->dist = sum;
+    set_arg(r, s, s->nargs - 1, d->args[d->nargs - 1]);
+    return true;
+}
+
+/* half m b (join m ys zs) = ys or zs */
+static bool rule_half_join(Rewriter *r, IrStmt *s) {
+    IrStmt *d = s->op == IR_HALF ? s->args[0]->def : NULL;
+    if (!d || d->dead || d->op != IR_JOIN || d->mask != s->mask) return false;
+    fired(r, "half-join", s);
+    replace(r, s, s->res[0], d->args[s->k]);
+    return true;
+}
+
+/* join m (half m 0 xs) (half m 1 xs) = xs */
+static bool rule_join_half(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_JOIN) return false;
+    IrStmt *lo = s->args[0]->def, *hi = s->args[1]->def;
+    if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF || lo->mask != s->mask ||
+        hi->mask != s->mask || lo->k != 0 || hi->k != 1 || lo->args[0] != hi->args[0])
+        return false;
+    fired(r, "join-half", s);
+    replace(r, s, s->res[0], lo->args[0]);
+    return true;
+}
+
+/* half m b ∘ map f = map f ∘ half m b when f does not read its position:
+ * f runs on half the elements */
+static bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_HALF ? sole_def(r, s->args[0], IR_MAP) : NULL;
+    if (!d) return false;
+    for (int i = 0; i < d->body->nstmts; i++)
+        if (d->body->stmts[i]->op == IR_POS) return false;
+    fired(r, "half-map", s);
+    IrStmt *h = detached(r, IR_HALF, s->loc, d->args[0]);
+    h->mask = s->mask;
+    h->k = s->k;
+    IrVal *halved = ir_add_result(r->p, h, s->res[0]->log_len, d->args[0]->elem);
+    s->op = IR_MAP;
+    s->body = d->body;
+    d->body = NULL;
+    set_arg(r, s, 0, halved);
+    emit(r, out, h);
+    return true;
+}
+
+/* half m b ∘ bmmc (A,c) = bmmc (A',c') ∘ half m' b', for every invertible
+ * A: the element y = A·x ⊕ c is kept when parity(y & m) = b, that is when
+ * parity(x & m') = b' with m' the sum of the rows of A that m selects and
+ * b' = b ⊕ parity(m & c); x is then x' (its sub-index) with bit lsb(m')
+ * inserted, affine in x', and y's sub-index is y with bit lsb(m) deleted,
+ * linear in y: so the kept elements move by an affine bijection (A', c')
+ * of the sub-indices, computed here column by column. The permutation
+ * moves towards the output, on half the elements. */
+static bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_HALF ? sole_def(r, s->args[0], IR_BMMC) : NULL;
+    if (!d) return false;
+    fired(r, "half-bmmc", s);
+    const F2Mat *a = d->mat;
+    int n = a->n, low = __builtin_ctzll(s->mask);
+    uint64_t m2 = 0;
+    for (int i = 0; i < n; i++)
+        if (s->mask >> i & 1) m2 ^= a->row[i];
+    int b2 = s->k ^ f2_parity(s->mask & d->compl), low2 = __builtin_ctzll(m2);
+    IrStmt *h = detached(r, IR_HALF, s->loc, d->args[0]);
+    h->mask = m2;
+    h->k = b2;
+    IrVal *halved = ir_add_result(r->p, h, n - 1, s->res[0]->elem);
+    if (n == 1) {   /* one element kept: no permutation of it */
+        emit(r, out, h);
+        replace(r, s, s->res[0], halved);
+        return true;
+    }
+    F2Mat moved = f2_zero(n - 1);
+    for (int j = 0; j < n - 1; j++) {
+        uint64_t x = insert_zero_bit(UINT64_C(1) << j, low2);
+        x |= (uint64_t)f2_parity(x & m2) << low2;
+        uint64_t y = delete_bit(f2_apply(a, x), low);
+        for (int i = 0; i < n - 1; i++) moved.row[i] |= (y >> i & 1) << j;
+    }
+    s->op = IR_BMMC;
+    s->mask = 0;
+    s->k = 0;
+    s->compl = delete_bit(f2_apply(a, (uint64_t)b2 << low2) ^ d->compl, low);
+    s->own_mat = false;
+    set_matrix(r, s, NULL, &moved);
+    set_arg(r, s, 0, halved);
+    emit(r, out, h);
+    return true;
+}
+
 /* The argument and element that element i of a half, join or shift reads
  * (ir.h); -1 for a shift's fill. */
 static int length_source(const IrStmt *s, int64_t i, int64_t *at) {
@@ -872,7 +1016,9 @@ static bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
 /* ---- the walk ---- */
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    return rule_hoist_invariant(r, s, out) || rule_lengths_build(r, s, out) || rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
+    return rule_hoist_invariant(r, s, out) || rule_shift_zero(r, s) || rule_shift_out(r, s) ||
+           rule_shift_shift(r, s) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
+           rule_half_bmmc(r, s, out) || rule_lengths_build(r, s, out) || rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
            rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
