@@ -446,8 +446,11 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
  * scalars, with a body of its own that reads none of those arrays; or scalar
  * code that does not depend on the block (no position, no element). */
 static bool liftable(const Rewriter *r, const IrStmt *t) {
+    /* half and join with a mask over the block's bits are the same on the
+       whole array: the block's number, above, moves down one bit with the
+       sub-index (and up one in join) */
     bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
-                       t->op == IR_UNZIP || t->op == IR_REPLICATE;
+                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_HALF || t->op == IR_JOIN;
     bool scalar_code = t->op == IR_CONST || t->op == IR_UNARY || t->op == IR_BINARY || t->op == IR_SELECT ||
                        t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
@@ -460,8 +463,8 @@ static bool liftable(const Rewriter *r, const IrStmt *t) {
 }
 
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
- * two works on k more bits of blocks and a bmmc leaves the top k bits
- * alone. Positions need nothing: a map's element and an inner two's block
+ * two works on k more bits of blocks, a bmmc leaves the top k bits alone
+ * and a half or join keeps its mask. Positions need nothing: a map's element and an inner two's block
  * stay the low bits of what they become. */
 static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
     for (int i = 0; i < t->nres; i++)

@@ -677,6 +677,28 @@ static bool element_code(const IrBody *b, Scope *sc) {
     return true;
 }
 
+/* A half, join or shift in b at any depth: element code only up to 2^6
+ * elements (the optimiser's lengths-build), and a shift is never lifted. */
+static const IrStmt *length_change(const IrBody *b) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        if (t->op == IR_HALF || t->op == IR_JOIN || t->op == IR_SHIFT) return t;
+        const IrStmt *inner = t->body ? length_change(t->body) : NULL;
+        if (inner) return inner;
+    }
+    return NULL;
+}
+
+/* The refusal of a stage whose function is not element code. */
+static noreturn void not_element_code(const Sched *s, const IrStmt *stmt, const char *what) {
+    const IrStmt *t = length_change(stmt->body);
+    if (t)
+        diag_error(t->loc, "the back end does not support %s on more than 2^6 elements inside the function of a "
+                           "stage in entry '%s' yet (only half and join of a block are lifted to whole arrays); "
+                           "use --interpret", ir_op_name(t->op), s->out->func->entry);
+    unsupported(s, stmt, what);
+}
+
 /* An element body may read the entry's run-time scalar parameters too. */
 static bool element_body(const Sched *s, const IrBody *b) {
     Scope sc = {.arena = s->arena};
@@ -691,7 +713,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         s->q_compl = f2_apply(stmt->mat, s->q_compl) ^ stmt->compl;
         return;
     case IR_TWO:
-        if (!element_body(s, stmt->body)) unsupported(s, stmt, "a two whose body is not element code");
+        if (!element_body(s, stmt->body)) not_element_code(s, stmt, "a two whose body is not element code");
         /* a LOCAL phase holds one element type in its tile (the optimiser's
            two-retype makes every two keep it) */
         if (!elem_equal(stmt->res[0]->elem, s->elem))
@@ -702,7 +724,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         push_step(s, stmt, stmt->body, s->n - stmt->k);
         return;
     case IR_MAP:
-        if (!element_body(s, stmt->body)) unsupported(s, stmt, "a map whose function is not element code");
+        if (!element_body(s, stmt->body)) not_element_code(s, stmt, "a map whose function is not element code");
         if (!elem_equal(stmt->res[0]->elem, s->elem)) {
             /* the phases' planes are at most SCHED_MAX_SLOTS: entry_plan
                refuses a wider stage before it schedules (wide_stage) */
