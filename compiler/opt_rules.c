@@ -980,11 +980,22 @@ static int length_source(const IrStmt *s, int64_t i, int64_t *at) {
     return inside ? s->nargs - 1 : -1;
 }
 
-/* In a function's body, a half, join or shift of at most 2^6 elements =
- * the build of the elements it reads (index), which element code keeps in
- * registers; at the entry's level they stay whole-array statements. */
+/* Whether a function's body works on blocks of at most 2^3 elements (or
+ * on scalars): element code on them fits one thread's registers. */
+static bool small_body(const IrBody *b) {
+    for (int i = 0; i < b->nparams; i++)
+        if (b->params[i]->log_len > 3) return false;
+    return true;
+}
+
+/* In a function's body on small blocks, a half, join or shift on arrays of
+ * at most 2^3 elements = the build of the elements it reads (index), which
+ * element code keeps in registers (2^3 elements of any type fit one
+ * thread's); at the entry's level, and in bodies on larger blocks, they
+ * stay whole-array statements (which two-lift lifts). */
 static bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
-    if ((s->op != IR_HALF && s->op != IR_JOIN && s->op != IR_SHIFT) || out == r->top || s->res[0]->log_len > 6)
+    if ((s->op != IR_HALF && s->op != IR_JOIN && s->op != IR_SHIFT) || out == r->top || !small_body(out) ||
+        s->args[s->nargs - 1]->log_len > 3 || s->res[0]->log_len > 3)
         return false;
     fired(r, "lengths-build", s);
     const IrVal *res = s->res[0];

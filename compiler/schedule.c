@@ -667,7 +667,7 @@ static bool element_code(const IrBody *b, Scope *sc) {
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
         bool nested = s->op == IR_REDUCE || s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP;
-        /* the optimiser makes those of at most 2^6 elements index and build (lengths-build) */
+        /* the optimiser makes those of at most 2^3 elements index and build (lengths-build) */
         if (s->op == IR_HALF || s->op == IR_JOIN || s->op == IR_SHIFT) return false;
         if (s->body && (!nested || !element_code(s->body, sc))) return false;
         for (int a = 0; a < s->nargs; a++)
@@ -677,7 +677,7 @@ static bool element_code(const IrBody *b, Scope *sc) {
     return true;
 }
 
-/* A half, join or shift in b at any depth: element code only up to 2^6
+/* A half, join or shift in b at any depth: element code only up to 2^3
  * elements (the optimiser's lengths-build), and a shift is never lifted. */
 static const IrStmt *length_change(const IrBody *b) {
     for (int i = 0; i < b->nstmts; i++) {
@@ -693,7 +693,7 @@ static const IrStmt *length_change(const IrBody *b) {
 static noreturn void not_element_code(const Sched *s, const IrStmt *stmt, const char *what) {
     const IrStmt *t = length_change(stmt->body);
     if (t)
-        diag_error(t->loc, "the back end does not support %s on more than 2^6 elements inside the function of a "
+        diag_error(t->loc, "the back end does not support %s on more than 2^3 elements inside the function of a "
                            "stage in entry '%s' yet (only half and join of a block are lifted to whole arrays); "
                            "use --interpret", ir_op_name(t->op), s->out->func->entry);
     unsupported(s, stmt, what);
