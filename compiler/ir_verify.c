@@ -161,8 +161,8 @@ static void check_scalar_types(const Verifier *v, const IrStmt *s) {
 static void check_index(const Verifier *v, const IrStmt *s) {
     const IrVal *xs = s->args[0], *r = s->res[0];
     if (ir_is_scalar(xs) || !is_prim_scalar(r) || s->nres != 1) shape_error(v, s, "is not an array to a scalar");
-    if (s->index < 0 || s->index >= 1L << xs->log_len || s->slot < 0 || s->slot >= xs->elem->nslots)
-        broken(v, s, "reads element %d.%d of [2^%d]", s->index, s->slot, xs->log_len);
+    if (s->at < 0 || s->at >> xs->log_len || s->slot < 0 || s->slot >= xs->elem->nslots)
+        broken(v, s, "reads element %lld.%d of [2^%d]", (long long)s->at, s->slot, xs->log_len);
     if (elem_slot_prim(xs->elem, s->slot) != prim_of(r)) shape_error(v, s, "has the type of another slot");
 }
 

@@ -181,13 +181,13 @@ int main(void) {
     s = sample(&p);
     IrVal *ys = s.map->res[0];
     IrStmt *ix = ir_append(&p, s.body, IR_INDEX, (Loc){0}, 1, &ys);
-    ix->index = 3;
+    ix->at = 3;
     ir_add_result(&p, ix, -1, elem_prim(PRIM_U8));
     expect(&p, "has the type of another slot", "index with another slot type");
     ix->res[0]->elem = i32();
-    ix->index = 4;
+    ix->at = 4;
     expect(&p, "reads element 4.0 of [2^2]", "index out of range");
-    ix->index = 3;
+    ix->at = 3;
     expect(&p, NULL, "index in range");
 
     arena_free(&a);
