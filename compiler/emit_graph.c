@@ -302,7 +302,8 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cud
     Arena a = {0};
     const char **params = NEW_ARRAY(&a, const char *, b->nparams + 1);
     for (int j = 0; j < b->nparams; j++)
-        params[j] = arena_printf(&a, "((const %s *)i%d)[%d]", ctype(&n->in[j]), j, n->load_index[j]);
+        params[j] = arena_printf(&a, "((const %s *)i%d)[%lld]", ctype(&n->in[j]), j,
+                                 (long long)n->load_index[j]);
     int total = 0;
     for (int r = 0; r < b->nresults; r++) total += emit_elem_slots(b->results[r]);
     const char **results = NEW_ARRAY(&a, const char *, total + 1);

@@ -433,12 +433,12 @@ static void flush_group(Graph *g) {
     body->params = NEW_ARRAY(g->arena, IrVal *, g->ngroup);
     body->stmts = NEW_ARRAY(g->arena, IrStmt *, g->ngroup);
     body->results = NEW_ARRAY(g->arena, IrVal *, g->ngroup);
-    int *load_index = NEW_ARRAY(g->arena, int, g->ngroup);
+    int64_t *load_index = NEW_ARRAY(g->arena, int64_t, g->ngroup);
     for (int i = 0; i < g->ngroup; i++) {
         const IrStmt *s = g->group[i];
         if (s->op == IR_INDEX && !in_group(g, s->args[0])) {
             const int *ids = planes_of(g, s, s->args[0]);
-            load_index[body->nparams] = s->index;
+            load_index[body->nparams] = s->at;
             body->params[body->nparams++] = s->res[0];
             add_ids(g, &b->in, &b->nin, &ids[s->slot], 1);
             continue;

@@ -338,7 +338,7 @@ typedef struct {
     CopyMode copy;              /* COPY */
     IrBody *serial;             /* SERIAL: its statements; params are the scalars it loads
                                    (in: one plane each, element `load_index`), results those it stores */
-    const int *load_index;
+    const int64_t *load_index;
 } PlanNode;
 
 typedef struct {
