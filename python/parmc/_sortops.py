@@ -5,9 +5,10 @@ dtype, shape, dim and options); a plan is made once, by generating a parm progra
 (stdlib/sort.parm, docs/python.md "Sorting") and compiling it with compile(), whose cache
 keeps the library across processes."""
 import operator
+import warnings
 
-from . import _build
-from ._errors import ArgumentTypeError, ArgumentValueError
+from . import _arrays, _build
+from ._errors import ArgumentTypeError, ArgumentValueError, CompileError
 
 # dtype names (as NumPy, PyTorch and CuPy print them, without a "torch." prefix) -> parm type
 _PARM_TYPES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
@@ -92,7 +93,7 @@ def _new_plan(op, x, dim, flag, k, option):
     length = shape[d] if shape else 1
     if op == "topk":
         k = _k(k, length, d)
-    plan = _Plan(op, lib, cuda, t, shape, d, flag, k)
+    plan = _Plan(op, lib, cuda, _arrays.adapter_of(x, cuda), t, shape, d, flag, k)
     if type(dim) is int:
         _plans[(op, type(x), x.dtype, x.shape, _device(x), dim, (flag, k) if op == "topk" else flag)] = plan
     return plan
@@ -154,55 +155,61 @@ def _log2_up(n):
 
 
 class _Plan:
-    """How one shape runs: the array seen as rows (outer, length, inner) along dim; the rows of
-    a program over rows of `length`, or of length*inner (a transpose in the program) when both
-    are powers of two; otherwise the axis moved last on the host (a copy: docs/python.md)."""
+    """How one shape runs. The array is (outer, length, inner) around dim: rows of `length`
+    (inner = 1), or rows of length*inner transposed in the program when both are powers of
+    two; otherwise the axis is moved last on the host (a copy each way: docs/python.md). The
+    entry is called directly (its lengths fit by construction): rows and the row length,
+    results allocated in the shapes the program writes them."""
 
-    def __init__(self, op, lib, cuda, t, shape, d, flag, k):
-        self.op, self.lib, self.k, self.shape, self.d = op, lib, k, shape, d
+    def __init__(self, op, lib, cuda, adapter, t, shape, d, flag, k):
+        self.op, self.lib, self.cuda, self.adapter, self.k, self.shape, self.d = op, lib, cuda, adapter, k, shape, d
         length = shape[d] if shape else 1
-        inner = 1
-        for n in shape[d + 1:]:
-            inner *= n
-        outer = 1
-        for n in shape[:d]:
-            outer *= n
+        outer, inner = _product(shape[:d]), _product(shape[d + 1:])
         self.empty = outer * length * inner == 0 or k == 0
         self.moved = inner > 1 and not (_pow2(length) and _pow2(inner))
-        if self.moved:          # rows of `length` after moving dim last
-            rows, row, inner = outer * inner, length, 1
-        else:                   # rows of length*inner, transposed in the program when inner > 1
-            rows, row = outer, length * inner
-        # descending sorts (and the largest first) for sort's descending and topk's largest
-        self.entry = None if self.empty else _program(op, cuda, t, _log2_up(rows), _log2_up(length),
-                                                      _log2_up(inner), flag)
-        self.grid = (rows, row)
+        if self.moved:
+            outer, inner = outer * inner, 1
+            self.work_shape = shape[:d] + shape[d + 1:] + (length,)    # dim moved last
+        else:
+            self.work_shape = shape
+        self.grid = (outer, length * inner)
+        if self.empty:
+            return
+        j = _log2_up(k) if op == "topk" else None
+        self.entry, self.bitonic = _program(op, cuda, t, _log2_up(outer), _log2_up(length), _log2_up(inner), flag, j)
+        self.dtypes = ([] if op == "argsort" else [adapter.dtype(t)]) + [adapter.dtype("i64")]
+        # a bitonic top-k writes whole results: 2^b rows of 2^j x inner, cut here
+        self.out_shape = (1 << _log2_up(outer), 1 << j, inner) if self.bitonic else self.work_shape
 
     def __call__(self, x):
         if self.empty:
             return _empty_result(self, x)
-        xs = x
+        ad = self.adapter
+        dev = (x.get_device() if self.lib == "torch" else x.device.id) if self.cuda else None
+        xs = _contiguous_copy(self.lib, _moveaxis(self.lib, x, self.d, -1)) if self.moved else x
+        outs = [ad.empty(self.out_shape, dt, dev) for dt in self.dtypes]
+        self.entry._invoke(ad, dev, None, [ad.ptr(xs)] + [ad.ptr(o) for o in outs] + list(self.grid))
+        outs = [self._shaped(o) for o in outs]
+        return outs[0] if self.op == "argsort" else tuple(outs)
+
+    def _shaped(self, a):
+        """A result in the shape of the call's: cut to k along dim for topk, dim moved back."""
+        last = len(self.work_shape) - 1 if self.moved else self.d
+        if self.bitonic:
+            cut = self.work_shape[:last] + (self.k,) + self.work_shape[last + 1:]
+            a = _contiguous_copy(self.lib, a[:self.grid[0], :self.k, :]).reshape(cut)
+        elif self.op == "topk":
+            a = a[(slice(None),) * last + (slice(0, self.k),)]
         if self.moved:
-            xs = _contiguous_copy(self.lib, _moveaxis(self.lib, x, self.d, -1))
-        out = self.entry(xs.reshape(self.grid))
-        if self.op == "argsort":
-            return self._shaped(out, xs)
-        values, indices = out
-        values, indices = self._shaped(values, xs), self._shaped(indices, xs)
-        if self.op == "topk":
-            return self._first_k(values), self._first_k(indices)
-        return values, indices
+            a = _moveaxis(self.lib, a, -1, self.d)
+        return _contiguous_copy(self.lib, a)
 
-    def _shaped(self, a, xs):
-        """A result back in x's shape (the axis moved back when it was moved)."""
-        if not self.moved:
-            return a.reshape(self.shape)
-        return _contiguous_copy(self.lib, _moveaxis(self.lib, a.reshape(xs.shape), -1, self.d))
 
-    def _first_k(self, a):
-        """The first k along dim (the sort's best k), contiguous."""
-        cut = (slice(None),) * self.d + (slice(0, self.k),)
-        return _contiguous_copy(self.lib, a[cut])
+def _product(dims):
+    p = 1
+    for n in dims:
+        p *= n
+    return p
 
 
 def _pow2(n):
@@ -216,9 +223,10 @@ def _moveaxis(lib, a, src, dst):
 
 
 def _contiguous_copy(lib, a):
+    """a, or a contiguous copy when it is a view that is not."""
     if lib == "torch":
         return a.contiguous()
-    return (_cupy() if lib == "cupy" else _numpy()).ascontiguousarray(a)
+    return a if a.flags.c_contiguous else (_cupy() if lib == "cupy" else _numpy()).ascontiguousarray(a)
 
 
 def _numpy():
@@ -250,36 +258,75 @@ def _empty_result(plan, x):
 # ---- The programs
 
 
-_entries = {}   # (op, target, type, b, r, c, flag) -> the compiled entry
+_entries = {}   # (op, target, type, b, r, c, flag, j) -> (the compiled entry, bitonic top-k?)
+_half_compiles = [True]     # until the back end refuses `half` (stdlib/topk.parm): then topk sorts
 
 
-def _program(op, cuda, t, b, r, c, flag):
+def _program(op, cuda, t, b, r, c, flag, j):
     """The entry for op on up to 2^b rows of 2^r elements (of 2^(r+c), transposed, when c > 0),
-    compiled once: descending (flag) for sort and argsort, the largest first for topk."""
-    key = (op, cuda, t, b, r, c, flag)
-    entry = _entries.get(key)
-    if entry is None:
-        prog = _build.compile(source(op, t, b, r, c, flag), target="cuda" if cuda else "c",
-                              prefix=f"parmc_{op}")
-        entry = _entries[key] = prog.main
-    return entry
+    compiled once, and whether it is a bitonic top-k of 2^j (else topk takes the first k of a
+    sort): descending (flag) for sort and argsort, the largest first for topk."""
+    key = (op, cuda, t, b, r, c, flag, j)
+    found = _entries.get(key)
+    if found is None:
+        target = "cuda" if cuda else "c"
+        found = None
+        # k through a row's whole 2^r is a sort (and its results would be cut, not whole)
+        if op == "topk" and j < r and _half_compiles[0]:
+            try:
+                found = _build.compile(topk_source(t, b, r, c, flag, j), target=target, prefix="parmc_topk").main, True
+            except CompileError as e:   # sort instead: the same results, slower
+                if "does not support half" in str(e):
+                    _half_compiles[0] = False
+                else:
+                    warnings.warn(f"parmc.topk: the bitonic top-k of 2^{j} in rows of 2^{r} does not compile, "
+                                  f"so it sorts them: {e}")
+        if found is None:
+            sort_op = "sort" if op == "topk" else op
+            found = _build.compile(source(sort_op, t, b, r, c, flag), target=target, prefix=f"parmc_{sort_op}").main, False
+        _entries[key] = found
+    return found
+
+
+def _pad(t, descending):
+    """The pad of rows of any length: it sorts after every element and loses its ties on the
+    index (stdlib/sort.parm): the smallest value descending, NaN or the largest ascending."""
+    return "min" if descending else "(0.0 / 0.0)" if t[0] == "f" else "max"
+
+
+def _transpose(n, r, c):
+    """The bitperm of 2^n elements that makes the columns of each 2^r x 2^c matrix (its low
+    r + c bits, row-major) rows; _transpose(n, c, r) is its inverse."""
+    return f"bitperm {n} (\\i -> if i < {r} then i + {c} else if i < {r + c} then i - {r} else i)"
 
 
 def source(op, t, b, r, c, descending):
-    """The parm program of op: `entry main` over up to 2^b rows of 2^(r+c) elements of type t,
-    each a 2^r x 2^c matrix sorted along its columns (c = 0: rows sorted), with indices.
-    topk sorts and the caller keeps the first k (docs/python.md)."""
+    """The parm program of op (sort or argsort): `entry main` over up to 2^b rows of 2^(r+c)
+    elements of type t, each a 2^r x 2^c matrix sorted along its columns (c = 0: the rows
+    sorted), with indices."""
     cmp = "idx_desc" if descending else "idx_asc"
-    # the pad sorts after every element and loses its ties on the index (stdlib/sort.parm)
-    pad = "min" if descending else "(0.0 / 0.0)" if t[0] == "f" else "max"
     n = b + r + c
     body = f"sort_idx_rows {cmp} {b + c} {r} xs0"
-    if c:   # columns of each 2^r x 2^c matrix made rows, and back: one bmmc each way
-        to_rows = f"bitperm {n} (\\i -> if i < {r} then i + {c} else if i < {r + c} then i - {r} else i)"
-        back = f"bitperm {n} (\\i -> if i < {c} then i + {r} else if i < {r + c} then i - {c} else i)"
-        body = (f"let (v, i) = sort_idx_rows {cmp} {b + c} {r} (bmmc ({to_rows}) xs0) in\n"
+    if c:
+        back = _transpose(n, c, r)
+        body = (f"let (v, i) = sort_idx_rows {cmp} {b + c} {r} (bmmc ({_transpose(n, r, c)}) xs0) in\n"
                 f"  (bmmc ({back}) v, bmmc ({back}) i)")
     result = "let (_, i) = sorted in i" if op == "argsort" else "sorted"
     return (f"-- parmc.{op} (python/parmc/_sortops.py): {'descending' if descending else 'ascending'}, "
             f"up to 2^{b} rows of 2^{r + c}\nimport \"sort\"\n"
-            f"entry main (xs0 : [2^{b}][2^{r + c}]{t} pad {pad}) =\n  let sorted = ({body}) in\n  {result}\n")
+            f"entry main (xs0 : [2^{b}][2^{r + c}]{t} pad {_pad(t, descending)}) =\n"
+            f"  let sorted = ({body}) in\n  {result}\n")
+
+
+def topk_source(t, b, r, c, largest, j):
+    """The parm program of a bitonic top-k (stdlib/topk.parm): the best 2^j of each column of
+    the 2^r x 2^c matrices, up to 2^b of them, values and indices, whole (2^(b+j+c))."""
+    cmp = "idx_desc" if largest else "idx_asc"
+    body = f"topk_idx_rows {cmp} {b} {j} xs0"
+    if c:
+        back = _transpose(b + j + c, c, j)
+        body = (f"let (v, i) = topk_idx_rows {cmp} {b + c} {j} (bmmc ({_transpose(b + r + c, r, c)}) xs0) in\n"
+                f"  (bmmc ({back}) v, bmmc ({back}) i)")
+    return (f"-- parmc.topk (python/parmc/_sortops.py): the {'largest' if largest else 'smallest'} 2^{j}, "
+            f"up to 2^{b} rows of 2^{r + c}\nimport \"topk\"\n"
+            f"entry main (xs0 : [2^{b}][2^{r + c}]{t} pad {_pad(t, largest)}) =\n  {body}\n")

@@ -111,12 +111,13 @@ class Sort(unittest.TestCase):
 
     def test_transposed_program(self):
         """A dim other than the last, of powers of two, is one program with a bmmc each way."""
-        plan = _sortops._Plan("sort", "numpy", False, "i32", (3, 8, 4), 1, False, None)
+        x = np.zeros((3, 8, 4), np.int32)
+        plan = _sortops._new_plan("sort", x, 1, False, None, False)
         self.assertFalse(plan.moved)
         self.assertEqual(plan.grid, (3, 32))
         src = _sortops.source("sort", "i32", 2, 3, 2, False)
         self.assertIn("bmmc", src)
-        self.assertTrue(_sortops._Plan("sort", "numpy", False, "i32", (3, 6, 4), 1, False, None).moved)
+        self.assertTrue(_sortops._new_plan("sort", np.zeros((3, 6, 4), np.int32), 1, False, None, False).moved)
 
     def test_zero_d_and_empty(self):
         v, i = parmc.sort(np.array(2.5, np.float32))
@@ -130,14 +131,19 @@ class Sort(unittest.TestCase):
         row): the C results agree with it."""
         x = np.array([5, -1, 5, 2, 7, -3], np.int32)
         src = _sortops.source("sort", "i32", 0, 3, 0, True)
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "s.parm")
-            with open(path, "w") as f:
-                f.write(src)
-            out = subprocess.run([PARMC, "--interpret", path], input=f"{len(x)} " + " ".join(map(str, x)), text=True,
-                                 capture_output=True, check=True).stdout.split()
+        out = interpret(src, [len(x)] + list(x))
         v, i = parmc.sort(x, descending=True)
         self.assertEqual(out, [str(a) for a in list(v) + list(i)])
+
+
+def interpret(src, values):
+    """The output values of `parmc --interpret` on program text src with the given input."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "p.parm")
+        with open(path, "w") as f:
+            f.write(src)
+        return subprocess.run([PARMC, "--interpret", path], input=" ".join(map(str, values)), text=True,
+                              capture_output=True, check=True).stdout.split()
 
 
 def ref_topk(x, k, dim, largest):
@@ -171,6 +177,28 @@ class TopK(unittest.TestCase):
         np.testing.assert_array_equal(i, [1, 3, 2])
         v, i = parmc.topk(x, 2, largest=False)
         np.testing.assert_array_equal(i, [0, 4])
+
+    def test_bitonic_program_interpreted(self):
+        """The bitonic top-k program that parmc.topk generates (stdlib/topk.parm), through the
+        interpreter (the back ends compile `half` later; parmc.topk sorts until they do),
+        against the reference: rows of any length, k not a power of two, a dim of powers of
+        two transposed in the program (a k whose power of two is the row's is a sort)."""
+        for shape, dim, k, largest in (((3, 10), 1, 3, True), ((2, 8, 4), 1, 2, False), ((5, 6), 1, 3, False),
+                                       ((4, 2, 2), 1, 1, True), ((1, 16), 1, 5, True)):
+            x = random_array(np.float32, shape)
+            outer, length, inner = x.shape[0], x.shape[1], int(np.prod(x.shape[2:], dtype=int))
+            b, r, c, j = (_sortops._log2_up(n) for n in (outer, length, inner, k))
+            src = _sortops.topk_source("f32", b, r, c, largest, j)
+            out = interpret(src, [length * inner] + [repr(float(v)) for v in x.ravel()])
+            half = len(out) // 2
+            whole = (1 << b, 1 << j, inner)
+            cut = (slice(0, outer), slice(0, k))
+            v = np.array(out[:half], np.float32).reshape(whole)[cut].reshape(shape[:1] + (k,) + shape[2:])
+            i = np.array(out[half:], np.int64).reshape(whole)[cut].reshape(v.shape)
+            rv, ri = ref_topk(x, k, dim, largest)
+            what = f"{shape} k={k} largest={largest}"
+            np.testing.assert_array_equal(v, rv, err_msg=what)
+            np.testing.assert_array_equal(i, ri, err_msg=what)
 
     def test_k_zero(self):
         v, i = parmc.topk(np.ones((3, 5), np.int32), 0)
