@@ -173,23 +173,31 @@ class _Plan:
         else:
             self.work_shape = shape
         self.grid = (outer, length * inner)
+        self.dtypes = ([] if op == "argsort" else [adapter.dtype(t)]) + [adapter.dtype("i64")]
         if self.empty:
             return
         j = _log2_up(k) if op == "topk" else None
         self.entry, self.bitonic = _program(op, cuda, t, _log2_up(outer), _log2_up(length), _log2_up(inner), flag, j)
-        self.dtypes = ([] if op == "argsort" else [adapter.dtype(t)]) + [adapter.dtype("i64")]
         # a bitonic top-k writes whole results: 2^b rows of 2^j x inner, cut here
         self.out_shape = (1 << _log2_up(outer), 1 << j, inner) if self.bitonic else self.work_shape
 
     def __call__(self, x):
-        if self.empty:
-            return _empty_result(self, x)
         ad = self.adapter
         dev = (x.get_device() if self.lib == "torch" else x.device.id) if self.cuda else None
+        if self.empty:
+            return self._empty_result(dev)
         xs = _contiguous_copy(self.lib, _moveaxis(self.lib, x, self.d, -1)) if self.moved else x
         outs = [ad.empty(self.out_shape, dt, dev) for dt in self.dtypes]
         self.entry._invoke(ad, dev, None, [ad.ptr(xs)] + [ad.ptr(o) for o in outs] + list(self.grid))
         outs = [self._shaped(o) for o in outs]
+        return outs[0] if self.op == "argsort" else tuple(outs)
+
+    def _empty_result(self, dev):
+        """The results of a call with no element (or k = 0): empty arrays of their shapes."""
+        shape = list(self.shape)
+        if self.op == "topk":
+            shape[self.d] = self.k
+        outs = [self.adapter.empty(tuple(shape), dt, dev) for dt in self.dtypes]
         return outs[0] if self.op == "argsort" else tuple(outs)
 
     def _shaped(self, a):
@@ -237,22 +245,6 @@ def _numpy():
 def _cupy():
     import cupy
     return cupy
-
-
-def _empty_result(plan, x):
-    """The results of a call with no element (or k = 0): empty arrays of their shapes."""
-    shape = list(plan.shape)
-    if plan.op == "topk":
-        shape[plan.d] = plan.k
-    shape = tuple(shape)
-    if plan.lib == "torch":
-        import torch
-        v = torch.empty(shape, dtype=x.dtype, device=x.device)
-        i = torch.empty(shape, dtype=torch.int64, device=x.device)
-    else:
-        xp = _cupy() if plan.lib == "cupy" else _numpy()
-        v, i = xp.empty(shape, x.dtype), xp.empty(shape, xp.int64)
-    return i if plan.op == "argsort" else (v, i)
 
 
 # ---- The programs

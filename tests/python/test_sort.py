@@ -205,6 +205,16 @@ class TopK(unittest.TestCase):
         self.assertEqual((v.shape, i.shape, i.dtype), ((3, 0), (3, 0), np.int64))
 
 
+class GpuPaths(unittest.TestCase):
+    def test_torch_and_cupy_stand_ins(self):
+        """The PyTorch and CuPy paths on stand-ins for device arrays (fixtures/fake_gpu.py), the
+        programs built for the C target in place of CUDA: in a process of its own, since it
+        installs modules named torch and cupy."""
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "python", "fixtures", "fake_gpu.py")],
+                           capture_output=True, text=True)
+        self.assertEqual(p.stdout.strip(), "ok", p.stderr[-2000:])
+
+
 class Errors(unittest.TestCase):
     def raises(self, exc, text, f, *args, **kw):
         with self.assertRaises(exc) as cm:
