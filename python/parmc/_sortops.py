@@ -173,6 +173,7 @@ class _Plan:
         else:
             self.work_shape = shape
         self.grid = (outer, length * inner)
+        self.reshape = self.moved or op == "topk"     # else the results have x's shape as written
         self.dtypes = ([] if op == "argsort" else [adapter.dtype(t)]) + [adapter.dtype("i64")]
         if self.empty:
             return
@@ -189,7 +190,8 @@ class _Plan:
         xs = _contiguous_copy(self.lib, _moveaxis(self.lib, x, self.d, -1)) if self.moved else x
         outs = [ad.empty(self.out_shape, dt, dev) for dt in self.dtypes]
         self.entry._invoke(ad, dev, None, [ad.ptr(xs)] + [ad.ptr(o) for o in outs] + list(self.grid))
-        outs = [self._shaped(o) for o in outs]
+        if self.reshape:
+            outs = [self._shaped(o) for o in outs]
         return outs[0] if self.op == "argsort" else tuple(outs)
 
     def _empty_result(self, dev):
