@@ -320,6 +320,56 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cud
     fputs("}\n\n", out);
 }
 
+/* ---- GATHER: half, join and shift ---- */
+
+/* The statement's source of element x, as C: "i<k>" planes indexed by an
+ * expression, or for a shift the fill outside the array. */
+static void emit_gather_loads(FILE *out, const PlanNode *n) {
+    const IrStmt *s = n->stmt;
+    int ns = n->nout;
+    unsigned low = s->op == IR_SHIFT ? 0 : (unsigned)__builtin_ctzll(s->mask);
+    unsigned long long below = (1ULL << low) - 1, mask = s->mask;
+    if (s->op == IR_HALF) {     /* x with a bit inserted at lsb(m), set so that parity(i & m) = b */
+        fprintf(out, "        uint64_t i = ((x & ~0x%llxull) << 1) | (x & 0x%llxull);\n", below, below);
+        fprintf(out, "        i |= (uint64_t)(parm_parity(i & 0x%llxull) ^ %d) << %u;\n", mask, s->k, low);
+        for (int k = 0; k < ns; k++)
+            fprintf(out, "        ((%s *)o%d)[x] = ((const %s *)i%d)[i];\n", ctype(&n->out[k]), k, ctype(&n->out[k]), k);
+        return;
+    }
+    if (s->op == IR_JOIN) {     /* the half parity(x & m) says, at x without bit lsb(m) */
+        fprintf(out, "        const uint64_t i = ((x >> %u) << %u) | (x & 0x%llxull);\n", low + 1, low, below);
+        fprintf(out, "        const int upper = parm_parity(x & 0x%llxull);\n", mask);
+        for (int k = 0; k < ns; k++)
+            fprintf(out, "        ((%s *)o%d)[x] = upper ? ((const %s *)i%d)[i] : ((const %s *)i%d)[i];\n",
+                    ctype(&n->out[k]), k, ctype(&n->out[k]), ns + k, ctype(&n->out[k]), k);
+        return;
+    }
+    /* shift: element x reads x - d where that is inside; d is clamped to
+       +-2^n (all fill) so that the constants stay small */
+    long long len = 1LL << n->n, d = s->dist > len ? len : s->dist < -len ? -len : (long long)s->dist;
+    if (d >= 0) fprintf(out, "        const int inside = x >= %lluull;\n", (unsigned long long)d);
+    else fprintf(out, "        const int inside = x < %lluull;\n", (unsigned long long)(len + d));
+    fprintf(out, "        const uint64_t i = inside ? x - (uint64_t)%lldll : 0;\n", d);
+    for (int k = 0; k < ns; k++)
+        fprintf(out, "        ((%s *)o%d)[x] = inside ? ((const %s *)i%d)[i] : parm_arg%d;\n", ctype(&n->out[k]), k,
+                ctype(&n->out[k]), k, s->args[k]->id);
+}
+
+static void emit_gather(FILE *out, const PlanNode *n, const char *name, bool cuda) {
+    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+    plane_params(out, "i", n->nin, true, true);
+    plane_params(out, "o", n->nout, false, false);
+    node_arg_params(out, n);
+    fputs(")\n{\n", out);
+    node_arg_loads(out, n);
+    if (cuda)
+        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
+                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
+    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    emit_gather_loads(out, n);
+    fputs("    }\n}\n\n", out);
+}
+
 /* ---- COPY_PAD and COPY_CUT (an entry of any length) ---- */
 
 /* The entry's shape as the fields of a Schedule that the pad helpers of
@@ -413,6 +463,15 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         if (cuda) plane_values(out, a, e, n->partial, n->nout, false);
         node_arg_values(out, a, e, n);
         fputs(cuda ? "))) return status;\n" : ");\n", out);
+        break;
+    case NODE_GATHER:
+        if (cuda) fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, launch_blocks(n));
+        else fprintf(out, "    %s(", name);
+        plane_values(out, a, e, n->in, n->nin, true);
+        plane_values(out, a, e, n->out, n->nout, false);
+        node_arg_values(out, a, e, n);
+        fputs(");\n", out);
+        if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
         break;
     case NODE_FILL:
     case NODE_SERIAL: {
@@ -526,6 +585,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
             break;
         case NODE_FILL: emit_fill(out, n, name, cuda); break;
         case NODE_SERIAL: emit_serial(out, n, name, cuda); break;
+        case NODE_GATHER: emit_gather(out, n, name, cuda); break;
         case NODE_COPY:
             if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, cuda);
             break;

@@ -415,6 +415,19 @@ static void fill_stmt(Graph *g, const IrStmt *s) {
     add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
 }
 
+/* half, join or shift: a kernel of its own, reading the arrays it moves. */
+static void gather_stmt(Graph *g, const IrStmt *s) {
+    const IrVal *r = s->res[0];
+    int first_array = s->op == IR_SHIFT ? s->nargs - 1 : 0;
+    for (int a = first_array; a < s->nargs; a++) close_tail(g, s->args[a]);
+    Build *b = new_build(g, NODE_GATHER, r->log_len);
+    b->node.stmt = s;
+    for (int a = first_array; a < s->nargs; a++)
+        add_ids(g, &b->in, &b->nin, planes_of(g, s, s->args[a]), s->args[a]->elem->nslots);
+    add_args(g, b, s, (const IrVal *const *)s->args, first_array);
+    add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
+}
+
 static bool in_group(const Graph *g, const IrVal *v) {
     for (int i = 0; i < g->ngroup; i++)
         for (int r = 0; r < g->group[i]->nres; r++)
@@ -526,6 +539,7 @@ static void visit(Graph *g, const IrStmt *s) {
     if (chain_op(s->op)) chain_stmt(g, s);
     else if (s->op == IR_REDUCE) reduce_stmt(g, s);
     else if (s->op == IR_REPLICATE) fill_stmt(g, s);
+    else if (s->op == IR_HALF || s->op == IR_JOIN || s->op == IR_SHIFT) gather_stmt(g, s);
     else refuse(g, s, arena_printf(g->arena, "%s at the entry's level", ir_op_name(s->op)));
 }
 

@@ -297,8 +297,11 @@ typedef struct {
  * FILL: an entry-level replicate (or one scalar value stored to a result).
  * COPY: planes copied (a result that is a parameter, or a value returned twice).
  * SERIAL: scalar statements, indexing of arrays at constants and builds of
- * small arrays, run by one thread. */
-typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL } NodeKind;
+ * small arrays, run by one thread.
+ * GATHER: an entry-level half, join or shift (stmt): each element of the
+ * result read from where the statement says (the inputs: the argument's
+ * planes, join's two arguments' one after the other; args: shift's fill). */
+typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_GATHER } NodeKind;
 
 /* How a COPY node copies, for an entry of any length (EntryPlan.pad):
  * COPY_PAD from the caller's shape into the padded order (index
@@ -319,7 +322,7 @@ typedef struct {
     const PlaneRef *arg_at;
     int nargs;
     Schedule chain;             /* CHAIN */
-    const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored) */
+    const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored), GATHER */
     /* REDUCE: maps applied to each element as it is loaded (a map in front
      * of a reduction costs no pass of its own); `in` holds the first one's
      * input, of type pre_elem */
