@@ -253,7 +253,6 @@ def _cupy():
 
 
 _entries = {}   # (op, target, type, b, r, c, flag, j) -> (the compiled entry, bitonic top-k?)
-_half_compiles = [True]     # until the back end refuses `half` (stdlib/topk.parm): then topk sorts
 
 
 def _program(op, cuda, t, b, r, c, flag, j):
@@ -264,17 +263,13 @@ def _program(op, cuda, t, b, r, c, flag, j):
     found = _entries.get(key)
     if found is None:
         target = "cuda" if cuda else "c"
-        found = None
         # k through a row's whole 2^r is a sort (and its results would be cut, not whole)
-        if op == "topk" and j < r and _half_compiles[0]:
+        if op == "topk" and j < r:
             try:
                 found = _build.compile(topk_source(t, b, r, c, flag, j), target=target, prefix="parmc_topk").main, True
-            except CompileError as e:   # sort instead: the same results, slower
-                if "does not support half" in str(e):
-                    _half_compiles[0] = False
-                else:
-                    warnings.warn(f"parmc.topk: the bitonic top-k of 2^{j} in rows of 2^{r} does not compile, "
-                                  f"so it sorts them: {e}")
+            except CompileError as e:   # the same results from a sort, slower
+                warnings.warn(f"parmc.topk: the bitonic top-k of 2^{j} in rows of 2^{r} does not compile, "
+                              f"so it sorts them: {e}")
         if found is None:
             sort_op = "sort" if op == "topk" else op
             found = _build.compile(source(sort_op, t, b, r, c, flag), target=target, prefix=f"parmc_{sort_op}").main, False

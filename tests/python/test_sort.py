@@ -165,6 +165,10 @@ class TopK(unittest.TestCase):
                 for largest in (True, False):
                     self.check(random_array(np.float32, (4, length)), k, largest=largest)
                     self.check(random_array(np.int64, (3, length)), k, largest=largest)
+        # the bitonic top-k ran where k's power of two is below the row's, a sort elsewhere
+        kinds = {(key[6], key[7] < key[4]) for key, (_, bitonic) in _sortops._entries.items()
+                 if key[0] == "topk" and key[2] == "f32" and bitonic == (key[7] < key[4])}
+        self.assertEqual(kinds, {(True, True), (True, False), (False, True), (False, False)})
 
     def test_dims_and_nan(self):
         x = random_array(np.float64, (4, 16, 8))
@@ -180,9 +184,9 @@ class TopK(unittest.TestCase):
 
     def test_bitonic_program_interpreted(self):
         """The bitonic top-k program that parmc.topk generates (stdlib/topk.parm), through the
-        interpreter (the back ends compile `half` later; parmc.topk sorts until they do),
-        against the reference: rows of any length, k not a power of two, a dim of powers of
-        two transposed in the program (a k whose power of two is the row's is a sort)."""
+        interpreter against the reference (the tests above run it compiled): rows of any
+        length, k not a power of two, a dim of powers of two transposed in the program (a k
+        whose power of two is the row's is a sort)."""
         for shape, dim, k, largest in (((3, 10), 1, 3, True), ((2, 8, 4), 1, 2, False), ((5, 6), 1, 3, False),
                                        ((4, 2, 2), 1, 1, True), ((1, 16), 1, 5, True)):
             x = random_array(np.float32, shape)
@@ -199,6 +203,22 @@ class TopK(unittest.TestCase):
             what = f"{shape} k={k} largest={largest}"
             np.testing.assert_array_equal(v, rv, err_msg=what)
             np.testing.assert_array_equal(i, ri, err_msg=what)
+
+    def test_sort_when_the_top_k_does_not_compile(self):
+        """A bitonic top-k that the back end refused would be a sort and its first k, with a
+        warning: the same results."""
+        x = random_array(np.int16, (5, 40))
+        saved = _sortops.topk_source
+        _sortops.topk_source = lambda *args: saved(*args) + "entry broken (xs : [2^2]i32) = half 8 0 xs\n"
+        try:
+            with self.assertWarnsRegex(UserWarning, "does not compile, so it sorts them"):
+                v, i = parmc.topk(x, 3)
+        finally:
+            _sortops.topk_source = saved
+        rv, ri = ref_topk(x, 3, -1, True)
+        same(self, v, rv, "sorted")
+        same(self, i, ri, "sorted")
+        self.assertFalse(_sortops._entries[("topk", False, "i16", 3, 6, 0, True, 2)][1])
 
     def test_k_zero(self):
         v, i = parmc.topk(np.ones((3, 5), np.int32), 0)
