@@ -235,6 +235,40 @@ class GpuPaths(unittest.TestCase):
         self.assertEqual(p.stdout.strip(), "ok", p.stderr[-2000:])
 
 
+class CudaEmulated(unittest.TestCase):
+    """The CUDA of the generated programs, its kernels run on the CPU by the emulation of
+    tests/emu (graph_emu.py, as section 54-cuda-emu does) with fixtures/sort_emu_driver.cpp:
+    the interpreter's output, bit for bit: rows of any length with NaNs, a sort descending and
+    a bitonic top-k. (A dim transposed in the program is not emulated: graph_emu.py does not
+    run the launch functions of its permutation kernels; tests/gpu/sort_ops.sh has it.)"""
+
+    def emulate(self, src, rows, length, out):
+        x = random_array(np.float32, (rows, length))
+        values = [length] + [repr(float(v)) for v in x.ravel()]
+        with tempfile.TemporaryDirectory() as d:
+            prog, cu, cpp, exe = (os.path.join(d, f) for f in ("p.parm", "g.cu", "g.cpp", "g"))
+            with open(prog, "w") as f:
+                f.write(src)
+            subprocess.run([PARMC, "--target", "cuda", prog, "-o", cu], check=True, capture_output=True)
+            subprocess.run([sys.executable, os.path.join(ROOT, "tests", "emu", "graph_emu.py"), cu, "main", cpp],
+                           check=True, capture_output=True)
+            with open(cpp, "a") as f, open(os.path.join(ROOT, "tests", "python", "fixtures",
+                                                        "sort_emu_driver.cpp")) as driver:
+                f.write(driver.read())
+            subprocess.run([os.environ.get("CXX", "c++"), "-std=c++20", "-O1", "-w", "-pthread", f"-DOUT={out}",
+                            "-I" + os.path.join(ROOT, "tests", "emu"), "-I" + os.path.join(ROOT, "runtime"),
+                            cpp, "-o", exe], check=True, capture_output=True)
+            got = subprocess.run([exe], input=" ".join(map(str, values)), text=True, capture_output=True,
+                                 check=True).stdout.split()
+        self.assertEqual(got, interpret(src, values))
+
+    def test_sort(self):
+        self.emulate(_sortops.source("sort", "f32", 4, 10, 0, True), 13, 999, 13 * 999)
+
+    def test_topk(self):
+        self.emulate(_sortops.topk_source("f32", 3, 9, 0, True, 4), 5, 300, 1 << 7)
+
+
 class Errors(unittest.TestCase):
     def raises(self, exc, text, f, *args, **kw):
         with self.assertRaises(exc) as cm:
