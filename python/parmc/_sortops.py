@@ -174,13 +174,17 @@ class _Plan:
             self.work_shape = shape
         self.grid = (outer, length * inner)
         self.reshape = self.moved or op == "topk"     # else the results have x's shape as written
-        self.dtypes = ([] if op == "argsort" else [adapter.dtype(t)]) + [adapter.dtype("i64")]
+        self.dtypes = [adapter.dtype(t), adapter.dtype("i64")]
         if self.empty:
             return
+        # exact powers of two: an entry of that size, with no pad (nothing to pad, or to cut)
+        exact = _pow2(outer) and _pow2(length)
+        self.tail = [outer * length * inner] if exact else list(self.grid)
         j = _log2_up(k) if op == "topk" else None
-        self.entry, self.bitonic = _program(op, cuda, t, _log2_up(outer), _log2_up(length), _log2_up(inner), flag, j)
+        b = _log2_up(outer)
+        self.entry, self.bitonic = _program(op, cuda, t, b, _log2_up(length), _log2_up(inner), flag, j, exact)
         # a bitonic top-k writes whole results: 2^b rows of 2^j x inner, cut here
-        self.out_shape = (1 << _log2_up(outer), 1 << j, inner) if self.bitonic else self.work_shape
+        self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
 
     def __call__(self, x):
         ad = self.adapter
@@ -189,10 +193,10 @@ class _Plan:
             return self._empty_result(dev)
         xs = _contiguous_copy(self.lib, _moveaxis(self.lib, x, self.d, -1)) if self.moved else x
         outs = [ad.empty(self.out_shape, dt, dev) for dt in self.dtypes]
-        self.entry._invoke(ad, dev, None, [ad.ptr(xs)] + [ad.ptr(o) for o in outs] + list(self.grid))
-        if self.reshape:
-            outs = [self._shaped(o) for o in outs]
-        return outs[0] if self.op == "argsort" else tuple(outs)
+        self.entry._invoke(ad, dev, None, [ad.ptr(xs), ad.ptr(outs[0]), ad.ptr(outs[1])] + self.tail)
+        if self.op == "argsort":    # the sort's indices; its values are dropped
+            return self._shaped(outs[1]) if self.reshape else outs[1]
+        return (self._shaped(outs[0]), self._shaped(outs[1])) if self.reshape else tuple(outs)
 
     def _empty_result(self, dev):
         """The results of a call with no element (or k = 0): empty arrays of their shapes."""
@@ -200,7 +204,7 @@ class _Plan:
         if self.op == "topk":
             shape[self.d] = self.k
         outs = [self.adapter.empty(tuple(shape), dt, dev) for dt in self.dtypes]
-        return outs[0] if self.op == "argsort" else tuple(outs)
+        return outs[1] if self.op == "argsort" else tuple(outs)
 
     def _shaped(self, a):
         """A result in the shape of the call's: cut to k along dim for topk, dim moved back."""
@@ -252,70 +256,67 @@ def _cupy():
 # ---- The programs
 
 
-_entries = {}   # (op, target, type, b, r, c, flag, j) -> (the compiled entry, bitonic top-k?)
+_entries = {}   # (op, target, type, b, r, c, flag, j, exact) -> (the compiled entry, bitonic top-k?)
 
 
-def _program(op, cuda, t, b, r, c, flag, j):
-    """The entry for op on up to 2^b rows of 2^r elements (of 2^(r+c), transposed, when c > 0),
-    compiled once, and whether it is a bitonic top-k of 2^j (else topk takes the first k of a
-    sort): descending (flag) for sort and argsort, the largest first for topk."""
-    key = (op, cuda, t, b, r, c, flag, j)
+def _program(op, cuda, t, b, r, c, flag, j, exact):
+    """The entry for op on 2^b rows (up to 2^b unless exact) of 2^r elements (of 2^(r+c),
+    transposed, when c > 0; up to 2^r unless exact), compiled once, and whether it is a bitonic
+    top-k of 2^j (else topk takes the first k of a sort, and argsort the indices of the sort):
+    descending (flag) for sort and argsort, the largest first for topk."""
+    key = (op, cuda, t, b, r, c, flag, j, exact)
     found = _entries.get(key)
     if found is None:
         target = "cuda" if cuda else "c"
         # k through a row's whole 2^r is a sort (and its results would be cut, not whole)
         if op == "topk" and j < r:
             try:
-                found = _build.compile(topk_source(t, b, r, c, flag, j), target=target, prefix="parmc_topk").main, True
+                found = _build.compile(topk_source(t, b, r, c, flag, j, exact), target=target,
+                                       prefix="parmc_topk").main, True
             except CompileError as e:   # the same results from a sort, slower
                 warnings.warn(f"parmc.topk: the bitonic top-k of 2^{j} in rows of 2^{r} does not compile, "
                               f"so it sorts them: {e}")
         if found is None:
-            sort_op = "sort" if op == "topk" else op
-            found = _build.compile(source(sort_op, t, b, r, c, flag), target=target, prefix=f"parmc_{sort_op}").main, False
+            found = _build.compile(source(t, b, r, c, flag, exact), target=target, prefix="parmc_sort").main, False
         _entries[key] = found
     return found
 
 
-def _pad(t, descending):
-    """The pad of rows of any length: it sorts after every element and loses its ties on the
-    index (stdlib/sort.parm): the smallest value descending, NaN or the largest ascending."""
-    return "min" if descending else "(0.0 / 0.0)" if t[0] == "f" else "max"
-
-
 def _transpose(n, r, c):
-    """The bitperm of 2^n elements that makes the columns of each 2^r x 2^c matrix (its low
+    """The bmmc of 2^n elements that makes the columns of each 2^r x 2^c matrix (its low
     r + c bits, row-major) rows; _transpose(n, c, r) is its inverse."""
-    return f"bitperm {n} (\\i -> if i < {r} then i + {c} else if i < {r + c} then i - {r} else i)"
+    return f"bmmc (bitperm {n} (\\i -> if i < {r} then i + {c} else if i < {r + c} then i - {r} else i))"
 
 
-def source(op, t, b, r, c, descending):
-    """The parm program of op (sort or argsort): `entry main` over up to 2^b rows of 2^(r+c)
-    elements of type t, each a 2^r x 2^c matrix sorted along its columns (c = 0: the rows
-    sorted), with indices."""
+def _entry_line(t, b, n, exact, descending):
+    """The entry's header: exactly 2^b rows of 2^n, or up to 2^b rows of up to 2^n, padded
+    (the pad sorts after every element and loses its ties on the index: stdlib/sort.parm)."""
+    if exact:
+        return f"entry main (xs0 : [2^{b + n}]{t}) ="
+    pad = "min" if descending else "(0.0 / 0.0)" if t[0] == "f" else "max"
+    return f"entry main (xs0 : [2^{b}][2^{n}]{t} pad {pad}) ="
+
+
+def source(t, b, r, c, descending, exact):
+    """The program of sort and argsort: records (value, index) of each 2^r x 2^c matrix (c = 0:
+    each row of 2^r) sorted along its columns, of 2^b matrices (exact), or of up to 2^b of
+    any shape up to that (with a pad). One array of records: one chain of kernels."""
     cmp = "idx_desc" if descending else "idx_asc"
-    n = b + r + c
-    body = f"sort_idx_rows {cmp} {b + c} {r} xs0"
+    body = f"sort_records_rows {cmp} {b + c} {r} xs0"
     if c:
-        back = _transpose(n, c, r)
-        body = (f"let (v, i) = sort_idx_rows {cmp} {b + c} {r} (bmmc ({_transpose(n, r, c)}) xs0) in\n"
-                f"  (bmmc ({back}) v, bmmc ({back}) i)")
-    result = "let (_, i) = sorted in i" if op == "argsort" else "sorted"
-    return (f"-- parmc.{op} (python/parmc/_sortops.py): {'descending' if descending else 'ascending'}, "
-            f"up to 2^{b} rows of 2^{r + c}\nimport \"sort\"\n"
-            f"entry main (xs0 : [2^{b}][2^{r + c}]{t} pad {_pad(t, descending)}) =\n"
-            f"  let sorted = ({body}) in\n  {result}\n")
+        n = b + r + c
+        body = f"{_transpose(n, c, r)} (sort_records_rows {cmp} {b + c} {r} ({_transpose(n, r, c)} xs0))"
+    return (f"-- parmc.sort and argsort (python/parmc/_sortops.py): {'descending' if descending else 'ascending'}\n"
+            f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending)}\n  {body}\n")
 
 
-def topk_source(t, b, r, c, largest, j):
-    """The parm program of a bitonic top-k (stdlib/topk.parm): the best 2^j of each column of
-    the 2^r x 2^c matrices, up to 2^b of them, values and indices, whole (2^(b+j+c))."""
+def topk_source(t, b, r, c, largest, j, exact):
+    """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
+    2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c)."""
     cmp = "idx_desc" if largest else "idx_asc"
-    body = f"topk_idx_rows {cmp} {b} {j} xs0"
+    body = f"topk_records_rows {cmp} {b} {j} xs0"
     if c:
-        back = _transpose(b + j + c, c, j)
-        body = (f"let (v, i) = topk_idx_rows {cmp} {b + c} {j} (bmmc ({_transpose(b + r + c, r, c)}) xs0) in\n"
-                f"  (bmmc ({back}) v, bmmc ({back}) i)")
-    return (f"-- parmc.topk (python/parmc/_sortops.py): the {'largest' if largest else 'smallest'} 2^{j}, "
-            f"up to 2^{b} rows of 2^{r + c}\nimport \"topk\"\n"
-            f"entry main (xs0 : [2^{b}][2^{r + c}]{t} pad {_pad(t, largest)}) =\n  {body}\n")
+        body = (f"{_transpose(b + j + c, c, j)} (topk_records_rows {cmp} {b + c} {j} "
+                f"({_transpose(b + r + c, r, c)} xs0))")
+    return (f"-- parmc.topk (python/parmc/_sortops.py): the {'largest' if largest else 'smallest'} 2^{j}\n"
+            f"import \"topk\"\n{_entry_line(t, b, r + c, exact, largest)}\n  {body}\n")
