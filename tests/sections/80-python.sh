@@ -1,8 +1,9 @@
 # The Python package (python/, docs/python.md) through the C target and NumPy:
 # tests/python/test_numpy.py and test_sort.py (parmc.sort, argsort, topk), one
-# line a test; then `pip install ./python` with the parmc it builds and bundles. Both run in the tests' virtual environment,
-# build/venv (tests/tools/venv.sh: numpy, setuptools, wheel), never in the
-# user's own Python. The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh,
+# line a test; then `pip install ./python` with the parmc it builds and
+# bundles. Both run in the tests' virtual environment, build/venv
+# (tests/tools/venv.sh: numpy, setuptools, wheel), never in the user's own
+# Python. The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh,
 # run on a GPU machine.
 VENV=build/venv
 if ! bash tests/tools/venv.sh "$VENV" >"$TMP/venv.out" 2>&1; then
