@@ -3,7 +3,8 @@
 # line a test; then `pip install ./python` with the parmc it builds and
 # bundles. Both run in the tests' virtual environment, build/venv
 # (tests/tools/venv.sh: numpy, setuptools, wheel), never in the user's own
-# Python. The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh,
+# Python. The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh and
+# tests/gpu/sort_ops.sh,
 # run on a GPU machine.
 VENV=build/venv
 if ! bash tests/tools/venv.sh "$VENV" >"$TMP/venv.out" 2>&1; then
