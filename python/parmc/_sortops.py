@@ -2,8 +2,8 @@
 torch.topk on PyTorch tensors, CuPy arrays (the CUDA target) and NumPy arrays (the C target).
 Each call finds its plan in a dictionary keyed by what decides the program (the array's type,
 dtype, shape, dim and options); a plan is made once, by generating a parm program over rows
-(stdlib/sort.parm, docs/python.md "Sorting") and compiling it with compile(), whose cache
-keeps the library across processes."""
+(stdlib/sort.parm and stdlib/topk.parm, docs/python.md "Sorting") and compiling it with
+compile(), whose cache keeps the library across processes."""
 import operator
 import warnings
 
@@ -158,8 +158,8 @@ class _Plan:
     """How one shape runs. The array is (outer, length, inner) around dim: rows of `length`
     (inner = 1), or rows of length*inner transposed in the program when both are powers of
     two; otherwise the axis is moved last on the host (a copy each way: docs/python.md). The
-    entry is called directly (its lengths fit by construction): rows and the row length,
-    results allocated in the shapes the program writes them."""
+    entry is called directly (its lengths fit by construction: the length of an exact entry,
+    else rows and the row length), results allocated in the shapes the program writes them."""
 
     def __init__(self, op, lib, cuda, adapter, t, shape, d, flag, k):
         self.op, self.lib, self.cuda, self.adapter, self.k, self.shape, self.d = op, lib, cuda, adapter, k, shape, d
@@ -182,7 +182,8 @@ class _Plan:
         self.tail = [outer * length * inner] if exact else list(self.grid)
         j = _log2_up(k) if op == "topk" else None
         b = _log2_up(outer)
-        self.entry, self.bitonic = _program(op, cuda, t, b, _log2_up(length), _log2_up(inner), flag, j, exact)
+        self.entry, self.bitonic = _program("topk" if op == "topk" else "sort", cuda, t, b, _log2_up(length),
+                                            _log2_up(inner), flag, j, exact)
         # a bitonic top-k writes whole results: 2^b rows of 2^j x inner, cut here
         self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
 
@@ -260,10 +261,10 @@ _entries = {}   # (op, target, type, b, r, c, flag, j, exact) -> (the compiled e
 
 
 def _program(op, cuda, t, b, r, c, flag, j, exact):
-    """The entry for op on 2^b rows (up to 2^b unless exact) of 2^r elements (of 2^(r+c),
-    transposed, when c > 0; up to 2^r unless exact), compiled once, and whether it is a bitonic
-    top-k of 2^j (else topk takes the first k of a sort, and argsort the indices of the sort):
-    descending (flag) for sort and argsort, the largest first for topk."""
+    """The entry for op ("sort", which argsort shares, or "topk") on 2^b rows (up to 2^b
+    unless exact) of 2^r elements (of 2^(r+c), transposed, when c > 0; up to 2^r unless
+    exact), compiled once, and whether it is a bitonic top-k of 2^j (else topk takes the first
+    k of a sort): descending (flag) for a sort, the largest first for topk."""
     key = (op, cuda, t, b, r, c, flag, j, exact)
     found = _entries.get(key)
     if found is None:
