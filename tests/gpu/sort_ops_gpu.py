@@ -29,7 +29,7 @@ TOPK = [("topk", (64, 1 << 17), -1, k, torch.float32, True) for k in (8, 64, 256
     ("topk", (256, 1 << 15), -1, 8, torch.float32, True),
     ("topk", (1024, 1 << 12), -1, 64, torch.float32, True),
     ("topk", (1, 1 << 17), -1, 256, torch.float32, True),
-    ("topk", (64, 1 << 17), -1, 64, torch.uint16, True),        # bf16 keys as u16
+    ("topk", (64, 1 << 17), -1, 64, torch.uint16, True),        # bf16 keys as u16 (torch: widened to int32 first)
     ("topk", (1024, 3000), -1, 50, torch.float32, False),
 ]
 SORT = [
