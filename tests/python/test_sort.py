@@ -225,6 +225,34 @@ class TopK(unittest.TestCase):
         self.assertEqual((v.shape, i.shape, i.dtype), ((3, 0), (3, 0), np.int64))
 
 
+class RandomCalls(unittest.TestCase):
+    def test_random_calls(self):
+        """Calls of random shapes (1 to 3 dimensions of 1 to 70, powers of two among them),
+        dims, dtypes, orders and k, each against the reference (seeded: the same every run)."""
+        r = np.random.default_rng(2611)
+        dtypes = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                  np.float32, np.float64)
+        for case in range(30):
+            shape = tuple(int(r.choice([1, 2, 3, 4, 8, 16, 31, 64, 70])) for _ in range(r.integers(1, 4)))
+            x = random_array(dtypes[r.integers(len(dtypes))], shape)
+            dim, flag = int(r.integers(-len(shape), len(shape))), bool(r.integers(2))
+            what = f"case {case}: {x.dtype} {shape} dim={dim} flag={flag}"
+            idx = ref_argsort(x, dim, flag)
+            op = ("sort", "argsort", "topk")[case % 3]
+            if op == "sort":
+                v, i = parmc.sort(x, dim, flag)
+                same(self, v, np.take_along_axis(x, idx, dim), what)
+                same(self, i, idx.astype(np.int64), what)
+            elif op == "argsort":
+                same(self, parmc.argsort(x, dim, flag), idx.astype(np.int64), what)
+            else:
+                k = int(r.integers(0, shape[dim] + 1))
+                v, i = parmc.topk(x, k, dim, flag)
+                rv, ri = ref_topk(x, k, dim, flag)
+                same(self, v, rv, what + f" k={k}")
+                same(self, i, ri, what + f" k={k}")
+
+
 class GpuPaths(unittest.TestCase):
     def test_torch_and_cupy_stand_ins(self):
         """The PyTorch and CuPy paths on stand-ins for device arrays (fixtures/fake_gpu.py), the
