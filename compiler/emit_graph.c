@@ -322,37 +322,57 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cud
 
 /* ---- GATHER: half, join and shift ---- */
 
-/* The statement's source of element x, as C: "i<k>" planes indexed by an
- * expression, or for a shift the fill outside the array. */
-static void emit_gather_loads(FILE *out, const PlanNode *n) {
-    const IrStmt *s = n->stmt;
-    int ns = n->nout;
+/* One statement's step of the index map, from the element i of its result
+ * to the element i of its source, for a one-source statement (a two-array
+ * join is the node's only statement: emit_gather_loads). A shift whose
+ * source element is outside sets fill to its number (the first such, from
+ * the outermost, decides), and i goes on unused. */
+static void emit_gather_step(FILE *out, const IrStmt *s, int shift_number, int n) {
     unsigned low = s->op == IR_SHIFT ? 0 : (unsigned)__builtin_ctzll(s->mask);
-    unsigned long long below = (1ULL << low) - 1, mask = s->mask;
-    if (s->op == IR_HALF) {     /* x with a bit inserted at lsb(m), set so that parity(i & m) = b */
-        fprintf(out, "        uint64_t i = ((x & ~0x%llxull) << 1) | (x & 0x%llxull);\n", below, below);
-        fprintf(out, "        i |= (uint64_t)(parm_parity(i & 0x%llxull) ^ %d) << %u;\n", mask, s->k, low);
-        for (int k = 0; k < ns; k++)
-            fprintf(out, "        ((%s *)o%d)[x] = ((const %s *)i%d)[i];\n", ctype(&n->out[k]), k, ctype(&n->out[k]), k);
-        return;
+    unsigned long long below = (1ULL << low) - 1;
+    if (s->op == IR_HALF) {     /* a bit inserted at lsb(m), set so that parity(i & m) = b */
+        fprintf(out, "        i = ((i & ~0x%llxull) << 1) | (i & 0x%llxull);\n", below, below);
+        fprintf(out, "        i |= (uint64_t)(parm_parity(i & 0x%llxull) ^ %d) << %u;\n", (unsigned long long)s->mask,
+                s->k, low);
+    } else if (s->op == IR_JOIN) {  /* bit lsb(m) deleted */
+        fprintf(out, "        i = ((i >> %u) << %u) | (i & 0x%llxull);\n", low + 1, low, below);
+    } else {    /* i - d, compared before subtracting; d clamped to +-2^n (all fill) */
+        long long len = 1LL << n, d = s->dist > len ? len : s->dist < -len ? -len : (long long)s->dist;
+        if (d >= 0) fprintf(out, "        if (!fill && i < %lluull) fill = %d;\n", (unsigned long long)d, shift_number);
+        else fprintf(out, "        if (!fill && i >= %lluull) fill = %d;\n", (unsigned long long)(len + d), shift_number);
+        fprintf(out, "        i -= (uint64_t)%lldll;\n", d);
     }
-    if (s->op == IR_JOIN) {     /* the half parity(x & m) says, at x without bit lsb(m) */
-        fprintf(out, "        const uint64_t i = ((x >> %u) << %u) | (x & 0x%llxull);\n", low + 1, low, below);
-        fprintf(out, "        const int upper = parm_parity(x & 0x%llxull);\n", mask);
-        for (int k = 0; k < ns; k++)
-            fprintf(out, "        ((%s *)o%d)[x] = upper ? ((const %s *)i%d)[i] : ((const %s *)i%d)[i];\n",
-                    ctype(&n->out[k]), k, ctype(&n->out[k]), ns + k, ctype(&n->out[k]), k);
-        return;
+}
+
+/* The statements outermost first: the node's own, then the fused ones. */
+static const IrStmt *gather_at(const PlanNode *n, int k) { return k == 0 ? n->stmt : n->pre[n->npre - k]; }
+
+/* Element x of the result: its source element i through every statement's
+ * index map, or a shift's fill. */
+static void emit_gather_loads(FILE *out, const PlanNode *n) {
+    int nstmts = n->npre + 1, shifts = 0;
+    const IrStmt *last = gather_at(n, nstmts - 1);
+    bool two_arrays = last->op == IR_JOIN && last->args[0] != last->args[1];
+    fputs("        uint64_t i = x;\n", out);
+    for (int k = 0; k < nstmts; k++) shifts += gather_at(n, k)->op == IR_SHIFT;
+    if (shifts) fputs("        int fill = 0;\n", out);
+    if (two_arrays)     /* the half parity(i & m) says */
+        fprintf(out, "        const int upper = parm_parity(i & 0x%llxull);\n", (unsigned long long)last->mask);
+    for (int k = 0, number = 0; k < nstmts; k++) {
+        const IrStmt *s = gather_at(n, k);
+        emit_gather_step(out, s, s->op == IR_SHIFT ? ++number : 0, s->res[0]->log_len);
     }
-    /* shift: element x reads x - d where that is inside; d is clamped to
-       +-2^n (all fill) so that the constants stay small */
-    long long len = 1LL << n->n, d = s->dist > len ? len : s->dist < -len ? -len : (long long)s->dist;
-    if (d >= 0) fprintf(out, "        const int inside = x >= %lluull;\n", (unsigned long long)d);
-    else fprintf(out, "        const int inside = x < %lluull;\n", (unsigned long long)(len + d));
-    fprintf(out, "        const uint64_t i = inside ? x - (uint64_t)%lldll : 0;\n", d);
-    for (int k = 0; k < ns; k++)
-        fprintf(out, "        ((%s *)o%d)[x] = inside ? ((const %s *)i%d)[i] : parm_arg%d;\n", ctype(&n->out[k]), k,
-                ctype(&n->out[k]), k, s->args[k]->id);
+    for (int slot = 0; slot < n->nout; slot++) {
+        const char *t = ctype(&n->out[slot]);
+        fprintf(out, "        ((%s *)o%d)[x] = ", t, slot);
+        for (int k = 0, number = 0; k < nstmts; k++) {
+            const IrStmt *s = gather_at(n, k);
+            if (s->op == IR_SHIFT) fprintf(out, "fill == %d ? parm_arg%d : ", ++number, s->args[slot]->id);
+        }
+        if (two_arrays)
+            fprintf(out, "upper ? ((const %s *)i%d)[i] : ((const %s *)i%d)[i];\n", t, n->nout + slot, t, slot);
+        else fprintf(out, "((const %s *)i%d)[i];\n", t, slot);
+    }
 }
 
 static void emit_gather(FILE *out, const PlanNode *n, const char *name, bool cuda) {

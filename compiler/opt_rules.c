@@ -960,6 +960,50 @@ static bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
     return true;
 }
 
+/* join m (bmmc (P,c0) ys) (bmmc (P,c1) zs) = bmmc (Q,q) (join m ys zs): the
+ * element of the inner join at i' (half h = parity(i' & m), sub-index j' =
+ * i' without bit lsb(m)) is at j = P·j' ⊕ c_h of half h in the outer one,
+ * that is at i = j with bit lsb(m) inserted so that parity(i & m) = h:
+ * affine in i', so (Q, q) is read off the images of 0 and of each e_t. */
+static uint64_t join_bmmc_image(const IrStmt *s, const F2Mat *p, const uint64_t *c, uint64_t i) {
+    int low = __builtin_ctzll(s->mask), h = f2_parity(i & s->mask);
+    uint64_t j = insert_zero_bit(f2_apply(p, delete_bit(i, low)) ^ c[h], low);
+    return j | (uint64_t)(f2_parity(j & s->mask) ^ h) << low;
+}
+
+static bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
+    if (s->op != IR_JOIN || s->args[0] == s->args[1]) return false;
+    IrStmt *d0 = sole_def(r, s->args[0], IR_BMMC), *d1 = sole_def(r, s->args[1], IR_BMMC);
+    if (!d0 || !d1 || !f2_equal(d0->mat, d1->mat)) return false;
+    fired(r, "join-bmmc", s);
+    int n = s->res[0]->log_len;
+    uint64_t c[2] = {d0->compl, d1->compl}, q = join_bmmc_image(s, d0->mat, c, 0);
+    F2Mat moved = f2_zero(n);
+    for (int t = 0; t < n; t++) {
+        uint64_t col = join_bmmc_image(s, d0->mat, c, UINT64_C(1) << t) ^ q;
+        for (int i = 0; i < n; i++) moved.row[i] |= (col >> i & 1) << t;
+    }
+    IrStmt *j = detached(r, IR_JOIN, s->loc, d0->args[0]);
+    j->mask = s->mask;
+    j->nargs = 2;
+    j->args = NEW_ARRAY(r->p->arena, IrVal *, 2);
+    j->args[0] = d0->args[0];
+    j->args[1] = d1->args[0];
+    add_use(r, d1->args[0]);
+    IrVal *joined = ir_add_result(r->p, j, n, s->res[0]->elem);
+    s->op = IR_BMMC;
+    s->mask = 0;
+    s->compl = q;
+    s->own_mat = false;
+    set_matrix(r, s, NULL, &moved);
+    IrVal *second = s->args[1];
+    s->nargs = 1;
+    drop_use(r, second);
+    set_arg(r, s, 0, joined);
+    emit(r, out, j);
+    return true;
+}
+
 /* The argument and element that element i of a half, join or shift reads
  * (ir.h); -1 for a shift's fill. */
 static int length_source(const IrStmt *s, int64_t i, int64_t *at) {
@@ -1032,7 +1076,8 @@ static bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_hoist_invariant(r, s, out) || rule_shift_zero(r, s) || rule_shift_out(r, s) ||
            rule_shift_shift(r, s) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
-           rule_half_bmmc(r, s, out) || rule_lengths_build(r, s, out) || rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
+           rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) ||
+           rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
            rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||

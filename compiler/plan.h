@@ -298,9 +298,10 @@ typedef struct {
  * COPY: planes copied (a result that is a parameter, or a value returned twice).
  * SERIAL: scalar statements, indexing of arrays at constants and builds of
  * small arrays, run by one thread.
- * GATHER: an entry-level half, join or shift (stmt): each element of the
- * result read from where the statement says (the inputs: the argument's
- * planes, join's two arguments' one after the other; args: shift's fill). */
+ * GATHER: an entry-level half, join or shift (stmt, and those fused before
+ * it: pre): each element of the result read from where the statements say
+ * (the inputs: the argument's planes, join's two arguments' one after the
+ * other; args: the shifts' fills). */
 typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_GATHER } NodeKind;
 
 /* How a COPY node copies, for an entry of any length (EntryPlan.pad):
@@ -325,7 +326,10 @@ typedef struct {
     const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored), GATHER */
     /* REDUCE: maps applied to each element as it is loaded (a map in front
      * of a reduction costs no pass of its own); `in` holds the first one's
-     * input, of type pre_elem */
+     * input, of type pre_elem. GATHER: the halves, shifts and joins of one
+     * array with itself before `stmt` that only it reads, in program order,
+     * whose index maps its kernel composes (no pass of their own); `in`
+     * holds the first one's input */
     const IrStmt **pre;
     int npre;
     const ElemType *pre_elem;
