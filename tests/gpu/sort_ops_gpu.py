@@ -6,9 +6,9 @@ the host time of a call after the first (on a small tensor, so that the kernels 
 
     python3 tests/gpu/sort_ops_gpu.py [--runs 20] [--quick] [--jobs 8]
 
-Exit status 1 when a result differs. The programs are built on first use (nvcc: up to a few
-minutes for rows of 2^17 or more); --jobs builds that many at once, and $PARMC_CACHE keeps
-them for the next run."""
+Exit status 1 when a result differs. The programs are built on first use (nvcc: seconds each
+for rows of 2^17); --jobs builds that many at once, and $PARMC_CACHE keeps them for the next
+run."""
 import argparse
 import os
 import statistics
