@@ -29,7 +29,11 @@ The programs combine what found the bugs of issue 11:
   which need more than 64 kernels;
 - entries of any length: the array parameter with a pad (`max`, `min` or a
   literal, field by field for tuples), one- or two-dimensional (rows), and
-  inputs of random lengths and shapes, 0 and the full size among them.
+  inputs of random lengths and shapes, 0 and the full size among them;
+- arrays that change length or index (issue 26): the halves of a mask
+  changed on their own and joined by it or another, shifts (past either
+  end too, or by a distance read off `loglen`), an element at a static
+  position (`xs ! k`) combined with every element.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
 the features left out. --chain keeps to what they compile for several GPUs
