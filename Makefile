@@ -77,7 +77,8 @@ build/gen/parser.c build/gen/parser.h: compiler/parser.y
 	$(Q)$(LEMON) -q -T$(LEMPAR) -dbuild/gen $<
 
 # The runtime headers, embedded as strings in every emitted program.
-RUNTIME = runtime/parm_ops.h runtime/parm_io.h
+RUNTIME = runtime/parm_ops.h runtime/parm_io.h runtime/parm_host_c.h runtime/parm_host_cuda.h runtime/parm_nccl.h \
+          runtime/parm_main.h runtime/parm_main_c.h runtime/parm_main_cuda.h runtime/parm_main_nccl.h
 build/gen/runtime_text.c: $(RUNTIME) compiler/embed.sh
 	@mkdir -p build/gen
 	$(Q)$(call say,EMBED,$@)sh compiler/embed.sh $(RUNTIME) >$@

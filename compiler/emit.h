@@ -61,6 +61,9 @@ void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log);
 void emit_api_text(FILE *out, const EmitInput *in, const char *text);
 /* The same with {G} the number of GPUs compiled for (EmitInput.gpu_log). */
 void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text);
+/* A runtime header (runtime/), whole, between "// start of NAME" and
+ * "// end of NAME" lines, its API names with the prefix (compiler/embed.sh). */
+void emit_runtime(FILE *out, const EmitInput *in, const char *name, const char *text);
 /* Whether NAME_entry would be one of the API's own names (NAME_ctx_create,
  * ...): the driver refuses such an entry. */
 bool emit_api_name_taken(const char *entry);
@@ -69,11 +72,14 @@ bool emit_api_name_taken(const char *entry);
 bool emit_prefix_reserved(const char *prefix);
 void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
 void emit_entries(FILE *out, const EmitInput *in, bool cuda);
-/* The standalone main; `runner` writes the target's function that it calls,
- * which runs the entry once, then `repeat` more times, printing the median
- * time to stderr. */
-typedef void (*EmitRunner)(FILE *out, const EmitInput *in, const Schedule *s);
-void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
+/* The standalone main: the entry's parm_main_entry, run and timed by
+ * runtime/parm_main.h. */
+void emit_main(FILE *out, const EmitInput *in, bool cuda);
+/* The main's runtime headers (parm_main.h and the target's part), and its
+ * run: the context, parm_main_execute (parm_main_ranks with ranks) of
+ * parm_main_entry on in_planes into out_planes, and the exit on a failure. */
+void emit_main_runtime(FILE *out, const EmitInput *in, bool cuda);
+void emit_main_run(FILE *out, const EmitInput *in, bool cuda);
 /* "int main(argc, argv) {" and the option loop that sets `repeat`, for
  * every standalone main (an entry graph's too). */
 void emit_main_start(FILE *out);
@@ -192,5 +198,12 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];
 extern const char runtime_parm_io_h[];
+extern const char runtime_parm_host_c_h[];
+extern const char runtime_parm_host_cuda_h[];
+extern const char runtime_parm_nccl_h[];
+extern const char runtime_parm_main_h[];
+extern const char runtime_parm_main_c_h[];
+extern const char runtime_parm_main_cuda_h[];
+extern const char runtime_parm_main_nccl_h[];
 
 #endif

@@ -551,62 +551,9 @@ static void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_phase_calls(out, s, fname);
 }
 
-static const char c_context[] =
-    "struct {p}_ctx {\n"
-    "    void *scratch;\n"
-    "    size_t scratch_bytes;\n"
-    "};\n\n"
-    "int {p}_ctx_create(parm_ctx **ctx)\n{\n"
-    "    if (!ctx) return PARM_ERROR_NULL;\n"
-    "    *ctx = (parm_ctx *)calloc(1, sizeof **ctx);\n"
-    "    return *ctx ? PARM_OK : PARM_ERROR_MEMORY;\n}\n\n"
-    "void {p}_ctx_destroy(parm_ctx *ctx)\n{\n"
-    "    if (!ctx) return;\n"
-    "    free(ctx->scratch);\n"
-    "    free(ctx);\n}\n\n"
-    "/* The scratch memory of a call, kept for later calls. */\n"
-    "static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)\n{\n"
-    "    if (ctx->scratch_bytes < bytes) {\n"
-    "        free(ctx->scratch);\n"
-    "        ctx->scratch = malloc(bytes);\n"
-    "        ctx->scratch_bytes = ctx->scratch ? bytes : 0;\n"
-    "        if (!ctx->scratch) return PARM_ERROR_MEMORY;\n"
-    "    }\n"
-    "    *base = (char *)ctx->scratch;\n"
-    "    return 0;\n}\n\n";
-
-static const char c_timing[] =
-    "static int parm_compare_ms(const void *a, const void *b)\n{\n"
-    "    double x = *(const double *)a, y = *(const double *)b;\n"
-    "    return (x > y) - (x < y);\n}\n\n";
-
-/* The function the standalone main calls. */
-static void emit_c_runner(FILE *out, const EmitInput *api, const Schedule *s) {
-    fputs("#include <time.h>\n\n", out);
-    fputs(c_timing, out);
-    fputs("static int parm_main_run_c(parm_ctx *ctx, void **in, void **out, size_t n, int repeat)\n{\n"
-          "    (void)n;   /* an entry over rows takes the shape instead */\n"
-          "    int status = ", out);
-    emit_entry_call(out, api, s, "in", "out");
-    fputs(";\n    if (status || repeat <= 0) return status;\n"
-          "    double *ms = (double *)malloc(sizeof(double) * (size_t)repeat);\n"
-          "    if (!ms) return PARM_ERROR_MEMORY;\n"
-          "    for (int r = 0; r < repeat && !status; r++) {\n"
-          "        struct timespec t0, t1;\n"
-          "        timespec_get(&t0, TIME_UTC);\n"
-          "        status = ", out);
-    emit_entry_call(out, api, s, "in", "out");
-    fputs(";\n        timespec_get(&t1, TIME_UTC);\n"
-          "        ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;\n"
-          "    }\n"
-          "    qsort(ms, (size_t)repeat, sizeof(double), parm_compare_ms);\n"
-          "    if (!status) fprintf(stderr, \"median %.3f ms over %d runs\\n\", ms[repeat / 2], repeat);\n"
-          "    free(ms);\n    return status;\n}\n\n", out);
-}
-
 void emit_c_program(FILE *out, const EmitInput *in) {
     emit_preamble(out, in, false);
-    emit_api_text(out, in, c_context);
+    emit_runtime(out, in, "parm_host_c.h", runtime_parm_host_c_h);
     Arena names = {0};
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
@@ -615,5 +562,5 @@ void emit_c_program(FILE *out, const EmitInput *in) {
     }
     arena_free(&names);
     emit_entries(out, in, false);
-    if (in->emit_main) emit_main(out, in, false, emit_c_runner);
+    if (in->emit_main) emit_main(out, in, false);
 }

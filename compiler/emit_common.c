@@ -394,6 +394,12 @@ void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text) {
     arena_free(&a);
 }
 
+void emit_runtime(FILE *out, const EmitInput *in, const char *name, const char *text) {
+    fprintf(out, "// start of %s\n", name);
+    emit_api_text(out, in, text);
+    fprintf(out, "// end of %s\n\n", name);
+}
+
 bool emit_api_name_taken(const char *entry) {
     for (size_t i = 0; i < sizeof api_names / sizeof api_names[0]; i++)
         if (strcmp(entry, api_names[i]) == 0) return true;
@@ -771,9 +777,7 @@ void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
     fprintf(out, "#include \"%s\"\n\n", in->header_name);
     /* the runtime defines every operator; a program uses a few */
     if (cuda) fputs("#pragma nv_diag_suppress 177\n", out);
-    fputs("// start of parm_ops.h\n", out);
-    fputs(runtime_parm_ops_h, out);
-    fputs("// end of parm_ops.h\n\n", out);
+    emit_runtime(out, in, "parm_ops.h", runtime_parm_ops_h);
     fputs("PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n    return __popcll(x) & 1;\n#else\n"
           "    return __builtin_parityll(x);\n#endif\n}\n\n", out);
     if (!cuda) fputs("static inline int parm_ctz(uint64_t x) { return __builtin_ctzll(x); }\n\n", out);
@@ -1052,7 +1056,32 @@ void emit_main_start(FILE *out) {
           "    }\n", out);
 }
 
-void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
+/* The runtime of the standalone main (runtime/parm_main.h and the
+ * target's part of it). */
+void emit_main_runtime(FILE *out, const EmitInput *in, bool cuda) {
+    if (cuda) emit_runtime(out, in, "parm_main_cuda.h", runtime_parm_main_cuda_h);
+    else emit_runtime(out, in, "parm_main_c.h", runtime_parm_main_c_h);
+    emit_runtime(out, in, "parm_main.h", runtime_parm_main_h);
+    if (cuda && in->gpu_log) emit_runtime(out, in, "parm_main_nccl.h", runtime_parm_main_nccl_h);
+}
+
+/* The host planes of the input or of the results, for parm_main_execute:
+ * `name`_bytes and `name`_planes over host_`name`. */
+static void emit_main_planes(FILE *out, const char *name, const ElemType *t) {
+    fprintf(out, "    const size_t %s_bytes[%d] = {", name, t->nslots);
+    for (int k = 0; k < t->nslots; k++) fprintf(out, "%ssizeof(%s) * n", k ? ", " : "", prim_ctype(elem_slot_prim(t, k)));
+    fprintf(out, "};\n    const parm_main_planes %s_planes = {host_%s, %s_bytes, %d};\n", name, name, name, t->nslots);
+}
+
+void emit_main_run(FILE *out, const EmitInput *in, bool cuda) {
+    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
+    if (cuda && in->gpu_log)
+        fputs("    if (!status) status = parm_main_ranks(parm_main_entry, n, &in_planes, &out_planes, repeat);\n", out);
+    else fputs("    if (!status) status = parm_main_execute(ctx, parm_main_entry, n, &in_planes, &out_planes, repeat, \"\");\n", out);
+    emit_main_status(out, in, cuda && !in->gpu_log);
+}
+
+void emit_main(FILE *out, const EmitInput *in, bool cuda) {
     for (int i = 0; i < in->nplans; i++)
         if (strcmp(in->plans[i].func->entry, in->main_entry) == 0 && !emit_entry_is_simple(in, in->main_entry)) {
             emit_graph_main(out, in, &in->plans[i], cuda);
@@ -1060,18 +1089,20 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
         }
     const Schedule *s = first_of_entry(in, in->main_entry);
     if (!s) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
-    fputs("// start of parm_io.h\n", out);
-    fputs(runtime_parm_io_h, out);
-    fputs("// end of parm_io.h\n\n", out);
+    emit_runtime(out, in, "parm_io.h", runtime_parm_io_h);
     for (int k = 0; k < s->nargs; k++) fprintf(out, "static %s parm_main_arg%d;\n", arg_ctype(s, k), k);
     if (s->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n", out);
     if (s->nargs || s->pad) fputs("\n", out);
-    runner(out, in, s);
+    emit_main_runtime(out, in, cuda);
+    fputs("static int parm_main_entry(parm_ctx *ctx, void *const *in, void *const *out, size_t n)\n{\n"
+          "    (void)n;   /* an entry over rows takes the shape instead */\n    return ", out);
+    emit_entry_call(out, in, s, "in", "out");
+    fputs(";\n}\n\n", out);
     emit_main_start(out);
     emit_read_input(out, in, s);
-    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
-    fprintf(out, "    if (!status) status = parm_main_run_%s(ctx, host_in, host_out, n, repeat);\n", cuda ? "cuda" : "c");
-    emit_main_status(out, in, cuda && !in->gpu_log);
+    emit_main_planes(out, "in", s->in_elem);
+    emit_main_planes(out, "out", s->out_elem);
+    emit_main_run(out, in, cuda);
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
     for (int k = 0; k < s->out_elem->nslots; k++) {
         if (k) fputs("        fputc(' ', stdout);\n", out);

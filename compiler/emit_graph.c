@@ -733,7 +733,7 @@ static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *fir
  * apart in the input). */
 static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
     const IrBody *body = first->func->body;
-    fputs("static int parm_main_call(parm_ctx *ctx, void **din, void **dout)\n{\n"
+    fputs("static int parm_main_call(parm_ctx *ctx, void *const *din, void *const *dout)\n{\n"
           "    int first = 0;\n"
           "    while ((long)parm_main_rows > parm_max_rows[first] || (long)parm_main_cols > parm_max_cols[first]) first++;\n"
           "    if (first == parm_main_spec)\n        return ", out);
@@ -759,11 +759,7 @@ static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *firs
 void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
     const IrBody *body = first->func->body;
     int nspecs, nargs = count_scalar_params(body);
-    fputs("// start of parm_io.h\n", out);
-    fputs(runtime_parm_io_h, out);
-    fputs("// end of parm_io.h\n\n", out);
-    if (cuda) fputs("#include <algorithm>\n#include <vector>\n", out);
-    else fputs("#include <time.h>\n", out);
+    emit_runtime(out, in, "parm_io.h", runtime_parm_io_h);
     for (int i = 0, arg = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i]))
             fprintf(out, "static %s parm_main_arg%d;\n", prim_ctype(val_prim(body->params[i])), arg++);
@@ -771,63 +767,12 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
                           "static int parm_main_spec;                     /* the size that runs */\n", out);
     emit_tables(out, in, first, &nspecs);
     fputs("static size_t parm_len(int log) { return log < 0 ? 1 : (size_t)1 << log; }\n\n", out);
+    emit_main_runtime(out, in, cuda);
     if (first->pad) emit_main_call(out, in, first);
-    fputs("static int parm_compare_ms(const void *a, const void *b)\n{\n"
-          "    double x = *(const double *)a, y = *(const double *)b;\n    return (x > y) - (x < y);\n}\n\n", out);
-    /* the runner: host planes to the device, the call (repeated), back */
-    fprintf(out, "static int parm_main_run_graph(parm_ctx *ctx, void **hin, void **hout, const size_t *in_bytes, "
-                 "const size_t *out_bytes, size_t n, int repeat)\n{\n    void *din[%d], *dout[%d];\n    (void)n;\n    (void)din;\n    (void)dout;\n",
-            first->nin_planes ? first->nin_planes : 1, first->nout_planes ? first->nout_planes : 1);
-    if (cuda) {
-        fprintf(out, "    for (int k = 0; k < %d; k++) {\n"
-                     "        PARM_CHECK(ctx, cudaMalloc(&din[k], in_bytes[k] ? in_bytes[k] : 1));\n"
-                     "        PARM_CHECK(ctx, cudaMemcpy(din[k], hin[k], in_bytes[k], cudaMemcpyHostToDevice));\n    }\n",
-                first->nin_planes);
-        fprintf(out, "    for (int k = 0; k < %d; k++) PARM_CHECK(ctx, cudaMalloc(&dout[k], out_bytes[k] ? out_bytes[k] : 1));\n"
-                     "    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", first->nout_planes);
-    } else {
-        fprintf(out, "    for (int k = 0; k < %d; k++) din[k] = hin[k];\n"
-                     "    for (int k = 0; k < %d; k++) dout[k] = hout[k];\n    (void)in_bytes;\n    (void)out_bytes;\n",
-                first->nin_planes, first->nout_planes);
-    }
-    fputs("    int status = ", out);
+    fputs("static int parm_main_entry(parm_ctx *ctx, void *const *din, void *const *dout, size_t n)\n{\n"
+          "    (void)din;\n    (void)dout;\n    (void)n;\n    return ", out);
     emit_run_call(out, in, first);
-    fputs(";\n", out);
-    if (cuda) fputs("    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
-    fputs("    if (!status && repeat > 0) {\n"
-          "        double *ms = (double *)malloc(sizeof(double) * (size_t)repeat);\n"
-          "        if (!ms) return PARM_ERROR_MEMORY;\n", out);
-    if (cuda)
-        fputs("        cudaEvent_t start, stop;\n"
-              "        PARM_CHECK(ctx, cudaEventCreate(&start));\n        PARM_CHECK(ctx, cudaEventCreate(&stop));\n", out);
-    fputs("        for (int r = 0; r < repeat && !status; r++) {\n", out);
-    if (cuda) fputs("            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n", out);
-    else fputs("            struct timespec t0, t1;\n            timespec_get(&t0, TIME_UTC);\n", out);
-    fputs("            status = ", out);
-    emit_run_call(out, in, first);
-    fputs(";\n", out);
-    if (cuda)
-        fputs("            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
-              "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
-              "            float f;\n            PARM_CHECK(ctx, cudaEventElapsedTime(&f, start, stop));\n"
-              "            ms[r] = f;\n", out);
-    else
-        fputs("            timespec_get(&t1, TIME_UTC);\n"
-              "            ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;\n", out);
-    fputs("        }\n        qsort(ms, (size_t)repeat, sizeof(double), parm_compare_ms);\n"
-          "        if (!status) fprintf(stderr, \"median %.4f ms over %d runs\\n\", ms[repeat / 2], repeat);\n"
-          "        free(ms);\n", out);
-    if (cuda) fputs("        cudaEventDestroy(start);\n        cudaEventDestroy(stop);\n", out);
-    fputs("    }\n", out);
-    if (cuda) {
-        fprintf(out, "    for (int k = 0; k < %d; k++)\n"
-                     "        if (!status) PARM_CHECK(ctx, cudaMemcpy(hout[k], dout[k], out_bytes[k], cudaMemcpyDeviceToHost));\n"
-                     "    for (int k = 0; k < %d; k++) cudaFree(din[k]);\n"
-                     "    for (int k = 0; k < %d; k++) cudaFree(dout[k]);\n", first->nout_planes, first->nin_planes,
-                first->nout_planes);
-    }
-    fputs("    return status;\n}\n\n", out);
-
+    fputs(";\n}\n\n", out);
     emit_main_start(out);
     fputs("    parm_input input;\n"
           "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
@@ -872,9 +817,9 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     fputs("    free(input.text);\n", out);
     if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
-    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n"
-                           "    if (!status) status = parm_main_run_graph(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n");
-    emit_main_status(out, in, cuda);
+    fprintf(out, "    const parm_main_planes in_planes = {host_in, in_bytes, %d}, out_planes = {host_out, out_bytes, %d};\n",
+            first->nin_planes, first->nout_planes);
+    emit_main_run(out, in, cuda);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
         fprintf(out, "    for (size_t i = 0; i < %s; i++) {\n", main_len(&names, first, r, true));
