@@ -312,7 +312,7 @@ static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const 
     for (int k = 0; k < ns; k++)
         fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
-    if (emit_phase_reduces(s, p)) emit_partial_params(out, s, true);
+    if (emit_phase_reduces(s, p)) emit_partial_params(out, s, &target_cuda);
     emit_rank_param(out, s);
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ __align__(16) unsigned char parm_shared[];\n", out);
@@ -762,7 +762,7 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
 }
 
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
-    emit_copy_whole(out, s, true);
+    emit_copy_whole(out, s, &target_cuda);
     Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
         fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", plan_phase_name(&names, fname, i),
@@ -788,7 +788,7 @@ static unsigned long long exchange_layout(const Schedule *s, unsigned long long 
     return at - s->scratch_bytes;
 }
 
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+void emit_cuda_run(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
     emit_arg_params(out, s);
@@ -797,7 +797,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     int nx = 0;
     unsigned long long work = s->gpu_log ? exchange_layout(s, off, &nx) : 0;
     if (s->gpu_log) fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n", out);
-    emit_run_start(out, s, work, true);
+    emit_run_start(out, s, work, &target_cuda);
     for (int x = 0; s->gpu_log && x < 2; x++) {
         fprintf(out, "    void *const %s[%d] = {", x ? "xr" : "xs", nx ? nx : 1);
         for (int k = 0; k < nx; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", off[x * nx + k]);
@@ -808,7 +808,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
 }
 
 /* A chain of an entry graph: its scratch is given. */
-static void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
+void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
     fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
             s->reduce ? ", void *const *partial" : "");
@@ -816,28 +816,4 @@ static void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
     fputs(")\n{\n    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
     emit_scratch_planes(out, s);
     emit_phase_calls(out, s, fname);
-}
-
-static unsigned long long no_work(const Schedule *s) {
-    (void)s;
-    return 0;
-}
-
-void emit_cuda_program(FILE *out, const EmitInput *in) {
-    emit_preamble(out, in, true);
-    if (in->gpu_log)
-        fprintf(out, "#define PARM_RANKS %d    /* compiled for so many GPUs (--gpus) */\n"
-                     "#define PARM_PIECES %d   /* the most pieces of an exchange (exchange_plan.h) */\n\n",
-                1 << in->gpu_log, 1 << EXCHANGE_MAX_PIECE_LOG);
-    emit_runtime(out, in, "parm_host_cuda.h", runtime_parm_host_cuda_h);
-    if (in->gpu_log) emit_runtime(out, in, "parm_nccl.h", runtime_parm_nccl_h);
-    Arena names = {0};
-    for (int i = 0; i < in->nplans; i++) {
-        const EntryPlan *e = &in->plans[i];
-        if (e->simple) emit_run(out, &e->nodes[0].chain, plan_node_name(&names, e, 0));
-        else emit_graph_func(out, e, true, emit_cuda_chain, no_work);
-    }
-    arena_free(&names);
-    emit_entries(out, in, true);
-    if (in->emit_main) emit_main(out, in, true);
 }

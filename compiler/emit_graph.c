@@ -201,7 +201,7 @@ static void emit_final(FILE *out, const IrStmt *s, int indent) {
     arena_free(&a);
 }
 
-static void emit_reduce_c(FILE *out, const PlanNode *n, const char *name) {
+void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     fprintf(out, "static void %s(", name);
     plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", n->nout, false, false);
@@ -216,11 +216,10 @@ static void emit_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     fputs("}\n\n", out);
 }
 
-static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name) {
+void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     const IrStmt *s = n->stmt;
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
     int threads2 = blocks < 8 ? blocks : 8, per2 = blocks - threads2;
-    (void)e;
     PlanNode partials = *n;     /* the second kernel reads the partials, unmapped */
     partials.npre = 0;
     partials.nin = ns;
@@ -275,23 +274,20 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
  * the one scalar it stores. */
 static const IrVal *fill_value(const PlanNode *n, int k) { return n->stmt ? n->stmt->args[k] : n->args[0]; }
 
-static void emit_fill(FILE *out, const PlanNode *n, const char *name, bool cuda) {
-    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+static void emit_fill(FILE *out, const PlanNode *n, const char *name, const Target *t) {
+    fprintf(out, "%s %s(", t->node_head, name);
     plane_params(out, "o", n->nout, false, true);
     node_arg_params(out, n);
     fputs(")\n{\n", out);
     node_arg_loads(out, n);
-    if (cuda)
-        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
-                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
-    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    t->node_loop(out, 1ULL << n->n);
     for (int k = 0; k < n->nout; k++)
         fprintf(out, "        ((%s *)o%d)[x] = parm_arg%d;\n", ctype(&n->out[k]), k, fill_value(n, k)->id);
     fputs("    }\n}\n\n", out);
 }
 
-static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cuda) {
-    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+static void emit_serial(FILE *out, const PlanNode *n, const char *name, const Target *t) {
+    fprintf(out, "%s %s(", t->node_head, name);
     plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", n->nout, false, n->nin == 0);
     if (n->nin + n->nout == 0) fputs("void", out);
@@ -338,16 +334,13 @@ static Schedule pad_shape(const EntryPlan *e) {
 /* Every index x of the padded order: the pad or the caller's element into
  * the whole array (COPY_PAD), or the whole array's element into the
  * caller's array where x is in the shape (COPY_CUT). */
-static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
+static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
     Schedule shape = pad_shape(e);
-    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+    fprintf(out, "%s %s(", t->node_head, name);
     plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", n->nout, false, false);
     fputs(", const uint64_t parm_rows, const uint64_t parm_cols)\n{\n    (void)parm_rows;\n    (void)parm_cols;\n", out);
-    if (cuda)
-        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
-                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
-    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    t->node_loop(out, 1ULL << n->n);
     Arena a = {0};
     if (n->copy == COPY_CUT) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&a, &shape, "x"));
     for (int k = 0; k < n->nin; k++) {
@@ -369,7 +362,7 @@ static unsigned long long launch_blocks(const PlanNode *n) {
     return blocks > 65536 ? 65536 : blocks;
 }
 
-static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
+static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
     switch (n->kind) {
     case NODE_CHAIN:
         fputs("    {\n        const void *ni[] = {", out);
@@ -389,44 +382,36 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         break;
     case NODE_COPY:
         if (n->copy != COPY_PLAIN) {
-            if (cuda) fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, launch_blocks(n));
-            else fprintf(out, "    %s(", name);
+            t->node_launch(out, name, launch_blocks(n), 256);
             plane_values(out, a, e, n->in, n->nin, true);
             plane_values(out, a, e, n->out, n->nout, false);
             fputs(", parm_rows, parm_cols);\n", out);
-            if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
+            fputs(t->node_check, out);
             break;
         }
         for (int k = 0; k < n->nin; k++) {
             const char *src = plane_expr(a, e, &n->in[k]), *dst = plane_expr(a, e, &n->out[k]);
-            if (cuda)
-                fprintf(out, "    if (%s != %s) PARM_CHECK(ctx, cudaMemcpyAsync(%s, %s, 0x%llxu, cudaMemcpyDeviceToDevice, "
-                             "ctx->stream));\n", dst, src, dst, src, plane_bytes(&n->in[k]));
-            else fprintf(out, "    if (%s != %s) memcpy(%s, %s, 0x%llxu);\n", dst, src, dst, src, plane_bytes(&n->in[k]));
+            fprintf(out, "    if (%s != %s) ", dst, src);
+            t->copy(out, dst, src, arena_printf(a, "0x%llxu", plane_bytes(&n->in[k])));
         }
         break;
     case NODE_REDUCE:
-        fprintf(out, cuda ? "    if ((status = %s(ctx, " : "    %s(", name);
+        fprintf(out, t->reduce_call, name);
         plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, false);
-        if (cuda) plane_values(out, a, e, n->partial, n->nout, false);
+        if (t->reduce_partials) plane_values(out, a, e, n->partial, n->nout, false);
         node_arg_values(out, a, e, n);
-        fputs(cuda ? "))) return status;\n" : ");\n", out);
+        fputs(t->reduce_end, out);
         break;
     case NODE_FILL:
     case NODE_SERIAL: {
-        if (cuda) {
-            fprintf(out, "    %s<<<%llu, %d, 0, ctx->stream>>>(", name, n->kind == NODE_FILL ? launch_blocks(n) : 1,
-                    n->kind == NODE_FILL ? 256 : 1);
-        } else {
-            fprintf(out, "    %s(", name);
-        }
+        t->node_launch(out, name, n->kind == NODE_FILL ? launch_blocks(n) : 1, n->kind == NODE_FILL ? 256 : 1);
         if (n->kind == NODE_SERIAL) plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, n->kind == NODE_FILL || n->nin == 0);
         if (n->nargs && (n->nin + n->nout == 0)) diag_fatal("internal error: a node without planes");
         node_arg_values(out, a, e, n);
         fputs(");\n", out);
-        if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
+        fputs(t->node_check, out);
         break;
     }
     }
@@ -460,7 +445,7 @@ static const char *api_bytes(Arena *a, const PlaneRef *p) {
 /* Inputs that overlap an output are copied to scratch first (after every
  * other part of it); outputs that overlap each other are an error. */
 
-static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, bool cuda) {
+static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, const Target *t) {
     Arena a = {0};
     if (e->nout_planes > 1) {
         fputs("    if (0", out);
@@ -492,11 +477,8 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
             at > 0 ? at : 1, base > 0 ? base : 1);
     at = base;
     for (int k = 0; k < e->nin_planes; k++) {
-        fprintf(out, "    if (copy[%d]) {\n", k);
-        if (cuda)
-            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], %s, cudaMemcpyDeviceToDevice, "
-                         "ctx->stream));\n", at, k, api_bytes(&a, &e->in_planes[k]));
-        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], %s);\n", at, k, api_bytes(&a, &e->in_planes[k]));
+        fprintf(out, "    if (copy[%d]) {\n        ", k);
+        t->copy(out, arena_printf(&a, "scratch + 0x%llxu", at), arena_printf(&a, "in[%d]", k), api_bytes(&a, &e->in_planes[k]));
         fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
         at += align_up(plane_bytes(&e->in_planes[k]));
     }
@@ -504,7 +486,7 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
     return at;
 }
 
-void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work) {
+void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     Arena a = {0};
     const char *fname = plan_code_base(&a, e->func);
     unsigned long long chain_end = e->chain_off;
@@ -514,19 +496,16 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
         fprintf(out, "/* %s: %s node */\n", name, plan_node_kind_name(n->kind));
         switch (n->kind) {
         case NODE_CHAIN: {
-            chain(out, &n->chain, name);
-            unsigned long long end = e->chain_off + align_up(n->chain.scratch_bytes + work(&n->chain));
+            t->graph_chain(out, &n->chain, name);
+            unsigned long long end = e->chain_off + align_up(n->chain.scratch_bytes + t->chain_work(&n->chain));
             if (end > chain_end) chain_end = end;
             break;
         }
-        case NODE_REDUCE:
-            if (cuda) emit_reduce_cuda(out, e, n, name);
-            else emit_reduce_c(out, n, name);
-            break;
-        case NODE_FILL: emit_fill(out, n, name, cuda); break;
-        case NODE_SERIAL: emit_serial(out, n, name, cuda); break;
+        case NODE_REDUCE: t->reduce_node(out, n, name); break;
+        case NODE_FILL: emit_fill(out, n, name, t); break;
+        case NODE_SERIAL: emit_serial(out, n, name, t); break;
         case NODE_COPY:
-            if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, cuda);
+            if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, t);
             break;
         }
     }
@@ -541,9 +520,9 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
     if (e->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
-    emit_alias(out, e, align_up(chain_end), cuda);
+    emit_alias(out, e, align_up(chain_end), t);
     for (int i = 0; i < e->nnodes; i++)
-        emit_node_call(out, &a, e, &e->nodes[i], plan_node_name(&a, e, i), cuda);
+        emit_node_call(out, &a, e, &e->nodes[i], plan_node_name(&a, e, i), t);
     fputs("    return PARM_OK;\n}\n\n", out);
     arena_free(&a);
 }
@@ -756,7 +735,7 @@ static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *firs
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
-void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t) {
     const IrBody *body = first->func->body;
     int nspecs, nargs = count_scalar_params(body);
     emit_runtime(out, in, "parm_io.h", runtime_parm_io_h);
@@ -767,7 +746,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
                           "static int parm_main_spec;                     /* the size that runs */\n", out);
     emit_tables(out, in, first, &nspecs);
     fputs("static size_t parm_len(int log) { return log < 0 ? 1 : (size_t)1 << log; }\n\n", out);
-    emit_main_runtime(out, in, cuda);
+    emit_main_runtime(out, in, t);
     if (first->pad) emit_main_call(out, in, first);
     fputs("static int parm_main_entry(parm_ctx *ctx, void *const *din, void *const *dout, size_t n)\n{\n"
           "    (void)din;\n    (void)dout;\n    (void)n;\n    return ", out);
@@ -819,7 +798,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     else fputs("    size_t n = 0;\n", out);
     fprintf(out, "    const parm_main_planes in_planes = {host_in, in_bytes, %d}, out_planes = {host_out, out_bytes, %d};\n",
             first->nin_planes, first->nout_planes);
-    emit_main_run(out, in, cuda);
+    emit_main_run(out, in, t);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
         fprintf(out, "    for (size_t i = 0; i < %s; i++) {\n", main_len(&names, first, r, true));
