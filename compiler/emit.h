@@ -1,6 +1,7 @@
 /* emit.h: the back ends. emit_common.c writes what the C and CUDA outputs
- * share (runtime, API, entry dispatch, standalone main); emit_c.c and
- * emit_cuda.c write the phases of each schedule. */
+ * share (runtime, API, entry dispatch, standalone main) for a Target
+ * (emit_target.h); emit_c.c and emit_cuda.c write the phases of each
+ * schedule. */
 #ifndef PARMC_EMIT_H
 #define PARMC_EMIT_H
 

@@ -1,4 +1,5 @@
-/* emit_common.c: what the C and CUDA outputs share: the embedded runtime,
+/* emit_common.c: what the C and CUDA outputs share, written once for a
+ * Target (emit_target.h): the program (emit_program), the embedded runtime,
  * the API (context, error codes, one function per entry dispatching on the
  * length), and the standalone main of --emit-main. */
 #include "emit.h"
