@@ -24,6 +24,7 @@ static const OpInfo ops[OP_COUNT] = {
     [OP_GE] = {">=", "ge", false, true, true, false},
     [OP_AND] = {"&&", "land", false, false, false, true},
     [OP_OR] = {"||", "lor", false, false, false, true},
+    [OP_INDEX] = {"!", "at", false, false, false, false},
     [OP_NEG] = {"-", "neg", true, true, true, false},
     [OP_NOT] = {"!", "not", true, false, false, true},
     [OP_SQRT] = {"sqrt", "sqrt", true, false, true, false},

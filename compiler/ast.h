@@ -18,6 +18,7 @@ typedef enum {
     OP_SHL, OP_SHR, OP_BAND, OP_BOR, OP_XOR,
     OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
     OP_AND, OP_OR,          /* && || */
+    OP_INDEX,               /* xs ! k: the element at a static position */
     OP_NEG, OP_NOT,         /* unary - and ! */
     OP_SQRT, OP_SIN, OP_COS, /* the built-in functions sqrt, sin, cos (floats) */
     OP_COUNT
