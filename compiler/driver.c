@@ -119,11 +119,10 @@ static void write_file(Compilation *c, const char *path, void (*write)(FILE *, c
 }
 
 static void write_program(FILE *f, const Outputs *o) {
-    if (o->target_c) emit_c_program(f, o->emit);
-    else emit_cuda_program(f, o->emit);
+    emit_program(f, o->emit, o->target_c ? &target_c : &target_cuda);
 }
 
-static void write_header(FILE *f, const Outputs *o) { emit_header(f, o->emit, !o->target_c); }
+static void write_header(FILE *f, const Outputs *o) { emit_header(f, o->emit, o->target_c ? &target_c : &target_cuda); }
 
 static void write_manifest(FILE *f, const Outputs *o) { manifest_write(f, o->manifest); }
 
