@@ -409,8 +409,8 @@ PARM_COMPARE_OPS(f64, double)
  * and round once. */
 
 /* sqrt of a negative number or of a NaN is the canonical NaN. Host code on
- * x86-64 uses the SSE2 instruction, so that generated C links without -lm;
- * elsewhere it calls the C library's sqrt. */
+ * x86-64 uses the SSE2 instruction, so that generated C links without -lm
+ * (unless it uses fma); elsewhere it calls the C library's sqrt. */
 #if !defined(__CUDA_ARCH__) && defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -725,8 +725,9 @@ PARM_FN double parm_cvt_f64_f32(float x)
  * too, as neg flips it) and wraps on the signed minimum (abs of -128 as i8
  * is -128, as unary minus gives); on unsigned integers it is the identity.
  * fma is IEEE's correctly rounded fused multiply-add: the C library's fma
- * and fmaf on the host and __fma_rn and __fmaf_rn on a GPU, which are all
- * correctly rounded, so the targets agree bit for bit.
+ * and fmaf on the host (so a program that uses it links with -lm) and
+ * __fma_rn and __fmaf_rn on a GPU, which are all correctly rounded, so the
+ * targets agree bit for bit.
  *
  * exp, log, tanh, atan2 and pow are parm's own, computed in f64 with the
  * operators above (never contracted) and, where one double does not hold
