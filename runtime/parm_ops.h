@@ -19,14 +19,16 @@
  *                              the IR's spelling (ir_print.c): add sub mul div
  *                              mod shl shr and or xor (bitwise) eq ne lt le gt
  *                              ge (these return bool) land lor (logical, bool)
- *   parm_<op>_<t>(a)           unary: neg (numbers), not (bool), sqrt sin cos
- *                              (f32, f64)
+ *   parm_<op>_<t>(a)           unary: neg (numbers), not (bool), abs
+ *                              (numbers), sqrt sin cos exp log tanh floor
+ *                              ceil (f32, f64)
+ *   parm_<op>_<t>(a, b[, c])   the functions atan2 pow and fma (f32, f64)
  *   parm_cvt_<to>_<from>(x)    conversion, destination first as in a cast:
  *                              parm_cvt_i32_f32 converts an f32 to an i32
  *   parm_f32_from_bits(u), parm_f64_from_bits(u), parm_f32_bits(x),
  *   parm_f64_bits(x)           a float from its IEEE bits and back
- * Each operator exists for the types the language accepts it on (builtins.c,
- * check_runtime_op), and every pair of types has a conversion.
+ * Each operator exists for the types the language accepts it on (the table
+ * of compiler/ast.c), and every pair of types has a conversion.
  *
  * Element C types: bool uint8_t (0 or 1), i8..i64 int8_t..int64_t,
  * u8..u64 uint8_t..uint64_t, f32 float, f64 double.
@@ -45,16 +47,16 @@
  * arithmetic) are not supported.
  *
  * NaN bits: every operation here that computes a float (add, sub, mul, div,
- * sqrt, sin, cos, f32 <-> f64) and gets a NaN returns the canonical NaN of
- * its type, PARM_NAN_F32 (0x7fffffff) or PARM_NAN_F64 (0x7ff8000000000000),
+ * the functions but abs, f32 <-> f64) and gets a NaN returns the canonical
+ * NaN of its type, PARM_NAN_F32 (0x7fffffff) or PARM_NAN_F64 (0x7ff8000000000000),
  * whatever the operands' payloads and signs: targets differ in the NaNs they
  * make (x86 makes 0xffc00000 for 0 * inf and propagates an operand's payload
  * and sign, choosing between two NaN operands by the compiler's operand
  * order; a GPU's f32 arithmetic makes 0x7fffffff for every NaN result; its
  * f64 arithmetic propagates like x86). 0x7fffffff is the GPU's own, so f32
- * arithmetic in device code needs no check. neg is a sign flip everywhere,
- * and a select moves bits unchanged, so a NaN read from the input keeps its
- * payload until an operation computes with it. The interpreter calls these
+ * arithmetic in device code needs no check. neg and abs change the sign bit
+ * only, everywhere, and a select moves bits unchanged, so a NaN read from
+ * the input keeps its payload until an operation computes with it. The interpreter calls these
  * functions (scalar_ops.c), so it gives the same bits.
  *
  * Includes only <stdint.h> and <math.h>. */
