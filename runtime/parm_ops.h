@@ -763,7 +763,7 @@ PARM_FN float parm_ceil_f32(float x) { return parm_cvt_f32_f64(parm_ceil_f64((do
 PARM_FN float parm_fma_f32(float a, float b, float c)
 {
 #if defined(__CUDA_ARCH__)
-    return __fmaf_rn(a, b, c);                  /* NaN results are canonical */
+    return parm_canon_f32(__fmaf_rn(a, b, c));  /* in case the GPU's fma kept a payload */
 #else
     PARM_OPAQUE(a);
     PARM_OPAQUE(b);
