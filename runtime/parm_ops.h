@@ -736,8 +736,9 @@ PARM_FN double parm_cvt_f64_f32(float x)
  * enough precision, with pairs of doubles (hi + lo) whose sums and products
  * are exact (Knuth's two-sum, Dekker's two-product with Veltkamp's split),
  * so every back end and the interpreter compute the same bits. Each rounds
- * once at the end, and tests/unit/test_math.c measures them against glibc
- * (docs/language.md, 6.3). The f32 versions are the f64 ones of the
+ * once at the end: within 0.75 ulp of the exact result, as
+ * tests/unit/test_math.c measures against the C library's long double
+ * functions (docs/language.md, 6.3). The f32 versions are the f64 ones of the
  * arguments converted, rounded once to f32. */
 
 PARM_FN float parm_abs_f32(float a) { return parm_f32_from_bits(parm_f32_bits(a) & 0x7fffffffu); }
