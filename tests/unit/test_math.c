@@ -103,6 +103,12 @@ static bool agrees(double got, double want, long double wantl) {
     return signbit(got) == signbit(want) && ulps_f64(got, wantl) <= bound;
 }
 
+static bool agrees_f32(float got, float want, long double wantl) {
+    if (isnan(want) || want == 0 || isinf(want))
+        return same_bits_f32(got, isnan(want) ? parm_f32_from_bits(PARM_NAN_F32) : want);
+    return signbit(got) == signbit(want) && ulps_f32(got, wantl) <= bound;
+}
+
 /* Special arguments: each through exp, log, tanh, floor, ceil and abs, every
  * pair through atan2 and pow, against glibc (C99 Annex F): floor, ceil and
  * abs bit for bit, the others as `agrees` says. */
@@ -157,12 +163,20 @@ static void check_special_values(void) {
         check(same_bits_f32(parm_ceil_f32(xf), isnan(xf) ? parm_f32_from_bits(PARM_NAN_F32) : ceilf(xf)), "ceilf(%.9g)",
               xf);
         check(same_bits_f32(parm_abs_f32(xf), fabsf(xf)), "absf(%.9g)", xf);
+        check(agrees_f32(parm_exp_f32(xf), expf(xf), expl(xf)), "expf(%.9g) = %.9g", xf, parm_exp_f32(xf));
+        check(agrees_f32(parm_log_f32(xf), logf(xf), logl(xf)), "logf(%.9g) = %.9g", xf, parm_log_f32(xf));
+        check(agrees_f32(parm_tanh_f32(xf), tanhf(xf), tanhl(xf)), "tanhf(%.9g) = %.9g", xf, parm_tanh_f32(xf));
         for (int j = 0; j < n; j++) {
             double y = v[j];
             check(agrees(parm_atan2_f64(x, y), atan2(x, y), atan2l(x, y)), "atan2(%.17g, %.17g) = %.17g, want %.17g", x,
                   y, parm_atan2_f64(x, y), atan2(x, y));
             check(agrees(parm_pow_f64(x, y), pow(x, y), powl(x, y)), "pow(%.17g, %.17g) = %.17g, want %.17g", x, y,
                   parm_pow_f64(x, y), pow(x, y));
+            float yf = (float)y;
+            check(agrees_f32(parm_atan2_f32(xf, yf), atan2f(xf, yf), atan2l(xf, yf)), "atan2f(%.9g, %.9g) = %.9g", xf,
+                  yf, parm_atan2_f32(xf, yf));
+            check(agrees_f32(parm_pow_f32(xf, yf), powf(xf, yf), powl(xf, yf)), "powf(%.9g, %.9g) = %.9g", xf, yf,
+                  parm_pow_f32(xf, yf));
         }
     }
     check(parm_f64_bits(parm_log_f64(-1.0)) == PARM_NAN_F64 && parm_f32_bits(parm_pow_f32(-2.0f, 0.5f)) == PARM_NAN_F32,
