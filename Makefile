@@ -21,15 +21,17 @@ RE2C     ?= re2c
 LEMON    ?= lemon
 LEMPAR   ?= /usr/share/lemon/lempar.c
 
-# The pipeline, in order (docs/internals.md explains each file).
+# The pipeline, in order (docs/internals.md explains each file); the modules
+# of the driver's passes in the order of its table (tests/tools/passes.py).
 SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler/imports.c \
        compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
-       compiler/f2.c compiler/ir.c compiler/ir_print.c compiler/ir_verify.c \
+       compiler/f2.c compiler/ir.c compiler/ir_walk.c compiler/ir_print.c compiler/ir_verify.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
        compiler/opt_normalise.c compiler/opt_rules.c compiler/opt_tables.c \
-       compiler/access_model.c compiler/plan.c compiler/bmmc_plan.c compiler/plan_rounds.c compiler/schedule.c compiler/table_place.c compiler/exchange_plan.c compiler/entry_plan.c compiler/plan_verify.c \
+       compiler/access_model.c compiler/plan.c compiler/bmmc_plan.c compiler/plan_rounds.c compiler/schedule.c compiler/exchange_plan.c compiler/entry_plan.c compiler/table_place.c compiler/plan_verify.c \
        compiler/plan_print.c compiler/emit_bmmc.c compiler/emit_elem.c compiler/emit_graph.c compiler/emit_reduce.c \
        compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \
+       compiler/emit_target_c.c compiler/emit_target_cuda.c \
        compiler/manifest.c \
        compiler/simulate.c \
        compiler/randinput.c compiler/driver.c
@@ -77,7 +79,8 @@ build/gen/parser.c build/gen/parser.h: compiler/parser.y
 	$(Q)$(LEMON) -q -T$(LEMPAR) -dbuild/gen $<
 
 # The runtime headers, embedded as strings in every emitted program.
-RUNTIME = runtime/parm_ops.h runtime/parm_io.h
+RUNTIME = runtime/parm_ops.h runtime/parm_io.h runtime/parm_host_c.h runtime/parm_host_cuda.h runtime/parm_nccl.h \
+          runtime/parm_main.h runtime/parm_main_c.h runtime/parm_main_cuda.h runtime/parm_main_nccl.h
 build/gen/runtime_text.c: $(RUNTIME) compiler/embed.sh
 	@mkdir -p build/gen
 	$(Q)$(call say,EMBED,$@)sh compiler/embed.sh $(RUNTIME) >$@

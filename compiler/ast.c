@@ -49,6 +49,8 @@ const OpInfo *op_info(Op op)
 
 const char *op_name(Op op) { return op_info(op)->spelling; }
 
+bool op_is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
+
 bool op_takes(Op op, Prim p)
 {
     const OpInfo *o = op_info(op);

@@ -42,6 +42,7 @@ typedef struct {
     int cost;
 } OpInfo;
 const OpInfo *op_info(Op op);
+bool op_is_comparison(Op op);   /* == != < <= > >=: a bool of two operands of one type */
 bool op_takes(Op op, Prim p);   /* the operator applies to p at run time */
 const char *op_name(Op op);   /* source spelling: "+", "xor", "&&", ... */
 bool op_is_function(Op op);   /* a built-in function: sqrt, sin, ..., fma */

@@ -111,8 +111,6 @@ static Value *static_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
                value_describe(s, a), value_describe(s, b));
 }
 
-static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
-
 /* Which primitive types an operator or built-in function accepts at run
  * time. */
 static void check_runtime_op(Op op, Prim p, Loc loc) {
@@ -187,7 +185,7 @@ Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
     IrVal *args[2] = {spec_coerce(s, a, t, loc)->rt, spec_coerce(s, b, t, loc)->rt};
     IrStmt *st = ir_append(s->prog, s->body, IR_BINARY, loc, 2, args);
     st->alu = op;
-    return value_rt(s, ir_add_result(s->prog, st, -1, is_comparison(op) ? elem_prim(PRIM_BOOL) : t));
+    return value_rt(s, ir_add_result(s->prog, st, -1, op_is_comparison(op) ? elem_prim(PRIM_BOOL) : t));
 }
 
 static Value *op_section(Spec *s, Value **args, Loc loc) { (void)s; (void)args; (void)loc; return NULL; }

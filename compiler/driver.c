@@ -22,20 +22,28 @@
 #include "simulate.h"
 #include "specialise.h"
 
-const char *const stage_names[STAGE_COUNT] = {"specialised", "normalised", "optimised"};
-
+/* The plans of every specialisation compiled, and the sizes refused. */
 typedef struct {
+    EntryPlan *plans;
+    int nplans;
+    RefusedSize *refused;
+    int nrefused;
+} Schedules;
+
+struct Compilation {
     Arena arena;
     char *input;                /* owned: interpreter input */
     Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
     Program program;
+    const char *entry;          /* the entry specialised; NULL = every entry */
     IrProgram ir;
+    Schedules plans;            /* from the planning passes */
     SchedOptions sched;         /* for the back end: --tile-bytes, --vector-copies, --register-bytes */
     bool target_c;              /* --target c: host memory, no GPU's limit to warn of */
     FILE *writing;              /* an output file being written */
     const char *written[3];     /* the output files begun: all removed if an error stops one */
     int nwritten;
-} Compilation;
+};
 
 /* Source text in memory, for driver_run_source. */
 typedef struct {
@@ -47,62 +55,6 @@ static void free_bufs(Buf **bufs) {
     if (!bufs) return;
     for (int i = 0; bufs[i]; i++) buf_free(bufs[i]);
     free(bufs);
-}
-
-/* The sanitizer and fuzzer builds (PARMC_VERIFY, the Makefile's SANFLAGS
- * and FUZZFLAGS) check the IR that every stage hands on, named by the stage
- * that made it; tests/unit/test_driver_verifies.c proves the calls are here. */
-static void verify(const Compilation *c, const char *stage) {
-#ifdef PARMC_VERIFY
-    ir_verify_program(&c->ir, stage);
-#else
-    (void)c, (void)stage;
-#endif
-}
-
-/* Run the middle end from stage `from` (already reached) to `to`. */
-static void advance(Compilation *c, const Options *opt, Stage from, Stage to) {
-    if (from < STAGE_NORMALISED && to >= STAGE_NORMALISED) {
-        opt_normalise(&c->ir);
-        verify(c, stage_names[STAGE_NORMALISED]);
-    }
-    if (from < STAGE_OPTIMISED && to >= STAGE_OPTIMISED) {
-        opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL);
-        verify(c, "rewritten");
-        opt_tabulate(&c->ir);
-        verify(c, stage_names[STAGE_OPTIMISED]);
-    }
-}
-
-/* Differential check of the middle end: the entry's results after every
- * later stage must equal the specialised program's, bit for bit. */
-static void compare_stages(Compilation *c, const Options *opt, const IrFunc *f) {
-    for (Stage s = STAGE_NORMALISED; s < STAGE_COUNT; s++) {
-        advance(c, opt, s - 1, s);
-        Buf **results = ir_eval_func(&c->ir, f, c->inputs);
-        long bad = -1;
-        int which = 0;
-        for (int r = 0; r < f->body->nresults && bad < 0; r++) {
-            bad = buf_first_difference(c->results[r], results[r]);
-            which = r;
-        }
-        for (int r = 0; results[r]; r++) buf_free(results[r]);
-        free(results);
-        if (bad >= 0)
-            diag_fatal("the %s program differs from the specialised one: result %d, element %ld",
-                       stage_names[s], which, bad);
-    }
-}
-
-static void interpret(Compilation *c, const Options *opt, const char *entry, FILE *in, FILE *out) {
-    long len = 0;
-    c->input = io_slurp(in, &len);
-    if (!c->input) diag_fatal("cannot read standard input");
-    IoShape shape;
-    const IrFunc *f = io_read_inputs(&c->ir, entry, "<stdin>", c->input, len, &c->inputs, &shape);
-    c->results = ir_eval_func(&c->ir, f, c->inputs);
-    if (opt->compare_stages) compare_stages(c, opt, f);
-    io_write_results(out, f, c->results, shape);
 }
 
 /* NAME.cu -> NAME.h, NAME.json: the file beside the output with extension ext */
@@ -167,11 +119,10 @@ static void write_file(Compilation *c, const char *path, void (*write)(FILE *, c
 }
 
 static void write_program(FILE *f, const Outputs *o) {
-    if (o->target_c) emit_c_program(f, o->emit);
-    else emit_cuda_program(f, o->emit);
+    emit_program(f, o->emit, o->target_c ? &target_c : &target_cuda);
 }
 
-static void write_header(FILE *f, const Outputs *o) { emit_header(f, o->emit, !o->target_c); }
+static void write_header(FILE *f, const Outputs *o) { emit_header(f, o->emit, o->target_c ? &target_c : &target_cuda); }
 
 static void write_manifest(FILE *f, const Outputs *o) { manifest_write(f, o->manifest); }
 
@@ -259,26 +210,17 @@ static void check_memory(Compilation *c, const EntryPlan *plans, int n) {
                  GPU_MEMORY_WARN_LOG);
 }
 
-/* The plans of every specialisation compiled, and the sizes refused. */
-typedef struct {
-    EntryPlan *plans;
-    int nplans;
-    RefusedSize *refused;
-    int nrefused;
-} Schedules;
-
-/* Schedules every specialisation. A size of a ranged entry that the back
- * end refuses whole (arrays of 1 element at n = 0) is left out with a
- * warning when another size compiles, and recorded in s->refused: the
- * emitted function returns NAME_ERROR_LENGTH for the lengths that fall on
- * it. The sanitizer build (PARMC_VERIFY) checks every plan against
- * plan_verify's invariants, naming the stage that built it (scheduling).
- * The program's tables in constant memory stay within its budget
- * (table_place.h). */
-static Schedules schedule_all(Compilation *c) {
-    Schedules s = {NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs + 1), 0,
-                   NEW_ARRAY(&c->arena, RefusedSize, c->ir.nfuncs + 1), 0};
-    EntryPlan *out = s.plans;
+/* The pass "schedule": plans every specialisation. A size of a ranged
+ * entry that the back end refuses whole (arrays of 1 element at n = 0) is
+ * left out with a warning when another size compiles, and recorded in
+ * refused: the emitted function returns NAME_ERROR_LENGTH for the lengths
+ * that fall on it. */
+static void schedule_pass(Compilation *c, const Options *opt) {
+    (void)opt;
+    Schedules *s = &c->plans;
+    *s = (Schedules){NEW_ARRAY(&c->arena, EntryPlan, c->ir.nfuncs + 1), 0,
+                     NEW_ARRAY(&c->arena, RefusedSize, c->ir.nfuncs + 1), 0};
+    EntryPlan *out = s->plans;
     int n = 0;
     for (int i = 0; i < c->ir.nfuncs; i++) {
         const IrFunc *f = c->ir.funcs[i];
@@ -287,14 +229,10 @@ static Schedules schedule_all(Compilation *c) {
         if (range && some_size_compiles(c, f)) {
             diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "
                                      "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
-            s.refused[s.nrefused++] = (RefusedSize){f, refusal, entry_plan_api_n(f), n};
+            s->refused[s->nrefused++] = (RefusedSize){f, refusal, entry_plan_api_n(f), n};
             continue;
         }
         entry_plan(&c->arena, f, &c->sched, &out[n]);
-#ifdef PARMC_VERIFY
-        const char *why = plan_verify_entry(&c->arena, &out[n]);
-        if (why) diag_fatal("internal error: the plan of '%s' after scheduling: %s", f->name, why);
-#endif
         /* the API dispatches on n, the first array's length (an entry of
          * any length on the shape); the sizes of an entry are specialised
          * one after another */
@@ -305,13 +243,124 @@ static Schedules schedule_all(Compilation *c) {
         check_memory(c, out, n);
         n++;
     }
-    table_place_budget(&c->arena, out, n);
-    s.nplans = n;
-    return s;
+    s->nplans = n;
 }
 
-/* The back end: schedule every specialisation, write OUT, its header and
- * its manifest (from the specialisations that were compiled). */
+/* The pass "place-tables": the program's tables in constant memory stay
+ * within its budget (table_place.h). */
+static void place_tables_pass(Compilation *c, const Options *opt) {
+    (void)opt;
+    table_place_budget(&c->arena, c->plans.plans, c->plans.nplans);
+}
+
+static void specialise_pass(Compilation *c, const Options *opt) {
+    specialise_program(&c->arena, &c->program, c->entry, &opt->import_path, &c->ir);
+}
+
+static void normalise_pass(Compilation *c, const Options *opt) {
+    (void)opt;
+    opt_normalise(&c->ir);
+}
+
+static void rewrite_pass(Compilation *c, const Options *opt) { opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL); }
+
+static void tabulate_pass(Compilation *c, const Options *opt) {
+    (void)opt;
+    opt_tabulate(&c->ir);
+}
+
+/* The verifiers run in the sanitizer and fuzzer builds (PARMC_VERIFY, the
+ * Makefile's SANFLAGS and FUZZFLAGS) after every pass, on what the pass
+ * hands on, and name the pass that broke it; tests/unit/test_driver_verifies.c
+ * proves that they run. */
+static void verify_ir(Compilation *c, const Pass *pass) {
+#ifdef PARMC_VERIFY
+    ir_verify_program(&c->ir, pass->made);
+#else
+    (void)c, (void)pass;
+#endif
+}
+
+static void verify_plans(Compilation *c, const Pass *pass) {
+#ifdef PARMC_VERIFY
+    for (int i = 0; i < c->plans.nplans; i++) {
+        const char *why = plan_verify_entry(&c->arena, &c->plans.plans[i]);
+        if (why)
+            diag_fatal("internal error: the plan of '%s' after %s: %s", c->plans.plans[i].func->name, pass->name, why);
+    }
+#else
+    (void)c, (void)pass;
+#endif
+}
+
+static void dump_ir(FILE *out, const Compilation *c) { ir_print_program(out, &c->ir); }
+
+static void dump_plans(FILE *out, const Compilation *c) {
+    for (int i = 0; i < c->plans.nplans; i++) plan_print_entry(out, &c->plans.plans[i]);
+}
+
+/* The middle and back end, in order: one pass per Stage, which names what
+ * the pass hands on. A pass reads what the one before it made; the IR
+ * passes hand on the IR (ir.h), the planning passes the plans (plan.h).
+ * docs/internals.md ("Passes") says how to add one. */
+const Pass driver_passes[STAGE_COUNT] = {
+    [STAGE_SPECIALISED] = {"specialise", "specialised", "specialise", "static evaluation of the AST into the IR",
+                           specialise_pass, verify_ir, dump_ir},
+    [STAGE_NORMALISED] = {"normalise", "normalised", "opt_normalise", "parm and col into bmmc, two and bmmc",
+                          normalise_pass, verify_ir, dump_ir},
+    [STAGE_REWRITTEN] = {"rewrite", "rewritten", "opt_rules", "the rewrite rules, to a fixed point",
+                         rewrite_pass, verify_ir, dump_ir},
+    [STAGE_OPTIMISED] = {"tabulate", "optimised", "opt_tables", "position-only subexpressions into tables",
+                         tabulate_pass, verify_ir, dump_ir},
+    [STAGE_SCHEDULED] = {"schedule", "scheduled", "entry_plan", "the plan of every entry: nodes, phases, kernels",
+                         schedule_pass, verify_plans, dump_plans},
+    [STAGE_PLACED] = {"place-tables", "placed", "table_place", "tables out of constant memory past its budget",
+                      place_tables_pass, verify_plans, dump_plans},
+};
+
+/* Runs the passes after stage `from` (already reached; -1: none) up to
+ * stage `to`, each followed by its verifier. */
+static void run_passes(Compilation *c, const Options *opt, int from, Stage to) {
+    for (int s = from + 1; s <= (int)to; s++) {
+        const Pass *pass = &driver_passes[s];
+        pass->run(c, opt);
+        pass->verify(c, pass);
+    }
+}
+
+/* Differential check of the middle end: the entry's results after every
+ * later IR stage must equal the specialised program's, bit for bit. */
+static void compare_stages(Compilation *c, const Options *opt, const IrFunc *f) {
+    for (Stage s = STAGE_NORMALISED; s <= STAGE_LAST_IR; s++) {
+        run_passes(c, opt, (int)s - 1, s);
+        Buf **results = ir_eval_func(&c->ir, f, c->inputs);
+        long bad = -1;
+        int which = 0;
+        for (int r = 0; r < f->body->nresults && bad < 0; r++) {
+            bad = buf_first_difference(c->results[r], results[r]);
+            which = r;
+        }
+        for (int r = 0; results[r]; r++) buf_free(results[r]);
+        free(results);
+        if (bad >= 0)
+            diag_fatal("the %s program differs from the specialised one: result %d, element %ld",
+                       driver_passes[s].made, which, bad);
+    }
+}
+
+static void interpret(Compilation *c, const Options *opt, FILE *in, FILE *out) {
+    long len = 0;
+    c->input = io_slurp(in, &len);
+    if (!c->input) diag_fatal("cannot read standard input");
+    IoShape shape;
+    const IrFunc *f = io_read_inputs(&c->ir, c->entry, "<stdin>", c->input, len, &c->inputs, &shape);
+    c->results = ir_eval_func(&c->ir, f, c->inputs);
+    if (opt->compare_stages) compare_stages(c, opt, f);
+    io_write_results(out, f, c->results, shape);
+}
+
+/* The back end: write OUT, its header and its manifest, from the plans of
+ * the specialisations that were compiled. */
 static void compile(Compilation *c, const Options *opt) {
     const char *output = opt->output;
     if (!output) {
@@ -325,11 +374,10 @@ static void compile(Compilation *c, const Options *opt) {
                     .emit_main = opt->emit_main, .gpu_log = opt->gpu_log,
                     .main_entry = opt->entry ? opt->entry : "main",
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
-    Schedules sched = schedule_all(c);
-    in.plans = sched.plans;
-    in.nplans = sched.nplans;
-    in.refused = sched.refused;
-    in.nrefused = sched.nrefused;
+    in.plans = c->plans.plans;
+    in.nplans = c->plans.nplans;
+    in.refused = c->plans.refused;
+    in.nrefused = c->plans.nrefused;
     emit_input_schedules(&in, &c->arena);
     check_entry_names(in.plans, in.nplans, in.prefix);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
@@ -347,8 +395,8 @@ static void compile(Compilation *c, const Options *opt) {
  * like one of the language (the prefix is the one a compile of the input
  * to the default output would take). */
 static void check_back_end(Compilation *c, const Options *opt) {
-    Schedules s = schedule_all(c);
-    check_entry_names(s.plans, s.nplans, opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input));
+    const char *prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input);
+    check_entry_names(c->plans.plans, c->plans.nplans, prefix);
 }
 
 /* --report: the access simulator over the schedule of every entry. With
@@ -357,8 +405,7 @@ static void check_back_end(Compilation *c, const Options *opt) {
 static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
-    Schedules s = schedule_all(c);
-    for (int i = 0; i < s.nplans; i++) ok &= simulate_report(out, &s.plans[i]);
+    for (int i = 0; i < c->plans.nplans; i++) ok &= simulate_report(out, &c->plans.plans[i]);
     if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
 }
 
@@ -382,30 +429,28 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
             fprintf(out, "%s\n", ((const Entry *)c->program.entries.items[i])->name);
         return;
     }
-    const char *entry = opt->entry;
-    if (!entry && (opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR ||
-                   opt->action == ACTION_RANDOM_INPUT))
-        entry = "main";
-    check_entry(&c->program, opt->emit_main && !entry ? "main" : entry);
-    /* a compile without -e compiles every entry (a --emit-main runs main) */
-    specialise_program(&c->arena, &c->program, entry, &opt->import_path, &c->ir);
-    verify(c, stage_names[STAGE_SPECIALISED]);
-    /* a --check of the optimised stage (the command line's) plans the back
-     * end too; one of an earlier stage (the fuzzer's first) stops there */
-    bool check_all = opt->action == ACTION_CHECK && opt->stage == STAGE_OPTIMISED;
-    bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ||
-                    opt->action == ACTION_DUMP_PLAN || check_all;
-    Stage target = back_end ? STAGE_OPTIMISED : opt->stage;
-    if (!opt->compare_stages) advance(c, opt, STAGE_SPECIALISED, target);
+    c->entry = opt->entry;
+    if (!c->entry && (opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR ||
+                      opt->action == ACTION_RANDOM_INPUT))
+        c->entry = "main";
+    check_entry(&c->program, opt->emit_main && !c->entry ? "main" : c->entry);
+    /* a compile without -e compiles every entry (a --emit-main runs main);
+     * an action that writes or reports the back end's work runs every pass,
+     * a --check or a dump those up to its stage (main.c: every pass for the
+     * command line's --check) */
+    bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT;
+    Stage target = back_end ? STAGE_COUNT - 1 : opt->compare_stages ? STAGE_SPECIALISED : opt->stage;
+    run_passes(c, opt, -1, target);
     switch (opt->action) {
     case ACTION_CHECK:
-        if (check_all) check_back_end(c, opt);
+        if (target == STAGE_COUNT - 1) check_back_end(c, opt);
         break;
     case ACTION_DUMP_IR:
-        ir_print_program(out, &c->ir);
+    case ACTION_DUMP_PLAN:
+        driver_passes[target].dump(out, c);
         break;
     case ACTION_INTERPRET:
-        interpret(c, opt, entry, opt->in ? opt->in : stdin, out);
+        interpret(c, opt, opt->in ? opt->in : stdin, out);
         break;
     case ACTION_COMPILE:
         compile(c, opt);
@@ -414,13 +459,8 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
         report(c, opt);
         break;
     case ACTION_RANDOM_INPUT:
-        randinput_write(out, randinput_pick(&c->ir, entry, opt->seed), opt->seed, opt->special_floats);
+        randinput_write(out, randinput_pick(&c->ir, c->entry, opt->seed), opt->seed, opt->special_floats);
         break;
-    case ACTION_DUMP_PLAN: {
-        Schedules s = schedule_all(c);
-        for (int i = 0; i < s.nplans; i++) plan_print_entry(out, &s.plans[i]);
-        break;
-    }
     case ACTION_LIST_ENTRIES:
         break;
     }

@@ -15,16 +15,22 @@ typedef enum {
     ACTION_DUMP_PLAN            /* the back end's plans (plan_print.c) */
 } Action;
 
-/* The IR stages, in pipeline order. */
-typedef enum { STAGE_SPECIALISED, STAGE_NORMALISED, STAGE_OPTIMISED, STAGE_COUNT } Stage;
-extern const char *const stage_names[STAGE_COUNT];
+/* What each pass of the driver's table (driver_passes, below) hands on, in
+ * pipeline order: the IR stages up to STAGE_LAST_IR, then the plan's. */
+typedef enum {
+    STAGE_SPECIALISED, STAGE_NORMALISED, STAGE_REWRITTEN, STAGE_OPTIMISED,
+    STAGE_SCHEDULED, STAGE_PLACED,
+    STAGE_COUNT
+} Stage;
+#define STAGE_LAST_IR STAGE_OPTIMISED
 
 typedef struct {
     Action action;
     const char *input;          /* the .parm file */
     const char *output;         /* -o */
     const char *entry;          /* -e; NULL = every entry (compile) or main */
-    Stage stage;                /* --dump-ir=STAGE, --stage STAGE for --interpret */
+    Stage stage;                /* the last pass run by --check, --dump-ir=STAGE, --dump-plan, --dump-after,
+                                   --stage STAGE for --interpret */
     bool trace_rules;           /* --trace-rules: print each rule application to stderr */
     bool compare_stages;        /* --compare-stages: interpret every stage, fail if they differ */
     bool target_c;              /* --target=c: portable C instead of CUDA */
@@ -44,6 +50,25 @@ typedef struct {
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */
 } Options;
+
+/* One compilation, private to driver.c. */
+typedef struct Compilation Compilation;
+
+/* A pass of the middle or back end: its entry in driver_passes. */
+typedef struct Pass Pass;
+struct Pass {
+    const char *name;           /* --dump-after NAME */
+    const char *made;           /* the stage it hands on: --dump-ir=STAGE, --stage, the verifiers' messages */
+    const char *module;         /* the compiler/ module that does its work (tests/tools/passes.py checks the
+                                   order against compiler/stages, the Makefile and docs/internals.md) */
+    const char *what;           /* one line for --passes */
+    void (*run)(Compilation *c, const Options *opt);
+    void (*verify)(Compilation *c, const Pass *pass);   /* PARMC_VERIFY builds; a no-op otherwise */
+    void (*dump)(FILE *out, const Compilation *c);
+};
+
+/* The pipeline after the front end, one pass per Stage, in order. */
+extern const Pass driver_passes[STAGE_COUNT];
 
 /* Why `prefix` cannot be the API's prefix (--prefix), or NULL when it can. */
 const char *driver_prefix_problem(const char *prefix);

@@ -1,6 +1,7 @@
 /* emit.h: the back ends. emit_common.c writes what the C and CUDA outputs
- * share (runtime, API, entry dispatch, standalone main); emit_c.c and
- * emit_cuda.c write the phases of each schedule. */
+ * share (runtime, API, entry dispatch, standalone main) for a Target
+ * (emit_target.h); emit_c.c and emit_cuda.c write the phases of each
+ * schedule. */
 #ifndef PARMC_EMIT_H
 #define PARMC_EMIT_H
 
@@ -9,9 +10,10 @@
 
 #include "emit_bmmc.h"
 #include "emit_elem.h"
+#include "emit_target.h"
 #include "plan.h"
 
-typedef struct {
+typedef struct EmitInput {
     const char *source_name;    /* for the banner */
     const char *header_name;    /* the .h written beside the output */
     EntryPlan *plans;           /* one per IR function (entry specialisation) compiled */
@@ -31,10 +33,18 @@ typedef struct {
     int gpu_log;                /* compiled for 2^gpu_log GPUs (plan.h, "Ranks") */
 } EmitInput;
 
-void emit_c_program(FILE *out, const EmitInput *in);
-void emit_cuda_program(FILE *out, const EmitInput *in);
+/* The program for target t (emit_target.h: target_c or target_cuda). */
+void emit_program(FILE *out, const EmitInput *in, const Target *t);
 /* The API header: the same declarations for both targets. */
-void emit_header(FILE *out, const EmitInput *in, bool cuda);
+void emit_header(FILE *out, const EmitInput *in, const Target *t);
+/* emit_c.c and emit_cuda.c, for their targets (emit_target.h): a one-chain
+ * entry's function (NAME_run and its phases); an entry graph's chain (its
+ * phases and NAME_exec); the scratch the C target adds after a chain's plan. */
+void emit_c_func(FILE *out, const Schedule *s, const char *fname);
+void emit_c_chain(FILE *out, const Schedule *s, const char *fname);
+unsigned long long emit_c_work_bytes(const Schedule *s);
+void emit_cuda_run(FILE *out, const Schedule *s, const char *fname);
+void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname);
 
 /* emit_cuda_local.c: the steps of a LOCAL phase in its register rounds. */
 void emit_cuda_local_rounds(FILE *out, const Phase *p);
@@ -61,25 +71,24 @@ void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log);
 void emit_api_text(FILE *out, const EmitInput *in, const char *text);
 /* The same with {G} the number of GPUs compiled for (EmitInput.gpu_log). */
 void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text);
+/* A runtime header (runtime/), whole, between "// start of NAME" and
+ * "// end of NAME" lines, its API names with the prefix (compiler/embed.sh). */
+void emit_runtime(FILE *out, const EmitInput *in, const char *name, const char *text);
 /* Whether NAME_entry would be one of the API's own names (NAME_ctx_create,
  * ...): the driver refuses such an entry. */
 bool emit_api_name_taken(const char *entry);
 /* Whether a prefix would make exported names that the emitted code uses
  * inside (parm_..., PARM_...): "parm" or "parm_..." in any case. */
 bool emit_prefix_reserved(const char *prefix);
-void emit_preamble(FILE *out, const EmitInput *in, bool cuda);
-void emit_entries(FILE *out, const EmitInput *in, bool cuda);
-/* The standalone main; `runner` writes the target's function that it calls,
- * which runs the entry once, then `repeat` more times, printing the median
- * time to stderr. */
-typedef void (*EmitRunner)(FILE *out, const EmitInput *in, const Schedule *s);
-void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner);
+/* The standalone main's runtime headers (parm_main.h and the target's
+ * part), and its run: the context, parm_main_execute (parm_main_ranks with
+ * ranks) of parm_main_entry on in_planes into out_planes, and the exit on
+ * a failure. */
+void emit_main_runtime(FILE *out, const EmitInput *in, const Target *t);
+void emit_main_run(FILE *out, const EmitInput *in, const Target *t);
 /* "int main(argc, argv) {" and the option loop that sets `repeat`, for
  * every standalone main (an entry graph's too). */
 void emit_main_start(FILE *out);
-/* The main's exit on a failed status (in `status`, the context `ctx`): its
- * message, and with cuda_message the failed CUDA call's (NAME_ctx_message). */
-void emit_main_status(FILE *out, const EmitInput *in, bool cuda_message);
 void emit_phase_comment(FILE *out, const Phase *p);
 /* The standalone main's reading of one value of type p into `dest` (with
  * the interpreter's message for a bad one), and the printer of a p. */
@@ -130,7 +139,7 @@ const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane,
 /* Whether p is the phase that a reduce is fused into (Schedule.reduce),
  * and that phase's parameters for the partial planes: ", T *q0"... */
 bool emit_phase_reduces(const Schedule *s, const Phase *p);
-void emit_partial_params(FILE *out, const Schedule *s, bool cuda);
+void emit_partial_params(FILE *out, const Schedule *s, const Target *t);
 /* With ranks (plan.h, "Ranks"): the planes of the exchanges' send and
  * receive buffers (each a rank's slice), and the bytes of each. */
 int emit_exchange_planes(const Schedule *s, unsigned long long *bytes);
@@ -139,13 +148,13 @@ int emit_exchange_planes(const Schedule *s, unsigned long long *bytes);
 int emit_unpack_kernel_of(const Phase *p, int rank);
 /* The copy of an entry with no phase: its input to its output, unless they
  * are the same arrays. */
-void emit_copy_whole(FILE *out, const Schedule *s, bool cuda);
+void emit_copy_whole(FILE *out, const Schedule *s, const Target *t);
 /* The start of NAME_run up to the scratch planes: PARM_ERROR_ALIAS when
  * output planes overlap, the scratch (the plan's planes, then work_bytes for
  * the emitter's own use; a failure returns its status), the copy of the
  * input where the plan's alias rule asks for it (after those, `in` then
  * points to it), and the declarations of sa and sb. */
-void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, bool cuda);
+void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, const Target *t);
 /* NAME_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
  * the void * arrays named `in` and `out`, and the run-time scalars (in their
  * place among the parameters) from the standalone main's parm_main_arg0... */
@@ -179,18 +188,26 @@ const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64
 
 /* emit_graph.c: an entry graph (EntryPlan, not simple): its nodes and
  * NAME_run(ctx, in, out, scalars...), over the planes of the array
- * parameters and the results; `chain` writes a chain's phases and
- * NAME_exec(ctx, in, out, scratch, args...), `work` the scratch the target
- * adds after a chain's plan. */
-typedef void (*EmitChain)(FILE *out, const Schedule *s, const char *name);
-typedef unsigned long long (*EmitWork)(const Schedule *s);
-void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work);
+ * parameters and the results, for target t. */
+void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t);
 /* The standalone main of a graph entry: every parameter read, every result
  * printed, as --interpret does. */
-void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda);
+void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t);
+/* A REDUCE node's function NAME for each target (emit_target.h): one loop
+ * in C; on CUDA a kernel of per-block partials, one of the total, and the
+ * host function that launches both. */
+void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name);
+void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];
 extern const char runtime_parm_io_h[];
+extern const char runtime_parm_host_c_h[];
+extern const char runtime_parm_host_cuda_h[];
+extern const char runtime_parm_nccl_h[];
+extern const char runtime_parm_main_h[];
+extern const char runtime_parm_main_c_h[];
+extern const char runtime_parm_main_cuda_h[];
+extern const char runtime_parm_main_nccl_h[];
 
 #endif

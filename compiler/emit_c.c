@@ -23,7 +23,7 @@ static void emit_tables(FILE *out, const char *name, const uint64_t *cols, int c
 static void emit_phase_head(FILE *out, const Schedule *s, const Phase *p, const char *name, bool work) {
     fprintf(out, "static void %s(%sconst void *const *src, void *const *dst%s", name,
             s->gpu_log ? "const uint64_t parm_rank, " : "", work ? ", char *work" : "");
-    if (emit_phase_reduces(s, p)) emit_partial_params(out, s, false);
+    if (emit_phase_reduces(s, p)) emit_partial_params(out, s, &target_c);
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
     emit_arg_loads(out, s);
@@ -160,7 +160,7 @@ static unsigned long long work_tile_at(const Phase *p, int k) {
 }
 
 /* The work memory the LOCAL phases of s need (one runs at a time). */
-static unsigned long long work_bytes(const Schedule *s) {
+unsigned long long emit_c_work_bytes(const Schedule *s) {
     unsigned long long most = 0;
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
@@ -356,7 +356,7 @@ static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char 
 /* The phases in order, through the buffers of the plan; the LOCAL phases'
  * work memory follows the plan's scratch planes. */
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
-    emit_copy_whole(out, s, false);
+    emit_copy_whole(out, s, &target_c);
     Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
         fprintf(out, "    %s((const void *const *)%s, %s", plan_phase_name(&names, fname, i), plan_buf_name(s->phases[i].src),
@@ -376,7 +376,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
     emit_arg_unused(out, s);
-    emit_run_start(out, s, work_bytes(s), false);
+    emit_run_start(out, s, emit_c_work_bytes(s), &target_c);
     emit_phase_calls(out, s, fname);
 }
 
@@ -489,7 +489,7 @@ static void slot_bytes(const ElemType *t, int ln, unsigned long long *bytes) {
 static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
     int ranks = 1 << s->gpu_log, ln = s->n - s->gpu_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
     unsigned long long in_bytes[SCHED_MAX_SLOTS], out_bytes[SCHED_MAX_SLOTS], x_bytes[SCHED_MAX_SLOTS];
-    unsigned long long scratch = s->scratch_bytes + work_bytes(s);
+    unsigned long long scratch = s->scratch_bytes + emit_c_work_bytes(s);
     slot_bytes(s->in_elem, ln, in_bytes);
     slot_bytes(s->out_elem, ln, out_bytes);
     int nx = emit_exchange_planes(s, x_bytes);
@@ -533,14 +533,14 @@ static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
     fputs("        free(scratch_r[r]);\n    }\n    return status;\n}\n\n", out);
 }
 
-static void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
+void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
     if (s->gpu_log) emit_run_ranks(out, s, fname);
     else emit_run(out, s, fname);
 }
 
 /* A chain of an entry graph: its scratch is given. */
-static void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
+void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
     fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
             s->reduce ? ", void *const *partial" : "");
@@ -549,71 +549,4 @@ static void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_arg_unused(out, s);
     emit_scratch_planes(out, s);
     emit_phase_calls(out, s, fname);
-}
-
-static const char c_context[] =
-    "struct {p}_ctx {\n"
-    "    void *scratch;\n"
-    "    size_t scratch_bytes;\n"
-    "};\n\n"
-    "int {p}_ctx_create(parm_ctx **ctx)\n{\n"
-    "    if (!ctx) return PARM_ERROR_NULL;\n"
-    "    *ctx = (parm_ctx *)calloc(1, sizeof **ctx);\n"
-    "    return *ctx ? PARM_OK : PARM_ERROR_MEMORY;\n}\n\n"
-    "void {p}_ctx_destroy(parm_ctx *ctx)\n{\n"
-    "    if (!ctx) return;\n"
-    "    free(ctx->scratch);\n"
-    "    free(ctx);\n}\n\n"
-    "/* The scratch memory of a call, kept for later calls. */\n"
-    "static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)\n{\n"
-    "    if (ctx->scratch_bytes < bytes) {\n"
-    "        free(ctx->scratch);\n"
-    "        ctx->scratch = malloc(bytes);\n"
-    "        ctx->scratch_bytes = ctx->scratch ? bytes : 0;\n"
-    "        if (!ctx->scratch) return PARM_ERROR_MEMORY;\n"
-    "    }\n"
-    "    *base = (char *)ctx->scratch;\n"
-    "    return 0;\n}\n\n";
-
-static const char c_timing[] =
-    "static int parm_compare_ms(const void *a, const void *b)\n{\n"
-    "    double x = *(const double *)a, y = *(const double *)b;\n"
-    "    return (x > y) - (x < y);\n}\n\n";
-
-/* The function the standalone main calls. */
-static void emit_c_runner(FILE *out, const EmitInput *api, const Schedule *s) {
-    fputs("#include <time.h>\n\n", out);
-    fputs(c_timing, out);
-    fputs("static int parm_main_run_c(parm_ctx *ctx, void **in, void **out, size_t n, int repeat)\n{\n"
-          "    (void)n;   /* an entry over rows takes the shape instead */\n"
-          "    int status = ", out);
-    emit_entry_call(out, api, s, "in", "out");
-    fputs(";\n    if (status || repeat <= 0) return status;\n"
-          "    double *ms = (double *)malloc(sizeof(double) * (size_t)repeat);\n"
-          "    if (!ms) return PARM_ERROR_MEMORY;\n"
-          "    for (int r = 0; r < repeat && !status; r++) {\n"
-          "        struct timespec t0, t1;\n"
-          "        timespec_get(&t0, TIME_UTC);\n"
-          "        status = ", out);
-    emit_entry_call(out, api, s, "in", "out");
-    fputs(";\n        timespec_get(&t1, TIME_UTC);\n"
-          "        ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;\n"
-          "    }\n"
-          "    qsort(ms, (size_t)repeat, sizeof(double), parm_compare_ms);\n"
-          "    if (!status) fprintf(stderr, \"median %.3f ms over %d runs\\n\", ms[repeat / 2], repeat);\n"
-          "    free(ms);\n    return status;\n}\n\n", out);
-}
-
-void emit_c_program(FILE *out, const EmitInput *in) {
-    emit_preamble(out, in, false);
-    emit_api_text(out, in, c_context);
-    Arena names = {0};
-    for (int i = 0; i < in->nplans; i++) {
-        const EntryPlan *e = &in->plans[i];
-        if (e->simple) emit_c_func(out, &e->nodes[0].chain, plan_node_name(&names, e, 0));
-        else emit_graph_func(out, e, false, emit_c_chain, work_bytes);
-    }
-    arena_free(&names);
-    emit_entries(out, in, false);
-    if (in->emit_main) emit_main(out, in, false, emit_c_runner);
 }

@@ -1,4 +1,5 @@
-/* emit_common.c: what the C and CUDA outputs share: the embedded runtime,
+/* emit_common.c: what the C and CUDA outputs share, written once for a
+ * Target (emit_target.h): the program (emit_program), the embedded runtime,
  * the API (context, error codes, one function per entry dispatching on the
  * length), and the standalone main of --emit-main. */
 #include "emit.h"
@@ -35,10 +36,10 @@ bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src
 
 bool emit_phase_reduces(const Schedule *s, const Phase *p) { return s->reduce && p == &s->phases[s->reduce_phase]; }
 
-void emit_partial_params(FILE *out, const Schedule *s, bool cuda) {
+void emit_partial_params(FILE *out, const Schedule *s, const Target *target) {
     for (int k = 0; k < s->reduce->nres; k++) {
         const char *t = prim_ctype(emit_reduce_prim(s->reduce, k));
-        fprintf(out, ", %s *%sq%d", t, cuda ? "__restrict__ " : "", k);
+        fprintf(out, ", %s *%sq%d", t, target->restrict_ptr, k);
     }
 }
 bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && p->dst == BUF_OUT; }
@@ -195,18 +196,17 @@ static unsigned long long align_up(unsigned long long bytes) { return (bytes + 2
 
 /* The bytes of the caller's plane k of an array of element type t: 2^n
  * elements, or the shape's for an entry of any length. */
-static void emit_plane_size(FILE *out, const Schedule *s, const ElemType *t, int k) {
-    if (s->pad) fprintf(out, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", prim_ctype(elem_slot_prim(t, k)));
-    else fprintf(out, "0x%llxu", plane_bytes(t, k, s->n - s->gpu_log));   /* with ranks: a slice */
+static const char *plane_size(Arena *a, const Schedule *s, const ElemType *t, int k) {
+    if (s->pad) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", prim_ctype(elem_slot_prim(t, k)));
+    return arena_printf(a, "0x%llxu", plane_bytes(t, k, s->n - s->gpu_log));   /* with ranks: a slice */
 }
 
 static void emit_overlap(FILE *out, const Schedule *s, const ElemType *a, int ka, const char *na, const ElemType *b,
                          int kb, const char *nb) {
-    fprintf(out, "parm_overlap(%s[%d], ", na, ka);
-    emit_plane_size(out, s, a, ka);
-    fprintf(out, ", %s[%d], ", nb, kb);
-    emit_plane_size(out, s, b, kb);
-    fputs(")", out);
+    Arena text = {0};
+    fprintf(out, "parm_overlap(%s[%d], %s, %s[%d], %s)", na, ka, plane_size(&text, s, a, ka), nb, kb,
+            plane_size(&text, s, b, kb));
+    arena_free(&text);
 }
 
 /* `copy_input`: whether an input plane overlaps an output plane in a way
@@ -233,29 +233,29 @@ static unsigned long long input_copy_layout(const Schedule *s, unsigned long lon
     return at;
 }
 
-static void emit_input_copy(FILE *out, const Schedule *s, const unsigned long long *copy_off, bool cuda) {
+static void emit_input_copy(FILE *out, const Schedule *s, const unsigned long long *copy_off, const Target *t) {
     int ns = s->in_elem->nslots;
+    Arena text = {0};
     fprintf(out, "    const void *in_copy[%d];\n    if (copy_input) {\n", ns);
     for (int k = 0; k < ns; k++) {
-        fprintf(out, "        in_copy[%d] = scratch + 0x%llxu;\n", k, copy_off[k]);
-        if (cuda) fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], ", copy_off[k], k);
-        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], ", copy_off[k], k);
-        emit_plane_size(out, s, s->in_elem, k);
-        fputs(cuda ? ", cudaMemcpyDeviceToDevice, ctx->stream));\n" : ");\n", out);
+        fprintf(out, "        in_copy[%d] = scratch + 0x%llxu;\n        ", k, copy_off[k]);
+        t->copy(out, arena_printf(&text, "scratch + 0x%llxu", copy_off[k]), arena_printf(&text, "in[%d]", k),
+                plane_size(&text, s, s->in_elem, k));
     }
     fputs("        in = in_copy;\n    }\n", out);
+    arena_free(&text);
 }
 
-void emit_copy_whole(FILE *out, const Schedule *s, bool cuda) {
+void emit_copy_whole(FILE *out, const Schedule *s, const Target *t) {
+    Arena text = {0};
     for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++) {
         fprintf(out, "    if (out[%d] != in[%d])\n        ", k, k);
-        fprintf(out, cuda ? "PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], in[%d], " : "memcpy(out[%d], in[%d], ", k, k);
-        emit_plane_size(out, s, s->out_elem, k);
-        fputs(cuda ? ", cudaMemcpyDeviceToDevice, ctx->stream));\n" : ");\n", out);
+        t->copy(out, arena_printf(&text, "out[%d]", k), arena_printf(&text, "in[%d]", k), plane_size(&text, s, s->out_elem, k));
     }
+    arena_free(&text);
 }
 
-void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, bool cuda) {
+void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, const Target *t) {
     const ElemType *res = s->out_elem;
     unsigned long long bytes = s->scratch_bytes + work_bytes;
     if (res->nslots > 1) {
@@ -275,7 +275,7 @@ void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes,
         emit_copy_condition(out, s, s->alias);
         fprintf(out, "    if ((status = parm_scratch(ctx, copy_input ? 0x%llxu : 0x%llxu, &scratch))) return status;\n",
                 copy_bytes, bytes);
-        emit_input_copy(out, s, copy_off, cuda);
+        emit_input_copy(out, s, copy_off, t);
     }
     fputs("    (void)scratch;\n", out);
     emit_scratch_planes(out, s);
@@ -392,6 +392,12 @@ void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text) {
     }
     emit_api_text(out, in, arena_printf(&a, "%s%s", done, rest));
     arena_free(&a);
+}
+
+void emit_runtime(FILE *out, const EmitInput *in, const char *name, const char *text) {
+    fprintf(out, "// start of %s\n", name);
+    emit_api_text(out, in, text);
+    fprintf(out, "// end of %s\n\n", name);
 }
 
 bool emit_api_name_taken(const char *entry) {
@@ -548,7 +554,7 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
 
 /* The comment of an entry graph: every parameter and result with its
  * fields and its length in terms of n (for every size, a ranged entry's). */
-static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t) {
     const IrBody *body = first->func->body;
     fprintf(out, "/* entry %s: parameters", first->func->entry);
     for (int i = 0; i < body->nparams; i++) {
@@ -575,7 +581,7 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
     }
     if (first->pad) emit_graph_any_length_comment(out, in, first);
     else fputs("; n is the length of the first array", out);
-    fprintf(out, "; one pointer per field (%s pointers). */\n", cuda ? "device" : "host");
+    fprintf(out, "; one pointer per field (%s pointers). */\n", t->pointers);
 }
 
 /* An entry graph of any length: the first (the smallest) size that holds
@@ -610,13 +616,13 @@ static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const
 /* The API function of an entry graph: checks its arguments and dispatches
  * on n to NAME_run(ctx, in, out, scalars...), which takes the planes of the
  * array parameters (in) and of the results (out). */
-static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t) {
     emit_graph_signature(out, in, first);
     fputs("\n{\n    if (!ctx", out);
     for (int k = 0; k < first->nin_planes; k++) fprintf(out, " || !in%d", k);
     for (int k = 0; k < first->nout_planes; k++) fprintf(out, " || !out%d", k);
     fputs(") return PARM_ERROR_NULL;\n", out);
-    if (cuda) fputs("    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n", out);
+    fputs(t->entry_check, out);
     fprintf(out, "    const void *in[%d] = {", first->nin_planes ? first->nin_planes : 1);
     for (int k = 0; k < first->nin_planes; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
     if (!first->nin_planes) fputs("NULL", out);
@@ -650,34 +656,18 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
-void emit_header(FILE *out, const EmitInput *in, bool cuda) {
+void emit_header(FILE *out, const EmitInput *in, const Target *t) {
     fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
     /* the guard is the prefix's: two programs' headers can be included together */
     emit_api_text(out, in, "#ifndef {P}_PARMC_H\n#define {P}_PARMC_H\n\n#include <stddef.h>\n#include <stdint.h>\n");
-    if (cuda) fputs("#include <cuda_runtime.h>\n", out);
-    if (cuda && in->gpu_log) fputs("#include <nccl.h>\n", out);
+    fputs(t->header_includes, out);
+    if (in->gpu_log) fputs(t->header_includes_ranks, out);
     fputs("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", out);
     emit_api_text(out, in, "typedef struct {p}_ctx {p}_ctx;\n\n");
     emit_status_enum(out, in);
     emit_api_text(out, in, api_decls);
-    if (cuda) {
-        emit_api_text(out, in, "/* The stream every entry runs on; entries do not synchronise. */\n"
-                               "cudaStream_t {p}_ctx_stream({p}_ctx *ctx);\n"
-                               "/* Later calls run on `stream` (0: the context's own stream again); a\n"
-                               "   stream of another device gives {P}_ERROR_DEVICE and changes nothing. */\n"
-                               "int {p}_ctx_set_stream({p}_ctx *ctx, cudaStream_t stream);\n"
-                               "/* The message of the last CUDA error of this context. */\n"
-                               "const char *{p}_ctx_message({p}_ctx *ctx);\n");
-    }
-    if (cuda && in->gpu_log)
-        emit_api_text_gpus(out, in, "/* Compiled for {G} GPUs (--gpus): the context of rank `rank` of the NCCL\n"
-                                    "   communicator `comm` of nranks = {G} ranks, on the current device. Each rank\n"
-                                    "   calls every entry with its own context and its slice of each array (of\n"
-                                    "   n / {G} elements, n the whole array's length); exchanges are grouped\n"
-                                    "   ncclSend/ncclRecv on the context's stream. {P}_ERROR_LENGTH when nranks is\n"
-                                    "   not {G}; an entry called with a context of {p}_ctx_create gives\n"
-                                    "   {P}_ERROR_NULL. */\n"
-                                    "int {p}_ctx_create_nccl({p}_ctx **ctx, ncclComm_t comm, int rank, int nranks);\n");
+    emit_api_text(out, in, t->header_decls);
+    if (in->gpu_log) emit_api_text_gpus(out, in, t->header_decls_ranks);
     fputs("\n", out);
     for (int i = 0; i < in->nschedules; i++) {
         if (!first_occurrence(in, i)) continue;
@@ -692,7 +682,7 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
                     i < e->in_param ? "before" : "after");
             arg++;
         }
-        fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", cuda ? "device" : "host");
+        fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", t->pointers);
         if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
         fputs(".", out);
         emit_any_length_comment(out, in, e);
@@ -703,7 +693,7 @@ void emit_header(FILE *out, const EmitInput *in, bool cuda) {
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
         if (!first_plan(in, i) || emit_entry_is_simple(in, e->func->entry)) continue;
-        emit_graph_comment(out, in, e, cuda);
+        emit_graph_comment(out, in, e, t);
         emit_graph_signature(out, in, e);
         fputs(";\n", out);
     }
@@ -764,19 +754,16 @@ static ConstantTables constant_tables(Arena *a, const EmitInput *in) {
     return c;
 }
 
-void emit_preamble(FILE *out, const EmitInput *in, bool cuda) {
+static void emit_preamble(FILE *out, const EmitInput *in, const Target *t) {
     fprintf(out, "/* Generated by parmc from %s. Do not edit. */\n", in->source_name);
     fputs("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n", out);
-    if (cuda) fputs("#include <stdio.h>\n#include <cuda_runtime.h>\n", out);
+    fputs(t->includes, out);
     fprintf(out, "#include \"%s\"\n\n", in->header_name);
-    /* the runtime defines every operator; a program uses a few */
-    if (cuda) fputs("#pragma nv_diag_suppress 177\n", out);
-    fputs("// start of parm_ops.h\n", out);
-    fputs(runtime_parm_ops_h, out);
-    fputs("// end of parm_ops.h\n\n", out);
+    fputs(t->before_runtime, out);
+    emit_runtime(out, in, "parm_ops.h", runtime_parm_ops_h);
     fputs("PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n    return __popcll(x) & 1;\n#else\n"
           "    return __builtin_parityll(x);\n#endif\n}\n\n", out);
-    if (!cuda) fputs("static inline int parm_ctz(uint64_t x) { return __builtin_ctzll(x); }\n\n", out);
+    fputs(t->helpers, out);
     fputs("/* Whether [a, a + na) and [b, b + nb) share a byte. */\n"
           "static inline int parm_overlap(const void *a, size_t na, const void *b, size_t nb)\n{\n"
           "    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;\n"
@@ -835,13 +822,13 @@ static void emit_any_length_dispatch(FILE *out, const EmitInput *in, const Sched
 }
 
 /* One function per entry: checks its arguments and dispatches on n. */
-static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bool cuda) {
+static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, const Target *t) {
     emit_signature(out, in, first);
     fputs("\n{\n    if (!ctx", out);
     for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, " || !in%d", k);
     for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, " || !out%d", k);
     fputs(") return PARM_ERROR_NULL;\n", out);
-    if (cuda) fputs("    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n", out);
+    fputs(t->entry_check, out);
     fprintf(out, "    const void *in[%d] = {", first->in_elem->nslots);
     for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
     fprintf(out, "};\n    void *out[%d] = {", first->out_elem->nslots);
@@ -864,12 +851,12 @@ static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, bo
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
-void emit_entries(FILE *out, const EmitInput *in, bool cuda) {
+static void emit_entries(FILE *out, const EmitInput *in, const Target *t) {
     for (int i = 0; i < in->nschedules; i++)
-        if (first_occurrence(in, i)) emit_entry(out, in, &in->schedules[i], cuda);
+        if (first_occurrence(in, i)) emit_entry(out, in, &in->schedules[i], t);
     for (int i = 0; i < in->nplans; i++)
         if (first_plan(in, i) && !emit_entry_is_simple(in, in->plans[i].func->entry))
-            emit_graph_entry(out, in, &in->plans[i], cuda);
+            emit_graph_entry(out, in, &in->plans[i], t);
 }
 
 /* ---- the standalone main ---- */
@@ -1032,9 +1019,11 @@ void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const c
     fputs(takes_rows(s) ? ", parm_main_rows, parm_main_cols)" : ", n)", out);
 }
 
-void emit_main_status(FILE *out, const EmitInput *in, bool cuda_message) {
+/* The main's exit on a failed status: its message, and where the context
+ * tells a failed call (one context: not with ranks) NAME_ctx_message. */
+static void emit_main_status(FILE *out, const EmitInput *in, const Target *t) {
     emit_api_text(out, in, "    if (status) {\n");
-    if (cuda_message)
+    if (t->ctx_message && !in->gpu_log)
         emit_api_text(out, in, "        if (status == PARM_ERROR_CUDA)\n"
                                "            fprintf(stderr, \"error: %s: %s\\n\", {p}_error_string(status), {p}_ctx_message(ctx));\n"
                                "        else\n    ");
@@ -1052,26 +1041,52 @@ void emit_main_start(FILE *out) {
           "    }\n", out);
 }
 
-void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
+/* The runtime of the standalone main (runtime/parm_main.h and the
+ * target's part of it). */
+void emit_main_runtime(FILE *out, const EmitInput *in, const Target *t) {
+    emit_runtime(out, in, t->main_name, t->main_text);
+    emit_runtime(out, in, "parm_main.h", runtime_parm_main_h);
+    if (in->gpu_log && t->main_ranks_text) emit_runtime(out, in, t->main_ranks_name, t->main_ranks_text);
+}
+
+/* The host planes of the input or of the results, for parm_main_execute:
+ * `name`_bytes and `name`_planes over host_`name`. */
+static void emit_main_planes(FILE *out, const char *name, const ElemType *t) {
+    fprintf(out, "    const size_t %s_bytes[%d] = {", name, t->nslots);
+    for (int k = 0; k < t->nslots; k++) fprintf(out, "%ssizeof(%s) * n", k ? ", " : "", prim_ctype(elem_slot_prim(t, k)));
+    fprintf(out, "};\n    const parm_main_planes %s_planes = {host_%s, %s_bytes, %d};\n", name, name, name, t->nslots);
+}
+
+void emit_main_run(FILE *out, const EmitInput *in, const Target *t) {
+    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
+    if (in->gpu_log && t->main_ranks_text)
+        fputs("    if (!status) status = parm_main_ranks(parm_main_entry, n, &in_planes, &out_planes, repeat);\n", out);
+    else fputs("    if (!status) status = parm_main_execute(ctx, parm_main_entry, n, &in_planes, &out_planes, repeat, \"\");\n", out);
+    emit_main_status(out, in, t);
+}
+
+static void emit_main(FILE *out, const EmitInput *in, const Target *t) {
     for (int i = 0; i < in->nplans; i++)
         if (strcmp(in->plans[i].func->entry, in->main_entry) == 0 && !emit_entry_is_simple(in, in->main_entry)) {
-            emit_graph_main(out, in, &in->plans[i], cuda);
+            emit_graph_main(out, in, &in->plans[i], t);
             return;
         }
     const Schedule *s = first_of_entry(in, in->main_entry);
     if (!s) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
-    fputs("// start of parm_io.h\n", out);
-    fputs(runtime_parm_io_h, out);
-    fputs("// end of parm_io.h\n\n", out);
+    emit_runtime(out, in, "parm_io.h", runtime_parm_io_h);
     for (int k = 0; k < s->nargs; k++) fprintf(out, "static %s parm_main_arg%d;\n", arg_ctype(s, k), k);
     if (s->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n", out);
     if (s->nargs || s->pad) fputs("\n", out);
-    runner(out, in, s);
+    emit_main_runtime(out, in, t);
+    fputs("static int parm_main_entry(parm_ctx *ctx, void *const *in, void *const *out, size_t n)\n{\n"
+          "    (void)n;   /* an entry over rows takes the shape instead */\n    return ", out);
+    emit_entry_call(out, in, s, "in", "out");
+    fputs(";\n}\n\n", out);
     emit_main_start(out);
     emit_read_input(out, in, s);
-    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
-    fprintf(out, "    if (!status) status = parm_main_run_%s(ctx, host_in, host_out, n, repeat);\n", cuda ? "cuda" : "c");
-    emit_main_status(out, in, cuda && !in->gpu_log);
+    emit_main_planes(out, "in", s->in_elem);
+    emit_main_planes(out, "out", s->out_elem);
+    emit_main_run(out, in, t);
     fputs("    for (size_t i = 0; i < n; i++) {\n", out);
     for (int k = 0; k < s->out_elem->nslots; k++) {
         if (k) fputs("        fputc(' ', stdout);\n", out);
@@ -1081,4 +1096,18 @@ void emit_main(FILE *out, const EmitInput *in, bool cuda, EmitRunner runner) {
     for (int k = 0; k < s->in_elem->nslots; k++) fprintf(out, "    free(host_in[%d]);\n", k);
     for (int k = 0; k < s->out_elem->nslots; k++) fprintf(out, "    free(host_out[%d]);\n", k);
     emit_api_text(out, in, "    {p}_ctx_destroy(ctx);\n    return 0;\n}\n");
+}
+
+void emit_program(FILE *out, const EmitInput *in, const Target *t) {
+    emit_preamble(out, in, t);
+    t->runtime(out, in);
+    Arena names = {0};
+    for (int i = 0; i < in->nplans; i++) {
+        const EntryPlan *e = &in->plans[i];
+        if (e->simple) t->chain_func(out, &e->nodes[0].chain, plan_node_name(&names, e, 0));
+        else emit_graph_func(out, e, t);
+    }
+    arena_free(&names);
+    emit_entries(out, in, t);
+    if (in->emit_main) emit_main(out, in, t);
 }

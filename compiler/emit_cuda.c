@@ -312,7 +312,7 @@ static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const 
     for (int k = 0; k < ns; k++)
         fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
-    if (emit_phase_reduces(s, p)) emit_partial_params(out, s, true);
+    if (emit_phase_reduces(s, p)) emit_partial_params(out, s, &target_cuda);
     emit_rank_param(out, s);
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ __align__(16) unsigned char parm_shared[];\n", out);
@@ -762,7 +762,7 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
 }
 
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
-    emit_copy_whole(out, s, true);
+    emit_copy_whole(out, s, &target_cuda);
     Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
         fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", plan_phase_name(&names, fname, i),
@@ -788,7 +788,7 @@ static unsigned long long exchange_layout(const Schedule *s, unsigned long long 
     return at - s->scratch_bytes;
 }
 
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
+void emit_cuda_run(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
     fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
     emit_arg_params(out, s);
@@ -797,7 +797,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
     int nx = 0;
     unsigned long long work = s->gpu_log ? exchange_layout(s, off, &nx) : 0;
     if (s->gpu_log) fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n", out);
-    emit_run_start(out, s, work, true);
+    emit_run_start(out, s, work, &target_cuda);
     for (int x = 0; s->gpu_log && x < 2; x++) {
         fprintf(out, "    void *const %s[%d] = {", x ? "xr" : "xs", nx ? nx : 1);
         for (int k = 0; k < nx; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", off[x * nx + k]);
@@ -808,7 +808,7 @@ static void emit_run(FILE *out, const Schedule *s, const char *fname) {
 }
 
 /* A chain of an entry graph: its scratch is given. */
-static void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
+void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
     fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
             s->reduce ? ", void *const *partial" : "");
@@ -816,300 +816,4 @@ static void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
     fputs(")\n{\n    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
     emit_scratch_planes(out, s);
     emit_phase_calls(out, s, fname);
-}
-
-static unsigned long long no_work(const Schedule *s) {
-    (void)s;
-    return 0;
-}
-
-/* The context: calls run on `stream`, its own non-blocking stream unless
- * the caller set one (docs/api.md). The scratch memory is stream-ordered on
- * `stream`: a change of stream frees it there, behind the calls already
- * queued, and the next call allocates it on the new stream, which the
- * stream-ordered allocator makes safe (memory freed on one stream is
- * reused on another only once that free has happened). */
-static const char cuda_context_head[] = "struct {p}_ctx {\n";
-
-/* With ranks (plan.h, "Ranks"): the context of one rank, made from an NCCL
- * communicator of as many ranks as the program was compiled for. NCCL's
- * errors are the ctx's too. */
-static const char cuda_context_nccl[] =
-    "    ncclComm_t comm;        /* NAME_ctx_create_nccl's */\n"
-    "    int rank, nranks;\n"
-    "    ncclResult_t nccl;      /* the last NCCL error */\n"
-    "    /* an exchange's communication stream, forked from and joined to\n"
-    "       `stream` by events, and its per-piece events (emit_exchange) */\n"
-    "    cudaStream_t comm_stream;\n"
-    "    cudaEvent_t fork, packed[PARM_PIECES], received[PARM_PIECES];\n";
-
-static const char cuda_context_nccl_message[] =
-    "const char *{p}_ctx_message(parm_ctx *ctx)\n{\n"
-    "    if (!ctx) return \"no context\";\n"
-    "    return parm_message(ctx, ctx->nccl != ncclSuccess ? ncclGetErrorString(ctx->nccl) : cudaGetErrorString(ctx->last));\n}\n\n";
-
-static const char cuda_context_nccl_api[] =
-    "#define PARM_NCCL(ctx, call) do { ncclResult_t parm_r = (call); \\\n"
-    "    if (parm_r != ncclSuccess) { (ctx)->nccl = parm_r; PARM_FAILED(ctx, #call); return PARM_ERROR_CUDA; } } while (0)\n\n"
-    "int {p}_ctx_create_nccl(parm_ctx **out, ncclComm_t comm, int rank, int nranks)\n{\n"
-    "    if (!comm) return PARM_ERROR_NULL;\n"
-    "    int status = {p}_ctx_create(out);\n"
-    "    if (status) return status;\n"
-    "    if (nranks != {G} || rank < 0 || rank >= nranks) return PARM_ERROR_LENGTH;\n"
-    "    parm_ctx *ctx = *out;\n"
-    "    ctx->comm = comm;\n    ctx->rank = rank;\n    ctx->nranks = nranks;\n"
-    "    /* the communication stream at the highest priority, so that its NCCL\n"
-    "       kernels start while the packs and unpacks fill the GPU */\n"
-    "    int least, greatest;\n"
-    "    PARM_CHECK(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));\n"
-    "    PARM_CHECK(ctx, cudaStreamCreateWithPriority(&ctx->comm_stream, cudaStreamNonBlocking, greatest));\n"
-    "    PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->fork, cudaEventDisableTiming));\n"
-    "    for (int k = 0; k < PARM_PIECES; k++) {\n"
-    "        PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->packed[k], cudaEventDisableTiming));\n"
-    "        PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->received[k], cudaEventDisableTiming));\n"
-    "    }\n"
-    "    return PARM_OK;\n}\n\n";
-
-/* What ctx_destroy releases of an exchange's: with ranks, the communication
- * stream (once its work is done) and the events. */
-static const char cuda_exchange_destroy_nccl[] =
-    "#define PARM_PIECES %d   /* the most pieces of an exchange (exchange_plan.h) */\n"
-    "#define PARM_EXCHANGE_DESTROY(ctx) do { \\\n"
-    "    if ((ctx)->comm_stream) { cudaStreamSynchronize((ctx)->comm_stream); cudaStreamDestroy((ctx)->comm_stream); } \\\n"
-    "    if ((ctx)->fork) cudaEventDestroy((ctx)->fork); \\\n"
-    "    for (int parm_k = 0; parm_k < PARM_PIECES; parm_k++) { \\\n"
-    "        if ((ctx)->packed[parm_k]) cudaEventDestroy((ctx)->packed[parm_k]); \\\n"
-    "        if ((ctx)->received[parm_k]) cudaEventDestroy((ctx)->received[parm_k]); \\\n"
-    "    } } while (0)\n\n";
-static const char cuda_exchange_destroy[] = "#define PARM_EXCHANGE_DESTROY(ctx) ((void)(ctx))\n\n";
-
-static const char cuda_context_message[] =
-    "const char *{p}_ctx_message(parm_ctx *ctx) { return ctx ? parm_message(ctx, cudaGetErrorString(ctx->last)) : \"no context\"; }\n\n";
-
-static const char cuda_context[] =
-    "    int device;\n"
-    "    int sms;                /* the device's SMs: persistent kernels' grids */\n"
-    "    int persistent_max;     /* > 0: at most so many persistent blocks */\n"
-    "    cudaStream_t own;       /* created with the context */\n"
-    "    cudaStream_t stream;    /* the stream calls run on: own or the caller's */\n"
-    "    void *scratch;          /* allocated on stream */\n"
-    "    size_t scratch_bytes;\n"
-    "    cudaError_t last;\n"
-    "    const char *call;       /* the failed call's text and line in this file */\n"
-    "    int line;\n"
-    "    char message[512];      /* {p}_ctx_message's text */\n"
-    "};\n\n"
-    "/* A failed call's error is the status's: it is cleared from the runtime so\n"
-    "   that a later launch check does not find it. The context keeps the call,\n"
-    "   which {p}_ctx_message names with the error's text. */\n"
-    "#define PARM_FAILED(ctx, text) ((ctx)->call = (text), (ctx)->line = __LINE__)\n"
-    "#define PARM_CHECK(ctx, call) do { cudaError_t parm_e = (call); \\\n"
-    "    if (parm_e != cudaSuccess) { \\\n"
-    "        (ctx)->last = parm_e; PARM_FAILED(ctx, #call); (void)cudaGetLastError(); return PARM_ERROR_CUDA; } } while (0)\n\n"
-    "/* \"error (call at line N of FILE)\": the error's text with the failed call. */\n"
-    "static const char *parm_message(parm_ctx *ctx, const char *error)\n{\n"
-    "    if (!ctx->call) return error;\n"
-    "    snprintf(ctx->message, sizeof ctx->message, \"%s (%s at line %d of %s)\", error, ctx->call, ctx->line, __FILE__);\n"
-    "    return ctx->message;\n}\n\n"
-    "int {p}_ctx_create(parm_ctx **out)\n{\n"
-    "    if (!out) return PARM_ERROR_NULL;\n"
-    "    parm_ctx *ctx = (parm_ctx *)calloc(1, sizeof *ctx);\n"
-    "    *out = ctx;\n"
-    "    if (!ctx) return PARM_ERROR_MEMORY;\n"
-    "    PARM_CHECK(ctx, cudaGetDevice(&ctx->device));\n"
-    "    PARM_CHECK(ctx, cudaDeviceGetAttribute(&ctx->sms, cudaDevAttrMultiProcessorCount, ctx->device));\n"
-    "    /* tests: persistent grids of at most PARM_PERSISTENT_BLOCKS blocks, so\n"
-    "       that small arrays give each block several tiles (tests/gpu) */\n"
-    "    const char *blocks = getenv(\"PARM_PERSISTENT_BLOCKS\");\n"
-    "    ctx->persistent_max = blocks ? atoi(blocks) : 0;\n"
-    "    PARM_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->own, cudaStreamNonBlocking));\n"
-    "    ctx->stream = ctx->own;\n"
-    "    return PARM_OK;\n}\n\n"
-    "void {p}_ctx_destroy(parm_ctx *ctx)\n{\n"
-    "    if (!ctx) return;\n"
-    "    if (ctx->scratch) cudaFreeAsync(ctx->scratch, ctx->stream);\n"
-    "    PARM_EXCHANGE_DESTROY(ctx);\n"
-    "    if (ctx->own) {\n        cudaStreamSynchronize(ctx->own);\n        cudaStreamDestroy(ctx->own);\n    }\n"
-    "    free(ctx);\n}\n\n"
-    "cudaStream_t {p}_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }\n\n"
-    "/* A warp shuffle of any element type (reductions). */\n"
-    "template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask, T v, int delta)\n{\n"
-    "    if (sizeof(T) == 8) {\n"
-    "        unsigned long long b;\n        memcpy(&b, &v, 8);\n        b = __shfl_down_sync(mask, b, delta);\n"
-    "        memcpy(&v, &b, 8);\n        return v;\n    }\n"
-    "    unsigned b = 0;\n    memcpy(&b, &v, sizeof(T));\n    b = __shfl_down_sync(mask, b, delta);\n"
-    "    memcpy(&v, &b, sizeof(T));\n    return v;\n}\n\n"
-    "int {p}_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream)\n{\n"
-    "    if (!ctx) return PARM_ERROR_NULL;\n"
-    "    if (!stream) stream = ctx->own;\n"
-    "    if (stream == ctx->stream) return PARM_OK;\n"
-    "#if CUDART_VERSION >= 12080\n"
-    "    int device;\n"
-    "    PARM_CHECK(ctx, cudaStreamGetDevice(stream, &device));\n"
-    "    if (device != ctx->device) return PARM_ERROR_DEVICE;\n"
-    "#endif\n"
-    "    if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));\n"
-    "    ctx->scratch = NULL;\n"
-    "    ctx->scratch_bytes = 0;\n"
-    "    ctx->stream = stream;\n"
-    "    return PARM_OK;\n}\n\n";
-
-static const char cuda_context_tail[] =
-    "/* The grid of a persistent kernel (--tile-buffers) of `tiles` tiles: the\n"
-    "   blocks that the device's SMs hold at once, at most one per tile. */\n"
-    "static inline unsigned long long parm_persistent_grid(const parm_ctx *ctx, unsigned long long tiles, int per_sm)\n{\n"
-    "    unsigned long long grid = (unsigned long long)ctx->sms * (unsigned long long)per_sm;\n"
-    "    if (ctx->persistent_max > 0 && grid > (unsigned long long)ctx->persistent_max) grid = ctx->persistent_max;\n"
-    "    return grid < tiles ? grid : tiles;\n}\n\n"
-    "static int parm_check_device(parm_ctx *ctx)\n{\n"
-    "    int device;\n"
-    "    PARM_CHECK(ctx, cudaGetDevice(&device));\n"
-    "    return device == ctx->device ? PARM_OK : PARM_ERROR_DEVICE;\n}\n\n"
-    "/* The scratch memory of a call, stream-ordered (no synchronisation) and\n"
-    "   kept for later calls. */\n"
-    "static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)\n{\n"
-    "    if (ctx->scratch_bytes < bytes) {\n"
-    "        if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));\n"
-    "        ctx->scratch = NULL;\n        ctx->scratch_bytes = 0;\n"
-    "        cudaError_t e = cudaMallocAsync(&ctx->scratch, bytes, ctx->stream);\n"
-    "        if (e == cudaErrorMemoryAllocation) {\n"
-    "            ctx->scratch = NULL;\n"
-    "            (void)cudaGetLastError();   /* not left for a later launch check to find */\n"
-    "            return PARM_ERROR_MEMORY;\n"
-    "        }\n"
-    "        PARM_CHECK(ctx, e);\n"
-    "        ctx->scratch_bytes = bytes;\n"
-    "    }\n"
-    "    *base = (char *)ctx->scratch;\n"
-    "    return PARM_OK;\n}\n\n";
-
-/* The function the standalone main calls. */
-static void emit_cuda_runner(FILE *out, const EmitInput *api, const Schedule *s) {
-    const ElemType *in = s->in_elem, *res = s->out_elem;
-    fputs("#include <algorithm>\n#include <vector>\n\n", out);
-    fputs("static int parm_main_run_cuda(parm_ctx *ctx, void **host_in, void **host_out, size_t n, int repeat)\n{\n", out);
-    fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
-    for (int k = 0; k < in->nslots; k++) {
-        const char *t = prim_ctype(elem_slot_prim(in, k));
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * (n ? n : 1)));\n", k, t);
-        fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], host_in[%d], sizeof(%s) * n, cudaMemcpyHostToDevice));\n", k, k, t);
-    }
-    for (int k = 0; k < res->nslots; k++)
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * (n ? n : 1)));\n", k, prim_ctype(elem_slot_prim(res, k)));
-    /* a cudaMemcpy from pageable memory may return before its DMA lands, and
-       the context's non-blocking stream does not wait for stream 0 */
-    fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", out);
-    fputs("    int status = ", out);
-    emit_entry_call(out, api, s, "in", "out");
-    fputs(";\n    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
-    fputs("    if (!status && repeat > 0) {\n"
-          "        std::vector<float> ms((size_t)repeat);\n"
-          "        cudaEvent_t start, stop;\n"
-          "        PARM_CHECK(ctx, cudaEventCreate(&start));\n"
-          "        PARM_CHECK(ctx, cudaEventCreate(&stop));\n"
-          "        for (int r = 0; r < repeat && !status; r++) {\n"
-          "            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n"
-          "            status = ", out);
-    emit_entry_call(out, api, s, "in", "out");
-    fputs(";\n            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
-          "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
-          "            PARM_CHECK(ctx, cudaEventElapsedTime(&ms[(size_t)r], start, stop));\n"
-          "        }\n"
-          "        std::sort(ms.begin(), ms.end());\n"
-          "        if (!status) fprintf(stderr, \"median %.4f ms over %d runs\\n\", ms[(size_t)repeat / 2], repeat);\n"
-          "        cudaEventDestroy(start);\n        cudaEventDestroy(stop);\n    }\n", out);
-    for (int k = 0; k < res->nslots; k++)
-        fprintf(out, "    if (!status) PARM_CHECK(ctx, cudaMemcpy(host_out[%d], out[%d], sizeof(%s) * n, cudaMemcpyDeviceToHost));\n",
-                k, k, prim_ctype(elem_slot_prim(res, k)));
-    for (int k = 0; k < in->nslots; k++) fprintf(out, "    cudaFree(in[%d]);\n", k);
-    for (int k = 0; k < res->nslots; k++) fprintf(out, "    cudaFree(out[%d]);\n", k);
-    fputs("    return status;\n}\n\n", out);
-}
-
-/* The standalone main's runner for several GPUs: an NCCL communicator over
- * the first G devices (ncclCommInitAll) and one thread per rank, each with
- * its own context and its slices (docs/api.md, "Several GPUs"); the median
- * is rank 0's. */
-static void emit_cuda_runner_gpus(FILE *out, const EmitInput *api, const Schedule *s) {
-    const ElemType *in = s->in_elem, *res = s->out_elem;
-    int ranks = 1 << s->gpu_log;
-    fputs("#include <algorithm>\n#include <thread>\n#include <vector>\n\n", out);
-    fputs("static int parm_main_rank(int r, ncclComm_t comm, void **host_in, void **host_out, size_t n, int repeat)\n{\n", out);
-    fprintf(out, "    const size_t slice = n / %d;\n    parm_ctx *ctx = NULL;\n    if (cudaSetDevice(r) != cudaSuccess) return PARM_ERROR_DEVICE;\n", ranks);
-    emit_api_text_gpus(out, api, "    int status = {p}_ctx_create_nccl(&ctx, comm, r, {G});\n    if (status) return status;\n");
-    fprintf(out, "    void *in[%d], *out[%d];\n", in->nslots, res->nslots);
-    for (int k = 0; k < in->nslots; k++) {
-        const char *t = prim_ctype(elem_slot_prim(in, k));
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&in[%d], sizeof(%s) * slice));\n", k, t);
-        fprintf(out, "    PARM_CHECK(ctx, cudaMemcpy(in[%d], (const %s *)host_in[%d] + r * slice, sizeof(%s) * slice, "
-                     "cudaMemcpyHostToDevice));\n", k, t, k, t);
-    }
-    for (int k = 0; k < res->nslots; k++)
-        fprintf(out, "    PARM_CHECK(ctx, cudaMalloc(&out[%d], sizeof(%s) * slice));\n", k, prim_ctype(elem_slot_prim(res, k)));
-    fputs("    PARM_CHECK(ctx, cudaDeviceSynchronize());\n    status = ", out);
-    emit_entry_call(out, api, s, "in", "out");
-    fputs(";\n    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
-    fputs("    if (!status && repeat > 0) {\n"
-          "        std::vector<float> ms((size_t)repeat);\n"
-          "        cudaEvent_t start, stop;\n"
-          "        PARM_CHECK(ctx, cudaEventCreate(&start));\n"
-          "        PARM_CHECK(ctx, cudaEventCreate(&stop));\n"
-          "        for (int i = 0; i < repeat && !status; i++) {\n"
-          "            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n"
-          "            status = ", out);
-    emit_entry_call(out, api, s, "in", "out");
-    fputs(";\n            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
-          "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
-          "            PARM_CHECK(ctx, cudaEventElapsedTime(&ms[(size_t)i], start, stop));\n"
-          "        }\n"
-          "        std::sort(ms.begin(), ms.end());\n"
-          "        if (!status && r == 0) fprintf(stderr, \"median %.4f ms over %d runs (rank 0)\\n\", ms[(size_t)repeat / 2], repeat);\n"
-          "        cudaEventDestroy(start);\n        cudaEventDestroy(stop);\n    }\n", out);
-    for (int k = 0; k < res->nslots; k++) {
-        const char *t = prim_ctype(elem_slot_prim(res, k));
-        fprintf(out, "    if (!status) PARM_CHECK(ctx, cudaMemcpy((%s *)host_out[%d] + r * slice, out[%d], sizeof(%s) * slice, "
-                     "cudaMemcpyDeviceToHost));\n", t, k, k, t);
-    }
-    for (int k = 0; k < in->nslots; k++) fprintf(out, "    cudaFree(in[%d]);\n", k);
-    for (int k = 0; k < res->nslots; k++) fprintf(out, "    cudaFree(out[%d]);\n", k);
-    fputs("    if (status == PARM_ERROR_CUDA) fprintf(stderr, \"rank %d: %s\\n\", r, ", out);
-    emit_api_text(out, api, "{p}_ctx_message(ctx));\n");
-    emit_api_text(out, api, "    {p}_ctx_destroy(ctx);\n    return status;\n}\n\n");
-    fputs("static int parm_main_run_cuda(parm_ctx *unused, void **host_in, void **host_out, size_t n, int repeat)\n{\n"
-          "    (void)unused;\n    int devices = 0;\n", out);
-    fprintf(out, "    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < %d) {\n"
-                 "        fprintf(stderr, \"compiled for %d GPUs, %%d present\\n\", devices);\n"
-                 "        return PARM_ERROR_DEVICE;\n    }\n", ranks, ranks);
-    fprintf(out, "    ncclComm_t comms[%d];\n    int devs[%d], status[%d];\n", ranks, ranks, ranks);
-    fprintf(out, "    for (int r = 0; r < %d; r++) devs[r] = r;\n", ranks);
-    fprintf(out, "    ncclResult_t init = ncclCommInitAll(comms, %d, devs);\n", ranks);
-    fputs("    if (init != ncclSuccess) {\n        fprintf(stderr, \"nccl: %s\\n\", ncclGetErrorString(init));\n"
-          "        return PARM_ERROR_CUDA;\n    }\n", out);
-    fputs("    std::vector<std::thread> threads;\n", out);
-    fprintf(out, "    for (int r = 0; r < %d; r++)\n"
-                 "        threads.emplace_back([&, r] { status[r] = parm_main_rank(r, comms[r], host_in, host_out, n, repeat); });\n"
-                 "    for (auto &t : threads) t.join();\n", ranks);
-    fprintf(out, "    int first = PARM_OK;\n    for (int r = 0; r < %d; r++) {\n        ncclCommDestroy(comms[r]);\n"
-                 "        if (!first) first = status[r];\n    }\n    return first;\n}\n\n", ranks);
-}
-
-void emit_cuda_program(FILE *out, const EmitInput *in) {
-    emit_preamble(out, in, true);
-    if (in->gpu_log) fprintf(out, cuda_exchange_destroy_nccl, 1 << EXCHANGE_MAX_PIECE_LOG);
-    else fputs(cuda_exchange_destroy, out);
-    emit_api_text(out, in, cuda_context_head);
-    if (in->gpu_log) fputs(cuda_context_nccl, out);
-    emit_api_text(out, in, cuda_context);
-    emit_api_text(out, in, in->gpu_log ? cuda_context_nccl_message : cuda_context_message);
-    emit_api_text(out, in, cuda_context_tail);
-    if (in->gpu_log) emit_api_text_gpus(out, in, cuda_context_nccl_api);
-    Arena names = {0};
-    for (int i = 0; i < in->nplans; i++) {
-        const EntryPlan *e = &in->plans[i];
-        if (e->simple) emit_run(out, &e->nodes[0].chain, plan_node_name(&names, e, 0));
-        else emit_graph_func(out, e, true, emit_cuda_chain, no_work);
-    }
-    arena_free(&names);
-    emit_entries(out, in, true);
-    if (in->emit_main) emit_main(out, in, true, in->gpu_log ? emit_cuda_runner_gpus : emit_cuda_runner);
 }

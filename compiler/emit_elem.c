@@ -7,7 +7,9 @@
  * never get variables. A REDUCE applies its body in the interpreter's tree
  * order, each application a fresh copy of the body's locals.
  * Three passes: build the nodes and check the body (an unsupported form is an
- * internal error), mark the nodes the results need, print the live ones.
+ * internal error; the type rules of the scalar statements are the IR
+ * verifier's, ir_verify.c), mark the nodes the results need, print the live
+ * ones.
  *
  * The code uses runtime/parm_ops.h for every operator: parm_<op>_<t> and
  * parm_cvt_<to>_<from>; a scalar statement with result %id declares
@@ -221,22 +223,13 @@ static bool is_postfix_expr(const char *e)
     return depth == 0;
 }
 
-/* An operator of nargs operands of type p: IR_UNARY, IR_BINARY or
- * IR_TERNARY's, as op_info says. */
-static bool op_accepts(Op op, Prim p, int nargs)
-{
-    return (unsigned)op < OP_COUNT && op_info(op)->arity == nargs && op_takes(op, p);
-}
-
-/* parm_<name>_<type>(a, b, ...): the runtime function of the operator. */
+/* parm_<name>_<type>(a, b, ...): the runtime function of an operator. */
 static const char *alu_call(Arena *a, const IrStmt *s, Prim in, Node **args)
 {
     const char *call = arena_printf(a, "parm_%s_%s(", op_info(s->alu)->name, prim_name(in));
     for (int i = 0; i < s->nargs; i++) call = arena_printf(a, "%s%s%s", call, i ? ", " : "", args[i]->text);
     return arena_printf(a, "%s)", call);
 }
-
-static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
 
 /* A literal with exactly the value's bits (constants are canonicalised). */
 static const char *literal(Emit *E, Prim p, Scalar v) { return emit_scalar_literal(&E->arena, p, v); }
@@ -422,7 +415,6 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
         break;
     case IR_POS:
         expect_scalars(E, s, 0);
-        if (p != PRIM_I64) fail(E, s, "result type %s, expected i64", prim_name(p));
         if (E->has_coord) {
             *local = new_local(E, s, p, arena_printf(a, "(int64_t)0x%llxull",
                                                     (unsigned long long)(f2_apply(s->mat, E->coord) ^ s->compl)), 0, args);
@@ -443,21 +435,12 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
         expect_scalars(E, s, nargs);
         for (int i = 0; i < nargs; i++) args[i] = lookup(E, s, s->args[i])[0];
         in = s->args[0]->elem->prim;
-        for (int i = 1; i < nargs; i++)
-            if (s->args[i]->elem->prim != in) fail(E, s, "operands of different types");
-        if (!op_accepts(s->alu, in, nargs))
-            fail(E, s, "operator %s does not apply to %s", (unsigned)s->alu < OP_COUNT ? op_name(s->alu) : "?",
-                 prim_name(in));
-        Prim want = is_comparison(s->alu) ? PRIM_BOOL : in;
-        if (p != want) fail(E, s, "result type %s, expected %s", prim_name(p), prim_name(want));
         *local = new_local(E, s, p, alu_call(a, s, in, args), nargs, args);
         break;
     }
     case IR_SELECT:
         expect_scalars(E, s, 3);
         for (int i = 0; i < 3; i++) args[i] = lookup(E, s, s->args[i])[0];
-        if (s->args[0]->elem->prim != PRIM_BOOL) fail(E, s, "the condition is not a bool");
-        if (s->args[1]->elem->prim != p || s->args[2]->elem->prim != p) fail(E, s, "alternatives of different types");
         *local = new_local(E, s, p, arena_printf(a, "%s ? %s : %s", args[0]->text, args[1]->text, args[2]->text), 3,
                            args);
         break;

@@ -201,7 +201,7 @@ static void emit_final(FILE *out, const IrStmt *s, int indent) {
     arena_free(&a);
 }
 
-static void emit_reduce_c(FILE *out, const PlanNode *n, const char *name) {
+void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     fprintf(out, "static void %s(", name);
     plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", n->nout, false, false);
@@ -216,11 +216,10 @@ static void emit_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     fputs("}\n\n", out);
 }
 
-static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name) {
+void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     const IrStmt *s = n->stmt;
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
     int threads2 = blocks < 8 ? blocks : 8, per2 = blocks - threads2;
-    (void)e;
     PlanNode partials = *n;     /* the second kernel reads the partials, unmapped */
     partials.npre = 0;
     partials.nin = ns;
@@ -275,23 +274,20 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
  * the one scalar it stores. */
 static const IrVal *fill_value(const PlanNode *n, int k) { return n->stmt ? n->stmt->args[k] : n->args[0]; }
 
-static void emit_fill(FILE *out, const PlanNode *n, const char *name, bool cuda) {
-    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+static void emit_fill(FILE *out, const PlanNode *n, const char *name, const Target *t) {
+    fprintf(out, "%s %s(", t->node_head, name);
     plane_params(out, "o", n->nout, false, true);
     node_arg_params(out, n);
     fputs(")\n{\n", out);
     node_arg_loads(out, n);
-    if (cuda)
-        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
-                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
-    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    t->node_loop(out, 1ULL << n->n);
     for (int k = 0; k < n->nout; k++)
         fprintf(out, "        ((%s *)o%d)[x] = parm_arg%d;\n", ctype(&n->out[k]), k, fill_value(n, k)->id);
     fputs("    }\n}\n\n", out);
 }
 
-static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cuda) {
-    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+static void emit_serial(FILE *out, const PlanNode *n, const char *name, const Target *t) {
+    fprintf(out, "%s %s(", t->node_head, name);
     plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", n->nout, false, n->nin == 0);
     if (n->nin + n->nout == 0) fputs("void", out);
@@ -375,17 +371,14 @@ static void emit_gather_loads(FILE *out, const PlanNode *n) {
     }
 }
 
-static void emit_gather(FILE *out, const PlanNode *n, const char *name, bool cuda) {
-    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+static void emit_gather(FILE *out, const PlanNode *n, const char *name, const Target *t) {
+    fprintf(out, "%s %s(", t->node_head, name);
     plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", n->nout, false, false);
     node_arg_params(out, n);
     fputs(")\n{\n", out);
     node_arg_loads(out, n);
-    if (cuda)
-        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
-                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
-    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    t->node_loop(out, 1ULL << n->n);
     emit_gather_loads(out, n);
     fputs("    }\n}\n\n", out);
 }
@@ -409,16 +402,13 @@ static Schedule pad_shape(const EntryPlan *e) {
 /* Every index x of the padded order: the pad or the caller's element into
  * the whole array (COPY_PAD), or the whole array's element into the
  * caller's array where x is in the shape (COPY_CUT). */
-static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
+static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
     Schedule shape = pad_shape(e);
-    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+    fprintf(out, "%s %s(", t->node_head, name);
     plane_params(out, "i", n->nin, true, true);
     plane_params(out, "o", n->nout, false, false);
     fputs(", const uint64_t parm_rows, const uint64_t parm_cols)\n{\n    (void)parm_rows;\n    (void)parm_cols;\n", out);
-    if (cuda)
-        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
-                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
-    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    t->node_loop(out, 1ULL << n->n);
     Arena a = {0};
     if (n->copy == COPY_CUT) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&a, &shape, "x"));
     for (int k = 0; k < n->nin; k++) {
@@ -440,7 +430,7 @@ static unsigned long long launch_blocks(const PlanNode *n) {
     return blocks > 65536 ? 65536 : blocks;
 }
 
-static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, bool cuda) {
+static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
     switch (n->kind) {
     case NODE_CHAIN:
         fputs("    {\n        const void *ni[] = {", out);
@@ -460,53 +450,44 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         break;
     case NODE_COPY:
         if (n->copy != COPY_PLAIN) {
-            if (cuda) fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, launch_blocks(n));
-            else fprintf(out, "    %s(", name);
+            t->node_launch(out, name, launch_blocks(n), 256);
             plane_values(out, a, e, n->in, n->nin, true);
             plane_values(out, a, e, n->out, n->nout, false);
             fputs(", parm_rows, parm_cols);\n", out);
-            if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
+            fputs(t->node_check, out);
             break;
         }
         for (int k = 0; k < n->nin; k++) {
             const char *src = plane_expr(a, e, &n->in[k]), *dst = plane_expr(a, e, &n->out[k]);
-            if (cuda)
-                fprintf(out, "    if (%s != %s) PARM_CHECK(ctx, cudaMemcpyAsync(%s, %s, 0x%llxu, cudaMemcpyDeviceToDevice, "
-                             "ctx->stream));\n", dst, src, dst, src, plane_bytes(&n->in[k]));
-            else fprintf(out, "    if (%s != %s) memcpy(%s, %s, 0x%llxu);\n", dst, src, dst, src, plane_bytes(&n->in[k]));
+            fprintf(out, "    if (%s != %s) ", dst, src);
+            t->copy(out, dst, src, arena_printf(a, "0x%llxu", plane_bytes(&n->in[k])));
         }
         break;
     case NODE_REDUCE:
-        fprintf(out, cuda ? "    if ((status = %s(ctx, " : "    %s(", name);
+        fprintf(out, t->reduce_call, name);
         plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, false);
-        if (cuda) plane_values(out, a, e, n->partial, n->nout, false);
+        if (t->reduce_partials) plane_values(out, a, e, n->partial, n->nout, false);
         node_arg_values(out, a, e, n);
-        fputs(cuda ? "))) return status;\n" : ");\n", out);
+        fputs(t->reduce_end, out);
         break;
     case NODE_GATHER:
-        if (cuda) fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, launch_blocks(n));
-        else fprintf(out, "    %s(", name);
+        t->node_launch(out, name, launch_blocks(n), 256);
         plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, false);
         node_arg_values(out, a, e, n);
         fputs(");\n", out);
-        if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
+        fputs(t->node_check, out);
         break;
     case NODE_FILL:
     case NODE_SERIAL: {
-        if (cuda) {
-            fprintf(out, "    %s<<<%llu, %d, 0, ctx->stream>>>(", name, n->kind == NODE_FILL ? launch_blocks(n) : 1,
-                    n->kind == NODE_FILL ? 256 : 1);
-        } else {
-            fprintf(out, "    %s(", name);
-        }
+        t->node_launch(out, name, n->kind == NODE_FILL ? launch_blocks(n) : 1, n->kind == NODE_FILL ? 256 : 1);
         if (n->kind == NODE_SERIAL) plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, n->kind == NODE_FILL || n->nin == 0);
         if (n->nargs && (n->nin + n->nout == 0)) diag_fatal("internal error: a node without planes");
         node_arg_values(out, a, e, n);
         fputs(");\n", out);
-        if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
+        fputs(t->node_check, out);
         break;
     }
     }
@@ -540,7 +521,7 @@ static const char *api_bytes(Arena *a, const PlaneRef *p) {
 /* Inputs that overlap an output are copied to scratch first (after every
  * other part of it); outputs that overlap each other are an error. */
 
-static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, bool cuda) {
+static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, const Target *t) {
     Arena a = {0};
     if (e->nout_planes > 1) {
         fputs("    if (0", out);
@@ -572,11 +553,8 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
             at > 0 ? at : 1, base > 0 ? base : 1);
     at = base;
     for (int k = 0; k < e->nin_planes; k++) {
-        fprintf(out, "    if (copy[%d]) {\n", k);
-        if (cuda)
-            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync(scratch + 0x%llxu, in[%d], %s, cudaMemcpyDeviceToDevice, "
-                         "ctx->stream));\n", at, k, api_bytes(&a, &e->in_planes[k]));
-        else fprintf(out, "        memcpy(scratch + 0x%llxu, in[%d], %s);\n", at, k, api_bytes(&a, &e->in_planes[k]));
+        fprintf(out, "    if (copy[%d]) {\n        ", k);
+        t->copy(out, arena_printf(&a, "scratch + 0x%llxu", at), arena_printf(&a, "in[%d]", k), api_bytes(&a, &e->in_planes[k]));
         fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
         at += align_up(plane_bytes(&e->in_planes[k]));
     }
@@ -584,7 +562,7 @@ static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned lon
     return at;
 }
 
-void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, EmitWork work) {
+void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     Arena a = {0};
     const char *fname = plan_code_base(&a, e->func);
     unsigned long long chain_end = e->chain_off;
@@ -594,20 +572,17 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
         fprintf(out, "/* %s: %s node */\n", name, plan_node_kind_name(n->kind));
         switch (n->kind) {
         case NODE_CHAIN: {
-            chain(out, &n->chain, name);
-            unsigned long long end = e->chain_off + align_up(n->chain.scratch_bytes + work(&n->chain));
+            t->graph_chain(out, &n->chain, name);
+            unsigned long long end = e->chain_off + align_up(n->chain.scratch_bytes + t->chain_work(&n->chain));
             if (end > chain_end) chain_end = end;
             break;
         }
-        case NODE_REDUCE:
-            if (cuda) emit_reduce_cuda(out, e, n, name);
-            else emit_reduce_c(out, n, name);
-            break;
-        case NODE_FILL: emit_fill(out, n, name, cuda); break;
-        case NODE_SERIAL: emit_serial(out, n, name, cuda); break;
-        case NODE_GATHER: emit_gather(out, n, name, cuda); break;
+        case NODE_REDUCE: t->reduce_node(out, n, name); break;
+        case NODE_FILL: emit_fill(out, n, name, t); break;
+        case NODE_SERIAL: emit_serial(out, n, name, t); break;
+        case NODE_GATHER: emit_gather(out, n, name, t); break;
         case NODE_COPY:
-            if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, cuda);
+            if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, t);
             break;
         }
     }
@@ -622,9 +597,9 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
     if (e->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
-    emit_alias(out, e, align_up(chain_end), cuda);
+    emit_alias(out, e, align_up(chain_end), t);
     for (int i = 0; i < e->nnodes; i++)
-        emit_node_call(out, &a, e, &e->nodes[i], plan_node_name(&a, e, i), cuda);
+        emit_node_call(out, &a, e, &e->nodes[i], plan_node_name(&a, e, i), t);
     fputs("    return PARM_OK;\n}\n\n", out);
     arena_free(&a);
 }
@@ -814,7 +789,7 @@ static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *fir
  * apart in the input). */
 static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
     const IrBody *body = first->func->body;
-    fputs("static int parm_main_call(parm_ctx *ctx, void **din, void **dout)\n{\n"
+    fputs("static int parm_main_call(parm_ctx *ctx, void *const *din, void *const *dout)\n{\n"
           "    int first = 0;\n"
           "    while ((long)parm_main_rows > parm_max_rows[first] || (long)parm_main_cols > parm_max_cols[first]) first++;\n"
           "    if (first == parm_main_spec)\n        return ", out);
@@ -837,14 +812,10 @@ static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *firs
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
 }
 
-void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, bool cuda) {
+void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t) {
     const IrBody *body = first->func->body;
     int nspecs, nargs = count_scalar_params(body);
-    fputs("// start of parm_io.h\n", out);
-    fputs(runtime_parm_io_h, out);
-    fputs("// end of parm_io.h\n\n", out);
-    if (cuda) fputs("#include <algorithm>\n#include <vector>\n", out);
-    else fputs("#include <time.h>\n", out);
+    emit_runtime(out, in, "parm_io.h", runtime_parm_io_h);
     for (int i = 0, arg = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i]))
             fprintf(out, "static %s parm_main_arg%d;\n", prim_ctype(val_prim(body->params[i])), arg++);
@@ -852,63 +823,12 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
                           "static int parm_main_spec;                     /* the size that runs */\n", out);
     emit_tables(out, in, first, &nspecs);
     fputs("static size_t parm_len(int log) { return log < 0 ? 1 : (size_t)1 << log; }\n\n", out);
+    emit_main_runtime(out, in, t);
     if (first->pad) emit_main_call(out, in, first);
-    fputs("static int parm_compare_ms(const void *a, const void *b)\n{\n"
-          "    double x = *(const double *)a, y = *(const double *)b;\n    return (x > y) - (x < y);\n}\n\n", out);
-    /* the runner: host planes to the device, the call (repeated), back */
-    fprintf(out, "static int parm_main_run_graph(parm_ctx *ctx, void **hin, void **hout, const size_t *in_bytes, "
-                 "const size_t *out_bytes, size_t n, int repeat)\n{\n    void *din[%d], *dout[%d];\n    (void)n;\n    (void)din;\n    (void)dout;\n",
-            first->nin_planes ? first->nin_planes : 1, first->nout_planes ? first->nout_planes : 1);
-    if (cuda) {
-        fprintf(out, "    for (int k = 0; k < %d; k++) {\n"
-                     "        PARM_CHECK(ctx, cudaMalloc(&din[k], in_bytes[k] ? in_bytes[k] : 1));\n"
-                     "        PARM_CHECK(ctx, cudaMemcpy(din[k], hin[k], in_bytes[k], cudaMemcpyHostToDevice));\n    }\n",
-                first->nin_planes);
-        fprintf(out, "    for (int k = 0; k < %d; k++) PARM_CHECK(ctx, cudaMalloc(&dout[k], out_bytes[k] ? out_bytes[k] : 1));\n"
-                     "    PARM_CHECK(ctx, cudaDeviceSynchronize());\n", first->nout_planes);
-    } else {
-        fprintf(out, "    for (int k = 0; k < %d; k++) din[k] = hin[k];\n"
-                     "    for (int k = 0; k < %d; k++) dout[k] = hout[k];\n    (void)in_bytes;\n    (void)out_bytes;\n",
-                first->nin_planes, first->nout_planes);
-    }
-    fputs("    int status = ", out);
+    fputs("static int parm_main_entry(parm_ctx *ctx, void *const *din, void *const *dout, size_t n)\n{\n"
+          "    (void)din;\n    (void)dout;\n    (void)n;\n    return ", out);
     emit_run_call(out, in, first);
-    fputs(";\n", out);
-    if (cuda) fputs("    if (!status) PARM_CHECK(ctx, cudaStreamSynchronize(ctx->stream));\n", out);
-    fputs("    if (!status && repeat > 0) {\n"
-          "        double *ms = (double *)malloc(sizeof(double) * (size_t)repeat);\n"
-          "        if (!ms) return PARM_ERROR_MEMORY;\n", out);
-    if (cuda)
-        fputs("        cudaEvent_t start, stop;\n"
-              "        PARM_CHECK(ctx, cudaEventCreate(&start));\n        PARM_CHECK(ctx, cudaEventCreate(&stop));\n", out);
-    fputs("        for (int r = 0; r < repeat && !status; r++) {\n", out);
-    if (cuda) fputs("            PARM_CHECK(ctx, cudaEventRecord(start, ctx->stream));\n", out);
-    else fputs("            struct timespec t0, t1;\n            timespec_get(&t0, TIME_UTC);\n", out);
-    fputs("            status = ", out);
-    emit_run_call(out, in, first);
-    fputs(";\n", out);
-    if (cuda)
-        fputs("            PARM_CHECK(ctx, cudaEventRecord(stop, ctx->stream));\n"
-              "            PARM_CHECK(ctx, cudaEventSynchronize(stop));\n"
-              "            float f;\n            PARM_CHECK(ctx, cudaEventElapsedTime(&f, start, stop));\n"
-              "            ms[r] = f;\n", out);
-    else
-        fputs("            timespec_get(&t1, TIME_UTC);\n"
-              "            ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;\n", out);
-    fputs("        }\n        qsort(ms, (size_t)repeat, sizeof(double), parm_compare_ms);\n"
-          "        if (!status) fprintf(stderr, \"median %.4f ms over %d runs\\n\", ms[repeat / 2], repeat);\n"
-          "        free(ms);\n", out);
-    if (cuda) fputs("        cudaEventDestroy(start);\n        cudaEventDestroy(stop);\n", out);
-    fputs("    }\n", out);
-    if (cuda) {
-        fprintf(out, "    for (int k = 0; k < %d; k++)\n"
-                     "        if (!status) PARM_CHECK(ctx, cudaMemcpy(hout[k], dout[k], out_bytes[k], cudaMemcpyDeviceToHost));\n"
-                     "    for (int k = 0; k < %d; k++) cudaFree(din[k]);\n"
-                     "    for (int k = 0; k < %d; k++) cudaFree(dout[k]);\n", first->nout_planes, first->nin_planes,
-                first->nout_planes);
-    }
-    fputs("    return status;\n}\n\n", out);
-
+    fputs(";\n}\n\n", out);
     emit_main_start(out);
     fputs("    parm_input input;\n"
           "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
@@ -953,9 +873,9 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, boo
     fputs("    free(input.text);\n", out);
     if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
-    emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n"
-                           "    if (!status) status = parm_main_run_graph(ctx, host_in, host_out, in_bytes, out_bytes, n, repeat);\n");
-    emit_main_status(out, in, cuda);
+    fprintf(out, "    const parm_main_planes in_planes = {host_in, in_bytes, %d}, out_planes = {host_out, out_bytes, %d};\n",
+            first->nin_planes, first->nout_planes);
+    emit_main_run(out, in, t);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
         fprintf(out, "    for (size_t i = 0; i < %s; i++) {\n", main_len(&names, first, r, true));

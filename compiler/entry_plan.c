@@ -125,31 +125,33 @@ static const int *planes_of(Graph *g, const IrStmt *s, const IrVal *v) {
 
 /* ---- uses ---- */
 
-/* The entry-level values a body reads, once each, into vals. */
-static void body_reads(Graph *g, const IrBody *b, const IrVal ***vals, int *n, int *cap) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++) {
-            if (!is_entry_val(g, s->args[a])) continue;
-            bool seen = false;
-            for (int j = 0; j < *n && !seen; j++) seen = (*vals)[j] == s->args[a];
-            if (seen) continue;
-            GROW(g->arena, *vals, *n, *cap, const IrVal *);
-            (*vals)[(*n)++] = s->args[a];
-        }
-        if (s->body) body_reads(g, s->body, vals, n, cap);
-    }
-    for (int r = 0; r < b->nresults; r++)
-        if (is_entry_val(g, b->results[r])) {
-            bool seen = false;
-            for (int j = 0; j < *n && !seen; j++) seen = (*vals)[j] == b->results[r];
-            if (seen) continue;
-            GROW(g->arena, *vals, *n, *cap, const IrVal *);
-            (*vals)[(*n)++] = b->results[r];
-        }
+typedef struct {
+    Graph *g;
+    const IrVal ***vals;
+    int *n, *cap;
+} Reads;
+
+static void add_read(IrWalk *w, IrVal **v) {
+    Reads *r = w->ctx;
+    if (!is_entry_val(r->g, *v)) return;
+    for (int j = 0; j < *r->n; j++)
+        if ((*r->vals)[j] == *v) return;
+    GROW(r->g->arena, *r->vals, *r->n, *r->cap, const IrVal *);
+    (*r->vals)[(*r->n)++] = *v;
 }
 
-static void count_uses(Graph *g) {
+/* The entry-level values a body reads, once each, into vals. */
+static void body_reads(Graph *g, const IrBody *b, const IrVal ***vals, int *n, int *cap) {
+    Reads r = {g, vals, n, cap};
+    IrWalk w = {.read = add_read, .ctx = &r};
+    ir_walk(&w, b);
+}
+
+/* The readers of each entry-level value: a statement of the entry's body
+ * counts once for each argument and once for each value its body reads
+ * (however often), a result of the body once. Not ir_count_uses, which
+ * counts every read: a chain grows while one statement reads its end. */
+static void count_readers(Graph *g) {
     const IrBody *body = g->f->body;
     int lo = 0, hi = -1;
     for (int i = 0; i < body->nparams; i++) {
@@ -843,7 +845,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
         out->nodes[0].n = out->nodes[0].chain.n;
         return;
     }
-    count_uses(&g);
+    count_readers(&g);
     const IrBody *body = f->body;
     for (int i = 0, flat = 0; i < body->nparams; i++) {
         const IrVal *v = body->params[i];

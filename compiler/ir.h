@@ -141,6 +141,30 @@ const char *ir_op_name(IrOp op);
 bool ir_op_is_alu(IrOp op);
 bool ir_is_scalar(const IrVal *v);
 
+/* ir_walk.c: the traversal of a body and of every body nested in it, in
+ * program order. Each callback given is called: stmt for a statement before
+ * anything in it (returning false skips its reads, body and results); read
+ * for each value read, a statement's argument or a body's result, by the
+ * slot that holds it (so a pass may replace it); def for each value where
+ * it is defined, a body's parameter or a statement's result, with that
+ * body. A callback that sets stop ends the walk. A new kind of statement
+ * needs nothing here: its arguments, results and body are walked as any. */
+typedef struct IrWalk IrWalk;
+struct IrWalk {
+    bool (*stmt)(IrWalk *w, IrStmt *s);
+    void (*read)(IrWalk *w, IrVal **slot);
+    void (*def)(IrWalk *w, const IrBody *b, IrVal *v);
+    void *ctx;                  /* the pass's own */
+    bool stop;
+    int depth;                  /* of the body being walked: 0 for b, 1 for a body in it, ... */
+};
+void ir_walk(IrWalk *w, const IrBody *b);
+/* The use count: adds delta to uses[id] for every read of value id in b at
+ * any depth (ids from cap up are not counted). */
+void ir_count_uses(const IrBody *b, int *uses, int cap, int delta);
+/* The statements of kind op in b, at any depth. */
+int ir_count_stmts(const IrBody *b, IrOp op);
+
 /* POS: replace its coordinate by one with coord_old = M·coord_new ⊕ t, where
  * m_rows[j] (a mask over coord_new) is row j of M. */
 void ir_pos_substitute(IrStmt *pos, const uint64_t *m_rows, int m_nrows, uint64_t t);

@@ -110,23 +110,31 @@ static Coord enter(Eval *E, long count, int zero_bit) {
     return outer;
 }
 
+static void mark_home(IrWalk *w, const IrBody *b, IrVal *v) {
+    Eval *E = w->ctx;
+    E->home[v->id] = b;
+}
+
 static void mark_homes(Eval *E, const IrBody *b) {
-    for (int i = 0; i < b->nparams; i++) E->home[b->params[i]->id] = b;
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *s = b->stmts[i];
-        for (int r = 0; r < s->nres; r++) E->home[s->res[r]->id] = b;
-        if (s->body) mark_homes(E, s->body);
-    }
+    IrWalk w = {.def = mark_home, .ctx = E};
+    ir_walk(&w, b);
+}
+
+typedef struct {
+    Eval *E;
+    void (*fn)(Eval *, const IrVal *);
+} EachRead;
+
+static void call_on_read(IrWalk *w, IrVal **v) {
+    EachRead *each = w->ctx;
+    each->fn(each->E, *v);
 }
 
 /* Call fn on every value read in b or in its nested bodies, at any depth. */
 static void each_read(Eval *E, const IrBody *b, void (*fn)(Eval *, const IrVal *)) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++) fn(E, s->args[a]);
-        if (s->body) each_read(E, s->body, fn);
-    }
-    for (int r = 0; r < b->nresults; r++) fn(E, b->results[r]);
+    EachRead each = {E, fn};
+    IrWalk w = {.read = call_on_read, .ctx = &each};
+    ir_walk(&w, b);
 }
 
 static bool is_local(const Eval *E, const IrVal *v) { return E->home[v->id] == E->body; }
@@ -581,30 +589,51 @@ static Buf *eval_array_stmt(Eval *E, const IrStmt *s, long batch) {
     return out;
 }
 
+typedef struct {
+    Eval *E;
+    bool pos;
+} Defined;
+
+static void mark_def(IrWalk *w, const IrBody *b, IrVal *v) {
+    (void)b;
+    Defined *d = w->ctx;
+    d->E->mark[v->id] = d->E->epoch;
+}
+
+static bool note_pos(IrWalk *w, IrStmt *s) {
+    Defined *d = w->ctx;
+    d->pos |= s->op == IR_POS;
+    return true;
+}
+
 /* Marks the values that b defines, at any depth, with the current epoch;
  * *pos when a position is among them. */
 static void mark_defined(Eval *E, const IrBody *b, bool *pos) {
-    for (int i = 0; i < b->nparams; i++) E->mark[b->params[i]->id] = E->epoch;
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *t = b->stmts[i];
-        *pos |= t->op == IR_POS;
-        for (int r = 0; r < t->nres; r++) E->mark[t->res[r]->id] = E->epoch;
-        if (t->body) mark_defined(E, t->body, pos);
-    }
+    Defined d = {E, false};
+    IrWalk w = {.stmt = note_pos, .def = mark_def, .ctx = &d};
+    ir_walk(&w, b);
+    *pos |= d.pos;
 }
 
 static void widen_batch(const Eval *E, const IrVal *v, long *batch) {
     if (E->mark[v->id] != E->epoch && E->vals[v->id]->batch > *batch) *batch = E->vals[v->id]->batch;
 }
 
+typedef struct {
+    const Eval *E;
+    long *batch;
+} Widest;
+
+static void widen_read(IrWalk *w, IrVal **v) {
+    Widest *wide = w->ctx;
+    widen_batch(wide->E, *v, wide->batch);
+}
+
 /* The widest batch among the values b reads from outside it. */
 static void widest_read(const Eval *E, const IrBody *b, long *batch) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *t = b->stmts[i];
-        for (int a = 0; a < t->nargs; a++) widen_batch(E, t->args[a], batch);
-        if (t->body) widest_read(E, t->body, batch);
-    }
-    for (int r = 0; r < b->nresults; r++) widen_batch(E, b->results[r], batch);
+    Widest wide = {E, batch};
+    IrWalk w = {.read = widen_read, .ctx = &wide};
+    ir_walk(&w, b);
 }
 
 /* The instances s runs for: those of the widest value it reads, in its

@@ -7,7 +7,8 @@
  * stage that broke the invariant.
  *
  * Checked: each op has the arguments, results and body its form in ir.h
- * needs; every value is defined once; every argument and body result is in
+ * needs; the scalar statements keep the type rules of docs/ir.md (the
+ * element code of emit_elem.c relies on them); every value is defined once; every argument and body result is in
  * scope where it is read (a parameter of an enclosing body, or the result of
  * an earlier statement of an enclosing body); results point back to their
  * statement. */
@@ -116,10 +117,71 @@ static void check_form(const Verifier *v, const IrStmt *s) {
     }
 }
 
+static bool is_prim_scalar(const IrVal *x) { return ir_is_scalar(x) && !x->elem->is_tuple; }
+
+static Prim prim_of(const IrVal *x) { return x->elem->prim; }
+
+/* The type rules of the scalar statements (docs/ir.md): a scalar in and out
+ * of one primitive type each, an operator applied to a type it takes, a
+ * comparison making a bool, a select on a bool between two values of its
+ * result's type, a position an i64. */
+static void check_scalar_types(const Verifier *v, const IrStmt *s) {
+    for (int a = 0; a < s->nargs; a++)
+        if (!is_prim_scalar(s->args[a])) broken(v, s, "reads %%%d, which is not a scalar", s->args[a]->id);
+    if (s->nres != 1 || !is_prim_scalar(s->res[0])) shape_error(v, s, "is not one scalar");
+    Prim p = prim_of(s->res[0]);
+    switch (s->op) {
+    case IR_UNARY:
+    case IR_BINARY:
+    case IR_TERNARY: {
+        Prim in = prim_of(s->args[0]);
+        for (int a = 1; a < s->nargs; a++)
+            if (prim_of(s->args[a]) != in) shape_error(v, s, "has operands of different types");
+        if ((unsigned)s->alu >= OP_COUNT || op_info(s->alu)->arity != s->nargs || !op_takes(s->alu, in))
+            broken(v, s, "applies %s to %s", op_info(s->alu)->name, prim_name(in));
+        Prim want = op_is_comparison(s->alu) ? PRIM_BOOL : in;
+        if (p != want)
+            broken(v, s, "makes %s of %s operands, expected %s", prim_name(p), prim_name(in), prim_name(want));
+        break;
+    }
+    case IR_SELECT:
+        if (prim_of(s->args[0]) != PRIM_BOOL) shape_error(v, s, "has a condition that is not a bool");
+        if (prim_of(s->args[1]) != p || prim_of(s->args[2]) != p) shape_error(v, s, "has alternatives of other types");
+        break;
+    case IR_CONVERT:
+        if (p != s->to) broken(v, s, "converts to %s into a %s", prim_name(s->to), prim_name(p));
+        break;
+    case IR_POS:
+        if (p != PRIM_I64) shape_error(v, s, "is a position that is not an i64");
+        break;
+    default: break;
+    }
+}
+
+/* INDEX: one primitive slot of an array element, at an index in range. */
+static void check_index(const Verifier *v, const IrStmt *s) {
+    const IrVal *xs = s->args[0], *r = s->res[0];
+    if (ir_is_scalar(xs) || !is_prim_scalar(r) || s->nres != 1) shape_error(v, s, "is not an array to a scalar");
+    if (s->at < 0 || s->at >> xs->log_len || s->slot < 0 || s->slot >= xs->elem->nslots)
+        broken(v, s, "reads element %lld.%d of [2^%d]", (long long)s->at, s->slot, xs->log_len);
+    if (elem_slot_prim(xs->elem, s->slot) != prim_of(r)) shape_error(v, s, "has the type of another slot");
+}
+
+static void check_types(const Verifier *v, const IrStmt *s) {
+    switch (s->op) {
+    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_TERNARY: case IR_SELECT: case IR_CONVERT: case IR_POS:
+        check_scalar_types(v, s);
+        break;
+    case IR_INDEX: check_index(v, s); break;
+    default: break;
+    }
+}
+
 static void verify_body(Verifier *v, const IrBody *b);
 
 static void verify_stmt(Verifier *v, const IrStmt *s) {
     check_form(v, s);
+    check_types(v, s);
     for (int a = 0; a < s->nargs; a++) read_value(v, s, s->args[a]);
     if (s->body) verify_body(v, s->body);
     for (int k = 0; k < s->nres; k++) define_value(v, s, s->res[k]);

@@ -29,11 +29,17 @@ static const char usage[] =
     "                       elements moved, global passes, 32-byte sectors per\n"
     "                       warp access against the minimum, shared-memory bank\n"
     "                       congestion\n"
-    "  --dump-ir[=STAGE]    print the IR after STAGE: specialised, normalised or\n"
-    "                       optimised (the default); `--dump-ir STAGE` also works\n"
+    "  --dump-ir[=STAGE]    print the IR of STAGE: specialised, normalised,\n"
+    "                       rewritten or optimised (the default); `--dump-ir\n"
+    "                       STAGE` also works\n"
     "  --dump-plan          print the back end's plan of every entry (or the\n"
     "                       entry -e): phases, buffers, tiles, swizzles,\n"
     "                       register rounds, permutation kernels\n"
+    "  --dump-after PASS    stop after the pass PASS and print what it hands on:\n"
+    "                       the IR after an IR pass, the plans after a planning\n"
+    "                       pass (--dump-plan is --dump-after place-tables)\n"
+    "  --passes             list the passes, in order, with the stage each hands\n"
+    "                       on, and exit\n"
     "  --random-input[=SEED]  print random input for the entry -e (default\n"
     "                       main), the same for the same SEED (default 1); for\n"
     "                       an entry over a size range SEED picks the size\n"
@@ -111,7 +117,8 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
+    OPT_DUMP_AFTER, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION, OPT_PASSES,
     OPT_COUNT
 } OptId;
 
@@ -153,10 +160,12 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
     [OPT_DUMP_IR] = {"dump-ir", 0, OPTIONAL, 0, NULL},
     [OPT_DUMP_PLAN] = {"dump-plan", 0, FLAG, 0, NULL},
+    [OPT_DUMP_AFTER] = {"dump-after", 0, VALUE, 0, NULL},
     [OPT_RANDOM] = {"random-input", 0, OPTIONAL, 0, NULL},
     [OPT_SPECIAL_FLOATS] = {"special-floats", 0, FLAG, USE_RANDOM, "--random-input"},
     [OPT_HELP] = {"help", 'h', FLAG, ~0u, ""},
     [OPT_VERSION] = {"version", 0, FLAG, ~0u, ""},
+    [OPT_PASSES] = {"passes", 0, FLAG, ~0u, ""},
 };
 
 static int usage_error(const char *fmt, const char *a, const char *b) __attribute__((format(printf, 1, 0)));
@@ -167,19 +176,73 @@ static int usage_error(const char *fmt, const char *a, const char *b) {
     return 2;
 }
 
+/* The name in the pass table's column `made` (a stage) or `name` (a pass)
+ * of stage s. */
+static const char *pass_field(Stage s, bool stage) { return stage ? driver_passes[s].made : driver_passes[s].name; }
+
+/* A usage error for `typed`, not a stage (a pass) from `first` to `last`:
+ * the closest name when it is a likely typo, else the names there are. */
+static int unknown_pass(const char *what, const char *typed, Stage first, Stage last, bool stage) {
+    const char *best = NULL;
+    int best_distance = 0;
+    for (Stage s = first; s <= last; s++) {
+        const char *name = pass_field(s, stage);
+        if (!diag_similar(typed, name)) continue;
+        int d = diag_edit_distance(typed, name, 64);
+        if (!best || d < best_distance) best = name, best_distance = d;
+    }
+    fprintf(stderr, "parmc: error: unknown %s '%s'", what, typed);
+    if (best) {
+        fprintf(stderr, "; did you mean '%s'?", best);
+    } else {
+        fprintf(stderr, " (");
+        for (Stage s = first; s <= last; s++)
+            fprintf(stderr, "%s%s", s == first ? "" : s == last ? " or " : ", ", pass_field(s, stage));
+        fprintf(stderr, ")");
+    }
+    fprintf(stderr, "\n(run 'parmc --passes' for the passes and their stages)\n");
+    return 2;
+}
+
+/* --stage, --dump-ir: an IR stage. */
 static int parse_stage(const char *name, Stage *out) {
-    for (int s = 0; s < STAGE_COUNT; s++)
-        if (strcmp(name, stage_names[s]) == 0) {
-            *out = (Stage)s;
+    for (Stage s = 0; s <= STAGE_LAST_IR; s++)
+        if (strcmp(name, driver_passes[s].made) == 0) {
+            *out = s;
             return 0;
         }
-    return usage_error("unknown IR stage '%s' (specialised, normalised or optimised)%s", name, "");
+    return unknown_pass("IR stage", name, 0, STAGE_LAST_IR, true);
 }
 
 static bool is_stage(const char *name) {
-    for (int s = 0; s < STAGE_COUNT; s++)
-        if (strcmp(name, stage_names[s]) == 0) return true;
+    for (Stage s = 0; s <= STAGE_LAST_IR; s++)
+        if (strcmp(name, driver_passes[s].made) == 0) return true;
     return false;
+}
+
+/* --dump-after PASS: the stage PASS makes, dumped as IR or as plans. */
+static int parse_dump_after(const char *name, Options *opt) {
+    for (Stage s = 0; s < STAGE_COUNT; s++) {
+        if (strcmp(name, driver_passes[s].made) == 0 && strcmp(name, driver_passes[s].name) != 0) {
+            fprintf(stderr, "parmc: error: --dump-after takes a pass; '%s' is the stage that pass '%s' hands on\n"
+                            "(run 'parmc --passes' for the passes and their stages)\n", name, driver_passes[s].name);
+            return 2;
+        }
+        if (strcmp(name, driver_passes[s].name) == 0) {
+            opt->stage = s;
+            return 0;
+        }
+    }
+    return unknown_pass("pass", name, 0, STAGE_COUNT - 1, false);
+}
+
+/* --passes: the driver's table, in order. */
+static void print_passes(void) {
+    printf("%-14s%-13s%-15s%s\n", "PASS", "HANDS ON", "MODULE", "WHAT IT DOES");
+    for (Stage s = 0; s < STAGE_COUNT; s++) {
+        const Pass *p = &driver_passes[s];
+        printf("%-14s%-13s%-15s%s\n", p->name, p->made, p->module, p->what);
+    }
 }
 
 /* An unknown long option: the usage error, with the closest option's name
@@ -323,7 +386,14 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
     case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");
     case OPT_REPORT: return set_action(opt, seen, ACTION_REPORT, "--report");
-    case OPT_DUMP_PLAN: return set_action(opt, seen, ACTION_DUMP_PLAN, "--dump-plan");
+    case OPT_DUMP_PLAN:
+        opt->stage = STAGE_COUNT - 1;
+        return set_action(opt, seen, ACTION_DUMP_PLAN, "--dump-plan");
+    case OPT_DUMP_AFTER: {
+        int status = parse_dump_after(value, opt);
+        if (status) return status;
+        return set_action(opt, seen, opt->stage <= STAGE_LAST_IR ? ACTION_DUMP_IR : ACTION_DUMP_PLAN, "--dump-after");
+    }
     case OPT_DUMP_IR: {
         int status = set_action(opt, seen, ACTION_DUMP_IR, "--dump-ir");
         return status ? status : parse_stage(value ? value : "optimised", &opt->stage);
@@ -336,7 +406,7 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         return status;
     }
     case OPT_SPECIAL_FLOATS: opt->special_floats = true; return 0;
-    case OPT_HELP: case OPT_VERSION: case OPT_COUNT: break;
+    case OPT_HELP: case OPT_VERSION: case OPT_PASSES: case OPT_COUNT: break;
     }
     return 0;
 }
@@ -350,12 +420,11 @@ static int check_used(const Options *opt, const Seen *seen) {
                         "(run 'parmc --help' for usage)\n", seen->given[k], action, specs[k].where);
         return 2;
     }
-    /* the rewrite rules run only on the way to the optimised IR */
-    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->action == ACTION_CHECK ||
-                     opt->action == ACTION_DUMP_PLAN || opt->compare_stages ||
-                     ((opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR) && opt->stage == STAGE_OPTIMISED);
+    /* the rewrite rules run only in the pass that makes the rewritten IR */
+    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->compare_stages ||
+                     opt->stage >= STAGE_REWRITTEN;
     if (seen->given[OPT_TRACE] && !optimises)
-        fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the optimised IR\n",
+        fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the rewritten IR\n",
                 action);
     return -1;
 }
@@ -384,12 +453,16 @@ static int parse_args(int argc, char **argv, Options *opt, const char **dirs) {
             printf("parmc %s\n", PARMC_VERSION);
             return 0;
         }
+        if (id == OPT_PASSES) {
+            print_passes();
+            return 0;
+        }
         status = apply_option(id, a, value, opt, &seen, dirs);
         if (status) return status;
     }
     if (!opt->input) return usage_error("no input file%s%s", "", "");
     /* --check goes as far as a compile, short of writing (driver.c) */
-    if (opt->action == ACTION_CHECK) opt->stage = STAGE_OPTIMISED;
+    if (opt->action == ACTION_CHECK) opt->stage = STAGE_COUNT - 1;
     return check_used(opt, &seen);
 }
 

@@ -107,15 +107,18 @@ static void drop_use(Rewriter *r, IrVal *v) {
 }
 
 /* A dying body's statements die with it; each drops its reads once. */
+static bool kill_nested(IrWalk *w, IrStmt *s) {
+    (void)w;
+    if (s->dead) return false;
+    s->dead = true;
+    return true;
+}
+
+static void drop_read(IrWalk *w, IrVal **v) { drop_use(w->ctx, *v); }
+
 static void drop_body(Rewriter *r, IrBody *b) {
-    for (int i = 0; i < b->nstmts; i++) {
-        IrStmt *s = b->stmts[i];
-        if (s->dead) continue;
-        s->dead = true;
-        for (int a = 0; a < s->nargs; a++) drop_use(r, s->args[a]);
-        if (s->body) drop_body(r, s->body);
-    }
-    for (int i = 0; i < b->nresults; i++) drop_use(r, b->results[i]);
+    IrWalk w = {.stmt = kill_nested, .read = drop_read, .ctx = r};
+    ir_walk(&w, b);
 }
 
 /* Drops the reads of every killed statement, killing in turn what only they
@@ -185,23 +188,26 @@ static IrStmt *sole_def(Rewriter *r, IrVal *v, IrOp op) {
 
 /* ---- bodies ---- */
 
+typedef struct {
+    Rewriter *r;
+    IrVal *const *from, *const *to;
+    int n;
+} Substitution;
+
+static void substitute_read(IrWalk *w, IrVal **v) {
+    Substitution *sub = w->ctx;
+    for (int k = 0; k < sub->n; k++)
+        if (*v == sub->from[k]) {
+            *v = sub->to[k];
+            add_use(sub->r, sub->to[k]);
+        }
+}
+
+/* Every read of from[k] in b, at any depth, becomes a read of to[k]. */
 static void substitute(Rewriter *r, IrBody *b, IrVal *const *from, IrVal *const *to, int n) {
-    for (int i = 0; i < b->nstmts; i++) {
-        IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++)
-            for (int k = 0; k < n; k++)
-                if (s->args[a] == from[k]) {
-                    s->args[a] = to[k];
-                    add_use(r, to[k]);
-                }
-        if (s->body) substitute(r, s->body, from, to, n);
-    }
-    for (int i = 0; i < b->nresults; i++)
-        for (int k = 0; k < n; k++)
-            if (b->results[i] == from[k]) {
-                b->results[i] = to[k];
-                add_use(r, to[k]);
-            }
+    Substitution sub = {r, from, to, n};
+    IrWalk w = {.read = substitute_read, .ctx = &sub};
+    ir_walk(&w, b);
 }
 
 /* b1 then b2, where b2's params are b1's results: b1 grows into the joined
@@ -227,16 +233,16 @@ static bool body_is_single(Rewriter *r, const IrBody *b, IrOp op) {
            b->nresults == 1 && b->results[0] == b->stmts[0]->res[0] && uses(r, b->params[0]) == 1;
 }
 
+static void stop_at_marked(IrWalk *w, IrVal **v) {
+    const Rewriter *r = *(const Rewriter **)w->ctx;
+    w->stop |= (*v)->id < r->cap && r->mark[(*v)->id] == r->epoch;
+}
+
+/* Whether b, or a body in it, reads a value marked with the current epoch. */
 static bool reads_marked(const Rewriter *r, const IrBody *b) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++)
-            if (s->args[a]->id < r->cap && r->mark[s->args[a]->id] == r->epoch) return true;
-        if (s->body && reads_marked(r, s->body)) return true;
-    }
-    for (int i = 0; i < b->nresults; i++)
-        if (b->results[i]->id < r->cap && r->mark[b->results[i]->id] == r->epoch) return true;
-    return false;
+    IrWalk w = {.read = stop_at_marked, .ctx = &r};
+    ir_walk(&w, b);
+    return w.stop;
 }
 
 /* Where s's new matrix m goes: s's own matrix, else that of `dying` (a
@@ -717,14 +723,15 @@ static bool is_array_work(const IrStmt *t) {
     return false;
 }
 
+static void mark_read(IrWalk *w, IrVal **v) {
+    Rewriter *r = w->ctx;
+    r->mark[(*v)->id] = r->epoch;
+}
+
 /* Marks with the current epoch every value that b, or a body in it, reads. */
 static void mark_reads(Rewriter *r, const IrBody *b) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++) r->mark[s->args[a]->id] = r->epoch;
-        if (s->body) mark_reads(r, s->body);
-    }
-    for (int i = 0; i < b->nresults; i++) r->mark[b->results[i]->id] = r->epoch;
+    IrWalk w = {.read = mark_read, .ctx = r};
+    ir_walk(&w, b);
 }
 
 /* Which statements of b vary with its instance: those that read a parameter
@@ -1121,17 +1128,12 @@ static void rewrite_body(Rewriter *r, IrBody *b) {
 
 /* Counting also applies pending replacements, so the counts are of the
  * values the statements really read. */
+static void resolve_read(IrWalk *w, IrVal **v) { *v = resolve(w->ctx, *v); }
+
 static void count_uses(Rewriter *r, IrBody *b) {
-    for (int i = 0; i < b->nstmts; i++) {
-        IrStmt *s = b->stmts[i];
-        resolve_args(r, s);
-        for (int a = 0; a < s->nargs; a++) r->uses[s->args[a]->id]++;
-        if (s->body) count_uses(r, s->body);
-    }
-    for (int i = 0; i < b->nresults; i++) {
-        b->results[i] = resolve(r, b->results[i]);
-        r->uses[b->results[i]->id]++;
-    }
+    IrWalk w = {.read = resolve_read, .ctx = r};
+    ir_walk(&w, b);
+    ir_count_uses(b, r->uses, r->cap, 1);
 }
 
 /* Statements whose results are all unused are killed (the IR is pure). */

@@ -230,15 +230,14 @@ static void choose(Tab *t, const IrBody *b, IrVal *v) {
 
 /* Values of the body read by a statement of a nested body (or returned by
  * it) are read from outside position-only code. */
+static void mark_read_outside(IrWalk *w, IrVal **v) {
+    Tab *t = w->ctx;
+    if (posonly(t, *v)) info_of(t, *v)->read_outside = true;
+}
+
 static void mark_nested_reads(Tab *t, const IrBody *b) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++)
-            if (posonly(t, s->args[a])) info_of(t, s->args[a])->read_outside = true;
-        if (s->body) mark_nested_reads(t, s->body);
-    }
-    for (int r = 0; r < b->nresults; r++)
-        if (posonly(t, b->results[r])) info_of(t, b->results[r])->read_outside = true;
+    IrWalk w = {.read = mark_read_outside, .ctx = t};
+    ir_walk(&w, b);
 }
 
 /* ---- building a table ---- */
@@ -370,31 +369,19 @@ static void build_tables(Tab *t, const IrBody *b, const IrStmt *pos, IrBody *tmp
 
 /* ---- rewriting the body ---- */
 
-static void substitute(Tab *t, IrBody *b) {
-    for (int i = 0; i < b->nstmts; i++) {
-        IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++)
-            if (s->args[a]->id < t->cap && t->repl[s->args[a]->id]) s->args[a] = t->repl[s->args[a]->id];
-        if (s->body) substitute(t, s->body);
-    }
-    for (int r = 0; r < b->nresults; r++)
-        if (b->results[r]->id < t->cap && t->repl[b->results[r]->id]) b->results[r] = t->repl[b->results[r]->id];
+static void replace_read(IrWalk *w, IrVal **v) {
+    Tab *t = w->ctx;
+    if ((*v)->id < t->cap && t->repl[(*v)->id]) *v = t->repl[(*v)->id];
 }
 
-static void count_uses(Tab *t, const IrBody *b, int delta) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *s = b->stmts[i];
-        for (int a = 0; a < s->nargs; a++)
-            if (s->args[a]->id < t->cap) t->uses[s->args[a]->id] += delta;
-        if (s->body) count_uses(t, s->body, delta);
-    }
-    for (int r = 0; r < b->nresults; r++)
-        if (b->results[r]->id < t->cap) t->uses[b->results[r]->id] += delta;
+static void substitute(Tab *t, IrBody *b) {
+    IrWalk w = {.read = replace_read, .ctx = t};
+    ir_walk(&w, b);
 }
 
 /* The position-only statements that nothing reads any more go. */
 static void drop_dead(Tab *t, IrBody *b) {
-    count_uses(t, b, 1);
+    ir_count_uses(b, t->uses, t->cap, 1);
     bool *dead = NEW_ARRAY(&t->scratch, bool, b->nstmts);
     for (int i = b->nstmts - 1; i >= 0; i--) {
         IrStmt *s = b->stmts[i];
@@ -408,7 +395,7 @@ static void drop_dead(Tab *t, IrBody *b) {
         if (dead[i]) t->uses[b->stmts[i]->res[0]->id] = 0;
         else b->stmts[n++] = b->stmts[i];
     b->nstmts = n;
-    count_uses(t, b, -1);
+    ir_count_uses(b, t->uses, t->cap, -1);
 }
 
 static void insert_after(Tab *t, IrBody *b, const IrStmt *pos, const IrBody *tmp) {

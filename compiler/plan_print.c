@@ -1,6 +1,6 @@
 /* plan_print.c: --dump-plan, the plan of an entry as stable text: one line
  * per phase, then its tables, steps, register rounds and kernels, every
- * vector in hexadecimal (docs/internals.md describes the fields). */
+ * vector in hexadecimal (docs/scheduling.md, "The plan", describes the fields). */
 #include "plan_print.h"
 
 #include <string.h>

@@ -38,16 +38,9 @@ static const char *verify_tile(Arena *a, const Phase *p) {
     return NULL;
 }
 
-static int body_tables(const IrBody *body) {
-    int n = 0;
-    for (int i = 0; i < body->nstmts; i++)
-        n += (body->stmts[i]->body ? body_tables(body->stmts[i]->body) : 0) + (body->stmts[i]->op == IR_TABLE);
-    return n;
-}
-
 /* A body's table uses: one for each of its tables, each in a place. */
 static const char *verify_table_uses(Arena *a, const TableUse *uses, int n, const IrBody *body) {
-    REQUIRE(n == body_tables(body), "%d table uses for %d tables", n, body_tables(body));
+    REQUIRE(n == ir_count_stmts(body, IR_TABLE), "%d table uses for %d tables", n, ir_count_stmts(body, IR_TABLE));
     for (int i = 0; i < n; i++)
         REQUIRE(uses[i].table && uses[i].table->op == IR_TABLE && uses[i].place >= TABLE_GLOBAL &&
                     uses[i].place <= TABLE_IMMEDIATE, "table use %d is not a table in a place", i);

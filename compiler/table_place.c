@@ -20,15 +20,6 @@
 
 #include "plan_rounds.h"
 
-static int count_tables(const IrBody *body) {
-    int n = 0;
-    for (int i = 0; i < body->nstmts; i++) {
-        if (body->stmts[i]->body) n += count_tables(body->stmts[i]->body);
-        n += body->stmts[i]->op == IR_TABLE;
-    }
-    return n;
-}
-
 static const IrStmt *defining(const IrBody *body, const IrVal *v) {
     for (int i = 0; i < body->nstmts; i++)
         for (int r = 0; r < body->stmts[i]->nres; r++)
@@ -58,19 +49,23 @@ static TablePlace place_of(const Phase *p, const Round *rd, const Step *st, cons
     return !lanes && table_bytes(table) <= TABLE_CONSTANT_MAX_BYTES ? TABLE_CONSTANT : TABLE_GLOBAL;
 }
 
-/* The uses of body's tables, in statement order (nested bodies first, as
- * their statement comes): a nested two, col or map is a copy of its body
- * per pair or element, whose position is a constant, so its tables are
- * read at constant indices. */
-static void collect(const Phase *p, const Round *rd, const Step *st, const IrBody *body, bool nested,
-                    TableUse *uses, int *n) {
-    for (int i = 0; i < body->nstmts; i++) {
-        const IrStmt *s = body->stmts[i];
-        if (s->body) collect(p, rd, st, s->body, true, uses, n);
-        if (s->op != IR_TABLE) continue;
-        uses[*n].table = s;
-        uses[(*n)++].place = nested ? TABLE_IMMEDIATE : place_of(p, rd, st, body, s);
-    }
+typedef struct {
+    const Phase *p;
+    const Round *rd;
+    const Step *st;
+    const IrBody *body;         /* the function's body; the others are nested in it */
+    TableUse *uses;
+    int n;
+} Collect;
+
+/* A nested two, col or map is a copy of its body per pair or element, whose
+ * position is a constant, so its tables are read at constant indices. */
+static bool collect_table(IrWalk *w, IrStmt *s) {
+    Collect *c = w->ctx;
+    if (s->op != IR_TABLE) return true;
+    c->uses[c->n].table = s;
+    c->uses[c->n++].place = w->depth > 0 ? TABLE_IMMEDIATE : place_of(c->p, c->rd, c->st, c->body, s);
+    return true;
 }
 
 /* ---- budgets of constant memory ---- */
@@ -108,10 +103,13 @@ static void place_body(Arena *arena, const Phase *p, const Round *rd, const Step
                        TableUse **uses, int *n) {
     *n = 0;
     *uses = NULL;
-    int count = count_tables(body);
+    int count = ir_count_stmts(body, IR_TABLE);
     if (!count) return;
-    *uses = NEW_ARRAY(arena, TableUse, count);
-    collect(p, rd, st, body, false, *uses, n);
+    Collect c = {p, rd, st, body, NEW_ARRAY(arena, TableUse, count), 0};
+    IrWalk w = {.stmt = collect_table, .ctx = &c};
+    ir_walk(&w, body);   /* the uses in statement order */
+    *uses = c.uses;
+    *n = c.n;
 }
 
 void table_place_phase(Arena *arena, Phase *p) {

@@ -57,3 +57,27 @@ c_vs_interp() {
         fail "C through the guarded API: $name: exit $status, $(head -3 "$c/err.txt")"
     fi
 }
+
+# golden WANT GOT STATUS WHAT [ERR]: the golden check that every section
+# uses. GOT is what the command under test wrote, STATUS its exit status and
+# ERR (if given) its stderr, shown when the status is wrong; WANT is the
+# expected file, whose extension says what to expect of the status:
+#   .err   diagnostics: exit 1 when WANT holds an error, 0 when only warnings
+#   other  (.ir, .plan, .trace, .report, .json, .out, ...): exit 0
+# ACCEPT=1 (make accept) first rewrites WANT from GOT, except an X.out beside
+# an X.in: a result of that input checked by hand, which only a person
+# rewrites. Counts one pass, or one failure that says why with the diff.
+golden() {
+    local want=$1 got=$2 status=$3 what=$4 err=${5:-$2} expect=0
+    if [ "$ACCEPT" = 1 ] && ! { [[ $want == *.out ]] && [ -e "${want%.out}.in" ]; }; then cp "$got" "$want"; fi
+    [[ $want == *.err ]] && grep -q ': error: ' "$want" && expect=1
+    if [ "$status" -ne "$expect" ]; then
+        fail "$what: exit $status, expected $expect"
+        head -5 "$err"
+    elif ! diff -u "$want" "$got" >"$TMP/golden.diff"; then
+        fail "$what: differs from $want"
+        head -30 "$TMP/golden.diff"
+    else
+        pass
+    fi
+}

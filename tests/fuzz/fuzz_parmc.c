@@ -6,10 +6,10 @@
  *
  *   1. --check of the specialised stage: parse, check and specialise every entry;
  *   2. unless the program is big (more than MAX_OPT_STMTS IR statements),
- *      --check --stage optimised, which runs the whole middle end on every
- *      entry;
- *   3. --dump-ir=STAGE for every stage, on the first entry (the optimised
- *      stage only when the program is not big);
+ *      --check of the last stage, which runs every pass of the middle and
+ *      back end on every entry;
+ *   3. --dump-ir=STAGE for every IR stage, on the first entry (the rewritten
+ *      and optimised stages only when the program is not big);
  *   4. unless the program is big, code generation (CUDA, and C with
  *      --emit-main for the first entry) into a scratch directory, and
  *      --report, the access simulator;
@@ -278,7 +278,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     opt.entry = fe.name;
     opt.action = ACTION_DUMP_IR;
-    for (int s = 0; s < (big ? STAGE_OPTIMISED : STAGE_COUNT); s++) {
+    for (int s = 0; s <= (big ? STAGE_NORMALISED : STAGE_LAST_IR); s++) {
         opt.stage = (Stage)s;
         run(&opt, text, size);
     }

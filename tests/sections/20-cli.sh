@@ -17,6 +17,28 @@ grep -qF "unknown option '--tile-byte=32K'; did you mean '--tile-bytes'?" "$TMP/
     fail "cli: a mistyped option suggests the option: $(head -1 "$TMP/cli.err")"
 expect_status 2 "missing option value" "$PARMC" examples/sort.parm -e
 expect_status 2 "unknown IR stage" "$PARMC" --dump-ir=nonsense examples/sort.parm
+grep -qF "unknown IR stage 'nonsense' (specialised, normalised, rewritten or optimised)" "$TMP/cli.err" && pass ||
+    fail "cli: an unknown IR stage lists the stages: $(head -1 "$TMP/cli.err")"
+expect_status 2 "mistyped IR stage" "$PARMC" --dump-ir=rewriten examples/sort.parm
+grep -qF "unknown IR stage 'rewriten'; did you mean 'rewritten'?" "$TMP/cli.err" && pass ||
+    fail "cli: a mistyped IR stage suggests the stage: $(head -1 "$TMP/cli.err")"
+# --dump-after PASS (tests/passes has its goldens): a pass of the table, or
+# the pass that makes the stage named instead
+expect_status 2 "mistyped pass" "$PARMC" --dump-after=rewrit examples/sort.parm
+grep -qF "unknown pass 'rewrit'; did you mean 'rewrite'?" "$TMP/cli.err" && pass ||
+    fail "cli: a mistyped pass suggests the pass: $(head -1 "$TMP/cli.err")"
+expect_status 2 "unknown pass" "$PARMC" --dump-after nonsense examples/sort.parm
+grep -qF "unknown pass 'nonsense' (specialise, normalise, rewrite, tabulate, schedule or place-tables)" "$TMP/cli.err" &&
+    grep -qF "(run 'parmc --passes' for the passes and their stages)" "$TMP/cli.err" && pass ||
+    fail "cli: an unknown pass lists the passes: $(head -2 "$TMP/cli.err")"
+expect_status 2 "a stage for a pass" "$PARMC" --dump-after optimised examples/sort.parm
+grep -qF "'optimised' is the stage that pass 'tabulate' hands on" "$TMP/cli.err" && pass ||
+    fail "cli: a stage given to --dump-after names its pass: $(head -1 "$TMP/cli.err")"
+expect_status 2 "--dump-after and --dump-plan" "$PARMC" --dump-after schedule --dump-plan examples/sort.parm
+expect_status 2 "--dump-after an IR pass with --gpus" "$PARMC" --dump-after rewrite --gpus 2 examples/sort.parm
+expect_status 0 "--dump-after a planning pass with --gpus" "$PARMC" --dump-after schedule --gpus 2 examples/sort.parm
+grep -q '^phase [0-9]*: exchange' "$TMP/cli.out" && pass || fail "cli: --dump-after schedule --gpus 2 prints the plan's exchanges"
+expect_status 0 "--passes" "$PARMC" --passes
 expect_status 2 "two input files" "$PARMC" examples/sort.parm examples/bitonic.parm
 expect_status 1 "missing file" "$PARMC" --check tests/no-such-file.parm
 expect_status 1 "unknown entry" "$PARMC" --check -e nosuch examples/sort.parm

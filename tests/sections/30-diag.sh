@@ -6,16 +6,7 @@ for src in tests/diag/*.parm; do
     args=(--check "$src")
     if [ -e "${src%.parm}.args" ]; then read -ra args <"${src%.parm}.args"; fi
     "$PARMC" "${args[@]}" >/dev/null 2>"$TMP/diag.err"
-    status=$?
-    if [ "$ACCEPT" = 1 ]; then cp "$TMP/diag.err" "$want"; fi
-    if [ "$status" -ne 1 ]; then
-        fail "diag $src: exit $status, expected 1"
-    elif ! diff -u "$want" "$TMP/diag.err" >"$TMP/diag.diff"; then
-        fail "diag $src: stderr differs"
-        head -20 "$TMP/diag.diff"
-    else
-        pass
-    fi
+    golden "$want" "$TMP/diag.err" $? "diag $src"
 done
 
 # An import that cannot be read says why, at its import line. Reading

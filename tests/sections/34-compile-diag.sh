@@ -10,18 +10,7 @@ for src in tests/compile-diag/*.parm; do
     extra=()
     case $name in emit_main*) extra=(--emit-main) ;; esac
     "$PARMC" --target=c "${extra[@]}" "$src" -o "$TMP/cdiag/out.c" >/dev/null 2>"$TMP/cdiag/got.err"
-    status=$?
-    if [ "$ACCEPT" = 1 ]; then cp "$TMP/cdiag/got.err" "$want"; fi
-    expect=0
-    grep -q ': error: ' "$want" && expect=1
-    if [ "$status" -ne "$expect" ]; then
-        fail "compile-diag $src: exit $status, expected $expect"
-    elif ! diff -u "$want" "$TMP/cdiag/got.err" >"$TMP/cdiag/diff"; then
-        fail "compile-diag $src: stderr differs"
-        head -20 "$TMP/cdiag/diff"
-    else
-        pass
-    fi
+    golden "$want" "$TMP/cdiag/got.err" $? "compile-diag $src"
 done
 # --check finds what a compile refuses: the same exit status and the same
 # diagnostics at the same places (the messages may name another prefix).

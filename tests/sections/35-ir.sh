@@ -4,16 +4,9 @@
 for src in tests/ir/*.parm; do
     base=${src%.parm}
     "$PARMC" --dump-ir --trace-rules "$src" >"$TMP/ir.out" 2>"$TMP/ir.trace"
-    if [ "$ACCEPT" = 1 ]; then
-        cp "$TMP/ir.out" "$base.ir"
-        cp "$TMP/ir.trace" "$base.trace"
-    fi
-    if diff -u "$base.ir" "$TMP/ir.out" >"$TMP/ir.diff" && diff -u "$base.trace" "$TMP/ir.trace" >>"$TMP/ir.diff"; then
-        pass
-    else
-        fail "ir golden $src"
-        head -30 "$TMP/ir.diff"
-    fi
+    status=$?
+    golden "$base.ir" "$TMP/ir.out" $status "ir golden $src"
+    golden "$base.trace" "$TMP/ir.trace" $status "rule trace golden $src"
     # the entry's input size: the number after "[2^" in its first parameter, or one scalar
     bits=$(sed -n 's/^entry main (x[s]* : \[2^\([0-9]*\)\].*/\1/p' "$src")
     python3 tests/tools/gen.py i32 $((1 << ${bits:-0})) 7 >"$TMP/ir.in"
@@ -41,8 +34,7 @@ done
 for src in tests/ir/print/*.parm; do
     base=${src%.parm}
     "$PARMC" --dump-ir "$src" >"$TMP/print.out" 2>&1
-    [ "$ACCEPT" = 1 ] && cp "$TMP/print.out" "$base.ir"
-    diff -u "$base.ir" "$TMP/print.out" >"$TMP/print.diff" && pass || fail "ir golden $src: $(head -12 "$TMP/print.diff")"
+    golden "$base.ir" "$TMP/print.out" $? "ir golden $src"
 done
 widest=$(grep -o '\[2^2\]([^=]*)' tests/ir/print/wide_type.ir | awk '{ print length($0) }' | sort -n | tail -1)
 fields=$("$PARMC" --dump-ir tests/ir/print/wide_type.parm | grep ' = zip %4 %4$' | grep -o 'i32' | wc -l)

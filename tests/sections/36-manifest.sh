@@ -31,9 +31,7 @@ for src in tests/manifest/*.parm examples/*.parm; do
     sed 's/"target": "c"/"target": "cuda"/' "$d/c/$name.json" | cmp -s - "$d/cuda/$name.json" && pass ||
         fail "manifest $src: the CUDA manifest differs from the C one in more than the target"
     case $src in tests/manifest/*) ;; *) continue ;; esac
-    [ "$ACCEPT" = 1 ] && cp "$d/c/$name.json" "tests/manifest/$name.json"
-    diff -u "tests/manifest/$name.json" "$d/c/$name.json" >"$d/diff.txt" && pass ||
-        { fail "manifest golden $src"; head -20 "$d/diff.txt"; }
+    golden "tests/manifest/$name.json" "$d/c/$name.json" 0 "manifest golden $src"
 done
 
 # a source and an output named with a quote, a backslash, a tab, UTF-8 and

@@ -6,17 +6,8 @@ for src in tests/plan/*.parm; do
     base=${src%.parm}
     plan_flags=$(cat "$base.flags" 2>/dev/null)
     # shellcheck disable=SC2086
-    if ! "$PARMC" --dump-plan $plan_flags "$src" >"$TMP/plan.out" 2>"$TMP/plan.err"; then
-        fail "plan $src: $(head -3 "$TMP/plan.err")"
-        continue
-    fi
-    [ "$ACCEPT" = 1 ] && cp "$TMP/plan.out" "$base.plan"
-    if diff -u "$base.plan" "$TMP/plan.out" >"$TMP/plan.diff"; then
-        pass
-    else
-        fail "plan golden $src"
-        head -30 "$TMP/plan.diff"
-    fi
+    "$PARMC" --dump-plan $plan_flags "$src" >"$TMP/plan.out" 2>"$TMP/plan.err"
+    golden "$base.plan" "$TMP/plan.out" $? "plan golden $src" "$TMP/plan.err"
 done
 # -e NAME prints one entry's plan; without it, every entry's
 "$PARMC" --dump-plan -e rev examples/permute.parm >"$TMP/plan.out" 2>&1

@@ -39,29 +39,17 @@ for input in tests/static/*.in; do
     "$PARMC" --interpret -e "$entry" "$prog" <"$input" >"$TMP/static.out" 2>"$TMP/static.err"
     status=$?
     if [ -e "$base.out" ]; then
-        if [ "$status" -ne 0 ]; then
-            fail "static $file: exit $status, expected 0"
-            head -5 "$TMP/static.err"
-        elif ! diff -u "$base.out" "$TMP/static.out" >"$TMP/static.diff"; then
-            fail "static $file: stdout differs"
-            head -20 "$TMP/static.diff"
-        elif [ -s "$TMP/static.err" ]; then
+        if [ -s "$TMP/static.err" ]; then
             fail "static $file: unexpected stderr"
             head -5 "$TMP/static.err"
         else
-            pass
+            golden "$base.out" "$TMP/static.out" $status "static $file" "$TMP/static.err"
         fi
     elif [ -e "$base.err" ]; then
-        if [ "$ACCEPT" = 1 ]; then cp "$TMP/static.err" "$base.err"; fi
-        if [ "$status" -ne 1 ]; then
-            fail "static $file: exit $status, expected 1"
-        elif ! diff -u "$base.err" "$TMP/static.err" >"$TMP/static.diff"; then
-            fail "static $file: stderr differs"
-            head -20 "$TMP/static.diff"
-        elif [ -s "$TMP/static.out" ]; then
+        if [ -s "$TMP/static.out" ]; then
             fail "static $file: unexpected stdout"
         else
-            pass
+            golden "$base.err" "$TMP/static.err" $status "static $file"
         fi
     else
         fail "static $file: no $base.out or $base.err"
@@ -70,16 +58,6 @@ done
 
 for want in tests/static/*.ir; do
     prog=${want%.ir}.parm
-    if ! "$PARMC" --dump-ir=specialised "$prog" >"$TMP/static.ir" 2>"$TMP/static.err"; then
-        fail "static $prog: --dump-ir=specialised failed"
-        head -5 "$TMP/static.err"
-        continue
-    fi
-    if [ "$ACCEPT" = 1 ]; then cp "$TMP/static.ir" "$want"; fi
-    if diff -u "$want" "$TMP/static.ir" >"$TMP/static.diff"; then
-        pass
-    else
-        fail "static $want: specialised IR differs"
-        head -20 "$TMP/static.diff"
-    fi
+    "$PARMC" --dump-ir=specialised "$prog" >"$TMP/static.ir" 2>"$TMP/static.err"
+    golden "$want" "$TMP/static.ir" $? "static $prog: --dump-ir=specialised" "$TMP/static.err"
 done

@@ -22,9 +22,7 @@ report_ok "kvsort 2^20" "$TMP/variant.parm"
 # element types print whole: the most deeply nested one the back ends take
 # (tests/plan/deep_tuple.parm, whose plan is golden in 37-plan.sh)
 "$PARMC" --report tests/plan/deep_tuple.parm >"$TMP/report.txt" 2>&1
-[ "$ACCEPT" = 1 ] && cp "$TMP/report.txt" tests/plan/deep_tuple.report
-diff -u tests/plan/deep_tuple.report "$TMP/report.txt" >"$TMP/report.diff" && pass ||
-    fail "report golden tests/plan/deep_tuple.parm: $(head -12 "$TMP/report.diff")"
+golden tests/plan/deep_tuple.report "$TMP/report.txt" $? "report golden tests/plan/deep_tuple.parm"
 mkdir -p "$TMP/report"
 python3 tests/tools/randprog.py --backend "$TMP/report" 100 "${RANDPROG_SEED:-$(date +%s)}"
 for ((k = 0; k < 100; k++)); do report_ok "random program $k" "$TMP/report/prog_$k.parm"; done
@@ -54,11 +52,7 @@ done
 for src in tests/report/*.parm; do
     want=${src%.parm}.report
     "$PARMC" --report "$src" >"$TMP/report_got.txt" 2>&1
-    if [ "$ACCEPT" = 1 ]; then cp "$TMP/report_got.txt" "$want"; fi
-    if diff -u "$want" "$TMP/report_got.txt" >"$TMP/report_diff.txt"; then pass; else
-        fail "report $src differs from $want"
-        head -20 "$TMP/report_diff.txt"
-    fi
+    golden "$want" "$TMP/report_got.txt" $? "report $src"
     "$PARMC" "$src" -o "$TMP/report_emitted.cu"
     missing=
     for k in $(sed -n 's/^kernel \([a-z0-9_]*\): .*/\1/p' "$TMP/report_got.txt"); do

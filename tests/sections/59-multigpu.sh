@@ -10,17 +10,8 @@ for src in tests/plan/gpus/*.parm; do
     base=${src%.parm}
     opts=$(sed -n '1s/^-- //p' "$src")
     # shellcheck disable=SC2086  # the options, word by word
-    if ! "$PARMC" $opts --dump-plan "$src" >"$TMP/mgplan.out" 2>"$TMP/mgplan.err"; then
-        fail "plan $src: $(head -3 "$TMP/mgplan.err")"
-        continue
-    fi
-    [ "$ACCEPT" = 1 ] && cp "$TMP/mgplan.out" "$base.plan"
-    if diff -u "$base.plan" "$TMP/mgplan.out" >"$TMP/mgplan.diff"; then
-        pass
-    else
-        fail "plan golden $src ($opts)"
-        head -30 "$TMP/mgplan.diff"
-    fi
+    "$PARMC" $opts --dump-plan "$src" >"$TMP/mgplan.out" 2>"$TMP/mgplan.err"
+    golden "$base.plan" "$TMP/mgplan.out" $? "plan golden $src ($opts)" "$TMP/mgplan.err"
 done
 # a permutation that leaves the GPU bits alone exchanges nothing
 grep -q ' 0 exchanges between them' tests/plan/gpus/keep.plan && pass || fail "plan: keep.parm exchanges"

@@ -964,29 +964,6 @@ static void test_fatal(void)
     expect_fatal(b, "outside", "an array of an enclosing body");
 
     b = ir_new_body(&p);
-    x = ir_body_add_param(&p, b, -1, elem_prim(PRIM_BOOL));
-    ir_body_add_result(&p, b, mk_binary(&p, b, OP_ADD, x, x));
-    expect_fatal(b, "does not apply", "add on bool");
-
-    b = ir_new_body(&p);
-    x = ir_body_add_param(&p, b, -1, elem_prim(PRIM_I32));
-    ir_body_add_result(&p, b, mk_binary(&p, b, OP_POW, x, x));
-    expect_fatal(b, "does not apply", "pow");
-
-    b = ir_new_body(&p);
-    x = ir_body_add_param(&p, b, -1, elem_prim(PRIM_F32));
-    ir_body_add_result(&p, b, mk_binary(&p, b, OP_MOD, x, x));
-    expect_fatal(b, "does not apply", "mod on f32");
-
-    b = ir_new_body(&p);
-    x = ir_body_add_param(&p, b, -1, elem_prim(PRIM_I32));
-    IrVal *args[2] = {x, x};
-    s = new_stmt(&p, b, IR_BINARY, 2, args);
-    s->alu = OP_LT;
-    ir_body_add_result(&p, b, ir_add_result(&p, s, -1, elem_prim(PRIM_I32)));
-    expect_fatal(b, "result type", "a comparison not returning bool");
-
-    b = ir_new_body(&p);
     xs = ir_body_add_param(&p, b, 2, elem_prim(PRIM_I32));
     F2Mat singular = f2_zero(2);
     singular.row[0] = 1;

@@ -6,7 +6,11 @@
  * and says what is wrong: a map without its body (what the optimiser left
  * when it joined a map read twice, issue 11), a read before the definition,
  * a read of a value of another body, a value defined twice, a bmmc whose
- * matrix does not fit, a two whose body has the wrong length.
+ * matrix does not fit, a two whose body has the wrong length; and the type
+ * rules of the scalar statements, which emit_elem.c relies on: operands of
+ * two types, an operator on a type it does not take, a comparison that
+ * makes no bool, a select on a non-bool, a conversion to another type than
+ * its result's, an index of a slot of another type.
  *
  * Prints failures and finally "ir_verify: N passed, M failed"; exits 1 on
  * any failure. */
@@ -51,7 +55,7 @@ static const ElemType *i32(void) { return elem_prim(PRIM_I32); }
 /* entry main (%x : [2^2]i32): ys = map (\e -> e + c) xs, c a constant of
  * the entry body read inside the map's body; zs = two 1 (\h -> h) ys. */
 typedef struct {
-    IrStmt *c, *map, *two;
+    IrStmt *c, *map, *sum, *two;
     IrBody *body;
 } Sample;
 
@@ -71,7 +75,7 @@ static Sample sample(IrProgram *p) {
     s.map->body = ir_new_body(p);
     IrVal *e = ir_body_add_param(p, s.map->body, -1, i32());
     IrVal *sum_args[2] = {e, c};
-    IrStmt *sum = ir_append(p, s.map->body, IR_BINARY, (Loc){0}, 2, sum_args);
+    IrStmt *sum = s.sum = ir_append(p, s.map->body, IR_BINARY, (Loc){0}, 2, sum_args);
     sum->alu = OP_ADD;
     ir_body_add_result(p, s.map->body, ir_add_result(p, sum, -1, i32()));
     IrVal *ys = ir_add_result(p, s.map, 2, i32());
@@ -124,6 +128,67 @@ int main(void) {
     s = sample(&p);
     s.two->k = 2;
     expect(&p, "body of the wrong shape", "two body of the wrong length");
+
+    /* the type rules */
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.c->res[0]->elem = elem_prim(PRIM_F32);
+    expect(&p, "has operands of different types", "i32 + f32");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.sum->alu = OP_SQRT;
+    expect(&p, "applies sqrt to i32", "a unary operator with two operands, of ints");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.sum->alu = OP_POW;
+    expect(&p, "applies", "pow, static only");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.sum->alu = OP_AND;
+    expect(&p, "to i32", "&& on ints");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.sum->alu = OP_MOD;
+    s.c->res[0]->elem = s.sum->args[0]->elem = s.sum->res[0]->elem = elem_prim(PRIM_F32);
+    s.map->body->results[0]->elem = elem_prim(PRIM_F32);
+    expect(&p, "to f32", "mod on f32");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    s.sum->alu = OP_LT;
+    expect(&p, "makes i32 of i32 operands, expected bool", "a comparison that makes an i32");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    IrVal *sel_args[3] = {s.c->res[0], s.c->res[0], s.c->res[0]};
+    IrStmt *sel = ir_append(&p, s.body, IR_SELECT, (Loc){0}, 3, sel_args);
+    ir_add_result(&p, sel, -1, i32());
+    expect(&p, "has a condition that is not a bool", "select on an i32");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    IrVal *from = s.c->res[0];
+    IrStmt *cvt = ir_append(&p, s.body, IR_CONVERT, (Loc){0}, 1, &from);
+    cvt->to = PRIM_F64;
+    ir_add_result(&p, cvt, -1, elem_prim(PRIM_F32));
+    expect(&p, "converts to f64 into a f32", "convert with another result type");
+
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    IrVal *ys = s.map->res[0];
+    IrStmt *ix = ir_append(&p, s.body, IR_INDEX, (Loc){0}, 1, &ys);
+    ix->at = 3;
+    ir_add_result(&p, ix, -1, elem_prim(PRIM_U8));
+    expect(&p, "has the type of another slot", "index with another slot type");
+    ix->res[0]->elem = i32();
+    ix->at = 4;
+    expect(&p, "reads element 4.0 of [2^2]", "index out of range");
+    ix->at = 3;
+    expect(&p, NULL, "index in range");
 
     arena_free(&a);
     return check_summary("ir_verify");

@@ -1,0 +1,53 @@
+/* emit_target_c.c: the C target (--target c) for the host-side emitters
+ * (emit_target.h): the CUDA API's calls over host pointers, memcpy for
+ * copies, the phases as loops (emit_c.c). */
+#include "emit.h"
+
+static void c_runtime(FILE *out, const EmitInput *in) {
+    emit_runtime(out, in, "parm_host_c.h", runtime_parm_host_c_h);
+}
+
+static void c_copy(FILE *out, const char *dst, const char *src, const char *bytes) {
+    fprintf(out, "memcpy(%s, %s, %s);\n", dst, src, bytes);
+}
+
+static void c_loop(FILE *out, unsigned long long count) {
+    fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", count);
+}
+
+static void c_launch(FILE *out, const char *name, unsigned long long blocks, int threads) {
+    (void)blocks;
+    (void)threads;
+    fprintf(out, "    %s(", name);
+}
+
+const Target target_c = {
+    .pointers = "host",
+    .restrict_ptr = "",
+    .includes = "",
+    .before_runtime = "",
+    .helpers = "static inline int parm_ctz(uint64_t x) { return __builtin_ctzll(x); }\n\n",
+    .header_includes = "",
+    .header_includes_ranks = "",
+    .header_decls = "",
+    .header_decls_ranks = "",
+    .entry_check = "",
+    .ctx_message = false,
+    .runtime = c_runtime,
+    .main_name = "parm_main_c.h",
+    .main_text = runtime_parm_main_c_h,
+    .main_ranks_name = NULL,    /* the C program runs every rank in one call */
+    .main_ranks_text = NULL,
+    .copy = c_copy,
+    .node_head = "static void",
+    .node_loop = c_loop,
+    .node_launch = c_launch,
+    .node_check = "",
+    .reduce_node = emit_graph_reduce_c,
+    .reduce_call = "    %s(",
+    .reduce_end = ");\n",
+    .reduce_partials = false,
+    .chain_func = emit_c_func,
+    .graph_chain = emit_c_chain,
+    .chain_work = emit_c_work_bytes,
+};

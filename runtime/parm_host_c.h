@@ -1,0 +1,48 @@
+/* parm_host_c.h: the host runtime of the C target (--target c), which runs
+ * the CUDA API's calls over host pointers: the context, which keeps the
+ * scratch memory of a call for later calls.
+ *
+ * The emitted file includes it after its status codes (PARM_OK...) and
+ * `typedef struct NAME_ctx parm_ctx;`. The API's own names (NAME_ctx_create)
+ * are spelled here with a placeholder prefix, which compiler/embed.sh turns
+ * into the program's, so that programs of different prefixes link together.
+ * tests/sections/50-runtime.sh compiles this header on its own. */
+#ifndef PARM_HOST_C_H
+#define PARM_HOST_C_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+struct parm_api_ctx {
+    void *scratch;
+    size_t scratch_bytes;
+};
+
+int parm_api_ctx_create(parm_ctx **ctx)
+{
+    if (!ctx) return PARM_ERROR_NULL;
+    *ctx = (parm_ctx *)calloc(1, sizeof **ctx);
+    return *ctx ? PARM_OK : PARM_ERROR_MEMORY;
+}
+
+void parm_api_ctx_destroy(parm_ctx *ctx)
+{
+    if (!ctx) return;
+    free(ctx->scratch);
+    free(ctx);
+}
+
+/* The scratch memory of a call, kept for later calls. */
+static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)
+{
+    if (ctx->scratch_bytes < bytes) {
+        free(ctx->scratch);
+        ctx->scratch = malloc(bytes);
+        ctx->scratch_bytes = ctx->scratch ? bytes : 0;
+        if (!ctx->scratch) return PARM_ERROR_MEMORY;
+    }
+    *base = (char *)ctx->scratch;
+    return 0;
+}
+
+#endif
