@@ -223,6 +223,14 @@ static bool is_postfix_expr(const char *e)
     return depth == 0;
 }
 
+/* parm_<name>_<type>(a, b, ...): the runtime function of an operator. */
+static const char *alu_call(Arena *a, const IrStmt *s, Prim in, Node **args)
+{
+    const char *call = arena_printf(a, "parm_%s_%s(", op_info(s->alu)->name, prim_name(in));
+    for (int i = 0; i < s->nargs; i++) call = arena_printf(a, "%s%s%s", call, i ? ", " : "", args[i]->text);
+    return arena_printf(a, "%s)", call);
+}
+
 /* A literal with exactly the value's bits (constants are canonicalised). */
 static const char *literal(Emit *E, Prim p, Scalar v) { return emit_scalar_literal(&E->arena, p, v); }
 
@@ -390,7 +398,7 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
     if (s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP) return nested_nodes(E, s);
     if (s->body) fail(E, s, "nested bodies other than a reduction's, a two's, a col's or a map's are not supported");
     switch (s->op) {
-    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
+    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_TERNARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
     case IR_INDEX: case IR_BUILD: case IR_BMMC: case IR_TABLE: break;
     default: fail(E, s, "not supported in element code");
     }
@@ -421,15 +429,13 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
         *local = new_local(E, s, p, table_read(a, s, args[0]->text, table_place(E->positions, s)), 1, args);
         break;
     case IR_UNARY:
-    case IR_BINARY: {
-        bool unary = s->op == IR_UNARY;
-        expect_scalars(E, s, unary ? 1 : 2);
-        for (int i = 0; i < s->nargs; i++) args[i] = lookup(E, s, s->args[i])[0];
+    case IR_BINARY:
+    case IR_TERNARY: {
+        int nargs = s->op == IR_UNARY ? 1 : s->op == IR_BINARY ? 2 : 3;
+        expect_scalars(E, s, nargs);
+        for (int i = 0; i < nargs; i++) args[i] = lookup(E, s, s->args[i])[0];
         in = s->args[0]->elem->prim;
-        const char *init = unary ? arena_printf(a, "parm_%s_%s(%s)", op_info(s->alu)->name, prim_name(in), args[0]->text)
-                                 : arena_printf(a, "parm_%s_%s(%s, %s)", op_info(s->alu)->name, prim_name(in),
-                                                args[0]->text, args[1]->text);
-        *local = new_local(E, s, p, init, s->nargs, args);
+        *local = new_local(E, s, p, alu_call(a, s, in, args), nargs, args);
         break;
     }
     case IR_SELECT:

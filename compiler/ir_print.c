@@ -43,7 +43,7 @@ static void print_attrs(FILE *out, const IrStmt *s) {
         scalar_print(out, s->res[0]->elem->prim, s->cval);
         break;
     }
-    case IR_UNARY: case IR_BINARY: fprintf(out, ".%s", op_info(s->alu)->name); break;
+    case IR_UNARY: case IR_BINARY: case IR_TERNARY: fprintf(out, ".%s", op_info(s->alu)->name); break;
     case IR_INDEX: fprintf(out, " %" PRId64 ".%d", s->at, s->slot); break;
     case IR_PARM: case IR_COL: case IR_JOIN: fprintf(out, " 0x%" PRIx64, s->mask); break;
     case IR_HALF: fprintf(out, " 0x%" PRIx64 " %d", s->mask, s->k); break;

@@ -68,7 +68,7 @@ static int arg_count(IrOp op) {
     case IR_UNARY: case IR_CONVERT: case IR_INDEX: case IR_TABLE: case IR_PARM: case IR_TWO: case IR_COL: case IR_BMMC:
     case IR_MAP: case IR_UNZIP: case IR_HALF: return 1;
     case IR_BINARY: case IR_JOIN: return 2;
-    case IR_SELECT: return 3;
+    case IR_TERNARY: case IR_SELECT: return 3;
     default: return -1;
     }
 }
@@ -132,13 +132,14 @@ static void check_scalar_types(const Verifier *v, const IrStmt *s) {
     Prim p = prim_of(s->res[0]);
     switch (s->op) {
     case IR_UNARY:
-    case IR_BINARY: {
-        bool unary = s->op == IR_UNARY;
+    case IR_BINARY:
+    case IR_TERNARY: {
         Prim in = prim_of(s->args[0]);
-        if (!unary && prim_of(s->args[1]) != in) shape_error(v, s, "has operands of different types");
-        if ((unsigned)s->alu >= OP_COUNT || op_info(s->alu)->unary != unary || !op_takes(s->alu, in))
+        for (int a = 1; a < s->nargs; a++)
+            if (prim_of(s->args[a]) != in) shape_error(v, s, "has operands of different types");
+        if ((unsigned)s->alu >= OP_COUNT || op_info(s->alu)->arity != s->nargs || !op_takes(s->alu, in))
             broken(v, s, "applies %s to %s", op_info(s->alu)->name, prim_name(in));
-        Prim want = !unary && op_is_comparison(s->alu) ? PRIM_BOOL : in;
+        Prim want = op_is_comparison(s->alu) ? PRIM_BOOL : in;
         if (p != want)
             broken(v, s, "makes %s of %s operands, expected %s", prim_name(p), prim_name(in), prim_name(want));
         break;
@@ -168,7 +169,7 @@ static void check_index(const Verifier *v, const IrStmt *s) {
 
 static void check_types(const Verifier *v, const IrStmt *s) {
     switch (s->op) {
-    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: case IR_POS:
+    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_TERNARY: case IR_SELECT: case IR_CONVERT: case IR_POS:
         check_scalar_types(v, s);
         break;
     case IR_INDEX: check_index(v, s); break;
