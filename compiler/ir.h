@@ -22,6 +22,10 @@
  *   UNZIP       zs             -> xs ys .. one array per tuple field
  *   REPLICATE k s0 s1 ...      -> xs       2^k copies of one element (slots)
  *   REDUCE op   z0.. xs        -> r0..     op a body with 2*slots params
+ *   REDUCEBLOCKS k op z0.. xs  -> ys       each block of 2^k consecutive
+ *                                          elements reduced as REDUCE does:
+ *                                          2^(n-k) elements
+ *   EXPAND k    ys             -> xs       each element 2^k times in a row
  *   POS A c                    -> i        (i64) A·coord ⊕ c, where coord is
  *                                          the position of the instance of
  *                                          the body holding the statement:
@@ -62,6 +66,7 @@ typedef enum {
     IR_INDEX, IR_BUILD,
     IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
     IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS, IR_TABLE,
+    IR_REDUCEBLOCKS, IR_EXPAND,
     IR_OP_COUNT
 } IrOp;
 
@@ -85,13 +90,13 @@ struct IrStmt {
     Scalar cval;                /* CONST */
     int index, slot;            /* INDEX */
     uint64_t mask;              /* PARM, COL */
-    int k;                      /* TWO, REPLICATE; TABLE: 2^k entries */
+    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND; TABLE: 2^k entries */
     const Scalar *tab;          /* TABLE: the entries, of the result's type */
     F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */
     bool own_mat;               /* mat is this statement's alone: passes may rewrite it in place */
     uint64_t compl;             /* BMMC, POS */
-    IrBody *body;               /* PARM TWO COL MAP REDUCE */
-    bool commutative;           /* REDUCE: the operator is a built-in commutative one */
+    IrBody *body;               /* PARM TWO COL MAP REDUCE REDUCEBLOCKS */
+    bool commutative;           /* REDUCE, REDUCEBLOCKS: the operator is a built-in commutative one */
     bool dead;                  /* scratch for the optimiser: killed, to be dropped from its body */
 };
 
