@@ -525,7 +525,7 @@ static Value *b_reduce(Spec *s, Value **args, Loc loc) {
 static int block_log(Spec *s, Value *v, int limit, Loc loc, const char *who, const char *limit_text) {
     int64_t r = spec_expect_int(s, v, loc, who);
     if (r < 0 || r > limit)
-        diag_error(loc, "%s %lld is out of range 0..%d (%s)", who, (long long)r, limit, limit_text);
+        diag_error(loc, "%s is %lld, out of range 0..%d (%s)", who, (long long)r, limit, limit_text);
     return (int)r;
 }
 
@@ -535,7 +535,7 @@ static Value *b_reduceblocks(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[3], loc, "the argument of reduceblocks");
     Arena scratch = {0};
     int r = block_log(s, args[0], xs->log_len, loc, "the block size of reduceblocks",
-                      arena_printf(&scratch, "log2 of the array's 2^%d elements", xs->log_len));
+                      arena_printf(&scratch, "the array has 2^%d elements", xs->log_len));
     arena_free(&scratch);
     IrStmt *st = reduce_stmt(s, IR_REDUCEBLOCKS, args[1], args[2], xs, "reduceblocks", loc);
     st->k = r;
@@ -547,7 +547,7 @@ static Value *b_expand(Spec *s, Value **args, Loc loc) {
     IrVal *ys = spec_expect_array(s, args[1], loc, "the argument of expand");
     Arena scratch = {0};
     int r = block_log(s, args[0], MAX_LOG_LEN - ys->log_len, loc, "the size of expand",
-                      arena_printf(&scratch, "arrays have at most 2^%d elements", MAX_LOG_LEN));
+                      arena_printf(&scratch, "an array has at most 2^%d elements", MAX_LOG_LEN));
     arena_free(&scratch);
     IrStmt *st = ir_append(s->prog, s->body, IR_EXPAND, loc, 1, &ys);
     st->k = r;

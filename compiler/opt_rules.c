@@ -291,6 +291,57 @@ static bool rule_reduce_bmmc(Rewriter *r, IrStmt *s) {
     return true;
 }
 
+/* A bmmc (A, c) on 2^n elements that keeps every block of 2^r in place
+ * (output bit i >= r is input bit i): rows r.. are unit rows and c has no
+ * bits there. It permutes the elements of each block among themselves,
+ * since for fixed high bits the low ones go through an invertible map. */
+static bool keeps_blocks(const F2Mat *m, uint64_t compl, int r) {
+    if (compl >> r) return false;
+    for (int i = r; i < m->n; i++)
+        if (m->row[i] != UINT64_C(1) << i) return false;
+    return true;
+}
+
+/* reduceblocks r op z ∘ bmmc (A,c) = reduceblocks r op z, for a commutative
+ * built-in op and a bmmc that keeps each block of 2^r in place: every block
+ * is the same multiset. */
+static bool rule_reduceblocks_bmmc(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_REDUCEBLOCKS || !s->commutative) return false;
+    IrVal *xs = s->args[s->nargs - 1];
+    if (!xs->def || xs->def->op != IR_BMMC || !keeps_blocks(xs->def->mat, xs->def->compl, s->k)) return false;
+    fired(r, "reduceblocks-bmmc", s);
+    set_arg(r, s, s->nargs - 1, xs->def->args[0]);
+    return true;
+}
+
+/* bmmc (A,c) ∘ expand r ys = expand r (bmmc (A_hh, c_h) ys) when output bits
+ * r.. read input bits r.. alone (A_hh: those rows shifted down r bits, c_h:
+ * c >> r): the copies of ys[j] are the indices with high bits j, which the
+ * bmmc sends to high bits A_hh·j ⊕ c_h. The permutation then moves 2^r
+ * times fewer elements, or vanishes when A_hh is the identity. */
+static bool rule_bmmc_expand(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_BMMC ? sole_def(r, s->args[0], IR_EXPAND) : NULL;
+    if (!d) return false;
+    int k = d->k, n = s->mat->n;
+    for (int i = k; i < n; i++)
+        if (s->mat->row[i] & f2_mask(k)) return false;
+    fired(r, "bmmc-expand", s);
+    F2Mat high = {.n = n - k};
+    for (int i = 0; i < n - k; i++) high.row[i] = s->mat->row[i + k] >> k;
+    IrStmt *m = detached(r, IR_BMMC, s->loc, d->args[0]);
+    set_matrix(r, m, s, &high);
+    m->compl = s->compl >> k;
+    ir_add_result(r->p, m, d->args[0]->log_len, d->args[0]->elem);
+    s->op = IR_EXPAND;
+    s->k = k;
+    s->mat = NULL;
+    s->own_mat = false;
+    s->compl = 0;
+    set_arg(r, s, 0, m->res[0]);
+    emit(r, out, m);
+    return true;
+}
+
 /* map f ∘ bmmc = bmmc ∘ map f: permutations move towards the outputs, where
  * they meet the next permutation. An element at x before the bmmc was at
  * A·x ⊕ c when f saw its position, so f's POS statements are rewritten. */
@@ -442,12 +493,13 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
 }
 
 /* Whether t, a statement of a two's body, has a whole-array form: an array
- * stage, zip, unzip or replicate reading the body's arrays (marked) and any
+ * stage, zip, unzip, replicate, reduceblocks or expand reading the body's
+ * arrays (marked) and any
  * scalars, with a body of its own that reads none of those arrays; or scalar
  * code that does not depend on the block (no position, no element). */
 static bool liftable(const Rewriter *r, const IrStmt *t) {
     bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
-                       t->op == IR_UNZIP || t->op == IR_REPLICATE;
+                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_EXPAND;
     bool scalar_code = t->op == IR_CONST || t->op == IR_UNARY || t->op == IR_BINARY || t->op == IR_SELECT ||
                        t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
@@ -461,7 +513,8 @@ static bool liftable(const Rewriter *r, const IrStmt *t) {
 
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
  * two works on k more bits of blocks and a bmmc leaves the top k bits
- * alone. Positions need nothing: a map's element and an inner two's block
+ * alone; reduceblocks and expand keep their blocks, which never cross the
+ * two's. Positions need nothing: a map's element and an inner two's block
  * stay the low bits of what they become. */
 static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
     for (int i = 0; i < t->nres; i++)
@@ -505,6 +558,165 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
     drain(r);
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead) emit(r, out, b->stmts[i]);
+    return true;
+}
+
+/* ---- per-block reductions as whole-array stages ---- */
+
+/* The most elements of type t that element code holds in a thread's
+ * registers, log2: about 128 bytes, 8 to 32 elements (the scheduler's
+ * default, plan_rounds.c). A two's body on a larger block runs only as
+ * whole-array stages. */
+static int register_elems_log(const ElemType *t) {
+    int bytes_log = 0;
+    while ((2 << bytes_log) <= elem_bytes(t)) bytes_log++;
+    int reg_log = 7 - bytes_log;
+    return reg_log > 5 ? 5 : reg_log < 3 ? 3 : reg_log;
+}
+
+static bool is_result_of(const IrStmt *red, const IrVal *v) {
+    return v->def == red && red->op == IR_REDUCE;
+}
+
+/* Whether b (a map's function, at any depth) reads a result of red. */
+static bool body_reads_results(const IrBody *b, const IrStmt *red) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        for (int a = 0; a < t->nargs; a++)
+            if (is_result_of(red, t->args[a])) return true;
+        if (t->body && body_reads_results(t->body, red)) return true;
+    }
+    for (int i = 0; i < b->nresults; i++)
+        if (is_result_of(red, b->results[i])) return true;
+    return false;
+}
+
+/* How t reads the results of red, a reduce of a block: 0 not at all, 1 as
+ * the replicate of exactly its results, 2 in the function of a map, -1
+ * otherwise (scalar code on the block's total, which would be per block). */
+static int total_reader(const IrStmt *t, const IrStmt *red) {
+    bool direct = false;
+    for (int a = 0; a < t->nargs; a++) direct |= is_result_of(red, t->args[a]);
+    bool inside = t->body && body_reads_results(t->body, red);
+    if (!direct && !inside) return 0;
+    if (t->op == IR_REPLICATE && !inside && t->nargs == red->nres) {
+        for (int a = 0; a < t->nargs; a++)
+            if (t->args[a] != red->res[a]) return -1;
+        return 1;
+    }
+    return t->op == IR_MAP && !direct ? 2 : -1;
+}
+
+/* Whether every live statement of b (a two's body on blocks whose
+ * parameter is marked) is liftable, or a reduce of a block array that only
+ * liftable replicates and maps read (total_reader): marks the arrays. */
+static bool lifts_with_totals(Rewriter *r, IrBody *b) {
+    int reduces = 0;
+    for (int i = 0; i < b->nstmts; i++) {
+        IrStmt *t = b->stmts[i];
+        if (t->dead) continue;
+        grow(r);
+        if (t->op == IR_REDUCE) {
+            IrVal *xs = t->args[t->nargs - 1];
+            if (xs->id >= r->cap || r->mark[xs->id] != r->epoch || reads_marked(r, t->body)) return false;
+            for (int j = i + 1; j < b->nstmts; j++)
+                if (!b->stmts[j]->dead && total_reader(b->stmts[j], t) < 0) return false;
+            for (int k = 0; k < b->nresults; k++)
+                if (is_result_of(t, b->results[k])) return false;
+            reduces++;
+            continue;
+        }
+        if (!liftable(r, t)) return false;
+        for (int k = 0; k < t->nres; k++)
+            if (!ir_is_scalar(t->res[k])) r->mark[t->res[k]->id] = r->epoch;
+    }
+    return reduces > 0;
+}
+
+/* A new statement of op on args, appended to b. */
+static IrStmt *body_stmt(Rewriter *r, IrBody *b, IrOp op, Loc loc, int nargs, IrVal **args) {
+    IrStmt *t = ir_append(r->p, b, op, loc, nargs, args);
+    for (int a = 0; a < nargs; a++) add_use(r, args[a]);
+    return t;
+}
+
+/* The map t reads the totals (the one element of rb) as elements zipped
+ * with its own: map f xs becomes map f' (zip xs (expand j rb)), f' taking
+ * the totals' fields as parameters after its element's. The new statements
+ * go to b, before t. */
+static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, IrStmt *red, IrVal *rb) {
+    IrVal *xs = t->args[0];
+    IrStmt *e = body_stmt(r, b, IR_EXPAND, red->loc, 1, &rb);
+    e->k = xs->log_len;
+    IrVal *wide = ir_add_result(r->p, e, xs->log_len, rb->elem), *pair[2] = {xs, wide};
+    const ElemType *fields[2] = {xs->elem, rb->elem};
+    IrStmt *z = body_stmt(r, b, IR_ZIP, red->loc, 2, pair);
+    IrVal *zipped = ir_add_result(r->p, z, xs->log_len, elem_tuple(r->p->arena, 2, fields));
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, red->nres);
+    for (int k = 0; k < red->nres; k++) params[k] = ir_body_add_param(r->p, t->body, -1, red->res[k]->elem);
+    substitute(r, t->body, red->res, params, red->nres);
+    set_arg(r, t, 0, zipped);
+}
+
+/* red, a reduce of a block, becomes reduceblocks of all of it (one
+ * element, rb), and its readers read rb: a replicate becomes an expand,
+ * a map reads it zipped with its elements. b's statements are rebuilt in
+ * order, the new ones before their maps. */
+static void totals_as_array(Rewriter *r, IrBody *b, IrStmt *red) {
+    IrVal *xs = red->args[red->nargs - 1];
+    IrVal **totals = red->res;
+    int ntotals = red->nres;
+    red->op = IR_REDUCEBLOCKS;
+    red->k = xs->log_len;
+    red->nres = 0;
+    red->res = NULL;
+    IrVal *rb = ir_add_result(r->p, red, 0, xs->elem);
+    IrStmt tmp = {.op = IR_REDUCE, .loc = red->loc, .nres = ntotals, .res = totals};  /* the old results' reduce */
+    for (int k = 0; k < ntotals; k++) totals[k]->def = &tmp;
+    IrStmt **old = b->stmts;
+    int count = b->nstmts;
+    b->stmts = NULL;
+    b->nstmts = b->cap = 0;
+    for (int i = 0; i < count; i++) {
+        IrStmt *t = old[i];
+        int how = t->dead ? 0 : total_reader(t, &tmp);
+        if (how == 1) {
+            t->op = IR_EXPAND;
+            t->nargs = 1;
+            t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+            t->args[0] = rb;
+            add_use(r, rb);
+        } else if (how == 2) {
+            map_reads_totals(r, b, t, &tmp, rb);
+        }
+        ir_body_push(r->p, b, t);
+    }
+    for (int k = 0; k < ntotals; k++) {
+        totals[k]->def = NULL;
+        r->uses[totals[k]->id] = 0;
+    }
+}
+
+/* A two's body larger than a thread's registers that reduces its block and
+ * reads the totals only through replicates and maps, all else being
+ * liftable (two-lift):
+ *   two k (\ys -> .. replicate j (reduce op z ys) ..)  = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
+ *   two k (\ys -> .. map (f (reduce op z ys)) xs ..) = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
+ * for blocks of 2^m: the body becomes array code, which two-lift runs as
+ * whole-array stages (reduceblocks m of the whole array and expand). Bodies
+ * that fit registers stay element code, which does it in one pass. */
+static bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_TWO) return false;
+    IrBody *b = s->body;
+    int m = s->args[0]->log_len - s->k;
+    if (m <= register_elems_log(b->params[0]->elem)) return false;
+    grow(r);
+    r->epoch++;
+    r->mark[b->params[0]->id] = r->epoch;
+    if (!lifts_with_totals(r, b)) return false;
+    fired(r, "two-reduce-blocks", s);
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead && b->stmts[i]->op == IR_REDUCE) totals_as_array(r, b, b->stmts[i]);
     return true;
 }
 
@@ -817,10 +1029,11 @@ static bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out) {
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_hoist_invariant(r, s, out) || rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
-           rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
+           rule_reduce_bmmc(r, s) || rule_reduceblocks_bmmc(r, s) || rule_bmmc_expand(r, s, out) ||
+           rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
-           rule_two_hoist(r, s, out) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
+           rule_two_hoist(r, s, out) || rule_two_reduce_blocks(r, s) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
 }
 
 static void rewrite_body(Rewriter *r, IrBody *b);
