@@ -281,6 +281,8 @@ static void emit_reduce_cuda(FILE *out, const EntryPlan *e, const PlanNode *n, c
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
 
+#define MAX_GRID_LOG 30     /* blocks of a grid's x dimension, log2 (CUDA allows 2^31 - 1) */
+
 /* One kernel of a reduceblocks on CUDA (emit_rows_cuda): the first, over
  * every element (`blocks`: 2^blocks_log blocks a row, which write their
  * partials when there are several), or with `partials` the second, one
@@ -302,31 +304,39 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     fputs(")\n{\n", out);
     node_arg_loads(out, n);
     for (int k = 0; k < loads->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
-    fprintf(out, "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
+    /* a grid of more than 2^30 blocks (rows of a few elements in an array
+       of 2^39 or more) takes its top bits from blockIdx.y */
+    int grid_log = partials ? n->rows_log : n->n - n->per_thread_log - n->threads_log;
+    fprintf(out, "    const uint64_t blk = %s;\n", grid_log > MAX_GRID_LOG ? "blockIdx.x + ((uint64_t)blockIdx.y << 30)"
+                                                                           : "blockIdx.x");
+    fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
     Arena scratch = {0};
     emit_serial_tree(out, loads, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p, !partials);
     if (rt < t) {
         /* several rows a block, each within a warp */
         emit_reduce_segment_tree(out, s, t, rt);
         fprintf(out, "    if ((threadIdx.x & %d) != 0) return;\n", (1 << rt) - 1);
-        emit_final(out, s, arena_printf(&scratch, "((uint64_t)blockIdx.x << %d) + (threadIdx.x >> %d)", t - rt, rt), 4);
+        emit_final(out, s, arena_printf(&scratch, "(blk << %d) + (threadIdx.x >> %d)", t - rt, rt), 4);
     } else {
         emit_reduce_block_tree(out, s, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
         if (!partials && blocks)
             for (int k = 0; k < ns; k++)
-                fprintf(out, "    ((%s *)q%d)[blockIdx.x] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, k);
-        else emit_final(out, s, "blockIdx.x", 4);
+                fprintf(out, "    ((%s *)q%d)[blk] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, k);
+        else emit_final(out, s, "blk", 4);
     }
     arena_free(&scratch);
     fputs("}\n\n", out);
 }
 
-/* Launches kernel `kernel` (a template on A, or not) with `grid` blocks of
- * 2^threads_log threads on planes i.., then o.. or q... */
-static void rows_launch(FILE *out, const PlanNode *n, const char *kernel, unsigned long long grid, int threads_log,
+/* Launches kernel `kernel` (a template on A, or not) with 2^grid_log blocks
+ * of 2^threads_log threads on planes i.., then o.. or q... */
+static void rows_launch(FILE *out, const PlanNode *n, const char *kernel, int grid_log, int threads_log,
                         const char *in, int nin, const char *res) {
-    fprintf(out, "%s<<<%lluu, %d, 0, ctx->stream>>>(", kernel, grid, 1 << threads_log);
+    if (grid_log > MAX_GRID_LOG)
+        fprintf(out, "%s<<<dim3(%lluu, %lluu), %d, 0, ctx->stream>>>(", kernel, 1ULL << MAX_GRID_LOG,
+                1ULL << (grid_log - MAX_GRID_LOG), 1 << threads_log);
+    else fprintf(out, "%s<<<%lluu, %d, 0, ctx->stream>>>(", kernel, 1ULL << grid_log, 1 << threads_log);
     for (int k = 0; k < nin; k++) fprintf(out, "%s%s%d", k ? ", " : "", in, k);
     for (int k = 0; k < emit_reduce_slots(n->stmt); k++) fprintf(out, ", %s%d", res, k);
     for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
@@ -349,17 +359,17 @@ static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name) {
     fputs(")\n{\n    const int aligned = ((0", out);
     for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
     fputs(") & 15) == 0;\n", out);
-    unsigned long long grid = 1ULL << (n->n - n->per_thread_log - n->threads_log);
+    int grid_log = n->n - n->per_thread_log - n->threads_log;
     Arena a = {0};
     for (int A = 1; A >= 0; A--) {
         fputs(A ? "    if (aligned) {\n        " : "    } else {\n        ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"), grid, n->threads_log, "i",
+        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"), grid_log, n->threads_log, "i",
                     n->nin, blocks ? "q" : "o");
     }
     fputs("    }\n", out);
     if (blocks) {
         fputs("    ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_final", name), 1ULL << n->rows_log, blocks < 8 ? blocks : 8, "q", ns, "o");
+        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, blocks < 8 ? blocks : 8, "q", ns, "o");
     }
     arena_free(&a);
     fputs("    return PARM_OK;\n}\n\n", out);

@@ -5,7 +5,8 @@
  * result of the entry, closes it, and the chain is scheduled then as a
  * function of one array (schedule_func). zip, unzip and constants only
  * rename planes. Runs of scalar statements become SERIAL nodes, reduce and
- * reduceblocks a REDUCE node, replicate a FILL node, expand an EXPAND node. A value that something reads gets
+ * reduceblocks a REDUCE node, replicate a FILL node, expand an EXPAND
+ * node. A value that something reads gets
  * planes once: an entry result's where it is one, else temporaries; a
  * result whose planes are taken (a parameter, a value returned twice) is
  * copied at the end. An entry of any length pads its parameter into
@@ -379,7 +380,7 @@ static void whole_reduce_shape(PlanNode *node, int widest) {
  * threads' elements is reduced by a warp's shuffles in one kernel, a larger
  * one by blocks of 256 threads and, when one block does not hold it, a
  * second kernel over the blocks' partials of each row. */
-static void block_reduce_shape(Graph *g, const IrStmt *s, PlanNode *node, int widest) {
+static void block_reduce_shape(const IrStmt *s, PlanNode *node, int widest) {
     int n = node->n, r = s->k, per = log2_floor(64 / (unsigned)widest);
     if (per > r) per = r;
     int rem = r - per, threads = n - per < 8 ? n - per : 8;
@@ -397,8 +398,6 @@ static void block_reduce_shape(Graph *g, const IrStmt *s, PlanNode *node, int wi
             node->blocks_log = 16;
         }
     }
-    if (n - node->per_thread_log - node->threads_log > 30)
-        refuse(g, s, "a reduceblocks of more than 2^30 blocks of threads (rows of so few elements in so large an array)");
 }
 
 /* reduce, or reduceblocks (rows of its result's fields): maps in front of
@@ -437,7 +436,7 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
         for (int r = 0; r < ns; r++) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[r]), 1);
     int widest = elem_max_slot_bytes(xs->elem) > elem_max_slot_bytes(loaded->elem) ? elem_max_slot_bytes(xs->elem)
                                                                                   : elem_max_slot_bytes(loaded->elem);
-    if (rows) block_reduce_shape(g, s, &b->node, widest);
+    if (rows) block_reduce_shape(s, &b->node, widest);
     else whole_reduce_shape(&b->node, widest);
     if (rows && b->node.blocks_log == 0) return;
     for (int k = 0; k < ns; k++) {
