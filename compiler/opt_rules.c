@@ -365,6 +365,25 @@ static bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
     return true;
 }
 
+/* map f ∘ expand r = expand r ∘ map f, for an f that does not read its
+ * position: f runs once per element of ys instead of once per copy. */
+static bool rule_map_expand(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_MAP ? sole_def(r, s->args[0], IR_EXPAND) : NULL;
+    if (!d) return false;
+    for (int i = 0; i < s->body->nstmts; i++)
+        if (s->body->stmts[i]->op == IR_POS) return false;
+    fired(r, "map-expand", s);
+    IrStmt *m = detached(r, IR_MAP, s->loc, d->args[0]);
+    m->body = s->body;
+    IrVal *mapped = ir_add_result(r->p, m, d->args[0]->log_len, s->res[0]->elem);
+    s->op = IR_EXPAND;
+    s->body = NULL;
+    s->k = d->k;
+    set_arg(r, s, 0, mapped);
+    emit(r, out, m);
+    return true;
+}
+
 /* d's body joins s's; d dies without its body (s has it now). */
 static void join_into(Rewriter *r, IrStmt *s, IrStmt *d) {
     s->body = compose(r, d->body, s->body);
@@ -1030,7 +1049,7 @@ static bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out) {
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_hoist_invariant(r, s, out) || rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
            rule_reduce_bmmc(r, s) || rule_reduceblocks_bmmc(r, s) || rule_bmmc_expand(r, s, out) ||
-           rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
+           rule_map_bmmc(r, s, out) || rule_map_expand(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
            rule_two_hoist(r, s, out) || rule_two_reduce_blocks(r, s) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
