@@ -3,37 +3,46 @@
 
 #include <string.h>
 
-/* spelling, name, unary, on integers, floats, bools */
+/* spelling, name, arity, on integers, floats, bools, function, cost */
 static const OpInfo ops[OP_COUNT] = {
-    [OP_ADD] = {"+", "add", false, true, true, false},
-    [OP_SUB] = {"-", "sub", false, true, true, false},
-    [OP_MUL] = {"*", "mul", false, true, true, false},
-    [OP_DIV] = {"/", "div", false, true, true, false},
-    [OP_MOD] = {"%", "mod", false, true, false, false},
-    [OP_POW] = {"^", "pow", false, false, false, false},
-    [OP_SHL] = {"<<", "shl", false, true, false, false},
-    [OP_SHR] = {">>", "shr", false, true, false, false},
-    [OP_BAND] = {"&", "and", false, true, false, true},
-    [OP_BOR] = {"|", "or", false, true, false, true},
-    [OP_XOR] = {"xor", "xor", false, true, false, true},
-    [OP_EQ] = {"==", "eq", false, true, true, true},
-    [OP_NE] = {"!=", "ne", false, true, true, true},
-    [OP_LT] = {"<", "lt", false, true, true, false},
-    [OP_LE] = {"<=", "le", false, true, true, false},
-    [OP_GT] = {">", "gt", false, true, true, false},
-    [OP_GE] = {">=", "ge", false, true, true, false},
-    [OP_AND] = {"&&", "land", false, false, false, true},
-    [OP_OR] = {"||", "lor", false, false, false, true},
-    [OP_NEG] = {"-", "neg", true, true, true, false},
-    [OP_NOT] = {"!", "not", true, false, false, true},
-    [OP_SQRT] = {"sqrt", "sqrt", true, false, true, false},
-    [OP_SIN] = {"sin", "sin", true, false, true, false},
-    [OP_COS] = {"cos", "cos", true, false, true, false},
+    [OP_ADD] = {"+", "add", 2, true, true, false, false, 1},
+    [OP_SUB] = {"-", "sub", 2, true, true, false, false, 1},
+    [OP_MUL] = {"*", "mul", 2, true, true, false, false, 1},
+    [OP_DIV] = {"/", "div", 2, true, true, false, false, 8},
+    [OP_MOD] = {"%", "mod", 2, true, false, false, false, 8},
+    [OP_POW] = {"^", "power", 2, false, false, false, false, 1},
+    [OP_SHL] = {"<<", "shl", 2, true, false, false, false, 1},
+    [OP_SHR] = {">>", "shr", 2, true, false, false, false, 1},
+    [OP_BAND] = {"&", "and", 2, true, false, true, false, 1},
+    [OP_BOR] = {"|", "or", 2, true, false, true, false, 1},
+    [OP_XOR] = {"xor", "xor", 2, true, false, true, false, 1},
+    [OP_EQ] = {"==", "eq", 2, true, true, true, false, 1},
+    [OP_NE] = {"!=", "ne", 2, true, true, true, false, 1},
+    [OP_LT] = {"<", "lt", 2, true, true, false, false, 1},
+    [OP_LE] = {"<=", "le", 2, true, true, false, false, 1},
+    [OP_GT] = {">", "gt", 2, true, true, false, false, 1},
+    [OP_GE] = {">=", "ge", 2, true, true, false, false, 1},
+    [OP_AND] = {"&&", "land", 2, false, false, true, false, 1},
+    [OP_OR] = {"||", "lor", 2, false, false, true, false, 1},
+    [OP_NEG] = {"-", "neg", 1, true, true, false, false, 1},
+    [OP_NOT] = {"!", "not", 1, false, false, true, false, 1},
+    [OP_SQRT] = {"sqrt", "sqrt", 1, false, true, false, true, 16},
+    [OP_SIN] = {"sin", "sin", 1, false, true, false, true, 16},
+    [OP_COS] = {"cos", "cos", 1, false, true, false, true, 16},
+    [OP_EXP] = {"exp", "exp", 1, false, true, false, true, 16},
+    [OP_LOG] = {"log", "log", 1, false, true, false, true, 16},
+    [OP_TANH] = {"tanh", "tanh", 1, false, true, false, true, 16},
+    [OP_FLOOR] = {"floor", "floor", 1, false, true, false, true, 1},
+    [OP_CEIL] = {"ceil", "ceil", 1, false, true, false, true, 1},
+    [OP_ABS] = {"abs", "abs", 1, true, true, false, true, 1},
+    [OP_ATAN2] = {"atan2", "atan2", 2, false, true, false, true, 16},
+    [OP_FPOW] = {"pow", "pow", 2, false, true, false, true, 16},
+    [OP_FMA] = {"fma", "fma", 3, false, true, false, true, 1},
 };
 
 const OpInfo *op_info(Op op)
 {
-    static const OpInfo unknown = {"?", "?", false, false, false, false};
+    static const OpInfo unknown = {"?", "?", 0, false, false, false, false, 1};
     return (unsigned)op < OP_COUNT ? &ops[op] : &unknown;
 }
 
@@ -45,7 +54,7 @@ bool op_takes(Op op, Prim p)
     return p == PRIM_BOOL ? o->on_bool : prim_is_float(p) ? o->on_float : o->on_int;
 }
 
-bool op_is_float_function(Op op) { return op == OP_SQRT || op == OP_SIN || op == OP_COS; }
+bool op_is_function(Op op) { return op_info(op)->function; }
 
 /* Appends item; the array doubles in the arena (the old copy is abandoned). */
 void ptrlist_push(Arena *a, PtrList *l, void *item)

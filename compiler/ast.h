@@ -19,23 +19,31 @@ typedef enum {
     OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
     OP_AND, OP_OR,          /* && || */
     OP_NEG, OP_NOT,         /* unary - and ! */
-    OP_SQRT, OP_SIN, OP_COS, /* the built-in functions sqrt, sin, cos (floats) */
+    /* the built-in functions on scalars (docs/language.md, 6.3); OP_FPOW is
+     * pow x y on floats, OP_POW the static power ^ */
+    OP_SQRT, OP_SIN, OP_COS, OP_EXP, OP_LOG, OP_TANH, OP_FLOOR, OP_CEIL, OP_ABS,
+    OP_ATAN2, OP_FPOW, OP_FMA,
     OP_COUNT
 } Op;
 
 /* Every fact about an operator, in one table (ast.c): its source spelling,
- * its name in the IR and in the runtime (parm_<name>_<type>), whether it is
- * unary, and the kinds of primitive it takes at run time (none for ^,
- * static power). */
+ * its name in the IR and in the runtime (parm_<name>_<type>), its number of
+ * operands, the kinds of primitive it takes at run time (none for ^, static
+ * power), whether it is a built-in function (called as `sqrt x`, computed
+ * at compile time on static numbers) and its cost in element code, roughly
+ * in simple operations (what makes a position-only value worth a table:
+ * opt_tables.c, docs/ir.md "Tables"). */
 typedef struct {
     const char *spelling, *name;
-    bool unary;
+    int arity;
     bool on_int, on_float, on_bool;
+    bool function;
+    int cost;
 } OpInfo;
 const OpInfo *op_info(Op op);
 bool op_takes(Op op, Prim p);   /* the operator applies to p at run time */
 const char *op_name(Op op);   /* source spelling: "+", "xor", "&&", ... */
-bool op_is_float_function(Op op);   /* sqrt, sin, cos: unary, floats only */
+bool op_is_function(Op op);   /* a built-in function: sqrt, sin, ..., fma */
 
 typedef struct Expr Expr;
 typedef struct Pattern Pattern;

@@ -94,13 +94,6 @@ static Value *static_unary(Spec *s, Op op, Value *a, Loc loc) {
     if (op == OP_NOT && a->kind == V_BOOL) return value_bool(s, !a->i);
     if (op == OP_NEG && a->kind == V_INT) return static_int_op(s, OP_SUB, 0, a->i, loc);
     if (op == OP_NEG && a->kind == V_FLOAT) return static_float_op(s, OP_SUB, 0.0, a->f, loc);
-    if (op_is_float_function(op) && (a->kind == V_FLOAT || a->kind == V_INT)) {
-        /* the run-time f64 function, so a static result has the same bits */
-        Value *v = NEW(s->arena, Value);
-        v->kind = V_FLOAT;
-        v->f = scalar_unary(op, PRIM_F64, (Scalar){.f64 = a->kind == V_INT ? (double)a->i : a->f}).f64;
-        return v;
-    }
     diag_error(loc, "operator '%s' does not apply to %s", op_name(op), value_describe(s, a));
 }
 
@@ -120,21 +113,24 @@ static Value *static_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
 
 static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
 
-/* Which primitive types an operator accepts at run time. */
+/* Which primitive types an operator or built-in function accepts at run
+ * time. */
 static void check_runtime_op(Op op, Prim p, Loc loc) {
-    if (!op_takes(op, p)) {
-        if (op_is_float_function(op))
-            diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)", op_name(op), prim_name(p),
-                       op_name(op));
-        diag_error(loc, "operator '%s' does not apply to %s", op_name(op), prim_name(p));
-    }
+    if (op_takes(op, p)) return;
+    if (op_is_function(op) && op_info(op)->on_int)
+        diag_error(loc, "'%s' takes integers or floats, got %s", op_name(op), prim_name(p));
+    if (op_is_function(op) && op_info(op)->arity == 1)
+        diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)", op_name(op), prim_name(p),
+                   op_name(op));
+    if (op_is_function(op)) diag_error(loc, "'%s' takes f32 or f64, got %s; convert first (f64 x)", op_name(op), prim_name(p));
+    diag_error(loc, "operator '%s' does not apply to %s", op_name(op), prim_name(p));
 }
 
 static const ElemType *scalar_type_of(Spec *s, Value *v, Op op, Loc loc) {
     if (v->kind != V_RT) return NULL;
     if (!ir_is_scalar(v->rt))
-        diag_error(loc, "operator '%s' needs scalars, got %s; use map or zip for arrays", op_name(op),
-                   value_describe(s, v));
+        diag_error(loc, "%s '%s' needs scalars, got %s; use map or zip for arrays",
+                   op_is_function(op) ? "function" : "operator", op_name(op), value_describe(s, v));
     return v->rt->elem;
 }
 
@@ -213,10 +209,72 @@ static Value *min_or_max(Spec *s, Value **args, Loc loc, Op less) {
     return value_rt(s, ir_add_result(s->prog, st, -1, t));
 }
 static Value *b_min(Spec *s, Value **args, Loc loc) { return min_or_max(s, args, loc, OP_LT); }
-static Value *b_sqrt(Spec *s, Value **args, Loc loc) { return spec_binary(s, OP_SQRT, args[0], NULL, loc); }
-static Value *b_sin(Spec *s, Value **args, Loc loc) { return spec_binary(s, OP_SIN, args[0], NULL, loc); }
-static Value *b_cos(Spec *s, Value **args, Loc loc) { return spec_binary(s, OP_COS, args[0], NULL, loc); }
 static Value *b_max(Spec *s, Value **args, Loc loc) { return min_or_max(s, args, loc, OP_GT); }
+
+/* The functions of ast.h's operator table (sqrt, sin, ..., fma): on static
+ * numbers the run-time f64 function, so that a static result has the run-
+ * time bits (abs of a static integer is an integer); at run time one
+ * statement of op_info(op)->arity operands of one type. */
+static Value *static_function(Spec *s, Op op, Value **args, Loc loc) {
+    int n = op_info(op)->arity;
+    if (op == OP_ABS && args[0]->kind == V_INT) {
+        if (args[0]->i == INT64_MIN) diag_error(loc, "static arithmetic overflows 64 bits");
+        return value_int(s, args[0]->i < 0 ? -args[0]->i : args[0]->i);
+    }
+    Scalar x[3];
+    for (int i = 0; i < n; i++) {
+        if (!is_numeric_static(args[i]))
+            diag_error(loc, "'%s' takes numbers, got %s", op_name(op), value_describe(s, args[i]));
+        x[i].f64 = args[i]->kind == V_INT ? (double)args[i]->i : args[i]->f;
+    }
+    Scalar r = n == 1 ? scalar_unary(op, PRIM_F64, x[0])
+             : n == 2 ? scalar_binary(op, PRIM_F64, x[0], x[1])
+                      : scalar_ternary(op, PRIM_F64, x[0], x[1], x[2]);
+    Value *v = NEW(s->arena, Value);
+    v->kind = V_FLOAT;
+    v->f = r.f64;
+    return v;
+}
+
+static Value *runtime_function(Spec *s, Op op, Value **args, Loc loc) {
+    int n = op_info(op)->arity;
+    const ElemType *t = NULL;
+    for (int i = 0; i < n; i++) {
+        const ElemType *ti = scalar_type_of(s, args[i], op, loc);
+        if (ti && t && ti->prim != t->prim)
+            diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op), prim_name(t->prim),
+                       prim_name(ti->prim));
+        if (!t) t = ti;
+    }
+    check_runtime_op(op, t->prim, loc);
+    IrVal *operands[3];
+    for (int i = 0; i < n; i++) operands[i] = spec_coerce(s, args[i], t, loc)->rt;
+    IrStmt *st = ir_append(s->prog, s->body, n == 1 ? IR_UNARY : n == 2 ? IR_BINARY : IR_TERNARY, loc, n, operands);
+    st->alu = op;
+    return value_rt(s, ir_add_result(s->prog, st, -1, t));
+}
+
+static Value *apply_function(Spec *s, Op op, Value **args, Loc loc) {
+    for (int i = 0; i < op_info(op)->arity; i++)
+        if (!value_is_static(args[i])) return runtime_function(s, op, args, loc);
+    return located(static_function(s, op, args, loc), loc);
+}
+
+#define FUNCTION(OP, name) \
+    static Value *b_##name(Spec *s, Value **args, Loc loc) { return apply_function(s, OP, args, loc); }
+FUNCTION(OP_SQRT, sqrt)
+FUNCTION(OP_SIN, sin)
+FUNCTION(OP_COS, cos)
+FUNCTION(OP_EXP, exp)
+FUNCTION(OP_LOG, log)
+FUNCTION(OP_TANH, tanh)
+FUNCTION(OP_FLOOR, floor)
+FUNCTION(OP_CEIL, ceil)
+FUNCTION(OP_ABS, abs)
+FUNCTION(OP_ATAN2, atan2)
+FUNCTION(OP_FPOW, pow)
+FUNCTION(OP_FMA, fma)
+#undef FUNCTION
 
 static Value *convert(Spec *s, Prim to, Value *x, Loc loc) {
     if (x->kind == V_INT || x->kind == V_BOOL) {
@@ -598,6 +656,8 @@ static const Builtin builtins[] = {
     {"expand", 2, b_expand},
     {"mat", 1, b_mat}, {"matof", 2, b_matof}, {"bitperm", 2, b_bitperm},
     {"min", 2, b_min}, {"max", 2, b_max}, {"sqrt", 1, b_sqrt}, {"sin", 1, b_sin}, {"cos", 1, b_cos},
+    {"exp", 1, b_exp}, {"log", 1, b_log}, {"tanh", 1, b_tanh}, {"floor", 1, b_floor}, {"ceil", 1, b_ceil},
+    {"abs", 1, b_abs}, {"atan2", 2, b_atan2}, {"pow", 2, b_pow}, {"fma", 3, b_fma},
     {"bool", 1, b_bool}, {"i8", 1, b_i8}, {"i16", 1, b_i16}, {"i32", 1, b_i32}, {"i64", 1, b_i64},
     {"u8", 1, b_u8}, {"u16", 1, b_u16}, {"u32", 1, b_u32}, {"u64", 1, b_u64},
     {"f32", 1, b_f32}, {"f64", 1, b_f64},

@@ -221,9 +221,19 @@ static bool is_postfix_expr(const char *e)
     return depth == 0;
 }
 
-static bool op_accepts(Op op, Prim p, bool unary)
+/* An operator of nargs operands of type p: IR_UNARY, IR_BINARY or
+ * IR_TERNARY's, as op_info says. */
+static bool op_accepts(Op op, Prim p, int nargs)
 {
-    return op_info(op)->unary == unary && op_takes(op, p);
+    return (unsigned)op < OP_COUNT && op_info(op)->arity == nargs && op_takes(op, p);
+}
+
+/* parm_<name>_<type>(a, b, ...): the runtime function of the operator. */
+static const char *alu_call(Arena *a, const IrStmt *s, Prim in, Node **args)
+{
+    const char *call = arena_printf(a, "parm_%s_%s(", op_info(s->alu)->name, prim_name(in));
+    for (int i = 0; i < s->nargs; i++) call = arena_printf(a, "%s%s%s", call, i ? ", " : "", args[i]->text);
+    return arena_printf(a, "%s)", call);
 }
 
 static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
@@ -413,7 +423,7 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
     if (s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP) return nested_nodes(E, s);
     if (s->body) fail(E, s, "nested bodies other than a reduction's, a two's, a col's or a map's are not supported");
     switch (s->op) {
-    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
+    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_TERNARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
     case IR_INDEX: case IR_BUILD: case IR_BMMC: case IR_TABLE: break;
     default: fail(E, s, "not supported in element code");
     }
@@ -445,21 +455,20 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
         *local = new_local(E, s, p, table_read(a, s, args[0]->text, table_place(E->positions, s)), 1, args);
         break;
     case IR_UNARY:
-    case IR_BINARY: {
-        bool unary = s->op == IR_UNARY;
-        expect_scalars(E, s, unary ? 1 : 2);
-        for (int i = 0; i < s->nargs; i++) args[i] = lookup(E, s, s->args[i])[0];
+    case IR_BINARY:
+    case IR_TERNARY: {
+        int nargs = s->op == IR_UNARY ? 1 : s->op == IR_BINARY ? 2 : 3;
+        expect_scalars(E, s, nargs);
+        for (int i = 0; i < nargs; i++) args[i] = lookup(E, s, s->args[i])[0];
         in = s->args[0]->elem->prim;
-        if (!unary && s->args[1]->elem->prim != in) fail(E, s, "operands of different types");
-        if ((unsigned)s->alu >= OP_COUNT || !op_accepts(s->alu, in, unary))
+        for (int i = 1; i < nargs; i++)
+            if (s->args[i]->elem->prim != in) fail(E, s, "operands of different types");
+        if (!op_accepts(s->alu, in, nargs))
             fail(E, s, "operator %s does not apply to %s", (unsigned)s->alu < OP_COUNT ? op_name(s->alu) : "?",
                  prim_name(in));
-        Prim want = !unary && is_comparison(s->alu) ? PRIM_BOOL : in;
+        Prim want = is_comparison(s->alu) ? PRIM_BOOL : in;
         if (p != want) fail(E, s, "result type %s, expected %s", prim_name(p), prim_name(want));
-        const char *init = unary ? arena_printf(a, "parm_%s_%s(%s)", op_info(s->alu)->name, prim_name(in), args[0]->text)
-                                 : arena_printf(a, "parm_%s_%s(%s, %s)", op_info(s->alu)->name, prim_name(in),
-                                                args[0]->text, args[1]->text);
-        *local = new_local(E, s, p, init, s->nargs, args);
+        *local = new_local(E, s, p, alu_call(a, s, in, args), nargs, args);
         break;
     }
     case IR_SELECT:

@@ -233,8 +233,7 @@ static bool chain_op(IrOp op) {
 }
 
 static bool serial_op(IrOp op) {
-    return op == IR_UNARY || op == IR_BINARY || op == IR_SELECT || op == IR_CONVERT || op == IR_INDEX ||
-           op == IR_BUILD;
+    return ir_op_is_alu(op) || op == IR_SELECT || op == IR_CONVERT || op == IR_INDEX || op == IR_BUILD;
 }
 
 /* A chain as a function of one array (and the scalars its bodies read),

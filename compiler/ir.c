@@ -5,7 +5,7 @@
 
 static const char *op_names[IR_OP_COUNT] = {
     [IR_CONST] = "const", [IR_UNARY] = "unary", [IR_BINARY] = "binary",
-    [IR_SELECT] = "select", [IR_CONVERT] = "convert", [IR_INDEX] = "index",
+    [IR_TERNARY] = "ternary", [IR_SELECT] = "select", [IR_CONVERT] = "convert", [IR_INDEX] = "index",
     [IR_BUILD] = "build", [IR_PARM] = "parm", [IR_TWO] = "two", [IR_COL] = "col",
     [IR_BMMC] = "bmmc", [IR_MAP] = "map", [IR_ZIP] = "zip", [IR_UNZIP] = "unzip",
     [IR_REPLICATE] = "replicate", [IR_REDUCE] = "reduce", [IR_POS] = "pos",
@@ -13,6 +13,8 @@ static const char *op_names[IR_OP_COUNT] = {
 };
 
 const char *ir_op_name(IrOp op) { return op_names[op]; }
+
+bool ir_op_is_alu(IrOp op) { return op == IR_UNARY || op == IR_BINARY || op == IR_TERNARY; }
 
 bool ir_is_scalar(const IrVal *v) { return v->log_len < 0; }
 

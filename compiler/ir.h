@@ -62,7 +62,7 @@ typedef struct {
 } IrVal;
 
 typedef enum {
-    IR_CONST, IR_UNARY, IR_BINARY, IR_SELECT, IR_CONVERT,
+    IR_CONST, IR_UNARY, IR_BINARY, IR_TERNARY, IR_SELECT, IR_CONVERT,
     IR_INDEX, IR_BUILD,
     IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
     IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS, IR_TABLE,
@@ -85,7 +85,7 @@ struct IrStmt {
     int nargs, nres;
     IrVal **args;
     IrVal **res;
-    Op alu;                     /* UNARY, BINARY */
+    Op alu;                     /* UNARY, BINARY, TERNARY (ir_op_is_alu) */
     Prim to;                    /* CONVERT */
     Scalar cval;                /* CONST */
     int index, slot;            /* INDEX */
@@ -133,6 +133,9 @@ IrVal *ir_body_add_param(IrProgram *p, IrBody *b, int log_len, const ElemType *e
 void ir_body_add_result(IrProgram *p, IrBody *b, IrVal *v);
 void ir_body_push(IrProgram *p, IrBody *b, IrStmt *s);
 const char *ir_op_name(IrOp op);
+/* UNARY, BINARY and TERNARY: an operator of ast.h's table (s->alu) applied
+ * to op_info(alu)->arity scalars of one type */
+bool ir_op_is_alu(IrOp op);
 bool ir_is_scalar(const IrVal *v);
 
 /* POS: replace its coordinate by one with coord_old = M·coord_new ⊕ t, where

@@ -443,6 +443,7 @@ static Buf *eval_scalar(Eval *E, const IrStmt *s) {
         case IR_CONST: o[b] = s->cval; break;
         case IR_UNARY: o[b] = scalar_unary(s->alu, in, at(x, b, batch)); break;
         case IR_BINARY: o[b] = scalar_binary(s->alu, in, at(x, b, batch), at(y, b, batch)); break;
+        case IR_TERNARY: o[b] = scalar_ternary(s->alu, in, at(x, b, batch), at(y, b, batch), at(z, b, batch)); break;
         case IR_SELECT: o[b] = at(x, b, batch).u ? at(y, b, batch) : at(z, b, batch); break;
         case IR_CONVERT: o[b] = scalar_convert(in, p, at(x, b, batch)); break;
         default: break;
@@ -606,7 +607,7 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
     Buf **outs = single;
     if (s->nres > 1) outs = xcalloc((size_t)s->nres, sizeof(Buf *));
     switch (s->op) {
-    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CONVERT:
+    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_TERNARY: case IR_SELECT: case IR_CONVERT:
         outs[0] = eval_scalar(E, s);
         break;
     case IR_INDEX: outs[0] = eval_index(E, s); break;

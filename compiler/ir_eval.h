@@ -34,6 +34,7 @@ long buf_first_difference(const Buf *a, const Buf *b);
 /* Scalar semantics shared with the static folding of the optimiser. */
 Scalar scalar_unary(Op op, Prim p, Scalar a);
 Scalar scalar_binary(Op op, Prim p, Scalar a, Scalar b);
+Scalar scalar_ternary(Op op, Prim p, Scalar a, Scalar b, Scalar c);
 Scalar scalar_convert(Prim from, Prim to, Scalar a);
 
 #endif

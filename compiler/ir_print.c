@@ -43,7 +43,7 @@ static void print_attrs(FILE *out, const IrStmt *s) {
         scalar_print(out, s->res[0]->elem->prim, s->cval);
         break;
     }
-    case IR_UNARY: case IR_BINARY: fprintf(out, ".%s", op_info(s->alu)->name); break;
+    case IR_UNARY: case IR_BINARY: case IR_TERNARY: fprintf(out, ".%s", op_info(s->alu)->name); break;
     case IR_INDEX: fprintf(out, " %d.%d", s->index, s->slot); break;
     case IR_PARM: case IR_COL: fprintf(out, " 0x%" PRIx64, s->mask); break;
     case IR_TWO: case IR_REPLICATE: case IR_EXPAND: fprintf(out, " %d", s->k); break;

@@ -67,7 +67,7 @@ static int arg_count(IrOp op) {
     case IR_UNARY: case IR_CONVERT: case IR_INDEX: case IR_TABLE: case IR_PARM: case IR_TWO: case IR_COL: case IR_BMMC:
     case IR_MAP: case IR_UNZIP: case IR_EXPAND: return 1;
     case IR_BINARY: return 2;
-    case IR_SELECT: return 3;
+    case IR_TERNARY: case IR_SELECT: return 3;
     default: return -1;
     }
 }

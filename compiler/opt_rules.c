@@ -519,8 +519,7 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
 static bool liftable(const Rewriter *r, const IrStmt *t) {
     bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
                        t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_EXPAND;
-    bool scalar_code = t->op == IR_CONST || t->op == IR_UNARY || t->op == IR_BINARY || t->op == IR_SELECT ||
-                       t->op == IR_CONVERT;
+    bool scalar_code = t->op == IR_CONST || ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
     for (int a = 0; a < t->nargs; a++) {
         const IrVal *v = t->args[a];

@@ -136,8 +136,8 @@ static void convert_bits(Info *r, const IrStmt *s, const Info *a) {
 static int weight(const IrStmt *s);
 
 static Info *analyse(Tab *t, const IrStmt *s, int at) {
-    bool scalar_op = s->op == IR_CONST || s->op == IR_POS || s->op == IR_UNARY || s->op == IR_BINARY ||
-                     s->op == IR_SELECT || s->op == IR_CONVERT;
+    bool scalar_op = s->op == IR_CONST || s->op == IR_POS || ir_op_is_alu(s->op) || s->op == IR_SELECT ||
+                     s->op == IR_CONVERT;
     if (!scalar_op || s->nres != 1) return NULL;
     const IrStmt *pos = s->op == IR_POS ? s : NULL;
     for (int a = 0; a < s->nargs; a++) {
@@ -183,8 +183,7 @@ static Info *analyse(Tab *t, const IrStmt *s, int at) {
 /* ---- what to tabulate ---- */
 
 static int weight(const IrStmt *s) {
-    if (s->op == IR_UNARY && op_is_float_function(s->alu)) return 16;
-    if (s->op == IR_BINARY && (s->alu == OP_DIV || s->alu == OP_MOD)) return 8;
+    if (ir_op_is_alu(s->op)) return op_info(s->alu)->cost;
     return s->op == IR_CONST || s->op == IR_POS ? 0 : 1;
 }
 
@@ -285,6 +284,7 @@ static Scalar *tabulate(Tab *t, const IrBody *b, const IrVal *v, uint64_t suppor
             case IR_POS: o->u = at; break;
             case IR_UNARY: *o = scalar_unary(s->alu, in, x); break;
             case IR_BINARY: *o = scalar_binary(s->alu, in, x, y); break;
+            case IR_TERNARY: *o = scalar_ternary(s->alu, in, x, y, val[t->slot[s->args[2]->id]]); break;
             case IR_SELECT: *o = x.u ? y : val[t->slot[s->args[2]->id]]; break;
             case IR_CONVERT: *o = scalar_convert(in, s->res[0]->elem->prim, x); break;
             default: diag_fatal("internal error: a table of %s", ir_op_name(s->op));

@@ -4,9 +4,9 @@
  * C and CUDA back ends emit code with the same results (runtime/parm_ops.h):
  * integers wrap, x / 0 = 0, x % 0 = x, shift counts are taken modulo the
  * width, float-to-integer conversion saturates and maps NaN to 0. Float
- * arithmetic, sqrt, sin, cos and f32 <-> f64 are the runtime's own
- * functions, included here, so that there is one definition of each (and one
- * canonical NaN). */
+ * arithmetic, the built-in functions (sqrt, sin, ..., fma) and f32 <-> f64
+ * are the runtime's own functions, included here, so that there is one
+ * definition of each (and one canonical NaN). */
 #include "ir_eval.h"
 
 #include <math.h>
@@ -60,6 +60,8 @@ static Scalar int_binary(Op op, Prim p, Scalar a, Scalar b) {
         case OP_SUB: r.field = parm_sub_##T(a.field, b.field); break; \
         case OP_MUL: r.field = parm_mul_##T(a.field, b.field); break; \
         case OP_DIV: r.field = parm_div_##T(a.field, b.field); break; \
+        case OP_ATAN2: r.field = parm_atan2_##T(a.field, b.field); break; \
+        case OP_FPOW: r.field = parm_pow_##T(a.field, b.field); break; \
         case OP_EQ: r.u = a.field == b.field; break;             \
         case OP_NE: r.u = a.field != b.field; break;             \
         case OP_LT: r.u = a.field < b.field; break;              \
@@ -79,23 +81,43 @@ Scalar scalar_binary(Op op, Prim p, Scalar a, Scalar b) {
     return int_binary(op, p, a, b);
 }
 
-static Scalar float_function(Op op, Prim p, Scalar a) {
-    Scalar r = {.u = 0};
-    if (p == PRIM_F32) r.f32 = op == OP_SQRT ? parm_sqrt_f32(a.f32) : op == OP_SIN ? parm_sin_f32(a.f32) : parm_cos_f32(a.f32);
-    else r.f64 = op == OP_SQRT ? parm_sqrt_f64(a.f64) : op == OP_SIN ? parm_sin_f64(a.f64) : parm_cos_f64(a.f64);
-    return r;
+/* The unary operators of floats: neg and the functions. */
+#define FLOAT_UNARY(T, field)                                    \
+    static Scalar T##_unary(Op op, Scalar a) {                   \
+        Scalar r = {.u = 0};                                     \
+        switch (op) {                                            \
+        case OP_NEG: r.field = -a.field; break;                  \
+        case OP_SQRT: r.field = parm_sqrt_##T(a.field); break;   \
+        case OP_SIN: r.field = parm_sin_##T(a.field); break;     \
+        case OP_COS: r.field = parm_cos_##T(a.field); break;     \
+        case OP_EXP: r.field = parm_exp_##T(a.field); break;     \
+        case OP_LOG: r.field = parm_log_##T(a.field); break;     \
+        case OP_TANH: r.field = parm_tanh_##T(a.field); break;   \
+        case OP_FLOOR: r.field = parm_floor_##T(a.field); break; \
+        case OP_CEIL: r.field = parm_ceil_##T(a.field); break;   \
+        case OP_ABS: r.field = parm_abs_##T(a.field); break;     \
+        default: break;                                          \
+        }                                                        \
+        return r;                                                \
+    }
+FLOAT_UNARY(f32, f32)
+FLOAT_UNARY(f64, f64)
+
+/* abs wraps on the signed minimum, as neg does. */
+Scalar scalar_unary(Op op, Prim p, Scalar a) {
+    if (op == OP_NOT) return (Scalar){.u = !a.u};
+    if (p == PRIM_F32) return f32_unary(op, a);
+    if (p == PRIM_F64) return f64_unary(op, a);
+    bool negate = op == OP_NEG || (op == OP_ABS && prim_is_signed(p) && a.i < 0);
+    return negate ? scalar_wrap(p, (Scalar){.u = 0 - a.u}) : a;
 }
 
-Scalar scalar_unary(Op op, Prim p, Scalar a) {
+/* fma, the one operator of three operands (floats). */
+Scalar scalar_ternary(Op op, Prim p, Scalar a, Scalar b, Scalar c) {
     Scalar r = {.u = 0};
-    if (op == OP_NOT) {
-        r.u = !a.u;
-        return r;
-    }
-    if (op_is_float_function(op)) return float_function(op, p, a);
-    if (p == PRIM_F32) r.f32 = -a.f32;
-    else if (p == PRIM_F64) r.f64 = -a.f64;
-    else r = scalar_wrap(p, (Scalar){.u = 0 - a.u});
+    if (op != OP_FMA) return r;
+    if (p == PRIM_F32) r.f32 = parm_fma_f32(a.f32, b.f32, c.f32);
+    else r.f64 = parm_fma_f64(a.f64, b.f64, c.f64);
     return r;
 }
 

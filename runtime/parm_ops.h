@@ -441,13 +441,23 @@ PARM_FN double parm_sqrt_f64(double a)
 #endif
 }
 
-/* floor of a finite double without the C library (exact, so every target
- * agrees): below 2^52 in magnitude through int64_t, above it x itself. */
+/* floor and ceil without the C library (exact, so every target agrees):
+ * below 2^52 in magnitude through int64_t, above it x itself (an integer or
+ * an infinity); a NaN gives the canonical NaN, and a zero result keeps x's
+ * sign (floor(-0) = -0, ceil(-0.5) = -0), as in IEEE. */
 PARM_FN double parm_floor_f64(double x)
 {
+    if (x != x) return parm_f64_from_bits(PARM_NAN_F64);
     if (!(x > -0x1p52 && x < 0x1p52)) return x;
     double t = (double)(int64_t)x;
-    return t > x ? t - 1.0 : t;
+    t = t > x ? t - 1.0 : t;
+    return t == 0.0 ? parm_f64_from_bits(parm_f64_bits(x) & (1ull << 63)) : t;
+}
+
+PARM_FN double parm_ceil_f64(double x)
+{
+    if (x != x) return parm_f64_from_bits(PARM_NAN_F64);
+    return parm_neg_f64(parm_floor_f64(parm_neg_f64(x)));
 }
 
 /* sin r and cos r for |r| < 0.79: Taylor coefficients (-1)^k/(2k+1)! and
@@ -708,6 +718,397 @@ PARM_FN double parm_cvt_f64_f32(float x)
 
 #undef PARM_CVT_FLOAT_FROM_INTS
 #undef PARM_CVT_FLOAT
+
+/* ---- abs, floor, ceil, fma, exp, log, tanh, atan2, pow ----
+ *
+ * abs, floor and ceil are exact. abs clears a float's sign bit (of a NaN
+ * too, as neg flips it) and wraps on the signed minimum (abs of -128 as i8
+ * is -128, as unary minus gives); on unsigned integers it is the identity.
+ * fma is IEEE's correctly rounded fused multiply-add: the C library's fma
+ * and fmaf on the host and __fma_rn and __fmaf_rn on a GPU, which are all
+ * correctly rounded, so the targets agree bit for bit.
+ *
+ * exp, log, tanh, atan2 and pow are parm's own, computed in f64 with the
+ * operators above (never contracted) and, where one double does not hold
+ * enough precision, with pairs of doubles (hi + lo) whose sums and products
+ * are exact (Knuth's two-sum, Dekker's two-product with Veltkamp's split),
+ * so every back end and the interpreter compute the same bits. Each rounds
+ * once at the end, and tests/unit/test_math.c measures them against glibc
+ * (docs/language.md, 6.3). The f32 versions are the f64 ones of the
+ * arguments converted, rounded once to f32. */
+
+PARM_FN float parm_abs_f32(float a) { return parm_f32_from_bits(parm_f32_bits(a) & 0x7fffffffu); }
+PARM_FN double parm_abs_f64(double a) { return parm_f64_from_bits(parm_f64_bits(a) & ~(1ull << 63)); }
+#define PARM_ABS_SIGNED(s, S)                                                 \
+    PARM_FN S parm_abs_##s(S a) { return a < 0 ? parm_neg_##s(a) : a; }
+#define PARM_ABS_UNSIGNED(u, U)                                               \
+    PARM_FN U parm_abs_##u(U a) { return a; }
+PARM_ABS_SIGNED(i8, int8_t)
+PARM_ABS_SIGNED(i16, int16_t)
+PARM_ABS_SIGNED(i32, int32_t)
+PARM_ABS_SIGNED(i64, int64_t)
+PARM_ABS_UNSIGNED(u8, uint8_t)
+PARM_ABS_UNSIGNED(u16, uint16_t)
+PARM_ABS_UNSIGNED(u32, uint32_t)
+PARM_ABS_UNSIGNED(u64, uint64_t)
+#undef PARM_ABS_SIGNED
+#undef PARM_ABS_UNSIGNED
+
+PARM_FN float parm_floor_f32(float x) { return parm_cvt_f32_f64(parm_floor_f64((double)x)); }
+PARM_FN float parm_ceil_f32(float x) { return parm_cvt_f32_f64(parm_ceil_f64((double)x)); }
+
+PARM_FN float parm_fma_f32(float a, float b, float c)
+{
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(a, b, c);                  /* NaN results are canonical */
+#else
+    PARM_OPAQUE(a);
+    PARM_OPAQUE(b);
+    PARM_OPAQUE(c);
+    return parm_canon_f32(fmaf(a, b, c));
+#endif
+}
+
+PARM_FN double parm_fma_f64(double a, double b, double c)
+{
+#if defined(__CUDA_ARCH__)
+    return parm_canon_f64(__fma_rn(a, b, c));
+#else
+    PARM_OPAQUE(a);
+    PARM_OPAQUE(b);
+    PARM_OPAQUE(c);
+    return parm_canon_f64(fma(a, b, c));
+#endif
+}
+
+/* A double-double: the unevaluated sum hi + lo with |lo| <= ulp(hi) / 2. */
+typedef struct {
+    double hi, lo;
+} parm_dd;
+
+PARM_FN parm_dd parm_dd_of(double hi, double lo)
+{
+    parm_dd r;
+    r.hi = hi;
+    r.lo = lo;
+    return r;
+}
+
+/* a + b exactly (Knuth's two-sum). */
+PARM_FN parm_dd parm_two_sum(double a, double b)
+{
+    double s = parm_add_f64(a, b), bb = parm_sub_f64(s, a);
+    return parm_dd_of(s, parm_add_f64(parm_sub_f64(a, parm_sub_f64(s, bb)), parm_sub_f64(b, bb)));
+}
+
+/* a * b exactly (Dekker), for |a|, |b| < 2^995 and a product that does not
+ * underflow: each factor split into halves of 26 bits (Veltkamp), whose
+ * four products are exact. */
+PARM_FN parm_dd parm_split(double a)
+{
+    double c = parm_mul_f64(0x1.0000002p27, a);
+    double hi = parm_sub_f64(c, parm_sub_f64(c, a));
+    return parm_dd_of(hi, parm_sub_f64(a, hi));
+}
+
+PARM_FN parm_dd parm_two_prod(double a, double b)
+{
+    double p = parm_mul_f64(a, b);
+    parm_dd x = parm_split(a), y = parm_split(b);
+    double e = parm_sub_f64(parm_mul_f64(x.hi, y.hi), p);
+    e = parm_add_f64(e, parm_mul_f64(x.hi, y.lo));
+    e = parm_add_f64(e, parm_mul_f64(x.lo, y.hi));
+    return parm_dd_of(p, parm_add_f64(e, parm_mul_f64(x.lo, y.lo)));
+}
+
+/* hi + lo renormalised, for |hi| >= |lo| or hi = 0. */
+PARM_FN parm_dd parm_dd_norm(double hi, double lo)
+{
+    double s = parm_add_f64(hi, lo);
+    return parm_dd_of(s, parm_sub_f64(lo, parm_sub_f64(s, hi)));
+}
+
+/* Sums, products and quotients of double-doubles, to about 2^-100 of the
+ * result: enough for the functions below, which round once to a double. */
+PARM_FN parm_dd parm_dd_add(parm_dd a, parm_dd b)
+{
+    parm_dd s = parm_two_sum(a.hi, b.hi);
+    return parm_dd_norm(s.hi, parm_add_f64(s.lo, parm_add_f64(a.lo, b.lo)));
+}
+
+PARM_FN parm_dd parm_dd_neg(parm_dd a) { return parm_dd_of(parm_neg_f64(a.hi), parm_neg_f64(a.lo)); }
+
+PARM_FN parm_dd parm_dd_mul(parm_dd a, parm_dd b)
+{
+    parm_dd p = parm_two_prod(a.hi, b.hi);
+    double cross = parm_add_f64(parm_mul_f64(a.hi, b.lo), parm_mul_f64(a.lo, b.hi));
+    return parm_dd_norm(p.hi, parm_add_f64(p.lo, cross));
+}
+
+PARM_FN parm_dd parm_dd_div(parm_dd a, parm_dd b)
+{
+    double q = parm_div_f64(a.hi, b.hi);
+    parm_dd r = parm_dd_add(a, parm_dd_neg(parm_dd_mul(b, parm_dd_of(q, 0.0))));
+    return parm_dd_norm(q, parm_div_f64(r.hi, b.hi));
+}
+
+PARM_FN double parm_dd_round(parm_dd a) { return parm_add_f64(a.hi, a.lo); }
+
+/* 2^k for -1022 <= k <= 1023, and x * 2^k for |k| <= 2044 in two exact
+ * steps (the second rounds where the result is subnormal or overflows). */
+PARM_FN double parm_pow2_f64(int k) { return parm_f64_from_bits((uint64_t)(k + 1023) << 52); }
+
+PARM_FN double parm_scale_f64(double x, int k)
+{
+    int h = k / 2;
+    return parm_mul_f64(parm_mul_f64(x, parm_pow2_f64(h)), parm_pow2_f64(k - h));
+}
+
+/* ln 2 = PARM_LN2_HI + PARM_LN2_LO to 2^-86; PARM_LN2_HI has 32 significant
+ * bits, so k * PARM_LN2_HI is exact for |k| < 2^21. */
+#define PARM_LN2_HI 0x1.62e42fee00000p-1
+#define PARM_LN2_LO 0x1.a39ef35793c76p-33
+
+/* k ln 2 as a double-double, k an integer below 2^21 in magnitude. */
+PARM_FN parm_dd parm_k_ln2(double k)
+{
+    return parm_dd_add(parm_dd_of(parm_mul_f64(k, PARM_LN2_HI), 0.0), parm_two_prod(k, PARM_LN2_LO));
+}
+
+/* e^z = 2^k (1 + m) for a double-double z with |z.hi| <= 746: k = z / ln 2
+ * rounded, r = z - k ln 2 (|r| <= 0.35, z.hi - k PARM_LN2_HI exact by
+ * Sterbenz's lemma), and m = e^r - 1 = r + r^2/2 + r^3 P(r) with the Taylor
+ * coefficients 1/n! to n = 16; the terms r and r^2/2 in double-doubles. */
+PARM_FN parm_dd parm_expm1_reduced(parm_dd z, int *k)
+{
+    double kd = parm_floor_f64(parm_add_f64(parm_mul_f64(z.hi, 0x1.71547652b82fep+0), 0.5));
+    parm_dd r = parm_dd_add(parm_two_sum(parm_sub_f64(z.hi, parm_mul_f64(kd, PARM_LN2_HI)), z.lo),
+                            parm_dd_neg(parm_two_prod(kd, PARM_LN2_LO)));
+    double x = r.hi, p = 0x1.ae7f3e733b81fp-45;
+    const double c[] = {0x1.5555555555555p-3, 0x1.5555555555555p-5, 0x1.1111111111111p-7,
+                        0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16,
+                        0x1.71de3a556c734p-19, 0x1.27e4fb7789f5cp-22, 0x1.ae64567f544e4p-26,
+                        0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33, 0x1.93974a8c07c9dp-37,
+                        0x1.ae7f3e733b81fp-41};
+    for (int i = 12; i >= 0; i--) p = parm_add_f64(c[i], parm_mul_f64(x, p));
+    parm_dd half_r2 = parm_two_prod(x, parm_mul_f64(0.5, x));
+    double cubic = parm_mul_f64(parm_mul_f64(x, parm_mul_f64(x, x)), p);
+    parm_dd m = parm_dd_add(r, half_r2);
+    *k = (int)kd;
+    return parm_dd_norm(m.hi, parm_add_f64(m.lo, parm_add_f64(cubic, parm_mul_f64(r.lo, x))));
+}
+
+/* e^z for a double-double z: 0 below -746, inf above 710. */
+PARM_FN double parm_exp_dd(parm_dd z)
+{
+    if (z.hi != z.hi) return parm_f64_from_bits(PARM_NAN_F64);
+    if (z.hi > 710.0) return parm_f64_from_bits(0x7ff0000000000000ull);
+    if (z.hi < -746.0) return 0.0;
+    int k;
+    parm_dd m = parm_expm1_reduced(z, &k);
+    return parm_scale_f64(parm_dd_round(parm_dd_add(parm_dd_of(1.0, 0.0), m)), k);
+}
+
+/* e^w - 1 for 0 <= w <= 44 as a double-double: (2^k - 1) + 2^k m. */
+PARM_FN parm_dd parm_expm1_dd(double w)
+{
+    int k;
+    parm_dd m = parm_expm1_reduced(parm_dd_of(w, 0.0), &k);
+    if (k == 0) return m;
+    double t = parm_pow2_f64(k);
+    return parm_dd_add(parm_two_sum(t, -1.0), parm_dd_of(parm_mul_f64(m.hi, t), parm_mul_f64(m.lo, t)));
+}
+
+/* ln x for a positive finite x, as a double-double: x = 2^k m with
+ * sqrt(1/2) <= m < sqrt(2), f = m - 1 (exact), s = f / (2 + f), and
+ * ln m = 2 atanh s = 2s + 2s^3/3 + 2s^5 Q(s^2) (|s| < 0.172, Q with the
+ * coefficients 1/(2n + 1) to n = 12); 2s and 2s^3/3 in double-doubles. */
+PARM_FN parm_dd parm_log_dd(double x)
+{
+    int k = 0;
+    if (x < 0x1p-1022) {
+        x = parm_mul_f64(x, 0x1p54);
+        k = -54;
+    }
+    uint64_t bits = parm_f64_bits(x);
+    k += (int)(bits >> 52) - 1023;
+    double m = parm_f64_from_bits((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    if (m > 0x1.6a09e667f3bcdp+0) {
+        m = parm_mul_f64(m, 0.5);
+        k += 1;
+    }
+    double f = parm_sub_f64(m, 1.0);
+    parm_dd s = parm_dd_div(parm_dd_of(f, 0.0), parm_two_sum(2.0, f));
+    parm_dd s2 = parm_dd_mul(s, s), s3 = parm_dd_mul(s2, s);
+    double q = 0x1.2f684bda12f68p-5;
+    const double c[] = {0x1.999999999999ap-3, 0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4,
+                        0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4, 0x1.1111111111111p-4,
+                        0x1.e1e1e1e1e1e1ep-5, 0x1.af286bca1af28p-5, 0x1.8618618618618p-5,
+                        0x1.642c8590b2164p-5, 0x1.47ae147ae147bp-5};
+    for (int i = 10; i >= 0; i--) q = parm_add_f64(c[i], parm_mul_f64(s2.hi, q));
+    parm_dd cube = parm_dd_mul(s3, parm_dd_of(0x1.5555555555555p-1, 0x1.5555555555555p-55));
+    double rest = parm_mul_f64(parm_mul_f64(2.0, parm_mul_f64(s3.hi, s2.hi)), q);
+    parm_dd ln_m = parm_dd_add(parm_dd_of(parm_mul_f64(2.0, s.hi), parm_mul_f64(2.0, s.lo)),
+                               parm_dd_norm(cube.hi, parm_add_f64(cube.lo, rest)));
+    return parm_dd_add(parm_k_ln2((double)k), ln_m);
+}
+
+#define PARM_INF_F64 0x7ff0000000000000ull
+
+/* e^x overflows to inf above 709.78 and underflows to 0 below -745.13. */
+PARM_FN double parm_exp_f64(double x) { return parm_exp_dd(parm_dd_of(x, 0.0)); }
+
+/* ln of a negative number (-inf too) or of a NaN is the canonical NaN,
+ * ln(+-0) = -inf, ln(inf) = inf. */
+PARM_FN double parm_log_f64(double x)
+{
+    if (!(x >= 0.0)) return parm_f64_from_bits(PARM_NAN_F64);
+    if (x == 0.0) return parm_f64_from_bits(PARM_INF_F64 | (1ull << 63));
+    if (x > 0x1.fffffffffffffp+1023) return x;
+    return parm_dd_round(parm_log_dd(x));
+}
+
+/* tanh x = e/(e + 2) with e = e^(2|x|) - 1, the sign of x; x itself below
+ * 2^-28 in magnitude (-0 included), +-1 from 22 on. */
+PARM_FN double parm_tanh_f64(double x)
+{
+    if (x != x) return parm_f64_from_bits(PARM_NAN_F64);
+    double a = parm_abs_f64(x), t;
+    if (a < 0x1p-28) return x;
+    if (a >= 22.0) {
+        t = 1.0;
+    } else {
+        parm_dd e = parm_expm1_dd(parm_mul_f64(2.0, a));
+        t = parm_dd_round(parm_dd_div(e, parm_dd_add(e, parm_dd_of(2.0, 0.0))));
+    }
+    return x < 0.0 ? parm_neg_f64(t) : t;
+}
+
+/* atan t for a double-double 0 <= t <= 1: atan(j/8) from a table for the
+ * nearest j, plus atan u with u = (t - j/8) / (1 + t j/8), |u| <= 1/16,
+ * u + u^3 R(u^2) with the Taylor coefficients (-1)^n/(2n + 1) to n = 8. */
+PARM_FN parm_dd parm_atan_dd(parm_dd t)
+{
+    const double hi[] = {0.0, 0x1.fd5ba9aac2f6ep-4, 0x1.f5b75f92c80ddp-3, 0x1.6f61941e4def1p-2,
+                         0x1.dac670561bb4fp-2, 0x1.1e00babdefeb4p-1, 0x1.4978fa3269ee1p-1,
+                         0x1.700a7c5784634p-1, 0x1.921fb54442d18p-1};
+    const double lo[] = {0.0, -0x1.cd37686760c17p-59, 0x1.8ab6e3cf7afbdp-57, -0x1.c63aae6f6e918p-56,
+                         0x1.a2b7f222f65e2p-56, -0x1.928df287a668fp-58, 0x1.2419a87f2a458p-56,
+                         -0x1.8c34d25aadef6p-56, 0x1.1a62633145c07p-55};
+    int j = (int)parm_floor_f64(parm_add_f64(parm_mul_f64(t.hi, 8.0), 0.5));
+    double c = parm_mul_f64((double)j, 0.125);
+    parm_dd num = parm_dd_add(t, parm_dd_of(parm_neg_f64(c), 0.0));
+    parm_dd den = parm_dd_add(parm_dd_of(1.0, 0.0), parm_dd_mul(t, parm_dd_of(c, 0.0)));
+    parm_dd u = parm_dd_div(num, den);
+    double u2 = parm_mul_f64(u.hi, u.hi), r = 0x1.e1e1e1e1e1e1ep-5;
+    const double coef[] = {-0x1.5555555555555p-2, 0x1.999999999999ap-3, -0x1.2492492492492p-3,
+                           0x1.c71c71c71c71cp-4, -0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4,
+                           -0x1.1111111111111p-4};
+    for (int i = 6; i >= 0; i--) r = parm_add_f64(coef[i], parm_mul_f64(u2, r));
+    double cubic = parm_mul_f64(parm_mul_f64(u.hi, u2), r);
+    return parm_dd_add(parm_dd_of(hi[j], lo[j]), parm_dd_norm(u.hi, parm_add_f64(u.lo, cubic)));
+}
+
+/* x = 2^e m with 1 <= m < 2, for a positive finite x; returns e. */
+PARM_FN int parm_exponent_f64(double x)
+{
+    int e = 0;
+    if (x < 0x1p-1022) {
+        x = parm_mul_f64(x, 0x1p64);
+        e = -64;
+    }
+    return e + (int)(parm_f64_bits(x) >> 52) - 1023;
+}
+
+/* atan2 y x of finite nonzero y and x: t = min/max of |y| and |x| scaled
+ * together to max in [1, 2) (exact), as a double-double quotient, or the
+ * rounded quotient where it is below 2^-60 (atan t = t there); then
+ * pi/2 - atan t where |y| > |x|, pi - that where x < 0, and y's sign. */
+PARM_FN double parm_atan2_finite(double y, double x)
+{
+    double a = parm_abs_f64(y), b = parm_abs_f64(x);
+    int steep = a > b;
+    double num = steep ? b : a, den = steep ? a : b;
+    int e = parm_exponent_f64(den);
+    double n = parm_scale_f64(num, -e), d = parm_scale_f64(den, -e);
+    parm_dd ang = n < 0x1p-60 ? parm_dd_of(parm_div_f64(num, den), 0.0)
+                              : parm_atan_dd(parm_dd_div(parm_dd_of(n, 0.0), parm_dd_of(d, 0.0)));
+    if (steep) ang = parm_dd_add(parm_dd_of(0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54), parm_dd_neg(ang));
+    if (x < 0.0) ang = parm_dd_add(parm_dd_of(0x1.921fb54442d18p+1, 0x1.1a62633145c07p-53), parm_dd_neg(ang));
+    double r = parm_dd_round(ang);
+    return y < 0.0 ? parm_neg_f64(r) : r;
+}
+
+/* C99 Annex F (F.9.1.4): a NaN gives the canonical NaN; y = +-0 gives +-0
+ * for x = +0 or x > 0 and +-pi for x = -0 or x < 0; x = +-0 gives +-pi/2;
+ * y = +-inf gives +-pi/4 for x = inf, +-3pi/4 for x = -inf, else +-pi/2;
+ * x = inf gives +-0 and x = -inf +-pi for a finite y (+- is y's sign). */
+PARM_FN double parm_atan2_f64(double y, double x)
+{
+    if (y != y || x != x) return parm_f64_from_bits(PARM_NAN_F64);
+    const double pi = 0x1.921fb54442d18p+1, half_pi = 0x1.921fb54442d18p+0;
+    int x_negative = (parm_f64_bits(x) >> 63) != 0, y_infinite = parm_abs_f64(y) > 0x1.fffffffffffffp+1023;
+    double r;
+    if (y == 0.0) r = x_negative ? pi : 0.0;
+    else if (x == 0.0) r = half_pi;
+    else if (y_infinite && parm_abs_f64(x) > 0x1.fffffffffffffp+1023)
+        r = x_negative ? 0x1.2d97c7f3321d2p+1 : 0x1.921fb54442d18p-1;
+    else if (y_infinite) r = half_pi;
+    else if (parm_abs_f64(x) > 0x1.fffffffffffffp+1023) r = x_negative ? pi : 0.0;
+    else return parm_atan2_finite(y, x);
+    return (parm_f64_bits(y) >> 63) ? parm_neg_f64(r) : r;
+}
+
+/* Whether y (finite) is an integer, and an odd one (none from 2^53 on). */
+PARM_FN int parm_is_integer_f64(double y) { return parm_floor_f64(y) == y; }
+PARM_FN int parm_is_odd_f64(double y)
+{
+    double h = parm_mul_f64(y, 0.5);
+    return parm_is_integer_f64(y) && parm_floor_f64(h) != h;
+}
+
+/* x^y in *r for the special x and y of C99 Annex F (F.9.4.4), returning 1;
+ * 0 where none applies: x^(+-0) = 1 and 1^y = 1, y a NaN even; otherwise a
+ * NaN gives the canonical NaN; 0^y and inf^y are 0 or inf (with x's sign
+ * for an odd integer y), x^(+-inf) is 0 or inf (1 for x = -1); a negative
+ * finite x to a finite non-integer power is the canonical NaN. */
+PARM_FN int parm_pow_special(double x, double y, double *r)
+{
+    const double inf = parm_f64_from_bits(PARM_INF_F64);
+    double ax = parm_abs_f64(x), ay = parm_abs_f64(y);
+    int y_odd = parm_is_odd_f64(y), x_negative = (parm_f64_bits(x) >> 63) != 0;
+    if (y == 0.0 || x == 1.0) *r = 1.0;
+    else if (x != x || y != y) *r = parm_f64_from_bits(PARM_NAN_F64);
+    else if (ay > 0x1.fffffffffffffp+1023) *r = ax == 1.0 ? 1.0 : (ax < 1.0) == (y < 0.0) ? inf : 0.0;
+    else if (x == 0.0 || ax > 0x1.fffffffffffffp+1023) {
+        *r = (x == 0.0) == (y < 0.0) ? inf : 0.0;
+        if (y_odd && x_negative) *r = parm_neg_f64(*r);
+    } else if (x < 0.0 && !parm_is_integer_f64(y)) *r = parm_f64_from_bits(PARM_NAN_F64);
+    else return 0;
+    return 1;
+}
+
+/* x^y = e^(y ln |x|), with ln |x| and the product as double-doubles (where
+ * the product is beyond e's range or y beyond 2^900, whose split would
+ * overflow, the rounded product), and the sign of x for an odd integer y. */
+PARM_FN double parm_pow_f64(double x, double y)
+{
+    double r;
+    if (parm_pow_special(x, y, &r)) return r;
+    parm_dd ln = parm_log_dd(parm_abs_f64(x));
+    double z = parm_mul_f64(ln.hi, y);
+    int rounded = parm_abs_f64(z) > 746.0 || parm_abs_f64(y) > 0x1p900;
+    r = parm_exp_dd(rounded ? parm_dd_of(z, 0.0) : parm_dd_mul(ln, parm_dd_of(y, 0.0)));
+    return x < 0.0 && parm_is_odd_f64(y) ? parm_neg_f64(r) : r;
+}
+
+#undef PARM_INF_F64
+
+PARM_FN float parm_exp_f32(float x) { return parm_cvt_f32_f64(parm_exp_f64((double)x)); }
+PARM_FN float parm_log_f32(float x) { return parm_cvt_f32_f64(parm_log_f64((double)x)); }
+PARM_FN float parm_tanh_f32(float x) { return parm_cvt_f32_f64(parm_tanh_f64((double)x)); }
+PARM_FN float parm_atan2_f32(float y, float x) { return parm_cvt_f32_f64(parm_atan2_f64((double)y, (double)x)); }
+PARM_FN float parm_pow_f32(float x, float y) { return parm_cvt_f32_f64(parm_pow_f64((double)x, (double)y)); }
 
 #undef PARM_OPAQUE
 

@@ -4,7 +4,8 @@
  * repository root, it needs runtime/parm_ops.h.
  *
  * Element bodies are built by hand: for every primitive type, a body applying
- * every operator it accepts, every conversion, a select and operators with
+ * every operator and built-in function (abs, exp, atan2, pow, fma, ...) it
+ * accepts, every conversion, a select and operators with
  * constant operands; a body returning edge-case constants of every type
  * (NaN payloads, infinities, -0, denormals, INT64_MIN, UINT64_MAX); the
  * comparators of a sort (i32 and a (u32, i32) tuple), an f32 butterfly,
@@ -16,7 +17,7 @@
  * ISO mode and again in GNU mode with -ffp-contract=fast (and -mfma where the
  * CPU has FMA), run on thousands of random and edge-case inputs per body,
  * and every output must equal, bit for bit, the reference interpreter
- * (ir_eval_func, i.e. scalar_unary/scalar_binary/scalar_convert) on the same
+ * (ir_eval_func, i.e. scalar_unary/binary/ternary/convert) on the same
  * inputs. The emitted text of a comparator is compared with the expected
  * text, unsupported forms must stop with an internal error, and when nvcc is
  * on the PATH the same program is compiled as CUDA (host and device).
@@ -237,6 +238,15 @@ static IrVal *mk_binary(IrProgram *p, IrBody *b, Op op, IrVal *x, IrVal *y)
     return ir_add_result(p, s, -1, is_comparison(op) ? elem_prim(PRIM_BOOL) : x->elem);
 }
 
+/* A built-in function of ast.h's table on its arity's first args. */
+static IrVal *mk_function(IrProgram *p, IrBody *b, Op op, IrVal **args)
+{
+    int n = op_info(op)->arity;
+    IrStmt *s = new_stmt(p, b, n == 1 ? IR_UNARY : n == 2 ? IR_BINARY : IR_TERNARY, n, args);
+    s->alu = op;
+    return ir_add_result(p, s, -1, args[0]->elem);
+}
+
 static IrVal *mk_select(IrProgram *p, IrBody *b, IrVal *c, IrVal *x, IrVal *y)
 {
     IrVal *args[3] = {c, x, y};
@@ -381,6 +391,12 @@ static void add_ops_case(Prim p)
         if (accepts(binary_ops[i], p, false)) ret(b, mk_binary(&prog, b, binary_ops[i], x, y));
     if (accepts(OP_NEG, p, true)) ret(b, mk_unary(&prog, b, OP_NEG, x));
     if (accepts(OP_NOT, p, true)) ret(b, mk_unary(&prog, b, OP_NOT, x));
+    /* the built-in functions (abs, floor, exp, atan2, pow, fma, ...): every
+     * pair of edge values goes through the binary ones */
+    for (int op = 0; op < OP_COUNT; op++) {
+        IrVal *args[3] = {x, y, x};
+        if (op_is_function((Op)op) && op_takes((Op)op, p)) ret(b, mk_function(&prog, b, (Op)op, args));
+    }
     for (int to = 0; to < PRIM_COUNT; to++) ret(b, mk_convert(&prog, b, (Prim)to, x));
     IrVal *c = p == PRIM_BOOL ? x : mk_binary(&prog, b, OP_LT, x, y);
     ret(b, mk_select(&prog, b, c, x, y));
