@@ -579,37 +579,29 @@ static Value *b_reduce(Spec *s, Value **args, Loc loc) {
     return spec_unflatten(s, t, outs);
 }
 
-/* A static block size r of reduceblocks or expand, 0 <= r <= limit. */
-static int block_log(Spec *s, Value *v, int limit, Loc loc, const char *who, const char *limit_text) {
-    int64_t r = spec_expect_int(s, v, loc, who);
-    if (r < 0 || r > limit)
-        diag_error(loc, "%s is %lld, out of range 0..%d (%s)", who, (long long)r, limit, limit_text);
-    return (int)r;
-}
-
 /* reduceblocks r op z xs: each block of 2^r consecutive elements reduced as
    reduce op z reduces an array. */
 static Value *b_reduceblocks(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[3], loc, "the argument of reduceblocks");
-    Arena scratch = {0};
-    int r = block_log(s, args[0], xs->log_len, loc, "the block size of reduceblocks",
-                      arena_printf(&scratch, "the array has 2^%d elements", xs->log_len));
-    arena_free(&scratch);
+    int64_t r = spec_expect_int(s, args[0], loc, "the block size of reduceblocks");
+    if (r < 0 || r > xs->log_len)
+        diag_error(loc, "the block size of reduceblocks is %lld, out of range 0..%d (the array has 2^%d elements)",
+                   (long long)r, xs->log_len, xs->log_len);
     IrStmt *st = reduce_stmt(s, IR_REDUCEBLOCKS, args[1], args[2], xs, "reduceblocks", loc);
-    st->k = r;
-    return value_rt(s, ir_add_result(s->prog, st, xs->log_len - r, xs->elem));
+    st->k = (int)r;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len - (int)r, xs->elem));
 }
 
 /* expand r ys: each element repeated 2^r times consecutively. */
 static Value *b_expand(Spec *s, Value **args, Loc loc) {
     IrVal *ys = spec_expect_array(s, args[1], loc, "the argument of expand");
-    Arena scratch = {0};
-    int r = block_log(s, args[0], MAX_LOG_LEN - ys->log_len, loc, "the size of expand",
-                      arena_printf(&scratch, "an array has at most 2^%d elements", MAX_LOG_LEN));
-    arena_free(&scratch);
+    int64_t r = spec_expect_int(s, args[0], loc, "the size of expand");
+    if (r < 0 || r > MAX_LOG_LEN - ys->log_len)
+        diag_error(loc, "the size of expand is %lld, out of range 0..%d (an array has at most 2^%d elements)",
+                   (long long)r, MAX_LOG_LEN - ys->log_len, MAX_LOG_LEN);
     IrStmt *st = ir_append(s->prog, s->body, IR_EXPAND, loc, 1, &ys);
-    st->k = r;
-    return value_rt(s, ir_add_result(s->prog, st, ys->log_len + r, ys->elem));
+    st->k = (int)r;
+    return value_rt(s, ir_add_result(s->prog, st, ys->log_len + (int)r, ys->elem));
 }
 
 enum { MAX_ZIP_FIELDS = 1 << 16 };
