@@ -23,7 +23,7 @@ PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_redu
        tests/backend/invariant.parm tests/backend/one_element.parm tests/backend/reduce_reads.parm
        tests/backend/retype.parm tests/backend/sklansky.parm tests/backend/wide_nest.parm
        tests/backend/wide_unzip.parm tests/backend/wide_zip.parm tests/anylen/entries.parm
-       tests/backend/row_reductions.parm tests/emu/blocks.parm tests/emu/blocks_small.parm"
+       tests/backend/row_reductions.parm tests/emu/blocks.parm tests/emu/blocks_small.parm tests/emu/blocks_fields.parm"
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(basename "$prog" .parm)_$e
