@@ -592,42 +592,102 @@ static int register_elems_log(const ElemType *t) {
     return reg_log > 5 ? 5 : reg_log < 3 ? 3 : reg_log;
 }
 
-static bool is_result_of(const IrStmt *red, const IrVal *v) {
-    return v->def == red && red->op == IR_REDUCE;
+/* A reduce of a block and the scalars computed from its totals alone (with
+ * constants and values from outside the body): vals[0..nres) are the
+ * totals, the rest the values of those scalar statements (defs), in order. */
+typedef struct {
+    IrStmt *red;
+    IrVal **vals;
+    IrStmt **defs;
+    int n, ntotals;
+} Totals;
+
+static int total_index(const Totals *T, const IrVal *v) {
+    for (int i = 0; i < T->n; i++)
+        if (T->vals[i] == v) return i;
+    return -1;
 }
 
-/* Whether b (a map's function, at any depth) reads a result of red. */
-static bool body_reads_results(const IrBody *b, const IrStmt *red) {
-    for (int i = 0; i < b->nstmts; i++) {
-        const IrStmt *t = b->stmts[i];
-        for (int a = 0; a < t->nargs; a++)
-            if (is_result_of(red, t->args[a])) return true;
-        if (t->body && body_reads_results(t->body, red)) return true;
-    }
-    for (int i = 0; i < b->nresults; i++)
-        if (is_result_of(red, b->results[i])) return true;
+static bool defined_in(const IrBody *b, const IrVal *v) {
+    for (int i = 0; i < b->nparams; i++)
+        if (b->params[i] == v) return true;
+    for (int i = 0; i < b->nstmts; i++)
+        if (b->stmts[i] == v->def) return true;
     return false;
 }
 
-/* How t reads the results of red, a reduce of a block: 0 not at all, 1 as
- * the replicate of exactly its results, 2 in the function of a map, -1
- * otherwise (scalar code on the block's total, which would be per block). */
-static int total_reader(const IrStmt *t, const IrStmt *red) {
-    bool direct = false;
-    for (int a = 0; a < t->nargs; a++) direct |= is_result_of(red, t->args[a]);
-    bool inside = t->body && body_reads_results(t->body, red);
-    if (!direct && !inside) return 0;
-    if (t->op == IR_REPLICATE && !inside && t->nargs == red->nres) {
-        for (int a = 0; a < t->nargs; a++)
-            if (t->args[a] != red->res[a]) return -1;
-        return 1;
+/* A scalar that a copy of the totals' code may read anywhere: a constant
+ * (copied) or a value from outside the body. */
+static bool plain_scalar(const IrBody *b, const IrVal *v) {
+    return ir_is_scalar(v) && ((v->def && v->def->op == IR_CONST) || !defined_in(b, v));
+}
+
+/* The totals of red (statement `at` of b) and the scalar code after it
+ * that computes from them. */
+static Totals totals_of(Rewriter *r, IrBody *b, int at) {
+    IrStmt *red = b->stmts[at];
+    Totals T = {.red = red};
+    T.vals = NEW_ARRAY(r->p->arena, IrVal *, red->nres + b->nstmts);
+    T.defs = NEW_ARRAY(r->p->arena, IrStmt *, red->nres + b->nstmts);
+    for (int k = 0; k < red->nres; k++) T.vals[T.n++] = red->res[k];
+    T.ntotals = red->nres;
+    for (int j = at + 1; j < b->nstmts; j++) {
+        IrStmt *t = b->stmts[j];
+        bool scalar_code = ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
+        if (t->dead || !scalar_code || t->nres != 1) continue;
+        bool reads = false, rest_plain = true;
+        for (int a = 0; a < t->nargs; a++) {
+            bool total = total_index(&T, t->args[a]) >= 0;
+            reads |= total;
+            rest_plain &= total || plain_scalar(b, t->args[a]);
+        }
+        if (!reads || !rest_plain) continue;
+        T.defs[T.n] = t;
+        T.vals[T.n++] = t->res[0];
     }
+    return T;
+}
+
+/* Whether b (a map's function, at any depth) reads one of T's values. */
+static bool body_reads_totals(const IrBody *b, const Totals *T) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        for (int a = 0; a < t->nargs; a++)
+            if (total_index(T, t->args[a]) >= 0) return true;
+        if (t->body && body_reads_totals(t->body, T)) return true;
+    }
+    for (int i = 0; i < b->nresults; i++)
+        if (total_index(T, b->results[i]) >= 0) return true;
+    return false;
+}
+
+static bool is_total_code(const Totals *T, const IrStmt *t) {
+    for (int i = T->ntotals; i < T->n; i++)
+        if (T->defs[i] == t) return true;
+    return false;
+}
+
+/* How t reads T's values: 0 not at all (or t is their code), 1 as a
+ * replicate of them (and plain scalars), 2 in the function of a map, -1
+ * otherwise (an array stage that would need them per block). */
+static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
+    if (t->dead || t == T->red || is_total_code(T, t)) return 0;
+    bool direct = false, replicable = true;
+    for (int a = 0; a < t->nargs; a++) {
+        bool total = total_index(T, t->args[a]) >= 0;
+        direct |= total;
+        replicable &= total || plain_scalar(b, t->args[a]);
+    }
+    bool inside = t->body && body_reads_totals(t->body, T);
+    if (!direct && !inside) return 0;
+    if (t->op == IR_REPLICATE && !inside) return replicable ? 1 : -1;
     return t->op == IR_MAP && !direct ? 2 : -1;
 }
 
 /* Whether every live statement of b (a two's body on blocks whose
- * parameter is marked) is liftable, or a reduce of a block array that only
- * liftable replicates and maps read (total_reader): marks the arrays. */
+ * parameter is marked) is liftable, or a reduce of a block array whose
+ * totals only scalar code on them, replicates and maps read
+ * (total_reader), or that scalar code: marks the arrays. */
 static bool lifts_with_totals(Rewriter *r, IrBody *b) {
     int reduces = 0;
     for (int i = 0; i < b->nstmts; i++) {
@@ -637,10 +697,11 @@ static bool lifts_with_totals(Rewriter *r, IrBody *b) {
         if (t->op == IR_REDUCE) {
             IrVal *xs = t->args[t->nargs - 1];
             if (xs->id >= r->cap || r->mark[xs->id] != r->epoch || reads_marked(r, t->body)) return false;
+            Totals T = totals_of(r, b, i);
             for (int j = i + 1; j < b->nstmts; j++)
-                if (!b->stmts[j]->dead && total_reader(b->stmts[j], t) < 0) return false;
+                if (total_reader(b, b->stmts[j], &T) < 0) return false;
             for (int k = 0; k < b->nresults; k++)
-                if (is_result_of(t, b->results[k])) return false;
+                if (total_index(&T, b->results[k]) >= 0) return false;
             reduces++;
             continue;
         }
@@ -658,61 +719,155 @@ static IrStmt *body_stmt(Rewriter *r, IrBody *b, IrOp op, Loc loc, int nargs, Ir
     return t;
 }
 
-/* The map t reads the totals (the one element of rb) as elements zipped
- * with its own: map f xs becomes map f' (zip xs (expand j rb)), f' taking
- * the totals' fields as parameters after its element's. The new statements
- * go to b, before t. */
-static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, IrStmt *red, IrVal *rb) {
-    IrVal *xs = t->args[0];
-    IrStmt *e = body_stmt(r, b, IR_EXPAND, red->loc, 1, &rb);
-    e->k = xs->log_len;
-    IrVal *wide = ir_add_result(r->p, e, xs->log_len, rb->elem), *pair[2] = {xs, wide};
+/* v as code appended to `into` computes it from the totals, which
+ * copies[0..nres) name there: the statements of T's values it needs are
+ * copied once each (copies[i]), constants copied, values from outside read. */
+static IrVal *copy_total(Rewriter *r, IrBody *into, const Totals *T, IrVal **copies, IrVal *v) {
+    int i = total_index(T, v);
+    if (i >= 0 && !copies[i]) {
+        IrStmt *d = T->defs[i];
+        IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, d->nargs);
+        for (int a = 0; a < d->nargs; a++) args[a] = copy_total(r, into, T, copies, d->args[a]);
+        IrStmt *c = body_stmt(r, into, d->op, d->loc, d->nargs, args);
+        c->alu = d->alu;
+        c->to = d->to;
+        copies[i] = ir_add_result(r->p, c, -1, v->elem);
+    }
+    if (i >= 0) return copies[i];
+    if (v->def && v->def->op == IR_CONST) {
+        IrStmt *c = body_stmt(r, into, IR_CONST, v->def->loc, 0, NULL);
+        c->cval = v->def->cval;
+        return ir_add_result(r->p, c, -1, v->elem);
+    }
+    return v;
+}
+
+/* Fresh copies for `into`, whose parameters params.. stand for the totals. */
+static IrVal **total_copies(Rewriter *r, const Totals *T, IrVal **params) {
+    IrVal **copies = NEW_ARRAY(r->p->arena, IrVal *, T->n);
+    for (int k = 0; k < T->ntotals; k++) copies[k] = params[k];
+    return copies;
+}
+
+/* The expand of rb to 2^j elements, appended to b. */
+static IrVal *expanded(Rewriter *r, IrBody *b, const Totals *T, IrVal *rb, int j) {
+    IrStmt *e = body_stmt(r, b, IR_EXPAND, T->red->loc, 1, &rb);
+    e->k = j;
+    return ir_add_result(r->p, e, j, rb->elem);
+}
+
+/* replicate j s.. (s.. computed from the totals) becomes map f (expand j
+ * rb), f computing s.. from the totals; the expand goes to b. */
+static void replicate_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    bool exact = t->nargs == T->ntotals;
+    for (int a = 0; exact && a < t->nargs; a++) exact = t->args[a] == T->vals[a];
+    if (exact) {                /* the totals themselves: an expand */
+        for (int a = 0; a < t->nargs; a++) r->uses[t->args[a]->id]--;
+        t->op = IR_EXPAND;
+        t->nargs = 1;
+        t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+        t->args[0] = rb;
+        add_use(r, rb);
+        return;
+    }
+    IrVal *wide = expanded(r, b, T, rb, t->k);
+    IrBody *f = ir_new_body(r->p);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, f, -1, T->vals[k]->elem);
+    IrVal **copies = total_copies(r, T, params);
+    for (int a = 0; a < t->nargs; a++) {
+        IrVal *v = copy_total(r, f, T, copies, t->args[a]);
+        ir_body_add_result(r->p, f, v);
+        add_use(r, v);
+        IrVal *old = t->args[a];
+        r->uses[old->id]--;
+        if (total_index(T, old) < 0 && old->def && old->def->op == IR_CONST && !uses(r, old)) old->def->dead = true;
+    }
+    t->op = IR_MAP;
+    t->k = 0;
+    t->nargs = 1;
+    t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    t->args[0] = wide;
+    add_use(r, wide);
+    t->body = f;
+}
+
+/* Every read of from in body b becomes a read of to. */
+static void reread_body(Rewriter *r, IrBody *b, IrVal *from, IrVal *to) {
+    int before = uses(r, to);
+    substitute(r, b, &from, &to, 1);
+    r->uses[from->id] -= uses(r, to) - before;
+}
+
+/* The map t reads the totals as elements zipped with its own: map f xs
+ * becomes map f' (zip xs (expand j rb)), f' taking the totals' fields as
+ * parameters after its element's and computing what it read from them
+ * first. The new statements go to b, before t. */
+static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    IrVal *xs = t->args[0], *pair[2] = {xs, expanded(r, b, T, rb, xs->log_len)};
     const ElemType *fields[2] = {xs->elem, rb->elem};
-    IrStmt *z = body_stmt(r, b, IR_ZIP, red->loc, 2, pair);
+    IrStmt *z = body_stmt(r, b, IR_ZIP, T->red->loc, 2, pair);
     IrVal *zipped = ir_add_result(r->p, z, xs->log_len, elem_tuple(r->p->arena, 2, fields));
-    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, red->nres);
-    for (int k = 0; k < red->nres; k++) params[k] = ir_body_add_param(r->p, t->body, -1, red->res[k]->elem);
-    substitute(r, t->body, red->res, params, red->nres);
+    IrBody *f = t->body, *pre = ir_new_body(r->p);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, f, -1, T->vals[k]->elem);
+    IrVal **copies = total_copies(r, T, params);
+    for (int i = 0; i < T->n; i++) {
+        if (!body_reads_totals(f, &(Totals){.red = T->red, .vals = T->vals + i, .defs = T->defs + i, .n = 1, .ntotals = 0}))
+            continue;
+        reread_body(r, f, T->vals[i], copy_total(r, pre, T, copies, T->vals[i]));
+    }
+    /* the copies come first in f */
+    IrStmt **stmts = NEW_ARRAY(r->p->arena, IrStmt *, pre->nstmts + f->nstmts + 1);
+    memcpy(stmts, pre->stmts, sizeof(IrStmt *) * (size_t)pre->nstmts);
+    memcpy(stmts + pre->nstmts, f->stmts, sizeof(IrStmt *) * (size_t)f->nstmts);
+    f->stmts = stmts;
+    f->nstmts = f->cap = pre->nstmts + f->nstmts;
     set_arg(r, t, 0, zipped);
 }
 
-/* red, a reduce of a block, becomes reduceblocks of all of it (one
- * element, rb), and its readers read rb: a replicate becomes an expand,
- * a map reads it zipped with its elements. b's statements are rebuilt in
- * order, the new ones before their maps. */
-static void totals_as_array(Rewriter *r, IrBody *b, IrStmt *red) {
+/* T's scalar code is read by nothing now: it dies, with constants only it
+ * read (their reads are dropped here, not through kill, since the totals'
+ * statement is no longer what defined them). */
+static void drop_total_code(Rewriter *r, const Totals *T) {
+    for (int i = T->n - 1; i >= T->ntotals; i--) {
+        IrStmt *d = T->defs[i];
+        d->dead = true;
+        for (int a = 0; a < d->nargs; a++) {
+            IrVal *v = d->args[a];
+            r->uses[v->id]--;
+            if (total_index(T, v) < 0 && v->def && v->def->op == IR_CONST && !uses(r, v)) v->def->dead = true;
+        }
+    }
+    for (int i = 0; i < T->n; i++) r->uses[T->vals[i]->id] = 0;
+}
+
+/* red (statement `at` of b), a reduce of a block, becomes reduceblocks of
+ * all of it (one element, rb), and its readers read rb: a replicate of
+ * what the totals give becomes a map of expand, a map reads rb zipped with
+ * its elements. b's statements are rebuilt in order, the new ones before
+ * their readers. */
+static void totals_as_array(Rewriter *r, IrBody *b, int at) {
+    Totals T = totals_of(r, b, at);
+    IrStmt *red = T.red;
     IrVal *xs = red->args[red->nargs - 1];
-    IrVal **totals = red->res;
-    int ntotals = red->nres;
     red->op = IR_REDUCEBLOCKS;
     red->k = xs->log_len;
     red->nres = 0;
     red->res = NULL;
     IrVal *rb = ir_add_result(r->p, red, 0, xs->elem);
-    IrStmt tmp = {.op = IR_REDUCE, .loc = red->loc, .nres = ntotals, .res = totals};  /* the old results' reduce */
-    for (int k = 0; k < ntotals; k++) totals[k]->def = &tmp;
     IrStmt **old = b->stmts;
     int count = b->nstmts;
     b->stmts = NULL;
     b->nstmts = b->cap = 0;
     for (int i = 0; i < count; i++) {
         IrStmt *t = old[i];
-        int how = t->dead ? 0 : total_reader(t, &tmp);
-        if (how == 1) {
-            t->op = IR_EXPAND;
-            t->nargs = 1;
-            t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
-            t->args[0] = rb;
-            add_use(r, rb);
-        } else if (how == 2) {
-            map_reads_totals(r, b, t, &tmp, rb);
-        }
+        int how = i > at ? total_reader(b, t, &T) : 0;
+        if (how == 1) replicate_reads_totals(r, b, t, &T, rb);
+        else if (how == 2) map_reads_totals(r, b, t, &T, rb);
         ir_body_push(r->p, b, t);
     }
-    for (int k = 0; k < ntotals; k++) {
-        totals[k]->def = NULL;
-        r->uses[totals[k]->id] = 0;
-    }
+    drop_total_code(r, &T);
 }
 
 /* A two's body larger than a thread's registers that reduces its block and
@@ -734,7 +889,7 @@ static bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
     if (!lifts_with_totals(r, b)) return false;
     fired(r, "two-reduce-blocks", s);
     for (int i = 0; i < b->nstmts; i++)
-        if (!b->stmts[i]->dead && b->stmts[i]->op == IR_REDUCE) totals_as_array(r, b, b->stmts[i]);
+        if (!b->stmts[i]->dead && b->stmts[i]->op == IR_REDUCE) totals_as_array(r, b, i);
     return true;
 }
 
