@@ -63,8 +63,9 @@ FEATURES = (
     "big_reductions",  # a two or parm whose function reduces a block of more
                        # than 8 elements (element code on the whole block)
     "block_totals",    # a two or parm whose function reduces a block of any
-                       # size with a plain operator and replicates the total
-                       # (the optimiser's two-reduce-blocks)
+                       # size with a plain operator, computes from the total
+                       # and replicates it or reads it in a map (the
+                       # optimiser's two-reduce-blocks)
     "row_reductions",  # reduceblocks of rows of any size, expanded back to
                        # the rows' length, alone or zipped with the rows
     "invariant_work",  # functions of stages (maps, columns, at any depth) that
@@ -535,6 +536,8 @@ class Gen:
         y = self.fresh("y")
         op, zero = self.reducer(t)
         total = "reduce %s %s %s" % (op, zero, y)
+        if kind(t) != "tuple" and self.chance(0.4):
+            total = self.op1(t, paren(total))   # scalar code on the total
         if not self.has("dag") or self.chance(0.5):
             return "parm %s (\%s -> replicate %s (%s)) %s" % (paren(self.mask(s)), y, s.minus(1).text(), total, arg), t
         pa, la = self.pattern(t, "p")
