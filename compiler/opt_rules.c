@@ -819,8 +819,8 @@ static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T,
     }
     /* the copies come first in f */
     IrStmt **stmts = NEW_ARRAY(r->p->arena, IrStmt *, pre->nstmts + f->nstmts + 1);
-    memcpy(stmts, pre->stmts, sizeof(IrStmt *) * (size_t)pre->nstmts);
-    memcpy(stmts + pre->nstmts, f->stmts, sizeof(IrStmt *) * (size_t)f->nstmts);
+    if (pre->nstmts) memcpy(stmts, pre->stmts, sizeof(IrStmt *) * (size_t)pre->nstmts);
+    if (f->nstmts) memcpy(stmts + pre->nstmts, f->stmts, sizeof(IrStmt *) * (size_t)f->nstmts);
     f->stmts = stmts;
     f->nstmts = f->cap = pre->nstmts + f->nstmts;
     set_arg(r, t, 0, zipped);
