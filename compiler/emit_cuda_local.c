@@ -5,7 +5,9 @@
  * runs the stages in the register rounds of the plan (plan_rounds.c): in a
  * round each thread holds 2^r elements of the tile in registers, so every
  * comparator of the round is register code with compile-time register
- * numbers. Between rounds the tile goes back to shared memory and is read
+ * numbers: a step is a loop over the thread's pairs that nvcc unrolls, its
+ * register numbers functions of the loop variable (Round.loops; the
+ * registers are an array per slot). Between rounds the tile goes back to shared memory and is read
  * again with the next round's registers: one barrier per round instead of
  * one per stage. Finally the tile is written back as whole segments. */
 #include "emit.h"
@@ -58,8 +60,8 @@ static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t
             const char *index = x ? arena_printf(&scratch, "(%s ^ 0x%llxu) + 0x%llxu", base, (unsigned long long)x,
                                                  (unsigned long long)c)
                                   : arena_printf(&scratch, "%s + 0x%llxu", base, (unsigned long long)c);
-            if (load) fprintf(out, "        v%d_%u = tile%d[%s];\n", k, j, k, index);
-            else fprintf(out, "        tile%d[%s] = v%d_%u;\n", k, index, k, j);
+            if (load) fprintf(out, "        v%d[%u] = tile%d[%s];\n", k, j, k, index);
+            else fprintf(out, "        tile%d[%s] = v%d[%u];\n", k, index, k, j);
             arena_free(&scratch);
         }
 }
@@ -67,13 +69,13 @@ static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t
 /* POS in register code. A position is linear in the tile coordinate, and a
  * thread's registers are its base vector plus span(R): the part that depends
  * on the thread and the block is computed once per step (s<step>_pos<id>),
- * and register j adds a constant. */
+ * and register rj adds s<step>_off<id>, linear in rj (a constant once nvcc
+ * has unrolled the loop over the registers). */
 typedef struct {
     const Phase *p;
     const Round *rd;
     const Step *st;
     int index;                  /* the step's */
-    unsigned reg;               /* the register holding the element (a pair's first) */
 } RegPos;
 
 static void emit_step_positions(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
@@ -90,19 +92,47 @@ static void emit_step_positions(FILE *out, const Phase *p, const Round *rd, cons
     }
 }
 
+/* The offset of a position on register i's vector R_i: register rj adds the
+ * XOR of these over its bits. */
+static uint64_t reg_pos_offset(const uint64_t *on_u, int bits, uint64_t reg) {
+    uint64_t c = 0;
+    for (int k = 0; k < bits; k++) c |= (uint64_t)f2_parity(on_u[k] & reg) << k;
+    return c;
+}
+
+/* s<step>_off<id> of every position of the step's body, for register rj. */
+static void emit_reg_offsets(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+    for (int i = 0; i < st->body->nstmts; i++) {
+        const IrStmt *pos = st->body->stmts[i];
+        if (pos->op != IR_POS) continue;
+        uint64_t on_u[64], on_b[64], konst;
+        int bits = plan_pos(p, st, pos, on_u, on_b, &konst);
+        fprintf(out, "            const uint64_t s%d_off%d = ", index, pos->res[0]->id);
+        const char *sep = "";
+        for (int r = 0; r < rd->reg_log; r++) {
+            uint64_t c = reg_pos_offset(on_u, bits, rd->regs[r]);
+            if (!c) continue;
+            fprintf(out, "%s((rj >> %d & 1) ? 0x%llxull : 0)", sep, r, (unsigned long long)c);
+            sep = " ^ ";
+        }
+        fputs(*sep ? ";\n" : "0;\n", out);
+    }
+}
+
 static const char *reg_pos(const void *ctx, const IrStmt *pos, Arena *a) {
     const RegPos *rp = ctx;
-    uint64_t on_u[64], on_b[64], konst, v = reg_vector(rp->rd, rp->reg), c = 0, var;
+    uint64_t on_u[64], on_b[64], konst, offsets = 0, var;
     int bits = plan_pos(rp->p, rp->st, pos, on_u, on_b, &konst);
     var = konst;
-    for (int k = 0; k < bits; k++) {
-        c |= (uint64_t)f2_parity(on_u[k] & v) << k;
+    for (int k = 0; k < bits; k++)
         if (plan_thread_mask(rp->p, rp->rd, on_u[k]) || on_b[k]) var |= UINT64_C(1) << k;
-    }
+    for (int r = 0; r < rp->rd->reg_log; r++) offsets |= reg_pos_offset(on_u, bits, rp->rd->regs[r]);
+    int s = rp->index, id = pos->res[0]->id;
     /* '+' where the thread's part has none of the register's bits: a table
      * read then takes the register's part as an immediate address offset */
-    return arena_printf(a, "(int64_t)(s%d_pos%d %c 0x%llxull)", rp->index, pos->res[0]->id, emit_index_op(var, c),
-                        (unsigned long long)c);
+    if (!(var & offsets)) return arena_printf(a, "(int64_t)(s%d_pos%d + s%d_off%d)", s, id, s, id);
+    return arena_printf(a, "(int64_t)((s%d_off%d & 0x%llxull) ? s%d_pos%d ^ s%d_off%d : s%d_pos%d + s%d_off%d)", s, id,
+                        (unsigned long long)var, s, id, s, id, s, id, s, id);
 }
 
 /* Element code on named registers: params e*, results r*. */
@@ -114,61 +144,69 @@ static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int wi
     emit_elem_named(out, body, width, prefix, 12, &positions);
 }
 
-/* prefix: the names of the step's element code, "s<index>_" */
+/* A functional f over tile coordinates on register rj's vector R·rj, as a
+ * mask over rj: parity(f & R·rj) = parity(mask & rj). */
+static unsigned reg_mask(const Round *rd, uint64_t f) {
+    unsigned m = 0;
+    for (int i = 0; i < rd->reg_log; i++) m |= (unsigned)f2_parity(f & rd->regs[i]) << i;
+    return m;
+}
+
+/* The code of a step on each of `count` pairs or registers, numbered rq: one
+ * loop that nvcc unrolls (the registers are an array that its indices, known
+ * once unrolled, keep in registers) where the plan says the round loops,
+ * else one block per rq. Returns how many values of rq the block covers. */
+static unsigned emit_iter_open(FILE *out, const Round *rd, unsigned count, unsigned q) {
+    if (rd->loops) {
+        fprintf(out, "#pragma unroll\n        for (unsigned rq = 0; rq < %uu; rq++) {\n", count);
+        return count;
+    }
+    fprintf(out, "        {\n            const unsigned rq = %uu;\n", q);
+    return 1;
+}
+
+/* prefix: the names of the step's element code, "s<index>_". The pair of
+ * register rj (bit piv of rj clear) is rj ^ c; sw says whether rh holds the
+ * pair's logical first element: by the order bit of the thread's first
+ * element (pb, a functional over tile coordinates, so taken per thread bit,
+ * or a constant) and of register rj (known once unrolled). */
 static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
     int ns = p->elem->nslots;
-    unsigned c = reg_coords(rd, st->group[0]);
+    unsigned c = reg_coords(rd, st->group[0]), m = reg_mask(rd, st->order[0]), count = 1u << (rd->reg_log - 1);
     int piv = f2_top_bit(c);
-    /* The order bit of the thread's first element: the functional is over
-     * tile coordinates (base holds a swizzled slot), so take it per thread bit. */
     uint64_t tid_mask = plan_thread_mask(p, rd, st->order[0]);
-    bool fixed = !tid_mask && !st->order_block[0];   /* the same direction in every thread */
-    if (fixed) {
-        /* each pair in its order: no selects */
-        fputs("        {\n", out);
-        emit_step_positions(out, p, rd, st, index);
-        for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
-            if (j >> piv & 1) continue;
-            unsigned h = j ^ c;
-            bool swap = (f2_parity(st->order[0] & reg_vector(rd, j)) ^ (int)(st->order_const & 1)) != 0;
-            unsigned a = swap ? h : j, z = swap ? j : h;
-            fputs("        {\n", out);
-            for (int k = 0; k < ns; k++) {
-                const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
-                fprintf(out, "            const %s e%d = v%d_%u, e%d = v%d_%u;\n", ty, k, k, a, k + ns, k, z);
-            }
-            RegPos rp = {p, rd, st, index, j};
-            emit_body_call(out, p, st->body, 2 * ns, prefix, &rp);
-            for (int k = 0; k < ns; k++)
-                fprintf(out, "            v%d_%u = r%d;\n            v%d_%u = r%d;\n", k, a, k, k, z, k + ns);
-            fputs("        }\n", out);
-        }
-        fputs("        }\n", out);
-        return;
-    }
     Arena scratch = {0};
-    const char *tid = "tid", *blockpar = arena_printf(&scratch, "blockpar%d", index);
-    fprintf(out, "        {\n            const int pb = %s;\n", emit_parity(&scratch, 1, &tid, &tid_mask, blockpar, 0));
-    arena_free(&scratch);
+    const char *pb = arena_printf(&scratch, "%d", (int)(st->order_const & 1));
+    fputs("        {\n", out);
+    if (tid_mask || st->order_block[0]) {
+        const char *tid = "tid", *blockpar = arena_printf(&scratch, "blockpar%d", index);
+        fprintf(out, "            const int pb = %s;\n", emit_parity(&scratch, 1, &tid, &tid_mask, blockpar, 0));
+        pb = "pb";
+    }
     emit_step_positions(out, p, rd, st, index);
-    for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
-        if (j >> piv & 1) continue;
-        unsigned h = j ^ c;
-        int swap_const = f2_parity(st->order[0] & reg_vector(rd, j));
-        fprintf(out, "        {\n            const int sw = pb ^ %d;\n", swap_const);
+    for (unsigned q = 0; q < count;) {
+        q += emit_iter_open(out, rd, count, q);
+        if (piv == 0) fputs("            const unsigned rj = rq << 1", out);
+        else fprintf(out, "            const unsigned rj = (rq >> %d << %d) | (rq & 0x%xu)", piv, piv + 1, (1u << piv) - 1);
+        fprintf(out, ", rh = rj ^ 0x%xu;\n", c);
+        if (!m) fprintf(out, "            const int sw = %s;\n", pb);
+        else if (!strcmp(pb, "0")) fprintf(out, "            const int sw = parm_parity(rj & 0x%xu);\n", m);
+        else fprintf(out, "            const int sw = %s ^ parm_parity(rj & 0x%xu);\n", pb, m);
+        emit_reg_offsets(out, p, rd, st, index);
         for (int k = 0; k < ns; k++) {
             const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
-            fprintf(out, "            const %s e%d = sw ? v%d_%u : v%d_%u, e%d = sw ? v%d_%u : v%d_%u;\n", ty, k, k, h, k,
-                    j, k + ns, k, j, k, h);
+            fprintf(out, "            const %s e%d = sw ? v%d[rh] : v%d[rj], e%d = sw ? v%d[rj] : v%d[rh];\n", ty, k, k,
+                    k, k + ns, k, k);
         }
-        RegPos rp = {p, rd, st, index, j};
+        RegPos rp = {p, rd, st, index};
         emit_body_call(out, p, st->body, 2 * ns, prefix, &rp);
         for (int k = 0; k < ns; k++)
-            fprintf(out, "            v%d_%u = sw ? r%d : r%d;\n            v%d_%u = sw ? r%d : r%d;\n", k, j, k + ns, k, k,
-                    h, k, k + ns);
+            fprintf(out, "            v%d[rj] = sw ? r%d : r%d;\n            v%d[rh] = sw ? r%d : r%d;\n", k, k + ns, k,
+                    k, k, k + ns);
         fputs("        }\n", out);
     }
     fputs("        }\n", out);
+    arena_free(&scratch);
 }
 
 /* A group of 2^g registers in logical order: those whose logical bits are
@@ -216,7 +254,8 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
         if (j & pivots) continue;
         /* the logical bits of register j, where they are known */
         unsigned known = 0;
-        fputs("        {\n", out);
+        fprintf(out, "        {\n            const unsigned rj = %uu;\n", j);
+        emit_reg_offsets(out, p, rd, st, index);
         for (int i = 0; i < g; i++) {
             int bit = f2_parity(st->order[i] & reg_vector(rd, j));
             if (dynamic[i]) fprintf(out, "            const int sw%d = pb%d ^ %d;\n", i, i, bit);
@@ -225,16 +264,16 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
         for (unsigned c = 0; c < 1u << g; c++) {
             unsigned reg = j ^ (unsigned)f2_combine(cg, g, c ^ known);
             for (int k = 0; k < ns; k++)
-                fprintf(out, "            %s e%u = v%d_%u;\n", prim_ctype(elem_slot_prim(p->elem, k)), c * (unsigned)ns + (unsigned)k,
+                fprintf(out, "            %s e%u = v%d[%u];\n", prim_ctype(elem_slot_prim(p->elem, k)), c * (unsigned)ns + (unsigned)k,
                         k, reg);
         }
         emit_group_swaps(out, p, st, "e", dynamic);
-        RegPos rp = {p, rd, st, index, j};
+        RegPos rp = {p, rd, st, index};
         emit_body_call(out, p, st->body, width, prefix, &rp);
         emit_group_swaps(out, p, st, "r", dynamic);
         for (unsigned c = 0; c < 1u << g; c++) {
             unsigned reg = j ^ (unsigned)f2_combine(cg, g, c ^ known);
-            for (int k = 0; k < ns; k++) fprintf(out, "            v%d_%u = r%u;\n", k, reg, c * (unsigned)ns + (unsigned)k);
+            for (int k = 0; k < ns; k++) fprintf(out, "            v%d[%u] = r%u;\n", k, reg, c * (unsigned)ns + (unsigned)k);
         }
         fputs("        }\n", out);
     }
@@ -243,15 +282,18 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
 
 static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
     int ns = p->elem->nslots;
+    unsigned count = 1u << rd->reg_log;
     fputs("        {\n", out);
     emit_step_positions(out, p, rd, st, index);
-    for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
-        fputs("        {\n", out);
+    for (unsigned q = 0; q < count;) {
+        q += emit_iter_open(out, rd, count, q);
+        fputs("            const unsigned rj = rq;\n", out);
+        emit_reg_offsets(out, p, rd, st, index);
         for (int k = 0; k < ns; k++)
-            fprintf(out, "            const %s e%d = v%d_%u;\n", prim_ctype(elem_slot_prim(p->elem, k)), k, k, j);
-        RegPos rp = {p, rd, st, index, j};
+            fprintf(out, "            const %s e%d = v%d[rj];\n", prim_ctype(elem_slot_prim(p->elem, k)), k, k);
+        RegPos rp = {p, rd, st, index};
         emit_body_call(out, p, st->body, ns, prefix, &rp);
-        for (int k = 0; k < ns; k++) fprintf(out, "            v%d_%u = r%d;\n", k, j, k);
+        for (int k = 0; k < ns; k++) fprintf(out, "            v%d[rj] = r%d;\n", k, k);
         fputs("        }\n", out);
     }
     fputs("        }\n", out);
@@ -259,9 +301,8 @@ static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step
 
 void emit_cuda_local_rounds(FILE *out, const Phase *p) {
     int t = p->threads_log, r = p->tile_log - t;
-    for (unsigned j = 0; j < 1u << r; j++)
-        for (int k = 0; k < p->elem->nslots; k++)
-            fprintf(out, "    %s v%d_%u;\n", prim_ctype(elem_slot_prim(p->elem, k)), k, j);
+    for (int k = 0; k < p->elem->nslots; k++)
+        fprintf(out, "    %s v%d[%u];\n", prim_ctype(elem_slot_prim(p->elem, k)), k, 1u << r);
     for (int ri = 0; ri < p->nrounds; ri++) {
         const Round *rd = &p->rounds[ri];
         int first = rd->first;

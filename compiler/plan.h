@@ -86,6 +86,10 @@ typedef struct {
     uint64_t slots[SCHED_MAX_TILE];     /* P: slot of tile vector e_i */
     int reg_log;
     bool sync;                          /* a __syncthreads before the store */
+    /* Each pair or map step is one loop over the thread's pairs (elements)
+     * that nvcc unrolls (#pragma unroll), not a block per register: the same
+     * machine code from a fraction of the source (plan_rounds.c). */
+    bool loops;
 } Round;
 
 /* EXCHANGE: a permutation (as PERMUTE) of an entry compiled for several

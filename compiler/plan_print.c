@@ -67,8 +67,8 @@ static void print_local(FILE *out, const Phase *p) {
     for (int i = 0; i < p->nsteps; i++) print_step(out, &p->steps[i], i);
     for (int r = 0; r < p->nrounds; r++) {
         const Round *rd = &p->rounds[r];
-        fprintf(out, "  round %d: steps %d..%d, 2^%d registers\n", r, rd->first, rd->first + rd->count - 1,
-                rd->reg_log);
+        fprintf(out, "  round %d: steps %d..%d, 2^%d registers%s\n", r, rd->first, rd->first + rd->count - 1,
+                rd->reg_log, rd->loops ? ", steps as loops" : "");
         vectors(out, "registers R", rd->regs, rd->reg_log);
         vectors(out, "threads", rd->threads, p->threads_log);
         if (memcmp(rd->slots, p->slot_cols, sizeof(uint64_t) * (size_t)p->tile_log))

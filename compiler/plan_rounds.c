@@ -104,12 +104,19 @@ static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, 
  * for every thread and known at compile time (no selects); else lanes whose
  * low five bits are e0.. (mixed with a high bit where e_i is taken), then the
  * rest, which leaves the direction a per-thread bit. */
+/* Rounds of at least 2^3 registers (4 pairs a step) write their steps as
+ * loops: a loop costs a few lines more than one pair written out, and the
+ * source (and nvcc's time, mostly its front end) grows with the pairs
+ * written out: the 2^30 sort of examples/sort.parm was 3.6 MB. */
+enum { LOOP_MIN_REG_LOG = 3 };
+
 static void plan_round(const Phase *p, Round *rd, int first) {
     int threads_log = plan_threads_log(p), reg_log = p->tile_log - threads_log;
     F2Space span;
     rd->first = first;
     rd->count = round_extent(p, first, reg_log, &span);
     rd->reg_log = reg_log;
+    rd->loops = reg_log >= LOOP_MIN_REG_LOG;
     bool banked = first == 0 || first + rd->count == p->nsteps;     /* loads or stores in the phase's layout */
     int D = p->tile_log;
     for (int bit = D - 1; bit >= 0 && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);

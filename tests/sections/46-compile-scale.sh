@@ -48,3 +48,19 @@ echo 'entry main (xs : [2^16]i32) = map (\x -> reduce (+) 0 xs * x) (two (map (\
     >"$TMP/invariant.parm"
 "$PARMC" --random-input=1 "$TMP/invariant.parm" >"$TMP/invariant.in"
 scale_check "interpreter, reduce in a map of 2^16" 20 1000 --interpret "$TMP/invariant.parm" <"$TMP/invariant.in"
+# Code size follows the work, not the array (issue 25): register steps are
+# loops that nvcc unrolls (Round.loops), so the 2^30 sort is under 1.5 MB of
+# CUDA (3.6 MB with every pair written out) and Batcher's odd-even merge sort
+# of 2^20 with masked coli under 5 MB (20 MB).
+size_check() {      # size_check WHAT MAX_BYTES PARM
+    if "$PARMC" "$3" -o "$TMP/size.cu" 2>"$TMP/size.err"; then
+        local bytes
+        bytes=$(wc -c <"$TMP/size.cu")
+        [ "$bytes" -le "$2" ] && pass || fail "code size $1: $bytes bytes of CUDA, more than $2"
+    else
+        fail "code size $1: $(head -3 "$TMP/size.err")"
+    fi
+}
+sed 's/^entry main .*/entry main (xs : [2^30]i32) = sort 30 xs/' examples/sort.parm >"$TMP/sort30.parm"
+size_check "sort of 2^30" 1500000 "$TMP/sort30.parm"
+size_check "Batcher's odd-even merge sort of 2^20" 5000000 bench/sort/batcher.parm

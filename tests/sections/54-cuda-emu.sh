@@ -76,6 +76,15 @@ emu_check "NaNs from f32 arithmetic" "entry main (xs : [2^6]f32) = col 3 (\\[a, 
 # past the shape as the pad, the last writes only the shape (the emulator
 # checks the bytes after the output); a length that is not a power of two,
 # rows of odd length, records
+# Batcher's odd-even merge sort (bench/sort/batcher.parm): comparators
+# guarded by their position, in the loops of register rounds (Round.loops);
+# and a tile of 2^2, whose rounds write each pair out
+emu_check "Batcher's odd-even merge, masked coli" "entry main (xs : [2^14]i32) = sort 14 xs" bench/sort/batcher.parm 16384
+emu_check "a tile of 2^2: pairs written out" \
+    "entry main (xs : [2^2]i32) = col 1 cas (coli 2 (\\i [a, b] -> if i == 0 then cas [a, b] else [a, b]) xs)" \
+    bench/sort/batcher.parm 4
+"$PARMC" --dump-plan "$TMP/emu/prog.parm" | grep -q "steps as loops" &&
+    fail "a tile of 2^2: its round is planned as loops, expected pairs written out" || pass
 emu_check "one element: a tile of one" "entry main (xs : [2^0]i32) = mapi (\\i x -> x * 3 + i32 i + 1) xs" \
     tests/emu/scalars.parm 1
 EMU_TYPE=u8 emu_check "one element: a chain of maps" "entry main (xs : [2^0]u8) = map (\\x -> x + 1) (map (\\x -> x * 5) xs)" \
