@@ -122,7 +122,8 @@ static void check_runtime_op(Op op, Prim p, Loc loc) {
     if (op_is_function(op) && op_info(op)->arity == 1)
         diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)", op_name(op), prim_name(p),
                    op_name(op));
-    if (op_is_function(op)) diag_error(loc, "'%s' takes f32 or f64, got %s; convert first (f64 x)", op_name(op), prim_name(p));
+    if (op_is_function(op))
+        diag_error(loc, "'%s' takes f32 or f64, got %s; convert first (f64 x)", op_name(op), prim_name(p));
     diag_error(loc, "operator '%s' does not apply to %s", op_name(op), prim_name(p));
 }
 
@@ -227,15 +228,16 @@ static Value *static_function(Spec *s, Op op, Value **args, Loc loc) {
             diag_error(loc, "'%s' takes numbers, got %s", op_name(op), value_describe(s, args[i]));
         x[i].f64 = args[i]->kind == V_INT ? (double)args[i]->i : args[i]->f;
     }
-    Scalar r = n == 1 ? scalar_unary(op, PRIM_F64, x[0])
-             : n == 2 ? scalar_binary(op, PRIM_F64, x[0], x[1])
-                      : scalar_ternary(op, PRIM_F64, x[0], x[1], x[2]);
     Value *v = NEW(s->arena, Value);
     v->kind = V_FLOAT;
-    v->f = r.f64;
+    if (n == 1) v->f = scalar_unary(op, PRIM_F64, x[0]).f64;
+    else if (n == 2) v->f = scalar_binary(op, PRIM_F64, x[0], x[1]).f64;
+    else v->f = scalar_ternary(op, PRIM_F64, x[0], x[1], x[2]).f64;
     return v;
 }
 
+/* The operands' one type: that of the run-time ones, static ones converted
+ * to it. */
 static Value *runtime_function(Spec *s, Op op, Value **args, Loc loc) {
     int n = op_info(op)->arity;
     const ElemType *t = NULL;
@@ -254,6 +256,7 @@ static Value *runtime_function(Spec *s, Op op, Value **args, Loc loc) {
     return value_rt(s, ir_add_result(s->prog, st, -1, t));
 }
 
+/* Static when every operand is. */
 static Value *apply_function(Spec *s, Op op, Value **args, Loc loc) {
     for (int i = 0; i < op_info(op)->arity; i++)
         if (!value_is_static(args[i])) return runtime_function(s, op, args, loc);

@@ -38,10 +38,10 @@ c_vs_interp() {
     # the program once, its main renamed so that the guard's main can call the API
     # shellcheck disable=SC2086
     if ! $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} -Dmain=parm_emitted_main -c "$c/prog.c" -o "$c/prog.o" 2>"$c/err.txt" ||
-        ! $CC_TEST ${C_EXTRA_FLAGS:-} "$c/emitted_main.c" "$c/prog.o" -o "$c/prog" 2>"$c/err.txt" ||
+        ! $CC_TEST ${C_EXTRA_FLAGS:-} "$c/emitted_main.c" "$c/prog.o" -o "$c/prog" -lm 2>"$c/err.txt" ||
         { [ $guarded = yes ] &&
             ! $CC_TEST -std=c11 -D_DEFAULT_SOURCE -O1 -Wall -Wextra -Werror ${C_EXTRA_FLAGS:-} -Iruntime -I"$c" -include "$c/entry.h" \
-                tests/tools/guard_main.c "$c/prog.o" -o "$c/guard" 2>"$c/err.txt"; }; then
+                tests/tools/guard_main.c "$c/prog.o" -o "$c/guard" -lm 2>"$c/err.txt"; }; then
         fail "compile C $name: $(head -5 "$c/err.txt")"
         return
     fi

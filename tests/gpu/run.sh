@@ -7,7 +7,8 @@
 #      around every array checked after the call, the input compared with
 #      its copy, and calls in place and with overlapping arrays; also the
 #      back-end regressions of tests/backend;
-#   2a. every operator and conversion on edge values (tests/unit/test_emit_elem.c's
+#   2a. every operator, built-in function (exp, atan2, pow, fma, ...) and
+#      conversion on edge values (tests/unit/test_emit_elem.c's
 #      bodies) run on the GPU, bit for bit against the interpreter, NaNs included;
 #      the caller's stream (tests/gpu/stream_cuda.cu);
 #   2b. compute-sanitizer memcheck and racecheck on each small variant;

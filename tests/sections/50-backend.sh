@@ -86,6 +86,15 @@ for prog in tests/backend/*.parm; do
     fi
 done
 
+# the scalar functions (exp, log, tanh, atan2, pow, fma, abs, floor, ceil):
+# every entry of tests/backend/functions.parm (its main runs in the loop
+# above) on random input with special floats, under ASan and UBSan
+for entry in f64s f32s ints col32 col64; do
+    "$PARMC" --random-input=7 --special-floats -e "$entry" tests/backend/functions.parm >"$TMP/c/in.txt"
+    C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+        c_vs_interp "scalar functions: $entry" tests/backend/functions.parm "$entry" "$TMP/c/in.txt"
+done
+
 # position-only subexpressions as tables: every entry of
 # tests/backend/tables.parm (its main runs in the loop above) on random
 # input, under ASan and UBSan, with the entries that must make tables

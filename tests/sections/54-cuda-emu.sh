@@ -72,6 +72,13 @@ emu_check "scalar parameters" "entry main (d : i32) (xs : [2^16]i32) (e : i32) =
 # checks what a GPU makes)
 emu_check "NaNs from f32 arithmetic" "entry main (xs : [2^6]f32) = col 3 (\\[a, b] -> [a * b, a - b]) xs" \
     tests/emu/scalars.parm tests/emu/nan.in
+# the scalar functions (exp, tanh, atan2; pow, fma, log, abs, floor) in
+# kernels, on special floats (tests/backend/functions.parm)
+for entry in col32 col64; do
+    grep "^entry $entry " tests/backend/functions.parm | sed "s/^entry $entry /entry main /" >"$TMP/emu/entry.txt"
+    "$PARMC" --random-input=9 --special-floats -e "$entry" tests/backend/functions.parm >"$TMP/emu/functions.in"
+    emu_check "scalar functions: $entry" "$(cat "$TMP/emu/entry.txt")" tests/backend/functions.parm "$TMP/emu/functions.in"
+done
 # entries of any length (docs/language.md, section 7): the first kernel reads
 # past the shape as the pad, the last writes only the shape (the emulator
 # checks the bytes after the output); a length that is not a power of two,

@@ -8,7 +8,9 @@ right length) for K in 0..COUNT-1. Program K depends only on the options,
 SEED and K, so `randprog.py OPTIONS DIR K+1 SEED` regenerates it.
 
 The programs combine what found the bugs of issue 11:
-- every integer and float type, bool, and tuples of them; maps that convert
+- every integer and float type, bool, and tuples of them; the scalar
+  operators and built-in functions (sqrt, sin, exp, log, tanh, atan2, pow,
+  fma, abs, floor, ceil); maps that convert
   between them (narrowing and widening between phases), build tuples
   (`\\x -> (x, f32 x)`) and project them back;
 - parm, two, col, coli, vcolumn, bmmc, map, mapi, and sorts of the stdlib
@@ -86,17 +88,21 @@ RANGES = {t: ((-2 ** (int(t[1:]) - 1), 2 ** (int(t[1:]) - 1) - 1) if t[0] == "i"
               else (0, 2 ** int(t[1:]) - 1)) for t in INTS}
 
 # scalar functions of x, by kind of type; each is an expression of x's type
+# (the built-in functions of docs/language.md 6.3 among them)
 INT_OPS = ["%(x)s * 3 + 1", "%(x)s xor 5", "min %(x)s 7", "max %(x)s 3", "%(x)s >> 1",
            "%(x)s - (%(x)s << 2)", "%(x)s / 3", "%(x)s %% 5", "%(x)s & 63", "0 - %(x)s",
-           "if %(x)s < 4 then %(x)s + 9 else %(x)s - 1"]
+           "if %(x)s < 4 then %(x)s + 9 else %(x)s - 1", "abs (%(x)s - 5)"]
 FLOAT_OPS = ["%(x)s * 1.5 + 1.0", "%(x)s / 3.0", "%(x)s - 2.25", "min %(x)s 9.5",
              "if %(x)s < 0.0 then 0.0 - %(x)s else %(x)s", "sin %(x)s",
-             "sqrt (%(x)s * %(x)s + 1.0)", "%(x)s * %(x)s - 2.0"]
+             "sqrt (%(x)s * %(x)s + 1.0)", "%(x)s * %(x)s - 2.0",
+             "exp (%(x)s * 0.01) - tanh %(x)s", "log (abs %(x)s + 0.5) + floor %(x)s",
+             "atan2 %(x)s (ceil (%(x)s * 0.5))", "pow (abs %(x)s) 0.75", "fma %(x)s 1.5 (0.0 - %(x)s)"]
 BOOL_OPS = ["!%(x)s", "%(x)s xor true", "%(x)s == false"]
 # scalar functions of a and b (two elements of a pair)
 INT_OPS2 = ["%(a)s + %(b)s", "%(a)s - %(b)s", "%(b)s * 3", "%(a)s xor %(b)s",
             "min %(a)s %(b)s", "max %(a)s %(b)s", "%(a)s", "%(b)s"]
-FLOAT_OPS2 = ["%(a)s + %(b)s", "%(a)s * 0.5", "%(b)s - %(a)s", "max %(a)s %(b)s", "%(a)s"]
+FLOAT_OPS2 = ["%(a)s + %(b)s", "%(a)s * 0.5", "%(b)s - %(a)s", "max %(a)s %(b)s", "%(a)s",
+              "atan2 %(a)s %(b)s", "fma %(a)s %(b)s %(a)s", "pow (abs %(a)s) (%(b)s * 0.01)"]
 BOOL_OPS2 = ["%(a)s && %(b)s", "%(a)s || %(b)s", "%(a)s xor %(b)s", "!%(a)s", "%(b)s"]
 # reductions: (operator, zero); float operators are lambdas, which the IR
 # does not mark commutative, so that no stage may reorder them
