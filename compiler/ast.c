@@ -24,6 +24,7 @@ static const OpInfo ops[OP_COUNT] = {
     [OP_GE] = {">=", "ge", 2, true, true, false, false, 1},
     [OP_AND] = {"&&", "land", 2, false, false, true, false, 1},
     [OP_OR] = {"||", "lor", 2, false, false, true, false, 1},
+    [OP_INDEX] = {"!", "at", 2, false, false, false, false, 1},
     [OP_NEG] = {"-", "neg", 1, true, true, false, false, 1},
     [OP_NOT] = {"!", "not", 1, false, false, true, false, 1},
     [OP_SQRT] = {"sqrt", "sqrt", 1, false, true, false, true, 16},

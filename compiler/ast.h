@@ -18,6 +18,7 @@ typedef enum {
     OP_SHL, OP_SHR, OP_BAND, OP_BOR, OP_XOR,
     OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
     OP_AND, OP_OR,          /* && || */
+    OP_INDEX,               /* xs ! k: the element at a static position */
     OP_NEG, OP_NOT,         /* unary - and ! */
     /* the built-in functions on scalars (docs/language.md, 6.3); OP_FPOW is
      * pow x y on floats, OP_POW the static power ^ */

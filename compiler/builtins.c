@@ -160,6 +160,8 @@ static noreturn void function_minus(Spec *s, Value *b, Loc loc) {
     diag_abort();
 }
 
+static Value *index_at(Spec *s, Value *xs, Value *k, Loc loc);
+
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
     if (!b) {
         if (value_is_static(a)) return located(static_unary(s, op, a, loc), loc);
@@ -170,6 +172,7 @@ Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
         st->alu = op;
         return value_rt(s, ir_add_result(s->prog, st, -1, t));
     }
+    if (op == OP_INDEX) return index_at(s, a, b, loc);
     if (op == OP_SUB && a->kind == V_FUNC && b->kind != V_FUNC) function_minus(s, b, loc);
     if (value_is_static(a) && value_is_static(b)) return located(static_binary(s, op, a, b, loc), loc);
     if (op == OP_POW) runtime_power(s, a, b, loc);
@@ -644,11 +647,81 @@ static Value *b_replicate(Spec *s, Value **args, Loc loc) {
     return value_rt(s, ir_add_result(s->prog, st, (int)k, t));
 }
 
+/* ---- arrays that change length or index (docs/language.md, 6.4) ---- */
+
+/* An array argument; a list literal of run-time elements is built first. */
+static IrVal *array_arg(Spec *s, Value *v, Loc loc, const char *what) {
+    if (v->kind == V_LIST && !value_is_static(v)) v = spec_build(s, v->n, v->elems, loc);
+    return spec_expect_array(s, v, loc, what);
+}
+
+static Value *b_half(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = array_arg(s, args[2], loc, "the argument of half");
+    if (xs->log_len < 1) diag_error(loc, "half needs an array of at least 2 elements, got 1");
+    uint64_t mask = check_mask(s, args[0], xs->log_len, loc, "half");
+    int64_t b = spec_expect_int(s, args[1], loc, "the sub-array of half");
+    if (b != 0 && b != 1) diag_error(loc, "half takes sub-array 0 or 1 (the parity of i & m), got %lld", (long long)b);
+    IrStmt *st = ir_append(s->prog, s->body, IR_HALF, loc, 1, &xs);
+    st->mask = mask;
+    st->k = (int)b;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len - 1, xs->elem));
+}
+
+static Value *b_join(Spec *s, Value **args, Loc loc) {
+    IrVal *pair[2] = {array_arg(s, args[1], loc, "the first array of join"),
+                      array_arg(s, args[2], loc, "the second array of join")};
+    if (pair[0]->log_len != pair[1]->log_len)
+        diag_error(loc, "join of arrays of different lengths: 2^%d and 2^%d", pair[0]->log_len, pair[1]->log_len);
+    if (!elem_equal(pair[0]->elem, pair[1]->elem))
+        diag_error(loc, "join of arrays of different element types: %s and %s", elem_text(s->arena, pair[0]->elem),
+                   elem_text(s->arena, pair[1]->elem));
+    int n = pair[0]->log_len + 1;
+    if (n > MAX_LOG_LEN) diag_error(loc, "array length 2^%d exceeds the limit of 2^%d elements", n, MAX_LOG_LEN);
+    uint64_t mask = check_mask(s, args[0], n, loc, "join");
+    IrStmt *st = ir_append(s->prog, s->body, IR_JOIN, loc, 2, pair);
+    st->mask = mask;
+    return value_rt(s, ir_add_result(s->prog, st, n, pair[0]->elem));
+}
+
+static Value *b_shift(Spec *s, Value **args, Loc loc) {
+    int64_t d = spec_expect_int(s, args[0], loc, "the distance of shift");
+    IrVal *xs = array_arg(s, args[2], loc, "the argument of shift");
+    const ElemType *t = xs->elem;
+    Value *fill = spec_coerce(s, args[1], t, loc);
+    IrVal **ins = NEW_ARRAY(s->arena, IrVal *, t->nslots + 1);
+    spec_flatten(s, fill, ins);
+    ins[t->nslots] = xs;
+    IrStmt *st = ir_append(s->prog, s->body, IR_SHIFT, loc, t->nslots + 1, ins);
+    st->dist = d;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len, t));
+}
+
+static Value *b_loglen(Spec *s, Value **args, Loc loc) {
+    return value_int(s, array_arg(s, args[0], loc, "the argument of loglen")->log_len);
+}
+
+/* xs ! k: a static list gives its element, an array an index statement per
+ * slot (or the scalars it was built from). */
+static Value *index_at(Spec *s, Value *xs, Value *k, Loc loc) {
+    int64_t i = spec_expect_int(s, k, loc, "the position of '!'");
+    if (xs->kind == V_LIST && value_is_static(xs)) {
+        if (i < 0 || i >= xs->n)
+            diag_error(loc, "position %lld is out of range for a list of %d elements", (long long)i, xs->n);
+        return xs->elems[i];
+    }
+    IrVal *arr = array_arg(s, xs, loc, "the left operand of '!'");
+    if (i < 0 || i >> arr->log_len)
+        diag_error(loc, "position %lld is out of range for an array of 2^%d elements (0 <= k < %lld)", (long long)i,
+                   arr->log_len, 1LL << arr->log_len);
+    return spec_index(s, arr, i, loc);
+}
+
 static const Builtin builtins[] = {
     {"parm", 3, b_parm}, {"two", 2, b_two}, {"col", 3, b_col}, {"coli", 3, b_coli}, {"vcolumn", 2, b_vcolumn},
     {"bmmc", 2, b_bmmc}, {"map", 2, b_map}, {"mapi", 2, b_mapi}, {"zip", 2, b_zip}, {"unzip", 1, b_unzip},
     {"replicate", 2, b_replicate}, {"reduce", 3, b_reduce}, {"reduceblocks", 4, b_reduceblocks},
     {"expand", 2, b_expand},
+    {"half", 3, b_half}, {"join", 3, b_join}, {"shift", 3, b_shift}, {"loglen", 1, b_loglen},
     {"mat", 1, b_mat}, {"matof", 2, b_matof}, {"bitperm", 2, b_bitperm},
     {"min", 2, b_min}, {"max", 2, b_max}, {"sqrt", 1, b_sqrt}, {"sin", 1, b_sin}, {"cos", 1, b_cos},
     {"exp", 1, b_exp}, {"log", 1, b_log}, {"tanh", 1, b_tanh}, {"floor", 1, b_floor}, {"ceil", 1, b_ceil},

@@ -495,9 +495,9 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
         const IrVal *xs = s->args[0];
         Node **src = lookup(E, s, xs);
         if (ir_is_scalar(xs) || !ir_is_scalar(r) || r->elem->is_tuple) fail(E, s, "not an array to a scalar");
-        if (s->index < 0 || s->index >= (1 << xs->log_len) || s->slot < 0 || s->slot >= xs->elem->nslots)
-            fail(E, s, "index %d.%d out of range", s->index, s->slot);
-        int k = s->index * xs->elem->nslots + s->slot;
+        if (s->at < 0 || s->at >> xs->log_len || s->slot < 0 || s->slot >= xs->elem->nslots)
+            fail(E, s, "index %lld.%d out of range", (long long)s->at, s->slot);
+        int k = (int)s->at * xs->elem->nslots + s->slot;
         if (slot_prim(xs, k) != p) fail(E, s, "result type %s, the slot is %s", prim_name(p), prim_name(slot_prim(xs, k)));
         out[0] = src[k];
         return out;

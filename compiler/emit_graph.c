@@ -425,7 +425,8 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cud
     Arena a = {0};
     const char **params = NEW_ARRAY(&a, const char *, b->nparams + 1);
     for (int j = 0; j < b->nparams; j++)
-        params[j] = arena_printf(&a, "((const %s *)i%d)[%d]", ctype(&n->in[j]), j, n->load_index[j]);
+        params[j] = arena_printf(&a, "((const %s *)i%d)[%lld]", ctype(&n->in[j]), j,
+                                 (long long)n->load_index[j]);
     int total = 0;
     for (int r = 0; r < b->nresults; r++) total += emit_elem_slots(b->results[r]);
     const char **results = NEW_ARRAY(&a, const char *, total + 1);
@@ -440,6 +441,76 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, bool cud
     emit_elem_body(out, b, params, results, "s_", 4, NULL);
     arena_free(&a);
     fputs("}\n\n", out);
+}
+
+/* ---- GATHER: half, join and shift ---- */
+
+/* One statement's step of the index map, from the element i of its result
+ * to the element i of its source, for a one-source statement (a two-array
+ * join is the node's only statement: emit_gather_loads). A shift whose
+ * source element is outside sets fill to its number (the first such, from
+ * the outermost, decides), and i goes on unused. */
+static void emit_gather_step(FILE *out, const IrStmt *s, int shift_number, int n) {
+    unsigned low = s->op == IR_SHIFT ? 0 : (unsigned)__builtin_ctzll(s->mask);
+    unsigned long long below = (1ULL << low) - 1;
+    if (s->op == IR_HALF) {     /* a bit inserted at lsb(m), set so that parity(i & m) = b */
+        fprintf(out, "        i = ((i & ~0x%llxull) << 1) | (i & 0x%llxull);\n", below, below);
+        fprintf(out, "        i |= (uint64_t)(parm_parity(i & 0x%llxull) ^ %d) << %u;\n", (unsigned long long)s->mask,
+                s->k, low);
+    } else if (s->op == IR_JOIN) {  /* bit lsb(m) deleted */
+        fprintf(out, "        i = ((i >> %u) << %u) | (i & 0x%llxull);\n", low + 1, low, below);
+    } else {    /* i - d, compared before subtracting; d clamped to +-2^n (all fill) */
+        long long len = 1LL << n, d = s->dist > len ? len : s->dist < -len ? -len : (long long)s->dist;
+        if (d >= 0) fprintf(out, "        if (!fill && i < %lluull) fill = %d;\n", (unsigned long long)d, shift_number);
+        else fprintf(out, "        if (!fill && i >= %lluull) fill = %d;\n", (unsigned long long)(len + d), shift_number);
+        fprintf(out, "        i -= (uint64_t)%lldll;\n", d);
+    }
+}
+
+/* The statements outermost first: the node's own, then the fused ones. */
+static const IrStmt *gather_at(const PlanNode *n, int k) { return k == 0 ? n->stmt : n->pre[n->npre - k]; }
+
+/* Element x of the result: its source element i through every statement's
+ * index map, or a shift's fill. */
+static void emit_gather_loads(FILE *out, const PlanNode *n) {
+    int nstmts = n->npre + 1, shifts = 0;
+    const IrStmt *last = gather_at(n, nstmts - 1);
+    bool two_arrays = last->op == IR_JOIN && last->args[0] != last->args[1];
+    fputs("        uint64_t i = x;\n", out);
+    for (int k = 0; k < nstmts; k++) shifts += gather_at(n, k)->op == IR_SHIFT;
+    if (shifts) fputs("        int fill = 0;\n", out);
+    if (two_arrays)     /* the half parity(i & m) says */
+        fprintf(out, "        const int upper = parm_parity(i & 0x%llxull);\n", (unsigned long long)last->mask);
+    for (int k = 0, number = 0; k < nstmts; k++) {
+        const IrStmt *s = gather_at(n, k);
+        emit_gather_step(out, s, s->op == IR_SHIFT ? ++number : 0, s->res[0]->log_len);
+    }
+    for (int slot = 0; slot < n->nout; slot++) {
+        const char *t = ctype(&n->out[slot]);
+        fprintf(out, "        ((%s *)o%d)[x] = ", t, slot);
+        for (int k = 0, number = 0; k < nstmts; k++) {
+            const IrStmt *s = gather_at(n, k);
+            if (s->op == IR_SHIFT) fprintf(out, "fill == %d ? parm_arg%d : ", ++number, s->args[slot]->id);
+        }
+        if (two_arrays)
+            fprintf(out, "upper ? ((const %s *)i%d)[i] : ((const %s *)i%d)[i];\n", t, n->nout + slot, t, slot);
+        else fprintf(out, "((const %s *)i%d)[i];\n", t, slot);
+    }
+}
+
+static void emit_gather(FILE *out, const PlanNode *n, const char *name, bool cuda) {
+    fprintf(out, "%s %s(", cuda ? "static __global__ void" : "static void", name);
+    plane_params(out, "i", n->nin, true, true);
+    plane_params(out, "o", n->nout, false, false);
+    node_arg_params(out, n);
+    fputs(")\n{\n", out);
+    node_arg_loads(out, n);
+    if (cuda)
+        fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
+                     "x += (uint64_t)gridDim.x * blockDim.x) {\n", 1ULL << n->n);
+    else fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", 1ULL << n->n);
+    emit_gather_loads(out, n);
+    fputs("    }\n}\n\n", out);
 }
 
 /* ---- COPY_PAD and COPY_CUT (an entry of any length) ---- */
@@ -537,10 +608,12 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         fputs(cuda ? "))) return status;\n" : ");\n", out);
         break;
     case NODE_EXPAND:
+    case NODE_GATHER:
         if (cuda) fprintf(out, "    %s<<<%llu, 256, 0, ctx->stream>>>(", name, launch_blocks(n));
         else fprintf(out, "    %s(", name);
         plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, false);
+        node_arg_values(out, a, e, n);
         fputs(");\n", out);
         if (cuda) fputs("    PARM_CHECK(ctx, cudaGetLastError());\n", out);
         break;
@@ -658,6 +731,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, bool cuda, EmitChain chain, 
         case NODE_EXPAND: emit_expand(out, n, name, cuda); break;
         case NODE_FILL: emit_fill(out, n, name, cuda); break;
         case NODE_SERIAL: emit_serial(out, n, name, cuda); break;
+        case NODE_GATHER: emit_gather(out, n, name, cuda); break;
         case NODE_COPY:
             if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, cuda);
             break;

@@ -466,6 +466,61 @@ static void fill_stmt(Graph *g, const IrStmt *s) {
     add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
 }
 
+static bool gather_op(IrOp op) { return op == IR_HALF || op == IR_JOIN || op == IR_SHIFT; }
+
+/* A half, a shift, or a join of an array with itself: element x of the
+ * result is one element of one array. */
+static bool one_source(const IrStmt *s) {
+    return s->op == IR_HALF || s->op == IR_SHIFT || (s->op == IR_JOIN && s->args[0] == s->args[1]);
+}
+
+static const IrVal *gather_source(const IrStmt *s) { return s->args[s->nargs - 1]; }
+
+/* Whether s's result goes only into the one-source gather after it, whose
+ * kernel then does s's work too (its index map composed). */
+static bool fused_gather(const Graph *g, const IrStmt *s) {
+    const IrVal *v = s->res[0];
+    if (!one_source(s)) return false;
+    const IrBody *body = g->f->body;
+    for (int i = 0; i < body->nstmts; i++) {
+        const IrStmt *t = body->stmts[i];
+        int reads = 0;      /* a join of v with itself reads it twice */
+        for (int a = 0; a < t->nargs; a++) reads += t->args[a] == v;
+        if (reads) return reads == g->uses[idx(g, v)] && one_source(t) && gather_source(t) == v;
+    }
+    return false;   /* an entry's result, or read in a function */
+}
+
+/* half, join or shift, with the one-source ones before it that only it
+ * reads (fused_gather): one kernel, reading the arrays they move. */
+static void gather_stmt(Graph *g, const IrStmt *s) {
+    if (fused_gather(g, s)) return;
+    const IrStmt *first = s;
+    while (one_source(first) && gather_source(first)->def && gather_op(gather_source(first)->def->op) &&
+           fused_gather(g, gather_source(first)->def))
+        first = gather_source(first)->def;
+    /* its sources: the one array, or a join's two */
+    int first_array = one_source(first) ? first->nargs - 1 : 0;
+    for (int a = first_array; a < first->nargs; a++) close_tail(g, first->args[a]);
+    const IrVal *r = s->res[0];
+    Build *b = new_build(g, NODE_GATHER, r->log_len);
+    b->node.stmt = s;
+    int npre = 0;
+    for (const IrStmt *t = s; t != first; t = gather_source(t)->def) npre++;
+    const IrStmt **pre = NEW_ARRAY(g->arena, const IrStmt *, npre > 0 ? npre : 1);
+    int at = npre;
+    for (const IrStmt *t = gather_source(s)->def; at > 0; t = gather_source(t)->def) pre[--at] = t;
+    b->node.pre = pre;
+    b->node.npre = npre;
+    for (int a = first_array; a < first->nargs; a++)
+        add_ids(g, &b->in, &b->nin, planes_of(g, first, first->args[a]), first->args[a]->elem->nslots);
+    for (int i = 0; i <= npre; i++) {
+        const IrStmt *t = i < npre ? pre[i] : s;
+        if (t->op == IR_SHIFT) add_args(g, b, t, (const IrVal *const *)t->args, t->nargs - 1);
+    }
+    add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
+}
+
 static bool in_group(const Graph *g, const IrVal *v) {
     for (int i = 0; i < g->ngroup; i++)
         for (int r = 0; r < g->group[i]->nres; r++)
@@ -484,12 +539,12 @@ static void flush_group(Graph *g) {
     body->params = NEW_ARRAY(g->arena, IrVal *, g->ngroup);
     body->stmts = NEW_ARRAY(g->arena, IrStmt *, g->ngroup);
     body->results = NEW_ARRAY(g->arena, IrVal *, g->ngroup);
-    int *load_index = NEW_ARRAY(g->arena, int, g->ngroup);
+    int64_t *load_index = NEW_ARRAY(g->arena, int64_t, g->ngroup);
     for (int i = 0; i < g->ngroup; i++) {
         const IrStmt *s = g->group[i];
         if (s->op == IR_INDEX && !in_group(g, s->args[0])) {
             const int *ids = planes_of(g, s, s->args[0]);
-            load_index[body->nparams] = s->index;
+            load_index[body->nparams] = s->at;
             body->params[body->nparams++] = s->res[0];
             add_ids(g, &b->in, &b->nin, &ids[s->slot], 1);
             continue;
@@ -578,6 +633,7 @@ static void visit(Graph *g, const IrStmt *s) {
     else if (s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS) reduce_stmt(g, s);
     else if (s->op == IR_EXPAND) expand_stmt(g, s);
     else if (s->op == IR_REPLICATE) fill_stmt(g, s);
+    else if (gather_op(s->op)) gather_stmt(g, s);
     else refuse(g, s, arena_printf(g->arena, "%s at the entry's level", ir_op_name(s->op)));
 }
 

@@ -11,7 +11,7 @@
  *   BINARY op   a b            -> s
  *   SELECT      c a b          -> s        c ? a : b
  *   CONVERT     a              -> s        to prim
- *   INDEX i,slot  xs           -> s        static index
+ *   INDEX i,slot  xs           -> s        static index (i may be up to 2^40 - 1)
  *   BUILD       s0 s1 ...      -> xs       element-major, slot-minor
  *   PARM m f    xs             -> ys       parm m f (language semantics)
  *   TWO k f     xs             -> ys       f on each of the 2^k blocks (top k bits)
@@ -26,6 +26,10 @@
  *                                          elements reduced as REDUCE does:
  *                                          2^(n-k) elements
  *   EXPAND k    ys             -> xs       each element 2^k times in a row
+ *   HALF m b    xs             -> ys       sub-array b of parm m: 2^(n-1) elements
+ *   JOIN m      ys zs          -> xs       the array whose HALF m 0 is ys and HALF m 1 is zs
+ *   SHIFT d     s0 s1 .. xs    -> ys       ys[i] = xs[i - d] where that is in range, else
+ *                                          the fill element (slots)
  *   POS A c                    -> i        (i64) A·coord ⊕ c, where coord is
  *                                          the position of the instance of
  *                                          the body holding the statement:
@@ -66,7 +70,7 @@ typedef enum {
     IR_INDEX, IR_BUILD,
     IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
     IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS, IR_TABLE,
-    IR_REDUCEBLOCKS, IR_EXPAND,
+    IR_REDUCEBLOCKS, IR_EXPAND, IR_HALF, IR_JOIN, IR_SHIFT,
     IR_OP_COUNT
 } IrOp;
 
@@ -88,9 +92,12 @@ struct IrStmt {
     Op alu;                     /* UNARY, BINARY, TERNARY (ir_op_is_alu) */
     Prim to;                    /* CONVERT */
     Scalar cval;                /* CONST */
-    int index, slot;            /* INDEX */
-    uint64_t mask;              /* PARM, COL */
-    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND; TABLE: 2^k entries */
+    int64_t at;                 /* INDEX: the element */
+    int index;                  /* TABLE: the table's number */
+    int slot;                   /* INDEX */
+    uint64_t mask;              /* PARM, COL, HALF, JOIN */
+    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND; TABLE: 2^k entries; HALF: the sub-array b */
+    int64_t dist;               /* SHIFT: d */
     const Scalar *tab;          /* TABLE: the entries, of the result's type */
     F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */
     bool own_mat;               /* mat is this statement's alone: passes may rewrite it in place */

@@ -479,7 +479,7 @@ static Buf *eval_index(Eval *E, const IrStmt *s) {
     Buf *xs = E->vals[s->args[0]->id];
     long len = buf_len(xs);
     Buf *out = buf_new(xs->batch, -1, s->res[0]->elem);
-    for (long b = 0; b < xs->batch; b++) out->planes[0][b] = xs->planes[s->slot][b * len + s->index];
+    for (long b = 0; b < xs->batch; b++) out->planes[0][b] = xs->planes[s->slot][b * len + s->at];
     return out;
 }
 
@@ -508,6 +508,64 @@ static Buf *eval_replicate(Eval *E, const IrStmt *s, long batch) {
             for (long i = 0; i < len; i++) out->planes[k][b * len + i] = v;
         }
     }
+    return out;
+}
+
+/* half m b: element i with parity(i & m) = b goes to index i without bit
+ * lsb(m), as parm m splits its argument. */
+static Buf *eval_half(Eval *E, const IrStmt *s, long batch) {
+    bool owned;
+    Buf *xs = arg_at(E, s->args[0], batch, &owned);
+    long len = buf_len(xs), half = len / 2;
+    Buf *out = buf_new(batch, xs->log_len - 1, xs->elem);
+    int low = lowest_bit(s->mask);
+    for (long i = 0; i < len; i++) {
+        if (__builtin_parityll((uint64_t)i & s->mask) != s->k) continue;
+        long dst = (long)delete_bit((uint64_t)i, low);
+        for (int k = 0; k < xs->elem->nslots; k++)
+            for (long b = 0; b < batch; b++) out->planes[k][b * half + dst] = xs->planes[k][b * len + i];
+    }
+    if (owned) buf_free(xs);
+    return out;
+}
+
+/* join m ys zs: element i is element "i without bit lsb(m)" of ys or zs, as
+ * parity(i & m) says: the inverse of the two halves. */
+static Buf *eval_join(Eval *E, const IrStmt *s, long batch) {
+    bool owned[2];
+    Buf *part[2] = {arg_at(E, s->args[0], batch, &owned[0]), arg_at(E, s->args[1], batch, &owned[1])};
+    long half = buf_len(part[0]), len = 2 * half;
+    Buf *out = buf_new(batch, s->res[0]->log_len, s->res[0]->elem);
+    int low = lowest_bit(s->mask);
+    for (long i = 0; i < len; i++) {
+        const Buf *from = part[__builtin_parityll((uint64_t)i & s->mask)];
+        long src = (long)delete_bit((uint64_t)i, low);
+        for (int k = 0; k < out->elem->nslots; k++)
+            for (long b = 0; b < batch; b++) out->planes[k][b * len + i] = from->planes[k][b * half + src];
+    }
+    for (int a = 0; a < 2; a++)
+        if (owned[a]) buf_free(part[a]);
+    return out;
+}
+
+/* shift d: element i is xs[i - d] when 0 <= i - d < len, else the fill
+ * element (the statement's first arguments, one per slot). */
+static Buf *eval_shift(Eval *E, const IrStmt *s, long batch) {
+    int ns = s->nargs - 1;
+    bool owned;
+    Buf *xs = arg_at(E, s->args[ns], batch, &owned);
+    long len = buf_len(xs);
+    Buf *out = buf_new(batch, xs->log_len, xs->elem);
+    for (int k = 0; k < ns; k++) {
+        const Buf *fill = E->vals[s->args[k]->id];
+        for (long b = 0; b < batch; b++)
+            for (long i = 0; i < len; i++) {
+                /* |d| may be up to 2^63: compare before subtracting */
+                bool inside = s->dist >= 0 ? s->dist <= i : s->dist >= i - len + 1;
+                out->planes[k][b * len + i] = inside ? xs->planes[k][b * len + i - s->dist] : at(fill, b, batch);
+            }
+    }
+    if (owned) buf_free(xs);
     return out;
 }
 
@@ -616,6 +674,9 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
     case IR_BUILD: outs[0] = eval_build(E, s); break;
     case IR_REPLICATE: outs[0] = eval_replicate(E, s, batch); break;
     case IR_ZIP: outs[0] = eval_zip(E, s, batch); break;
+    case IR_HALF: outs[0] = eval_half(E, s, batch); break;
+    case IR_JOIN: outs[0] = eval_join(E, s, batch); break;
+    case IR_SHIFT: outs[0] = eval_shift(E, s, batch); break;
     case IR_UNZIP: eval_unzip(E, s, batch, outs); break;
     case IR_REDUCE: eval_reduce(E, s, batch, outs); break;
     case IR_REDUCEBLOCKS: outs[0] = eval_reduceblocks(E, s, batch); break;

@@ -44,8 +44,10 @@ static void print_attrs(FILE *out, const IrStmt *s) {
         break;
     }
     case IR_UNARY: case IR_BINARY: case IR_TERNARY: fprintf(out, ".%s", op_info(s->alu)->name); break;
-    case IR_INDEX: fprintf(out, " %d.%d", s->index, s->slot); break;
-    case IR_PARM: case IR_COL: fprintf(out, " 0x%" PRIx64, s->mask); break;
+    case IR_INDEX: fprintf(out, " %" PRId64 ".%d", s->at, s->slot); break;
+    case IR_PARM: case IR_COL: case IR_JOIN: fprintf(out, " 0x%" PRIx64, s->mask); break;
+    case IR_HALF: fprintf(out, " 0x%" PRIx64 " %d", s->mask, s->k); break;
+    case IR_SHIFT: fprintf(out, " %" PRId64, s->dist); break;
     case IR_TWO: case IR_REPLICATE: case IR_EXPAND: fprintf(out, " %d", s->k); break;
     case IR_BMMC: fputc(' ', out); print_matrix(out, s->mat, s->compl); break;
     case IR_TABLE: {

@@ -65,8 +65,8 @@ static int arg_count(IrOp op) {
     switch (op) {
     case IR_CONST: case IR_POS: return 0;
     case IR_UNARY: case IR_CONVERT: case IR_INDEX: case IR_TABLE: case IR_PARM: case IR_TWO: case IR_COL: case IR_BMMC:
-    case IR_MAP: case IR_UNZIP: case IR_EXPAND: return 1;
-    case IR_BINARY: return 2;
+    case IR_MAP: case IR_UNZIP: case IR_EXPAND: case IR_HALF: return 1;
+    case IR_BINARY: case IR_JOIN: return 2;
     case IR_TERNARY: case IR_SELECT: return 3;
     default: return -1;
     }
@@ -88,6 +88,24 @@ static void check_blocks(const Verifier *v, const IrStmt *s) {
     if (!ok) shape_error(v, s, "has arguments, a result or a body of the wrong shape");
 }
 
+/* mask over the n index bits of the longer array: 0 < m < 2^n */
+static bool mask_fits(uint64_t mask, int n) { return mask && (n >= 64 || mask >> n == 0); }
+
+/* HALF, JOIN, SHIFT: the lengths, element types and attributes of ir.h. */
+static void check_length_change(const Verifier *v, const IrStmt *s) {
+    const IrVal *xs = s->args[s->nargs - 1], *r = s->res[0];
+    if (s->op == IR_HALF && (xs->log_len < 1 || r->log_len != xs->log_len - 1 || !mask_fits(s->mask, xs->log_len) ||
+                             (s->k != 0 && s->k != 1) || !elem_equal(xs->elem, r->elem)))
+        shape_error(v, s, "is not a half of its argument");
+    if (s->op == IR_JOIN && (ir_is_scalar(s->args[0]) || s->args[0]->log_len != s->args[1]->log_len ||
+                             !elem_equal(s->args[0]->elem, s->args[1]->elem) || r->log_len != xs->log_len + 1 ||
+                             !mask_fits(s->mask, r->log_len) || !elem_equal(xs->elem, r->elem)))
+        shape_error(v, s, "is not a join of two arrays of one shape");
+    if (s->op == IR_SHIFT && (ir_is_scalar(xs) || s->nargs != 1 + xs->elem->nslots || r->log_len != xs->log_len ||
+                              !elem_equal(xs->elem, r->elem)))
+        shape_error(v, s, "is not a shift of an array with a fill element");
+}
+
 static void check_form(const Verifier *v, const IrStmt *s) {
     int want = arg_count(s->op);
     if (want >= 0 && s->nargs != want) shape_error(v, s, "has the wrong number of arguments");
@@ -102,6 +120,7 @@ static void check_form(const Verifier *v, const IrStmt *s) {
                               s->args[0]->elem->is_tuple || s->args[0]->elem->prim != PRIM_I64))
         shape_error(v, s, "is not a table of scalars indexed by an i64");
     if (s->op == IR_REDUCEBLOCKS || s->op == IR_EXPAND) check_blocks(v, s);
+    if (s->op == IR_HALF || s->op == IR_JOIN || s->op == IR_SHIFT) check_length_change(v, s);
     if (s->op == IR_TWO) {
         int n = s->args[0]->log_len;
         if (s->k < 0 || s->k > n || s->body->nparams != 1 || s->body->nresults != 1 ||

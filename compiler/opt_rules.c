@@ -517,8 +517,12 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
  * scalars, with a body of its own that reads none of those arrays; or scalar
  * code that does not depend on the block (no position, no element). */
 static bool liftable(const Rewriter *r, const IrStmt *t) {
+    /* half and join with a mask over the block's bits are the same on the
+       whole array: the block's number, above, moves down one bit with the
+       sub-index (and up one in join) */
     bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
-                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_EXPAND;
+                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_EXPAND ||
+                       t->op == IR_HALF || t->op == IR_JOIN;
     bool scalar_code = t->op == IR_CONST || ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
     for (int a = 0; a < t->nargs; a++) {
@@ -530,9 +534,9 @@ static bool liftable(const Rewriter *r, const IrStmt *t) {
 }
 
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
- * two works on k more bits of blocks and a bmmc leaves the top k bits
- * alone; reduceblocks and expand keep their blocks, which never cross the
- * two's. Positions need nothing: a map's element and an inner two's block
+ * two works on k more bits of blocks, a bmmc leaves the top k bits alone,
+ * a half or join keeps its mask, and reduceblocks and expand keep their
+ * blocks, which never cross the two's. Positions need nothing: a map's element and an inner two's block
  * stay the low bits of what they become. */
 static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
     for (int i = 0; i < t->nres; i++)
@@ -1198,10 +1202,268 @@ static bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out) {
     return any;
 }
 
+/* ---- arrays that change length (half, join, shift) ---- */
+
+static uint64_t insert_zero_bit(uint64_t x, int bit) {
+    uint64_t below = (UINT64_C(1) << bit) - 1;
+    return ((x & ~below) << 1) | (x & below);
+}
+
+static uint64_t delete_bit(uint64_t x, int bit) {
+    uint64_t below = (UINT64_C(1) << bit) - 1;
+    return ((x >> (bit + 1)) << bit) | (x & below);
+}
+
+/* One value, or two constants of the same bits. */
+static bool same_scalar(const IrVal *a, const IrVal *b) {
+    if (a == b) return true;
+    const IrStmt *da = a->def, *db = b->def;
+    return da && db && da->op == IR_CONST && db->op == IR_CONST && a->elem->prim == b->elem->prim &&
+           scalar_equal(a->elem->prim, da->cval, db->cval);
+}
+
+/* shift 0 x = id */
+static bool rule_shift_zero(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_SHIFT || s->dist != 0) return false;
+    fired(r, "shift-zero", s);
+    replace(r, s, s->res[0], s->args[s->nargs - 1]);
+    return true;
+}
+
+/* shift d x xs = replicate n x when |d| >= 2^n: no element is inside */
+static bool rule_shift_out(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_SHIFT) return false;
+    int n = s->res[0]->log_len;
+    if (s->dist < (INT64_C(1) << n) && s->dist > -(INT64_C(1) << n)) return false;
+    fired(r, "shift-out", s);
+    IrVal *xs = s->args[s->nargs - 1];
+    s->op = IR_REPLICATE;
+    s->k = n;
+    s->nargs--;
+    drop_use(r, xs);
+    drain(r);
+    return true;
+}
+
+/* shift d x (shift e x xs) = shift (d + e) x xs when d and e have one sign
+ * and the fills are the same values: an element that the inner shift
+ * filled moves further out with the outer one, so it is x either way */
+static bool rule_shift_shift(Rewriter *r, IrStmt *s) {
+    IrStmt *d = s->op == IR_SHIFT ? sole_def(r, s->args[s->nargs - 1], IR_SHIFT) : NULL;
+    int64_t sum;
+    if (!d || (s->dist > 0) != (d->dist > 0) || __builtin_add_overflow(s->dist, d->dist, &sum)) return false;
+    for (int k = 0; k < s->nargs - 1; k++)
+        if (!same_scalar(s->args[k], d->args[k])) return false;
+    fired(r, "shift-shift", s);
+    s->dist = sum;
+    set_arg(r, s, s->nargs - 1, d->args[d->nargs - 1]);
+    return true;
+}
+
+/* half m b (join m ys zs) = ys or zs */
+static bool rule_half_join(Rewriter *r, IrStmt *s) {
+    IrStmt *d = s->op == IR_HALF ? s->args[0]->def : NULL;
+    if (!d || d->dead || d->op != IR_JOIN || d->mask != s->mask) return false;
+    fired(r, "half-join", s);
+    replace(r, s, s->res[0], d->args[s->k]);
+    return true;
+}
+
+/* join m (half m 0 xs) (half m 1 xs) = xs */
+static bool rule_join_half(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_JOIN) return false;
+    IrStmt *lo = s->args[0]->def, *hi = s->args[1]->def;
+    if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF || lo->mask != s->mask ||
+        hi->mask != s->mask || lo->k != 0 || hi->k != 1 || lo->args[0] != hi->args[0])
+        return false;
+    fired(r, "join-half", s);
+    replace(r, s, s->res[0], lo->args[0]);
+    return true;
+}
+
+/* half m b ∘ map f = map f ∘ half m b when f does not read its position:
+ * f runs on half the elements */
+static bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_HALF ? sole_def(r, s->args[0], IR_MAP) : NULL;
+    if (!d) return false;
+    for (int i = 0; i < d->body->nstmts; i++)
+        if (d->body->stmts[i]->op == IR_POS) return false;
+    fired(r, "half-map", s);
+    IrStmt *h = detached(r, IR_HALF, s->loc, d->args[0]);
+    h->mask = s->mask;
+    h->k = s->k;
+    IrVal *halved = ir_add_result(r->p, h, s->res[0]->log_len, d->args[0]->elem);
+    s->op = IR_MAP;
+    s->body = d->body;
+    d->body = NULL;
+    set_arg(r, s, 0, halved);
+    emit(r, out, h);
+    return true;
+}
+
+/* half m b ∘ bmmc (A,c) = bmmc (A',c') ∘ half m' b', for every invertible
+ * A: the element y = A·x ⊕ c is kept when parity(y & m) = b, that is when
+ * parity(x & m') = b' with m' the sum of the rows of A that m selects and
+ * b' = b ⊕ parity(m & c); x is then x' (its sub-index) with bit lsb(m')
+ * inserted, affine in x', and y's sub-index is y with bit lsb(m) deleted,
+ * linear in y: so the kept elements move by an affine bijection (A', c')
+ * of the sub-indices, computed here column by column. The permutation
+ * moves towards the output, on half the elements. */
+static bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_HALF ? sole_def(r, s->args[0], IR_BMMC) : NULL;
+    if (!d) return false;
+    fired(r, "half-bmmc", s);
+    const F2Mat *a = d->mat;
+    int n = a->n, low = __builtin_ctzll(s->mask);
+    uint64_t m2 = 0;
+    for (int i = 0; i < n; i++)
+        if (s->mask >> i & 1) m2 ^= a->row[i];
+    int b2 = s->k ^ f2_parity(s->mask & d->compl), low2 = __builtin_ctzll(m2);
+    IrStmt *h = detached(r, IR_HALF, s->loc, d->args[0]);
+    h->mask = m2;
+    h->k = b2;
+    IrVal *halved = ir_add_result(r->p, h, n - 1, s->res[0]->elem);
+    if (n == 1) {   /* one element kept: no permutation of it */
+        emit(r, out, h);
+        replace(r, s, s->res[0], halved);
+        return true;
+    }
+    F2Mat moved = f2_zero(n - 1);
+    for (int j = 0; j < n - 1; j++) {
+        uint64_t x = insert_zero_bit(UINT64_C(1) << j, low2);
+        x |= (uint64_t)f2_parity(x & m2) << low2;
+        uint64_t y = delete_bit(f2_apply(a, x), low);
+        for (int i = 0; i < n - 1; i++) moved.row[i] |= (y >> i & 1) << j;
+    }
+    s->op = IR_BMMC;
+    s->mask = 0;
+    s->k = 0;
+    s->compl = delete_bit(f2_apply(a, (uint64_t)b2 << low2) ^ d->compl, low);
+    s->own_mat = false;
+    set_matrix(r, s, NULL, &moved);
+    set_arg(r, s, 0, halved);
+    emit(r, out, h);
+    return true;
+}
+
+/* join m (bmmc (P,c0) ys) (bmmc (P,c1) zs) = bmmc (Q,q) (join m ys zs): the
+ * element of the inner join at i' (half h = parity(i' & m), sub-index j' =
+ * i' without bit lsb(m)) is at j = P·j' ⊕ c_h of half h in the outer one,
+ * that is at i = j with bit lsb(m) inserted so that parity(i & m) = h:
+ * affine in i', so (Q, q) is read off the images of 0 and of each e_t. */
+static uint64_t join_bmmc_image(const IrStmt *s, const F2Mat *p, const uint64_t *c, uint64_t i) {
+    int low = __builtin_ctzll(s->mask), h = f2_parity(i & s->mask);
+    uint64_t j = insert_zero_bit(f2_apply(p, delete_bit(i, low)) ^ c[h], low);
+    return j | (uint64_t)(f2_parity(j & s->mask) ^ h) << low;
+}
+
+static bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
+    if (s->op != IR_JOIN || s->args[0] == s->args[1]) return false;
+    IrStmt *d0 = sole_def(r, s->args[0], IR_BMMC), *d1 = sole_def(r, s->args[1], IR_BMMC);
+    if (!d0 || !d1 || !f2_equal(d0->mat, d1->mat)) return false;
+    fired(r, "join-bmmc", s);
+    int n = s->res[0]->log_len;
+    uint64_t c[2] = {d0->compl, d1->compl}, q = join_bmmc_image(s, d0->mat, c, 0);
+    F2Mat moved = f2_zero(n);
+    for (int t = 0; t < n; t++) {
+        uint64_t col = join_bmmc_image(s, d0->mat, c, UINT64_C(1) << t) ^ q;
+        for (int i = 0; i < n; i++) moved.row[i] |= (col >> i & 1) << t;
+    }
+    IrStmt *j = detached(r, IR_JOIN, s->loc, d0->args[0]);
+    j->mask = s->mask;
+    j->nargs = 2;
+    j->args = NEW_ARRAY(r->p->arena, IrVal *, 2);
+    j->args[0] = d0->args[0];
+    j->args[1] = d1->args[0];
+    add_use(r, d1->args[0]);
+    IrVal *joined = ir_add_result(r->p, j, n, s->res[0]->elem);
+    s->op = IR_BMMC;
+    s->mask = 0;
+    s->compl = q;
+    s->own_mat = false;
+    set_matrix(r, s, NULL, &moved);
+    IrVal *second = s->args[1];
+    s->nargs = 1;
+    drop_use(r, second);
+    set_arg(r, s, 0, joined);
+    emit(r, out, j);
+    return true;
+}
+
+/* The argument and element that element i of a half, join or shift reads
+ * (ir.h); -1 for a shift's fill. */
+static int length_source(const IrStmt *s, int64_t i, int64_t *at) {
+    int low = s->op == IR_SHIFT ? 0 : __builtin_ctzll(s->mask);
+    int64_t below = (INT64_C(1) << low) - 1;
+    if (s->op == IR_HALF) {
+        int64_t j = ((i & ~below) << 1) | (i & below);
+        *at = j | (int64_t)(__builtin_parityll((uint64_t)j & s->mask) ^ s->k) << low;
+        return 0;
+    }
+    if (s->op == IR_JOIN) {
+        *at = ((i >> (low + 1)) << low) | (i & below);
+        return __builtin_parityll((uint64_t)i & s->mask);
+    }
+    int64_t len = INT64_C(1) << s->res[0]->log_len;
+    bool inside = s->dist >= 0 ? s->dist <= i : s->dist >= i - len + 1;
+    *at = inside ? i - s->dist : 0;
+    return inside ? s->nargs - 1 : -1;
+}
+
+/* Whether a function's body works on blocks of at most 2^3 elements (or
+ * on scalars): element code on them fits one thread's registers. */
+static bool small_body(const IrBody *b) {
+    for (int i = 0; i < b->nparams; i++)
+        if (b->params[i]->log_len > 3) return false;
+    return true;
+}
+
+/* In a function's body on small blocks, a half, join or shift on arrays of
+ * at most 2^3 elements = the build of the elements it reads (index), which
+ * element code keeps in registers (2^3 elements of any type fit one
+ * thread's); at the entry's level, and in bodies on larger blocks, they
+ * stay whole-array statements (which two-lift lifts). */
+static bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
+    if ((s->op != IR_HALF && s->op != IR_JOIN && s->op != IR_SHIFT) || out == r->top || !small_body(out) ||
+        s->args[s->nargs - 1]->log_len > 3 || s->res[0]->log_len > 3)
+        return false;
+    fired(r, "lengths-build", s);
+    const IrVal *res = s->res[0];
+    int ns = res->elem->nslots, len = 1 << res->log_len;
+    IrStmt *build = NEW(r->p->arena, IrStmt);
+    build->op = IR_BUILD;
+    build->loc = s->loc;
+    build->alu = OP_COUNT;
+    build->nargs = len * ns;
+    build->args = NEW_ARRAY(r->p->arena, IrVal *, build->nargs);
+    for (int i = 0; i < len; i++)
+        for (int k = 0; k < ns; k++) {
+            int64_t at;
+            int from = length_source(s, i, &at);
+            IrVal *v = from < 0 ? s->args[k] : NULL;
+            if (from >= 0) {
+                IrStmt *ix = detached(r, IR_INDEX, s->loc, s->args[from]);
+                ix->at = at;
+                ix->slot = k;
+                v = ir_add_result(r->p, ix, -1, elem_prim(elem_slot_prim(res->elem, k)));
+                emit(r, out, ix);
+            }
+            build->args[i * ns + k] = v;
+            add_use(r, v);
+        }
+    IrVal *built = ir_add_result(r->p, build, res->log_len, res->elem);
+    emit(r, out, build);
+    replace(r, s, s->res[0], built);
+    return true;
+}
+
 /* ---- the walk ---- */
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    return rule_hoist_invariant(r, s, out) || rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
+    return rule_hoist_invariant(r, s, out) || rule_shift_zero(r, s) || rule_shift_out(r, s) ||
+           rule_shift_shift(r, s) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
+           rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) ||
+           rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
            rule_reduce_bmmc(r, s) || rule_reduceblocks_bmmc(r, s) || rule_bmmc_expand(r, s, out) ||
            rule_map_bmmc(r, s, out) || rule_map_expand(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||

@@ -103,7 +103,7 @@ static const int decl_start[] = { TOK_IDENT, TOK_ENTRY, TOK_IMPORT };
 static const int binary_ops[] = {
     TOK_OROR, TOK_ANDAND, TOK_EQEQ, TOK_NE, TOK_LT, TOK_LE, TOK_GT, TOK_GE,
     TOK_BAR, TOK_XOR, TOK_AMP, TOK_SHL, TOK_SHR, TOK_PLUS, TOK_MINUS,
-    TOK_STAR, TOK_SLASH, TOK_PERCENT, TOK_POW,
+    TOK_STAR, TOK_SLASH, TOK_PERCENT, TOK_POW, TOK_BANG,
 };
 static const int comparisons[] = { TOK_EQEQ, TOK_NE, TOK_LT, TOK_LE, TOK_GT, TOK_GE };
 /* Tokens that close or continue a construct: when one is expected, the
@@ -136,6 +136,15 @@ static char *describe_expected(Arena *a, TokSet e)
         if (n == 2)
             return "'=' or a parameter '(name : type)'";
     }
+    /* operators first: '-' and '!' are binary after an operand, not the
+       start of an expression */
+    int nops = 0;
+    for (int i = 0; i < COUNT(binary_ops); i++)
+        nops += e.tok[binary_ops[i]];
+    if (nops >= 5) {
+        operators = true;
+        remove_all(&e, binary_ops, COUNT(binary_ops));
+    }
     if (has_all(&e, expr_start, COUNT(expr_start))) {
         classes[nclass++] = "an expression";
         remove_all(&e, expr_start, COUNT(expr_start));
@@ -156,13 +165,6 @@ static char *describe_expected(Arena *a, TokSet e)
     if (has_all(&e, decl_start, COUNT(decl_start))) {
         classes[nclass++] = "a declaration";
         remove_all(&e, decl_start, COUNT(decl_start));
-    }
-    int nops = 0;
-    for (int i = 0; i < COUNT(binary_ops); i++)
-        nops += e.tok[binary_ops[i]];
-    if (nops >= 5) {
-        operators = true;
-        remove_all(&e, binary_ops, COUNT(binary_ops));
     }
     for (int i = 0; i < COUNT(closers); i++)
         closing |= e.tok[closers[i]];

@@ -43,6 +43,7 @@
 %left PLUS MINUS.
 %left STAR SLASH PERCENT.
 %right UNARY.
+%left BANG.
 %right POW.
 
 %include {
@@ -94,6 +95,7 @@ static Op binop_of(int tok)
     case TOK_GE: return OP_GE;
     case TOK_ANDAND: return OP_AND;
     case TOK_OROR: return OP_OR;
+    case TOK_BANG: return OP_INDEX;
     default: assert(!"not a binary operator"); return OP_ADD;
     }
 }
@@ -379,6 +381,8 @@ bexpr(A) ::= bexpr(L) MINUS(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) STAR(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) SLASH(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) PERCENT(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
+/* xs ! k: tighter than unary - and !, looser than ^ and application */
+bexpr(A) ::= bexpr(L) BANG(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= MINUS(O) bexpr(X). [UNARY] { A = mk_unary(ps, O, OP_NEG, X); }
 bexpr(A) ::= BANG(O) bexpr(X). [UNARY] { A = mk_unary(ps, O, OP_NOT, X); }
 /* x ^ y: the exponent may carry a sign (2 ^ -1), the base may not */

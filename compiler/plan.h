@@ -304,8 +304,12 @@ typedef struct {
  * FILL: an entry-level replicate (or one scalar value stored to a result).
  * COPY: planes copied (a result that is a parameter, or a value returned twice).
  * SERIAL: scalar statements, indexing of arrays at constants and builds of
- * small arrays, run by one thread. */
-typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_EXPAND } NodeKind;
+ * small arrays, run by one thread.
+ * GATHER: an entry-level half, join or shift (stmt, and those fused before
+ * it: pre): each element of the result read from where the statements say
+ * (the inputs: the argument's planes, join's two arguments' one after the
+ * other; args: the shifts' fills). */
+typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_EXPAND, NODE_GATHER } NodeKind;
 
 /* How a COPY node copies, for an entry of any length (EntryPlan.pad):
  * COPY_PAD from the caller's shape into the padded order (index
@@ -326,10 +330,13 @@ typedef struct {
     const PlaneRef *arg_at;
     int nargs;
     Schedule chain;             /* CHAIN */
-    const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored), EXPAND */
+    const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored), EXPAND, GATHER */
     /* REDUCE: maps applied to each element as it is loaded (a map in front
      * of a reduction costs no pass of its own); `in` holds the first one's
-     * input, of type pre_elem */
+     * input, of type pre_elem. GATHER: the halves, shifts and joins of one
+     * array with itself before `stmt` that only it reads, in program order,
+     * whose index maps its kernel composes (no pass of their own); `in`
+     * holds the first one's input */
     const IrStmt **pre;
     int npre;
     const ElemType *pre_elem;
@@ -351,7 +358,7 @@ typedef struct {
     CopyMode copy;              /* COPY */
     IrBody *serial;             /* SERIAL: its statements; params are the scalars it loads
                                    (in: one plane each, element `load_index`), results those it stores */
-    const int *load_index;
+    const int64_t *load_index;
 } PlanNode;
 
 typedef struct {

@@ -669,12 +669,36 @@ static bool element_code(const IrBody *b, Scope *sc) {
         const IrStmt *s = b->stmts[i];
         bool nested = s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS || s->op == IR_TWO || s->op == IR_COL ||
                       s->op == IR_MAP;
+        /* the optimiser makes those of at most 2^3 elements index and build (lengths-build) */
+        if (s->op == IR_HALF || s->op == IR_JOIN || s->op == IR_SHIFT) return false;
         if (s->body && (!nested || !element_code(s->body, sc))) return false;
         for (int a = 0; a < s->nargs; a++)
             if (!in_scope(sc, s->args[a])) return false;
         for (int r = 0; r < s->nres; r++) scope_add(sc, s->res[r]);
     }
     return true;
+}
+
+/* A half, join or shift in b at any depth: element code only up to 2^3
+ * elements (the optimiser's lengths-build), and a shift is never lifted. */
+static const IrStmt *length_change(const IrBody *b) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        if (t->op == IR_HALF || t->op == IR_JOIN || t->op == IR_SHIFT) return t;
+        const IrStmt *inner = t->body ? length_change(t->body) : NULL;
+        if (inner) return inner;
+    }
+    return NULL;
+}
+
+/* The refusal of a stage whose function is not element code. */
+static noreturn void not_element_code(const Sched *s, const IrStmt *stmt, const char *what) {
+    const IrStmt *t = length_change(stmt->body);
+    if (t)
+        diag_error(t->loc, "the back end does not support %s on more than 2^3 elements inside the function of a "
+                           "stage in entry '%s' yet (only half and join of a block are lifted to whole arrays); "
+                           "use --interpret", ir_op_name(t->op), s->out->func->entry);
+    unsupported(s, stmt, what);
 }
 
 /* An element body may read the entry's run-time scalar parameters too. */
@@ -691,7 +715,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         s->q_compl = f2_apply(stmt->mat, s->q_compl) ^ stmt->compl;
         return;
     case IR_TWO:
-        if (!element_body(s, stmt->body)) unsupported(s, stmt, "a two whose body is not element code");
+        if (!element_body(s, stmt->body)) not_element_code(s, stmt, "a two whose body is not element code");
         /* a LOCAL phase holds one element type in its tile (the optimiser's
            two-retype makes every two keep it) */
         if (!elem_equal(stmt->res[0]->elem, s->elem))
@@ -702,7 +726,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         push_step(s, stmt, stmt->body, s->n - stmt->k);
         return;
     case IR_MAP:
-        if (!element_body(s, stmt->body)) unsupported(s, stmt, "a map whose function is not element code");
+        if (!element_body(s, stmt->body)) not_element_code(s, stmt, "a map whose function is not element code");
         if (!elem_equal(stmt->res[0]->elem, s->elem)) {
             /* the phases' planes are at most SCHED_MAX_SLOTS: entry_plan
                refuses a wider stage before it schedules (wide_stage) */

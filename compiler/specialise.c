@@ -207,7 +207,7 @@ Value *spec_unflatten(Spec *s, const ElemType *t, IrVal **slots) {
 /* Reading an element of an array built from scalars gives the scalars back,
  * so small arrays such as a comparator's [a, b] never reach the IR as
  * build-then-index pairs. */
-Value *spec_index(Spec *s, IrVal *arr, int i, Loc loc) {
+Value *spec_index(Spec *s, IrVal *arr, int64_t i, Loc loc) {
     int nslots = arr->elem->nslots;
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, nslots);
     IrStmt *def = arr->def;
@@ -217,7 +217,7 @@ Value *spec_index(Spec *s, IrVal *arr, int i, Loc loc) {
             continue;
         }
         IrStmt *st = ir_append(s->prog, s->body, IR_INDEX, loc, 1, &arr);
-        st->index = i;
+        st->at = i;
         st->slot = k;
         slots[k] = ir_add_result(s->prog, st, -1, elem_prim(elem_slot_prim(arr->elem, k)));
     }

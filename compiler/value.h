@@ -134,7 +134,7 @@ const ElemType *spec_elem_type(Spec *s, Value *v);
 void spec_flatten(Spec *s, Value *v, IrVal **slots);
 Value *spec_unflatten(Spec *s, const ElemType *t, IrVal **slots);
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc);
-Value *spec_index(Spec *s, IrVal *arr, int i, Loc loc);
+Value *spec_index(Spec *s, IrVal *arr, int64_t i, Loc loc);
 Value *spec_build(Spec *s, int n, Value **elems, Loc loc);
 int spec_log_len(Spec *s, int64_t len, Loc loc);   /* checks power of two and the limit */
 

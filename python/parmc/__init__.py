@@ -4,8 +4,9 @@ from ._build import auto_arch, auto_target, cache_root, compile, find_parmc, loa
 from ._errors import (ArgumentTypeError, ArgumentValueError, CallError, CompileError, Error, ManifestError,
                       ToolError)
 from ._program import EntryFunction, Program
+from ._sortops import argsort, sort, topk
 
 __version__ = "0.1.0"
 __all__ = ["compile", "load", "Program", "EntryFunction", "Error", "ToolError", "CompileError", "ManifestError",
            "ArgumentTypeError", "ArgumentValueError", "CallError", "auto_target", "auto_arch", "cache_root",
-           "find_parmc"]
+           "find_parmc", "sort", "argsort", "topk"]

@@ -123,6 +123,10 @@ class TorchAdapter:
         """The stream handle of a call: the given one (a torch.cuda.Stream or a raw handle),
         else torch's current stream on the device."""
         if given is None:
+            # the raw handle without building a torch.cuda.Stream, as the fast path does
+            raw = getattr(self.torch._C, "_cuda_getCurrentRawStream", None)
+            if raw is not None:
+                return raw(device) or CUDA_STREAM_LEGACY
             s = self.torch.cuda.current_stream(device)
         elif isinstance(given, int):
             return given or CUDA_STREAM_LEGACY

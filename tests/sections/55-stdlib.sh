@@ -7,10 +7,10 @@
 #   - `make install`, and the installed parmc finding its stdlib.
 mkdir -p "$TMP/std"
 
-# std_prog TYPE LOG EXPR FILE: a program importing sort and perm, with the
+# std_prog TYPE LOG EXPR FILE: a program importing sort, topk and perm, with the
 # entry main (xs : [2^LOG]TYPE) = EXPR
 std_prog() {
-    printf 'import "sort"\nimport "perm"\nentry main (xs : [2^%s]%s) = %s\n' "$2" "$1" "$3" >"$4"
+    printf 'import "sort"\nimport "topk"\nimport "perm"\nentry main (xs : [2^%s]%s) = %s\n' "$2" "$1" "$3" >"$4"
 }
 
 # std_input TYPE LOG SEED: 2^LOG random values of TYPE, a slice of a pool
@@ -106,6 +106,15 @@ std_case i32 4 12 "bpm_sort_rows asc 4 0 xs" - bpm_sort asc 1
 std_case i32 6 13 "merge_halves_rows asc 2 4 xs" "halves asc 16" merge_halves asc 16
 std_case i32 5 14 "rows 3 (bpm_merge desc 2) xs" "interleaved desc 4" bpm_merge desc 4
 std_case i32 3 15 "rows 0 (bitonic_sort asc 3) xs" - bitonic_sort asc 8
+# with indices, stably (ties are frequent in 2^n keys drawn from a pool): the
+# values and indices of the stable sort, or of its first 2^j (topk.parm)
+std_case i32 4 19 "sort_idx idx_asc 4 xs" - sort_idx asc 16 16
+std_case i16 5 20 "sort_idx idx_desc 5 xs" - sort_idx desc 32 32
+std_case u8 6 21 "sort_idx_rows idx_asc 3 3 xs" - sort_idx asc 8 8
+std_case i32 5 22 "sort_idx_rows idx_desc 1 4 xs" - sort_idx desc 16 16
+std_case i64 6 23 "topk_idx_rows idx_desc 2 2 xs" - sort_idx desc 16 4
+std_case u8 6 24 "topk_idx_rows idx_asc 0 3 xs" - sort_idx asc 64 8
+std_case i32 5 25 "topk_idx_rows idx_desc 3 0 xs" - sort_idx desc 4 1
 
 # ---- perm.parm
 perm_cases=(
@@ -239,7 +248,8 @@ if "$PARMC" --check -I >/dev/null 2>&1; [ $? -eq 2 ]; then pass; else fail "impo
 mkdir -p "$TMP/c"
 python3 tests/tools/gen.py i32 1024 50 >"$TMP/std/in1024.txt"
 for expr in "bitonic_sort desc 10 xs" "bpm_sort asc 10 xs" "bitonic_sort_rows asc 4 6 xs" \
-    "crinkle [4, 3, 3] 1 2 (flip [4, 3, 3] [0, 2] xs)" "gray 10 (bitrotl 10 3 xs)"; do
+    "crinkle [4, 3, 3] 1 2 (flip [4, 3, 3] [0, 2] xs)" "gray 10 (bitrotl 10 3 xs)" \
+    "sort_idx_rows idx_desc 2 8 xs" "argsort idx_asc 10 xs"; do
     std_prog i32 10 "$expr" "$TMP/std/prog.parm"
     c_vs_interp "stdlib: $expr" "$TMP/std/prog.parm" main "$TMP/std/in1024.txt"
 done

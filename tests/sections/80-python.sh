@@ -1,8 +1,10 @@
 # The Python package (python/, docs/python.md) through the C target and NumPy:
-# tests/python/test_numpy.py, one line a test; then `pip install ./python` with
-# the parmc it builds and bundles. Both run in the tests' virtual environment,
-# build/venv (tests/tools/venv.sh: numpy, setuptools, wheel), never in the
-# user's own Python. The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh,
+# tests/python/test_numpy.py and test_sort.py (parmc.sort, argsort, topk), one
+# line a test; then `pip install ./python` with the parmc it builds and
+# bundles. Both run in the tests' virtual environment, build/venv
+# (tests/tools/venv.sh: numpy, setuptools, wheel), never in the user's own
+# Python. The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh and
+# tests/gpu/sort_ops.sh,
 # run on a GPU machine.
 VENV=build/venv
 if ! bash tests/tools/venv.sh "$VENV" >"$TMP/venv.out" 2>&1; then
@@ -11,7 +13,7 @@ if ! bash tests/tools/venv.sh "$VENV" >"$TMP/venv.out" 2>&1; then
 fi
 PY=$VENV/bin/python
 
-PARMC="$(cd "$(dirname "$PARMC")" && pwd)/$(basename "$PARMC")" $PY tests/python/run.py test_numpy \
+PARMC="$(cd "$(dirname "$PARMC")" && pwd)/$(basename "$PARMC")" $PY tests/python/run.py test_numpy test_sort \
     >"$TMP/py.out" 2>"$TMP/py.err"
 while read -r status name rest; do
     case $status in

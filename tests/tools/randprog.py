@@ -34,7 +34,11 @@ The programs combine what found the bugs of issue 11:
   any size;
 - entries of any length: the array parameter with a pad (`max`, `min` or a
   literal, field by field for tuples), one- or two-dimensional (rows), and
-  inputs of random lengths and shapes, 0 and the full size among them.
+  inputs of random lengths and shapes, 0 and the full size among them;
+- arrays that change length or index (issue 26): the halves of a mask
+  changed on their own and joined by it or another, shifts (past either
+  end too, or by a distance read off `loglen`), an element at a static
+  position (`xs ! k`) combined with every element.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
 the features left out. --chain keeps to what they compile for several GPUs
@@ -75,10 +79,16 @@ FEATURES = (
                        # too: work that does not depend on the function's
                        # parameters, which the optimiser moves out
     "one_element",     # arrays of 2^0 elements (ranged entries from n = 0 too)
+    "lengths",         # half, join, shift, xs ! k and loglen (docs/language.md,
+                       # 6.4): an array split into halves that are changed and
+                       # joined again, shifts with a fill, an element read at a
+                       # static position and combined with every element
+    "big_lengths",     # those in a two or parm's function on a block of more
+                       # than 2^3 elements (element code on the whole block)
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
-BACKEND_REFUSES = ("big_reductions",)
+BACKEND_REFUSES = ("big_reductions", "big_lengths")
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
                                    "invariant_work", "one_element", "block_totals", "row_reductions")
 
@@ -451,6 +461,12 @@ class Gen:
             weights["block_total"] = 0.4
         if self.has("row_reductions") and not self.long:
             weights["row_reduce"] = 0.6
+        # in a function, half, join and shift are element code on the block
+        if self.has("lengths") and not self.long and \
+                (depth == 0 or self.has("big_lengths") or (s.fixed() and s.lo <= 3)):
+            weights.update({"shift": 0.7, "index": 0.5})
+            if s.lo >= 1:
+                weights["halves"] = 1
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
         if depth > 0 and not self.has("retyping_bodies"):
@@ -578,6 +594,41 @@ class Gen:
         exprs = [self.combine(u, x, y) for (x, u), (y, _) in zip(la, lb)]
         return "map (\\(%s, %s) -> %s) (zip %s (replicate %s %s))" % (
             pa, pb, build(t, exprs), arg, s.text(), paren(self.reduction(t, arg))), t
+
+    def stage_halves(self, s, t, arg, depth, pool):
+        """parm's split and stitch written out: the halves of one mask,
+        changed on their own, joined by the same mask or another."""
+        m = paren(self.mask(s))
+        halves = ["half %s %d %s" % (m, b, arg) for b in (0, 1)]
+        for b in (0, 1):
+            r = self.rng.random()
+            if r < 0.4:
+                halves[b] = "%s (%s)" % (self.map_to(t, t, False), halves[b])
+            elif r < 0.6:
+                halves[b] = "%s (%s)" % (self.shift_of(s.minus(1), t, "(%s)" % halves[b]), halves[b])
+        m2 = m if self.chance(0.5) else paren(self.mask(s))
+        return "join %s (%s) (%s)" % (m2, halves[0], halves[1]), t
+
+    def shift_of(self, s, t, arg):
+        """`shift D FILL`: D past either end sometimes, or read off arg's
+        length (loglen)."""
+        n = 2 ** s.lo
+        choices = [str(self.rng.randint(-n - 1, n + 1)), "1", "-1"]
+        if s.lo >= 1:
+            choices.append("2^(loglen %s - 1)" % arg)
+        fill = build(t, [self.literal(u) for u in leaf_types(t)])
+        return "shift (%s) %s" % (self.rng.choice(choices), paren(fill))
+
+    def stage_shift(self, s, t, arg, depth, pool):
+        return "%s %s" % (self.shift_of(s, t, arg), arg), t
+
+    def stage_index(self, s, t, arg, depth, pool):
+        """The element at a static position combined with every element."""
+        pa, la = self.pattern(t, "p")
+        pb, lb = self.pattern(t, "q")
+        exprs = [self.combine(u, x, y) for (x, u), (y, _) in zip(la, lb)]
+        return "map (\\(%s, %s) -> %s) (zip %s (replicate %s (%s ! %d)))" % (
+            pa, pb, build(t, exprs), arg, s.text(), arg, self.rng.randrange(2 ** s.lo)), t
 
     def stage_take_apart(self, s, t, arg, depth, pool):
         """A function on a 2- or 4-element array written with a list pattern."""

@@ -15,6 +15,10 @@ tests/sections/55-stdlib.sh has about a hundred cases):
 Sorting functions (ARGS: ORDER ROW): OUTPUT must hold each row of ROW lines
 sorted by its first field in ORDER and be a permutation of INPUT row by row.
 bpm_vcol ORDER: one V-shaped column of comparators in ORDER.
+With indices (ARGS: ORDER ROW K): sort_idx, OUTPUT must be the values of the
+first K of each row's stable sort in ORDER (equal keys in index order), row
+after row, then their indices within the row (K = ROW: the whole sort; less:
+a top-k).
 Permutations (ARGS as in parm, a list written 1,2,3): OUTPUT[target(i)] must
 be INPUT[i]. Values are compared as text, so use integer element types."""
 import random
@@ -170,7 +174,24 @@ def target_fn(func, args):
 SORTS = ("bitonic_sort", "bpm_sort", "merge_halves", "bitonic_merge", "bpm_merge")
 
 
+def check_sort_idx(inp, out, order, row, k):
+    """The first k of each row's stable sort: values, then indices."""
+    values, indices = [], []
+    for s in range(0, len(inp), row):
+        keys = [key(l) for l in inp[s:s + row]]
+        idx = sorted(range(row), key=lambda i: (-keys[i] if order == "desc" else keys[i], i))[:k]
+        values += [inp[s + i] for i in idx]
+        indices += [str(i) for i in idx]
+    want = values + indices
+    if out != want:
+        bad = next(i for i in range(len(want)) if i >= len(out) or want[i] != out[i])
+        raise Mismatch("sort_idx differs at output line %d (%d values, then their indices)" % (bad, len(values)))
+
+
 def check(inp, out, func, args):
+    if func == "sort_idx":
+        check_sort_idx(inp, out, args[0], int(args[1]), int(args[2]))
+        return
     if func in SORTS:
         check_sort(inp, out, args[0], int(args[1]))
         return

@@ -263,7 +263,7 @@ static IrVal *mk_convert(IrProgram *p, IrBody *b, Prim to, IrVal *x)
 static IrVal *mk_index(IrProgram *p, IrBody *b, IrVal *xs, int index, int slot)
 {
     IrStmt *s = new_stmt(p, b, IR_INDEX, 1, &xs);
-    s->index = index;
+    s->at = index;
     s->slot = slot;
     return ir_add_result(p, s, -1, elem_prim(elem_slot_prim(xs->elem, slot)));
 }

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""parmc.sort, parmc.argsort and parmc.topk on CUDA tensors against torch.sort, torch.argsort
+and torch.topk (tests/gpu/sort_ops.sh runs it): every result element by element first, then
+both timed with CUDA events on the current stream (a warm-up, then the median of --runs), and
+the host time of a call after the first (on a small tensor, so that the kernels do not hide it). CuPy arrays once, when CuPy is installed.
+
+    python3 tests/gpu/sort_ops_gpu.py [--runs 20] [--quick] [--jobs 8]
+
+Exit status 1 when a result differs. The programs are built on first use (nvcc: seconds each
+for rows of 2^17); --jobs builds that many at once, and $PARMC_CACHE keeps them for the next
+run."""
+import argparse
+import os
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+os.environ.setdefault("PARMC", os.path.join(ROOT, "build", "parmc"))
+import parmc  # noqa: E402
+import torch  # noqa: E402
+
+# (op, shape, dim, k, dtype, descending or largest): the issue's shapes
+TOPK = [("topk", (64, 1 << 17), -1, k, torch.float32, True) for k in (8, 64, 256)] + [
+    ("topk", (4096, 1 << 14), -1, 64, torch.float32, True),
+    ("topk", (128, 1 << 18), -1, 64, torch.float32, True),
+    ("topk", (256, 1 << 15), -1, 8, torch.float32, True),
+    ("topk", (1024, 1 << 12), -1, 64, torch.float32, True),
+    ("topk", (1, 1 << 17), -1, 256, torch.float32, True),
+    ("topk", (64, 1 << 17), -1, 64, torch.uint16, True),        # bf16 keys as u16 (torch: widened to int32 first)
+    ("topk", (1024, 3000), -1, 50, torch.float32, False),
+]
+SORT = [
+    ("sort", (1 << 14, 1 << 10), -1, None, torch.float32, False),
+    ("sort", (1 << 16, 1 << 8), -1, None, torch.float32, False),
+    ("sort", (1024, 1 << 12), -1, None, torch.int32, True),
+    ("sort", (1 << 14, 1000), -1, None, torch.float32, False),
+    ("sort", (4096, 3000), -1, None, torch.float32, True),
+    ("argsort", (1 << 14, 1 << 10), -1, None, torch.float32, False),
+    ("argsort", (4096, 3000), -1, None, torch.int64, False),
+    ("sort", (64, 1024, 4), 1, None, torch.float32, False),      # dim 1: a transpose in the program
+    ("sort", (100, 1000, 3), 1, None, torch.float32, True),      # moved on the host
+    ("topk", (64, 1024, 8), 1, 16, torch.float32, True),
+]
+QUICK = [
+    ("topk", (1024, 1 << 12), -1, 64, torch.float32, True),
+    ("topk", (1000, 1000), -1, 7, torch.float64, False),
+    ("sort", (1024, 1 << 10), -1, None, torch.float32, False),
+    ("sort", (1000, 1000), -1, None, torch.int32, True),
+    ("argsort", (300, 3000), -1, None, torch.float32, False),
+    ("sort", (16, 256, 4), 1, None, torch.float32, False),
+    ("topk", (16, 256, 4), 1, 8, torch.float32, True),
+]
+
+
+def make(shape, dtype, gen):
+    """Random keys with ties, and NaNs and infinities for floats."""
+    if dtype.is_floating_point:
+        x = torch.randn(shape, dtype=dtype, device="cuda", generator=gen)
+        flat = x.view(-1)
+        n = flat.numel()
+        for v in (float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0):
+            flat[torch.randint(0, n, (n // 64 + 1,), device="cuda", generator=gen)] = v
+        return x
+    info = torch.iinfo(dtype)
+    if dtype == torch.uint16:    # torch's randint has no uint16: draw int32 and narrow
+        return torch.randint(0, 1 << 16, shape, dtype=torch.int32, device="cuda", generator=gen).to(dtype)
+    return torch.randint(max(info.min, -1000), min(info.max, 1000), shape, dtype=dtype, device="cuda", generator=gen)
+
+
+def wide(t):
+    """A tensor torch's comparisons and sorts take (uint16 as int32)."""
+    return t.to(torch.int32) if t.dtype == torch.uint16 else t
+
+
+def calls(case, x):
+    """(parmc's call, torch's call) of a case."""
+    op, _, dim, k, _, flag = case
+    if op == "topk":
+        return lambda: parmc.topk(x, k, dim=dim, largest=flag), lambda: torch.topk(wide(x), k, dim=dim, largest=flag)
+    if op == "argsort":
+        return (lambda: parmc.argsort(x, dim=dim, descending=flag),
+                lambda: torch.argsort(wide(x), dim=dim, descending=flag, stable=True))
+    return (lambda: parmc.sort(x, dim=dim, descending=flag),
+            lambda: torch.sort(wide(x), dim=dim, descending=flag, stable=True))
+
+
+def same(a, b):
+    """Equal element by element, NaN equal to NaN."""
+    a, b = wide(a), wide(b)
+    both_nan = torch.isnan(a) & torch.isnan(b) if a.is_floating_point() else torch.zeros_like(a, dtype=torch.bool)
+    return a.shape == b.shape and bool(((a == b) | both_nan).all())
+
+
+def check(case, x):
+    """None, or what differs. Sorts: values and indices equal torch's stable sort. topk: the
+    values equal torch.topk's; the indices point at them; and both are the first k of the
+    stable sort (parmc's ties go to the smaller index; torch's order among ties is its own)."""
+    op, _, dim, k, _, flag = case
+    ours, theirs = calls(case, x)
+    got = ours()
+    torch.cuda.synchronize()
+    if op == "argsort":
+        return None if torch.equal(got, theirs()) else "indices differ from torch.argsort(stable=True)"
+    v, i = got
+    if i.dtype != torch.int64 or v.dtype != x.dtype:
+        return f"dtypes {v.dtype}, {i.dtype}"
+    if op == "sort":
+        tv, ti = theirs()
+        if not same(v, tv):
+            return "values differ from torch.sort"
+        return None if torch.equal(i, ti) else "indices differ from torch.sort(stable=True)"
+    tv, _ = theirs()
+    if not same(v, tv):
+        return "values differ from torch.topk"
+    if not same(torch.gather(wide(x), dim, i), v):
+        return "the indices do not point at the values"
+    sv, si = torch.sort(wide(x), dim=dim, descending=flag, stable=True)
+    if not torch.equal(i, si.narrow(dim, 0, k)):
+        return "the indices are not the first k of the stable sort"
+    return None
+
+
+def time_ms(f, runs):
+    """The median of f's GPU time over runs, by CUDA events on the current stream, after a warm-up."""
+    f()
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        f()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def host_us(f, n=2000):
+    """The host time of a call (µs), its kernels queued but not waited for one by one."""
+    f()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(n):
+        f()
+    host = time.perf_counter() - t
+    torch.cuda.synchronize()
+    return host / n * 1e6
+
+
+def describe(case):
+    op, shape, dim, k, dtype, flag = case
+    what = "x".join(str(n) for n in shape) + f" {str(dtype).replace('torch.', '')}"
+    if dim != -1:
+        what += f" dim={dim}"
+    if op == "topk":
+        return f"topk k={k}{'' if flag else ' smallest'} {what}"
+    return f"{op}{' desc' if flag else ''} {what}"
+
+
+def check_cupy():
+    try:
+        import cupy
+        import numpy as np
+    except ImportError:
+        print("skip cupy: CuPy is not installed")
+        return True
+    host = np.random.default_rng(3).standard_normal((300, 1000)).astype(np.float32)
+    host[:, ::7] = np.nan
+    x = cupy.asarray(host)
+    want = np.argsort(host, axis=-1, kind="stable")     # NaN last, as PyTorch
+    v, i = parmc.sort(x)
+    ok = type(v) is cupy.ndarray and (cupy.asnumpy(i) == want).all()
+    ok = ok and np.array_equal(cupy.asnumpy(v), np.take_along_axis(host, want, -1), equal_nan=True)
+    tv, ti = parmc.topk(x, 5, largest=False)
+    ok = ok and (cupy.asnumpy(ti) == want[:, :5]).all()
+    print(f"{'ok' if ok else 'FAIL'} cupy: parmc.sort and topk of 300x1000 f32 against numpy's stable argsort")
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--quick", action="store_true", help="small shapes only (minutes of nvcc fewer)")
+    ap.add_argument("--jobs", type=int, default=8, help="programs built at once on first use")
+    args = ap.parse_args()
+    cases = QUICK if args.quick else TOPK + SORT
+    gen = torch.Generator(device="cuda").manual_seed(26)
+    inputs = [make(c[1], c[4], gen) for c in cases]
+    torch.cuda.synchronize()
+    t = time.time()
+    with ThreadPoolExecutor(args.jobs) as pool:     # the first calls build the programs (nvcc)
+        list(pool.map(lambda ci: calls(*ci)[0](), zip(cases, inputs)))
+    torch.cuda.synchronize()
+    print(f"# {torch.cuda.get_device_name()}: programs built (or found in the cache) in {time.time() - t:.0f} s")
+    print("| case | parmc ms | torch ms | speed-up |")
+    print("|---|---|---|---|")
+    failed = 0
+    for case, x in zip(cases, inputs):
+        bad = check(case, x)
+        if bad:
+            failed += 1
+            print(f"FAIL {describe(case)}: {bad}")
+            continue
+        ours, theirs = calls(case, x)
+        a, b = time_ms(ours, args.runs), time_ms(theirs, args.runs)
+        print(f"| {describe(case)} | {a:.3f} | {b:.3f} | {b / a:.2f} |")
+    # the host cost of a call after the first: a tiny input, so that the kernels are short
+    small = torch.randn(4, 64, device="cuda")
+    print(f"host cost of a call on 4x64: parmc.topk {host_us(lambda: parmc.topk(small, 8)):.1f} µs, "
+          f"torch.topk {host_us(lambda: torch.topk(small, 8)):.1f} µs; parmc.sort "
+          f"{host_us(lambda: parmc.sort(small)):.1f} µs, torch.sort {host_us(lambda: torch.sort(small)):.1f} µs")
+    # the current stream: an input written on a side stream, sorted there, without a sync
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(50_000_000)
+        y = torch.arange(1 << 12, 0, -1, device="cuda", dtype=torch.float32).reshape(4, -1)
+        v, i = parmc.sort(y)
+    side.synchronize()
+    stream_ok = torch.equal(v, torch.sort(y).values)
+    print(f"{'ok' if stream_ok else 'FAIL'} the current stream (torch.cuda.stream(side))")
+    cupy_ok = check_cupy()
+    failed += (not stream_ok) + (not cupy_ok)
+    print(f"{len(cases) + 2 - failed} of {len(cases) + 2} checks passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,352 @@
+"""parmc.sort, parmc.argsort and parmc.topk through the C target and NumPy (tests/sections/
+80-python.sh): against numpy.sort and numpy.argsort (stable: parmc's sorts are), and a top-k
+reference built on them, with NaNs, both orders, every dim, lengths that are not powers of
+two and the errors; the generated programs themselves (python/parmc/_sortops.py) through the
+interpreter as well."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import parmc  # noqa: E402
+from parmc import _sortops  # noqa: E402
+
+PARMC = os.path.abspath(os.environ.get("PARMC") or os.path.join(ROOT, "build", "parmc"))
+CACHE = None
+rng = np.random.default_rng(26)
+
+
+def setUpModule():
+    global CACHE
+    os.environ["PARMC"] = PARMC
+    CACHE = tempfile.mkdtemp(prefix="parmc-cache-")
+    os.environ["PARMC_CACHE"] = CACHE
+
+
+def tearDownModule():
+    shutil.rmtree(CACHE, ignore_errors=True)
+
+
+def ref_argsort(x, dim, descending):
+    """numpy's stable argsort in PyTorch's order: NaN after every number (numpy's too), and
+    descending with NaNs first and equal elements in index order."""
+    if not descending:
+        return np.argsort(x, axis=dim, kind="stable")
+    if x.dtype.kind != "f":
+        return np.argsort(~x, axis=dim, kind="stable")     # ~x reverses the order of integers exactly
+    return np.apply_along_axis(_argsort_desc, dim, x)
+
+
+def _argsort_desc(row):
+    nan = np.isnan(row)
+    return np.lexsort((np.where(nan, 0.0, -row.astype(np.float64)), ~nan))   # NaNs, then the rest descending
+
+
+def random_array(dtype, shape, nans=True):
+    if np.dtype(dtype).kind == "f":
+        x = rng.standard_normal(shape).astype(dtype)
+        x.ravel()[rng.integers(0, x.size, x.size // 8 + 1)] = rng.choice([0.0, -0.0, np.inf, -np.inf, 1.0])
+        if nans:
+            x.ravel()[rng.integers(0, x.size, x.size // 8 + 1)] = np.nan
+        return x
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    x.ravel()[rng.integers(0, x.size, x.size // 4 + 1)] = np.array([info.min, info.max, 0, 1], dtype)[
+        rng.integers(0, 4)]     # ties, and the pad's own values
+    return x
+
+
+def same(test, got, want, what):
+    test.assertEqual(got.dtype, want.dtype, what)
+    test.assertEqual(got.shape, want.shape, what)
+    test.assertTrue(got.flags.c_contiguous, what)
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+class Sort(unittest.TestCase):
+    def check(self, x, dim=-1, descending=False):
+        before = x.copy()
+        what = f"{x.dtype} {x.shape} dim={dim} descending={descending}"
+        idx = ref_argsort(x, dim, descending)
+        v, i = parmc.sort(x, dim=dim, descending=descending)
+        same(self, i, idx.astype(np.int64), what)
+        same(self, v, np.take_along_axis(x, idx, dim), what)
+        same(self, parmc.argsort(x, dim, descending, stable=True), idx.astype(np.int64), what)
+        np.testing.assert_array_equal(x, before)    # the input is not written
+
+    def test_types(self):
+        for dt in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                   np.float32, np.float64):
+            for descending in (False, True):
+                self.check(random_array(dt, (3, 16)), descending=descending)
+
+    def test_lengths(self):
+        for shape in ((1,), (2,), (7,), (33,), (100,), (5, 1), (1, 9), (3, 1000), (17, 3)):
+            for descending in (False, True):
+                self.check(random_array(np.float32, shape), descending=descending)
+                self.check(random_array(np.int32, shape), descending=descending)
+
+    def test_nan(self):
+        x = np.array([[3, np.nan, 1, -0.0, 0.0, np.nan, -np.inf, 1, np.inf]], np.float32)
+        v, i = parmc.sort(x)
+        np.testing.assert_array_equal(i[0], [6, 3, 4, 2, 7, 0, 8, 1, 5])
+        v, i = parmc.sort(x, descending=True)
+        np.testing.assert_array_equal(i[0], [1, 5, 8, 0, 2, 7, 3, 4, 6])
+        self.assertTrue(np.isnan(v[0, :2]).all())
+        self.check(np.full((2, 5), np.nan, np.float64))
+        self.check(np.full((2, 5), np.nan, np.float64), descending=True)
+
+    def test_dims(self):
+        # powers of two: the transpose is in the program; others move the axis on the host
+        for shape in ((4, 8, 2), (2, 4, 8), (8, 16), (3, 4, 2), (3, 5, 4), (6, 7), (2, 3, 4, 5)):
+            for dim in range(-len(shape), len(shape)):
+                self.check(random_array(np.float32, shape), dim, descending=dim % 2 == 0)
+
+    def test_transposed_program(self):
+        """A dim other than the last, of powers of two, is one program with a bmmc each way."""
+        x = np.zeros((3, 8, 4), np.int32)
+        plan = _sortops._new_plan("sort", x, 1, False, None, False)
+        self.assertFalse(plan.moved)
+        self.assertEqual(plan.grid, (3, 32))
+        src = _sortops.source("i32", 2, 3, 2, False, False)
+        self.assertIn("bmmc", src)
+        self.assertTrue(_sortops._new_plan("sort", np.zeros((3, 6, 4), np.int32), 1, False, None, False).moved)
+
+    def test_zero_d_and_empty(self):
+        v, i = parmc.sort(np.array(2.5, np.float32))
+        self.assertEqual((v.shape, float(v), int(i)), ((), 2.5, 0))
+        for shape, dim in (((0,), 0), ((3, 0), 1), ((0, 4), 1), ((0, 4), 0)):
+            v, i = parmc.sort(np.zeros(shape, np.int16), dim)
+            self.assertEqual((v.shape, v.dtype, i.shape, i.dtype), (shape, np.int16, shape, np.int64))
+
+    def test_the_program_interpreted(self):
+        """The generated program's meaning, from the interpreter (input: the row length, then the
+        row): the C results agree with it."""
+        x = np.array([5, -1, 5, 2, 7, -3], np.int32)
+        src = _sortops.source("i32", 0, 3, 0, True, False)
+        out = interpret(src, [len(x)] + list(x))
+        v, i = parmc.sort(x, descending=True)
+        self.assertEqual(out, [str(a) for pair in zip(v, i) for a in pair])    # records (value, index)
+
+
+def interpret(src, values):
+    """The output values of `parmc --interpret` on program text src with the given input."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "p.parm")
+        with open(path, "w") as f:
+            f.write(src)
+        return subprocess.run([PARMC, "--interpret", path], input=" ".join(map(str, values)), text=True,
+                              capture_output=True, check=True).stdout.split()
+
+
+def ref_topk(x, k, dim, largest):
+    idx = np.take(ref_argsort(x, dim, largest), np.arange(k), axis=dim)
+    return np.take_along_axis(x, idx, dim), idx.astype(np.int64)
+
+
+class TopK(unittest.TestCase):
+    def check(self, x, k, dim=-1, largest=True):
+        what = f"{x.dtype} {x.shape} k={k} dim={dim} largest={largest}"
+        v, i = parmc.topk(x, k, dim=dim, largest=largest)
+        rv, ri = ref_topk(x, k, dim, largest)
+        same(self, v, rv, what)
+        same(self, i, ri, what)
+
+    def test_rows(self):
+        for length in (1, 5, 8, 64, 100, 1000):
+            for k in sorted({1, min(3, length), min(8, length), length}):
+                for largest in (True, False):
+                    self.check(random_array(np.float32, (4, length)), k, largest=largest)
+                    self.check(random_array(np.int64, (3, length)), k, largest=largest)
+        # the bitonic top-k ran where k's power of two is below the row's, a sort elsewhere
+        kinds = {(key[6], key[7] < key[4]) for key, (_, bitonic) in _sortops._entries.items()
+                 if key[0] == "topk" and key[2] == "f32" and bitonic == (key[7] < key[4])}
+        self.assertEqual(kinds, {(True, True), (True, False), (False, True), (False, False)})
+
+    def test_dims_and_nan(self):
+        x = random_array(np.float64, (4, 16, 8))
+        for dim in (0, 1, 2, -2):
+            self.check(x, 3, dim)
+            self.check(x, 2, dim, largest=False)
+        self.check(random_array(np.float32, (3, 10, 3)), 4, 1)
+        x = np.array([1, np.nan, 3, np.nan, 2], np.float32)
+        v, i = parmc.topk(x, 3)
+        np.testing.assert_array_equal(i, [1, 3, 2])
+        v, i = parmc.topk(x, 2, largest=False)
+        np.testing.assert_array_equal(i, [0, 4])
+
+    def test_bitonic_program_interpreted(self):
+        """The bitonic top-k program that parmc.topk generates (stdlib/topk.parm), through the
+        interpreter against the reference (the tests above run it compiled): rows of any
+        length, k not a power of two, a dim of powers of two transposed in the program (a k
+        whose power of two is the row's is a sort)."""
+        for shape, dim, k, largest in (((3, 10), 1, 3, True), ((2, 8, 4), 1, 2, False), ((5, 6), 1, 3, False),
+                                       ((4, 2, 2), 1, 1, True), ((1, 16), 1, 5, True)):
+            x = random_array(np.float32, shape)
+            outer, length, inner = x.shape[0], x.shape[1], int(np.prod(x.shape[2:], dtype=int))
+            b, r, c, j = (_sortops._log2_up(n) for n in (outer, length, inner, k))
+            src = _sortops.topk_source("f32", b, r, c, largest, j, False)
+            out = interpret(src, [length * inner] + [repr(float(v)) for v in x.ravel()])
+            whole = (1 << b, 1 << j, inner)
+            cut = (slice(0, outer), slice(0, k))
+            # records (value, index), whole
+            v = np.array(out[0::2], np.float32).reshape(whole)[cut].reshape(shape[:1] + (k,) + shape[2:])
+            i = np.array(out[1::2], np.int64).reshape(whole)[cut].reshape(v.shape)
+            rv, ri = ref_topk(x, k, dim, largest)
+            what = f"{shape} k={k} largest={largest}"
+            np.testing.assert_array_equal(v, rv, err_msg=what)
+            np.testing.assert_array_equal(i, ri, err_msg=what)
+
+    def test_sort_when_the_top_k_does_not_compile(self):
+        """A bitonic top-k that the back end refused would be a sort and its first k, with a
+        warning: the same results."""
+        x = random_array(np.int16, (5, 40))
+        saved = _sortops.topk_source
+        _sortops.topk_source = lambda *args: saved(*args) + "entry broken (xs : [2^2]i32) = half 8 0 xs\n"
+        try:
+            with self.assertWarnsRegex(UserWarning, "does not compile, so it sorts them"):
+                v, i = parmc.topk(x, 3)
+        finally:
+            _sortops.topk_source = saved
+        rv, ri = ref_topk(x, 3, -1, True)
+        same(self, v, rv, "sorted")
+        same(self, i, ri, "sorted")
+        self.assertFalse(_sortops._entries[("topk", False, "i16", 3, 6, 0, True, 2, False)][1])
+
+    def test_k_zero(self):
+        v, i = parmc.topk(np.ones((3, 5), np.int32), 0)
+        self.assertEqual((v.shape, i.shape, i.dtype), ((3, 0), (3, 0), np.int64))
+
+
+class RandomCalls(unittest.TestCase):
+    def test_random_calls(self):
+        """Calls of random shapes (1 to 3 dimensions of 1 to 70, powers of two among them),
+        dims, dtypes, orders and k, each against the reference (seeded: the same every run)."""
+        r = np.random.default_rng(2611)
+        dtypes = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                  np.float32, np.float64)
+        for case in range(30):
+            shape = tuple(int(r.choice([1, 2, 3, 4, 8, 16, 31, 64, 70])) for _ in range(r.integers(1, 4)))
+            x = random_array(dtypes[r.integers(len(dtypes))], shape)
+            dim, flag = int(r.integers(-len(shape), len(shape))), bool(r.integers(2))
+            what = f"case {case}: {x.dtype} {shape} dim={dim} flag={flag}"
+            idx = ref_argsort(x, dim, flag)
+            op = ("sort", "argsort", "topk")[case % 3]
+            if op == "sort":
+                v, i = parmc.sort(x, dim, flag)
+                same(self, v, np.take_along_axis(x, idx, dim), what)
+                same(self, i, idx.astype(np.int64), what)
+            elif op == "argsort":
+                same(self, parmc.argsort(x, dim, flag), idx.astype(np.int64), what)
+            else:
+                k = int(r.integers(0, shape[dim] + 1))
+                v, i = parmc.topk(x, k, dim, flag)
+                rv, ri = ref_topk(x, k, dim, flag)
+                same(self, v, rv, what + f" k={k}")
+                same(self, i, ri, what + f" k={k}")
+
+
+class GpuPaths(unittest.TestCase):
+    def test_torch_and_cupy_stand_ins(self):
+        """The PyTorch and CuPy paths on stand-ins for device arrays (fixtures/fake_gpu.py), the
+        programs built for the C target in place of CUDA: in a process of its own, since it
+        installs modules named torch and cupy."""
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "python", "fixtures", "fake_gpu.py")],
+                           capture_output=True, text=True)
+        self.assertEqual(p.stdout.strip(), "ok", p.stderr[-2000:])
+
+
+class CudaEmulated(unittest.TestCase):
+    """The CUDA of a generated bitonic top-k, an entry graph, its kernels run on the CPU by the
+    emulation of tests/emu (graph_emu.py, as section 54-cuda-emu does) with
+    fixtures/sort_emu_driver.cpp: the interpreter's output, bit for bit, on rows of any
+    length with NaNs. (Not emulated, so left to tests/gpu/sort_ops.sh: the sort, one chain
+    whose kernels read f32 and write (f32, i64) records, which run.sh's one slot type does
+    not describe; a dim transposed in the program, whose permutation kernels' launch
+    functions graph_emu.py does not run.)"""
+
+    def test_topk(self):
+        x = random_array(np.float32, (5, 300))
+        values = [300] + [repr(float(v)) for v in x.ravel()]
+        src = _sortops.topk_source("f32", 3, 9, 0, True, 4, False)
+        emu = os.path.join(ROOT, "tests", "emu")
+        with tempfile.TemporaryDirectory() as d:
+            prog, cu, cpp, exe = (os.path.join(d, f) for f in ("p.parm", "g.cu", "g.cpp", "g"))
+            with open(prog, "w") as f:
+                f.write(src)
+            subprocess.run([PARMC, "--target", "cuda", prog, "-o", cu], check=True, capture_output=True)
+            subprocess.run([sys.executable, os.path.join(emu, "graph_emu.py"), cu, "main", cpp], check=True,
+                           capture_output=True)
+            with open(cpp, "a") as f, open(os.path.join(ROOT, "tests", "python", "fixtures",
+                                                        "sort_emu_driver.cpp")) as driver:
+                f.write(driver.read())
+            subprocess.run([os.environ.get("CXX", "c++"), "-std=c++20", "-O1", "-w", "-pthread",
+                            f"-DOUT={1 << 7}", "-I" + emu, "-I" + os.path.join(ROOT, "runtime"), cpp, "-o", exe],
+                           check=True, capture_output=True)
+            got = subprocess.run([exe], input=" ".join(map(str, values)), text=True, capture_output=True,
+                                 check=True).stdout.split()
+        self.assertEqual(got, interpret(src, values))     # 2^3 rows of the best 2^4, whole
+
+
+class Errors(unittest.TestCase):
+    def raises(self, exc, text, f, *args, **kw):
+        with self.assertRaises(exc) as cm:
+            f(*args, **kw)
+        self.assertIn(text, str(cm.exception))
+        self.assertIsInstance(cm.exception, parmc.Error)
+
+    def test_bad_calls(self):
+        x = np.arange(12, dtype=np.float32).reshape(3, 4)
+        self.raises(parmc.ArgumentValueError, "argument 'k' is 5; the rows along dim 1 have 4 elements",
+                    parmc.topk, x, 5)
+        self.raises(parmc.ArgumentValueError, "argument 'k' is -1", parmc.topk, x, -1)
+        self.raises(parmc.ArgumentTypeError, "argument 'k': expected an integer, got float", parmc.topk, x, 2.0)
+        self.raises(parmc.ArgumentValueError, "argument 'k' is 4; the rows along dim 0 have 3", parmc.topk, x, 4, 0)
+        self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype float16", parmc.sort, x.astype(np.float16))
+        self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype bool", parmc.argsort, x > 2)
+        self.raises(parmc.ArgumentValueError, "argument 'x' is not contiguous", parmc.sort, x.T)
+        self.raises(parmc.ArgumentValueError, "argument 'x' is not contiguous", parmc.topk, x[:, ::2], 1)
+        self.raises(parmc.ArgumentValueError, "argument 'dim' is 2, out of range for an array of 2 dimensions "
+                    "(-2..1)", parmc.sort, x, 2)
+        self.raises(parmc.ArgumentValueError, "argument 'dim' is -3", parmc.argsort, x, -3)
+        self.raises(parmc.ArgumentTypeError, "argument 'dim': expected an integer, got str", parmc.sort, x, "0")
+        self.raises(parmc.ArgumentTypeError, "argument 'x': expected a NumPy array, a PyTorch tensor or a CuPy "
+                    "array, got builtins.list", parmc.sort, [3, 1, 2])
+        self.raises(parmc.ArgumentTypeError, "argument 'descending': expected a bool, got str", parmc.sort, x,
+                    descending="yes")
+        self.raises(parmc.ArgumentTypeError, "argument 'largest': expected a bool, got int", parmc.topk, x, 1,
+                    largest=1)
+
+    def test_errors_after_a_good_call(self):
+        """A shape called before is looked up at once: the checks must still catch what is wrong."""
+        x = np.arange(16, dtype=np.int32).reshape(4, 4)
+        parmc.sort(x)
+        parmc.topk(x, 2)
+        self.raises(parmc.ArgumentValueError, "not contiguous", parmc.sort, x.T)
+        self.raises(parmc.ArgumentValueError, "argument 'k' is 5", parmc.topk, x, 5)
+        self.raises(parmc.ArgumentValueError, "argument 'dim' is 2", parmc.sort, x, 2)
+
+
+class Overhead(unittest.TestCase):
+    def test_per_call(self):
+        """After the first call: no generation, no compile, a dictionary look-up; a loose
+        bound for a shared machine (docs/python.md gives the figures)."""
+        x = rng.standard_normal((2, 16)).astype(np.float32)
+        parmc.topk(x, 4)
+        calls = 2000
+        t = time.perf_counter()
+        for _ in range(calls):
+            parmc.topk(x, 4)
+        per_call = (time.perf_counter() - t) / calls
+        self.assertLess(per_call, 200e-6)
+
+
+if __name__ == "__main__":
+    unittest.main()
