@@ -548,30 +548,64 @@ static bool commutative_builtin(const Value *op) {
     return strcmp(op->builtin->name, "min") == 0 || strcmp(op->builtin->name, "max") == 0;
 }
 
-static Value *b_reduce(Spec *s, Value **args, Loc loc) {
-    IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of reduce");
+/* The operator of reduce and reduceblocks on elements of type t, as a
+ * statement of `op` over the z slots and xs (no results yet): its body takes
+ * two elements' slots and returns one element's. */
+static IrStmt *reduce_stmt(Spec *s, IrOp op, Value *fn, Value *zv, IrVal *xs, const char *who, Loc loc) {
     const ElemType *t = xs->elem;
-    Value *z = spec_coerce(s, args[1], t, loc);
+    Value *z = spec_coerce(s, zv, t, loc);
     BodyScope sc = body_begin(s);
     Value *a = element_params(s, sc.body, t), *b = element_params(s, sc.body, t);
     Value *pair[2] = {a, b};
-    Value *r = spec_apply_n(s, args[0], 2, pair, loc);
-    const ElemType *rt = element_results(s, sc.body, r, t, loc, "reduce");
-    if (!elem_equal(rt, t)) diag_error(loc, "the operator given to reduce must return the element type");
+    Value *r = spec_apply_n(s, fn, 2, pair, loc);
+    const ElemType *rt = element_results(s, sc.body, r, t, loc, who);
+    if (!elem_equal(rt, t)) diag_error(loc, "the operator given to %s must return the element type", who);
     body_end(s, sc);
     IrVal **ins = NEW_ARRAY(s->arena, IrVal *, t->nslots + 1);
     spec_flatten(s, z, ins);
     ins[t->nslots] = xs;
-    IrStmt *st = ir_append(s->prog, s->body, IR_REDUCE, loc, t->nslots + 1, ins);
+    IrStmt *st = ir_append(s->prog, s->body, op, loc, t->nslots + 1, ins);
     st->body = sc.body;
     /* Float + and * are not associative bit for bit, and min/max are not
        commutative on NaN: only integer reductions may be reordered. */
     bool exact = true;
     for (int k = 0; k < t->nslots; k++) exact &= !prim_is_float(elem_slot_prim(t, k));
-    st->commutative = exact && commutative_builtin(args[0]);
+    st->commutative = exact && commutative_builtin(fn);
+    return st;
+}
+
+static Value *b_reduce(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of reduce");
+    const ElemType *t = xs->elem;
+    IrStmt *st = reduce_stmt(s, IR_REDUCE, args[0], args[1], xs, "reduce", loc);
     IrVal **outs = NEW_ARRAY(s->arena, IrVal *, t->nslots);
     for (int k = 0; k < t->nslots; k++) outs[k] = ir_add_result(s->prog, st, -1, elem_prim(elem_slot_prim(t, k)));
     return spec_unflatten(s, t, outs);
+}
+
+/* reduceblocks r op z xs: each block of 2^r consecutive elements reduced as
+   reduce op z reduces an array. */
+static Value *b_reduceblocks(Spec *s, Value **args, Loc loc) {
+    IrVal *xs = spec_expect_array(s, args[3], loc, "the argument of reduceblocks");
+    int64_t r = spec_expect_int(s, args[0], loc, "the block size of reduceblocks");
+    if (r < 0 || r > xs->log_len)
+        diag_error(loc, "the block size of reduceblocks is %lld, out of range 0..%d (the array has 2^%d elements)",
+                   (long long)r, xs->log_len, xs->log_len);
+    IrStmt *st = reduce_stmt(s, IR_REDUCEBLOCKS, args[1], args[2], xs, "reduceblocks", loc);
+    st->k = (int)r;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len - (int)r, xs->elem));
+}
+
+/* expand r ys: each element repeated 2^r times consecutively. */
+static Value *b_expand(Spec *s, Value **args, Loc loc) {
+    IrVal *ys = spec_expect_array(s, args[1], loc, "the argument of expand");
+    int64_t r = spec_expect_int(s, args[0], loc, "the size of expand");
+    if (r < 0 || r > MAX_LOG_LEN - ys->log_len)
+        diag_error(loc, "the size of expand is %lld, out of range 0..%d (an array has at most 2^%d elements)",
+                   (long long)r, MAX_LOG_LEN - ys->log_len, MAX_LOG_LEN);
+    IrStmt *st = ir_append(s->prog, s->body, IR_EXPAND, loc, 1, &ys);
+    st->k = (int)r;
+    return value_rt(s, ir_add_result(s->prog, st, ys->log_len + (int)r, ys->elem));
 }
 
 enum { MAX_ZIP_FIELDS = 1 << 16 };
@@ -683,7 +717,8 @@ static Value *index_at(Spec *s, Value *xs, Value *k, Loc loc) {
 static const Builtin builtins[] = {
     {"parm", 3, b_parm}, {"two", 2, b_two}, {"col", 3, b_col}, {"coli", 3, b_coli}, {"vcolumn", 2, b_vcolumn},
     {"bmmc", 2, b_bmmc}, {"map", 2, b_map}, {"mapi", 2, b_mapi}, {"zip", 2, b_zip}, {"unzip", 1, b_unzip},
-    {"replicate", 2, b_replicate}, {"reduce", 3, b_reduce},
+    {"replicate", 2, b_replicate}, {"reduce", 3, b_reduce}, {"reduceblocks", 4, b_reduceblocks},
+    {"expand", 2, b_expand},
     {"half", 3, b_half}, {"join", 3, b_join}, {"shift", 3, b_shift}, {"loglen", 1, b_loglen},
     {"mat", 1, b_mat}, {"matof", 2, b_matof}, {"bitperm", 2, b_bitperm},
     {"min", 2, b_min}, {"max", 2, b_max}, {"sqrt", 1, b_sqrt}, {"sin", 1, b_sin}, {"cos", 1, b_cos},

@@ -53,16 +53,20 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p);
  * offset), else '^'. */
 char emit_index_op(uint64_t var_bits, uint64_t c);
 
-/* emit_reduce.c: reductions (of a REDUCE statement s, which has s->nres
- * fields). The type of field k; s's operator applied to the variables
- * named by the printf formats left and right (of the field number), into
- * those of res, declared by the caller; and a CUDA block's subtotals v0..
- * (one per thread, in thread order) reduced in tree order, thread 0 ending
- * with the total in v0.. (it uses nv0.. as emit_reduce_apply's res, and
- * the other threads return). */
+/* emit_reduce.c: reductions (of a REDUCE or REDUCEBLOCKS statement s, of
+ * emit_reduce_slots(s) fields). The type of field k; s's operator applied
+ * to the variables named by the printf formats left and right (of the
+ * field number), into those of res, declared by the caller; a CUDA block's
+ * subtotals v0.. (one per thread, in thread order) reduced in tree order,
+ * thread 0 ending with the total in v0.. (it uses nv0.. as
+ * emit_reduce_apply's res, and the other threads return); and the same
+ * within each aligned segment of 2^seg_log lanes of a warp (seg_log <= 5),
+ * the segment's first lane ending with its total, no thread returning. */
+int emit_reduce_slots(const IrStmt *s);
 Prim emit_reduce_prim(const IrStmt *s, int k);
 void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *res, int indent);
 void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log);
+void emit_reduce_segment_tree(FILE *out, const IrStmt *s, int threads_log, int seg_log);
 
 /* emit_common.c, for the two emitters */
 /* Writes text with the API's prefix for {p} and the prefix in upper case

@@ -320,26 +320,43 @@ static Node **data_nodes(Emit *E, const IrStmt *s)
 
 /* reduce op z xs: pairs (x0 op x1), (x2 op x3), ... level by level, then
  * z op total (ir_eval.c's order); op's parameters are the slots of its
- * left operand, then of its right one. */
+ * left operand, then of its right one. reduceblocks: so for each block of
+ * 2^k elements, the totals one after the other. */
 static Node **reduce_nodes(Emit *E, const IrStmt *s)
 {
-    int ns = s->nres;
+    int ns = s->body->nresults;
     const IrVal *xs = s->args[ns];
     if (s->nargs != ns + 1 || ir_is_scalar(xs) || xs->elem->nslots != ns || s->body->nparams != 2 * ns)
         fail(E, s, "not a reduction of %d slots", ns);
-    int len = 1 << xs->log_len;
-    Node **level = NEW_ARRAY(&E->arena, Node *, len * ns), **params = NEW_ARRAY(&E->arena, Node *, 2 * ns);
-    memcpy(level, lookup(E, s, xs), sizeof(Node *) * (size_t)(len * ns));
-    for (; len > 1; len /= 2)
-        for (int j = 0; j < len / 2; j++) {
-            memcpy(params, level + 2 * j * ns, sizeof(Node *) * (size_t)(2 * ns));
-            memcpy(level + j * ns, apply_body(E, s->body, params), sizeof(Node *) * (size_t)ns);
+    int block = 1 << (s->op == IR_REDUCEBLOCKS ? s->k : xs->log_len), rows = (1 << xs->log_len) / block;
+    Node **src = lookup(E, s, xs), **out = NEW_ARRAY(&E->arena, Node *, rows * ns);
+    Node **level = NEW_ARRAY(&E->arena, Node *, block * ns), **params = NEW_ARRAY(&E->arena, Node *, 2 * ns);
+    for (int row = 0; row < rows; row++) {
+        memcpy(level, src + row * block * ns, sizeof(Node *) * (size_t)(block * ns));
+        for (int len = block; len > 1; len /= 2)
+            for (int j = 0; j < len / 2; j++) {
+                memcpy(params, level + 2 * j * ns, sizeof(Node *) * (size_t)(2 * ns));
+                memcpy(level + j * ns, apply_body(E, s->body, params), sizeof(Node *) * (size_t)ns);
+            }
+        for (int k = 0; k < ns; k++) {
+            params[k] = lookup(E, s, s->args[k])[0];
+            params[ns + k] = level[k];
         }
-    for (int k = 0; k < ns; k++) {
-        params[k] = lookup(E, s, s->args[k])[0];
-        params[ns + k] = level[k];
+        memcpy(out + row * ns, apply_body(E, s->body, params), sizeof(Node *) * (size_t)ns);
     }
-    return apply_body(E, s->body, params);
+    return out;
+}
+
+/* expand k ys: element i is element i >> k of ys, its nodes shared. */
+static Node **expand_nodes(Emit *E, const IrStmt *s)
+{
+    const IrVal *ys = s->args[0], *r = s->res[0];
+    if (s->nres != 1 || ir_is_scalar(ys) || r->log_len != ys->log_len + s->k) fail(E, s, "not an expand");
+    int ns = r->elem->nslots, len = 1 << r->log_len;
+    Node **src = lookup(E, s, ys), **out = NEW_ARRAY(&E->arena, Node *, len * ns);
+    for (int i = 0; i < len; i++)
+        for (int k = 0; k < ns; k++) out[i * ns + k] = src[(i >> s->k) * ns + k];
+    return out;
 }
 
 /* One instance of a nested body at position `coord` (what its POS reads). */
@@ -393,7 +410,8 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
 {
     Arena *a = &E->arena;
     *local = NULL;
-    if (s->op == IR_REDUCE && s->body) return reduce_nodes(E, s);
+    if ((s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS) && s->body) return reduce_nodes(E, s);
+    if (s->op == IR_EXPAND) return expand_nodes(E, s);
     if (s->op == IR_REPLICATE || s->op == IR_ZIP || s->op == IR_UNZIP) return data_nodes(E, s);
     if (s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP) return nested_nodes(E, s);
     if (s->body) fail(E, s, "nested bodies other than a reduction's, a two's, a col's or a map's are not supported");

@@ -89,7 +89,7 @@ static const char *load_pos(const void *ctx, const IrStmt *pos, Arena *a) {
  * fused maps. */
 static Prim load_prim(const PlanNode *n, int k) { return n->npre ? n->in[k].prim : emit_reduce_prim(n->stmt, k); }
 
-static int load_planes(const PlanNode *n) { return n->npre ? n->nin : n->stmt->nres; }
+static int load_planes(const PlanNode *n) { return n->npre ? n->nin : emit_reduce_slots(n->stmt); }
 
 /* Element `index` of plane k: from the thread's preloaded x<k> (`index` is
  * then the position in it), or from memory. */
@@ -122,7 +122,8 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index, bool prel
     const IrStmt *s = n->stmt;
     Arena names = {0};
     if (n->npre == 0) {
-        for (int k = 0; k < s->nres; k++) fprintf(out, "        v%d = %s;\n", k, load_expr(&names, n, k, index, preloaded));
+        for (int k = 0; k < emit_reduce_slots(s); k++)
+            fprintf(out, "        v%d = %s;\n", k, load_expr(&names, n, k, index, preloaded));
         arena_free(&names);
         return;
     }
@@ -164,7 +165,7 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index, bool prel
  * the kernel's template flag A says the planes are 16-byte aligned. */
 static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth, bool unroll) {
     const IrStmt *s = n->stmt;
-    int ns = s->nres;
+    int ns = emit_reduce_slots(s);
     Arena scratch = {0};
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
@@ -185,9 +186,9 @@ static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, co
     arena_free(&scratch);
 }
 
-/* z op total into the output planes. */
-static void emit_final(FILE *out, const IrStmt *s, int indent) {
-    int ns = s->nres;
+/* z op total into element `at` of the output planes. */
+static void emit_final(FILE *out, const IrStmt *s, const char *at, int indent) {
+    int ns = emit_reduce_slots(s);
     for (int k = 0; k < ns; k++) fprintf(out, "%*s%s *res%d = (%s *)o%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), k,
                                           prim_ctype(emit_reduce_prim(s, k)), k);
     Arena a = {0};
@@ -195,7 +196,7 @@ static void emit_final(FILE *out, const IrStmt *s, int indent) {
     for (int k = 0; k < ns; k++) {
         params[k] = arena_printf(&a, "parm_arg%d", s->args[k]->id);
         params[ns + k] = arena_printf(&a, "v%d", k);
-        results[k] = arena_printf(&a, "res%d[0]", k);
+        results[k] = arena_printf(&a, "res%d[%s]", k, at);
     }
     emit_elem_body(out, s->body, params, results, "f_", indent, NULL);
     arena_free(&a);
@@ -210,13 +211,30 @@ void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     node_arg_loads(out, n);
     for (int k = 0; k < n->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
     Arena scratch = {0};
+    if (n->stmt->op == IR_REDUCEBLOCKS) {
+        /* a row at a time, each in its own scope */
+        int r = n->n - n->rows_log;
+        fprintf(out, "    for (uint64_t row = 0; row < %lluu; row++) {\n", 1ULL << n->rows_log);
+        emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << r), arena_printf(&scratch, "(row << %d)", r), r,
+                         false);
+        emit_final(out, n->stmt, "row", 4);
+        fputs("    }\n}\n\n", out);
+        arena_free(&scratch);
+        return;
+    }
     emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << n->n), "0", n->n, false);
     arena_free(&scratch);
-    emit_final(out, n->stmt, 4);
+    emit_final(out, n->stmt, "0", 4);
     fputs("}\n\n", out);
 }
 
+static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name);
+
 void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
+    if (n->stmt->op == IR_REDUCEBLOCKS) {
+        emit_rows_cuda(out, n, name);
+        return;
+    }
     const IrStmt *s = n->stmt;
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
     int threads2 = blocks < 8 ? blocks : 8, per2 = blocks - threads2;
@@ -239,7 +257,7 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
         arena_free(&scratch);
         emit_reduce_block_tree(out, s, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
-        if (pass) emit_final(out, s, 4);
+        if (pass) emit_final(out, s, "0", 4);
         else
             for (int k = 0; k < ns; k++)
                 fprintf(out, "    ((%s *)q%d)[blockIdx.x] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, k);
@@ -266,6 +284,114 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     for (int k = 0; k < ns; k++) fprintf(out, ", o%d", k);
     for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
+}
+
+#define MAX_GRID_LOG 30     /* blocks of a grid's x dimension, log2 (CUDA allows 2^31 - 1) */
+
+/* One kernel of a reduceblocks on CUDA (emit_rows_cuda): the first, over
+ * every element (`blocks`: 2^blocks_log blocks a row, which write their
+ * partials when there are several), or with `partials` the second, one
+ * block a row over its blocks' partials. */
+static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool partials) {
+    const IrStmt *s = n->stmt;
+    int ns = emit_reduce_slots(s), blocks = n->blocks_log;
+    int t = partials ? (blocks < 8 ? blocks : 8) : n->threads_log;
+    int p = partials ? blocks - t : n->per_thread_log, rt = partials ? t : n->row_threads_log;
+    PlanNode plain = *n;        /* the second kernel reads the partials, unmapped */
+    plain.npre = 0;
+    plain.nin = ns;
+    const PlanNode *loads = partials ? &plain : n;
+    fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(", partials ? "" : "template <bool A>\n", 1 << t,
+            name, partials ? "final" : "blocks");
+    plane_params(out, "i", loads->nin, true, true);
+    plane_params(out, !partials && blocks ? "q" : "o", ns, false, false);
+    node_arg_params(out, n);
+    fputs(")\n{\n", out);
+    node_arg_loads(out, n);
+    for (int k = 0; k < loads->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
+    /* a grid of more than 2^30 blocks (rows of a few elements in an array
+       of 2^39 or more) takes its top bits from blockIdx.y */
+    int grid_log = partials ? n->rows_log : n->n - n->per_thread_log - n->threads_log;
+    fprintf(out, "    const uint64_t blk = %s;\n", grid_log > MAX_GRID_LOG ? "blockIdx.x + ((uint64_t)blockIdx.y << 30)"
+                                                                           : "blockIdx.x");
+    fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
+    Arena scratch = {0};
+    emit_serial_tree(out, loads, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p, !partials);
+    if (rt < t) {
+        /* several rows a block, each within a warp */
+        emit_reduce_segment_tree(out, s, t, rt);
+        fprintf(out, "    if ((threadIdx.x & %d) != 0) return;\n", (1 << rt) - 1);
+        emit_final(out, s, arena_printf(&scratch, "(blk << %d) + (threadIdx.x >> %d)", t - rt, rt), 4);
+    } else {
+        emit_reduce_block_tree(out, s, t);
+        fputs("    if (threadIdx.x != 0) return;\n", out);
+        if (!partials && blocks)
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "    ((%s *)q%d)[blk] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, k);
+        else emit_final(out, s, "blk", 4);
+    }
+    arena_free(&scratch);
+    fputs("}\n\n", out);
+}
+
+/* Launches kernel `kernel` (a template on A, or not) with 2^grid_log blocks
+ * of 2^threads_log threads on planes i.., then o.. or q... */
+static void rows_launch(FILE *out, const PlanNode *n, const char *kernel, int grid_log, int threads_log,
+                        const char *in, int nin, const char *res) {
+    if (grid_log > MAX_GRID_LOG)
+        fprintf(out, "%s<<<dim3(%lluu, %lluu), %d, 0, ctx->stream>>>(", kernel, 1ULL << MAX_GRID_LOG,
+                1ULL << (grid_log - MAX_GRID_LOG), 1 << threads_log);
+    else fprintf(out, "%s<<<%lluu, %d, 0, ctx->stream>>>(", kernel, 1ULL << grid_log, 1 << threads_log);
+    for (int k = 0; k < nin; k++) fprintf(out, "%s%s%d", k ? ", " : "", in, k);
+    for (int k = 0; k < emit_reduce_slots(n->stmt); k++) fprintf(out, ", %s%d", res, k);
+    for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", by_ref(n, k) ? "p" : "", n->args[k]->id);
+    fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n", out);
+}
+
+/* A reduceblocks: every row in the interpreter's tree order, by threads of
+ * contiguous elements, then a warp's segment or a block, then (when a row
+ * spans blocks) a second kernel over the blocks' partials, each row's
+ * z op total last (PlanNode). */
+static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name) {
+    int ns = emit_reduce_slots(n->stmt), blocks = n->blocks_log;
+    rows_kernel(out, n, name, false);
+    if (blocks) rows_kernel(out, n, name, true);
+    fprintf(out, "static int %s(parm_ctx *ctx, ", name);
+    plane_params(out, "i", n->nin, true, true);
+    plane_params(out, "o", ns, false, false);
+    if (blocks) plane_params(out, "q", ns, false, false);
+    node_arg_params(out, n);
+    fputs(")\n{\n    const int aligned = ((0", out);
+    for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
+    fputs(") & 15) == 0;\n", out);
+    int grid_log = n->n - n->per_thread_log - n->threads_log;
+    Arena a = {0};
+    for (int A = 1; A >= 0; A--) {
+        fputs(A ? "    if (aligned) {\n        " : "    } else {\n        ", out);
+        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"), grid_log, n->threads_log, "i",
+                    n->nin, blocks ? "q" : "o");
+    }
+    fputs("    }\n", out);
+    if (blocks) {
+        fputs("    ", out);
+        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, blocks < 8 ? blocks : 8, "q", ns, "o");
+    }
+    arena_free(&a);
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+/* ---- EXPAND ---- */
+
+static void emit_expand(FILE *out, const PlanNode *n, const char *name, const Target *t) {
+    fprintf(out, "%s %s(", t->node_head, name);
+    plane_params(out, "i", n->nin, true, true);
+    plane_params(out, "o", n->nout, false, false);
+    fputs(")\n{\n", out);
+    t->node_loop(out, 1ULL << n->n);
+    for (int k = 0; k < n->nout; k++)
+        fprintf(out, "        ((%s *)o%d)[x] = ((const %s *)i%d)[x >> %d];\n", ctype(&n->out[k]), k, ctype(&n->in[k]), k,
+                n->stmt->k);
+    fputs("    }\n}\n\n", out);
 }
 
 /* ---- FILL and SERIAL ---- */
@@ -424,7 +550,7 @@ static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, co
 /* ---- NAME_run ---- */
 
 /* The blocks of 256 threads of a kernel that loops over the 2^n elements
- * of node n (FILL, COPY_PAD, COPY_CUT). */
+ * of node n (FILL, COPY_PAD, COPY_CUT, EXPAND). */
 static unsigned long long launch_blocks(const PlanNode *n) {
     unsigned long long blocks = ((1ULL << n->n) + 255) / 256;
     return blocks > 65536 ? 65536 : blocks;
@@ -467,10 +593,11 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         fprintf(out, t->reduce_call, name);
         plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, false);
-        if (t->reduce_partials) plane_values(out, a, e, n->partial, n->nout, false);
+        if (t->reduce_partials) plane_values(out, a, e, n->partial, n->npartial, false);
         node_arg_values(out, a, e, n);
         fputs(t->reduce_end, out);
         break;
+    case NODE_EXPAND:
     case NODE_GATHER:
         t->node_launch(out, name, launch_blocks(n), 256);
         plane_values(out, a, e, n->in, n->nin, true);
@@ -580,6 +707,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
         case NODE_REDUCE: t->reduce_node(out, n, name); break;
         case NODE_FILL: emit_fill(out, n, name, t); break;
         case NODE_SERIAL: emit_serial(out, n, name, t); break;
+        case NODE_EXPAND: emit_expand(out, n, name, t); break;
         case NODE_GATHER: emit_gather(out, n, name, t); break;
         case NODE_COPY:
             if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, t);

@@ -4,8 +4,9 @@
  * reads its last result and nothing else does; any other reader, or a
  * result of the entry, closes it, and the chain is scheduled then as a
  * function of one array (schedule_func). zip, unzip and constants only
- * rename planes. Runs of scalar statements become SERIAL nodes, reduce a
- * REDUCE node, replicate a FILL node. A value that something reads gets
+ * rename planes. Runs of scalar statements become SERIAL nodes, reduce and
+ * reduceblocks a REDUCE node, replicate a FILL node, expand an EXPAND
+ * node. A value that something reads gets
  * planes once: an entry result's where it is one, else temporaries; a
  * result whose planes are taken (a parameter, a value returned twice) is
  * copied at the end. An entry of any length pads its parameter into
@@ -361,11 +362,54 @@ static const int *fuse_into_chain(Graph *g, const IrStmt *s, const IrVal *xs) {
     return ids;
 }
 
+/* The CUDA shape of a whole-array REDUCE node: 64 bytes of the widest
+ * field per thread, 256 threads a block, at most 2^16 blocks (the second
+ * kernel's work). */
+static void whole_reduce_shape(PlanNode *node, int widest) {
+    int n = node->n, per = log2_floor(64 / (unsigned)widest);
+    if (per > n) per = n;
+    int threads = n - per < 8 ? n - per : 8;
+    if (n - per - threads > 16) per = n - threads - 16;
+    node->per_thread_log = per;
+    node->threads_log = threads;
+    node->row_threads_log = threads;
+    node->blocks_log = n - per - threads;
+}
+
+/* The CUDA shape of a reduceblocks node (PlanNode): threads take 64 bytes
+ * of the widest field of a row, as a whole reduce's do; a row of at most 32
+ * threads' elements is reduced by a warp's shuffles in one kernel, a larger
+ * one by blocks of 256 threads and, when one block does not hold it, a
+ * second kernel over the blocks' partials of each row. */
+static void block_reduce_shape(const IrStmt *s, PlanNode *node, int widest) {
+    int n = node->n, r = s->k, per = log2_floor(64 / (unsigned)widest);
+    if (per > r) per = r;
+    int rem = r - per, threads = n - per < 8 ? n - per : 8;
+    node->rows_log = n - r;
+    node->per_thread_log = per;
+    if (rem <= 5) {
+        node->row_threads_log = rem;
+        node->threads_log = threads > rem ? threads : rem;
+        node->blocks_log = 0;
+    } else {
+        node->threads_log = node->row_threads_log = rem < 8 ? rem : 8;
+        node->blocks_log = rem - node->threads_log;
+        if (node->blocks_log > 16) {
+            node->per_thread_log += node->blocks_log - 16;
+            node->blocks_log = 16;
+        }
+    }
+}
+
+/* reduce, or reduceblocks (rows of its result's fields): maps in front of
+ * it run in its loads; a commutative reduce of a chain's result runs in
+ * the chain's last pass where it can (fuse_into_chain). */
 static void reduce_stmt(Graph *g, const IrStmt *s) {
-    int ns = s->nres;
+    bool rows = s->op == IR_REDUCEBLOCKS;
+    int ns = s->nargs - 1;
     const IrVal *xs = s->args[ns], *loaded = xs;
     if (xs->elem->nslots > SCHED_MAX_SLOTS)
-        refuse(g, s, arena_printf(g->arena, "a reduce of elements of more than %d fields", SCHED_MAX_SLOTS));
+        refuse(g, s, arena_printf(g->arena, "a %s of elements of more than %d fields", ir_op_name(s->op), SCHED_MAX_SLOTS));
     Chain *maps = fusable_maps(g, xs);
     const int *partials = NULL;
     if (maps && maps->input->elem->nslots <= SCHED_MAX_SLOTS) {
@@ -374,7 +418,7 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
     } else {
         maps = NULL;
         close_tail(g, xs);
-        partials = fuse_into_chain(g, s, xs);
+        if (!rows) partials = fuse_into_chain(g, s, xs);
     }
     int n = partials ? g->plane[partials[0]].log_len : xs->log_len;
     Build *b = new_build(g, NODE_REDUCE, n);
@@ -388,23 +432,31 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
     add_ids(g, &b->in, &b->nin, partials ? partials : planes_of(g, s, loaded), loaded->elem->nslots);
     add_args(g, b, s, (const IrVal *const *)s->args, ns);
     add_body_args(g, b, s);
-    for (int r = 0; r < ns; r++) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[r]), 1);
-    /* CUDA: 64 bytes of the widest field per thread, 256 threads a block,
-       at most 2^16 blocks (the second kernel's work) */
+    if (rows) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[0]), ns);
+    else
+        for (int r = 0; r < ns; r++) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[r]), 1);
     int widest = elem_max_slot_bytes(xs->elem) > elem_max_slot_bytes(loaded->elem) ? elem_max_slot_bytes(xs->elem)
                                                                                   : elem_max_slot_bytes(loaded->elem);
-    int per = log2_floor(64 / (unsigned)widest);
-    if (per > n) per = n;
-    int threads = n - per < 8 ? n - per : 8;
-    if (n - per - threads > 16) per = n - threads - 16;
-    b->node.per_thread_log = per;
-    b->node.threads_log = threads;
-    b->node.blocks_log = n - per - threads;
+    if (rows) block_reduce_shape(s, &b->node, widest);
+    else whole_reduce_shape(&b->node, widest);
+    if (rows && b->node.blocks_log == 0) return;
     for (int k = 0; k < ns; k++) {
-        int p = new_plane(g, b->node.blocks_log, elem_slot_prim(xs->elem, k));
+        int p = new_plane(g, b->node.rows_log + b->node.blocks_log, elem_slot_prim(xs->elem, k));
         add_ids(g, &b->partial, &b->npartial, &p, 1);
     }
     b->node.npartial = ns;
+}
+
+/* expand: a node of its own, each output element read from its row's. */
+static void expand_stmt(Graph *g, const IrStmt *s) {
+    const IrVal *r = s->res[0];
+    close_tail(g, s->args[0]);
+    if (r->elem->nslots > SCHED_MAX_SLOTS)
+        refuse(g, s, arena_printf(g->arena, "an expand of elements of more than %d fields", SCHED_MAX_SLOTS));
+    Build *b = new_build(g, NODE_EXPAND, r->log_len);
+    b->node.stmt = s;
+    add_ids(g, &b->in, &b->nin, planes_of(g, s, s->args[0]), r->elem->nslots);
+    add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
 }
 
 static void fill_stmt(Graph *g, const IrStmt *s) {
@@ -580,7 +632,8 @@ static void visit(Graph *g, const IrStmt *s) {
     }
     if (reads_group(g, s)) flush_group(g);
     if (chain_op(s->op)) chain_stmt(g, s);
-    else if (s->op == IR_REDUCE) reduce_stmt(g, s);
+    else if (s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS) reduce_stmt(g, s);
+    else if (s->op == IR_EXPAND) expand_stmt(g, s);
     else if (s->op == IR_REPLICATE) fill_stmt(g, s);
     else if (gather_op(s->op)) gather_stmt(g, s);
     else refuse(g, s, arena_printf(g->arena, "%s at the entry's level", ir_op_name(s->op)));
@@ -745,7 +798,8 @@ static bool simple_entry(const IrFunc *f) {
         body->stmts[0]->op != IR_TWO) {
         bool element = true;
         for (int i = 0; i < body->nstmts && element; i++)
-            element = !chain_op(body->stmts[i]->op) && (!body->stmts[i]->body || body->stmts[i]->op == IR_REDUCE);
+            element = !chain_op(body->stmts[i]->op) && body->stmts[i]->op != IR_EXPAND &&
+                      (!body->stmts[i]->body || body->stmts[i]->op == IR_REDUCE);
         if (element) return true;
     }
     const IrVal *cur = in;

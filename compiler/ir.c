@@ -9,7 +9,8 @@ static const char *op_names[IR_OP_COUNT] = {
     [IR_BUILD] = "build", [IR_PARM] = "parm", [IR_TWO] = "two", [IR_COL] = "col",
     [IR_BMMC] = "bmmc", [IR_MAP] = "map", [IR_ZIP] = "zip", [IR_UNZIP] = "unzip",
     [IR_REPLICATE] = "replicate", [IR_REDUCE] = "reduce", [IR_POS] = "pos",
-    [IR_TABLE] = "table", [IR_HALF] = "half", [IR_JOIN] = "join", [IR_SHIFT] = "shift",
+    [IR_TABLE] = "table", [IR_REDUCEBLOCKS] = "reduceblocks", [IR_EXPAND] = "expand",
+    [IR_HALF] = "half", [IR_JOIN] = "join", [IR_SHIFT] = "shift",
 };
 
 const char *ir_op_name(IrOp op) { return op_names[op]; }

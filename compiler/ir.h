@@ -22,6 +22,10 @@
  *   UNZIP       zs             -> xs ys .. one array per tuple field
  *   REPLICATE k s0 s1 ...      -> xs       2^k copies of one element (slots)
  *   REDUCE op   z0.. xs        -> r0..     op a body with 2*slots params
+ *   REDUCEBLOCKS k op z0.. xs  -> ys       each block of 2^k consecutive
+ *                                          elements reduced as REDUCE does:
+ *                                          2^(n-k) elements
+ *   EXPAND k    ys             -> xs       each element 2^k times in a row
  *   HALF m b    xs             -> ys       sub-array b of parm m: 2^(n-1) elements
  *   JOIN m      ys zs          -> xs       the array whose HALF m 0 is ys and HALF m 1 is zs
  *   SHIFT d     s0 s1 .. xs    -> ys       ys[i] = xs[i - d] where that is in range, else
@@ -66,7 +70,7 @@ typedef enum {
     IR_INDEX, IR_BUILD,
     IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
     IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS, IR_TABLE,
-    IR_HALF, IR_JOIN, IR_SHIFT,
+    IR_REDUCEBLOCKS, IR_EXPAND, IR_HALF, IR_JOIN, IR_SHIFT,
     IR_OP_COUNT
 } IrOp;
 
@@ -92,14 +96,14 @@ struct IrStmt {
     int index;                  /* TABLE: the table's number */
     int slot;                   /* INDEX */
     uint64_t mask;              /* PARM, COL, HALF, JOIN */
-    int k;                      /* TWO, REPLICATE; TABLE: 2^k entries; HALF: the sub-array b */
+    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND; TABLE: 2^k entries; HALF: the sub-array b */
     int64_t dist;               /* SHIFT: d */
     const Scalar *tab;          /* TABLE: the entries, of the result's type */
     F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */
     bool own_mat;               /* mat is this statement's alone: passes may rewrite it in place */
     uint64_t compl;             /* BMMC, POS */
-    IrBody *body;               /* PARM TWO COL MAP REDUCE */
-    bool commutative;           /* REDUCE: the operator is a built-in commutative one */
+    IrBody *body;               /* PARM TWO COL MAP REDUCE REDUCEBLOCKS */
+    bool commutative;           /* REDUCE, REDUCEBLOCKS: the operator is a built-in commutative one */
     bool dead;                  /* scratch for the optimiser: killed, to be dropped from its body */
 };
 

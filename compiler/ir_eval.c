@@ -355,13 +355,19 @@ static Buf *eval_map(Eval *E, const IrStmt *s, Buf *xs) {
 }
 
 /* reduce combines in a balanced tree, (x0 op x1) op (x2 op x3) ..., then
- * z op total: the order docs/language.md fixes for every back end. */
-static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
+ * z op total: the order docs/language.md fixes for every back end.
+ * reduceblocks does so for each block of 2^k consecutive elements: the
+ * blocks are instances of their own, blocks = 2^(n-k) per instance of s,
+ * which is how the planes lie already. Returns the totals, one scalar of
+ * type t per block (batch·blocks instances). */
+static Buf *reduce_tree(Eval *E, const IrStmt *s, long batch, long blocks) {
     int ns = s->body->nresults;
     Coord outer = enter(E, 0, -1);
     bool owned;
     Buf *xs = arg_at(E, s->args[ns], batch, &owned);
     Buf *level = owned ? xs : expand(xs, xs->batch);
+    level->batch *= blocks;
+    level->log_len = s->op == IR_REDUCEBLOCKS ? s->k : level->log_len;
     while (level->log_len > 0) {
         long pairs = level->batch * buf_len(level) / 2;
         Buf **params = xcalloc((size_t)(2 * ns), sizeof(Buf *));
@@ -381,18 +387,43 @@ static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
     for (int k = 0; k < ns; k++) {
         bool z_owned;
         Buf *z = arg_at(E, s->args[k], batch, &z_owned);
-        params[k] = z_owned ? z : expand(z, batch);
+        params[k] = expand(z, batch * blocks);
+        if (z_owned) buf_free(z);
         params[ns + k] = plane_as_scalars(level, k, s->body->params[k]->elem);
     }
     buf_free(level);
-    Buf *total = buf_new(batch, -1, s->args[ns]->elem);
-    run_element_body(E, s->body, batch, params, total);
+    Buf *total = buf_new(batch * blocks, -1, s->args[ns]->elem);
+    run_element_body(E, s->body, batch * blocks, params, total);
     free(params);
-    for (int k = 0; k < ns; k++) {
-        outs[k] = plane_as_scalars(total, k, s->res[k]->elem);
-    }
-    buf_free(total);
     E->coord = outer;
+    return total;
+}
+
+static void eval_reduce(Eval *E, const IrStmt *s, long batch, Buf **outs) {
+    Buf *total = reduce_tree(E, s, batch, 1);
+    for (int k = 0; k < s->nres; k++) outs[k] = plane_as_scalars(total, k, s->res[k]->elem);
+    buf_free(total);
+}
+
+/* The block totals are already element-major per instance of s. */
+static Buf *eval_reduceblocks(Eval *E, const IrStmt *s, long batch) {
+    Buf *total = reduce_tree(E, s, batch, 1L << s->res[0]->log_len);
+    total->batch = batch;
+    total->log_len = s->res[0]->log_len;
+    return total;
+}
+
+static Buf *eval_expand(Eval *E, const IrStmt *s, long batch) {
+    bool owned;
+    Buf *ys = arg_at(E, s->args[0], batch, &owned);
+    Buf *out = buf_new(batch, s->res[0]->log_len, ys->elem);
+    long len = buf_len(out);
+    for (int k = 0; k < ys->elem->nslots; k++)
+        for (long b = 0; b < batch; b++)
+            for (long i = 0; i < len; i++)
+                out->planes[k][b * len + i] = ys->planes[k][(b * len + i) >> s->k];
+    if (owned) buf_free(ys);
+    return out;
 }
 
 /* ---- scalar statements ---- */
@@ -677,6 +708,8 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
     case IR_SHIFT: outs[0] = eval_shift(E, s, batch); break;
     case IR_UNZIP: eval_unzip(E, s, batch, outs); break;
     case IR_REDUCE: eval_reduce(E, s, batch, outs); break;
+    case IR_REDUCEBLOCKS: outs[0] = eval_reduceblocks(E, s, batch); break;
+    case IR_EXPAND: outs[0] = eval_expand(E, s, batch); break;
     default: outs[0] = eval_array_stmt(E, s, batch); break;
     }
     for (int a = 0; a < s->nargs; a++) release(E, s->args[a]);

@@ -48,7 +48,7 @@ static void print_attrs(FILE *out, const IrStmt *s) {
     case IR_PARM: case IR_COL: case IR_JOIN: fprintf(out, " 0x%" PRIx64, s->mask); break;
     case IR_HALF: fprintf(out, " 0x%" PRIx64 " %d", s->mask, s->k); break;
     case IR_SHIFT: fprintf(out, " %" PRId64, s->dist); break;
-    case IR_TWO: case IR_REPLICATE: fprintf(out, " %d", s->k); break;
+    case IR_TWO: case IR_REPLICATE: case IR_EXPAND: fprintf(out, " %d", s->k); break;
     case IR_BMMC: fputc(' ', out); print_matrix(out, s->mat, s->compl); break;
     case IR_TABLE: {
         /* the first entries: enough to recognise a table, short for 2^16 */
@@ -62,6 +62,7 @@ static void print_attrs(FILE *out, const IrStmt *s) {
         break;
     }
     case IR_REDUCE: if (s->commutative) fputs(".commutative", out); break;
+    case IR_REDUCEBLOCKS: fprintf(out, "%s %d", s->commutative ? ".commutative" : "", s->k); break;
     case IR_POS: {
         Arena scratch = {0};
         fprintf(out, " rows%s", f2_hex_text(&scratch, s->mat));

@@ -297,6 +297,57 @@ static bool rule_reduce_bmmc(Rewriter *r, IrStmt *s) {
     return true;
 }
 
+/* A bmmc (A, c) on 2^n elements that keeps every block of 2^r in place
+ * (output bit i >= r is input bit i): rows r.. are unit rows and c has no
+ * bits there. It permutes the elements of each block among themselves,
+ * since for fixed high bits the low ones go through an invertible map. */
+static bool keeps_blocks(const F2Mat *m, uint64_t compl, int r) {
+    if (compl >> r) return false;
+    for (int i = r; i < m->n; i++)
+        if (m->row[i] != UINT64_C(1) << i) return false;
+    return true;
+}
+
+/* reduceblocks r op z ∘ bmmc (A,c) = reduceblocks r op z, for a commutative
+ * built-in op and a bmmc that keeps each block of 2^r in place: every block
+ * is the same multiset. */
+static bool rule_reduceblocks_bmmc(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_REDUCEBLOCKS || !s->commutative) return false;
+    IrVal *xs = s->args[s->nargs - 1];
+    if (!xs->def || xs->def->op != IR_BMMC || !keeps_blocks(xs->def->mat, xs->def->compl, s->k)) return false;
+    fired(r, "reduceblocks-bmmc", s);
+    set_arg(r, s, s->nargs - 1, xs->def->args[0]);
+    return true;
+}
+
+/* bmmc (A,c) ∘ expand r ys = expand r (bmmc (A_hh, c_h) ys) when output bits
+ * r.. read input bits r.. alone (A_hh: those rows shifted down r bits, c_h:
+ * c >> r): the copies of ys[j] are the indices with high bits j, which the
+ * bmmc sends to high bits A_hh·j ⊕ c_h. The permutation then moves 2^r
+ * times fewer elements, or vanishes when A_hh is the identity. */
+static bool rule_bmmc_expand(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_BMMC ? sole_def(r, s->args[0], IR_EXPAND) : NULL;
+    if (!d) return false;
+    int k = d->k, n = s->mat->n;
+    for (int i = k; i < n; i++)
+        if (s->mat->row[i] & f2_mask(k)) return false;
+    fired(r, "bmmc-expand", s);
+    F2Mat high = {.n = n - k};
+    for (int i = 0; i < n - k; i++) high.row[i] = s->mat->row[i + k] >> k;
+    IrStmt *m = detached(r, IR_BMMC, s->loc, d->args[0]);
+    set_matrix(r, m, s, &high);
+    m->compl = s->compl >> k;
+    ir_add_result(r->p, m, d->args[0]->log_len, d->args[0]->elem);
+    s->op = IR_EXPAND;
+    s->k = k;
+    s->mat = NULL;
+    s->own_mat = false;
+    s->compl = 0;
+    set_arg(r, s, 0, m->res[0]);
+    emit(r, out, m);
+    return true;
+}
+
 /* map f ∘ bmmc = bmmc ∘ map f: permutations move towards the outputs, where
  * they meet the next permutation. An element at x before the bmmc was at
  * A·x ⊕ c when f saw its position, so f's POS statements are rewritten. */
@@ -315,6 +366,25 @@ static bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
     s->own_mat = d->own_mat;
     d->own_mat = false;
     s->compl = d->compl;
+    set_arg(r, s, 0, mapped);
+    emit(r, out, m);
+    return true;
+}
+
+/* map f ∘ expand r = expand r ∘ map f, for an f that does not read its
+ * position: f runs once per element of ys instead of once per copy. */
+static bool rule_map_expand(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_MAP ? sole_def(r, s->args[0], IR_EXPAND) : NULL;
+    if (!d) return false;
+    for (int i = 0; i < s->body->nstmts; i++)
+        if (s->body->stmts[i]->op == IR_POS) return false;
+    fired(r, "map-expand", s);
+    IrStmt *m = detached(r, IR_MAP, s->loc, d->args[0]);
+    m->body = s->body;
+    IrVal *mapped = ir_add_result(r->p, m, d->args[0]->log_len, s->res[0]->elem);
+    s->op = IR_EXPAND;
+    s->body = NULL;
+    s->k = d->k;
     set_arg(r, s, 0, mapped);
     emit(r, out, m);
     return true;
@@ -448,7 +518,8 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
 }
 
 /* Whether t, a statement of a two's body, has a whole-array form: an array
- * stage, zip, unzip or replicate reading the body's arrays (marked) and any
+ * stage, zip, unzip, replicate, reduceblocks or expand reading the body's
+ * arrays (marked) and any
  * scalars, with a body of its own that reads none of those arrays; or scalar
  * code that does not depend on the block (no position, no element). */
 static bool liftable(const Rewriter *r, const IrStmt *t) {
@@ -456,7 +527,8 @@ static bool liftable(const Rewriter *r, const IrStmt *t) {
        whole array: the block's number, above, moves down one bit with the
        sub-index (and up one in join) */
     bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
-                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_HALF || t->op == IR_JOIN;
+                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_EXPAND ||
+                       t->op == IR_HALF || t->op == IR_JOIN;
     bool scalar_code = t->op == IR_CONST || ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
     for (int a = 0; a < t->nargs; a++) {
@@ -468,8 +540,9 @@ static bool liftable(const Rewriter *r, const IrStmt *t) {
 }
 
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
- * two works on k more bits of blocks, a bmmc leaves the top k bits alone
- * and a half or join keeps its mask. Positions need nothing: a map's element and an inner two's block
+ * two works on k more bits of blocks, a bmmc leaves the top k bits alone,
+ * a half or join keeps its mask, and reduceblocks and expand keep their
+ * blocks, which never cross the two's. Positions need nothing: a map's element and an inner two's block
  * stay the low bits of what they become. */
 static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
     for (int i = 0; i < t->nres; i++)
@@ -513,6 +586,320 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
     drain(r);
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead) emit(r, out, b->stmts[i]);
+    return true;
+}
+
+/* ---- per-block reductions as whole-array stages ---- */
+
+/* The most elements of type t that element code holds in a thread's
+ * registers, log2: about 128 bytes, 8 to 32 elements (the scheduler's
+ * default, plan_rounds.c). A two's body on a larger block runs only as
+ * whole-array stages. */
+static int register_elems_log(const ElemType *t) {
+    int bytes_log = 0;
+    while ((2 << bytes_log) <= elem_bytes(t)) bytes_log++;
+    int reg_log = 7 - bytes_log;
+    return reg_log > 5 ? 5 : reg_log < 3 ? 3 : reg_log;
+}
+
+/* A reduce of a block and the scalars computed from its totals alone (with
+ * constants and values from outside the body): vals[0..nres) are the
+ * totals, the rest the values of those scalar statements (defs), in order. */
+typedef struct {
+    IrStmt *red;
+    IrVal **vals;
+    IrStmt **defs;
+    int n, ntotals;
+} Totals;
+
+static int total_index(const Totals *T, const IrVal *v) {
+    for (int i = 0; i < T->n; i++)
+        if (T->vals[i] == v) return i;
+    return -1;
+}
+
+static bool defined_in(const IrBody *b, const IrVal *v) {
+    for (int i = 0; i < b->nparams; i++)
+        if (b->params[i] == v) return true;
+    for (int i = 0; i < b->nstmts; i++)
+        if (b->stmts[i] == v->def) return true;
+    return false;
+}
+
+/* A scalar that a copy of the totals' code may read anywhere: a constant
+ * (copied) or a value from outside the body. */
+static bool plain_scalar(const IrBody *b, const IrVal *v) {
+    return ir_is_scalar(v) && ((v->def && v->def->op == IR_CONST) || !defined_in(b, v));
+}
+
+/* The totals of red (statement `at` of b) and the scalar code after it
+ * that computes from them. */
+static Totals totals_of(Rewriter *r, IrBody *b, int at) {
+    IrStmt *red = b->stmts[at];
+    Totals T = {.red = red};
+    T.vals = NEW_ARRAY(r->p->arena, IrVal *, red->nres + b->nstmts);
+    T.defs = NEW_ARRAY(r->p->arena, IrStmt *, red->nres + b->nstmts);
+    for (int k = 0; k < red->nres; k++) T.vals[T.n++] = red->res[k];
+    T.ntotals = red->nres;
+    for (int j = at + 1; j < b->nstmts; j++) {
+        IrStmt *t = b->stmts[j];
+        bool scalar_code = ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
+        if (t->dead || !scalar_code || t->nres != 1) continue;
+        bool reads = false, rest_plain = true;
+        for (int a = 0; a < t->nargs; a++) {
+            bool total = total_index(&T, t->args[a]) >= 0;
+            reads |= total;
+            rest_plain &= total || plain_scalar(b, t->args[a]);
+        }
+        if (!reads || !rest_plain) continue;
+        T.defs[T.n] = t;
+        T.vals[T.n++] = t->res[0];
+    }
+    return T;
+}
+
+/* Whether b (a map's function, at any depth) reads one of T's values. */
+static bool body_reads_totals(const IrBody *b, const Totals *T) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        for (int a = 0; a < t->nargs; a++)
+            if (total_index(T, t->args[a]) >= 0) return true;
+        if (t->body && body_reads_totals(t->body, T)) return true;
+    }
+    for (int i = 0; i < b->nresults; i++)
+        if (total_index(T, b->results[i]) >= 0) return true;
+    return false;
+}
+
+static bool is_total_code(const Totals *T, const IrStmt *t) {
+    for (int i = T->ntotals; i < T->n; i++)
+        if (T->defs[i] == t) return true;
+    return false;
+}
+
+/* How t reads T's values: 0 not at all (or t is their code), 1 as a
+ * replicate of them (and plain scalars), 2 in the function of a map, -1
+ * otherwise (an array stage that would need them per block). */
+static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
+    if (t->dead || t == T->red || is_total_code(T, t)) return 0;
+    bool direct = false, replicable = true;
+    for (int a = 0; a < t->nargs; a++) {
+        bool total = total_index(T, t->args[a]) >= 0;
+        direct |= total;
+        replicable &= total || plain_scalar(b, t->args[a]);
+    }
+    bool inside = t->body && body_reads_totals(t->body, T);
+    if (!direct && !inside) return 0;
+    if (t->op == IR_REPLICATE && !inside) return replicable ? 1 : -1;
+    return t->op == IR_MAP && !direct ? 2 : -1;
+}
+
+/* Whether every live statement of b (a two's body on blocks whose
+ * parameter is marked) is liftable, or a reduce of a block array whose
+ * totals only scalar code on them, replicates and maps read
+ * (total_reader), or that scalar code: marks the arrays. */
+static bool lifts_with_totals(Rewriter *r, IrBody *b) {
+    int reduces = 0;
+    for (int i = 0; i < b->nstmts; i++) {
+        IrStmt *t = b->stmts[i];
+        if (t->dead) continue;
+        grow(r);
+        if (t->op == IR_REDUCE) {
+            IrVal *xs = t->args[t->nargs - 1];
+            if (xs->id >= r->cap || r->mark[xs->id] != r->epoch || reads_marked(r, t->body)) return false;
+            Totals T = totals_of(r, b, i);
+            for (int j = i + 1; j < b->nstmts; j++)
+                if (total_reader(b, b->stmts[j], &T) < 0) return false;
+            for (int k = 0; k < b->nresults; k++)
+                if (total_index(&T, b->results[k]) >= 0) return false;
+            reduces++;
+            continue;
+        }
+        if (!liftable(r, t)) return false;
+        for (int k = 0; k < t->nres; k++)
+            if (!ir_is_scalar(t->res[k])) r->mark[t->res[k]->id] = r->epoch;
+    }
+    return reduces > 0;
+}
+
+/* A new statement of op on args, appended to b. */
+static IrStmt *body_stmt(Rewriter *r, IrBody *b, IrOp op, Loc loc, int nargs, IrVal **args) {
+    IrStmt *t = ir_append(r->p, b, op, loc, nargs, args);
+    for (int a = 0; a < nargs; a++) add_use(r, args[a]);
+    return t;
+}
+
+/* v as code appended to `into` computes it from the totals, which
+ * copies[0..nres) name there: the statements of T's values it needs are
+ * copied once each (copies[i]), constants copied, values from outside read. */
+static IrVal *copy_total(Rewriter *r, IrBody *into, const Totals *T, IrVal **copies, IrVal *v) {
+    int i = total_index(T, v);
+    if (i >= 0 && !copies[i]) {
+        IrStmt *d = T->defs[i];
+        IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, d->nargs);
+        for (int a = 0; a < d->nargs; a++) args[a] = copy_total(r, into, T, copies, d->args[a]);
+        IrStmt *c = body_stmt(r, into, d->op, d->loc, d->nargs, args);
+        c->alu = d->alu;
+        c->to = d->to;
+        copies[i] = ir_add_result(r->p, c, -1, v->elem);
+    }
+    if (i >= 0) return copies[i];
+    if (v->def && v->def->op == IR_CONST) {
+        IrStmt *c = body_stmt(r, into, IR_CONST, v->def->loc, 0, NULL);
+        c->cval = v->def->cval;
+        return ir_add_result(r->p, c, -1, v->elem);
+    }
+    return v;
+}
+
+/* Fresh copies for `into`, whose parameters params.. stand for the totals. */
+static IrVal **total_copies(Rewriter *r, const Totals *T, IrVal **params) {
+    IrVal **copies = NEW_ARRAY(r->p->arena, IrVal *, T->n);
+    for (int k = 0; k < T->ntotals; k++) copies[k] = params[k];
+    return copies;
+}
+
+/* The expand of rb to 2^j elements, appended to b. */
+static IrVal *expanded(Rewriter *r, IrBody *b, const Totals *T, IrVal *rb, int j) {
+    IrStmt *e = body_stmt(r, b, IR_EXPAND, T->red->loc, 1, &rb);
+    e->k = j;
+    return ir_add_result(r->p, e, j, rb->elem);
+}
+
+/* replicate j s.. (s.. computed from the totals) becomes map f (expand j
+ * rb), f computing s.. from the totals; the expand goes to b. */
+static void replicate_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    bool exact = t->nargs == T->ntotals;
+    for (int a = 0; exact && a < t->nargs; a++) exact = t->args[a] == T->vals[a];
+    if (exact) {                /* the totals themselves: an expand */
+        for (int a = 0; a < t->nargs; a++) r->uses[t->args[a]->id]--;
+        t->op = IR_EXPAND;
+        t->nargs = 1;
+        t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+        t->args[0] = rb;
+        add_use(r, rb);
+        return;
+    }
+    IrVal *wide = expanded(r, b, T, rb, t->k);
+    IrBody *f = ir_new_body(r->p);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, f, -1, T->vals[k]->elem);
+    IrVal **copies = total_copies(r, T, params);
+    for (int a = 0; a < t->nargs; a++) {
+        IrVal *v = copy_total(r, f, T, copies, t->args[a]);
+        ir_body_add_result(r->p, f, v);
+        add_use(r, v);
+        IrVal *old = t->args[a];
+        r->uses[old->id]--;
+        if (total_index(T, old) < 0 && old->def && old->def->op == IR_CONST && !uses(r, old)) old->def->dead = true;
+    }
+    t->op = IR_MAP;
+    t->k = 0;
+    t->nargs = 1;
+    t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    t->args[0] = wide;
+    add_use(r, wide);
+    t->body = f;
+}
+
+/* Every read of from in body b becomes a read of to. */
+static void reread_body(Rewriter *r, IrBody *b, IrVal *from, IrVal *to) {
+    int before = uses(r, to);
+    substitute(r, b, &from, &to, 1);
+    r->uses[from->id] -= uses(r, to) - before;
+}
+
+/* The map t reads the totals as elements zipped with its own: map f xs
+ * becomes map f' (zip xs (expand j rb)), f' taking the totals' fields as
+ * parameters after its element's and computing what it read from them
+ * first. The new statements go to b, before t. */
+static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    IrVal *xs = t->args[0], *pair[2] = {xs, expanded(r, b, T, rb, xs->log_len)};
+    const ElemType *fields[2] = {xs->elem, rb->elem};
+    IrStmt *z = body_stmt(r, b, IR_ZIP, T->red->loc, 2, pair);
+    IrVal *zipped = ir_add_result(r->p, z, xs->log_len, elem_tuple(r->p->arena, 2, fields));
+    IrBody *f = t->body, *pre = ir_new_body(r->p);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, f, -1, T->vals[k]->elem);
+    IrVal **copies = total_copies(r, T, params);
+    for (int i = 0; i < T->n; i++) {
+        if (!body_reads_totals(f, &(Totals){.red = T->red, .vals = T->vals + i, .defs = T->defs + i, .n = 1, .ntotals = 0}))
+            continue;
+        reread_body(r, f, T->vals[i], copy_total(r, pre, T, copies, T->vals[i]));
+    }
+    /* the copies come first in f */
+    IrStmt **stmts = NEW_ARRAY(r->p->arena, IrStmt *, pre->nstmts + f->nstmts + 1);
+    if (pre->nstmts) memcpy(stmts, pre->stmts, sizeof(IrStmt *) * (size_t)pre->nstmts);
+    if (f->nstmts) memcpy(stmts + pre->nstmts, f->stmts, sizeof(IrStmt *) * (size_t)f->nstmts);
+    f->stmts = stmts;
+    f->nstmts = f->cap = pre->nstmts + f->nstmts;
+    set_arg(r, t, 0, zipped);
+}
+
+/* T's scalar code is read by nothing now: it dies, with constants only it
+ * read (their reads are dropped here, not through kill, since the totals'
+ * statement is no longer what defined them). */
+static void drop_total_code(Rewriter *r, const Totals *T) {
+    for (int i = T->n - 1; i >= T->ntotals; i--) {
+        IrStmt *d = T->defs[i];
+        d->dead = true;
+        for (int a = 0; a < d->nargs; a++) {
+            IrVal *v = d->args[a];
+            r->uses[v->id]--;
+            if (total_index(T, v) < 0 && v->def && v->def->op == IR_CONST && !uses(r, v)) v->def->dead = true;
+        }
+    }
+    for (int i = 0; i < T->n; i++) r->uses[T->vals[i]->id] = 0;
+}
+
+/* red (statement `at` of b), a reduce of a block, becomes reduceblocks of
+ * all of it (one element, rb), and its readers read rb: a replicate of
+ * what the totals give becomes a map of expand, a map reads rb zipped with
+ * its elements. b's statements are rebuilt in order, the new ones before
+ * their readers. */
+static void totals_as_array(Rewriter *r, IrBody *b, int at) {
+    Totals T = totals_of(r, b, at);
+    IrStmt *red = T.red;
+    IrVal *xs = red->args[red->nargs - 1];
+    red->op = IR_REDUCEBLOCKS;
+    red->k = xs->log_len;
+    red->nres = 0;
+    red->res = NULL;
+    IrVal *rb = ir_add_result(r->p, red, 0, xs->elem);
+    IrStmt **old = b->stmts;
+    int count = b->nstmts;
+    b->stmts = NULL;
+    b->nstmts = b->cap = 0;
+    for (int i = 0; i < count; i++) {
+        IrStmt *t = old[i];
+        int how = i > at ? total_reader(b, t, &T) : 0;
+        if (how == 1) replicate_reads_totals(r, b, t, &T, rb);
+        else if (how == 2) map_reads_totals(r, b, t, &T, rb);
+        ir_body_push(r->p, b, t);
+    }
+    drop_total_code(r, &T);
+}
+
+/* A two's body larger than a thread's registers that reduces its block and
+ * reads the totals only through replicates and maps, all else being
+ * liftable (two-lift):
+ *   two k (\ys -> .. replicate j (reduce op z ys) ..)  = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
+ *   two k (\ys -> .. map (f (reduce op z ys)) xs ..) = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
+ * for blocks of 2^m: the body becomes array code, which two-lift runs as
+ * whole-array stages (reduceblocks m of the whole array and expand). Bodies
+ * that fit registers stay element code, which does it in one pass. */
+static bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_TWO) return false;
+    IrBody *b = s->body;
+    int m = s->args[0]->log_len - s->k;
+    if (m <= register_elems_log(b->params[0]->elem)) return false;
+    grow(r);
+    r->epoch++;
+    r->mark[b->params[0]->id] = r->epoch;
+    if (!lifts_with_totals(r, b)) return false;
+    fired(r, "two-reduce-blocks", s);
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead && b->stmts[i]->op == IR_REDUCE) totals_as_array(r, b, i);
     return true;
 }
 
@@ -1084,10 +1471,11 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
            rule_shift_shift(r, s) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
            rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) ||
            rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
-           rule_reduce_bmmc(r, s) || rule_map_bmmc(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
+           rule_reduce_bmmc(r, s) || rule_reduceblocks_bmmc(r, s) || rule_bmmc_expand(r, s, out) ||
+           rule_map_bmmc(r, s, out) || rule_map_expand(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
-           rule_two_hoist(r, s, out) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
+           rule_two_hoist(r, s, out) || rule_two_reduce_blocks(r, s) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
 }
 
 static void rewrite_body(Rewriter *r, IrBody *b);

@@ -297,7 +297,10 @@ typedef struct {
 
 /* CHAIN: array statements, each reading the previous one's single-use
  * result: a Schedule (one array in, one array out).
- * REDUCE: a whole-array reduce to scalars, in the interpreter's tree order.
+ * REDUCE: a whole-array reduce to scalars, in the interpreter's tree order,
+ * or a reduceblocks: each row of 2^(n - rows_log) consecutive elements
+ * reduced so, into element `row` of its output planes.
+ * EXPAND: an expand, element x of the output read from x >> k of the input.
  * FILL: an entry-level replicate (or one scalar value stored to a result).
  * COPY: planes copied (a result that is a parameter, or a value returned twice).
  * SERIAL: scalar statements, indexing of arrays at constants and builds of
@@ -306,7 +309,7 @@ typedef struct {
  * it: pre): each element of the result read from where the statements say
  * (the inputs: the argument's planes, join's two arguments' one after the
  * other; args: the shifts' fills). */
-typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_GATHER } NodeKind;
+typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_EXPAND, NODE_GATHER } NodeKind;
 
 /* How a COPY node copies, for an entry of any length (EntryPlan.pad):
  * COPY_PAD from the caller's shape into the padded order (index
@@ -327,7 +330,7 @@ typedef struct {
     const PlaneRef *arg_at;
     int nargs;
     Schedule chain;             /* CHAIN */
-    const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored), GATHER */
+    const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored), EXPAND, GATHER */
     /* REDUCE: maps applied to each element as it is loaded (a map in front
      * of a reduction costs no pass of its own); `in` holds the first one's
      * input, of type pre_elem. GATHER: the halves, shifts and joins of one
@@ -339,8 +342,14 @@ typedef struct {
     const ElemType *pre_elem;
     /* REDUCE on CUDA: a block of 2^threads_log threads, each reducing 2^per_thread_log
      * contiguous elements, 2^blocks_log blocks; partial planes (temps) hold
-     * the blocks' results, which a second kernel reduces */
+     * the blocks' results, which a second kernel reduces.
+     * A reduceblocks has 2^rows_log rows (0 for a reduce): 2^blocks_log
+     * blocks per row, and the second kernel one block per row, when a row
+     * is larger than a block (none when blocks_log is 0); else the threads
+     * of a row are 2^row_threads_log <= 32 lanes of a warp, which reduce
+     * their row by shuffles alone and write it, in the one kernel. */
     int per_thread_log, threads_log, blocks_log;
+    int rows_log, row_threads_log;
     /* REDUCE on CUDA: the partials (one plane per field of the result);
      * CHAIN with a fused reduce (chain.reduce): the per-block partials it
      * writes, which the REDUCE node after it reads */
@@ -408,7 +417,7 @@ const char *plan_node_name(Arena *a, const EntryPlan *e, int node);
  * launches its kernels (CHAIN_PHASE_kernel, CHAIN_PHASE_slotK, ...). */
 const char *plan_phase_name(Arena *a, const char *chain, int phase);
 
-/* "chain", "reduce", "fill", "copy" or "serial". */
+/* "chain", "reduce", "fill", "copy", "serial" or "expand". */
 const char *plan_node_kind_name(NodeKind k);
 
 /* Where a table lives, in words: "global memory (read-only cache)", ... */

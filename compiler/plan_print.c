@@ -237,7 +237,10 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         }
         if (n->kind == NODE_COPY && n->copy != COPY_PLAIN)
             fputs(n->copy == COPY_PAD ? ", the shape padded" : ", cut to the shape", out);
-        if (n->kind == NODE_REDUCE)
+        if (n->kind == NODE_REDUCE && n->stmt->op == IR_REDUCEBLOCKS)
+            fprintf(out, ", 2^%d rows, CUDA: 2^%d threads of 2^%d elements a row, 2^%d threads a block", n->rows_log,
+                    n->row_threads_log + n->blocks_log, n->per_thread_log, n->threads_log);
+        else if (n->kind == NODE_REDUCE)
             fprintf(out, ", CUDA: 2^%d blocks of 2^%d threads of 2^%d elements", n->blocks_log, n->threads_log,
                     n->per_thread_log);
         fputc('\n', out);

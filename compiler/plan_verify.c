@@ -529,10 +529,14 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
                         "node %d: partial plane %d is not one element per block", i, k);
         }
         if (n->kind == NODE_REDUCE)
-            REQUIRE(n->nin == n->pre_elem->nslots && n->nout == n->stmt->nres &&
+            REQUIRE(n->nin == n->pre_elem->nslots && n->nout == n->stmt->nargs - 1 &&
                         (n->npre == 0 || elem_equal(n->pre[0]->args[0]->elem, n->pre_elem)) &&
-                        (n->npre > 0 || elem_equal(n->stmt->args[n->stmt->nres]->elem, n->pre_elem)),
-                    "node %d: a reduction reading other planes than its loads'", i);
+                        (n->npre > 0 || elem_equal(n->stmt->args[n->stmt->nargs - 1]->elem, n->pre_elem)) &&
+                        (n->stmt->op == IR_REDUCEBLOCKS ? n->rows_log == n->n - n->stmt->k : n->rows_log == 0),
+                    "node %d: a reduction reading other planes than its loads', or of other rows", i);
+        if (n->kind == NODE_EXPAND)
+            REQUIRE(n->nin == n->nout && n->stmt && n->stmt->op == IR_EXPAND && n->n == n->stmt->res[0]->log_len,
+                    "node %d: an expand of other planes than its statement's", i);
         if (n->kind == NODE_COPY) REQUIRE(n->nin == n->nout, "node %d copies %d planes to %d", i, n->nin, n->nout);
         why = verify_shaped(a, e, n, i);
         if (why) return why;

@@ -7,8 +7,10 @@
 # tests/plan/graph_fused_reduce.parm, and issue 24's shapes (invariant work
 # read inside stage functions, one-element arrays, reductions read by other
 # reductions' operators, two bodies of array code lifted to whole arrays, a
-# Sklansky scan, retyping stage functions, entry graphs of any length), and
-# the scalar functions (tests/backend/functions.parm: exp, pow, fma, ...)
+# Sklansky scan, retyping stage functions, entry graphs of any length), the
+# scalar functions (tests/backend/functions.parm: exp, pow, fma, ...), and
+# issue 26's reductions of rows of every size and per-block reductions as
+# whole-array stages
 # compiled with --emit-main -e ENTRY, run on random input (two seeds) and
 # compared with the reference interpreter byte for byte. Ends with
 # "N passed, N failed".
@@ -22,7 +24,8 @@ PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_redu
        tests/backend/invariant.parm tests/backend/one_element.parm tests/backend/reduce_reads.parm
        tests/backend/retype.parm tests/backend/sklansky.parm tests/backend/wide_nest.parm
        tests/backend/wide_unzip.parm tests/backend/wide_zip.parm tests/anylen/entries.parm
-       tests/backend/functions.parm"
+       tests/backend/functions.parm tests/backend/row_reductions.parm tests/emu/blocks.parm
+       tests/emu/blocks_small.parm tests/emu/blocks_fields.parm"
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(basename "$prog" .parm)_$e

@@ -50,7 +50,7 @@ if command -v nvcc >/dev/null; then
     for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm tests/backend/scalar_params.parm \
         tests/backend/graph.parm tests/backend/sklansky.parm tests/backend/wide_unzip.parm \
         tests/backend/retype.parm tests/backend/invariant.parm tests/backend/one_element.parm \
-        tests/backend/functions.parm; do
+        tests/backend/functions.parm tests/backend/row_reductions.parm; do
         cuda_compiles "$prog" regress "$prog"
     done
     # a failed CUDA call names itself (issue 24): the context keeps the call's

@@ -29,6 +29,9 @@ The programs combine what found the bugs of issue 11:
   matrices and sort sizes written in terms of n;
 - long chains (70 to 110 stages, most of them changing the element type),
   which need more than 64 kernels;
+- reductions of rows (`reduceblocks`, `expand` back to the rows' length,
+  combined with the rows' elements), and per-block reductions of blocks of
+  any size;
 - entries of any length: the array parameter with a pad (`max`, `min` or a
   literal, field by field for tuples), one- or two-dimensional (rows), and
   inputs of random lengths and shapes, 0 and the full size among them;
@@ -65,6 +68,12 @@ FEATURES = (
                        # than 8 elements (array code, lifted to whole arrays)
     "big_reductions",  # a two or parm whose function reduces a block of more
                        # than 8 elements (element code on the whole block)
+    "block_totals",    # a two or parm whose function reduces a block of any
+                       # size with a plain operator, computes from the total
+                       # and replicates it or reads it in a map (the
+                       # optimiser's two-reduce-blocks)
+    "row_reductions",  # reduceblocks of rows of any size, expanded back to
+                       # the rows' length, alone or zipped with the rows
     "invariant_work",  # functions of stages (maps, columns, at any depth) that
                        # read reductions of the entry's arrays, of maps of them
                        # too: work that does not depend on the function's
@@ -81,7 +90,7 @@ FEATURES = (
 # them out. Remove a name once the back ends accept it.
 BACKEND_REFUSES = ("big_reductions", "big_lengths")
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
-                                   "invariant_work", "one_element", "lengths")
+                                   "invariant_work", "one_element", "lengths", "block_totals", "row_reductions")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -448,6 +457,10 @@ class Gen:
             weights["block_reduce"] = 0.5
             if self.has("dag"):
                 weights["broadcast"] = 0.5
+        if self.has("block_totals") and s.lo >= 1 and not self.long:
+            weights["block_total"] = 0.4
+        if self.has("row_reductions") and not self.long:
+            weights["row_reduce"] = 0.6
         # in a function, half, join and shift are element code on the block
         if self.has("lengths") and not self.long and \
                 (depth == 0 or self.has("big_lengths") or (s.fixed() and s.lo <= 3)):
@@ -538,6 +551,41 @@ class Gen:
         y = self.fresh("y")
         return "parm %s (\\%s -> replicate %s %s) %s" % (
             paren(self.mask(s)), y, s.minus(1).text(), paren(self.reduction(t, y)), arg), t
+
+    def stage_block_total(self, s, t, arg, depth, pool):
+        """Each block of a parm replaced by copies of its plain reduction,
+        or (in a DAG) its elements combined with it in a map."""
+        y = self.fresh("y")
+        op, zero = self.reducer(t)
+        total = "reduce %s %s %s" % (op, zero, y)
+        if kind(t) != "tuple" and self.chance(0.4):
+            total = self.op1(t, paren(total))   # scalar code on the total
+        if not self.has("dag") or self.chance(0.5):
+            return "parm %s (\%s -> replicate %s (%s)) %s" % (paren(self.mask(s)), y, s.minus(1).text(), total, arg), t
+        pa, la = self.pattern(t, "p")
+        pb, lb = self.pattern(t, "q")
+        exprs = [self.combine(u, x, z) for (x, u), (z, _) in zip(la, lb)]
+        return "parm %s (\%s -> let %s = %s in map (\%s -> %s) %s) %s" % (
+            paren(self.mask(s)), y, pb, total, pa, build(t, exprs), y, arg), t
+
+    def row_log(self, s):
+        """A block size r <= s, for every value of s."""
+        if s.fixed() or self.chance(0.5):
+            return str(self.rng.randint(0, s.lo))
+        return s.minus(self.rng.randint(0, s.lo)).text()
+
+    def stage_row_reduce(self, s, t, arg, depth, pool):
+        """Each row of 2^r reduced, expanded back to the rows, and (in a DAG)
+        combined with the row's elements."""
+        r = self.row_log(s)
+        op, zero = self.reducer(t)
+        rows = "expand %s (reduceblocks %s %s %s %s)" % (r, r, op, zero, arg)
+        if not self.has("dag") or self.chance(0.4):
+            return rows, t
+        pa, la = self.pattern(t, "p")
+        pb, lb = self.pattern(t, "q")
+        exprs = [self.combine(u, x, z) for (x, u), (z, _) in zip(la, lb)]
+        return "map (\(%s, %s) -> %s) (zip %s (%s))" % (pa, pb, build(t, exprs), arg, rows), t
 
     def stage_broadcast(self, s, t, arg, depth, pool):
         """The reduction of an array combined with each of its elements."""

@@ -189,6 +189,34 @@ int main(void) {
     expect(&p, "reads element 4.0 of [2^2]", "index out of range");
     ix->at = 3;
     expect(&p, NULL, "index in range");
+    /* expand 1 of the two's result: 2^3 elements, not 2^2 */
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    zs = s.two->res[0];
+    IrStmt *expand = ir_append(&p, s.body, IR_EXPAND, (Loc){0}, 1, &zs);
+    expand->k = 1;
+    ir_add_result(&p, expand, 3, i32());
+    expect(&p, NULL, "expand of the right length");
+    expand->res[0]->log_len = 2;
+    expect(&p, "of the wrong shape", "expand of the wrong length");
+
+    /* reduceblocks 1 (with the map's body as its operator): 2^1 elements */
+    p = (IrProgram){.arena = &a};
+    s = sample(&p);
+    IrVal *rb_args[2] = {s.c->res[0], s.two->res[0]};
+    IrStmt *rb = ir_append(&p, s.body, IR_REDUCEBLOCKS, (Loc){0}, 2, rb_args);
+    rb->k = 1;
+    rb->body = ir_new_body(&p);
+    IrVal *l = ir_body_add_param(&p, rb->body, -1, i32()), *r = ir_body_add_param(&p, rb->body, -1, i32());
+    (void)l;
+    ir_body_add_result(&p, rb->body, r);
+    ir_add_result(&p, rb, 1, i32());
+    expect(&p, NULL, "reduceblocks of the right shape");
+    rb->k = 2;
+    expect(&p, "of the wrong shape", "reduceblocks to the wrong length");
+    rb->k = 1;
+    rb->body = NULL;
+    expect(&p, "has no body", "reduceblocks without its operator");
 
     arena_free(&a);
     return check_summary("ir_verify");
