@@ -531,12 +531,37 @@ static bool liftable(const Rewriter *r, const IrStmt *t) {
                        t->op == IR_HALF || t->op == IR_JOIN;
     bool scalar_code = t->op == IR_CONST || ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
-    for (int a = 0; a < t->nargs; a++) {
-        const IrVal *v = t->args[a];
-        bool marked = v->id < r->cap && r->mark[v->id] == r->epoch;
-        if (!ir_is_scalar(v) && !marked) return false;
-    }
+    if (scalar_code)
+        for (int a = 0; a < t->nargs; a++)
+            if (!ir_is_scalar(t->args[a])) return false;
     return !(t->body && reads_marked(r, t->body));
+}
+
+/* Whether v is an array that a two's body reads from outside (rule_two_lift
+ * marked the body's own). */
+static bool outside_array(const Rewriter *r, const IrVal *v) {
+    return !ir_is_scalar(v) && !(v->id < r->cap && r->mark[v->id] == r->epoch);
+}
+
+/* An array c from outside a two's body, which every block reads whole, as
+ * the whole array of the two sees it: 2^k copies of c, the block's number
+ * on top. Each element repeated (expand k: element x is c[x >> k]), then
+ * the copies' bits rotated above c's (a bmmc: x = i·2^k + b goes to
+ * b·2^j + i). The two statements are detached: the caller emits them once
+ * the body reads the result, so that no rule finds it unused. */
+static IrStmt *tiled(Rewriter *r, IrVal *c, int k, Loc loc, IrStmt **expand) {
+    int j = c->log_len, n = j + k, perm[F2_MAX];
+    IrStmt *e = detached(r, IR_EXPAND, loc, c);
+    e->k = k;
+    ir_add_result(r->p, e, n, c->elem);
+    for (int bit = 0; bit < n; bit++) perm[bit] = bit < j ? bit + k : bit - j;
+    F2Mat m = f2_from_bitperm(n, perm);
+    IrStmt *t = detached(r, IR_BMMC, loc, e->res[0]);
+    set_matrix(r, t, NULL, &m);
+    ir_add_result(r->p, t, n, c->elem);
+    grow(r);
+    *expand = e;
+    return t;
 }
 
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
@@ -577,7 +602,32 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
     IrVal *res = b->results[0];
     if (res->id >= r->cap || r->mark[res->id] != r->epoch || res == b->params[0]) return false;
     fired(r, "two-lift", s);
-    substitute(r, b, b->params, s->args, 1);
+    /* the arrays read from outside, tiled, and the parameter, s's argument */
+    int nread = 1;
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead) nread += b->stmts[i]->nargs;
+    IrVal **from = NEW_ARRAY(r->p->arena, IrVal *, nread), **to = NEW_ARRAY(r->p->arena, IrVal *, nread);
+    from[0] = b->params[0];
+    to[0] = s->args[0];
+    int n = 1;
+    for (int i = 0; i < b->nstmts; i++)
+        for (int a = 0; !b->stmts[i]->dead && a < b->stmts[i]->nargs; a++) {
+            IrVal *v = b->stmts[i]->args[a];
+            bool seen = false;
+            for (int k = 1; k < n && !seen; k++) seen = from[k] == v;
+            if (!seen && outside_array(r, v)) from[n++] = v;
+        }
+    IrStmt **tiles = NEW_ARRAY(r->p->arena, IrStmt *, 2 * n);
+    for (int k = 1; k < n; k++) {
+        tiles[2 * k + 1] = tiled(r, from[k], s->k, s->loc, &tiles[2 * k]);
+        to[k] = tiles[2 * k + 1]->res[0];
+    }
+    for (int k = 0; k < n; k++) {
+        int before = uses(r, to[k]);
+        substitute(r, b, &from[k], &to[k], 1);
+        if (k) r->uses[from[k]->id] -= uses(r, to[k]) - before;
+    }
+    for (int k = 2; k < 2 * n; k++) emit(r, out, tiles[k]);
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead) lift_stmt(r, b->stmts[i], s->k);
     s->body = NULL;             /* its statements move out, its result's read goes */
