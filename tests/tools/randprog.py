@@ -561,11 +561,11 @@ class Gen:
         if kind(t) != "tuple" and self.chance(0.4):
             total = self.op1(t, paren(total))   # scalar code on the total
         if not self.has("dag") or self.chance(0.5):
-            return "parm %s (\%s -> replicate %s (%s)) %s" % (paren(self.mask(s)), y, s.minus(1).text(), total, arg), t
+            return "parm %s (\\%s -> replicate %s (%s)) %s" % (paren(self.mask(s)), y, s.minus(1).text(), total, arg), t
         pa, la = self.pattern(t, "p")
         pb, lb = self.pattern(t, "q")
         exprs = [self.combine(u, x, z) for (x, u), (z, _) in zip(la, lb)]
-        return "parm %s (\%s -> let %s = %s in map (\%s -> %s) %s) %s" % (
+        return "parm %s (\\%s -> let %s = %s in map (\\%s -> %s) %s) %s" % (
             paren(self.mask(s)), y, pb, total, pa, build(t, exprs), y, arg), t
 
     def row_log(self, s):
@@ -585,7 +585,7 @@ class Gen:
         pa, la = self.pattern(t, "p")
         pb, lb = self.pattern(t, "q")
         exprs = [self.combine(u, x, z) for (x, u), (z, _) in zip(la, lb)]
-        return "map (\(%s, %s) -> %s) (zip %s (%s))" % (pa, pb, build(t, exprs), arg, rows), t
+        return "map (\\(%s, %s) -> %s) (zip %s (%s))" % (pa, pb, build(t, exprs), arg, rows), t
 
     def stage_broadcast(self, s, t, arg, depth, pool):
         """The reduction of an array combined with each of its elements."""
