@@ -600,19 +600,19 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
             if (!ir_is_scalar(t->res[k])) r->mark[t->res[k]->id] = r->epoch;
     }
     IrVal *res = b->results[0];
-    if (res->id >= r->cap || r->mark[res->id] != r->epoch || res == b->params[0]) return false;
+    if (res == b->params[0] || ir_is_scalar(res)) return false;
     fired(r, "two-lift", s);
     /* the arrays read from outside, tiled, and the parameter, s's argument */
-    int nread = 1;
+    int nread = 2;
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead) nread += b->stmts[i]->nargs;
     IrVal **from = NEW_ARRAY(r->p->arena, IrVal *, nread), **to = NEW_ARRAY(r->p->arena, IrVal *, nread);
     from[0] = b->params[0];
     to[0] = s->args[0];
     int n = 1;
-    for (int i = 0; i < b->nstmts; i++)
-        for (int a = 0; !b->stmts[i]->dead && a < b->stmts[i]->nargs; a++) {
-            IrVal *v = b->stmts[i]->args[a];
+    for (int i = 0; i <= b->nstmts; i++)     /* the statements' arguments, then the result */
+        for (int a = 0; i == b->nstmts ? a < 1 : !b->stmts[i]->dead && a < b->stmts[i]->nargs; a++) {
+            IrVal *v = i == b->nstmts ? res : b->stmts[i]->args[a];
             bool seen = false;
             for (int k = 1; k < n && !seen; k++) seen = from[k] == v;
             if (!seen && outside_array(r, v)) from[n++] = v;
@@ -628,6 +628,7 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
         if (k) r->uses[from[k]->id] -= uses(r, to[k]) - before;
     }
     for (int k = 2; k < 2 * n; k++) emit(r, out, tiles[k]);
+    res = resolve(r, b->results[0]);
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead) lift_stmt(r, b->stmts[i], s->k);
     s->body = NULL;             /* its statements move out, its result's read goes */
