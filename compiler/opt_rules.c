@@ -543,6 +543,15 @@ static bool outside_array(const Rewriter *r, const IrVal *v) {
     return !ir_is_scalar(v) && !(v->id < r->cap && r->mark[v->id] == r->epoch);
 }
 
+/* Appends v to from[1..n) when it is an array from outside the body not
+ * listed yet; returns the new count. */
+static int add_outside(const Rewriter *r, IrVal **from, int n, IrVal *v) {
+    for (int k = 1; k < n; k++)
+        if (from[k] == v) return n;
+    if (outside_array(r, v)) from[n++] = v;
+    return n;
+}
+
 /* An array c from outside a two's body, which every block reads whole, as
  * the whole array of the two sees it: 2^k copies of c, the block's number
  * on top. Each element repeated (expand k: element x is c[x >> k]), then
@@ -610,13 +619,10 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
     from[0] = b->params[0];
     to[0] = s->args[0];
     int n = 1;
-    for (int i = 0; i <= b->nstmts; i++)     /* the statements' arguments, then the result */
-        for (int a = 0; i == b->nstmts ? a < 1 : !b->stmts[i]->dead && a < b->stmts[i]->nargs; a++) {
-            IrVal *v = i == b->nstmts ? res : b->stmts[i]->args[a];
-            bool seen = false;
-            for (int k = 1; k < n && !seen; k++) seen = from[k] == v;
-            if (!seen && outside_array(r, v)) from[n++] = v;
-        }
+    for (int i = 0; i < b->nstmts; i++)
+        for (int a = 0; !b->stmts[i]->dead && a < b->stmts[i]->nargs; a++)
+            n = add_outside(r, from, n, b->stmts[i]->args[a]);
+    n = add_outside(r, from, n, res);
     IrStmt **tiles = NEW_ARRAY(r->p->arena, IrStmt *, 2 * n);
     for (int k = 1; k < n; k++) {
         tiles[2 * k + 1] = tiled(r, from[k], s->k, s->loc, &tiles[2 * k]);
