@@ -261,6 +261,12 @@ static void close_chain(Graph *g, Chain *c) {
     const char *why = schedule_refusal(g->arena, fn);
     if (why) refuse(g, c->stmts[0], arena_printf(g->arena, "this stage (%s)", why));
     schedule_func(g->arena, fn, g->sched, &b->node.chain);
+    if (b->node.chain.half_refused) {
+        /* the half the chain ends in stays a GATHER of its own (half_into_chain) */
+        body->nstmts = --c->nstmts;
+        c->tail = body->results[0] = c->stmts[c->nstmts - 1]->res[0];
+        schedule_func(g->arena, fn, g->sched, &b->node.chain);
+    }
     add_ids(g, &b->in, &b->nin, planes_of(g, c->stmts[0], c->input), c->input->elem->nslots);
     add_ids(g, &b->out, &b->nout, new_planes(g, c->tail), c->tail->elem->nslots);
 }
@@ -323,7 +329,7 @@ static int fusable_phase(Graph *g, const Schedule *chain, const IrStmt *s) {
     const IrVal **vals = NULL;
     int nvals = 0, cap = 0;
     body_reads(g, s->body, &vals, &nvals, &cap);
-    if (!s->commutative || nvals) return -1;
+    if (!s->commutative || nvals || chain->half) return -1;   /* a half keeps part of the tile */
     for (int i = chain->nphases - 1; i >= 0; i--) {
         if (chain->phases[i].kind == PHASE_LOCAL) return i;
         if (chain->phases[i].kind != PHASE_PERMUTE) return -1;
@@ -493,10 +499,28 @@ static bool fused_gather(const Graph *g, const IrStmt *s) {
     return false;   /* an entry's result, or read in a function */
 }
 
+/* A half of the open chain's result that only it reads ends the chain,
+ * fused into the write of its last phase where the plan allows
+ * (Schedule.half); returns whether it was. */
+static bool half_into_chain(Graph *g, const IrStmt *s) {
+    const IrVal *v = s->args[0];
+    if (s->op != IR_HALF || g->uses[idx(g, v)] != 1) return false;
+    for (int i = 0; i < g->nchains; i++) {
+        Chain *c = &g->chains[i];
+        if (!c->open || c->tail != v) continue;
+        GROW(g->arena, c->stmts, c->nstmts, c->cap, const IrStmt *);
+        c->stmts[c->nstmts++] = s;
+        c->tail = s->res[0];
+        close_chain(g, c);
+        return c->tail == s->res[0];
+    }
+    return false;
+}
+
 /* half, join or shift, with the one-source ones before it that only it
  * reads (fused_gather): one kernel, reading the arrays they move. */
 static void gather_stmt(Graph *g, const IrStmt *s) {
-    if (fused_gather(g, s)) return;
+    if (fused_gather(g, s) || half_into_chain(g, s)) return;
     const IrStmt *first = s;
     while (one_source(first) && gather_source(first)->def && gather_op(gather_source(first)->def->op) &&
            fused_gather(g, gather_source(first)->def))

@@ -132,6 +132,16 @@ typedef struct {
     uint64_t out_cols[SCHED_MAX_TILE];
     uint64_t src_cols[SCHED_MAX_TILE];
     uint64_t out_block_cols[64];
+    /* A half fused into the write (Schedule.half; plan_half.c): the write
+     * above, element x to y = write_mat·x ⊕ half_compl, keeps only the y
+     * with parity(y & half_mask) = half_b, at y without bit lsb(half_mask),
+     * in an output of 2^(n-1) elements: out_tile_log = tile_log - 1 output
+     * coordinates sigma per tile, and Z, G, out_block_cols and write_compl
+     * are those of the shorter output, the source being tile element
+     * G·sigma ⊕ src_const. Without a half: half_mask 0, out_tile_log =
+     * tile_log, src_const 0. */
+    uint64_t half_mask, half_compl, src_const;
+    int half_b, out_tile_log;
     /* Where tile element u sits in shared memory: slot = P·u, P = slot_cols,
      * the identity plus an XOR swizzle of high tile bits into the five bank
      * bits, chosen so that the write side's warp reads hit distinct banks. */
@@ -264,6 +274,13 @@ typedef struct {
      * per field of the reduced elements). NULL: none. */
     const IrStmt *reduce;
     int reduce_phase;
+    /* A half that ends the chain (entry_plan.c), fused into the write of
+     * the last phase, a LOCAL phase that writes the logical order (Phase.
+     * half_mask): the result has 2^(n-1) elements. NULL: none. Where the
+     * plan cannot fuse it, half_refused says why (the scheduler then plans
+     * the chain without it, and entry_plan.c keeps the half a GATHER). */
+    const IrStmt *half;
+    const char *half_refused;
 } Schedule;
 
 /* ---- The entry graph (entry_plan.c) ----

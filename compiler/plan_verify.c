@@ -2,6 +2,7 @@
  * The sanitizer build runs it after scheduling (driver.c), so a scheduler
  * change that breaks one fails there, named, instead of as wrong code. */
 #include "plan.h"
+#include "plan_half.h"
 #include "plan_rounds.h"
 
 #include <string.h>
@@ -142,14 +143,44 @@ static const char *verify_rounds(Arena *a, const Phase *p) {
     return NULL;
 }
 
+/* A halved write (plan.h): the tile element of every output column, and the
+ * block columns, land in the kept half's direction (parity 0 with the mask)
+ * at the column without bit l, and the source constant at a kept index
+ * whose shorter form is the complement: so the write covers the kept half
+ * of every tile, once. */
+static const char *verify_half_write(Arena *a, const Phase *p) {
+    uint64_t m = p->half_mask;
+    int l = __builtin_ctzll(m);
+    REQUIRE(!p->writes_in_place && p->out_tile_log == p->tile_log - 1 && p->threads_log <= p->out_tile_log,
+            "a halved write of 2^%d of a tile of 2^%d by 2^%d threads", p->out_tile_log, p->tile_log, p->threads_log);
+    REQUIRE(p->half_b == 0 || p->half_b == 1, "a halved write keeps sub-array %d", p->half_b);
+    for (int i = 0; i < p->seg_log; i++)
+        REQUIRE(p->out_cols[i] == UINT64_C(1) << i, "write column %d is not a segment bit", i);
+    for (int i = 0; i < p->out_tile_log; i++) {
+        uint64_t y = f2_apply(&p->write_mat, f2_combine(p->tile_cols, p->tile_log, p->src_cols[i]));
+        REQUIRE(!f2_parity(y & m) && plan_delete_bit(y, l) == p->out_cols[i], "halved write column %d does not match its source", i);
+    }
+    uint64_t y0 = f2_apply(&p->write_mat, f2_combine(p->tile_cols, p->tile_log, p->src_const)) ^ p->half_compl;
+    REQUIRE(f2_parity(y0 & m) == p->half_b && plan_delete_bit(y0, l) == p->write_compl,
+            "the halved write's source constant is not its kept complement");
+    for (int k = 0; k < p->block_log; k++) {
+        uint64_t y = f2_apply(&p->write_mat, p->block_cols[k]);
+        REQUIRE(!f2_parity(y & m) && plan_delete_bit(y, l) == p->out_block_cols[k], "halved write block column %d is wrong", k);
+    }
+    return NULL;
+}
+
 /* Element W·G·sigma goes to write_mat·(W·G·sigma) = Z·sigma, block columns
  * to write_mat·C, and Z starts with e0.. (whole segments). */
 static const char *verify_write(Arena *a, const Phase *p) {
+    REQUIRE(invertible(&p->write_mat, p->n), "the write is not a permutation of 2^%d elements", p->n);
+    if (p->half_mask) return verify_half_write(a, p);
+    REQUIRE(p->out_tile_log == p->tile_log && !p->src_const, "a whole write of 2^%d of a tile of 2^%d from 0x%llx",
+            p->out_tile_log, p->tile_log, (unsigned long long)p->src_const);
     if (p->writes_in_place) {
         REQUIRE(f2_is_identity(&p->write_mat) && p->write_compl == 0, "writes in place through a permutation");
         return NULL;
     }
-    REQUIRE(invertible(&p->write_mat, p->n), "the write is not a permutation of 2^%d elements", p->n);
     for (int i = 0; i < p->seg_log; i++)
         REQUIRE(p->out_cols[i] == UINT64_C(1) << i, "write column %d is not a segment bit", i);
     for (int i = 0; i < p->tile_log; i++) {
@@ -421,7 +452,25 @@ static const char *verify_fused_reduce(Arena *a, const Schedule *s) {
     return NULL;
 }
 
+/* The chain's half (Schedule.half) is in the write of its last phase
+ * alone, which writes the output, and no other phase writes the output
+ * (it holds half the elements). */
+static const char *verify_chain_half(Arena *a, const Schedule *s) {
+    REQUIRE(!s->half_refused, "a half refused (%s) in a plan", s->half_refused ? s->half_refused : "");
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        bool last = i == s->nphases - 1;
+        bool halved = p->kind == PHASE_LOCAL && p->half_mask;
+        REQUIRE(halved == (s->half && last), "phase %d %s", i, halved ? "halves its write" : "does not halve the chain");
+        REQUIRE(!halved || (p->half_mask == s->half->mask && p->half_b == s->half->k), "phase %d keeps another half", i);
+        REQUIRE(!s->half || last || p->dst != BUF_OUT, "phase %d writes the halved output", i);
+    }
+    return NULL;
+}
+
 const char *plan_verify(Arena *a, const Schedule *s) {
+    const char *half = verify_chain_half(a, s);
+    if (half) return half;
     const char *params = verify_params(a, s);
     if (params) return params;
     const char *fused = verify_fused_reduce(a, s);

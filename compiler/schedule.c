@@ -6,6 +6,7 @@
 
 #include "access_model.h"
 #include "exchange_plan.h"
+#include "plan_half.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 #include "table_place.h"
 
@@ -94,6 +95,7 @@ typedef struct {
     F2Mat layout;               /* memory = layout · input, where the data is now */
     RawStep *pending;           /* steps not yet placed in phases */
     int npending, cap;
+    bool halving;               /* the write being placed takes Schedule.half */
 } Sched;
 
 static Phase *new_phase(Sched *s, PhaseKind kind) {
@@ -456,6 +458,15 @@ static int tile_buffers(const Sched *s, const Phase *p) {
     return ((long)s->tile_buffers * elem_bytes(p->elem) << p->tile_log) <= SCHED_MAX_TILE_BYTES ? s->tile_buffers : 1;
 }
 
+/* The chain's half (Schedule.half) fused into the write place_write just
+ * made, the last of the chain, which writes the logical order. */
+static void halve_write(const Sched *s, Phase *p) {
+    const IrStmt *half = s->out->half;
+    const char *why = s->gpu_log ? "a chain over several GPUs"
+                                 : plan_half_write(s->arena, p, half->mask, half->k);
+    if (why) s->out->half_refused = why;
+}
+
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
 static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     p->write_mat = *pm;
@@ -474,6 +485,8 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     F2Mat coords = coordinates(p), inv = inverse(pm);
     for (int i = 0; i < p->tile_log; i++) p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
     for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
+    p->out_tile_log = p->tile_log;
+    if (s->halving) halve_write(s, p);
     /* vectors where a swizzle keeps their shared accesses conflict-free too */
     p->vec_log = vector_log(s, p);
     p->vec_write = p->vec_log && !p->writes_in_place && vector_write(p);
@@ -490,6 +503,8 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
         choose_swizzle(p);
         plan_rounds(s->arena, p);
     }
+    /* a halved write's vectors lie within a thread's share of the output */
+    if (p->vec_write && p->vec_log > p->out_tile_log - p->threads_log) p->vec_write = false;
     table_place_phase(s->arena, p);
 }
 
@@ -578,6 +593,7 @@ static void plan_segment(Sched *s, bool final) {
         } else if (direct) {
             write = to_logical(s, &groups[k].layout);
             c = s->q_compl;
+            s->halving = s->out->half != NULL;
         } else {
             write = f2_identity(s->n);
         }
@@ -590,6 +606,7 @@ static void plan_segment(Sched *s, bool final) {
             continue;
         }
         place_write(s, p, &write, c);
+        s->halving = false;
     }
     s->layout = direct ? s->q_mat : groups[ngroups - 1].layout;
     s->npending = 0;
@@ -774,6 +791,11 @@ static void schedule_body(Sched *s, const IrBody *body) {
     const IrVal *cur = body->params[s->out->in_param];
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *stmt = body->stmts[i];
+        if (stmt->op == IR_HALF && i == body->nstmts - 1 && stmt->args[0] == cur && i > 0) {
+            s->out->half = stmt;    /* fused into the last write (Schedule.half) */
+            cur = stmt->res[0];
+            break;
+        }
         if (stmt->op == IR_REPLICATE || stmt->op == IR_REDUCE || stmt->op == IR_ZIP || stmt->op == IR_UNZIP)
             unsupported(s, stmt, arena_printf(s->arena, "%s as an array stage (only inside the function of a "
                                                         "two, parm, col or map)", ir_op_name(stmt->op)));
@@ -784,6 +806,10 @@ static void schedule_body(Sched *s, const IrBody *body) {
     }
     if (cur != body->results[0]) diag_fatal("internal error: the entry result is not the last stage");
     plan_segment(s, true);
+    Schedule *out = s->out;
+    if (out->half && !out->half_refused &&
+        (out->phases[out->nphases - 1].kind != PHASE_LOCAL || !out->phases[out->nphases - 1].half_mask))
+        out->half_refused = "the last phase is no LOCAL phase that writes the logical order";
 }
 
 /* Whether phase p's result fits the output: every slot of it has the type of
@@ -807,7 +833,7 @@ static void assign_buffers(Schedule *s) {
     for (int i = s->nphases - 1; i >= 0; i--) {
         Phase *p = &s->phases[i];
         p->dst = dst;
-        bool out_ok = !s->pad && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
+        bool out_ok = !s->pad && !s->half && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
         } else if (p->kind == PHASE_LOCAL && p->writes_in_place && (dst != BUF_OUT || !s->pad)) {
@@ -929,14 +955,15 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
     for (int raise = 1; raise <= room && out->nphases > 1; raise++) {
         Schedule larger;
         schedule_with(arena, f, opt, raise, SCHED_MAX_TILE, &larger);
-        if (4 * larger.nphases > 3 * out->nphases) break;
+        if (4 * larger.nphases > 3 * out->nphases || (larger.half_refused && !out->half_refused)) break;
         *out = larger;
     }
     while (out->nphases == 1 && out->phases[0].kind == PHASE_LOCAL &&
            out->phases[0].tile_log > smallest_tile_log(out->phases[0].elem)) {
         Schedule smaller;
         schedule_with(arena, f, opt, 0, out->phases[0].tile_log - 1, &smaller);
-        if (smaller.nphases != 1 || smaller.phases[0].kind != PHASE_LOCAL) break;
+        if (smaller.nphases != 1 || smaller.phases[0].kind != PHASE_LOCAL || (smaller.half_refused && !out->half_refused))
+            break;
         *out = smaller;
     }
 }

@@ -38,18 +38,19 @@ static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->
 
 /* One side of the global copies of a LOCAL kernel, element by element:
  * thread tid, iteration i handles tile element (or, writing into the next
- * layout, output coordinate) tid | i << t. */
+ * layout, output coordinate) tid | i << t; a halved write (plan.h) has
+ * 2^out_tile_log of them. */
 static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
-    int t = p->threads_log, lanes = t < 5 ? 1 << t : 32;
+    int t = p->threads_log, lanes = t < 5 ? 1 << t : 32, span = next_layout ? p->out_tile_log : p->tile_log;
     uint64_t x[32], u[32];
     for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
-        for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
+        for (unsigned i = 0; i < 1u << (span - t); i++) {
             for (int l = 0; l < lanes; l++) {
                 uint64_t sigma = (w * 32 + (unsigned)l) | (uint64_t)i << t;
                 if (next_layout) {
                     x[l] = p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
-                           f2_combine(p->out_cols, p->tile_log, sigma);
-                    u[l] = plan_slot(p, f2_combine(p->src_cols, p->tile_log, sigma));
+                           f2_combine(p->out_cols, span, sigma);
+                    u[l] = plan_slot(p, p->src_const ^ f2_combine(p->src_cols, span, sigma));
                 } else {
                     x[l] = block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, sigma);
                     u[l] = plan_slot(p, sigma);
@@ -67,21 +68,22 @@ static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_lay
  * element per lane. */
 static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
     int t = p->threads_log, v = p->vec_log, lanes = t < 5 ? 1 << t : 32;
+    int span = next_layout ? p->out_tile_log : p->tile_log;
     uint64_t x[32], u[32];
     for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
-        for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
+        for (unsigned i = 0; i < 1u << (span - t - v); i++) {
             uint64_t el[32];
             for (int l = 0; l < lanes; l++) {
                 el[l] = (uint64_t)(w * 32 + (unsigned)l) << v | (uint64_t)i << (t + v);
                 x[l] = next_layout ? p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
-                                         f2_combine(p->out_cols, p->tile_log, el[l])
+                                         f2_combine(p->out_cols, span, el[l])
                                    : block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, el[l]);
                 x[l] >>= v;
             }
             global_access(g, x, lanes, 16);
             for (unsigned j = 0; j < 1u << v; j++) {
                 for (int l = 0; l < lanes; l++)
-                    u[l] = plan_slot(p, next_layout ? f2_combine(p->src_cols, p->tile_log, el[l] | j) : el[l] | j);
+                    u[l] = plan_slot(p, next_layout ? p->src_const ^ f2_combine(p->src_cols, span, el[l] | j) : el[l] | j);
                 shared_access(sh, u, lanes, bytes);
             }
         }

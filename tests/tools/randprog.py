@@ -467,6 +467,8 @@ class Gen:
             weights.update({"shift": 0.7, "index": 0.5})
             if s.lo >= 1:
                 weights["halves"] = 1
+            if s.lo >= 1 and depth == 0:
+                weights["kept_halves"] = 0.7
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
         if depth > 0 and not self.has("retyping_bodies"):
@@ -608,6 +610,19 @@ class Gen:
                 halves[b] = "%s (%s)" % (self.shift_of(s.minus(1), t, "(%s)" % halves[b]), halves[b])
         m2 = m if self.chance(0.5) else paren(self.mask(s))
         return "join %s (%s) (%s)" % (m2, halves[0], halves[1]), t
+
+    def stage_kept_halves(self, s, t, arg, depth, pool):
+        """Two column stages on arg, one half of each kept (the half that
+        only it reads, which ends its stage's chain: the back ends fuse it
+        into the chain's last write, Schedule.half), joined back."""
+        halves = []
+        for _ in range(2):
+            stage = self.rng.choice([self.stage_col, self.stage_coli, self.stage_vcolumn])
+            text, _ = stage(s, t, arg, depth, pool)
+            if self.chance(0.3):
+                text = "%s (%s)" % (self.matrix(s), text)
+            halves.append("half %s %d (%s)" % (paren(self.mask(s)), self.rng.randint(0, 1), text))
+        return "join %s (%s) (%s)" % (paren(self.mask(s)), halves[0], halves[1]), t
 
     def shift_of(self, s, t, arg):
         """`shift D FILL`: D past either end sometimes, or read off arg's
