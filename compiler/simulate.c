@@ -175,7 +175,7 @@ static bool report_local(FILE *out, const Phase *p) {
     fprintf(out, "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d block%s, %d step%s in %d register "
                  "round%s, writes %s\n", p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
             p->threads_log, 1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
-            rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : "in the next layout");
+            rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : p->half_mask ? "half in the next layout" : "in the next layout");
     if (p->buffers > 1)
         fprintf(out, "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s with cp.async "
                      "(element by element) while they work on one\n",
@@ -233,8 +233,8 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
     bool ok = true;
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
-        fprintf(out, "kernel %s: moves 2^%d elements (each read once and written once)\n",
-                plan_phase_name(names, chain, i), p->n);
+        fprintf(out, "kernel %s: moves 2^%d elements (each read once and %s)\n", plan_phase_name(names, chain, i), p->n,
+                p->kind == PHASE_LOCAL && p->half_mask ? "the half kept written once" : "written once");
         switch (p->kind) {
         case PHASE_LOCAL: ok &= report_local(out, p); break;
         case PHASE_PERMUTE: ok &= report_permute(out, p); break;
