@@ -196,11 +196,13 @@ static void emit_vector_write(FILE *out, const Phase *p, int t) {
 }
 
 /* The tile to the next layout: output coordinate sigma = tid | i << t goes
- * to z0 ^ Z·sigma and comes from tile element G·sigma (⊕ src_const; a
- * halved write has 2^out_tile_log coordinates, plan.h). */
-static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int t) {
-    int ns = p->elem->nslots;
+ * to z0 ^ Z·sigma and comes from tile element G·sigma (⊕ src_const). A
+ * halved write (plan.h) has 2^out_tile_log coordinates: with fewer than
+ * the threads, those from 2^out_tile_log on write nothing. */
+static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int threads) {
+    int ns = p->elem->nslots, t = threads < p->out_tile_log ? threads : p->out_tile_log;
     if (p->vec_write) emit_vector_write(out, p, t);
+    if (t < threads) fprintf(out, "    if (tid < %uu) {\n", 1u << t);
     fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
     for (int k = 0; k < p->block_log; k++)
         fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->out_block_cols[k]);
@@ -230,6 +232,7 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
                                            (unsigned long long)gs));
         arena_free(&scratch);
     }
+    if (t < threads) fputs("    }\n", out);
     if (p->vec_write) fputs("    }\n", out);
 }
 

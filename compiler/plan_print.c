@@ -57,11 +57,11 @@ static void print_local(FILE *out, const Phase *p) {
     vectors(out, "tile W", p->tile_cols, p->tile_log);
     vectors(out, "block C", p->block_cols, p->block_log);
     vectors(out, "slot P", p->slot_cols, p->tile_log);
-    if (p->half_mask)
-        fprintf(out, "    write halved: of y = matrix·x ^ 0x%llx the y with parity(y & 0x%llx) = %d, without bit %d: "
+    if (p->half_log)
+        fprintf(out, "    write halved: of y = matrix·x ^ 0x%llx the y whose top %d bits are 0x%llx, without them: "
                      "2^%d per tile, the source G·sigma ^ 0x%llx\n",
-                (unsigned long long)p->half_compl, (unsigned long long)p->half_mask, p->half_b,
-                __builtin_ctzll(p->half_mask), p->out_tile_log, (unsigned long long)p->src_const);
+                (unsigned long long)p->half_compl, p->half_log, (unsigned long long)p->half_keep, p->out_tile_log,
+                (unsigned long long)p->src_const);
     if (!p->writes_in_place) {
         fprintf(out, "    write: complement 0x%llx\n", (unsigned long long)p->write_compl);
         vectors(out, "write matrix rows", p->write_mat.row, p->write_mat.n);
@@ -174,11 +174,12 @@ void plan_print(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, "    scalar parameter %%%d : %s, by value\n", s->args[k]->id, prim_name(elem_slot_prim(s->args[k]->elem, 0)));
     if (s->pad) print_pad(out, s->pad, s->in_elem, s->pad_rows_log, s->pad_cols_log);
-    if (s->half) {
-        fputs("    the last phase's write keeps ", out);
-        ir_print_stmt_brief(out, s->half);
-        fprintf(out, ": 2^%d elements out\n", s->n - 1);
+    for (int i = 0; i < s->nhalves; i++) {
+        fprintf(out, "    half %d, in the last phase's write: ", i);
+        ir_print_stmt_brief(out, s->halves[i]);
+        fputc('\n', out);
     }
+    if (s->nhalves) fprintf(out, "    2^%d elements out\n", s->n - s->nhalves);
     if (s->reduce) {
         fprintf(out, "    phase %d also reduces each block's tile for ", s->reduce_phase);
         ir_print_stmt_brief(out, s->reduce);

@@ -39,9 +39,10 @@ static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->
 /* One side of the global copies of a LOCAL kernel, element by element:
  * thread tid, iteration i handles tile element (or, writing into the next
  * layout, output coordinate) tid | i << t; a halved write (plan.h) has
- * 2^out_tile_log of them. */
+ * 2^out_tile_log of them, and the threads beyond write nothing. */
 static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
-    int t = p->threads_log, lanes = t < 5 ? 1 << t : 32, span = next_layout ? p->out_tile_log : p->tile_log;
+    int span = next_layout ? p->out_tile_log : p->tile_log;
+    int t = p->threads_log < span ? p->threads_log : span, lanes = t < 5 ? 1 << t : 32;
     uint64_t x[32], u[32];
     for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
         for (unsigned i = 0; i < 1u << (span - t); i++) {
@@ -175,7 +176,7 @@ static bool report_local(FILE *out, const Phase *p) {
     fprintf(out, "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d block%s, %d step%s in %d register "
                  "round%s, writes %s\n", p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
             p->threads_log, 1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
-            rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : p->half_mask ? "half in the next layout" : "in the next layout");
+            rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : p->half_log ? "the kept part in the next layout" : "in the next layout");
     if (p->buffers > 1)
         fprintf(out, "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s with cp.async "
                      "(element by element) while they work on one\n",
@@ -234,7 +235,7 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
         fprintf(out, "kernel %s: moves 2^%d elements (each read once and %s)\n", plan_phase_name(names, chain, i), p->n,
-                p->kind == PHASE_LOCAL && p->half_mask ? "the half kept written once" : "written once");
+                p->kind == PHASE_LOCAL && p->half_log ? "the part the halves keep written once" : "written once");
         switch (p->kind) {
         case PHASE_LOCAL: ok &= report_local(out, p); break;
         case PHASE_PERMUTE: ok &= report_permute(out, p); break;

@@ -612,17 +612,25 @@ class Gen:
         return "join %s (%s) (%s)" % (m2, halves[0], halves[1]), t
 
     def stage_kept_halves(self, s, t, arg, depth, pool):
-        """Two column stages on arg, one half of each kept (the half that
-        only it reads, which ends its stage's chain: the back ends fuse it
-        into the chain's last write, Schedule.half), joined back."""
-        halves = []
-        for _ in range(2):
-            stage = self.rng.choice([self.stage_col, self.stage_coli, self.stage_vcolumn])
-            text, _ = stage(s, t, arg, depth, pool)
-            if self.chance(0.3):
-                text = "%s (%s)" % (self.matrix(s), text)
-            halves.append("half %s %d (%s)" % (paren(self.mask(s)), self.rng.randint(0, 1), text))
+        """Column stages on arg, one half of each kept (a half that only it
+        reads goes on its stage's chain: the back ends fuse it into the
+        chain's last write, Schedule.halves), sometimes a stage and a half
+        more on that, joined back to arg's length."""
+        halves = [self.kept_half(s, t, arg, depth, pool) for _ in range(2)]
+        if s.lo >= 2 and self.chance(0.5):
+            # two halves deep on each side: joined once more
+            deeper = [self.kept_half(s.minus(1), t, paren(self.kept_half(s, t, arg, depth, pool)), depth, pool)
+                      for _ in range(2)]
+            halves[0] = "join %s (%s) (%s)" % (paren(self.mask(s.minus(1))), deeper[0], deeper[1])
         return "join %s (%s) (%s)" % (paren(self.mask(s)), halves[0], halves[1]), t
+
+    def kept_half(self, s, t, arg, depth, pool):
+        """`half M B` of a column stage (and a permutation) on arg, of 2^s."""
+        stage = self.rng.choice([self.stage_col, self.stage_coli, self.stage_vcolumn])
+        text, _ = stage(s, t, arg, depth, pool)
+        if self.chance(0.3):
+            text = "%s (%s)" % (self.matrix(s), text)
+        return "half %s %d (%s)" % (paren(self.mask(s)), self.rng.randint(0, 1), text)
 
     def shift_of(self, s, t, arg):
         """`shift D FILL`: D past either end sometimes, or read off arg's
