@@ -149,28 +149,6 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p) {
     fputs("        }\n", out);
 }
 
-/* Offsets in a LOCAL phase's work memory (from the context's scratch, so
- * a call allocates nothing): the tile offsets, then each slot's tile. */
-static unsigned long long work_align(unsigned long long bytes) { return (bytes + 63) & ~63ULL; }
-
-static unsigned long long work_tile_at(const Phase *p, int k) {
-    unsigned long long at = work_align(8ULL << p->tile_log);
-    for (int j = 0; j < k; j++) at += work_align((unsigned long long)(prim_bits(elem_slot_prim(p->elem, j)) / 8) << p->tile_log);
-    return at;
-}
-
-/* The work memory the LOCAL phases of s need (one runs at a time). */
-unsigned long long emit_c_work_bytes(const Schedule *s) {
-    unsigned long long most = 0;
-    for (int i = 0; i < s->nphases; i++) {
-        const Phase *p = &s->phases[i];
-        if (p->kind != PHASE_LOCAL) continue;
-        unsigned long long bytes = work_tile_at(p, p->elem->nslots);
-        if (bytes > most) most = bytes;
-    }
-    return most;
-}
-
 /* The reduce fused into this phase (Schedule.reduce): block b's tile,
  * reduced in the order of u (the operator is commutative), is element b
  * of the partials. */
@@ -201,7 +179,7 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     fputs("    uint64_t *off = (uint64_t *)work;\n", out);
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    %s *tile%d = (%s *)(work + %llu);\n", t, k, t, work_tile_at(p, k));
+        fprintf(out, "    %s *tile%d = (%s *)(work + %llu);\n", t, k, t, p->work_tile_off[k]);
     }
     fprintf(out, "    off[0] = 0;\n    for (uint64_t u = 1; u < %lluu; u++) off[u] = off[u & (u - 1)] ^ W[parm_ctz(u)];\n",
             1ULL << p->tile_log);
@@ -361,7 +339,7 @@ static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     for (int i = 0; i < s->nphases; i++) {
         fprintf(out, "    %s((const void *const *)%s, %s", plan_phase_name(&names, fname, i), plan_buf_name(s->phases[i].src),
                 plan_buf_name(s->phases[i].dst));
-        if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->scratch_bytes);
+        if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->work_off);
         for (int k = 0; emit_phase_reduces(s, &s->phases[i]) && k < s->reduce->nres; k++)
             fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
         emit_arg_values(out, s);
@@ -369,15 +347,6 @@ static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     }
     arena_free(&names);
     fputs("    return PARM_OK;\n}\n\n", out);
-}
-
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    emit_arg_unused(out, s);
-    emit_run_start(out, s, emit_c_work_bytes(s), &target_c);
-    emit_phase_calls(out, s, fname);
 }
 
 static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
@@ -486,17 +455,17 @@ static void slot_bytes(const ElemType *t, int ln, unsigned long long *bytes) {
     for (int k = 0; k < t->nslots; k++) bytes[k] = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << ln;
 }
 
-static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
+/* The body of a chain's function with ranks: the ranks' own memory (not
+ * the scratch given), the input split among them, the phases, and the
+ * output gathered. */
+static void emit_rank_body(FILE *out, const Schedule *s, const char *fname) {
     int ranks = 1 << s->gpu_log, ln = s->n - s->gpu_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
-    unsigned long long in_bytes[SCHED_MAX_SLOTS], out_bytes[SCHED_MAX_SLOTS], x_bytes[SCHED_MAX_SLOTS];
-    unsigned long long scratch = s->scratch_bytes + emit_c_work_bytes(s);
+    unsigned long long in_bytes[SCHED_MAX_SLOTS], out_bytes[SCHED_MAX_SLOTS];
+    unsigned long long scratch = s->chain_scratch_bytes;
     slot_bytes(s->in_elem, ln, in_bytes);
     slot_bytes(s->out_elem, ln, out_bytes);
-    int nx = emit_exchange_planes(s, x_bytes);
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n    (void)ctx;\n    (void)parm_scratch;\n    int status = PARM_OK;\n", out);
-    emit_arg_unused(out, s);
+    int nx = s->nx;
+    fputs("    int status = PARM_OK;\n", out);
     fprintf(out, "    void *in_r[%d][%d] = {{0}}, *out_r[%d][%d] = {{0}}, *xs_r[%d][%d] = {{0}}, *xr_r[%d][%d] = {{0}};\n", ranks, nin,
             ranks, nout, ranks, nx ? nx : 1, ranks, nx ? nx : 1);
     fprintf(out, "    void *sa_r[%d][%d] = {{0}}, *sb_r[%d][%d] = {{0}};\n    char *scratch_r[%d] = {0}, *work_r[%d] = {0};\n",
@@ -506,10 +475,10 @@ static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
     fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
     emit_rank_alloc(out, "in_r", in_bytes, nin);
     emit_rank_alloc(out, "out_r", out_bytes, nout);
-    emit_rank_alloc(out, "xs_r", x_bytes, nx);
-    emit_rank_alloc(out, "xr_r", x_bytes, nx);
+    emit_rank_alloc(out, "xs_r", s->x_bytes, nx);
+    emit_rank_alloc(out, "xr_r", s->x_bytes, nx);
     fprintf(out, "        if (!(scratch_r[r] = malloc(0x%llxu))) status = PARM_ERROR_MEMORY;\n", scratch ? scratch : 1);
-    fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->scratch_bytes);
+    fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->work_off);
     for (int x = 0; x < 2; x++)
         for (int k = 0; k < s->scratch_planes[x]; k++)
             fprintf(out, "        %s[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", rank_bufs[BUF_SCRATCH_A + x], k,
@@ -533,13 +502,7 @@ static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
     fputs("        free(scratch_r[r]);\n    }\n    return status;\n}\n\n", out);
 }
 
-void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
-    emit_phases(out, s, fname);
-    if (s->gpu_log) emit_run_ranks(out, s, fname);
-    else emit_run(out, s, fname);
-}
-
-/* A chain of an entry graph: its scratch is given. */
+/* A chain of an entry graph (every entry is one): its scratch is given. */
 void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
     fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
@@ -547,6 +510,10 @@ void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_arg_params(out, s);
     fputs(")\n{\n    (void)ctx;\n    (void)scratch;\n", out);
     emit_arg_unused(out, s);
+    if (s->gpu_log) {
+        emit_rank_body(out, s, fname);
+        return;
+    }
     emit_scratch_planes(out, s);
     emit_phase_calls(out, s, fname);
 }

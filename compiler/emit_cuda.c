@@ -776,44 +776,26 @@ static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
-/* With ranks, the exchanges' buffers after the plan's scratch: returns
- * their bytes, with xs[k] at off[k] and xr[k] at off[nx + k]. */
-static unsigned long long exchange_layout(const Schedule *s, unsigned long long *off, int *nx) {
-    unsigned long long bytes[SCHED_MAX_SLOTS], at = (s->scratch_bytes + 255) & ~255ULL;
-    *nx = emit_exchange_planes(s, bytes);
-    for (int j = 0; j < 2 * *nx; j++) {
-        off[j] = at;
-        at += (bytes[j % *nx] + 255) & ~255ULL;
-    }
-    return at - s->scratch_bytes;
-}
-
-void emit_cuda_run(FILE *out, const Schedule *s, const char *fname) {
-    emit_phases(out, s, fname);
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    unsigned long long off[2 * SCHED_MAX_SLOTS];
-    int nx = 0;
-    unsigned long long work = s->gpu_log ? exchange_layout(s, off, &nx) : 0;
-    if (s->gpu_log) fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n", out);
-    emit_run_start(out, s, work, &target_cuda);
-    for (int x = 0; s->gpu_log && x < 2; x++) {
-        fprintf(out, "    void *const %s[%d] = {", x ? "xr" : "xs", nx ? nx : 1);
-        for (int k = 0; k < nx; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", off[x * nx + k]);
-        if (!nx) fputs("NULL", out);
+/* With ranks: a context of NAME_ctx_create_nccl, and the exchanges' send
+ * and receive buffers xs and xr in the chain's scratch. */
+static void emit_exchange_buffers(FILE *out, const Schedule *s) {
+    fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n", out);
+    for (int x = 0; x < 2; x++) {
+        fprintf(out, "    void *const %s[%d] = {", x ? "xr" : "xs", s->nx ? s->nx : 1);
+        for (int k = 0; k < s->nx; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", x ? s->xr_off[k] : s->xs_off[k]);
+        if (!s->nx) fputs("NULL", out);
         fputs("};\n", out);
     }
-    emit_phase_calls(out, s, fname);
 }
 
-/* A chain of an entry graph: its scratch is given. */
+/* A chain of an entry graph (every entry is one): its scratch is given. */
 void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
     emit_phases(out, s, fname);
     fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
             s->reduce ? ", void *const *partial" : "");
     emit_arg_params(out, s);
     fputs(")\n{\n    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
+    if (s->gpu_log) emit_exchange_buffers(out, s);
     emit_scratch_planes(out, s);
     emit_phase_calls(out, s, fname);
 }

@@ -13,8 +13,6 @@
 
 #include "emit_elem.h"
 
-static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
-
 static unsigned long long plane_bytes(const PlaneRef *p) {
     return (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len;
 }
@@ -572,6 +570,8 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         fprintf(out, "        if ((status = %s_exec(ctx, ni, no, scratch + 0x%llxu%s", name, e->chain_off,
                 n->npartial ? ", np" : "");
         node_arg_values(out, a, e, n);
+        /* a chain over the caller's shape (an entry of any length that is one chain) */
+        if (n->chain.pad) fputs(", parm_rows, parm_cols", out);
         fputs("))) return status;\n    }\n", out);
         break;
     case NODE_COPY:
@@ -620,90 +620,67 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
     }
 }
 
-/* The one node of an entry that is a chain from parameters' planes to
- * results' (a zipped sort unzipped), or NULL: its plan's alias rule holds. */
-static const PlanNode *single_chain(const EntryPlan *e) {
-    if (e->nnodes != 1 || e->nodes[0].kind != NODE_CHAIN) return NULL;
-    const PlanNode *n = &e->nodes[0];
-    for (int k = 0; k < n->nin; k++)
-        if (n->in[k].kind != LOC_PARAM) return NULL;
-    for (int k = 0; k < n->nout; k++)
-        if (n->out[k].kind != LOC_RESULT) return NULL;
-    return n;
-}
-
-/* Whether input plane k and output plane j are the same field of the chain. */
-static bool same_field(const PlanNode *n, int k, int j) {
-    for (int f = 0; f < n->nin && f < n->nout; f++)
-        if (n->in[f].index == k && n->out[f].index == j) return true;
-    return false;
-}
-
 /* The bytes of an API plane: 2^log_len elements, or the shape's. */
 static const char *api_bytes(Arena *a, const PlaneRef *p) {
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
     return arena_printf(a, "0x%llxu", plane_bytes(p));
 }
 
-/* Inputs that overlap an output are copied to scratch first (after every
- * other part of it); outputs that overlap each other are an error. */
+/* The actions of the host program (plan.h) before the nodes' calls. */
+static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e) {
+    fputs("    if (0", out);
+    for (int i = 0; i < e->nout_planes; i++)
+        for (int j = i + 1; j < e->nout_planes; j++)
+            fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i, api_bytes(a, &e->out_planes[i]), j,
+                    api_bytes(a, &e->out_planes[j]));
+    fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
+}
 
-static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, const Target *t) {
-    Arena a = {0};
-    if (e->nout_planes > 1) {
-        fputs("    if (0", out);
-        for (int i = 0; i < e->nout_planes; i++)
-            for (int j = i + 1; j < e->nout_planes; j++)
-                fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i, api_bytes(&a, &e->out_planes[i]), j,
-                        api_bytes(&a, &e->out_planes[j]));
-        fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
+static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act) {
+    int k = act->index;
+    fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
+    for (int j = 0; act->tests && j < e->nout_planes; j++) {
+        fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(a, &e->in_planes[k]), j,
+                api_bytes(a, &e->out_planes[j]));
+        if (act->exact_ok == j) fprintf(out, " && in[%d] != out[%d]", k, j);
+        fputs(")", out);
     }
-    fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
-            e->nin_planes ? e->nin_planes : 1);
-    unsigned long long at = base;
-    const PlanNode *only = single_chain(e);
-    for (int k = 0; k < e->nin_planes; k++) {
-        fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
-        for (int j = 0; j < e->nout_planes && (!only || only->chain.alias != ALIAS_HARMLESS); j++) {
-            fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(&a, &e->in_planes[k]), j,
-                    api_bytes(&a, &e->out_planes[j]));
-            if (only && only->chain.alias == ALIAS_EXACT_OK && same_field(only, k, j))
-                fprintf(out, " && in[%d] != out[%d]", k, j);
-            fputs(")", out);
-        }
-        fprintf(out, ";\n    copies |= copy[%d];\n", k);
-        at += align_up(plane_bytes(&e->in_planes[k]));
+    fprintf(out, ";\n    copies |= copy[%d];\n", k);
+}
+
+static void emit_input_copy(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
+    int k = act->index;
+    unsigned long long at = e->host.regions[act->region].off;
+    fprintf(out, "    if (copy[%d]) {\n        ", k);
+    t->copy(out, arena_printf(a, "scratch + 0x%llxu", at), arena_printf(a, "in[%d]", k), api_bytes(a, &e->in_planes[k]));
+    fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
+}
+
+static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
+    const HostProgram *h = &e->host;
+    switch (act->kind) {
+    case HOST_RESULTS_DISJOINT: emit_results_disjoint(out, a, e); break;
+    case HOST_ALIAS_TEST: emit_alias_test(out, a, e, act); break;
+    case HOST_SCRATCH:
+        fprintf(out, "    char *scratch;\n    int status;\n"
+                     "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, &scratch))) return status;\n"
+                     "    (void)scratch;\n    (void)copy;\n",
+                h->bytes_copies > 0 ? h->bytes_copies : 1, h->bytes > 0 ? h->bytes : 1);
+        break;
+    case HOST_COPY_INPUT: emit_input_copy(out, a, e, act, t); break;
+    case HOST_NODE: emit_node_call(out, a, e, &e->nodes[act->index], plan_node_name(a, e, act->index), t); break;
     }
-    fprintf(out, "    char *scratch;\n    int status;\n"
-                 "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, &scratch))) return status;\n"
-                 "    (void)scratch;\n    (void)copy;\n",
-            at > 0 ? at : 1, base > 0 ? base : 1);
-    at = base;
-    for (int k = 0; k < e->nin_planes; k++) {
-        fprintf(out, "    if (copy[%d]) {\n        ", k);
-        t->copy(out, arena_printf(&a, "scratch + 0x%llxu", at), arena_printf(&a, "in[%d]", k), api_bytes(&a, &e->in_planes[k]));
-        fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
-        at += align_up(plane_bytes(&e->in_planes[k]));
-    }
-    arena_free(&a);
-    return at;
 }
 
 void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     Arena a = {0};
     const char *fname = plan_code_base(&a, e->func);
-    unsigned long long chain_end = e->chain_off;
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
         const char *name = plan_node_name(&a, e, i);
         fprintf(out, "/* %s: %s node */\n", name, plan_node_kind_name(n->kind));
         switch (n->kind) {
-        case NODE_CHAIN: {
-            t->graph_chain(out, &n->chain, name);
-            unsigned long long end = e->chain_off + align_up(n->chain.scratch_bytes + t->chain_work(&n->chain));
-            if (end > chain_end) chain_end = end;
-            break;
-        }
+        case NODE_CHAIN: t->graph_chain(out, &n->chain, name); break;
         case NODE_REDUCE: t->reduce_node(out, n, name); break;
         case NODE_FILL: emit_fill(out, n, name, t); break;
         case NODE_SERIAL: emit_serial(out, n, name, t); break;
@@ -725,9 +702,9 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     if (e->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
-    emit_alias(out, e, align_up(chain_end), t);
-    for (int i = 0; i < e->nnodes; i++)
-        emit_node_call(out, &a, e, &e->nodes[i], plan_node_name(&a, e, i), t);
+    fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
+            e->nin_planes ? e->nin_planes : 1);
+    for (int i = 0; i < e->host.nactions; i++) emit_host_action(out, &a, e, &e->host.actions[i], t);
     fputs("    return PARM_OK;\n}\n\n", out);
     arena_free(&a);
 }

@@ -50,12 +50,8 @@ typedef struct {
     void (*reduce_node)(FILE *out, const PlanNode *n, const char *name);
     const char *reduce_call, *reduce_end;
     bool reduce_partials;
-    /* the function of a one-chain entry (NAME_run and its phases) */
-    void (*chain_func)(FILE *out, const Schedule *s, const char *name);
-    /* an entry graph's nodes (emit_graph.c): a chain's phases and
-       NAME_exec, and the scratch the target adds after a chain's plan */
+    /* an entry graph's chain (emit_graph.c): its phases and NAME_exec */
     void (*graph_chain)(FILE *out, const Schedule *s, const char *name);
-    unsigned long long (*chain_work)(const Schedule *s);
 } Target;
 
 extern const Target target_c, target_cuda;

@@ -47,7 +47,5 @@ const Target target_c = {
     .reduce_call = "    %s(",
     .reduce_end = ");\n",
     .reduce_partials = false,
-    .chain_func = emit_c_func,
     .graph_chain = emit_c_chain,
-    .chain_work = emit_c_work_bytes,
 };

@@ -29,12 +29,6 @@ static void cuda_launch(FILE *out, const char *name, unsigned long long blocks, 
     fprintf(out, "    %s<<<%llu, %d, 0, ctx->stream>>>(", name, blocks, threads);
 }
 
-/* The kernels' memory is all in the chain's plan. */
-static unsigned long long no_work(const Schedule *s) {
-    (void)s;
-    return 0;
-}
-
 const Target target_cuda = {
     .pointers = "device",
     .restrict_ptr = "__restrict__ ",
@@ -75,7 +69,5 @@ const Target target_cuda = {
     .reduce_call = "    if ((status = %s(ctx, ",
     .reduce_end = "))) return status;\n",
     .reduce_partials = true,
-    .chain_func = emit_cuda_run,
     .graph_chain = emit_cuda_chain,
-    .chain_work = no_work,
 };

@@ -159,6 +159,10 @@ typedef struct {
     int buffers;
     Round *rounds;
     int nrounds;
+    /* The C target's tile (host_plan.c): in the chain's work memory, the
+     * tile offsets (8 bytes an element) and then each slot's plane at
+     * work_tile_off[k], as the CUDA kernel's shared memory holds them. */
+    unsigned long long work_tile_off[SCHED_MAX_SLOTS], work_tile_bytes;
     /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot */
     F2Mat mat;
     uint64_t compl;
@@ -246,6 +250,15 @@ typedef struct {
     int scratch_planes[2];
     unsigned long long scratch_plane_off[2][SCHED_MAX_SLOTS];
     unsigned long long scratch_bytes;
+    /* After the planes (host_plan.c, offsets in the chain's scratch): the
+     * work memory of the C target's LOCAL phases (one runs at a time) at
+     * work_off, and with ranks the exchanges' send and receive buffers, nx
+     * planes each (each a rank's slice) at xs_off and xr_off; the chain's
+     * scratch ends at chain_scratch_bytes. */
+    unsigned long long work_off;
+    int nx;
+    unsigned long long xs_off[SCHED_MAX_SLOTS], xr_off[SCHED_MAX_SLOTS], x_bytes[SCHED_MAX_SLOTS];
+    unsigned long long chain_scratch_bytes;
     AliasRule alias;            /* what an input that overlaps the output needs */
     /* An entry of any length (IrFunc.pad): the caller's arrays hold
      * parm_rows rows of parm_cols elements (run-time values, at most
@@ -361,10 +374,55 @@ typedef struct {
     const int64_t *load_index;
 } PlanNode;
 
+/* ---- The host program (host_plan.c) ----
+ *
+ * What NAME_run does, for every entry, in order. One scratch allocation
+ * from the context holds every region, at 256-byte aligned offsets: the
+ * graph's temporaries, then the chains' area (the chains run one at a time
+ * and share it: each chain's planes, its work memory and its exchange
+ * buffers), then the copies of parameter planes that overlap a result
+ * (allocated only when some call needs one). */
+typedef enum { REGION_TEMP, REGION_CHAIN, REGION_WORK, REGION_SEND, REGION_RECV, REGION_COPY } RegionKind;
+
+typedef struct {
+    RegionKind kind;
+    int node;                   /* CHAIN, WORK, SEND, RECV: the chain's node; else -1 */
+    int index;                  /* TEMP: the temporary; SEND, RECV: the plane; COPY: the parameter plane */
+    unsigned long long off, bytes;
+} ScratchRegion;
+
+/* RESULTS_DISJOINT: PARM_ERROR_ALIAS when two result planes overlap.
+ * ALIAS_TEST: whether parameter plane `index` overlaps a result plane (all
+ * of them when `tests`, none otherwise), except the result plane
+ * `exact_ok` when it is exactly the same array (-1: none).
+ * SCRATCH: the allocation, of HostProgram.bytes, or bytes_copies when
+ * some parameter plane is copied.
+ * COPY_INPUT: parameter plane `index`, when it overlaps, copied into region
+ * `region`, which the nodes then read instead.
+ * NODE: node `index` runs. */
+typedef enum { HOST_RESULTS_DISJOINT, HOST_ALIAS_TEST, HOST_SCRATCH, HOST_COPY_INPUT, HOST_NODE } HostActionKind;
+
+typedef struct {
+    HostActionKind kind;
+    int index;
+    bool tests;
+    int exact_ok;
+    int region;
+} HostAction;
+
+typedef struct {
+    ScratchRegion *regions;
+    int nregions;
+    unsigned long long bytes, bytes_copies;
+    HostAction *actions;
+    int nactions;
+} HostProgram;
+
 typedef struct {
     const IrFunc *func;
-    /* one chain from the array parameter to the array result: today's entry,
-       compiled through `chain` alone with its API */
+    /* one chain from the array parameter to the array result (today's
+       shape): a graph of one node whose chain reads and writes the caller's
+       arrays, over the caller's shape for an entry of any length */
     bool simple;
     PlanNode *nodes;
     int nnodes;
@@ -373,7 +431,8 @@ typedef struct {
     int nin_planes, nout_planes;        /* the array parameters' planes, the results' */
     PlaneRef *in_planes, *out_planes;   /* their shapes (kind PARAM / RESULT) */
     unsigned long long chain_off;       /* where chains' own scratch starts (after the temps) */
-    unsigned long long chain_bytes;     /* the largest chain scratch (plan part; emitters add theirs) */
+    unsigned long long chain_bytes;     /* the largest chain's scratch (Schedule.chain_scratch_bytes) */
+    HostProgram host;
     int n;                              /* log length of the first array (parameter, else result); -1: none */
     /* An entry of any length (IrFunc.pad); when it is a graph, a COPY_PAD node
      * first copies its padded parameter (of 2^pad_log elements of type

@@ -216,9 +216,49 @@ static void print_planes(FILE *out, const EntryPlan *e, const char *what, const 
     fputc('\n', out);
 }
 
+static const char *const region_names[] = {
+    [REGION_TEMP] = "temporary", [REGION_CHAIN] = "planes of the chain of node", [REGION_WORK] = "work of the chain of node",
+    [REGION_SEND] = "send buffer of node", [REGION_RECV] = "receive buffer of node", [REGION_COPY] = "copy of parameter plane",
+};
+
+static void print_region(FILE *out, const ScratchRegion *r) {
+    fprintf(out, "    0x%llx..0x%llx: %s", r->off, r->off + r->bytes, region_names[r->kind]);
+    if (r->node >= 0) fprintf(out, " %d", r->node);
+    if (r->kind == REGION_SEND || r->kind == REGION_RECV) fprintf(out, ", plane %d", r->index);
+    else if (r->kind != REGION_CHAIN && r->kind != REGION_WORK) fprintf(out, " %d", r->index);
+    fputc('\n', out);
+}
+
+static void print_action(FILE *out, const EntryPlan *e, const HostAction *a, int step) {
+    const HostProgram *h = &e->host;
+    fprintf(out, "    %d. ", step);
+    switch (a->kind) {
+    case HOST_RESULTS_DISJOINT: fputs("PARM_ERROR_ALIAS when two result planes overlap\n", out); break;
+    case HOST_ALIAS_TEST:
+        if (!a->tests) fprintf(out, "in%d may overlap the results (harmless: the chain reads it whole before it writes them)\n", a->index);
+        else if (a->exact_ok >= 0) fprintf(out, "in%d copied if it overlaps a result, other than exactly out%d\n", a->index, a->exact_ok);
+        else fprintf(out, "in%d copied if it overlaps a result\n", a->index);
+        break;
+    case HOST_SCRATCH: fprintf(out, "scratch of 0x%llx bytes (0x%llx with the copies)\n", h->bytes, h->bytes_copies); break;
+    case HOST_COPY_INPUT: fprintf(out, "copy in%d to 0x%llx if so\n", a->index, h->regions[a->region].off); break;
+    case HOST_NODE: fprintf(out, "node %d (%s)\n", a->index, plan_node_kind_name(e->nodes[a->index].kind)); break;
+    }
+}
+
+/* NAME_run: the scratch regions and the actions in order (plan.h, "The
+ * host program"). */
+static void print_host(FILE *out, const EntryPlan *e) {
+    fprintf(out, "host program of %s: scratch regions\n", e->func->name);
+    for (int i = 0; i < e->host.nregions; i++) print_region(out, &e->host.regions[i]);
+    if (!e->host.nregions) fputs("    -\n", out);
+    fputs("  actions\n", out);
+    for (int i = 0; i < e->host.nactions; i++) print_action(out, e, &e->host.actions[i], i + 1);
+}
+
 void plan_print_entry(FILE *out, const EntryPlan *e) {
     if (e->simple) {
         plan_print(out, &e->nodes[0].chain);
+        print_host(out, e);
         return;
     }
     fprintf(out, "graph %s: %d node%s, %d temporar%s, chains' scratch at 0x%llx (%llu bytes of plan)\n", e->func->name,
@@ -250,4 +290,5 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         if (n->nargs) print_planes(out, e, "scalars", n->arg_at, n->nargs);
         if (n->kind == NODE_CHAIN) plan_print(out, &n->chain);
     }
+    print_host(out, e);
 }
