@@ -131,6 +131,11 @@ const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane,
  * and that phase's parameters for the partial planes: ", T *q0"... */
 bool emit_phase_reduces(const Schedule *s, const Phase *p);
 void emit_partial_params(FILE *out, const Schedule *s, const Target *t);
+/* An exchange's host steps (plan.h, ExchangeStep), in order, each as
+ * target t prints it (emit_c_exchange_step, emit_cuda_exchange_step). */
+void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name, const Target *t);
+void emit_c_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
+void emit_cuda_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
 /* The rank whose one-pass unpack kernels an exchange's rank runs: the first
  * with the same unpack constant (their kernels are the same). */
 int emit_unpack_kernel_of(const Phase *p, int rank);

@@ -357,11 +357,11 @@ static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
 
 /* ---- several GPUs simulated (plan.h, "Ranks") ----
  *
- * Rank r's slices of the input, the output, the scratch planes, its work
- * memory and its send and receive buffers are allocations of their own, so
- * that the sanitizers catch a phase that strays off its rank; each phase
- * runs for every rank in turn, and an exchange's chunks are copied between
- * the ranks' buffers. */
+ * Rank r's slices of the input and the output and its scratch (in the
+ * plan's layout: planes, work memory, send and receive buffers) are
+ * allocations of their own, so that the sanitizers catch a phase that
+ * strays off its rank; each phase runs for every rank in turn, an
+ * exchange's steps as the plan orders them. */
 
 static const char *const rank_bufs[] = {"in_r", "out_r", "sa_r", "sb_r"};
 
@@ -371,54 +371,69 @@ static void emit_rank_table(FILE *out, const char *name, const int *v, int count
     fputs("};\n", out);
 }
 
-/* An exchange, piece by piece as the CUDA target runs it: pack (the kept
- * chunk into the receive buffer, or copied there without a pack), the
- * other chunks' pieces copied to their ranks, unpack. */
-static void emit_rank_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, ns = p->elem->nslots, lo = p->piece_lo;
+/* The buffers an exchange sends from and receives into (plan.h, EXCHANGE),
+ * every rank's. */
+static const char *send_bufs(const Phase *p) { return p->packs ? "xs_r" : rank_bufs[p->src]; }
+static const char *recv_bufs(const Phase *p) { return !p->crosses ? send_bufs(p) : p->unpacks ? "xr_r" : rank_bufs[p->dst]; }
+
+static void emit_keep_copy(FILE *out, const Schedule *s, const Phase *p) {
+    int h = p->chunk_log, ln = p->n - s->gpu_log;
+    fprintf(out, "        for (int r = 0; r < %d; r++) {\n            if (kept[r] < 0) continue;\n", 1 << s->gpu_log);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
+        fprintf(out, "            memcpy((char *)%s[r][%d] + ((size_t)slot[r << %d | kept[r]] << %d) * %d, (const char *)%s[r][%d] + "
+                     "((size_t)kept[r] << %d) * %d, (size_t)%d << %d);\n", recv_bufs(p), k, h, ln - h, bytes, send_bufs(p), k,
+                ln - h, bytes, bytes, ln - h);
+    }
+    fputs("        }\n", out);
+}
+
+/* Piece k of every chunk that crosses, copied from its rank's send buffer
+ * to its receiver's receive buffer, run by run (plan.h, Phase.piece_lo). */
+static void emit_send_recv(FILE *out, const Schedule *s, const Phase *p) {
+    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, lo = p->piece_lo;
     int runs = ln - h - p->piece_log - lo;   /* log: of a piece of a chunk */
-    const char *src = rank_bufs[p->src], *dst = rank_bufs[p->dst];
-    const char *send = p->packs ? "xs_r" : src, *recv = !p->crosses ? send : p->unpacks ? "xr_r" : dst;
-    fputs("    {\n", out);
-    if (!p->crosses) {
-        fprintf(out, "        for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], 0);\n", 1 << g,
-                name, recv, dst);
-        fputs("    }\n", out);
-        return;
-    }
-    emit_rank_table(out, "to", p->send_to, 1 << (g + h));
-    emit_rank_table(out, "slot", p->send_slot, 1 << (g + h));
-    emit_rank_table(out, "kept", p->kept, 1 << g);
-    if (!p->packs) {
-        fprintf(out, "        for (int r = 0; r < %d; r++) {\n            if (kept[r] < 0) continue;\n", 1 << g);
-        for (int k = 0; k < ns; k++) {
-            int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
-            fprintf(out, "            memcpy((char *)%s[r][%d] + ((size_t)slot[r << %d | kept[r]] << %d) * %d, (const char *)%s[r][%d] + "
-                         "((size_t)kept[r] << %d) * %d, (size_t)%d << %d);\n", recv, k, h, ln - h, bytes, send, k, ln - h, bytes, bytes,
-                    ln - h);
-        }
-        fputs("        }\n", out);
-    }
-    fprintf(out, "        for (uint64_t k = 0; k < %du; k++) {\n", 1 << p->piece_log);
-    if (p->packs)
-        fprintf(out, "            for (int r = 0; r < %d; r++)\n"
-                     "                %s_pack((const void *const *)%s[r], xs_r[r], %s[r], kept[r] >= 0 ? (uint64_t)kept[r] : ~(uint64_t)0,\n"
-                     "                    kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0, k);\n",
-                1 << g, name, src, recv, h, ln - h);
     fprintf(out, "            for (int c = 0; c < %d; c++) {\n                int r = c >> %d, t = c & %d;\n"
                  "                if (to[c] == r) continue;\n"
                  "                for (size_t j = 0; j < %du; j++) {\n", 1 << (g + h), h, (1 << h) - 1, 1 << runs);
-    for (int k = 0; k < ns; k++) {
+    for (int k = 0; k < p->elem->nslots; k++) {
         int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
         fprintf(out, "                    memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d | j << %d | k << %d) * %d,\n"
                      "                        (const char *)%s[r][%d] + ((size_t)t << %d | j << %d | k << %d) * %d, (size_t)%d << %d);\n",
-                recv, k, ln - h, lo + p->piece_log, lo, bytes, send, k, ln - h, lo + p->piece_log, lo, bytes, bytes, lo);
+                recv_bufs(p), k, ln - h, lo + p->piece_log, lo, bytes, send_bufs(p), k, ln - h, lo + p->piece_log, lo, bytes,
+                bytes, lo);
     }
     fputs("                }\n            }\n", out);
-    if (p->unpacks)
-        fprintf(out, "            for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], k);\n", 1 << g,
-                name, recv, dst);
-    fputs("        }\n    }\n", out);
+}
+
+/* An exchange's host step (plan.h, ExchangeStep) on the C target: every
+ * rank in turn, the chunks copied between the ranks' buffers; the events
+ * are nothing (one process runs the steps in order). */
+void emit_c_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step) {
+    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g;
+    const char *ind = step->in_loop ? "            " : "        ";
+    switch (step->kind) {
+    case XSTEP_TABLES:
+        emit_rank_table(out, "to", p->send_to, 1 << (g + h));
+        emit_rank_table(out, "slot", p->send_slot, 1 << (g + h));
+        emit_rank_table(out, "kept", p->kept, 1 << g);
+        break;
+    case XSTEP_FORK: case XSTEP_PACKED: case XSTEP_RECEIVED: case XSTEP_WAIT_RECEIVED: break;
+    case XSTEP_KEEP_COPY: emit_keep_copy(out, s, p); break;
+    case XSTEP_PIECES: fprintf(out, "        for (uint64_t k = 0; k < %du; k++) {\n", 1 << p->piece_log); break;
+    case XSTEP_END: fputs("        }\n", out); break;
+    case XSTEP_PACK:
+        fprintf(out, "%sfor (int r = 0; r < %d; r++)\n"
+                     "%s    %s_pack((const void *const *)%s[r], xs_r[r], %s[r], kept[r] >= 0 ? (uint64_t)kept[r] : ~(uint64_t)0,\n"
+                     "%s        kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0, k);\n",
+                ind, 1 << g, ind, name, rank_bufs[p->src], recv_bufs(p), ind, h, ln - h);
+        break;
+    case XSTEP_SEND_RECV: emit_send_recv(out, s, p); break;
+    case XSTEP_UNPACK:
+        fprintf(out, "%sfor (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], %s);\n", ind,
+                1 << g, name, recv_bufs(p), rank_bufs[p->dst], step->in_loop ? "k" : "0");
+        break;
+    }
 }
 
 static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
@@ -428,7 +443,9 @@ static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
         const Phase *p = &s->phases[i];
         const char *name = plan_phase_name(&names, fname, i);
         if (p->kind == PHASE_EXCHANGE) {
-            emit_rank_exchange(out, s, p, name);
+            fputs("    {\n", out);
+            emit_exchange_steps(out, s, p, name, &target_c);
+            fputs("    }\n", out);
             continue;
         }
         fprintf(out, "    for (int r = 0; r < %d; r++)\n        %s((uint64_t)r, (const void *const *)%s[r], %s[r]", ranks, name,
@@ -455,8 +472,8 @@ static void slot_bytes(const ElemType *t, int ln, unsigned long long *bytes) {
     for (int k = 0; k < t->nslots; k++) bytes[k] = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << ln;
 }
 
-/* The body of a chain's function with ranks: the ranks' own memory (not
- * the scratch given), the input split among them, the phases, and the
+/* The body of a chain's function with ranks: each rank's memory (not the
+ * scratch given), the input split among the ranks, the phases, and the
  * output gathered. */
 static void emit_rank_body(FILE *out, const Schedule *s, const char *fname) {
     int ranks = 1 << s->gpu_log, ln = s->n - s->gpu_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
@@ -475,14 +492,15 @@ static void emit_rank_body(FILE *out, const Schedule *s, const char *fname) {
     fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
     emit_rank_alloc(out, "in_r", in_bytes, nin);
     emit_rank_alloc(out, "out_r", out_bytes, nout);
-    emit_rank_alloc(out, "xs_r", s->x_bytes, nx);
-    emit_rank_alloc(out, "xr_r", s->x_bytes, nx);
     fprintf(out, "        if (!(scratch_r[r] = malloc(0x%llxu))) status = PARM_ERROR_MEMORY;\n", scratch ? scratch : 1);
     fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->work_off);
     for (int x = 0; x < 2; x++)
         for (int k = 0; k < s->scratch_planes[x]; k++)
             fprintf(out, "        %s[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", rank_bufs[BUF_SCRATCH_A + x], k,
                     s->scratch_plane_off[x][k]);
+    for (int k = 0; k < nx; k++)
+        fprintf(out, "        xs_r[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n"
+                     "        xr_r[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", k, s->xs_off[k], k, s->xr_off[k]);
     for (int k = 0; k < nin; k++)
         fprintf(out, "        if (in_r[r][%d]) memcpy(in_r[r][%d], (const char *)in[%d] + (size_t)r * 0x%llxu, 0x%llxu);\n", k, k, k,
                 in_bytes[k], in_bytes[k]);
@@ -497,8 +515,6 @@ static void emit_rank_body(FILE *out, const Schedule *s, const char *fname) {
     fprintf(out, "    }\ndone:\n    for (int r = 0; r < %d; r++) {\n", ranks);
     emit_rank_free(out, "in_r", nin);
     emit_rank_free(out, "out_r", nout);
-    emit_rank_free(out, "xs_r", nx);
-    emit_rank_free(out, "xr_r", nx);
     fputs("        free(scratch_r[r]);\n    }\n    return status;\n}\n\n", out);
 }
 

@@ -169,6 +169,10 @@ static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
     return (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << n;
 }
 
+void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name, const Target *t) {
+    for (int i = 0; i < p->nxsteps; i++) t->exchange_step(out, s, p, name, &p->xsteps[i]);
+}
+
 int emit_unpack_kernel_of(const Phase *p, int rank) {
     int d = 0;
     while (p->unpack_const[d] != p->unpack_const[rank]) d++;

@@ -501,8 +501,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
     emit_launcher_head(out, s, p, name);
-    unsigned long long blocks = (1ULL << ln) / 256;
-    fprintf(out, "    %s_kernel<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+    fprintf(out, "    %s_kernel<<<%llu, 256, 0, ctx->stream>>>(", name, p->grid_blocks);
     emit_plane_args(out, in, res);
     emit_rank_value(out, s);
     emit_arg_values(out, s);
@@ -574,8 +573,7 @@ static void emit_plane_list(FILE *out, const Phase *p, const char *buf, bool inp
  * ind; keep: the run-time chunk and xor (NULL: none). */
 static void emit_move_launch(FILE *out, const char *ind, const Schedule *s, const Phase *p, const char *name, const char *src,
                              const char *dst, const char *keep_buf, const char *k, const char *piece) {
-    unsigned long long blocks = (1ULL << (p->n - s->gpu_log - p->piece_log)) / 256;
-    fprintf(out, "%s%s<<<%llu, 256, 0, ctx->stream>>>(", ind, name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+    fprintf(out, "%s%s<<<%llu, 256, 0, ctx->stream>>>(", ind, name, p->grid_blocks);
     emit_plane_list(out, p, src, true);
     emit_plane_list(out, p, dst, false);
     if (keep_buf) {
@@ -683,64 +681,79 @@ static void emit_exchange_kernels(FILE *out, const Schedule *s, const Phase *p, 
     arena_free(&names);
 }
 
-/* An exchange (plan.h, EXCHANGE), pipelined over its pieces: the caller's
- * stream packs piece k into the send buffer xs (the kept chunk into the
- * receive buffer) and records packed[k]; the communication stream, forked
- * from the caller's stream at the start (so that it finds the phase's
- * input written and the receive buffer read by the phase before), waits
- * for it, sends and receives the piece in one NCCL group and records
- * received[k]; the caller's stream waits for that and unpacks the piece.
- * The last wait joins the communication stream back, so later work (and
- * the next exchange, which reuses xs and xr) finds the transfers done. */
+/* An exchange (plan.h, EXCHANGE): its kernels, and a host function that
+ * runs its steps (emit_cuda_exchange_step). */
 static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    Arena names = {0};
-    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g, pieces = 1 << p->piece_log;
     emit_exchange_kernels(out, s, p, name);
     fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, void *const *xr)\n{\n"
                  "    (void)xs;\n    (void)xr;\n", name);
-    const char *send = p->packs ? "xs" : "src", *recv = !p->crosses ? send : p->unpacks ? "xr" : "dst";
-    if (!p->crosses) {
-        emit_unpack_launch(out, "    ", s, p, name, recv, "0");
-        fputs("    return PARM_OK;\n}\n\n", out);
-        arena_free(&names);
-        return;
-    }
+    emit_exchange_steps(out, s, p, name, &target_cuda);
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+/* The buffers an exchange sends from and receives into (plan.h, EXCHANGE). */
+static const char *send_buf(const Phase *p) { return p->packs ? "xs" : "src"; }
+static const char *recv_buf(const Phase *p) { return !p->crosses ? send_buf(p) : p->unpacks ? "xr" : "dst"; }
+
+/* The routing tables and the chunk the rank keeps: its chunk bits and
+ * where they move it (plan.h, Phase.kept). */
+static void emit_exchange_tables(FILE *out, const Schedule *s, const Phase *p) {
+    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g;
     emit_int_table(out, "to", p->send_to, 1 << (g + h));
     emit_int_table(out, "slot", p->send_slot, 1 << (g + h));
     emit_int_table(out, "from", p->recv_from, 1 << (g + h));
     emit_int_table(out, "kept", p->kept, 1 << g);
     fputs("    const int r = ctx->rank;\n", out);
-    /* the kept chunk's chunk bits and where they move it (plan.h, Phase.kept) */
     fprintf(out, "    const uint64_t keep = kept[r] >= 0 ? (uint64_t)kept[r] : ~0ull;\n"
                  "    const uint64_t keep_xor = kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0;\n"
                  "    (void)keep;\n    (void)keep_xor;\n", h, ln - h);
-    fputs("    PARM_CHECK(ctx, cudaEventRecord(ctx->fork, ctx->stream));\n"
-          "    PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->fork, 0));\n", out);
-    if (!p->packs) {
-        fputs("    if (kept[r] >= 0) {\n", out);
-        for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
-            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | kept[r]] * 0x%llxull, "
-                         "(const char *)%s[%d] + (size_t)kept[r] * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
-                    recv, k, h, bytes, send, k, bytes, bytes);
-        }
-        fputs("    }\n", out);
+}
+
+static void emit_keep_copy(FILE *out, const Schedule *s, const Phase *p) {
+    int h = p->chunk_log, ln = p->n - s->gpu_log;
+    fputs("    if (kept[r] >= 0) {\n", out);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
+        fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | kept[r]] * 0x%llxull, "
+                     "(const char *)%s[%d] + (size_t)kept[r] * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
+                recv_buf(p), k, h, bytes, send_buf(p), k, bytes, bytes);
     }
-    fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n", pieces);
-    if (p->pack_plans) {
-        emit_plan_launches(out, "        ", p, name, "pack%d", "src", "xs", recv, "k");
-    } else if (p->packs) {
-        emit_move_launch(out, "        ", s, p, arena_printf(&names, "%s_pack", name), "src", "xs", recv, "0", "k");
+    fputs("    }\n", out);
+}
+
+/* An exchange's host step (plan.h, ExchangeStep) on the CUDA target: the
+ * caller's stream packs piece k and records packed[k]; the communication
+ * stream, forked from the caller's stream (so that it finds the phase's
+ * input written and the receive buffer read by the phase before), waits
+ * for it, sends and receives the piece in one NCCL group and records
+ * received[k]; the caller's stream waits for that and unpacks the piece.
+ * The last wait joins the communication stream back, so later work (and
+ * the next exchange, which reuses xs and xr) finds the transfers done. */
+void emit_cuda_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step) {
+    Arena names = {0};
+    const char *ind = step->in_loop ? "        " : "    ";
+    switch (step->kind) {
+    case XSTEP_TABLES: emit_exchange_tables(out, s, p); break;
+    case XSTEP_FORK:
+        fputs("    PARM_CHECK(ctx, cudaEventRecord(ctx->fork, ctx->stream));\n"
+              "    PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->fork, 0));\n", out);
+        break;
+    case XSTEP_KEEP_COPY: emit_keep_copy(out, s, p); break;
+    case XSTEP_PIECES: fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n", 1 << p->piece_log); break;
+    case XSTEP_END: fputs("    }\n", out); break;
+    case XSTEP_PACK:
+        if (p->pack_plans) emit_plan_launches(out, ind, p, name, "pack%d", "src", "xs", recv_buf(p), "k");
+        else emit_move_launch(out, ind, s, p, arena_printf(&names, "%s_pack", name), "src", "xs", recv_buf(p), "0", "k");
+        break;
+    case XSTEP_PACKED:
+        fprintf(out, "%sPARM_CHECK(ctx, cudaEventRecord(ctx->packed[k], ctx->stream));\n"
+                     "%sPARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->packed[k], 0));\n", ind, ind);
+        break;
+    case XSTEP_SEND_RECV: emit_piece_group(out, s, p, send_buf(p), recv_buf(p)); break;
+    case XSTEP_RECEIVED: fprintf(out, "%sPARM_CHECK(ctx, cudaEventRecord(ctx->received[k], ctx->comm_stream));\n", ind); break;
+    case XSTEP_WAIT_RECEIVED: fprintf(out, "%sPARM_CHECK(ctx, cudaStreamWaitEvent(ctx->stream, ctx->received[k], 0));\n", ind); break;
+    case XSTEP_UNPACK: emit_unpack_launch(out, ind, s, p, name, recv_buf(p), step->in_loop ? "k" : "0"); break;
     }
-    if (p->packs)
-        fputs("        PARM_CHECK(ctx, cudaEventRecord(ctx->packed[k], ctx->stream));\n"
-              "        PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->packed[k], 0));\n", out);
-    emit_piece_group(out, s, p, send, recv);
-    fputs("        PARM_CHECK(ctx, cudaEventRecord(ctx->received[k], ctx->comm_stream));\n    }\n", out);
-    fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n"
-                 "        PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->stream, ctx->received[k], 0));\n", pieces);
-    emit_unpack_launch(out, "        ", s, p, name, recv, "k");
-    fputs("    }\n    return PARM_OK;\n}\n\n", out);
     arena_free(&names);
 }
 

@@ -235,7 +235,7 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     }
     const IrStmt *s = n->stmt;
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
-    int threads2 = blocks < 8 ? blocks : 8, per2 = blocks - threads2;
+    int threads2 = n->final_threads_log, per2 = blocks - threads2;
     PlanNode partials = *n;     /* the second kernel reads the partials, unmapped */
     partials.npre = 0;
     partials.nin = ns;
@@ -293,7 +293,7 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
 static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool partials) {
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s), blocks = n->blocks_log;
-    int t = partials ? (blocks < 8 ? blocks : 8) : n->threads_log;
+    int t = partials ? n->final_threads_log : n->threads_log;
     int p = partials ? blocks - t : n->per_thread_log, rt = partials ? t : n->row_threads_log;
     PlanNode plain = *n;        /* the second kernel reads the partials, unmapped */
     plain.npre = 0;
@@ -309,7 +309,7 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     for (int k = 0; k < loads->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
     /* a grid of more than 2^30 blocks (rows of a few elements in an array
        of 2^39 or more) takes its top bits from blockIdx.y */
-    int grid_log = partials ? n->rows_log : n->n - n->per_thread_log - n->threads_log;
+    int grid_log = partials ? n->rows_log : n->grid_log;
     fprintf(out, "    const uint64_t blk = %s;\n", grid_log > MAX_GRID_LOG ? "blockIdx.x + ((uint64_t)blockIdx.y << 30)"
                                                                            : "blockIdx.x");
     fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
@@ -362,17 +362,16 @@ static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name) {
     fputs(")\n{\n    const int aligned = ((0", out);
     for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
     fputs(") & 15) == 0;\n", out);
-    int grid_log = n->n - n->per_thread_log - n->threads_log;
     Arena a = {0};
     for (int A = 1; A >= 0; A--) {
         fputs(A ? "    if (aligned) {\n        " : "    } else {\n        ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"), grid_log, n->threads_log, "i",
+        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"), n->grid_log, n->threads_log, "i",
                     n->nin, blocks ? "q" : "o");
     }
     fputs("    }\n", out);
     if (blocks) {
         fputs("    ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, blocks < 8 ? blocks : 8, "q", ns, "o");
+        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, n->final_threads_log, "q", ns, "o");
     }
     arena_free(&a);
     fputs("    return PARM_OK;\n}\n\n", out);
@@ -547,13 +546,6 @@ static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, co
 
 /* ---- NAME_run ---- */
 
-/* The blocks of 256 threads of a kernel that loops over the 2^n elements
- * of node n (FILL, COPY_PAD, COPY_CUT, EXPAND). */
-static unsigned long long launch_blocks(const PlanNode *n) {
-    unsigned long long blocks = ((1ULL << n->n) + 255) / 256;
-    return blocks > 65536 ? 65536 : blocks;
-}
-
 static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
     switch (n->kind) {
     case NODE_CHAIN:
@@ -576,7 +568,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         break;
     case NODE_COPY:
         if (n->copy != COPY_PLAIN) {
-            t->node_launch(out, name, launch_blocks(n), 256);
+            t->node_launch(out, name, n->grid_blocks, n->grid_threads);
             plane_values(out, a, e, n->in, n->nin, true);
             plane_values(out, a, e, n->out, n->nout, false);
             fputs(", parm_rows, parm_cols);\n", out);
@@ -599,7 +591,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         break;
     case NODE_EXPAND:
     case NODE_GATHER:
-        t->node_launch(out, name, launch_blocks(n), 256);
+        t->node_launch(out, name, n->grid_blocks, n->grid_threads);
         plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, false);
         node_arg_values(out, a, e, n);
@@ -608,7 +600,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         break;
     case NODE_FILL:
     case NODE_SERIAL: {
-        t->node_launch(out, name, n->kind == NODE_FILL ? launch_blocks(n) : 1, n->kind == NODE_FILL ? 256 : 1);
+        t->node_launch(out, name, n->grid_blocks, n->grid_threads);
         if (n->kind == NODE_SERIAL) plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, n->kind == NODE_FILL || n->nin == 0);
         if (n->nargs && (n->nin + n->nout == 0)) diag_fatal("internal error: a node without planes");
@@ -620,28 +612,29 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
     }
 }
 
-/* The bytes of an API plane: 2^log_len elements, or the shape's. */
-static const char *api_bytes(Arena *a, const PlaneRef *p) {
+/* The bytes of an API plane: 2^log_len elements (with ranks on a target
+ * whose calls pass slices, a rank's), or the shape's. */
+static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
-    return arena_printf(a, "0x%llxu", plane_bytes(p));
+    return arena_printf(a, "0x%llxu", plane_bytes(p) >> (t->rank_slices ? e->gpu_log : 0));
 }
 
 /* The actions of the host program (plan.h) before the nodes' calls. */
-static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e) {
+static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e, const Target *t) {
     fputs("    if (0", out);
     for (int i = 0; i < e->nout_planes; i++)
         for (int j = i + 1; j < e->nout_planes; j++)
-            fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i, api_bytes(a, &e->out_planes[i]), j,
-                    api_bytes(a, &e->out_planes[j]));
+            fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i, api_bytes(a, e, &e->out_planes[i], t), j,
+                    api_bytes(a, e, &e->out_planes[j], t));
     fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
 }
 
-static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act) {
+static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
     int k = act->index;
     fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
     for (int j = 0; act->tests && j < e->nout_planes; j++) {
-        fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(a, &e->in_planes[k]), j,
-                api_bytes(a, &e->out_planes[j]));
+        fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(a, e, &e->in_planes[k], t), j,
+                api_bytes(a, e, &e->out_planes[j], t));
         if (act->exact_ok == j) fprintf(out, " && in[%d] != out[%d]", k, j);
         fputs(")", out);
     }
@@ -652,15 +645,15 @@ static void emit_input_copy(FILE *out, Arena *a, const EntryPlan *e, const HostA
     int k = act->index;
     unsigned long long at = e->host.regions[act->region].off;
     fprintf(out, "    if (copy[%d]) {\n        ", k);
-    t->copy(out, arena_printf(a, "scratch + 0x%llxu", at), arena_printf(a, "in[%d]", k), api_bytes(a, &e->in_planes[k]));
+    t->copy(out, arena_printf(a, "scratch + 0x%llxu", at), arena_printf(a, "in[%d]", k), api_bytes(a, e, &e->in_planes[k], t));
     fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
 }
 
 static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
     const HostProgram *h = &e->host;
     switch (act->kind) {
-    case HOST_RESULTS_DISJOINT: emit_results_disjoint(out, a, e); break;
-    case HOST_ALIAS_TEST: emit_alias_test(out, a, e, act); break;
+    case HOST_RESULTS_DISJOINT: emit_results_disjoint(out, a, e, t); break;
+    case HOST_ALIAS_TEST: emit_alias_test(out, a, e, act, t); break;
     case HOST_SCRATCH:
         fprintf(out, "    char *scratch;\n    int status;\n"
                      "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, &scratch))) return status;\n"

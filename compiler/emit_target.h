@@ -24,6 +24,10 @@ typedef struct {
     /* the API header: includes, and the target's own functions (with ranks,
        more of each), written through emit_api_text(_gpus) */
     const char *header_includes, *header_includes_ranks, *header_decls, *header_decls_ranks;
+    /* with ranks, whether each rank's call passes its slice of the arrays
+       (one process per rank) rather than the whole arrays (the C target
+       simulates the ranks in one call) */
+    bool rank_slices;
     /* the check every API function makes after its null pointers */
     const char *entry_check;
     /* whether NAME_ctx_message tells a failed call (the main prints it) */
@@ -50,6 +54,8 @@ typedef struct {
     void (*reduce_node)(FILE *out, const PlanNode *n, const char *name);
     const char *reduce_call, *reduce_end;
     bool reduce_partials;
+    /* a step of an exchange's host side (plan.h, ExchangeStep) */
+    void (*exchange_step)(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
     /* an entry graph's chain (emit_graph.c): its phases and NAME_exec */
     void (*graph_chain)(FILE *out, const Schedule *s, const char *name);
 } Target;

@@ -47,5 +47,6 @@ const Target target_c = {
     .reduce_call = "    %s(",
     .reduce_end = ");\n",
     .reduce_partials = false,
+    .exchange_step = emit_c_exchange_step,
     .graph_chain = emit_c_chain,
 };

@@ -53,6 +53,7 @@ const Target target_cuda = {
                           "   not {G}; an entry called with a context of {p}_ctx_create gives\n"
                           "   {P}_ERROR_NULL. */\n"
                           "int {p}_ctx_create_nccl({p}_ctx **ctx, ncclComm_t comm, int rank, int nranks);\n",
+    .rank_slices = true,
     .entry_check = "    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n",
     .ctx_message = true,
     .runtime = cuda_runtime,
@@ -69,5 +70,6 @@ const Target target_cuda = {
     .reduce_call = "    if ((status = %s(ctx, ",
     .reduce_end = "))) return status;\n",
     .reduce_partials = true,
+    .exchange_step = emit_cuda_exchange_step,
     .graph_chain = emit_cuda_chain,
 };

@@ -376,6 +376,8 @@ static void whole_reduce_shape(PlanNode *node, int widest) {
     node->threads_log = threads;
     node->row_threads_log = threads;
     node->blocks_log = n - per - threads;
+    node->grid_log = node->blocks_log;
+    node->final_threads_log = node->blocks_log < 8 ? node->blocks_log : 8;
 }
 
 /* The CUDA shape of a reduceblocks node (PlanNode): threads take 64 bytes
@@ -401,6 +403,8 @@ static void block_reduce_shape(const IrStmt *s, PlanNode *node, int widest) {
             node->blocks_log = 16;
         }
     }
+    node->grid_log = n - node->per_thread_log - node->threads_log;
+    node->final_threads_log = node->blocks_log < 8 ? node->blocks_log : 8;
 }
 
 /* reduce, or reduceblocks (rows of its result's fields): maps in front of
@@ -904,6 +908,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
                    f->pad_param >= 0 ? "takes any length (a pad)"
                                      : "is an entry graph (reductions, several arrays or results, a value used twice)");
     api_planes(&g);
+    out->gpu_log = gpu_log;
     if (f->pad_param >= 0) {
         const IrVal *padded = f->body->params[f->pad_param];
         out->pad = f->pad;

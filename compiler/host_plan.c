@@ -20,6 +20,7 @@ static unsigned long long slot_bytes(const ElemType *t, int k, int log_len) {
 /* The program under construction, its arrays allocated for the most it
  * can hold (host_plan counts them). */
 typedef struct {
+    Arena *arena;
     HostProgram *host;
     int region_cap, action_cap;
 } Builder;
@@ -65,16 +66,61 @@ static int exchange_planes(const Schedule *s, unsigned long long *bytes) {
     return most;
 }
 
+/* The host's steps of an exchange (plan.h, ExchangeStep): where nothing
+ * crosses, the unpack alone; else the chunks' pieces packed and sent in one
+ * loop, and received and unpacked in a second, so that the kernels of later
+ * pieces overlap the transfers of earlier ones. */
+static void plan_exchange_steps(Arena *arena, Phase *p) {
+    p->xsteps = NEW_ARRAY(arena, ExchangeStep, 16);
+    int n = 0;
+#define STEP(k, loop) (p->xsteps[n++] = (ExchangeStep){(k), (loop)})
+    if (!p->crosses) {
+        STEP(XSTEP_UNPACK, false);
+        p->nxsteps = n;
+        return;
+    }
+    STEP(XSTEP_TABLES, false);
+    STEP(XSTEP_FORK, false);
+    if (!p->packs) STEP(XSTEP_KEEP_COPY, false);
+    STEP(XSTEP_PIECES, false);
+    if (p->packs) {
+        STEP(XSTEP_PACK, true);
+        STEP(XSTEP_PACKED, true);
+    }
+    STEP(XSTEP_SEND_RECV, true);
+    STEP(XSTEP_RECEIVED, true);
+    STEP(XSTEP_END, true);
+    STEP(XSTEP_PIECES, false);
+    STEP(XSTEP_WAIT_RECEIVED, true);
+    if (p->unpacks) STEP(XSTEP_UNPACK, true);
+    STEP(XSTEP_END, true);
+#undef STEP
+    p->nxsteps = n;
+}
+
+/* Blocks of 256 threads over 2^log_len elements, one each, up to 65536
+ * blocks (then each thread takes several). */
+static unsigned long long loop_blocks(int log_len) {
+    unsigned long long blocks = (1ULL << log_len) / 256;
+    return blocks ? (blocks > 65536 ? 65536 : blocks) : 1;
+}
+
 /* A chain's scratch after its planes (Schedule.scratch_bytes): the work
  * memory of its LOCAL phases, then the exchanges' send and receive
  * buffers; the regions at `base` in the entry's scratch. */
 static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long base) {
     unsigned long long work = 0, xbytes[SCHED_MAX_SLOTS];
-    for (int i = 0; i < s->nphases; i++)
-        if (s->phases[i].kind == PHASE_LOCAL) {
-            unsigned long long bytes = lay_out_tile(&s->phases[i]);
-            if (bytes > work) work = bytes;
+    for (int i = 0; i < s->nphases; i++) {
+        Phase *p = &s->phases[i];
+        if (p->kind == PHASE_MAP) p->grid_blocks = loop_blocks(p->n - s->gpu_log);
+        if (p->kind == PHASE_EXCHANGE) {
+            p->grid_blocks = loop_blocks(p->n - s->gpu_log - p->piece_log);
+            plan_exchange_steps(b->arena, p);
         }
+        if (s->phases[i].kind != PHASE_LOCAL) continue;
+        unsigned long long bytes = lay_out_tile(&s->phases[i]);
+        if (bytes > work) work = bytes;
+    }
     if (s->scratch_bytes) add_region(b, REGION_CHAIN, node, -1, base, s->scratch_bytes);
     s->work_off = align_up(s->scratch_bytes);
     if (work) add_region(b, REGION_WORK, node, -1, base + s->work_off, work);
@@ -135,11 +181,26 @@ static void plan_aliasing(Builder *b, EntryPlan *e, unsigned long long end) {
     e->host.bytes_copies = at;
 }
 
+/* The launch of a node whose kernel loops over its elements: blocks of
+ * 256 threads, one element each, up to 65536 blocks (then each thread
+ * takes several); a SERIAL node is one thread. */
+static void plan_launch(PlanNode *n) {
+    bool loops = n->kind == NODE_FILL || n->kind == NODE_EXPAND || n->kind == NODE_GATHER ||
+                 (n->kind == NODE_COPY && n->copy != COPY_PLAIN);
+    if (n->kind == NODE_SERIAL) {
+        n->grid_blocks = 1;
+        n->grid_threads = 1;
+    } else if (loops) {
+        n->grid_blocks = n->n < 8 ? 1 : loop_blocks(n->n);
+        n->grid_threads = 256;
+    }
+}
+
 void host_plan(Arena *arena, EntryPlan *e) {
     memset(&e->host, 0, sizeof e->host);
     /* a temporary each; a chain's planes, work, and two exchange planes a
        slot; a copy per parameter plane */
-    Builder b = {&e->host, e->ntemps + e->nnodes * (2 + 2 * SCHED_MAX_SLOTS) + e->nin_planes, 2 + 2 * e->nin_planes + e->nnodes};
+    Builder b = {arena, &e->host, e->ntemps + e->nnodes * (2 + 2 * SCHED_MAX_SLOTS) + e->nin_planes, 2 + 2 * e->nin_planes + e->nnodes};
     e->host.regions = NEW_ARRAY(arena, ScratchRegion, b.region_cap);
     e->host.actions = NEW_ARRAY(arena, HostAction, b.action_cap);
     unsigned long long at = 0;
@@ -157,5 +218,8 @@ void host_plan(Arena *arena, EntryPlan *e) {
         if (n->chain.chain_scratch_bytes > e->chain_bytes) e->chain_bytes = n->chain.chain_scratch_bytes;
     }
     plan_aliasing(&b, e, align_up(e->chain_off + e->chain_bytes));
-    for (int i = 0; i < e->nnodes; i++) add_action(&b, (HostAction){HOST_NODE, i, false, -1, -1});
+    for (int i = 0; i < e->nnodes; i++) {
+        plan_launch(&e->nodes[i]);
+        add_action(&b, (HostAction){HOST_NODE, i, false, -1, -1});
+    }
 }

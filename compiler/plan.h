@@ -108,6 +108,32 @@ typedef enum { BUF_IN, BUF_OUT, BUF_SCRATCH_A, BUF_SCRATCH_B } BufId;
  * any other overlap makes the call copy the input to scratch first. */
 typedef enum { ALIAS_HARMLESS, ALIAS_EXACT_OK, ALIAS_COPY } AliasRule;
 
+/* The host's side of an EXCHANGE phase (host_plan.c), in the order both
+ * targets run it; the C target runs each step for every rank in turn and
+ * its events are nothing (one process, in order). The CUDA target's
+ * caller's stream packs and unpacks, its communication stream moves the
+ * chunks between the ranks:
+ *   TABLES: the routing of the chunks (Phase.send_to, ...) for the rank;
+ *   FORK: the communication stream starts after the caller's stream's work
+ *     so far (the phase's input written, the receive buffer read);
+ *   KEEP_COPY: without a pack, the chunk the rank keeps copied to its slot;
+ *   PIECES ... END: a loop over the pieces k (Phase.piece_log);
+ *   PACK: piece k packed into the send buffer (the kept chunk into the
+ *     receive buffer); PACKED: an event the communication stream waits for;
+ *   SEND_RECV: piece k of every chunk that crosses, sent and received (one
+ *     NCCL group); RECEIVED: an event recorded after it;
+ *   WAIT_RECEIVED: the caller's stream waits for piece k's event;
+ *   UNPACK: piece k (0 outside a loop) unpacked into the destination. */
+typedef enum {
+    XSTEP_TABLES, XSTEP_FORK, XSTEP_KEEP_COPY, XSTEP_PIECES, XSTEP_END, XSTEP_PACK, XSTEP_PACKED, XSTEP_SEND_RECV,
+    XSTEP_RECEIVED, XSTEP_WAIT_RECEIVED, XSTEP_UNPACK,
+} ExchangeStepKind;
+
+typedef struct {
+    ExchangeStepKind kind;
+    bool in_loop;               /* inside PIECES ... END: of piece k */
+} ExchangeStep;
+
 typedef struct {
     PhaseKind kind;
     int n;                      /* the array has 2^n elements */
@@ -214,6 +240,13 @@ typedef struct {
      * unpack's per rank: unpack_plans[rank][slot], its constant being the
      * rank's), or NULL: a plain kernel, one element per thread. */
     BmmcPlan *pack_plans, **unpack_plans;
+    /* The blocks of 256 threads of a kernel that loops over the elements
+     * (host_plan.c): a MAP phase's, and an EXCHANGE's plain pack and
+     * unpack (a piece each launch) */
+    unsigned long long grid_blocks;
+    /* The host's steps (see ExchangeStep above) */
+    ExchangeStep *xsteps;
+    int nxsteps;
 } Phase;
 
 /* Ranks (--gpus G = 2^gpu_log): the top gpu_log bits of a memory index
@@ -363,11 +396,20 @@ typedef struct {
      * their row by shuffles alone and write it, in the one kernel. */
     int per_thread_log, threads_log, blocks_log;
     int rows_log, row_threads_log;
+    /* the first kernel's 2^grid_log blocks in all (a reduce's 2^blocks_log,
+     * a reduceblocks' over every row), and the second's threads, one block
+     * over the partials (of a row) */
+    int grid_log, final_threads_log;
     /* REDUCE on CUDA: the partials (one plane per field of the result);
      * CHAIN with a fused reduce (chain.reduce): the per-block partials it
      * writes, which the REDUCE node after it reads */
     const PlaneRef *partial;
     int npartial;
+    /* FILL, COPY (other than COPY_PLAIN), EXPAND, GATHER and SERIAL: their
+     * kernel's launch (host_plan.c), grid_blocks blocks of grid_threads
+     * threads, which loop over the 2^n elements (SERIAL: one thread) */
+    unsigned long long grid_blocks;
+    int grid_threads;
     CopyMode copy;              /* COPY */
     IrBody *serial;             /* SERIAL: its statements; params are the scalars it loads
                                    (in: one plane each, element `load_index`), results those it stores */
@@ -434,6 +476,7 @@ typedef struct {
     unsigned long long chain_bytes;     /* the largest chain's scratch (Schedule.chain_scratch_bytes) */
     HostProgram host;
     int n;                              /* log length of the first array (parameter, else result); -1: none */
+    int gpu_log;                        /* compiled for 2^gpu_log GPUs (only a one-chain entry: "Ranks") */
     /* An entry of any length (IrFunc.pad); when it is a graph, a COPY_PAD node
      * first copies its padded parameter (of 2^pad_log elements of type
      * pad_elem) into temporaries in the padded order, and a COPY_CUT node

@@ -532,6 +532,40 @@ static const char *verify_regions(Arena *a, const EntryPlan *e) {
     return NULL;
 }
 
+/* An exchange's host steps (plan.h, ExchangeStep): loops that close, a
+ * piece's steps inside them, each present step once and in the order
+ * pack, packed, send and receive, received, wait, unpack. */
+static const char *verify_exchange_steps(Arena *a, const Phase *p, int node, int phase) {
+    int at[XSTEP_UNPACK + 1], depth = 0;
+    for (int k = 0; k <= XSTEP_UNPACK; k++) at[k] = -1;
+    for (int i = 0; i < p->nxsteps; i++) {
+        ExchangeStepKind k = p->xsteps[i].kind;
+        bool opens = k == XSTEP_PIECES, closes = k == XSTEP_END;
+        REQUIRE(p->xsteps[i].in_loop == (depth == 1 && !opens) && (depth == 1 || !closes),
+                "node %d: phase %d's host step %d is not where its loop over the pieces says", node, phase, i);
+        REQUIRE(!opens || depth == 0, "node %d: phase %d's loops over the pieces nest", node, phase);
+        depth += opens - closes;
+        REQUIRE(k == XSTEP_PIECES || k == XSTEP_END || at[k] < 0, "node %d: phase %d's host steps repeat one", node, phase);
+        at[k] = i;
+    }
+    REQUIRE(depth == 0, "node %d: phase %d's loop over the pieces does not close", node, phase);
+    bool unpacks = p->unpacks || !p->crosses;
+    REQUIRE((at[XSTEP_PACK] >= 0) == (p->crosses && p->packs) && (at[XSTEP_PACKED] >= 0) == (p->crosses && p->packs) &&
+                (at[XSTEP_SEND_RECV] >= 0) == p->crosses && (at[XSTEP_RECEIVED] >= 0) == p->crosses &&
+                (at[XSTEP_WAIT_RECEIVED] >= 0) == p->crosses && (at[XSTEP_UNPACK] >= 0) == unpacks &&
+                (at[XSTEP_KEEP_COPY] >= 0) == (p->crosses && !p->packs) && (at[XSTEP_FORK] >= 0) == p->crosses,
+            "node %d: phase %d's host steps are not those of its exchange", node, phase);
+    static const ExchangeStepKind order[] = {XSTEP_FORK, XSTEP_KEEP_COPY, XSTEP_PACK, XSTEP_PACKED, XSTEP_SEND_RECV,
+                                             XSTEP_RECEIVED, XSTEP_WAIT_RECEIVED, XSTEP_UNPACK};
+    for (size_t i = 1, last = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (at[order[i]] < 0) continue;
+        REQUIRE(at[order[last]] < at[order[i]], "node %d: phase %d's host step \"%s\" comes too early", node, phase,
+                i == 4 ? "send and receive" : i == 7 ? "unpack" : "an event or copy");
+        last = i;
+    }
+    return NULL;
+}
+
 /* A chain's work memory holds each LOCAL phase's tile, its send and
  * receive buffers each exchanged slice. */
 static const char *verify_chain_memory(Arena *a, const EntryPlan *e, int node) {
@@ -550,6 +584,10 @@ static const char *verify_chain_memory(Arena *a, const EntryPlan *e, int node) {
         const Phase *p = &s->phases[i];
         REQUIRE(p->kind != PHASE_LOCAL || p->work_tile_bytes <= work, "node %d: phase %d's tile is not in its work memory",
                 node, i);
+        if (p->kind == PHASE_EXCHANGE) {
+            const char *why = verify_exchange_steps(a, p, node, i);
+            if (why) return why;
+        }
         for (int k = 0; p->kind == PHASE_EXCHANGE && k < p->elem->nslots; k++) {
             unsigned long long slice = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (s->n - s->gpu_log);
             REQUIRE(k < s->nx && sizes[0][k] >= slice && sizes[1][k] >= slice,

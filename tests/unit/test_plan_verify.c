@@ -291,6 +291,38 @@ static int find_region(const EntryPlan *e, RegionKind kind) {
     return 0;
 }
 
+/* The host steps of layout's last exchange on 4 GPUs in pieces: a piece
+ * unpacked before it is received, sent before it is packed, a step out of
+ * its loop. */
+static void break_exchange_steps(Arena *a, const IrFunc *f) {
+    SchedOptions opt = {.gpu_log = 2, .exchange_pieces = 8};
+    EntryPlan e;
+    entry_plan(a, f, &opt, &e);
+    check(!plan_verify_entry(a, &e), "layout on 4 GPUs: %s", plan_verify_entry(a, &e));
+    Phase *p = &e.nodes[0].chain.phases[e.nodes[0].chain.nphases - 1];
+    if (!p->crosses || !p->packs || !p->unpacks) {
+        check(false, "layout's last exchange crosses, packs and unpacks");
+        return;
+    }
+    ExchangeStep *steps = p->xsteps;
+    int n = p->nxsteps, at[XSTEP_UNPACK + 1];
+    for (int i = 0; i < n; i++) at[steps[i].kind] = i;
+    p->xsteps = NEW_ARRAY(a, ExchangeStep, n);
+    static const ExchangeStepKind swaps[][2] = {{XSTEP_UNPACK, XSTEP_WAIT_RECEIVED}, {XSTEP_PACK, XSTEP_SEND_RECV}};
+    static const char *const why[] = {"\"unpack\" comes too early", "comes too early"};
+    for (int t = 0; t < 2; t++) {
+        memcpy(p->xsteps, steps, sizeof(ExchangeStep) * (size_t)n);
+        ExchangeStep x = p->xsteps[at[swaps[t][0]]];
+        p->xsteps[at[swaps[t][0]]] = p->xsteps[at[swaps[t][1]]];
+        p->xsteps[at[swaps[t][1]]] = x;
+        expect_entry(a, &e, why[t], "an exchange's steps out of order");
+    }
+    memcpy(p->xsteps, steps, sizeof(ExchangeStep) * (size_t)n);
+    p->xsteps[at[XSTEP_SEND_RECV]].in_loop = false;
+    expect_entry(a, &e, "not where its loop over the pieces says", "a piece's step outside its loop");
+    p->xsteps = steps;
+}
+
 /* The host program (plan.h): a copy that overlaps the chain's work, a
  * tile larger than the work memory, a region off the alignment, a node run
  * before the scratch is taken, a node left out. */
@@ -315,6 +347,7 @@ static void break_host(Arena *a, Schedule *plans) {
     c = host_copy(a, &e);
     c.host.nactions--;
     expect_entry(a, &c, "run every node", "a node left out");
+    break_exchange_steps(a, find(plans, "layout")->func);
 }
 
 int main(void) {
