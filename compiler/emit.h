@@ -32,10 +32,17 @@ typedef struct EmitInput {
 void emit_program(FILE *out, const EmitInput *in, const Target *t);
 /* The API header: the same declarations for both targets. */
 void emit_header(FILE *out, const EmitInput *in, const Target *t);
-/* emit_c.c and emit_cuda.c, for their targets (emit_target.h): a chain of
- * an entry graph (its phases and NAME_exec). */
-void emit_c_chain(FILE *out, const Schedule *s, const char *fname);
-void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname);
+/* A chain of an entry graph: its phases' kernels and NAME_exec, for
+ * target t. */
+void emit_chain(FILE *out, const Schedule *s, const char *fname, const Target *t);
+/* emit_c.c and emit_cuda.c, for their targets (emit_target.h, "a chain"). */
+extern void (*const emit_c_phases[])(FILE *, const Schedule *, const Phase *, const char *);
+extern void (*const emit_cuda_phases[])(FILE *, const Schedule *, const Phase *, const char *);
+void emit_c_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name);
+void emit_cuda_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name);
+void emit_c_exec_start(FILE *out, const Schedule *s);
+void emit_cuda_exec_start(FILE *out, const Schedule *s);
+void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname);
 
 /* emit_cuda_local.c: the steps of a LOCAL phase in its register rounds. */
 void emit_cuda_local_rounds(FILE *out, const Phase *p);

@@ -319,42 +319,6 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     }
 }
 
-static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    fprintf(out, "/* %s: ", name);
-    emit_phase_comment(out, p);
-    fputs(" */\n", out);
-    switch (p->kind) {
-    case PHASE_LOCAL: emit_local(out, s, p, name); break;
-    case PHASE_MAP: emit_map(out, s, p, name); break;
-    case PHASE_PERMUTE: emit_permute(out, s, p, name); break;
-    case PHASE_EXCHANGE: emit_exchange(out, s, p, name); break;
-    }
-}
-
-/* The phases in order, through the buffers of the plan; the LOCAL phases'
- * work memory follows the plan's scratch planes. */
-static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
-    emit_copy_whole(out, s, &target_c);
-    Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) {
-        fprintf(out, "    %s((const void *const *)%s, %s", plan_phase_name(&names, fname, i), plan_buf_name(s->phases[i].src),
-                plan_buf_name(s->phases[i].dst));
-        if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->work_off);
-        for (int k = 0; emit_phase_reduces(s, &s->phases[i]) && k < s->reduce->nres; k++)
-            fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
-        emit_arg_values(out, s);
-        fputs(");\n", out);
-    }
-    arena_free(&names);
-    fputs("    return PARM_OK;\n}\n\n", out);
-}
-
-static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
-    Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) emit_phase(out, s, &s->phases[i], plan_phase_name(&names, fname, i));
-    arena_free(&names);
-}
-
 /* ---- several GPUs simulated (plan.h, "Ranks") ----
  *
  * Rank r's slices of the input and the output and its scratch (in the
@@ -475,7 +439,7 @@ static void slot_bytes(const ElemType *t, int ln, unsigned long long *bytes) {
 /* The body of a chain's function with ranks: each rank's memory (not the
  * scratch given), the input split among the ranks, the phases, and the
  * output gathered. */
-static void emit_rank_body(FILE *out, const Schedule *s, const char *fname) {
+void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname) {
     int ranks = 1 << s->gpu_log, ln = s->n - s->gpu_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
     unsigned long long in_bytes[SCHED_MAX_SLOTS], out_bytes[SCHED_MAX_SLOTS];
     unsigned long long scratch = s->chain_scratch_bytes;
@@ -518,18 +482,22 @@ static void emit_rank_body(FILE *out, const Schedule *s, const char *fname) {
     fputs("        free(scratch_r[r]);\n    }\n    return status;\n}\n\n", out);
 }
 
-/* A chain of an entry graph (every entry is one): its scratch is given. */
-void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
-    emit_phases(out, s, fname);
-    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
-            s->reduce ? ", void *const *partial" : "");
-    emit_arg_params(out, s);
-    fputs(")\n{\n    (void)ctx;\n    (void)scratch;\n", out);
-    emit_arg_unused(out, s);
-    if (s->gpu_log) {
-        emit_rank_body(out, s, fname);
-        return;
-    }
-    emit_scratch_planes(out, s);
-    emit_phase_calls(out, s, fname);
+/* ---- the target's chain functions (emit_target.h) ---- */
+
+void emit_c_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    fprintf(out, "    %s((const void *const *)%s, %s", name, plan_buf_name(p->src), plan_buf_name(p->dst));
+    if (p->kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->work_off);
+    for (int k = 0; emit_phase_reduces(s, p) && k < s->reduce->nres; k++)
+        fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
+    emit_arg_values(out, s);
+    fputs(");\n", out);
 }
+
+void emit_c_exec_start(FILE *out, const Schedule *s) {
+    fputs("    (void)ctx;\n    (void)scratch;\n", out);
+    emit_arg_unused(out, s);
+}
+
+void (*const emit_c_phases[])(FILE *, const Schedule *, const Phase *, const char *) = {
+    [PHASE_LOCAL] = emit_local, [PHASE_PERMUTE] = emit_permute, [PHASE_MAP] = emit_map, [PHASE_EXCHANGE] = emit_exchange,
+};

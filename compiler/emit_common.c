@@ -169,6 +169,41 @@ static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
     return (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << n;
 }
 
+/* ---- a chain (plan.h, Schedule) ---- */
+
+/* NAME_exec's calls of the phases in order, through the plan's buffers. */
+static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname, const Target *t) {
+    emit_copy_whole(out, s, t);
+    Arena names = {0};
+    for (int i = 0; i < s->nphases; i++) t->phase_call(out, s, &s->phases[i], plan_phase_name(&names, fname, i));
+    arena_free(&names);
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+void emit_chain(FILE *out, const Schedule *s, const char *fname, const Target *t) {
+    Arena names = {0};
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        const char *name = plan_phase_name(&names, fname, i);
+        fprintf(out, "/* %s: ", name);
+        emit_phase_comment(out, p);
+        fputs(" */\n", out);
+        t->phase[p->kind](out, s, p, name);
+    }
+    arena_free(&names);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
+            s->reduce ? ", void *const *partial" : "");
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    t->exec_start(out, s);
+    if (s->gpu_log && t->rank_body) {
+        t->rank_body(out, s, fname);
+        return;
+    }
+    emit_scratch_planes(out, s);
+    emit_phase_calls(out, s, fname, t);
+}
+
 void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name, const Target *t) {
     for (int i = 0; i < p->nxsteps; i++) t->exchange_step(out, s, p, name, &p->xsteps[i]);
 }

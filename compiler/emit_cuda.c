@@ -757,38 +757,6 @@ void emit_cuda_exchange_step(FILE *out, const Schedule *s, const Phase *p, const
     arena_free(&names);
 }
 
-static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
-    Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) {
-        const char *name = plan_phase_name(&names, fname, i);
-        fprintf(out, "/* %s: ", name);
-        emit_phase_comment(out, &s->phases[i]);
-        fputs(" */\n", out);
-        switch (s->phases[i].kind) {
-        case PHASE_LOCAL: emit_local(out, s, &s->phases[i], name); break;
-        case PHASE_MAP: emit_map(out, s, &s->phases[i], name); break;
-        case PHASE_PERMUTE: emit_permute(out, s, &s->phases[i], name); break;
-        case PHASE_EXCHANGE: emit_exchange(out, s, &s->phases[i], name); break;
-        }
-    }
-    arena_free(&names);
-}
-
-static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
-    emit_copy_whole(out, s, &target_cuda);
-    Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) {
-        fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", plan_phase_name(&names, fname, i),
-                plan_buf_name(s->phases[i].src), plan_buf_name(s->phases[i].dst),
-                emit_phase_reduces(s, &s->phases[i]) ? ", partial" : "");
-        if (s->phases[i].kind == PHASE_EXCHANGE) fputs(", xs, xr", out);
-        else emit_arg_values(out, s);
-        fputs("))) return status;\n", out);
-    }
-    arena_free(&names);
-    fputs("    return PARM_OK;\n}\n\n", out);
-}
-
 /* With ranks: a context of NAME_ctx_create_nccl, and the exchanges' send
  * and receive buffers xs and xr in the chain's scratch. */
 static void emit_exchange_buffers(FILE *out, const Schedule *s) {
@@ -801,14 +769,21 @@ static void emit_exchange_buffers(FILE *out, const Schedule *s) {
     }
 }
 
-/* A chain of an entry graph (every entry is one): its scratch is given. */
-void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
-    emit_phases(out, s, fname);
-    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
-            s->reduce ? ", void *const *partial" : "");
-    emit_arg_params(out, s);
-    fputs(")\n{\n    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
-    if (s->gpu_log) emit_exchange_buffers(out, s);
-    emit_scratch_planes(out, s);
-    emit_phase_calls(out, s, fname);
+/* ---- the target's chain functions (emit_target.h) ---- */
+
+void emit_cuda_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", name, plan_buf_name(p->src), plan_buf_name(p->dst),
+            emit_phase_reduces(s, p) ? ", partial" : "");
+    if (p->kind == PHASE_EXCHANGE) fputs(", xs, xr", out);
+    else emit_arg_values(out, s);
+    fputs("))) return status;\n", out);
 }
+
+void emit_cuda_exec_start(FILE *out, const Schedule *s) {
+    fputs("    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
+    if (s->gpu_log) emit_exchange_buffers(out, s);
+}
+
+void (*const emit_cuda_phases[])(FILE *, const Schedule *, const Phase *, const char *) = {
+    [PHASE_LOCAL] = emit_local, [PHASE_PERMUTE] = emit_permute, [PHASE_MAP] = emit_map, [PHASE_EXCHANGE] = emit_exchange,
+};

@@ -673,7 +673,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
         const char *name = plan_node_name(&a, e, i);
         fprintf(out, "/* %s: %s node */\n", name, plan_node_kind_name(n->kind));
         switch (n->kind) {
-        case NODE_CHAIN: t->graph_chain(out, &n->chain, name); break;
+        case NODE_CHAIN: emit_chain(out, &n->chain, name, t); break;
         case NODE_REDUCE: t->reduce_node(out, n, name); break;
         case NODE_FILL: emit_fill(out, n, name, t); break;
         case NODE_SERIAL: emit_serial(out, n, name, t); break;

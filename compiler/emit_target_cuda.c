@@ -70,6 +70,8 @@ const Target target_cuda = {
     .reduce_call = "    if ((status = %s(ctx, ",
     .reduce_end = "))) return status;\n",
     .reduce_partials = true,
+    .phase = emit_cuda_phases,
+    .phase_call = emit_cuda_phase_call,
+    .exec_start = emit_cuda_exec_start,
     .exchange_step = emit_cuda_exchange_step,
-    .graph_chain = emit_cuda_chain,
 };
