@@ -378,7 +378,6 @@ static void compile(Compilation *c, const Options *opt) {
     in.nplans = c->plans.nplans;
     in.refused = c->plans.refused;
     in.nrefused = c->plans.nrefused;
-    emit_input_schedules(&in, &c->arena);
     check_entry_names(in.plans, in.nplans, in.prefix);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
     for (int i = 0; i < in.nplans; i++) funcs[i] = in.plans[i].func;
