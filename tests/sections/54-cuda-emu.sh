@@ -127,13 +127,14 @@ emu_padded "any length: records, 7 rows of 33" \
 # type (tests/emu/retype.parm), reductions moved out of stages' functions
 # (tests/emu/invariant.parm), a graph on arrays of one element
 # (tests/emu/single.parm), half, join, shift and xs ! k with the scans of
-# stdlib/scan.parm (tests/emu/lengths.parm), and reductions of rows
+# stdlib/scan.parm (tests/emu/lengths.parm), the work-efficient scans
+# (tests/emu/scans.parm), and reductions of rows
 # (tests/emu/blocks.parm: rows of a thread, of a warp's segment, of a block
 # and of several blocks; tests/emu/blocks_small.parm: blocks of fewer
 # threads than a warp; tests/emu/blocks_fields.parm: records, 8-byte
 # fields), emulated on the CPU (tests/emu/graph.sh), must be the
 # interpreter's results, bit for bit.
-for name in graph fused padgraph sklansky retype invariant single lengths blocks blocks_small blocks_fields; do
+for name in graph fused padgraph sklansky retype invariant single lengths scans blocks blocks_small blocks_fields; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"

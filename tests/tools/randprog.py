@@ -38,7 +38,11 @@ The programs combine what found the bugs of issue 11:
 - arrays that change length or index (issue 26): the halves of a mask
   changed on their own and joined by it or another, shifts (past either
   end too, or by a distance read off `loglen`), an element at a static
-  position (`xs ! k`) combined with every element.
+  position (`xs ! k`) combined with every element;
+- the work-efficient scans of the stdlib (issue 26): Blelloch's network
+  (`coli` steps that test index bits) and scans of blocks of any size
+  (reductions of rows, expanded, combined with each block's network), with
+  a reduction's operator on any element type.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
 the features left out. --chain keeps to what they compile for several GPUs
@@ -85,12 +89,15 @@ FEATURES = (
                        # static position and combined with every element
     "big_lengths",     # those in a two or parm's function on a block of more
                        # than 2^3 elements (element code on the whole block)
+    "scans",           # exscan_blelloch, scan_blelloch, exscan_blocks and
+                       # scan_blocks of stdlib/scan.parm at the entry's level
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
 BACKEND_REFUSES = ("big_reductions", "big_lengths")
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
-                                   "invariant_work", "one_element", "lengths", "block_totals", "row_reductions")
+                                   "invariant_work", "one_element", "lengths", "block_totals", "row_reductions",
+                                   "scans")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -122,6 +129,7 @@ FLOAT_REDUCE = [("(\\a b -> a + b)", "0.0"), ("(\\a b -> max a b)", "0.5")]
 BOOL_REDUCE = [("(&&)", "true"), ("(||)", "false"), ("(xor)", "false")]
 
 PRELUDE_SORT = 'import "sort"\n'
+PRELUDE_SCAN = 'import "scan"\n'
 
 
 def kind(t):
@@ -189,6 +197,7 @@ class Gen:
         self.rng, self.features, self.big = rng, features, big
         self.counter = 0
         self.uses_sort = False
+        self.uses_scan = False
         self.scalars = []          # scalar parameters: (name, type)
         self.long = False          # a long chain (more than 64 kernels)
         self.long_steps = 0
@@ -467,6 +476,8 @@ class Gen:
             weights.update({"shift": 0.7, "index": 0.5})
             if s.lo >= 1:
                 weights["halves"] = 1
+        if self.has("scans") and depth == 0 and not self.long:
+            weights["scan"] = 0.5
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
         if depth > 0 and not self.has("retyping_bodies"):
@@ -594,6 +605,18 @@ class Gen:
         exprs = [self.combine(u, x, y) for (x, u), (y, _) in zip(la, lb)]
         return "map (\\(%s, %s) -> %s) (zip %s (replicate %s %s))" % (
             pa, pb, build(t, exprs), arg, s.text(), paren(self.reduction(t, arg))), t
+
+    def stage_scan(self, s, t, arg, depth, pool):
+        """A work-efficient scan of stdlib/scan.parm with a reduction's
+        operator: Blelloch's network, or scans of blocks of 2^r (any r <= s,
+        0 included, which is the network on the whole array)."""
+        self.uses_scan = True
+        op, zero = self.reducer(t)
+        inclusive = self.chance(0.5)
+        if self.chance(0.4):
+            return "%s %s %s %s" % ("scan_blelloch" if inclusive else "exscan_blelloch", op, paren(zero), arg), t
+        return "%s %s %s %s %s" % ("scan_blocks" if inclusive else "exscan_blocks", op, paren(zero),
+                                   paren(self.row_log(s)), arg), t
 
     def stage_halves(self, s, t, arg, depth, pool):
         """parm's split and stitch written out: the halves of one mask,
@@ -810,7 +833,7 @@ def main():
             f.write("-- random program %d (seed %d%s%s%s)\n%s%s" % (
                 k, seed, ", --backend" if backend else "", ", --big" if big else "",
                 ", --chain --mid" if chain and mid else ", --chain" if chain else "",
-                PRELUDE_SORT if g.uses_sort else "", text))
+                (PRELUDE_SORT if g.uses_sort else "") + (PRELUDE_SCAN if g.uses_scan else ""), text))
         if not big:
             with open(os.path.join(out_dir, "in_%d.txt" % k), "w") as f:
                 f.write(input_text(rng, params, rng.randint(lo, hi), g.pad, g.rows_log, lo))
