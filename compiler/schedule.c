@@ -513,9 +513,15 @@ static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
     p->compl = c;
     /* tiles of at least 2^10: the size the one-pass kernels were measured at */
     p->slot_plans = NEW_ARRAY(s->arena, BmmcPlan, p->elem->nslots);
-    for (int k = 0; k < p->elem->nslots; k++)
+    for (int k = 0; k < p->elem->nslots; k++) {
         if (!bmmc_plan(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, &p->slot_plans[k]))
             diag_fatal("internal error: no plan for a permutation");
+        /* 1- and 2-byte fields in 16-byte vectors: one access per element
+           left them at 69-96% of a copy (bench/perm); an entry of any
+           length guards each element */
+        if (!s->out->pad)
+            bmmc_plan_vectors(&p->slot_plans[k]);
+    }
 }
 
 /* The permutation from the current layout to the logical order. */
