@@ -16,8 +16,11 @@ awk '/^static __global__/,/^}/' "$2/p.cu" |
 # written (src[k], dst[k] and the scalar parameters parm_argN); a persistent
 # kernel (--tile-buffers) on EMU_GRID blocks (emu.cpp); a permutation
 # kernel's (emit_bmmc.c) from its NAME_launch call, with the blocks and
-# threads of NAME<<<...>>> in the launch function before it
+# threads of NAME<<<...>>> in the launch function before it: one LAUNCH_FIELD
+# per field (NAME_slotK), the fields of one phase closed by FIELDS_END
 awk '
+function close_fields() { if (open != "") print "FIELDS_END()"; open = "" }
+/_kernel<<</ { close_fields() }
 /^ +[A-Za-z0-9_]+<<<[0-9]+u, [0-9]+, 0, s>>>\(in, out/ {
     line = $0; sub(/^ +/, "", line); name = line; sub(/<<<.*/, "", name)
     dims = line; sub(/^[A-Za-z0-9_]+<<</, "", dims); sub(/, 0, s>>>.*/, "", dims); sub(/u,/, ",", dims)
@@ -26,10 +29,16 @@ awk '
 /^ +PARM_CHECK\(ctx, [A-Za-z0-9_]+_launch\(.*, ctx->stream\)\);$/ {
     line = $0; sub(/^ +PARM_CHECK\(ctx, /, "", line); name = line; sub(/_launch\(.*/, "", name)
     args = line; sub(/^[A-Za-z0-9_]+_launch\(/, "", args); sub(/, ctx->stream\)\);$/, "", args)
-    if (name in grid) { print "LAUNCH(" name ", " grid[name] ", (" args "))"; next }
+    if (name in grid) {
+        phase = name; sub(/_slot[0-9]+$/, "", phase)
+        if (phase != open) close_fields()
+        open = phase
+        print "LAUNCH_FIELD(" name ", " grid[name] ", (" args "))"; next
+    }
 }
-{ print }' "$2/p.cu" |
-sed -n -e '/^LAUNCH(/p' -e 's/^ *\([A-Za-z0-9_]*_kernel\)<<<\([0-9]*\)u, \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, \2, \3, \4)/p' \
+{ print }
+END { close_fields() }' "$2/p.cu" |
+sed -n -e '/^LAUNCH_FIELD(/p' -e '/^FIELDS_END()/p' -e 's/^ *\([A-Za-z0-9_]*_kernel\)<<<\([0-9]*\)u, \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, \2, \3, \4)/p' \
     -e 's/^ *\([A-Za-z0-9_]*_kernel\)<<<parm_persistent_grid(ctx, \([0-9]*\)u, per_sm), \([0-9]*\),.*>>>\((.*)\);$/LAUNCH(\1, EMU_GRID(\2), \3, \4)/p' \
     >"$2/launches.h"
 # the entry's run-time scalar parameters: type and name from its _run
