@@ -273,9 +273,11 @@ static void emit_cuda_elements(FILE *out, const BmmcPlan *p, const BmmcGuard *g,
 /* The vector kernel's moves (BmmcPlan.vec_log) when both arrays are
  * 16-byte aligned, else its elements one by one (closed here): thread t,
  * iteration i loads the vector of tile elements j | t << v | i << (v +
- * thread_log) and stores each element at its slot; after the barrier it
- * loads the elements of output vector sigma = j | t << v | i << (v +
- * thread_log) from theirs and stores the vector. */
+ * thread_log) into four 4-byte words and stores each word at the slot of
+ * its first element (P moves slot bits from bank_lo up, the bits above a
+ * word's elements, so a word's elements stay together and in order); after
+ * the barrier it loads the elements of output vector sigma = j | t << v |
+ * i << (v + thread_log) from their slots and stores the vector. */
 static void emit_cuda_vectors(FILE *out, const BmmcPlan *p, const char *ctype)
 {
     IdxType ty = idx_type(p->n, false), st = idx_type(32, false);
@@ -291,18 +293,19 @@ static void emit_cuda_vectors(FILE *out, const BmmcPlan *p, const char *ctype)
     emit_thread_part(out, ind, arena_printf(&scratch, "const %s xv", ty.type), "x0", p->read_cols + v, p->thread_log, ty);
     emit_thread_part(out, ind, "const unsigned sv", NULL, p->slot_cols + v, p->thread_log, st);
     for (unsigned i = 0; i < iters; i++) {   /* the loads in flight first */
-        fprintf(out, "%s%s a%u[%u];\n%sPARM_LOAD16(a%u, &in[", ind, ctype, i, elems, ind, i);
+        fprintf(out, "%sunsigned a%u[4];\n%sPARM_LOAD16(a%u, &in[", ind, i, ind, i);
         emit_xor(out, "xv", it.read_x[i], ty);
         fputs("]);\n", out);
     }
     fprintf(out, "%sif (t == 0) {\n", ind);
     emit_block_bases(out, p, ty, "            ", "y_base", "s_base");
     fprintf(out, "%s}\n", ind);
+    unsigned per_word = 4u / (unsigned)p->elem_bytes;
     for (unsigned i = 0; i < iters; i++) {
-        for (unsigned j = 0; j < elems; j++) {
-            fprintf(out, "%stile[", ind);
-            emit_xor(out, "sv", it.read_slot[i] ^ f2_combine(p->slot_cols, v, j), st);
-            fprintf(out, "] = a%u[%u];\n", i, j);
+        for (unsigned w = 0; w < 4; w++) {
+            fprintf(out, "%s*(unsigned *)(void *)&tile[", ind);
+            emit_xor(out, "sv", it.read_slot[i] ^ f2_combine(p->slot_cols, v, w * per_word), st);
+            fprintf(out, "] = a%u[%u];\n", i, w);
         }
     }
     fprintf(out, "%s__syncthreads();\n", ind);
@@ -337,7 +340,8 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *
     fprintf(out, "static __global__ void __launch_bounds__(%u)\n", threads);
     fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out", name, ctype, ctype);
     extra_params(out, p, ctype, g);
-    fprintf(out, ")\n{\n    __shared__ %s tile[%u];\n", ctype, 1u << p->tile_log);
+    /* a vector kernel stores 4-byte words into the tile */
+    fprintf(out, ")\n{\n    __shared__ %s%s tile[%u];\n", p->vec_log ? "__align__(16) " : "", ctype, 1u << p->tile_log);
     /* The output base needs a dense matrix-vector product in general; one
      * thread computes it once its loads are in flight (so the branch comes
      * after them), and the barrier that the tile needs anyway publishes it. */

@@ -208,7 +208,7 @@ static bool report_permute(FILE *out, const Schedule *s, const Phase *p) {
         int cong = r.store_congestion_max > r.load_congestion_max ? r.store_congestion_max : r.load_congestion_max;
         fprintf(out, "  permutation (field %d): tile 2^%d", k, plan->tile_log);
         if (plan->vec_log)
-            fprintf(out, ", 16-byte vectors of 2^%d elements (sectors counted in vectors, shared accesses by element)",
+            fprintf(out, ", 16-byte vectors of 2^%d elements (sectors counted in vectors; tile stores by 4-byte word, loads by element)",
                     plan->vec_log);
         fprintf(out, "; global: %d sectors per warp access (minimum %d); shared: bank congestion %d\n", sectors,
                 r.sectors_min, cong);

@@ -35,6 +35,7 @@ alignas(16) static unsigned char shared_mem[1 << 18];   // one block runs at a t
 #define __global__
 #define __launch_bounds__(...)
 #define __shared__ static   // a permutation kernel's tile: one block runs at a time
+#define __align__(n) __attribute__((aligned(n)))
 #include "ops.h"
 #include "args.h"
 #include "kernels.h"
