@@ -361,7 +361,7 @@ static uint64_t swizzle_known(const PartialSwizzle *w, uint64_t *rho)
  * accepts beside its side's lanes so far (lane_banks_add); one with a new
  * bank-row direction tries each image of it, no swizzle first, and the
  * search backtracks when a later lane finds no bank. */
-#define SWIZZLE_SEARCH_BUDGET 100000   /* lanes tried: the tiles met take a few hundred */
+#define SWIZZLE_SEARCH_BUDGET 100000   /* lanes tried before the plan gives up vectors */
 typedef struct {
     const BmmcPlan *p;
     uint64_t lane[2 * WARP_LOG];

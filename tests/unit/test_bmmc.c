@@ -301,12 +301,14 @@ static void test_rejects(void)
 typedef struct {
     int kind, n, elem, tile_log;
     const char *ctype;
+    bool vectors;   /* planned again for 16-byte vectors (bmmc_plan_vectors) */
 } EmitCase;
 
 static const EmitCase emit_cases[] = {
     {0, 5, 4, 10, "uint32_t"},  {0, 13, 4, 10, "uint32_t"}, {1, 14, 4, 11, "uint32_t"},
     {2, 15, 4, 12, "uint32_t"}, {0, 12, 8, 10, "uint64_t"}, {4, 14, 8, 10, "uint64_t"},
     {0, 12, 2, 10, "uint16_t"}, {0, 11, 1, 10, "uint8_t"},  {3, 9, 8, 10, "uint64_t"},
+    {4, 14, 1, 10, "uint8_t", true}, {2, 13, 2, 10, "uint16_t", true}, {0, 12, 1, 10, "uint8_t", true},
 };
 #define EMIT_CASES ((int)(sizeof emit_cases / sizeof emit_cases[0]))
 
@@ -361,6 +363,7 @@ static void test_emitted_c(void)
         F2Mat a = make_kind(ec->kind, ec->n);
         check(bmmc_plan(&a, rnd() & f2_mask(ec->n), ec->elem, ec->tile_log, &plans[k]),
               "emit case %d: no plan", k);
+        check(!ec->vectors || bmmc_plan_vectors(&plans[k]), "emit case %d: no vectors", k);
     }
     char dir[] = "/tmp/test_bmmc_XXXXXX";
     check(mkdtemp(dir) != NULL, "mkdtemp failed");
