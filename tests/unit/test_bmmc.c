@@ -305,9 +305,9 @@ typedef struct {
 } EmitCase;
 
 static const EmitCase emit_cases[] = {
-    {0, 5, 4, 10, "uint32_t"},  {0, 13, 4, 10, "uint32_t"}, {1, 14, 4, 11, "uint32_t"},
-    {2, 15, 4, 12, "uint32_t"}, {0, 12, 8, 10, "uint64_t"}, {4, 14, 8, 10, "uint64_t"},
-    {0, 12, 2, 10, "uint16_t"}, {0, 11, 1, 10, "uint8_t"},  {3, 9, 8, 10, "uint64_t"},
+    {0, 5, 4, 10, "uint32_t", false},  {0, 13, 4, 10, "uint32_t", false}, {1, 14, 4, 11, "uint32_t", false},
+    {2, 15, 4, 12, "uint32_t", false}, {0, 12, 8, 10, "uint64_t", false}, {4, 14, 8, 10, "uint64_t", false},
+    {0, 12, 2, 10, "uint16_t", false}, {0, 11, 1, 10, "uint8_t", false},  {3, 9, 8, 10, "uint64_t", false},
     {4, 14, 1, 10, "uint8_t", true}, {2, 13, 2, 10, "uint16_t", true}, {0, 12, 1, 10, "uint8_t", true},
 };
 #define EMIT_CASES ((int)(sizeof emit_cases / sizeof emit_cases[0]))
