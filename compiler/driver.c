@@ -405,7 +405,7 @@ static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
     for (int i = 0; i < c->plans.nplans; i++) ok &= simulate_report(out, &c->plans.plans[i]);
-    if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+    if (!ok && opt->strict) diag_fatal("some kernel access is not minimal, not conflict-free or narrower than the layout allows (see the report)");
 }
 
 /* An unknown entry name is an error for every action, with notes at the
@@ -472,6 +472,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->sched.tile_bytes = opt->tile_bytes;
     c->sched.segment_bytes = opt->segment_bytes;
     c->sched.vector_copies = opt->vector_copies;
+    c->sched.narrow_permutes = opt->narrow_permutes;
     c->sched.register_bytes = opt->register_bytes;
     c->sched.tile_buffers = opt->tile_buffers;
     c->sched.gpu_log = opt->gpu_log;

@@ -82,8 +82,11 @@ static void print_permute(FILE *out, const Phase *p) {
     vectors(out, "matrix rows", p->mat.row, p->mat.n);
     for (int k = 0; k < p->elem->nslots; k++) {
         const BmmcPlan *b = &p->slot_plans[k];
-        fprintf(out, "  field %d: %d-byte elements, tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads\n", k,
+        fprintf(out, "  field %d: %d-byte elements, tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads", k,
                 b->elem_bytes, b->tile_log, b->seg_log, b->block_log, b->thread_log);
+        if (b->vec_log)
+            fprintf(out, " moving 16-byte vectors of 2^%d elements", b->vec_log);
+        fputc('\n', out);
         vectors(out, "read B", b->read_cols, b->tile_log);
         vectors(out, "write Z", b->write_cols, b->tile_log);
         vectors(out, "source G", b->src_cols, b->tile_log);

@@ -264,7 +264,7 @@ static const char *run_plan(Arena *a, const ExSim *x, const BmmcPlan *plan, int 
     uint64_t base = (uint64_t)r << x->ln, *tile = NEW_ARRAY(a, uint64_t, (size_t)1 << plan->tile_log);
     for (uint64_t b = k << free_log; b < (k + 1) << free_log; b++)
         for (int side = 0; side < 2; side++)
-            for (unsigned t = 0; t < 1u << plan->thread_log; t++)
+            for (unsigned t = 0; t < 1u << (plan->thread_log + plan->vec_log); t++)
                 for (unsigned i = 0; i < 1u << plan->iter_log; i++) {
                     unsigned slot;
                     uint64_t v = side ? bmmc_write_index(plan, b, t, i, &slot) : bmmc_read_index(plan, b, t, i, &slot);

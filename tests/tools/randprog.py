@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Random parm programs for differential testing.
 
-    randprog.py [--backend] [--big] DIR COUNT SEED
+    randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] DIR COUNT SEED
 
 writes DIR/prog_K.parm and, unless --big, DIR/in_K.txt (an input of the
 right length) for K in 0..COUNT-1. Program K depends only on the options,
 SEED and K, so `randprog.py OPTIONS DIR K+1 SEED` regenerates it.
 
 The programs combine what found the bugs of issue 11:
-- every integer and float type, bool, and tuples of them; the scalar
+- every integer and float type, bool, and tuples of them (--narrow: only
+  the 1- and 2-byte integers and tuples of them, at 2^9 to 2^12 elements,
+  so that permutations move 16-byte vectors); the scalar
   operators and built-in functions (sqrt, sin, exp, log, tanh, atan2, pow,
   fma, abs, floor, ceil); maps that convert
   between them (narrowing and widening between phases), build tuples
@@ -100,6 +102,7 @@ CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "re
                                    "scans")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
+NARROW_INTS = ["i8", "u8", "i16", "u16"]
 FLOATS = ["f32", "f64"]
 RANGES = {t: ((-2 ** (int(t[1:]) - 1), 2 ** (int(t[1:]) - 1) - 1) if t[0] == "i"
               else (0, 2 ** int(t[1:]) - 1)) for t in INTS}
@@ -193,8 +196,8 @@ class Gen:
     """The state of one program: its random source, the features it may use,
     fresh names, and whether it needs the stdlib."""
 
-    def __init__(self, rng, features, big):
-        self.rng, self.features, self.big = rng, features, big
+    def __init__(self, rng, features, big, narrow=False):
+        self.rng, self.features, self.big, self.narrow = rng, features, big, narrow
         self.counter = 0
         self.uses_sort = False
         self.uses_scan = False
@@ -216,6 +219,8 @@ class Gen:
     # ---- types
 
     def scalar_type(self):
+        if self.narrow:   # --narrow: fields of 1 and 2 bytes, whose permutations move 16-byte vectors
+            return self.rng.choice(NARROW_INTS)
         r = self.rng.random()
         if r < 0.7:
             return self.rng.choice(INTS)
@@ -819,20 +824,23 @@ def main():
     big = "--big" in args
     chain = "--chain" in args
     mid = "--mid" in args
-    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid")]
+    narrow = "--narrow" in args
+    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid", "--narrow")]
     if len(args) != 3 or any(a.startswith("-") for a in args):
-        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] DIR COUNT SEED")
+        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] DIR COUNT SEED")
     out_dir, count, seed = args[0], int(args[1]), int(args[2])
     refused = CHAIN_REFUSES if chain else BACKEND_REFUSES if backend else ()
     features = [f for f in FEATURES if f not in refused]
     for k in range(count):
         rng = random.Random(seed * 100003 + k)
-        g = Gen(rng, features, big)
-        text, params, (lo, hi) = g.program((16, 34) if big else (14, 16) if chain and mid else (5, 8) if chain else (1, 6))
+        g = Gen(rng, features, big, narrow)
+        text, params, (lo, hi) = g.program((16, 34) if big else (14, 16) if chain and mid else (5, 8) if chain
+                                           else (9, 12) if narrow else (1, 6))
         with open(os.path.join(out_dir, "prog_%d.parm" % k), "w") as f:
-            f.write("-- random program %d (seed %d%s%s%s)\n%s%s" % (
+            f.write("-- random program %d (seed %d%s%s%s%s)\n%s%s" % (
                 k, seed, ", --backend" if backend else "", ", --big" if big else "",
                 ", --chain --mid" if chain and mid else ", --chain" if chain else "",
+                ", --narrow" if narrow else "",
                 (PRELUDE_SORT if g.uses_sort else "") + (PRELUDE_SCAN if g.uses_scan else ""), text))
         if not big:
             with open(os.path.join(out_dir, "in_%d.txt" % k), "w") as f:
