@@ -251,18 +251,20 @@ def _shaping(plan, ops, outer):
     steps = []
     if plan.bitonic:    # whole results, 2^b rows of 2^j x inner: the first outer rows, the first k of each
         rows, run, inner = plan.out_shape
-        cut = work[:last] + (k,) + work[last + 1:]
-        if k == run and outer == rows:
-            plan.out_shape = cut
-        elif k == run and last == 1:    # (rows, k, ...): its first outer rows are the call's, a view
-            plan.out_shape = (rows,) + cut[1:]
+        if outer == rows:       # the call's shape with run for k: the first k along dim, one copy if k < run
+            plan.out_shape = work[:last] + (run,) + work[last + 1:]
+            if k < run:
+                steps.append(ops.cut_copy(last, k))
+        elif last == 1:         # (rows, run, ...): its first outer rows are a view, then as above
+            plan.out_shape = (rows, run) + work[2:]
             steps.append(ops.prefix(outer))
-        else:
-            if outer < rows:
-                steps.append(ops.prefix(outer))
             if k < run:
                 steps.append(ops.cut_copy(1, k))
-            steps.append(ops.view(cut))
+        else:
+            steps.append(ops.prefix(outer))
+            if k < run:
+                steps.append(ops.cut_copy(1, k))
+            steps.append(ops.view(work[:last] + (k,) + work[last + 1:]))
     elif plan.op == "topk" and k < work[last]:
         steps.append(ops.cut_copy(last, k))          # the first k of each sorted row: a copy
     if plan.moved:
