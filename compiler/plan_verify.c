@@ -582,6 +582,7 @@ static const char *verify_chain_memory(Arena *a, const EntryPlan *e, int node) {
     REQUIRE(s->work_off >= s->scratch_bytes, "node %d: the work memory overlaps the chain's planes", node);
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
+        /* (a target that keeps tiles in shared memory has no work memory) */
         REQUIRE(p->kind != PHASE_LOCAL || p->work_tile_bytes <= work, "node %d: phase %d's tile is not in its work memory",
                 node, i);
         if (p->kind == PHASE_EXCHANGE) {

@@ -26,6 +26,8 @@ typedef struct {
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
     int exchange_pieces;        /* cut each exchange into this many pieces (a power of two
                                    up to 2^EXCHANGE_MAX_PIECE_LOG); 0: exchange_plan.c's choice */
+    bool tiles_in_scratch;      /* the target holds a LOCAL phase's tile in the call's scratch
+                                   (the C target), not in shared memory (host_plan.c) */
 } SchedOptions;
 
 /* Why the back end cannot compile f, an entry of one chain from its array

@@ -328,7 +328,8 @@ static void break_exchange_steps(Arena *a, const IrFunc *f) {
  * before the scratch is taken, a node left out. */
 static void break_host(Arena *a, Schedule *plans) {
     EntryPlan e;
-    entry_plan(a, find(plans, "layout")->func, NULL, &e);
+    SchedOptions c_target = {.tiles_in_scratch = true};
+    entry_plan(a, find(plans, "layout")->func, &c_target, &e);
     check(!plan_verify_entry(a, &e), "the entry plan of layout: %s", plan_verify_entry(a, &e));
     EntryPlan c = host_copy(a, &e);
     c.host.regions[find_region(&c, REGION_COPY)].off = c.host.regions[find_region(&c, REGION_WORK)].off;
