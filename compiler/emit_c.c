@@ -307,15 +307,14 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     if (p->packs) {
         fprintf(out, "static void %s_pack(const void *const *src, void *const *dst, void *const *keep_dst, uint64_t keep, "
                      "uint64_t keep_xor, uint64_t piece)\n{\n    (void)piece;\n", name);
-        F2Mat pack_inv;
         if (p->pack_plans) {
             for (int k = 0; k < ns; k++) {
                 const char *t = prim_ctype(elem_slot_prim(p->elem, k));
                 fprintf(out, "    %s_pack%d((const %s *)src[%d], (%s *)dst[%d], (%s *)keep_dst[%d], keep, keep_xor%s);\n", name, k,
                         t, k, t, k, t, k, piece_arg);
             }
-        } else if (f2_invert(&p->pack, &pack_inv)) {
-            emit_move_body(out, s, p, &pack_inv, true);
+        } else {
+            emit_move_body(out, s, p, &p->pack_inv, true);
         }
         fputs("}\n\n", out);
     }
