@@ -621,17 +621,7 @@ static void emit_unpack_launch(FILE *out, const char *ind, const Schedule *s, co
  * receive buffer, for the kept chunk) and the unpack's. */
 static void emit_exchange_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     Arena names = {0};
-    int ns = p->elem->nslots;
-    for (int k = 0; p->pack_plans && k < ns; k++) {
-        BmmcPlan pack = p->pack_plans[k];
-        pack.keeps = true;
-        pack.keep_shift = p->n - s->gpu_log - p->chunk_log;
-        bmmc_emit_cuda(out, &pack, arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
-    }
-    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
-        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
-            bmmc_emit_cuda(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
-                           prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    emit_exchange_kernel_plans(out, s, p, name, bmmc_emit_cuda);
     if (p->packs && !p->pack_plans)
         emit_move_kernel(out, s, p, arena_printf(&names, "%s_pack", name), &p->pack_inv, true, true);
     if (p->unpacks && !p->unpack_plans) emit_move_kernel(out, s, p, arena_printf(&names, "%s_unpack", name), &p->unpack, false, false);
