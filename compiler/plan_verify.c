@@ -131,24 +131,16 @@ static const char *verify_kernel(Arena *a, const Phase *p) {
     return NULL;
 }
 
-/* A functional f over tile coordinates as a mask over the thread index of
- * round rd: bit i is its parity on the round's thread vector i. */
-static uint64_t thread_mask(const Phase *p, const Round *rd, uint64_t f) {
-    uint64_t mask = 0;
-    for (int i = 0; i < p->threads_log; i++) mask |= (uint64_t)f2_parity(f & rd->threads[i]) << i;
-    return mask;
-}
-
 /* The masks of round rd's steps over the thread index (Step.order_tid,
  * pos_tid), which the kernel reads for the thread's directions and positions. */
 static const char *verify_thread_masks(Arena *a, const Phase *p, const Round *rd) {
     for (int i = rd->first; i < rd->first + rd->count; i++) {
         const Step *st = &p->steps[i];
         for (int j = 0; j < st->group_log; j++)
-            REQUIRE(st->order_tid[j] == thread_mask(p, rd, st->order[j]),
+            REQUIRE(st->order_tid[j] == plan_thread_mask(p, rd, st->order[j]),
                     "step %d: the thread mask of direction %d is not its round's", i, j);
         for (int j = 0; j < st->pos_bits; j++)
-            REQUIRE(st->pos_tid[j] == thread_mask(p, rd, st->pos_u[j]),
+            REQUIRE(st->pos_tid[j] == plan_thread_mask(p, rd, st->pos_u[j]),
                     "step %d: the thread mask of position bit %d is not its round's", i, j);
     }
     return NULL;
