@@ -385,6 +385,19 @@ static void plan_layouts(Phase *p) {
     }
 }
 
+/* Each step's directions and positions over the thread index of its round
+ * (Step.order_tid, Step.pos_tid), which the kernel's step code reads. */
+static void thread_masks(Phase *p) {
+    for (int r = 0; r < p->nrounds; r++) {
+        const Round *rd = &p->rounds[r];
+        for (int i = rd->first; i < rd->first + rd->count; i++) {
+            Step *st = &p->steps[i];
+            for (int j = 0; j < st->group_log; j++) st->order_tid[j] = plan_thread_mask(p, rd, st->order[j]);
+            for (int j = 0; j < st->pos_bits; j++) st->pos_tid[j] = plan_thread_mask(p, rd, st->pos_u[j]);
+        }
+    }
+}
+
 /* A round holds at least one step, so nsteps rounds are enough. */
 void plan_rounds(Arena *arena, Phase *p) {
     p->threads_log = plan_threads_log(p);
@@ -393,4 +406,5 @@ void plan_rounds(Arena *arena, Phase *p) {
     for (int first = 0; first < p->nsteps; first += p->rounds[p->nrounds++].count)
         plan_round(p, &p->rounds[p->nrounds], first);
     plan_layouts(p);
+    thread_masks(p);
 }

@@ -6,6 +6,7 @@
 
 #include "access_model.h"
 #include "exchange_plan.h"
+#include "kernel_plan.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 #include "table_place.h"
 
@@ -922,6 +923,7 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     s.layout = f2_identity(s.n);
     schedule_body(&s, body);
     assign_buffers(out);
+    kernel_plan(out);
     lay_out_scratch(out);
     out->alias = alias_rule(out);
 }
