@@ -9,13 +9,12 @@
 #include <string.h>
 
 #include "access_model.h"
+#include "machine.h"
 
-#define SEGMENT_BYTES 128   /* what one warp access should cover */
+#define SEGMENT_BYTES MACHINE_LINE_BYTES    /* what one warp access should cover */
 #define WIDE_SEGMENT_BYTES 256  /* the widest segment tried for L */
 #define WIDE_TILE_BYTES 16384   /* ...while its tile stays within this */
-#define WARP_LOG 5
-#define SMEM_LIMIT 49152    /* static shared memory of one block */
-#define MAX_BLOCK_LOG 30    /* gridDim.x holds at most 2^31 - 1 */
+#define MAX_BLOCK_LOG (MACHINE_GRID_X_LOG - 1)     /* the most blocks of a grid, log2 */
 #define INTERLEAVE_LOG 12   /* block bits spread over both sides: 4096 blocks
                                cover those resident on a large GPU at once */
 
@@ -67,7 +66,7 @@ static void plan_banks(BmmcPlan *p, int *phase_log)
     if (bits > p->tile_log - p->bank_lo)
         bits = p->tile_log - p->bank_lo > 0 ? p->tile_log - p->bank_lo : 0;
     p->bank_bits = bits;
-    int lanes = p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG;
+    int lanes = p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG;
     *phase_log = lanes > g.wave_log ? g.wave_log : lanes;
 }
 
@@ -91,7 +90,7 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
 {
     int hi = p->bank_lo + p->bank_bits, r = p->tile_log - hi;
     uint64_t bank_mask = f2_mask(p->bank_bits);
-    uint64_t rho[WARP_LOG], need[WARP_LOG];
+    uint64_t rho[MACHINE_WARP_LOG], need[MACHINE_WARP_LOG];
     int count = 0;
     F2Space banks = f2_space_empty(p->bank_bits);
     memset(p->swizzle, 0, sizeof p->swizzle);
@@ -140,7 +139,7 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
 static int plan_threads(int tile_log)
 {
     int t = tile_log - 3;
-    int warp = tile_log < WARP_LOG ? tile_log : WARP_LOG;
+    int warp = tile_log < MACHINE_WARP_LOG ? tile_log : MACHINE_WARP_LOG;
     if (t < warp)
         t = warp;
     return t > BMMC_MAX_THREAD_LOG ? BMMC_MAX_THREAD_LOG : t;
@@ -262,7 +261,7 @@ static bool plan_with(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
     p.block_log = p.n - v.dim;
     p.piece_log = pc->count;
     if (p.tile_log > BMMC_MAX_TILE || p.block_log > MAX_BLOCK_LOG || p.block_log < pc->count ||
-        ((uint64_t)elem_bytes << p.tile_log) > SMEM_LIMIT)
+        ((uint64_t)elem_bytes << p.tile_log) > MACHINE_STATIC_SHARED_BYTES)
         return false;
     for (int j = 0; j < v.dim; j++)
         if (!piece_free(pc, v.basis[j]))
@@ -349,11 +348,11 @@ static int max_int(int a, int b) { return a > b ? a : b; }
 /* Walk every warp access of block b. */
 static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r)
 {
-    int lanes = 1 << (p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG);
-    unsigned warps = 1u << (p->thread_log - (p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG));
+    int lanes = 1 << (p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG);
+    unsigned warps = 1u << (p->thread_log - (p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG));
     for (unsigned w = 0; w < warps; w++) {
         for (unsigned i = 0; i < 1u << p->iter_log; i++) {
-            uint64_t x[32], y[32], rs[32], ws[32];
+            uint64_t x[MACHINE_WARP], y[MACHINE_WARP], rs[MACHINE_WARP], ws[MACHINE_WARP];
             for (int lane = 0; lane < lanes; lane++) {
                 unsigned t = w * (unsigned)lanes + (unsigned)lane, r_slot, w_slot;
                 x[lane] = bmmc_read_index(p, b, t, i, &r_slot);

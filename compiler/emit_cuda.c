@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emit_elem.h"
+#include "machine.h"
 
 static int threads_log(const Phase *p) { return p->threads_log; }
 
@@ -270,12 +271,6 @@ static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p, int t
 
 static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
 
-/* An H100 SM: shared memory (of which the system takes 1 KB per block)
- * and resident threads. */
-#define SM_SHARED_BYTES (228 * 1024)
-#define BLOCK_RESERVED_BYTES 1024
-#define SM_THREADS_LOG 11
-
 static int tile_buffers(const Phase *p) { return p->buffers > 1 ? p->buffers : 1; }
 
 /* The blocks per SM that the launch bounds ask for. Two: measured 9% faster
@@ -292,13 +287,13 @@ static int tile_buffers(const Phase *p) { return p->buffers > 1 ? p->buffers : 1
  * a batched sort's kernel took 168 registers (3 blocks per SM; the kernel
  * of one tile takes 86); at 96 they spill. */
 #define PERSISTENT_REGS 128
-#define SM_REGS 65536
 static int blocks_per_sm(const Schedule *s, const Phase *p) {
     int want = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
-    if (tile_buffers(p) > 1 && SM_REGS / (PERSISTENT_REGS << threads_log(p)) > want)
-        want = SM_REGS / (PERSISTENT_REGS << threads_log(p));
-    int fit = SM_SHARED_BYTES / (tile_buffers(p) * tile_bytes(p) + BLOCK_RESERVED_BYTES);
-    if (fit > 1 << (SM_THREADS_LOG - threads_log(p))) fit = 1 << (SM_THREADS_LOG - threads_log(p));
+    if (tile_buffers(p) > 1 && MACHINE_SM_REGISTERS / (PERSISTENT_REGS << threads_log(p)) > want)
+        want = MACHINE_SM_REGISTERS / (PERSISTENT_REGS << threads_log(p));
+    /* the shared memory of an SM, less the system's share for each block */
+    int fit = MACHINE_SM_SHARED_BYTES / (tile_buffers(p) * tile_bytes(p) + MACHINE_BLOCK_RESERVED_BYTES);
+    if (fit > 1 << (MACHINE_SM_THREADS_LOG - threads_log(p))) fit = 1 << (MACHINE_SM_THREADS_LOG - threads_log(p));
     return want < fit ? want : fit > 0 ? fit : 1;
 }
 
