@@ -431,7 +431,9 @@ static int vector_log(const Sched *s, const Phase *p) {
     for (int k = 1; k < p->elem->nslots; k++)
         if (prim_bits(elem_slot_prim(p->elem, k)) / 8 != bytes) return 0;
     while ((bytes << log) < MACHINE_VECTOR_BYTES) log++;
-    if (!s->vector_copies || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log || log > p->tile_log) return 0;
+    if (!s->vector_copies || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log ||
+        log > p->tile_log)
+        return 0;
     return log;
 }
 
