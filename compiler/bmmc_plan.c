@@ -133,6 +133,14 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
     }
 }
 
+/* P from S: the identity, plus S on the bank-row bits. */
+static void plan_slots(BmmcPlan *p)
+{
+    int hi = p->bank_lo + p->bank_bits;
+    for (int i = 0; i < p->tile_log; i++)
+        p->slot_cols[i] = i < hi ? bit(i) : bit(i) ^ p->swizzle[i - hi];
+}
+
 /* The number of elements per thread: 8 where the tile allows, so that each
  * thread has several loads in flight and the per-thread index setup is
  * shared by several elements; at most 256 threads and at least one warp. */
@@ -284,9 +292,7 @@ static bool plan_with(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
     int phase_log;
     plan_banks(&p, &phase_log);
     plan_swizzle(&p, phase_log);
-    int hi = p.bank_lo + p.bank_bits;
-    for (int i = 0; i < p.tile_log; i++)
-        p.slot_cols[i] = i < hi ? bit(i) : bit(i) ^ p.swizzle[i - hi];
+    plan_slots(&p);
     *plan = p;
     return true;
 }
@@ -312,6 +318,140 @@ bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
     return plan_with(a, c, elem_bytes, tile_log, &pc, plan);
 }
 
+/* ---- vectors ---- */
+
+static int vector_log(int elem_bytes) { return log2_exact(MACHINE_VECTOR_BYTES / elem_bytes); }
+
+bool bmmc_vectors_fit(const BmmcPlan *p)
+{
+    if (p->elem_bytes >= 4)
+        return false;
+    int v = vector_log(p->elem_bytes);
+    return v <= p->seg_log && p->tile_log - v >= MACHINE_WARP_LOG;
+}
+
+/* A swizzle under construction for lanes of two sides at once: S known on
+ * the span of the bank-row vectors met so far, held in echelon form (row[k]
+ * has top bit k, s[k] its image in bank bits). */
+typedef struct {
+    uint64_t row[BMMC_MAX_TILE], s[BMMC_MAX_TILE];
+    bool has[BMMC_MAX_TILE];
+} PartialSwizzle;
+
+/* S·rho over the known span; *rho is left with what lies outside it (zero
+ * when rho is in the span). */
+static uint64_t swizzle_known(const PartialSwizzle *w, uint64_t *rho)
+{
+    uint64_t s = 0;
+    for (int top = BMMC_MAX_TILE - 1; top >= 0; top--) {
+        if ((*rho >> top & 1) && w->has[top]) {
+            *rho ^= w->row[top];
+            s ^= w->s[top];
+        }
+    }
+    return s;
+}
+
+/* A search for S over the lanes of both sides' wavefronts (tile
+ * coordinates; side 0 stores, side 1 loads), lane by lane: a lane whose
+ * bank-row part S already maps must land in a bank that the access model
+ * accepts beside its side's lanes so far (lane_banks_add); one with a new
+ * bank-row direction tries each image of it, no swizzle first, and the
+ * search backtracks when a later lane finds no bank. */
+#define SWIZZLE_SEARCH_BUDGET 100000   /* lanes tried before the plan gives up vectors */
+typedef struct {
+    const BmmcPlan *p;
+    uint64_t lane[2 * MACHINE_WARP_LOG];
+    int side[2 * MACHINE_WARP_LOG], count;
+    long budget;
+    PartialSwizzle found;
+} SwizzleSearch;
+
+static bool swizzle_search(SwizzleSearch *q, int i, const PartialSwizzle *w, const LaneBanks *banks)
+{
+    if (i == q->count) {
+        q->found = *w;
+        return true;
+    }
+    if (--q->budget < 0)
+        return false;
+    const BmmcPlan *p = q->p;
+    uint64_t u = q->lane[i], rest = u >> (p->bank_lo + p->bank_bits), lane;
+    uint64_t known = swizzle_known(w, &rest);
+    uint64_t images = rest ? bit(p->bank_bits) : 1;
+    for (uint64_t image = 0; image < images; image++) {
+        LaneBanks next[2] = {banks[0], banks[1]};
+        if (!lane_banks_add(&next[q->side[i]], u, u ^ (known ^ image) << p->bank_lo, &lane))
+            continue;
+        PartialSwizzle with = *w;
+        if (rest) {
+            int top = f2_top_bit(rest);
+            with.row[top] = rest;
+            with.s[top] = image;
+            with.has[top] = true;
+        }
+        if (swizzle_search(q, i + 1, &with, next))
+            return true;
+    }
+    return false;
+}
+
+/* S for the vector kernel: the tile store's lanes (tau coordinates
+ * vec_log..) and the tile load's (their sources G·sigma); the lanes that
+ * move no bank-row bit first, so that the search meets their banks before
+ * it places the others. */
+static bool plan_vector_swizzle(BmmcPlan *p, int lane_log)
+{
+    SwizzleSearch q = {.p = p, .budget = SWIZZLE_SEARCH_BUDGET};
+    int hi = p->bank_lo + p->bank_bits;
+    for (int rows = 0; rows < 2; rows++) {
+        for (int side = 0; side < 2; side++) {
+            for (int i = 0; i < lane_log; i++) {
+                uint64_t u = side ? p->src_cols[p->vec_log + i] : bit(p->vec_log + i);
+                if ((u >> hi != 0) == rows) {
+                    q.lane[q.count] = u;
+                    q.side[q.count++] = side;
+                }
+            }
+        }
+    }
+    PartialSwizzle none;
+    memset(&none, 0, sizeof none);
+    LaneBanks banks[2];
+    lane_banks_init(&banks[0], p->elem_bytes);
+    lane_banks_init(&banks[1], p->elem_bytes);
+    if (!swizzle_search(&q, 0, &none, banks))
+        return false;
+    memset(p->swizzle, 0, sizeof p->swizzle);
+    for (int k = 0; k < p->tile_log - hi; k++) {
+        uint64_t rho = bit(k);   /* S is zero off the span it was given on */
+        p->swizzle[k] = swizzle_known(&q.found, &rho) << p->bank_lo;
+    }
+    return true;
+}
+
+bool bmmc_plan_vectors(BmmcPlan *plan)
+{
+    if (!bmmc_vectors_fit(plan))
+        return false;
+    BmmcPlan p = *plan;
+    p.vec_log = vector_log(p.elem_bytes);
+    int vectors = p.tile_log - p.vec_log;
+    p.thread_log = vectors < BMMC_MAX_THREAD_LOG ? vectors : BMMC_MAX_THREAD_LOG;
+    p.iter_log = vectors - p.thread_log;
+    int wave = access_bank_geometry(p.elem_bytes).wave_log;
+    if (!plan_vector_swizzle(&p, wave < MACHINE_WARP_LOG ? wave : MACHINE_WARP_LOG))
+        return false;
+    plan_slots(&p);
+    BmmcSimReport r;   /* the model must agree that the layout is conflict-free */
+    bmmc_simulate(&p, &r);
+    if (r.store_congestion_max > 1 || r.load_congestion_max > 1 || r.read_sectors_max > r.sectors_min ||
+        r.write_sectors_max > r.sectors_min)
+        return false;
+    *plan = p;
+    return true;
+}
+
 /* ---- index math ---- */
 
 static uint64_t block_x0(const BmmcPlan *p, uint64_t b)
@@ -327,14 +467,14 @@ static uint64_t block_y0(const BmmcPlan *p, uint64_t b)
 
 uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
 {
-    uint64_t tau = t | (uint64_t)i << p->thread_log;
+    uint64_t tau = t | (uint64_t)i << (p->thread_log + p->vec_log);
     *slot = (unsigned)f2_combine(p->slot_cols, p->tile_log, tau);
     return block_x0(p, b) ^ f2_combine(p->read_cols, p->tile_log, tau);
 }
 
 uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
 {
-    uint64_t sigma = t | (uint64_t)i << p->thread_log;
+    uint64_t sigma = t | (uint64_t)i << (p->thread_log + p->vec_log);
     uint64_t y0 = block_y0(p, b), low = f2_mask(p->seg_log);
     uint64_t tau = f2_combine(p->src_cols, p->tile_log, sigma ^ (y0 & low));
     *slot = (unsigned)f2_combine(p->slot_cols, p->tile_log, tau);
@@ -345,31 +485,38 @@ uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i,
 
 static int max_int(int a, int b) { return a > b ? a : b; }
 
-/* Walk every warp access of block b. */
+/* Walk every warp access of block b: with vectors, the global accesses
+ * of the vectors (16-byte elements at the first element's index) and the
+ * tile accesses of each element j of them. */
 static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r)
 {
-    int lanes = 1 << (p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG);
-    unsigned warps = 1u << (p->thread_log - (p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG));
+    int lane_log = p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG, v = p->vec_log;
+    int lanes = 1 << lane_log, vec_bytes = p->elem_bytes << v;
+    unsigned warps = 1u << (p->thread_log - lane_log);
     for (unsigned w = 0; w < warps; w++) {
         for (unsigned i = 0; i < 1u << p->iter_log; i++) {
-            uint64_t x[MACHINE_WARP], y[MACHINE_WARP], rs[MACHINE_WARP], ws[MACHINE_WARP];
-            for (int lane = 0; lane < lanes; lane++) {
-                unsigned t = w * (unsigned)lanes + (unsigned)lane, r_slot, w_slot;
-                x[lane] = bmmc_read_index(p, b, t, i, &r_slot);
-                y[lane] = bmmc_write_index(p, b, t, i, &w_slot);
-                rs[lane] = r_slot;
-                ws[lane] = w_slot;
+            for (unsigned j = 0; j < 1u << v; j++) {
+                uint64_t x[MACHINE_WARP], y[MACHINE_WARP], rs[MACHINE_WARP], ws[MACHINE_WARP];
+                for (int lane = 0; lane < lanes; lane++) {
+                    unsigned t = (w * (unsigned)lanes + (unsigned)lane) << v | j, r_slot, w_slot;
+                    x[lane] = bmmc_read_index(p, b, t, i, &r_slot) >> v;
+                    y[lane] = bmmc_write_index(p, b, t, i, &w_slot) >> v;
+                    rs[lane] = r_slot;
+                    ws[lane] = w_slot;
+                }
+                if (j == 0) {
+                    r->warp_accesses += 2;
+                    r->read_sectors_max = max_int(r->read_sectors_max, access_sectors(x, lanes, vec_bytes));
+                    r->write_sectors_max = max_int(r->write_sectors_max, access_sectors(y, lanes, vec_bytes));
+                }
+                r->store_congestion_max =
+                    max_int(r->store_congestion_max, access_congestion(rs, lanes, p->elem_bytes));
+                r->load_congestion_max =
+                    max_int(r->load_congestion_max, access_congestion(ws, lanes, p->elem_bytes));
             }
-            r->warp_accesses += 2;
-            r->read_sectors_max = max_int(r->read_sectors_max, access_sectors(x, lanes, p->elem_bytes));
-            r->write_sectors_max = max_int(r->write_sectors_max, access_sectors(y, lanes, p->elem_bytes));
-            r->store_congestion_max =
-                max_int(r->store_congestion_max, access_congestion(rs, lanes, p->elem_bytes));
-            r->load_congestion_max =
-                max_int(r->load_congestion_max, access_congestion(ws, lanes, p->elem_bytes));
         }
     }
-    r->sectors_min = access_sectors_min(lanes, p->elem_bytes);
+    r->sectors_min = access_sectors_min(lanes, vec_bytes);
 }
 
 void bmmc_simulate(const BmmcPlan *p, BmmcSimReport *r)

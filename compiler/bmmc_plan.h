@@ -25,7 +25,17 @@
  *
  * A thread block has 2^thread_log threads; thread t, iteration i (of
  * 2^iter_log) reads tau = t | i << thread_log and writes sigma = t | i <<
- * thread_log, so a warp's lanes vary coordinates 0..4 on both sides. Block b
+ * thread_log, so a warp's lanes vary coordinates 0..4 on both sides.
+ *
+ * Vectors (vec_log > 0, elements of 1 or 2 bytes; bmmc_plan_vectors): a
+ * thread moves 16-byte vectors of 2^vec_log consecutive elements instead,
+ * tau = j | t << vec_log | i << (vec_log + thread_log) on the read side and
+ * sigma likewise on the write side (j < 2^vec_log, the element in its
+ * vector). Both sides' low vec_log coordinates are segment bits, so each
+ * vector is consecutive and 16-byte aligned in memory; the tile holds
+ * elements as before, each stored and loaded alone, and the swizzle S is
+ * chosen for the lanes of both sides (a warp's lanes now vary coordinates
+ * vec_log..vec_log + 4). Block b
  * takes x0 = C·b (C's columns complete V to a basis, low bits zero), y0 =
  * (A·x0 ⊕ c) with its low l bits cleared, and the write side then reads
  * tau = G·(sigma ⊕ lambda), lambda = the cleared low bits.
@@ -53,6 +63,7 @@ typedef struct {
     int block_log;              /* n - D: blocks in the grid, log2 */
     int bank_lo;                /* lowest slot bit that selects a bank */
     int bank_bits;              /* slot bits that select a bank (word or pair) */
+    int vec_log;                /* elements of a thread's 16-byte vector, log2; 0: one element a thread */
     F2Mat a;                    /* the permutation */
     F2Mat a_inv;
     uint64_t c;
@@ -93,6 +104,20 @@ typedef struct {
  * than 48 KB of shared memory). */
 bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan);
 
+/* Whether a kernel of these elements and this tile can move 16-byte vectors
+ * (the access model's reading of the layout): elements of 1 or 2 bytes
+ * (a lane's access narrower than a bank word), a vector within a segment,
+ * and at least a warp of vectors in the tile. */
+bool bmmc_vectors_fit(const BmmcPlan *plan);
+
+/* Plan the kernel again for 16-byte vectors, where bmmc_vectors_fit says
+ * they fit and a swizzle keeps both sides' tile accesses conflict-free;
+ * otherwise the plan is left as it was and false returned. The vector
+ * kernel needs both arrays 16-byte aligned (the CUDA kernel checks, and
+ * moves elements one by one where they are not) and plain loads and
+ * stores: no guard (BmmcGuard) and no second output (keeps). */
+bool bmmc_plan_vectors(BmmcPlan *plan);
+
 /* The same kernel cut into 2^piece_log pieces: piece k is the elements
  * whose bits piece_lo .. piece_lo + piece_log - 1 equal k, of the input
  * index (out_side false) or of A·x (out_side: of the output index when c
@@ -105,19 +130,21 @@ bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
                       BmmcPlan *plan);
 
 /* The index math of the planned kernel, shared by the emitters' callers and
- * tests: for block b, thread t and iteration i, the input index read (or the
- * output index written) and the tile slot it goes to (or comes from). */
+ * tests: for block b, element lane t (below 2^(thread_log + vec_log): with
+ * vectors, element t % 2^vec_log of thread t >> vec_log's vector) and
+ * iteration i, the input index read (or the output index written) and the
+ * tile slot it goes to (or comes from). */
 uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot);
 uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot);
 
 /* What one block's warp accesses cost (blocks 0 and 2^block_log - 1 are
  * walked), in the sectors and bank congestion of access_model.h. */
 typedef struct {
-    int warp_accesses;          /* global accesses walked, reads plus writes */
-    int sectors_min;            /* fewest sectors a warp access can touch */
+    int warp_accesses;          /* global accesses walked, reads plus writes (a vector: one) */
+    int sectors_min;            /* fewest sectors a warp access can touch (of vectors, with vectors) */
     int read_sectors_max;       /* worst global read */
     int write_sectors_max;      /* worst global write */
-    int store_congestion_max;   /* worst tile store (read phase) */
+    int store_congestion_max;   /* worst tile store (read phase; each element of a vector) */
     int load_congestion_max;    /* worst tile load (write phase) */
 } BmmcSimReport;
 

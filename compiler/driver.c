@@ -378,7 +378,6 @@ static void compile(Compilation *c, const Options *opt) {
     in.nplans = c->plans.nplans;
     in.refused = c->plans.refused;
     in.nrefused = c->plans.nrefused;
-    emit_input_schedules(&in, &c->arena);
     check_entry_names(in.plans, in.nplans, in.prefix);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
     for (int i = 0; i < in.nplans; i++) funcs[i] = in.plans[i].func;
@@ -406,7 +405,7 @@ static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
     for (int i = 0; i < c->plans.nplans; i++) ok &= simulate_report(out, &c->plans.plans[i]);
-    if (!ok && opt->strict) diag_fatal("some kernel access is not minimal or not conflict-free (see the report)");
+    if (!ok && opt->strict) diag_fatal("some kernel access is not minimal, not conflict-free or narrower than the layout allows (see the report)");
 }
 
 /* An unknown entry name is an error for every action, with notes at the
@@ -473,6 +472,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->sched.tile_bytes = opt->tile_bytes;
     c->sched.segment_bytes = opt->segment_bytes;
     c->sched.vector_copies = opt->vector_copies;
+    c->sched.narrow_permutes = opt->narrow_permutes;
     c->sched.register_bytes = opt->register_bytes;
     c->sched.tile_buffers = opt->tile_buffers;
     c->sched.gpu_log = opt->gpu_log;

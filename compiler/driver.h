@@ -43,6 +43,7 @@ typedef struct {
     int tile_bytes;             /* --tile-bytes: shared memory for a tile; 0 = the scheduler's default */
     int segment_bytes;          /* --segment-bytes: 32, 64 or 128 (0 = 128) */
     bool vector_copies;         /* --vector-copies: tile copies in 16-byte vectors */
+    bool narrow_permutes;       /* --narrow-permutes: permutation kernels without vectors */
     int exchange_pieces;        /* --exchange-pieces: 0 = the scheduler's choice */
     int register_bytes;         /* --register-bytes: a thread's elements in registers; 0 = the default */
     int tile_buffers;           /* --tile-buffers: shared tile buffers per block; 0 = one */

@@ -22,11 +22,6 @@ typedef struct EmitInput {
        functions' order; each names its place among the plans */
     const RefusedSize *refused;
     int nrefused;
-    /* the chains of the entries all of whose plans are simple (today's
-       shape: their API, NAME_run and main are the chain's), in order;
-       emit_input_schedules fills them */
-    Schedule *schedules;
-    int nschedules;
     bool emit_main;
     const char *main_entry;     /* the entry the standalone main runs */
     const char *prefix;         /* of every exported name: NAME_ctx, NAME_main, NAME_OK (upper-case) */
@@ -37,14 +32,17 @@ typedef struct EmitInput {
 void emit_program(FILE *out, const EmitInput *in, const Target *t);
 /* The API header: the same declarations for both targets. */
 void emit_header(FILE *out, const EmitInput *in, const Target *t);
-/* emit_c.c and emit_cuda.c, for their targets (emit_target.h): a one-chain
- * entry's function (NAME_run and its phases); an entry graph's chain (its
- * phases and NAME_exec); the scratch the C target adds after a chain's plan. */
-void emit_c_func(FILE *out, const Schedule *s, const char *fname);
-void emit_c_chain(FILE *out, const Schedule *s, const char *fname);
-unsigned long long emit_c_work_bytes(const Schedule *s);
-void emit_cuda_run(FILE *out, const Schedule *s, const char *fname);
-void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname);
+/* A chain of an entry graph: its phases' kernels and NAME_exec, for
+ * target t. */
+void emit_chain(FILE *out, const Schedule *s, const char *fname, const Target *t);
+/* emit_c.c and emit_cuda.c, for their targets (emit_target.h, "a chain"). */
+extern void (*const emit_c_phases[])(FILE *, const Schedule *, const Phase *, const char *);
+extern void (*const emit_cuda_phases[])(FILE *, const Schedule *, const Phase *, const char *);
+void emit_c_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name);
+void emit_cuda_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name);
+void emit_c_exec_start(FILE *out, const Schedule *s);
+void emit_cuda_exec_start(FILE *out, const Schedule *s);
+void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname);
 
 /* emit_cuda_local.c: the steps of a LOCAL phase in its register rounds. */
 void emit_cuda_local_rounds(FILE *out, const Phase *p);
@@ -109,10 +107,6 @@ void emit_arg_values(FILE *out, const Schedule *s);
 /* At the top of a function holding element code: the scalars passed by
  * reference loaded into parm_arg<id>, and every one marked used. */
 void emit_arg_loads(FILE *out, const Schedule *s);
-/* Whether every specialisation of `entry` is of today's shape (one chain:
- * its API, NAME_run and standalone main are the chain's). */
-bool emit_entry_is_simple(const EmitInput *in, const char *entry);
-void emit_input_schedules(EmitInput *in, Arena *arena);
 /* The sizes of `entry` in the IR functions' order (the interpreter's, the
  * smallest first): each a compiled plan or a refused size, with n its
  * first array's log length (EntryPlan.n). Into *out, in arena a; returns
@@ -144,25 +138,17 @@ const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane,
  * and that phase's parameters for the partial planes: ", T *q0"... */
 bool emit_phase_reduces(const Schedule *s, const Phase *p);
 void emit_partial_params(FILE *out, const Schedule *s, const Target *t);
-/* With ranks (plan.h, "Ranks"): the planes of the exchanges' send and
- * receive buffers (each a rank's slice), and the bytes of each. */
-int emit_exchange_planes(const Schedule *s, unsigned long long *bytes);
+/* An exchange's host steps (plan.h, ExchangeStep), in order, each as
+ * target t prints it (emit_c_exchange_step, emit_cuda_exchange_step). */
+void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name, const Target *t);
+void emit_c_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
+void emit_cuda_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
 /* The rank whose one-pass unpack kernels an exchange's rank runs: the first
  * with the same unpack constant (their kernels are the same). */
 int emit_unpack_kernel_of(const Phase *p, int rank);
 /* The copy of an entry with no phase: its input to its output, unless they
  * are the same arrays. */
 void emit_copy_whole(FILE *out, const Schedule *s, const Target *t);
-/* The start of NAME_run up to the scratch planes: PARM_ERROR_ALIAS when
- * output planes overlap, the scratch (the plan's planes, then work_bytes for
- * the emitter's own use; a failure returns its status), the copy of the
- * input where the plan's alias rule asks for it (after those, `in` then
- * points to it), and the declarations of sa and sb. */
-void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, const Target *t);
-/* NAME_ENTRY(ctx, in planes..., out planes..., n) with the planes taken from
- * the void * arrays named `in` and `out`, and the run-time scalars (in their
- * place among the parameters) from the standalone main's parm_main_arg0... */
-void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const char *in, const char *outs);
 /* A PERMUTE phase: the plan's one-pass kernel per slot, named NAME_slotK,
  * written by `emit` (bmmc_emit_c or bmmc_emit_cuda). */
 typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype,

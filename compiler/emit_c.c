@@ -149,28 +149,6 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p) {
     fputs("        }\n", out);
 }
 
-/* Offsets in a LOCAL phase's work memory (from the context's scratch, so
- * a call allocates nothing): the tile offsets, then each slot's tile. */
-static unsigned long long work_align(unsigned long long bytes) { return (bytes + 63) & ~63ULL; }
-
-static unsigned long long work_tile_at(const Phase *p, int k) {
-    unsigned long long at = work_align(8ULL << p->tile_log);
-    for (int j = 0; j < k; j++) at += work_align((unsigned long long)(prim_bits(elem_slot_prim(p->elem, j)) / 8) << p->tile_log);
-    return at;
-}
-
-/* The work memory the LOCAL phases of s need (one runs at a time). */
-unsigned long long emit_c_work_bytes(const Schedule *s) {
-    unsigned long long most = 0;
-    for (int i = 0; i < s->nphases; i++) {
-        const Phase *p = &s->phases[i];
-        if (p->kind != PHASE_LOCAL) continue;
-        unsigned long long bytes = work_tile_at(p, p->elem->nslots);
-        if (bytes > most) most = bytes;
-    }
-    return most;
-}
-
 /* The reduce fused into this phase (Schedule.reduce): block b's tile,
  * reduced in the order of u (the operator is commutative), is element b
  * of the partials. */
@@ -201,7 +179,7 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     fputs("    uint64_t *off = (uint64_t *)work;\n", out);
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(out, "    %s *tile%d = (%s *)(work + %llu);\n", t, k, t, work_tile_at(p, k));
+        fprintf(out, "    %s *tile%d = (%s *)(work + %llu);\n", t, k, t, p->work_tile_off[k]);
     }
     fprintf(out, "    off[0] = 0;\n    for (uint64_t u = 1; u < %lluu; u++) off[u] = off[u & (u - 1)] ^ W[parm_ctz(u)];\n",
             1ULL << p->tile_log);
@@ -341,58 +319,13 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     }
 }
 
-static void emit_phase(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    fprintf(out, "/* %s: ", name);
-    emit_phase_comment(out, p);
-    fputs(" */\n", out);
-    switch (p->kind) {
-    case PHASE_LOCAL: emit_local(out, s, p, name); break;
-    case PHASE_MAP: emit_map(out, s, p, name); break;
-    case PHASE_PERMUTE: emit_permute(out, s, p, name); break;
-    case PHASE_EXCHANGE: emit_exchange(out, s, p, name); break;
-    }
-}
-
-/* The phases in order, through the buffers of the plan; the LOCAL phases'
- * work memory follows the plan's scratch planes. */
-static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
-    emit_copy_whole(out, s, &target_c);
-    Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) {
-        fprintf(out, "    %s((const void *const *)%s, %s", plan_phase_name(&names, fname, i), plan_buf_name(s->phases[i].src),
-                plan_buf_name(s->phases[i].dst));
-        if (s->phases[i].kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->scratch_bytes);
-        for (int k = 0; emit_phase_reduces(s, &s->phases[i]) && k < s->reduce->nres; k++)
-            fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
-        emit_arg_values(out, s);
-        fputs(");\n", out);
-    }
-    arena_free(&names);
-    fputs("    return PARM_OK;\n}\n\n", out);
-}
-
-static void emit_run(FILE *out, const Schedule *s, const char *fname) {
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    emit_arg_unused(out, s);
-    emit_run_start(out, s, emit_c_work_bytes(s), &target_c);
-    emit_phase_calls(out, s, fname);
-}
-
-static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
-    Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) emit_phase(out, s, &s->phases[i], plan_phase_name(&names, fname, i));
-    arena_free(&names);
-}
-
 /* ---- several GPUs simulated (plan.h, "Ranks") ----
  *
- * Rank r's slices of the input, the output, the scratch planes, its work
- * memory and its send and receive buffers are allocations of their own, so
- * that the sanitizers catch a phase that strays off its rank; each phase
- * runs for every rank in turn, and an exchange's chunks are copied between
- * the ranks' buffers. */
+ * Rank r's slices of the input and the output and its scratch (in the
+ * plan's layout: planes, work memory, send and receive buffers) are
+ * allocations of their own, so that the sanitizers catch a phase that
+ * strays off its rank; each phase runs for every rank in turn, an
+ * exchange's steps as the plan orders them. */
 
 static const char *const rank_bufs[] = {"in_r", "out_r", "sa_r", "sb_r"};
 
@@ -402,54 +335,69 @@ static void emit_rank_table(FILE *out, const char *name, const int *v, int count
     fputs("};\n", out);
 }
 
-/* An exchange, piece by piece as the CUDA target runs it: pack (the kept
- * chunk into the receive buffer, or copied there without a pack), the
- * other chunks' pieces copied to their ranks, unpack. */
-static void emit_rank_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, ns = p->elem->nslots, lo = p->piece_lo;
+/* The buffers an exchange sends from and receives into (plan.h, EXCHANGE),
+ * every rank's. */
+static const char *send_bufs(const Phase *p) { return p->packs ? "xs_r" : rank_bufs[p->src]; }
+static const char *recv_bufs(const Phase *p) { return !p->crosses ? send_bufs(p) : p->unpacks ? "xr_r" : rank_bufs[p->dst]; }
+
+static void emit_keep_copy(FILE *out, const Schedule *s, const Phase *p) {
+    int h = p->chunk_log, ln = p->n - s->gpu_log;
+    fprintf(out, "        for (int r = 0; r < %d; r++) {\n            if (kept[r] < 0) continue;\n", 1 << s->gpu_log);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
+        fprintf(out, "            memcpy((char *)%s[r][%d] + ((size_t)slot[r << %d | kept[r]] << %d) * %d, (const char *)%s[r][%d] + "
+                     "((size_t)kept[r] << %d) * %d, (size_t)%d << %d);\n", recv_bufs(p), k, h, ln - h, bytes, send_bufs(p), k,
+                ln - h, bytes, bytes, ln - h);
+    }
+    fputs("        }\n", out);
+}
+
+/* Piece k of every chunk that crosses, copied from its rank's send buffer
+ * to its receiver's receive buffer, run by run (plan.h, Phase.piece_lo). */
+static void emit_send_recv(FILE *out, const Schedule *s, const Phase *p) {
+    int g = s->gpu_log, ln = p->n - g, h = p->chunk_log, lo = p->piece_lo;
     int runs = ln - h - p->piece_log - lo;   /* log: of a piece of a chunk */
-    const char *src = rank_bufs[p->src], *dst = rank_bufs[p->dst];
-    const char *send = p->packs ? "xs_r" : src, *recv = !p->crosses ? send : p->unpacks ? "xr_r" : dst;
-    fputs("    {\n", out);
-    if (!p->crosses) {
-        fprintf(out, "        for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], 0);\n", 1 << g,
-                name, recv, dst);
-        fputs("    }\n", out);
-        return;
-    }
-    emit_rank_table(out, "to", p->send_to, 1 << (g + h));
-    emit_rank_table(out, "slot", p->send_slot, 1 << (g + h));
-    emit_rank_table(out, "kept", p->kept, 1 << g);
-    if (!p->packs) {
-        fprintf(out, "        for (int r = 0; r < %d; r++) {\n            if (kept[r] < 0) continue;\n", 1 << g);
-        for (int k = 0; k < ns; k++) {
-            int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
-            fprintf(out, "            memcpy((char *)%s[r][%d] + ((size_t)slot[r << %d | kept[r]] << %d) * %d, (const char *)%s[r][%d] + "
-                         "((size_t)kept[r] << %d) * %d, (size_t)%d << %d);\n", recv, k, h, ln - h, bytes, send, k, ln - h, bytes, bytes,
-                    ln - h);
-        }
-        fputs("        }\n", out);
-    }
-    fprintf(out, "        for (uint64_t k = 0; k < %du; k++) {\n", 1 << p->piece_log);
-    if (p->packs)
-        fprintf(out, "            for (int r = 0; r < %d; r++)\n"
-                     "                %s_pack((const void *const *)%s[r], xs_r[r], %s[r], kept[r] >= 0 ? (uint64_t)kept[r] : ~(uint64_t)0,\n"
-                     "                    kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0, k);\n",
-                1 << g, name, src, recv, h, ln - h);
     fprintf(out, "            for (int c = 0; c < %d; c++) {\n                int r = c >> %d, t = c & %d;\n"
                  "                if (to[c] == r) continue;\n"
                  "                for (size_t j = 0; j < %du; j++) {\n", 1 << (g + h), h, (1 << h) - 1, 1 << runs);
-    for (int k = 0; k < ns; k++) {
+    for (int k = 0; k < p->elem->nslots; k++) {
         int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
         fprintf(out, "                    memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d | j << %d | k << %d) * %d,\n"
                      "                        (const char *)%s[r][%d] + ((size_t)t << %d | j << %d | k << %d) * %d, (size_t)%d << %d);\n",
-                recv, k, ln - h, lo + p->piece_log, lo, bytes, send, k, ln - h, lo + p->piece_log, lo, bytes, bytes, lo);
+                recv_bufs(p), k, ln - h, lo + p->piece_log, lo, bytes, send_bufs(p), k, ln - h, lo + p->piece_log, lo, bytes,
+                bytes, lo);
     }
     fputs("                }\n            }\n", out);
-    if (p->unpacks)
-        fprintf(out, "            for (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], k);\n", 1 << g,
-                name, recv, dst);
-    fputs("        }\n    }\n", out);
+}
+
+/* An exchange's host step (plan.h, ExchangeStep) on the C target: every
+ * rank in turn, the chunks copied between the ranks' buffers; the events
+ * are nothing (one process runs the steps in order). */
+void emit_c_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step) {
+    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g;
+    const char *ind = step->in_loop ? "            " : "        ";
+    switch (step->kind) {
+    case XSTEP_TABLES:
+        emit_rank_table(out, "to", p->send_to, 1 << (g + h));
+        emit_rank_table(out, "slot", p->send_slot, 1 << (g + h));
+        emit_rank_table(out, "kept", p->kept, 1 << g);
+        break;
+    case XSTEP_FORK: case XSTEP_PACKED: case XSTEP_RECEIVED: case XSTEP_WAIT_RECEIVED: break;
+    case XSTEP_KEEP_COPY: emit_keep_copy(out, s, p); break;
+    case XSTEP_PIECES: fprintf(out, "        for (uint64_t k = 0; k < %du; k++) {\n", 1 << p->piece_log); break;
+    case XSTEP_END: fputs("        }\n", out); break;
+    case XSTEP_PACK:
+        fprintf(out, "%sfor (int r = 0; r < %d; r++)\n"
+                     "%s    %s_pack((const void *const *)%s[r], xs_r[r], %s[r], kept[r] >= 0 ? (uint64_t)kept[r] : ~(uint64_t)0,\n"
+                     "%s        kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0, k);\n",
+                ind, 1 << g, ind, name, rank_bufs[p->src], recv_bufs(p), ind, h, ln - h);
+        break;
+    case XSTEP_SEND_RECV: emit_send_recv(out, s, p); break;
+    case XSTEP_UNPACK:
+        fprintf(out, "%sfor (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], %s);\n", ind,
+                1 << g, name, recv_bufs(p), rank_bufs[p->dst], step->in_loop ? "k" : "0");
+        break;
+    }
 }
 
 static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
@@ -459,7 +407,9 @@ static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
         const Phase *p = &s->phases[i];
         const char *name = plan_phase_name(&names, fname, i);
         if (p->kind == PHASE_EXCHANGE) {
-            emit_rank_exchange(out, s, p, name);
+            fputs("    {\n", out);
+            emit_exchange_steps(out, s, p, name, &target_c);
+            fputs("    }\n", out);
             continue;
         }
         fprintf(out, "    for (int r = 0; r < %d; r++)\n        %s((uint64_t)r, (const void *const *)%s[r], %s[r]", ranks, name,
@@ -486,17 +436,17 @@ static void slot_bytes(const ElemType *t, int ln, unsigned long long *bytes) {
     for (int k = 0; k < t->nslots; k++) bytes[k] = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << ln;
 }
 
-static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
+/* The body of a chain's function with ranks: each rank's memory (not the
+ * scratch given), the input split among the ranks, the phases, and the
+ * output gathered. */
+void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname) {
     int ranks = 1 << s->gpu_log, ln = s->n - s->gpu_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
-    unsigned long long in_bytes[SCHED_MAX_SLOTS], out_bytes[SCHED_MAX_SLOTS], x_bytes[SCHED_MAX_SLOTS];
-    unsigned long long scratch = s->scratch_bytes + emit_c_work_bytes(s);
+    unsigned long long in_bytes[SCHED_MAX_SLOTS], out_bytes[SCHED_MAX_SLOTS];
+    unsigned long long scratch = s->chain_scratch_bytes;
     slot_bytes(s->in_elem, ln, in_bytes);
     slot_bytes(s->out_elem, ln, out_bytes);
-    int nx = emit_exchange_planes(s, x_bytes);
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n    (void)ctx;\n    (void)parm_scratch;\n    int status = PARM_OK;\n", out);
-    emit_arg_unused(out, s);
+    int nx = s->nx;
+    fputs("    int status = PARM_OK;\n", out);
     fprintf(out, "    void *in_r[%d][%d] = {{0}}, *out_r[%d][%d] = {{0}}, *xs_r[%d][%d] = {{0}}, *xr_r[%d][%d] = {{0}};\n", ranks, nin,
             ranks, nout, ranks, nx ? nx : 1, ranks, nx ? nx : 1);
     fprintf(out, "    void *sa_r[%d][%d] = {{0}}, *sb_r[%d][%d] = {{0}};\n    char *scratch_r[%d] = {0}, *work_r[%d] = {0};\n",
@@ -506,14 +456,15 @@ static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
     fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
     emit_rank_alloc(out, "in_r", in_bytes, nin);
     emit_rank_alloc(out, "out_r", out_bytes, nout);
-    emit_rank_alloc(out, "xs_r", x_bytes, nx);
-    emit_rank_alloc(out, "xr_r", x_bytes, nx);
     fprintf(out, "        if (!(scratch_r[r] = malloc(0x%llxu))) status = PARM_ERROR_MEMORY;\n", scratch ? scratch : 1);
-    fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->scratch_bytes);
+    fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->work_off);
     for (int x = 0; x < 2; x++)
         for (int k = 0; k < s->scratch_planes[x]; k++)
             fprintf(out, "        %s[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", rank_bufs[BUF_SCRATCH_A + x], k,
                     s->scratch_plane_off[x][k]);
+    for (int k = 0; k < nx; k++)
+        fprintf(out, "        xs_r[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n"
+                     "        xr_r[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", k, s->xs_off[k], k, s->xr_off[k]);
     for (int k = 0; k < nin; k++)
         fprintf(out, "        if (in_r[r][%d]) memcpy(in_r[r][%d], (const char *)in[%d] + (size_t)r * 0x%llxu, 0x%llxu);\n", k, k, k,
                 in_bytes[k], in_bytes[k]);
@@ -528,25 +479,25 @@ static void emit_run_ranks(FILE *out, const Schedule *s, const char *fname) {
     fprintf(out, "    }\ndone:\n    for (int r = 0; r < %d; r++) {\n", ranks);
     emit_rank_free(out, "in_r", nin);
     emit_rank_free(out, "out_r", nout);
-    emit_rank_free(out, "xs_r", nx);
-    emit_rank_free(out, "xr_r", nx);
     fputs("        free(scratch_r[r]);\n    }\n    return status;\n}\n\n", out);
 }
 
-void emit_c_func(FILE *out, const Schedule *s, const char *fname) {
-    emit_phases(out, s, fname);
-    if (s->gpu_log) emit_run_ranks(out, s, fname);
-    else emit_run(out, s, fname);
+/* ---- the target's chain functions (emit_target.h) ---- */
+
+void emit_c_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    fprintf(out, "    %s((const void *const *)%s, %s", name, plan_buf_name(p->src), plan_buf_name(p->dst));
+    if (p->kind == PHASE_LOCAL) fprintf(out, ", scratch + 0x%llxu", s->work_off);
+    for (int k = 0; emit_phase_reduces(s, p) && k < s->reduce->nres; k++)
+        fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
+    emit_arg_values(out, s);
+    fputs(");\n", out);
 }
 
-/* A chain of an entry graph: its scratch is given. */
-void emit_c_chain(FILE *out, const Schedule *s, const char *fname) {
-    emit_phases(out, s, fname);
-    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
-            s->reduce ? ", void *const *partial" : "");
-    emit_arg_params(out, s);
-    fputs(")\n{\n    (void)ctx;\n    (void)scratch;\n", out);
+void emit_c_exec_start(FILE *out, const Schedule *s) {
+    fputs("    (void)ctx;\n    (void)scratch;\n", out);
     emit_arg_unused(out, s);
-    emit_scratch_planes(out, s);
-    emit_phase_calls(out, s, fname);
 }
+
+void (*const emit_c_phases[])(FILE *, const Schedule *, const Phase *, const char *) = {
+    [PHASE_LOCAL] = emit_local, [PHASE_PERMUTE] = emit_permute, [PHASE_MAP] = emit_map, [PHASE_EXCHANGE] = emit_exchange,
+};

@@ -169,20 +169,43 @@ static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
     return (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << n;
 }
 
-/* ---- several GPUs (plan.h, "Ranks") ---- */
+/* ---- a chain (plan.h, Schedule) ---- */
 
-int emit_exchange_planes(const Schedule *s, unsigned long long *bytes) {
-    int most = 0;
+/* NAME_exec's calls of the phases in order, through the plan's buffers. */
+static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname, const Target *t) {
+    emit_copy_whole(out, s, t);
+    Arena names = {0};
+    for (int i = 0; i < s->nphases; i++) t->phase_call(out, s, &s->phases[i], plan_phase_name(&names, fname, i));
+    arena_free(&names);
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+void emit_chain(FILE *out, const Schedule *s, const char *fname, const Target *t) {
+    Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
-        if (p->kind != PHASE_EXCHANGE) continue;
-        for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long b = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (s->n - s->gpu_log);
-            if (k >= most) bytes[most++] = 0;
-            if (b > bytes[k]) bytes[k] = b;
-        }
+        const char *name = plan_phase_name(&names, fname, i);
+        fprintf(out, "/* %s: ", name);
+        emit_phase_comment(out, p);
+        fputs(" */\n", out);
+        t->phase[p->kind](out, s, p, name);
     }
-    return most;
+    arena_free(&names);
+    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
+            s->reduce ? ", void *const *partial" : "");
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+    t->exec_start(out, s);
+    if (s->gpu_log && t->rank_body) {
+        t->rank_body(out, s, fname);
+        return;
+    }
+    emit_scratch_planes(out, s);
+    emit_phase_calls(out, s, fname, t);
+}
+
+void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name, const Target *t) {
+    for (int i = 0; i < p->nxsteps; i++) t->exchange_step(out, s, p, name, &p->xsteps[i]);
 }
 
 int emit_unpack_kernel_of(const Phase *p, int rank) {
@@ -191,59 +214,12 @@ int emit_unpack_kernel_of(const Phase *p, int rank) {
     return d;
 }
 
-/* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
-static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
 /* The bytes of the caller's plane k of an array of element type t: 2^n
  * elements, or the shape's for an entry of any length. */
 static const char *plane_size(Arena *a, const Schedule *s, const ElemType *t, int k) {
     if (s->pad) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", prim_ctype(elem_slot_prim(t, k)));
     return arena_printf(a, "0x%llxu", plane_bytes(t, k, s->n - s->gpu_log));   /* with ranks: a slice */
-}
-
-static void emit_overlap(FILE *out, const Schedule *s, const ElemType *a, int ka, const char *na, const ElemType *b,
-                         int kb, const char *nb) {
-    Arena text = {0};
-    fprintf(out, "parm_overlap(%s[%d], %s, %s[%d], %s)", na, ka, plane_size(&text, s, a, ka), nb, kb,
-            plane_size(&text, s, b, kb));
-    arena_free(&text);
-}
-
-/* `copy_input`: whether an input plane overlaps an output plane in a way
- * the alias rule does not allow. */
-static void emit_copy_condition(FILE *out, const Schedule *s, AliasRule rule) {
-    fputs("    const int copy_input = 0", out);
-    for (int i = 0; i < s->in_elem->nslots; i++)
-        for (int j = 0; j < s->out_elem->nslots; j++) {
-            fputs("\n        || (", out);
-            emit_overlap(out, s, s->in_elem, i, "in", s->out_elem, j, "out");
-            if (rule == ALIAS_EXACT_OK && i == j) fprintf(out, " && in[%d] != out[%d]", i, j);
-            fputs(")", out);
-        }
-    fputs(";\n", out);
-}
-
-/* The copy of the input goes after the scratch of `bytes`: at copy_off[k]. */
-static unsigned long long input_copy_layout(const Schedule *s, unsigned long long bytes, unsigned long long *copy_off) {
-    unsigned long long at = align_up(bytes);
-    for (int k = 0; k < s->in_elem->nslots; k++) {
-        copy_off[k] = at;
-        at += align_up(plane_bytes(s->in_elem, k, s->n - s->gpu_log));
-    }
-    return at;
-}
-
-static void emit_input_copy(FILE *out, const Schedule *s, const unsigned long long *copy_off, const Target *t) {
-    int ns = s->in_elem->nslots;
-    Arena text = {0};
-    fprintf(out, "    const void *in_copy[%d];\n    if (copy_input) {\n", ns);
-    for (int k = 0; k < ns; k++) {
-        fprintf(out, "        in_copy[%d] = scratch + 0x%llxu;\n        ", k, copy_off[k]);
-        t->copy(out, arena_printf(&text, "scratch + 0x%llxu", copy_off[k]), arena_printf(&text, "in[%d]", k),
-                plane_size(&text, s, s->in_elem, k));
-    }
-    fputs("        in = in_copy;\n    }\n", out);
-    arena_free(&text);
 }
 
 void emit_copy_whole(FILE *out, const Schedule *s, const Target *t) {
@@ -255,32 +231,6 @@ void emit_copy_whole(FILE *out, const Schedule *s, const Target *t) {
     arena_free(&text);
 }
 
-void emit_run_start(FILE *out, const Schedule *s, unsigned long long work_bytes, const Target *t) {
-    const ElemType *res = s->out_elem;
-    unsigned long long bytes = s->scratch_bytes + work_bytes;
-    if (res->nslots > 1) {
-        fputs("    if (0", out);
-        for (int i = 0; i < res->nslots; i++)
-            for (int j = i + 1; j < res->nslots; j++) {
-                fputs("\n        || ", out);
-                emit_overlap(out, s, res, i, "out", res, j, "out");
-            }
-        fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
-    }
-    fputs("    char *scratch;\n    int status;\n", out);
-    if (s->alias == ALIAS_HARMLESS) {
-        fprintf(out, "    if ((status = parm_scratch(ctx, 0x%llxu, &scratch))) return status;\n", bytes);
-    } else {
-        unsigned long long copy_off[SCHED_MAX_SLOTS], copy_bytes = input_copy_layout(s, bytes, copy_off);
-        emit_copy_condition(out, s, s->alias);
-        fprintf(out, "    if ((status = parm_scratch(ctx, copy_input ? 0x%llxu : 0x%llxu, &scratch))) return status;\n",
-                copy_bytes, bytes);
-        emit_input_copy(out, s, copy_off, t);
-    }
-    fputs("    (void)scratch;\n", out);
-    emit_scratch_planes(out, s);
-}
-
 void emit_scratch_planes(FILE *out, const Schedule *s) {
     for (int x = 0; x < 2; x++) {
         if (s->scratch_planes[x] == 0) continue;
@@ -289,18 +239,6 @@ void emit_scratch_planes(FILE *out, const Schedule *s) {
             fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", s->scratch_plane_off[x][k]);
         fputs("};\n", out);
     }
-}
-
-/* ---- the API ---- */
-
-static const Schedule *first_of_entry(const EmitInput *in, const char *entry) {
-    for (int i = 0; i < in->nschedules; i++)
-        if (strcmp(in->schedules[i].func->entry, entry) == 0) return &in->schedules[i];
-    return NULL;
-}
-
-static bool first_occurrence(const EmitInput *in, int i) {
-    return first_of_entry(in, in->schedules[i].func->entry) == &in->schedules[i];
 }
 
 static const char *arg_ctype(const Schedule *s, int k) { return prim_ctype(elem_slot_prim(s->args[k]->elem, 0)); }
@@ -332,39 +270,6 @@ void emit_arg_loads(FILE *out, const Schedule *s) {
         fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
     }
     if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
-}
-
-/* The API's parameters in the entry's order: the input array's planes where
- * the array parameter is, and the run-time scalars by value, named
- * <scalar>0.. (arg for a declaration, the caller's variables otherwise). */
-static void emit_api_params(FILE *out, const Schedule *s, const char *in, const char *scalar, bool decl) {
-    int arg = 0;
-    for (int i = 0; i < s->func->body->nparams; i++) {
-        if (i != s->in_param) {
-            if (decl) fprintf(out, ", %s %s%d", arg_ctype(s, arg), scalar, arg);
-            else fprintf(out, ", %s%d", scalar, arg);
-            arg++;
-            continue;
-        }
-        for (int k = 0; k < s->in_elem->nslots; k++) {
-            const char *t = prim_ctype(elem_slot_prim(s->in_elem, k));
-            if (decl) fprintf(out, ", const %s *in%d", t, k);
-            else fprintf(out, ", (const %s *)%s[%d]", t, in, k);
-        }
-    }
-}
-
-/* Rows: an entry whose padded parameter is two-dimensional (Schedule.pad). */
-static bool takes_rows(const Schedule *s) { return s->pad && s->pad_rows_log >= 0; }
-
-static void emit_signature(FILE *out, const EmitInput *in, const Schedule *s) {
-    emit_api_text(out, in, "int {p}_");
-    fputs(s->func->entry, out);
-    emit_api_text(out, in, "({p}_ctx *ctx");
-    emit_api_params(out, s, NULL, "arg", true);
-    for (int k = 0; k < s->out_elem->nslots; k++)
-        fprintf(out, ", %s *out%d", prim_ctype(elem_slot_prim(s->out_elem, k)), k);
-    fputs(takes_rows(s) ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
 }
 
 void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
@@ -454,40 +359,6 @@ static const char api_decls[] =
  * are both uint8_t) */
 static void emit_slot_names(FILE *out, const ElemType *t) {
     for (int k = 0; k < t->nslots; k++) fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
-}
-
-/* What an entry of any length accepts, after its header comment. */
-static void emit_any_length_comment(FILE *out, const EmitInput *in, const Schedule *first) {
-    if (!first->pad) return;
-    const Schedule *last = first;
-    for (int i = 0; i < in->nschedules; i++)
-        if (strcmp(in->schedules[i].func->entry, first->func->entry) == 0) last = &in->schedules[i];
-    if (takes_rows(first))
-        fprintf(out, " Any shape up to 2^%d rows of 2^%d elements: rows of row_len elements, row-major, the"
-                     " arrays holding rows * row_len elements each.", last->pad_rows_log, last->pad_cols_log);
-    else
-        fprintf(out, " Any length n up to 2^%d: the arrays hold n elements each.", last->n);
-    for (int i = 0; i < in->nrefused; i++)
-        if (strcmp(in->refused[i].func->entry, first->func->entry) == 0) {
-            fprintf(out, " A shape whose smallest size is the range's size %d (not compiled) gives ",
-                    in->refused[i].func->size_param);
-            emit_api_text(out, in, "{P}_ERROR_LENGTH.");
-        }
-}
-
-/* ---- entry graphs' API ---- */
-
-bool emit_entry_is_simple(const EmitInput *in, const char *entry) {
-    for (int i = 0; i < in->nplans; i++)
-        if (strcmp(in->plans[i].func->entry, entry) == 0 && !in->plans[i].simple) return false;
-    return true;
-}
-
-void emit_input_schedules(EmitInput *in, Arena *arena) {
-    in->schedules = NEW_ARRAY(arena, Schedule, in->nplans + 1);
-    in->nschedules = 0;
-    for (int i = 0; i < in->nplans; i++)
-        if (emit_entry_is_simple(in, in->plans[i].func->entry)) in->schedules[in->nschedules++] = in->plans[i].nodes[0].chain;
 }
 
 static bool first_plan(const EmitInput *in, int i) {
@@ -669,30 +540,9 @@ void emit_header(FILE *out, const EmitInput *in, const Target *t) {
     emit_api_text(out, in, t->header_decls);
     if (in->gpu_log) emit_api_text_gpus(out, in, t->header_decls_ranks);
     fputs("\n", out);
-    for (int i = 0; i < in->nschedules; i++) {
-        if (!first_occurrence(in, i)) continue;
-        const Schedule *e = &in->schedules[i];
-        fprintf(out, "/* entry %s, fields ", e->func->entry);
-        emit_slot_names(out, e->in_elem);
-        fputs(" -> ", out);
-        emit_slot_names(out, e->out_elem);
-        for (int i = 0, arg = 0; i < e->func->body->nparams; i++) {
-            if (i == e->in_param) continue;
-            fprintf(out, "%s%s %s", arg ? ", " : ", scalar parameters ", prim_name(elem_slot_prim(e->args[arg]->elem, 0)),
-                    i < e->in_param ? "before" : "after");
-            arg++;
-        }
-        fprintf(out, ": arrays of tuples are passed one array per field (%s pointers)", t->pointers);
-        if (e->nargs) fputs(", the run-time scalar parameters arg0.. by value, before or after the array's", out);
-        fputs(".", out);
-        emit_any_length_comment(out, in, e);
-        fputs(" */\n", out);
-        emit_signature(out, in, &in->schedules[i]);
-        fputs(";\n", out);
-    }
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
-        if (!first_plan(in, i) || emit_entry_is_simple(in, e->func->entry)) continue;
+        if (!first_plan(in, i)) continue;
         emit_graph_comment(out, in, e, t);
         emit_graph_signature(out, in, e);
         fputs(";\n", out);
@@ -791,72 +641,9 @@ int emit_entry_sizes(Arena *a, const EmitInput *in, const char *entry, EntrySize
     return count;
 }
 
-/* An entry of any length: an empty shape writes nothing; any other goes to
- * the first (the smallest) size that holds it, as in the interpreter, and
- * where that size was refused the call returns PARM_ERROR_LENGTH rather
- * than run a larger one. */
-static void emit_any_length_dispatch(FILE *out, const EmitInput *in, const Schedule *first) {
-    bool rows = takes_rows(first);
-    Arena names = {0};
-    fputs(rows ? "    if (rows == 0 || row_len == 0) return PARM_OK;\n" : "    if (n == 0) return PARM_OK;\n", out);
-    EntrySize *sizes;
-    int nsizes = emit_entry_sizes(&names, in, first->func->entry, &sizes);
-    for (int i = 0; i < nsizes; i++) {
-        const IrFunc *f = sizes[i].func;
-        if (rows)
-            fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n", f->pad_rows_log,
-                    f->pad_cols_log);
-        else
-            fprintf(out, "    if (n <= (size_t)1 << %d)\n", sizes[i].n);
-        if (sizes[i].refused) {
-            fprintf(out, "        return PARM_ERROR_LENGTH;   /* the range's size %d is not compiled */\n", f->size_param);
-            continue;
-        }
-        const Schedule *s = &sizes[i].plan->nodes[0].chain;
-        fprintf(out, "        return %s_run(ctx, in, out", plan_code_base(&names, s->func));
-        for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
-        fputs(rows ? ", rows, row_len);\n" : ", 1, n);\n", out);
-    }
-    arena_free(&names);
-    fputs("    return PARM_ERROR_LENGTH;\n}\n\n", out);
-}
-
-/* One function per entry: checks its arguments and dispatches on n. */
-static void emit_entry(FILE *out, const EmitInput *in, const Schedule *first, const Target *t) {
-    emit_signature(out, in, first);
-    fputs("\n{\n    if (!ctx", out);
-    for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, " || !in%d", k);
-    for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, " || !out%d", k);
-    fputs(") return PARM_ERROR_NULL;\n", out);
-    fputs(t->entry_check, out);
-    fprintf(out, "    const void *in[%d] = {", first->in_elem->nslots);
-    for (int k = 0; k < first->in_elem->nslots; k++) fprintf(out, "%sin%d", k ? ", " : "", k);
-    fprintf(out, "};\n    void *out[%d] = {", first->out_elem->nslots);
-    for (int k = 0; k < first->out_elem->nslots; k++) fprintf(out, "%sout%d", k ? ", " : "", k);
-    fputs("};\n", out);
-    if (first->pad) {
-        emit_any_length_dispatch(out, in, first);
-        return;
-    }
-    fputs("    switch (n) {\n", out);
-    Arena names = {0};
-    for (int i = 0; i < in->nschedules; i++) {
-        const Schedule *s = &in->schedules[i];
-        if (strcmp(s->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", s->n, plan_code_base(&names, s->func));
-        for (int k = 0; k < s->nargs; k++) fprintf(out, ", arg%d", k);
-        fputs(");\n", out);
-    }
-    arena_free(&names);
-    fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
-}
-
 static void emit_entries(FILE *out, const EmitInput *in, const Target *t) {
-    for (int i = 0; i < in->nschedules; i++)
-        if (first_occurrence(in, i)) emit_entry(out, in, &in->schedules[i], t);
     for (int i = 0; i < in->nplans; i++)
-        if (first_plan(in, i) && !emit_entry_is_simple(in, in->plans[i].func->entry))
-            emit_graph_entry(out, in, &in->plans[i], t);
+        if (first_plan(in, i)) emit_graph_entry(out, in, &in->plans[i], t);
 }
 
 /* ---- the standalone main ---- */
@@ -884,28 +671,10 @@ void emit_read_value(FILE *out, Prim p, const char *dest) {
     fputs("        }\n", out);
 }
 
-/* The run-time scalar parameters before (or after) the array: into the
- * variables parm_main_arg0... */
-static void emit_read_args(FILE *out, const Schedule *s, bool before) {
-    for (int i = 0, arg = 0; i < s->func->body->nparams; i++) {
-        if (i == s->in_param) continue;
-        if ((i < s->in_param) == before) {
-            Arena scratch = {0};
-            emit_read_value(out, elem_slot_prim(s->args[arg]->elem, 0), arena_printf(&scratch, "parm_main_arg%d", arg));
-            arena_free(&scratch);
-        }
-        arg++;
-    }
-}
-
 const char *emit_print_fn(Prim p) {
     return p == PRIM_BOOL ? "parm_print_bool" : p == PRIM_F32 ? "parm_print_f32"
            : p == PRIM_F64 ? "parm_print_f64" : prim_is_signed(p) ? "parm_print_signed"
            : "parm_print_unsigned";
-}
-
-static void emit_print(FILE *out, Prim p, int k) {
-    fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), k);
 }
 
 void emit_read_row_length(FILE *out, const char *entry, long max) {
@@ -918,105 +687,6 @@ void emit_read_row_length(FILE *out, const char *entry, long max) {
                  "        char *msg = parm_message(PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
                  "        parm_input_error_at(&input, input.start, msg);\n"
                  "        free(msg);\n        free(input.text);\n        return 1;\n    }\n", max, max);
-}
-
-/* The shape of an entry of any length from the count of values (after the
- * row length, for rows), as the interpreter finds it (compiler/io.c):
- * n elements in parm_main_rows rows of parm_main_cols. */
-static void emit_read_shape(FILE *out, const EmitInput *in, const Schedule *s) {
-    Arena a = {0};
-    EntrySize *sizes;
-    int nsizes = emit_entry_sizes(&a, in, s->func->entry, &sizes);
-    const IrFunc *last = sizes[nsizes - 1].func;
-    bool rows = takes_rows(s);
-    int slots = s->in_elem->nslots;
-    fputs("    long row_len = 1;\n", out);
-    if (rows) emit_read_row_length(out, s->func->entry, 1L << last->pad_cols_log);
-    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
-    fprintf(out, "    const long values = count - %d;\n", s->nargs);
-    fprintf(out, "    const long elems = values >= 0 && values %% %d == 0 ? values / %d : -1;\n", slots, slots);
-    fputs("    parm_main_cols = (size_t)(elems >= 0 && elems % row_len == 0 ? row_len : 0);\n", out);
-    fprintf(out, "    parm_main_rows = parm_main_cols ? (size_t)(elems / row_len) : 0;\n");
-    if (!rows) fputs("    parm_main_cols = (size_t)elems;\n    parm_main_rows = 1;\n", out);
-    fprintf(out, "    if (elems < 0 || %s || !(0", rows ? "!parm_main_cols" : "0");
-    /* a shape that falls on a refused size reaches the API, which says so */
-    for (int i = 0; i < nsizes; i++) {
-        const IrFunc *o = sizes[i].func;
-        fprintf(out, "\n        || (parm_main_rows <= %ldL && parm_main_cols <= %ldL)", o->pad_rows_log < 0 ? 1L : 1L << o->pad_rows_log,
-                1L << o->pad_cols_log);
-    }
-    arena_free(&a);
-    fputs(")) {\n", out);
-    if (rows)
-        fprintf(out, "        char *msg = parm_rows_message(\"%s\", %d, %d, %ldL, row_len, count);\n", s->func->entry,
-                s->nargs, slots, 1L << last->pad_rows_log);
-    else
-        fprintf(out, "        char *msg = parm_padded_message(\"%s\", %d, %d, %ldL, count);\n", s->func->entry,
-                s->nargs, slots, 1L << last->pad_cols_log);
-    fputs("        fprintf(stderr, PARM_INPUT_NAME \": error: %s\\n\", msg);\n"
-          "        free(msg);\n        free(input.text);\n        return 1;\n    }\n", out);
-    fputs("    size_t n = parm_main_rows * parm_main_cols;\n    input.pos = 0;\n    input.count = 0;\n", out);
-    if (rows) fputs("    parm_next_token(&input, tok, sizeof tok);\n", out);
-}
-
-/* The count of values picks the specialisation, as in the interpreter. */
-static void emit_count_check(FILE *out, const EmitInput *in, const Schedule *s) {
-    const ElemType *t = s->in_elem;
-    fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n"
-          "    static const long counts[] = {", out);
-    /* a count of a refused size reaches the API, which says so */
-    Arena a = {0};
-    EntrySize *sizes;
-    int ncounts = emit_entry_sizes(&a, in, s->func->entry, &sizes);
-    for (int i = 0; i < ncounts; i++) fprintf(out, "%s%ldL", i ? ", " : "", ((long)t->nslots << sizes[i].n) + s->nargs);
-    arena_free(&a);
-    fprintf(out, "};\n    if (parm_input_bad_count(\"%s\", counts, %d, count)) { free(input.text); return 1; }\n",
-            s->func->entry, ncounts);
-    fprintf(out, "    size_t n = (size_t)((count - %d) / %d);\n    input.pos = 0;\n    input.count = 0;\n", s->nargs, t->nslots);
-}
-
-/* The values into host_in (n elements) and the scalars. */
-static void emit_read_values(FILE *out, const Schedule *s) {
-    const ElemType *t = s->in_elem;
-    fprintf(out, "    void *host_in[%d], *host_out[%d];\n", t->nslots, s->out_elem->nslots);
-    for (int k = 0; k < t->nslots; k++)
-        fprintf(out, "    host_in[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(t, k)));
-    for (int k = 0; k < s->out_elem->nslots; k++)
-        fprintf(out, "    host_out[%d] = malloc(sizeof(%s) * (n ? n : 1));\n", k, prim_ctype(elem_slot_prim(s->out_elem, k)));
-    emit_read_args(out, s, true);
-    fputs("    for (size_t i = 0; i < n; i++) {\n", out);
-    Arena scratch = {0};
-    for (int k = 0; k < t->nslots; k++)
-        emit_read_value(out, elem_slot_prim(t, k),
-                        arena_printf(&scratch, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(t, k)), k));
-    arena_free(&scratch);
-    fputs("    }\n", out);
-    emit_read_args(out, s, false);
-    fputs("    free(input.text);\n", out);
-}
-
-/* Reads the input as the interpreter does, with its messages for bad input
- * (runtime/parm_io.h): in is the schedules of the entry being run. */
-static void emit_read_input(FILE *out, const EmitInput *in, const Schedule *s) {
-    fputs("    parm_input input;\n"
-          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
-          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
-          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n", out);
-    if (s->pad) {
-        emit_read_shape(out, in, s);
-    } else {
-        emit_count_check(out, in, s);
-    }
-    emit_read_values(out, s);
-}
-
-void emit_entry_call(FILE *out, const EmitInput *api, const Schedule *s, const char *in, const char *outs) {
-    emit_api_text(out, api, "{p}_");
-    fprintf(out, "%s(ctx", s->func->entry);
-    emit_api_params(out, s, in, "parm_main_arg", false);
-    for (int k = 0; k < s->out_elem->nslots; k++)
-        fprintf(out, ", (%s *)%s[%d]", prim_ctype(elem_slot_prim(s->out_elem, k)), outs, k);
-    fputs(takes_rows(s) ? ", parm_main_rows, parm_main_cols)" : ", n)", out);
 }
 
 /* The main's exit on a failed status: its message, and where the context
@@ -1049,14 +719,6 @@ void emit_main_runtime(FILE *out, const EmitInput *in, const Target *t) {
     if (in->gpu_log && t->main_ranks_text) emit_runtime(out, in, t->main_ranks_name, t->main_ranks_text);
 }
 
-/* The host planes of the input or of the results, for parm_main_execute:
- * `name`_bytes and `name`_planes over host_`name`. */
-static void emit_main_planes(FILE *out, const char *name, const ElemType *t) {
-    fprintf(out, "    const size_t %s_bytes[%d] = {", name, t->nslots);
-    for (int k = 0; k < t->nslots; k++) fprintf(out, "%ssizeof(%s) * n", k ? ", " : "", prim_ctype(elem_slot_prim(t, k)));
-    fprintf(out, "};\n    const parm_main_planes %s_planes = {host_%s, %s_bytes, %d};\n", name, name, name, t->nslots);
-}
-
 void emit_main_run(FILE *out, const EmitInput *in, const Target *t) {
     emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
     if (in->gpu_log && t->main_ranks_text)
@@ -1067,47 +729,17 @@ void emit_main_run(FILE *out, const EmitInput *in, const Target *t) {
 
 static void emit_main(FILE *out, const EmitInput *in, const Target *t) {
     for (int i = 0; i < in->nplans; i++)
-        if (strcmp(in->plans[i].func->entry, in->main_entry) == 0 && !emit_entry_is_simple(in, in->main_entry)) {
+        if (strcmp(in->plans[i].func->entry, in->main_entry) == 0) {
             emit_graph_main(out, in, &in->plans[i], t);
             return;
         }
-    const Schedule *s = first_of_entry(in, in->main_entry);
-    if (!s) diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
-    emit_runtime(out, in, "parm_io.h", runtime_parm_io_h);
-    for (int k = 0; k < s->nargs; k++) fprintf(out, "static %s parm_main_arg%d;\n", arg_ctype(s, k), k);
-    if (s->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n", out);
-    if (s->nargs || s->pad) fputs("\n", out);
-    emit_main_runtime(out, in, t);
-    fputs("static int parm_main_entry(parm_ctx *ctx, void *const *in, void *const *out, size_t n)\n{\n"
-          "    (void)n;   /* an entry over rows takes the shape instead */\n    return ", out);
-    emit_entry_call(out, in, s, "in", "out");
-    fputs(";\n}\n\n", out);
-    emit_main_start(out);
-    emit_read_input(out, in, s);
-    emit_main_planes(out, "in", s->in_elem);
-    emit_main_planes(out, "out", s->out_elem);
-    emit_main_run(out, in, t);
-    fputs("    for (size_t i = 0; i < n; i++) {\n", out);
-    for (int k = 0; k < s->out_elem->nslots; k++) {
-        if (k) fputs("        fputc(' ', stdout);\n", out);
-        emit_print(out, elem_slot_prim(s->out_elem, k), k);
-    }
-    fputs("        fputc('\\n', stdout);\n    }\n", out);
-    for (int k = 0; k < s->in_elem->nslots; k++) fprintf(out, "    free(host_in[%d]);\n", k);
-    for (int k = 0; k < s->out_elem->nslots; k++) fprintf(out, "    free(host_out[%d]);\n", k);
-    emit_api_text(out, in, "    {p}_ctx_destroy(ctx);\n    return 0;\n}\n");
+    diag_fatal("--emit-main: no entry point named '%s'", in->main_entry);
 }
 
 void emit_program(FILE *out, const EmitInput *in, const Target *t) {
     emit_preamble(out, in, t);
     t->runtime(out, in);
-    Arena names = {0};
-    for (int i = 0; i < in->nplans; i++) {
-        const EntryPlan *e = &in->plans[i];
-        if (e->simple) t->chain_func(out, &e->nodes[0].chain, plan_node_name(&names, e, 0));
-        else emit_graph_func(out, e, t);
-    }
-    arena_free(&names);
+    for (int i = 0; i < in->nplans; i++) emit_graph_func(out, &in->plans[i], t);
     emit_entries(out, in, t);
     if (in->emit_main) emit_main(out, in, t);
 }

@@ -496,8 +496,7 @@ static void emit_map(FILE *out, const Schedule *s, const Phase *p, const char *n
     emit_map_element(out, s, p);
     fputs("    }\n}\n\n", out);
     emit_launcher_head(out, s, p, name);
-    unsigned long long blocks = (1ULL << ln) / 256;
-    fprintf(out, "    %s_kernel<<<%llu, 256, 0, ctx->stream>>>(", name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+    fprintf(out, "    %s_kernel<<<%llu, 256, 0, ctx->stream>>>(", name, p->grid_blocks);
     emit_plane_args(out, in, res);
     emit_rank_value(out, s);
     emit_arg_values(out, s);
@@ -569,8 +568,7 @@ static void emit_plane_list(FILE *out, const Phase *p, const char *buf, bool inp
  * ind; keep: the run-time chunk and xor (NULL: none). */
 static void emit_move_launch(FILE *out, const char *ind, const Schedule *s, const Phase *p, const char *name, const char *src,
                              const char *dst, const char *keep_buf, const char *k, const char *piece) {
-    unsigned long long blocks = (1ULL << (p->n - s->gpu_log - p->piece_log)) / 256;
-    fprintf(out, "%s%s<<<%llu, 256, 0, ctx->stream>>>(", ind, name, blocks ? (blocks > 65536 ? 65536 : blocks) : 1);
+    fprintf(out, "%s%s<<<%llu, 256, 0, ctx->stream>>>(", ind, name, p->grid_blocks);
     emit_plane_list(out, p, src, true);
     emit_plane_list(out, p, dst, false);
     if (keep_buf) {
@@ -678,137 +676,109 @@ static void emit_exchange_kernels(FILE *out, const Schedule *s, const Phase *p, 
     arena_free(&names);
 }
 
-/* An exchange (plan.h, EXCHANGE), pipelined over its pieces: the caller's
- * stream packs piece k into the send buffer xs (the kept chunk into the
- * receive buffer) and records packed[k]; the communication stream, forked
- * from the caller's stream at the start (so that it finds the phase's
- * input written and the receive buffer read by the phase before), waits
- * for it, sends and receives the piece in one NCCL group and records
- * received[k]; the caller's stream waits for that and unpacks the piece.
- * The last wait joins the communication stream back, so later work (and
- * the next exchange, which reuses xs and xr) finds the transfers done. */
+/* An exchange (plan.h, EXCHANGE): its kernels, and a host function that
+ * runs its steps (emit_cuda_exchange_step). */
 static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    Arena names = {0};
-    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g, pieces = 1 << p->piece_log;
     emit_exchange_kernels(out, s, p, name);
     fprintf(out, "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, void *const *xr)\n{\n"
                  "    (void)xs;\n    (void)xr;\n", name);
-    const char *send = p->packs ? "xs" : "src", *recv = !p->crosses ? send : p->unpacks ? "xr" : "dst";
-    if (!p->crosses) {
-        emit_unpack_launch(out, "    ", s, p, name, recv, "0");
-        fputs("    return PARM_OK;\n}\n\n", out);
-        arena_free(&names);
-        return;
-    }
+    emit_exchange_steps(out, s, p, name, &target_cuda);
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
+/* The buffers an exchange sends from and receives into (plan.h, EXCHANGE). */
+static const char *send_buf(const Phase *p) { return p->packs ? "xs" : "src"; }
+static const char *recv_buf(const Phase *p) { return !p->crosses ? send_buf(p) : p->unpacks ? "xr" : "dst"; }
+
+/* The routing tables and the chunk the rank keeps: its chunk bits and
+ * where they move it (plan.h, Phase.kept). */
+static void emit_exchange_tables(FILE *out, const Schedule *s, const Phase *p) {
+    int g = s->gpu_log, h = p->chunk_log, ln = p->n - g;
     emit_int_table(out, "to", p->send_to, 1 << (g + h));
     emit_int_table(out, "slot", p->send_slot, 1 << (g + h));
     emit_int_table(out, "from", p->recv_from, 1 << (g + h));
     emit_int_table(out, "kept", p->kept, 1 << g);
     fputs("    const int r = ctx->rank;\n", out);
-    /* the kept chunk's chunk bits and where they move it (plan.h, Phase.kept) */
     fprintf(out, "    const uint64_t keep = kept[r] >= 0 ? (uint64_t)kept[r] : ~0ull;\n"
                  "    const uint64_t keep_xor = kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0;\n"
                  "    (void)keep;\n    (void)keep_xor;\n", h, ln - h);
-    fputs("    PARM_CHECK(ctx, cudaEventRecord(ctx->fork, ctx->stream));\n"
-          "    PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->fork, 0));\n", out);
-    if (!p->packs) {
-        fputs("    if (kept[r] >= 0) {\n", out);
-        for (int k = 0; k < p->elem->nslots; k++) {
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
-            fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | kept[r]] * 0x%llxull, "
-                         "(const char *)%s[%d] + (size_t)kept[r] * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
-                    recv, k, h, bytes, send, k, bytes, bytes);
-        }
-        fputs("    }\n", out);
-    }
-    fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n", pieces);
-    if (p->pack_plans) {
-        emit_plan_launches(out, "        ", p, name, "pack%d", "src", "xs", recv, "k");
-    } else if (p->packs) {
-        emit_move_launch(out, "        ", s, p, arena_printf(&names, "%s_pack", name), "src", "xs", recv, "0", "k");
-    }
-    if (p->packs)
-        fputs("        PARM_CHECK(ctx, cudaEventRecord(ctx->packed[k], ctx->stream));\n"
-              "        PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->packed[k], 0));\n", out);
-    emit_piece_group(out, s, p, send, recv);
-    fputs("        PARM_CHECK(ctx, cudaEventRecord(ctx->received[k], ctx->comm_stream));\n    }\n", out);
-    fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n"
-                 "        PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->stream, ctx->received[k], 0));\n", pieces);
-    emit_unpack_launch(out, "        ", s, p, name, recv, "k");
-    fputs("    }\n    return PARM_OK;\n}\n\n", out);
-    arena_free(&names);
 }
 
-static void emit_phases(FILE *out, const Schedule *s, const char *fname) {
+static void emit_keep_copy(FILE *out, const Schedule *s, const Phase *p) {
+    int h = p->chunk_log, ln = p->n - s->gpu_log;
+    fputs("    if (kept[r] >= 0) {\n", out);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (ln - h);
+        fprintf(out, "        PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | kept[r]] * 0x%llxull, "
+                     "(const char *)%s[%d] + (size_t)kept[r] * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
+                recv_buf(p), k, h, bytes, send_buf(p), k, bytes, bytes);
+    }
+    fputs("    }\n", out);
+}
+
+/* An exchange's host step (plan.h, ExchangeStep) on the CUDA target: the
+ * caller's stream packs piece k and records packed[k]; the communication
+ * stream, forked from the caller's stream (so that it finds the phase's
+ * input written and the receive buffer read by the phase before), waits
+ * for it, sends and receives the piece in one NCCL group and records
+ * received[k]; the caller's stream waits for that and unpacks the piece.
+ * The last wait joins the communication stream back, so later work (and
+ * the next exchange, which reuses xs and xr) finds the transfers done. */
+void emit_cuda_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step) {
     Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) {
-        const char *name = plan_phase_name(&names, fname, i);
-        fprintf(out, "/* %s: ", name);
-        emit_phase_comment(out, &s->phases[i]);
-        fputs(" */\n", out);
-        switch (s->phases[i].kind) {
-        case PHASE_LOCAL: emit_local(out, s, &s->phases[i], name); break;
-        case PHASE_MAP: emit_map(out, s, &s->phases[i], name); break;
-        case PHASE_PERMUTE: emit_permute(out, s, &s->phases[i], name); break;
-        case PHASE_EXCHANGE: emit_exchange(out, s, &s->phases[i], name); break;
-        }
+    const char *ind = step->in_loop ? "        " : "    ";
+    switch (step->kind) {
+    case XSTEP_TABLES: emit_exchange_tables(out, s, p); break;
+    case XSTEP_FORK:
+        fputs("    PARM_CHECK(ctx, cudaEventRecord(ctx->fork, ctx->stream));\n"
+              "    PARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->fork, 0));\n", out);
+        break;
+    case XSTEP_KEEP_COPY: emit_keep_copy(out, s, p); break;
+    case XSTEP_PIECES: fprintf(out, "    for (uint64_t k = 0; k < %du; k++) {\n", 1 << p->piece_log); break;
+    case XSTEP_END: fputs("    }\n", out); break;
+    case XSTEP_PACK:
+        if (p->pack_plans) emit_plan_launches(out, ind, p, name, "pack%d", "src", "xs", recv_buf(p), "k");
+        else emit_move_launch(out, ind, s, p, arena_printf(&names, "%s_pack", name), "src", "xs", recv_buf(p), "0", "k");
+        break;
+    case XSTEP_PACKED:
+        fprintf(out, "%sPARM_CHECK(ctx, cudaEventRecord(ctx->packed[k], ctx->stream));\n"
+                     "%sPARM_CHECK(ctx, cudaStreamWaitEvent(ctx->comm_stream, ctx->packed[k], 0));\n", ind, ind);
+        break;
+    case XSTEP_SEND_RECV: emit_piece_group(out, s, p, send_buf(p), recv_buf(p)); break;
+    case XSTEP_RECEIVED: fprintf(out, "%sPARM_CHECK(ctx, cudaEventRecord(ctx->received[k], ctx->comm_stream));\n", ind); break;
+    case XSTEP_WAIT_RECEIVED: fprintf(out, "%sPARM_CHECK(ctx, cudaStreamWaitEvent(ctx->stream, ctx->received[k], 0));\n", ind); break;
+    case XSTEP_UNPACK: emit_unpack_launch(out, ind, s, p, name, recv_buf(p), step->in_loop ? "k" : "0"); break;
     }
     arena_free(&names);
 }
 
-static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname) {
-    emit_copy_whole(out, s, &target_cuda);
-    Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) {
-        fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", plan_phase_name(&names, fname, i),
-                plan_buf_name(s->phases[i].src), plan_buf_name(s->phases[i].dst),
-                emit_phase_reduces(s, &s->phases[i]) ? ", partial" : "");
-        if (s->phases[i].kind == PHASE_EXCHANGE) fputs(", xs, xr", out);
-        else emit_arg_values(out, s);
-        fputs("))) return status;\n", out);
-    }
-    arena_free(&names);
-    fputs("    return PARM_OK;\n}\n\n", out);
-}
-
-/* With ranks, the exchanges' buffers after the plan's scratch: returns
- * their bytes, with xs[k] at off[k] and xr[k] at off[nx + k]. */
-static unsigned long long exchange_layout(const Schedule *s, unsigned long long *off, int *nx) {
-    unsigned long long bytes[SCHED_MAX_SLOTS], at = (s->scratch_bytes + 255) & ~255ULL;
-    *nx = emit_exchange_planes(s, bytes);
-    for (int j = 0; j < 2 * *nx; j++) {
-        off[j] = at;
-        at += (bytes[j % *nx] + 255) & ~255ULL;
-    }
-    return at - s->scratch_bytes;
-}
-
-void emit_cuda_run(FILE *out, const Schedule *s, const char *fname) {
-    emit_phases(out, s, fname);
-    fprintf(out, "static int %s_run(parm_ctx *ctx, const void *const *in, void *const *out", fname);
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
-    unsigned long long off[2 * SCHED_MAX_SLOTS];
-    int nx = 0;
-    unsigned long long work = s->gpu_log ? exchange_layout(s, off, &nx) : 0;
-    if (s->gpu_log) fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n", out);
-    emit_run_start(out, s, work, &target_cuda);
-    for (int x = 0; s->gpu_log && x < 2; x++) {
-        fprintf(out, "    void *const %s[%d] = {", x ? "xr" : "xs", nx ? nx : 1);
-        for (int k = 0; k < nx; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", off[x * nx + k]);
-        if (!nx) fputs("NULL", out);
+/* With ranks: a context of NAME_ctx_create_nccl, and the exchanges' send
+ * and receive buffers xs and xr in the chain's scratch. */
+static void emit_exchange_buffers(FILE *out, const Schedule *s) {
+    fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n", out);
+    for (int x = 0; x < 2; x++) {
+        fprintf(out, "    void *const %s[%d] = {", x ? "xr" : "xs", s->nx ? s->nx : 1);
+        for (int k = 0; k < s->nx; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", x ? s->xr_off[k] : s->xs_off[k]);
+        if (!s->nx) fputs("NULL", out);
         fputs("};\n", out);
     }
-    emit_phase_calls(out, s, fname);
 }
 
-/* A chain of an entry graph: its scratch is given. */
-void emit_cuda_chain(FILE *out, const Schedule *s, const char *fname) {
-    emit_phases(out, s, fname);
-    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
-            s->reduce ? ", void *const *partial" : "");
-    emit_arg_params(out, s);
-    fputs(")\n{\n    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
-    emit_scratch_planes(out, s);
-    emit_phase_calls(out, s, fname);
+/* ---- the target's chain functions (emit_target.h) ---- */
+
+void emit_cuda_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name) {
+    fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", name, plan_buf_name(p->src), plan_buf_name(p->dst),
+            emit_phase_reduces(s, p) ? ", partial" : "");
+    if (p->kind == PHASE_EXCHANGE) fputs(", xs, xr", out);
+    else emit_arg_values(out, s);
+    fputs("))) return status;\n", out);
 }
+
+void emit_cuda_exec_start(FILE *out, const Schedule *s) {
+    fputs("    int status = PARM_OK;\n    (void)status;\n    (void)scratch;\n", out);
+    if (s->gpu_log) emit_exchange_buffers(out, s);
+}
+
+void (*const emit_cuda_phases[])(FILE *, const Schedule *, const Phase *, const char *) = {
+    [PHASE_LOCAL] = emit_local, [PHASE_PERMUTE] = emit_permute, [PHASE_MAP] = emit_map, [PHASE_EXCHANGE] = emit_exchange,
+};

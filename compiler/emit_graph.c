@@ -14,8 +14,6 @@
 #include "emit_elem.h"
 #include "machine.h"
 
-static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
-
 static unsigned long long plane_bytes(const PlaneRef *p) {
     return (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len;
 }
@@ -238,7 +236,7 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     }
     const IrStmt *s = n->stmt;
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
-    int threads2 = blocks < 8 ? blocks : 8, per2 = blocks - threads2;
+    int threads2 = n->final_threads_log, per2 = blocks - threads2;
     PlanNode partials = *n;     /* the second kernel reads the partials, unmapped */
     partials.npre = 0;
     partials.nin = ns;
@@ -296,7 +294,7 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
 static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool partials) {
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s), blocks = n->blocks_log;
-    int t = partials ? (blocks < 8 ? blocks : 8) : n->threads_log;
+    int t = partials ? n->final_threads_log : n->threads_log;
     int p = partials ? blocks - t : n->per_thread_log, rt = partials ? t : n->row_threads_log;
     PlanNode plain = *n;        /* the second kernel reads the partials, unmapped */
     plain.npre = 0;
@@ -312,7 +310,7 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     for (int k = 0; k < loads->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
     /* a grid of more than 2^30 blocks (rows of a few elements in an array
        of 2^39 or more) takes its top bits from blockIdx.y */
-    int grid_log = partials ? n->rows_log : n->n - n->per_thread_log - n->threads_log;
+    int grid_log = partials ? n->rows_log : n->grid_log;
     fprintf(out, "    const uint64_t blk = %s;\n", grid_log > MAX_GRID_LOG ? "blockIdx.x + ((uint64_t)blockIdx.y << 30)"
                                                                            : "blockIdx.x");
     fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
@@ -365,17 +363,16 @@ static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name) {
     fputs(")\n{\n    const int aligned = ((0", out);
     for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
     fputs(") & 15) == 0;\n", out);
-    int grid_log = n->n - n->per_thread_log - n->threads_log;
     Arena a = {0};
     for (int A = 1; A >= 0; A--) {
         fputs(A ? "    if (aligned) {\n        " : "    } else {\n        ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"), grid_log, n->threads_log, "i",
+        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"), n->grid_log, n->threads_log, "i",
                     n->nin, blocks ? "q" : "o");
     }
     fputs("    }\n", out);
     if (blocks) {
         fputs("    ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, blocks < 8 ? blocks : 8, "q", ns, "o");
+        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, n->final_threads_log, "q", ns, "o");
     }
     arena_free(&a);
     fputs("    return PARM_OK;\n}\n\n", out);
@@ -550,13 +547,6 @@ static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, co
 
 /* ---- NAME_run ---- */
 
-/* The blocks of 256 threads of a kernel that loops over the 2^n elements
- * of node n (FILL, COPY_PAD, COPY_CUT, EXPAND). */
-static unsigned long long launch_blocks(const PlanNode *n) {
-    unsigned long long blocks = ((1ULL << n->n) + 255) / 256;
-    return blocks > 65536 ? 65536 : blocks;
-}
-
 static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
     switch (n->kind) {
     case NODE_CHAIN:
@@ -573,11 +563,13 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         fprintf(out, "        if ((status = %s_exec(ctx, ni, no, scratch + 0x%llxu%s", name, e->chain_off,
                 n->npartial ? ", np" : "");
         node_arg_values(out, a, e, n);
+        /* a chain over the caller's shape (an entry of any length that is one chain) */
+        if (n->chain.pad) fputs(", parm_rows, parm_cols", out);
         fputs("))) return status;\n    }\n", out);
         break;
     case NODE_COPY:
         if (n->copy != COPY_PLAIN) {
-            t->node_launch(out, name, launch_blocks(n), 256);
+            t->node_launch(out, name, n->grid_blocks, n->grid_threads);
             plane_values(out, a, e, n->in, n->nin, true);
             plane_values(out, a, e, n->out, n->nout, false);
             fputs(", parm_rows, parm_cols);\n", out);
@@ -600,7 +592,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         break;
     case NODE_EXPAND:
     case NODE_GATHER:
-        t->node_launch(out, name, launch_blocks(n), 256);
+        t->node_launch(out, name, n->grid_blocks, n->grid_threads);
         plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, false);
         node_arg_values(out, a, e, n);
@@ -609,7 +601,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         break;
     case NODE_FILL:
     case NODE_SERIAL: {
-        t->node_launch(out, name, n->kind == NODE_FILL ? launch_blocks(n) : 1, n->kind == NODE_FILL ? 256 : 1);
+        t->node_launch(out, name, n->grid_blocks, n->grid_threads);
         if (n->kind == NODE_SERIAL) plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, n->kind == NODE_FILL || n->nin == 0);
         if (n->nargs && (n->nin + n->nout == 0)) diag_fatal("internal error: a node without planes");
@@ -621,90 +613,68 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
     }
 }
 
-/* The one node of an entry that is a chain from parameters' planes to
- * results' (a zipped sort unzipped), or NULL: its plan's alias rule holds. */
-static const PlanNode *single_chain(const EntryPlan *e) {
-    if (e->nnodes != 1 || e->nodes[0].kind != NODE_CHAIN) return NULL;
-    const PlanNode *n = &e->nodes[0];
-    for (int k = 0; k < n->nin; k++)
-        if (n->in[k].kind != LOC_PARAM) return NULL;
-    for (int k = 0; k < n->nout; k++)
-        if (n->out[k].kind != LOC_RESULT) return NULL;
-    return n;
-}
-
-/* Whether input plane k and output plane j are the same field of the chain. */
-static bool same_field(const PlanNode *n, int k, int j) {
-    for (int f = 0; f < n->nin && f < n->nout; f++)
-        if (n->in[f].index == k && n->out[f].index == j) return true;
-    return false;
-}
-
-/* The bytes of an API plane: 2^log_len elements, or the shape's. */
-static const char *api_bytes(Arena *a, const PlaneRef *p) {
+/* The bytes of an API plane: 2^log_len elements (with ranks on a target
+ * whose calls pass slices, a rank's), or the shape's. */
+static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
-    return arena_printf(a, "0x%llxu", plane_bytes(p));
+    return arena_printf(a, "0x%llxu", plane_bytes(p) >> (t->rank_slices ? e->gpu_log : 0));
 }
 
-/* Inputs that overlap an output are copied to scratch first (after every
- * other part of it); outputs that overlap each other are an error. */
+/* The actions of the host program (plan.h) before the nodes' calls. */
+static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e, const Target *t) {
+    fputs("    if (0", out);
+    for (int i = 0; i < e->nout_planes; i++)
+        for (int j = i + 1; j < e->nout_planes; j++)
+            fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i, api_bytes(a, e, &e->out_planes[i], t), j,
+                    api_bytes(a, e, &e->out_planes[j], t));
+    fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
+}
 
-static unsigned long long emit_alias(FILE *out, const EntryPlan *e, unsigned long long base, const Target *t) {
-    Arena a = {0};
-    if (e->nout_planes > 1) {
-        fputs("    if (0", out);
-        for (int i = 0; i < e->nout_planes; i++)
-            for (int j = i + 1; j < e->nout_planes; j++)
-                fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i, api_bytes(&a, &e->out_planes[i]), j,
-                        api_bytes(&a, &e->out_planes[j]));
-        fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
+static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
+    int k = act->index;
+    fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
+    for (int j = 0; act->tests && j < e->nout_planes; j++) {
+        fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(a, e, &e->in_planes[k], t), j,
+                api_bytes(a, e, &e->out_planes[j], t));
+        if (act->exact_ok == j) fprintf(out, " && in[%d] != out[%d]", k, j);
+        fputs(")", out);
     }
-    fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
-            e->nin_planes ? e->nin_planes : 1);
-    unsigned long long at = base;
-    const PlanNode *only = single_chain(e);
-    for (int k = 0; k < e->nin_planes; k++) {
-        fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
-        for (int j = 0; j < e->nout_planes && (!only || only->chain.alias != ALIAS_HARMLESS); j++) {
-            fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(&a, &e->in_planes[k]), j,
-                    api_bytes(&a, &e->out_planes[j]));
-            if (only && only->chain.alias == ALIAS_EXACT_OK && same_field(only, k, j))
-                fprintf(out, " && in[%d] != out[%d]", k, j);
-            fputs(")", out);
-        }
-        fprintf(out, ";\n    copies |= copy[%d];\n", k);
-        at += align_up(plane_bytes(&e->in_planes[k]));
+    fprintf(out, ";\n    copies |= copy[%d];\n", k);
+}
+
+static void emit_input_copy(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
+    int k = act->index;
+    unsigned long long at = e->host.regions[act->region].off;
+    fprintf(out, "    if (copy[%d]) {\n        ", k);
+    t->copy(out, arena_printf(a, "scratch + 0x%llxu", at), arena_printf(a, "in[%d]", k), api_bytes(a, e, &e->in_planes[k], t));
+    fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
+}
+
+static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
+    const HostProgram *h = &e->host;
+    switch (act->kind) {
+    case HOST_RESULTS_DISJOINT: emit_results_disjoint(out, a, e, t); break;
+    case HOST_ALIAS_TEST: emit_alias_test(out, a, e, act, t); break;
+    case HOST_SCRATCH:
+        fprintf(out, "    char *scratch;\n    int status;\n"
+                     "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, &scratch))) return status;\n"
+                     "    (void)scratch;\n    (void)copy;\n",
+                h->bytes_copies > 0 ? h->bytes_copies : 1, h->bytes > 0 ? h->bytes : 1);
+        break;
+    case HOST_COPY_INPUT: emit_input_copy(out, a, e, act, t); break;
+    case HOST_NODE: emit_node_call(out, a, e, &e->nodes[act->index], plan_node_name(a, e, act->index), t); break;
     }
-    fprintf(out, "    char *scratch;\n    int status;\n"
-                 "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, &scratch))) return status;\n"
-                 "    (void)scratch;\n    (void)copy;\n",
-            at > 0 ? at : 1, base > 0 ? base : 1);
-    at = base;
-    for (int k = 0; k < e->nin_planes; k++) {
-        fprintf(out, "    if (copy[%d]) {\n        ", k);
-        t->copy(out, arena_printf(&a, "scratch + 0x%llxu", at), arena_printf(&a, "in[%d]", k), api_bytes(&a, &e->in_planes[k]));
-        fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
-        at += align_up(plane_bytes(&e->in_planes[k]));
-    }
-    arena_free(&a);
-    return at;
 }
 
 void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     Arena a = {0};
     const char *fname = plan_code_base(&a, e->func);
-    unsigned long long chain_end = e->chain_off;
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
         const char *name = plan_node_name(&a, e, i);
         fprintf(out, "/* %s: %s node */\n", name, plan_node_kind_name(n->kind));
         switch (n->kind) {
-        case NODE_CHAIN: {
-            t->graph_chain(out, &n->chain, name);
-            unsigned long long end = e->chain_off + align_up(n->chain.scratch_bytes + t->chain_work(&n->chain));
-            if (end > chain_end) chain_end = end;
-            break;
-        }
+        case NODE_CHAIN: emit_chain(out, &n->chain, name, t); break;
         case NODE_REDUCE: t->reduce_node(out, n, name); break;
         case NODE_FILL: emit_fill(out, n, name, t); break;
         case NODE_SERIAL: emit_serial(out, n, name, t); break;
@@ -726,9 +696,9 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     if (e->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
-    emit_alias(out, e, align_up(chain_end), t);
-    for (int i = 0; i < e->nnodes; i++)
-        emit_node_call(out, &a, e, &e->nodes[i], plan_node_name(&a, e, i), t);
+    fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
+            e->nin_planes ? e->nin_planes : 1);
+    for (int i = 0; i < e->host.nactions; i++) emit_host_action(out, &a, e, &e->host.actions[i], t);
     fputs("    return PARM_OK;\n}\n\n", out);
     arena_free(&a);
 }

@@ -3,8 +3,7 @@
  * CUDA outputs differ, chosen once per program (emit_program), so that the
  * host side of a program (preamble, API, NAME_run, copies, the standalone
  * main) is written once. emit_target_c.c and emit_target_cuda.c define the
- * two; the phases' kernels stay the target emitters' own (emit_c.c,
- * emit_cuda.c). */
+ * two, whose phases' kernels are emit_c.c's and emit_cuda.c's. */
 #ifndef PARMC_EMIT_TARGET_H
 #define PARMC_EMIT_TARGET_H
 
@@ -24,6 +23,10 @@ typedef struct {
     /* the API header: includes, and the target's own functions (with ranks,
        more of each), written through emit_api_text(_gpus) */
     const char *header_includes, *header_includes_ranks, *header_decls, *header_decls_ranks;
+    /* with ranks, whether each rank's call passes its slice of the arrays
+       (one process per rank) rather than the whole arrays (the C target
+       simulates the ranks in one call) */
+    bool rank_slices;
     /* the check every API function makes after its null pointers */
     const char *entry_check;
     /* whether NAME_ctx_message tells a failed call (the main prints it) */
@@ -50,12 +53,16 @@ typedef struct {
     void (*reduce_node)(FILE *out, const PlanNode *n, const char *name);
     const char *reduce_call, *reduce_end;
     bool reduce_partials;
-    /* the function of a one-chain entry (NAME_run and its phases) */
-    void (*chain_func)(FILE *out, const Schedule *s, const char *name);
-    /* an entry graph's nodes (emit_graph.c): a chain's phases and
-       NAME_exec, and the scratch the target adds after a chain's plan */
-    void (*graph_chain)(FILE *out, const Schedule *s, const char *name);
-    unsigned long long (*chain_work)(const Schedule *s);
+    /* a chain (emit_chain): the kernels of each kind of phase (by
+       PhaseKind) with the host function that runs them, the call of a
+       phase in NAME_exec, NAME_exec's lines before the calls, and with ranks
+       (NULL: each rank runs NAME_exec on its own) the whole of its body */
+    void (*const *phase)(FILE *out, const Schedule *s, const Phase *p, const char *name);
+    void (*phase_call)(FILE *out, const Schedule *s, const Phase *p, const char *name);
+    void (*exec_start)(FILE *out, const Schedule *s);
+    void (*rank_body)(FILE *out, const Schedule *s, const char *fname);
+    /* a step of an exchange's host side (plan.h, ExchangeStep) */
+    void (*exchange_step)(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
 } Target;
 
 extern const Target target_c, target_cuda;

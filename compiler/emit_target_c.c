@@ -47,7 +47,9 @@ const Target target_c = {
     .reduce_call = "    %s(",
     .reduce_end = ");\n",
     .reduce_partials = false,
-    .chain_func = emit_c_func,
-    .graph_chain = emit_c_chain,
-    .chain_work = emit_c_work_bytes,
+    .phase = emit_c_phases,
+    .phase_call = emit_c_phase_call,
+    .exec_start = emit_c_exec_start,
+    .rank_body = emit_c_rank_body,
+    .exchange_step = emit_c_exchange_step,
 };

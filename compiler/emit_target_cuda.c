@@ -29,12 +29,6 @@ static void cuda_launch(FILE *out, const char *name, unsigned long long blocks, 
     fprintf(out, "    %s<<<%llu, %d, 0, ctx->stream>>>(", name, blocks, threads);
 }
 
-/* The kernels' memory is all in the chain's plan. */
-static unsigned long long no_work(const Schedule *s) {
-    (void)s;
-    return 0;
-}
-
 const Target target_cuda = {
     .pointers = "device",
     .restrict_ptr = "__restrict__ ",
@@ -59,6 +53,7 @@ const Target target_cuda = {
                           "   not {G}; an entry called with a context of {p}_ctx_create gives\n"
                           "   {P}_ERROR_NULL. */\n"
                           "int {p}_ctx_create_nccl({p}_ctx **ctx, ncclComm_t comm, int rank, int nranks);\n",
+    .rank_slices = true,
     .entry_check = "    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n",
     .ctx_message = true,
     .runtime = cuda_runtime,
@@ -75,7 +70,8 @@ const Target target_cuda = {
     .reduce_call = "    if ((status = %s(ctx, ",
     .reduce_end = "))) return status;\n",
     .reduce_partials = true,
-    .chain_func = emit_cuda_run,
-    .graph_chain = emit_cuda_chain,
-    .chain_work = no_work,
+    .phase = emit_cuda_phases,
+    .phase_call = emit_cuda_phase_call,
+    .exec_start = emit_cuda_exec_start,
+    .exchange_step = emit_cuda_exchange_step,
 };

@@ -14,6 +14,8 @@
  * EntryPlan.pad). */
 #include "entry_plan.h"
 
+#include "host_plan.h"
+
 #include <string.h>
 
 #include "schedule.h"
@@ -374,6 +376,8 @@ static void whole_reduce_shape(PlanNode *node, int widest) {
     node->threads_log = threads;
     node->row_threads_log = threads;
     node->blocks_log = n - per - threads;
+    node->grid_log = node->blocks_log;
+    node->final_threads_log = node->blocks_log < 8 ? node->blocks_log : 8;
 }
 
 /* The CUDA shape of a reduceblocks node (PlanNode): threads take 64 bytes
@@ -399,6 +403,8 @@ static void block_reduce_shape(const IrStmt *s, PlanNode *node, int widest) {
             node->blocks_log = 16;
         }
     }
+    node->grid_log = n - node->per_thread_log - node->threads_log;
+    node->final_threads_log = node->blocks_log < 8 ? node->blocks_log : 8;
 }
 
 /* reduce, or reduceblocks (rows of its result's fields): maps in front of
@@ -688,7 +694,6 @@ static void place_results(Graph *g) {
     }
 }
 
-static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
 static const PlaneRef *resolve(Graph *g, const int *ids, int n) {
     PlaneRef *refs = NEW_ARRAY(g->arena, PlaneRef, n > 0 ? n : 1);
@@ -714,8 +719,8 @@ static void finish_nodes(Graph *g) {
                   : b->args[k - b->nin - b->nout - b->npartial];
             if (g->located[p]) continue;
             GROW(g->arena, e->temps, e->ntemps, temp_cap, Temp);
-            unsigned long long at = e->ntemps ? e->temps[e->ntemps - 1].off + align_up(e->temps[e->ntemps - 1].bytes) : 0;
-            e->temps[e->ntemps] = (Temp){at, (unsigned long long)(prim_bits(g->plane[p].prim) / 8) << g->plane[p].log_len};
+            /* its offset: host_plan.c */
+            e->temps[e->ntemps] = (Temp){0, (unsigned long long)(prim_bits(g->plane[p].prim) / 8) << g->plane[p].log_len};
             locate(g, p, LOC_TEMP, e->ntemps++, NULL);
         }
         n->in = resolve(g, b->in, b->nin);
@@ -730,10 +735,8 @@ static void finish_nodes(Graph *g) {
             bool *by_ref = NEW_ARRAY(g->arena, bool, n->nargs > 0 ? n->nargs : 1);
             for (int k = 0; k < n->nargs; k++) by_ref[k] = n->arg_at[k].kind != LOC_VALUE;
             n->chain.arg_by_ref = by_ref;
-            if (n->chain.scratch_bytes > e->chain_bytes) e->chain_bytes = n->chain.scratch_bytes;
         }
     }
-    e->chain_off = e->ntemps ? align_up(e->temps[e->ntemps - 1].off + e->temps[e->ntemps - 1].bytes) : 0;
 }
 
 int entry_plan_api_n(const IrFunc *f) {
@@ -867,6 +870,29 @@ static void pad_param(Graph *g, const IrVal *v, int flat) {
     add_ids(g, &b->out, &b->nout, new_planes(g, v), ns);
 }
 
+/* An entry of today's shape as a graph of one node: the chain from the
+ * parameter's planes to the result's, its scalars by value, its scratch
+ * at the start of the call's. */
+static void one_chain(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
+    out->simple = true;
+    out->nodes = NEW(arena, PlanNode);
+    out->nnodes = 1;
+    PlanNode *n = &out->nodes[0];
+    n->kind = NODE_CHAIN;
+    schedule_func(arena, f, opt, &n->chain);
+    n->n = n->chain.n;
+    n->in = out->in_planes;
+    n->nin = out->nin_planes;
+    n->out = out->out_planes;
+    n->nout = out->nout_planes;
+    n->args = n->chain.args;
+    n->nargs = n->chain.nargs;
+    PlaneRef *at = NEW_ARRAY(arena, PlaneRef, n->nargs > 0 ? n->nargs : 1);
+    for (int k = 0; k < n->nargs; k++)
+        at[k] = (PlaneRef){LOC_VALUE, -1, 0, elem_slot_prim(n->args[k]->elem, 0), n->args[k], false};
+    n->arg_at = at;
+}
+
 void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
     memset(out, 0, sizeof *out);
     out->func = f;
@@ -882,6 +908,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
                    f->pad_param >= 0 ? "takes any length (a pad)"
                                      : "is an entry graph (reductions, several arrays or results, a value used twice)");
     api_planes(&g);
+    out->gpu_log = gpu_log;
     if (f->pad_param >= 0) {
         const IrVal *padded = f->body->params[f->pad_param];
         out->pad = f->pad;
@@ -891,12 +918,8 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
         out->pad_cols_log = f->pad_cols_log;
     }
     if (simple_entry(f)) {
-        out->simple = true;
-        out->nodes = NEW(arena, PlanNode);
-        out->nnodes = 1;
-        out->nodes[0].kind = NODE_CHAIN;
-        schedule_func(arena, f, opt, &out->nodes[0].chain);
-        out->nodes[0].n = out->nodes[0].chain.n;
+        one_chain(arena, f, opt, out);
+        host_plan(arena, out);
         return;
     }
     count_readers(&g);
@@ -921,4 +944,5 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
         if (g.chains[i].open) close_chain(&g, &g.chains[i]);
     place_results(&g);
     finish_nodes(&g);
+    host_plan(arena, out);
 }

@@ -100,6 +100,9 @@ static const char usage[] =
     "                       the stages, so some programs take fewer passes\n"
     "  --vector-copies      kernels read and write their tiles in global memory\n"
     "                       in 16-byte vectors where the layout allows\n"
+    "  --narrow-permutes    permutation kernels of 1- and 2-byte fields move one\n"
+    "                       element a thread, not 16-byte vectors (to measure\n"
+    "                       the vectors against; --report --strict fails)\n"
     "  --register-bytes B   tile elements a kernel's thread holds in registers,\n"
     "                       in bytes: 128 (the default: 32 i32) or 256 (64 i32:\n"
     "                       fewer shared-memory rounds, half the threads)\n"
@@ -117,7 +120,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_NARROW_PERMUTES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
     OPT_DUMP_AFTER, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION, OPT_PASSES,
     OPT_COUNT
 } OptId;
@@ -151,6 +154,8 @@ static const OptSpec specs[OPT_COUNT] = {
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_NARROW_PERMUTES] = {"narrow-permutes", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                             "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_REGISTER_BYTES] = {"register-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                             "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_TILE_BUFFERS] = {"tile-buffers", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
@@ -366,6 +371,7 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         opt->segment_bytes = atoi(value);
         return 0;
     case OPT_VECTOR_COPIES: opt->vector_copies = true; return 0;
+    case OPT_NARROW_PERMUTES: opt->narrow_permutes = true; return 0;
     case OPT_EXCHANGE_PIECES: {
         unsigned long pieces = is_number(value) ? strtoul(value, NULL, 10) : 0;
         if (pieces < 1 || pieces > 1u << EXCHANGE_MAX_PIECE_LOG || (pieces & (pieces - 1)))

@@ -108,6 +108,32 @@ typedef enum { BUF_IN, BUF_OUT, BUF_SCRATCH_A, BUF_SCRATCH_B } BufId;
  * any other overlap makes the call copy the input to scratch first. */
 typedef enum { ALIAS_HARMLESS, ALIAS_EXACT_OK, ALIAS_COPY } AliasRule;
 
+/* The host's side of an EXCHANGE phase (host_plan.c), in the order both
+ * targets run it; the C target runs each step for every rank in turn and
+ * its events are nothing (one process, in order). The CUDA target's
+ * caller's stream packs and unpacks, its communication stream moves the
+ * chunks between the ranks:
+ *   TABLES: the routing of the chunks (Phase.send_to, ...) for the rank;
+ *   FORK: the communication stream starts after the caller's stream's work
+ *     so far (the phase's input written, the receive buffer read);
+ *   KEEP_COPY: without a pack, the chunk the rank keeps copied to its slot;
+ *   PIECES ... END: a loop over the pieces k (Phase.piece_log);
+ *   PACK: piece k packed into the send buffer (the kept chunk into the
+ *     receive buffer); PACKED: an event the communication stream waits for;
+ *   SEND_RECV: piece k of every chunk that crosses, sent and received (one
+ *     NCCL group); RECEIVED: an event recorded after it;
+ *   WAIT_RECEIVED: the caller's stream waits for piece k's event;
+ *   UNPACK: piece k (0 outside a loop) unpacked into the destination. */
+typedef enum {
+    XSTEP_TABLES, XSTEP_FORK, XSTEP_KEEP_COPY, XSTEP_PIECES, XSTEP_END, XSTEP_PACK, XSTEP_PACKED, XSTEP_SEND_RECV,
+    XSTEP_RECEIVED, XSTEP_WAIT_RECEIVED, XSTEP_UNPACK,
+} ExchangeStepKind;
+
+typedef struct {
+    ExchangeStepKind kind;
+    bool in_loop;               /* inside PIECES ... END: of piece k */
+} ExchangeStep;
+
 typedef struct {
     PhaseKind kind;
     int n;                      /* the array has 2^n elements */
@@ -159,6 +185,10 @@ typedef struct {
     int buffers;
     Round *rounds;
     int nrounds;
+    /* The C target's tile (host_plan.c): in the chain's work memory, the
+     * tile offsets (8 bytes an element) and then each slot's plane at
+     * work_tile_off[k], as the CUDA kernel's shared memory holds them. */
+    unsigned long long work_tile_off[SCHED_MAX_SLOTS], work_tile_bytes;
     /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot */
     F2Mat mat;
     uint64_t compl;
@@ -210,6 +240,13 @@ typedef struct {
      * unpack's per rank: unpack_plans[rank][slot], its constant being the
      * rank's), or NULL: a plain kernel, one element per thread. */
     BmmcPlan *pack_plans, **unpack_plans;
+    /* The blocks of 256 threads of a kernel that loops over the elements
+     * (host_plan.c): a MAP phase's, and an EXCHANGE's plain pack and
+     * unpack (a piece each launch) */
+    unsigned long long grid_blocks;
+    /* The host's steps (see ExchangeStep above) */
+    ExchangeStep *xsteps;
+    int nxsteps;
 } Phase;
 
 /* Ranks (--gpus G = 2^gpu_log): the top gpu_log bits of a memory index
@@ -246,6 +283,15 @@ typedef struct {
     int scratch_planes[2];
     unsigned long long scratch_plane_off[2][SCHED_MAX_SLOTS];
     unsigned long long scratch_bytes;
+    /* After the planes (host_plan.c, offsets in the chain's scratch): the
+     * work memory of the C target's LOCAL phases (one runs at a time) at
+     * work_off, and with ranks the exchanges' send and receive buffers, nx
+     * planes each (each a rank's slice) at xs_off and xr_off; the chain's
+     * scratch ends at chain_scratch_bytes. */
+    unsigned long long work_off;
+    int nx;
+    unsigned long long xs_off[SCHED_MAX_SLOTS], xr_off[SCHED_MAX_SLOTS], x_bytes[SCHED_MAX_SLOTS];
+    unsigned long long chain_scratch_bytes;
     AliasRule alias;            /* what an input that overlaps the output needs */
     /* An entry of any length (IrFunc.pad): the caller's arrays hold
      * parm_rows rows of parm_cols elements (run-time values, at most
@@ -350,21 +396,75 @@ typedef struct {
      * their row by shuffles alone and write it, in the one kernel. */
     int per_thread_log, threads_log, blocks_log;
     int rows_log, row_threads_log;
+    /* the first kernel's 2^grid_log blocks in all (a reduce's 2^blocks_log,
+     * a reduceblocks' over every row), and the second's threads, one block
+     * over the partials (of a row) */
+    int grid_log, final_threads_log;
     /* REDUCE on CUDA: the partials (one plane per field of the result);
      * CHAIN with a fused reduce (chain.reduce): the per-block partials it
      * writes, which the REDUCE node after it reads */
     const PlaneRef *partial;
     int npartial;
+    /* FILL, COPY (other than COPY_PLAIN), EXPAND, GATHER and SERIAL: their
+     * kernel's launch (host_plan.c), grid_blocks blocks of grid_threads
+     * threads, which loop over the 2^n elements (SERIAL: one thread) */
+    unsigned long long grid_blocks;
+    int grid_threads;
     CopyMode copy;              /* COPY */
     IrBody *serial;             /* SERIAL: its statements; params are the scalars it loads
                                    (in: one plane each, element `load_index`), results those it stores */
     const int64_t *load_index;
 } PlanNode;
 
+/* ---- The host program (host_plan.c) ----
+ *
+ * What NAME_run does, for every entry, in order. One scratch allocation
+ * from the context holds every region, at 256-byte aligned offsets: the
+ * graph's temporaries, then the chains' area (the chains run one at a time
+ * and share it: each chain's planes, its work memory and its exchange
+ * buffers), then the copies of parameter planes that overlap a result
+ * (allocated only when some call needs one). */
+typedef enum { REGION_TEMP, REGION_CHAIN, REGION_WORK, REGION_SEND, REGION_RECV, REGION_COPY } RegionKind;
+
+typedef struct {
+    RegionKind kind;
+    int node;                   /* CHAIN, WORK, SEND, RECV: the chain's node; else -1 */
+    int index;                  /* TEMP: the temporary; SEND, RECV: the plane; COPY: the parameter plane */
+    unsigned long long off, bytes;
+} ScratchRegion;
+
+/* RESULTS_DISJOINT: PARM_ERROR_ALIAS when two result planes overlap.
+ * ALIAS_TEST: whether parameter plane `index` overlaps a result plane (all
+ * of them when `tests`, none otherwise), except the result plane
+ * `exact_ok` when it is exactly the same array (-1: none).
+ * SCRATCH: the allocation, of HostProgram.bytes, or bytes_copies when
+ * some parameter plane is copied.
+ * COPY_INPUT: parameter plane `index`, when it overlaps, copied into region
+ * `region`, which the nodes then read instead.
+ * NODE: node `index` runs. */
+typedef enum { HOST_RESULTS_DISJOINT, HOST_ALIAS_TEST, HOST_SCRATCH, HOST_COPY_INPUT, HOST_NODE } HostActionKind;
+
+typedef struct {
+    HostActionKind kind;
+    int index;
+    bool tests;
+    int exact_ok;
+    int region;
+} HostAction;
+
+typedef struct {
+    ScratchRegion *regions;
+    int nregions;
+    unsigned long long bytes, bytes_copies;
+    HostAction *actions;
+    int nactions;
+} HostProgram;
+
 typedef struct {
     const IrFunc *func;
-    /* one chain from the array parameter to the array result: today's entry,
-       compiled through `chain` alone with its API */
+    /* one chain from the array parameter to the array result (today's
+       shape): a graph of one node whose chain reads and writes the caller's
+       arrays, over the caller's shape for an entry of any length */
     bool simple;
     PlanNode *nodes;
     int nnodes;
@@ -373,8 +473,10 @@ typedef struct {
     int nin_planes, nout_planes;        /* the array parameters' planes, the results' */
     PlaneRef *in_planes, *out_planes;   /* their shapes (kind PARAM / RESULT) */
     unsigned long long chain_off;       /* where chains' own scratch starts (after the temps) */
-    unsigned long long chain_bytes;     /* the largest chain scratch (plan part; emitters add theirs) */
+    unsigned long long chain_bytes;     /* the largest chain's scratch (Schedule.chain_scratch_bytes) */
+    HostProgram host;
     int n;                              /* log length of the first array (parameter, else result); -1: none */
+    int gpu_log;                        /* compiled for 2^gpu_log GPUs (only a one-chain entry: "Ranks") */
     /* An entry of any length (IrFunc.pad); when it is a graph, a COPY_PAD node
      * first copies its padded parameter (of 2^pad_log elements of type
      * pad_elem) into temporaries in the padded order, and a COPY_CUT node

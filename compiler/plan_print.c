@@ -82,8 +82,11 @@ static void print_permute(FILE *out, const Phase *p) {
     vectors(out, "matrix rows", p->mat.row, p->mat.n);
     for (int k = 0; k < p->elem->nslots; k++) {
         const BmmcPlan *b = &p->slot_plans[k];
-        fprintf(out, "  field %d: %d-byte elements, tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads\n", k,
+        fprintf(out, "  field %d: %d-byte elements, tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads", k,
                 b->elem_bytes, b->tile_log, b->seg_log, b->block_log, b->thread_log);
+        if (b->vec_log)
+            fprintf(out, " moving 16-byte vectors of 2^%d elements", b->vec_log);
+        fputc('\n', out);
         vectors(out, "read B", b->read_cols, b->tile_log);
         vectors(out, "write Z", b->write_cols, b->tile_log);
         vectors(out, "source G", b->src_cols, b->tile_log);
@@ -99,7 +102,25 @@ static void print_move(FILE *out, const char *what, const BmmcPlan *plans) {
         fprintf(out, "    %s: one element per thread\n", what);
 }
 
-/* An exchange's pack, routing (per rank: the ranks its chunks go to) and unpack. */
+static const char *const xstep_names[] = {
+    [XSTEP_TABLES] = "routing tables", [XSTEP_FORK] = "fork the communication stream",
+    [XSTEP_KEEP_COPY] = "copy the kept chunk", [XSTEP_PIECES] = "for each piece k {", [XSTEP_END] = "}",
+    [XSTEP_PACK] = "pack", [XSTEP_PACKED] = "record packed[k]; the communication stream waits",
+    [XSTEP_SEND_RECV] = "send and receive (one group)", [XSTEP_RECEIVED] = "record received[k]",
+    [XSTEP_WAIT_RECEIVED] = "wait for received[k]", [XSTEP_UNPACK] = "unpack",
+};
+
+/* The host's steps of an exchange (plan.h, ExchangeStep), on one line. */
+static void print_exchange_steps(FILE *out, const Phase *p) {
+    fputs("    host steps:", out);
+    for (int i = 0; i < p->nxsteps; i++)
+        fprintf(out, "%s %s", i && p->xsteps[i].kind != XSTEP_END && p->xsteps[i - 1].kind != XSTEP_PIECES ? ";" : "",
+                xstep_names[p->xsteps[i].kind]);
+    fputc('\n', out);
+}
+
+/* An exchange's pack, routing (per rank: the ranks its chunks go to),
+ * unpack and host steps. */
 static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
     int ln = p->n - s->gpu_log, h = p->chunk_log;
     if (p->crosses)
@@ -125,10 +146,12 @@ static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
                 p->piece_lo + p->piece_log < ln - h ? ", a piece of a chunk in runs" : "");
     else if (p->crosses)
         fprintf(out, "    not pipelined: %s\n", p->serial_why);
-    if (!p->unpacks) return;
-    vectors(out, "unpack rows", p->unpack.row, ln);
-    vectors(out, "unpack complement per rank", p->unpack_const, 1 << s->gpu_log);
-    print_move(out, "unpack", p->unpack_plans ? p->unpack_plans[0] : NULL);
+    if (p->unpacks) {
+        vectors(out, "unpack rows", p->unpack.row, ln);
+        vectors(out, "unpack complement per rank", p->unpack_const, 1 << s->gpu_log);
+        print_move(out, "unpack", p->unpack_plans ? p->unpack_plans[0] : NULL);
+    }
+    print_exchange_steps(out, p);
 }
 
 static void print_map(FILE *out, const Phase *p) {
@@ -216,12 +239,59 @@ static void print_planes(FILE *out, const EntryPlan *e, const char *what, const 
     fputc('\n', out);
 }
 
+static const char *const region_names[] = {
+    [REGION_TEMP] = "temporary", [REGION_CHAIN] = "planes of the chain of node", [REGION_WORK] = "work of the chain of node",
+    [REGION_SEND] = "send buffer of node", [REGION_RECV] = "receive buffer of node", [REGION_COPY] = "copy of parameter plane",
+};
+
+static void print_region(FILE *out, const ScratchRegion *r) {
+    fprintf(out, "    0x%llx..0x%llx: %s", r->off, r->off + r->bytes, region_names[r->kind]);
+    if (r->node >= 0) fprintf(out, " %d", r->node);
+    if (r->kind == REGION_SEND || r->kind == REGION_RECV) fprintf(out, ", plane %d", r->index);
+    else if (r->kind != REGION_CHAIN && r->kind != REGION_WORK) fprintf(out, " %d", r->index);
+    fputc('\n', out);
+}
+
+static void print_action(FILE *out, const EntryPlan *e, const HostAction *a, int step) {
+    const HostProgram *h = &e->host;
+    fprintf(out, "    %d. ", step);
+    switch (a->kind) {
+    case HOST_RESULTS_DISJOINT: fputs("PARM_ERROR_ALIAS when two result planes overlap\n", out); break;
+    case HOST_ALIAS_TEST:
+        if (!a->tests) fprintf(out, "in%d may overlap the results (harmless: the chain reads it whole before it writes them)\n", a->index);
+        else if (a->exact_ok >= 0) fprintf(out, "in%d copied if it overlaps a result, other than exactly out%d\n", a->index, a->exact_ok);
+        else fprintf(out, "in%d copied if it overlaps a result\n", a->index);
+        break;
+    case HOST_SCRATCH: fprintf(out, "scratch of 0x%llx bytes (0x%llx with the copies)\n", h->bytes, h->bytes_copies); break;
+    case HOST_COPY_INPUT: fprintf(out, "copy in%d to 0x%llx if so\n", a->index, h->regions[a->region].off); break;
+    case HOST_NODE: {
+        const PlanNode *n = &e->nodes[a->index];
+        fprintf(out, "node %d (%s)", a->index, plan_node_kind_name(n->kind));
+        if (n->grid_threads) fprintf(out, ": %llu block%s of %d thread%s", n->grid_blocks, n->grid_blocks == 1 ? "" : "s",
+                                     n->grid_threads, n->grid_threads == 1 ? "" : "s");
+        fputc('\n', out);
+        break;
+    }
+    }
+}
+
+/* NAME_run: the scratch regions and the actions in order (plan.h, "The
+ * host program"). */
+static void print_host(FILE *out, const EntryPlan *e) {
+    fprintf(out, "host program of %s: scratch regions\n", e->func->name);
+    for (int i = 0; i < e->host.nregions; i++) print_region(out, &e->host.regions[i]);
+    if (!e->host.nregions) fputs("    -\n", out);
+    fputs("  actions\n", out);
+    for (int i = 0; i < e->host.nactions; i++) print_action(out, e, &e->host.actions[i], i + 1);
+}
+
 void plan_print_entry(FILE *out, const EntryPlan *e) {
     if (e->simple) {
         plan_print(out, &e->nodes[0].chain);
+        print_host(out, e);
         return;
     }
-    fprintf(out, "graph %s: %d node%s, %d temporar%s, chains' scratch at 0x%llx (%llu bytes of plan)\n", e->func->name,
+    fprintf(out, "graph %s: %d node%s, %d temporar%s, chains' scratch at 0x%llx (%llu bytes)\n", e->func->name,
             e->nnodes, e->nnodes == 1 ? "" : "s", e->ntemps, e->ntemps == 1 ? "y" : "ies", e->chain_off, e->chain_bytes);
     if (e->pad) print_pad(out, e->pad, e->pad_elem, e->pad_rows_log, e->pad_cols_log);
     for (int i = 0; i < e->nnodes; i++) {
@@ -250,4 +320,5 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         if (n->nargs) print_planes(out, e, "scalars", n->arg_at, n->nargs);
         if (n->kind == NODE_CHAIN) plan_print(out, &n->chain);
     }
+    print_host(out, e);
 }

@@ -264,7 +264,7 @@ static const char *run_plan(Arena *a, const ExSim *x, const BmmcPlan *plan, int 
     uint64_t base = (uint64_t)r << x->ln, *tile = NEW_ARRAY(a, uint64_t, (size_t)1 << plan->tile_log);
     for (uint64_t b = k << free_log; b < (k + 1) << free_log; b++)
         for (int side = 0; side < 2; side++)
-            for (unsigned t = 0; t < 1u << plan->thread_log; t++)
+            for (unsigned t = 0; t < 1u << (plan->thread_log + plan->vec_log); t++)
                 for (unsigned i = 0; i < 1u << plan->iter_log; i++) {
                     unsigned slot;
                     uint64_t v = side ? bmmc_write_index(plan, b, t, i, &slot) : bmmc_read_index(plan, b, t, i, &slot);
@@ -502,7 +502,144 @@ static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n
     return NULL;
 }
 
+/* ---- the host program (plan.h, "The host program") ---- */
+
+static bool chain_region(const ScratchRegion *r) { return r->kind != REGION_TEMP && r->kind != REGION_COPY; }
+
+/* Two regions may share bytes only when they belong to different chains,
+ * which run one after the other. */
+static const char *verify_regions(Arena *a, const EntryPlan *e) {
+    const HostProgram *h = &e->host;
+    REQUIRE(h->bytes <= h->bytes_copies, "the scratch with copies is smaller than without");
+    for (int i = 0; i < h->nregions; i++) {
+        const ScratchRegion *r = &h->regions[i];
+        REQUIRE(r->off % 256 == 0, "scratch region %d at 0x%llx is not 256-byte aligned", i, r->off);
+        REQUIRE(r->off + r->bytes <= (r->kind == REGION_COPY ? h->bytes_copies : h->bytes),
+                "scratch region %d ends past the scratch", i);
+        REQUIRE(r->kind != REGION_TEMP || (r->index < e->ntemps && e->temps[r->index].off == r->off &&
+                                           e->temps[r->index].bytes == r->bytes),
+                "scratch region %d is not its temporary", i);
+        REQUIRE(!chain_region(r) || (r->node >= 0 && r->node < e->nnodes && e->nodes[r->node].kind == NODE_CHAIN &&
+                                     r->off >= e->chain_off),
+                "scratch region %d is not in the chains' area of a chain", i);
+        for (int j = 0; j < i; j++) {
+            const ScratchRegion *q = &h->regions[j];
+            bool shared = chain_region(r) && chain_region(q) && r->node != q->node;
+            REQUIRE(shared || r->off >= q->off + q->bytes || q->off >= r->off + r->bytes,
+                    "scratch regions %d and %d overlap", j, i);
+        }
+    }
+    return NULL;
+}
+
+/* An exchange's host steps (plan.h, ExchangeStep): loops that close, a
+ * piece's steps inside them, each present step once and in the order
+ * pack, packed, send and receive, received, wait, unpack. */
+static const char *verify_exchange_steps(Arena *a, const Phase *p, int node, int phase) {
+    int at[XSTEP_UNPACK + 1], depth = 0;
+    for (int k = 0; k <= XSTEP_UNPACK; k++) at[k] = -1;
+    for (int i = 0; i < p->nxsteps; i++) {
+        ExchangeStepKind k = p->xsteps[i].kind;
+        bool opens = k == XSTEP_PIECES, closes = k == XSTEP_END;
+        REQUIRE(p->xsteps[i].in_loop == (depth == 1 && !opens) && (depth == 1 || !closes),
+                "node %d: phase %d's host step %d is not where its loop over the pieces says", node, phase, i);
+        REQUIRE(!opens || depth == 0, "node %d: phase %d's loops over the pieces nest", node, phase);
+        depth += opens - closes;
+        REQUIRE(k == XSTEP_PIECES || k == XSTEP_END || at[k] < 0, "node %d: phase %d's host steps repeat one", node, phase);
+        at[k] = i;
+    }
+    REQUIRE(depth == 0, "node %d: phase %d's loop over the pieces does not close", node, phase);
+    bool unpacks = p->unpacks || !p->crosses;
+    REQUIRE((at[XSTEP_PACK] >= 0) == (p->crosses && p->packs) && (at[XSTEP_PACKED] >= 0) == (p->crosses && p->packs) &&
+                (at[XSTEP_SEND_RECV] >= 0) == p->crosses && (at[XSTEP_RECEIVED] >= 0) == p->crosses &&
+                (at[XSTEP_WAIT_RECEIVED] >= 0) == p->crosses && (at[XSTEP_UNPACK] >= 0) == unpacks &&
+                (at[XSTEP_KEEP_COPY] >= 0) == (p->crosses && !p->packs) && (at[XSTEP_FORK] >= 0) == p->crosses,
+            "node %d: phase %d's host steps are not those of its exchange", node, phase);
+    static const ExchangeStepKind order[] = {XSTEP_FORK, XSTEP_KEEP_COPY, XSTEP_PACK, XSTEP_PACKED, XSTEP_SEND_RECV,
+                                             XSTEP_RECEIVED, XSTEP_WAIT_RECEIVED, XSTEP_UNPACK};
+    for (size_t i = 1, last = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (at[order[i]] < 0) continue;
+        REQUIRE(at[order[last]] < at[order[i]], "node %d: phase %d's host step \"%s\" comes too early", node, phase,
+                i == 4 ? "send and receive" : i == 7 ? "unpack" : "an event or copy");
+        last = i;
+    }
+    return NULL;
+}
+
+/* A chain's work memory holds each LOCAL phase's tile, its send and
+ * receive buffers each exchanged slice. */
+static const char *verify_chain_memory(Arena *a, const EntryPlan *e, int node) {
+    const Schedule *s = &e->nodes[node].chain;
+    unsigned long long work = 0, sizes[2][SCHED_MAX_SLOTS] = {{0}};
+    for (int i = 0; i < e->host.nregions; i++) {
+        const ScratchRegion *r = &e->host.regions[i];
+        if (r->node != node) continue;
+        if (r->kind == REGION_WORK && r->off == e->chain_off + s->work_off) work = r->bytes;
+        if ((r->kind == REGION_SEND || r->kind == REGION_RECV) && r->index < s->nx &&
+            r->off == e->chain_off + (r->kind == REGION_SEND ? s->xs_off : s->xr_off)[r->index])
+            sizes[r->kind == REGION_RECV][r->index] = r->bytes;
+    }
+    REQUIRE(s->work_off >= s->scratch_bytes, "node %d: the work memory overlaps the chain's planes", node);
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        REQUIRE(p->kind != PHASE_LOCAL || p->work_tile_bytes <= work, "node %d: phase %d's tile is not in its work memory",
+                node, i);
+        if (p->kind == PHASE_EXCHANGE) {
+            const char *why = verify_exchange_steps(a, p, node, i);
+            if (why) return why;
+        }
+        for (int k = 0; p->kind == PHASE_EXCHANGE && k < p->elem->nslots; k++) {
+            unsigned long long slice = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (s->n - s->gpu_log);
+            REQUIRE(k < s->nx && sizes[0][k] >= slice && sizes[1][k] >= slice,
+                    "node %d: phase %d's plane %d has no send or receive buffer of its size", node, i, k);
+        }
+    }
+    return NULL;
+}
+
+/* The checks first, then the allocation, the copies, and every node once,
+ * in order. */
+static const char *verify_actions(Arena *a, const EntryPlan *e) {
+    const HostProgram *h = &e->host;
+    int tested = 0, scratch = -1, next_node = 0;
+    for (int i = 0; i < h->nactions; i++) {
+        const HostAction *act = &h->actions[i];
+        switch (act->kind) {
+        case HOST_RESULTS_DISJOINT: REQUIRE(i == 0, "action %d: the results' check after other actions", i + 1); break;
+        case HOST_ALIAS_TEST:
+            REQUIRE(scratch < 0 && act->index == tested++, "action %d: parameter planes tested out of order", i + 1);
+            break;
+        case HOST_SCRATCH: REQUIRE(scratch < 0, "action %d: a second scratch allocation", i + 1); scratch = i; break;
+        case HOST_COPY_INPUT:
+            REQUIRE(scratch >= 0 && next_node == 0, "action %d: a copy outside the scratch or after a node", i + 1);
+            REQUIRE(act->region >= 0 && act->region < h->nregions && h->regions[act->region].kind == REGION_COPY &&
+                        h->regions[act->region].index == act->index &&
+                        h->regions[act->region].bytes >= (unsigned long long)(prim_bits(e->in_planes[act->index].prim) / 8)
+                                                              << e->in_planes[act->index].log_len,
+                    "action %d: in%d copied into a region that is not its copy", i + 1, act->index);
+            break;
+        case HOST_NODE:
+            REQUIRE(scratch >= 0 && act->index == next_node++, "action %d: node %d out of order or before the scratch", i + 1,
+                    act->index);
+            break;
+        }
+    }
+    REQUIRE(tested == e->nin_planes && next_node == e->nnodes, "the host program does not test every parameter plane "
+                                                               "and run every node");
+    return NULL;
+}
+
+static const char *verify_host(Arena *a, const EntryPlan *e) {
+    const char *why = verify_regions(a, e);
+    for (int i = 0; !why && i < e->nnodes; i++)
+        if (e->nodes[i].kind == NODE_CHAIN) why = verify_chain_memory(a, e, i);
+    if (!why) why = verify_actions(a, e);
+    return why ? arena_printf(a, "host program: %s", why) : NULL;
+}
+
 const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
+    const char *host = verify_host(a, e);
+    if (host) return host;
     if (e->simple) return plan_verify(a, &e->nodes[0].chain);
     for (int t = 1; t < e->ntemps; t++)
         REQUIRE(e->temps[t].off >= e->temps[t - 1].off + e->temps[t - 1].bytes, "temporaries %d and %d overlap", t - 1, t);

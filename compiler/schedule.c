@@ -84,6 +84,7 @@ typedef struct {
     int tile_cap_log;           /* and at most 2^tile_cap_log elements */
     int segment_bytes;          /* SchedOptions.segment_bytes */
     bool vector_copies;         /* SchedOptions.vector_copies */
+    bool narrow_permutes;       /* SchedOptions.narrow_permutes */
     int reg_bytes_log;          /* SchedOptions.register_bytes, log2 */
     int tile_buffers;           /* SchedOptions.tile_buffers */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
@@ -515,9 +516,15 @@ static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
     p->compl = c;
     /* tiles of at least 2^10: the size the one-pass kernels were measured at */
     p->slot_plans = NEW_ARRAY(s->arena, BmmcPlan, p->elem->nslots);
-    for (int k = 0; k < p->elem->nslots; k++)
+    for (int k = 0; k < p->elem->nslots; k++) {
         if (!bmmc_plan(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, &p->slot_plans[k]))
             diag_fatal("internal error: no plan for a permutation");
+        /* 1- and 2-byte fields in 16-byte vectors: one access per element
+           left them at 69-96% of a copy (bench/perm); an entry of any
+           length guards each element */
+        if (!s->out->pad && !s->narrow_permutes)
+            bmmc_plan_vectors(&p->slot_plans[k]);
+    }
 }
 
 /* The permutation from the current layout to the logical order. */
@@ -907,7 +914,8 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     Sched s = {.arena = arena, .out = out, .n = out->n, .tile_bytes = opt ? opt->tile_bytes : 0,
                .tile_raise = tile_raise, .tile_cap_log = tile_cap_log,
                .segment_bytes = opt && opt->segment_bytes ? opt->segment_bytes : SCHED_SEGMENT_BYTES,
-               .vector_copies = opt && opt->vector_copies, .gpu_log = gpu_log,
+               .vector_copies = opt && opt->vector_copies,
+               .narrow_permutes = opt && opt->narrow_permutes, .gpu_log = gpu_log,
                .exchange_pieces = opt ? opt->exchange_pieces : 0,
                .reg_bytes_log = opt && opt->register_bytes == 256 ? 8 : 7,
                .tile_buffers = opt ? opt->tile_buffers : 0};

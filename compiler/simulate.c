@@ -200,7 +200,10 @@ static bool report_local(FILE *out, const Phase *p) {
     return g.sectors == g.sectors_min && worst <= 1;
 }
 
-static bool report_permute(FILE *out, const Phase *p) {
+/* A permutation's kernels, one per field: its accesses, and whether a field
+ * of 1 or 2 bytes moves 16-byte vectors where they fit (bmmc_vectors_fit;
+ * an entry of any length guards each element, so it moves elements). */
+static bool report_permute(FILE *out, const Schedule *s, const Phase *p) {
     bool ok = true;
     for (int k = 0; k < p->elem->nslots; k++) {
         const BmmcPlan *plan = &p->slot_plans[k];
@@ -208,9 +211,17 @@ static bool report_permute(FILE *out, const Phase *p) {
         bmmc_simulate(plan, &r);
         int sectors = r.read_sectors_max > r.write_sectors_max ? r.read_sectors_max : r.write_sectors_max;
         int cong = r.store_congestion_max > r.load_congestion_max ? r.store_congestion_max : r.load_congestion_max;
-        fprintf(out, "  permutation (field %d): tile 2^%d; global: %d sectors per warp access (minimum %d); "
-                     "shared: bank congestion %d\n", k, plan->tile_log, sectors, r.sectors_min, cong);
-        ok &= sectors == r.sectors_min && cong <= 1;
+        fprintf(out, "  permutation (field %d): tile 2^%d", k, plan->tile_log);
+        if (plan->vec_log)
+            fprintf(out, ", 16-byte vectors of 2^%d elements (sectors counted in vectors; tile stores by 4-byte word, loads by element)",
+                    plan->vec_log);
+        fprintf(out, "; global: %d sectors per warp access (minimum %d); shared: bank congestion %d\n", sectors,
+                r.sectors_min, cong);
+        bool narrow = !plan->vec_log && !s->pad && bmmc_vectors_fit(plan);
+        if (narrow)
+            fprintf(out, "  narrow: field %d's %d-byte elements fit 16-byte vectors (a segment of 2^%d, a tile of 2^%d), "
+                         "but the kernel moves one element a thread\n", k, plan->elem_bytes, plan->seg_log, plan->tile_log);
+        ok &= sectors == r.sectors_min && cong <= 1 && !narrow;
     }
     return ok;
 }
@@ -240,7 +251,7 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
                 plan_phase_name(names, chain, i), p->n);
         switch (p->kind) {
         case PHASE_LOCAL: ok &= report_local(out, p); break;
-        case PHASE_PERMUTE: ok &= report_permute(out, p); break;
+        case PHASE_PERMUTE: ok &= report_permute(out, s, p); break;
         case PHASE_MAP: ok &= report_map(out, p); break;
         case PHASE_EXCHANGE: diag_fatal("internal error: --report of a plan for several GPUs");
         }

@@ -34,6 +34,8 @@ alignas(16) static unsigned char shared_mem[1 << 18];   // one block runs at a t
 
 #define __global__
 #define __launch_bounds__(...)
+#define __shared__ static   // a permutation kernel's tile: one block runs at a time
+#define __align__(n) __attribute__((aligned(n)))
 #include "ops.h"
 #include "args.h"
 #include "kernels.h"
@@ -138,14 +140,23 @@ int main() {
         sc[0][k] = scratch[0][k].data();
         sc[1][k] = scratch[1][k].data();
     }
-    struct Launch { Kernel k; unsigned blocks, threads; };
+    // a permutation's kernels, one per field (LAUNCH_FIELD), are one phase
+    // (`more`: the next launch is of the same phase)
+    struct Launch { Kernel k; unsigned blocks, threads; bool more; };
     std::vector<Launch> launches;
-#define LAUNCH(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads});
+#define LAUNCH(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads, false});
+#define LAUNCH_FIELD(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads, true});
+#define FIELDS_END() launches.back().more = false;
 #include "launches.h"
+    size_t phases = 0, phase = 0;
+    for (const Launch &l : launches) phases += !l.more;
     for (size_t i = 0; i < launches.size(); i++) {
-        for (int k = 0; k < NSLOTS; k++) dst[k] = i + 1 == launches.size() ? outs[k] : sc[i % 2][k];
+        if (i == 0 || !launches[i - 1].more)
+            for (int k = 0; k < NSLOTS; k++) dst[k] = phase + 1 == phases ? outs[k] : sc[phase % 2][k];
         launch(launches[i].k, launches[i].blocks, launches[i].threads);
+        if (launches[i].more) continue;
         for (int k = 0; k < NSLOTS; k++) src[k] = dst[k];
+        phase++;
     }
     for (int k = 0; k < NSLOTS; k++)
         for (size_t i = 0; i < CANARY * sizeof(SLOT_T); i++)
@@ -202,6 +213,8 @@ int main() {
 #define LAUNCH(kernel, blocks, threads, args) \
     launch([&] { kernel args; }, blocks, threads); \
     std::swap(src, dst);
+#define LAUNCH_FIELD(kernel, blocks, threads, args) launch([&] { kernel args; }, blocks, threads);
+#define FIELDS_END() std::swap(src, dst);
 #include "launches.h"
     for (size_t i = 0; i < count; i++)
         for (int k = 0; k < NSLOTS; k++) {

@@ -34,3 +34,20 @@ if "$PARMC" --dump-plan "$TMP/many.parm" | grep -q '160 phases' &&
 else
     fail "plan: 160 phases compile to C and agree with the interpreter"
 fi
+# The passes over memory of each scan of tests/plan/passes/scan.parm (issue
+# 26): per entry, the phases of its chains and its other nodes, by kind,
+# those on the whole array apart (a chain's length from its plan line,
+# another node's from its own).
+scan_passes() {
+    local src=tests/plan/passes/scan.parm entry
+    for entry in $(sed -n 's/^entry \([a-z_]*\) .*/\1/p' "$src"); do
+        "$PARMC" --dump-plan -e "$entry" "$src" >"$TMP/scan_plan.out" || return 1
+        echo "$entry:"
+        awk '/^plan / { len = $3 }
+             /^phase / { sub(",", "", $3); print $3 " phases", len }
+             /^node / && $3 != "chain" { sub(",", "", $5); print $3 " nodes", $5 }' "$TMP/scan_plan.out" |
+            awk '{ print "  " $1 " " $2 " on " ($3 == "2^24" ? "2^24" : "fewer elements") }' | LC_ALL=C sort | uniq -c
+    done
+}
+scan_passes >"$TMP/scan_passes.out" 2>&1
+golden tests/plan/passes/scan.out "$TMP/scan_passes.out" $? "plan: the passes of the stdlib scans at 2^24"

@@ -276,6 +276,15 @@ for ((w = 0; w < workers; w++)); do
         fail "random-program worker $w ended without its counts"
     fi
 done
+# random programs of 1- and 2-byte fields at 2^9 to 2^12 elements
+# (randprog.py --narrow), whose permutations plan 16-byte vectors: the C
+# moves their elements by the vector kernels' tile layout
+narrow_count=${RANDPROG_NARROW_COUNT:-30}
+mkdir -p "$TMP/c/rand_narrow"
+python3 tests/tools/randprog.py --backend --narrow "$TMP/c/rand_narrow" "$narrow_count" "$rand_seed"
+for ((k = 0; k < narrow_count; k++)); do
+    c_vs_interp "$(rand_name "$k" "--backend --narrow")" "$TMP/c/rand_narrow/prog_$k.parm" main "$TMP/c/rand_narrow/in_$k.txt"
+done
 python3 tests/tools/randprog.py --backend --big "$TMP/c/rand_big" "$big_count" "$rand_seed"
 nvcc_left=0
 command -v nvcc >/dev/null && nvcc_left=2

@@ -127,13 +127,14 @@ emu_padded "any length: records, 7 rows of 33" \
 # type (tests/emu/retype.parm), reductions moved out of stages' functions
 # (tests/emu/invariant.parm), a graph on arrays of one element
 # (tests/emu/single.parm), half, join, shift and xs ! k with the scans of
-# stdlib/scan.parm (tests/emu/lengths.parm), and reductions of rows
+# stdlib/scan.parm (tests/emu/lengths.parm), the work-efficient scans
+# (tests/emu/scans.parm), and reductions of rows
 # (tests/emu/blocks.parm: rows of a thread, of a warp's segment, of a block
 # and of several blocks; tests/emu/blocks_small.parm: blocks of fewer
 # threads than a warp; tests/emu/blocks_fields.parm: records, 8-byte
 # fields), emulated on the CPU (tests/emu/graph.sh), must be the
 # interpreter's results, bit for bit.
-for name in graph fused padgraph sklansky retype invariant single lengths blocks blocks_small blocks_fields; do
+for name in graph fused padgraph sklansky retype invariant single lengths scans blocks blocks_small blocks_fields; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"
@@ -144,3 +145,41 @@ for name in graph fused padgraph sklansky retype invariant single lengths blocks
         fail "CUDA emulation of the entry graph tests/emu/$name.parm: $(head -3 "$TMP/emu/$name/err.txt")"
     fi
 done
+# Permutations of 1- and 2-byte fields move 16-byte vectors (BmmcPlan.vec_log):
+# bit reversal, transposes, a reversal (the complement moves elements within
+# a vector) and random BMMCs with a complement, of u8, i16 and pairs of u8,
+# emulated with the planes 16-byte aligned and, for some, not (EMU_MISALIGN=1:
+# the kernel then moves elements one by one).
+perm_emu() {   # perm_emu TYPE N BODY: emulated, after --report finds vectors
+    printf 'entry main (xs : [2^%d]%s) = %s\n' "$2" "$1" "$3" >"$TMP/emu/entry.txt"
+    variant examples/permute.parm "$(cat "$TMP/emu/entry.txt")"
+    if "$PARMC" --report --strict "$TMP/variant.parm" | grep -q "16-byte vectors"; then
+        EMU_TYPE=$(echo "$1" | tr -d '() ') emu_check "$1: $3" "$(cat "$TMP/emu/entry.txt")" examples/permute.parm $((1 << $2))
+    else
+        fail "$1: $3: no 16-byte vectors in --report"
+    fi
+}
+random_bmmc() {   # random_bmmc N SEED: "bmmc (mat [...], c) xs", A invertible
+    python3 -c '
+import random, sys
+n, rng = int(sys.argv[1]), random.Random(int(sys.argv[2]))
+def rank(rows):
+    rows, r = list(rows), 0
+    for bit in range(n):
+        p = next((i for i in range(r, n) if rows[i] >> bit & 1), None)
+        if p is None: continue
+        rows[r], rows[p] = rows[p], rows[r]
+        rows = [x ^ rows[r] if i != r and x >> bit & 1 else x for i, x in enumerate(rows)]
+        r += 1
+    return r
+while True:
+    rows = [rng.getrandbits(n) for _ in range(n)]
+    if rank(rows) == n: break
+print("bmmc (mat [%s], %d) xs" % (", ".join(map(str, rows)), rng.getrandbits(n)))' "$1" "$2"
+}
+for ty in u8 i16; do
+    for body in "bitrev 14 xs" "transpose 5 9 xs" "transpose 9 5 xs" "reverse 14 xs"; do perm_emu $ty 14 "$body"; done
+    for seed in 1 2 3; do perm_emu $ty 13 "$(random_bmmc 13 $seed)"; done
+    EMU_MISALIGN=1 perm_emu $ty 12 "bitrev 12 xs"
+done
+perm_emu "(u8, u8)" 13 "transpose 6 7 xs"

@@ -6,10 +6,11 @@ text and emitted CUDA may spell a number out.
 
 Fails (exit 1, one line per hit: file:line: what the number is, and the line)
 when a file defines its own macro for a machine fact (a warp, a sector, banks,
-an SM's or a block's shared memory or registers) or writes one of the numbers
-that only the machine has: 227 or 228 KB, 48 KB (49152), a lane as `& 31`, a
-warp as `>> 5` or `w * 32 +`, sectors as `/ 32`, or a warp's lanes log2 as a
-comparison with 5 of a thread count log2. Prints "machine literals: N files" when all is well.
+a thread's widest access, an SM's or a block's shared memory or registers) or
+writes one of the numbers that only the machine has: 227 or 228 KB, 48 KB
+(49152), a lane as `& 31`, a warp as `>> 5` or `w * 32 +`, sectors as `/ 32`,
+or a warp's lanes log2 as a comparison with 5 of a thread count log2. Prints
+"machine literals: N files" when all is well.
 """
 import os
 import re
@@ -18,7 +19,7 @@ import sys
 SOURCES = ('.c', '.h', '.re', '.y')
 TABLE = 'machine.h'
 CHECKS = [
-    (re.compile(r'#\s*define\s+(\w*(WARP|SECTOR|BANK|SMEM|SHARED_BYTES|RESERVED_BYTES)\w*|(\w+_)?SM_\w+)\b'),
+    (re.compile(r'#\s*define\s+(\w*(WARP|SECTOR|BANK|SMEM|SHARED_BYTES|RESERVED_BYTES|VECTOR_BYTES)\w*|(\w+_)?SM_\w+)\b'),
      'a macro of its own for a machine fact'),
     (re.compile(r'\b22[78]\s*\*\s*1024\b|\b23(2448|3472)\b'), 'the shared memory of an SM or a block'),
     (re.compile(r'\b48\s*\*\s*1024\b|\b49152\b'), 'the static shared memory of a block'),

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Random parm programs for differential testing.
 
-    randprog.py [--backend] [--big] DIR COUNT SEED
+    randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] DIR COUNT SEED
 
 writes DIR/prog_K.parm and, unless --big, DIR/in_K.txt (an input of the
 right length) for K in 0..COUNT-1. Program K depends only on the options,
 SEED and K, so `randprog.py OPTIONS DIR K+1 SEED` regenerates it.
 
 The programs combine what found the bugs of issue 11:
-- every integer and float type, bool, and tuples of them; the scalar
+- every integer and float type, bool, and tuples of them (--narrow: only
+  the 1- and 2-byte integers and tuples of them, at 2^9 to 2^12 elements,
+  so that permutations move 16-byte vectors); the scalar
   operators and built-in functions (sqrt, sin, exp, log, tanh, atan2, pow,
   fma, abs, floor, ceil); maps that convert
   between them (narrowing and widening between phases), build tuples
@@ -38,7 +40,11 @@ The programs combine what found the bugs of issue 11:
 - arrays that change length or index (issue 26): the halves of a mask
   changed on their own and joined by it or another, shifts (past either
   end too, or by a distance read off `loglen`), an element at a static
-  position (`xs ! k`) combined with every element.
+  position (`xs ! k`) combined with every element;
+- the work-efficient scans of the stdlib (issue 26): Blelloch's network
+  (`coli` steps that test index bits) and scans of blocks of any size
+  (reductions of rows, expanded, combined with each block's network), with
+  a reduction's operator on any element type.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
 the features left out. --chain keeps to what they compile for several GPUs
@@ -85,14 +91,18 @@ FEATURES = (
                        # static position and combined with every element
     "big_lengths",     # those in a two or parm's function on a block of more
                        # than 2^3 elements (element code on the whole block)
+    "scans",           # exscan_blelloch, scan_blelloch, exscan_blocks and
+                       # scan_blocks of stdlib/scan.parm at the entry's level
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
 BACKEND_REFUSES = ("big_reductions", "big_lengths")
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
-                                   "invariant_work", "one_element", "lengths", "block_totals", "row_reductions")
+                                   "invariant_work", "one_element", "lengths", "block_totals", "row_reductions",
+                                   "scans")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
+NARROW_INTS = ["i8", "u8", "i16", "u16"]
 FLOATS = ["f32", "f64"]
 RANGES = {t: ((-2 ** (int(t[1:]) - 1), 2 ** (int(t[1:]) - 1) - 1) if t[0] == "i"
               else (0, 2 ** int(t[1:]) - 1)) for t in INTS}
@@ -122,6 +132,7 @@ FLOAT_REDUCE = [("(\\a b -> a + b)", "0.0"), ("(\\a b -> max a b)", "0.5")]
 BOOL_REDUCE = [("(&&)", "true"), ("(||)", "false"), ("(xor)", "false")]
 
 PRELUDE_SORT = 'import "sort"\n'
+PRELUDE_SCAN = 'import "scan"\n'
 
 
 def kind(t):
@@ -185,10 +196,11 @@ class Gen:
     """The state of one program: its random source, the features it may use,
     fresh names, and whether it needs the stdlib."""
 
-    def __init__(self, rng, features, big):
-        self.rng, self.features, self.big = rng, features, big
+    def __init__(self, rng, features, big, narrow=False):
+        self.rng, self.features, self.big, self.narrow = rng, features, big, narrow
         self.counter = 0
         self.uses_sort = False
+        self.uses_scan = False
         self.scalars = []          # scalar parameters: (name, type)
         self.long = False          # a long chain (more than 64 kernels)
         self.long_steps = 0
@@ -207,6 +219,8 @@ class Gen:
     # ---- types
 
     def scalar_type(self):
+        if self.narrow:   # --narrow: fields of 1 and 2 bytes, whose permutations move 16-byte vectors
+            return self.rng.choice(NARROW_INTS)
         r = self.rng.random()
         if r < 0.7:
             return self.rng.choice(INTS)
@@ -467,6 +481,8 @@ class Gen:
             weights.update({"shift": 0.7, "index": 0.5})
             if s.lo >= 1:
                 weights["halves"] = 1
+        if self.has("scans") and depth == 0 and not self.long:
+            weights["scan"] = 0.5
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
         if depth > 0 and not self.has("retyping_bodies"):
@@ -594,6 +610,18 @@ class Gen:
         exprs = [self.combine(u, x, y) for (x, u), (y, _) in zip(la, lb)]
         return "map (\\(%s, %s) -> %s) (zip %s (replicate %s %s))" % (
             pa, pb, build(t, exprs), arg, s.text(), paren(self.reduction(t, arg))), t
+
+    def stage_scan(self, s, t, arg, depth, pool):
+        """A work-efficient scan of stdlib/scan.parm with a reduction's
+        operator: Blelloch's network, or scans of blocks of 2^r (any r <= s,
+        0 included, which is the network on the whole array)."""
+        self.uses_scan = True
+        op, zero = self.reducer(t)
+        inclusive = self.chance(0.5)
+        if self.chance(0.4):
+            return "%s %s %s %s" % ("scan_blelloch" if inclusive else "exscan_blelloch", op, paren(zero), arg), t
+        return "%s %s %s %s %s" % ("scan_blocks" if inclusive else "exscan_blocks", op, paren(zero),
+                                   paren(self.row_log(s)), arg), t
 
     def stage_halves(self, s, t, arg, depth, pool):
         """parm's split and stitch written out: the halves of one mask,
@@ -796,21 +824,24 @@ def main():
     big = "--big" in args
     chain = "--chain" in args
     mid = "--mid" in args
-    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid")]
+    narrow = "--narrow" in args
+    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid", "--narrow")]
     if len(args) != 3 or any(a.startswith("-") for a in args):
-        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] DIR COUNT SEED")
+        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] DIR COUNT SEED")
     out_dir, count, seed = args[0], int(args[1]), int(args[2])
     refused = CHAIN_REFUSES if chain else BACKEND_REFUSES if backend else ()
     features = [f for f in FEATURES if f not in refused]
     for k in range(count):
         rng = random.Random(seed * 100003 + k)
-        g = Gen(rng, features, big)
-        text, params, (lo, hi) = g.program((16, 34) if big else (14, 16) if chain and mid else (5, 8) if chain else (1, 6))
+        g = Gen(rng, features, big, narrow)
+        text, params, (lo, hi) = g.program((16, 34) if big else (14, 16) if chain and mid else (5, 8) if chain
+                                           else (9, 12) if narrow else (1, 6))
         with open(os.path.join(out_dir, "prog_%d.parm" % k), "w") as f:
-            f.write("-- random program %d (seed %d%s%s%s)\n%s%s" % (
+            f.write("-- random program %d (seed %d%s%s%s%s)\n%s%s" % (
                 k, seed, ", --backend" if backend else "", ", --big" if big else "",
                 ", --chain --mid" if chain and mid else ", --chain" if chain else "",
-                PRELUDE_SORT if g.uses_sort else "", text))
+                ", --narrow" if narrow else "",
+                (PRELUDE_SORT if g.uses_sort else "") + (PRELUDE_SCAN if g.uses_scan else ""), text))
         if not big:
             with open(os.path.join(out_dir, "in_%d.txt" % k), "w") as f:
                 f.write(input_text(rng, params, rng.randint(lo, hi), g.pad, g.rows_log, lo))

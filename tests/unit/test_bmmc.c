@@ -98,7 +98,7 @@ static long run_block(const BmmcPlan *p, const FastMat *fa, uint64_t b, uint64_t
                       uint8_t *filled, uint8_t *seen)
 {
     long bad = 0;
-    unsigned threads = 1u << p->thread_log, iters = 1u << p->iter_log;
+    unsigned threads = 1u << (p->thread_log + p->vec_log), iters = 1u << p->iter_log;   /* element lanes */
     memset(filled, 0, (size_t)1 << p->tile_log);
     for (unsigned t = 0; t < threads; t++) {
         for (unsigned i = 0; i < iters; i++) {
@@ -159,8 +159,9 @@ static F2Mat make_kind(int kind, int n)
     }
 }
 
-/* Plan, interpret and simulate one permutation. */
-static void check_case(int kind, int n, int elem, int tile_log)
+/* Plan, interpret and simulate one permutation; with vectors, the plan
+ * must take them wherever they fit. */
+static void check_case_as(int kind, int n, int elem, int tile_log, bool vectors)
 {
     F2Mat a = make_kind(kind, n);
     uint64_t c = rnd() & f2_mask(n);
@@ -169,6 +170,13 @@ static void check_case(int kind, int n, int elem, int tile_log)
     check(ok, "%s n=%d elem=%d tile=%d: no plan", kind_name[kind], n, elem, tile_log);
     if (!ok)
         return;
+    if (vectors) {
+        bool fit = bmmc_vectors_fit(&p);
+        check(bmmc_plan_vectors(&p) == fit && (p.vec_log > 0) == fit, "%s n=%d elem=%d tile=%d: vectors fit %d, planned %d",
+              kind_name[kind], n, elem, tile_log, fit, p.vec_log);
+        check(!fit || (elem << p.vec_log) == 16, "%s n=%d elem=%d: vectors of %d bytes", kind_name[kind], n, elem,
+              elem << p.vec_log);
+    }
     long bad = run_plan(&p, &a);
     check(bad == 0, "%s n=%d elem=%d tile=%d: %ld wrong elements", kind_name[kind], n, elem,
           tile_log, bad);
@@ -180,6 +188,13 @@ static void check_case(int kind, int n, int elem, int tile_log)
     check(r.store_congestion_max == 1 && r.load_congestion_max == 1,
           "%s n=%d elem=%d: congestion store %d load %d", kind_name[kind], n, elem,
           r.store_congestion_max, r.load_congestion_max);
+}
+
+static void check_case(int kind, int n, int elem, int tile_log)
+{
+    check_case_as(kind, n, elem, tile_log, false);
+    if (elem < 4)
+        check_case_as(kind, n, elem, tile_log, true);
 }
 
 static void test_interpreted(void)
@@ -286,12 +301,14 @@ static void test_rejects(void)
 typedef struct {
     int kind, n, elem, tile_log;
     const char *ctype;
+    bool vectors;   /* planned again for 16-byte vectors (bmmc_plan_vectors) */
 } EmitCase;
 
 static const EmitCase emit_cases[] = {
-    {0, 5, 4, 10, "uint32_t"},  {0, 13, 4, 10, "uint32_t"}, {1, 14, 4, 11, "uint32_t"},
-    {2, 15, 4, 12, "uint32_t"}, {0, 12, 8, 10, "uint64_t"}, {4, 14, 8, 10, "uint64_t"},
-    {0, 12, 2, 10, "uint16_t"}, {0, 11, 1, 10, "uint8_t"},  {3, 9, 8, 10, "uint64_t"},
+    {0, 5, 4, 10, "uint32_t", false},  {0, 13, 4, 10, "uint32_t", false}, {1, 14, 4, 11, "uint32_t", false},
+    {2, 15, 4, 12, "uint32_t", false}, {0, 12, 8, 10, "uint64_t", false}, {4, 14, 8, 10, "uint64_t", false},
+    {0, 12, 2, 10, "uint16_t", false}, {0, 11, 1, 10, "uint8_t", false},  {3, 9, 8, 10, "uint64_t", false},
+    {4, 14, 1, 10, "uint8_t", true}, {2, 13, 2, 10, "uint16_t", true}, {0, 12, 1, 10, "uint8_t", true},
 };
 #define EMIT_CASES ((int)(sizeof emit_cases / sizeof emit_cases[0]))
 
@@ -346,6 +363,7 @@ static void test_emitted_c(void)
         F2Mat a = make_kind(ec->kind, ec->n);
         check(bmmc_plan(&a, rnd() & f2_mask(ec->n), ec->elem, ec->tile_log, &plans[k]),
               "emit case %d: no plan", k);
+        check(!ec->vectors || bmmc_plan_vectors(&plans[k]), "emit case %d: no vectors", k);
     }
     char dir[] = "/tmp/test_bmmc_XXXXXX";
     check(mkdtemp(dir) != NULL, "mkdtemp failed");

@@ -5,8 +5,8 @@
  * MAP, tuples) go through the pipeline to their plans, which must verify;
  * then each plan is broken in one way at a time (a buffer, an element type,
  * a round, a swizzle, a write column, a permutation kernel, a map's
- * positions, a fused reduce) and the verifier must name the phase and the
- * broken invariant.
+ * positions, a fused reduce, the host program's regions and actions) and
+ * the verifier must name the phase and the broken invariant.
  * Prints failures and finally "plan_verify: N passed, M failed"; exits 1 on
  * any failure. */
 #ifndef _POSIX_C_SOURCE
@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "diag.h"
+#include "entry_plan.h"
 #include "imports.h"
 #include "opt.h"
 #include "parse.h"
@@ -267,6 +268,88 @@ static void break_exchange(Arena *a, Schedule *plans) {
     expect(a, &c, "without a reason", "an exchange not pipelined without saying why");
 }
 
+static void expect_entry(Arena *a, const EntryPlan *e, const char *want, const char *what) {
+    const char *got = plan_verify_entry(a, e);
+    check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want, got ? got : "(verified)");
+}
+
+/* An entry plan of f whose host program can be broken without touching
+ * another's. */
+static EntryPlan host_copy(Arena *a, const EntryPlan *e) {
+    EntryPlan c = *e;
+    c.host.regions = NEW_ARRAY(a, ScratchRegion, e->host.nregions);
+    memcpy(c.host.regions, e->host.regions, sizeof(ScratchRegion) * (size_t)e->host.nregions);
+    c.host.actions = NEW_ARRAY(a, HostAction, e->host.nactions);
+    memcpy(c.host.actions, e->host.actions, sizeof(HostAction) * (size_t)e->host.nactions);
+    return c;
+}
+
+static int find_region(const EntryPlan *e, RegionKind kind) {
+    for (int i = 0; i < e->host.nregions; i++)
+        if (e->host.regions[i].kind == kind) return i;
+    check(false, "%s has no scratch region of kind %d", e->func->name, kind);
+    return 0;
+}
+
+/* The host steps of layout's last exchange on 4 GPUs in pieces: a piece
+ * unpacked before it is received, sent before it is packed, a step out of
+ * its loop. */
+static void break_exchange_steps(Arena *a, const IrFunc *f) {
+    SchedOptions opt = {.gpu_log = 2, .exchange_pieces = 8};
+    EntryPlan e;
+    entry_plan(a, f, &opt, &e);
+    check(!plan_verify_entry(a, &e), "layout on 4 GPUs: %s", plan_verify_entry(a, &e));
+    Phase *p = &e.nodes[0].chain.phases[e.nodes[0].chain.nphases - 1];
+    if (!p->crosses || !p->packs || !p->unpacks) {
+        check(false, "layout's last exchange crosses, packs and unpacks");
+        return;
+    }
+    ExchangeStep *steps = p->xsteps;
+    int n = p->nxsteps, at[XSTEP_UNPACK + 1];
+    for (int i = 0; i < n; i++) at[steps[i].kind] = i;
+    p->xsteps = NEW_ARRAY(a, ExchangeStep, n);
+    static const ExchangeStepKind swaps[][2] = {{XSTEP_UNPACK, XSTEP_WAIT_RECEIVED}, {XSTEP_PACK, XSTEP_SEND_RECV}};
+    static const char *const why[] = {"\"unpack\" comes too early", "comes too early"};
+    for (int t = 0; t < 2; t++) {
+        memcpy(p->xsteps, steps, sizeof(ExchangeStep) * (size_t)n);
+        ExchangeStep x = p->xsteps[at[swaps[t][0]]];
+        p->xsteps[at[swaps[t][0]]] = p->xsteps[at[swaps[t][1]]];
+        p->xsteps[at[swaps[t][1]]] = x;
+        expect_entry(a, &e, why[t], "an exchange's steps out of order");
+    }
+    memcpy(p->xsteps, steps, sizeof(ExchangeStep) * (size_t)n);
+    p->xsteps[at[XSTEP_SEND_RECV]].in_loop = false;
+    expect_entry(a, &e, "not where its loop over the pieces says", "a piece's step outside its loop");
+    p->xsteps = steps;
+}
+
+/* The host program (plan.h): a copy that overlaps the chain's work, a
+ * tile larger than the work memory, a region off the alignment, a node run
+ * before the scratch is taken, a node left out. */
+static void break_host(Arena *a, Schedule *plans) {
+    EntryPlan e;
+    entry_plan(a, find(plans, "layout")->func, NULL, &e);
+    check(!plan_verify_entry(a, &e), "the entry plan of layout: %s", plan_verify_entry(a, &e));
+    EntryPlan c = host_copy(a, &e);
+    c.host.regions[find_region(&c, REGION_COPY)].off = c.host.regions[find_region(&c, REGION_WORK)].off;
+    expect_entry(a, &c, "overlap", "an input copy over the chain's work memory");
+    c = host_copy(a, &e);
+    c.host.regions[find_region(&c, REGION_WORK)].bytes = 64;
+    expect_entry(a, &c, "tile is not in its work memory", "a work memory smaller than a tile");
+    c = host_copy(a, &e);
+    c.host.regions[find_region(&c, REGION_COPY)].off += 8;
+    expect_entry(a, &c, "not 256-byte aligned", "a misaligned region");
+    c = host_copy(a, &e);
+    HostAction first = c.host.actions[0];
+    c.host.actions[0] = c.host.actions[c.host.nactions - 1];
+    c.host.actions[c.host.nactions - 1] = first;
+    expect_entry(a, &c, "before the scratch", "a node before the scratch");
+    c = host_copy(a, &e);
+    c.host.nactions--;
+    expect_entry(a, &c, "run every node", "a node left out");
+    break_exchange_steps(a, find(plans, "layout")->func);
+}
+
 int main(void) {
     Arena arena = {0};
     Schedule *plans = plans_of(&arena);
@@ -280,6 +363,7 @@ int main(void) {
         break_exchange(&arena, plans);
         break_flow(&arena, plans);
         break_fused_reduce(&arena, plans);
+        break_host(&arena, plans);
     }
     arena_free(&arena);
     return check_summary("plan_verify");
