@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emit_elem.h"
+#include "machine.h"
 
 static int threads_log(const Phase *p) { return p->threads_log; }
 

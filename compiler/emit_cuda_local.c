@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "emit_elem.h"
+#include "machine.h"
 
 static uint64_t reg_vector(const Round *rd, unsigned j) { return f2_combine(rd->regs, rd->reg_log, j); }
 
@@ -330,7 +331,8 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
             /* once every lane of the warp (of the block) has read: the
                store writes slots that its warp (another warp) read */
             if (rd->sync) fputs("        __syncthreads();\n", out);
-            else fprintf(out, "        __syncwarp(0x%xu);\n", t < 5 ? (1u << (1 << t)) - 1 : 0xffffffffu);
+            else
+                fprintf(out, "        __syncwarp(0x%xu);\n", t < MACHINE_WARP_LOG ? (1u << (1 << t)) - 1 : 0xffffffffu);
             emit_base(out, p, rd, next, "sbase");
             emit_move(out, p, rd, next, "sbase", false);
         } else {

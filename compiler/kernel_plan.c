@@ -2,6 +2,8 @@
  * CUDA kernel (kernel_plan.h). */
 #include "kernel_plan.h"
 
+#include "machine.h"
+
 static int field_bytes(const ElemType *t, int k) { return prim_bits(elem_slot_prim(t, k)) / 8; }
 
 /* Where field k's plane starts in a tile buffer: the planes lie widest
@@ -29,14 +31,13 @@ static int plane_offset(const Phase *p, int k) {
  * a batched sort's kernel took 168 registers (3 blocks per SM; the kernel
  * of one tile takes 86); at 96 they spill. */
 #define PERSISTENT_REGS 128
-#define SM_REGS 65536
 static int blocks_per_sm(const Schedule *s, const Phase *p) {
     bool padded = s->pad && (p->src == BUF_IN || p->dst == BUF_OUT);
     int want = padded ? 1 : 2;
-    if (p->buffers > 1 && SM_REGS / (PERSISTENT_REGS << p->threads_log) > want)
-        want = SM_REGS / (PERSISTENT_REGS << p->threads_log);
-    int fit = SM_SHARED_BYTES / (p->shared_bytes + BLOCK_RESERVED_BYTES);
-    if (fit > 1 << (SM_THREADS_LOG - p->threads_log)) fit = 1 << (SM_THREADS_LOG - p->threads_log);
+    if (p->buffers > 1 && MACHINE_SM_REGISTERS / (PERSISTENT_REGS << p->threads_log) > want)
+        want = MACHINE_SM_REGISTERS / (PERSISTENT_REGS << p->threads_log);
+    int fit = MACHINE_SM_SHARED_BYTES / (p->shared_bytes + MACHINE_BLOCK_RESERVED_BYTES);
+    if (fit > 1 << (MACHINE_SM_THREADS_LOG - p->threads_log)) fit = 1 << (MACHINE_SM_THREADS_LOG - p->threads_log);
     return want < fit ? want : fit > 0 ? fit : 1;
 }
 

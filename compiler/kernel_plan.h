@@ -6,12 +6,6 @@
 
 #include "plan.h"
 
-/* An H100 SM: shared memory (of which the system takes 1 KB per block)
- * and resident threads. */
-#define SM_SHARED_BYTES (228 * 1024)
-#define BLOCK_RESERVED_BYTES 1024
-#define SM_THREADS_LOG 11
-
 /* The shared memory and launch bounds of every LOCAL phase of s, once its
  * buffers are assigned (an entry of any length's first and last phases
  * differ). */

@@ -2,10 +2,12 @@
  * The sanitizer build runs it after scheduling (driver.c), so a scheduler
  * change that breaks one fails there, named, instead of as wrong code. */
 #include "plan.h"
-#include "kernel_plan.h"
-#include "plan_rounds.h"
 
 #include <string.h>
+
+#include "kernel_plan.h"
+#include "machine.h"
+#include "plan_rounds.h"
 #include "schedule.h"
 
 #define REQUIRE(cond, ...) \
@@ -125,8 +127,8 @@ static const char *verify_kernel(Arena *a, const Phase *p) {
         }
     }
     REQUIRE(p->blocks_per_sm >= 1, "launch bounds of %d blocks per SM", p->blocks_per_sm);
-    REQUIRE(p->blocks_per_sm == 1 || (p->blocks_per_sm * (p->shared_bytes + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES &&
-                                      p->blocks_per_sm << p->threads_log <= 1 << SM_THREADS_LOG),
+    REQUIRE(p->blocks_per_sm == 1 || (p->blocks_per_sm * (p->shared_bytes + MACHINE_BLOCK_RESERVED_BYTES) <= MACHINE_SM_SHARED_BYTES &&
+                                      p->blocks_per_sm << p->threads_log <= 1 << MACHINE_SM_THREADS_LOG),
             "launch bounds of %d blocks per SM, which an SM cannot hold", p->blocks_per_sm);
     return NULL;
 }

@@ -41,7 +41,7 @@ static TablePlace place_of(const Phase *p, const Step *st, const IrBody *body, c
     for (int k = 0; k < bits; k++) {
         uint64_t on_thread = st ? on_tid[k] : on_u[k];
         varies |= on_thread | (st ? on_b[k] : 0);
-        lanes |= on_thread & 31;
+        lanes |= on_thread & (MACHINE_WARP - 1);
     }
     if (!varies) return TABLE_IMMEDIATE;
     return !lanes && table_bytes(table) <= TABLE_CONSTANT_MAX_BYTES ? TABLE_CONSTANT : TABLE_GLOBAL;
