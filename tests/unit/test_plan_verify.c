@@ -21,6 +21,7 @@
 #include "entry_plan.h"
 #include "imports.h"
 #include "kernel_plan.h"
+#include "machine.h"
 #include "opt.h"
 #include "parse.h"
 #include "schedule.h"
@@ -156,7 +157,7 @@ static void break_kernel(Arena *a, Schedule *plans) {
     c.phases[i].shared_bytes = c.phases[i].tile_bytes / 2;
     expect(a, &c, "bytes of shared memory for", "less shared memory than the tile");
     c = copy(a, s);
-    c.phases[i].blocks_per_sm = SM_SHARED_BYTES / c.phases[i].shared_bytes + 1;
+    c.phases[i].blocks_per_sm = MACHINE_SM_SHARED_BYTES / c.phases[i].shared_bytes + 1;
     expect(a, &c, "which an SM cannot hold", "launch bounds that ask for more blocks than fit");
     c = copy(a, s);
     c.phases[i].blocks_per_sm = 0;
