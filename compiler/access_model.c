@@ -2,8 +2,7 @@
 #include "access_model.h"
 
 #include "f2.h"
-
-#define WARP 32
+#include "machine.h"
 
 static int distinct(const uint64_t *v, int n) {
     int count = 0;
@@ -16,27 +15,32 @@ static int distinct(const uint64_t *v, int n) {
 }
 
 int access_sectors(const uint64_t *idx, int lanes, int elem_bytes) {
-    uint64_t sectors[WARP];
-    if (lanes > WARP) lanes = WARP;
-    for (int l = 0; l < lanes; l++) sectors[l] = idx[l] * (uint64_t)elem_bytes / 32;
+    uint64_t sectors[MACHINE_WARP];
+    if (lanes > MACHINE_WARP) lanes = MACHINE_WARP;
+    for (int l = 0; l < lanes; l++) sectors[l] = idx[l] * (uint64_t)elem_bytes / MACHINE_SECTOR_BYTES;
     return distinct(sectors, lanes);
 }
 
-int access_sectors_min(int lanes, int elem_bytes) { return (lanes * elem_bytes + 31) / 32; }
+int access_sectors_min(int lanes, int elem_bytes) {
+    return (lanes * elem_bytes + MACHINE_SECTOR_BYTES - 1) / MACHINE_SECTOR_BYTES;
+}
 
+/* Elements narrower than a bank's word share it; an element wider takes a
+ * pair of banks, and a wavefront serves half a warp. */
 BankGeometry access_bank_geometry(int elem_bytes) {
-    if (elem_bytes >= 8) return (BankGeometry){0, 4, 4};
-    int shift = elem_bytes == 1 ? 2 : elem_bytes == 2 ? 1 : 0;
-    return (BankGeometry){shift, 5, 5};
+    if (elem_bytes > 1 << MACHINE_BANK_WORD_LOG) return (BankGeometry){0, MACHINE_BANKS_LOG - 1, MACHINE_WARP_LOG - 1};
+    int shift = 0;
+    while (elem_bytes << (shift + 1) <= 1 << MACHINE_BANK_WORD_LOG) shift++;
+    return (BankGeometry){shift, MACHINE_BANKS_LOG, MACHINE_WARP_LOG};
 }
 
 int access_congestion(const uint64_t *slot, int lanes, int elem_bytes) {
     BankGeometry g = access_bank_geometry(elem_bytes);
     int wave = 1 << g.wave_log, banks = 1 << g.bank_bits, worst = 0;
-    if (lanes > WARP) lanes = WARP;
+    if (lanes > MACHINE_WARP) lanes = MACHINE_WARP;
     for (int start = 0; start < lanes; start += wave)
         for (int b = 0; b < banks; b++) {
-            uint64_t words[WARP];
+            uint64_t words[MACHINE_WARP];
             int k = 0;
             for (int l = start; l < start + wave && l < lanes; l++) {
                 uint64_t word = slot[l] >> g.word_shift;

@@ -9,13 +9,12 @@
 #include <string.h>
 
 #include "access_model.h"
+#include "machine.h"
 
-#define SEGMENT_BYTES 128   /* what one warp access should cover */
+#define SEGMENT_BYTES MACHINE_LINE_BYTES    /* what one warp access should cover */
 #define WIDE_SEGMENT_BYTES 256  /* the widest segment tried for L */
 #define WIDE_TILE_BYTES 16384   /* ...while its tile stays within this */
-#define WARP_LOG 5
-#define SMEM_LIMIT 49152    /* static shared memory of one block */
-#define MAX_BLOCK_LOG 30    /* gridDim.x holds at most 2^31 - 1 */
+#define MAX_BLOCK_LOG (MACHINE_GRID_X_LOG - 1)     /* the most blocks of a grid, log2 */
 #define INTERLEAVE_LOG 12   /* block bits spread over both sides: 4096 blocks
                                cover those resident on a large GPU at once */
 
@@ -67,7 +66,7 @@ static void plan_banks(BmmcPlan *p, int *phase_log)
     if (bits > p->tile_log - p->bank_lo)
         bits = p->tile_log - p->bank_lo > 0 ? p->tile_log - p->bank_lo : 0;
     p->bank_bits = bits;
-    int lanes = p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG;
+    int lanes = p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG;
     *phase_log = lanes > g.wave_log ? g.wave_log : lanes;
 }
 
@@ -91,7 +90,7 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
 {
     int hi = p->bank_lo + p->bank_bits, r = p->tile_log - hi;
     uint64_t bank_mask = f2_mask(p->bank_bits);
-    uint64_t rho[WARP_LOG], need[WARP_LOG];
+    uint64_t rho[MACHINE_WARP_LOG], need[MACHINE_WARP_LOG];
     int count = 0;
     F2Space banks = f2_space_empty(p->bank_bits);
     memset(p->swizzle, 0, sizeof p->swizzle);
@@ -148,7 +147,7 @@ static void plan_slots(BmmcPlan *p)
 static int plan_threads(int tile_log)
 {
     int t = tile_log - 3;
-    int warp = tile_log < WARP_LOG ? tile_log : WARP_LOG;
+    int warp = tile_log < MACHINE_WARP_LOG ? tile_log : MACHINE_WARP_LOG;
     if (t < warp)
         t = warp;
     return t > BMMC_MAX_THREAD_LOG ? BMMC_MAX_THREAD_LOG : t;
@@ -270,7 +269,7 @@ static bool plan_with(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
     p.block_log = p.n - v.dim;
     p.piece_log = pc->count;
     if (p.tile_log > BMMC_MAX_TILE || p.block_log > MAX_BLOCK_LOG || p.block_log < pc->count ||
-        ((uint64_t)elem_bytes << p.tile_log) > SMEM_LIMIT)
+        ((uint64_t)elem_bytes << p.tile_log) > MACHINE_STATIC_SHARED_BYTES)
         return false;
     for (int j = 0; j < v.dim; j++)
         if (!piece_free(pc, v.basis[j]))
@@ -321,16 +320,14 @@ bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
 
 /* ---- vectors ---- */
 
-#define VECTOR_BYTES 16   /* the widest access of one thread */
-
-static int vector_log(int elem_bytes) { return log2_exact(VECTOR_BYTES / elem_bytes); }
+static int vector_log(int elem_bytes) { return log2_exact(MACHINE_VECTOR_BYTES / elem_bytes); }
 
 bool bmmc_vectors_fit(const BmmcPlan *p)
 {
     if (p->elem_bytes >= 4)
         return false;
     int v = vector_log(p->elem_bytes);
-    return v <= p->seg_log && p->tile_log - v >= WARP_LOG;
+    return v <= p->seg_log && p->tile_log - v >= MACHINE_WARP_LOG;
 }
 
 /* A swizzle under construction for lanes of two sides at once: S known on
@@ -364,8 +361,8 @@ static uint64_t swizzle_known(const PartialSwizzle *w, uint64_t *rho)
 #define SWIZZLE_SEARCH_BUDGET 100000   /* lanes tried before the plan gives up vectors */
 typedef struct {
     const BmmcPlan *p;
-    uint64_t lane[2 * WARP_LOG];
-    int side[2 * WARP_LOG], count;
+    uint64_t lane[2 * MACHINE_WARP_LOG];
+    int side[2 * MACHINE_WARP_LOG], count;
     long budget;
     PartialSwizzle found;
 } SwizzleSearch;
@@ -443,7 +440,7 @@ bool bmmc_plan_vectors(BmmcPlan *plan)
     p.thread_log = vectors < BMMC_MAX_THREAD_LOG ? vectors : BMMC_MAX_THREAD_LOG;
     p.iter_log = vectors - p.thread_log;
     int wave = access_bank_geometry(p.elem_bytes).wave_log;
-    if (!plan_vector_swizzle(&p, wave < WARP_LOG ? wave : WARP_LOG))
+    if (!plan_vector_swizzle(&p, wave < MACHINE_WARP_LOG ? wave : MACHINE_WARP_LOG))
         return false;
     plan_slots(&p);
     BmmcSimReport r;   /* the model must agree that the layout is conflict-free */
@@ -493,13 +490,13 @@ static int max_int(int a, int b) { return a > b ? a : b; }
  * tile accesses of each element j of them. */
 static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r)
 {
-    int lane_log = p->thread_log < WARP_LOG ? p->thread_log : WARP_LOG, v = p->vec_log;
+    int lane_log = p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG, v = p->vec_log;
     int lanes = 1 << lane_log, vec_bytes = p->elem_bytes << v;
     unsigned warps = 1u << (p->thread_log - lane_log);
     for (unsigned w = 0; w < warps; w++) {
         for (unsigned i = 0; i < 1u << p->iter_log; i++) {
             for (unsigned j = 0; j < 1u << v; j++) {
-                uint64_t x[32], y[32], rs[32], ws[32];
+                uint64_t x[MACHINE_WARP], y[MACHINE_WARP], rs[MACHINE_WARP], ws[MACHINE_WARP];
                 for (int lane = 0; lane < lanes; lane++) {
                     unsigned t = (w * (unsigned)lanes + (unsigned)lane) << v | j, r_slot, w_slot;
                     x[lane] = bmmc_read_index(p, b, t, i, &r_slot) >> v;

@@ -146,6 +146,12 @@ void emit_cuda_exchange_step(FILE *out, const Schedule *s, const Phase *p, const
 /* The rank whose one-pass unpack kernels an exchange's rank runs: the first
  * with the same unpack constant (their kernels are the same). */
 int emit_unpack_kernel_of(const Phase *p, int rank);
+/* The one-pass kernels of an exchange (Phase.pack_plans, unpack_plans),
+ * each written by `write` (bmmc_emit_c or bmmc_emit_cuda): the pack's, with
+ * a second output (the receive buffer) for the kept chunk, and the
+ * unpack's of each rank whose kernels are its own (emit_unpack_kernel_of). */
+typedef void BmmcWriter(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype, const BmmcGuard *guard);
+void emit_exchange_kernel_plans(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcWriter *write);
 /* The copy of an entry with no phase: its input to its output, unless they
  * are the same arrays. */
 void emit_copy_whole(FILE *out, const Schedule *s, const Target *t);

@@ -271,31 +271,19 @@ static void emit_move_body(FILE *out, const Schedule *s, const Phase *p, const F
  * routing between them is the run's (emit_rank_calls). */
 static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
-    Arena names = {0};
-    for (int k = 0; p->pack_plans && k < ns; k++) {
-        BmmcPlan pack = p->pack_plans[k];
-        pack.keeps = true;
-        pack.keep_shift = p->n - s->gpu_log - p->chunk_log;
-        bmmc_emit_c(out, &pack, arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
-    }
-    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
-        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
-            bmmc_emit_c(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
-                        prim_ctype(elem_slot_prim(p->elem, k)), NULL);
-    arena_free(&names);
+    emit_exchange_kernel_plans(out, s, p, name, bmmc_emit_c);
     const char *piece_arg = p->piece_log ? ", piece" : "";
     if (p->packs) {
         fprintf(out, "static void %s_pack(const void *const *src, void *const *dst, void *const *keep_dst, uint64_t keep, "
                      "uint64_t keep_xor, uint64_t piece)\n{\n    (void)piece;\n", name);
-        F2Mat pack_inv;
         if (p->pack_plans) {
             for (int k = 0; k < ns; k++) {
                 const char *t = prim_ctype(elem_slot_prim(p->elem, k));
                 fprintf(out, "    %s_pack%d((const %s *)src[%d], (%s *)dst[%d], (%s *)keep_dst[%d], keep, keep_xor%s);\n", name, k,
                         t, k, t, k, t, k, piece_arg);
             }
-        } else if (f2_invert(&p->pack, &pack_inv)) {
-            emit_move_body(out, s, p, &pack_inv, true);
+        } else {
+            emit_move_body(out, s, p, &p->pack_inv, true);
         }
         fputs("}\n\n", out);
     }

@@ -214,6 +214,21 @@ int emit_unpack_kernel_of(const Phase *p, int rank) {
     return d;
 }
 
+void emit_exchange_kernel_plans(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcWriter *write) {
+    Arena names = {0};
+    int ns = p->elem->nslots;
+    for (int k = 0; p->pack_plans && k < ns; k++) {
+        BmmcPlan pack = p->pack_plans[k];
+        pack.keeps = true;
+        pack.keep_shift = p->n - s->gpu_log - p->chunk_log;
+        write(out, &pack, arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    }
+    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
+        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
+            write(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
+                  prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+    arena_free(&names);
+}
 
 /* The bytes of the caller's plane k of an array of element type t: 2^n
  * elements, or the shape's for an entry of any length. */

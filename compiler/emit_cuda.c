@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emit_elem.h"
+#include "machine.h"
 
 static int threads_log(const Phase *p) { return p->threads_log; }
 
@@ -238,18 +239,6 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
 
 static int slot_bytes(const ElemType *t, int k) { return prim_bits(elem_slot_prim(t, k)) / 8; }
 
-/* Where slot k's plane starts in shared memory: the planes lie widest slot
- * first, so that each starts at a multiple of its element size (a 1-byte
- * plane of 2 elements before a float plane would misalign the floats). */
-static int tile_plane_offset(const Phase *p, int k) {
-    int offset = 0, size = slot_bytes(p->elem, k);
-    for (int j = 0; j < p->elem->nslots; j++) {
-        int other = slot_bytes(p->elem, j);
-        if (other > size || (other == size && j < k)) offset += other << p->tile_log;
-    }
-    return offset;
-}
-
 /* The reduce fused into this phase (Schedule.reduce): after the write-back
  * the tile is still whole in shared memory; thread tid reduces slots tid,
  * tid + T, ... (consecutive words across the warp), the block its threads'
@@ -272,45 +261,13 @@ static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p, int t
     fputs("    }\n    }\n", out);
 }
 
-static int tile_bytes(const Phase *p) { return elem_bytes(p->elem) << p->tile_log; }
-
-/* An H100 SM: shared memory (of which the system takes 1 KB per block)
- * and resident threads. */
-#define SM_SHARED_BYTES (228 * 1024)
-#define BLOCK_RESERVED_BYTES 1024
-#define SM_THREADS_LOG 11
-
 static int tile_buffers(const Phase *p) { return p->buffers > 1 ? p->buffers : 1; }
-
-/* The blocks per SM that the launch bounds ask for. Two: measured 9% faster
- * on the 2^24 sort despite small spills. A kernel that reads or writes an
- * entry of any length computes a guarded address per element, and at 64
- * registers spills 3 times as much: one block per SM took 2^20 padded rows
- * of 2^10 from 12.70 to 7.93 ms on an H100
- * (bench/results/2026-11-23-anylen-launch-bounds.md). A tile above 113 KB
- * (--tile-bytes), or two buffers of 64 KB (--tile-buffers), leave room for
- * one block, and so do 2^11 threads: asking for two would only halve the
- * registers. A persistent kernel (--tile-buffers) asks for the blocks that
- * 128 registers per thread leave room for, at least two: its loop keeps
- * more alive than one tile's code, and without a bound the 2^7 threads of
- * a batched sort's kernel took 168 registers (3 blocks per SM; the kernel
- * of one tile takes 86); at 96 they spill. */
-#define PERSISTENT_REGS 128
-#define SM_REGS 65536
-static int blocks_per_sm(const Schedule *s, const Phase *p) {
-    int want = emit_pad_loads(s, p) || emit_pad_stores(s, p) ? 1 : 2;
-    if (tile_buffers(p) > 1 && SM_REGS / (PERSISTENT_REGS << threads_log(p)) > want)
-        want = SM_REGS / (PERSISTENT_REGS << threads_log(p));
-    int fit = SM_SHARED_BYTES / (tile_buffers(p) * tile_bytes(p) + BLOCK_RESERVED_BYTES);
-    if (fit > 1 << (SM_THREADS_LOG - threads_log(p))) fit = 1 << (SM_THREADS_LOG - threads_log(p));
-    return want < fit ? want : fit > 0 ? fit : 1;
-}
 
 /* The kernel's signature, its shared memory and scalar arguments. */
 static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
     fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << threads_log(p),
-            blocks_per_sm(s, p), name);
+            p->blocks_per_sm, name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < ns; k++)
@@ -330,8 +287,8 @@ static void emit_tile_planes(FILE *out, const Phase *p, const char *buf) {
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    %s *tile%d = (%s *)(parm_shared + ", ty, k, ty);
-        if (buf) fprintf(out, "%s * %du + ", buf, tile_bytes(p));
-        fprintf(out, "%d);\n", tile_plane_offset(p, k));
+        if (buf) fprintf(out, "%s * %du + ", buf, p->tile_bytes);
+        fprintf(out, "%d);\n", p->plane_off[k]);
     }
 }
 
@@ -449,7 +406,7 @@ static void emit_plane_args(FILE *out, const ElemType *in, const ElemType *res) 
 static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     emit_local_kernel(out, s, p, name);
     emit_launcher_head(out, s, p, name);
-    int bytes = tile_buffers(p) * tile_bytes(p);
+    int bytes = p->shared_bytes;
     /* a kernel's attributes are per device: set once on each (every time
        on a device past the 64 the mask holds); contexts of several devices
        (the ranks of --gpus) may launch from several threads at once, so the
@@ -667,20 +624,9 @@ static void emit_unpack_launch(FILE *out, const char *ind, const Schedule *s, co
  * receive buffer, for the kept chunk) and the unpack's. */
 static void emit_exchange_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     Arena names = {0};
-    int ns = p->elem->nslots;
-    for (int k = 0; p->pack_plans && k < ns; k++) {
-        BmmcPlan pack = p->pack_plans[k];
-        pack.keeps = true;
-        pack.keep_shift = p->n - s->gpu_log - p->chunk_log;
-        bmmc_emit_cuda(out, &pack, arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
-    }
-    for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
-        for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
-            bmmc_emit_cuda(out, &p->unpack_plans[d][k], arena_printf(&names, "%s_unpack%d_r%d", name, k, d),
-                           prim_ctype(elem_slot_prim(p->elem, k)), NULL);
-    F2Mat pack_inv;
-    if (p->packs && !p->pack_plans && f2_invert(&p->pack, &pack_inv))
-        emit_move_kernel(out, s, p, arena_printf(&names, "%s_pack", name), &pack_inv, true, true);
+    emit_exchange_kernel_plans(out, s, p, name, bmmc_emit_cuda);
+    if (p->packs && !p->pack_plans)
+        emit_move_kernel(out, s, p, arena_printf(&names, "%s_pack", name), &p->pack_inv, true, true);
     if (p->unpacks && !p->unpack_plans) emit_move_kernel(out, s, p, arena_printf(&names, "%s_unpack", name), &p->unpack, false, false);
     arena_free(&names);
 }

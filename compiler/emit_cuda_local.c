@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "emit_elem.h"
-#include "plan_rounds.h"
+#include "machine.h"
 
 static uint64_t reg_vector(const Round *rd, unsigned j) { return f2_combine(rd->regs, rd->reg_log, j); }
 
@@ -78,13 +78,13 @@ typedef struct {
     int index;                  /* the step's */
 } RegPos;
 
-static void emit_step_positions(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+static void emit_step_positions(FILE *out, const Phase *p, const Step *st, int index) {
     for (int i = 0; i < st->body->nstmts; i++) {
         const IrStmt *pos = st->body->stmts[i];
         if (pos->op != IR_POS) continue;
         uint64_t on_u[64], on_b[64], on_tid[64], konst;
         int bits = plan_pos(p, st, pos, on_u, on_b, &konst);
-        for (int k = 0; k < bits; k++) on_tid[k] = plan_thread_mask(p, rd, on_u[k]);
+        plan_pos_threads(st, pos, on_tid);
         Arena scratch = {0};
         fprintf(out, "        const uint64_t s%d_pos%d = (uint64_t)%s;\n", index, pos->res[0]->id,
                 emit_pos_expr(&scratch, bits, on_tid, on_b, konst, "tid", "b"));
@@ -121,11 +121,12 @@ static void emit_reg_offsets(FILE *out, const Phase *p, const Round *rd, const S
 
 static const char *reg_pos(const void *ctx, const IrStmt *pos, Arena *a) {
     const RegPos *rp = ctx;
-    uint64_t on_u[64], on_b[64], konst, offsets = 0, var;
+    uint64_t on_u[64], on_b[64], on_tid[64], konst, offsets = 0, var;
     int bits = plan_pos(rp->p, rp->st, pos, on_u, on_b, &konst);
+    plan_pos_threads(rp->st, pos, on_tid);
     var = konst;
     for (int k = 0; k < bits; k++)
-        if (plan_thread_mask(rp->p, rp->rd, on_u[k]) || on_b[k]) var |= UINT64_C(1) << k;
+        if (on_tid[k] || on_b[k]) var |= UINT64_C(1) << k;
     for (int r = 0; r < rp->rd->reg_log; r++) offsets |= reg_pos_offset(on_u, bits, rp->rd->regs[r]);
     int s = rp->index, id = pos->res[0]->id;
     /* '+' where the thread's part has none of the register's bits: a table
@@ -174,7 +175,7 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
     int ns = p->elem->nslots;
     unsigned c = reg_coords(rd, st->group[0]), m = reg_mask(rd, st->order[0]), count = 1u << (rd->reg_log - 1);
     int piv = f2_top_bit(c);
-    uint64_t tid_mask = plan_thread_mask(p, rd, st->order[0]);
+    uint64_t tid_mask = st->order_tid[0];
     Arena scratch = {0};
     const char *pb = arena_printf(&scratch, "%d", (int)(st->order_const & 1));
     fputs("        {\n", out);
@@ -183,7 +184,7 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
         fprintf(out, "            const int pb = %s;\n", emit_parity(&scratch, 1, &tid, &tid_mask, blockpar, 0));
         pb = "pb";
     }
-    emit_step_positions(out, p, rd, st, index);
+    emit_step_positions(out, p, st, index);
     for (unsigned q = 0; q < count;) {
         q += emit_iter_open(out, rd, count, q);
         if (piv == 0) fputs("            const unsigned rj = rq << 1", out);
@@ -242,14 +243,14 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
     Arena scratch = {0};
     const char *tid = "tid";
     for (int i = 0; i < g; i++) {
-        uint64_t tid_mask = plan_thread_mask(p, rd, st->order[i]);
+        uint64_t tid_mask = st->order_tid[i];
         dynamic[i] = tid_mask || st->order_block[i];
         if (dynamic[i])
             fprintf(out, "            const int pb%d = %s;\n", i,
                     emit_parity(&scratch, 1, &tid, &tid_mask, arena_printf(&scratch, "blockpar%d_%d", index, i), 0));
     }
     arena_free(&scratch);
-    emit_step_positions(out, p, rd, st, index);
+    emit_step_positions(out, p, st, index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
         if (j & pivots) continue;
         /* the logical bits of register j, where they are known */
@@ -284,7 +285,7 @@ static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step
     int ns = p->elem->nslots;
     unsigned count = 1u << rd->reg_log;
     fputs("        {\n", out);
-    emit_step_positions(out, p, rd, st, index);
+    emit_step_positions(out, p, st, index);
     for (unsigned q = 0; q < count;) {
         q += emit_iter_open(out, rd, count, q);
         fputs("            const unsigned rj = rq;\n", out);
@@ -330,7 +331,8 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
             /* once every lane of the warp (of the block) has read: the
                store writes slots that its warp (another warp) read */
             if (rd->sync) fputs("        __syncthreads();\n", out);
-            else fprintf(out, "        __syncwarp(0x%xu);\n", t < 5 ? (1u << (1 << t)) - 1 : 0xffffffffu);
+            else
+                fprintf(out, "        __syncwarp(0x%xu);\n", t < MACHINE_WARP_LOG ? (1u << (1 << t)) - 1 : 0xffffffffu);
             emit_base(out, p, rd, next, "sbase");
             emit_move(out, p, rd, next, "sbase", false);
         } else {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emit_elem.h"
+#include "machine.h"
 
 static unsigned long long plane_bytes(const PlaneRef *p) {
     return (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len;
@@ -284,7 +285,7 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
 
-#define MAX_GRID_LOG 30     /* blocks of a grid's x dimension, log2 (CUDA allows 2^31 - 1) */
+#define MAX_GRID_LOG (MACHINE_GRID_X_LOG - 1)     /* blocks of a grid's x dimension, log2 */
 
 /* One kernel of a reduceblocks on CUDA (emit_rows_cuda): the first, over
  * every element (`blocks`: 2^blocks_log blocks a row, which write their

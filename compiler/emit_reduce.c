@@ -4,6 +4,8 @@
  * chain's phase (emit_c.c, emit_cuda.c). */
 #include "emit.h"
 
+#include "machine.h"
+
 /* reduce has a result per field, reduceblocks one array: the operator's
    results are the fields either way */
 int emit_reduce_slots(const IrStmt *s) { return s->body->nresults; }
@@ -43,19 +45,20 @@ static void shuffle_steps(FILE *out, const IrStmt *s, int level, int span_log, c
 }
 
 static const char *lanes_mask(int threads_log) {
-    return threads_log >= 5 ? "0xffffffffu" : "((1u << blockDim.x) - 1)";
+    return threads_log >= MACHINE_WARP_LOG ? "0xffffffffu" : "((1u << blockDim.x) - 1)";
 }
 
 /* Shuffles within warps (the lower lane the left operand), then the warps'
  * totals through shared memory. */
 void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log) {
-    int ns = emit_reduce_slots(s), lanes_log = threads_log < 5 ? threads_log : 5;
+    int ns = emit_reduce_slots(s), lanes_log = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG;
     const char *mask = lanes_mask(threads_log);
-    fputs("    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n    (void)warp;\n", out);
+    fprintf(out, "    const unsigned lane = threadIdx.x & %d, warp = threadIdx.x >> %d;\n    (void)warp;\n",
+            MACHINE_WARP - 1, MACHINE_WARP_LOG);
     for (int level = 0; level < 2; level++) {
-        int span_log = level == 0 ? lanes_log : threads_log - 5;
+        int span_log = level == 0 ? lanes_log : threads_log - MACHINE_WARP_LOG;
         if (level == 1) {
-            if (threads_log <= 5) break;
+            if (threads_log <= MACHINE_WARP_LOG) break;
             for (int k = 0; k < ns; k++)
                 fprintf(out, "    __shared__ %s warps%d[%d];\n", prim_ctype(emit_reduce_prim(s, k)), k, 1 << span_log);
             for (int k = 0; k < ns; k++) fprintf(out, "    if (lane == 0) warps%d[warp] = v%d;\n", k, k);
@@ -70,6 +73,6 @@ void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log) {
 /* A shuffle of step below 2^seg_log stays in an aligned segment for the
  * lanes that use it (those with the low bits of 2·step clear). */
 void emit_reduce_segment_tree(FILE *out, const IrStmt *s, int threads_log, int seg_log) {
-    fputs("    const unsigned lane = threadIdx.x & 31;\n", out);
+    fprintf(out, "    const unsigned lane = threadIdx.x & %d;\n", MACHINE_WARP - 1);
     shuffle_steps(out, s, 0, seg_log, lanes_mask(threads_log));
 }

@@ -975,7 +975,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     }
     if (simple_entry(f)) {
         one_chain(arena, f, opt, out);
-        host_plan(arena, out);
+        host_plan(arena, out, opt);
         return;
     }
     count_readers(&g);
@@ -1000,5 +1000,5 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
         if (g.chains[i].open) close_chain(&g, &g.chains[i]);
     place_results(&g);
     finish_nodes(&g);
-    host_plan(arena, out);
+    host_plan(arena, out, opt);
 }

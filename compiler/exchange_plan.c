@@ -85,7 +85,7 @@ static F2Mat pack_matrix(const F2Mat *m, int gpu_log, int piece_log, int w) {
     return pack;
 }
 
-static void route(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack_inv) {
+static void route(Arena *arena, Phase *p, int gpu_log) {
     int n = p->n, ln = n - gpu_log, h = p->chunk_log, ranks = 1 << gpu_log;
     F2Space image = local_image(&p->mat, gpu_log);
     F2Space senders = f2_space_empty(gpu_log);
@@ -104,7 +104,7 @@ static void route(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack_inv) {
     for (int r = 0; r < ranks; r++) {
         p->kept[r] = -1;
         for (int t = 0; t < 1 << h; t++) {
-            uint64_t l = f2_apply(pack_inv, (uint64_t)t << (ln - h));
+            uint64_t l = f2_apply(&p->pack_inv, (uint64_t)t << (ln - h));
             int d = (int)((f2_apply(&p->mat, (uint64_t)r << ln | l) ^ p->compl) >> ln);
             int slot = (int)extract((uint64_t)r, slot_bits);
             size_t at = (size_t)d << h | (size_t)slot;
@@ -120,11 +120,11 @@ static void route(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack_inv) {
 }
 
 /* The local index of the element at receive index rho of rank d. */
-static uint64_t received(const Phase *p, int gpu_log, const F2Mat *pack_inv, int d, uint64_t rho) {
+static uint64_t received(const Phase *p, int gpu_log, int d, uint64_t rho) {
     int ln = p->n - gpu_log, h = p->chunk_log;
     size_t at = (size_t)d << h | (size_t)(rho >> (ln - h));
     uint64_t s = (uint64_t)p->recv_chunk[at] << (ln - h) | (rho & f2_mask(ln - h));
-    uint64_t y = f2_apply(&p->mat, (uint64_t)p->recv_from[at] << ln | f2_apply(pack_inv, s)) ^ p->compl;
+    uint64_t y = f2_apply(&p->mat, (uint64_t)p->recv_from[at] << ln | f2_apply(&p->pack_inv, s)) ^ p->compl;
     if ((int)(y >> ln) != d) diag_fatal("internal error: an exchange delivers to the wrong rank");
     return y & f2_mask(ln);
 }
@@ -134,15 +134,14 @@ static void fill(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack) {
     int ranks = 1 << gpu_log, ln = p->n - gpu_log;
     p->chunk_log = local_image(&p->mat, gpu_log).dim;
     p->pack = *pack;
-    F2Mat pack_inv;
-    if (!f2_invert(&p->pack, &pack_inv)) diag_fatal("internal error: a singular exchange pack");
+    if (!f2_invert(&p->pack, &p->pack_inv)) diag_fatal("internal error: a singular exchange pack");
     p->packs = !f2_is_identity(&p->pack);
-    route(arena, p, gpu_log, &pack_inv);
+    route(arena, p, gpu_log);
     p->unpack_const = NEW_ARRAY(arena, uint64_t, ranks);
-    for (int d = 0; d < ranks; d++) p->unpack_const[d] = received(p, gpu_log, &pack_inv, d, 0);
+    for (int d = 0; d < ranks; d++) p->unpack_const[d] = received(p, gpu_log, d, 0);
     p->unpack = f2_zero(ln);
     for (int i = 0; i < ln; i++) {
-        uint64_t col = received(p, gpu_log, &pack_inv, 0, UINT64_C(1) << i) ^ p->unpack_const[0];
+        uint64_t col = received(p, gpu_log, 0, UINT64_C(1) << i) ^ p->unpack_const[0];
         for (int r = 0; r < ln; r++) p->unpack.row[r] |= (col >> r & 1) << i;
     }
     p->unpacks = !f2_is_identity(&p->unpack);

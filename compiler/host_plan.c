@@ -106,9 +106,10 @@ static unsigned long long loop_blocks(int log_len) {
 }
 
 /* A chain's scratch after its planes (Schedule.scratch_bytes): the work
- * memory of its LOCAL phases, then the exchanges' send and receive
- * buffers; the regions at `base` in the entry's scratch. */
-static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long base) {
+ * memory of its LOCAL phases (on a target that holds tiles there), then
+ * the exchanges' send and receive buffers; the regions at `base` in the
+ * entry's scratch. */
+static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long base, bool tiles_in_scratch) {
     unsigned long long work = 0, xbytes[SCHED_MAX_SLOTS];
     for (int i = 0; i < s->nphases; i++) {
         Phase *p = &s->phases[i];
@@ -117,8 +118,8 @@ static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long 
             p->grid_blocks = loop_blocks(p->n - s->gpu_log - p->piece_log);
             plan_exchange_steps(b->arena, p);
         }
-        if (s->phases[i].kind != PHASE_LOCAL) continue;
-        unsigned long long bytes = lay_out_tile(&s->phases[i]);
+        if (p->kind != PHASE_LOCAL || !tiles_in_scratch) continue;
+        unsigned long long bytes = lay_out_tile(p);
         if (bytes > work) work = bytes;
     }
     if (s->scratch_bytes) add_region(b, REGION_CHAIN, node, -1, base, s->scratch_bytes);
@@ -196,7 +197,7 @@ static void plan_launch(PlanNode *n) {
     }
 }
 
-void host_plan(Arena *arena, EntryPlan *e) {
+void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt) {
     memset(&e->host, 0, sizeof e->host);
     /* a temporary each; a chain's planes, work, and two exchange planes a
        slot; a copy per parameter plane */
@@ -214,7 +215,7 @@ void host_plan(Arena *arena, EntryPlan *e) {
     for (int i = 0; i < e->nnodes; i++) {
         PlanNode *n = &e->nodes[i];
         if (n->kind != NODE_CHAIN) continue;
-        lay_out_chain(&b, &n->chain, i, e->chain_off);
+        lay_out_chain(&b, &n->chain, i, e->chain_off, opt && opt->tiles_in_scratch);
         if (n->chain.chain_scratch_bytes > e->chain_bytes) e->chain_bytes = n->chain.chain_scratch_bytes;
     }
     plan_aliasing(&b, e, align_up(e->chain_off + e->chain_bytes));

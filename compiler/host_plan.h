@@ -5,8 +5,10 @@
 #ifndef PARMC_HOST_PLAN_H
 #define PARMC_HOST_PLAN_H
 
-#include "plan.h"
+#include "schedule.h"
 
-void host_plan(Arena *arena, EntryPlan *e);
+/* opt (NULL: the defaults) says whether the target holds tiles in the
+ * scratch (SchedOptions.tiles_in_scratch). */
+void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt);
 
 #endif

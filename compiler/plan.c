@@ -30,20 +30,32 @@ uint64_t plan_slot(const Phase *p, uint64_t u) {
     return f2_combine(p->slot_cols, p->tile_log, u);
 }
 
-int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst) {
-    /* the element's position: bit j from masks over u (and b for a step) */
-    const uint64_t *coord_u = st ? st->pos_u : p->map_pos.row, *coord_b = st ? st->pos_b : NULL;
-    uint64_t coord_const = st ? st->pos_const : p->map_pos_const;
-    int coord_bits = st ? st->pos_bits : p->n;
-    *konst = pos->compl;
+/* Bit k of a POS's value over coordinates whose bit j is parity(coord[j] &
+ * the variable): the XOR of coord[j] over the bits j of the statement's row k. */
+static int compose(const IrStmt *pos, const uint64_t *coord, int coord_bits, uint64_t *on) {
     for (int k = 0; k < pos->mat->n; k++) {
-        on_u[k] = on_b[k] = 0;
-        for (int j = 0; j < coord_bits; j++) {
-            if (!(pos->mat->row[k] >> j & 1)) continue;
-            on_u[k] ^= coord_u[j];
-            if (coord_b) on_b[k] ^= coord_b[j];
-            *konst ^= (coord_const >> j & 1) << k;
-        }
+        on[k] = 0;
+        for (int j = 0; j < coord_bits; j++)
+            if (pos->mat->row[k] >> j & 1) on[k] ^= coord[j];
     }
     return pos->mat->n;
+}
+
+int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst) {
+    /* the element's position: bit j from masks over u (and b for a step) */
+    int coord_bits = st ? st->pos_bits : p->n;
+    uint64_t coord_const = st ? st->pos_const : p->map_pos_const;
+    compose(pos, st ? st->pos_u : p->map_pos.row, coord_bits, on_u);
+    if (st) compose(pos, st->pos_b, coord_bits, on_b);
+    else
+        for (int k = 0; k < pos->mat->n; k++) on_b[k] = 0;
+    *konst = pos->compl;
+    for (int k = 0; k < pos->mat->n; k++)
+        for (int j = 0; j < coord_bits; j++)
+            if (pos->mat->row[k] >> j & 1) *konst ^= (coord_const >> j & 1) << k;
+    return pos->mat->n;
+}
+
+int plan_pos_threads(const Step *st, const IrStmt *pos, uint64_t *on_tid) {
+    return compose(pos, st->pos_tid, st->pos_bits, on_tid);
 }

@@ -65,6 +65,12 @@ typedef struct {
      * (any one of a group) and b the block. */
     int pos_bits;
     uint64_t pos_u[64], pos_b[64], pos_const;
+    /* The same over the thread index of the CUDA kernel's register round
+     * that runs the step (Round; plan_rounds.c): parity(order[i] & base(tid))
+     * = parity(order_tid[i] & tid), and parity(pos_u[j] & base(tid)) =
+     * parity(pos_tid[j] & tid), base(tid) the thread's first element. */
+    uint64_t order_tid[SCHED_MAX_TILE];
+    uint64_t pos_tid[64];
     /* the tables its body reads (nested bodies' included), in the order of
        the body's statements */
     TableUse *tables;
@@ -193,6 +199,15 @@ typedef struct {
      * work on one, so the loads, the rounds and the write-back of
      * consecutive tiles overlap. */
     int buffers;
+    /* The kernel's shared memory and occupancy (kernel_plan.c): a tile
+     * buffer of tile_bytes holds field k's plane at byte plane_off[k], the
+     * widest fields first, so that each plane starts at a multiple of its
+     * element size (a 1-byte plane of 2 elements before a float plane would
+     * misalign the floats); the kernel takes shared_bytes (its buffers) and
+     * its launch bounds ask for blocks_per_sm resident blocks per SM. */
+    int tile_bytes, shared_bytes;
+    int plane_off[SCHED_MAX_SLOTS];
+    int blocks_per_sm;
     Round *rounds;
     int nrounds;
     /* The C target's tile (host_plan.c): in the chain's work memory, the
@@ -227,6 +242,7 @@ typedef struct {
     bool crosses, packs, unpacks;
     int chunk_log;
     F2Mat pack, unpack;
+    F2Mat pack_inv;             /* pack's inverse: the pack kernel gathers its send index s from pack_inv·s */
     int *send_to, *send_slot, *recv_from, *recv_chunk;
     uint64_t *unpack_const;
     /* The chunk rank r keeps (sends to itself), or -1: the pack writes it
@@ -557,6 +573,10 @@ uint64_t plan_slot(const Phase *p, uint64_t u);
  * parity(on_b[k] & b) ^ bit k of *konst, with u and b as in Step (for a MAP
  * phase on_u is over the memory index and on_b is 0). Returns the bits. */
 int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst);
+/* The same POS of a step's body over the thread index of its register
+ * round (Step.pos_tid): bit k depends on the thread as parity(on_tid[k] &
+ * tid). Returns the bits. */
+int plan_pos_threads(const Step *st, const IrStmt *pos, uint64_t *on_tid);
 
 /* plan_verify.c: the plan's invariants. Returns NULL when they hold, else
  * a description of the first one broken (in the arena). */

@@ -34,16 +34,20 @@ static void print_tables(FILE *out, const TableUse *uses, int n) {
 static void print_step(FILE *out, const Step *st, int index) {
     fprintf(out, "  step %d: ", index);
     ir_print_stmt_brief(out, st->stmt);
-    for (int j = 0; j < st->group_log; j++)
+    for (int j = 0; j < st->group_log; j++) {
         fprintf(out, ", %s 0x%llx, order 0x%llx block 0x%llx ^ %d", st->group_log == 1 ? "pair" : "group",
                 (unsigned long long)st->group[j], (unsigned long long)st->order[j],
                 (unsigned long long)st->order_block[j], (int)(st->order_const >> j & 1));
+        /* a direction that depends on the thread costs selects in the kernel */
+        if (st->order_tid[j]) fprintf(out, " thread 0x%llx", (unsigned long long)st->order_tid[j]);
+    }
     if (st->group_log == 0) fputs(", elementwise", out);
     fputc('\n', out);
     if (!reads_position(st->body)) return;
     fprintf(out, "    position: complement 0x%llx\n", (unsigned long long)st->pos_const);
     vectors(out, "position u", st->pos_u, st->pos_bits);
     vectors(out, "position b", st->pos_b, st->pos_bits);
+    vectors(out, "position thread", st->pos_tid, st->pos_bits);
     print_tables(out, st->tables, st->ntables);
 }
 
@@ -54,6 +58,9 @@ static void print_local(FILE *out, const Phase *p) {
         fprintf(out, ", copies in 16-byte vectors of 2^%d%s", p->vec_log, p->vec_write ? " (the write too)" : "");
     if (p->buffers > 1) fprintf(out, ", %d tile buffers (persistent blocks, cp.async loads)", p->buffers);
     fputc('\n', out);
+    fprintf(out, "    CUDA kernel: %d bytes of shared memory, a tile buffer's planes at:", p->shared_bytes);
+    for (int k = 0; k < p->elem->nslots; k++) fprintf(out, " %d", p->plane_off[k]);
+    fprintf(out, "; launch bounds of %d block%s per SM\n", p->blocks_per_sm, p->blocks_per_sm == 1 ? "" : "s");
     vectors(out, "tile W", p->tile_cols, p->tile_log);
     vectors(out, "block C", p->block_cols, p->block_log);
     vectors(out, "slot P", p->slot_cols, p->tile_log);

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "access_model.h"
+#include "machine.h"
 
 #define REG_BYTES_LOG 7     /* element bytes per thread in registers, log2: the default */
-#define MAX_THREADS_LOG 10
 
 /* About 128 bytes of elements per thread, 8 to 32 elements: 32 int32 or f32
  * (measured best for sorts, bench/results/2026-11-21-h100-register-rounds.md),
@@ -34,7 +34,7 @@ int plan_reg_log(const ElemType *elem, int tile_log) { return reg_log_of(elem, t
 
 int plan_threads_log(const Phase *p) {
     int t = p->tile_log - reg_log_of(p->elem, p->tile_log, p->reg_bytes_log ? p->reg_bytes_log : REG_BYTES_LOG);
-    return t > MAX_THREADS_LOG ? MAX_THREADS_LOG : t;
+    return t > MACHINE_BLOCK_THREADS_LOG ? MACHINE_BLOCK_THREADS_LOG : t;
 }
 
 
@@ -75,7 +75,7 @@ static F2Space kernel_of(int D, const uint64_t *fs, int nf) {
  * such complement. */
 static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, int threads_log, bool banked,
                             uint64_t *threads) {
-    int D = p->tile_log, lanes = threads_log < 5 ? threads_log : 5;
+    int D = p->tile_log, lanes = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG;
     F2Space all = *R;
     uint64_t comp[SCHED_MAX_TILE];
     int nc = 0;
@@ -148,7 +148,7 @@ static void plan_round(const Phase *p, Round *rd, int first) {
     F2Space all = span;
     LaneBanks banks;
     lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
-    int lanes = threads_log < 5 ? threads_log : 5, k = 0;
+    int lanes = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG, k = 0;
     if (banked && lanes > banks.g.wave_log) lanes = banks.g.wave_log;
     for (uint64_t v = 1; v < UINT64_C(1) << D && k < lanes; v++) {
         LaneBanks tried = banks;
@@ -223,12 +223,12 @@ int plan_round_xors(const Phase *p, const Round *rd, const uint64_t *slots) {
 static F2Space warp_space(const Phase *p) {
     int D = p->tile_log;
     F2Space ann = f2_space_empty(D);
-    for (int r = 0; r < p->nrounds && p->threads_log > 5; r++) {
+    for (int r = 0; r < p->nrounds && p->threads_log > MACHINE_WARP_LOG; r++) {
         const Round *rd = &p->rounds[r];
         uint64_t v[2 * SCHED_MAX_TILE];
         int n = 0;
         for (int i = 0; i < rd->reg_log; i++) v[n++] = rd->regs[i];
-        for (int i = 0; i < 5; i++) v[n++] = rd->threads[i];
+        for (int i = 0; i < MACHINE_WARP_LOG; i++) v[n++] = rd->threads[i];
         F2Space a = kernel_of(D, v, n);
         ann = f2_space_sum(&ann, &a);
     }
@@ -327,10 +327,10 @@ static bool layout_between(const Phase *p, const Round *a, const Round *b, uint6
  * into slots its own warp read: `to` differs from `from` only within the
  * slots of span(lanes, R). */
 bool plan_store_in_warp(const Phase *p, const Round *rd, const uint64_t *from, const uint64_t *to) {
-    if (p->threads_log <= 5) return true;
+    if (p->threads_log <= MACHINE_WARP_LOG) return true;
     F2Space own = f2_space_empty(p->tile_log);
     for (int i = 0; i < rd->reg_log; i++) f2_space_add(&own, f2_combine(from, p->tile_log, rd->regs[i]));
-    for (int i = 0; i < 5; i++) f2_space_add(&own, f2_combine(from, p->tile_log, rd->threads[i]));
+    for (int i = 0; i < MACHINE_WARP_LOG; i++) f2_space_add(&own, f2_combine(from, p->tile_log, rd->threads[i]));
     for (int i = 0; i < p->tile_log; i++)
         if (!f2_space_contains(&own, to[i] ^ from[i])) return false;
     return true;
@@ -385,6 +385,19 @@ static void plan_layouts(Phase *p) {
     }
 }
 
+/* Each step's directions and positions over the thread index of its round
+ * (Step.order_tid, Step.pos_tid), which the kernel's step code reads. */
+static void thread_masks(Phase *p) {
+    for (int r = 0; r < p->nrounds; r++) {
+        const Round *rd = &p->rounds[r];
+        for (int i = rd->first; i < rd->first + rd->count; i++) {
+            Step *st = &p->steps[i];
+            for (int j = 0; j < st->group_log; j++) st->order_tid[j] = plan_thread_mask(p, rd, st->order[j]);
+            for (int j = 0; j < st->pos_bits; j++) st->pos_tid[j] = plan_thread_mask(p, rd, st->pos_u[j]);
+        }
+    }
+}
+
 /* A round holds at least one step, so nsteps rounds are enough. */
 void plan_rounds(Arena *arena, Phase *p) {
     p->threads_log = plan_threads_log(p);
@@ -393,4 +406,5 @@ void plan_rounds(Arena *arena, Phase *p) {
     for (int first = 0; first < p->nsteps; first += p->rounds[p->nrounds++].count)
         plan_round(p, &p->rounds[p->nrounds], first);
     plan_layouts(p);
+    thread_masks(p);
 }

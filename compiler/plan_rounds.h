@@ -10,7 +10,8 @@
 int plan_reg_log(const ElemType *elem, int tile_log);
 /* The thread count (log2) the phase's kernel is launched with. */
 int plan_threads_log(const Phase *p);
-/* Fill p->threads_log, p->rounds and p->nrounds from its steps and swizzle. */
+/* Fill p->threads_log, p->rounds and p->nrounds from its steps and swizzle,
+ * and the steps' masks over the thread index (Step.order_tid, pos_tid). */
 void plan_rounds(Arena *arena, Phase *p);
 /* Pair steps whose comparator direction would depend on the thread under
  * the phase's round plan (each needs selects in the kernel). */

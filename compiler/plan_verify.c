@@ -2,9 +2,12 @@
  * The sanitizer build runs it after scheduling (driver.c), so a scheduler
  * change that breaks one fails there, named, instead of as wrong code. */
 #include "plan.h"
-#include "plan_rounds.h"
 
 #include <string.h>
+
+#include "kernel_plan.h"
+#include "machine.h"
+#include "plan_rounds.h"
 #include "schedule.h"
 
 #define REQUIRE(cond, ...) \
@@ -105,6 +108,46 @@ static const char *verify_buffers(Arena *a, const Phase *p) {
     return NULL;
 }
 
+/* The kernel's shared memory (Phase.tile_bytes ..): the fields' planes
+ * tile a buffer without overlap, each at a multiple of its element size;
+ * the buffers make shared_bytes, and the blocks the launch bounds ask for
+ * fit an SM together (one always may). */
+static const char *verify_kernel(Arena *a, const Phase *p) {
+    REQUIRE(p->tile_bytes == elem_bytes(p->elem) << p->tile_log, "a tile buffer of %d bytes for 2^%d elements of %d",
+            p->tile_bytes, p->tile_log, elem_bytes(p->elem));
+    REQUIRE(p->shared_bytes == (p->buffers > 1 ? p->buffers : 1) * p->tile_bytes,
+            "%d bytes of shared memory for %d tile buffers of %d", p->shared_bytes, p->buffers, p->tile_bytes);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8, end = p->plane_off[k] + (bytes << p->tile_log);
+        REQUIRE(p->plane_off[k] >= 0 && p->plane_off[k] % bytes == 0 && end <= p->tile_bytes,
+                "field %d's plane at byte %d is misaligned or outside the tile buffer", k, p->plane_off[k]);
+        for (int j = 0; j < k; j++) {
+            int jend = p->plane_off[j] + (prim_bits(elem_slot_prim(p->elem, j)) / 8 << p->tile_log);
+            REQUIRE(end <= p->plane_off[j] || jend <= p->plane_off[k], "the planes of fields %d and %d overlap", j, k);
+        }
+    }
+    REQUIRE(p->blocks_per_sm >= 1, "launch bounds of %d blocks per SM", p->blocks_per_sm);
+    REQUIRE(p->blocks_per_sm == 1 || (p->blocks_per_sm * (p->shared_bytes + MACHINE_BLOCK_RESERVED_BYTES) <= MACHINE_SM_SHARED_BYTES &&
+                                      p->blocks_per_sm << p->threads_log <= 1 << MACHINE_SM_THREADS_LOG),
+            "launch bounds of %d blocks per SM, which an SM cannot hold", p->blocks_per_sm);
+    return NULL;
+}
+
+/* The masks of round rd's steps over the thread index (Step.order_tid,
+ * pos_tid), which the kernel reads for the thread's directions and positions. */
+static const char *verify_thread_masks(Arena *a, const Phase *p, const Round *rd) {
+    for (int i = rd->first; i < rd->first + rd->count; i++) {
+        const Step *st = &p->steps[i];
+        for (int j = 0; j < st->group_log; j++)
+            REQUIRE(st->order_tid[j] == plan_thread_mask(p, rd, st->order[j]),
+                    "step %d: the thread mask of direction %d is not its round's", i, j);
+        for (int j = 0; j < st->pos_bits; j++)
+            REQUIRE(st->pos_tid[j] == plan_thread_mask(p, rd, st->pos_u[j]),
+                    "step %d: the thread mask of position bit %d is not its round's", i, j);
+    }
+    return NULL;
+}
+
 /* Rounds cover the steps in order; a thread's registers and the threads
  * together span the tile, and every group lies in its round's registers. */
 static const char *verify_rounds(Arena *a, const Phase *p) {
@@ -136,6 +179,8 @@ static const char *verify_rounds(Arena *a, const Phase *p) {
             for (int j = 0; j < p->steps[i].group_log; j++)
                 REQUIRE(f2_space_contains(&regs, p->steps[i].group[j]),
                         "round %d: the group of step %d is not in its registers", r, i);
+        const char *why = verify_thread_masks(a, p, rd);
+        if (why) return why;
         next = rd->first + rd->count;
     }
     REQUIRE(next == p->nsteps, "the rounds end at step %d of %d", next, p->nsteps);
@@ -196,6 +241,7 @@ static const char *verify_local(Arena *a, const Phase *p) {
     if (!why) why = verify_rounds(a, p);
     if (!why) why = verify_vectors(a, p);
     if (!why) why = verify_buffers(a, p);
+    if (!why) why = verify_kernel(a, p);
     if (!why) why = verify_write(a, p);
     return why;
 }
@@ -307,8 +353,6 @@ static const char *run_plan(Arena *a, const ExSim *x, const BmmcPlan *plan, int 
 
 /* The pack of piece k on every rank, into the send buffers. */
 static const char *sim_pack(Arena *a, const ExSim *x, const Phase *p, uint64_t k) {
-    F2Mat inv;
-    if (!f2_invert(&p->pack, &inv)) return "a singular pack";
     for (int r = 0; r < 1 << x->g; r++) {
         uint64_t base = (uint64_t)r << x->ln;
         for (int j = 0; p->pack_plans && j < p->elem->nslots; j++) {
@@ -318,7 +362,7 @@ static const char *sim_pack(Arena *a, const ExSim *x, const Phase *p, uint64_t k
             if (why) return why;
         }
         for (uint64_t v = 0; !p->pack_plans && v < UINT64_C(1) << x->ln; v++)
-            if (piece_of(x, v) == k && !put(x->sent, base | v, NULL, base | (p->packs ? f2_apply(&inv, v) : v)))
+            if (piece_of(x, v) == k && !put(x->sent, base | v, NULL, base | (p->packs ? f2_apply(&p->pack_inv, v) : v)))
                 return "a pack writes twice";
     }
     return NULL;
@@ -414,6 +458,9 @@ static const char *verify_ranks(Arena *a, const Schedule *s, const Phase *p) {
     if (p->kind != PHASE_EXCHANGE) return NULL;
     REQUIRE(invertible(&p->mat, p->n) && invertible(&p->pack, ln) && p->chunk_log >= 0 && p->chunk_log <= g,
             "an exchange of 2^%d chunks", p->chunk_log);
+    REQUIRE(p->pack_inv.n == ln, "the pack's inverse is of 2^%d elements", p->pack_inv.n);
+    F2Mat pack_pack_inv = f2_mul(&p->pack, &p->pack_inv);
+    REQUIRE(f2_is_identity(&pack_pack_inv), "the pack's inverse is not its inverse");
     REQUIRE(p->crosses || (p->chunk_log == 0 && !p->packs), "a local exchange that packs");
     REQUIRE(p->piece_log >= 0 && p->piece_log <= EXCHANGE_MAX_PIECE_LOG && p->piece_lo >= 0 &&
                 p->piece_lo + p->piece_log <= ln - p->chunk_log && (p->crosses || p->piece_log == 0),
@@ -631,6 +678,7 @@ static const char *verify_chain_memory(Arena *a, const EntryPlan *e, int node) {
     REQUIRE(s->work_off >= s->scratch_bytes, "node %d: the work memory overlaps the chain's planes", node);
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
+        /* (a target that keeps tiles in shared memory has no work memory) */
         REQUIRE(p->kind != PHASE_LOCAL || p->work_tile_bytes <= work, "node %d: phase %d's tile is not in its work memory",
                 node, i);
         if (p->kind == PHASE_EXCHANGE) {

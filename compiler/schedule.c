@@ -6,6 +6,7 @@
 
 #include "access_model.h"
 #include "exchange_plan.h"
+#include "kernel_plan.h"
 #include "plan_half.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 #include "table_place.h"
@@ -385,9 +386,9 @@ static bool swizzle_allowed(const Phase *p, int lanes) {
     int off = p->vec_write ? p->vec_log : 0, write_lanes = p->tile_log - off < lanes ? p->tile_log - off : lanes;
     if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols + off, write_lanes)) return false;
     if (!p->vec_log) return true;
-    uint64_t vec_lanes[5];
+    uint64_t vec_lanes[MACHINE_WARP_LOG];
     int n = 0;
-    for (; n < 5 && p->vec_log + n < p->tile_log; n++) vec_lanes[n] = UINT64_C(1) << (p->vec_log + n);
+    for (; n < MACHINE_WARP_LOG && p->vec_log + n < p->tile_log; n++) vec_lanes[n] = UINT64_C(1) << (p->vec_log + n);
     return lanes_conflict_free(p, vec_lanes, n);
 }
 
@@ -395,7 +396,7 @@ static bool swizzle_allowed(const Phase *p, int lanes) {
 static bool choose_swizzle(Phase *p) {
     uint64_t best[SCHED_MAX_TILE];
     for (int i = 0; i < p->tile_log; i++) p->slot_cols[i] = best[i] = UINT64_C(1) << i;
-    int lanes = p->tile_log < 5 ? p->tile_log : 5;
+    int lanes = p->tile_log < MACHINE_WARP_LOG ? p->tile_log : MACHINE_WARP_LOG;
     BankGeometry g = access_bank_geometry(elem_max_slot_bytes(p->elem));
     if (p->tile_log <= g.word_shift + g.bank_bits) return true;
     int best_score = INT_MAX, scored = 0;
@@ -439,8 +440,10 @@ static int vector_log(const Sched *s, const Phase *p) {
     int bytes = prim_bits(elem_slot_prim(p->elem, 0)) / 8, log = 0;
     for (int k = 1; k < p->elem->nslots; k++)
         if (prim_bits(elem_slot_prim(p->elem, k)) / 8 != bytes) return 0;
-    while ((bytes << log) < 16) log++;
-    if (!s->vector_copies || s->out->pad || (bytes << log) != 16 || log > p->seg_log || log > p->tile_log) return 0;
+    while ((bytes << log) < MACHINE_VECTOR_BYTES) log++;
+    if (!s->vector_copies || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log ||
+        log > p->tile_log)
+        return 0;
     return log;
 }
 
@@ -1009,6 +1012,7 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     s.live = s.n;
     schedule_body(&s, body);
     assign_buffers(out);
+    kernel_plan(out);
     lay_out_scratch(out);
     out->alias = alias_rule(out);
 }

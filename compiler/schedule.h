@@ -3,17 +3,19 @@
 #ifndef PARMC_SCHEDULE_H
 #define PARMC_SCHEDULE_H
 
+#include "machine.h"
 #include "plan.h"
 
 /* Shared memory for one LOCAL phase's tile, in bytes: the default, and the
- * range --tile-bytes accepts (an H100 block may opt in to 227 KB; a tile
+ * range --tile-bytes accepts (up to all that a block may opt in to; a tile
  * of 16 KB still holds a segment and a register round of the widest
  * element). A tile is the largest power of two of elements that fits. */
 #define SCHED_DEFAULT_TILE_BYTES (64 * 1024)
 #define SCHED_MIN_TILE_BYTES (16 * 1024)
-#define SCHED_MAX_TILE_BYTES (227 * 1024)
-/* Bytes of a plane that every warp access reads or writes whole, by default. */
-#define SCHED_SEGMENT_BYTES 128
+#define SCHED_MAX_TILE_BYTES MACHINE_BLOCK_SHARED_BYTES
+/* Bytes of a plane that every warp access reads or writes whole, by
+ * default: a cache line. */
+#define SCHED_SEGMENT_BYTES MACHINE_LINE_BYTES
 
 /* What the scheduler may use of the target. */
 typedef struct {
@@ -26,6 +28,8 @@ typedef struct {
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
     int exchange_pieces;        /* cut each exchange into this many pieces (a power of two
                                    up to 2^EXCHANGE_MAX_PIECE_LOG); 0: exchange_plan.c's choice */
+    bool tiles_in_scratch;      /* the target holds a LOCAL phase's tile in the call's scratch
+                                   (the C target), not in shared memory (host_plan.c) */
 } SchedOptions;
 
 /* Why the back end cannot compile f, an entry of one chain from its array

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "access_model.h"
+#include "machine.h"
 
 typedef struct {
     int sectors, sectors_min;   /* worst global access and its minimum */
@@ -34,6 +35,10 @@ static void shared_access(Tally *t, const uint64_t *u, int lanes, int bytes) {
     if (c > t->congestion) t->congestion = c;
 }
 
+/* The lanes of each warp of 2^t threads, and the warps. */
+static int warp_lanes(int t) { return t < MACHINE_WARP_LOG ? 1 << t : MACHINE_WARP; }
+static unsigned warps(int t) { return t < MACHINE_WARP_LOG ? 1u : 1u << (t - MACHINE_WARP_LOG); }
+
 static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->block_cols, p->block_log, b); }
 
 /* One side of the global copies of a LOCAL kernel, element by element:
@@ -42,12 +47,12 @@ static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->
  * 2^out_tile_log of them, and the threads beyond write nothing. */
 static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
     int span = next_layout ? p->out_tile_log : p->tile_log;
-    int t = p->threads_log < span ? p->threads_log : span, lanes = t < 5 ? 1 << t : 32;
-    uint64_t x[32], u[32];
-    for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
+    int t = p->threads_log < span ? p->threads_log : span, lanes = warp_lanes(t);
+    uint64_t x[MACHINE_WARP], u[MACHINE_WARP];
+    for (unsigned w = 0; w < warps(t); w++)
         for (unsigned i = 0; i < 1u << (span - t); i++) {
             for (int l = 0; l < lanes; l++) {
-                uint64_t sigma = (w * 32 + (unsigned)l) | (uint64_t)i << t;
+                uint64_t sigma = (w * MACHINE_WARP + (unsigned)l) | (uint64_t)i << t;
                 if (next_layout) {
                     x[l] = p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
                            f2_combine(p->out_cols, span, sigma);
@@ -68,20 +73,20 @@ static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_lay
  * access, and each element j to or from its slot, a shared access of one
  * element per lane. */
 static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
-    int t = p->threads_log, v = p->vec_log, lanes = t < 5 ? 1 << t : 32;
+    int t = p->threads_log, v = p->vec_log, lanes = warp_lanes(t);
     int span = next_layout ? p->out_tile_log : p->tile_log;
-    uint64_t x[32], u[32];
-    for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
+    uint64_t x[MACHINE_WARP], u[MACHINE_WARP];
+    for (unsigned w = 0; w < warps(t); w++)
         for (unsigned i = 0; i < 1u << (span - t - v); i++) {
-            uint64_t el[32];
+            uint64_t el[MACHINE_WARP];
             for (int l = 0; l < lanes; l++) {
-                el[l] = (uint64_t)(w * 32 + (unsigned)l) << v | (uint64_t)i << (t + v);
+                el[l] = (uint64_t)(w * MACHINE_WARP + (unsigned)l) << v | (uint64_t)i << (t + v);
                 x[l] = next_layout ? p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
                                          f2_combine(p->out_cols, span, el[l])
                                    : block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, el[l]);
                 x[l] >>= v;
             }
-            global_access(g, x, lanes, 16);
+            global_access(g, x, lanes, MACHINE_VECTOR_BYTES);
             for (unsigned j = 0; j < 1u << v; j++) {
                 for (int l = 0; l < lanes; l++)
                     u[l] = plan_slot(p, next_layout ? p->src_const ^ f2_combine(p->src_cols, span, el[l] | j) : el[l] | j);
@@ -103,16 +108,16 @@ static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g,
 /* Each round loads its registers in its layout and stores them in the
  * next round's (the phase's after the last). */
 static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
-    int t = p->threads_log, lanes = t < 5 ? 1 << t : 32;
+    int t = p->threads_log, lanes = warp_lanes(t);
     for (int r = 0; r < p->nrounds; r++) {
         const Round *rd = &p->rounds[r];
-        uint64_t u[32];
+        uint64_t u[MACHINE_WARP];
         for (int side = 0; side < 2; side++) {
             const uint64_t *slots = side == 0 ? rd->slots : r + 1 < p->nrounds ? p->rounds[r + 1].slots : p->slot_cols;
-            for (unsigned w = 0; w < (t < 5 ? 1u : 1u << (t - 5)); w++)
+            for (unsigned w = 0; w < warps(t); w++)
                 for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
                     for (int l = 0; l < lanes; l++)
-                        u[l] = f2_combine(slots, p->tile_log, f2_combine(rd->threads, t, w * 32 + (unsigned)l) ^
+                        u[l] = f2_combine(slots, p->tile_log, f2_combine(rd->threads, t, w * MACHINE_WARP + (unsigned)l) ^
                                                                   f2_combine(rd->regs, rd->reg_log, j));
                     shared_access(sh, u, lanes, bytes);
                 }
@@ -227,9 +232,9 @@ static bool report_permute(FILE *out, const Schedule *s, const Phase *p) {
 /* An elementwise kernel: consecutive threads take consecutive elements. */
 static bool report_map(FILE *out, const Phase *p) {
     Tally g = {0};
-    uint64_t x[32];
-    for (int l = 0; l < 32; l++) x[l] = (uint64_t)l;
-    int lanes = p->n < 5 ? 1 << p->n : 32;
+    uint64_t x[MACHINE_WARP];
+    for (int l = 0; l < MACHINE_WARP; l++) x[l] = (uint64_t)l;
+    int lanes = warp_lanes(p->n);
     global_access(&g, x, lanes, elem_max_slot_bytes(p->in_elem));
     global_access(&g, x, lanes, elem_max_slot_bytes(p->elem));
     fprintf(out, "  elementwise: global: %d sectors per warp access (minimum %d)\n", g.sectors, g.sectors_min);

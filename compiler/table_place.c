@@ -2,7 +2,7 @@
  * TablePlace). The choice follows from how the kernel's threads index it:
  * a table index is a POS of the body, linear in the tile coordinate u and
  * the block b (plan_pos), and in a register round u is the thread's base
- * (its thread-index bits) plus the register's constant. An index that
+ * (its thread-index bits, Step.pos_tid) plus the register's constant. An index that
  * depends on neither the thread nor the block is a literal for each
  * register: the read is of a constant array at a constant index, which
  * the CUDA compiler folds into an immediate. One that depends on no lane
@@ -18,8 +18,6 @@
 
 #include <string.h>
 
-#include "plan_rounds.h"
-
 static const IrStmt *defining(const IrBody *body, const IrVal *v) {
     for (int i = 0; i < body->nstmts; i++)
         for (int r = 0; r < body->stmts[i]->nres; r++)
@@ -31,19 +29,19 @@ static long table_bytes(const IrStmt *table) {
     return (1L << table->k) * (prim_bits(table->res[0]->elem->prim) / 8);
 }
 
-/* A table read by the top level of a step's body (rd: the step's round)
- * or, with st NULL, of a MAP phase's function, whose thread x takes the
- * element at memory index x. */
-static TablePlace place_of(const Phase *p, const Round *rd, const Step *st, const IrBody *body,
-                           const IrStmt *table) {
+/* A table read by the top level of a step's body (its round planned) or,
+ * with st NULL, of a MAP phase's function, whose thread x takes the element
+ * at memory index x. */
+static TablePlace place_of(const Phase *p, const Step *st, const IrBody *body, const IrStmt *table) {
     const IrStmt *pos = defining(body, table->args[0]);
     if (!pos || pos->op != IR_POS) return TABLE_GLOBAL;
-    uint64_t on_u[64], on_b[64], konst, varies = 0, lanes = 0;
+    uint64_t on_u[64], on_b[64], on_tid[64], konst, varies = 0, lanes = 0;
     int bits = plan_pos(p, st, pos, on_u, on_b, &konst);
+    if (st) plan_pos_threads(st, pos, on_tid);
     for (int k = 0; k < bits; k++) {
-        uint64_t on_thread = st ? plan_thread_mask(p, rd, on_u[k]) : on_u[k];
+        uint64_t on_thread = st ? on_tid[k] : on_u[k];
         varies |= on_thread | (st ? on_b[k] : 0);
-        lanes |= on_thread & 31;
+        lanes |= on_thread & (MACHINE_WARP - 1);
     }
     if (!varies) return TABLE_IMMEDIATE;
     return !lanes && table_bytes(table) <= TABLE_CONSTANT_MAX_BYTES ? TABLE_CONSTANT : TABLE_GLOBAL;
@@ -51,7 +49,6 @@ static TablePlace place_of(const Phase *p, const Round *rd, const Step *st, cons
 
 typedef struct {
     const Phase *p;
-    const Round *rd;
     const Step *st;
     const IrBody *body;         /* the function's body; the others are nested in it */
     TableUse *uses;
@@ -64,7 +61,7 @@ static bool collect_table(IrWalk *w, IrStmt *s) {
     Collect *c = w->ctx;
     if (s->op != IR_TABLE) return true;
     c->uses[c->n].table = s;
-    c->uses[c->n++].place = w->depth > 0 ? TABLE_IMMEDIATE : place_of(c->p, c->rd, c->st, c->body, s);
+    c->uses[c->n++].place = w->depth > 0 ? TABLE_IMMEDIATE : place_of(c->p, c->st, c->body, s);
     return true;
 }
 
@@ -99,13 +96,12 @@ static void budget_uses(Budget *b, TableUse *uses, int n) {
     }
 }
 
-static void place_body(Arena *arena, const Phase *p, const Round *rd, const Step *st, const IrBody *body,
-                       TableUse **uses, int *n) {
+static void place_body(Arena *arena, const Phase *p, const Step *st, const IrBody *body, TableUse **uses, int *n) {
     *n = 0;
     *uses = NULL;
     int count = ir_count_stmts(body, IR_TABLE);
     if (!count) return;
-    Collect c = {p, rd, st, body, NEW_ARRAY(arena, TableUse, count), 0};
+    Collect c = {p, st, body, NEW_ARRAY(arena, TableUse, count), 0};
     IrWalk w = {.stmt = collect_table, .ctx = &c};
     ir_walk(&w, body);   /* the uses in statement order */
     *uses = c.uses;
@@ -115,16 +111,15 @@ static void place_body(Arena *arena, const Phase *p, const Round *rd, const Step
 void table_place_phase(Arena *arena, Phase *p) {
     Budget kernel = {.arena = arena, .limit = TABLE_CONSTANT_KERNEL_BYTES};
     if (p->kind == PHASE_MAP) {
-        place_body(arena, p, NULL, NULL, p->map->body, &p->map_tables, &p->nmap_tables);
+        place_body(arena, p, NULL, p->map->body, &p->map_tables, &p->nmap_tables);
         budget_uses(&kernel, p->map_tables, p->nmap_tables);
         return;
     }
-    for (int r = 0; r < p->nrounds; r++)
-        for (int i = p->rounds[r].first; i < p->rounds[r].first + p->rounds[r].count; i++) {
-            Step *st = &p->steps[i];
-            place_body(arena, p, &p->rounds[r], st, st->body, &st->tables, &st->ntables);
-            budget_uses(&kernel, st->tables, st->ntables);
-        }
+    for (int i = 0; i < p->nsteps; i++) {
+        Step *st = &p->steps[i];
+        place_body(arena, p, st, st->body, &st->tables, &st->ntables);
+        budget_uses(&kernel, st->tables, st->ntables);
+    }
 }
 
 void table_place_budget(Arena *arena, EntryPlan *plans, int nplans) {

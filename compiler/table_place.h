@@ -3,15 +3,17 @@
 #ifndef PARMC_TABLE_PLACE_H
 #define PARMC_TABLE_PLACE_H
 
+#include "machine.h"
 #include "plan.h"
 
 /* Constant memory: a table there holds at most TABLE_CONSTANT_MAX_BYTES,
- * a kernel's at most TABLE_CONSTANT_KERNEL_BYTES (the constant cache's
- * working set is 8 KB per SM, for the blocks on it), and a program's at
- * most TABLE_CONSTANT_BUDGET (a CUDA module may have 64 KB). */
+ * a kernel's at most TABLE_CONSTANT_KERNEL_BYTES (half the constant
+ * cache's working set on an SM, which the blocks on it share), and a
+ * program's at most TABLE_CONSTANT_BUDGET (half of what a CUDA module may
+ * have). */
 #define TABLE_CONSTANT_MAX_BYTES 2048
-#define TABLE_CONSTANT_KERNEL_BYTES 4096
-#define TABLE_CONSTANT_BUDGET (32 * 1024)
+#define TABLE_CONSTANT_KERNEL_BYTES (MACHINE_CONSTANT_CACHE_BYTES / 2)
+#define TABLE_CONSTANT_BUDGET (MACHINE_CONSTANT_BYTES / 2)
 
 /* The tables of every step of a LOCAL phase whose register rounds are
  * planned, and of a MAP phase's function. */

@@ -8,7 +8,9 @@
 # Work: full sorts of i32 (examples/sort.parm's `sort`, the balanced periodic
 # merger, at 2^20..2^28, and examples/bitonic.parm's `bsort` at 2^24 and
 # 2^28), the key-value
-# sort of (u32, i32) at 2^24 (examples/kvsort.parm), batched rows
+# sort of (u32, i32) at 2^24 (examples/kvsort.parm), Batcher's odd-even
+# merge sort written with masked coli at 2^20 (bench/sort/batcher.parm: 57,
+# 45, 34 and 25 passes from 16K to 128K, plain tiles only), batched rows
 # (examples/batched.parm), and other element types at 2^24: the merger sort
 # of u8, i16 and f64 keys and the bitonic sort of (u64, u32) records
 # (bench/sort/typebench.cu, checked against std::sort, with CUB's merge and
@@ -67,6 +69,7 @@ done
 for k in 24 28; do
     work "bitonic_$k" examples/bitonic.parm "entry main (xs : [2^$k]i32) = bsort $k xs" "full $k" tilebench "" "$SUITE_LIBS"
 done
+work batcher_20 bench/sort/batcher.parm "entry main (xs : [2^20]i32) = sort 20 xs" "full 20" tilebench "" "$SUITE_LIBS"
 work kv_24 examples/kvsort.parm "entry main (xs : [2^24](u32, i32)) = bsort_by kv 24 xs" "kv 24" tilebench -DKV "$SUITE_LIBS"
 for shape in 16:10 16:12 14:14; do
     r=${shape%:*} c=${shape#*:}
@@ -102,6 +105,7 @@ tiles_for() {
     case $1 in
     u8_24) echo "64K 64K+vec" ;;              # 2^16 one-byte elements at most: 128K is the same
     kv64_24) echo "$TILES$bufs" ;;            # fields of two sizes: no vectors
+    batcher_20) echo "$TILES $SMALL_TILES" ;; # nvcc takes a minute a build
     *_20 | *_22) echo "$TILES $SMALL_TILES$vec$bufs" ;;
     *) echo "$TILES$vec$bufs" ;;
     esac

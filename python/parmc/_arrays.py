@@ -55,7 +55,9 @@ class NumpyAdapter:
         np = self.np
         return {"env": {"T": np.ndarray, "addr": ctypes.addressof, "cchar": ctypes.c_char, "empty": np.empty},
                 "check": "type({a}) is T and {a}.dtype is {D} and {a}.flags.c_contiguous",
-                "size": "{a}.size", "device": None,
+                "contiguous": "{a}.flags.c_contiguous", "size": "{a}.size", "device": None,
+                # dtypes the buffer protocol does not describe (ml_dtypes' bfloat16)
+                "ptr_unbuffered": "{a}.__array_interface__['data'][0]",
                 "ptr": "(addr(cchar.from_buffer({a})) if {a}.flags.writeable and {a}.size "
                        "else {a}.__array_interface__['data'][0])",
                 "empty": "empty({shape}, {D})"}
@@ -100,17 +102,26 @@ class TorchAdapter:
     def current_device(self):
         return self.torch.cuda.current_device()
 
+    def device_object(self, device):
+        """What the fast paths allocate on: a torch.device, made once."""
+        return self.torch.device("cuda", device)
+
     def fast_snippets(self):
         torch = self.torch
         where = "is_cuda" if self.cuda else "is_cpu"
         # the raw handle without building a torch.cuda.Stream (what torch's own compiled code reads)
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        return {"env": {"T": torch.Tensor, "empty": torch.empty, "current_device": torch.cuda.current_device,
-                        "current_stream": torch.cuda.current_stream, "raw_stream": raw},
+        # torch.cuda.current_device() less its lazy-initialisation check: a tensor on CUDA
+        # (whose device is compared) means CUDA is initialised; a torch.device made once
+        # parses faster than a string or an index
+        current = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+        return {"env": {"T": torch.Tensor, "empty": torch.empty, "current_device": current,
+                        "current_stream": torch.cuda.current_stream, "raw_stream": raw, "CPU": torch.device("cpu")},
                 "check": "type({a}) is T and {a}.dtype is {D} and {a}.%s and {a}.is_contiguous()" % where,
+                "contiguous": "{a}.is_contiguous()",
                 "size": "{a}.numel()", "device": "{a}.get_device()" if self.cuda else None,
                 "ptr": "{a}.data_ptr()",
-                "empty": "empty({shape}, dtype={D}, device=%s)" % ("{dev}" if self.cuda else "'cpu'"),
+                "empty": "empty({shape}, dtype={D}, device=%s)" % ("{dev}" if self.cuda else "CPU"),
                 "stream": (f"(raw_stream(dev) or {CUDA_STREAM_LEGACY})" if raw else
                            f"(current_stream(dev).cuda_stream or {CUDA_STREAM_LEGACY})")}
 
@@ -174,11 +185,16 @@ class CupyAdapter:
     def current_device(self):
         return self.cupy.cuda.runtime.getDevice()
 
+    def device_object(self, device):
+        """CuPy allocates on the current device, which the fast paths check."""
+        return device
+
     def fast_snippets(self):
         cupy = self.cupy
         return {"env": {"T": cupy.ndarray, "empty": cupy.empty, "current_device": cupy.cuda.runtime.getDevice,
                         "get_current_stream": cupy.cuda.get_current_stream},
                 "check": "type({a}) is T and {a}.dtype is {D} and {a}.flags.c_contiguous",
+                "contiguous": "{a}.flags.c_contiguous",
                 "size": "{a}.size", "device": "{a}.device.id", "ptr": "{a}.data.ptr",
                 "empty": "empty({shape}, {D})",
                 "stream": f"(get_current_stream().ptr or {CUDA_STREAM_LEGACY})"}

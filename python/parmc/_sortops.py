@@ -1,60 +1,84 @@
 """parmc.sort, parmc.argsort and parmc.topk: drop-ins for torch.sort, torch.argsort and
 torch.topk on PyTorch tensors, CuPy arrays (the CUDA target) and NumPy arrays (the C target).
-Each call finds its plan in a dictionary keyed by what decides the program (the array's type,
-dtype, shape, dim and options); a plan is made once, by generating a parm program over rows
-(stdlib/sort.parm and stdlib/topk.parm, docs/python.md "Sorting") and compiling it with
-compile(), whose cache keeps the library across processes."""
+A plan is made once per kind of call (the array's library, dtype, shape and device, dim and
+the options), by generating a parm program over rows (stdlib/sort.parm and stdlib/topk.parm,
+docs/python.md "Sorting") and compiling it with compile(), whose cache keeps the library
+across processes. A call after the first of its kind is one dictionary look-up and the plan's
+run: a function generated for that plan (as _fast.py does for entries) that checks only what
+the key does not say (contiguity, the current device), allocates the results, makes the one
+foreign call, and shapes the results where the program's are not already the call's."""
 import operator
 import warnings
 
-from . import _arrays, _build
+from . import _arrays, _build, _runs
 from ._errors import ArgumentTypeError, ArgumentValueError, CompileError
 
-# dtype names (as NumPy, PyTorch and CuPy print them, without a "torch." prefix) -> parm type
-_PARM_TYPES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-               "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-               "float32": "f32", "float64": "f64"}
+# dtype names (as NumPy, PyTorch and CuPy print them, without a "torch." prefix) -> (the parm
+# type of the program's keys, the stdlib function that ranks them, or None for their own order).
+# float16 and bfloat16 are sorted as their bits, u16, ranked in the comparator (-0.0 ties with
+# 0.0, NaNs last: stdlib/sort.parm f16_rank), so the values come out bit for bit with no map
+# before or after the sort; bool as u8 (0 or 1).
+_PARM_TYPES = {"int8": ("i8", None), "int16": ("i16", None), "int32": ("i32", None), "int64": ("i64", None),
+               "uint8": ("u8", None), "uint16": ("u16", None), "uint32": ("u32", None), "uint64": ("u64", None),
+               "float32": ("f32", None), "float64": ("f64", None), "float16": ("u16", "f16_rank"),
+               "bfloat16": ("u16", "bf16_rank"), "bool": ("u8", None)}
+# the bits of -inf, which a descending sort of ranked bits pads with (ranked below every element)
+_NEG_INF_BITS = {"f16_rank": 0xfc00, "bf16_rank": 0xff80}
 
-_plans = {}     # (op, type, dtype, shape, device type, dim, options) -> plan: a function of the array
+# type of an array -> (the key of a call: a function of (x, op, dim, flag, k), the plans' runs
+# by key). The key holds the call's own dim and flags; the op functions send anything but a
+# plain int dim and k and bool flags through _new_plan, so that True never stands for 1.
+_libraries = {}
+
+
+def _numpy_key(x, op, dim, flag, k):
+    return op, x.dtype, x.shape, dim, flag, k
+
+
+def _torch_key(x, op, dim, flag, k):
+    return op, x.dtype, x.shape, x.get_device(), dim, flag, k     # get_device(): -1 on the CPU
+
+
+def _cupy_key(x, op, dim, flag, k):
+    return op, x.dtype, x.shape, x.device.id, dim, flag, k
 
 
 def sort(x, dim=-1, descending=False, stable=False):
     """(values, indices) of x sorted along dim, as torch.sort: indices int64, NaN after every
     number (first when descending). Always stable: equal elements keep their order."""
-    plan = _lookup("sort", x, dim, descending) if type(descending) is bool else None
-    if plan is None:
-        plan = _new_plan("sort", x, dim, descending, None, stable)
-    return plan(x)
+    lib = _libraries.get(type(x))
+    if lib is not None and type(dim) is int and type(descending) is bool and type(stable) is bool:
+        run = lib[1].get(lib[0](x, "sort", dim, descending, None))
+        if run is not None:
+            out = run(x)
+            if out is not None:
+                return out
+    return _new_plan("sort", x, dim, descending, None, stable)(x)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
     """The int64 indices that sort x along dim, as torch.argsort (always stable)."""
-    plan = _lookup("argsort", x, dim, descending) if type(descending) is bool else None
-    if plan is None:
-        plan = _new_plan("argsort", x, dim, descending, None, stable)
-    return plan(x)
+    lib = _libraries.get(type(x))
+    if lib is not None and type(dim) is int and type(descending) is bool and type(stable) is bool:
+        run = lib[1].get(lib[0](x, "argsort", dim, descending, None))
+        if run is not None:
+            out = run(x)
+            if out is not None:
+                return out
+    return _new_plan("argsort", x, dim, descending, None, stable)(x)
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
     """(values, indices) of the k largest (largest=False: smallest) elements of x along dim, as
     torch.topk, always sorted (best first); ties go to the smaller index, NaN is the largest."""
-    plan = _lookup("topk", x, dim, (largest, k)) if type(k) is int and type(largest) is bool else None
-    if plan is None:
-        plan = _new_plan("topk", x, dim, largest, k, sorted)
-    return plan(x)
-
-
-def _lookup(op, x, dim, options):
-    """The plan of a call made before, found at once: a contiguous array of a known shape, an
-    int dim and options as given then; None sends the call through every check."""
-    if type(dim) is not int:
-        return None
-    try:
-        key = (op, type(x), x.dtype, x.shape, _device(x), dim, options)
-    except AttributeError:
-        return None
-    plan = _plans.get(key)
-    return plan if plan is not None and _contiguous(x) else None
+    lib = _libraries.get(type(x))
+    if lib is not None and type(k) is int and type(dim) is int and type(largest) is bool and type(sorted) is bool:
+        run = lib[1].get(lib[0](x, "topk", dim, largest, k))
+        if run is not None:
+            out = run(x)
+            if out is not None:
+                return out
+    return _new_plan("topk", x, dim, largest, k, sorted)(x)
 
 
 def _contiguous(x):
@@ -63,12 +87,6 @@ def _contiguous(x):
         return flags.c_contiguous is True
     is_contiguous = getattr(x, "is_contiguous", None)
     return is_contiguous is not None and is_contiguous()
-
-
-def _device(x):
-    """The device type of a tensor ("cpu", "cuda"), None for NumPy and CuPy arrays."""
-    d = getattr(x, "device", None)
-    return getattr(d, "type", None)
 
 
 def _flag(v, op, name):
@@ -81,10 +99,12 @@ def _flag(v, op, name):
 
 
 def _new_plan(op, x, dim, flag, k, option):
+    """The plan of a call, after every check of its arguments; kept under the call's key for
+    the next call of its kind when dim and k are integers."""
     lib, cuda = _library(op, x)
     flag = bool(_flag(flag, op, "largest" if op == "topk" else "descending"))
     shape = tuple(x.shape)
-    t = _parm_type(op, x)
+    t, rank = _parm_type(op, x)
     if not _contiguous(x):
         raise ArgumentValueError(f"parmc.{op}: argument 'x' is not contiguous ("
                                  f"{'.contiguous()' if lib == 'torch' else lib + '.ascontiguousarray'} makes a copy that is)")
@@ -93,9 +113,11 @@ def _new_plan(op, x, dim, flag, k, option):
     length = shape[d] if shape else 1
     if op == "topk":
         k = _k(k, length, d)
-    plan = _Plan(op, lib, cuda, _arrays.adapter_of(x, cuda), t, shape, d, flag, k)
-    if type(dim) is int:
-        _plans[(op, type(x), x.dtype, x.shape, _device(x), dim, (flag, k) if op == "topk" else flag)] = plan
+    device = (x.get_device() if lib == "torch" else x.device.id) if cuda else None
+    plan = _Plan(op, lib, cuda, device, _arrays.adapter_of(x, cuda), x.dtype, t, rank, shape, d, flag, k)
+    key_of = _numpy_key if lib == "numpy" else _torch_key if lib == "torch" else _cupy_key
+    lib_plans = _libraries.setdefault(type(x), (key_of, {}))[1]
+    lib_plans[key_of(x, op, operator.index(dim), flag, k)] = plan.run
     return plan
 
 
@@ -118,12 +140,13 @@ def _library(op, x):
 
 
 def _parm_type(op, x):
+    """(the parm type of the program's keys, the rank of their bits or None) for x's dtype."""
     name = str(x.dtype).replace("torch.", "")
-    t = _PARM_TYPES.get(name)
-    if t is None:
+    found = _PARM_TYPES.get(name)
+    if found is None:
         raise ArgumentTypeError(f"parmc.{op}: argument 'x' has dtype {name}; parmc sorts "
                                 f"{', '.join(_PARM_TYPES)}")
-    return t
+    return found
 
 
 def _dim(op, dim, ndim):
@@ -155,14 +178,18 @@ def _log2_up(n):
 
 
 class _Plan:
-    """How one shape runs. The array is (outer, length, inner) around dim: rows of `length`
-    (inner = 1), or rows of length*inner transposed in the program when both are powers of
-    two; otherwise the axis is moved last on the host (a copy each way: docs/python.md). The
-    entry is called directly (its lengths fit by construction: the length of an exact entry,
-    else rows and the row length), results allocated in the shapes the program writes them."""
+    """How one kind of call runs. The array is (outer, length, inner) around dim: rows of
+    `length` (inner = 1), or rows of length*inner transposed in the program when both are
+    powers of two; otherwise the axis is moved last on the host (a copy each way:
+    docs/python.md). The entry is called directly (its lengths fit by construction: the
+    length of an exact entry, else rows and the row length), results allocated in the shapes
+    the program writes them, then cut and shaped by `finish` where those are not the call's.
+    `run` is the steady state (_runs.build); calling the plan also makes the device current
+    and the context, which run leaves to this first call."""
 
-    def __init__(self, op, lib, cuda, adapter, t, shape, d, flag, k):
-        self.op, self.lib, self.cuda, self.adapter, self.k, self.shape, self.d = op, lib, cuda, adapter, k, shape, d
+    def __init__(self, op, lib, cuda, device, adapter, dtype, t, rank, shape, d, flag, k):
+        self.op, self.lib, self.cuda, self.device, self.adapter = op, lib, cuda, device, adapter
+        self.k, self.shape, self.d = k, shape, d
         length = shape[d] if shape else 1
         outer, inner = _product(shape[:d]), _product(shape[d + 1:])
         self.empty = outer * length * inner == 0 or k == 0
@@ -173,51 +200,141 @@ class _Plan:
         else:
             self.work_shape = shape
         self.grid = (outer, length * inner)
-        self.reshape = self.moved or op == "topk"     # else the results have x's shape as written
-        self.dtypes = [adapter.dtype(t), adapter.dtype("i64")]
-        if self.empty:
-            return
-        # exact powers of two: an entry of that size, with no pad (nothing to pad, or to cut)
-        exact = _pow2(outer) and _pow2(length)
-        self.tail = [outer * length * inner] if exact else list(self.grid)
-        j = _log2_up(k) if op == "topk" else None
-        b = _log2_up(outer)
-        self.entry, self.bitonic = _program("topk" if op == "topk" else "sort", cuda, t, b, _log2_up(length),
-                                            _log2_up(inner), flag, j, exact)
-        # a bitonic top-k writes whole results: 2^b rows of 2^j x inner, cut here
-        self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
+        self.dtypes = [dtype, adapter.dtype("i64")]     # the values keep x's dtype, whatever the program's type
+        self.entry = None
+        if not self.empty:
+            # exact powers of two: an entry of that size, with no pad (nothing to pad, or to cut)
+            exact = _pow2(outer) and _pow2(length)
+            self.tail = (outer * length * inner,) if exact else self.grid
+            j = _log2_up(k) if op == "topk" else None
+            b = _log2_up(outer)
+            self.entry, self.bitonic = _program("topk" if op == "topk" else "sort", cuda, t, b, _log2_up(length),
+                                                _log2_up(inner), flag, j, exact, rank)
+            # a bitonic top-k writes whole results: 2^b rows of 2^j x inner
+            self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
+            self.move_in, self.finish = _shaping(self, _ops(lib), outer)
+        self.run = _runs.build(self)
 
     def __call__(self, x):
-        ad = self.adapter
-        dev = (x.get_device() if self.lib == "torch" else x.device.id) if self.cuda else None
-        if self.empty:
-            return self._empty_result(dev)
-        xs = _contiguous_copy(self.lib, _moveaxis(self.lib, x, self.d, -1)) if self.moved else x
-        outs = [ad.empty(self.out_shape, dt, dev) for dt in self.dtypes]
-        self.entry._invoke(ad, dev, None, [ad.ptr(xs), ad.ptr(outs[0]), ad.ptr(outs[1])] + self.tail)
-        if self.op == "argsort":    # the sort's indices; its values are dropped
-            return self._shaped(outs[1]) if self.reshape else outs[1]
-        return (self._shaped(outs[0]), self._shaped(outs[1])) if self.reshape else tuple(outs)
+        """The call's results; a first call (or one on another current device) makes the
+        device current for the call and the entry's context on it."""
+        if self.empty or self.entry is None:
+            return self.run(x)
+        prog = self.entry.program
+        if not self.cuda:
+            prog.context(None)
+            return self.run(x)
+        guard = self.adapter.guard(self.device)
+        if guard is None:
+            prog.context(self.device)
+            return self.run(x)
+        with guard:
+            prog.context(self.device)
+            return self.run(x)
 
-    def _empty_result(self, dev):
+    def empty_result(self):
         """The results of a call with no element (or k = 0): empty arrays of their shapes."""
         shape = list(self.shape)
         if self.op == "topk":
             shape[self.d] = self.k
-        outs = [self.adapter.empty(tuple(shape), dt, dev) for dt in self.dtypes]
+        outs = [self.adapter.empty(tuple(shape), dt, self.device) for dt in self.dtypes]
         return outs[1] if self.op == "argsort" else tuple(outs)
 
-    def _shaped(self, a):
-        """A result in the shape of the call's: cut to k along dim for topk, dim moved back."""
-        last = len(self.work_shape) - 1 if self.moved else self.d
-        if self.bitonic:
-            cut = self.work_shape[:last] + (self.k,) + self.work_shape[last + 1:]
-            a = _contiguous_copy(self.lib, a[:self.grid[0], :self.k, :]).reshape(cut)
-        elif self.op == "topk":
-            a = a[(slice(None),) * last + (slice(0, self.k),)]
-        if self.moved:
-            a = _moveaxis(self.lib, a, -1, self.d)
-        return _contiguous_copy(self.lib, a)
+
+def _shaping(plan, ops, outer):
+    """(move_in, finish): the input's axis moved last and made contiguous, or None; and a
+    function that makes a result of the shape the program writes the call's (cut to k for
+    topk, dim moved back, contiguous), or None where it already is. Sets plan.out_shape, the
+    shape the results are allocated in: the call's own wherever the program writes that."""
+    d, k, work = plan.d, plan.k, plan.work_shape
+    last = len(work) - 1 if plan.moved else d
+    steps = []
+    if plan.bitonic:    # whole results, 2^b rows of 2^j x inner: the first outer rows, the first k of each
+        rows, run, inner = plan.out_shape
+        if outer == rows:       # the call's shape with run for k: the first k along dim, one copy if k < run
+            plan.out_shape = work[:last] + (run,) + work[last + 1:]
+            if k < run:
+                steps.append(ops.cut_copy(last, k))
+        elif last == 1:         # (rows, run, ...): its first outer rows are a view, then as above
+            plan.out_shape = (rows, run) + work[2:]
+            steps.append(ops.prefix(outer))
+            if k < run:
+                steps.append(ops.cut_copy(1, k))
+        else:
+            steps.append(ops.prefix(outer))
+            if k < run:
+                steps.append(ops.cut_copy(1, k))
+            steps.append(ops.view(work[:last] + (k,) + work[last + 1:]))
+    elif plan.op == "topk" and k < work[last]:
+        steps.append(ops.cut_copy(last, k))          # the first k of each sorted row: a copy
+    if plan.moved:
+        steps.append(ops.move_back(d))
+    move_in = ops.move_in(d) if plan.moved else None
+    if not steps:
+        return move_in, None
+    if len(steps) == 1:
+        return move_in, steps[0]
+    return move_in, lambda a: _apply(steps, a)
+
+
+def _apply(steps, a):
+    for step in steps:
+        a = step(a)
+    return a
+
+
+def _ops(lib):
+    return _TorchOps if lib == "torch" else _ArrayOps(_cupy() if lib == "cupy" else _numpy())
+
+
+class _TorchOps:
+    """The shaping steps on tensors, each one call of the cheapest form (narrow is slower
+    than a slice; narrow_copy cuts and copies in one)."""
+
+    @staticmethod
+    def prefix(n):
+        return lambda a: a[:n]
+
+    @staticmethod
+    def cut_copy(axis, n):
+        return lambda a: a.narrow_copy(axis, 0, n)
+
+    @staticmethod
+    def view(shape):
+        return lambda a: a.view(shape)
+
+    @staticmethod
+    def move_back(d):
+        return lambda a: a.movedim(-1, d).contiguous()
+
+    @staticmethod
+    def move_in(d):
+        return lambda x: x.movedim(d, -1).contiguous()
+
+
+class _ArrayOps:
+    """The shaping steps on NumPy and CuPy arrays (xp: the module)."""
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def prefix(self, n):
+        return lambda a: a[:n]
+
+    def cut_copy(self, axis, n):
+        cut, contiguous = (slice(None),) * axis + (slice(0, n),), self.xp.ascontiguousarray
+        return lambda a: contiguous(a[cut])
+
+    def view(self, shape):
+        return lambda a: a.reshape(shape)
+
+    def move_back(self, d):
+        moveaxis, contiguous = self.xp.moveaxis, self.xp.ascontiguousarray
+        return lambda a: contiguous(moveaxis(a, -1, d))
+
+    def move_in(self, d):
+        moveaxis, contiguous = self.xp.moveaxis, self.xp.ascontiguousarray
+        return lambda x: contiguous(moveaxis(x, d, -1))
 
 
 def _product(dims):
@@ -229,19 +346,6 @@ def _product(dims):
 
 def _pow2(n):
     return n & (n - 1) == 0
-
-
-def _moveaxis(lib, a, src, dst):
-    if lib == "torch":
-        return a.movedim(src, dst)
-    return (_cupy() if lib == "cupy" else _numpy()).moveaxis(a, src, dst)
-
-
-def _contiguous_copy(lib, a):
-    """a, or a contiguous copy when it is a view that is not."""
-    if lib == "torch":
-        return a.contiguous()
-    return a if a.flags.c_contiguous else (_cupy() if lib == "cupy" else _numpy()).ascontiguousarray(a)
 
 
 def _numpy():
@@ -257,28 +361,30 @@ def _cupy():
 # ---- The programs
 
 
-_entries = {}   # (op, target, type, b, r, c, flag, j, exact) -> (the compiled entry, bitonic top-k?)
+_entries = {}   # (op, target, type, b, r, c, flag, j, exact, rank) -> (the compiled entry, bitonic top-k?)
 
 
-def _program(op, cuda, t, b, r, c, flag, j, exact):
+def _program(op, cuda, t, b, r, c, flag, j, exact, rank=None):
     """The entry for op ("sort", which argsort shares, or "topk") on 2^b rows (up to 2^b
     unless exact) of 2^r elements (of 2^(r+c), transposed, when c > 0; up to 2^r unless
     exact), compiled once, and whether it is a bitonic top-k of 2^j (else topk takes the first
-    k of a sort): descending (flag) for a sort, the largest first for topk."""
-    key = (op, cuda, t, b, r, c, flag, j, exact)
+    k of a sort): descending (flag) for a sort, the largest first for topk; keys of type t,
+    ordered by the stdlib function rank of their bits when given (_PARM_TYPES)."""
+    key = (op, cuda, t, b, r, c, flag, j, exact, rank)
     found = _entries.get(key)
     if found is None:
         target = "cuda" if cuda else "c"
         # k through a row's whole 2^r is a sort (and its results would be cut, not whole)
         if op == "topk" and j < r:
             try:
-                found = _build.compile(topk_source(t, b, r, c, flag, j, exact), target=target,
+                found = _build.compile(topk_source(t, b, r, c, flag, j, exact, rank), target=target,
                                        prefix="parmc_topk").main, True
             except CompileError as e:   # the same results from a sort, slower
                 warnings.warn(f"parmc.topk: the bitonic top-k of 2^{j} in rows of 2^{r} does not compile, "
                               f"so it sorts them: {e}")
         if found is None:
-            found = _build.compile(source(t, b, r, c, flag, exact), target=target, prefix="parmc_sort").main, False
+            found = _build.compile(source(t, b, r, c, flag, exact, rank), target=target,
+                                   prefix="parmc_sort").main, False
         _entries[key] = found
     return found
 
@@ -289,35 +395,45 @@ def _transpose(n, r, c):
     return f"bmmc (bitperm {n} (\\i -> if i < {r} then i + {c} else if i < {r + c} then i - {r} else i))"
 
 
-def _entry_line(t, b, n, exact, descending):
+def _comparator(descending, rank):
+    """The comparator of records (key, index): idx_asc or idx_desc, by rank when given."""
+    cmp = "idx_desc" if descending else "idx_asc"
+    return f"({cmp}_by {rank})" if rank else cmp
+
+
+def _entry_line(t, b, n, exact, descending, rank):
     """The entry's header: exactly 2^b rows of 2^n, or up to 2^b rows of up to 2^n, padded
-    (the pad sorts after every element and loses its ties on the index: stdlib/sort.parm)."""
+    (the pad sorts after every element and loses its ties on the index: stdlib/sort.parm;
+    ranked bits ascending pad with u16's max, a NaN, descending with -inf)."""
     if exact:
         return f"entry main (xs0 : [2^{b + n}]{t}) ="
-    pad = "min" if descending else "(0.0 / 0.0)" if t[0] == "f" else "max"
+    if rank:
+        pad = _NEG_INF_BITS[rank] if descending else "max"
+    else:
+        pad = "min" if descending else "(0.0 / 0.0)" if t[0] == "f" else "max"
     return f"entry main (xs0 : [2^{b}][2^{n}]{t} pad {pad}) ="
 
 
-def source(t, b, r, c, descending, exact):
+def source(t, b, r, c, descending, exact, rank=None):
     """The program of sort and argsort: records (value, index) of each 2^r x 2^c matrix (c = 0:
     each row of 2^r) sorted along its columns, of 2^b matrices (exact), or of up to 2^b of
     any shape up to that (with a pad). One array of records: one chain of kernels."""
-    cmp = "idx_desc" if descending else "idx_asc"
+    cmp = _comparator(descending, rank)
     body = f"sort_records_rows {cmp} {b + c} {r} xs0"
     if c:
         n = b + r + c
         body = f"{_transpose(n, c, r)} (sort_records_rows {cmp} {b + c} {r} ({_transpose(n, r, c)} xs0))"
     return (f"-- parmc.sort and argsort (python/parmc/_sortops.py): {'descending' if descending else 'ascending'}\n"
-            f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending)}\n  {body}\n")
+            f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending, rank)}\n  {body}\n")
 
 
-def topk_source(t, b, r, c, largest, j, exact):
+def topk_source(t, b, r, c, largest, j, exact, rank=None):
     """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
     2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c)."""
-    cmp = "idx_desc" if largest else "idx_asc"
+    cmp = _comparator(largest, rank)
     body = f"topk_records_rows {cmp} {b} {j} xs0"
     if c:
         body = (f"{_transpose(b + j + c, c, j)} (topk_records_rows {cmp} {b + c} {j} "
                 f"({_transpose(b + r + c, r, c)} xs0))")
     return (f"-- parmc.topk (python/parmc/_sortops.py): the {'largest' if largest else 'smallest'} 2^{j}\n"
-            f"import \"topk\"\n{_entry_line(t, b, r + c, exact, largest)}\n  {body}\n")
+            f"import \"topk\"\n{_entry_line(t, b, r + c, exact, largest, rank)}\n  {body}\n")

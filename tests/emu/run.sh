@@ -64,7 +64,7 @@ esac
 # whether it takes rows (the input then starts with the row length)
 padded=
 if echo "$params" | grep -q 'parm_rows'; then
-    size=$(sed -n 's/.*Any length n up to 2^\([0-9]*\).*/\1/p; s/.*Any shape up to 2^\([0-9]*\) rows of 2^\([0-9]*\) elements.*/\1 \2/p' "$2/p.h")
+    size=$(sed -n 's/.*; any length: [^;(]*(up to 2^\([0-9]*\)).*/\1/p; s/.*; any shape: [^;(]*(up to 2^\([0-9]*\) rows of 2^\([0-9]*\)).*/\1 \2/p' "$2/p.h")
     rows_log=${size% *} cols_log=${size#* }
     [ "$rows_log" = "$size" ] && rows_log=-1
     padded="-DPAD_ROWS_LOG=$rows_log -DPAD_COLS_LOG=$cols_log"

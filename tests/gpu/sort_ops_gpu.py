@@ -53,6 +53,13 @@ QUICK = [
     ("sort", (16, 256, 4), 1, None, torch.float32, False),
     ("topk", (16, 256, 4), 1, 8, torch.float32, True),
 ]
+HALVES = [  # float16 and bfloat16 as u16 bits ranked in the comparator, bool as u8
+    ("sort", (1000, 1000), -1, None, torch.float16, False),
+    ("sort", (256, 1 << 12), -1, None, torch.bfloat16, True),
+    ("topk", (64, 1 << 15), -1, 8, torch.bfloat16, True),
+    ("topk", (100, 3000), -1, 5, torch.float16, False),
+    ("argsort", (300, 1000), -1, None, torch.bool, True),
+]
 
 
 def make(shape, dtype, gen):
@@ -64,6 +71,8 @@ def make(shape, dtype, gen):
         for v in (float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0):
             flat[torch.randint(0, n, (n // 64 + 1,), device="cuda", generator=gen)] = v
         return x
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, device="cuda", generator=gen).bool()
     info = torch.iinfo(dtype)
     if dtype == torch.uint16:    # torch's randint has no uint16: draw int32 and narrow
         return torch.randint(0, 1 << 16, shape, dtype=torch.int32, device="cuda", generator=gen).to(dtype)
@@ -87,8 +96,10 @@ def calls(case, x):
             lambda: torch.sort(wide(x), dim=dim, descending=flag, stable=True))
 
 
-def same(a, b):
-    """Equal element by element, NaN equal to NaN."""
+def same(a, b, bits=False):
+    """Equal element by element, NaN equal to NaN; bits: halves bit for bit (zeros' signs)."""
+    if bits and a.dtype in (torch.float16, torch.bfloat16) and a.dtype == b.dtype and a.shape == b.shape:
+        return torch.equal(a.view(torch.int16), b.view(torch.int16))
     a, b = wide(a), wide(b)
     both_nan = torch.isnan(a) & torch.isnan(b) if a.is_floating_point() else torch.zeros_like(a, dtype=torch.bool)
     return a.shape == b.shape and bool(((a == b) | both_nan).all())
@@ -109,7 +120,7 @@ def check(case, x):
         return f"dtypes {v.dtype}, {i.dtype}"
     if op == "sort":
         tv, ti = theirs()
-        if not same(v, tv):
+        if not same(v, tv, bits=True):
             return "values differ from torch.sort"
         return None if torch.equal(i, ti) else "indices differ from torch.sort(stable=True)"
     tv, _ = theirs()
@@ -185,7 +196,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small shapes only (minutes of nvcc fewer)")
     ap.add_argument("--jobs", type=int, default=8, help="programs built at once on first use")
     args = ap.parse_args()
-    cases = QUICK if args.quick else TOPK + SORT
+    cases = (QUICK if args.quick else TOPK + SORT) + HALVES
     gen = torch.Generator(device="cuda").manual_seed(26)
     inputs = [make(c[1], c[4], gen) for c in cases]
     torch.cuda.synchronize()

@@ -48,3 +48,36 @@ elif [[ "$out" != *"#if on PARMC_VERIFY_IR, which no build defines"* ]]; then
 else
     pass
 fi
+
+# Every hardware number of the GPU is named once, in compiler/machine.h
+# (tests/tools/machine_literals.py); the checker must catch bmmc_plan.c's
+# old limit of static shared memory and a lane taken as `& 31`, and leave
+# the CUDA text that an emitter writes alone.
+if out=$(python3 tests/tools/machine_literals.py compiler 2>&1); then
+    pass
+else
+    fail "hardware numbers outside compiler/machine.h:"
+    echo "$out" | head -20
+fi
+# machine_broken NAME LINE EXPECTED: a copy of compiler/ with LINE appended
+# to bmmc_plan.c must fail the check with EXPECTED in the report
+machine_broken() {
+    rm -rf "$TMP/mach" && mkdir -p "$TMP/mach" && cp compiler/* "$TMP/mach/"
+    echo "$2" >>"$TMP/mach/bmmc_plan.c"
+    if python3 tests/tools/machine_literals.py "$TMP/mach" >"$TMP/mach.out" 2>&1; then
+        fail "machine literals: $1 passed"
+    elif ! grep -qF "$3" "$TMP/mach.out"; then
+        fail "machine literals: $1: expected '$3' in: $(head -3 "$TMP/mach.out")"
+    else
+        pass
+    fi
+}
+machine_broken "a shared-memory limit of its own" '#define SMEM_LIMIT 49152' \
+    'a macro of its own for a machine fact belongs in machine.h: #define SMEM_LIMIT 49152'
+machine_broken "a lane as & 31" 'static unsigned lane_of(unsigned t) { return t & 31; }' \
+    'the lanes of a warp belongs in machine.h: static unsigned lane_of'
+# ...but not the CUDA text that an emitter writes, nor a comment
+rm -rf "$TMP/mach" && mkdir -p "$TMP/mach" && cp compiler/* "$TMP/mach/"
+printf '%s\n' 'static const char lane_text[] = "threadIdx.x & 31"; /* 49152 */' >>"$TMP/mach/emit_reduce.c"
+python3 tests/tools/machine_literals.py "$TMP/mach" >/dev/null 2>&1 && pass ||
+    fail "machine literals: CUDA text in a string literal or a comment flagged"

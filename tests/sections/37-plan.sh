@@ -15,6 +15,29 @@ done
     fail "plan: --dump-plan -e rev prints the plan of rev alone"
 "$PARMC" --dump-plan examples/permute.parm >"$TMP/plan.out" 2>&1
 [ "$(grep -c '^plan ' "$TMP/plan.out")" = 3 ] && pass || fail "plan: --dump-plan prints every entry's plan"
+# Runs of masked coli (comparators guarded by their position) are LOCAL
+# steps, grouped as xor columns are: a phase holds the steps whose pair
+# vectors, (2^j - 1) * 2^d for Batcher's pairs (x, x + 2^d), span at most
+# its tile. Batcher's odd-even merge sort (bench/sort/batcher.parm) takes as
+# few passes as any grouping of its columns in order into tiles allows:
+# 1 at 2^12, 7 at 2^16 (tiles of 2^14), 56 and the final permutation at
+# 2^20 (tiles of 2^12; docs/scheduling.md says why no tiling of 2^12 does it
+# in fewer than 31); odd-even transposition rounds and pairs at a distance
+# in index order that fit a tile are one pass (tests/emu/masked.parm).
+batcher_phases() {   # batcher_phases K PHASES
+    variant bench/sort/batcher.parm "entry main (xs : [2^$1]i32) = sort $1 xs"
+    local got
+    got=$("$PARMC" --dump-plan "$TMP/variant.parm" 2>&1 | sed -n '1s/.*, \([0-9]*\) phases\{0,1\},.*/\1/p')
+    [ "$got" = "$2" ] && pass || fail "plan: Batcher's odd-even merge sort of 2^$1 takes $got phases, expected $2"
+}
+batcher_phases 12 1
+batcher_phases 16 7
+batcher_phases 20 57
+for body in "transposition 32 5 xs" "shifted 2 3 xs" "sparse (shifted 0 5 xs)"; do
+    variant tests/emu/masked.parm "entry main (xs : [2^5]i32) = $body"
+    "$PARMC" --dump-plan "$TMP/variant.parm" 2>&1 | head -1 | grep -q ', 1 phase,' && pass ||
+        fail "plan: the masked coli $body of 2^5 is not one phase"
+done
 # Plans have no fixed caps: 40 rounds of i32/f32 maps around comparators
 # make 160 phases (once more than a fixed buffer table held: a crash).
 {

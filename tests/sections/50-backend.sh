@@ -18,6 +18,33 @@ for k in 2 9 12; do
     python3 tests/tools/gen.py f32 $((1 << k)) $k >"$TMP/c/in.txt"
     c_vs_interp "bitonic 2^$k" "$TMP/c/bitonic.parm" main "$TMP/c/in.txt"
 done
+# runs of masked coli (comparators guarded by their position): Batcher's
+# odd-even merge sort in one kernel and in seven, and tests/emu/masked.parm's
+# networks, over two kernels where their columns span more than a tile
+for k in 12 16; do
+    variant bench/sort/batcher.parm "entry main (xs : [2^$k]i32) = sort $k xs"
+    cp "$TMP/variant.parm" "$TMP/c/batcher.parm"
+    python3 tests/tools/gen.py i32 $((1 << k)) $k >"$TMP/c/in.txt"
+    c_vs_interp "Batcher's odd-even merge 2^$k" "$TMP/c/batcher.parm" main "$TMP/c/in.txt"
+done
+for body in "transposition 3 16 xs" "shifted 3 13 xs" "sparse (shifted 0 16 xs)"; do
+    variant tests/emu/masked.parm "entry main (xs : [2^16]i32) = $body"
+    cp "$TMP/variant.parm" "$TMP/c/masked.parm"
+    python3 tests/tools/gen.py i32 65536 3 >"$TMP/c/in.txt"
+    c_vs_interp "masked coli: $body" "$TMP/c/masked.parm" main "$TMP/c/in.txt"
+done
+# random chains of column stages with masked coli runs (randprog.py
+# --columns, as 54-cuda-emu.sh runs them), in tiles of 2^12
+cols_seed=$((${RANDPROG_SEED:-$(date +%s)} + 5))
+mkdir -p "$TMP/c/cols"
+python3 tests/tools/randprog.py --columns "$TMP/c/cols" "${COLUMNS_COUNT:-20}" "$cols_seed"
+for ((k = 0; k < ${COLUMNS_COUNT:-20}; k++)); do
+    "$PARMC" --tile-bytes 16K --target=c --emit-main "$TMP/c/cols/prog_$k.parm" -o "$TMP/c/cols/prog.c" &&
+        $CC_TEST -std=c11 -O1 "$TMP/c/cols/prog.c" -o "$TMP/c/cols/prog" -lm &&
+        "$TMP/c/cols/prog" <"$TMP/c/cols/in_$k.txt" >"$TMP/c/cols/c.out" &&
+        "$PARMC" --interpret "$TMP/c/cols/prog_$k.parm" <"$TMP/c/cols/in_$k.txt" | cmp -s - "$TMP/c/cols/c.out" && pass ||
+        fail "C differs from the interpreter: random program $k (RANDPROG_SEED=$((cols_seed - 5)); randprog.py --columns DIR $((k + 1)) $cols_seed), --tile-bytes 16K"
+done
 # special floats (--special-floats: NaN, infinities, -0, subnormals) through
 # a sort, arithmetic after a sort, and a reduction, f32 and f64
 printf '%s\n' 'import "sort"' 'entry main (xs : [2^6]f32) = bitonic_sort asc 6 xs' \

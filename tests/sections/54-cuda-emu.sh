@@ -87,6 +87,33 @@ done
 # guarded by their position, in the loops of register rounds (Round.loops);
 # and a tile of 2^2, whose rounds write each pair out
 emu_check "Batcher's odd-even merge, masked coli" "entry main (xs : [2^14]i32) = sort 14 xs" bench/sort/batcher.parm 16384
+# the same at 2^16: seven kernels, the guards reading the block's bits too
+emu_check "Batcher's odd-even merge of 2^16 (7 kernels)" "entry main (xs : [2^16]i32) = sort 16 xs" bench/sort/batcher.parm 65536
+# other runs of masked coli (tests/emu/masked.parm): odd-even transposition
+# rounds, each split over two kernels by tiles of 2^12; pairs at distance
+# 2^3 in index order; guards and directions on scattered bits after pairs
+# at distance 1 over two kernels
+PARMC_FLAGS="--tile-bytes 16K" emu_check "odd-even transposition rounds, tiles of 2^12" \
+    "entry main (xs : [2^14]i32) = transposition 3 14 xs" tests/emu/masked.parm 16384
+emu_check "pairs at distance 2^3" "entry main (xs : [2^14]i32) = shifted 3 11 xs" tests/emu/masked.parm 16384
+emu_check "guards on scattered bits" "entry main (xs : [2^16]i32) = sparse (shifted 0 16 xs)" tests/emu/masked.parm 65536
+# random chains of column stages, masked coli runs among them (randprog.py
+# --columns; RANDPROG_SEED as in 45-optimiser.sh, plus 5), every other one
+# in tiles of 2^12, which splits more of them over kernels
+cols_seed=$((${RANDPROG_SEED:-$(date +%s)} + 5))
+mkdir -p "$TMP/emu/cols"
+python3 tests/tools/randprog.py --columns "$TMP/emu/cols" "${EMU_COLUMNS_COUNT:-10}" "$cols_seed"
+for ((k = 0; k < ${EMU_COLUMNS_COUNT:-10}; k++)); do
+    prog=$TMP/emu/cols/prog_$k.parm
+    "$PARMC" --interpret "$prog" <"$TMP/emu/cols/in_$k.txt" >"$TMP/emu/want.txt"
+    tiles=$( ((k % 2)) && echo "--tile-bytes 16K")
+    if PARMC=$PARMC PARMC_FLAGS=$tiles sh tests/emu/run.sh "$prog" "$TMP/emu" <"$TMP/emu/cols/in_$k.txt" >"$TMP/emu/got.txt" 2>"$TMP/emu/err.txt" &&
+        cmp -s "$TMP/emu/want.txt" "$TMP/emu/got.txt"; then
+        pass
+    else
+        fail "CUDA emulation of random program $k (RANDPROG_SEED=$((cols_seed - 5)); randprog.py --columns DIR $((k + 1)) $cols_seed) $tiles: $(head -3 "$TMP/emu/err.txt")"
+    fi
+done
 emu_check "a tile of 2^2: pairs written out" \
     "entry main (xs : [2^2]i32) = col 1 cas (coli 2 (\\i [a, b] -> if i == 0 then cas [a, b] else [a, b]) xs)" \
     bench/sort/batcher.parm 4

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random parm programs for differential testing.
 
-    randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] DIR COUNT SEED
+    randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] [--columns] DIR COUNT SEED
 
 writes DIR/prog_K.parm and, unless --big, DIR/in_K.txt (an input of the
 right length) for K in 0..COUNT-1. Program K depends only on the options,
@@ -17,7 +17,9 @@ The programs combine what found the bugs of issue 11:
   (`\\x -> (x, f32 x)`) and project them back;
 - parm, two, col, coli, vcolumn, bmmc, map, mapi, and sorts of the stdlib
   (bitonic and balanced periodic merger, over rows) whose comparator looks at
-  one field of a tuple;
+  one field of a tuple; runs of masked coli, whose functions act where bits
+  of the pair's index match and leave the other pairs alone (the pairs
+  (x, x + 2^d) of Batcher's merge, or random masks and bits);
 - values used more than once (a DAG, not a chain): let-bound arrays read by
   several later stages, zipped together or returned together, at the top
   level and inside bodies; reductions (scalar results, per-block
@@ -52,7 +54,10 @@ the features left out. --chain keeps to what they compile for several GPUs
 result (CHAIN_REFUSES), scalar parameters and ranged entries included;
 with --mid, of 2^14 to 2^16 elements (exchanges between GPUs long enough
 to be cut into pieces). --big makes sizes 2^16 to 2^34, for the compiler
-only: no input is written, and no interpreter could run them."""
+only: no input is written, and no interpreter could run them. --columns
+makes chains of column stages (col, coli, masked coli runs, vcolumn) on
+2^12 to 2^16 i32, LOCAL kernels alone, which the CUDA emulation runs
+(tests/emu, section 54-cuda-emu)."""
 import os
 import random
 import sys
@@ -204,6 +209,7 @@ class Gen:
         self.scalars = []          # scalar parameters: (name, type)
         self.long = False          # a long chain (more than 64 kernels)
         self.long_steps = 0
+        self.columns = False       # --columns: column stages on i32 alone
         self.top = []              # the entry's arrays bound before the stage: (name, type)
 
     def has(self, feature):
@@ -448,7 +454,7 @@ class Gen:
         other arrays of that size in scope, (name, type). Returns (text, type)."""
         weights = {"map": 3, "convert": 3, "mapi": 1}
         if s.lo >= 1:
-            weights.update({"col": 2, "coli": 1, "vcolumn": 1, "bmmc": 1.5})
+            weights.update({"col": 2, "coli": 1, "coli_run": 0.7, "vcolumn": 1, "bmmc": 1.5})
             if depth < 3 and not self.long:
                 weights.update({"two": 1, "parm": 1})
             if depth < 2 and not self.long:
@@ -460,7 +466,7 @@ class Gen:
             if self.long_steps % 2 == 0 or self.chance(0.1):
                 weights = {"convert": 1}
             else:
-                weights = {"col": 2, "coli": 1, "vcolumn": 1}
+                weights = {"col": 2, "coli": 1, "coli_run": 1, "vcolumn": 1}
         if self.has("dag") and pool:
             weights["zip"] = 1.5
         # a per-block reduction is element code on its block: at most 2^3
@@ -495,6 +501,8 @@ class Gen:
         if depth > 0 and not self.has("big_groups") and not (s.fixed() and s.lo <= 3):
             # a zip of two values of a body keeps its whole block in element code
             weights.pop("zip", None)
+        if self.columns:
+            weights = {"col": 1, "coli": 1, "coli_run": 3, "vcolumn": 0.5}
         names = sorted(weights)
         what = self.rng.choices(names, [weights[n] for n in names])[0]
         return getattr(self, "stage_" + what)(s, t, arg, depth, pool)
@@ -518,6 +526,33 @@ class Gen:
 
     def stage_coli(self, s, t, arg, depth, pool):
         return "coli %s (%s) %s" % (paren(self.mask(s)), self.pair_fn(t, True), arg), t
+
+    def stage_coli_run(self, s, t, arg, depth, pool):
+        """A run of masked coli: each pair function acts where bits of the
+        pair's index match and leaves the other pairs alone, so that the run
+        compares pairs that are not xor pairs (Batcher's merge, odd-even
+        transposition, pairs at a distance in index order)."""
+        text = arg
+        for _ in range(self.rng.randint(2, 4)):
+            i, p = self.fresh("ix"), self.fresh("p")
+            mask, guard = self.masked_column(s, i)
+            text = "coli %s (\\%s %s -> if %s then (%s) %s %s else %s) %s" % (
+                paren(mask), i, p, guard, self.pair_fn(t, True), i, p, p, paren(text))
+        return text, t
+
+    def masked_column(self, s, i):
+        """(mask, guard on the index i) of one column of a masked run: the
+        pairs (x, x + 2^d) of Batcher's merge whose lower index ends in j
+        ones above bit d, or a random mask and index bits."""
+        bits = s.lo
+        if bits >= 2 and self.chance(0.5):
+            d = self.rng.randrange(bits - 1)
+            j = self.rng.randrange(2, bits - d + 1)
+            ones = 2 ** (j - 1) - 1
+            return "(2^%d - 1) * 2^%d" % (j, d), "(%s / 2^%d) & %d == %d" % (i, d, ones, ones)
+        bits = min(s.lo, 6)
+        known = self.rng.randrange(1, 2 ** bits)
+        return self.mask(s), "%s & %d == %d" % (i, known, known & self.rng.randrange(2 ** bits))
 
     def stage_vcolumn(self, s, t, arg, depth, pool):
         return "vcolumn (%s) %s" % (self.pair_fn(t, False), arg), t
@@ -735,7 +770,7 @@ class Gen:
         """(source text without prelude, parameter list [(kind, type)], size range)."""
         lo, hi = sizes
         one = self.has("one_element") and not self.big and self.chance(0.08)
-        ranged = self.chance(0.2)
+        ranged = self.chance(0.2) and not self.columns
         if ranged:
             lo = self.rng.randint(lo, hi)
             hi = min(sizes[1], lo + self.rng.randint(0, 2))
@@ -744,7 +779,7 @@ class Gen:
         else:
             lo = hi = 0 if one else self.rng.randint(lo, hi)
             s = Size(None, 0, lo)
-        t = self.element_type()
+        t = "i32" if self.columns else self.element_type()
         params = [("xs", "array", t)]
         # an entry of any length: the pad, and the row bits of a two-dimensional xs (-1: one)
         self.pad = self.pad_text(t) if self.has("pad") and self.chance(0.3) else None
@@ -758,8 +793,9 @@ class Gen:
         if self.has("scalar_params") and self.chance(0.3):
             params.insert(self.rng.randrange(len(params) + 1), ("s", "scalar", self.scalar_type()))
             self.scalars = [(n, u) for n, k, u in params if k == "scalar"]
-        self.long = self.chance(0.1)
-        length = self.rng.randint(70, 110) if self.long else self.rng.randint(1, 5)
+        self.long = self.chance(0.1) and not self.columns
+        length = self.rng.randint(70, 110) if self.long else self.rng.randint(2, 8) if self.columns else \
+            self.rng.randint(1, 5)
         arrays = [(n, u) for n, k, u in params if k == "array"]
         body, out = self.top_chain(s, arrays, length)
         head = "entry main%s%s =" % (" (n : %d..%d)" % (lo, hi) if ranged else "",
@@ -848,21 +884,23 @@ def main():
     chain = "--chain" in args
     mid = "--mid" in args
     narrow = "--narrow" in args
-    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid", "--narrow")]
+    columns = "--columns" in args
+    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid", "--narrow", "--columns")]
     if len(args) != 3 or any(a.startswith("-") for a in args):
-        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] DIR COUNT SEED")
+        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] [--columns] DIR COUNT SEED")
     out_dir, count, seed = args[0], int(args[1]), int(args[2])
     refused = CHAIN_REFUSES if chain else BACKEND_REFUSES if backend else ()
-    features = [f for f in FEATURES if f not in refused]
+    features = [] if columns else [f for f in FEATURES if f not in refused]
     for k in range(count):
         rng = random.Random(seed * 100003 + k)
         g = Gen(rng, features, big, narrow)
+        g.columns = columns
         text, params, (lo, hi) = g.program((16, 34) if big else (14, 16) if chain and mid else (5, 8) if chain
-                                           else (9, 12) if narrow else (1, 6))
+                                           else (9, 12) if narrow else (12, 16) if columns else (1, 6))
         with open(os.path.join(out_dir, "prog_%d.parm" % k), "w") as f:
             f.write("-- random program %d (seed %d%s%s%s%s)\n%s%s" % (
                 k, seed, ", --backend" if backend else "", ", --big" if big else "",
-                ", --chain --mid" if chain and mid else ", --chain" if chain else "",
+                ", --chain --mid" if chain and mid else ", --chain" if chain else ", --columns" if columns else "",
                 ", --narrow" if narrow else "",
                 (PRELUDE_SORT if g.uses_sort else "") + (PRELUDE_SCAN if g.uses_scan else ""), text))
         if not big:

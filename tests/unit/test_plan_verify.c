@@ -4,9 +4,10 @@
  * every kind of phase (LOCAL in place and into the next layout, PERMUTE,
  * MAP, tuples) go through the pipeline to their plans, which must verify;
  * then each plan is broken in one way at a time (a buffer, an element type,
- * a round, a swizzle, a write column, a permutation kernel, a map's
- * positions, a fused reduce, the host program's regions and actions) and
- * the verifier must name the phase and the broken invariant.
+ * a round, a swizzle, a write column, a kernel's shared memory and launch
+ * bounds, a step's thread masks, a permutation kernel, a map's positions, a
+ * fused reduce, an exchange's pack inverse, the host program's regions and
+ * actions) and the verifier must name the phase and the broken invariant.
  * Prints failures and finally "plan_verify: N passed, M failed"; exits 1 on
  * any failure. */
 #ifndef _POSIX_C_SOURCE
@@ -19,6 +20,8 @@
 #include "diag.h"
 #include "entry_plan.h"
 #include "imports.h"
+#include "kernel_plan.h"
+#include "machine.h"
 #include "opt.h"
 #include "parse.h"
 #include "schedule.h"
@@ -31,7 +34,9 @@ static const char program[] =
     "entry layout (xs : [2^16]i32) = col 2 cas (bmmc (bitperm 16 (\\i -> 15 - i)) (col 2 cas xs))\n"
     "entry permute (xs : [2^12](u32, i32)) = bmmc (bitperm 12 (\\i -> 11 - i), 5) xs\n"
     "entry mapped (xs : [2^6]i32) = mapi (\\i x -> f64 x + f64 i) (col 2 cas (map (\\x -> x * 3) xs))\n"
-    "entry pairs (xs : [2^14](u32, i32)) = vcolumn kv xs\n";
+    "entry pairs (xs : [2^14](u32, i32)) = vcolumn kv xs\n"
+    "entry posed (xs : [2^10]i32) = col 2 cas (mapi (\\i x -> x + i32 i) (col 2 cas xs))\n"
+    "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, a]) xs\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -128,6 +133,49 @@ static void break_local(Arena *a, Schedule *plans) {
     c = copy(a, s);
     c.phases[i].steps[0].order[0] ^= c.phases[i].steps[0].group[0];
     expect(a, &c, "moves logical bit", "a direction that the pair does not flip");
+}
+
+/* The kernel's shared memory and launch bounds (kernel_plan.c), and the
+ * steps' masks over the thread index (Step.order_tid, pos_tid). */
+static void break_kernel(Arena *a, Schedule *plans) {
+    const Schedule *s = find(plans, "mixed");
+    int i = first_of(s, PHASE_LOCAL, true);
+    const Phase *p = &s->phases[i];
+    check(p->plane_off[1] == 0 && p->plane_off[2] == 8 << p->tile_log && p->plane_off[0] == 10 << p->tile_log,
+          "mixed's planes widest first: f64 at 0, i16 after it, u8 last, not %d %d %d", p->plane_off[1],
+          p->plane_off[2], p->plane_off[0]);
+    Schedule c = copy(a, s);
+    c.phases[i].plane_off[0] = c.phases[i].plane_off[2] + 2;
+    expect(a, &c, "the planes of fields 0 and 2 overlap", "two planes that overlap");
+    c = copy(a, s);
+    c.phases[i].plane_off[2] += 1;
+    expect(a, &c, "field 2's plane at byte", "a plane that is not aligned to its elements");
+    c = copy(a, s);
+    c.phases[i].plane_off[0] = c.phases[i].tile_bytes;
+    expect(a, &c, "outside the tile buffer", "a plane past the tile buffer");
+    c = copy(a, s);
+    c.phases[i].shared_bytes = c.phases[i].tile_bytes / 2;
+    expect(a, &c, "bytes of shared memory for", "less shared memory than the tile");
+    c = copy(a, s);
+    c.phases[i].blocks_per_sm = MACHINE_SM_SHARED_BYTES / c.phases[i].shared_bytes + 1;
+    expect(a, &c, "which an SM cannot hold", "launch bounds that ask for more blocks than fit");
+    c = copy(a, s);
+    c.phases[i].blocks_per_sm = 0;
+    expect(a, &c, "launch bounds of 0 blocks", "launch bounds of no block");
+    const Schedule *sorted = find(plans, "sorted");
+    int j = first_of(sorted, PHASE_LOCAL, true);
+    c = copy(a, sorted);
+    c.phases[j].steps[0].order_tid[0] ^= 1;
+    expect(a, &c, "the thread mask of direction 0", "a direction's thread mask that is not its round's");
+    const Schedule *posed = find(plans, "posed");
+    int k = first_of(posed, PHASE_LOCAL, true), step = -1;
+    for (int st = 0; st < posed->phases[k].nsteps; st++)
+        if (posed->phases[k].steps[st].pos_bits) step = st;
+    check(step >= 0, "posed has a step that reads its position");
+    if (step < 0) return;
+    c = copy(a, posed);
+    c.phases[k].steps[step].pos_tid[0] ^= 1;
+    expect(a, &c, "the thread mask of position bit 0", "a position's thread mask that is not its round's");
 }
 
 static void break_flow(Arena *a, Schedule *plans) {
@@ -260,6 +308,9 @@ static void break_exchange(Arena *a, Schedule *plans) {
     p->kept[0] = -1;
     expect(a, &c, "keeps chunk", "a kept chunk that the routing does not keep");
     c = copy(a, &s);
+    c.phases[i].pack_inv.row[0] ^= c.phases[i].pack_inv.row[1];
+    expect(a, &c, "the pack's inverse is not its inverse", "a pack whose inverse the pack kernel reads is wrong");
+    c = copy(a, &s);
     c.phases[i].piece_log = EXCHANGE_MAX_PIECE_LOG + 1;
     expect(a, &c, "pieces", "more pieces than the context's events");
     c = copy(a, &s);
@@ -328,7 +379,8 @@ static void break_exchange_steps(Arena *a, const IrFunc *f) {
  * before the scratch is taken, a node left out. */
 static void break_host(Arena *a, Schedule *plans) {
     EntryPlan e;
-    entry_plan(a, find(plans, "layout")->func, NULL, &e);
+    SchedOptions c_target = {.tiles_in_scratch = true};
+    entry_plan(a, find(plans, "layout")->func, &c_target, &e);
     check(!plan_verify_entry(a, &e), "the entry plan of layout: %s", plan_verify_entry(a, &e));
     EntryPlan c = host_copy(a, &e);
     c.host.regions[find_region(&c, REGION_COPY)].off = c.host.regions[find_region(&c, REGION_WORK)].off;
@@ -360,6 +412,7 @@ int main(void) {
         }
         check(first_of(find(plans, "sorted"), PHASE_LOCAL, true) >= 0, "an in-place phase");
         break_local(&arena, plans);
+        break_kernel(&arena, plans);
         break_exchange(&arena, plans);
         break_flow(&arena, plans);
         break_fused_reduce(&arena, plans);

@@ -1,0 +1,53 @@
+/* kernel_plan.c: the shared memory and launch bounds of a LOCAL phase's
+ * CUDA kernel (kernel_plan.h). */
+#include "kernel_plan.h"
+
+#include "machine.h"
+
+static int field_bytes(const ElemType *t, int k) { return prim_bits(elem_slot_prim(t, k)) / 8; }
+
+/* Where field k's plane starts in a tile buffer: the planes lie widest
+ * field first, so that each starts at a multiple of its element size. */
+static int plane_offset(const Phase *p, int k) {
+    int offset = 0, size = field_bytes(p->elem, k);
+    for (int j = 0; j < p->elem->nslots; j++) {
+        int other = field_bytes(p->elem, j);
+        if (other > size || (other == size && j < k)) offset += other << p->tile_log;
+    }
+    return offset;
+}
+
+/* The blocks per SM that the launch bounds ask for. Two: measured 9% faster
+ * on the 2^24 sort despite small spills. A kernel that reads or writes an
+ * entry of any length computes a guarded address per element, and at 64
+ * registers spills 3 times as much: one block per SM took 2^20 padded rows
+ * of 2^10 from 12.70 to 7.93 ms on an H100
+ * (bench/results/2026-11-23-anylen-launch-bounds.md). A tile above 113 KB
+ * (--tile-bytes), or two buffers of 64 KB (--tile-buffers), leave room for
+ * one block, and so do 2^11 threads: asking for two would only halve the
+ * registers. A persistent kernel (--tile-buffers) asks for the blocks that
+ * 128 registers per thread leave room for, at least two: its loop keeps
+ * more alive than one tile's code, and without a bound the 2^7 threads of
+ * a batched sort's kernel took 168 registers (3 blocks per SM; the kernel
+ * of one tile takes 86); at 96 they spill. */
+#define PERSISTENT_REGS 128
+static int blocks_per_sm(const Schedule *s, const Phase *p) {
+    bool padded = s->pad && (p->src == BUF_IN || p->dst == BUF_OUT);
+    int want = padded ? 1 : 2;
+    if (p->buffers > 1 && MACHINE_SM_REGISTERS / (PERSISTENT_REGS << p->threads_log) > want)
+        want = MACHINE_SM_REGISTERS / (PERSISTENT_REGS << p->threads_log);
+    int fit = MACHINE_SM_SHARED_BYTES / (p->shared_bytes + MACHINE_BLOCK_RESERVED_BYTES);
+    if (fit > 1 << (MACHINE_SM_THREADS_LOG - p->threads_log)) fit = 1 << (MACHINE_SM_THREADS_LOG - p->threads_log);
+    return want < fit ? want : fit > 0 ? fit : 1;
+}
+
+void kernel_plan(Schedule *s) {
+    for (int i = 0; i < s->nphases; i++) {
+        Phase *p = &s->phases[i];
+        if (p->kind != PHASE_LOCAL) continue;
+        p->tile_bytes = elem_bytes(p->elem) << p->tile_log;
+        p->shared_bytes = (p->buffers > 1 ? p->buffers : 1) * p->tile_bytes;
+        for (int k = 0; k < p->elem->nslots; k++) p->plane_off[k] = plane_offset(p, k);
+        p->blocks_per_sm = blocks_per_sm(s, p);
+    }
+}

@@ -1,0 +1,14 @@
+/* kernel_plan.h: what a LOCAL phase's CUDA kernel takes of an SM, part of
+ * the scheduler: its tile's planes in shared memory and the resident blocks
+ * its launch bounds ask for (Phase.tile_bytes .. blocks_per_sm). */
+#ifndef PARMC_KERNEL_PLAN_H
+#define PARMC_KERNEL_PLAN_H
+
+#include "plan.h"
+
+/* The shared memory and launch bounds of every LOCAL phase of s, once its
+ * buffers are assigned (an entry of any length's first and last phases
+ * differ). */
+void kernel_plan(Schedule *s);
+
+#endif

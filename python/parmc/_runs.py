@@ -1,0 +1,58 @@
+"""The steady state of parmc.sort, argsort and topk (_sortops.py): for each plan, a function
+generated once with its constants in place, as _fast.py does for entries. It checks only
+what the plan's key does not say (that x is contiguous; on CUDA, that x's device is current
+and has a context), allocates the results in the shape the program writes them, makes the
+one foreign call (after setting the caller's stream on CUDA), and shapes the results where
+the plan says so. It returns None when a check fails, and the plan's own call (which makes
+the device current and the context) takes over."""
+
+
+def build(plan):
+    """The run of a plan: x -> its results, or None."""
+    if plan.empty:
+        return lambda x: plan.empty_result()
+    snip = plan.adapter.fast_snippets()
+    entry = plan.entry
+    prog = entry.program
+    env = {**snip["env"], "fn": entry._fn, "prog": prog, "lock": prog._lock, "failed": entry._failed,
+           "set_stream": prog._set_stream, "VD": plan.dtypes[0], "ID": plan.dtypes[1], "SHAPE": plan.out_shape,
+           "move_in": plan.move_in, "finish": plan.finish, "dev": plan.device,
+           "DEVICE": plan.adapter.device_object(plan.device) if plan.cuda else None}
+    lines = [f"if not {snip['contiguous'].format(a='x')}: return None"]
+    if plan.cuda:
+        lines.append("if current_device() != dev: return None")
+    lines += ["ctx = prog._contexts.get(dev)", "if ctx is None: return None"]
+    xs = "x"
+    if plan.move_in is not None:
+        lines.append("xs = move_in(x)")
+        xs = "xs"
+    for name, dt in (("v", "VD"), ("i", "ID")):
+        lines.append(f"{name} = {snip['empty'].format(shape='SHAPE', D=dt, dev='DEVICE')}")
+    ptrs = [_ptr(snip, plan.dtypes[0]).format(a=xs), _ptr(snip, plan.dtypes[0]).format(a="v"),
+            snip["ptr"].format(a="i")]
+    args = ", ".join(["ctx"] + ptrs + [str(n) for n in plan.tail])
+    if prog.cuda:      # (tests/python/fixtures/fake_gpu.py runs CUDA plans on C programs)
+        lines += [f"h = {snip['stream']}", "with lock:", "    rc = set_stream(ctx, h)",
+                  f"    if rc == 0: rc = fn({args})"]
+    else:
+        lines += ["with lock:", f"    rc = fn({args})"]
+    lines.append("if rc: failed(rc, ctx)")
+    shaped = (lambda a: f"finish({a})") if plan.finish is not None else (lambda a: a)
+    lines.append(f"return {shaped('i')}" if plan.op == "argsort" else f"return {shaped('v')}, {shaped('i')}")
+    src = "def run(x):\n" + "".join(f"    {line}\n" for line in lines)
+    exec(compile(src, f"<parmc.{plan.op} run of {plan.shape}>", "exec"), env)
+    run = env["run"]
+    run.source = src
+    return run
+
+
+def _ptr(snip, dtype):
+    """The pointer expression for arrays of dtype: NumPy's fast one takes only dtypes that the
+    buffer protocol describes."""
+    slow = snip.get("ptr_unbuffered")
+    if slow is not None:
+        try:
+            memoryview(snip["env"]["empty"](1, dtype))
+        except (ValueError, TypeError):
+            return slow
+    return snip["ptr"]
