@@ -136,15 +136,17 @@ static void emit_tile_load(FILE *out, const Schedule *s, const Phase *p) {
 }
 
 /* The tile to its place in the next layout: output tile coordinate sigma
- * goes to z0 ^ Z·sigma and comes from tile element G·sigma. */
+ * goes to z0 ^ Z·sigma and comes from tile element G·sigma (⊕ src_const:
+ * a halved write has half as many sigma, plan.h). */
 static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p) {
     int ns = p->elem->nslots;
     fprintf(out, "        uint64_t z0 = 0x%llxu;\n", (unsigned long long)p->write_compl);
     fprintf(out, "        for (int k = 0; k < %d; k++) if (b >> k & 1) z0 ^= ZB[k];\n", p->block_log);
     if (s->gpu_log) fprintf(out, "        z0 &= 0x%llxu;\n", (unsigned long long)f2_mask(p->n - s->gpu_log));
-    fprintf(out, "        for (uint64_t sigma = 0; sigma < %lluu; sigma++) {\n", 1ULL << p->tile_log);
-    fputs("            uint64_t z = z0, u = 0;\n", out);
-    fprintf(out, "            for (int i = 0; i < %d; i++) if (sigma >> i & 1) { z ^= Z[i]; u ^= G[i]; }\n", p->tile_log);
+    fprintf(out, "        for (uint64_t sigma = 0; sigma < %lluu; sigma++) {\n", 1ULL << p->out_tile_log);
+    if (p->src_const) fprintf(out, "            uint64_t z = z0, u = 0x%llxu;\n", (unsigned long long)p->src_const);
+    else fputs("            uint64_t z = z0, u = 0;\n", out);
+    fprintf(out, "            for (int i = 0; i < %d; i++) if (sigma >> i & 1) { z ^= Z[i]; u ^= G[i]; }\n", p->out_tile_log);
     for (int k = 0; k < ns; k++) emit_store(out, s, p, k, "z", "u");
     fputs("        }\n", out);
 }
@@ -172,8 +174,8 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     emit_tables(out, "W", p->tile_cols, p->tile_log);
     emit_tables(out, "C", p->block_cols, p->block_log);
     if (!p->writes_in_place) {
-        emit_tables(out, "Z", p->out_cols, p->tile_log);
-        emit_tables(out, "G", p->src_cols, p->tile_log);
+        emit_tables(out, "Z", p->out_cols, p->out_tile_log);
+        emit_tables(out, "G", p->src_cols, p->out_tile_log);
         emit_tables(out, "ZB", p->out_block_cols, p->block_log);
     }
     fputs("    uint64_t *off = (uint64_t *)work;\n", out);

@@ -180,12 +180,12 @@ static void emit_vector_write(FILE *out, const Phase *p, int t) {
     for (int i = 0; i < t; i++)
         fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i, (unsigned long long)plan_slot(p, p->src_cols[v + i]));
     fputs(";\n", out);
-    for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
-        uint64_t z = f2_combine(p->out_cols + t + v, p->tile_log - t - v, i);
+    for (unsigned i = 0; i < 1u << (p->out_tile_log - t - v); i++) {
+        uint64_t z = f2_combine(p->out_cols + t + v, p->out_tile_log - t - v, i);
         for (int k = 0; k < ns; k++) {
             fprintf(out, "        {\n            %s a[%d];\n", prim_ctype(elem_slot_prim(p->elem, k)), 1 << v);
             for (unsigned j = 0; j < 1u << v; j++) {
-                uint64_t g = plan_slot(p, f2_combine(p->src_cols, p->tile_log, j | (uint64_t)i << (t + v)));
+                uint64_t g = plan_slot(p, p->src_const ^ f2_combine(p->src_cols, p->out_tile_log, j | (uint64_t)i << (t + v)));
                 fprintf(out, "            a[%u] = tile%d[gv %c 0x%llxu];\n", j ^ c, k, emit_index_op(gbits, g),
                         (unsigned long long)g);
             }
@@ -197,10 +197,13 @@ static void emit_vector_write(FILE *out, const Phase *p, int t) {
 }
 
 /* The tile to the next layout: output coordinate sigma = tid | i << t goes
- * to z0 ^ Z·sigma and comes from tile element G·sigma. */
-static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int t) {
-    int ns = p->elem->nslots;
+ * to z0 ^ Z·sigma and comes from tile element G·sigma (⊕ src_const). A
+ * halved write (plan.h) has 2^out_tile_log coordinates: with fewer than
+ * the threads, those from 2^out_tile_log on write nothing. */
+static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int threads) {
+    int ns = p->elem->nslots, t = threads < p->out_tile_log ? threads : p->out_tile_log;
     if (p->vec_write) emit_vector_write(out, p, t);
+    if (t < threads) fprintf(out, "    if (tid < %uu) {\n", 1u << t);
     fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
     for (int k = 0; k < p->block_log; k++)
         fprintf(out, "\n        ^ ((b >> %d & 1) ? 0x%llxull : 0)", k, (unsigned long long)p->out_block_cols[k]);
@@ -214,9 +217,9 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
     fputs(";\n    PARM_REMAT64(zt);\n    PARM_REMAT(gt);\n", out);
     uint64_t zbits = p->write_compl | block_bits(p, p->out_block_cols) | tile_bits(p, p->out_cols, t, false);
     uint64_t gbits = tile_bits(p, p->src_cols, t, true);
-    for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
-        uint64_t z = 0, g = 0;
-        for (int bit = t; bit < p->tile_log; bit++)
+    for (unsigned i = 0; i < 1u << (p->out_tile_log - t); i++) {
+        uint64_t z = 0, g = p->src_const;
+        for (int bit = t; bit < p->out_tile_log; bit++)
             if (i >> (bit - t) & 1) {
                 z ^= p->out_cols[bit];
                 g ^= p->src_cols[bit];
@@ -230,6 +233,7 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
                                            (unsigned long long)gs));
         arena_free(&scratch);
     }
+    if (t < threads) fputs("    }\n", out);
     if (p->vec_write) fputs("    }\n", out);
 }
 

@@ -240,22 +240,22 @@ static bool serial_op(IrOp op) {
     return ir_op_is_alu(op) || op == IR_SELECT || op == IR_CONVERT || op == IR_INDEX || op == IR_BUILD;
 }
 
-/* A chain as a function of one array (and the scalars its bodies read),
- * scheduled by schedule_func. */
-static void close_chain(Graph *g, Chain *c) {
-    c->open = false;
-    Build *b = new_build(g, NODE_CHAIN, c->input->log_len);
-    for (int i = 0; i < c->nstmts; i++) add_body_args(g, b, c->stmts[i]);
+static void visit(Graph *g, const IrStmt *s);
+
+/* The chain's first `count` statements as a function of one array (and the
+ * scalars their bodies read, b's args), scheduled by schedule_func into b. */
+static void schedule_chain(Graph *g, const Chain *c, int count, Build *b) {
+    for (int i = 0; i < count; i++) add_body_args(g, b, c->stmts[i]);
     IrBody *body = NEW(g->arena, IrBody);
     body->nparams = 1 + b->nargs;
     body->params = NEW_ARRAY(g->arena, IrVal *, body->nparams);
     body->params[0] = (IrVal *)c->input;
     for (int i = 0; i < b->nargs; i++) body->params[1 + i] = (IrVal *)b->arg_vals[i];
-    body->nstmts = body->cap = c->nstmts;
+    body->nstmts = body->cap = count;
     body->stmts = (IrStmt **)c->stmts;
     body->nresults = 1;
     body->results = NEW_ARRAY(g->arena, IrVal *, 1);
-    body->results[0] = (IrVal *)c->tail;
+    body->results[0] = c->stmts[count - 1]->res[0];
     IrFunc *fn = NEW(g->arena, IrFunc);
     *fn = *g->f;
     fn->body = body;
@@ -263,8 +263,47 @@ static void close_chain(Graph *g, Chain *c) {
     const char *why = schedule_refusal(g->arena, fn);
     if (why) refuse(g, c->stmts[0], arena_printf(g->arena, "this stage (%s)", why));
     schedule_func(g->arena, fn, g->sched, &b->node.chain);
+}
+
+/* How many of the chain's statements its node takes: all, unless the plan
+ * cannot fuse all its halves into its last write (Schedule.half_refused):
+ * then those up to the last half it can (half_fit), else up to the half
+ * before its last, else those before its one half (a GATHER then). */
+static int chain_length(Graph *g, const Chain *c) {
+    int count = c->nstmts;
+    for (;;) {
+        Build trial = {.node.kind = NODE_CHAIN};
+        schedule_chain(g, c, count, &trial);
+        const Schedule *s = &trial.node.chain;
+        if (!s->half_refused) return count;
+        int fit_end = 0, last = -1, before_last = -1, seen = 0;
+        for (int i = 0; i < count; i++) {
+            if (c->stmts[i]->op != IR_HALF) continue;
+            if (++seen == s->half_fit) fit_end = i + 1;
+            before_last = last;
+            last = i;
+        }
+        if (fit_end > 0 && fit_end < count) count = fit_end;
+        else if (before_last >= 0) count = before_last + 1;
+        else count = last;
+    }
+}
+
+/* A chain as one node (chain_length): the statements after those it takes
+ * are visited again, after it. */
+static void close_chain(Graph *g, Chain *c) {
+    c->open = false;
+    int count = chain_length(g, c);
+    Build *b = new_build(g, NODE_CHAIN, c->input->log_len);
+    schedule_chain(g, c, count, b);
+    const IrVal *tail = c->stmts[count - 1]->res[0];
     add_ids(g, &b->in, &b->nin, planes_of(g, c->stmts[0], c->input), c->input->elem->nslots);
-    add_ids(g, &b->out, &b->nout, new_planes(g, c->tail), c->tail->elem->nslots);
+    add_ids(g, &b->out, &b->nout, new_planes(g, tail), tail->elem->nslots);
+    const IrStmt **rest = c->stmts + count;
+    int nrest = c->nstmts - count;
+    c->nstmts = count;
+    c->tail = tail;
+    for (int i = 0; i < nrest; i++) visit(g, rest[i]);     /* c may move: g->chains grows */
 }
 
 /* The open chain whose last result is v is closed: v gets its planes. */
@@ -281,7 +320,7 @@ static void chain_stmt(Graph *g, const IrStmt *s) {
         Chain *c = &g->chains[i];
         if (!c->open || c->tail != v) continue;
         if (g->uses[idx(g, v)] != 1) {
-            close_chain(g, c);
+            close_tail(g, v);   /* with the chains that closing c starts (close_chain) */
             break;
         }
         GROW(g->arena, c->stmts, c->nstmts, c->cap, const IrStmt *);
@@ -325,7 +364,7 @@ static int fusable_phase(Graph *g, const Schedule *chain, const IrStmt *s) {
     const IrVal **vals = NULL;
     int nvals = 0, cap = 0;
     body_reads(g, s->body, &vals, &nvals, &cap);
-    if (!s->commutative || nvals) return -1;
+    if (!s->commutative || nvals || chain->nhalves) return -1;   /* halves keep part of the tile */
     for (int i = chain->nphases - 1; i >= 0; i--) {
         if (chain->phases[i].kind == PHASE_LOCAL) return i;
         if (chain->phases[i].kind != PHASE_PERMUTE) return -1;
@@ -499,10 +538,27 @@ static bool fused_gather(const Graph *g, const IrStmt *s) {
     return false;   /* an entry's result, or read in a function */
 }
 
+/* A half of the open chain's result that only it reads goes on the chain,
+ * fused into the write of its last phase where the plan allows
+ * (Schedule.halves, chain_length); returns whether it went. */
+static bool half_into_chain(Graph *g, const IrStmt *s) {
+    const IrVal *v = s->args[0];
+    if (s->op != IR_HALF || g->uses[idx(g, v)] != 1) return false;
+    for (int i = 0; i < g->nchains; i++) {
+        Chain *c = &g->chains[i];
+        if (!c->open || c->tail != v) continue;
+        GROW(g->arena, c->stmts, c->nstmts, c->cap, const IrStmt *);
+        c->stmts[c->nstmts++] = s;
+        c->tail = s->res[0];
+        return true;
+    }
+    return false;
+}
+
 /* half, join or shift, with the one-source ones before it that only it
  * reads (fused_gather): one kernel, reading the arrays they move. */
 static void gather_stmt(Graph *g, const IrStmt *s) {
-    if (fused_gather(g, s)) return;
+    if (fused_gather(g, s) || half_into_chain(g, s)) return;
     const IrStmt *first = s;
     while (one_source(first) && gather_source(first)->def && gather_op(gather_source(first)->def->op) &&
            fused_gather(g, gather_source(first)->def))

@@ -164,6 +164,16 @@ typedef struct {
     uint64_t out_cols[SCHED_MAX_TILE];
     uint64_t src_cols[SCHED_MAX_TILE];
     uint64_t out_block_cols[64];
+    /* The chain's halves fused into the write (Schedule.halves;
+     * plan_half.c): the write above, element x to y = write_mat·x ⊕
+     * half_compl, keeps only the y whose top half_log bits are half_keep,
+     * at y's low n - half_log bits, in an output of 2^(n - half_log)
+     * elements: out_tile_log = tile_log - half_log output coordinates sigma
+     * per tile, and Z, G, out_block_cols and write_compl are those of the
+     * shorter output, the source being tile element G·sigma ⊕ src_const.
+     * Without halves: half_log 0, out_tile_log = tile_log, src_const 0. */
+    uint64_t half_keep, half_compl, src_const;
+    int half_log, out_tile_log;
     /* Where tile element u sits in shared memory: slot = P·u, P = slot_cols,
      * the identity plus an XOR swizzle of high tile bits into the five bank
      * bits, chosen so that the write side's warp reads hit distinct banks. */
@@ -326,6 +336,20 @@ typedef struct {
      * per field of the reduced elements). NULL: none. */
     const IrStmt *reduce;
     int reduce_phase;
+    /* Halves in the chain (entry_plan.c), in order: the steps after one
+     * work on the kept half, and all of them are fused into the write of
+     * the last phase, a LOCAL phase that writes the logical order (Phase.
+     * half_log): the result has 2^(n - nhalves) elements. Until that write
+     * the phases carry the whole array, the elements no half keeps too
+     * (their work wasted, never written), so the scheduler takes halves
+     * only where no phase boundary comes after the first. Where it cannot
+     * fuse them, half_refused says why and the plan is not to be used:
+     * half_fit is how many of the first halves could be (their steps within
+     * the last phase's tile), and entry_plan.c plans the chain up to the
+     * last of those, or without its one half, which stays a GATHER. */
+    const IrStmt **halves;
+    int nhalves, half_fit;
+    const char *half_refused;
 } Schedule;
 
 /* ---- The entry graph (entry_plan.c) ----

@@ -64,11 +64,16 @@ static void print_local(FILE *out, const Phase *p) {
     vectors(out, "tile W", p->tile_cols, p->tile_log);
     vectors(out, "block C", p->block_cols, p->block_log);
     vectors(out, "slot P", p->slot_cols, p->tile_log);
+    if (p->half_log)
+        fprintf(out, "    write halved: of y = matrix·x ^ 0x%llx the y whose top %d bits are 0x%llx, without them: "
+                     "2^%d per tile, the source G·sigma ^ 0x%llx\n",
+                (unsigned long long)p->half_compl, p->half_log, (unsigned long long)p->half_keep, p->out_tile_log,
+                (unsigned long long)p->src_const);
     if (!p->writes_in_place) {
         fprintf(out, "    write: complement 0x%llx\n", (unsigned long long)p->write_compl);
         vectors(out, "write matrix rows", p->write_mat.row, p->write_mat.n);
-        vectors(out, "write Z", p->out_cols, p->tile_log);
-        vectors(out, "write G", p->src_cols, p->tile_log);
+        vectors(out, "write Z", p->out_cols, p->out_tile_log);
+        vectors(out, "write G", p->src_cols, p->out_tile_log);
         vectors(out, "write block", p->out_block_cols, p->block_log);
     }
     for (int i = 0; i < p->nsteps; i++) print_step(out, &p->steps[i], i);
@@ -199,6 +204,12 @@ void plan_print(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, "    scalar parameter %%%d : %s, by value\n", s->args[k]->id, prim_name(elem_slot_prim(s->args[k]->elem, 0)));
     if (s->pad) print_pad(out, s->pad, s->in_elem, s->pad_rows_log, s->pad_cols_log);
+    for (int i = 0; i < s->nhalves; i++) {
+        fprintf(out, "    half %d, in the last phase's write: ", i);
+        ir_print_stmt_brief(out, s->halves[i]);
+        fputc('\n', out);
+    }
+    if (s->nhalves) fprintf(out, "    2^%d elements out\n", s->n - s->nhalves);
     if (s->reduce) {
         fprintf(out, "    phase %d also reduces each block's tile for ", s->reduce_phase);
         ir_print_stmt_brief(out, s->reduce);

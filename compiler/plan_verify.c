@@ -187,14 +187,43 @@ static const char *verify_rounds(Arena *a, const Phase *p) {
     return NULL;
 }
 
+/* A halved write (plan.h): the tile element of every output column, and the
+ * block columns, land on indices without top bits, at the column; the
+ * source constant at an index whose top bits are the kept ones and whose
+ * low bits are the complement; and the columns are independent: so the
+ * write covers the kept part of every tile, once. */
+static const char *verify_half_write(Arena *a, const Phase *p) {
+    int low = p->n - p->half_log;
+    REQUIRE(!p->writes_in_place && p->half_log > 0 && p->out_tile_log == p->tile_log - p->half_log &&
+                p->half_keep >> p->half_log == 0,
+            "a write keeping 0x%llx of %d halves, 2^%d of a tile of 2^%d", (unsigned long long)p->half_keep, p->half_log,
+            p->out_tile_log, p->tile_log);
+    REQUIRE(span_dim(p->n, p->out_cols, p->out_tile_log) == p->out_tile_log, "halved write columns not independent");
+    for (int i = 0; i < p->seg_log; i++)
+        REQUIRE(p->out_cols[i] == UINT64_C(1) << i, "write column %d is not a segment bit", i);
+    for (int i = 0; i < p->out_tile_log; i++) {
+        uint64_t y = f2_apply(&p->write_mat, f2_combine(p->tile_cols, p->tile_log, p->src_cols[i]));
+        REQUIRE(y == p->out_cols[i], "halved write column %d does not match its source", i);
+    }
+    uint64_t y0 = f2_apply(&p->write_mat, f2_combine(p->tile_cols, p->tile_log, p->src_const)) ^ p->half_compl;
+    REQUIRE(y0 >> low == p->half_keep && (y0 & f2_mask(low)) == p->write_compl,
+            "the halved write's source constant is not its kept complement");
+    for (int k = 0; k < p->block_log; k++)
+        REQUIRE(f2_apply(&p->write_mat, p->block_cols[k]) == p->out_block_cols[k], "halved write block column %d is wrong", k);
+    return NULL;
+}
+
 /* Element W·G·sigma goes to write_mat·(W·G·sigma) = Z·sigma, block columns
  * to write_mat·C, and Z starts with e0.. (whole segments). */
 static const char *verify_write(Arena *a, const Phase *p) {
+    REQUIRE(invertible(&p->write_mat, p->n), "the write is not a permutation of 2^%d elements", p->n);
+    if (p->half_log) return verify_half_write(a, p);
+    REQUIRE(p->out_tile_log == p->tile_log && !p->src_const, "a whole write of 2^%d of a tile of 2^%d from 0x%llx",
+            p->out_tile_log, p->tile_log, (unsigned long long)p->src_const);
     if (p->writes_in_place) {
         REQUIRE(f2_is_identity(&p->write_mat) && p->write_compl == 0, "writes in place through a permutation");
         return NULL;
     }
-    REQUIRE(invertible(&p->write_mat, p->n), "the write is not a permutation of 2^%d elements", p->n);
     for (int i = 0; i < p->seg_log; i++)
         REQUIRE(p->out_cols[i] == UINT64_C(1) << i, "write column %d is not a segment bit", i);
     for (int i = 0; i < p->tile_log; i++) {
@@ -468,7 +497,27 @@ static const char *verify_fused_reduce(Arena *a, const Schedule *s) {
     return NULL;
 }
 
+/* The chain's halves (Schedule.halves) are in the write of its last phase
+ * alone, which keeps their sub-arrays and writes the output, and no other
+ * phase writes the output (it holds fewer elements). */
+static const char *verify_chain_half(Arena *a, const Schedule *s) {
+    REQUIRE(!s->half_refused, "halves refused (%s) in a plan", s->half_refused ? s->half_refused : "");
+    uint64_t keep = 0;
+    for (int i = 0; i < s->nhalves; i++) keep = keep << 1 | (uint64_t)s->halves[i]->k;
+    for (int i = 0; i < s->nphases; i++) {
+        const Phase *p = &s->phases[i];
+        bool last = i == s->nphases - 1;
+        int h = p->kind == PHASE_LOCAL ? p->half_log : 0;
+        REQUIRE(h == (last ? s->nhalves : 0), "phase %d keeps %d halves of the chain's %d", i, h, s->nhalves);
+        REQUIRE(!h || p->half_keep == keep, "phase %d keeps other sub-arrays than the halves'", i);
+        REQUIRE(!s->nhalves || last || p->dst != BUF_OUT, "phase %d writes the halved output", i);
+    }
+    return NULL;
+}
+
 const char *plan_verify(Arena *a, const Schedule *s) {
+    const char *half = verify_chain_half(a, s);
+    if (half) return half;
     const char *params = verify_params(a, s);
     if (params) return params;
     const char *fused = verify_fused_reduce(a, s);

@@ -7,6 +7,7 @@
 #include "access_model.h"
 #include "exchange_plan.h"
 #include "kernel_plan.h"
+#include "plan_half.h"
 #include "plan_rounds.h"   /* the register-round plan scores swizzles */
 #include "table_place.h"
 
@@ -96,6 +97,13 @@ typedef struct {
     F2Mat layout;               /* memory = layout · input, where the data is now */
     RawStep *pending;           /* steps not yet placed in phases */
     int npending, cap;
+    /* Halves (Schedule.halves): the logical index has `live` bits below
+     * the halves' decided ones (plan_half.c), whose kept values are
+     * half_keep; half_at[i]: the pending steps before half i */
+    int live;
+    uint64_t half_keep;
+    int *half_at;
+    bool halving;               /* the write being placed takes the halves */
 } Sched;
 
 static Phase *new_phase(Sched *s, PhaseKind kind) {
@@ -460,6 +468,22 @@ static int tile_buffers(const Sched *s, const Phase *p) {
     return ((long)s->tile_buffers * elem_bytes(p->elem) << p->tile_log) <= SCHED_MAX_TILE_BYTES ? s->tile_buffers : 1;
 }
 
+/* A refusal of the chain's halves (Schedule.half_refused): the first
+ * `fit` of them could be fused. */
+static void refuse_halves(const Sched *s, const char *why, int fit) {
+    if (s->out->half_refused) return;
+    s->out->half_refused = why;
+    s->out->half_fit = fit;
+}
+
+/* The chain's halves (Schedule.halves) fused into the write place_write
+ * just made, the last of the chain, which writes the logical order. */
+static void halve_write(const Sched *s, Phase *p) {
+    int h = s->out->nhalves;
+    const char *why = s->gpu_log ? "a chain over several GPUs" : plan_half_write(s->arena, p, h, s->half_keep);
+    if (why) refuse_halves(s, why, h - 1);
+}
+
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
 static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     p->write_mat = *pm;
@@ -478,6 +502,8 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     F2Mat coords = coordinates(p), inv = inverse(pm);
     for (int i = 0; i < p->tile_log; i++) p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
     for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
+    p->out_tile_log = p->tile_log;
+    if (s->halving) halve_write(s, p);
     /* vectors where a swizzle keeps their shared accesses conflict-free too */
     p->vec_log = vector_log(s, p);
     p->vec_write = p->vec_log && !p->writes_in_place && vector_write(p);
@@ -494,6 +520,8 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
         choose_swizzle(p);
         plan_rounds(s->arena, p);
     }
+    /* a halved write's vectors lie within a thread's share of the output */
+    if (p->vec_write && p->vec_log > p->out_tile_log - p->threads_log) p->vec_write = false;
     table_place_phase(s->arena, p);
 }
 
@@ -547,10 +575,25 @@ static F2Mat send_order(const Sched *s, const Phase *p, const F2Mat *write) {
     return e;
 }
 
+/* Halves are fused into the last write alone, and the phases before it
+ * write the whole array: so the first half must come in the last phase,
+ * which writes the logical order. Else the halves up to the end of the
+ * phase of the first one could be (Schedule.half_fit). */
+static void check_halves(const Sched *s, const Group *groups, int ngroups, bool direct_last) {
+    int g = 0;
+    while (g + 1 < ngroups && groups[g + 1].first <= s->half_at[0]) g++;
+    if (g == ngroups - 1 && direct_last) return;
+    int fit = 0, end = groups[g].first + groups[g].count;
+    while (fit < s->out->nhalves && s->half_at[fit] <= end) fit++;
+    refuse_halves(s, g < ngroups - 1 ? "a phase boundary after a half" : "the last phase does not write the logical order",
+                  fit);
+}
+
 /* Place the pending steps in LOCAL phases. The last one writes the logical
  * order when `final` and its tile allows it. */
 static void plan_segment(Sched *s, bool final) {
     if (s->npending == 0) {
+        if (s->out->nhalves) refuse_halves(s, "no phase works on the halves", s->out->nhalves - 1);
         if (final) {
             F2Mat p = to_logical(s, &s->layout);
             add_permute(s, &p, s->q_compl);
@@ -576,6 +619,7 @@ static void plan_segment(Sched *s, bool final) {
         add_exchange(s, &move, 0);
     }
     bool direct = final && f2_space_sum(&groups[ngroups - 1].tile, &logical_seg).dim == groups[ngroups - 1].tile.dim;
+    if (s->out->nhalves) check_halves(s, groups, ngroups, final && direct);
     for (int k = 0; k < ngroups; k++) {
         Phase *p = new_phase(s, PHASE_LOCAL);
         F2Space v = image(&groups[k].layout, &groups[k].tile);
@@ -588,6 +632,7 @@ static void plan_segment(Sched *s, bool final) {
         } else if (direct) {
             write = to_logical(s, &groups[k].layout);
             c = s->q_compl;
+            s->halving = s->out->nhalves > 0 && !s->out->half_refused;
         } else {
             write = f2_identity(s->n);
         }
@@ -600,6 +645,7 @@ static void plan_segment(Sched *s, bool final) {
             continue;
         }
         place_write(s, p, &write, c);
+        s->halving = false;
     }
     s->layout = direct ? s->q_mat : groups[ngroups - 1].layout;
     s->npending = 0;
@@ -718,11 +764,46 @@ static bool element_body(const Sched *s, const IrBody *b) {
     return element_code(b, &sc);
 }
 
+/* A half of the chain (Schedule.halves): the logical index is relabelled
+ * so that the bit it decides, parity(i & m), is the top live bit, and i
+ * without bit lsb(m), the kept half's index, the live bits below it. The
+ * steps after it work on those; the elements whose top bits are not the
+ * halves' sub-arrays are carried to the last write, which leaves them out
+ * (plan_half.c). */
+static void half_stmt(Sched *s, const IrStmt *stmt) {
+    F2Mat p = f2_identity(s->n);
+    int l = __builtin_ctzll(stmt->mask), top = s->live - 1;
+    for (int i = l; i < top; i++) p.row[i] = UINT64_C(1) << (i + 1);
+    p.row[top] = stmt->mask;
+    s->q_mat = f2_mul(&p, &s->q_mat);
+    s->q_compl = f2_apply(&p, s->q_compl);
+    s->live--;
+    s->half_keep = s->half_keep << 1 | (uint64_t)stmt->k;
+    Schedule *out = s->out;
+    const IrStmt **halves = NEW_ARRAY(s->arena, const IrStmt *, out->nhalves + 1);
+    int *at = NEW_ARRAY(s->arena, int, out->nhalves + 1);
+    for (int i = 0; i < out->nhalves; i++) {
+        halves[i] = out->halves[i];
+        at[i] = s->half_at[i];
+    }
+    halves[out->nhalves] = stmt;
+    at[out->nhalves] = s->npending;
+    out->halves = halves;
+    s->half_at = at;
+    out->nhalves++;
+}
+
 static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     switch (stmt->op) {
-    case IR_BMMC:
-        s->q_mat = f2_mul(stmt->mat, &s->q_mat);
-        s->q_compl = f2_apply(stmt->mat, s->q_compl) ^ stmt->compl;
+    case IR_BMMC: {
+        /* after halves, on the live bits alone */
+        F2Mat m = s->live < s->n ? f2_embed(stmt->mat, s->n, 0) : *stmt->mat;
+        s->q_mat = f2_mul(&m, &s->q_mat);
+        s->q_compl = f2_apply(&m, s->q_compl) ^ stmt->compl;
+        return;
+    }
+    case IR_HALF:
+        half_stmt(s, stmt);
         return;
     case IR_TWO:
         if (!element_body(s, stmt->body)) not_element_code(s, stmt, "a two whose body is not element code");
@@ -730,10 +811,10 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
            two-retype makes every two keep it) */
         if (!elem_equal(stmt->res[0]->elem, s->elem))
             diag_fatal("internal error: a two that changes the element type in entry '%s'", s->out->func->entry);
-        if (s->n - stmt->k > plan_reg_log(s->elem, s->tile_log))
+        if (s->live - stmt->k > plan_reg_log(s->elem, s->tile_log))
             diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
                                   "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
-        push_step(s, stmt, stmt->body, s->n - stmt->k);
+        push_step(s, stmt, stmt->body, s->live - stmt->k);
         return;
     case IR_MAP:
         if (!element_body(s, stmt->body)) not_element_code(s, stmt, "a map whose function is not element code");
@@ -745,6 +826,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
                            SCHED_MAX_SLOTS, s->out->func->entry);
             /* a new element type: maps commute with permutations, so the map
                runs on the memory order as it is */
+            if (s->out->nhalves) refuse_halves(s, "a map that changes the type after a half", s->out->nhalves);
             plan_segment(s, false);
             Phase *p = new_phase(s, PHASE_MAP);
             p->map = stmt;
@@ -794,6 +876,10 @@ static void schedule_body(Sched *s, const IrBody *body) {
     }
     if (cur != body->results[0]) diag_fatal("internal error: the entry result is not the last stage");
     plan_segment(s, true);
+    Schedule *out = s->out;
+    if (out->nhalves && !out->half_refused &&
+        (out->phases[out->nphases - 1].kind != PHASE_LOCAL || out->phases[out->nphases - 1].half_log != out->nhalves))
+        refuse_halves(s, "the last phase is no LOCAL phase that writes the logical order", out->nhalves - 1);
 }
 
 /* Whether phase p's result fits the output: every slot of it has the type of
@@ -817,7 +903,7 @@ static void assign_buffers(Schedule *s) {
     for (int i = s->nphases - 1; i >= 0; i--) {
         Phase *p = &s->phases[i];
         p->dst = dst;
-        bool out_ok = !s->pad && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
+        bool out_ok = !s->pad && !s->nhalves && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
         } else if (p->kind == PHASE_LOCAL && p->writes_in_place && (dst != BUF_OUT || !s->pad)) {
@@ -923,6 +1009,7 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);
+    s.live = s.n;
     schedule_body(&s, body);
     assign_buffers(out);
     kernel_plan(out);
@@ -941,14 +1028,15 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
     for (int raise = 1; raise <= room && out->nphases > 1; raise++) {
         Schedule larger;
         schedule_with(arena, f, opt, raise, SCHED_MAX_TILE, &larger);
-        if (4 * larger.nphases > 3 * out->nphases) break;
+        if (4 * larger.nphases > 3 * out->nphases || (larger.half_refused && !out->half_refused)) break;
         *out = larger;
     }
     while (out->nphases == 1 && out->phases[0].kind == PHASE_LOCAL &&
            out->phases[0].tile_log > smallest_tile_log(out->phases[0].elem)) {
         Schedule smaller;
         schedule_with(arena, f, opt, 0, out->phases[0].tile_log - 1, &smaller);
-        if (smaller.nphases != 1 || smaller.phases[0].kind != PHASE_LOCAL) break;
+        if (smaller.nphases != 1 || smaller.phases[0].kind != PHASE_LOCAL || (smaller.half_refused && !out->half_refused))
+            break;
         *out = smaller;
     }
 }

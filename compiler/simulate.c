@@ -43,18 +43,20 @@ static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->
 
 /* One side of the global copies of a LOCAL kernel, element by element:
  * thread tid, iteration i handles tile element (or, writing into the next
- * layout, output coordinate) tid | i << t. */
+ * layout, output coordinate) tid | i << t; a halved write (plan.h) has
+ * 2^out_tile_log of them, and the threads beyond write nothing. */
 static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
-    int t = p->threads_log, lanes = warp_lanes(t);
+    int span = next_layout ? p->out_tile_log : p->tile_log;
+    int t = p->threads_log < span ? p->threads_log : span, lanes = warp_lanes(t);
     uint64_t x[MACHINE_WARP], u[MACHINE_WARP];
     for (unsigned w = 0; w < warps(t); w++)
-        for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
+        for (unsigned i = 0; i < 1u << (span - t); i++) {
             for (int l = 0; l < lanes; l++) {
                 uint64_t sigma = (w * MACHINE_WARP + (unsigned)l) | (uint64_t)i << t;
                 if (next_layout) {
                     x[l] = p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
-                           f2_combine(p->out_cols, p->tile_log, sigma);
-                    u[l] = plan_slot(p, f2_combine(p->src_cols, p->tile_log, sigma));
+                           f2_combine(p->out_cols, span, sigma);
+                    u[l] = plan_slot(p, p->src_const ^ f2_combine(p->src_cols, span, sigma));
                 } else {
                     x[l] = block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, sigma);
                     u[l] = plan_slot(p, sigma);
@@ -72,21 +74,22 @@ static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_lay
  * element per lane. */
 static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
     int t = p->threads_log, v = p->vec_log, lanes = warp_lanes(t);
+    int span = next_layout ? p->out_tile_log : p->tile_log;
     uint64_t x[MACHINE_WARP], u[MACHINE_WARP];
     for (unsigned w = 0; w < warps(t); w++)
-        for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
+        for (unsigned i = 0; i < 1u << (span - t - v); i++) {
             uint64_t el[MACHINE_WARP];
             for (int l = 0; l < lanes; l++) {
                 el[l] = (uint64_t)(w * MACHINE_WARP + (unsigned)l) << v | (uint64_t)i << (t + v);
                 x[l] = next_layout ? p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
-                                         f2_combine(p->out_cols, p->tile_log, el[l])
+                                         f2_combine(p->out_cols, span, el[l])
                                    : block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, el[l]);
                 x[l] >>= v;
             }
             global_access(g, x, lanes, MACHINE_VECTOR_BYTES);
             for (unsigned j = 0; j < 1u << v; j++) {
                 for (int l = 0; l < lanes; l++)
-                    u[l] = plan_slot(p, next_layout ? f2_combine(p->src_cols, p->tile_log, el[l] | j) : el[l] | j);
+                    u[l] = plan_slot(p, next_layout ? p->src_const ^ f2_combine(p->src_cols, span, el[l] | j) : el[l] | j);
                 shared_access(sh, u, lanes, bytes);
             }
         }
@@ -178,7 +181,7 @@ static bool report_local(FILE *out, const Phase *p) {
     fprintf(out, "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d block%s, %d step%s in %d register "
                  "round%s, writes %s\n", p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
             p->threads_log, 1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
-            rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : "in the next layout");
+            rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : p->half_log ? "the kept part in the next layout" : "in the next layout");
     if (p->buffers > 1)
         fprintf(out, "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s with cp.async "
                      "(element by element) while they work on one\n",
@@ -247,8 +250,8 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
     bool ok = true;
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
-        fprintf(out, "kernel %s: moves 2^%d elements (each read once and written once)\n",
-                plan_phase_name(names, chain, i), p->n);
+        fprintf(out, "kernel %s: moves 2^%d elements (each read once and %s)\n", plan_phase_name(names, chain, i), p->n,
+                p->kind == PHASE_LOCAL && p->half_log ? "the part the halves keep written once" : "written once");
         switch (p->kind) {
         case PHASE_LOCAL: ok &= report_local(out, p); break;
         case PHASE_PERMUTE: ok &= report_permute(out, s, p); break;

@@ -161,7 +161,7 @@ emu_padded "any length: records, 7 rows of 33" \
 # threads than a warp; tests/emu/blocks_fields.parm: records, 8-byte
 # fields), emulated on the CPU (tests/emu/graph.sh), must be the
 # interpreter's results, bit for bit.
-for name in graph fused padgraph sklansky retype invariant single lengths scans blocks blocks_small blocks_fields; do
+for name in graph fused padgraph sklansky retype invariant single lengths scans blocks blocks_small blocks_fields halves topk; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"

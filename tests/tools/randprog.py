@@ -487,6 +487,8 @@ class Gen:
             weights.update({"shift": 0.7, "index": 0.5})
             if s.lo >= 1:
                 weights["halves"] = 1
+            if s.lo >= 1 and depth == 0:
+                weights["kept_halves"] = 0.7
         if self.has("scans") and depth == 0 and not self.long:
             weights["scan"] = 0.5
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
@@ -671,6 +673,27 @@ class Gen:
                 halves[b] = "%s (%s)" % (self.shift_of(s.minus(1), t, "(%s)" % halves[b]), halves[b])
         m2 = m if self.chance(0.5) else paren(self.mask(s))
         return "join %s (%s) (%s)" % (m2, halves[0], halves[1]), t
+
+    def stage_kept_halves(self, s, t, arg, depth, pool):
+        """Column stages on arg, one half of each kept (a half that only it
+        reads goes on its stage's chain: the back ends fuse it into the
+        chain's last write, Schedule.halves), sometimes a stage and a half
+        more on that, joined back to arg's length."""
+        halves = [self.kept_half(s, t, arg, depth, pool) for _ in range(2)]
+        if s.lo >= 2 and self.chance(0.5):
+            # two halves deep on each side: joined once more
+            deeper = [self.kept_half(s.minus(1), t, paren(self.kept_half(s, t, arg, depth, pool)), depth, pool)
+                      for _ in range(2)]
+            halves[0] = "join %s (%s) (%s)" % (paren(self.mask(s.minus(1))), deeper[0], deeper[1])
+        return "join %s (%s) (%s)" % (paren(self.mask(s)), halves[0], halves[1]), t
+
+    def kept_half(self, s, t, arg, depth, pool):
+        """`half M B` of a column stage (and a permutation) on arg, of 2^s."""
+        stage = self.rng.choice([self.stage_col, self.stage_coli, self.stage_vcolumn])
+        text, _ = stage(s, t, arg, depth, pool)
+        if self.chance(0.3):
+            text = "%s (%s)" % (self.matrix(s), text)
+        return "half %s %d (%s)" % (paren(self.mask(s)), self.rng.randint(0, 1), text)
 
     def shift_of(self, s, t, arg):
         """`shift D FILL`: D past either end sometimes, or read off arg's
