@@ -15,6 +15,7 @@
 #include "entry_plan.h"
 
 #include "host_plan.h"
+#include "kernel_plan.h"
 
 #include <string.h>
 
@@ -395,6 +396,7 @@ static const int *fuse_into_chain(Graph *g, const IrStmt *s, const IrVal *xs) {
     chain->reduce = s;
     chain->reduce_phase = phase;
     chain->phases[phase].buffers = 1;  /* a partial per tile, from the tile left in shared memory */
+    kernel_plan(chain);                /* its shared memory and launch bounds, of one buffer */
     int *ids = NEW_ARRAY(g->arena, int, s->nres);
     for (int k = 0; k < s->nres; k++) ids[k] = new_plane(g, chain->phases[phase].block_log, elem_slot_prim(xs->elem, k));
     Build *b = &g->builds[at];

@@ -489,7 +489,9 @@ class Gen:
                 weights["halves"] = 1
             if s.lo >= 1 and depth == 0:
                 weights["kept_halves"] = 0.7
-        if self.has("scans") and depth == 0 and not self.long:
+        # an inclusive scan of blocks carries three elements a position, and
+        # the back end takes elements of at most 8 fields
+        if self.has("scans") and depth == 0 and not self.long and len(leaf_types(t)) <= 2:
             weights["scan"] = 0.5
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
