@@ -2,15 +2,16 @@
 """The entry description that tests/tools/guard_main.c is compiled with:
 guard_entry.py HEADER ENTRY > entry.h
 
-HEADER is the API header parmc wrote beside a --target=c output; its comment
-line "/* entry NAME, fields T, ... -> T, ...[, scalar parameters T before|after,
-...]: ..." gives the fields' types and the run-time scalar parameters' (bool
-and u8 are both uint8_t in the prototype); the prototype "int PREFIX_NAME(PREFIX_ctx
+HEADER is the API header parmc wrote beside an output; its comment line
+"/* entry NAME: parameters T (by value), [n] T, T, ...; results [n] T, ...;
+..." gives the fields' types and the run-time scalar parameters' (bool and
+u8 are both uint8_t in the prototype); the prototype "int PREFIX_NAME(PREFIX_ctx
 *ctx, ..." gives the API's prefix, which the drivers' names take through
 GUARD_API(ctx_create) and GUARD_STATUS(ERROR_ALIAS); a prototype ending in
 "size_t rows, size_t row_len)" is an entry over rows of any length, whose
-input starts with the row length. An entry of any other shape (an entry
-graph: "/* entry NAME: parameters ...") has no guard driver yet: exit status 3."""
+input starts with the row length. An entry of any other shape than one
+array of n elements (and scalars) to one such array has no guard driver
+yet: exit status 3."""
 import re
 import sys
 
@@ -19,21 +20,48 @@ CTYPES = {"bool": "uint8_t", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t",
           "f32": "float", "f64": "double"}
 
 
+def values(text):
+    """The values of a header comment's list ("i32 (by value), [n] u32, i32"):
+    (length or None for a scalar, [field types]) each."""
+    out = []
+    for token in text.split(", "):
+        if token.endswith(" (by value)") or token.endswith(" (one element)"):
+            out.append((None, [token.split()[0]]))
+        elif token.startswith("["):
+            length, field = token.split()
+            out.append((length, [field]))
+        else:
+            out[-1][1].append(token)
+    return out
+
+
+def one_array(params, results):
+    """(input fields, output fields, [(scalar type, "before" or "after")])
+    of an entry of one array of n elements to one such result, its other
+    parameters scalars, or None."""
+    ps, rs = values(params), values(results)
+    arrays = [k for k, (length, _) in enumerate(ps) if length]
+    if len(arrays) != 1 or ps[arrays[0]][0] != "[n]" or len(rs) != 1 or rs[0][0] != "[n]":
+        return None
+    at = arrays[0]
+    scalars = [(fields[0], "before" if k < at else "after") for k, (length, fields) in enumerate(ps) if not length]
+    return ps[at][1], rs[0][1], scalars
+
+
 def main():
     header, entry = sys.argv[1], sys.argv[2]
     text = open(header).read()
-    m = re.search(r"/\* entry %s, fields ([a-z0-9, ]+) -> ([a-z0-9, ]+?)(?:, scalar parameters ([a-z0-9, ]+))?:"
-                  % re.escape(entry), text)
-    if not m and re.search(r"/\* entry %s: parameters" % re.escape(entry), text):
-        sys.exit(3)
+    m = re.search(r"/\* entry %s: parameters (.*?); results (.*?); " % re.escape(entry), text)
     if not m:
         sys.exit("guard_entry.py: no entry '%s' in %s" % (entry, header))
+    shape = one_array(m.group(1), m.group(2))
+    if not shape:
+        sys.exit(3)
+    ins, outs, scalars = shape
     api = re.search(r"int (\w+)_%s\(\1_ctx \*ctx" % re.escape(entry), text)
     if not api:
         sys.exit("guard_entry.py: no prototype of entry '%s' in %s" % (entry, header))
     prefix = api.group(1)
-    ins, outs = ([t.strip() for t in g.split(",")] for g in m.groups()[:2])
-    scalars = [s.split() for s in m.group(3).split(",")] if m.group(3) else []
     include = header.rsplit("/", 1)[-1]
     before = ["*(const %s *)(const void *)guard_args[%d].bytes" % (CTYPES[t], k) for k, (t, at) in enumerate(scalars) if at == "before"]
     after = ["*(const %s *)(const void *)guard_args[%d].bytes" % (CTYPES[t], k) for k, (t, at) in enumerate(scalars) if at == "after"]
