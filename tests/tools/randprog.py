@@ -612,16 +612,21 @@ class Gen:
         or (in a DAG) its elements combined with it in a map."""
         y = self.fresh("y")
         op, zero = self.reducer(t)
-        total = "reduce %s %s %s" % (op, zero, y)
+        total, bound = "reduce %s %s %s" % (op, zero, y), ""
         if kind(t) != "tuple" and self.chance(0.4):
-            total = self.op1(t, paren(total))   # scalar code on the total
+            # scalar code on the total, which it may read more than once:
+            # the total bound once, as a user writes it (one reduction)
+            r = self.fresh("r")
+            bound = "let %s = %s in " % (r, total)
+            total = self.op1(t, r)
         if not self.has("dag") or self.chance(0.5):
-            return "parm %s (\\%s -> replicate %s (%s)) %s" % (paren(self.mask(s)), y, s.minus(1).text(), total, arg), t
+            return "parm %s (\\%s -> %sreplicate %s (%s)) %s" % (paren(self.mask(s)), y, bound, s.minus(1).text(), total,
+                                                              arg), t
         pa, la = self.pattern(t, "p")
         pb, lb = self.pattern(t, "q")
         exprs = [self.combine(u, x, z) for (x, u), (z, _) in zip(la, lb)]
-        return "parm %s (\\%s -> let %s = %s in map (\\%s -> %s) %s) %s" % (
-            paren(self.mask(s)), y, pb, total, pa, build(t, exprs), y, arg), t
+        return "parm %s (\\%s -> %slet %s = %s in map (\\%s -> %s) %s) %s" % (
+            paren(self.mask(s)), y, bound, pb, total, pa, build(t, exprs), y, arg), t
 
     def row_log(self, s):
         """A block size r <= s, for every value of s."""
