@@ -358,16 +358,17 @@ static Chain *fusable_maps(Graph *g, const IrVal *v) {
 
 /* The phase of a chain node that can reduce what it writes for s: the last
  * LOCAL phase, when only permutations follow it (they keep the multiset of
- * elements, which is all a commutative reduce sees), and s's operator reads
- * nothing from outside (the chain's kernels pass no more scalars); -1 if
- * none. */
+ * elements, which is all a commutative reduce sees), its elements are
+ * those s reduces (not a wider tuple that the chain's output leaves
+ * fields of out), and s's operator reads nothing from outside (the chain's
+ * kernels pass no more scalars); -1 if none. */
 static int fusable_phase(Graph *g, const Schedule *chain, const IrStmt *s) {
     const IrVal **vals = NULL;
     int nvals = 0, cap = 0;
     body_reads(g, s->body, &vals, &nvals, &cap);
     if (!s->commutative || nvals || chain->nhalves) return -1;   /* halves keep part of the tile */
     for (int i = chain->nphases - 1; i >= 0; i--) {
-        if (chain->phases[i].kind == PHASE_LOCAL) return i;
+        if (chain->phases[i].kind == PHASE_LOCAL) return elem_equal(chain->phases[i].elem, s->args[s->nres]->elem) ? i : -1;
         if (chain->phases[i].kind != PHASE_PERMUTE) return -1;
     }
     return -1;
