@@ -43,41 +43,43 @@ def _cupy_key(x, op, dim, flag, k):
     return op, x.dtype, x.shape, x.device.id, dim, flag, k
 
 
+def _cached_run(x, op, dim, flag, k):
+    """The steady call: x's library's run of a plan made before for this
+    key (dim, flag and k plain ints and bools, so that True never stands in
+    for 1), or None when there is none or its checks fail."""
+    lib = _libraries.get(type(x))
+    if lib is None:
+        return None
+    run = lib[1].get(lib[0](x, op, dim, flag, k))
+    return run(x) if run is not None else None
+
+
 def sort(x, dim=-1, descending=False, stable=False):
     """(values, indices) of x sorted along dim, as torch.sort: indices int64, NaN after every
     number (first when descending). Always stable: equal elements keep their order."""
-    lib = _libraries.get(type(x))
-    if lib is not None and type(dim) is int and type(descending) is bool and type(stable) is bool:
-        run = lib[1].get(lib[0](x, "sort", dim, descending, None))
-        if run is not None:
-            out = run(x)
-            if out is not None:
-                return out
+    if type(dim) is int and type(descending) is bool and type(stable) is bool:
+        out = _cached_run(x, "sort", dim, descending, None)
+        if out is not None:
+            return out
     return _new_plan("sort", x, dim, descending, None, stable)(x)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
     """The int64 indices that sort x along dim, as torch.argsort (always stable)."""
-    lib = _libraries.get(type(x))
-    if lib is not None and type(dim) is int and type(descending) is bool and type(stable) is bool:
-        run = lib[1].get(lib[0](x, "argsort", dim, descending, None))
-        if run is not None:
-            out = run(x)
-            if out is not None:
-                return out
+    if type(dim) is int and type(descending) is bool and type(stable) is bool:
+        out = _cached_run(x, "argsort", dim, descending, None)
+        if out is not None:
+            return out
     return _new_plan("argsort", x, dim, descending, None, stable)(x)
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
     """(values, indices) of the k largest (largest=False: smallest) elements of x along dim, as
     torch.topk, always sorted (best first); ties go to the smaller index, NaN is the largest."""
-    lib = _libraries.get(type(x))
-    if lib is not None and type(k) is int and type(dim) is int and type(largest) is bool and type(sorted) is bool:
-        run = lib[1].get(lib[0](x, "topk", dim, largest, k))
-        if run is not None:
-            out = run(x)
-            if out is not None:
-                return out
+    if type(k) is int and type(dim) is int and type(largest) is bool and type(sorted) is bool:
+        out = _cached_run(x, "topk", dim, largest, k)
+        if out is not None:
+            return out
     return _new_plan("topk", x, dim, largest, k, sorted)(x)
 
 
