@@ -163,6 +163,13 @@ void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const ch
 /* The body of a MAP phase's loop: element x of the planes in0.. to out0...
  * (for an entry of any length, `continue` past the shape in its last phase) */
 void emit_map_element(FILE *out, const Schedule *s, const Phase *p);
+/* A LOCAL phase's tile element at memory index `index` (a C expression;
+ * with ranks the rank's local index) into the lvalues dest[k], the fields of
+ * the tile's element: read from the planes in0.. (the pad outside an
+ * any-length entry's shape) and converted by the phase's load map where it
+ * has one (Phase.map), at indentation `indent` (4 spaces each). */
+void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *dest,
+                            int indent);
 /* POS values from C variables: `u` holds the tile coordinate of the element
  * (the memory index in a MAP phase, where step is NULL), `b` the block. */
 typedef struct {

@@ -123,15 +123,12 @@ static void emit_store(FILE *out, const Schedule *s, const Phase *p, int k, cons
     arena_free(&scratch);
 }
 
-/* The gather of tile element u: for the first phase of an entry of any
- * length, the pad outside the shape. */
+/* The gather of tile element u (emit_tile_element_load). */
 static void emit_tile_load(FILE *out, const Schedule *s, const Phase *p) {
     Arena scratch = {0};
-    for (int k = 0; k < p->elem->nslots; k++) {
-        fprintf(out, "            tile%d[u] = %s;\n", k,
-                emit_pad_loads(s, p) ? emit_pad_load(&scratch, s, k, arena_printf(&scratch, "in%d", k), "x0 ^ off[u]")
-                                     : arena_printf(&scratch, "in%d[x0 ^ off[u]]", k));
-    }
+    const char *dest[SCHED_MAX_SLOTS];
+    for (int k = 0; k < p->elem->nslots; k++) dest[k] = arena_printf(&scratch, "tile%d[u]", k);
+    emit_tile_element_load(out, s, p, "x0 ^ off[u]", dest, 3);
     arena_free(&scratch);
 }
 
@@ -170,7 +167,7 @@ static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p) {
 static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
     emit_phase_head(out, s, p, name, true);
-    emit_planes(out, p->elem, p->elem);
+    emit_planes(out, p->in_elem, p->elem);
     emit_tables(out, "W", p->tile_cols, p->tile_log);
     emit_tables(out, "C", p->block_cols, p->block_log);
     if (!p->writes_in_place) {

@@ -15,6 +15,10 @@ void emit_phase_comment(FILE *out, const Phase *p) {
         fprintf(out, "one pass, tiles of 2^%d elements, %d stage%s:", p->tile_log, p->nsteps,
                 p->nsteps == 1 ? "" : "s");
         for (int i = 0; i < p->nsteps; i++) fprintf(out, " %%%d", p->steps[i].stmt->res[0]->id);
+        if (p->map) {
+            fputs(", loading through ", out);
+            ir_print_stmt_brief(out, p->map);
+        }
         break;
     case PHASE_MAP:
         fputs("one pass, elementwise: ", out);
@@ -162,6 +166,30 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     PosAt at = {p, NULL, "x", NULL};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
+    arena_free(&scratch);
+}
+
+void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *dest,
+                            int indent) {
+    Arena scratch = {0};
+    const char *fields[SCHED_MAX_SLOTS];
+    bool pads = emit_pad_loads(s, p);
+    for (int k = 0; k < p->in_elem->nslots; k++) {
+        const char *plane = arena_printf(&scratch, "in%d", k);
+        fields[k] = pads ? emit_pad_load(&scratch, s, k, plane, index) : arena_printf(&scratch, "%s[%s]", plane, index);
+    }
+    if (!p->map) {
+        for (int k = 0; k < p->elem->nslots; k++) fprintf(out, "%*s%s = %s;\n", 4 * indent, "", dest[k], fields[k]);
+    } else {
+        /* with ranks the position is the global index */
+        const char *x = s->gpu_log ? arena_printf(&scratch, "((%s) | parm_rank << %d)", index, p->n - s->gpu_log)
+                                   : arena_printf(&scratch, "(%s)", index);
+        PosAt at = {p, NULL, x, NULL};
+        ElemPositions positions = emit_positions_at(&at);
+        fprintf(out, "%*s{\n", 4 * indent, "");
+        emit_elem_body(out, p->map->body, fields, dest, "m_", indent + 1, &positions);
+        fprintf(out, "%*s}\n", 4 * indent, "");
+    }
     arena_free(&scratch);
 }
 
@@ -587,7 +615,7 @@ static void each_table_uses(const EmitInput *in, void (*f)(const TableUse *, int
             const PlanNode *node = &in->plans[e].nodes[k];
             for (int i = 0; node->kind == NODE_CHAIN && i < node->chain.nphases; i++) {
                 const Phase *p = &node->chain.phases[i];
-                if (p->kind == PHASE_MAP) f(p->map_tables, p->nmap_tables, ctx);
+                if (p->map) f(p->map_tables, p->nmap_tables, ctx);
                 for (int j = 0; p->kind == PHASE_LOCAL && j < p->nsteps; j++) f(p->steps[j].tables, p->steps[j].ntables, ctx);
             }
         }

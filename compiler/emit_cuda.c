@@ -84,13 +84,6 @@ static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int 
     arena_free(&scratch);
 }
 
-/* in<k>[index], or for the first phase of an entry of any length the pad
- * outside the shape. */
-static const char *global_load(Arena *a, const Schedule *s, const Phase *p, int k, const char *index) {
-    return emit_pad_loads(s, p) ? emit_pad_load(a, s, k, arena_printf(a, "in%d", k), index)
-                                : arena_printf(a, "in%d[%s]", k, index);
-}
-
 /* The tile copies in 16-byte vectors (Phase.vec_log) when every plane they
  * read or write is 16-byte aligned, else the element-wise copies that
  * follow (closed by the caller): thread tid, iteration i moves the vector of
@@ -134,7 +127,8 @@ static void emit_vector_copy(FILE *out, const Phase *p, int t, bool load) {
 
 static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots;
-    if (p->vec_log) emit_vector_copy(out, p, t, load);
+    bool vectors = load ? plan_vector_load(p) : p->vec_log;
+    if (vectors) emit_vector_copy(out, p, t, load);
     /* the write-back computes its addresses again: kept alive from the load
        through every round, they spill (0.56 against 0.40 ms, batched) */
     if (!load) fputs("    PARM_REMAT(st);\n    PARM_REMAT64(xt);\n", out);
@@ -146,14 +140,13 @@ static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, 
         char op_x = emit_index_op(xbits, off), op_s = emit_index_op(sbits, slot);
         Arena scratch = {0};
         const char *index = arena_printf(&scratch, "xt %c 0x%llxull", op_x, (unsigned long long)off);
-        for (int k = 0; k < ns; k++) {
-            const char *tile = arena_printf(&scratch, "tile%d[st %c 0x%llxu]", k, op_s, (unsigned long long)slot);
-            if (load) fprintf(out, "    %s = %s;\n", tile, global_load(&scratch, s, p, k, index));
-            else emit_global_store(out, s, p, k, index, tile);
-        }
+        const char *tile[SCHED_MAX_SLOTS];
+        for (int k = 0; k < ns; k++) tile[k] = arena_printf(&scratch, "tile%d[st %c 0x%llxu]", k, op_s, (unsigned long long)slot);
+        if (load) emit_tile_element_load(out, s, p, index, tile, 1);
+        for (int k = 0; !load && k < ns; k++) emit_global_store(out, s, p, k, index, tile[k]);
         arena_free(&scratch);
     }
-    if (p->vec_log) fputs("    }\n", out);
+    if (vectors) fputs("    }\n", out);
 }
 
 /* The write into the next layout in 16-byte vectors (Phase.vec_write) when
@@ -270,8 +263,8 @@ static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const 
             p->blocks_per_sm, name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
-    for (int k = 0; k < ns; k++)
-        fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
+    for (int k = 0; k < p->in_elem->nslots; k++)
+        fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->in_elem, k)), restrict_, k);
     for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
     if (emit_phase_reduces(s, p)) emit_partial_params(out, s, &target_cuda);
     emit_rank_param(out, s);
@@ -436,7 +429,7 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
 
         fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << (p->block_log - s->gpu_log),
                 1 << threads_log(p), bytes);
-    emit_plane_args(out, p->elem, p->elem);
+    emit_plane_args(out, p->in_elem, p->elem);
     for (int k = 0; emit_phase_reduces(s, p) && k < s->reduce->nres; k++)
         fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
     emit_rank_value(out, s);

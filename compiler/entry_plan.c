@@ -856,8 +856,9 @@ static bool simple_entry(const IrFunc *f) {
         in = body->params[i];
     }
     if (!in) return false;
+    /* a comparator on the whole input: one pair step, which keeps the type */
     if (in->log_len == 1 && body->results[0]->log_len == 1 && body->nparams == 1 && body->nstmts > 0 &&
-        body->stmts[0]->op != IR_TWO) {
+        body->stmts[0]->op != IR_TWO && elem_equal(in->elem, body->results[0]->elem)) {
         bool element = true;
         for (int i = 0; i < body->nstmts && element; i++)
             element = !chain_op(body->stmts[i]->op) && body->stmts[i]->op != IR_EXPAND &&

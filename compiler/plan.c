@@ -30,6 +30,8 @@ uint64_t plan_slot(const Phase *p, uint64_t u) {
     return f2_combine(p->slot_cols, p->tile_log, u);
 }
 
+bool plan_vector_load(const Phase *p) { return p->vec_log && p->buffers <= 1 && !p->map; }
+
 /* Bit k of a POS's value over coordinates whose bit j is parity(coord[j] &
  * the variable): the XOR of coord[j] over the bits j of the statement's row k. */
 static int compose(const IrStmt *pos, const uint64_t *coord, int coord_bits, uint64_t *on) {

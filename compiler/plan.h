@@ -219,7 +219,10 @@ typedef struct {
     uint64_t compl;
     BmmcPlan *slot_plans;       /* elem->nslots of them */
     /* MAP: an elementwise function that changes the element type; the
-     * element at memory index x has position (POS) P·x ⊕ p, P = map_pos */
+     * element at memory index x has position (POS) P·x ⊕ p, P = map_pos.
+     * A LOCAL phase with a map runs it on each element as it loads its
+     * tile (in_elem from memory, elem into the tile): the MAP phase it
+     * saves would have written the memory order that the phase reads. */
     const IrStmt *map;
     F2Mat map_pos;
     uint64_t map_pos_const;
@@ -567,9 +570,13 @@ const char *plan_table_place_name(TablePlace place);
 
 /* The shared-memory slot of tile element u in a LOCAL phase (P·u). */
 uint64_t plan_slot(const Phase *p, uint64_t u);
+/* Whether a LOCAL phase loads its tile in 16-byte vectors (Phase.vec_log):
+ * not through cp.async (Phase.buffers) nor a load map (Phase.map), which
+ * take each element alone. */
+bool plan_vector_load(const Phase *p);
 
-/* A POS statement of a step's body (or, with st NULL, of a MAP phase's
- * function) as masks: bit k of its value is parity(on_u[k] & u) ^
+/* A POS statement of a step's body (or, with st NULL, of a phase's map,
+ * Phase.map) as masks: bit k of its value is parity(on_u[k] & u) ^
  * parity(on_b[k] & b) ^ bit k of *konst, with u and b as in Step (for a MAP
  * phase on_u is over the memory index and on_b is 0). Returns the bits. */
 int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst);

@@ -51,13 +51,27 @@ static void print_step(FILE *out, const Step *st, int index) {
     print_tables(out, st->tables, st->ntables);
 }
 
+/* A MAP phase's function, or a LOCAL phase's load map, and the positions
+ * it reads. */
+static void print_map(FILE *out, const Phase *p) {
+    fputs(p->kind == PHASE_LOCAL ? "    load through " : ": ", out);
+    ir_print_stmt_brief(out, p->map);
+    fputc('\n', out);
+    if (!reads_position(p->map->body)) return;
+    fprintf(out, "    position: complement 0x%llx\n", (unsigned long long)p->map_pos_const);
+    vectors(out, "position rows", p->map_pos.row, p->map_pos.n);
+    print_tables(out, p->map_tables, p->nmap_tables);
+}
+
 static void print_local(FILE *out, const Phase *p) {
     fprintf(out, ", tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads, %s", p->tile_log, p->seg_log,
             p->block_log, p->threads_log, p->writes_in_place ? "in place" : "into the next layout");
     if (p->vec_log)
         fprintf(out, ", copies in 16-byte vectors of 2^%d%s", p->vec_log, p->vec_write ? " (the write too)" : "");
     if (p->buffers > 1) fprintf(out, ", %d tile buffers (persistent blocks, cp.async loads)", p->buffers);
+    if (p->vec_log && !plan_vector_load(p)) fputs(", the load element by element", out);
     fputc('\n', out);
+    if (p->map) print_map(out, p);
     fprintf(out, "    CUDA kernel: %d bytes of shared memory, a tile buffer's planes at:", p->shared_bytes);
     for (int k = 0; k < p->elem->nslots; k++) fprintf(out, " %d", p->plane_off[k]);
     fprintf(out, "; launch bounds of %d block%s per SM\n", p->blocks_per_sm, p->blocks_per_sm == 1 ? "" : "s");
@@ -164,16 +178,6 @@ static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
         print_move(out, "unpack", p->unpack_plans ? p->unpack_plans[0] : NULL);
     }
     print_exchange_steps(out, p);
-}
-
-static void print_map(FILE *out, const Phase *p) {
-    fputs(": ", out);
-    ir_print_stmt_brief(out, p->map);
-    fputc('\n', out);
-    if (!reads_position(p->map->body)) return;
-    fprintf(out, "    position: complement 0x%llx\n", (unsigned long long)p->map_pos_const);
-    vectors(out, "position rows", p->map_pos.row, p->map_pos.n);
-    print_tables(out, p->map_tables, p->nmap_tables);
 }
 
 /* The shape an entry of any length takes, and its pad. */

@@ -297,10 +297,13 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     const Phase *p = &s->phases[i], *prev = i ? &s->phases[i - 1] : NULL;
     REQUIRE(p->n == s->n, "2^%d elements in a plan of 2^%d", p->n, s->n);
     REQUIRE(elem_equal(p->in_elem, prev ? prev->elem : s->in_elem), "reads another element type than it is given");
-    REQUIRE(p->kind == PHASE_MAP || elem_equal(p->in_elem, p->elem), "changes the element type");
+    REQUIRE(p->map || elem_equal(p->in_elem, p->elem), "changes the element type with no map");
+    REQUIRE(!p->map || p->kind == PHASE_MAP || p->kind == PHASE_LOCAL, "a %s phase with a map",
+            p->kind == PHASE_PERMUTE ? "permute" : "exchange");
     REQUIRE(p->src == (prev ? prev->dst : BUF_IN), "reads %s, not the buffer written before", plan_buf_name(p->src));
     REQUIRE(p->dst != BUF_IN, "writes the input");
-    REQUIRE(p->src != p->dst || (p->kind == PHASE_LOCAL && p->writes_in_place), "reads and writes %s",
+    /* planes of two types in one buffer would overlap */
+    REQUIRE(p->src != p->dst || (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map), "reads and writes %s",
             plan_buf_name(p->dst));
     REQUIRE(i + 1 < s->nphases || p->dst == BUF_OUT, "the last phase writes %s", plan_buf_name(p->dst));
     REQUIRE(p->dst != BUF_OUT || fits_output(s, p->elem), "writes the output with other slot types");
@@ -528,7 +531,7 @@ const char *plan_verify(Arena *a, const Schedule *s) {
         const char *why = verify_flow(a, s, i);
         if (!why) {
             switch (p->kind) {
-            case PHASE_LOCAL: why = verify_local(a, p); break;
+            case PHASE_LOCAL: why = verify_local(a, p); if (!why && p->map) why = verify_map(a, p); break;
             case PHASE_PERMUTE: why = verify_permute(a, p); break;
             case PHASE_MAP: why = verify_map(a, p); break;
             case PHASE_EXCHANGE: why = NULL; break;

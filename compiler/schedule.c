@@ -104,6 +104,11 @@ typedef struct {
     uint64_t half_keep;
     int *half_at;
     bool halving;               /* the write being placed takes the halves */
+    /* A map that changes the element type, not yet placed: the next LOCAL
+     * phase runs it as it loads its tile (Phase.map), or it becomes a MAP
+     * phase of its own (flush_load_map) */
+    Phase load_map;
+    bool has_load_map;
 } Sched;
 
 static Phase *new_phase(Sched *s, PhaseKind kind) {
@@ -460,7 +465,7 @@ static bool vector_write(const Phase *p) {
  * they fit in a block's shared memory and cp.async can load every field (4
  * or 8 bytes); an entry of any length makes its pad in registers. */
 static int tile_buffers(const Sched *s, const Phase *p) {
-    if (s->tile_buffers < 2 || s->out->pad) return 1;
+    if (s->tile_buffers < 2 || s->out->pad || p->map) return 1;   /* cp.async copies, it converts nothing */
     for (int k = 0; k < p->elem->nslots; k++) {
         int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
         if (bytes != 4 && bytes != 8) return 1;
@@ -589,10 +594,34 @@ static void check_halves(const Sched *s, const Group *groups, int ngroups, bool 
                   fit);
 }
 
+/* The map not yet placed (Sched.load_map) as a MAP phase of its own. */
+static void flush_load_map(Sched *s) {
+    if (!s->has_load_map) return;
+    s->has_load_map = false;
+    Phase *p = new_phase(s, PHASE_MAP);
+    p->map = s->load_map.map;
+    p->map_pos = s->load_map.map_pos;
+    p->map_pos_const = s->load_map.map_pos_const;
+    p->in_elem = s->load_map.in_elem;
+    table_place_phase(s->arena, p);
+}
+
+/* The map not yet placed, run by LOCAL phase p as it loads its tile from
+ * the memory order the map would have written (Phase.map): one pass less. */
+static void take_load_map(Sched *s, Phase *p) {
+    if (!s->has_load_map) return;
+    s->has_load_map = false;
+    p->map = s->load_map.map;
+    p->map_pos = s->load_map.map_pos;
+    p->map_pos_const = s->load_map.map_pos_const;
+    p->in_elem = s->load_map.in_elem;
+}
+
 /* Place the pending steps in LOCAL phases. The last one writes the logical
  * order when `final` and its tile allows it. */
 static void plan_segment(Sched *s, bool final) {
     if (s->npending == 0) {
+        flush_load_map(s);
         if (s->out->nhalves) refuse_halves(s, "no phase works on the halves", s->out->nhalves - 1);
         if (final) {
             F2Mat p = to_logical(s, &s->layout);
@@ -615,6 +644,7 @@ static void plan_segment(Sched *s, bool final) {
     groups[0].layout = relayout ? layout_for(s, &groups[0], &s->layout) : s->layout;
     for (int k = 1; k < ngroups; k++) groups[k].layout = layout_for(s, &groups[k], &groups[k - 1].layout);
     if (relayout) {
+        flush_load_map(s);
         F2Mat move = f2_mul(&groups[0].layout, &layout_inv);
         add_exchange(s, &move, 0);
     }
@@ -622,6 +652,7 @@ static void plan_segment(Sched *s, bool final) {
     if (s->out->nhalves) check_halves(s, groups, ngroups, final && direct);
     for (int k = 0; k < ngroups; k++) {
         Phase *p = new_phase(s, PHASE_LOCAL);
+        if (k == 0) take_load_map(s, p);
         F2Space v = image(&groups[k].layout, &groups[k].tile);
         tile_columns(s, p, &v);
         place_steps(s, p, &groups[k], &groups[k].layout);
@@ -825,17 +856,16 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
                 diag_fatal("internal error: elements of more than %d fields between stages in entry '%s'",
                            SCHED_MAX_SLOTS, s->out->func->entry);
             /* a new element type: maps commute with permutations, so the map
-               runs on the memory order as it is */
+               runs on the memory order as it is, in the next LOCAL phase's
+               load where one comes next (plan_segment) */
             if (s->out->nhalves) refuse_halves(s, "a map that changes the type after a half", s->out->nhalves);
             plan_segment(s, false);
-            Phase *p = new_phase(s, PHASE_MAP);
-            p->map = stmt;
+            flush_load_map(s);
             F2Mat layout_inv = inverse(&s->layout);
-            p->map_pos = f2_mul(&s->q_mat, &layout_inv);
-            p->map_pos_const = s->q_compl;
-            p->elem = stmt->res[0]->elem;
-            table_place_phase(s->arena, p);
-            set_elem(s, p->elem);
+            s->load_map = (Phase){.map = stmt, .map_pos = f2_mul(&s->q_mat, &layout_inv), .map_pos_const = s->q_compl,
+                                  .in_elem = s->elem};
+            s->has_load_map = true;
+            set_elem(s, stmt->res[0]->elem);
             return;
         }
         push_step(s, stmt, stmt->body, 0);
@@ -858,7 +888,8 @@ static bool has_stage(const IrBody *body) {
 static void schedule_body(Sched *s, const IrBody *body) {
     /* A two-element array worked on by element code alone (a comparator
        applied to the whole input) is one pair step. */
-    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && !has_stage(body) && element_body(s, body)) {
+    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && !has_stage(body) && element_body(s, body) &&
+        elem_equal(body->results[0]->elem, s->elem)) {
         push_step(s, body->stmts[0], body, 1);
         plan_segment(s, true);
         return;
@@ -906,7 +937,8 @@ static void assign_buffers(Schedule *s) {
         bool out_ok = !s->pad && !s->nhalves && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
-        } else if (p->kind == PHASE_LOCAL && p->writes_in_place && (dst != BUF_OUT || !s->pad)) {
+        } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map && (dst != BUF_OUT || !s->pad)) {
+            /* (a load map's planes are of another type: not in place) */
             p->src = dst;
         } else {
             p->src = dst != BUF_OUT && out_ok ? BUF_OUT : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
@@ -920,7 +952,8 @@ static void assign_buffers(Schedule *s) {
 static AliasRule alias_rule(const Schedule *s) {
     if (s->nphases == 0) return ALIAS_EXACT_OK;   /* a copy, skipped where in is out */
     if (s->phases[0].dst != BUF_OUT) return ALIAS_HARMLESS;
-    return s->phases[0].kind == PHASE_LOCAL && s->phases[0].writes_in_place ? ALIAS_EXACT_OK : ALIAS_COPY;
+    const Phase *first = &s->phases[0];
+    return first->kind == PHASE_LOCAL && first->writes_in_place && !first->map ? ALIAS_EXACT_OK : ALIAS_COPY;
 }
 
 /* Offsets aligned for any access the kernels make (cudaMalloc's 256). */

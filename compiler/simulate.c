@@ -45,7 +45,8 @@ static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->
  * thread tid, iteration i handles tile element (or, writing into the next
  * layout, output coordinate) tid | i << t; a halved write (plan.h) has
  * 2^out_tile_log of them, and the threads beyond write nothing. */
-static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
+static void replay_elements(const Phase *p, uint64_t b, int global_bytes, int bytes, bool next_layout, Tally *g,
+                            Tally *sh) {
     int span = next_layout ? p->out_tile_log : p->tile_log;
     int t = p->threads_log < span ? p->threads_log : span, lanes = warp_lanes(t);
     uint64_t x[MACHINE_WARP], u[MACHINE_WARP];
@@ -62,7 +63,7 @@ static void replay_elements(const Phase *p, uint64_t b, int bytes, bool next_lay
                     u[l] = plan_slot(p, sigma);
                 }
             }
-            global_access(g, x, lanes, bytes);
+            global_access(g, x, lanes, global_bytes);
             shared_access(sh, u, lanes, bytes);
         }
 }
@@ -96,13 +97,13 @@ static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layo
 }
 
 /* The global copies of a LOCAL kernel: the load (element by element with
- * cp.async in a kernel of several tile buffers), and the write-back in
- * place or into the next layout. */
+ * cp.async in a kernel of several tile buffers, or through a load map, of
+ * the input's type), and the write-back in place or into the next layout. */
 static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh, Tally *sh_out) {
-    if (p->vec_log && p->buffers < 2) replay_vectors(p, b, bytes, false, g, sh);
-    else replay_elements(p, b, bytes, false, g, sh);
+    if (plan_vector_load(p)) replay_vectors(p, b, bytes, false, g, sh);
+    else replay_elements(p, b, elem_max_slot_bytes(p->in_elem), bytes, false, g, sh);
     if (p->vec_log && (p->writes_in_place || p->vec_write)) replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
-    else replay_elements(p, b, bytes, !p->writes_in_place, g, sh_out);
+    else replay_elements(p, b, bytes, bytes, !p->writes_in_place, g, sh_out);
 }
 
 /* Each round loads its registers in its layout and stores them in the
@@ -187,7 +188,7 @@ static bool report_local(FILE *out, const Phase *p) {
                      "(element by element) while they work on one\n",
                 p->buffers, (tile * p->buffers) / 1024, p->buffers > 2 ? "s" : "");
     /* the copies in vectors: a load through cp.async is element by element */
-    const char *load = p->buffers > 1 ? "" : "the tile load";
+    const char *load = plan_vector_load(p) ? "the tile load" : "";
     const char *store = p->writes_in_place ? "write-back" : p->vec_write ? "write" : NULL;
     if (p->vec_log && (*load || store))
         fprintf(out, "  vectors: %s%s%s in 16-byte vectors of 2^%d elements (sectors counted in "
@@ -196,7 +197,13 @@ static bool report_local(FILE *out, const Phase *p) {
     fprintf(out, "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
                  "(tile store %d, register rounds %d, tile load %d)\n",
             g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion, sh_out.congestion);
+    if (p->map) {
+        fputs("  load map: ", out);
+        ir_print_stmt_brief(out, p->map);
+        fputs(" on each element as it is loaded (one pass less)\n", out);
+    }
     Tables t = {0};
+    count_tables(&t, p->map_tables, p->nmap_tables);
     for (int i = 0; i < p->nsteps; i++) count_tables(&t, p->steps[i].tables, p->steps[i].ntables);
     report_tables(out, &t);
     free(t.seen);

@@ -29,9 +29,19 @@ static long table_bytes(const IrStmt *table) {
     return (1L << table->k) * (prim_bits(table->res[0]->elem->prim) / 8);
 }
 
+/* Whether position bit k (over the memory index, on_u) varies across a
+ * warp's lanes where st is NULL: the lanes of a MAP phase take consecutive
+ * elements; those of a LOCAL phase's tile load the tile's first columns. */
+static bool varies_on_lanes(const Phase *p, uint64_t on_u) {
+    if (p->kind != PHASE_LOCAL) return on_u & (MACHINE_WARP - 1);
+    for (int i = 0; i < p->tile_log && (1 << i) < MACHINE_WARP; i++)
+        if (__builtin_parityll(on_u & p->tile_cols[i])) return true;
+    return false;
+}
+
 /* A table read by the top level of a step's body (its round planned) or,
- * with st NULL, of a MAP phase's function, whose thread x takes the element
- * at memory index x. */
+ * with st NULL, of a phase's map (Phase.map) over the element at memory
+ * index x. */
 static TablePlace place_of(const Phase *p, const Step *st, const IrBody *body, const IrStmt *table) {
     const IrStmt *pos = defining(body, table->args[0]);
     if (!pos || pos->op != IR_POS) return TABLE_GLOBAL;
@@ -41,7 +51,7 @@ static TablePlace place_of(const Phase *p, const Step *st, const IrBody *body, c
     for (int k = 0; k < bits; k++) {
         uint64_t on_thread = st ? on_tid[k] : on_u[k];
         varies |= on_thread | (st ? on_b[k] : 0);
-        lanes |= on_thread & (MACHINE_WARP - 1);
+        lanes |= st ? on_thread & (MACHINE_WARP - 1) : varies_on_lanes(p, on_u[k]);
     }
     if (!varies) return TABLE_IMMEDIATE;
     return !lanes && table_bytes(table) <= TABLE_CONSTANT_MAX_BYTES ? TABLE_CONSTANT : TABLE_GLOBAL;
@@ -110,10 +120,9 @@ static void place_body(Arena *arena, const Phase *p, const Step *st, const IrBod
 
 void table_place_phase(Arena *arena, Phase *p) {
     Budget kernel = {.arena = arena, .limit = TABLE_CONSTANT_KERNEL_BYTES};
-    if (p->kind == PHASE_MAP) {
+    if (p->map) {
         place_body(arena, p, NULL, p->map->body, &p->map_tables, &p->nmap_tables);
         budget_uses(&kernel, p->map_tables, p->nmap_tables);
-        return;
     }
     for (int i = 0; i < p->nsteps; i++) {
         Step *st = &p->steps[i];
