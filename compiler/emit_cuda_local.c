@@ -300,6 +300,16 @@ static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step
     fputs("        }\n", out);
 }
 
+/* A round's work for the warps whose elements the halves keep
+ * (Round.live_log); the others go on to the barriers. */
+static void emit_live_open(FILE *out, const Round *rd) {
+    fputs("        const bool live = ", out);
+    for (int i = 0; i < rd->live_log; i++)
+        fprintf(out, "%sparm_parity(tid & 0x%llxu) == %d", i ? " && " : "", (unsigned long long)rd->live_tid[i],
+                (int)(rd->live_value >> i & 1));
+    fputs(";\n        if (live) {\n", out);
+}
+
 void emit_cuda_local_rounds(FILE *out, const Phase *p) {
     int t = p->threads_log, r = p->tile_log - t;
     for (int k = 0; k < p->elem->nslots; k++)
@@ -309,6 +319,7 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
         int first = rd->first;
         fprintf(out, "    { /* round: steps %d..%d in registers */\n", first, first + rd->count - 1);
         emit_base(out, p, rd, rd->slots, "base");
+        if (rd->live_log) emit_live_open(out, rd);
         emit_move(out, p, rd, rd->slots, "base", true);
         for (int i = first; i < first + rd->count; i++) {
             fprintf(out, "        /* step %d: ", i);
@@ -329,15 +340,21 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
         const uint64_t *next = store_slots(p, ri);
         if (memcmp(next, rd->slots, sizeof(uint64_t) * (size_t)p->tile_log)) {
             /* once every lane of the warp (of the block) has read: the
-               store writes slots that its warp (another warp) read */
-            if (rd->sync) fputs("        __syncthreads();\n", out);
-            else
+               store writes slots that its warp (another warp) read; every
+               warp meets the block's barrier, working or not */
+            if (rd->sync) {
+                if (rd->live_log) fputs("        }\n", out);
+                fputs("        __syncthreads();\n", out);
+                if (rd->live_log) fputs("        if (live) {\n", out);
+            } else {
                 fprintf(out, "        __syncwarp(0x%xu);\n", t < MACHINE_WARP_LOG ? (1u << (1 << t)) - 1 : 0xffffffffu);
+            }
             emit_base(out, p, rd, next, "sbase");
             emit_move(out, p, rd, next, "sbase", false);
         } else {
             emit_move(out, p, rd, rd->slots, "base", false);
         }
+        if (rd->live_log) fputs("        }\n", out);
         fputs("    }\n    __syncthreads();\n", out);
     }
 }

@@ -96,6 +96,13 @@ typedef struct {
      * that nvcc unrolls (#pragma unroll), not a block per register: the same
      * machine code from a fraction of the source (plan_rounds.c). */
     bool loops;
+    /* After halves (Phase.half_step), the warps whose elements no half
+     * keeps skip the round: a warp works when parity(live_tid[i] & tid) is
+     * bit i of live_value for every i < live_log (its lanes and registers
+     * share the halves' decided bits, plan_rounds.c). */
+    int live_log;
+    uint64_t live_tid[SCHED_MAX_TILE];
+    uint64_t live_value;
 } Round;
 
 /* EXCHANGE: a permutation (as PERMUTE) of an entry compiled for several
@@ -174,6 +181,10 @@ typedef struct {
      * Without halves: half_log 0, out_tile_log = tile_log, src_const 0. */
     uint64_t half_keep, half_compl, src_const;
     int half_log, out_tile_log;
+    /* Half i comes before step half_step[i] of the phase: from there on the
+     * tile elements whose y bit n - 1 - i is not the half's kept value hold
+     * nothing the write keeps (register rounds skip them: Round.live_log). */
+    int *half_step;
     /* Where tile element u sits in shared memory: slot = P·u, P = slot_cols,
      * the identity plus an XOR swizzle of high tile bits into the five bank
      * bits, chosen so that the write side's warp reads hit distinct banks. */

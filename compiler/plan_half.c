@@ -119,3 +119,10 @@ const char *plan_half_write(Arena *arena, Phase *p, int h, uint64_t keep) {
     }
     return NULL;
 }
+
+uint64_t plan_half_functional(const Phase *p, int i, int *keep) {
+    uint64_t row = p->write_mat.row[p->n - 1 - i], g = 0;
+    for (int j = 0; j < p->tile_log; j++) g |= (uint64_t)f2_parity(row & p->tile_cols[j]) << j;
+    *keep = (int)((p->half_keep >> (p->half_log - 1 - i) ^ p->half_compl >> (p->n - 1 - i)) & 1);
+    return g;
+}

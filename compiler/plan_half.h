@@ -13,4 +13,9 @@
  * segments. */
 const char *plan_half_write(Arena *arena, Phase *p, int h, uint64_t keep);
 
+/* Half i of a phase's halved write as a functional on the tile coordinate
+ * u: parity(functional & u) is the y bit the half decides (n - 1 - i; the
+ * block adds nothing to it), and *keep the value it keeps. */
+uint64_t plan_half_functional(const Phase *p, int i, int *keep);
+
 #endif

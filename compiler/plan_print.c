@@ -100,6 +100,13 @@ static void print_local(FILE *out, const Phase *p) {
         if (memcmp(rd->slots, p->slot_cols, sizeof(uint64_t) * (size_t)p->tile_log))
             vectors(out, "layout P", rd->slots, p->tile_log);
         if (rd->sync) fputs("    a block barrier before the store\n", out);
+        if (rd->live_log) {
+            fprintf(out, "    2^-%d of the warps work, where", rd->live_log);
+            for (int i = 0; i < rd->live_log; i++)
+                fprintf(out, "%s parity(tid & 0x%llx) = %d", i ? " and" : "", (unsigned long long)rd->live_tid[i],
+                        (int)(rd->live_value >> i & 1));
+            fputc('\n', out);
+        }
     }
 }
 

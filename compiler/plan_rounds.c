@@ -13,6 +13,7 @@
 
 #include "access_model.h"
 #include "machine.h"
+#include "plan_half.h"
 
 #define REG_BYTES_LOG 7     /* element bytes per thread in registers, log2: the default */
 
@@ -398,13 +399,111 @@ static void thread_masks(Phase *p) {
     }
 }
 
+/* ---- warps that hold nothing the halves keep ----
+ *
+ * After half i (Phase.half_step) the elements whose y bit n - 1 - i (the
+ * write's) is not the half's kept value are never written: a functional g_i
+ * on the tile coordinate (plan_half_functional). When the g_i vanish on a
+ * round's registers and lanes, a warp's elements share their values, which
+ * are linear in its warp bits: 2^-c of the warps work, the others skip the
+ * round. The threads are a basis of the same space, recombined so that the
+ * lanes lie in the g_i's kernel (directions that were the same for every
+ * thread stay so: the kernel of those is a space). */
+
+/* The halves' functionals in effect from step `first` (plan_half.c), their
+ * kept values in *value. Returns how many. */
+static int half_functionals(const Phase *p, int first, uint64_t *g, uint64_t *value) {
+    int h = 0;
+    *value = 0;
+    for (; h < p->half_log && p->half_step[h] <= first; h++) {
+        int keep;
+        g[h] = plan_half_functional(p, h, &keep);
+        *value |= (uint64_t)keep << h;
+    }
+    return h;
+}
+
+/* The first c functionals as c bits of tile vector v. */
+static uint64_t half_values(const uint64_t *g, int c, uint64_t v) {
+    uint64_t bits = 0;
+    for (int i = 0; i < c; i++) bits |= (uint64_t)f2_parity(g[i] & v) << i;
+    return bits;
+}
+
+/* Recombines rd's threads so that the lanes lie in the kernel of g_0..g_c-1
+ * (the first lanes conflict-free in the phase's layout when `banked`) and
+ * the warp bits take the rest; false when the threads' space has no such
+ * basis (the g_i dependent on it, or too small a kernel). */
+static bool threads_with_live_warps(const Phase *p, Round *rd, const uint64_t *g, int c, bool banked) {
+    int t = p->threads_log, nk = 0, np = 0;
+    uint64_t kernel[SCHED_MAX_TILE], pivots[SCHED_MAX_TILE], pivot_values[SCHED_MAX_TILE];
+    /* elimination on the values: each pivot keeps a value bit no other has */
+    for (int i = 0; i < t; i++) {
+        uint64_t v = rd->threads[i], val = half_values(g, c, v);
+        for (int j = 0; j < np; j++)
+            if (val >> f2_top_bit(pivot_values[j]) & 1) {
+                v ^= pivots[j];
+                val ^= pivot_values[j];
+            }
+        if (val) {
+            pivots[np] = v;
+            pivot_values[np++] = val;
+        } else {
+            kernel[nk++] = v;
+        }
+    }
+    if (np != c || nk < MACHINE_WARP_LOG) return false;
+    uint64_t threads[SCHED_MAX_TILE];
+    F2Space taken = f2_space_empty(p->tile_log);
+    int k = 0;
+    if (banked) {
+        LaneBanks banks;
+        lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
+        int want = MACHINE_WARP_LOG < banks.g.wave_log ? MACHINE_WARP_LOG : banks.g.wave_log;
+        for (int i = 0; i < nk && k < want; i++)
+            if (lane_banks_add(&banks, kernel[i], plan_slot(p, kernel[i]), &threads[k])) f2_space_add(&taken, threads[k++]);
+        if (k < want) return false;
+    }
+    for (int i = 0; i < nk; i++)
+        if (f2_space_add(&taken, kernel[i])) threads[k++] = kernel[i];
+    for (int i = 0; i < np; i++) threads[k++] = pivots[i];
+    memcpy(rd->threads, threads, sizeof(uint64_t) * (size_t)t);
+    return true;
+}
+
+/* Round.live_log: the most halves in effect whose functionals vanish on the
+ * round's registers and whose values the warp bits can carry. */
+static void plan_live_warps(const Phase *p, Round *rd, bool banked) {
+    rd->live_log = 0;
+    int t = p->threads_log;
+    if (!p->half_log || t <= MACHINE_WARP_LOG) return;
+    uint64_t g[SCHED_MAX_TILE], value;
+    int h = half_functionals(p, rd->first, g, &value), c = 0;
+    while (c < h && c < t - MACHINE_WARP_LOG) {
+        bool on_regs = false;
+        for (int i = 0; i < rd->reg_log; i++) on_regs |= f2_parity(g[c] & rd->regs[i]);
+        if (on_regs) break;
+        c++;
+    }
+    for (; c > 0; c--) {
+        if (!threads_with_live_warps(p, rd, g, c, banked)) continue;
+        rd->live_log = c;
+        rd->live_value = value & f2_mask(c);
+        for (int i = 0; i < c; i++) rd->live_tid[i] = plan_thread_mask(p, rd, g[i]);
+        return;
+    }
+}
+
 /* A round holds at least one step, so nsteps rounds are enough. */
 void plan_rounds(Arena *arena, Phase *p) {
     p->threads_log = plan_threads_log(p);
     p->rounds = NEW_ARRAY(arena, Round, p->nsteps ? p->nsteps : 1);
     p->nrounds = 0;
-    for (int first = 0; first < p->nsteps; first += p->rounds[p->nrounds++].count)
-        plan_round(p, &p->rounds[p->nrounds], first);
+    for (int first = 0; first < p->nsteps; first += p->rounds[p->nrounds++].count) {
+        Round *rd = &p->rounds[p->nrounds];
+        plan_round(p, rd, first);
+        plan_live_warps(p, rd, first == 0 || first + rd->count == p->nsteps);
+    }
     plan_layouts(p);
     thread_masks(p);
 }

@@ -7,6 +7,7 @@
 
 #include "kernel_plan.h"
 #include "machine.h"
+#include "plan_half.h"
 #include "plan_rounds.h"
 #include "schedule.h"
 
@@ -150,6 +151,25 @@ static const char *verify_thread_masks(Arena *a, const Phase *p, const Round *rd
 
 /* Rounds cover the steps in order; a thread's registers and the threads
  * together span the tile, and every group lies in its round's registers. */
+/* A round's working warps (Round.live_log): halves in effect at its first
+ * step, whose functionals vanish on its registers and lanes, as masks over
+ * the thread index, with their kept values. */
+static const char *verify_live_warps(Arena *a, const Phase *p, const Round *rd, int r) {
+    if (!rd->live_log) return NULL;
+    REQUIRE(rd->live_log <= p->half_log && p->half_step[rd->live_log - 1] <= rd->first,
+            "round %d skips warps for a half after its first step", r);
+    for (int i = 0; i < rd->live_log; i++) {
+        int keep;
+        uint64_t g = plan_half_functional(p, i, &keep);
+        for (int j = 0; j < rd->reg_log; j++)
+            REQUIRE(!f2_parity(g & rd->regs[j]), "round %d: half %d decides on a register bit", r, i);
+        REQUIRE(!(rd->live_tid[i] & f2_mask(MACHINE_WARP_LOG)), "round %d: half %d decides on a lane bit", r, i);
+        REQUIRE(rd->live_tid[i] == plan_thread_mask(p, rd, g), "round %d: the warps of half %d are not its thread bits", r, i);
+        REQUIRE((int)(rd->live_value >> i & 1) == keep, "round %d: half %d works on the warps it drops", r, i);
+    }
+    return NULL;
+}
+
 static const char *verify_rounds(Arena *a, const Phase *p) {
     REQUIRE(p->threads_log >= 0 && p->threads_log <= p->tile_log, "2^%d threads for a tile of 2^%d", p->threads_log,
             p->tile_log);
@@ -180,6 +200,7 @@ static const char *verify_rounds(Arena *a, const Phase *p) {
                 REQUIRE(f2_space_contains(&regs, p->steps[i].group[j]),
                         "round %d: the group of step %d is not in its registers", r, i);
         const char *why = verify_thread_masks(a, p, rd);
+        if (!why) why = verify_live_warps(a, p, rd, r);
         if (why) return why;
         next = rd->first + rd->count;
     }

@@ -104,6 +104,7 @@ typedef struct {
     uint64_t half_keep;
     int *half_at;
     bool halving;               /* the write being placed takes the halves */
+    int group_first;            /* the pending index of the phase being placed's first step */
     /* A map that changes the element type, not yet placed: the next LOCAL
      * phase runs it as it loads its tile (Phase.map), or it becomes a MAP
      * phase of its own (flush_load_map) */
@@ -486,7 +487,12 @@ static void refuse_halves(const Sched *s, const char *why, int fit) {
 static void halve_write(const Sched *s, Phase *p) {
     int h = s->out->nhalves;
     const char *why = s->gpu_log ? "a chain over several GPUs" : plan_half_write(s->arena, p, h, s->half_keep);
-    if (why) refuse_halves(s, why, h - 1);
+    if (why) {
+        refuse_halves(s, why, h - 1);
+        return;
+    }
+    p->half_step = NEW_ARRAY(s->arena, int, h);
+    for (int i = 0; i < h; i++) p->half_step[i] = s->half_at[i] > s->group_first ? s->half_at[i] - s->group_first : 0;
 }
 
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
@@ -656,6 +662,7 @@ static void plan_segment(Sched *s, bool final) {
         F2Space v = image(&groups[k].layout, &groups[k].tile);
         tile_columns(s, p, &v);
         place_steps(s, p, &groups[k], &groups[k].layout);
+        s->group_first = groups[k].first;
         F2Mat here_inv = inverse(&groups[k].layout), write;
         uint64_t c = 0;
         if (k + 1 < ngroups) {

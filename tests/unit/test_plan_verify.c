@@ -36,7 +36,10 @@ static const char program[] =
     "entry mapped (xs : [2^6]i32) = mapi (\\i x -> f64 x + f64 i) (col 2 cas (map (\\x -> x * 3) xs))\n"
     "entry pairs (xs : [2^14](u32, i32)) = vcolumn kv xs\n"
     "entry posed (xs : [2^10]i32) = col 2 cas (mapi (\\i x -> x + i32 i) (col 2 cas xs))\n"
-    "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, a]) xs\n";
+    "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, a]) xs\n"
+    /* two halves, the second round's warps of the dropped half idle */
+    "entry halved (xs : [2^12]i32) = col 2 cas (col 4 cas (col 1 cas (col 64 cas (col 32 cas (col 16 cas (half 256 0 "
+    "(col 128 cas (col 64 cas (col 32 cas (half 2048 0 (col 1 cas (col 256 cas (col 512 cas (col 1024 cas xs))))))))))))))\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -133,6 +136,29 @@ static void break_local(Arena *a, Schedule *plans) {
     c = copy(a, s);
     c.phases[i].steps[0].order[0] ^= c.phases[i].steps[0].group[0];
     expect(a, &c, "moves logical bit", "a direction that the pair does not flip");
+}
+
+/* The warps that skip a round after halves (Round.live_log): each must
+ * hold only elements the halves drop. */
+static void break_live_warps(Arena *a, Schedule *plans) {
+    const Schedule *s = find(plans, "halved");
+    int r = 0;
+    while (r < s->phases[0].nrounds && !s->phases[0].rounds[r].live_log) r++;
+    check(s->nphases == 1 && r < s->phases[0].nrounds, "halved: a round with idle warps");
+    if (r == s->phases[0].nrounds) return;
+    Schedule c = copy(a, s);
+    c.phases[0].rounds[r].live_tid[0] |= 1;
+    expect(a, &c, "decides on a lane bit", "a half that splits a warp");
+    c = copy(a, s);
+    c.phases[0].rounds[r].live_value ^= 1;
+    expect(a, &c, "works on the warps it drops", "the dropped warps working");
+    c = copy(a, s);
+    c.phases[0].rounds[r].live_tid[0] ^= c.phases[0].rounds[r].live_tid[0] << 1;
+    expect(a, &c, "not its thread bits", "idle warps that are not the dropped ones");
+    c = copy(a, s);
+    c.phases[0].rounds[0].live_log = 1;
+    c.phases[0].rounds[0].live_tid[0] = s->phases[0].rounds[r].live_tid[0];
+    expect(a, &c, "after its first step", "warps idle before their half");
 }
 
 /* The kernel's shared memory and launch bounds (kernel_plan.c), and the
@@ -412,6 +438,7 @@ int main(void) {
         }
         check(first_of(find(plans, "sorted"), PHASE_LOCAL, true) >= 0, "an in-place phase");
         break_local(&arena, plans);
+        break_live_warps(&arena, plans);
         break_kernel(&arena, plans);
         break_exchange(&arena, plans);
         break_flow(&arena, plans);
