@@ -23,7 +23,14 @@ _PARM_TYPES = {"int8": ("i8", None), "int16": ("i16", None), "int32": ("i32", No
                "float32": ("f32", None), "float64": ("f64", None), "float16": ("u16", "f16_rank"),
                "bfloat16": ("u16", "bf16_rank"), "bool": ("u8", None)}
 # the bits of -inf, which a descending sort of ranked bits pads with (ranked below every element)
-_NEG_INF_BITS = {"f16_rank": 0xfc00, "bf16_rank": 0xff80}
+_NEG_INF_BITS = {"f16_rank": 0xfc00, "bf16_rank": 0xff80, "rank_f32": 0xff800000, "rank_f16": 0xfc00,
+                 "rank_bf16": 0xff80}
+# Sorts of floats go by keyed records (stdlib/sort.parm): their comparator of (value, index)
+# records costs the most (NaN tests; 16-bit floats ranked in each comparison), and one integer
+# compare of keys replaces it (bench/keyed: 1.14x on float32 rows of 2^8 and 2^10; integers and
+# top-k's 8-byte records are faster as they are). (type, rank) -> the program's type and rank.
+_KEYED = {("f32", None): ("u32", "rank_f32"), ("u16", "f16_rank"): ("u16", "rank_f16"),
+          ("u16", "bf16_rank"): ("u16", "rank_bf16")}
 
 # type of an array -> (the key of a call: a function of (x, op, dim, flag, k), the plans' runs
 # by key). The key holds the call's own dim and flags; the op functions send anything but a
@@ -419,12 +426,18 @@ def _entry_line(t, b, n, exact, descending, rank):
 def source(t, b, r, c, descending, exact, rank=None):
     """The program of sort and argsort: records (value, index) of each 2^r x 2^c matrix (c = 0:
     each row of 2^r) sorted along its columns, of 2^b matrices (exact), or of up to 2^b of
-    any shape up to that (with a pad). One array of records: one chain of kernels."""
-    cmp = _comparator(descending, rank)
-    body = f"sort_records_rows {cmp} {b + c} {r} xs0"
+    any shape up to that (with a pad); floats as keyed records of their bits (_KEYED). One
+    array of records: one chain of kernels."""
+    keyed = _KEYED.get((t, rank))
+    if keyed:
+        t, rank = keyed
+        sort = f"sort_keyed_rows {rank} {'true' if descending else 'false'} {b + c} {r}"
+    else:
+        sort = f"sort_records_rows {_comparator(descending, rank)} {b + c} {r}"
+    body = f"{sort} xs0"
     if c:
         n = b + r + c
-        body = f"{_transpose(n, c, r)} (sort_records_rows {cmp} {b + c} {r} ({_transpose(n, r, c)} xs0))"
+        body = f"{_transpose(n, c, r)} ({sort} ({_transpose(n, r, c)} xs0))"
     return (f"-- parmc.sort and argsort (python/parmc/_sortops.py): {'descending' if descending else 'ascending'}\n"
             f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending, rank)}\n  {body}\n")
 
