@@ -7,8 +7,6 @@
 
 #include "diag.h"
 
-/* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
-static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
 /* Within a tile's work memory, 64 bytes (a cache line) apart. */
 static unsigned long long work_align(unsigned long long bytes) { return (bytes + 63) & ~63ULL; }
@@ -123,9 +121,9 @@ static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long 
         if (bytes > work) work = bytes;
     }
     if (s->scratch_bytes) add_region(b, REGION_CHAIN, node, -1, base, s->scratch_bytes);
-    s->work_off = align_up(s->scratch_bytes);
+    s->work_off = plan_align(s->scratch_bytes);
     if (work) add_region(b, REGION_WORK, node, -1, base + s->work_off, work);
-    unsigned long long at = align_up(s->work_off + work);
+    unsigned long long at = plan_align(s->work_off + work);
     s->nx = s->gpu_log ? exchange_planes(s, xbytes) : 0;
     for (int x = 0; x < 2; x++)
         for (int k = 0; k < s->nx; k++) {
@@ -133,7 +131,7 @@ static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long 
             off[k] = at;
             s->x_bytes[k] = xbytes[k];
             add_region(b, x ? REGION_RECV : REGION_SEND, node, k, base + at, xbytes[k]);
-            at += align_up(xbytes[k]);
+            at += plan_align(xbytes[k]);
         }
     s->chain_scratch_bytes = at;
 }
@@ -176,7 +174,7 @@ static void plan_aliasing(Builder *b, EntryPlan *e, unsigned long long end) {
     for (int k = 0; tests && k < e->nin_planes; k++) {
         int r = add_region(b, REGION_COPY, -1, k, at, plane_bytes(&e->in_planes[k]));
         add_action(b, (HostAction){HOST_COPY_INPUT, k, false, -1, r});
-        at += align_up(plane_bytes(&e->in_planes[k]));
+        at += plan_align(plane_bytes(&e->in_planes[k]));
     }
     e->host.bytes = end;
     e->host.bytes_copies = at;
@@ -208,7 +206,7 @@ void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt) {
     for (int t = 0; t < e->ntemps; t++) {
         e->temps[t].off = at;
         add_region(&b, REGION_TEMP, -1, t, at, e->temps[t].bytes);
-        at += align_up(e->temps[t].bytes);
+        at += plan_align(e->temps[t].bytes);
     }
     e->chain_off = at;
     e->chain_bytes = 0;
@@ -218,7 +216,7 @@ void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt) {
         lay_out_chain(&b, &n->chain, i, e->chain_off, opt && opt->tiles_in_scratch);
         if (n->chain.chain_scratch_bytes > e->chain_bytes) e->chain_bytes = n->chain.chain_scratch_bytes;
     }
-    plan_aliasing(&b, e, align_up(e->chain_off + e->chain_bytes));
+    plan_aliasing(&b, e, plan_align(e->chain_off + e->chain_bytes));
     for (int i = 0; i < e->nnodes; i++) {
         plan_launch(&e->nodes[i]);
         add_action(&b, (HostAction){HOST_NODE, i, false, -1, -1});

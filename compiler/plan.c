@@ -26,6 +26,8 @@ const char *plan_table_place_name(TablePlace place) {
     return names[place];
 }
 
+unsigned long long plan_align(unsigned long long bytes) { return (bytes + PLAN_ALIGN - 1) & ~(PLAN_ALIGN - 1ULL); }
+
 uint64_t plan_slot(const Phase *p, uint64_t u) {
     return f2_combine(p->slot_cols, p->tile_log, u);
 }

@@ -579,6 +579,11 @@ const char *plan_node_kind_name(NodeKind k);
 /* Where a table lives, in words: "global memory (read-only cache)", ... */
 const char *plan_table_place_name(TablePlace place);
 
+/* Scratch offsets are aligned for any access the kernels make (cudaMalloc's
+ * alignment): plan_align rounds bytes up to it. */
+#define PLAN_ALIGN 256
+unsigned long long plan_align(unsigned long long bytes);
+
 /* The shared-memory slot of tile element u in a LOCAL phase (P·u). */
 uint64_t plan_slot(const Phase *p, uint64_t u);
 /* Whether a LOCAL phase loads its tile in 16-byte vectors (Phase.vec_log):

@@ -633,7 +633,7 @@ static const char *verify_regions(Arena *a, const EntryPlan *e) {
     REQUIRE(h->bytes <= h->bytes_copies, "the scratch with copies is smaller than without");
     for (int i = 0; i < h->nregions; i++) {
         const ScratchRegion *r = &h->regions[i];
-        REQUIRE(r->off % 256 == 0, "scratch region %d at 0x%llx is not 256-byte aligned", i, r->off);
+        REQUIRE(r->off % PLAN_ALIGN == 0, "scratch region %d at 0x%llx is not %d-byte aligned", i, r->off, PLAN_ALIGN);
         REQUIRE(r->off + r->bytes <= (r->kind == REGION_COPY ? h->bytes_copies : h->bytes),
                 "scratch region %d ends past the scratch", i);
         REQUIRE(r->kind != REGION_TEMP || (r->index < e->ntemps && e->temps[r->index].off == r->off &&

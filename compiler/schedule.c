@@ -963,8 +963,6 @@ static AliasRule alias_rule(const Schedule *s) {
     return first->kind == PHASE_LOCAL && first->writes_in_place && !first->map ? ALIAS_EXACT_OK : ALIAS_COPY;
 }
 
-/* Offsets aligned for any access the kernels make (cudaMalloc's 256). */
-static unsigned long long align_up(unsigned long long bytes) { return (bytes + 255) & ~255ULL; }
 
 /* The scratch planes: buffer A's, then B's, each the largest its phases write. */
 static void lay_out_scratch(Schedule *s) {
@@ -984,7 +982,7 @@ static void lay_out_scratch(Schedule *s) {
     for (int x = 0; x < 2; x++)
         for (int k = 0; k < s->scratch_planes[x]; k++) {
             s->scratch_plane_off[x][k] = at;
-            at += align_up(plane[x][k]);
+            at += plan_align(plane[x][k]);
         }
     s->scratch_bytes = at;
 }
