@@ -12,11 +12,12 @@
 #define PARMC_MACHINE_H
 
 /* Threads: 32 lanes to a warp; a block of at most 1024 threads; at most
- * 2048 threads resident on an SM. */
+ * 2048 threads and 32 blocks resident on an SM (compute capability 9.0). */
 #define MACHINE_WARP_LOG 5
 #define MACHINE_WARP (1 << MACHINE_WARP_LOG)
 #define MACHINE_BLOCK_THREADS_LOG 10
 #define MACHINE_SM_THREADS_LOG 11
+#define MACHINE_SM_BLOCKS 32
 
 /* Registers: 64K 32-bit registers per SM, shared by its resident threads. */
 #define MACHINE_SM_REGISTERS 65536

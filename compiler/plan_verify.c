@@ -129,7 +129,8 @@ static const char *verify_kernel(Arena *a, const Phase *p) {
     }
     REQUIRE(p->blocks_per_sm >= 1, "launch bounds of %d blocks per SM", p->blocks_per_sm);
     REQUIRE(p->blocks_per_sm == 1 || (p->blocks_per_sm * (p->shared_bytes + MACHINE_BLOCK_RESERVED_BYTES) <= MACHINE_SM_SHARED_BYTES &&
-                                      p->blocks_per_sm << p->threads_log <= 1 << MACHINE_SM_THREADS_LOG),
+                                      p->blocks_per_sm << p->threads_log <= 1 << MACHINE_SM_THREADS_LOG &&
+                                      p->blocks_per_sm <= MACHINE_SM_BLOCKS),
             "launch bounds of %d blocks per SM, which an SM cannot hold", p->blocks_per_sm);
     return NULL;
 }

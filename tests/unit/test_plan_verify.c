@@ -190,6 +190,12 @@ static void break_kernel(Arena *a, Schedule *plans) {
     expect(a, &c, "launch bounds of 0 blocks", "launch bounds of no block");
     const Schedule *sorted = find(plans, "sorted");
     int j = first_of(sorted, PHASE_LOCAL, true);
+    c = copy(a, sorted);    /* a small tile: room for the blocks, not for the SM's block slots */
+    c.phases[j].blocks_per_sm = MACHINE_SM_BLOCKS + 1;
+    check(c.phases[j].blocks_per_sm * (c.phases[j].shared_bytes + MACHINE_BLOCK_RESERVED_BYTES) <= MACHINE_SM_SHARED_BYTES &&
+              c.phases[j].blocks_per_sm << c.phases[j].threads_log <= 1 << MACHINE_SM_THREADS_LOG,
+          "sorted's tile leaves room for %d blocks of its threads and shared memory", c.phases[j].blocks_per_sm);
+    expect(a, &c, "which an SM cannot hold", "launch bounds that ask for more blocks than an SM holds");
     c = copy(a, sorted);
     c.phases[j].steps[0].order_tid[0] ^= 1;
     expect(a, &c, "the thread mask of direction 0", "a direction's thread mask that is not its round's");
