@@ -600,20 +600,9 @@ static void check_halves(const Sched *s, const Group *groups, int ngroups, bool 
                   fit);
 }
 
-/* The map not yet placed (Sched.load_map) as a MAP phase of its own. */
-static void flush_load_map(Sched *s) {
-    if (!s->has_load_map) return;
-    s->has_load_map = false;
-    Phase *p = new_phase(s, PHASE_MAP);
-    p->map = s->load_map.map;
-    p->map_pos = s->load_map.map_pos;
-    p->map_pos_const = s->load_map.map_pos_const;
-    p->in_elem = s->load_map.in_elem;
-    table_place_phase(s->arena, p);
-}
-
-/* The map not yet placed, run by LOCAL phase p as it loads its tile from
- * the memory order the map would have written (Phase.map): one pass less. */
+/* The map not yet placed, run by phase p: a LOCAL phase as it loads its
+ * tile from the memory order the map would have written (Phase.map: one
+ * pass less), or a MAP phase of its own (flush_load_map). */
 static void take_load_map(Sched *s, Phase *p) {
     if (!s->has_load_map) return;
     s->has_load_map = false;
@@ -621,6 +610,13 @@ static void take_load_map(Sched *s, Phase *p) {
     p->map_pos = s->load_map.map_pos;
     p->map_pos_const = s->load_map.map_pos_const;
     p->in_elem = s->load_map.in_elem;
+}
+
+static void flush_load_map(Sched *s) {
+    if (!s->has_load_map) return;
+    Phase *p = new_phase(s, PHASE_MAP);
+    take_load_map(s, p);
+    table_place_phase(s->arena, p);
 }
 
 /* Place the pending steps in LOCAL phases. The last one writes the logical
