@@ -7,7 +7,6 @@
 
 #include "diag.h"
 
-
 /* Within a tile's work memory, 64 bytes (a cache line) apart. */
 static unsigned long long work_align(unsigned long long bytes) { return (bytes + 63) & ~63ULL; }
 

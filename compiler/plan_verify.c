@@ -150,8 +150,6 @@ static const char *verify_thread_masks(Arena *a, const Phase *p, const Round *rd
     return NULL;
 }
 
-/* Rounds cover the steps in order; a thread's registers and the threads
- * together span the tile, and every group lies in its round's registers. */
 /* A round's working warps (Round.live_log): halves in effect at its first
  * step, whose functionals vanish on its registers and lanes, as masks over
  * the thread index, with their kept values. */
@@ -171,6 +169,8 @@ static const char *verify_live_warps(Arena *a, const Phase *p, const Round *rd, 
     return NULL;
 }
 
+/* Rounds cover the steps in order; a thread's registers and the threads
+ * together span the tile, and every group lies in its round's registers. */
 static const char *verify_rounds(Arena *a, const Phase *p) {
     REQUIRE(p->threads_log >= 0 && p->threads_log <= p->tile_log, "2^%d threads for a tile of 2^%d", p->threads_log,
             p->tile_log);

@@ -34,8 +34,8 @@ static long table_bytes(const IrStmt *table) {
  * elements; those of a LOCAL phase's tile load the tile's first columns. */
 static bool varies_on_lanes(const Phase *p, uint64_t on_u) {
     if (p->kind != PHASE_LOCAL) return on_u & (MACHINE_WARP - 1);
-    for (int i = 0; i < p->tile_log && (1 << i) < MACHINE_WARP; i++)
-        if (__builtin_parityll(on_u & p->tile_cols[i])) return true;
+    for (int i = 0; i < p->tile_log && i < MACHINE_WARP_LOG; i++)
+        if (f2_parity(on_u & p->tile_cols[i])) return true;
     return false;
 }
 

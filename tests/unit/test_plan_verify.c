@@ -37,6 +37,8 @@ static const char program[] =
     "entry pairs (xs : [2^14](u32, i32)) = vcolumn kv xs\n"
     "entry posed (xs : [2^10]i32) = col 2 cas (mapi (\\i x -> x + i32 i) (col 2 cas xs))\n"
     "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, a]) xs\n"
+    /* a map to a wider type that the comparators' phase runs as it loads */
+    "entry loaded (xs : [2^10]i16) = col 2 cas (mapi (\\i x -> i32 x + i32 i) xs)\n"
     /* two halves, the second round's warps of the dropped half idle */
     "entry halved (xs : [2^12]i32) = col 2 cas (col 4 cas (col 1 cas (col 64 cas (col 32 cas (col 16 cas (half 256 0 "
     "(col 128 cas (col 64 cas (col 32 cas (half 2048 0 (col 1 cas (col 256 cas (col 512 cas (col 1024 cas xs))))))))))))))\n";
@@ -136,6 +138,25 @@ static void break_local(Arena *a, Schedule *plans) {
     c = copy(a, s);
     c.phases[i].steps[0].order[0] ^= c.phases[i].steps[0].group[0];
     expect(a, &c, "moves logical bit", "a direction that the pair does not flip");
+}
+
+/* A map run by a LOCAL phase's load (Phase.map): the phase's types are the
+ * map's, and only LOCAL and MAP phases run maps. */
+static void break_load_map(Arena *a, Schedule *plans) {
+    const Schedule *s = find(plans, "loaded");
+    check(s->nphases >= 1 && s->phases[0].kind == PHASE_LOCAL && s->phases[0].map, "loaded: a LOCAL phase with a load map");
+    if (!s->nphases || !s->phases[0].map) return;
+    Schedule c = copy(a, s);
+    c.phases[0].map = NULL;
+    expect(a, &c, "changes the element type with no map", "a phase that changes the type without its map");
+    c = copy(a, s);
+    c.phases[0].in_elem = c.phases[0].elem;
+    expect(a, &c, "reads another element type", "a load map's phase that reads the tile's type");
+    const Schedule *perm = find(plans, "permute");
+    int i = first_of(perm, PHASE_PERMUTE, false);
+    c = copy(a, perm);
+    c.phases[i].map = s->phases[0].map;
+    expect(a, &c, "a permute phase with a map", "a map on a permutation");
 }
 
 /* The warps that skip a round after halves (Round.live_log): each must
@@ -445,6 +466,7 @@ int main(void) {
         check(first_of(find(plans, "sorted"), PHASE_LOCAL, true) >= 0, "an in-place phase");
         break_local(&arena, plans);
         break_live_warps(&arena, plans);
+        break_load_map(&arena, plans);
         break_kernel(&arena, plans);
         break_exchange(&arena, plans);
         break_flow(&arena, plans);
