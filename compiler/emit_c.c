@@ -39,6 +39,8 @@ static void emit_planes(FILE *out, const ElemType *in_elem, const ElemType *out_
     for (int k = 0; k < out_elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(out_elem, k));
         fprintf(out, "    %s *out%d = (%s *)dst[%d];\n", t, k, t, k);
+        /* an unstored plane (Schedule.out_unstored) is not written */
+        fprintf(out, "    (void)out%d;\n", k);
     }
 }
 
@@ -113,6 +115,7 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
 /* Tile element u of slot k to memory index `index` of the phase's output:
  * for the last phase of an entry of any length, only inside the shape. */
 static void emit_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *u) {
+    if (!plan_stores_slot(s, p, k)) return;
     if (!emit_pad_stores(s, p)) {
         fprintf(out, "            out%d[%s] = tile%d[%s];\n", k, index, k, u);
         return;

@@ -149,23 +149,38 @@ ElemPositions emit_positions_at(const PosAt *at) {
     return (ElemPositions){pos_at, at, at->phase->map_tables, at->phase->nmap_tables};
 }
 
+/* Element `index` of field k of what phase p reads: the pad outside the
+ * shape of an entry of any length, an expanded plane's element index >>
+ * shift (Schedule.in_shift). */
+static const char *input_at(Arena *a, const Schedule *s, const Phase *p, int k, const char *index) {
+    const char *plane = arena_printf(a, "in%d", k);
+    if (emit_pad_loads(s, p)) return emit_pad_load(a, s, k, plane, index);
+    if (p->src == BUF_IN && s->in_shift[k]) return arena_printf(a, "%s[(%s) >> %d]", plane, index, s->in_shift[k]);
+    return arena_printf(a, "%s[%s]", plane, index);
+}
+
 void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     Arena scratch = {0};
     const char *params[SCHED_MAX_SLOTS], *results[SCHED_MAX_SLOTS];
-    bool loads = emit_pad_loads(s, p), stores = emit_pad_stores(s, p);
+    bool stores = emit_pad_stores(s, p);
     /* past the end of the shape nothing is stored: nothing to compute */
     if (stores) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&scratch, s, "x"));
     /* with ranks x is the global index, the planes are the rank's slices */
     const char *index = s->gpu_log ? arena_printf(&scratch, "x & 0x%llxu", (unsigned long long)f2_mask(p->n - s->gpu_log)) : "x";
-    for (int k = 0; k < p->in_elem->nslots; k++) {
-        params[k] = loads ? emit_pad_load(&scratch, s, k, arena_printf(&scratch, "in%d", k), "x")
-                          : arena_printf(&scratch, "in%d[%s]", k, index);
+    for (int k = 0; k < p->in_elem->nslots; k++) params[k] = input_at(&scratch, s, p, k, emit_pad_loads(s, p) ? "x" : index);
+    for (int k = 0; k < p->elem->nslots; k++) {
+        if (plan_stores_slot(s, p, k)) {
+            results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : index);
+            continue;
+        }
+        results[k] = arena_printf(&scratch, "m_unstored%d", k);
+        fprintf(out, "        %s %s;\n", prim_ctype(elem_slot_prim(p->elem, k)), results[k]);
     }
-    for (int k = 0; k < p->elem->nslots; k++)
-        results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : index);
     PosAt at = {p, NULL, "x", NULL};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
+    for (int k = 0; k < p->elem->nslots; k++)
+        if (!plan_stores_slot(s, p, k)) fprintf(out, "        (void)%s;\n", results[k]);
     arena_free(&scratch);
 }
 
@@ -173,11 +188,7 @@ void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const 
                             int indent) {
     Arena scratch = {0};
     const char *fields[SCHED_MAX_SLOTS];
-    bool pads = emit_pad_loads(s, p);
-    for (int k = 0; k < p->in_elem->nslots; k++) {
-        const char *plane = arena_printf(&scratch, "in%d", k);
-        fields[k] = pads ? emit_pad_load(&scratch, s, k, plane, index) : arena_printf(&scratch, "%s[%s]", plane, index);
-    }
+    for (int k = 0; k < p->in_elem->nslots; k++) fields[k] = input_at(&scratch, s, p, k, index);
     if (!p->map) {
         for (int k = 0; k < p->elem->nslots; k++) fprintf(out, "%*s%s = %s;\n", 4 * indent, "", dest[k], fields[k]);
     } else {

@@ -74,6 +74,7 @@ static void emit_thread_slot(FILE *out, const Phase *p, int t) {
 /* plane[index] = value, or for the last phase of an entry of any length
  * only inside the shape. */
 static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value) {
+    if (!plan_stores_slot(s, p, k)) return;
     if (!emit_pad_stores(s, p)) {
         fprintf(out, "    out%d[%s] = %s;\n", k, index, value);
         return;
@@ -90,7 +91,7 @@ static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int 
  * tile elements j | tid << v | i << (t + v), consecutive in memory, between
  * registers and the elements' slots (the swizzle keeps each element's
  * stores conflict-free, schedule.c). */
-static void emit_vector_copy(FILE *out, const Phase *p, int t, bool load) {
+static void emit_vector_copy(FILE *out, const Schedule *s, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots, v = p->vec_log;
     fputs("    if (", out);
     for (int k = 0; k < ns; k++) fprintf(out, "%sPARM_ALIGNED16(%s%d)", k ? " && " : "", load ? "in" : "out", k);
@@ -108,6 +109,7 @@ static void emit_vector_copy(FILE *out, const Phase *p, int t, bool load) {
     for (unsigned i = 0; i < 1u << (p->tile_log - t - v); i++) {
         uint64_t off = f2_combine(p->tile_cols + t + v, p->tile_log - t - v, i);
         for (int k = 0; k < ns; k++) {
+            if (!load && !plan_stores_slot(s, p, k)) continue;
             fprintf(out, "        {\n            %s a[%d];\n", prim_ctype(elem_slot_prim(p->elem, k)), 1 << v);
             if (load) fprintf(out, "            PARM_LOAD16(a, &in%d[xv %c 0x%llxull]);\n", k, emit_index_op(xbits, off),
                               (unsigned long long)off);
@@ -127,8 +129,8 @@ static void emit_vector_copy(FILE *out, const Phase *p, int t, bool load) {
 
 static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, bool load) {
     int ns = p->elem->nslots;
-    bool vectors = load ? plan_vector_load(p) : p->vec_log;
-    if (vectors) emit_vector_copy(out, p, t, load);
+    bool vectors = load ? plan_vector_load(s, p) : p->vec_log;
+    if (vectors) emit_vector_copy(out, s, p, t, load);
     /* the write-back computes its addresses again: kept alive from the load
        through every round, they spill (0.56 against 0.40 ms, batched) */
     if (!load) fputs("    PARM_REMAT(st);\n    PARM_REMAT64(xt);\n", out);
@@ -155,7 +157,7 @@ static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, 
  * of output coordinates j | tid << v | i << (t + v), loading each element
  * from its slot; the complement's low bits c put coordinate j at position
  * j ^ c of the vector. */
-static void emit_vector_write(FILE *out, const Phase *p, int t) {
+static void emit_vector_write(FILE *out, const Schedule *s, const Phase *p, int t) {
     int ns = p->elem->nslots, v = p->vec_log;
     unsigned c = (unsigned)(p->write_compl & f2_mask(v));
     fputs("    if (", out);
@@ -176,6 +178,7 @@ static void emit_vector_write(FILE *out, const Phase *p, int t) {
     for (unsigned i = 0; i < 1u << (p->out_tile_log - t - v); i++) {
         uint64_t z = f2_combine(p->out_cols + t + v, p->out_tile_log - t - v, i);
         for (int k = 0; k < ns; k++) {
+            if (!plan_stores_slot(s, p, k)) continue;
             fprintf(out, "        {\n            %s a[%d];\n", prim_ctype(elem_slot_prim(p->elem, k)), 1 << v);
             for (unsigned j = 0; j < 1u << v; j++) {
                 uint64_t g = plan_slot(p, p->src_const ^ f2_combine(p->src_cols, p->out_tile_log, j | (uint64_t)i << (t + v)));
@@ -195,7 +198,7 @@ static void emit_vector_write(FILE *out, const Phase *p, int t) {
  * the threads, those from 2^out_tile_log on write nothing. */
 static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, int threads) {
     int ns = p->elem->nslots, t = threads < p->out_tile_log ? threads : p->out_tile_log;
-    if (p->vec_write) emit_vector_write(out, p, t);
+    if (p->vec_write) emit_vector_write(out, s, p, t);
     if (t < threads) fprintf(out, "    if (tid < %uu) {\n", 1u << t);
     fprintf(out, "    uint64_t zt = 0x%llxull", (unsigned long long)p->write_compl);
     for (int k = 0; k < p->block_log; k++)

@@ -29,6 +29,7 @@ static const char *plane_expr(Arena *a, const EntryPlan *e, const PlaneRef *p) {
     case LOC_PARAM: return arena_printf(a, "P[%d]", p->index);
     case LOC_RESULT: return arena_printf(a, "out[%d]", p->index);
     case LOC_TEMP: return arena_printf(a, "(void *)(scratch + 0x%llxu)", e->temps[p->index].off);
+    case LOC_UNSTORED: return "(void *)0";     /* the chain stores nothing there */
     case LOC_VALUE: break;
     }
     diag_fatal("internal error: a scalar value used as a plane");

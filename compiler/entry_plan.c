@@ -21,12 +21,15 @@
 
 #include "schedule.h"
 
-/* A node being built: planes by id until locations are known. */
+/* A node being built: planes by id until locations are known; `fused`: an
+ * expand that the chain reading it loads in place (fuse_chain_planes), no
+ * node of its own. */
 typedef struct {
     PlanNode node;
     int *in, *out, *args, *partial;
     const IrVal **arg_vals;
     int nin, nout, nargs, npartial;
+    bool fused;
 } Build;
 
 typedef struct {
@@ -236,6 +239,9 @@ static void add_body_args(Graph *g, Build *b, const IrStmt *s) {
 static bool chain_op(IrOp op) {
     return op == IR_PARM || op == IR_TWO || op == IR_COL || op == IR_BMMC || op == IR_MAP;
 }
+
+/* half, join and shift: a GATHER node at the entry's level. */
+static bool gather_op(IrOp op) { return op == IR_HALF || op == IR_JOIN || op == IR_SHIFT; }
 
 static bool serial_op(IrOp op) {
     return ir_op_is_alu(op) || op == IR_SELECT || op == IR_CONVERT || op == IR_INDEX || op == IR_BUILD;
@@ -516,7 +522,6 @@ static void fill_stmt(Graph *g, const IrStmt *s) {
     add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
 }
 
-static bool gather_op(IrOp op) { return op == IR_HALF || op == IR_JOIN || op == IR_SHIFT; }
 
 /* A half, a shift, or a join of an array with itself: element x of the
  * result is one element of one array. */
@@ -754,6 +759,69 @@ static void place_results(Graph *g) {
 }
 
 
+/* ---- planes fused into chains ---- */
+
+/* How many times the nodes read plane p. */
+static int plane_readers(const Graph *g, int p) {
+    int count = 0;
+    for (int i = 0; i < g->nbuilds; i++) {
+        const Build *b = &g->builds[i];
+        if (b->fused) continue;
+        for (int k = 0; k < b->nin; k++) count += b->in[k] == p;
+        for (int k = 0; k < b->nargs; k++) count += b->args[k] == p;
+    }
+    return count;
+}
+
+/* The expand build whose outputs chain c alone reads, each once, with its
+ * output plane p among them; -1 if none. */
+static int expand_read_only_by(const Graph *g, const Build *c, int p) {
+    for (int i = 0; i < g->nbuilds; i++) {
+        const Build *e = &g->builds[i];
+        if (e->node.kind != NODE_EXPAND || e->fused) continue;
+        bool writes_p = false, only_c = true;
+        for (int k = 0; k < e->nout; k++) {
+            int reads_in_c = 0;
+            for (int j = 0; j < c->nin; j++) reads_in_c += c->in[j] == e->out[k];
+            writes_p |= e->out[k] == p;
+            only_c &= !g->located[e->out[k]] && reads_in_c == 1 && plane_readers(g, e->out[k]) == 1;
+        }
+        if (writes_p) return only_c ? i : -1;
+    }
+    return -1;
+}
+
+/* A chain reads an expand in place and leaves unstored the planes that
+ * nothing reads, where its plan can (schedule_fuse_planes): the expand's
+ * write and the read of its result become a read of 2^-k of the bytes, and
+ * a plane nobody reads costs no write (the prefixes of a scan of blocks,
+ * a sort whose only reader is a reduction fused into it). */
+static void fuse_chain_planes(Graph *g) {
+    for (int i = 0; i < g->nbuilds; i++) {
+        Build *c = &g->builds[i];
+        if (c->node.kind != NODE_CHAIN) continue;
+        int shift[SCHED_MAX_SLOTS] = {0}, from[SCHED_MAX_SLOTS];
+        unsigned unstored = 0;
+        for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {
+            from[k] = expand_read_only_by(g, c, c->in[k]);
+            if (from[k] >= 0) shift[k] = g->builds[from[k]].node.stmt->k;
+        }
+        for (int k = 0; k < c->nout && k < SCHED_MAX_SLOTS; k++)
+            if (!g->located[c->out[k]] && plane_readers(g, c->out[k]) == 0) unstored |= 1u << k;
+        Schedule *chain = &c->node.chain;
+        schedule_fuse_planes(chain, shift, unstored);
+        for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {
+            if (!chain->in_shift[k]) continue;
+            Build *e = &g->builds[from[k]];
+            for (int j = 0; j < e->nout; j++)
+                if (e->out[j] == c->in[k]) c->in[k] = e->in[j];
+            e->fused = true;
+        }
+        for (int k = 0; k < c->nout && k < SCHED_MAX_SLOTS; k++)
+            if (chain->out_unstored >> k & 1) locate(g, c->out[k], LOC_UNSTORED, -1, NULL);
+    }
+}
+
 static const PlaneRef *resolve(Graph *g, const int *ids, int n) {
     PlaneRef *refs = NEW_ARRAY(g->arena, PlaneRef, n > 0 ? n : 1);
     for (int i = 0; i < n; i++) {
@@ -767,10 +835,10 @@ static void finish_nodes(Graph *g) {
     EntryPlan *e = g->out;
     int temp_cap = 0;
     e->nodes = NEW_ARRAY(g->arena, PlanNode, g->nbuilds);
-    e->nnodes = g->nbuilds;
     for (int i = 0; i < g->nbuilds; i++) {
         Build *b = &g->builds[i];
-        PlanNode *n = &e->nodes[i];
+        if (b->fused) continue;
+        PlanNode *n = &e->nodes[e->nnodes++];
         *n = b->node;
         for (int k = 0; k < b->nin + b->nout + b->npartial + b->nargs; k++) {
             int p = k < b->nin ? b->in[k] : k < b->nin + b->nout ? b->out[k - b->nin]
@@ -861,7 +929,7 @@ static bool simple_entry(const IrFunc *f) {
         body->stmts[0]->op != IR_TWO && elem_equal(in->elem, body->results[0]->elem)) {
         bool element = true;
         for (int i = 0; i < body->nstmts && element; i++)
-            element = !chain_op(body->stmts[i]->op) && body->stmts[i]->op != IR_EXPAND &&
+            element = !chain_op(body->stmts[i]->op) && !gather_op(body->stmts[i]->op) && body->stmts[i]->op != IR_EXPAND &&
                       (!body->stmts[i]->body || body->stmts[i]->op == IR_REDUCE);
         if (element) return true;
     }
@@ -1003,6 +1071,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     for (int i = 0; i < g.nchains; i++)
         if (g.chains[i].open) close_chain(&g, &g.chains[i]);
     place_results(&g);
+    fuse_chain_planes(&g);
     finish_nodes(&g);
     host_plan(arena, out, opt);
 }

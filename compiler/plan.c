@@ -32,7 +32,18 @@ uint64_t plan_slot(const Phase *p, uint64_t u) {
     return f2_combine(p->slot_cols, p->tile_log, u);
 }
 
-bool plan_vector_load(const Phase *p) { return p->vec_log && p->buffers <= 1 && !p->map; }
+bool plan_shifted_load(const Schedule *s, const Phase *p) {
+    if (p->src != BUF_IN) return false;
+    for (int k = 0; k < SCHED_MAX_SLOTS; k++)
+        if (s->in_shift[k]) return true;
+    return false;
+}
+
+bool plan_vector_load(const Schedule *s, const Phase *p) {
+    return p->vec_log && p->buffers <= 1 && !p->map && !plan_shifted_load(s, p);
+}
+
+bool plan_stores_slot(const Schedule *s, const Phase *p, int k) { return p->dst != BUF_OUT || !(s->out_unstored >> k & 1); }
 
 /* Bit k of a POS's value over coordinates whose bit j is parity(coord[j] &
  * the variable): the XOR of coord[j] over the bits j of the statement's row k. */

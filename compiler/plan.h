@@ -364,6 +364,16 @@ typedef struct {
     const IrStmt **halves;
     int nhalves, half_fit;
     const char *half_refused;
+    /* What an entry graph knows of the chain's planes (entry_plan.c, set by
+     * schedule_fuse_planes). Input plane k holds 2^(n - in_shift[k])
+     * elements and element x of the chain's input is element x >>
+     * in_shift[k] of it (an expand fused into the first phase's load; 0:
+     * the plane itself); only a first phase that loads element by element,
+     * LOCAL or MAP, reads such planes. Bit k of out_unstored: output slot
+     * k, which nothing reads, is not stored (the last phase, LOCAL or MAP,
+     * is the only one that writes the output). */
+    int in_shift[SCHED_MAX_SLOTS];
+    unsigned out_unstored;
 } Schedule;
 
 /* ---- The entry graph (entry_plan.c) ----
@@ -374,8 +384,9 @@ typedef struct {
  * planes, so zip, unzip and renamings cost nothing. A plane lies in an
  * entry parameter, an entry result, a temporary of the scratch, or (a
  * scalar known without memory) is a value: an entry scalar parameter or a
- * constant. */
-typedef enum { LOC_PARAM, LOC_RESULT, LOC_TEMP, LOC_VALUE } PlaneKind;
+ * constant; a chain's output plane that nothing reads is not stored
+ * (UNSTORED, Schedule.out_unstored). */
+typedef enum { LOC_PARAM, LOC_RESULT, LOC_TEMP, LOC_VALUE, LOC_UNSTORED } PlaneKind;
 
 typedef struct {
     PlaneKind kind;
@@ -589,7 +600,12 @@ uint64_t plan_slot(const Phase *p, uint64_t u);
 /* Whether a LOCAL phase loads its tile in 16-byte vectors (Phase.vec_log):
  * not through cp.async (Phase.buffers) nor a load map (Phase.map), which
  * take each element alone. */
-bool plan_vector_load(const Phase *p);
+bool plan_vector_load(const Schedule *s, const Phase *p);
+/* Whether phase p reads a plane of the chain's input at shifted indices
+ * (Schedule.in_shift). */
+bool plan_shifted_load(const Schedule *s, const Phase *p);
+/* Whether phase p stores its output slot k (Schedule.out_unstored). */
+bool plan_stores_slot(const Schedule *s, const Phase *p, int k);
 
 /* A POS statement of a step's body (or, with st NULL, of a phase's map,
  * Phase.map) as masks: bit k of its value is parity(on_u[k] & u) ^

@@ -63,13 +63,13 @@ static void print_map(FILE *out, const Phase *p) {
     print_tables(out, p->map_tables, p->nmap_tables);
 }
 
-static void print_local(FILE *out, const Phase *p) {
+static void print_local(FILE *out, const Schedule *s, const Phase *p) {
     fprintf(out, ", tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads, %s", p->tile_log, p->seg_log,
             p->block_log, p->threads_log, p->writes_in_place ? "in place" : "into the next layout");
     if (p->vec_log)
         fprintf(out, ", copies in 16-byte vectors of 2^%d%s", p->vec_log, p->vec_write ? " (the write too)" : "");
     if (p->buffers > 1) fprintf(out, ", %d tile buffers (persistent blocks, cp.async loads)", p->buffers);
-    if (p->vec_log && !plan_vector_load(p)) fputs(", the load element by element", out);
+    if (p->vec_log && !plan_vector_load(s, p)) fputs(", the load element by element", out);
     fputc('\n', out);
     if (p->map) print_map(out, p);
     fprintf(out, "    CUDA kernel: %d bytes of shared memory, a tile buffer's planes at:", p->shared_bytes);
@@ -221,6 +221,12 @@ void plan_print(FILE *out, const Schedule *s) {
         fputc('\n', out);
     }
     if (s->nhalves) fprintf(out, "    2^%d elements out\n", s->n - s->nhalves);
+    for (int k = 0; k < s->in_elem->nslots; k++)
+        if (s->in_shift[k])
+            fprintf(out, "    input plane %d: 2^%d elements, element x read from x >> %d (an expand, read in place)\n", k,
+                    s->n - s->in_shift[k], s->in_shift[k]);
+    for (int k = 0; k < s->out_elem->nslots; k++)
+        if (s->out_unstored >> k & 1) fprintf(out, "    output plane %d: not stored (nothing reads it)\n", k);
     if (s->reduce) {
         fprintf(out, "    phase %d also reduces each block's tile for ", s->reduce_phase);
         ir_print_stmt_brief(out, s->reduce);
@@ -240,7 +246,7 @@ void plan_print(FILE *out, const Schedule *s) {
         fputs(" -> ", out);
         elem_print(out, p->elem);
         switch (p->kind) {
-        case PHASE_LOCAL: print_local(out, p); break;
+        case PHASE_LOCAL: print_local(out, s, p); break;
         case PHASE_PERMUTE: print_permute(out, p); break;
         case PHASE_MAP: print_map(out, p); break;
         case PHASE_EXCHANGE: print_exchange(out, s, p); break;
@@ -256,6 +262,7 @@ static void print_plane(FILE *out, const EntryPlan *e, const PlaneRef *p) {
     case LOC_RESULT: fprintf(out, " out%d", p->index); break;
     case LOC_TEMP: fprintf(out, " t%d@0x%llx", p->index, e->temps[p->index].off); break;
     case LOC_VALUE: fprintf(out, " %%%d", p->val->id); break;
+    case LOC_UNSTORED: fputs(" unstored", out); break;
     }
     if (p->shaped) fprintf(out, ":%s[shape of 2^%d]", prim_name(p->prim), p->log_len);
     else fprintf(out, ":%s[2^%d]", prim_name(p->prim), p->log_len);

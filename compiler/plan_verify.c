@@ -540,9 +540,38 @@ static const char *verify_chain_half(Arena *a, const Schedule *s) {
     return NULL;
 }
 
+/* An expand read in place only by a first phase that loads element by
+ * element, and unstored planes only where the last phase, LOCAL or MAP,
+ * is the only one that writes the output (Schedule.in_shift, out_unstored). */
+static const char *verify_fused_planes(Arena *a, const Schedule *s) {
+    bool shifts = false;
+    for (int k = 0; k < SCHED_MAX_SLOTS; k++) {
+        REQUIRE(s->in_shift[k] >= 0 && s->in_shift[k] <= s->n && (k < s->in_elem->nslots || !s->in_shift[k]),
+                "input plane %d read at x >> %d", k, s->in_shift[k]);
+        shifts |= s->in_shift[k] != 0;
+    }
+    if (shifts) {
+        REQUIRE(s->nphases > 0 && !s->pad && !s->gpu_log, "an expand read in place with no phase, a pad or ranks");
+        const Phase *first = &s->phases[0];
+        REQUIRE((first->kind == PHASE_LOCAL || first->kind == PHASE_MAP) && first->buffers <= 1,
+                "an expand read in place by a phase that does not load element by element");
+    }
+    REQUIRE(!(s->out_unstored >> s->out_elem->nslots), "unstored planes past the output's");
+    if (!s->out_unstored) return NULL;
+    REQUIRE(s->nphases > 0 && !s->pad && !s->gpu_log, "unstored planes with no phase, a pad or ranks");
+    const Phase *last = &s->phases[s->nphases - 1];
+    REQUIRE(last->kind == PHASE_LOCAL || last->kind == PHASE_MAP, "unstored planes written by a %s phase",
+            last->kind == PHASE_PERMUTE ? "permute" : "exchange");
+    for (int i = 0; i + 1 < s->nphases; i++)
+        REQUIRE(s->phases[i].dst != BUF_OUT, "phase %d writes the output, whose unstored planes are missing", i);
+    return NULL;
+}
+
 const char *plan_verify(Arena *a, const Schedule *s) {
     const char *half = verify_chain_half(a, s);
     if (half) return half;
+    const char *planes = verify_fused_planes(a, s);
+    if (planes) return planes;
     const char *params = verify_params(a, s);
     if (params) return params;
     const char *fused = verify_fused_reduce(a, s);
@@ -594,6 +623,7 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
     for (int k = 0; k < count; k++) {
         const PlaneRef *p = &planes[k];
         REQUIRE(p->kind != LOC_VALUE, "node %d: a plane that is a value", node);
+        REQUIRE(out || p->kind != LOC_UNSTORED, "node %d reads a plane that is not stored", node);
         REQUIRE(!out || p->kind != LOC_PARAM, "node %d writes a parameter", node);
         REQUIRE(p->kind != LOC_TEMP || (p->index >= 0 && p->index < e->ntemps), "node %d: temporary %d", node, p->index);
         REQUIRE(p->kind != LOC_TEMP || (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len <= e->temps[p->index].bytes,
@@ -779,6 +809,13 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
             if (why) return arena_printf(a, "node %d: %s", i, why);
             REQUIRE(n->nin == n->chain.in_elem->nslots && n->nout == n->chain.out_elem->nslots,
                     "node %d: planes that are not the chain's fields", i);
+            for (int k = 0; k < n->nin; k++)
+                REQUIRE(n->in[k].log_len == n->n - n->chain.in_shift[k], "node %d: input plane %d of 2^%d elements, "
+                        "read at x >> %d", i, k, n->in[k].log_len, n->chain.in_shift[k]);
+            for (int k = 0; k < n->nout; k++)
+                REQUIRE((n->out[k].kind == LOC_UNSTORED) == (n->chain.out_unstored >> k & 1),
+                        "node %d: output plane %d %s", i, k, n->out[k].kind == LOC_UNSTORED ? "unstored, but the chain "
+                        "stores it" : "stored, but the chain leaves it");
             REQUIRE(n->npartial == (n->chain.reduce ? n->chain.reduce->nres : 0),
                     "node %d: %d partial planes for its fused reduce", i, n->npartial);
             why = verify_planes(a, e, n->partial, n->npartial, i, true);

@@ -937,7 +937,7 @@ static void assign_buffers(Schedule *s) {
     for (int i = s->nphases - 1; i >= 0; i--) {
         Phase *p = &s->phases[i];
         p->dst = dst;
-        bool out_ok = !s->pad && !s->nhalves && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
+        bool out_ok = !s->pad && !s->nhalves && !s->out_unstored && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
         } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map && (dst != BUF_OUT || !s->pad)) {
@@ -963,6 +963,7 @@ static AliasRule alias_rule(const Schedule *s) {
 /* The scratch planes: buffer A's, then B's, each the largest its phases write. */
 static void lay_out_scratch(Schedule *s) {
     unsigned long long plane[2][SCHED_MAX_SLOTS] = {{0}};
+    s->scratch_planes[0] = s->scratch_planes[1] = 0;
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
         if (p->dst != BUF_SCRATCH_A && p->dst != BUF_SCRATCH_B) continue;
@@ -1049,6 +1050,25 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     kernel_plan(out);
     lay_out_scratch(out);
     out->alias = alias_rule(out);
+}
+
+static bool loads_elements(const Phase *p) { return p->kind == PHASE_LOCAL || p->kind == PHASE_MAP; }
+
+void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
+    if (s->nphases == 0 || s->pad || s->gpu_log) return;
+    bool shifts = false;
+    for (int k = 0; k < s->in_elem->nslots; k++) shifts |= in_shift[k] != 0;
+    if (shifts && loads_elements(&s->phases[0])) {
+        memcpy(s->in_shift, in_shift, sizeof(int) * (size_t)s->in_elem->nslots);
+        s->phases[0].buffers = 1;   /* cp.async copies whole tiles of one plane's indices */
+    }
+    if (unstored && loads_elements(&s->phases[s->nphases - 1])) {
+        s->out_unstored = unstored;
+        assign_buffers(s);          /* now no other phase writes the output */
+        lay_out_scratch(s);
+        s->alias = alias_rule(s);
+    }
+    kernel_plan(s);
 }
 
 /* With the default tile (default_tile_log), a program of several passes

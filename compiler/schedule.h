@@ -41,5 +41,13 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f);
  * (see docs/language.md) are rejected with a diagnostic at the entry (a
  * refusal above) or at the statement. opt may be NULL (the defaults). */
 void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out);
+/* What an entry graph knows of chain s's planes, taken where the plan can
+ * honour it (Schedule.in_shift, out_unstored; the caller reads back what
+ * was taken): input plane k read at x >> in_shift[k] where the first phase
+ * loads element by element (LOCAL or MAP: its tile load then moves no
+ * vectors and no cp.async), output slots `unstored` left unwritten where
+ * the last phase is LOCAL or MAP (the buffers assigned again, so that no
+ * other phase writes the output). */
+void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored);
 
 #endif

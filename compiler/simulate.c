@@ -99,8 +99,9 @@ static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layo
 /* The global copies of a LOCAL kernel: the load (element by element with
  * cp.async in a kernel of several tile buffers, or through a load map, of
  * the input's type), and the write-back in place or into the next layout. */
-static void replay_local_global(const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh, Tally *sh_out) {
-    if (plan_vector_load(p)) replay_vectors(p, b, bytes, false, g, sh);
+static void replay_local_global(const Schedule *s, const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh,
+                                Tally *sh_out) {
+    if (plan_vector_load(s, p)) replay_vectors(p, b, bytes, false, g, sh);
     else replay_elements(p, b, elem_max_slot_bytes(p->in_elem), bytes, false, g, sh);
     if (p->vec_log && (p->writes_in_place || p->vec_write)) replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
     else replay_elements(p, b, bytes, bytes, !p->writes_in_place, g, sh_out);
@@ -168,11 +169,11 @@ static void report_tables(FILE *out, const Tables *t) {
     fputc('\n', out);
 }
 
-static bool report_local(FILE *out, const Phase *p) {
+static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     Tally g = {0}, sh_in = {0}, sh_rounds = {0}, sh_out = {0};
     int bytes = elem_max_slot_bytes(p->elem);
-    replay_local_global(p, 0, bytes, &g, &sh_in, &sh_out);
-    replay_local_global(p, (UINT64_C(1) << p->block_log) - 1, bytes, &g, &sh_in, &sh_out);
+    replay_local_global(s, p, 0, bytes, &g, &sh_in, &sh_out);
+    replay_local_global(s, p, (UINT64_C(1) << p->block_log) - 1, bytes, &g, &sh_in, &sh_out);
     replay_rounds(p, bytes, &sh_rounds);
     int rounds = p->nrounds;
     int worst = sh_in.congestion;
@@ -188,7 +189,7 @@ static bool report_local(FILE *out, const Phase *p) {
                      "(element by element) while they work on one\n",
                 p->buffers, (tile * p->buffers) / 1024, p->buffers > 2 ? "s" : "");
     /* the copies in vectors: a load through cp.async is element by element */
-    const char *load = plan_vector_load(p) ? "the tile load" : "";
+    const char *load = plan_vector_load(s, p) ? "the tile load" : "";
     const char *store = p->writes_in_place ? "write-back" : p->vec_write ? "write" : NULL;
     if (p->vec_log && (*load || store))
         fprintf(out, "  vectors: %s%s%s in 16-byte vectors of 2^%d elements (sectors counted in "
@@ -259,8 +260,14 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
         const Phase *p = &s->phases[i];
         fprintf(out, "kernel %s: moves 2^%d elements (each read once and %s)\n", plan_phase_name(names, chain, i), p->n,
                 p->kind == PHASE_LOCAL && p->half_log ? "the part the halves keep written once" : "written once");
+        for (int k = 0; plan_shifted_load(s, p) && k < s->in_elem->nslots; k++)
+            if (s->in_shift[k])
+                fprintf(out, "  expand read in place: input plane %d, element x at x >> %d (2^-%d of a read)\n", k,
+                        s->in_shift[k], s->in_shift[k]);
+        for (int k = 0; k < p->elem->nslots; k++)
+            if (!plan_stores_slot(s, p, k)) fprintf(out, "  unstored: output plane %d, which nothing reads\n", k);
         switch (p->kind) {
-        case PHASE_LOCAL: ok &= report_local(out, p); break;
+        case PHASE_LOCAL: ok &= report_local(out, s, p); break;
         case PHASE_PERMUTE: ok &= report_permute(out, s, p); break;
         case PHASE_MAP: ok &= report_map(out, p); break;
         case PHASE_EXCHANGE: diag_fatal("internal error: --report of a plan for several GPUs");

@@ -43,24 +43,45 @@ static const char program[] =
     "entry halved (xs : [2^12]i32) = col 2 cas (col 4 cas (col 1 cas (col 64 cas (col 32 cas (col 16 cas (half 256 0 "
     "(col 128 cas (col 64 cas (col 32 cas (half 2048 0 (col 1 cas (col 256 cas (col 512 cas (col 1024 cas xs))))))))))))))\n";
 
+/* An entry graph: an expand that the network after it reads in place, and
+ * a plane of the network's output that nothing reads (fuse_chain_planes). */
+static const char graph_program[] =
+    "kv [(k1, v1), (k2, v2)] = if k1 <= k2 then [(k1, v1), (k2, v2)] else [(k2, v2), (k1, v1)]\n"
+    "entry scanned (xs : [2^10]i32) =\n"
+    "  let (a, b) = unzip (vcolumn kv (zip xs (expand 5 (reduceblocks 5 (+) 0 xs)))) in a\n";
+
 /* The plans of every entry of `program`. */
 static IrProgram ir;
 
-static Schedule *plans_of(Arena *arena) {
+/* text's IR, optimised; false (and a failed check) if it does not compile. */
+static bool compile_text(Arena *arena, const char *text, IrProgram *out) {
     jmp_buf handler;
     diag_handler = &handler;
     if (setjmp(handler)) {
         check(false, "the test program does not compile");
         diag_handler = NULL;
-        return NULL;
+        return false;
     }
     Program prog = {0};
-    const Source *src = source_copy(arena, "test.parm", program, sizeof program - 1);
+    const Source *src = source_copy(arena, "test.parm", text, strlen(text));
     parse_source(arena, src, &prog);
-    ir = (IrProgram){.arena = arena};
-    specialise_program(arena, &prog, NULL, NULL, &ir);
-    opt_normalise(&ir);
-    opt_optimise(&ir, NULL);
+    *out = (IrProgram){.arena = arena};
+    specialise_program(arena, &prog, NULL, NULL, out);
+    opt_normalise(out);
+    opt_optimise(out, NULL);
+    diag_handler = NULL;
+    return true;
+}
+
+static Schedule *plans_of(Arena *arena) {
+    if (!compile_text(arena, program, &ir)) return NULL;
+    jmp_buf handler;
+    diag_handler = &handler;
+    if (setjmp(handler)) {
+        check(false, "the test program does not schedule");
+        diag_handler = NULL;
+        return NULL;
+    }
     Schedule *plans = NEW_ARRAY(arena, Schedule, ir.nfuncs);
     for (int i = 0; i < ir.nfuncs; i++) schedule_func(arena, ir.funcs[i], NULL, &plans[i]);
     diag_handler = NULL;
@@ -377,6 +398,70 @@ static void expect_entry(Arena *a, const EntryPlan *e, const char *want, const c
     check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want, got ? got : "(verified)");
 }
 
+/* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
+ * the first phase loads element by element and the last is LOCAL or MAP,
+ * refused on a permutation; in an entry graph, the expand read in place and
+ * the plane nothing reads, then broken. */
+static void break_fused_planes(Arena *a, Schedule *plans) {
+    int shift[SCHED_MAX_SLOTS] = {3};
+    Schedule c = copy(a, find(plans, "sorted"));
+    schedule_fuse_planes(&c, shift, 1);
+    check(c.in_shift[0] == 3 && c.out_unstored == 1 && !plan_verify(a, &c), "planes fused into a LOCAL phase: %s",
+          plan_verify(a, &c) ? plan_verify(a, &c) : "not taken");
+    c.in_shift[0] = c.n + 1;
+    expect(a, &c, "read at x >>", "an input plane shifted past its length");
+    c = copy(a, find(plans, "permute"));
+    schedule_fuse_planes(&c, shift, 1);
+    check(!c.in_shift[0] && !c.out_unstored, "planes fused into a permutation");
+    c.in_shift[0] = 3;
+    expect(a, &c, "does not load element by element", "an expand read in place by a permutation");
+    c.in_shift[0] = 0;
+    c.out_unstored = 1;
+    expect(a, &c, "written by a permute phase", "an unstored plane of a permutation");
+    const Schedule *several = NULL;    /* of several phases, the last LOCAL or MAP */
+    for (int i = 0; i < ir.nfuncs && !several; i++) {
+        const Schedule *s = &plans[i];
+        if (s->nphases > 1 && (s->phases[s->nphases - 1].kind == PHASE_LOCAL || s->phases[s->nphases - 1].kind == PHASE_MAP))
+            several = s;
+    }
+    if (!several) {
+        check(false, "no plan of several phases ending in a LOCAL or MAP phase");
+        return;
+    }
+    c = copy(a, several);
+    c.out_unstored = 1;
+    c.phases[0].dst = BUF_OUT;
+    expect(a, &c, "phase 0 writes the output, whose unstored planes are missing", "an unstored plane that a phase "
+           "before the last writes");
+    IrProgram graph;
+    if (!compile_text(a, graph_program, &graph)) return;
+    EntryPlan e;
+    entry_plan(a, graph.funcs[0], NULL, &e);
+    const PlanNode *net = &e.nodes[e.nnodes - 1];
+    check(!plan_verify_entry(a, &e) && net->kind == NODE_CHAIN && net->chain.in_shift[1] == 5 && net->in[1].log_len == 5 &&
+              net->out[1].kind == LOC_UNSTORED && e.nnodes == 2,
+          "scanned: the expand read in place, the second plane unstored (%d nodes): %s", e.nnodes,
+          plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+    PlanNode *nodes = NEW_ARRAY(a, PlanNode, e.nnodes);
+    memcpy(nodes, e.nodes, sizeof(PlanNode) * (size_t)e.nnodes);
+    EntryPlan broken = e;
+    broken.nodes = nodes;
+    PlaneRef *in = NEW_ARRAY(a, PlaneRef, net->nin), *out = NEW_ARRAY(a, PlaneRef, net->nout);
+    memcpy(in, net->in, sizeof(PlaneRef) * (size_t)net->nin);
+    memcpy(out, net->out, sizeof(PlaneRef) * (size_t)net->nout);
+    PlanNode *broken_net = &nodes[e.nnodes - 1];
+    broken_net->in = in;
+    broken_net->out = out;
+    in[1].log_len = 4;
+    expect_entry(a, &broken, "read at x >> 5", "an expanded plane of another length");
+    in[1].log_len = 5;
+    out[1] = out[0];
+    expect_entry(a, &broken, "stored, but the chain leaves it", "a plane the chain leaves unstored given a place");
+    out[1] = net->out[1];
+    in[0] = net->out[1];
+    expect_entry(a, &broken, "reads a plane that is not stored", "a node reading an unstored plane");
+}
+
 /* An entry plan of f whose host program can be broken without touching
  * another's. */
 static EntryPlan host_copy(Arena *a, const EntryPlan *e) {
@@ -472,6 +557,7 @@ int main(void) {
         break_flow(&arena, plans);
         break_fused_reduce(&arena, plans);
         break_host(&arena, plans);
+        break_fused_planes(&arena, plans);
     }
     arena_free(&arena);
     return check_summary("plan_verify");
