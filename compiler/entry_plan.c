@@ -761,21 +761,20 @@ static void place_results(Graph *g) {
 
 /* ---- planes fused into chains ---- */
 
-/* How many times the nodes read plane p. */
-static int plane_readers(const Graph *g, int p) {
-    int count = 0;
+/* How many times the nodes read each plane, by plane id. */
+static int *plane_readers(const Graph *g) {
+    int *count = NEW_ARRAY(g->arena, int, g->nplanes > 0 ? g->nplanes : 1);
     for (int i = 0; i < g->nbuilds; i++) {
         const Build *b = &g->builds[i];
-        if (b->fused) continue;
-        for (int k = 0; k < b->nin; k++) count += b->in[k] == p;
-        for (int k = 0; k < b->nargs; k++) count += b->args[k] == p;
+        for (int k = 0; k < b->nin; k++) count[b->in[k]]++;
+        for (int k = 0; k < b->nargs; k++) count[b->args[k]]++;
     }
     return count;
 }
 
 /* The expand build whose outputs chain c alone reads, each once, with its
  * output plane p among them; -1 if none. */
-static int expand_read_only_by(const Graph *g, const Build *c, int p) {
+static int expand_read_only_by(const Graph *g, const int *readers, const Build *c, int p) {
     for (int i = 0; i < g->nbuilds; i++) {
         const Build *e = &g->builds[i];
         if (e->node.kind != NODE_EXPAND || e->fused) continue;
@@ -784,7 +783,7 @@ static int expand_read_only_by(const Graph *g, const Build *c, int p) {
             int reads_in_c = 0;
             for (int j = 0; j < c->nin; j++) reads_in_c += c->in[j] == e->out[k];
             writes_p |= e->out[k] == p;
-            only_c &= !g->located[e->out[k]] && reads_in_c == 1 && plane_readers(g, e->out[k]) == 1;
+            only_c &= !g->located[e->out[k]] && reads_in_c == 1 && readers[e->out[k]] == 1;
         }
         if (writes_p) return only_c ? i : -1;
     }
@@ -797,17 +796,20 @@ static int expand_read_only_by(const Graph *g, const Build *c, int p) {
  * a plane nobody reads costs no write (the prefixes of a scan of blocks,
  * a sort whose only reader is a reduction fused into it). */
 static void fuse_chain_planes(Graph *g) {
+    /* a fused expand's reads move to its chain, which reads each of its
+       planes only once: the counts of the other planes stay true */
+    const int *readers = plane_readers(g);
     for (int i = 0; i < g->nbuilds; i++) {
         Build *c = &g->builds[i];
         if (c->node.kind != NODE_CHAIN) continue;
         int shift[SCHED_MAX_SLOTS] = {0}, from[SCHED_MAX_SLOTS];
         unsigned unstored = 0;
         for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {
-            from[k] = expand_read_only_by(g, c, c->in[k]);
+            from[k] = expand_read_only_by(g, readers, c, c->in[k]);
             if (from[k] >= 0) shift[k] = g->builds[from[k]].node.stmt->k;
         }
         for (int k = 0; k < c->nout && k < SCHED_MAX_SLOTS; k++)
-            if (!g->located[c->out[k]] && plane_readers(g, c->out[k]) == 0) unstored |= 1u << k;
+            if (!g->located[c->out[k]] && readers[c->out[k]] == 0) unstored |= 1u << k;
         Schedule *chain = &c->node.chain;
         schedule_fuse_planes(chain, shift, unstored);
         for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {

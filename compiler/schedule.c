@@ -929,7 +929,8 @@ static bool fits_output(const Schedule *s, const Phase *p) {
  * in place reads the buffer it writes, so its source is that buffer too;
  * otherwise the source is the output where it fits, else a scratch buffer
  * that the reading phase does not write. The output of an entry of any
- * length holds only the elements of the shape, so its phases leave it to
+ * length holds only the elements of the shape, and an output with unstored
+ * planes (Schedule.out_unstored) lacks them, so their phases leave it to
  * the last one (in place too: reading one buffer and writing another at
  * the same indices is the same kernel). */
 static void assign_buffers(Schedule *s) {
@@ -940,7 +941,8 @@ static void assign_buffers(Schedule *s) {
         bool out_ok = !s->pad && !s->nhalves && !s->out_unstored && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
-        } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map && (dst != BUF_OUT || !s->pad)) {
+        } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map &&
+                   (dst != BUF_OUT || (!s->pad && !s->out_unstored))) {
             /* (a load map's planes are of another type: not in place) */
             p->src = dst;
         } else {
