@@ -91,11 +91,18 @@ static Prim load_prim(const PlanNode *n, int k) { return n->npre ? n->in[k].prim
 
 static int load_planes(const PlanNode *n) { return n->npre ? n->nin : emit_reduce_slots(n->stmt); }
 
+/* Where element `index` of the reduced array lies in plane k: at index >>
+ * shift in an expand read in place (PlanNode.in_shift). */
+static const char *plane_index(Arena *a, const PlanNode *n, int k, const char *index) {
+    if (!n->in_shift || !n->in_shift[k]) return index;
+    return arena_printf(a, "(%s) >> %d", index, n->in_shift[k]);
+}
+
 /* Element `index` of plane k: from the thread's preloaded x<k> (`index` is
  * then the position in it), or from memory. */
 static const char *load_expr(Arena *a, const PlanNode *n, int k, const char *index, bool preloaded) {
     if (preloaded) return arena_printf(a, "x%d[i]", k);
-    return arena_printf(a, "((const %s *)src%d)[%s]", prim_ctype(load_prim(n, k)), k, index);
+    return arena_printf(a, "((const %s *)src%d)[%s]", prim_ctype(load_prim(n, k)), k, plane_index(a, n, k, index));
 }
 
 /* The thread's `count` contiguous elements of every plane from `first` into
@@ -107,6 +114,11 @@ static void emit_preload(FILE *out, const PlanNode *n, unsigned long long count,
         unsigned long long bytes = count * (unsigned long long)(prim_bits(p) / 8);
         const char *t = prim_ctype(p);
         fprintf(out, "    %s x%d[%llu];\n", t, k, count);
+        if (n->in_shift && n->in_shift[k]) {     /* an expand read in place: a few elements, each many times */
+            fprintf(out, "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[(%s + i) >> %d];\n",
+                    count, k, t, k, first, n->in_shift[k]);
+            continue;
+        }
         if (bytes % 16 == 0) {
             fprintf(out, "    if (A) {\n#pragma unroll\n        for (int j = 0; j < %llu; j++) {\n"
                          "            const uint4 w = ((const uint4 *)((const %s *)src%d + %s))[j];\n"
@@ -241,6 +253,7 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     PlanNode partials = *n;     /* the second kernel reads the partials, unmapped */
     partials.npre = 0;
     partials.nin = ns;
+    partials.in_shift = NULL;
     for (int pass = 0; pass < 2; pass++) {
         int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = pass ? ns : n->nin;
         fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(", pass ? "" : "template <bool A>\n", 1 << t, name,
@@ -300,6 +313,7 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     PlanNode plain = *n;        /* the second kernel reads the partials, unmapped */
     plain.npre = 0;
     plain.nin = ns;
+    plain.in_shift = NULL;
     const PlanNode *loads = partials ? &plain : n;
     fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(", partials ? "" : "template <bool A>\n", 1 << t,
             name, partials ? "final" : "blocks");

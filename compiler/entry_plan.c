@@ -22,7 +22,7 @@
 #include "schedule.h"
 
 /* A node being built: planes by id until locations are known; `fused`: an
- * expand that the chain reading it loads in place (fuse_chain_planes), no
+ * expand that the node reading it loads in place (fuse_planes), no
  * node of its own. */
 typedef struct {
     PlanNode node;
@@ -772,7 +772,7 @@ static int *plane_readers(const Graph *g) {
     return count;
 }
 
-/* The expand build whose outputs chain c alone reads, each once, with its
+/* The expand build whose outputs node c alone reads, each once, with its
  * output plane p among them; -1 if none. */
 static int expand_read_only_by(const Graph *g, const int *readers, const Build *c, int p) {
     for (int i = 0; i < g->nbuilds; i++) {
@@ -790,37 +790,60 @@ static int expand_read_only_by(const Graph *g, const int *readers, const Build *
     return -1;
 }
 
+/* Reader b loads its input plane k from the input of expand build e
+ * instead of from e's output, which e no longer writes. */
+static void read_expand_in_place(Build *b, int k, Build *e) {
+    for (int j = 0; j < e->nout; j++)
+        if (e->out[j] == b->in[k]) b->in[k] = e->in[j];
+    e->fused = true;
+}
+
 /* A chain reads an expand in place and leaves unstored the planes that
  * nothing reads, where its plan can (schedule_fuse_planes): the expand's
  * write and the read of its result become a read of 2^-k of the bytes, and
  * a plane nobody reads costs no write (the prefixes of a scan of blocks,
- * a sort whose only reader is a reduction fused into it). */
-static void fuse_chain_planes(Graph *g) {
-    /* a fused expand's reads move to its chain, which reads each of its
+ * a sort whose only reader is a reduce fused into it). */
+static void fuse_into_chain_node(Graph *g, const int *readers, Build *c) {
+    int shift[SCHED_MAX_SLOTS] = {0}, from[SCHED_MAX_SLOTS];
+    unsigned unstored = 0;
+    for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {
+        from[k] = expand_read_only_by(g, readers, c, c->in[k]);
+        if (from[k] >= 0) shift[k] = g->builds[from[k]].node.stmt->k;
+    }
+    for (int k = 0; k < c->nout && k < SCHED_MAX_SLOTS; k++)
+        if (!g->located[c->out[k]] && readers[c->out[k]] == 0) unstored |= 1u << k;
+    Schedule *chain = &c->node.chain;
+    schedule_fuse_planes(chain, shift, unstored);
+    for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++)
+        if (chain->in_shift[k]) read_expand_in_place(c, k, &g->builds[from[k]]);
+    for (int k = 0; k < c->nout && k < SCHED_MAX_SLOTS; k++)
+        if (chain->out_unstored >> k & 1) locate(g, c->out[k], LOC_UNSTORED, -1, NULL);
+}
+
+/* A reduction loads an expand's input in place (PlanNode.in_shift): its
+ * loads are element by element, or a thread's contiguous run of each plane. */
+static void fuse_into_reduce_node(Graph *g, const int *readers, Build *r) {
+    int *shift = NULL;
+    for (int k = 0; k < r->nin; k++) {
+        int from = expand_read_only_by(g, readers, r, r->in[k]);
+        if (from < 0) continue;
+        if (!shift) shift = NEW_ARRAY(g->arena, int, r->nin);
+        shift[k] = g->builds[from].node.stmt->k;
+        read_expand_in_place(r, k, &g->builds[from]);
+    }
+    r->node.in_shift = shift;
+}
+
+/* Expands read in place by the one node that reads them, and chains'
+ * planes that nothing reads left unstored. */
+static void fuse_planes(Graph *g) {
+    /* a fused expand's reads move to its reader, which reads each of its
        planes only once: the counts of the other planes stay true */
     const int *readers = plane_readers(g);
     for (int i = 0; i < g->nbuilds; i++) {
-        Build *c = &g->builds[i];
-        if (c->node.kind != NODE_CHAIN) continue;
-        int shift[SCHED_MAX_SLOTS] = {0}, from[SCHED_MAX_SLOTS];
-        unsigned unstored = 0;
-        for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {
-            from[k] = expand_read_only_by(g, readers, c, c->in[k]);
-            if (from[k] >= 0) shift[k] = g->builds[from[k]].node.stmt->k;
-        }
-        for (int k = 0; k < c->nout && k < SCHED_MAX_SLOTS; k++)
-            if (!g->located[c->out[k]] && readers[c->out[k]] == 0) unstored |= 1u << k;
-        Schedule *chain = &c->node.chain;
-        schedule_fuse_planes(chain, shift, unstored);
-        for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {
-            if (!chain->in_shift[k]) continue;
-            Build *e = &g->builds[from[k]];
-            for (int j = 0; j < e->nout; j++)
-                if (e->out[j] == c->in[k]) c->in[k] = e->in[j];
-            e->fused = true;
-        }
-        for (int k = 0; k < c->nout && k < SCHED_MAX_SLOTS; k++)
-            if (chain->out_unstored >> k & 1) locate(g, c->out[k], LOC_UNSTORED, -1, NULL);
+        Build *b = &g->builds[i];
+        if (b->node.kind == NODE_CHAIN) fuse_into_chain_node(g, readers, b);
+        else if (b->node.kind == NODE_REDUCE) fuse_into_reduce_node(g, readers, b);
     }
 }
 
@@ -1073,7 +1096,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     for (int i = 0; i < g.nchains; i++)
         if (g.chains[i].open) close_chain(&g, &g.chains[i]);
     place_results(&g);
-    fuse_chain_planes(&g);
+    fuse_planes(&g);
     finish_nodes(&g);
     host_plan(arena, out, opt);
 }

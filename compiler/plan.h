@@ -451,6 +451,10 @@ typedef struct {
     const IrStmt **pre;
     int npre;
     const ElemType *pre_elem;
+    /* REDUCE: plane k of `in` is an expand's input, read at x >> in_shift[k]
+     * (an expand read in place, entry_plan.c; 0: the plane itself). NULL:
+     * none. A CHAIN's are its Schedule.in_shift. */
+    const int *in_shift;
     /* REDUCE on CUDA: a block of 2^threads_log threads, each reducing 2^per_thread_log
      * contiguous elements, 2^blocks_log blocks; partial planes (temps) hold
      * the blocks' results, which a second kernel reduces.

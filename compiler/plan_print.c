@@ -354,6 +354,10 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         print_planes(out, e, "writes", n->out, n->nout);
         if (n->npartial) print_planes(out, e, "partials", n->partial, n->npartial);
         if (n->nargs) print_planes(out, e, "scalars", n->arg_at, n->nargs);
+        for (int k = 0; n->in_shift && k < n->nin; k++)
+            if (n->in_shift[k])
+                fprintf(out, "    input plane %d: element x read from x >> %d (an expand, read in place)\n", k,
+                        n->in_shift[k]);
         if (n->kind == NODE_CHAIN) plan_print(out, &n->chain);
     }
     print_host(out, e);

@@ -824,6 +824,13 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
                 REQUIRE(n->partial[k].log_len == n->chain.phases[n->chain.reduce_phase].block_log,
                         "node %d: partial plane %d is not one element per block", i, k);
         }
+        REQUIRE(!n->in_shift || n->kind == NODE_REDUCE, "node %d: a %s that reads an expand in place", i,
+                plan_node_kind_name(n->kind));
+        for (int k = 0; n->kind == NODE_REDUCE && k < n->nin; k++) {
+            int shift = n->in_shift ? n->in_shift[k] : 0;
+            REQUIRE(n->in[k].log_len == n->n - shift, "node %d: input plane %d of 2^%d elements, read at x >> %d", i, k,
+                    n->in[k].log_len, shift);
+        }
         if (n->kind == NODE_REDUCE)
             REQUIRE(n->nin == n->pre_elem->nslots && n->nout == n->stmt->nargs - 1 &&
                         (n->npre == 0 || elem_equal(n->pre[0]->args[0]->elem, n->pre_elem)) &&

@@ -44,11 +44,13 @@ static const char program[] =
     "(col 128 cas (col 64 cas (col 32 cas (half 2048 0 (col 1 cas (col 256 cas (col 512 cas (col 1024 cas xs))))))))))))))\n";
 
 /* An entry graph: an expand that the network after it reads in place, and
- * a plane of the network's output that nothing reads (fuse_chain_planes). */
+ * a plane of the network's output that nothing reads (fuse_planes). */
 static const char graph_program[] =
     "kv [(k1, v1), (k2, v2)] = if k1 <= k2 then [(k1, v1), (k2, v2)] else [(k2, v2), (k1, v1)]\n"
     "entry scanned (xs : [2^10]i32) =\n"
-    "  let (a, b) = unzip (vcolumn kv (zip xs (expand 5 (reduceblocks 5 (+) 0 xs)))) in a\n";
+    "  let (a, b) = unzip (vcolumn kv (zip xs (expand 5 (reduceblocks 5 (+) 0 xs)))) in a\n"
+    "entry spread (xs : [2^10]i32) =\n"
+    "  reduceblocks 5 (+) 0 (map (\\(x, m) -> x - m) (zip xs (expand 5 (reduceblocks 5 max 0 xs))))\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -398,6 +400,8 @@ static void expect_entry(Arena *a, const EntryPlan *e, const char *want, const c
     check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want, got ? got : "(verified)");
 }
 
+static void break_reduce_expand(Arena *a, const IrFunc *f);
+
 /* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
  * the first phase loads element by element and the last is LOCAL or MAP,
  * refused on a permutation; in an entry graph, the expand read in place and
@@ -460,6 +464,31 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     out[1] = net->out[1];
     in[0] = net->out[1];
     expect_entry(a, &broken, "reads a plane that is not stored", "a node reading an unstored plane");
+    in[0] = net->in[0];
+    broken_net->in_shift = net->chain.in_shift;
+    expect_entry(a, &broken, "a chain that reads an expand in place", "a chain's shifts given as a reduction's");
+    break_reduce_expand(a, graph.funcs[1]);
+}
+
+/* A reduction of rows reading the rows' maxima in place (PlanNode.in_shift),
+ * then at another shift. */
+static void break_reduce_expand(Arena *a, const IrFunc *f) {
+    EntryPlan e;
+    entry_plan(a, f, NULL, &e);
+    const PlanNode *rows = &e.nodes[e.nnodes - 1];
+    check(!plan_verify_entry(a, &e) && e.nnodes == 2 && rows->kind == NODE_REDUCE && rows->in_shift &&
+              rows->in_shift[1] == 5 && rows->in[1].log_len == 5,
+          "spread: the expand read in place by the reduction (%d nodes): %s", e.nnodes,
+          plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+    PlanNode *nodes = NEW_ARRAY(a, PlanNode, e.nnodes);
+    memcpy(nodes, e.nodes, sizeof(PlanNode) * (size_t)e.nnodes);
+    EntryPlan broken = e;
+    broken.nodes = nodes;
+    int *shift = NEW_ARRAY(a, int, rows->nin);
+    memcpy(shift, rows->in_shift, sizeof(int) * (size_t)rows->nin);
+    nodes[e.nnodes - 1].in_shift = shift;
+    shift[1] = 4;
+    expect_entry(a, &broken, "read at x >> 4", "a reduction reading an expand at another shift");
 }
 
 /* An entry plan of f whose host program can be broken without touching
