@@ -55,8 +55,9 @@ static const char graph_program[] =
 /* The plans of every entry of `program`. */
 static IrProgram ir;
 
-/* text's IR, optimised; false (and a failed check) if it does not compile. */
-static bool compile_text(Arena *arena, const char *text, IrProgram *out) {
+/* text's IR, optimised, and with `plans` the plan of each of its functions;
+ * false (and a failed check) if it does not compile. */
+static bool compile_text(Arena *arena, const char *text, IrProgram *out, Schedule **plans) {
     jmp_buf handler;
     diag_handler = &handler;
     if (setjmp(handler)) {
@@ -71,23 +72,17 @@ static bool compile_text(Arena *arena, const char *text, IrProgram *out) {
     specialise_program(arena, &prog, NULL, NULL, out);
     opt_normalise(out);
     opt_optimise(out, NULL);
+    if (plans) {
+        *plans = NEW_ARRAY(arena, Schedule, out->nfuncs);
+        for (int i = 0; i < out->nfuncs; i++) schedule_func(arena, out->funcs[i], NULL, &(*plans)[i]);
+    }
     diag_handler = NULL;
     return true;
 }
 
 static Schedule *plans_of(Arena *arena) {
-    if (!compile_text(arena, program, &ir)) return NULL;
-    jmp_buf handler;
-    diag_handler = &handler;
-    if (setjmp(handler)) {
-        check(false, "the test program does not schedule");
-        diag_handler = NULL;
-        return NULL;
-    }
-    Schedule *plans = NEW_ARRAY(arena, Schedule, ir.nfuncs);
-    for (int i = 0; i < ir.nfuncs; i++) schedule_func(arena, ir.funcs[i], NULL, &plans[i]);
-    diag_handler = NULL;
-    return plans;
+    Schedule *plans;
+    return compile_text(arena, program, &ir, &plans) ? plans : NULL;
 }
 
 static Schedule *find(Schedule *plans, const char *name) {
@@ -400,6 +395,7 @@ static void expect_entry(Arena *a, const EntryPlan *e, const char *want, const c
     check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want, got ? got : "(verified)");
 }
 
+static void break_chain_planes(Arena *a, const IrFunc *f);
 static void break_reduce_expand(Arena *a, const IrFunc *f);
 
 /* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
@@ -438,22 +434,35 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     expect(a, &c, "phase 0 writes the output, whose unstored planes are missing", "an unstored plane that a phase "
            "before the last writes");
     IrProgram graph;
-    if (!compile_text(a, graph_program, &graph)) return;
+    if (!compile_text(a, graph_program, &graph, NULL)) return;
+    break_chain_planes(a, graph.funcs[0]);
+    break_reduce_expand(a, graph.funcs[1]);
+}
+
+/* An entry plan whose nodes can be broken without touching e's. */
+static EntryPlan nodes_copy(Arena *a, const EntryPlan *e) {
+    PlanNode *nodes = NEW_ARRAY(a, PlanNode, e->nnodes);
+    memcpy(nodes, e->nodes, sizeof(PlanNode) * (size_t)e->nnodes);
+    EntryPlan c = *e;
+    c.nodes = nodes;
+    return c;
+}
+
+/* A network reading its rows' sums in place and leaving their plane
+ * unstored, then given planes of other lengths and places. */
+static void break_chain_planes(Arena *a, const IrFunc *f) {
     EntryPlan e;
-    entry_plan(a, graph.funcs[0], NULL, &e);
+    entry_plan(a, f, NULL, &e);
     const PlanNode *net = &e.nodes[e.nnodes - 1];
     check(!plan_verify_entry(a, &e) && net->kind == NODE_CHAIN && net->chain.in_shift[1] == 5 && net->in[1].log_len == 5 &&
               net->out[1].kind == LOC_UNSTORED && e.nnodes == 2,
           "scanned: the expand read in place, the second plane unstored (%d nodes): %s", e.nnodes,
           plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
-    PlanNode *nodes = NEW_ARRAY(a, PlanNode, e.nnodes);
-    memcpy(nodes, e.nodes, sizeof(PlanNode) * (size_t)e.nnodes);
-    EntryPlan broken = e;
-    broken.nodes = nodes;
+    EntryPlan broken = nodes_copy(a, &e);
     PlaneRef *in = NEW_ARRAY(a, PlaneRef, net->nin), *out = NEW_ARRAY(a, PlaneRef, net->nout);
     memcpy(in, net->in, sizeof(PlaneRef) * (size_t)net->nin);
     memcpy(out, net->out, sizeof(PlaneRef) * (size_t)net->nout);
-    PlanNode *broken_net = &nodes[e.nnodes - 1];
+    PlanNode *broken_net = &broken.nodes[e.nnodes - 1];
     broken_net->in = in;
     broken_net->out = out;
     in[1].log_len = 4;
@@ -467,7 +476,6 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     in[0] = net->in[0];
     broken_net->in_shift = net->chain.in_shift;
     expect_entry(a, &broken, "a chain that reads an expand in place", "a chain's shifts given as a reduction's");
-    break_reduce_expand(a, graph.funcs[1]);
 }
 
 /* A reduction of rows reading the rows' maxima in place (PlanNode.in_shift),
@@ -480,13 +488,10 @@ static void break_reduce_expand(Arena *a, const IrFunc *f) {
               rows->in_shift[1] == 5 && rows->in[1].log_len == 5,
           "spread: the expand read in place by the reduction (%d nodes): %s", e.nnodes,
           plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
-    PlanNode *nodes = NEW_ARRAY(a, PlanNode, e.nnodes);
-    memcpy(nodes, e.nodes, sizeof(PlanNode) * (size_t)e.nnodes);
-    EntryPlan broken = e;
-    broken.nodes = nodes;
+    EntryPlan broken = nodes_copy(a, &e);
     int *shift = NEW_ARRAY(a, int, rows->nin);
     memcpy(shift, rows->in_shift, sizeof(int) * (size_t)rows->nin);
-    nodes[e.nnodes - 1].in_shift = shift;
+    broken.nodes[e.nnodes - 1].in_shift = shift;
     shift[1] = 4;
     expect_entry(a, &broken, "read at x >> 4", "a reduction reading an expand at another shift");
 }
