@@ -167,7 +167,7 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     if (stores) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&scratch, s, "x"));
     /* with ranks x is the global index, the planes are the rank's slices */
     const char *index = s->gpu_log ? arena_printf(&scratch, "x & 0x%llxu", (unsigned long long)f2_mask(p->n - s->gpu_log)) : "x";
-    for (int k = 0; k < p->in_elem->nslots; k++) params[k] = input_at(&scratch, s, p, k, emit_pad_loads(s, p) ? "x" : index);
+    for (int k = 0; k < p->in_elem->nslots; k++) params[k] = input_at(&scratch, s, p, k, index);
     for (int k = 0; k < p->elem->nslots; k++) {
         if (plan_stores_slot(s, p, k)) {
             results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : index);

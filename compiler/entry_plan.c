@@ -803,7 +803,7 @@ static void read_expand_in_place(Build *b, int k, Build *e) {
  * write and the read of its result become a read of 2^-k of the bytes, and
  * a plane nobody reads costs no write (the prefixes of a scan of blocks,
  * a sort whose only reader is a reduce fused into it). */
-static void fuse_into_chain_node(Graph *g, const int *readers, Build *c) {
+static void fuse_chain_planes(Graph *g, const int *readers, Build *c) {
     int shift[SCHED_MAX_SLOTS] = {0}, from[SCHED_MAX_SLOTS];
     unsigned unstored = 0;
     for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {
@@ -822,7 +822,7 @@ static void fuse_into_chain_node(Graph *g, const int *readers, Build *c) {
 
 /* A reduction loads an expand's input in place (PlanNode.in_shift): its
  * loads are element by element, or a thread's contiguous run of each plane. */
-static void fuse_into_reduce_node(Graph *g, const int *readers, Build *r) {
+static void fuse_reduce_planes(Graph *g, const int *readers, Build *r) {
     int *shift = NULL;
     for (int k = 0; k < r->nin; k++) {
         int from = expand_read_only_by(g, readers, r, r->in[k]);
@@ -842,8 +842,8 @@ static void fuse_planes(Graph *g) {
     const int *readers = plane_readers(g);
     for (int i = 0; i < g->nbuilds; i++) {
         Build *b = &g->builds[i];
-        if (b->node.kind == NODE_CHAIN) fuse_into_chain_node(g, readers, b);
-        else if (b->node.kind == NODE_REDUCE) fuse_into_reduce_node(g, readers, b);
+        if (b->node.kind == NODE_CHAIN) fuse_chain_planes(g, readers, b);
+        else if (b->node.kind == NODE_REDUCE) fuse_reduce_planes(g, readers, b);
     }
 }
 

@@ -1060,7 +1060,8 @@ void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
     if (s->nphases == 0 || s->pad || s->gpu_log) return;
     bool shifts = false;
     for (int k = 0; k < s->in_elem->nslots; k++) shifts |= in_shift[k] != 0;
-    if (shifts && loads_elements(&s->phases[0])) {
+    shifts &= loads_elements(&s->phases[0]);
+    if (shifts) {
         memcpy(s->in_shift, in_shift, sizeof(int) * (size_t)s->in_elem->nslots);
         s->phases[0].buffers = 1;   /* cp.async copies whole tiles of one plane's indices */
     }
@@ -1070,7 +1071,7 @@ void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
         lay_out_scratch(s);
         s->alias = alias_rule(s);
     }
-    kernel_plan(s);
+    if (shifts || s->out_unstored) kernel_plan(s);     /* the buffers changed */
 }
 
 /* With the default tile (default_tile_log), a program of several passes
