@@ -798,18 +798,26 @@ static void read_expand_in_place(Build *b, int k, Build *e) {
     e->fused = true;
 }
 
+/* For each input plane k of node b, the expand build that b alone reads it
+ * from, or -1; found before any is fused, since fusing one plane of an
+ * expand of several moves them all. */
+static int *expands_read_by(const Graph *g, const int *readers, const Build *b) {
+    int *from = NEW_ARRAY(g->arena, int, b->nin > 0 ? b->nin : 1);
+    for (int k = 0; k < b->nin; k++) from[k] = expand_read_only_by(g, readers, b, b->in[k]);
+    return from;
+}
+
 /* A chain reads an expand in place and leaves unstored the planes that
  * nothing reads, where its plan can (schedule_fuse_planes): the expand's
  * write and the read of its result become a read of 2^-k of the bytes, and
  * a plane nobody reads costs no write (the prefixes of a scan of blocks,
  * a sort whose only reader is a reduce fused into it). */
 static void fuse_chain_planes(Graph *g, const int *readers, Build *c) {
-    int shift[SCHED_MAX_SLOTS] = {0}, from[SCHED_MAX_SLOTS];
+    int shift[SCHED_MAX_SLOTS] = {0};
+    const int *from = expands_read_by(g, readers, c);
     unsigned unstored = 0;
-    for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++) {
-        from[k] = expand_read_only_by(g, readers, c, c->in[k]);
+    for (int k = 0; k < c->nin && k < SCHED_MAX_SLOTS; k++)
         if (from[k] >= 0) shift[k] = g->builds[from[k]].node.stmt->k;
-    }
     for (int k = 0; k < c->nout && k < SCHED_MAX_SLOTS; k++)
         if (!g->located[c->out[k]] && readers[c->out[k]] == 0) unstored |= 1u << k;
     Schedule *chain = &c->node.chain;
@@ -823,13 +831,13 @@ static void fuse_chain_planes(Graph *g, const int *readers, Build *c) {
 /* A reduction loads an expand's input in place (PlanNode.in_shift): its
  * loads are element by element, or a thread's contiguous run of each plane. */
 static void fuse_reduce_planes(Graph *g, const int *readers, Build *r) {
+    const int *from = expands_read_by(g, readers, r);
     int *shift = NULL;
     for (int k = 0; k < r->nin; k++) {
-        int from = expand_read_only_by(g, readers, r, r->in[k]);
-        if (from < 0) continue;
+        if (from[k] < 0) continue;
         if (!shift) shift = NEW_ARRAY(g->arena, int, r->nin);
-        shift[k] = g->builds[from].node.stmt->k;
-        read_expand_in_place(r, k, &g->builds[from]);
+        shift[k] = g->builds[from[k]].node.stmt->k;
+        read_expand_in_place(r, k, &g->builds[from[k]]);
     }
     r->node.in_shift = shift;
 }
