@@ -462,40 +462,69 @@ PARM_FN double parm_ceil_f64(double x)
     return parm_neg_f64(parm_floor_f64(parm_neg_f64(x)));
 }
 
+/* ---- the functions' insides ----
+ *
+ * sin, cos, exp, log, tanh, atan2 and pow compute, past their special
+ * cases, on finite doubles that make no NaN, so their steps use the IEEE
+ * operations without the NaN test and select of parm_add_f64 and the others
+ * (about 80 of them in an exp), and each function canonicalises its result
+ * once: the same bits, since a NaN step, if one were made, would stay a NaN
+ * to the end, where only its payload is replaced. The same contraction
+ * rules hold as for the operators. */
+#if defined(__CUDA_ARCH__)
+PARM_FN double parm_dadd(double a, double b) { return __dadd_rn(a, b); }
+PARM_FN double parm_dsub(double a, double b) { return __dsub_rn(a, b); }
+PARM_FN double parm_dmul(double a, double b) { return __dmul_rn(a, b); }
+PARM_FN double parm_ddiv(double a, double b) { return __ddiv_rn(a, b); }
+#else
+#define PARM_RAW_OP(name, op)                                                 \
+    PARM_FN double parm_d##name(double a, double b)                           \
+    {                                                                         \
+        PARM_OPAQUE(a);                                                       \
+        PARM_OPAQUE(b);                                                       \
+        return a op b;                                                        \
+    }
+PARM_RAW_OP(add, +)
+PARM_RAW_OP(sub, -)
+PARM_RAW_OP(mul, *)
+PARM_RAW_OP(div, /)
+#undef PARM_RAW_OP
+#endif
+
 /* sin r and cos r for |r| < 0.79: Taylor coefficients (-1)^k/(2k+1)! and
  * (-1)^k/(2k)!, Horner's rule in r^2, to degree 17 and 16 for f64 results.
  * Results rounded to f32 need degree 11 and 12 only (the next terms are below
  * 1e-11). */
-#define PARM_HORNER2(r2, c0, c1) parm_add_f64(c0, parm_mul_f64(r2, c1))
-#define PARM_HORNER3(r2, c0, c1, c2) parm_add_f64(c0, parm_mul_f64(r2, PARM_HORNER2(r2, c1, c2)))
-#define PARM_HORNER4(r2, c0, c1, c2, c3) parm_add_f64(c0, parm_mul_f64(r2, PARM_HORNER3(r2, c1, c2, c3)))
-#define PARM_HORNER5(r2, c0, c1, c2, c3, c4) parm_add_f64(c0, parm_mul_f64(r2, PARM_HORNER4(r2, c1, c2, c3, c4)))
+#define PARM_HORNER2(r2, c0, c1) parm_dadd(c0, parm_dmul(r2, c1))
+#define PARM_HORNER3(r2, c0, c1, c2) parm_dadd(c0, parm_dmul(r2, PARM_HORNER2(r2, c1, c2)))
+#define PARM_HORNER4(r2, c0, c1, c2, c3) parm_dadd(c0, parm_dmul(r2, PARM_HORNER3(r2, c1, c2, c3)))
+#define PARM_HORNER5(r2, c0, c1, c2, c3, c4) parm_dadd(c0, parm_dmul(r2, PARM_HORNER4(r2, c1, c2, c3, c4)))
 #define PARM_HORNER6(r2, c0, c1, c2, c3, c4, c5)                              \
-    parm_add_f64(c0, parm_mul_f64(r2, PARM_HORNER5(r2, c1, c2, c3, c4, c5)))
+    parm_dadd(c0, parm_dmul(r2, PARM_HORNER5(r2, c1, c2, c3, c4, c5)))
 #define PARM_HORNER8(r2, c0, c1, c2, c3, c4, c5, c6, c7)                      \
-    PARM_HORNER3(r2, c0, c1, parm_add_f64(c2, parm_mul_f64(r2, PARM_HORNER5(r2, c3, c4, c5, c6, c7))))
+    PARM_HORNER3(r2, c0, c1, parm_dadd(c2, parm_dmul(r2, PARM_HORNER5(r2, c3, c4, c5, c6, c7))))
 
 PARM_FN double parm_sin_kernel(double r, int for_f32)
 {
     if (r == 0.0) return r;                                 /* sin(-0) = -0 */
-    double r2 = parm_mul_f64(r, r);
+    double r2 = parm_dmul(r, r);
     double p = for_f32 ? PARM_HORNER5(r2, -0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13,
                                       0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26)
                        : PARM_HORNER8(r2, -0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13,
                                       0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,
                                       -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49);
-    return parm_add_f64(r, parm_mul_f64(parm_mul_f64(r, r2), p));
+    return parm_dadd(r, parm_dmul(parm_dmul(r, r2), p));
 }
 
 PARM_FN double parm_cos_kernel(double r, int for_f32)
 {
-    double r2 = parm_mul_f64(r, r);
+    double r2 = parm_dmul(r, r);
     double p = for_f32 ? PARM_HORNER6(r2, -0x1.0p-1, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10,
                                       0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29)
                        : PARM_HORNER8(r2, -0x1.0p-1, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10,
                                       0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29,
                                       -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45);
-    return parm_add_f64(1.0, parm_mul_f64(r2, p));
+    return parm_dadd(1.0, parm_dmul(r2, p));
 }
 #undef PARM_HORNER2
 #undef PARM_HORNER3
@@ -515,11 +544,11 @@ PARM_FN double parm_reduce_quadrant(double x, double *q)
     double r = x;
     *q = 0.0;
     for (int round = 0; round == 0 || (round < 40 && !(r >= -0.79 && r <= 0.79)); round++) {
-        double k = parm_floor_f64(parm_add_f64(parm_mul_f64(r, two_over_pi), 0.5));
-        r = parm_sub_f64(r, parm_mul_f64(k, pio2_hi));
-        r = parm_sub_f64(r, parm_mul_f64(k, pio2_mid));
-        r = parm_sub_f64(r, parm_mul_f64(k, pio2_lo));
-        *q = parm_add_f64(*q, parm_sub_f64(k, parm_mul_f64(4.0, parm_floor_f64(parm_mul_f64(k, 0.25)))));
+        double k = parm_floor_f64(parm_dadd(parm_dmul(r, two_over_pi), 0.5));
+        r = parm_dsub(r, parm_dmul(k, pio2_hi));
+        r = parm_dsub(r, parm_dmul(k, pio2_mid));
+        r = parm_dsub(r, parm_dmul(k, pio2_lo));
+        *q = parm_dadd(*q, parm_dsub(k, parm_dmul(4.0, parm_floor_f64(parm_dmul(k, 0.25)))));
     }
     return r;
 }
@@ -540,14 +569,14 @@ PARM_FN double parm_sin_quadrant(double x, int quarter_turns, int for_f32)
  * both). */
 PARM_FN double parm_trig_f64(double x, int quarter_turns)
 {
-    if (parm_sub_f64(x, x) != 0.0) return parm_f64_from_bits(PARM_NAN_F64);
-    return parm_sin_quadrant(x, quarter_turns, 0);
+    if (parm_dsub(x, x) != 0.0) return parm_f64_from_bits(PARM_NAN_F64);
+    return parm_canon_f64(parm_sin_quadrant(x, quarter_turns, 0));
 }
 
 PARM_FN float parm_trig_f32(float x, int quarter_turns)
 {
     if (parm_sub_f32(x, x) != 0.0f) return parm_f32_from_bits(PARM_NAN_F32);
-    return (float)parm_sin_quadrant((double)x, quarter_turns, 1);
+    return (float)parm_sin_quadrant((double)x, quarter_turns, 1);   /* finite: never a NaN */
 }
 
 PARM_FN double parm_sin_f64(double x) { return parm_trig_f64(x, 0); }
@@ -801,8 +830,8 @@ PARM_FN parm_dd parm_dd_of(double hi, double lo)
 /* a + b exactly (Knuth's two-sum). */
 PARM_FN parm_dd parm_two_sum(double a, double b)
 {
-    double s = parm_add_f64(a, b), bb = parm_sub_f64(s, a);
-    return parm_dd_of(s, parm_add_f64(parm_sub_f64(a, parm_sub_f64(s, bb)), parm_sub_f64(b, bb)));
+    double s = parm_dadd(a, b), bb = parm_dsub(s, a);
+    return parm_dd_of(s, parm_dadd(parm_dsub(a, parm_dsub(s, bb)), parm_dsub(b, bb)));
 }
 
 /* a * b exactly (Dekker), for |a|, |b| < 2^995 and a product that does not
@@ -810,26 +839,26 @@ PARM_FN parm_dd parm_two_sum(double a, double b)
  * four products are exact. */
 PARM_FN parm_dd parm_split(double a)
 {
-    double c = parm_mul_f64(0x1.0000002p27, a);
-    double hi = parm_sub_f64(c, parm_sub_f64(c, a));
-    return parm_dd_of(hi, parm_sub_f64(a, hi));
+    double c = parm_dmul(0x1.0000002p27, a);
+    double hi = parm_dsub(c, parm_dsub(c, a));
+    return parm_dd_of(hi, parm_dsub(a, hi));
 }
 
 PARM_FN parm_dd parm_two_prod(double a, double b)
 {
-    double p = parm_mul_f64(a, b);
+    double p = parm_dmul(a, b);
     parm_dd x = parm_split(a), y = parm_split(b);
-    double e = parm_sub_f64(parm_mul_f64(x.hi, y.hi), p);
-    e = parm_add_f64(e, parm_mul_f64(x.hi, y.lo));
-    e = parm_add_f64(e, parm_mul_f64(x.lo, y.hi));
-    return parm_dd_of(p, parm_add_f64(e, parm_mul_f64(x.lo, y.lo)));
+    double e = parm_dsub(parm_dmul(x.hi, y.hi), p);
+    e = parm_dadd(e, parm_dmul(x.hi, y.lo));
+    e = parm_dadd(e, parm_dmul(x.lo, y.hi));
+    return parm_dd_of(p, parm_dadd(e, parm_dmul(x.lo, y.lo)));
 }
 
 /* hi + lo renormalised, for |hi| >= |lo| or hi = 0. */
 PARM_FN parm_dd parm_dd_norm(double hi, double lo)
 {
-    double s = parm_add_f64(hi, lo);
-    return parm_dd_of(s, parm_sub_f64(lo, parm_sub_f64(s, hi)));
+    double s = parm_dadd(hi, lo);
+    return parm_dd_of(s, parm_dsub(lo, parm_dsub(s, hi)));
 }
 
 /* Sums, products and quotients of double-doubles, to about 2^-100 of the
@@ -837,7 +866,7 @@ PARM_FN parm_dd parm_dd_norm(double hi, double lo)
 PARM_FN parm_dd parm_dd_add(parm_dd a, parm_dd b)
 {
     parm_dd s = parm_two_sum(a.hi, b.hi);
-    return parm_dd_norm(s.hi, parm_add_f64(s.lo, parm_add_f64(a.lo, b.lo)));
+    return parm_dd_norm(s.hi, parm_dadd(s.lo, parm_dadd(a.lo, b.lo)));
 }
 
 PARM_FN parm_dd parm_dd_neg(parm_dd a) { return parm_dd_of(parm_neg_f64(a.hi), parm_neg_f64(a.lo)); }
@@ -845,18 +874,18 @@ PARM_FN parm_dd parm_dd_neg(parm_dd a) { return parm_dd_of(parm_neg_f64(a.hi), p
 PARM_FN parm_dd parm_dd_mul(parm_dd a, parm_dd b)
 {
     parm_dd p = parm_two_prod(a.hi, b.hi);
-    double cross = parm_add_f64(parm_mul_f64(a.hi, b.lo), parm_mul_f64(a.lo, b.hi));
-    return parm_dd_norm(p.hi, parm_add_f64(p.lo, cross));
+    double cross = parm_dadd(parm_dmul(a.hi, b.lo), parm_dmul(a.lo, b.hi));
+    return parm_dd_norm(p.hi, parm_dadd(p.lo, cross));
 }
 
 PARM_FN parm_dd parm_dd_div(parm_dd a, parm_dd b)
 {
-    double q = parm_div_f64(a.hi, b.hi);
+    double q = parm_ddiv(a.hi, b.hi);
     parm_dd r = parm_dd_add(a, parm_dd_neg(parm_dd_mul(b, parm_dd_of(q, 0.0))));
-    return parm_dd_norm(q, parm_div_f64(r.hi, b.hi));
+    return parm_dd_norm(q, parm_ddiv(r.hi, b.hi));
 }
 
-PARM_FN double parm_dd_round(parm_dd a) { return parm_add_f64(a.hi, a.lo); }
+PARM_FN double parm_dd_round(parm_dd a) { return parm_dadd(a.hi, a.lo); }
 
 /* 2^k for -1022 <= k <= 1023, and x * 2^k for |k| <= 2044 in two exact
  * steps (the second rounds where the result is subnormal or overflows). */
@@ -865,7 +894,7 @@ PARM_FN double parm_pow2_f64(int k) { return parm_f64_from_bits((uint64_t)(k + 1
 PARM_FN double parm_scale_f64(double x, int k)
 {
     int h = k / 2;
-    return parm_mul_f64(parm_mul_f64(x, parm_pow2_f64(h)), parm_pow2_f64(k - h));
+    return parm_dmul(parm_dmul(x, parm_pow2_f64(h)), parm_pow2_f64(k - h));
 }
 
 /* ln 2 = PARM_LN2_HI + PARM_LN2_LO to 2^-86; PARM_LN2_HI has 32 significant
@@ -876,7 +905,7 @@ PARM_FN double parm_scale_f64(double x, int k)
 /* k ln 2 as a double-double, k an integer below 2^21 in magnitude. */
 PARM_FN parm_dd parm_k_ln2(double k)
 {
-    return parm_dd_add(parm_dd_of(parm_mul_f64(k, PARM_LN2_HI), 0.0), parm_two_prod(k, PARM_LN2_LO));
+    return parm_dd_add(parm_dd_of(parm_dmul(k, PARM_LN2_HI), 0.0), parm_two_prod(k, PARM_LN2_LO));
 }
 
 /* P(r) = (e^r - 1 - r - r^2/2) / r^3 for |r| <= 0.35: the Taylor
@@ -889,14 +918,14 @@ PARM_FN double parm_exp_series(double r)
                         0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33, 0x1.93974a8c07c9dp-37,
                         0x1.ae7f3e733b81fp-41};
     double p = 0x1.ae7f3e733b81fp-45;
-    for (int i = 12; i >= 0; i--) p = parm_add_f64(c[i], parm_mul_f64(r, p));
+    for (int i = 12; i >= 0; i--) p = parm_dadd(c[i], parm_dmul(r, p));
     return p;
 }
 
 /* k = z / ln 2 rounded (a double holding an integer). */
 PARM_FN double parm_ln2_multiple(double z)
 {
-    return parm_floor_f64(parm_add_f64(parm_mul_f64(z, 0x1.71547652b82fep+0), 0.5));
+    return parm_floor_f64(parm_dadd(parm_dmul(z, 0x1.71547652b82fep+0), 0.5));
 }
 
 /* e^z = 2^k (1 + m) for a double-double z with |z.hi| <= 746: k = z / ln 2
@@ -906,14 +935,14 @@ PARM_FN double parm_ln2_multiple(double z)
 PARM_FN parm_dd parm_expm1_reduced(parm_dd z, int *k)
 {
     double kd = parm_ln2_multiple(z.hi);
-    parm_dd r = parm_dd_add(parm_two_sum(parm_sub_f64(z.hi, parm_mul_f64(kd, PARM_LN2_HI)), z.lo),
+    parm_dd r = parm_dd_add(parm_two_sum(parm_dsub(z.hi, parm_dmul(kd, PARM_LN2_HI)), z.lo),
                             parm_dd_neg(parm_two_prod(kd, PARM_LN2_LO)));
     double x = r.hi, p = parm_exp_series(x);
-    parm_dd half_r2 = parm_two_prod(x, parm_mul_f64(0.5, x));
-    double cubic = parm_mul_f64(parm_mul_f64(x, parm_mul_f64(x, x)), p);
+    parm_dd half_r2 = parm_two_prod(x, parm_dmul(0.5, x));
+    double cubic = parm_dmul(parm_dmul(x, parm_dmul(x, x)), p);
     parm_dd m = parm_dd_add(r, half_r2);
     *k = (int)kd;
-    return parm_dd_norm(m.hi, parm_add_f64(m.lo, parm_add_f64(cubic, parm_mul_f64(r.lo, x))));
+    return parm_dd_norm(m.hi, parm_dadd(m.lo, parm_dadd(cubic, parm_dmul(r.lo, x))));
 }
 
 /* e^z for a double-double z: 0 below -746, inf above 710. */
@@ -934,7 +963,7 @@ PARM_FN parm_dd parm_expm1_dd(double w)
     parm_dd m = parm_expm1_reduced(parm_dd_of(w, 0.0), &k);
     if (k == 0) return m;
     double t = parm_pow2_f64(k);
-    return parm_dd_add(parm_two_sum(t, -1.0), parm_dd_of(parm_mul_f64(m.hi, t), parm_mul_f64(m.lo, t)));
+    return parm_dd_add(parm_two_sum(t, -1.0), parm_dd_of(parm_dmul(m.hi, t), parm_dmul(m.lo, t)));
 }
 
 /* Q(z) = (atanh s / s - 1 - z/3) / z^2 for z = s^2 <= 0.03: the
@@ -946,7 +975,7 @@ PARM_FN double parm_atanh_series(double z)
                         0x1.e1e1e1e1e1e1ep-5, 0x1.af286bca1af28p-5, 0x1.8618618618618p-5,
                         0x1.642c8590b2164p-5, 0x1.47ae147ae147bp-5};
     double q = 0x1.2f684bda12f68p-5;
-    for (int i = 10; i >= 0; i--) q = parm_add_f64(c[i], parm_mul_f64(z, q));
+    for (int i = 10; i >= 0; i--) q = parm_dadd(c[i], parm_dmul(z, q));
     return q;
 }
 
@@ -956,14 +985,14 @@ PARM_FN double parm_log_reduce(double x, int *k)
 {
     *k = 0;
     if (x < 0x1p-1022) {
-        x = parm_mul_f64(x, 0x1p54);
+        x = parm_dmul(x, 0x1p54);
         *k = -54;
     }
     uint64_t bits = parm_f64_bits(x);
     *k += (int)(bits >> 52) - 1023;
     double m = parm_f64_from_bits((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
     if (m > 0x1.6a09e667f3bcdp+0) {
-        m = parm_mul_f64(m, 0.5);
+        m = parm_dmul(m, 0.5);
         *k += 1;
     }
     return m;
@@ -976,21 +1005,21 @@ PARM_FN double parm_log_reduce(double x, int *k)
 PARM_FN parm_dd parm_log_dd(double x)
 {
     int k;
-    double f = parm_sub_f64(parm_log_reduce(x, &k), 1.0);
+    double f = parm_dsub(parm_log_reduce(x, &k), 1.0);
     parm_dd s = parm_dd_div(parm_dd_of(f, 0.0), parm_two_sum(2.0, f));
     parm_dd s2 = parm_dd_mul(s, s), s3 = parm_dd_mul(s2, s);
     double q = parm_atanh_series(s2.hi);
     parm_dd cube = parm_dd_mul(s3, parm_dd_of(0x1.5555555555555p-1, 0x1.5555555555555p-55));
-    double rest = parm_mul_f64(parm_mul_f64(2.0, parm_mul_f64(s3.hi, s2.hi)), q);
-    parm_dd ln_m = parm_dd_add(parm_dd_of(parm_mul_f64(2.0, s.hi), parm_mul_f64(2.0, s.lo)),
-                               parm_dd_norm(cube.hi, parm_add_f64(cube.lo, rest)));
+    double rest = parm_dmul(parm_dmul(2.0, parm_dmul(s3.hi, s2.hi)), q);
+    parm_dd ln_m = parm_dd_add(parm_dd_of(parm_dmul(2.0, s.hi), parm_dmul(2.0, s.lo)),
+                               parm_dd_norm(cube.hi, parm_dadd(cube.lo, rest)));
     return parm_dd_add(parm_k_ln2((double)k), ln_m);
 }
 
 #define PARM_INF_F64 0x7ff0000000000000ull
 
 /* e^x overflows to inf above 709.78 and underflows to 0 below -745.13. */
-PARM_FN double parm_exp_f64(double x) { return parm_exp_dd(parm_dd_of(x, 0.0)); }
+PARM_FN double parm_exp_f64(double x) { return parm_canon_f64(parm_exp_dd(parm_dd_of(x, 0.0))); }
 
 /* ln of a negative number (-inf too) or of a NaN is the canonical NaN,
  * ln(+-0) = -inf, ln(inf) = inf. */
@@ -999,7 +1028,7 @@ PARM_FN double parm_log_f64(double x)
     if (!(x >= 0.0)) return parm_f64_from_bits(PARM_NAN_F64);
     if (x == 0.0) return parm_f64_from_bits(PARM_INF_F64 | (1ull << 63));
     if (x > 0x1.fffffffffffffp+1023) return x;
-    return parm_dd_round(parm_log_dd(x));
+    return parm_canon_f64(parm_dd_round(parm_log_dd(x)));
 }
 
 /* tanh x = e/(e + 2) with e = e^(2|x|) - 1, the sign of x; x itself below
@@ -1012,10 +1041,10 @@ PARM_FN double parm_tanh_f64(double x)
     if (a >= 22.0) {
         t = 1.0;
     } else {
-        parm_dd e = parm_expm1_dd(parm_mul_f64(2.0, a));
+        parm_dd e = parm_expm1_dd(parm_dmul(2.0, a));
         t = parm_dd_round(parm_dd_div(e, parm_dd_add(e, parm_dd_of(2.0, 0.0))));
     }
-    return x < 0.0 ? parm_neg_f64(t) : t;
+    return parm_canon_f64(x < 0.0 ? parm_neg_f64(t) : t);
 }
 
 /* atan(j/8) for j = 0..8, as a double-double. */
@@ -1037,13 +1066,13 @@ PARM_FN double parm_atan_series(double u)
     const double coef[] = {-0x1.5555555555555p-2, 0x1.999999999999ap-3, -0x1.2492492492492p-3,
                            0x1.c71c71c71c71cp-4, -0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4,
                            -0x1.1111111111111p-4};
-    double u2 = parm_mul_f64(u, u), r = 0x1.e1e1e1e1e1e1ep-5;
-    for (int i = 6; i >= 0; i--) r = parm_add_f64(coef[i], parm_mul_f64(u2, r));
-    return parm_mul_f64(parm_mul_f64(u, u2), r);
+    double u2 = parm_dmul(u, u), r = 0x1.e1e1e1e1e1e1ep-5;
+    for (int i = 6; i >= 0; i--) r = parm_dadd(coef[i], parm_dmul(u2, r));
+    return parm_dmul(parm_dmul(u, u2), r);
 }
 
 /* The j of the table entry nearest to t. */
-PARM_FN int parm_atan_index(double t) { return (int)parm_floor_f64(parm_add_f64(parm_mul_f64(t, 8.0), 0.5)); }
+PARM_FN int parm_atan_index(double t) { return (int)parm_floor_f64(parm_dadd(parm_dmul(t, 8.0), 0.5)); }
 
 /* atan t for a double-double 0 <= t <= 1: atan(j/8) from the table for the
  * nearest j, plus atan u = u + u^3 R(u^2) with u = (t - j/8) / (1 + t j/8),
@@ -1051,11 +1080,11 @@ PARM_FN int parm_atan_index(double t) { return (int)parm_floor_f64(parm_add_f64(
 PARM_FN parm_dd parm_atan_dd(parm_dd t)
 {
     int j = parm_atan_index(t.hi);
-    double c = parm_mul_f64((double)j, 0.125);
+    double c = parm_dmul((double)j, 0.125);
     parm_dd num = parm_dd_add(t, parm_dd_of(parm_neg_f64(c), 0.0));
     parm_dd den = parm_dd_add(parm_dd_of(1.0, 0.0), parm_dd_mul(t, parm_dd_of(c, 0.0)));
     parm_dd u = parm_dd_div(num, den);
-    return parm_dd_add(parm_atan_table(j), parm_dd_norm(u.hi, parm_add_f64(u.lo, parm_atan_series(u.hi))));
+    return parm_dd_add(parm_atan_table(j), parm_dd_norm(u.hi, parm_dadd(u.lo, parm_atan_series(u.hi))));
 }
 
 /* x = 2^e m with 1 <= m < 2, for a positive finite x; returns e. */
@@ -1063,7 +1092,7 @@ PARM_FN int parm_exponent_f64(double x)
 {
     int e = 0;
     if (x < 0x1p-1022) {
-        x = parm_mul_f64(x, 0x1p64);
+        x = parm_dmul(x, 0x1p64);
         e = -64;
     }
     return e + (int)(parm_f64_bits(x) >> 52) - 1023;
@@ -1080,7 +1109,7 @@ PARM_FN double parm_atan2_finite(double y, double x)
     double num = steep ? b : a, den = steep ? a : b;
     int e = parm_exponent_f64(den);
     double n = parm_scale_f64(num, -e), d = parm_scale_f64(den, -e);
-    parm_dd ang = n < 0x1p-60 ? parm_dd_of(parm_div_f64(num, den), 0.0)
+    parm_dd ang = n < 0x1p-60 ? parm_dd_of(parm_ddiv(num, den), 0.0)
                               : parm_atan_dd(parm_dd_div(parm_dd_of(n, 0.0), parm_dd_of(d, 0.0)));
     if (steep) ang = parm_dd_add(parm_dd_of(0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54), parm_dd_neg(ang));
     if (x < 0.0) ang = parm_dd_add(parm_dd_of(0x1.921fb54442d18p+1, 0x1.1a62633145c07p-53), parm_dd_neg(ang));
@@ -1104,7 +1133,7 @@ PARM_FN double parm_atan2_f64(double y, double x)
         r = x_negative ? 0x1.2d97c7f3321d2p+1 : 0x1.921fb54442d18p-1;
     else if (y_infinite) r = half_pi;
     else if (parm_abs_f64(x) > 0x1.fffffffffffffp+1023) r = x_negative ? pi : 0.0;
-    else return parm_atan2_finite(y, x);
+    else return parm_canon_f64(parm_atan2_finite(y, x));
     return (parm_f64_bits(y) >> 63) ? parm_neg_f64(r) : r;
 }
 
@@ -1112,7 +1141,7 @@ PARM_FN double parm_atan2_f64(double y, double x)
 PARM_FN int parm_is_integer_f64(double y) { return parm_floor_f64(y) == y; }
 PARM_FN int parm_is_odd_f64(double y)
 {
-    double h = parm_mul_f64(y, 0.5);
+    double h = parm_dmul(y, 0.5);
     return parm_is_integer_f64(y) && parm_floor_f64(h) != h;
 }
 
@@ -1145,10 +1174,10 @@ PARM_FN double parm_pow_f64(double x, double y)
     double r;
     if (parm_pow_special(x, y, &r)) return r;
     parm_dd ln = parm_log_dd(parm_abs_f64(x));
-    double z = parm_mul_f64(ln.hi, y);
+    double z = parm_dmul(ln.hi, y);
     int rounded = parm_abs_f64(z) > 746.0 || parm_abs_f64(y) > 0x1p900;
     r = parm_exp_dd(rounded ? parm_dd_of(z, 0.0) : parm_dd_mul(ln, parm_dd_of(y, 0.0)));
-    return x < 0.0 && parm_is_odd_f64(y) ? parm_neg_f64(r) : r;
+    return parm_canon_f64(x < 0.0 && parm_is_odd_f64(y) ? parm_neg_f64(r) : r);
 }
 
 #undef PARM_INF_F64
@@ -1162,10 +1191,10 @@ PARM_FN double parm_pow_f64(double x, double y)
 PARM_FN double parm_expm1_plain(double z, int *k)
 {
     double kd = parm_ln2_multiple(z);
-    double r = parm_sub_f64(parm_sub_f64(z, parm_mul_f64(kd, PARM_LN2_HI)), parm_mul_f64(kd, PARM_LN2_LO));
-    double r2 = parm_mul_f64(r, r);
+    double r = parm_dsub(parm_dsub(z, parm_dmul(kd, PARM_LN2_HI)), parm_dmul(kd, PARM_LN2_LO));
+    double r2 = parm_dmul(r, r);
     *k = (int)kd;
-    return parm_add_f64(r, parm_mul_f64(r2, parm_add_f64(0.5, parm_mul_f64(r, parm_exp_series(r)))));
+    return parm_dadd(r, parm_dmul(r2, parm_dadd(0.5, parm_dmul(r, parm_exp_series(r)))));
 }
 
 /* e^z rounded to f32: inf above 89, 0 below -104 (beyond f32's range). */
@@ -1175,18 +1204,18 @@ PARM_FN float parm_exp_to_f32(double z)
     if (z < -104.0) return 0.0f;
     int k;
     double m = parm_expm1_plain(z, &k);
-    return parm_cvt_f32_f64(parm_scale_f64(parm_add_f64(1.0, m), k));
+    return parm_cvt_f32_f64(parm_scale_f64(parm_dadd(1.0, m), k));
 }
 
 /* ln x for a positive finite x: k ln 2 + 2s + 2s z (1/3 + z Q(z)), z = s^2. */
 PARM_FN double parm_log_plain(double x)
 {
     int k;
-    double f = parm_sub_f64(parm_log_reduce(x, &k), 1.0);
-    double s = parm_div_f64(f, parm_add_f64(2.0, f)), z = parm_mul_f64(s, s), kd = (double)k;
-    double q = parm_add_f64(0x1.5555555555555p-2, parm_mul_f64(z, parm_atanh_series(z)));
-    double ln_m = parm_add_f64(parm_mul_f64(2.0, s), parm_mul_f64(parm_mul_f64(2.0, parm_mul_f64(s, z)), q));
-    return parm_add_f64(parm_mul_f64(kd, PARM_LN2_HI), parm_add_f64(parm_mul_f64(kd, PARM_LN2_LO), ln_m));
+    double f = parm_dsub(parm_log_reduce(x, &k), 1.0);
+    double s = parm_ddiv(f, parm_dadd(2.0, f)), z = parm_dmul(s, s), kd = (double)k;
+    double q = parm_dadd(0x1.5555555555555p-2, parm_dmul(z, parm_atanh_series(z)));
+    double ln_m = parm_dadd(parm_dmul(2.0, s), parm_dmul(parm_dmul(2.0, parm_dmul(s, z)), q));
+    return parm_dadd(parm_dmul(kd, PARM_LN2_HI), parm_dadd(parm_dmul(kd, PARM_LN2_LO), ln_m));
 }
 
 /* atan2 of finite nonzero y and x, in plain doubles (f32 arguments: their
@@ -1195,14 +1224,14 @@ PARM_FN double parm_atan2_plain(double y, double x)
 {
     double a = parm_abs_f64(y), b = parm_abs_f64(x);
     int steep = a > b;
-    double t = steep ? parm_div_f64(b, a) : parm_div_f64(a, b);
+    double t = steep ? parm_ddiv(b, a) : parm_ddiv(a, b);
     int j = parm_atan_index(t);
-    double c = parm_mul_f64((double)j, 0.125);
-    double u = parm_div_f64(parm_sub_f64(t, c), parm_add_f64(1.0, parm_mul_f64(t, c)));
+    double c = parm_dmul((double)j, 0.125);
+    double u = parm_ddiv(parm_dsub(t, c), parm_dadd(1.0, parm_dmul(t, c)));
     parm_dd base = parm_atan_table(j);
-    double ang = parm_add_f64(base.hi, parm_add_f64(base.lo, parm_add_f64(u, parm_atan_series(u))));
-    if (steep) ang = parm_sub_f64(0x1.921fb54442d18p+0, ang);
-    if (x < 0.0) ang = parm_sub_f64(0x1.921fb54442d18p+1, ang);
+    double ang = parm_dadd(base.hi, parm_dadd(base.lo, parm_dadd(u, parm_atan_series(u))));
+    if (steep) ang = parm_dsub(0x1.921fb54442d18p+0, ang);
+    if (x < 0.0) ang = parm_dsub(0x1.921fb54442d18p+1, ang);
     return y < 0.0 ? parm_neg_f64(ang) : ang;
 }
 
@@ -1227,9 +1256,9 @@ PARM_FN float parm_tanh_f32(float x)
     if (a < 0x1p-12) return x;
     if (a < 10.0) {
         int k;
-        double e = parm_expm1_plain(parm_mul_f64(2.0, a), &k);
-        if (k) e = parm_add_f64(parm_scale_f64(e, k), parm_sub_f64(parm_pow2_f64(k), 1.0));
-        t = parm_div_f64(e, parm_add_f64(e, 2.0));
+        double e = parm_expm1_plain(parm_dmul(2.0, a), &k);
+        if (k) e = parm_dadd(parm_scale_f64(e, k), parm_dsub(parm_pow2_f64(k), 1.0));
+        t = parm_ddiv(e, parm_dadd(e, 2.0));
     }
     return parm_cvt_f32_f64(x < 0.0f ? parm_neg_f64(t) : t);
 }
@@ -1246,7 +1275,7 @@ PARM_FN float parm_pow_f32(float x, float y)
 {
     double r, xd = (double)x, yd = (double)y;
     if (parm_pow_special(xd, yd, &r)) return parm_cvt_f32_f64(r);
-    float p = parm_exp_to_f32(parm_mul_f64(yd, parm_log_plain(parm_abs_f64(xd))));
+    float p = parm_exp_to_f32(parm_dmul(yd, parm_log_plain(parm_abs_f64(xd))));
     return x < 0.0f && parm_is_odd_f64(yd) ? parm_neg_f32(p) : p;
 }
 
