@@ -185,7 +185,9 @@ ElemPositions emit_positions_at(const PosAt *at);
 const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t *masks, const char *extra,
                         int konst);
 /* "(int64_t)(K ^ (parity(u & U0) ^ parity(b & B0)) << 0 ^ ...)" for POS bits
- * k < bits; a zero mask or a NULL variable name leaves its term out. */
+ * k < bits; a zero mask or a NULL variable name leaves its term out, and
+ * the bits that copy a bit of u at one distance are one term,
+ * "((uint64_t)(u) >> d & MASK)". */
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
                           const char *u, const char *b);
 

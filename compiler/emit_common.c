@@ -122,12 +122,44 @@ const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t
     return *text ? text : "0";
 }
 
+/* Whether row k of a position copies one bit of u (and none of b): bit k
+ * is bit *from of u. */
+static bool copies_u_bit(uint64_t on_u, uint64_t on_b, int *from) {
+    if (!on_u || (on_u & (on_u - 1)) || on_b) return false;
+    *from = __builtin_ctzll(on_u);
+    return true;
+}
+
+/* The rows that copy a bit of u from `shift` places up (down where
+ * negative) as one mask: ((u >> shift) & mask) moves them all at once,
+ * where parities would take one popc each (a row index, bits of the
+ * element's place, is mostly such copies). */
+static uint64_t copied_run(int bits, const uint64_t *on_u, const uint64_t *on_b, int shift, uint64_t done) {
+    uint64_t mask = 0;
+    for (int k = 0; k < bits; k++) {
+        int from;
+        if (!(done >> k & 1) && copies_u_bit(on_u[k], on_b[k], &from) && from - k == shift) mask |= 1ull << k;
+    }
+    return mask;
+}
+
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
                           const char *u, const char *b) {
+    static const uint64_t no_b[64];
+    if (!b) on_b = no_b;
     char *text = arena_printf(a, "(int64_t)(0x%llxull", (unsigned long long)konst);
+    uint64_t done = 0;
+    for (int k = 0; u && k < bits; k++) {
+        int from;
+        if (done >> k & 1 || !copies_u_bit(on_u[k], on_b[k], &from)) continue;
+        uint64_t mask = copied_run(bits, on_u, on_b, from - k, done);
+        done |= mask;
+        if (from >= k) text = arena_printf(a, "%s ^ ((uint64_t)(%s) >> %d & 0x%llxull)", text, u, from - k, (unsigned long long)mask);
+        else text = arena_printf(a, "%s ^ ((uint64_t)(%s) << %d & 0x%llxull)", text, u, k - from, (unsigned long long)mask);
+    }
     for (int k = 0; k < bits; k++) {
         bool tu = u && on_u[k], tb = b && on_b[k];
-        if (!tu && !tb) continue;
+        if (done >> k & 1 || (!tu && !tb)) continue;
         text = arena_printf(a, "%s ^ ((uint64_t)(", text);
         if (tu) text = arena_printf(a, "%sparm_parity(%s & 0x%llxull)", text, u, (unsigned long long)on_u[k]);
         if (tb) text = arena_printf(a, "%s%sparm_parity(%s & 0x%llxull)", text, tu ? " ^ " : "", b,
