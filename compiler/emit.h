@@ -170,12 +170,22 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p);
  * has one (Phase.map), at indentation `indent` (4 spaces each). */
 void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *dest,
                             int indent);
+/* How a target stores `value` into output slot k at memory index `index`
+ * (the pad's guard included), at indentation `indent`. */
+typedef void (*SlotStore)(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value,
+                          int indent);
+/* The tile element whose fields are `fields` stored at memory index
+ * `index` of phase p's output, through its store map where it has one
+ * (Phase.store_map), each slot by `store`. */
+void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *fields,
+                             int indent, SlotStore store);
 /* POS values from C variables: `u` holds the tile coordinate of the element
  * (the memory index in a MAP phase, where step is NULL), `b` the block. */
 typedef struct {
     const Phase *phase;
     const Step *step;
     const char *u, *b;
+    bool store;                 /* of the phase's store map: u is the memory index stored */
 } PosAt;
 ElemPositions emit_positions_at(const PosAt *at);
 /* A parity bit as a C expression: "parm_parity(v0 & M0) ^ parm_parity(v1 &

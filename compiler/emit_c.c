@@ -104,7 +104,7 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     for (int k = 0; k < width; k++) fprintf(out, "            (void)e%d;\n", k);
     for (int k = 0; k < width; k++) fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(t, k % ns)), k);
     const char *prefix = arena_printf(&scratch, "s%d_", index);
-    PosAt pos = {p, st, st->group_log == 1 ? "lo" : "u", "b"};
+    PosAt pos = {p, st, st->group_log == 1 ? "lo" : "u", "b", false};
     ElemPositions positions = emit_positions_at(&pos);
     emit_elem_named(out, st->body, width, prefix, 12, &positions);
     for (int k = 0; k < width; k++) fprintf(out, "            tile%d[%s] = r%d;\n", k % ns, at[k / ns], k);
@@ -112,17 +112,28 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     arena_free(&scratch);
 }
 
-/* Tile element u of slot k to memory index `index` of the phase's output:
- * for the last phase of an entry of any length, only inside the shape. */
-static void emit_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *u) {
+/* `value` into slot k of the phase's output at memory index `index`: for
+ * the last phase of an entry of any length, only inside the shape
+ * (SlotStore). */
+static void emit_slot_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value,
+                            int indent) {
     if (!plan_stores_slot(s, p, k)) return;
     if (!emit_pad_stores(s, p)) {
-        fprintf(out, "            out%d[%s] = tile%d[%s];\n", k, index, k, u);
+        fprintf(out, "%*sout%d[%s] = %s;\n", 4 * indent, "", k, index, value);
         return;
     }
     Arena scratch = {0};
-    fprintf(out, "            if (%s) out%d[%s] = tile%d[%s];\n", emit_pad_inside(&scratch, s, index), k,
-            emit_pad_at(&scratch, s, index), k, u);
+    fprintf(out, "%*sif (%s) out%d[%s] = %s;\n", 4 * indent, "", emit_pad_inside(&scratch, s, index), k,
+            emit_pad_at(&scratch, s, index), value);
+    arena_free(&scratch);
+}
+
+/* Tile element u to memory index `index` of the phase's output. */
+static void emit_store(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *u) {
+    Arena scratch = {0};
+    const char *fields[SCHED_MAX_SLOTS];
+    for (int k = 0; k < p->elem->nslots; k++) fields[k] = arena_printf(&scratch, "tile%d[%s]", k, u);
+    emit_tile_element_store(out, s, p, index, fields, 3, emit_slot_store);
     arena_free(&scratch);
 }
 
@@ -139,7 +150,6 @@ static void emit_tile_load(FILE *out, const Schedule *s, const Phase *p) {
  * goes to z0 ^ Z·sigma and comes from tile element G·sigma (⊕ src_const:
  * a halved write has half as many sigma, plan.h). */
 static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p) {
-    int ns = p->elem->nslots;
     fprintf(out, "        uint64_t z0 = 0x%llxu;\n", (unsigned long long)p->write_compl);
     fprintf(out, "        for (int k = 0; k < %d; k++) if (b >> k & 1) z0 ^= ZB[k];\n", p->block_log);
     if (s->gpu_log) fprintf(out, "        z0 &= 0x%llxu;\n", (unsigned long long)f2_mask(p->n - s->gpu_log));
@@ -147,7 +157,7 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p) {
     if (p->src_const) fprintf(out, "            uint64_t z = z0, u = 0x%llxu;\n", (unsigned long long)p->src_const);
     else fputs("            uint64_t z = z0, u = 0;\n", out);
     fprintf(out, "            for (int i = 0; i < %d; i++) if (sigma >> i & 1) { z ^= Z[i]; u ^= G[i]; }\n", p->out_tile_log);
-    for (int k = 0; k < ns; k++) emit_store(out, s, p, k, "z", "u");
+    emit_store(out, s, p, "z", "u");
     fputs("        }\n", out);
 }
 
@@ -170,7 +180,7 @@ static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p) {
 static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
     emit_phase_head(out, s, p, name, true);
-    emit_planes(out, p->in_elem, p->elem);
+    emit_planes(out, p->in_elem, plan_out_elem(p));
     emit_tables(out, "W", p->tile_cols, p->tile_log);
     emit_tables(out, "C", p->block_cols, p->block_log);
     if (!p->writes_in_place) {
@@ -201,7 +211,7 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     for (int i = 0; i < p->nsteps; i++) emit_stage(out, p, &p->steps[i], i);
     if (p->writes_in_place) {
         fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
-        for (int k = 0; k < ns; k++) emit_store(out, s, p, k, "x0 ^ off[u]", "u");
+        emit_store(out, s, p, "x0 ^ off[u]", "u");
         fputs("        }\n", out);
     } else {
         emit_permuted_write(out, s, p);

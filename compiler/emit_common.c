@@ -172,11 +172,16 @@ const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64
 static const char *pos_at(const void *ctx, const IrStmt *pos, Arena *a) {
     const PosAt *at = ctx;
     uint64_t on_u[64], on_b[64], konst;
+    if (at->store) {
+        int bits = plan_store_pos(at->phase, pos, on_u, &konst);
+        return emit_pos_expr(a, bits, on_u, NULL, konst, at->u, NULL);
+    }
     int bits = plan_pos(at->phase, at->step, pos, on_u, on_b, &konst);
     return emit_pos_expr(a, bits, on_u, on_b, konst, at->u, at->b);
 }
 
 ElemPositions emit_positions_at(const PosAt *at) {
+    if (at->store) return (ElemPositions){pos_at, at, NULL, 0};   /* a store map reads no tables */
     if (at->step) return (ElemPositions){pos_at, at, at->step->tables, at->step->ntables};
     return (ElemPositions){pos_at, at, at->phase->map_tables, at->phase->nmap_tables};
 }
@@ -208,7 +213,7 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
         results[k] = arena_printf(&scratch, "m_unstored%d", k);
         fprintf(out, "        %s %s;\n", prim_ctype(elem_slot_prim(p->elem, k)), results[k]);
     }
-    PosAt at = {p, NULL, "x", NULL};
+    PosAt at = {p, NULL, "x", NULL, false};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->map->body, params, results, "m_", 2, &positions);
     for (int k = 0; k < p->elem->nslots; k++)
@@ -227,12 +232,37 @@ void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const 
         /* with ranks the position is the global index */
         const char *x = s->gpu_log ? arena_printf(&scratch, "((%s) | parm_rank << %d)", index, p->n - s->gpu_log)
                                    : arena_printf(&scratch, "(%s)", index);
-        PosAt at = {p, NULL, x, NULL};
+        PosAt at = {p, NULL, x, NULL, false};
         ElemPositions positions = emit_positions_at(&at);
         fprintf(out, "%*s{\n", 4 * indent, "");
-        emit_elem_body(out, p->map->body, fields, dest, "m_", indent + 1, &positions);
+        emit_elem_body(out, p->map->body, fields, dest, "m_", 4 * indent + 4, &positions);
         fprintf(out, "%*s}\n", 4 * indent, "");
     }
+    arena_free(&scratch);
+}
+
+void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *fields,
+                             int indent, SlotStore store) {
+    if (!p->store_map) {
+        for (int k = 0; k < p->elem->nslots; k++) store(out, s, p, k, index, fields[k], indent);
+        return;
+    }
+    Arena scratch = {0};
+    const ElemType *res = plan_out_elem(p);
+    const char *results[SCHED_MAX_SLOTS];
+    fprintf(out, "%*s{\n", 4 * indent, "");
+    for (int k = 0; k < res->nslots; k++) {
+        results[k] = arena_printf(&scratch, "sm%d", k);
+        fprintf(out, "%*s%s %s;\n", 4 * indent + 4, "", prim_ctype(elem_slot_prim(res, k)), results[k]);
+    }
+    PosAt at = {p, NULL, arena_printf(&scratch, "(%s)", index), NULL, true};
+    ElemPositions positions = emit_positions_at(&at);
+    emit_elem_body(out, p->store_map->body, fields, results, "sm_", 4 * indent + 4, &positions);
+    for (int k = 0; k < res->nslots; k++) {
+        store(out, s, p, k, index, results[k], indent + 1);
+        if (!plan_stores_slot(s, p, k)) fprintf(out, "%*s(void)%s;\n", 4 * indent + 4, "", results[k]);
+    }
+    fprintf(out, "%*s}\n", 4 * indent, "");
     arena_free(&scratch);
 }
 

@@ -73,15 +73,16 @@ static void emit_thread_slot(FILE *out, const Phase *p, int t) {
 
 /* plane[index] = value, or for the last phase of an entry of any length
  * only inside the shape. */
-static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value) {
+static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value,
+                              int indent) {
     if (!plan_stores_slot(s, p, k)) return;
     if (!emit_pad_stores(s, p)) {
-        fprintf(out, "    out%d[%s] = %s;\n", k, index, value);
+        fprintf(out, "%*sout%d[%s] = %s;\n", 4 * indent, "", k, index, value);
         return;
     }
     Arena scratch = {0};
-    fprintf(out, "    if (%s) out%d[%s] = %s;\n", emit_pad_inside(&scratch, s, index), k, emit_pad_at(&scratch, s, index),
-            value);
+    fprintf(out, "%*sif (%s) out%d[%s] = %s;\n", 4 * indent, "", emit_pad_inside(&scratch, s, index), k,
+            emit_pad_at(&scratch, s, index), value);
     arena_free(&scratch);
 }
 
@@ -145,7 +146,7 @@ static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, 
         const char *tile[SCHED_MAX_SLOTS];
         for (int k = 0; k < ns; k++) tile[k] = arena_printf(&scratch, "tile%d[st %c 0x%llxu]", k, op_s, (unsigned long long)slot);
         if (load) emit_tile_element_load(out, s, p, index, tile, 1);
-        for (int k = 0; !load && k < ns; k++) emit_global_store(out, s, p, k, index, tile[k]);
+        else emit_tile_element_store(out, s, p, index, tile, 1, emit_global_store);
         arena_free(&scratch);
     }
     if (vectors) fputs("    }\n", out);
@@ -223,10 +224,10 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
         uint64_t gs = plan_slot(p, g);
         Arena scratch = {0};
         const char *index = arena_printf(&scratch, "zt %c 0x%llxull", emit_index_op(zbits, z), (unsigned long long)z);
+        const char *tile[SCHED_MAX_SLOTS];
         for (int k = 0; k < ns; k++)
-            emit_global_store(out, s, p, k, index,
-                              arena_printf(&scratch, "tile%d[gt %c 0x%llxu]", k, emit_index_op(gbits, gs),
-                                           (unsigned long long)gs));
+            tile[k] = arena_printf(&scratch, "tile%d[gt %c 0x%llxu]", k, emit_index_op(gbits, gs), (unsigned long long)gs);
+        emit_tile_element_store(out, s, p, index, tile, 1, emit_global_store);
         arena_free(&scratch);
     }
     if (t < threads) fputs("    }\n", out);
@@ -261,14 +262,14 @@ static int tile_buffers(const Phase *p) { return p->buffers > 1 ? p->buffers : 1
 
 /* The kernel's signature, its shared memory and scalar arguments. */
 static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    int ns = p->elem->nslots;
     fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << threads_log(p),
             p->blocks_per_sm, name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < p->in_elem->nslots; k++)
         fprintf(out, "%sconst %s *%sin%d", k ? ", " : "", prim_ctype(elem_slot_prim(p->in_elem, k)), restrict_, k);
-    for (int k = 0; k < ns; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(p->elem, k)), restrict_, k);
+    const ElemType *res = plan_out_elem(p);
+    for (int k = 0; k < res->nslots; k++) fprintf(out, ", %s *%sout%d", prim_ctype(elem_slot_prim(res, k)), restrict_, k);
     if (emit_phase_reduces(s, p)) emit_partial_params(out, s, &target_cuda);
     emit_rank_param(out, s);
     emit_arg_params(out, s);
@@ -432,7 +433,7 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
 
         fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << (p->block_log - s->gpu_log),
                 1 << threads_log(p), bytes);
-    emit_plane_args(out, p->in_elem, p->elem);
+    emit_plane_args(out, p->in_elem, plan_out_elem(p));
     for (int k = 0; emit_phase_reduces(s, p) && k < s->reduce->nres; k++)
         fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);
     emit_rank_value(out, s);

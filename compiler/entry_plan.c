@@ -374,7 +374,8 @@ static int fusable_phase(Graph *g, const Schedule *chain, const IrStmt *s) {
     body_reads(g, s->body, &vals, &nvals, &cap);
     if (!s->commutative || nvals || chain->nhalves) return -1;   /* halves keep part of the tile */
     for (int i = chain->nphases - 1; i >= 0; i--) {
-        if (chain->phases[i].kind == PHASE_LOCAL) return elem_equal(chain->phases[i].elem, s->args[s->nres]->elem) ? i : -1;
+        if (chain->phases[i].kind == PHASE_LOCAL)   /* its tile, not a store map's results */
+            return !chain->phases[i].store_map && elem_equal(chain->phases[i].elem, s->args[s->nres]->elem) ? i : -1;
         if (chain->phases[i].kind != PHASE_PERMUTE) return -1;
     }
     return -1;

@@ -45,6 +45,8 @@ bool plan_vector_load(const Schedule *s, const Phase *p) {
 
 bool plan_stores_slot(const Schedule *s, const Phase *p, int k) { return p->dst != BUF_OUT || !(s->out_unstored >> k & 1); }
 
+const ElemType *plan_out_elem(const Phase *p) { return p->store_map ? p->store_map->res[0]->elem : p->elem; }
+
 /* Bit k of a POS's value over coordinates whose bit j is parity(coord[j] &
  * the variable): the XOR of coord[j] over the bits j of the statement's row k. */
 static int compose(const IrStmt *pos, const uint64_t *coord, int coord_bits, uint64_t *on) {
@@ -56,18 +58,30 @@ static int compose(const IrStmt *pos, const uint64_t *coord, int coord_bits, uin
     return pos->mat->n;
 }
 
+/* The constant bits of a POS over coordinates that carry coord_const. */
+static uint64_t pos_const(const IrStmt *pos, int coord_bits, uint64_t coord_const) {
+    uint64_t konst = pos->compl;
+    for (int k = 0; k < pos->mat->n; k++)
+        for (int j = 0; j < coord_bits; j++)
+            if (pos->mat->row[k] >> j & 1) konst ^= (coord_const >> j & 1) << k;
+    return konst;
+}
+
 int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst) {
     /* the element's position: bit j from masks over u (and b for a step) */
     int coord_bits = st ? st->pos_bits : p->n;
-    uint64_t coord_const = st ? st->pos_const : p->map_pos_const;
     compose(pos, st ? st->pos_u : p->map_pos.row, coord_bits, on_u);
     if (st) compose(pos, st->pos_b, coord_bits, on_b);
     else
         for (int k = 0; k < pos->mat->n; k++) on_b[k] = 0;
-    *konst = pos->compl;
-    for (int k = 0; k < pos->mat->n; k++)
-        for (int j = 0; j < coord_bits; j++)
-            if (pos->mat->row[k] >> j & 1) *konst ^= (coord_const >> j & 1) << k;
+    *konst = pos_const(pos, coord_bits, st ? st->pos_const : p->map_pos_const);
+    return pos->mat->n;
+}
+
+int plan_store_pos(const Phase *p, const IrStmt *pos, uint64_t *on_u, uint64_t *konst) {
+    /* over the output's index bits: fewer than the tile's input after halves */
+    compose(pos, p->store_pos.row, p->store_pos.n, on_u);
+    *konst = pos_const(pos, p->store_pos.n, p->store_pos_const);
     return pos->mat->n;
 }
 

@@ -239,6 +239,14 @@ typedef struct {
     uint64_t map_pos_const;
     TableUse *map_tables;       /* as Step.tables */
     int nmap_tables;
+    /* LOCAL, the chain's last phase only: a map run on each element as it
+     * is stored, from elem to the chain's out_elem (the closing MAP phase
+     * folded into the write, fold_store_map: one pass less). The element
+     * stored at memory index z has position store_pos·z ⊕ store_pos_const.
+     * Such a map reads no tables. */
+    const IrStmt *store_map;
+    F2Mat store_pos;
+    uint64_t store_pos_const;
     /* EXCHANGE: y = mat·x ⊕ compl (as PERMUTE) in three steps, on the
      * local indices l (ln = n - gpu_log bits) of each rank r:
      *   pack: element l to send index s = pack·l (none when !packs: the
@@ -610,12 +618,18 @@ bool plan_vector_load(const Schedule *s, const Phase *p);
 bool plan_shifted_load(const Schedule *s, const Phase *p);
 /* Whether phase p stores its output slot k (Schedule.out_unstored). */
 bool plan_stores_slot(const Schedule *s, const Phase *p, int k);
+/* The element type phase p writes: its store map's result (Phase.store_map)
+ * where it has one, else its own. */
+const ElemType *plan_out_elem(const Phase *p);
 
 /* A POS statement of a step's body (or, with st NULL, of a phase's map,
  * Phase.map) as masks: bit k of its value is parity(on_u[k] & u) ^
  * parity(on_b[k] & b) ^ bit k of *konst, with u and b as in Step (for a MAP
  * phase on_u is over the memory index and on_b is 0). Returns the bits. */
 int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst);
+/* The same POS of a phase's store map (Phase.store_map), on_u over the
+ * memory index it stores. Returns the bits. */
+int plan_store_pos(const Phase *p, const IrStmt *pos, uint64_t *on_u, uint64_t *konst);
 /* The same POS of a step's body over the thread index of its register
  * round (Step.pos_tid): bit k depends on the thread as parity(on_tid[k] &
  * tid). Returns the bits. */

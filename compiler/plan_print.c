@@ -63,6 +63,19 @@ static void print_map(FILE *out, const Phase *p) {
     print_tables(out, p->map_tables, p->nmap_tables);
 }
 
+/* A LOCAL phase's store map, from its tile's type, and the positions it
+ * reads. */
+static void print_store_map(FILE *out, const Phase *p) {
+    fputs("    store through ", out);
+    ir_print_stmt_brief(out, p->store_map);
+    fputs(", from tiles of ", out);
+    elem_print(out, p->elem);
+    fputc('\n', out);
+    if (!reads_position(p->store_map->body)) return;
+    fprintf(out, "    store position: complement 0x%llx\n", (unsigned long long)p->store_pos_const);
+    vectors(out, "store position rows", p->store_pos.row, p->store_pos.n);
+}
+
 static void print_local(FILE *out, const Schedule *s, const Phase *p) {
     fprintf(out, ", tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads, %s", p->tile_log, p->seg_log,
             p->block_log, p->threads_log, p->writes_in_place ? "in place" : "into the next layout");
@@ -72,6 +85,7 @@ static void print_local(FILE *out, const Schedule *s, const Phase *p) {
     if (p->vec_log && !plan_vector_load(s, p)) fputs(", the load element by element", out);
     fputc('\n', out);
     if (p->map) print_map(out, p);
+    if (p->store_map) print_store_map(out, p);
     fprintf(out, "    CUDA kernel: %d bytes of shared memory, a tile buffer's planes at:", p->shared_bytes);
     for (int k = 0; k < p->elem->nslots; k++) fprintf(out, " %d", p->plane_off[k]);
     fprintf(out, "; launch bounds of %d block%s per SM\n", p->blocks_per_sm, p->blocks_per_sm == 1 ? "" : "s");
@@ -244,7 +258,7 @@ void plan_print(FILE *out, const Schedule *s) {
         fprintf(out, "phase %d: %s, %s -> %s, ", i, kinds[p->kind], plan_buf_name(p->src), plan_buf_name(p->dst));
         elem_print(out, p->in_elem);
         fputs(" -> ", out);
-        elem_print(out, p->elem);
+        elem_print(out, plan_out_elem(p));
         switch (p->kind) {
         case PHASE_LOCAL: print_local(out, s, p); break;
         case PHASE_PERMUTE: print_permute(out, p); break;

@@ -288,6 +288,24 @@ static const char *verify_map(Arena *a, const Phase *p) {
     return verify_table_uses(a, p->map_tables, p->nmap_tables, p->map->body);
 }
 
+/* A store map (Phase.store_map) on the chain's last phase, a LOCAL one
+ * that writes the output element by element from another buffer than it
+ * reads, and whose tile no fused reduce reads: from the tile's type to the
+ * result's, its positions over the output's index bits, no tables. */
+static const char *verify_store_map(Arena *a, const Schedule *s, int i) {
+    const Phase *p = &s->phases[i];
+    REQUIRE(p->kind == PHASE_LOCAL && i + 1 == s->nphases, "a store map on a %s phase",
+            p->kind == PHASE_LOCAL ? "LOCAL phase before the last" : "non-LOCAL");
+    const IrStmt *m = p->store_map;
+    REQUIRE(m->nres == 1 && elem_equal(m->res[0]->elem, s->out_elem), "the store map does not write the result's type");
+    REQUIRE(m->nargs == 1 && elem_equal(m->args[0]->elem, p->elem), "the store map does not read the tile's type");
+    REQUIRE(!p->vec_log && !p->vec_write && !s->gpu_log, "a store map with vector copies or ranks");
+    REQUIRE(p->src != p->dst, "a store map that writes the buffer it reads");
+    REQUIRE(!s->reduce || s->reduce_phase != i, "a store map in the phase a reduce is fused into");
+    REQUIRE(invertible(&p->store_pos, p->n - p->half_log), "store positions that are not a permutation of the output");
+    return verify_table_uses(a, NULL, 0, m->body);
+}
+
 /* The output's planes hold only the output's slot types. */
 static bool fits_output(const Schedule *s, const ElemType *t) {
     if (t->nslots > s->out_elem->nslots) return false;
@@ -318,7 +336,7 @@ static const char *verify_scratch(Arena *a, const Schedule *s, const Phase *p) {
 static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     const Phase *p = &s->phases[i], *prev = i ? &s->phases[i - 1] : NULL;
     REQUIRE(p->n == s->n, "2^%d elements in a plan of 2^%d", p->n, s->n);
-    REQUIRE(elem_equal(p->in_elem, prev ? prev->elem : s->in_elem), "reads another element type than it is given");
+    REQUIRE(elem_equal(p->in_elem, prev ? plan_out_elem(prev) : s->in_elem), "reads another element type than it is given");
     REQUIRE(p->map || elem_equal(p->in_elem, p->elem), "changes the element type with no map");
     REQUIRE(!p->map || p->kind == PHASE_MAP || p->kind == PHASE_LOCAL, "a %s phase with a map",
             p->kind == PHASE_PERMUTE ? "permute" : "exchange");
@@ -328,7 +346,7 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     REQUIRE(p->src != p->dst || (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map), "reads and writes %s",
             plan_buf_name(p->dst));
     REQUIRE(i + 1 < s->nphases || p->dst == BUF_OUT, "the last phase writes %s", plan_buf_name(p->dst));
-    REQUIRE(p->dst != BUF_OUT || fits_output(s, p->elem), "writes the output with other slot types");
+    REQUIRE(p->dst != BUF_OUT || fits_output(s, plan_out_elem(p)), "writes the output with other slot types");
     /* the output of an entry of any length holds only the shape's elements */
     REQUIRE(!s->pad || p->dst != BUF_OUT || i + 1 == s->nphases, "writes the output of an entry of any length "
             "before the last phase");
@@ -582,7 +600,11 @@ const char *plan_verify(Arena *a, const Schedule *s) {
         const char *why = verify_flow(a, s, i);
         if (!why) {
             switch (p->kind) {
-            case PHASE_LOCAL: why = verify_local(a, p); if (!why && p->map) why = verify_map(a, p); break;
+            case PHASE_LOCAL:
+                why = verify_local(a, p);
+                if (!why && p->map) why = verify_map(a, p);
+                if (!why && p->store_map) why = verify_store_map(a, s, i);
+                break;
             case PHASE_PERMUTE: why = verify_permute(a, p); break;
             case PHASE_MAP: why = verify_map(a, p); break;
             case PHASE_EXCHANGE: why = NULL; break;
@@ -591,7 +613,7 @@ const char *plan_verify(Arena *a, const Schedule *s) {
         if (!why && s->gpu_log) why = verify_ranks(a, s, p);
         if (why) return arena_printf(a, "phase %d: %s", i, why);
     }
-    REQUIRE(s->nphases == 0 || elem_equal(s->phases[s->nphases - 1].elem, s->out_elem),
+    REQUIRE(s->nphases == 0 || elem_equal(plan_out_elem(&s->phases[s->nphases - 1]), s->out_elem),
             "the last phase writes another element type than the result's");
     /* an overlap is harmless only when the first phase reads all before writing the output */
     REQUIRE(s->alias != ALIAS_HARMLESS || (s->nphases > 0 && s->phases[0].dst != BUF_OUT),

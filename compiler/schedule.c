@@ -110,6 +110,7 @@ typedef struct {
      * phase of its own (flush_load_map) */
     Phase load_map;
     bool has_load_map;
+    bool last_stage;            /* the statement being scheduled is the chain's last */
 } Sched;
 
 static Phase *new_phase(Sched *s, PhaseKind kind) {
@@ -862,7 +863,18 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
                runs on the memory order as it is, in the next LOCAL phase's
                load where one comes next (plan_segment) */
             if (s->out->nhalves) refuse_halves(s, "a map that changes the type after a half", s->out->nhalves);
-            plan_segment(s, false);
+            if (s->last_stage && s->npending && !s->gpu_log) {
+                /* the chain's closing map: the steps before it write the
+                   logical order, the map runs as they store it
+                   (fold_store_map), and no permutation of the new type
+                   follows (with ranks: as before, fold_store_map takes
+                   none) */
+                plan_segment(s, true);
+                s->q_mat = s->layout = f2_identity(s->n);
+                s->q_compl = 0;
+            } else {
+                plan_segment(s, false);
+            }
             flush_load_map(s);
             F2Mat layout_inv = inverse(&s->layout);
             s->load_map = (Phase){.map = stmt, .map_pos = f2_mul(&s->q_mat, &layout_inv), .map_pos_const = s->q_compl,
@@ -905,6 +917,7 @@ static void schedule_body(Sched *s, const IrBody *body) {
                                                         "two, parm, col or map)", ir_op_name(stmt->op)));
         if (stmt->nargs != 1 || stmt->args[0] != cur || stmt->nres != 1)
             unsupported(s, stmt, "a program that is not a single chain of array stages");
+        s->last_stage = i == body->nstmts - 1;
         schedule_stmt(s, stmt);
         cur = stmt->res[0];
     }
@@ -914,6 +927,23 @@ static void schedule_body(Sched *s, const IrBody *body) {
     if (out->nhalves && !out->half_refused &&
         (out->phases[out->nphases - 1].kind != PHASE_LOCAL || out->phases[out->nphases - 1].half_log != out->nhalves))
         refuse_halves(s, "the last phase is no LOCAL phase that writes the logical order", out->nhalves - 1);
+}
+
+/* The chain's closing MAP phase runs in the store of the LOCAL phase before
+ * it (Phase.store_map), which writes the memory order the MAP phase reads:
+ * one pass less (a sort or top-k that widens its indices at the end). Not
+ * where the LOCAL phase's write moves 16-byte vectors of its own type, nor
+ * with ranks, nor for a map that reads tables (placed for a kernel of
+ * their own). */
+static void fold_store_map(Schedule *s) {
+    if (s->nphases < 2 || s->gpu_log) return;
+    Phase *map = &s->phases[s->nphases - 1], *local = map - 1;
+    if (map->kind != PHASE_MAP || local->kind != PHASE_LOCAL || map->nmap_tables || local->vec_log || local->vec_write)
+        return;
+    local->store_map = map->map;
+    local->store_pos = map->map_pos;
+    local->store_pos_const = map->map_pos_const;
+    s->nphases--;
 }
 
 /* Whether phase p's result fits the output: every slot of it has the type of
@@ -941,9 +971,9 @@ static void assign_buffers(Schedule *s) {
         bool out_ok = !s->pad && !s->nhalves && !s->out_unstored && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
-        } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map &&
+        } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map && !p->store_map &&
                    (dst != BUF_OUT || (!s->pad && !s->out_unstored))) {
-            /* (a load map's planes are of another type: not in place) */
+            /* (a load or store map's planes are of another type: not in place) */
             p->src = dst;
         } else {
             p->src = dst != BUF_OUT && out_ok ? BUF_OUT : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
@@ -958,7 +988,8 @@ static AliasRule alias_rule(const Schedule *s) {
     if (s->nphases == 0) return ALIAS_EXACT_OK;   /* a copy, skipped where in is out */
     if (s->phases[0].dst != BUF_OUT) return ALIAS_HARMLESS;
     const Phase *first = &s->phases[0];
-    return first->kind == PHASE_LOCAL && first->writes_in_place && !first->map ? ALIAS_EXACT_OK : ALIAS_COPY;
+    return first->kind == PHASE_LOCAL && first->writes_in_place && !first->map && !first->store_map ? ALIAS_EXACT_OK
+                                                                                                     : ALIAS_COPY;
 }
 
 
@@ -1048,6 +1079,7 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     s.layout = f2_identity(s.n);
     s.live = s.n;
     schedule_body(&s, body);
+    fold_store_map(out);
     assign_buffers(out);
     kernel_plan(out);
     lay_out_scratch(out);

@@ -104,7 +104,7 @@ static void replay_local_global(const Schedule *s, const Phase *p, uint64_t b, i
     if (plan_vector_load(s, p)) replay_vectors(p, b, bytes, false, g, sh);
     else replay_elements(p, b, elem_max_slot_bytes(p->in_elem), bytes, false, g, sh);
     if (p->vec_log && (p->writes_in_place || p->vec_write)) replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
-    else replay_elements(p, b, bytes, bytes, !p->writes_in_place, g, sh_out);
+    else replay_elements(p, b, elem_max_slot_bytes(plan_out_elem(p)), bytes, !p->writes_in_place, g, sh_out);
 }
 
 /* Each round loads its registers in its layout and stores them in the
@@ -202,6 +202,11 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
         fputs("  load map: ", out);
         ir_print_stmt_brief(out, p->map);
         fputs(" on each element as it is loaded (one pass less)\n", out);
+    }
+    if (p->store_map) {
+        fputs("  store map: ", out);
+        ir_print_stmt_brief(out, p->store_map);
+        fputs(" on each element as it is stored (one pass less)\n", out);
     }
     Tables t = {0};
     count_tables(&t, p->map_tables, p->nmap_tables);

@@ -13,7 +13,9 @@
 # whole-array stages, and planes fused into chains (tests/backend/
 # fused_planes.parm, tests/emu/expands.parm, tests/backend/
 # expand_pair_reduce.parm: expands read in place, planes
-# that nothing reads left unstored)
+# that nothing reads left unstored), and chains' closing maps run in their
+# last LOCAL phase's store (tests/emu/store_map.parm, tests/backend/
+# store_map.parm)
 # compiled with --emit-main -e ENTRY, run on random input (two seeds) and
 # compared with the reference interpreter byte for byte. Ends with
 # "N passed, N failed".
@@ -29,7 +31,8 @@ PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_redu
        tests/backend/wide_unzip.parm tests/backend/wide_zip.parm tests/anylen/entries.parm
        tests/backend/functions.parm tests/backend/row_reductions.parm tests/emu/blocks.parm
        tests/emu/blocks_small.parm tests/emu/blocks_fields.parm tests/backend/fused_planes.parm
-       tests/emu/expands.parm tests/backend/expand_pair_reduce.parm"
+       tests/emu/expands.parm tests/backend/expand_pair_reduce.parm tests/emu/store_map.parm
+       tests/backend/store_map.parm"
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(basename "$prog" .parm)_$e

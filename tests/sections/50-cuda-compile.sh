@@ -50,9 +50,27 @@ if command -v nvcc >/dev/null; then
     for prog in tests/backend/narrowing.parm tests/backend/tuple_between.parm tests/backend/scalar_params.parm \
         tests/backend/graph.parm tests/backend/sklansky.parm tests/backend/wide_unzip.parm \
         tests/backend/retype.parm tests/backend/invariant.parm tests/backend/one_element.parm \
-        tests/backend/functions.parm tests/backend/row_reductions.parm; do
+        tests/backend/functions.parm tests/backend/row_reductions.parm tests/backend/store_map.parm; do
         cuda_compiles "$prog" regress "$prog"
     done
+    # the math functions test for NaNs at their special cases and once at
+    # their result, not after each of their steps (runtime/parm_ops.h,
+    # parm_dadd and the others): in the PTX of a map of f32 exp, at most 2
+    # NaN tests of doubles per exp (one conversion of its argument to f64
+    # each; there were 40)
+    printf 'entry main (xs : [2^10]f32) = map (\\x -> exp x) xs\n' >"$TMP/cuda/exp.parm"
+    if "$PARMC" "$TMP/cuda/exp.parm" -o "$TMP/cuda/exp.cu" 2>"$TMP/cuda/err.txt" &&
+        nvcc -arch=sm_90 -O3 -ptx "$TMP/cuda/exp.cu" -o "$TMP/cuda/exp.ptx" 2>"$TMP/cuda/err.txt"; then
+        tests=$(grep -c 'setp\.nan\.f64' "$TMP/cuda/exp.ptx")
+        calls=$(grep -c 'cvt\.f64\.f32' "$TMP/cuda/exp.ptx")
+        if [ "$calls" -gt 0 ] && [ "$tests" -le $((2 * calls)) ]; then
+            pass
+        else
+            fail "the PTX of f32 exp: $tests NaN tests of doubles for $calls calls (at most 2 each)"
+        fi
+    else
+        fail "PTX of f32 exp: $(head -5 "$TMP/cuda/err.txt")"
+    fi
     # a failed CUDA call names itself (issue 24): the context keeps the call's
     # text and line, NAME_ctx_message gives them with cudaGetErrorString, and
     # the standalone main prints it. Without a GPU (here) the context's first

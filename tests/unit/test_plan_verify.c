@@ -33,7 +33,10 @@ static const char program[] =
     "entry sorted (xs : [2^7]i32) = two (col 2 cas) (vcolumn cas xs)\n"
     "entry layout (xs : [2^16]i32) = col 2 cas (bmmc (bitperm 16 (\\i -> 15 - i)) (col 2 cas xs))\n"
     "entry permute (xs : [2^12](u32, i32)) = bmmc (bitperm 12 (\\i -> 11 - i), 5) xs\n"
-    "entry mapped (xs : [2^6]i32) = mapi (\\i x -> f64 x + f64 i) (col 2 cas (map (\\x -> x * 3) xs))\n"
+    /* a closing map that reads a table: a MAP phase of its own */
+    "entry mapped (xs : [2^6]i32) = mapi (\\i x -> f64 x + sin (f64 (i >> 2))) (col 2 cas (map (\\x -> x * 3) xs))\n"
+    /* one that reads none: run as the comparators' phase stores */
+    "entry stored (xs : [2^6]i32) = mapi (\\i x -> f64 x + f64 i) (col 2 cas (map (\\x -> x * 3) xs))\n"
     "entry pairs (xs : [2^14](u32, i32)) = vcolumn kv xs\n"
     "entry posed (xs : [2^10]i32) = col 2 cas (mapi (\\i x -> x + i32 i) (col 2 cas xs))\n"
     "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, a]) xs\n"
@@ -72,6 +75,7 @@ static bool compile_text(Arena *arena, const char *text, IrProgram *out, Schedul
     specialise_program(arena, &prog, NULL, NULL, out);
     opt_normalise(out);
     opt_optimise(out, NULL);
+    opt_tabulate(out);
     if (plans) {
         *plans = NEW_ARRAY(arena, Schedule, out->nfuncs);
         for (int i = 0; i < out->nfuncs; i++) schedule_func(arena, out->funcs[i], NULL, &(*plans)[i]);
@@ -175,6 +179,32 @@ static void break_load_map(Arena *a, Schedule *plans) {
     c = copy(a, perm);
     c.phases[i].map = s->phases[0].map;
     expect(a, &c, "a permute phase with a map", "a map on a permutation");
+}
+
+/* A chain's closing map run by its last LOCAL phase's store
+ * (Phase.store_map, fold_store_map): only there, from the tile's type to
+ * the result's, element by element. */
+static void break_store_map(Arena *a, Schedule *plans) {
+    const Schedule *s = find(plans, "stored");
+    const Phase *last = &s->phases[s->nphases - 1];
+    check(s->nphases == 1 && last->kind == PHASE_LOCAL && last->store_map, "stored: one LOCAL phase with a store map");
+    if (!last->store_map) return;
+    Schedule c = copy(a, s);
+    c.phases[0].store_map = NULL;
+    expect(a, &c, "writes the output with other slot types", "the phase without its store map");
+    c = copy(a, s);
+    c.phases[0].store_map = find(plans, "loaded")->phases[0].map;
+    expect(a, &c, "writes the output with other slot types", "a store map of other types");
+    c = copy(a, s);
+    c.phases[0].vec_log = 2;
+    expect(a, &c, "a store map with vector copies", "a store map on copies in vectors");
+    c = copy(a, s);
+    c.phases[0].store_pos.row[0] = c.phases[0].store_pos.row[1];
+    expect(a, &c, "store positions that are not a permutation", "store positions that are not invertible");
+    const Schedule *mapped = find(plans, "mapped");
+    c = copy(a, mapped);
+    c.phases[first_of(mapped, PHASE_LOCAL, true)].store_map = last->store_map;
+    expect(a, &c, "a store map on a LOCAL phase before the last", "a store map before the last phase");
 }
 
 /* The warps that skip a round after halves (Round.live_log): each must
@@ -586,6 +616,7 @@ int main(void) {
         break_local(&arena, plans);
         break_live_warps(&arena, plans);
         break_load_map(&arena, plans);
+        break_store_map(&arena, plans);
         break_kernel(&arena, plans);
         break_exchange(&arena, plans);
         break_flow(&arena, plans);
