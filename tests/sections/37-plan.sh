@@ -15,6 +15,23 @@ done
     fail "plan: --dump-plan -e rev prints the plan of rev alone"
 "$PARMC" --dump-plan examples/permute.parm >"$TMP/plan.out" 2>&1
 [ "$(grep -c '^plan ' "$TMP/plan.out")" = 3 ] && pass || fail "plan: --dump-plan prints every entry's plan"
+# Sorts of rows with indices carry i32 indices and widen them as their last
+# phase stores (stdlib/sort.parm, Phase.store_map): records of 8 bytes, so
+# rows of 2^10 along the first of two dimensions (parmc.sort with dim=0) are
+# one pass with their transposes (3 with i64 indices), rows of 2^16 five
+# (six with i64 indices).
+sort_phases() {   # sort_phases ENTRY PHASES
+    printf 'import "sort"\n%s\n' "$1" >"$TMP/sort.parm"
+    local got
+    got=$("$PARMC" --dump-plan "$TMP/sort.parm" 2>&1 | sed -n '1s/.*, \([0-9]*\) phases\{0,1\},.*/\1/p')
+    if [ "$got" = "$2" ] && "$PARMC" --dump-plan "$TMP/sort.parm" | grep -q '^    store through map'; then
+        pass
+    else
+        fail "plan: $1 takes $got phases (expected $2, the last storing through the index map)"
+    fi
+}
+sort_phases 'entry main (xs : [2^17]i32) = bmmc (bitperm 17 (\i -> if i < 3 then i + 10 else if i < 13 then i - 3 else i)) (sort_records_rows idx_asc 7 10 (bmmc (bitperm 17 (\i -> if i < 10 then i + 3 else if i < 13 then i - 10 else i)) xs))' 1
+sort_phases 'entry main (xs : [2^18]i32) = sort_records_rows idx_desc 2 16 xs' 5
 # Runs of masked coli (comparators guarded by their position) are LOCAL
 # steps, grouped as xor columns are: a phase holds the steps whose pair
 # vectors, (2^j - 1) * 2^d for Batcher's pairs (x, x + 2^d), span at most
