@@ -110,7 +110,9 @@ typedef struct {
      * phase of its own (flush_load_map) */
     Phase load_map;
     bool has_load_map;
-    bool last_stage;            /* the statement being scheduled is the chain's last */
+    const IrStmt *const *after; /* the chain's statements after the one being scheduled */
+    int nafter;
+    int consumed;               /* how many of them it took (close_with_map) */
 } Sched;
 
 static Phase *new_phase(Sched *s, PhaseKind kind) {
@@ -828,6 +830,41 @@ static void half_stmt(Sched *s, const IrStmt *stmt) {
     out->nhalves++;
 }
 
+static void schedule_stmt(Sched *s, const IrStmt *stmt);
+
+/* Whether only permutations follow the statement being scheduled, each on
+ * the result of the one before. */
+static bool only_permutations_after(const Sched *s) {
+    for (int i = 0; i < s->nafter; i++) {
+        const IrStmt *t = s->after[i];
+        if (t->op != IR_BMMC || t->nargs != 1 || t->nres != 1 || (i && t->args[0] != s->after[i - 1]->res[0]))
+            return false;
+    }
+    return true;
+}
+
+/* The chain's closing map, which only permutations follow: they come
+ * first (maps commute with permutations; the map reads its positions
+ * through them), the steps before it write the logical order, and the map
+ * runs as they store it (fold_store_map): no pass of its own, and no
+ * permutation of the new type after it. The element at memory index y
+ * then has index q_map·q_end⁻¹·(y ⊕ c_end) ⊕ c_map in the map's array. */
+static void close_with_map(Sched *s, const IrStmt *map) {
+    F2Mat q_map = s->q_mat;
+    uint64_t c_map = s->q_compl;
+    for (int i = 0; i < s->nafter; i++) schedule_stmt(s, s->after[i]);
+    s->consumed = s->nafter;
+    plan_segment(s, true);
+    flush_load_map(s);
+    F2Mat end_inv = inverse(&s->q_mat), pos = f2_mul(&q_map, &end_inv);
+    s->load_map = (Phase){.map = map, .map_pos = pos, .map_pos_const = f2_apply(&pos, s->q_compl) ^ c_map,
+                          .in_elem = s->elem};
+    s->has_load_map = true;
+    s->q_mat = s->layout = f2_identity(s->n);
+    s->q_compl = 0;
+    set_elem(s, map->res[0]->elem);
+}
+
 static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     switch (stmt->op) {
     case IR_BMMC: {
@@ -863,18 +900,11 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
                runs on the memory order as it is, in the next LOCAL phase's
                load where one comes next (plan_segment) */
             if (s->out->nhalves) refuse_halves(s, "a map that changes the type after a half", s->out->nhalves);
-            if (s->last_stage && s->npending && !s->gpu_log) {
-                /* the chain's closing map: the steps before it write the
-                   logical order, the map runs as they store it
-                   (fold_store_map), and no permutation of the new type
-                   follows (with ranks: as before, fold_store_map takes
-                   none) */
-                plan_segment(s, true);
-                s->q_mat = s->layout = f2_identity(s->n);
-                s->q_compl = 0;
-            } else {
-                plan_segment(s, false);
+            if (s->npending && !s->gpu_log && only_permutations_after(s)) {
+                close_with_map(s, stmt);   /* (with ranks fold_store_map takes none) */
+                return;
             }
+            plan_segment(s, false);
             flush_load_map(s);
             F2Mat layout_inv = inverse(&s->layout);
             s->load_map = (Phase){.map = stmt, .map_pos = f2_mul(&s->q_mat, &layout_inv), .map_pos_const = s->q_compl,
@@ -917,9 +947,12 @@ static void schedule_body(Sched *s, const IrBody *body) {
                                                         "two, parm, col or map)", ir_op_name(stmt->op)));
         if (stmt->nargs != 1 || stmt->args[0] != cur || stmt->nres != 1)
             unsupported(s, stmt, "a program that is not a single chain of array stages");
-        s->last_stage = i == body->nstmts - 1;
+        s->after = (const IrStmt *const *)body->stmts + i + 1;
+        s->nafter = body->nstmts - i - 1;
+        s->consumed = 0;
         schedule_stmt(s, stmt);
-        cur = stmt->res[0];
+        i += s->consumed;
+        cur = body->stmts[i]->res[0];
     }
     if (cur != body->results[0]) diag_fatal("internal error: the entry result is not the last stage");
     plan_segment(s, true);

@@ -19,11 +19,14 @@ done
 # phase stores (stdlib/sort.parm, Phase.store_map): records of 8 bytes, so
 # rows of 2^10 along the first of two dimensions (parmc.sort with dim=0) are
 # one pass with their transposes (3 with i64 indices), rows of 2^16 five
-# (six with i64 indices).
-sort_phases() {   # sort_phases ENTRY PHASES
-    printf 'import "sort"\n%s\n' "$1" >"$TMP/sort.parm"
+# (six with i64 indices). A closing map that only permutations follow runs
+# after them, as the last phase stores (close_with_map): a top-k along the
+# first dimension (parmc.topk with dim=0) is three passes, one per node
+# (five when its last node mapped and then permuted).
+sort_phases() {   # sort_phases ENTRY PHASES: phases of every plan together
+    printf 'import "topk"\n%s\n' "$1" >"$TMP/sort.parm"
     local got
-    got=$("$PARMC" --dump-plan "$TMP/sort.parm" 2>&1 | sed -n '1s/.*, \([0-9]*\) phases\{0,1\},.*/\1/p')
+    got=$("$PARMC" --dump-plan "$TMP/sort.parm" 2>&1 | grep -c '^phase ')
     if [ "$got" = "$2" ] && "$PARMC" --dump-plan "$TMP/sort.parm" | grep -q '^    store through map'; then
         pass
     else
@@ -32,6 +35,7 @@ sort_phases() {   # sort_phases ENTRY PHASES
 }
 sort_phases 'entry main (xs : [2^17]i32) = bmmc (bitperm 17 (\i -> if i < 3 then i + 10 else if i < 13 then i - 3 else i)) (sort_records_rows idx_asc 7 10 (bmmc (bitperm 17 (\i -> if i < 10 then i + 3 else if i < 13 then i - 10 else i)) xs))' 1
 sort_phases 'entry main (xs : [2^18]i32) = sort_records_rows idx_desc 2 16 xs' 5
+sort_phases 'entry main (xs0 : [2^19]f32) = bmmc (bitperm 10 (\i -> if i < 3 then i + 3 else if i < 6 then i - 3 else i)) (topk_records_rows idx_desc 7 3 (bmmc (bitperm 19 (\i -> if i < 12 then i + 3 else if i < 15 then i - 12 else i)) xs0))' 3
 # Runs of masked coli (comparators guarded by their position) are LOCAL
 # steps, grouped as xor columns are: a phase holds the steps whose pair
 # vectors, (2^j - 1) * 2^d for Batcher's pairs (x, x + 2^d), span at most
