@@ -15,7 +15,7 @@
 # expand_pair_reduce.parm: expands read in place, planes
 # that nothing reads left unstored), and chains' closing maps run in their
 # last LOCAL phase's store (tests/emu/store_map.parm, tests/backend/
-# store_map.parm)
+# store_map.parm, store_map_perm.parm)
 # compiled with --emit-main -e ENTRY, run on random input (two seeds) and
 # compared with the reference interpreter byte for byte. Ends with
 # "N passed, N failed".
@@ -32,7 +32,7 @@ PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_redu
        tests/backend/functions.parm tests/backend/row_reductions.parm tests/emu/blocks.parm
        tests/emu/blocks_small.parm tests/emu/blocks_fields.parm tests/backend/fused_planes.parm
        tests/emu/expands.parm tests/backend/expand_pair_reduce.parm tests/emu/store_map.parm
-       tests/backend/store_map.parm"
+       tests/backend/store_map.parm tests/backend/store_map_perm.parm"
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(basename "$prog" .parm)_$e
