@@ -170,15 +170,13 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p);
  * has one (Phase.map), at indentation `indent` (4 spaces each). */
 void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *dest,
                             int indent);
-/* How a target stores `value` into output slot k at memory index `index`
- * (the pad's guard included), at indentation `indent`. */
-typedef void (*SlotStore)(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value,
-                          int indent);
 /* The tile element whose fields are `fields` stored at memory index
  * `index` of phase p's output, through its store map where it has one
- * (Phase.store_map), each slot by `store`. */
+ * (Phase.store_map): for the last phase of an entry of any length only
+ * inside the shape, and not into unstored planes (Schedule.out_unstored);
+ * at indentation `indent` (4 spaces each). */
 void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *fields,
-                             int indent, SlotStore store);
+                             int indent);
 /* POS values from C variables: `u` holds the tile coordinate of the element
  * (the memory index in a MAP phase, where step is NULL), `b` the block. */
 typedef struct {

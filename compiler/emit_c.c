@@ -112,28 +112,12 @@ static void emit_stage(FILE *out, const Phase *p, const Step *st, int index) {
     arena_free(&scratch);
 }
 
-/* `value` into slot k of the phase's output at memory index `index`: for
- * the last phase of an entry of any length, only inside the shape
- * (SlotStore). */
-static void emit_slot_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value,
-                            int indent) {
-    if (!plan_stores_slot(s, p, k)) return;
-    if (!emit_pad_stores(s, p)) {
-        fprintf(out, "%*sout%d[%s] = %s;\n", 4 * indent, "", k, index, value);
-        return;
-    }
-    Arena scratch = {0};
-    fprintf(out, "%*sif (%s) out%d[%s] = %s;\n", 4 * indent, "", emit_pad_inside(&scratch, s, index), k,
-            emit_pad_at(&scratch, s, index), value);
-    arena_free(&scratch);
-}
-
 /* Tile element u to memory index `index` of the phase's output. */
 static void emit_store(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *u) {
     Arena scratch = {0};
     const char *fields[SCHED_MAX_SLOTS];
     for (int k = 0; k < p->elem->nslots; k++) fields[k] = arena_printf(&scratch, "tile%d[%s]", k, u);
-    emit_tile_element_store(out, s, p, index, fields, 3, emit_slot_store);
+    emit_tile_element_store(out, s, p, index, fields, 3);
     arena_free(&scratch);
 }
 

@@ -241,10 +241,24 @@ void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const 
     arena_free(&scratch);
 }
 
+/* `value` into slot k of the phase's output at memory index `index`. */
+static void emit_slot_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value,
+                            int indent) {
+    if (!plan_stores_slot(s, p, k)) return;
+    if (!emit_pad_stores(s, p)) {
+        fprintf(out, "%*sout%d[%s] = %s;\n", 4 * indent, "", k, index, value);
+        return;
+    }
+    Arena scratch = {0};
+    fprintf(out, "%*sif (%s) out%d[%s] = %s;\n", 4 * indent, "", emit_pad_inside(&scratch, s, index), k,
+            emit_pad_at(&scratch, s, index), value);
+    arena_free(&scratch);
+}
+
 void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *fields,
-                             int indent, SlotStore store) {
+                             int indent) {
     if (!p->store_map) {
-        for (int k = 0; k < p->elem->nslots; k++) store(out, s, p, k, index, fields[k], indent);
+        for (int k = 0; k < p->elem->nslots; k++) emit_slot_store(out, s, p, k, index, fields[k], indent);
         return;
     }
     Arena scratch = {0};
@@ -259,7 +273,7 @@ void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->store_map->body, fields, results, "sm_", 4 * indent + 4, &positions);
     for (int k = 0; k < res->nslots; k++) {
-        store(out, s, p, k, index, results[k], indent + 1);
+        emit_slot_store(out, s, p, k, index, results[k], indent + 1);
         if (!plan_stores_slot(s, p, k)) fprintf(out, "%*s(void)%s;\n", 4 * indent + 4, "", results[k]);
     }
     fprintf(out, "%*s}\n", 4 * indent, "");

@@ -71,21 +71,6 @@ static void emit_thread_slot(FILE *out, const Phase *p, int t) {
     fputs(";\n", out);
 }
 
-/* plane[index] = value, or for the last phase of an entry of any length
- * only inside the shape. */
-static void emit_global_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value,
-                              int indent) {
-    if (!plan_stores_slot(s, p, k)) return;
-    if (!emit_pad_stores(s, p)) {
-        fprintf(out, "%*sout%d[%s] = %s;\n", 4 * indent, "", k, index, value);
-        return;
-    }
-    Arena scratch = {0};
-    fprintf(out, "%*sif (%s) out%d[%s] = %s;\n", 4 * indent, "", emit_pad_inside(&scratch, s, index), k,
-            emit_pad_at(&scratch, s, index), value);
-    arena_free(&scratch);
-}
-
 /* The tile copies in 16-byte vectors (Phase.vec_log) when every plane they
  * read or write is 16-byte aligned, else the element-wise copies that
  * follow (closed by the caller): thread tid, iteration i moves the vector of
@@ -146,7 +131,7 @@ static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, 
         const char *tile[SCHED_MAX_SLOTS];
         for (int k = 0; k < ns; k++) tile[k] = arena_printf(&scratch, "tile%d[st %c 0x%llxu]", k, op_s, (unsigned long long)slot);
         if (load) emit_tile_element_load(out, s, p, index, tile, 1);
-        else emit_tile_element_store(out, s, p, index, tile, 1, emit_global_store);
+        else emit_tile_element_store(out, s, p, index, tile, 1);
         arena_free(&scratch);
     }
     if (vectors) fputs("    }\n", out);
@@ -227,7 +212,7 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
         const char *tile[SCHED_MAX_SLOTS];
         for (int k = 0; k < ns; k++)
             tile[k] = arena_printf(&scratch, "tile%d[gt %c 0x%llxu]", k, emit_index_op(gbits, gs), (unsigned long long)gs);
-        emit_tile_element_store(out, s, p, index, tile, 1, emit_global_store);
+        emit_tile_element_store(out, s, p, index, tile, 1);
         arena_free(&scratch);
     }
     if (t < threads) fputs("    }\n", out);
