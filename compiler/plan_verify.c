@@ -288,16 +288,16 @@ static const char *verify_map(Arena *a, const Phase *p) {
     return verify_table_uses(a, p->map_tables, p->nmap_tables, p->map->body);
 }
 
-/* A store map (Phase.store_map) on the chain's last phase, a LOCAL one
- * that writes the output element by element from another buffer than it
- * reads, and whose tile no fused reduce reads: from the tile's type to the
- * result's, its positions over the output's index bits, no tables. */
+/* A store map (Phase.store_map) on a LOCAL phase that writes element by
+ * element into another buffer than it reads, and whose tile no fused reduce
+ * reads: from the tile's type to the type the next phase reads (the
+ * result's after the last), its positions over the written index bits, no
+ * tables. */
 static const char *verify_store_map(Arena *a, const Schedule *s, int i) {
     const Phase *p = &s->phases[i];
-    REQUIRE(p->kind == PHASE_LOCAL && i + 1 == s->nphases, "a store map on a %s phase",
-            p->kind == PHASE_LOCAL ? "LOCAL phase before the last" : "non-LOCAL");
     const IrStmt *m = p->store_map;
-    REQUIRE(m->nres == 1 && elem_equal(m->res[0]->elem, s->out_elem), "the store map does not write the result's type");
+    const ElemType *next = i + 1 < s->nphases ? s->phases[i + 1].in_elem : s->out_elem;
+    REQUIRE(m->nres == 1 && elem_equal(m->res[0]->elem, next), "the store map does not write the type read next");
     REQUIRE(m->nargs == 1 && elem_equal(m->args[0]->elem, p->elem), "the store map does not read the tile's type");
     REQUIRE(!p->vec_log && !p->vec_write && !s->gpu_log, "a store map with vector copies or ranks");
     REQUIRE(p->src != p->dst, "a store map that writes the buffer it reads");
@@ -318,10 +318,11 @@ static bool fits_output(const Schedule *s, const ElemType *t) {
  * its room (up to the next plane, or the end of the scratch). */
 static const char *verify_scratch(Arena *a, const Schedule *s, const Phase *p) {
     int x = p->dst - BUF_SCRATCH_A;
-    REQUIRE(p->elem->nslots <= s->scratch_planes[x], "writes %d planes to %s, which has %d", p->elem->nslots,
+    const ElemType *t = plan_out_elem(p);
+    REQUIRE(t->nslots <= s->scratch_planes[x], "writes %d planes to %s, which has %d", t->nslots,
             plan_buf_name(p->dst), s->scratch_planes[x]);
-    for (int k = 0; k < p->elem->nslots; k++) {
-        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (p->n - s->gpu_log);   /* a rank's slice */
+    for (int k = 0; k < t->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << (p->n - s->gpu_log);   /* a rank's slice */
         unsigned long long end = k + 1 < s->scratch_planes[x] ? s->scratch_plane_off[x][k + 1]
                                  : x == 0 && s->scratch_planes[1] ? s->scratch_plane_off[1][0]
                                  : s->scratch_bytes;
@@ -340,6 +341,9 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     REQUIRE(p->map || elem_equal(p->in_elem, p->elem), "changes the element type with no map");
     REQUIRE(!p->map || p->kind == PHASE_MAP || p->kind == PHASE_LOCAL, "a %s phase with a map",
             p->kind == PHASE_PERMUTE ? "permute" : "exchange");
+    REQUIRE(!p->store_map || p->kind == PHASE_LOCAL, "a %s phase with a store map", p->kind == PHASE_MAP ? "map"
+                                                                                   : p->kind == PHASE_PERMUTE ? "permute"
+                                                                                                             : "exchange");
     REQUIRE(p->src == (prev ? prev->dst : BUF_IN), "reads %s, not the buffer written before", plan_buf_name(p->src));
     REQUIRE(p->dst != BUF_IN, "writes the input");
     /* planes of two types in one buffer would overlap */

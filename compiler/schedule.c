@@ -848,7 +848,10 @@ static bool only_permutations_after(const Sched *s) {
  * through them), the steps before it write the logical order, and the map
  * runs as they store it (fold_store_map): no pass of its own, and no
  * permutation of the new type after it. The element at memory index y
- * then has index q_map·q_end⁻¹·(y ⊕ c_end) ⊕ c_map in the map's array. */
+ * then has index q_map·q_end⁻¹·(y ⊕ c_end) ⊕ c_map in the map's array.
+ * Where the last tile cannot write the logical order, the permutation to
+ * it stays last, of the map's type, and the map runs as the steps store
+ * their own order (layout), as any map does. */
 static void close_with_map(Sched *s, const IrStmt *map) {
     F2Mat q_map = s->q_mat;
     uint64_t c_map = s->q_compl;
@@ -856,12 +859,20 @@ static void close_with_map(Sched *s, const IrStmt *map) {
     s->consumed = s->nafter;
     plan_segment(s, true);
     flush_load_map(s);
-    F2Mat end_inv = inverse(&s->q_mat), pos = f2_mul(&q_map, &end_inv);
-    s->load_map = (Phase){.map = map, .map_pos = pos, .map_pos_const = f2_apply(&pos, s->q_compl) ^ c_map,
-                          .in_elem = s->elem};
+    Phase *last = &s->out->phases[s->out->nphases - 1];
+    if (last->kind == PHASE_PERMUTE) {
+        s->out->nphases--;   /* the final segment adds it again, of the map's type */
+        F2Mat layout_inv = inverse(&s->layout);
+        s->load_map = (Phase){.map = map, .map_pos = f2_mul(&q_map, &layout_inv), .map_pos_const = c_map,
+                              .in_elem = s->elem};
+    } else {
+        F2Mat end_inv = inverse(&s->q_mat), pos = f2_mul(&q_map, &end_inv);
+        s->load_map = (Phase){.map = map, .map_pos = pos, .map_pos_const = f2_apply(&pos, s->q_compl) ^ c_map,
+                              .in_elem = s->elem};
+        s->q_mat = s->layout = f2_identity(s->n);
+        s->q_compl = 0;
+    }
     s->has_load_map = true;
-    s->q_mat = s->layout = f2_identity(s->n);
-    s->q_compl = 0;
     set_elem(s, map->res[0]->elem);
 }
 
@@ -962,29 +973,34 @@ static void schedule_body(Sched *s, const IrBody *body) {
         refuse_halves(s, "the last phase is no LOCAL phase that writes the logical order", out->nhalves - 1);
 }
 
-/* The chain's closing MAP phase runs in the store of the LOCAL phase before
- * it (Phase.store_map), which writes the memory order the MAP phase reads:
- * one pass less (a sort or top-k that widens its indices at the end). Not
- * where the LOCAL phase's write moves 16-byte vectors of its own type, nor
- * with ranks, nor for a map that reads tables (placed for a kernel of
- * their own). */
+/* A MAP phase right after a LOCAL phase runs in its store (Phase.store_map):
+ * the LOCAL phase writes the memory order the MAP phase reads, so one pass
+ * less (a sort or top-k that widens its indices at the end, before the
+ * permutation to the logical order where one follows). Not where the LOCAL
+ * phase's write moves 16-byte vectors of its own type, nor with ranks, nor
+ * for a map that reads tables (placed for a kernel of their own). */
 static void fold_store_map(Schedule *s) {
-    if (s->nphases < 2 || s->gpu_log) return;
-    Phase *map = &s->phases[s->nphases - 1], *local = map - 1;
-    if (map->kind != PHASE_MAP || local->kind != PHASE_LOCAL || map->nmap_tables || local->vec_log || local->vec_write)
-        return;
-    local->store_map = map->map;
-    local->store_pos = map->map_pos;
-    local->store_pos_const = map->map_pos_const;
-    s->nphases--;
+    if (s->gpu_log) return;
+    for (int i = 1; i < s->nphases; i++) {
+        Phase *map = &s->phases[i], *local = map - 1;
+        if (map->kind != PHASE_MAP || local->kind != PHASE_LOCAL || map->nmap_tables || local->vec_log ||
+            local->vec_write)
+            continue;
+        local->store_map = map->map;
+        local->store_pos = map->map_pos;
+        local->store_pos_const = map->map_pos_const;
+        memmove(map, map + 1, sizeof(Phase) * (size_t)(s->nphases - i - 1));
+        s->nphases--;
+    }
 }
 
 /* Whether phase p's result fits the output: every slot of it has the type of
  * the output's slot (the output's planes are only as large as the output). */
 static bool fits_output(const Schedule *s, const Phase *p) {
-    if (p->elem->nslots > s->out_elem->nslots) return false;
-    for (int k = 0; k < p->elem->nslots; k++)
-        if (elem_slot_prim(p->elem, k) != elem_slot_prim(s->out_elem, k)) return false;
+    const ElemType *t = plan_out_elem(p);
+    if (t->nslots > s->out_elem->nslots) return false;
+    for (int k = 0; k < t->nslots; k++)
+        if (elem_slot_prim(t, k) != elem_slot_prim(s->out_elem, k)) return false;
     return true;
 }
 
@@ -1034,10 +1050,11 @@ static void lay_out_scratch(Schedule *s) {
         const Phase *p = &s->phases[i];
         if (p->dst != BUF_SCRATCH_A && p->dst != BUF_SCRATCH_B) continue;
         int x = p->dst - BUF_SCRATCH_A;
-        if (p->elem->nslots > s->scratch_planes[x]) s->scratch_planes[x] = p->elem->nslots;
-        for (int k = 0; k < p->elem->nslots; k++) {
+        const ElemType *t = plan_out_elem(p);
+        if (t->nslots > s->scratch_planes[x]) s->scratch_planes[x] = t->nslots;
+        for (int k = 0; k < t->nslots; k++) {
             /* with ranks, each holds its slice of a plane */
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8) << (p->n - s->gpu_log);
+            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << (p->n - s->gpu_log);
             if (bytes > plane[x][k]) plane[x][k] = bytes;
         }
     }

@@ -15,8 +15,8 @@ run = src.index("static int parm_%s_run(" % entry)
 body = src[start:src.index("\n}\n", run) + 3]
 # a persistent kernel (--tile-buffers) on EMU_GRID blocks (cp_async.h)
 body = re.sub(r"parm_persistent_grid\(ctx, (\d+)u, per_sm\)", r"EMU_GRID(\1)", body)
-body = re.sub(r"([\w<>]+)<<<([^,]+), ([^,]+), [^,]+, ctx->stream>>>\((.*)\);",
-              r"launch(\2, \3, [=] { \1(\4); });", body)
+body = re.sub(r"([\w<>]+)<<<([^,]+), ([^,]+), [^,]+, (ctx->stream|s)>>>\((.*)\);",
+              r"launch(\2, \3, [=] { \1(\5); });", body)
 body = body.replace("static __global__ void", "static void")
 # a chain's LOCAL kernels: their dynamic shared memory is the block's buffer
 body = re.sub(r"extern __shared__ (__align__\(\d+\) )?unsigned char parm_shared\[\];",

@@ -181,9 +181,9 @@ static void break_load_map(Arena *a, Schedule *plans) {
     expect(a, &c, "a permute phase with a map", "a map on a permutation");
 }
 
-/* A chain's closing map run by its last LOCAL phase's store
- * (Phase.store_map, fold_store_map): only there, from the tile's type to
- * the result's, element by element. */
+/* A map run by a LOCAL phase's store (Phase.store_map, fold_store_map):
+ * only on LOCAL phases, from the tile's type to the type read next,
+ * element by element. */
 static void break_store_map(Arena *a, Schedule *plans) {
     const Schedule *s = find(plans, "stored");
     const Phase *last = &s->phases[s->nphases - 1];
@@ -201,10 +201,10 @@ static void break_store_map(Arena *a, Schedule *plans) {
     c = copy(a, s);
     c.phases[0].store_pos.row[0] = c.phases[0].store_pos.row[1];
     expect(a, &c, "store positions that are not a permutation", "store positions that are not invertible");
-    const Schedule *mapped = find(plans, "mapped");
-    c = copy(a, mapped);
-    c.phases[first_of(mapped, PHASE_LOCAL, true)].store_map = last->store_map;
-    expect(a, &c, "a store map on a LOCAL phase before the last", "a store map before the last phase");
+    const Schedule *perm = find(plans, "permute");
+    c = copy(a, perm);
+    c.phases[first_of(perm, PHASE_PERMUTE, false)].store_map = last->store_map;
+    expect(a, &c, "a permute phase with a store map", "a store map on a permutation");
 }
 
 /* The warps that skip a round after halves (Round.live_log): each must
