@@ -113,6 +113,7 @@ typedef struct {
     const IrStmt *const *after; /* the chain's statements after the one being scheduled */
     int nafter;
     int consumed;               /* how many of them it took (close_with_map) */
+    bool halves_written;        /* by the phase before a closing map (close_with_map) */
 } Sched;
 
 static Phase *new_phase(Sched *s, PhaseKind kind) {
@@ -627,7 +628,7 @@ static void flush_load_map(Sched *s) {
 static void plan_segment(Sched *s, bool final) {
     if (s->npending == 0) {
         flush_load_map(s);
-        if (s->out->nhalves) refuse_halves(s, "no phase works on the halves", s->out->nhalves - 1);
+        if (s->out->nhalves && !s->halves_written) refuse_halves(s, "no phase works on the halves", s->out->nhalves - 1);
         if (final) {
             F2Mat p = to_logical(s, &s->layout);
             add_permute(s, &p, s->q_compl);
@@ -860,7 +861,14 @@ static void close_with_map(Sched *s, const IrStmt *map) {
     plan_segment(s, true);
     flush_load_map(s);
     Phase *last = &s->out->phases[s->out->nphases - 1];
-    if (last->kind == PHASE_PERMUTE) {
+    if (s->out->nhalves) {
+        /* the last tile wrote the halves' kept elements in the logical
+           order of the live bits (check_halves): the map's array */
+        s->load_map = (Phase){.map = map, .map_pos = f2_identity(map->res[0]->log_len), .in_elem = s->elem};
+        s->halves_written = true;
+        s->q_mat = s->layout = f2_identity(s->n);
+        s->q_compl = 0;
+    } else if (last->kind == PHASE_PERMUTE) {
         s->out->nphases--;   /* the final segment adds it again, of the map's type */
         F2Mat layout_inv = inverse(&s->layout);
         s->load_map = (Phase){.map = map, .map_pos = f2_mul(&q_map, &layout_inv), .map_pos_const = c_map,
@@ -910,8 +918,10 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
             /* a new element type: maps commute with permutations, so the map
                runs on the memory order as it is, in the next LOCAL phase's
                load where one comes next (plan_segment) */
-            if (s->out->nhalves) refuse_halves(s, "a map that changes the type after a half", s->out->nhalves);
-            if (s->npending && !s->gpu_log && only_permutations_after(s)) {
+            bool closing = s->npending && !s->gpu_log && only_permutations_after(s);
+            if (s->out->nhalves && (!closing || s->nafter))   /* the halved order is the logical one alone */
+                refuse_halves(s, "a map that changes the type after a half", s->out->nhalves);
+            if (closing) {
                 close_with_map(s, stmt);   /* (with ranks fold_store_map takes none) */
                 return;
             }
@@ -938,6 +948,27 @@ static bool has_stage(const IrBody *body) {
         if (op == IR_TWO || op == IR_COL || op == IR_MAP || op == IR_PARM || op == IR_BMMC) return true;
     }
     return false;
+}
+
+/* A MAP phase right after a LOCAL phase runs in its store (Phase.store_map):
+ * the LOCAL phase writes the memory order the MAP phase reads, so one pass
+ * less (a sort or top-k that widens its indices at the end, before the
+ * permutation to the logical order where one follows). Not where the LOCAL
+ * phase's write moves 16-byte vectors of its own type, nor with ranks, nor
+ * for a map that reads tables (placed for a kernel of their own). */
+static void fold_store_map(Schedule *s) {
+    if (s->gpu_log) return;
+    for (int i = 1; i < s->nphases; i++) {
+        Phase *map = &s->phases[i], *local = map - 1;
+        if (map->kind != PHASE_MAP || local->kind != PHASE_LOCAL || map->nmap_tables || local->vec_log ||
+            local->vec_write)
+            continue;
+        local->store_map = map->map;
+        local->store_pos = map->map_pos;
+        local->store_pos_const = map->map_pos_const;
+        memmove(map, map + 1, sizeof(Phase) * (size_t)(s->nphases - i - 1));
+        s->nphases--;
+    }
 }
 
 /* The statements of an entry's body, a chain of array stages, as phases. */
@@ -968,30 +999,10 @@ static void schedule_body(Sched *s, const IrBody *body) {
     if (cur != body->results[0]) diag_fatal("internal error: the entry result is not the last stage");
     plan_segment(s, true);
     Schedule *out = s->out;
+    fold_store_map(out);
     if (out->nhalves && !out->half_refused &&
         (out->phases[out->nphases - 1].kind != PHASE_LOCAL || out->phases[out->nphases - 1].half_log != out->nhalves))
         refuse_halves(s, "the last phase is no LOCAL phase that writes the logical order", out->nhalves - 1);
-}
-
-/* A MAP phase right after a LOCAL phase runs in its store (Phase.store_map):
- * the LOCAL phase writes the memory order the MAP phase reads, so one pass
- * less (a sort or top-k that widens its indices at the end, before the
- * permutation to the logical order where one follows). Not where the LOCAL
- * phase's write moves 16-byte vectors of its own type, nor with ranks, nor
- * for a map that reads tables (placed for a kernel of their own). */
-static void fold_store_map(Schedule *s) {
-    if (s->gpu_log) return;
-    for (int i = 1; i < s->nphases; i++) {
-        Phase *map = &s->phases[i], *local = map - 1;
-        if (map->kind != PHASE_MAP || local->kind != PHASE_LOCAL || map->nmap_tables || local->vec_log ||
-            local->vec_write)
-            continue;
-        local->store_map = map->map;
-        local->store_pos = map->map_pos;
-        local->store_pos_const = map->map_pos_const;
-        memmove(map, map + 1, sizeof(Phase) * (size_t)(s->nphases - i - 1));
-        s->nphases--;
-    }
 }
 
 /* Whether phase p's result fits the output: every slot of it has the type of
@@ -1129,7 +1140,6 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     s.layout = f2_identity(s.n);
     s.live = s.n;
     schedule_body(&s, body);
-    fold_store_map(out);
     assign_buffers(out);
     kernel_plan(out);
     lay_out_scratch(out);
