@@ -239,11 +239,11 @@ typedef struct {
     uint64_t map_pos_const;
     TableUse *map_tables;       /* as Step.tables */
     int nmap_tables;
-    /* LOCAL, the chain's last phase only: a map run on each element as it
-     * is stored, from elem to the chain's out_elem (the closing MAP phase
-     * folded into the write, fold_store_map: one pass less). The element
-     * stored at memory index z has position store_pos·z ⊕ store_pos_const.
-     * Such a map reads no tables. */
+    /* LOCAL: a map run on each element as it is stored, from elem to the
+     * type the next phase reads (the chain's out_elem after the last): the
+     * MAP phase that followed folded into the write (fold_store_map: one
+     * pass less). The element stored at memory index z has position
+     * store_pos·z ⊕ store_pos_const. Such a map reads no tables. */
     const IrStmt *store_map;
     F2Mat store_pos;
     uint64_t store_pos_const;

@@ -922,7 +922,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
             if (s->out->nhalves && (!closing || s->nafter))   /* the halved order is the logical one alone */
                 refuse_halves(s, "a map that changes the type after a half", s->out->nhalves);
             if (closing) {
-                close_with_map(s, stmt);   /* (with ranks fold_store_map takes none) */
+                close_with_map(s, stmt);
                 return;
             }
             plan_segment(s, false);
