@@ -17,14 +17,19 @@
 
 #define REG_BYTES_LOG 7     /* element bytes per thread in registers, log2: the default */
 
-/* About 128 bytes of elements per thread, 8 to 32 elements: 32 int32 or f32
- * (measured best for sorts, bench/results/2026-11-21-h100-register-rounds.md),
+/* At most 128 bytes of elements per thread, 8 to 32 elements: 32 int32 or
+ * f32 (measured best for sorts, bench/results/2026-11-21-h100-register-rounds.md),
  * 16 complex f32 or key-value pairs (the FFT of 2^24 points ran 1.8x faster
- * than with 32, which spilled registers; bench/results/2026-11-21-h100-fft.md).
- * --register-bytes 256 doubles it (Phase.reg_bytes_log). */
+ * than with 32, which spilled registers; bench/results/2026-11-21-h100-fft.md),
+ * 8 records of 12 bytes and 16 of 5 or 6: rounding those down to 8 and 4
+ * bytes put 192 in registers, and their sorts with indices ran 1.22 to 1.39
+ * times slower (int64 keys: 128 to 250 registers a thread; int16 and uint8:
+ * 168; bench/results/2026-11-27-h100-s14-packed.md), although the triples
+ * of an inclusive scan of blocks ran 1.12 times faster with 16 (72
+ * registers). --register-bytes 256 doubles it (Phase.reg_bytes_log). */
 static int reg_log_of(const ElemType *elem, int tile_log, int reg_bytes_log) {
     int bytes_log = 0;
-    while ((2 << bytes_log) <= elem_bytes(elem)) bytes_log++;
+    while ((1 << bytes_log) < elem_bytes(elem)) bytes_log++;    /* rounded up: at most the bytes */
     int reg_log = reg_bytes_log - bytes_log;
     if (reg_log > reg_bytes_log - 2) reg_log = reg_bytes_log - 2;
     if (reg_log < 3) reg_log = 3;

@@ -25,12 +25,17 @@ _PARM_TYPES = {"int8": ("i8", None), "int16": ("i16", None), "int32": ("i32", No
 # the bits of -inf, which a descending sort of ranked bits pads with (ranked below every element)
 _NEG_INF_BITS = {"f16_rank": 0xfc00, "bf16_rank": 0xff80, "rank_f32": 0xff800000, "rank_f16": 0xfc00,
                  "rank_bf16": 0xff80}
-# Sorts of floats go by keyed records (stdlib/sort.parm): their comparator of (value, index)
-# records costs the most (NaN tests; 16-bit floats ranked in each comparison), and one integer
-# compare of keys replaces it (bench/keyed: 1.14x on float32 rows of 2^8 and 2^10; integers and
-# top-k's 8-byte records are faster as they are). (type, rank) -> the program's type and rank.
-_KEYED = {("f32", None): ("u32", "rank_f32"), ("u16", "f16_rank"): ("u16", "rank_f16"),
-          ("u16", "bf16_rank"): ("u16", "rank_bf16")}
+# Floats are sorted and selected as packed keys (stdlib/sort.parm, "Packed keys"): one i64 an
+# element, of its rank and its index, so that one integer compare replaces the comparator of
+# (value, index) records, which costs the most there (NaN tests; 16-bit floats ranked in each
+# comparison). float16 and bfloat16 come back bit for bit; float32 too, but a NaN as the quiet
+# NaN of its sign. Integers keep their records, whose comparator is as cheap (docs/stdlib.md).
+# (type, rank) -> the program's type and rank, and (pack, unpack) of an order (descending?).
+_PACKED = {("f32", None): ("u32", "rank_f32", lambda d: (f"(pack32 rank_f32 sign32 {d})", f"(unpack32 unrank_f32 {d})")),
+           ("u16", "f16_rank"): ("u16", "rank_f16", lambda d: (f"(pack16 rank_f16 {d})", "unpack16")),
+           ("u16", "bf16_rank"): ("u16", "rank_bf16", lambda d: (f"(pack16 rank_bf16 {d})", "unpack16"))}
+# the log2 of the longest rows packed keys hold (an index of 31 bits)
+_PACKED_MAX_LOG = 31
 
 # type of an array -> (the key of a call: a function of (x, op, dim, flag, k), the plans' runs
 # by key). The key holds the call's own dim and flags; the op functions send anything but a
@@ -426,12 +431,12 @@ def _entry_line(t, b, n, exact, descending, rank):
 def source(t, b, r, c, descending, exact, rank=None):
     """The program of sort and argsort: records (value, index) of each 2^r x 2^c matrix (c = 0:
     each row of 2^r) sorted along its columns, of 2^b matrices (exact), or of up to 2^b of
-    any shape up to that (with a pad); floats as keyed records of their bits (_KEYED). One
+    any shape up to that (with a pad); floats as packed keys of their bits (_PACKED). One
     array of records: one chain of kernels."""
-    keyed = _KEYED.get((t, rank))
-    if keyed:
-        t, rank = keyed
-        sort = f"sort_keyed_rows {rank} {'true' if descending else 'false'} {b + c} {r}"
+    packed = _packed(t, r, rank)
+    if packed:
+        t, rank, codec = packed
+        sort = "sort_packed_rows {} {} {} {}".format(*codec(_bool(descending)), b + c, r)
     else:
         sort = f"sort_records_rows {_comparator(descending, rank)} {b + c} {r}"
     body = f"{sort} xs0"
@@ -442,13 +447,30 @@ def source(t, b, r, c, descending, exact, rank=None):
             f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending, rank)}\n  {body}\n")
 
 
+def _packed(t, r, rank):
+    """(the program's type, rank, (pack, unpack) of an order) of packed keys for keys of type t
+    ranked by rank in rows of 2^r, or None where they take records (value, index)."""
+    return _PACKED.get((t, rank)) if r <= _PACKED_MAX_LOG else None
+
+
+def _bool(flag):
+    """A flag as parm writes it."""
+    return "true" if flag else "false"
+
+
 def topk_source(t, b, r, c, largest, j, exact, rank=None):
     """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
-    2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c)."""
-    cmp = _comparator(largest, rank)
-    body = f"topk_records_rows {cmp} {b} {j} xs0"
+    2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c).
+    Floats as packed keys of their bits (_PACKED)."""
+    packed = _packed(t, r, rank)
+    if packed:
+        t, rank, codec = packed
+        topk = "topk_packed_rows {} {}".format(*codec(_bool(largest)))
+    else:
+        topk = f"topk_records_rows {_comparator(largest, rank)}"
+    body = f"{topk} {b} {j} xs0"
     if c:
-        body = (f"{_transpose(b + j + c, c, j)} (topk_records_rows {cmp} {b + c} {j} "
+        body = (f"{_transpose(b + j + c, c, j)} ({topk} {b + c} {j} "
                 f"({_transpose(b + r + c, r, c)} xs0))")
     return (f"-- parmc.topk (python/parmc/_sortops.py): the {'largest' if largest else 'smallest'} 2^{j}\n"
             f"import \"topk\"\n{_entry_line(t, b, r + c, exact, largest, rank)}\n  {body}\n")

@@ -24,6 +24,9 @@ cd "$(dirname "$0")/../.."
 PARMC=${PARMC:-build/parmc}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
+# binary_name PROG ENTRY: a name for PROG's ENTRY unique across directories
+# (tests/emu/store_map.parm and tests/backend/store_map.parm both have a main)
+binary_name() { local p=${1%.parm}; echo "${p//\//_}_$2"; }
 # the programs: each entry of each, built in parallel
 PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_reduce.parm
        tests/backend/invariant.parm tests/backend/one_element.parm tests/backend/reduce_reads.parm
@@ -35,7 +38,7 @@ PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_redu
        tests/backend/store_map.parm tests/backend/store_map_perm.parm"
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
-        b=$W/$(basename "$prog" .parm)_$e
+        b=$W/$(binary_name "$prog" "$e")
         ("$PARMC" --emit-main -e "$e" "$prog" -o "$b.cu" && nvcc -O3 -arch=sm_90 "$b.cu" -o "$b" 2>"$b.nvcc") &
     done
 done
@@ -43,7 +46,7 @@ wait
 passed=0 failed=0
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
-        b=$W/$(basename "$prog" .parm)_$e
+        b=$W/$(binary_name "$prog" "$e")
         for seed in 1 2; do
             "$PARMC" --random-input=$seed -e "$e" "$prog" >"$b.in"
             "$PARMC" --interpret -e "$e" "$prog" <"$b.in" >"$b.want"

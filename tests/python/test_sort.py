@@ -76,7 +76,7 @@ def same(test, got, want, what):
     test.assertEqual(got.dtype, want.dtype, what)
     test.assertEqual(got.shape, want.shape, what)
     test.assertTrue(got.flags.c_contiguous, what)
-    if got.dtype.kind not in "iub":     # floats bit for bit: the signs of zeros, the NaNs' payloads
+    if got.dtype.kind not in "iub":     # floats bit for bit: the signs of zeros (random_array NaNs are quiet)
         got, want = got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}")
     np.testing.assert_array_equal(got, want, err_msg=what)
 
@@ -121,6 +121,19 @@ class Sort(unittest.TestCase):
             for descending in (False, True):
                 self.check(y, descending=descending)
                 self.check(y, dim=0, descending=descending)
+
+    def test_float32_nan_payloads(self):
+        """float32 goes by packed keys (stdlib/sort.parm): every value comes back bit for bit,
+        the signs of zeros too, but a NaN, which comes back as the quiet NaN of its sign."""
+        bits = np.array([0x7fc00001, 0x3f800000, 0xffc00000, 0x80000000, 0x7f800001, 0x00000000, 0xff800001],
+                        np.uint32)
+        v, i = parmc.sort(bits.view(np.float32))
+        np.testing.assert_array_equal(i, [3, 5, 1, 0, 2, 4, 6])
+        np.testing.assert_array_equal(v.view(np.uint32), [0x80000000, 0, 0x3f800000, 0x7fc00000, 0xffc00000,
+                                                          0x7fc00000, 0xffc00000])
+        v, i = parmc.topk(bits.view(np.float32), 2)
+        np.testing.assert_array_equal(i, [0, 2])
+        np.testing.assert_array_equal(v.view(np.uint32), [0x7fc00000, 0xffc00000])
 
     def test_bfloat16_program(self):
         """bfloat16 (which NumPy lacks without ml_dtypes; PyTorch's tensors take this path):
@@ -252,11 +265,11 @@ class TopK(unittest.TestCase):
             outer, length, inner = x.shape[0], x.shape[1], int(np.prod(x.shape[2:], dtype=int))
             b, r, c, j = (_sortops._log2_up(n) for n in (outer, length, inner, k))
             src = _sortops.topk_source("f32", b, r, c, largest, j, False)
-            out = interpret(src, [length * inner] + [repr(float(v)) for v in x.ravel()])
+            out = interpret(src, [length * inner] + list(x.view(np.uint32).ravel()))    # packed keys of bits
             whole = (1 << b, 1 << j, inner)
             cut = (slice(0, outer), slice(0, k))
-            # records (value, index), whole
-            v = np.array(out[0::2], np.float32).reshape(whole)[cut].reshape(shape[:1] + (k,) + shape[2:])
+            # records (value bits, index), whole
+            v = np.array(out[0::2], np.uint32).view(np.float32).reshape(whole)[cut].reshape(shape[:1] + (k,) + shape[2:])
             i = np.array(out[1::2], np.int64).reshape(whole)[cut].reshape(v.shape)
             rv, ri = ref_topk(x, k, dim, largest)
             what = f"{shape} k={k} largest={largest}"
@@ -333,7 +346,7 @@ class CudaEmulated(unittest.TestCase):
 
     def test_topk(self):
         x = random_array(np.float32, (5, 300))
-        values = [300] + [repr(float(v)) for v in x.ravel()]
+        values = [300] + list(x.view(np.uint32).ravel())   # float32 bits: packed keys
         src = _sortops.topk_source("f32", 3, 9, 0, True, 4, False)
         emu = os.path.join(ROOT, "tests", "emu")
         with tempfile.TemporaryDirectory() as d:

@@ -36,6 +36,11 @@ sort_phases() {   # sort_phases ENTRY PHASES: phases of every plan together
 sort_phases 'entry main (xs : [2^17]i32) = bmmc (bitperm 17 (\i -> if i < 3 then i + 10 else if i < 13 then i - 3 else i)) (sort_records_rows idx_asc 7 10 (bmmc (bitperm 17 (\i -> if i < 10 then i + 3 else if i < 13 then i - 10 else i)) xs))' 1
 sort_phases 'entry main (xs : [2^18]i32) = sort_records_rows idx_desc 2 16 xs' 5
 sort_phases 'entry main (xs0 : [2^19]f32) = bmmc (bitperm 10 (\i -> if i < 3 then i + 3 else if i < 6 then i - 3 else i)) (topk_records_rows idx_desc 7 3 (bmmc (bitperm 19 (\i -> if i < 12 then i + 3 else if i < 15 then i - 12 else i)) xs0))' 3
+# The same with packed keys (stdlib/sort.parm), which parmc.sort and
+# parmc.topk take for floats: unpacked as the last phase stores.
+sort_phases 'entry main (xs : [2^17]u32) = bmmc (bitperm 17 (\i -> if i < 3 then i + 10 else if i < 13 then i - 3 else i)) (sort_packed_rows (pack32 rank_f32 sign32 false) (unpack32 unrank_f32 false) 7 10 (bmmc (bitperm 17 (\i -> if i < 10 then i + 3 else if i < 13 then i - 10 else i)) xs))' 1
+sort_phases 'entry main (xs : [2^18]u16) = sort_packed_rows (pack16 rank_bf16 true) unpack16 2 16 xs' 5
+sort_phases 'entry main (xs0 : [2^19]u32) = bmmc (bitperm 10 (\i -> if i < 3 then i + 3 else if i < 6 then i - 3 else i)) (topk_packed_rows (pack32 rank_f32 sign32 true) (unpack32 unrank_f32 true) 7 3 (bmmc (bitperm 19 (\i -> if i < 12 then i + 3 else if i < 15 then i - 12 else i)) xs0))' 3
 # Runs of masked coli (comparators guarded by their position) are LOCAL
 # steps, grouped as xor columns are: a phase holds the steps whose pair
 # vectors, (2^j - 1) * 2^d for Batcher's pairs (x, x + 2^d), span at most
