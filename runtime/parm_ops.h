@@ -269,7 +269,31 @@ PARM_SIGNED_OF(i64, int64_t, u64, uint64_t, INT64_MAX, UINT64_MAX)
     PARM_FN uint8_t parm_gt_##t(T a, T b) { return (uint8_t)(a > b); }       \
     PARM_FN uint8_t parm_ge_##t(T a, T b) { return (uint8_t)(a >= b); }
 
-#define PARM_UNSIGNED_OPS(u, U, BITS)                                         \
+/* The orders of 64-bit integers: on the GPU the compare is PTX, which nvcc
+ * cannot see into, so a comparator's two selects (if a <= b then [a, b]
+ * else [b, a]) keep its one predicate: 2 ISETP and 4 SEL on sm_90, where
+ * nvcc made them a minimum and a maximum of their own compares, 4 and 4
+ * (there is no 64-bit IMNMX). Packed keys (stdlib/sort.parm) compare so. */
+#if defined(__CUDA_ARCH__)
+#define PARM_ORDER64(ptx, op, a, b)                                           \
+    {                                                                         \
+        unsigned r;                                                           \
+        asm("{ .reg .pred p; setp." ptx " p, %1, %2; selp.u32 %0, 1, 0, p; }" \
+            : "=r"(r) : "l"(a), "l"(b));                                      \
+        return (uint8_t)r;                                                    \
+    }
+#else
+#define PARM_ORDER64(ptx, op, a, b) { return (uint8_t)(a op b); }
+#endif
+#define PARM_COMPARE64_OPS(t, T, ptx_t)                                       \
+    PARM_FN uint8_t parm_eq_##t(T a, T b) { return (uint8_t)(a == b); }      \
+    PARM_FN uint8_t parm_ne_##t(T a, T b) { return (uint8_t)(a != b); }      \
+    PARM_FN uint8_t parm_lt_##t(T a, T b) PARM_ORDER64("lt." ptx_t, <, a, b) \
+    PARM_FN uint8_t parm_le_##t(T a, T b) PARM_ORDER64("le." ptx_t, <=, a, b) \
+    PARM_FN uint8_t parm_gt_##t(T a, T b) PARM_ORDER64("gt." ptx_t, >, a, b) \
+    PARM_FN uint8_t parm_ge_##t(T a, T b) PARM_ORDER64("ge." ptx_t, >=, a, b)
+
+#define PARM_UNSIGNED_OPS(u, U, BITS, COMPARE)                                \
     PARM_FN U parm_add_##u(U a, U b) { return (U)(0u + a + b); }             \
     PARM_FN U parm_sub_##u(U a, U b) { return (U)(0u + a - b); }             \
     PARM_FN U parm_mul_##u(U a, U b) { return (U)(1u * a * b); }             \
@@ -284,9 +308,9 @@ PARM_SIGNED_OF(i64, int64_t, u64, uint64_t, INT64_MAX, UINT64_MAX)
     PARM_FN U parm_or_##u(U a, U b) { return (U)(a | b); }                   \
     PARM_FN U parm_xor_##u(U a, U b) { return (U)(a ^ b); }                  \
     PARM_FN U parm_neg_##u(U a) { return (U)(0u - a); }                      \
-    PARM_COMPARE_OPS(u, U)
+    COMPARE
 
-#define PARM_SIGNED_OPS(s, S, u, U, BITS)                                     \
+#define PARM_SIGNED_OPS(s, S, u, U, BITS, COMPARE)                            \
     PARM_FN S parm_add_##s(S a, S b) { return parm_cvt_##s##_##u((U)(0u + (U)a + (U)b)); } \
     PARM_FN S parm_sub_##s(S a, S b) { return parm_cvt_##s##_##u((U)(0u + (U)a - (U)b)); } \
     PARM_FN S parm_mul_##s(S a, S b) { return parm_cvt_##s##_##u((U)(1u * (U)a * (U)b)); } \
@@ -317,16 +341,16 @@ PARM_SIGNED_OF(i64, int64_t, u64, uint64_t, INT64_MAX, UINT64_MAX)
     PARM_FN S parm_and_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a & (U)b)); }      \
     PARM_FN S parm_or_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a | (U)b)); }       \
     PARM_FN S parm_xor_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a ^ (U)b)); }      \
-    PARM_COMPARE_OPS(s, S)
+    COMPARE
 
-PARM_UNSIGNED_OPS(u8, uint8_t, 8)
-PARM_UNSIGNED_OPS(u16, uint16_t, 16)
-PARM_UNSIGNED_OPS(u32, uint32_t, 32)
-PARM_UNSIGNED_OPS(u64, uint64_t, 64)
-PARM_SIGNED_OPS(i8, int8_t, u8, uint8_t, 8)
-PARM_SIGNED_OPS(i16, int16_t, u16, uint16_t, 16)
-PARM_SIGNED_OPS(i32, int32_t, u32, uint32_t, 32)
-PARM_SIGNED_OPS(i64, int64_t, u64, uint64_t, 64)
+PARM_UNSIGNED_OPS(u8, uint8_t, 8, PARM_COMPARE_OPS(u8, uint8_t))
+PARM_UNSIGNED_OPS(u16, uint16_t, 16, PARM_COMPARE_OPS(u16, uint16_t))
+PARM_UNSIGNED_OPS(u32, uint32_t, 32, PARM_COMPARE_OPS(u32, uint32_t))
+PARM_UNSIGNED_OPS(u64, uint64_t, 64, PARM_COMPARE64_OPS(u64, uint64_t, "u64"))
+PARM_SIGNED_OPS(i8, int8_t, u8, uint8_t, 8, PARM_COMPARE_OPS(i8, int8_t))
+PARM_SIGNED_OPS(i16, int16_t, u16, uint16_t, 16, PARM_COMPARE_OPS(i16, int16_t))
+PARM_SIGNED_OPS(i32, int32_t, u32, uint32_t, 32, PARM_COMPARE_OPS(i32, int32_t))
+PARM_SIGNED_OPS(i64, int64_t, u64, uint64_t, 64, PARM_COMPARE64_OPS(i64, int64_t, "s64"))
 #undef PARM_UNSIGNED_OPS
 #undef PARM_SIGNED_OPS
 
@@ -397,6 +421,8 @@ PARM_FN double parm_neg_f64(double a)
 PARM_COMPARE_OPS(f32, float)
 PARM_COMPARE_OPS(f64, double)
 #undef PARM_COMPARE_OPS
+#undef PARM_COMPARE64_OPS
+#undef PARM_ORDER64
 
 /* ---- sqrt, sin, cos ----
  *

@@ -10,6 +10,7 @@
 #   2a. every operator, built-in function (exp, atan2, pow, fma, ...) and
 #      conversion on edge values (tests/unit/test_emit_elem.c's
 #      bodies) run on the GPU, bit for bit against the interpreter, NaNs included;
+#      the 64-bit orders (PTX on the GPU) against the host's (tests/gpu/compare64.cu);
 #      the caller's stream (tests/gpu/stream_cuda.cu);
 #   2b. compute-sanitizer memcheck and racecheck on each small variant;
 #   2c. entries of any length (tests/anylen/entries.parm) on random lengths
@@ -180,6 +181,13 @@ if keep_elem && $NVCC -x cu -Iruntime "$W/elem/prog.c" -o "$W/elem/gpu" 2>"$W/el
     log "PASS operators: $(grep -o '[0-9]* inputs; [0-9]* NaN results' "$W/elem.log")"
 else
     log "FAIL operators: $(cmp "$W/elem/expected.txt" "$W/elem/got.txt" 2>&1 | head -1; tail -2 "$W/elem.make" "$W/elem.nvcc" 2>/dev/null)"
+fi
+
+# the 64-bit orders, PTX on the GPU, on pairs that the bodies above do not reach
+if $NVCC -Iruntime tests/gpu/compare64.cu -o "$W/compare64" 2>"$W/compare64.nvcc" && "$W/compare64" >"$W/compare64.out"; then
+    log "PASS $(cat "$W/compare64.out")"
+else
+    log "FAIL $(cat "$W/compare64.out" "$W/compare64.nvcc" 2>/dev/null | head -3)"
 fi
 
 log "## Entries of any length (tests/anylen/entries.parm): random lengths and shapes, standalone and guarded"
