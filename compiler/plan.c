@@ -47,6 +47,14 @@ bool plan_stores_slot(const Schedule *s, const Phase *p, int k) { return p->dst 
 
 const ElemType *plan_out_elem(const Phase *p) { return p->store_map ? p->store_map->res[0]->elem : p->elem; }
 
+bool plan_fits_output(const Schedule *s, const Phase *p) {
+    const ElemType *t = plan_out_elem(p);
+    if (t->nslots > s->out_elem->nslots) return false;
+    for (int k = 0; k < t->nslots; k++)
+        if (elem_slot_prim(t, k) != elem_slot_prim(s->out_elem, k)) return false;
+    return true;
+}
+
 /* Bit k of a POS's value over coordinates whose bit j is parity(coord[j] &
  * the variable): the XOR of coord[j] over the bits j of the statement's row k. */
 static int compose(const IrStmt *pos, const uint64_t *coord, int coord_bits, uint64_t *on) {

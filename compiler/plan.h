@@ -621,6 +621,10 @@ bool plan_stores_slot(const Schedule *s, const Phase *p, int k);
 /* The element type phase p writes: its store map's result (Phase.store_map)
  * where it has one, else its own. */
 const ElemType *plan_out_elem(const Phase *p);
+/* Whether phase p's result fits the output: every slot of what it writes
+ * has the type of the output's slot (the output's planes are only as large
+ * as the output). */
+bool plan_fits_output(const Schedule *s, const Phase *p);
 
 /* A POS statement of a step's body (or, with st NULL, of a phase's map,
  * Phase.map) as masks: bit k of its value is parity(on_u[k] & u) ^

@@ -306,14 +306,6 @@ static const char *verify_store_map(Arena *a, const Schedule *s, int i) {
     return verify_table_uses(a, NULL, 0, m->body);
 }
 
-/* The output's planes hold only the output's slot types. */
-static bool fits_output(const Schedule *s, const ElemType *t) {
-    if (t->nslots > s->out_elem->nslots) return false;
-    for (int k = 0; k < t->nslots; k++)
-        if (elem_slot_prim(t, k) != elem_slot_prim(s->out_elem, k)) return false;
-    return true;
-}
-
 /* Scratch buffer x holds the phase's planes: enough of them, each within
  * its room (up to the next plane, or the end of the scratch). */
 static const char *verify_scratch(Arena *a, const Schedule *s, const Phase *p) {
@@ -350,7 +342,7 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     REQUIRE(p->src != p->dst || (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map), "reads and writes %s",
             plan_buf_name(p->dst));
     REQUIRE(i + 1 < s->nphases || p->dst == BUF_OUT, "the last phase writes %s", plan_buf_name(p->dst));
-    REQUIRE(p->dst != BUF_OUT || fits_output(s, plan_out_elem(p)), "writes the output with other slot types");
+    REQUIRE(p->dst != BUF_OUT || plan_fits_output(s, p), "writes the output with other slot types");
     /* the output of an entry of any length holds only the shape's elements */
     REQUIRE(!s->pad || p->dst != BUF_OUT || i + 1 == s->nphases, "writes the output of an entry of any length "
             "before the last phase");

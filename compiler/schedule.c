@@ -1005,16 +1005,6 @@ static void schedule_body(Sched *s, const IrBody *body) {
         refuse_halves(s, "the last phase is no LOCAL phase that writes the logical order", out->nhalves - 1);
 }
 
-/* Whether phase p's result fits the output: every slot of it has the type of
- * the output's slot (the output's planes are only as large as the output). */
-static bool fits_output(const Schedule *s, const Phase *p) {
-    const ElemType *t = plan_out_elem(p);
-    if (t->nslots > s->out_elem->nslots) return false;
-    for (int k = 0; k < t->nslots; k++)
-        if (elem_slot_prim(t, k) != elem_slot_prim(s->out_elem, k)) return false;
-    return true;
-}
-
 /* Backwards from the last phase, which writes the output: a phase that runs
  * in place reads the buffer it writes, so its source is that buffer too;
  * otherwise the source is the output where it fits, else a scratch buffer
@@ -1028,7 +1018,7 @@ static void assign_buffers(Schedule *s) {
     for (int i = s->nphases - 1; i >= 0; i--) {
         Phase *p = &s->phases[i];
         p->dst = dst;
-        bool out_ok = !s->pad && !s->nhalves && !s->out_unstored && fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
+        bool out_ok = !s->pad && !s->nhalves && !s->out_unstored && plan_fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
         } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map && !p->store_map &&
@@ -1038,7 +1028,7 @@ static void assign_buffers(Schedule *s) {
         } else {
             p->src = dst != BUF_OUT && out_ok ? BUF_OUT : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
         }
-        if (i > 0 && p->src == BUF_OUT && !fits_output(s, &s->phases[i - 1]))
+        if (i > 0 && p->src == BUF_OUT && !plan_fits_output(s, &s->phases[i - 1]))
             diag_fatal("internal error: phase %d of '%s' does not fit the output", i - 1, s->func->name);
         dst = p->src;
     }
