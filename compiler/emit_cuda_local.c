@@ -166,6 +166,24 @@ static unsigned emit_iter_open(FILE *out, const Round *rd, unsigned count, unsig
     return 1;
 }
 
+/* Whether register rj holds elements that a half keeps (Step.kept_log). */
+static bool reg_kept(const Step *st, unsigned rj) {
+    for (int i = 0; i < st->kept_log; i++)
+        if ((unsigned)f2_parity(st->kept_regs[i] & rj) != (unsigned)(st->kept_value >> i & 1)) return false;
+    return true;
+}
+
+/* In a loop over registers rj: the iterations on what no half keeps end at
+ * once (a test on rj, which nvcc folds once it unrolls the loop). */
+static void emit_kept_test(FILE *out, const Step *st) {
+    if (!st->kept_log) return;
+    fputs("            if (", out);
+    for (int i = 0; i < st->kept_log; i++)
+        fprintf(out, "%sparm_parity(rj & 0x%llxu) != %d", i ? " || " : "", (unsigned long long)st->kept_regs[i],
+                (int)(st->kept_value >> i & 1));
+    fputs(") continue;\n", out);
+}
+
 /* prefix: the names of the step's element code, "s<index>_". The pair of
  * register rj (bit piv of rj clear) is rj ^ c; sw says whether rh holds the
  * pair's logical first element: by the order bit of the thread's first
@@ -186,10 +204,15 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
     }
     emit_step_positions(out, p, st, index);
     for (unsigned q = 0; q < count;) {
+        if (!rd->loops && !reg_kept(st, (q >> piv << (piv + 1)) | (q & ((1u << piv) - 1)))) {
+            q++;
+            continue;
+        }
         q += emit_iter_open(out, rd, count, q);
         if (piv == 0) fputs("            const unsigned rj = rq << 1", out);
         else fprintf(out, "            const unsigned rj = (rq >> %d << %d) | (rq & 0x%xu)", piv, piv + 1, (1u << piv) - 1);
         fprintf(out, ", rh = rj ^ 0x%xu;\n", c);
+        if (rd->loops) emit_kept_test(out, st);
         if (!m) fprintf(out, "            const int sw = %s;\n", pb);
         else if (!strcmp(pb, "0")) fprintf(out, "            const int sw = parm_parity(rj & 0x%xu);\n", m);
         else fprintf(out, "            const int sw = %s ^ parm_parity(rj & 0x%xu);\n", pb, m);
@@ -252,7 +275,7 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
     arena_free(&scratch);
     emit_step_positions(out, p, st, index);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
-        if (j & pivots) continue;
+        if (j & pivots || !reg_kept(st, j)) continue;
         /* the logical bits of register j, where they are known */
         unsigned known = 0;
         fprintf(out, "        {\n            const unsigned rj = %uu;\n", j);
@@ -287,8 +310,13 @@ static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step
     fputs("        {\n", out);
     emit_step_positions(out, p, st, index);
     for (unsigned q = 0; q < count;) {
+        if (!rd->loops && !reg_kept(st, q)) {
+            q++;
+            continue;
+        }
         q += emit_iter_open(out, rd, count, q);
         fputs("            const unsigned rj = rq;\n", out);
+        if (rd->loops) emit_kept_test(out, st);
         emit_reg_offsets(out, p, rd, st, index);
         for (int k = 0; k < ns; k++)
             fprintf(out, "            const %s e%d = v%d[rj];\n", prim_ctype(elem_slot_prim(p->elem, k)), k, k);

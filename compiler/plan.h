@@ -71,6 +71,18 @@ typedef struct {
      * parity(pos_tid[j] & tid), base(tid) the thread's first element. */
     uint64_t order_tid[SCHED_MAX_TILE];
     uint64_t pos_tid[64];
+    /* After halves (Phase.half_step), the groups that only elements no half
+     * keeps make are skipped where registers decide it: the round works on
+     * the groups whose register index rho (of the group's base) has
+     * parity(kept_regs[i] & rho) = bit i of kept_value for every i <
+     * kept_log, one i a half in effect whose functional vanishes on the
+     * round's threads (plan_rounds.c; the warps that threads decide skip
+     * the whole round, Round.live_log). Halves never pair a kept element
+     * with a dropped one (plan_verify.c), so the kept ones read none of
+     * what is skipped. */
+    int kept_log;
+    uint64_t kept_regs[SCHED_MAX_TILE];
+    uint64_t kept_value;
     /* the tables its body reads (nested bodies' included), in the order of
        the body's statements */
     TableUse *tables;

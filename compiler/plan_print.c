@@ -51,6 +51,16 @@ static void print_step(FILE *out, const Step *st, int index) {
     print_tables(out, st->tables, st->ntables);
 }
 
+/* Step.kept_log: the registers a step works on, where halves decide it. */
+static void print_kept_regs(FILE *out, const Step *st, int index) {
+    if (!st->kept_log) return;
+    fprintf(out, "    step %d works on 2^-%d of the registers, where", index, st->kept_log);
+    for (int i = 0; i < st->kept_log; i++)
+        fprintf(out, "%s parity(reg & 0x%llx) = %d", i ? " and" : "", (unsigned long long)st->kept_regs[i],
+                (int)(st->kept_value >> i & 1));
+    fputc('\n', out);
+}
+
 /* A MAP phase's function, or a LOCAL phase's load map, and the positions
  * it reads. */
 static void print_map(FILE *out, const Phase *p) {
@@ -121,6 +131,7 @@ static void print_local(FILE *out, const Schedule *s, const Phase *p) {
                         (int)(rd->live_value >> i & 1));
             fputc('\n', out);
         }
+        for (int i = rd->first; i < rd->first + rd->count; i++) print_kept_regs(out, &p->steps[i], i);
     }
 }
 

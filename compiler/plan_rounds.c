@@ -499,6 +499,27 @@ static void plan_live_warps(const Phase *p, Round *rd, bool banked) {
     }
 }
 
+/* Step.kept_log: for each step of the round, the halves in effect whose
+ * functionals vanish on the round's threads, as masks over the register
+ * index (a functional that vanishes on the registers too decides nothing). */
+static void plan_kept_regs(const Phase *p, const Round *rd) {
+    for (int i = rd->first; i < rd->first + rd->count; i++) {
+        Step *st = &p->steps[i];
+        uint64_t g[SCHED_MAX_TILE], value;
+        int h = half_functionals(p, i, g, &value);
+        st->kept_log = 0;
+        st->kept_value = 0;
+        for (int c = 0; c < h; c++) {
+            uint64_t regs = 0, threads = 0;
+            for (int k = 0; k < rd->reg_log; k++) regs |= (uint64_t)f2_parity(g[c] & rd->regs[k]) << k;
+            for (int k = 0; k < p->threads_log; k++) threads |= (uint64_t)f2_parity(g[c] & rd->threads[k]) << k;
+            if (threads || !regs) continue;
+            st->kept_regs[st->kept_log] = regs;
+            st->kept_value |= (value >> c & 1) << st->kept_log++;
+        }
+    }
+}
+
 /* A round holds at least one step, so nsteps rounds are enough. */
 void plan_rounds(Arena *arena, Phase *p) {
     p->threads_log = plan_threads_log(p);
@@ -508,6 +529,7 @@ void plan_rounds(Arena *arena, Phase *p) {
         Round *rd = &p->rounds[p->nrounds];
         plan_round(p, rd, first);
         plan_live_warps(p, rd, first == 0 || first + rd->count == p->nsteps);
+        plan_kept_regs(p, rd);
     }
     plan_layouts(p);
     thread_masks(p);

@@ -169,6 +169,44 @@ static const char *verify_live_warps(Arena *a, const Phase *p, const Round *rd, 
     return NULL;
 }
 
+/* Halves never pair a kept element with a dropped one: from its step on, a
+ * half's functional vanishes on every group vector of every step, so the
+ * steps that work on what it keeps read nothing it drops (what lets rounds
+ * skip warps, Round.live_log, and registers, Step.kept_log). */
+static const char *verify_halves_apart(Arena *a, const Phase *p) {
+    for (int h = 0; h < p->half_log; h++) {
+        int keep;
+        uint64_t g = plan_half_functional(p, h, &keep);
+        for (int i = p->half_step[h]; i < p->nsteps; i++)
+            for (int j = 0; j < p->steps[i].group_log; j++)
+                REQUIRE(!f2_parity(g & p->steps[i].group[j]), "step %d pairs what half %d keeps with what it drops", i, h);
+    }
+    return NULL;
+}
+
+/* A step's working registers (Step.kept_log): halves in effect at it, in
+ * order, whose functionals vanish on its round's threads but not on its
+ * registers, as masks over the register index, with their kept values. */
+static const char *verify_kept_regs(Arena *a, const Phase *p, const Round *rd) {
+    for (int i = rd->first; i < rd->first + rd->count; i++) {
+        const Step *st = &p->steps[i];
+        int c = 0;
+        for (int h = 0; h < p->half_log && p->half_step[h] <= i && c < st->kept_log; h++) {
+            int keep;
+            uint64_t g = plan_half_functional(p, h, &keep), regs = 0, threads = 0;
+            for (int k = 0; k < rd->reg_log; k++) regs |= (uint64_t)f2_parity(g & rd->regs[k]) << k;
+            for (int k = 0; k < p->threads_log; k++) threads |= (uint64_t)f2_parity(g & rd->threads[k]) << k;
+            if (threads || !regs) continue;
+            REQUIRE(st->kept_regs[c] == regs && (int)(st->kept_value >> c & 1) == keep,
+                    "step %d: its kept registers %d are not half %d's", i, c, h);
+            c++;
+        }
+        REQUIRE(c == st->kept_log, "step %d keeps registers by %d halves, not in effect or decided by threads", i,
+                st->kept_log);
+    }
+    return NULL;
+}
+
 /* Rounds cover the steps in order; a thread's registers and the threads
  * together span the tile, and every group lies in its round's registers. */
 static const char *verify_rounds(Arena *a, const Phase *p) {
@@ -202,6 +240,7 @@ static const char *verify_rounds(Arena *a, const Phase *p) {
                         "round %d: the group of step %d is not in its registers", r, i);
         const char *why = verify_thread_masks(a, p, rd);
         if (!why) why = verify_live_warps(a, p, rd, r);
+        if (!why) why = verify_kept_regs(a, p, rd);
         if (why) return why;
         next = rd->first + rd->count;
     }
@@ -260,6 +299,7 @@ static const char *verify_write(Arena *a, const Phase *p) {
 static const char *verify_local(Arena *a, const Phase *p) {
     const char *why = verify_tile(a, p);
     if (!why) why = verify_steps(a, p);
+    if (!why) why = verify_halves_apart(a, p);
     if (!why) why = verify_rounds(a, p);
     if (!why) why = verify_vectors(a, p);
     if (!why) why = verify_buffers(a, p);

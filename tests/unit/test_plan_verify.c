@@ -44,7 +44,10 @@ static const char program[] =
     "entry loaded (xs : [2^10]i16) = col 2 cas (mapi (\\i x -> i32 x + i32 i) xs)\n"
     /* two halves, the second round's warps of the dropped half idle */
     "entry halved (xs : [2^12]i32) = col 2 cas (col 4 cas (col 1 cas (col 64 cas (col 32 cas (col 16 cas (half 256 0 "
-    "(col 128 cas (col 64 cas (col 32 cas (half 2048 0 (col 1 cas (col 256 cas (col 512 cas (col 1024 cas xs))))))))))))))\n";
+    "(col 128 cas (col 64 cas (col 32 cas (half 2048 0 (col 1 cas (col 256 cas (col 512 cas (col 1024 cas xs))))))))))))))\n"
+    /* a half decided by a register bit: the steps after it skip the
+       dropped registers (Step.kept_log) */
+    "entry kept (xs : [2^12]i32) = col 1 cas (col 2 cas (half 4 0 (vcolumn cas (col 1 cas xs))))\n";
 
 /* An entry graph: an expand that the network after it reads in place, and
  * a plane of the network's output that nothing reads (fuse_planes). */
@@ -228,6 +231,31 @@ static void break_live_warps(Arena *a, Schedule *plans) {
     c.phases[0].rounds[0].live_log = 1;
     c.phases[0].rounds[0].live_tid[0] = s->phases[0].rounds[r].live_tid[0];
     expect(a, &c, "after its first step", "warps idle before their half");
+}
+
+/* The registers that steps after a half skip (Step.kept_log): each a half
+ * in effect, decided by registers; and no step pairs across a half. */
+static void break_kept_regs(Arena *a, Schedule *plans) {
+    const Schedule *s = find(plans, "kept");
+    const Phase *p = &s->phases[0];
+    int i = 0;
+    while (i < p->nsteps && !p->steps[i].kept_log) i++;
+    check(s->nphases == 1 && i > 0 && i + 1 < p->nsteps, "kept: a step after a half that skips registers");
+    if (i == 0 || i + 1 >= p->nsteps) return;
+    Schedule c = copy(a, s);
+    c.phases[0].steps[i].kept_value ^= 1;
+    expect(a, &c, "its kept registers 0 are not half 0's", "the dropped registers working");
+    c = copy(a, s);
+    c.phases[0].steps[i].kept_regs[0] ^= 1;
+    expect(a, &c, "its kept registers 0 are not half 0's", "registers kept by another functional");
+    c = copy(a, s);
+    c.phases[0].steps[0].kept_log = 1;
+    c.phases[0].steps[0].kept_regs[0] = p->steps[i].kept_regs[0];
+    expect(a, &c, "keeps registers by 1 halves", "registers skipped before their half");
+    c = copy(a, s);
+    c.phases[0].steps[i + 1].group[0] = p->steps[i - 1].group[0];
+    c.phases[0].steps[i + 1].order[0] = p->steps[i - 1].order[0];
+    expect(a, &c, "pairs what half 0 keeps with what it drops", "a step across a half");
 }
 
 /* The kernel's shared memory and launch bounds (kernel_plan.c), and the
@@ -615,6 +643,7 @@ int main(void) {
         check(first_of(find(plans, "sorted"), PHASE_LOCAL, true) >= 0, "an in-place phase");
         break_local(&arena, plans);
         break_live_warps(&arena, plans);
+        break_kept_regs(&arena, plans);
         break_load_map(&arena, plans);
         break_store_map(&arena, plans);
         break_kernel(&arena, plans);
