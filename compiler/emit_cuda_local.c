@@ -16,6 +16,7 @@
 
 #include "emit_elem.h"
 #include "machine.h"
+#include "plan_rounds.h"
 
 static uint64_t reg_vector(const Round *rd, unsigned j) { return f2_combine(rd->regs, rd->reg_log, j); }
 
@@ -145,14 +146,6 @@ static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int wi
     emit_elem_named(out, body, width, prefix, 12, &positions);
 }
 
-/* A functional f over tile coordinates on register rj's vector R·rj, as a
- * mask over rj: parity(f & R·rj) = parity(mask & rj). */
-static unsigned reg_mask(const Round *rd, uint64_t f) {
-    unsigned m = 0;
-    for (int i = 0; i < rd->reg_log; i++) m |= (unsigned)f2_parity(f & rd->regs[i]) << i;
-    return m;
-}
-
 /* The code of a step on each of `count` pairs or registers, numbered rq: one
  * loop that nvcc unrolls (the registers are an array that its indices, known
  * once unrolled, keep in registers) where the plan says the round loops,
@@ -191,7 +184,7 @@ static void emit_kept_test(FILE *out, const Step *st) {
  * or a constant) and of register rj (known once unrolled). */
 static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
     int ns = p->elem->nslots;
-    unsigned c = reg_coords(rd, st->group[0]), m = reg_mask(rd, st->order[0]), count = 1u << (rd->reg_log - 1);
+    unsigned c = reg_coords(rd, st->group[0]), m = (unsigned)plan_reg_mask(rd, st->order[0]), count = 1u << (rd->reg_log - 1);
     int piv = f2_top_bit(c);
     uint64_t tid_mask = st->order_tid[0];
     Arena scratch = {0};

@@ -175,6 +175,12 @@ uint64_t plan_thread_mask(const Phase *p, const Round *rd, uint64_t f) {
     return mask;
 }
 
+uint64_t plan_reg_mask(const Round *rd, uint64_t f) {
+    uint64_t mask = 0;
+    for (int i = 0; i < rd->reg_log; i++) mask |= (uint64_t)f2_parity(f & rd->regs[i]) << i;
+    return mask;
+}
+
 int plan_thread_directions(const Phase *p) {
     int n = 0;
     for (int first = 0; first < p->nsteps;) {
@@ -502,7 +508,7 @@ static void plan_live_warps(const Phase *p, Round *rd, bool banked) {
 /* Step.kept_log: for each step of the round, the halves in effect whose
  * functionals vanish on the round's threads, as masks over the register
  * index (a functional that vanishes on the registers too decides nothing). */
-static void plan_kept_regs(const Phase *p, const Round *rd) {
+static void plan_kept_regs(Phase *p, const Round *rd) {
     for (int i = rd->first; i < rd->first + rd->count; i++) {
         Step *st = &p->steps[i];
         uint64_t g[SCHED_MAX_TILE], value;
@@ -510,10 +516,8 @@ static void plan_kept_regs(const Phase *p, const Round *rd) {
         st->kept_log = 0;
         st->kept_value = 0;
         for (int c = 0; c < h; c++) {
-            uint64_t regs = 0, threads = 0;
-            for (int k = 0; k < rd->reg_log; k++) regs |= (uint64_t)f2_parity(g[c] & rd->regs[k]) << k;
-            for (int k = 0; k < p->threads_log; k++) threads |= (uint64_t)f2_parity(g[c] & rd->threads[k]) << k;
-            if (threads || !regs) continue;
+            uint64_t regs = plan_reg_mask(rd, g[c]);
+            if (plan_thread_mask(p, rd, g[c]) || !regs) continue;
             st->kept_regs[st->kept_log] = regs;
             st->kept_value |= (value >> c & 1) << st->kept_log++;
         }

@@ -193,10 +193,8 @@ static const char *verify_kept_regs(Arena *a, const Phase *p, const Round *rd) {
         int c = 0;
         for (int h = 0; h < p->half_log && p->half_step[h] <= i && c < st->kept_log; h++) {
             int keep;
-            uint64_t g = plan_half_functional(p, h, &keep), regs = 0, threads = 0;
-            for (int k = 0; k < rd->reg_log; k++) regs |= (uint64_t)f2_parity(g & rd->regs[k]) << k;
-            for (int k = 0; k < p->threads_log; k++) threads |= (uint64_t)f2_parity(g & rd->threads[k]) << k;
-            if (threads || !regs) continue;
+            uint64_t g = plan_half_functional(p, h, &keep), regs = plan_reg_mask(rd, g);
+            if (plan_thread_mask(p, rd, g) || !regs) continue;
             REQUIRE(st->kept_regs[c] == regs && (int)(st->kept_value >> c & 1) == keep,
                     "step %d: its kept registers %d are not half %d's", i, c, h);
             c++;
