@@ -339,15 +339,13 @@ class CudaEmulated(unittest.TestCase):
     """The CUDA of a generated bitonic top-k, an entry graph, its kernels run on the CPU by the
     emulation of tests/emu (graph_emu.py, as section 54-cuda-emu does) with
     fixtures/sort_emu_driver.cpp: the interpreter's output, bit for bit, on rows of any
-    length with NaNs. (Not emulated, so left to tests/gpu/sort_ops.sh: the sort, one chain
-    whose kernels read f32 and write (f32, i64) records, which run.sh's one slot type does
-    not describe; a dim transposed in the program, whose permutation kernels' launch
-    functions graph_emu.py does not run.)"""
+    length with NaNs, along the last dim and along a dim transposed in the program (its
+    permutation kernels run too). (Not emulated, so left to tests/gpu/sort_ops.sh: the sort,
+    one chain whose kernels read u32 bits and write (u32, i64) records, which run.sh's one
+    slot type does not describe.)"""
 
-    def test_topk(self):
-        x = random_array(np.float32, (5, 300))
-        values = [300] + list(x.view(np.uint32).ravel())   # float32 bits: packed keys
-        src = _sortops.topk_source("f32", 3, 9, 0, True, 4, False)
+    def emulated(self, src, values, out):
+        """The CUDA of program src emulated on values (the row length first): its output."""
         emu = os.path.join(ROOT, "tests", "emu")
         with tempfile.TemporaryDirectory() as d:
             prog, cu, cpp, exe = (os.path.join(d, f) for f in ("p.parm", "g.cu", "g.cpp", "g"))
@@ -360,11 +358,24 @@ class CudaEmulated(unittest.TestCase):
                                                         "sort_emu_driver.cpp")) as driver:
                 f.write(driver.read())
             subprocess.run([os.environ.get("CXX", "c++"), "-std=c++20", "-O1", "-w", "-pthread",
-                            f"-DOUT={1 << 7}", "-I" + emu, "-I" + os.path.join(ROOT, "runtime"), cpp, "-o", exe],
+                            f"-DOUT={out}", "-I" + emu, "-I" + os.path.join(ROOT, "runtime"), cpp, "-o", exe],
                            check=True, capture_output=True)
-            got = subprocess.run([exe], input=" ".join(map(str, values)), text=True, capture_output=True,
-                                 check=True).stdout.split()
-        self.assertEqual(got, interpret(src, values))     # 2^3 rows of the best 2^4, whole
+            return subprocess.run([exe], input=" ".join(map(str, values)), text=True, capture_output=True,
+                                  check=True).stdout.split()
+
+    def test_topk(self):
+        x = random_array(np.float32, (5, 300))
+        values = [300] + list(x.view(np.uint32).ravel())   # float32 bits: packed keys
+        src = _sortops.topk_source("f32", 3, 9, 0, True, 4, False)
+        self.assertEqual(self.emulated(src, values, 1 << 7), interpret(src, values))   # 2^3 rows of the best 2^4
+
+    def test_topk_transposed(self):
+        """Along the middle dim of (3, 7, 4): the columns of 2^3 x 2^2 matrices, transposed
+        in the program by permutation kernels before and after the network."""
+        x = random_array(np.float32, (3, 7, 4))
+        values = [7 * 4] + list(x.view(np.uint32).ravel())
+        src = _sortops.topk_source("f32", 2, 3, 2, False, 1, False)
+        self.assertEqual(self.emulated(src, values, 1 << 5), interpret(src, values))   # 2^2 x the best 2^1 x 2^2
 
 
 class Errors(unittest.TestCase):
