@@ -649,15 +649,10 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
 /* ---- per-block reductions as whole-array stages ---- */
 
 /* The most elements of type t that element code holds in a thread's
- * registers, log2: about 128 bytes, 8 to 32 elements (the scheduler's
- * default, plan_rounds.c). A two's body on a larger block runs only as
+ * registers, log2, at the scheduler's default of 128 bytes
+ * (elem_register_log). A two's body on a larger block runs only as
  * whole-array stages. */
-static int register_elems_log(const ElemType *t) {
-    int bytes_log = 0;
-    while ((2 << bytes_log) <= elem_bytes(t)) bytes_log++;
-    int reg_log = 7 - bytes_log;
-    return reg_log > 5 ? 5 : reg_log < 3 ? 3 : reg_log;
-}
+static int register_elems_log(const ElemType *t) { return elem_register_log(t, ELEM_REGISTER_BYTES_LOG); }
 
 /* A reduce of a block and the scalars computed from its totals alone (with
  * constants and values from outside the body): vals[0..nres) are the

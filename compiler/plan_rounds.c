@@ -15,7 +15,6 @@
 #include "machine.h"
 #include "plan_half.h"
 
-#define REG_BYTES_LOG 7     /* element bytes per thread in registers, log2: the default */
 
 /* At most 128 bytes of elements per thread, 8 to 32 elements: 32 int32 or
  * f32 (measured best for sorts, bench/results/2026-11-21-h100-register-rounds.md),
@@ -28,18 +27,14 @@
  * of an inclusive scan of blocks ran 1.12 times faster with 16 (72
  * registers). --register-bytes 256 doubles it (Phase.reg_bytes_log). */
 static int reg_log_of(const ElemType *elem, int tile_log, int reg_bytes_log) {
-    int bytes_log = 0;
-    while ((1 << bytes_log) < elem_bytes(elem)) bytes_log++;    /* rounded up: at most the bytes */
-    int reg_log = reg_bytes_log - bytes_log;
-    if (reg_log > reg_bytes_log - 2) reg_log = reg_bytes_log - 2;
-    if (reg_log < 3) reg_log = 3;
+    int reg_log = elem_register_log(elem, reg_bytes_log);
     return tile_log < reg_log ? tile_log : reg_log;
 }
 
-int plan_reg_log(const ElemType *elem, int tile_log) { return reg_log_of(elem, tile_log, REG_BYTES_LOG); }
+int plan_reg_log(const ElemType *elem, int tile_log) { return reg_log_of(elem, tile_log, ELEM_REGISTER_BYTES_LOG); }
 
 int plan_threads_log(const Phase *p) {
-    int t = p->tile_log - reg_log_of(p->elem, p->tile_log, p->reg_bytes_log ? p->reg_bytes_log : REG_BYTES_LOG);
+    int t = p->tile_log - reg_log_of(p->elem, p->tile_log, p->reg_bytes_log ? p->reg_bytes_log : ELEM_REGISTER_BYTES_LOG);
     return t > MACHINE_BLOCK_THREADS_LOG ? MACHINE_BLOCK_THREADS_LOG : t;
 }
 

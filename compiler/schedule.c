@@ -1123,7 +1123,7 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
                .vector_copies = opt && opt->vector_copies,
                .narrow_permutes = opt && opt->narrow_permutes, .gpu_log = gpu_log,
                .exchange_pieces = opt ? opt->exchange_pieces : 0,
-               .reg_bytes_log = opt && opt->register_bytes == 256 ? 8 : 7,
+               .reg_bytes_log = opt && opt->register_bytes == 256 ? ELEM_REGISTER_BYTES_LOG + 1 : ELEM_REGISTER_BYTES_LOG,
                .tile_buffers = opt ? opt->tile_buffers : 0};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);

@@ -86,6 +86,13 @@ int elem_bytes(const ElemType *t) {
     return bytes;
 }
 
+int elem_register_log(const ElemType *t, int reg_bytes_log) {
+    int bytes_log = 0;
+    while ((1 << bytes_log) < elem_bytes(t)) bytes_log++;    /* rounded up: at most the bytes */
+    int reg_log = reg_bytes_log - bytes_log;
+    return reg_log > reg_bytes_log - 2 ? reg_bytes_log - 2 : reg_log < 3 ? 3 : reg_log;
+}
+
 int elem_max_slot_bytes(const ElemType *t) {
     int most = 1;
     for (int s = 0; s < t->nslots; s++) {

@@ -52,6 +52,13 @@ const char *elem_text(Arena *a, const ElemType *t);
 void elem_print(FILE *out, const ElemType *t);      /* the same, printed */
 int elem_bytes(const ElemType *t);  /* sum of the slots' sizes */
 int elem_max_slot_bytes(const ElemType *t);   /* the widest slot: segments and banks are per slot */
+/* The most elements of t that element code holds in a thread's registers,
+ * log2, where a thread holds at most 2^reg_bytes_log bytes of them: 8 to
+ * 2^(reg_bytes_log - 2) elements. The one rule for both stages that need
+ * it: the back end's register rounds (plan_rounds.c, which says why) and
+ * the optimiser, which lifts a two's body on more out of element code. */
+int elem_register_log(const ElemType *t, int reg_bytes_log);
+#define ELEM_REGISTER_BYTES_LOG 7   /* the default: 128 bytes (--register-bytes 256 makes it 8) */
 
 Scalar scalar_wrap(Prim p, Scalar v);           /* canonicalise an integer */
 Scalar scalar_from_int(Prim p, int64_t v);

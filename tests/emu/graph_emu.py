@@ -11,6 +11,8 @@ entry = sys.argv[2]
 ops = src[src.index("// start of parm_ops.h"):src.index("// end of parm_ops.h")]
 ops = ops.replace("__host__ __device__", "").replace("__device__", "")
 start = src.index("/* parm_%s_n0: " % entry)   # the emitted code's own names (plan.c, plan_node_name)
+# the tables that element code reads (opt_tables.c), defined before the nodes
+tables = "".join(re.findall(r"^static PARM_(?:CONST_)?TABLE .*?^\};\n", src[:start], re.M | re.S))
 run = src.index("static int parm_%s_run(" % entry)
 body = src[start:src.index("\n}\n", run) + 3]
 # a persistent kernel (--tile-buffers) on EMU_GRID blocks (cp_async.h)
@@ -23,4 +25,4 @@ body = re.sub(r"extern __shared__ (__align__\(\d+\) )?unsigned char parm_shared\
               "unsigned char *parm_shared = emu_shared;", body)
 with open(sys.argv[3], "w") as f:
     f.write('#include "graph_mock.h"\n' + ops +
-            "\nstatic int parm_parity(uint64_t x) { return __builtin_parityll(x); }\n" + body)
+            "\nstatic int parm_parity(uint64_t x) { return __builtin_parityll(x); }\n" + tables + body)

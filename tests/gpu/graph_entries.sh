@@ -35,7 +35,7 @@ PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_redu
        tests/backend/functions.parm tests/backend/row_reductions.parm tests/emu/blocks.parm
        tests/emu/blocks_small.parm tests/emu/blocks_fields.parm tests/backend/fused_planes.parm
        tests/emu/expands.parm tests/backend/expand_pair_reduce.parm tests/emu/store_map.parm
-       tests/backend/store_map.parm tests/backend/store_map_perm.parm"
+       tests/backend/store_map.parm tests/backend/store_map_perm.parm tests/backend/register_body.parm"
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(binary_name "$prog" "$e")

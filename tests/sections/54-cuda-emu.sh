@@ -97,9 +97,11 @@ PARMC_FLAGS="--tile-bytes 16K" emu_check "odd-even transposition rounds, tiles o
     "entry main (xs : [2^14]i32) = transposition 3 14 xs" tests/emu/masked.parm 16384
 emu_check "pairs at distance 2^3" "entry main (xs : [2^14]i32) = shifted 3 11 xs" tests/emu/masked.parm 16384
 emu_check "guards on scattered bits" "entry main (xs : [2^16]i32) = sparse (shifted 0 16 xs)" tests/emu/masked.parm 65536
-# random chains of column stages, masked coli runs among them (randprog.py
-# --columns; RANDPROG_SEED as in 45-optimiser.sh, plus 5), every other one
-# in tiles of 2^12, which splits more of them over kernels
+# random chains of column stages, masked coli runs among them, and halves
+# kept with stages after them joined back (randprog.py --columns;
+# RANDPROG_SEED as in 45-optimiser.sh, plus 5), every other one in tiles of
+# 2^12, which splits more of them over kernels; an entry graph (the halves
+# and joins) through graph.sh, a chain through run.sh
 cols_seed=$((${RANDPROG_SEED:-$(date +%s)} + 5))
 mkdir -p "$TMP/emu/cols"
 python3 tests/tools/randprog.py --columns "$TMP/emu/cols" "${EMU_COLUMNS_COUNT:-10}" "$cols_seed"
@@ -107,7 +109,12 @@ for ((k = 0; k < ${EMU_COLUMNS_COUNT:-10}; k++)); do
     prog=$TMP/emu/cols/prog_$k.parm
     "$PARMC" --interpret "$prog" <"$TMP/emu/cols/in_$k.txt" >"$TMP/emu/want.txt"
     tiles=$( ((k % 2)) && echo "--tile-bytes 16K")
-    if PARMC=$PARMC PARMC_FLAGS=$tiles sh tests/emu/run.sh "$prog" "$TMP/emu" <"$TMP/emu/cols/in_$k.txt" >"$TMP/emu/got.txt" 2>"$TMP/emu/err.txt" &&
+    if "$PARMC" --dump-plan "$prog" | head -1 | grep -q '^graph '; then
+        emulate() { PARMC=$PARMC PARMC_FLAGS=$tiles sh tests/emu/graph.sh "$TMP/emu" "$prog"; }
+    else
+        emulate() { PARMC=$PARMC PARMC_FLAGS=$tiles sh tests/emu/run.sh "$prog" "$TMP/emu"; }
+    fi
+    if emulate <"$TMP/emu/cols/in_$k.txt" >"$TMP/emu/got.txt" 2>"$TMP/emu/err.txt" &&
         cmp -s "$TMP/emu/want.txt" "$TMP/emu/got.txt"; then
         pass
     else

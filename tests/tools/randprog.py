@@ -505,6 +505,8 @@ class Gen:
             weights.pop("zip", None)
         if self.columns:
             weights = {"col": 1, "coli": 1, "coli_run": 3, "vcolumn": 0.5}
+            if s.lo >= 2 and depth == 0:
+                weights["kept_halves"] = 0.5
         names = sorted(weights)
         what = self.rng.choices(names, [weights[n] for n in names])[0]
         return getattr(self, "stage_" + what)(s, t, arg, depth, pool)
@@ -695,12 +697,18 @@ class Gen:
         return "join %s (%s) (%s)" % (paren(self.mask(s)), halves[0], halves[1]), t
 
     def kept_half(self, s, t, arg, depth, pool):
-        """`half M B` of a column stage (and a permutation) on arg, of 2^s."""
+        """`half M B` of a column stage (and a permutation) on arg, of 2^s;
+        sometimes a column stage more on the half, which the chain runs on
+        what the half keeps (Round.live_log, Step.kept_log)."""
         stage = self.rng.choice([self.stage_col, self.stage_coli, self.stage_vcolumn])
         text, _ = stage(s, t, arg, depth, pool)
         if self.chance(0.3):
             text = "%s (%s)" % (self.matrix(s), text)
-        return "half %s %d (%s)" % (paren(self.mask(s)), self.rng.randint(0, 1), text)
+        text = "half %s %d (%s)" % (paren(self.mask(s)), self.rng.randint(0, 1), text)
+        if s.lo >= 2 and self.chance(0.4):
+            after = self.rng.choice([self.stage_col, self.stage_coli, self.stage_vcolumn])
+            text, _ = after(s.minus(1), t, paren(text), depth, pool)
+        return text
 
     def shift_of(self, s, t, arg):
         """`shift D FILL`: D past either end sometimes, or read off arg's
