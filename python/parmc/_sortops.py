@@ -25,17 +25,37 @@ _PARM_TYPES = {"int8": ("i8", None), "int16": ("i16", None), "int32": ("i32", No
 # the bits of -inf, which a descending sort of ranked bits pads with (ranked below every element)
 _NEG_INF_BITS = {"f16_rank": 0xfc00, "bf16_rank": 0xff80, "rank_f32": 0xff800000, "rank_f16": 0xfc00,
                  "rank_bf16": 0xff80}
-# Floats are sorted and selected as packed keys (stdlib/sort.parm, "Packed keys"): one i64 an
-# element, of its rank and its index, so that one integer compare replaces the comparator of
-# (value, index) records, which costs the most there (NaN tests; 16-bit floats ranked in each
-# comparison). float16 and bfloat16 come back bit for bit; float32 too, but a NaN as the quiet
-# NaN of its sign. Integers keep their records, whose comparator is as cheap (docs/stdlib.md).
-# (type, rank) -> the program's type and rank, and (pack, unpack) of an order (descending?).
-_PACKED = {("f32", None): ("u32", "rank_f32", lambda d: (f"(pack32 rank_f32 sign32 {d})", f"(unpack32 unrank_f32 {d})")),
-           ("u16", "f16_rank"): ("u16", "rank_f16", lambda d: (f"(pack16 rank_f16 {d})", "unpack16")),
-           ("u16", "bf16_rank"): ("u16", "rank_bf16", lambda d: (f"(pack16 rank_bf16 {d})", "unpack16"))}
-# the log2 of the longest rows packed keys hold (an index of 31 bits)
-_PACKED_MAX_LOG = 31
+# Keys of 32 bits or fewer are sorted and selected as packed keys (stdlib/sort.parm, "Packed
+# keys"): one integer an element, of its rank and its index, so that one integer compare
+# replaces the comparator of (value, index) records (whose NaN tests, and ranks of 16-bit floats
+# in each comparison, cost the most). float16 and bfloat16 come back bit for bit; float32 too,
+# but a NaN as the quiet NaN of its sign; integers exactly. Integers of 16 bits or fewer take a
+# u32 key (rank and index: 4 bytes an element, a 32-bit compare) where the row is short enough
+# for the index, else an i64 key; 64-bit keys take records.
+# (type, rank) -> the packed keys that can hold it, the narrowest first: (the log2 of the longest
+# rows the key holds, the program's type and rank (which the pad follows), (pack, unpack) of an
+# order (descending?)).
+def _pack32(rank, tie, unrank):
+    return lambda d: (f"(pack32 {rank} {tie} {d})", f"(unpack32 {unrank} {d})")
+
+
+def _pack_narrow(w, rank, unrank):
+    return lambda d: (f"(pack_narrow {w} {rank} {d})", f"(unpack_narrow {w} {unrank} {d})")
+
+
+def _int_keys(t, w, rank, unrank):
+    return [(32 - w, t, None, _pack_narrow(w, rank, unrank)), (31, t, None, _pack32(rank, "no_tie", f"(untie {unrank})"))]
+
+
+_PACKED = {("f32", None): [(31, "u32", "rank_f32", _pack32("rank_f32", "sign32", "unrank_f32"))],
+           ("u16", "f16_rank"): [(31, "u16", "rank_f16", lambda d: (f"(pack16 rank_f16 {d})", "unpack16"))],
+           ("u16", "bf16_rank"): [(31, "u16", "rank_bf16", lambda d: (f"(pack16 rank_bf16 {d})", "unpack16"))],
+           ("i32", None): [(31, "i32", None, _pack32("rank_i32", "no_tie", "unrank_i32"))],
+           ("u32", None): [(31, "u32", None, _pack32("rank_unsigned", "no_tie", "unrank_u32"))],
+           ("i16", None): _int_keys("i16", 16, "rank_i16", "unrank_i16"),
+           ("u16", None): _int_keys("u16", 16, "rank_unsigned", "unrank_u16"),
+           ("i8", None): _int_keys("i8", 8, "rank_i8", "unrank_i8"),
+           ("u8", None): _int_keys("u8", 8, "rank_unsigned", "unrank_u8")}
 
 # type of an array -> (the key of a call: a function of (x, op, dim, flag, k), the plans' runs
 # by key). The key holds the call's own dim and flags; the op functions send anything but a
@@ -448,9 +468,10 @@ def source(t, b, r, c, descending, exact, rank=None):
 
 
 def _packed(t, r, rank):
-    """(the program's type, rank, (pack, unpack) of an order) of packed keys for keys of type t
-    ranked by rank in rows of 2^r, or None where they take records (value, index)."""
-    return _PACKED.get((t, rank)) if r <= _PACKED_MAX_LOG else None
+    """(the program's type and rank, (pack, unpack) of an order) of packed keys for keys of
+    type t ranked by rank in rows of 2^r, or None where they take records (value, index)."""
+    return next(((pt, prank, codec) for longest, pt, prank, codec in _PACKED.get((t, rank), ()) if r <= longest),
+                None)
 
 
 def _bool(flag):

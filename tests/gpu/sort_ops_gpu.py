@@ -60,6 +60,13 @@ HALVES = [  # float16 and bfloat16 as u16 bits ranked in the comparator, bool as
     ("topk", (100, 3000), -1, 5, torch.float16, False),
     ("argsort", (300, 1000), -1, None, torch.bool, True),
 ]
+INTS = [  # packed keys of integers: i64 keys of 32-bit ones, u32 keys of 16 bits and fewer
+    ("topk", (64, 1 << 17), -1, 8, torch.int32, True),
+    ("argsort", (1 << 14, 1 << 10), -1, None, torch.int32, False),
+    ("sort", (1 << 14, 1 << 10), -1, None, torch.int16, False),
+    ("sort", (1 << 16, 1 << 8), -1, None, torch.uint8, True),
+    ("topk", (64, 1 << 16), -1, 64, torch.int16, True),
+]
 
 
 def make(shape, dtype, gen):
@@ -196,7 +203,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small shapes only (minutes of nvcc fewer)")
     ap.add_argument("--jobs", type=int, default=8, help="programs built at once on first use")
     args = ap.parse_args()
-    cases = (QUICK if args.quick else TOPK + SORT) + HALVES
+    cases = (QUICK if args.quick else TOPK + SORT) + HALVES + INTS
     gen = torch.Generator(device="cuda").manual_seed(26)
     inputs = [make(c[1], c[4], gen) for c in cases]
     torch.cuda.synchronize()

@@ -122,6 +122,37 @@ class Sort(unittest.TestCase):
                 self.check(y, descending=descending)
                 self.check(y, dim=0, descending=descending)
 
+    def test_packed_keys_by_row_length(self):
+        """Integers of 16 bits or fewer sort as u32 keys (rank and index) up to the rows the
+        index fits, 2^16 (16 bits) and 2^24 (8 bits), then as i64 keys; 32-bit keys as i64 keys;
+        all as records past 2^31, and 64-bit keys always."""
+        from parmc import _sortops
+        for t, keys in (("i16", ((16, "pack_narrow 16"), (31, "pack32 rank_i16"))),
+                        ("u16", ((16, "pack_narrow 16"), (31, "pack32 rank_unsigned"))),
+                        ("i8", ((24, "pack_narrow 8"), (31, "pack32 rank_i8"))),
+                        ("u8", ((24, "pack_narrow 8"), (31, "pack32 rank_unsigned"))),
+                        ("i32", ((31, "pack32 rank_i32"),)), ("u32", ((31, "pack32 rank_unsigned"),)),
+                        ("f32", ((31, "pack32 rank_f32"),))):
+            shortest = 0
+            for longest, key in keys:
+                for r in (shortest, longest):
+                    self.assertIn(key, _sortops.source(t, 0, r, 0, False, True), (t, r))
+                    self.assertIn(key, _sortops.topk_source(t, 0, r, 0, True, 0, True), (t, r))
+                shortest = longest + 1
+            self.assertIn("sort_records_rows", _sortops.source(t, 0, 32, 0, False, True), t)
+        for t in ("i64", "u64", "f64"):
+            self.assertIn("sort_records_rows", _sortops.source(t, 0, 10, 0, False, True), t)
+
+    def test_int16_rows_longer_than_narrow_keys(self):
+        """int16 rows of 2^17, past u32 keys: i64 keys, and the same results."""
+        x = random_array(np.int16, (1, 1 << 17))
+        for descending in (False, True):
+            self.check(x, descending=descending)
+        v, i = parmc.topk(x, 8)
+        rv, ri = ref_topk(x, 8, -1, True)
+        same(self, v, rv, "topk int16 2^17")
+        same(self, i, ri, "topk int16 2^17")
+
     def test_float32_nan_payloads(self):
         """float32 goes by packed keys (stdlib/sort.parm): every value comes back bit for bit,
         the signs of zeros too, but a NaN, which comes back as the quiet NaN of its sign."""
