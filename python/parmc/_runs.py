@@ -15,7 +15,7 @@ def build(plan):
     entry = plan.entry
     prog = entry.program
     env = {**snip["env"], "fn": entry._fn, "prog": prog, "lock": prog._lock, "failed": entry._failed,
-           "set_stream": prog._set_stream, "VD": plan.dtypes[0], "ID": plan.dtypes[1], "SHAPE": plan.out_shape,
+           "set_stream": prog._set_stream, "SHAPE": plan.out_shape,
            "move_in": plan.move_in, "finish": plan.finish, "dev": plan.device,
            "DEVICE": plan.adapter.device_object(plan.device) if plan.cuda else None}
     lines = [f"if not {snip['contiguous'].format(a='x')}: return None"]
@@ -26,10 +26,12 @@ def build(plan):
     if plan.move_in is not None:
         lines.append("xs = move_in(x)")
         xs = "xs"
-    for name, dt in (("v", "VD"), ("i", "ID")):
-        lines.append(f"{name} = {snip['empty'].format(shape='SHAPE', D=dt, dev='DEVICE')}")
-    ptrs = [_ptr(snip, plan.dtypes[0]).format(a=xs), _ptr(snip, plan.dtypes[0]).format(a="v"),
-            snip["ptr"].format(a="i")]
+    names = ["i"] if plan.op == "argsort" else ["v", "i"]    # the results, as plan.dtypes
+    for k, (name, dt) in enumerate(zip(names, plan.dtypes)):
+        env[f"D{k}"] = dt
+        lines.append(f"{name} = {snip['empty'].format(shape='SHAPE', D=f'D{k}', dev='DEVICE')}")
+    value_ptr = _ptr(snip, plan.value_dtype)   # x, and the values
+    ptrs = [value_ptr.format(a=xs)] + [(snip["ptr"] if name == "i" else value_ptr).format(a=name) for name in names]
     args = ", ".join(["ctx"] + ptrs + [str(n) for n in plan.tail])
     if prog.cuda:      # (tests/python/fixtures/fake_gpu.py runs CUDA plans on C programs)
         lines += [f"h = {snip['stream']}", "with lock:", "    rc = set_stream(ctx, h)",

@@ -234,7 +234,10 @@ class _Plan:
         else:
             self.work_shape = shape
         self.grid = (outer, length * inner)
-        self.dtypes = [dtype, adapter.dtype("i64")]     # the values keep x's dtype, whatever the program's type
+        # the results' dtypes: the values keep x's dtype, whatever the program's type; argsort's
+        # program writes the indices alone
+        self.value_dtype = dtype
+        self.dtypes = [adapter.dtype("i64")] if op == "argsort" else [dtype, adapter.dtype("i64")]
         self.entry = None
         if not self.empty:
             # exact powers of two: an entry of that size, with no pad (nothing to pad, or to cut)
@@ -242,8 +245,8 @@ class _Plan:
             self.tail = (outer * length * inner,) if exact else self.grid
             j = _log2_up(k) if op == "topk" else None
             b = _log2_up(outer)
-            self.entry, self.bitonic = _program("topk" if op == "topk" else "sort", cuda, t, b, _log2_up(length),
-                                                _log2_up(inner), flag, j, exact, rank)
+            self.entry, self.bitonic = _program(op, cuda, t, b, _log2_up(length), _log2_up(inner), flag, j, exact,
+                                                rank)
             # a bitonic top-k writes whole results: 2^b rows of 2^j x inner
             self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
             self.move_in, self.finish = _shaping(self, _ops(lib), outer)
@@ -272,7 +275,7 @@ class _Plan:
         if self.op == "topk":
             shape[self.d] = self.k
         outs = [self.adapter.empty(tuple(shape), dt, self.device) for dt in self.dtypes]
-        return outs[1] if self.op == "argsort" else tuple(outs)
+        return outs[0] if self.op == "argsort" else tuple(outs)
 
 
 def _shaping(plan, ops, outer):
@@ -399,7 +402,7 @@ _entries = {}   # (op, target, type, b, r, c, flag, j, exact, rank) -> (the comp
 
 
 def _program(op, cuda, t, b, r, c, flag, j, exact, rank=None):
-    """The entry for op ("sort", which argsort shares, or "topk") on 2^b rows (up to 2^b
+    """The entry for op ("sort", "argsort" or "topk") on 2^b rows (up to 2^b
     unless exact) of 2^r elements (of 2^(r+c), transposed, when c > 0; up to 2^r unless
     exact), compiled once, and whether it is a bitonic top-k of 2^j (else topk takes the first
     k of a sort): descending (flag) for a sort, the largest first for topk; keys of type t,
@@ -417,7 +420,7 @@ def _program(op, cuda, t, b, r, c, flag, j, exact, rank=None):
                 warnings.warn(f"parmc.topk: the bitonic top-k of 2^{j} in rows of 2^{r} does not compile, "
                               f"so it sorts them: {e}")
         if found is None:
-            found = _build.compile(source(t, b, r, c, flag, exact, rank), target=target,
+            found = _build.compile(source(t, b, r, c, flag, exact, rank, indices=op == "argsort"), target=target,
                                    prefix="parmc_sort").main, False
         _entries[key] = found
     return found
@@ -448,11 +451,12 @@ def _entry_line(t, b, n, exact, descending, rank):
     return f"entry main (xs0 : [2^{b}][2^{n}]{t} pad {pad}) ="
 
 
-def source(t, b, r, c, descending, exact, rank=None):
+def source(t, b, r, c, descending, exact, rank=None, indices=False):
     """The program of sort and argsort: records (value, index) of each 2^r x 2^c matrix (c = 0:
     each row of 2^r) sorted along its columns, of 2^b matrices (exact), or of up to 2^b of
-    any shape up to that (with a pad); floats as packed keys of their bits (_PACKED). One
-    array of records: one chain of kernels."""
+    any shape up to that (with a pad); keys of 32 bits or fewer as packed keys (_PACKED). One
+    array of records: one chain of kernels. indices (argsort): the indices alone, so that the
+    kernel leaves the values unstored."""
     packed = _packed(t, r, rank)
     if packed:
         t, rank, codec = packed
@@ -463,6 +467,8 @@ def source(t, b, r, c, descending, exact, rank=None):
     if c:
         n = b + r + c
         body = f"{_transpose(n, c, r)} ({sort} ({_transpose(n, r, c)} xs0))"
+    if indices:
+        body = f"let (_, idx) = unzip ({body}) in idx"
     return (f"-- parmc.sort and argsort (python/parmc/_sortops.py): {'descending' if descending else 'ascending'}\n"
             f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending, rank)}\n  {body}\n")
 

@@ -39,7 +39,7 @@ def bare_entry(op, x, k):
     outs = [torch.empty(plan.out_shape, dtype=dt, device=x.device) for dt in plan.dtypes]
     if prog.cuda:
         prog._set_stream(ctx, torch.cuda.current_stream(dev).cuda_stream or 1)
-    args = [ctx, x.data_ptr(), outs[0].data_ptr(), outs[1].data_ptr(), *plan.tail]
+    args = [ctx, x.data_ptr(), *[o.data_ptr() for o in outs], *plan.tail]
     fn = entry._fn
     return lambda: fn(*args) if outs else None     # (outs: the results stay allocated)
 

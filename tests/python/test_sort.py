@@ -222,6 +222,20 @@ class Sort(unittest.TestCase):
         self.assertIn("bmmc", src)
         self.assertTrue(_sortops._new_plan("sort", np.zeros((3, 6, 4), np.int32), 1, False, None, False).moved)
 
+    def test_argsort_writes_the_indices_alone(self):
+        """argsort's program has the indices as its one result, so that its kernel leaves the
+        values unstored (--report) and the call allocates one array."""
+        with tempfile.TemporaryDirectory() as d:
+            for t, r, c in (("f32", 10, 0), ("i64", 6, 0), ("i16", 5, 2)):
+                path = os.path.join(d, "argsort.parm")
+                with open(path, "w") as f:
+                    f.write(_sortops.source(t, 3, r, c, False, False, indices=True))
+                report = subprocess.run([PARMC, "-I", os.path.join(ROOT, "stdlib"), "--report", path],
+                                        capture_output=True, text=True, check=True).stdout
+                self.assertIn("unstored: output plane 0, which nothing reads", report, (t, report))
+        plan = _sortops._new_plan("argsort", np.zeros((4, 8), np.float32), -1, False, None, False)
+        self.assertEqual(len(plan.dtypes), 1)
+
     def test_zero_d_and_empty(self):
         v, i = parmc.sort(np.array(2.5, np.float32))
         self.assertEqual((v.shape, float(v), int(i)), ((), 2.5, 0))
@@ -489,7 +503,7 @@ class Overhead(unittest.TestCase):
             plan = _sortops._new_plan(op, x, dim, op == "argsort", k, True)
             outs = [np.empty(plan.out_shape, dt) for dt in plan.dtypes]
             fn, ctx = plan.entry._fn, plan.entry.program.context(None)
-            args = [ctx, x.ctypes.data, outs[0].ctypes.data, outs[1].ctypes.data, *plan.tail]
+            args = [ctx, x.ctypes.data, *[o.ctypes.data for o in outs], *plan.tail]
             added = best_per_call(call) - best_per_call(lambda: fn(*args))
             self.assertLess(added, 20e-6, name)
 
