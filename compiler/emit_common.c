@@ -46,7 +46,7 @@ void emit_partial_params(FILE *out, const Schedule *s, const Target *target) {
         fprintf(out, ", %s *%sq%d", t, target->restrict_ptr, k);
     }
 }
-bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && p->dst == BUF_OUT; }
+bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && !s->pad_in_only && p->dst == BUF_OUT; }
 
 /* Templates over an index '@' of the padded order (emit_bmmc.h). Rows of
  * an array of at most 2^32 elements compute in 32 bits (the row, the column

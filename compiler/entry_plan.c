@@ -11,7 +11,9 @@
  * result whose planes are taken (a parameter, a value returned twice) is
  * copied at the end. An entry of any length pads its parameter into
  * temporaries first and cuts its results of that length last (plan.h,
- * EntryPlan.pad). */
+ * EntryPlan.pad), unless one chain alone reads the parameter: that chain
+ * reads the caller's shape itself, as a one-chain entry does (Schedule.pad,
+ * pad_in_only), and the copy is dropped (fuse_pad). */
 #include "entry_plan.h"
 
 #include "host_plan.h"
@@ -21,9 +23,9 @@
 
 #include "schedule.h"
 
-/* A node being built: planes by id until locations are known; `fused`: an
- * expand that the node reading it loads in place (fuse_planes), no
- * node of its own. */
+/* A node being built: planes by id until locations are known; `fused`: no
+ * node of its own (an expand that the node reading it loads in place,
+ * fuse_planes; a COPY_PAD whose chain reads the caller's shape itself). */
 typedef struct {
     PlanNode node;
     int *in, *out, *args, *partial;
@@ -57,6 +59,12 @@ typedef struct {
     int nchains, chain_cap;
     const IrStmt **group;       /* the open run of scalar statements */
     int ngroup, group_cap;
+    /* an entry of any length: its padded parameter, the planes of the
+     * caller's shape, and the COPY_PAD build that fills its value's planes
+     * from them (pad_param) */
+    const IrVal *pad_val;
+    const int *pad_shaped;
+    int pad_copy;
 } Graph;
 
 #define GROW(arena, ptr, count, cap, type)                                                \
@@ -249,8 +257,16 @@ static bool serial_op(IrOp op) {
 
 static void visit(Graph *g, const IrStmt *s);
 
+/* Whether the chain reads the caller's shape itself (Schedule.pad): it
+ * starts at the padded parameter, which nothing else reads. */
+static bool reads_shape(const Graph *g, const Chain *c) {
+    return g->pad_val && c->input == g->pad_val && g->uses[idx(g, c->input)] == 1;
+}
+
 /* The chain's first `count` statements as a function of one array (and the
- * scalars their bodies read, b's args), scheduled by schedule_func into b. */
+ * scalars their bodies read, b's args), scheduled by schedule_func into b;
+ * over the caller's shape where it reads it (reads_shape), when that takes a
+ * phase that loads it (else the COPY_PAD node's planes). */
 static void schedule_chain(Graph *g, const Chain *c, int count, Build *b) {
     for (int i = 0; i < count; i++) add_body_args(g, b, c->stmts[i]);
     IrBody *body = NEW(g->arena, IrBody);
@@ -266,10 +282,17 @@ static void schedule_chain(Graph *g, const Chain *c, int count, Build *b) {
     IrFunc *fn = NEW(g->arena, IrFunc);
     *fn = *g->f;
     fn->body = body;
-    fn->pad_param = -1;
+    fn->pad_param = reads_shape(g, c) ? 0 : -1;
     const char *why = schedule_refusal(g->arena, fn);
     if (why) refuse(g, c->stmts[0], arena_printf(g->arena, "this stage (%s)", why));
-    schedule_func(g->arena, fn, g->sched, &b->node.chain);
+    Schedule *s = &b->node.chain;
+    schedule_func(g->arena, fn, g->sched, s);
+    if (s->pad && s->nphases == 0) {    /* a chain that only renames copies: the padded planes */
+        fn->pad_param = -1;
+        schedule_func(g->arena, fn, g->sched, s);
+    }
+    s->pad_in_only = s->pad != NULL;
+    if (s->pad_in_only) kernel_plan(s);    /* its launch bounds */
 }
 
 /* How many of the chain's statements its node takes: all, unless the plan
@@ -304,7 +327,12 @@ static void close_chain(Graph *g, Chain *c) {
     Build *b = new_build(g, NODE_CHAIN, c->input->log_len);
     schedule_chain(g, c, count, b);
     const IrVal *tail = c->stmts[count - 1]->res[0];
-    add_ids(g, &b->in, &b->nin, planes_of(g, c->stmts[0], c->input), c->input->elem->nslots);
+    const int *in = planes_of(g, c->stmts[0], c->input);
+    if (b->node.chain.pad) {    /* the caller's shape itself: no COPY_PAD (fused: no node) */
+        in = g->pad_shaped;
+        g->builds[g->pad_copy].fused = true;
+    }
+    add_ids(g, &b->in, &b->nin, in, c->input->elem->nslots);
     add_ids(g, &b->out, &b->nout, new_planes(g, tail), tail->elem->nslots);
     const IrStmt **rest = c->stmts + count;
     int nrest = c->nstmts - count;
@@ -1026,6 +1054,9 @@ static void pad_param(Graph *g, const IrVal *v, int flat) {
         locate(g, from[k], LOC_PARAM, flat + k, NULL);
         g->plane[from[k]].shaped = true;
     }
+    g->pad_val = v;
+    g->pad_shaped = from;
+    g->pad_copy = g->nbuilds;
     Build *b = new_build(g, NODE_COPY, v->log_len);
     b->node.copy = COPY_PAD;
     add_ids(g, &b->in, &b->nin, from, ns);

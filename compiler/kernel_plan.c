@@ -22,7 +22,10 @@ static int plane_offset(const Phase *p, int k) {
  * entry of any length computes a guarded address per element, and at 64
  * registers spills 3 times as much: one block per SM took 2^20 padded rows
  * of 2^10 from 12.70 to 7.93 ms on an H100
- * (bench/results/2026-11-23-anylen-launch-bounds.md). A tile above 113 KB
+ * (bench/results/2026-11-23-anylen-launch-bounds.md). Not a chain of an
+ * entry graph that pads its loads alone (Schedule.pad_in_only): the top-k
+ * of 1024 rows of 50257 float32 took 0.47 ms with one block per SM and 0.38
+ * with two (bench/results/2026-11-27-h100-s15.md). A tile above 113 KB
  * (--tile-bytes), or two buffers of 64 KB (--tile-buffers), leave room for
  * one block, and so do 2^11 threads: asking for two would only halve the
  * registers. A persistent kernel (--tile-buffers) asks for the blocks that
@@ -32,7 +35,7 @@ static int plane_offset(const Phase *p, int k) {
  * of one tile takes 86); at 96 they spill. */
 #define PERSISTENT_REGS 128
 static int blocks_per_sm(const Schedule *s, const Phase *p) {
-    bool padded = s->pad && (p->src == BUF_IN || p->dst == BUF_OUT);
+    bool padded = s->pad && !s->pad_in_only && (p->src == BUF_IN || p->dst == BUF_OUT);
     int want = padded ? 1 : 2;
     if (p->buffers > 1 && MACHINE_SM_REGISTERS / (PERSISTENT_REGS << p->threads_log) > want)
         want = MACHINE_SM_REGISTERS / (PERSISTENT_REGS << p->threads_log);

@@ -360,9 +360,12 @@ typedef struct {
      * r·2^pad_cols_log + c of the padded order is there when r < parm_rows
      * and c < parm_cols. The first phase reads any other index as the pad,
      * the last writes only those, and no other phase writes the output.
-     * NULL pad: the arrays have 2^n elements. */
+     * NULL pad: the arrays have 2^n elements. pad_in_only: the input alone
+     * is the caller's shape, the output whole (a chain of an entry graph
+     * that reads the padded parameter itself, entry_plan.c). */
     const Scalar *pad;
     int pad_rows_log, pad_cols_log;
+    bool pad_in_only;
     /* A commutative reduce of the chain's result, fused into it (an entry
      * graph's, entry_plan.c): phase reduce_phase, a LOCAL phase that only
      * permutations follow, also reduces the tile of each block b with the

@@ -385,6 +385,8 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     REQUIRE(!s->pad || p->dst != BUF_OUT || i + 1 == s->nphases, "writes the output of an entry of any length "
             "before the last phase");
     REQUIRE(!s->pad || p->src != BUF_OUT, "reads the output of an entry of any length");
+    REQUIRE(!s->pad_in_only || (s->pad && s->nphases > 0), "the input alone of the caller's shape, without a pad or "
+            "a phase that loads it");
     return p->dst == BUF_OUT ? NULL : verify_scratch(a, s, p);
 }
 
@@ -610,7 +612,8 @@ static const char *verify_fused_planes(Arena *a, const Schedule *s) {
     }
     REQUIRE(!(s->out_unstored >> s->out_elem->nslots), "unstored planes past the output's");
     if (!s->out_unstored) return NULL;
-    REQUIRE(s->nphases > 0 && !s->pad && !s->gpu_log, "unstored planes with no phase, a pad or ranks");
+    REQUIRE(s->nphases > 0 && (!s->pad || s->pad_in_only) && !s->gpu_log, "unstored planes with no phase, an "
+            "output of the caller's shape or ranks");
     const Phase *last = &s->phases[s->nphases - 1];
     REQUIRE(last->kind == PHASE_LOCAL || last->kind == PHASE_MAP, "unstored planes written by a %s phase",
             last->kind == PHASE_PERMUTE ? "permute" : "exchange");
@@ -693,17 +696,25 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
 }
 
 /* The caller's arrays of an entry of any length hold the shape: only a
- * COPY_PAD node reads them (into whole arrays of the padded length) and
- * only a COPY_CUT node writes them. */
+ * COPY_PAD node, or a chain that pads its loads itself (Schedule.pad_in_only),
+ * reads them (into whole arrays of the padded length) and only a COPY_CUT
+ * node writes them. */
 static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
-    bool pads = n->kind == NODE_COPY && n->copy == COPY_PAD, cuts = n->kind == NODE_COPY && n->copy == COPY_CUT;
+    bool chain_pads = n->kind == NODE_CHAIN && n->chain.pad_in_only;
+    bool pads = (n->kind == NODE_COPY && n->copy == COPY_PAD) || chain_pads;
+    bool cuts = n->kind == NODE_COPY && n->copy == COPY_CUT;
     REQUIRE(!(pads || cuts) || (e->pad && n->n == e->pad_log), "node %d pads or cuts without a pad of its length", i);
+    REQUIRE(!chain_pads || (n->chain.pad && n->chain.pad_rows_log == e->pad_rows_log &&
+                            n->chain.pad_cols_log == e->pad_cols_log),
+            "node %d: a chain that pads its loads without the entry's shape", i);
+    REQUIRE(n->kind != NODE_CHAIN || !n->chain.pad || chain_pads, "node %d: a chain of an entry graph that cuts its "
+                                                                   "result to the caller's shape", i);
     for (int k = 0; k < n->nin; k++)
         REQUIRE(n->in[k].shaped == pads && (!pads || n->in[k].kind == LOC_PARAM) &&
                     (!(pads || cuts) || n->in[k].log_len == n->n),
                 "node %d: input plane %d is %sthe caller's shape", i, k, pads ? "not " : "");
     for (int k = 0; k < n->nout; k++)
-        REQUIRE(n->out[k].shaped == cuts && (!pads || n->out[k].kind == LOC_TEMP),
+        REQUIRE(n->out[k].shaped == cuts && (!pads || chain_pads || n->out[k].kind == LOC_TEMP),
                 "node %d: output plane %d is %sthe caller's shape", i, k, cuts ? "not " : "");
     for (int k = 0; k < n->nargs; k++) REQUIRE(!n->arg_at[k].shaped, "node %d reads a scalar of the caller's shape", i);
     return NULL;

@@ -1139,10 +1139,12 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
 static bool loads_elements(const Phase *p) { return p->kind == PHASE_LOCAL || p->kind == PHASE_MAP; }
 
 void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
-    if (s->nphases == 0 || s->pad || s->gpu_log) return;
+    /* a padded input is read through the caller's shape (no shifts); an
+       output of that shape has every plane (unstored only where it is whole) */
+    if (s->nphases == 0 || s->gpu_log || (s->pad && !s->pad_in_only)) return;
     bool shifts = false;
     for (int k = 0; k < s->in_elem->nslots; k++) shifts |= in_shift[k] != 0;
-    shifts &= loads_elements(&s->phases[0]);
+    shifts &= loads_elements(&s->phases[0]) && !s->pad;
     if (shifts) {
         memcpy(s->in_shift, in_shift, sizeof(int) * (size_t)s->in_elem->nslots);
         s->phases[0].buffers = 1;   /* cp.async copies whole tiles of one plane's indices */

@@ -49,14 +49,17 @@ static const char program[] =
        dropped registers (Step.kept_log) */
     "entry kept (xs : [2^12]i32) = col 1 cas (col 2 cas (half 4 0 (vcolumn cas (col 1 cas xs))))\n";
 
-/* An entry graph: an expand that the network after it reads in place, and
- * a plane of the network's output that nothing reads (fuse_planes). */
+/* Entry graphs: an expand that the network after it reads in place, and
+ * a plane of the network's output that nothing reads (fuse_planes); a
+ * padded parameter that one chain alone reads, from the caller's shape. */
 static const char graph_program[] =
     "kv [(k1, v1), (k2, v2)] = if k1 <= k2 then [(k1, v1), (k2, v2)] else [(k2, v2), (k1, v1)]\n"
+    "cas [a, b] = if a <= b then [a, b] else [b, a]\n"
     "entry scanned (xs : [2^10]i32) =\n"
     "  let (a, b) = unzip (vcolumn kv (zip xs (expand 5 (reduceblocks 5 (+) 0 xs)))) in a\n"
     "entry spread (xs : [2^10]i32) =\n"
-    "  reduceblocks 5 (+) 0 (map (\\(x, m) -> x - m) (zip xs (expand 5 (reduceblocks 5 max 0 xs))))\n";
+    "  reduceblocks 5 (+) 0 (map (\\(x, m) -> x - m) (zip xs (expand 5 (reduceblocks 5 max 0 xs))))\n"
+    "entry padded (xs : [2^4][2^6]i32 pad max) = let ys = col 2 cas xs in (ys, reduce (+) 0 ys)\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -455,6 +458,7 @@ static void expect_entry(Arena *a, const EntryPlan *e, const char *want, const c
 
 static void break_chain_planes(Arena *a, const IrFunc *f);
 static void break_reduce_expand(Arena *a, const IrFunc *f);
+static void break_pad_chain(Arena *a, const IrFunc *f);
 
 /* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
  * the first phase loads element by element and the last is LOCAL or MAP,
@@ -495,6 +499,7 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     if (!compile_text(a, graph_program, &graph, NULL)) return;
     break_chain_planes(a, graph.funcs[0]);
     break_reduce_expand(a, graph.funcs[1]);
+    break_pad_chain(a, graph.funcs[2]);
 }
 
 /* An entry plan whose nodes can be broken without touching e's. */
@@ -552,6 +557,31 @@ static void break_reduce_expand(Arena *a, const IrFunc *f) {
     broken.nodes[e.nnodes - 1].in_shift = shift;
     shift[1] = 4;
     expect_entry(a, &broken, "read at x >> 4", "a reduction reading an expand at another shift");
+}
+
+/* A chain reading the padded parameter from the caller's shape itself
+ * (Schedule.pad_in_only: no COPY_PAD node), then one that would cut its
+ * result to the shape, or pad with no pad. */
+static void break_pad_chain(Arena *a, const IrFunc *f) {
+    EntryPlan e;
+    entry_plan(a, f, NULL, &e);
+    const PlanNode *chain = &e.nodes[0];
+    check(!plan_verify_entry(a, &e) && chain->kind == NODE_CHAIN && chain->chain.pad && chain->chain.pad_in_only &&
+              chain->in[0].shaped && chain->in[0].kind == LOC_PARAM && !chain->out[0].shaped,
+          "padded: the first node a chain that reads the caller's shape (%d nodes, node 0 a %s): %s", e.nnodes,
+          plan_node_kind_name(chain->kind), plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+    for (int i = 0; i < e.nnodes; i++)
+        check(e.nodes[i].kind != NODE_COPY || e.nodes[i].copy != COPY_PAD, "padded: node %d copies the pad", i);
+    EntryPlan broken = nodes_copy(a, &e);
+    broken.nodes[0].chain.pad_in_only = false;
+    expect_entry(a, &broken, "cuts its result to the caller's shape", "a graph's chain with the output of a one-chain entry");
+    broken.nodes[0].chain.pad_in_only = true;
+    broken.nodes[0].chain.pad_cols_log++;
+    expect_entry(a, &broken, "pads its loads without the entry's shape", "a chain reading rows of another length");
+    broken.nodes[0].chain.pad_cols_log--;
+    broken.nodes[0].chain.pad = NULL;
+    expect_entry(a, &broken, "the input alone of the caller's shape, without a pad", "a chain reading the shape with no "
+                 "pad");
 }
 
 /* An entry plan of f whose host program can be broken without touching
