@@ -106,6 +106,11 @@ anylen_lengths mixed i32 4
 anylen_lengths others i32 4 "$(seq -s ' ' 1 16)" "$(seq -s ' ' 21 28)"
 anylen_rows graphrows i16 8 16
 anylen_rows graphkv f32,i32 8 8
+# entry graphs whose one chain reads the caller's shape itself (no COPY_PAD)
+anylen_rows topkrows i32 8 1024
+anylen_lengths topk1d f32 11
+anylen_rows argrows i16 8 256
+anylen_lengths sortmax i32 12
 # the graph size of mixed (5 to 8 elements)
 for m in 5 7 8; do python3 tests/tools/gen.py i32 "$m" "$m" >"$ANY/in.txt"; anylen_run mixed "n=$m"; done
 # a ranged entry with another array of each size: the count of values picks
