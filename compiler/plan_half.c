@@ -73,12 +73,13 @@ static int kept_directions(const Phase *p, int low, uint64_t top, uint64_t *k_ba
 
 /* Z' of the kept part: the segment bits first, then the rest of K reduced
  * modulo them (as place_write chooses Z). Returns its column count, or -1
- * when K lacks a segment bit. */
+ * when K lacks a segment bit. A result shorter than a segment is written
+ * whole by its one block: its bits are the segment's. */
 static int kept_columns(const Phase *p, int low, const uint64_t *k_basis, int kdim, uint64_t *cols) {
     F2Space k = f2_space_empty(low);
     for (int i = 0; i < kdim; i++) f2_space_add(&k, k_basis[i]);
-    int col = 0;
-    for (int i = 0; i < p->seg_log; i++) {
+    int col = 0, seg = p->seg_log < low ? p->seg_log : low;
+    for (int i = 0; i < seg; i++) {
         if (!f2_space_contains(&k, UINT64_C(1) << i)) return -1;
         cols[col++] = UINT64_C(1) << i;
     }

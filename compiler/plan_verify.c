@@ -258,7 +258,10 @@ static const char *verify_half_write(Arena *a, const Phase *p) {
             "a write keeping 0x%llx of %d halves, 2^%d of a tile of 2^%d", (unsigned long long)p->half_keep, p->half_log,
             p->out_tile_log, p->tile_log);
     REQUIRE(span_dim(p->n, p->out_cols, p->out_tile_log) == p->out_tile_log, "halved write columns not independent");
-    for (int i = 0; i < p->seg_log; i++)
+    /* whole segments, or a result shorter than one, all of it in one block */
+    REQUIRE(p->out_tile_log >= p->seg_log || (low == p->out_tile_log && p->block_log == 0),
+            "a halved write of 2^%d elements a tile, less than a segment, of a result of 2^%d", p->out_tile_log, low);
+    for (int i = 0; i < p->seg_log && i < p->out_tile_log; i++)
         REQUIRE(p->out_cols[i] == UINT64_C(1) << i, "write column %d is not a segment bit", i);
     for (int i = 0; i < p->out_tile_log; i++) {
         uint64_t y = f2_apply(&p->write_mat, f2_combine(p->tile_cols, p->tile_log, p->src_cols[i]));

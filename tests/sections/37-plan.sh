@@ -41,6 +41,12 @@ sort_phases 'entry main (xs0 : [2^19]f32) = bmmc (bitperm 10 (\i -> if i < 3 the
 sort_phases 'entry main (xs : [2^17]u32) = bmmc (bitperm 17 (\i -> if i < 3 then i + 10 else if i < 13 then i - 3 else i)) (sort_packed_rows (pack32 rank_f32 sign32 false) (unpack32 unrank_f32 false) 7 10 (bmmc (bitperm 17 (\i -> if i < 10 then i + 3 else if i < 13 then i - 10 else i)) xs))' 1
 sort_phases 'entry main (xs : [2^18]u16) = sort_packed_rows (pack16 rank_bf16 true) unpack16 2 16 xs' 5
 sort_phases 'entry main (xs0 : [2^19]u32) = bmmc (bitperm 10 (\i -> if i < 3 then i + 3 else if i < 6 then i - 3 else i)) (topk_packed_rows (pack32 rank_f32 sign32 true) (unpack32 unrank_f32 true) 7 3 (bmmc (bitperm 19 (\i -> if i < 12 then i + 3 else if i < 15 then i - 12 else i)) xs0))' 3
+# A top-k whose whole result is shorter than a segment (one row, k = 8:
+# 64 bytes of keys) writes it from its one block (plan_half.c): two kernels
+# for a row of 2^17 (four and a gather before), one for a row of 2^10.
+sort_phases 'entry main (xs0 : [2^17]u32) = topk_packed_rows (pack32 rank_f32 sign32 true) (unpack32 unrank_f32 true) 0 3 xs0' 2
+sort_phases 'entry main (xs0 : [2^10]u32) = topk_packed_rows (pack32 rank_f32 sign32 true) (unpack32 unrank_f32 true) 0 3 xs0' 1
+sort_phases 'entry main (xs0 : [2^12]i32) = topk_records_rows idx_asc 0 0 xs0' 1
 # Runs of masked coli (comparators guarded by their position) are LOCAL
 # steps, grouped as xor columns are: a phase holds the steps whose pair
 # vectors, (2^j - 1) * 2^d for Batcher's pairs (x, x + 2^d), span at most

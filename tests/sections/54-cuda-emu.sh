@@ -167,11 +167,12 @@ emu_padded "any length: records, 7 rows of 33" \
 # and of several blocks; tests/emu/blocks_small.parm: blocks of fewer
 # threads than a warp; tests/emu/blocks_fields.parm: records, 8-byte
 # fields), expands read in place by the reductions, networks and maps
-# that read them (tests/emu/expands.parm), and chains' closing maps run as
-# their last LOCAL phase stores (tests/emu/store_map.parm), emulated on the CPU
+# that read them (tests/emu/expands.parm), chains' closing maps run as
+# their last LOCAL phase stores (tests/emu/store_map.parm), and a chain that
+# reads the caller's shape itself (tests/emu/padchain.parm), emulated on the CPU
 # (tests/emu/graph.sh), must be the interpreter's results, bit for bit.
-for name in graph fused padgraph sklansky retype invariant single lengths scans blocks blocks_small blocks_fields halves topk \
-    expands store_map; do
+for name in graph fused padgraph padchain sklansky retype invariant single lengths scans blocks blocks_small blocks_fields \
+    halves topk expands store_map; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"
