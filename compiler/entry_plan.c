@@ -13,7 +13,7 @@
  * temporaries first and cuts its results of that length last (plan.h,
  * EntryPlan.pad), unless one chain alone reads the parameter: that chain
  * reads the caller's shape itself, as a one-chain entry does (Schedule.pad,
- * pad_in_only), and the copy is dropped (fuse_pad). */
+ * pad_in_only), and the copy is dropped (close_chain). */
 #include "entry_plan.h"
 
 #include "host_plan.h"
