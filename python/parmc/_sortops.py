@@ -56,6 +56,10 @@ _PACKED = {("f32", None): [(31, "u32", "rank_f32", _pack32("rank_f32", "sign32",
            ("u16", None): _int_keys("u16", 16, "rank_unsigned", "unrank_u16"),
            ("i8", None): _int_keys("i8", 8, "rank_i8", "unrank_i8"),
            ("u8", None): _int_keys("u8", 8, "rank_unsigned", "unrank_u8")}
+# argsort needs no value back: float16 and bfloat16 take u32 keys of their 17-bit rank (-0.0
+# and 0.0 one rank, every NaN one) and an index of 15 bits, ahead of _PACKED's.
+_INDEX_PACKED = {("u16", "f16_rank"): [(15, "u16", "rank_f16", _pack_narrow(17, "rank_f16", "(\\r -> r)"))],
+                 ("u16", "bf16_rank"): [(15, "u16", "rank_bf16", _pack_narrow(17, "rank_bf16", "(\\r -> r)"))]}
 
 # type of an array -> (the key of a call: a function of (x, op, dim, flag, k), the plans' runs
 # by key). The key holds the call's own dim and flags; the op functions send anything but a
@@ -457,7 +461,7 @@ def source(t, b, r, c, descending, exact, rank=None, indices=False):
     any shape up to that (with a pad); keys of 32 bits or fewer as packed keys (_PACKED). One
     array of records: one chain of kernels. indices (argsort): the indices alone, so that the
     kernel leaves the values unstored."""
-    packed = _packed(t, r, rank)
+    packed = _packed(t, r, rank, indices)
     if packed:
         t, rank, codec = packed
         sort = "sort_packed_rows {} {} {} {}".format(*codec(_bool(descending)), b + c, r)
@@ -473,11 +477,12 @@ def source(t, b, r, c, descending, exact, rank=None, indices=False):
             f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending, rank)}\n  {body}\n")
 
 
-def _packed(t, r, rank):
+def _packed(t, r, rank, indices=False):
     """(the program's type and rank, (pack, unpack) of an order) of packed keys for keys of
-    type t ranked by rank in rows of 2^r, or None where they take records (value, index)."""
-    return next(((pt, prank, codec) for longest, pt, prank, codec in _PACKED.get((t, rank), ()) if r <= longest),
-                None)
+    type t ranked by rank in rows of 2^r (indices: for the indices alone), or None where they
+    take records (value, index)."""
+    keys = (_INDEX_PACKED.get((t, rank), []) if indices else []) + _PACKED.get((t, rank), [])
+    return next(((pt, prank, codec) for longest, pt, prank, codec in keys if r <= longest), None)
 
 
 def _bool(flag):

@@ -142,6 +142,11 @@ class Sort(unittest.TestCase):
             self.assertIn("sort_records_rows", _sortops.source(t, 0, 32, 0, False, True), t)
         for t in ("i64", "u64", "f64"):
             self.assertIn("sort_records_rows", _sortops.source(t, 0, 10, 0, False, True), t)
+        # argsort of 16-bit floats: u32 keys of a 17-bit rank up to rows of 2^15, then pack16
+        for rank in ("f16_rank", "bf16_rank"):
+            self.assertIn("pack_narrow 17", _sortops.source("u16", 0, 15, 0, False, True, rank, indices=True))
+            self.assertIn("pack16", _sortops.source("u16", 0, 16, 0, False, True, rank, indices=True))
+            self.assertIn("pack16", _sortops.source("u16", 0, 10, 0, False, True, rank))
 
     def test_int16_rows_longer_than_narrow_keys(self):
         """int16 rows of 2^17, past u32 keys: i64 keys, and the same results."""
