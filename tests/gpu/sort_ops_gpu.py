@@ -61,6 +61,7 @@ HALVES = [  # float16 and bfloat16 as u16 bits ranked in the comparator, bool as
     ("topk", (64, 1 << 15), -1, 8, torch.bfloat16, True),
     ("topk", (100, 3000), -1, 5, torch.float16, False),
     ("argsort", (300, 1000), -1, None, torch.bool, True),
+    ("argsort", (1 << 14, 1 << 10), -1, None, torch.bfloat16, False),     # u32 keys of the 17-bit rank
 ]
 INTS = [  # packed keys of integers: i64 keys of 32-bit ones, u32 keys of 16 bits and fewer
     ("topk", (64, 1 << 17), -1, 8, torch.int32, True),
