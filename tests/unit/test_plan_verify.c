@@ -47,7 +47,9 @@ static const char program[] =
     "(col 128 cas (col 64 cas (col 32 cas (half 2048 0 (col 1 cas (col 256 cas (col 512 cas (col 1024 cas xs))))))))))))))\n"
     /* a half decided by a register bit: the steps after it skip the
        dropped registers (Step.kept_log) */
-    "entry kept (xs : [2^12]i32) = col 1 cas (col 2 cas (half 4 0 (vcolumn cas (col 1 cas xs))))\n";
+    "entry kept (xs : [2^12]i32) = col 1 cas (col 2 cas (half 4 0 (vcolumn cas (col 1 cas xs))))\n"
+    /* a half of each row of 2^12, in tiles of a row: several blocks */
+    "entry rowhalves (xs : [2^16]i32) = half 2048 0 (two (two (two (two (vcolumn cas)))) xs)\n";
 
 /* Entry graphs: an expand that the network after it reads in place, and
  * a plane of the network's output that nothing reads (fuse_planes); a
@@ -234,6 +236,18 @@ static void break_live_warps(Arena *a, Schedule *plans) {
     c.phases[0].rounds[0].live_log = 1;
     c.phases[0].rounds[0].live_tid[0] = s->phases[0].rounds[r].live_tid[0];
     expect(a, &c, "after its first step", "warps idle before their half");
+}
+
+/* A halved write of part of a segment a tile is the whole result's, of one
+ * block, alone (plan_half.c): here 2^4 blocks each write 2^11 elements,
+ * given segments of 2^12. */
+static void break_part_segments(Arena *a, Schedule *plans) {
+    const Schedule *s = find(plans, "rowhalves");
+    check(s->nphases == 1 && s->phases[0].half_log == 1 && s->phases[0].block_log > 0,
+          "rowhalves: one phase of several blocks that halves");
+    Schedule c = copy(a, s);
+    c.phases[0].seg_log = c.phases[0].out_tile_log + 1;
+    expect(a, &c, "less than a segment", "blocks writing parts of segments");
 }
 
 /* The registers that steps after a half skip (Step.kept_log): each a half
@@ -673,6 +687,7 @@ int main(void) {
         check(first_of(find(plans, "sorted"), PHASE_LOCAL, true) >= 0, "an in-place phase");
         break_local(&arena, plans);
         break_live_warps(&arena, plans);
+        break_part_segments(&arena, plans);
         break_kept_regs(&arena, plans);
         break_load_map(&arena, plans);
         break_store_map(&arena, plans);
