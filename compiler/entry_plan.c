@@ -328,7 +328,7 @@ static void close_chain(Graph *g, Chain *c) {
     schedule_chain(g, c, count, b);
     const IrVal *tail = c->stmts[count - 1]->res[0];
     const int *in = planes_of(g, c->stmts[0], c->input);
-    if (b->node.chain.pad) {    /* the caller's shape itself: no COPY_PAD (fused: no node) */
+    if (b->node.chain.pad_in_only) {    /* the caller's shape itself: no COPY_PAD (fused: no node) */
         in = g->pad_shaped;
         g->builds[g->pad_copy].fused = true;
     }

@@ -388,8 +388,6 @@ static const char *verify_flow(Arena *a, const Schedule *s, int i) {
     REQUIRE(!s->pad || p->dst != BUF_OUT || i + 1 == s->nphases, "writes the output of an entry of any length "
             "before the last phase");
     REQUIRE(!s->pad || p->src != BUF_OUT, "reads the output of an entry of any length");
-    REQUIRE(!s->pad_in_only || (s->pad && s->nphases > 0), "the input alone of the caller's shape, without a pad or "
-            "a phase that loads it");
     return p->dst == BUF_OUT ? NULL : verify_scratch(a, s, p);
 }
 
@@ -635,6 +633,8 @@ const char *plan_verify(Arena *a, const Schedule *s) {
     const char *fused = verify_fused_reduce(a, s);
     if (fused) return fused;
     REQUIRE(s->nphases > 0 || elem_equal(s->in_elem, s->out_elem), "no phase, and the element type changes");
+    REQUIRE(!s->pad_in_only || (s->pad && s->nphases > 0), "the input alone of the caller's shape, without a pad or "
+            "a phase that loads it");
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
         const char *why = verify_flow(a, s, i);

@@ -40,7 +40,7 @@ def build(plan):
         lines += ["with lock:", f"    rc = fn({args})"]
     lines.append("if rc: failed(rc, ctx)")
     shaped = (lambda a: f"finish({a})") if plan.finish is not None else (lambda a: a)
-    lines.append(f"return {shaped('i')}" if plan.op == "argsort" else f"return {shaped('v')}, {shaped('i')}")
+    lines.append("return " + ", ".join(shaped(name) for name in names))
     src = "def run(x):\n" + "".join(f"    {line}\n" for line in lines)
     exec(compile(src, f"<parmc.{plan.op} run of {plan.shape}>", "exec"), env)
     run = env["run"]

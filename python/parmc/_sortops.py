@@ -39,6 +39,10 @@ def _pack32(rank, tie, unrank):
     return lambda d: (f"(pack32 {rank} {tie} {d})", f"(unpack32 {unrank} {d})")
 
 
+def _pack16(rank):
+    return lambda d: (f"(pack16 {rank} {d})", "unpack16")
+
+
 def _pack_narrow(w, rank, unrank):
     return lambda d: (f"(pack_narrow {w} {rank} {d})", f"(unpack_narrow {w} {unrank} {d})")
 
@@ -48,8 +52,8 @@ def _int_keys(t, w, rank, unrank):
 
 
 _PACKED = {("f32", None): [(31, "u32", "rank_f32", _pack32("rank_f32", "sign32", "unrank_f32"))],
-           ("u16", "f16_rank"): [(31, "u16", "rank_f16", lambda d: (f"(pack16 rank_f16 {d})", "unpack16"))],
-           ("u16", "bf16_rank"): [(31, "u16", "rank_bf16", lambda d: (f"(pack16 rank_bf16 {d})", "unpack16"))],
+           ("u16", "f16_rank"): [(31, "u16", "rank_f16", _pack16("rank_f16"))],
+           ("u16", "bf16_rank"): [(31, "u16", "rank_bf16", _pack16("rank_bf16"))],
            ("i32", None): [(31, "i32", None, _pack32("rank_i32", "no_tie", "unrank_i32"))],
            ("u32", None): [(31, "u32", None, _pack32("rank_unsigned", "no_tie", "unrank_u32"))],
            ("i16", None): _int_keys("i16", 16, "rank_i16", "unrank_i16"),
@@ -493,7 +497,7 @@ def _bool(flag):
 def topk_source(t, b, r, c, largest, j, exact, rank=None):
     """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
     2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c).
-    Floats as packed keys of their bits (_PACKED)."""
+    Keys of 32 bits or fewer as packed keys (_PACKED)."""
     packed = _packed(t, r, rank)
     if packed:
         t, rank, codec = packed
