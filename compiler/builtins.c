@@ -596,6 +596,32 @@ static Value *b_reduceblocks(Spec *s, Value **args, Loc loc) {
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len - (int)r, xs->elem));
 }
 
+/* scanblocks r op z xs, exscanblocks r op z xs: each block of 2^r
+   consecutive elements scanned from z, left to right (ir.h, SCAN). The
+   back ends scan in any grouping (one pass, each block of threads taking
+   its prefix from the blocks before it), which gives the interpreter's
+   bits only for an exact operator: the networks of stdlib/scan.parm take
+   the others. */
+static Value *scan_blocks(Spec *s, Value **args, Loc loc, bool exclusive) {
+    const char *who = exclusive ? "exscanblocks" : "scanblocks";
+    IrVal *xs = spec_expect_array(s, args[3], loc, arena_printf(s->arena, "the argument of %s", who));
+    int64_t r = spec_expect_int(s, args[0], loc, arena_printf(s->arena, "the block size of %s", who));
+    if (r < 0 || r > xs->log_len)
+        diag_error(loc, "the block size of %s is %lld, out of range 0..%d (the array has 2^%d elements)", who,
+                   (long long)r, xs->log_len, xs->log_len);
+    IrStmt *st = reduce_stmt(s, IR_SCAN, args[1], args[2], xs, who, loc);
+    if (!st->commutative)
+        diag_error(loc, "%s needs an operator that gives the same result however it is grouped: +, *, &, |, ^, "
+                        "&&, ||, min or max on integers or bool (floats round differently in each grouping); "
+                        "stdlib/scan.parm's networks (scan_blocks, exscan_blocks) scan with any operator", who);
+    st->k = (int)r;
+    st->exclusive = exclusive;
+    return value_rt(s, ir_add_result(s->prog, st, xs->log_len, xs->elem));
+}
+
+static Value *b_scanblocks(Spec *s, Value **args, Loc loc) { return scan_blocks(s, args, loc, false); }
+static Value *b_exscanblocks(Spec *s, Value **args, Loc loc) { return scan_blocks(s, args, loc, true); }
+
 /* expand r ys: each element repeated 2^r times consecutively. */
 static Value *b_expand(Spec *s, Value **args, Loc loc) {
     IrVal *ys = spec_expect_array(s, args[1], loc, "the argument of expand");
@@ -718,6 +744,7 @@ static const Builtin builtins[] = {
     {"parm", 3, b_parm}, {"two", 2, b_two}, {"col", 3, b_col}, {"coli", 3, b_coli}, {"vcolumn", 2, b_vcolumn},
     {"bmmc", 2, b_bmmc}, {"map", 2, b_map}, {"mapi", 2, b_mapi}, {"zip", 2, b_zip}, {"unzip", 1, b_unzip},
     {"replicate", 2, b_replicate}, {"reduce", 3, b_reduce}, {"reduceblocks", 4, b_reduceblocks},
+    {"scanblocks", 4, b_scanblocks}, {"exscanblocks", 4, b_exscanblocks},
     {"expand", 2, b_expand},
     {"half", 3, b_half}, {"join", 3, b_join}, {"shift", 3, b_shift}, {"loglen", 1, b_loglen},
     {"mat", 1, b_mat}, {"matof", 2, b_matof}, {"bitperm", 2, b_bitperm},

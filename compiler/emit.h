@@ -211,6 +211,8 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
  * host function that launches both. */
 void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name);
 void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name);
+void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name);
+void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];

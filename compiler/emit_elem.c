@@ -347,6 +347,29 @@ static Node **reduce_nodes(Emit *E, const IrStmt *s)
     return out;
 }
 
+/* scanblocks and exscanblocks: each block of 2^k elements left to right
+ * from z (the operator is exact, so this is every grouping's result). */
+static Node **scan_nodes(Emit *E, const IrStmt *s)
+{
+    int ns = s->body->nresults;
+    const IrVal *xs = s->args[ns];
+    if (s->nargs != ns + 1 || ir_is_scalar(xs) || xs->elem->nslots != ns || s->body->nparams != 2 * ns)
+        fail(E, s, "not a scan of %d slots", ns);
+    int len = 1 << xs->log_len, block = 1 << s->k;
+    Node **src = lookup(E, s, xs), **out = NEW_ARRAY(&E->arena, Node *, len * ns);
+    Node **run = NEW_ARRAY(&E->arena, Node *, ns), **params = NEW_ARRAY(&E->arena, Node *, 2 * ns);
+    for (int i = 0; i < len; i++) {
+        if ((i & (block - 1)) == 0)
+            for (int k = 0; k < ns; k++) run[k] = lookup(E, s, s->args[k])[0];
+        if (s->exclusive) memcpy(out + i * ns, run, sizeof(Node *) * (size_t)ns);
+        memcpy(params, run, sizeof(Node *) * (size_t)ns);
+        memcpy(params + ns, src + i * ns, sizeof(Node *) * (size_t)ns);
+        memcpy(run, apply_body(E, s->body, params), sizeof(Node *) * (size_t)ns);
+        if (!s->exclusive) memcpy(out + i * ns, run, sizeof(Node *) * (size_t)ns);
+    }
+    return out;
+}
+
 /* expand k ys: element i is element i >> k of ys, its nodes shared. */
 static Node **expand_nodes(Emit *E, const IrStmt *s)
 {
@@ -412,9 +435,10 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local)
     *local = NULL;
     if ((s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS) && s->body) return reduce_nodes(E, s);
     if (s->op == IR_EXPAND) return expand_nodes(E, s);
+    if (s->op == IR_SCAN) return scan_nodes(E, s);
     if (s->op == IR_REPLICATE || s->op == IR_ZIP || s->op == IR_UNZIP) return data_nodes(E, s);
     if (s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP) return nested_nodes(E, s);
-    if (s->body) fail(E, s, "nested bodies other than a reduction's, a two's, a col's or a map's are not supported");
+    if (s->body) fail(E, s, "nested bodies other than a reduction's, a scan's, a two's, a col's or a map's are not supported");
     switch (s->op) {
     case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_TERNARY: case IR_SELECT: case IR_CONVERT: case IR_POS: break;
     case IR_INDEX: case IR_BUILD: case IR_BMMC: case IR_TABLE: break;

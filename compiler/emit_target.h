@@ -53,6 +53,8 @@ typedef struct {
     void (*reduce_node)(FILE *out, const PlanNode *n, const char *name);
     const char *reduce_call, *reduce_end;
     bool reduce_partials;
+    /* a SCAN node's function, called as a REDUCE node's is */
+    void (*scan_node)(FILE *out, const PlanNode *n, const char *name);
     /* a chain (emit_chain): the kernels of each kind of phase (by
        PhaseKind) with the host function that runs them, the call of a
        phase in NAME_exec, NAME_exec's lines before the calls, and with ranks

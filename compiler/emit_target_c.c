@@ -46,6 +46,7 @@ const Target target_c = {
     .reduce_node = emit_graph_reduce_c,
     .reduce_call = "    %s(",
     .reduce_end = ");\n",
+    .scan_node = emit_graph_scan_c,
     .reduce_partials = false,
     .phase = emit_c_phases,
     .phase_call = emit_c_phase_call,

@@ -69,6 +69,7 @@ const Target target_cuda = {
     .reduce_node = emit_graph_reduce_cuda,
     .reduce_call = "    if ((status = %s(ctx, ",
     .reduce_end = "))) return status;\n",
+    .scan_node = emit_graph_scan_cuda,
     .reduce_partials = true,
     .phase = emit_cuda_phases,
     .phase_call = emit_cuda_phase_call,

@@ -542,6 +542,50 @@ static void expand_stmt(Graph *g, const IrStmt *s) {
     add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
 }
 
+/* The CUDA shape of a scan node (PlanNode): threads take 64 bytes of the
+ * widest field, as a reduction's do, 256 threads a tile, at most 2^24
+ * tiles (then each thread takes more). */
+static void scan_shape(PlanNode *node, int widest) {
+    int n = node->n, per = log2_floor(64 / (unsigned)widest);
+    if (per > n) per = n;
+    int threads = n - per < 8 ? n - per : 8;
+    int tiles = n - per - threads;
+    if (tiles > 24) {
+        per += tiles - 24;
+        tiles = 24;
+    }
+    node->per_thread_log = per;
+    node->threads_log = threads;
+    node->grid_log = tiles;
+}
+
+/* scanblocks, exscanblocks: a node of its own, one pass over the array;
+ * its partials hold the tiles' totals and prefixes and their states, which
+ * only a scanned block larger than a tile reads (the look-back). */
+static void scan_stmt(Graph *g, const IrStmt *s) {
+    int ns = s->nargs - 1;
+    const IrVal *xs = s->args[ns];
+    close_tail(g, xs);
+    if (xs->elem->nslots > SCHED_MAX_SLOTS)
+        refuse(g, s, arena_printf(g->arena, "a scan of elements of more than %d fields", SCHED_MAX_SLOTS));
+    Build *b = new_build(g, NODE_SCAN, xs->log_len);
+    b->node.stmt = s;
+    b->node.pre_elem = xs->elem;
+    add_ids(g, &b->in, &b->nin, planes_of(g, s, xs), ns);
+    add_args(g, b, s, (const IrVal *const *)s->args, ns);
+    add_body_args(g, b, s);
+    add_ids(g, &b->out, &b->nout, new_planes(g, s->res[0]), ns);
+    scan_shape(&b->node, elem_max_slot_bytes(xs->elem));
+    for (int half = 0; half < 2; half++)
+        for (int k = 0; k < ns; k++) {
+            int p = new_plane(g, b->node.grid_log, elem_slot_prim(xs->elem, k));
+            add_ids(g, &b->partial, &b->npartial, &p, 1);
+        }
+    int states = new_plane(g, b->node.grid_log + 1, PRIM_U32);
+    add_ids(g, &b->partial, &b->npartial, &states, 1);
+    b->node.npartial = 2 * ns + 1;
+}
+
 static void fill_stmt(Graph *g, const IrStmt *s) {
     const IrVal *r = s->res[0];
     if (r->elem->nslots != s->nargs) refuse(g, s, "this form of replicate");
@@ -733,6 +777,7 @@ static void visit(Graph *g, const IrStmt *s) {
     if (chain_op(s->op)) chain_stmt(g, s);
     else if (s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS) reduce_stmt(g, s);
     else if (s->op == IR_EXPAND) expand_stmt(g, s);
+    else if (s->op == IR_SCAN) scan_stmt(g, s);
     else if (s->op == IR_REPLICATE) fill_stmt(g, s);
     else if (gather_op(s->op)) gather_stmt(g, s);
     else refuse(g, s, arena_printf(g->arena, "%s at the entry's level", ir_op_name(s->op)));

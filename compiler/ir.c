@@ -10,7 +10,7 @@ static const char *op_names[IR_OP_COUNT] = {
     [IR_BMMC] = "bmmc", [IR_MAP] = "map", [IR_ZIP] = "zip", [IR_UNZIP] = "unzip",
     [IR_REPLICATE] = "replicate", [IR_REDUCE] = "reduce", [IR_POS] = "pos",
     [IR_TABLE] = "table", [IR_REDUCEBLOCKS] = "reduceblocks", [IR_EXPAND] = "expand",
-    [IR_HALF] = "half", [IR_JOIN] = "join", [IR_SHIFT] = "shift",
+    [IR_HALF] = "half", [IR_JOIN] = "join", [IR_SHIFT] = "shift", [IR_SCAN] = "scan",
 };
 
 const char *ir_op_name(IrOp op) { return op_names[op]; }

@@ -26,6 +26,13 @@
  *                                          elements reduced as REDUCE does:
  *                                          2^(n-k) elements
  *   EXPAND k    ys             -> xs       each element 2^k times in a row
+ *   SCAN k op z0.. xs          -> ys       each block of 2^k consecutive
+ *                                          elements scanned: ys[i] = z op x0
+ *                                          op .. op xi from the block's first
+ *                                          x0 (exclusive: .. op x(i-1), z at
+ *                                          the first); op is a built-in one
+ *                                          that is exact (commutative), so
+ *                                          any grouping gives the same bits
  *   HALF m b    xs             -> ys       sub-array b of parm m: 2^(n-1) elements
  *   JOIN m      ys zs          -> xs       the array whose HALF m 0 is ys and HALF m 1 is zs
  *   SHIFT d     s0 s1 .. xs    -> ys       ys[i] = xs[i - d] where that is in range, else
@@ -70,7 +77,7 @@ typedef enum {
     IR_INDEX, IR_BUILD,
     IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
     IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS, IR_TABLE,
-    IR_REDUCEBLOCKS, IR_EXPAND, IR_HALF, IR_JOIN, IR_SHIFT,
+    IR_REDUCEBLOCKS, IR_EXPAND, IR_HALF, IR_JOIN, IR_SHIFT, IR_SCAN,
     IR_OP_COUNT
 } IrOp;
 
@@ -96,14 +103,15 @@ struct IrStmt {
     int index;                  /* TABLE: the table's number */
     int slot;                   /* INDEX */
     uint64_t mask;              /* PARM, COL, HALF, JOIN */
-    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND; TABLE: 2^k entries; HALF: the sub-array b */
+    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND, SCAN; TABLE: 2^k entries; HALF: the sub-array b */
     int64_t dist;               /* SHIFT: d */
     const Scalar *tab;          /* TABLE: the entries, of the result's type */
     F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */
     bool own_mat;               /* mat is this statement's alone: passes may rewrite it in place */
     uint64_t compl;             /* BMMC, POS */
-    IrBody *body;               /* PARM TWO COL MAP REDUCE REDUCEBLOCKS */
-    bool commutative;           /* REDUCE, REDUCEBLOCKS: the operator is a built-in commutative one */
+    IrBody *body;               /* PARM TWO COL MAP REDUCE REDUCEBLOCKS SCAN */
+    bool commutative;           /* REDUCE, REDUCEBLOCKS, SCAN: the operator is a built-in commutative one */
+    bool exclusive;             /* SCAN: each element's result leaves the element out */
     bool dead;                  /* scratch for the optimiser: killed, to be dropped from its body */
 };
 

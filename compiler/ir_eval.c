@@ -413,6 +413,94 @@ static Buf *eval_reduceblocks(Eval *E, const IrStmt *s, long batch) {
     return total;
 }
 
+/* Runs s's operator on the pairs (left[i], right[i]) of `count` elements
+ * (planes of scalars, one per slot) into res. */
+static void run_pairs(Eval *E, const IrStmt *s, long count, Scalar **left, Scalar **right, Scalar **res) {
+    int ns = s->body->nresults;
+    Buf **params = xcalloc((size_t)(2 * ns), sizeof(Buf *));
+    for (int k = 0; k < ns; k++)
+        for (int side = 0; side < 2; side++) {
+            Buf *p = buf_new(count, -1, s->body->params[k]->elem);
+            memcpy(p->planes[0], (side ? right : left)[k], sizeof(Scalar) * (size_t)count);
+            params[side * ns + k] = p;
+        }
+    Buf *out = buf_new(count, -1, s->args[ns]->elem);
+    run_element_body(E, s->body, count, params, out);
+    for (int k = 0; k < ns; k++) memcpy(res[k], out->planes[k], sizeof(Scalar) * (size_t)count);
+    buf_free(out);
+    free(params);
+}
+
+/* scanblocks: each block's inclusive scan in doubling steps (step d
+ * combines each element with the one d before it in its block, the earlier
+ * on the left), then z op it (exclusive: z op the one before it, z at the
+ * block's first). The operator is exact (SCAN), so this grouping gives the
+ * bits of the left-to-right order docs/language.md states, as the back
+ * ends' groupings do. */
+static Buf *eval_scan(Eval *E, const IrStmt *s, long batch) {
+    int ns = s->body->nresults;
+    Coord outer = enter(E, 0, -1);
+    Buf *cur = expand(E->vals[s->args[ns]->id], batch);
+    long total = batch * buf_len(cur), block = 1L << s->k;
+    Scalar **left = xcalloc((size_t)ns, sizeof(Scalar *)), **right = xcalloc((size_t)ns, sizeof(Scalar *));
+    Scalar **res = xcalloc((size_t)ns, sizeof(Scalar *));
+    for (int k = 0; k < ns; k++) {
+        left[k] = xcalloc((size_t)total, sizeof(Scalar));
+        right[k] = xcalloc((size_t)total, sizeof(Scalar));
+        res[k] = xcalloc((size_t)total, sizeof(Scalar));
+    }
+    for (long d = 1; d < block; d *= 2) {
+        long count = 0;
+        for (long i = 0; i < total; i++)
+            if ((i & (block - 1)) >= d) {
+                for (int k = 0; k < ns; k++) {
+                    left[k][count] = cur->planes[k][i - d];
+                    right[k][count] = cur->planes[k][i];
+                }
+                count++;
+            }
+        if (count) run_pairs(E, s, count, left, right, res);
+        for (long i = total - 1, j = count; i >= 0; i--)
+            if ((i & (block - 1)) >= d) {
+                j--;
+                for (int k = 0; k < ns; k++) cur->planes[k][i] = res[k][j];
+            }
+    }
+    /* z op the scan (exclusive: of the element before; the first takes z) */
+    Buf *out = buf_new(batch, s->res[0]->log_len, s->res[0]->elem);
+    long count = 0;
+    for (long i = 0; i < total; i++) {
+        bool first = (i & (block - 1)) == 0;
+        for (int k = 0; k < ns; k++) {
+            Scalar z = E->vals[s->args[k]->id]->planes[0][(i / buf_len(cur)) / (batch / E->vals[s->args[k]->id]->batch)];
+            if (s->exclusive && first) {
+                out->planes[k][i] = z;
+                continue;
+            }
+            left[k][count] = z;
+            right[k][count] = cur->planes[k][s->exclusive ? i - 1 : i];
+        }
+        if (!(s->exclusive && first)) count++;
+    }
+    if (count) run_pairs(E, s, count, left, right, res);
+    for (long i = total - 1, j = count; i >= 0; i--)
+        if (!(s->exclusive && (i & (block - 1)) == 0)) {
+            j--;
+            for (int k = 0; k < ns; k++) out->planes[k][i] = res[k][j];
+        }
+    for (int k = 0; k < ns; k++) {
+        free(left[k]);
+        free(right[k]);
+        free(res[k]);
+    }
+    free(left);
+    free(right);
+    free(res);
+    buf_free(cur);
+    E->coord = outer;
+    return out;
+}
+
 static Buf *eval_expand(Eval *E, const IrStmt *s, long batch) {
     bool owned;
     Buf *ys = arg_at(E, s->args[0], batch, &owned);
@@ -710,6 +798,7 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
     case IR_REDUCE: eval_reduce(E, s, batch, outs); break;
     case IR_REDUCEBLOCKS: outs[0] = eval_reduceblocks(E, s, batch); break;
     case IR_EXPAND: outs[0] = eval_expand(E, s, batch); break;
+    case IR_SCAN: outs[0] = eval_scan(E, s, batch); break;
     default: outs[0] = eval_array_stmt(E, s, batch); break;
     }
     for (int a = 0; a < s->nargs; a++) release(E, s->args[a]);

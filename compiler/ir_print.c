@@ -63,6 +63,7 @@ static void print_attrs(FILE *out, const IrStmt *s) {
     }
     case IR_REDUCE: if (s->commutative) fputs(".commutative", out); break;
     case IR_REDUCEBLOCKS: fprintf(out, "%s %d", s->commutative ? ".commutative" : "", s->k); break;
+    case IR_SCAN: fprintf(out, "%s %d", s->exclusive ? ".exclusive" : "", s->k); break;
     case IR_POS: {
         Arena scratch = {0};
         fprintf(out, " rows%s", f2_hex_text(&scratch, s->mat));

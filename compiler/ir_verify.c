@@ -58,7 +58,8 @@ static void define_value(const Verifier *v, const IrStmt *s, const IrVal *x) {
 }
 
 static bool needs_body(IrOp op) {
-    return op == IR_PARM || op == IR_TWO || op == IR_COL || op == IR_MAP || op == IR_REDUCE || op == IR_REDUCEBLOCKS;
+    return op == IR_PARM || op == IR_TWO || op == IR_COL || op == IR_MAP || op == IR_REDUCE || op == IR_REDUCEBLOCKS ||
+           op == IR_SCAN;
 }
 
 /* The fixed argument counts of ir.h's forms; -1 where any count is fine. */
@@ -78,13 +79,17 @@ static void shape_error(const Verifier *v, const IrStmt *s, const char *what) {
 }
 
 /* REDUCEBLOCKS: z's slots and an array of 2^n elements give one array of
- * 2^(n-k), with an operator on two elements' slots; EXPAND: 2^n give 2^(n+k). */
+ * 2^(n-k), with an operator on two elements' slots; SCAN: of 2^n, its
+ * blocks of 2^k <= 2^n, with an exact operator; EXPAND: 2^n give 2^(n+k). */
 static void check_blocks(const Verifier *v, const IrStmt *s) {
     const IrVal *xs = s->args[s->nargs - 1], *ys = s->res[0];
     bool ok = s->nres == 1 && xs->log_len >= 0 && elem_equal(xs->elem, ys->elem) && s->k >= 0;
     if (ok && s->op == IR_EXPAND) ok = ys->log_len == xs->log_len + s->k;
     if (ok && s->op == IR_REDUCEBLOCKS)
         ok = ys->log_len == xs->log_len - s->k && s->nargs == xs->elem->nslots + 1 &&
+             s->body->nparams == 2 * xs->elem->nslots && s->body->nresults == xs->elem->nslots;
+    if (ok && s->op == IR_SCAN)
+        ok = ys->log_len == xs->log_len && s->k <= xs->log_len && s->commutative && s->nargs == xs->elem->nslots + 1 &&
              s->body->nparams == 2 * xs->elem->nslots && s->body->nresults == xs->elem->nslots;
     if (!ok) shape_error(v, s, "has arguments, a result or a body of the wrong shape");
 }
@@ -120,7 +125,7 @@ static void check_form(const Verifier *v, const IrStmt *s) {
                               s->res[0]->elem->is_tuple || !ir_is_scalar(s->args[0]) ||
                               s->args[0]->elem->is_tuple || s->args[0]->elem->prim != PRIM_I64))
         shape_error(v, s, "is not a table of scalars indexed by an i64");
-    if (s->op == IR_REDUCEBLOCKS || s->op == IR_EXPAND) check_blocks(v, s);
+    if (s->op == IR_REDUCEBLOCKS || s->op == IR_EXPAND || s->op == IR_SCAN) check_blocks(v, s);
     if (s->op == IR_HALF || s->op == IR_JOIN || s->op == IR_SHIFT) check_length_change(v, s);
     if (s->op == IR_TWO) {
         int n = s->args[0]->log_len;

@@ -518,7 +518,7 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
 }
 
 /* Whether t, a statement of a two's body, has a whole-array form: an array
- * stage, zip, unzip, replicate, reduceblocks or expand reading the body's
+ * stage, zip, unzip, replicate, reduceblocks, scan or expand reading the body's
  * arrays (marked) and any
  * scalars, with a body of its own that reads none of those arrays; or scalar
  * code that does not depend on the block (no position, no element). */
@@ -527,7 +527,8 @@ static bool liftable(const Rewriter *r, const IrStmt *t) {
        whole array: the block's number, above, moves down one bit with the
        sub-index (and up one in join) */
     bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
-                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_EXPAND ||
+                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_SCAN ||
+                       t->op == IR_EXPAND ||
                        t->op == IR_HALF || t->op == IR_JOIN;
     bool scalar_code = t->op == IR_CONST || ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
@@ -575,8 +576,8 @@ static IrStmt *tiled(Rewriter *r, IrVal *c, int k, Loc loc, IrStmt **expand) {
 
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
  * two works on k more bits of blocks, a bmmc leaves the top k bits alone,
- * a half or join keeps its mask, and reduceblocks and expand keep their
- * blocks, which never cross the two's. Positions need nothing: a map's element and an inner two's block
+ * a half or join keeps its mask, and reduceblocks, scans and expand keep
+ * their blocks, which never cross the two's. Positions need nothing: a map's element and an inner two's block
  * stay the low bits of what they become. */
 static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
     for (int i = 0; i < t->nres; i++)

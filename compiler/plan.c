@@ -16,7 +16,7 @@ const char *plan_node_name(Arena *a, const EntryPlan *e, int node) {
 const char *plan_phase_name(Arena *a, const char *chain, int phase) { return arena_printf(a, "%s_%d", chain, phase); }
 
 const char *plan_node_kind_name(NodeKind k) {
-    static const char *const names[] = {"chain", "reduce", "fill", "copy", "serial", "expand", "gather"};
+    static const char *const names[] = {"chain", "reduce", "fill", "copy", "serial", "expand", "gather", "scan"};
     return names[k];
 }
 

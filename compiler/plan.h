@@ -442,8 +442,12 @@ typedef struct {
  * GATHER: an entry-level half, join or shift (stmt, and those fused before
  * it: pre): each element of the result read from where the statements say
  * (the inputs: the argument's planes, join's two arguments' one after the
- * other; args: the shifts' fills). */
-typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_EXPAND, NODE_GATHER } NodeKind;
+ * other; args: the shifts' fills).
+ * SCAN: a scanblocks or exscanblocks (stmt), one pass over the array: on
+ * CUDA each block of threads scans a tile of consecutive elements and, where
+ * a scanned block of 2^k spans tiles, takes its prefix from the tiles before
+ * it (a decoupled look-back over their published totals, `partial`). */
+typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_EXPAND, NODE_GATHER, NODE_SCAN } NodeKind;
 
 /* How a COPY node copies, for an entry of any length (EntryPlan.pad):
  * COPY_PAD from the caller's shape into the padded order (index
@@ -488,6 +492,12 @@ typedef struct {
      * their row by shuffles alone and write it, in the one kernel. */
     int per_thread_log, threads_log, blocks_log;
     int rows_log, row_threads_log;
+    /* SCAN on CUDA: tiles of 2^threads_log threads of 2^per_thread_log
+     * consecutive elements, 2^grid_log tiles; `partial` holds one element
+     * per tile of each field, its total and then its inclusive prefix (2·ns
+     * planes), and a u32 plane of 2^(grid_log+1): each tile's state (0 none
+     * yet, 1 its total, 2 its prefix too) and, after them, the counter that
+     * numbers the tiles in the order their blocks start. */
     /* the first kernel's 2^grid_log blocks in all (a reduce's 2^blocks_log,
      * a reduceblocks' over every row), and the second's threads, one block
      * over the partials (of a row) */

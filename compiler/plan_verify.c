@@ -702,6 +702,32 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
  * COPY_PAD node, or a chain that pads its loads itself (Schedule.pad_in_only),
  * reads them (into whole arrays of the padded length) and only a COPY_CUT
  * node writes them. */
+/* A scan node (plan.h, NODE_SCAN): its statement's planes of one length,
+ * tiles that cover them, and partials of one element a tile (a total and a
+ * prefix of each field, and the states with the counter after them) in
+ * memory it writes. */
+static const char *verify_scan(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
+    const IrStmt *s = n->stmt;
+    REQUIRE(s && s->op == IR_SCAN && s->commutative, "node %d: a scan node of no exact scan", i);
+    int ns = s->nargs - 1;
+    REQUIRE(n->nin == ns && n->nout == ns && n->n == s->res[0]->log_len && s->k <= n->n,
+            "node %d: a scan of other planes than its statement's", i);
+    for (int k = 0; k < ns; k++)
+        REQUIRE(n->in[k].log_len == n->n && n->out[k].log_len == n->n && n->out[k].kind != LOC_UNSTORED,
+                "node %d: scan plane %d is not its array's", i, k);
+    REQUIRE(n->per_thread_log >= 0 && n->threads_log >= 0 && n->grid_log >= 0 &&
+                n->per_thread_log + n->threads_log + n->grid_log == n->n && n->threads_log <= 10,
+            "node %d: scan tiles of 2^%d threads of 2^%d elements, 2^%d of them, for 2^%d", i, n->threads_log,
+            n->per_thread_log, n->grid_log, n->n);
+    REQUIRE(n->npartial == 2 * ns + 1, "node %d: %d partial planes for a scan of %d fields", i, n->npartial, ns);
+    for (int k = 0; k < 2 * ns; k++)
+        REQUIRE(n->partial[k].log_len == n->grid_log && n->partial[k].prim == n->in[k % ns].prim,
+                "node %d: scan partial %d is not one element of its field a tile", i, k);
+    REQUIRE(n->partial[2 * ns].log_len == n->grid_log + 1 && n->partial[2 * ns].prim == PRIM_U32,
+            "node %d: the scan's states are not a u32 a tile and the counter", i);
+    return verify_planes(a, e, n->partial, n->npartial, i, true);
+}
+
 static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
     bool chain_pads = n->kind == NODE_CHAIN && n->chain.pad_in_only;
     bool pads = (n->kind == NODE_COPY && n->copy == COPY_PAD) || chain_pads;
@@ -910,6 +936,10 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
         if (n->kind == NODE_EXPAND)
             REQUIRE(n->nin == n->nout && n->stmt && n->stmt->op == IR_EXPAND && n->n == n->stmt->res[0]->log_len,
                     "node %d: an expand of other planes than its statement's", i);
+        if (n->kind == NODE_SCAN) {
+            why = verify_scan(a, e, n, i);
+            if (why) return why;
+        }
         if (n->kind == NODE_COPY) REQUIRE(n->nin == n->nout, "node %d copies %d planes to %d", i, n->nin, n->nout);
         why = verify_shaped(a, e, n, i);
         if (why) return why;

@@ -754,15 +754,15 @@ static bool in_scope(const Scope *sc, const IrVal *v) {
     return false;
 }
 
-/* Scalar code on small arrays, reductions of them (whole or by blocks),
- * expand, and two, col and map on them included (emit_elem.c), reading
+/* Scalar code on small arrays, reductions and scans of them (whole or by
+ * blocks), expand, and two, col and map on them included (emit_elem.c), reading
  * nothing from outside. */
 static bool element_code(const IrBody *b, Scope *sc) {
     for (int i = 0; i < b->nparams; i++) scope_add(sc, b->params[i]);
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
-        bool nested = s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS || s->op == IR_TWO || s->op == IR_COL ||
-                      s->op == IR_MAP;
+        bool nested = s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS || s->op == IR_SCAN || s->op == IR_TWO ||
+                      s->op == IR_COL || s->op == IR_MAP;
         /* the optimiser makes those of at most 2^3 elements index and build (lengths-build) */
         if (s->op == IR_HALF || s->op == IR_JOIN || s->op == IR_SHIFT) return false;
         if (s->body && (!nested || !element_code(s->body, sc))) return false;

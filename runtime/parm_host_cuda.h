@@ -131,6 +131,23 @@ template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask,
     return v;
 }
 
+/* The same from the lane delta below (scans). */
+template <typename T> __device__ __forceinline__ T parm_shfl_up(unsigned mask, T v, int delta)
+{
+    if (sizeof(T) == 8) {
+        unsigned long long b;
+        memcpy(&b, &v, 8);
+        b = __shfl_up_sync(mask, b, delta);
+        memcpy(&v, &b, 8);
+        return v;
+    }
+    unsigned b = 0;
+    memcpy(&b, &v, sizeof(T));
+    b = __shfl_up_sync(mask, b, delta);
+    memcpy(&v, &b, sizeof(T));
+    return v;
+}
+
 int parm_api_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream)
 {
     if (!ctx) return PARM_ERROR_NULL;

@@ -44,6 +44,21 @@ template <typename T> T parm_shfl_down(unsigned mask, T v, int delta) {
     warp_bar[warp]->arrive_and_wait();
     return v;
 }
+template <typename T> T parm_shfl_up(unsigned mask, T v, int delta) {
+    (void)mask;
+    unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof(T));
+    warp_slots[warp][lane] = b;
+    warp_bar[warp]->arrive_and_wait();
+    if (lane >= (unsigned)delta) memcpy(&v, &warp_slots[warp][lane - delta], sizeof(T));
+    warp_bar[warp]->arrive_and_wait();
+    return v;
+}
+/* a scan's look-back (emit_graph.c): blocks run one at a time, in order */
+static unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+#define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define cudaMemsetAsync(p, v, n, st) (memset(p, v, n), 0)
 struct parm_ctx { int stream, device; };
 typedef int cudaError_t;        /* a permutation's kernels launch on a stream (emit_bmmc.c) */
 typedef int cudaStream_t;
