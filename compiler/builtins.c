@@ -611,7 +611,7 @@ static Value *scan_blocks(Spec *s, Value **args, Loc loc, bool exclusive) {
                    (long long)r, xs->log_len, xs->log_len);
     IrStmt *st = reduce_stmt(s, IR_SCAN, args[1], args[2], xs, who, loc);
     if (!st->commutative)
-        diag_error(loc, "%s needs an operator that gives the same result however it is grouped: +, *, &, |, ^, "
+        diag_error(loc, "%s needs an operator that gives the same result however it is grouped: +, *, &, |, xor, "
                         "&&, ||, min or max on integers or bool (floats round differently in each grouping); "
                         "stdlib/scan.parm's networks (scan_blocks, exscan_blocks) scan with any operator", who);
     st->k = (int)r;

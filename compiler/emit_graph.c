@@ -395,6 +395,10 @@ static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name) {
 
 /* ---- SCAN ---- */
 
+/* Whether a scan's tiles publish their values in their state words (one
+ * field of at most 4 bytes: PlanNode, NODE_SCAN). */
+static bool scan_packed(const PlanNode *n) { return n->npartial == 1; }
+
 /* r<k> = r<k> op <right>, through nr<k> (the operator's results). */
 static void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const char *right, int indent) {
     int ns = emit_reduce_slots(s);
@@ -404,6 +408,12 @@ static void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const c
     emit_reduce_apply(out, s, arena_printf(&a, "%s%%d", left), right, arena_printf(&a, "n%s%%d", left), indent);
     for (int k = 0; k < ns; k++) fprintf(out, "%*s%s%d = n%s%d;\n", indent, "", left, k, left, k);
     arena_free(&a);
+}
+
+/* r<k>, the running value, declared with the scan's start z<k>. */
+static void emit_scan_running(FILE *out, const IrStmt *s) {
+    for (int k = 0; k < emit_reduce_slots(s); k++)
+        fprintf(out, "    %s r%d = parm_arg%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, s->args[k]->id);
 }
 
 /* r<k> = z<k>: the scan's start at each of its blocks. */
@@ -446,7 +456,7 @@ void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name) {
         fprintf(out, "    %s *x%d = (%s *)o%d;\n    if ((const void *)x%d != i%d) memcpy(x%d, i%d, sizeof(%s) * %lluu);\n", t,
                 k, t, k, k, k, k, k, t, 1ULL << n->n);
     }
-    scan_declare(out, s, "r", 4);
+    emit_scan_running(out, s);
     fprintf(out, "    for (uint64_t i = 0; i < %lluu; i++) {\n        if ((i & %lluu) == 0) {\n", 1ULL << n->n,
             (1ULL << s->k) - 1);
     emit_scan_start(out, s, 12);
@@ -512,13 +522,18 @@ static void emit_look_back(FILE *out, const PlanNode *n) {
     scan_declare(out, s, "acc", 8);
     fputs("        __shared__ int parm_stop;\n        for (int64_t end = (int64_t)tile - 1;; end -= 32) {\n"
           "            const int64_t j = end - (31 - (int64_t)lane);\n"
-          "            const int valid = j >= (int64_t)seg_first;\n            unsigned f = 2;\n"
-          "            if (valid)\n                do f = ((volatile unsigned *)qs)[j]; while (f == 0);\n"
-          "            __threadfence();\n            int stop = f == 2, has = valid;\n", out);
+          "            const int valid = j >= (int64_t)seg_first;\n            unsigned long long word = 2;\n"
+          "            if (valid)\n                do word = ((volatile unsigned long long *)qs)[j]; while ((word & 3) == 0);\n"
+          "            const unsigned f = (unsigned)(word & 3);\n            int stop = f == 2, has = valid;\n", out);
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
-        fprintf(out, "            %s w%d = parm_arg%d;\n            if (valid) w%d = f == 2 ? ((volatile %s *)q%d)[j] : "
-                     "((volatile %s *)q%d)[j];\n", t, k, s->args[k]->id, k, t, ns + k, t, k);
+        fprintf(out, "            %s w%d = parm_arg%d;\n", t, k, s->args[k]->id);
+        if (scan_packed(n))
+            fprintf(out, "            if (valid) {\n                const unsigned bits = (unsigned)(word >> 32);\n"
+                         "                memcpy(&w%d, &bits, sizeof w%d);\n            }\n", k, k);
+        else
+            fprintf(out, "%s            if (valid) w%d = f == 2 ? ((volatile %s *)q%d)[j] : ((volatile %s *)q%d)[j];\n",
+                    k == 0 ? "            __threadfence();\n" : "", k, t, ns + k, t, k);
     }
     /* (stop, has, w): a stop drops what is before it */
     fputs("#pragma unroll\n            for (int d = 1; d < 32; d <<= 1) {\n"
@@ -544,13 +559,22 @@ static void emit_look_back(FILE *out, const PlanNode *n) {
 }
 
 /* Publishes a tile's total (state 1, planes q<0..ns)) or prefix (state 2,
- * planes q<ns..2ns)) from v<k>: the values, a fence, then the state. */
-static void emit_publish(FILE *out, const IrStmt *s, const char *v, int state, int indent) {
+ * planes q<ns..2ns)) from v<k>: the values, a fence, then the state; or
+ * both in one word (scan_packed). */
+static void emit_publish(FILE *out, const PlanNode *n, const char *v, int state, int indent) {
+    const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s);
+    if (scan_packed(n)) {
+        fprintf(out, "%*s{\n%*s    unsigned bits = 0;\n%*s    memcpy(&bits, &%s0, sizeof %s0);\n"
+                     "%*s    ((volatile unsigned long long *)qs)[tile] = (unsigned long long)bits << 32 | %du;\n%*s}\n",
+                indent, "", indent, "", indent, "", v, v, indent, "", state, indent, "");
+        return;
+    }
     for (int k = 0; k < ns; k++)
         fprintf(out, "%*s((volatile %s *)q%d)[tile] = %s%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)),
                 state == 1 ? k : ns + k, v, k);
-    fprintf(out, "%*s__threadfence();\n%*s((volatile unsigned *)qs)[tile] = %du;\n", indent, "", indent, "", state);
+    fprintf(out, "%*s__threadfence();\n%*s((volatile unsigned long long *)qs)[tile] = %du;\n", indent, "", indent, "",
+            state);
 }
 
 /* The thread's exclusive prefix tp<k> in its scanned block (has_tp when
@@ -599,16 +623,16 @@ static void emit_tile_prefix(FILE *out, const PlanNode *n) {
     fprintf(out, "    }\n    __syncthreads();\n    const uint64_t seg_first = tile & ~(uint64_t)%lluu;\n",
             (1ULL << tiles_log) - 1);
     fputs("    if (warp == 0 && tile == seg_first) {\n        if (lane == 0) {\n", out);
-    emit_publish(out, s, "agg", 2, 12);
+    emit_publish(out, n, "agg", 2, 12);
     fputs("            tile_has = 0;\n        }\n    } else if (warp == 0) {\n        if (lane == 0) {\n", out);
-    emit_publish(out, s, "agg", 1, 12);
+    emit_publish(out, n, "agg", 1, 12);
     fputs("        }\n", out);
     emit_look_back(out, n);
     fputs("        if (lane == 0) {\n", out);
     scan_declare(out, s, "incl", 12);
     for (int j = 0; j < ns; j++) fprintf(out, "            incl%d = agg%d;\n            tpre%d = acc%d;\n", j, j, j, j);
     emit_scan_combine(out, s, "have", "acc%d", "incl", 12);
-    emit_publish(out, s, "incl", 2, 12);
+    emit_publish(out, n, "incl", 2, 12);
     fputs("            tile_has = have;\n        }\n    }\n    __syncthreads();\n    if (tile_has) {\n", out);
     emit_scan_combine(out, s, "has_tp", "tpre%d", "tp", 8);
     fputs("        if (!has_tp) {\n", out);
@@ -638,14 +662,15 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     fputs(")\n{\n", out);
     node_arg_loads(out, n);
     for (int j = 0; j < n->nin; j++) fprintf(out, "    const void *src%d = i%d;\n", j, j);
-    fprintf(out, "    unsigned *qs = (unsigned *)q%d;\n    (void)qs;\n", 2 * ns);
+    fprintf(out, "    unsigned long long *qs = (unsigned long long *)q%d;\n    (void)qs;\n", n->npartial - 1);
     if (look_back)
-        fprintf(out, "    __shared__ unsigned parm_tile;\n    if (threadIdx.x == 0) parm_tile = atomicAdd(qs + %lluu, 1u);\n"
+        fprintf(out, "    __shared__ unsigned long long parm_tile;\n"
+                     "    if (threadIdx.x == 0) parm_tile = atomicAdd(qs + %lluu, 1ull);\n"
                      "    __syncthreads();\n    const uint64_t tile = parm_tile;\n", 1ULL << n->grid_log);
     else fputs("    const uint64_t tile = blockIdx.x;\n", out);
     fprintf(out, "    const uint64_t first = (tile << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
     emit_preload(out, n, 1ULL << p, "first");
-    scan_declare(out, s, "r", 4);
+    emit_scan_running(out, s);
     if (k <= p) {
         fprintf(out, "#pragma unroll\n    for (int i = 0; i < %d; i++) {\n        if ((i & %d) == 0) {\n", 1 << p, (1 << k) - 1);
         emit_scan_start(out, s, 12);
@@ -683,7 +708,8 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     for (int j = 0; j < n->nin; j++) fprintf(out, " | (uintptr_t)i%d | (uintptr_t)o%d", j, j);
     fputs(") & 15) == 0;\n", out);
     if (look_back)
-        fprintf(out, "    PARM_CHECK(ctx, cudaMemsetAsync(q%d, 0, sizeof(unsigned) * %lluu, ctx->stream));\n", 2 * ns,
+        fprintf(out, "    PARM_CHECK(ctx, cudaMemsetAsync(q%d, 0, sizeof(unsigned long long) * %lluu, ctx->stream));\n",
+                n->npartial - 1,
                 (1ULL << n->grid_log) + 1);
     for (int A = 1; A >= 0; A--) {
         fprintf(out, "    %s%s_tiles<%s><<<%lluu, %d, 0, ctx->stream>>>(", A ? "if (aligned)\n        " : "else\n        ", name,

@@ -561,7 +561,9 @@ static void scan_shape(PlanNode *node, int widest) {
 
 /* scanblocks, exscanblocks: a node of its own, one pass over the array;
  * its partials hold the tiles' totals and prefixes and their states, which
- * only a scanned block larger than a tile reads (the look-back). */
+ * only a scanned block larger than a tile reads (the look-back): a state
+ * and its value are one 64-bit word where the element is one field of at
+ * most 4 bytes, so that one load reads both. */
 static void scan_stmt(Graph *g, const IrStmt *s) {
     int ns = s->nargs - 1;
     const IrVal *xs = s->args[ns];
@@ -576,14 +578,16 @@ static void scan_stmt(Graph *g, const IrStmt *s) {
     add_body_args(g, b, s);
     add_ids(g, &b->out, &b->nout, new_planes(g, s->res[0]), ns);
     scan_shape(&b->node, elem_max_slot_bytes(xs->elem));
-    for (int half = 0; half < 2; half++)
+    /* one field of at most 4 bytes rides in its tile's state word */
+    bool packed = ns == 1 && elem_max_slot_bytes(xs->elem) <= 4;
+    for (int half = 0; !packed && half < 2; half++)
         for (int k = 0; k < ns; k++) {
             int p = new_plane(g, b->node.grid_log, elem_slot_prim(xs->elem, k));
             add_ids(g, &b->partial, &b->npartial, &p, 1);
         }
-    int states = new_plane(g, b->node.grid_log + 1, PRIM_U32);
+    int states = new_plane(g, b->node.grid_log + 1, PRIM_U64);
     add_ids(g, &b->partial, &b->npartial, &states, 1);
-    b->node.npartial = 2 * ns + 1;
+    b->node.npartial = packed ? 1 : 2 * ns + 1;
 }
 
 static void fill_stmt(Graph *g, const IrStmt *s) {

@@ -495,9 +495,11 @@ typedef struct {
     /* SCAN on CUDA: tiles of 2^threads_log threads of 2^per_thread_log
      * consecutive elements, 2^grid_log tiles; `partial` holds one element
      * per tile of each field, its total and then its inclusive prefix (2·ns
-     * planes), and a u32 plane of 2^(grid_log+1): each tile's state (0 none
-     * yet, 1 its total, 2 its prefix too) and, after them, the counter that
-     * numbers the tiles in the order their blocks start. */
+     * planes), and last a u64 plane of 2^(grid_log+1): each tile's state (0
+     * none yet, 1 its total, 2 its prefix) and, after them, the counter that
+     * numbers the tiles in the order their blocks start. An element of one
+     * field of at most 4 bytes has the u64 plane alone: the value published
+     * is in the state word's high half. */
     /* the first kernel's 2^grid_log blocks in all (a reduce's 2^blocks_log,
      * a reduceblocks' over every row), and the second's threads, one block
      * over the partials (of a row) */

@@ -705,7 +705,7 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
 /* A scan node (plan.h, NODE_SCAN): its statement's planes of one length,
  * tiles that cover them, and partials of one element a tile (a total and a
  * prefix of each field, and the states with the counter after them) in
- * memory it writes. */
+ * memory it writes; a field of at most 4 bytes in the states alone. */
 static const char *verify_scan(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
     const IrStmt *s = n->stmt;
     REQUIRE(s && s->op == IR_SCAN && s->commutative, "node %d: a scan node of no exact scan", i);
@@ -719,12 +719,15 @@ static const char *verify_scan(Arena *a, const EntryPlan *e, const PlanNode *n, 
                 n->per_thread_log + n->threads_log + n->grid_log == n->n && n->threads_log <= 10,
             "node %d: scan tiles of 2^%d threads of 2^%d elements, 2^%d of them, for 2^%d", i, n->threads_log,
             n->per_thread_log, n->grid_log, n->n);
-    REQUIRE(n->npartial == 2 * ns + 1, "node %d: %d partial planes for a scan of %d fields", i, n->npartial, ns);
-    for (int k = 0; k < 2 * ns; k++)
+    bool packed = ns == 1 && prim_bits(n->in[0].prim) <= 32;
+    REQUIRE(n->npartial == (packed ? 1 : 2 * ns + 1), "node %d: %d partial planes for a scan of %d fields", i,
+            n->npartial, ns);
+    for (int k = 0; k < n->npartial - 1; k++)
         REQUIRE(n->partial[k].log_len == n->grid_log && n->partial[k].prim == n->in[k % ns].prim,
                 "node %d: scan partial %d is not one element of its field a tile", i, k);
-    REQUIRE(n->partial[2 * ns].log_len == n->grid_log + 1 && n->partial[2 * ns].prim == PRIM_U32,
-            "node %d: the scan's states are not a u32 a tile and the counter", i);
+    const PlaneRef *states = &n->partial[n->npartial - 1];
+    REQUIRE(states->log_len == n->grid_log + 1 && states->prim == PRIM_U64,
+            "node %d: the scan's states are not a u64 a tile and the counter", i);
     return verify_planes(a, e, n->partial, n->npartial, i, true);
 }
 

@@ -56,7 +56,7 @@ template <typename T> T parm_shfl_up(unsigned mask, T v, int delta) {
     return v;
 }
 /* a scan's look-back (emit_graph.c): blocks run one at a time, in order */
-static unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+static unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 #define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define cudaMemsetAsync(p, v, n, st) (memset(p, v, n), 0)
 struct parm_ctx { int stream, device; };

@@ -225,6 +225,14 @@ else
     fail "entry graph aliasing: $(head -5 "$TMP/c/err.txt")"
 fi
 
+# the one-pass scans (scanblocks, exscanblocks) through C: blocks of every
+# size, i64, u8, i16 and bool, a scan in a two, a map of one (the largest
+# two entries of tests/gpu/onepass.parm are for the GPU)
+for e in blockmax bytes small intwo mapped flags; do
+    "$PARMC" --random-input=5 -e $e tests/gpu/onepass.parm >"$TMP/c/onepass_in.txt"
+    c_vs_interp "one-pass scan $e" tests/gpu/onepass.parm $e "$TMP/c/onepass_in.txt"
+done
+
 # random programs of what the back ends compile today (randprog.py
 # --backend; the seed of 45-optimiser.sh plus one), through c_vs_interp.
 # Every fifth one, up to RANDPROG_ASAN of them, is built with AddressSanitizer

@@ -172,7 +172,7 @@ emu_padded "any length: records, 7 rows of 33" \
 # reads the caller's shape itself (tests/emu/padchain.parm), emulated on the CPU
 # (tests/emu/graph.sh), must be the interpreter's results, bit for bit.
 for name in graph fused padgraph padchain sklansky retype invariant single lengths scans blocks blocks_small blocks_fields \
-    halves topk expands store_map; do
+    halves topk expands store_map onepass; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"

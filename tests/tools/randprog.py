@@ -135,6 +135,10 @@ INT_REDUCE = [("(+)", "0"), ("(xor)", "0"), ("min", "100"), ("max", "0"),
               ("(\\a b -> a - b)", "1")]
 FLOAT_REDUCE = [("(\\a b -> a + b)", "0.0"), ("(\\a b -> max a b)", "0.5")]
 BOOL_REDUCE = [("(&&)", "true"), ("(||)", "false"), ("(xor)", "false")]
+# the exact operators of scanblocks and exscanblocks, with a start that is
+# not always their identity
+EXACT_SCAN = {"int": [("(+)", "0"), ("(+)", "3"), ("(xor)", "5"), ("min", "100"), ("max", "0"), ("(*)", "1")],
+              "bool": [("(&&)", "true"), ("(||)", "false"), ("(xor)", "true")]}
 
 PRELUDE_SORT = 'import "sort"\n'
 PRELUDE_SCAN = 'import "scan"\n'
@@ -493,6 +497,10 @@ class Gen:
         # the back end takes elements of at most 8 fields
         if self.has("scans") and depth == 0 and not self.long and len(leaf_types(t)) <= 2:
             weights["scan"] = 0.5
+        # the one-pass scans take exact operators (integers and bool), at
+        # any depth: element code on a small block, lifted on a large one
+        if self.has("scans") and not self.long and kind(t) in ("int", "bool"):
+            weights["exact_scan"] = 0.5
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
         if depth > 0 and not self.has("retyping_bodies"):
@@ -668,6 +676,13 @@ class Gen:
             return "%s %s %s %s" % ("scan_blelloch" if inclusive else "exscan_blelloch", op, paren(zero), arg), t
         return "%s %s %s %s %s" % ("scan_blocks" if inclusive else "exscan_blocks", op, paren(zero),
                                    paren(self.row_log(s)), arg), t
+
+    def stage_exact_scan(self, s, t, arg, depth, pool):
+        """A one-pass scan (scanblocks, exscanblocks) of blocks of 2^r with
+        an exact operator."""
+        op, zero = self.rng.choice(EXACT_SCAN[kind(t)])
+        name = "scanblocks" if self.chance(0.5) else "exscanblocks"
+        return "%s %s %s %s %s" % (name, paren(self.row_log(s)), op, zero, arg), t
 
     def stage_halves(self, s, t, arg, depth, pool):
         """parm's split and stitch written out: the halves of one mask,
