@@ -465,19 +465,90 @@ void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name) {
     fputs("    }\n}\n\n", out);
 }
 
-/* The thread's elements x<k>[0..2^p) to the output planes o<k> at `first`:
- * 16-byte stores where the planes are aligned (A). */
-static void emit_scan_store(FILE *out, const PlanNode *n, unsigned long long count) {
+/* A scan's tile reads and writes plane k through shared memory, a warp's
+ * 16-byte chunks at a time, when a thread holds 2..8 chunks of it and the
+ * tile has whole warps: each warp access of global memory is then 512
+ * contiguous bytes, not 16 bytes a lane 2^p elements apart. */
+static int scan_chunks_log(const PlanNode *n, int k) {
+    int bytes_log = n->per_thread_log;
+    for (int bits = prim_bits(emit_reduce_prim(n->stmt, k)); bits > 8; bits /= 2) bytes_log++;
+    bool fits = n->threads_log >= MACHINE_WARP_LOG && bytes_log >= 5 && bytes_log <= 7;
+    return fits ? bytes_log - 4 : -1;
+}
+
+/* The shared slot of a lane's chunk c: lane·C + (c ^ (lane >> (3 - log C)
+ * mod C)), which puts the 8 lanes of each 128-bit shared access on 8
+ * different 16-byte bank groups, both when a lane writes its own chunks
+ * and when 8 lanes take 8 consecutive ones. */
+static const char *chunk_slot(Arena *a, const char *lane, const char *c, int chunks_log) {
+    int C = 1 << chunks_log;
+    return arena_printf(a, "(%s) * %d + ((%s) ^ (((%s) >> %d) & %d))", lane, C, c, lane, 3 - chunks_log, C - 1);
+}
+
+/* The warp's chunks of plane k between global memory (`ptr`, the warp's
+ * first element, as uint4) and the lanes' registers x<k>, through the
+ * warp's part of a shared buffer (chunk_slot); `load` or store. */
+static void emit_chunk_transpose(FILE *out, const PlanNode *n, int k, const char *ptr, bool load) {
+    int cl = scan_chunks_log(n, k), C = 1 << cl, per_chunk = (1 << n->per_thread_log) >> cl;
+    Arena a = {0};
+    fprintf(out, "    if (A) {\n        __shared__ uint4 %s%d[%d][%d];\n        const unsigned sl = threadIdx.x & 31, sw = threadIdx.x >> 5;\n",
+            load ? "ld" : "st", k, 1 << (n->threads_log - MACHINE_WARP_LOG), 32 * C);
+    fprintf(out, "        %suint4 *g = (%suint4 *)(%s);\n", load ? "const " : "", load ? "const " : "", ptr);
+    const char *mine = chunk_slot(&a, "sl", "c", cl);
+    const char *striped = chunk_slot(&a, arena_printf(&a, "u >> %d", cl), arena_printf(&a, "u & %d", C - 1), cl);
+    if (load) {
+        fprintf(out, "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
+                     "            ld%d[sw][%s] = g[u];\n        }\n        __syncwarp(0xffffffffu);\n", C, k, striped);
+        fprintf(out, "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            const uint4 w = ld%d[sw][%s];\n"
+                     "            memcpy(&x%d[c * %d], &w, 16);\n        }\n    } else\n", C, k, mine, k, per_chunk);
+    } else {
+        fprintf(out, "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            uint4 w;\n"
+                     "            memcpy(&w, &x%d[c * %d], 16);\n            st%d[sw][%s] = w;\n        }\n"
+                     "        __syncwarp(0xffffffffu);\n", C, k, per_chunk, k, mine);
+        fprintf(out, "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
+                     "            g[u] = st%d[sw][%s];\n        }\n    } else\n", C, k, striped);
+    }
+    arena_free(&a);
+}
+
+/* The thread's 2^p contiguous elements of every input plane from `first`
+ * into x<k>: through shared memory (emit_chunk_transpose) where the planes
+ * are aligned (A) and the chunks allow, else as a reduction loads them. */
+static void emit_scan_load(FILE *out, const PlanNode *n) {
     const IrStmt *s = n->stmt;
+    int P = 1 << n->per_thread_log;
+    bool any = false;
+    for (int k = 0; k < emit_reduce_slots(s); k++) any |= scan_chunks_log(n, k) >= 0;
+    if (!any) {
+        emit_preload(out, n, (unsigned long long)P, "first");
+        return;
+    }
+    Arena a = {0};
     for (int k = 0; k < emit_reduce_slots(s); k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
-        unsigned long long bytes = count * (unsigned long long)(prim_bits(emit_reduce_prim(s, k)) / 8);
-        if (bytes % 16 == 0)
-            fprintf(out, "    if (A) {\n#pragma unroll\n        for (int j = 0; j < %llu; j++) {\n            uint4 w;\n"
-                         "            memcpy(&w, &x%d[j * %llu], 16);\n            ((uint4 *)((%s *)o%d + first))[j] = w;\n"
-                         "        }\n    } else\n", bytes / 16, k, count * 16 / bytes, t, k);
+        fprintf(out, "    %s x%d[%d];\n", t, k, P);
+        if (scan_chunks_log(n, k) >= 0)
+            emit_chunk_transpose(out, n, k, arena_printf(&a, "(const %s *)src%d + first - (uint64_t)(threadIdx.x & 31) * %d", t, k, P),
+                                 true);
+        fprintf(out, "#pragma unroll\n    for (int i = 0; i < %d; i++) x%d[i] = ((const %s *)src%d)[first + i];\n", P, k, t, k);
+    }
+    arena_free(&a);
+}
+
+/* The thread's elements x<k>[0..2^p) to the output planes o<k> at `first`:
+ * through shared memory where the planes are aligned (A) and the chunks
+ * allow, else element by element. */
+static void emit_scan_store(FILE *out, const PlanNode *n, unsigned long long count) {
+    const IrStmt *s = n->stmt;
+    Arena a = {0};
+    for (int k = 0; k < emit_reduce_slots(s); k++) {
+        const char *t = prim_ctype(emit_reduce_prim(s, k));
+        if (scan_chunks_log(n, k) >= 0)
+            emit_chunk_transpose(out, n, k, arena_printf(&a, "(%s *)o%d + first - (uint64_t)(threadIdx.x & 31) * %llu", t, k, count),
+                                 false);
         fprintf(out, "#pragma unroll\n    for (int i = 0; i < %llu; i++) ((%s *)o%d + first)[i] = x%d[i];\n", count, t, k, k);
     }
+    arena_free(&a);
 }
 
 /* v<k> = pre<k> op v<k> where `cond` holds (pre from a shuffle up by d, or
@@ -669,7 +740,7 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
                      "    __syncthreads();\n    const uint64_t tile = parm_tile;\n", 1ULL << n->grid_log);
     else fputs("    const uint64_t tile = blockIdx.x;\n", out);
     fprintf(out, "    const uint64_t first = (tile << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
-    emit_preload(out, n, 1ULL << p, "first");
+    emit_scan_load(out, n);
     emit_scan_running(out, s);
     if (k <= p) {
         fprintf(out, "#pragma unroll\n    for (int i = 0; i < %d; i++) {\n        if ((i & %d) == 0) {\n", 1 << p, (1 << k) - 1);
