@@ -485,28 +485,39 @@ static const char *chunk_slot(Arena *a, const char *lane, const char *c, int chu
     return arena_printf(a, "(%s) * %d + ((%s) ^ (((%s) >> %d) & %d))", lane, C, c, lane, 3 - chunks_log, C - 1);
 }
 
+/* The shared buffer of the chunk transposes: the most chunks of any plane
+ * for every lane, one buffer that each plane's load and store take in
+ * turn (each warp its own row). */
+static void emit_chunk_buffer(FILE *out, const PlanNode *n) {
+    int most = -1;
+    for (int k = 0; k < emit_reduce_slots(n->stmt); k++)
+        if (scan_chunks_log(n, k) > most) most = scan_chunks_log(n, k);
+    if (most >= 0)
+        fprintf(out, "    __shared__ uint4 parm_chunks[%d][%d];\n", 1 << (n->threads_log - MACHINE_WARP_LOG), 32 << most);
+}
+
 /* The warp's chunks of plane k between global memory (`ptr`, the warp's
  * first element, as uint4) and the lanes' registers x<k>, through the
- * warp's part of a shared buffer (chunk_slot); `load` or store. */
+ * warp's row of parm_chunks (chunk_slot); `load` or store. */
 static void emit_chunk_transpose(FILE *out, const PlanNode *n, int k, const char *ptr, bool load) {
     int cl = scan_chunks_log(n, k), C = 1 << cl, per_chunk = (1 << n->per_thread_log) >> cl;
     Arena a = {0};
-    fprintf(out, "    if (A) {\n        __shared__ uint4 %s%d[%d][%d];\n        const unsigned sl = threadIdx.x & 31, sw = threadIdx.x >> 5;\n",
-            load ? "ld" : "st", k, 1 << (n->threads_log - MACHINE_WARP_LOG), 32 * C);
+    fputs("    if (A) {\n        const unsigned sl = threadIdx.x & 31, sw = threadIdx.x >> 5;\n"
+          "        __syncwarp(0xffffffffu);\n", out);     /* the buffer's last readers are done */
     fprintf(out, "        %suint4 *g = (%suint4 *)(%s);\n", load ? "const " : "", load ? "const " : "", ptr);
     const char *mine = chunk_slot(&a, "sl", "c", cl);
     const char *striped = chunk_slot(&a, arena_printf(&a, "u >> %d", cl), arena_printf(&a, "u & %d", C - 1), cl);
     if (load) {
         fprintf(out, "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
-                     "            ld%d[sw][%s] = g[u];\n        }\n        __syncwarp(0xffffffffu);\n", C, k, striped);
-        fprintf(out, "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            const uint4 w = ld%d[sw][%s];\n"
-                     "            memcpy(&x%d[c * %d], &w, 16);\n        }\n    } else\n", C, k, mine, k, per_chunk);
+                     "            parm_chunks[sw][%s] = g[u];\n        }\n        __syncwarp(0xffffffffu);\n", C, striped);
+        fprintf(out, "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            const uint4 w = parm_chunks[sw][%s];\n"
+                     "            memcpy(&x%d[c * %d], &w, 16);\n        }\n    } else\n", C, mine, k, per_chunk);
     } else {
         fprintf(out, "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            uint4 w;\n"
-                     "            memcpy(&w, &x%d[c * %d], 16);\n            st%d[sw][%s] = w;\n        }\n"
-                     "        __syncwarp(0xffffffffu);\n", C, k, per_chunk, k, mine);
+                     "            memcpy(&w, &x%d[c * %d], 16);\n            parm_chunks[sw][%s] = w;\n        }\n"
+                     "        __syncwarp(0xffffffffu);\n", C, k, per_chunk, mine);
         fprintf(out, "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
-                     "            g[u] = st%d[sw][%s];\n        }\n    } else\n", C, k, striped);
+                     "            g[u] = parm_chunks[sw][%s];\n        }\n    } else\n", C, striped);
     }
     arena_free(&a);
 }
@@ -740,6 +751,7 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
                      "    __syncthreads();\n    const uint64_t tile = parm_tile;\n", 1ULL << n->grid_log);
     else fputs("    const uint64_t tile = blockIdx.x;\n", out);
     fprintf(out, "    const uint64_t first = (tile << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
+    emit_chunk_buffer(out, n);
     emit_scan_load(out, n);
     emit_scan_running(out, s);
     if (k <= p) {
