@@ -371,6 +371,9 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         if (n->kind == NODE_REDUCE && n->stmt->op == IR_REDUCEBLOCKS)
             fprintf(out, ", 2^%d rows, CUDA: 2^%d threads of 2^%d elements a row, 2^%d threads a block", n->rows_log,
                     n->row_threads_log + n->blocks_log, n->per_thread_log, n->threads_log);
+        else if (n->kind == NODE_SCAN)
+            fprintf(out, ", CUDA: 2^%d tiles of 2^%d threads of 2^%d elements%s", n->grid_log, n->threads_log,
+                    n->per_thread_log, n->stmt->k > n->per_thread_log + n->threads_log ? ", each looking back over the tiles before it in its block" : "");
         else if (n->kind == NODE_REDUCE)
             fprintf(out, ", CUDA: 2^%d blocks of 2^%d threads of 2^%d elements", n->blocks_log, n->threads_log,
                     n->per_thread_log);

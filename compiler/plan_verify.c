@@ -713,7 +713,8 @@ static const char *verify_scan(Arena *a, const EntryPlan *e, const PlanNode *n, 
     REQUIRE(n->nin == ns && n->nout == ns && n->n == s->res[0]->log_len && s->k <= n->n,
             "node %d: a scan of other planes than its statement's", i);
     for (int k = 0; k < ns; k++)
-        REQUIRE(n->in[k].log_len == n->n && n->out[k].log_len == n->n && n->out[k].kind != LOC_UNSTORED,
+        REQUIRE(n->in[k].log_len == n->n && n->out[k].log_len == n->n && n->out[k].kind != LOC_UNSTORED &&
+                    n->in[k].prim == elem_slot_prim(s->res[0]->elem, k) && n->out[k].prim == n->in[k].prim,
                 "node %d: scan plane %d is not its array's", i, k);
     REQUIRE(n->per_thread_log >= 0 && n->threads_log >= 0 && n->grid_log >= 0 &&
                 n->per_thread_log + n->threads_log + n->grid_log == n->n && n->threads_log <= 10,

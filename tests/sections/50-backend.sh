@@ -226,9 +226,10 @@ else
 fi
 
 # the one-pass scans (scanblocks, exscanblocks) through C: blocks of every
-# size, i64, u8, i16 and bool, a scan in a two, a map of one (the largest
-# two entries of tests/gpu/onepass.parm are for the GPU)
-for e in blockmax bytes small intwo mapped flags; do
+# size, i64, u8, i16 and bool, a scan in a two and in a map's function, a
+# map of one (the largest two entries of tests/gpu/onepass.parm are for the
+# GPU)
+for e in blockmax bytes small intwo mapped flags inmap; do
     "$PARMC" --random-input=5 -e $e tests/gpu/onepass.parm >"$TMP/c/onepass_in.txt"
     c_vs_interp "one-pass scan $e" tests/gpu/onepass.parm $e "$TMP/c/onepass_in.txt"
 done

@@ -38,6 +38,9 @@ EMU_TYPE=f64 emu_check "bitonic 2^14 f64" "entry main (xs : [2^14]f64) = bsort 1
 EMU_TYPE=i16 emu_check "batched i16" "entry main (xs : [2^13]i16) = rows 3 (bsort 10) xs" examples/batched.parm 8192
 EMU_TYPE=u8 emu_check "bitonic 2^14 u8" "entry main (xs : [2^14]u8) = bsort 14 xs" examples/bitonic.parm 16384
 emu_check "sort 2^16 (5 kernels)" "entry main (xs : [2^16]i32) = sort 16 xs" examples/sort.parm 65536 none
+# a one-pass scan of a small array inside a map's function: element code
+# in a chain's kernel (emit_elem.c)
+emu_check "scan in a map's function" "entry main (xs : [2^12]i32) = map (\\x -> reduce (+) 0 (exscanblocks 2 (+) x (mapi (\\i y -> y * i32 i + x) (replicate 3 x)))) xs" tests/gpu/onepass.parm 4096
 # round layouts (plan_rounds.c): a round stores in the next round's layout,
 # after a __syncwarp where its warp keeps its slots, else a block barrier;
 # this sort has both

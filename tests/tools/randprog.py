@@ -46,7 +46,9 @@ The programs combine what found the bugs of issue 11:
 - the work-efficient scans of the stdlib (issue 26): Blelloch's network
   (`coli` steps that test index bits) and scans of blocks of any size
   (reductions of rows, expanded, combined with each block's network), with
-  a reduction's operator on any element type.
+  a reduction's operator on any element type; and the one-pass scans
+  (`scanblocks`, `exscanblocks`) of integers and bool with exact operators
+  and any block size, at any depth.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
 the features left out. --chain keeps to what they compile for several GPUs
@@ -97,7 +99,8 @@ FEATURES = (
     "big_lengths",     # those in a two or parm's function on a block of more
                        # than 2^3 elements (element code on the whole block)
     "scans",           # exscan_blelloch, scan_blelloch, exscan_blocks and
-                       # scan_blocks of stdlib/scan.parm at the entry's level
+                       # scan_blocks of stdlib/scan.parm at the entry's level,
+                       # scanblocks and exscanblocks at any depth
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.

@@ -61,7 +61,8 @@ static const char graph_program[] =
     "  let (a, b) = unzip (vcolumn kv (zip xs (expand 5 (reduceblocks 5 (+) 0 xs)))) in a\n"
     "entry spread (xs : [2^10]i32) =\n"
     "  reduceblocks 5 (+) 0 (map (\\(x, m) -> x - m) (zip xs (expand 5 (reduceblocks 5 max 0 xs))))\n"
-    "entry padded (xs : [2^4][2^6]i32 pad max) = let ys = col 2 cas xs in (ys, reduce (+) 0 ys)\n";
+    "entry padded (xs : [2^4][2^6]i32 pad max) = let ys = col 2 cas xs in (ys, reduce (+) 0 ys)\n"
+    "entry scans (xs : [2^16]i32) = (scanblocks 16 (+) 0 xs, exscanblocks 14 max 0 (map (\\x -> i64 x) xs))\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -473,6 +474,7 @@ static void expect_entry(Arena *a, const EntryPlan *e, const char *want, const c
 static void break_chain_planes(Arena *a, const IrFunc *f);
 static void break_reduce_expand(Arena *a, const IrFunc *f);
 static void break_pad_chain(Arena *a, const IrFunc *f);
+static void break_scan(Arena *a, const IrFunc *f);
 
 /* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
  * the first phase loads element by element and the last is LOCAL or MAP,
@@ -514,6 +516,7 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     break_chain_planes(a, graph.funcs[0]);
     break_reduce_expand(a, graph.funcs[1]);
     break_pad_chain(a, graph.funcs[2]);
+    break_scan(a, graph.funcs[3]);
 }
 
 /* An entry plan whose nodes can be broken without touching e's. */
@@ -571,6 +574,44 @@ static void break_reduce_expand(Arena *a, const IrFunc *f) {
     broken.nodes[e.nnodes - 1].in_shift = shift;
     shift[1] = 4;
     expect_entry(a, &broken, "read at x >> 4", "a reduction reading an expand at another shift");
+}
+
+/* One-pass scans (NODE_SCAN): an i32 one with its values in the states'
+ * words, an i64 one with planes of totals and prefixes; then tiles that do
+ * not cover the array, partials of another length or type, and a scan
+ * node of no scan. */
+static void break_scan(Arena *a, const IrFunc *f) {
+    EntryPlan e;
+    entry_plan(a, f, NULL, &e);
+    const PlanNode *packed = NULL, *planes = NULL;
+    for (int i = 0; i < e.nnodes; i++)
+        if (e.nodes[i].kind == NODE_SCAN) {
+            if (e.nodes[i].npartial == 1) packed = &e.nodes[i];
+            else planes = &e.nodes[i];
+        }
+    check(!plan_verify_entry(a, &e) && packed && planes && planes->npartial == 3 &&
+              packed->per_thread_log + packed->threads_log + packed->grid_log == 16,
+          "scans: a packed and a planed scan node that verify: %s", plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+    if (!packed || !planes) return;
+    int pi = (int)(packed - e.nodes), qi = (int)(planes - e.nodes);
+    EntryPlan broken = nodes_copy(a, &e);
+    broken.nodes[pi].grid_log++;
+    expect_entry(a, &broken, "scan tiles of", "scan tiles that do not cover the array");
+    broken.nodes[pi].grid_log--;
+    PlaneRef *partial = NEW_ARRAY(a, PlaneRef, 3);
+    memcpy(partial, planes->partial, sizeof(PlaneRef) * 3);
+    broken.nodes[qi].partial = partial;
+    partial[2].prim = PRIM_U32;
+    expect_entry(a, &broken, "the scan's states are not", "scan states of 32 bits");
+    partial[2] = planes->partial[2];
+    partial[1].log_len--;
+    expect_entry(a, &broken, "scan partial 1 is not", "a scan's prefixes of another length");
+    partial[1] = planes->partial[1];
+    broken.nodes[qi].npartial = 1;
+    expect_entry(a, &broken, "partial planes for a scan", "an i64 scan's values in its states");
+    broken.nodes[qi].npartial = 3;
+    broken.nodes[pi].stmt = planes->stmt;
+    expect_entry(a, &broken, "scan plane 0 is not its array's", "a scan node of the other scan's statement");
 }
 
 /* A chain reading the padded parameter from the caller's shape itself
