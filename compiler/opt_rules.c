@@ -320,6 +320,60 @@ static bool rule_reduceblocks_bmmc(Rewriter *r, IrStmt *s) {
     return true;
 }
 
+/* A bmmc (A, c) that moves whole blocks of 2^k and keeps the order inside
+ * each: rows 0..k-1 are unit rows, rows k.. read no bit below k, and c has
+ * none there, so an element at offset j of a block lands at offset j of
+ * another. */
+static bool moves_blocks(const F2Mat *m, uint64_t compl, int k) {
+    uint64_t low = f2_mask(k);
+    if (compl & low) return false;
+    for (int i = 0; i < m->n; i++)
+        if (i < k ? m->row[i] != UINT64_C(1) << i : (m->row[i] & low) != 0) return false;
+    return true;
+}
+
+/* scan k op z ∘ bmmc = bmmc ∘ scan k op z, for a bmmc that moves whole
+ * blocks of 2^k in order (moves_blocks): each block scans to the same
+ * values wherever it lies, so the permutation moves towards the outputs,
+ * where it meets the next one, as past a map. */
+static bool rule_scan_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
+    int last = s->nargs - 1;
+    IrStmt *d = s->op == IR_SCAN ? sole_def(r, s->args[last], IR_BMMC) : NULL;
+    if (!d || !moves_blocks(d->mat, d->compl, s->k)) return false;
+    fired(r, "scan-bmmc", s);
+    IrStmt *m = detached(r, IR_SCAN, s->loc, d->args[0]);
+    IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, s->nargs);
+    for (int a = 0; a < last; a++) {
+        args[a] = s->args[a];
+        add_use(r, args[a]);
+    }
+    args[last] = d->args[0];
+    m->args = args;
+    m->nargs = s->nargs;
+    m->k = s->k;
+    m->exclusive = s->exclusive;
+    m->commutative = s->commutative;
+    m->body = s->body;
+    IrVal *scanned = ir_add_result(r->p, m, s->res[0]->log_len, s->res[0]->elem);
+    IrVal **old = s->args;
+    s->op = IR_BMMC;
+    s->body = NULL;
+    s->k = 0;
+    s->exclusive = s->commutative = false;
+    s->mat = d->mat;
+    s->own_mat = d->own_mat;
+    d->own_mat = false;
+    s->compl = d->compl;
+    s->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    s->args[0] = scanned;
+    s->nargs = 1;
+    add_use(r, scanned);
+    for (int a = 0; a <= last; a++) drop_use(r, old[a]);
+    drain(r);
+    emit(r, out, m);
+    return true;
+}
+
 /* bmmc (A,c) ∘ expand r ys = expand r (bmmc (A_hh, c_h) ys) when output bits
  * r.. read input bits r.. alone (A_hh: those rows shifted down r bits, c_h:
  * c >> r): the copies of ys[j] are the indices with high bits j, which the
@@ -1525,7 +1579,7 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
            rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) ||
            rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
            rule_reduce_bmmc(r, s) || rule_reduceblocks_bmmc(r, s) || rule_bmmc_expand(r, s, out) ||
-           rule_map_bmmc(r, s, out) || rule_map_expand(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
+           rule_map_bmmc(r, s, out) || rule_scan_bmmc(r, s, out) || rule_map_expand(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
            rule_two_hoist(r, s, out) || rule_two_reduce_blocks(r, s) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
