@@ -9,7 +9,7 @@ endif
 syn keyword parmKeyword     if then else let in entry import
 syn keyword parmBoolean     true false
 syn keyword parmOperatorWord xor
-syn keyword parmCombinator  parm two col coli vcolumn bmmc map mapi zip unzip replicate reduce reduceblocks expand half join shift loglen
+syn keyword parmCombinator  parm two col coli vcolumn bmmc map mapi zip unzip replicate reduce reduceblocks scanblocks exscanblocks expand half join shift loglen
 syn keyword parmMatrix      mat matof bitperm
 syn keyword parmFunction    min max sqrt sin cos exp log tanh atan2 pow fma abs floor ceil
 syn keyword parmType        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64
