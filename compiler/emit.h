@@ -211,8 +211,21 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
  * host function that launches both. */
 void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name);
 void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name);
+/* A SCAN node's function NAME for each target (emit_scan.c). */
 void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name);
 void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name);
+/* The pieces of a graph node's function that emit_graph.c and emit_scan.c
+ * share: the planes' parameters (void pointers NAME0.., const or not, with
+ * or without a comma first), the scalars' parameters and their loads into
+ * parm_arg<id> (by value, or from the device where emit_arg_by_ref), and
+ * the `count` contiguous elements of every input plane from `first` into
+ * registers x0.. (16-byte loads where the kernel's template flag A says the
+ * planes are aligned). */
+void emit_plane_params(FILE *out, const char *name, int count, bool constant, bool first);
+bool emit_arg_by_ref(const PlanNode *n, int k);
+void emit_node_arg_params(FILE *out, const PlanNode *n);
+void emit_node_arg_loads(FILE *out, const PlanNode *n);
+void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, const char *first);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];
