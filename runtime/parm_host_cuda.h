@@ -114,38 +114,34 @@ void parm_api_ctx_destroy(parm_ctx *ctx)
 
 cudaStream_t parm_api_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; }
 
-/* A warp shuffle of any element type (reductions). */
-template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask, T v, int delta)
+/* A warp shuffle of any element type: its bits in a 32- or 64-bit word
+ * through `shuffle` (one of the __shfl_*_sync below). */
+template <typename T, typename F> __device__ __forceinline__ T parm_shfl_bits(T v, F shuffle)
 {
     if (sizeof(T) == 8) {
         unsigned long long b;
         memcpy(&b, &v, 8);
-        b = __shfl_down_sync(mask, b, delta);
+        b = shuffle(b);
         memcpy(&v, &b, 8);
         return v;
     }
     unsigned b = 0;
     memcpy(&b, &v, sizeof(T));
-    b = __shfl_down_sync(mask, b, delta);
+    b = shuffle(b);
     memcpy(&v, &b, sizeof(T));
     return v;
 }
 
-/* The same from the lane delta below (scans). */
+/* From the lane delta above (reductions), and from the lane delta below
+ * (scans). */
+template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask, T v, int delta)
+{
+    return parm_shfl_bits(v, [=](auto b) { return __shfl_down_sync(mask, b, delta); });
+}
+
 template <typename T> __device__ __forceinline__ T parm_shfl_up(unsigned mask, T v, int delta)
 {
-    if (sizeof(T) == 8) {
-        unsigned long long b;
-        memcpy(&b, &v, 8);
-        b = __shfl_up_sync(mask, b, delta);
-        memcpy(&v, &b, 8);
-        return v;
-    }
-    unsigned b = 0;
-    memcpy(&b, &v, sizeof(T));
-    b = __shfl_up_sync(mask, b, delta);
-    memcpy(&v, &b, sizeof(T));
-    return v;
+    return parm_shfl_bits(v, [=](auto b) { return __shfl_up_sync(mask, b, delta); });
 }
 
 int parm_api_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream)
