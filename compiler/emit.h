@@ -226,6 +226,9 @@ bool emit_arg_by_ref(const PlanNode *n, int k);
 void emit_node_arg_params(FILE *out, const PlanNode *n);
 void emit_node_arg_loads(FILE *out, const PlanNode *n);
 void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, const char *first);
+/* HEAD NAME(i.., o.., scalars) { and the scalars' loads: a node function
+ * over n's input and output planes. */
+void emit_node_open(FILE *out, const char *head, const char *name, const PlanNode *n);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];

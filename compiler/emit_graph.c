@@ -56,6 +56,17 @@ void emit_node_arg_loads(FILE *out, const PlanNode *n) {
     }
 }
 
+/* HEAD NAME(i0.., o0.., scalars)\n{ and the scalars' loads: the opening of
+ * a node function that reads n's input planes and writes its output ones. */
+void emit_node_open(FILE *out, const char *head, const char *name, const PlanNode *n) {
+    fprintf(out, "%s %s(", head, name);
+    emit_plane_params(out, "i", n->nin, true, true);
+    emit_plane_params(out, "o", n->nout, false, false);
+    emit_node_arg_params(out, n);
+    fputs(")\n{\n", out);
+    emit_node_arg_loads(out, n);
+}
+
 /* The value of arg k at the call in NAME_run: an entry scalar parameter
  * (NAME_run's parm_arg<id>), a constant's literal, or a device pointer. */
 static void node_arg_values(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n) {
@@ -215,12 +226,7 @@ static void emit_final(FILE *out, const IrStmt *s, const char *at, int indent) {
 }
 
 void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name) {
-    fprintf(out, "static void %s(", name);
-    emit_plane_params(out, "i", n->nin, true, true);
-    emit_plane_params(out, "o", n->nout, false, false);
-    emit_node_arg_params(out, n);
-    fputs(")\n{\n", out);
-    emit_node_arg_loads(out, n);
+    emit_node_open(out, "static void", name, n);
     for (int k = 0; k < n->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
     Arena scratch = {0};
     if (n->stmt->op == IR_REDUCEBLOCKS) {
@@ -511,12 +517,7 @@ static void emit_gather_loads(FILE *out, const PlanNode *n) {
 }
 
 static void emit_gather(FILE *out, const PlanNode *n, const char *name, const Target *t) {
-    fprintf(out, "%s %s(", t->node_head, name);
-    emit_plane_params(out, "i", n->nin, true, true);
-    emit_plane_params(out, "o", n->nout, false, false);
-    emit_node_arg_params(out, n);
-    fputs(")\n{\n", out);
-    emit_node_arg_loads(out, n);
+    emit_node_open(out, t->node_head, name, n);
     t->node_loop(out, 1ULL << n->n);
     emit_gather_loads(out, n);
     fputs("    }\n}\n\n", out);
