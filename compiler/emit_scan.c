@@ -25,22 +25,18 @@ static void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const c
     arena_free(&a);
 }
 
-/* r<k>, the running value, declared with the scan's start z<k>. */
-static void emit_scan_running(FILE *out, const IrStmt *s) {
+/* r<k> = z<k>, the running value at the start of each of the scan's
+ * blocks; `declare`: with its declaration. */
+static void emit_scan_start(FILE *out, const IrStmt *s, int indent, bool declare) {
     for (int k = 0; k < emit_reduce_slots(s); k++)
-        fprintf(out, "    %s r%d = parm_arg%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, s->args[k]->id);
-}
-
-/* r<k> = z<k>: the scan's start at each of its blocks. */
-static void emit_scan_start(FILE *out, const IrStmt *s, int indent) {
-    for (int k = 0; k < emit_reduce_slots(s); k++) fprintf(out, "%*sr%d = parm_arg%d;\n", indent, "", k, s->args[k]->id);
+        fprintf(out, "%*s%s%sr%d = parm_arg%d;\n", indent, "", declare ? prim_ctype(emit_reduce_prim(s, k)) : "",
+                declare ? " " : "", k, s->args[k]->id);
 }
 
 /* One element, x<k>[at] in and out: from the running value r (exclusive:
  * before it takes the element in). */
 static void emit_scan_element(FILE *out, const IrStmt *s, const char *at, int indent) {
     int ns = emit_reduce_slots(s);
-    Arena a = {0};
     for (int k = 0; k < ns; k++)
         fprintf(out, "%*sconst %s e%d = x%d[%s];\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), k, k, at);
     if (s->exclusive)
@@ -48,7 +44,6 @@ static void emit_scan_element(FILE *out, const IrStmt *s, const char *at, int in
     emit_scan_step(out, s, "r", "e%d", indent);
     if (!s->exclusive)
         for (int k = 0; k < ns; k++) fprintf(out, "%*sx%d[%s] = r%d;\n", indent, "", k, at, k);
-    arena_free(&a);
 }
 
 static void scan_declare(FILE *out, const IrStmt *s, const char *name, int indent) {
@@ -60,21 +55,16 @@ static void scan_declare(FILE *out, const IrStmt *s, const char *name, int inden
 void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name) {
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s);
-    fprintf(out, "static void %s(", name);
-    emit_plane_params(out, "i", n->nin, true, true);
-    emit_plane_params(out, "o", n->nout, false, false);
-    emit_node_arg_params(out, n);
-    fputs(")\n{\n", out);
-    emit_node_arg_loads(out, n);
+    emit_node_open(out, "static void", name, n);
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
         fprintf(out, "    %s *x%d = (%s *)o%d;\n    if ((const void *)x%d != i%d) memcpy(x%d, i%d, sizeof(%s) * %lluu);\n", t,
                 k, t, k, k, k, k, k, t, 1ULL << n->n);
     }
-    emit_scan_running(out, s);
+    emit_scan_start(out, s, 4, true);
     fprintf(out, "    for (uint64_t i = 0; i < %lluu; i++) {\n        if ((i & %lluu) == 0) {\n", 1ULL << n->n,
             (1ULL << s->k) - 1);
-    emit_scan_start(out, s, 12);
+    emit_scan_start(out, s, 12, false);
     fputs("        }\n", out);
     emit_scan_element(out, s, "i", 8);
     fputs("    }\n}\n\n", out);
@@ -368,10 +358,10 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     fprintf(out, "    const uint64_t first = (tile << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
     emit_chunk_buffer(out, n);
     emit_scan_load(out, n);
-    emit_scan_running(out, s);
+    emit_scan_start(out, s, 4, true);
     if (k <= p) {
         fprintf(out, "#pragma unroll\n    for (int i = 0; i < %d; i++) {\n        if ((i & %d) == 0) {\n", 1 << p, (1 << k) - 1);
-        emit_scan_start(out, s, 12);
+        emit_scan_start(out, s, 12, false);
         fputs("        }\n", out);
         emit_scan_element(out, s, "i", 8);
         fputs("    }\n", out);
@@ -387,7 +377,7 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
                 MACHINE_WARP - 1, MACHINE_WARP_LOG);
         emit_thread_prefix(out, n, mask);
         if (look_back) emit_tile_prefix(out, n);
-        emit_scan_start(out, s, 4);
+        emit_scan_start(out, s, 4, false);
         emit_scan_combine(out, s, "has_tp", "r%d", "tp", 4);
         fputs("    if (has_tp) {\n", out);
         for (int j = 0; j < ns; j++) fprintf(out, "        r%d = tp%d;\n", j, j);

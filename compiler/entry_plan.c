@@ -572,7 +572,6 @@ static void scan_stmt(Graph *g, const IrStmt *s) {
         refuse(g, s, arena_printf(g->arena, "a scan of elements of more than %d fields", SCHED_MAX_SLOTS));
     Build *b = new_build(g, NODE_SCAN, xs->log_len);
     b->node.stmt = s;
-    b->node.pre_elem = xs->elem;
     add_ids(g, &b->in, &b->nin, planes_of(g, s, xs), ns);
     add_args(g, b, s, (const IrVal *const *)s->args, ns);
     add_body_args(g, b, s);
