@@ -15,10 +15,11 @@
 # expand_pair_reduce.parm: expands read in place, planes
 # that nothing reads left unstored), and chains' closing maps run in their
 # last LOCAL phase's store (tests/emu/store_map.parm, tests/backend/
-# store_map.parm, store_map_perm.parm)
+# store_map.parm, store_map_perm.parm), and the one-pass scans
+# (tests/gpu/onepass.parm, tests/emu/onepass.parm)
 # compiled with --emit-main -e ENTRY, run on random input (two seeds) and
 # compared with the reference interpreter byte for byte. Ends with
-# "N passed, N failed".
+# "N passed, N failed". GRAPH_PROGS: other programs to check instead.
 set -u
 cd "$(dirname "$0")/../.."
 PARMC=${PARMC:-build/parmc}
@@ -28,14 +29,15 @@ trap 'rm -rf "$W"' EXIT
 # (tests/emu/store_map.parm and tests/backend/store_map.parm both have a main)
 binary_name() { local p=${1%.parm}; echo "${p//\//_}_$2"; }
 # the programs: each entry of each, built in parallel
-PROGS="tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_reduce.parm
+PROGS=${GRAPH_PROGS:-"tests/backend/graph.parm tests/emu/fused.parm tests/plan/graph_fused_reduce.parm
        tests/backend/invariant.parm tests/backend/one_element.parm tests/backend/reduce_reads.parm
        tests/backend/retype.parm tests/backend/sklansky.parm tests/backend/wide_nest.parm
        tests/backend/wide_unzip.parm tests/backend/wide_zip.parm tests/anylen/entries.parm
        tests/backend/functions.parm tests/backend/row_reductions.parm tests/emu/blocks.parm
        tests/emu/blocks_small.parm tests/emu/blocks_fields.parm tests/backend/fused_planes.parm
        tests/emu/expands.parm tests/backend/expand_pair_reduce.parm tests/emu/store_map.parm
-       tests/backend/store_map.parm tests/backend/store_map_perm.parm tests/backend/register_body.parm"
+       tests/backend/store_map.parm tests/backend/store_map_perm.parm tests/backend/register_body.parm
+       tests/gpu/onepass.parm tests/emu/onepass.parm"}
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(binary_name "$prog" "$e")
