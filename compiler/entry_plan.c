@@ -542,11 +542,17 @@ static void expand_stmt(Graph *g, const IrStmt *s) {
     add_ids(g, &b->out, &b->nout, new_planes(g, r), r->elem->nslots);
 }
 
-/* The CUDA shape of a scan node (PlanNode): threads take 64 bytes of the
- * widest field, as a reduction's do, 256 threads a tile, at most 2^24
- * tiles (then each thread takes more). */
-static void scan_shape(PlanNode *node, int widest) {
-    int n = node->n, per = log2_floor(64 / (unsigned)widest);
+/* The CUDA shape of a scan node (PlanNode): 256 threads a tile, at most
+ * 2^24 tiles (then each thread takes more). A thread takes 128 bytes of an
+ * element of one field, at most 64 elements, and 64 bytes of the widest
+ * field of several (each field its registers). A whole-array scan of 2^24
+ * int32 ran in 1.30 copies with 128 bytes a thread against 1.48 with 64
+ * (half as many tiles to look back over, twice the loads in flight) and
+ * 1.51 with 64 bytes and 512 threads (bench/results/2026-11-27-h100-s17.md). */
+static void scan_shape(PlanNode *node, int widest, int fields) {
+    int bytes = fields == 1 ? 128 : 64;
+    int n = node->n, per = log2_floor((unsigned)bytes / (unsigned)widest);
+    if (per > 6) per = 6;
     if (per > n) per = n;
     int threads = n - per < 8 ? n - per : 8;
     int tiles = n - per - threads;
@@ -576,7 +582,7 @@ static void scan_stmt(Graph *g, const IrStmt *s) {
     add_args(g, b, s, (const IrVal *const *)s->args, ns);
     add_body_args(g, b, s);
     add_ids(g, &b->out, &b->nout, new_planes(g, s->res[0]), ns);
-    scan_shape(&b->node, elem_max_slot_bytes(xs->elem));
+    scan_shape(&b->node, elem_max_slot_bytes(xs->elem), ns);
     /* one field of at most 4 bytes rides in its tile's state word */
     bool packed = ns == 1 && elem_max_slot_bytes(xs->elem) <= 4;
     for (int half = 0; !packed && half < 2; half++)
