@@ -717,6 +717,7 @@ static Value *b_shift(Spec *s, Value **args, Loc loc) {
     ins[t->nslots] = xs;
     IrStmt *st = ir_append(s->prog, s->body, IR_SHIFT, loc, t->nslots + 1, ins);
     st->dist = d;
+    st->k = xs->log_len;
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len, t));
 }
 

@@ -477,10 +477,14 @@ static void emit_gather_step(FILE *out, const IrStmt *s, int shift_number, int n
                 s->k, low);
     } else if (s->op == IR_JOIN) {  /* bit lsb(m) deleted */
         fprintf(out, "        i = ((i >> %u) << %u) | (i & 0x%llxull);\n", low + 1, low, below);
-    } else {    /* i - d, compared before subtracting; d clamped to +-2^n (all fill) */
-        long long len = 1LL << n, d = s->dist > len ? len : s->dist < -len ? -len : (long long)s->dist;
-        if (d >= 0) fprintf(out, "        if (!fill && i < %lluull) fill = %d;\n", (unsigned long long)d, shift_number);
-        else fprintf(out, "        if (!fill && i >= %lluull) fill = %d;\n", (unsigned long long)(len + d), shift_number);
+    } else {    /* i - d, its place in the block compared before subtracting;
+                   d clamped to +-2^k (all fill) */
+        long long len = 1LL << s->k, d = s->dist > len ? len : s->dist < -len ? -len : (long long)s->dist;
+        char pos[64];
+        if (s->k < n) snprintf(pos, sizeof pos, "(i & 0x%llxull)", (unsigned long long)len - 1);
+        else snprintf(pos, sizeof pos, "i");
+        if (d >= 0) fprintf(out, "        if (!fill && %s < %lluull) fill = %d;\n", pos, (unsigned long long)d, shift_number);
+        else fprintf(out, "        if (!fill && %s >= %lluull) fill = %d;\n", pos, (unsigned long long)(len + d), shift_number);
         fprintf(out, "        i -= (uint64_t)%lldll;\n", d);
     }
 }

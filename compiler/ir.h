@@ -35,8 +35,13 @@
  *                                          any grouping gives the same bits
  *   HALF m b    xs             -> ys       sub-array b of parm m: 2^(n-1) elements
  *   JOIN m      ys zs          -> xs       the array whose HALF m 0 is ys and HALF m 1 is zs
- *   SHIFT d     s0 s1 .. xs    -> ys       ys[i] = xs[i - d] where that is in range, else
- *                                          the fill element (slots)
+ *   SHIFT d k   s0 s1 .. xs    -> ys       each block of 2^k consecutive
+ *                                          elements shifted alone: ys[i] =
+ *                                          xs[i - d] where that is in i's
+ *                                          block, else the fill element
+ *                                          (slots); k is n for the shift of
+ *                                          a whole array, less once two-lift
+ *                                          lifted a block's shift
  *   POS A c                    -> i        (i64) A·coord ⊕ c, where coord is
  *                                          the position of the instance of
  *                                          the body holding the statement:
@@ -103,7 +108,7 @@ struct IrStmt {
     int index;                  /* TABLE: the table's number */
     int slot;                   /* INDEX */
     uint64_t mask;              /* PARM, COL, HALF, JOIN */
-    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND, SCAN; TABLE: 2^k entries; HALF: the sub-array b */
+    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND, SCAN, SHIFT; TABLE: 2^k entries; HALF: the sub-array b */
     int64_t dist;               /* SHIFT: d */
     const Scalar *tab;          /* TABLE: the entries, of the result's type */
     F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */

@@ -672,20 +672,22 @@ static Buf *eval_join(Eval *E, const IrStmt *s, long batch) {
     return out;
 }
 
-/* shift d: element i is xs[i - d] when 0 <= i - d < len, else the fill
- * element (the statement's first arguments, one per slot). */
+/* shift d of blocks of 2^k: element i of a block is the block's element
+ * i - d when 0 <= i - d < 2^k, else the fill element (the statement's
+ * first arguments, one per slot). */
 static Buf *eval_shift(Eval *E, const IrStmt *s, long batch) {
     int ns = s->nargs - 1;
     bool owned;
     Buf *xs = arg_at(E, s->args[ns], batch, &owned);
-    long len = buf_len(xs);
+    long len = buf_len(xs), block = 1L << s->k;
     Buf *out = buf_new(batch, xs->log_len, xs->elem);
     for (int k = 0; k < ns; k++) {
         const Buf *fill = E->vals[s->args[k]->id];
         for (long b = 0; b < batch; b++)
             for (long i = 0; i < len; i++) {
                 /* |d| may be up to 2^63: compare before subtracting */
-                bool inside = s->dist >= 0 ? s->dist <= i : s->dist >= i - len + 1;
+                long pos = i & (block - 1);
+                bool inside = s->dist >= 0 ? s->dist <= pos : s->dist >= pos - block + 1;
                 out->planes[k][b * len + i] = inside ? xs->planes[k][b * len + i - s->dist] : at(fill, b, batch);
             }
     }

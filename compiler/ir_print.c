@@ -47,7 +47,10 @@ static void print_attrs(FILE *out, const IrStmt *s) {
     case IR_INDEX: fprintf(out, " %" PRId64 ".%d", s->at, s->slot); break;
     case IR_PARM: case IR_COL: case IR_JOIN: fprintf(out, " 0x%" PRIx64, s->mask); break;
     case IR_HALF: fprintf(out, " 0x%" PRIx64 " %d", s->mask, s->k); break;
-    case IR_SHIFT: fprintf(out, " %" PRId64, s->dist); break;
+    case IR_SHIFT:
+        fprintf(out, " %" PRId64, s->dist);
+        if (s->k < s->res[0]->log_len) fprintf(out, " blocks %d", s->k);
+        break;
     case IR_TWO: case IR_REPLICATE: case IR_EXPAND: fprintf(out, " %d", s->k); break;
     case IR_BMMC: fputc(' ', out); print_matrix(out, s->mat, s->compl); break;
     case IR_TABLE: {

@@ -108,7 +108,7 @@ static void check_length_change(const Verifier *v, const IrStmt *s) {
                              !mask_fits(s->mask, r->log_len) || !elem_equal(xs->elem, r->elem)))
         shape_error(v, s, "is not a join of two arrays of one shape");
     if (s->op == IR_SHIFT && (ir_is_scalar(xs) || s->nargs != 1 + xs->elem->nslots || r->log_len != xs->log_len ||
-                              !elem_equal(xs->elem, r->elem)))
+                              s->k < 0 || s->k > xs->log_len || !elem_equal(xs->elem, r->elem)))
         shape_error(v, s, "is not a shift of an array with a fill element");
 }
 

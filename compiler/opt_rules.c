@@ -572,18 +572,17 @@ static bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out) {
 }
 
 /* Whether t, a statement of a two's body, has a whole-array form: an array
- * stage, zip, unzip, replicate, reduceblocks, scan or expand reading the body's
- * arrays (marked) and any
+ * stage, zip, unzip, replicate, reduceblocks, scan, expand, half, join or
+ * shift reading the body's arrays (marked) and any
  * scalars, with a body of its own that reads none of those arrays; or scalar
  * code that does not depend on the block (no position, no element). */
 static bool liftable(const Rewriter *r, const IrStmt *t) {
     /* half and join with a mask over the block's bits are the same on the
        whole array: the block's number, above, moves down one bit with the
-       sub-index (and up one in join) */
+       sub-index (and up one in join); a shift keeps its blocks */
     bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
                        t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_SCAN ||
-                       t->op == IR_EXPAND ||
-                       t->op == IR_HALF || t->op == IR_JOIN;
+                       t->op == IR_EXPAND || t->op == IR_HALF || t->op == IR_JOIN || t->op == IR_SHIFT;
     bool scalar_code = t->op == IR_CONST || ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
     if (scalar_code)
@@ -630,8 +629,8 @@ static IrStmt *tiled(Rewriter *r, IrVal *c, int k, Loc loc, IrStmt **expand) {
 
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
  * two works on k more bits of blocks, a bmmc leaves the top k bits alone,
- * a half or join keeps its mask, and reduceblocks, scans and expand keep
- * their blocks, which never cross the two's. Positions need nothing: a map's element and an inner two's block
+ * a half or join keeps its mask, and reduceblocks, scans, shifts and expand
+ * keep their blocks, which never cross the two's. Positions need nothing: a map's element and an inner two's block
  * stay the low bits of what they become. */
 static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
     for (int i = 0; i < t->nres; i++)
@@ -709,9 +708,11 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
  * whole-array stages. */
 static int register_elems_log(const ElemType *t) { return elem_register_log(t, ELEM_REGISTER_BYTES_LOG); }
 
-/* A reduce of a block and the scalars computed from its totals alone (with
- * constants and values from outside the body): vals[0..nres) are the
- * totals, the rest the values of those scalar statements (defs), in order. */
+/* A reduce of a block, or an element of it read at a static position (an
+ * index), and the scalars computed from its totals (the reduction's fields,
+ * or the element's slot) alone, with constants and values from outside the
+ * body: vals[0..nres) are the totals, the rest the values of those scalar
+ * statements (defs), in order. */
 typedef struct {
     IrStmt *red;
     IrVal **vals;
@@ -801,9 +802,12 @@ static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
     return t->op == IR_MAP && !direct ? 2 : -1;
 }
 
+/* Whether t is a reduce or an index of an array of the block. */
+static bool block_totals(const IrStmt *t) { return t->op == IR_REDUCE || t->op == IR_INDEX; }
+
 /* Whether every live statement of b (a two's body on blocks whose
- * parameter is marked) is liftable, or a reduce of a block array whose
- * totals only scalar code on them, replicates and maps read
+ * parameter is marked) is liftable, or a reduce or index of a block array
+ * whose totals only scalar code on them, replicates and maps read
  * (total_reader), or that scalar code: marks the arrays. */
 static bool lifts_with_totals(Rewriter *r, IrBody *b) {
     int reduces = 0;
@@ -811,9 +815,10 @@ static bool lifts_with_totals(Rewriter *r, IrBody *b) {
         IrStmt *t = b->stmts[i];
         if (t->dead) continue;
         grow(r);
-        if (t->op == IR_REDUCE) {
+        if (block_totals(t)) {
             IrVal *xs = t->args[t->nargs - 1];
-            if (xs->id >= r->cap || r->mark[xs->id] != r->epoch || reads_marked(r, t->body)) return false;
+            if (xs->id >= r->cap || r->mark[xs->id] != r->epoch || (t->body && reads_marked(r, t->body)))
+                return false;
             Totals T = totals_of(r, b, i);
             for (int j = i + 1; j < b->nstmts; j++)
                 if (total_reader(b, b->stmts[j], &T) < 0) return false;
@@ -959,26 +964,68 @@ static void drop_total_code(Rewriter *r, const Totals *T) {
     for (int i = 0; i < T->n; i++) r->uses[T->vals[i]->id] = 0;
 }
 
-/* red (statement `at` of b), a reduce of a block, becomes reduceblocks of
- * all of it (one element, rb), and its readers read rb: a replicate of
- * what the totals give becomes a map of expand, a map reads rb zipped with
- * its elements. b's statements are rebuilt in order, the new ones before
- * their readers. */
-static void totals_as_array(Rewriter *r, IrBody *b, int at) {
-    Totals T = totals_of(r, b, at);
-    IrStmt *red = T.red;
+/* The reduce red becomes reduceblocks of all of its array: one element. */
+static IrVal *reduce_as_array(Rewriter *r, IrBody *b, IrStmt *red) {
     IrVal *xs = red->args[red->nargs - 1];
     red->op = IR_REDUCEBLOCKS;
     red->k = xs->log_len;
     red->nres = 0;
     red->res = NULL;
-    IrVal *rb = ir_add_result(r->p, red, 0, xs->elem);
+    ir_body_push(r->p, b, red);
+    return ir_add_result(r->p, red, 0, xs->elem);
+}
+
+/* The index ix (slot s of element a of ys, 2^m elements) becomes the
+ * one-element array of that slot, appended to b: the slot alone (a map,
+ * for tuples), then m halves, each keeping the half that holds a (bit j of
+ * a picks the half of mask 2^j). On the whole array a half keeps its
+ * mask, so these pick element a of every block: a gather kernel that reads
+ * only those. ix dies. */
+static IrVal *index_as_array(Rewriter *r, IrBody *b, IrStmt *ix) {
+    IrVal *ys = ix->args[0], *v = ys;
+    const ElemType *slot = elem_prim(elem_slot_prim(ys->elem, ix->slot));
+    if (ys->elem->nslots > 1) {
+        IrStmt *map = body_stmt(r, b, IR_MAP, ix->loc, 1, &ys);
+        IrBody *f = ir_new_body(r->p);
+        IrVal *field = NULL;
+        for (int k = 0; k < ys->elem->nslots; k++) {
+            IrVal *p = ir_body_add_param(r->p, f, -1, elem_prim(elem_slot_prim(ys->elem, k)));
+            if (k == ix->slot) field = p;
+        }
+        ir_body_add_result(r->p, f, field);
+        add_use(r, field);
+        map->body = f;
+        v = ir_add_result(r->p, map, ys->log_len, slot);
+    }
+    for (int j = ys->log_len - 1; j >= 0; j--) {
+        IrStmt *h = body_stmt(r, b, IR_HALF, ix->loc, 1, &v);
+        h->mask = UINT64_C(1) << j;
+        h->k = (int)(ix->at >> j & 1);
+        v = ir_add_result(r->p, h, j, slot);
+    }
+    ix->dead = true;
+    r->uses[ys->id]--;
+    return v;
+}
+
+/* red (statement `at` of b), a reduce of a block or an index of it,
+ * becomes a whole-array stage of the block's totals (one element, rb), and
+ * its readers read rb: a replicate of what the totals give becomes a map
+ * of expand, a map reads rb zipped with its elements. b's statements are
+ * rebuilt in order, the new ones before their readers. */
+static void totals_as_array(Rewriter *r, IrBody *b, int at) {
+    Totals T = totals_of(r, b, at);
     IrStmt **old = b->stmts;
     int count = b->nstmts;
     b->stmts = NULL;
     b->nstmts = b->cap = 0;
+    IrVal *rb = NULL;
     for (int i = 0; i < count; i++) {
         IrStmt *t = old[i];
+        if (i == at) {
+            rb = t->op == IR_REDUCE ? reduce_as_array(r, b, t) : index_as_array(r, b, t);
+            continue;
+        }
         int how = i > at ? total_reader(b, t, &T) : 0;
         if (how == 1) replicate_reads_totals(r, b, t, &T, rb);
         else if (how == 2) map_reads_totals(r, b, t, &T, rb);
@@ -987,14 +1034,16 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
     drop_total_code(r, &T);
 }
 
-/* A two's body larger than a thread's registers that reduces its block and
- * reads the totals only through replicates and maps, all else being
- * liftable (two-lift):
+/* A two's body larger than a thread's registers that reduces its block (or
+ * reads an element of it at a static position) and reads the totals only
+ * through replicates and maps, all else being liftable (two-lift):
  *   two k (\ys -> .. replicate j (reduce op z ys) ..)  = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
  *   two k (\ys -> .. map (f (reduce op z ys)) xs ..) = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
+ *   ys ! a                                           = the one element of m halves of ys (index_as_array)
  * for blocks of 2^m: the body becomes array code, which two-lift runs as
- * whole-array stages (reduceblocks m of the whole array and expand). Bodies
- * that fit registers stay element code, which does it in one pass. */
+ * whole-array stages (reduceblocks m of the whole array, halves and
+ * expand). Bodies that fit registers stay element code, which does it in
+ * one pass. */
 static bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
     if (s->op != IR_TWO) return false;
     IrBody *b = s->body;
@@ -1006,7 +1055,7 @@ static bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
     if (!lifts_with_totals(r, b)) return false;
     fired(r, "two-reduce-blocks", s);
     for (int i = 0; i < b->nstmts; i++)
-        if (!b->stmts[i]->dead && b->stmts[i]->op == IR_REDUCE) totals_as_array(r, b, i);
+        if (!b->stmts[i]->dead && block_totals(b->stmts[i])) totals_as_array(r, b, i);
     return true;
 }
 
@@ -1344,11 +1393,12 @@ static bool rule_shift_zero(Rewriter *r, IrStmt *s) {
     return true;
 }
 
-/* shift d x xs = replicate n x when |d| >= 2^n: no element is inside */
+/* shift d x xs = replicate n x when |d| >= 2^k, its blocks' length: no
+ * element is inside */
 static bool rule_shift_out(Rewriter *r, IrStmt *s) {
     if (s->op != IR_SHIFT) return false;
     int n = s->res[0]->log_len;
-    if (s->dist < (INT64_C(1) << n) && s->dist > -(INT64_C(1) << n)) return false;
+    if (s->dist < (INT64_C(1) << s->k) && s->dist > -(INT64_C(1) << s->k)) return false;
     fired(r, "shift-out", s);
     IrVal *xs = s->args[s->nargs - 1];
     s->op = IR_REPLICATE;
@@ -1359,13 +1409,15 @@ static bool rule_shift_out(Rewriter *r, IrStmt *s) {
     return true;
 }
 
-/* shift d x (shift e x xs) = shift (d + e) x xs when d and e have one sign
- * and the fills are the same values: an element that the inner shift
- * filled moves further out with the outer one, so it is x either way */
+/* shift d x (shift e x xs) = shift (d + e) x xs when d and e have one sign,
+ * the blocks are the same and the fills are the same values: an element
+ * that the inner shift filled moves further out with the outer one, so it
+ * is x either way */
 static bool rule_shift_shift(Rewriter *r, IrStmt *s) {
     IrStmt *d = s->op == IR_SHIFT ? sole_def(r, s->args[s->nargs - 1], IR_SHIFT) : NULL;
     int64_t sum;
-    if (!d || (s->dist > 0) != (d->dist > 0) || __builtin_add_overflow(s->dist, d->dist, &sum)) return false;
+    if (!d || d->k != s->k || (s->dist > 0) != (d->dist > 0) || __builtin_add_overflow(s->dist, d->dist, &sum))
+        return false;
     for (int k = 0; k < s->nargs - 1; k++)
         if (!same_scalar(s->args[k], d->args[k])) return false;
     fired(r, "shift-shift", s);
@@ -1518,8 +1570,8 @@ static int length_source(const IrStmt *s, int64_t i, int64_t *at) {
         *at = ((i >> (low + 1)) << low) | (i & below);
         return __builtin_parityll((uint64_t)i & s->mask);
     }
-    int64_t len = INT64_C(1) << s->res[0]->log_len;
-    bool inside = s->dist >= 0 ? s->dist <= i : s->dist >= i - len + 1;
+    int64_t block = INT64_C(1) << s->k, pos = i & (block - 1);
+    bool inside = s->dist >= 0 ? s->dist <= pos : s->dist >= pos - block + 1;
     *at = inside ? i - s->dist : 0;
     return inside ? s->nargs - 1 : -1;
 }

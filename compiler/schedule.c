@@ -774,7 +774,8 @@ static bool element_code(const IrBody *b, Scope *sc) {
 }
 
 /* A half, join or shift in b at any depth: element code only up to 2^3
- * elements (the optimiser's lengths-build), and a shift is never lifted. */
+ * elements (the optimiser's lengths-build), lifted only with the rest of a
+ * function that is array code (two-lift). */
 static const IrStmt *length_change(const IrBody *b) {
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *t = b->stmts[i];
@@ -790,8 +791,8 @@ static noreturn void not_element_code(const Sched *s, const IrStmt *stmt, const 
     const IrStmt *t = length_change(stmt->body);
     if (t)
         diag_error(t->loc, "the back end does not support %s on more than 2^3 elements inside the function of a "
-                           "stage in entry '%s' yet (only half and join of a block are lifted to whole arrays); "
-                           "use --interpret", ir_op_name(t->op), s->out->func->entry);
+                           "stage in entry '%s' yet (a block's half, join and shift are lifted to whole arrays "
+                           "only in a function that is array code alone); use --interpret", ir_op_name(t->op), s->out->func->entry);
     unsupported(s, stmt, what);
 }
 

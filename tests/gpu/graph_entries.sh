@@ -15,8 +15,10 @@
 # expand_pair_reduce.parm: expands read in place, planes
 # that nothing reads left unstored), and chains' closing maps run in their
 # last LOCAL phase's store (tests/emu/store_map.parm, tests/backend/
-# store_map.parm, store_map_perm.parm), and the one-pass scans
-# (tests/gpu/onepass.parm, tests/emu/onepass.parm)
+# store_map.parm, store_map_perm.parm), the one-pass scans
+# (tests/gpu/onepass.parm, tests/emu/onepass.parm), and shifts and
+# elements at static positions in the functions of two and parm on large
+# blocks (tests/backend/lifted.parm)
 # compiled with --emit-main -e ENTRY, run on random input (two seeds) and
 # compared with the reference interpreter byte for byte. Ends with
 # "N passed, N failed". GRAPH_PROGS: other programs to check instead.
@@ -37,7 +39,7 @@ PROGS=${GRAPH_PROGS:-"tests/backend/graph.parm tests/emu/fused.parm tests/plan/g
        tests/emu/blocks_small.parm tests/emu/blocks_fields.parm tests/backend/fused_planes.parm
        tests/emu/expands.parm tests/backend/expand_pair_reduce.parm tests/emu/store_map.parm
        tests/backend/store_map.parm tests/backend/store_map_perm.parm tests/backend/register_body.parm
-       tests/gpu/onepass.parm tests/emu/onepass.parm"}
+       tests/gpu/onepass.parm tests/emu/onepass.parm tests/backend/lifted.parm"}
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(binary_name "$prog" "$e")

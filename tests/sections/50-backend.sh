@@ -122,6 +122,16 @@ for entry in f64s f32s ints col32 col64; do
         c_vs_interp "scalar functions: $entry" tests/backend/functions.parm "$entry" "$TMP/c/in.txt"
 done
 
+# shifts and elements at static positions inside the functions of two and
+# parm on blocks larger than a thread's registers, run as whole-array stages
+# (two-lift, two-reduce-blocks): every entry of tests/backend/lifted.parm
+# (its main runs in the loop above) on random input, under ASan and UBSan
+for entry in kogge firsts fields parms parm_shift out nested spread mixed flags; do
+    "$PARMC" --random-input=7 -e "$entry" tests/backend/lifted.parm >"$TMP/c/in.txt"
+    C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+        c_vs_interp "lifted: $entry" tests/backend/lifted.parm "$entry" "$TMP/c/in.txt"
+done
+
 # position-only subexpressions as tables: every entry of
 # tests/backend/tables.parm (its main runs in the loop above) on random
 # input, under ASan and UBSan, with the entries that must make tables

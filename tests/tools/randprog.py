@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random parm programs for differential testing.
 
-    randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] [--columns] DIR COUNT SEED
+    randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] [--columns] [--sizes=LO:HI] DIR COUNT SEED
 
 writes DIR/prog_K.parm and, unless --big, DIR/in_K.txt (an input of the
 right length) for K in 0..COUNT-1. Program K depends only on the options,
@@ -59,7 +59,9 @@ to be cut into pieces). --big makes sizes 2^16 to 2^34, for the compiler
 only: no input is written, and no interpreter could run them. --columns
 makes chains of column stages (col, coli, masked coli runs, vcolumn) on
 2^12 to 2^16 i32, LOCAL kernels alone, which the CUDA emulation runs
-(tests/emu, section 54-cuda-emu)."""
+(tests/emu, section 54-cuda-emu). --sizes=LO:HI makes sizes 2^LO to 2^HI
+(the default: 2^1 to 2^6), so that blocks in functions of two and parm
+are larger than a thread's registers more often."""
 import os
 import random
 import sys
@@ -97,14 +99,16 @@ FEATURES = (
                        # joined again, shifts with a fill, an element read at a
                        # static position and combined with every element
     "big_lengths",     # those in a two or parm's function on a block of more
-                       # than 2^3 elements (element code on the whole block)
+                       # than 2^3 elements (array code lifted to whole arrays,
+                       # an element of the block read at a position through
+                       # halves: two-lift, two-reduce-blocks)
     "scans",           # exscan_blelloch, scan_blelloch, exscan_blocks and
                        # scan_blocks of stdlib/scan.parm at the entry's level,
                        # scanblocks and exscanblocks at any depth
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
-BACKEND_REFUSES = ("big_reductions", "big_lengths")
+BACKEND_REFUSES = ("big_reductions",)
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
                                    "invariant_work", "one_element", "lengths", "block_totals", "row_reductions",
                                    "scans")
@@ -918,9 +922,11 @@ def main():
     mid = "--mid" in args
     narrow = "--narrow" in args
     columns = "--columns" in args
-    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid", "--narrow", "--columns")]
-    if len(args) != 3 or any(a.startswith("-") for a in args):
-        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] [--columns] DIR COUNT SEED")
+    sizes = [a for a in args if a.startswith("--sizes=")]
+    args = [a for a in args if a not in ("--backend", "--big", "--chain", "--mid", "--narrow", "--columns") + tuple(sizes)]
+    if len(args) != 3 or any(a.startswith("-") for a in args) or len(sizes) > 1:
+        sys.exit("usage: randprog.py [--backend] [--big] [--chain [--mid]] [--narrow] [--columns] [--sizes=LO:HI] "
+                 "DIR COUNT SEED")
     out_dir, count, seed = args[0], int(args[1]), int(args[2])
     refused = CHAIN_REFUSES if chain else BACKEND_REFUSES if backend else ()
     features = [] if columns else [f for f in FEATURES if f not in refused]
@@ -928,7 +934,8 @@ def main():
         rng = random.Random(seed * 100003 + k)
         g = Gen(rng, features, big, narrow)
         g.columns = columns
-        text, params, (lo, hi) = g.program((16, 34) if big else (14, 16) if chain and mid else (5, 8) if chain
+        text, params, (lo, hi) = g.program(tuple(int(x) for x in sizes[0][8:].split(":")) if sizes
+                                           else (16, 34) if big else (14, 16) if chain and mid else (5, 8) if chain
                                            else (9, 12) if narrow else (12, 16) if columns else (1, 6))
         with open(os.path.join(out_dir, "prog_%d.parm" % k), "w") as f:
             f.write("-- random program %d (seed %d%s%s%s%s)\n%s%s" % (
