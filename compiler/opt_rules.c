@@ -786,8 +786,9 @@ static bool is_total_code(const Totals *T, const IrStmt *t) {
 }
 
 /* How t reads T's values: 0 not at all (or t is their code), 1 as a
- * replicate of them (and plain scalars), 2 in the function of a map, -1
- * otherwise (an array stage that would need them per block). */
+ * replicate of them (and plain scalars), 2 in the function of a map, 3 in
+ * the operator of a reduce, -1 otherwise (an array stage that would need
+ * them per block). */
 static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
     if (t->dead || t == T->red || is_total_code(T, t)) return 0;
     bool direct = false, replicable = true;
@@ -799,6 +800,7 @@ static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
     bool inside = t->body && body_reads_totals(t->body, T);
     if (!direct && !inside) return 0;
     if (t->op == IR_REPLICATE && !inside) return replicable ? 1 : -1;
+    if (t->op == IR_REDUCE && !direct) return 3;
     return t->op == IR_MAP && !direct ? 2 : -1;
 }
 
@@ -921,18 +923,18 @@ static void reread_body(Rewriter *r, IrBody *b, IrVal *from, IrVal *to) {
     r->uses[from->id] -= uses(r, to) - before;
 }
 
-/* The map t reads the totals as elements zipped with its own: map f xs
- * becomes map f' (zip xs (expand j rb)), f' taking the totals' fields as
- * parameters after its element's and computing what it read from them
- * first. The new statements go to b, before t. */
-static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
-    IrVal *xs = t->args[0], *pair[2] = {xs, expanded(r, b, T, rb, xs->log_len)};
+/* xs zipped with the totals (expand j rb) element by element, appended to b. */
+static IrVal *zipped_with_totals(Rewriter *r, IrBody *b, const Totals *T, IrVal *xs, IrVal *rb) {
+    IrVal *pair[2] = {xs, expanded(r, b, T, rb, xs->log_len)};
     const ElemType *fields[2] = {xs->elem, rb->elem};
     IrStmt *z = body_stmt(r, b, IR_ZIP, T->red->loc, 2, pair);
-    IrVal *zipped = ir_add_result(r->p, z, xs->log_len, elem_tuple(r->p->arena, 2, fields));
-    IrBody *f = t->body, *pre = ir_new_body(r->p);
-    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
-    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, f, -1, T->vals[k]->elem);
+    return ir_add_result(r->p, z, xs->log_len, elem_tuple(r->p->arena, 2, fields));
+}
+
+/* f, a function that reads T's values, computes what it reads from the
+ * totals' parameters params.. instead, first. */
+static void reread_from_params(Rewriter *r, IrBody *f, const Totals *T, IrVal **params) {
+    IrBody *pre = ir_new_body(r->p);
     IrVal **copies = total_copies(r, T, params);
     for (int i = 0; i < T->n; i++) {
         if (!body_reads_totals(f, &(Totals){.red = T->red, .vals = T->vals + i, .defs = T->defs + i, .n = 1, .ntotals = 0}))
@@ -945,7 +947,58 @@ static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T,
     if (f->nstmts) memcpy(stmts + pre->nstmts, f->stmts, sizeof(IrStmt *) * (size_t)f->nstmts);
     f->stmts = stmts;
     f->nstmts = f->cap = pre->nstmts + f->nstmts;
+}
+
+/* The map t reads the totals as elements zipped with its own: map f xs
+ * becomes map f' (zip xs (expand j rb)), f' taking the totals' fields as
+ * parameters after its element's and computing what it read from them
+ * first. The new statements go to b, before t. */
+static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    IrVal *zipped = zipped_with_totals(r, b, T, t->args[0], rb);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, t->body, -1, T->vals[k]->elem);
+    reread_from_params(r, t->body, T, params);
     set_arg(r, t, 0, zipped);
+}
+
+/* The reduce t, whose operator reads the totals, reduces its elements
+ * zipped with them: reduce op z xs becomes reduce op' (z, 0..) (zip xs
+ * (expand j rb)), op' (a, ca) (b, cb) = (op a b, cb) with op reading cb,
+ * the totals of the right operand's block. Every operand of the tree, and
+ * the total that z meets last, is of one block, so cb is always its
+ * totals. t gets one result more per total, which nothing reads. */
+static void reduce_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    int ns = t->nargs - 1, nt = T->ntotals;
+    IrVal *zipped = zipped_with_totals(r, b, T, t->args[ns], rb);
+    IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, ns + nt + 1);
+    for (int k = 0; k < ns; k++) args[k] = t->args[k];
+    for (int k = 0; k < nt; k++) {   /* z's totals: any value, never read */
+        IrStmt *c = body_stmt(r, b, IR_CONST, t->loc, 0, NULL);
+        args[ns + k] = ir_add_result(r->p, c, -1, T->vals[k]->elem);
+        add_use(r, args[ns + k]);
+    }
+    args[ns + nt] = zipped;
+    add_use(r, zipped);
+    drop_use(r, t->args[ns]);
+    t->args = args;
+    t->nargs = ns + nt + 1;
+    /* params (a.., ca.., b.., cb..): the totals' after each operand's slots */
+    IrBody *f = t->body;
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, 2 * (ns + nt)), **cb = NEW_ARRAY(r->p->arena, IrVal *, nt);
+    for (int side = 0; side < 2; side++) {
+        for (int k = 0; k < ns; k++) params[side * (ns + nt) + k] = f->params[side * ns + k];
+        for (int k = 0; k < nt; k++)
+            params[side * (ns + nt) + ns + k] = ir_new_val(r->p, -1, T->vals[k]->elem);
+    }
+    f->params = params;
+    f->nparams = 2 * (ns + nt);
+    for (int k = 0; k < nt; k++) cb[k] = params[ns + nt + ns + k];
+    reread_from_params(r, f, T, cb);
+    for (int k = 0; k < nt; k++) {
+        ir_body_add_result(r->p, f, cb[k]);
+        add_use(r, cb[k]);
+        ir_add_result(r->p, t, -1, T->vals[k]->elem);
+    }
 }
 
 /* T's scalar code is read by nothing now: it dies, with constants only it
@@ -1029,6 +1082,7 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
         int how = i > at ? total_reader(b, t, &T) : 0;
         if (how == 1) replicate_reads_totals(r, b, t, &T, rb);
         else if (how == 2) map_reads_totals(r, b, t, &T, rb);
+        else if (how == 3) reduce_reads_totals(r, b, t, &T, rb);
         ir_body_push(r->p, b, t);
     }
     drop_total_code(r, &T);
@@ -1056,6 +1110,176 @@ static bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
     fired(r, "two-reduce-blocks", s);
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead && block_totals(b->stmts[i])) totals_as_array(r, b, i);
+    return true;
+}
+
+/* ---- two reductions of a block whose totals meet: one reduction ---- */
+
+/* The statement of b that defines v, by its place in b; -1 for one from
+ * outside b (or b's parameter). */
+static int place_in(const IrBody *b, const IrVal *v) {
+    for (int i = 0; i < b->nstmts; i++)
+        if (b->stmts[i] == v->def) return i;
+    return -1;
+}
+
+static bool marked(const Rewriter *r, const IrVal *v) { return v->id < r->cap && r->mark[v->id] == r->epoch; }
+
+/* Whether t reads a value marked with the current epoch, at any depth. */
+static bool stmt_reads_marked(Rewriter *r, const IrStmt *t) {
+    for (int a = 0; a < t->nargs; a++)
+        if (marked(r, t->args[a])) return true;
+    return t->body && reads_marked(r, t->body);
+}
+
+static void mark_reads(Rewriter *r, const IrBody *b);
+
+/* Marks what t reads, at any depth, with the current epoch. */
+static void mark_stmt_reads(Rewriter *r, const IrStmt *t) {
+    for (int a = 0; a < t->nargs; a++) r->mark[t->args[a]->id] = r->epoch;
+    if (t->body) mark_reads(r, t->body);
+}
+
+/* The statements of b between i and j that read statement i's results, at
+ * any remove (after[k] set), when none of them is one that statement j
+ * reads, at any remove: those go after the reduction that replaces both. */
+static bool after_both(Rewriter *r, const IrBody *b, int i, int j, bool *after) {
+    grow(r);
+    r->epoch++;
+    for (int k = 0; k < b->stmts[i]->nres; k++) r->mark[b->stmts[i]->res[k]->id] = r->epoch;
+    for (int k = i + 1; k < j; k++)
+        if ((after[k] = !b->stmts[k]->dead && stmt_reads_marked(r, b->stmts[k])))
+            for (int v = 0; v < b->stmts[k]->nres; v++) r->mark[b->stmts[k]->res[v]->id] = r->epoch;
+    r->epoch++;
+    mark_stmt_reads(r, b->stmts[j]);
+    for (int k = j - 1; k > i; k--) {
+        bool feeds = false;
+        for (int v = 0; v < b->stmts[k]->nres; v++) feeds |= marked(r, b->stmts[k]->res[v]);
+        if (!feeds) continue;
+        if (after[k]) return false;
+        mark_stmt_reads(r, b->stmts[k]);
+    }
+    return true;
+}
+
+/* Two reductions of b (statements i < j) of arrays of one length whose
+ * totals scalar code combines: their places in *i and *j. source[k]: the
+ * reduction (its place) that statement k's scalar value comes from, -1
+ * none, -2 several. */
+static bool meeting_reductions(const IrBody *b, int *i, int *j) {
+    int *source = calloc((size_t)b->nstmts + 1, sizeof(int));
+    if (!source) diag_fatal("out of memory in the optimiser");
+    bool found = false;
+    for (int k = 0; k < b->nstmts && !found; k++) {
+        const IrStmt *t = b->stmts[k];
+        source[k] = -1;
+        if (t->dead) continue;
+        if (t->op == IR_REDUCE) {
+            source[k] = k;
+            continue;
+        }
+        if (!ir_op_is_alu(t->op) && t->op != IR_SELECT && t->op != IR_CONVERT) continue;
+        for (int a = 0; a < t->nargs && !found; a++) {
+            int place = place_in(b, t->args[a]), from = place >= 0 ? source[place] : -1;
+            if (from == -1) continue;
+            if (source[k] == -1) source[k] = from;
+            else if (from != source[k]) {
+                *i = from < source[k] ? from : source[k];
+                *j = from < source[k] ? source[k] : from;
+                const IrStmt *x = b->stmts[*i], *y = b->stmts[*j];
+                found = x->args[x->nargs - 1]->log_len == y->args[y->nargs - 1]->log_len;
+                source[k] = -2;
+            }
+        }
+    }
+    free(source);
+    return found;
+}
+
+/* r1 (reduce op1 z1 xs) reduces the zip of xs and r2's array ys instead:
+ * z1.. z2.., params (a1.. a2.. b1.. b2..) with r2's statements after r1's,
+ * r2's results after r1's; r2 dies. Returns the zip, placed by the caller. */
+static IrStmt *reduce_both(Rewriter *r, IrStmt *r1, IrStmt *r2) {
+    int n1 = r1->nargs - 1, n2 = r2->nargs - 1;
+    IrVal *pair[2] = {r1->args[n1], r2->args[n2]};
+    const ElemType *fields[2] = {pair[0]->elem, pair[1]->elem};
+    IrStmt *zip = NEW(r->p->arena, IrStmt);
+    zip->op = IR_ZIP;
+    zip->loc = r1->loc;
+    zip->alu = OP_COUNT;
+    zip->nargs = 2;
+    zip->args = NEW_ARRAY(r->p->arena, IrVal *, 2);
+    memcpy(zip->args, pair, sizeof pair);
+    IrVal *zipped = ir_add_result(r->p, zip, pair[0]->log_len, elem_tuple(r->p->arena, 2, fields));
+    add_use(r, zipped);
+    IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, n1 + n2 + 1);
+    memcpy(args, r1->args, sizeof(IrVal *) * (size_t)n1);
+    memcpy(args + n1, r2->args, sizeof(IrVal *) * (size_t)n2);
+    args[n1 + n2] = zipped;
+    r1->args = args;
+    r1->nargs = n1 + n2 + 1;
+    IrBody *f = r1->body, *g = r2->body;
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, 2 * (n1 + n2));
+    for (int side = 0; side < 2; side++) {
+        memcpy(params + side * (n1 + n2), f->params + side * n1, sizeof(IrVal *) * (size_t)n1);
+        memcpy(params + side * (n1 + n2) + n1, g->params + side * n2, sizeof(IrVal *) * (size_t)n2);
+    }
+    f->params = params;
+    f->nparams = 2 * (n1 + n2);
+    for (int k = 0; k < g->nstmts; k++) ir_body_push(r->p, f, g->stmts[k]);
+    for (int k = 0; k < g->nresults; k++) ir_body_add_result(r->p, f, g->results[k]);
+    IrVal **res = NEW_ARRAY(r->p->arena, IrVal *, r1->nres + r2->nres);
+    memcpy(res, r1->res, sizeof(IrVal *) * (size_t)r1->nres);
+    memcpy(res + r1->nres, r2->res, sizeof(IrVal *) * (size_t)r2->nres);
+    for (int k = 0; k < r2->nres; k++) r2->res[k]->def = r1;
+    r1->res = res;
+    r1->nres += r2->nres;
+    r1->commutative = false;
+    r2->dead = true;
+    r2->body = NULL;
+    r2->nres = 0;
+    return zip;
+}
+
+/* Two reductions of a two's block (larger than a thread's registers) whose
+ * totals scalar code combines, of arrays of one length:
+ *   reduce op1 z1 xs, reduce op2 z2 ys = reduce op (z1, z2) (zip xs ys)
+ * with op (a1, a2) (b1, b2) = (op1 a1 b1, op2 a2 b2): the same tree of each,
+ * so the same bits. It takes the later one's place; what reads the earlier
+ * one's totals in between moves after it (when the later one reads none of
+ * that). The scalar code then reads the totals of one reduction, which
+ * two-reduce-blocks runs as a whole-array stage. */
+static bool rule_two_reduce_zip(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_TWO || s->args[0]->log_len - s->k <= register_elems_log(s->body->params[0]->elem)) return false;
+    IrBody *b = s->body;
+    int i = 0, j = 0;
+    if (!meeting_reductions(b, &i, &j)) return false;
+    bool *after = calloc((size_t)b->nstmts, sizeof(bool));
+    if (!after) diag_fatal("out of memory in the optimiser");
+    if (!after_both(r, b, i, j, after)) {
+        free(after);
+        return false;
+    }
+    IrStmt *r1 = b->stmts[i], *r2 = b->stmts[j];
+    fired(r, "two-reduce-zip", r1);
+    IrStmt *zip = reduce_both(r, r1, r2);
+    /* b's statements again: up to j those that do not read r1, the zip and
+       r1 at j, then those that do */
+    IrStmt **stmts = NEW_ARRAY(r->p->arena, IrStmt *, b->nstmts + 1);
+    int n = 0;
+    for (int k = 0; k < b->nstmts; k++) {
+        if (k == j) {
+            stmts[n++] = zip;
+            stmts[n++] = r1;
+            for (int m = i + 1; m < j; m++)
+                if (after[m]) stmts[n++] = b->stmts[m];
+        } else if (k != i && !(k < j && after[k])) {
+            stmts[n++] = b->stmts[k];
+        }
+    }
+    free(after);
+    b->stmts = stmts;
+    b->nstmts = b->cap = n;
     return true;
 }
 
@@ -1634,7 +1858,7 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
            rule_map_bmmc(r, s, out) || rule_scan_bmmc(r, s, out) || rule_map_expand(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
-           rule_two_hoist(r, s, out) || rule_two_reduce_blocks(r, s) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
+           rule_two_hoist(r, s, out) || rule_two_reduce_zip(r, s) || rule_two_reduce_blocks(r, s) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
 }
 
 static void rewrite_body(Rewriter *r, IrBody *b);

@@ -18,7 +18,8 @@
 # store_map.parm, store_map_perm.parm), the one-pass scans
 # (tests/gpu/onepass.parm, tests/emu/onepass.parm), and shifts and
 # elements at static positions in the functions of two and parm on large
-# blocks (tests/backend/lifted.parm)
+# blocks (tests/backend/lifted.parm), and reductions there that meet other
+# reductions of the block (tests/backend/block_totals.parm)
 # compiled with --emit-main -e ENTRY, run on random input (two seeds) and
 # compared with the reference interpreter byte for byte. Ends with
 # "N passed, N failed". GRAPH_PROGS: other programs to check instead.
@@ -39,7 +40,8 @@ PROGS=${GRAPH_PROGS:-"tests/backend/graph.parm tests/emu/fused.parm tests/plan/g
        tests/emu/blocks_small.parm tests/emu/blocks_fields.parm tests/backend/fused_planes.parm
        tests/emu/expands.parm tests/backend/expand_pair_reduce.parm tests/emu/store_map.parm
        tests/backend/store_map.parm tests/backend/store_map_perm.parm tests/backend/register_body.parm
-       tests/gpu/onepass.parm tests/emu/onepass.parm tests/backend/lifted.parm"}
+       tests/gpu/onepass.parm tests/emu/onepass.parm tests/backend/lifted.parm
+       tests/backend/block_totals.parm"}
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(binary_name "$prog" "$e")

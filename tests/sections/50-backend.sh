@@ -122,14 +122,19 @@ for entry in f64s f32s ints col32 col64; do
         c_vs_interp "scalar functions: $entry" tests/backend/functions.parm "$entry" "$TMP/c/in.txt"
 done
 
-# shifts and elements at static positions inside the functions of two and
-# parm on blocks larger than a thread's registers, run as whole-array stages
-# (two-lift, two-reduce-blocks): every entry of tests/backend/lifted.parm
-# (its main runs in the loop above) on random input, under ASan and UBSan
-for entry in kogge firsts fields parms parm_shift out nested spread mixed flags; do
-    "$PARMC" --random-input=7 -e "$entry" tests/backend/lifted.parm >"$TMP/c/in.txt"
+# the functions of two and parm on blocks larger than a thread's registers,
+# run as whole-array stages: shifts and elements at static positions
+# (tests/backend/lifted.parm: two-lift, two-reduce-blocks) and reductions
+# that meet other reductions of the block (tests/backend/block_totals.parm:
+# two-reduce-blocks, two-reduce-zip); every entry (each main runs in the
+# loop above) on random input, under ASan and UBSan
+for entry in lifted:kogge lifted:firsts lifted:fields lifted:parms lifted:parm_shift lifted:out lifted:nested \
+    lifted:spread lifted:mixed lifted:flags block_totals:combined block_totals:variance block_totals:softmaxes \
+    block_totals:chained; do
+    prog=tests/backend/${entry%%:*}.parm
+    "$PARMC" --random-input=7 -e "${entry#*:}" "$prog" >"$TMP/c/in.txt"
     C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
-        c_vs_interp "lifted: $entry" tests/backend/lifted.parm "$entry" "$TMP/c/in.txt"
+        c_vs_interp "$entry" "$prog" "${entry#*:}" "$TMP/c/in.txt"
 done
 
 # position-only subexpressions as tables: every entry of

@@ -82,7 +82,9 @@ FEATURES = (
     "big_groups",      # a two or parm whose function zips a block of more
                        # than 8 elements (array code, lifted to whole arrays)
     "big_reductions",  # a two or parm whose function reduces a block of more
-                       # than 8 elements (element code on the whole block)
+                       # than 8 elements, with an operator that reads another
+                       # reduction of the block (two-reduce-blocks zips the
+                       # elements with its total)
     "block_totals",    # a two or parm whose function reduces a block of any
                        # size with a plain operator, computes from the total
                        # and replicates it or reads it in a map (the
@@ -108,7 +110,7 @@ FEATURES = (
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
-BACKEND_REFUSES = ("big_reductions",)
+BACKEND_REFUSES = ()
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
                                    "invariant_work", "one_element", "lengths", "block_totals", "row_reductions",
                                    "scans")
