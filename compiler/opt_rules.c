@@ -708,6 +708,25 @@ static bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out) {
  * whole-array stages. */
 static int register_elems_log(const ElemType *t) { return elem_register_log(t, ELEM_REGISTER_BYTES_LOG); }
 
+/* Whether b has a half, join or shift of more than 2^3 elements, which
+ * element code does not take (lengths-build builds them up to 2^3). */
+static bool wide_length_change(const IrBody *b) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        bool length = t->op == IR_HALF || t->op == IR_JOIN || t->op == IR_SHIFT;
+        if (!t->dead && length && (t->args[t->nargs - 1]->log_len > 3 || t->res[0]->log_len > 3)) return true;
+    }
+    return false;
+}
+
+/* Whether a two's body runs as element code: its block fits a thread's
+ * registers and it changes no length beyond 2^3; else only as whole-array
+ * stages. */
+static bool element_sized(const IrStmt *two) {
+    const IrBody *b = two->body;
+    return two->args[0]->log_len - two->k <= register_elems_log(b->params[0]->elem) && !wide_length_change(b);
+}
+
 /* A reduce of a block, or an element of it read at a static position (an
  * index), and the scalars computed from its totals (the reduction's fields,
  * or the element's slot) alone, with constants and values from outside the
@@ -1088,8 +1107,10 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
     drop_total_code(r, &T);
 }
 
-/* A two's body larger than a thread's registers that reduces its block (or
- * reads an element of it at a static position) and reads the totals only
+/* A two's body that is not element code (element_sized: larger than a
+ * thread's registers, or with a half, join or shift of more than 2^3
+ * elements) that reduces its block (or reads an element of it at a static
+ * position) and reads the totals only
  * through replicates and maps, all else being liftable (two-lift):
  *   two k (\ys -> .. replicate j (reduce op z ys) ..)  = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
  *   two k (\ys -> .. map (f (reduce op z ys)) xs ..) = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
@@ -1101,8 +1122,7 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
 static bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
     if (s->op != IR_TWO) return false;
     IrBody *b = s->body;
-    int m = s->args[0]->log_len - s->k;
-    if (m <= register_elems_log(b->params[0]->elem)) return false;
+    if (element_sized(s)) return false;
     grow(r);
     r->epoch++;
     r->mark[b->params[0]->id] = r->epoch;
@@ -1241,7 +1261,7 @@ static IrStmt *reduce_both(Rewriter *r, IrStmt *r1, IrStmt *r2) {
     return zip;
 }
 
-/* Two reductions of a two's block (larger than a thread's registers) whose
+/* Two reductions of a two's block (not element code: element_sized) whose
  * totals scalar code combines, of arrays of one length:
  *   reduce op1 z1 xs, reduce op2 z2 ys = reduce op (z1, z2) (zip xs ys)
  * with op (a1, a2) (b1, b2) = (op1 a1 b1, op2 a2 b2): the same tree of each,
@@ -1250,7 +1270,7 @@ static IrStmt *reduce_both(Rewriter *r, IrStmt *r1, IrStmt *r2) {
  * that). The scalar code then reads the totals of one reduction, which
  * two-reduce-blocks runs as a whole-array stage. */
 static bool rule_two_reduce_zip(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_TWO || s->args[0]->log_len - s->k <= register_elems_log(s->body->params[0]->elem)) return false;
+    if (s->op != IR_TWO || element_sized(s)) return false;
     IrBody *b = s->body;
     int i = 0, j = 0;
     if (!meeting_reductions(b, &i, &j)) return false;
