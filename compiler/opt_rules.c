@@ -1820,6 +1820,152 @@ static int length_source(const IrStmt *s, int64_t i, int64_t *at) {
     return inside ? s->nargs - 1 : -1;
 }
 
+/* ---- an element read at a static position ---- */
+
+/* The live statement of op that defines the array the index s reads. */
+static IrStmt *index_source(IrStmt *s, IrOp op) {
+    IrStmt *d = s->op == IR_INDEX ? s->args[0]->def : NULL;
+    return d && !d->dead && d->op == op ? d : NULL;
+}
+
+/* (bmmc (A,c) xs) ! k = xs ! A⁻¹(k ⊕ c): element x of xs is element A·x ⊕ c
+ * of the result, so one element needs no permutation. */
+static bool rule_index_bmmc(Rewriter *r, IrStmt *s) {
+    IrStmt *d = index_source(s, IR_BMMC);
+    F2Mat inv;
+    if (!d || !f2_invert(d->mat, &inv)) return false;
+    fired(r, "index-bmmc", s);
+    s->at = (int64_t)f2_apply(&inv, (uint64_t)s->at ^ d->compl);
+    set_arg(r, s, 0, d->args[0]);
+    return true;
+}
+
+/* (replicate k x) ! i = x; (expand r ys) ! i = ys ! (i >> r) */
+static bool rule_index_replicate(Rewriter *r, IrStmt *s) {
+    IrStmt *d = index_source(s, IR_REPLICATE), *e = index_source(s, IR_EXPAND);
+    if (d && d->nargs == s->args[0]->elem->nslots) {
+        fired(r, "index-replicate", s);
+        replace(r, s, s->res[0], d->args[s->slot]);
+        return true;
+    }
+    if (!e) return false;
+    fired(r, "index-replicate", s);
+    s->at >>= e->k;
+    set_arg(r, s, 0, e->args[0]);
+    return true;
+}
+
+/* (half m b xs) ! i, (join m ys zs) ! i, (shift d x xs) ! i: the element of
+ * the array it names (length_source), or the shift's fill. */
+static bool rule_index_lengths(Rewriter *r, IrStmt *s) {
+    IrStmt *d = index_source(s, IR_HALF);
+    if (!d) d = index_source(s, IR_JOIN);
+    if (!d) d = index_source(s, IR_SHIFT);
+    if (!d) return false;
+    fired(r, "index-lengths", s);
+    int64_t at;
+    int from = length_source(d, s->at, &at);
+    if (from < 0) {
+        replace(r, s, s->res[0], d->args[s->slot]);
+        return true;
+    }
+    s->at = at;
+    set_arg(r, s, 0, d->args[from]);
+    return true;
+}
+
+/* (zip xs ys ..) ! i reads the array of its slot; ((unzip zs) field k) ! i
+ * reads zs at that field's slot. */
+static bool rule_index_zip(Rewriter *r, IrStmt *s) {
+    IrStmt *z = index_source(s, IR_ZIP), *u = index_source(s, IR_UNZIP);
+    if (z) {
+        int a = 0, slot = s->slot;
+        while (slot >= z->args[a]->elem->nslots) slot -= z->args[a++]->elem->nslots;
+        fired(r, "index-zip", s);
+        s->slot = slot;
+        set_arg(r, s, 0, z->args[a]);
+        return true;
+    }
+    if (!u) return false;
+    int offset = 0;
+    for (int k = 0; u->res[k] != s->args[0]; k++) offset += u->res[k]->elem->nslots;
+    fired(r, "index-zip", s);
+    s->slot += offset;
+    set_arg(r, s, 0, u->args[0]);
+    return true;
+}
+
+/* A copy of scalar code: from[k] (a map's parameters, then its statements'
+ * results) is to[k] there; a parameter's element slot is read at `at` of
+ * xs when first needed, a position is the constant it has at element `at`. */
+typedef struct {
+    IrVal **from, **to;
+    int n;
+    IrVal *xs;
+    int64_t at;
+    Loc loc;
+    IrBody *out;
+} ElementCopy;
+
+static IrVal *copied(Rewriter *r, ElementCopy *c, IrVal *v, int nparams) {
+    for (int k = 0; k < c->n; k++) {
+        if (c->from[k] != v) continue;
+        if (!c->to[k] && k < nparams) {    /* a parameter: its slot of element `at` */
+            IrStmt *ix = detached(r, IR_INDEX, c->loc, c->xs);
+            ix->at = c->at;
+            ix->slot = k;
+            c->to[k] = ir_add_result(r->p, ix, -1, v->elem);
+            emit(r, c->out, ix);
+        }
+        return resolve(r, c->to[k]);
+    }
+    return v;                   /* from outside the function */
+}
+
+/* (map f xs) ! i = f (xs ! i) when f is scalar code (no function of its
+ * own): f's statements are copied to `out` for element i, its positions
+ * constants there, so one element needs no map of the array. */
+static bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = index_source(s, IR_MAP);
+    if (!d) return false;
+    IrBody *f = d->body;
+    int n = f->nparams;
+    for (int i = 0; i < f->nstmts; i++) {
+        if (f->stmts[i]->body) return false;
+        n += f->stmts[i]->nres;
+    }
+    fired(r, "index-map", s);
+    ElementCopy c = {NEW_ARRAY(r->p->arena, IrVal *, n), NEW_ARRAY(r->p->arena, IrVal *, n), 0, d->args[0], s->at,
+                     s->loc, out};
+    for (int k = 0; k < f->nparams; k++) c.from[c.n++] = f->params[k];
+    for (int i = 0; i < f->nstmts; i++) {
+        const IrStmt *t = f->stmts[i];
+        if (t->dead) continue;
+        IrStmt *copy = NEW(r->p->arena, IrStmt);
+        *copy = *t;
+        copy->own_mat = false;
+        copy->nres = 0;
+        copy->res = NULL;
+        copy->args = NEW_ARRAY(r->p->arena, IrVal *, t->nargs ? t->nargs : 1);
+        for (int a = 0; a < t->nargs; a++) {
+            copy->args[a] = copied(r, &c, t->args[a], f->nparams);
+            add_use(r, copy->args[a]);
+        }
+        if (t->op == IR_POS) {  /* the element's position: a constant */
+            copy->op = IR_CONST;
+            copy->mat = NULL;
+            copy->cval = (Scalar){.i = (int64_t)(f2_apply(t->mat, (uint64_t)s->at) ^ t->compl)};
+        }
+        for (int k = 0; k < t->nres; k++) {
+            c.from[c.n] = t->res[k];
+            c.to[c.n++] = ir_add_result(r->p, copy, t->res[k]->log_len, t->res[k]->elem);
+        }
+        emit(r, out, copy);
+    }
+    replace(r, s, s->res[0], copied(r, &c, f->results[s->slot], f->nparams));
+    return true;
+}
+
 /* Whether a function's body works on blocks of at most 2^3 elements (or
  * on scalars): element code on them fits one thread's registers. */
 static bool small_body(const IrBody *b) {
@@ -1871,7 +2017,8 @@ static bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_hoist_invariant(r, s, out) || rule_shift_zero(r, s) || rule_shift_out(r, s) ||
-           rule_shift_shift(r, s) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
+           rule_shift_shift(r, s) || rule_index_bmmc(r, s) || rule_index_replicate(r, s) || rule_index_lengths(r, s) ||
+           rule_index_zip(r, s) || rule_index_map(r, s, out) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
            rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) ||
            rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
            rule_reduce_bmmc(r, s) || rule_reduceblocks_bmmc(r, s) || rule_bmmc_expand(r, s, out) ||
