@@ -806,7 +806,8 @@ static bool is_total_code(const Totals *T, const IrStmt *t) {
 
 /* How t reads T's values: 0 not at all (or t is their code), 1 as a
  * replicate of them (and plain scalars), 2 in the function of a map, 3 in
- * the operator of a reduce, -1 otherwise (an array stage that would need
+ * the operator of a reduce, 4 in the function of a two (a column's pairs
+ * too, once normalised), -1 otherwise (an array stage that would need
  * them per block). */
 static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
     if (t->dead || t == T->red || is_total_code(T, t)) return 0;
@@ -820,6 +821,7 @@ static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
     if (!direct && !inside) return 0;
     if (t->op == IR_REPLICATE && !inside) return replicable ? 1 : -1;
     if (t->op == IR_REDUCE && !direct) return 3;
+    if (t->op == IR_TWO && !direct) return 4;
     return t->op == IR_MAP && !direct ? 2 : -1;
 }
 
@@ -951,9 +953,9 @@ static IrVal *zipped_with_totals(Rewriter *r, IrBody *b, const Totals *T, IrVal 
 }
 
 /* f, a function that reads T's values, computes what it reads from the
- * totals' parameters params.. instead, first. */
-static void reread_from_params(Rewriter *r, IrBody *f, const Totals *T, IrVal **params) {
-    IrBody *pre = ir_new_body(r->p);
+ * totals' values params.. instead, first (after the statements of pre,
+ * which compute params where they are not f's parameters). */
+static void reread_from_params(Rewriter *r, IrBody *f, const Totals *T, IrVal **params, IrBody *pre) {
     IrVal **copies = total_copies(r, T, params);
     for (int i = 0; i < T->n; i++) {
         if (!body_reads_totals(f, &(Totals){.red = T->red, .vals = T->vals + i, .defs = T->defs + i, .n = 1, .ntotals = 0}))
@@ -976,7 +978,32 @@ static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T,
     IrVal *zipped = zipped_with_totals(r, b, T, t->args[0], rb);
     IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
     for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, t->body, -1, T->vals[k]->elem);
-    reread_from_params(r, t->body, T, params);
+    reread_from_params(r, t->body, T, params, ir_new_body(r->p));
+    set_arg(r, t, 0, zipped);
+}
+
+/* The two t, whose function reads the totals, works on its blocks zipped
+ * with them: two k f xs becomes two k f' (zip xs (expand j rb)), f' taking
+ * the block apart (unzip) and reading the totals from its first element
+ * (which every element of the block holds), then f on the block. */
+static void two_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    IrVal *zipped = zipped_with_totals(r, b, T, t->args[0], rb);
+    IrBody *f = t->body, *pre = ir_new_body(r->p);
+    IrVal *block = f->params[0];
+    IrVal *q = ir_new_val(r->p, block->log_len, zipped->elem);
+    IrStmt *u = body_stmt(r, pre, IR_UNZIP, t->loc, 1, &q);
+    IrVal *es = ir_add_result(r->p, u, block->log_len, block->elem);
+    IrVal *cs = ir_add_result(r->p, u, block->log_len, rb->elem);
+    IrVal **totals = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) {
+        IrStmt *ix = body_stmt(r, pre, IR_INDEX, t->loc, 1, &cs);
+        ix->at = 0;
+        ix->slot = k;
+        totals[k] = ir_add_result(r->p, ix, -1, T->vals[k]->elem);
+    }
+    reread_body(r, f, block, es);
+    f->params[0] = q;
+    reread_from_params(r, f, T, totals, pre);
     set_arg(r, t, 0, zipped);
 }
 
@@ -1012,7 +1039,7 @@ static void reduce_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals 
     f->params = params;
     f->nparams = 2 * (ns + nt);
     for (int k = 0; k < nt; k++) cb[k] = params[ns + nt + ns + k];
-    reread_from_params(r, f, T, cb);
+    reread_from_params(r, f, T, cb, ir_new_body(r->p));
     for (int k = 0; k < nt; k++) {
         ir_body_add_result(r->p, f, cb[k]);
         add_use(r, cb[k]);
@@ -1102,6 +1129,7 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
         if (how == 1) replicate_reads_totals(r, b, t, &T, rb);
         else if (how == 2) map_reads_totals(r, b, t, &T, rb);
         else if (how == 3) reduce_reads_totals(r, b, t, &T, rb);
+        else if (how == 4) two_reads_totals(r, b, t, &T, rb);
         ir_body_push(r->p, b, t);
     }
     drop_total_code(r, &T);
@@ -1897,16 +1925,19 @@ static bool rule_index_zip(Rewriter *r, IrStmt *s) {
 
 /* A copy of scalar code: from[k] (a map's parameters, then its statements'
  * results) is to[k] there; a parameter's element slot is read at `at` of
- * xs when first needed, a position is the constant it has at element `at`. */
+ * xs when first needed, a position is the constant it has at element `at`.
+ * The copies are listed in order and emitted once all are made, so that
+ * every read is counted before a rule sees them. */
 typedef struct {
     IrVal **from, **to;
     int n;
     IrVal *xs;
     int64_t at;
     Loc loc;
-    IrBody *out;
+    StmtList made;
 } ElementCopy;
 
+/* v in the copy, with one more use counted. */
 static IrVal *copied(Rewriter *r, ElementCopy *c, IrVal *v, int nparams) {
     for (int k = 0; k < c->n; k++) {
         if (c->from[k] != v) continue;
@@ -1915,11 +1946,13 @@ static IrVal *copied(Rewriter *r, ElementCopy *c, IrVal *v, int nparams) {
             ix->at = c->at;
             ix->slot = k;
             c->to[k] = ir_add_result(r->p, ix, -1, v->elem);
-            emit(r, c->out, ix);
+            list_push(&c->made, ix);
         }
-        return resolve(r, c->to[k]);
+        v = c->to[k];
+        break;
     }
-    return v;                   /* from outside the function */
+    add_use(r, v);              /* else from outside the function */
+    return v;
 }
 
 /* (map f xs) ! i = f (xs ! i) when f is scalar code (no function of its
@@ -1936,7 +1969,7 @@ static bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out) {
     }
     fired(r, "index-map", s);
     ElementCopy c = {NEW_ARRAY(r->p->arena, IrVal *, n), NEW_ARRAY(r->p->arena, IrVal *, n), 0, d->args[0], s->at,
-                     s->loc, out};
+                     s->loc, {0}};
     for (int k = 0; k < f->nparams; k++) c.from[c.n++] = f->params[k];
     for (int i = 0; i < f->nstmts; i++) {
         const IrStmt *t = f->stmts[i];
@@ -1947,10 +1980,7 @@ static bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out) {
         copy->nres = 0;
         copy->res = NULL;
         copy->args = NEW_ARRAY(r->p->arena, IrVal *, t->nargs ? t->nargs : 1);
-        for (int a = 0; a < t->nargs; a++) {
-            copy->args[a] = copied(r, &c, t->args[a], f->nparams);
-            add_use(r, copy->args[a]);
-        }
+        for (int a = 0; a < t->nargs; a++) copy->args[a] = copied(r, &c, t->args[a], f->nparams);
         if (t->op == IR_POS) {  /* the element's position: a constant */
             copy->op = IR_CONST;
             copy->mat = NULL;
@@ -1960,9 +1990,15 @@ static bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out) {
             c.from[c.n] = t->res[k];
             c.to[c.n++] = ir_add_result(r->p, copy, t->res[k]->log_len, t->res[k]->elem);
         }
-        emit(r, out, copy);
+        list_push(&c.made, copy);
     }
-    replace(r, s, s->res[0], copied(r, &c, f->results[s->slot], f->nparams));
+    IrVal *v = copied(r, &c, f->results[s->slot], f->nparams);
+    for (int i = 0; i < c.made.n; i++) emit(r, out, c.made.items[i]);
+    free(c.made.items);
+    v = resolve(r, v);
+    replace(r, s, s->res[0], v);
+    drop_use(r, v);
+    drain(r);
     return true;
 }
 
@@ -2002,10 +2038,12 @@ static bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
                 ix->at = at;
                 ix->slot = k;
                 v = ir_add_result(r->p, ix, -1, elem_prim(elem_slot_prim(res->elem, k)));
+                add_use(r, v);  /* the build's read, counted before rules see ix */
                 emit(r, out, ix);
+            } else {
+                add_use(r, v);
             }
             build->args[i * ns + k] = v;
-            add_use(r, v);
         }
     IrVal *built = ir_add_result(r->p, build, res->log_len, res->elem);
     emit(r, out, build);

@@ -130,7 +130,7 @@ done
 # loop above) on random input, under ASan and UBSan
 for entry in lifted:kogge lifted:firsts lifted:fields lifted:parms lifted:parm_shift lifted:out lifted:nested \
     lifted:spread lifted:mixed lifted:flags lifted:small_rows block_totals:combined block_totals:variance block_totals:softmaxes \
-    block_totals:chained; do
+    block_totals:chained block_totals:columns block_totals:inner; do
     prog=tests/backend/${entry%%:*}.parm
     "$PARMC" --random-input=7 -e "${entry#*:}" "$prog" >"$TMP/c/in.txt"
     C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
