@@ -1868,6 +1868,15 @@ static bool rule_index_bmmc(Rewriter *r, IrStmt *s) {
     return true;
 }
 
+/* (build s..) ! i = its slot of element i, the value built there */
+static bool rule_index_build(Rewriter *r, IrStmt *s) {
+    IrStmt *d = index_source(s, IR_BUILD);
+    if (!d) return false;
+    fired(r, "index-build", s);
+    replace(r, s, s->res[0], d->args[s->at * s->args[0]->elem->nslots + s->slot]);
+    return true;
+}
+
 /* (replicate k x) ! i = x; (expand r ys) ! i = ys ! (i >> r) */
 static bool rule_index_replicate(Rewriter *r, IrStmt *s) {
     IrStmt *d = index_source(s, IR_REPLICATE), *e = index_source(s, IR_EXPAND);
@@ -2055,7 +2064,8 @@ static bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
 
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_hoist_invariant(r, s, out) || rule_shift_zero(r, s) || rule_shift_out(r, s) ||
-           rule_shift_shift(r, s) || rule_index_bmmc(r, s) || rule_index_replicate(r, s) || rule_index_lengths(r, s) ||
+           rule_shift_shift(r, s) || rule_index_bmmc(r, s) || rule_index_replicate(r, s) || rule_index_build(r, s) ||
+           rule_index_lengths(r, s) ||
            rule_index_zip(r, s) || rule_index_map(r, s, out) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
            rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) ||
            rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
