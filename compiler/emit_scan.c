@@ -14,14 +14,22 @@
  * field of at most 4 bytes: PlanNode, NODE_SCAN). */
 static bool scan_packed(const PlanNode *n) { return n->npartial == 1; }
 
-/* r<k> = r<k> op <right>, through nr<k> (the operator's results). */
-static void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const char *right, int indent) {
+/* into<k> = left<k> op right<k> (formats of k), through tmp<k> (the
+ * operator's results), so that into may be an operand. */
+static void emit_scan_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *into,
+                            const char *tmp, int indent) {
     int ns = emit_reduce_slots(s);
-    for (int k = 0; k < ns; k++)
-        fprintf(out, "%*s%s n%s%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), left, k);
+    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s %s%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), tmp, k);
     Arena a = {0};
-    emit_reduce_apply(out, s, arena_printf(&a, "%s%%d", left), right, arena_printf(&a, "n%s%%d", left), indent);
-    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s%d = n%s%d;\n", indent, "", left, k, left, k);
+    emit_reduce_apply(out, s, left, right, arena_printf(&a, "%s%%d", tmp), indent);
+    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s%d = %s%d;\n", indent, "", into, k, tmp, k);
+    arena_free(&a);
+}
+
+/* r<k> = r<k> op <right>, through nr<k>. */
+static void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const char *right, int indent) {
+    Arena a = {0};
+    emit_scan_apply(out, s, arena_printf(&a, "%s%%d", left), right, left, arena_printf(&a, "n%s", left), indent);
     arena_free(&a);
 }
 
@@ -171,11 +179,8 @@ static void emit_scan_store(FILE *out, const PlanNode *n, unsigned long long cou
  * read). */
 static void emit_scan_combine(FILE *out, const IrStmt *s, const char *cond, const char *pre, const char *into, int indent) {
     fprintf(out, "%*sif (%s) {\n", indent, "", cond);
-    int ns = emit_reduce_slots(s);
-    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s c%d;\n", indent + 4, "", prim_ctype(emit_reduce_prim(s, k)), k);
     Arena a = {0};
-    emit_reduce_apply(out, s, pre, arena_printf(&a, "%s%%d", into), "c%d", indent + 4);
-    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s%d = c%d;\n", indent + 4, "", into, k, k);
+    emit_scan_apply(out, s, pre, arena_printf(&a, "%s%%d", into), into, "c", indent + 4);
     fprintf(out, "%*s}\n", indent, "");
     arena_free(&a);
 }

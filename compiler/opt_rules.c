@@ -233,9 +233,12 @@ static bool body_is_single(Rewriter *r, const IrBody *b, IrOp op) {
            b->nresults == 1 && b->results[0] == b->stmts[0]->res[0] && uses(r, b->params[0]) == 1;
 }
 
+/* Whether v is marked with the current epoch. */
+static bool marked(const Rewriter *r, const IrVal *v) { return v->id < r->cap && r->mark[v->id] == r->epoch; }
+
 static void stop_at_marked(IrWalk *w, IrVal **v) {
     const Rewriter *r = *(const Rewriter **)w->ctx;
-    w->stop |= (*v)->id < r->cap && r->mark[(*v)->id] == r->epoch;
+    w->stop |= marked(r, *v);
 }
 
 /* Whether b, or a body in it, reads a value marked with the current epoch. */
@@ -594,7 +597,7 @@ static bool liftable(const Rewriter *r, const IrStmt *t) {
 /* Whether v is an array that a two's body reads from outside (rule_two_lift
  * marked the body's own). */
 static bool outside_array(const Rewriter *r, const IrVal *v) {
-    return !ir_is_scalar(v) && !(v->id < r->cap && r->mark[v->id] == r->epoch);
+    return !ir_is_scalar(v) && !marked(r, v);
 }
 
 /* Appends v to from[1..n) when it is an array from outside the body not
@@ -840,7 +843,7 @@ static bool lifts_with_totals(Rewriter *r, IrBody *b) {
         grow(r);
         if (block_totals(t)) {
             IrVal *xs = t->args[t->nargs - 1];
-            if (xs->id >= r->cap || r->mark[xs->id] != r->epoch || (t->body && reads_marked(r, t->body)))
+            if (!marked(r, xs) || (t->body && reads_marked(r, t->body)))
                 return false;
             Totals T = totals_of(r, b, i);
             for (int j = i + 1; j < b->nstmts; j++)
@@ -1074,6 +1077,9 @@ static IrVal *reduce_as_array(Rewriter *r, IrBody *b, IrStmt *red) {
     return ir_add_result(r->p, red, 0, xs->elem);
 }
 
+static IrStmt *slot_map(Rewriter *r, Loc loc, IrVal *x, int from, int count, const ElemType *zeros,
+                        const ElemType *to);
+
 /* The index ix (slot s of element a of ys, 2^m elements) becomes the
  * one-element array of that slot, appended to b: the slot alone (a map,
  * for tuples), then m halves, each keeping the half that holds a (bit j of
@@ -1084,17 +1090,9 @@ static IrVal *index_as_array(Rewriter *r, IrBody *b, IrStmt *ix) {
     IrVal *ys = ix->args[0], *v = ys;
     const ElemType *slot = elem_prim(elem_slot_prim(ys->elem, ix->slot));
     if (ys->elem->nslots > 1) {
-        IrStmt *map = body_stmt(r, b, IR_MAP, ix->loc, 1, &ys);
-        IrBody *f = ir_new_body(r->p);
-        IrVal *field = NULL;
-        for (int k = 0; k < ys->elem->nslots; k++) {
-            IrVal *p = ir_body_add_param(r->p, f, -1, elem_prim(elem_slot_prim(ys->elem, k)));
-            if (k == ix->slot) field = p;
-        }
-        ir_body_add_result(r->p, f, field);
-        add_use(r, field);
-        map->body = f;
-        v = ir_add_result(r->p, map, ys->log_len, slot);
+        IrStmt *map = slot_map(r, ix->loc, ys, ix->slot, 1, NULL, slot);
+        ir_body_push(r->p, b, map);
+        v = map->res[0];
     }
     for (int j = ys->log_len - 1; j >= 0; j--) {
         IrStmt *h = body_stmt(r, b, IR_HALF, ix->loc, 1, &v);
@@ -1170,8 +1168,6 @@ static int place_in(const IrBody *b, const IrVal *v) {
         if (b->stmts[i] == v->def) return i;
     return -1;
 }
-
-static bool marked(const Rewriter *r, const IrVal *v) { return v->id < r->cap && r->mark[v->id] == r->epoch; }
 
 /* Whether t reads a value marked with the current epoch, at any depth. */
 static bool stmt_reads_marked(Rewriter *r, const IrStmt *t) {
