@@ -756,10 +756,19 @@ static bool defined_in(const IrBody *b, const IrVal *v) {
     return false;
 }
 
-/* A scalar that a copy of the totals' code may read anywhere: a constant
- * (copied) or a value from outside the body. */
+/* A scalar that a copy of the totals' code may read anywhere after it: a
+ * constant (copied), a value from outside the body, or scalar code of the
+ * body on those, the same for every block (index-map leaves `i16 s` of a
+ * scalar parameter s there). */
 static bool plain_scalar(const IrBody *b, const IrVal *v) {
-    return ir_is_scalar(v) && ((v->def && v->def->op == IR_CONST) || !defined_in(b, v));
+    if (!ir_is_scalar(v)) return false;
+    if (!defined_in(b, v)) return true;
+    const IrStmt *d = v->def;
+    if (!d || d->op == IR_CONST) return d != NULL;
+    if (!ir_op_is_alu(d->op) && d->op != IR_SELECT && d->op != IR_CONVERT) return false;
+    for (int a = 0; a < d->nargs; a++)
+        if (!plain_scalar(b, d->args[a])) return false;
+    return true;
 }
 
 /* The totals of red (statement `at` of b) and the scalar code after it

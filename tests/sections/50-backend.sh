@@ -129,7 +129,7 @@ done
 # two-reduce-blocks, two-reduce-zip); every entry (each main runs in the
 # loop above) on random input, under ASan and UBSan
 for entry in lifted:kogge lifted:firsts lifted:fields lifted:parms lifted:parm_shift lifted:out lifted:nested \
-    lifted:spread lifted:mixed lifted:flags lifted:small_rows block_totals:combined block_totals:variance block_totals:softmaxes \
+    lifted:spread lifted:mixed lifted:flags lifted:small_rows lifted:converted block_totals:combined block_totals:variance block_totals:softmaxes \
     block_totals:chained block_totals:columns block_totals:inner; do
     prog=tests/backend/${entry%%:*}.parm
     "$PARMC" --random-input=7 -e "${entry#*:}" "$prog" >"$TMP/c/in.txt"
