@@ -1970,11 +1970,14 @@ static IrVal *copied(Rewriter *r, ElementCopy *c, IrVal *v, int nparams) {
 }
 
 /* (map f xs) ! i = f (xs ! i) when f is scalar code (no function of its
- * own): f's statements are copied to `out` for element i, its positions
- * constants there, so one element needs no map of the array. */
+ * own) on elements of one slot: f's statements are copied to `out` for
+ * element i, its positions constants there, so one element needs no map of
+ * the array. One slot, so that one element read stays one (a two's body
+ * on a large block reads each as a gather, two-reduce-blocks, and two
+ * reads whose values meet would stop it). */
 static bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out) {
     IrStmt *d = index_source(s, IR_MAP);
-    if (!d) return false;
+    if (!d || d->args[0]->elem->nslots != 1) return false;
     IrBody *f = d->body;
     int n = f->nparams;
     for (int i = 0; i < f->nstmts; i++) {

@@ -82,9 +82,9 @@ FEATURES = (
     "big_groups",      # a two or parm whose function zips a block of more
                        # than 8 elements (array code, lifted to whole arrays)
     "big_reductions",  # a two or parm whose function reduces a block of more
-                       # than 8 elements, with an operator that reads another
-                       # reduction of the block (two-reduce-blocks zips the
-                       # elements with its total)
+                       # than 8 elements of a primitive type, with an operator
+                       # that reads another reduction of the block
+                       # (two-reduce-blocks zips the elements with its total)
     "block_totals",    # a two or parm whose function reduces a block of any
                        # size with a plain operator, computes from the total
                        # and replicates it or reads it in a map (the
@@ -484,9 +484,11 @@ class Gen:
             weights["zip"] = 1.5
         # a per-block reduction is element code on its block: at most 2^3
         # elements of any type fit one thread's registers (maps in the body
-        # may make elements of more than 8 bytes, which allow no more)
+        # may make elements of more than 8 bytes, which allow no more); on a
+        # larger block its elements are zipped with the other reduction's
+        # totals, so tuples would pass the back ends' 8 fields
         if self.has("reduce") and s.lo >= 1 and not self.long and \
-                (self.has("big_reductions") or (s.fixed() and s.lo <= 3)):
+                ((self.has("big_reductions") and kind(t) != "tuple") or (s.fixed() and s.lo <= 3)):
             weights["block_reduce"] = 0.5
             if self.has("dag"):
                 weights["broadcast"] = 0.5
