@@ -133,6 +133,7 @@ typedef struct {
     Loc loc;
     const char *name;
     PtrList params;         /* EntryParam* */
+    Expr *cut;              /* `: [k]`: the row length its other array results are cut to; NULL if none */
     Expr *body;
 } Entry;
 

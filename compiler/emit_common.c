@@ -549,6 +549,9 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
     else
         fprintf(out, "; any length: parameter %d and the results of its length hold n elements (up to 2^%d)", param,
                 last->pad_log);
+    if (first->func->cut_cols)
+        fprintf(out, "; the other array results hold %s%lld elements (the result row length)",
+                first->pad_rows_log >= 0 ? "rows * " : "", (long long)first->func->cut_cols);
     fprintf(out, "; the smallest size that holds them runs, the other arrays having the lengths above with n = 2^%d "
                  "at the first size", first->n);
 }

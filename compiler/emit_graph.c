@@ -545,11 +545,29 @@ static Schedule pad_shape(const EntryPlan *e) {
     return s;
 }
 
+/* The shape node n copies in: the entry's, or for a result that the entry's
+ * result row length cuts, the same rows of n's own row length; the kernel's
+ * parm_cols is then that row length (shape_cols). */
+static Schedule node_shape(const EntryPlan *e, const PlanNode *n) {
+    Schedule s = pad_shape(e);
+    if (n->copy == COPY_CUT && n->out[0].row_cut) {
+        s.n = n->n;
+        s.pad_cols_log = n->n - (e->pad_rows_log < 0 ? 0 : e->pad_rows_log);
+    }
+    return s;
+}
+
+/* The row length a COPY node's kernel takes as parm_cols. */
+static const char *shape_cols(Arena *a, const PlanNode *n) {
+    return n->copy == COPY_CUT && n->out[0].row_cut ? arena_printf(a, "%lluu", (unsigned long long)n->out[0].row_cut)
+                                                    : "parm_cols";
+}
+
 /* Every index x of the padded order: the pad or the caller's element into
  * the whole array (COPY_PAD), or the whole array's element into the
  * caller's array where x is in the shape (COPY_CUT). */
 static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
-    Schedule shape = pad_shape(e);
+    Schedule shape = node_shape(e, n);
     fprintf(out, "%s %s(", t->node_head, name);
     emit_plane_params(out, "i", n->nin, true, true);
     emit_plane_params(out, "o", n->nout, false, false);
@@ -594,7 +612,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
             t->node_launch(out, name, n->grid_blocks, n->grid_threads);
             plane_values(out, a, e, n->in, n->nin, true);
             plane_values(out, a, e, n->out, n->nout, false);
-            fputs(", parm_rows, parm_cols);\n", out);
+            fprintf(out, ", parm_rows, %s);\n", shape_cols(a, n));
             fputs(t->node_check, out);
             break;
         }
@@ -639,6 +657,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
 /* The bytes of an API plane: 2^log_len elements (with ranks on a target
  * whose calls pass slices, a rank's), or the shape's. */
 static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
+    if (p->row_cut) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * %lluu)", ctype(p), (unsigned long long)p->row_cut);
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
     return arena_printf(a, "0x%llxu", plane_bytes(p) >> (t->rank_slices ? e->gpu_log : 0));
 }
@@ -748,6 +767,15 @@ static long other_values(const IrFunc *f) {
 /* The log length of f's padded parameter (EntryPlan.pad_log). */
 static int pad_log_of(const IrFunc *f) { return f->body->params[f->pad_param]->log_len; }
 
+/* How a result of an entry of any length is cut, in the standalone main's
+ * table parm_cut: -1 to the caller's shape, k > 0 to the given rows of k
+ * (the entry's result row length), 0 not at all. */
+static long result_cut(const IrFunc *f, const IrVal *v) {
+    if (ir_is_scalar(v)) return 0;
+    if (v->log_len == pad_log_of(f)) return -1;
+    return ir_cut_row_log(f, v) >= 0 ? (long)f->cut_cols : 0;
+}
+
 /* An entry of any length, per size (refused ones too, emit_entry_sizes):
  * the values of the other parameters, the largest shape (rows, row length)
  * it takes, and which results are cut to the shape. */
@@ -764,14 +792,12 @@ static void emit_pad_tables(FILE *out, const EntrySize *sizes, int nsizes) {
         fputs("};\n", out);
     }
     int nres = sizes[0].func->body->nresults;
-    fprintf(out, "static const unsigned char parm_cut[][%d] = {", nres);
+    fprintf(out, "static const long parm_cut[][%d] = {", nres);
     for (int i = 0; i < nsizes; i++) {
         const IrFunc *f = sizes[i].func;
         fputs(i ? ", {" : "{", out);
-        for (int r = 0; r < nres; r++) {
-            const IrVal *v = f->body->results[r];
-            fprintf(out, "%s%d", r ? ", " : "", !ir_is_scalar(v) && v->log_len == pad_log_of(f));
-        }
+        for (int r = 0; r < nres; r++)
+            fprintf(out, "%s%ldL", r ? ", " : "", result_cut(f, f->body->results[r]));
         fputs("}", out);
     }
     fputs("};\n", out);
@@ -840,7 +866,8 @@ static const char *main_len(Arena *a, const EntryPlan *first, int i, bool result
     const char *whole = arena_printf(a, "parm_len(parm_logs[spec][%d])", i + (result ? first->func->body->nparams : 0));
     if (!first->pad) return whole;
     if (!result) return i == first->func->pad_param ? "parm_main_rows * parm_main_cols" : whole;
-    return arena_printf(a, "(parm_cut[spec][%d] ? parm_main_rows * parm_main_cols : %s)", i, whole);
+    return arena_printf(a, "(parm_cut[spec][%d] < 0 ? parm_main_rows * parm_main_cols : parm_cut[spec][%d] > 0 ? "
+                           "parm_main_rows * (size_t)parm_cut[spec][%d] : %s)", i, i, i, whole);
 }
 
 /* The call that the runner makes (and times). */

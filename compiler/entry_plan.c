@@ -795,10 +795,16 @@ static void visit(Graph *g, const IrStmt *s) {
 /* ---- locations ---- */
 
 /* A result that the interpreter cuts to the shape given (io.c): an array
- * of the padded parameter's length, of an entry of any length. */
+ * of the padded parameter's length, of an entry of any length, or one that
+ * the entry's result row length cuts. */
 static bool cut_to_shape(const Graph *g, const IrVal *v) {
-    return g->f->pad_param >= 0 && !ir_is_scalar(v) && v->log_len == g->f->body->params[g->f->pad_param]->log_len;
+    return g->f->pad_param >= 0 && !ir_is_scalar(v) &&
+           (v->log_len == g->f->body->params[g->f->pad_param]->log_len || ir_cut_row_log(g->f, v) >= 0);
 }
+
+/* The row length a shaped result is cut to: the entry's result row length,
+ * or 0 for the caller's (PlaneRef.row_cut). */
+static long long row_cut(const Graph *g, const IrVal *v) { return ir_cut_row_log(g->f, v) >= 0 ? g->f->cut_cols : 0; }
 
 /* Results take the planes of their values where nothing else has; the
  * others are copies, made last (for an entry of any length, a result of
@@ -821,6 +827,7 @@ static void place_results(Graph *g) {
             int dst = new_plane(g, v->log_len, elem_slot_prim(v->elem, k));
             locate(g, dst, LOC_RESULT, flat + k, NULL);
             g->plane[dst].shaped = cut;
+            g->plane[dst].row_cut = row_cut(g, v);
             if (g->located[p] && g->plane[p].kind == LOC_VALUE) {
                 Build *b = new_build(g, NODE_FILL, 0);
                 add_args(g, b, NULL, &g->plane[p].val, 1);
@@ -1009,7 +1016,7 @@ static void api_planes(Graph *g) {
                 for (int k = 0; k < v->elem->nslots; k++, at++)
                     if (round)
                         refs[at] = (PlaneRef){pass ? LOC_RESULT : LOC_PARAM, at, v->log_len < 0 ? 0 : v->log_len,
-                                              elem_slot_prim(v->elem, k), NULL, shaped};
+                                              elem_slot_prim(v->elem, k), NULL, shaped, pass ? row_cut(g, v) : 0};
             }
             if (!round) {
                 count = at;
@@ -1029,10 +1036,11 @@ static void api_planes(Graph *g) {
 /* Today's shape: one array parameter, a chain of array stages to the one
  * array result (or element code from a 2-element array to a 2-element
  * result, one pair step: a result of another length, such as a replicate
- * of a reduce, is a graph). */
+ * of a reduce, is a graph, and so is a result the entry's result row length
+ * cuts, which a COPY_CUT node writes). */
 static bool simple_entry(const IrFunc *f) {
     const IrBody *body = f->body;
-    if (body->nresults != 1 || ir_is_scalar(body->results[0])) return false;
+    if (body->nresults != 1 || ir_is_scalar(body->results[0]) || f->cut_cols) return false;
     const IrVal *in = NULL;
     for (int i = 0; i < body->nparams; i++) {
         if (ir_is_scalar(body->params[i])) continue;
@@ -1136,7 +1144,7 @@ static void one_chain(Arena *arena, const IrFunc *f, const SchedOptions *opt, En
     n->nargs = n->chain.nargs;
     PlaneRef *at = NEW_ARRAY(arena, PlaneRef, n->nargs > 0 ? n->nargs : 1);
     for (int k = 0; k < n->nargs; k++)
-        at[k] = (PlaneRef){LOC_VALUE, -1, 0, elem_slot_prim(n->args[k]->elem, 0), n->args[k], false};
+        at[k] = (PlaneRef){LOC_VALUE, -1, 0, elem_slot_prim(n->args[k]->elem, 0), n->args[k], false, 0};
     n->arg_at = at;
 }
 

@@ -257,6 +257,13 @@ void io_write_results(FILE *out, const IrFunc *f, Buf **results, IoShape shape) 
                 for (long c = 0; c < shape.cols; c++) write_element(out, b, row << f->pad_cols_log | c);
             continue;
         }
+        int row_log = ir_cut_row_log(f, f->body->results[r]);
+        if (row_log >= 0) {
+            /* the given rows, cut to the entry's result row length */
+            for (long row = 0; row < shape.rows; row++)
+                for (long c = 0; c < f->cut_cols; c++) write_element(out, b, row << row_log | c);
+            continue;
+        }
         long len = buf_len(b);
         for (long i = 0; i < len; i++) write_element(out, b, i);
     }

@@ -19,6 +19,11 @@ bool ir_op_is_alu(IrOp op) { return op == IR_UNARY || op == IR_BINARY || op == I
 
 bool ir_is_scalar(const IrVal *v) { return v->log_len < 0; }
 
+int ir_cut_row_log(const IrFunc *f, const IrVal *v) {
+    if (!f->cut_cols || ir_is_scalar(v) || v->log_len == f->body->params[f->pad_param]->log_len) return -1;
+    return v->log_len - (f->pad_rows_log < 0 ? 0 : f->pad_rows_log);
+}
+
 IrVal *ir_new_val(IrProgram *p, int log_len, const ElemType *elem) {
     IrVal *v = NEW(p->arena, IrVal);
     v->id = p->next_id++;

@@ -135,7 +135,16 @@ typedef struct {
     int pad_param;
     int pad_rows_log, pad_cols_log;
     const Scalar *pad;
+    /* `: [k]` after the parameters (docs/language.md 7.2): every array
+     * result of another length than the padded parameter's is rows (as
+     * many as the parameter has) cut to their first cut_cols elements,
+     * the given rows only. 0: none. */
+    int64_t cut_cols;
 } IrFunc;
+
+/* The log length of a row of result v as the entry's result row length cuts
+ * it (IrFunc.cut_cols), or -1 where it is not cut so. */
+int ir_cut_row_log(const IrFunc *f, const IrVal *v);
 
 typedef struct {
     Arena *arena;

@@ -142,6 +142,7 @@ static void write_any_length(FILE *out, const ManifestInput *in, int first) {
     if (last->pad_rows_log >= 0)
         fprintf(out, "      \"rows\": {\"max_rows\": %llu, \"max_row_len\": %llu},\n", 1ULL << last->pad_rows_log,
                 1ULL << last->pad_cols_log);
+    if (f->cut_cols) fprintf(out, "      \"row_cut\": %lld,\n", (long long)f->cut_cols);
     fputs("      \"pad\": [", out);
     for (int k = 0; k < v->elem->nslots; k++) {
         fputs(k ? ", \"" : "\"", out);

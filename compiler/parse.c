@@ -135,6 +135,8 @@ static char *describe_expected(Arena *a, TokSet e)
             n += e.tok[k];
         if (n == 2)
             return "'=' or a parameter '(name : type)'";
+        if (n == 3 && e.tok[TOK_COLON])     /* after an entry's parameters */
+            return "'=', a parameter '(name : type)' or a result row length ': [k]'";
     }
     /* operators first: '-' and '!' are binary after an operand, not the
        start of an expression */

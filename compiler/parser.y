@@ -237,6 +237,16 @@ decl ::= ENTRY(K) IDENT(N) eparams(P) EQ expr(B). {
     en->body = B;
     ptrlist_push(ps->arena, &ps->program->entries, en);
 }
+/* entry name (xs : [2^b][2^r]t pad e) : [k] = body: results cut to rows of k */
+decl ::= ENTRY(K) IDENT(N) eparams(P) COLON LBRACKET expr(C) RBRACKET EQ expr(B). {
+    Entry *en = NEW(ps->arena, Entry);
+    en->loc = K.loc;
+    en->name = tok_name(ps, N);
+    en->params = P;
+    en->cut = C;
+    en->body = B;
+    ptrlist_push(ps->arena, &ps->program->entries, en);
+}
 /* import "path" */
 decl ::= IMPORT(K) STRING(S). {
     Import *im = NEW(ps->arena, Import);

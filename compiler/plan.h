@@ -423,6 +423,10 @@ typedef struct {
      * row-major), not 2^log_len elements; only a COPY_PAD node reads it,
      * only a COPY_CUT node writes it */
     bool shaped;
+    /* A shaped RESULT of the entry's result row length (IrFunc.cut_cols):
+     * its rows of 2^(log_len - pad_rows_log) are cut to row_cut elements,
+     * not to the caller's row length (0) */
+    long long row_cut;
 } PlaneRef;
 
 typedef struct {

@@ -289,7 +289,8 @@ static void print_plane(FILE *out, const EntryPlan *e, const PlaneRef *p) {
     case LOC_VALUE: fprintf(out, " %%%d", p->val->id); break;
     case LOC_UNSTORED: fputs(" unstored", out); break;
     }
-    if (p->shaped) fprintf(out, ":%s[shape of 2^%d]", prim_name(p->prim), p->log_len);
+    if (p->row_cut) fprintf(out, ":%s[rows of %lld of 2^%d]", prim_name(p->prim), p->row_cut, p->log_len);
+    else if (p->shaped) fprintf(out, ":%s[shape of 2^%d]", prim_name(p->prim), p->log_len);
     else fprintf(out, ":%s[2^%d]", prim_name(p->prim), p->log_len);
 }
 
@@ -367,7 +368,9 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
             ir_print_stmt_brief(out, n->pre[m]);
         }
         if (n->kind == NODE_COPY && n->copy != COPY_PLAIN)
-            fputs(n->copy == COPY_PAD ? ", the shape padded" : ", cut to the shape", out);
+            fputs(n->copy == COPY_PAD ? ", the shape padded"
+                  : n->out[0].row_cut ? ", cut to the given rows of the result row length"
+                                      : ", cut to the shape", out);
         if (n->kind == NODE_REDUCE && n->stmt->op == IR_REDUCEBLOCKS)
             fprintf(out, ", 2^%d rows, CUDA: 2^%d threads of 2^%d elements a row, 2^%d threads a block", n->rows_log,
                     n->row_threads_log + n->blocks_log, n->per_thread_log, n->threads_log);

@@ -691,8 +691,10 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
         REQUIRE(p->kind != LOC_TEMP || (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len <= e->temps[p->index].bytes,
                 "node %d: temporary %d is too small", node, p->index);
         REQUIRE(p->kind != LOC_RESULT || (p->index >= 0 && p->index < e->nout_planes &&
-                                          e->out_planes[p->index].log_len == p->log_len),
-                "node %d: result plane %d of another length", node, p->index);
+                                          e->out_planes[p->index].log_len == p->log_len &&
+                                          e->out_planes[p->index].shaped == p->shaped &&
+                                          e->out_planes[p->index].row_cut == p->row_cut),
+                "node %d: result plane %d of another length or shape", node, p->index);
         REQUIRE(out || written_before(e, p, node), "node %d reads a plane before it is written", node);
     }
     return NULL;
@@ -736,7 +738,15 @@ static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n
     bool chain_pads = n->kind == NODE_CHAIN && n->chain.pad_in_only;
     bool pads = (n->kind == NODE_COPY && n->copy == COPY_PAD) || chain_pads;
     bool cuts = n->kind == NODE_COPY && n->copy == COPY_CUT;
-    REQUIRE(!(pads || cuts) || (e->pad && n->n == e->pad_log), "node %d pads or cuts without a pad of its length", i);
+    bool row_cuts = cuts && n->nout > 0 && n->out[0].row_cut;
+    REQUIRE(!(pads || cuts) || (e->pad && (n->n == e->pad_log) != row_cuts),
+            "node %d pads or cuts without a pad of its length (or cuts rows of the padded length)", i);
+    for (int k = 0; k < n->nout; k++)
+        REQUIRE(n->out[k].row_cut == (row_cuts ? e->func->cut_cols : 0) && (!row_cuts || n->out[k].kind == LOC_RESULT),
+                "node %d: output plane %d is not cut to the entry's result row length", i, k);
+    int rows_log = e->pad_rows_log < 0 ? 0 : e->pad_rows_log;
+    REQUIRE(!row_cuts || (n->n >= rows_log && n->n - rows_log < 63 && 1LL << (n->n - rows_log) >= n->out[0].row_cut),
+            "node %d cuts rows shorter than the result row length", i);
     REQUIRE(!chain_pads || (n->chain.pad && n->chain.pad_rows_log == e->pad_rows_log &&
                             n->chain.pad_cols_log == e->pad_cols_log),
             "node %d: a chain that pads its loads without the entry's shape", i);

@@ -938,6 +938,31 @@ static void add_ir_func(Spec *s, IrFunc *f) {
     p->funcs[p->nfuncs++] = f;
 }
 
+/* `: [k]` (docs/language.md 7.2): k, static, and every array result of
+ * another length than the padded parameter's rows of at least k. */
+static void cut_results(Spec *s, IrFunc *f, const Expr *cut, Env *env) {
+    if (f->pad_param < 0)
+        diag_error(cut->loc, "a result row length needs an entry of any length (a parameter with a pad, 7.1)");
+    int64_t k = spec_expect_int(s, eval(s, cut, env), cut->loc, "result row length");
+    if (k < 1) diag_error(cut->loc, "the result row length must be at least 1, got %lld", (long long)k);
+    f->cut_cols = k;
+    int rows_log = f->pad_rows_log < 0 ? 0 : f->pad_rows_log;
+    int padded_log = f->body->params[f->pad_param]->log_len;
+    bool some = false;
+    for (int i = 0; i < f->body->nresults; i++) {
+        const IrVal *v = f->body->results[i];
+        if (ir_is_scalar(v) || v->log_len == padded_log) continue;
+        some = true;
+        if (v->log_len < rows_log)
+            diag_error(cut->loc, "result %d has 2^%d elements, fewer than the padded parameter's 2^%d rows", i + 1,
+                       v->log_len, rows_log);
+        if (k > (int64_t)1 << (v->log_len - rows_log))
+            diag_error(cut->loc, "result %d has rows of 2^%d elements, shorter than the result row length %lld", i + 1,
+                       v->log_len - rows_log, (long long)k);
+    }
+    if (!some) diag_error(cut->loc, "no array result to cut: every array result has the padded parameter's length");
+}
+
 static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *range, int64_t size) {
     IrFunc *f = NEW(s->arena, IrFunc);
     f->name = range ? arena_printf(s->arena, "%s_%lld", entry->name, (long long)size) : entry->name;
@@ -957,6 +982,7 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     s->stack[s->depth - 1].entry = true;
     add_results(s, f->body, eval(s, entry->body, env), entry->body->loc);
     s->depth--;
+    if (entry->cut) cut_results(s, f, entry->cut, env);
     add_ir_func(s, f);
 }
 

@@ -246,15 +246,18 @@ class _Plan:
         # program writes the indices alone
         self.value_dtype = dtype
         self.dtypes = [adapter.dtype("i64")] if op == "argsort" else [dtype, adapter.dtype("i64")]
-        self.entry = None
+        self.entry, self.cut = None, None
         if not self.empty:
             # exact powers of two: an entry of that size, with no pad (nothing to pad, or to cut)
-            exact = _pow2(outer) and _pow2(length)
-            self.tail = (outer * length * inner,) if exact else self.grid
+            r, c = _log2_up(length), _log2_up(inner)
             j = _log2_up(k) if op == "topk" else None
+            # a top-k of a k that is not a power of two: the program cuts its rows of 2^j to k
+            # (docs/language.md 7.2), which takes an entry of rows (a pad)
+            self.cut = k << c if op == "topk" and not _pow2(k) and j < r else None
+            exact = _pow2(outer) and _pow2(length) and self.cut is None
+            self.tail = (outer * length * inner,) if exact else self.grid
             b = _log2_up(outer)
-            self.entry, self.bitonic = _program(op, cuda, t, b, _log2_up(length), _log2_up(inner), flag, j, exact,
-                                                rank)
+            self.entry, self.bitonic = _program(op, cuda, t, b, r, c, flag, j, exact, rank, self.cut)
             # a bitonic top-k writes whole results: 2^b rows of 2^j x inner
             self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
             self.move_in, self.finish = _shaping(self, _ops(lib), outer)
@@ -294,7 +297,9 @@ def _shaping(plan, ops, outer):
     d, k, work = plan.d, plan.k, plan.work_shape
     last = len(work) - 1 if plan.moved else d
     steps = []
-    if plan.bitonic:    # whole results, 2^b rows of 2^j x inner: the first outer rows, the first k of each
+    if plan.bitonic and plan.cut:   # the program writes the first k of each row: the call's shape
+        plan.out_shape = work[:last] + (k,) + work[last + 1:]
+    elif plan.bitonic:  # whole results, 2^b rows of 2^j x inner: the first outer rows, the first k of each
         rows, run, inner = plan.out_shape
         if outer == rows:       # the call's shape with run for k: the first k along dim, one copy if k < run
             plan.out_shape = work[:last] + (run,) + work[last + 1:]
@@ -409,20 +414,21 @@ def _cupy():
 _entries = {}   # (op, target, type, b, r, c, flag, j, exact, rank) -> (the compiled entry, bitonic top-k?)
 
 
-def _program(op, cuda, t, b, r, c, flag, j, exact, rank=None):
+def _program(op, cuda, t, b, r, c, flag, j, exact, rank=None, cut=None):
     """The entry for op ("sort", "argsort" or "topk") on 2^b rows (up to 2^b
     unless exact) of 2^r elements (of 2^(r+c), transposed, when c > 0; up to 2^r unless
     exact), compiled once, and whether it is a bitonic top-k of 2^j (else topk takes the first
     k of a sort): descending (flag) for a sort, the largest first for topk; keys of type t,
-    ordered by the stdlib function rank of their bits when given (_PARM_TYPES)."""
-    key = (op, cuda, t, b, r, c, flag, j, exact, rank)
+    ordered by the stdlib function rank of their bits when given (_PARM_TYPES). cut: the
+    top-k's result row length (its rows of 2^(j+c) cut to it), or None."""
+    key = (op, cuda, t, b, r, c, flag, j, exact, rank, cut)
     found = _entries.get(key)
     if found is None:
         target = "cuda" if cuda else "c"
         # k through a row's whole 2^r is a sort (and its results would be cut, not whole)
         if op == "topk" and j < r:
             try:
-                found = _build.compile(topk_source(t, b, r, c, flag, j, exact, rank), target=target,
+                found = _build.compile(topk_source(t, b, r, c, flag, j, exact, rank, cut), target=target,
                                        prefix="parmc_topk").main, True
             except CompileError as e:   # the same results from a sort, slower
                 warnings.warn(f"parmc.topk: the bitonic top-k of 2^{j} in rows of 2^{r} does not compile, "
@@ -446,17 +452,18 @@ def _comparator(descending, rank):
     return f"({cmp}_by {rank})" if rank else cmp
 
 
-def _entry_line(t, b, n, exact, descending, rank):
+def _entry_line(t, b, n, exact, descending, rank, cut=None):
     """The entry's header: exactly 2^b rows of 2^n, or up to 2^b rows of up to 2^n, padded
     (the pad sorts after every element and loses its ties on the index: stdlib/sort.parm;
-    ranked bits ascending pad with u16's max, a NaN, descending with -inf)."""
+    ranked bits ascending pad with u16's max, a NaN, descending with -inf); with results cut
+    to rows of `cut` when given."""
     if exact:
         return f"entry main (xs0 : [2^{b + n}]{t}) ="
     if rank:
         pad = _NEG_INF_BITS[rank] if descending else "max"
     else:
         pad = "min" if descending else "(0.0 / 0.0)" if t[0] == "f" else "max"
-    return f"entry main (xs0 : [2^{b}][2^{n}]{t} pad {pad}) ="
+    return f"entry main (xs0 : [2^{b}][2^{n}]{t} pad {pad}){f' : [{cut}]' if cut else ''} ="
 
 
 def source(t, b, r, c, descending, exact, rank=None, indices=False):
@@ -494,10 +501,10 @@ def _bool(flag):
     return "true" if flag else "false"
 
 
-def topk_source(t, b, r, c, largest, j, exact, rank=None):
+def topk_source(t, b, r, c, largest, j, exact, rank=None, cut=None):
     """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
-    2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c).
-    Keys of 32 bits or fewer as packed keys (_PACKED)."""
+    2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c),
+    or each row's first `cut` when given. Keys of 32 bits or fewer as packed keys (_PACKED)."""
     packed = _packed(t, r, rank)
     if packed:
         t, rank, codec = packed
@@ -509,4 +516,4 @@ def topk_source(t, b, r, c, largest, j, exact, rank=None):
         body = (f"{_transpose(b + j + c, c, j)} ({topk} {b + c} {j} "
                 f"({_transpose(b + r + c, r, c)} xs0))")
     return (f"-- parmc.topk (python/parmc/_sortops.py): the {'largest' if largest else 'smallest'} 2^{j}\n"
-            f"import \"topk\"\n{_entry_line(t, b, r + c, exact, largest, rank)}\n  {body}\n")
+            f"import \"topk\"\n{_entry_line(t, b, r + c, exact, largest, rank, cut)}\n  {body}\n")

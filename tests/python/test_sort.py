@@ -326,6 +326,29 @@ class TopK(unittest.TestCase):
             np.testing.assert_array_equal(v, rv, err_msg=what)
             np.testing.assert_array_equal(i, ri, err_msg=what)
 
+    def test_k_cut_in_the_program(self):
+        """A k that is not a power of two: the program's entry cuts its rows of 2^j to k (its
+        result row length, docs/language.md 7.2), interpreted here against the reference, and
+        the call then shapes nothing (no copy after the entry), along the last dim and a
+        transposed one, with powers of two everywhere but k."""
+        for shape, dim, k, largest in (((3, 10), 1, 3, True), ((2, 8, 4), 1, 3, False), ((4, 16), 1, 5, True)):
+            x = random_array(np.float32, shape)
+            outer, length, inner = x.shape[0], x.shape[1], int(np.prod(x.shape[2:], dtype=int))
+            b, r, c, j = (_sortops._log2_up(n) for n in (outer, length, inner, k))
+            src = _sortops.topk_source("f32", b, r, c, largest, j, False, cut=k * inner)
+            self.assertIn(f" : [{k * inner}] =", src)
+            out = interpret(src, [length * inner] + list(x.view(np.uint32).ravel()))
+            want = shape[:1] + (k,) + shape[2:]
+            v = np.array(out[0::2], np.uint32).view(np.float32).reshape(want)
+            i = np.array(out[1::2], np.int64).reshape(want)
+            rv, ri = ref_topk(x, k, dim, largest)
+            what = f"{shape} k={k} largest={largest}"
+            np.testing.assert_array_equal(v, rv, err_msg=what)
+            np.testing.assert_array_equal(i, ri, err_msg=what)
+            plan = _sortops._new_plan("topk", x, dim, largest, k, True)
+            self.assertEqual((plan.cut, plan.bitonic, plan.finish), (k * inner, True, None), what)
+            self.check(x, k, dim, largest)
+
     def test_sort_when_the_top_k_does_not_compile(self):
         """A bitonic top-k that the back end refused would be a sort and its first k, with a
         warning: the same results."""
@@ -340,7 +363,7 @@ class TopK(unittest.TestCase):
         rv, ri = ref_topk(x, 3, -1, True)
         same(self, v, rv, "sorted")
         same(self, i, ri, "sorted")
-        self.assertFalse(_sortops._entries[("topk", False, "i16", 3, 6, 0, True, 2, False, None)][1])
+        self.assertFalse(_sortops._entries[("topk", False, "i16", 3, 6, 0, True, 2, False, None, 3)][1])
 
     def test_k_zero(self):
         v, i = parmc.topk(np.ones((3, 5), np.int32), 0)

@@ -122,3 +122,8 @@ anylen_build ranged2 && for m in 0 3 4 5 8 11 16; do
         anylen_run ranged2 "n=2^$size m=$m"
     done
 done
+# results cut to the entry's result row length (docs/language.md 7.2)
+anylen_rows topk5 i32 8 1024
+anylen_lengths topk3d f32 11
+anylen_rows cutmixed i16 8 16
+anylen_rows cutranged i32 8 16

@@ -62,7 +62,8 @@ static const char graph_program[] =
     "entry spread (xs : [2^10]i32) =\n"
     "  reduceblocks 5 (+) 0 (map (\\(x, m) -> x - m) (zip xs (expand 5 (reduceblocks 5 max 0 xs))))\n"
     "entry padded (xs : [2^4][2^6]i32 pad max) = let ys = col 2 cas xs in (ys, reduce (+) 0 ys)\n"
-    "entry scans (xs : [2^16]i32) = (scanblocks 16 (+) 0 xs, exscanblocks 14 max 0 (map (\\x -> i64 x) xs))\n";
+    "entry scans (xs : [2^16]i32) = (scanblocks 16 (+) 0 xs, exscanblocks 14 max 0 (map (\\x -> i64 x) xs))\n"
+    "entry cut (xs : [2^4][2^6]i32 pad 0) : [5] = half 8 0 (col 2 cas xs)\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -475,6 +476,7 @@ static void break_chain_planes(Arena *a, const IrFunc *f);
 static void break_reduce_expand(Arena *a, const IrFunc *f);
 static void break_pad_chain(Arena *a, const IrFunc *f);
 static void break_scan(Arena *a, const IrFunc *f);
+static void break_row_cut(Arena *a, const IrFunc *f);
 
 /* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
  * the first phase loads element by element and the last is LOCAL or MAP,
@@ -517,6 +519,7 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     break_reduce_expand(a, graph.funcs[1]);
     break_pad_chain(a, graph.funcs[2]);
     break_scan(a, graph.funcs[3]);
+    break_row_cut(a, graph.funcs[4]);
 }
 
 /* An entry plan whose nodes can be broken without touching e's. */
@@ -637,6 +640,39 @@ static void break_pad_chain(Arena *a, const IrFunc *f) {
     broken.nodes[0].chain.pad = NULL;
     expect_entry(a, &broken, "the input alone of the caller's shape, without a pad", "a chain reading the shape with no "
                  "pad");
+}
+
+/* A result cut to the entry's result row length (docs/language.md 7.2) by
+ * a COPY_CUT node, then cut to another length, to the caller's row length,
+ * or from rows shorter than the cut. */
+static void break_row_cut(Arena *a, const IrFunc *f) {
+    EntryPlan e;
+    entry_plan(a, f, NULL, &e);
+    int cut = -1;
+    for (int i = 0; i < e.nnodes; i++)
+        if (e.nodes[i].kind == NODE_COPY && e.nodes[i].copy == COPY_CUT) cut = i;
+    check(!plan_verify_entry(a, &e) && cut >= 0 && e.nodes[cut].out[0].row_cut == 5,
+          "row cut: a COPY_CUT node writes rows of 5: %s", plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+    if (cut < 0) return;
+    EntryPlan broken = nodes_copy(a, &e);
+    PlaneRef *out = NEW_ARRAY(a, PlaneRef, e.nodes[cut].nout);
+    memcpy(out, e.nodes[cut].out, sizeof(PlaneRef) * (size_t)e.nodes[cut].nout);
+    broken.nodes[cut].out = out;
+    PlaneRef *api = NEW_ARRAY(a, PlaneRef, e.nout_planes);    /* the API's plane too: the node's alone is */
+    memcpy(api, e.out_planes, sizeof(PlaneRef) * (size_t)e.nout_planes);   /* another shape than the API's */
+    broken.out_planes = api;
+    out[0].row_cut = 4;
+    expect_entry(a, &broken, "result plane 0 of another length or shape", "a result plane unlike the API's");
+    api[out[0].index].row_cut = 4;
+    expect_entry(a, &broken, "not cut to the entry's result row length", "a result cut to rows of 4, not 5");
+    out[0].row_cut = api[out[0].index].row_cut = 0;
+    expect_entry(a, &broken, "pads or cuts without a pad of its length", "a result of another length cut to the "
+                 "caller's row length");
+    out[0].row_cut = api[out[0].index].row_cut = 5;
+    broken.nodes[cut].n = e.pad_log;
+    expect_entry(a, &broken, "pads or cuts without a pad of its length", "a row cut from the padded length");
+    broken.nodes[cut].n = 4;
+    expect_entry(a, &broken, "cuts rows shorter than the result row length", "a row cut from rows of 1");
 }
 
 /* An entry plan of f whose host program can be broken without touching
