@@ -39,6 +39,7 @@ The programs combine what found the bugs of issue 11:
 - entries of any length: the array parameter with a pad (`max`, `min` or a
   literal, field by field for tuples), one- or two-dimensional (rows), and
   inputs of random lengths and shapes, 0 and the full size among them;
+  some with a result row length (`: [k]`) and a result of rows half as long;
 - arrays that change length or index (issue 26): the halves of a mask
   changed on their own and joined by it or another, shifts (past either
   end too, or by a distance read off `loglen`), an element at a static
@@ -78,6 +79,8 @@ FEATURES = (
     "wide_tuples",     # elements of more than 2 scalar fields
     "pad",             # an array parameter of any length (a pad, rows)
     "pad_graphs",      # an entry of any length that is not one chain of stages
+    "row_cut",         # with those, a result row length (`: [k]`, docs/language.md
+                       # 7.2) and a result of rows half as long that it cuts
     "retyping_bodies", # a two or parm whose function changes the element type
     "big_groups",      # a two or parm whose function zips a block of more
                        # than 8 elements (array code, lifted to whole arrays)
@@ -111,7 +114,7 @@ FEATURES = (
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
 BACKEND_REFUSES = ()
-CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad",
+CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad", "row_cut",
                                    "invariant_work", "one_element", "lengths", "block_totals", "row_reductions",
                                    "scans")
 
@@ -799,6 +802,8 @@ class Gen:
     def results(self, s, arrays):
         """The entry's result expression over the top-level arrays (name, type)."""
         parts = [arrays[-1][0]]
+        if self.cut:        # the lower half of each row of one of them
+            parts.append("half %s 0 %s" % (self.cut[0], self.rng.choice(arrays)[0]))
         if self.has("tuple_results"):
             for name, _ in self.rng.sample(arrays[:-1], min(len(arrays) - 1, self.rng.randint(0, 2))):
                 parts.insert(self.rng.randrange(len(parts) + 1), name)
@@ -838,10 +843,17 @@ class Gen:
         length = self.rng.randint(70, 110) if self.long else self.rng.randint(2, 8) if self.columns else \
             self.rng.randint(1, 5)
         arrays = [(n, u) for n, k, u in params if k == "array"]
+        # a result row length: rows of xs's arrays half as long, cut to k (one row of 2^(n-1) when xs has one)
+        cols_log = s.lo - self.rows_log if self.rows_log >= 0 else s.lo
+        self.cut = None
+        if self.pad and self.has("row_cut") and self.has("pad_graphs") and cols_log >= 1 and self.chance(0.4):
+            half_mask = "(2 ^ %s)" % ("%d" % (cols_log - 1) if self.rows_log >= 0 else s.minus(1).text())
+            self.cut = (half_mask, self.rng.randint(1, 1 << (cols_log - 1)))
         body, out = self.top_chain(s, arrays, length)
-        head = "entry main%s%s =" % (" (n : %d..%d)" % (lo, hi) if ranged else "",
-                                      "".join(" (%s : %s)" % (n, self.array_type(n, s, u) if k == "array" else u)
-                                              for n, k, u in params))
+        head = "entry main%s%s%s =" % (" (n : %d..%d)" % (lo, hi) if ranged else "",
+                                        "".join(" (%s : %s)" % (n, self.array_type(n, s, u) if k == "array" else u)
+                                                for n, k, u in params),
+                                        " : [%d]" % self.cut[1] if self.cut else "")
         return head + "\n" + body + "\n", params, (lo, hi)
 
     def array_type(self, name, s, t):
