@@ -45,10 +45,10 @@ passes_broken() {
         pass
     fi
 }
-passes_broken "compiler/stages with opt_tables before opt_rules" 's/opt_rules opt_tables/opt_tables opt_rules/' stages \
+passes_broken "compiler/stages with opt_tables before opt_rules" 's/opt_rules\(.*\) opt_tables/opt_tables\1 opt_rules/' stages \
     'lists opt_tables (pass tabulate) before opt_rules (pass rewrite)'
 passes_broken "a Makefile with opt_tables.c before opt_rules.c" \
-    's#compiler/opt_rules.c compiler/opt_tables.c#compiler/opt_tables.c compiler/opt_rules.c#' Makefile \
+    's#compiler/opt_rules.c\(.*\) compiler/opt_tables.c#compiler/opt_tables.c\1 compiler/opt_rules.c#' Makefile \
     'Makefile SRCS: lists opt_tables (pass tabulate) before opt_rules (pass rewrite)'
 passes_broken "a diagram without the pass tabulate" '/^  pass tabulate/d' internals.md \
     'internals.md (the diagram, the pass on its module'"'"'s line): does not list opt_tables'

@@ -1,0 +1,638 @@
+/* opt_blocks.c: the rules that make a two's body on a large block (not
+ * element code) into whole-array stages, part of the rewrite pass
+ * (opt_rules.h): its reductions of the block, and elements read at static
+ * positions, become stages of the blocks' totals (two-reduce-blocks), and
+ * two reductions of the block whose totals meet become one
+ * (two-reduce-zip). two-lift then runs the body as whole-array stages. */
+#include "opt_rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- per-block reductions as whole-array stages ---- */
+
+/* The most elements of type t that element code holds in a thread's
+ * registers, log2, at the scheduler's default of 128 bytes
+ * (elem_register_log). A two's body on a larger block runs only as
+ * whole-array stages. */
+static int register_elems_log(const ElemType *t) { return elem_register_log(t, ELEM_REGISTER_BYTES_LOG); }
+
+/* Whether b has a half, join or shift of more than 2^3 elements, which
+ * element code does not take (lengths-build builds them up to 2^3). */
+static bool wide_length_change(const IrBody *b) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        bool length = t->op == IR_HALF || t->op == IR_JOIN || t->op == IR_SHIFT;
+        if (!t->dead && length && (t->args[t->nargs - 1]->log_len > 3 || t->res[0]->log_len > 3)) return true;
+    }
+    return false;
+}
+
+/* Whether a two's body runs as element code: its block fits a thread's
+ * registers and it changes no length beyond 2^3; else only as whole-array
+ * stages. */
+static bool element_sized(const IrStmt *two) {
+    const IrBody *b = two->body;
+    return two->args[0]->log_len - two->k <= register_elems_log(b->params[0]->elem) && !wide_length_change(b);
+}
+
+/* A reduce of a block, or an element of it read at a static position (an
+ * index), and the scalars computed from its totals (the reduction's fields,
+ * or the element's slot) alone, with constants and values from outside the
+ * body: vals[0..nres) are the totals, the rest the values of those scalar
+ * statements (defs), in order. */
+typedef struct {
+    IrStmt *red;
+    IrVal **vals;
+    IrStmt **defs;
+    int n, ntotals;
+} Totals;
+
+static int total_index(const Totals *T, const IrVal *v) {
+    for (int i = 0; i < T->n; i++)
+        if (T->vals[i] == v) return i;
+    return -1;
+}
+
+static bool defined_in(const IrBody *b, const IrVal *v) {
+    for (int i = 0; i < b->nparams; i++)
+        if (b->params[i] == v) return true;
+    for (int i = 0; i < b->nstmts; i++)
+        if (b->stmts[i] == v->def) return true;
+    return false;
+}
+
+/* A scalar that a copy of the totals' code may read anywhere after it: a
+ * constant (copied), a value from outside the body, or scalar code of the
+ * body on those, the same for every block (index-map leaves `i16 s` of a
+ * scalar parameter s there). */
+static bool plain_scalar(const IrBody *b, const IrVal *v) {
+    if (!ir_is_scalar(v)) return false;
+    if (!defined_in(b, v)) return true;
+    const IrStmt *d = v->def;
+    if (!d || d->op == IR_CONST) return d != NULL;
+    if (!ir_op_is_alu(d->op) && d->op != IR_SELECT && d->op != IR_CONVERT) return false;
+    for (int a = 0; a < d->nargs; a++)
+        if (!plain_scalar(b, d->args[a])) return false;
+    return true;
+}
+
+/* The totals of red (statement `at` of b) and the scalar code after it
+ * that computes from them. */
+static Totals totals_of(Rewriter *r, IrBody *b, int at) {
+    IrStmt *red = b->stmts[at];
+    Totals T = {.red = red};
+    T.vals = NEW_ARRAY(r->p->arena, IrVal *, red->nres + b->nstmts);
+    T.defs = NEW_ARRAY(r->p->arena, IrStmt *, red->nres + b->nstmts);
+    for (int k = 0; k < red->nres; k++) T.vals[T.n++] = red->res[k];
+    T.ntotals = red->nres;
+    for (int j = at + 1; j < b->nstmts; j++) {
+        IrStmt *t = b->stmts[j];
+        bool scalar_code = ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
+        if (t->dead || !scalar_code || t->nres != 1) continue;
+        bool reads = false, rest_plain = true;
+        for (int a = 0; a < t->nargs; a++) {
+            bool total = total_index(&T, t->args[a]) >= 0;
+            reads |= total;
+            rest_plain &= total || plain_scalar(b, t->args[a]);
+        }
+        if (!reads || !rest_plain) continue;
+        T.defs[T.n] = t;
+        T.vals[T.n++] = t->res[0];
+    }
+    return T;
+}
+
+/* Whether b (a map's function, at any depth) reads one of T's values. */
+static bool body_reads_totals(const IrBody *b, const Totals *T) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        for (int a = 0; a < t->nargs; a++)
+            if (total_index(T, t->args[a]) >= 0) return true;
+        if (t->body && body_reads_totals(t->body, T)) return true;
+    }
+    for (int i = 0; i < b->nresults; i++)
+        if (total_index(T, b->results[i]) >= 0) return true;
+    return false;
+}
+
+static bool is_total_code(const Totals *T, const IrStmt *t) {
+    for (int i = T->ntotals; i < T->n; i++)
+        if (T->defs[i] == t) return true;
+    return false;
+}
+
+/* How t reads T's values: 0 not at all (or t is their code), 1 as a
+ * replicate of them (and plain scalars), 2 in the function of a map, 3 in
+ * the operator of a reduce, 4 in the function of a two (a column's pairs
+ * too, once normalised), -1 otherwise (an array stage that would need
+ * them per block). */
+static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
+    if (t->dead || t == T->red || is_total_code(T, t)) return 0;
+    bool direct = false, replicable = true;
+    for (int a = 0; a < t->nargs; a++) {
+        bool total = total_index(T, t->args[a]) >= 0;
+        direct |= total;
+        replicable &= total || plain_scalar(b, t->args[a]);
+    }
+    bool inside = t->body && body_reads_totals(t->body, T);
+    if (!direct && !inside) return 0;
+    if (t->op == IR_REPLICATE && !inside) return replicable ? 1 : -1;
+    if (t->op == IR_REDUCE && !direct) return 3;
+    if (t->op == IR_TWO && !direct) return 4;
+    return t->op == IR_MAP && !direct ? 2 : -1;
+}
+
+/* Whether t is a reduce or an index of an array of the block. */
+static bool block_totals(const IrStmt *t) { return t->op == IR_REDUCE || t->op == IR_INDEX; }
+
+/* Whether every live statement of b (a two's body on blocks whose
+ * parameter is marked) is liftable, or a reduce or index of a block array
+ * whose totals only scalar code on them, replicates and maps read
+ * (total_reader), or that scalar code: marks the arrays. */
+static bool lifts_with_totals(Rewriter *r, IrBody *b) {
+    int reduces = 0;
+    for (int i = 0; i < b->nstmts; i++) {
+        IrStmt *t = b->stmts[i];
+        if (t->dead) continue;
+        rw_grow(r);
+        if (block_totals(t)) {
+            IrVal *xs = t->args[t->nargs - 1];
+            if (!rw_marked(r, xs) || (t->body && rw_reads_marked(r, t->body)))
+                return false;
+            Totals T = totals_of(r, b, i);
+            for (int j = i + 1; j < b->nstmts; j++)
+                if (total_reader(b, b->stmts[j], &T) < 0) return false;
+            for (int k = 0; k < b->nresults; k++)
+                if (total_index(&T, b->results[k]) >= 0) return false;
+            reduces++;
+            continue;
+        }
+        if (!rw_liftable(r, t)) return false;
+        for (int k = 0; k < t->nres; k++)
+            if (!ir_is_scalar(t->res[k])) r->mark[t->res[k]->id] = r->epoch;
+    }
+    return reduces > 0;
+}
+
+/* A new statement of op on args, appended to b. */
+static IrStmt *body_stmt(Rewriter *r, IrBody *b, IrOp op, Loc loc, int nargs, IrVal **args) {
+    IrStmt *t = ir_append(r->p, b, op, loc, nargs, args);
+    for (int a = 0; a < nargs; a++) rw_add_use(r, args[a]);
+    return t;
+}
+
+/* v as code appended to `into` computes it from the totals, which
+ * copies[0..nres) name there: the statements of T's values it needs are
+ * copied once each (copies[i]), constants copied, values from outside read. */
+static IrVal *copy_total(Rewriter *r, IrBody *into, const Totals *T, IrVal **copies, IrVal *v) {
+    int i = total_index(T, v);
+    if (i >= 0 && !copies[i]) {
+        IrStmt *d = T->defs[i];
+        IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, d->nargs);
+        for (int a = 0; a < d->nargs; a++) args[a] = copy_total(r, into, T, copies, d->args[a]);
+        IrStmt *c = body_stmt(r, into, d->op, d->loc, d->nargs, args);
+        c->alu = d->alu;
+        c->to = d->to;
+        copies[i] = ir_add_result(r->p, c, -1, v->elem);
+    }
+    if (i >= 0) return copies[i];
+    if (v->def && v->def->op == IR_CONST) {
+        IrStmt *c = body_stmt(r, into, IR_CONST, v->def->loc, 0, NULL);
+        c->cval = v->def->cval;
+        return ir_add_result(r->p, c, -1, v->elem);
+    }
+    return v;
+}
+
+/* Fresh copies for `into`, whose parameters params.. stand for the totals. */
+static IrVal **total_copies(Rewriter *r, const Totals *T, IrVal **params) {
+    IrVal **copies = NEW_ARRAY(r->p->arena, IrVal *, T->n);
+    for (int k = 0; k < T->ntotals; k++) copies[k] = params[k];
+    return copies;
+}
+
+/* The expand of rb to 2^j elements, appended to b. */
+static IrVal *expanded(Rewriter *r, IrBody *b, const Totals *T, IrVal *rb, int j) {
+    IrStmt *e = body_stmt(r, b, IR_EXPAND, T->red->loc, 1, &rb);
+    e->k = j;
+    return ir_add_result(r->p, e, j, rb->elem);
+}
+
+/* replicate j s.. (s.. computed from the totals) becomes map f (expand j
+ * rb), f computing s.. from the totals; the expand goes to b. */
+static void replicate_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    bool exact = t->nargs == T->ntotals;
+    for (int a = 0; exact && a < t->nargs; a++) exact = t->args[a] == T->vals[a];
+    if (exact) {                /* the totals themselves: an expand */
+        for (int a = 0; a < t->nargs; a++) r->uses[t->args[a]->id]--;
+        t->op = IR_EXPAND;
+        t->nargs = 1;
+        t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+        t->args[0] = rb;
+        rw_add_use(r, rb);
+        return;
+    }
+    IrVal *wide = expanded(r, b, T, rb, t->k);
+    IrBody *f = ir_new_body(r->p);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, f, -1, T->vals[k]->elem);
+    IrVal **copies = total_copies(r, T, params);
+    for (int a = 0; a < t->nargs; a++) {
+        IrVal *v = copy_total(r, f, T, copies, t->args[a]);
+        ir_body_add_result(r->p, f, v);
+        rw_add_use(r, v);
+        IrVal *old = t->args[a];
+        r->uses[old->id]--;
+        if (total_index(T, old) < 0 && old->def && old->def->op == IR_CONST && !rw_uses(r, old)) old->def->dead = true;
+    }
+    t->op = IR_MAP;
+    t->k = 0;
+    t->nargs = 1;
+    t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    t->args[0] = wide;
+    rw_add_use(r, wide);
+    t->body = f;
+}
+
+/* Every read of from in body b becomes a read of to. */
+static void reread_body(Rewriter *r, IrBody *b, IrVal *from, IrVal *to) {
+    int before = rw_uses(r, to);
+    rw_substitute(r, b, &from, &to, 1);
+    r->uses[from->id] -= rw_uses(r, to) - before;
+}
+
+/* xs zipped with the totals (expand j rb) element by element, appended to b. */
+static IrVal *zipped_with_totals(Rewriter *r, IrBody *b, const Totals *T, IrVal *xs, IrVal *rb) {
+    IrVal *pair[2] = {xs, expanded(r, b, T, rb, xs->log_len)};
+    const ElemType *fields[2] = {xs->elem, rb->elem};
+    IrStmt *z = body_stmt(r, b, IR_ZIP, T->red->loc, 2, pair);
+    return ir_add_result(r->p, z, xs->log_len, elem_tuple(r->p->arena, 2, fields));
+}
+
+/* f, a function that reads T's values, computes what it reads from the
+ * totals' values params.. instead, first (after the statements of pre,
+ * which compute params where they are not f's parameters). */
+static void reread_from_params(Rewriter *r, IrBody *f, const Totals *T, IrVal **params, IrBody *pre) {
+    IrVal **copies = total_copies(r, T, params);
+    for (int i = 0; i < T->n; i++) {
+        if (!body_reads_totals(f, &(Totals){.red = T->red, .vals = T->vals + i, .defs = T->defs + i, .n = 1, .ntotals = 0}))
+            continue;
+        reread_body(r, f, T->vals[i], copy_total(r, pre, T, copies, T->vals[i]));
+    }
+    /* the copies come first in f */
+    IrStmt **stmts = NEW_ARRAY(r->p->arena, IrStmt *, pre->nstmts + f->nstmts + 1);
+    if (pre->nstmts) memcpy(stmts, pre->stmts, sizeof(IrStmt *) * (size_t)pre->nstmts);
+    if (f->nstmts) memcpy(stmts + pre->nstmts, f->stmts, sizeof(IrStmt *) * (size_t)f->nstmts);
+    f->stmts = stmts;
+    f->nstmts = f->cap = pre->nstmts + f->nstmts;
+}
+
+/* The map t reads the totals as elements zipped with its own: map f xs
+ * becomes map f' (zip xs (expand j rb)), f' taking the totals' fields as
+ * parameters after its element's and computing what it read from them
+ * first. The new statements go to b, before t. */
+static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    IrVal *zipped = zipped_with_totals(r, b, T, t->args[0], rb);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, t->body, -1, T->vals[k]->elem);
+    reread_from_params(r, t->body, T, params, ir_new_body(r->p));
+    rw_set_arg(r, t, 0, zipped);
+}
+
+/* The two t, whose function reads the totals, works on its blocks zipped
+ * with them: two k f xs becomes two k f' (zip xs (expand j rb)), f' taking
+ * the block apart (unzip) and reading the totals from its first element
+ * (which every element of the block holds), then f on the block. */
+static void two_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    IrVal *zipped = zipped_with_totals(r, b, T, t->args[0], rb);
+    IrBody *f = t->body, *pre = ir_new_body(r->p);
+    IrVal *block = f->params[0];
+    IrVal *q = ir_new_val(r->p, block->log_len, zipped->elem);
+    IrStmt *u = body_stmt(r, pre, IR_UNZIP, t->loc, 1, &q);
+    IrVal *es = ir_add_result(r->p, u, block->log_len, block->elem);
+    IrVal *cs = ir_add_result(r->p, u, block->log_len, rb->elem);
+    IrVal **totals = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
+    for (int k = 0; k < T->ntotals; k++) {
+        IrStmt *ix = body_stmt(r, pre, IR_INDEX, t->loc, 1, &cs);
+        ix->at = 0;
+        ix->slot = k;
+        totals[k] = ir_add_result(r->p, ix, -1, T->vals[k]->elem);
+    }
+    reread_body(r, f, block, es);
+    f->params[0] = q;
+    reread_from_params(r, f, T, totals, pre);
+    rw_set_arg(r, t, 0, zipped);
+}
+
+/* The reduce t, whose operator reads the totals, reduces its elements
+ * zipped with them: reduce op z xs becomes reduce op' (z, 0..) (zip xs
+ * (expand j rb)), op' (a, ca) (b, cb) = (op a b, cb) with op reading cb,
+ * the totals of the right operand's block. Every operand of the tree, and
+ * the total that z meets last, is of one block, so cb is always its
+ * totals. t gets one result more per total, which nothing reads. */
+static void reduce_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
+    int ns = t->nargs - 1, nt = T->ntotals;
+    IrVal *zipped = zipped_with_totals(r, b, T, t->args[ns], rb);
+    IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, ns + nt + 1);
+    for (int k = 0; k < ns; k++) args[k] = t->args[k];
+    for (int k = 0; k < nt; k++) {   /* z's totals: any value, never read */
+        IrStmt *c = body_stmt(r, b, IR_CONST, t->loc, 0, NULL);
+        args[ns + k] = ir_add_result(r->p, c, -1, T->vals[k]->elem);
+        rw_add_use(r, args[ns + k]);
+    }
+    args[ns + nt] = zipped;
+    rw_add_use(r, zipped);
+    rw_drop_use(r, t->args[ns]);
+    t->args = args;
+    t->nargs = ns + nt + 1;
+    /* params (a.., ca.., b.., cb..): the totals' after each operand's slots */
+    IrBody *f = t->body;
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, 2 * (ns + nt)), **cb = NEW_ARRAY(r->p->arena, IrVal *, nt);
+    for (int side = 0; side < 2; side++) {
+        for (int k = 0; k < ns; k++) params[side * (ns + nt) + k] = f->params[side * ns + k];
+        for (int k = 0; k < nt; k++)
+            params[side * (ns + nt) + ns + k] = ir_new_val(r->p, -1, T->vals[k]->elem);
+    }
+    f->params = params;
+    f->nparams = 2 * (ns + nt);
+    for (int k = 0; k < nt; k++) cb[k] = params[ns + nt + ns + k];
+    reread_from_params(r, f, T, cb, ir_new_body(r->p));
+    for (int k = 0; k < nt; k++) {
+        ir_body_add_result(r->p, f, cb[k]);
+        rw_add_use(r, cb[k]);
+        ir_add_result(r->p, t, -1, T->vals[k]->elem);
+    }
+}
+
+/* T's scalar code is read by nothing now: it dies, with constants only it
+ * read (their reads are dropped here, not through rw_kill, since the totals'
+ * statement is no longer what defined them). */
+static void drop_total_code(Rewriter *r, const Totals *T) {
+    for (int i = T->n - 1; i >= T->ntotals; i--) {
+        IrStmt *d = T->defs[i];
+        d->dead = true;
+        for (int a = 0; a < d->nargs; a++) {
+            IrVal *v = d->args[a];
+            r->uses[v->id]--;
+            if (total_index(T, v) < 0 && v->def && v->def->op == IR_CONST && !rw_uses(r, v)) v->def->dead = true;
+        }
+    }
+    for (int i = 0; i < T->n; i++) r->uses[T->vals[i]->id] = 0;
+}
+
+/* The reduce red becomes reduceblocks of all of its array: one element. */
+static IrVal *reduce_as_array(Rewriter *r, IrBody *b, IrStmt *red) {
+    IrVal *xs = red->args[red->nargs - 1];
+    red->op = IR_REDUCEBLOCKS;
+    red->k = xs->log_len;
+    red->nres = 0;
+    red->res = NULL;
+    ir_body_push(r->p, b, red);
+    return ir_add_result(r->p, red, 0, xs->elem);
+}
+
+/* The index ix (slot s of element a of ys, 2^m elements) becomes the
+ * one-element array of that slot, appended to b: the slot alone (a map,
+ * for tuples), then m halves, each keeping the half that holds a (bit j of
+ * a picks the half of mask 2^j). On the whole array a half keeps its
+ * mask, so these pick element a of every block: a gather kernel that reads
+ * only those. ix dies. */
+static IrVal *index_as_array(Rewriter *r, IrBody *b, IrStmt *ix) {
+    IrVal *ys = ix->args[0], *v = ys;
+    const ElemType *slot = elem_prim(elem_slot_prim(ys->elem, ix->slot));
+    if (ys->elem->nslots > 1) {
+        IrStmt *map = rw_slot_map(r, ix->loc, ys, ix->slot, 1, NULL, slot);
+        ir_body_push(r->p, b, map);
+        v = map->res[0];
+    }
+    for (int j = ys->log_len - 1; j >= 0; j--) {
+        IrStmt *h = body_stmt(r, b, IR_HALF, ix->loc, 1, &v);
+        h->mask = UINT64_C(1) << j;
+        h->k = (int)(ix->at >> j & 1);
+        v = ir_add_result(r->p, h, j, slot);
+    }
+    ix->dead = true;
+    r->uses[ys->id]--;
+    return v;
+}
+
+/* red (statement `at` of b), a reduce of a block or an index of it,
+ * becomes a whole-array stage of the block's totals (one element, rb), and
+ * its readers read rb: a replicate of what the totals give becomes a map
+ * of expand, a map reads rb zipped with its elements. b's statements are
+ * rebuilt in order, the new ones before their readers. */
+static void totals_as_array(Rewriter *r, IrBody *b, int at) {
+    Totals T = totals_of(r, b, at);
+    IrStmt **old = b->stmts;
+    int count = b->nstmts;
+    b->stmts = NULL;
+    b->nstmts = b->cap = 0;
+    IrVal *rb = NULL;
+    for (int i = 0; i < count; i++) {
+        IrStmt *t = old[i];
+        if (i == at) {
+            rb = t->op == IR_REDUCE ? reduce_as_array(r, b, t) : index_as_array(r, b, t);
+            continue;
+        }
+        int how = i > at ? total_reader(b, t, &T) : 0;
+        if (how == 1) replicate_reads_totals(r, b, t, &T, rb);
+        else if (how == 2) map_reads_totals(r, b, t, &T, rb);
+        else if (how == 3) reduce_reads_totals(r, b, t, &T, rb);
+        else if (how == 4) two_reads_totals(r, b, t, &T, rb);
+        ir_body_push(r->p, b, t);
+    }
+    drop_total_code(r, &T);
+}
+
+/* A two's body that is not element code (element_sized: larger than a
+ * thread's registers, or with a half, join or shift of more than 2^3
+ * elements) that reduces its block (or reads an element of it at a static
+ * position) and reads the totals only
+ * through replicates and maps, all else being liftable (two-lift):
+ *   two k (\ys -> .. replicate j (reduce op z ys) ..)  = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
+ *   two k (\ys -> .. map (f (reduce op z ys)) xs ..) = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
+ *   ys ! a                                           = the one element of m halves of ys (index_as_array)
+ * for blocks of 2^m: the body becomes array code, which two-lift runs as
+ * whole-array stages (reduceblocks m of the whole array, halves and
+ * expand). Bodies that fit registers stay element code, which does it in
+ * one pass. */
+bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_TWO) return false;
+    IrBody *b = s->body;
+    if (element_sized(s)) return false;
+    rw_grow(r);
+    r->epoch++;
+    r->mark[b->params[0]->id] = r->epoch;
+    if (!lifts_with_totals(r, b)) return false;
+    rw_fired(r, "two-reduce-blocks", s);
+    for (int i = 0; i < b->nstmts; i++)
+        if (!b->stmts[i]->dead && block_totals(b->stmts[i])) totals_as_array(r, b, i);
+    return true;
+}
+
+/* ---- two reductions of a block whose totals meet: one reduction ---- */
+
+/* The statement of b that defines v, by its place in b; -1 for one from
+ * outside b (or b's parameter). */
+static int place_in(const IrBody *b, const IrVal *v) {
+    for (int i = 0; i < b->nstmts; i++)
+        if (b->stmts[i] == v->def) return i;
+    return -1;
+}
+
+/* Whether t reads a value marked with the current epoch, at any depth. */
+static bool stmt_reads_marked(Rewriter *r, const IrStmt *t) {
+    for (int a = 0; a < t->nargs; a++)
+        if (rw_marked(r, t->args[a])) return true;
+    return t->body && rw_reads_marked(r, t->body);
+}
+
+/* Marks what t reads, at any depth, with the current epoch. */
+static void mark_stmt_reads(Rewriter *r, const IrStmt *t) {
+    for (int a = 0; a < t->nargs; a++) r->mark[t->args[a]->id] = r->epoch;
+    if (t->body) rw_mark_reads(r, t->body);
+}
+
+/* The statements of b between i and j that read statement i's results, at
+ * any remove (after[k] set), when none of them is one that statement j
+ * reads, at any remove: those go after the reduction that replaces both. */
+static bool after_both(Rewriter *r, const IrBody *b, int i, int j, bool *after) {
+    rw_grow(r);
+    r->epoch++;
+    for (int k = 0; k < b->stmts[i]->nres; k++) r->mark[b->stmts[i]->res[k]->id] = r->epoch;
+    for (int k = i + 1; k < j; k++)
+        if ((after[k] = !b->stmts[k]->dead && stmt_reads_marked(r, b->stmts[k])))
+            for (int v = 0; v < b->stmts[k]->nres; v++) r->mark[b->stmts[k]->res[v]->id] = r->epoch;
+    r->epoch++;
+    mark_stmt_reads(r, b->stmts[j]);
+    for (int k = j - 1; k > i; k--) {
+        bool feeds = false;
+        for (int v = 0; v < b->stmts[k]->nres; v++) feeds |= rw_marked(r, b->stmts[k]->res[v]);
+        if (!feeds) continue;
+        if (after[k]) return false;
+        mark_stmt_reads(r, b->stmts[k]);
+    }
+    return true;
+}
+
+/* Two reductions of b (statements i < j) of arrays of one length whose
+ * totals scalar code combines: their places in *i and *j. source[k]: the
+ * reduction (its place) that statement k's scalar value comes from, -1
+ * none, -2 several. */
+static bool meeting_reductions(const IrBody *b, int *i, int *j) {
+    int *source = calloc((size_t)b->nstmts + 1, sizeof(int));
+    if (!source) diag_fatal("out of memory in the optimiser");
+    bool found = false;
+    for (int k = 0; k < b->nstmts && !found; k++) {
+        const IrStmt *t = b->stmts[k];
+        source[k] = -1;
+        if (t->dead) continue;
+        if (t->op == IR_REDUCE) {
+            source[k] = k;
+            continue;
+        }
+        if (!ir_op_is_alu(t->op) && t->op != IR_SELECT && t->op != IR_CONVERT) continue;
+        for (int a = 0; a < t->nargs && !found; a++) {
+            int place = place_in(b, t->args[a]), from = place >= 0 ? source[place] : -1;
+            if (from == -1) continue;
+            if (source[k] == -1) source[k] = from;
+            else if (from != source[k]) {
+                *i = from < source[k] ? from : source[k];
+                *j = from < source[k] ? source[k] : from;
+                const IrStmt *x = b->stmts[*i], *y = b->stmts[*j];
+                found = x->args[x->nargs - 1]->log_len == y->args[y->nargs - 1]->log_len;
+                source[k] = -2;
+            }
+        }
+    }
+    free(source);
+    return found;
+}
+
+/* r1 (reduce op1 z1 xs) reduces the zip of xs and r2's array ys instead:
+ * z1.. z2.., params (a1.. a2.. b1.. b2..) with r2's statements after r1's,
+ * r2's results after r1's; r2 dies. Returns the zip, placed by the caller. */
+static IrStmt *reduce_both(Rewriter *r, IrStmt *r1, IrStmt *r2) {
+    int n1 = r1->nargs - 1, n2 = r2->nargs - 1;
+    IrVal *pair[2] = {r1->args[n1], r2->args[n2]};
+    const ElemType *fields[2] = {pair[0]->elem, pair[1]->elem};
+    IrStmt *zip = NEW(r->p->arena, IrStmt);
+    zip->op = IR_ZIP;
+    zip->loc = r1->loc;
+    zip->alu = OP_COUNT;
+    zip->nargs = 2;
+    zip->args = NEW_ARRAY(r->p->arena, IrVal *, 2);
+    memcpy(zip->args, pair, sizeof pair);
+    IrVal *zipped = ir_add_result(r->p, zip, pair[0]->log_len, elem_tuple(r->p->arena, 2, fields));
+    rw_add_use(r, zipped);
+    IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, n1 + n2 + 1);
+    memcpy(args, r1->args, sizeof(IrVal *) * (size_t)n1);
+    memcpy(args + n1, r2->args, sizeof(IrVal *) * (size_t)n2);
+    args[n1 + n2] = zipped;
+    r1->args = args;
+    r1->nargs = n1 + n2 + 1;
+    IrBody *f = r1->body, *g = r2->body;
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, 2 * (n1 + n2));
+    for (int side = 0; side < 2; side++) {
+        memcpy(params + side * (n1 + n2), f->params + side * n1, sizeof(IrVal *) * (size_t)n1);
+        memcpy(params + side * (n1 + n2) + n1, g->params + side * n2, sizeof(IrVal *) * (size_t)n2);
+    }
+    f->params = params;
+    f->nparams = 2 * (n1 + n2);
+    for (int k = 0; k < g->nstmts; k++) ir_body_push(r->p, f, g->stmts[k]);
+    for (int k = 0; k < g->nresults; k++) ir_body_add_result(r->p, f, g->results[k]);
+    IrVal **res = NEW_ARRAY(r->p->arena, IrVal *, r1->nres + r2->nres);
+    memcpy(res, r1->res, sizeof(IrVal *) * (size_t)r1->nres);
+    memcpy(res + r1->nres, r2->res, sizeof(IrVal *) * (size_t)r2->nres);
+    for (int k = 0; k < r2->nres; k++) r2->res[k]->def = r1;
+    r1->res = res;
+    r1->nres += r2->nres;
+    r1->commutative = false;
+    r2->dead = true;
+    r2->body = NULL;
+    r2->nres = 0;
+    return zip;
+}
+
+/* Two reductions of a two's block (not element code: element_sized) whose
+ * totals scalar code combines, of arrays of one length:
+ *   reduce op1 z1 xs, reduce op2 z2 ys = reduce op (z1, z2) (zip xs ys)
+ * with op (a1, a2) (b1, b2) = (op1 a1 b1, op2 a2 b2): the same tree of each,
+ * so the same bits. It takes the later one's place; what reads the earlier
+ * one's totals in between moves after it (when the later one reads none of
+ * that). The scalar code then reads the totals of one reduction, which
+ * two-reduce-blocks runs as a whole-array stage. */
+bool rule_two_reduce_zip(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_TWO || element_sized(s)) return false;
+    IrBody *b = s->body;
+    int i = 0, j = 0;
+    if (!meeting_reductions(b, &i, &j)) return false;
+    bool *after = calloc((size_t)b->nstmts, sizeof(bool));
+    if (!after) diag_fatal("out of memory in the optimiser");
+    if (!after_both(r, b, i, j, after)) {
+        free(after);
+        return false;
+    }
+    IrStmt *r1 = b->stmts[i], *r2 = b->stmts[j];
+    rw_fired(r, "two-reduce-zip", r1);
+    IrStmt *zip = reduce_both(r, r1, r2);
+    /* b's statements again: up to j those that do not read r1, the zip and
+       r1 at j, then those that do */
+    IrStmt **stmts = NEW_ARRAY(r->p->arena, IrStmt *, b->nstmts + 1);
+    int n = 0;
+    for (int k = 0; k < b->nstmts; k++) {
+        if (k == j) {
+            stmts[n++] = zip;
+            stmts[n++] = r1;
+            for (int m = i + 1; m < j; m++)
+                if (after[m]) stmts[n++] = b->stmts[m];
+        } else if (k != i && !(k < j && after[k])) {
+            stmts[n++] = b->stmts[k];
+        }
+    }
+    free(after);
+    b->stmts = stmts;
+    b->nstmts = b->cap = n;
+    return true;
+}

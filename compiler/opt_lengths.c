@@ -1,0 +1,266 @@
+/* opt_lengths.c: the rules on arrays that change length (half, join and
+ * shift), part of the rewrite pass (opt_rules.h): they cancel, combine,
+ * trade places with maps and permutations, and in element code on small
+ * blocks become builds of the elements they read (lengths-build). */
+#include "opt_rules.h"
+
+/* ---- arrays that change length (half, join, shift) ---- */
+
+static uint64_t insert_zero_bit(uint64_t x, int bit) {
+    uint64_t below = (UINT64_C(1) << bit) - 1;
+    return ((x & ~below) << 1) | (x & below);
+}
+
+static uint64_t delete_bit(uint64_t x, int bit) {
+    uint64_t below = (UINT64_C(1) << bit) - 1;
+    return ((x >> (bit + 1)) << bit) | (x & below);
+}
+
+/* One value, or two constants of the same bits. */
+static bool same_scalar(const IrVal *a, const IrVal *b) {
+    if (a == b) return true;
+    const IrStmt *da = a->def, *db = b->def;
+    return da && db && da->op == IR_CONST && db->op == IR_CONST && a->elem->prim == b->elem->prim &&
+           scalar_equal(a->elem->prim, da->cval, db->cval);
+}
+
+/* shift 0 x = id */
+bool rule_shift_zero(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_SHIFT || s->dist != 0) return false;
+    rw_fired(r, "shift-zero", s);
+    rw_replace(r, s, s->res[0], s->args[s->nargs - 1]);
+    return true;
+}
+
+/* shift d x xs = replicate n x when |d| >= 2^k, its blocks' length: no
+ * element is inside */
+bool rule_shift_out(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_SHIFT) return false;
+    int n = s->res[0]->log_len;
+    if (s->dist < (INT64_C(1) << s->k) && s->dist > -(INT64_C(1) << s->k)) return false;
+    rw_fired(r, "shift-out", s);
+    IrVal *xs = s->args[s->nargs - 1];
+    s->op = IR_REPLICATE;
+    s->k = n;
+    s->nargs--;
+    rw_drop_use(r, xs);
+    rw_drain(r);
+    return true;
+}
+
+/* shift d x (shift e x xs) = shift (d + e) x xs when d and e have one sign,
+ * the blocks are the same and the fills are the same values: an element
+ * that the inner shift filled moves further out with the outer one, so it
+ * is x either way */
+bool rule_shift_shift(Rewriter *r, IrStmt *s) {
+    IrStmt *d = s->op == IR_SHIFT ? rw_sole_def(r, s->args[s->nargs - 1], IR_SHIFT) : NULL;
+    int64_t sum;
+    if (!d || d->k != s->k || (s->dist > 0) != (d->dist > 0) || __builtin_add_overflow(s->dist, d->dist, &sum))
+        return false;
+    for (int k = 0; k < s->nargs - 1; k++)
+        if (!same_scalar(s->args[k], d->args[k])) return false;
+    rw_fired(r, "shift-shift", s);
+    s->dist = sum;
+    rw_set_arg(r, s, s->nargs - 1, d->args[d->nargs - 1]);
+    return true;
+}
+
+/* half m b (join m ys zs) = ys or zs */
+bool rule_half_join(Rewriter *r, IrStmt *s) {
+    IrStmt *d = s->op == IR_HALF ? s->args[0]->def : NULL;
+    if (!d || d->dead || d->op != IR_JOIN || d->mask != s->mask) return false;
+    rw_fired(r, "half-join", s);
+    rw_replace(r, s, s->res[0], d->args[s->k]);
+    return true;
+}
+
+/* join m (half m 0 xs) (half m 1 xs) = xs */
+bool rule_join_half(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_JOIN) return false;
+    IrStmt *lo = s->args[0]->def, *hi = s->args[1]->def;
+    if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF || lo->mask != s->mask ||
+        hi->mask != s->mask || lo->k != 0 || hi->k != 1 || lo->args[0] != hi->args[0])
+        return false;
+    rw_fired(r, "join-half", s);
+    rw_replace(r, s, s->res[0], lo->args[0]);
+    return true;
+}
+
+/* half m b ∘ map f = map f ∘ half m b when f does not read its position:
+ * f runs on half the elements */
+bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_HALF ? rw_sole_def(r, s->args[0], IR_MAP) : NULL;
+    if (!d) return false;
+    for (int i = 0; i < d->body->nstmts; i++)
+        if (d->body->stmts[i]->op == IR_POS) return false;
+    rw_fired(r, "half-map", s);
+    IrStmt *h = rw_detached(r, IR_HALF, s->loc, d->args[0]);
+    h->mask = s->mask;
+    h->k = s->k;
+    IrVal *halved = ir_add_result(r->p, h, s->res[0]->log_len, d->args[0]->elem);
+    s->op = IR_MAP;
+    s->body = d->body;
+    d->body = NULL;
+    rw_set_arg(r, s, 0, halved);
+    rw_emit(r, out, h);
+    return true;
+}
+
+/* half m b ∘ bmmc (A,c) = bmmc (A',c') ∘ half m' b', for every invertible
+ * A: the element y = A·x ⊕ c is kept when parity(y & m) = b, that is when
+ * parity(x & m') = b' with m' the sum of the rows of A that m selects and
+ * b' = b ⊕ parity(m & c); x is then x' (its sub-index) with bit lsb(m')
+ * inserted, affine in x', and y's sub-index is y with bit lsb(m) deleted,
+ * linear in y: so the kept elements move by an affine bijection (A', c')
+ * of the sub-indices, computed here column by column. The permutation
+ * moves towards the output, on half the elements. */
+bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
+    IrStmt *d = s->op == IR_HALF ? rw_sole_def(r, s->args[0], IR_BMMC) : NULL;
+    if (!d) return false;
+    rw_fired(r, "half-bmmc", s);
+    const F2Mat *a = d->mat;
+    int n = a->n, low = __builtin_ctzll(s->mask);
+    uint64_t m2 = 0;
+    for (int i = 0; i < n; i++)
+        if (s->mask >> i & 1) m2 ^= a->row[i];
+    int b2 = s->k ^ f2_parity(s->mask & d->compl), low2 = __builtin_ctzll(m2);
+    IrStmt *h = rw_detached(r, IR_HALF, s->loc, d->args[0]);
+    h->mask = m2;
+    h->k = b2;
+    IrVal *halved = ir_add_result(r->p, h, n - 1, s->res[0]->elem);
+    if (n == 1) {   /* one element kept: no permutation of it */
+        rw_emit(r, out, h);
+        rw_replace(r, s, s->res[0], halved);
+        return true;
+    }
+    F2Mat moved = f2_zero(n - 1);
+    for (int j = 0; j < n - 1; j++) {
+        uint64_t x = insert_zero_bit(UINT64_C(1) << j, low2);
+        x |= (uint64_t)f2_parity(x & m2) << low2;
+        uint64_t y = delete_bit(f2_apply(a, x), low);
+        for (int i = 0; i < n - 1; i++) moved.row[i] |= (y >> i & 1) << j;
+    }
+    s->op = IR_BMMC;
+    s->mask = 0;
+    s->k = 0;
+    s->compl = delete_bit(f2_apply(a, (uint64_t)b2 << low2) ^ d->compl, low);
+    s->own_mat = false;
+    rw_set_matrix(r, s, NULL, &moved);
+    rw_set_arg(r, s, 0, halved);
+    rw_emit(r, out, h);
+    return true;
+}
+
+/* join m (bmmc (P,c0) ys) (bmmc (P,c1) zs) = bmmc (Q,q) (join m ys zs): the
+ * element of the inner join at i' (half h = parity(i' & m), sub-index j' =
+ * i' without bit lsb(m)) is at j = P·j' ⊕ c_h of half h in the outer one,
+ * that is at i = j with bit lsb(m) inserted so that parity(i & m) = h:
+ * affine in i', so (Q, q) is read off the images of 0 and of each e_t. */
+static uint64_t join_bmmc_image(const IrStmt *s, const F2Mat *p, const uint64_t *c, uint64_t i) {
+    int low = __builtin_ctzll(s->mask), h = f2_parity(i & s->mask);
+    uint64_t j = insert_zero_bit(f2_apply(p, delete_bit(i, low)) ^ c[h], low);
+    return j | (uint64_t)(f2_parity(j & s->mask) ^ h) << low;
+}
+
+bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
+    if (s->op != IR_JOIN || s->args[0] == s->args[1]) return false;
+    IrStmt *d0 = rw_sole_def(r, s->args[0], IR_BMMC), *d1 = rw_sole_def(r, s->args[1], IR_BMMC);
+    if (!d0 || !d1 || !f2_equal(d0->mat, d1->mat)) return false;
+    rw_fired(r, "join-bmmc", s);
+    int n = s->res[0]->log_len;
+    uint64_t c[2] = {d0->compl, d1->compl}, q = join_bmmc_image(s, d0->mat, c, 0);
+    F2Mat moved = f2_zero(n);
+    for (int t = 0; t < n; t++) {
+        uint64_t col = join_bmmc_image(s, d0->mat, c, UINT64_C(1) << t) ^ q;
+        for (int i = 0; i < n; i++) moved.row[i] |= (col >> i & 1) << t;
+    }
+    IrStmt *j = rw_detached(r, IR_JOIN, s->loc, d0->args[0]);
+    j->mask = s->mask;
+    j->nargs = 2;
+    j->args = NEW_ARRAY(r->p->arena, IrVal *, 2);
+    j->args[0] = d0->args[0];
+    j->args[1] = d1->args[0];
+    rw_add_use(r, d1->args[0]);
+    IrVal *joined = ir_add_result(r->p, j, n, s->res[0]->elem);
+    s->op = IR_BMMC;
+    s->mask = 0;
+    s->compl = q;
+    s->own_mat = false;
+    rw_set_matrix(r, s, NULL, &moved);
+    IrVal *second = s->args[1];
+    s->nargs = 1;
+    rw_drop_use(r, second);
+    rw_set_arg(r, s, 0, joined);
+    rw_emit(r, out, j);
+    return true;
+}
+
+/* The argument and element that element i of a half, join or shift reads
+ * (ir.h); -1 for a shift's fill. */
+int rw_length_source(const IrStmt *s, int64_t i, int64_t *at) {
+    int low = s->op == IR_SHIFT ? 0 : __builtin_ctzll(s->mask);
+    int64_t below = (INT64_C(1) << low) - 1;
+    if (s->op == IR_HALF) {
+        int64_t j = ((i & ~below) << 1) | (i & below);
+        *at = j | (int64_t)(__builtin_parityll((uint64_t)j & s->mask) ^ s->k) << low;
+        return 0;
+    }
+    if (s->op == IR_JOIN) {
+        *at = ((i >> (low + 1)) << low) | (i & below);
+        return __builtin_parityll((uint64_t)i & s->mask);
+    }
+    int64_t block = INT64_C(1) << s->k, pos = i & (block - 1);
+    bool inside = s->dist >= 0 ? s->dist <= pos : s->dist >= pos - block + 1;
+    *at = inside ? i - s->dist : 0;
+    return inside ? s->nargs - 1 : -1;
+}
+
+/* Whether a function's body works on blocks of at most 2^3 elements (or
+ * on scalars): element code on them fits one thread's registers. */
+static bool small_body(const IrBody *b) {
+    for (int i = 0; i < b->nparams; i++)
+        if (b->params[i]->log_len > 3) return false;
+    return true;
+}
+
+/* In a function's body on small blocks, a half, join or shift on arrays of
+ * at most 2^3 elements = the build of the elements it reads (index), which
+ * element code keeps in registers (2^3 elements of any type fit one
+ * thread's); at the entry's level, and in bodies on larger blocks, they
+ * stay whole-array statements (which two-lift lifts). */
+bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
+    if ((s->op != IR_HALF && s->op != IR_JOIN && s->op != IR_SHIFT) || out == r->top || !small_body(out) ||
+        s->args[s->nargs - 1]->log_len > 3 || s->res[0]->log_len > 3)
+        return false;
+    rw_fired(r, "lengths-build", s);
+    const IrVal *res = s->res[0];
+    int ns = res->elem->nslots, len = 1 << res->log_len;
+    IrStmt *build = NEW(r->p->arena, IrStmt);
+    build->op = IR_BUILD;
+    build->loc = s->loc;
+    build->alu = OP_COUNT;
+    build->nargs = len * ns;
+    build->args = NEW_ARRAY(r->p->arena, IrVal *, build->nargs);
+    for (int i = 0; i < len; i++)
+        for (int k = 0; k < ns; k++) {
+            int64_t at;
+            int from = rw_length_source(s, i, &at);
+            IrVal *v = from < 0 ? s->args[k] : NULL;
+            if (from >= 0) {
+                IrStmt *ix = rw_detached(r, IR_INDEX, s->loc, s->args[from]);
+                ix->at = at;
+                ix->slot = k;
+                v = ir_add_result(r->p, ix, -1, elem_prim(elem_slot_prim(res->elem, k)));
+                rw_add_use(r, v);  /* the build's read, counted before rules see ix */
+                rw_emit(r, out, ix);
+            } else {
+                rw_add_use(r, v);
+            }
+            build->args[i * ns + k] = v;
+        }
+    IrVal *built = ir_add_result(r->p, build, res->log_len, res->elem);
+    rw_emit(r, out, build);
+    rw_replace(r, s, s->res[0], built);
+    return true;
+}
+
