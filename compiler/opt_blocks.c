@@ -471,6 +471,306 @@ bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
     return true;
 }
 
+/* ---- scalar code on totals of several sources, sunk into its readers ---- */
+
+/* Whether t is scalar code: what element code computes from scalars. */
+static bool is_scalar_code(const IrStmt *t) {
+    return ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
+}
+
+/* Adds to roots[0..*n) (at most 2) the reduces and indexes of b that v is
+ * computed from through scalar code. */
+static void scalar_roots(const IrBody *b, const IrVal *v, const IrStmt **roots, int *n, int depth) {
+    if (!ir_is_scalar(v) || !defined_in(b, v) || !v->def || depth > 32) return;
+    const IrStmt *d = v->def;
+    if (block_totals(d)) {
+        if (*n == 0 || (roots[0] != d && *n < 2)) roots[(*n)++] = d;
+        return;
+    }
+    if (!is_scalar_code(d)) return;
+    for (int a = 0; a < d->nargs && *n < 2; a++) scalar_roots(b, d->args[a], roots, n, depth + 1);
+}
+
+/* Whether body f reads v, at any depth. */
+static bool body_reads(const IrBody *f, const IrVal *v) {
+    for (int i = 0; i < f->nstmts; i++) {
+        const IrStmt *t = f->stmts[i];
+        for (int a = 0; a < t->nargs; a++)
+            if (t->args[a] == v) return true;
+        if (t->body && body_reads(t->body, v)) return true;
+    }
+    for (int i = 0; i < f->nresults; i++)
+        if (f->results[i] == v) return true;
+    return false;
+}
+
+static bool reads_directly(const IrStmt *t, const IrVal *v) {
+    for (int a = 0; a < t->nargs; a++)
+        if (t->args[a] == v) return true;
+    return false;
+}
+
+/* Whether every reader of v in b after `at` reads it in a function (a
+ * map's, a reduce's, a two's) or is a replicate of it, so that the code of
+ * v can move into each; at least one does. */
+static bool sinkable(const IrBody *b, int at, const IrVal *v) {
+    bool some = false;
+    for (int i = at + 1; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        if (t->dead) continue;
+        bool direct = reads_directly(t, v);
+        if (direct && t->op != IR_REPLICATE) return false;
+        some |= direct || (t->body && body_reads(t->body, v));
+    }
+    for (int i = 0; i < b->nresults; i++)
+        if (b->results[i] == v) return false;
+    return some;
+}
+
+/* s inserted into b at place i. */
+static void insert_stmt(Rewriter *r, IrBody *b, int i, IrStmt *s) {
+    IrStmt **stmts = NEW_ARRAY(r->p->arena, IrStmt *, b->nstmts + 1);
+    if (i) memcpy(stmts, b->stmts, sizeof(IrStmt *) * (size_t)i);
+    stmts[i] = s;
+    if (b->nstmts > i) memcpy(stmts + i + 1, b->stmts + i, sizeof(IrStmt *) * (size_t)(b->nstmts - i));
+    b->stmts = stmts;
+    b->nstmts = b->cap = b->nstmts + 1;
+}
+
+/* A new scalar statement of op on args (their reads counted), of a result of
+ * prim p, inserted into b at place *at (which moves past it). */
+static IrVal *scalar_at(Rewriter *r, IrBody *b, int *at, IrOp op, Loc loc, int nargs, IrVal **args, Prim p) {
+    IrStmt *c = rw_detached_n(r, op, loc, nargs, args);
+    insert_stmt(r, b, (*at)++, c);
+    return ir_add_result(r->p, c, -1, elem_prim(p));
+}
+
+static IrVal *bool_at(Rewriter *r, IrBody *b, int *at, Loc loc, bool v) {
+    IrVal *c = scalar_at(r, b, at, IR_CONST, loc, 0, NULL, PRIM_BOOL);
+    c->def->cval = scalar_from_int(PRIM_BOOL, v);
+    return c;
+}
+
+/* replicate k a0.. (statement i of b) = map (\_.. -> a0..) (replicate k
+ * 0..): its slots then come from a function, which code can move into. */
+static void replicate_as_map(Rewriter *r, IrBody *b, int i) {
+    IrStmt *t = b->stmts[i];
+    const IrVal *res = t->res[0];
+    int ns = t->nargs;
+    IrVal **zero = NEW_ARRAY(r->p->arena, IrVal *, ns);
+    for (int k = 0; k < ns; k++) {
+        Prim p = elem_slot_prim(res->elem, k);
+        zero[k] = scalar_at(r, b, &i, IR_CONST, t->loc, 0, NULL, p);
+        zero[k]->def->cval = scalar_from_int(p, 0);
+    }
+    IrStmt *rep = rw_detached_n(r, IR_REPLICATE, t->loc, ns, zero);
+    rep->k = t->k;
+    IrVal *zeros = ir_add_result(r->p, rep, res->log_len, res->elem);
+    insert_stmt(r, b, i, rep);
+    IrBody *f = ir_new_body(r->p);
+    for (int k = 0; k < ns; k++) {
+        ir_body_add_param(r->p, f, -1, elem_prim(elem_slot_prim(res->elem, k)));
+        ir_body_add_result(r->p, f, t->args[k]);   /* the read moves from t's args to f's results */
+    }
+    t->op = IR_MAP;
+    t->k = 0;
+    t->nargs = 1;
+    t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    t->args[0] = zeros;
+    rw_add_use(r, zeros);
+    t->body = f;
+}
+
+/* A copy of scalar statement d at the start of body f, whose reads of d's
+ * value become reads of the copy's. */
+static void copy_into(Rewriter *r, IrBody *f, const IrStmt *d) {
+    IrStmt *c = rw_detached_n(r, d->op, d->loc, d->nargs, d->args);
+    c->alu = d->alu;
+    c->to = d->to;
+    IrVal *v = d->res[0], *copy = ir_add_result(r->p, c, -1, v->elem);
+    insert_stmt(r, f, 0, c);
+    int before = rw_uses(r, copy);
+    rw_substitute(r, f, &v, &copy, 1);
+    r->uses[v->id] -= rw_uses(r, copy) - before;
+}
+
+/* In a two's body on large blocks, scalar code that combines the totals of
+ * several reductions or elements of the block (`let m = max (ys ! 0)
+ * (reduce max 0 ys) in map (\y -> y + m) ys`), which no one source's
+ * totals compute, moves into the functions that read it (a replicate of it
+ * becoming a map): there two-reduce-blocks zips each source's totals with
+ * the elements, as for `map (\y -> y + max (ys ! 0) (reduce max 0 ys)) ys`.
+ * Scalar code stays where it is in functions (hoist-invariant moves only
+ * array work), so the move is not undone. */
+bool rule_two_sink_scalars(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_TWO || element_sized(s)) return false;
+    IrBody *b = s->body;
+    for (int i = b->nstmts - 1; i >= 0; i--) {
+        IrStmt *t = b->stmts[i];
+        if (t->dead || !is_scalar_code(t) || t->nres != 1) continue;
+        const IrStmt *roots[2];
+        int n = 0;
+        scalar_roots(b, t->res[0], roots, &n, 0);
+        if (n < 2 || !sinkable(b, i, t->res[0])) continue;
+        rw_fired(r, "two-sink-scalars", s);
+        IrVal *v = t->res[0];
+        for (int j = i + 1; j < b->nstmts; j++) {
+            IrStmt *u = b->stmts[j];
+            if (u->dead) continue;
+            if (u->op == IR_REPLICATE && reads_directly(u, v)) {
+                int ns = u->nargs;
+                replicate_as_map(r, b, j);
+                j += ns + 1;    /* its constants and their replicate, before it */
+            }
+            if (u->body && body_reads(u->body, v)) copy_into(r, u->body, t);
+        }
+        rw_kill(r, t);
+        rw_drain(r);
+        return true;
+    }
+    return false;
+}
+
+/* ---- a reduction's start value that the block computes ---- */
+
+/* Whether the operator f is scalar code alone (it can be copied). */
+static bool scalar_operator(const IrBody *f) {
+    for (int i = 0; i < f->nstmts; i++)
+        if (!f->stmts[i]->dead && !is_scalar_code(f->stmts[i]) && f->stmts[i]->op != IR_CONST) return false;
+    return true;
+}
+
+/* The operator f of t (statement i of b) applied to z.. and t's results,
+ * copied into b after t (at *at); returns its results. */
+static IrVal **operator_after(Rewriter *r, IrBody *b, int *at, const IrStmt *t, IrVal **z) {
+    const IrBody *f = t->body;
+    int ns = f->nresults, n = 2 * ns + f->nstmts;
+    IrVal **from = NEW_ARRAY(r->p->arena, IrVal *, n), **to = NEW_ARRAY(r->p->arena, IrVal *, n);
+    int m = 0;
+    for (int k = 0; k < ns; k++) {
+        from[m] = f->params[k], to[m++] = z[k];
+        from[m] = f->params[ns + k], to[m++] = t->res[k];
+    }
+    for (int i = 0; i < f->nstmts; i++) {
+        const IrStmt *d = f->stmts[i];
+        if (d->dead) continue;
+        IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, d->nargs > 0 ? d->nargs : 1);
+        for (int a = 0; a < d->nargs; a++) {
+            args[a] = d->args[a];
+            for (int j = 0; j < m; j++)
+                if (from[j] == d->args[a]) args[a] = to[j];
+        }
+        IrVal *v = scalar_at(r, b, at, d->op, d->loc, d->nargs, args, d->res[0]->elem->prim);
+        IrStmt *c = v->def;
+        c->alu = d->alu;
+        c->to = d->to;
+        c->cval = d->cval;
+        from[m] = d->res[0], to[m++] = v;
+    }
+    IrVal **out = NEW_ARRAY(r->p->arena, IrVal *, ns);
+    for (int k = 0; k < ns; k++) {
+        out[k] = f->results[k];
+        for (int j = 0; j < m; j++)
+            if (from[j] == f->results[k]) out[k] = to[j];
+    }
+    return out;
+}
+
+/* f, t's operator, on records (x, flag): a record of flag false is no
+ * operand (the other one is the result), so that start (c, false) leaves
+ * the tree's total alone. Its params become (a.., fa, b.., fb). */
+static void flagged_operator(Rewriter *r, IrStmt *t) {
+    IrBody *f = t->body;
+    int ns = f->nresults;
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, 2 * ns + 2);
+    IrVal *fa = ir_new_val(r->p, -1, elem_prim(PRIM_BOOL)), *fb = ir_new_val(r->p, -1, elem_prim(PRIM_BOOL));
+    for (int k = 0; k < ns; k++) params[k] = f->params[k], params[ns + 1 + k] = f->params[ns + k];
+    params[ns] = fa;
+    params[2 * ns + 1] = fb;
+    f->params = params;
+    f->nparams = 2 * ns + 2;
+    IrVal **results = NEW_ARRAY(r->p->arena, IrVal *, ns + 1);
+    int end = f->nstmts;
+    for (int k = 0; k < ns; k++) {
+        IrVal *both[3] = {fb, f->results[k], f->params[k]};
+        IrVal *left = scalar_at(r, f, &end, IR_SELECT, t->loc, 3, both, f->results[k]->elem->prim);
+        IrVal *pick[3] = {fa, left, f->params[ns + 1 + k]};
+        results[k] = scalar_at(r, f, &end, IR_SELECT, t->loc, 3, pick, f->results[k]->elem->prim);
+        rw_drop_use(r, f->results[k]);
+        rw_add_use(r, results[k]);
+    }
+    IrVal *yes = bool_at(r, f, &end, t->loc, true), *either[3] = {fa, yes, fb};
+    results[ns] = scalar_at(r, f, &end, IR_SELECT, t->loc, 3, either, PRIM_BOOL);
+    rw_add_use(r, results[ns]);
+    f->results = results;
+    f->nresults = ns + 1;
+}
+
+/* In a two's body on large blocks, reduce op z xs with z computed from the
+ * block (`reduce max (ys ! 0) ys`): the tree's total T alone, by op on
+ * records (x, flag) from the start (0, false), then op z T as scalar code
+ * after it, the order the language gives (`z op total` last), so the same
+ * bits. The reduction then has a plain start (two-reduce-blocks), and op z
+ * T is scalar code on two sources' totals (two-reduce-zip, two-sink-
+ * scalars). */
+bool rule_two_reduce_start(Rewriter *r, IrStmt *s) {
+    if (s->op != IR_TWO || element_sized(s)) return false;
+    IrBody *b = s->body;
+    for (int i = 0; i < b->nstmts; i++) {
+        IrStmt *t = b->stmts[i];
+        int ns = t->nargs - 1;
+        if (t->dead || t->op != IR_REDUCE || !scalar_operator(t->body)) continue;
+        bool computed = false;
+        for (int k = 0; k < ns; k++) computed |= !plain_scalar(b, t->args[k]);
+        if (!computed) continue;
+        rw_fired(r, "two-reduce-start", s);
+        IrVal *xs = t->args[ns], **z = NEW_ARRAY(r->p->arena, IrVal *, ns);
+        for (int k = 0; k < ns; k++) z[k] = t->args[k];
+        int at = i;     /* the records (x, true), and the start (0.., false), before t */
+        IrVal *yes = bool_at(r, b, &at, t->loc, true);
+        IrStmt *rep = rw_detached(r, IR_REPLICATE, t->loc, yes);
+        rep->k = xs->log_len;
+        IrVal *flags = ir_add_result(r->p, rep, xs->log_len, elem_prim(PRIM_BOOL));
+        insert_stmt(r, b, at++, rep);
+        IrVal *pair[2] = {xs, flags};
+        IrStmt *zip = rw_detached_n(r, IR_ZIP, t->loc, 2, pair);
+        const ElemType *fields[2] = {xs->elem, elem_prim(PRIM_BOOL)};
+        IrVal *records = ir_add_result(r->p, zip, xs->log_len, elem_tuple(r->p->arena, 2, fields));
+        insert_stmt(r, b, at++, zip);
+        IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, ns + 2);
+        for (int k = 0; k < ns; k++) {
+            args[k] = scalar_at(r, b, &at, IR_CONST, t->loc, 0, NULL, t->res[k]->elem->prim);
+            args[k]->def->cval = scalar_from_int(t->res[k]->elem->prim, 0);
+            rw_add_use(r, args[k]);
+        }
+        args[ns] = bool_at(r, b, &at, t->loc, false);
+        rw_add_use(r, args[ns]);
+        args[ns + 1] = records;
+        rw_add_use(r, records);
+        IrVal **old = t->args;
+        t->args = args;
+        t->nargs = ns + 2;
+        t->commutative = false;
+        /* readers of t's results read op z T, after t (b->stmts is a new
+           array at each insertion; rest is the old one's readers) */
+        IrBody rest = {.stmts = b->stmts + at + 1, .nstmts = b->nstmts - at - 1, .results = b->results,
+                       .nresults = b->nresults};
+        int after = at + 1;
+        IrVal **combined = operator_after(r, b, &after, t, z);
+        for (int a = 0; a <= ns; a++) rw_drop_use(r, old[a]);  /* z.., read by the copy now, and xs, by the zip */
+        for (int k = 0; k < ns; k++) {
+            int before = rw_uses(r, combined[k]);
+            rw_substitute(r, &rest, &t->res[k], &combined[k], 1);
+            r->uses[t->res[k]->id] -= rw_uses(r, combined[k]) - before;
+        }
+        flagged_operator(r, t);
+        ir_add_result(r->p, t, -1, elem_prim(PRIM_BOOL));
+        rw_drain(r);
+        return true;
+    }
+    return false;
+}
+
 /* ---- two reductions of a block whose totals meet: one reduction ---- */
 
 /* The statement of b that defines v, by its place in b; -1 for one from

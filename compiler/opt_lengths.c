@@ -195,6 +195,109 @@ bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
     return true;
 }
 
+/* ---- a shift whose fill a block computes ---- */
+
+/* Whether a function's body works on blocks of at most 2^3 elements (or
+ * on scalars): element code on them fits one thread's registers. */
+static bool small_body(const IrBody *b) {
+    for (int i = 0; i < b->nparams; i++)
+        if (b->params[i]->log_len > 3) return false;
+    return true;
+}
+
+/* The statement defining v, when it is one of body b's. */
+static const IrStmt *body_def(const IrBody *b, const IrVal *v) {
+    for (int i = 0; v->def && i < b->nstmts; i++)
+        if (b->stmts[i] == v->def) return v->def;
+    return NULL;
+}
+
+/* Whether scalar v is computed in body b from its arrays or its position
+ * (an element, a reduction of the block): not the same for every block.
+ * Past a depth of 32 it answers yes, which costs only a map. */
+static bool block_scalar(const IrBody *b, const IrVal *v, int depth) {
+    const IrStmt *d = body_def(b, v);
+    if (!d || d->op == IR_CONST) return false;
+    if (depth > 32 || d->op == IR_POS || d->body) return true;
+    for (int a = 0; a < d->nargs; a++)
+        if (!ir_is_scalar(d->args[a]) || block_scalar(b, d->args[a], depth + 1)) return true;
+    return false;
+}
+
+/* A new statement of op on args (their reads counted), appended to b, or
+ * detached when b is NULL (rw_emit places it). */
+static IrStmt *new_stmt(Rewriter *r, IrBody *b, IrOp op, Loc loc, int nargs, IrVal **args) {
+    IrStmt *t = rw_detached_n(r, op, loc, nargs, args);
+    if (b) ir_body_push(r->p, b, t);
+    return t;
+}
+
+static IrVal *constant(Rewriter *r, IrBody *b, Loc loc, Prim p, int64_t v) {
+    IrStmt *c = new_stmt(r, b, IR_CONST, loc, 0, NULL);
+    c->cval = scalar_from_int(p, v);
+    return ir_add_result(r->p, c, -1, elem_prim(p));
+}
+
+/* The map that puts the fill back: element i of xs where i's place in its
+ * block of 2^k is one a shift by d fills, fill's slots there. */
+static IrBody *refill_body(Rewriter *r, const IrStmt *s, const ElemType *elem) {
+    int ns = elem->nslots;
+    IrBody *f = ir_new_body(r->p);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, ns);
+    for (int k = 0; k < ns; k++) params[k] = ir_body_add_param(r->p, f, -1, elem_prim(elem_slot_prim(elem, k)));
+    IrStmt *pos = new_stmt(r, f, IR_POS, s->loc, 0, NULL);
+    pos->mat = NEW(r->p->arena, F2Mat);
+    pos->mat->n = s->k;
+    for (int bit = 0; bit < s->k; bit++) pos->mat->row[bit] = UINT64_C(1) << bit;
+    IrVal *at[2] = {ir_add_result(r->p, pos, -1, elem_prim(PRIM_I64)),
+                    constant(r, f, s->loc, PRIM_I64, s->dist > 0 ? s->dist : (INT64_C(1) << s->k) + s->dist)};
+    IrStmt *test = new_stmt(r, f, IR_BINARY, s->loc, 2, at);
+    test->alu = s->dist > 0 ? OP_LT : OP_GE;
+    IrVal *filled = ir_add_result(r->p, test, -1, elem_prim(PRIM_BOOL));
+    for (int k = 0; k < ns; k++) {
+        IrVal *pick[3] = {filled, s->args[k], params[k]};
+        IrStmt *sel = new_stmt(r, f, IR_SELECT, s->loc, 3, pick);
+        IrVal *v = ir_add_result(r->p, sel, -1, elem_prim(elem_slot_prim(elem, k)));
+        ir_body_add_result(r->p, f, v);
+        rw_add_use(r, v);
+    }
+    return f;
+}
+
+/* In a function's body on large blocks, shift d x xs with x computed from
+ * the block (an element, a reduction) = the shift with a constant fill,
+ * then a map that writes x where the shift filled. The map reads x like
+ * any map reading a block's scalar (two-reduce-blocks), so two-lift can
+ * run the shift on the whole array, where one fill cannot serve every
+ * block. */
+bool rule_shift_fill_map(Rewriter *r, IrStmt *s, IrBody *out) {
+    if (s->op != IR_SHIFT || out == r->top || small_body(out)) return false;
+    int ns = s->nargs - 1;
+    bool computed = false;
+    for (int k = 0; k < ns && !computed; k++) computed = block_scalar(out, s->args[k], 0);
+    if (!computed) return false;
+    rw_fired(r, "shift-fill-map", s);
+    const IrVal *res = s->res[0];
+    IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, ns + 1);
+    for (int k = 0; k < ns; k++) {
+        IrVal *zero = constant(r, NULL, s->loc, elem_slot_prim(res->elem, k), 0);
+        rw_emit(r, out, zero->def);
+        args[k] = zero;
+    }
+    args[ns] = s->args[ns];
+    IrStmt *shifted = new_stmt(r, NULL, IR_SHIFT, s->loc, ns + 1, args);
+    shifted->dist = s->dist;
+    shifted->k = s->k;
+    IrVal *plain = ir_add_result(r->p, shifted, res->log_len, res->elem);
+    IrStmt *map = new_stmt(r, NULL, IR_MAP, s->loc, 1, &plain);
+    map->body = refill_body(r, s, res->elem);
+    IrVal *refilled = ir_add_result(r->p, map, res->log_len, res->elem);
+    rw_emit(r, out, shifted);
+    rw_emit(r, out, map);
+    rw_replace(r, s, s->res[0], refilled);
+    return true;
+}
+
 /* The argument and element that element i of a half, join or shift reads
  * (ir.h); -1 for a shift's fill. */
 int rw_length_source(const IrStmt *s, int64_t i, int64_t *at) {
@@ -213,14 +316,6 @@ int rw_length_source(const IrStmt *s, int64_t i, int64_t *at) {
     bool inside = s->dist >= 0 ? s->dist <= pos : s->dist >= pos - block + 1;
     *at = inside ? i - s->dist : 0;
     return inside ? s->nargs - 1 : -1;
-}
-
-/* Whether a function's body works on blocks of at most 2^3 elements (or
- * on scalars): element code on them fits one thread's registers. */
-static bool small_body(const IrBody *b) {
-    for (int i = 0; i < b->nparams; i++)
-        if (b->params[i]->log_len > 3) return false;
-    return true;
 }
 
 /* In a function's body on small blocks, a half, join or shift on arrays of

@@ -146,18 +146,24 @@ void rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with) {
     rw_drain(r);
 }
 
-/* A new statement reading x, not yet in any body (rw_emit places it). */
-IrStmt *rw_detached(Rewriter *r, IrOp op, Loc loc, IrVal *x) {
+/* A new statement reading args.. (its reads counted), not yet in any body
+ * (rw_emit places it, or the rule inserts it). */
+IrStmt *rw_detached_n(Rewriter *r, IrOp op, Loc loc, int nargs, IrVal *const *args) {
     IrStmt *s = NEW(r->p->arena, IrStmt);
     s->op = op;
     s->loc = loc;
     s->alu = OP_COUNT;
-    s->nargs = 1;
-    s->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
-    s->args[0] = x;
-    rw_add_use(r, x);
+    s->nargs = nargs;
+    s->args = NEW_ARRAY(r->p->arena, IrVal *, nargs > 0 ? nargs : 1);
+    for (int a = 0; a < nargs; a++) {
+        s->args[a] = args[a];
+        rw_add_use(r, args[a]);
+    }
     return s;
 }
+
+/* A new statement reading x, not yet in any body. */
+IrStmt *rw_detached(Rewriter *r, IrOp op, Loc loc, IrVal *x) { return rw_detached_n(r, op, loc, 1, &x); }
 
 static void compact(IrBody *b) {
     int kept = 0;
@@ -902,13 +908,13 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
            rule_shift_shift(r, s) || rule_index_bmmc(r, s) || rule_index_replicate(r, s) || rule_index_build(r, s) ||
            rule_index_lengths(r, s) ||
            rule_index_zip(r, s) || rule_index_map(r, s, out) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
-           rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) ||
+           rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) || rule_shift_fill_map(r, s, out) ||
            rule_bmmc_identity(r, s) || rule_bmmc_fuse(r, s) || rule_bmmc_replicate(r, s) ||
            rule_reduce_bmmc(r, s) || rule_reduceblocks_bmmc(r, s) || rule_bmmc_expand(r, s, out) ||
            rule_map_bmmc(r, s, out) || rule_scan_bmmc(r, s, out) || rule_map_expand(r, s, out) || rule_map_map(r, s) || rule_map_replicate(r, s) ||
            rule_map_of_replicate(r, s, out) || rule_two_fuse(r, s) ||
            rule_two_pull_in(r, s) || rule_two_identity(r, s) || rule_two_two(r, s) || rule_two_map(r, s) ||
-           rule_two_hoist(r, s, out) || rule_two_reduce_zip(r, s) || rule_two_reduce_blocks(r, s) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
+           rule_two_hoist(r, s, out) || rule_two_reduce_zip(r, s) || rule_two_reduce_blocks(r, s) || rule_two_reduce_start(r, s) || rule_two_sink_scalars(r, s) || rule_two_lift(r, s, out) || rule_two_retype(r, s, out, after) || rule_two_sink(r, s, after);
 }
 
 static void rewrite_body(Rewriter *r, IrBody *b);

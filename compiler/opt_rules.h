@@ -57,6 +57,7 @@ void rw_set_arg(Rewriter *r, IrStmt *s, int a, IrVal *v);
 /* Every read of old becomes a read of with; s, old's statement, dies. */
 void rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with);
 /* A new statement of op reading x, in no body yet (rw_emit places it). */
+IrStmt *rw_detached_n(Rewriter *r, IrOp op, Loc loc, int nargs, IrVal *const *args);
 IrStmt *rw_detached(Rewriter *r, IrOp op, Loc loc, IrVal *x);
 /* v's statement when it is of op and the read at hand is v's only use. */
 IrStmt *rw_sole_def(Rewriter *r, IrVal *v, IrOp op);
@@ -86,6 +87,8 @@ int rw_length_source(const IrStmt *s, int64_t i, int64_t *at);
 void rw_emit(Rewriter *r, IrBody *out, IrStmt *s);
 
 /* The rules of the other files; each returns true when it fired. */
+bool rule_two_reduce_start(Rewriter *r, IrStmt *s);
+bool rule_two_sink_scalars(Rewriter *r, IrStmt *s);
 bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s);                /* opt_blocks.c */
 bool rule_two_reduce_zip(Rewriter *r, IrStmt *s);
 bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out);     /* opt_licm.c */
@@ -97,6 +100,7 @@ bool rule_join_half(Rewriter *r, IrStmt *s);
 bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out);
 bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out);
 bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out);
+bool rule_shift_fill_map(Rewriter *r, IrStmt *s, IrBody *out);
 bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out);
 bool rule_index_bmmc(Rewriter *r, IrStmt *s);                       /* opt_index.c */
 bool rule_index_build(Rewriter *r, IrStmt *s);

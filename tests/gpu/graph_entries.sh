@@ -19,7 +19,10 @@
 # (tests/gpu/onepass.parm, tests/emu/onepass.parm), and shifts and
 # elements at static positions in the functions of two and parm on large
 # blocks (tests/backend/lifted.parm), and reductions there that meet other
-# reductions of the block (tests/backend/block_totals.parm)
+# reductions of the block (tests/backend/block_totals.parm), and shifts
+# there whose fill the block computes (tests/backend/shift_fill.parm),
+# reductions whose start it computes and scalar code on several of its
+# totals (tests/backend/block_starts.parm)
 # compiled with --emit-main -e ENTRY, run on random input (two seeds) and
 # compared with the reference interpreter byte for byte. Ends with
 # "N passed, N failed". GRAPH_PROGS: other programs to check instead.
@@ -41,7 +44,7 @@ PROGS=${GRAPH_PROGS:-"tests/backend/graph.parm tests/emu/fused.parm tests/plan/g
        tests/emu/expands.parm tests/backend/expand_pair_reduce.parm tests/emu/store_map.parm
        tests/backend/store_map.parm tests/backend/store_map_perm.parm tests/backend/register_body.parm
        tests/gpu/onepass.parm tests/emu/onepass.parm tests/backend/lifted.parm
-       tests/backend/block_totals.parm"}
+       tests/backend/block_totals.parm tests/backend/shift_fill.parm tests/backend/block_starts.parm"}
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(binary_name "$prog" "$e")

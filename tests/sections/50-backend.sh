@@ -126,11 +126,16 @@ done
 # run as whole-array stages: shifts and elements at static positions
 # (tests/backend/lifted.parm: two-lift, two-reduce-blocks) and reductions
 # that meet other reductions of the block (tests/backend/block_totals.parm:
-# two-reduce-blocks, two-reduce-zip); every entry (each main runs in the
-# loop above) on random input, under ASan and UBSan
+# two-reduce-blocks, two-reduce-zip), shifts whose fill the block computes
+# (tests/backend/shift_fill.parm: shift-fill-map), and reductions whose
+# start the block computes and scalar code on several reductions' totals
+# (tests/backend/block_starts.parm: two-reduce-start, two-sink-scalars); every entry
+# (each main runs in the loop above) on random input, under ASan and UBSan
 for entry in lifted:kogge lifted:firsts lifted:fields lifted:parms lifted:parm_shift lifted:out lifted:nested \
     lifted:spread lifted:mixed lifted:flags lifted:small_rows lifted:converted block_totals:combined block_totals:variance block_totals:softmaxes \
-    block_totals:chained block_totals:columns block_totals:inner; do
+    block_totals:chained block_totals:columns block_totals:inner shift_fill:down shift_fill:pairs shift_fill:total \
+    shift_fill:nested shift_fill:scan block_starts:sub block_starts:fsum block_starts:total block_starts:pairs \
+    block_starts:let_max block_starts:chained block_starts:parm_start; do
     prog=tests/backend/${entry%%:*}.parm
     "$PARMC" --random-input=7 -e "${entry#*:}" "$prog" >"$TMP/c/in.txt"
     C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \

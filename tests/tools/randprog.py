@@ -35,14 +35,16 @@ The programs combine what found the bugs of issue 11:
   which need more than 64 kernels;
 - reductions of rows (`reduceblocks`, `expand` back to the rows' length,
   combined with the rows' elements), and per-block reductions of blocks of
-  any size;
+  any size, from a start that is an element of the block too, and scalar
+  code on a reduction and an element of the block together;
 - entries of any length: the array parameter with a pad (`max`, `min` or a
   literal, field by field for tuples), one- or two-dimensional (rows), and
   inputs of random lengths and shapes, 0 and the full size among them;
   some with a result row length (`: [k]`) and a result of rows half as long;
 - arrays that change length or index (issue 26): the halves of a mask
   changed on their own and joined by it or another, shifts (past either
-  end too, or by a distance read off `loglen`), an element at a static
+  end too, or by a distance read off `loglen`; a fill that is an element
+  of the array too), an element at a static
   position (`xs ! k`) combined with every element;
 - the work-efficient scans of the stdlib (issue 26): Blelloch's network
   (`coli` steps that test index bits) and scans of blocks of any size
@@ -636,6 +638,9 @@ class Gen:
         or (in a DAG) its elements combined with it in a map."""
         y = self.fresh("y")
         op, zero = self.reducer(t)
+        block = 2 ** (s.lo - 1)
+        if len(leaf_types(t)) <= 2 and self.chance(0.25):
+            zero = "(%s ! %d)" % (y, self.rng.randrange(block))     # a start the block computes (two-reduce-start)
         total, bound = "reduce %s %s %s" % (op, zero, y), ""
         if kind(t) != "tuple" and self.chance(0.4):
             # scalar code on the total, which it may read more than once:
@@ -643,6 +648,8 @@ class Gen:
             r = self.fresh("r")
             bound = "let %s = %s in " % (r, total)
             total = self.op1(t, r)
+            if self.chance(0.4):    # and on an element of the block too (two-sink-scalars)
+                total = self.combine(t, total, "%s ! %d" % (y, self.rng.randrange(block)))
         if not self.has("dag") or self.chance(0.5):
             return "parm %s (\\%s -> %sreplicate %s (%s)) %s" % (paren(self.mask(s)), y, bound, s.minus(1).text(), total,
                                                               arg), t
@@ -747,6 +754,8 @@ class Gen:
         if s.lo >= 1:
             choices.append("2^(loglen %s - 1)" % arg)
         fill = build(t, [self.literal(u) for u in leaf_types(t)])
+        if len(leaf_types(t)) <= 4 and self.chance(0.3):    # an element of the array (shift-fill-map in a block)
+            fill = "%s ! %d" % (arg, self.rng.randrange(n))
         return "shift (%s) %s" % (self.rng.choice(choices), paren(fill))
 
     def stage_shift(self, s, t, arg, depth, pool):
