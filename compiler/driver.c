@@ -473,6 +473,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->sched.segment_bytes = opt->segment_bytes;
     c->sched.vector_copies = opt->vector_copies;
     c->sched.narrow_permutes = opt->narrow_permutes;
+    c->sched.narrow_copies = opt->narrow_copies;
     c->sched.register_bytes = opt->register_bytes;
     c->sched.tile_buffers = opt->tile_buffers;
     c->sched.gpu_log = opt->gpu_log;

@@ -44,6 +44,7 @@ typedef struct {
     int segment_bytes;          /* --segment-bytes: 32, 64 or 128 (0 = 128) */
     bool vector_copies;         /* --vector-copies: tile copies in 16-byte vectors */
     bool narrow_permutes;       /* --narrow-permutes: permutation kernels without vectors */
+    bool narrow_copies;         /* --narrow-copies: tile copies of narrow fields without vectors */
     int exchange_pieces;        /* --exchange-pieces: 0 = the scheduler's choice */
     int register_bytes;         /* --register-bytes: a thread's elements in registers; 0 = the default */
     int tile_buffers;           /* --tile-buffers: shared tile buffers per block; 0 = one */

@@ -99,7 +99,11 @@ static const char usage[] =
     "                       (default); smaller segments leave more of a tile to\n"
     "                       the stages, so some programs take fewer passes\n"
     "  --vector-copies      kernels read and write their tiles in global memory\n"
-    "                       in 16-byte vectors where the layout allows\n"
+    "                       in 16-byte vectors where the layout allows, for\n"
+    "                       fields of any size (the default for 1 and 2 bytes)\n"
+    "  --narrow-copies      kernels copy tiles of 1- and 2-byte fields one\n"
+    "                       element a thread, not 16-byte vectors (to measure\n"
+    "                       the vectors against)\n"
     "  --narrow-permutes    permutation kernels of 1- and 2-byte fields move one\n"
     "                       element a thread, not 16-byte vectors (to measure\n"
     "                       the vectors against; --report --strict fails)\n"
@@ -120,7 +124,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_NARROW_PERMUTES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_NARROW_PERMUTES, OPT_NARROW_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
     OPT_DUMP_AFTER, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION, OPT_PASSES,
     OPT_COUNT
 } OptId;
@@ -156,6 +160,8 @@ static const OptSpec specs[OPT_COUNT] = {
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_NARROW_PERMUTES] = {"narrow-permutes", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                              "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_NARROW_COPIES] = {"narrow-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                           "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_REGISTER_BYTES] = {"register-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                             "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_TILE_BUFFERS] = {"tile-buffers", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
@@ -372,6 +378,7 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         return 0;
     case OPT_VECTOR_COPIES: opt->vector_copies = true; return 0;
     case OPT_NARROW_PERMUTES: opt->narrow_permutes = true; return 0;
+    case OPT_NARROW_COPIES: opt->narrow_copies = true; return 0;
     case OPT_EXCHANGE_PIECES: {
         unsigned long pieces = is_number(value) ? strtoul(value, NULL, 10) : 0;
         if (pieces < 1 || pieces > 1u << EXCHANGE_MAX_PIECE_LOG || (pieces & (pieces - 1)))

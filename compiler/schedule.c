@@ -87,6 +87,7 @@ typedef struct {
     int segment_bytes;          /* SchedOptions.segment_bytes */
     bool vector_copies;         /* SchedOptions.vector_copies */
     bool narrow_permutes;       /* SchedOptions.narrow_permutes */
+    bool narrow_copies;         /* SchedOptions.narrow_copies */
     int reg_bytes_log;          /* SchedOptions.register_bytes, log2 */
     int tile_buffers;           /* SchedOptions.tile_buffers */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
@@ -445,13 +446,17 @@ static bool choose_swizzle(Phase *p) {
  * or 0: every plane's slots must have one size, a vector must lie within a
  * segment and within one thread's share of the tile (checked once the
  * threads are planned), and an entry of any length guards every element of
- * its first and last phases. */
+ * its first and last phases. Taken by default for fields of 1 and 2 bytes
+ * (a u8 sort of 2^24 runs 5% faster, i16 the same: docs/performance.md;
+ * --narrow-copies leaves them out), for wider ones with --vector-copies
+ * (no faster for i32 on the H100, session 7). */
 static int vector_log(const Sched *s, const Phase *p) {
     int bytes = prim_bits(elem_slot_prim(p->elem, 0)) / 8, log = 0;
     for (int k = 1; k < p->elem->nslots; k++)
         if (prim_bits(elem_slot_prim(p->elem, k)) / 8 != bytes) return 0;
     while ((bytes << log) < MACHINE_VECTOR_BYTES) log++;
-    if (!s->vector_copies || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log ||
+    bool wanted = s->vector_copies || (bytes <= 2 && !s->narrow_copies);
+    if (!wanted || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log ||
         log > p->tile_log)
         return 0;
     return log;
@@ -1122,7 +1127,8 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
                .tile_raise = tile_raise, .tile_cap_log = tile_cap_log,
                .segment_bytes = opt && opt->segment_bytes ? opt->segment_bytes : SCHED_SEGMENT_BYTES,
                .vector_copies = opt && opt->vector_copies,
-               .narrow_permutes = opt && opt->narrow_permutes, .gpu_log = gpu_log,
+               .narrow_permutes = opt && opt->narrow_permutes, .narrow_copies = opt && opt->narrow_copies,
+               .gpu_log = gpu_log,
                .exchange_pieces = opt ? opt->exchange_pieces : 0,
                .reg_bytes_log = opt && opt->register_bytes == 256 ? ELEM_REGISTER_BYTES_LOG + 1 : ELEM_REGISTER_BYTES_LOG,
                .tile_buffers = opt ? opt->tile_buffers : 0};

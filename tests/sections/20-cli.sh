@@ -164,13 +164,13 @@ if [ "$help_opts" = "$man_opts" ]; then pass; else
 fi
 # the tuning options have their own section of the man page and of --help,
 # apart from the actions
-tuning='tile.-bytes|segment.-bytes|vector.-copies|narrow.-permutes|register.-bytes|tile.-buffers|exchange.-pieces'
+tuning='tile.-bytes|segment.-bytes|vector.-copies|narrow.-permutes|narrow.-copies|register.-bytes|tile.-buffers|exchange.-pieces'
 [ "$(sed -n '/^\.SH ACTIONS/,/^\.SH OPTIONS/p' docs/parmc.1 | grep -cE -- "$tuning")" = 0 ] &&
     [ "$(sed -n '/^\.SH TUNING OPTIONS/,/^\.SH IMPORTS/p' docs/parmc.1 | awk 'item { print; item = 0 } /^\.TP/ { item = 1 }' |
-        grep -cE -- "$tuning")" = 7 ] && pass ||
+        grep -cE -- "$tuning")" = 8 ] && pass ||
     fail "cli: docs/parmc.1 lists the tuning options in TUNING OPTIONS, not in ACTIONS"
-"$PARMC" --help | sed -n '/^tuning options/,/^$/p' | grep -cE '^  --' | grep -qx 7 && pass ||
-    fail "cli: --help lists the seven tuning options under 'tuning options'"
+"$PARMC" --help | sed -n '/^tuning options/,/^$/p' | grep -cE '^  --' | grep -qx 8 && pass ||
+    fail "cli: --help lists the eight tuning options under 'tuning options'"
 readme_opts=$(grep -oE 'parmc [^|#]*' README.md | grep -vE '^parmc (test|bench)' | grep -oE ' -(-[a-z][a-z-]*|[a-zA-Z])\b' | tr -d ' ' | sort -u)
 missing=$(comm -23 <(echo "$readme_opts") <(echo "$help_opts") | tr '\n' ' ')
 [ -z "$missing" ] && pass || fail "cli: README.md uses options that --help lacks: $missing"
