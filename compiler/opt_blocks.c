@@ -1,9 +1,12 @@
 /* opt_blocks.c: the rules that make a two's body on a large block (not
  * element code) into whole-array stages, part of the rewrite pass
  * (opt_rules.h): its reductions of the block, and elements read at static
- * positions, become stages of the blocks' totals (two-reduce-blocks), and
- * two reductions of the block whose totals meet become one
- * (two-reduce-zip). two-lift then runs the body as whole-array stages. */
+ * positions, become stages of the blocks' totals (two-reduce-blocks), two
+ * reductions of the block whose totals meet become one (two-reduce-zip), a
+ * reduction's start that the block computes is combined with its total
+ * after it (two-reduce-start), and scalar code on several sources' totals
+ * moves into the functions that read it (two-sink-scalars). two-lift then
+ * runs the body as whole-array stages. */
 #include "opt_rules.h"
 
 #include <stdlib.h>
@@ -66,14 +69,14 @@ static bool defined_in(const IrBody *b, const IrVal *v) {
  * constant (copied), a value from outside the body, or scalar code of the
  * body on those, the same for every block (index-map leaves `i16 s` of a
  * scalar parameter s there). */
-static bool plain_scalar(const IrBody *b, const IrVal *v) {
+bool rw_plain_scalar(const IrBody *b, const IrVal *v) {
     if (!ir_is_scalar(v)) return false;
     if (!defined_in(b, v)) return true;
     const IrStmt *d = v->def;
     if (!d || d->op == IR_CONST) return d != NULL;
     if (!ir_op_is_alu(d->op) && d->op != IR_SELECT && d->op != IR_CONVERT) return false;
     for (int a = 0; a < d->nargs; a++)
-        if (!plain_scalar(b, d->args[a])) return false;
+        if (!rw_plain_scalar(b, d->args[a])) return false;
     return true;
 }
 
@@ -94,7 +97,7 @@ static Totals totals_of(Rewriter *r, IrBody *b, int at) {
         for (int a = 0; a < t->nargs; a++) {
             bool total = total_index(&T, t->args[a]) >= 0;
             reads |= total;
-            rest_plain &= total || plain_scalar(b, t->args[a]);
+            rest_plain &= total || rw_plain_scalar(b, t->args[a]);
         }
         if (!reads || !rest_plain) continue;
         T.defs[T.n] = t;
@@ -133,7 +136,7 @@ static int total_reader(const IrBody *b, const IrStmt *t, const Totals *T) {
     for (int a = 0; a < t->nargs; a++) {
         bool total = total_index(T, t->args[a]) >= 0;
         direct |= total;
-        replicable &= total || plain_scalar(b, t->args[a]);
+        replicable &= total || rw_plain_scalar(b, t->args[a]);
     }
     bool inside = t->body && body_reads_totals(t->body, T);
     if (!direct && !inside) return 0;
@@ -721,7 +724,7 @@ bool rule_two_reduce_start(Rewriter *r, IrStmt *s) {
         int ns = t->nargs - 1;
         if (t->dead || t->op != IR_REDUCE || !scalar_operator(t->body)) continue;
         bool computed = false;
-        for (int k = 0; k < ns; k++) computed |= !plain_scalar(b, t->args[k]);
+        for (int k = 0; k < ns; k++) computed |= !rw_plain_scalar(b, t->args[k]);
         if (!computed) continue;
         rw_fired(r, "two-reduce-start", s);
         IrVal *xs = t->args[ns], **z = NEW_ARRAY(r->p->arena, IrVal *, ns);

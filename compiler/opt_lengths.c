@@ -1,7 +1,9 @@
 /* opt_lengths.c: the rules on arrays that change length (half, join and
  * shift), part of the rewrite pass (opt_rules.h): they cancel, combine,
  * trade places with maps and permutations, and in element code on small
- * blocks become builds of the elements they read (lengths-build). */
+ * blocks become builds of the elements they read (lengths-build); on large
+ * blocks a shift whose fill the block computes becomes a shift and a map
+ * that writes the fill (shift-fill-map). */
 #include "opt_rules.h"
 
 /* ---- arrays that change length (half, join, shift) ---- */
@@ -205,25 +207,6 @@ static bool small_body(const IrBody *b) {
     return true;
 }
 
-/* The statement defining v, when it is one of body b's. */
-static const IrStmt *body_def(const IrBody *b, const IrVal *v) {
-    for (int i = 0; v->def && i < b->nstmts; i++)
-        if (b->stmts[i] == v->def) return v->def;
-    return NULL;
-}
-
-/* Whether scalar v is computed in body b from its arrays or its position
- * (an element, a reduction of the block): not the same for every block.
- * Past a depth of 32 it answers yes, which costs only a map. */
-static bool block_scalar(const IrBody *b, const IrVal *v, int depth) {
-    const IrStmt *d = body_def(b, v);
-    if (!d || d->op == IR_CONST) return false;
-    if (depth > 32 || d->op == IR_POS || d->body) return true;
-    for (int a = 0; a < d->nargs; a++)
-        if (!ir_is_scalar(d->args[a]) || block_scalar(b, d->args[a], depth + 1)) return true;
-    return false;
-}
-
 /* A new statement of op on args (their reads counted), appended to b, or
  * detached when b is NULL (rw_emit places it). */
 static IrStmt *new_stmt(Rewriter *r, IrBody *b, IrOp op, Loc loc, int nargs, IrVal **args) {
@@ -265,7 +248,7 @@ static IrBody *refill_body(Rewriter *r, const IrStmt *s, const ElemType *elem) {
 }
 
 /* In a function's body on large blocks, shift d x xs with x computed from
- * the block (an element, a reduction) = the shift with a constant fill,
+ * the block (an element, a reduction: not rw_plain_scalar) = the shift with a constant fill,
  * then a map that writes x where the shift filled. The map reads x like
  * any map reading a block's scalar (two-reduce-blocks), so two-lift can
  * run the shift on the whole array, where one fill cannot serve every
@@ -274,7 +257,7 @@ bool rule_shift_fill_map(Rewriter *r, IrStmt *s, IrBody *out) {
     if (s->op != IR_SHIFT || out == r->top || small_body(out)) return false;
     int ns = s->nargs - 1;
     bool computed = false;
-    for (int k = 0; k < ns && !computed; k++) computed = block_scalar(out, s->args[k], 0);
+    for (int k = 0; k < ns && !computed; k++) computed = !rw_plain_scalar(out, s->args[k]);
     if (!computed) return false;
     rw_fired(r, "shift-fill-map", s);
     const IrVal *res = s->res[0];

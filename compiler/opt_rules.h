@@ -79,6 +79,9 @@ IrStmt *rw_slot_map(Rewriter *r, Loc loc, IrVal *x, int from, int count, const E
 /* Whether t, a statement of a two's body, has a whole-array form
  * (two-lift). */
 bool rw_liftable(const Rewriter *r, const IrStmt *t);
+/* Whether scalar v is the same for every instance of body b: a constant, a
+ * value from outside b, or b's scalar code on those (opt_blocks.c). */
+bool rw_plain_scalar(const IrBody *b, const IrVal *v);
 /* The argument, and the element *at of it, that element i of a half, join
  * or shift reads; -1 for a shift's fill (opt_lengths.c). */
 int rw_length_source(const IrStmt *s, int64_t i, int64_t *at);

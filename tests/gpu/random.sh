@@ -5,6 +5,7 @@
 # the reference interpreter element by element; compute-sanitizer memcheck
 # and racecheck on every tenth. Ends with "N passed, N failed (seed S)".
 #   RANDPROG_SEED=S bash tests/gpu/random.sh    # the same programs again
+#   RANDPROG_FLAGS=--narrow bash tests/gpu/random.sh   # 1- and 2-byte fields
 set -u
 cd "$(dirname "$0")/../.."
 PARMC=${PARMC:-build/parmc}
@@ -12,7 +13,8 @@ count=${RANDOM_COUNT:-200}
 seed=${RANDPROG_SEED:-$(date +%s)}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-python3 tests/tools/randprog.py --backend "$W" "$count" "$seed"
+# shellcheck disable=SC2086
+python3 tests/tools/randprog.py --backend ${RANDPROG_FLAGS:-} "$W" "$count" "$seed"
 
 build_one() {   # build_one K: $W/prog_K.parm as the executable $W/pK
     "$PARMC" --emit-main "$W/prog_$1.parm" -o "$W/p$1.cu" 2>"$W/p$1.err" &&
