@@ -25,15 +25,17 @@ class Lengths:
     marked "any_length" also accepts every n in min_n..max_n; its arrays' lengths scale with n
     as in its largest row. An entry with "rows": {"max_rows": R, "max_row_len": L} takes its
     first array as rows of row_len elements (any rows <= R, row_len <= L), and its function
-    takes (rows, row_len) in place of n."""
+    takes (rows, row_len) in place of n. With "row_cut": k (a result row length), its array
+    results of another length than the padded parameter's hold k elements a row (cut[i])."""
 
-    def __init__(self, rows, any_length, min_n, max_n, grid=None, scales=True):
+    def __init__(self, rows, any_length, min_n, max_n, grid=None, scales=True, row_cut=None, cut=()):
         self.rows = {r.get("n"): r for r in rows}
         self.any_length, self.min_n, self.max_n = any_length, min_n, max_n
         # whether the lengths scale with n as described above: an entry of any length that is
         # a graph (other arrays, a padded parameter after another array) does not
         self.scales = scales
         self.grid = grid    # (max_rows, max_row_len) or None
+        self.row_cut, self.cut = row_cut, cut
         self.largest = max(rows, key=lambda r: r.get("n", 0)) if rows else None
 
     def row(self, n):
@@ -119,13 +121,19 @@ def _lengths(obj, params, results, where):
         any_length, min_n, max_n = True, 0, grid[0] * grid[1]
     _need(rows or not has_array, where, "an entry with arrays needs at least one row in 'sizes'")
     padded = obj.get("padded")
-    scales = True
+    row_cut = obj.get("row_cut")
+    _need(row_cut is None or (isinstance(row_cut, int) and row_cut >= 1 and any_length and padded is not None), where,
+          "'row_cut' must be a positive integer, of an entry with a padded parameter")
+    scales, cut = True, ()
     if any_length and padded is not None:
         _need(isinstance(padded, int) and 0 <= padded < len(params) and params[padded].kind == "array", where,
               "'padded' must be the index of an array parameter")
         arrays = [i for i, p in enumerate(params) if p.kind == "array"]
-        scales = arrays == [padded] and all(x is None or x == r["params"][padded] for r in rows for x in r["results"])
-    return Lengths(rows, any_length, min_n, max_n, grid, scales)
+        # results of another length: cut to rows of row_cut, or lengths that do not scale
+        cut = tuple(row_cut is not None and x is not None and x != rows[0]["params"][padded] for x in rows[0]["results"])
+        scales = arrays == [padded] and all(x is None or x == r["params"][padded] or row_cut is not None
+                                            for r in rows for x in r["results"])
+    return Lengths(rows, any_length, min_n, max_n, grid, scales, row_cut, cut)
 
 
 def _entry(obj, where):

@@ -366,12 +366,19 @@ class EntryFunction:
 
     def _allocate(self, adapter, dtypes, row, shape, device, ptrs):
         """The results, allocated with the arguments' library; their pointers go to ptrs. An
-        array result as long as the first array parameter takes its shape."""
+        array result as long as the first array parameter takes its shape; one that the entry's
+        result row length cuts, that shape with rows of row_cut."""
         results = []
         n = row["n"] if row is not None else None
         lengths = row["results"] if row is not None else [None] * len(dtypes)
-        for r, dts, length in zip(self.entry.results, dtypes, lengths):
-            rshape = () if r.kind == "scalar" else shape if shape is not None and length == n else (length,)
+        cut = self.entry.lengths.cut or (False,) * len(dtypes)
+        for r, dts, length, is_cut in zip(self.entry.results, dtypes, lengths, cut):
+            if r.kind == "scalar":
+                rshape = ()
+            elif is_cut:
+                rshape = tuple(shape[:-1]) + (self.entry.lengths.row_cut,)
+            else:
+                rshape = shape if shape is not None and length == n else (length,)
             fields = [adapter.empty(rshape, dt, device) for dt in dts]
             ptrs += [adapter.ptr(f) for f in fields]
             results.append(fields[0] if len(fields) == 1 else tuple(fields))

@@ -172,6 +172,26 @@ class AnyLength(unittest.TestCase):
             prog.other(np.zeros(16, np.int32), np.zeros(3, np.int32))
         self.assertIn("call it through the C API", str(e.exception))
 
+    def test_result_row_length(self):
+        """An entry with a result row length (docs/language.md 7.2): its result of another
+        length than the padded parameter's comes back as the call's rows of k (one row of k for
+        one dimension), the padded one in the call's shape, a scalar whole."""
+        prog = parmc.compile("import \"topk\"\n"
+                             "entry top3 (xs : [2^4][2^6]i32 pad min) : [3] = topk_rows desc 4 2 xs\n"
+                             "entry first3 (xs : [2^6]i32 pad 0) : [3] = (half 16 0 (half 32 0 xs), xs, reduce (+) 0 xs)\n",
+                             target="c")
+        for shape in ((5, 40), (16, 64), (1, 3)):
+            xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
+            top = prog.top3(xs)
+            self.assertEqual(top.shape, (shape[0], 3))
+            np.testing.assert_array_equal(top, -np.sort(-xs, axis=-1)[:, :3])
+        for n in (3, 10, 64):
+            xs = rng.integers(-1000, 1000, n, dtype=np.int32)
+            first, same, total = prog.first3(xs)
+            np.testing.assert_array_equal(first, xs[:3])
+            np.testing.assert_array_equal(same, xs)
+            self.assertEqual(int(total[0]) if np.ndim(total) else int(total), int(xs.sum()))
+
     def test_rows(self):
         for shape in ((3, 50), (16, 64), (1, 1), (5, 7)):
             xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
