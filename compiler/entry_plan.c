@@ -728,7 +728,7 @@ static void group_stmt(Graph *g, const IrStmt *s) {
     for (int a = 0; a < s->nargs; a++)
         if (!ir_is_scalar(s->args[a])) close_tail(g, s->args[a]);
     if (!ir_is_scalar(s->res[0]) && (s->res[0]->log_len > 6 || s->res[0]->elem->nslots > SCHED_MAX_SLOTS))
-        refuse(g, s, "an array built of more than 64 elements or 8 fields");
+        refuse(g, s, arena_printf(g->arena, "an array built of more than 64 elements or %d fields", SCHED_MAX_SLOTS));
     new_planes(g, s->res[0]);
     GROW(g->arena, g->group, g->ngroup, g->group_cap, const IrStmt *);
     g->group[g->ngroup++] = s;

@@ -29,7 +29,7 @@
 #include "ir.h"
 
 #define SCHED_MAX_TILE 16
-#define SCHED_MAX_SLOTS 8       /* primitive fields of an element */
+#define SCHED_MAX_SLOTS 16      /* primitive fields of an element */
 #define ENTRY_MAX_API_FIELDS 120
 #define EXCHANGE_MAX_PIECE_LOG 5 /* pieces of an exchange: the CUDA context holds two events each */ /* parameters and results of an entry's API, by field */
 

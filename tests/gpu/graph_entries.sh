@@ -44,7 +44,8 @@ PROGS=${GRAPH_PROGS:-"tests/backend/graph.parm tests/emu/fused.parm tests/plan/g
        tests/emu/expands.parm tests/backend/expand_pair_reduce.parm tests/emu/store_map.parm
        tests/backend/store_map.parm tests/backend/store_map_perm.parm tests/backend/register_body.parm
        tests/gpu/onepass.parm tests/emu/onepass.parm tests/backend/lifted.parm
-       tests/backend/block_totals.parm tests/backend/shift_fill.parm tests/backend/block_starts.parm"}
+       tests/backend/block_totals.parm tests/backend/shift_fill.parm tests/backend/block_starts.parm
+       tests/emu/wide.parm"}
 for prog in $PROGS; do
     for e in $(sed -n 's/^entry \([a-z0-9_]*\) .*/\1/p' "$prog"); do
         b=$W/$(binary_name "$prog" "$e")

@@ -83,7 +83,7 @@ ranged_main ranged_graph_refused main "7,4 3 2 1" "1 2"
 # a count that no size takes has the interpreter's message, with the range
 # of every size, the refused ones too
 err=$(seq 3 | "$TMP/cdiag/ranged_size_refused" 2>&1)
-[ "$err" = "<stdin>: error: entry 'wider' accepts 2 to 32 values (a power-of-two size in its range), but the input has 3" ] &&
+[ "$err" = "<stdin>: error: entry 'wider' accepts 2 to 64 values (a power-of-two size in its range), but the input has 3" ] &&
     pass || fail "ranged entry with a refused size, bad count: '$err'"
 # the same through the API: NAME_ERROR_LENGTH for the lengths of a refused
 # size, the result of the size that holds any other

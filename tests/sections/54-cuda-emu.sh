@@ -186,6 +186,21 @@ for name in graph fused padgraph padchain sklansky retype invariant single lengt
         fail "CUDA emulation of the entry graph tests/emu/$name.parm: $(head -3 "$TMP/emu/$name/err.txt")"
     fi
 done
+# Elements of more than 8 fields, up to the back end's 16 (SCHED_MAX_SLOTS):
+# a sort of 12-field records (one chain), and 3-field reductions of large
+# blocks from a start read off the block, zipped into 10 fields (a graph)
+emu_check "elements of 12 fields" "$(grep '^entry main ' tests/emu/wide.parm)" tests/emu/wide.parm random
+variant tests/emu/wide.parm "$(grep '^entry starts ' tests/emu/wide.parm | sed 's/^entry starts /entry main /')"
+mkdir -p "$TMP/emu/wide"
+cp "$TMP/variant.parm" "$TMP/emu/wide/starts.parm"
+"$PARMC" --random-input=4 "$TMP/emu/wide/starts.parm" >"$TMP/emu/wide/in.txt"
+"$PARMC" --interpret "$TMP/emu/wide/starts.parm" <"$TMP/emu/wide/in.txt" >"$TMP/emu/wide/want.txt"
+if PARMC=$PARMC sh tests/emu/graph.sh "$TMP/emu/wide" "$TMP/emu/wide/starts.parm" <"$TMP/emu/wide/in.txt" \
+    >"$TMP/emu/wide/got.txt" 2>"$TMP/emu/wide/err.txt" && cmp -s "$TMP/emu/wide/want.txt" "$TMP/emu/wide/got.txt"; then
+    pass
+else
+    fail "CUDA emulation of 10-field block reductions (tests/emu/wide.parm starts): $(head -3 "$TMP/emu/wide/err.txt")"
+fi
 # Permutations of 1- and 2-byte fields move 16-byte vectors (BmmcPlan.vec_log):
 # bit reversal, transposes, a reversal (the complement moves elements within
 # a vector) and random BMMCs with a complement, of u8, i16 and pairs of u8,

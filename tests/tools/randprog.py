@@ -491,7 +491,7 @@ class Gen:
         # elements of any type fit one thread's registers (maps in the body
         # may make elements of more than 8 bytes, which allow no more); on a
         # larger block its elements are zipped with the other reduction's
-        # totals, so tuples would pass the back ends' 8 fields
+        # totals, so wide tuples would pass the back ends' 16 fields
         if self.has("reduce") and s.lo >= 1 and not self.long and \
                 ((self.has("big_reductions") and kind(t) != "tuple") or (s.fixed() and s.lo <= 3)):
             weights["block_reduce"] = 0.5
@@ -510,7 +510,7 @@ class Gen:
             if s.lo >= 1 and depth == 0:
                 weights["kept_halves"] = 0.7
         # an inclusive scan of blocks carries three elements a position, and
-        # the back end takes elements of at most 8 fields
+        # the back end takes elements of at most 16 fields
         if self.has("scans") and depth == 0 and not self.long and len(leaf_types(t)) <= 2:
             weights["scan"] = 0.5
         # the one-pass scans take exact operators (integers and bool), at
