@@ -760,12 +760,14 @@ bool rule_two_reduce_start(Rewriter *r, IrStmt *s) {
                        .nresults = b->nresults};
         int after = at + 1;
         IrVal **combined = operator_after(r, b, &after, t, z);
-        for (int a = 0; a <= ns; a++) rw_drop_use(r, old[a]);  /* z.., read by the copy now, and xs, by the zip */
         for (int k = 0; k < ns; k++) {
             int before = rw_uses(r, combined[k]);
             rw_substitute(r, &rest, &t->res[k], &combined[k], 1);
             r->uses[t->res[k]->id] -= rw_uses(r, combined[k]) - before;
         }
+        /* z.., read by the copy or its readers now (an operator's result
+           may be its left operand, z itself), and xs, by the zip */
+        for (int a = 0; a <= ns; a++) rw_drop_use(r, old[a]);
         flagged_operator(r, t);
         ir_add_result(r->p, t, -1, elem_prim(PRIM_BOOL));
         rw_drain(r);

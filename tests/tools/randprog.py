@@ -87,7 +87,7 @@ FEATURES = (
     "big_groups",      # a two or parm whose function zips a block of more
                        # than 8 elements (array code, lifted to whole arrays)
     "big_reductions",  # a two or parm whose function reduces a block of more
-                       # than 8 elements of a primitive type, with an operator
+                       # than 8 elements of up to 3 fields, with an operator
                        # that reads another reduction of the block
                        # (two-reduce-blocks zips the elements with its total)
     "block_totals",    # a two or parm whose function reduces a block of any
@@ -491,9 +491,9 @@ class Gen:
         # elements of any type fit one thread's registers (maps in the body
         # may make elements of more than 8 bytes, which allow no more); on a
         # larger block its elements are zipped with the other reduction's
-        # totals, so wide tuples would pass the back ends' 16 fields
+        # totals, so tuples of more than 3 fields would pass the back ends' 16
         if self.has("reduce") and s.lo >= 1 and not self.long and \
-                ((self.has("big_reductions") and kind(t) != "tuple") or (s.fixed() and s.lo <= 3)):
+                ((self.has("big_reductions") and len(leaf_types(t)) <= 3) or (s.fixed() and s.lo <= 3)):
             weights["block_reduce"] = 0.5
             if self.has("dag"):
                 weights["broadcast"] = 0.5
