@@ -222,6 +222,18 @@ static IrVal *expanded(Rewriter *r, IrBody *b, const Totals *T, IrVal *rb, int j
     return ir_add_result(r->p, e, j, rb->elem);
 }
 
+/* t becomes map f xs; the caller has already dropped t's reads of its old
+ * arguments, or moved them into f. */
+static void become_map(Rewriter *r, IrStmt *t, IrVal *xs, IrBody *f) {
+    t->op = IR_MAP;
+    t->k = 0;
+    t->nargs = 1;
+    t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    t->args[0] = xs;
+    rw_add_use(r, xs);
+    t->body = f;
+}
+
 /* replicate j s.. (s.. computed from the totals) becomes map f (expand j
  * rb), f computing s.. from the totals; the expand goes to b. */
 static void replicate_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
@@ -249,13 +261,7 @@ static void replicate_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Tota
         r->uses[old->id]--;
         if (total_index(T, old) < 0 && old->def && old->def->op == IR_CONST && !rw_uses(r, old)) old->def->dead = true;
     }
-    t->op = IR_MAP;
-    t->k = 0;
-    t->nargs = 1;
-    t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
-    t->args[0] = wide;
-    rw_add_use(r, wide);
-    t->body = f;
+    become_map(r, t, wide, f);
 }
 
 /* Every read of from in body b becomes a read of to. */
@@ -575,13 +581,7 @@ static void replicate_as_map(Rewriter *r, IrBody *b, int i) {
         ir_body_add_param(r->p, f, -1, elem_prim(elem_slot_prim(res->elem, k)));
         ir_body_add_result(r->p, f, t->args[k]);   /* the read moves from t's args to f's results */
     }
-    t->op = IR_MAP;
-    t->k = 0;
-    t->nargs = 1;
-    t->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
-    t->args[0] = zeros;
-    rw_add_use(r, zeros);
-    t->body = f;
+    become_map(r, t, zeros, f);
 }
 
 /* A copy of scalar statement d at the start of body f, whose reads of d's

@@ -92,9 +92,7 @@ bool rule_join_half(Rewriter *r, IrStmt *s) {
  * f runs on half the elements */
 bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out) {
     IrStmt *d = s->op == IR_HALF ? rw_sole_def(r, s->args[0], IR_MAP) : NULL;
-    if (!d) return false;
-    for (int i = 0; i < d->body->nstmts; i++)
-        if (d->body->stmts[i]->op == IR_POS) return false;
+    if (!d || rw_reads_position(d->body)) return false;
     rw_fired(r, "half-map", s);
     IrStmt *h = rw_detached(r, IR_HALF, s->loc, d->args[0]);
     h->mask = s->mask;

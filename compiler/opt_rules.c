@@ -227,6 +227,12 @@ static bool body_is_single(Rewriter *r, const IrBody *b, IrOp op) {
            b->nresults == 1 && b->results[0] == b->stmts[0]->res[0] && rw_uses(r, b->params[0]) == 1;
 }
 
+bool rw_reads_position(const IrBody *b) {
+    for (int i = 0; i < b->nstmts; i++)
+        if (b->stmts[i]->op == IR_POS) return true;
+    return false;
+}
+
 /* Whether v is marked with the current epoch. */
 bool rw_marked(const Rewriter *r, const IrVal *v) { return v->id < r->cap && r->mark[v->id] == r->epoch; }
 
@@ -436,9 +442,7 @@ static bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
  * position: f runs once per element of ys instead of once per copy. */
 static bool rule_map_expand(Rewriter *r, IrStmt *s, IrBody *out) {
     IrStmt *d = s->op == IR_MAP ? rw_sole_def(r, s->args[0], IR_EXPAND) : NULL;
-    if (!d) return false;
-    for (int i = 0; i < s->body->nstmts; i++)
-        if (s->body->stmts[i]->op == IR_POS) return false;
+    if (!d || rw_reads_position(s->body)) return false;
     rw_fired(r, "map-expand", s);
     IrStmt *m = rw_detached(r, IR_MAP, s->loc, d->args[0]);
     m->body = s->body;

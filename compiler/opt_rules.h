@@ -68,6 +68,9 @@ void rw_substitute(Rewriter *r, IrBody *b, IrVal *const *from, IrVal *const *to,
 /* The epoch marks (r->mark): whether v carries the current one, whether b
  * reads such a value at any depth, and marking every value b reads. */
 bool rw_marked(const Rewriter *r, const IrVal *v);
+/* Whether body b reads its instance's position (a POS statement at its
+ * own level). */
+bool rw_reads_position(const IrBody *b);
 bool rw_reads_marked(const Rewriter *r, const IrBody *b);
 void rw_mark_reads(Rewriter *r, const IrBody *b);
 /* s's matrix becomes m, reusing s's or that of `dying` where it can. */
