@@ -476,6 +476,7 @@ static int run(const Options *opt, const MemSource *mem) {
     c->sched.narrow_copies = opt->narrow_copies;
     c->sched.register_bytes = opt->register_bytes;
     c->sched.tile_buffers = opt->tile_buffers;
+    c->sched.cluster_log = opt->cluster_log;
     c->sched.gpu_log = opt->gpu_log;
     c->sched.tiles_in_scratch = opt->target_c;
     c->target_c = opt->target_c;

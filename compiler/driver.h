@@ -48,6 +48,7 @@ typedef struct {
     int exchange_pieces;        /* --exchange-pieces: 0 = the scheduler's choice */
     int register_bytes;         /* --register-bytes: a thread's elements in registers; 0 = the default */
     int tile_buffers;           /* --tile-buffers: shared tile buffers per block; 0 = one */
+    int cluster_log;            /* --cluster-blocks, log2: 0 = a block per tile */
     ImportPath import_path;     /* -I DIR and the stdlib, for `import` */
     FILE *out;                  /* IR dumps and results; NULL = stdout */
     FILE *in;                   /* the interpreter's input; NULL = stdin */

@@ -46,6 +46,14 @@ void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname);
 
 /* emit_cuda_local.c: the steps of a LOCAL phase in its register rounds. */
 void emit_cuda_local_rounds(FILE *out, const Phase *p);
+/* A cluster's tile (Phase.cluster_log; emit_cuda_local.c): whether round ri
+ * of phase p (the write after the last) reaches other blocks' shared
+ * memory; the barrier around such work ("PARM_CLUSTER_SYNC()", else
+ * "__syncthreads()"); slot `index` of plane k, in the block's own shared
+ * memory or, `remote`, the cluster's. */
+bool emit_reaches_cluster(const Phase *p, int ri);
+const char *emit_barrier(bool cluster);
+const char *emit_tile_at(Arena *a, const Phase *p, int k, const char *index, bool remote);
 /* An index that is a per-thread part with bits `var_bits` combined with a
  * literal c: '+' where they share no bit (the literal becomes an immediate
  * offset), else '^'. */

@@ -36,6 +36,8 @@ static uint64_t tile_bits(const Phase *p, const uint64_t *cols, int t, bool slot
 static void emit_block_origin(FILE *out, const Schedule *s, const Phase *p, const char *tile) {
     if (s->gpu_log)
         fprintf(out, "    const uint64_t b = %s | parm_rank << %d;\n", tile, p->block_log - s->gpu_log);
+    else if (p->cluster_log)
+        fprintf(out, "    const uint64_t b = %s >> %d;   /* the cluster's tile */\n", tile, p->cluster_log);
     else
         fprintf(out, "    const uint64_t b = %s;\n", tile);
     fputs("    const uint64_t x0 = 0", out);
@@ -50,24 +52,38 @@ static void emit_rank_param(FILE *out, const Schedule *s) {
     if (s->gpu_log) fputs(", const uint64_t parm_rank", out);
 }
 
-/* The memory offset of u = tid | i << t: a per-thread part and literals. */
+/* The tile copies: thread tid, iteration i moves tile element u = tid |
+ * i << t (t the threads' bits), or in a cluster's tile (Phase.cluster_log)
+ * the block's own u = tid's low bits | i << t | the rank << (tile_log -
+ * cluster_log), t the block's threads: the tile coordinate of thread bit
+ * k, and the slot bits that index the block's shared memory. */
+static int copy_coord(const Phase *p, int k) {
+    int tb = plan_block_threads_log(p);
+    return k < tb ? k : plan_block_tile_log(p) + k - tb;
+}
+
+static uint64_t own_slot(const Phase *p, uint64_t u) { return plan_slot(p, u) & f2_mask(plan_block_tile_log(p)); }
+
+/* The memory offset of u: a per-thread part and literals. */
 static void emit_thread_offset(FILE *out, const Phase *p, int t) {
     fputs("    uint64_t xt = x0", out);
     for (int i = 0; i < t; i++)
-        fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->tile_cols[i]);
+        fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxull : 0)", i, (unsigned long long)p->tile_cols[copy_coord(p, i)]);
     fputs(";\n", out);
 }
 
-static uint64_t high_offset(const Phase *p, int t, unsigned i) {
-    return f2_combine(p->tile_cols + t, p->tile_log - t, i);
+/* The memory offset of iteration i's literal part. */
+static uint64_t high_offset(const Phase *p, unsigned i) {
+    int tb = plan_block_threads_log(p);
+    return f2_combine(p->tile_cols + tb, plan_block_tile_log(p) - tb, i);
 }
 
-/* The slot of tile element tid: a per-thread XOR of swizzled columns. */
+/* The slot of tile element u's per-thread part: a per-thread XOR of swizzled columns. */
 static void emit_thread_slot(FILE *out, const Phase *p, int t) {
     fputs("    unsigned st = 0", out);
     for (int i = 0; i < t; i++)
         fprintf(out, "\n        ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
-                (unsigned long long)plan_slot(p, UINT64_C(1) << i));
+                (unsigned long long)own_slot(p, UINT64_C(1) << copy_coord(p, i)));
     fputs(";\n", out);
 }
 
@@ -120,11 +136,14 @@ static void emit_copy_tile(FILE *out, const Schedule *s, const Phase *p, int t, 
     /* the write-back computes its addresses again: kept alive from the load
        through every round, they spill (0.56 against 0.40 ms, batched) */
     if (!load) fputs("    PARM_REMAT(st);\n    PARM_REMAT64(xt);\n", out);
-    uint64_t xbits = block_bits(p, p->block_cols) | tile_bits(p, p->tile_cols, t, false);
-    uint64_t sbits = 0;
-    for (int i = 0; i < t; i++) sbits |= plan_slot(p, UINT64_C(1) << i);
-    for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
-        uint64_t off = high_offset(p, t, i), slot = plan_slot(p, (uint64_t)i << t);
+    uint64_t xbits = block_bits(p, p->block_cols), sbits = 0;
+    for (int i = 0; i < t; i++) {
+        xbits |= p->tile_cols[copy_coord(p, i)];
+        sbits |= own_slot(p, UINT64_C(1) << copy_coord(p, i));
+    }
+    int tb = plan_block_threads_log(p);
+    for (unsigned i = 0; i < 1u << (plan_block_tile_log(p) - tb); i++) {
+        uint64_t off = high_offset(p, i), slot = own_slot(p, (uint64_t)i << tb);
         char op_x = emit_index_op(xbits, off), op_s = emit_index_op(sbits, slot);
         Arena scratch = {0};
         const char *index = arena_printf(&scratch, "xt %c 0x%llxull", op_x, (unsigned long long)off);
@@ -211,7 +230,9 @@ static void emit_permuted_write(FILE *out, const Schedule *s, const Phase *p, in
         const char *index = arena_printf(&scratch, "zt %c 0x%llxull", emit_index_op(zbits, z), (unsigned long long)z);
         const char *tile[SCHED_MAX_SLOTS];
         for (int k = 0; k < ns; k++)
-            tile[k] = arena_printf(&scratch, "tile%d[gt %c 0x%llxu]", k, emit_index_op(gbits, gs), (unsigned long long)gs);
+            tile[k] = emit_tile_at(&scratch, p, k,
+                                   arena_printf(&scratch, "gt %c 0x%llxu", emit_index_op(gbits, gs), (unsigned long long)gs),
+                                   p->cluster_log > 0);
         emit_tile_element_store(out, s, p, index, tile, 1);
         arena_free(&scratch);
     }
@@ -247,8 +268,9 @@ static int tile_buffers(const Phase *p) { return p->buffers > 1 ? p->buffers : 1
 
 /* The kernel's signature, its shared memory and scalar arguments. */
 static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const char *name) {
-    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n%s_kernel(", 1 << threads_log(p),
-            p->blocks_per_sm, name);
+    fprintf(out, "static __global__ void __launch_bounds__(%d, %d)\n", 1 << plan_block_threads_log(p), p->blocks_per_sm);
+    if (p->cluster_log) fprintf(out, "__cluster_dims__(%d, 1, 1)\n", 1 << p->cluster_log);
+    fprintf(out, "%s_kernel(", name);
     /* in and out alias when the phase writes in place: no __restrict__ */
     const char *restrict_ = p->writes_in_place ? "" : "__restrict__ ";
     for (int k = 0; k < p->in_elem->nslots; k++)
@@ -260,7 +282,10 @@ static void emit_local_head(FILE *out, const Schedule *s, const Phase *p, const 
     emit_arg_params(out, s);
     fputs(")\n{\n    extern __shared__ __align__(16) unsigned char parm_shared[];\n", out);
     emit_arg_loads(out, s);
-    fputs("    const unsigned tid = threadIdx.x;\n", out);
+    if (p->cluster_log)     /* the tile's threads: the block's rank in its cluster on top */
+        fprintf(out, "    const unsigned tid = PARM_CLUSTER_RANK() << %d | threadIdx.x;\n", plan_block_threads_log(p));
+    else
+        fputs("    const unsigned tid = threadIdx.x;\n", out);
 }
 
 /* The planes of the tile in shared memory buffer `buf` (an expression;
@@ -297,11 +322,13 @@ static void emit_tile_work(FILE *out, const Schedule *s, const Phase *p, const c
     }
     if (tile_buffers(p) == 1) {
         emit_copy_tile(out, s, p, t, true);
-        fputs("    __syncthreads();\n", out);
+        fprintf(out, "    %s;\n", emit_barrier(emit_reaches_cluster(p, 0)));
     }
     emit_cuda_local_rounds(out, p);
     if (p->writes_in_place) emit_copy_tile(out, s, p, t, false);
     else emit_permuted_write(out, s, p, t);
+    /* no block leaves while the cluster still reads its shared memory */
+    if (emit_reaches_cluster(p, p->nrounds)) fputs("    PARM_CLUSTER_SYNC();\n", out);
     if (emit_phase_reduces(s, p)) emit_tile_reduce(out, s, p, t);
 }
 
@@ -317,7 +344,7 @@ static void emit_async_load(FILE *out, const Schedule *s, const Phase *p, const 
     uint64_t xbits = block_bits(p, p->block_cols) | tile_bits(p, p->tile_cols, t, false), sbits = 0;
     for (int i = 0; i < t; i++) sbits |= plan_slot(p, UINT64_C(1) << i);
     for (unsigned i = 0; i < 1u << (p->tile_log - t); i++) {
-        uint64_t off = high_offset(p, t, i), slot = plan_slot(p, (uint64_t)i << t);
+        uint64_t off = high_offset(p, i), slot = plan_slot(p, (uint64_t)i << t);   /* no cluster: t is the block's */
         for (int k = 0; k < ns; k++)
             fprintf(out, "    PARM_CP_ASYNC%d(&tile%d[st %c 0x%llxu], &in%d[xt %c 0x%llxull]);\n", slot_bytes(p->elem, k),
                     k, emit_index_op(sbits, slot), (unsigned long long)slot, k, emit_index_op(xbits, off),
@@ -416,8 +443,8 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
                 1ULL << (p->block_log - s->gpu_log), 1 << threads_log(p), bytes);
     } else
 
-        fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name, 1ULL << (p->block_log - s->gpu_log),
-                1 << threads_log(p), bytes);
+        fprintf(out, "    %s_kernel<<<%lluu, %d, %d, ctx->stream>>>(", name,
+                1ULL << (p->block_log - s->gpu_log + p->cluster_log), 1 << plan_block_threads_log(p), bytes);
     emit_plane_args(out, p->in_elem, plan_out_elem(p));
     for (int k = 0; emit_phase_reduces(s, p) && k < s->reduce->nres; k++)
         fprintf(out, ", (%s *)partial[%d]", prim_ctype(emit_reduce_prim(s->reduce, k)), k);

@@ -32,12 +32,19 @@ static const uint64_t *store_slots(const Phase *p, int ri) {
     return ri + 1 < p->nrounds ? p->rounds[ri + 1].slots : p->slot_cols;
 }
 
+/* The slot bits a round's accesses index its own block's shared memory
+ * with: a round that is not remote reaches no other block (Round.remote),
+ * and the slot bits above these are its rank's. */
+static uint64_t own_slot_bits(const Phase *p, const Round *rd) {
+    return rd->remote ? f2_mask(p->tile_log) : f2_mask(plan_block_tile_log(p));
+}
+
 /* `name`: the slot of the thread's first register element in a layout. */
 static void emit_base(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots, const char *name) {
     fprintf(out, "        unsigned %s = 0", name);
     for (int i = 0; i < p->threads_log; i++)
         fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
-                (unsigned long long)f2_combine(slots, p->tile_log, rd->threads[i]));
+                (unsigned long long)(f2_combine(slots, p->tile_log, rd->threads[i]) & own_slot_bits(p, rd)));
     fputs(";\n", out);
     /* computed again each round: kept alive across rounds, the addresses spill */
     fprintf(out, "        PARM_REMAT(%s);\n", name);
@@ -53,7 +60,7 @@ char emit_index_op(uint64_t var_bits, uint64_t c) { return var_bits & c ? '^' : 
  * distinct values of the first part (plan_round_xors), the rest immediate. */
 static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots, const char *base, bool load) {
     uint64_t bbits = 0;
-    for (int i = 0; i < p->threads_log; i++) bbits |= f2_combine(slots, p->tile_log, rd->threads[i]);
+    for (int i = 0; i < p->threads_log; i++) bbits |= f2_combine(slots, p->tile_log, rd->threads[i]) & own_slot_bits(p, rd);
     for (unsigned j = 0; j < 1u << rd->reg_log; j++)
         for (int k = 0; k < p->elem->nslots; k++) {
             uint64_t u = f2_combine(slots, p->tile_log, reg_vector(rd, j)), x = u & bbits, c = u & ~bbits;
@@ -61,8 +68,9 @@ static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t
             const char *index = x ? arena_printf(&scratch, "(%s ^ 0x%llxu) + 0x%llxu", base, (unsigned long long)x,
                                                  (unsigned long long)c)
                                   : arena_printf(&scratch, "%s + 0x%llxu", base, (unsigned long long)c);
-            if (load) fprintf(out, "        v%d[%u] = tile%d[%s];\n", k, j, k, index);
-            else fprintf(out, "        tile%d[%s] = v%d[%u];\n", k, index, k, j);
+            const char *at = emit_tile_at(&scratch, p, k, index, rd->remote);
+            if (load) fprintf(out, "        v%d[%u] = %s;\n", k, j, at);
+            else fprintf(out, "        %s = v%d[%u];\n", at, k, j);
             arena_free(&scratch);
         }
 }
@@ -365,7 +373,7 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
                warp meets the block's barrier, working or not */
             if (rd->sync) {
                 if (rd->live_log) fputs("        }\n", out);
-                fputs("        __syncthreads();\n", out);
+                fprintf(out, "        %s;\n", emit_barrier(rd->remote));
                 if (rd->live_log) fputs("        if (live) {\n", out);
             } else {
                 fprintf(out, "        __syncwarp(0x%xu);\n", t < MACHINE_WARP_LOG ? (1u << (1 << t)) - 1 : 0xffffffffu);
@@ -376,6 +384,26 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
             emit_move(out, p, rd, rd->slots, "base", false);
         }
         if (rd->live_log) fputs("        }\n", out);
-        fputs("    }\n    __syncthreads();\n", out);
+        fprintf(out, "    }\n    %s;\n", emit_barrier(rd->remote || emit_reaches_cluster(p, ri + 1)));
     }
+}
+
+/* A cluster's tile (Phase.cluster_log): whether round ri (the write after
+ * the last) reaches other blocks' shared memory. */
+bool emit_reaches_cluster(const Phase *p, int ri) {
+    if (!p->cluster_log) return false;
+    return ri < p->nrounds ? p->rounds[ri].remote : !p->writes_in_place;
+}
+
+/* The barrier before or after work that reaches other blocks' shared
+ * memory: the cluster's; else the block's. */
+const char *emit_barrier(bool cluster) { return cluster ? "PARM_CLUSTER_SYNC()" : "__syncthreads()"; }
+
+/* Slot `index` of plane k: in the block's own shared memory, or where a
+ * cluster's tile holds it (its top bits the block's rank). */
+const char *emit_tile_at(Arena *a, const Phase *p, int k, const char *index, bool remote) {
+    if (!remote) return arena_printf(a, "tile%d[%s]", k, index);
+    int low = plan_block_tile_log(p);
+    return arena_printf(a, "(*PARM_DSMEM(&tile%d[(%s) & 0x%llxu], (%s) >> %d))", k, index,
+                        (unsigned long long)f2_mask(low), index, low);
 }

@@ -403,7 +403,10 @@ static int fusable_phase(Graph *g, const Schedule *chain, const IrStmt *s) {
     if (!s->commutative || nvals || chain->nhalves) return -1;   /* halves keep part of the tile */
     for (int i = chain->nphases - 1; i >= 0; i--) {
         if (chain->phases[i].kind == PHASE_LOCAL)   /* its tile, not a store map's results */
-            return !chain->phases[i].store_map && elem_equal(chain->phases[i].elem, s->args[s->nres]->elem) ? i : -1;
+            return !chain->phases[i].store_map && !chain->phases[i].cluster_log &&
+                           elem_equal(chain->phases[i].elem, s->args[s->nres]->elem)
+                       ? i
+                       : -1;   /* a cluster's tile is not in one block to reduce */
         if (chain->phases[i].kind != PHASE_PERMUTE) return -1;
     }
     return -1;

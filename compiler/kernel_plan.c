@@ -12,7 +12,7 @@ static int plane_offset(const Phase *p, int k) {
     int offset = 0, size = field_bytes(p->elem, k);
     for (int j = 0; j < p->elem->nslots; j++) {
         int other = field_bytes(p->elem, j);
-        if (other > size || (other == size && j < k)) offset += other << p->tile_log;
+        if (other > size || (other == size && j < k)) offset += other << plan_block_tile_log(p);
     }
     return offset;
 }
@@ -36,11 +36,11 @@ static int plane_offset(const Phase *p, int k) {
 #define PERSISTENT_REGS 128
 static int blocks_per_sm(const Schedule *s, const Phase *p) {
     bool padded = s->pad && !s->pad_in_only && (p->src == BUF_IN || p->dst == BUF_OUT);
-    int want = padded ? 1 : 2;
-    if (p->buffers > 1 && MACHINE_SM_REGISTERS / (PERSISTENT_REGS << p->threads_log) > want)
-        want = MACHINE_SM_REGISTERS / (PERSISTENT_REGS << p->threads_log);
+    int want = padded ? 1 : 2, threads_log = plan_block_threads_log(p);
+    if (p->buffers > 1 && MACHINE_SM_REGISTERS / (PERSISTENT_REGS << threads_log) > want)
+        want = MACHINE_SM_REGISTERS / (PERSISTENT_REGS << threads_log);
     int fit = MACHINE_SM_SHARED_BYTES / (p->shared_bytes + MACHINE_BLOCK_RESERVED_BYTES);
-    if (fit > 1 << (MACHINE_SM_THREADS_LOG - p->threads_log)) fit = 1 << (MACHINE_SM_THREADS_LOG - p->threads_log);
+    if (fit > 1 << (MACHINE_SM_THREADS_LOG - threads_log)) fit = 1 << (MACHINE_SM_THREADS_LOG - threads_log);
     if (fit > MACHINE_SM_BLOCKS) fit = MACHINE_SM_BLOCKS;
     return want < fit ? want : fit > 0 ? fit : 1;
 }
@@ -49,7 +49,7 @@ void kernel_plan(Schedule *s) {
     for (int i = 0; i < s->nphases; i++) {
         Phase *p = &s->phases[i];
         if (p->kind != PHASE_LOCAL) continue;
-        p->tile_bytes = elem_bytes(p->elem) << p->tile_log;
+        p->tile_bytes = elem_bytes(p->elem) << plan_block_tile_log(p);
         p->shared_bytes = (p->buffers > 1 ? p->buffers : 1) * p->tile_bytes;
         for (int k = 0; k < p->elem->nslots; k++) p->plane_off[k] = plane_offset(p, k);
         p->blocks_per_sm = blocks_per_sm(s, p);

@@ -113,6 +113,9 @@ static const char usage[] =
     "  --tile-buffers N     kernels of N shared tile buffers (2 or 3; default\n"
     "                       1): each block sorts several tiles and loads the\n"
     "                       next ones (cp.async) while it works on one\n"
+    "  --cluster-blocks N   tiles of clusters of N blocks (1, 2, 4 or 8; sm_90),\n"
+    "                       each tile N times a block's, held in the blocks'\n"
+    "                       distributed shared memory (default 1)\n"
     "\n"
     "An option that the action does not use is a usage error, and so are two\n"
     "actions. exit status: 0 on success, 1 on an error in the program or its\n"
@@ -124,7 +127,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_NARROW_PERMUTES, OPT_NARROW_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
+    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_NARROW_PERMUTES, OPT_NARROW_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_CLUSTER_BLOCKS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
     OPT_DUMP_AFTER, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION, OPT_PASSES,
     OPT_COUNT
 } OptId;
@@ -166,6 +169,8 @@ static const OptSpec specs[OPT_COUNT] = {
                             "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_TILE_BUFFERS] = {"tile-buffers", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                           "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_CLUSTER_BLOCKS] = {"cluster-blocks", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
     [OPT_REPORT] = {"report", 0, FLAG, 0, NULL},
@@ -395,6 +400,11 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         if (strcmp(value, "1") && strcmp(value, "2") && strcmp(value, "3"))
             return usage_error("--tile-buffers takes 1, 2 or 3, not '%s'%s", value, "");
         opt->tile_buffers = value[0] - '0';
+        return 0;
+    case OPT_CLUSTER_BLOCKS:
+        if (strcmp(value, "1") && strcmp(value, "2") && strcmp(value, "4") && strcmp(value, "8"))
+            return usage_error("--cluster-blocks takes 1, 2, 4 or 8, not '%s'%s", value, "");
+        opt->cluster_log = __builtin_ctz((unsigned)atoi(value));
         return 0;
     case OPT_INTERPRET: return set_action(opt, seen, ACTION_INTERPRET, "--interpret");
     case OPT_CHECK: return set_action(opt, seen, ACTION_CHECK, "--check");

@@ -32,6 +32,9 @@ uint64_t plan_slot(const Phase *p, uint64_t u) {
     return f2_combine(p->slot_cols, p->tile_log, u);
 }
 
+int plan_block_tile_log(const Phase *p) { return p->tile_log - p->cluster_log; }
+int plan_block_threads_log(const Phase *p) { return p->threads_log - p->cluster_log; }
+
 bool plan_shifted_load(const Schedule *s, const Phase *p) {
     if (p->src != BUF_IN) return false;
     for (int k = 0; k < SCHED_MAX_SLOTS; k++)

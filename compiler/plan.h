@@ -28,7 +28,8 @@
 #include "bmmc_plan.h"
 #include "ir.h"
 
-#define SCHED_MAX_TILE 16
+#define SCHED_MAX_TILE 19      /* tile bits: 2^16 of a block, and a cluster of 8 */
+#define SCHED_MAX_CLUSTER_LOG 3 /* blocks of a cluster, log2: 8, the portable most */
 #define SCHED_MAX_SLOTS 16      /* primitive fields of an element */
 #define ENTRY_MAX_API_FIELDS 120
 #define EXCHANGE_MAX_PIECE_LOG 5 /* pieces of an exchange: the CUDA context holds two events each */ /* parameters and results of an entry's API, by field */
@@ -104,6 +105,15 @@ typedef struct {
     uint64_t slots[SCHED_MAX_TILE];     /* P: slot of tile vector e_i */
     int reg_log;
     bool sync;                          /* a __syncthreads before the store */
+    /* In a phase of a cluster (Phase.cluster_log): whether the round's
+     * threads reach tile elements in other blocks' shared memory. A round
+     * that does not keeps its threads' elements in their own block (its
+     * registers and its block's threads span the tile coordinates below
+     * the rank's, and the rank's thread bits are the rank's coordinates),
+     * so its accesses are the block's own shared memory and its barriers
+     * the block's; a remote round reads and writes through the cluster's
+     * shared memory (mapa) between cluster barriers. */
+    bool remote;
     /* Each pair or map step is one loop over the thread's pairs (elements)
      * that nvcc unrolls (#pragma unroll), not a block per register: the same
      * machine code from a fraction of the source (plan_rounds.c). */
@@ -204,6 +214,16 @@ typedef struct {
     /* The CUDA kernel: 2^threads_log threads, the steps in register rounds
      * of about 2^reg_bytes_log bytes of elements per thread (plan_rounds.c). */
     int threads_log, reg_bytes_log;
+    /* A tile larger than a block's shared memory (sm_90): a cluster of
+     * 2^cluster_log blocks holds it in their distributed shared memory.
+     * Block rank r of the cluster holds the slots whose top cluster_log
+     * bits are r (every layout keeps them the tile coordinate's top bits,
+     * the rank coordinates), the 2^(tile_log - cluster_log) below them at
+     * their low bits; its 2^(threads_log - cluster_log) threads are
+     * threads r·2^(threads_log - cluster_log).. of the tile (the thread
+     * index's top bits are the rank), and the tile copies move the
+     * block's own slots. 0: a block per tile. */
+    int cluster_log;
     /* The copies between memory and the tile in the tile's layout (the
      * load, and the write-back of a phase in place) move 2^vec_log
      * consecutive elements per thread as one 16-byte vector of each plane:
@@ -223,7 +243,8 @@ typedef struct {
      * consecutive tiles overlap. */
     int buffers;
     /* The kernel's shared memory and occupancy (kernel_plan.c): a tile
-     * buffer of tile_bytes holds field k's plane at byte plane_off[k], the
+     * buffer of tile_bytes (a block's share of a cluster's tile) holds
+     * field k's plane at byte plane_off[k], the
      * widest fields first, so that each plane starts at a multiple of its
      * element size (a 1-byte plane of 2 elements before a float plane would
      * misalign the floats); the kernel takes shared_bytes (its buffers) and
@@ -387,6 +408,10 @@ typedef struct {
     const IrStmt **halves;
     int nhalves, half_fit;
     const char *half_refused;
+    /* Asked for clusters (SchedOptions.cluster_log), why a LOCAL phase
+     * could not take one: schedule_func then plans without (NULL: none
+     * refused). */
+    const char *cluster_refused;
     /* What an entry graph knows of the chain's planes (entry_plan.c, set by
      * schedule_fuse_planes). Input plane k holds 2^(n - in_shift[k])
      * elements and element x of the chain's input is element x >>
@@ -640,6 +665,10 @@ unsigned long long plan_align(unsigned long long bytes);
 
 /* The shared-memory slot of tile element u in a LOCAL phase (P·u). */
 uint64_t plan_slot(const Phase *p, uint64_t u);
+/* A LOCAL phase's block (Phase.cluster_log): the tile coordinates below
+ * the rank's, and the block's threads, log2. */
+int plan_block_tile_log(const Phase *p);
+int plan_block_threads_log(const Phase *p);
 /* Whether a LOCAL phase loads its tile in 16-byte vectors (Phase.vec_log):
  * not through cp.async (Phase.buffers) nor a load map (Phase.map), which
  * take each element alone. */

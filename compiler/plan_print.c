@@ -89,6 +89,9 @@ static void print_store_map(FILE *out, const Phase *p) {
 static void print_local(FILE *out, const Schedule *s, const Phase *p) {
     fprintf(out, ", tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads, %s", p->tile_log, p->seg_log,
             p->block_log, p->threads_log, p->writes_in_place ? "in place" : "into the next layout");
+    if (p->cluster_log)
+        fprintf(out, ", clusters of 2^%d blocks (2^%d of the tile and 2^%d threads each)", p->cluster_log,
+                plan_block_tile_log(p), plan_block_threads_log(p));
     if (p->vec_log)
         fprintf(out, ", copies in 16-byte vectors of 2^%d%s", p->vec_log, p->vec_write ? " (the write too)" : "");
     if (p->buffers > 1) fprintf(out, ", %d tile buffers (persistent blocks, cp.async loads)", p->buffers);
@@ -124,6 +127,7 @@ static void print_local(FILE *out, const Schedule *s, const Phase *p) {
         if (memcmp(rd->slots, p->slot_cols, sizeof(uint64_t) * (size_t)p->tile_log))
             vectors(out, "layout P", rd->slots, p->tile_log);
         if (rd->sync) fputs("    a block barrier before the store\n", out);
+        if (rd->remote) fputs("    remote: through the cluster's shared memory, between cluster barriers\n", out);
         if (rd->live_log) {
             fprintf(out, "    2^-%d of the warps work, where", rd->live_log);
             for (int i = 0; i < rd->live_log; i++)

@@ -35,7 +35,8 @@ int plan_reg_log(const ElemType *elem, int tile_log) { return reg_log_of(elem, t
 
 int plan_threads_log(const Phase *p) {
     int t = p->tile_log - reg_log_of(p->elem, p->tile_log, p->reg_bytes_log ? p->reg_bytes_log : ELEM_REGISTER_BYTES_LOG);
-    return t > MACHINE_BLOCK_THREADS_LOG ? MACHINE_BLOCK_THREADS_LOG : t;
+    int most = MACHINE_BLOCK_THREADS_LOG + p->cluster_log;     /* the threads of a cluster's blocks */
+    return t > most ? most : t;
 }
 
 
@@ -74,9 +75,9 @@ static F2Space kernel_of(int D, const uint64_t *fs, int nf) {
  * that neither loads nor stores in the phase's layout needs no banks there:
  * its layouts are made for its lanes (plan_layouts). False when K holds no
  * such complement. */
-static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, int threads_log, bool banked,
+static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, int D, int threads_log, bool banked,
                             uint64_t *threads) {
-    int D = p->tile_log, lanes = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG;
+    int lanes = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG;
     F2Space all = *R;
     uint64_t comp[SCHED_MAX_TILE];
     int nc = 0;
@@ -99,37 +100,18 @@ static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, 
     return k == threads_log;
 }
 
-/* R: the span padded with high coordinate bits. Thread vectors: where it can,
- * inside the kernel of the round's comparator directions (order functionals),
- * taken greedily step by step, so that those steps' directions are the same
- * for every thread and known at compile time (no selects); else lanes whose
- * low five bits are e0.. (mixed with a high bit where e_i is taken), then the
- * rest, which leaves the direction a per-thread bit. */
-/* Rounds of at least 2^3 registers (4 pairs a step) write their steps as
- * loops: a loop costs a few lines more than one pair written out, and the
- * source (and nvcc's time, mostly its front end) grows with the pairs
- * written out: the 2^30 sort of examples/sort.parm was 3.6 MB. */
-enum { LOOP_MIN_REG_LOG = 3 };
-
-static void plan_round(const Phase *p, Round *rd, int first) {
-    int threads_log = plan_threads_log(p), reg_log = p->tile_log - threads_log;
-    F2Space span;
-    rd->first = first;
-    rd->count = round_extent(p, first, reg_log, &span);
-    rd->reg_log = reg_log;
-    rd->loops = reg_log >= LOOP_MIN_REG_LOG;
-    bool banked = first == 0 || first + rd->count == p->nsteps;     /* loads or stores in the phase's layout */
-    int D = p->tile_log;
-    for (int bit = D - 1; bit >= 0 && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
-    for (int i = 0; i < reg_log; i++) rd->regs[i] = span.basis[i];
+/* The round's thread vectors in the space of the low D tile coordinates,
+ * which holds R: by the directions where the banks allow, else lanes by
+ * the banks and the rest from high bits down (see above). */
+static void plan_round_threads(const Phase *p, Round *rd, const F2Space *span, int D, int threads_log, bool banked) {
     /* Orders in the span of those taken change nothing; one that failed
      * fails again with more taken (the kernel only shrinks): skip both. */
     uint64_t orders[SCHED_MAX_TILE], failed[32];
     int norders = 0, nfailed = 0;
     F2Space taken = f2_space_empty(D);
-    for (int i = first; i < first + rd->count; i++)
+    for (int i = rd->first; i < rd->first + rd->count; i++)
         for (int j = 0; j < p->steps[i].group_log; j++) {
-            uint64_t order = p->steps[i].order[j];
+            uint64_t order = p->steps[i].order[j] & f2_mask(D);
             if (p->steps[i].order_block[j] || f2_space_contains(&taken, order)) continue;
             bool known = false;
             for (int f = 0; f < nfailed && !known; f++) known = failed[f] == order;
@@ -137,7 +119,7 @@ static void plan_round(const Phase *p, Round *rd, int first) {
             orders[norders] = order;
             F2Space k = kernel_of(D, orders, norders + 1);
             uint64_t threads[32];
-            if (!plan_threads_in(p, &span, &k, threads_log, banked, threads)) {
+            if (!plan_threads_in(p, span, &k, D, threads_log, banked, threads)) {
                 if (nfailed < 32) failed[nfailed++] = order;
                 continue;
             }
@@ -146,7 +128,7 @@ static void plan_round(const Phase *p, Round *rd, int first) {
             norders++;
         }
     if (norders) return;
-    F2Space all = span;
+    F2Space all = *span;
     LaneBanks banks;
     lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
     int lanes = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG, k = 0;
@@ -162,6 +144,45 @@ static void plan_round(const Phase *p, Round *rd, int first) {
     for (int bit = D - 1; bit >= 0 && k < threads_log; bit--)
         if (f2_space_add(&all, UINT64_C(1) << bit)) rd->threads[k++] = UINT64_C(1) << bit;
     if (all.dim != D) diag_fatal("internal error: no register plan for a tile of 2^%d", D);
+}
+
+/* R: the span padded with high coordinate bits (in a cluster's tile, below
+ * the rank coordinates first). Thread vectors: where it can,
+ * inside the kernel of the round's comparator directions (order functionals),
+ * taken greedily step by step, so that those steps' directions are the same
+ * for every thread and known at compile time (no selects); else lanes whose
+ * low five bits are e0.. (mixed with a high bit where e_i is taken), then the
+ * rest, which leaves the direction a per-thread bit. In a cluster's tile, a
+ * round whose registers lie below the rank coordinates keeps each block's
+ * threads there too, its rank's thread bits the rank coordinates: the round
+ * is the block's own (Round.remote). */
+/* Rounds of at least 2^3 registers (4 pairs a step) write their steps as
+ * loops: a loop costs a few lines more than one pair written out, and the
+ * source (and nvcc's time, mostly its front end) grows with the pairs
+ * written out: the 2^30 sort of examples/sort.parm was 3.6 MB. */
+enum { LOOP_MIN_REG_LOG = 3 };
+
+static void plan_round(const Phase *p, Round *rd, int first) {
+    int threads_log = plan_threads_log(p), reg_log = p->tile_log - threads_log;
+    int D = p->tile_log, low = D - p->cluster_log;
+    F2Space span;
+    rd->first = first;
+    rd->count = round_extent(p, first, reg_log, &span);
+    rd->reg_log = reg_log;
+    rd->loops = reg_log >= LOOP_MIN_REG_LOG;
+    bool banked = first == 0 || first + rd->count == p->nsteps;     /* loads or stores in the phase's layout */
+    for (int bit = low - 1; bit >= 0 && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
+    for (int bit = D - 1; bit >= low && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
+    for (int i = 0; i < reg_log; i++) rd->regs[i] = span.basis[i];
+    rd->remote = false;
+    for (int i = 0; i < reg_log; i++) rd->remote |= (rd->regs[i] & ~f2_mask(low)) != 0;
+    if (!p->cluster_log || rd->remote) {
+        plan_round_threads(p, rd, &span, D, threads_log, banked);
+        return;
+    }
+    int block_threads = threads_log - p->cluster_log;
+    plan_round_threads(p, rd, &span, low, block_threads, banked);
+    for (int k = 0; k < p->cluster_log; k++) rd->threads[block_threads + k] = UINT64_C(1) << (low + k);
 }
 
 uint64_t plan_thread_mask(const Phase *p, const Round *rd, uint64_t f) {
@@ -363,6 +384,7 @@ static void plan_layouts(Phase *p) {
         s_rows[i] = 0;
         for (int j = 0; j < D; j++) s_rows[i] |= (p->slot_cols[j] >> i & 1) << j;
     }
+    uint64_t own = f2_mask(D - p->cluster_log);     /* a cluster's rank rows stay S's (Phase.cluster_log) */
     for (int r = 1; r < p->nrounds; r++) {
         const Round *a = &p->rounds[r - 1];
         Round *b = &p->rounds[r];
@@ -372,8 +394,8 @@ static void plan_layouts(Phase *p) {
         ok[0] = lanes_free(p, b, cand[0]);
         memcpy(cand[1], p->slot_cols, bytes);
         ok[1] = lanes_free(p, a, cand[1]) && lanes_free(p, b, cand[1]);
-        ok[2] = layout_between(p, a, b, warp_bits, s_rows, cand[2]);
-        ok[3] = layout_between(p, a, b, f2_mask(D), s_rows, cand[3]);
+        ok[2] = layout_between(p, a, b, warp_bits & own, s_rows, cand[2]);
+        ok[3] = layout_between(p, a, b, own, s_rows, cand[3]);
         int best = -1, best_cost = 0;
         for (int c = 0; c < 4; c++) {
             if (!ok[c]) continue;

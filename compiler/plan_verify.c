@@ -114,22 +114,23 @@ static const char *verify_buffers(Arena *a, const Phase *p) {
  * the buffers make shared_bytes, and the blocks the launch bounds ask for
  * fit an SM together (one always may). */
 static const char *verify_kernel(Arena *a, const Phase *p) {
-    REQUIRE(p->tile_bytes == elem_bytes(p->elem) << p->tile_log, "a tile buffer of %d bytes for 2^%d elements of %d",
-            p->tile_bytes, p->tile_log, elem_bytes(p->elem));
+    int tile_log = plan_block_tile_log(p);
+    REQUIRE(p->tile_bytes == elem_bytes(p->elem) << tile_log, "a tile buffer of %d bytes for 2^%d elements of %d",
+            p->tile_bytes, tile_log, elem_bytes(p->elem));
     REQUIRE(p->shared_bytes == (p->buffers > 1 ? p->buffers : 1) * p->tile_bytes,
             "%d bytes of shared memory for %d tile buffers of %d", p->shared_bytes, p->buffers, p->tile_bytes);
     for (int k = 0; k < p->elem->nslots; k++) {
-        int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8, end = p->plane_off[k] + (bytes << p->tile_log);
+        int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8, end = p->plane_off[k] + (bytes << tile_log);
         REQUIRE(p->plane_off[k] >= 0 && p->plane_off[k] % bytes == 0 && end <= p->tile_bytes,
                 "field %d's plane at byte %d is misaligned or outside the tile buffer", k, p->plane_off[k]);
         for (int j = 0; j < k; j++) {
-            int jend = p->plane_off[j] + (prim_bits(elem_slot_prim(p->elem, j)) / 8 << p->tile_log);
+            int jend = p->plane_off[j] + (prim_bits(elem_slot_prim(p->elem, j)) / 8 << tile_log);
             REQUIRE(end <= p->plane_off[j] || jend <= p->plane_off[k], "the planes of fields %d and %d overlap", j, k);
         }
     }
     REQUIRE(p->blocks_per_sm >= 1, "launch bounds of %d blocks per SM", p->blocks_per_sm);
     REQUIRE(p->blocks_per_sm == 1 || (p->blocks_per_sm * (p->shared_bytes + MACHINE_BLOCK_RESERVED_BYTES) <= MACHINE_SM_SHARED_BYTES &&
-                                      p->blocks_per_sm << p->threads_log <= 1 << MACHINE_SM_THREADS_LOG &&
+                                      p->blocks_per_sm << plan_block_threads_log(p) <= 1 << MACHINE_SM_THREADS_LOG &&
                                       p->blocks_per_sm <= MACHINE_SM_BLOCKS),
             "launch bounds of %d blocks per SM, which an SM cannot hold", p->blocks_per_sm);
     return NULL;
@@ -201,6 +202,33 @@ static const char *verify_kept_regs(Arena *a, const Phase *p, const Round *rd) {
         }
         REQUIRE(c == st->kept_log, "step %d keeps registers by %d halves, not in effect or decided by threads", i,
                 st->kept_log);
+    }
+    return NULL;
+}
+
+/* A cluster's tile (Phase.cluster_log): at most SCHED_MAX_CLUSTER_LOG,
+ * blocks of a warp at least and at most a block's threads; every layout
+ * keeps the top cluster_log slot bits the rank coordinates (u's top bits),
+ * and the copies move elements alone. A round that is not remote keeps its
+ * registers and its block's threads below the rank coordinates, the rank's
+ * thread bits on them, so each thread's elements are in its own block. */
+static const char *verify_cluster(Arena *a, const Phase *p) {
+    int c = p->cluster_log, low = p->tile_log - c, tb = p->threads_log - c;
+    REQUIRE(c >= 0 && c <= SCHED_MAX_CLUSTER_LOG, "a cluster of 2^%d blocks", c);
+    if (!c) return NULL;
+    REQUIRE(tb >= MACHINE_WARP_LOG && tb <= MACHINE_BLOCK_THREADS_LOG, "a cluster's blocks of 2^%d threads", tb);
+    REQUIRE(!p->vec_log && p->buffers <= 1 && !p->half_log, "a cluster's tile copied in vectors, buffers or halves");
+    for (int r = -1; r < p->nrounds; r++) {
+        const uint64_t *slots = r < 0 ? p->slot_cols : p->rounds[r].slots;
+        for (int i = 0; i < p->tile_log; i++)
+            REQUIRE((slots[i] >> low) == (i >= low ? UINT64_C(1) << (i - low) : 0),
+                    "round %d's layout moves tile bit %d across the cluster's blocks", r, i);
+        if (r < 0 || p->rounds[r].remote) continue;
+        const Round *rd = &p->rounds[r];
+        for (int i = 0; i < rd->reg_log; i++) REQUIRE(!(rd->regs[i] >> low), "round %d is local but its registers are not", r);
+        for (int i = 0; i < p->threads_log; i++)
+            REQUIRE(rd->threads[i] >> low == (i >= tb ? UINT64_C(1) << (i - tb) : 0),
+                    "round %d is local but thread bit %d leaves its block", r, i);
     }
     return NULL;
 }
@@ -301,6 +329,7 @@ static const char *verify_local(Arena *a, const Phase *p) {
     const char *why = verify_tile(a, p);
     if (!why) why = verify_steps(a, p);
     if (!why) why = verify_halves_apart(a, p);
+    if (!why) why = verify_cluster(a, p);     /* which block holds what, before the rounds' use of it */
     if (!why) why = verify_rounds(a, p);
     if (!why) why = verify_vectors(a, p);
     if (!why) why = verify_buffers(a, p);

@@ -90,6 +90,7 @@ typedef struct {
     bool narrow_copies;         /* SchedOptions.narrow_copies */
     int reg_bytes_log;          /* SchedOptions.register_bytes, log2 */
     int tile_buffers;           /* SchedOptions.tile_buffers */
+    int cluster_log;            /* SchedOptions.cluster_log */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
     int exchange_pieces;        /* SchedOptions.exchange_pieces */
     const ElemType *elem;
@@ -456,7 +457,7 @@ static int vector_log(const Sched *s, const Phase *p) {
         if (prim_bits(elem_slot_prim(p->elem, k)) / 8 != bytes) return 0;
     while ((bytes << log) < MACHINE_VECTOR_BYTES) log++;
     bool wanted = s->vector_copies || (bytes <= 2 && !s->narrow_copies);
-    if (!wanted || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log ||
+    if (!wanted || s->cluster_log || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log ||
         log > p->tile_log)
         return 0;
     return log;
@@ -475,12 +476,36 @@ static bool vector_write(const Phase *p) {
  * they fit in a block's shared memory and cp.async can load every field (4
  * or 8 bytes); an entry of any length makes its pad in registers. */
 static int tile_buffers(const Sched *s, const Phase *p) {
-    if (s->tile_buffers < 2 || s->out->pad || p->map) return 1;   /* cp.async copies, it converts nothing */
+    if (s->tile_buffers < 2 || s->out->pad || p->map || s->cluster_log) return 1;   /* cp.async copies, it converts nothing */
     for (int k = 0; k < p->elem->nslots; k++) {
         int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
         if (bytes != 4 && bytes != 8) return 1;
     }
     return ((long)s->tile_buffers * elem_bytes(p->elem) << p->tile_log) <= SCHED_MAX_TILE_BYTES ? s->tile_buffers : 1;
+}
+
+/* Blocks per tile, log2 (Phase.cluster_log): the clusters asked for,
+ * where the phase's kernel can hold its tile in them: each block a warp of
+ * threads at least and its share above the bank bits (the swizzle mixes
+ * tile bits into those alone, so a slot's top bits stay its rank's), the
+ * tile copies element by element, and no halves or ranks. A phase that
+ * cannot refuses the chain's clusters (Schedule.cluster_refused). */
+static int cluster_log(const Sched *s, Phase *p) {
+    int c = s->cluster_log;
+    if (!c) return 0;
+    BankGeometry g = access_bank_geometry(elem_max_slot_bytes(p->elem));
+    const char *why = NULL;
+    if (s->gpu_log) why = "a chain over several GPUs";
+    else if (s->out->pad) why = "an entry of any length";
+    else if (p->half_log) why = "halves fused into the write";
+    else if (p->tile_log - c < g.word_shift + g.bank_bits) why = "a tile too small for its blocks' banks";
+    else {
+        p->cluster_log = c;
+        if (plan_threads_log(p) - c < MACHINE_WARP_LOG) why = "a tile too small for a warp a block";
+    }
+    if (!why) return c;
+    if (!s->out->cluster_refused) s->out->cluster_refused = why;
+    return 0;
 }
 
 /* A refusal of the chain's halves (Schedule.half_refused): the first
@@ -528,6 +553,7 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     p->vec_log = vector_log(s, p);
     p->vec_write = p->vec_log && !p->writes_in_place && vector_write(p);
     p->buffers = tile_buffers(s, p);
+    p->cluster_log = cluster_log(s, p);
     if (!choose_swizzle(p) && p->vec_log) {
         p->vec_log = 0;
         p->vec_write = false;
@@ -723,6 +749,8 @@ static void set_elem(Sched *s, const ElemType *elem) {
     int seg = __builtin_ctz((unsigned)s->segment_bytes) - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
     if (seg < 0) seg = 0;
     int tile = s->tile_bytes ? tile_log_for(elem, s->tile_bytes) : default_tile_log(elem, s->n, s->tile_raise);
+    tile += s->cluster_log;         /* a cluster's blocks hold a tile together */
+    if (tile > SCHED_MAX_TILE) tile = SCHED_MAX_TILE;
     int room = s->n - s->gpu_log;   /* tiles stay on a rank */
     if (tile > s->tile_cap_log) tile = s->tile_cap_log;
     s->seg_log = seg < room ? seg : room;
@@ -1131,7 +1159,7 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
                .gpu_log = gpu_log,
                .exchange_pieces = opt ? opt->exchange_pieces : 0,
                .reg_bytes_log = opt && opt->register_bytes == 256 ? ELEM_REGISTER_BYTES_LOG + 1 : ELEM_REGISTER_BYTES_LOG,
-               .tile_buffers = opt ? opt->tile_buffers : 0};
+               .tile_buffers = opt ? opt->tile_buffers : 0, .cluster_log = opt ? opt->cluster_log : 0};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);
@@ -1169,7 +1197,7 @@ void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
  * takes a tile twice as large, as often as that saves at least a quarter of
  * its passes; a program of one pass (one LOCAL phase) the smallest tile that
  * keeps it one pass: more blocks, the same traffic. */
-void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out) {
+static void schedule_blocks(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out) {
     schedule_with(arena, f, opt, 0, SCHED_MAX_TILE, out);
     if (opt && opt->tile_bytes) return;
     int room = largest_default_tile_log(out->in_elem) - default_tile_log(out->in_elem, out->n, 0);
@@ -1187,4 +1215,22 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
             break;
         *out = smaller;
     }
+}
+
+/* Tiles of clusters (SchedOptions.cluster_log) where every LOCAL phase can
+ * take one and they save passes; else the tiles of blocks, with the
+ * reason in Schedule.cluster_refused. */
+void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Schedule *out) {
+    if (!opt || !opt->cluster_log) {
+        schedule_blocks(arena, f, opt, out);
+        return;
+    }
+    Schedule clustered;
+    schedule_with(arena, f, opt, 0, SCHED_MAX_TILE, &clustered);
+    SchedOptions plain = *opt;
+    plain.cluster_log = 0;
+    schedule_blocks(arena, f, &plain, out);
+    if (!clustered.cluster_refused && clustered.nphases >= out->nphases) clustered.cluster_refused = "no fewer passes";
+    if (clustered.cluster_refused) out->cluster_refused = clustered.cluster_refused;
+    else *out = clustered;
 }

@@ -26,6 +26,7 @@ typedef struct {
     bool narrow_copies;         /* tile copies of 1- and 2-byte fields without vectors (Phase.vec_log) */
     int register_bytes;         /* a thread's register round, in bytes (Phase.reg_bytes_log); 0: 128 */
     int tile_buffers;           /* LOCAL kernels of this many tile buffers where they fit (Phase.buffers); 0: one */
+    int cluster_log;            /* tiles of clusters of 2^cluster_log blocks (Phase.cluster_log) */
     int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
     int exchange_pieces;        /* cut each exchange into this many pieces (a power of two
                                    up to 2^EXCHANGE_MAX_PIECE_LOG); 0: exchange_plan.c's choice */

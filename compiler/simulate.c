@@ -180,10 +180,19 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     if (sh_rounds.congestion > worst) worst = sh_rounds.congestion;
     if (sh_out.congestion > worst) worst = sh_out.congestion;
     long tile = (long)elem_bytes(p->elem) << p->tile_log;
-    fprintf(out, "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d block%s, %d step%s in %d register "
+    fprintf(out, "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d %s%s, %d step%s in %d register "
                  "round%s, writes %s\n", p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
-            p->threads_log, 1 << p->block_log, p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
-            rounds == 1 ? "" : "s", p->writes_in_place ? "in place" : p->half_log ? "the kept part in the next layout" : "in the next layout");
+            p->threads_log, 1 << p->block_log, p->cluster_log ? "cluster" : "block", p->block_log ? "s" : "", p->nsteps,
+            p->nsteps == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
+            p->writes_in_place ? "in place" : p->half_log ? "the kept part in the next layout" : "in the next layout");
+    if (p->cluster_log) {
+        int remote = 0;
+        for (int r = 0; r < p->nrounds; r++) remote += p->rounds[r].remote;
+        fprintf(out, "  cluster: %d blocks of 2^%d threads, each holding 2^%d of the tile (%d KB); %d of the rounds "
+                     "remote (through the cluster's shared memory)%s\n",
+                1 << p->cluster_log, plan_block_threads_log(p), plan_block_tile_log(p), p->tile_bytes / 1024, remote,
+                p->writes_in_place ? "" : ", and the write");
+    }
     if (p->buffers > 1)
         fprintf(out, "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s with cp.async "
                      "(element by element) while they work on one\n",
@@ -286,8 +295,10 @@ static const char *plural(int n, const char *one, const char *many) { return n =
 /* "i32, 3 kernels, 3 global passes": a chain's elements and passes. */
 static void report_counts(FILE *out, const Schedule *s) {
     elem_print(out, s->in_elem);
-    fprintf(out, ", %d kernel%s, %d global pass%s\n", s->nphases, plural(s->nphases, "", "s"), s->nphases,
+    fprintf(out, ", %d kernel%s, %d global pass%s", s->nphases, plural(s->nphases, "", "s"), s->nphases,
             plural(s->nphases, "", "es"));
+    if (s->cluster_refused) fprintf(out, " (tiles of blocks: clusters refused, %s)", s->cluster_refused);
+    fputc('\n', out);
 }
 
 /* An entry graph: its chains' kernels, each chain under its node's name;

@@ -167,6 +167,49 @@
 #define PARM_CP_WAIT(n) ((void)0)
 #endif
 
+/* Thread-block clusters (sm_90; a LOCAL phase's Phase.cluster_log in
+ * compiler/plan.h): PARM_CLUSTER_RANK(), the block's rank in its cluster;
+ * PARM_CLUSTER_SYNC(), a barrier of every thread of the cluster that makes
+ * their shared-memory writes visible to each other (it is also the block's
+ * barrier); PARM_DSMEM(p, r), the generic address of shared pointer p in
+ * the shared memory of block r of the cluster. The CPU emulation of the
+ * kernels (tests/emu) defines its own. */
+#if defined(__CUDACC__)
+static __device__ __forceinline__ unsigned parm_cluster_rank(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    unsigned r;
+    __asm__("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+#else
+    __trap();   /* clusters are sm_90's: compile with -arch=sm_90 */
+    return 0;
+#endif
+}
+static __device__ __forceinline__ void parm_cluster_sync(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __asm__ volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+template <typename T> static __device__ __forceinline__ T *parm_dsmem(T *p, unsigned r)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    T *q;
+    __asm__("mapa.u64 %0, %1, %2;" : "=l"(q) : "l"(p), "r"(r));
+    return q;
+#else
+    __trap();
+    return p;
+#endif
+}
+#define PARM_CLUSTER_RANK() parm_cluster_rank()
+#define PARM_CLUSTER_SYNC() parm_cluster_sync()
+#define PARM_DSMEM(p, r) parm_dsmem((p), (r))
+#endif
+
 /* GCC ignores this pragma (and warns about it); PARM_OPAQUE covers GCC. */
 #if !defined(__CUDACC__) && (defined(__clang__) || !defined(__GNUC__))
 #pragma STDC FP_CONTRACT OFF

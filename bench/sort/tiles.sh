@@ -38,7 +38,10 @@
 # Environment: PARMC (default build/parmc, made when missing), TILES (default
 # "64K 128K"), SMALL_TILES (also tried at 2^20 and 2^22, default "16K 32K"),
 # VECTORS (0: no --vector-copies builds), BUFFERS (default "2 3"; empty: no
-# --tile-buffers builds), JOBS (default nproc), TILES_WORK (the build
+# --tile-buffers builds), CLUSTERS (say "2 4 8": each tile also as
+# TILE+cN, --cluster-blocks N: tiles N times as large in clusters of N
+# blocks; default none), ONLY (a regular expression: the works whose
+# names match, e.g. "bpm_2[46]|batcher"), JOBS (default nproc), TILES_WORK (the build
 # directory, default a new temporary one), NVCC (default nvcc).
 set -u -o pipefail
 MODE=${1:-}
@@ -50,6 +53,7 @@ TILES=${TILES-64K 128K}
 SMALL_TILES=${SMALL_TILES-16K 32K}
 VECTORS=${VECTORS:-1}
 BUFFERS=${BUFFERS-2 3}
+CLUSTERS=${CLUSTERS-}
 JOBS=${JOBS:-$(nproc)}
 W=${TILES_WORK:-$(mktemp -d)}
 NVCC="${NVCC:-nvcc} -O3 -arch=sm_90"
@@ -61,7 +65,10 @@ echo "== work directory $W, $JOBS jobs, tiles $TILES (and $SMALL_TILES at 2^20 a
 # OBJECTS; tilebench.cu for i32 keys and (u32, i32) records, typebench.cu
 # with the CUB sorts of libs_typed.cu for other element types
 WORKS=""
-work() { WORKS+="$1|$2|$3|$4|$5|$6|$7"$'\n'; }
+work() {   # ONLY (a regular expression): the works whose names match
+    [[ -n "${ONLY:-}" && ! "$1" =~ $ONLY ]] && return
+    WORKS+="$1|$2|$3|$4|$5|$6|$7"$'\n'
+}
 SUITE_LIBS="libs_merge libs_radix libs_seg libs_segradix"
 for k in 20 22 24 26 28; do
     work "bpm_$k" examples/sort.parm "entry main (xs : [2^$k]i32) = sort $k xs" "full $k" tilebench "" "$SUITE_LIBS"
@@ -90,7 +97,7 @@ fi
 # the builds of work NAME: a tile size, with +vec also --vector-copies (16-byte
 # vector copies of the tiles; VECTORS=0: none), with +bN --tile-buffers N
 tiles_for() {
-    local vec="" bufs=""
+    local vec="" bufs="" clus=""
     if [ "$VECTORS" = 1 ]; then
         case $1 in
         bitonic_28) ;;
@@ -101,19 +108,21 @@ tiles_for() {
         for n in $BUFFERS; do
             [ $((n * ${t%K})) -le 227 ] && bufs+=" $t+b$n"
         done
+        for n in $CLUSTERS; do clus+=" $t+c$n"; done
     done
     case $1 in
-    u8_24) echo "64K 64K+vec" ;;              # 2^16 one-byte elements at most: 128K is the same
-    kv64_24) echo "$TILES$bufs" ;;            # fields of two sizes: no vectors
-    batcher_20) echo "$TILES $SMALL_TILES" ;; # nvcc takes a minute a build
-    *_20 | *_22) echo "$TILES $SMALL_TILES$vec$bufs" ;;
-    *) echo "$TILES$vec$bufs" ;;
+    u8_24) echo "64K 64K+vec$clus" ;;              # 2^16 one-byte elements at most: 128K is the same
+    kv64_24) echo "$TILES$bufs$clus" ;;            # fields of two sizes: no vectors
+    batcher_20) echo "$TILES $SMALL_TILES$clus" ;; # nvcc takes a minute a build
+    *_20 | *_22) echo "$TILES $SMALL_TILES$vec$bufs$clus" ;;
+    *) echo "$TILES$vec$bufs$clus" ;;
     esac
 }
 flags_for() {   # the parmc options of build CONFIG
     case $1 in
     *+vec) echo "--tile-bytes ${1%+vec} --vector-copies" ;;
     *+b[0-9]) echo "--tile-bytes ${1%+b?} --tile-buffers ${1##*+b}" ;;
+    *+c[0-9]) echo "--tile-bytes ${1%+c?} --cluster-blocks ${1##*+c}" ;;
     *) echo "--tile-bytes $1" ;;
     esac
 }

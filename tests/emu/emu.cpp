@@ -25,10 +25,28 @@ struct Dim {
 };
 static thread_local Dim threadIdx, blockIdx;
 static Dim gridDim;
-static pthread_barrier_t barrier, warp_barrier[32];   // the block's, each warp's
-static void __syncthreads() { pthread_barrier_wait(&barrier); }
-static void __syncwarp(unsigned) { pthread_barrier_wait(&warp_barrier[threadIdx.x / 32]); }
-alignas(16) static unsigned char shared_mem[1 << 18];   // one block runs at a time
+// One cluster of blocks runs at a time (a block alone where the kernel has
+// no __cluster_dims__): each block of it has its barriers and its shared
+// memory, and the cluster a barrier of all its threads.
+enum { MAX_CLUSTER = 8 };
+static thread_local unsigned emu_rank;   // the thread's block in its cluster
+static pthread_barrier_t barrier[MAX_CLUSTER], warp_barrier[MAX_CLUSTER][32], cluster_barrier;
+static void __syncthreads() { pthread_barrier_wait(&barrier[emu_rank]); }
+static void __syncwarp(unsigned) { pthread_barrier_wait(&warp_barrier[emu_rank][threadIdx.x / 32]); }
+alignas(16) static unsigned char shared_mem[MAX_CLUSTER][1 << 18];
+static unsigned char *emu_shared() { return shared_mem[emu_rank]; }
+#define PARM_CLUSTER_RANK() emu_rank
+#define PARM_CLUSTER_SYNC() pthread_barrier_wait(&cluster_barrier)
+// p, in this block's shared memory, in block r's
+template <typename T> static T *emu_dsmem(T *p, unsigned r) {
+    const unsigned char *own = shared_mem[emu_rank], *at = (const unsigned char *)p;
+    if (r >= MAX_CLUSTER || at < own || at >= own + sizeof shared_mem[0]) {
+        fprintf(stderr, "emu: a cluster access outside shared memory (rank %u)\n", r);
+        exit(5);
+    }
+    return (T *)(void *)(shared_mem[r] + (at - own));
+}
+#define PARM_DSMEM(p, r) emu_dsmem((p), (r))
 
 #include "cp_async.h"
 
@@ -52,13 +70,14 @@ static uint64_t parm_rows = 1, parm_cols;
 
 struct Job {
     const Kernel *k;
-    unsigned block, thread;
+    unsigned block, thread, rank;
 };
 
 static void *run(void *arg) {
     Job *j = (Job *)arg;
     blockIdx = {j->block, 0, 0};
     threadIdx = {j->thread, 0, 0};
+    emu_rank = j->rank;
     (*j->k)();
     if (cp_pending()) {
         fprintf(stderr, "emu: block %u thread %u ends with cp.async copies that no wait covered\n", j->block, j->thread);
@@ -67,21 +86,41 @@ static void *run(void *arg) {
     return nullptr;
 }
 
-static void launch(const Kernel &k, unsigned blocks, unsigned threads) {
-    std::vector<pthread_t> th(threads);
-    std::vector<Job> jobs(threads);
+// The kernels' cluster sizes (run.sh: CLUSTER(kernel, blocks) from their
+// __cluster_dims__), by name; 1 for the others.
+static unsigned cluster_of(const char *kernel) {
+#define CLUSTER(name, blocks) if (!strcmp(kernel, #name)) return blocks;
+#include "clusters.h"
+#undef CLUSTER
+    return 1;
+}
+
+static void launch(const Kernel &k, unsigned blocks, unsigned threads, unsigned cluster = 1) {
+    if (cluster > MAX_CLUSTER || blocks % cluster) {
+        fprintf(stderr, "emu: %u blocks in clusters of %u\n", blocks, cluster);
+        exit(5);
+    }
+    std::vector<pthread_t> th(threads * cluster);
+    std::vector<Job> jobs(threads * cluster);
     gridDim = {blocks, 1, 1};
-    for (unsigned b = 0; b < blocks; b++) {
-        pthread_barrier_init(&barrier, nullptr, threads);
-        for (unsigned w = 0; w * 32 < threads; w++)
-            pthread_barrier_init(&warp_barrier[w], nullptr, threads - w * 32 < 32 ? threads - w * 32 : 32);
-        for (unsigned t = 0; t < threads; t++) {
-            jobs[t] = {&k, b, t};
-            pthread_create(&th[t], nullptr, run, &jobs[t]);
+    for (unsigned b0 = 0; b0 < blocks; b0 += cluster) {
+        pthread_barrier_init(&cluster_barrier, nullptr, threads * cluster);
+        for (unsigned r = 0; r < cluster; r++) {
+            pthread_barrier_init(&barrier[r], nullptr, threads);
+            for (unsigned w = 0; w * 32 < threads; w++)
+                pthread_barrier_init(&warp_barrier[r][w], nullptr, threads - w * 32 < 32 ? threads - w * 32 : 32);
         }
-        for (unsigned t = 0; t < threads; t++) pthread_join(th[t], nullptr);
-        pthread_barrier_destroy(&barrier);
-        for (unsigned w = 0; w * 32 < threads; w++) pthread_barrier_destroy(&warp_barrier[w]);
+        for (unsigned r = 0; r < cluster; r++)
+            for (unsigned t = 0; t < threads; t++) {
+                jobs[r * threads + t] = {&k, b0 + r, t, r};
+                pthread_create(&th[r * threads + t], nullptr, run, &jobs[r * threads + t]);
+            }
+        for (unsigned t = 0; t < threads * cluster; t++) pthread_join(th[t], nullptr);
+        pthread_barrier_destroy(&cluster_barrier);
+        for (unsigned r = 0; r < cluster; r++) {
+            pthread_barrier_destroy(&barrier[r]);
+            for (unsigned w = 0; w * 32 < threads; w++) pthread_barrier_destroy(&warp_barrier[r][w]);
+        }
     }
 }
 
@@ -142,10 +181,10 @@ int main() {
     }
     // a permutation's kernels, one per field (LAUNCH_FIELD), are one phase
     // (`more`: the next launch is of the same phase)
-    struct Launch { Kernel k; unsigned blocks, threads; bool more; };
+    struct Launch { Kernel k; unsigned blocks, threads; bool more; unsigned cluster; };
     std::vector<Launch> launches;
-#define LAUNCH(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads, false});
-#define LAUNCH_FIELD(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads, true});
+#define LAUNCH(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads, false, cluster_of(#kernel)});
+#define LAUNCH_FIELD(kernel, blocks, threads, args) launches.push_back({[&] { kernel args; }, blocks, threads, true, 1});
 #define FIELDS_END() launches.back().more = false;
 #include "launches.h"
     size_t phases = 0, phase = 0;
@@ -153,7 +192,7 @@ int main() {
     for (size_t i = 0; i < launches.size(); i++) {
         if (i == 0 || !launches[i - 1].more)
             for (int k = 0; k < NSLOTS; k++) dst[k] = phase + 1 == phases ? outs[k] : sc[phase % 2][k];
-        launch(launches[i].k, launches[i].blocks, launches[i].threads);
+        launch(launches[i].k, launches[i].blocks, launches[i].threads, launches[i].cluster);
         if (launches[i].more) continue;
         for (int k = 0; k < NSLOTS; k++) src[k] = dst[k];
         phase++;
@@ -211,7 +250,7 @@ int main() {
         dst[k] = planes[1][k].data() + skew;
     }
 #define LAUNCH(kernel, blocks, threads, args) \
-    launch([&] { kernel args; }, blocks, threads); \
+    launch([&] { kernel args; }, blocks, threads, cluster_of(#kernel)); \
     std::swap(src, dst);
 #define LAUNCH_FIELD(kernel, blocks, threads, args) launch([&] { kernel args; }, blocks, threads);
 #define FIELDS_END() std::swap(src, dst);

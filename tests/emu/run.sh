@@ -10,8 +10,11 @@ src=$(cd "$(dirname "$0")" && pwd)
 "$parmc" ${PARMC_FLAGS:-} "$1" -o "$2/p.cu"
 awk '/^\/\/ start of parm_ops.h/,/^typedef struct [a-z0-9_]* parm_ctx;/' "$2/p.cu" |
     grep -v '^typedef struct [a-z0-9_]* parm_ctx;' | sed 's/__host__ __device__//; s/__device__//' >"$2/ops.h"
-awk '/^static __global__/,/^}/' "$2/p.cu" |
-    sed 's/extern __shared__ \(__align__(16) \)\{0,1\}unsigned char parm_shared\[\];/unsigned char *parm_shared = shared_mem;/' >"$2/kernels.h"
+awk '/^static __global__/,/^}/' "$2/p.cu" | grep -v '^__cluster_dims__(' |
+    sed 's/extern __shared__ \(__align__(16) \)\{0,1\}unsigned char parm_shared\[\];/unsigned char *parm_shared = emu_shared();/' >"$2/kernels.h"
+# each kernel of a cluster's tile: CLUSTER(kernel, blocks)
+awk '/^__cluster_dims__\(/ { n = $0; sub(/^__cluster_dims__\(/, "", n); sub(/,.*/, "", n)
+    getline; name = $0; sub(/\(.*/, "", name); print "CLUSTER(" name ", " n ")" }' "$2/p.cu" >"$2/clusters.h"
 # each LOCAL kernel launch: kernel, blocks, threads and its arguments as
 # written (src[k], dst[k] and the scalar parameters parm_argN); a persistent
 # kernel (--tile-buffers) on EMU_GRID blocks (emu.cpp); a permutation

@@ -86,6 +86,12 @@ expect_status 2 "unknown target" "$PARMC" --target=ptx examples/sort.parm
 expect_status 2 "--register-bytes other than 128 or 256" "$PARMC" --check --register-bytes 64 examples/sort.parm
 grep -q "register-bytes takes 128 or 256, not '64'" "$TMP/cli.err" && pass || fail "cli: --register-bytes 64 says what it takes"
 expect_status 2 "--register-bytes with --interpret" "$PARMC" --interpret --register-bytes 256 examples/sort.parm
+expect_status 2 "--cluster-blocks other than 1, 2, 4 or 8" "$PARMC" --check --cluster-blocks 3 examples/sort.parm
+grep -q "cluster-blocks takes 1, 2, 4 or 8, not '3'" "$TMP/cli.err" && pass || fail "cli: --cluster-blocks 3 says what it takes"
+expect_status 2 "--cluster-blocks with --interpret" "$PARMC" --interpret --cluster-blocks 4 examples/sort.parm
+# a program of one pass keeps its blocks' tiles, and says why
+expect_status 0 "--cluster-blocks 4" "$PARMC" --report --cluster-blocks 4 examples/batched.parm
+grep -q "clusters refused, no fewer passes" "$TMP/cli.out" && pass || fail "cli: --cluster-blocks on one pass says it refused"
 expect_status 0 "--register-bytes 256" "$PARMC" --report --register-bytes 256 examples/batched.parm
 grep -q "2^6 threads" "$TMP/cli.out" && pass || fail "cli: --register-bytes 256 halves the threads of a rows kernel"
 
@@ -164,13 +170,13 @@ if [ "$help_opts" = "$man_opts" ]; then pass; else
 fi
 # the tuning options have their own section of the man page and of --help,
 # apart from the actions
-tuning='tile.-bytes|segment.-bytes|vector.-copies|narrow.-permutes|narrow.-copies|register.-bytes|tile.-buffers|exchange.-pieces'
+tuning='tile.-bytes|segment.-bytes|vector.-copies|narrow.-permutes|narrow.-copies|register.-bytes|tile.-buffers|cluster.-blocks|exchange.-pieces'
 [ "$(sed -n '/^\.SH ACTIONS/,/^\.SH OPTIONS/p' docs/parmc.1 | grep -cE -- "$tuning")" = 0 ] &&
     [ "$(sed -n '/^\.SH TUNING OPTIONS/,/^\.SH IMPORTS/p' docs/parmc.1 | awk 'item { print; item = 0 } /^\.TP/ { item = 1 }' |
-        grep -cE -- "$tuning")" = 8 ] && pass ||
+        grep -cE -- "$tuning")" = 9 ] && pass ||
     fail "cli: docs/parmc.1 lists the tuning options in TUNING OPTIONS, not in ACTIONS"
-"$PARMC" --help | sed -n '/^tuning options/,/^$/p' | grep -cE '^  --' | grep -qx 8 && pass ||
-    fail "cli: --help lists the eight tuning options under 'tuning options'"
+"$PARMC" --help | sed -n '/^tuning options/,/^$/p' | grep -cE '^  --' | grep -qx 9 && pass ||
+    fail "cli: --help lists the nine tuning options under 'tuning options'"
 readme_opts=$(grep -oE 'parmc [^|#]*' README.md | grep -vE '^parmc (test|bench)' | grep -oE ' -(-[a-z][a-z-]*|[a-zA-Z])\b' | tr -d ' ' | sort -u)
 missing=$(comm -23 <(echo "$readme_opts") <(echo "$help_opts") | tr '\n' ' ')
 [ -z "$missing" ] && pass || fail "cli: README.md uses options that --help lacks: $missing"

@@ -239,3 +239,19 @@ for ty in u8 i16; do
     EMU_MISALIGN=1 perm_emu $ty 12 "bitrev 12 xs"
 done
 perm_emu "(u8, u8)" 13 "transpose 6 7 xs"
+# Tiles of clusters (--cluster-blocks, Phase.cluster_log): a tile of several
+# blocks' shared memory, remote rounds and the write through the cluster's
+# (PARM_DSMEM), cluster barriers; emu.cpp runs a cluster's blocks together
+cluster_emu() {   # cluster_emu BLOCKS TYPE NAME ENTRY-LINE SOURCE COUNT
+    variant "$5" "$4"
+    if "$PARMC" --report --cluster-blocks "$1" --tile-bytes 16K "$TMP/variant.parm" | grep -q "^  cluster: $1 blocks"; then
+        pass
+    else
+        fail "$3: not in clusters of $1 blocks"
+    fi
+    EMU_TYPE=$2 PARMC_FLAGS="--cluster-blocks $1 --tile-bytes 16K" emu_check "$3 in clusters of $1" "$4" "$5" "$6"
+}
+cluster_emu 4 i32 "bitonic 2^16" "entry main (xs : [2^16]i32) = bsort 16 xs" examples/bitonic.parm 65536
+cluster_emu 8 i32 "sort 2^16" "entry main (xs : [2^16]i32) = sort 16 xs" examples/sort.parm 65536
+cluster_emu 2 f64 "bitonic 2^15 f64" "entry main (xs : [2^15]f64) = bsort 15 xs" examples/bitonic.parm 32768
+cluster_emu 4 i32 "Batcher's merge sort 2^15" "entry main (xs : [2^15]i32) = sort 15 xs" bench/sort/batcher.parm 32768

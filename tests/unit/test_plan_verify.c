@@ -49,7 +49,10 @@ static const char program[] =
        dropped registers (Step.kept_log) */
     "entry kept (xs : [2^12]i32) = col 1 cas (col 2 cas (half 4 0 (vcolumn cas (col 1 cas xs))))\n"
     /* a half of each row of 2^12, in tiles of a row: several blocks */
-    "entry rowhalves (xs : [2^16]i32) = half 2048 0 (two (two (two (two (vcolumn cas)))) xs)\n";
+    "entry rowhalves (xs : [2^16]i32) = half 2048 0 (two (two (two (two (vcolumn cas)))) xs)\n"
+    /* columns far apart: one tile of a cluster's blocks (break_cluster) */
+    "entry spread (xs : [2^14]i32) = col 8192 cas (col 32 cas (col 4096 cas (col 64 cas (col 2048 cas (col 128 cas (col "
+    "1024 cas (col 256 cas (col 512 cas xs))))))))\n";
 
 /* Entry graphs: an expand that the network after it reads in place, and
  * a plane of the network's output that nothing reads (fuse_planes); a
@@ -324,6 +327,37 @@ static void break_kernel(Arena *a, Schedule *plans) {
     c = copy(a, posed);
     c.phases[k].steps[step].pos_tid[0] ^= 1;
     expect(a, &c, "the thread mask of position bit 0", "a position's thread mask that is not its round's");
+}
+
+/* A cluster's tile (Phase.cluster_log): every layout keeps the rank's
+ * slot bits, and a round that is not remote keeps its registers and its
+ * block's threads in the block. */
+static void break_cluster(Arena *a, Schedule *plans) {
+    SchedOptions opt = {.cluster_log = 2, .tile_bytes = 16 * 1024};
+    Schedule s;
+    schedule_func(a, find(plans, "spread")->func, &opt, &s);
+    const char *why = plan_verify(a, &s);
+    check(!why, "spread in clusters: %s", why ? why : "");
+    int i = first_of(&s, PHASE_LOCAL, true), remote = -1, local = -1;
+    const Phase *p = &s.phases[i];
+    check(!s.cluster_refused && p->cluster_log == 2, "spread in clusters of 4 blocks, not 2^%d (%s)", p->cluster_log,
+          s.cluster_refused ? s.cluster_refused : "");
+    for (int r = 0; r < p->nrounds; r++) {
+        if (p->rounds[r].remote) remote = r;
+        else local = r;
+    }
+    check(remote > 0 && local >= 0, "spread has a local round and a remote one after the first");
+    if (remote <= 0 || local < 0) return;
+    Schedule c = copy(a, &s);
+    c.phases[i].rounds[remote].remote = false;
+    expect(a, &c, "is local but its registers are not", "a round across blocks that is not remote");
+    c = copy(a, &s);
+    c.phases[i].rounds[local].threads[p->threads_log - 2] ^= UINT64_C(1) << (p->tile_log - 1);
+    expect(a, &c, "leaves its block", "a local round whose rank's thread bit is not the rank's coordinate");
+    c = copy(a, &s);
+    int low = p->tile_log - p->cluster_log;
+    c.phases[i].rounds[remote].slots[low - 1] ^= UINT64_C(1) << low;
+    expect(a, &c, "moves tile bit", "a layout that moves an element to another block");
 }
 
 static void break_flow(Arena *a, Schedule *plans) {
@@ -769,6 +803,7 @@ int main(void) {
         break_load_map(&arena, plans);
         break_store_map(&arena, plans);
         break_kernel(&arena, plans);
+        break_cluster(&arena, plans);
         break_exchange(&arena, plans);
         break_flow(&arena, plans);
         break_fused_reduce(&arena, plans);
