@@ -23,7 +23,8 @@
 # Environment: PARMC (default build/parmc, made when missing), PARMC_NOTE
 # (where that parmc comes from, written into the report), PARMC_FLAGS
 # (options of every parmc program's compile, e.g. --tile-buffers 2; named
-# in the report), JOBS (default nproc), BENCH_WORK (the build directory,
+# in the report), BENCH_ONLY (a regular expression: only the programs whose
+# names match, and no entry graphs), JOBS (default nproc), BENCH_WORK (the build directory,
 # default a new temporary one), OUT (where the report goes).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +52,8 @@ $NVCC -Ibench/suite -c "$W/table.cu" -o "$W/table.o" || exit 1
 OBJS=$(python3 -c "import json,os,sys; d=sys.argv[1]; print(' '.join(d+'/'+p['name']+'.o' for p in json.load(open(d+'/manifest.json')) if os.path.exists(d+'/'+p['name']+'.o')))" "$W")
 $NVCC "$W/main.o" "$W"/libs_*.o "$W/table.o" $OBJS -o "$W/bench" || exit 1
 mkdir -p "$W/graph"
-GRAPH_WORK="$W/graph" PARMC="$PARMC" bash bench/graph/run.sh build >>"$W/build.log" 2>&1 || echo "== bench/graph failed to build (see $W/build.log)"
+[ -n "${BENCH_ONLY:-}" ] ||
+    GRAPH_WORK="$W/graph" PARMC="$PARMC" bash bench/graph/run.sh build >>"$W/build.log" 2>&1 || echo "== bench/graph failed to build (see $W/build.log)"
 T1=$(date +%s)
 echo "== built in $((T1 - T0)) s; slowest jobs:"; sort -k4 -n -r "$W/build.log" | grep "^built" | head -4
 [ "${1:-}" = build ] && exit 0

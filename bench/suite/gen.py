@@ -15,6 +15,7 @@ reversal and transposition), and the derivation is checked on random indices.
 import json
 import os
 import random
+import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -187,6 +188,9 @@ def cost(p):
 def write_programs(d):
     os.makedirs(d, exist_ok=True)
     progs = programs()
+    only = os.environ.get("BENCH_ONLY")   # a regular expression: the programs whose names match
+    if only:
+        progs = [p for p in progs if re.search(only, p["name"])]
     for p in progs:
         with open(os.path.join(d, p["name"] + ".parm"), "w") as f:
             f.write(p["src"])

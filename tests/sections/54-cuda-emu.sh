@@ -239,6 +239,10 @@ for ty in u8 i16; do
     EMU_MISALIGN=1 perm_emu $ty 12 "bitrev 12 xs"
 done
 perm_emu "(u8, u8)" 13 "transpose 6 7 xs"
+# 4-byte fields move vectors too (8-byte ones elements: the tile stores words)
+for body in "bitrev 14 xs" "transpose 5 9 xs" "transpose 9 5 xs"; do perm_emu i32 14 "$body"; done
+perm_emu f32 13 "$(random_bmmc 13 4)"
+EMU_MISALIGN=1 perm_emu i32 12 "bitrev 12 xs"
 # Tiles of clusters (--cluster-blocks, Phase.cluster_log): a tile of several
 # blocks' shared memory, remote rounds and the write through the cluster's
 # (PARM_DSMEM), cluster barriers; emu.cpp runs a cluster's blocks together
