@@ -17,8 +17,13 @@ run = src.index("static int parm_%s_run(" % entry)
 body = src[start:src.index("\n}\n", run) + 3]
 # a persistent kernel (--tile-buffers) on EMU_GRID blocks (cp_async.h)
 body = re.sub(r"parm_persistent_grid\(ctx, (\d+)u, per_sm\)", r"EMU_GRID(\1)", body)
+# a kernel of a cluster's tile (__cluster_dims__) launches its blocks in clusters
+clusters = dict((k, n) for n, k in re.findall(r"^__cluster_dims__\((\d+), 1, 1\)\n(\w+)\(", body, re.M))
+body = re.sub(r"^__cluster_dims__\(\d+, 1, 1\)\n", "", body, flags=re.M)
 body = re.sub(r"([\w<>]+)<<<([^,]+), ([^,]+), [^,]+, (ctx->stream|s)>>>\((.*)\);",
-              r"launch(\2, \3, [=] { \1(\5); });", body)
+              lambda m: "launch(%s, %s, [=] { %s(%s); }%s);" % (m.group(2), m.group(3), m.group(1), m.group(5),
+                                                              ", " + clusters[m.group(1)] if m.group(1) in clusters else ""),
+              body)
 body = body.replace("static __global__ void", "static void")
 # a chain's LOCAL kernels: their dynamic shared memory is the block's buffer
 body = re.sub(r"extern __shared__ (__align__\(\d+\) )?unsigned char parm_shared\[\];",

@@ -103,8 +103,9 @@ emu_check "guards on scattered bits" "entry main (xs : [2^16]i32) = sparse (shif
 # random chains of column stages, masked coli runs among them, and halves
 # kept with stages after them joined back (randprog.py --columns;
 # RANDPROG_SEED as in 45-optimiser.sh, plus 5), every other one in tiles of
-# 2^12, which splits more of them over kernels; an entry graph (the halves
-# and joins) through graph.sh, a chain through run.sh
+# 2^12, which splits more of them over kernels, and every fourth in tiles of
+# clusters of 4 such blocks where that saves passes; an entry graph (the
+# halves and joins) through graph.sh, a chain through run.sh
 cols_seed=$((${RANDPROG_SEED:-$(date +%s)} + 5))
 mkdir -p "$TMP/emu/cols"
 python3 tests/tools/randprog.py --columns "$TMP/emu/cols" "${EMU_COLUMNS_COUNT:-10}" "$cols_seed"
@@ -112,6 +113,7 @@ for ((k = 0; k < ${EMU_COLUMNS_COUNT:-10}; k++)); do
     prog=$TMP/emu/cols/prog_$k.parm
     "$PARMC" --interpret "$prog" <"$TMP/emu/cols/in_$k.txt" >"$TMP/emu/want.txt"
     tiles=$( ((k % 2)) && echo "--tile-bytes 16K")
+    ((k % 4 == 3)) && tiles="--tile-bytes 16K --cluster-blocks 4"
     if "$PARMC" --dump-plan "$prog" | head -1 | grep -q '^graph '; then
         emulate() { PARMC=$PARMC PARMC_FLAGS=$tiles sh tests/emu/graph.sh "$TMP/emu" "$prog"; }
     else
@@ -259,3 +261,17 @@ cluster_emu 4 i32 "bitonic 2^16" "entry main (xs : [2^16]i32) = bsort 16 xs" exa
 cluster_emu 8 i32 "sort 2^16" "entry main (xs : [2^16]i32) = sort 16 xs" examples/sort.parm 65536
 cluster_emu 2 f64 "bitonic 2^15 f64" "entry main (xs : [2^15]f64) = bsort 15 xs" examples/bitonic.parm 32768
 cluster_emu 4 i32 "Batcher's merge sort 2^15" "entry main (xs : [2^15]i32) = sort 15 xs" bench/sort/batcher.parm 32768
+# an entry graph whose chain is in clusters (graph_mock.h runs them too)
+mkdir -p "$TMP/emu/clg"
+variant examples/bitonic.parm 'entry main (xs : [2^16]i32) = let s = reduce max 0 xs in bsort 16 (map (\x -> x - s) xs)'
+cp "$TMP/variant.parm" "$TMP/emu/clg/prog.parm"
+"$PARMC" --random-input=2 "$TMP/emu/clg/prog.parm" >"$TMP/emu/clg/in.txt"
+"$PARMC" --interpret "$TMP/emu/clg/prog.parm" <"$TMP/emu/clg/in.txt" >"$TMP/emu/clg/want.txt"
+if "$PARMC" --report --tile-bytes 16K --cluster-blocks 4 "$TMP/emu/clg/prog.parm" | grep -q "^  cluster: 4 blocks" &&
+    PARMC=$PARMC PARMC_FLAGS="--tile-bytes 16K --cluster-blocks 4" sh tests/emu/graph.sh "$TMP/emu/clg" \
+        "$TMP/emu/clg/prog.parm" <"$TMP/emu/clg/in.txt" >"$TMP/emu/clg/got.txt" 2>"$TMP/emu/clg/err.txt" &&
+    cmp -s "$TMP/emu/clg/want.txt" "$TMP/emu/clg/got.txt"; then
+    pass
+else
+    fail "CUDA emulation of an entry graph in clusters: $(head -3 "$TMP/emu/clg/err.txt")"
+fi
