@@ -324,8 +324,7 @@ static int vector_log(int elem_bytes) { return log2_exact(MACHINE_VECTOR_BYTES /
 
 bool bmmc_vectors_fit(const BmmcPlan *p)
 {
-    if (p->elem_bytes > 4)    /* the tile's stores move 4-byte words */
-        return false;
+
     int v = vector_log(p->elem_bytes);
     return v <= p->seg_log && p->tile_log - v >= MACHINE_WARP_LOG;
 }

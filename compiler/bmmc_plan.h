@@ -27,7 +27,7 @@
  * 2^iter_log) reads tau = t | i << thread_log and writes sigma = t | i <<
  * thread_log, so a warp's lanes vary coordinates 0..4 on both sides.
  *
- * Vectors (vec_log > 0, elements of 1, 2 or 4 bytes; bmmc_plan_vectors): a
+ * Vectors (vec_log > 0; bmmc_plan_vectors): a
  * thread moves 16-byte vectors of 2^vec_log consecutive elements instead,
  * tau = j | t << vec_log | i << (vec_log + thread_log) on the read side and
  * sigma likewise on the write side (j < 2^vec_log, the element in its
@@ -105,8 +105,7 @@ typedef struct {
 bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan);
 
 /* Whether a kernel of these elements and this tile can move 16-byte vectors
- * (the access model's reading of the layout): elements of 1, 2 or 4
- * bytes (the tile stores move 4-byte words), a vector within a segment,
+ * (the access model's reading of the layout): a vector within a segment,
  * and at least a warp of vectors in the tile. */
 bool bmmc_vectors_fit(const BmmcPlan *plan);
 

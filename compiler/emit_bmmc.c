@@ -273,9 +273,10 @@ static void emit_cuda_elements(FILE *out, const BmmcPlan *p, const BmmcGuard *g,
 /* The vector kernel's moves (BmmcPlan.vec_log) when both arrays are
  * 16-byte aligned, else its elements one by one (closed here): thread t,
  * iteration i loads the vector of tile elements j | t << v | i << (v +
- * thread_log) into four 4-byte words and stores each word at the slot of
- * its first element (P moves slot bits from bank_lo up, the bits above a
- * word's elements, so a word's elements stay together and in order); after
+ * thread_log) into units of 4 bytes (8 for 8-byte elements: one each) and
+ * stores each unit at the slot of its first element (P moves slot bits
+ * from bank_lo up, the bits above a word's elements, so a word's elements
+ * stay together and in order); after
  * the barrier it loads the elements of output vector sigma = j | t << v |
  * i << (v + thread_log) from their slots and stores the vector. */
 static void emit_cuda_vectors(FILE *out, const BmmcPlan *p, const char *ctype)
@@ -292,19 +293,21 @@ static void emit_cuda_vectors(FILE *out, const BmmcPlan *p, const char *ctype)
     fputs("    if (PARM_ALIGNED16(in) && PARM_ALIGNED16(out)) {\n", out);
     emit_thread_part(out, ind, arena_printf(&scratch, "const %s xv", ty.type), "x0", p->read_cols + v, p->thread_log, ty);
     emit_thread_part(out, ind, "const unsigned sv", NULL, p->slot_cols + v, p->thread_log, st);
+    unsigned unit = p->elem_bytes > 4 ? (unsigned)p->elem_bytes : 4u, units = 16u / unit;
+    const char *unit_type = unit == 8 ? "unsigned long long" : "unsigned";
     for (unsigned i = 0; i < iters; i++) {   /* the loads in flight first */
-        fprintf(out, "%sunsigned a%u[4];\n%sPARM_LOAD16(a%u, &in[", ind, i, ind, i);
+        fprintf(out, "%s%s a%u[%u];\n%sPARM_LOAD16(a%u, &in[", ind, unit_type, i, units, ind, i);
         emit_xor(out, "xv", it.read_x[i], ty);
         fputs("]);\n", out);
     }
     fprintf(out, "%sif (t == 0) {\n", ind);
     emit_block_bases(out, p, ty, "            ", "y_base", "s_base");
     fprintf(out, "%s}\n", ind);
-    unsigned per_word = 4u / (unsigned)p->elem_bytes;
+    unsigned per_unit = unit / (unsigned)p->elem_bytes;
     for (unsigned i = 0; i < iters; i++) {
-        for (unsigned w = 0; w < 4; w++) {
-            fprintf(out, "%s*(unsigned *)(void *)&tile[", ind);
-            emit_xor(out, "sv", it.read_slot[i] ^ f2_combine(p->slot_cols, v, w * per_word), st);
+        for (unsigned w = 0; w < units; w++) {
+            fprintf(out, "%s*(%s *)(void *)&tile[", ind, unit_type);
+            emit_xor(out, "sv", it.read_slot[i] ^ f2_combine(p->slot_cols, v, w * per_unit), st);
             fprintf(out, "] = a%u[%u];\n", i, w);
         }
     }

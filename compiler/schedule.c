@@ -594,11 +594,12 @@ static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
     for (int k = 0; k < p->elem->nslots; k++) {
         if (!bmmc_plan(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, &p->slot_plans[k]))
             diag_fatal("internal error: no plan for a permutation");
-        /* 1-, 2- and 4-byte fields in 16-byte vectors: one access per
-           element left u8 and i16 at 69-96% of a copy (bench/perm), the
-           bit reversal and random BMMC of i32 at 91.5-92.0% of it at 2^26
-           and 2^28 (94.0-94.2% in vectors: docs/performance.md); an entry
-           of any length guards each element */
+        /* every field in 16-byte vectors: one access per element left
+           u8 and i16 at 69-96% of a copy (bench/perm), the bit reversal
+           and random BMMC of i32 at 91.5-92.0% of it at 2^26 and 2^28
+           (94.0-94.6% in vectors; 8-byte fields the same either way:
+           docs/performance.md); an entry of any length guards each
+           element */
         if (!s->out->pad && !s->narrow_permutes)
             bmmc_plan_vectors(&p->slot_plans[k]);
     }

@@ -22,7 +22,7 @@ typedef struct {
     int tile_bytes;             /* 0: the default (schedule.c, default_tile_log) */
     int segment_bytes;          /* bytes of a plane that a warp access reads whole: 32, 64 or 128 (0: 128) */
     bool vector_copies;         /* tile copies in 16-byte vectors where they can be, any field size (Phase.vec_log) */
-    bool narrow_permutes;       /* permutation kernels of 1-, 2- and 4-byte fields without vectors (BmmcPlan.vec_log) */
+    bool narrow_permutes;       /* permutation kernels without vectors (BmmcPlan.vec_log) */
     bool narrow_copies;         /* tile copies of 1- and 2-byte fields without vectors (Phase.vec_log) */
     int register_bytes;         /* a thread's register round, in bytes (Phase.reg_bytes_log); 0: 128 */
     int tile_buffers;           /* LOCAL kernels of this many tile buffers where they fit (Phase.buffers); 0: one */

@@ -45,7 +45,7 @@ for k in 16 24; do
     variant examples/sort.parm "entry main (xs : [2^$k]i32) = sort $k xs"
     REPORT_FLAGS="--register-bytes 256" report_ok "sort 2^$k, --register-bytes 256" "$TMP/variant.parm"
 done
-# Permutations of 1-, 2- and 4-byte fields move 16-byte vectors where they
+# Permutations move 16-byte vectors where they
 # fit (tests/report/narrow.report below); with --narrow-permutes they move
 # one element a thread, and --strict fails, naming each field that would fit.
 printf 'import "perm"\nentry main (xs : [2^16](u8, i16, i32)) = bitrev 16 xs\n' >"$TMP/report_n.parm"

@@ -241,9 +241,13 @@ for ty in u8 i16; do
     EMU_MISALIGN=1 perm_emu $ty 12 "bitrev 12 xs"
 done
 perm_emu "(u8, u8)" 13 "transpose 6 7 xs"
-# 4-byte fields move vectors too (8-byte ones elements: the tile stores words)
-for body in "bitrev 14 xs" "transpose 5 9 xs" "transpose 9 5 xs"; do perm_emu i32 14 "$body"; done
+# 4- and 8-byte fields move vectors too (an 8-byte element is one unit of
+# the tile's stores, not two words)
+for ty in i32 i64; do
+    for body in "bitrev 13 xs" "transpose 5 8 xs" "transpose 8 5 xs"; do perm_emu $ty 13 "$body"; done
+done
 perm_emu f32 13 "$(random_bmmc 13 4)"
+perm_emu f64 12 "$(random_bmmc 12 5)"
 EMU_MISALIGN=1 perm_emu i32 12 "bitrev 12 xs"
 # Tiles of clusters (--cluster-blocks, Phase.cluster_log): a tile of several
 # blocks' shared memory, remote rounds and the write through the cluster's

@@ -193,8 +193,7 @@ static void check_case_as(int kind, int n, int elem, int tile_log, bool vectors)
 static void check_case(int kind, int n, int elem, int tile_log)
 {
     check_case_as(kind, n, elem, tile_log, false);
-    if (elem <= 4)
-        check_case_as(kind, n, elem, tile_log, true);
+    check_case_as(kind, n, elem, tile_log, true);
 }
 
 static void test_interpreted(void)
