@@ -40,7 +40,8 @@
 # VECTORS (0: no --vector-copies builds), BUFFERS (default "2 3"; empty: no
 # --tile-buffers builds), CLUSTERS (say "2 4 8": each tile also as
 # TILE+cN, --cluster-blocks N: tiles N times as large in clusters of N
-# blocks; default none), ONLY (a regular expression: the works whose
+# blocks; default none), REGISTERS256 (1: each tile also as TILE+r256,
+# --register-bytes 256), ONLY (a regular expression: the works whose
 # names match, e.g. "bpm_2[46]|batcher"), JOBS (default nproc), TILES_WORK (the build
 # directory, default a new temporary one), NVCC (default nvcc).
 set -u -o pipefail
@@ -109,6 +110,7 @@ tiles_for() {
             [ $((n * ${t%K})) -le 227 ] && bufs+=" $t+b$n"
         done
         for n in $CLUSTERS; do clus+=" $t+c$n"; done
+        [ "${REGISTERS256:-0}" = 1 ] && clus+=" $t+r256"
     done
     case $1 in
     u8_24) echo "64K 64K+vec$clus" ;;              # 2^16 one-byte elements at most: 128K is the same
@@ -123,6 +125,7 @@ flags_for() {   # the parmc options of build CONFIG
     *+vec) echo "--tile-bytes ${1%+vec} --vector-copies" ;;
     *+b[0-9]) echo "--tile-bytes ${1%+b?} --tile-buffers ${1##*+b}" ;;
     *+c[0-9]) echo "--tile-bytes ${1%+c?} --cluster-blocks ${1##*+c}" ;;
+    *+r256) echo "--tile-bytes ${1%+r256} --register-bytes 256" ;;
     *) echo "--tile-bytes $1" ;;
     esac
 }
