@@ -32,11 +32,26 @@ static const uint64_t *store_slots(const Phase *p, int ri) {
     return ri + 1 < p->nrounds ? p->rounds[ri + 1].slots : p->slot_cols;
 }
 
-/* The slot bits a round's accesses index its own block's shared memory
- * with: a round that is not remote reaches no other block (Round.remote),
- * and the slot bits above these are its rank's. */
-static uint64_t own_slot_bits(const Phase *p, const Round *rd) {
-    return rd->remote ? f2_mask(p->tile_log) : f2_mask(plan_block_tile_log(p));
+/* The slot bits that index a block's shared memory (the bits above them
+ * are the block's rank in a cluster's tile, Phase.cluster_log). */
+static uint64_t own_slot_bits(const Phase *p) { return f2_mask(plan_block_tile_log(p)); }
+
+/* A remote round (Round.remote): its block's threads lie below the rank
+ * coordinates, so the ranks a thread's registers reach are rtop ^ (the
+ * rank part of the register's vector), rtop the same for the whole block:
+ * the round maps each plane's tile into the cluster's blocks once,
+ * rk<plane>_<j> at block rtop ^ j, and each access indexes the one its
+ * register's constant names. */
+static void emit_rank_tiles(FILE *out, const Phase *p, const Round *rd) {
+    int low = plan_block_tile_log(p), tb = plan_block_threads_log(p);
+    fputs("        const unsigned rtop = 0", out);
+    for (int k = 0; k < p->cluster_log; k++)
+        fprintf(out, " ^ ((tid >> %d & 1) ? 0x%llxu : 0)", tb + k, (unsigned long long)(rd->threads[tb + k] >> low));
+    fputs(";\n", out);
+    for (int k = 0; k < p->elem->nslots; k++)
+        for (unsigned j = 0; j < 1u << p->cluster_log; j++)
+            fprintf(out, "        %s *const rk%d_%u = PARM_DSMEM(tile%d, rtop ^ %uu);\n",
+                    prim_ctype(elem_slot_prim(p->elem, k)), k, j, k, j);
 }
 
 /* `name`: the slot of the thread's first register element in a layout. */
@@ -44,7 +59,7 @@ static void emit_base(FILE *out, const Phase *p, const Round *rd, const uint64_t
     fprintf(out, "        unsigned %s = 0", name);
     for (int i = 0; i < p->threads_log; i++)
         fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
-                (unsigned long long)(f2_combine(slots, p->tile_log, rd->threads[i]) & own_slot_bits(p, rd)));
+                (unsigned long long)(f2_combine(slots, p->tile_log, rd->threads[i]) & own_slot_bits(p)));
     fputs(";\n", out);
     /* computed again each round: kept alive across rounds, the addresses spill */
     fprintf(out, "        PARM_REMAT(%s);\n", name);
@@ -59,16 +74,18 @@ char emit_index_op(uint64_t var_bits, uint64_t c) { return var_bits & c ? '^' : 
  * (base ^ (P·r & bits of base)) + the rest: the XORs are as many as the
  * distinct values of the first part (plan_round_xors), the rest immediate. */
 static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots, const char *base, bool load) {
-    uint64_t bbits = 0;
-    for (int i = 0; i < p->threads_log; i++) bbits |= f2_combine(slots, p->tile_log, rd->threads[i]) & own_slot_bits(p, rd);
+    uint64_t bbits = 0, own = own_slot_bits(p);
+    int low = plan_block_tile_log(p);
+    for (int i = 0; i < p->threads_log; i++) bbits |= f2_combine(slots, p->tile_log, rd->threads[i]) & own;
     for (unsigned j = 0; j < 1u << rd->reg_log; j++)
         for (int k = 0; k < p->elem->nslots; k++) {
-            uint64_t u = f2_combine(slots, p->tile_log, reg_vector(rd, j)), x = u & bbits, c = u & ~bbits;
+            uint64_t slot = f2_combine(slots, p->tile_log, reg_vector(rd, j)), u = slot & own, x = u & bbits, c = u & ~bbits;
             Arena scratch = {0};
             const char *index = x ? arena_printf(&scratch, "(%s ^ 0x%llxu) + 0x%llxu", base, (unsigned long long)x,
                                                  (unsigned long long)c)
                                   : arena_printf(&scratch, "%s + 0x%llxu", base, (unsigned long long)c);
-            const char *at = emit_tile_at(&scratch, p, k, index, rd->remote);
+            const char *at = rd->remote ? arena_printf(&scratch, "rk%d_%u[%s]", k, (unsigned)(slot >> low), index)
+                                        : arena_printf(&scratch, "tile%d[%s]", k, index);
             if (load) fprintf(out, "        v%d[%u] = %s;\n", k, j, at);
             else fprintf(out, "        %s = v%d[%u];\n", at, k, j);
             arena_free(&scratch);
@@ -348,6 +365,7 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
         int first = rd->first;
         fprintf(out, "    { /* round: steps %d..%d in registers */\n", first, first + rd->count - 1);
         emit_base(out, p, rd, rd->slots, "base");
+        if (rd->remote) emit_rank_tiles(out, p, rd);
         if (rd->live_log) emit_live_open(out, rd);
         emit_move(out, p, rd, rd->slots, "base", true);
         for (int i = first; i < first + rd->count; i++) {

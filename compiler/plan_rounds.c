@@ -146,6 +146,39 @@ static void plan_round_threads(const Phase *p, Round *rd, const F2Space *span, i
     if (all.dim != D) diag_fatal("internal error: no register plan for a tile of 2^%d", D);
 }
 
+/* A remote round's threads recombined so that the block's (the first
+ * threads_log - cluster_log) lie below the rank coordinates and the rank's
+ * take the rest: a block's threads then reach the same blocks of the
+ * cluster for each register, whose addresses the kernel computes once a
+ * round (emit_cuda_local.c). The threads' span has at most cluster_log
+ * dimensions outside the coordinates below the ranks', so this always
+ * exists; a thread vector is combined with the rank's before it only where
+ * it has rank coordinates of its own, and the rank's threads take those
+ * below the ranks' that the block's leave. */
+static void block_threads_below_ranks(const Phase *p, Round *rd) {
+    int threads_log = plan_threads_log(p), low = p->tile_log - p->cluster_log, tb = threads_log - p->cluster_log;
+    int nb = 0, nr = 0;
+    uint64_t block[SCHED_MAX_TILE], rank[SCHED_MAX_TILE];
+    int pivot[SCHED_MAX_TILE];  /* the rank vectors' rank coordinates, reduced: each alone has its pivot */
+    for (int i = 0; i < threads_log; i++) {
+        uint64_t v = rd->threads[i];
+        for (int r = 0; r < nr; r++)
+            if (v >> (low + pivot[r]) & 1) v ^= rank[r];
+        if (!(v >> low)) {
+            block[nb++] = v;
+            continue;
+        }
+        pivot[nr] = f2_top_bit(v >> low);
+        for (int r = 0; r < nr; r++)
+            if (rank[r] >> (low + pivot[nr]) & 1) rank[r] ^= v;
+        rank[nr++] = v;
+    }
+    if (nb < tb) diag_fatal("internal error: a remote round's threads leave their blocks");
+    for (int i = tb; i < nb; i++) rank[nr++] = block[i];    /* where the registers hold rank coordinates */
+    memcpy(rd->threads, block, sizeof(uint64_t) * (size_t)tb);
+    memcpy(rd->threads + tb, rank, sizeof(uint64_t) * (size_t)nr);
+}
+
 /* R: the span padded with high coordinate bits (in a cluster's tile, below
  * the rank coordinates first). Thread vectors: where it can,
  * inside the kernel of the round's comparator directions (order functionals),
@@ -178,6 +211,7 @@ static void plan_round(const Phase *p, Round *rd, int first) {
     for (int i = 0; i < reg_log; i++) rd->remote |= (rd->regs[i] & ~f2_mask(low)) != 0;
     if (!p->cluster_log || rd->remote) {
         plan_round_threads(p, rd, &span, D, threads_log, banked);
+        if (rd->remote) block_threads_below_ranks(p, rd);
         return;
     }
     int block_threads = threads_log - p->cluster_log;

@@ -223,8 +223,11 @@ static const char *verify_cluster(Arena *a, const Phase *p) {
         for (int i = 0; i < p->tile_log; i++)
             REQUIRE((slots[i] >> low) == (i >= low ? UINT64_C(1) << (i - low) : 0),
                     "round %d's layout moves tile bit %d across the cluster's blocks", r, i);
-        if (r < 0 || p->rounds[r].remote) continue;
+        if (r < 0) continue;
         const Round *rd = &p->rounds[r];
+        for (int i = 0; i < tb; i++)
+            REQUIRE(!(rd->threads[i] >> low), "round %d: the block's thread bit %d leaves its block", r, i);
+        if (rd->remote) continue;
         for (int i = 0; i < rd->reg_log; i++) REQUIRE(!(rd->regs[i] >> low), "round %d is local but its registers are not", r);
         for (int i = 0; i < p->threads_log; i++)
             REQUIRE(rd->threads[i] >> low == (i >= tb ? UINT64_C(1) << (i - tb) : 0),

@@ -4,7 +4,8 @@
 # permutations (bit reversal, a BMMC that is not a BPC), every pass of a
 # sort of 2^24 i32, and batched sorts of 2^28 i32 in rows of 2^10 and 2^14;
 # each sort also with persistent kernels of tile buffers (NAME_tb2, _tb3:
-# --tile-buffers 2 or 3).
+# --tile-buffers 2 or 3), and the sort of 2^24 in tiles of clusters of 4
+# blocks (sort24_c4: --cluster-blocks 4).
 #
 #   bash bench/ncu/where_time_goes.sh [NAME...]   (default: all of them; names below)
 #
@@ -29,10 +30,13 @@ sed 's/^entry main.*/entry main (xs : [2^28]i32) = rows 18 (bsort 10) xs/' examp
 # NAME_tb2, NAME_tb3: NAME with persistent kernels of 2 or 3 tile buffers
 # (parmc --tile-buffers: cp.async loads the next tiles during the rounds)
 for name in sort24_tb2 sort24_tb3 rows10_tb2 rows14_tb2; do cp "$W/${name%_tb?}.parm" "$W/$name.parm"; done
+# sort24_c4: tiles of clusters of 4 blocks (--cluster-blocks 4)
+cp "$W/sort24.parm" "$W/sort24_c4.parm"
 flags_of() {
     case $1 in
     *_tb2) echo "--tile-buffers 2" ;;
     *_tb3) echo "--tile-buffers 3" ;;
+    *_c4) echo "--cluster-blocks 4" ;;
     esac
 }
 cat >"$W/copy.cu" <<'CU'
@@ -63,7 +67,8 @@ build() {  # NAME LOGN ENTRY: the program compiled with its driver
 profile() {  # NAME LOGN ENTRY: the second run's kernels, a line each
     echo "== $1 (2^$2)"
     local kernels=1
-    [ "$1" = copy ] || kernels=$("$PARMC" --report "$W/$1.parm" | grep -c '^kernel')
+    # shellcheck disable=SC2046
+    [ "$1" = copy ] || kernels=$("$PARMC" --report $(flags_of "$1") "$W/$1.parm" | grep -c '^kernel')
     ncu --clock-control none --launch-skip "$kernels" --launch-count "$kernels" \
         --metrics "$METRICS" --csv --page raw "$W/$1" "$2" >"$W/$1.csv" 2>"$W/$1.err" ||
         { echo "ncu failed:"; tail -5 "$W/$1.err"; return 0; }
@@ -77,6 +82,7 @@ transpose_i32_28 28 bench_transpose_i32_28
 sort24 24 bench_main
 sort24_tb2 24 bench_main
 sort24_tb3 24 bench_main
+sort24_c4 24 bench_main
 rows10 28 bench_main
 rows10_tb2 28 bench_main
 rows14 28 bench_main
