@@ -605,9 +605,28 @@ static void copy_into(Rewriter *r, IrBody *f, const IrStmt *d) {
  * the elements, as for `map (\y -> y + max (ys ! 0) (reduce max 0 ys)) ys`.
  * Scalar code stays where it is in functions (hoist-invariant moves only
  * array work), so the move is not undone. */
+/* Whether t is a replicate whose slots come from the totals of several
+ * sources (the reduces and indexes of the block they are computed from). */
+static bool replicates_several(const IrBody *b, const IrStmt *t) {
+    if (t->dead || t->op != IR_REPLICATE) return false;
+    const IrStmt *roots[2];
+    int n = 0;
+    for (int a = 0; a < t->nargs; a++) scalar_roots(b, t->args[a], roots, &n, 0);
+    return n >= 2;
+}
+
 bool rule_two_sink_scalars(Rewriter *r, IrStmt *s) {
     if (s->op != IR_TWO || element_sized(s)) return false;
     IrBody *b = s->body;
+    /* a replicate of several sources' totals, slot by slot: a map whose
+       function returns them, read as the sunk code is */
+    for (int i = 0; i < b->nstmts; i++)
+        if (replicates_several(b, b->stmts[i])) {
+            rw_fired(r, "two-sink-scalars", s);
+            replicate_as_map(r, b, i);
+            rw_drain(r);
+            return true;
+        }
     for (int i = b->nstmts - 1; i >= 0; i--) {
         IrStmt *t = b->stmts[i];
         if (t->dead || !is_scalar_code(t) || t->nres != 1) continue;
