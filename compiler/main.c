@@ -103,7 +103,7 @@ static const char usage[] =
     "                       fields of any size (the default for 1 and 2 bytes)\n"
     "  --narrow-copies      kernels copy tiles of 1- and 2-byte fields one\n"
     "                       element a thread, not 16-byte vectors (to measure\n"
-    "                       the vectors against)\n"
+    "                       the vectors against; --report --strict fails)\n"
     "  --narrow-permutes    permutation kernels move one element a thread, not\n"
     "                       16-byte vectors (to measure the vectors against;\n"
     "                       --report --strict fails)\n"

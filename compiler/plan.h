@@ -235,6 +235,10 @@ typedef struct {
      * j ^ (write_compl's low bits) of its vector). */
     int vec_log;
     bool vec_write;
+    /* The copies of 1- or 2-byte fields move one element a thread where
+     * 16-byte vectors fit the layout (--narrow-copies): --report --strict
+     * names it. */
+    bool copies_narrowed;
     /* Tile buffers in shared memory (--tile-buffers): 1, a block per tile;
      * 2 or 3, persistent blocks that each take tiles blockIdx.x,
      * blockIdx.x + gridDim.x, ... and load the next buffers - 1 tiles with

@@ -96,6 +96,7 @@ static void print_local(FILE *out, const Schedule *s, const Phase *p) {
         fprintf(out, ", copies in 16-byte vectors of 2^%d%s", p->vec_log, p->vec_write ? " (the write too)" : "");
     if (p->buffers > 1) fprintf(out, ", %d tile buffers (persistent blocks, cp.async loads)", p->buffers);
     if (p->vec_log && !plan_vector_load(s, p)) fputs(", the load element by element", out);
+    if (p->copies_narrowed) fputs(", copies element by element where 16-byte vectors fit (--narrow-copies)", out);
     fputc('\n', out);
     if (p->map) print_map(out, p);
     if (p->store_map) print_store_map(out, p);

@@ -443,25 +443,34 @@ static bool choose_swizzle(Phase *p) {
     return best_score < INT_MAX;
 }
 
-/* Elements per 16-byte vector (log2) in the tile copies of a LOCAL phase,
- * or 0: every plane's slots must have one size, a vector must lie within a
- * segment and within one thread's share of the tile (checked once the
- * threads are planned), and an entry of any length guards every element of
- * its first and last phases. Taken by default for fields of 1 and 2 bytes
- * (a u8 sort of 2^24 runs 5% faster, i16 the same: docs/performance.md;
- * --narrow-copies leaves them out), for wider ones with --vector-copies
- * (no faster for i32 on the H100, session 7). */
-static int vector_log(const Sched *s, const Phase *p) {
+/* Elements per 16-byte vector (log2) that the tile copies of a LOCAL phase
+ * can move, or 0: every plane's slots must have one size, a vector must
+ * lie within a segment and within one thread's share of the tile (checked
+ * once the threads are planned), and an entry of any length guards every
+ * element of its first and last phases. */
+static int vector_fit_log(const Sched *s, const Phase *p) {
     int bytes = prim_bits(elem_slot_prim(p->elem, 0)) / 8, log = 0;
     for (int k = 1; k < p->elem->nslots; k++)
         if (prim_bits(elem_slot_prim(p->elem, k)) / 8 != bytes) return 0;
     while ((bytes << log) < MACHINE_VECTOR_BYTES) log++;
-    bool wanted = s->vector_copies || (bytes <= 2 && !s->narrow_copies);
-    if (!wanted || s->cluster_log || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log ||
-        log > p->tile_log)
+    if (s->cluster_log || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log || log > p->tile_log)
         return 0;
     return log;
 }
+
+/* Whether the copies take the vectors that fit: by default for fields of
+ * 1 and 2 bytes (a u8 sort of 2^24 runs 5% faster, i16 the same:
+ * docs/performance.md; --narrow-copies leaves them out), for wider ones
+ * with --vector-copies (no faster for i32 on the H100, session 7). */
+static bool vectors_wanted(const Sched *s, const Phase *p) {
+    return s->vector_copies || (elem_max_slot_bytes(p->elem) <= 2 && !s->narrow_copies);
+}
+
+/* Whether vectors of 2^log keep the phase's layout (a swizzle that leaves
+ * their accesses conflict-free, a thread's share that holds one), tried on
+ * a copy of the phase before its own planning, which then plans its steps'
+ * masks again. */
+static bool vectors_keep_layout(const Sched *s, const Phase *p, int log);
 
 /* Whether the write into the next layout can move vectors: output block
  * columns with no bits inside a vector (the output coordinates' first
@@ -529,6 +538,15 @@ static void halve_write(const Sched *s, Phase *p) {
     for (int i = 0; i < h; i++) p->half_step[i] = s->half_at[i] > s->group_first ? s->half_at[i] - s->group_first : 0;
 }
 
+static bool vectors_keep_layout(const Sched *s, const Phase *p, int log) {
+    Phase q = *p;
+    q.vec_log = log;
+    q.vec_write = !q.writes_in_place && vector_write(&q);
+    if (!choose_swizzle(&q)) return false;
+    plan_rounds(s->arena, &q);
+    return log <= q.tile_log - q.threads_log;
+}
+
 /* The write side: element x goes to P·x ⊕ c (P·V contains the segment bits). */
 static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     p->write_mat = *pm;
@@ -549,8 +567,13 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
     p->out_tile_log = p->tile_log;
     if (s->halving) halve_write(s, p);
-    /* vectors where a swizzle keeps their shared accesses conflict-free too */
-    p->vec_log = vector_log(s, p);
+    /* vectors where a swizzle keeps their shared accesses conflict-free too;
+       narrow fields' copies without them where they fit, --narrow-copies,
+       are what --report --strict names (Phase.copies_narrowed) */
+    int fit = vector_fit_log(s, p);
+    p->copies_narrowed = fit && elem_max_slot_bytes(p->elem) <= 2 && s->narrow_copies && !s->vector_copies &&
+                         vectors_keep_layout(s, p, fit);
+    p->vec_log = vectors_wanted(s, p) ? fit : 0;
     p->vec_write = p->vec_log && !p->writes_in_place && vector_write(p);
     p->buffers = tile_buffers(s, p);
     p->cluster_log = cluster_log(s, p);

@@ -207,6 +207,9 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     fprintf(out, "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
                  "(tile store %d, register rounds %d, tile load %d)\n",
             g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion, sh_out.congestion);
+    if (p->copies_narrowed)
+        fprintf(out, "  narrow: the tile copies of %d-byte fields move one element a thread where 16-byte vectors fit "
+                     "the layout\n", elem_max_slot_bytes(p->elem));
     if (p->map) {
         fputs("  load map: ", out);
         ir_print_stmt_brief(out, p->map);
@@ -222,7 +225,7 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     for (int i = 0; i < p->nsteps; i++) count_tables(&t, p->steps[i].tables, p->steps[i].ntables);
     report_tables(out, &t);
     free(t.seen);
-    return g.sectors == g.sectors_min && worst <= 1;
+    return g.sectors == g.sectors_min && worst <= 1 && !p->copies_narrowed;
 }
 
 /* A permutation's kernels, one per field: its accesses, and whether a field

@@ -60,6 +60,24 @@ elif grep -q "^  narrow: field 0's 1-byte elements fit 16-byte vectors" "$TMP/re
 else
     fail "report --strict --narrow-permutes: $(grep -v '^kernel' "$TMP/report.txt" | head -4)"
 fi
+# The sorts' tile copies of 1- and 2-byte fields move 16-byte vectors where
+# they fit; with --narrow-copies they move elements, and --strict fails,
+# naming the kernels (tuples of one field size too).
+for ty in u8 i16 "(u8, u8)"; do
+    printf '%s\n' 'import "sort"' 'kv [(a, b), (c, d)] = if a <= c then [(a, b), (c, d)] else [(c, d), (a, b)]' >"$TMP/report_c.parm"
+    case $ty in
+    "("*) echo "entry main (xs : [2^16]$ty) = bitonic_sort kv 16 xs" >>"$TMP/report_c.parm" ;;
+    *) echo "entry main (xs : [2^16]$ty) = bitonic_sort asc 16 xs" >>"$TMP/report_c.parm" ;;
+    esac
+    report_ok "sort of $ty" "$TMP/report_c.parm"
+    if "$PARMC" --report --strict --narrow-copies "$TMP/report_c.parm" >"$TMP/report.txt" 2>&1; then
+        fail "report --strict --narrow-copies on $ty: exit 0"
+    elif grep -q "^  narrow: the tile copies of [12]-byte fields move one element a thread" "$TMP/report.txt"; then
+        pass
+    else
+        fail "report --strict --narrow-copies on $ty: $(grep -v '^kernel' "$TMP/report.txt" | head -4)"
+    fi
+done
 # Golden reports (tests/report/NAME.report): an entry graph's kernels are
 # named as the emitted code names them (plan.h: parm_main_n0_0, ...), the
 # entry's line counts its chains' kernels and names its other nodes, and
