@@ -85,7 +85,7 @@ static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t
                                                  (unsigned long long)c)
                                   : arena_printf(&scratch, "%s + 0x%llxu", base, (unsigned long long)c);
             const char *at = rd->remote ? arena_printf(&scratch, "rk%d_%u[%s]", k, (unsigned)(slot >> low), index)
-                                        : arena_printf(&scratch, "tile%d[%s]", k, index);
+                                        : emit_tile_at(&scratch, p, k, index, false);
             if (load) fprintf(out, "        v%d[%u] = %s;\n", k, j, at);
             else fprintf(out, "        %s = v%d[%u];\n", at, k, j);
             arena_free(&scratch);

@@ -156,7 +156,7 @@ static void plan_round_threads(const Phase *p, Round *rd, const F2Space *span, i
  * it has rank coordinates of its own, and the rank's threads take those
  * below the ranks' that the block's leave. */
 static void block_threads_below_ranks(const Phase *p, Round *rd) {
-    int threads_log = plan_threads_log(p), low = p->tile_log - p->cluster_log, tb = threads_log - p->cluster_log;
+    int threads_log = plan_threads_log(p), low = plan_block_tile_log(p), tb = threads_log - p->cluster_log;
     int nb = 0, nr = 0;
     uint64_t block[SCHED_MAX_TILE], rank[SCHED_MAX_TILE];
     int pivot[SCHED_MAX_TILE];  /* the rank vectors' rank coordinates, reduced: each alone has its pivot */
@@ -197,7 +197,7 @@ enum { LOOP_MIN_REG_LOG = 3 };
 
 static void plan_round(const Phase *p, Round *rd, int first) {
     int threads_log = plan_threads_log(p), reg_log = p->tile_log - threads_log;
-    int D = p->tile_log, low = D - p->cluster_log;
+    int D = p->tile_log, low = plan_block_tile_log(p);
     F2Space span;
     rd->first = first;
     rd->count = round_extent(p, first, reg_log, &span);
@@ -418,7 +418,7 @@ static void plan_layouts(Phase *p) {
         s_rows[i] = 0;
         for (int j = 0; j < D; j++) s_rows[i] |= (p->slot_cols[j] >> i & 1) << j;
     }
-    uint64_t own = f2_mask(D - p->cluster_log);     /* a cluster's rank rows stay S's (Phase.cluster_log) */
+    uint64_t own = f2_mask(plan_block_tile_log(p));     /* a cluster's rank rows stay S's (Phase.cluster_log) */
     for (int r = 1; r < p->nrounds; r++) {
         const Round *a = &p->rounds[r - 1];
         Round *b = &p->rounds[r];

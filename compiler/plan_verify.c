@@ -213,7 +213,7 @@ static const char *verify_kept_regs(Arena *a, const Phase *p, const Round *rd) {
  * registers and its block's threads below the rank coordinates, the rank's
  * thread bits on them, so each thread's elements are in its own block. */
 static const char *verify_cluster(Arena *a, const Phase *p) {
-    int c = p->cluster_log, low = p->tile_log - c, tb = p->threads_log - c;
+    int c = p->cluster_log, low = plan_block_tile_log(p), tb = plan_block_threads_log(p);
     REQUIRE(c >= 0 && c <= SCHED_MAX_CLUSTER_LOG, "a cluster of 2^%d blocks", c);
     if (!c) return NULL;
     REQUIRE(tb >= MACHINE_WARP_LOG && tb <= MACHINE_BLOCK_THREADS_LOG, "a cluster's blocks of 2^%d threads", tb);

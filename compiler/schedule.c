@@ -466,12 +466,6 @@ static bool vectors_wanted(const Sched *s, const Phase *p) {
     return s->vector_copies || (elem_max_slot_bytes(p->elem) <= 2 && !s->narrow_copies);
 }
 
-/* Whether vectors of 2^log keep the phase's layout (a swizzle that leaves
- * their accesses conflict-free, a thread's share that holds one), tried on
- * a copy of the phase before its own planning, which then plans its steps'
- * masks again. */
-static bool vectors_keep_layout(const Sched *s, const Phase *p, int log);
-
 /* Whether the write into the next layout can move vectors: output block
  * columns with no bits inside a vector (the output coordinates' first
  * columns are e0..: a vector's elements are consecutive). */
@@ -538,6 +532,10 @@ static void halve_write(const Sched *s, Phase *p) {
     for (int i = 0; i < h; i++) p->half_step[i] = s->half_at[i] > s->group_first ? s->half_at[i] - s->group_first : 0;
 }
 
+/* Whether vectors of 2^log keep the phase's layout (a swizzle that leaves
+ * their accesses conflict-free, a thread's share that holds one), tried on
+ * a copy of the phase before its own planning, which then plans its steps'
+ * masks again. */
 static bool vectors_keep_layout(const Sched *s, const Phase *p, int log) {
     Phase q = *p;
     q.vec_log = log;
