@@ -352,6 +352,9 @@ static void break_cluster(Arena *a, Schedule *plans) {
     c.phases[i].rounds[remote].remote = false;
     expect(a, &c, "is local but its registers are not", "a round across blocks that is not remote");
     c = copy(a, &s);
+    c.phases[i].rounds[remote].threads[0] ^= UINT64_C(1) << (p->tile_log - 1);
+    expect(a, &c, "the block's thread bit 0 leaves its block", "a remote round whose block's thread reaches another block");
+    c = copy(a, &s);
     c.phases[i].rounds[local].threads[p->threads_log - 2] ^= UINT64_C(1) << (p->tile_log - 1);
     expect(a, &c, "leaves its block", "a local round whose rank's thread bit is not the rank's coordinate");
     c = copy(a, &s);
