@@ -507,12 +507,58 @@ static Value *element_params(Spec *s, IrBody *body, const ElemType *t) {
     return spec_unflatten(s, t, slots);
 }
 
+/* The first field of tuple v, at any depth, that is not a run-time scalar,
+ * with its place in *path ("field 2", "field 1 of field 2"); NULL if none. */
+static const Value *non_scalar_field(Spec *s, const Value *v, const char **path) {
+    for (int i = 0; i < v->n; i++) {
+        const Value *f = v->elems[i];
+        const Value *bad = f;
+        if (f->kind == V_RT && ir_is_scalar(f->rt)) continue;
+        const char *here = arena_printf(s->arena, "field %d", i + 1);
+        if (f->kind == V_TUPLE) {
+            bad = non_scalar_field(s, f, path);
+            if (!bad) continue;
+            *path = arena_printf(s->arena, "%s of %s", *path, here);
+        } else {
+            *path = here;
+        }
+        return bad;
+    }
+    return NULL;
+}
+
+/* A static number as parm source: negative ones in parentheses. */
+static const char *number_source(Spec *s, const Value *v) {
+    const char *text = v->kind == V_INT ? arena_printf(s->arena, "%lld", (long long)v->i)
+                                        : arena_printf(s->arena, "%g", v->f);
+    return text[0] == '-' ? arena_printf(s->arena, "(%s)", text) : text;
+}
+
+/* A result that is no element: a tuple says which field is not a run-time
+ * scalar, since a static number there has no type to take (an element of
+ * one run-time field and one static field cannot be inferred). */
+static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *who) {
+    const char *path = NULL;
+    const Value *bad = r->kind == V_TUPLE ? non_scalar_field(s, r, &path) : NULL;
+    if (bad && bad->kind == V_BOOL)
+        diag_error(loc, "%s of the tuple returned by the function given to %s is a static bool, %s; give it an "
+                        "element type, e.g. `bool %s`", path, who, value_describe(s, bad), value_describe(s, bad));
+    if (bad && (bad->kind == V_INT || bad->kind == V_FLOAT))
+        diag_error(loc, "%s of the tuple returned by the function given to %s is a static number, %s; give it an "
+                        "element type, e.g. `%s %s`", path, who, value_describe(s, bad),
+                   bad->kind == V_INT ? "i32" : "f64", number_source(s, bad));
+    if (bad)
+        diag_error(loc, "%s of the tuple returned by the function given to %s is %s, not a run-time scalar", path,
+                   who, value_describe(s, bad));
+    diag_error(loc, "the function given to %s must return a scalar or a tuple of scalars, got %s", who,
+               value_describe(s, r));
+}
+
 static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const ElemType *fallback, Loc loc,
                                        const char *who) {
     const ElemType *t = spec_elem_type(s, r);
     if (!t && value_is_static(r) && fallback) t = fallback;
-    if (!t) diag_error(loc, "the function given to %s must return a scalar or a tuple of scalars, got %s",
-                       who, value_describe(s, r));
+    if (!t) not_element(s, r, loc, who);
     r = spec_coerce(s, r, t, loc);
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
     spec_flatten(s, r, slots);
