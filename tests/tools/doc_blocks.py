@@ -17,6 +17,14 @@ What is checked, by the block's fence:
   its code (the lines that are not comments or blank) must be PATH's code.
 - ```python: the block runs in the scratch directory with PY (an environment with numpy),
   the package of python/ and PARMC set to the compiler under test.
+- ```parm refused: a program that the back ends refuse. Its first comment lines are
+  `-- refused: MESSAGE` or `-- refused (OPTIONS): MESSAGE` (the message may go on over
+  the comment lines after it; `...` in it stands for any text): `parmc --target=c OPTIONS`
+  must exit 1 with MESSAGE as its first error. A program that compiles fails the check: it
+  belongs with what the back ends compile.
+- ```parm compiles: every entry of the program must compile with `--target=c --emit-main`,
+  build with $CC (default cc) and print what `--interpret` prints on random input (seeds 1
+  and 2).
 A command or block that must not run here (it needs a GPU, nvcc, or minutes) says so with a
 comment `# not run: REASON` (on the command's line, or the block's first line): it is
 reported as SKIP with that reason."""
@@ -40,17 +48,20 @@ class Block:
 
 
 def blocks(path):
-    """The fenced blocks of a markdown file: (line of the first content line, info, lines)."""
-    out, cur = [], None
+    """The fenced blocks of a markdown file: (line of the first content line, info, lines). A
+    fence may be indented (a block in a list item): its lines lose that indentation."""
+    out, cur, indent = [], None, ""
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f.read().split("\n"), 1):
-            if cur is None and line.startswith("```"):
-                cur = Block(path, n + 1, line[3:].strip(), [])
-            elif cur is not None and line.startswith("```"):
+            fence = line.lstrip(" ").startswith("```")
+            if cur is None and fence:
+                indent = line[:len(line) - len(line.lstrip(" "))]
+                cur = Block(path, n + 1, line.strip()[3:].strip(), [])
+            elif cur is not None and fence:
                 out.append(cur)
                 cur = None
             elif cur is not None:
-                cur.lines.append(line)
+                cur.lines.append(line[len(indent):] if line.startswith(indent) else line)
     return out
 
 
@@ -114,10 +125,15 @@ def code_lines(lines):
     return [x.rstrip() for x in lines if x.strip() and not x.lstrip().startswith("--")]
 
 
-def check_program(b, cwd, env, parmc, source_file):
+def write_program(b, cwd):
     name = os.path.join(cwd, f"block{b.line}.parm")
     with open(name, "w", encoding="utf-8") as f:
         f.write("\n".join(b.lines) + "\n")
+    return name
+
+
+def check_program(b, cwd, env, parmc, source_file):
+    name = write_program(b, cwd)
     p = run([parmc, "--check", name], cwd, env)
     if p.returncode != 0:
         report("FAIL", b.where(), "the program does not compile on its own", p.stderr)
@@ -128,6 +144,67 @@ def check_program(b, cwd, env, parmc, source_file):
                 report("FAIL", b.where(), f"the program differs from {source_file}")
                 return
     report("PASS", b.where(), f"the program compiles{' and is ' + source_file if source_file else ''}")
+
+
+REFUSED = re.compile(r"--\s*refused(?:\s+\(([^)]*)\))?:\s*(.*)$")
+
+
+def refusal(lines):
+    """(options, message) of a refused block's leading comment, or None."""
+    m = REFUSED.match(lines[0]) if lines else None
+    if not m:
+        return None
+    message = [m.group(2).strip()]
+    for line in lines[1:]:
+        if not line.startswith("--"):
+            break
+        message.append(line[2:].strip())
+    return (m.group(1) or "").split(), " ".join(message)
+
+
+def check_refused(b, cwd, env, parmc):
+    said = refusal(b.lines)
+    if not said:
+        report("FAIL", b.where(), "a refused block must start with `-- refused: MESSAGE`")
+        return
+    options, message = said
+    name = write_program(b, cwd)
+    p = run([parmc, "--target=c", *options, name, "-o", name + ".c"], cwd, env)
+    errors = [line.split(": error: ", 1)[1] for line in p.stderr.split("\n") if ": error: " in line]
+    pattern = ".*".join(re.escape(part) for part in message.split("..."))
+    if p.returncode == 0:
+        report("FAIL", b.where(), "a program listed as refused compiles: list it with what the back ends compile")
+    elif p.returncode != 1 or not errors or not re.fullmatch(pattern, errors[0]):
+        report("FAIL", b.where(), "the program is not refused with the listed message",
+               f"exit {p.returncode}\n--- want\n{message}\n--- got\n{p.stderr[-2000:]}")
+    else:
+        report("PASS", b.where(), f"refused: {message[:60]}")
+
+
+def check_compiles(b, cwd, env, parmc):
+    name = write_program(b, cwd)
+    entries = [m.group(1) for m in (re.match(r"entry\s+(\w+)", line) for line in b.lines) if m]
+    if not entries:
+        report("FAIL", b.where(), "a compiles block without an entry")
+    cc = os.environ.get("CC", "cc")
+    for entry in entries:
+        out = f"{name}.{entry}"
+        steps = [[parmc, "--target=c", "--emit-main", "-e", entry, name, "-o", out + ".c"],
+                 [cc, "-std=c11", "-O1", out + ".c", "-o", out, "-lm"]]
+        failed = next((p for p in (run(step, cwd, env) for step in steps) if p.returncode), None)
+        if failed:
+            report("FAIL", b.where(), f"entry {entry} does not compile", failed.stderr[-2000:])
+            continue
+        for seed in (1, 2):
+            given = run([parmc, f"--random-input={seed}", "-e", entry, name], cwd, env).stdout
+            want = run([parmc, "--interpret", "-e", entry, name], cwd, env, given)
+            got = run([out], cwd, env, given)
+            if got.returncode or want.returncode or got.stdout != want.stdout:
+                report("FAIL", b.where(), f"entry {entry} differs from the interpreter on --random-input={seed}",
+                       f"exit {got.returncode}, interpreter exit {want.returncode}\n{got.stderr[-1000:]}")
+                break
+        else:
+            report("PASS", b.where(), f"entry {entry} compiles and agrees with the interpreter")
 
 
 def check_python(b, cwd, env, python):
@@ -168,6 +245,10 @@ def main():
             source = source_of(b)
             if b.info == "console":
                 check_console(b, cwd, env)
+            elif b.info == "parm refused":
+                check_refused(b, cwd, env, parmc)
+            elif b.info == "parm compiles":
+                check_compiles(b, cwd, env, parmc)
             elif b.info == "parm" or source:
                 check_program(b, cwd, env, parmc, source)
             elif b.info == "python":
