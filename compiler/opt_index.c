@@ -35,6 +35,61 @@ bool rule_index_build(Rewriter *r, IrStmt *s) {
     return true;
 }
 
+/* The array whose elements build s takes whole, each at one position
+ * (slot k of element i is slot k of element built_at(s, i) of it, read by
+ * index), or NULL. */
+static IrVal *built_from(const IrStmt *s) {
+    int ns = s->res[0]->elem->nslots, len = 1 << s->res[0]->log_len;
+    IrVal *xs = s->args[0]->def && s->args[0]->def->op == IR_INDEX ? s->args[0]->def->args[0] : NULL;
+    if (!xs || xs->log_len != s->res[0]->log_len) return NULL;
+    for (int i = 0; i < len; i++)
+        for (int k = 0; k < ns; k++) {
+            const IrStmt *d = s->args[i * ns + k]->def, *first = s->args[i * ns]->def;
+            if (!d || d->dead || d->op != IR_INDEX || d->slot != k || d->args[0] != xs || d->at != first->at)
+                return NULL;
+        }
+    return xs;
+}
+
+static uint64_t built_at(const IrStmt *s, int64_t i) {
+    return (uint64_t)s->args[i * s->res[0]->elem->nslots]->def->at;
+}
+
+/* build (xs ! a(0)) .. (xs ! a(2^n - 1)) = bmmc (A,c) xs when a is an
+ * affine bijection, a(i) = M·i ⊕ a(0): element x of xs is element
+ * M⁻¹·(x ⊕ a(0)) of the build. The halves and joins that lengths-build
+ * makes builds of in a small block are often such permutations (a swap of
+ * halves); as a permutation the block is array code, which two-lift runs
+ * as a whole-array permutation, and a chain of stages takes that on
+ * several GPUs, where a block larger than a GPU's slice cannot be element
+ * code. */
+bool rule_build_bmmc(Rewriter *r, IrStmt *s) {
+    int n = s->op == IR_BUILD ? s->res[0]->log_len : 0;
+    IrVal *xs = n >= 1 ? built_from(s) : NULL;
+    if (!xs) return false;
+    uint64_t a0 = built_at(s, 0);
+    F2Mat m = f2_zero(n), inv;
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i < n; i++) m.row[i] |= ((built_at(s, INT64_C(1) << t) ^ a0) >> i & 1) << t;
+    for (int64_t i = 0; i < (INT64_C(1) << n); i++)
+        if (f2_apply(&m, (uint64_t)i) != (built_at(s, i) ^ a0)) return false;
+    if (!f2_invert(&m, &inv)) return false;
+    rw_fired(r, "build-bmmc", s);
+    int nargs = s->nargs;
+    IrVal **old = s->args;
+    s->op = IR_BMMC;
+    s->compl = f2_apply(&inv, a0);
+    s->own_mat = false;
+    rw_set_matrix(r, s, NULL, &inv);
+    s->nargs = 1;
+    s->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
+    s->args[0] = xs;
+    rw_add_use(r, xs);
+    for (int k = 0; k < nargs; k++) rw_drop_use(r, old[k]);
+    rw_drain(r);
+    return true;
+}
+
 /* (replicate k x) ! i = x; (expand r ys) ! i = ys ! (i >> r) */
 bool rule_index_replicate(Rewriter *r, IrStmt *s) {
     IrStmt *d = index_source(s, IR_REPLICATE), *e = index_source(s, IR_EXPAND);

@@ -76,15 +76,52 @@ bool rule_half_join(Rewriter *r, IrStmt *s) {
     return true;
 }
 
-/* join m (half m 0 xs) (half m 1 xs) = xs */
+/* Where the join m of the halves m' of xs (half k_0 first, k_1 = 1 - k_0)
+ * puts element x of xs: x is in half b = parity(x & m') at sub-index j =
+ * x without bit lsb(m'), that half is the join's argument h = b ⊕ k_0,
+ * and the join puts it at j with bit lsb(m) inserted so that
+ * parity(i & m) = h. Affine in x. */
+static uint64_t join_half_image(uint64_t m, uint64_t m2, int k0, uint64_t x) {
+    int low = __builtin_ctzll(m), h = f2_parity(x & m2) ^ k0;
+    uint64_t j = insert_zero_bit(delete_bit(x, __builtin_ctzll(m2)), low);
+    return j | (uint64_t)(f2_parity(j & m) ^ h) << low;
+}
+
+/* join m (half m' b xs) (half m' (1-b) xs) = bmmc (A,c) xs: every element of
+ * xs is in one of the halves, so the join only moves them, by the affine
+ * bijection join_half_image (read off the images of 0 and each e_t); xs
+ * itself when m' = m and b = 0. A swap of halves is a permutation, which
+ * chains of stages take (one GPU's and several GPUs'), not a gather pass
+ * of its own. */
 bool rule_join_half(Rewriter *r, IrStmt *s) {
     if (s->op != IR_JOIN) return false;
     IrStmt *lo = s->args[0]->def, *hi = s->args[1]->def;
-    if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF || lo->mask != s->mask ||
-        hi->mask != s->mask || lo->k != 0 || hi->k != 1 || lo->args[0] != hi->args[0])
+    if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF || lo->mask != hi->mask ||
+        lo->k == hi->k || lo->args[0] != hi->args[0])
         return false;
     rw_fired(r, "join-half", s);
-    rw_replace(r, s, s->res[0], lo->args[0]);
+    IrVal *xs = lo->args[0];
+    if (lo->mask == s->mask && lo->k == 0) {
+        rw_replace(r, s, s->res[0], xs);
+        return true;
+    }
+    int n = s->res[0]->log_len;
+    uint64_t c = join_half_image(s->mask, lo->mask, lo->k, 0);
+    F2Mat moved = f2_zero(n);
+    for (int t = 0; t < n; t++) {
+        uint64_t col = join_half_image(s->mask, lo->mask, lo->k, UINT64_C(1) << t) ^ c;
+        for (int i = 0; i < n; i++) moved.row[i] |= (col >> i & 1) << t;
+    }
+    s->op = IR_BMMC;
+    s->mask = 0;
+    s->k = 0;
+    s->compl = c;
+    s->own_mat = false;
+    rw_set_matrix(r, s, NULL, &moved);
+    IrVal *second = s->args[1];
+    s->nargs = 1;
+    rw_drop_use(r, second);
+    rw_set_arg(r, s, 0, xs);
     return true;
 }
 

@@ -910,6 +910,7 @@ static bool rule_two_retype(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_hoist_invariant(r, s, out) || rule_shift_zero(r, s) || rule_shift_out(r, s) ||
            rule_shift_shift(r, s) || rule_index_bmmc(r, s) || rule_index_replicate(r, s) || rule_index_build(r, s) ||
+           rule_build_bmmc(r, s) ||
            rule_index_lengths(r, s) ||
            rule_index_zip(r, s) || rule_index_map(r, s, out) || rule_half_join(r, s) || rule_join_half(r, s) || rule_half_map(r, s, out) ||
            rule_half_bmmc(r, s, out) || rule_join_bmmc(r, s, out) || rule_lengths_build(r, s, out) || rule_shift_fill_map(r, s, out) ||

@@ -110,6 +110,7 @@ bool rule_shift_fill_map(Rewriter *r, IrStmt *s, IrBody *out);
 bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out);
 bool rule_index_bmmc(Rewriter *r, IrStmt *s);                       /* opt_index.c */
 bool rule_index_build(Rewriter *r, IrStmt *s);
+bool rule_build_bmmc(Rewriter *r, IrStmt *s);
 bool rule_index_replicate(Rewriter *r, IrStmt *s);
 bool rule_index_lengths(Rewriter *r, IrStmt *s);
 bool rule_index_zip(Rewriter *r, IrStmt *s);

@@ -942,6 +942,22 @@ static void close_with_map(Sched *s, const IrStmt *map) {
     set_elem(s, map->res[0]->elem);
 }
 
+/* A two whose element code works on more elements than a tile's
+ * registers hold. With ranks a tile is at most a rank's slice: a block
+ * that one GPU's tile holds but the slice does not spans ranks, and
+ * element code cannot read across them (the optimiser lifts only blocks
+ * larger than a thread's registers into whole-array stages). */
+static void two_too_large(const Sched *s, const IrStmt *stmt) {
+    int slice = s->n - s->gpu_log;
+    if (s->gpu_log && s->live - stmt->k <= plan_reg_log(s->elem, s->n))
+        diag_error(stmt->loc, "the back end does not support a two whose body is element code on blocks of 2^%d "
+                              "elements on %d GPUs (--gpus) yet: each holds 2^%d elements of the array, and element "
+                              "code needs its whole block on one GPU; compile it for at most %d GPUs",
+                   s->live - stmt->k, 1 << s->gpu_log, slice, 1 << (s->n - (s->live - stmt->k)));
+    diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
+                          "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
+}
+
 static void schedule_stmt(Sched *s, const IrStmt *stmt) {
     switch (stmt->op) {
     case IR_BMMC: {
@@ -960,9 +976,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
            two-retype makes every two keep it) */
         if (!elem_equal(stmt->res[0]->elem, s->elem))
             diag_fatal("internal error: a two that changes the element type in entry '%s'", s->out->func->entry);
-        if (s->live - stmt->k > plan_reg_log(s->elem, s->tile_log))
-            diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
-                                  "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
+        if (s->live - stmt->k > plan_reg_log(s->elem, s->tile_log)) two_too_large(s, stmt);
         push_step(s, stmt, stmt->body, s->live - stmt->k);
         return;
     case IR_MAP:

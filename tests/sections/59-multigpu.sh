@@ -66,6 +66,31 @@ mg_variant examples/fft.parm "entry main (xs : [2^10](f32, f32)) = fft 10 xs"
 python3 tests/tools/gen.py f32,f32 1024 7 >"$TMP/mg/in.txt"
 mg_check "fft 2^10" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 4
 
+# a two whose block is larger than a GPU's slice (issue 41 item 7): a body
+# that only moves its block's elements (halves swapped or joined by another
+# mask, a block taken apart and rebuilt) is a permutation (the rules
+# join-half, build-bmmc), which the chain takes on any number of GPUs, from
+# 2^3 to 2^12; element code (an element of the block read, a shift's fill
+# from it, a reduction of it) compiles where the block fits a GPU's slice
+# (tests/diag/gpus_block_span.parm where it does not)
+mg_blocks() {   # mg_blocks NAME BODY SIZES: BODY on xs of 2^n u32 for each n of SIZES, on 2, 4 and 8 GPUs
+    local n g
+    for n in $3; do
+        printf 'entry main (xs : [2^%d]u32) = %s\n' "$n" "$2" >"$TMP/mg/block.parm"
+        python3 tests/tools/gen.py u32 $((1 << n)) "$n" >"$TMP/mg/in.txt"
+        for g in 1 2 3; do
+            [ $((n - g)) -ge 1 ] && mg_check "$1 on 2^$n" "$TMP/mg/block.parm" main "$TMP/mg/in.txt" $((1 << g))
+        done
+    done
+}
+mg_blocks "halves swapped" 'two (\ys -> join 1 (half 1 1 ys) (half 1 0 ys)) xs' "3 4 6 9 12"
+mg_blocks "halves joined by another mask" 'two (\ys -> map (\y -> y * 3) (join 2 (half 1 1 ys) (half 1 0 ys))) xs' "3 8"
+mg_blocks "inner halves swapped" 'two (two (\ys -> join 3 (half 2 1 ys) (half 2 0 ys))) xs' "4 10"
+mg_blocks "a block taken apart" 'two (\[a, b, c, d] -> [c, a, d, b]) xs' "3"
+mg_blocks "a block's element 0 added" 'two (two (two (\ys -> map (\y -> y + ys ! 0) ys))) xs' "5"
+mg_blocks "a shift's fill from the block" 'two (two (two (\ys -> shift 1 (ys ! 1) ys))) xs' "5"
+mg_blocks "a block's reduction replicated" 'two (two (two (\ys -> replicate (loglen ys) (reduce (+) 0 ys)))) xs' "5"
+
 # pipelined exchanges (plan.h, Phase.piece_log): the C target runs the
 # pieces in order through the same kernels, each piece's blocks alone
 mg_variant examples/permute.parm 'entry main (xs : [2^16]i32) = bmmc (bitperm 16 (\i -> 15 - i)) xs'
