@@ -51,7 +51,13 @@ The programs combine what found the bugs of issue 11:
   (reductions of rows, expanded, combined with each block's network), with
   a reduction's operator on any element type; and the one-pass scans
   (`scanblocks`, `exscanblocks`) of integers and bool with exact operators
-  and any block size, at any depth.
+  and any block size, at any depth;
+- every construct of docs/language.md (issue 41, tests/tools/constructs.py):
+  top-level equations (a function recursive on a count, chosen by integer
+  patterns, on scalars; a constant that bounds a size range), local
+  functions, operator sections, hexadecimal and binary integers, floats
+  with exponents, `unzip` and a tuple pattern, wildcard and parenthesised
+  patterns, parenthesised types.
 
 --backend keeps to what the back ends compile today: BACKEND_REFUSES lists
 the features left out. --chain keeps to what they compile for several GPUs
@@ -67,6 +73,7 @@ makes chains of column stages (col, coli, masked coli runs, vcolumn) on
 are larger than a thread's registers more often."""
 import os
 import random
+import re
 import sys
 
 # Optional features of the programs; without --backend, programs use them all.
@@ -112,13 +119,18 @@ FEATURES = (
     "scans",           # exscan_blelloch, scan_blelloch, exscan_blocks and
                        # scan_blocks of stdlib/scan.parm at the entry's level,
                        # scanblocks and exscanblocks at any depth
+    "equations",       # top-level equations: a function recursive on a count
+                       # (integer patterns) applied to scalars, a constant
+                       # that bounds a size range; local functions (`let f x =`)
+    "unzip",           # an array of tuples taken apart by unzip and a tuple
+                       # pattern, two of its fields zipped back
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
 BACKEND_REFUSES = ()
 CHAIN_REFUSES = BACKEND_REFUSES + ("dag", "several_arrays", "tuple_results", "reduce", "take_apart", "pad", "row_cut",
                                    "invariant_work", "one_element", "lengths", "block_totals", "row_reductions",
-                                   "scans")
+                                   "scans", "unzip")
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 NARROW_INTS = ["i8", "u8", "i16", "u16"]
@@ -130,19 +142,27 @@ RANGES = {t: ((-2 ** (int(t[1:]) - 1), 2 ** (int(t[1:]) - 1) - 1) if t[0] == "i"
 # (the built-in functions of docs/language.md 6.3 among them)
 INT_OPS = ["%(x)s * 3 + 1", "%(x)s xor 5", "min %(x)s 7", "max %(x)s 3", "%(x)s >> 1",
            "%(x)s - (%(x)s << 2)", "%(x)s / 3", "%(x)s %% 5", "%(x)s & 63", "0 - %(x)s",
-           "if %(x)s < 4 then %(x)s + 9 else %(x)s - 1", "abs (%(x)s - 5)"]
+           "if %(x)s < 4 then %(x)s + 9 else %(x)s - 1", "abs (%(x)s - 5)", "%(x)s | 0b101",
+           "if %(x)s != 3 then %(x)s else -%(x)s", "if %(x)s > 2 then %(x)s - 1 else %(x)s & 0x3f"]
 FLOAT_OPS = ["%(x)s * 1.5 + 1.0", "%(x)s / 3.0", "%(x)s - 2.25", "min %(x)s 9.5",
              "if %(x)s < 0.0 then 0.0 - %(x)s else %(x)s", "sin %(x)s",
              "sqrt (%(x)s * %(x)s + 1.0)", "%(x)s * %(x)s - 2.0",
              "exp (%(x)s * 0.01) - tanh %(x)s", "log (abs %(x)s + 0.5) + floor %(x)s",
-             "atan2 %(x)s (ceil (%(x)s * 0.5))", "pow (abs %(x)s) 0.75", "fma %(x)s 1.5 (0.0 - %(x)s)"]
-BOOL_OPS = ["!%(x)s", "%(x)s xor true", "%(x)s == false"]
-# scalar functions of a and b (two elements of a pair)
+             "atan2 %(x)s (ceil (%(x)s * 0.5))", "pow (abs %(x)s) 0.75", "fma %(x)s 1.5 (0.0 - %(x)s)",
+             "cos %(x)s * 2.5e-1", "-%(x)s * 1e1"]
+BOOL_OPS = ["!%(x)s", "%(x)s xor true", "%(x)s == false", "%(x)s != true", "%(x)s | false"]
+# scalar functions of a and b (two elements of a pair), operator sections
+# (`(-) a b`, `(<) a b`) among them
+COMPARE_SECTIONS = ["if (%s) %%(a)s %%(b)s then %%(a)s else %%(b)s" % op for op in ("<", "<=", ">", ">=", "==", "!=")]
 INT_OPS2 = ["%(a)s + %(b)s", "%(a)s - %(b)s", "%(b)s * 3", "%(a)s xor %(b)s",
-            "min %(a)s %(b)s", "max %(a)s %(b)s", "%(a)s", "%(b)s"]
+            "min %(a)s %(b)s", "max %(a)s %(b)s", "%(a)s", "%(b)s",
+            "(-) %(a)s %(b)s", "(&) %(a)s %(b)s", "(|) %(a)s %(b)s", "(%%) %(a)s %(b)s", "(/) %(a)s %(b)s",
+            "(<<) %(a)s %(b)s", "(>>) %(a)s 1"] + COMPARE_SECTIONS
 FLOAT_OPS2 = ["%(a)s + %(b)s", "%(a)s * 0.5", "%(b)s - %(a)s", "max %(a)s %(b)s", "%(a)s",
-              "atan2 %(a)s %(b)s", "fma %(a)s %(b)s %(a)s", "pow (abs %(a)s) (%(b)s * 0.01)"]
-BOOL_OPS2 = ["%(a)s && %(b)s", "%(a)s || %(b)s", "%(a)s xor %(b)s", "!%(a)s", "%(b)s"]
+              "atan2 %(a)s %(b)s", "fma %(a)s %(b)s %(a)s", "pow (abs %(a)s) (%(b)s * 0.01)",
+              "(-) %(a)s %(b)s", "(/) %(b)s %(a)s"] + COMPARE_SECTIONS
+BOOL_OPS2 = ["%(a)s && %(b)s", "%(a)s || %(b)s", "%(a)s xor %(b)s", "!%(a)s", "%(b)s",
+             "(==) %(a)s %(b)s", "(!=) %(a)s %(b)s", "(|) %(a)s %(b)s", "(&) %(a)s %(b)s"]
 # reductions: (operator, zero); float operators are lambdas, which the IR
 # does not mark commutative, so that no stage may reorder them
 INT_REDUCE = [("(+)", "0"), ("(xor)", "0"), ("min", "100"), ("max", "0"),
@@ -229,6 +249,8 @@ class Gen:
         self.long_steps = 0
         self.columns = False       # --columns: column stages on i32 alone
         self.top = []              # the entry's arrays bound before the stage: (name, type)
+        self.decls = []            # top-level equations, before the entry
+        self.helpers = {}          # scalar type: the name of its helper (helper())
 
     def has(self, feature):
         return feature in self.features
@@ -273,12 +295,18 @@ class Gen:
     # ---- scalar expressions
 
     def literal(self, t):
+        """A literal of type t, in each of the forms of docs/language.md 1."""
         k = kind(t)
         if k == "float":
-            return self.rng.choice(["0.5", "1.5", "2.25", "3.0", "0.75"])
+            return self.rng.choice(["0.5", "1.5", "2.25", "3.0", "0.75", "2.5e-1", "1e1"])
         if k == "bool":
             return self.rng.choice(["true", "false"])
-        return str(self.rng.randint(1, 9))
+        return self.int_literal(self.rng.randint(1, 9))
+
+    def int_literal(self, v):
+        """v decimal, hexadecimal or binary."""
+        form = self.rng.random()
+        return str(v) if form < 0.6 else hex(v) if form < 0.8 else bin(v)
 
     def op1(self, t, e):
         """A scalar function of e, of type t."""
@@ -318,7 +346,22 @@ class Gen:
             e = self.combine(u, e, convert(u, s, st))
         if self.has("invariant_work") and self.top and self.chance(0.1):
             e = self.combine(u, e, self.invariant_term(u))
+        if self.has("equations") and self.chance(0.1):
+            e = "%s %d %s" % (self.helper(u), self.rng.randint(0, 3), paren(e))
+        elif self.has("equations") and self.chance(0.05):
+            g, y = self.fresh("g"), self.fresh("y")
+            e = "let %s %s = %s in %s (%s %s)" % (g, y, self.op1(u, y), g, g, paren(e))
         return e
+
+    def helper(self, u):
+        """The name of a top-level function of a static count and a scalar
+        of type u, recursive on the count (integer patterns); defined once
+        per type."""
+        if u not in self.helpers:
+            f = self.fresh("rep")
+            self.helpers[u] = f
+            self.decls += ["%s 0 x = x" % f, "%s k x = %s" % (f, self.op1(u, "%s (k - 1) x" % f))]
+        return self.helpers[u]
 
     def invariant_term(self, u):
         """An expression of scalar type u that reduces one of the entry's
@@ -341,12 +384,16 @@ class Gen:
                 and self.chance(0.5):
             return "map %s" % t_out
         pat, leaves = self.pattern(t_in, "x")
+        if kind(t_in) != "tuple" and self.chance(0.1):
+            pat = "(%s)" % pat
         i = self.fresh("ix") if indexed else None
         outs = leaf_types(t_out)
         exprs = [self.leaf_from(u, leaves, i) for u in outs]
         if t_in == t_out and i is None and all(e == n for e, (n, _) in zip(exprs, leaves)):
             exprs[0] = self.op1(outs[0], exprs[0])
-        lam = "\\%s%s -> %s" % ("%s " % i if i else "", pat, build(t_out, exprs))
+        # an index that no leaf reads is the wildcard pattern
+        unread = i and not any(re.search(r"\b%s\b" % i, e) for e in exprs)
+        lam = "\\%s%s -> %s" % ("_ " if unread else "%s " % i if i else "", pat, build(t_out, exprs))
         return "%s (%s)" % ("mapi" if indexed else "map", lam)
 
     def next_type(self, t):
@@ -436,9 +483,10 @@ class Gen:
         """A mask 0 < m < 2^s, for every value of s."""
         if s.fixed():
             if self.chance(0.4):
-                return str(2 ** self.rng.randrange(s.lo))
+                bit = self.rng.randrange(s.lo)
+                return "(^) 2 %d" % bit if self.chance(0.2) else str(2 ** bit)
             return str(self.rng.randrange(1, 2 ** s.lo))
-        choices = ["2^(%s - 1)" % s.text(), "2^%s - 1" % s.text()]
+        choices = ["2^(%s - 1)" % s.text(), "2^%s - 1" % s.text(), "(^) 2 (%s - 1)" % s.text()]
         if s.lo >= 2:
             choices += [str(self.rng.randrange(1, 2 ** s.lo)),
                         "2^(%s - 1) + %d" % (s.text(), self.rng.randrange(1, 2 ** (s.lo - 1)))]
@@ -519,14 +567,17 @@ class Gen:
             weights["exact_scan"] = 0.5
         if self.has("take_apart") and s.fixed() and s.lo in (1, 2):
             weights["take_apart"] = 2
+        if self.has("unzip") and kind(t) == "tuple" and not self.long:
+            weights["unzip"] = 1
         if depth > 0 and not self.has("retyping_bodies"):
             # the optimiser moves maps out of bodies, so any map that
             # changes the type inside one can make the body change it
-            for name in ("convert", "sort"):
+            for name in ("convert", "sort", "unzip"):
                 weights.pop(name, None)
         if depth > 0 and not self.has("big_groups") and not (s.fixed() and s.lo <= 3):
             # a zip of two values of a body keeps its whole block in element code
             weights.pop("zip", None)
+            weights.pop("unzip", None)
         if self.columns:
             weights = {"col": 1, "coli": 1, "coli_run": 3, "vcolumn": 0.5}
             if s.lo >= 2 and depth == 0:
@@ -626,6 +677,12 @@ class Gen:
         exprs = [n for n, _ in la]
         exprs[k] = self.combine(outs[k], exprs[k], self.leaf_from(outs[k], lb))
         return "map (\\(%s, %s) -> %s) (zip %s %s)" % (pa, pb, build(t, exprs), arg, other), t
+
+    def stage_unzip(self, s, t, arg, depth, pool):
+        """An array of tuples taken apart by unzip and a let of a tuple
+        pattern; its first two fields zipped back the other way round."""
+        names = [self.fresh("w") for _ in t]
+        return "(let (%s) = unzip %s in zip %s %s)" % (", ".join(names), arg, names[1], names[0]), (t[1], t[0])
 
     def stage_block_reduce(self, s, t, arg, depth, pool):
         """Each block of a parm replaced by copies of its reduction."""
@@ -859,17 +916,24 @@ class Gen:
             half_mask = "(2 ^ %s)" % ("%d" % (cols_log - 1) if self.rows_log >= 0 else s.minus(1).text())
             self.cut = (half_mask, self.rng.randint(1, 1 << (cols_log - 1)))
         body, out = self.top_chain(s, arrays, length)
-        head = "entry main%s%s%s =" % (" (n : %d..%d)" % (lo, hi) if ranged else "",
+        top = str(hi)
+        if ranged and self.has("equations") and self.chance(0.3):   # a bound that names a constant
+            top = self.fresh("top")
+            self.decls.append("%s = %d" % (top, hi))
+        head = "entry main%s%s%s =" % (" (n : %d..%s)" % (lo, top) if ranged else "",
                                         "".join(" (%s : %s)" % (n, self.array_type(n, s, u) if k == "array" else u)
                                                 for n, k, u in params),
                                         " : [%d]" % self.cut[1] if self.cut else "")
-        return head + "\n" + body + "\n", params, (lo, hi)
+        return "".join(d + "\n" for d in self.decls) + head + "\n" + body + "\n", params, (lo, hi)
 
     def array_type(self, name, s, t):
+        elem = type_text(t)
+        if kind(t) != "tuple" and self.chance(0.1):     # a type in parentheses
+            elem = "(%s)" % elem
         if name != "xs" or not self.pad:
-            return "[2^%s]%s" % (s.text(), type_text(t))
+            return "[2^%s]%s" % (s.text(), elem)
         dims = "[2^%d][2^%d]" % (self.rows_log, s.lo - self.rows_log) if self.rows_log >= 0 else "[2^%s]" % s.text()
-        return "%s%s pad %s" % (dims, type_text(t), self.pad)
+        return "%s%s pad %s" % (dims, elem, self.pad)
 
     def pad_text(self, t):
         """`max`, `min`, or a literal per field."""
