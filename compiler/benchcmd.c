@@ -5,7 +5,9 @@
  * `-r RUNS`: the emitted main runs the entry once untimed (the warm-up), then
  * RUNS times, timed with CUDA events on the GPU and the wall clock on the
  * CPU, and prints the median. The report gives the median of those medians
- * and their range (the spread between processes). */
+ * and their range (the spread between processes). Each step says so on
+ * stderr; the input's room on the disk is checked before anything is
+ * written, and the scratch directory goes on every exit (proc.h). */
 #include "benchcmd.h"
 
 #include <errno.h>
@@ -196,6 +198,10 @@ static const char bench_usage[] =
     "overrides the check), else the C back end ($CC, else cc, with -O2) with\n"
     "the wall clock. Each compiled program runs the entry once to warm up and\n"
     "then N times; five such processes give the median and the range.\n"
+    "Each step prints a line on stderr. The files go to a fresh directory in\n"
+    "$TMPDIR (or /tmp), removed on exit and on SIGINT, SIGTERM and SIGHUP; an\n"
+    "input larger than that file system has free is refused before it is\n"
+    "written.\n"
     "\n"
     "options:\n"
     "  -e, --entry NAME     time this entry only\n"
