@@ -167,7 +167,8 @@ char *proc_no_room(const char *dir, double bytes) {
     if (statvfs(dir, &fs) != 0) {
         const char *err = strerror(errno);
         size_t len = strlen(need) + strlen(dir) + strlen(err) + 64;
-        if ((why = malloc(len))) snprintf(why, len, "needs up to %s in %s, whose free space is unknown: %s", need, dir, err);
+        if ((why = malloc(len)))
+            snprintf(why, len, "needs up to %s in %s, whose free space is unknown: %s", need, dir, err);
     } else {
         double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize;
         if (bytes <= free_bytes) return NULL;

@@ -269,7 +269,8 @@ static char *spawn_error(const char *what, char **argv, int status, const char *
 /* Emits the program for `entry` with a standalone main and compiles it. */
 static Binary build(const Tester *t, const Block *b, const char *program, bool cuda) {
     Binary bin = {cuda ? "CUDA" : "C", NULL, NULL};
-    char *src = proc_tmp_path(t->tmp, cuda ? "prog.cu" : "prog.c"), *exe = proc_tmp_path(t->tmp, cuda ? "prog_cuda" : "prog_c");
+    char *src = proc_tmp_path(t->tmp, cuda ? "prog.cu" : "prog.c");
+    char *exe = proc_tmp_path(t->tmp, cuda ? "prog_cuda" : "prog_c");
     char *err_path = proc_tmp_path(t->tmp, "build.err");
     /* the compile's header and manifest, beside the program (driver.c) */
     free(proc_tmp_path(t->tmp, "prog.h"));
@@ -300,7 +301,8 @@ static Binary build(const Tester *t, const Block *b, const char *program, bool c
 /* Runs a compiled program on input; its output on success, else NULL and
  * *why. */
 static char *run_binary(const Tester *t, const Binary *bin, const char *input, int *status, char **why) {
-    char *in = proc_tmp_path(t->tmp, "case.in"), *out = proc_tmp_path(t->tmp, "case.out"), *err = proc_tmp_path(t->tmp, "case.err");
+    char *in = proc_tmp_path(t->tmp, "case.in"), *out = proc_tmp_path(t->tmp, "case.out");
+    char *err = proc_tmp_path(t->tmp, "case.err");
     char *argv[] = {bin->exe, NULL};
     char *result = NULL;
     *why = NULL;
