@@ -5,10 +5,13 @@
  * `-r RUNS`: the emitted main runs the entry once untimed (the warm-up), then
  * RUNS times, timed with CUDA events on the GPU and the wall clock on the
  * CPU, and prints the median. The report gives the median of those medians
- * and their range (the spread between processes). */
+ * and their range (the spread between processes). Each step says so on
+ * stderr; the input's room on the disk is checked before anything is
+ * written, and the scratch directory goes on every exit (proc.h). */
 #include "benchcmd.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 
 #define PROCESSES 5
 #define TIMEOUT_S 600
+#define SEED 1                  /* --random-input=1 */
 
 typedef struct {
     const char *file;
@@ -31,19 +35,14 @@ typedef struct {
     char *tmp;
 } Bench;
 
-static char *in_tmp(const Bench *b, const char *name) {
-    size_t len = strlen(b->tmp) + strlen(name) + 2;
-    char *p = malloc(len);
-    if (!p) exit(1);
-    snprintf(p, len, "%s/%s", b->tmp, name);
-    return p;
-}
-
-/* The driver on the file, its output into out_path (NULL: none). */
-static int drive(const Bench *b, Options opt, const char *out_path) {
-    FILE *out = out_path ? fopen(out_path, "w") : NULL;
-    if (out_path && !out) {
-        fprintf(stderr, "parmc bench: error: cannot write '%s': %s\n", out_path, strerror(errno));
+/* The driver on the file, its output into out_path (NULL: into *text, a
+ * heap string, when text is not NULL). */
+static int drive(const Bench *b, Options opt, const char *out_path, char **text) {
+    size_t len = 0;
+    FILE *out = out_path ? fopen(out_path, "w") : text ? open_memstream(text, &len) : NULL;
+    if ((out_path || text) && !out) {
+        fprintf(stderr, "parmc bench: error: cannot write '%s': %s\n", out_path ? out_path : "memory",
+                strerror(errno));
         return 1;
     }
     opt.input = b->file;
@@ -51,6 +50,54 @@ static int drive(const Bench *b, Options opt, const char *out_path) {
     opt.import_path = (ImportPath){b->dirs, b->ndirs, b->exe};
     int status = driver_run(&opt);
     if (out) fclose(out);
+    return status;
+}
+
+/* What one step of the bench is doing, on stderr (stdout is the report). */
+static void step(const char *entry, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void step(const char *entry, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "parmc bench: %s: ", entry);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* Refuses an input that the scratch directory's file system has no room
+ * for, before anything is written; *elements is its number of elements. */
+static int check_room(const Bench *b, const char *entry, double *elements, double *bytes) {
+    char *bound = NULL;
+    int status = drive(b, (Options){.action = ACTION_INPUT_BOUND, .entry = entry, .seed = SEED}, NULL, &bound);
+    if (!status && (!bound || sscanf(bound, "%lf %lf", elements, bytes) != 2)) status = 1;
+    free(bound);
+    char *why = status ? NULL : proc_no_room(b->tmp, *bytes);
+    if (why) {
+        fprintf(stderr, "parmc bench: error: the input of entry '%s' (%.0f elements) %s\n", entry, *elements, why);
+        status = 1;
+    }
+    free(why);
+    return status;
+}
+
+/* The emitted program built with the C compiler or nvcc. */
+static int build(const Bench *b, const char *entry, const char *src, const char *prog, const char *err) {
+    int status = drive(b, (Options){.action = ACTION_COMPILE, .output = src, .entry = entry, .emit_main = true,
+                                    .target_c = !b->cuda}, NULL, NULL);
+    if (status) return status;
+    const char *c_args[] = {"-std=c11", "-O2", src, "-o", prog, "-lm", NULL};
+    const char *cu_args[] = {"-O3", "-arch=native", src, "-o", prog, NULL};
+    char **argv = b->cuda ? proc_command("NVCC", "nvcc", cu_args) : proc_command("CC", "cc", c_args);
+    if (argv) step(entry, "building the program with %s", argv[0]);
+    int rc = argv ? proc_run(argv, NULL, NULL, err, TIMEOUT_S) : -1;
+    if (rc) {
+        char *text = rc > 0 ? proc_read_file(err) : NULL;
+        fprintf(stderr, "parmc bench: error: compiling '%s' failed: %s\n", src,
+                rc < 0 ? strerror(errno) : text ? text : "");
+        free(text);
+        status = 1;
+    }
+    proc_free_argv(argv);
     return status;
 }
 
@@ -81,56 +128,61 @@ static void json_string(const char *s) {
     putchar('"');
 }
 
-/* Compiles the entry and times it; prints one line (or one JSON object). */
-static int bench_entry(const Bench *b, const char *entry, bool first) {
-    char *input = in_tmp(b, "input.txt"), *src = in_tmp(b, b->cuda ? "bench.cu" : "bench.c");
-    char *prog = in_tmp(b, "bench"), *err = in_tmp(b, "bench.err");
-    int status = drive(b, (Options){.action = ACTION_RANDOM_INPUT, .entry = entry, .seed = 1}, input);
-    if (!status)
-        status = drive(b, (Options){.action = ACTION_COMPILE, .output = src, .entry = entry, .emit_main = true,
-                                    .target_c = !b->cuda}, NULL);
-    char **argv = NULL;
-    if (!status) {
-        const char *c_args[] = {"-std=c11", "-O2", src, "-o", prog, "-lm", NULL};
-        const char *cu_args[] = {"-O3", "-arch=native", src, "-o", prog, NULL};
-        argv = b->cuda ? proc_command("NVCC", "nvcc", cu_args) : proc_command("CC", "cc", c_args);
-        int rc = argv ? proc_run(argv, NULL, NULL, err, TIMEOUT_S) : -1;
-        if (rc) {
-            char *text = rc > 0 ? proc_read_file(err) : NULL;
-            fprintf(stderr, "parmc bench: error: compiling '%s' failed: %s\n", src,
-                    rc < 0 ? strerror(errno) : text ? text : "");
-            free(text);
-            status = 1;
-        }
-    }
-    double ms[PROCESSES];
-    Arena scratch = {0};
-    char *run_argv[] = {prog, "-r", arena_printf(&scratch, "%d", b->runs), NULL};
-    for (int p = 0; p < PROCESSES && !status; p++) {
+/* The median of each of the PROCESSES runs of the program, sorted. */
+static int time_entry(const Bench *b, const char *entry, const char *input, const char *prog, const char *err,
+                      double ms[PROCESSES]) {
+    char runs[16];
+    snprintf(runs, sizeof runs, "%d", b->runs);
+    char *run_argv[] = {(char *)prog, "-r", runs, NULL};
+    for (int p = 0; p < PROCESSES; p++) {
+        step(entry, "timing process %d of %d (%d runs after 1 warm-up)", p + 1, PROCESSES, b->runs);
         int rc = proc_run(run_argv, input, NULL, err, TIMEOUT_S);
         if (rc || !read_median(err, &ms[p])) {
             fprintf(stderr, "parmc bench: error: running entry '%s' failed (exit %d)\n", entry, rc);
-            status = 1;
+            return 1;
         }
     }
+    qsort(ms, PROCESSES, sizeof ms[0], compare_double);
+    return 0;
+}
+
+static void print_result(const Bench *b, const char *entry, bool first, const double ms[PROCESSES]) {
+    double median = ms[PROCESSES / 2], spread = median > 0 ? (ms[PROCESSES - 1] - ms[0]) / median * 100 : 0;
+    const char *target = b->cuda ? "cuda" : "c";
+    if (b->json) {
+        printf("%s\n  {\"file\": ", first ? "" : ",");
+        json_string(b->file);
+        printf(", \"entry\": \"%s\", \"target\": \"%s\", \"median_ms\": %.6g, \"min_ms\": %.6g, "
+               "\"max_ms\": %.6g, \"processes\": %d, \"runs\": %d, \"warmup\": 1}",
+               entry, target, median, ms[0], ms[PROCESSES - 1], PROCESSES, b->runs);
+    } else
+        printf("%s %s (%s): median %.4g ms, range %.4g..%.4g ms (spread %.1f%%; median of %d processes, "
+               "each the median of %d runs after 1 warm-up)\n",
+               b->file, entry, b->cuda ? "CUDA, CUDA events" : "C, wall clock", median, ms[0],
+               ms[PROCESSES - 1], spread, PROCESSES, b->runs);
+}
+
+/* Compiles the entry and times it; prints one line (or one JSON object).
+ * The input's room is checked first, so that nothing is written for an
+ * input the disk cannot hold. */
+static int bench_entry(const Bench *b, const char *entry, bool first) {
+    char *input = proc_tmp_path(b->tmp, "input.txt"), *src = proc_tmp_path(b->tmp, b->cuda ? "bench.cu" : "bench.c");
+    char *prog = proc_tmp_path(b->tmp, "bench"), *err = proc_tmp_path(b->tmp, "bench.err");
+    /* the compile's header and manifest, beside the program (driver.c) */
+    free(proc_tmp_path(b->tmp, "bench.h"));
+    free(proc_tmp_path(b->tmp, "bench.json"));
+    double elements = 0, bytes = 0, ms[PROCESSES];
+    int status = check_room(b, entry, &elements, &bytes);
     if (!status) {
-        qsort(ms, PROCESSES, sizeof ms[0], compare_double);
-        double median = ms[PROCESSES / 2], spread = median > 0 ? (ms[PROCESSES - 1] - ms[0]) / median * 100 : 0;
-        const char *target = b->cuda ? "cuda" : "c";
-        if (b->json) {
-            printf("%s\n  {\"file\": ", first ? "" : ",");
-            json_string(b->file);
-            printf(", \"entry\": \"%s\", \"target\": \"%s\", \"median_ms\": %.6g, \"min_ms\": %.6g, "
-                   "\"max_ms\": %.6g, \"processes\": %d, \"runs\": %d, \"warmup\": 1}",
-                   entry, target, median, ms[0], ms[PROCESSES - 1], PROCESSES, b->runs);
-        } else
-            printf("%s %s (%s): median %.4g ms, range %.4g..%.4g ms (spread %.1f%%; median of %d processes, "
-                   "each the median of %d runs after 1 warm-up)\n",
-                   b->file, entry, b->cuda ? "CUDA, CUDA events" : "C, wall clock", median, ms[0],
-                   ms[PROCESSES - 1], spread, PROCESSES, b->runs);
+        step(entry, "compiling %s to %s", b->file, src);
+        status = build(b, entry, src, prog, err);
     }
-    proc_free_argv(argv);
-    arena_free(&scratch);
+    if (!status) {
+        step(entry, "writing the input, %.0f elements (at most %.0f bytes), to %s", elements, bytes, input);
+        status = drive(b, (Options){.action = ACTION_RANDOM_INPUT, .entry = entry, .seed = SEED}, input, NULL);
+    }
+    if (!status) status = time_entry(b, entry, input, prog, err, ms);
+    if (!status) print_result(b, entry, first, ms);
     free(input);
     free(src);
     free(prog);
@@ -146,6 +198,10 @@ static const char bench_usage[] =
     "overrides the check), else the C back end ($CC, else cc, with -O2) with\n"
     "the wall clock. Each compiled program runs the entry once to warm up and\n"
     "then N times; five such processes give the median and the range.\n"
+    "Each step prints a line on stderr. The files go to a fresh directory in\n"
+    "$TMPDIR (or /tmp), removed on exit and on SIGINT, SIGTERM and SIGHUP; an\n"
+    "input larger than that file system has free is refused before it is\n"
+    "written.\n"
     "\n"
     "options:\n"
     "  -e, --entry NAME     time this entry only\n"
@@ -199,12 +255,7 @@ int bench_main(int argc, char **argv, const char *exe) {
         b.tmp = proc_tmpdir();
         status = b.tmp ? -1 : 1;
     }
-    if (status < 0) {
-        char *list = in_tmp(&b, "entries.txt");
-        status = drive(&b, (Options){.action = ACTION_LIST_ENTRIES}, list) ? 1 : -1;
-        names = status < 0 ? proc_read_file(list) : NULL;
-        free(list);
-    }
+    if (status < 0) status = drive(&b, (Options){.action = ACTION_LIST_ENTRIES}, NULL, &names) ? 1 : -1;
     if (status < 0) {
         b.cuda = proc_have_gpu();
         if (b.json) fputs("[", stdout);

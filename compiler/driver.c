@@ -430,7 +430,7 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     }
     c->entry = opt->entry;
     if (!c->entry && (opt->action == ACTION_INTERPRET || opt->action == ACTION_DUMP_IR ||
-                      opt->action == ACTION_RANDOM_INPUT))
+                      opt->action == ACTION_RANDOM_INPUT || opt->action == ACTION_INPUT_BOUND))
         c->entry = "main";
     check_entry(&c->program, opt->emit_main && !c->entry ? "main" : c->entry);
     /* a compile without -e compiles every entry (a --emit-main runs main);
@@ -460,6 +460,11 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
     case ACTION_RANDOM_INPUT:
         randinput_write(out, randinput_pick(&c->ir, c->entry, opt->seed), opt->seed, opt->special_floats);
         break;
+    case ACTION_INPUT_BOUND: {
+        double elements, bytes = randinput_bound(randinput_pick(&c->ir, c->entry, opt->seed), &elements);
+        fprintf(out, "%.0f %.0f\n", elements, bytes);
+        break;
+    }
     case ACTION_LIST_ENTRIES:
         break;
     }

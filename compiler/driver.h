@@ -12,7 +12,9 @@
 typedef enum {
     ACTION_COMPILE, ACTION_CHECK, ACTION_INTERPRET, ACTION_DUMP_IR, ACTION_REPORT, ACTION_RANDOM_INPUT,
     ACTION_LIST_ENTRIES,        /* the entry names, one a line (for parmc bench) */
-    ACTION_DUMP_PLAN            /* the back end's plans (plan_print.c) */
+    ACTION_DUMP_PLAN,           /* the back end's plans (plan_print.c) */
+    ACTION_INPUT_BOUND          /* "ELEMENTS BYTES": --random-input's most (randinput_bound), for parmc bench
+                                   and parmc test */
 } Action;
 
 /* What each pass of the driver's table (driver_passes, below) hands on, in

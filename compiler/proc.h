@@ -7,12 +7,21 @@
 #include <stdbool.h>
 
 /* A fresh directory under $TMPDIR (or /tmp); NULL with a message on error.
- */
+ * Until proc_rmdir, SIGINT, SIGTERM and SIGHUP stop the running child (its
+ * whole process group), remove the directory's proc_tmp_path files and the
+ * directory, and end parmc by the signal. One at a time. */
 char *proc_tmpdir(void);
+/* DIR/NAME on the heap, named for the signal's clean-up. Everything parmc
+ * or its children write in the directory must be named so. */
+char *proc_tmp_path(const char *dir, const char *name);
 /* Removes the directory and the files in it (not recursive). */
 void proc_rmdir(char *dir);
+/* NULL when dir's file system has `bytes` free (statvfs), else why not
+ * ("needs up to 17.6 GB in DIR, which has 3.2 GB free"; heap): parmc checks
+ * before it writes an input. */
+char *proc_no_room(const char *dir, double bytes);
 
-/* Runs argv[0] (searched in PATH) with stdin from in_path (NULL: /dev/null)
+/* Runs argv[0] (searched in PATH), in a process group of its own, with stdin from in_path (NULL: /dev/null)
  * and stdout, stderr into out_path, err_path (NULL: /dev/null), killing it
  * after timeout_s seconds. Returns its exit status, 128 + the signal that
  * ended it, or -1 when it could not be started (with errno set). */

@@ -98,3 +98,17 @@ void randinput_write(FILE *out, const IrFunc *f, uint64_t seed, bool special) {
         }
     }
 }
+
+double randinput_bound(const IrFunc *f, double *elements) {
+    /* the row length of a padded parameter with rows, on a line of its own */
+    double bytes = f->pad_param >= 0 && f->pad_rows_log >= 0 ? 21 : 0;
+    *elements = 0;
+    for (int i = 0; i < f->body->nparams; i++) {
+        const IrVal *v = f->body->params[i];
+        double len = v->log_len < 0 ? 1 : ldexp(1, v->log_len), per = 0;
+        for (int k = 0; k < v->elem->nslots; k++) per += scalar_text_max(elem_slot_prim(v->elem, k)) + 1;
+        *elements += len;
+        bytes += len * per;
+    }
+    return bytes;
+}

@@ -20,5 +20,11 @@ const IrFunc *randinput_pick(const IrProgram *p, const char *entry, uint64_t see
  * either sign, infinities, -0 and 0, subnormals, the least normal and the
  * largest finite number. */
 void randinput_write(FILE *out, const IrFunc *f, uint64_t seed, bool special);
+/* What randinput_write writes for f at most, whatever the seed: *elements
+ * elements (of every parameter, at their full size) and the bytes of their
+ * text, each value at its longest (scalar_text_max) with a separator. For
+ * `parmc bench` and `parmc test`, which check that the disk has room before
+ * they write it. Doubles: 2^62 elements of 25 bytes overflow 64 bits. */
+double randinput_bound(const IrFunc *f, double *elements);
 
 #endif

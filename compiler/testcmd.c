@@ -227,14 +227,6 @@ static Result drive(const Tester *t, Options *opt, const char *program, const ch
     return r;
 }
 
-static char *path_in(const Tester *t, const char *name) {
-    size_t len = strlen(t->tmp) + strlen(name) + 2;
-    char *p = malloc(len);
-    if (!p) exit(1);
-    snprintf(p, len, "%s/%s", t->tmp, name);
-    return p;
-}
-
 /* First difference between two texts as whitespace-separated values, in
  * words (NULL: equal); heap. */
 static char *difference(const char *got, const char *want) {
@@ -277,8 +269,12 @@ static char *spawn_error(const char *what, char **argv, int status, const char *
 /* Emits the program for `entry` with a standalone main and compiles it. */
 static Binary build(const Tester *t, const Block *b, const char *program, bool cuda) {
     Binary bin = {cuda ? "CUDA" : "C", NULL, NULL};
-    char *src = path_in(t, cuda ? "prog.cu" : "prog.c"), *exe = path_in(t, cuda ? "prog_cuda" : "prog_c");
-    char *err_path = path_in(t, "build.err");
+    char *src = proc_tmp_path(t->tmp, cuda ? "prog.cu" : "prog.c");
+    char *exe = proc_tmp_path(t->tmp, cuda ? "prog_cuda" : "prog_c");
+    char *err_path = proc_tmp_path(t->tmp, "build.err");
+    /* the compile's header and manifest, beside the program (driver.c) */
+    free(proc_tmp_path(t->tmp, "prog.h"));
+    free(proc_tmp_path(t->tmp, "prog.json"));
     Options opt = {.action = ACTION_COMPILE, .output = src, .entry = b->entry, .emit_main = true,
                    .target_c = !cuda};
     Result r = drive(t, &opt, program, NULL);
@@ -305,7 +301,8 @@ static Binary build(const Tester *t, const Block *b, const char *program, bool c
 /* Runs a compiled program on input; its output on success, else NULL and
  * *why. */
 static char *run_binary(const Tester *t, const Binary *bin, const char *input, int *status, char **why) {
-    char *in = path_in(t, "case.in"), *out = path_in(t, "case.out"), *err = path_in(t, "case.err");
+    char *in = proc_tmp_path(t->tmp, "case.in"), *out = proc_tmp_path(t->tmp, "case.out");
+    char *err = proc_tmp_path(t->tmp, "case.err");
     char *argv[] = {bin->exe, NULL};
     char *result = NULL;
     *why = NULL;
@@ -390,8 +387,27 @@ static char *compiled_case(Tester *t, const Case *c, const Binary *bin, const ch
     return result;
 }
 
+/* Why the scratch directory has no room for the case's random input, which
+ * the compiled programs read from a file there, or NULL. Asked before the
+ * input is made. */
+static char *no_room(Tester *t, const Block *b, const char *program, unsigned long long seed) {
+    if (!t->tmp) return NULL;
+    Options opt = {.action = ACTION_INPUT_BOUND, .entry = b->entry, .seed = seed};
+    Result r = drive(t, &opt, program, NULL);
+    double elements, bytes;
+    char *why = NULL;
+    if (!r.status && sscanf(r.out, "%lf %lf", &elements, &bytes) == 2) {
+        char *lack = proc_no_room(t->tmp, bytes);
+        if (lack) why = message("the input (%.0f elements) %s", elements, lack);
+        free(lack);
+    }
+    free_result(&r);
+    return why;
+}
+
 /* Random input for the case, or NULL and *why. */
 static char *random_input(Tester *t, const Block *b, const char *program, unsigned long long seed, char **why) {
+    if ((*why = no_room(t, b, program, seed))) return NULL;
     Options opt = {.action = ACTION_RANDOM_INPUT, .entry = b->entry, .seed = seed};
     Result r = drive(t, &opt, program, NULL);
     char *input = r.status ? NULL : r.out;

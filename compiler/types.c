@@ -206,6 +206,23 @@ void scalar_print(FILE *f, Prim p, Scalar v) {
     }
 }
 
+int scalar_text_max(Prim p) {
+    switch (p) {
+    case PRIM_BOOL: return 5;                   /* false */
+    case PRIM_I8: return 4;                     /* -128 */
+    case PRIM_I16: return 6;                    /* -32768 */
+    case PRIM_I32: return 11;                   /* -2147483648 */
+    case PRIM_U8: return 3;
+    case PRIM_U16: return 5;
+    case PRIM_U32: return 10;
+    case PRIM_I64: case PRIM_U64: return 20;    /* -9223372036854775808, 18446744073709551615 */
+    case PRIM_F32: return 15;                   /* %.9g: -1.17549435e-38 */
+    case PRIM_F64: return 24;                   /* %.17g: -2.2250738585072014e-308 */
+    case PRIM_COUNT: break;
+    }
+    return 24;
+}
+
 /* Integers must fit the type exactly: silently wrapping input would hide
  * mistakes in the data. */
 static bool parse_int(Prim p, const char *tok, Scalar *out) {

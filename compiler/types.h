@@ -71,6 +71,9 @@ bool scalar_double_fits(Prim p, double v);
 const char *prim_range_text(Arena *a, Prim p);
 bool scalar_equal(Prim p, Scalar a, Scalar b);   /* bitwise */
 void scalar_print(FILE *f, Prim p, Scalar v);
+/* The most characters scalar_print writes for a value of p: what the space
+ * a text input needs is computed from (randinput_bound). */
+int scalar_text_max(Prim p);
 /* Parse one whitespace-free token; false when it is not a value of p. */
 bool scalar_parse(Prim p, const char *tok, Scalar *out);
 
