@@ -812,8 +812,14 @@ class Gen:
             choices.append("2^(loglen %s - 1)" % arg)
         fill = build(t, [self.literal(u) for u in leaf_types(t)])
         if len(leaf_types(t)) <= 4 and self.chance(0.3):    # an element of the array (shift-fill-map in a block)
-            fill = "%s ! %d" % (arg, self.rng.randrange(n))
+            fill = "%s ! %s" % (arg, self.position(n))
         return "shift (%s) %s" % (self.rng.choice(choices), paren(fill))
+
+    def position(self, n):
+        """A static position below n, sometimes written with a sign as the
+        right operand of '!' (`xs ! -(0 - 3)`, the grammar's operand)."""
+        k = self.rng.randrange(n)
+        return "-(0 - %d)" % k if self.chance(0.2) else "%d" % k
 
     def stage_shift(self, s, t, arg, depth, pool):
         return "%s %s" % (self.shift_of(s, t, arg), arg), t
@@ -823,8 +829,8 @@ class Gen:
         pa, la = self.pattern(t, "p")
         pb, lb = self.pattern(t, "q")
         exprs = [self.combine(u, x, y) for (x, u), (y, _) in zip(la, lb)]
-        return "map (\\(%s, %s) -> %s) (zip %s (replicate %s (%s ! %d)))" % (
-            pa, pb, build(t, exprs), arg, s.text(), arg, self.rng.randrange(2 ** s.lo)), t
+        return "map (\\(%s, %s) -> %s) (zip %s (replicate %s (%s ! %s)))" % (
+            pa, pb, build(t, exprs), arg, s.text(), arg, self.position(2 ** s.lo)), t
 
     def stage_take_apart(self, s, t, arg, depth, pool):
         """A function on a 2- or 4-element array written with a list pattern."""
