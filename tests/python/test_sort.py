@@ -755,6 +755,44 @@ class Torch(unittest.TestCase):
                     tv, _ = torch.topk(x, k, dim=dim, largest=flag)
                     self.assertTrue(torch.equal(v.float().nan_to_num(7), tv.float().nan_to_num(7)), what)
 
+    def test_as_torch(self):
+        """What torch.sort and torch.topk return, on CPU tensors: torch.return_types results;
+        tensors that are not contiguous (transposed, of step 2, a permuted 3-D one); NumPy and
+        0-d tensor scalars for the arguments; a 0-d tensor, whose top-k is torch.topk's for
+        k = 1 and k = 0 (0-d, the element and 0)."""
+        torch = self.torch
+        x = self.tensor(torch.float32, (6, 10))
+        for r, kind in ((parmc.sort(x), torch.return_types.sort), (parmc.topk(x, 3), torch.return_types.topk)):
+            self.assertIs(type(r), kind)
+            self.assertIs(r.values, r[0])
+            self.assertIs(r.indices, r[1])
+        cube = self.tensor(torch.bfloat16, (4, 5, 6))
+        for name, y in (("transposed", x.t()), ("step 2", x[:, ::2]), ("permuted", cube.permute(2, 0, 1))):
+            self.assertFalse(y.is_contiguous(), name)
+            for dim in range(-y.dim(), y.dim()):
+                for flag in (False, True):
+                    what = f"{name} dim={dim} flag={flag}"
+                    tv, ti = torch.sort(y, dim=dim, descending=flag, stable=True)
+                    v, i = parmc.sort(y, dim, flag)
+                    self.same(v, tv, what)
+                    self.same(i, ti, what)
+                    self.same(parmc.argsort(y, dim, flag), ti, what)
+                    v, i = parmc.topk(y, 2, dim, flag)
+                    self.same(i, ti.narrow(dim, 0, 2).contiguous(), what + " topk")
+        for dim, k, flag in ((np.int64(0), np.int32(2), np.True_), (torch.tensor(1), torch.tensor(3), np.False_)):
+            tv, ti = torch.sort(x, dim=int(dim), descending=bool(flag), stable=True)
+            v, i = parmc.sort(x, dim, flag)
+            self.same(i, ti, "scalar arguments")
+            v, i = parmc.topk(x, k, dim, flag)
+            self.same(i, ti.narrow(int(dim), 0, int(k)).contiguous(), "scalar arguments")
+        z = torch.tensor(3.5)
+        for k in (1, 0):
+            tv, ti = torch.topk(z, k)
+            r = parmc.topk(z, k)
+            self.assertIs(type(r), torch.return_types.topk)
+            self.same(r.values, tv, f"0-d k={k}")
+            self.same(r.indices, ti, f"0-d k={k}")
+
     def test_bool(self):
         torch = self.torch
         x = torch.from_numpy(random_array(np.bool_, (4, 50)))
