@@ -53,9 +53,11 @@ class NumpyAdapter:
     def fast_snippets(self):
         """Code for the generated fast path (_fast.py): expressions over an array {a}."""
         np = self.np
-        return {"env": {"T": np.ndarray, "addr": ctypes.addressof, "cchar": ctypes.c_char, "empty": np.empty},
+        return {"env": {"T": np.ndarray, "addr": ctypes.addressof, "cchar": ctypes.c_char, "empty": np.empty,
+                        "ascontiguousarray": np.ascontiguousarray},
                 "check": "type({a}) is T and {a}.dtype is {D} and {a}.flags.c_contiguous",
-                "contiguous": "{a}.flags.c_contiguous", "size": "{a}.size", "device": None,
+                "contiguous": "{a}.flags.c_contiguous", "contiguous_copy": "ascontiguousarray({a})",
+                "size": "{a}.size", "device": None,
                 # dtypes the buffer protocol does not describe (ml_dtypes' bfloat16)
                 "ptr_unbuffered": "{a}.__array_interface__['data'][0]",
                 "ptr": "(addr(cchar.from_buffer({a})) if {a}.flags.writeable and {a}.size "
@@ -118,7 +120,7 @@ class TorchAdapter:
         return {"env": {"T": torch.Tensor, "empty": torch.empty, "current_device": current,
                         "current_stream": torch.cuda.current_stream, "raw_stream": raw, "CPU": torch.device("cpu")},
                 "check": "type({a}) is T and {a}.dtype is {D} and {a}.%s and {a}.is_contiguous()" % where,
-                "contiguous": "{a}.is_contiguous()",
+                "contiguous": "{a}.is_contiguous()", "contiguous_copy": "{a}.contiguous()",
                 "size": "{a}.numel()", "device": "{a}.get_device()" if self.cuda else None,
                 "ptr": "{a}.data_ptr()",
                 "empty": "empty({shape}, dtype={D}, device=%s)" % ("{dev}" if self.cuda else "CPU"),
@@ -192,9 +194,10 @@ class CupyAdapter:
     def fast_snippets(self):
         cupy = self.cupy
         return {"env": {"T": cupy.ndarray, "empty": cupy.empty, "current_device": cupy.cuda.runtime.getDevice,
-                        "get_current_stream": cupy.cuda.get_current_stream},
+                        "get_current_stream": cupy.cuda.get_current_stream,
+                        "ascontiguousarray": cupy.ascontiguousarray},
                 "check": "type({a}) is T and {a}.dtype is {D} and {a}.flags.c_contiguous",
-                "contiguous": "{a}.flags.c_contiguous",
+                "contiguous": "{a}.flags.c_contiguous", "contiguous_copy": "ascontiguousarray({a})",
                 "size": "{a}.size", "device": "{a}.device.id", "ptr": "{a}.data.ptr",
                 "empty": "empty({shape}, {D})",
                 "stream": f"(get_current_stream().ptr or {CUDA_STREAM_LEGACY})"}

@@ -5,12 +5,13 @@ the options), by generating a parm program over rows (stdlib/sort.parm and stdli
 docs/python.md "Sorting") and compiling it with compile(), whose cache keeps the library
 across processes. A call after the first of its kind is one dictionary look-up and the plan's
 run: a function generated for that plan (as _fast.py does for entries) that checks only what
-the key does not say (contiguity, the current device), allocates the results, makes the one
-foreign call, and shapes the results where the program's are not already the call's."""
-import operator
+the key does not say (contiguity, else it takes a contiguous copy; the current device),
+allocates the results, makes the one foreign call, and shapes and names the results
+(torch.return_types for tensors, parmc.return_types for arrays)."""
+import sys
 import warnings
 
-from . import _arrays, _build, _runs
+from . import _arrays, _build, _runs, _types, return_types
 from ._errors import ArgumentTypeError, ArgumentValueError, CompileError
 
 # dtype names (as NumPy, PyTorch and CuPy print them, without a "torch." prefix) -> (the parm
@@ -66,8 +67,9 @@ _INDEX_PACKED = {("u16", "f16_rank"): [(15, "u16", "rank_f16", _pack_narrow(17, 
                  ("u16", "bf16_rank"): [(15, "u16", "rank_bf16", _pack_narrow(17, "rank_bf16", "(\\r -> r)"))]}
 
 # type of an array -> (the key of a call: a function of (x, op, dim, flag, k), the plans' runs
-# by key). The key holds the call's own dim and flags; the op functions send anything but a
-# plain int dim and k and bool flags through _new_plan, so that True never stands for 1.
+# by key). The key holds the call's own dim and flags, which the op functions first make plain
+# ints and bools (NumPy's scalars among what they take), refusing a bool for an int, so that
+# True never stands for 1.
 _libraries = {}
 
 
@@ -85,8 +87,8 @@ def _cupy_key(x, op, dim, flag, k):
 
 def _cached_run(x, op, dim, flag, k):
     """The steady call: x's library's run of a plan made before for this
-    key (dim, flag and k plain ints and bools, so that True never stands in
-    for 1), or None when there is none or its checks fail."""
+    key (dim, flag and k plain ints and bools), or None when there is none
+    or its checks fail."""
     lib = _libraries.get(type(x))
     if lib is None:
         return None
@@ -97,70 +99,84 @@ def _cached_run(x, op, dim, flag, k):
 def sort(x, dim=-1, descending=False, stable=False):
     """(values, indices) of x sorted along dim, as torch.sort: indices int64, NaN after every
     number (first when descending). Always stable: equal elements keep their order."""
-    if type(dim) is int and type(descending) is bool and type(stable) is bool:
-        out = _cached_run(x, "sort", dim, descending, None)
-        if out is not None:
-            return out
-    return _new_plan("sort", x, dim, descending, None, stable)(x)
+    if not (type(dim) is int and type(descending) is bool and type(stable) is bool):
+        dim, descending = _index(dim, "sort", "dim"), _flag(descending, "sort", "descending")
+        _flag(stable, "sort", "stable")
+    out = _cached_run(x, "sort", dim, descending, None)
+    return out if out is not None else _new_plan("sort", x, dim, descending, None)(x)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
     """The int64 indices that sort x along dim, as torch.argsort (always stable)."""
-    if type(dim) is int and type(descending) is bool and type(stable) is bool:
-        out = _cached_run(x, "argsort", dim, descending, None)
-        if out is not None:
-            return out
-    return _new_plan("argsort", x, dim, descending, None, stable)(x)
+    if not (type(dim) is int and type(descending) is bool and type(stable) is bool):
+        dim, descending = _index(dim, "argsort", "dim"), _flag(descending, "argsort", "descending")
+        _flag(stable, "argsort", "stable")
+    out = _cached_run(x, "argsort", dim, descending, None)
+    return out if out is not None else _new_plan("argsort", x, dim, descending, None)(x)
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
     """(values, indices) of the k largest (largest=False: smallest) elements of x along dim, as
     torch.topk, always sorted (best first); ties go to the smaller index, NaN is the largest."""
-    if type(k) is int and type(dim) is int and type(largest) is bool and type(sorted) is bool:
-        out = _cached_run(x, "topk", dim, largest, k)
-        if out is not None:
-            return out
-    return _new_plan("topk", x, dim, largest, k, sorted)(x)
+    if not (type(k) is int and type(dim) is int and type(largest) is bool and type(sorted) is bool):
+        k, dim, largest = _index(k, "topk", "k"), _index(dim, "topk", "dim"), _flag(largest, "topk", "largest")
+        _flag(sorted, "topk", "sorted")
+    out = _cached_run(x, "topk", dim, largest, k)
+    return out if out is not None else _new_plan("topk", x, dim, largest, k)(x)
 
 
-def _contiguous(x):
-    flags = getattr(x, "flags", None)
-    if flags is not None:
-        return flags.c_contiguous is True
-    is_contiguous = getattr(x, "is_contiguous", None)
-    return is_contiguous is not None and is_contiguous()
+def _index(v, op, name):
+    """An int argument as an int: Python's, NumPy's, a 0-d integer array or tensor, anything
+    with __index__ but an array of one or more dimensions; never a bool (torch.sort refuses
+    one: True would stand for 1)."""
+    i = _types.as_index(v) if _types.as_bool(v) is None else None
+    if i is not None:
+        return i
+    raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected an integer, got {_types.type_name(v)}")
 
 
 def _flag(v, op, name):
-    if v is True or v is False or type(v).__name__ == "bool_":
-        return v
-    raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected a bool, got {type(v).__name__}")
+    """A bool argument as a bool: Python's, NumPy's, a 0-d bool array or tensor; never an int."""
+    b = _types.as_bool(v)
+    if b is None:
+        raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected a bool, got {_types.type_name(v)}")
+    return b
 
 
 # ---- Making a plan: every check, then the program
 
 
-def _new_plan(op, x, dim, flag, k, option):
-    """The plan of a call, after every check of its arguments; kept under the call's key for
-    the next call of its kind when dim and k are integers."""
+def _new_plan(op, x, dim, flag, k):
+    """The plan of a call, after every check of its arguments (dim and k ints, flag a bool:
+    the op functions made them so); kept under the call's key for the next call of its kind."""
     lib, cuda = _library(op, x)
-    flag = bool(_flag(flag, op, "largest" if op == "topk" else "descending"))
     shape = tuple(x.shape)
     t, rank = _parm_type(op, x)
-    if not _contiguous(x):
-        raise ArgumentValueError(f"parmc.{op}: argument 'x' is not contiguous ("
-                                 f"{'.contiguous()' if lib == 'torch' else lib + '.ascontiguousarray'} makes a copy that is)")
-    _flag(option, op, "sorted" if op == "topk" else "stable")
     d = _dim(op, dim, len(shape))
     length = shape[d] if shape else 1
     if op == "topk":
-        k = _k(k, length, d)
+        _k(k, length, d)
+    # a 0-d array is one element, whose top-k is its sort: torch.topk gives 0-d results, the
+    # element and 0, for k = 0 as for k = 1 (its CPU kernel; its CUDA one leaves k = 0's unwritten)
+    kind = "sort" if op == "topk" and not shape else op
     device = (x.get_device() if lib == "torch" else x.device.id) if cuda else None
-    plan = _Plan(op, lib, cuda, device, _arrays.adapter_of(x, cuda), x.dtype, t, rank, shape, d, flag, k)
+    plan = _Plan(kind, lib, cuda, device, _arrays.adapter_of(x, cuda), x.dtype, t, rank, shape, d, flag,
+                 k if kind == "topk" else None, _named(lib, op))
     key_of = _numpy_key if lib == "numpy" else _torch_key if lib == "torch" else _cupy_key
     lib_plans = _libraries.setdefault(type(x), (key_of, {}))[1]
-    lib_plans[key_of(x, op, operator.index(dim), flag, k)] = plan.run
+    lib_plans[key_of(x, op, dim, flag, k)] = plan.run
     return plan
+
+
+def _named(lib, op):
+    """The function that makes the call's result of the pair (values, indices), as PyTorch users
+    expect it: torch.return_types.sort or .topk for tensors, parmc.return_types' named tuples
+    for NumPy and CuPy arrays (both take the pair as one sequence); None for argsort."""
+    if op == "argsort":
+        return None
+    if lib == "torch":
+        return getattr(sys.modules["torch"].return_types, op)
+    return getattr(return_types, op)._make
 
 
 def _library(op, x):
@@ -191,11 +207,8 @@ def _parm_type(op, x):
     return found
 
 
-def _dim(op, dim, ndim):
-    try:
-        d = operator.index(dim)
-    except TypeError:
-        raise ArgumentTypeError(f"parmc.{op}: argument 'dim': expected an integer, got {type(dim).__name__}") from None
+def _dim(op, d, ndim):
+    """dim in 0..ndim-1 (0 for a 0-d array, which takes -1 and 0, as PyTorch does)."""
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if not lo <= d <= hi:
         raise ArgumentValueError(f"parmc.{op}: argument 'dim' is {d}, out of range for an array of {ndim} "
@@ -204,14 +217,9 @@ def _dim(op, dim, ndim):
 
 
 def _k(k, length, d):
-    try:
-        k = operator.index(k)
-    except TypeError:
-        raise ArgumentTypeError(f"parmc.topk: argument 'k': expected an integer, got {type(k).__name__}") from None
     if not 0 <= k <= length:
         raise ArgumentValueError(f"parmc.topk: argument 'k' is {k}; the rows along dim {d} have {length} "
                                  f"element{'s' if length != 1 else ''}")
-    return k
 
 
 def _log2_up(n):
@@ -229,8 +237,9 @@ class _Plan:
     `run` is the steady state (_runs.build); calling the plan also makes the device current
     and the context, which run leaves to this first call."""
 
-    def __init__(self, op, lib, cuda, device, adapter, dtype, t, rank, shape, d, flag, k):
+    def __init__(self, op, lib, cuda, device, adapter, dtype, t, rank, shape, d, flag, k, named):
         self.op, self.lib, self.cuda, self.device, self.adapter = op, lib, cuda, device, adapter
+        self.named = named
         self.k, self.shape, self.d = k, shape, d
         length = shape[d] if shape else 1
         outer, inner = _product(shape[:d]), _product(shape[d + 1:])
@@ -286,7 +295,7 @@ class _Plan:
         if self.op == "topk":
             shape[self.d] = self.k
         outs = [self.adapter.empty(tuple(shape), dt, self.device) for dt in self.dtypes]
-        return outs[0] if self.op == "argsort" else tuple(outs)
+        return outs[0] if self.named is None else self.named(outs)
 
 
 def _shaping(plan, ops, outer):

@@ -31,10 +31,9 @@ def _int_range(t):
 
 
 def _kind(v):
-    """The type of v in messages, with an array's shape: "ndarray of shape (3,)"."""
+    """The type of v in messages, with an array's shape: "ndarray of shape (3,)", "numpy.float64"."""
     shape = getattr(v, "shape", None)
-    name = type(v).__name__
-    return f"{name} of shape {tuple(shape)}" if shape is not None and len(shape) else name
+    return f"{type(v).__name__} of shape {tuple(shape)}" if shape is not None and len(shape) else type_name(v)
 
 
 def _is_array(v):
@@ -47,7 +46,7 @@ def _is_array(v):
         return False
 
 
-def _as_index(v):
+def as_index(v):
     """operator.index(v), or None for a value that is not an integer (an array among them)."""
     if _is_array(v):
         return None
@@ -57,6 +56,23 @@ def _as_index(v):
         return None
 
 
+def as_bool(v):
+    """v as a bool when it is one: Python's, NumPy's (np.bool_, whose name is "bool" in NumPy 2)
+    or a 0-d array or tensor of dtype bool; else None."""
+    if v is True or v is False:
+        return v
+    if not _is_array(v) and str(getattr(v, "dtype", None)) in ("bool", "torch.bool"):
+        return bool(v)
+    return None
+
+
+def type_name(v):
+    """The name of v's type in messages: builtins bare, others with their module
+    ("numpy.float64", "torch.Tensor"), so that NumPy 2's bool is not read as Python's."""
+    cls = type(v)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__.split('.')[0]}.{cls.__name__}"
+
+
 def scalar_converter(t):
     """A function (value, where) -> the value as the C parameter wants it, where() naming the
     parameter in messages; raises TypeError or ValueError (parmc's own subclasses), never the
@@ -64,9 +80,10 @@ def scalar_converter(t):
     from ._errors import ArgumentTypeError, ArgumentValueError
     if t == "bool":
         def convert(v, where):
-            if v is True or v is False:
-                return int(v)
-            i = _as_index(v)
+            b = as_bool(v)
+            if b is not None:
+                return int(b)
+            i = as_index(v)
             if i is None:
                 raise ArgumentTypeError(f"{where()}: expected a bool, got {_kind(v)}")
             if i not in (0, 1):
@@ -77,7 +94,7 @@ def scalar_converter(t):
         lo, hi = _int_range(t)
 
         def convert(v, where):
-            i = _as_index(v)
+            i = as_index(v)
             if i is None:
                 raise ArgumentTypeError(f"{where()}: expected an integer for {t}, got {_kind(v)}")
             if not lo <= i <= hi:

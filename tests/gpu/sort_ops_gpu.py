@@ -186,6 +186,35 @@ def describe(case):
     return f"{op}{' desc' if flag else ''} {what}"
 
 
+def check_as_torch():
+    """On CUDA tensors, what torch.sort and torch.topk return: torch.return_types results, inputs
+    that are not contiguous (transposed, of step 2), NumPy scalars for the arguments, and a 0-d
+    tensor's top-k (torch.topk's for k = 1; for k = 0 the CPU's, CUDA's being unwritten)."""
+    import numpy as np
+    x = torch.randn(64, 300, device="cuda")
+    bad = []
+    r = parmc.topk(x, 5)
+    if type(r) is not torch.return_types.topk or r.indices is not r[1] or type(parmc.sort(x)) is not torch.return_types.sort:
+        bad.append(f"result types {type(r)}")
+    for name, y in (("transposed", x.t()), ("step 2", x[:, ::2])):
+        for dim in (0, 1):
+            tv, ti = torch.sort(y, dim=dim, descending=True, stable=True)
+            v, i = parmc.sort(y, np.int64(dim), np.True_)
+            if not (torch.equal(v, tv) and torch.equal(i, ti) and v.is_contiguous()):
+                bad.append(f"sort of {name} dim={dim}")
+            if not torch.equal(parmc.topk(y, np.int32(3), dim).indices, ti.narrow(dim, 0, 3)):
+                bad.append(f"topk of {name} dim={dim}")
+    z = torch.tensor(3.5, device="cuda")
+    for k in (1, 0):
+        r, (tv, ti) = parmc.topk(z, k), torch.topk(z.cpu(), k)
+        if r.values.shape != () or not torch.equal(r.values.cpu(), tv) or not torch.equal(r.indices.cpu(), ti):
+            bad.append(f"topk of a 0-d tensor, k={k}: {r}")
+    torch.cuda.synchronize()
+    print(f"{'FAIL' if bad else 'ok'} as torch: named results, strided inputs, NumPy scalars, 0-d top-k"
+          + (f": {'; '.join(bad)}" if bad else ""))
+    return not bad
+
+
 def check_cupy():
     try:
         import cupy
@@ -200,9 +229,11 @@ def check_cupy():
     v, i = parmc.sort(x)
     ok = type(v) is cupy.ndarray and (cupy.asnumpy(i) == want).all()
     ok = ok and np.array_equal(cupy.asnumpy(v), np.take_along_axis(host, want, -1), equal_nan=True)
-    tv, ti = parmc.topk(x, 5, largest=False)
-    ok = ok and (cupy.asnumpy(ti) == want[:, :5]).all()
-    print(f"{'ok' if ok else 'FAIL'} cupy: parmc.sort and topk of 300x1000 f32 against numpy's stable argsort")
+    r = parmc.topk(x, 5, largest=False)
+    ok = ok and type(r) is parmc.return_types.topk and (cupy.asnumpy(r.indices) == want[:, :5]).all()
+    ok = ok and (cupy.asnumpy(parmc.argsort(x.T, 0)) == want.T).all()     # not contiguous: a copy first
+    print(f"{'ok' if ok else 'FAIL'} cupy: parmc.sort, topk and argsort of x.T of 300x1000 f32 against numpy's "
+          "stable argsort")
     return ok
 
 
@@ -253,9 +284,9 @@ def main():
     side.synchronize()
     stream_ok = torch.equal(v, torch.sort(y).values)
     print(f"{'ok' if stream_ok else 'FAIL'} the current stream (torch.cuda.stream(side))")
-    cupy_ok = check_cupy()
-    failed += (not stream_ok) + (not cupy_ok)
-    print(f"{len(cases) + 2 - failed} of {len(cases) + 2} checks passed, {failed} failed")
+    cupy_ok, torch_ok = check_cupy(), check_as_torch()
+    failed += (not stream_ok) + (not cupy_ok) + (not torch_ok)
+    print(f"{len(cases) + 3 - failed} of {len(cases) + 3} checks passed, {failed} failed")
     return 1 if failed else 0
 
 

@@ -352,6 +352,15 @@ class Errors(unittest.TestCase):
         self.raises(ValueError, "parameter 'neg': expected a bool (or 0 or 1), got 2", self.scalars.after, fs, 1.0, 2)
         self.raises(TypeError, "parameter 'k': expected a real number for f32, got str", self.scalars.after, fs, "1", True)
         np.testing.assert_array_equal(self.scalars.after(fs + 1, float("inf"), 0), np.full(64, np.inf, np.float32))
+        # NumPy's bools (np.bool_, named bool in NumPy 2) and 0-d bool arrays are bools; NumPy's
+        # other scalars are named with their module
+        for neg in (np.True_, np.array(True), np.False_):
+            np.testing.assert_array_equal(self.scalars.after(fs + 1, np.float32(2), neg),
+                                          np.full(64, -2.0 if neg else 2.0, np.float32))
+        self.raises(TypeError, "parameter 'neg': expected a bool, got numpy.float64", self.scalars.after, fs, 1.0,
+                    np.float64(1))
+        self.raises(TypeError, "parameter 's': expected an integer for i32, got numpy.float32", self.scalars.main,
+                    np.float32(1), xs)
 
     def test_array_for_scalar(self):
         """An array for a scalar parameter of any type is parmc's TypeError naming the parameter,

@@ -220,12 +220,12 @@ class Sort(unittest.TestCase):
     def test_transposed_program(self):
         """A dim other than the last, of powers of two, is one program with a bmmc each way."""
         x = np.zeros((3, 8, 4), np.int32)
-        plan = _sortops._new_plan("sort", x, 1, False, None, False)
+        plan = _sortops._new_plan("sort", x, 1, False, None)
         self.assertFalse(plan.moved)
         self.assertEqual(plan.grid, (3, 32))
         src = _sortops.source("i32", 2, 3, 2, False, False)
         self.assertIn("bmmc", src)
-        self.assertTrue(_sortops._new_plan("sort", np.zeros((3, 6, 4), np.int32), 1, False, None, False).moved)
+        self.assertTrue(_sortops._new_plan("sort", np.zeros((3, 6, 4), np.int32), 1, False, None).moved)
 
     def test_argsort_writes_the_indices_alone(self):
         """argsort's program has the indices as its one result, so that its kernel leaves the
@@ -238,7 +238,7 @@ class Sort(unittest.TestCase):
                 report = subprocess.run([PARMC, "-I", os.path.join(ROOT, "stdlib"), "--report", path],
                                         capture_output=True, text=True, check=True).stdout
                 self.assertIn("unstored: output plane 0, which nothing reads", report, (t, report))
-        plan = _sortops._new_plan("argsort", np.zeros((4, 8), np.float32), -1, False, None, False)
+        plan = _sortops._new_plan("argsort", np.zeros((4, 8), np.float32), -1, False, None)
         self.assertEqual(len(plan.dtypes), 1)
 
     def test_zero_d_and_empty(self):
@@ -345,7 +345,7 @@ class TopK(unittest.TestCase):
             what = f"{shape} k={k} largest={largest}"
             np.testing.assert_array_equal(v, rv, err_msg=what)
             np.testing.assert_array_equal(i, ri, err_msg=what)
-            plan = _sortops._new_plan("topk", x, dim, largest, k, True)
+            plan = _sortops._new_plan("topk", x, dim, largest, k)
             self.assertEqual((plan.cut, plan.bitonic, plan.finish), (k * inner, True, None), what)
             self.check(x, k, dim, largest)
 
@@ -396,6 +396,163 @@ class RandomCalls(unittest.TestCase):
                 rv, ri = ref_topk(x, k, dim, flag)
                 same(self, v, rv, what + f" k={k}")
                 same(self, i, ri, what + f" k={k}")
+
+
+class AsPyTorch(unittest.TestCase):
+    """The drop-ins as PyTorch users call them (issues 41 and 44): named results, NumPy scalars
+    for the int and bool arguments, inputs of any strides, 0-d and empty arrays for every op
+    and dim, and bad arguments named before anything is compiled or run."""
+
+    def results(self, op, x, dim=-1, flag=None, k=None):
+        """op's results on x and the reference's, each a list (argsort: one array)."""
+        flag = op == "topk" if flag is None else flag
+        if op == "topk":
+            return list(parmc.topk(x, k, dim, flag)), list(ref_topk(x, k, dim, flag))
+        idx = ref_argsort(x, dim, flag)
+        if op == "argsort":
+            return [parmc.argsort(x, dim, flag)], [idx.astype(np.int64)]
+        return list(parmc.sort(x, dim, flag)), [np.take_along_axis(x, idx, dim), idx.astype(np.int64)]
+
+    def test_named_results(self):
+        """sort and topk return named tuples (values, indices), still unpacked and indexed as
+        tuples: made fresh, from a plan made before, empty, and of a 0-d array."""
+        x = random_array(np.float32, (3, 10))
+        for call in range(2):
+            for r, kind, (v, i) in ((parmc.sort(x), parmc.return_types.sort, parmc.sort(x)),
+                                    (parmc.topk(x, 3), parmc.return_types.topk, parmc.topk(x, 3)),
+                                    (parmc.topk(np.zeros((2, 0)), 0), parmc.return_types.topk, (None, None)),
+                                    (parmc.sort(np.zeros((0, 5), np.int8)), parmc.return_types.sort, (None, None)),
+                                    (parmc.topk(np.array(1.5), 1), parmc.return_types.topk, (None, None))):
+                self.assertIs(type(r), kind, call)
+                self.assertIsInstance(r, tuple)
+                self.assertEqual(len(r), 2)
+                self.assertIs(r.values, r[0])
+                self.assertIs(r.indices, r[1])
+                self.assertEqual(r.indices.dtype, np.int64)
+                if v is not None:
+                    same(self, r.values, v, kind.__name__)
+                    same(self, r.indices, i, kind.__name__)
+        self.assertEqual(repr(parmc.topk(np.array([2, 1], np.int32), 1)),
+                         "topk(values=array([2], dtype=int32), indices=array([0]))")
+
+    def test_numpy_scalar_arguments(self):
+        """dim and k as NumPy integers (and 0-d integer arrays), the flags as NumPy bools (whose
+        type NumPy 2 names bool) and 0-d bool arrays: the results of the plain arguments."""
+        x = random_array(np.int16, (4, 9))
+        for dim in (np.int32(0), np.int64(-1), np.uint8(1), np.array(0)):
+            for flag in (np.True_, np.False_, np.array(True)):
+                d, f = int(dim), bool(flag)
+                for got, want in ((parmc.sort(x, dim, flag, np.True_), parmc.sort(x, d, f)),
+                                  (parmc.sort(x, dim=dim, descending=flag, stable=np.array(False)),
+                                   parmc.sort(x, d, f)),
+                                  ((parmc.argsort(x, dim, descending=flag, stable=np.False_),),
+                                   (parmc.argsort(x, d, f),)),
+                                  (parmc.topk(x, np.int8(3), dim, flag, np.True_), parmc.topk(x, 3, d, f)),
+                                  (parmc.topk(x, k=np.array(2), dim=dim, largest=flag, sorted=np.False_),
+                                   parmc.topk(x, 2, d, f))):
+                    self.assertEqual(type(got), type(want))
+                    for a, b in zip(got, want):
+                        same(self, a, b, f"dim={dim!r} flag={flag!r}")
+
+    def test_strided_inputs(self):
+        """Transposed, reversed, of step 2, Fortran order, broadcast (stride 0, read-only),
+        sliced: each sorted as its contiguous copy is, along every dim, the input unwritten;
+        twice, so that the plan made by the first call runs the second."""
+        base = random_array(np.float32, (8, 12))
+        ints = random_array(np.int64, (6, 5, 4))
+        cases = {"transposed": base.T, "reversed": base[::-1], "both reversed": base[::-1, ::-1],
+                 "step 2": base[:, ::2], "rows of step 3": base[::3], "Fortran order": np.asfortranarray(base),
+                 "broadcast": np.broadcast_to(base[0], (5, 12)), "1-D step -2": base[0, ::-2],
+                 "3-D transposed": ints.transpose(2, 0, 1), "3-D sliced": ints[:, 1:4, ::3]}
+        for name, x in cases.items():
+            self.assertFalse(x.flags.c_contiguous, name)
+            before = x.copy()
+            for call in range(2):
+                for dim in range(-x.ndim, x.ndim):
+                    for op in ("sort", "argsort", "topk"):
+                        k = min(3, x.shape[dim])
+                        got, want = self.results(op, x, dim, k=k)
+                        for a, b in zip(got, want):
+                            same(self, a, b, f"{name}: {op} dim={dim} call {call}")
+            np.testing.assert_array_equal(x, before)
+
+    def test_zero_d(self):
+        """A 0-d array is one element, along dim -1 or 0: its sort is itself and index 0, and so
+        is its top-k for k = 1 and k = 0 (torch.topk's 0-d results, for either k)."""
+        for dt in (np.float32, np.int64, np.float16, np.bool_):
+            x = np.array(3.5).astype(dt)
+            for dim in (-1, 0):
+                for flag in (False, True):
+                    for r in [parmc.sort(x, dim, flag)] + [parmc.topk(x, k, dim, flag) for k in (1, 0)]:
+                        same(self, r.values, x, f"{dt.__name__} dim={dim}")
+                        same(self, r.indices, np.array(0, np.int64), f"{dt.__name__} dim={dim}")
+                    same(self, parmc.argsort(x, dim, flag), np.array(0, np.int64), f"{dt.__name__} dim={dim}")
+        x = np.array(2.0, np.float32)
+        with self.assertRaisesRegex(parmc.ArgumentValueError, "argument 'k' is 2; the rows along dim 0 have 1 "
+                                                               "element$"):
+            parmc.topk(x, 2)
+        for op, args in (("sort", ()), ("argsort", ()), ("topk", (1,))):
+            with self.assertRaisesRegex(parmc.ArgumentValueError, r"argument 'dim' is 1, out of range for an array "
+                                                                   r"of 0 dimensions \(-1..0\)"):
+                getattr(parmc, op)(x, *args, dim=1)
+
+    def test_empty(self):
+        """Empty arrays, along every dim, for every op, and top-k of k = 0 and of the length
+        along dim: empty results of the call's shapes and dtypes."""
+        for shape in ((0,), (3, 0), (0, 4), (2, 0, 3), (0, 1, 0)):
+            x = np.zeros(shape, np.float16)
+            for dim in range(-len(shape), len(shape)):
+                v, i = parmc.sort(x, dim)
+                self.assertEqual((v.shape, v.dtype, i.shape, i.dtype), (shape, x.dtype, shape, np.int64))
+                i = parmc.argsort(x, dim, True)
+                self.assertEqual((i.shape, i.dtype), (shape, np.int64))
+                for k in sorted({0, shape[dim]}):
+                    want = shape[:dim % len(shape)] + (k,) + shape[dim % len(shape) + 1:]
+                    v, i = parmc.topk(x, k, dim)
+                    self.assertEqual((v.shape, v.dtype, i.shape, i.dtype), (want, x.dtype, want, np.int64),
+                                     (shape, dim, k))
+
+    def test_bad_scalar_arguments(self):
+        """Each bad argument is a parmc error naming it and its type (NumPy's with the module),
+        raised before anything is compiled or run, whichever argument is bad."""
+        x = np.arange(8, dtype=np.float32).reshape(2, 4)
+        bad = [(parmc.ArgumentTypeError, "argument 'dim': expected an integer, got bool", parmc.sort, (x, True), {}),
+               (parmc.ArgumentTypeError, "argument 'dim': expected an integer, got numpy.bool", parmc.argsort,
+                (x,), {"dim": np.True_}),
+               (parmc.ArgumentTypeError, "argument 'dim': expected an integer, got numpy.float32", parmc.sort,
+                (x, np.float32(1)), {}),
+               (parmc.ArgumentTypeError, "argument 'dim': expected an integer, got float", parmc.topk, (x, 1, 1.0), {}),
+               (parmc.ArgumentTypeError, "argument 'k': expected an integer, got numpy.float64", parmc.topk,
+                (x, np.float64(2)), {}),
+               (parmc.ArgumentTypeError, "argument 'k': expected an integer, got bool", parmc.topk, (x, True), {}),
+               (parmc.ArgumentTypeError, "argument 'k': expected an integer, got numpy.ndarray", parmc.topk,
+                (x, np.array([2])), {}),
+               (parmc.ArgumentTypeError, "argument 'descending': expected a bool, got int", parmc.sort, (x,),
+                {"descending": 1}),
+               (parmc.ArgumentTypeError, "argument 'descending': expected a bool, got numpy.int32", parmc.argsort,
+                (x, -1, np.int32(1)), {}),
+               (parmc.ArgumentTypeError, "argument 'stable': expected a bool, got str", parmc.sort, (x,),
+                {"stable": "no"}),
+               (parmc.ArgumentTypeError, "argument 'stable': expected a bool, got numpy.ndarray", parmc.argsort, (x,),
+                {"stable": np.array([True])}),
+               (parmc.ArgumentTypeError, "argument 'largest': expected a bool, got numpy.float64", parmc.topk,
+                (x, 1), {"largest": np.float64(1)}),
+               (parmc.ArgumentTypeError, "argument 'sorted': expected a bool, got NoneType", parmc.topk, (x, 1),
+                {"sorted": None}),
+               (parmc.ArgumentValueError, "argument 'k' is 5; the rows along dim 1 have 4", parmc.topk,
+                (x, np.int64(5)), {}),
+               (parmc.ArgumentValueError, "argument 'dim' is 2, out of range", parmc.sort, (x, np.int16(2)), {})]
+        from unittest import mock
+        from parmc import _build
+
+        def refuse(*args, **kw):
+            raise AssertionError("a bad call compiled or loaded something")
+        with mock.patch.object(_build, "compile", refuse), mock.patch.object(_build, "load", refuse):
+            for exc, text, f, args, kw in bad:
+                with self.assertRaises(exc, msg=text) as cm:
+                    f(*args, **kw)
+                self.assertIn(text, str(cm.exception))
+                self.assertIn(f"parmc.{f.__name__}: ", str(cm.exception))
 
 
 class GpuPaths(unittest.TestCase):
@@ -467,8 +624,6 @@ class Errors(unittest.TestCase):
         self.raises(parmc.ArgumentValueError, "argument 'k' is 4; the rows along dim 0 have 3", parmc.topk, x, 4, 0)
         self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype complex64", parmc.sort, x.astype(np.complex64))
         self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype <U1", parmc.argsort, np.array(["a"]))
-        self.raises(parmc.ArgumentValueError, "argument 'x' is not contiguous", parmc.sort, x.T)
-        self.raises(parmc.ArgumentValueError, "argument 'x' is not contiguous", parmc.topk, x[:, ::2], 1)
         self.raises(parmc.ArgumentValueError, "argument 'dim' is 2, out of range for an array of 2 dimensions "
                     "(-2..1)", parmc.sort, x, 2)
         self.raises(parmc.ArgumentValueError, "argument 'dim' is -3", parmc.argsort, x, -3)
@@ -485,7 +640,8 @@ class Errors(unittest.TestCase):
         x = np.arange(16, dtype=np.int32).reshape(4, 4)
         parmc.sort(x)
         parmc.topk(x, 2)
-        self.raises(parmc.ArgumentValueError, "not contiguous", parmc.sort, x.T)
+        self.raises(parmc.ArgumentTypeError, "argument 'descending': expected a bool, got numpy.int32", parmc.sort,
+                    x, descending=np.int32(1))
         self.raises(parmc.ArgumentValueError, "argument 'k' is 5", parmc.topk, x, 5)
         self.raises(parmc.ArgumentValueError, "argument 'dim' is 2", parmc.sort, x, 2)
 
@@ -528,7 +684,7 @@ class Overhead(unittest.TestCase):
             call()
             op, dim = name.split()[0], (0 if "dim=0" in name else -1)
             k = 3 if "k=3" in name else 4 if op == "topk" else None
-            plan = _sortops._new_plan(op, x, dim, op == "argsort", k, True)
+            plan = _sortops._new_plan(op, x, dim, op == "argsort", k)
             outs = [np.empty(plan.out_shape, dt) for dt in plan.dtypes]
             fn, ctx = plan.entry._fn, plan.entry.program.context(None)
             args = [ctx, x.ctypes.data, *[o.ctypes.data for o in outs], *plan.tail]
@@ -598,6 +754,44 @@ class Torch(unittest.TestCase):
                         dim, 0, k).contiguous(), what + " topk")
                     tv, _ = torch.topk(x, k, dim=dim, largest=flag)
                     self.assertTrue(torch.equal(v.float().nan_to_num(7), tv.float().nan_to_num(7)), what)
+
+    def test_as_torch(self):
+        """What torch.sort and torch.topk return, on CPU tensors: torch.return_types results;
+        tensors that are not contiguous (transposed, of step 2, a permuted 3-D one); NumPy and
+        0-d tensor scalars for the arguments; a 0-d tensor, whose top-k is torch.topk's for
+        k = 1 and k = 0 (0-d, the element and 0)."""
+        torch = self.torch
+        x = self.tensor(torch.float32, (6, 10))
+        for r, kind in ((parmc.sort(x), torch.return_types.sort), (parmc.topk(x, 3), torch.return_types.topk)):
+            self.assertIs(type(r), kind)
+            self.assertIs(r.values, r[0])
+            self.assertIs(r.indices, r[1])
+        cube = self.tensor(torch.bfloat16, (4, 5, 6))
+        for name, y in (("transposed", x.t()), ("step 2", x[:, ::2]), ("permuted", cube.permute(2, 0, 1))):
+            self.assertFalse(y.is_contiguous(), name)
+            for dim in range(-y.dim(), y.dim()):
+                for flag in (False, True):
+                    what = f"{name} dim={dim} flag={flag}"
+                    tv, ti = torch.sort(y, dim=dim, descending=flag, stable=True)
+                    v, i = parmc.sort(y, dim, flag)
+                    self.same(v, tv, what)
+                    self.same(i, ti, what)
+                    self.same(parmc.argsort(y, dim, flag), ti, what)
+                    v, i = parmc.topk(y, 2, dim, flag)
+                    self.same(i, ti.narrow(dim, 0, 2).contiguous(), what + " topk")
+        for dim, k, flag in ((np.int64(0), np.int32(2), np.True_), (torch.tensor(1), torch.tensor(3), np.False_)):
+            tv, ti = torch.sort(x, dim=int(dim), descending=bool(flag), stable=True)
+            v, i = parmc.sort(x, dim, flag)
+            self.same(i, ti, "scalar arguments")
+            v, i = parmc.topk(x, k, dim, flag)
+            self.same(i, ti.narrow(int(dim), 0, int(k)).contiguous(), "scalar arguments")
+        z = torch.tensor(3.5)
+        for k in (1, 0):
+            tv, ti = torch.topk(z, k)
+            r = parmc.topk(z, k)
+            self.assertIs(type(r), torch.return_types.topk)
+            self.same(r.values, tv, f"0-d k={k}")
+            self.same(r.indices, ti, f"0-d k={k}")
 
     def test_bool(self):
         torch = self.torch
