@@ -129,6 +129,7 @@ void rw_set_arg(Rewriter *r, IrStmt *s, int a, IrVal *v) {
 }
 
 static void set_result(Rewriter *r, IrBody *b, int i, IrVal *v) {
+    v = rw_resolve(r, v);
     rw_add_use(r, v);
     IrVal *old = b->results[i];
     b->results[i] = v;
@@ -136,9 +137,15 @@ static void set_result(Rewriter *r, IrBody *b, int i, IrVal *v) {
     rw_drain(r);
 }
 
-/* Every read of old becomes a read of with; old's statement dies. */
+/* Every read of old becomes a read of with; old's statement dies. The
+ * reads move to what with stands for now: a rule may replace a value that
+ * a statement it emitted was itself replaced by (half-bmmc on one element
+ * emits a half, half-join replaces that half's value by a join's operand),
+ * and counting them on with, which nothing reads any more, would let the
+ * operand's statement die while old still resolves to it. */
 void rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with) {
     rw_grow(r);
+    with = rw_resolve(r, with);
     r->subst[old->id] = with;
     r->uses[with->id] += r->uses[old->id];
     r->uses[old->id] = 0;
@@ -146,8 +153,9 @@ void rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with) {
     rw_drain(r);
 }
 
-/* A new statement reading args.. (its reads counted), not yet in any body
- * (rw_emit places it, or the rule inserts it). */
+/* A new statement reading args.. (its reads counted on what they stand for
+ * now, as in rw_replace), not yet in any body (rw_emit places it, or the
+ * rule inserts it). */
 IrStmt *rw_detached_n(Rewriter *r, IrOp op, Loc loc, int nargs, IrVal *const *args) {
     IrStmt *s = NEW(r->p->arena, IrStmt);
     s->op = op;
@@ -156,8 +164,8 @@ IrStmt *rw_detached_n(Rewriter *r, IrOp op, Loc loc, int nargs, IrVal *const *ar
     s->nargs = nargs;
     s->args = NEW_ARRAY(r->p->arena, IrVal *, nargs > 0 ? nargs : 1);
     for (int a = 0; a < nargs; a++) {
-        s->args[a] = args[a];
-        rw_add_use(r, args[a]);
+        s->args[a] = rw_resolve(r, args[a]);
+        rw_add_use(r, s->args[a]);
     }
     return s;
 }
