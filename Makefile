@@ -105,6 +105,8 @@ build/unit/%: tests/unit/%.c tests/unit/check.h $(SAN_OBJS)
 
 # The driver's calls of the verifiers land in the test's wrappers.
 build/unit/test_driver_verifies: UNIT_LDFLAGS = -Wl,--wrap=ir_verify_program,--wrap=plan_verify_entry
+# The rules' replacements and the rewriter's checks land in the test's wrappers.
+build/unit/test_rule_verifies: UNIT_LDFLAGS = -Wl,--wrap=rw_replace,--wrap=ir_verify_body
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/*.c))
 

@@ -203,5 +203,12 @@ void ir_print_program(FILE *out, const IrProgram *p);
 /* ir_verify.c: stops with an internal error naming `stage` when the program
  * breaks an invariant of ir.h (forms, bodies, scopes, single definition). */
 void ir_verify_program(const IrProgram *p, const char *stage);
+/* The same checks on b, the body of the entry func, in the middle of a pass
+ * that rewrites it: a read of x checks resolve(ctx, x), what x stands for
+ * now (the pass's pending replacements), and statements marked dead are
+ * left out. Returns NULL when they hold, else what is broken, in p's
+ * arena. */
+typedef const IrVal *(*IrVerifyResolve)(void *ctx, const IrVal *x);
+const char *ir_verify_body(const IrProgram *p, const char *func, const IrBody *b, IrVerifyResolve resolve, void *ctx);
 
 #endif

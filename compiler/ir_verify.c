@@ -11,10 +11,16 @@
  * element code of emit_elem.c relies on them); every value is defined once; every argument and body result is in
  * scope where it is read (a parameter of an enclosing body, or the result of
  * an earlier statement of an enclosing body); results point back to their
- * statement. */
+ * statement.
+ *
+ * The rewrite pass also runs it after each rule (opt_rules.c), on the entry
+ * as it stands in the middle of the walk: then every read goes through the
+ * pass's pending replacements and killed statements are left out. */
 #include "ir.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stdlib.h>
 
 #include "diag.h"
 
@@ -24,13 +30,16 @@ typedef struct {
     const char *func;
     char *defined;      /* by id: defined somewhere already */
     char *in_scope;     /* by id: readable at the current point */
+    IrVerifyResolve resolve;    /* in the middle of a pass: what a read stands for; NULL after one */
+    void *ctx;
+    jmp_buf *escape;    /* in the middle of a pass: broken() leaves its message in why and jumps here */
+    const char *why;
 } Verifier;
 
 /* The statement s (NULL: a body's parameters or results) breaks an invariant. */
-static noreturn void broken(const Verifier *v, const IrStmt *s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static noreturn void broken(Verifier *v, const IrStmt *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static noreturn void broken(const Verifier *v, const IrStmt *s, const char *fmt, ...) {
+static noreturn void broken(Verifier *v, const IrStmt *s, const char *fmt, ...) {
     Arena scratch = {0};
     va_list ap;
     va_start(ap, fmt);
@@ -38,18 +47,24 @@ static noreturn void broken(const Verifier *v, const IrStmt *s, const char *fmt,
     va_end(ap);
     const char *where = s && s->loc.src ? arena_printf(&scratch, " (from %s:%d:%d)", s->loc.src->name, s->loc.line,
                                                        s->loc.col) : "";
-    diag_report((Loc){0}, "internal error: the %s IR of '%s' is malformed: %s %s%s", v->stage, v->func,
-                s ? ir_op_name(s->op) : "a body", what, where);
+    const char *full = arena_printf(&scratch, "%s %s%s", s ? ir_op_name(s->op) : "a body", what, where);
+    if (v->escape) {
+        v->why = arena_printf(v->p->arena, "%s", full);
+        arena_free(&scratch);
+        longjmp(*v->escape, 1);
+    }
+    diag_report((Loc){0}, "internal error: the %s IR of '%s' is malformed: %s", v->stage, v->func, full);
     arena_free(&scratch);
     diag_abort();
 }
 
-static void read_value(const Verifier *v, const IrStmt *s, const IrVal *x) {
+static void read_value(Verifier *v, const IrStmt *s, const IrVal *x) {
+    if (x && v->resolve) x = v->resolve(v->ctx, x);
     if (!x || x->id < 0 || x->id >= v->p->next_id) broken(v, s, "reads a value that does not exist");
     if (!v->in_scope[x->id]) broken(v, s, "reads %%%d, which is not defined before it in an enclosing body", x->id);
 }
 
-static void define_value(const Verifier *v, const IrStmt *s, const IrVal *x) {
+static void define_value(Verifier *v, const IrStmt *s, const IrVal *x) {
     if (!x || x->id < 0 || x->id >= v->p->next_id) broken(v, s, "defines a value that does not exist");
     if (v->defined[x->id]) broken(v, s, "defines %%%d, which is defined twice", x->id);
     if (x->def != s) broken(v, s, "defines %%%d, which does not point back to its definition", x->id);
@@ -74,14 +89,14 @@ static int arg_count(IrOp op) {
     }
 }
 
-static void shape_error(const Verifier *v, const IrStmt *s, const char *what) {
+static void shape_error(Verifier *v, const IrStmt *s, const char *what) {
     broken(v, s, "%%%d %s", s->nres ? s->res[0]->id : -1, what);
 }
 
 /* REDUCEBLOCKS: z's slots and an array of 2^n elements give one array of
  * 2^(n-k), with an operator on two elements' slots; SCAN: of 2^n, its
  * blocks of 2^k <= 2^n, with an exact operator; EXPAND: 2^n give 2^(n+k). */
-static void check_blocks(const Verifier *v, const IrStmt *s) {
+static void check_blocks(Verifier *v, const IrStmt *s) {
     const IrVal *xs = s->args[s->nargs - 1], *ys = s->res[0];
     bool ok = s->nres == 1 && xs->log_len >= 0 && elem_equal(xs->elem, ys->elem) && s->k >= 0;
     if (ok && s->op == IR_EXPAND) ok = ys->log_len == xs->log_len + s->k;
@@ -98,7 +113,7 @@ static void check_blocks(const Verifier *v, const IrStmt *s) {
 static bool mask_fits(uint64_t mask, int n) { return mask && (n >= 64 || mask >> n == 0); }
 
 /* HALF, JOIN, SHIFT: the lengths, element types and attributes of ir.h. */
-static void check_length_change(const Verifier *v, const IrStmt *s) {
+static void check_length_change(Verifier *v, const IrStmt *s) {
     const IrVal *xs = s->args[s->nargs - 1], *r = s->res[0];
     if (s->op == IR_HALF && (xs->log_len < 1 || r->log_len != xs->log_len - 1 || !mask_fits(s->mask, xs->log_len) ||
                              (s->k != 0 && s->k != 1) || !elem_equal(xs->elem, r->elem)))
@@ -112,7 +127,7 @@ static void check_length_change(const Verifier *v, const IrStmt *s) {
         shape_error(v, s, "is not a shift of an array with a fill element");
 }
 
-static void check_form(const Verifier *v, const IrStmt *s) {
+static void check_form(Verifier *v, const IrStmt *s) {
     int want = arg_count(s->op);
     if (want >= 0 && s->nargs != want) shape_error(v, s, "has the wrong number of arguments");
     if (s->nres < 1) shape_error(v, s, "has no result");
@@ -143,7 +158,7 @@ static Prim prim_of(const IrVal *x) { return x->elem->prim; }
  * of one primitive type each, an operator applied to a type it takes, a
  * comparison making a bool, a select on a bool between two values of its
  * result's type, a position an i64. */
-static void check_scalar_types(const Verifier *v, const IrStmt *s) {
+static void check_scalar_types(Verifier *v, const IrStmt *s) {
     for (int a = 0; a < s->nargs; a++)
         if (!is_prim_scalar(s->args[a])) broken(v, s, "reads %%%d, which is not a scalar", s->args[a]->id);
     if (s->nres != 1 || !is_prim_scalar(s->res[0])) shape_error(v, s, "is not one scalar");
@@ -177,7 +192,7 @@ static void check_scalar_types(const Verifier *v, const IrStmt *s) {
 }
 
 /* INDEX: one primitive slot of an array element, at an index in range. */
-static void check_index(const Verifier *v, const IrStmt *s) {
+static void check_index(Verifier *v, const IrStmt *s) {
     const IrVal *xs = s->args[0], *r = s->res[0];
     if (ir_is_scalar(xs) || !is_prim_scalar(r) || s->nres != 1) shape_error(v, s, "is not an array to a scalar");
     if (s->at < 0 || s->at >> xs->log_len || s->slot < 0 || s->slot >= xs->elem->nslots)
@@ -185,7 +200,7 @@ static void check_index(const Verifier *v, const IrStmt *s) {
     if (elem_slot_prim(xs->elem, s->slot) != prim_of(r)) shape_error(v, s, "has the type of another slot");
 }
 
-static void check_types(const Verifier *v, const IrStmt *s) {
+static void check_types(Verifier *v, const IrStmt *s) {
     switch (s->op) {
     case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_TERNARY: case IR_SELECT: case IR_CONVERT: case IR_POS:
         check_scalar_types(v, s);
@@ -211,7 +226,7 @@ static void verify_body(Verifier *v, const IrBody *b) {
     for (int i = 0; i < b->nparams; i++) define_value(v, NULL, b->params[i]);
     for (int i = 0; i < b->nstmts; i++) {
         if (!b->stmts[i]) broken(v, NULL, "has an empty statement slot");
-        verify_stmt(v, b->stmts[i]);
+        if (!(v->resolve && b->stmts[i]->dead)) verify_stmt(v, b->stmts[i]);
     }
     for (int i = 0; i < b->nresults; i++) read_value(v, NULL, b->results[i]);
     for (int i = 0; i < b->nparams; i++) v->in_scope[b->params[i]->id] = 0;
@@ -229,4 +244,26 @@ void ir_verify_program(const IrProgram *p, const char *stage) {
         v.func = p->funcs[i]->name;
         verify_body(&v, p->funcs[i]->body);
     }
+}
+
+/* The verifier and its tables are malloc'd: this runs once for each rule
+ * that fires, and the arena would keep every copy; and broken() sets why
+ * after the setjmp, which a local of this function could not keep. */
+const char *ir_verify_body(const IrProgram *p, const char *func, const IrBody *b, IrVerifyResolve resolve, void *ctx) {
+    jmp_buf escape;
+    Verifier *v = calloc(1, sizeof *v);
+    char *tables = calloc(2 * ((size_t)p->next_id + 1), 1);
+    if (!v || !tables) diag_fatal("out of memory in the IR verifier");
+    *v = (Verifier){.p = p,
+                    .func = func,
+                    .defined = tables,
+                    .in_scope = tables + p->next_id + 1,
+                    .resolve = resolve,
+                    .ctx = ctx,
+                    .escape = &escape};
+    if (!setjmp(escape)) verify_body(v, b);
+    const char *why = v->why;
+    free(tables);
+    free(v);
+    return why;
 }

@@ -63,6 +63,11 @@ int rw_uses(Rewriter *r, const IrVal *v) { return v->id < r->cap ? r->uses[v->id
 
 void rw_fired(Rewriter *r, const char *rule, const IrStmt *s) {
     r->changed = true;
+    if (r->firing == 1) {
+        r->rule = rule;
+        r->rule_stmt = s;
+        r->rule_id = s->res[0]->id;
+    }
     if (!r->trace) return;
     fprintf(r->trace, "rule %s", rule);
     if (s->loc.src) fprintf(r->trace, " at %s:%d:%d", s->loc.src->name, s->loc.line, s->loc.col);
@@ -129,6 +134,7 @@ void rw_set_arg(Rewriter *r, IrStmt *s, int a, IrVal *v) {
 }
 
 static void set_result(Rewriter *r, IrBody *b, int i, IrVal *v) {
+    v = rw_resolve(r, v);
     rw_add_use(r, v);
     IrVal *old = b->results[i];
     b->results[i] = v;
@@ -136,9 +142,15 @@ static void set_result(Rewriter *r, IrBody *b, int i, IrVal *v) {
     rw_drain(r);
 }
 
-/* Every read of old becomes a read of with; old's statement dies. */
+/* Every read of old becomes a read of with; old's statement dies. The
+ * reads move to what with stands for now: a rule may replace a value that
+ * a statement it emitted was itself replaced by (half-bmmc on one element
+ * emits a half, half-join replaces that half's value by a join's operand),
+ * and counting them on with, which nothing reads any more, would let the
+ * operand's statement die while old still resolves to it. */
 void rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with) {
     rw_grow(r);
+    with = rw_resolve(r, with);
     r->subst[old->id] = with;
     r->uses[with->id] += r->uses[old->id];
     r->uses[old->id] = 0;
@@ -146,8 +158,9 @@ void rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with) {
     rw_drain(r);
 }
 
-/* A new statement reading args.. (its reads counted), not yet in any body
- * (rw_emit places it, or the rule inserts it). */
+/* A new statement reading args.. (its reads counted on what they stand for
+ * now, as in rw_replace), not yet in any body (rw_emit places it, or the
+ * rule inserts it). */
 IrStmt *rw_detached_n(Rewriter *r, IrOp op, Loc loc, int nargs, IrVal *const *args) {
     IrStmt *s = NEW(r->p->arena, IrStmt);
     s->op = op;
@@ -156,8 +169,8 @@ IrStmt *rw_detached_n(Rewriter *r, IrOp op, Loc loc, int nargs, IrVal *const *ar
     s->nargs = nargs;
     s->args = NEW_ARRAY(r->p->arena, IrVal *, nargs > 0 ? nargs : 1);
     for (int a = 0; a < nargs; a++) {
-        s->args[a] = args[a];
-        rw_add_use(r, args[a]);
+        s->args[a] = rw_resolve(r, args[a]);
+        rw_add_use(r, s->args[a]);
     }
     return s;
 }
@@ -907,6 +920,25 @@ static bool rule_two_retype(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after
 
 /* ---- the walk ---- */
 
+static void free_rewriter(Rewriter *r);
+
+/* What the walk has in hand, on the C stack: a body being rewritten, whose
+ * statements old[next + 1..count) are still to come (old[next] is in a
+ * statement's frame), or a statement being rewritten, not yet placed in
+ * its body, and the statements that rules moved after it, emitted last
+ * first: after->items[left - 1..0] once it is placed and emits
+ * items[left], all of them before. */
+typedef struct RwFrame {
+    struct RwFrame *up;
+    IrBody *body;
+    IrStmt **old;
+    int next, count;
+    IrStmt *s;
+    bool placed;
+    StmtList *after;
+    int left;
+} RwFrame;
+
 static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     return rule_hoist_invariant(r, s, out) || rule_shift_zero(r, s) || rule_shift_out(r, s) ||
            rule_shift_shift(r, s) || rule_index_bmmc(r, s) || rule_index_replicate(r, s) || rule_index_build(r, s) ||
@@ -924,6 +956,93 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 
 static void rewrite_body(Rewriter *r, IrBody *b);
 
+#ifdef PARMC_VERIFY
+static const IrVal *resolve_for_verifier(void *ctx, const IrVal *x) { return rw_resolve(ctx, (IrVal *)x); }
+
+static void push_live(StmtList *l, IrStmt *s) {
+    if (!s->dead) rw_list_push(l, s);
+}
+
+/* The statements of the body of frame f as they will stand, from those
+ * placed so far to those still to come: the statement frames inside f, up
+ * to the next body's (`inner`, innermost first), hold the statement being
+ * rewritten and the statements moved after each. */
+static void frame_view(RwFrame *f, RwFrame *inner, StmtList *view) {
+    for (int i = 0; i < f->body->nstmts; i++) push_live(view, f->body->stmts[i]);
+    for (RwFrame *e = inner; e != f; e = e->up) {
+        if (!e->placed) push_live(view, e->s);
+        for (int i = (e->placed ? e->left : e->after->n) - 1; i >= 0; i--) push_live(view, e->after->items[i]);
+    }
+    for (int i = f->next + 1; i < f->count; i++) push_live(view, f->old[i]);
+}
+
+/* The sanitizer build's check after each rule that the walk tried (not
+ * those that a rule's own rewrites set off, in the middle of it): the IR
+ * verifier on the whole entry as it stands, each open body seen as
+ * frame_view shows it, so that a rule that drops a value still read, or
+ * reads one out of scope, stops the compilation with its name. */
+static void verify_rule(Rewriter *r) {
+    int nbodies = 0;
+    for (RwFrame *f = r->open; f; f = f->up) nbodies += f->body != NULL;
+    struct Saved {
+        IrBody *b;
+        IrStmt **stmts;
+        int n;
+        StmtList view;
+    } *saved = calloc((size_t)nbodies, sizeof *saved);
+    if (!saved) diag_fatal("out of memory in the optimiser");
+    int k = 0;
+    RwFrame *inner = r->open;
+    for (RwFrame *f = r->open; f; f = f->up) {
+        if (!f->body) continue;
+        struct Saved *sv = &saved[k++];
+        *sv = (struct Saved){f->body, f->body->stmts, f->body->nstmts, {0}};
+        frame_view(f, inner, &sv->view);
+        inner = f->up;
+    }
+    for (k = 0; k < nbodies; k++) {
+        saved[k].b->stmts = saved[k].view.items;
+        saved[k].b->nstmts = saved[k].view.n;
+    }
+    const char *why = ir_verify_body(r->p, r->func, r->top, resolve_for_verifier, r);
+    for (k = 0; k < nbodies; k++) {
+        saved[k].b->stmts = saved[k].stmts;
+        saved[k].b->nstmts = saved[k].n;
+        free(saved[k].view.items);
+    }
+    free(saved);
+    if (!why) return;
+    const IrStmt *s = r->rule_stmt;
+    const char *at = s->loc.src ? arena_printf(r->p->arena, " at %s:%d:%d", s->loc.src->name, s->loc.line, s->loc.col)
+                                : "";
+    int id = r->rule_id;
+    const char *rule = r->rule, *func = r->func;
+    free_rewriter(r);
+    diag_fatal("internal error: the rule %s%s on %%%d broke the IR of '%s': %s", rule, at, id, func, why);
+}
+#endif
+
+/* try_rules, with the sanitizer build's check after a rule of the walk.
+ * Each check costs the entry's size, so a compilation checks rules while
+ * their checks have cost under VERIFY_RULES_VALUES values in all, and the
+ * rest only after the pass: every program of the tests and of the random
+ * and fuzz campaigns is checked after each rule, and the compilations of
+ * section 46-compile-scale stay linear. */
+#define VERIFY_RULES_VALUES (INT64_C(1) << 22)
+
+static bool fire(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    r->firing++;
+    bool fired = try_rules(r, s, out, after);
+    r->firing--;
+#ifdef PARMC_VERIFY
+    if (fired && !r->firing && r->verified < VERIFY_RULES_VALUES) {
+        r->verified += r->p->next_id;
+        verify_rule(r);
+    }
+#endif
+    return fired;
+}
+
 static void resolve_args(Rewriter *r, IrStmt *s) {
     for (int a = 0; a < s->nargs; a++) s->args[a] = rw_resolve(r, s->args[a]);
 }
@@ -933,11 +1052,15 @@ static void resolve_args(Rewriter *r, IrStmt *s) {
  * (each reads the result of the one moved before it). */
 void rw_emit(Rewriter *r, IrBody *out, IrStmt *s) {
     StmtList after = {0};
+    RwFrame frame = {.up = r->open, .s = s, .after = &after};
+    r->open = &frame;
     resolve_args(r, s);
     if (s->body) rewrite_body(r, s->body);
-    while (!s->dead && try_rules(r, s, out, &after)) resolve_args(r, s);
+    while (!s->dead && fire(r, s, out, &after)) resolve_args(r, s);
     if (!s->dead) ir_body_push(r->p, out, s);
-    for (int i = after.n - 1; i >= 0; i--) rw_emit(r, out, after.items[i]);
+    frame.placed = true;
+    for (frame.left = after.n - 1; frame.left >= 0; frame.left--) rw_emit(r, out, after.items[frame.left]);
+    r->open = frame.up;
     free(after.items);
 }
 
@@ -946,12 +1069,13 @@ void rw_emit(Rewriter *r, IrBody *out, IrStmt *s) {
 static void rewrite_body(Rewriter *r, IrBody *b) {
     if (b->rewritten == r->round) return;
     b->rewritten = r->round;
-    IrStmt **old = b->stmts;
-    int count = b->nstmts;
+    RwFrame frame = {.up = r->open, .body = b, .old = b->stmts, .count = b->nstmts};
+    r->open = &frame;
     b->stmts = NULL;
     b->nstmts = b->cap = 0;
-    for (int i = 0; i < count; i++)
-        if (!old[i]->dead) rw_emit(r, b, old[i]);
+    for (frame.next = 0; frame.next < frame.count; frame.next++)
+        if (!frame.old[frame.next]->dead) rw_emit(r, b, frame.old[frame.next]);
+    r->open = frame.up;
     compact(b);
     for (int i = 0; i < b->nresults; i++) b->results[i] = rw_resolve(r, b->results[i]);
 }
@@ -984,6 +1108,7 @@ static void kill_unused(Rewriter *r, IrBody *b) {
 /* Returns false when the rounds ran out. */
 static bool optimise_func(Rewriter *r, IrFunc *f) {
     r->top = f->body;
+    r->func = f->name;
     for (int round = 0; round < MAX_ROUNDS; round++) {
         rw_grow(r);
         memset(r->uses, 0, sizeof(int) * (size_t)r->cap);
@@ -997,15 +1122,27 @@ static bool optimise_func(Rewriter *r, IrFunc *f) {
     return false;
 }
 
+/* Frees what the rewriter malloc'd, the lists of the walk's open frames
+ * too (an error in the middle of the walk leaves them). */
+static void free_rewriter(Rewriter *r) {
+    for (RwFrame *f = r->open; f; f = f->up)
+        if (f->after) {
+            free(f->after->items);
+            f->after->items = NULL;
+        }
+    r->open = NULL;
+    free(r->subst);
+    free(r->uses);
+    free(r->mark);
+    free(r->dying.items);
+}
+
 void opt_optimise(IrProgram *p, FILE *trace) {
     Rewriter r = {.p = p, .trace = trace};
     const IrFunc *stuck = NULL;
     for (int i = 0; i < p->nfuncs && !stuck; i++)
         if (!optimise_func(&r, p->funcs[i])) stuck = p->funcs[i];
-    free(r.subst);
-    free(r.uses);
-    free(r.mark);
-    free(r.dying.items);
+    free_rewriter(&r);
     if (stuck)
         diag_fatal("internal error: the optimiser did not reach a fixed point for entry '%s' within %d rounds",
                    stuck->name, MAX_ROUNDS);

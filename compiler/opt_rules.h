@@ -32,6 +32,15 @@ typedef struct {
     StmtList dying;     /* killed statements whose reads are still counted */
     bool changed;
     FILE *trace;
+    /* what the walk has in hand, innermost first, and the rules in progress
+     * (opt_rules.c: the sanitizer build checks the entry after each rule) */
+    struct RwFrame *open;
+    int firing;
+    const char *func; /* the entry being rewritten */
+    const char *rule; /* the outermost rule that fired last, on rule_stmt */
+    const IrStmt *rule_stmt;
+    int rule_id;      /* rule_stmt's first result when it fired */
+    int64_t verified; /* values the checks after rules have visited */
 } Rewriter;
 
 void rw_list_push(StmtList *l, IrStmt *s);

@@ -142,6 +142,18 @@ for entry in lifted:kogge lifted:firsts lifted:fields lifted:parms lifted:parm_s
         c_vs_interp "$entry" "$prog" "${entry#*:}" "$TMP/c/in.txt"
 done
 
+# half-bmmc and half-join keep the value they return (issue 41 item 0):
+# every entry of tests/backend/half_join_kept.parm (its main runs in the
+# loop above) on random input, under ASan and UBSan, and through every IR
+# stage (--compare-stages)
+for entry in main upper upper_param at2 at4 upper4; do
+    "$PARMC" --random-input=7 -e "$entry" tests/backend/half_join_kept.parm >"$TMP/c/in.txt"
+    [ "$entry" = main ] || C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+        c_vs_interp "half_join_kept:$entry" tests/backend/half_join_kept.parm "$entry" "$TMP/c/in.txt"
+    "$PARMC" --interpret --compare-stages -e "$entry" tests/backend/half_join_kept.parm <"$TMP/c/in.txt" >/dev/null 2>"$TMP/c/err.txt" &&
+        pass || fail "half_join_kept: $entry: the optimised program differs: $(head -3 "$TMP/c/err.txt")"
+done
+
 # position-only subexpressions as tables: every entry of
 # tests/backend/tables.parm (its main runs in the loop above) on random
 # input, under ASan and UBSan, with the entries that must make tables
