@@ -672,8 +672,23 @@ static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e, const
     fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
 }
 
+/* Whether some node reads parameter plane k (P[k]), as a plane or as an
+ * argument. One that none reads needs no alias test and no copy, and
+ * setting P[k] anyway draws nvcc's warning of a P set but never used. */
+static bool param_read(const EntryPlan *e, int k) {
+    for (int i = 0; i < e->nnodes; i++) {
+        const PlanNode *n = &e->nodes[i];
+        for (int j = 0; j < n->nin; j++)
+            if (n->in[j].kind == LOC_PARAM && n->in[j].index == k) return true;
+        for (int j = 0; j < n->nargs; j++)
+            if (emit_arg_by_ref(n, j) && n->arg_at[j].kind == LOC_PARAM && n->arg_at[j].index == k) return true;
+    }
+    return false;
+}
+
 static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
     int k = act->index;
+    if (!param_read(e, k)) return;
     fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
     for (int j = 0; act->tests && j < e->nout_planes; j++) {
         fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(a, e, &e->in_planes[k], t), j,
@@ -687,6 +702,7 @@ static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostA
 static void emit_input_copy(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
     int k = act->index;
     unsigned long long at = e->host.regions[act->region].off;
+    if (!param_read(e, k)) return;
     fprintf(out, "    if (copy[%d]) {\n        ", k);
     t->copy(out, arena_printf(a, "scratch + 0x%llxu", at), arena_printf(a, "in[%d]", k), api_bytes(a, e, &e->in_planes[k], t));
     fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
