@@ -821,11 +821,15 @@ void emit_read_row_length(FILE *out, const char *entry, long max) {
 }
 
 /* The main's exit on a failed status: its message, and where the context
- * tells a failed call (one context: not with ranks) NAME_ctx_message. */
+ * tells a failed call (one context: not with ranks) NAME_ctx_message, or
+ * the allocation that failed. */
 static void emit_main_status(FILE *out, const EmitInput *in, const Target *t) {
-    emit_api_text(out, in, "    if (status) {\n");
+    emit_api_text(out, in, "    if (status) {\n"
+                           "        if (status == PARM_ERROR_MEMORY && ctx && ctx->failed)\n"
+                           "            fprintf(stderr, \"error: \" PARM_MSG_ALLOC \"\\n\", ctx->failed_bytes, ctx->failed);\n"
+                           "        else ");
     if (t->ctx_message && !in->gpu_log)
-        emit_api_text(out, in, "        if (status == PARM_ERROR_CUDA)\n"
+        emit_api_text(out, in, "if (status == PARM_ERROR_CUDA)\n"
                                "            fprintf(stderr, \"error: %s: %s\\n\", {p}_error_string(status), {p}_ctx_message(ctx));\n"
                                "        else\n    ");
     emit_api_text(out, in, "        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"

@@ -96,6 +96,26 @@ if command -v nvcc >/dev/null; then
     else
         fail "a failed CUDA call's message in the emitted code: $(head -5 "$TMP/cuda/err.txt")"
     fi
+    # an allocation that fails names its bytes and what they were for (issue
+    # 41): the standalone main's host result of 2^40 i32 under a limit of 8 GB
+    # of address space (before any CUDA call: no GPU needed), and its device
+    # planes and the scratch through the context's record of the failure
+    printf 'entry main (xs : [2^4]i32) = replicate 40 (xs ! 0)\n' >"$TMP/cuda/big.parm"
+    if "$PARMC" --emit-main "$TMP/cuda/big.parm" -o "$TMP/cuda/big.cu" 2>/dev/null &&
+        grep -q 'return parm_out_of_memory(ctx, bytes\[k\], ctx->message);' "$TMP/cuda/big.cu" &&
+        grep -q 'return parm_out_of_memory(ctx, bytes, what);' "$TMP/cuda/big.cu" &&
+        nvcc -arch=sm_90 "${NVCC_STRICT[@]}" -O1 "$TMP/cuda/big.cu" -o "$TMP/cuda/big" 2>"$TMP/cuda/err.txt"; then
+        (ulimit -v 8000000; seq 16 | "$TMP/cuda/big" >/dev/null 2>"$TMP/cuda/err.txt")
+        status=$?
+        if [ $status -eq 1 ] &&
+            [ "$(cat "$TMP/cuda/err.txt")" = "error: could not allocate 4398046511104 bytes for the result of entry 'main' (out0)" ]; then
+            pass
+        else
+            fail "CUDA main of a result it cannot allocate: exit $status, $(head -2 "$TMP/cuda/err.txt")"
+        fi
+    else
+        fail "CUDA main of a result it cannot allocate, in the emitted code: $(head -5 "$TMP/cuda/err.txt")"
+    fi
     # ranged entries with a refused size (issue 24): the dispatch that returns
     # PARM_ERROR_LENGTH for it, and the standalone mains that reach it
     for prog in tests/compile-diag/ranged_pad_refused.parm tests/compile-diag/ranged_graph_refused.parm; do
