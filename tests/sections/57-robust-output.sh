@@ -115,13 +115,14 @@ else
     fail "emitted main of a result it cannot allocate: exit $status, $(head -2 "$TMP/rob/err.txt")"
 fi
 # a sanitizer build cannot start under the limit: there its allocator
-# returns NULL above its largest allocation instead
+# returns NULL for what the system refuses (after a warning of its own), and
+# the evaluation's arrays are left to the fatal error's exit
 limit="ulimit -v 8000000"
 (ulimit -v 8000000; "$PARMC" --version) >/dev/null 2>&1 || limit=:
-(eval "$limit"; seq 16 | ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1 \
+(eval "$limit"; seq 16 | ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:detect_leaks=0 \
     "$PARMC" --interpret "$TMP/rob/big.parm" >/dev/null 2>"$TMP/rob/err.txt")
 status=$?
-if [ $status -eq 1 ] && [ "$(cat "$TMP/rob/err.txt")" = \
+if [ $status -eq 1 ] && [ "$(grep -v AddressSanitizer "$TMP/rob/err.txt")" = \
     "parmc: error: out of memory while interpreting: could not allocate 4398046511104 bytes for an array of 1099511627776 i32" ]; then
     pass
 else
