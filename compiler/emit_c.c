@@ -406,10 +406,12 @@ static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
 }
 
 
-/* Allocations of rank r: `name`[r][k] of bytes[k] each, k < count. */
-static void emit_rank_alloc(FILE *out, const char *name, const unsigned long long *bytes, int count) {
+/* Allocations of rank r: `name`[r][k] of bytes[k] each, k < count, for
+ * `what` (the standalone main names it when one fails). */
+static void emit_rank_alloc(FILE *out, const char *name, const unsigned long long *bytes, int count, const char *what) {
     for (int k = 0; k < count; k++)
-        fprintf(out, "        if (!(%s[r][%d] = malloc(0x%llxu))) status = PARM_ERROR_MEMORY;\n", name, k, bytes[k]);
+        fprintf(out, "        if (!(%s[r][%d] = malloc(0x%llxu))) status = parm_out_of_memory(ctx, 0x%llxu, \"%s\");\n", name, k,
+                bytes[k], bytes[k], what);
 }
 
 static void emit_rank_free(FILE *out, const char *name, int count) {
@@ -438,9 +440,11 @@ void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname) {
             ranks, ranks);
     fputs("    (void)in_r; (void)out_r; (void)xs_r; (void)xr_r; (void)sa_r; (void)sb_r; (void)work_r;\n", out);
     fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
-    emit_rank_alloc(out, "in_r", in_bytes, nin);
-    emit_rank_alloc(out, "out_r", out_bytes, nout);
-    fprintf(out, "        if (!(scratch_r[r] = malloc(0x%llxu))) status = PARM_ERROR_MEMORY;\n", scratch ? scratch : 1);
+    emit_rank_alloc(out, "in_r", in_bytes, nin, "a rank's slice of a chain's input");
+    emit_rank_alloc(out, "out_r", out_bytes, nout, "a rank's slice of a chain's result");
+    scratch = scratch ? scratch : 1;
+    fprintf(out, "        if (!(scratch_r[r] = malloc(0x%llxu))) status = parm_out_of_memory(ctx, 0x%llxu, \"a rank's scratch memory\");\n",
+            scratch, scratch);
     fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->work_off);
     for (int x = 0; x < 2; x++)
         for (int k = 0; k < s->scratch_planes[x]; k++)

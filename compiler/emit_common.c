@@ -265,17 +265,15 @@ void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const
     const ElemType *res = plan_out_elem(p);
     const char *results[SCHED_MAX_SLOTS];
     fprintf(out, "%*s{\n", 4 * indent, "");
+    /* only the slots stored are computed: nvcc warns of one set but never used */
     for (int k = 0; k < res->nslots; k++) {
-        results[k] = arena_printf(&scratch, "sm%d", k);
-        fprintf(out, "%*s%s %s;\n", 4 * indent + 4, "", prim_ctype(elem_slot_prim(res, k)), results[k]);
+        results[k] = plan_stores_slot(s, p, k) ? arena_printf(&scratch, "sm%d", k) : NULL;
+        if (results[k]) fprintf(out, "%*s%s %s;\n", 4 * indent + 4, "", prim_ctype(elem_slot_prim(res, k)), results[k]);
     }
     PosAt at = {p, NULL, arena_printf(&scratch, "(%s)", index), NULL, true};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->store_map->body, fields, results, "sm_", 4 * indent + 4, &positions);
-    for (int k = 0; k < res->nslots; k++) {
-        emit_slot_store(out, s, p, k, index, results[k], indent + 1);
-        if (!plan_stores_slot(s, p, k)) fprintf(out, "%*s(void)%s;\n", 4 * indent + 4, "", results[k]);
-    }
+    for (int k = 0; k < res->nslots; k++) emit_slot_store(out, s, p, k, index, results[k], indent + 1);
     fprintf(out, "%*s}\n", 4 * indent, "");
     arena_free(&scratch);
 }
@@ -823,11 +821,15 @@ void emit_read_row_length(FILE *out, const char *entry, long max) {
 }
 
 /* The main's exit on a failed status: its message, and where the context
- * tells a failed call (one context: not with ranks) NAME_ctx_message. */
+ * tells a failed call (one context: not with ranks) NAME_ctx_message, or
+ * the allocation that failed. */
 static void emit_main_status(FILE *out, const EmitInput *in, const Target *t) {
-    emit_api_text(out, in, "    if (status) {\n");
+    emit_api_text(out, in, "    if (status) {\n"
+                           "        if (status == PARM_ERROR_MEMORY && ctx && ctx->failed)\n"
+                           "            fprintf(stderr, \"error: \" PARM_MSG_ALLOC \"\\n\", ctx->failed_bytes, ctx->failed);\n"
+                           "        else ");
     if (t->ctx_message && !in->gpu_log)
-        emit_api_text(out, in, "        if (status == PARM_ERROR_CUDA)\n"
+        emit_api_text(out, in, "if (status == PARM_ERROR_CUDA)\n"
                                "            fprintf(stderr, \"error: %s: %s\\n\", {p}_error_string(status), {p}_ctx_message(ctx));\n"
                                "        else\n    ");
     emit_api_text(out, in, "        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"

@@ -657,11 +657,13 @@ void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, co
     }
     body_nodes(&E, body);
 
-    /* The results' nodes are live, and so is everything a live local reads
-     * (a local reads only locals declared before it). */
+    /* The wanted results' nodes are live, and so is everything a live local
+     * reads (a local reads only locals declared before it). */
+    k = 0;
     for (int r = 0; r < body->nresults; r++) {
         Node **nodes = lookup(&E, NULL, body->results[r]);
-        for (int j = 0, n = value_slots(&E, NULL, body->results[r]); j < n; j++) nodes[j]->live = true;
+        for (int j = 0, n = value_slots(&E, NULL, body->results[r]); j < n; j++, k++)
+            if (results[k]) nodes[j]->live = true;
     }
     for (int i = E.nlocals - 1; i >= 0; i--) {
         Node *n = E.locals[i];
@@ -679,6 +681,7 @@ void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, co
     for (int r = 0; r < body->nresults; r++) {
         Node **nodes = lookup(&E, NULL, body->results[r]);
         for (int j = 0, n = value_slots(&E, NULL, body->results[r]); j < n; j++, k++) {
+            if (!results[k]) continue;
             emit_indent(out, indent);
             fprintf(out, "%s = %s;\n", results[k], nodes[j]->text);
         }

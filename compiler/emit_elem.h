@@ -29,7 +29,9 @@ typedef struct {
 /* Emit the statements of `body` at indentation `indent`. `params[k]` are C
  * expressions for the flattened slots of the body's parameters (element-
  * major, slot-minor for array parameters); the code assigns the flattened
- * slots of the body's results to the C lvalues `results[k]`. Local variables
+ * slots of the body's results to the C lvalues `results[k]`; a NULL
+ * results[k] is a slot the caller does not want, which the code neither
+ * assigns nor computes (unless a wanted one needs it). Local variables
  * are named with `prefix` so that several bodies can share a scope. Of the
  * values defined outside the body, a reduction's body may read those of the
  * body around it, and any body the entry's run-time scalar parameters, as the

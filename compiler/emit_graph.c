@@ -672,8 +672,23 @@ static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e, const
     fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
 }
 
+/* Whether some node reads parameter plane k (P[k]), as a plane or as an
+ * argument. One that none reads needs no alias test and no copy, and
+ * setting P[k] anyway draws nvcc's warning of a P set but never used. */
+static bool param_read(const EntryPlan *e, int k) {
+    for (int i = 0; i < e->nnodes; i++) {
+        const PlanNode *n = &e->nodes[i];
+        for (int j = 0; j < n->nin; j++)
+            if (n->in[j].kind == LOC_PARAM && n->in[j].index == k) return true;
+        for (int j = 0; j < n->nargs; j++)
+            if (emit_arg_by_ref(n, j) && n->arg_at[j].kind == LOC_PARAM && n->arg_at[j].index == k) return true;
+    }
+    return false;
+}
+
 static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
     int k = act->index;
+    if (!param_read(e, k)) return;
     fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
     for (int j = 0; act->tests && j < e->nout_planes; j++) {
         fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(a, e, &e->in_planes[k], t), j,
@@ -687,6 +702,7 @@ static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostA
 static void emit_input_copy(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
     int k = act->index;
     unsigned long long at = e->host.regions[act->region].off;
+    if (!param_read(e, k)) return;
     fprintf(out, "    if (copy[%d]) {\n        ", k);
     t->copy(out, arena_printf(a, "scratch + 0x%llxu", at), arena_printf(a, "in[%d]", k), api_bytes(a, e, &e->in_planes[k], t));
     fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
@@ -699,9 +715,9 @@ static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const Host
     case HOST_ALIAS_TEST: emit_alias_test(out, a, e, act, t); break;
     case HOST_SCRATCH:
         fprintf(out, "    char *scratch;\n    int status;\n"
-                     "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, &scratch))) return status;\n"
-                     "    (void)scratch;\n    (void)copy;\n",
-                h->bytes_copies > 0 ? h->bytes_copies : 1, h->bytes > 0 ? h->bytes : 1);
+                     "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, \"the scratch memory of entry '%s'\", &scratch)))\n"
+                     "        return status;\n    (void)scratch;\n    (void)copy;\n",
+                h->bytes_copies > 0 ? h->bytes_copies : 1, h->bytes > 0 ? h->bytes : 1, e->func->entry);
         break;
     case HOST_COPY_INPUT: emit_input_copy(out, a, e, act, t); break;
     case HOST_NODE: emit_node_call(out, a, e, &e->nodes[act->index], plan_node_name(a, e, act->index), t); break;
@@ -897,6 +913,27 @@ static void emit_plane_lengths(FILE *out, const EntryPlan *first, bool results, 
     arena_free(&a);
 }
 
+/* What each plane of the parameters (or the results) is for, as the main's
+ * message names it when the plane cannot be allocated: the parameter (by
+ * its place among the entry's, scalars included) or the result, and the
+ * API's name of the plane (in0..., out0...: docs/api.md). */
+static void emit_plane_names(FILE *out, const EntryPlan *first, bool results, const char *name) {
+    const IrBody *body = first->func->body;
+    int nv = results ? body->nresults : body->nparams, count = 0;
+    fprintf(out, "    static const char *const %s[] = {", name);
+    for (int i = 0; i < nv; i++) {
+        const IrVal *v = results ? body->results[i] : body->params[i];
+        if (!results && ir_is_scalar(v)) continue;
+        for (int k = 0; k < v->elem->nslots; k++, count++) {
+            fputs(count ? ",\n        \"" : "\n        \"", out);
+            if (results && nv == 1) fputs("the result", out);
+            else fprintf(out, "%s %d", results ? "result" : "parameter", i + 1);
+            fprintf(out, " of entry '%s' (%s%d)\"", first->func->entry, results ? "out" : "in", count);
+        }
+    }
+    fputs(count ? "};\n" : "NULL};\n", out);
+}
+
 /* An entry of any length: the shape (parm_main_rows rows of parm_main_cols)
  * and the size that runs (spec) from the count of values, after the row
  * length for rows, as the interpreter finds them (compiler/io.c): the first
@@ -998,8 +1035,13 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     emit_plane_lengths(out, first, true, "out_bytes");
     fprintf(out, "    void *host_in[%d], *host_out[%d];\n", first->nin_planes ? first->nin_planes : 1,
             first->nout_planes ? first->nout_planes : 1);
-    fprintf(out, "    for (int k = 0; k < %d; k++) host_in[k] = malloc(in_bytes[k] ? in_bytes[k] : 1);\n", first->nin_planes);
-    fprintf(out, "    for (int k = 0; k < %d; k++) host_out[k] = malloc(out_bytes[k] ? out_bytes[k] : 1);\n", first->nout_planes);
+    emit_plane_names(out, first, false, "in_what");
+    emit_plane_names(out, first, true, "out_what");
+    fprintf(out, "    if (parm_main_host_alloc(host_in, in_bytes, in_what, %d) ||\n"
+                 "        parm_main_host_alloc(host_out, out_bytes, out_what, %d)) {\n", first->nin_planes, first->nout_planes);
+    fprintf(out, "        for (int k = 0; k < %d; k++) free(host_in[k]);\n", first->nin_planes);
+    fprintf(out, "        for (int k = 0; k < %d; k++) free(host_out[k]);\n", first->nout_planes);
+    fputs("        free(input.text);\n        return 1;\n    }\n", out);
     int first_array = -1;
     Arena scratch = {0};
     for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
@@ -1023,7 +1065,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     fputs("    free(input.text);\n", out);
     if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
-    fprintf(out, "    const parm_main_planes in_planes = {host_in, in_bytes, %d}, out_planes = {host_out, out_bytes, %d};\n",
+    fprintf(out, "    const parm_main_planes in_planes = {host_in, in_bytes, in_what, %d}, out_planes = {host_out, out_bytes, out_what, %d};\n",
             first->nin_planes, first->nout_planes);
     emit_main_run(out, in, t);
     for (int r = 0, plane = 0; r < body->nresults; r++) {

@@ -38,7 +38,7 @@ static Scalar *plane_new(size_t count) {
             pool[i].plane = NULL;
             return p;
         }
-    return xcalloc(count, sizeof(Scalar));
+    return calloc(count ? count : 1, sizeof(Scalar));
 }
 
 static void plane_free(Scalar *p, size_t count) {
@@ -68,13 +68,25 @@ long buf_first_difference(const Buf *a, const Buf *b) {
     return -1;
 }
 
+/* The array's own bytes, as the compiled programs hold it (the message the
+ * same as theirs), not the interpreter's: it holds every scalar in a Scalar
+ * of 8 bytes, and would say twice what an array of i32 needs. */
+static void buf_out_of_memory(const Buf *b) {
+    size_t bytes = 0;
+    for (int k = 0; k < b->elem->nslots; k++) bytes += (size_t)prim_bits(elem_slot_prim(b->elem, k)) / 8 * buf_count(b);
+    Arena a = {0};
+    diag_fatal("out of memory while interpreting: could not allocate %zu bytes for an array of %zu %s", bytes,
+               buf_count(b), elem_text(&a, b->elem));
+}
+
 Buf *buf_new(long batch, int log_len, const ElemType *elem) {
     Buf *b = xcalloc(1, sizeof *b);
     b->batch = batch;
     b->log_len = log_len;
     b->elem = elem;
     b->planes = xcalloc((size_t)elem->nslots, sizeof(Scalar *));
-    for (int k = 0; k < elem->nslots; k++) b->planes[k] = plane_new(buf_count(b));
+    for (int k = 0; k < elem->nslots; k++)
+        if (!(b->planes[k] = plane_new(buf_count(b)))) buf_out_of_memory(b);
     return b;
 }
 

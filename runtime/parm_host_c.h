@@ -16,6 +16,8 @@
 struct parm_api_ctx {
     void *scratch;
     size_t scratch_bytes;
+    size_t failed_bytes;    /* the allocation that gave PARM_ERROR_MEMORY, */
+    const char *failed;     /* what it was for (the standalone main says) */
 };
 
 int parm_api_ctx_create(parm_ctx **ctx)
@@ -32,14 +34,22 @@ void parm_api_ctx_destroy(parm_ctx *ctx)
     free(ctx);
 }
 
-/* The scratch memory of a call, kept for later calls. */
-static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)
+/* An allocation of `bytes` for `what` (a static text) that failed. */
+static int parm_out_of_memory(parm_ctx *ctx, size_t bytes, const char *what)
+{
+    ctx->failed_bytes = bytes;
+    ctx->failed = what;
+    return PARM_ERROR_MEMORY;
+}
+
+/* The scratch memory of a call (`what`: whose), kept for later calls. */
+static int parm_scratch(parm_ctx *ctx, size_t bytes, const char *what, char **base)
 {
     if (ctx->scratch_bytes < bytes) {
         free(ctx->scratch);
         ctx->scratch = malloc(bytes);
         ctx->scratch_bytes = ctx->scratch ? bytes : 0;
-        if (!ctx->scratch) return PARM_ERROR_MEMORY;
+        if (!ctx->scratch) return parm_out_of_memory(ctx, bytes, what);
     }
     *base = (char *)ctx->scratch;
     return 0;

@@ -65,6 +65,8 @@ struct parm_api_ctx {
     const char *call;       /* the failed call's text and line in this file */
     int line;
     char message[512];      /* parm_api_ctx_message's text */
+    size_t failed_bytes;    /* the allocation that gave PARM_ERROR_MEMORY, */
+    const char *failed;     /* what it was for (the standalone main says) */
 };
 
 /* A failed call's error is the status's: it is cleared from the runtime so
@@ -188,9 +190,19 @@ static int parm_check_device(parm_ctx *ctx)
     return device == ctx->device ? PARM_OK : PARM_ERROR_DEVICE;
 }
 
-/* The scratch memory of a call, stream-ordered (no synchronisation) and
-   kept for later calls. */
-static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)
+/* An allocation of `bytes` for `what` that failed: CUDA's error is cleared,
+   not left for a later launch check to find. */
+static int parm_out_of_memory(parm_ctx *ctx, size_t bytes, const char *what)
+{
+    (void)cudaGetLastError();
+    ctx->failed_bytes = bytes;
+    ctx->failed = what;
+    return PARM_ERROR_MEMORY;
+}
+
+/* The scratch memory of a call (`what`: whose), stream-ordered (no
+   synchronisation) and kept for later calls. */
+static int parm_scratch(parm_ctx *ctx, size_t bytes, const char *what, char **base)
 {
     if (ctx->scratch_bytes < bytes) {
         if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));
@@ -199,8 +211,7 @@ static int parm_scratch(parm_ctx *ctx, size_t bytes, char **base)
         cudaError_t e = cudaMallocAsync(&ctx->scratch, bytes, ctx->stream);
         if (e == cudaErrorMemoryAllocation) {
             ctx->scratch = NULL;
-            (void)cudaGetLastError();   /* not left for a later launch check to find */
-            return PARM_ERROR_MEMORY;
+            return parm_out_of_memory(ctx, bytes, what);
         }
         PARM_CHECK(ctx, e);
         ctx->scratch_bytes = bytes;

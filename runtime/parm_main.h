@@ -17,12 +17,30 @@
 typedef int (*parm_main_fn)(parm_ctx *ctx, void *const *in, void *const *out, size_t n);
 
 /* The host planes of the parameters or of the results: count planes, plane
- * k of bytes[k] bytes. */
+ * k of bytes[k] bytes, for what[k] (its parameter or result, named in the
+ * message when it cannot be allocated). */
 typedef struct {
     void *const *host;
     const size_t *bytes;
+    const char *const *what;
     int count;
 } parm_main_planes;
+
+/* The message of an allocation that failed: its bytes, what it was for. */
+#define PARM_MSG_ALLOC "could not allocate %zu bytes for %s"
+
+/* The host planes of `bytes` (at least 1 each), all NULL but those
+ * allocated; one that cannot be allocated is said on stderr (1). */
+static int parm_main_host_alloc(void **host, const size_t *bytes, const char *const *what, int count)
+{
+    for (int k = 0; k < count; k++) host[k] = NULL;
+    for (int k = 0; k < count; k++)
+        if (!(host[k] = malloc(bytes[k] ? bytes[k] : 1))) {
+            fprintf(stderr, "error: " PARM_MSG_ALLOC "\n", bytes[k], what[k]);
+            return 1;
+        }
+    return 0;
+}
 
 static int parm_compare_ms(const void *a, const void *b)
 {
@@ -61,8 +79,8 @@ static int parm_main_execute(parm_ctx *ctx, parm_main_fn call, size_t n, const p
     void **din = (void **)calloc((size_t)in->count + 1, sizeof(void *));
     void **dout = (void **)calloc((size_t)out->count + 1, sizeof(void *));
     int status = din && dout ? PARM_OK : PARM_ERROR_MEMORY;
-    if (!status) status = parm_main_device(ctx, din, in->host, in->bytes, in->count, 1);
-    if (!status) status = parm_main_device(ctx, dout, out->host, out->bytes, out->count, 0);
+    if (!status) status = parm_main_device(ctx, din, in->host, in->bytes, in->what, in->count, 1);
+    if (!status) status = parm_main_device(ctx, dout, out->host, out->bytes, out->what, out->count, 0);
     if (!status) status = parm_main_wait(ctx);
     if (!status) status = call(ctx, din, dout, n);
     if (!status) status = parm_main_wait(ctx);

@@ -9,10 +9,12 @@
 #include <time.h>
 
 /* The planes the entry runs on: the host's (`upload` has nothing to do). */
-static int parm_main_device(parm_ctx *ctx, void **dev, void *const *host, const size_t *bytes, int count, int upload)
+static int parm_main_device(parm_ctx *ctx, void **dev, void *const *host, const size_t *bytes, const char *const *what,
+                            int count, int upload)
 {
     (void)ctx;
     (void)bytes;
+    (void)what;
     (void)upload;
     for (int k = 0; k < count; k++) dev[k] = host[k];
     return PARM_OK;

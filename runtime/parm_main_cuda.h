@@ -6,14 +6,22 @@
 #ifndef PARM_MAIN_CUDA_H
 #define PARM_MAIN_CUDA_H
 
-/* Device planes of the host's sizes, with the host's bytes where `upload`.
+/* Device planes of the host's sizes, with the host's bytes where `upload`;
+ * what[k] says what plane k is for when it cannot be allocated.
  * A cudaMemcpy from pageable memory may return before its DMA lands, and
  * the context's non-blocking stream does not wait for stream 0: the run
  * waits for the device (parm_main_wait) before its first call. */
-static int parm_main_device(parm_ctx *ctx, void **dev, void *const *host, const size_t *bytes, int count, int upload)
+static int parm_main_device(parm_ctx *ctx, void **dev, void *const *host, const size_t *bytes, const char *const *what,
+                            int count, int upload)
 {
     for (int k = 0; k < count; k++) {
-        PARM_CHECK(ctx, cudaMalloc(&dev[k], bytes[k] ? bytes[k] : 1));
+        cudaError_t e = cudaMalloc(&dev[k], bytes[k] ? bytes[k] : 1);
+        if (e == cudaErrorMemoryAllocation) {
+            dev[k] = NULL;
+            snprintf(ctx->message, sizeof ctx->message, "%s in device memory", what[k]);
+            return parm_out_of_memory(ctx, bytes[k], ctx->message);
+        }
+        PARM_CHECK(ctx, e);
         if (upload) PARM_CHECK(ctx, cudaMemcpy(dev[k], host[k], bytes[k], cudaMemcpyHostToDevice));
     }
     return PARM_OK;

@@ -19,7 +19,7 @@ static parm_main_planes parm_main_slice(const parm_main_planes *whole, int r, vo
         bytes[k] = whole->bytes[k] / PARM_RANKS;
         host[k] = (char *)whole->host[k] + (size_t)r * bytes[k];
     }
-    parm_main_planes slice = {host, bytes, whole->count};
+    parm_main_planes slice = {host, bytes, whole->what, whole->count};
     return slice;
 }
 
@@ -36,6 +36,8 @@ static int parm_main_rank(int r, ncclComm_t comm, parm_main_fn call, size_t n, c
     parm_main_planes out_slice = parm_main_slice(out, r, out_host.data(), out_bytes.data());
     status = parm_main_execute(ctx, call, n, &in_slice, &out_slice, repeat, r == 0 ? " (rank 0)" : NULL);
     if (status == PARM_ERROR_CUDA) fprintf(stderr, "rank %d: %s\n", r, parm_api_ctx_message(ctx));
+    if (status == PARM_ERROR_MEMORY && ctx->failed)
+        fprintf(stderr, "rank %d: " PARM_MSG_ALLOC "\n", r, ctx->failed_bytes, ctx->failed);
     parm_api_ctx_destroy(ctx);
     return status;
 }

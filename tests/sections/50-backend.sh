@@ -213,6 +213,12 @@ for entry in ident indexed widened sorted graph filled ranged padded taken; do
     C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
         c_vs_interp "one element: $entry" tests/backend/one_element.parm "$entry" "$TMP/c/in.txt"
 done
+# the entry shapes whose CUDA 50-cuda-compile compiles without warnings
+# (tests/backend/entry_shapes.parm; its main, an identity, runs above)
+for entry in total several pairs swapped scaled lengths unstored ignored; do
+    "$PARMC" --random-input=5 -e "$entry" tests/backend/entry_shapes.parm >"$TMP/c/in.txt"
+    c_vs_interp "entry shapes: $entry" tests/backend/entry_shapes.parm "$entry" "$TMP/c/in.txt"
+done
 echo >"$TMP/c/in.txt"
 c_vs_interp "one element: padded, given none" tests/backend/one_element.parm padded "$TMP/c/in.txt"
 

@@ -98,3 +98,55 @@ if cc -std=c11 -O1 -I"$TMP/rob" "$TMP/rob/nomem_test.c" "$TMP/rob/api.c" -Wl,--w
 else
     fail "API without scratch memory: $(head -3 "$TMP/rob/err.txt" "$TMP/rob/nomem.out")"
 fi
+
+# an allocation that fails names its bytes and what they were for (issue 41):
+# a result of 2^40 i32 (4 TiB) under a limit of 8 GB of address space, in the
+# C target's standalone main and in the interpreter (which holds a scalar in
+# 8 bytes, yet names the array's own bytes, as the compiled programs do)
+printf 'entry main (xs : [2^4]i32) = replicate 40 (xs ! 0)\n' >"$TMP/rob/big.parm"
+"$PARMC" --target=c --emit-main "$TMP/rob/big.parm" -o "$TMP/rob/big.c" 2>/dev/null
+cc -std=c11 -O1 "$TMP/rob/big.c" -o "$TMP/rob/big" -lm
+(ulimit -v 8000000; seq 16 | "$TMP/rob/big" >/dev/null 2>"$TMP/rob/err.txt")
+status=$?
+if [ $status -eq 1 ] &&
+    [ "$(cat "$TMP/rob/err.txt")" = "error: could not allocate 4398046511104 bytes for the result of entry 'main' (out0)" ]; then
+    pass
+else
+    fail "emitted main of a result it cannot allocate: exit $status, $(head -2 "$TMP/rob/err.txt")"
+fi
+# a sanitizer build cannot start under the limit: there its allocator
+# returns NULL for what the system refuses (after a warning of its own), and
+# the evaluation's arrays are left to the fatal error's exit
+limit="ulimit -v 8000000"
+(ulimit -v 8000000; "$PARMC" --version) >/dev/null 2>&1 || limit=:
+(eval "$limit"; seq 16 | ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:detect_leaks=0 \
+    "$PARMC" --interpret "$TMP/rob/big.parm" >/dev/null 2>"$TMP/rob/err.txt")
+status=$?
+if [ $status -eq 1 ] && [ "$(grep -v AddressSanitizer "$TMP/rob/err.txt")" = \
+    "parmc: error: out of memory while interpreting: could not allocate 4398046511104 bytes for an array of 1099511627776 i32" ]; then
+    pass
+else
+    fail "interpreter on an array it cannot allocate: exit $status, $(head -2 "$TMP/rob/err.txt")"
+fi
+
+# scratch memory that the standalone main cannot allocate (malloc of the
+# plan's 0x100 bytes fails through the linker's --wrap): its bytes and entry
+cat >"$TMP/rob/nomem_main.c" <<'CEOF'
+#include <stddef.h>
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size) { return size == 0x100 ? NULL : __real_malloc(size); }
+CEOF
+if "$PARMC" --target=c --emit-main "$TMP/variant.parm" -o "$TMP/rob/scratch.c" &&
+    grep -q 'parm_scratch(ctx, copies ? 0x200u : 0x100u, ' "$TMP/rob/scratch.c" &&
+    cc -std=c11 -O1 "$TMP/rob/scratch.c" "$TMP/rob/nomem_main.c" -Wl,--wrap=malloc -o "$TMP/rob/scratch" -lm 2>"$TMP/rob/err.txt"; then
+    seq 16 | "$TMP/rob/scratch" >/dev/null 2>"$TMP/rob/err.txt"
+    status=$?
+    if [ $status -eq 1 ] &&
+        [ "$(cat "$TMP/rob/err.txt")" = "error: could not allocate 256 bytes for the scratch memory of entry 'main'" ]; then
+        pass
+    else
+        fail "emitted main without scratch memory: exit $status, $(head -2 "$TMP/rob/err.txt")"
+    fi
+else
+    fail "emitted main with a failing malloc: $(head -3 "$TMP/rob/err.txt")"
+fi
