@@ -96,3 +96,31 @@ for src in tests/report/*.parm; do
     [ -z "$missing" ] && [ "$phases" -eq "$kernels" ] && pass ||
         fail "report $src: kernels not in the emitted CUDA:$missing ($kernels reported, $phases emitted)"
 done
+# Textbook networks as a new user writes them (tests/networks/, issue 43):
+# Batcher's odd-even merge sort with shift and with masked coli, Parberry's
+# pairwise network and odd-even transposition of rows of 2^5, beside the
+# stdlib's bpm_sort. Each sorts (its 2^6 entry against its input sorted, rows of 2^5
+# for the transposition, and C against the interpreter), and
+# tests/networks/passes.report pins the first line of --report of each at
+# 2^12, 2^16 and 2^20: its kernels and passes (for an entry graph, its
+# chains' kernels and the count of the other nodes, gathers, whose list is
+# left out).
+for src in tests/networks/*.parm; do
+    "$PARMC" --random-input=5 -e s6 "$src" >"$TMP/net_in.txt"
+    "$PARMC" --interpret -e s6 "$src" <"$TMP/net_in.txt" >"$TMP/net_out.txt" 2>&1
+    rows=64
+    [ "$src" = tests/networks/transposition.parm ] && rows=32
+    python3 -c 'import sys
+xs = [int(l) for l in open(sys.argv[1])]
+r = int(sys.argv[2])
+print("\n".join(str(x) for i in range(0, len(xs), r) for x in sorted(xs[i:i + r])))' "$TMP/net_in.txt" $rows >"$TMP/net_want.txt"
+    cmp -s "$TMP/net_want.txt" "$TMP/net_out.txt" && pass || fail "network $src: the 2^6 entry does not sort"
+    c_vs_interp "network $src" "$src" s6 "$TMP/net_in.txt"
+done
+for src in tests/networks/*.parm; do
+    for e in s12 s16 s20; do
+        printf '%s ' "${src##*/}"
+        "$PARMC" --report -e $e "$src" 2>&1 | head -1 | sed 's/ not simulated (.*/ not simulated/'
+    done
+done >"$TMP/net_passes.txt"
+golden tests/networks/passes.report "$TMP/net_passes.txt" 0 "report of the textbook networks (tests/networks)"
