@@ -31,7 +31,7 @@ static bool body_is_single(Rewriter *r, const IrBody *b, IrOp op) {
 }
 
 bool rule_bmmc_identity(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_BMMC || s->compl || !f2_is_identity(s->mat)) return false;
+    if (s->compl || !f2_is_identity(s->mat)) return false;
     rw_fired(r, s);
     rw_replace(r, s, s->res[0], s->args[0]);
     return true;
@@ -39,7 +39,7 @@ bool rule_bmmc_identity(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 
 /* bmmc (A,c) ∘ bmmc (B,d) = bmmc (AB, Ad ⊕ c) */
 bool rule_bmmc_fuse(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_BMMC ? rw_sole_def(r, s->args[0], IR_BMMC) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_BMMC);
     if (!d) return false;
     rw_fired(r, s);
     F2Mat m = f2_mul(s->mat, d->mat);
@@ -50,14 +50,14 @@ bool rule_bmmc_fuse(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 }
 
 bool rule_bmmc_replicate(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_BMMC || !s->args[0]->def || s->args[0]->def->op != IR_REPLICATE) return false;
+    if (!s->args[0]->def || s->args[0]->def->op != IR_REPLICATE) return false;
     rw_fired(r, s);
     rw_replace(r, s, s->res[0], s->args[0]);
     return true;
 }
 
 bool rule_reduce_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_REDUCE || !s->commutative) return false;
+    if (!s->commutative) return false;
     IrVal *xs = s->args[s->nargs - 1];
     if (!xs->def || xs->def->op != IR_BMMC) return false;
     rw_fired(r, s);
@@ -80,7 +80,7 @@ static bool keeps_blocks(const F2Mat *m, uint64_t compl, int r) {
  * built-in op and a bmmc that keeps each block of 2^r in place: every block
  * is the same multiset. */
 bool rule_reduceblocks_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_REDUCEBLOCKS || !s->commutative) return false;
+    if (!s->commutative) return false;
     IrVal *xs = s->args[s->nargs - 1];
     if (!xs->def || xs->def->op != IR_BMMC || !keeps_blocks(xs->def->mat, xs->def->compl, s->k)) return false;
     rw_fired(r, s);
@@ -106,7 +106,7 @@ static bool moves_blocks(const F2Mat *m, uint64_t compl, int k) {
  * where it meets the next one, as past a map. */
 bool rule_scan_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     int last = s->nargs - 1;
-    IrStmt *d = s->op == IR_SCAN ? rw_sole_def(r, s->args[last], IR_BMMC) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[last], IR_BMMC);
     if (!d || !moves_blocks(d->mat, d->compl, s->k)) return false;
     rw_fired(r, s);
     IrStmt *m = rw_detached(r, IR_SCAN, s->loc, d->args[0]);
@@ -148,7 +148,7 @@ bool rule_scan_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * bmmc sends to high bits A_hh·j ⊕ c_h. The permutation then moves 2^r
  * times fewer elements, or vanishes when A_hh is the identity. */
 bool rule_bmmc_expand(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_BMMC ? rw_sole_def(r, s->args[0], IR_EXPAND) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_EXPAND);
     if (!d) return false;
     int k = d->k, n = s->mat->n;
     for (int i = k; i < n; i++)
@@ -174,7 +174,7 @@ bool rule_bmmc_expand(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * they meet the next permutation. An element at x before the bmmc was at
  * A·x ⊕ c when f saw its position, so f's POS statements are rewritten. */
 bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_MAP ? rw_sole_def(r, s->args[0], IR_BMMC) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_BMMC);
     if (!d) return false;
     rw_fired(r, s);
     for (int i = 0; i < s->body->nstmts; i++)
@@ -196,7 +196,7 @@ bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 /* map f ∘ expand r = expand r ∘ map f, for an f that does not read its
  * position: f runs once per element of ys instead of once per copy. */
 bool rule_map_expand(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_MAP ? rw_sole_def(r, s->args[0], IR_EXPAND) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_EXPAND);
     if (!d || rw_reads_position(s->body)) return false;
     rw_fired(r, s);
     IrStmt *m = rw_detached(r, IR_MAP, s->loc, d->args[0]);
@@ -218,7 +218,7 @@ static void join_into(Rewriter *r, IrStmt *s, IrStmt *d) {
 }
 
 bool rule_map_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_MAP ? rw_sole_def(r, s->args[0], IR_MAP) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_MAP);
     if (!d) return false;
     rw_fired(r, s);
     join_into(r, s, d);
@@ -226,7 +226,7 @@ bool rule_map_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 }
 
 bool rule_two_identity(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO || s->body->nstmts || s->body->results[0] != s->body->params[0]) return false;
+    if (s->body->nstmts || s->body->results[0] != s->body->params[0]) return false;
     rw_fired(r, s);
     rw_replace(r, s, s->res[0], s->args[0]);
     return true;
@@ -234,7 +234,7 @@ bool rule_two_identity(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 
 /* two k (two l f) = two (k+l) f */
 bool rule_two_two(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO || !body_is_single(r, s->body, IR_TWO)) return false;
+    if (!body_is_single(r, s->body, IR_TWO)) return false;
     rw_fired(r, s);
     IrStmt *inner = s->body->stmts[0];
     s->k += inner->k;
@@ -244,7 +244,7 @@ bool rule_two_two(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 
 /* two k (map f) = map f */
 bool rule_two_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO || !body_is_single(r, s->body, IR_MAP)) return false;
+    if (!body_is_single(r, s->body, IR_MAP)) return false;
     rw_fired(r, s);
     s->op = IR_MAP;
     s->body = s->body->stmts[0]->body;
@@ -262,7 +262,7 @@ static bool body_is_local(const IrBody *b) {
  * combinators are peeled apart instead (rule_two_hoist), and joining them
  * back would undo that. */
 bool rule_two_fuse(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_TWO ? rw_sole_def(r, s->args[0], IR_TWO) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_TWO);
     if (!d || d->k != s->k || !body_is_local(d->body) || !body_is_local(s->body)) return false;
     rw_fired(r, s);
     join_into(r, s, d);
@@ -305,7 +305,6 @@ static void hoist(Rewriter *r, IrStmt *s, IrStmt *t, IrBody *out) {
  * body computes before it and keeps (a POS of the outer two, say): outside
  * the body those values do not exist. */
 bool rule_two_hoist(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO) return false;
     IrBody *b = s->body;
     bool any = false, blocked = false;
     int kept = 0;
@@ -415,7 +414,6 @@ static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
  * thread's registers then runs as whole-array stages, and zips and unzips
  * of a block become the free renamings they are at the entry's level. */
 bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO) return false;
     IrBody *b = s->body;
     rw_grow(r);
     r->epoch++;
@@ -471,7 +469,6 @@ bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * The bmmc itself moves, onto `after`, to be emitted after s; what it read
  * becomes the body's result, and its result the one s had. */
 bool rule_two_sink(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO) return false;
     IrBody *b = s->body;
     IrVal *res = b->results[0];
     IrStmt *t = res->def;
@@ -510,7 +507,7 @@ static bool block_diagonal(const F2Mat *m, uint64_t compl, int low) {
 }
 
 bool rule_two_pull_in(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *perm = s->op == IR_TWO ? rw_sole_def(r, s->args[0], IR_BMMC) : NULL;
+    IrStmt *perm = rw_sole_def(r, s->args[0], IR_BMMC);
     if (!perm) return false;
     int n = s->args[0]->log_len, low = n - s->k;
     IrStmt *d = rw_sole_def(r, perm->args[0], IR_TWO);
@@ -547,7 +544,6 @@ static IrVal *constant_into(Rewriter *r, IrBody *b, IrVal *v) {
  * reach memory (the zip is the map's only use; c.. are scalars of the body
  * around the map, or built in it as constants). */
 bool rule_map_replicate(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_MAP) return false;
     IrStmt *z = rw_sole_def(r, s->args[0], IR_ZIP);
     if (!z || z->nargs != 2) return false;
     int rep = -1;
@@ -574,7 +570,7 @@ bool rule_map_replicate(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * its position: f runs once, as scalar statements before s, and the array
  * is written once and never read (docs/ir.md). */
 bool rule_map_of_replicate(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_MAP ? s->args[0]->def : NULL;
+    IrStmt *d = s->args[0]->def;
     if (!d || d->dead || d->op != IR_REPLICATE || d->nargs != s->body->nparams) return false;
     IrBody *b = s->body;
     for (int i = 0; i < b->nstmts; i++)
@@ -627,7 +623,7 @@ IrStmt *rw_slot_map(Rewriter *r, Loc loc, IrVal *x, int from, int count, const E
  * block are renamings in its element code. Nested twos need none of this:
  * element code changes types freely. */
 bool rule_two_retype(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO || out != r->top || elem_equal(s->args[0]->elem, s->res[0]->elem)) return false;
+    if (out != r->top || elem_equal(s->args[0]->elem, s->res[0]->elem)) return false;
     rw_fired(r, s);
     IrVal *xs = s->args[0], *ys = s->res[0];
     const ElemType *t = xs->elem, *u = ys->elem, *pair = elem_tuple(r->p->arena, 2, (const ElemType *[]){t, u});

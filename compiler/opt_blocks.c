@@ -467,7 +467,6 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
  * expand). Bodies that fit registers stay element code, which does it in
  * one pass. */
 bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO) return false;
     IrBody *b = s->body;
     if (element_sized(s)) return false;
     rw_grow(r);
@@ -616,7 +615,7 @@ static bool replicates_several(const IrBody *b, const IrStmt *t) {
 }
 
 bool rule_two_sink_scalars(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO || element_sized(s)) return false;
+    if (element_sized(s)) return false;
     IrBody *b = s->body;
     /* a replicate of several sources' totals, slot by slot: a map whose
        function returns them, read as the sunk code is */
@@ -736,7 +735,7 @@ static void flagged_operator(Rewriter *r, IrStmt *t) {
  * T is scalar code on two sources' totals (two-reduce-zip, two-sink-
  * scalars). */
 bool rule_two_reduce_start(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO || element_sized(s)) return false;
+    if (element_sized(s)) return false;
     IrBody *b = s->body;
     for (int i = 0; i < b->nstmts; i++) {
         IrStmt *t = b->stmts[i];
@@ -928,7 +927,7 @@ static IrStmt *reduce_both(Rewriter *r, IrStmt *r1, IrStmt *r2) {
  * that). The scalar code then reads the totals of one reduction, which
  * two-reduce-blocks runs as a whole-array stage. */
 bool rule_two_reduce_zip(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_TWO || element_sized(s)) return false;
+    if (element_sized(s)) return false;
     IrBody *b = s->body;
     int i = 0, j = 0;
     if (!meeting_reductions(b, &i, &j)) return false;

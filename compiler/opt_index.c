@@ -8,9 +8,10 @@
 
 /* ---- an element read at a static position ---- */
 
-/* The live statement of op that defines the array the index s reads. */
+/* The live statement of op that defines the array the index s reads (the
+ * table tries these rules on indexes only). */
 static IrStmt *index_source(IrStmt *s, IrOp op) {
-    IrStmt *d = s->op == IR_INDEX ? s->args[0]->def : NULL;
+    IrStmt *d = s->args[0]->def;
     return d && !d->dead && d->op == op ? d : NULL;
 }
 
@@ -64,7 +65,7 @@ static uint64_t built_at(const IrStmt *s, int64_t i) {
  * several GPUs, where a block larger than a GPU's slice cannot be element
  * code. */
 bool rule_build_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    int n = s->op == IR_BUILD ? s->res[0]->log_len : 0;
+    int n = s->res[0]->log_len;
     IrVal *xs = n >= 1 ? built_from(s) : NULL;
     if (!xs) return false;
     uint64_t a0 = built_at(s, 0);

@@ -28,7 +28,7 @@ static bool same_scalar(const IrVal *a, const IrVal *b) {
 
 /* shift 0 x = id */
 bool rule_shift_zero(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_SHIFT || s->dist != 0) return false;
+    if (s->dist != 0) return false;
     rw_fired(r, s);
     rw_replace(r, s, s->res[0], s->args[s->nargs - 1]);
     return true;
@@ -37,7 +37,6 @@ bool rule_shift_zero(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 /* shift d x xs = replicate n x when |d| >= 2^k, its blocks' length: no
  * element is inside */
 bool rule_shift_out(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_SHIFT) return false;
     int n = s->res[0]->log_len;
     if (s->dist < (INT64_C(1) << s->k) && s->dist > -(INT64_C(1) << s->k)) return false;
     rw_fired(r, s);
@@ -55,7 +54,7 @@ bool rule_shift_out(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * that the inner shift filled moves further out with the outer one, so it
  * is x either way */
 bool rule_shift_shift(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_SHIFT ? rw_sole_def(r, s->args[s->nargs - 1], IR_SHIFT) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[s->nargs - 1], IR_SHIFT);
     int64_t sum;
     if (!d || d->k != s->k || (s->dist > 0) != (d->dist > 0) || __builtin_add_overflow(s->dist, d->dist, &sum))
         return false;
@@ -69,7 +68,7 @@ bool rule_shift_shift(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 
 /* half m b (join m ys zs) = ys or zs */
 bool rule_half_join(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_HALF ? s->args[0]->def : NULL;
+    IrStmt *d = s->args[0]->def;
     if (!d || d->dead || d->op != IR_JOIN || d->mask != s->mask) return false;
     rw_fired(r, s);
     rw_replace(r, s, s->res[0], d->args[s->k]);
@@ -94,7 +93,6 @@ static uint64_t join_half_image(uint64_t m, uint64_t m2, int k0, uint64_t x) {
  * chains of stages take (one GPU's and several GPUs'), not a gather pass
  * of its own. */
 bool rule_join_half(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_JOIN) return false;
     IrStmt *lo = s->args[0]->def, *hi = s->args[1]->def;
     if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF || lo->mask != hi->mask ||
         lo->k == hi->k || lo->args[0] != hi->args[0])
@@ -128,7 +126,7 @@ bool rule_join_half(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 /* half m b ∘ map f = map f ∘ half m b when f does not read its position:
  * f runs on half the elements */
 bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_HALF ? rw_sole_def(r, s->args[0], IR_MAP) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_MAP);
     if (!d || rw_reads_position(d->body)) return false;
     rw_fired(r, s);
     IrStmt *h = rw_detached(r, IR_HALF, s->loc, d->args[0]);
@@ -152,7 +150,7 @@ bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * of the sub-indices, computed here column by column. The permutation
  * moves towards the output, on half the elements. */
 bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    IrStmt *d = s->op == IR_HALF ? rw_sole_def(r, s->args[0], IR_BMMC) : NULL;
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_BMMC);
     if (!d) return false;
     rw_fired(r, s);
     const F2Mat *a = d->mat;
@@ -200,7 +198,7 @@ static uint64_t join_bmmc_image(const IrStmt *s, const F2Mat *p, const uint64_t 
 }
 
 bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_JOIN || s->args[0] == s->args[1]) return false;
+    if (s->args[0] == s->args[1]) return false;
     IrStmt *d0 = rw_sole_def(r, s->args[0], IR_BMMC), *d1 = rw_sole_def(r, s->args[1], IR_BMMC);
     if (!d0 || !d1 || !f2_equal(d0->mat, d1->mat)) return false;
     rw_fired(r, s);
@@ -289,7 +287,7 @@ static IrBody *refill_body(Rewriter *r, const IrStmt *s, const ElemType *elem) {
  * run the shift on the whole array, where one fill cannot serve every
  * block. */
 bool rule_shift_fill_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (s->op != IR_SHIFT || out == r->top || small_body(out)) return false;
+    if (out == r->top || small_body(out)) return false;
     int ns = s->nargs - 1;
     bool computed = false;
     for (int k = 0; k < ns && !computed; k++) computed = !rw_plain_scalar(out, s->args[k]);
@@ -342,7 +340,7 @@ int rw_length_source(const IrStmt *s, int64_t i, int64_t *at) {
  * thread's); at the entry's level, and in bodies on larger blocks, they
  * stay whole-array statements (which two-lift lifts). */
 bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if ((s->op != IR_HALF && s->op != IR_JOIN && s->op != IR_SHIFT) || out == r->top || !small_body(out) ||
+    if (out == r->top || !small_body(out) ||
         s->args[s->nargs - 1]->log_len > 3 || s->res[0]->log_len > 3)
         return false;
     rw_fired(r, s);

@@ -129,7 +129,8 @@ void rw_resolve_args(Rewriter *r, IrStmt *s);
  * emitted after s, last pushed first. True when the rule fired. */
 typedef bool RuleFn(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after);
 
-/* A rule is tried on the statements of its op only, RULE_ANY_OP on all. */
+/* A rule is tried on the statements of its op only (it takes the op for
+ * granted), RULE_ANY_OP on all. */
 #define RULE_ANY_OP (-1)
 
 struct Rule {
