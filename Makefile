@@ -27,7 +27,7 @@ SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler
        compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
        compiler/f2.c compiler/ir.c compiler/ir_walk.c compiler/ir_print.c compiler/ir_verify.c \
        compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
-       compiler/opt_normalise.c compiler/opt_rules.c compiler/opt_blocks.c compiler/opt_licm.c compiler/opt_lengths.c compiler/opt_index.c compiler/opt_tables.c \
+       compiler/opt_normalise.c compiler/opt_rewrite.c compiler/opt_basic.c compiler/opt_blocks.c compiler/opt_licm.c compiler/opt_lengths.c compiler/opt_index.c compiler/opt_rules.c compiler/opt_tables.c \
        compiler/access_model.c compiler/plan.c compiler/bmmc_plan.c compiler/plan_rounds.c compiler/plan_half.c compiler/schedule.c compiler/exchange_plan.c compiler/kernel_plan.c compiler/host_plan.c compiler/entry_plan.c compiler/table_place.c compiler/plan_verify.c \
        compiler/plan_print.c compiler/emit_bmmc.c compiler/emit_elem.c compiler/emit_graph.c compiler/emit_scan.c compiler/emit_reduce.c \
        compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \

@@ -13,7 +13,7 @@
  * an earlier statement of an enclosing body); results point back to their
  * statement.
  *
- * The rewrite pass also runs it after each rule (opt_rules.c), on the entry
+ * The rewrite pass also runs it after each rule (opt_rewrite.c), on the entry
  * as it stands in the middle of the walk: then every read goes through the
  * pass's pending replacements and killed statements are left out. */
 #include "ir.h"

@@ -8,6 +8,7 @@
 #include "benchcmd.h"
 #include "diag.h"
 #include "driver.h"
+#include "opt.h"
 #include "schedule.h"
 #include "testcmd.h"
 #include "version.h"
@@ -40,6 +41,8 @@ static const char usage[] =
     "                       pass (--dump-plan is --dump-after place-tables)\n"
     "  --passes             list the passes, in order, with the stage each hands\n"
     "                       on, and exit\n"
+    "  --list-rules         list the rewrite rules, in the order they are tried:\n"
+    "                       name, the op each is tried on, and exit\n"
     "  --random-input[=SEED]  print random input for the entry -e (default\n"
     "                       main), the same for the same SEED (default 1); for\n"
     "                       an entry over a size range SEED picks the size\n"
@@ -128,7 +131,7 @@ enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INT
 typedef enum {
     OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
     OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_NARROW_PERMUTES, OPT_NARROW_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_CLUSTER_BLOCKS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
-    OPT_DUMP_AFTER, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION, OPT_PASSES,
+    OPT_DUMP_AFTER, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION, OPT_PASSES, OPT_LIST_RULES,
     OPT_COUNT
 } OptId;
 
@@ -182,6 +185,7 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_HELP] = {"help", 'h', FLAG, ~0u, ""},
     [OPT_VERSION] = {"version", 0, FLAG, ~0u, ""},
     [OPT_PASSES] = {"passes", 0, FLAG, ~0u, ""},
+    [OPT_LIST_RULES] = {"list-rules", 0, FLAG, ~0u, ""},
 };
 
 static int usage_error(const char *fmt, const char *a, const char *b) __attribute__((format(printf, 1, 0)));
@@ -429,7 +433,7 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         return status;
     }
     case OPT_SPECIAL_FLOATS: opt->special_floats = true; return 0;
-    case OPT_HELP: case OPT_VERSION: case OPT_PASSES: case OPT_COUNT: break;
+    case OPT_HELP: case OPT_VERSION: case OPT_PASSES: case OPT_LIST_RULES: case OPT_COUNT: break;
     }
     return 0;
 }
@@ -478,6 +482,10 @@ static int parse_args(int argc, char **argv, Options *opt, const char **dirs) {
         }
         if (id == OPT_PASSES) {
             print_passes();
+            return 0;
+        }
+        if (id == OPT_LIST_RULES) {
+            opt_list_rules(stdout);
             return 0;
         }
         status = apply_option(id, a, value, opt, &seen, dirs);

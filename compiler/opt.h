@@ -13,6 +13,10 @@
 void opt_normalise(IrProgram *p);
 /* trace: when not NULL, one line per rule application. */
 void opt_optimise(IrProgram *p, FILE *trace);
+/* --list-rules: one line per entry of the rule table, in the order they are
+ * tried: the name --trace-rules prints, the op it is tried on ("any": every
+ * op) and, after "also", the other names it fires under. */
+void opt_list_rules(FILE *out);
 /* Expensive values computed from a body's position and constants alone
  * become TABLE statements (part of the optimised stage). */
 void opt_tabulate(IrProgram *p);

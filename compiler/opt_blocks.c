@@ -1,13 +1,13 @@
 /* opt_blocks.c: the rules that make a two's body on a large block (not
  * element code) into whole-array stages, part of the rewrite pass
- * (opt_rules.h): its reductions of the block, and elements read at static
+ * (opt_rewrite.h): its reductions of the block, and elements read at static
  * positions, become stages of the blocks' totals (two-reduce-blocks), two
  * reductions of the block whose totals meet become one (two-reduce-zip), a
  * reduction's start that the block computes is combined with its total
  * after it (two-reduce-start), and scalar code on several sources' totals
  * moves into the functions that read it (two-sink-scalars). two-lift then
  * runs the body as whole-array stages. */
-#include "opt_rules.h"
+#include "opt_blocks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -466,15 +466,14 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
  * whole-array stages (reduceblocks m of the whole array, halves and
  * expand). Bodies that fit registers stay element code, which does it in
  * one pass. */
-bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_TWO) return false;
+bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrBody *b = s->body;
     if (element_sized(s)) return false;
     rw_grow(r);
     r->epoch++;
     r->mark[b->params[0]->id] = r->epoch;
     if (!lifts_with_totals(r, b)) return false;
-    rw_fired(r, "two-reduce-blocks", s);
+    rw_fired(r, s);
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead && block_totals(b->stmts[i])) totals_as_array(r, b, i);
     return true;
@@ -615,14 +614,14 @@ static bool replicates_several(const IrBody *b, const IrStmt *t) {
     return n >= 2;
 }
 
-bool rule_two_sink_scalars(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_TWO || element_sized(s)) return false;
+bool rule_two_sink_scalars(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (element_sized(s)) return false;
     IrBody *b = s->body;
     /* a replicate of several sources' totals, slot by slot: a map whose
        function returns them, read as the sunk code is */
     for (int i = 0; i < b->nstmts; i++)
         if (replicates_several(b, b->stmts[i])) {
-            rw_fired(r, "two-sink-scalars", s);
+            rw_fired(r, s);
             replicate_as_map(r, b, i);
             rw_drain(r);
             return true;
@@ -634,7 +633,7 @@ bool rule_two_sink_scalars(Rewriter *r, IrStmt *s) {
         int n = 0;
         scalar_roots(b, t->res[0], roots, &n, 0);
         if (n < 2 || !sinkable(b, i, t->res[0])) continue;
-        rw_fired(r, "two-sink-scalars", s);
+        rw_fired(r, s);
         IrVal *v = t->res[0];
         for (int j = i + 1; j < b->nstmts; j++) {
             IrStmt *u = b->stmts[j];
@@ -735,8 +734,8 @@ static void flagged_operator(Rewriter *r, IrStmt *t) {
  * bits. The reduction then has a plain start (two-reduce-blocks), and op z
  * T is scalar code on two sources' totals (two-reduce-zip, two-sink-
  * scalars). */
-bool rule_two_reduce_start(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_TWO || element_sized(s)) return false;
+bool rule_two_reduce_start(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (element_sized(s)) return false;
     IrBody *b = s->body;
     for (int i = 0; i < b->nstmts; i++) {
         IrStmt *t = b->stmts[i];
@@ -745,7 +744,7 @@ bool rule_two_reduce_start(Rewriter *r, IrStmt *s) {
         bool computed = false;
         for (int k = 0; k < ns; k++) computed |= !rw_plain_scalar(b, t->args[k]);
         if (!computed) continue;
-        rw_fired(r, "two-reduce-start", s);
+        rw_fired(r, s);
         IrVal *xs = t->args[ns], **z = NEW_ARRAY(r->p->arena, IrVal *, ns);
         for (int k = 0; k < ns; k++) z[k] = t->args[k];
         int at = i;     /* the records (x, true), and the start (0.., false), before t */
@@ -927,19 +926,19 @@ static IrStmt *reduce_both(Rewriter *r, IrStmt *r1, IrStmt *r2) {
  * one's totals in between moves after it (when the later one reads none of
  * that). The scalar code then reads the totals of one reduction, which
  * two-reduce-blocks runs as a whole-array stage. */
-bool rule_two_reduce_zip(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_TWO || element_sized(s)) return false;
+bool rule_two_reduce_zip(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (element_sized(s)) return false;
     IrBody *b = s->body;
     int i = 0, j = 0;
     if (!meeting_reductions(b, &i, &j)) return false;
-    bool *after = calloc((size_t)b->nstmts, sizeof(bool));
-    if (!after) diag_fatal("out of memory in the optimiser");
-    if (!after_both(r, b, i, j, after)) {
-        free(after);
+    bool *moves = calloc((size_t)b->nstmts, sizeof(bool));
+    if (!moves) diag_fatal("out of memory in the optimiser");
+    if (!after_both(r, b, i, j, moves)) {
+        free(moves);
         return false;
     }
     IrStmt *r1 = b->stmts[i], *r2 = b->stmts[j];
-    rw_fired(r, "two-reduce-zip", r1);
+    rw_fired(r, r1);
     IrStmt *zip = reduce_both(r, r1, r2);
     /* b's statements again: up to j those that do not read r1, the zip and
        r1 at j, then those that do */
@@ -950,12 +949,12 @@ bool rule_two_reduce_zip(Rewriter *r, IrStmt *s) {
             stmts[n++] = zip;
             stmts[n++] = r1;
             for (int m = i + 1; m < j; m++)
-                if (after[m]) stmts[n++] = b->stmts[m];
-        } else if (k != i && !(k < j && after[k])) {
+                if (moves[m]) stmts[n++] = b->stmts[m];
+        } else if (k != i && !(k < j && moves[k])) {
             stmts[n++] = b->stmts[k];
         }
     }
-    free(after);
+    free(moves);
     b->stmts = stmts;
     b->nstmts = b->cap = n;
     return true;

@@ -1,36 +1,37 @@
 /* opt_index.c: the rules on an element read at a static position (index),
- * part of the rewrite pass (opt_rules.h): the read moves through the
+ * part of the rewrite pass (opt_rewrite.h): the read moves through the
  * statement that made the array to the element it comes from, so that one
  * element needs no whole-array work. */
-#include "opt_rules.h"
+#include "opt_index.h"
 
 #include <stdlib.h>
 
 /* ---- an element read at a static position ---- */
 
-/* The live statement of op that defines the array the index s reads. */
+/* The live statement of op that defines the array the index s reads (the
+ * table tries these rules on indexes only). */
 static IrStmt *index_source(IrStmt *s, IrOp op) {
-    IrStmt *d = s->op == IR_INDEX ? s->args[0]->def : NULL;
+    IrStmt *d = s->args[0]->def;
     return d && !d->dead && d->op == op ? d : NULL;
 }
 
 /* (bmmc (A,c) xs) ! k = xs ! A⁻¹(k ⊕ c): element x of xs is element A·x ⊕ c
  * of the result, so one element needs no permutation. */
-bool rule_index_bmmc(Rewriter *r, IrStmt *s) {
+bool rule_index_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *d = index_source(s, IR_BMMC);
     F2Mat inv;
     if (!d || !f2_invert(d->mat, &inv)) return false;
-    rw_fired(r, "index-bmmc", s);
+    rw_fired(r, s);
     s->at = (int64_t)f2_apply(&inv, (uint64_t)s->at ^ d->compl);
     rw_set_arg(r, s, 0, d->args[0]);
     return true;
 }
 
 /* (build s..) ! i = its slot of element i, the value built there */
-bool rule_index_build(Rewriter *r, IrStmt *s) {
+bool rule_index_build(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *d = index_source(s, IR_BUILD);
     if (!d) return false;
-    rw_fired(r, "index-build", s);
+    rw_fired(r, s);
     rw_replace(r, s, s->res[0], d->args[s->at * s->args[0]->elem->nslots + s->slot]);
     return true;
 }
@@ -63,8 +64,8 @@ static uint64_t built_at(const IrStmt *s, int64_t i) {
  * as a whole-array permutation, and a chain of stages takes that on
  * several GPUs, where a block larger than a GPU's slice cannot be element
  * code. */
-bool rule_build_bmmc(Rewriter *r, IrStmt *s) {
-    int n = s->op == IR_BUILD ? s->res[0]->log_len : 0;
+bool rule_build_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    int n = s->res[0]->log_len;
     IrVal *xs = n >= 1 ? built_from(s) : NULL;
     if (!xs) return false;
     uint64_t a0 = built_at(s, 0);
@@ -74,7 +75,7 @@ bool rule_build_bmmc(Rewriter *r, IrStmt *s) {
     for (int64_t i = 0; i < (INT64_C(1) << n); i++)
         if (f2_apply(&m, (uint64_t)i) != (built_at(s, i) ^ a0)) return false;
     if (!f2_invert(&m, &inv)) return false;
-    rw_fired(r, "build-bmmc", s);
+    rw_fired(r, s);
     int nargs = s->nargs;
     IrVal **old = s->args;
     s->op = IR_BMMC;
@@ -91,15 +92,15 @@ bool rule_build_bmmc(Rewriter *r, IrStmt *s) {
 }
 
 /* (replicate k x) ! i = x; (expand r ys) ! i = ys ! (i >> r) */
-bool rule_index_replicate(Rewriter *r, IrStmt *s) {
+bool rule_index_replicate(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *d = index_source(s, IR_REPLICATE), *e = index_source(s, IR_EXPAND);
     if (d && d->nargs == s->args[0]->elem->nslots) {
-        rw_fired(r, "index-replicate", s);
+        rw_fired(r, s);
         rw_replace(r, s, s->res[0], d->args[s->slot]);
         return true;
     }
     if (!e) return false;
-    rw_fired(r, "index-replicate", s);
+    rw_fired(r, s);
     s->at >>= e->k;
     rw_set_arg(r, s, 0, e->args[0]);
     return true;
@@ -107,12 +108,12 @@ bool rule_index_replicate(Rewriter *r, IrStmt *s) {
 
 /* (half m b xs) ! i, (join m ys zs) ! i, (shift d x xs) ! i: the element of
  * the array it names (rw_length_source), or the shift's fill. */
-bool rule_index_lengths(Rewriter *r, IrStmt *s) {
+bool rule_index_lengths(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *d = index_source(s, IR_HALF);
     if (!d) d = index_source(s, IR_JOIN);
     if (!d) d = index_source(s, IR_SHIFT);
     if (!d) return false;
-    rw_fired(r, "index-lengths", s);
+    rw_fired(r, s);
     int64_t at;
     int from = rw_length_source(d, s->at, &at);
     if (from < 0) {
@@ -126,12 +127,12 @@ bool rule_index_lengths(Rewriter *r, IrStmt *s) {
 
 /* (zip xs ys ..) ! i reads the array of its slot; ((unzip zs) field k) ! i
  * reads zs at that field's slot. */
-bool rule_index_zip(Rewriter *r, IrStmt *s) {
+bool rule_index_zip(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *z = index_source(s, IR_ZIP), *u = index_source(s, IR_UNZIP);
     if (z) {
         int a = 0, slot = s->slot;
         while (slot >= z->args[a]->elem->nslots) slot -= z->args[a++]->elem->nslots;
-        rw_fired(r, "index-zip", s);
+        rw_fired(r, s);
         s->slot = slot;
         rw_set_arg(r, s, 0, z->args[a]);
         return true;
@@ -139,7 +140,7 @@ bool rule_index_zip(Rewriter *r, IrStmt *s) {
     if (!u) return false;
     int offset = 0;
     for (int k = 0; u->res[k] != s->args[0]; k++) offset += u->res[k]->elem->nslots;
-    rw_fired(r, "index-zip", s);
+    rw_fired(r, s);
     s->slot += offset;
     rw_set_arg(r, s, 0, u->args[0]);
     return true;
@@ -183,7 +184,7 @@ static IrVal *copied(Rewriter *r, ElementCopy *c, IrVal *v, int nparams) {
  * the array. One slot, so that one element read stays one (a two's body
  * on a large block reads each as a gather, two-reduce-blocks, and two
  * reads whose values meet would stop it). */
-bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out) {
+bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *d = index_source(s, IR_MAP);
     if (!d || d->args[0]->elem->nslots != 1) return false;
     IrBody *f = d->body;
@@ -192,7 +193,7 @@ bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out) {
         if (f->stmts[i]->body) return false;
         n += f->stmts[i]->nres;
     }
-    rw_fired(r, "index-map", s);
+    rw_fired(r, s);
     ElementCopy c = {NEW_ARRAY(r->p->arena, IrVal *, n), NEW_ARRAY(r->p->arena, IrVal *, n), 0, d->args[0], s->at,
                      s->loc, {0}};
     for (int k = 0; k < f->nparams; k++) c.from[c.n++] = f->params[k];

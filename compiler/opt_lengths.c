@@ -1,10 +1,10 @@
 /* opt_lengths.c: the rules on arrays that change length (half, join and
- * shift), part of the rewrite pass (opt_rules.h): they cancel, combine,
+ * shift), part of the rewrite pass (opt_rewrite.h): they cancel, combine,
  * trade places with maps and permutations, and in element code on small
  * blocks become builds of the elements they read (lengths-build); on large
  * blocks a shift whose fill the block computes becomes a shift and a map
  * that writes the fill (shift-fill-map). */
-#include "opt_rules.h"
+#include "opt_lengths.h"
 
 /* ---- arrays that change length (half, join, shift) ---- */
 
@@ -27,20 +27,19 @@ static bool same_scalar(const IrVal *a, const IrVal *b) {
 }
 
 /* shift 0 x = id */
-bool rule_shift_zero(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_SHIFT || s->dist != 0) return false;
-    rw_fired(r, "shift-zero", s);
+bool rule_shift_zero(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (s->dist != 0) return false;
+    rw_fired(r, s);
     rw_replace(r, s, s->res[0], s->args[s->nargs - 1]);
     return true;
 }
 
 /* shift d x xs = replicate n x when |d| >= 2^k, its blocks' length: no
  * element is inside */
-bool rule_shift_out(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_SHIFT) return false;
+bool rule_shift_out(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     int n = s->res[0]->log_len;
     if (s->dist < (INT64_C(1) << s->k) && s->dist > -(INT64_C(1) << s->k)) return false;
-    rw_fired(r, "shift-out", s);
+    rw_fired(r, s);
     IrVal *xs = s->args[s->nargs - 1];
     s->op = IR_REPLICATE;
     s->k = n;
@@ -54,24 +53,24 @@ bool rule_shift_out(Rewriter *r, IrStmt *s) {
  * the blocks are the same and the fills are the same values: an element
  * that the inner shift filled moves further out with the outer one, so it
  * is x either way */
-bool rule_shift_shift(Rewriter *r, IrStmt *s) {
-    IrStmt *d = s->op == IR_SHIFT ? rw_sole_def(r, s->args[s->nargs - 1], IR_SHIFT) : NULL;
+bool rule_shift_shift(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    IrStmt *d = rw_sole_def(r, s->args[s->nargs - 1], IR_SHIFT);
     int64_t sum;
     if (!d || d->k != s->k || (s->dist > 0) != (d->dist > 0) || __builtin_add_overflow(s->dist, d->dist, &sum))
         return false;
     for (int k = 0; k < s->nargs - 1; k++)
         if (!same_scalar(s->args[k], d->args[k])) return false;
-    rw_fired(r, "shift-shift", s);
+    rw_fired(r, s);
     s->dist = sum;
     rw_set_arg(r, s, s->nargs - 1, d->args[d->nargs - 1]);
     return true;
 }
 
 /* half m b (join m ys zs) = ys or zs */
-bool rule_half_join(Rewriter *r, IrStmt *s) {
-    IrStmt *d = s->op == IR_HALF ? s->args[0]->def : NULL;
+bool rule_half_join(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    IrStmt *d = s->args[0]->def;
     if (!d || d->dead || d->op != IR_JOIN || d->mask != s->mask) return false;
-    rw_fired(r, "half-join", s);
+    rw_fired(r, s);
     rw_replace(r, s, s->res[0], d->args[s->k]);
     return true;
 }
@@ -93,13 +92,12 @@ static uint64_t join_half_image(uint64_t m, uint64_t m2, int k0, uint64_t x) {
  * itself when m' = m and b = 0. A swap of halves is a permutation, which
  * chains of stages take (one GPU's and several GPUs'), not a gather pass
  * of its own. */
-bool rule_join_half(Rewriter *r, IrStmt *s) {
-    if (s->op != IR_JOIN) return false;
+bool rule_join_half(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *lo = s->args[0]->def, *hi = s->args[1]->def;
     if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF || lo->mask != hi->mask ||
         lo->k == hi->k || lo->args[0] != hi->args[0])
         return false;
-    rw_fired(r, "join-half", s);
+    rw_fired(r, s);
     IrVal *xs = lo->args[0];
     if (lo->mask == s->mask && lo->k == 0) {
         rw_replace(r, s, s->res[0], xs);
@@ -127,10 +125,10 @@ bool rule_join_half(Rewriter *r, IrStmt *s) {
 
 /* half m b ∘ map f = map f ∘ half m b when f does not read its position:
  * f runs on half the elements */
-bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out) {
-    IrStmt *d = s->op == IR_HALF ? rw_sole_def(r, s->args[0], IR_MAP) : NULL;
+bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_MAP);
     if (!d || rw_reads_position(d->body)) return false;
-    rw_fired(r, "half-map", s);
+    rw_fired(r, s);
     IrStmt *h = rw_detached(r, IR_HALF, s->loc, d->args[0]);
     h->mask = s->mask;
     h->k = s->k;
@@ -151,10 +149,10 @@ bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out) {
  * linear in y: so the kept elements move by an affine bijection (A', c')
  * of the sub-indices, computed here column by column. The permutation
  * moves towards the output, on half the elements. */
-bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
-    IrStmt *d = s->op == IR_HALF ? rw_sole_def(r, s->args[0], IR_BMMC) : NULL;
+bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    IrStmt *d = rw_sole_def(r, s->args[0], IR_BMMC);
     if (!d) return false;
-    rw_fired(r, "half-bmmc", s);
+    rw_fired(r, s);
     const F2Mat *a = d->mat;
     int n = a->n, low = __builtin_ctzll(s->mask);
     uint64_t m2 = 0;
@@ -199,11 +197,11 @@ static uint64_t join_bmmc_image(const IrStmt *s, const F2Mat *p, const uint64_t 
     return j | (uint64_t)(f2_parity(j & s->mask) ^ h) << low;
 }
 
-bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out) {
-    if (s->op != IR_JOIN || s->args[0] == s->args[1]) return false;
+bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (s->args[0] == s->args[1]) return false;
     IrStmt *d0 = rw_sole_def(r, s->args[0], IR_BMMC), *d1 = rw_sole_def(r, s->args[1], IR_BMMC);
     if (!d0 || !d1 || !f2_equal(d0->mat, d1->mat)) return false;
-    rw_fired(r, "join-bmmc", s);
+    rw_fired(r, s);
     int n = s->res[0]->log_len;
     uint64_t c[2] = {d0->compl, d1->compl}, q = join_bmmc_image(s, d0->mat, c, 0);
     F2Mat moved = f2_zero(n);
@@ -288,13 +286,13 @@ static IrBody *refill_body(Rewriter *r, const IrStmt *s, const ElemType *elem) {
  * any map reading a block's scalar (two-reduce-blocks), so two-lift can
  * run the shift on the whole array, where one fill cannot serve every
  * block. */
-bool rule_shift_fill_map(Rewriter *r, IrStmt *s, IrBody *out) {
-    if (s->op != IR_SHIFT || out == r->top || small_body(out)) return false;
+bool rule_shift_fill_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (out == r->top || small_body(out)) return false;
     int ns = s->nargs - 1;
     bool computed = false;
     for (int k = 0; k < ns && !computed; k++) computed = !rw_plain_scalar(out, s->args[k]);
     if (!computed) return false;
-    rw_fired(r, "shift-fill-map", s);
+    rw_fired(r, s);
     const IrVal *res = s->res[0];
     IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, ns + 1);
     for (int k = 0; k < ns; k++) {
@@ -341,11 +339,11 @@ int rw_length_source(const IrStmt *s, int64_t i, int64_t *at) {
  * element code keeps in registers (2^3 elements of any type fit one
  * thread's); at the entry's level, and in bodies on larger blocks, they
  * stay whole-array statements (which two-lift lifts). */
-bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out) {
-    if ((s->op != IR_HALF && s->op != IR_JOIN && s->op != IR_SHIFT) || out == r->top || !small_body(out) ||
+bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
+    if (out == r->top || !small_body(out) ||
         s->args[s->nargs - 1]->log_len > 3 || s->res[0]->log_len > 3)
         return false;
-    rw_fired(r, "lengths-build", s);
+    rw_fired(r, s);
     const IrVal *res = s->res[0];
     int ns = res->elem->nslots, len = 1 << res->log_len;
     IrStmt *build = NEW(r->p->arena, IrStmt);

@@ -1,7 +1,7 @@
 /* opt_licm.c: loop-invariant code motion (hoist-invariant), part of the
- * rewrite pass (opt_rules.h): a body's array work that does not depend on
+ * rewrite pass (opt_rewrite.h): a body's array work that does not depend on
  * its parameters moves before the statement that runs the body. */
-#include "opt_rules.h"
+#include "opt_licm.h"
 
 #include <stdlib.h>
 
@@ -74,14 +74,14 @@ static void reread(Rewriter *r, IrStmt *t, IrVal *from, IrVal *to) {
  * reduce of one element excepted, where the moved work is merely unused), so
  * the values are the same bit for bit. Constants the moved statements read
  * are copied, as element code keeps its own. */
-bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out) {
+bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     if (!s->body) return false;
     IrBody *b = s->body;
     bool *varies = varying_stmts(r, b), *leaves = leaving_stmts(r, b, varies);
     bool any = false;
     for (int i = 0; i < b->nstmts && !any; i++) any = leaves[i];
     if (any) {
-        rw_fired(r, "hoist-invariant", s);
+        rw_fired(r, s);
         IrStmt **moved = NEW_ARRAY(r->p->arena, IrStmt *, b->nstmts);
         int nmoved = 0, kept = 0;
         for (int i = 0; i < b->nstmts; i++)

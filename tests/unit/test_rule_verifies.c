@@ -1,5 +1,5 @@
 /* test_rule_verifies.c: proves that the sanitizer build checks the IR after
- * each rule of the rewrite pass (opt_rules.c's fire, through
+ * each rule of the rewrite pass (opt_rewrite.c's fire, through
  * ir_verify_body), and that a rule that drops a value still read stops the
  * compilation with the rule's name, before the pass ends and the verifier
  * after it would name only the pass.
@@ -19,7 +19,7 @@
 #include "check.h"
 #include "diag.h"
 #include "driver.h"
-#include "opt_rules.h"
+#include "opt_rewrite.h"
 
 void __real_rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with);
 void __wrap_rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with);

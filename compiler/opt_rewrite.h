@@ -1,17 +1,21 @@
-/* opt_rules.h: internal to the rewrite pass (opt_optimise, opt.h). The
- * rewriter's state, the helpers that its files share (they carry rw_) and
- * the rules that opt_rules.c's rule table tries from the other files:
- *   opt_rules.c    the helpers, the basic rules, the rule table, the walk
- *                  and the rounds
+/* opt_rewrite.h: internal to the rewrite pass (opt_optimise, opt.h). The
+ * engine that applies rules to a fixed point, below the rules themselves:
+ *   opt_rewrite.c  the rewriter's state, the helpers the rules share (they
+ *                  carry rw_), the walk and the rounds
+ *   opt_basic.c    the basic rules (bmmc, map, two)
  *   opt_blocks.c   per-block reductions as whole-array stages
- *                  (two-reduce-blocks, two-reduce-zip)
  *   opt_licm.c     loop-invariant code motion (hoist-invariant)
  *   opt_lengths.c  arrays that change length (half, join, shift rules)
  *   opt_index.c    an element read at a static position (index-* rules)
- * Every change to what a statement reads goes through these helpers, which
- * keep the use counts exact (opt_rules.c says why). */
-#ifndef PARMC_OPT_RULES_H
-#define PARMC_OPT_RULES_H
+ *   opt_rules.c    the rule table, which names each family's rules (their
+ *                  headers opt_basic.h ... opt_index.h) in the order the
+ *                  walk tries them, and opt_optimise
+ * The families include this header only; the engine knows no rule but
+ * through the table it is handed. Every change to what a statement reads
+ * goes through these helpers, which keep the use counts exact
+ * (opt_rewrite.c says why). */
+#ifndef PARMC_OPT_REWRITE_H
+#define PARMC_OPT_REWRITE_H
 
 #include "opt.h"
 
@@ -20,8 +24,13 @@ typedef struct {
     int n, cap;
 } StmtList;
 
+typedef struct Rule Rule;
+
 typedef struct {
     IrProgram *p;
+    const Rule *rules;  /* the table, tried in order */
+    int nrules;
+    const Rule *trying; /* the rule being tried, innermost (rw_fired) */
     IrVal **subst;      /* by id: the value that replaces it */
     int *uses;          /* by id: reads by live statements and body results */
     int *mark;          /* by id: scratch for rw_reads_marked */
@@ -33,7 +42,7 @@ typedef struct {
     bool changed;
     FILE *trace;
     /* what the walk has in hand, innermost first, and the rules in progress
-     * (opt_rules.c: the sanitizer build checks the entry after each rule) */
+     * (opt_rewrite.c: the sanitizer build checks the entry after each rule) */
     struct RwFrame *open;
     int firing;
     const char *func; /* the entry being rewritten */
@@ -50,8 +59,12 @@ void rw_grow(Rewriter *r);
 IrVal *rw_resolve(Rewriter *r, IrVal *v);
 /* v's reads by live statements and body results. */
 int rw_uses(Rewriter *r, const IrVal *v);
-/* Records that a rule changed s (a line of --trace-rules). */
-void rw_fired(Rewriter *r, const char *rule, const IrStmt *s);
+/* Records that the rule being tried changed s (a line of --trace-rules,
+ * with the rule's name in the table). */
+void rw_fired(Rewriter *r, const IrStmt *s);
+/* The same for a rule that reports what it did under another of its names
+ * (Rule.also). */
+void rw_fired_as(Rewriter *r, const char *name, const IrStmt *s);
 
 /* exact use counts */
 void rw_add_use(Rewriter *r, IrVal *v);
@@ -101,28 +114,33 @@ int rw_length_source(const IrStmt *s, int64_t i, int64_t *at);
 /* the walk: rewrites s until no rule fires, then appends it to out */
 void rw_emit(Rewriter *r, IrBody *out, IrStmt *s);
 
-/* The rules of the other files; each returns true when it fired. */
-bool rule_two_reduce_start(Rewriter *r, IrStmt *s);
-bool rule_two_sink_scalars(Rewriter *r, IrStmt *s);
-bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s);                /* opt_blocks.c */
-bool rule_two_reduce_zip(Rewriter *r, IrStmt *s);
-bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out);     /* opt_licm.c */
-bool rule_shift_zero(Rewriter *r, IrStmt *s);                       /* opt_lengths.c */
-bool rule_shift_out(Rewriter *r, IrStmt *s);
-bool rule_shift_shift(Rewriter *r, IrStmt *s);
-bool rule_half_join(Rewriter *r, IrStmt *s);
-bool rule_join_half(Rewriter *r, IrStmt *s);
-bool rule_half_map(Rewriter *r, IrStmt *s, IrBody *out);
-bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out);
-bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out);
-bool rule_shift_fill_map(Rewriter *r, IrStmt *s, IrBody *out);
-bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out);
-bool rule_index_bmmc(Rewriter *r, IrStmt *s);                       /* opt_index.c */
-bool rule_index_build(Rewriter *r, IrStmt *s);
-bool rule_build_bmmc(Rewriter *r, IrStmt *s);
-bool rule_index_replicate(Rewriter *r, IrStmt *s);
-bool rule_index_lengths(Rewriter *r, IrStmt *s);
-bool rule_index_zip(Rewriter *r, IrStmt *s);
-bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out);
+/* Statements that are dead leave b. */
+void rw_compact(IrBody *b);
+/* b's result i becomes v. */
+void rw_set_result(Rewriter *r, IrBody *b, int i, IrVal *v);
+/* s's arguments after the replacements made so far. */
+void rw_resolve_args(Rewriter *r, IrStmt *s);
+
+/* ---- the rule table ---- */
+
+/* The rules' one signature: s is about to be placed at the end of `out`
+ * (the entry's own body when out == r->top: a rule may emit statements
+ * there before s, through rw_emit), and what a rule pushes on `after` is
+ * emitted after s, last pushed first. True when the rule fired. */
+typedef bool RuleFn(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after);
+
+/* A rule is tried on the statements of its op only (it takes the op for
+ * granted), RULE_ANY_OP on all. */
+#define RULE_ANY_OP (-1)
+
+struct Rule {
+    const char *name; /* docs/ir.md's, what --trace-rules prints */
+    int op;           /* an IrOp, or RULE_ANY_OP */
+    RuleFn *fn;
+    const char *also; /* the other names it fires under (rw_fired_as), or NULL */
+};
+
+/* Rewrites every entry of p with the rules, to a fixed point. */
+void rw_optimise(IrProgram *p, FILE *trace, const Rule *rules, int nrules);
 
 #endif
