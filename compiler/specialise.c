@@ -448,10 +448,39 @@ static void call_chain(void *data, Loc error) {
     if (in_import(s, error)) frame_notes(s, s->depth - 1, user_frame(s), IMPORT_INNER, IMPORT_OUTER);
 }
 
+/* The base case to suggest to the function whose body holds the call of
+ * stack[i]: `halve 0 xs = ...` for its first run-time scalar parameter. */
+static const char *static_base_case(Spec *s, int i) {
+    const Frame *caller = &s->stack[i - 1];
+    for (int a = 0; caller->fn && a < caller->nargs; a++)
+        if (caller->args[a]->kind == V_RT && ir_is_scalar(caller->args[a]->rt))
+            return base_case_text(s, caller->fn, a);
+    return "f 0 xs = ...";
+}
+
+/* A recursion through the branch of an `if` on a run-time condition: both
+ * branches are specialised, so the condition never stops it. The same `if`
+ * holds two of the calls on the stack. */
+static void runtime_if_note(Spec *s) {
+    for (int i = s->depth - 1; i > 0; i--) {
+        Loc at = s->stack[i].runtime_if;
+        if (at.line == 0) continue;
+        for (int j = i - 1; j > 0; j--)
+            if (same_place(s->stack[j].runtime_if, at)) {
+                diag_note(at, "the recursion goes through this `if`, whose condition is a run-time value: both "
+                              "branches of such an `if` are specialised, so it does not stop the recursion; make "
+                              "the condition static: recurse on a static number, with an equation for its end "
+                              "such as `%s` (as the stdlib's networks do)", static_base_case(s, i));
+                return;
+            }
+    }
+}
+
 static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
     diag_set_context(NULL, NULL, NULL);   /* the notes below show every file's calls */
     diag_report(loc, "%s", what);
     recursion_note(s);
+    runtime_if_note(s);
     frame_notes(s, s->depth - 1, 0, CHAIN_INNER, CHAIN_OUTER);
     diag_abort();
 }
@@ -460,16 +489,19 @@ static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc l
     spend(s, loc);
     if (s->depth == SPEC_MAX_DEPTH)
         too_deep(s, loc, arena_printf(s->arena, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH));
-    s->stack[s->depth++] = (Frame){.loc = loc, .name = name, .args = args, .nargs = nargs};
+    s->stack[s->depth++] = (Frame){.loc = loc, .name = name, .args = args, .nargs = nargs, .runtime_if = s->runtime_if};
 }
 
 /* The body of a call: errors in it are not at the call, so it runs with no
- * over-application recorded. */
+ * over-application recorded, and outside the caller's run-time `if`. */
 static Value *eval_body(Spec *s, const Expr *body, Env *env) {
     const Value *saved = s->over.fn;
+    Loc saved_if = s->runtime_if;
     s->over.fn = NULL;
+    s->runtime_if = (Loc){0};
     Value *r = eval(s, body, env);
     s->over.fn = saved;
+    s->runtime_if = saved_if;
     return r;
 }
 
@@ -717,8 +749,11 @@ static Value *eval_if(Spec *s, const Expr *e, Env *env) {
     Value *c = eval(s, e->cond, env);
     if (c->kind == V_BOOL) return eval(s, c->i ? e->then : e->els, env);
     if (c->kind == V_RT && ir_is_scalar(c->rt) && c->rt->elem->prim == PRIM_BOOL) {
+        Loc outer = s->runtime_if;
+        s->runtime_if = e->loc;
         Value *a = eval(s, e->then, env);
         Value *b = eval(s, e->els, env);
+        s->runtime_if = outer;
         return select_values(s, c->rt, a, b, e->loc);
     }
     diag_error(e->cond->loc, "condition must be a bool, got %s", value_describe(s, c));

@@ -64,6 +64,7 @@ typedef struct {            /* one active call, for the notes of an error: how i
     Value **args;
     int nargs;
     bool entry;             /* the frame of the entry itself, at its declaration */
+    Loc runtime_if;         /* the `if` on a run-time condition in whose branch the call is; line 0: none */
 } Frame;
 
 /* A call that takes fewer arguments than its application gives (`two f x
@@ -113,6 +114,7 @@ struct Spec {
     long work;
     OverApplied over;
     NegativeArg neg;
+    Loc runtime_if;         /* the innermost `if` on a run-time condition being evaluated in this body */
     const Program *program;         /* for suggesting names */
     const ImportPath *import_path;  /* for suggesting an import; NULL: none */
 };
