@@ -87,7 +87,7 @@ struct Expr {
     Loc loc;                /* the token that best names the node (operator, '(' ...) */
     int64_t value;
     double fvalue;
-    const char *name;       /* EXPR_VAR */
+    const char *name;       /* EXPR_VAR; EXPR_INT, EXPR_FLOAT: the literal as written, for hints */
     Op op;
     Expr *fn, *arg;         /* EXPR_APP */
     Expr *lhs, *rhs;        /* EXPR_BINARY, EXPR_UNARY (lhs only) */
@@ -97,6 +97,10 @@ struct Expr {
     Expr *value_expr;       /* EXPR_LET */
     Expr *body;             /* EXPR_LET, EXPR_LAMBDA */
     PtrList elems;          /* EXPR_TUPLE, EXPR_LIST: Expr* */
+    /* EXPR_BINARY '-' written as a negative argument, `f -1` (a name, a
+     * space, then '-' directly followed by a literal): the name and the
+     * literal, for the hint of an error in it (specialise.c); else NULL */
+    const Expr *neg_head, *neg_literal;
     int height;             /* of the tree: 0 for a leaf; at most 1000 (parse.c) */
 };
 

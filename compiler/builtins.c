@@ -151,10 +151,12 @@ static noreturn void runtime_power(Spec *s, Value *a, Value *b, Loc loc) {
     diag_abort();
 }
 
-/* `f -1` is the subtraction f - 1: a function on the left of '-'. */
+/* `f -1` is the subtraction f - 1: a function on the left of '-'. Written
+ * so, the notes of specialisation give the hint with its names. */
 static noreturn void function_minus(Spec *s, Value *b, Loc loc) {
     diag_report(loc, "operator '-' does not apply to a function and %s", value_describe(s, b));
-    diag_note(loc, "`f -1` is the subtraction f - 1; a negative argument needs parentheses: f (-1)");
+    if (!spec_negative_argument_noted(s, loc))
+        diag_note(loc, "`f -1` is the subtraction f - 1; a negative argument needs parentheses: f (-1)");
     diag_abort();
 }
 

@@ -220,11 +220,30 @@ static void add_ids(Graph *g, int **list, int *n, const int *ids, int count) {
     *n += count;
 }
 
+/* A function that reads a whole array of the entry would run its work on
+ * it once per element. A map whose function reduces the array (`map (\x ->
+ * reduce op z (map (\y -> ...) ys)) xs`) gets a note with the form that
+ * compiles: every element paired with the whole array in one array of rows
+ * (row i: xs[i] with each element of ys), reduced row by row. */
+static noreturn void refuse_array_read(const Graph *g, const IrStmt *s, const IrVal *v) {
+    diag_report(s->loc, "the back end does not support a function that reads a whole array of the entry in entry "
+                        "'%s' yet; use --interpret", g->f->entry);
+    if (s->op == IR_MAP && ir_count_stmts(s->body, IR_REDUCE) > 0) {
+        int n = s->res[0]->log_len, m = v->log_len;
+        diag_note(s->loc, "to reduce a whole array for each element, pair the elements with it in one array and "
+                          "reduce its rows: `reduceblocks %d op z (map (\\(x, y) -> ...) (zip (expand %d xs) "
+                          "(transpose %d %d (expand %d ys))))` for the 2^%d elements xs and the array ys of 2^%d "
+                          "(transpose: import \"perm\"; row_sum and the other reductions of rows: import \"rows\")",
+                  m, m, m, n, n, n, m);
+    }
+    diag_abort();
+}
+
 /* Scalars that element code reads: arrays from outside are refused. */
 static void add_args(Graph *g, Build *b, const IrStmt *s, const IrVal *const *vals, int n) {
     for (int i = 0; i < n; i++) {
         const IrVal *v = vals[i];
-        if (!ir_is_scalar(v)) refuse(g, s, "a function that reads a whole array of the entry");
+        if (!ir_is_scalar(v)) refuse_array_read(g, s, v);
         bool seen = false;
         for (int j = 0; j < b->nargs && !seen; j++) seen = b->arg_vals[j] == v;
         if (seen) continue;

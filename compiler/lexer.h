@@ -83,5 +83,8 @@ noreturn void parse_too_deep(ParseState *ps);
  * limit as soon as they are built; called by every rule that gives a node
  * children, so a huge expression fails after its first 1000 levels. */
 Expr *parse_node(Expr *e);
+/* Marks the subtraction `minus`, whose operator is op, when it is written
+ * as a negative argument, `f -1` (ast.h: neg_head, neg_literal). */
+void parse_negative_argument(Expr *minus, Token op);
 
 #endif

@@ -285,6 +285,35 @@ Expr *parse_node(Expr *e)
     return e;
 }
 
+/* ---- negative arguments ---- */
+
+/* The leaf that e starts with (first) or ends with, through applications
+ * and operators: the token next to an operator beside e. */
+static const Expr *edge_leaf(const Expr *e, bool first)
+{
+    while (e->kind == EXPR_APP || e->kind == EXPR_BINARY)
+        e = e->kind == EXPR_APP ? (first ? e->fn : e->arg) : (first ? e->lhs : e->rhs);
+    return e;
+}
+
+void parse_negative_argument(Expr *minus, Token op)
+{
+    const Expr *head = edge_leaf(minus->lhs, false), *literal = edge_leaf(minus->rhs, true);
+    if (head->kind != EXPR_VAR || (literal->kind != EXPR_INT && literal->kind != EXPR_FLOAT))
+        return;
+    if (literal->loc.line != op.loc.line || literal->loc.col != op.loc.col + 1 || head->loc.line != op.loc.line)
+        return;
+    /* only blanks between the name and '-': `(g x) -1` ends in ')' */
+    int gap = op.loc.col - (head->loc.col + (int)strlen(head->name));
+    if (gap < 1)
+        return;
+    for (int i = 1; i <= gap; i++)
+        if (op.s[-i] != ' ' && op.s[-i] != '\t')
+            return;
+    minus->neg_head = head;
+    minus->neg_literal = literal;
+}
+
 /* Rejects types deeper than MAX_DEPTH, counting the expressions inside, so
  * that later passes can recurse over them. */
 static void check_type_depth(const TypeExpr *t, int depth)

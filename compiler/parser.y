@@ -387,7 +387,7 @@ bexpr(A) ::= bexpr(L) AMP(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) SHL(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) SHR(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) PLUS(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
-bexpr(A) ::= bexpr(L) MINUS(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
+bexpr(A) ::= bexpr(L) MINUS(O) bexpr(R). { A = mk_binary(ps, O, L, R); parse_negative_argument(A, O); }
 bexpr(A) ::= bexpr(L) STAR(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) SLASH(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) PERCENT(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
@@ -411,8 +411,18 @@ app(A) ::= app(F) atom(X). {
 }
 
 %type atom {Spanned}
-atom(A) ::= INT(T). { A.e = mk_expr(ps, EXPR_INT, T.loc); A.e->value = T.ival; A.start = T.loc; }
-atom(A) ::= FLOAT(T). { A.e = mk_expr(ps, EXPR_FLOAT, T.loc); A.e->fvalue = T.fval; A.start = T.loc; }
+atom(A) ::= INT(T). {
+    A.e = mk_expr(ps, EXPR_INT, T.loc);
+    A.e->value = T.ival;
+    A.e->name = tok_name(ps, T);
+    A.start = T.loc;
+}
+atom(A) ::= FLOAT(T). {
+    A.e = mk_expr(ps, EXPR_FLOAT, T.loc);
+    A.e->fvalue = T.fval;
+    A.e->name = tok_name(ps, T);
+    A.start = T.loc;
+}
 atom(A) ::= TRUE(T). { A.e = mk_expr(ps, EXPR_BOOL, T.loc); A.e->value = 1; A.start = T.loc; }
 atom(A) ::= FALSE(T). { A.e = mk_expr(ps, EXPR_BOOL, T.loc); A.start = T.loc; }
 atom(A) ::= IDENT(T). { A.e = mk_expr(ps, EXPR_VAR, T.loc); A.e->name = tok_name(ps, T); A.start = T.loc; }

@@ -304,6 +304,20 @@ static void report_counts(FILE *out, const Schedule *s) {
     fputc('\n', out);
 }
 
+/* The nodes that are not chains, "parm_main_n1: reduce, ...": the first
+ * few, then how many more, so that a graph of hundreds of nodes gives a line
+ * that can be read. */
+enum { NODES_SHOWN = 6 };
+
+static void report_other_nodes(FILE *out, Arena *names, const EntryPlan *e, int others) {
+    int listed = 0;
+    for (int i = 0; i < e->nnodes && listed < NODES_SHOWN; i++)
+        if (e->nodes[i].kind != NODE_CHAIN)
+            fprintf(out, "%s%s: %s", listed++ ? ", " : "", plan_node_name(names, e, i),
+                    plan_node_kind_name(e->nodes[i].kind));
+    if (others > listed) fprintf(out, " and %d more", others - listed);
+}
+
 /* An entry graph: its chains' kernels, each chain under its node's name;
  * reduce, fill, copy and serial nodes read and write whole planes in order,
  * which the simulator does not model, so they are counted, not simulated. */
@@ -316,9 +330,7 @@ static bool report_graph(FILE *out, Arena *names, const EntryPlan *e) {
             plural(e->nnodes, "", "s"), chains, plural(chains, "", "s"), kernels, plural(kernels, "", "s"));
     if (others) {
         fprintf(out, ", %d step%s not simulated (", others, plural(others, "", "s"));
-        for (int i = 0, listed = 0; i < e->nnodes; i++)
-            if (e->nodes[i].kind != NODE_CHAIN)
-                fprintf(out, "%s%s: %s", listed++ ? ", " : "", plan_node_name(names, e, i), plan_node_kind_name(e->nodes[i].kind));
+        report_other_nodes(out, names, e, others);
         fputs("): they read and write whole arrays in order, which needs no simulation", out);
     }
     fputc('\n', out);

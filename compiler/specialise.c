@@ -351,13 +351,14 @@ static void call_lead(void *data, Loc error) {
     diag_lead(s->stack[last].loc, "%s", frame_text(s, last));
 }
 
+static bool same_place(Loc a, Loc b) { return a.src == b.src && a.line == b.line && a.col == b.col; }
+
 /* A call that takes fewer arguments than its application gives, and fails:
  * most likely a call used as an argument without parentheses, `two f x ys`
  * for `two (f x) ys`. */
 static void over_application_note(Spec *s, Loc error) {
     const Value *fn = s->over.fn;
-    if (!fn || error.src != s->over.loc.src || error.line != s->over.loc.line || error.col != s->over.loc.col)
-        return;
+    if (!fn || !same_place(error, s->over.loc)) return;
     const char *name = fn->fn == FN_NAMED ? fn->named->name
                        : fn->fn == FN_BUILTIN && fn->builtin != builtin_opsection() ? fn->builtin->name
                                                                                   : NULL;
@@ -365,6 +366,22 @@ static void over_application_note(Spec *s, Loc error) {
     diag_note(error, "'%s' takes %d argument%s, but is given %d here; if one of them is a call, it needs "
                      "parentheses, as in `two (f x) ys`", name, fn->arity, fn->arity == 1 ? "" : "s",
               s->over.given);
+}
+
+bool spec_negative_argument_noted(const Spec *s, Loc loc) {
+    const NegativeArg *n = &s->neg;
+    if (!n->minus || n->depth != s->depth) return false;
+    return n->function || same_place(loc, n->minus->neg_literal->loc);
+}
+
+/* `shift -1 0 xs` is shift - (1 0 xs), `x + f -1` is (x + f) - 1: an error
+ * in a subtraction written as a negative argument (NegativeArg). */
+static void negative_argument_note(Spec *s, Loc error) {
+    if (!spec_negative_argument_noted(s, error)) return;
+    const Expr *m = s->neg.minus;
+    const char *f = m->neg_head->name, *k = m->neg_literal->name;
+    diag_note(m->loc, "`%s -%s` is a subtraction, not %s applied to -%s; a negative argument needs parentheses: "
+                      "%s (-%s)", f, k, f, k, f, k);
 }
 
 /* The smallest integer that an equation of f matches in parameter a, or
@@ -426,14 +443,44 @@ static void call_chain(void *data, Loc error) {
     Spec *s = data;
     if (s->depth == 0) return;
     over_application_note(s, error);
+    negative_argument_note(s, error);
     recursion_note(s);
     if (in_import(s, error)) frame_notes(s, s->depth - 1, user_frame(s), IMPORT_INNER, IMPORT_OUTER);
+}
+
+/* The base case to suggest to the function whose body holds the call of
+ * stack[i]: `halve 0 xs = ...` for its first run-time scalar parameter. */
+static const char *static_base_case(Spec *s, int i) {
+    const Frame *caller = &s->stack[i - 1];
+    for (int a = 0; caller->fn && a < caller->nargs; a++)
+        if (caller->args[a]->kind == V_RT && ir_is_scalar(caller->args[a]->rt))
+            return base_case_text(s, caller->fn, a);
+    return "f 0 xs = ...";
+}
+
+/* A recursion through the branch of an `if` on a run-time condition: both
+ * branches are specialised, so the condition never stops it. The same `if`
+ * holds two of the calls on the stack. */
+static void runtime_if_note(Spec *s) {
+    for (int i = s->depth - 1; i > 0; i--) {
+        Loc at = s->stack[i].runtime_if;
+        if (at.line == 0) continue;
+        for (int j = i - 1; j > 0; j--)
+            if (same_place(s->stack[j].runtime_if, at)) {
+                diag_note(at, "the recursion goes through this `if`, whose condition is a run-time value: both "
+                              "branches of such an `if` are specialised, so it does not stop the recursion; make "
+                              "the condition static: recurse on a static number, with an equation for its end "
+                              "such as `%s` (as the stdlib's networks do)", static_base_case(s, i));
+                return;
+            }
+    }
 }
 
 static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
     diag_set_context(NULL, NULL, NULL);   /* the notes below show every file's calls */
     diag_report(loc, "%s", what);
     recursion_note(s);
+    runtime_if_note(s);
     frame_notes(s, s->depth - 1, 0, CHAIN_INNER, CHAIN_OUTER);
     diag_abort();
 }
@@ -442,16 +489,19 @@ static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc l
     spend(s, loc);
     if (s->depth == SPEC_MAX_DEPTH)
         too_deep(s, loc, arena_printf(s->arena, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH));
-    s->stack[s->depth++] = (Frame){.loc = loc, .name = name, .args = args, .nargs = nargs};
+    s->stack[s->depth++] = (Frame){.loc = loc, .name = name, .args = args, .nargs = nargs, .runtime_if = s->runtime_if};
 }
 
 /* The body of a call: errors in it are not at the call, so it runs with no
- * over-application recorded. */
+ * over-application recorded, and outside the caller's run-time `if`. */
 static Value *eval_body(Spec *s, const Expr *body, Env *env) {
     const Value *saved = s->over.fn;
+    Loc saved_if = s->runtime_if;
     s->over.fn = NULL;
+    s->runtime_if = (Loc){0};
     Value *r = eval(s, body, env);
     s->over.fn = saved;
+    s->runtime_if = saved_if;
     return r;
 }
 
@@ -699,8 +749,11 @@ static Value *eval_if(Spec *s, const Expr *e, Env *env) {
     Value *c = eval(s, e->cond, env);
     if (c->kind == V_BOOL) return eval(s, c->i ? e->then : e->els, env);
     if (c->kind == V_RT && ir_is_scalar(c->rt) && c->rt->elem->prim == PRIM_BOOL) {
+        Loc outer = s->runtime_if;
+        s->runtime_if = e->loc;
         Value *a = eval(s, e->then, env);
         Value *b = eval(s, e->els, env);
+        s->runtime_if = outer;
         return select_values(s, c->rt, a, b, e->loc);
     }
     diag_error(e->cond->loc, "condition must be a bool, got %s", value_describe(s, c));
@@ -742,6 +795,26 @@ static Value *eval_list(Spec *s, const Expr *e, Env *env) {
     return v;
 }
 
+static Value *eval_binary(Spec *s, const Expr *e, Env *env) {
+    Value *a = eval(s, e->lhs, env);
+    /* && and || short-circuit on static operands so that guards such as
+       `k > 0 && f (k-1)` stop recursion. */
+    if ((e->op == OP_AND || e->op == OP_OR) && a->kind == V_BOOL && (a->i != 0) == (e->op == OP_OR)) return a;
+    if (s->neg.minus == e && a->kind == V_FUNC) s->neg.function = true;
+    Value *b = eval(s, e->rhs, env);
+    return spec_binary(s, e->op, a, b, e->loc);
+}
+
+/* `f -1`: evaluated as the subtraction it is, with NegativeArg set for the
+ * hint of an error in it. */
+static Value *eval_negative_argument(Spec *s, const Expr *e, Env *env) {
+    NegativeArg outer = s->neg;
+    s->neg = (NegativeArg){.minus = e, .depth = s->depth};
+    Value *v = eval_binary(s, e, env);
+    s->neg = outer;
+    return v;
+}
+
 static Value *eval_node(Spec *s, const Expr *e, Env *env) {
     switch (e->kind) {
     case EXPR_INT: {
@@ -757,7 +830,11 @@ static Value *eval_node(Spec *s, const Expr *e, Env *env) {
         v->loc = e->loc;
         return v;
     }
-    case EXPR_VAR: return lookup(s, e, env);
+    case EXPR_VAR: {
+        Value *v = lookup(s, e, env);
+        if (s->neg.minus && s->neg.minus->neg_head == e && v->kind == V_FUNC) s->neg.function = true;
+        return v;
+    }
     case EXPR_OPFN: {
         Value *v = func_value(s, FN_BUILTIN, e->op == OP_NEG || e->op == OP_NOT ? 1 : 2);
         v->builtin = builtin_opsection();
@@ -765,15 +842,7 @@ static Value *eval_node(Spec *s, const Expr *e, Env *env) {
         return v;
     }
     case EXPR_APP: return eval_app(s, e, env, 0);
-    case EXPR_BINARY: {
-        Value *a = eval(s, e->lhs, env);
-        /* && and || short-circuit on static operands so that guards such as
-           `k > 0 && f (k-1)` stop recursion. */
-        if ((e->op == OP_AND || e->op == OP_OR) && a->kind == V_BOOL && (a->i != 0) == (e->op == OP_OR))
-            return a;
-        Value *b = eval(s, e->rhs, env);
-        return spec_binary(s, e->op, a, b, e->loc);
-    }
+    case EXPR_BINARY: return e->neg_head ? eval_negative_argument(s, e, env) : eval_binary(s, e, env);
     case EXPR_UNARY: return spec_binary(s, e->op, eval(s, e->lhs, env), NULL, e->loc);
     case EXPR_IF: return eval_if(s, e, env);
     case EXPR_LET: return eval_let(s, e, env);

@@ -64,6 +64,7 @@ typedef struct {            /* one active call, for the notes of an error: how i
     Value **args;
     int nargs;
     bool entry;             /* the frame of the entry itself, at its declaration */
+    Loc runtime_if;         /* the `if` on a run-time condition in whose branch the call is; line 0: none */
 } Frame;
 
 /* A call that takes fewer arguments than its application gives (`two f x
@@ -74,6 +75,16 @@ typedef struct {
     Loc loc;
     int given;              /* the arguments of the whole application */
 } OverApplied;
+
+/* The innermost subtraction written as a negative argument (`f -1`,
+ * ast.h) while it is evaluated: an error in it, at its depth of calls, gets
+ * the hint that a negative argument needs parentheses when the literal was
+ * applied to arguments (`f -1 xs`) or a function met the operators. */
+typedef struct {
+    const Expr *minus;      /* NULL: none */
+    int depth;
+    bool function;          /* the name before '-', or its left operand, is a function */
+} NegativeArg;
 
 #define SPEC_MAX_DEPTH 400          /* nested calls */
 #define SPEC_MAX_WORK 4000000L      /* evaluation steps (calls, expressions, patterns) per compilation */
@@ -102,6 +113,8 @@ struct Spec {
     int depth;
     long work;
     OverApplied over;
+    NegativeArg neg;
+    Loc runtime_if;         /* the innermost `if` on a run-time condition being evaluated in this body */
     const Program *program;         /* for suggesting names */
     const ImportPath *import_path;  /* for suggesting an import; NULL: none */
 };
@@ -125,6 +138,9 @@ int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what);
 /* The note after an error where a run-time scalar stands for a static
  * number (a size, an exponent of '^'): how to make it static. */
 void spec_static_note(Loc loc);
+/* Whether an error at loc gets the hint of a negative argument (NegativeArg),
+ * which the notes of specialisation give. */
+bool spec_negative_argument_noted(const Spec *s, Loc loc);
 IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what);
 /* A run-time value of element type t: static constants are converted. */
 Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc);

@@ -29,6 +29,22 @@ for src in tests/compile-diag/*.parm; do
         head -5 "$TMP/cdiag/check.err"
     fi
 done
+# The form that the note of map_reduce_array names (the pairs in one array
+# of rows, reduced by rows) compiles, and computes what the refused map does.
+form=$(sed -n 's/.*note: to reduce a whole array.*`\(reduceblocks[^`]*\)`.*/\1/p' tests/compile-diag/map_reduce_array.err)
+form=${form/op z/(+) 0.0}
+form=${form/.../y * x}
+printf 'import "perm"\nentry main (xs : [2^4]f32) (ys : [2^2]f32) = %s\n' "$form" >"$TMP/cdiag/rows_form.parm"
+"$PARMC" --random-input=1 tests/compile-diag/map_reduce_array.parm >"$TMP/cdiag/rows_in.txt"
+if "$PARMC" --target=c --emit-main "$TMP/cdiag/rows_form.parm" -o "$TMP/cdiag/rows_form.c" 2>"$TMP/cdiag/rows.err" &&
+    ${CC_TEST:-cc} -std=c11 -O1 "$TMP/cdiag/rows_form.c" -o "$TMP/cdiag/rows_form" -lm 2>>"$TMP/cdiag/rows.err" &&
+    "$TMP/cdiag/rows_form" <"$TMP/cdiag/rows_in.txt" >"$TMP/cdiag/rows_got.txt" &&
+    "$PARMC" --interpret tests/compile-diag/map_reduce_array.parm <"$TMP/cdiag/rows_in.txt" >"$TMP/cdiag/rows_want.txt" &&
+    [ -s "$TMP/cdiag/rows_want.txt" ] && cmp -s "$TMP/cdiag/rows_got.txt" "$TMP/cdiag/rows_want.txt"; then
+    pass
+else
+    fail "the form of map_reduce_array's note ('$form'): $(head -3 "$TMP/cdiag/rows.err")"
+fi
 # Every size of a ranged entry from n = 0 (arrays of one element) runs as
 # the interpreter does, and so do entries of one element.
 CC_TEST=${CC_TEST:-cc}
