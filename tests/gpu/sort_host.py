@@ -31,7 +31,7 @@ import torch  # noqa: E402
 def bare_entry(op, x, k):
     """The compiled entry of parmc's plan for the call, as a function of no arguments: results
     allocated once, the stream set once (the current one), one ctypes call."""
-    plan = _sortops._new_plan(op, x, -1, False, k, True)
+    plan = _sortops._new_plan(op, x, -1, False, k)
     entry = plan.entry
     prog = entry.program
     dev = plan.device
