@@ -84,3 +84,23 @@ if [ "$(grep -o '^[A-Z]* [^ ]*:[0-9]*' "$TMP/drift.txt" | sed 's/ .*:/ /' | tr '
 else
     fail "docs: doc_blocks.py does not catch drift: $(head -20 "$TMP/drift.txt")"
 fi
+
+# what docs/internals.md and docs/performance.md name exists (tests/tools/doc_paths.py):
+# every link resolves, every compiler/... or bench/results/... path and every bare
+# file name (opt_rewrite.c, ir.h) is a file of the repository
+if out=$(python3 tests/tools/doc_paths.py docs/internals.md docs/performance.md 2>&1); then
+    pass
+else
+    fail "docs: a file that docs/internals.md or docs/performance.md names is missing: $out"
+fi
+# and it fails when one is gone: a renamed module, a broken image link (each
+# copy checked as if it stood at its doc's place: FILE=AS)
+sed -e 's/`opt_rewrite\.c`/`opt_rewritten.c`/' docs/internals.md >"$TMP/paths-internals.md"
+sed -e 's#s19-batched\.png#s19-gone.png#' docs/performance.md >"$TMP/paths-performance.md"
+out=$(python3 tests/tools/doc_paths.py "$TMP/paths-internals.md=docs/internals.md" \
+    "$TMP/paths-performance.md=docs/performance.md" 2>&1)
+if [ $? -eq 1 ] && echo "$out" | grep -q 'opt_rewritten\.c' && echo "$out" | grep -q 's19-gone\.png'; then
+    pass
+else
+    fail "docs: doc_paths.py does not catch a missing file: $out"
+fi
