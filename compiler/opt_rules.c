@@ -6,7 +6,7 @@
  * only): the order matters where two rules match one statement, and this
  * is the order that the goldens of tests/ir were made with. A rule on
  * several ops has an entry for each, in one place of the order. docs/ir.md
- * lists the names (section 45-optimiser checks them against --list-rules). */
+ * lists the names (section 35-ir checks them against --list-rules). */
 #include "opt_basic.h"
 #include "opt_blocks.h"
 #include "opt_index.h"
