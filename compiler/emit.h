@@ -43,6 +43,7 @@ void emit_cuda_phase_call(FILE *out, const Schedule *s, const Phase *p, const ch
 void emit_c_exec_start(FILE *out, const Schedule *s);
 void emit_cuda_exec_start(FILE *out, const Schedule *s);
 void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname);
+void emit_cuda_whole_body(FILE *out, const Schedule *s, const char *fname);
 
 /* emit_cuda_local.c: the steps of a LOCAL phase in its register rounds. */
 void emit_cuda_local_rounds(FILE *out, const Phase *p);

@@ -422,16 +422,42 @@ static void slot_bytes(const ElemType *t, int ln, unsigned long long *bytes) {
     for (int k = 0; k < t->nslots; k++) bytes[k] = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << ln;
 }
 
+/* A chain too small to split (Schedule.whole_log) on each rank r: every
+ * rank's slice of the input copied into r's whole input (the all-gather),
+ * the one-GPU phases (NAME_whole) from it into r's whole result, and r's
+ * slice of that kept. */
+static void emit_whole_calls(FILE *out, const Schedule *s, const char *fname, const unsigned long long *in_bytes,
+                             const unsigned long long *out_bytes) {
+    int ranks = 1 << s->whole_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
+    fprintf(out, "    for (int r = 0; r < %d; r++) {\n        const void *whole_in[%d];\n        void *whole_out[%d];\n", ranks,
+            nin, nout);
+    for (int k = 0; k < nin; k++)
+        fprintf(out, "        whole_in[%d] = scratch_r[r] + 0x%llxu;\n"
+                     "        for (int q = 0; q < %d; q++) memcpy(scratch_r[r] + 0x%llxu + (size_t)q * 0x%llxu, in_r[q][%d], 0x%llxu);\n",
+                k, s->whole_in_off[k], ranks, s->whole_in_off[k], in_bytes[k], k, in_bytes[k]);
+    for (int k = 0; k < nout; k++) fprintf(out, "        whole_out[%d] = scratch_r[r] + 0x%llxu;\n", k, s->whole_out_off[k]);
+    fprintf(out, "        if ((status = %s_whole(ctx, whole_in, whole_out, scratch_r[r]", fname);
+    emit_arg_values(out, s);
+    fputs("))) goto done;\n", out);
+    for (int k = 0; k < nout; k++)
+        fprintf(out, "        memcpy(out_r[r][%d], scratch_r[r] + 0x%llxu + (size_t)r * 0x%llxu, 0x%llxu);\n", k,
+                s->whole_out_off[k], out_bytes[k], out_bytes[k]);
+    fputs("    }\n", out);
+}
+
 /* The body of a chain's function with ranks: each rank's memory (not the
- * scratch given), the input split among the ranks, the phases, and the
- * output gathered. */
+ * scratch given), the input split among the ranks, the phases (or the
+ * whole chain on each rank: Schedule.whole_log), and the output gathered. */
 void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname) {
-    int ranks = 1 << s->gpu_log, ln = s->n - s->gpu_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
+    int g = s->gpu_log ? s->gpu_log : s->whole_log;
+    int ranks = 1 << g, ln = s->n - g, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
     unsigned long long in_bytes[SCHED_MAX_SLOTS], out_bytes[SCHED_MAX_SLOTS];
     unsigned long long scratch = s->chain_scratch_bytes;
     slot_bytes(s->in_elem, ln, in_bytes);
     slot_bytes(s->out_elem, ln, out_bytes);
     int nx = s->nx;
+    /* (NAME_exec_start is NAME_whole's: each rank's scratch is its own) */
+    if (s->whole_log) fputs("    (void)scratch;\n", out);
     fputs("    int status = PARM_OK;\n", out);
     fprintf(out, "    void *in_r[%d][%d] = {{0}}, *out_r[%d][%d] = {{0}}, *xs_r[%d][%d] = {{0}}, *xr_r[%d][%d] = {{0}};\n", ranks, nin,
             ranks, nout, ranks, nx ? nx : 1, ranks, nx ? nx : 1);
@@ -445,8 +471,9 @@ void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname) {
     scratch = scratch ? scratch : 1;
     fprintf(out, "        if (!(scratch_r[r] = malloc(0x%llxu))) status = parm_out_of_memory(ctx, 0x%llxu, \"a rank's scratch memory\");\n",
             scratch, scratch);
-    fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->work_off);
-    for (int x = 0; x < 2; x++)
+    /* (NAME_whole finds its planes and work in the scratch itself) */
+    if (!s->whole_log) fprintf(out, "        work_r[r] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", s->work_off);
+    for (int x = 0; x < 2 && !s->whole_log; x++)
         for (int k = 0; k < s->scratch_planes[x]; k++)
             fprintf(out, "        %s[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n", rank_bufs[BUF_SCRATCH_A + x], k,
                     s->scratch_plane_off[x][k]);
@@ -457,9 +484,10 @@ void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname) {
         fprintf(out, "        if (in_r[r][%d]) memcpy(in_r[r][%d], (const char *)in[%d] + (size_t)r * 0x%llxu, 0x%llxu);\n", k, k, k,
                 in_bytes[k], in_bytes[k]);
     fputs("    }\n    if (status) goto done;\n", out);
-    for (int k = 0; s->nphases == 0 && k < nout; k++)
+    for (int k = 0; s->nphases == 0 && !s->whole_log && k < nout; k++)
         fprintf(out, "    for (int r = 0; r < %d; r++) memcpy(out_r[r][%d], in_r[r][%d], 0x%llxu);\n", ranks, k, k, out_bytes[k]);
-    emit_rank_calls(out, s, fname);
+    if (s->whole_log) emit_whole_calls(out, s, fname, in_bytes, out_bytes);
+    else emit_rank_calls(out, s, fname);
     fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
     for (int k = 0; k < nout; k++)
         fprintf(out, "        memcpy((char *)out[%d] + (size_t)r * 0x%llxu, out_r[r][%d], 0x%llxu);\n", k, out_bytes[k], k,

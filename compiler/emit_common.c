@@ -293,6 +293,14 @@ static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname, co
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
+/* The head of a chain's function NAME_`what` (NAME_exec, NAME_whole). */
+static void emit_exec_head(FILE *out, const Schedule *s, const char *fname, const char *what) {
+    fprintf(out, "static int %s_%s(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname, what,
+            s->reduce ? ", void *const *partial" : "");
+    emit_arg_params(out, s);
+    fputs(")\n{\n", out);
+}
+
 void emit_chain(FILE *out, const Schedule *s, const char *fname, const Target *t) {
     Arena names = {0};
     for (int i = 0; i < s->nphases; i++) {
@@ -304,10 +312,17 @@ void emit_chain(FILE *out, const Schedule *s, const char *fname, const Target *t
         t->phase[p->kind](out, s, p, name);
     }
     arena_free(&names);
-    fprintf(out, "static int %s_exec(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname,
-            s->reduce ? ", void *const *partial" : "");
-    emit_arg_params(out, s);
-    fputs(")\n{\n", out);
+    if (s->whole_log) {
+        /* too small to split: NAME_whole, the one-GPU body, on every rank */
+        emit_exec_head(out, s, fname, "whole");
+        t->exec_start(out, s);
+        emit_scratch_planes(out, s);
+        emit_phase_calls(out, s, fname, t);
+        emit_exec_head(out, s, fname, "exec");
+        t->whole_body(out, s, fname);
+        return;
+    }
+    emit_exec_head(out, s, fname, "exec");
     t->exec_start(out, s);
     if (s->gpu_log && t->rank_body) {
         t->rank_body(out, s, fname);

@@ -730,6 +730,32 @@ static void emit_exchange_buffers(FILE *out, const Schedule *s) {
 
 /* ---- the target's chain functions (emit_target.h) ---- */
 
+/* A chain too small to split (Schedule.whole_log) on this rank: every
+ * rank's slice of the input gathered into the rank's whole input (one
+ * ncclAllGather a plane, in rank order), the one-GPU phases (NAME_whole)
+ * from it into its whole result, and its own slice of that copied out. */
+void emit_cuda_whole_body(FILE *out, const Schedule *s, const char *fname) {
+    const ElemType *in = s->in_elem, *res = s->out_elem;
+    int ln = s->n - s->whole_log;
+    fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n    int status = PARM_OK;\n", out);
+    for (int k = 0; k < in->nslots; k++)
+        fprintf(out, "    PARM_NCCL(ctx, ncclAllGather(in[%d], scratch + 0x%llxu, 0x%llxu, ncclInt8, ctx->comm, ctx->stream));\n", k,
+                s->whole_in_off[k], (unsigned long long)(prim_bits(elem_slot_prim(in, k)) / 8) << ln);
+    fprintf(out, "    const void *const whole_in[%d] = {", in->nslots);
+    for (int k = 0; k < in->nslots; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", s->whole_in_off[k]);
+    fprintf(out, "};\n    void *const whole_out[%d] = {", res->nslots);
+    for (int k = 0; k < res->nslots; k++) fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", s->whole_out_off[k]);
+    fprintf(out, "};\n    if ((status = %s_whole(ctx, whole_in, whole_out, scratch", fname);
+    emit_arg_values(out, s);
+    fputs("))) return status;\n", out);
+    for (int k = 0; k < res->nslots; k++) {
+        unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(res, k)) / 8) << ln;
+        fprintf(out, "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], scratch + 0x%llxu + (size_t)ctx->rank * 0x%llxull, 0x%llxull, "
+                     "cudaMemcpyDeviceToDevice, ctx->stream));\n", k, s->whole_out_off[k], bytes, bytes);
+    }
+    fputs("    return PARM_OK;\n}\n\n", out);
+}
+
 void emit_cuda_phase_call(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     fprintf(out, "    if ((status = %s(ctx, (const void *const *)%s, %s%s", name, plan_buf_name(p->src), plan_buf_name(p->dst),
             emit_phase_reduces(s, p) ? ", partial" : "");

@@ -58,11 +58,14 @@ typedef struct {
     /* a chain (emit_chain): the kernels of each kind of phase (by
        PhaseKind) with the host function that runs them, the call of a
        phase in NAME_exec, NAME_exec's lines before the calls, and with ranks
-       (NULL: each rank runs NAME_exec on its own) the whole of its body */
+       (NULL: each rank runs NAME_exec on its own) the whole of its body;
+       a chain too small to split (Schedule.whole_log): NAME_exec's body,
+       which runs NAME_whole (the one-GPU body) on every rank's whole array */
     void (*const *phase)(FILE *out, const Schedule *s, const Phase *p, const char *name);
     void (*phase_call)(FILE *out, const Schedule *s, const Phase *p, const char *name);
     void (*exec_start)(FILE *out, const Schedule *s);
     void (*rank_body)(FILE *out, const Schedule *s, const char *fname);
+    void (*whole_body)(FILE *out, const Schedule *s, const char *fname);
     /* a step of an exchange's host side (plan.h, ExchangeStep) */
     void (*exchange_step)(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
 } Target;

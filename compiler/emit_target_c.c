@@ -52,5 +52,6 @@ const Target target_c = {
     .phase_call = emit_c_phase_call,
     .exec_start = emit_c_exec_start,
     .rank_body = emit_c_rank_body,
+    .whole_body = emit_c_rank_body,
     .exchange_step = emit_c_exchange_step,
 };

@@ -74,5 +74,6 @@ const Target target_cuda = {
     .phase = emit_cuda_phases,
     .phase_call = emit_cuda_phase_call,
     .exec_start = emit_cuda_exec_start,
+    .whole_body = emit_cuda_whole_body,
     .exchange_step = emit_cuda_exchange_step,
 };

@@ -102,6 +102,21 @@ static unsigned long long loop_blocks(int log_len) {
     return blocks ? (blocks > 65536 ? 65536 : blocks) : 1;
 }
 
+/* The whole arrays of a chain too small to split (Schedule.whole_log), at
+ * `at` in its scratch: the input's planes, then the output's. Returns
+ * where they end. */
+static unsigned long long lay_out_whole(Builder *b, Schedule *s, int node, unsigned long long base, unsigned long long at) {
+    for (int x = 0; x < 2; x++) {
+        const ElemType *t = x ? s->out_elem : s->in_elem;
+        for (int k = 0; k < t->nslots; k++) {
+            (x ? s->whole_out_off : s->whole_in_off)[k] = at;
+            add_region(b, x ? REGION_WHOLE_OUT : REGION_WHOLE_IN, node, k, base + at, slot_bytes(t, k, s->n));
+            at += plan_align(slot_bytes(t, k, s->n));
+        }
+    }
+    return at;
+}
+
 /* A chain's scratch after its planes (Schedule.scratch_bytes): the work
  * memory of its LOCAL phases (on a target that holds tiles there), then
  * the exchanges' send and receive buffers; the regions at `base` in the
@@ -132,6 +147,7 @@ static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long 
             add_region(b, x ? REGION_RECV : REGION_SEND, node, k, base + at, xbytes[k]);
             at += plan_align(xbytes[k]);
         }
+    if (s->whole_log) at = lay_out_whole(b, s, node, base, at);
     s->chain_scratch_bytes = at;
 }
 
@@ -197,7 +213,8 @@ static void plan_launch(PlanNode *n) {
 void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt) {
     memset(&e->host, 0, sizeof e->host);
     /* a temporary each; a chain's planes, work, and two exchange planes a
-       slot; a copy per parameter plane */
+       slot or its whole input and output (of at most a slot's planes
+       each); a copy per parameter plane */
     Builder b = {arena, &e->host, e->ntemps + e->nnodes * (2 + 2 * SCHED_MAX_SLOTS) + e->nin_planes, 2 + 2 * e->nin_planes + e->nnodes};
     e->host.regions = NEW_ARRAY(arena, ScratchRegion, b.region_cap);
     e->host.actions = NEW_ARRAY(arena, HostAction, b.action_cap);

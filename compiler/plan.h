@@ -345,6 +345,17 @@ typedef struct {
     const IrFunc *func;
     int n;
     int gpu_log;                /* 0: one GPU */
+    /* Too small to split (an entry for 2^whole_log GPUs, planned with
+     * gpu_log 0): the chain needs a block larger than a rank's slice of
+     * 2^(n-whole_log) elements for element code (a two's body that reads
+     * its block's elements), so every rank runs the whole chain: it
+     * gathers every rank's slice of the input into its whole_in planes
+     * (an all-gather), runs the phases, a one-GPU plan, from them into its
+     * whole_out planes, and keeps its own slice of those as its output.
+     * Element code's blocks are at most 2^5 elements, so such arrays are
+     * tiny and the redundant work costs nothing. 0: split (or one GPU). */
+    int whole_log;
+    unsigned long long whole_in_off[SCHED_MAX_SLOTS], whole_out_off[SCHED_MAX_SLOTS];
     const ElemType *in_elem, *out_elem;
     /* The entry's parameters: the array, at index in_param, and the
      * run-time scalars (args, in order), which element bodies read and the
@@ -371,8 +382,9 @@ typedef struct {
     /* After the planes (host_plan.c, offsets in the chain's scratch): the
      * work memory of the C target's LOCAL phases (one runs at a time) at
      * work_off, and with ranks the exchanges' send and receive buffers, nx
-     * planes each (each a rank's slice) at xs_off and xr_off; the chain's
-     * scratch ends at chain_scratch_bytes. */
+     * planes each (each a rank's slice) at xs_off and xr_off, or the whole
+     * arrays of a chain too small to split (whole_log) at whole_in_off and
+     * whole_out_off; the chain's scratch ends at chain_scratch_bytes. */
     unsigned long long work_off;
     int nx;
     unsigned long long xs_off[SCHED_MAX_SLOTS], xr_off[SCHED_MAX_SLOTS], x_bytes[SCHED_MAX_SLOTS];
@@ -559,14 +571,17 @@ typedef struct {
  * from the context holds every region, at 256-byte aligned offsets: the
  * graph's temporaries, then the chains' area (the chains run one at a time
  * and share it: each chain's planes, its work memory and its exchange
- * buffers), then the copies of parameter planes that overlap a result
+ * buffers or whole arrays), then the copies of parameter planes that overlap a result
  * (allocated only when some call needs one). */
-typedef enum { REGION_TEMP, REGION_CHAIN, REGION_WORK, REGION_SEND, REGION_RECV, REGION_COPY } RegionKind;
+typedef enum {
+    REGION_TEMP, REGION_CHAIN, REGION_WORK, REGION_SEND, REGION_RECV, REGION_WHOLE_IN, REGION_WHOLE_OUT, REGION_COPY
+} RegionKind;
 
 typedef struct {
     RegionKind kind;
-    int node;                   /* CHAIN, WORK, SEND, RECV: the chain's node; else -1 */
-    int index;                  /* TEMP: the temporary; SEND, RECV: the plane; COPY: the parameter plane */
+    int node;                   /* CHAIN, WORK, SEND, RECV, WHOLE_IN, WHOLE_OUT: the chain's node; else -1 */
+    int index;                  /* TEMP: the temporary; SEND, RECV, WHOLE_IN, WHOLE_OUT: the plane; COPY: the
+                                   parameter plane */
     unsigned long long off, bytes;
 } ScratchRegion;
 

@@ -242,6 +242,10 @@ void plan_print(FILE *out, const Schedule *s) {
         fprintf(out, "    on %d GPUs, 2^%d elements each: %d exchange%s between them\n", 1 << s->gpu_log,
                 s->n - s->gpu_log, exchanges, exchanges == 1 ? "" : "s");
     }
+    if (s->whole_log)
+        fprintf(out, "    on %d GPUs: too small to split (a block of element code spans them), the whole chain on every "
+                     "rank: the input gathered, 2^%d elements of the result kept on each\n",
+                1 << s->whole_log, s->n - s->whole_log);
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, "    scalar parameter %%%d : %s, by value\n", s->args[k]->id, prim_name(elem_slot_prim(s->args[k]->elem, 0)));
     if (s->pad) print_pad(out, s->pad, s->in_elem, s->pad_rows_log, s->pad_cols_log);
@@ -308,13 +312,16 @@ static void print_planes(FILE *out, const EntryPlan *e, const char *what, const 
 
 static const char *const region_names[] = {
     [REGION_TEMP] = "temporary", [REGION_CHAIN] = "planes of the chain of node", [REGION_WORK] = "work of the chain of node",
-    [REGION_SEND] = "send buffer of node", [REGION_RECV] = "receive buffer of node", [REGION_COPY] = "copy of parameter plane",
+    [REGION_SEND] = "send buffer of node", [REGION_RECV] = "receive buffer of node",
+    [REGION_WHOLE_IN] = "whole input of node", [REGION_WHOLE_OUT] = "whole result of node",
+    [REGION_COPY] = "copy of parameter plane",
 };
 
 static void print_region(FILE *out, const ScratchRegion *r) {
     fprintf(out, "    0x%llx..0x%llx: %s", r->off, r->off + r->bytes, region_names[r->kind]);
     if (r->node >= 0) fprintf(out, " %d", r->node);
-    if (r->kind == REGION_SEND || r->kind == REGION_RECV) fprintf(out, ", plane %d", r->index);
+    if (r->kind == REGION_SEND || r->kind == REGION_RECV || r->kind == REGION_WHOLE_IN || r->kind == REGION_WHOLE_OUT)
+        fprintf(out, ", plane %d", r->index);
     else if (r->kind != REGION_CHAIN && r->kind != REGION_WORK) fprintf(out, " %d", r->index);
     fputc('\n', out);
 }

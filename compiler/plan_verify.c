@@ -860,10 +860,11 @@ static const char *verify_exchange_steps(Arena *a, const Phase *p, int node, int
 }
 
 /* A chain's work memory holds each LOCAL phase's tile, its send and
- * receive buffers each exchanged slice. */
+ * receive buffers each exchanged slice, its whole arrays (a chain too
+ * small to split, one-GPU phases) each plane of its input and output. */
 static const char *verify_chain_memory(Arena *a, const EntryPlan *e, int node) {
     const Schedule *s = &e->nodes[node].chain;
-    unsigned long long work = 0, sizes[2][SCHED_MAX_SLOTS] = {{0}};
+    unsigned long long work = 0, sizes[2][SCHED_MAX_SLOTS] = {{0}}, whole[2][SCHED_MAX_SLOTS] = {{0}};
     for (int i = 0; i < e->host.nregions; i++) {
         const ScratchRegion *r = &e->host.regions[i];
         if (r->node != node) continue;
@@ -871,6 +872,16 @@ static const char *verify_chain_memory(Arena *a, const EntryPlan *e, int node) {
         if ((r->kind == REGION_SEND || r->kind == REGION_RECV) && r->index < s->nx &&
             r->off == e->chain_off + (r->kind == REGION_SEND ? s->xs_off : s->xr_off)[r->index])
             sizes[r->kind == REGION_RECV][r->index] = r->bytes;
+        if ((r->kind == REGION_WHOLE_IN || r->kind == REGION_WHOLE_OUT) && r->index >= 0 && r->index < SCHED_MAX_SLOTS &&
+            r->off == e->chain_off + (r->kind == REGION_WHOLE_IN ? s->whole_in_off : s->whole_out_off)[r->index])
+            whole[r->kind == REGION_WHOLE_OUT][r->index] = r->bytes;
+    }
+    REQUIRE(!s->whole_log || !s->gpu_log, "node %d: a chain split over the ranks and whole on each", node);
+    for (int x = 0; s->whole_log && x < 2; x++) {
+        const ElemType *t = x ? s->out_elem : s->in_elem;
+        for (int k = 0; k < t->nslots; k++)
+            REQUIRE(whole[x][k] >= (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << s->n,
+                    "node %d: the whole %s's plane %d has no region of its size", node, x ? "result" : "input", k);
     }
     REQUIRE(s->work_off >= s->scratch_bytes, "node %d: the work memory overlaps the chain's planes", node);
     for (int i = 0; i < s->nphases; i++) {

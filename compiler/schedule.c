@@ -92,6 +92,7 @@ typedef struct {
     int tile_buffers;           /* SchedOptions.tile_buffers */
     int cluster_log;            /* SchedOptions.cluster_log */
     int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
+    bool spans;                 /* a block spans ranks: too small to split (two_too_large) */
     int exchange_pieces;        /* SchedOptions.exchange_pieces */
     const ElemType *elem;
     F2Mat q_mat;                /* logical = Q·input ⊕ q */
@@ -946,14 +947,14 @@ static void close_with_map(Sched *s, const IrStmt *map) {
  * registers hold. With ranks a tile is at most a rank's slice: a block
  * that one GPU's tile holds but the slice does not spans ranks, and
  * element code cannot read across them (the optimiser lifts only blocks
- * larger than a thread's registers into whole-array stages). */
-static void two_too_large(const Sched *s, const IrStmt *stmt) {
-    int slice = s->n - s->gpu_log;
-    if (s->gpu_log && s->live - stmt->k <= plan_reg_log(s->elem, s->n))
-        diag_error(stmt->loc, "the back end does not support a two whose body is element code on blocks of 2^%d "
-                              "elements on %d GPUs (--gpus) yet: each holds 2^%d elements of the array, and element "
-                              "code needs its whole block on one GPU; compile it for at most %d GPUs",
-                   s->live - stmt->k, 1 << s->gpu_log, slice, 1 << (s->n - (s->live - stmt->k)));
+ * larger than a thread's registers into whole-array stages). Such a chain
+ * is too small to split (Schedule.whole_log): the scheduling stops here
+ * (spans) and schedule_with plans it for one GPU, run whole on every rank. */
+static void two_too_large(Sched *s, const IrStmt *stmt) {
+    if (s->gpu_log && s->live - stmt->k <= plan_reg_log(s->elem, s->n)) {
+        s->spans = true;
+        return;
+    }
     diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
                           "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
 }
@@ -977,6 +978,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         if (!elem_equal(stmt->res[0]->elem, s->elem))
             diag_fatal("internal error: a two that changes the element type in entry '%s'", s->out->func->entry);
         if (s->live - stmt->k > plan_reg_log(s->elem, s->tile_log)) two_too_large(s, stmt);
+        if (s->spans) return;
         push_step(s, stmt, stmt->body, s->live - stmt->k);
         return;
     case IR_MAP:
@@ -1065,6 +1067,7 @@ static void schedule_body(Sched *s, const IrBody *body) {
         s->nafter = body->nstmts - i - 1;
         s->consumed = 0;
         schedule_stmt(s, stmt);
+        if (s->spans) return;
         i += s->consumed;
         cur = body->stmts[i]->res[0];
     }
@@ -1166,6 +1169,22 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
 }
 
 static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise, int tile_cap_log,
+                          Schedule *out);
+
+/* A chain too small to split over the ranks (Schedule.whole_log): the
+ * plan for one GPU, which every rank runs on the whole array after
+ * gathering it, before anything writes its slice of the output (so an
+ * input that overlaps the output is harmless). */
+static void plan_whole(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise, int tile_cap_log,
+                       Schedule *out) {
+    SchedOptions one = *opt;
+    one.gpu_log = 0;
+    schedule_with(arena, f, &one, tile_raise, tile_cap_log, out);
+    out->whole_log = opt->gpu_log;
+    out->alias = ALIAS_HARMLESS;
+}
+
+static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise, int tile_cap_log,
                           Schedule *out) {
     const IrBody *body = f->body;
     const char *refusal = schedule_refusal(arena, f);
@@ -1203,6 +1222,10 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     s.layout = f2_identity(s.n);
     s.live = s.n;
     schedule_body(&s, body);
+    if (s.spans) {
+        plan_whole(arena, f, opt, tile_raise, tile_cap_log, out);
+        return;
+    }
     assign_buffers(out);
     kernel_plan(out);
     lay_out_scratch(out);

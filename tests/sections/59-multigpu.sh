@@ -15,6 +15,9 @@ for src in tests/plan/gpus/*.parm; do
 done
 # a permutation that leaves the GPU bits alone exchanges nothing
 grep -q ' 0 exchanges between them' tests/plan/gpus/keep.plan && pass || fail "plan: keep.parm exchanges"
+# a chain too small to split runs whole on every rank, from its whole input
+grep -q 'on 4 GPUs: too small to split' tests/plan/gpus/whole.plan && grep -q 'whole input of node 0' tests/plan/gpus/whole.plan &&
+    pass || fail "plan: whole.parm is not the whole chain on every rank"
 
 mkdir -p "$TMP/mg"
 # mg_check NAME PROGRAM ENTRY INPUT GPUS [PIECES]: the emitted C (with
@@ -71,8 +74,9 @@ mg_check "fft 2^10" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 4
 # mask, a block taken apart and rebuilt) is a permutation (the rules
 # join-half, build-bmmc), which the chain takes on any number of GPUs, from
 # 2^3 to 2^12; element code (an element of the block read, a shift's fill
-# from it, a reduction of it) compiles where the block fits a GPU's slice
-# (tests/diag/gpus_block_span.parm where it does not)
+# from it, a reduction of it) is split where the block fits a GPU's slice,
+# and where it does not the chain is too small to split and runs whole on
+# every rank (Schedule.whole_log)
 mg_blocks() {   # mg_blocks NAME BODY SIZES: BODY on xs of 2^n u32 for each n of SIZES, on 2, 4 and 8 GPUs
     local n g
     for n in $3; do
@@ -90,6 +94,13 @@ mg_blocks "a block taken apart" 'two (\[a, b, c, d] -> [c, a, d, b]) xs' "3"
 mg_blocks "a block's element 0 added" 'two (two (two (\ys -> map (\y -> y + ys ! 0) ys))) xs' "5"
 mg_blocks "a shift's fill from the block" 'two (two (two (\ys -> shift 1 (ys ! 1) ys))) xs' "5"
 mg_blocks "a block's reduction replicated" 'two (two (two (\ys -> replicate (loglen ys) (reduce (+) 0 ys)))) xs' "5"
+mg_blocks "a half's element 0 added" 'two (\ys -> map (\y -> y + ys ! 0) ys) xs' "3 4 5"
+mg_blocks "a half's shift filled from it" 'two (\ys -> shift 1 (ys ! 1) ys) xs' "3 4"
+mg_blocks "a half's reduction replicated" 'two (\ys -> replicate (loglen ys) (reduce (+) 0 ys)) xs' "3 4 5"
+mg_blocks "a quarter's shift filled from it" 'two (two (\ys -> shift 1 (ys ! 1) ys)) xs' "4 5"
+for g in 2 4 8; do   # a scalar parameter passed on to every rank's whole chain
+    mg_check "a half's element 0 and a scalar added, $g GPUs" tests/backend/gpus_whole.parm main tests/backend/gpus_whole.in $g
+done
 
 # pipelined exchanges (plan.h, Phase.piece_log): the C target runs the
 # pieces in order through the same kernels, each piece's blocks alone
@@ -160,6 +171,14 @@ if command -v nvcc >/dev/null && printf '#include <nccl.h>\n' | nvcc -x cu -E - 
         pass
     else
         fail "CUDA for 4 GPUs, exchanges in pieces: $(head -5 "$TMP/mg/err.txt")"
+    fi
+    # a chain too small to split: each rank all-gathers the whole input
+    if "$PARMC" --gpus 8 --emit-main tests/backend/gpus_whole.parm -o "$TMP/mg/whole.cu" 2>"$TMP/mg/err.txt" &&
+        [ "$(grep -c 'ncclAllGather' "$TMP/mg/whole.cu")" = 2 ] &&
+        nvcc -arch=sm_90 -O1 -Werror all-warnings -c "$TMP/mg/whole.cu" -o "$TMP/mg/whole.o" 2>"$TMP/mg/err.txt"; then
+        pass
+    else
+        fail "CUDA for 8 GPUs, a chain too small to split: $(head -5 "$TMP/mg/err.txt")"
     fi
     # the C API example of docs/api.md against the header it includes
     if "$PARMC" --gpus 2 examples/sort.parm -o "$TMP/mg/sort.cu" 2>"$TMP/mg/err.txt" &&
