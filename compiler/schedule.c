@@ -1198,9 +1198,14 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     out->n = body->params[out->in_param]->log_len;
     int gpu_log = opt ? opt->gpu_log : 0;
     out->gpu_log = gpu_log;
-    if (gpu_log && out->n - gpu_log < 1)
+    if (gpu_log && out->n < gpu_log)
         diag_error(f->loc, "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs (--gpus) when "
-                           "each holds at least 2", f->entry, out->n, 1 << gpu_log);
+                           "each holds at least 1", f->entry, out->n, 1 << gpu_log);
+    /* a slice of one element splits no block: the whole chain on every rank */
+    if (gpu_log && out->n == gpu_log) {
+        plan_whole(arena, f, opt, tile_raise, tile_cap_log, out);
+        return;
+    }
     out->in_elem = body->params[out->in_param]->elem;
     out->out_elem = body->results[0]->elem;
     if (f->pad_param == out->in_param) {

@@ -78,12 +78,13 @@ mg_check "fft 2^10" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 4
 # and where it does not the chain is too small to split and runs whole on
 # every rank (Schedule.whole_log)
 mg_blocks() {   # mg_blocks NAME BODY SIZES: BODY on xs of 2^n u32 for each n of SIZES, on 2, 4 and 8 GPUs
+    # (one element per GPU and up: a slice of one element runs the whole chain)
     local n g
     for n in $3; do
         printf 'entry main (xs : [2^%d]u32) = %s\n' "$n" "$2" >"$TMP/mg/block.parm"
         python3 tests/tools/gen.py u32 $((1 << n)) "$n" >"$TMP/mg/in.txt"
         for g in 1 2 3; do
-            [ $((n - g)) -ge 1 ] && mg_check "$1 on 2^$n" "$TMP/mg/block.parm" main "$TMP/mg/in.txt" $((1 << g))
+            [ "$n" -ge "$g" ] && mg_check "$1 on 2^$n" "$TMP/mg/block.parm" main "$TMP/mg/in.txt" $((1 << g))
         done
     done
 }
