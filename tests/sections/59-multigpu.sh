@@ -88,6 +88,7 @@ mg_blocks() {   # mg_blocks NAME BODY SIZES: BODY on xs of 2^n u32 for each n of
         done
     done
 }
+mg_blocks "the identity" 'xs' "3"
 mg_blocks "halves swapped" 'two (\ys -> join 1 (half 1 1 ys) (half 1 0 ys)) xs' "3 4 6 9 12"
 mg_blocks "halves joined by another mask" 'two (\ys -> map (\y -> y * 3) (join 2 (half 1 1 ys) (half 1 0 ys))) xs' "3 8"
 mg_blocks "inner halves swapped" 'two (two (\ys -> join 3 (half 2 1 ys) (half 2 0 ys))) xs' "4 10"
