@@ -189,29 +189,8 @@ __global__ void spin(long long ns) {
     }
 }
 
-// time_ms of bench/timing.cuh with a 50 µs spin queued before each start event.
-template <class F> static float time_spin_ms(F f) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    f();
-    f();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> ms(RUNS);
-    for (int r = 0; r < RUNS; r++) {
-        spin<<<1, 1>>>(50000);
-        CHECK(cudaEventRecord(a, 0));
-        f();
-        CHECK(cudaEventRecord(b, 0));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaEventElapsedTime(&ms[r], a, b));
-    }
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    CHECK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return ms[RUNS / 2];
-}
+// time_ms of bench/timing.cuh on the default stream, a 50 µs spin queued before each start event.
+template <class F> static float time_spin_ms(F f) { return time_ms(0, f, [] { spin<<<1, 1>>>(50000); }); }
 
 static void emit(const char *method, int rows, long long n, int k, const char *dtype, float ms, size_t temp) {
     printf("{\"method\": \"%s\", \"rows\": %d, \"n\": %lld, \"k\": %d, \"dtype\": \"%s\", \"ms\": %.5f, "
