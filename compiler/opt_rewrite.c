@@ -126,23 +126,20 @@ void rw_drain(Rewriter *r) {
     }
 }
 
-void rw_set_arg(Rewriter *r, IrStmt *s, int a, IrVal *v) {
+/* The read in slot (a statement's argument or a body's result) becomes a
+ * read of what v stands for now; the old value's uses follow. */
+static void set_read(Rewriter *r, IrVal **slot, IrVal *v) {
     v = rw_resolve(r, v);
     rw_add_use(r, v);
-    IrVal *old = s->args[a];
-    s->args[a] = v;
+    IrVal *old = *slot;
+    *slot = v;
     rw_drop_use(r, old);
     rw_drain(r);
 }
 
-void rw_set_result(Rewriter *r, IrBody *b, int i, IrVal *v) {
-    v = rw_resolve(r, v);
-    rw_add_use(r, v);
-    IrVal *old = b->results[i];
-    b->results[i] = v;
-    rw_drop_use(r, old);
-    rw_drain(r);
-}
+void rw_set_arg(Rewriter *r, IrStmt *s, int a, IrVal *v) { set_read(r, &s->args[a], v); }
+
+void rw_set_result(Rewriter *r, IrBody *b, int i, IrVal *v) { set_read(r, &b->results[i], v); }
 
 /* Every read of old becomes a read of with; old's statement dies. The
  * reads move to what with stands for now: a rule may replace a value that
