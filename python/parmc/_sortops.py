@@ -66,6 +66,24 @@ _PACKED = {("f32", None): [(31, "u32", "rank_f32", _pack32("rank_f32", "sign32",
 _INDEX_PACKED = {("u16", "f16_rank"): [(15, "u16", "rank_f16", _pack_narrow(17, "rank_f16", "(\\r -> r)"))],
                  ("u16", "bf16_rank"): [(15, "u16", "rank_bf16", _pack_narrow(17, "rank_bf16", "(\\r -> r)"))]}
 
+# Top-k of keys of 16 bits or fewer goes by u32 keys on every element, whatever the row's
+# length (topk_chunked_rows, stdlib/topk.parm): rows are cut into chunks whose index fits the
+# key beside the rank, each chunk's best selected by u32 keys, and only those widened to u64
+# keys to be merged. float16 and bfloat16 take a 16-bit rank, the index and the sign
+# (pack16_32: the values bit for bit, but a NaN as the quiet NaN of its sign, as float32's).
+# (type, rank) -> (the log2 of a chunk, the stdlib codec of the keys: pack and unpack of an
+# order (descending?), and the widening of a chunk's key).
+def _chunked(w, pack, widen, unpack):
+    return w, lambda d: (f"({pack} {d})", f"({widen})", f"({unpack} {d})")
+
+
+_CHUNKED = {("u16", "f16_rank"): _chunked(15, "pack16_32 rank16_f16", "widen_key 16 1", "unpack_wide16 unrank16_f16"),
+            ("u16", "bf16_rank"): _chunked(15, "pack16_32 rank16_bf16", "widen_key 16 1", "unpack_wide16 unrank16_bf16"),
+            ("i16", None): _chunked(16, "pack_narrow 16 rank_i16", "widen_key 16 0", "unpack_wide_narrow 16 unrank_i16"),
+            ("u16", None): _chunked(16, "pack_narrow 16 rank_unsigned", "widen_key 16 0", "unpack_wide_narrow 16 unrank_u16"),
+            ("i8", None): _chunked(24, "pack_narrow 8 rank_i8", "widen_key 24 0", "unpack_wide_narrow 8 unrank_i8"),
+            ("u8", None): _chunked(24, "pack_narrow 8 rank_unsigned", "widen_key 24 0", "unpack_wide_narrow 8 unrank_u8")}
+
 # type of an array -> (the key of a call: a function of (x, op, dim, flag, k), the plans' runs
 # by key). The key holds the call's own dim and flags, which the op functions first make plain
 # ints and bools (NumPy's scalars among what they take), refusing a bool for an int, so that
@@ -513,9 +531,15 @@ def _bool(flag):
 def topk_source(t, b, r, c, largest, j, exact, rank=None, cut=None):
     """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
     2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c),
-    or each row's first `cut` when given. Keys of 32 bits or fewer as packed keys (_PACKED)."""
+    or each row's first `cut` when given. Keys of 16 bits or fewer by u32 keys of chunks
+    (_CHUNKED), others of 32 bits or fewer as packed keys (_PACKED)."""
     packed = _packed(t, r, rank)
-    if packed:
+    chunked = _CHUNKED.get((t, rank))
+    if chunked and j <= chunked[0] and r <= 31:
+        w, codec = chunked
+        pack, widen, unpack = codec(_bool(largest))
+        topk = f"topk_chunked_rows {w} {pack} {widen} {unpack}"
+    elif packed:
         t, rank, codec = packed
         topk = "topk_packed_rows {} {}".format(*codec(_bool(largest)))
     else:

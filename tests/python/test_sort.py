@@ -114,8 +114,13 @@ class Sort(unittest.TestCase):
         np.testing.assert_array_equal(v.view(np.uint16), bits[i])
         v, i = parmc.topk(x, 5)
         np.testing.assert_array_equal(i, [1, 5, 9, 12, 8])
+        # top-k by u32 keys: bit for bit but a NaN, the quiet NaN of its sign
+        np.testing.assert_array_equal(v.view(np.uint16), [0x7e00, 0xfe00, 0xfe00, 0x7e00, 0x7c00])
         v, i = parmc.topk(x, 3, largest=False)
         np.testing.assert_array_equal(i, [6, 14, 3])
+        v, i = parmc.topk(x, 15, largest=False)
+        np.testing.assert_array_equal(i, [6, 14, 3, 4, 10, 11, 13, 2, 7, 0, 8, 1, 5, 9, 12])
+        np.testing.assert_array_equal(v.view(np.uint16)[:12], bits[i][:12])     # the zeros' signs
         for shape in ((4, 15), (2, 64)):    # padded rows, and exact ones
             y = np.resize(x, shape)
             for descending in (False, True):
@@ -137,11 +142,22 @@ class Sort(unittest.TestCase):
             for longest, key in keys:
                 for r in (shortest, longest):
                     self.assertIn(key, _sortops.source(t, 0, r, 0, False, True), (t, r))
-                    self.assertIn(key, _sortops.topk_source(t, 0, r, 0, True, 0, True), (t, r))
+                    if t[1:] not in ("8", "16"):
+                        self.assertIn(key, _sortops.topk_source(t, 0, r, 0, True, 0, True), (t, r))
                 shortest = longest + 1
             self.assertIn("sort_records_rows", _sortops.source(t, 0, 32, 0, False, True), t)
         for t in ("i64", "u64", "f64"):
             self.assertIn("sort_records_rows", _sortops.source(t, 0, 10, 0, False, True), t)
+        # top-k of 16 bits or fewer: u32 keys of chunks at every row length, while k fits a chunk
+        for t, rank, chunk in (("i16", None, "16 (pack_narrow 16"), ("u16", None, "16 (pack_narrow 16"),
+                               ("i8", None, "24 (pack_narrow 8"), ("u8", None, "24 (pack_narrow 8"),
+                               ("u16", "f16_rank", "15 (pack16_32 rank16_f16"),
+                               ("u16", "bf16_rank", "15 (pack16_32 rank16_bf16")):
+            for r, j in ((0, 0), (15, 4), (31, 8)):
+                self.assertIn("topk_chunked_rows " + chunk, _sortops.topk_source(t, 0, r, 0, True, j, True, rank))
+        self.assertIn("pack16 rank_f16", _sortops.topk_source("u16", 0, 20, 0, True, 16, True, "f16_rank"))
+        self.assertIn("pack_narrow 16", _sortops.topk_source("i16", 0, 16, 0, True, 16, True))
+        self.assertIn("pack32 rank_i16", _sortops.topk_source("i16", 0, 20, 0, True, 17, True))
         # argsort of 16-bit floats: u32 keys of a 17-bit rank up to rows of 2^15, then pack16
         for rank in ("f16_rank", "bf16_rank"):
             self.assertIn("pack_narrow 17", _sortops.source("u16", 0, 15, 0, False, True, rank, indices=True))
@@ -188,6 +204,26 @@ class Sort(unittest.TestCase):
                 np.testing.assert_array_equal(np.asarray(i).reshape(rows, 32), want, err_msg=what)
                 np.testing.assert_array_equal(np.asarray(v).reshape(rows, 32), np.take_along_axis(xs, want, -1),
                                               err_msg=what)
+
+    def test_bfloat16_topk_program(self):
+        """The top-k program of bfloat16 bits (u32 keys of chunks of 2^15) through the C target,
+        rows of two chunks and a part of one, against NumPy's stable sort of the values widened
+        to float32; values bit for bit, a NaN as the quiet NaN of its sign."""
+        bits = rng.integers(0, 1 << 16, (2, 40000), dtype=np.uint16)
+        bits.ravel()[rng.integers(0, bits.size, 4000)] = rng.choice([0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffc1],
+                                                                    4000)
+        wide = (bits.astype(np.uint32) << 16).view(np.float32)
+        quiet = np.where((bits & 0x7fff) > 0x7f80, (bits & 0x8000) | 0x7fc0, bits).astype(np.uint16)
+        for largest in (False, True):
+            entry, bitonic = _sortops._program("topk", False, "u16", 1, 16, 0, largest, 6, False, "bf16_rank", 50)
+            self.assertTrue(bitonic)
+            v, i = entry(bits)
+            with np.errstate(invalid="ignore"):     # NaNs of any payload, widened
+                want = np.take(ref_argsort(wide, -1, largest), np.arange(50), axis=-1)
+            what = f"bfloat16 topk largest={largest}"
+            np.testing.assert_array_equal(np.asarray(i).reshape(2, 50), want, err_msg=what)
+            np.testing.assert_array_equal(np.asarray(v).reshape(2, 50), np.take_along_axis(quiet, want, -1),
+                                          err_msg=what)
 
     @unittest.skipUnless(_ml_dtypes, "ml_dtypes is not installed: NumPy has no bfloat16")
     def test_numpy_bfloat16(self):
@@ -291,6 +327,17 @@ class TopK(unittest.TestCase):
         kinds = {(key[6], key[7] < key[4]) for key, (_, bitonic) in _sortops._entries.items()
                  if key[0] == "topk" and key[2] == "f32" and bitonic == (key[7] < key[4])}
         self.assertEqual(kinds, {(True, True), (True, False), (False, True), (False, False)})
+
+    def test_rows_of_chunks(self):
+        """16-bit and 8-bit keys go by u32 keys of chunks (2^15 elements for float16, 2^16
+        for int16: stdlib/topk.parm topk_chunked_rows): rows of one chunk, of several, and
+        of several with a part-chunk of pad at the end, ties and NaNs."""
+        for dt, length in ((np.float16, 1 << 15), (np.float16, 70000), (np.int16, 1 << 17), (np.uint8, 3000),
+                           (np.bool_, 5000)):
+            x = random_array(dt, (2, length))
+            for k in (1, 37, 64):
+                for largest in (True, False):
+                    self.check(x, k, largest=largest)
 
     def test_dims_and_nan(self):
         x = random_array(np.float64, (4, 16, 8))
@@ -574,8 +621,9 @@ class CudaEmulated(unittest.TestCase):
     one chain whose kernels read u32 bits and write (u32, i64) records, which run.sh's one
     slot type does not describe.)"""
 
-    def emulated(self, src, values, out):
-        """The CUDA of program src emulated on values (the row length first): its output."""
+    def emulated(self, src, values, out, bits="uint32_t"):
+        """The CUDA of program src emulated on values (the row length first, then the elements'
+        bits, of C type bits): its output."""
         emu = os.path.join(ROOT, "tests", "emu")
         with tempfile.TemporaryDirectory() as d:
             prog, cu, cpp, exe = (os.path.join(d, f) for f in ("p.parm", "g.cu", "g.cpp", "g"))
@@ -588,7 +636,7 @@ class CudaEmulated(unittest.TestCase):
                                                         "sort_emu_driver.cpp")) as driver:
                 f.write(driver.read())
             subprocess.run([os.environ.get("CXX", "c++"), "-std=c++20", "-O1", "-w", "-pthread",
-                            f"-DOUT={out}", "-I" + emu, "-I" + os.path.join(ROOT, "runtime"), cpp, "-o", exe],
+                            f"-DOUT={out}", f"-DBITS={bits}", "-I" + emu, "-I" + os.path.join(ROOT, "runtime"), cpp, "-o", exe],
                            check=True, capture_output=True)
             return subprocess.run([exe], input=" ".join(map(str, values)), text=True, capture_output=True,
                                   check=True).stdout.split()
@@ -598,6 +646,15 @@ class CudaEmulated(unittest.TestCase):
         values = [300] + list(x.view(np.uint32).ravel())   # float32 bits: packed keys
         src = _sortops.topk_source("f32", 3, 9, 0, True, 4, False)
         self.assertEqual(self.emulated(src, values, 1 << 7), interpret(src, values))   # 2^3 rows of the best 2^4
+
+    def test_topk_chunked(self):
+        """float16 rows longer than a chunk of u32 keys (2^15): each chunk's best by u32 keys,
+        then the chunks' winners merged by u64 keys, NaNs and signed zeros among them."""
+        x = random_array(np.float16, (1, 40000))
+        values = [40000] + list(x.view(np.uint16).ravel())
+        src = _sortops.topk_source("u16", 0, 16, 0, True, 3, False, rank="f16_rank")
+        self.assertIn("topk_chunked_rows 15", src)
+        self.assertEqual(self.emulated(src, values, 1 << 3, "uint16_t"), interpret(src, values))
 
     def test_topk_transposed(self):
         """Along the middle dim of (3, 7, 4): the columns of 2^3 x 2^2 matrices, transposed
