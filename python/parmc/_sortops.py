@@ -29,8 +29,9 @@ _NEG_INF_BITS = {"f16_rank": 0xfc00, "bf16_rank": 0xff80, "rank_f32": 0xff800000
 # Keys of 32 bits or fewer are sorted and selected as packed keys (stdlib/sort.parm, "Packed
 # keys"): one integer an element, of its rank and its index, so that one integer compare
 # replaces the comparator of (value, index) records (whose NaN tests, and ranks of 16-bit floats
-# in each comparison, cost the most). float16 and bfloat16 come back bit for bit; float32 too,
-# but a NaN as the quiet NaN of its sign; integers exactly. Integers of 16 bits or fewer take a
+# in each comparison, cost the most). float32, float16 and bfloat16 come back bit for bit, but a
+# NaN as the quiet NaN of its sign, in rows short enough for u32 keys (2^15: pack16_32) for
+# 16-bit floats, whose longer rows keep every bit (pack16); integers exactly. Integers of 16 bits or fewer take a
 # u32 key (rank and index: 4 bytes an element, a 32-bit compare) where the row is short enough
 # for the index, else an i64 key; 64-bit keys take records.
 # (type, rank) -> the packed keys that can hold it, the narrowest first: (the log2 of the longest
@@ -44,6 +45,10 @@ def _pack16(rank):
     return lambda d: (f"(pack16 {rank} {d})", "unpack16")
 
 
+def _pack16_32(t):
+    return lambda d: (f"(pack16_32 rank16_{t} {d})", f"(unpack16_32 unrank16_{t} {d})")
+
+
 def _pack_narrow(w, rank, unrank):
     return lambda d: (f"(pack_narrow {w} {rank} {d})", f"(unpack_narrow {w} {unrank} {d})")
 
@@ -53,8 +58,9 @@ def _int_keys(t, w, rank, unrank):
 
 
 _PACKED = {("f32", None): [(31, "u32", "rank_f32", _pack32("rank_f32", "sign32", "unrank_f32"))],
-           ("u16", "f16_rank"): [(31, "u16", "rank_f16", _pack16("rank_f16"))],
-           ("u16", "bf16_rank"): [(31, "u16", "rank_bf16", _pack16("rank_bf16"))],
+           ("u16", "f16_rank"): [(15, "u16", "rank_f16", _pack16_32("f16")), (31, "u16", "rank_f16", _pack16("rank_f16"))],
+           ("u16", "bf16_rank"): [(15, "u16", "rank_bf16", _pack16_32("bf16")),
+                                  (31, "u16", "rank_bf16", _pack16("rank_bf16"))],
            ("i32", None): [(31, "i32", None, _pack32("rank_i32", "no_tie", "unrank_i32"))],
            ("u32", None): [(31, "u32", None, _pack32("rank_unsigned", "no_tie", "unrank_u32"))],
            ("i16", None): _int_keys("i16", 16, "rank_i16", "unrank_i16"),
@@ -531,11 +537,11 @@ def _bool(flag):
 def topk_source(t, b, r, c, largest, j, exact, rank=None, cut=None):
     """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
     2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c),
-    or each row's first `cut` when given. Keys of 16 bits or fewer by u32 keys of chunks
-    (_CHUNKED), others of 32 bits or fewer as packed keys (_PACKED)."""
+    or each row's first `cut` when given. Keys of 16 bits or fewer in rows longer than a chunk
+    by u32 keys of chunks (_CHUNKED), else keys of 32 bits or fewer as packed keys (_PACKED)."""
     packed = _packed(t, r, rank)
     chunked = _CHUNKED.get((t, rank))
-    if chunked and j <= chunked[0] and r <= 31:
+    if chunked and j <= chunked[0] < r <= 31:     # rows of one chunk: packed u32 keys, no widening
         w, codec = chunked
         pack, widen, unpack = codec(_bool(largest))
         topk = f"topk_chunked_rows {w} {pack} {widen} {unpack}"

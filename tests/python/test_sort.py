@@ -72,6 +72,12 @@ def random_array(dtype, shape, nans=True):
     return x
 
 
+def quiet16(bits, inf, quiet):
+    """16-bit float bits (inf: the bits of +inf) with every NaN made the quiet NaN (quiet's
+    bits) of its sign, as u32 keys give them back."""
+    return np.where((bits & 0x7fff) > inf, (bits & 0x8000) | quiet, bits).astype(np.uint16)
+
+
 def same(test, got, want, what):
     test.assertEqual(got.dtype, want.dtype, what)
     test.assertEqual(got.shape, want.shape, what)
@@ -88,7 +94,10 @@ class Sort(unittest.TestCase):
         idx = ref_argsort(x, dim, descending)
         v, i = parmc.sort(x, dim=dim, descending=descending)
         same(self, i, idx.astype(np.int64), what)
-        same(self, v, np.take_along_axis(x, idx, dim), what)
+        want = np.take_along_axis(x, idx, dim)
+        if x.dtype == np.float16 and x.ndim and x.shape[dim] <= 1 << 15:     # u32 keys: NaNs quiet
+            want = quiet16(want.view(np.uint16), 0x7c00, 0x7e00).view(np.float16)
+        same(self, v, want, what)
         same(self, parmc.argsort(x, dim, descending, stable=True), idx.astype(np.int64), what)
         np.testing.assert_array_equal(x.view(f"u{x.itemsize}"), before.view(f"u{x.itemsize}"))   # not written
 
@@ -102,16 +111,21 @@ class Sort(unittest.TestCase):
     def test_float16_order(self):
         """float16 sorted as its bits (u16) ranked in PyTorch's order: -0.0 ties with 0.0 (the
         index decides), NaNs of either sign and any payload tie after +inf, and every value
-        comes back bit for bit (the signs of zeros, the NaNs' payloads)."""
+        comes back bit for bit (the signs of zeros, the NaNs' payloads in rows longer than
+        2^15; in shorter ones, sorted by u32 keys, a NaN as the quiet NaN of its sign)."""
         bits = np.array([0x4200, 0x7e00, 0x3c00, 0x8000, 0x0000, 0xfe00, 0xfc00, 0x3c00, 0x7c00, 0xfd01, 0x0000,
                          0x8000, 0x7c01, 0x0001, 0x8001], np.uint16)
         x = bits.view(np.float16)
+        quiet = quiet16(bits, 0x7c00, 0x7e00)
         v, i = parmc.sort(x)
         np.testing.assert_array_equal(i, [6, 14, 3, 4, 10, 11, 13, 2, 7, 0, 8, 1, 5, 9, 12])
-        np.testing.assert_array_equal(v.view(np.uint16), bits[i])
+        np.testing.assert_array_equal(v.view(np.uint16), quiet[i])
         v, i = parmc.sort(x, descending=True)
         np.testing.assert_array_equal(i, [1, 5, 9, 12, 8, 0, 2, 7, 13, 3, 4, 10, 11, 14, 6])
-        np.testing.assert_array_equal(v.view(np.uint16), bits[i])
+        np.testing.assert_array_equal(v.view(np.uint16), quiet[i])
+        long = np.resize(bits, 1 << 16)     # rows past u32 keys: every bit
+        v, i = parmc.sort(long.view(np.float16))
+        np.testing.assert_array_equal(v.view(np.uint16), long[i])
         v, i = parmc.topk(x, 5)
         np.testing.assert_array_equal(i, [1, 5, 9, 12, 8])
         # top-k by u32 keys: bit for bit but a NaN, the quiet NaN of its sign
@@ -120,7 +134,7 @@ class Sort(unittest.TestCase):
         np.testing.assert_array_equal(i, [6, 14, 3])
         v, i = parmc.topk(x, 15, largest=False)
         np.testing.assert_array_equal(i, [6, 14, 3, 4, 10, 11, 13, 2, 7, 0, 8, 1, 5, 9, 12])
-        np.testing.assert_array_equal(v.view(np.uint16)[:12], bits[i][:12])     # the zeros' signs
+        np.testing.assert_array_equal(v.view(np.uint16), quiet[i])     # the zeros' signs
         for shape in ((4, 15), (2, 64)):    # padded rows, and exact ones
             y = np.resize(x, shape)
             for descending in (False, True):
@@ -148,21 +162,28 @@ class Sort(unittest.TestCase):
             self.assertIn("sort_records_rows", _sortops.source(t, 0, 32, 0, False, True), t)
         for t in ("i64", "u64", "f64"):
             self.assertIn("sort_records_rows", _sortops.source(t, 0, 10, 0, False, True), t)
-        # top-k of 16 bits or fewer: u32 keys of chunks at every row length, while k fits a chunk
+        # top-k of 16 bits or fewer: u32 keys at every row length (of chunks, merged, past one), while k fits a chunk
         for t, rank, chunk in (("i16", None, "16 (pack_narrow 16"), ("u16", None, "16 (pack_narrow 16"),
                                ("i8", None, "24 (pack_narrow 8"), ("u8", None, "24 (pack_narrow 8"),
                                ("u16", "f16_rank", "15 (pack16_32 rank16_f16"),
                                ("u16", "bf16_rank", "15 (pack16_32 rank16_bf16")):
-            for r, j in ((0, 0), (15, 4), (31, 8)):
+            w = int(chunk.split()[0])
+            for r, j in ((w + 1, 0), (w + 2, 4), (31, 8)):
                 self.assertIn("topk_chunked_rows " + chunk, _sortops.topk_source(t, 0, r, 0, True, j, True, rank))
+            # rows of one chunk: packed u32 keys, nothing to merge
+            self.assertIn("topk_packed_rows (" + chunk.split("(")[1], _sortops.topk_source(t, 0, w, 0, True, 3, True, rank))
         self.assertIn("pack16 rank_f16", _sortops.topk_source("u16", 0, 20, 0, True, 16, True, "f16_rank"))
         self.assertIn("pack_narrow 16", _sortops.topk_source("i16", 0, 16, 0, True, 16, True))
+        # sorts of 16-bit floats: u32 keys (pack16_32) up to rows of 2^15, then pack16
+        for rank, t in (("f16_rank", "f16"), ("bf16_rank", "bf16")):
+            self.assertIn(f"pack16_32 rank16_{t}", _sortops.source("u16", 0, 15, 0, False, True, rank))
+            self.assertIn("pack16 rank_", _sortops.source("u16", 0, 16, 0, False, True, rank))
         self.assertIn("pack32 rank_i16", _sortops.topk_source("i16", 0, 20, 0, True, 17, True))
         # argsort of 16-bit floats: u32 keys of a 17-bit rank up to rows of 2^15, then pack16
         for rank in ("f16_rank", "bf16_rank"):
             self.assertIn("pack_narrow 17", _sortops.source("u16", 0, 15, 0, False, True, rank, indices=True))
             self.assertIn("pack16", _sortops.source("u16", 0, 16, 0, False, True, rank, indices=True))
-            self.assertIn("pack16", _sortops.source("u16", 0, 10, 0, False, True, rank))
+            self.assertIn("pack16_32", _sortops.source("u16", 0, 10, 0, False, True, rank))
 
     def test_int16_rows_longer_than_narrow_keys(self):
         """int16 rows of 2^17, past u32 keys: i64 keys, and the same results."""
@@ -189,8 +210,9 @@ class Sort(unittest.TestCase):
 
     def test_bfloat16_program(self):
         """bfloat16 (which NumPy lacks without ml_dtypes; PyTorch's tensors take this path):
-        the sort program of bfloat16 bits through the C target, against NumPy's stable sort of
-        the same values widened to float32 (exactly: a bfloat16 is a float32's top half)."""
+        the sort program of bfloat16 bits through the C target (u32 keys: a NaN as the quiet NaN
+        of its sign), against NumPy's stable sort of the same values widened to float32
+        (exactly: a bfloat16 is a float32's top half)."""
         bits = rng.integers(0, 1 << 16, (4, 32), dtype=np.uint16)
         bits.ravel()[rng.integers(0, bits.size, 40)] = rng.choice([0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffc1, 0x3f80])
         wide = (bits.astype(np.uint32) << 16).view(np.float32)
@@ -202,8 +224,8 @@ class Sort(unittest.TestCase):
                 want = ref_argsort(wide[:rows], -1, descending)
                 what = f"bfloat16 rows={rows} descending={descending}"
                 np.testing.assert_array_equal(np.asarray(i).reshape(rows, 32), want, err_msg=what)
-                np.testing.assert_array_equal(np.asarray(v).reshape(rows, 32), np.take_along_axis(xs, want, -1),
-                                              err_msg=what)
+                np.testing.assert_array_equal(np.asarray(v).reshape(rows, 32),
+                                              np.take_along_axis(quiet16(xs, 0x7f80, 0x7fc0), want, -1), err_msg=what)
 
     def test_bfloat16_topk_program(self):
         """The top-k program of bfloat16 bits (u32 keys of chunks of 2^15) through the C target,
@@ -213,7 +235,7 @@ class Sort(unittest.TestCase):
         bits.ravel()[rng.integers(0, bits.size, 4000)] = rng.choice([0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffc1],
                                                                     4000)
         wide = (bits.astype(np.uint32) << 16).view(np.float32)
-        quiet = np.where((bits & 0x7fff) > 0x7f80, (bits & 0x8000) | 0x7fc0, bits).astype(np.uint16)
+        quiet = quiet16(bits, 0x7f80, 0x7fc0)
         for largest in (False, True):
             entry, bitonic = _sortops._program("topk", False, "u16", 1, 16, 0, largest, 6, False, "bf16_rank", 50)
             self.assertTrue(bitonic)
