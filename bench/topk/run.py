@@ -6,7 +6,9 @@ of the input, at the shapes of issue 42, f32 and bf16 keys, in one run (bench/to
 parmc.topk is checked first against torch.topk (tests/gpu/sort_ops_gpu.py's check: the values
 equal torch.topk's, the indices point at them and are the first k of the stable sort, ties to
 the smaller index), then parmc.topk and torch.topk are timed (CUDA events, the median of 25
-after a warm-up); build/topk/cub_topk_S*_K* (bench/topk/cub_topk.cu, built here with nvcc
+after a warm-up): their GPU time alone, a 100 µs sleep kernel queued before each start event
+so that the host's work for the call overlaps it, as CUB is timed; and the call (no sleep:
+the host's work in the figure too, which a stream of calls hides and a lone call does not); build/topk/cub_topk_S*_K* (bench/topk/cub_topk.cu, built here with nvcc
 against $CCCL_INCLUDE) checks and times CUB and the copy on its own input of the same kind.
 A markdown table goes to stdout and, when $OUT is set, to $OUT/topk.md; the CUB binary's JSON
 lines to $OUT/topk-cub.jsonl. Exit status 1 when any check failed.
@@ -14,6 +16,7 @@ lines to $OUT/topk-cub.jsonl. Exit status 1 when any check failed.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -75,8 +78,30 @@ def run_cub(rows, n, k, dtype):
     return got, (r.stderr.strip() if r.returncode else "")
 
 
+def gpu_ms(f, runs):
+    """The median of f's GPU time alone over runs, by CUDA events on the current stream after a
+    warm-up, the host's work for each call overlapped by a sleep kernel queued before the start
+    event (torch.cuda._sleep of about 100 µs, longer than a call's host time)."""
+    f()
+    cycles = int(torch.cuda.get_device_properties(0).clock_rate * 1000 * 100e-6)   # clock_rate: kHz
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(cycles)
+        start.record()
+        f()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
 def fmt(ms):
     return "–" if ms is None else f"{ms:.4f}"
+
+
+def ratio(a, b):
+    return "–" if a is None or b is None else f"{a / b:.2f}"
 
 
 def main():
@@ -115,7 +140,8 @@ def main():
           f"{len(pairs)} CUB binaries and {len(cases)} parmc programs built (or found) in {time.time() - t:.0f} s")
 
     head = ("| rows × n | dtype | k | parmc ms | CUB fastest ms | CUB det. ms | CUB DeviceTopK ms | torch ms | "
-            "copy ms | parmc / CUB det. | parmc speed-up over torch |\n|---|---|---|---|---|---|---|---|---|---|---|")
+            "copy ms | parmc / CUB det. | parmc / CUB fastest | parmc speed-up over torch | parmc call ms | "
+            "torch call ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     print(head)
     lines, failed, jsonl = [head], 0, []
     for (rows, n, k, dt, name), x in zip(cases, inputs):
@@ -123,21 +149,20 @@ def main():
         if bad:
             failed += 1
             print(f"FAIL parmc.topk {rows}x{n} k={k} {name}: {bad}")
-            a = None
+            a = a_call = None
         else:
-            a = sog.time_ms(lambda: parmc.topk(x, k), RUNS)
-        b = sog.time_ms(lambda: torch.topk(x, k), RUNS)
+            a, a_call = gpu_ms(lambda: parmc.topk(x, k), RUNS), sog.time_ms(lambda: parmc.topk(x, k), RUNS)
+        b, b_call = gpu_ms(lambda: torch.topk(x, k), RUNS), sog.time_ms(lambda: torch.topk(x, k), RUNS)
         cub, err = ({}, "not built") if bounds(n, k) in bad_builds else run_cub(rows, n, k, name)
         if err:
             failed += 1
             print(f"FAIL cub_topk {rows} {n} {k} {name}: {err}")
         jsonl += [json.dumps(d) for d in cub.values()]
         ms = {m: cub[m]["ms"] if m in cub else None for m in ("batched_fast", "batched_det", "device_topk", "copy")}
-        det = ms["batched_det"]
-        line = (f"| {rows} × {n} | {name} | {k} | {fmt(a)} | {fmt(ms['batched_fast'])} | {fmt(det)} | "
-                f"{fmt(ms['device_topk'])} | {fmt(b)} | {fmt(ms['copy'])} | "
-                f"{'–' if a is None or det is None else f'{a / det:.2f}'} | "
-                f"{'–' if a is None else f'{b / a:.2f}x'} |")
+        det, fast = ms["batched_det"], ms["batched_fast"]
+        line = (f"| {rows} × {n} | {name} | {k} | {fmt(a)} | {fmt(fast)} | {fmt(det)} | "
+                f"{fmt(ms['device_topk'])} | {fmt(b)} | {fmt(ms['copy'])} | {ratio(a, det)} | {ratio(a, fast)} | "
+                f"{'–' if a is None else f'{b / a:.2f}x'} | {fmt(a_call)} | {fmt(b_call)} |")
         print(line, flush=True)
         lines.append(line)
     summary = f"{len(cases)} shapes and dtypes, {failed} failed checks"
