@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 from . import _manifest
 from ._errors import CompileError, ToolError
@@ -205,12 +207,51 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     root = cache_dir or cache_root()
     final = os.path.join(root, key)
     if rebuild or not os.path.isdir(final):
-        _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild)
+        tools = "parmc, then nvcc" if target == "cuda" else "parmc, then the C compiler"
+        with _progress(stem, f"({tools}) into {final}"):
+            _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild)
     prog = _programs.get(final)
     if prog is None:
         prog = _programs[final] = load(os.path.join(final, f"lib{stem}.so"))
         prog.cache_dir = final
     return prog
+
+
+class _progress:
+    """A build's progress on stderr, since a first call can wait a minute for nvcc: "parmc:
+    building NAME HOW ..." once it has taken $PARMC_PROGRESS seconds (default 1; 0 at once;
+    "off" never), then "parmc: built NAME in N s" (or "failed") when it ends. A build that
+    ends sooner says nothing."""
+
+    def __init__(self, name, how):
+        self.name, self.how = name, how
+        setting = os.environ.get("PARMC_PROGRESS", "1")
+        try:
+            self.delay = float(setting)
+        except ValueError:
+            self.delay = None if setting == "off" else 1.0
+        self.said = False
+
+    def __enter__(self):
+        self.start = time.monotonic()
+        if self.delay is not None:
+            self.timer = threading.Timer(self.delay, self._say, (f"parmc: building {self.name} {self.how} ...",))
+            self.timer.daemon = True
+            self.timer.start()
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if self.delay is None:
+            return
+        self.timer.cancel()
+        self.timer.join()
+        if self.said:
+            outcome = "failed" if kind else "built"
+            print(f"parmc: {outcome} {self.name} in {time.monotonic() - self.start:.1f} s", file=sys.stderr, flush=True)
+
+    def _say(self, line):
+        self.said = True
+        print(line, file=sys.stderr, flush=True)
 
 
 def _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild):

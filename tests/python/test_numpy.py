@@ -539,6 +539,27 @@ class Compile(unittest.TestCase):
         entries = [d for d in os.listdir(cache)]
         self.assertEqual(len(entries), 2, entries)
 
+    def test_progress(self):
+        """A build says so on stderr once it has taken $PARMC_PROGRESS seconds (0: at once), and
+        how long it took; a library from the cache, or PARMC_PROGRESS=off, says nothing."""
+        cache = os.path.join(self.dir, "cache")
+        code = f"""
+            import os, parmc
+            os.environ["PARMC_PROGRESS"] = {{setting!r}}
+            parmc.compile({example('permute.parm')!r}, target="c")
+        """
+        first = self.run_python(code.format(setting="0"), cache).stderr.splitlines()
+        self.assertEqual(len(first), 2, first)
+        self.assertRegex(first[0], r"^parmc: building permute \(parmc, then the C compiler\) into .*cache.* \.\.\.$")
+        self.assertRegex(first[1], r"^parmc: built permute in [0-9.]+ s$")
+        self.assertEqual(self.run_python(code.format(setting="0"), cache).stderr, "")     # cached
+        other = os.path.join(self.dir, "other")
+        self.assertEqual(self.run_python(code.format(setting="off"), other).stderr, "")
+        self.assertEqual(self.run_python(code.format(setting="60"), os.path.join(self.dir, "third")).stderr, "")
+        bad = code.replace(repr(example('permute.parm')), repr("entry main (xs : [2^4]i32) = nope xs"))
+        p = self.run_python(bad.format(setting="0"), other, check=False)
+        self.assertRegex(p.stderr, r"parmc: building prog .*\nparmc: failed prog in [0-9.]+ s\n")
+
     def test_cache_follows_imports(self):
         lib = os.path.join(self.dir, "lib")
         os.makedirs(lib)
