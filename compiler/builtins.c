@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ir_eval.h"
+#include "scalar_ops.h"
 
 /* ---- operators ---- */
 

@@ -13,6 +13,7 @@
  * body that holds the nested body has finished, never by the nested body
  * itself, which may run again. */
 #include "ir_eval.h"
+#include "scalar_ops.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -31,10 +31,4 @@ Buf **ir_eval_func(const IrProgram *p, const IrFunc *f, Buf **inputs);
 /* The first element (index, any slot) where a and b differ bitwise, or -1. */
 long buf_first_difference(const Buf *a, const Buf *b);
 
-/* Scalar semantics shared with the static folding of the optimiser. */
-Scalar scalar_unary(Op op, Prim p, Scalar a);
-Scalar scalar_binary(Op op, Prim p, Scalar a, Scalar b);
-Scalar scalar_ternary(Op op, Prim p, Scalar a, Scalar b, Scalar c);
-Scalar scalar_convert(Prim from, Prim to, Scalar a);
-
 #endif

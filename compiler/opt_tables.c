@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir_eval.h"
+#include "scalar_ops.h"
 
 #define TABLE_MAX_LOG 14        /* entries of one table: 2^14 (64 KB of f32) */
 #define TABLE_BUDGET (1L << 20) /* entries of all tables of a program */

@@ -7,7 +7,7 @@
  * arithmetic, the built-in functions (sqrt, sin, ..., fma) and f32 <-> f64
  * are the runtime's own functions, included here, so that there is one
  * definition of each (and one canonical NaN). */
-#include "ir_eval.h"
+#include "scalar_ops.h"
 
 #include <math.h>
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir_eval.h"
+#include "scalar_ops.h"
 #include "value.h"
 
 static Value *eval(Spec *s, const Expr *e, Env *env);
