@@ -16,7 +16,6 @@ lines to $OUT/topk-cub.jsonl. Exit status 1 when any check failed.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -26,7 +25,7 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
-import sort_ops_gpu as sog  # noqa: E402  (make, check, time_ms)
+import sort_ops_gpu as sog  # noqa: E402  (make, check, time_ms, gpu_ms)
 import parmc  # noqa: E402
 
 RUNS = 25
@@ -76,24 +75,6 @@ def run_cub(rows, n, k, dtype):
             d = json.loads(line)
             got[d["method"]] = d
     return got, (r.stderr.strip() if r.returncode else "")
-
-
-def gpu_ms(f, runs):
-    """The median of f's GPU time alone over runs, by CUDA events on the current stream after a
-    warm-up, the host's work for each call overlapped by a sleep kernel queued before the start
-    event (torch.cuda._sleep of about 100 µs, longer than a call's host time)."""
-    f()
-    cycles = int(torch.cuda.get_device_properties(0).clock_rate * 1000 * 100e-6)   # clock_rate: kHz
-    times = []
-    for _ in range(runs):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(cycles)
-        start.record()
-        f()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def fmt(ms):
@@ -151,8 +132,8 @@ def main():
             print(f"FAIL parmc.topk {rows}x{n} k={k} {name}: {bad}")
             a = a_call = None
         else:
-            a, a_call = gpu_ms(lambda: parmc.topk(x, k), RUNS), sog.time_ms(lambda: parmc.topk(x, k), RUNS)
-        b, b_call = gpu_ms(lambda: torch.topk(x, k), RUNS), sog.time_ms(lambda: torch.topk(x, k), RUNS)
+            a, a_call = sog.gpu_ms(lambda: parmc.topk(x, k), RUNS), sog.time_ms(lambda: parmc.topk(x, k), RUNS)
+        b, b_call = sog.gpu_ms(lambda: torch.topk(x, k), RUNS), sog.time_ms(lambda: torch.topk(x, k), RUNS)
         cub, err = ({}, "not built") if bounds(n, k) in bad_builds else run_cub(rows, n, k, name)
         if err:
             failed += 1
