@@ -247,11 +247,17 @@ class _progress:
         self.timer.join()
         if self.said:
             outcome = "failed" if kind else "built"
-            print(f"parmc: {outcome} {self.name} in {time.monotonic() - self.start:.1f} s", file=sys.stderr, flush=True)
+            _say_line(f"parmc: {outcome} {self.name} in {time.monotonic() - self.start:.1f} s")
 
     def _say(self, line):
         self.said = True
-        print(line, file=sys.stderr, flush=True)
+        _say_line(line)
+
+
+def _say_line(line):
+    """One line on stderr in one write, so that builds on several threads print whole lines."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild):
