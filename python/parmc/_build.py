@@ -1,5 +1,6 @@
 """compile(): parmc, then nvcc or the C compiler, into a cache directory keyed by everything
 that decides the library; load(): a library and its manifest into a Program."""
+import ctypes
 import hashlib
 import json
 import os
@@ -260,27 +261,45 @@ def _say_line(line):
     sys.stderr.flush()
 
 
+def cuda_library(source, name):
+    """The ctypes library that nvcc builds from the CUDA source file `source` (a runtime
+    helper of the package, not a parm program: python/parmc/_radix.cu), built once into the
+    cache, keyed by the source text and the nvcc command, and loaded once per process."""
+    nvcc = find_nvcc()
+    if not nvcc:
+        raise ToolError("cannot find nvcc: put it on PATH or set NVCC (or CUDA_HOME)")
+    with open(source, encoding="utf-8") as f:
+        text = f.read()
+    native = nvcc + ["-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={auto_arch()}"]
+    key = hashlib.sha256(json.dumps({"cache": CACHE_FORMAT, "native": native, "source": text},
+                                    sort_keys=True).encode()).hexdigest()[:32]
+    root = cache_root()
+    final = os.path.join(root, key)
+    library = os.path.join(final, f"lib{name}.so")
+    if not os.path.isfile(library):
+        with _progress(name, f"(nvcc) into {final}"):
+            _into_cache(root, final, False, lambda tmp: _run(native + [source, "-o", os.path.join(tmp, f"lib{name}.so")],
+                                                              "nvcc"))
+    found = _programs.get(library)
+    if found is None:
+        found = _programs[library] = ctypes.CDLL(library)
+    return found
+
+
 def _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild):
-    """Builds into a temporary directory of root and renames it to final, so that a process
-    sees either no entry or a whole one; when two build at once, the first rename wins."""
+    """Builds the library of a parm program into the cache (_into_cache)."""
+    _into_cache(root, final, rebuild, lambda tmp: _build_in(tmp, parmc, path, text, stem, target, prefix, include,
+                                                             native))
+
+
+def _into_cache(root, final, rebuild, fill):
+    """fill(tmp) builds into a temporary directory of root, which is then renamed to final, so
+    that a process sees either no entry or a whole one; when two build at once, the first
+    rename wins."""
     os.makedirs(root, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".build-", dir=root)
     try:
-        src = path
-        if src is None:     # source text: parmc runs in tmp, so that messages name just the file
-            src = f"{stem}.parm"
-            with open(os.path.join(tmp, src), "w", encoding="utf-8") as f:
-                f.write(text)
-        out = os.path.join(tmp, f"{stem}.{'cu' if target == 'cuda' else 'c'}")
-        cmd = [parmc, f"--target={target}", *[f"-I{d}" for d in include]]
-        cmd += [f"--prefix={prefix}"] if prefix else []
-        _run(cmd + [src, "-o", out], "parmc", cwd=tmp if path is None else None)
-        manifest = os.path.join(tmp, f"{stem}.json")
-        if not os.path.isfile(manifest):
-            raise CompileError(f"{parmc} wrote no manifest {stem}.json beside {stem}.h: this parmc is older than the "
-                               "Python package (it needs one that writes NAME.json, docs/api.md)")
-        _run(native + [out, "-o", os.path.join(tmp, f"lib{stem}.so")] + (["-lm"] if target == "c" else []),
-             "nvcc" if target == "cuda" else "the C compiler")
+        fill(tmp)
         if rebuild and os.path.isdir(final):
             _programs.pop(final, None)
             shutil.rmtree(final, ignore_errors=True)
@@ -291,6 +310,25 @@ def _build(parmc, path, text, stem, target, prefix, include, native, root, final
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _build_in(tmp, parmc, path, text, stem, target, prefix, include, native):
+    """parmc, then the native compiler, into the directory tmp."""
+    src = path
+    if src is None:     # source text: parmc runs in tmp, so that messages name just the file
+        src = f"{stem}.parm"
+        with open(os.path.join(tmp, src), "w", encoding="utf-8") as f:
+            f.write(text)
+    out = os.path.join(tmp, f"{stem}.{'cu' if target == 'cuda' else 'c'}")
+    cmd = [parmc, f"--target={target}", *[f"-I{d}" for d in include]]
+    cmd += [f"--prefix={prefix}"] if prefix else []
+    _run(cmd + [src, "-o", out], "parmc", cwd=tmp if path is None else None)
+    manifest = os.path.join(tmp, f"{stem}.json")
+    if not os.path.isfile(manifest):
+        raise CompileError(f"{parmc} wrote no manifest {stem}.json beside {stem}.h: this parmc is older than the "
+                           "Python package (it needs one that writes NAME.json, docs/api.md)")
+    _run(native + [out, "-o", os.path.join(tmp, f"lib{stem}.so")] + (["-lm"] if target == "c" else []),
+         "nvcc" if target == "cuda" else "the C compiler")
 
 
 def load(library, manifest=None):

@@ -11,7 +11,7 @@ allocates the results, makes the one foreign call, and shapes and names the resu
 import sys
 import warnings
 
-from . import _arrays, _build, _runs, _types, return_types
+from . import _arrays, _build, _radix, _runs, _types, return_types
 from ._errors import ArgumentTypeError, ArgumentValueError, CompileError
 
 # dtype names (as NumPy, PyTorch and CuPy print them, without a "torch." prefix) -> (the parm
@@ -180,16 +180,26 @@ def _new_plan(op, x, dim, flag, k):
     length = shape[d] if shape else 1
     if op == "topk":
         _k(k, length, d)
+    device = (x.get_device() if lib == "torch" else x.device.id) if cuda else None
+    if _radix.takes(op, cuda, x.dtype, length, _product(shape) // length if length else 0):
+        return _keep(x, op, dim, flag, k, _radix.RadixPlan(op, _arrays.adapter_of(x, cuda), device, x.dtype, shape,
+                                                           flag, _named(lib, op)))
     # a 0-d array is one element, whose top-k is its sort: torch.topk gives 0-d results, the
     # element and 0, for k = 0 as for k = 1 (its CPU kernel; its CUDA one leaves k = 0's unwritten)
     kind = "sort" if op == "topk" and not shape else op
-    device = (x.get_device() if lib == "torch" else x.device.id) if cuda else None
     plan = _Plan(kind, lib, cuda, device, _arrays.adapter_of(x, cuda), x.dtype, t, rank, shape, d, flag,
                  k if kind == "topk" else None, _named(lib, op))
+    _keep(x, op, dim, flag, k, plan.run)
+    return plan
+
+
+def _keep(x, op, dim, flag, k, run):
+    """run kept under the call's key for the next call of its kind; run."""
+    lib = _library(op, x)[0]
     key_of = _numpy_key if lib == "numpy" else _torch_key if lib == "torch" else _cupy_key
     lib_plans = _libraries.setdefault(type(x), (key_of, {}))[1]
-    lib_plans[key_of(x, op, dim, flag, k)] = plan.run
-    return plan
+    lib_plans[key_of(x, op, dim, flag, k)] = run
+    return run
 
 
 def _named(lib, op):

@@ -70,6 +70,13 @@ INTS = [  # packed keys of integers: i64 keys of 32-bit ones, u32 keys of 16 bit
     ("sort", (1 << 16, 1 << 8), -1, None, torch.uint8, True),
     ("topk", (64, 1 << 16), -1, 64, torch.int16, True),
 ]
+LONG = [  # one long row: the CUDA toolkit's radix sort (python/parmc/_radix.py)
+    ("sort", (1 << 22,), -1, None, torch.float32, False),
+    ("argsort", (1 << 21,), -1, None, torch.int32, True),
+    ("sort", (1, 1 << 20), -1, None, torch.bfloat16, True),
+    ("sort", (1 << 20, 1), 0, None, torch.float64, False),
+    ("argsort", (3000000,), -1, None, torch.uint8, False),
+]
 PADDED = [  # rows of vocabulary sizes, padded in the program to the next power of two
     ("topk", (64, 128256), -1, 64, torch.float32, True),     # Llama 3
     ("topk", (64, 32000), -1, 50, torch.float32, True),      # Llama 2
@@ -265,7 +272,7 @@ def main():
     args = ap.parse_args()
     one_row = [c for c in TOPK if c[1][0] == 1]
     cases = PADDED if args.only_padded else one_row if args.only_rows else \
-        (QUICK if args.quick else TOPK + SORT) + HALVES + INTS + PADDED
+        (QUICK if args.quick else TOPK + SORT) + HALVES + INTS + LONG + PADDED
     gen = torch.Generator(device="cuda").manual_seed(26)
     inputs = [make(c[1], c[4], gen) for c in cases]
     torch.cuda.synchronize()

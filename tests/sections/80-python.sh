@@ -25,16 +25,18 @@ grep -q '^ok ' "$TMP/py.out" || fail "python: no test ran: $(tail -3 "$TMP/py.er
 grep -q '^FAIL' "$TMP/py.out" && sed -n '1,60p' "$TMP/py.err"
 
 # `pip install ./python` builds parmc (make build/parmc in this tree) and ships
-# it with its stdlib: `import parmc` then compiles with no PARMC and no parmc on
-# PATH (the README's NumPy example). The unit tests above import python/ itself.
+# it with its stdlib and the radix sort's CUDA source (_radix.cu): `import parmc`
+# then compiles with no PARMC and no parmc on PATH (the README's NumPy example). The unit tests above import python/ itself.
 if env -u MAKEFLAGS -u MAKELEVEL $PY -m pip install -q --no-deps --no-build-isolation --disable-pip-version-check \
     ./python >"$TMP/pip.out" 2>&1; then
     out=$(root=$PWD && cd "$TMP" && env -u PARMC PATH=/usr/bin:/bin PARMC_CACHE="$TMP/pycache" "$root/$PY" -c '
 import os, sys, parmc, numpy as np
-print(os.path.relpath(parmc.find_parmc(), os.path.dirname(parmc.__file__)))
+from parmc import _radix
+print(os.path.relpath(parmc.find_parmc(), os.path.dirname(parmc.__file__)), os.path.isfile(_radix.SOURCE))
 print(parmc.compile(os.path.join(sys.argv[1], "examples/sort.parm"), target="c").main(
-    np.arange(2**20, 0, -1, dtype=np.int32))[:4])' "$root" 2>&1)
-    if [ "$out" = "$(printf '_bin/parmc\n[1 2 3 4]')" ]; then pass; else fail "python: the installed package: $out"; fi
+    np.arange(2**20, 0, -1, dtype=np.int32))[:4])' "$root" 2>"$TMP/installed.err")
+    if [ "$out" = "$(printf '_bin/parmc True\n[1 2 3 4]')" ]; then pass
+    else fail "python: the installed package: $out $(tail -3 "$TMP/installed.err")"; fi
 else
     fail "python: pip install ./python: $(tail -3 "$TMP/pip.out")"
 fi
