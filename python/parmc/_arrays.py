@@ -221,6 +221,16 @@ class CupyAdapter:
         return s.ptr or CUDA_STREAM_LEGACY
 
 
+def library_name(a):
+    """"numpy", "torch" or "cupy": the library of array a, or None for anything else."""
+    root = type(a).__module__.split(".")[0]
+    if root in ("numpy", "cupy") and type(a).__name__ == "ndarray":
+        return root
+    if root == "torch" and hasattr(a, "is_cuda"):
+        return "torch"
+    return None
+
+
 _adapters = {}   # (type of an array, CUDA target?) -> its adapter, or None for a type no library has
 
 

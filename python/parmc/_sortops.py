@@ -11,7 +11,7 @@ allocates the results, makes the one foreign call, and shapes and names the resu
 import sys
 import warnings
 
-from . import _arrays, _build, _radix, _runs, _types, return_types
+from . import _arrays, _build, _radix, _runs, _sortout, _types, return_types
 from ._errors import ArgumentTypeError, ArgumentValueError, CompileError
 
 # dtype names (as NumPy, PyTorch and CuPy print them, without a "torch." prefix) -> (the parm
@@ -120,14 +120,17 @@ def _cached_run(x, op, dim, flag, k):
     return run(x) if run is not None else None
 
 
-def sort(x, dim=-1, descending=False, stable=False):
+def sort(x, dim=-1, descending=False, stable=False, *, out=None):
     """(values, indices) of x sorted along dim, as torch.sort: indices int64, NaN after every
-    number (first when descending). Always stable: equal elements keep their order."""
+    number (first when descending). Always stable: equal elements keep their order. out: a
+    pair (values, indices) that receives the results (_sortout.py)."""
     if not (type(dim) is int and type(descending) is bool and type(stable) is bool):
         dim, descending = _index(dim, "sort", "dim"), _flag(descending, "sort", "descending")
         _flag(stable, "sort", "stable")
-    out = _cached_run(x, "sort", dim, descending, None)
-    return out if out is not None else _new_plan("sort", x, dim, descending, None)(x)
+    if out is not None:
+        return _into(out, "sort", x, dim, descending, None)
+    r = _cached_run(x, "sort", dim, descending, None)
+    return r if r is not None else _new_plan("sort", x, dim, descending, None)(x)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -135,18 +138,36 @@ def argsort(x, dim=-1, descending=False, stable=False):
     if not (type(dim) is int and type(descending) is bool and type(stable) is bool):
         dim, descending = _index(dim, "argsort", "dim"), _flag(descending, "argsort", "descending")
         _flag(stable, "argsort", "stable")
-    out = _cached_run(x, "argsort", dim, descending, None)
-    return out if out is not None else _new_plan("argsort", x, dim, descending, None)(x)
+    r = _cached_run(x, "argsort", dim, descending, None)
+    return r if r is not None else _new_plan("argsort", x, dim, descending, None)(x)
 
 
-def topk(x, k, dim=-1, largest=True, sorted=True):
+def topk(x, k, dim=-1, largest=True, sorted=True, *, out=None):
     """(values, indices) of the k largest (largest=False: smallest) elements of x along dim, as
-    torch.topk, always sorted (best first); ties go to the smaller index, NaN is the largest."""
+    torch.topk, always sorted (best first); ties go to the smaller index, NaN is the largest.
+    out: a pair (values, indices) that receives the results (_sortout.py)."""
     if not (type(k) is int and type(dim) is int and type(largest) is bool and type(sorted) is bool):
         k, dim, largest = _index(k, "topk", "k"), _index(dim, "topk", "dim"), _flag(largest, "topk", "largest")
         _flag(sorted, "topk", "sorted")
-    out = _cached_run(x, "topk", dim, largest, k)
-    return out if out is not None else _new_plan("topk", x, dim, largest, k)(x)
+    if out is not None:
+        return _into(out, "topk", x, dim, largest, k)
+    r = _cached_run(x, "topk", dim, largest, k)
+    return r if r is not None else _new_plan("topk", x, dim, largest, k)(x)
+
+
+def _into(out, op, x, dim, flag, k):
+    """A call with out=: its results made as without it (the plan's run), then copied into
+    the out arrays, checked first, one copy each, and returned named. A separate path, so
+    that the plan's run, the steady state without out=, is untouched: writing into out
+    directly would take a second generated run per plan, and would serve only the plans
+    whose program writes the call's own shape (not where dim is moved on the host, or the
+    top k cut from whole results)."""
+    lib, cuda, shape, d = _checked(op, x, dim, k)[:4]
+    dtypes = (x.dtype, _arrays.adapter_of(x, cuda).dtype("i64"))
+    pair = _sortout.checked(op, lib, x, out, _result_shape(op, shape, d, k), dtypes)
+    r = _cached_run(x, op, dim, flag, k)
+    _sortout.write(lib, x, pair, r if r is not None else _new_plan(op, x, dim, flag, k)(x))
+    return _named(lib, op)(pair)
 
 
 def _index(v, op, name):
@@ -173,13 +194,8 @@ def _flag(v, op, name):
 def _new_plan(op, x, dim, flag, k):
     """The plan of a call, after every check of its arguments (dim and k ints, flag a bool:
     the op functions made them so); kept under the call's key for the next call of its kind."""
-    lib, cuda = _library(op, x)
-    shape = tuple(x.shape)
-    t, rank = _parm_type(op, x)
-    d = _dim(op, dim, len(shape))
+    lib, cuda, shape, d, t, rank = _checked(op, x, dim, k)
     length = shape[d] if shape else 1
-    if op == "topk":
-        _k(k, length, d)
     device = (x.get_device() if lib == "torch" else x.device.id) if cuda else None
     if _radix.takes(op, cuda, x.dtype, length, _product(shape) // length if length else 0):
         return _keep(x, op, dim, flag, k, _radix.RadixPlan(op, _arrays.adapter_of(x, cuda), device, x.dtype, shape,
@@ -202,6 +218,25 @@ def _keep(x, op, dim, flag, k, run):
     return run
 
 
+def _checked(op, x, dim, k):
+    """(library, CUDA target?, shape, dim in 0..ndim-1, the parm type of the keys and their
+    rank) of a call, after every check of x, dim and k."""
+    lib, cuda = _library(op, x)
+    shape = tuple(x.shape)
+    t, rank = _parm_type(op, x)
+    d = _dim(op, dim, len(shape))
+    if op == "topk":
+        _k(k, shape[d] if shape else 1, d)
+    return lib, cuda, shape, d, t, rank
+
+
+def _result_shape(op, shape, d, k):
+    """The shape of a call's results: x's, with k along dim for a top-k (0-d for a 0-d x)."""
+    if op == "topk" and shape:
+        return shape[:d] + (k,) + shape[d + 1:]
+    return shape
+
+
 def _named(lib, op):
     """The function that makes the call's result of the pair (values, indices), as PyTorch users
     expect it: torch.return_types.sort or .topk for tensors, parmc.return_types' named tuples
@@ -215,12 +250,12 @@ def _named(lib, op):
 
 def _library(op, x):
     """("numpy" | "torch" | "cupy", CUDA target?) of x, or the error that names it."""
-    root = type(x).__module__.split(".")[0]
-    if root == "numpy" and type(x).__name__ == "ndarray":
+    lib = _arrays.library_name(x)
+    if lib == "numpy":
         return "numpy", False
-    if root == "cupy" and type(x).__name__ == "ndarray":
+    if lib == "cupy":
         return "cupy", True
-    if root == "torch" and hasattr(x, "is_cuda"):
+    if lib == "torch":
         if x.is_cuda:
             return "torch", True
         if x.is_cpu:
@@ -325,10 +360,8 @@ class _Plan:
 
     def empty_result(self):
         """The results of a call with no element (or k = 0): empty arrays of their shapes."""
-        shape = list(self.shape)
-        if self.op == "topk":
-            shape[self.d] = self.k
-        outs = [self.adapter.empty(tuple(shape), dt, self.device) for dt in self.dtypes]
+        shape = _result_shape(self.op, self.shape, self.d, self.k)
+        outs = [self.adapter.empty(shape, dt, self.device) for dt in self.dtypes]
         return outs[0] if self.named is None else self.named(outs)
 
 

@@ -624,6 +624,95 @@ class AsPyTorch(unittest.TestCase):
                 self.assertIn(f"parmc.{f.__name__}: ", str(cm.exception))
 
 
+class Out(unittest.TestCase):
+    """out= of sort and topk, as torch.sort and torch.topk take it: the results written into
+    the pair given, which the named result holds; a bad pair refused naming 'out' before
+    anything is compiled or written. (The PyTorch and CuPy paths, and the resizing of an
+    empty tensor: fixtures/fake_gpu.py.)"""
+
+    def test_results_into_out(self):
+        """Along the last dim, along dim 0 moved on the host, a top-k cut to k, 0-d and empty
+        arrays; a tuple and a list; the first call of a kind and the next."""
+        x, cube = random_array(np.float32, (5, 12)), random_array(np.int16, (6, 3, 5))
+        calls = [("sort", x, (), x.shape), ("sort", cube, (1, True), cube.shape), ("topk", x, (3,), (5, 3)),
+                 ("topk", cube, (2, 0, False), (2, 3, 5)), ("topk", np.array(2.5), (1,), ()),
+                 ("sort", np.zeros((0, 4), np.float32), (), (0, 4)), ("topk", x, (0,), (5, 0))]
+        for call in range(2):
+            for op, y, args, shape in calls:
+                want = getattr(parmc, op)(y, *args)
+                for kind in (tuple, list):
+                    pair = kind((np.full(shape, 7, y.dtype), np.full(shape, 7, np.int64)))
+                    r = getattr(parmc, op)(y, *args, out=pair)
+                    what = f"{op} {y.shape} {args} call {call}"
+                    self.assertIs(type(r), type(want), what)
+                    self.assertIs(r.values, pair[0], what)
+                    self.assertIs(r.indices, pair[1], what)
+                    same(self, r.values, want.values, what)
+                    same(self, r.indices, want.indices, what)
+
+    def test_bad_out(self):
+        """Each bad pair is the parmc error that names 'out', raised before anything is
+        compiled (a shape not called before) or written: the pair and x unchanged."""
+        x = random_array(np.float32, (3, 7))
+        xi, xd, both = random_array(np.int64, (3, 7)), x.astype(np.float64), np.zeros((3, 7))
+
+        def pair(values=None, indices=None, shape=(3, 7)):
+            return (np.full(shape, 7, np.float32) if values is None else values,
+                    np.full(shape, 7, np.int64) if indices is None else indices)
+        f_order = np.asfortranarray(np.full((3, 7), 7, np.float32))
+        read_only = np.full((3, 7), 7, np.int64)
+        read_only.flags.writeable = False
+        bad = [(parmc.ArgumentTypeError, "expected a tuple (values, indices) of two arrays, got numpy.ndarray",
+                x, np.zeros((3, 7), np.float32)),
+               (parmc.ArgumentTypeError, "got tuple of 1", x, pair()[:1]),
+               (parmc.ArgumentTypeError, "got list of 3", x, list(pair()) + [np.zeros(1)]),
+               (parmc.ArgumentTypeError, "out[0] (the values): expected a NumPy array, as x is, got list", x,
+                pair(values=[0.0] * 21)),
+               (parmc.ArgumentTypeError, "out[0] (the values): expected dtype float32, got float64", x,
+                pair(values=np.zeros((3, 7)))),
+               (parmc.ArgumentTypeError, "out[1] (the indices): expected dtype int64, got int32", x,
+                pair(indices=np.zeros((3, 7), np.int32))),
+               (parmc.ArgumentValueError, "out[1] (the indices) has shape (3, 6); the results have shape (3, 7)", x,
+                pair(indices=np.zeros((3, 6), np.int64))),
+               (parmc.ArgumentValueError, "out[0] (the values) has shape (0,); the results have shape (3, 7)", x,
+                pair(values=np.zeros(0, np.float32))),
+               (parmc.ArgumentValueError, "out[0] (the values) is not contiguous", x, pair(values=f_order)),
+               (parmc.ArgumentValueError, "out[1] (the indices) is not contiguous", x,
+                pair(indices=np.zeros((3, 14), np.int64)[:, ::2])),
+               (parmc.ArgumentValueError, "out[1] (the indices) is read-only", x, pair(indices=read_only)),
+               (parmc.ArgumentValueError, "out[0] and x share memory", x, pair(values=x)),
+               (parmc.ArgumentValueError, "out[0] and x share memory", x, pair(values=x.reshape(3, 7))),
+               (parmc.ArgumentValueError, "out[1] and x share memory", xi, pair(values=np.zeros((3, 7), np.int64),
+                                                                                indices=xi)),
+               (parmc.ArgumentValueError, "out[0] and out[1] share memory", xd,
+                pair(values=both, indices=both.view(np.int64)))]
+        from unittest import mock
+        from parmc import _build
+
+        def refuse(*args, **kw):
+            raise AssertionError("a bad call compiled or loaded something")
+        with mock.patch.object(_build, "compile", refuse), mock.patch.object(_build, "load", refuse):
+            for exc, text, y, out in bad:
+                before = [np.array(a, copy=True) for a in [y] + list(out)]
+                for op, args in (("sort", ()), ("topk", (7,))):
+                    with self.assertRaises(exc, msg=text) as cm:
+                        getattr(parmc, op)(y, *args, out=out)
+                    self.assertTrue(str(cm.exception).startswith(f"parmc.{op}: argument 'out': "), str(cm.exception))
+                    self.assertIn(text, str(cm.exception))
+                for a, b in zip([y] + list(out), before):
+                    np.testing.assert_array_equal(a, b, text)
+
+    def test_keyword_only(self):
+        """out is keyword-only, as in torch.sort and torch.topk; argsort has none (nor has
+        torch.argsort)."""
+        x = np.zeros((2, 4), np.float32)
+        pair = (np.zeros((2, 4), np.float32), np.zeros((2, 4), np.int64))
+        for f, args in ((parmc.sort, (x, -1, False, False, pair)), (parmc.topk, (x, 4, -1, True, True, pair)),
+                        (parmc.argsort, (x,))):
+            with self.assertRaises(TypeError):
+                f(*args, **({"out": pair[1]} if f is parmc.argsort else {}))
+
+
 class GpuPaths(unittest.TestCase):
     def test_torch_and_cupy_stand_ins(self):
         """The PyTorch and CuPy paths on stand-ins for device arrays (fixtures/fake_gpu.py), the
