@@ -1,6 +1,6 @@
 """bench/rows/long_row.py: where parmc.sort of one long row should leave its networks for the
 CUDA toolkit's radix sort (python/parmc/_radix.py's SHORTEST): the sort with indices of one row
-of 2^16 ... 2^26 elements, by parmc's network and by the radix path, against torch.sort, in
+of 2^15 ... 2^26 elements, by parmc's network and by the radix path, against torch.sort, in
 float32, int32, bfloat16, float64 and uint8; on a GPU machine from the repository root:
 
     PYTHONPATH=python PARMC=build/parmc python3 bench/rows/long_row.py
@@ -21,7 +21,7 @@ import parmc  # noqa: E402
 from parmc import _radix, _sortops  # noqa: E402
 
 RUNS = 15
-LOGS = range(16, 27, 2)
+LOGS = range(15, 27)
 DTYPES = [torch.float32, torch.int32, torch.bfloat16, torch.float64, torch.uint8]
 
 

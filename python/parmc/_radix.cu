@@ -5,7 +5,9 @@
 // The keys are ranks in PyTorch's order (NaN above +inf, -0.0 with 0.0, as stdlib/sort.parm's
 // ranks), complemented for a descending sort, with the index as the value: a radix sort is
 // stable, so equal keys keep their order and the result is torch.sort(stable=True)'s. The
-// values are then gathered from the input by index, bit for bit.
+// values come back from their keys, read in order, wherever the rank tells the bits (every
+// integer, every float but a zero and a NaN, whose signs and payloads the rank does not
+// keep): those few are gathered from the input by index, so the result is bit for bit.
 #include <cub/device/device_radix_sort.cuh>
 #include <cstdint>
 
@@ -21,6 +23,13 @@ template <class K> __device__ K float_rank(K bits, K inf, K sign) {
     return (bits & sign) ? (K)~bits : (K)(bits | sign);
 }
 
+// The bits of rank k where it tells them (false for a zero and a NaN).
+template <class K> __device__ bool float_back(K k, K sign, K &bits) {
+    if (k == (K)~(K)0 || k == sign) return false;
+    bits = (k & sign) ? (K)(k & (K)~sign) : (K)~k;
+    return true;
+}
+
 template <class X, class K, class F>
 __global__ void ranks(const X *x, K *keys, uint32_t *idx, size_t n, bool descending, F rank) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -30,12 +39,15 @@ __global__ void ranks(const X *x, K *keys, uint32_t *idx, size_t n, bool descend
     }
 }
 
-template <class X>
-__global__ void gather(const X *x, const uint32_t *idx, X *values, int64_t *indices, size_t n) {
+template <class X, class K, class F>
+__global__ void results(const X *x, const K *keys, const uint32_t *idx, X *values, int64_t *indices, size_t n,
+                        bool descending, F rank) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         uint32_t j = idx[i];
         indices[i] = j;
-        if (values) values[i] = x[j];
+        if (!values) continue;
+        X v;
+        values[i] = rank.back(descending ? (K)~keys[i] : keys[i], v) ? v : x[j];
     }
 }
 
@@ -65,22 +77,34 @@ cudaError_t sort(const X *x, X *values, int64_t *indices, size_t n, bool descend
     cub::DoubleBuffer<uint32_t> idx(i0, i1);
     cudaError_t e = cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, idx, (int64_t)n, 0, (int)sizeof(K) * 8, s);
     if (e != cudaSuccess) return e;
-    gather<<<blocks, threads, 0, s>>>(x, idx.Current(), values, indices, n);
+    results<<<blocks, threads, 0, s>>>(x, keys.Current(), idx.Current(), values, indices, n, descending, rank);
     return cudaGetLastError();
 }
 
-struct F32Rank { __device__ uint32_t operator()(uint32_t b) const { return float_rank<uint32_t>(b, 0x7f800000u, 0x80000000u); } };
+// Each element type's rank (PyTorch's order as an unsigned key) and its way back.
+struct F32Rank {
+    __device__ uint32_t operator()(uint32_t b) const { return float_rank<uint32_t>(b, 0x7f800000u, 0x80000000u); }
+    __device__ bool back(uint32_t k, uint32_t &b) const { return float_back<uint32_t>(k, 0x80000000u, b); }
+};
 struct F64Rank {
     __device__ uint64_t operator()(uint64_t b) const {
         return float_rank<uint64_t>(b, 0x7ff0000000000000ull, 0x8000000000000000ull);
     }
+    __device__ bool back(uint64_t k, uint64_t &b) const { return float_back<uint64_t>(k, 0x8000000000000000ull, b); }
 };
-struct F16Rank { __device__ uint16_t operator()(uint16_t h) const { return float_rank<uint16_t>(h, 0x7c00, 0x8000); } };
-struct BF16Rank { __device__ uint16_t operator()(uint16_t h) const { return float_rank<uint16_t>(h, 0x7f80, 0x8000); } };
+template <uint16_t Inf> struct HalfRank {
+    __device__ uint16_t operator()(uint16_t h) const { return float_rank<uint16_t>(h, Inf, 0x8000); }
+    __device__ bool back(uint16_t k, uint16_t &h) const { return float_back<uint16_t>(k, 0x8000, h); }
+};
 template <class S, class U> struct SignedRank {
-    __device__ U operator()(S v) const { return (U)((U)v ^ ((U)1 << (sizeof(U) * 8 - 1))); }
+    static constexpr U sign = (U)((U)1 << (sizeof(U) * 8 - 1));
+    __device__ U operator()(S v) const { return (U)((U)v ^ sign); }
+    __device__ bool back(U k, S &v) const { v = (S)(U)(k ^ sign); return true; }
 };
-template <class U> struct UnsignedRank { __device__ U operator()(U v) const { return v; } };
+template <class U> struct UnsignedRank {
+    __device__ U operator()(U v) const { return v; }
+    __device__ bool back(U k, U &v) const { v = k; return true; }
+};
 
 }  // namespace
 
@@ -107,8 +131,8 @@ extern "C" int parmc_radix_sort(int code, int descending, const void *x, void *v
     switch (code) {
     case F32: return PARMC_SORT(uint32_t, uint32_t, F32Rank());
     case F64: return PARMC_SORT(uint64_t, uint64_t, F64Rank());
-    case F16: return PARMC_SORT(uint16_t, uint16_t, F16Rank());
-    case BF16: return PARMC_SORT(uint16_t, uint16_t, BF16Rank());
+    case F16: return PARMC_SORT(uint16_t, uint16_t, HalfRank<0x7c00>());
+    case BF16: return PARMC_SORT(uint16_t, uint16_t, HalfRank<0x7f80>());
     case I8: return PARMC_SORT(int8_t, uint8_t, (SignedRank<int8_t, uint8_t>()));
     case I16: return PARMC_SORT(int16_t, uint16_t, (SignedRank<int16_t, uint16_t>()));
     case I32: return PARMC_SORT(int32_t, uint32_t, (SignedRank<int32_t, uint32_t>()));
