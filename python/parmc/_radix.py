@@ -14,9 +14,12 @@ SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_radix.cu")
 # dtype name -> the element code of _radix.cu (bool as uint8: 0 or 1)
 CODES = {"float32": 0, "float64": 1, "float16": 2, "bfloat16": 3, "int8": 4, "int16": 5, "int32": 6, "int64": 7,
          "uint8": 8, "uint16": 9, "uint32": 10, "uint64": 11, "bool": 8}
-# the element's bytes -> the shortest row that the radix sort takes, where it was faster than
-# parmc's own sorts on an H200 (bench/rows/long_row.py, bench/results/2026-12-02-h200-s21-long-row.md)
-SHORTEST = {1: 1 << 20, 2: 1 << 20, 4: 1 << 20, 8: 1 << 20}
+# the element's bytes -> the shortest row that the radix sort takes: from there on it was
+# faster than parmc's own sorts on an H200 (bench/rows/long_row.py from 2^15 to 2^26,
+# bench/results/2026-12-02-h200-s21-long-row.md): 1- and 2-byte keys from 2^15 (the shortest
+# measured), 4-byte ones from 2^17 (float32 at 2^16: 0.059 ms by the network, 0.061 by radix),
+# 8-byte ones from 2^21 (float64 at 2^20: 0.184 against 0.199)
+SHORTEST = {1: 1 << 15, 2: 1 << 15, 4: 1 << 17, 8: 1 << 21}
 _library = None
 
 

@@ -185,6 +185,22 @@ class Sort(unittest.TestCase):
             self.assertIn("pack16", _sortops.source("u16", 0, 16, 0, False, True, rank, indices=True))
             self.assertIn("pack16_32", _sortops.source("u16", 0, 10, 0, False, True, rank))
 
+    def test_radix_takes_one_long_row(self):
+        """sort and argsort of one row on CUDA go by the CUDA toolkit's radix sort from the
+        measured crossover (python/parmc/_radix.py SHORTEST: 2^15 elements of 1 or 2 bytes,
+        2^17 of 4, 2^21 of 8); never top-k, several rows, the C target or 2^32 elements."""
+        from parmc import _radix
+        for dt, shortest in (("uint8", 15), ("bool", 15), ("int16", 15), ("float16", 15), ("float32", 17),
+                             ("int32", 17), ("float64", 21), ("int64", 21)):
+            d = np.dtype(dt)
+            for op in ("sort", "argsort"):
+                self.assertTrue(_radix.takes(op, True, d, 1 << shortest, 1), (dt, op))
+                self.assertFalse(_radix.takes(op, True, d, (1 << shortest) - 1, 1), (dt, op))
+            self.assertFalse(_radix.takes("topk", True, d, 1 << 24, 1), dt)
+            self.assertFalse(_radix.takes("sort", True, d, 1 << 24, 2), dt)
+            self.assertFalse(_radix.takes("sort", False, d, 1 << 24, 1), dt)
+            self.assertFalse(_radix.takes("sort", True, d, 1 << 32, 1), dt)
+
     def test_int16_rows_longer_than_narrow_keys(self):
         """int16 rows of 2^17, past u32 keys: i64 keys, and the same results."""
         x = random_array(np.int16, (1, 1 << 17))
