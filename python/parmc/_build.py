@@ -264,7 +264,7 @@ def _say_line(line):
 def cuda_library(source, name):
     """The ctypes library that nvcc builds from the CUDA source file `source` (a runtime
     helper of the package, not a parm program: python/parmc/_radix.cu), built once into the
-    cache, keyed by the source text and the nvcc command, and loaded once per process."""
+    cache, keyed by the source text and the nvcc command; the caller keeps what it loads."""
     nvcc = find_nvcc()
     if not nvcc:
         raise ToolError("cannot find nvcc: put it on PATH or set NVCC (or CUDA_HOME)")
@@ -278,12 +278,9 @@ def cuda_library(source, name):
     library = os.path.join(final, f"lib{name}.so")
     if not os.path.isfile(library):
         with _progress(name, f"(nvcc) into {final}"):
-            _into_cache(root, final, False, lambda tmp: _run(native + [source, "-o", os.path.join(tmp, f"lib{name}.so")],
-                                                              "nvcc"))
-    found = _programs.get(library)
-    if found is None:
-        found = _programs[library] = ctypes.CDLL(library)
-    return found
+            _into_cache(root, final, False,
+                        lambda tmp: _run(native + [source, "-o", os.path.join(tmp, f"lib{name}.so")], "nvcc"))
+    return ctypes.CDLL(library)
 
 
 def _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild):

@@ -2,9 +2,11 @@
 (CUB's DeviceRadixSort, through _radix.cu): where a row is long enough, no generated network
 is faster (a bitonic network of 2^n keys runs n(n+1)/2 steps, a radix sort a few passes of
 its bits), so the plan takes the library. The keys are ranks in PyTorch's order, sorted
-stably with their indices, and the values gathered by index: the results are
-torch.sort(stable=True)'s, bit for bit (docs/python.md, "Sorting")."""
+stably with their indices, and the values read back from their keys (a zero or a NaN from
+the input by its index): the results are torch.sort(stable=True)'s, bit for bit
+(docs/python.md, "Sorting")."""
 import ctypes
+import math
 import os
 
 from . import _build
@@ -28,7 +30,12 @@ def takes(op, cuda, dtype, length, others):
     product of the other dims, is 1) of at least SHORTEST elements and fewer than 2^32."""
     if not (cuda and op in ("sort", "argsort") and others == 1 and length < 1 << 32):
         return False
-    return str(dtype).replace("torch.", "") in CODES and SHORTEST[dtype.itemsize] <= length
+    return _code(dtype) is not None and SHORTEST[dtype.itemsize] <= length
+
+
+def _code(dtype):
+    """_radix.cu's code of a dtype (NumPy's, PyTorch's or CuPy's), or None."""
+    return CODES.get(str(dtype).replace("torch.", ""))
 
 
 def library():
@@ -53,10 +60,8 @@ class RadixPlan:
     def __init__(self, op, adapter, device, dtype, shape, descending, named):
         self.op, self.adapter, self.device, self.dtype, self.shape = op, adapter, device, dtype, shape
         self.named = named
-        self.code = CODES[str(dtype).replace("torch.", "")]
-        self.n = 1
-        for e in shape:
-            self.n *= e
+        self.code = _code(dtype)
+        self.n = math.prod(shape)
         self.descending = int(descending)
         self.lib = library()
         self.ws_bytes = self.lib.parmc_radix_workspace(self.code, self.n)

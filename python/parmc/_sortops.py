@@ -83,12 +83,22 @@ def _chunked(w, pack, widen, unpack):
     return w, lambda d: (f"({pack} {d})", f"({widen})", f"({unpack} {d})")
 
 
-_CHUNKED = {("u16", "f16_rank"): _chunked(15, "pack16_32 rank16_f16", "widen_key 16 1", "unpack_wide16 unrank16_f16"),
-            ("u16", "bf16_rank"): _chunked(15, "pack16_32 rank16_bf16", "widen_key 16 1", "unpack_wide16 unrank16_bf16"),
-            ("i16", None): _chunked(16, "pack_narrow 16 rank_i16", "widen_key 16 0", "unpack_wide_narrow 16 unrank_i16"),
-            ("u16", None): _chunked(16, "pack_narrow 16 rank_unsigned", "widen_key 16 0", "unpack_wide_narrow 16 unrank_u16"),
-            ("i8", None): _chunked(24, "pack_narrow 8 rank_i8", "widen_key 24 0", "unpack_wide_narrow 8 unrank_i8"),
-            ("u8", None): _chunked(24, "pack_narrow 8 rank_unsigned", "widen_key 24 0", "unpack_wide_narrow 8 unrank_u8")}
+def _chunked_half(t):
+    """16-bit floats (t: f16 or bf16): chunks of 2^15, whose keys hold the index over a tie bit."""
+    return _chunked(15, f"pack16_32 rank16_{t}", "widen_key 16 1", f"unpack_wide16 unrank16_{t}")
+
+
+def _chunked_int(bits, rank, unrank):
+    """Integers of 8 or 16 bits: chunks of 2^(32 - bits), the key's low bits the index."""
+    w = 32 - bits
+    return _chunked(w, f"pack_narrow {bits} {rank}", f"widen_key {w} 0", f"unpack_wide_narrow {bits} {unrank}")
+
+
+_CHUNKED = {("u16", "f16_rank"): _chunked_half("f16"), ("u16", "bf16_rank"): _chunked_half("bf16"),
+            ("i16", None): _chunked_int(16, "rank_i16", "unrank_i16"),
+            ("u16", None): _chunked_int(16, "rank_unsigned", "unrank_u16"),
+            ("i8", None): _chunked_int(8, "rank_i8", "unrank_i8"),
+            ("u8", None): _chunked_int(8, "rank_unsigned", "unrank_u8")}
 
 # type of an array -> (the key of a call: a function of (x, op, dim, flag, k), the plans' runs
 # by key). The key holds the call's own dim and flags, which the op functions first make plain
@@ -198,20 +208,19 @@ def _new_plan(op, x, dim, flag, k):
     length = shape[d] if shape else 1
     device = (x.get_device() if lib == "torch" else x.device.id) if cuda else None
     if _radix.takes(op, cuda, x.dtype, length, _product(shape) // length if length else 0):
-        return _keep(x, op, dim, flag, k, _radix.RadixPlan(op, _arrays.adapter_of(x, cuda), device, x.dtype, shape,
+        return _keep(lib, x, op, dim, flag, k, _radix.RadixPlan(op, _arrays.adapter_of(x, cuda), device, x.dtype, shape,
                                                            flag, _named(lib, op)))
     # a 0-d array is one element, whose top-k is its sort: torch.topk gives 0-d results, the
     # element and 0, for k = 0 as for k = 1 (its CPU kernel; its CUDA one leaves k = 0's unwritten)
     kind = "sort" if op == "topk" and not shape else op
     plan = _Plan(kind, lib, cuda, device, _arrays.adapter_of(x, cuda), x.dtype, t, rank, shape, d, flag,
                  k if kind == "topk" else None, _named(lib, op))
-    _keep(x, op, dim, flag, k, plan.run)
+    _keep(lib, x, op, dim, flag, k, plan.run)
     return plan
 
 
-def _keep(x, op, dim, flag, k, run):
-    """run kept under the call's key for the next call of its kind; run."""
-    lib = _library(op, x)[0]
+def _keep(lib, x, op, dim, flag, k, run):
+    """run kept under the call's key (x of library lib) for the next call of its kind; run."""
     key_of = _numpy_key if lib == "numpy" else _torch_key if lib == "torch" else _cupy_key
     lib_plans = _libraries.setdefault(type(x), (key_of, {}))[1]
     lib_plans[key_of(x, op, dim, flag, k)] = run
