@@ -8,6 +8,7 @@
 #   make install PREFIX=DIR   parmc, the stdlib and the man page under DIR
 #   make fuzz SECONDS=N   run the libFuzzer target over tests/fuzz/corpus
 #   make format-check   the lines clang-format (.clang-format) would change, per file
+#   make print-build    build/parmc's translation units and flags (python/setup.py's sdist)
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -57,7 +58,7 @@ endif
 
 vpath %.c compiler build/gen
 
-.PHONY: all deps deps-fuzz test check demo accept install fuzz clean format-check
+.PHONY: all deps deps-fuzz test check demo accept install fuzz clean format-check print-build
 all: build/parmc
 
 # The build's tools (make, cc, re2c, lemon, python3 and its venv module) are
@@ -133,6 +134,12 @@ install: build/parmc
 
 clean:
 	rm -rf build
+
+# What python/setup.py's sdist carries to build parmc with a C compiler alone:
+# build/parmc's translation units (the generated ones made first) and flags.
+print-build: $(GEN_SRCS) build/gen/parser.h
+	@echo 'sources: $(SRCS) $(GEN_SRCS) $(TOOL_SRCS)'
+	@echo 'flags: $(CPPFLAGS) $(filter -std=%,$(WARN))'
 
 # Not part of `make test`: the code predates .clang-format, so this lists
 # what a reformat would change (and says so when clang-format is missing).

@@ -3,7 +3,8 @@
 # line a test; then `pip install ./python` with the parmc it builds and
 # bundles. Both run in the tests' virtual environment, build/venv
 # (tests/tools/venv.sh: numpy, setuptools, wheel), never in the user's own
-# Python. The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh and
+# Python; and the sdist and the wheel built from it with a C compiler alone.
+# The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh and
 # tests/gpu/sort_ops.sh,
 # run on a GPU machine.
 VENV=build/venv
@@ -39,4 +40,33 @@ print(parmc.compile(os.path.join(sys.argv[1], "examples/sort.parm"), target="c")
     else fail "python: the installed package: $out $(tail -3 "$TMP/installed.err")"; fi
 else
     fail "python: pip install ./python: $(tail -3 "$TMP/pip.out")"
+fi
+
+# The release flow (docs/python.md, "Installing"): `python -m build --sdist`
+# carries parmc's sources with the lexer, parser and runtime text already
+# generated; the wheel built from that sdist with only a C compiler on PATH
+# (no make, re2c or lemon) holds parmc and its stdlib and, installed with the
+# same PATH, sorts and selects through the C target.
+dist=$TMP/dist tools=$TMP/tools
+mkdir -p "$tools"
+for t in cc as ld sh; do ln -s "$(command -v $t)" "$tools/$t"; done
+root=$PWD
+if ! env -u MAKEFLAGS -u MAKELEVEL $PY -m build -q --no-isolation --sdist --outdir "$dist" python >"$TMP/sdist.out" 2>&1; then
+    fail "python: python -m build --sdist: $(tail -3 "$TMP/sdist.out")"
+elif PATH=$tools sh -c 'command -v make || command -v re2c || command -v lemon' >/dev/null; then
+    fail "python: the wheel's PATH still has make, re2c or lemon"
+elif ! (cd "$TMP" && env -u PARMC_SOURCE_DIR PATH="$tools" "$root/$PY" -m pip wheel -q --no-deps --no-build-isolation \
+        --disable-pip-version-check -w "$dist" "$dist"/parmc-*.tar.gz) >"$TMP/wheel.out" 2>&1; then
+    fail "python: a wheel from the sdist with a C compiler alone: $(grep -i error "$TMP/wheel.out" | tail -3)"
+elif ! (cd "$TMP" && PATH="$tools" "$root/$PY" -m pip install -q --no-deps --disable-pip-version-check \
+        --target "$TMP/site" "$dist"/parmc-*-py3-none-*.whl) >"$TMP/whl-install.out" 2>&1; then
+    fail "python: installing the wheel: $(tail -3 "$TMP/whl-install.out")"
+else
+    out=$(cd "$TMP" && env -u PARMC PATH="$tools" PYTHONPATH="$TMP/site" PARMC_CACHE="$TMP/whlcache" "$root/$PY" -c '
+import os, parmc, numpy as np
+print(os.path.relpath(parmc.find_parmc(), os.environ["PYTHONPATH"]))
+values, indices = parmc.topk(np.array([[0.1, 2.5, -1.0, 2.5]], np.float32), 2)
+print(values.tolist(), indices.tolist(), parmc.sort(np.arange(5, 0, -1, dtype=np.int32)).values.tolist())' 2>"$TMP/whl.err")
+    if [ "$out" = "$(printf 'parmc/_bin/parmc\n[[2.5, 2.5]] [[1, 3]] [1, 2, 3, 4, 5]')" ]; then pass
+    else fail "python: the wheel built from the sdist: $out $(tail -3 "$TMP/whl.err")"; fi
 fi
