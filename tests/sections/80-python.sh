@@ -2,7 +2,7 @@
 # tests/python/test_numpy.py and test_sort.py (parmc.sort, argsort, topk), one
 # line a test; then `pip install ./python` with the parmc it builds and
 # bundles. Both run in the tests' virtual environment, build/venv
-# (tests/tools/venv.sh: numpy, setuptools, wheel), never in the user's own
+# (tests/tools/venv.sh: numpy, setuptools, wheel, build), never in the user's own
 # Python; and the sdist and the wheel built from it with a C compiler alone.
 # The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh and
 # tests/gpu/sort_ops.sh,
