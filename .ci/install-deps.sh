@@ -3,7 +3,8 @@
 #   .ci/install-deps.sh        make, a C compiler, re2c and lemon (the lexer and
 #                              parser are generated), python3 (test tools, make
 #                              demo's input) and its venv module (the tests'
-#                              build/venv, tests/tools/venv.sh)
+#                              build/venv, tests/tools/venv.sh), and a C++
+#                              compiler (the JAX handlers of python/parmc/_jax.py)
 #   .ci/install-deps.sh fuzz   clang and its libFuzzer and sanitizer runtimes
 #                              (libclang-rt-dev), for make fuzz only
 # Nothing goes into the user's Python: the tests' numpy is installed into
@@ -17,6 +18,7 @@ else
     command -v re2c >/dev/null || missing+=(re2c)
     command -v lemon >/dev/null || missing+=(lemon)
     command -v cc >/dev/null || missing+=(gcc)
+    command -v c++ >/dev/null || missing+=(g++)
     command -v make >/dev/null || missing+=(make)
     command -v python3 >/dev/null || missing+=(python3)
     python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)

@@ -263,23 +263,43 @@ def _say_line(line):
 
 def cuda_library(source, name):
     """The ctypes library that nvcc builds from the CUDA source file `source` (a runtime
-    helper of the package, not a parm program: python/parmc/_radix.cu), built once into the
-    cache, keyed by the source text and the nvcc command; the caller keeps what it loads."""
+    helper of the package, not a parm program: python/parmc/_radix.cu)."""
     nvcc = find_nvcc()
     if not nvcc:
         raise ToolError("cannot find nvcc: put it on PATH or set NVCC (or CUDA_HOME)")
     with open(source, encoding="utf-8") as f:
         text = f.read()
     native = nvcc + ["-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={auto_arch()}"]
+    return _helper_library(native, text, name, "nvcc", ".cu")
+
+
+def cxx_library(text, name, include):
+    """The ctypes library that the C++ compiler ($CXX, else c++) builds from the source text (a
+    runtime helper of the package: _jax.py's shims) with the include directories."""
+    cxx = shlex.split(os.environ.get("CXX", "c++"))
+    if not shutil.which(cxx[0]):
+        raise ToolError(f"cannot find the C++ compiler {cxx[0]}: install one (Debian/Ubuntu: g++) or set CXX")
+    native = cxx + ["-std=c++17", "-O2", "-shared", "-fPIC"] + [f"-I{d}" for d in include]
+    return _helper_library(native, text, name, "the C++ compiler", ".cc")
+
+
+def _helper_library(native, text, name, what, suffix):
+    """A helper's library, built by the command `native` from the source text once into the
+    cache, keyed by the text and the command; the caller keeps what it loads."""
     key = hashlib.sha256(json.dumps({"cache": CACHE_FORMAT, "native": native, "source": text},
                                     sort_keys=True).encode()).hexdigest()[:32]
     root = cache_root()
     final = os.path.join(root, key)
     library = os.path.join(final, f"lib{name}.so")
+
+    def fill(tmp):
+        src = os.path.join(tmp, name + suffix)
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(text)
+        _run(native + [src, "-o", os.path.join(tmp, f"lib{name}.so")], what)
     if not os.path.isfile(library):
-        with _progress(name, f"(nvcc) into {final}"):
-            _into_cache(root, final, False,
-                        lambda tmp: _run(native + [source, "-o", os.path.join(tmp, f"lib{name}.so")], "nvcc"))
+        with _progress(name, f"({what}) into {final}"):
+            _into_cache(root, final, False, fill)
     return ctypes.CDLL(library)
 
 

@@ -2,12 +2,13 @@
 per device, created at the first call on that device and destroyed by close() or at exit."""
 import atexit
 import ctypes
+import math
 import sys
 import threading
 import warnings
 import weakref
 
-from . import _arrays, _fast, _manifest
+from . import _arrays, _fast, _jax, _manifest
 from ._fast import SLOW
 from ._errors import ArgumentTypeError, ArgumentValueError, CallError, Error
 from ._types import ctype, scalar_converter
@@ -227,6 +228,8 @@ class EntryFunction:
         """A call with every check, each failing one with its own exception."""
         if len(args) != self._nparams:
             self._arity_error(args)
+        if _jax.any_jax(args):
+            return self._jax_call(args, stream, n)
         cuda = self.program.cuda
         adapter = self._adapter(args)
         dtypes = self._dtypes.get(adapter) or self._dtypes_of(adapter)
@@ -364,25 +367,73 @@ class EntryFunction:
                                          f"with n = {row['n']} it must be {length}")
         return row
 
-    def _allocate(self, adapter, dtypes, row, shape, device, ptrs):
-        """The results, allocated with the arguments' library; their pointers go to ptrs. An
-        array result as long as the first array parameter takes its shape; one that the entry's
-        result row length cuts, that shape with rows of row_cut."""
-        results = []
+    def _result_shapes(self, row, shape):
+        """The shape each result is written in: an array result as long as the first array
+        parameter takes its shape; one that the entry's result row length cuts, that shape
+        with rows of row_cut; a scalar, ()."""
         n = row["n"] if row is not None else None
-        lengths = row["results"] if row is not None else [None] * len(dtypes)
-        cut = self.entry.lengths.cut or (False,) * len(dtypes)
-        for r, dts, length, is_cut in zip(self.entry.results, dtypes, lengths, cut):
+        lengths = row["results"] if row is not None else [None] * len(self.entry.results)
+        cut = self.entry.lengths.cut or (False,) * len(self.entry.results)
+        shapes = []
+        for r, length, is_cut in zip(self.entry.results, lengths, cut):
             if r.kind == "scalar":
-                rshape = ()
+                shapes.append(())
             elif is_cut:
-                rshape = tuple(shape[:-1]) + (self.entry.lengths.row_cut,)
+                shapes.append(tuple(shape[:-1]) + (self.entry.lengths.row_cut,))
             else:
-                rshape = shape if shape is not None and length == n else (length,)
+                shapes.append(shape if shape is not None and length == n else (length,))
+        return shapes
+
+    def _allocate(self, adapter, dtypes, row, shape, device, ptrs):
+        """The results, allocated with the arguments' library; their pointers go to ptrs."""
+        results = []
+        for rshape, dts in zip(self._result_shapes(row, shape), dtypes):
             fields = [adapter.empty(rshape, dt, device) for dt in dts]
             ptrs += [adapter.ptr(f) for f in fields]
             results.append(fields[0] if len(fields) == 1 else tuple(fields))
         return results
+
+    def _jax_call(self, args, stream, n):
+        """A call on JAX arrays (_jax.py), checked as _checked checks the others, run as an XLA
+        custom call: under jit too. Scalars are static: Python or NumPy numbers."""
+        if stream is not None:
+            raise ArgumentTypeError(f"{self.program.name}.{self.name}: stream= is not for JAX arrays (XLA runs the "
+                                    "call on its own stream)")
+        inputs, sizes, shape = [], [], None
+        for (p, convert, names), a in zip(self._plan, args):
+            if convert is not None:
+                if _jax.any_jax([a]):
+                    raise ArgumentTypeError(f"{names[0]()}: a JAX array for a scalar: under JAX a scalar parameter "
+                                            "is static (a Python or NumPy number)")
+                values = [convert[0](a, names[0])] if len(convert) == 1 else self._tuple_scalar(p, convert, names, a)
+                inputs += list(zip(p.fields, values))
+                continue
+            size0 = None
+            for arr, t, where in zip((a,) if len(p.fields) == 1 else self._fields(p, a, names[0]), p.fields, names):
+                if not _jax.is_jax(arr):
+                    raise ArgumentTypeError(f"{where()}: a {type(arr).__module__}.{type(arr).__name__} among JAX "
+                                            "arrays")
+                want = _jax.dtype(t)
+                if arr.dtype != want:
+                    raise ArgumentTypeError(f"{where()}: expected dtype {want}, got {arr.dtype}")
+                size = math.prod(arr.shape)
+                if shape is None:
+                    shape = tuple(arr.shape)
+                if size0 is None:
+                    size0 = size
+                elif size != size0:
+                    raise ArgumentValueError(f"{where()}: {size} elements, field 0 has {size0}")
+                inputs.append((_jax.ARRAY, arr))
+            sizes.append(size0)
+        grid = self._grid(shape) if self.entry.lengths.grid else None
+        row = self._row(sizes, n)
+        tail = grid if grid is not None else [row["n"]] if row is not None else []
+        specs = [(rshape, _jax.dtype(t)) for rshape, r in zip(self._result_shapes(row, shape), self.entry.results)
+                 for t in r.fields]
+        outs = iter(_jax.call(self, inputs, specs, tail))
+        results = [tuple(next(outs) for _ in r.fields) for r in self.entry.results]
+        results = [r[0] if len(r) == 1 else r for r in results]
+        return results[0] if len(results) == 1 else tuple(results)
 
     def _invoke(self, adapter, device, stream, cargs):
         prog = self.program

@@ -11,7 +11,7 @@ allocates the results, makes the one foreign call, and shapes and names the resu
 import sys
 import warnings
 
-from . import _arrays, _build, _radix, _runs, _sortout, _types, return_types
+from . import _arrays, _build, _jax, _radix, _runs, _sortout, _types, return_types
 from ._errors import ArgumentTypeError, ArgumentValueError, CompileError
 
 # dtype names (as NumPy, PyTorch and CuPy print them, without a "torch." prefix) -> (the parm
@@ -119,6 +119,10 @@ def _cupy_key(x, op, dim, flag, k):
     return op, x.dtype, x.shape, x.device.id, dim, flag, k
 
 
+def _jax_key(x, op, dim, flag, k):
+    return op, x.dtype, x.shape, _jax.platform(x), dim, flag, k
+
+
 def _cached_run(x, op, dim, flag, k):
     """The steady call: x's library's run of a plan made before for this
     key (dim, flag and k plain ints and bools), or None when there is none
@@ -173,6 +177,8 @@ def _into(out, op, x, dim, flag, k):
     whose program writes the call's own shape (not where dim is moved on the host, or the
     top k cut from whole results)."""
     lib, cuda, shape, d = _checked(op, x, dim, k)[:4]
+    if lib == "jax":
+        raise ArgumentTypeError(f"parmc.{op}: out= is not for JAX arrays, which are immutable: use the result")
     dtypes = (x.dtype, _arrays.adapter_of(x, cuda).dtype("i64"))
     pair = _sortout.checked(op, lib, x, out, _result_shape(op, shape, d, k), dtypes)
     r = _cached_run(x, op, dim, flag, k)
@@ -206,14 +212,15 @@ def _new_plan(op, x, dim, flag, k):
     the op functions made them so); kept under the call's key for the next call of its kind."""
     lib, cuda, shape, d, t, rank = _checked(op, x, dim, k)
     length = shape[d] if shape else 1
-    device = (x.get_device() if lib == "torch" else x.device.id) if cuda else None
-    if _radix.takes(op, cuda, x.dtype, length, _product(shape) // length if length else 0):
+    device = (x.get_device() if lib == "torch" else x.device.id) if cuda and lib != "jax" else None
+    if lib != "jax" and _radix.takes(op, cuda, x.dtype, length, _product(shape) // length if length else 0):
         return _keep(lib, x, op, dim, flag, k, _radix.RadixPlan(op, _arrays.adapter_of(x, cuda), device, x.dtype, shape,
                                                            flag, _named(lib, op)))
     # a 0-d array is one element, whose top-k is its sort: torch.topk gives 0-d results, the
     # element and 0, for k = 0 as for k = 1 (its CPU kernel; its CUDA one leaves k = 0's unwritten)
     kind = "sort" if op == "topk" and not shape else op
-    plan = _Plan(kind, lib, cuda, device, _arrays.adapter_of(x, cuda), x.dtype, t, rank, shape, d, flag,
+    adapter = _jax.ADAPTER if lib == "jax" else _arrays.adapter_of(x, cuda)
+    plan = _Plan(kind, lib, cuda, device, adapter, x.dtype, t, rank, shape, d, flag,
                  k if kind == "topk" else None, _named(lib, op))
     _keep(lib, x, op, dim, flag, k, plan.run)
     return plan
@@ -221,7 +228,7 @@ def _new_plan(op, x, dim, flag, k):
 
 def _keep(lib, x, op, dim, flag, k, run):
     """run kept under the call's key (x of library lib) for the next call of its kind; run."""
-    key_of = _numpy_key if lib == "numpy" else _torch_key if lib == "torch" else _cupy_key
+    key_of = {"numpy": _numpy_key, "torch": _torch_key, "cupy": _cupy_key, "jax": _jax_key}[lib]
     lib_plans = _libraries.setdefault(type(x), (key_of, {}))[1]
     lib_plans[key_of(x, op, dim, flag, k)] = run
     return run
@@ -258,7 +265,13 @@ def _named(lib, op):
 
 
 def _library(op, x):
-    """("numpy" | "torch" | "cupy", CUDA target?) of x, or the error that names it."""
+    """("numpy" | "torch" | "cupy" | "jax", CUDA target?) of x, or the error that names it."""
+    if _jax.is_jax(x):
+        where = _jax.platform(x)
+        if where not in ("cpu", "cuda"):
+            raise ArgumentValueError(f"parmc.{op}: argument 'x' is a JAX array on {where}; parmc runs on CUDA (the "
+                                     "CUDA target) and the CPU (the C target)")
+        return "jax", where == "cuda"
     lib = _arrays.library_name(x)
     if lib == "numpy":
         return "numpy", False
@@ -271,8 +284,8 @@ def _library(op, x):
             return "torch", False
         raise ArgumentValueError(f"parmc.{op}: argument 'x' is on {x.device}; parmc runs on CUDA tensors (the CUDA "
                                  "target) and CPU tensors (the C target)")
-    raise ArgumentTypeError(f"parmc.{op}: argument 'x': expected a NumPy array, a PyTorch tensor or a CuPy array, "
-                            f"got {type(x).__module__}.{type(x).__name__}")
+    raise ArgumentTypeError(f"parmc.{op}: argument 'x': expected a NumPy array, a PyTorch tensor, a CuPy array or a "
+                            f"JAX array, got {type(x).__module__}.{type(x).__name__}")
 
 
 def _parm_type(op, x):
@@ -348,12 +361,12 @@ class _Plan:
             # a bitonic top-k writes whole results: 2^b rows of 2^j x inner
             self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
             self.move_in, self.finish = _shaping(self, _ops(lib), outer)
-        self.run = _runs.build(self)
+        self.run = _jax.plan_run(self) if lib == "jax" else _runs.build(self)
 
     def __call__(self, x):
         """The call's results; a first call (or one on another current device) makes the
         device current for the call and the entry's context on it."""
-        if self.empty or self.entry is None:
+        if self.empty or self.entry is None or self.lib == "jax":    # the JAX shim makes its contexts
             return self.run(x)
         prog = self.entry.program
         if not self.cuda:
@@ -419,7 +432,12 @@ def _apply(steps, a):
 
 
 def _ops(lib):
-    return _TorchOps if lib == "torch" else _ArrayOps(_cupy() if lib == "cupy" else _numpy())
+    if lib == "torch":
+        return _TorchOps
+    if lib == "jax":
+        return _ArrayOps(_jax.numpy(), lambda a: a)
+    xp = _cupy() if lib == "cupy" else _numpy()
+    return _ArrayOps(xp, xp.ascontiguousarray)
 
 
 class _TorchOps:
@@ -448,27 +466,28 @@ class _TorchOps:
 
 
 class _ArrayOps:
-    """The shaping steps on NumPy and CuPy arrays (xp: the module)."""
+    """The shaping steps on NumPy, CuPy and JAX arrays (xp: the module; contiguous: its copy
+    into C order, or none for JAX, whose arrays are always laid out so)."""
 
-    def __init__(self, xp):
-        self.xp = xp
+    def __init__(self, xp, contiguous):
+        self.xp, self.contiguous = xp, contiguous
 
     def prefix(self, n):
         return lambda a: a[:n]
 
     def cut_copy(self, axis, n):
-        cut, contiguous = (slice(None),) * axis + (slice(0, n),), self.xp.ascontiguousarray
+        cut, contiguous = (slice(None),) * axis + (slice(0, n),), self.contiguous
         return lambda a: contiguous(a[cut])
 
     def view(self, shape):
         return lambda a: a.reshape(shape)
 
     def move_back(self, d):
-        moveaxis, contiguous = self.xp.moveaxis, self.xp.ascontiguousarray
+        moveaxis, contiguous = self.xp.moveaxis, self.contiguous
         return lambda a: contiguous(moveaxis(a, -1, d))
 
     def move_in(self, d):
-        moveaxis, contiguous = self.xp.moveaxis, self.xp.ascontiguousarray
+        moveaxis, contiguous = self.xp.moveaxis, self.contiguous
         return lambda x: contiguous(moveaxis(x, d, -1))
 
 

@@ -812,8 +812,8 @@ class Errors(unittest.TestCase):
                     "(-2..1)", parmc.sort, x, 2)
         self.raises(parmc.ArgumentValueError, "argument 'dim' is -3", parmc.argsort, x, -3)
         self.raises(parmc.ArgumentTypeError, "argument 'dim': expected an integer, got str", parmc.sort, x, "0")
-        self.raises(parmc.ArgumentTypeError, "argument 'x': expected a NumPy array, a PyTorch tensor or a CuPy "
-                    "array, got builtins.list", parmc.sort, [3, 1, 2])
+        self.raises(parmc.ArgumentTypeError, "argument 'x': expected a NumPy array, a PyTorch tensor, a CuPy array or a "
+                    "JAX array, got builtins.list", parmc.sort, [3, 1, 2])
         self.raises(parmc.ArgumentTypeError, "argument 'descending': expected a bool, got str", parmc.sort, x,
                     descending="yes")
         self.raises(parmc.ArgumentTypeError, "argument 'largest': expected a bool, got int", parmc.topk, x, 1,
