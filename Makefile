@@ -13,32 +13,30 @@
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS  = -D_POSIX_C_SOURCE=200809L -Icompiler -Iruntime -Ibuild/gen
+CPPFLAGS  = -D_POSIX_C_SOURCE=200809L $(addprefix -I,$(COMPILER_DIRS)) -Iruntime -Ibuild/gen
 # Sanitizer and fuzzer builds also verify the IR after every stage
-# (compiler/ir_verify.c) and the plan after scheduling (plan_verify.c).
+# (compiler/ir/ir_verify.c) and the plan after scheduling (plan_verify.c).
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPARMC_VERIFY
 
 RE2C     ?= re2c
 LEMON    ?= lemon
 LEMPAR   ?= /usr/share/lemon/lempar.c
 
-# The pipeline, in order (docs/internals.md explains each file); the modules
-# of the driver's passes in the order of its table (tests/tools/passes.py).
-SRCS = compiler/arena.c compiler/diag.c compiler/ast.c compiler/parse.c compiler/imports.c \
-       compiler/types.c compiler/value.c compiler/builtins.c compiler/specialise.c \
-       compiler/f2.c compiler/ir.c compiler/ir_walk.c compiler/ir_print.c compiler/ir_verify.c \
-       compiler/scalar_ops.c compiler/ir_eval.c compiler/io.c \
-       compiler/opt_normalise.c compiler/opt_rewrite.c compiler/opt_basic.c compiler/opt_blocks.c compiler/opt_licm.c compiler/opt_lengths.c compiler/opt_index.c compiler/opt_rules.c compiler/opt_tables.c \
-       compiler/access_model.c compiler/plan.c compiler/bmmc_plan.c compiler/plan_rounds.c compiler/plan_half.c compiler/schedule.c compiler/exchange_plan.c compiler/kernel_plan.c compiler/host_plan.c compiler/entry_plan.c compiler/table_place.c compiler/plan_verify.c \
-       compiler/plan_print.c compiler/emit_bmmc.c compiler/emit_elem.c compiler/emit_graph.c compiler/emit_scan.c compiler/emit_reduce.c \
-       compiler/emit_common.c compiler/emit_c.c compiler/emit_cuda.c compiler/emit_cuda_local.c \
-       compiler/emit_target_c.c compiler/emit_target_cuda.c \
-       compiler/manifest.c \
-       compiler/simulate.c \
-       compiler/randinput.c compiler/driver.c
-GEN_SRCS = build/gen/lexer.c build/gen/parser.c build/gen/runtime_text.c
-# the command line: parmc itself, `parmc test` and `parmc bench`
-TOOL_SRCS = compiler/main.c compiler/proc.c compiler/testcmd.c compiler/benchcmd.c compiler/subcmd.c
+# compiler/'s folders, one per stage and one per target of the back end, in
+# the order of compiler/stages, which says which module is in which
+# (docs/internals.md, "The layout"; tests/tools/passes.py checks the order).
+# Every folder is on the include path, so a file includes a header by its
+# name, and an object is named by its source's name alone (build/rel/NAME.o):
+# the table lists a module once, so no two folders share a file name.
+COMPILER_DIRS = compiler/base compiler/front compiler/ir compiler/specialise compiler/optimiser compiler/plan \
+                compiler/back compiler/back/c compiler/back/cuda compiler/driver compiler/tools
+# The command line (parmc itself, `parmc test` and `parmc bench`) is linked
+# into build/parmc alone: the unit tests and the fuzz target have mains of their own.
+TOOL_DIRS = compiler/tools
+SRCS      = $(wildcard $(addsuffix /*.c,$(filter-out $(TOOL_DIRS),$(COMPILER_DIRS))))
+TOOL_SRCS = $(wildcard $(addsuffix /*.c,$(TOOL_DIRS)))
+HEADERS   = $(wildcard $(addsuffix /*.h,$(COMPILER_DIRS)))
+GEN_SRCS  = build/gen/lexer.c build/gen/parser.c build/gen/runtime_text.c
 
 OBJS      = $(patsubst %.c,build/rel/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
 SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(notdir $(SRCS) $(GEN_SRCS)))
@@ -56,7 +54,7 @@ ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 endif
 
-vpath %.c compiler build/gen
+vpath %.c $(COMPILER_DIRS) build/gen
 
 .PHONY: all deps deps-fuzz test check demo accept install fuzz clean format-check print-build
 all: build/parmc
@@ -68,13 +66,13 @@ deps:
 deps-fuzz:
 	@bash .ci/install-deps.sh fuzz
 
-build/gen/lexer.c: compiler/lexer.re compiler/lexer.h build/gen/parser.h
+build/gen/lexer.c: compiler/front/lexer.re compiler/front/lexer.h build/gen/parser.h
 	@mkdir -p build/gen
 	$(Q)$(call say,RE2C,$<)$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
 
 # lemon leaves an unchanged parser.h alone, so remove it first (make would
 # otherwise rerun lemon on every build).
-build/gen/parser.c build/gen/parser.h: compiler/parser.y
+build/gen/parser.c build/gen/parser.h: compiler/front/parser.y
 	@mkdir -p build/gen
 	$(Q)$(call say,LEMON,$<)rm -f build/gen/parser.h
 	$(Q)$(LEMON) -q -T$(LEMPAR) -dbuild/gen $<
@@ -82,9 +80,9 @@ build/gen/parser.c build/gen/parser.h: compiler/parser.y
 # The runtime headers, embedded as strings in every emitted program.
 RUNTIME = runtime/parm_ops.h runtime/parm_io.h runtime/parm_host_c.h runtime/parm_host_cuda.h runtime/parm_nccl.h \
           runtime/parm_main.h runtime/parm_main_c.h runtime/parm_main_cuda.h runtime/parm_main_nccl.h
-build/gen/runtime_text.c: $(RUNTIME) compiler/embed.sh
+build/gen/runtime_text.c: $(RUNTIME) compiler/back/embed.sh
 	@mkdir -p build/gen
-	$(Q)$(call say,EMBED,$@)sh compiler/embed.sh $(RUNTIME) >$@
+	$(Q)$(call say,EMBED,$@)sh compiler/back/embed.sh $(RUNTIME) >$@
 
 build/rel/%.o: %.c | build/gen/parser.h
 	@mkdir -p build/rel
@@ -124,7 +122,7 @@ accept: build/parmc
 	PARMC=build/parmc ACCEPT=1 bash tests/run.sh
 
 # parmc finds the stdlib at ../share/parmc/stdlib from its own directory
-# (compiler/imports.c), so the tree under PREFIX can be moved as a whole.
+# (compiler/front/imports.c), so the tree under PREFIX can be moved as a whole.
 PREFIX ?= /usr/local
 install: build/parmc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/parmc/stdlib $(DESTDIR)$(PREFIX)/share/man/man1
@@ -155,7 +153,7 @@ SECONDS  ?= 60
 FUZZFLAGS = -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPARMC_VERIFY
 FUZZOPTS  = -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/parm.dict
 
-build/fuzz_parmc: tests/fuzz/fuzz_parmc.c $(SRCS) $(GEN_SRCS) $(wildcard compiler/*.h) | build/gen/parser.h
+build/fuzz_parmc: tests/fuzz/fuzz_parmc.c $(SRCS) $(GEN_SRCS) $(HEADERS) | build/gen/parser.h
 	clang $(CPPFLAGS) $(WARN) $(FUZZFLAGS) tests/fuzz/fuzz_parmc.c $(SRCS) $(GEN_SRCS) -o $@ -lm
 
 fuzz: deps-fuzz

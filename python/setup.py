@@ -1,7 +1,7 @@
 """Builds parmc itself while the package is built, as the cmake and ninja packages ship
 their executables, and puts it in the package as parmc/_bin/parmc with the stdlib as
 parmc/share/parmc/stdlib, where parmc finds it beside its executable
-(compiler/imports.c: DIR/../share/parmc/stdlib). parmc comes from one of:
+(compiler/front/imports.c: DIR/../share/parmc/stdlib). parmc comes from one of:
 
 - the parmc repository around this directory (or $PARMC_SOURCE_DIR): `make build/parmc`,
   which needs make, a C compiler, re2c and lemon (the lexer and parser are generated,

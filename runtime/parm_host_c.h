@@ -4,7 +4,7 @@
  *
  * The emitted file includes it after its status codes (PARM_OK...) and
  * `typedef struct NAME_ctx parm_ctx;`. The API's own names (NAME_ctx_create)
- * are spelled here with a placeholder prefix, which compiler/embed.sh turns
+ * are spelled here with a placeholder prefix, which compiler/back/embed.sh turns
  * into the program's, so that programs of different prefixes link together.
  * tests/sections/50-runtime.sh compiles this header on its own. */
 #ifndef PARM_HOST_C_H

@@ -7,7 +7,7 @@
  * plan.h "Ranks") it defines PARM_RANKS (the GPUs) and PARM_PIECES (the
  * most pieces of an exchange, exchange_plan.h) first, and parm_nccl.h
  * follows. The API's own names (NAME_ctx_create) are spelled here with a
- * placeholder prefix, which compiler/embed.sh turns into the program's, so
+ * placeholder prefix, which compiler/back/embed.sh turns into the program's, so
  * that programs of different prefixes link together.
  * tests/sections/50-runtime.sh compiles this header on its own. */
 #ifndef PARM_HOST_CUDA_H

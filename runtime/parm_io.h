@@ -2,8 +2,8 @@
  *
  * Inputs are whitespace-separated values in index order (tuples flattened
  * field by field); results are one element per line, fields separated by a
- * space. The parsing and printing rules are the interpreter's (compiler/io.c,
- * compiler/types.c): integers in decimal and exactly in range, bool as
+ * space. The parsing and printing rules are the interpreter's (compiler/ir/io.c,
+ * compiler/base/types.c): integers in decimal and exactly in range, bool as
  * true/false (or 1/0), f32 printed with %.9g and f64 with %.17g. */
 #ifndef PARM_IO_H
 #define PARM_IO_H
@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* ---- bad input ----
- * The interpreter (compiler/io.c) includes this header and reports bad input
+ * The interpreter (compiler/ir/io.c) includes this header and reports bad input
  * with these texts and positions, so that a program built with --emit-main
  * says word for word what `parmc --interpret` says (tests/sections/
  * 31-input.sh compares the two). A message reads "<stdin>: error: MSG" or,

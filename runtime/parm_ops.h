@@ -1,6 +1,6 @@
 /* parm_ops.h: the run-time operators of parm, for generated C and CUDA code.
  *
- * Every function here gives exactly the results of compiler/scalar_ops.c (the
+ * Every function here gives exactly the results of compiler/ir/scalar_ops.c (the
  * reference interpreter's semantics, docs/language.md "Run-time arithmetic"),
  * bit for bit, in C11 and in CUDA host and device code:
  *   - integers wrap (two's complement), computed in unsigned arithmetic so
@@ -28,7 +28,7 @@
  *   parm_f32_from_bits(u), parm_f64_from_bits(u), parm_f32_bits(x),
  *   parm_f64_bits(x)           a float from its IEEE bits and back
  * Each operator exists for the types the language accepts it on (the table
- * of compiler/ast.c), and every pair of types has a conversion.
+ * of compiler/front/ast.c), and every pair of types has a conversion.
  *
  * Element C types: bool uint8_t (0 or 1), i8..i64 int8_t..int64_t,
  * u8..u64 uint8_t..uint64_t, f32 float, f64 double.
@@ -75,7 +75,7 @@
 /* Tables that the compiler computed (position-only subexpressions): in CUDA
  * global device memory, read through the read-only data cache where the
  * lanes of a warp read different entries (constant memory would serialise
- * them); the scheduler chooses per kernel (TablePlace in compiler/plan.h).
+ * them); the scheduler chooses per kernel (TablePlace in compiler/plan/plan.h).
  * A table that every kernel reads from its copy in constant memory leaves
  * its array unread (unused, without a warning). */
 #ifdef __CUDACC__
@@ -88,7 +88,7 @@
 #else
 #define PARM_TABLE_READ(t, i) ((t)[i])
 #endif
-/* A table in constant memory (CUDA; TABLE_CONSTANT in compiler/plan.h), and
+/* A table in constant memory (CUDA; TABLE_CONSTANT in compiler/plan/plan.h), and
  * the read of a table at an index known at compile time, which the
  * compiler folds into an immediate (TABLE_IMMEDIATE: no __ldg, which it
  * would not fold). */
@@ -168,7 +168,7 @@
 #endif
 
 /* Thread-block clusters (sm_90; a LOCAL phase's Phase.cluster_log in
- * compiler/plan.h): PARM_CLUSTER_RANK(), the block's rank in its cluster;
+ * compiler/plan/plan.h): PARM_CLUSTER_RANK(), the block's rank in its cluster;
  * PARM_CLUSTER_SYNC(), a barrier of every thread of the cluster that makes
  * their shared-memory writes visible to each other (it is also the block's
  * barrier); PARM_DSMEM(p, r), the generic address of shared pointer p in

@@ -12,8 +12,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 B=build/perm
 mkdir -p "$B"
-${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Icompiler compiler/f2.c compiler/access_model.c \
-    compiler/bmmc_plan.c compiler/emit_bmmc.c bench/perm/gen.c -o "$B/gen"
+${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Icompiler/base -Icompiler/plan -Icompiler/back \
+    compiler/base/arena.c compiler/base/diag.c compiler/base/f2.c compiler/plan/access_model.c \
+    compiler/plan/bmmc_plan.c compiler/back/emit_bmmc.c bench/perm/gen.c -o "$B/gen"
 
 if [ "${1:-}" = emu ]; then
     # The host launchers use <<< >>>, which a host compiler cannot read.

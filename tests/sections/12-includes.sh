@@ -1,35 +1,60 @@
-# The include graph of compiler/ against the stage table compiler/stages: no
-# file includes a header of a later stage (tests/tools/includes.py). The
-# checker must also catch a scheduler that includes an emitter's header, a
-# specialiser that includes the optimiser's, and a file no stage lists.
-if out=$(python3 tests/tools/includes.py compiler/stages compiler runtime 2>&1); then
+# Where the files of compiler/ and runtime/ are and what they include,
+# against the stage table compiler/stages (tests/tools/includes.py): each
+# module in its folder, no file including a header of a later stage, nor of
+# a folder of its own stage that is not above its own. The checker must also
+# catch a scheduler that includes an emitter's header, a specialiser that
+# includes the optimiser's, one target's emitter or the shared back end
+# including a target's header, a module in another stage's folder, and a
+# file that no stage or no folder lists.
+if out=$(python3 tests/tools/includes.py compiler/stages . 2>&1); then
     pass
 else
     fail "include graph of compiler/:"
     echo "$out" | head -20
 fi
 
-# includes_broken NAME FILE LINE EXPECTED: a copy of compiler/ with LINE
-# appended to FILE must fail the check with EXPECTED in the report
-includes_broken() {
-    rm -rf "$TMP/inc" && mkdir -p "$TMP/inc" && cp compiler/* runtime/*.h "$TMP/inc/"
-    echo "$3" >>"$TMP/inc/$2"
+# includes_copy: a copy of compiler/ and runtime/ in $TMP/inc, to break;
+# includes_fail NAME EXPECTED: the check of the copy must fail with EXPECTED
+# in its report; includes_broken NAME FILE LINE EXPECTED: the same for a copy
+# with LINE appended to FILE (a path from the root, made if missing)
+includes_copy() {
+    rm -rf "$TMP/inc" && mkdir -p "$TMP/inc" && cp -r compiler runtime "$TMP/inc/"
+}
+includes_fail() {
     if python3 tests/tools/includes.py compiler/stages "$TMP/inc" >"$TMP/inc.out" 2>&1; then
         fail "include check: $1 passed"
-    elif ! grep -qF "$4" "$TMP/inc.out"; then
-        fail "include check: $1: expected '$4' in: $(head -3 "$TMP/inc.out")"
+    elif ! grep -qF "$2" "$TMP/inc.out"; then
+        fail "include check: $1: expected '$2' in: $(head -3 "$TMP/inc.out")"
     else
         pass
     fi
 }
-includes_broken "scheduler includes an emitter" schedule.c '#include "emit.h"' \
-    'schedule.c: a file of stage plan includes emit.h of the later stage back'
-includes_broken "plan header includes the BMMC emitter" plan.h '#include "emit_bmmc.h"' \
-    'plan.h: a file of stage plan includes emit_bmmc.h of the later stage back'
-includes_broken "specialiser includes the optimiser" value.h '#include "opt.h"' \
-    'value.h: a file of stage specialise includes opt.h of the later stage optimiser'
-includes_broken "file in no stage" stray.c '#include "ir.h"' 'stray.c: not in compiler/stages'
-includes_broken "header that does not exist" ir.c '#include "nowhere.h"' 'includes "nowhere.h"'
+includes_broken() {
+    includes_copy
+    echo "$3" >>"$TMP/inc/$2"
+    includes_fail "$1" "$4"
+}
+includes_broken "scheduler includes an emitter" compiler/plan/schedule.c '#include "emit.h"' \
+    'compiler/plan/schedule.c: a file of stage plan includes emit.h of the later stage back'
+includes_broken "plan header includes the BMMC emitter" compiler/plan/plan.h '#include "emit_bmmc.h"' \
+    'compiler/plan/plan.h: a file of stage plan includes emit_bmmc.h of the later stage back'
+includes_broken "specialiser includes the optimiser" compiler/specialise/value.h '#include "opt.h"' \
+    'compiler/specialise/value.h: a file of stage specialise includes opt.h of the later stage optimiser'
+includes_broken "file in no stage" compiler/back/stray.c '#include "ir.h"' 'compiler/back/stray.c: not in compiler/stages'
+includes_broken "file in no folder" compiler/stray.c '#include "ir.h"' 'compiler/stray.c: in no folder of compiler/stages'
+includes_broken "header that does not exist" compiler/ir/ir.c '#include "nowhere.h"' 'includes "nowhere.h"'
+# a module in another stage's folder
+includes_copy && mv "$TMP/inc/compiler/plan/schedule.c" "$TMP/inc/compiler/plan/schedule.h" "$TMP/inc/compiler/back/"
+includes_fail "the scheduler in the back end's folder" \
+    'compiler/back/schedule.c: module schedule belongs in compiler/plan (stage plan)'
+# a header of the CUDA target's, which neither the C target's emitter nor
+# the shared back end may include
+for file in compiler/back/c/emit_c.c compiler/back/emit_common.c; do
+    includes_copy && touch "$TMP/inc/compiler/back/cuda/emit_cuda.h"
+    echo '#include "emit_cuda.h"' >>"$TMP/inc/$file"
+    includes_fail "$file includes the CUDA target's header" \
+        "$file: a file of ${file%/*} includes emit_cuda.h of compiler/back/cuda, a folder of its stage that is not above it"
+done
 
 # Every #if of compiler/, runtime/ and the unit and fuzz tests names a macro
 # that a compiler predefines or a build defines (tests/tools/ifdef_names.sh);
@@ -39,7 +64,7 @@ if out=$(bash tests/tools/ifdef_names.sh compiler runtime tests/unit tests/fuzz 
 else
     fail "conditional compilation on names no build defines: $out"
 fi
-rm -rf "$TMP/ifdef" && mkdir -p "$TMP/ifdef" && cp compiler/driver.c "$TMP/ifdef/"
+rm -rf "$TMP/ifdef" && mkdir -p "$TMP/ifdef" && cp compiler/driver/driver.c "$TMP/ifdef/"
 sed -i 's/^#ifdef PARMC_VERIFY$/#ifdef PARMC_VERIFY_IR/' "$TMP/ifdef/driver.c"
 if out=$(bash tests/tools/ifdef_names.sh "$TMP/ifdef" 2>&1); then
     fail "ifdef_names.sh passed a driver.c that tests PARMC_VERIFY_IR"
@@ -49,21 +74,21 @@ else
     pass
 fi
 
-# Every hardware number of the GPU is named once, in compiler/machine.h
+# Every hardware number of the GPU is named once, in compiler/plan/machine.h
 # (tests/tools/machine_literals.py); the checker must catch bmmc_plan.c's
 # old limit of static shared memory and a lane taken as `& 31`, and leave
 # the CUDA text that an emitter writes alone.
 if out=$(python3 tests/tools/machine_literals.py compiler 2>&1); then
     pass
 else
-    fail "hardware numbers outside compiler/machine.h:"
+    fail "hardware numbers outside compiler/plan/machine.h:"
     echo "$out" | head -20
 fi
 # machine_broken NAME LINE EXPECTED: a copy of compiler/ with LINE appended
-# to bmmc_plan.c must fail the check with EXPECTED in the report
+# to plan/bmmc_plan.c must fail the check with EXPECTED in the report
 machine_broken() {
-    rm -rf "$TMP/mach" && mkdir -p "$TMP/mach" && cp compiler/* "$TMP/mach/"
-    echo "$2" >>"$TMP/mach/bmmc_plan.c"
+    rm -rf "$TMP/mach" && cp -r compiler "$TMP/mach"
+    echo "$2" >>"$TMP/mach/plan/bmmc_plan.c"
     if python3 tests/tools/machine_literals.py "$TMP/mach" >"$TMP/mach.out" 2>&1; then
         fail "machine literals: $1 passed"
     elif ! grep -qF "$3" "$TMP/mach.out"; then
@@ -77,7 +102,7 @@ machine_broken "a shared-memory limit of its own" '#define SMEM_LIMIT 49152' \
 machine_broken "a lane as & 31" 'static unsigned lane_of(unsigned t) { return t & 31; }' \
     'the lanes of a warp belongs in machine.h: static unsigned lane_of'
 # ...but not the CUDA text that an emitter writes, nor a comment
-rm -rf "$TMP/mach" && mkdir -p "$TMP/mach" && cp compiler/* "$TMP/mach/"
-printf '%s\n' 'static const char lane_text[] = "threadIdx.x & 31"; /* 49152 */' >>"$TMP/mach/emit_reduce.c"
+rm -rf "$TMP/mach" && cp -r compiler "$TMP/mach"
+printf '%s\n' 'static const char lane_text[] = "threadIdx.x & 31"; /* 49152 */' >>"$TMP/mach/back/emit_reduce.c"
 python3 tests/tools/machine_literals.py "$TMP/mach" >/dev/null 2>&1 && pass ||
     fail "machine literals: CUDA text in a string literal or a comment flagged"

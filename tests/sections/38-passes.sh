@@ -1,9 +1,10 @@
-# The pass table (compiler/driver.c, `parmc --passes`). tests/passes/NAME.PASS.ir
-# and NAME.PASS.plan are `parmc --dump-after PASS NAME.parm`: what the pass
-# hands on, IR or plans (ACCEPT=1 rewrites them); every pass has one.
-# --dump-ir=STAGE and --dump-plan are --dump-after of the passes that make
-# their stages. compiler/stages, the Makefile and docs/internals.md list the
-# passes' modules in the table's order (tests/tools/passes.py).
+# The pass table (compiler/driver/driver.c, `parmc --passes`).
+# tests/passes/NAME.PASS.ir and NAME.PASS.plan are `parmc --dump-after PASS
+# NAME.parm`: what the pass hands on, IR or plans (ACCEPT=1 rewrites them);
+# every pass has one. --dump-ir=STAGE and --dump-plan are --dump-after of the
+# passes that make their stages. compiler/stages and docs/internals.md list
+# the passes' modules in the table's order, and the Makefile their folders
+# (tests/tools/passes.py).
 "$PARMC" --passes >"$TMP/passes.txt" 2>&1
 golden tests/passes/passes.out "$TMP/passes.txt" $? "parmc --passes"
 for want in tests/passes/*.*.ir tests/passes/*.*.plan; do
@@ -47,9 +48,9 @@ passes_broken() {
 }
 passes_broken "compiler/stages with opt_tables before opt_rules" 's/opt_rules\(.*\) opt_tables/opt_tables\1 opt_rules/' stages \
     'lists opt_tables (pass tabulate) before opt_rules (pass rewrite)'
-passes_broken "a Makefile with opt_tables.c before opt_rules.c" \
-    's#compiler/opt_rules.c\(.*\) compiler/opt_tables.c#compiler/opt_tables.c\1 compiler/opt_rules.c#' Makefile \
-    'Makefile SRCS: lists opt_tables (pass tabulate) before opt_rules (pass rewrite)'
+passes_broken "a Makefile with the planner's folder before the optimiser's" \
+    's#compiler/optimiser\(.*\) compiler/plan #compiler/plan\1 compiler/optimiser #' Makefile \
+    'Makefile COMPILER_DIRS (the folders of the modules): lists entry_plan (pass schedule) before opt_tables (pass tabulate)'
 passes_broken "a diagram without the pass tabulate" '/^  pass tabulate/d' internals.md \
     'internals.md (the diagram, the pass on its module'"'"'s line): does not list opt_tables'
 

@@ -168,7 +168,7 @@ tables=$(for entry in main ints split bools narrow cheap pairs butterflies summe
     "$PARMC" --dump-ir -e "$entry" tests/backend/tables.parm | grep -c ' = table '; done | tr '\n' ' ')
 [ "$tables" = "1 2 2 1 1 0 1 8 2 2 1 " ] && pass || fail "tables: tables per entry: $tables"
 
-# where tables live (compiler/table_place.c): tests/plan/table_places.parm
+# where tables live (compiler/plan/table_place.c): tests/plan/table_places.parm
 # has a table in constant memory, tables read as immediates and tables in
 # global memory (its plan is golden, section 37); --report counts them per
 # kernel, its C equals the interpreter, and so do its CUDA kernels emulated

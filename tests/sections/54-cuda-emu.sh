@@ -63,8 +63,8 @@ emu_check "group order from the block index" "entry main (xs : [2^16]i32) = by_b
 emu_check "group order from the thread index" "entry main (xs : [2^16]i32) = by_thread xs" tests/emu/groups.parm 65536 some
 emu_check "groups of 32" "entry main (xs : [2^12]i32) = wide xs" tests/emu/groups.parm 4096
 emu_check "reductions in element code" "entry main (xs : [2^16]i32) = reduced xs" tests/emu/groups.parm 65536
-# tables of position-only subexpressions (compiler/opt_tables.c) read in
-# register rounds with a run-time scalar, and in an elementwise step
+# tables of position-only subexpressions (compiler/optimiser/opt_tables.c)
+# read in register rounds with a run-time scalar, and in an elementwise step
 emu_check "tables in register rounds" "entry main (s : f32) (xs : [2^14]f32) = dif s 14 xs" tests/backend/tables.parm random
 emu_check "tables in an elementwise step" "entry main (xs : [2^12]f32) = mapi (\\i x -> x * f32 (window i)) xs" \
     tests/backend/tables.parm random

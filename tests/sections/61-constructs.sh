@@ -2,10 +2,11 @@
 # tests/tools/randprog.py, over its modes for fixed seeds, and the fuzz
 # corpus (tests/fuzz/corpus) must each use every construct of
 # docs/language.md. tests/tools/constructs.py lists the constructs from the
-# reference (and checks its built-ins against compiler/builtins.c) and
-# names each one that the files leave out.
+# reference (and checks its built-ins against
+# compiler/specialise/builtins.c) and names each one that the files leave
+# out.
 constructs() {     # constructs WHAT FILE...: every construct used
-    if python3 tests/tools/constructs.py --what "$1" docs/language.md compiler/builtins.c "${@:2}" >"$TMP/constructs.out"; then
+    if python3 tests/tools/constructs.py --what "$1" docs/language.md compiler/specialise/builtins.c "${@:2}" >"$TMP/constructs.out"; then
         pass
     else
         fail "$1 leave out constructs of docs/language.md:"
@@ -35,21 +36,21 @@ constructs "the fuzz corpus (tests/fuzz/corpus)" tests/fuzz/corpus
 
 # The check itself fails on a construct left out, and on a built-in that the
 # reference and the compiler do not both have.
-python3 tests/tools/constructs.py docs/language.md compiler/builtins.c examples/sort.parm >"$TMP/one.out"
+python3 tests/tools/constructs.py docs/language.md compiler/specialise/builtins.c examples/sort.parm >"$TMP/one.out"
 if [ $? -eq 1 ] && grep -qx 'constructs.py: the programs does not use: name: unzip' "$TMP/one.out"; then
     pass
 else
     fail "constructs.py over examples/sort.parm alone does not name unzip as missing"
 fi
 grep -v '^| `unzip xs` |' docs/language.md >"$TMP/language.md"
-python3 tests/tools/constructs.py "$TMP/language.md" compiler/builtins.c tests/fuzz/corpus >"$TMP/doc.out"
-if [ $? -eq 1 ] && grep -qx "constructs.py: the built-in 'unzip' of compiler/builtins.c is not in the tables of docs/language.md" "$TMP/doc.out"; then
+python3 tests/tools/constructs.py "$TMP/language.md" compiler/specialise/builtins.c tests/fuzz/corpus >"$TMP/doc.out"
+if [ $? -eq 1 ] && grep -qx "constructs.py: the built-in 'unzip' of compiler/specialise/builtins.c is not in the tables of docs/language.md" "$TMP/doc.out"; then
     pass
 else
     fail "constructs.py does not see that docs/language.md leaves out the built-in unzip"
 fi
 sed 's/^           | "(" pat ")"$/           | "(" pat ":" type ")"/' docs/language.md >"$TMP/language.md"
-python3 tests/tools/constructs.py "$TMP/language.md" compiler/builtins.c tests/fuzz/corpus >"$TMP/doc.out"
+python3 tests/tools/constructs.py "$TMP/language.md" compiler/specialise/builtins.c tests/fuzz/corpus >"$TMP/doc.out"
 if [ $? -eq 1 ] && grep -qF "the grammar's alternative \`cpat ::= \"(\" pat \":\" type \")\"\` is not one that constructs.py recognises" "$TMP/doc.out"; then
     pass
 else

@@ -1,8 +1,8 @@
 # Editor support (editors/): the TextMate grammar is JSON whose patterns
 # compile, and both it and the Vim syntax name every keyword of the lexer and
 # every built-in, as the compiler's sources list them.
-keywords=$(grep -oE '^ *"[a-z]+" +\{ TOKEN\(TOK_' compiler/lexer.re | grep -oE '"[a-z]+"' | tr -d '"')
-builtins=$(sed -n '/^static const Builtin builtins\[\]/,/^};/p' compiler/builtins.c | grep -oE '\{"[a-z0-9_]+"' | tr -d '{"')
+keywords=$(grep -oE '^ *"[a-z]+" +\{ TOKEN\(TOK_' compiler/front/lexer.re | grep -oE '"[a-z]+"' | tr -d '"')
+builtins=$(sed -n '/^static const Builtin builtins\[\]/,/^};/p' compiler/specialise/builtins.c | grep -oE '\{"[a-z0-9_]+"' | tr -d '{"')
 [ "$(echo "$keywords" | wc -w)" -ge 10 ] && [ "$(echo "$builtins" | wc -w)" -ge 30 ] && pass ||
     fail "editors: could not read the keywords and built-ins from the compiler's sources"
 python3 - editors/textmate/parm.tmLanguage.json <<'PY' && pass || fail "editors: the TextMate grammar does not load"
@@ -26,7 +26,7 @@ for word in $keywords $builtins; do
         grep -qE "(^|[^a-z0-9_])$word([^a-z0-9_]|$)" editors/textmate/parm.tmLanguage.json; then
         pass
     else
-        fail "editors: '$word' (compiler/lexer.re or builtins.c) is missing from editors/vim or editors/textmate"
+        fail "editors: '$word' (compiler/front/lexer.re or builtins.c) is missing from editors/vim or editors/textmate"
     fi
 done
 # where vim is installed: the syntax loads and colours a test block

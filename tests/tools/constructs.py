@@ -18,8 +18,8 @@ itself (so that a construct added to the document is required at once):
 - the binary operators and the two unary ones of the precedence table, and
   the operator sections (`OPNAME`);
 - the built-in functions named in the tables of section 6, which must be
-  exactly those of compiler/builtins.c's table (one added to either alone
-  is an error);
+  exactly those of compiler/specialise/builtins.c's table (one added to
+  either alone is an error);
 - the entry forms of section 7.1 that the grammar does not tell apart: a
   parameter of rows, and a pad of `max`, of `min`, of a literal and of a
   tuple.
@@ -609,9 +609,9 @@ def doc_constructs(doc, builtins_c):
     errors += ["the grammar's alternative `%s` is not one that constructs.py recognises" % a for a in unknown]
     out |= grammar | operator_constructs(doc)
     documented, compiled = builtin_names(doc), compiler_builtins(builtins_c)
-    errors += ["the built-in '%s' of compiler/builtins.c is not in the tables of docs/language.md" % b
+    errors += ["the built-in '%s' of compiler/specialise/builtins.c is not in the tables of docs/language.md" % b
                for b in sorted(compiled - documented)]
-    errors += ["docs/language.md documents a built-in '%s' that compiler/builtins.c does not have" % b
+    errors += ["docs/language.md documents a built-in '%s' that compiler/specialise/builtins.c does not have" % b
                for b in sorted(documented - compiled)]
     out.update("name: " + b for b in documented | compiled)
     out.update("entry: " + e for e in ("a parameter of rows ([2^b][2^r]t)", "a pad of max", "a pad of min",

@@ -10,8 +10,8 @@ For each file:
 - every markdown link `[text](target)` outside code (not http:, https:, mailto: or a
   `#fragment` alone) resolves, relative to the file's directory;
 - every repository path it names (a word that starts with a top-level directory of the
-  repository: `compiler/opt_rules.c`, bench/results/X.md, tests/sections/38-passes.sh)
-  exists;
+  repository: `compiler/optimiser/opt_rules.c`, bench/results/X.md,
+  tests/sections/38-passes.sh) exists;
 - every bare file name it names (`opt_rewrite.c`, `ir.h`, `lexer.re`,
   `2026-11-27-h100-s19.md`) is the name of a tracked file somewhere in the repository.
 A word with a placeholder in it (upper-case NAME, DATE, GPU, FILE, ..., or `*`, `{`, `<`)

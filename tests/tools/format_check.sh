@@ -10,8 +10,8 @@ if ! command -v "$CLANG_FORMAT" >/dev/null 2>&1; then
     echo "format-check: $CLANG_FORMAT is not installed (apt-get install clang-format); nothing checked"
     exit 0
 fi
-[ $# -gt 0 ] || set -- compiler/*.c compiler/*.h runtime/*.h tests/unit/*.c tests/unit/*.h tests/tools/*.c \
-    tests/tools/*.h tests/fuzz/*.c
+[ $# -gt 0 ] || set -- $(find compiler -name '*.[ch]' | sort) runtime/*.h tests/unit/*.c tests/unit/*.h \
+    tests/tools/*.c tests/tools/*.h tests/fuzz/*.c
 total=0 files=0
 for f in "$@"; do
     # lines of the file that the formatted text does not keep as they are

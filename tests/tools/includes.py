@@ -1,80 +1,97 @@
 #!/usr/bin/env python3
-"""includes.py STAGES DIR [DIR...]: the include graph of the C files in the
-DIRs (*.c, *.h, *.re, *.y), checked against the stage table STAGES
-(compiler/stages: one line per stage, earliest first, its name and then its
-modules; a module is a file name without its extension).
+"""includes.py STAGES ROOT: where the C files (*.c, *.h, *.re, *.y) of the
+tree ROOT are and what they include, checked against the stage table STAGES
+(compiler/stages, as stage_table.py reads it: a line per stage and folder,
+earliest first). The files checked are those under the top folders that the
+table names (compiler/, runtime/), at any depth.
 
-Fails (exit 1, one line per problem) when a file includes a header of a later
-stage than its own, when a file or an included header belongs to no listed
-module, or when the table lists a module twice or one that no DIR has.
-Prints "includes: N files, M edges, S stages" when all is well.
+Fails (exit 1, one line per problem) when
+- a file is in a folder that the table does not list, belongs to no listed
+  module, or belongs to a module that the table puts in another folder;
+- a file includes a header of a later stage than its own, or of its own
+  stage from a folder that is neither its own nor above it (compiler/back/c
+  may include compiler/back's headers, not compiler/back/cuda's, and
+  compiler/back neither's);
+- a file includes a header that no file has;
+- the table lists a module twice, a stage in two places, or a module that
+  its folder has no file of.
+Prints "includes: N files, M edges, S stages, F folders" when all is well.
 """
 import os
 import re
 import sys
 
+import stage_table
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SOURCES = ('.c', '.h', '.re', '.y')
-GENERATED = {'parser.h': 'parser.y'}   # made by the build from a listed file
-
-
-def read_table(path, problems):
-    stages, module_stage = [], {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            words = line.split('#', 1)[0].split()
-            if not words:
-                continue
-            stages.append(words[0])
-            for m in words[1:]:
-                if m in module_stage:
-                    problems.append(f'{path}:{n}: module {m} is listed twice')
-                module_stage[m] = len(stages) - 1
-    return stages, module_stage
+GENERATED = {'parser.h'}    # made by the build from a listed file (parser.y)
 
 
 def module(name):
     return os.path.splitext(name)[0]
 
 
+def sources(root, tops):
+    """(folder, file name) of every C file under root/top for each top, the
+    folder a path from root"""
+    found = []
+    for top in sorted(tops):
+        for d, subdirs, names in os.walk(os.path.join(root, top)):
+            subdirs.sort()
+            folder = os.path.relpath(d, root)
+            found += [(folder, n) for n in sorted(names) if n.endswith(SOURCES)]
+    return found
+
+
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) != 3:
         sys.exit(__doc__)
-    problems = []
-    stages, module_stage = read_table(sys.argv[1], problems)
-    files = {}
-    for d in sys.argv[2:]:
-        for name in sorted(os.listdir(d)):
-            if name.endswith(SOURCES):
-                files[name] = os.path.join(d, name)
-    present = {module(n) for n in files} | {module(n) for n in GENERATED}
-    for m in module_stage:
-        if m not in present:
-            problems.append(f'{sys.argv[1]}: module {m} is listed but no file has that name')
+    stages_path, root = sys.argv[1], sys.argv[2]
+    table = stage_table.read(stages_path)
+    problems = list(table.problems)
+    folders = set(table.folder.values())
+    files = sources(root, {f.split('/')[0] for f in folders})
+    names = {n for _, n in files} | GENERATED
+    placed = {(f, module(n)) for f, n in files}
+    for m in table.modules:
+        if (table.folder[m], m) not in placed:
+            problems.append(f'{stages_path}: module {m} is listed in {table.folder[m]}, which has no file of it')
     edges = 0
-    for name, path in files.items():
-        if module(name) not in module_stage:
-            problems.append(f'{path}: not in {sys.argv[1]} (add its module to a stage)')
+    for folder, name in files:
+        path, m = os.path.join(folder, name), module(name)
+        if folder not in folders:
+            problems.append(f'{path}: in no folder of {stages_path}')
             continue
-        mine = module_stage[module(name)]
-        with open(path, encoding='utf-8') as f:
+        if m not in table.stage:
+            problems.append(f'{path}: not in {stages_path} (add its module to a stage)')
+            continue
+        if table.folder[m] != folder:
+            problems.append(f'{path}: module {m} belongs in {table.folder[m]} (stage {table.stages[table.stage[m]]})')
+            continue
+        mine = table.stage[m]
+        with open(os.path.join(root, path), encoding='utf-8') as f:
             text = f.read()
         for header in INCLUDE.findall(text):
             edges += 1
-            if header not in files and header not in GENERATED:
-                problems.append(f'{path}: includes "{header}", which no checked directory has')
+            if header not in names:
+                problems.append(f'{path}: includes "{header}", which no checked folder has')
                 continue
-            theirs = module_stage.get(module(header))
+            theirs = table.stage.get(module(header))
             if theirs is None:
                 continue        # reported as an unlisted file above
+            where = table.folder[module(header)]
             if theirs > mine:
-                problems.append(f'{path}: a file of stage {stages[mine]} includes {header} '
-                                f'of the later stage {stages[theirs]}')
+                problems.append(f'{path}: a file of stage {table.stages[mine]} includes {header} '
+                                f'of the later stage {table.stages[theirs]}')
+            elif theirs == mine and folder != where and not folder.startswith(where + '/'):
+                problems.append(f'{path}: a file of {folder} includes {header} of {where}, '
+                                f'a folder of its stage that is not above it')
     for p in problems:
         print(p)
     if problems:
         sys.exit(1)
-    print(f'includes: {len(files)} files, {edges} edges, {len(stages)} stages')
+    print(f'includes: {len(files)} files, {edges} edges, {len(table.stages)} stages, {len(folders)} folders')
 
 
 main()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """machine_literals.py DIR: the hardware numbers of the GPU that appear in the
-C files of DIR (*.c, *.h, *.re, *.y) outside DIR/machine.h, the one table of
-them (compiler/machine.h). Comments and string literals are not read: help
+C files under DIR (*.c, *.h, *.re, *.y, at any depth) outside machine.h, the
+one table of them (compiler/plan/machine.h). Comments and string literals are not read: help
 text and emitted CUDA may spell a number out.
 
 Fails (exit 1, one line per hit: file:line: what the number is, and the line)
@@ -39,12 +39,10 @@ def blank(match):
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    hits, nfiles = [], 0
-    for name in sorted(os.listdir(sys.argv[1])):
-        if not name.endswith(SOURCES) or name == TABLE:
-            continue
-        nfiles += 1
-        path = os.path.join(sys.argv[1], name)
+    hits = []
+    paths = sorted(os.path.join(d, name) for d, _, names in os.walk(sys.argv[1]) for name in names
+                   if name.endswith(SOURCES) and name != TABLE)
+    for path in paths:
         with open(path, encoding='utf-8') as f:
             text = f.read()
         code, lines = HIDDEN.sub(blank, text).split('\n'), text.split('\n')
@@ -55,7 +53,7 @@ def main():
     if hits:
         print('\n'.join(hits))
         sys.exit(1)
-    print(f'machine literals: {nfiles} files')
+    print(f'machine literals: {len(paths)} files')
 
 
 if __name__ == '__main__':

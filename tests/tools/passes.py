@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """passes.py PASSES STAGES MAKEFILE INTERNALS: the driver's pass table (the
 output of `parmc --passes`) against the three other places that give the
-pipeline's order: the stage table compiler/stages, the Makefile's SRCS and
-the diagram of docs/internals.md (its first ``` block). Each must name every
-pass's module, in the table's order; the diagram names the pass on the
-module's line. Prints each disagreement and exits 1 if there is one."""
+pipeline's order: the stage table compiler/stages, the Makefile's
+COMPILER_DIRS and the diagram of docs/internals.md (its first ``` block).
+The table and the diagram must name every pass's module, and the Makefile
+its folder (as the table places it), in the pass table's order; the diagram
+names the pass on the module's line. Prints each disagreement and exits 1
+if there is one."""
 import re
 import sys
+
+import stage_table
 
 
 def read_passes(path):
@@ -15,27 +19,13 @@ def read_passes(path):
     return [(row[0], row[2]) for row in rows]
 
 
-def stage_positions(path):
-    """module -> (stage index, index within its stage's line)"""
-    where, stage = {}, 0
-    for line in open(path):
-        words = line.split('#')[0].split()
-        if not words:
-            continue
-        for k, module in enumerate(words[1:]):
-            where[module] = (stage, k)
-        stage += 1
-    return where
-
-
-def makefile_positions(path):
-    """module -> position in SRCS (the variable's lines joined)"""
+def makefile_positions(path, table):
+    """module -> the position of its folder in COMPILER_DIRS (the variable's
+    lines joined), for the modules whose folder it lists"""
     text = open(path).read()
-    m = re.search(r'^SRCS\s*=((?:.*\\\n)*.*)$', text, re.M)
-    if not m:
-        return {}
-    files = re.findall(r'compiler/(\w+)\.c', m.group(1))
-    return {module: k for k, module in enumerate(files)}
+    m = re.search(r'^COMPILER_DIRS\s*=((?:.*\\\n)*.*)$', text, re.M)
+    dirs = m.group(1).replace('\\\n', ' ').split() if m else []
+    return {module: dirs.index(folder) for module, folder in table.folder.items() if folder in dirs}
 
 
 def diagram_lines(path):
@@ -61,8 +51,11 @@ def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
     passes = read_passes(sys.argv[1])
-    problems = check_order(passes, stage_positions(sys.argv[2]), sys.argv[2])
-    problems += check_order(passes, makefile_positions(sys.argv[3]), sys.argv[3] + ' SRCS')
+    table = stage_table.read(sys.argv[2])
+    problems = list(table.problems)
+    problems += check_order(passes, {module: k for k, module in enumerate(table.modules)}, sys.argv[2])
+    problems += check_order(passes, makefile_positions(sys.argv[3], table),
+                            sys.argv[3] + ' COMPILER_DIRS (the folders of the modules)')
     lines = diagram_lines(sys.argv[4])
     diagram = {}
     for name, module in passes:

@@ -1,8 +1,8 @@
 /* runtime_prelude.h: what an emitted program defines before its host
- * runtime headers (compiler/emit_common.c, emit_preamble), for
+ * runtime headers (compiler/back/emit_common.c, emit_preamble), for
  * tests/sections/50-runtime.sh, which compiles each header on its own:
  * the context's short name and the status codes. The API's names are
- * spelled with the headers' placeholder prefix (compiler/embed.sh). */
+ * spelled with the headers' placeholder prefix (compiler/back/embed.sh). */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,7 +1,8 @@
-/* test_access_model.c: the sector and bank model of compiler/access_model.c
- * on access patterns whose cost the hardware documents: a broadcast within a
- * 32-bit word for 1- and 2-byte elements, half-warps for 8-byte ones, and
- * the planner's lane elimination against the model it plans for.
+/* test_access_model.c: the sector and bank model of
+ * compiler/plan/access_model.c on access patterns whose cost the hardware
+ * documents: a broadcast within a 32-bit word for 1- and 2-byte elements,
+ * half-warps for 8-byte ones, and the planner's lane elimination against
+ * the model it plans for.
  *
  * Prints the failures and "access_model: N passed, M failed"; exits 1 on any. */
 #include "access_model.h"

@@ -1,5 +1,6 @@
-/* test_bmmc.c: checks the one-pass BMMC kernels, compiler/bmmc_plan.c (plan,
- * index math, simulation) and compiler/emit_bmmc.c (the emitted C).
+/* test_bmmc.c: checks the one-pass BMMC kernels, compiler/plan/bmmc_plan.c
+ * (plan, index math, simulation) and compiler/back/emit_bmmc.c (the
+ * emitted C).
  *
  * Build and run: make build/unit/test_bmmc && build/unit/test_bmmc
  *

@@ -1,4 +1,4 @@
-/* test_diag.c: the edit distance behind "did you mean" (compiler/diag.c),
+/* test_diag.c: the edit distance behind "did you mean" (compiler/base/diag.c),
  * against a plain recursive definition on every pair of short strings over
  * a small alphabet, and the suggestion rule on typical typos; the order of
  * a context's lead, the error and the context's notes, each once.

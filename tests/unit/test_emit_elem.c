@@ -1,4 +1,4 @@
-/* test_emit_elem.c: checks compiler/emit_elem.c and runtime/parm_ops.h.
+/* test_emit_elem.c: checks compiler/back/emit_elem.c and runtime/parm_ops.h.
  *
  * Built by `make build/unit/test_emit_elem` (sanitizers on); run it from the
  * repository root, it needs runtime/parm_ops.h.

@@ -1,9 +1,8 @@
-/* test_f2.c: checks compiler/f2.c against brute force (n <= 12, where every
- * input can be enumerated) and against algebraic identities (n up to 64).
+/* test_f2.c: checks compiler/base/f2.c against brute force (n <= 12, where
+ * every input can be enumerated) and against algebraic identities (n up to
+ * 64).
  *
- * Build and run:
- *   gcc -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
- *       -Icompiler compiler/f2.c tests/unit/test_f2.c -o /tmp/test_f2 && /tmp/test_f2
+ * Build and run: make build/unit/test_f2 && build/unit/test_f2
  *
  * Prints one line per group, the first failures in detail, and finally
  * "f2: N passed, M failed"; exits 1 on any failure. Each CHECK is one count:

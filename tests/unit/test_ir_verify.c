@@ -1,4 +1,4 @@
-/* test_ir_verify.c: checks compiler/ir_verify.c.
+/* test_ir_verify.c: checks compiler/ir/ir_verify.c.
  *
  * Small programs are built by hand: a well-formed one (a map with a body,
  * a two whose body reads a value of the enclosing body) must pass, and each

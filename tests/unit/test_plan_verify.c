@@ -1,4 +1,4 @@
-/* test_plan_verify.c: checks compiler/plan_verify.c.
+/* test_plan_verify.c: checks compiler/plan/plan_verify.c.
  *
  * Built by `make build/unit/test_plan_verify` (sanitizers on). Programs with
  * every kind of phase (LOCAL in place and into the next layout, PERMUTE,

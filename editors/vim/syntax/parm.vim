@@ -1,7 +1,7 @@
 " Vim syntax file for parm, the language of parmc (docs/language.md).
 " Install: editors/README.md. tests/sections/70-editors.sh checks that every
-" keyword of compiler/lexer.re and every built-in of compiler/builtins.c is
-" here.
+" keyword of compiler/front/lexer.re and every built-in of
+" compiler/specialise/builtins.c is here.
 if exists("b:current_syntax")
   finish
 endif

@@ -83,7 +83,8 @@ void emit_api_text(FILE *out, const EmitInput *in, const char *text);
 /* The same with {G} the number of GPUs compiled for (EmitInput.gpu_log). */
 void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text);
 /* A runtime header (runtime/), whole, between "// start of NAME" and
- * "// end of NAME" lines, its API names with the prefix (compiler/embed.sh). */
+ * "// end of NAME" lines, its API names with the prefix
+ * (compiler/back/embed.sh). */
 void emit_runtime(FILE *out, const EmitInput *in, const char *name, const char *text);
 /* Whether NAME_entry would be one of the API's own names (NAME_ctx_create,
  * ...): the driver refuses such an entry. */

@@ -936,7 +936,7 @@ static void emit_plane_names(FILE *out, const EntryPlan *first, bool results, co
 
 /* An entry of any length: the shape (parm_main_rows rows of parm_main_cols)
  * and the size that runs (spec) from the count of values, after the row
- * length for rows, as the interpreter finds them (compiler/io.c): the first
+ * length for rows, as the interpreter finds them (compiler/ir/io.c): the first
  * size whose other parameters and a whole number of rows take the count. */
 static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *first, int nspecs) {
     Arena a = {0};
