@@ -20,5 +20,5 @@ PARMC_TEST_TARGET=cuda python3 tests/python/run.py test_jax >"$W/out" 2>"$W/err"
 status=$?
 tee -a "$REPORT" <"$W/out"
 [ $status -eq 0 ] || sed -n '1,80p' "$W/err"
-python3 bench/topk/jax_topk.py 2>&1 | tee -a "$REPORT"
+PYTHONPATH=python python3 bench/topk/jax_topk.py 2>&1 | tee -a "$REPORT"
 exit $status
