@@ -5,9 +5,10 @@ from ._errors import (ArgumentTypeError, ArgumentValueError, CallError, CompileE
                       ToolError)
 from ._program import EntryFunction, Program
 from ._sortops import argsort, sort, topk
+from ._segmented import segmented_sort, segmented_topk
 from . import return_types
 
 __version__ = "0.1.0"
 __all__ = ["compile", "load", "Program", "EntryFunction", "Error", "ToolError", "CompileError", "ManifestError",
            "ArgumentTypeError", "ArgumentValueError", "CallError", "auto_target", "auto_arch", "cache_root",
-           "find_parmc", "sort", "argsort", "topk", "return_types"]
+           "find_parmc", "sort", "argsort", "topk", "segmented_sort", "segmented_topk", "return_types"]

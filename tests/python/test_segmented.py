@@ -1,0 +1,184 @@
+"""parmc.segmented_sort and parmc.segmented_topk (python/parmc/_segmented.py) through the C
+target on NumPy arrays, and on JAX's CPU backend where jax is installed (tests/sections/
+80-python.sh): against a reference that sorts each segment with NumPy's stable argsort in
+PyTorch's order (NaN last, or first when descending), on random segments with empty ones,
+positions outside every segment, every dtype kind, and the errors. With
+PARMC_TEST_LIBRARY=torch the same tests run on CUDA tensors (on a GPU machine:
+tests/gpu/segmented.sh)."""
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+try:
+    import jax.numpy as jnp
+except ImportError:
+    jnp = None
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import parmc  # noqa: E402
+from test_sort import ref_argsort  # noqa: E402
+
+LIBRARY = os.environ.get("PARMC_TEST_LIBRARY", "numpy")
+PARMC = os.path.abspath(os.environ.get("PARMC") or os.path.join(ROOT, "build", "parmc"))
+CACHE = None
+rng = np.random.default_rng(45)
+# on a GPU every dtype and row length is an nvcc build: fewer of them there
+DTYPES = (np.float32, np.int32, np.uint8, np.int64, np.bool_) if LIBRARY == "numpy" else (np.float32, np.int64)
+SIZES = ((1000, 17), (64, 64), (300, 1), (5, 9)) if LIBRARY == "numpy" else ((1000, 17), (5, 9))
+
+
+def setUpModule():
+    global CACHE
+    os.environ["PARMC"] = PARMC
+    CACHE = tempfile.mkdtemp(prefix="parmc-cache-")
+    os.environ["PARMC_CACHE"] = CACHE
+
+
+def tearDownModule():
+    shutil.rmtree(CACHE, ignore_errors=True)
+
+
+def dev(a):
+    """A NumPy array as an array of the library under test."""
+    if LIBRARY == "torch":
+        import torch
+        return torch.from_numpy(np.ascontiguousarray(a)).cuda()
+    return a
+
+
+def host(a):
+    return a.cpu().numpy() if hasattr(a, "cpu") else np.asarray(a)
+
+
+def random_offsets(n, segments):
+    """segments + 1 ascending positions in 0..n, some segments empty, often not from 0 to n."""
+    cuts = np.sort(rng.integers(0, n + 1, segments + 1))
+    if rng.random() < 0.5:
+        cuts[0], cuts[-1] = 0, n
+    return cuts
+
+
+def ref_segmented(values, offsets, descending):
+    """(values, indices) of each segment sorted by the reference; the rest as it is, index 0."""
+    out, idx = values.copy(), np.zeros(values.shape[0], np.int64)
+    for s in range(len(offsets) - 1):
+        a, b = offsets[s], offsets[s + 1]
+        order = ref_argsort(values[a:b], 0, descending)
+        out[a:b], idx[a:b] = values[a:b][order], order
+    return out, idx
+
+
+def random_values(dtype, n):
+    if dtype == np.float32:
+        v = rng.integers(-20, 20, n).astype(np.float32) / 4      # ties
+        v[rng.random(n) < 0.05] = np.nan
+        return v
+    if dtype == np.bool_:
+        return rng.random(n) < 0.5
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -1000), min(info.max, 1000), n).astype(dtype)
+
+
+def assert_same(test, got, want):
+    np.testing.assert_array_equal(host(got[0]).view(np.uint8), np.asarray(want[0]).view(np.uint8))
+    np.testing.assert_array_equal(host(got[1]), want[1])
+
+
+class SegmentedSort(unittest.TestCase):
+    def test_against_the_reference(self):
+        for dtype in DTYPES:
+            for n, segments in SIZES:
+                values = random_values(dtype, n)
+                offsets = random_offsets(n, segments).astype(np.int32 if n < 500 else np.int64)
+                for descending in (False, True):
+                    got = parmc.segmented_sort(dev(values), dev(offsets), descending=descending)
+                    self.assertEqual((host(got.values).dtype, host(got.indices).dtype), (values.dtype, np.int64))
+                    assert_same(self, got, ref_segmented(values, offsets, descending))
+
+    def test_float64_and_empty(self):
+        values = rng.standard_normal(1000)
+        offsets = np.array([0, 10, 10, 1000])
+        assert_same(self, parmc.segmented_sort(dev(values), dev(offsets)), ref_segmented(values, offsets, False))
+        got = parmc.segmented_sort(dev(np.zeros(0, np.float32)), dev(np.array([0, 0], np.int32)))
+        self.assertEqual((got.values.shape, got.indices.shape), ((0,), (0,)))
+
+    @unittest.skipIf(LIBRARY != "numpy", "NumPy's messages (the order of offsets is checked on the host only)")
+    def test_errors(self):
+        v = np.zeros(8, np.float32)
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.segmented_sort(v, np.array([0, 8], np.float32))
+        self.assertIn("argument 'offsets': expected a 1-D int32 or int64 array", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            parmc.segmented_sort(v, np.array([0, 5, 3, 8]))
+        self.assertIn("must ascend from 0 or more to at most 8", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            parmc.segmented_sort(np.zeros((2, 4), np.float32), np.array([0, 8]))
+        self.assertIn("has 2 dimensions", str(e.exception))
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.segmented_sort(v, np.array([0, 8]), descending=1)
+        self.assertIn("argument 'descending': expected a bool", str(e.exception))
+
+
+class SegmentedTopk(unittest.TestCase):
+    def ref(self, values, offsets, ks, largest):
+        top = max(ks) if len(ks) else 0
+        sorted_values, index = ref_segmented(values, offsets, largest)
+        pad = (-np.inf if largest else np.inf) if values.dtype.kind == "f" else \
+            (np.iinfo(values.dtype).min if largest else np.iinfo(values.dtype).max)
+        out_v = np.full((len(offsets) - 1, top), pad, values.dtype)
+        out_i = np.full((len(offsets) - 1, top), -1, np.int64)
+        for s, k in enumerate(ks):
+            a = offsets[s]
+            m = max(0, min(k, offsets[s + 1] - a))
+            out_v[s, :m], out_i[s, :m] = sorted_values[a:a + m], index[a:a + m]
+        return out_v, out_i
+
+    def test_one_k(self):
+        for dtype in (np.float32, np.int16):
+            values = random_values(dtype, 1000)
+            offsets = random_offsets(1000, 30)
+            for k, largest in ((5, True), (1, False), (40, True), (0, True)):
+                got = parmc.segmented_topk(dev(values), dev(offsets), k, largest=largest)
+                self.assertEqual(tuple(got.values.shape), (30, k))
+                assert_same(self, got, self.ref(values, offsets, [k] * 30, largest))
+
+    def test_k_per_segment(self):
+        values = random_values(np.float32, 1000)
+        offsets = random_offsets(1000, 20)
+        ks = rng.integers(-2, 30, 20)
+        got = parmc.segmented_topk(dev(values), dev(offsets), dev(ks), largest=False)
+        assert_same(self, got, self.ref(values, offsets, ks.tolist(), False))
+
+    def test_errors(self):
+        v, o = dev(np.zeros(8, np.float32)), dev(np.array([0, 4, 8]))
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.segmented_topk(v, o, dev(np.array([1, 2, 3])))
+        self.assertIn("one k per segment (2)", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            parmc.segmented_topk(v, o, -1)
+        self.assertIn("argument 'k' is -1", str(e.exception))
+
+
+@unittest.skipIf(jnp is None or LIBRARY != "numpy", "jax is not installed, or another library is under test")
+class OnJax(unittest.TestCase):
+    def test_sort_and_topk(self):
+        values = random_values(np.float32, 300)
+        offsets = random_offsets(300, 12).astype(np.int32)
+        got = parmc.segmented_sort(jnp.asarray(values), jnp.asarray(offsets), descending=True)
+        want = ref_segmented(values, offsets, True)
+        np.testing.assert_array_equal(np.asarray(got.values).view(np.uint32), want[0].view(np.uint32))
+        np.testing.assert_array_equal(np.asarray(got.indices), want[1])
+        top = parmc.segmented_topk(jnp.asarray(values), jnp.asarray(offsets), 4)
+        ref = SegmentedTopk.ref(None, values, offsets, [4] * 12, True)
+        np.testing.assert_array_equal(np.asarray(top.values), ref[0])
+        np.testing.assert_array_equal(np.asarray(top.indices), ref[1])
+
+
+if __name__ == "__main__":
+    unittest.main()
