@@ -1,8 +1,8 @@
 # The Python package (python/, docs/python.md) through the C target and NumPy:
-# tests/python/test_numpy.py, test_sort.py (parmc.sort, argsort, topk) and
-# test_jax.py (entries and drop-ins on JAX arrays, JAX's CPU backend), one
-# line a test; then `pip install ./python` with the parmc it builds and
-# bundles. Both run in the tests' virtual environment, build/venv
+# tests/python/test_numpy.py, test_sort.py (parmc.sort, argsort, topk),
+# test_segmented.py (segmented_sort, segmented_topk) and test_jax.py (entries
+# and drop-ins on JAX arrays, JAX's CPU backend), one line a test; then
+# `pip install ./python` with the parmc it builds and bundles. Both run in the tests' virtual environment, build/venv
 # (tests/tools/venv.sh: numpy, setuptools, wheel, build, jax), never in the user's own
 # Python; and the sdist and the wheel built from it with a C compiler alone.
 # The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh and
@@ -15,7 +15,7 @@ if ! bash tests/tools/venv.sh "$VENV" >"$TMP/venv.out" 2>&1; then
 fi
 PY=$VENV/bin/python
 
-PARMC="$(cd "$(dirname "$PARMC")" && pwd)/$(basename "$PARMC")" $PY tests/python/run.py test_numpy test_sort test_jax \
+PARMC="$(cd "$(dirname "$PARMC")" && pwd)/$(basename "$PARMC")" $PY tests/python/run.py test_numpy test_sort test_segmented test_jax \
     >"$TMP/py.out" 2>"$TMP/py.err"
 while read -r status name rest; do
     case $status in
