@@ -82,6 +82,10 @@ def call(entry, inputs, results, tail):
         attrs[f"s{k}"] = numpy.dtype(_NUMPY_ATTR.get(t, dtype_name(t))).type(v)
     for k, n in enumerate(tail):
         attrs[f"n{k}"] = numpy.uint64(n)
+    for _, dt in results:   # JAX would make such a buffer narrower than the program writes it
+        if jax.dtypes.canonicalize_dtype(dt) != dt:
+            raise ArgumentTypeError(f"{prog.name}.{entry.name}: a result of dtype {dt} needs jax_enable_x64 "
+                                    "(jax.config.update('jax_enable_x64', True))")
     shapes = [jax.ShapeDtypeStruct(tuple(shape), dt) for shape, dt in results]
     out = jax.ffi.ffi_call(target, shapes, vmap_method="sequential")(*arrays, **attrs)
     return list(out)

@@ -63,7 +63,7 @@ def segmented_topk(values, offsets, k, largest=True):
     last = _int64(lib, xp, offsets[1:])[:, None]
     if per_segment:
         last = xp.minimum(last, starts[:, None] + _int64(lib, xp, k)[:, None])
-    keep = src < last
+    keep = (src < last) & (src < values.shape[0])   # offsets past the end (unchecked on a device) read nothing
     src = xp.where(keep, src, 0)
     index = order - start[order]
     return _named(lib, "topk")((xp.where(keep, values[order[src]], worst), xp.where(keep, index[src], none)))

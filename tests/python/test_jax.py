@@ -95,6 +95,10 @@ class Entries(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             jax.jit(lambda a, s: p.main(s, a))(jnp.asarray(xs), jnp.int32(3))
         self.assertIn("under JAX a scalar parameter is static", str(e.exception))
+        if not jax.config.jax_enable_x64:     # an int64 result would be an int32 buffer: refused
+            with self.assertRaises(parmc.ArgumentTypeError) as e:
+                p.widen(jnp.zeros(128, jnp.int16), 2**40)
+            self.assertIn("a result of dtype int64 needs jax_enable_x64", str(e.exception))
 
     def test_several_results(self):
         g = parmc.compile(backend("graph.parm"), target=TARGET)
@@ -170,11 +174,14 @@ class DropIns(unittest.TestCase):
                 "import jax.numpy as jnp, numpy as np, parmc\n"
                 "x = jnp.asarray(np.arange(40, 0, -1, dtype=np.int64).reshape(2, 20))\n"
                 "v, i = parmc.topk(x, 3)\n"
-                "print(v.dtype, i.dtype, np.asarray(i).tolist(), np.asarray(parmc.argsort(x)[0, :3]).tolist())\n")
+                "print(v.dtype, i.dtype, np.asarray(i).tolist(), np.asarray(parmc.argsort(x)[0, :3]).tolist())\n"
+                f"p = parmc.compile({backend('scalar_params.parm')!r}, target={TARGET!r})\n"
+                "print(np.asarray(p.widen(jnp.arange(128, dtype=jnp.int16), 2**40))[:2].tolist())\n")
         env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
-        self.assertEqual(out.stdout.strip(), "int64 int64 [[0, 1, 2], [0, 1, 2]] [19, 18, 17]")
+        self.assertEqual(out.stdout.strip(), "int64 int64 [[0, 1, 2], [0, 1, 2]] [19, 18, 17]\n"
+                                             "[1099511627776, 1099511627777]")
 
 
 if __name__ == "__main__":
