@@ -49,10 +49,10 @@ typedef struct {
     bool emit_main;          /* --emit-main: a standalone main for the entry -e (default main) */
     const char *prefix;      /* --prefix: of the API's names; NULL = from the output's name */
     unsigned long long seed; /* --random-input=SEED */
-    bool
-        special_floats; /* --special-floats: --random-input mixes in NaN, infinities, -0, subnormals */
-    bool strict;        /* --strict: --report fails unless every access is minimal */
-    int tile_bytes;     /* --tile-bytes: shared memory for a tile; 0 = the scheduler's default */
+    /* --special-floats: --random-input mixes in NaN, infinities, -0, subnormals */
+    bool special_floats;
+    bool strict;          /* --strict: --report fails unless every access is minimal */
+    int tile_bytes;       /* --tile-bytes: shared memory for a tile; 0 = the scheduler's default */
     int segment_bytes;    /* --segment-bytes: 32, 64 or 128 (0 = 128) */
     bool vector_copies;   /* --vector-copies: tile copies in 16-byte vectors */
     bool narrow_permutes; /* --narrow-permutes: permutation kernels without vectors */
@@ -74,9 +74,10 @@ typedef struct Pass Pass;
 struct Pass {
     const char *name; /* --dump-after NAME */
     const char *made; /* the stage it hands on: --dump-ir=STAGE, --stage, the verifiers' messages */
-    const char *module; /* the compiler/ module that does its work (tests/tools/passes.py checks the
-                                   order against compiler/stages, the Makefile and docs/internals.md) */
-    const char *what;   /* one line for --passes */
+    /* the compiler/ module that does its work (tests/tools/passes.py checks the
+     * order against compiler/stages, the Makefile and docs/internals.md) */
+    const char *module;
+    const char *what; /* one line for --passes */
     void (*run)(Compilation *c, const Options *opt);
     void (*verify)(Compilation *c, const Pass *pass); /* PARMC_VERIFY builds; a no-op otherwise */
     void (*dump)(FILE *out, const Compilation *c);

@@ -128,7 +128,9 @@ struct IrStmt {
     int index;     /* TABLE: the table's number */
     int slot;      /* INDEX */
     uint64_t mask; /* PARM, COL, HALF, JOIN */
-    int k; /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND, SCAN, SHIFT; TABLE: 2^k entries; HALF: the sub-array b */
+    /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND, SCAN, SHIFT; TABLE: 2^k entries;
+     * HALF: the sub-array b */
+    int k;
     int64_t dist;      /* SHIFT: d */
     const Scalar *tab; /* TABLE: the entries, of the result's type */
     F2Mat *mat;        /* BMMC; POS: rows over the instance's position */

@@ -8,10 +8,10 @@
  *
  * Checked: each op has the arguments, results and body its form in ir.h
  * needs; the scalar statements keep the type rules of docs/ir.md (the
- * element code of emit_elem.c relies on them); every value is defined once; every argument and body result is in
- * scope where it is read (a parameter of an enclosing body, or the result of
- * an earlier statement of an enclosing body); results point back to their
- * statement.
+ * element code of emit_elem.c relies on them); every value is defined
+ * once; every argument and body result is in scope where it is read (a
+ * parameter of an enclosing body, or the result of an earlier statement of
+ * an enclosing body); results point back to their statement.
  *
  * The rewrite pass also runs it after each rule (opt_rewrite.c), on the entry
  * as it stands in the middle of the walk: then every read goes through the
@@ -32,8 +32,8 @@ typedef struct {
     char *in_scope;          /* by id: readable at the current point */
     IrVerifyResolve resolve; /* in the middle of a pass: what a read stands for; NULL after one */
     void *ctx;
-    jmp_buf
-        *escape; /* in the middle of a pass: broken() leaves its message in why and jumps here */
+    /* in the middle of a pass: broken() leaves its message in why and jumps here */
+    jmp_buf *escape;
     const char *why;
 } Verifier;
 

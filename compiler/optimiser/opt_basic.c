@@ -404,8 +404,9 @@ static IrStmt *tiled(Rewriter *r, IrVal *c, int k, Loc loc, IrStmt **expand) {
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
  * two works on k more bits of blocks, a bmmc leaves the top k bits alone,
  * a half or join keeps its mask, and reduceblocks, scans, shifts and expand
- * keep their blocks, which never cross the two's. Positions need nothing: a map's element and an inner two's block
- * stay the low bits of what they become. */
+ * keep their blocks, which never cross the two's. Positions need nothing:
+ * a map's element and an inner two's block stay the low bits of what they
+ * become. */
 static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
     for (int i = 0; i < t->nres; i++)
         if (!ir_is_scalar(t->res[i])) t->res[i]->log_len += k;
@@ -631,7 +632,9 @@ IrStmt *rw_slot_map(Rewriter *r, Loc loc, IrVal *x, int from, int count, const E
 /* A two at the entry's level whose function changes the element type from
  * T to U (which a tile, of one element type, cannot hold) works on (T, U)
  * instead, a type it keeps:
- *   two k f = map snd ∘ two k (\ps -> let (ts, _) = unzip ps in zip ts (f ts)) ∘ map (\t -> (t, 0))
+ *   two k f = map snd
+ *             ∘ two k (\ps -> let (ts, _) = unzip ps in zip ts (f ts))
+ *             ∘ map (\t -> (t, 0))
  * The maps join the stages around (map-map), and the zip and unzip of a
  * block are renamings in its element code. Nested twos need none of this:
  * element code changes types freely. */

@@ -472,9 +472,12 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
  * elements) that reduces its block (or reads an element of it at a static
  * position) and reads the totals only
  * through replicates and maps, all else being liftable (two-lift):
- *   two k (\ys -> .. replicate j (reduce op z ys) ..)  = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
- *   two k (\ys -> .. map (f (reduce op z ys)) xs ..) = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
- *   ys ! a                                           = the one element of m halves of ys (index_as_array)
+ *   two k (\ys -> .. replicate j (reduce op z ys) ..)
+ *     = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
+ *   two k (\ys -> .. map (f (reduce op z ys)) xs ..)
+ *     = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
+ *   ys ! a
+ *     = the one element of m halves of ys (index_as_array)
  * for blocks of 2^m: the body becomes array code, which two-lift runs as
  * whole-array stages (reduceblocks m of the whole array, halves and
  * expand). Bodies that fit registers stay element code, which does it in

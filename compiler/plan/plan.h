@@ -28,12 +28,12 @@
 #include "bmmc_plan.h"
 #include "ir.h"
 
-#define SCHED_MAX_TILE 19       /* tile bits: 2^16 of a block, and a cluster of 8 */
-#define SCHED_MAX_CLUSTER_LOG 3 /* blocks of a cluster, log2: 8, the portable most */
-#define SCHED_MAX_SLOTS 16      /* primitive fields of an element */
-#define ENTRY_MAX_API_FIELDS 120
-#define EXCHANGE_MAX_PIECE_LOG \
-    5 /* pieces of an exchange: the CUDA context holds two events each */ /* parameters and results of an entry's API, by field */
+#define SCHED_MAX_TILE 19        /* tile bits: 2^16 of a block, and a cluster of 8 */
+#define SCHED_MAX_CLUSTER_LOG 3  /* blocks of a cluster, log2: 8, the portable most */
+#define SCHED_MAX_SLOTS 16       /* primitive fields of an element */
+#define ENTRY_MAX_API_FIELDS 120 /* parameters and results of an entry's API, by field */
+/* pieces of an exchange, log2: the CUDA context holds two events each */
+#define EXCHANGE_MAX_PIECE_LOG 5
 
 /* Where a table (IR_TABLE, opt_tables.c) that a CUDA kernel's element code
  * reads lives, chosen by the scheduler for each kernel that reads it
@@ -578,9 +578,10 @@ typedef struct {
      * threads, which loop over the 2^n elements (SERIAL: one thread) */
     unsigned long long grid_blocks;
     int grid_threads;
-    CopyMode copy;  /* COPY */
-    IrBody *serial; /* SERIAL: its statements; params are the scalars it loads
-                                   (in: one plane each, element `load_index`), results those it stores */
+    CopyMode copy; /* COPY */
+    /* SERIAL: its statements; params are the scalars it loads (in: one plane
+     * each, element `load_index`), results those it stores */
+    IrBody *serial;
     const int64_t *load_index;
 } PlanNode;
 

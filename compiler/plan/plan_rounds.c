@@ -166,8 +166,8 @@ static void block_threads_below_ranks(const Phase *p, Round *rd) {
         tb = threads_log - p->cluster_log;
     int nb = 0, nr = 0;
     uint64_t block[SCHED_MAX_TILE], rank[SCHED_MAX_TILE];
-    int pivot
-        [SCHED_MAX_TILE]; /* the rank vectors' rank coordinates, reduced: each alone has its pivot */
+    /* the rank vectors' rank coordinates, reduced: each alone has its pivot */
+    int pivot[SCHED_MAX_TILE];
     for (int i = 0; i < threads_log; i++) {
         uint64_t v = rd->threads[i];
         for (int r = 0; r < nr; r++)

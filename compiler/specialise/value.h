@@ -88,8 +88,8 @@ typedef struct {
 
 #define SPEC_MAX_DEPTH 400     /* nested calls */
 #define SPEC_MAX_WORK 4000000L /* evaluation steps (calls, expressions, patterns) per compilation */
-#define SPEC_MAX_STMTS \
-    500000L            /* IR statements per compilation, counted as the values they define */
+/* IR statements per compilation, counted as the values they define */
+#define SPEC_MAX_STMTS 500000L
 #define MAX_LOG_LEN 40 /* index bits per array */
 
 /* A hash table from names to items (open addressing, a power-of-two size,

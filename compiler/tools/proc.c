@@ -31,9 +31,9 @@ static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
 static char *scratch;        /* the directory, or NULL */
 static char **scratch_paths; /* the files in it that parmc names (proc_tmp_path) */
 static int nscratch, scratch_cap;
-static volatile sig_atomic_t
-    running; /* the child's pid, which is its process group's; 0: none (pid_t is an
-                                           int where sig_atomic_t is) */
+/* the child's pid, which is its process group's; 0: none (pid_t is an int
+ * where sig_atomic_t is) */
+static volatile sig_atomic_t running;
 
 static sigset_t block_signals(void) {
     sigset_t set, old;

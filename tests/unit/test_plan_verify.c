@@ -39,7 +39,8 @@ static const char program[] =
     "entry stored (xs : [2^6]i32) = mapi (\\i x -> f64 x + f64 i) (col 2 cas (map (\\x -> x * 3) xs))\n"
     "entry pairs (xs : [2^14](u32, i32)) = vcolumn kv xs\n"
     "entry posed (xs : [2^10]i32) = col 2 cas (mapi (\\i x -> x + i32 i) (col 2 cas xs))\n"
-    "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, b]) xs\n" /* no permutation: a LOCAL phase */
+    /* no permutation: a LOCAL phase */
+    "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, b]) xs\n"
     /* a map to a wider type that the comparators' phase runs as it loads */
     "entry loaded (xs : [2^10]i16) = col 2 cas (mapi (\\i x -> i32 x + i32 i) xs)\n"
     /* two halves, the second round's warps of the dropped half idle */
