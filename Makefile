@@ -7,7 +7,7 @@
 #   make accept     regenerate golden expectations (review the diff!)
 #   make install PREFIX=DIR   parmc, the stdlib and the man page under DIR
 #   make fuzz SECONDS=N   run the libFuzzer target over tests/fuzz/corpus
-#   make format-check   the lines clang-format (.clang-format) would change, per file
+#   make format-check   the lines clang-format (.clang-format) would change, per file (in make test)
 #   make print-build    build/parmc's translation units and flags (python/setup.py's sdist)
 
 CC       ?= cc
@@ -139,8 +139,9 @@ print-build: $(GEN_SRCS) build/gen/parser.h
 	@echo 'sources: $(SRCS) $(GEN_SRCS) $(TOOL_SRCS)'
 	@echo 'flags: $(CPPFLAGS) $(filter -std=%,$(WARN))'
 
-# Not part of `make test`: the code predates .clang-format, so this lists
-# what a reformat would change (and says so when clang-format is missing).
+# The lines of the C sources that clang-format (.clang-format) would change,
+# per file; `make test` runs it too (tests/sections/13-format.sh, which fails
+# when clang-format is missing; this target only says so).
 format-check:
 	@sh tests/tools/format_check.sh
 

@@ -4,7 +4,9 @@
 #                              parser are generated), python3 (test tools, make
 #                              demo's input) and its venv module (the tests'
 #                              build/venv, tests/tools/venv.sh), and a C++
-#                              compiler (the JAX handlers of python/parmc/_jax.py)
+#                              compiler (the JAX handlers of python/parmc/_jax.py),
+#                              and clang-format (make test's format check,
+#                              tests/sections/13-format.sh)
 #   .ci/install-deps.sh fuzz   clang and its libFuzzer and sanitizer runtimes
 #                              (libclang-rt-dev), for make fuzz only
 # Nothing goes into the user's Python: the tests' numpy is installed into
@@ -22,6 +24,7 @@ else
     command -v make >/dev/null || missing+=(make)
     command -v python3 >/dev/null || missing+=(python3)
     python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+    command -v clang-format >/dev/null || missing+=(clang-format)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing: ${missing[*]}"

@@ -16,35 +16,31 @@
 struct parm_api_ctx {
     void *scratch;
     size_t scratch_bytes;
-    size_t failed_bytes;    /* the allocation that gave PARM_ERROR_MEMORY, */
-    const char *failed;     /* what it was for (the standalone main says) */
+    size_t failed_bytes; /* the allocation that gave PARM_ERROR_MEMORY, */
+    const char *failed;  /* what it was for (the standalone main says) */
 };
 
-int parm_api_ctx_create(parm_ctx **ctx)
-{
+int parm_api_ctx_create(parm_ctx **ctx) {
     if (!ctx) return PARM_ERROR_NULL;
     *ctx = (parm_ctx *)calloc(1, sizeof **ctx);
     return *ctx ? PARM_OK : PARM_ERROR_MEMORY;
 }
 
-void parm_api_ctx_destroy(parm_ctx *ctx)
-{
+void parm_api_ctx_destroy(parm_ctx *ctx) {
     if (!ctx) return;
     free(ctx->scratch);
     free(ctx);
 }
 
 /* An allocation of `bytes` for `what` (a static text) that failed. */
-static int parm_out_of_memory(parm_ctx *ctx, size_t bytes, const char *what)
-{
+static int parm_out_of_memory(parm_ctx *ctx, size_t bytes, const char *what) {
     ctx->failed_bytes = bytes;
     ctx->failed = what;
     return PARM_ERROR_MEMORY;
 }
 
 /* The scratch memory of a call (`what`: whose), kept for later calls. */
-static int parm_scratch(parm_ctx *ctx, size_t bytes, const char *what, char **base)
-{
+static int parm_scratch(parm_ctx *ctx, size_t bytes, const char *what, char **base) {
     if (ctx->scratch_bytes < bytes) {
         free(ctx->scratch);
         ctx->scratch = malloc(bytes);

@@ -25,13 +25,18 @@
 /* What ctx_destroy releases of an exchange's: with ranks, the communication
  * stream (once its work is done) and the events. */
 #ifdef PARM_RANKS
-#define PARM_EXCHANGE_DESTROY(ctx) do { \
-    if ((ctx)->comm_stream) { cudaStreamSynchronize((ctx)->comm_stream); cudaStreamDestroy((ctx)->comm_stream); } \
-    if ((ctx)->fork) cudaEventDestroy((ctx)->fork); \
-    for (int parm_k = 0; parm_k < PARM_PIECES; parm_k++) { \
-        if ((ctx)->packed[parm_k]) cudaEventDestroy((ctx)->packed[parm_k]); \
-        if ((ctx)->received[parm_k]) cudaEventDestroy((ctx)->received[parm_k]); \
-    } } while (0)
+#define PARM_EXCHANGE_DESTROY(ctx) \
+    do { \
+        if ((ctx)->comm_stream) { \
+            cudaStreamSynchronize((ctx)->comm_stream); \
+            cudaStreamDestroy((ctx)->comm_stream); \
+        } \
+        if ((ctx)->fork) cudaEventDestroy((ctx)->fork); \
+        for (int parm_k = 0; parm_k < PARM_PIECES; parm_k++) { \
+            if ((ctx)->packed[parm_k]) cudaEventDestroy((ctx)->packed[parm_k]); \
+            if ((ctx)->received[parm_k]) cudaEventDestroy((ctx)->received[parm_k]); \
+        } \
+    } while (0)
 #else
 #define PARM_EXCHANGE_DESTROY(ctx) ((void)(ctx))
 #endif
@@ -46,47 +51,53 @@ struct parm_api_ctx {
 #ifdef PARM_RANKS
     /* the context of one rank, made from an NCCL communicator of as many
        ranks as the program was compiled for; NCCL's errors are the ctx's too */
-    ncclComm_t comm;        /* NAME_ctx_create_nccl's */
+    ncclComm_t comm; /* NAME_ctx_create_nccl's */
     int rank, nranks;
-    ncclResult_t nccl;      /* the last NCCL error */
+    ncclResult_t nccl; /* the last NCCL error */
     /* an exchange's communication stream, forked from and joined to
        `stream` by events, and its per-piece events (emit_exchange) */
     cudaStream_t comm_stream;
     cudaEvent_t fork, packed[PARM_PIECES], received[PARM_PIECES];
 #endif
     int device;
-    int sms;                /* the device's SMs: persistent kernels' grids */
-    int persistent_max;     /* > 0: at most so many persistent blocks */
-    cudaStream_t own;       /* created with the context */
-    cudaStream_t stream;    /* the stream calls run on: own or the caller's */
-    void *scratch;          /* allocated on stream */
+    int sms;             /* the device's SMs: persistent kernels' grids */
+    int persistent_max;  /* > 0: at most so many persistent blocks */
+    cudaStream_t own;    /* created with the context */
+    cudaStream_t stream; /* the stream calls run on: own or the caller's */
+    void *scratch;       /* allocated on stream */
     size_t scratch_bytes;
     cudaError_t last;
-    const char *call;       /* the failed call's text and line in this file */
+    const char *call; /* the failed call's text and line in this file */
     int line;
-    char message[512];      /* parm_api_ctx_message's text */
-    size_t failed_bytes;    /* the allocation that gave PARM_ERROR_MEMORY, */
-    const char *failed;     /* what it was for (the standalone main says) */
+    char message[512];   /* parm_api_ctx_message's text */
+    size_t failed_bytes; /* the allocation that gave PARM_ERROR_MEMORY, */
+    const char *failed;  /* what it was for (the standalone main says) */
 };
 
 /* A failed call's error is the status's: it is cleared from the runtime so
    that a later launch check does not find it. The context keeps the call,
    which parm_api_ctx_message names with the error's text. */
 #define PARM_FAILED(ctx, text) ((ctx)->call = (text), (ctx)->line = __LINE__)
-#define PARM_CHECK(ctx, call) do { cudaError_t parm_e = (call); \
-    if (parm_e != cudaSuccess) { \
-        (ctx)->last = parm_e; PARM_FAILED(ctx, #call); (void)cudaGetLastError(); return PARM_ERROR_CUDA; } } while (0)
+#define PARM_CHECK(ctx, call) \
+    do { \
+        cudaError_t parm_e = (call); \
+        if (parm_e != cudaSuccess) { \
+            (ctx)->last = parm_e; \
+            PARM_FAILED(ctx, #call); \
+            (void)cudaGetLastError(); \
+            return PARM_ERROR_CUDA; \
+        } \
+    } while (0)
 
 /* "error (call at line N of FILE)": the error's text with the failed call. */
-static const char *parm_message(parm_ctx *ctx, const char *error)
-{
+static const char *parm_message(parm_ctx *ctx, const char *error) {
     if (!ctx->call) return error;
-    snprintf(ctx->message, sizeof ctx->message, "%s (%s at line %d of %s)", error, ctx->call, ctx->line, __FILE__);
+    snprintf(ctx->message, sizeof ctx->message, "%s (%s at line %d of %s)", error, ctx->call,
+             ctx->line, __FILE__);
     return ctx->message;
 }
 
-int parm_api_ctx_create(parm_ctx **out)
-{
+int parm_api_ctx_create(parm_ctx **out) {
     if (!out) return PARM_ERROR_NULL;
     parm_ctx *ctx = (parm_ctx *)calloc(1, sizeof *ctx);
     *out = ctx;
@@ -102,8 +113,7 @@ int parm_api_ctx_create(parm_ctx **out)
     return PARM_OK;
 }
 
-void parm_api_ctx_destroy(parm_ctx *ctx)
-{
+void parm_api_ctx_destroy(parm_ctx *ctx) {
     if (!ctx) return;
     if (ctx->scratch) cudaFreeAsync(ctx->scratch, ctx->stream);
     PARM_EXCHANGE_DESTROY(ctx);
@@ -118,8 +128,7 @@ cudaStream_t parm_api_ctx_stream(parm_ctx *ctx) { return ctx ? ctx->stream : 0; 
 
 /* A warp shuffle of any element type: its bits in a 32- or 64-bit word
  * through `shuffle` (one of the __shfl_*_sync below). */
-template <typename T, typename F> __device__ __forceinline__ T parm_shfl_bits(T v, F shuffle)
-{
+template <typename T, typename F> __device__ __forceinline__ T parm_shfl_bits(T v, F shuffle) {
     if (sizeof(T) == 8) {
         unsigned long long b;
         memcpy(&b, &v, 8);
@@ -136,18 +145,15 @@ template <typename T, typename F> __device__ __forceinline__ T parm_shfl_bits(T 
 
 /* From the lane delta above (reductions), and from the lane delta below
  * (scans). */
-template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask, T v, int delta)
-{
+template <typename T> __device__ __forceinline__ T parm_shfl_down(unsigned mask, T v, int delta) {
     return parm_shfl_bits(v, [=](auto b) { return __shfl_down_sync(mask, b, delta); });
 }
 
-template <typename T> __device__ __forceinline__ T parm_shfl_up(unsigned mask, T v, int delta)
-{
+template <typename T> __device__ __forceinline__ T parm_shfl_up(unsigned mask, T v, int delta) {
     return parm_shfl_bits(v, [=](auto b) { return __shfl_up_sync(mask, b, delta); });
 }
 
-int parm_api_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream)
-{
+int parm_api_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream) {
     if (!ctx) return PARM_ERROR_NULL;
     if (!stream) stream = ctx->own;
     if (stream == ctx->stream) return PARM_OK;
@@ -165,26 +171,28 @@ int parm_api_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream)
 
 /* The message of the last error: with ranks, NCCL's if NCCL failed. */
 #ifdef PARM_RANKS
-const char *parm_api_ctx_message(parm_ctx *ctx)
-{
+const char *parm_api_ctx_message(parm_ctx *ctx) {
     if (!ctx) return "no context";
-    return parm_message(ctx, ctx->nccl != ncclSuccess ? ncclGetErrorString(ctx->nccl) : cudaGetErrorString(ctx->last));
+    return parm_message(ctx, ctx->nccl != ncclSuccess ? ncclGetErrorString(ctx->nccl)
+                                                      : cudaGetErrorString(ctx->last));
 }
 #else
-const char *parm_api_ctx_message(parm_ctx *ctx) { return ctx ? parm_message(ctx, cudaGetErrorString(ctx->last)) : "no context"; }
+const char *parm_api_ctx_message(parm_ctx *ctx) {
+    return ctx ? parm_message(ctx, cudaGetErrorString(ctx->last)) : "no context";
+}
 #endif
 
 /* The grid of a persistent kernel (--tile-buffers) of `tiles` tiles: the
    blocks that the device's SMs hold at once, at most one per tile. */
-static inline unsigned long long parm_persistent_grid(const parm_ctx *ctx, unsigned long long tiles, int per_sm)
-{
+static inline unsigned long long parm_persistent_grid(const parm_ctx *ctx, unsigned long long tiles,
+                                                      int per_sm) {
     unsigned long long grid = (unsigned long long)ctx->sms * (unsigned long long)per_sm;
-    if (ctx->persistent_max > 0 && grid > (unsigned long long)ctx->persistent_max) grid = ctx->persistent_max;
+    if (ctx->persistent_max > 0 && grid > (unsigned long long)ctx->persistent_max)
+        grid = ctx->persistent_max;
     return grid < tiles ? grid : tiles;
 }
 
-static int parm_check_device(parm_ctx *ctx)
-{
+static int parm_check_device(parm_ctx *ctx) {
     int device;
     PARM_CHECK(ctx, cudaGetDevice(&device));
     return device == ctx->device ? PARM_OK : PARM_ERROR_DEVICE;
@@ -192,8 +200,7 @@ static int parm_check_device(parm_ctx *ctx)
 
 /* An allocation of `bytes` for `what` that failed: CUDA's error is cleared,
    not left for a later launch check to find. */
-static int parm_out_of_memory(parm_ctx *ctx, size_t bytes, const char *what)
-{
+static int parm_out_of_memory(parm_ctx *ctx, size_t bytes, const char *what) {
     (void)cudaGetLastError();
     ctx->failed_bytes = bytes;
     ctx->failed = what;
@@ -202,8 +209,7 @@ static int parm_out_of_memory(parm_ctx *ctx, size_t bytes, const char *what)
 
 /* The scratch memory of a call (`what`: whose), stream-ordered (no
    synchronisation) and kept for later calls. */
-static int parm_scratch(parm_ctx *ctx, size_t bytes, const char *what, char **base)
-{
+static int parm_scratch(parm_ctx *ctx, size_t bytes, const char *what, char **base) {
     if (ctx->scratch_bytes < bytes) {
         if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));
         ctx->scratch = NULL;

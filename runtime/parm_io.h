@@ -25,14 +25,17 @@
  * counted from 1, COL in bytes. The messages are heap strings of any length
  * (an entry's name is as long as its writer made it): the caller frees them. */
 #define PARM_INPUT_NAME "<stdin>"
-#define PARM_MAX_TOKEN 64       /* a token of this many bytes or more is never a valid value */
-#define PARM_EXCERPT_SIZE 44    /* a bad token as messages quote it: 40 bytes, "...", NUL */
+#define PARM_MAX_TOKEN 64    /* a token of this many bytes or more is never a valid value */
+#define PARM_EXCERPT_SIZE 44 /* a bad token as messages quote it: 40 bytes, "...", NUL */
 #define PARM_MSG_NUL "the input contains a NUL byte"
 #define PARM_MSG_NEEDS "entry '%s' needs %ld values, but the input has %ld"
-#define PARM_MSG_ACCEPTS "entry '%s' accepts %ld to %ld values (a power-of-two size in its range), but the input has %ld"
+#define PARM_MSG_ACCEPTS \
+    "entry '%s' accepts %ld to %ld values (a power-of-two size in its range), but the input has %ld"
 #define PARM_MSG_INVALID "'%s' is not a valid %s value"
-#define PARM_MSG_PADDED "entry '%s' accepts %s0 to %ld elements of %ld value%s, but the input has %ld values"
-#define PARM_MSG_ROWS "entry '%s' accepts %sup to %ld rows of %ld elements of %ld value%s, but the input has %ld values after the row length"
+#define PARM_MSG_PADDED \
+    "entry '%s' accepts %s0 to %ld elements of %ld value%s, but the input has %ld values"
+#define PARM_MSG_ROWS \
+    "entry '%s' accepts %sup to %ld rows of %ld elements of %ld value%s, but the input has %ld values after the row length"
 #define PARM_MSG_ROW_LENGTH "'%s' is not a valid row length (1 to %ld)"
 #define PARM_MSG_NO_ROW_LENGTH "entry '%s' takes rows: the input must start with the row length"
 
@@ -41,8 +44,10 @@ static inline void parm_text_position(const char *text, size_t offset, long *lin
     *line = 1;
     *col = 1;
     for (size_t i = 0; i < offset; i++) {
-        if (text[i] == '\n') { ++*line; *col = 1; }
-        else ++*col;
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else ++*col;
     }
 }
 
@@ -87,16 +92,20 @@ static inline char *parm_scalars_text(long args) {
     return parm_message("%ld value%s for the other parameters and ", args, args == 1 ? "" : "s");
 }
 
-static inline char *parm_padded_message(const char *entry, long args, long slots, long max_elems, long count) {
+static inline char *parm_padded_message(const char *entry, long args, long slots, long max_elems,
+                                        long count) {
     char *scalars = parm_scalars_text(args);
-    char *text = parm_message(PARM_MSG_PADDED, entry, scalars, max_elems, slots, slots == 1 ? "" : "s", count);
+    char *text = parm_message(PARM_MSG_PADDED, entry, scalars, max_elems, slots,
+                              slots == 1 ? "" : "s", count);
     free(scalars);
     return text;
 }
 
-static inline char *parm_rows_message(const char *entry, long args, long slots, long max_rows, long row_len, long count) {
+static inline char *parm_rows_message(const char *entry, long args, long slots, long max_rows,
+                                      long row_len, long count) {
     char *scalars = parm_scalars_text(args);
-    char *text = parm_message(PARM_MSG_ROWS, entry, scalars, max_rows, row_len, slots, slots == 1 ? "" : "s", count);
+    char *text = parm_message(PARM_MSG_ROWS, entry, scalars, max_rows, row_len, slots,
+                              slots == 1 ? "" : "s", count);
     free(scalars);
     return text;
 }
@@ -112,11 +121,11 @@ static inline int parm_parse_row_length(const char *tok, long max, long *out) {
 }
 
 typedef struct {
-    char *text;     /* all of the input, NUL-terminated */
-    size_t len;     /* bytes read (a NUL among them is an error) */
-    size_t pos;     /* next unread byte */
-    long count;     /* values read so far */
-    size_t start;   /* where the last token read starts, and its length */
+    char *text;   /* all of the input, NUL-terminated */
+    size_t len;   /* bytes read (a NUL among them is an error) */
+    size_t pos;   /* next unread byte */
+    long count;   /* values read so far */
+    size_t start; /* where the last token read starts, and its length */
     size_t tok_len;
 } parm_input;
 
@@ -160,12 +169,18 @@ static inline int parm_input_read(parm_input *in, FILE *f) {
     in->pos = 0;
     in->count = 0;
     in->start = in->tok_len = 0;
-    if (!in->text) { fputs("error: cannot read the input\n", stderr); return -1; }
+    if (!in->text) {
+        fputs("error: cannot read the input\n", stderr);
+        return -1;
+    }
     while ((got = fread(in->text + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (n + 1 == cap) {
             char *grown = (char *)realloc(in->text, cap *= 2);
-            if (!grown) { fputs("error: cannot read the input\n", stderr); return -1; }
+            if (!grown) {
+                fputs("error: cannot read the input\n", stderr);
+                return -1;
+            }
             in->text = grown;
         }
     }
@@ -174,7 +189,9 @@ static inline int parm_input_read(parm_input *in, FILE *f) {
     return ferror(f) ? -1 : 0;
 }
 
-static inline int parm_is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+static inline int parm_is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 /* The next token into buf; 0 at the end of the input. */
 static inline int parm_next_token(parm_input *in, char *buf, size_t size) {
@@ -184,7 +201,7 @@ static inline int parm_next_token(parm_input *in, char *buf, size_t size) {
     size_t n = 0;
     while (in->text[in->pos] && !parm_is_space(in->text[in->pos])) {
         if (n + 1 < size) buf[n++] = in->text[in->pos];
-        else buf[0] = '#';   /* too long for any number: unparsable */
+        else buf[0] = '#'; /* too long for any number: unparsable */
         in->pos++;
     }
     buf[n] = 0;
@@ -215,8 +232,14 @@ static inline int parm_parse_unsigned(const char *tok, int bits, uint64_t *out) 
 }
 
 static inline int parm_parse_bool(const char *tok, uint8_t *out) {
-    if (!strcmp(tok, "true") || !strcmp(tok, "1")) { *out = 1; return 1; }
-    if (!strcmp(tok, "false") || !strcmp(tok, "0")) { *out = 0; return 1; }
+    if (!strcmp(tok, "true") || !strcmp(tok, "1")) {
+        *out = 1;
+        return 1;
+    }
+    if (!strcmp(tok, "false") || !strcmp(tok, "0")) {
+        *out = 0;
+        return 1;
+    }
     return 0;
 }
 

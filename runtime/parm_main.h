@@ -31,8 +31,8 @@ typedef struct {
 
 /* The host planes of `bytes` (at least 1 each), all NULL but those
  * allocated; one that cannot be allocated is said on stderr (1). */
-static int parm_main_host_alloc(void **host, const size_t *bytes, const char *const *what, int count)
-{
+static int parm_main_host_alloc(void **host, const size_t *bytes, const char *const *what,
+                                int count) {
     for (int k = 0; k < count; k++) host[k] = NULL;
     for (int k = 0; k < count; k++)
         if (!(host[k] = malloc(bytes[k] ? bytes[k] : 1))) {
@@ -42,17 +42,15 @@ static int parm_main_host_alloc(void **host, const size_t *bytes, const char *co
     return 0;
 }
 
-static int parm_compare_ms(const void *a, const void *b)
-{
+static int parm_compare_ms(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 /* `repeat` calls, each timed: their median to stderr, `note` after it (a
  * NULL note prints nothing). */
-static int parm_main_time(parm_ctx *ctx, parm_main_fn call, void *const *in, void *const *out, size_t n, int repeat,
-                          const char *note)
-{
+static int parm_main_time(parm_ctx *ctx, parm_main_fn call, void *const *in, void *const *out,
+                          size_t n, int repeat, const char *note) {
     double *ms = (double *)malloc(sizeof(double) * (size_t)repeat);
     if (!ms) return PARM_ERROR_MEMORY;
     parm_main_timer timer;
@@ -74,13 +72,13 @@ static int parm_main_time(parm_ctx *ctx, parm_main_fn call, void *const *in, voi
 /* The entry run on the host planes `in` into `out`: once, then timed
  * `repeat` times (parm_main_time). */
 static int parm_main_execute(parm_ctx *ctx, parm_main_fn call, size_t n, const parm_main_planes *in,
-                             const parm_main_planes *out, int repeat, const char *note)
-{
+                             const parm_main_planes *out, int repeat, const char *note) {
     void **din = (void **)calloc((size_t)in->count + 1, sizeof(void *));
     void **dout = (void **)calloc((size_t)out->count + 1, sizeof(void *));
     int status = din && dout ? PARM_OK : PARM_ERROR_MEMORY;
     if (!status) status = parm_main_device(ctx, din, in->host, in->bytes, in->what, in->count, 1);
-    if (!status) status = parm_main_device(ctx, dout, out->host, out->bytes, out->what, out->count, 0);
+    if (!status)
+        status = parm_main_device(ctx, dout, out->host, out->bytes, out->what, out->count, 0);
     if (!status) status = parm_main_wait(ctx);
     if (!status) status = call(ctx, din, dout, n);
     if (!status) status = parm_main_wait(ctx);

@@ -11,9 +11,8 @@
  * A cudaMemcpy from pageable memory may return before its DMA lands, and
  * the context's non-blocking stream does not wait for stream 0: the run
  * waits for the device (parm_main_wait) before its first call. */
-static int parm_main_device(parm_ctx *ctx, void **dev, void *const *host, const size_t *bytes, const char *const *what,
-                            int count, int upload)
-{
+static int parm_main_device(parm_ctx *ctx, void **dev, void *const *host, const size_t *bytes,
+                            const char *const *what, int count, int upload) {
     for (int k = 0; k < count; k++) {
         cudaError_t e = cudaMalloc(&dev[k], bytes[k] ? bytes[k] : 1);
         if (e == cudaErrorMemoryAllocation) {
@@ -27,21 +26,20 @@ static int parm_main_device(parm_ctx *ctx, void **dev, void *const *host, const 
     return PARM_OK;
 }
 
-static int parm_main_host(parm_ctx *ctx, void *const *host, void *const *dev, const size_t *bytes, int count)
-{
-    for (int k = 0; k < count; k++) PARM_CHECK(ctx, cudaMemcpy(host[k], dev[k], bytes[k], cudaMemcpyDeviceToHost));
+static int parm_main_host(parm_ctx *ctx, void *const *host, void *const *dev, const size_t *bytes,
+                          int count) {
+    for (int k = 0; k < count; k++)
+        PARM_CHECK(ctx, cudaMemcpy(host[k], dev[k], bytes[k], cudaMemcpyDeviceToHost));
     return PARM_OK;
 }
 
-static void parm_main_free(void **dev, int count)
-{
+static void parm_main_free(void **dev, int count) {
     for (int k = 0; k < count; k++)
         if (dev[k]) cudaFree(dev[k]);
 }
 
 /* The device's work done: the copies, and the calls queued on the stream. */
-static int parm_main_wait(parm_ctx *ctx)
-{
+static int parm_main_wait(parm_ctx *ctx) {
     PARM_CHECK(ctx, cudaDeviceSynchronize());
     return PARM_OK;
 }
@@ -50,22 +48,19 @@ typedef struct {
     cudaEvent_t start, stop;
 } parm_main_timer;
 
-static int parm_main_timer_create(parm_ctx *ctx, parm_main_timer *t)
-{
+static int parm_main_timer_create(parm_ctx *ctx, parm_main_timer *t) {
     t->start = t->stop = NULL;
     PARM_CHECK(ctx, cudaEventCreate(&t->start));
     PARM_CHECK(ctx, cudaEventCreate(&t->stop));
     return PARM_OK;
 }
 
-static int parm_main_timer_start(parm_ctx *ctx, parm_main_timer *t)
-{
+static int parm_main_timer_start(parm_ctx *ctx, parm_main_timer *t) {
     PARM_CHECK(ctx, cudaEventRecord(t->start, ctx->stream));
     return PARM_OK;
 }
 
-static int parm_main_timer_stop(parm_ctx *ctx, parm_main_timer *t, double *ms)
-{
+static int parm_main_timer_stop(parm_ctx *ctx, parm_main_timer *t, double *ms) {
     PARM_CHECK(ctx, cudaEventRecord(t->stop, ctx->stream));
     PARM_CHECK(ctx, cudaEventSynchronize(t->stop));
     float f;
@@ -74,8 +69,7 @@ static int parm_main_timer_stop(parm_ctx *ctx, parm_main_timer *t, double *ms)
     return PARM_OK;
 }
 
-static void parm_main_timer_destroy(parm_main_timer *t)
-{
+static void parm_main_timer_destroy(parm_main_timer *t) {
     if (t->start) cudaEventDestroy(t->start);
     if (t->stop) cudaEventDestroy(t->stop);
 }

@@ -13,8 +13,8 @@
 
 /* Rank r's slice of the planes `whole`: the r-th of PARM_RANKS equal parts,
  * into host and bytes (of whole->count planes each). */
-static parm_main_planes parm_main_slice(const parm_main_planes *whole, int r, void **host, size_t *bytes)
-{
+static parm_main_planes parm_main_slice(const parm_main_planes *whole, int r, void **host,
+                                        size_t *bytes) {
     for (int k = 0; k < whole->count; k++) {
         bytes[k] = whole->bytes[k] / PARM_RANKS;
         host[k] = (char *)whole->host[k] + (size_t)r * bytes[k];
@@ -23,9 +23,8 @@ static parm_main_planes parm_main_slice(const parm_main_planes *whole, int r, vo
     return slice;
 }
 
-static int parm_main_rank(int r, ncclComm_t comm, parm_main_fn call, size_t n, const parm_main_planes *in,
-                          const parm_main_planes *out, int repeat)
-{
+static int parm_main_rank(int r, ncclComm_t comm, parm_main_fn call, size_t n,
+                          const parm_main_planes *in, const parm_main_planes *out, int repeat) {
     parm_ctx *ctx = NULL;
     if (cudaSetDevice(r) != cudaSuccess) return PARM_ERROR_DEVICE;
     int status = parm_api_ctx_create_nccl(&ctx, comm, r, PARM_RANKS);
@@ -34,7 +33,8 @@ static int parm_main_rank(int r, ncclComm_t comm, parm_main_fn call, size_t n, c
     std::vector<size_t> in_bytes((size_t)in->count + 1), out_bytes((size_t)out->count + 1);
     parm_main_planes in_slice = parm_main_slice(in, r, in_host.data(), in_bytes.data());
     parm_main_planes out_slice = parm_main_slice(out, r, out_host.data(), out_bytes.data());
-    status = parm_main_execute(ctx, call, n, &in_slice, &out_slice, repeat, r == 0 ? " (rank 0)" : NULL);
+    status = parm_main_execute(ctx, call, n, &in_slice, &out_slice, repeat,
+                               r == 0 ? " (rank 0)" : NULL);
     if (status == PARM_ERROR_CUDA) fprintf(stderr, "rank %d: %s\n", r, parm_api_ctx_message(ctx));
     if (status == PARM_ERROR_MEMORY && ctx->failed)
         fprintf(stderr, "rank %d: " PARM_MSG_ALLOC "\n", r, ctx->failed_bytes, ctx->failed);
@@ -44,9 +44,8 @@ static int parm_main_rank(int r, ncclComm_t comm, parm_main_fn call, size_t n, c
 
 /* The entry on every rank at once (parm_main_execute's work, per rank); the
  * first rank's failure is the status. */
-static int parm_main_ranks(parm_main_fn call, size_t n, const parm_main_planes *in, const parm_main_planes *out,
-                           int repeat)
-{
+static int parm_main_ranks(parm_main_fn call, size_t n, const parm_main_planes *in,
+                           const parm_main_planes *out, int repeat) {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < PARM_RANKS) {
         fprintf(stderr, "compiled for %d GPUs, %d present\n", PARM_RANKS, devices);
@@ -62,7 +61,8 @@ static int parm_main_ranks(parm_main_fn call, size_t n, const parm_main_planes *
     }
     std::vector<std::thread> threads;
     for (int r = 0; r < PARM_RANKS; r++)
-        threads.emplace_back([&, r] { status[r] = parm_main_rank(r, comms[r], call, n, in, out, repeat); });
+        threads.emplace_back(
+            [&, r] { status[r] = parm_main_rank(r, comms[r], call, n, in, out, repeat); });
     for (auto &t : threads) t.join();
     int first = PARM_OK;
     for (int r = 0; r < PARM_RANKS; r++) {

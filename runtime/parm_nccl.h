@@ -8,11 +8,17 @@
 #define PARM_NCCL_H
 
 /* An NCCL call's failure: its error is the context's. */
-#define PARM_NCCL(ctx, call) do { ncclResult_t parm_r = (call); \
-    if (parm_r != ncclSuccess) { (ctx)->nccl = parm_r; PARM_FAILED(ctx, #call); return PARM_ERROR_CUDA; } } while (0)
+#define PARM_NCCL(ctx, call) \
+    do { \
+        ncclResult_t parm_r = (call); \
+        if (parm_r != ncclSuccess) { \
+            (ctx)->nccl = parm_r; \
+            PARM_FAILED(ctx, #call); \
+            return PARM_ERROR_CUDA; \
+        } \
+    } while (0)
 
-int parm_api_ctx_create_nccl(parm_ctx **out, ncclComm_t comm, int rank, int nranks)
-{
+int parm_api_ctx_create_nccl(parm_ctx **out, ncclComm_t comm, int rank, int nranks) {
     if (!comm) return PARM_ERROR_NULL;
     int status = parm_api_ctx_create(out);
     if (status) return status;
@@ -25,7 +31,8 @@ int parm_api_ctx_create_nccl(parm_ctx **out, ncclComm_t comm, int rank, int nran
        kernels start while the packs and unpacks fill the GPU */
     int least, greatest;
     PARM_CHECK(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    PARM_CHECK(ctx, cudaStreamCreateWithPriority(&ctx->comm_stream, cudaStreamNonBlocking, greatest));
+    PARM_CHECK(ctx,
+               cudaStreamCreateWithPriority(&ctx->comm_stream, cudaStreamNonBlocking, greatest));
     PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->fork, cudaEventDisableTiming));
     for (int k = 0; k < PARM_PIECES; k++) {
         PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->packed[k], cudaEventDisableTiming));

@@ -102,7 +102,7 @@
 /* PARM_OPAQUE(x): the optimiser no longer knows x's value (no instruction is
  * emitted). x is a float or double variable. */
 #if defined(__CUDA_ARCH__)
-#define PARM_OPAQUE(x) ((void)0)            /* device code uses intrinsics */
+#define PARM_OPAQUE(x) ((void)0) /* device code uses intrinsics */
 #elif defined(__GNUC__) && (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__)))
 #define PARM_OPAQUE(x) __asm__("" : "+x"(x))
 #elif defined(__GNUC__) && defined(__aarch64__)
@@ -132,11 +132,18 @@
  * --vector-copies), a memcpy elsewhere. */
 #define PARM_ALIGNED16(p) ((((unsigned long long)(p)) & 15u) == 0)
 #if defined(__CUDA_ARCH__)
-#define PARM_LOAD16(a, src) do { const int4 parm_q = *(const int4 *)(const void *)(src); \
-    __builtin_memcpy((a), &parm_q, 16); } while (0)
-#define PARM_STORE16(dst, a) do { int4 parm_q; __builtin_memcpy(&parm_q, (a), 16); \
-    *(int4 *)(void *)(dst) = parm_q; } while (0)
-#else   /* the CPU emulation of the kernels (tests/emu): traps where a GPU would fault */
+#define PARM_LOAD16(a, src) \
+    do { \
+        const int4 parm_q = *(const int4 *)(const void *)(src); \
+        __builtin_memcpy((a), &parm_q, 16); \
+    } while (0)
+#define PARM_STORE16(dst, a) \
+    do { \
+        int4 parm_q; \
+        __builtin_memcpy(&parm_q, (a), 16); \
+        *(int4 *)(void *)(dst) = parm_q; \
+    } while (0)
+#else /* the CPU emulation of the kernels (tests/emu): traps where a GPU would fault */
 #define PARM_LOAD16(a, src) \
     (PARM_ALIGNED16(src) ? (void)__builtin_memcpy((a), (const void *)(src), 16) : __builtin_trap())
 #define PARM_STORE16(dst, a) \
@@ -154,8 +161,10 @@
  * (tests/emu) defines its own, which copy at the wait. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define PARM_CP_ASYNC_(dst, src, n) \
-    __asm__ volatile("cp.async.ca.shared.global [%0], [%1], " #n ";\n" \
-                     :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory")
+    __asm__ volatile("cp.async.ca.shared.global [%0], [%1], " #n \
+                     ";\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), \
+                     "l"(src) \
+                     : "memory")
 #define PARM_CP_ASYNC4(dst, src) PARM_CP_ASYNC_(dst, src, 4)
 #define PARM_CP_ASYNC8(dst, src) PARM_CP_ASYNC_(dst, src, 8)
 #define PARM_CP_COMMIT() __asm__ volatile("cp.async.commit_group;\n" ::: "memory")
@@ -175,27 +184,26 @@
  * the shared memory of block r of the cluster. The CPU emulation of the
  * kernels (tests/emu) defines its own. */
 #if defined(__CUDACC__)
-static __device__ __forceinline__ unsigned parm_cluster_rank(void)
-{
+static __device__ __forceinline__ unsigned parm_cluster_rank(void) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     unsigned r;
     __asm__("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
     return r;
 #else
-    __trap();   /* clusters are sm_90's: compile with -arch=sm_90 */
+    __trap(); /* clusters are sm_90's: compile with -arch=sm_90 */
     return 0;
 #endif
 }
-static __device__ __forceinline__ void parm_cluster_sync(void)
-{
+static __device__ __forceinline__ void parm_cluster_sync(void) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __asm__ volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    __asm__ volatile(
+        "barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
+            : "memory");
 #else
     __trap();
 #endif
 }
-template <typename T> static __device__ __forceinline__ T *parm_dsmem(T *p, unsigned r)
-{
+template <typename T> static __device__ __forceinline__ T *parm_dsmem(T *p, unsigned r) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     T *q;
     __asm__("mapa.u64 %0, %1, %2;" : "=l"(q) : "l"(p), "r"(r));
@@ -217,8 +225,7 @@ template <typename T> static __device__ __forceinline__ T *parm_dsmem(T *p, unsi
 
 /* ---- float bits ---- */
 
-PARM_FN float parm_f32_from_bits(uint32_t u)
-{
+PARM_FN float parm_f32_from_bits(uint32_t u) {
 #if defined(__CUDA_ARCH__)
     return __uint_as_float(u);
 #elif defined(__GNUC__)
@@ -226,14 +233,16 @@ PARM_FN float parm_f32_from_bits(uint32_t u)
     __builtin_memcpy(&f, &u, sizeof f);
     return f;
 #else
-    union { uint32_t u; float f; } c;
+    union {
+        uint32_t u;
+        float f;
+    } c;
     c.u = u;
     return c.f;
 #endif
 }
 
-PARM_FN double parm_f64_from_bits(uint64_t u)
-{
+PARM_FN double parm_f64_from_bits(uint64_t u) {
 #if defined(__CUDA_ARCH__)
     return __longlong_as_double((long long)u);
 #elif defined(__GNUC__)
@@ -241,14 +250,16 @@ PARM_FN double parm_f64_from_bits(uint64_t u)
     __builtin_memcpy(&f, &u, sizeof f);
     return f;
 #else
-    union { uint64_t u; double f; } c;
+    union {
+        uint64_t u;
+        double f;
+    } c;
     c.u = u;
     return c.f;
 #endif
 }
 
-PARM_FN uint32_t parm_f32_bits(float x)
-{
+PARM_FN uint32_t parm_f32_bits(float x) {
 #if defined(__CUDA_ARCH__)
     return __float_as_uint(x);
 #elif defined(__GNUC__)
@@ -256,14 +267,16 @@ PARM_FN uint32_t parm_f32_bits(float x)
     __builtin_memcpy(&u, &x, sizeof u);
     return u;
 #else
-    union { uint32_t u; float f; } c;
+    union {
+        uint32_t u;
+        float f;
+    } c;
     c.f = x;
     return c.u;
 #endif
 }
 
-PARM_FN uint64_t parm_f64_bits(double x)
-{
+PARM_FN uint64_t parm_f64_bits(double x) {
 #if defined(__CUDA_ARCH__)
     return (uint64_t)__double_as_longlong(x);
 #elif defined(__GNUC__)
@@ -271,7 +284,10 @@ PARM_FN uint64_t parm_f64_bits(double x)
     __builtin_memcpy(&u, &x, sizeof u);
     return u;
 #else
-    union { uint64_t u; double f; } c;
+    union {
+        uint64_t u;
+        double f;
+    } c;
     c.f = x;
     return c.u;
 #endif
@@ -289,11 +305,8 @@ PARM_FN double parm_canon_f64(double x) { return x != x ? parm_f64_from_bits(PAR
 /* ---- signed from unsigned of the same width: the two's complement value,
  * without C's implementation-defined out-of-range conversion ---- */
 
-#define PARM_SIGNED_OF(s, S, u, U, SMAX, UMAX)                                \
-    PARM_FN S parm_cvt_##s##_##u(U x)                                         \
-    {                                                                         \
-        return x <= SMAX ? (S)x : (S)(-(S)(UMAX - x) - 1);                    \
-    }
+#define PARM_SIGNED_OF(s, S, u, U, SMAX, UMAX) \
+    PARM_FN S parm_cvt_##s##_##u(U x) { return x <= SMAX ? (S)x : (S)(-(S)(UMAX - x) - 1); }
 PARM_SIGNED_OF(i8, int8_t, u8, uint8_t, INT8_MAX, UINT8_MAX)
 PARM_SIGNED_OF(i16, int16_t, u16, uint16_t, INT16_MAX, UINT16_MAX)
 PARM_SIGNED_OF(i32, int32_t, u32, uint32_t, INT32_MAX, UINT32_MAX)
@@ -304,12 +317,12 @@ PARM_SIGNED_OF(i64, int64_t, u64, uint64_t, INT64_MAX, UINT64_MAX)
  * (U)(0u + a + b): the sum is computed in unsigned int or wider, never in a
  * promoted int that could overflow; likewise 1u * a * b. */
 
-#define PARM_COMPARE_OPS(t, T)                                                \
-    PARM_FN uint8_t parm_eq_##t(T a, T b) { return (uint8_t)(a == b); }      \
-    PARM_FN uint8_t parm_ne_##t(T a, T b) { return (uint8_t)(a != b); }      \
-    PARM_FN uint8_t parm_lt_##t(T a, T b) { return (uint8_t)(a < b); }       \
-    PARM_FN uint8_t parm_le_##t(T a, T b) { return (uint8_t)(a <= b); }      \
-    PARM_FN uint8_t parm_gt_##t(T a, T b) { return (uint8_t)(a > b); }       \
+#define PARM_COMPARE_OPS(t, T) \
+    PARM_FN uint8_t parm_eq_##t(T a, T b) { return (uint8_t)(a == b); } \
+    PARM_FN uint8_t parm_ne_##t(T a, T b) { return (uint8_t)(a != b); } \
+    PARM_FN uint8_t parm_lt_##t(T a, T b) { return (uint8_t)(a < b); } \
+    PARM_FN uint8_t parm_le_##t(T a, T b) { return (uint8_t)(a <= b); } \
+    PARM_FN uint8_t parm_gt_##t(T a, T b) { return (uint8_t)(a > b); } \
     PARM_FN uint8_t parm_ge_##t(T a, T b) { return (uint8_t)(a >= b); }
 
 /* The orders of 64-bit integers: on the GPU the compare is PTX, which nvcc
@@ -318,72 +331,67 @@ PARM_SIGNED_OF(i64, int64_t, u64, uint64_t, INT64_MAX, UINT64_MAX)
  * nvcc made them a minimum and a maximum of their own compares, 4 and 4
  * (there is no 64-bit IMNMX). Packed keys (stdlib/sort.parm) compare so. */
 #if defined(__CUDA_ARCH__)
-#define PARM_ORDER64(ptx, op, a, b)                                           \
-    {                                                                         \
-        unsigned r;                                                           \
+#define PARM_ORDER64(ptx, op, a, b) \
+    { \
+        unsigned r; \
         asm("{ .reg .pred p; setp." ptx " p, %1, %2; selp.u32 %0, 1, 0, p; }" \
-            : "=r"(r) : "l"(a), "l"(b));                                      \
-        return (uint8_t)r;                                                    \
+            : "=r"(r) \
+            : "l"(a), "l"(b)); \
+        return (uint8_t)r; \
     }
 #else
-#define PARM_ORDER64(ptx, op, a, b) { return (uint8_t)(a op b); }
+#define PARM_ORDER64(ptx, op, a, b) \
+    { return (uint8_t)(a op b); }
 #endif
-#define PARM_COMPARE64_OPS(t, T, ptx_t)                                       \
-    PARM_FN uint8_t parm_eq_##t(T a, T b) { return (uint8_t)(a == b); }      \
-    PARM_FN uint8_t parm_ne_##t(T a, T b) { return (uint8_t)(a != b); }      \
+#define PARM_COMPARE64_OPS(t, T, ptx_t) \
+    PARM_FN uint8_t parm_eq_##t(T a, T b) { return (uint8_t)(a == b); } \
+    PARM_FN uint8_t parm_ne_##t(T a, T b) { return (uint8_t)(a != b); } \
     PARM_FN uint8_t parm_lt_##t(T a, T b) PARM_ORDER64("lt." ptx_t, <, a, b) \
-    PARM_FN uint8_t parm_le_##t(T a, T b) PARM_ORDER64("le." ptx_t, <=, a, b) \
-    PARM_FN uint8_t parm_gt_##t(T a, T b) PARM_ORDER64("gt." ptx_t, >, a, b) \
-    PARM_FN uint8_t parm_ge_##t(T a, T b) PARM_ORDER64("ge." ptx_t, >=, a, b)
+        PARM_FN uint8_t parm_le_##t(T a, T b) PARM_ORDER64("le." ptx_t, <=, a, b) \
+            PARM_FN uint8_t parm_gt_##t(T a, T b) PARM_ORDER64("gt." ptx_t, >, a, b) \
+                PARM_FN uint8_t parm_ge_##t(T a, T b) PARM_ORDER64("ge." ptx_t, >=, a, b)
 
-#define PARM_UNSIGNED_OPS(u, U, BITS, COMPARE)                                \
-    PARM_FN U parm_add_##u(U a, U b) { return (U)(0u + a + b); }             \
-    PARM_FN U parm_sub_##u(U a, U b) { return (U)(0u + a - b); }             \
-    PARM_FN U parm_mul_##u(U a, U b) { return (U)(1u * a * b); }             \
-    PARM_FN U parm_div_##u(U a, U b) { return b == 0 ? (U)0 : (U)(a / b); }  \
-    PARM_FN U parm_mod_##u(U a, U b) { return b == 0 ? a : (U)(a % b); }     \
-    PARM_FN U parm_shl_##u(U a, U b)                                          \
-    {                                                                         \
-        return (U)((0u + a) << (b & (BITS - 1)));                             \
-    }                                                                         \
-    PARM_FN U parm_shr_##u(U a, U b) { return (U)(a >> (b & (BITS - 1))); }  \
-    PARM_FN U parm_and_##u(U a, U b) { return (U)(a & b); }                  \
-    PARM_FN U parm_or_##u(U a, U b) { return (U)(a | b); }                   \
-    PARM_FN U parm_xor_##u(U a, U b) { return (U)(a ^ b); }                  \
-    PARM_FN U parm_neg_##u(U a) { return (U)(0u - a); }                      \
+#define PARM_UNSIGNED_OPS(u, U, BITS, COMPARE) \
+    PARM_FN U parm_add_##u(U a, U b) { return (U)(0u + a + b); } \
+    PARM_FN U parm_sub_##u(U a, U b) { return (U)(0u + a - b); } \
+    PARM_FN U parm_mul_##u(U a, U b) { return (U)(1u * a * b); } \
+    PARM_FN U parm_div_##u(U a, U b) { return b == 0 ? (U)0 : (U)(a / b); } \
+    PARM_FN U parm_mod_##u(U a, U b) { return b == 0 ? a : (U)(a % b); } \
+    PARM_FN U parm_shl_##u(U a, U b) { return (U)((0u + a) << (b & (BITS - 1))); } \
+    PARM_FN U parm_shr_##u(U a, U b) { return (U)(a >> (b & (BITS - 1))); } \
+    PARM_FN U parm_and_##u(U a, U b) { return (U)(a & b); } \
+    PARM_FN U parm_or_##u(U a, U b) { return (U)(a | b); } \
+    PARM_FN U parm_xor_##u(U a, U b) { return (U)(a ^ b); } \
+    PARM_FN U parm_neg_##u(U a) { return (U)(0u - a); } \
     COMPARE
 
-#define PARM_SIGNED_OPS(s, S, u, U, BITS, COMPARE)                            \
+#define PARM_SIGNED_OPS(s, S, u, U, BITS, COMPARE) \
     PARM_FN S parm_add_##s(S a, S b) { return parm_cvt_##s##_##u((U)(0u + (U)a + (U)b)); } \
     PARM_FN S parm_sub_##s(S a, S b) { return parm_cvt_##s##_##u((U)(0u + (U)a - (U)b)); } \
     PARM_FN S parm_mul_##s(S a, S b) { return parm_cvt_##s##_##u((U)(1u * (U)a * (U)b)); } \
-    PARM_FN S parm_neg_##s(S a) { return parm_cvt_##s##_##u((U)(0u - (U)a)); }            \
-    PARM_FN S parm_div_##s(S a, S b)                                          \
-    {                                                                         \
-        if (b == 0) return 0;                                                 \
-        if (b == -1) return parm_neg_##s(a);                                  \
-        return (S)(a / b);                                                    \
-    }                                                                         \
-    PARM_FN S parm_mod_##s(S a, S b)                                          \
-    {                                                                         \
-        if (b == 0) return a;                                                 \
-        if (b == -1) return 0;                                                \
-        return (S)(a % b);                                                    \
-    }                                                                         \
-    PARM_FN S parm_shl_##s(S a, S b)                                          \
-    {                                                                         \
-        return parm_cvt_##s##_##u((U)((0u + (U)a) << ((U)b & (BITS - 1))));  \
-    }                                                                         \
+    PARM_FN S parm_neg_##s(S a) { return parm_cvt_##s##_##u((U)(0u - (U)a)); } \
+    PARM_FN S parm_div_##s(S a, S b) { \
+        if (b == 0) return 0; \
+        if (b == -1) return parm_neg_##s(a); \
+        return (S)(a / b); \
+    } \
+    PARM_FN S parm_mod_##s(S a, S b) { \
+        if (b == 0) return a; \
+        if (b == -1) return 0; \
+        return (S)(a % b); \
+    } \
+    PARM_FN S parm_shl_##s(S a, S b) { \
+        return parm_cvt_##s##_##u((U)((0u + (U)a) << ((U)b & (BITS - 1)))); \
+    } \
     /* Arithmetic shift without shifting a negative value: for a < 0,      \
-     * -1 - a >= 0 and a >> n = -1 - ((-1 - a) >> n). */                     \
-    PARM_FN S parm_shr_##s(S a, S b)                                          \
-    {                                                                         \
-        unsigned n = (unsigned)((U)b & (BITS - 1));                           \
-        return a < 0 ? (S)(-1 - ((-1 - a) >> n)) : (S)(a >> n);               \
-    }                                                                         \
-    PARM_FN S parm_and_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a & (U)b)); }      \
-    PARM_FN S parm_or_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a | (U)b)); }       \
-    PARM_FN S parm_xor_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a ^ (U)b)); }      \
+     * -1 - a >= 0 and a >> n = -1 - ((-1 - a) >> n). */ \
+    PARM_FN S parm_shr_##s(S a, S b) { \
+        unsigned n = (unsigned)((U)b & (BITS - 1)); \
+        return a < 0 ? (S)(-1 - ((-1 - a) >> n)) : (S)(a >> n); \
+    } \
+    PARM_FN S parm_and_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a & (U)b)); } \
+    PARM_FN S parm_or_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a | (U)b)); } \
+    PARM_FN S parm_xor_##s(S a, S b) { return parm_cvt_##s##_##u((U)((U)a ^ (U)b)); } \
     COMPARE
 
 PARM_UNSIGNED_OPS(u8, uint8_t, 8, PARM_COMPARE_OPS(u8, uint8_t))
@@ -413,25 +421,24 @@ PARM_FN uint8_t parm_not_bool(uint8_t a) { return (uint8_t)!a; }
 /* In device code, f32 results are canonical already (the GPU makes
  * 0x7fffffff for every NaN result); f64 ones are canonicalised. */
 #if defined(__CUDA_ARCH__)
-#define PARM_FLOAT_ARITH(t, T, canon, add, sub, mul, div)                     \
-    PARM_FN T parm_add_##t(T a, T b) { return canon(add(a, b)); }            \
-    PARM_FN T parm_sub_##t(T a, T b) { return canon(sub(a, b)); }            \
-    PARM_FN T parm_mul_##t(T a, T b) { return canon(mul(a, b)); }            \
+#define PARM_FLOAT_ARITH(t, T, canon, add, sub, mul, div) \
+    PARM_FN T parm_add_##t(T a, T b) { return canon(add(a, b)); } \
+    PARM_FN T parm_sub_##t(T a, T b) { return canon(sub(a, b)); } \
+    PARM_FN T parm_mul_##t(T a, T b) { return canon(mul(a, b)); } \
     PARM_FN T parm_div_##t(T a, T b) { return canon(div(a, b)); }
 PARM_FLOAT_ARITH(f32, float, , __fadd_rn, __fsub_rn, __fmul_rn, __fdiv_rn)
 PARM_FLOAT_ARITH(f64, double, parm_canon_f64, __dadd_rn, __dsub_rn, __dmul_rn, __ddiv_rn)
 #else
-#define PARM_FLOAT_OP(t, T, name, op)                                         \
-    PARM_FN T parm_##name##_##t(T a, T b)                                     \
-    {                                                                         \
-        PARM_OPAQUE(a);                                                       \
-        PARM_OPAQUE(b);                                                       \
-        return parm_canon_##t(a op b);                                        \
+#define PARM_FLOAT_OP(t, T, name, op) \
+    PARM_FN T parm_##name##_##t(T a, T b) { \
+        PARM_OPAQUE(a); \
+        PARM_OPAQUE(b); \
+        return parm_canon_##t(a op b); \
     }
-#define PARM_FLOAT_ARITH(t, T)                                                \
-    PARM_FLOAT_OP(t, T, add, +)                                               \
-    PARM_FLOAT_OP(t, T, sub, -)                                               \
-    PARM_FLOAT_OP(t, T, mul, *)                                               \
+#define PARM_FLOAT_ARITH(t, T) \
+    PARM_FLOAT_OP(t, T, add, +) \
+    PARM_FLOAT_OP(t, T, sub, -) \
+    PARM_FLOAT_OP(t, T, mul, *) \
     PARM_FLOAT_OP(t, T, div, /)
 PARM_FLOAT_ARITH(f32, float)
 PARM_FLOAT_ARITH(f64, double)
@@ -441,8 +448,7 @@ PARM_FLOAT_ARITH(f64, double)
 
 /* neg flips the sign bit, of a NaN too (a GPU's neg.f32 would return the
  * canonical NaN, its neg.f64 the NaN unchanged). */
-PARM_FN float parm_neg_f32(float a)
-{
+PARM_FN float parm_neg_f32(float a) {
 #if defined(__CUDA_ARCH__)
     return __uint_as_float(__float_as_uint(a) ^ 0x80000000u);
 #else
@@ -451,8 +457,7 @@ PARM_FN float parm_neg_f32(float a)
 #endif
 }
 
-PARM_FN double parm_neg_f64(double a)
-{
+PARM_FN double parm_neg_f64(double a) {
 #if defined(__CUDA_ARCH__)
     return __longlong_as_double(__double_as_longlong(a) ^ (long long)(1ull << 63));
 #else
@@ -486,9 +491,8 @@ PARM_COMPARE_OPS(f64, double)
 #include <emmintrin.h>
 #endif
 
-PARM_FN float parm_sqrt_f32(float a)
-{
-    if (!(a >= 0.0f)) return parm_f32_from_bits(PARM_NAN_F32);   /* sqrt(-0) = -0 passes */
+PARM_FN float parm_sqrt_f32(float a) {
+    if (!(a >= 0.0f)) return parm_f32_from_bits(PARM_NAN_F32); /* sqrt(-0) = -0 passes */
 #if defined(__CUDA_ARCH__)
     return __fsqrt_rn(a);
 #elif defined(__SSE2__)
@@ -499,8 +503,7 @@ PARM_FN float parm_sqrt_f32(float a)
 #endif
 }
 
-PARM_FN double parm_sqrt_f64(double a)
-{
+PARM_FN double parm_sqrt_f64(double a) {
     if (!(a >= 0.0)) return parm_f64_from_bits(PARM_NAN_F64);
 #if defined(__CUDA_ARCH__)
     return __dsqrt_rn(a);
@@ -516,8 +519,7 @@ PARM_FN double parm_sqrt_f64(double a)
  * below 2^52 in magnitude through int64_t, above it x itself (an integer or
  * an infinity); a NaN gives the canonical NaN, and a zero result keeps x's
  * sign (floor(-0) = -0, ceil(-0.5) = -0), as in IEEE. */
-PARM_FN double parm_floor_f64(double x)
-{
+PARM_FN double parm_floor_f64(double x) {
     if (x != x) return parm_f64_from_bits(PARM_NAN_F64);
     if (!(x > -0x1p52 && x < 0x1p52)) return x;
     double t = (double)(int64_t)x;
@@ -525,8 +527,7 @@ PARM_FN double parm_floor_f64(double x)
     return t == 0.0 ? parm_f64_from_bits(parm_f64_bits(x) & (1ull << 63)) : t;
 }
 
-PARM_FN double parm_ceil_f64(double x)
-{
+PARM_FN double parm_ceil_f64(double x) {
     if (x != x) return parm_f64_from_bits(PARM_NAN_F64);
     return parm_neg_f64(parm_floor_f64(parm_neg_f64(x)));
 }
@@ -546,12 +547,11 @@ PARM_FN double parm_dsub(double a, double b) { return __dsub_rn(a, b); }
 PARM_FN double parm_dmul(double a, double b) { return __dmul_rn(a, b); }
 PARM_FN double parm_ddiv(double a, double b) { return __ddiv_rn(a, b); }
 #else
-#define PARM_RAW_OP(name, op)                                                 \
-    PARM_FN double parm_d##name(double a, double b)                           \
-    {                                                                         \
-        PARM_OPAQUE(a);                                                       \
-        PARM_OPAQUE(b);                                                       \
-        return a op b;                                                        \
+#define PARM_RAW_OP(name, op) \
+    PARM_FN double parm_d##name(double a, double b) { \
+        PARM_OPAQUE(a); \
+        PARM_OPAQUE(b); \
+        return a op b; \
     }
 PARM_RAW_OP(add, +)
 PARM_RAW_OP(sub, -)
@@ -567,32 +567,35 @@ PARM_RAW_OP(div, /)
 #define PARM_HORNER2(r2, c0, c1) parm_dadd(c0, parm_dmul(r2, c1))
 #define PARM_HORNER3(r2, c0, c1, c2) parm_dadd(c0, parm_dmul(r2, PARM_HORNER2(r2, c1, c2)))
 #define PARM_HORNER4(r2, c0, c1, c2, c3) parm_dadd(c0, parm_dmul(r2, PARM_HORNER3(r2, c1, c2, c3)))
-#define PARM_HORNER5(r2, c0, c1, c2, c3, c4) parm_dadd(c0, parm_dmul(r2, PARM_HORNER4(r2, c1, c2, c3, c4)))
-#define PARM_HORNER6(r2, c0, c1, c2, c3, c4, c5)                              \
+#define PARM_HORNER5(r2, c0, c1, c2, c3, c4) \
+    parm_dadd(c0, parm_dmul(r2, PARM_HORNER4(r2, c1, c2, c3, c4)))
+#define PARM_HORNER6(r2, c0, c1, c2, c3, c4, c5) \
     parm_dadd(c0, parm_dmul(r2, PARM_HORNER5(r2, c1, c2, c3, c4, c5)))
-#define PARM_HORNER8(r2, c0, c1, c2, c3, c4, c5, c6, c7)                      \
+#define PARM_HORNER8(r2, c0, c1, c2, c3, c4, c5, c6, c7) \
     PARM_HORNER3(r2, c0, c1, parm_dadd(c2, parm_dmul(r2, PARM_HORNER5(r2, c3, c4, c5, c6, c7))))
 
-PARM_FN double parm_sin_kernel(double r, int for_f32)
-{
-    if (r == 0.0) return r;                                 /* sin(-0) = -0 */
+PARM_FN double parm_sin_kernel(double r, int for_f32) {
+    if (r == 0.0) return r; /* sin(-0) = -0 */
     double r2 = parm_dmul(r, r);
-    double p = for_f32 ? PARM_HORNER5(r2, -0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13,
-                                      0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26)
-                       : PARM_HORNER8(r2, -0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13,
-                                      0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,
+    double p = for_f32 ? PARM_HORNER5(r2, -0x1.5555555555555p-3, 0x1.1111111111111p-7,
+                                      -0x1.a01a01a01a01ap-13, 0x1.71de3a556c734p-19,
+                                      -0x1.ae64567f544e4p-26)
+                       : PARM_HORNER8(r2, -0x1.5555555555555p-3, 0x1.1111111111111p-7,
+                                      -0x1.a01a01a01a01ap-13, 0x1.71de3a556c734p-19,
+                                      -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,
                                       -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49);
     return parm_dadd(r, parm_dmul(parm_dmul(r, r2), p));
 }
 
-PARM_FN double parm_cos_kernel(double r, int for_f32)
-{
+PARM_FN double parm_cos_kernel(double r, int for_f32) {
     double r2 = parm_dmul(r, r);
     double p = for_f32 ? PARM_HORNER6(r2, -0x1.0p-1, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10,
-                                      0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29)
+                                      0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22,
+                                      0x1.1eed8eff8d898p-29)
                        : PARM_HORNER8(r2, -0x1.0p-1, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10,
-                                      0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29,
-                                      -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45);
+                                      0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22,
+                                      0x1.1eed8eff8d898p-29, -0x1.93974a8c07c9dp-37,
+                                      0x1.ae7f3e733b81fp-45);
     return parm_dadd(1.0, parm_dmul(r2, p));
 }
 #undef PARM_HORNER2
@@ -606,10 +609,10 @@ PARM_FN double parm_cos_kernel(double r, int for_f32)
  * |x| ~ 2^20; beyond, |r| stays above pi/4 and the reduction is repeated (at
  * most 40 times reach |r| < 1 from any finite x), so results stay in
  * [-1, 1] though they are no longer accurate. */
-PARM_FN double parm_reduce_quadrant(double x, double *q)
-{
+PARM_FN double parm_reduce_quadrant(double x, double *q) {
     const double two_over_pi = 0x1.45f306dc9c883p-1;
-    const double pio2_hi = 0x1.921fb54400000p+0, pio2_mid = 0x1.0b4611a600000p-34, pio2_lo = 0x1.3198a2e037073p-69;
+    const double pio2_hi = 0x1.921fb54400000p+0, pio2_mid = 0x1.0b4611a600000p-34,
+                 pio2_lo = 0x1.3198a2e037073p-69;
     double r = x;
     *q = 0.0;
     for (int round = 0; round == 0 || (round < 40 && !(r >= -0.79 && r <= 0.79)); round++) {
@@ -625,8 +628,7 @@ PARM_FN double parm_reduce_quadrant(double x, double *q)
 /* sin x (quarter_turns 0) or cos x = sin(x + pi/2) (quarter_turns 1). Both
  * polynomials are evaluated and one selected, so that GPU threads of a warp
  * whose arguments lie in different quadrants do not diverge. */
-PARM_FN double parm_sin_quadrant(double x, int quarter_turns, int for_f32)
-{
+PARM_FN double parm_sin_quadrant(double x, int quarter_turns, int for_f32) {
     double q, r = parm_reduce_quadrant(x, &q);
     double s = parm_sin_kernel(r, for_f32), c = parm_cos_kernel(r, for_f32);
     int quadrant = ((int)q + quarter_turns) & 3;
@@ -636,16 +638,14 @@ PARM_FN double parm_sin_quadrant(double x, int quarter_turns, int for_f32)
 
 /* A NaN or infinite argument gives the canonical NaN (x - x is NaN for
  * both). */
-PARM_FN double parm_trig_f64(double x, int quarter_turns)
-{
+PARM_FN double parm_trig_f64(double x, int quarter_turns) {
     if (parm_dsub(x, x) != 0.0) return parm_f64_from_bits(PARM_NAN_F64);
     return parm_canon_f64(parm_sin_quadrant(x, quarter_turns, 0));
 }
 
-PARM_FN float parm_trig_f32(float x, int quarter_turns)
-{
+PARM_FN float parm_trig_f32(float x, int quarter_turns) {
     if (parm_sub_f32(x, x) != 0.0f) return parm_f32_from_bits(PARM_NAN_F32);
-    return (float)parm_sin_quadrant((double)x, quarter_turns, 1);   /* finite: never a NaN */
+    return (float)parm_sin_quadrant((double)x, quarter_turns, 1); /* finite: never a NaN */
 }
 
 PARM_FN double parm_sin_f64(double x) { return parm_trig_f64(x, 0); }
@@ -655,7 +655,7 @@ PARM_FN float parm_cos_f32(float x) { return parm_trig_f32(x, 1); }
 
 /* ---- conversions: parm_cvt_<to>_<from> ---- */
 
-#define PARM_CVT_SAME(t, T)                                                   \
+#define PARM_CVT_SAME(t, T) \
     PARM_FN T parm_cvt_##t##_##t(T x) { return x; }
 PARM_CVT_SAME(bool, uint8_t)
 PARM_CVT_SAME(i8, int8_t)
@@ -671,7 +671,7 @@ PARM_CVT_SAME(f64, double)
 #undef PARM_CVT_SAME
 
 /* to bool: x != 0, for floats too (NaN != 0) */
-#define PARM_CVT_BOOL(from, F)                                                \
+#define PARM_CVT_BOOL(from, F) \
     PARM_FN uint8_t parm_cvt_bool_##from(F x) { return (uint8_t)(x != 0); }
 PARM_CVT_BOOL(i8, int8_t)
 PARM_CVT_BOOL(i16, int16_t)
@@ -686,13 +686,13 @@ PARM_CVT_BOOL(f64, double)
 #undef PARM_CVT_BOOL
 
 /* integer or bool to unsigned: C's conversion wraps */
-#define PARM_CVT_UINT(to, T, from, F)                                         \
+#define PARM_CVT_UINT(to, T, from, F) \
     PARM_FN T parm_cvt_##to##_##from(F x) { return (T)x; }
-#define PARM_CVT_UINT_FROM_INTS(to, T)                                        \
-    PARM_CVT_UINT(to, T, bool, uint8_t)                                       \
-    PARM_CVT_UINT(to, T, i8, int8_t)                                          \
-    PARM_CVT_UINT(to, T, i16, int16_t)                                        \
-    PARM_CVT_UINT(to, T, i32, int32_t)                                        \
+#define PARM_CVT_UINT_FROM_INTS(to, T) \
+    PARM_CVT_UINT(to, T, bool, uint8_t) \
+    PARM_CVT_UINT(to, T, i8, int8_t) \
+    PARM_CVT_UINT(to, T, i16, int16_t) \
+    PARM_CVT_UINT(to, T, i32, int32_t) \
     PARM_CVT_UINT(to, T, i64, int64_t)
 PARM_CVT_UINT_FROM_INTS(u8, uint8_t)
 PARM_CVT_UINT_FROM_INTS(u16, uint16_t)
@@ -715,7 +715,7 @@ PARM_CVT_UINT(u64, uint64_t, u32, uint32_t)
 
 /* integer or bool to signed: wrap to the unsigned type of the width, then
  * reinterpret (parm_cvt_i<N>_u<N>, defined above) */
-#define PARM_CVT_SINT(to, T, tou, TU, from, F)                                \
+#define PARM_CVT_SINT(to, T, tou, TU, from, F) \
     PARM_FN T parm_cvt_##to##_##from(F x) { return parm_cvt_##to##_##tou((TU)x); }
 PARM_CVT_SINT(i8, int8_t, u8, uint8_t, bool, uint8_t)
 PARM_CVT_SINT(i8, int8_t, u8, uint8_t, u16, uint16_t)
@@ -750,20 +750,18 @@ PARM_CVT_SINT(i64, int64_t, u64, uint64_t, i32, int32_t)
 /* float to integer: NaN -> 0, saturate at the bounds, else truncate. The
  * bounds are powers of two, exact in float and double, so comparing in the
  * source type is comparing in double as scalar_ops.c does. */
-#define PARM_CVT_FSINT(to, T, from, F, HALF, TMIN, TMAX)                      \
-    PARM_FN T parm_cvt_##to##_##from(F x)                                     \
-    {                                                                         \
-        if (isnan(x)) return 0;                                               \
-        if (x <= -(F)HALF) return TMIN;                                       \
-        if (x >= (F)HALF) return TMAX;                                        \
-        return (T)x;                                                          \
+#define PARM_CVT_FSINT(to, T, from, F, HALF, TMIN, TMAX) \
+    PARM_FN T parm_cvt_##to##_##from(F x) { \
+        if (isnan(x)) return 0; \
+        if (x <= -(F)HALF) return TMIN; \
+        if (x >= (F)HALF) return TMAX; \
+        return (T)x; \
     }
-#define PARM_CVT_FUINT(to, T, from, F, FULL, TMAX)                            \
-    PARM_FN T parm_cvt_##to##_##from(F x)                                     \
-    {                                                                         \
-        if (isnan(x) || x <= 0) return 0;                                     \
-        if (x >= (F)FULL) return TMAX;                                        \
-        return (T)x;                                                          \
+#define PARM_CVT_FUINT(to, T, from, F, FULL, TMAX) \
+    PARM_FN T parm_cvt_##to##_##from(F x) { \
+        if (isnan(x) || x <= 0) return 0; \
+        if (x >= (F)FULL) return TMAX; \
+        return (T)x; \
     }
 PARM_CVT_FSINT(i8, int8_t, f32, float, 128.0, INT8_MIN, INT8_MAX)
 PARM_CVT_FSINT(i16, int16_t, f32, float, 32768.0, INT16_MIN, INT16_MAX)
@@ -785,32 +783,30 @@ PARM_CVT_FUINT(u64, uint64_t, f64, double, 18446744073709551616.0, UINT64_MAX)
 #undef PARM_CVT_FUINT
 
 /* integer or bool to float: one rounding, to nearest even */
-#define PARM_CVT_FLOAT(to, T, from, F)                                        \
+#define PARM_CVT_FLOAT(to, T, from, F) \
     PARM_FN T parm_cvt_##to##_##from(F x) { return (T)x; }
-#define PARM_CVT_FLOAT_FROM_INTS(to, T)                                       \
-    PARM_CVT_FLOAT(to, T, bool, uint8_t)                                      \
-    PARM_CVT_FLOAT(to, T, i8, int8_t)                                         \
-    PARM_CVT_FLOAT(to, T, i16, int16_t)                                       \
-    PARM_CVT_FLOAT(to, T, i32, int32_t)                                       \
-    PARM_CVT_FLOAT(to, T, i64, int64_t)                                       \
-    PARM_CVT_FLOAT(to, T, u8, uint8_t)                                        \
-    PARM_CVT_FLOAT(to, T, u16, uint16_t)                                      \
-    PARM_CVT_FLOAT(to, T, u32, uint32_t)                                      \
+#define PARM_CVT_FLOAT_FROM_INTS(to, T) \
+    PARM_CVT_FLOAT(to, T, bool, uint8_t) \
+    PARM_CVT_FLOAT(to, T, i8, int8_t) \
+    PARM_CVT_FLOAT(to, T, i16, int16_t) \
+    PARM_CVT_FLOAT(to, T, i32, int32_t) \
+    PARM_CVT_FLOAT(to, T, i64, int64_t) \
+    PARM_CVT_FLOAT(to, T, u8, uint8_t) \
+    PARM_CVT_FLOAT(to, T, u16, uint16_t) \
+    PARM_CVT_FLOAT(to, T, u32, uint32_t) \
     PARM_CVT_FLOAT(to, T, u64, uint64_t)
 PARM_CVT_FLOAT_FROM_INTS(f32, float)
 PARM_CVT_FLOAT_FROM_INTS(f64, double)
 
 /* between floats: a NaN becomes the canonical NaN of the result type (x86
  * keeps the sign and payload bits that fit, a GPU makes its own) */
-PARM_FN float parm_cvt_f32_f64(double x)
-{
+PARM_FN float parm_cvt_f32_f64(double x) {
     if (x != x) return parm_f32_from_bits(PARM_NAN_F32);
     PARM_OPAQUE(x);
     return (float)x;
 }
 
-PARM_FN double parm_cvt_f64_f32(float x)
-{
+PARM_FN double parm_cvt_f64_f32(float x) {
     if (x != x) return parm_f64_from_bits(PARM_NAN_F64);
     PARM_OPAQUE(x);
     return (double)x;
@@ -840,10 +836,12 @@ PARM_FN double parm_cvt_f64_f32(float x)
  * doubles and round once to f32 (below). */
 
 PARM_FN float parm_abs_f32(float a) { return parm_f32_from_bits(parm_f32_bits(a) & 0x7fffffffu); }
-PARM_FN double parm_abs_f64(double a) { return parm_f64_from_bits(parm_f64_bits(a) & ~(1ull << 63)); }
-#define PARM_ABS_SIGNED(s, S)                                                 \
+PARM_FN double parm_abs_f64(double a) {
+    return parm_f64_from_bits(parm_f64_bits(a) & ~(1ull << 63));
+}
+#define PARM_ABS_SIGNED(s, S) \
     PARM_FN S parm_abs_##s(S a) { return a < 0 ? parm_neg_##s(a) : a; }
-#define PARM_ABS_UNSIGNED(u, U)                                               \
+#define PARM_ABS_UNSIGNED(u, U) \
     PARM_FN U parm_abs_##u(U a) { return a; }
 PARM_ABS_SIGNED(i8, int8_t)
 PARM_ABS_SIGNED(i16, int16_t)
@@ -859,10 +857,9 @@ PARM_ABS_UNSIGNED(u64, uint64_t)
 PARM_FN float parm_floor_f32(float x) { return parm_cvt_f32_f64(parm_floor_f64((double)x)); }
 PARM_FN float parm_ceil_f32(float x) { return parm_cvt_f32_f64(parm_ceil_f64((double)x)); }
 
-PARM_FN float parm_fma_f32(float a, float b, float c)
-{
+PARM_FN float parm_fma_f32(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
-    return parm_canon_f32(__fmaf_rn(a, b, c));  /* in case the GPU's fma kept a payload */
+    return parm_canon_f32(__fmaf_rn(a, b, c)); /* in case the GPU's fma kept a payload */
 #else
     PARM_OPAQUE(a);
     PARM_OPAQUE(b);
@@ -871,8 +868,7 @@ PARM_FN float parm_fma_f32(float a, float b, float c)
 #endif
 }
 
-PARM_FN double parm_fma_f64(double a, double b, double c)
-{
+PARM_FN double parm_fma_f64(double a, double b, double c) {
 #if defined(__CUDA_ARCH__)
     return parm_canon_f64(__fma_rn(a, b, c));
 #else
@@ -888,8 +884,7 @@ typedef struct {
     double hi, lo;
 } parm_dd;
 
-PARM_FN parm_dd parm_dd_of(double hi, double lo)
-{
+PARM_FN parm_dd parm_dd_of(double hi, double lo) {
     parm_dd r;
     r.hi = hi;
     r.lo = lo;
@@ -897,8 +892,7 @@ PARM_FN parm_dd parm_dd_of(double hi, double lo)
 }
 
 /* a + b exactly (Knuth's two-sum). */
-PARM_FN parm_dd parm_two_sum(double a, double b)
-{
+PARM_FN parm_dd parm_two_sum(double a, double b) {
     double s = parm_dadd(a, b), bb = parm_dsub(s, a);
     return parm_dd_of(s, parm_dadd(parm_dsub(a, parm_dsub(s, bb)), parm_dsub(b, bb)));
 }
@@ -906,15 +900,13 @@ PARM_FN parm_dd parm_two_sum(double a, double b)
 /* a * b exactly (Dekker), for |a|, |b| < 2^995 and a product that does not
  * underflow: each factor split into halves of 26 bits (Veltkamp), whose
  * four products are exact. */
-PARM_FN parm_dd parm_split(double a)
-{
+PARM_FN parm_dd parm_split(double a) {
     double c = parm_dmul(0x1.0000002p27, a);
     double hi = parm_dsub(c, parm_dsub(c, a));
     return parm_dd_of(hi, parm_dsub(a, hi));
 }
 
-PARM_FN parm_dd parm_two_prod(double a, double b)
-{
+PARM_FN parm_dd parm_two_prod(double a, double b) {
     double p = parm_dmul(a, b);
     parm_dd x = parm_split(a), y = parm_split(b);
     double e = parm_dsub(parm_dmul(x.hi, y.hi), p);
@@ -924,31 +916,29 @@ PARM_FN parm_dd parm_two_prod(double a, double b)
 }
 
 /* hi + lo renormalised, for |hi| >= |lo| or hi = 0. */
-PARM_FN parm_dd parm_dd_norm(double hi, double lo)
-{
+PARM_FN parm_dd parm_dd_norm(double hi, double lo) {
     double s = parm_dadd(hi, lo);
     return parm_dd_of(s, parm_dsub(lo, parm_dsub(s, hi)));
 }
 
 /* Sums, products and quotients of double-doubles, to about 2^-100 of the
  * result: enough for the functions below, which round once to a double. */
-PARM_FN parm_dd parm_dd_add(parm_dd a, parm_dd b)
-{
+PARM_FN parm_dd parm_dd_add(parm_dd a, parm_dd b) {
     parm_dd s = parm_two_sum(a.hi, b.hi);
     return parm_dd_norm(s.hi, parm_dadd(s.lo, parm_dadd(a.lo, b.lo)));
 }
 
-PARM_FN parm_dd parm_dd_neg(parm_dd a) { return parm_dd_of(parm_neg_f64(a.hi), parm_neg_f64(a.lo)); }
+PARM_FN parm_dd parm_dd_neg(parm_dd a) {
+    return parm_dd_of(parm_neg_f64(a.hi), parm_neg_f64(a.lo));
+}
 
-PARM_FN parm_dd parm_dd_mul(parm_dd a, parm_dd b)
-{
+PARM_FN parm_dd parm_dd_mul(parm_dd a, parm_dd b) {
     parm_dd p = parm_two_prod(a.hi, b.hi);
     double cross = parm_dadd(parm_dmul(a.hi, b.lo), parm_dmul(a.lo, b.hi));
     return parm_dd_norm(p.hi, parm_dadd(p.lo, cross));
 }
 
-PARM_FN parm_dd parm_dd_div(parm_dd a, parm_dd b)
-{
+PARM_FN parm_dd parm_dd_div(parm_dd a, parm_dd b) {
     double q = parm_ddiv(a.hi, b.hi);
     parm_dd r = parm_dd_add(a, parm_dd_neg(parm_dd_mul(b, parm_dd_of(q, 0.0))));
     return parm_dd_norm(q, parm_ddiv(r.hi, b.hi));
@@ -960,8 +950,7 @@ PARM_FN double parm_dd_round(parm_dd a) { return parm_dadd(a.hi, a.lo); }
  * steps (the second rounds where the result is subnormal or overflows). */
 PARM_FN double parm_pow2_f64(int k) { return parm_f64_from_bits((uint64_t)(k + 1023) << 52); }
 
-PARM_FN double parm_scale_f64(double x, int k)
-{
+PARM_FN double parm_scale_f64(double x, int k) {
     int h = k / 2;
     return parm_dmul(parm_dmul(x, parm_pow2_f64(h)), parm_pow2_f64(k - h));
 }
@@ -972,16 +961,14 @@ PARM_FN double parm_scale_f64(double x, int k)
 #define PARM_LN2_LO 0x1.a39ef35793c76p-33
 
 /* k ln 2 as a double-double, k an integer below 2^21 in magnitude. */
-PARM_FN parm_dd parm_k_ln2(double k)
-{
+PARM_FN parm_dd parm_k_ln2(double k) {
     return parm_dd_add(parm_dd_of(parm_dmul(k, PARM_LN2_HI), 0.0), parm_two_prod(k, PARM_LN2_LO));
 }
 
 /* P(r) = (e^r - 1 - r - r^2/2) / r^3 for |r| <= 0.35: the Taylor
  * coefficients 1/n! from n = 3 to 16. */
-PARM_FN double parm_exp_series(double r)
-{
-    const double c[] = {0x1.5555555555555p-3, 0x1.5555555555555p-5, 0x1.1111111111111p-7,
+PARM_FN double parm_exp_series(double r) {
+    const double c[] = {0x1.5555555555555p-3,  0x1.5555555555555p-5,  0x1.1111111111111p-7,
                         0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16,
                         0x1.71de3a556c734p-19, 0x1.27e4fb7789f5cp-22, 0x1.ae64567f544e4p-26,
                         0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33, 0x1.93974a8c07c9dp-37,
@@ -992,8 +979,7 @@ PARM_FN double parm_exp_series(double r)
 }
 
 /* k = z / ln 2 rounded (a double holding an integer). */
-PARM_FN double parm_ln2_multiple(double z)
-{
+PARM_FN double parm_ln2_multiple(double z) {
     return parm_floor_f64(parm_dadd(parm_dmul(z, 0x1.71547652b82fep+0), 0.5));
 }
 
@@ -1001,8 +987,7 @@ PARM_FN double parm_ln2_multiple(double z)
  * rounded, r = z - k ln 2 (|r| <= 0.35, z.hi - k PARM_LN2_HI exact by
  * Sterbenz's lemma), and m = e^r - 1 = r + r^2/2 + r^3 P(r); the terms r
  * and r^2/2 in double-doubles. */
-PARM_FN parm_dd parm_expm1_reduced(parm_dd z, int *k)
-{
+PARM_FN parm_dd parm_expm1_reduced(parm_dd z, int *k) {
     double kd = parm_ln2_multiple(z.hi);
     parm_dd r = parm_dd_add(parm_two_sum(parm_dsub(z.hi, parm_dmul(kd, PARM_LN2_HI)), z.lo),
                             parm_dd_neg(parm_two_prod(kd, PARM_LN2_LO)));
@@ -1015,8 +1000,7 @@ PARM_FN parm_dd parm_expm1_reduced(parm_dd z, int *k)
 }
 
 /* e^z for a double-double z: 0 below -746, inf above 710. */
-PARM_FN double parm_exp_dd(parm_dd z)
-{
+PARM_FN double parm_exp_dd(parm_dd z) {
     if (z.hi != z.hi) return parm_f64_from_bits(PARM_NAN_F64);
     if (z.hi > 710.0) return parm_f64_from_bits(0x7ff0000000000000ull);
     if (z.hi < -746.0) return 0.0;
@@ -1026,8 +1010,7 @@ PARM_FN double parm_exp_dd(parm_dd z)
 }
 
 /* e^w - 1 for 0 <= w <= 44 as a double-double: (2^k - 1) + 2^k m. */
-PARM_FN parm_dd parm_expm1_dd(double w)
-{
+PARM_FN parm_dd parm_expm1_dd(double w) {
     int k;
     parm_dd m = parm_expm1_reduced(parm_dd_of(w, 0.0), &k);
     if (k == 0) return m;
@@ -1037,8 +1020,7 @@ PARM_FN parm_dd parm_expm1_dd(double w)
 
 /* Q(z) = (atanh s / s - 1 - z/3) / z^2 for z = s^2 <= 0.03: the
  * coefficients 1/(2n + 1) from n = 2 to 13. */
-PARM_FN double parm_atanh_series(double z)
-{
+PARM_FN double parm_atanh_series(double z) {
     const double c[] = {0x1.999999999999ap-3, 0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4,
                         0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4, 0x1.1111111111111p-4,
                         0x1.e1e1e1e1e1e1ep-5, 0x1.af286bca1af28p-5, 0x1.8618618618618p-5,
@@ -1050,8 +1032,7 @@ PARM_FN double parm_atanh_series(double z)
 
 /* x = 2^k m with sqrt(1/2) <= m < sqrt(2), for a positive finite x;
  * returns m. */
-PARM_FN double parm_log_reduce(double x, int *k)
-{
+PARM_FN double parm_log_reduce(double x, int *k) {
     *k = 0;
     if (x < 0x1p-1022) {
         x = parm_dmul(x, 0x1p54);
@@ -1071,8 +1052,7 @@ PARM_FN double parm_log_reduce(double x, int *k)
  * sqrt(1/2) <= m < sqrt(2), f = m - 1 (exact), s = f / (2 + f), and
  * ln m = 2 atanh s = 2s + 2s^3/3 + 2s^5 Q(s^2) (|s| < 0.172, Q with the
  * coefficients 1/(2n + 1) to n = 12); 2s and 2s^3/3 in double-doubles. */
-PARM_FN parm_dd parm_log_dd(double x)
-{
+PARM_FN parm_dd parm_log_dd(double x) {
     int k;
     double f = parm_dsub(parm_log_reduce(x, &k), 1.0);
     parm_dd s = parm_dd_div(parm_dd_of(f, 0.0), parm_two_sum(2.0, f));
@@ -1092,8 +1072,7 @@ PARM_FN double parm_exp_f64(double x) { return parm_canon_f64(parm_exp_dd(parm_d
 
 /* ln of a negative number (-inf too) or of a NaN is the canonical NaN,
  * ln(+-0) = -inf, ln(inf) = inf. */
-PARM_FN double parm_log_f64(double x)
-{
+PARM_FN double parm_log_f64(double x) {
     if (!(x >= 0.0)) return parm_f64_from_bits(PARM_NAN_F64);
     if (x == 0.0) return parm_f64_from_bits(PARM_INF_F64 | (1ull << 63));
     if (x > 0x1.fffffffffffffp+1023) return x;
@@ -1102,8 +1081,7 @@ PARM_FN double parm_log_f64(double x)
 
 /* tanh x = e/(e + 2) with e = e^(2|x|) - 1, the sign of x; x itself below
  * 2^-28 in magnitude (-0 included), +-1 from 22 on. */
-PARM_FN double parm_tanh_f64(double x)
-{
+PARM_FN double parm_tanh_f64(double x) {
     if (x != x) return parm_f64_from_bits(PARM_NAN_F64);
     double a = parm_abs_f64(x), t;
     if (a < 0x1p-28) return x;
@@ -1117,23 +1095,33 @@ PARM_FN double parm_tanh_f64(double x)
 }
 
 /* atan(j/8) for j = 0..8, as a double-double. */
-PARM_FN parm_dd parm_atan_table(int j)
-{
-    const double hi[] = {0.0, 0x1.fd5ba9aac2f6ep-4, 0x1.f5b75f92c80ddp-3, 0x1.6f61941e4def1p-2,
-                         0x1.dac670561bb4fp-2, 0x1.1e00babdefeb4p-1, 0x1.4978fa3269ee1p-1,
-                         0x1.700a7c5784634p-1, 0x1.921fb54442d18p-1};
-    const double lo[] = {0.0, -0x1.cd37686760c17p-59, 0x1.8ab6e3cf7afbdp-57, -0x1.c63aae6f6e918p-56,
-                         0x1.a2b7f222f65e2p-56, -0x1.928df287a668fp-58, 0x1.2419a87f2a458p-56,
-                         -0x1.8c34d25aadef6p-56, 0x1.1a62633145c07p-55};
+PARM_FN parm_dd parm_atan_table(int j) {
+    const double hi[] = {0.0,
+                         0x1.fd5ba9aac2f6ep-4,
+                         0x1.f5b75f92c80ddp-3,
+                         0x1.6f61941e4def1p-2,
+                         0x1.dac670561bb4fp-2,
+                         0x1.1e00babdefeb4p-1,
+                         0x1.4978fa3269ee1p-1,
+                         0x1.700a7c5784634p-1,
+                         0x1.921fb54442d18p-1};
+    const double lo[] = {0.0,
+                         -0x1.cd37686760c17p-59,
+                         0x1.8ab6e3cf7afbdp-57,
+                         -0x1.c63aae6f6e918p-56,
+                         0x1.a2b7f222f65e2p-56,
+                         -0x1.928df287a668fp-58,
+                         0x1.2419a87f2a458p-56,
+                         -0x1.8c34d25aadef6p-56,
+                         0x1.1a62633145c07p-55};
     return parm_dd_of(hi[j], lo[j]);
 }
 
 /* u^3 R(u^2) = atan u - u for |u| <= 1/16: the Taylor coefficients
  * (-1)^n/(2n + 1) from n = 1 to 8. */
-PARM_FN double parm_atan_series(double u)
-{
-    const double coef[] = {-0x1.5555555555555p-2, 0x1.999999999999ap-3, -0x1.2492492492492p-3,
-                           0x1.c71c71c71c71cp-4, -0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4,
+PARM_FN double parm_atan_series(double u) {
+    const double coef[] = {-0x1.5555555555555p-2, 0x1.999999999999ap-3,  -0x1.2492492492492p-3,
+                           0x1.c71c71c71c71cp-4,  -0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4,
                            -0x1.1111111111111p-4};
     double u2 = parm_dmul(u, u), r = 0x1.e1e1e1e1e1e1ep-5;
     for (int i = 6; i >= 0; i--) r = parm_dadd(coef[i], parm_dmul(u2, r));
@@ -1141,24 +1129,25 @@ PARM_FN double parm_atan_series(double u)
 }
 
 /* The j of the table entry nearest to t. */
-PARM_FN int parm_atan_index(double t) { return (int)parm_floor_f64(parm_dadd(parm_dmul(t, 8.0), 0.5)); }
+PARM_FN int parm_atan_index(double t) {
+    return (int)parm_floor_f64(parm_dadd(parm_dmul(t, 8.0), 0.5));
+}
 
 /* atan t for a double-double 0 <= t <= 1: atan(j/8) from the table for the
  * nearest j, plus atan u = u + u^3 R(u^2) with u = (t - j/8) / (1 + t j/8),
  * |u| <= 1/16. */
-PARM_FN parm_dd parm_atan_dd(parm_dd t)
-{
+PARM_FN parm_dd parm_atan_dd(parm_dd t) {
     int j = parm_atan_index(t.hi);
     double c = parm_dmul((double)j, 0.125);
     parm_dd num = parm_dd_add(t, parm_dd_of(parm_neg_f64(c), 0.0));
     parm_dd den = parm_dd_add(parm_dd_of(1.0, 0.0), parm_dd_mul(t, parm_dd_of(c, 0.0)));
     parm_dd u = parm_dd_div(num, den);
-    return parm_dd_add(parm_atan_table(j), parm_dd_norm(u.hi, parm_dadd(u.lo, parm_atan_series(u.hi))));
+    return parm_dd_add(parm_atan_table(j),
+                       parm_dd_norm(u.hi, parm_dadd(u.lo, parm_atan_series(u.hi))));
 }
 
 /* x = 2^e m with 1 <= m < 2, for a positive finite x; returns e. */
-PARM_FN int parm_exponent_f64(double x)
-{
+PARM_FN int parm_exponent_f64(double x) {
     int e = 0;
     if (x < 0x1p-1022) {
         x = parm_dmul(x, 0x1p64);
@@ -1171,8 +1160,7 @@ PARM_FN int parm_exponent_f64(double x)
  * together to max in [1, 2) (exact), as a double-double quotient, or the
  * rounded quotient where it is below 2^-60 (atan t = t there); then
  * pi/2 - atan t where |y| > |x|, pi - that where x < 0, and y's sign. */
-PARM_FN double parm_atan2_finite(double y, double x)
-{
+PARM_FN double parm_atan2_finite(double y, double x) {
     double a = parm_abs_f64(y), b = parm_abs_f64(x);
     int steep = a > b;
     double num = steep ? b : a, den = steep ? a : b;
@@ -1180,8 +1168,12 @@ PARM_FN double parm_atan2_finite(double y, double x)
     double n = parm_scale_f64(num, -e), d = parm_scale_f64(den, -e);
     parm_dd ang = n < 0x1p-60 ? parm_dd_of(parm_ddiv(num, den), 0.0)
                               : parm_atan_dd(parm_dd_div(parm_dd_of(n, 0.0), parm_dd_of(d, 0.0)));
-    if (steep) ang = parm_dd_add(parm_dd_of(0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54), parm_dd_neg(ang));
-    if (x < 0.0) ang = parm_dd_add(parm_dd_of(0x1.921fb54442d18p+1, 0x1.1a62633145c07p-53), parm_dd_neg(ang));
+    if (steep)
+        ang = parm_dd_add(parm_dd_of(0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54),
+                          parm_dd_neg(ang));
+    if (x < 0.0)
+        ang = parm_dd_add(parm_dd_of(0x1.921fb54442d18p+1, 0x1.1a62633145c07p-53),
+                          parm_dd_neg(ang));
     double r = parm_dd_round(ang);
     return y < 0.0 ? parm_neg_f64(r) : r;
 }
@@ -1190,11 +1182,11 @@ PARM_FN double parm_atan2_finite(double y, double x)
  * for x = +0 or x > 0 and +-pi for x = -0 or x < 0; x = +-0 gives +-pi/2;
  * y = +-inf gives +-pi/4 for x = inf, +-3pi/4 for x = -inf, else +-pi/2;
  * x = inf gives +-0 and x = -inf +-pi for a finite y (+- is y's sign). */
-PARM_FN double parm_atan2_f64(double y, double x)
-{
+PARM_FN double parm_atan2_f64(double y, double x) {
     if (y != y || x != x) return parm_f64_from_bits(PARM_NAN_F64);
     const double pi = 0x1.921fb54442d18p+1, half_pi = 0x1.921fb54442d18p+0;
-    int x_negative = (parm_f64_bits(x) >> 63) != 0, y_infinite = parm_abs_f64(y) > 0x1.fffffffffffffp+1023;
+    int x_negative = (parm_f64_bits(x) >> 63) != 0,
+        y_infinite = parm_abs_f64(y) > 0x1.fffffffffffffp+1023;
     double r;
     if (y == 0.0) r = x_negative ? pi : 0.0;
     else if (x == 0.0) r = half_pi;
@@ -1208,8 +1200,7 @@ PARM_FN double parm_atan2_f64(double y, double x)
 
 /* Whether y (finite) is an integer, and an odd one (none from 2^53 on). */
 PARM_FN int parm_is_integer_f64(double y) { return parm_floor_f64(y) == y; }
-PARM_FN int parm_is_odd_f64(double y)
-{
+PARM_FN int parm_is_odd_f64(double y) {
     double h = parm_dmul(y, 0.5);
     return parm_is_integer_f64(y) && parm_floor_f64(h) != h;
 }
@@ -1219,14 +1210,14 @@ PARM_FN int parm_is_odd_f64(double y)
  * NaN gives the canonical NaN; 0^y and inf^y are 0 or inf (with x's sign
  * for an odd integer y), x^(+-inf) is 0 or inf (1 for x = -1); a negative
  * finite x to a finite non-integer power is the canonical NaN. */
-PARM_FN int parm_pow_special(double x, double y, double *r)
-{
+PARM_FN int parm_pow_special(double x, double y, double *r) {
     const double inf = parm_f64_from_bits(PARM_INF_F64);
     double ax = parm_abs_f64(x), ay = parm_abs_f64(y);
     int y_odd = parm_is_odd_f64(y), x_negative = (parm_f64_bits(x) >> 63) != 0;
     if (y == 0.0 || x == 1.0) *r = 1.0;
     else if (x != x || y != y) *r = parm_f64_from_bits(PARM_NAN_F64);
-    else if (ay > 0x1.fffffffffffffp+1023) *r = ax == 1.0 ? 1.0 : (ax < 1.0) == (y < 0.0) ? inf : 0.0;
+    else if (ay > 0x1.fffffffffffffp+1023)
+        *r = ax == 1.0 ? 1.0 : (ax < 1.0) == (y < 0.0) ? inf : 0.0;
     else if (x == 0.0 || ax > 0x1.fffffffffffffp+1023) {
         *r = (x == 0.0) == (y < 0.0) ? inf : 0.0;
         if (y_odd && x_negative) *r = parm_neg_f64(*r);
@@ -1238,8 +1229,7 @@ PARM_FN int parm_pow_special(double x, double y, double *r)
 /* x^y = e^(y ln |x|), with ln |x| and the product as double-doubles (where
  * the product is beyond e's range or y beyond 2^900, whose split would
  * overflow, the rounded product), and the sign of x for an odd integer y. */
-PARM_FN double parm_pow_f64(double x, double y)
-{
+PARM_FN double parm_pow_f64(double x, double y) {
     double r;
     if (parm_pow_special(x, y, &r)) return r;
     parm_dd ln = parm_log_dd(parm_abs_f64(x));
@@ -1257,8 +1247,7 @@ PARM_FN double parm_pow_f64(double x, double y)
  * special values are the f64 versions'. */
 
 /* e^z = 2^k (1 + m) for |z| <= 160, in plain doubles. */
-PARM_FN double parm_expm1_plain(double z, int *k)
-{
+PARM_FN double parm_expm1_plain(double z, int *k) {
     double kd = parm_ln2_multiple(z);
     double r = parm_dsub(parm_dsub(z, parm_dmul(kd, PARM_LN2_HI)), parm_dmul(kd, PARM_LN2_LO));
     double r2 = parm_dmul(r, r);
@@ -1267,8 +1256,7 @@ PARM_FN double parm_expm1_plain(double z, int *k)
 }
 
 /* e^z rounded to f32: inf above 89, 0 below -104 (beyond f32's range). */
-PARM_FN float parm_exp_to_f32(double z)
-{
+PARM_FN float parm_exp_to_f32(double z) {
     if (z > 89.0) return parm_f32_from_bits(0x7f800000u);
     if (z < -104.0) return 0.0f;
     int k;
@@ -1277,8 +1265,7 @@ PARM_FN float parm_exp_to_f32(double z)
 }
 
 /* ln x for a positive finite x: k ln 2 + 2s + 2s z (1/3 + z Q(z)), z = s^2. */
-PARM_FN double parm_log_plain(double x)
-{
+PARM_FN double parm_log_plain(double x) {
     int k;
     double f = parm_dsub(parm_log_reduce(x, &k), 1.0);
     double s = parm_ddiv(f, parm_dadd(2.0, f)), z = parm_dmul(s, s), kd = (double)k;
@@ -1289,8 +1276,7 @@ PARM_FN double parm_log_plain(double x)
 
 /* atan2 of finite nonzero y and x, in plain doubles (f32 arguments: their
  * quotient is a normal double). */
-PARM_FN double parm_atan2_plain(double y, double x)
-{
+PARM_FN double parm_atan2_plain(double y, double x) {
     double a = parm_abs_f64(y), b = parm_abs_f64(x);
     int steep = a > b;
     double t = steep ? parm_ddiv(b, a) : parm_ddiv(a, b);
@@ -1304,22 +1290,19 @@ PARM_FN double parm_atan2_plain(double y, double x)
     return y < 0.0 ? parm_neg_f64(ang) : ang;
 }
 
-PARM_FN float parm_exp_f32(float x)
-{
+PARM_FN float parm_exp_f32(float x) {
     if (x != x) return parm_f32_from_bits(PARM_NAN_F32);
     return parm_exp_to_f32((double)x);
 }
 
-PARM_FN float parm_log_f32(float x)
-{
+PARM_FN float parm_log_f32(float x) {
     if (!(x > 0.0f) || x > 0x1.fffffep+127f) return parm_cvt_f32_f64(parm_log_f64((double)x));
     return parm_cvt_f32_f64(parm_log_plain((double)x));
 }
 
 /* x itself below 2^-12 in magnitude (x^3/3 is below half an ulp), +-1 from
  * 10 on, else e/(e + 2) with e = e^(2|x|) - 1 = 2^k m + (2^k - 1). */
-PARM_FN float parm_tanh_f32(float x)
-{
+PARM_FN float parm_tanh_f32(float x) {
     if (x != x) return parm_f32_from_bits(PARM_NAN_F32);
     double a = parm_abs_f64((double)x), t = 1.0;
     if (a < 0x1p-12) return x;
@@ -1332,16 +1315,14 @@ PARM_FN float parm_tanh_f32(float x)
     return parm_cvt_f32_f64(x < 0.0f ? parm_neg_f64(t) : t);
 }
 
-PARM_FN float parm_atan2_f32(float y, float x)
-{
+PARM_FN float parm_atan2_f32(float y, float x) {
     double yd = (double)y, xd = (double)x;
     int finite = parm_abs_f64(yd) <= 0x1.fffffep+127 && parm_abs_f64(xd) <= 0x1.fffffep+127;
     if (!finite || y == 0.0f || x == 0.0f) return parm_cvt_f32_f64(parm_atan2_f64(yd, xd));
     return parm_cvt_f32_f64(parm_atan2_plain(yd, xd));
 }
 
-PARM_FN float parm_pow_f32(float x, float y)
-{
+PARM_FN float parm_pow_f32(float x, float y) {
     double r, xd = (double)x, yd = (double)y;
     if (parm_pow_special(xd, yd, &r)) return parm_cvt_f32_f64(r);
     float p = parm_exp_to_f32(parm_dmul(yd, parm_log_plain(parm_abs_f64(xd))));

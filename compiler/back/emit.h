@@ -14,18 +14,18 @@
 #include "plan.h"
 
 typedef struct EmitInput {
-    const char *source_name;    /* for the banner */
-    const char *header_name;    /* the .h written beside the output */
-    EntryPlan *plans;           /* one per IR function (entry specialisation) compiled */
+    const char *source_name; /* for the banner */
+    const char *header_name; /* the .h written beside the output */
+    EntryPlan *plans;        /* one per IR function (entry specialisation) compiled */
     int nplans;
     /* the sizes of ranged entries refused while others compile, in the IR
        functions' order; each names its place among the plans */
     const RefusedSize *refused;
     int nrefused;
     bool emit_main;
-    const char *main_entry;     /* the entry the standalone main runs */
-    const char *prefix;         /* of every exported name: NAME_ctx, NAME_main, NAME_OK (upper-case) */
-    int gpu_log;                /* compiled for 2^gpu_log GPUs (plan.h, "Ranks") */
+    const char *main_entry; /* the entry the standalone main runs */
+    const char *prefix;     /* of every exported name: NAME_ctx, NAME_main, NAME_OK (upper-case) */
+    int gpu_log;            /* compiled for 2^gpu_log GPUs (plan.h, "Ranks") */
 } EmitInput;
 
 /* The program for target t (emit_target.h: target_c or target_cuda). */
@@ -71,7 +71,8 @@ char emit_index_op(uint64_t var_bits, uint64_t c);
  * the segment's first lane ending with its total, no thread returning. */
 int emit_reduce_slots(const IrStmt *s);
 Prim emit_reduce_prim(const IrStmt *s, int k);
-void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *res, int indent);
+void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char *right,
+                       const char *res, int indent);
 void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log);
 void emit_reduce_segment_tree(FILE *out, const IrStmt *s, int threads_log, int seg_log);
 
@@ -123,8 +124,8 @@ void emit_arg_loads(FILE *out, const Schedule *s);
  * how many. */
 typedef struct {
     const IrFunc *func;
-    const EntryPlan *plan;          /* NULL: refused */
-    const RefusedSize *refused;     /* NULL: compiled */
+    const EntryPlan *plan;      /* NULL: refused */
+    const RefusedSize *refused; /* NULL: compiled */
     int n;
 } EntrySize;
 int emit_entry_sizes(Arena *a, const EmitInput *in, const char *entry, EntrySize **out);
@@ -150,9 +151,12 @@ bool emit_phase_reduces(const Schedule *s, const Phase *p);
 void emit_partial_params(FILE *out, const Schedule *s, const Target *t);
 /* An exchange's host steps (plan.h, ExchangeStep), in order, each as
  * target t prints it (emit_c_exchange_step, emit_cuda_exchange_step). */
-void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name, const Target *t);
-void emit_c_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
-void emit_cuda_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
+void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                         const Target *t);
+void emit_c_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                          const ExchangeStep *step);
+void emit_cuda_exchange_step(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                             const ExchangeStep *step);
 /* The rank whose one-pass unpack kernels an exchange's rank runs: the first
  * with the same unpack constant (their kernels are the same). */
 int emit_unpack_kernel_of(const Phase *p, int rank);
@@ -160,8 +164,10 @@ int emit_unpack_kernel_of(const Phase *p, int rank);
  * each written by `write` (bmmc_emit_c or bmmc_emit_cuda): the pack's, with
  * a second output (the receive buffer) for the kept chunk, and the
  * unpack's of each rank whose kernels are its own (emit_unpack_kernel_of). */
-typedef void BmmcWriter(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype, const BmmcGuard *guard);
-void emit_exchange_kernel_plans(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcWriter *write);
+typedef void BmmcWriter(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype,
+                        const BmmcGuard *guard);
+void emit_exchange_kernel_plans(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                                BmmcWriter *write);
 /* The copy of an entry with no phase: its input to its output, unless they
  * are the same arrays. */
 void emit_copy_whole(FILE *out, const Schedule *s, const Target *t);
@@ -169,7 +175,8 @@ void emit_copy_whole(FILE *out, const Schedule *s, const Target *t);
  * written by `emit` (bmmc_emit_c or bmmc_emit_cuda). */
 typedef void (*BmmcEmitter)(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype,
                             const BmmcGuard *guard);
-void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcEmitter emit);
+void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                          BmmcEmitter emit);
 /* The body of a MAP phase's loop: element x of the planes in0.. to out0...
  * (for an entry of any length, `continue` past the shape in its last phase) */
 void emit_map_element(FILE *out, const Schedule *s, const Phase *p);
@@ -178,36 +185,36 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p);
  * the tile's element: read from the planes in0.. (the pad outside an
  * any-length entry's shape) and converted by the phase's load map where it
  * has one (Phase.map), at indentation `indent` (4 spaces each). */
-void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *dest,
-                            int indent);
+void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const char *index,
+                            const char *const *dest, int indent);
 /* The tile element whose fields are `fields` stored at memory index
  * `index` of phase p's output, through its store map where it has one
  * (Phase.store_map): for the last phase of an entry of any length only
  * inside the shape, and not into unstored planes (Schedule.out_unstored);
  * at indentation `indent` (4 spaces each). */
-void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *fields,
-                             int indent);
+void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const char *index,
+                             const char *const *fields, int indent);
 /* POS values from C variables: `u` holds the tile coordinate of the element
  * (the memory index in a MAP phase, where step is NULL), `b` the block. */
 typedef struct {
     const Phase *phase;
     const Step *step;
     const char *u, *b;
-    bool store;                 /* of the phase's store map: u is the memory index stored */
+    bool store; /* of the phase's store map: u is the memory index stored */
 } PosAt;
 ElemPositions emit_positions_at(const PosAt *at);
 /* A parity bit as a C expression: "parm_parity(v0 & M0) ^ parm_parity(v1 &
  * M1) ^ extra ^ 1", the terms of zero masks left out (and the mask of one
  * that is all ones), `extra` (a bit variable, or NULL) and the constant bit
  * konst only when it is 1; "0" when nothing is left. */
-const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t *masks, const char *extra,
-                        int konst);
+const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t *masks,
+                        const char *extra, int konst);
 /* "(int64_t)(K ^ (parity(u & U0) ^ parity(b & B0)) << 0 ^ ...)" for POS bits
  * k < bits; a zero mask or a NULL variable name leaves its term out, and
  * the bits that copy a bit of u at one distance are one term,
  * "((uint64_t)(u) >> d & MASK)". */
-const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
-                          const char *u, const char *b);
+const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b,
+                          uint64_t konst, const char *u, const char *b);
 
 /* emit_graph.c: an entry graph (EntryPlan, not simple): its nodes and
  * NAME_run(ctx, in, out, scalars...), over the planes of the array

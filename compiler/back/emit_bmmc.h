@@ -24,10 +24,12 @@ typedef struct {
  * every table as a literal, and
  * static cudaError_t name_launch(const T *in, T *out, cudaStream_t s);
  * guard NULL for none. */
-void bmmc_emit_cuda(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype, const BmmcGuard *guard);
+void bmmc_emit_cuda(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype,
+                    const BmmcGuard *guard);
 
 /* The same kernel as portable C11: void name(const T *in, T *out), one loop
  * over blocks, a read loop into a local tile and a write loop out of it. */
-void bmmc_emit_c(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype, const BmmcGuard *guard);
+void bmmc_emit_c(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype,
+                 const BmmcGuard *guard);
 
 #endif

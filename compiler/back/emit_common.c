@@ -28,8 +28,10 @@ void emit_phase_comment(FILE *out, const Phase *p) {
         fputs("one pass, the permutation the bmmc statements add up to", out);
         break;
     case PHASE_EXCHANGE:
-        fprintf(out, "the permutation the bmmc statements add up to, %s%s%s", p->packs ? "packed, " : "",
-                p->crosses ? "exchanged between the GPUs" : "on each GPU", p->unpacks ? ", unpacked" : "");
+        fprintf(out, "the permutation the bmmc statements add up to, %s%s%s",
+                p->packs ? "packed, " : "",
+                p->crosses ? "exchanged between the GPUs" : "on each GPU",
+                p->unpacks ? ", unpacked" : "");
         break;
     }
 }
@@ -38,7 +40,9 @@ void emit_phase_comment(FILE *out, const Phase *p) {
 
 bool emit_pad_loads(const Schedule *s, const Phase *p) { return s->pad && p->src == BUF_IN; }
 
-bool emit_phase_reduces(const Schedule *s, const Phase *p) { return s->reduce && p == &s->phases[s->reduce_phase]; }
+bool emit_phase_reduces(const Schedule *s, const Phase *p) {
+    return s->reduce && p == &s->phases[s->reduce_phase];
+}
 
 void emit_partial_params(FILE *out, const Schedule *s, const Target *target) {
     for (int k = 0; k < s->reduce->nres; k++) {
@@ -46,19 +50,23 @@ void emit_partial_params(FILE *out, const Schedule *s, const Target *target) {
         fprintf(out, ", %s *%sq%d", t, target->restrict_ptr, k);
     }
 }
-bool emit_pad_stores(const Schedule *s, const Phase *p) { return s->pad && !s->pad_in_only && p->dst == BUF_OUT; }
+bool emit_pad_stores(const Schedule *s, const Phase *p) {
+    return s->pad && !s->pad_in_only && p->dst == BUF_OUT;
+}
 
 /* Templates over an index '@' of the padded order (emit_bmmc.h). Rows of
  * an array of at most 2^32 elements compute in 32 bits (the row, the column
  * and row·parm_cols + column all fit): one multiply-add per element, which
  * the load of every element of the first kernel pays. */
-static const char *pad_index_type(const Schedule *s) { return s->n <= 32 ? "(uint32_t)" : "(uint64_t)"; }
+static const char *pad_index_type(const Schedule *s) {
+    return s->n <= 32 ? "(uint32_t)" : "(uint64_t)";
+}
 
 static const char *pad_inside_template(Arena *a, const Schedule *s) {
     if (s->pad_rows_log < 0) return "@ < parm_cols";
     const char *t = pad_index_type(s);
-    return arena_printf(a, "(%s@ >> %d) < %sparm_rows && (%s@ & 0x%llxu) < %sparm_cols", t, s->pad_cols_log, t, t,
-                        (unsigned long long)f2_mask(s->pad_cols_log), t);
+    return arena_printf(a, "(%s@ >> %d) < %sparm_rows && (%s@ & 0x%llxu) < %sparm_cols", t,
+                        s->pad_cols_log, t, t, (unsigned long long)f2_mask(s->pad_cols_log), t);
 }
 
 static const char *pad_at_template(Arena *a, const Schedule *s) {
@@ -72,7 +80,8 @@ static const char *pad_at_template(Arena *a, const Schedule *s) {
 static const char *instantiate(Arena *a, const char *tmpl, const char *index) {
     const char *text = "";
     for (const char *c = tmpl; *c; c++)
-        text = *c == '@' ? arena_printf(a, "%s(%s)", text, index) : arena_printf(a, "%s%c", text, *c);
+        text = *c == '@' ? arena_printf(a, "%s(%s)", text, index)
+                         : arena_printf(a, "%s%c", text, *c);
     return text;
 }
 
@@ -88,12 +97,14 @@ const char *emit_pad_value(Arena *a, const Schedule *s, int k) {
     return emit_scalar_literal(a, elem_slot_prim(s->in_elem, k), s->pad[k]);
 }
 
-const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane, const char *index) {
-    return arena_printf(a, "(%s ? %s[%s] : %s)", emit_pad_inside(a, s, index), plane, emit_pad_at(a, s, index),
-                        emit_pad_value(a, s, k));
+const char *emit_pad_load(Arena *a, const Schedule *s, int k, const char *plane,
+                          const char *index) {
+    return arena_printf(a, "(%s ? %s[%s] : %s)", emit_pad_inside(a, s, index), plane,
+                        emit_pad_at(a, s, index), emit_pad_value(a, s, k));
 }
 
-void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcEmitter emit) {
+void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                          BmmcEmitter emit) {
     Arena scratch = {0};
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *slot_name = arena_printf(&scratch, "%s_slot%d", name, k);
@@ -103,19 +114,23 @@ void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const ch
             guard.at = pad_at_template(&scratch, s);
             guard.pad = emit_pad_loads(s, p) ? emit_pad_value(&scratch, s, k) : "0";
         }
-        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)), s->pad ? &guard : NULL);
+        emit(out, &p->slot_plans[k], slot_name, prim_ctype(elem_slot_prim(p->elem, k)),
+             s->pad ? &guard : NULL);
     }
     arena_free(&scratch);
 }
 
-const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t *masks, const char *extra,
-                        int konst) {
+const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t *masks,
+                        const char *extra, int konst) {
     const char *text = "";
     for (int i = 0; i < n; i++) {
         if (!masks[i]) continue;
         const char *sep = *text ? " ^ " : "";
-        if (masks[i] == UINT64_MAX) text = arena_printf(a, "%s%sparm_parity(%s)", text, sep, vars[i]);
-        else text = arena_printf(a, "%s%sparm_parity(%s & 0x%llxull)", text, sep, vars[i], (unsigned long long)masks[i]);
+        if (masks[i] == UINT64_MAX)
+            text = arena_printf(a, "%s%sparm_parity(%s)", text, sep, vars[i]);
+        else
+            text = arena_printf(a, "%s%sparm_parity(%s & 0x%llxull)", text, sep, vars[i],
+                                (unsigned long long)masks[i]);
     }
     if (extra) text = arena_printf(a, "%s%s%s", text, *text ? " ^ " : "", extra);
     if (konst & 1) text = arena_printf(a, "%s%s1", text, *text ? " ^ " : "");
@@ -134,17 +149,19 @@ static bool copies_u_bit(uint64_t on_u, uint64_t on_b, int *from) {
  * negative) as one mask: ((u >> shift) & mask) moves them all at once,
  * where parities would take one popc each (a row index, bits of the
  * element's place, is mostly such copies). */
-static uint64_t copied_run(int bits, const uint64_t *on_u, const uint64_t *on_b, int shift, uint64_t done) {
+static uint64_t copied_run(int bits, const uint64_t *on_u, const uint64_t *on_b, int shift,
+                           uint64_t done) {
     uint64_t mask = 0;
     for (int k = 0; k < bits; k++) {
         int from;
-        if (!(done >> k & 1) && copies_u_bit(on_u[k], on_b[k], &from) && from - k == shift) mask |= 1ull << k;
+        if (!(done >> k & 1) && copies_u_bit(on_u[k], on_b[k], &from) && from - k == shift)
+            mask |= 1ull << k;
     }
     return mask;
 }
 
-const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b, uint64_t konst,
-                          const char *u, const char *b) {
+const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b,
+                          uint64_t konst, const char *u, const char *b) {
     static const uint64_t no_b[64];
     if (!b) on_b = no_b;
     char *text = arena_printf(a, "(int64_t)(0x%llxull", (unsigned long long)konst);
@@ -154,16 +171,23 @@ const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64
         if (done >> k & 1 || !copies_u_bit(on_u[k], on_b[k], &from)) continue;
         uint64_t mask = copied_run(bits, on_u, on_b, from - k, done);
         done |= mask;
-        if (from >= k) text = arena_printf(a, "%s ^ ((uint64_t)(%s) >> %d & 0x%llxull)", text, u, from - k, (unsigned long long)mask);
-        else text = arena_printf(a, "%s ^ ((uint64_t)(%s) << %d & 0x%llxull)", text, u, k - from, (unsigned long long)mask);
+        if (from >= k)
+            text = arena_printf(a, "%s ^ ((uint64_t)(%s) >> %d & 0x%llxull)", text, u, from - k,
+                                (unsigned long long)mask);
+        else
+            text = arena_printf(a, "%s ^ ((uint64_t)(%s) << %d & 0x%llxull)", text, u, k - from,
+                                (unsigned long long)mask);
     }
     for (int k = 0; k < bits; k++) {
         bool tu = u && on_u[k], tb = b && on_b[k];
         if (done >> k & 1 || (!tu && !tb)) continue;
         text = arena_printf(a, "%s ^ ((uint64_t)(", text);
-        if (tu) text = arena_printf(a, "%sparm_parity(%s & 0x%llxull)", text, u, (unsigned long long)on_u[k]);
-        if (tb) text = arena_printf(a, "%s%sparm_parity(%s & 0x%llxull)", text, tu ? " ^ " : "", b,
-                                    (unsigned long long)on_b[k]);
+        if (tu)
+            text = arena_printf(a, "%sparm_parity(%s & 0x%llxull)", text, u,
+                                (unsigned long long)on_u[k]);
+        if (tb)
+            text = arena_printf(a, "%s%sparm_parity(%s & 0x%llxull)", text, tu ? " ^ " : "", b,
+                                (unsigned long long)on_b[k]);
         text = arena_printf(a, "%s) << %d)", text, k);
     }
     return arena_printf(a, "%s)", text);
@@ -181,7 +205,7 @@ static const char *pos_at(const void *ctx, const IrStmt *pos, Arena *a) {
 }
 
 ElemPositions emit_positions_at(const PosAt *at) {
-    if (at->store) return (ElemPositions){pos_at, at, NULL, 0};   /* a store map reads no tables */
+    if (at->store) return (ElemPositions){pos_at, at, NULL, 0}; /* a store map reads no tables */
     if (at->step) return (ElemPositions){pos_at, at, at->step->tables, at->step->ntables};
     return (ElemPositions){pos_at, at, at->phase->map_tables, at->phase->nmap_tables};
 }
@@ -192,7 +216,8 @@ ElemPositions emit_positions_at(const PosAt *at) {
 static const char *input_at(Arena *a, const Schedule *s, const Phase *p, int k, const char *index) {
     const char *plane = arena_printf(a, "in%d", k);
     if (emit_pad_loads(s, p)) return emit_pad_load(a, s, k, plane, index);
-    if (p->src == BUF_IN && s->in_shift[k]) return arena_printf(a, "%s[(%s) >> %d]", plane, index, s->in_shift[k]);
+    if (p->src == BUF_IN && s->in_shift[k])
+        return arena_printf(a, "%s[(%s) >> %d]", plane, index, s->in_shift[k]);
     return arena_printf(a, "%s[%s]", plane, index);
 }
 
@@ -203,11 +228,14 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     /* past the end of the shape nothing is stored: nothing to compute */
     if (stores) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&scratch, s, "x"));
     /* with ranks x is the global index, the planes are the rank's slices */
-    const char *index = s->gpu_log ? arena_printf(&scratch, "x & 0x%llxu", (unsigned long long)f2_mask(p->n - s->gpu_log)) : "x";
+    const char *index = s->gpu_log ? arena_printf(&scratch, "x & 0x%llxu",
+                                                  (unsigned long long)f2_mask(p->n - s->gpu_log))
+                                   : "x";
     for (int k = 0; k < p->in_elem->nslots; k++) params[k] = input_at(&scratch, s, p, k, index);
     for (int k = 0; k < p->elem->nslots; k++) {
         if (plan_stores_slot(s, p, k)) {
-            results[k] = arena_printf(&scratch, "out%d[%s]", k, stores ? emit_pad_at(&scratch, s, "x") : index);
+            results[k] = arena_printf(&scratch, "out%d[%s]", k,
+                                      stores ? emit_pad_at(&scratch, s, "x") : index);
             continue;
         }
         results[k] = arena_printf(&scratch, "m_unstored%d", k);
@@ -221,16 +249,18 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     arena_free(&scratch);
 }
 
-void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *dest,
-                            int indent) {
+void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const char *index,
+                            const char *const *dest, int indent) {
     Arena scratch = {0};
     const char *fields[SCHED_MAX_SLOTS];
     for (int k = 0; k < p->in_elem->nslots; k++) fields[k] = input_at(&scratch, s, p, k, index);
     if (!p->map) {
-        for (int k = 0; k < p->elem->nslots; k++) fprintf(out, "%*s%s = %s;\n", 4 * indent, "", dest[k], fields[k]);
+        for (int k = 0; k < p->elem->nslots; k++)
+            fprintf(out, "%*s%s = %s;\n", 4 * indent, "", dest[k], fields[k]);
     } else {
         /* with ranks the position is the global index */
-        const char *x = s->gpu_log ? arena_printf(&scratch, "((%s) | parm_rank << %d)", index, p->n - s->gpu_log)
+        const char *x = s->gpu_log ? arena_printf(&scratch, "((%s) | parm_rank << %d)", index,
+                                                  p->n - s->gpu_log)
                                    : arena_printf(&scratch, "(%s)", index);
         PosAt at = {p, NULL, x, NULL, false};
         ElemPositions positions = emit_positions_at(&at);
@@ -242,23 +272,24 @@ void emit_tile_element_load(FILE *out, const Schedule *s, const Phase *p, const 
 }
 
 /* `value` into slot k of the phase's output at memory index `index`. */
-static void emit_slot_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index, const char *value,
-                            int indent) {
+static void emit_slot_store(FILE *out, const Schedule *s, const Phase *p, int k, const char *index,
+                            const char *value, int indent) {
     if (!plan_stores_slot(s, p, k)) return;
     if (!emit_pad_stores(s, p)) {
         fprintf(out, "%*sout%d[%s] = %s;\n", 4 * indent, "", k, index, value);
         return;
     }
     Arena scratch = {0};
-    fprintf(out, "%*sif (%s) out%d[%s] = %s;\n", 4 * indent, "", emit_pad_inside(&scratch, s, index), k,
-            emit_pad_at(&scratch, s, index), value);
+    fprintf(out, "%*sif (%s) out%d[%s] = %s;\n", 4 * indent, "",
+            emit_pad_inside(&scratch, s, index), k, emit_pad_at(&scratch, s, index), value);
     arena_free(&scratch);
 }
 
-void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const char *index, const char *const *fields,
-                             int indent) {
+void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const char *index,
+                             const char *const *fields, int indent) {
     if (!p->store_map) {
-        for (int k = 0; k < p->elem->nslots; k++) emit_slot_store(out, s, p, k, index, fields[k], indent);
+        for (int k = 0; k < p->elem->nslots; k++)
+            emit_slot_store(out, s, p, k, index, fields[k], indent);
         return;
     }
     Arena scratch = {0};
@@ -268,12 +299,15 @@ void emit_tile_element_store(FILE *out, const Schedule *s, const Phase *p, const
     /* only the slots stored are computed: nvcc warns of one set but never used */
     for (int k = 0; k < res->nslots; k++) {
         results[k] = plan_stores_slot(s, p, k) ? arena_printf(&scratch, "sm%d", k) : NULL;
-        if (results[k]) fprintf(out, "%*s%s %s;\n", 4 * indent + 4, "", prim_ctype(elem_slot_prim(res, k)), results[k]);
+        if (results[k])
+            fprintf(out, "%*s%s %s;\n", 4 * indent + 4, "", prim_ctype(elem_slot_prim(res, k)),
+                    results[k]);
     }
     PosAt at = {p, NULL, arena_printf(&scratch, "(%s)", index), NULL, true};
     ElemPositions positions = emit_positions_at(&at);
     emit_elem_body(out, p->store_map->body, fields, results, "sm_", 4 * indent + 4, &positions);
-    for (int k = 0; k < res->nslots; k++) emit_slot_store(out, s, p, k, index, results[k], indent + 1);
+    for (int k = 0; k < res->nslots; k++)
+        emit_slot_store(out, s, p, k, index, results[k], indent + 1);
     fprintf(out, "%*s}\n", 4 * indent, "");
     arena_free(&scratch);
 }
@@ -288,15 +322,18 @@ static unsigned long long plane_bytes(const ElemType *t, int k, int n) {
 static void emit_phase_calls(FILE *out, const Schedule *s, const char *fname, const Target *t) {
     emit_copy_whole(out, s, t);
     Arena names = {0};
-    for (int i = 0; i < s->nphases; i++) t->phase_call(out, s, &s->phases[i], plan_phase_name(&names, fname, i));
+    for (int i = 0; i < s->nphases; i++)
+        t->phase_call(out, s, &s->phases[i], plan_phase_name(&names, fname, i));
     arena_free(&names);
     fputs("    return PARM_OK;\n}\n\n", out);
 }
 
 /* The head of a chain's function NAME_`what` (NAME_exec, NAME_whole). */
 static void emit_exec_head(FILE *out, const Schedule *s, const char *fname, const char *what) {
-    fprintf(out, "static int %s_%s(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s", fname, what,
-            s->reduce ? ", void *const *partial" : "");
+    fprintf(
+        out,
+        "static int %s_%s(parm_ctx *ctx, const void *const *in, void *const *out, char *scratch%s",
+        fname, what, s->reduce ? ", void *const *partial" : "");
     emit_arg_params(out, s);
     fputs(")\n{\n", out);
 }
@@ -332,7 +369,8 @@ void emit_chain(FILE *out, const Schedule *s, const char *fname, const Target *t
     emit_phase_calls(out, s, fname, t);
 }
 
-void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name, const Target *t) {
+void emit_exchange_steps(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                         const Target *t) {
     for (int i = 0; i < p->nxsteps; i++) t->exchange_step(out, s, p, name, &p->xsteps[i]);
 }
 
@@ -342,14 +380,16 @@ int emit_unpack_kernel_of(const Phase *p, int rank) {
     return d;
 }
 
-void emit_exchange_kernel_plans(FILE *out, const Schedule *s, const Phase *p, const char *name, BmmcWriter *write) {
+void emit_exchange_kernel_plans(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                                BmmcWriter *write) {
     Arena names = {0};
     int ns = p->elem->nslots;
     for (int k = 0; p->pack_plans && k < ns; k++) {
         BmmcPlan pack = p->pack_plans[k];
         pack.keeps = true;
         pack.keep_shift = p->n - s->gpu_log - p->chunk_log;
-        write(out, &pack, arena_printf(&names, "%s_pack%d", name, k), prim_ctype(elem_slot_prim(p->elem, k)), NULL);
+        write(out, &pack, arena_printf(&names, "%s_pack%d", name, k),
+              prim_ctype(elem_slot_prim(p->elem, k)), NULL);
     }
     for (int d = 0; p->unpack_plans && d < 1 << s->gpu_log; d++)
         for (int k = 0; emit_unpack_kernel_of(p, d) == d && k < ns; k++)
@@ -361,15 +401,19 @@ void emit_exchange_kernel_plans(FILE *out, const Schedule *s, const Phase *p, co
 /* The bytes of the caller's plane k of an array of element type t: 2^n
  * elements, or the shape's for an entry of any length. */
 static const char *plane_size(Arena *a, const Schedule *s, const ElemType *t, int k) {
-    if (s->pad) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", prim_ctype(elem_slot_prim(t, k)));
-    return arena_printf(a, "0x%llxu", plane_bytes(t, k, s->n - s->gpu_log));   /* with ranks: a slice */
+    if (s->pad)
+        return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)",
+                            prim_ctype(elem_slot_prim(t, k)));
+    return arena_printf(a, "0x%llxu",
+                        plane_bytes(t, k, s->n - s->gpu_log)); /* with ranks: a slice */
 }
 
 void emit_copy_whole(FILE *out, const Schedule *s, const Target *t) {
     Arena text = {0};
     for (int k = 0; s->nphases == 0 && k < s->out_elem->nslots; k++) {
         fprintf(out, "    if (out[%d] != in[%d])\n        ", k, k);
-        t->copy(out, arena_printf(&text, "out[%d]", k), arena_printf(&text, "in[%d]", k), plane_size(&text, s, s->out_elem, k));
+        t->copy(out, arena_printf(&text, "out[%d]", k), arena_printf(&text, "in[%d]", k),
+                plane_size(&text, s, s->out_elem, k));
     }
     arena_free(&text);
 }
@@ -377,18 +421,22 @@ void emit_copy_whole(FILE *out, const Schedule *s, const Target *t) {
 void emit_scratch_planes(FILE *out, const Schedule *s) {
     for (int x = 0; x < 2; x++) {
         if (s->scratch_planes[x] == 0) continue;
-        fprintf(out, "    void *const %s[%d] = {", plan_buf_name(BUF_SCRATCH_A + x), s->scratch_planes[x]);
+        fprintf(out, "    void *const %s[%d] = {", plan_buf_name(BUF_SCRATCH_A + x),
+                s->scratch_planes[x]);
         for (int k = 0; k < s->scratch_planes[x]; k++)
             fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", s->scratch_plane_off[x][k]);
         fputs("};\n", out);
     }
 }
 
-static const char *arg_ctype(const Schedule *s, int k) { return prim_ctype(elem_slot_prim(s->args[k]->elem, 0)); }
+static const char *arg_ctype(const Schedule *s, int k) {
+    return prim_ctype(elem_slot_prim(s->args[k]->elem, 0));
+}
 
 void emit_arg_params(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++) {
-        if (s->arg_by_ref && s->arg_by_ref[k]) fprintf(out, ", const %s *parm_argp%d", arg_ctype(s, k), s->args[k]->id);
+        if (s->arg_by_ref && s->arg_by_ref[k])
+            fprintf(out, ", const %s *parm_argp%d", arg_ctype(s, k), s->args[k]->id);
         else fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
     }
     if (s->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
@@ -396,20 +444,23 @@ void emit_arg_params(FILE *out, const Schedule *s) {
 
 void emit_arg_values(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++)
-        fprintf(out, ", parm_arg%s%d", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+        fprintf(out, ", parm_arg%s%d", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "",
+                s->args[k]->id);
     if (s->pad) fputs(", parm_rows, parm_cols", out);
 }
 
 void emit_arg_unused(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++)
-        fprintf(out, "    (void)parm_arg%s%d;\n", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "", s->args[k]->id);
+        fprintf(out, "    (void)parm_arg%s%d;\n", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "",
+                s->args[k]->id);
     if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
 }
 
 void emit_arg_loads(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++) {
         if (s->arg_by_ref && s->arg_by_ref[k])
-            fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n", arg_ctype(s, k), s->args[k]->id, s->args[k]->id);
+            fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n", arg_ctype(s, k),
+                    s->args[k]->id, s->args[k]->id);
         fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
     }
     if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
@@ -418,7 +469,8 @@ void emit_arg_loads(FILE *out, const Schedule *s) {
 void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
     for (const char *c = text; *c; c++) {
         if (c[0] == '{' && (c[1] == 'p' || c[1] == 'P') && c[2] == '}') {
-            for (const char *q = in->prefix; *q; q++) fputc(c[1] == 'P' ? toupper((unsigned char)*q) : *q, out);
+            for (const char *q = in->prefix; *q; q++)
+                fputc(c[1] == 'P' ? toupper((unsigned char)*q) : *q, out);
             c += 2;
         } else {
             fputc(*c, out);
@@ -427,8 +479,9 @@ void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
 }
 
 /* The API's names besides the entries', after the prefix. */
-static const char *const api_names[] = {"ctx", "ctx_create", "ctx_create_nccl", "ctx_destroy", "error_string", "ctx_stream",
-                                        "ctx_set_stream", "ctx_message"};
+static const char *const api_names[] =
+    {"ctx",          "ctx_create", "ctx_create_nccl", "ctx_destroy",
+     "error_string", "ctx_stream", "ctx_set_stream",  "ctx_message"};
 
 void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text) {
     Arena a = {0};
@@ -468,7 +521,8 @@ static const struct {
 } statuses[] = {
     {"OK", "", "success"},
     {"ERROR_NULL", "a null context or array pointer", "a null context or array pointer"},
-    {"ERROR_LENGTH", "a length the entry was not compiled for", "a length the entry was not compiled for"},
+    {"ERROR_LENGTH", "a length the entry was not compiled for",
+     "a length the entry was not compiled for"},
     {"ERROR_MEMORY", "scratch memory could not be allocated", "out of memory for scratch buffers"},
     {"ERROR_CUDA", "a CUDA call failed: see {p}_ctx_message", "a CUDA call failed"},
     {"ERROR_DEVICE", "the context or the stream belongs to another device",
@@ -492,16 +546,16 @@ static void emit_status_enum(FILE *out, const EmitInput *in) {
     fputs("};\n\n", out);
 }
 
-static const char api_decls[] =
-    "/* A context holds scratch memory (and, for CUDA, a stream). */\n"
-    "int {p}_ctx_create({p}_ctx **ctx);\n"
-    "void {p}_ctx_destroy({p}_ctx *ctx);\n"
-    "const char *{p}_error_string(int code);\n";
+static const char api_decls[] = "/* A context holds scratch memory (and, for CUDA, a stream). */\n"
+                                "int {p}_ctx_create({p}_ctx **ctx);\n"
+                                "void {p}_ctx_destroy({p}_ctx *ctx);\n"
+                                "const char *{p}_error_string(int code);\n";
 
 /* "u32, f32": the fields' types, which the C types do not tell (bool and u8
  * are both uint8_t) */
 static void emit_slot_names(FILE *out, const ElemType *t) {
-    for (int k = 0; k < t->nslots; k++) fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
+    for (int k = 0; k < t->nslots; k++)
+        fprintf(out, "%s%s", k ? ", " : "", prim_name(elem_slot_prim(t, k)));
 }
 
 static bool first_plan(const EmitInput *in, int i) {
@@ -527,7 +581,8 @@ static void emit_graph_signature(FILE *out, const EmitInput *in, const EntryPlan
         for (int k = 0; k < v->elem->nslots; k++)
             fprintf(out, ", const %s *in%d", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
     }
-    for (int k = 0; k < e->nout_planes; k++) fprintf(out, ", %s *out%d", prim_ctype(e->out_planes[k].prim), k);
+    for (int k = 0; k < e->nout_planes; k++)
+        fprintf(out, ", %s *out%d", prim_ctype(e->out_planes[k].prim), k);
     if (e->pad) fputs(e->pad_rows_log >= 0 ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
     else fputs(e->n >= 0 ? ", size_t n)" : ")", out);
 }
@@ -557,21 +612,30 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
         if (strcmp(in->plans[i].func->entry, first->func->entry) == 0) last = &in->plans[i];
     int param = first->func->pad_param + 1;
     if (first->pad_rows_log >= 0)
-        fprintf(out, "; any shape: parameter %d and the results of its length hold rows * row_len elements, row "
-                     "after row (up to 2^%d rows of 2^%d)", param, last->pad_rows_log, last->pad_cols_log);
+        fprintf(
+            out,
+            "; any shape: parameter %d and the results of its length hold rows * row_len elements, row "
+            "after row (up to 2^%d rows of 2^%d)",
+            param, last->pad_rows_log, last->pad_cols_log);
     else
-        fprintf(out, "; any length: parameter %d and the results of its length hold n elements (up to 2^%d)", param,
-                last->pad_log);
+        fprintf(
+            out,
+            "; any length: parameter %d and the results of its length hold n elements (up to 2^%d)",
+            param, last->pad_log);
     if (first->func->cut_cols)
         fprintf(out, "; the other array results hold %s%lld elements (the result row length)",
                 first->pad_rows_log >= 0 ? "rows * " : "", (long long)first->func->cut_cols);
-    fprintf(out, "; the smallest size that holds them runs, the other arrays having the lengths above with n = 2^%d "
-                 "at the first size", first->n);
+    fprintf(
+        out,
+        "; the smallest size that holds them runs, the other arrays having the lengths above with n = 2^%d "
+        "at the first size",
+        first->n);
 }
 
 /* The comment of an entry graph: every parameter and result with its
  * fields and its length in terms of n (for every size, a ranged entry's). */
-static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t) {
+static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first,
+                               const Target *t) {
     const IrBody *body = first->func->body;
     fprintf(out, "/* entry %s: parameters", first->func->entry);
     for (int i = 0; i < body->nparams; i++) {
@@ -606,7 +670,8 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
  * lengths are whole, as in the interpreter); a size that is one chain has
  * nothing to write for an empty one; where the first size that holds it was
  * refused, the call returns PARM_ERROR_LENGTH rather than run a larger one. */
-static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const EntryPlan *first, int nscalars) {
+static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const EntryPlan *first,
+                                           int nscalars) {
     bool rows = first->pad_rows_log >= 0;
     Arena names = {0};
     if (!rows) fputs("    const size_t rows = 1, row_len = n;\n", out);
@@ -615,10 +680,12 @@ static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const
     for (int i = 0; i < nsizes; i++) {
         const IrFunc *f = sizes[i].func;
         const EntryPlan *e = sizes[i].plan;
-        fprintf(out, "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return ",
+        fprintf(out,
+                "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return ",
                 rows ? f->pad_rows_log : 0, f->pad_cols_log);
         if (!e) {
-            fprintf(out, "PARM_ERROR_LENGTH;   /* the range's size %d is not compiled */\n", f->size_param);
+            fprintf(out, "PARM_ERROR_LENGTH;   /* the range's size %d is not compiled */\n",
+                    f->size_param);
             continue;
         }
         if (e->simple) fputs("rows == 0 || row_len == 0 ? PARM_OK : ", out);
@@ -633,7 +700,8 @@ static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const
 /* The API function of an entry graph: checks its arguments and dispatches
  * on n to NAME_run(ctx, in, out, scalars...), which takes the planes of the
  * array parameters (in) and of the results (out). */
-static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t) {
+static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *first,
+                             const Target *t) {
     emit_graph_signature(out, in, first);
     fputs("\n{\n    if (!ctx", out);
     for (int k = 0; k < first->nin_planes; k++) fprintf(out, " || !in%d", k);
@@ -648,7 +716,8 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
     if (!first->nout_planes) fputs("NULL", out);
     fputs("};\n", out);
     int nscalars = 0;
-    for (int i = 0; i < first->func->body->nparams; i++) nscalars += ir_is_scalar(first->func->body->params[i]);
+    for (int i = 0; i < first->func->body->nparams; i++)
+        nscalars += ir_is_scalar(first->func->body->params[i]);
     if (first->pad) {
         emit_graph_any_length_dispatch(out, in, first, nscalars);
         return;
@@ -665,7 +734,8 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
     for (int i = 0; i < in->nplans; i++) {
         const EntryPlan *e = &in->plans[i];
         if (strcmp(e->func->entry, first->func->entry) != 0) continue;
-        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n, plan_code_base(&names, e->func));
+        fprintf(out, "    case (size_t)1 << %d: return %s_run(ctx, in, out", e->n,
+                plan_code_base(&names, e->func));
         for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
         fputs(");\n", out);
     }
@@ -674,9 +744,12 @@ static void emit_graph_entry(FILE *out, const EmitInput *in, const EntryPlan *fi
 }
 
 void emit_header(FILE *out, const EmitInput *in, const Target *t) {
-    fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n", in->source_name);
+    fprintf(out, "/* Generated by parmc from %s: the API of the compiled entries. */\n",
+            in->source_name);
     /* the guard is the prefix's: two programs' headers can be included together */
-    emit_api_text(out, in, "#ifndef {P}_PARMC_H\n#define {P}_PARMC_H\n\n#include <stddef.h>\n#include <stdint.h>\n");
+    emit_api_text(
+        out, in,
+        "#ifndef {P}_PARMC_H\n#define {P}_PARMC_H\n\n#include <stddef.h>\n#include <stdint.h>\n");
     fputs(t->header_includes, out);
     if (in->gpu_log) fputs(t->header_includes_ranks, out);
     fputs("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", out);
@@ -705,27 +778,30 @@ static void emit_status_code(FILE *out, const EmitInput *in) {
         emit_api_text(out, in, "{P}_");
         fprintf(out, "%s%s\n", statuses[i].name, i + 1 < NSTATUSES ? "," : "");
     }
-    emit_api_text(out, in, "};\n\nconst char *{p}_error_string(int code)\n{\n    switch (code) {\n");
+    emit_api_text(out, in,
+                  "};\n\nconst char *{p}_error_string(int code)\n{\n    switch (code) {\n");
     for (int i = 0; i < NSTATUSES; i++)
         fprintf(out, "    case PARM_%s: return \"%s\";\n", statuses[i].name, statuses[i].message);
     fputs("    default: return \"unknown error code\";\n    }\n}\n\n", out);
 }
 
 /* Calls f on the table uses of every step and map function of the program's kernels. */
-static void each_table_uses(const EmitInput *in, void (*f)(const TableUse *, int, void *), void *ctx) {
+static void each_table_uses(const EmitInput *in, void (*f)(const TableUse *, int, void *),
+                            void *ctx) {
     for (int e = 0; e < in->nplans; e++)
         for (int k = 0; k < in->plans[e].nnodes; k++) {
             const PlanNode *node = &in->plans[e].nodes[k];
             for (int i = 0; node->kind == NODE_CHAIN && i < node->chain.nphases; i++) {
                 const Phase *p = &node->chain.phases[i];
                 if (p->map) f(p->map_tables, p->nmap_tables, ctx);
-                for (int j = 0; p->kind == PHASE_LOCAL && j < p->nsteps; j++) f(p->steps[j].tables, p->steps[j].ntables, ctx);
+                for (int j = 0; p->kind == PHASE_LOCAL && j < p->nsteps; j++)
+                    f(p->steps[j].tables, p->steps[j].ntables, ctx);
             }
         }
 }
 
 typedef struct {
-    bool *constant;             /* by table number, once `count` is known */
+    bool *constant; /* by table number, once `count` is known */
     int count;
 } ConstantTables;
 
@@ -752,18 +828,22 @@ static ConstantTables constant_tables(Arena *a, const EmitInput *in) {
 
 static void emit_preamble(FILE *out, const EmitInput *in, const Target *t) {
     fprintf(out, "/* Generated by parmc from %s. Do not edit. */\n", in->source_name);
-    fputs("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n", out);
+    fputs("#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n",
+          out);
     fputs(t->includes, out);
     fprintf(out, "#include \"%s\"\n\n", in->header_name);
     fputs(t->before_runtime, out);
     emit_runtime(out, in, "parm_ops.h", runtime_parm_ops_h);
-    fputs("PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n    return __popcll(x) & 1;\n#else\n"
-          "    return __builtin_parityll(x);\n#endif\n}\n\n", out);
+    fputs(
+        "PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n    return __popcll(x) & 1;\n#else\n"
+        "    return __builtin_parityll(x);\n#endif\n}\n\n",
+        out);
     fputs(t->helpers, out);
     fputs("/* Whether [a, a + na) and [b, b + nb) share a byte. */\n"
           "static inline int parm_overlap(const void *a, size_t na, const void *b, size_t nb)\n{\n"
           "    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;\n"
-          "    return x < y + nb && y < x + na;\n}\n\n", out);
+          "    return x < y + nb && y < x + na;\n}\n\n",
+          out);
     Arena a = {0};
     const IrBody **bodies = NEW_ARRAY(&a, const IrBody *, in->nplans > 0 ? in->nplans : 1);
     for (int i = 0; i < in->nplans; i++) bodies[i] = in->plans[i].func->body;
@@ -779,7 +859,8 @@ int emit_entry_sizes(Arena *a, const EmitInput *in, const char *entry, EntrySize
     for (int i = 0, r = 0; i <= in->nplans; i++) {
         for (; r < in->nrefused && in->refused[r].next_plan == i; r++)
             if (strcmp(in->refused[r].func->entry, entry) == 0)
-                sizes[count++] = (EntrySize){in->refused[r].func, NULL, &in->refused[r], in->refused[r].n};
+                sizes[count++] = (EntrySize){in->refused[r].func, NULL, &in->refused[r],
+                                             in->refused[r].n};
         if (i < in->nplans && strcmp(in->plans[i].func->entry, entry) == 0)
             sizes[count++] = (EntrySize){in->plans[i].func, &in->plans[i], NULL, in->plans[i].n};
     }
@@ -797,8 +878,11 @@ static void emit_entries(FILE *out, const EmitInput *in, const Target *t) {
 static const char *parse_call(Prim p) {
     switch (p) {
     case PRIM_BOOL: return "parm_parse_bool(tok, (uint8_t *)&v.u8)";
-    case PRIM_F32: case PRIM_F64: return "parm_parse_double(tok, &v.f64)";
-    default: return prim_is_signed(p) ? "parm_parse_signed(tok, %d, &v.i64)" : "parm_parse_unsigned(tok, %d, &v.u64)";
+    case PRIM_F32:
+    case PRIM_F64: return "parm_parse_double(tok, &v.f64)";
+    default:
+        return prim_is_signed(p) ? "parm_parse_signed(tok, %d, &v.i64)"
+                                 : "parm_parse_unsigned(tok, %d, &v.u64)";
     }
 }
 
@@ -806,10 +890,13 @@ static const char *parse_call(Prim p) {
 void emit_read_value(FILE *out, Prim p, const char *dest) {
     const char *t = prim_ctype(p);
     fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
-          "            parm_next_token(&input, tok, sizeof tok);\n            if (!", out);
+          "            parm_next_token(&input, tok, sizeof tok);\n            if (!",
+          out);
     fprintf(out, parse_call(p), prim_bits(p));
-    fprintf(out, ") {\n                parm_input_invalid(&input, \"%s\");\n"
-                 "                return 1;\n            }\n", prim_name(p));
+    fprintf(out,
+            ") {\n                parm_input_invalid(&input, \"%s\");\n"
+            "                return 1;\n            }\n",
+            prim_name(p));
     if (p == PRIM_BOOL) fprintf(out, "            %s = v.u8;\n", dest);
     else if (p == PRIM_F32) fprintf(out, "            %s = (float)v.f64;\n", dest);
     else if (p == PRIM_F64) fprintf(out, "            %s = v.f64;\n", dest);
@@ -818,37 +905,49 @@ void emit_read_value(FILE *out, Prim p, const char *dest) {
 }
 
 const char *emit_print_fn(Prim p) {
-    return p == PRIM_BOOL ? "parm_print_bool" : p == PRIM_F32 ? "parm_print_f32"
-           : p == PRIM_F64 ? "parm_print_f64" : prim_is_signed(p) ? "parm_print_signed"
-           : "parm_print_unsigned";
+    return p == PRIM_BOOL      ? "parm_print_bool"
+           : p == PRIM_F32     ? "parm_print_f32"
+           : p == PRIM_F64     ? "parm_print_f64"
+           : prim_is_signed(p) ? "parm_print_signed"
+                               : "parm_print_unsigned";
 }
 
 void emit_read_row_length(FILE *out, const char *entry, long max) {
-    fprintf(out, "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
-                 "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
-                 "        free(input.text);\n        return 1;\n    }\n", entry);
-    fprintf(out, "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
-                 "        char excerpt[PARM_EXCERPT_SIZE];\n"
-                 "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
-                 "        char *msg = parm_message(PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
-                 "        parm_input_error_at(&input, input.start, msg);\n"
-                 "        free(msg);\n        free(input.text);\n        return 1;\n    }\n", max, max);
+    fprintf(
+        out,
+        "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
+        "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
+        "        free(input.text);\n        return 1;\n    }\n",
+        entry);
+    fprintf(out,
+            "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
+            "        char excerpt[PARM_EXCERPT_SIZE];\n"
+            "        parm_excerpt(input.text + input.start, input.tok_len, excerpt);\n"
+            "        char *msg = parm_message(PARM_MSG_ROW_LENGTH, excerpt, %ldL);\n"
+            "        parm_input_error_at(&input, input.start, msg);\n"
+            "        free(msg);\n        free(input.text);\n        return 1;\n    }\n",
+            max, max);
 }
 
 /* The main's exit on a failed status: its message, and where the context
  * tells a failed call (one context: not with ranks) NAME_ctx_message, or
  * the allocation that failed. */
 static void emit_main_status(FILE *out, const EmitInput *in, const Target *t) {
-    emit_api_text(out, in, "    if (status) {\n"
-                           "        if (status == PARM_ERROR_MEMORY && ctx && ctx->failed)\n"
-                           "            fprintf(stderr, \"error: \" PARM_MSG_ALLOC \"\\n\", ctx->failed_bytes, ctx->failed);\n"
-                           "        else ");
+    emit_api_text(
+        out, in,
+        "    if (status) {\n"
+        "        if (status == PARM_ERROR_MEMORY && ctx && ctx->failed)\n"
+        "            fprintf(stderr, \"error: \" PARM_MSG_ALLOC \"\\n\", ctx->failed_bytes, ctx->failed);\n"
+        "        else ");
     if (t->ctx_message && !in->gpu_log)
-        emit_api_text(out, in, "if (status == PARM_ERROR_CUDA)\n"
-                               "            fprintf(stderr, \"error: %s: %s\\n\", {p}_error_string(status), {p}_ctx_message(ctx));\n"
-                               "        else\n    ");
-    emit_api_text(out, in, "        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
-                           "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
+        emit_api_text(
+            out, in,
+            "if (status == PARM_ERROR_CUDA)\n"
+            "            fprintf(stderr, \"error: %s: %s\\n\", {p}_error_string(status), {p}_ctx_message(ctx));\n"
+            "        else\n    ");
+    emit_api_text(out, in,
+                  "        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
+                  "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
 }
 
 /* The standalone main's start: its options (-r N, the runs to time). */
@@ -858,7 +957,8 @@ void emit_main_start(FILE *out) {
           "    for (int i = 1; i < argc; i++) {\n"
           "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc) repeat = atoi(argv[++i]);\n"
           "        else { fprintf(stderr, \"usage: %s [-r N] < input\\n\", argv[0]); return 2; }\n"
-          "    }\n", out);
+          "    }\n",
+          out);
 }
 
 /* The runtime of the standalone main (runtime/parm_main.h and the
@@ -866,14 +966,20 @@ void emit_main_start(FILE *out) {
 void emit_main_runtime(FILE *out, const EmitInput *in, const Target *t) {
     emit_runtime(out, in, t->main_name, t->main_text);
     emit_runtime(out, in, "parm_main.h", runtime_parm_main_h);
-    if (in->gpu_log && t->main_ranks_text) emit_runtime(out, in, t->main_ranks_name, t->main_ranks_text);
+    if (in->gpu_log && t->main_ranks_text)
+        emit_runtime(out, in, t->main_ranks_name, t->main_ranks_text);
 }
 
 void emit_main_run(FILE *out, const EmitInput *in, const Target *t) {
     emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
     if (in->gpu_log && t->main_ranks_text)
-        fputs("    if (!status) status = parm_main_ranks(parm_main_entry, n, &in_planes, &out_planes, repeat);\n", out);
-    else fputs("    if (!status) status = parm_main_execute(ctx, parm_main_entry, n, &in_planes, &out_planes, repeat, \"\");\n", out);
+        fputs(
+            "    if (!status) status = parm_main_ranks(parm_main_entry, n, &in_planes, &out_planes, repeat);\n",
+            out);
+    else
+        fputs(
+            "    if (!status) status = parm_main_execute(ctx, parm_main_entry, n, &in_planes, &out_planes, repeat, \"\");\n",
+            out);
     emit_main_status(out, in, t);
 }
 

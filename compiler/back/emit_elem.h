@@ -37,8 +37,9 @@ typedef struct {
  * body around it, and any body the entry's run-time scalar parameters, as the
  * C variables parm_arg<id> that the caller has in scope; others are not
  * supported (the scheduler rejects them). */
-void emit_elem_body(FILE *out, const IrBody *body, const char *const *params, const char *const *results,
-                    const char *prefix, int indent, const ElemPositions *positions);
+void emit_elem_body(FILE *out, const IrBody *body, const char *const *params,
+                    const char *const *results, const char *prefix, int indent,
+                    const ElemPositions *positions);
 
 /* emit_elem_body with parameters named e0..e(width-1) and results assigned
  * to r0..r(width-1), which the caller declares: the convention of the local
@@ -50,7 +51,8 @@ void emit_elem_named(FILE *out, const IrBody *body, int width, const char *prefi
  * nested bodies, which element code reads (named parm_tab<number>; tables
  * that share a number are written once), and a copy in constant memory
  * (parm_ctab<number>) of each table whose number is in `constant`. */
-void emit_elem_tables(FILE *out, const IrBody *const *bodies, int nbodies, const bool *constant, int nconstant);
+void emit_elem_tables(FILE *out, const IrBody *const *bodies, int nbodies, const bool *constant,
+                      int nconstant);
 
 /* A C literal of type p with exactly the bits of v (also CUDA code). */
 const char *emit_scalar_literal(Arena *a, Prim p, Scalar v);

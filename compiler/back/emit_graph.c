@@ -29,7 +29,7 @@ static const char *plane_expr(Arena *a, const EntryPlan *e, const PlaneRef *p) {
     case LOC_PARAM: return arena_printf(a, "P[%d]", p->index);
     case LOC_RESULT: return arena_printf(a, "out[%d]", p->index);
     case LOC_TEMP: return arena_printf(a, "(void *)(scratch + 0x%llxu)", e->temps[p->index].off);
-    case LOC_UNSTORED: return "(void *)0";     /* the chain stores nothing there */
+    case LOC_UNSTORED: return "(void *)0"; /* the chain stores nothing there */
     case LOC_VALUE: break;
     }
     diag_fatal("internal error: a scalar value used as a plane");
@@ -50,8 +50,8 @@ void emit_node_arg_params(FILE *out, const PlanNode *n) {
 void emit_node_arg_loads(FILE *out, const PlanNode *n) {
     for (int k = 0; k < n->nargs; k++) {
         if (emit_arg_by_ref(n, k))
-            fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n", prim_ctype(val_prim(n->args[k])), n->args[k]->id,
-                    n->args[k]->id);
+            fprintf(out, "    const %s parm_arg%d = *parm_argp%d;\n",
+                    prim_ctype(val_prim(n->args[k])), n->args[k]->id, n->args[k]->id);
         fprintf(out, "    (void)parm_arg%d;\n", n->args[k]->id);
     }
 }
@@ -72,8 +72,11 @@ void emit_node_open(FILE *out, const char *head, const char *name, const PlanNod
 static void node_arg_values(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n) {
     for (int k = 0; k < n->nargs; k++) {
         const IrVal *v = n->args[k];
-        if (emit_arg_by_ref(n, k)) fprintf(out, ", (const %s *)%s", prim_ctype(val_prim(v)), plane_expr(a, e, &n->arg_at[k]));
-        else if (v->def && v->def->op == IR_CONST) fprintf(out, ", %s", emit_scalar_literal(a, val_prim(v), v->def->cval));
+        if (emit_arg_by_ref(n, k))
+            fprintf(out, ", (const %s *)%s", prim_ctype(val_prim(v)),
+                    plane_expr(a, e, &n->arg_at[k]));
+        else if (v->def && v->def->op == IR_CONST)
+            fprintf(out, ", %s", emit_scalar_literal(a, val_prim(v), v->def->cval));
         else fprintf(out, ", parm_arg%d", v->id);
     }
 }
@@ -81,11 +84,14 @@ static void node_arg_values(FILE *out, Arena *a, const EntryPlan *e, const PlanN
 /* Plane parameters: const void *i0.., void *o0.. (and q0.. for partials). */
 void emit_plane_params(FILE *out, const char *name, int count, bool constant, bool first) {
     for (int k = 0; k < count; k++)
-        fprintf(out, "%s%svoid *%s%d", first && k == 0 ? "" : ", ", constant ? "const " : "", name, k);
+        fprintf(out, "%s%svoid *%s%d", first && k == 0 ? "" : ", ", constant ? "const " : "", name,
+                k);
 }
 
-static void plane_values(FILE *out, Arena *a, const EntryPlan *e, const PlaneRef *planes, int count, bool first) {
-    for (int k = 0; k < count; k++) fprintf(out, "%s%s", first && k == 0 ? "" : ", ", plane_expr(a, e, &planes[k]));
+static void plane_values(FILE *out, Arena *a, const EntryPlan *e, const PlaneRef *planes, int count,
+                         bool first) {
+    for (int k = 0; k < count; k++)
+        fprintf(out, "%s%s", first && k == 0 ? "" : ", ", plane_expr(a, e, &planes[k]));
 }
 
 /* ---- REDUCE ---- */
@@ -98,7 +104,9 @@ static const char *load_pos(const void *ctx, const IrStmt *pos, Arena *a) {
 
 /* Element `index` of planes src0.. into v0..: loaded, then through the
  * fused maps. */
-static Prim load_prim(const PlanNode *n, int k) { return n->npre ? n->in[k].prim : emit_reduce_prim(n->stmt, k); }
+static Prim load_prim(const PlanNode *n, int k) {
+    return n->npre ? n->in[k].prim : emit_reduce_prim(n->stmt, k);
+}
 
 static int load_planes(const PlanNode *n) { return n->npre ? n->nin : emit_reduce_slots(n->stmt); }
 
@@ -111,9 +119,11 @@ static const char *plane_index(Arena *a, const PlanNode *n, int k, const char *i
 
 /* Element `index` of plane k: from the thread's preloaded x<k> (`index` is
  * then the position in it), or from memory. */
-static const char *load_expr(Arena *a, const PlanNode *n, int k, const char *index, bool preloaded) {
+static const char *load_expr(Arena *a, const PlanNode *n, int k, const char *index,
+                             bool preloaded) {
     if (preloaded) return arena_printf(a, "x%d[i]", k);
-    return arena_printf(a, "((const %s *)src%d)[%s]", prim_ctype(load_prim(n, k)), k, plane_index(a, n, k, index));
+    return arena_printf(a, "((const %s *)src%d)[%s]", prim_ctype(load_prim(n, k)), k,
+                        plane_index(a, n, k, index));
 }
 
 /* The thread's `count` contiguous elements of every plane from `first` into
@@ -125,19 +135,25 @@ void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, c
         unsigned long long bytes = count * (unsigned long long)(prim_bits(p) / 8);
         const char *t = prim_ctype(p);
         fprintf(out, "    %s x%d[%llu];\n", t, k, count);
-        if (n->in_shift && n->in_shift[k]) {     /* an expand read in place: a few elements, each many times */
-            fprintf(out, "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[(%s + i) >> %d];\n",
-                    count, k, t, k, first, n->in_shift[k]);
+        if (n->in_shift &&
+            n->in_shift[k]) { /* an expand read in place: a few elements, each many times */
+            fprintf(
+                out,
+                "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[(%s + i) >> %d];\n",
+                count, k, t, k, first, n->in_shift[k]);
             continue;
         }
         if (bytes % 16 == 0) {
-            fprintf(out, "    if (A) {\n#pragma unroll\n        for (int j = 0; j < %llu; j++) {\n"
-                         "            const uint4 w = ((const uint4 *)((const %s *)src%d + %s))[j];\n"
-                         "            memcpy(&x%d[j * %llu], &w, 16);\n        }\n    } else\n", bytes / 16, t, k, first, k,
-                    count * 16 / bytes);
+            fprintf(out,
+                    "    if (A) {\n#pragma unroll\n        for (int j = 0; j < %llu; j++) {\n"
+                    "            const uint4 w = ((const uint4 *)((const %s *)src%d + %s))[j];\n"
+                    "            memcpy(&x%d[j * %llu], &w, 16);\n        }\n    } else\n",
+                    bytes / 16, t, k, first, k, count * 16 / bytes);
         }
-        fprintf(out, "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[%s + i];\n", count, k, t, k,
-                first);
+        fprintf(
+            out,
+            "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[%s + i];\n",
+            count, k, t, k, first);
     }
 }
 
@@ -168,8 +184,10 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index, bool prel
         const ElemType *t = map->res[0]->elem;
         const char **res = NEW_ARRAY(&a, const char *, t->nslots);
         for (int k = 0; k < t->nslots; k++) {
-            res[k] = m + 1 < n->npre ? arena_printf(&a, "m%d_%d", m, k) : arena_printf(&a, "v%d", k);
-            if (m + 1 < n->npre) fprintf(out, "            %s %s;\n", prim_ctype(elem_slot_prim(t, k)), res[k]);
+            res[k] = m + 1 < n->npre ? arena_printf(&a, "m%d_%d", m, k)
+                                     : arena_printf(&a, "v%d", k);
+            if (m + 1 < n->npre)
+                fprintf(out, "            %s %s;\n", prim_ctype(elem_slot_prim(t, k)), res[k]);
         }
         fputs("            {\n", out);
         emit_elem_body(out, map->body, prev, res, arena_printf(&a, "p%d_", m), 16, &positions);
@@ -186,7 +204,8 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index, bool prel
  * i closes ctz(i + 1) levels. `unroll`: the loop is unrolled, and its
  * loads (contiguous, 64 bytes of the widest field) may be vectorised where
  * the kernel's template flag A says the planes are 16-byte aligned. */
-static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth, bool unroll) {
+static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first,
+                             int depth, bool unroll) {
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s);
     Arena scratch = {0};
@@ -212,10 +231,12 @@ static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, co
 /* z op total into element `at` of the output planes. */
 static void emit_final(FILE *out, const IrStmt *s, const char *at, int indent) {
     int ns = emit_reduce_slots(s);
-    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s *res%d = (%s *)o%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), k,
-                                          prim_ctype(emit_reduce_prim(s, k)), k);
+    for (int k = 0; k < ns; k++)
+        fprintf(out, "%*s%s *res%d = (%s *)o%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)),
+                k, prim_ctype(emit_reduce_prim(s, k)), k);
     Arena a = {0};
-    const char **params = NEW_ARRAY(&a, const char *, 2 * ns), **results = NEW_ARRAY(&a, const char *, ns);
+    const char **params = NEW_ARRAY(&a, const char *, 2 * ns),
+               **results = NEW_ARRAY(&a, const char *, ns);
     for (int k = 0; k < ns; k++) {
         params[k] = arena_printf(&a, "parm_arg%d", s->args[k]->id);
         params[ns + k] = arena_printf(&a, "v%d", k);
@@ -233,8 +254,8 @@ void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name) {
         /* a row at a time, each in its own scope */
         int r = n->n - n->rows_log;
         fprintf(out, "    for (uint64_t row = 0; row < %lluu; row++) {\n", 1ULL << n->rows_log);
-        emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << r), arena_printf(&scratch, "(row << %d)", r), r,
-                         false);
+        emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << r),
+                         arena_printf(&scratch, "(row << %d)", r), r, false);
         emit_final(out, n->stmt, "row", 4);
         fputs("    }\n}\n\n", out);
         arena_free(&scratch);
@@ -256,30 +277,35 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     const IrStmt *s = n->stmt;
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
     int threads2 = n->final_threads_log, per2 = blocks - threads2;
-    PlanNode partials = *n;     /* the second kernel reads the partials, unmapped */
+    PlanNode partials = *n; /* the second kernel reads the partials, unmapped */
     partials.npre = 0;
     partials.nin = ns;
     partials.in_shift = NULL;
     for (int pass = 0; pass < 2; pass++) {
         int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = pass ? ns : n->nin;
-        fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(", pass ? "" : "template <bool A>\n", 1 << t, name,
-                pass ? "final" : "blocks");
+        fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(",
+                pass ? "" : "template <bool A>\n", 1 << t, name, pass ? "final" : "blocks");
         emit_plane_params(out, "i", nin, true, true);
         emit_plane_params(out, pass ? "o" : "q", ns, false, false);
         emit_node_arg_params(out, n);
         fputs(")\n{\n", out);
         emit_node_arg_loads(out, n);
         for (int k = 0; k < nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
-        fprintf(out, "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
+        fprintf(
+            out,
+            "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << %d);\n",
+            p + t, p);
         Arena scratch = {0};
-        emit_serial_tree(out, pass ? &partials : n, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p, !pass);
+        emit_serial_tree(out, pass ? &partials : n, arena_printf(&scratch, "%lluu", 1ULL << p),
+                         "first", p, !pass);
         arena_free(&scratch);
         emit_reduce_block_tree(out, s, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
         if (pass) emit_final(out, s, "0", 4);
         else
             for (int k = 0; k < ns; k++)
-                fprintf(out, "    ((%s *)q%d)[blockIdx.x] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, k);
+                fprintf(out, "    ((%s *)q%d)[blockIdx.x] = v%d;\n",
+                        prim_ctype(emit_reduce_prim(s, k)), k, k);
         fputs("}\n\n", out);
     }
     fprintf(out, "static int %s(parm_ctx *ctx, ", name);
@@ -291,21 +317,26 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
     fputs(") & 15) == 0;\n", out);
     for (int A = 1; A >= 0; A--) {
-        fprintf(out, "    %s%s_blocks<%s><<<%lluu, %d, 0, ctx->stream>>>(", A ? "if (aligned)\n        " : "else\n        ", name,
-                A ? "true" : "false", 1ULL << blocks, 1 << threads);
+        fprintf(out, "    %s%s_blocks<%s><<<%lluu, %d, 0, ctx->stream>>>(",
+                A ? "if (aligned)\n        " : "else\n        ", name, A ? "true" : "false",
+                1ULL << blocks, 1 << threads);
         for (int k = 0; k < n->nin; k++) fprintf(out, "%si%d", k ? ", " : "", k);
         for (int k = 0; k < ns; k++) fprintf(out, ", q%d", k);
-        for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
+        for (int k = 0; k < n->nargs; k++)
+            fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
         fputs(");\n", out);
     }
-    fprintf(out, "    PARM_CHECK(ctx, cudaGetLastError());\n    %s_final<<<1, %d, 0, ctx->stream>>>(", name, 1 << threads2);
+    fprintf(out,
+            "    PARM_CHECK(ctx, cudaGetLastError());\n    %s_final<<<1, %d, 0, ctx->stream>>>(",
+            name, 1 << threads2);
     for (int k = 0; k < ns; k++) fprintf(out, "%sq%d", k ? ", " : "", k);
     for (int k = 0; k < ns; k++) fprintf(out, ", o%d", k);
-    for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
+    for (int k = 0; k < n->nargs; k++)
+        fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
 
-#define MAX_GRID_LOG (MACHINE_GRID_X_LOG - 1)     /* blocks of a grid's x dimension, log2 */
+#define MAX_GRID_LOG (MACHINE_GRID_X_LOG - 1) /* blocks of a grid's x dimension, log2 */
 
 /* One kernel of a reduceblocks on CUDA (emit_rows_cuda): the first, over
  * every element (`blocks`: 2^blocks_log blocks a row, which write their
@@ -316,13 +347,13 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     int ns = emit_reduce_slots(s), blocks = n->blocks_log;
     int t = partials ? n->final_threads_log : n->threads_log;
     int p = partials ? blocks - t : n->per_thread_log, rt = partials ? t : n->row_threads_log;
-    PlanNode plain = *n;        /* the second kernel reads the partials, unmapped */
+    PlanNode plain = *n; /* the second kernel reads the partials, unmapped */
     plain.npre = 0;
     plain.nin = ns;
     plain.in_shift = NULL;
     const PlanNode *loads = partials ? &plain : n;
-    fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(", partials ? "" : "template <bool A>\n", 1 << t,
-            name, partials ? "final" : "blocks");
+    fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(",
+            partials ? "" : "template <bool A>\n", 1 << t, name, partials ? "final" : "blocks");
     emit_plane_params(out, "i", loads->nin, true, true);
     emit_plane_params(out, !partials && blocks ? "q" : "o", ns, false, false);
     emit_node_arg_params(out, n);
@@ -332,22 +363,25 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     /* a grid of more than 2^30 blocks (rows of a few elements in an array
        of 2^39 or more) takes its top bits from blockIdx.y */
     int grid_log = partials ? n->rows_log : n->grid_log;
-    fprintf(out, "    const uint64_t blk = %s;\n", grid_log > MAX_GRID_LOG ? "blockIdx.x + ((uint64_t)blockIdx.y << 30)"
-                                                                           : "blockIdx.x");
-    fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
+    fprintf(out, "    const uint64_t blk = %s;\n",
+            grid_log > MAX_GRID_LOG ? "blockIdx.x + ((uint64_t)blockIdx.y << 30)" : "blockIdx.x");
+    fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t,
+            p);
     Arena scratch = {0};
     emit_serial_tree(out, loads, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p, !partials);
     if (rt < t) {
         /* several rows a block, each within a warp */
         emit_reduce_segment_tree(out, s, t, rt);
         fprintf(out, "    if ((threadIdx.x & %d) != 0) return;\n", (1 << rt) - 1);
-        emit_final(out, s, arena_printf(&scratch, "(blk << %d) + (threadIdx.x >> %d)", t - rt, rt), 4);
+        emit_final(out, s, arena_printf(&scratch, "(blk << %d) + (threadIdx.x >> %d)", t - rt, rt),
+                   4);
     } else {
         emit_reduce_block_tree(out, s, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
         if (!partials && blocks)
             for (int k = 0; k < ns; k++)
-                fprintf(out, "    ((%s *)q%d)[blk] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k, k);
+                fprintf(out, "    ((%s *)q%d)[blk] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k,
+                        k);
         else emit_final(out, s, "blk", 4);
     }
     arena_free(&scratch);
@@ -356,15 +390,18 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
 
 /* Launches kernel `kernel` (a template on A, or not) with 2^grid_log blocks
  * of 2^threads_log threads on planes i.., then o.. or q... */
-static void rows_launch(FILE *out, const PlanNode *n, const char *kernel, int grid_log, int threads_log,
-                        const char *in, int nin, const char *res) {
+static void rows_launch(FILE *out, const PlanNode *n, const char *kernel, int grid_log,
+                        int threads_log, const char *in, int nin, const char *res) {
     if (grid_log > MAX_GRID_LOG)
-        fprintf(out, "%s<<<dim3(%lluu, %lluu), %d, 0, ctx->stream>>>(", kernel, 1ULL << MAX_GRID_LOG,
-                1ULL << (grid_log - MAX_GRID_LOG), 1 << threads_log);
-    else fprintf(out, "%s<<<%lluu, %d, 0, ctx->stream>>>(", kernel, 1ULL << grid_log, 1 << threads_log);
+        fprintf(out, "%s<<<dim3(%lluu, %lluu), %d, 0, ctx->stream>>>(", kernel,
+                1ULL << MAX_GRID_LOG, 1ULL << (grid_log - MAX_GRID_LOG), 1 << threads_log);
+    else
+        fprintf(out, "%s<<<%lluu, %d, 0, ctx->stream>>>(", kernel, 1ULL << grid_log,
+                1 << threads_log);
     for (int k = 0; k < nin; k++) fprintf(out, "%s%s%d", k ? ", " : "", in, k);
     for (int k = 0; k < emit_reduce_slots(n->stmt); k++) fprintf(out, ", %s%d", res, k);
-    for (int k = 0; k < n->nargs; k++) fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
+    for (int k = 0; k < n->nargs; k++)
+        fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n", out);
 }
 
@@ -387,13 +424,14 @@ static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name) {
     Arena a = {0};
     for (int A = 1; A >= 0; A--) {
         fputs(A ? "    if (aligned) {\n        " : "    } else {\n        ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"), n->grid_log, n->threads_log, "i",
-                    n->nin, blocks ? "q" : "o");
+        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"),
+                    n->grid_log, n->threads_log, "i", n->nin, blocks ? "q" : "o");
     }
     fputs("    }\n", out);
     if (blocks) {
         fputs("    ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, n->final_threads_log, "q", ns, "o");
+        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, n->final_threads_log,
+                    "q", ns, "o");
     }
     arena_free(&a);
     fputs("    return PARM_OK;\n}\n\n", out);
@@ -408,8 +446,8 @@ static void emit_expand(FILE *out, const PlanNode *n, const char *name, const Ta
     fputs(")\n{\n", out);
     t->node_loop(out, 1ULL << n->n);
     for (int k = 0; k < n->nout; k++)
-        fprintf(out, "        ((%s *)o%d)[x] = ((const %s *)i%d)[x >> %d];\n", ctype(&n->out[k]), k, ctype(&n->in[k]), k,
-                n->stmt->k);
+        fprintf(out, "        ((%s *)o%d)[x] = ((const %s *)i%d)[x >> %d];\n", ctype(&n->out[k]), k,
+                ctype(&n->in[k]), k, n->stmt->k);
     fputs("    }\n}\n\n", out);
 }
 
@@ -417,7 +455,9 @@ static void emit_expand(FILE *out, const PlanNode *n, const char *name, const Ta
 
 /* The value a FILL writes to its plane k: the replicate's argument, or
  * the one scalar it stores. */
-static const IrVal *fill_value(const PlanNode *n, int k) { return n->stmt ? n->stmt->args[k] : n->args[0]; }
+static const IrVal *fill_value(const PlanNode *n, int k) {
+    return n->stmt ? n->stmt->args[k] : n->args[0];
+}
 
 static void emit_fill(FILE *out, const PlanNode *n, const char *name, const Target *t) {
     fprintf(out, "%s %s(", t->node_head, name);
@@ -427,7 +467,8 @@ static void emit_fill(FILE *out, const PlanNode *n, const char *name, const Targ
     emit_node_arg_loads(out, n);
     t->node_loop(out, 1ULL << n->n);
     for (int k = 0; k < n->nout; k++)
-        fprintf(out, "        ((%s *)o%d)[x] = parm_arg%d;\n", ctype(&n->out[k]), k, fill_value(n, k)->id);
+        fprintf(out, "        ((%s *)o%d)[x] = parm_arg%d;\n", ctype(&n->out[k]), k,
+                fill_value(n, k)->id);
     fputs("    }\n}\n\n", out);
 }
 
@@ -455,7 +496,8 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, const Ta
         int ns = v->elem->nslots, len = v->log_len < 0 ? 1 : 1 << v->log_len;
         for (int i = 0; i < len; i++)
             for (int k = 0; k < ns; k++)
-                results[at++] = arena_printf(&a, "((%s *)o%d)[%d]", ctype(&n->out[plane + k]), plane + k, i);
+                results[at++] = arena_printf(&a, "((%s *)o%d)[%d]", ctype(&n->out[plane + k]),
+                                             plane + k, i);
         plane += ns;
     }
     emit_elem_body(out, b, params, results, "s_", 4, NULL);
@@ -473,26 +515,34 @@ static void emit_serial(FILE *out, const PlanNode *n, const char *name, const Ta
 static void emit_gather_step(FILE *out, const IrStmt *s, int shift_number, int n) {
     unsigned low = s->op == IR_SHIFT ? 0 : (unsigned)__builtin_ctzll(s->mask);
     unsigned long long below = (1ULL << low) - 1;
-    if (s->op == IR_HALF) {     /* a bit inserted at lsb(m), set so that parity(i & m) = b */
+    if (s->op == IR_HALF) { /* a bit inserted at lsb(m), set so that parity(i & m) = b */
         fprintf(out, "        i = ((i & ~0x%llxull) << 1) | (i & 0x%llxull);\n", below, below);
-        fprintf(out, "        i |= (uint64_t)(parm_parity(i & 0x%llxull) ^ %d) << %u;\n", (unsigned long long)s->mask,
-                s->k, low);
-    } else if (s->op == IR_JOIN) {  /* bit lsb(m) deleted */
+        fprintf(out, "        i |= (uint64_t)(parm_parity(i & 0x%llxull) ^ %d) << %u;\n",
+                (unsigned long long)s->mask, s->k, low);
+    } else if (s->op == IR_JOIN) { /* bit lsb(m) deleted */
         fprintf(out, "        i = ((i >> %u) << %u) | (i & 0x%llxull);\n", low + 1, low, below);
-    } else {    /* i - d, its place in the block compared before subtracting;
+    } else { /* i - d, its place in the block compared before subtracting;
                    d clamped to +-2^k (all fill) */
-        long long len = 1LL << s->k, d = s->dist > len ? len : s->dist < -len ? -len : (long long)s->dist;
+        long long len = 1LL << s->k, d = s->dist > len    ? len
+                                         : s->dist < -len ? -len
+                                                          : (long long)s->dist;
         char pos[64];
         if (s->k < n) snprintf(pos, sizeof pos, "(i & 0x%llxull)", (unsigned long long)len - 1);
         else snprintf(pos, sizeof pos, "i");
-        if (d >= 0) fprintf(out, "        if (!fill && %s < %lluull) fill = %d;\n", pos, (unsigned long long)d, shift_number);
-        else fprintf(out, "        if (!fill && %s >= %lluull) fill = %d;\n", pos, (unsigned long long)(len + d), shift_number);
+        if (d >= 0)
+            fprintf(out, "        if (!fill && %s < %lluull) fill = %d;\n", pos,
+                    (unsigned long long)d, shift_number);
+        else
+            fprintf(out, "        if (!fill && %s >= %lluull) fill = %d;\n", pos,
+                    (unsigned long long)(len + d), shift_number);
         fprintf(out, "        i -= (uint64_t)%lldll;\n", d);
     }
 }
 
 /* The statements outermost first: the node's own, then the fused ones. */
-static const IrStmt *gather_at(const PlanNode *n, int k) { return k == 0 ? n->stmt : n->pre[n->npre - k]; }
+static const IrStmt *gather_at(const PlanNode *n, int k) {
+    return k == 0 ? n->stmt : n->pre[n->npre - k];
+}
 
 /* Element x of the result: its source element i through every statement's
  * index map, or a shift's fill. */
@@ -503,8 +553,9 @@ static void emit_gather_loads(FILE *out, const PlanNode *n) {
     fputs("        uint64_t i = x;\n", out);
     for (int k = 0; k < nstmts; k++) shifts += gather_at(n, k)->op == IR_SHIFT;
     if (shifts) fputs("        int fill = 0;\n", out);
-    if (two_arrays)     /* the half parity(i & m) says */
-        fprintf(out, "        const int upper = parm_parity(i & 0x%llxull);\n", (unsigned long long)last->mask);
+    if (two_arrays) /* the half parity(i & m) says */
+        fprintf(out, "        const int upper = parm_parity(i & 0x%llxull);\n",
+                (unsigned long long)last->mask);
     for (int k = 0, number = 0; k < nstmts; k++) {
         const IrStmt *s = gather_at(n, k);
         emit_gather_step(out, s, s->op == IR_SHIFT ? ++number : 0, s->res[0]->log_len);
@@ -514,10 +565,12 @@ static void emit_gather_loads(FILE *out, const PlanNode *n) {
         fprintf(out, "        ((%s *)o%d)[x] = ", t, slot);
         for (int k = 0, number = 0; k < nstmts; k++) {
             const IrStmt *s = gather_at(n, k);
-            if (s->op == IR_SHIFT) fprintf(out, "fill == %d ? parm_arg%d : ", ++number, s->args[slot]->id);
+            if (s->op == IR_SHIFT)
+                fprintf(out, "fill == %d ? parm_arg%d : ", ++number, s->args[slot]->id);
         }
         if (two_arrays)
-            fprintf(out, "upper ? ((const %s *)i%d)[i] : ((const %s *)i%d)[i];\n", t, n->nout + slot, t, slot);
+            fprintf(out, "upper ? ((const %s *)i%d)[i] : ((const %s *)i%d)[i];\n", t,
+                    n->nout + slot, t, slot);
         else fprintf(out, "((const %s *)i%d)[i];\n", t, slot);
     }
 }
@@ -559,27 +612,35 @@ static Schedule node_shape(const EntryPlan *e, const PlanNode *n) {
 
 /* The row length a COPY node's kernel takes as parm_cols. */
 static const char *shape_cols(Arena *a, const PlanNode *n) {
-    return n->copy == COPY_CUT && n->out[0].row_cut ? arena_printf(a, "%lluu", (unsigned long long)n->out[0].row_cut)
-                                                    : "parm_cols";
+    return n->copy == COPY_CUT && n->out[0].row_cut
+               ? arena_printf(a, "%lluu", (unsigned long long)n->out[0].row_cut)
+               : "parm_cols";
 }
 
 /* Every index x of the padded order: the pad or the caller's element into
  * the whole array (COPY_PAD), or the whole array's element into the
  * caller's array where x is in the shape (COPY_CUT). */
-static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
+static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, const char *name,
+                            const Target *t) {
     Schedule shape = node_shape(e, n);
     fprintf(out, "%s %s(", t->node_head, name);
     emit_plane_params(out, "i", n->nin, true, true);
     emit_plane_params(out, "o", n->nout, false, false);
-    fputs(", const uint64_t parm_rows, const uint64_t parm_cols)\n{\n    (void)parm_rows;\n    (void)parm_cols;\n", out);
+    fputs(
+        ", const uint64_t parm_rows, const uint64_t parm_cols)\n{\n    (void)parm_rows;\n    (void)parm_cols;\n",
+        out);
     t->node_loop(out, 1ULL << n->n);
     Arena a = {0};
-    if (n->copy == COPY_CUT) fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&a, &shape, "x"));
+    if (n->copy == COPY_CUT)
+        fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&a, &shape, "x"));
     for (int k = 0; k < n->nin; k++) {
         const char *t = ctype(&n->out[k]), *src = arena_printf(&a, "((const %s *)i%d)", t, k);
         if (n->copy == COPY_PAD)
-            fprintf(out, "        ((%s *)o%d)[x] = %s;\n", t, k, emit_pad_load(&a, &shape, k, src, "x"));
-        else fprintf(out, "        ((%s *)o%d)[%s] = %s[x];\n", t, k, emit_pad_at(&a, &shape, "x"), src);
+            fprintf(out, "        ((%s *)o%d)[x] = %s;\n", t, k,
+                    emit_pad_load(&a, &shape, k, src, "x"));
+        else
+            fprintf(out, "        ((%s *)o%d)[%s] = %s[x];\n", t, k, emit_pad_at(&a, &shape, "x"),
+                    src);
     }
     arena_free(&a);
     fputs("    }\n}\n\n", out);
@@ -587,7 +648,8 @@ static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, co
 
 /* ---- NAME_run ---- */
 
-static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n, const char *name, const Target *t) {
+static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n,
+                           const char *name, const Target *t) {
     switch (n->kind) {
     case NODE_CHAIN:
         fputs("    {\n        const void *ni[] = {", out);
@@ -600,8 +662,8 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
             plane_values(out, a, e, n->partial, n->npartial, true);
             fputs("};\n", out);
         }
-        fprintf(out, "        if ((status = %s_exec(ctx, ni, no, scratch + 0x%llxu%s", name, e->chain_off,
-                n->npartial ? ", np" : "");
+        fprintf(out, "        if ((status = %s_exec(ctx, ni, no, scratch + 0x%llxu%s", name,
+                e->chain_off, n->npartial ? ", np" : "");
         node_arg_values(out, a, e, n);
         /* a chain over the caller's shape (an entry of any length that is one chain) */
         if (n->chain.pad) fputs(", parm_rows, parm_cols", out);
@@ -645,7 +707,8 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         t->node_launch(out, name, n->grid_blocks, n->grid_threads);
         if (n->kind == NODE_SERIAL) plane_values(out, a, e, n->in, n->nin, true);
         plane_values(out, a, e, n->out, n->nout, n->kind == NODE_FILL || n->nin == 0);
-        if (n->nargs && (n->nin + n->nout == 0)) diag_fatal("internal error: a node without planes");
+        if (n->nargs && (n->nin + n->nout == 0))
+            diag_fatal("internal error: a node without planes");
         node_arg_values(out, a, e, n);
         fputs(");\n", out);
         fputs(t->node_check, out);
@@ -657,7 +720,9 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
 /* The bytes of an API plane: 2^log_len elements (with ranks on a target
  * whose calls pass slices, a rank's), or the shape's. */
 static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
-    if (p->row_cut) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * %lluu)", ctype(p), (unsigned long long)p->row_cut);
+    if (p->row_cut)
+        return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * %lluu)", ctype(p),
+                            (unsigned long long)p->row_cut);
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
     return arena_printf(a, "0x%llxu", plane_bytes(p) >> (t->rank_slices ? e->gpu_log : 0));
 }
@@ -667,7 +732,8 @@ static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e, const
     fputs("    if (0", out);
     for (int i = 0; i < e->nout_planes; i++)
         for (int j = i + 1; j < e->nout_planes; j++)
-            fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i, api_bytes(a, e, &e->out_planes[i], t), j,
+            fprintf(out, "\n        || parm_overlap(out[%d], %s, out[%d], %s)", i,
+                    api_bytes(a, e, &e->out_planes[i], t), j,
                     api_bytes(a, e, &e->out_planes[j], t));
     fputs(")\n        return PARM_ERROR_ALIAS;\n", out);
 }
@@ -681,46 +747,55 @@ static bool param_read(const EntryPlan *e, int k) {
         for (int j = 0; j < n->nin; j++)
             if (n->in[j].kind == LOC_PARAM && n->in[j].index == k) return true;
         for (int j = 0; j < n->nargs; j++)
-            if (emit_arg_by_ref(n, j) && n->arg_at[j].kind == LOC_PARAM && n->arg_at[j].index == k) return true;
+            if (emit_arg_by_ref(n, j) && n->arg_at[j].kind == LOC_PARAM && n->arg_at[j].index == k)
+                return true;
     }
     return false;
 }
 
-static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
+static void emit_alias_test(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act,
+                            const Target *t) {
     int k = act->index;
     if (!param_read(e, k)) return;
     fprintf(out, "    P[%d] = in[%d];\n    copy[%d] = 0", k, k, k);
     for (int j = 0; act->tests && j < e->nout_planes; j++) {
-        fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k, api_bytes(a, e, &e->in_planes[k], t), j,
-                api_bytes(a, e, &e->out_planes[j], t));
+        fprintf(out, "\n        || (parm_overlap(in[%d], %s, out[%d], %s)", k,
+                api_bytes(a, e, &e->in_planes[k], t), j, api_bytes(a, e, &e->out_planes[j], t));
         if (act->exact_ok == j) fprintf(out, " && in[%d] != out[%d]", k, j);
         fputs(")", out);
     }
     fprintf(out, ";\n    copies |= copy[%d];\n", k);
 }
 
-static void emit_input_copy(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
+static void emit_input_copy(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act,
+                            const Target *t) {
     int k = act->index;
     unsigned long long at = e->host.regions[act->region].off;
     if (!param_read(e, k)) return;
     fprintf(out, "    if (copy[%d]) {\n        ", k);
-    t->copy(out, arena_printf(a, "scratch + 0x%llxu", at), arena_printf(a, "in[%d]", k), api_bytes(a, e, &e->in_planes[k], t));
+    t->copy(out, arena_printf(a, "scratch + 0x%llxu", at), arena_printf(a, "in[%d]", k),
+            api_bytes(a, e, &e->in_planes[k], t));
     fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
 }
 
-static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act, const Target *t) {
+static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act,
+                             const Target *t) {
     const HostProgram *h = &e->host;
     switch (act->kind) {
     case HOST_RESULTS_DISJOINT: emit_results_disjoint(out, a, e, t); break;
     case HOST_ALIAS_TEST: emit_alias_test(out, a, e, act, t); break;
     case HOST_SCRATCH:
-        fprintf(out, "    char *scratch;\n    int status;\n"
-                     "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, \"the scratch memory of entry '%s'\", &scratch)))\n"
-                     "        return status;\n    (void)scratch;\n    (void)copy;\n",
-                h->bytes_copies > 0 ? h->bytes_copies : 1, h->bytes > 0 ? h->bytes : 1, e->func->entry);
+        fprintf(
+            out,
+            "    char *scratch;\n    int status;\n"
+            "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, \"the scratch memory of entry '%s'\", &scratch)))\n"
+            "        return status;\n    (void)scratch;\n    (void)copy;\n",
+            h->bytes_copies > 0 ? h->bytes_copies : 1, h->bytes > 0 ? h->bytes : 1, e->func->entry);
         break;
     case HOST_COPY_INPUT: emit_input_copy(out, a, e, act, t); break;
-    case HOST_NODE: emit_node_call(out, a, e, &e->nodes[act->index], plan_node_name(a, e, act->index), t); break;
+    case HOST_NODE:
+        emit_node_call(out, a, e, &e->nodes[act->index], plan_node_name(a, e, act->index), t);
+        break;
     }
 }
 
@@ -748,15 +823,17 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     const IrBody *body = e->func->body;
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i]))
-            fprintf(out, ", const %s parm_arg%d", prim_ctype(val_prim(body->params[i])), body->params[i]->id);
+            fprintf(out, ", const %s parm_arg%d", prim_ctype(val_prim(body->params[i])),
+                    body->params[i]->id);
     /* the shape given, as a chain of any length takes it (emit_arg_params) */
     if (e->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
     fputs(")\n{\n    (void)in;\n", out);
     if (e->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
     for (int i = 0; i < body->nparams; i++)
-        if (ir_is_scalar(body->params[i])) fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
-    fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n", e->nin_planes ? e->nin_planes : 1,
-            e->nin_planes ? e->nin_planes : 1);
+        if (ir_is_scalar(body->params[i]))
+            fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
+    fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n",
+            e->nin_planes ? e->nin_planes : 1, e->nin_planes ? e->nin_planes : 1);
     for (int i = 0; i < e->host.nactions; i++) emit_host_action(out, &a, e, &e->host.actions[i], t);
     fputs("    return PARM_OK;\n}\n\n", out);
     arena_free(&a);
@@ -801,8 +878,9 @@ static void emit_pad_tables(FILE *out, const EntrySize *sizes, int nsizes) {
         fprintf(out, "static const long %s[] = {", names[t]);
         for (int i = 0; i < nsizes; i++) {
             const IrFunc *f = sizes[i].func;
-            long value = t == 0 ? other_values(f)
-                         : t == 1 ? (f->pad_rows_log < 0 ? 1L : 1L << f->pad_rows_log) : 1L << f->pad_cols_log;
+            long value = t == 0   ? other_values(f)
+                         : t == 1 ? (f->pad_rows_log < 0 ? 1L : 1L << f->pad_rows_log)
+                                  : 1L << f->pad_cols_log;
             fprintf(out, "%s%ldL", i ? ", " : "", value);
         }
         fputs("};\n", out);
@@ -840,7 +918,8 @@ static void emit_tables(FILE *out, const EmitInput *in, const EntryPlan *first, 
         }
         if (!first->pad) fprintf(out, "%s%ldL", i ? ", " : "", total);
     }
-    fprintf(out, "%sstatic const int parm_logs[%d][%d] = {", first->pad ? "" : "};\n", count, nvals);
+    fprintf(out, "%sstatic const int parm_logs[%d][%d] = {", first->pad ? "" : "};\n", count,
+            nvals);
     for (int i = 0; i < count; i++) {
         const IrBody *b = sizes[i].func->body;
         fprintf(out, "%s{", i ? ", " : "");
@@ -870,8 +949,11 @@ static void emit_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
         for (int k = 0; k < v->elem->nslots; k++)
             fprintf(out, ", (const %s *)din[%d]", prim_ctype(elem_slot_prim(v->elem, k)), plane++);
     }
-    for (int k = 0; k < first->nout_planes; k++) fprintf(out, ", (%s *)dout[%d]", prim_ctype(first->out_planes[k].prim), k);
-    if (first->pad) fputs(first->pad_rows_log >= 0 ? ", parm_main_rows, parm_main_cols)" : ", parm_main_cols)", out);
+    for (int k = 0; k < first->nout_planes; k++)
+        fprintf(out, ", (%s *)dout[%d]", prim_ctype(first->out_planes[k].prim), k);
+    if (first->pad)
+        fputs(first->pad_rows_log >= 0 ? ", parm_main_rows, parm_main_cols)" : ", parm_main_cols)",
+              out);
     else fputs(first->n >= 0 ? ", n)" : ")", out);
 }
 
@@ -879,11 +961,15 @@ static void emit_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
  * length at the size that runs, or for an entry of any length the shape's
  * (the padded parameter, and the results that are cut). */
 static const char *main_len(Arena *a, const EntryPlan *first, int i, bool result) {
-    const char *whole = arena_printf(a, "parm_len(parm_logs[spec][%d])", i + (result ? first->func->body->nparams : 0));
+    const char *whole = arena_printf(a, "parm_len(parm_logs[spec][%d])",
+                                     i + (result ? first->func->body->nparams : 0));
     if (!first->pad) return whole;
     if (!result) return i == first->func->pad_param ? "parm_main_rows * parm_main_cols" : whole;
-    return arena_printf(a, "(parm_cut[spec][%d] < 0 ? parm_main_rows * parm_main_cols : parm_cut[spec][%d] > 0 ? "
-                           "parm_main_rows * (size_t)parm_cut[spec][%d] : %s)", i, i, i, whole);
+    return arena_printf(
+        a,
+        "(parm_cut[spec][%d] < 0 ? parm_main_rows * parm_main_cols : parm_cut[spec][%d] > 0 ? "
+        "parm_main_rows * (size_t)parm_cut[spec][%d] : %s)",
+        i, i, i, whole);
 }
 
 /* The call that the runner makes (and times). */
@@ -907,8 +993,8 @@ static void emit_plane_lengths(FILE *out, const EntryPlan *first, bool results, 
         const IrVal *v = results ? body->results[i] : body->params[i];
         if (!results && ir_is_scalar(v)) continue;
         for (int k = 0; k < v->elem->nslots; k++, plane++)
-            fprintf(out, "    %s[%d] = sizeof(%s) * %s;\n", name, plane, prim_ctype(elem_slot_prim(v->elem, k)),
-                    main_len(&a, first, i, results));
+            fprintf(out, "    %s[%d] = sizeof(%s) * %s;\n", name, plane,
+                    prim_ctype(elem_slot_prim(v->elem, k)), main_len(&a, first, i, results));
     }
     arena_free(&a);
 }
@@ -928,7 +1014,8 @@ static void emit_plane_names(FILE *out, const EntryPlan *first, bool results, co
             fputs(count ? ",\n        \"" : "\n        \"", out);
             if (results && nv == 1) fputs("the result", out);
             else fprintf(out, "%s %d", results ? "result" : "parameter", i + 1);
-            fprintf(out, " of entry '%s' (%s%d)\"", first->func->entry, results ? "out" : "in", count);
+            fprintf(out, " of entry '%s' (%s%d)\"", first->func->entry, results ? "out" : "in",
+                    count);
         }
     }
     fputs(count ? "};\n" : "NULL};\n", out);
@@ -949,24 +1036,33 @@ static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *fir
     fputs("    long row_len = 1;\n", out);
     if (rows) emit_read_row_length(out, first->func->entry, 1L << last->pad_cols_log);
     fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
-    fprintf(out, "    int spec = -1;\n    for (int s = 0; s < %d && spec < 0; s++) {\n"
-                 "        const long values = count - parm_others[s];\n"
-                 "        if (values < 0 || values %% %d != 0 || (values / %d) %% row_len != 0) continue;\n"
-                 "        const long elems = values / %d;\n"
-                 "        parm_main_rows = (size_t)(elems / row_len);\n        parm_main_cols = (size_t)row_len;\n",
-            nspecs, slots, slots, slots);
+    fprintf(
+        out,
+        "    int spec = -1;\n    for (int s = 0; s < %d && spec < 0; s++) {\n"
+        "        const long values = count - parm_others[s];\n"
+        "        if (values < 0 || values %% %d != 0 || (values / %d) %% row_len != 0) continue;\n"
+        "        const long elems = values / %d;\n"
+        "        parm_main_rows = (size_t)(elems / row_len);\n        parm_main_cols = (size_t)row_len;\n",
+        nspecs, slots, slots, slots);
     if (!rows) fputs("        parm_main_rows = 1;\n        parm_main_cols = (size_t)elems;\n", out);
-    fputs("        if ((long)parm_main_rows <= parm_max_rows[s] && (long)parm_main_cols <= parm_max_cols[s]) spec = s;\n"
-          "    }\n    if (spec < 0) {\n", out);
+    fputs(
+        "        if ((long)parm_main_rows <= parm_max_rows[s] && (long)parm_main_cols <= parm_max_cols[s]) spec = s;\n"
+        "    }\n    if (spec < 0) {\n",
+        out);
     if (rows)
-        fprintf(out, "        char *msg = parm_rows_message(\"%s\", parm_others[%d], %d, parm_max_rows[%d], row_len, count);\n",
-                first->func->entry, nspecs - 1, slots, nspecs - 1);
+        fprintf(
+            out,
+            "        char *msg = parm_rows_message(\"%s\", parm_others[%d], %d, parm_max_rows[%d], row_len, count);\n",
+            first->func->entry, nspecs - 1, slots, nspecs - 1);
     else
-        fprintf(out, "        char *msg = parm_padded_message(\"%s\", parm_others[%d], %d, parm_max_cols[%d], count);\n",
-                first->func->entry, nspecs - 1, slots, nspecs - 1);
+        fprintf(
+            out,
+            "        char *msg = parm_padded_message(\"%s\", parm_others[%d], %d, parm_max_cols[%d], count);\n",
+            first->func->entry, nspecs - 1, slots, nspecs - 1);
     fputs("        fprintf(stderr, PARM_INPUT_NAME \": error: %s\\n\", msg);\n"
           "        free(msg);\n        free(input.text);\n        return 1;\n    }\n"
-          "    parm_main_spec = spec;\n    input.pos = 0;\n    input.count = 0;\n", out);
+          "    parm_main_spec = spec;\n    input.pos = 0;\n    input.count = 0;\n",
+          out);
     if (rows) fputs("    parm_next_token(&input, tok, sizeof tok);\n", out);
 }
 
@@ -976,10 +1072,12 @@ static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *fir
  * apart in the input). */
 static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
     const IrBody *body = first->func->body;
-    fputs("static int parm_main_call(parm_ctx *ctx, void *const *din, void *const *dout)\n{\n"
-          "    int first = 0;\n"
-          "    while ((long)parm_main_rows > parm_max_rows[first] || (long)parm_main_cols > parm_max_cols[first]) first++;\n"
-          "    if (first == parm_main_spec)\n        return ", out);
+    fputs(
+        "static int parm_main_call(parm_ctx *ctx, void *const *din, void *const *dout)\n{\n"
+        "    int first = 0;\n"
+        "    while ((long)parm_main_rows > parm_max_rows[first] || (long)parm_main_cols > parm_max_cols[first]) first++;\n"
+        "    if (first == parm_main_spec)\n        return ",
+        out);
     emit_call(out, in, first);
     fputs(";\n    switch (parm_main_spec) {\n", out);
     Arena names = {0};
@@ -987,7 +1085,7 @@ static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *firs
     int nsizes = emit_entry_sizes(&names, in, first->func->entry, &sizes);
     for (int spec = 0; spec < nsizes; spec++) {
         const EntryPlan *e = sizes[spec].plan;
-        if (!e) continue;   /* a refused size: the default */
+        if (!e) continue; /* a refused size: the default */
         fprintf(out, "    case %d: return ", spec);
         /* a size that is one chain has nothing to write for an empty shape */
         if (e->simple) fputs("parm_main_rows * parm_main_cols == 0 ? PARM_OK : ", out);
@@ -1005,40 +1103,52 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     emit_runtime(out, in, "parm_io.h", runtime_parm_io_h);
     for (int i = 0, arg = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i]))
-            fprintf(out, "static %s parm_main_arg%d;\n", prim_ctype(val_prim(body->params[i])), arg++);
-    if (first->pad) fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n"
-                          "static int parm_main_spec;                     /* the size that runs */\n", out);
+            fprintf(out, "static %s parm_main_arg%d;\n", prim_ctype(val_prim(body->params[i])),
+                    arg++);
+    if (first->pad)
+        fputs("static size_t parm_main_rows, parm_main_cols;   /* the shape of the input */\n"
+              "static int parm_main_spec;                     /* the size that runs */\n",
+              out);
     emit_tables(out, in, first, &nspecs);
     fputs("static size_t parm_len(int log) { return log < 0 ? 1 : (size_t)1 << log; }\n\n", out);
     emit_main_runtime(out, in, t);
     if (first->pad) emit_main_call(out, in, first);
-    fputs("static int parm_main_entry(parm_ctx *ctx, void *const *din, void *const *dout, size_t n)\n{\n"
-          "    (void)din;\n    (void)dout;\n    (void)n;\n    return ", out);
+    fputs(
+        "static int parm_main_entry(parm_ctx *ctx, void *const *din, void *const *dout, size_t n)\n{\n"
+        "    (void)din;\n    (void)dout;\n    (void)n;\n    return ",
+        out);
     emit_run_call(out, in, first);
     fputs(";\n}\n\n", out);
     emit_main_start(out);
-    fputs("    parm_input input;\n"
-          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
-          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
-          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n", out);
+    fputs(
+        "    parm_input input;\n"
+        "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
+        "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
+        "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n",
+        out);
     Arena names = {0};
     if (first->pad) {
         emit_main_shape(out, in, first, nspecs);
     } else {
         fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
-        fprintf(out, "    if (parm_input_bad_count(\"%s\", parm_counts, %d, count)) { free(input.text); return 1; }\n",
-                first->func->entry, nspecs);
+        fprintf(
+            out,
+            "    if (parm_input_bad_count(\"%s\", parm_counts, %d, count)) { free(input.text); return 1; }\n",
+            first->func->entry, nspecs);
         fputs("    int spec = 0;\n    while (parm_counts[spec] != count) spec++;\n"
-              "    input.pos = 0;\n    input.count = 0;\n", out);
+              "    input.pos = 0;\n    input.count = 0;\n",
+              out);
     }
     emit_plane_lengths(out, first, false, "in_bytes");
     emit_plane_lengths(out, first, true, "out_bytes");
-    fprintf(out, "    void *host_in[%d], *host_out[%d];\n", first->nin_planes ? first->nin_planes : 1,
-            first->nout_planes ? first->nout_planes : 1);
+    fprintf(out, "    void *host_in[%d], *host_out[%d];\n",
+            first->nin_planes ? first->nin_planes : 1, first->nout_planes ? first->nout_planes : 1);
     emit_plane_names(out, first, false, "in_what");
     emit_plane_names(out, first, true, "out_what");
-    fprintf(out, "    if (parm_main_host_alloc(host_in, in_bytes, in_what, %d) ||\n"
-                 "        parm_main_host_alloc(host_out, out_bytes, out_what, %d)) {\n", first->nin_planes, first->nout_planes);
+    fprintf(out,
+            "    if (parm_main_host_alloc(host_in, in_bytes, in_what, %d) ||\n"
+            "        parm_main_host_alloc(host_out, out_bytes, out_what, %d)) {\n",
+            first->nin_planes, first->nout_planes);
     fprintf(out, "        for (int k = 0; k < %d; k++) free(host_in[k]);\n", first->nin_planes);
     fprintf(out, "        for (int k = 0; k < %d; k++) free(host_out[k]);\n", first->nout_planes);
     fputs("        free(input.text);\n        return 1;\n    }\n", out);
@@ -1054,7 +1164,8 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
         fprintf(out, "    for (size_t i = 0; i < %s; i++) {\n", main_len(&names, first, i, false));
         for (int k = 0; k < v->elem->nslots; k++)
             emit_read_value(out, elem_slot_prim(v->elem, k),
-                            arena_printf(&scratch, "((%s *)host_in[%d])[i]", prim_ctype(elem_slot_prim(v->elem, k)), plane + k));
+                            arena_printf(&scratch, "((%s *)host_in[%d])[i]",
+                                         prim_ctype(elem_slot_prim(v->elem, k)), plane + k));
         fputs("    }\n", out);
         plane += v->elem->nslots;
     }
@@ -1063,10 +1174,13 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
         for (int i = 0; i < body->nresults && first_array < 0; i++)
             if (!ir_is_scalar(body->results[i])) first_array = body->nparams + i;
     fputs("    free(input.text);\n", out);
-    if (first_array >= 0) fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
+    if (first_array >= 0)
+        fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
-    fprintf(out, "    const parm_main_planes in_planes = {host_in, in_bytes, in_what, %d}, out_planes = {host_out, out_bytes, out_what, %d};\n",
-            first->nin_planes, first->nout_planes);
+    fprintf(
+        out,
+        "    const parm_main_planes in_planes = {host_in, in_bytes, in_what, %d}, out_planes = {host_out, out_bytes, out_what, %d};\n",
+        first->nin_planes, first->nout_planes);
     emit_main_run(out, in, t);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
@@ -1074,7 +1188,8 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
         for (int k = 0; k < v->elem->nslots; k++) {
             Prim p = elem_slot_prim(v->elem, k);
             if (k) fputs("        fputc(' ', stdout);\n", out);
-            fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p), prim_ctype(p), plane + k);
+            fprintf(out, "        %s(stdout, ((const %s *)host_out[%d])[i]);\n", emit_print_fn(p),
+                    prim_ctype(p), plane + k);
         }
         fputs("        fputc('\\n', stdout);\n    }\n", out);
         plane += v->elem->nslots;

@@ -10,12 +10,16 @@
    results are the fields either way */
 int emit_reduce_slots(const IrStmt *s) { return s->body->nresults; }
 
-Prim emit_reduce_prim(const IrStmt *s, int k) { return elem_slot_prim(s->args[s->nargs - 1]->elem, k); }
+Prim emit_reduce_prim(const IrStmt *s, int k) {
+    return elem_slot_prim(s->args[s->nargs - 1]->elem, k);
+}
 
-void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *res, int indent) {
+void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char *right,
+                       const char *res, int indent) {
     int ns = emit_reduce_slots(s);
     Arena a = {0};
-    const char **params = NEW_ARRAY(&a, const char *, 2 * ns), **results = NEW_ARRAY(&a, const char *, ns);
+    const char **params = NEW_ARRAY(&a, const char *, 2 * ns),
+               **results = NEW_ARRAY(&a, const char *, ns);
     for (int k = 0; k < ns; k++) {
         params[k] = arena_printf(&a, left, k);
         params[ns + k] = arena_printf(&a, right, k);
@@ -33,11 +37,12 @@ static void shuffle_steps(FILE *out, const IrStmt *s, int level, int span_log, c
     int ns = emit_reduce_slots(s);
     for (int step = 1; step < 1 << span_log; step <<= 1) {
         for (int k = 0; k < ns; k++)
-            fprintf(out, "    %s r%d_%d_%d = parm_shfl_down(%s, v%d, %d);\n", prim_ctype(emit_reduce_prim(s, k)), level,
-                    step, k, mask, k, step);
+            fprintf(out, "    %s r%d_%d_%d = parm_shfl_down(%s, v%d, %d);\n",
+                    prim_ctype(emit_reduce_prim(s, k)), level, step, k, mask, k, step);
         fprintf(out, "    if ((lane & %d) == 0) {\n", 2 * step - 1);
         Arena scratch = {0};
-        emit_reduce_apply(out, s, "v%d", arena_printf(&scratch, "r%d_%d_%%d", level, step), "nv%d", 8);
+        emit_reduce_apply(out, s, "v%d", arena_printf(&scratch, "r%d_%d_%%d", level, step), "nv%d",
+                          8);
         arena_free(&scratch);
         for (int k = 0; k < ns; k++) fprintf(out, "        v%d = nv%d;\n", k, k);
         fputs("    }\n", out);
@@ -51,19 +56,25 @@ static const char *lanes_mask(int threads_log) {
 /* Shuffles within warps (the lower lane the left operand), then the warps'
  * totals through shared memory. */
 void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log) {
-    int ns = emit_reduce_slots(s), lanes_log = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG;
+    int ns = emit_reduce_slots(s),
+        lanes_log = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG;
     const char *mask = lanes_mask(threads_log);
-    fprintf(out, "    const unsigned lane = threadIdx.x & %d, warp = threadIdx.x >> %d;\n    (void)warp;\n",
-            MACHINE_WARP - 1, MACHINE_WARP_LOG);
+    fprintf(
+        out,
+        "    const unsigned lane = threadIdx.x & %d, warp = threadIdx.x >> %d;\n    (void)warp;\n",
+        MACHINE_WARP - 1, MACHINE_WARP_LOG);
     for (int level = 0; level < 2; level++) {
         int span_log = level == 0 ? lanes_log : threads_log - MACHINE_WARP_LOG;
         if (level == 1) {
             if (threads_log <= MACHINE_WARP_LOG) break;
             for (int k = 0; k < ns; k++)
-                fprintf(out, "    __shared__ %s warps%d[%d];\n", prim_ctype(emit_reduce_prim(s, k)), k, 1 << span_log);
-            for (int k = 0; k < ns; k++) fprintf(out, "    if (lane == 0) warps%d[warp] = v%d;\n", k, k);
+                fprintf(out, "    __shared__ %s warps%d[%d];\n", prim_ctype(emit_reduce_prim(s, k)),
+                        k, 1 << span_log);
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "    if (lane == 0) warps%d[warp] = v%d;\n", k, k);
             fputs("    __syncthreads();\n    if (warp != 0) return;\n", out);
-            for (int k = 0; k < ns; k++) fprintf(out, "    v%d = warps%d[lane < %d ? lane : 0];\n", k, k, 1 << span_log);
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "    v%d = warps%d[lane < %d ? lane : 0];\n", k, k, 1 << span_log);
             mask = "0xffffffffu";
         }
         shuffle_steps(out, s, level, span_log, mask);

@@ -16,10 +16,11 @@ static bool scan_packed(const PlanNode *n) { return n->npartial == 1; }
 
 /* into<k> = left<k> op right<k> (formats of k), through tmp<k> (the
  * operator's results), so that into may be an operand. */
-static void emit_scan_apply(FILE *out, const IrStmt *s, const char *left, const char *right, const char *into,
-                            const char *tmp, int indent) {
+static void emit_scan_apply(FILE *out, const IrStmt *s, const char *left, const char *right,
+                            const char *into, const char *tmp, int indent) {
     int ns = emit_reduce_slots(s);
-    for (int k = 0; k < ns; k++) fprintf(out, "%*s%s %s%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), tmp, k);
+    for (int k = 0; k < ns; k++)
+        fprintf(out, "%*s%s %s%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), tmp, k);
     Arena a = {0};
     emit_reduce_apply(out, s, left, right, arena_printf(&a, "%s%%d", tmp), indent);
     for (int k = 0; k < ns; k++) fprintf(out, "%*s%s%d = %s%d;\n", indent, "", into, k, tmp, k);
@@ -27,9 +28,11 @@ static void emit_scan_apply(FILE *out, const IrStmt *s, const char *left, const 
 }
 
 /* r<k> = r<k> op <right>, through nr<k>. */
-static void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const char *right, int indent) {
+static void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const char *right,
+                           int indent) {
     Arena a = {0};
-    emit_scan_apply(out, s, arena_printf(&a, "%s%%d", left), right, left, arena_printf(&a, "n%s", left), indent);
+    emit_scan_apply(out, s, arena_printf(&a, "%s%%d", left), right, left,
+                    arena_printf(&a, "n%s", left), indent);
     arena_free(&a);
 }
 
@@ -37,8 +40,9 @@ static void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const c
  * blocks; `declare`: with its declaration. */
 static void emit_scan_start(FILE *out, const IrStmt *s, int indent, bool declare) {
     for (int k = 0; k < emit_reduce_slots(s); k++)
-        fprintf(out, "%*s%s%sr%d = parm_arg%d;\n", indent, "", declare ? prim_ctype(emit_reduce_prim(s, k)) : "",
-                declare ? " " : "", k, s->args[k]->id);
+        fprintf(out, "%*s%s%sr%d = parm_arg%d;\n", indent, "",
+                declare ? prim_ctype(emit_reduce_prim(s, k)) : "", declare ? " " : "", k,
+                s->args[k]->id);
 }
 
 /* One element, x<k>[at] in and out: from the running value r (exclusive:
@@ -46,7 +50,8 @@ static void emit_scan_start(FILE *out, const IrStmt *s, int indent, bool declare
 static void emit_scan_element(FILE *out, const IrStmt *s, const char *at, int indent) {
     int ns = emit_reduce_slots(s);
     for (int k = 0; k < ns; k++)
-        fprintf(out, "%*sconst %s e%d = x%d[%s];\n", indent, "", prim_ctype(emit_reduce_prim(s, k)), k, k, at);
+        fprintf(out, "%*sconst %s e%d = x%d[%s];\n", indent, "", prim_ctype(emit_reduce_prim(s, k)),
+                k, k, at);
     if (s->exclusive)
         for (int k = 0; k < ns; k++) fprintf(out, "%*sx%d[%s] = r%d;\n", indent, "", k, at, k);
     emit_scan_step(out, s, "r", "e%d", indent);
@@ -66,12 +71,14 @@ void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name) {
     emit_node_open(out, "static void", name, n);
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
-        fprintf(out, "    %s *x%d = (%s *)o%d;\n    if ((const void *)x%d != i%d) memcpy(x%d, i%d, sizeof(%s) * %lluu);\n", t,
-                k, t, k, k, k, k, k, t, 1ULL << n->n);
+        fprintf(
+            out,
+            "    %s *x%d = (%s *)o%d;\n    if ((const void *)x%d != i%d) memcpy(x%d, i%d, sizeof(%s) * %lluu);\n",
+            t, k, t, k, k, k, k, k, t, 1ULL << n->n);
     }
     emit_scan_start(out, s, 4, true);
-    fprintf(out, "    for (uint64_t i = 0; i < %lluu; i++) {\n        if ((i & %lluu) == 0) {\n", 1ULL << n->n,
-            (1ULL << s->k) - 1);
+    fprintf(out, "    for (uint64_t i = 0; i < %lluu; i++) {\n        if ((i & %lluu) == 0) {\n",
+            1ULL << n->n, (1ULL << s->k) - 1);
     emit_scan_start(out, s, 12, false);
     fputs("        }\n", out);
     emit_scan_element(out, s, "i", 8);
@@ -95,7 +102,8 @@ static int scan_chunks_log(const PlanNode *n, int k) {
  * and when 8 lanes take 8 consecutive ones. */
 static const char *chunk_slot(Arena *a, const char *lane, const char *c, int chunks_log) {
     int C = 1 << chunks_log;
-    return arena_printf(a, "(%s) * %d + ((%s) ^ (((%s) >> %d) & %d))", lane, C, c, lane, 3 - chunks_log, C - 1);
+    return arena_printf(a, "(%s) * %d + ((%s) ^ (((%s) >> %d) & %d))", lane, C, c, lane,
+                        3 - chunks_log, C - 1);
 }
 
 /* The shared buffer of the chunk transposes: the most chunks of any plane
@@ -106,7 +114,8 @@ static void emit_chunk_buffer(FILE *out, const PlanNode *n) {
     for (int k = 0; k < emit_reduce_slots(n->stmt); k++)
         if (scan_chunks_log(n, k) > most) most = scan_chunks_log(n, k);
     if (most >= 0)
-        fprintf(out, "    __shared__ uint4 parm_chunks[%d][%d];\n", 1 << (n->threads_log - MACHINE_WARP_LOG), 32 << most);
+        fprintf(out, "    __shared__ uint4 parm_chunks[%d][%d];\n",
+                1 << (n->threads_log - MACHINE_WARP_LOG), 32 << most);
 }
 
 /* The warp's chunks of plane k between global memory (`ptr`, the warp's
@@ -116,21 +125,36 @@ static void emit_chunk_transpose(FILE *out, const PlanNode *n, int k, const char
     int cl = scan_chunks_log(n, k), C = 1 << cl, per_chunk = (1 << n->per_thread_log) >> cl;
     Arena a = {0};
     fputs("    if (A) {\n        const unsigned sl = threadIdx.x & 31, sw = threadIdx.x >> 5;\n"
-          "        __syncwarp(0xffffffffu);\n", out);     /* the buffer's last readers are done */
-    fprintf(out, "        %suint4 *g = (%suint4 *)(%s);\n", load ? "const " : "", load ? "const " : "", ptr);
+          "        __syncwarp(0xffffffffu);\n",
+          out); /* the buffer's last readers are done */
+    fprintf(out, "        %suint4 *g = (%suint4 *)(%s);\n", load ? "const " : "",
+            load ? "const " : "", ptr);
     const char *mine = chunk_slot(&a, "sl", "c", cl);
-    const char *striped = chunk_slot(&a, arena_printf(&a, "u >> %d", cl), arena_printf(&a, "u & %d", C - 1), cl);
+    const char *striped = chunk_slot(&a, arena_printf(&a, "u >> %d", cl),
+                                     arena_printf(&a, "u & %d", C - 1), cl);
     if (load) {
-        fprintf(out, "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
-                     "            parm_chunks[sw][%s] = g[u];\n        }\n        __syncwarp(0xffffffffu);\n", C, striped);
-        fprintf(out, "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            const uint4 w = parm_chunks[sw][%s];\n"
-                     "            memcpy(&x%d[c * %d], &w, 16);\n        }\n    } else\n", C, mine, k, per_chunk);
+        fprintf(
+            out,
+            "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
+            "            parm_chunks[sw][%s] = g[u];\n        }\n        __syncwarp(0xffffffffu);\n",
+            C, striped);
+        fprintf(
+            out,
+            "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            const uint4 w = parm_chunks[sw][%s];\n"
+            "            memcpy(&x%d[c * %d], &w, 16);\n        }\n    } else\n",
+            C, mine, k, per_chunk);
     } else {
-        fprintf(out, "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            uint4 w;\n"
-                     "            memcpy(&w, &x%d[c * %d], 16);\n            parm_chunks[sw][%s] = w;\n        }\n"
-                     "        __syncwarp(0xffffffffu);\n", C, k, per_chunk, mine);
-        fprintf(out, "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
-                     "            g[u] = parm_chunks[sw][%s];\n        }\n    } else\n", C, striped);
+        fprintf(
+            out,
+            "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            uint4 w;\n"
+            "            memcpy(&w, &x%d[c * %d], 16);\n            parm_chunks[sw][%s] = w;\n        }\n"
+            "        __syncwarp(0xffffffffu);\n",
+            C, k, per_chunk, mine);
+        fprintf(
+            out,
+            "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
+            "            g[u] = parm_chunks[sw][%s];\n        }\n    } else\n",
+            C, striped);
     }
     arena_free(&a);
 }
@@ -152,9 +176,15 @@ static void emit_scan_load(FILE *out, const PlanNode *n) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
         fprintf(out, "    %s x%d[%d];\n", t, k, P);
         if (scan_chunks_log(n, k) >= 0)
-            emit_chunk_transpose(out, n, k, arena_printf(&a, "(const %s *)src%d + first - (uint64_t)(threadIdx.x & 31) * %d", t, k, P),
-                                 true);
-        fprintf(out, "#pragma unroll\n    for (int i = 0; i < %d; i++) x%d[i] = ((const %s *)src%d)[first + i];\n", P, k, t, k);
+            emit_chunk_transpose(
+                out, n, k,
+                arena_printf(&a, "(const %s *)src%d + first - (uint64_t)(threadIdx.x & 31) * %d", t,
+                             k, P),
+                true);
+        fprintf(
+            out,
+            "#pragma unroll\n    for (int i = 0; i < %d; i++) x%d[i] = ((const %s *)src%d)[first + i];\n",
+            P, k, t, k);
     }
     arena_free(&a);
 }
@@ -168,16 +198,23 @@ static void emit_scan_store(FILE *out, const PlanNode *n, unsigned long long cou
     for (int k = 0; k < emit_reduce_slots(s); k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
         if (scan_chunks_log(n, k) >= 0)
-            emit_chunk_transpose(out, n, k, arena_printf(&a, "(%s *)o%d + first - (uint64_t)(threadIdx.x & 31) * %llu", t, k, count),
-                                 false);
-        fprintf(out, "#pragma unroll\n    for (int i = 0; i < %llu; i++) ((%s *)o%d + first)[i] = x%d[i];\n", count, t, k, k);
+            emit_chunk_transpose(
+                out, n, k,
+                arena_printf(&a, "(%s *)o%d + first - (uint64_t)(threadIdx.x & 31) * %llu", t, k,
+                             count),
+                false);
+        fprintf(
+            out,
+            "#pragma unroll\n    for (int i = 0; i < %llu; i++) ((%s *)o%d + first)[i] = x%d[i];\n",
+            count, t, k, k);
     }
     arena_free(&a);
 }
 
 /* v<k> = pre<k> op v<k> where `cond` holds (pre from a shuffle up by d, or
  * read). */
-static void emit_scan_combine(FILE *out, const IrStmt *s, const char *cond, const char *pre, const char *into, int indent) {
+static void emit_scan_combine(FILE *out, const IrStmt *s, const char *cond, const char *pre,
+                              const char *into, int indent) {
     fprintf(out, "%*sif (%s) {\n", indent, "", cond);
     Arena a = {0};
     emit_scan_apply(out, s, pre, arena_printf(&a, "%s%%d", into), into, "c", indent + 4);
@@ -187,15 +224,16 @@ static void emit_scan_combine(FILE *out, const IrStmt *s, const char *cond, cons
 
 /* The inclusive scan of v<k> over groups of 2^group_log lanes of a warp
  * (2^lanes_log lanes take part), the lower lane on the left. */
-static void emit_warp_scan(FILE *out, const IrStmt *s, const char *v, int lanes_log, int group_log, const char *lane,
-                           int indent) {
+static void emit_warp_scan(FILE *out, const IrStmt *s, const char *v, int lanes_log, int group_log,
+                           const char *lane, int indent) {
     int ns = emit_reduce_slots(s);
     Arena a = {0};
     for (int d = 1; d < 1 << group_log && d < 1 << lanes_log; d <<= 1) {
         for (int k = 0; k < ns; k++)
             fprintf(out, "%*sconst %s u%d_%d = parm_shfl_up(0xffffffffu, %s%d, %d);\n", indent, "",
                     prim_ctype(emit_reduce_prim(s, k)), d, k, v, k, d);
-        emit_scan_combine(out, s, arena_printf(&a, "(%s & %d) >= %d", lane, (1 << group_log) - 1, d),
+        emit_scan_combine(out, s,
+                          arena_printf(&a, "(%s & %d) >= %d", lane, (1 << group_log) - 1, d),
                           arena_printf(&a, "u%d_%%d", d), v, indent);
     }
     arena_free(&a);
@@ -212,42 +250,55 @@ static void emit_look_back(FILE *out, const PlanNode *n) {
     int ns = emit_reduce_slots(s);
     fputs("        int have = 0;\n", out);
     scan_declare(out, s, "acc", 8);
-    fputs("        __shared__ int parm_stop;\n        for (int64_t end = (int64_t)tile - 1;; end -= 32) {\n"
-          "            const int64_t j = end - (31 - (int64_t)lane);\n"
-          "            const int valid = j >= (int64_t)seg_first;\n            unsigned long long word = 2;\n"
-          "            if (valid)\n                do word = ((volatile unsigned long long *)qs)[j]; while ((word & 3) == 0);\n"
-          "            const unsigned f = (unsigned)(word & 3);\n            int stop = f == 2, has = valid;\n", out);
+    fputs(
+        "        __shared__ int parm_stop;\n        for (int64_t end = (int64_t)tile - 1;; end -= 32) {\n"
+        "            const int64_t j = end - (31 - (int64_t)lane);\n"
+        "            const int valid = j >= (int64_t)seg_first;\n            unsigned long long word = 2;\n"
+        "            if (valid)\n                do word = ((volatile unsigned long long *)qs)[j]; while ((word & 3) == 0);\n"
+        "            const unsigned f = (unsigned)(word & 3);\n            int stop = f == 2, has = valid;\n",
+        out);
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
         fprintf(out, "            %s w%d = parm_arg%d;\n", t, k, s->args[k]->id);
         if (scan_packed(n))
-            fprintf(out, "            if (valid) {\n                const unsigned bits = (unsigned)(word >> 32);\n"
-                         "                memcpy(&w%d, &bits, sizeof w%d);\n            }\n", k, k);
+            fprintf(
+                out,
+                "            if (valid) {\n                const unsigned bits = (unsigned)(word >> 32);\n"
+                "                memcpy(&w%d, &bits, sizeof w%d);\n            }\n",
+                k, k);
         else
-            fprintf(out, "%s            if (valid) w%d = f == 2 ? ((volatile %s *)q%d)[j] : ((volatile %s *)q%d)[j];\n",
-                    k == 0 ? "            __threadfence();\n" : "", k, t, ns + k, t, k);
+            fprintf(
+                out,
+                "%s            if (valid) w%d = f == 2 ? ((volatile %s *)q%d)[j] : ((volatile %s *)q%d)[j];\n",
+                k == 0 ? "            __threadfence();\n" : "", k, t, ns + k, t, k);
     }
     /* (stop, has, w): a stop drops what is before it */
-    fputs("#pragma unroll\n            for (int d = 1; d < 32; d <<= 1) {\n"
-          "                const int ostop = parm_shfl_down(0xffffffffu, stop, d), ohas = parm_shfl_down(0xffffffffu, has, d);\n",
-          out);
+    fputs(
+        "#pragma unroll\n            for (int d = 1; d < 32; d <<= 1) {\n"
+        "                const int ostop = parm_shfl_down(0xffffffffu, stop, d), ohas = parm_shfl_down(0xffffffffu, has, d);\n",
+        out);
     for (int k = 0; k < ns; k++)
-        fprintf(out, "                %s ow%d = parm_shfl_down(0xffffffffu, w%d, d);\n", prim_ctype(emit_reduce_prim(s, k)),
-                k, k);
+        fprintf(out, "                %s ow%d = parm_shfl_down(0xffffffffu, w%d, d);\n",
+                prim_ctype(emit_reduce_prim(s, k)), k, k);
     fputs("                if ((lane & (2 * d - 1)) == 0) {\n                    if (ostop) {\n"
-          "                        stop = 1;\n                        has = ohas;\n", out);
+          "                        stop = 1;\n                        has = ohas;\n",
+          out);
     for (int k = 0; k < ns; k++) fprintf(out, "                        w%d = ow%d;\n", k, k);
     fputs("                    } else if (ohas) {\n", out);
     emit_scan_combine(out, s, "has", "w%d", "ow", 24);
     for (int k = 0; k < ns; k++) fprintf(out, "                        w%d = ow%d;\n", k, k);
-    fputs("                        has = 1;\n                    }\n                }\n            }\n"
-          "            if (lane == 0) {\n                if (has) {\n", out);
+    fputs(
+        "                        has = 1;\n                    }\n                }\n            }\n"
+        "            if (lane == 0) {\n                if (has) {\n",
+        out);
     emit_scan_combine(out, s, "have", "w%d", "acc", 20);
     fputs("                    if (!have)\n", out);
     for (int k = 0; k < ns; k++) fprintf(out, "                        acc%d = w%d;\n", k, k);
-    fputs("                    have = 1;\n                }\n                parm_stop = stop;\n            }\n"
-          "            __syncwarp(0xffffffffu);\n            const int done = parm_stop;\n"
-          "            __syncwarp(0xffffffffu);\n            if (done) break;\n        }\n", out);
+    fputs(
+        "                    have = 1;\n                }\n                parm_stop = stop;\n            }\n"
+        "            __syncwarp(0xffffffffu);\n            const int done = parm_stop;\n"
+        "            __syncwarp(0xffffffffu);\n            if (done) break;\n        }\n",
+        out);
 }
 
 /* Publishes a tile's total (state 1, planes q<0..ns)) or prefix (state 2,
@@ -257,16 +308,18 @@ static void emit_publish(FILE *out, const PlanNode *n, const char *v, int state,
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s);
     if (scan_packed(n)) {
-        fprintf(out, "%*s{\n%*s    unsigned bits = 0;\n%*s    memcpy(&bits, &%s0, sizeof %s0);\n"
-                     "%*s    ((volatile unsigned long long *)qs)[tile] = (unsigned long long)bits << 32 | %du;\n%*s}\n",
-                indent, "", indent, "", indent, "", v, v, indent, "", state, indent, "");
+        fprintf(
+            out,
+            "%*s{\n%*s    unsigned bits = 0;\n%*s    memcpy(&bits, &%s0, sizeof %s0);\n"
+            "%*s    ((volatile unsigned long long *)qs)[tile] = (unsigned long long)bits << 32 | %du;\n%*s}\n",
+            indent, "", indent, "", indent, "", v, v, indent, "", state, indent, "");
         return;
     }
     for (int k = 0; k < ns; k++)
-        fprintf(out, "%*s((volatile %s *)q%d)[tile] = %s%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)),
-                state == 1 ? k : ns + k, v, k);
-    fprintf(out, "%*s__threadfence();\n%*s((volatile unsigned long long *)qs)[tile] = %du;\n", indent, "", indent, "",
-            state);
+        fprintf(out, "%*s((volatile %s *)q%d)[tile] = %s%d;\n", indent, "",
+                prim_ctype(emit_reduce_prim(s, k)), state == 1 ? k : ns + k, v, k);
+    fprintf(out, "%*s__threadfence();\n%*s((volatile unsigned long long *)qs)[tile] = %du;\n",
+            indent, "", indent, "", state);
 }
 
 /* The thread's exclusive prefix tp<k> in its scanned block (has_tp when
@@ -275,21 +328,25 @@ static void emit_publish(FILE *out, const PlanNode *n, const char *v, int state,
 static void emit_thread_prefix(FILE *out, const PlanNode *n, const char *mask) {
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s), p = n->per_thread_log, t = n->threads_log, k = s->k;
-    int lanes_log = t < MACHINE_WARP_LOG ? t : MACHINE_WARP_LOG, group_log = k - p < lanes_log ? k - p : lanes_log;
+    int lanes_log = t < MACHINE_WARP_LOG ? t : MACHINE_WARP_LOG,
+        group_log = k - p < lanes_log ? k - p : lanes_log;
     emit_warp_scan(out, s, "v", lanes_log, group_log, "lane", 4);
     scan_declare(out, s, "tp", 4);
     for (int j = 0; j < ns; j++) fprintf(out, "    tp%d = parm_shfl_up(%s, v%d, 1);\n", j, mask, j);
     fprintf(out, "    int has_tp = (lane & %d) != 0;\n", (1 << group_log) - 1);
     if (t <= MACHINE_WARP_LOG || k - p <= MACHINE_WARP_LOG) return;
-    int warps_log = t - MACHINE_WARP_LOG, wgroup_log = k - p - MACHINE_WARP_LOG < warps_log ? k - p - MACHINE_WARP_LOG : warps_log;
+    int warps_log = t - MACHINE_WARP_LOG,
+        wgroup_log = k - p - MACHINE_WARP_LOG < warps_log ? k - p - MACHINE_WARP_LOG : warps_log;
     for (int j = 0; j < ns; j++)
         fprintf(out, "    __shared__ %s wsum%d[%d];\n    if (lane == 31) wsum%d[warp] = v%d;\n",
                 prim_ctype(emit_reduce_prim(s, j)), j, 1 << warps_log, j, j);
     fputs("    __syncthreads();\n    if (warp == 0) {\n", out);
     scan_declare(out, s, "wv", 8);
-    for (int j = 0; j < ns; j++) fprintf(out, "        wv%d = wsum%d[lane < %d ? lane : 0];\n", j, j, 1 << warps_log);
+    for (int j = 0; j < ns; j++)
+        fprintf(out, "        wv%d = wsum%d[lane < %d ? lane : 0];\n", j, j, 1 << warps_log);
     emit_warp_scan(out, s, "wv", MACHINE_WARP_LOG, wgroup_log, "lane", 8);
-    for (int j = 0; j < ns; j++) fprintf(out, "        if (lane < %d) wsum%d[lane] = wv%d;\n", 1 << warps_log, j, j);
+    for (int j = 0; j < ns; j++)
+        fprintf(out, "        if (lane < %d) wsum%d[lane] = wv%d;\n", 1 << warps_log, j, j);
     fputs("    }\n    __syncthreads();\n", out);
     fprintf(out, "    if ((warp & %d) != 0) {\n", (1 << wgroup_log) - 1);
     emit_scan_combine(out, s, "has_tp", "wsum%d[warp - 1]", "tp", 8);
@@ -308,24 +365,32 @@ static void emit_tile_prefix(FILE *out, const PlanNode *n) {
     int ns = emit_reduce_slots(s), T = 1 << n->threads_log;
     int tiles_log = s->k - n->per_thread_log - n->threads_log;
     for (int j = 0; j < ns; j++)
-        fprintf(out, "    __shared__ %s agg%d, tpre%d;\n", prim_ctype(emit_reduce_prim(s, j)), j, j);
+        fprintf(out, "    __shared__ %s agg%d, tpre%d;\n", prim_ctype(emit_reduce_prim(s, j)), j,
+                j);
     fprintf(out, "    __shared__ int tile_has;\n    if (threadIdx.x == %d) {\n", T - 1);
     emit_scan_combine(out, s, "has_tp", "tp%d", "tot", 8);
     for (int j = 0; j < ns; j++) fprintf(out, "        agg%d = tot%d;\n", j, j);
-    fprintf(out, "    }\n    __syncthreads();\n    const uint64_t seg_first = tile & ~(uint64_t)%lluu;\n",
-            (1ULL << tiles_log) - 1);
+    fprintf(
+        out,
+        "    }\n    __syncthreads();\n    const uint64_t seg_first = tile & ~(uint64_t)%lluu;\n",
+        (1ULL << tiles_log) - 1);
     fputs("    if (warp == 0 && tile == seg_first) {\n        if (lane == 0) {\n", out);
     emit_publish(out, n, "agg", 2, 12);
-    fputs("            tile_has = 0;\n        }\n    } else if (warp == 0) {\n        if (lane == 0) {\n", out);
+    fputs(
+        "            tile_has = 0;\n        }\n    } else if (warp == 0) {\n        if (lane == 0) {\n",
+        out);
     emit_publish(out, n, "agg", 1, 12);
     fputs("        }\n", out);
     emit_look_back(out, n);
     fputs("        if (lane == 0) {\n", out);
     scan_declare(out, s, "incl", 12);
-    for (int j = 0; j < ns; j++) fprintf(out, "            incl%d = agg%d;\n            tpre%d = acc%d;\n", j, j, j, j);
+    for (int j = 0; j < ns; j++)
+        fprintf(out, "            incl%d = agg%d;\n            tpre%d = acc%d;\n", j, j, j, j);
     emit_scan_combine(out, s, "have", "acc%d", "incl", 12);
     emit_publish(out, n, "incl", 2, 12);
-    fputs("            tile_has = have;\n        }\n    }\n    __syncthreads();\n    if (tile_has) {\n", out);
+    fputs(
+        "            tile_has = have;\n        }\n    }\n    __syncthreads();\n    if (tile_has) {\n",
+        out);
     emit_scan_combine(out, s, "has_tp", "tpre%d", "tp", 8);
     fputs("        if (!has_tp) {\n", out);
     for (int j = 0; j < ns; j++) fprintf(out, "            tp%d = tpre%d;\n", j, j);
@@ -344,9 +409,11 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     int ns = emit_reduce_slots(s), p = n->per_thread_log, t = n->threads_log, k = s->k;
     bool look_back = k > p + t;
     if (look_back && t < MACHINE_WARP_LOG)
-        diag_fatal("internal error: a scan that looks back with tiles of fewer threads than a warp");
+        diag_fatal(
+            "internal error: a scan that looks back with tiles of fewer threads than a warp");
     const char *mask = t >= MACHINE_WARP_LOG ? "0xffffffffu" : "((1u << blockDim.x) - 1)";
-    fprintf(out, "template <bool A>\nstatic __global__ void __launch_bounds__(%d)\n%s_tiles(", 1 << t, name);
+    fprintf(out, "template <bool A>\nstatic __global__ void __launch_bounds__(%d)\n%s_tiles(",
+            1 << t, name);
     emit_plane_params(out, "i", n->nin, true, true);
     emit_plane_params(out, "o", n->nout, false, false);
     emit_plane_params(out, "q", n->npartial, false, false);
@@ -354,18 +421,25 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     fputs(")\n{\n", out);
     emit_node_arg_loads(out, n);
     for (int j = 0; j < n->nin; j++) fprintf(out, "    const void *src%d = i%d;\n", j, j);
-    fprintf(out, "    unsigned long long *qs = (unsigned long long *)q%d;\n    (void)qs;\n", n->npartial - 1);
+    fprintf(out, "    unsigned long long *qs = (unsigned long long *)q%d;\n    (void)qs;\n",
+            n->npartial - 1);
     if (look_back)
-        fprintf(out, "    __shared__ unsigned long long parm_tile;\n"
-                     "    if (threadIdx.x == 0) parm_tile = atomicAdd(qs + %lluu, 1ull);\n"
-                     "    __syncthreads();\n    const uint64_t tile = parm_tile;\n", 1ULL << n->grid_log);
+        fprintf(out,
+                "    __shared__ unsigned long long parm_tile;\n"
+                "    if (threadIdx.x == 0) parm_tile = atomicAdd(qs + %lluu, 1ull);\n"
+                "    __syncthreads();\n    const uint64_t tile = parm_tile;\n",
+                1ULL << n->grid_log);
     else fputs("    const uint64_t tile = blockIdx.x;\n", out);
-    fprintf(out, "    const uint64_t first = (tile << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t, p);
+    fprintf(out, "    const uint64_t first = (tile << %d) + ((uint64_t)threadIdx.x << %d);\n",
+            p + t, p);
     emit_chunk_buffer(out, n);
     emit_scan_load(out, n);
     emit_scan_start(out, s, 4, true);
     if (k <= p) {
-        fprintf(out, "#pragma unroll\n    for (int i = 0; i < %d; i++) {\n        if ((i & %d) == 0) {\n", 1 << p, (1 << k) - 1);
+        fprintf(
+            out,
+            "#pragma unroll\n    for (int i = 0; i < %d; i++) {\n        if ((i & %d) == 0) {\n",
+            1 << p, (1 << k) - 1);
         emit_scan_start(out, s, 12, false);
         fputs("        }\n", out);
         emit_scan_element(out, s, "i", 8);
@@ -378,8 +452,10 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
         fputs("    }\n", out);
         scan_declare(out, s, "tot", 4);
         for (int j = 0; j < ns; j++) fprintf(out, "    tot%d = v%d;\n", j, j);
-        fprintf(out, "    const unsigned lane = threadIdx.x & %d, warp = threadIdx.x >> %d;\n    (void)warp;\n",
-                MACHINE_WARP - 1, MACHINE_WARP_LOG);
+        fprintf(
+            out,
+            "    const unsigned lane = threadIdx.x & %d, warp = threadIdx.x >> %d;\n    (void)warp;\n",
+            MACHINE_WARP - 1, MACHINE_WARP_LOG);
         emit_thread_prefix(out, n, mask);
         if (look_back) emit_tile_prefix(out, n);
         emit_scan_start(out, s, 4, false);
@@ -401,16 +477,19 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     for (int j = 0; j < n->nin; j++) fprintf(out, " | (uintptr_t)i%d | (uintptr_t)o%d", j, j);
     fputs(") & 15) == 0;\n", out);
     if (look_back)
-        fprintf(out, "    PARM_CHECK(ctx, cudaMemsetAsync(q%d, 0, sizeof(unsigned long long) * %lluu, ctx->stream));\n",
-                n->npartial - 1,
-                (1ULL << n->grid_log) + 1);
+        fprintf(
+            out,
+            "    PARM_CHECK(ctx, cudaMemsetAsync(q%d, 0, sizeof(unsigned long long) * %lluu, ctx->stream));\n",
+            n->npartial - 1, (1ULL << n->grid_log) + 1);
     for (int A = 1; A >= 0; A--) {
-        fprintf(out, "    %s%s_tiles<%s><<<%lluu, %d, 0, ctx->stream>>>(", A ? "if (aligned)\n        " : "else\n        ", name,
-                A ? "true" : "false", 1ULL << n->grid_log, 1 << t);
+        fprintf(out, "    %s%s_tiles<%s><<<%lluu, %d, 0, ctx->stream>>>(",
+                A ? "if (aligned)\n        " : "else\n        ", name, A ? "true" : "false",
+                1ULL << n->grid_log, 1 << t);
         for (int j = 0; j < n->nin; j++) fprintf(out, "%si%d", j ? ", " : "", j);
         for (int j = 0; j < n->nout; j++) fprintf(out, ", o%d", j);
         for (int j = 0; j < n->npartial; j++) fprintf(out, ", q%d", j);
-        for (int j = 0; j < n->nargs; j++) fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, j) ? "p" : "", n->args[j]->id);
+        for (int j = 0; j < n->nargs; j++)
+            fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, j) ? "p" : "", n->args[j]->id);
         fputs(");\n", out);
     }
     fputs("    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);

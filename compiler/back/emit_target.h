@@ -15,8 +15,8 @@
 struct EmitInput;
 
 typedef struct {
-    const char *pointers;       /* where the API's arrays are: "host" or "device" */
-    const char *restrict_ptr;   /* a pointer parameter's "__restrict__ " */
+    const char *pointers;     /* where the API's arrays are: "host" or "device" */
+    const char *restrict_ptr; /* a pointer parameter's "__restrict__ " */
     /* the output file: its includes after the common ones, a line before
        the embedded runtime, and helpers after parm_parity */
     const char *includes, *before_runtime, *helpers;
@@ -67,7 +67,8 @@ typedef struct {
     void (*rank_body)(FILE *out, const Schedule *s, const char *fname);
     void (*whole_body)(FILE *out, const Schedule *s, const char *fname);
     /* a step of an exchange's host side (plan.h, ExchangeStep) */
-    void (*exchange_step)(FILE *out, const Schedule *s, const Phase *p, const char *name, const ExchangeStep *step);
+    void (*exchange_step)(FILE *out, const Schedule *s, const Phase *p, const char *name,
+                          const ExchangeStep *step);
 } Target;
 
 extern const Target target_c, target_cuda;

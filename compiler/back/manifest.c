@@ -13,7 +13,10 @@ enum { MANIFEST_VERSION = 1 };
 
 /* The length of a valid UTF-8 sequence at s, or 0 when it is not one. */
 static int utf8_length(const unsigned char *s) {
-    int len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    int len = s[0] >= 0xf0 && s[0] <= 0xf4  ? 4
+              : s[0] >= 0xe0                ? 3
+              : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+                                            : 0;
     for (int i = 1; i < len; i++)
         if ((s[i] & 0xc0) != 0x80) return 0;
     if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) return 0;
@@ -95,11 +98,13 @@ static void write_value(FILE *out, const char *name, const IrVal *v) {
     fprintf(out, "\"kind\": \"%s\", \"element\": \"", ir_is_scalar(v) ? "scalar" : "array");
     write_element(out, v->elem);
     fputs("\", \"fields\": [", out);
-    for (int k = 0; k < v->elem->nslots; k++) fprintf(out, "%s\"%s\"", k ? ", " : "", prim_name(elem_slot_prim(v->elem, k)));
+    for (int k = 0; k < v->elem->nslots; k++)
+        fprintf(out, "%s\"%s\"", k ? ", " : "", prim_name(elem_slot_prim(v->elem, k)));
     fputs("]}", out);
 }
 
-static void write_values(FILE *out, const char *key, const Entry *e, IrVal *const *vals, int n, bool last) {
+static void write_values(FILE *out, const char *key, const Entry *e, IrVal *const *vals, int n,
+                         bool last) {
     fprintf(out, "      \"%s\": [", key);
     for (int i = 0; i < n; i++) {
         fputs(i ? ",\n        " : "\n        ", out);
@@ -140,8 +145,8 @@ static void write_any_length(FILE *out, const ManifestInput *in, int first) {
     fprintf(out, "      \"max_n\": %llu,\n", 1ULL << v->log_len);
     fprintf(out, "      \"padded\": %d,\n", f->pad_param);
     if (last->pad_rows_log >= 0)
-        fprintf(out, "      \"rows\": {\"max_rows\": %llu, \"max_row_len\": %llu},\n", 1ULL << last->pad_rows_log,
-                1ULL << last->pad_cols_log);
+        fprintf(out, "      \"rows\": {\"max_rows\": %llu, \"max_row_len\": %llu},\n",
+                1ULL << last->pad_rows_log, 1ULL << last->pad_cols_log);
     if (f->cut_cols) fprintf(out, "      \"row_cut\": %lld,\n", (long long)f->cut_cols);
     fputs("      \"pad\": [", out);
     for (int k = 0; k < v->elem->nslots; k++) {
@@ -163,7 +168,8 @@ static void write_entry(FILE *out, const ManifestInput *in, int first, bool last
     fputc('_', out);
     json_chars(out, f->entry);
     fputs("\",\n", out);
-    write_values(out, "params", find_entry(in->program, f->entry), f->body->params, f->body->nparams, false);
+    write_values(out, "params", find_entry(in->program, f->entry), f->body->params,
+                 f->body->nparams, false);
     write_values(out, "results", NULL, f->body->results, f->body->nresults, false);
     write_any_length(out, in, first);
     fputs("      \"sizes\": [", out);

@@ -14,8 +14,8 @@
 #include "machine.h"
 
 typedef struct {
-    int sectors, sectors_min;   /* worst global access and its minimum */
-    int congestion;             /* worst shared access */
+    int sectors, sectors_min; /* worst global access and its minimum */
+    int congestion;           /* worst shared access */
     long accesses;
 } Tally;
 
@@ -39,14 +39,16 @@ static void shared_access(Tally *t, const uint64_t *u, int lanes, int bytes) {
 static int warp_lanes(int t) { return t < MACHINE_WARP_LOG ? 1 << t : MACHINE_WARP; }
 static unsigned warps(int t) { return t < MACHINE_WARP_LOG ? 1u : 1u << (t - MACHINE_WARP_LOG); }
 
-static uint64_t block_origin(const Phase *p, uint64_t b) { return f2_combine(p->block_cols, p->block_log, b); }
+static uint64_t block_origin(const Phase *p, uint64_t b) {
+    return f2_combine(p->block_cols, p->block_log, b);
+}
 
 /* One side of the global copies of a LOCAL kernel, element by element:
  * thread tid, iteration i handles tile element (or, writing into the next
  * layout, output coordinate) tid | i << t; a halved write (plan.h) has
  * 2^out_tile_log of them, and the threads beyond write nothing. */
-static void replay_elements(const Phase *p, uint64_t b, int global_bytes, int bytes, bool next_layout, Tally *g,
-                            Tally *sh) {
+static void replay_elements(const Phase *p, uint64_t b, int global_bytes, int bytes,
+                            bool next_layout, Tally *g, Tally *sh) {
     int span = next_layout ? p->out_tile_log : p->tile_log;
     int t = p->threads_log < span ? p->threads_log : span, lanes = warp_lanes(t);
     uint64_t x[MACHINE_WARP], u[MACHINE_WARP];
@@ -73,7 +75,8 @@ static void replay_elements(const Phase *p, uint64_t b, int global_bytes, int by
  * layout, output coordinates) j | tid << v | i << (t + v), a 16-byte global
  * access, and each element j to or from its slot, a shared access of one
  * element per lane. */
-static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g, Tally *sh) {
+static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layout, Tally *g,
+                           Tally *sh) {
     int t = p->threads_log, v = p->vec_log, lanes = warp_lanes(t);
     int span = next_layout ? p->out_tile_log : p->tile_log;
     uint64_t x[MACHINE_WARP], u[MACHINE_WARP];
@@ -82,15 +85,18 @@ static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layo
             uint64_t el[MACHINE_WARP];
             for (int l = 0; l < lanes; l++) {
                 el[l] = (uint64_t)(w * MACHINE_WARP + (unsigned)l) << v | (uint64_t)i << (t + v);
-                x[l] = next_layout ? p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
-                                         f2_combine(p->out_cols, span, el[l])
-                                   : block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, el[l]);
+                x[l] = next_layout
+                           ? p->write_compl ^ f2_combine(p->out_block_cols, p->block_log, b) ^
+                                 f2_combine(p->out_cols, span, el[l])
+                           : block_origin(p, b) ^ f2_combine(p->tile_cols, p->tile_log, el[l]);
                 x[l] >>= v;
             }
             global_access(g, x, lanes, MACHINE_VECTOR_BYTES);
             for (unsigned j = 0; j < 1u << v; j++) {
                 for (int l = 0; l < lanes; l++)
-                    u[l] = plan_slot(p, next_layout ? p->src_const ^ f2_combine(p->src_cols, span, el[l] | j) : el[l] | j);
+                    u[l] = plan_slot(p, next_layout ? p->src_const ^
+                                                          f2_combine(p->src_cols, span, el[l] | j)
+                                                    : el[l] | j);
                 shared_access(sh, u, lanes, bytes);
             }
         }
@@ -99,12 +105,15 @@ static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layo
 /* The global copies of a LOCAL kernel: the load (element by element with
  * cp.async in a kernel of several tile buffers, or through a load map, of
  * the input's type), and the write-back in place or into the next layout. */
-static void replay_local_global(const Schedule *s, const Phase *p, uint64_t b, int bytes, Tally *g, Tally *sh,
-                                Tally *sh_out) {
+static void replay_local_global(const Schedule *s, const Phase *p, uint64_t b, int bytes, Tally *g,
+                                Tally *sh, Tally *sh_out) {
     if (plan_vector_load(s, p)) replay_vectors(p, b, bytes, false, g, sh);
     else replay_elements(p, b, elem_max_slot_bytes(p->in_elem), bytes, false, g, sh);
-    if (p->vec_log && (p->writes_in_place || p->vec_write)) replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
-    else replay_elements(p, b, elem_max_slot_bytes(plan_out_elem(p)), bytes, !p->writes_in_place, g, sh_out);
+    if (p->vec_log && (p->writes_in_place || p->vec_write))
+        replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
+    else
+        replay_elements(p, b, elem_max_slot_bytes(plan_out_elem(p)), bytes, !p->writes_in_place, g,
+                        sh_out);
 }
 
 /* Each round loads its registers in its layout and stores them in the
@@ -115,12 +124,16 @@ static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
         const Round *rd = &p->rounds[r];
         uint64_t u[MACHINE_WARP];
         for (int side = 0; side < 2; side++) {
-            const uint64_t *slots = side == 0 ? rd->slots : r + 1 < p->nrounds ? p->rounds[r + 1].slots : p->slot_cols;
+            const uint64_t *slots = side == 0            ? rd->slots
+                                    : r + 1 < p->nrounds ? p->rounds[r + 1].slots
+                                                         : p->slot_cols;
             for (unsigned w = 0; w < warps(t); w++)
                 for (unsigned j = 0; j < 1u << rd->reg_log; j++) {
                     for (int l = 0; l < lanes; l++)
-                        u[l] = f2_combine(slots, p->tile_log, f2_combine(rd->threads, t, w * MACHINE_WARP + (unsigned)l) ^
-                                                                  f2_combine(rd->regs, rd->reg_log, j));
+                        u[l] = f2_combine(slots, p->tile_log,
+                                          f2_combine(rd->threads, t,
+                                                     w * MACHINE_WARP + (unsigned)l) ^
+                                              f2_combine(rd->regs, rd->reg_log, j));
                     shared_access(sh, u, lanes, bytes);
                 }
         }
@@ -135,7 +148,7 @@ static void replay_rounds(const Phase *p, int bytes, Tally *sh) {
 typedef struct {
     int count, at[PLACES];
     long entries, bytes;
-    int *seen;          /* the numbers counted, count of them, cap allocated */
+    int *seen; /* the numbers counted, count of them, cap allocated */
     int cap;
 } Tables;
 
@@ -180,36 +193,55 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     if (sh_rounds.congestion > worst) worst = sh_rounds.congestion;
     if (sh_out.congestion > worst) worst = sh_out.congestion;
     long tile = (long)elem_bytes(p->elem) << p->tile_log;
-    fprintf(out, "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d %s%s, %d step%s in %d register "
-                 "round%s, writes %s\n", p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
-            p->threads_log, 1 << p->block_log, p->cluster_log ? "cluster" : "block", p->block_log ? "s" : "", p->nsteps,
-            p->nsteps == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
-            p->writes_in_place ? "in place" : p->half_log ? "the kept part in the next layout" : "in the next layout");
+    fprintf(
+        out,
+        "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d %s%s, %d step%s in %d register "
+        "round%s, writes %s\n",
+        p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB", p->threads_log,
+        1 << p->block_log, p->cluster_log ? "cluster" : "block", p->block_log ? "s" : "", p->nsteps,
+        p->nsteps == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
+        p->writes_in_place ? "in place"
+        : p->half_log      ? "the kept part in the next layout"
+                           : "in the next layout");
     if (p->cluster_log) {
         int remote = 0;
         for (int r = 0; r < p->nrounds; r++) remote += p->rounds[r].remote;
-        fprintf(out, "  cluster: %d blocks of 2^%d threads, each holding 2^%d of the tile (%d KB); %d of the rounds "
-                     "remote (through the cluster's shared memory)%s\n",
-                1 << p->cluster_log, plan_block_threads_log(p), plan_block_tile_log(p), p->tile_bytes / 1024, remote,
-                p->writes_in_place ? "" : ", and the write");
+        fprintf(
+            out,
+            "  cluster: %d blocks of 2^%d threads, each holding 2^%d of the tile (%d KB); %d of the rounds "
+            "remote (through the cluster's shared memory)%s\n",
+            1 << p->cluster_log, plan_block_threads_log(p), plan_block_tile_log(p),
+            p->tile_bytes / 1024, remote, p->writes_in_place ? "" : ", and the write");
     }
     if (p->buffers > 1)
-        fprintf(out, "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s with cp.async "
-                     "(element by element) while they work on one\n",
-                p->buffers, (tile * p->buffers) / 1024, p->buffers > 2 ? "s" : "");
+        fprintf(
+            out,
+            "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s with cp.async "
+            "(element by element) while they work on one\n",
+            p->buffers, (tile * p->buffers) / 1024, p->buffers > 2 ? "s" : "");
     /* the copies in vectors: a load through cp.async is element by element */
     const char *load = plan_vector_load(s, p) ? "the tile load" : "";
     const char *store = p->writes_in_place ? "write-back" : p->vec_write ? "write" : NULL;
     if (p->vec_log && (*load || store))
-        fprintf(out, "  vectors: %s%s%s in 16-byte vectors of 2^%d elements (sectors counted in "
-                     "vectors, shared accesses by element)\n",
-                load, !store ? "" : *load ? " and the " : "the ", store ? store : "", p->vec_log);
-    fprintf(out, "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
-                 "(tile store %d, register rounds %d, tile load %d)\n",
-            g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion, sh_out.congestion);
+        fprintf(out,
+                "  vectors: %s%s%s in 16-byte vectors of 2^%d elements (sectors counted in "
+                "vectors, shared accesses by element)\n",
+                load,
+                !store  ? ""
+                : *load ? " and the "
+                        : "the ",
+                store ? store : "", p->vec_log);
+    fprintf(out,
+            "  global: %d sectors per warp access (minimum %d); shared: bank congestion %d "
+            "(tile store %d, register rounds %d, tile load %d)\n",
+            g.sectors, g.sectors_min, worst, sh_in.congestion, sh_rounds.congestion,
+            sh_out.congestion);
     if (p->copies_narrowed)
-        fprintf(out, "  narrow: the tile copies of %d-byte fields move one element a thread where 16-byte vectors fit "
-                     "the layout\n", elem_max_slot_bytes(p->elem));
+        fprintf(
+            out,
+            "  narrow: the tile copies of %d-byte fields move one element a thread where 16-byte vectors fit "
+            "the layout\n",
+            elem_max_slot_bytes(p->elem));
     if (p->map) {
         fputs("  load map: ", out);
         ir_print_stmt_brief(out, p->map);
@@ -237,18 +269,26 @@ static bool report_permute(FILE *out, const Schedule *s, const Phase *p) {
         const BmmcPlan *plan = &p->slot_plans[k];
         BmmcSimReport r;
         bmmc_simulate(plan, &r);
-        int sectors = r.read_sectors_max > r.write_sectors_max ? r.read_sectors_max : r.write_sectors_max;
-        int cong = r.store_congestion_max > r.load_congestion_max ? r.store_congestion_max : r.load_congestion_max;
+        int sectors = r.read_sectors_max > r.write_sectors_max ? r.read_sectors_max
+                                                               : r.write_sectors_max;
+        int cong = r.store_congestion_max > r.load_congestion_max ? r.store_congestion_max
+                                                                  : r.load_congestion_max;
         fprintf(out, "  permutation (field %d): tile 2^%d", k, plan->tile_log);
         if (plan->vec_log)
-            fprintf(out, ", 16-byte vectors of 2^%d elements (sectors counted in vectors; tile stores by 4-byte word, loads by element)",
-                    plan->vec_log);
-        fprintf(out, "; global: %d sectors per warp access (minimum %d); shared: bank congestion %d\n", sectors,
-                r.sectors_min, cong);
+            fprintf(
+                out,
+                ", 16-byte vectors of 2^%d elements (sectors counted in vectors; tile stores by 4-byte word, loads by element)",
+                plan->vec_log);
+        fprintf(out,
+                "; global: %d sectors per warp access (minimum %d); shared: bank congestion %d\n",
+                sectors, r.sectors_min, cong);
         bool narrow = !plan->vec_log && !s->pad && bmmc_vectors_fit(plan);
         if (narrow)
-            fprintf(out, "  narrow: field %d's %d-byte elements fit 16-byte vectors (a segment of 2^%d, a tile of 2^%d), "
-                         "but the kernel moves one element a thread\n", k, plan->elem_bytes, plan->seg_log, plan->tile_log);
+            fprintf(
+                out,
+                "  narrow: field %d's %d-byte elements fit 16-byte vectors (a segment of 2^%d, a tile of 2^%d), "
+                "but the kernel moves one element a thread\n",
+                k, plan->elem_bytes, plan->seg_log, plan->tile_log);
         ok &= sectors == r.sectors_min && cong <= 1 && !narrow;
     }
     return ok;
@@ -262,7 +302,8 @@ static bool report_map(FILE *out, const Phase *p) {
     int lanes = warp_lanes(p->n);
     global_access(&g, x, lanes, elem_max_slot_bytes(p->in_elem));
     global_access(&g, x, lanes, elem_max_slot_bytes(p->elem));
-    fprintf(out, "  elementwise: global: %d sectors per warp access (minimum %d)\n", g.sectors, g.sectors_min);
+    fprintf(out, "  elementwise: global: %d sectors per warp access (minimum %d)\n", g.sectors,
+            g.sectors_min);
     Tables t = {0};
     count_tables(&t, p->map_tables, p->nmap_tables);
     report_tables(out, &t);
@@ -275,14 +316,19 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
     bool ok = true;
     for (int i = 0; i < s->nphases; i++) {
         const Phase *p = &s->phases[i];
-        fprintf(out, "kernel %s: moves 2^%d elements (each read once and %s)\n", plan_phase_name(names, chain, i), p->n,
-                p->kind == PHASE_LOCAL && p->half_log ? "the part the halves keep written once" : "written once");
+        fprintf(out, "kernel %s: moves 2^%d elements (each read once and %s)\n",
+                plan_phase_name(names, chain, i), p->n,
+                p->kind == PHASE_LOCAL && p->half_log ? "the part the halves keep written once"
+                                                      : "written once");
         for (int k = 0; plan_shifted_load(s, p) && k < s->in_elem->nslots; k++)
             if (s->in_shift[k])
-                fprintf(out, "  expand read in place: input plane %d, element x at x >> %d (2^-%d of a read)\n", k,
-                        s->in_shift[k], s->in_shift[k]);
+                fprintf(
+                    out,
+                    "  expand read in place: input plane %d, element x at x >> %d (2^-%d of a read)\n",
+                    k, s->in_shift[k], s->in_shift[k]);
         for (int k = 0; k < p->elem->nslots; k++)
-            if (!plan_stores_slot(s, p, k)) fprintf(out, "  unstored: output plane %d, which nothing reads\n", k);
+            if (!plan_stores_slot(s, p, k))
+                fprintf(out, "  unstored: output plane %d, which nothing reads\n", k);
         switch (p->kind) {
         case PHASE_LOCAL: ok &= report_local(out, s, p); break;
         case PHASE_PERMUTE: ok &= report_permute(out, s, p); break;
@@ -298,9 +344,10 @@ static const char *plural(int n, const char *one, const char *many) { return n =
 /* "i32, 3 kernels, 3 global passes": a chain's elements and passes. */
 static void report_counts(FILE *out, const Schedule *s) {
     elem_print(out, s->in_elem);
-    fprintf(out, ", %d kernel%s, %d global pass%s", s->nphases, plural(s->nphases, "", "s"), s->nphases,
-            plural(s->nphases, "", "es"));
-    if (s->cluster_refused) fprintf(out, " (tiles of blocks: clusters refused, %s)", s->cluster_refused);
+    fprintf(out, ", %d kernel%s, %d global pass%s", s->nphases, plural(s->nphases, "", "s"),
+            s->nphases, plural(s->nphases, "", "es"));
+    if (s->cluster_refused)
+        fprintf(out, " (tiles of blocks: clusters refused, %s)", s->cluster_refused);
     fputc('\n', out);
 }
 
@@ -326,8 +373,9 @@ static bool report_graph(FILE *out, Arena *names, const EntryPlan *e) {
     for (int i = 0; i < e->nnodes; i++)
         if (e->nodes[i].kind == NODE_CHAIN) chains++, kernels += e->nodes[i].chain.nphases;
     int others = e->nnodes - chains;
-    fprintf(out, "entry %s: graph of %d node%s, %d chain%s of %d kernel%s in all", e->func->name, e->nnodes,
-            plural(e->nnodes, "", "s"), chains, plural(chains, "", "s"), kernels, plural(kernels, "", "s"));
+    fprintf(out, "entry %s: graph of %d node%s, %d chain%s of %d kernel%s in all", e->func->name,
+            e->nnodes, plural(e->nnodes, "", "s"), chains, plural(chains, "", "s"), kernels,
+            plural(kernels, "", "s"));
     if (others) {
         fprintf(out, ", %d step%s not simulated (", others, plural(others, "", "s"));
         report_other_nodes(out, names, e, others);
@@ -358,7 +406,7 @@ bool simulate_report(FILE *out, const EntryPlan *e) {
         ok = report_graph(out, &names, e);
     }
     arena_free(&names);
-    fprintf(out, "entry %s: every global access minimal and every shared access congestion 1: %s\n", e->func->name,
-            ok ? "yes" : "no");
+    fprintf(out, "entry %s: every global access minimal and every shared access congestion 1: %s\n",
+            e->func->name, ok ? "yes" : "no");
     return ok;
 }

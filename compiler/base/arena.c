@@ -19,32 +19,28 @@
 
 struct ArenaBlock {
     ArenaBlock *next;
-    size_t size;    /* usable bytes in data */
-    size_t used;    /* bytes handed out from data */
+    size_t size; /* usable bytes in data */
+    size_t used; /* bytes handed out from data */
     _Alignas(ARENA_ALIGN) unsigned char data[];
 };
 
 /* A new block with room for at least size bytes (size a multiple of 16). */
-static ArenaBlock *block_new(size_t size)
-{
+static ArenaBlock *block_new(size_t size) {
     size_t bytes = sizeof(ArenaBlock) + size;
-    ArenaBlock *b = aligned_alloc(ARENA_ALIGN, (bytes + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1));
-    if (!b)
-        diag_fatal("out of memory");
+    ArenaBlock *b = aligned_alloc(ARENA_ALIGN,
+                                  (bytes + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1));
+    if (!b) diag_fatal("out of memory");
     b->next = NULL;
     b->size = size;
     b->used = 0;
     return b;
 }
 
-void *arena_alloc(Arena *a, size_t size)
-{
+void *arena_alloc(Arena *a, size_t size) {
     if (size > ARENA_LIMIT || a->total + size > ARENA_LIMIT)
-        diag_fatal("program too large (the compiler's memory limit is %zu MiB)",
-                   ARENA_LIMIT >> 20);
+        diag_fatal("program too large (the compiler's memory limit is %zu MiB)", ARENA_LIMIT >> 20);
     size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-    if (size == 0)
-        size = ARENA_ALIGN;
+    if (size == 0) size = ARENA_ALIGN;
     a->total += size;
 
     ArenaBlock *b = a->head;
@@ -72,29 +68,25 @@ void *arena_alloc(Arena *a, size_t size)
     return p;
 }
 
-char *arena_strndup(Arena *a, const char *s, size_t n)
-{
+char *arena_strndup(Arena *a, const char *s, size_t n) {
     char *p = arena_alloc(a, n + 1);
     memcpy(p, s, n);
     p[n] = '\0';
     return p;
 }
 
-char *arena_vprintf(Arena *a, const char *fmt, va_list ap)
-{
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap) {
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    if (n < 0)
-        n = 0;
+    if (n < 0) n = 0;
     char *p = arena_alloc(a, (size_t)n + 1);
     vsnprintf(p, (size_t)n + 1, fmt, ap2);
     va_end(ap2);
     return p;
 }
 
-char *arena_printf(Arena *a, const char *fmt, ...)
-{
+char *arena_printf(Arena *a, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *p = arena_vprintf(a, fmt, ap);
@@ -102,8 +94,7 @@ char *arena_printf(Arena *a, const char *fmt, ...)
     return p;
 }
 
-void arena_free(Arena *a)
-{
+void arena_free(Arena *a) {
     ArenaBlock *b = a->head;
     while (b) {
         ArenaBlock *next = b->next;

@@ -10,13 +10,13 @@
 typedef struct ArenaBlock ArenaBlock;
 typedef struct {
     ArenaBlock *head;
-    size_t total;   /* bytes handed out, checked against ARENA_LIMIT */
+    size_t total; /* bytes handed out, checked against ARENA_LIMIT */
 } Arena;
 
 /* Programs that need more than this are rejected with a diagnostic. */
 #define ARENA_LIMIT ((size_t)2 << 30)
 
-void *arena_alloc(Arena *a, size_t size);          /* zeroed memory */
+void *arena_alloc(Arena *a, size_t size); /* zeroed memory */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));

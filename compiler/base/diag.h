@@ -12,14 +12,14 @@
 #include <stdnoreturn.h>
 
 typedef struct {
-    const char *name;   /* path as given on the command line */
-    const char *text;   /* NUL-terminated contents */
+    const char *name; /* path as given on the command line */
+    const char *text; /* NUL-terminated contents */
     int len;
 } Source;
 
 typedef struct {
-    const Source *src;  /* NULL for locations that are not in a file */
-    int line, col;      /* 1-based; line 0: the file as a whole ("FILE: error: ...") */
+    const Source *src; /* NULL for locations that are not in a file */
+    int line, col;     /* 1-based; line 0: the file as a whole ("FILE: error: ...") */
 } Loc;
 
 /* Whether src starts with a UTF-8 byte-order mark (EF BB BF), which the

@@ -23,20 +23,20 @@
 #define F2_MAX 64
 
 typedef struct {
-    int n;                    /* number of rows = number of columns */
-    uint64_t row[F2_MAX];     /* row i: mask of input bits feeding output bit i */
+    int n;                /* number of rows = number of columns */
+    uint64_t row[F2_MAX]; /* row i: mask of input bits feeding output bit i */
 } F2Mat;
 
 typedef struct {
-    int n;                    /* ambient dimension */
-    int dim;                  /* number of basis vectors */
-    uint64_t basis[F2_MAX];   /* reduced echelon form, decreasing pivots */
+    int n;                  /* ambient dimension */
+    int dim;                /* number of basis vectors */
+    uint64_t basis[F2_MAX]; /* reduced echelon form, decreasing pivots */
 } F2Space;
 
 /* ---- vectors ---- */
 int f2_parity(uint64_t x);
-uint64_t f2_mask(int n);                        /* low n bits set; n may be 64 */
-int f2_top_bit(uint64_t x);                     /* the highest set bit; x != 0 */
+uint64_t f2_mask(int n);    /* low n bits set; n may be 64 */
+int f2_top_bit(uint64_t x); /* the highest set bit; x != 0 */
 /* The XOR of cols[i] over the bits i of `bits` (i < count): the matrix with
  * columns cols applied to `bits`. */
 uint64_t f2_combine(const uint64_t *cols, int count, uint64_t bits);
@@ -46,14 +46,14 @@ F2Mat f2_identity(int n);
 F2Mat f2_zero(int n);
 /* Bit reversal R (paper §3): output bit i reads input bit n-1-i; R·R = I. */
 F2Mat f2_reverse(int n);
-uint64_t f2_apply(const F2Mat *a, uint64_t x);  /* A·x */
-F2Mat f2_mul(const F2Mat *a, const F2Mat *b);   /* A·B, so (A·B)x = A(Bx) */
+uint64_t f2_apply(const F2Mat *a, uint64_t x); /* A·x */
+F2Mat f2_mul(const F2Mat *a, const F2Mat *b);  /* A·B, so (A·B)x = A(Bx) */
 F2Mat f2_transpose(const F2Mat *a);
 bool f2_equal(const F2Mat *a, const F2Mat *b);
 bool f2_is_identity(const F2Mat *a);
 int f2_rank(const F2Mat *a);
-bool f2_invert(const F2Mat *a, F2Mat *inv);     /* false when singular */
-uint64_t f2_column(const F2Mat *a, int j);      /* A·e_j */
+bool f2_invert(const F2Mat *a, F2Mat *inv); /* false when singular */
+uint64_t f2_column(const F2Mat *a, int j);  /* A·e_j */
 
 /* Embed B (dimension m) at bits [lo, lo+m) of an n-bit identity, lo+m <= n:
  * the matrix of "apply B to bits lo..lo+m-1, keep the others". */
@@ -77,11 +77,11 @@ F2Space f2_space_empty(int n);
 bool f2_space_add(F2Space *s, uint64_t v);
 /* Reduce v modulo the space (clear every pivot bit it has). */
 uint64_t f2_space_reduce(const F2Space *s, uint64_t v);
-bool f2_space_contains(const F2Space *s, uint64_t v);  /* false for bits >= n */
+bool f2_space_contains(const F2Space *s, uint64_t v); /* false for bits >= n */
 F2Space f2_space_sum(const F2Space *a, const F2Space *b);
-F2Space f2_space_image(const F2Mat *a, const F2Space *s);     /* A·S */
-F2Space f2_space_coords(int n, uint64_t bits);               /* span{e_i : i in bits} */
-uint64_t f2_space_pivots(const F2Space *s);                  /* mask of pivot bits */
+F2Space f2_space_image(const F2Mat *a, const F2Space *s); /* A·S */
+F2Space f2_space_coords(int n, uint64_t bits);            /* span{e_i : i in bits} */
+uint64_t f2_space_pivots(const F2Space *s);               /* mask of pivot bits */
 /* A complement made of coordinate vectors: the non-pivot bits. S + span(e_i) = F2^n. */
 uint64_t f2_space_coord_complement(const F2Space *s);
 

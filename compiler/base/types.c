@@ -88,7 +88,7 @@ int elem_bytes(const ElemType *t) {
 
 int elem_register_log(const ElemType *t, int reg_bytes_log) {
     int bytes_log = 0;
-    while ((1 << bytes_log) < elem_bytes(t)) bytes_log++;    /* rounded up: at most the bytes */
+    while ((1 << bytes_log) < elem_bytes(t)) bytes_log++; /* rounded up: at most the bytes */
     int reg_log = reg_bytes_log - bytes_log;
     return reg_log > reg_bytes_log - 2 ? reg_bytes_log - 2 : reg_log < 3 ? 3 : reg_log;
 }
@@ -106,7 +106,7 @@ int elem_max_slot_bytes(const ElemType *t) {
  * length: a type of any width or depth prints whole. */
 static size_t elem_text_length(const ElemType *t) {
     if (!t->is_tuple) return strlen(prim_name(t->prim));
-    size_t n = 2 + 2 * (size_t)(t->nfields - 1);     /* "(", ")" and the ", " */
+    size_t n = 2 + 2 * (size_t)(t->nfields - 1); /* "(", ")" and the ", " */
     for (int i = 0; i < t->nfields; i++) n += elem_text_length(t->fields[i]);
     return n;
 }
@@ -132,7 +132,7 @@ static char *write_elem_text(const ElemType *t, char *at) {
 const char *elem_text(Arena *a, const ElemType *t) {
     if (!t->is_tuple) return prim_name(t->prim);
     size_t n = elem_text_length(t);
-    char *text = arena_alloc(a, n + 1);     /* zeroed: the terminator is there */
+    char *text = arena_alloc(a, n + 1); /* zeroed: the terminator is there */
     write_elem_text(t, text);
     return text;
 }
@@ -147,7 +147,10 @@ void elem_print(FILE *out, const ElemType *t) {
 
 Scalar scalar_wrap(Prim p, Scalar v) {
     int bits = prim_bits(p);
-    if (p == PRIM_BOOL) { v.u = v.u != 0; return v; }
+    if (p == PRIM_BOOL) {
+        v.u = v.u != 0;
+        return v;
+    }
     if (prim_is_float(p) || bits == 64) return v;
     uint64_t m = (UINT64_C(1) << bits) - 1;
     uint64_t low = v.u & m;
@@ -160,7 +163,10 @@ Scalar scalar_from_int(Prim p, int64_t x) {
     Scalar v = {.u = 0};
     if (p == PRIM_F32) v.f32 = (float)x;
     else if (p == PRIM_F64) v.f64 = (double)x;
-    else { v.i = x; v = scalar_wrap(p, v); }
+    else {
+        v.i = x;
+        v = scalar_wrap(p, v);
+    }
     return v;
 }
 
@@ -178,15 +184,16 @@ bool scalar_int_fits(Prim p, int64_t v) {
     return bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1)));
 }
 
-bool scalar_double_fits(Prim p, double v) {
-    return p != PRIM_F32 || isinf(v) || !isinf((float)v);
-}
+bool scalar_double_fits(Prim p, double v) { return p != PRIM_F32 || isinf(v) || !isinf((float)v); }
 
 const char *prim_range_text(Arena *a, Prim p) {
     int bits = prim_bits(p);
     if (!prim_is_signed(p))
-        return arena_printf(a, "0..%llu", (unsigned long long)(bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1));
-    return arena_printf(a, "%lld..%lld", (long long)(bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1))),
+        return arena_printf(a, "0..%llu",
+                            (unsigned long long)(bits == 64 ? UINT64_MAX
+                                                            : (UINT64_C(1) << bits) - 1));
+    return arena_printf(a, "%lld..%lld",
+                        (long long)(bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1))),
                         (long long)(bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1));
 }
 
@@ -208,16 +215,17 @@ void scalar_print(FILE *f, Prim p, Scalar v) {
 
 int scalar_text_max(Prim p) {
     switch (p) {
-    case PRIM_BOOL: return 5;                   /* false */
-    case PRIM_I8: return 4;                     /* -128 */
-    case PRIM_I16: return 6;                    /* -32768 */
-    case PRIM_I32: return 11;                   /* -2147483648 */
+    case PRIM_BOOL: return 5; /* false */
+    case PRIM_I8: return 4;   /* -128 */
+    case PRIM_I16: return 6;  /* -32768 */
+    case PRIM_I32: return 11; /* -2147483648 */
     case PRIM_U8: return 3;
     case PRIM_U16: return 5;
     case PRIM_U32: return 10;
-    case PRIM_I64: case PRIM_U64: return 20;    /* -9223372036854775808, 18446744073709551615 */
-    case PRIM_F32: return 15;                   /* %.9g: -1.17549435e-38 */
-    case PRIM_F64: return 24;                   /* %.17g: -2.2250738585072014e-308 */
+    case PRIM_I64:
+    case PRIM_U64: return 20; /* -9223372036854775808, 18446744073709551615 */
+    case PRIM_F32: return 15; /* %.9g: -1.17549435e-38 */
+    case PRIM_F64: return 24; /* %.17g: -2.2250738585072014e-308 */
     case PRIM_COUNT: break;
     }
     return 24;
@@ -247,7 +255,10 @@ static bool parse_int(Prim p, const char *tok, Scalar *out) {
 bool scalar_parse(Prim p, const char *tok, Scalar *out) {
     out->u = 0;
     if (p == PRIM_BOOL) {
-        if (!strcmp(tok, "true") || !strcmp(tok, "1")) { out->u = 1; return true; }
+        if (!strcmp(tok, "true") || !strcmp(tok, "1")) {
+            out->u = 1;
+            return true;
+        }
         if (!strcmp(tok, "false") || !strcmp(tok, "0")) return true;
         return false;
     }

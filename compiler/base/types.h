@@ -13,18 +13,27 @@
 #include "arena.h"
 
 typedef enum {
-    PRIM_BOOL, PRIM_I8, PRIM_I16, PRIM_I32, PRIM_I64,
-    PRIM_U8, PRIM_U16, PRIM_U32, PRIM_U64, PRIM_F32, PRIM_F64,
+    PRIM_BOOL,
+    PRIM_I8,
+    PRIM_I16,
+    PRIM_I32,
+    PRIM_I64,
+    PRIM_U8,
+    PRIM_U16,
+    PRIM_U32,
+    PRIM_U64,
+    PRIM_F32,
+    PRIM_F64,
     PRIM_COUNT
 } Prim;
 
 typedef struct ElemType ElemType;
 struct ElemType {
     bool is_tuple;
-    Prim prim;                  /* when !is_tuple */
-    int nfields;                /* when is_tuple */
+    Prim prim;   /* when !is_tuple */
+    int nfields; /* when is_tuple */
     const ElemType **fields;
-    int nslots;                 /* primitive leaves */
+    int nslots; /* primitive leaves */
 };
 
 /* A scalar in canonical form: integers wrapped to their width and then sign-
@@ -49,18 +58,18 @@ bool elem_equal(const ElemType *a, const ElemType *b);
 Prim elem_slot_prim(const ElemType *t, int slot);
 /* The element type's spelling, whole at any width: "i32", "(u32, i32)". */
 const char *elem_text(Arena *a, const ElemType *t);
-void elem_print(FILE *out, const ElemType *t);      /* the same, printed */
-int elem_bytes(const ElemType *t);  /* sum of the slots' sizes */
-int elem_max_slot_bytes(const ElemType *t);   /* the widest slot: segments and banks are per slot */
+void elem_print(FILE *out, const ElemType *t); /* the same, printed */
+int elem_bytes(const ElemType *t);             /* sum of the slots' sizes */
+int elem_max_slot_bytes(const ElemType *t); /* the widest slot: segments and banks are per slot */
 /* The most elements of t that element code holds in a thread's registers,
  * log2, where a thread holds at most 2^reg_bytes_log bytes of them: 8 to
  * 2^(reg_bytes_log - 2) elements. The one rule for both stages that need
  * it: the back end's register rounds (plan_rounds.c, which says why) and
  * the optimiser, which lifts a two's body on more out of element code. */
 int elem_register_log(const ElemType *t, int reg_bytes_log);
-#define ELEM_REGISTER_BYTES_LOG 7   /* the default: 128 bytes (--register-bytes 256 makes it 8) */
+#define ELEM_REGISTER_BYTES_LOG 7 /* the default: 128 bytes (--register-bytes 256 makes it 8) */
 
-Scalar scalar_wrap(Prim p, Scalar v);           /* canonicalise an integer */
+Scalar scalar_wrap(Prim p, Scalar v); /* canonicalise an integer */
 Scalar scalar_from_int(Prim p, int64_t v);
 Scalar scalar_from_double(Prim p, double v);
 /* Whether a static number is a value of p without wrapping (integers) or
@@ -69,7 +78,7 @@ bool scalar_int_fits(Prim p, int64_t v);
 bool scalar_double_fits(Prim p, double v);
 /* "0..255", "-128..127": the values of an integer type, for messages. */
 const char *prim_range_text(Arena *a, Prim p);
-bool scalar_equal(Prim p, Scalar a, Scalar b);   /* bitwise */
+bool scalar_equal(Prim p, Scalar a, Scalar b); /* bitwise */
 void scalar_print(FILE *f, Prim p, Scalar v);
 /* The most characters scalar_print writes for a value of p: what the space
  * a text input needs is computed from (randinput_bound). */

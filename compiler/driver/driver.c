@@ -32,16 +32,16 @@ typedef struct {
 
 struct Compilation {
     Arena arena;
-    char *input;                /* owned: interpreter input */
-    Buf **inputs, **results;    /* owned: interpreter buffers, NULL-terminated */
+    char *input;             /* owned: interpreter input */
+    Buf **inputs, **results; /* owned: interpreter buffers, NULL-terminated */
     Program program;
-    const char *entry;          /* the entry specialised; NULL = every entry */
+    const char *entry; /* the entry specialised; NULL = every entry */
     IrProgram ir;
-    Schedules plans;            /* from the planning passes */
-    SchedOptions sched;         /* for the back end: --tile-bytes, --vector-copies, --register-bytes */
-    bool target_c;              /* --target c: host memory, no GPU's limit to warn of */
-    FILE *writing;              /* an output file being written */
-    const char *written[3];     /* the output files begun: all removed if an error stops one */
+    Schedules plans;        /* from the planning passes */
+    SchedOptions sched;     /* for the back end: --tile-bytes, --vector-copies, --register-bytes */
+    bool target_c;          /* --target c: host memory, no GPU's limit to warn of */
+    FILE *writing;          /* an output file being written */
+    const char *written[3]; /* the output files begun: all removed if an error stops one */
     int nwritten;
 };
 
@@ -66,11 +66,13 @@ static char *beside(Arena *a, const char *output, const char *ext) {
 }
 
 const char *driver_prefix_problem(const char *prefix) {
-    if (!*prefix || isdigit((unsigned char)*prefix)) return "is not a C identifier (it must start with a letter or '_')";
+    if (!*prefix || isdigit((unsigned char)*prefix))
+        return "is not a C identifier (it must start with a letter or '_')";
     for (const char *c = prefix; *c; c++)
         if (!isalnum((unsigned char)*c) && *c != '_')
             return "is not a C identifier (letters, digits and '_')";
-    if (emit_prefix_reserved(prefix)) return "is reserved: the emitted code's own names start with parm_ and PARM_";
+    if (emit_prefix_reserved(prefix))
+        return "is reserved: the emitted code's own names start with parm_ and PARM_";
     return NULL;
 }
 
@@ -95,8 +97,11 @@ static void check_entry_names(const EntryPlan *plans, int n, const char *prefix)
     for (int i = 0; i < n; i++) {
         const IrFunc *f = plans[i].func;
         if (emit_api_name_taken(f->entry))
-            diag_error(f->loc, "entry '%s' would be exported as %s_%s, a name of the API's own (docs/api.md); "
-                               "rename the entry", f->entry, prefix, f->entry);
+            diag_error(
+                f->loc,
+                "entry '%s' would be exported as %s_%s, a name of the API's own (docs/api.md); "
+                "rename the entry",
+                f->entry, prefix, f->entry);
     }
 }
 
@@ -107,8 +112,10 @@ typedef struct {
     const ManifestInput *manifest;
 } Outputs;
 
-static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const Outputs *), const Outputs *o) {
-    if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0])) diag_fatal("internal error: too many output files");
+static void write_file(Compilation *c, const char *path, void (*write)(FILE *, const Outputs *),
+                       const Outputs *o) {
+    if (c->nwritten == (int)(sizeof c->written / sizeof c->written[0]))
+        diag_fatal("internal error: too many output files");
     FILE *f = fopen(path, "w");
     if (!f) diag_fatal("cannot write '%s': %s", path, strerror(errno));
     c->writing = f;
@@ -122,7 +129,9 @@ static void write_program(FILE *f, const Outputs *o) {
     emit_program(f, o->emit, o->target_c ? &target_c : &target_cuda);
 }
 
-static void write_header(FILE *f, const Outputs *o) { emit_header(f, o->emit, o->target_c ? &target_c : &target_cuda); }
+static void write_header(FILE *f, const Outputs *o) {
+    emit_header(f, o->emit, o->target_c ? &target_c : &target_cuda);
+}
 
 static void write_manifest(FILE *f, const Outputs *o) { manifest_write(f, o->manifest); }
 
@@ -157,8 +166,10 @@ static const char *signature_refusal(Compilation *c, const IrFunc *f) {
     for (int i = 0; same && i < a->nparams; i++) same = same_planes(a->params[i], b->params[i]);
     for (int i = 0; same && i < a->nresults; i++) same = same_planes(a->results[i], b->results[i]);
     if (same) return NULL;
-    return arena_printf(&c->arena, "its element types differ from those at %s = %d, which the entry's one API "
-                                   "function takes", size_range(&c->program, f->entry)->name, first->size_param);
+    return arena_printf(&c->arena,
+                        "its element types differ from those at %s = %d, which the entry's one API "
+                        "function takes",
+                        size_range(&c->program, f->entry)->name, first->size_param);
 }
 
 /* Why the back end leaves size f of a ranged entry out; NULL: it does not. */
@@ -179,7 +190,7 @@ static bool some_size_compiles(Compilation *c, const IrFunc *f) {
 /* A GPU with more memory than this is not made yet (the largest have 192 to
  * 288 GB); an entry that needs more per GPU cannot run anywhere, and a
  * compile says so rather than emit it without a word. */
-#define GPU_MEMORY_WARN_LOG 38      /* 2^38 bytes = 256 GiB */
+#define GPU_MEMORY_WARN_LOG 38 /* 2^38 bytes = 256 GiB */
 
 /* The bytes that one call of the plan's entry needs in GPU memory: its
  * array parameters and results, and the scratch of the plan. */
@@ -188,7 +199,8 @@ static unsigned long long entry_bytes(const EntryPlan *e) {
     unsigned long long bytes = e->chain_off + e->chain_bytes;
     for (int i = 0; i < b->nparams + b->nresults; i++) {
         const IrVal *v = i < b->nparams ? b->params[i] : b->results[i - b->nparams];
-        if (v->log_len >= 0) bytes += (1ULL << v->log_len) * (unsigned long long)elem_bytes(v->elem);
+        if (v->log_len >= 0)
+            bytes += (1ULL << v->log_len) * (unsigned long long)elem_bytes(v->elem);
     }
     return bytes;
 }
@@ -200,14 +212,19 @@ static void check_memory(Compilation *c, const EntryPlan *plans, int n) {
     int gpu_log = c->sched.gpu_log;
     unsigned long long bytes = entry_bytes(e) >> gpu_log, limit = 1ULL << GPU_MEMORY_WARN_LOG;
     if (c->target_c || bytes <= limit) return;
-    if (n > 0 && strcmp(plans[n - 1].func->entry, e->func->entry) == 0 && entry_bytes(&plans[n - 1]) >> gpu_log > limit)
+    if (n > 0 && strcmp(plans[n - 1].func->entry, e->func->entry) == 0 &&
+        entry_bytes(&plans[n - 1]) >> gpu_log > limit)
         return;
-    const EntryParam *range = e->func->size_param >= 0 ? size_range(&c->program, e->func->entry) : NULL;
-    const char *size = range ? arena_printf(&c->arena, " for %s = %d", range->name, e->func->size_param) : "";
-    diag_warning(e->func->loc, "entry '%s'%s needs %llu bytes (%.0f GiB) of GPU memory%s for its arrays and "
-                               "scratch, more than any GPU has (this warning starts above 2^%d bytes, 256 GiB)",
-                 e->func->entry, size, bytes, (double)bytes / (1024.0 * 1024.0 * 1024.0), gpu_log ? " per GPU" : "",
-                 GPU_MEMORY_WARN_LOG);
+    const EntryParam *range = e->func->size_param >= 0 ? size_range(&c->program, e->func->entry)
+                                                       : NULL;
+    const char *size = range ? arena_printf(&c->arena, " for %s = %d", range->name,
+                                            e->func->size_param)
+                             : "";
+    diag_warning(e->func->loc,
+                 "entry '%s'%s needs %llu bytes (%.0f GiB) of GPU memory%s for its arrays and "
+                 "scratch, more than any GPU has (this warning starts above 2^%d bytes, 256 GiB)",
+                 e->func->entry, size, bytes, (double)bytes / (1024.0 * 1024.0 * 1024.0),
+                 gpu_log ? " per GPU" : "", GPU_MEMORY_WARN_LOG);
 }
 
 /* The pass "schedule": plans every specialisation. A size of a ranged
@@ -227,8 +244,10 @@ static void schedule_pass(Compilation *c, const Options *opt) {
         const char *refusal = f->size_param >= 0 ? size_refusal(c, f) : NULL;
         const EntryParam *range = refusal ? size_range(&c->program, f->entry) : NULL;
         if (range && some_size_compiles(c, f)) {
-            diag_warning(range->loc, "entry '%s' is not compiled for %s = %d (%s); it returns the "
-                                     "ERROR_LENGTH status for that length", f->entry, range->name, f->size_param, refusal);
+            diag_warning(range->loc,
+                         "entry '%s' is not compiled for %s = %d (%s); it returns the "
+                         "ERROR_LENGTH status for that length",
+                         f->entry, range->name, f->size_param, refusal);
             s->refused[s->nrefused++] = (RefusedSize){f, refusal, entry_plan_api_n(f), n};
             continue;
         }
@@ -236,10 +255,14 @@ static void schedule_pass(Compilation *c, const Options *opt) {
         /* the API dispatches on n, the first array's length (an entry of
          * any length on the shape); the sizes of an entry are specialised
          * one after another */
-        for (int j = n - 1; f->pad_param < 0 && j >= 0 && strcmp(out[j].func->entry, f->entry) == 0; j--)
+        for (int j = n - 1; f->pad_param < 0 && j >= 0 && strcmp(out[j].func->entry, f->entry) == 0;
+             j--)
             if (out[j].n == out[n].n)
-                diag_error(f->loc, "the back end tells the sizes of a ranged entry apart by the length of its first "
-                                   "array, which is 2^%d for two of the sizes of '%s'", out[n].n, f->entry);
+                diag_error(
+                    f->loc,
+                    "the back end tells the sizes of a ranged entry apart by the length of its first "
+                    "array, which is 2^%d for two of the sizes of '%s'",
+                    out[n].n, f->entry);
         check_memory(c, out, n);
         n++;
     }
@@ -262,7 +285,9 @@ static void normalise_pass(Compilation *c, const Options *opt) {
     opt_normalise(&c->ir);
 }
 
-static void rewrite_pass(Compilation *c, const Options *opt) { opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL); }
+static void rewrite_pass(Compilation *c, const Options *opt) {
+    opt_optimise(&c->ir, opt->trace_rules ? stderr : NULL);
+}
 
 static void tabulate_pass(Compilation *c, const Options *opt) {
     (void)opt;
@@ -286,7 +311,8 @@ static void verify_plans(Compilation *c, const Pass *pass) {
     for (int i = 0; i < c->plans.nplans; i++) {
         const char *why = plan_verify_entry(&c->arena, &c->plans.plans[i]);
         if (why)
-            diag_fatal("internal error: the plan of '%s' after %s: %s", c->plans.plans[i].func->name, pass->name, why);
+            diag_fatal("internal error: the plan of '%s' after %s: %s",
+                       c->plans.plans[i].func->name, pass->name, why);
     }
 #else
     (void)c, (void)pass;
@@ -304,18 +330,23 @@ static void dump_plans(FILE *out, const Compilation *c) {
  * passes hand on the IR (ir.h), the planning passes the plans (plan.h).
  * docs/internals.md ("Passes") says how to add one. */
 const Pass driver_passes[STAGE_COUNT] = {
-    [STAGE_SPECIALISED] = {"specialise", "specialised", "specialise", "static evaluation of the AST into the IR",
-                           specialise_pass, verify_ir, dump_ir},
-    [STAGE_NORMALISED] = {"normalise", "normalised", "opt_normalise", "parm and col into bmmc, two and bmmc",
-                          normalise_pass, verify_ir, dump_ir},
+    [STAGE_SPECIALISED] = {"specialise", "specialised", "specialise",
+                           "static evaluation of the AST into the IR", specialise_pass, verify_ir,
+                           dump_ir},
+    [STAGE_NORMALISED] = {"normalise", "normalised", "opt_normalise",
+                          "parm and col into bmmc, two and bmmc", normalise_pass, verify_ir,
+                          dump_ir},
     [STAGE_REWRITTEN] = {"rewrite", "rewritten", "opt_rules", "the rewrite rules, to a fixed point",
                          rewrite_pass, verify_ir, dump_ir},
-    [STAGE_OPTIMISED] = {"tabulate", "optimised", "opt_tables", "position-only subexpressions into tables",
-                         tabulate_pass, verify_ir, dump_ir},
-    [STAGE_SCHEDULED] = {"schedule", "scheduled", "entry_plan", "the plan of every entry: nodes, phases, kernels",
-                         schedule_pass, verify_plans, dump_plans},
-    [STAGE_PLACED] = {"place-tables", "placed", "table_place", "tables out of constant memory past its budget",
-                      place_tables_pass, verify_plans, dump_plans},
+    [STAGE_OPTIMISED] = {"tabulate", "optimised", "opt_tables",
+                         "position-only subexpressions into tables", tabulate_pass, verify_ir,
+                         dump_ir},
+    [STAGE_SCHEDULED] = {"schedule", "scheduled", "entry_plan",
+                         "the plan of every entry: nodes, phases, kernels", schedule_pass,
+                         verify_plans, dump_plans},
+    [STAGE_PLACED] = {"place-tables", "placed", "table_place",
+                      "tables out of constant memory past its budget", place_tables_pass,
+                      verify_plans, dump_plans},
 };
 
 /* Runs the passes after stage `from` (already reached; -1: none) up to
@@ -353,7 +384,8 @@ static void interpret(Compilation *c, const Options *opt, FILE *in, FILE *out) {
     c->input = io_slurp(in, &len);
     if (!c->input) diag_fatal("cannot read standard input");
     IoShape shape;
-    const IrFunc *f = io_read_inputs(&c->ir, c->entry, "<stdin>", c->input, len, &c->inputs, &shape);
+    const IrFunc *f = io_read_inputs(&c->ir, c->entry, "<stdin>", c->input, len, &c->inputs,
+                                     &shape);
     c->results = ir_eval_func(&c->ir, f, c->inputs);
     if (opt->compare_stages) compare_stages(c, opt, f);
     io_write_results(out, f, c->results, shape);
@@ -366,12 +398,15 @@ static void compile(Compilation *c, const Options *opt) {
     if (!output) {
         const char *dot = strrchr(opt->input, '.');
         size_t stem = dot ? (size_t)(dot - opt->input) : strlen(opt->input);
-        output = arena_printf(&c->arena, "%.*s%s", (int)stem, opt->input, opt->target_c ? ".c" : ".cu");
+        output = arena_printf(&c->arena, "%.*s%s", (int)stem, opt->input,
+                              opt->target_c ? ".c" : ".cu");
     }
     const char *header = beside(&c->arena, output, ".h");
     const char *slash = strrchr(header, '/');
-    EmitInput in = {.source_name = opt->input, .header_name = slash ? slash + 1 : header,
-                    .emit_main = opt->emit_main, .gpu_log = opt->gpu_log,
+    EmitInput in = {.source_name = opt->input,
+                    .header_name = slash ? slash + 1 : header,
+                    .emit_main = opt->emit_main,
+                    .gpu_log = opt->gpu_log,
                     .main_entry = opt->entry ? opt->entry : "main",
                     .prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, output)};
     in.plans = c->plans.plans;
@@ -381,9 +416,14 @@ static void compile(Compilation *c, const Options *opt) {
     check_entry_names(in.plans, in.nplans, in.prefix);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
     for (int i = 0; i < in.nplans; i++) funcs[i] = in.plans[i].func;
-    ManifestInput manifest = {.source = opt->input, .target = opt->target_c ? "c" : "cuda", .prefix = in.prefix,
-                              .header = in.header_name, .program = &c->program, .funcs = funcs,
-                              .nfuncs = in.nplans, .gpus = 1 << opt->gpu_log};
+    ManifestInput manifest = {.source = opt->input,
+                              .target = opt->target_c ? "c" : "cuda",
+                              .prefix = in.prefix,
+                              .header = in.header_name,
+                              .program = &c->program,
+                              .funcs = funcs,
+                              .nfuncs = in.nplans,
+                              .gpus = 1 << opt->gpu_log};
     Outputs o = {&in, opt->target_c, &manifest};
     write_file(c, output, write_program, &o);
     write_file(c, header, write_header, &o);
@@ -405,13 +445,15 @@ static void report(Compilation *c, const Options *opt) {
     FILE *out = opt->out ? opt->out : stdout;
     bool ok = true;
     for (int i = 0; i < c->plans.nplans; i++) ok &= simulate_report(out, &c->plans.plans[i]);
-    if (!ok && opt->strict) diag_fatal("some kernel access is not minimal, not conflict-free or narrower than the layout allows (see the report)");
+    if (!ok && opt->strict)
+        diag_fatal(
+            "some kernel access is not minimal, not conflict-free or narrower than the layout allows (see the report)");
 }
 
 /* An unknown entry name is an error for every action, with notes at the
  * entries there are (a plain compile would otherwise ignore it). */
 static void check_entry(const Program *p, const char *entry) {
-    if (!entry || p->entries.len == 0) return;  /* specialise reports a program without entries */
+    if (!entry || p->entries.len == 0) return; /* specialise reports a program without entries */
     for (int i = 0; i < p->entries.len; i++)
         if (!strcmp(((const Entry *)p->entries.items[i])->name, entry)) return;
     spec_no_entry(p, entry);
@@ -438,35 +480,30 @@ static void run_pipeline(Compilation *c, const Options *opt, const MemSource *me
      * a --check or a dump those up to its stage (main.c: every pass for the
      * command line's --check) */
     bool back_end = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT;
-    Stage target = back_end ? STAGE_COUNT - 1 : opt->compare_stages ? STAGE_SPECIALISED : opt->stage;
+    Stage target = back_end              ? STAGE_COUNT - 1
+                   : opt->compare_stages ? STAGE_SPECIALISED
+                                         : opt->stage;
     run_passes(c, opt, -1, target);
     switch (opt->action) {
     case ACTION_CHECK:
         if (target == STAGE_COUNT - 1) check_back_end(c, opt);
         break;
     case ACTION_DUMP_IR:
-    case ACTION_DUMP_PLAN:
-        driver_passes[target].dump(out, c);
-        break;
-    case ACTION_INTERPRET:
-        interpret(c, opt, opt->in ? opt->in : stdin, out);
-        break;
-    case ACTION_COMPILE:
-        compile(c, opt);
-        break;
-    case ACTION_REPORT:
-        report(c, opt);
-        break;
+    case ACTION_DUMP_PLAN: driver_passes[target].dump(out, c); break;
+    case ACTION_INTERPRET: interpret(c, opt, opt->in ? opt->in : stdin, out); break;
+    case ACTION_COMPILE: compile(c, opt); break;
+    case ACTION_REPORT: report(c, opt); break;
     case ACTION_RANDOM_INPUT:
-        randinput_write(out, randinput_pick(&c->ir, c->entry, opt->seed), opt->seed, opt->special_floats);
+        randinput_write(out, randinput_pick(&c->ir, c->entry, opt->seed), opt->seed,
+                        opt->special_floats);
         break;
     case ACTION_INPUT_BOUND: {
-        double elements, bytes = randinput_bound(randinput_pick(&c->ir, c->entry, opt->seed), &elements);
+        double elements,
+            bytes = randinput_bound(randinput_pick(&c->ir, c->entry, opt->seed), &elements);
         fprintf(out, "%.0f %.0f\n", elements, bytes);
         break;
     }
-    case ACTION_LIST_ENTRIES:
-        break;
+    case ACTION_LIST_ENTRIES: break;
     }
 }
 
@@ -491,7 +528,8 @@ static int run(const Options *opt, const MemSource *mem) {
     int status = setjmp(handler) == 0 ? (run_pipeline(c, opt, mem), 0) : 1;
     diag_handler = NULL;
     if (c->writing) fclose(c->writing);
-    for (int i = 0; status != 0 && i < c->nwritten; i++) remove(c->written[i]);   /* no partial output */
+    for (int i = 0; status != 0 && i < c->nwritten; i++)
+        remove(c->written[i]); /* no partial output */
     fflush(opt->out ? opt->out : stdout);
     free_bufs(c->inputs);
     free_bufs(c->results);

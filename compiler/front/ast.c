@@ -41,8 +41,7 @@ static const OpInfo ops[OP_COUNT] = {
     [OP_FMA] = {"fma", "fma", 3, false, true, false, true, 1},
 };
 
-const OpInfo *op_info(Op op)
-{
+const OpInfo *op_info(Op op) {
     static const OpInfo unknown = {"?", "?", 0, false, false, false, false, 1};
     return (unsigned)op < OP_COUNT ? &ops[op] : &unknown;
 }
@@ -51,8 +50,7 @@ const char *op_name(Op op) { return op_info(op)->spelling; }
 
 bool op_is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
 
-bool op_takes(Op op, Prim p)
-{
+bool op_takes(Op op, Prim p) {
     const OpInfo *o = op_info(op);
     return p == PRIM_BOOL ? o->on_bool : prim_is_float(p) ? o->on_float : o->on_int;
 }
@@ -60,13 +58,11 @@ bool op_takes(Op op, Prim p)
 bool op_is_function(Op op) { return op_info(op)->function; }
 
 /* Appends item; the array doubles in the arena (the old copy is abandoned). */
-void ptrlist_push(Arena *a, PtrList *l, void *item)
-{
+void ptrlist_push(Arena *a, PtrList *l, void *item) {
     if (l->len == l->cap) {
         int cap = l->cap ? l->cap * 2 : 4;
         void **items = NEW_ARRAY(a, void *, cap);
-        if (l->len)
-            memcpy(items, l->items, sizeof(void *) * (size_t)l->len);
+        if (l->len) memcpy(items, l->items, sizeof(void *) * (size_t)l->len);
         l->items = items;
         l->cap = cap;
     }

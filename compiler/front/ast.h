@@ -14,16 +14,42 @@
 #include "types.h"
 
 typedef enum {
-    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_POW,
-    OP_SHL, OP_SHR, OP_BAND, OP_BOR, OP_XOR,
-    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
-    OP_AND, OP_OR,          /* && || */
-    OP_INDEX,               /* xs ! k: the element at a static position */
-    OP_NEG, OP_NOT,         /* unary - and ! */
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_MOD,
+    OP_POW,
+    OP_SHL,
+    OP_SHR,
+    OP_BAND,
+    OP_BOR,
+    OP_XOR,
+    OP_EQ,
+    OP_NE,
+    OP_LT,
+    OP_LE,
+    OP_GT,
+    OP_GE,
+    OP_AND,
+    OP_OR,    /* && || */
+    OP_INDEX, /* xs ! k: the element at a static position */
+    OP_NEG,
+    OP_NOT, /* unary - and ! */
     /* the built-in functions on scalars (docs/language.md, 6.3); OP_FPOW is
      * pow x y on floats, OP_POW the static power ^ */
-    OP_SQRT, OP_SIN, OP_COS, OP_EXP, OP_LOG, OP_TANH, OP_FLOOR, OP_CEIL, OP_ABS,
-    OP_ATAN2, OP_FPOW, OP_FMA,
+    OP_SQRT,
+    OP_SIN,
+    OP_COS,
+    OP_EXP,
+    OP_LOG,
+    OP_TANH,
+    OP_FLOOR,
+    OP_CEIL,
+    OP_ABS,
+    OP_ATAN2,
+    OP_FPOW,
+    OP_FMA,
     OP_COUNT
 } Op;
 
@@ -42,15 +68,15 @@ typedef struct {
     int cost;
 } OpInfo;
 const OpInfo *op_info(Op op);
-bool op_is_comparison(Op op);   /* == != < <= > >=: a bool of two operands of one type */
-bool op_takes(Op op, Prim p);   /* the operator applies to p at run time */
+bool op_is_comparison(Op op); /* == != < <= > >=: a bool of two operands of one type */
+bool op_takes(Op op, Prim p); /* the operator applies to p at run time */
 const char *op_name(Op op);   /* source spelling: "+", "xor", "&&", ... */
 bool op_is_function(Op op);   /* a built-in function: sqrt, sin, ..., fma */
 
 typedef struct Expr Expr;
 typedef struct Pattern Pattern;
 
-typedef struct {            /* a growable list of pointers, arena-backed */
+typedef struct { /* a growable list of pointers, arena-backed */
     void **items;
     int len, cap;
 } PtrList;
@@ -61,47 +87,47 @@ typedef enum { PAT_VAR, PAT_WILD, PAT_INT, PAT_LIST, PAT_TUPLE } PatternKind;
 struct Pattern {
     PatternKind kind;
     Loc loc;
-    const char *name;       /* PAT_VAR */
-    int64_t value;          /* PAT_INT */
-    PtrList elems;          /* PAT_LIST, PAT_TUPLE: Pattern* */
+    const char *name; /* PAT_VAR */
+    int64_t value;    /* PAT_INT */
+    PtrList elems;    /* PAT_LIST, PAT_TUPLE: Pattern* */
 };
 
 typedef enum {
-    EXPR_INT,       /* value */
-    EXPR_FLOAT,     /* fvalue */
-    EXPR_BOOL,      /* value 0/1 */
-    EXPR_VAR,       /* name */
-    EXPR_OPFN,      /* an operator as a function: (+), (xor), (<=); op */
-    EXPR_APP,       /* fn applied to one argument: curried */
-    EXPR_BINARY,    /* op lhs rhs */
-    EXPR_UNARY,     /* op lhs */
-    EXPR_IF,        /* cond then else */
-    EXPR_LET,       /* let pattern = value in body; a function binding has params */
-    EXPR_LAMBDA,    /* \params -> body */
-    EXPR_TUPLE,     /* (e1, e2, ...): elems, at least 2 */
-    EXPR_LIST       /* [e1, e2, ...]: elems, at least 1 */
+    EXPR_INT,    /* value */
+    EXPR_FLOAT,  /* fvalue */
+    EXPR_BOOL,   /* value 0/1 */
+    EXPR_VAR,    /* name */
+    EXPR_OPFN,   /* an operator as a function: (+), (xor), (<=); op */
+    EXPR_APP,    /* fn applied to one argument: curried */
+    EXPR_BINARY, /* op lhs rhs */
+    EXPR_UNARY,  /* op lhs */
+    EXPR_IF,     /* cond then else */
+    EXPR_LET,    /* let pattern = value in body; a function binding has params */
+    EXPR_LAMBDA, /* \params -> body */
+    EXPR_TUPLE,  /* (e1, e2, ...): elems, at least 2 */
+    EXPR_LIST    /* [e1, e2, ...]: elems, at least 1 */
 } ExprKind;
 
 struct Expr {
     ExprKind kind;
-    Loc loc;                /* the token that best names the node (operator, '(' ...) */
+    Loc loc; /* the token that best names the node (operator, '(' ...) */
     int64_t value;
     double fvalue;
-    const char *name;       /* EXPR_VAR; EXPR_INT, EXPR_FLOAT: the literal as written, for hints */
+    const char *name; /* EXPR_VAR; EXPR_INT, EXPR_FLOAT: the literal as written, for hints */
     Op op;
-    Expr *fn, *arg;         /* EXPR_APP */
-    Expr *lhs, *rhs;        /* EXPR_BINARY, EXPR_UNARY (lhs only) */
-    Expr *cond, *then, *els;/* EXPR_IF */
-    Pattern *bind;          /* EXPR_LET: the bound pattern, or PAT_VAR naming a function */
-    PtrList params;         /* EXPR_LET (function binding), EXPR_LAMBDA: Pattern* */
-    Expr *value_expr;       /* EXPR_LET */
-    Expr *body;             /* EXPR_LET, EXPR_LAMBDA */
-    PtrList elems;          /* EXPR_TUPLE, EXPR_LIST: Expr* */
+    Expr *fn, *arg;          /* EXPR_APP */
+    Expr *lhs, *rhs;         /* EXPR_BINARY, EXPR_UNARY (lhs only) */
+    Expr *cond, *then, *els; /* EXPR_IF */
+    Pattern *bind;           /* EXPR_LET: the bound pattern, or PAT_VAR naming a function */
+    PtrList params;          /* EXPR_LET (function binding), EXPR_LAMBDA: Pattern* */
+    Expr *value_expr;        /* EXPR_LET */
+    Expr *body;              /* EXPR_LET, EXPR_LAMBDA */
+    PtrList elems;           /* EXPR_TUPLE, EXPR_LIST: Expr* */
     /* EXPR_BINARY '-' written as a negative argument, `f -1` (a name, a
      * space, then '-' directly followed by a literal): the name and the
      * literal, for the hint of an error in it (specialise.c); else NULL */
     const Expr *neg_head, *neg_literal;
-    int height;             /* of the tree: 0 for a leaf; at most 1000 (parse.c) */
+    int height; /* of the tree: 0 for a leaf; at most 1000 (parse.c) */
 };
 
 /* Types written in entry parameters. */
@@ -110,17 +136,17 @@ typedef struct TypeExpr TypeExpr;
 struct TypeExpr {
     TypeExprKind kind;
     Loc loc;
-    const char *prim;       /* TYPE_PRIM: "i32", ... (checked by the specialiser) */
-    PtrList fields;         /* TYPE_TUPLE: TypeExpr* */
-    Expr *length;           /* TYPE_ARRAY: static expression, e.g. 2^n */
-    TypeExpr *elem;         /* TYPE_ARRAY */
+    const char *prim; /* TYPE_PRIM: "i32", ... (checked by the specialiser) */
+    PtrList fields;   /* TYPE_TUPLE: TypeExpr* */
+    Expr *length;     /* TYPE_ARRAY: static expression, e.g. 2^n */
+    TypeExpr *elem;   /* TYPE_ARRAY */
 };
 
 /* One equation `name p1 p2 ... = body`. */
 typedef struct {
     Loc loc;
     const char *name;
-    PtrList params;         /* Pattern* */
+    PtrList params; /* Pattern* */
     Expr *body;
 } Equation;
 
@@ -128,29 +154,29 @@ typedef struct {
 typedef struct {
     Loc loc;
     const char *name;
-    TypeExpr *type;         /* NULL for a range */
-    Expr *pad;              /* `pad e`: the element an absent one stands for; NULL if none */
-    Expr *lo, *hi;          /* range bounds, inclusive */
+    TypeExpr *type; /* NULL for a range */
+    Expr *pad;      /* `pad e`: the element an absent one stands for; NULL if none */
+    Expr *lo, *hi;  /* range bounds, inclusive */
 } EntryParam;
 
 typedef struct {
     Loc loc;
     const char *name;
-    PtrList params;         /* EntryParam* */
-    Expr *cut;              /* `: [k]`: the row length its other array results are cut to; NULL if none */
+    PtrList params; /* EntryParam* */
+    Expr *cut;      /* `: [k]`: the row length its other array results are cut to; NULL if none */
     Expr *body;
 } Entry;
 
 typedef struct {
-    const Source *src;      /* the main source file (the first parsed) */
-    PtrList equations;      /* Equation*, in source order */
-    PtrList entries;        /* Entry*, in source order */
-    PtrList imports;        /* Import*: `import "name"` lines, resolved by imports.c */
+    const Source *src; /* the main source file (the first parsed) */
+    PtrList equations; /* Equation*, in source order */
+    PtrList entries;   /* Entry*, in source order */
+    PtrList imports;   /* Import*: `import "name"` lines, resolved by imports.c */
 } Program;
 
 typedef struct {
     Loc loc;
-    const char *path;       /* the string as written */
+    const char *path; /* the string as written */
 } Import;
 
 #endif

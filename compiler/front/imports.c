@@ -19,7 +19,7 @@
 
 #include "parse.h"
 
-enum { MAX_SOURCE = 1 << 24 };  /* bytes in one source file */
+enum { MAX_SOURCE = 1 << 24 }; /* bytes in one source file */
 
 /* Reads f into the arena, NUL-terminated. Stops once past MAX_SOURCE bytes,
  * so that an oversized file is rejected without reading all of it. */
@@ -33,12 +33,13 @@ static char *read_text(Arena *a, FILE *f, size_t *len) {
         cap *= 2;
     }
     *len = n;
-    return ferror(f) ? NULL : buf;  /* arena memory is zeroed: the NUL is there */
+    return ferror(f) ? NULL : buf; /* arena memory is zeroed: the NUL is there */
 }
 
 /* text: len bytes and a NUL, in the arena */
 static const Source *make_source(Arena *a, const char *name, const char *text, size_t len) {
-    if (strlen(text) < len) diag_fatal("'%s' contains a NUL byte; it is not a parm source file", name);
+    if (strlen(text) < len)
+        diag_fatal("'%s' contains a NUL byte; it is not a parm source file", name);
     if (len > MAX_SOURCE) diag_fatal("'%s' is larger than the limit of 16 MiB", name);
     Source *src = NEW(a, Source);
     *src = (Source){name, text, (int)len};
@@ -70,7 +71,7 @@ const Source *source_load(Arena *a, const char *path) { return load_source(a, pa
 typedef struct {
     const char **dirs;
     int n;
-    const char *no_stdlib;      /* set when the executable has no stdlib beside it: why */
+    const char *no_stdlib; /* set when the executable has no stdlib beside it: why */
 } Search;
 
 static bool is_dir(const char *path) {
@@ -85,7 +86,7 @@ static const char *link_target(Arena *a, const char *path) {
         char *buf = arena_alloc(a, size);
         ssize_t n = readlink(path, buf, size);
         if (n <= 0) return NULL;
-        if ((size_t)n < size) return buf;   /* the arena zeroed the rest: terminated */
+        if ((size_t)n < size) return buf; /* the arena zeroed the rest: terminated */
     }
 }
 
@@ -127,7 +128,8 @@ static Search search_path(Arena *a, const ImportPath *path) {
 
 static noreturn void not_found(Arena *a, const Search *s, const Import *im) {
     const char *list = s->n ? "" : "no directories";
-    for (int i = 0; i < s->n; i++) list = arena_printf(a, "%s%s%s", list, i ? ", " : "", s->dirs[i]);
+    for (int i = 0; i < s->n; i++)
+        list = arena_printf(a, "%s%s%s", list, i ? ", " : "", s->dirs[i]);
     diag_report(im->loc, "cannot find \"%s\" (searched: %s)", im->path, list);
     if (s->no_stdlib) diag_note((Loc){0}, "no stdlib beside the executable: %s", s->no_stdlib);
     diag_abort();
@@ -165,8 +167,10 @@ static bool first_visit(Arena *a, PtrList *seen, const struct stat *st) {
 static void load(Arena *a, Program *program, const char *file, const Import *im) {
     Program lib = {0};
     parse_source(a, load_source(a, file, im->loc), &lib);
-    for (int i = 0; i < lib.equations.len; i++) ptrlist_push(a, &program->equations, lib.equations.items[i]);
-    for (int i = 0; i < lib.imports.len; i++) ptrlist_push(a, &program->imports, lib.imports.items[i]);
+    for (int i = 0; i < lib.equations.len; i++)
+        ptrlist_push(a, &program->equations, lib.equations.items[i]);
+    for (int i = 0; i < lib.imports.len; i++)
+        ptrlist_push(a, &program->imports, lib.imports.items[i]);
 }
 
 void imports_resolve(Arena *a, Program *program, const ImportPath *path, const char *main_path) {
@@ -186,7 +190,8 @@ void imports_resolve(Arena *a, Program *program, const ImportPath *path, const c
 /* ---- names the stdlib defines ---- */
 
 static bool ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '\'';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '\'';
 }
 
 /* Whether an equation of text (a line that starts in column 1) defines name. */

@@ -12,9 +12,9 @@
 
 /* Where imports are looked for. */
 typedef struct {
-    const char *const *dirs;    /* the -I directories, searched first, in order */
+    const char *const *dirs; /* the -I directories, searched first, in order */
     int ndirs;
-    const char *exe;            /* argv[0]: the stdlib directory is found beside the
+    const char *exe; /* argv[0]: the stdlib directory is found beside the
                                    executable; NULL: no stdlib (tools, the fuzzer) */
 } ImportPath;
 

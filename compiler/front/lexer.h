@@ -22,24 +22,24 @@
 #include "diag.h"
 
 typedef struct {
-    int kind;           /* TOK_*, 0 at end of input */
-    Loc loc;            /* first byte of the token */
-    const char *s;      /* the token's text in the source (not NUL-terminated) */
+    int kind;      /* TOK_*, 0 at end of input */
+    Loc loc;       /* first byte of the token */
+    const char *s; /* the token's text in the source (not NUL-terminated) */
     int len;
-    int64_t ival;       /* TOK_INT */
-    double fval;        /* TOK_FLOAT */
+    int64_t ival; /* TOK_INT */
+    double fval;  /* TOK_FLOAT */
 } Token;
 
 typedef struct {
     const Source *src;
     Arena *arena;
-    const unsigned char *cur, *mar, *lim;   /* re2c cursor, marker, limit */
+    const unsigned char *cur, *mar, *lim; /* re2c cursor, marker, limit */
     const unsigned char *line_start;
     int line;
-    bool seen_token;    /* a token has been returned: column 1 means TOK_SEP */
-    bool has_pending;   /* pending holds the token that follows a TOK_SEP */
+    bool seen_token;  /* a token has been returned: column 1 means TOK_SEP */
+    bool has_pending; /* pending holds the token that follows a TOK_SEP */
     Token pending;
-    Loc end_loc;        /* just after the last token: where end of input is reported */
+    Loc end_loc; /* just after the last token: where end of input is reported */
 } Lexer;
 
 void lexer_init(Lexer *lx, Arena *arena, const Source *src);
@@ -50,11 +50,11 @@ Token lexer_next(Lexer *lx);
 
 typedef struct {
     Arena *arena;
-    Program *program;   /* declarations are appended as they are reduced */
-    Token tok;          /* the token being handed to the parser */
-    Token head[2];      /* the first tokens of the current declaration, */
-    int nhead;          /* for suggestions in syntax errors */
-    bool in_head;       /* no '=' yet in the current declaration */
+    Program *program; /* declarations are appended as they are reduced */
+    Token tok;        /* the token being handed to the parser */
+    Token head[2];    /* the first tokens of the current declaration, */
+    int nhead;        /* for suggestions in syntax errors */
+    bool in_head;     /* no '=' yet in the current declaration */
 } ParseState;
 
 /* The Lemon interface (%name Parse, %extra_context ParseState *ps). */
@@ -69,9 +69,9 @@ void ParseTrace(FILE *trace, char *prompt);
 #endif
 
 /* Helpers defined in parser.y, which can see the parser's tables. */
-size_t parser_size(void);               /* bytes for ParseInit */
-int parser_token_count(void);           /* token codes are 0 .. count-1 */
-int parser_depth(void *parser);         /* entries on the parser's stack */
+size_t parser_size(void);       /* bytes for ParseInit */
+int parser_token_count(void);   /* token codes are 0 .. count-1 */
+int parser_depth(void *parser); /* entries on the parser's stack */
 /* Whether token would be shifted (after any reductions) in the current
  * state; the parser itself is not changed. */
 bool parser_accepts(void *parser, int token);

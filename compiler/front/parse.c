@@ -18,10 +18,10 @@
 #include "parser.h"
 
 enum {
-    MAX_BRACKETS = 200,     /* open ( and [ at once */
-    MAX_STACK = 5000,       /* parser stack entries; %stack_size is a bit more */
-    MAX_DEPTH = 1000,       /* depth of an expression or type tree */
-    MAX_TOKENS = 64,        /* bound on parser_token_count() */
+    MAX_BRACKETS = 200, /* open ( and [ at once */
+    MAX_STACK = 5000,   /* parser stack entries; %stack_size is a bit more */
+    MAX_DEPTH = 1000,   /* depth of an expression or type tree */
+    MAX_TOKENS = 64,    /* bound on parser_token_count() */
 };
 
 _Static_assert(TOK_POW < MAX_TOKENS && TOK_UNARY < MAX_TOKENS, "MAX_TOKENS too small");
@@ -32,26 +32,54 @@ _Static_assert(TOK_POW < MAX_TOKENS && TOK_UNARY < MAX_TOKENS, "MAX_TOKENS too s
 static const char *const expected_name[MAX_TOKENS] = {
     [0] = "end of input",
     [TOK_SEP] = "a new declaration",
-    [TOK_EQ] = "'='", [TOK_THEN] = "'then'", [TOK_ELSE] = "'else'",
-    [TOK_IN] = "'in'", [TOK_ARROW] = "'->'", [TOK_COLON] = "':'",
-    [TOK_DOTDOT] = "'..'", [TOK_RPAREN] = "')'", [TOK_RBRACKET] = "']'",
-    [TOK_COMMA] = "','", [TOK_LPAREN] = "'('", [TOK_LBRACKET] = "'['",
-    [TOK_IDENT] = "an identifier", [TOK_INT] = "an integer",
-    [TOK_FLOAT] = "a number", [TOK_STRING] = "a string",
-    [TOK_TRUE] = "'true'", [TOK_FALSE] = "'false'", [TOK_WILD] = "'_'",
-    [TOK_ENTRY] = "'entry'", [TOK_IMPORT] = "'import'", [TOK_IF] = "'if'",
-    [TOK_LET] = "'let'", [TOK_BACKSLASH] = "'\\'", [TOK_BANG] = "'!'",
-    [TOK_OROR] = "'||'", [TOK_ANDAND] = "'&&'", [TOK_EQEQ] = "'=='",
-    [TOK_NE] = "'!='", [TOK_LT] = "'<'", [TOK_LE] = "'<='", [TOK_GT] = "'>'",
-    [TOK_GE] = "'>='", [TOK_BAR] = "'|'", [TOK_XOR] = "'xor'", [TOK_AMP] = "'&'",
-    [TOK_SHL] = "'<<'", [TOK_SHR] = "'>>'", [TOK_PLUS] = "'+'",
-    [TOK_MINUS] = "'-'", [TOK_STAR] = "'*'", [TOK_SLASH] = "'/'",
-    [TOK_PERCENT] = "'%'", [TOK_POW] = "'^'",
+    [TOK_EQ] = "'='",
+    [TOK_THEN] = "'then'",
+    [TOK_ELSE] = "'else'",
+    [TOK_IN] = "'in'",
+    [TOK_ARROW] = "'->'",
+    [TOK_COLON] = "':'",
+    [TOK_DOTDOT] = "'..'",
+    [TOK_RPAREN] = "')'",
+    [TOK_RBRACKET] = "']'",
+    [TOK_COMMA] = "','",
+    [TOK_LPAREN] = "'('",
+    [TOK_LBRACKET] = "'['",
+    [TOK_IDENT] = "an identifier",
+    [TOK_INT] = "an integer",
+    [TOK_FLOAT] = "a number",
+    [TOK_STRING] = "a string",
+    [TOK_TRUE] = "'true'",
+    [TOK_FALSE] = "'false'",
+    [TOK_WILD] = "'_'",
+    [TOK_ENTRY] = "'entry'",
+    [TOK_IMPORT] = "'import'",
+    [TOK_IF] = "'if'",
+    [TOK_LET] = "'let'",
+    [TOK_BACKSLASH] = "'\\'",
+    [TOK_BANG] = "'!'",
+    [TOK_OROR] = "'||'",
+    [TOK_ANDAND] = "'&&'",
+    [TOK_EQEQ] = "'=='",
+    [TOK_NE] = "'!='",
+    [TOK_LT] = "'<'",
+    [TOK_LE] = "'<='",
+    [TOK_GT] = "'>'",
+    [TOK_GE] = "'>='",
+    [TOK_BAR] = "'|'",
+    [TOK_XOR] = "'xor'",
+    [TOK_AMP] = "'&'",
+    [TOK_SHL] = "'<<'",
+    [TOK_SHR] = "'>>'",
+    [TOK_PLUS] = "'+'",
+    [TOK_MINUS] = "'-'",
+    [TOK_STAR] = "'*'",
+    [TOK_SLASH] = "'/'",
+    [TOK_PERCENT] = "'%'",
+    [TOK_POW] = "'^'",
 };
 
 /* The found token as the message names it: "')'", "identifier 'xs'". */
-static const char *found_name(Arena *a, Token t)
-{
+static const char *found_name(Arena *a, Token t) {
     int len = t.len > 40 ? 40 : t.len;
     const char *more = t.len > 40 ? "..." : "";
     switch (t.kind) {
@@ -72,50 +100,45 @@ typedef struct {
     int ntok;
 } TokSet;
 
-static bool has_all(const TokSet *s, const int *kinds, int n)
-{
+static bool has_all(const TokSet *s, const int *kinds, int n) {
     for (int i = 0; i < n; i++)
-        if (!s->tok[kinds[i]])
-            return false;
+        if (!s->tok[kinds[i]]) return false;
     return true;
 }
 
-static void remove_all(TokSet *s, const int *kinds, int n)
-{
-    for (int i = 0; i < n; i++)
-        s->tok[kinds[i]] = false;
+static void remove_all(TokSet *s, const int *kinds, int n) {
+    for (int i = 0; i < n; i++) s->tok[kinds[i]] = false;
 }
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const int expr_start[] = {
-    TOK_INT, TOK_FLOAT, TOK_TRUE, TOK_FALSE, TOK_IDENT, TOK_LPAREN, TOK_LBRACKET,
-    TOK_MINUS, TOK_BANG,
+    TOK_INT,    TOK_FLOAT,    TOK_TRUE,  TOK_FALSE, TOK_IDENT,
+    TOK_LPAREN, TOK_LBRACKET, TOK_MINUS, TOK_BANG,
 };
-static const int expr_only_start[] = { TOK_IF, TOK_LET, TOK_BACKSLASH };
+static const int expr_only_start[] = {TOK_IF, TOK_LET, TOK_BACKSLASH};
 static const int atom_start[] = {
     TOK_INT, TOK_FLOAT, TOK_TRUE, TOK_FALSE, TOK_IDENT, TOK_LPAREN, TOK_LBRACKET,
 };
-static const int pattern_start[] = { TOK_INT, TOK_IDENT, TOK_WILD, TOK_LBRACKET, TOK_LPAREN };
-static const int type_start[] = { TOK_IDENT, TOK_LPAREN, TOK_LBRACKET };
-static const int type_or_range_start[] = { TOK_IDENT, TOK_LPAREN, TOK_LBRACKET, TOK_INT };
-static const int decl_start[] = { TOK_IDENT, TOK_ENTRY, TOK_IMPORT };
+static const int pattern_start[] = {TOK_INT, TOK_IDENT, TOK_WILD, TOK_LBRACKET, TOK_LPAREN};
+static const int type_start[] = {TOK_IDENT, TOK_LPAREN, TOK_LBRACKET};
+static const int type_or_range_start[] = {TOK_IDENT, TOK_LPAREN, TOK_LBRACKET, TOK_INT};
+static const int decl_start[] = {TOK_IDENT, TOK_ENTRY, TOK_IMPORT};
 static const int binary_ops[] = {
-    TOK_OROR, TOK_ANDAND, TOK_EQEQ, TOK_NE, TOK_LT, TOK_LE, TOK_GT, TOK_GE,
-    TOK_BAR, TOK_XOR, TOK_AMP, TOK_SHL, TOK_SHR, TOK_PLUS, TOK_MINUS,
-    TOK_STAR, TOK_SLASH, TOK_PERCENT, TOK_POW, TOK_BANG,
+    TOK_OROR,  TOK_ANDAND, TOK_EQEQ,  TOK_NE,      TOK_LT,  TOK_LE,   TOK_GT,
+    TOK_GE,    TOK_BAR,    TOK_XOR,   TOK_AMP,     TOK_SHL, TOK_SHR,  TOK_PLUS,
+    TOK_MINUS, TOK_STAR,   TOK_SLASH, TOK_PERCENT, TOK_POW, TOK_BANG,
 };
-static const int comparisons[] = { TOK_EQEQ, TOK_NE, TOK_LT, TOK_LE, TOK_GT, TOK_GE };
+static const int comparisons[] = {TOK_EQEQ, TOK_NE, TOK_LT, TOK_LE, TOK_GT, TOK_GE};
 /* Tokens that close or continue a construct: when one is expected, the
  * operators and arguments that could also extend an expression are noise. */
 static const int closers[] = {
-    TOK_RPAREN, TOK_RBRACKET, TOK_COMMA, TOK_THEN, TOK_ELSE, TOK_IN, TOK_EQ,
-    TOK_ARROW, TOK_DOTDOT, TOK_COLON,
+    TOK_RPAREN, TOK_RBRACKET, TOK_COMMA, TOK_THEN,   TOK_ELSE,
+    TOK_IN,     TOK_EQ,       TOK_ARROW, TOK_DOTDOT, TOK_COLON,
 };
 
 /* "A", "A or B", "A, B or C" */
-static char *join(Arena *a, const char **items, int n)
-{
+static char *join(Arena *a, const char **items, int n) {
     char *s = "";
     for (int i = 0; i < n; i++)
         s = arena_printf(a, "%s%s%s", s, i == 0 ? "" : i == n - 1 ? " or " : ", ", items[i]);
@@ -123,26 +146,22 @@ static char *join(Arena *a, const char **items, int n)
 }
 
 /* Describes the set of acceptable tokens. */
-static char *describe_expected(Arena *a, TokSet e)
-{
+static char *describe_expected(Arena *a, TokSet e) {
     const char *classes[8];
     int nclass = 0;
     bool operators = false, arguments = false, closing = false;
 
     if (e.tok[TOK_LPAREN] && e.tok[TOK_EQ]) {
         int n = 0;
-        for (int k = 0; k < e.ntok; k++)
-            n += e.tok[k];
-        if (n == 2)
-            return "'=' or a parameter '(name : type)'";
-        if (n == 3 && e.tok[TOK_COLON])     /* after an entry's parameters */
+        for (int k = 0; k < e.ntok; k++) n += e.tok[k];
+        if (n == 2) return "'=' or a parameter '(name : type)'";
+        if (n == 3 && e.tok[TOK_COLON]) /* after an entry's parameters */
             return "'=', a parameter '(name : type)' or a result row length ': [k]'";
     }
     /* operators first: '-' and '!' are binary after an operand, not the
        start of an expression */
     int nops = 0;
-    for (int i = 0; i < COUNT(binary_ops); i++)
-        nops += e.tok[binary_ops[i]];
+    for (int i = 0; i < COUNT(binary_ops); i++) nops += e.tok[binary_ops[i]];
     if (nops >= 5) {
         operators = true;
         remove_all(&e, binary_ops, COUNT(binary_ops));
@@ -152,7 +171,7 @@ static char *describe_expected(Arena *a, TokSet e)
         remove_all(&e, expr_start, COUNT(expr_start));
         remove_all(&e, expr_only_start, COUNT(expr_only_start));
     } else if (has_all(&e, atom_start, COUNT(atom_start))) {
-        arguments = true;   /* an application can go on */
+        arguments = true; /* an application can go on */
         remove_all(&e, atom_start, COUNT(atom_start));
     } else if (has_all(&e, pattern_start, COUNT(pattern_start))) {
         classes[nclass++] = "a pattern";
@@ -168,74 +187,59 @@ static char *describe_expected(Arena *a, TokSet e)
         classes[nclass++] = "a declaration";
         remove_all(&e, decl_start, COUNT(decl_start));
     }
-    for (int i = 0; i < COUNT(closers); i++)
-        closing |= e.tok[closers[i]];
+    for (int i = 0; i < COUNT(closers); i++) closing |= e.tok[closers[i]];
     if (!closing) {
-        if (operators)
-            classes[nclass++] = "an operator";
-        if (arguments)
-            classes[nclass++] = "an argument";
+        if (operators) classes[nclass++] = "an operator";
+        if (arguments) classes[nclass++] = "an argument";
     }
 
     /* Single tokens first, then the classes, then the ends of declarations. */
     const char *items[MAX_TOKENS + sizeof classes / sizeof classes[0] + 2];
     int n = 0;
     for (int k = 1; k < e.ntok; k++)
-        if (e.tok[k] && k != TOK_SEP)
-            items[n++] = expected_name[k] ? expected_name[k] : "a token";
-    for (int i = 0; i < nclass; i++)
-        items[n++] = classes[i];
-    if (e.tok[TOK_SEP])
-        items[n++] = expected_name[TOK_SEP];
-    if (e.tok[0])
-        items[n++] = expected_name[0];
+        if (e.tok[k] && k != TOK_SEP) items[n++] = expected_name[k] ? expected_name[k] : "a token";
+    for (int i = 0; i < nclass; i++) items[n++] = classes[i];
+    if (e.tok[TOK_SEP]) items[n++] = expected_name[TOK_SEP];
+    if (e.tok[0]) items[n++] = expected_name[0];
     return join(a, items, n);
 }
 
 /* A ':' before the '=' of an equation: a parameter list with types, which
  * only an entry has. `entyr main (xs : t)` or `main (xs : t)`. */
-static void entry_note(ParseState *ps)
-{
+static void entry_note(ParseState *ps) {
     Token first = ps->head[0];
     const char *name = arena_strndup(ps->arena, first.s, (size_t)first.len);
     if (ps->nhead > 1 && ps->head[1].kind == TOK_IDENT && diag_similar(name, "entry"))
         diag_note(first.loc, "only an entry's parameters have types; did you mean 'entry'?");
     else
-        diag_note(first.loc, "only an entry's parameters have types; did you mean 'entry %s'?", name);
+        diag_note(first.loc, "only an entry's parameters have types; did you mean 'entry %s'?",
+                  name);
 }
 
 /* Whether tok is one of the slashes of "//": a C-style comment. */
-static bool is_slash_comment(Token tok)
-{
+static bool is_slash_comment(Token tok) {
     const Source *src = tok.loc.src;
-    if (tok.s[0] != '/' || !src || !src->text)
-        return false;
+    if (tok.s[0] != '/' || !src || !src->text) return false;
     return tok.s[1] == '/' || (tok.s > src->text && tok.s[-1] == '/');
 }
 
-noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
-{
+noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok) {
     TokSet e = {.ntok = parser_token_count()};
-    if (e.ntok > MAX_TOKENS)
-        e.ntok = MAX_TOKENS;
+    if (e.ntok > MAX_TOKENS) e.ntok = MAX_TOKENS;
     int nexpected = 0;
-    for (int k = 0; k < e.ntok; k++)
-        nexpected += e.tok[k] = parser_accepts(parser, k);
+    for (int k = 0; k < e.ntok; k++) nexpected += e.tok[k] = parser_accepts(parser, k);
 
     const char *found = found_name(ps->arena, tok);
     if (tok.kind == TOK_SEP && nexpected > 0)
         /* the column-1 token may well be the one expected ('else'): what is
            wrong is where it stands */
-        diag_report(tok.loc, "%s starts a new declaration, but the one above is unfinished (expected %s)",
+        diag_report(tok.loc,
+                    "%s starts a new declaration, but the one above is unfinished (expected %s)",
                     found, describe_expected(ps->arena, e));
-    else if (nexpected == 0)
-        diag_report(tok.loc, "unexpected %s", found);
-    else
-        diag_report(tok.loc, "unexpected %s, expected %s", found,
-                    describe_expected(ps->arena, e));
+    else if (nexpected == 0) diag_report(tok.loc, "unexpected %s", found);
+    else diag_report(tok.loc, "unexpected %s, expected %s", found, describe_expected(ps->arena, e));
 
-    if (is_slash_comment(tok))
-        diag_note(tok.loc, "comments start with '--' in parm, not '//'");
+    if (is_slash_comment(tok)) diag_note(tok.loc, "comments start with '--' in parm, not '//'");
     else if (tok.kind == TOK_SEP)
         diag_note(tok.loc, "a token in column 1 always starts a new declaration; "
                            "indent the continuation lines of a declaration");
@@ -254,31 +258,20 @@ noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok)
     diag_abort();
 }
 
-noreturn void parse_too_deep(ParseState *ps)
-{
-    diag_error(ps->tok.loc, "nesting too deep");
-}
+noreturn void parse_too_deep(ParseState *ps) { diag_error(ps->tok.loc, "nesting too deep"); }
 
 /* ---- tree depth ---- */
 
-static int height_of(const Expr *e)
-{
-    return e ? e->height : -1;
-}
+static int height_of(const Expr *e) { return e ? e->height : -1; }
 
-static int max_int(int a, int b)
-{
-    return a > b ? a : b;
-}
+static int max_int(int a, int b) { return a > b ? a : b; }
 
-Expr *parse_node(Expr *e)
-{
+Expr *parse_node(Expr *e) {
     int h = max_int(max_int(height_of(e->fn), height_of(e->arg)),
                     max_int(height_of(e->lhs), height_of(e->rhs)));
     h = max_int(h, max_int(height_of(e->cond), max_int(height_of(e->then), height_of(e->els))));
     h = max_int(h, max_int(height_of(e->value_expr), height_of(e->body)));
-    for (int i = 0; i < e->elems.len; i++)
-        h = max_int(h, height_of(e->elems.items[i]));
+    for (int i = 0; i < e->elems.len; i++) h = max_int(h, height_of(e->elems.items[i]));
     e->height = h + 1;
     if (e->height > MAX_DEPTH)
         diag_error(e->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
@@ -289,65 +282,55 @@ Expr *parse_node(Expr *e)
 
 /* The leaf that e starts with (first) or ends with, through applications
  * and operators: the token next to an operator beside e. */
-static const Expr *edge_leaf(const Expr *e, bool first)
-{
+static const Expr *edge_leaf(const Expr *e, bool first) {
     while (e->kind == EXPR_APP || e->kind == EXPR_BINARY)
         e = e->kind == EXPR_APP ? (first ? e->fn : e->arg) : (first ? e->lhs : e->rhs);
     return e;
 }
 
-void parse_negative_argument(Expr *minus, Token op)
-{
+void parse_negative_argument(Expr *minus, Token op) {
     const Expr *head = edge_leaf(minus->lhs, false), *literal = edge_leaf(minus->rhs, true);
     if (head->kind != EXPR_VAR || (literal->kind != EXPR_INT && literal->kind != EXPR_FLOAT))
         return;
-    if (literal->loc.line != op.loc.line || literal->loc.col != op.loc.col + 1 || head->loc.line != op.loc.line)
+    if (literal->loc.line != op.loc.line || literal->loc.col != op.loc.col + 1 ||
+        head->loc.line != op.loc.line)
         return;
     /* only blanks between the name and '-': `(g x) -1` ends in ')' */
     int gap = op.loc.col - (head->loc.col + (int)strlen(head->name));
-    if (gap < 1)
-        return;
+    if (gap < 1) return;
     for (int i = 1; i <= gap; i++)
-        if (op.s[-i] != ' ' && op.s[-i] != '\t')
-            return;
+        if (op.s[-i] != ' ' && op.s[-i] != '\t') return;
     minus->neg_head = head;
     minus->neg_literal = literal;
 }
 
 /* Rejects types deeper than MAX_DEPTH, counting the expressions inside, so
  * that later passes can recurse over them. */
-static void check_type_depth(const TypeExpr *t, int depth)
-{
-    if (!t)
-        return;
+static void check_type_depth(const TypeExpr *t, int depth) {
+    if (!t) return;
     if (depth > MAX_DEPTH)
         diag_error(t->loc, "type nesting too deep (more than %d levels)", MAX_DEPTH);
     if (t->length && depth + 1 + t->length->height > MAX_DEPTH)
         diag_error(t->length->loc, "expression nesting too deep (more than %d levels)", MAX_DEPTH);
     check_type_depth(t->elem, depth + 1);
-    for (int i = 0; i < t->fields.len; i++)
-        check_type_depth(t->fields.items[i], depth + 1);
+    for (int i = 0; i < t->fields.len; i++) check_type_depth(t->fields.items[i], depth + 1);
 }
 
 /* ---- the driver loop ---- */
 
-static void track_head(ParseState *ps, Token t)
-{
+static void track_head(ParseState *ps, Token t) {
     if (t.kind == TOK_SEP) {
         ps->nhead = 0;
         ps->in_head = true;
     } else if (ps->nhead < COUNT(ps->head)) {
         ps->head[ps->nhead++] = t;
     }
-    if (t.kind == TOK_EQ)
-        ps->in_head = false;
+    if (t.kind == TOK_EQ) ps->in_head = false;
 }
 
-void parse_source(Arena *arena, const Source *src, Program *program)
-{
+void parse_source(Arena *arena, const Source *src, Program *program) {
     ParseState ps = {.arena = arena, .program = program, .in_head = true};
-    if (!program->src)
-        program->src = src;
+    if (!program->src) program->src = src;
     size_t first_entry = (size_t)program->entries.len;
     Lexer lx;
     lexer_init(&lx, arena, src);
@@ -365,13 +348,10 @@ void parse_source(Arena *arena, const Source *src, Program *program)
         } else if ((t.kind == TOK_RPAREN || t.kind == TOK_RBRACKET) && brackets > 0) {
             brackets--;
         }
-        if (parser_depth(parser) >= MAX_STACK)
-            diag_error(t.loc, "nesting too deep");
-        if (!parser_accepts(parser, t.kind))
-            parse_syntax_error(&ps, parser, t);
+        if (parser_depth(parser) >= MAX_STACK) diag_error(t.loc, "nesting too deep");
+        if (!parser_accepts(parser, t.kind)) parse_syntax_error(&ps, parser, t);
         Parse(parser, t.kind, t);
-        if (t.kind == 0)
-            break;
+        if (t.kind == 0) break;
     }
     ParseFinalize(parser);
 

@@ -14,7 +14,7 @@
 
 typedef struct {
     const char *text;
-    long *starts;       /* offset of each token */
+    long *starts; /* offset of each token */
     long count, cap;
 } Tokens;
 
@@ -59,11 +59,13 @@ static long slots_needed(const IrFunc *f) {
 
 static const IrFunc *find_specialisation(const IrProgram *p, const char *entry, long count) {
     for (int i = 0; i < p->nfuncs; i++)
-        if (strcmp(p->funcs[i]->entry, entry) == 0 && slots_needed(p->funcs[i]) == count) return p->funcs[i];
+        if (strcmp(p->funcs[i]->entry, entry) == 0 && slots_needed(p->funcs[i]) == count)
+            return p->funcs[i];
     return NULL;
 }
 
-static noreturn void count_mismatch(const IrProgram *p, const char *entry, const Source *src, long count) {
+static noreturn void count_mismatch(const IrProgram *p, const char *entry, const Source *src,
+                                    long count) {
     const IrFunc *first = NULL, *last = NULL;
     for (int i = 0; i < p->nfuncs; i++) {
         if (strcmp(p->funcs[i]->entry, entry) != 0) continue;
@@ -78,7 +80,7 @@ static noreturn void count_mismatch(const IrProgram *p, const char *entry, const
 }
 
 typedef struct {
-    long offset;            /* of the first bad token, -1 when all parsed */
+    long offset; /* of the first bad token, -1 when all parsed */
     Prim prim;
     char text[PARM_EXCERPT_SIZE];
 } BadToken;
@@ -112,11 +114,14 @@ static void fill_buffer(const Tokens *t, long *next, Buf *b, BadToken *bad) {
 
 /* ---- entries with a padded parameter (docs/language.md, section 7) ---- */
 
-static long pad_rows_max(const IrFunc *f) { return f->pad_rows_log < 0 ? 1 : 1L << f->pad_rows_log; }
+static long pad_rows_max(const IrFunc *f) {
+    return f->pad_rows_log < 0 ? 1 : 1L << f->pad_rows_log;
+}
 
 /* The padded parameter: every element the pad, then the shape's elements
  * (row r, column c at index r·2^cols + c) read in order. */
-static void fill_padded(const Tokens *t, long *next, const IrFunc *f, Buf *b, IoShape shape, BadToken *bad) {
+static void fill_padded(const Tokens *t, long *next, const IrFunc *f, Buf *b, IoShape shape,
+                        BadToken *bad) {
     long len = buf_len(b);
     for (long i = 0; i < len; i++)
         for (int k = 0; k < b->elem->nslots; k++) b->planes[k][i] = f->pad[k];
@@ -171,18 +176,21 @@ static bool shape_for(const IrFunc *f, long count, long row_len, IoShape *shape)
  * (the smallest) specialisation that takes it; *first is the first token of
  * the values. NULL with a message, a heap string (at input offset *at, or -1
  * for the whole input), when none. */
-static const IrFunc *padded_shape(const IrProgram *p, const IrFunc *last, const Tokens *t, IoShape *shape,
-                                  long *first, char **msg, long *at) {
+static const IrFunc *padded_shape(const IrProgram *p, const IrFunc *last, const Tokens *t,
+                                  IoShape *shape, long *first, char **msg, long *at) {
     bool rows = last->pad_rows_log >= 0;
     *first = rows ? 1 : 0;
     *at = -1;
     long row_len = rows ? read_row_length(t, last, msg, at) : 1;
     if (row_len == 0) return NULL;
     for (int i = 0; i < p->nfuncs; i++)
-        if (strcmp(p->funcs[i]->entry, last->entry) == 0 && shape_for(p->funcs[i], t->count - *first, row_len, shape))
+        if (strcmp(p->funcs[i]->entry, last->entry) == 0 &&
+            shape_for(p->funcs[i], t->count - *first, row_len, shape))
             return p->funcs[i];
     long others = other_values(last), slots = last->body->params[last->pad_param]->elem->nslots;
-    if (rows) *msg = parm_rows_message(last->entry, others, slots, pad_rows_max(last), row_len, t->count - 1);
+    if (rows)
+        *msg = parm_rows_message(last->entry, others, slots, pad_rows_max(last), row_len,
+                                 t->count - 1);
     else *msg = parm_padded_message(last->entry, others, slots, 1L << last->pad_cols_log, t->count);
     return NULL;
 }
@@ -194,8 +202,8 @@ static const IrFunc *last_of_entry(const IrProgram *p, const char *entry) {
     return last;
 }
 
-const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text,
-                             long len, Buf ***inputs, IoShape *shape) {
+const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name,
+                             const char *text, long len, Buf ***inputs, IoShape *shape) {
     Source src = {name, NULL, 0};
     /* tokenising stops at a NUL, which would end the input silently */
     const char *nul = memchr(text, 0, (size_t)len);
@@ -235,7 +243,8 @@ const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *
     }
     free(t.starts);
     if (bad.offset >= 0)
-        diag_error(input_loc(&src, text, bad.offset), PARM_MSG_INVALID, bad.text, prim_name(bad.prim));
+        diag_error(input_loc(&src, text, bad.offset), PARM_MSG_INVALID, bad.text,
+                   prim_name(bad.prim));
     return f;
 }
 
@@ -254,7 +263,8 @@ void io_write_results(FILE *out, const IrFunc *f, Buf **results, IoShape shape) 
         if (b->log_len == padded_len) {
             /* truncated to the shape given */
             for (long row = 0; row < shape.rows; row++)
-                for (long c = 0; c < shape.cols; c++) write_element(out, b, row << f->pad_cols_log | c);
+                for (long c = 0; c < shape.cols; c++)
+                    write_element(out, b, row << f->pad_cols_log | c);
             continue;
         }
         int row_log = ir_cut_row_log(f, f->body->results[r]);
@@ -278,11 +288,17 @@ char *io_slurp(FILE *in, long *len) {
         n += got;
         if (n + 1 == cap) {
             char *grown = realloc(buf, cap *= 2);
-            if (!grown) { free(buf); return NULL; }
+            if (!grown) {
+                free(buf);
+                return NULL;
+            }
             buf = grown;
         }
     }
-    if (ferror(in)) { free(buf); return NULL; }
+    if (ferror(in)) {
+        free(buf);
+        return NULL;
+    }
     buf[n] = 0;
     if (len) *len = (long)n;
     return buf;

@@ -23,8 +23,8 @@ typedef struct {
  * buffers. For an entry with a padded parameter the count (and the row
  * length, the first token, for rows) gives the shape, *shape, and the
  * smallest specialisation that takes it. */
-const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name, const char *text, long len,
-                             Buf ***inputs, IoShape *shape);
+const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name,
+                             const char *text, long len, Buf ***inputs, IoShape *shape);
 /* The results; those of the padded parameter's length truncated to shape. */
 void io_write_results(FILE *out, const IrFunc *f, Buf **results, IoShape shape);
 /* Read a whole stream into a NUL-terminated heap buffer; NULL on error. */

@@ -4,13 +4,19 @@
 #include <string.h>
 
 static const char *op_names[IR_OP_COUNT] = {
-    [IR_CONST] = "const", [IR_UNARY] = "unary", [IR_BINARY] = "binary",
-    [IR_TERNARY] = "ternary", [IR_SELECT] = "select", [IR_CONVERT] = "convert", [IR_INDEX] = "index",
-    [IR_BUILD] = "build", [IR_PARM] = "parm", [IR_TWO] = "two", [IR_COL] = "col",
-    [IR_BMMC] = "bmmc", [IR_MAP] = "map", [IR_ZIP] = "zip", [IR_UNZIP] = "unzip",
-    [IR_REPLICATE] = "replicate", [IR_REDUCE] = "reduce", [IR_POS] = "pos",
-    [IR_TABLE] = "table", [IR_REDUCEBLOCKS] = "reduceblocks", [IR_EXPAND] = "expand",
-    [IR_HALF] = "half", [IR_JOIN] = "join", [IR_SHIFT] = "shift", [IR_SCAN] = "scan",
+    [IR_CONST] = "const",   [IR_UNARY] = "unary",
+    [IR_BINARY] = "binary", [IR_TERNARY] = "ternary",
+    [IR_SELECT] = "select", [IR_CONVERT] = "convert",
+    [IR_INDEX] = "index",   [IR_BUILD] = "build",
+    [IR_PARM] = "parm",     [IR_TWO] = "two",
+    [IR_COL] = "col",       [IR_BMMC] = "bmmc",
+    [IR_MAP] = "map",       [IR_ZIP] = "zip",
+    [IR_UNZIP] = "unzip",   [IR_REPLICATE] = "replicate",
+    [IR_REDUCE] = "reduce", [IR_POS] = "pos",
+    [IR_TABLE] = "table",   [IR_REDUCEBLOCKS] = "reduceblocks",
+    [IR_EXPAND] = "expand", [IR_HALF] = "half",
+    [IR_JOIN] = "join",     [IR_SHIFT] = "shift",
+    [IR_SCAN] = "scan",
 };
 
 const char *ir_op_name(IrOp op) { return op_names[op]; }
@@ -20,7 +26,8 @@ bool ir_op_is_alu(IrOp op) { return op == IR_UNARY || op == IR_BINARY || op == I
 bool ir_is_scalar(const IrVal *v) { return v->log_len < 0; }
 
 int ir_cut_row_log(const IrFunc *f, const IrVal *v) {
-    if (!f->cut_cols || ir_is_scalar(v) || v->log_len == f->body->params[f->pad_param]->log_len) return -1;
+    if (!f->cut_cols || ir_is_scalar(v) || v->log_len == f->body->params[f->pad_param]->log_len)
+        return -1;
     return v->log_len - (f->pad_rows_log < 0 ? 0 : f->pad_rows_log);
 }
 

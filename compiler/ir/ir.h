@@ -71,18 +71,38 @@ typedef struct IrStmt IrStmt;
 typedef struct IrBody IrBody;
 
 typedef struct {
-    int id;                     /* unique in the program; printed as %id */
-    int log_len;                /* -1 for a scalar */
-    const ElemType *elem;       /* a primitive for scalars */
-    IrStmt *def;                /* defining statement; NULL for parameters */
+    int id;               /* unique in the program; printed as %id */
+    int log_len;          /* -1 for a scalar */
+    const ElemType *elem; /* a primitive for scalars */
+    IrStmt *def;          /* defining statement; NULL for parameters */
 } IrVal;
 
 typedef enum {
-    IR_CONST, IR_UNARY, IR_BINARY, IR_TERNARY, IR_SELECT, IR_CONVERT,
-    IR_INDEX, IR_BUILD,
-    IR_PARM, IR_TWO, IR_COL, IR_BMMC, IR_MAP,
-    IR_ZIP, IR_UNZIP, IR_REPLICATE, IR_REDUCE, IR_POS, IR_TABLE,
-    IR_REDUCEBLOCKS, IR_EXPAND, IR_HALF, IR_JOIN, IR_SHIFT, IR_SCAN,
+    IR_CONST,
+    IR_UNARY,
+    IR_BINARY,
+    IR_TERNARY,
+    IR_SELECT,
+    IR_CONVERT,
+    IR_INDEX,
+    IR_BUILD,
+    IR_PARM,
+    IR_TWO,
+    IR_COL,
+    IR_BMMC,
+    IR_MAP,
+    IR_ZIP,
+    IR_UNZIP,
+    IR_REPLICATE,
+    IR_REDUCE,
+    IR_POS,
+    IR_TABLE,
+    IR_REDUCEBLOCKS,
+    IR_EXPAND,
+    IR_HALF,
+    IR_JOIN,
+    IR_SHIFT,
+    IR_SCAN,
     IR_OP_COUNT
 } IrOp;
 
@@ -92,7 +112,7 @@ struct IrBody {
     IrVal **results;
     IrStmt **stmts;
     int nstmts, cap;
-    int rewritten;              /* scratch for the optimiser: the round that rewrote it */
+    int rewritten; /* scratch for the optimiser: the round that rewrote it */
 };
 
 struct IrStmt {
@@ -101,31 +121,33 @@ struct IrStmt {
     int nargs, nres;
     IrVal **args;
     IrVal **res;
-    Op alu;                     /* UNARY, BINARY, TERNARY (ir_op_is_alu) */
-    Prim to;                    /* CONVERT */
-    Scalar cval;                /* CONST */
-    int64_t at;                 /* INDEX: the element */
-    int index;                  /* TABLE: the table's number */
-    int slot;                   /* INDEX */
-    uint64_t mask;              /* PARM, COL, HALF, JOIN */
-    int k;                      /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND, SCAN, SHIFT; TABLE: 2^k entries; HALF: the sub-array b */
-    int64_t dist;               /* SHIFT: d */
-    const Scalar *tab;          /* TABLE: the entries, of the result's type */
-    F2Mat *mat;                 /* BMMC; POS: rows over the instance's position */
-    bool own_mat;               /* mat is this statement's alone: passes may rewrite it in place */
-    uint64_t compl;             /* BMMC, POS */
-    IrBody *body;               /* PARM TWO COL MAP REDUCE REDUCEBLOCKS SCAN */
-    bool commutative;           /* REDUCE, REDUCEBLOCKS, SCAN: the operator is a built-in commutative one */
-    bool exclusive;             /* SCAN: each element's result leaves the element out */
-    bool dead;                  /* scratch for the optimiser: killed, to be dropped from its body */
+    Op alu;        /* UNARY, BINARY, TERNARY (ir_op_is_alu) */
+    Prim to;       /* CONVERT */
+    Scalar cval;   /* CONST */
+    int64_t at;    /* INDEX: the element */
+    int index;     /* TABLE: the table's number */
+    int slot;      /* INDEX */
+    uint64_t mask; /* PARM, COL, HALF, JOIN */
+    /* TWO, REPLICATE, REDUCEBLOCKS, EXPAND, SCAN, SHIFT; TABLE: 2^k entries;
+     * HALF: the sub-array b */
+    int k;
+    int64_t dist;      /* SHIFT: d */
+    const Scalar *tab; /* TABLE: the entries, of the result's type */
+    F2Mat *mat;        /* BMMC; POS: rows over the instance's position */
+    bool own_mat;      /* mat is this statement's alone: passes may rewrite it in place */
+    uint64_t compl ;   /* BMMC, POS */
+    IrBody *body;      /* PARM TWO COL MAP REDUCE REDUCEBLOCKS SCAN */
+    bool commutative;  /* REDUCE, REDUCEBLOCKS, SCAN: the operator is a built-in commutative one */
+    bool exclusive;    /* SCAN: each element's result leaves the element out */
+    bool dead;         /* scratch for the optimiser: killed, to be dropped from its body */
 };
 
 typedef struct {
-    const char *name;           /* entry name, with _n suffix per size when ranged */
-    const char *entry;          /* entry name as written */
-    int size_param;             /* the value of a range parameter, -1 if none */
-    Loc loc;                    /* the entry's declaration, for back-end refusals */
-    IrBody *body;               /* params are the entry's inputs */
+    const char *name;  /* entry name, with _n suffix per size when ranged */
+    const char *entry; /* entry name as written */
+    int size_param;    /* the value of a range parameter, -1 if none */
+    Loc loc;           /* the entry's declaration, for back-end refusals */
+    IrBody *body;      /* params are the entry's inputs */
     /* An array parameter with a pad element (docs/language.md, 7): the entry
      * takes any shape up to 2^pad_rows_log rows of 2^pad_cols_log elements
      * (rows -1 and cols log_len for a one-dimensional one), reads an absent
@@ -180,9 +202,9 @@ struct IrWalk {
     bool (*stmt)(IrWalk *w, IrStmt *s);
     void (*read)(IrWalk *w, IrVal **slot);
     void (*def)(IrWalk *w, const IrBody *b, IrVal *v);
-    void *ctx;                  /* the pass's own */
+    void *ctx; /* the pass's own */
     bool stop;
-    int depth;                  /* of the body being walked: 0 for b, 1 for a body in it, ... */
+    int depth; /* of the body being walked: 0 for b, 1 for a body in it, ... */
 };
 void ir_walk(IrWalk *w, const IrBody *b);
 /* The use count: adds delta to uses[id] for every read of value id in b at
@@ -209,6 +231,7 @@ void ir_verify_program(const IrProgram *p, const char *stage);
  * left out. Returns NULL when they hold, else what is broken, in p's
  * arena. */
 typedef const IrVal *(*IrVerifyResolve)(void *ctx, const IrVal *x);
-const char *ir_verify_body(const IrProgram *p, const char *func, const IrBody *b, IrVerifyResolve resolve, void *ctx);
+const char *ir_verify_body(const IrProgram *p, const char *func, const IrBody *b,
+                           IrVerifyResolve resolve, void *ctx);
 
 #endif

@@ -30,7 +30,10 @@ long buf_len(const Buf *b) { return b->log_len < 0 ? 1 : 1L << b->log_len; }
  * of the same few sizes over and over, and returning them to the system
  * costs more in page faults than the evaluation itself. */
 #define POOL_SIZE 32
-static struct { Scalar *plane; size_t count; } pool[POOL_SIZE];
+static struct {
+    Scalar *plane;
+    size_t count;
+} pool[POOL_SIZE];
 
 static Scalar *plane_new(size_t count) {
     for (int i = 0; i < POOL_SIZE; i++)
@@ -65,7 +68,8 @@ long buf_first_difference(const Buf *a, const Buf *b) {
     if (buf_count(a) != buf_count(b) || !elem_equal(a->elem, b->elem)) return 0;
     for (size_t i = 0; i < buf_count(a); i++)
         for (int k = 0; k < a->elem->nslots; k++)
-            if (!scalar_equal(elem_slot_prim(a->elem, k), a->planes[k][i], b->planes[k][i])) return (long)i;
+            if (!scalar_equal(elem_slot_prim(a->elem, k), a->planes[k][i], b->planes[k][i]))
+                return (long)i;
     return -1;
 }
 
@@ -74,10 +78,12 @@ long buf_first_difference(const Buf *a, const Buf *b) {
  * of 8 bytes, and would say twice what an array of i32 needs. */
 static void buf_out_of_memory(const Buf *b) {
     size_t bytes = 0;
-    for (int k = 0; k < b->elem->nslots; k++) bytes += (size_t)prim_bits(elem_slot_prim(b->elem, k)) / 8 * buf_count(b);
+    for (int k = 0; k < b->elem->nslots; k++)
+        bytes += (size_t)prim_bits(elem_slot_prim(b->elem, k)) / 8 * buf_count(b);
     Arena a = {0};
-    diag_fatal("out of memory while interpreting: could not allocate %zu bytes for an array of %zu %s", bytes,
-               buf_count(b), elem_text(&a, b->elem));
+    diag_fatal(
+        "out of memory while interpreting: could not allocate %zu bytes for an array of %zu %s",
+        bytes, buf_count(b), elem_text(&a, b->elem));
 }
 
 Buf *buf_new(long batch, int log_len, const ElemType *elem) {
@@ -104,16 +110,16 @@ void buf_free(Buf *b) {
  * (count 0: entry and reduce bodies). */
 typedef struct {
     long count;
-    int zero_bit;   /* -1: none */
+    int zero_bit; /* -1: none */
 } Coord;
 
 typedef struct {
-    Buf **vals;             /* by value id */
-    int *uses;              /* remaining reads by value id */
-    const IrBody **home;    /* the body defining each value, by value id */
-    const IrBody *body;     /* the body being run */
+    Buf **vals;          /* by value id */
+    int *uses;           /* remaining reads by value id */
+    const IrBody **home; /* the body defining each value, by value id */
+    const IrBody *body;  /* the body being run */
     Coord coord;
-    unsigned *mark;         /* by value id: == epoch when defined inside the statement looked at */
+    unsigned *mark; /* by value id: == epoch when defined inside the statement looked at */
     unsigned epoch;
 } Eval;
 
@@ -189,7 +195,8 @@ static Buf *expand(const Buf *x, long batch) {
     long len = buf_len(x), ratio = batch / x->batch;
     for (int k = 0; k < x->elem->nslots; k++)
         for (long b = 0; b < batch; b++)
-            memcpy(r->planes[k] + b * len, x->planes[k] + (b / ratio) * len, sizeof(Scalar) * (size_t)len);
+            memcpy(r->planes[k] + b * len, x->planes[k] + (b / ratio) * len,
+                   sizeof(Scalar) * (size_t)len);
     return r;
 }
 
@@ -262,7 +269,8 @@ static Buf *eval_parm(Eval *E, const IrStmt *s, Buf *xs) {
     for (int k = 0; k < xs->elem->nslots; k++)
         for (long b = 0; b < B; b++)
             for (long i = 0; i < len; i++)
-                in->planes[k][parm_slot((uint64_t)i, s->mask, b, half)] = xs->planes[k][b * len + i];
+                in->planes[k][parm_slot((uint64_t)i, s->mask, b, half)] =
+                    xs->planes[k][b * len + i];
     Coord outer = enter(E, 2, -1);
     Buf *r = run_array_body(E, s->body, 2 * B, in);
     E->coord = outer;
@@ -270,7 +278,8 @@ static Buf *eval_parm(Eval *E, const IrStmt *s, Buf *xs) {
     for (int k = 0; k < r->elem->nslots; k++)
         for (long b = 0; b < B; b++)
             for (long i = 0; i < len; i++)
-                out->planes[k][b * len + i] = r->planes[k][parm_slot((uint64_t)i, s->mask, b, half)];
+                out->planes[k][b * len + i] =
+                    r->planes[k][parm_slot((uint64_t)i, s->mask, b, half)];
     buf_free(r);
     return out;
 }
@@ -280,9 +289,9 @@ static Buf *eval_parm(Eval *E, const IrStmt *s, Buf *xs) {
 static Buf *eval_two(Eval *E, const IrStmt *s, Buf *xs, bool *owned) {
     Buf *in = xs;
     if (*owned) {
-        *owned = false;                     /* the copy becomes the input */
+        *owned = false; /* the copy becomes the input */
     } else if (is_local(E, s->args[0]) && E->uses[s->args[0]->id] == 1) {
-        E->vals[s->args[0]->id] = NULL;     /* last use: reuse its storage */
+        E->vals[s->args[0]->id] = NULL; /* last use: reuse its storage */
     } else {
         in = expand(xs, xs->batch);
     }
@@ -305,9 +314,11 @@ static Buf *eval_col(Eval *E, const IrStmt *s, Buf *xs) {
     for (int k = 0; k < xs->elem->nslots; k++)
         for (long b = 0; b < B; b++)
             for (long p = 0; p < pairs; p++) {
-                uint64_t lo = (uint64_t)p, i = ((lo >> hb) << (hb + 1)) | (lo & ((UINT64_C(1) << hb) - 1));
+                uint64_t lo = (uint64_t)p,
+                         i = ((lo >> hb) << (hb + 1)) | (lo & ((UINT64_C(1) << hb) - 1));
                 in->planes[k][(b * pairs + p) * 2] = xs->planes[k][b * len + (long)i];
-                in->planes[k][(b * pairs + p) * 2 + 1] = xs->planes[k][b * len + (long)(i ^ s->mask)];
+                in->planes[k][(b * pairs + p) * 2 + 1] =
+                    xs->planes[k][b * len + (long)(i ^ s->mask)];
             }
     Coord outer = enter(E, pairs, hb);
     Buf *r = run_array_body(E, s->body, B * pairs, in);
@@ -316,9 +327,11 @@ static Buf *eval_col(Eval *E, const IrStmt *s, Buf *xs) {
     for (int k = 0; k < xs->elem->nslots; k++)
         for (long b = 0; b < B; b++)
             for (long p = 0; p < pairs; p++) {
-                uint64_t lo = (uint64_t)p, i = ((lo >> hb) << (hb + 1)) | (lo & ((UINT64_C(1) << hb) - 1));
+                uint64_t lo = (uint64_t)p,
+                         i = ((lo >> hb) << (hb + 1)) | (lo & ((UINT64_C(1) << hb) - 1));
                 out->planes[k][b * len + (long)i] = r->planes[k][(b * pairs + p) * 2];
-                out->planes[k][b * len + (long)(i ^ s->mask)] = r->planes[k][(b * pairs + p) * 2 + 1];
+                out->planes[k][b * len + (long)(i ^ s->mask)] =
+                    r->planes[k][(b * pairs + p) * 2 + 1];
             }
     buf_free(r);
     return out;
@@ -328,7 +341,7 @@ static Buf *eval_bmmc(const IrStmt *s, Buf *xs) {
     long len = buf_len(xs), B = xs->batch;
     Buf *out = buf_new(B, xs->log_len, xs->elem);
     for (long i = 0; i < len; i++) {
-        long dst = (long)(f2_apply(s->mat, (uint64_t)i) ^ s->compl);
+        long dst = (long)(f2_apply(s->mat, (uint64_t)i) ^ s->compl );
         for (int k = 0; k < xs->elem->nslots; k++)
             for (long b = 0; b < B; b++) out->planes[k][b * len + dst] = xs->planes[k][b * len + i];
     }
@@ -358,7 +371,8 @@ static void run_element_body(Eval *E, const IrBody *body, long count, Buf **para
 static Buf *eval_map(Eval *E, const IrStmt *s, Buf *xs) {
     long count = xs->batch * buf_len(xs);
     Buf **params = xcalloc((size_t)xs->elem->nslots, sizeof(Buf *));
-    for (int k = 0; k < xs->elem->nslots; k++) params[k] = plane_as_scalars(xs, k, s->body->params[k]->elem);
+    for (int k = 0; k < xs->elem->nslots; k++)
+        params[k] = plane_as_scalars(xs, k, s->body->params[k]->elem);
     Buf *out = buf_new(xs->batch, xs->log_len, s->res[0]->elem);
     Coord outer = enter(E, buf_len(xs), -1);
     run_element_body(E, s->body, count, params, out);
@@ -428,7 +442,8 @@ static Buf *eval_reduceblocks(Eval *E, const IrStmt *s, long batch) {
 
 /* Runs s's operator on the pairs (left[i], right[i]) of `count` elements
  * (planes of scalars, one per slot) into res. */
-static void run_pairs(Eval *E, const IrStmt *s, long count, Scalar **left, Scalar **right, Scalar **res) {
+static void run_pairs(Eval *E, const IrStmt *s, long count, Scalar **left, Scalar **right,
+                      Scalar **res) {
     int ns = s->body->nresults;
     Buf **params = xcalloc((size_t)(2 * ns), sizeof(Buf *));
     for (int k = 0; k < ns; k++)
@@ -453,7 +468,8 @@ static void scan_in_place(Eval *E, const IrStmt *s, Scalar **x, long total, int 
     if (k == 0) return;
     int ns = s->body->nresults;
     long half = total / 2, block = 1L << k;
-    Scalar **left = xcalloc((size_t)ns, sizeof(Scalar *)), **right = xcalloc((size_t)ns, sizeof(Scalar *));
+    Scalar **left = xcalloc((size_t)ns, sizeof(Scalar *)),
+           **right = xcalloc((size_t)ns, sizeof(Scalar *));
     Scalar **pairs = xcalloc((size_t)ns, sizeof(Scalar *));
     for (int j = 0; j < ns; j++) {
         left[j] = xcalloc((size_t)half, sizeof(Scalar));
@@ -466,7 +482,7 @@ static void scan_in_place(Eval *E, const IrStmt *s, Scalar **x, long total, int 
     }
     run_pairs(E, s, half, left, right, pairs);
     scan_in_place(E, s, pairs, half, k - 1);
-    long count = 0;     /* the first elements of pairs that have a pair before them in their block */
+    long count = 0; /* the first elements of pairs that have a pair before them in their block */
     for (long i = 0; i < half; i++)
         if ((2 * i) & (block - 1)) {
             for (int j = 0; j < ns; j++) {
@@ -504,7 +520,8 @@ static Buf *eval_scan(Eval *E, const IrStmt *s, long batch) {
     Buf *cur = expand(E->vals[s->args[ns]->id], batch);
     long total = batch * buf_len(cur), block = 1L << s->k;
     scan_in_place(E, s, cur->planes, total, s->k);
-    Scalar **left = xcalloc((size_t)ns, sizeof(Scalar *)), **right = xcalloc((size_t)ns, sizeof(Scalar *));
+    Scalar **left = xcalloc((size_t)ns, sizeof(Scalar *)),
+           **right = xcalloc((size_t)ns, sizeof(Scalar *));
     for (int k = 0; k < ns; k++) {
         left[k] = xcalloc((size_t)total, sizeof(Scalar));
         right[k] = xcalloc((size_t)total, sizeof(Scalar));
@@ -580,7 +597,9 @@ static Buf *eval_scalar(Eval *E, const IrStmt *s) {
         case IR_CONST: o[b] = s->cval; break;
         case IR_UNARY: o[b] = scalar_unary(s->alu, in, at(x, b, batch)); break;
         case IR_BINARY: o[b] = scalar_binary(s->alu, in, at(x, b, batch), at(y, b, batch)); break;
-        case IR_TERNARY: o[b] = scalar_ternary(s->alu, in, at(x, b, batch), at(y, b, batch), at(z, b, batch)); break;
+        case IR_TERNARY:
+            o[b] = scalar_ternary(s->alu, in, at(x, b, batch), at(y, b, batch), at(z, b, batch));
+            break;
         case IR_SELECT: o[b] = at(x, b, batch).u ? at(y, b, batch) : at(z, b, batch); break;
         case IR_CONVERT: o[b] = scalar_convert(in, p, at(x, b, batch)); break;
         default: break;
@@ -596,7 +615,7 @@ static Buf *eval_pos(Eval *E, const IrStmt *s, long batch) {
     for (long b = 0; b < batch; b++) {
         uint64_t c = (uint64_t)(b % E->coord.count);
         if (zb >= 0) c = ((c >> zb) << (zb + 1)) | (c & ((UINT64_C(1) << zb) - 1));
-        out->planes[0][b].u = f2_apply(s->mat, c) ^ s->compl;
+        out->planes[0][b].u = f2_apply(s->mat, c) ^ s->compl ;
     }
     return out;
 }
@@ -606,7 +625,9 @@ static Buf *eval_table(Eval *E, const IrStmt *s) {
     Buf *out = buf_new(i->batch, -1, s->res[0]->elem);
     for (long b = 0; b < i->batch; b++) {
         uint64_t at = i->planes[0][b].u;
-        if (at >> s->k) diag_fatal("internal error: table index %llu outside 2^%d entries", (unsigned long long)at, s->k);
+        if (at >> s->k)
+            diag_fatal("internal error: table index %llu outside 2^%d entries",
+                       (unsigned long long)at, s->k);
         out->planes[0][b] = s->tab[at];
     }
     return out;
@@ -660,7 +681,8 @@ static Buf *eval_half(Eval *E, const IrStmt *s, long batch) {
         if (__builtin_parityll((uint64_t)i & s->mask) != s->k) continue;
         long dst = (long)delete_bit((uint64_t)i, low);
         for (int k = 0; k < xs->elem->nslots; k++)
-            for (long b = 0; b < batch; b++) out->planes[k][b * half + dst] = xs->planes[k][b * len + i];
+            for (long b = 0; b < batch; b++)
+                out->planes[k][b * half + dst] = xs->planes[k][b * len + i];
     }
     if (owned) buf_free(xs);
     return out;
@@ -670,7 +692,8 @@ static Buf *eval_half(Eval *E, const IrStmt *s, long batch) {
  * parity(i & m) says: the inverse of the two halves. */
 static Buf *eval_join(Eval *E, const IrStmt *s, long batch) {
     bool owned[2];
-    Buf *part[2] = {arg_at(E, s->args[0], batch, &owned[0]), arg_at(E, s->args[1], batch, &owned[1])};
+    Buf *part[2] = {arg_at(E, s->args[0], batch, &owned[0]),
+                    arg_at(E, s->args[1], batch, &owned[1])};
     long half = buf_len(part[0]), len = 2 * half;
     Buf *out = buf_new(batch, s->res[0]->log_len, s->res[0]->elem);
     int low = lowest_bit(s->mask);
@@ -678,7 +701,8 @@ static Buf *eval_join(Eval *E, const IrStmt *s, long batch) {
         const Buf *from = part[__builtin_parityll((uint64_t)i & s->mask)];
         long src = (long)delete_bit((uint64_t)i, low);
         for (int k = 0; k < out->elem->nslots; k++)
-            for (long b = 0; b < batch; b++) out->planes[k][b * len + i] = from->planes[k][b * half + src];
+            for (long b = 0; b < batch; b++)
+                out->planes[k][b * len + i] = from->planes[k][b * half + src];
     }
     for (int a = 0; a < 2; a++)
         if (owned[a]) buf_free(part[a]);
@@ -701,7 +725,8 @@ static Buf *eval_shift(Eval *E, const IrStmt *s, long batch) {
                 /* |d| may be up to 2^63: compare before subtracting */
                 long pos = i & (block - 1);
                 bool inside = s->dist >= 0 ? s->dist <= pos : s->dist >= pos - block + 1;
-                out->planes[k][b * len + i] = inside ? xs->planes[k][b * len + i - s->dist] : at(fill, b, batch);
+                out->planes[k][b * len + i] = inside ? xs->planes[k][b * len + i - s->dist]
+                                                     : at(fill, b, batch);
             }
     }
     if (owned) buf_free(xs);
@@ -778,7 +803,8 @@ static void mark_defined(Eval *E, const IrBody *b, bool *pos) {
 }
 
 static void widen_batch(const Eval *E, const IrVal *v, long *batch) {
-    if (E->mark[v->id] != E->epoch && E->vals[v->id]->batch > *batch) *batch = E->vals[v->id]->batch;
+    if (E->mark[v->id] != E->epoch && E->vals[v->id]->batch > *batch)
+        *batch = E->vals[v->id]->batch;
 }
 
 typedef struct {
@@ -808,7 +834,7 @@ static void widest_read(const Eval *E, const IrBody *b, long *batch) {
 static long stmt_batch(Eval *E, const IrStmt *s, long batch) {
     if (s->op == IR_POS) return batch;
     long widest = 1;
-    E->epoch++;     /* nothing is marked: the arguments are all from outside s */
+    E->epoch++; /* nothing is marked: the arguments are all from outside s */
     for (int a = 0; a < s->nargs; a++) widen_batch(E, s->args[a], &widest);
     if (s->body) {
         bool pos = false;
@@ -825,9 +851,12 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
     Buf **outs = single;
     if (s->nres > 1) outs = xcalloc((size_t)s->nres, sizeof(Buf *));
     switch (s->op) {
-    case IR_CONST: case IR_UNARY: case IR_BINARY: case IR_TERNARY: case IR_SELECT: case IR_CONVERT:
-        outs[0] = eval_scalar(E, s);
-        break;
+    case IR_CONST:
+    case IR_UNARY:
+    case IR_BINARY:
+    case IR_TERNARY:
+    case IR_SELECT:
+    case IR_CONVERT: outs[0] = eval_scalar(E, s); break;
     case IR_INDEX: outs[0] = eval_index(E, s); break;
     case IR_POS: outs[0] = eval_pos(E, s, batch); break;
     case IR_TABLE: outs[0] = eval_table(E, s); break;
@@ -852,8 +881,10 @@ static void eval_stmt(Eval *E, const IrStmt *s, long batch) {
 
 Buf **ir_eval_func(const IrProgram *p, const IrFunc *f, Buf **inputs) {
     size_t nvals = (size_t)p->next_id;
-    Eval E = {.vals = xcalloc(nvals, sizeof(Buf *)), .uses = xcalloc(nvals, sizeof(int)),
-              .home = xcalloc(nvals, sizeof(IrBody *)), .coord = {0, -1},
+    Eval E = {.vals = xcalloc(nvals, sizeof(Buf *)),
+              .uses = xcalloc(nvals, sizeof(int)),
+              .home = xcalloc(nvals, sizeof(IrBody *)),
+              .coord = {0, -1},
               .mark = xcalloc(nvals, sizeof(unsigned))};
     mark_homes(&E, f->body);
     begin_body(&E, f->body);

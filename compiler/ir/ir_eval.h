@@ -21,7 +21,7 @@ typedef struct {
 
 Buf *buf_new(long batch, int log_len, const ElemType *elem);
 void buf_free(Buf *b);
-long buf_len(const Buf *b);     /* elements per instance */
+long buf_len(const Buf *b); /* elements per instance */
 
 /* Evaluate f on its inputs (one buffer per parameter, batch 1). Returns one
  * buffer per result and a NULL after them; the caller frees them. The inputs

@@ -20,7 +20,7 @@ static void indent(FILE *out, int depth) {
 /* A BPC prints as the source of each output bit, bit 0 first, as the list
  * [p 0, p 1, ...] of `bitperm n p`: the identity on 3 bits is bits[0 1 2]
  * and the reversal bits[2 1 0]. Anything else prints as hex rows. */
-static void print_matrix(FILE *out, const F2Mat *m, uint64_t compl) {
+static void print_matrix(FILE *out, const F2Mat *m, uint64_t compl ) {
     int perm[F2_MAX];
     if (f2_is_bpc(m, perm)) {
         fputs("bits[", out);
@@ -31,7 +31,7 @@ static void print_matrix(FILE *out, const F2Mat *m, uint64_t compl) {
         fprintf(out, "rows%s", f2_hex_text(&scratch, m));
         arena_free(&scratch);
     }
-    if (compl) fprintf(out, " xor 0x%" PRIx64, compl);
+    if (compl ) fprintf(out, " xor 0x%" PRIx64, compl );
 }
 
 static void print_body(FILE *out, const IrBody *b, int depth);
@@ -43,16 +43,25 @@ static void print_attrs(FILE *out, const IrStmt *s) {
         scalar_print(out, s->res[0]->elem->prim, s->cval);
         break;
     }
-    case IR_UNARY: case IR_BINARY: case IR_TERNARY: fprintf(out, ".%s", op_info(s->alu)->name); break;
+    case IR_UNARY:
+    case IR_BINARY:
+    case IR_TERNARY: fprintf(out, ".%s", op_info(s->alu)->name); break;
     case IR_INDEX: fprintf(out, " %" PRId64 ".%d", s->at, s->slot); break;
-    case IR_PARM: case IR_COL: case IR_JOIN: fprintf(out, " 0x%" PRIx64, s->mask); break;
+    case IR_PARM:
+    case IR_COL:
+    case IR_JOIN: fprintf(out, " 0x%" PRIx64, s->mask); break;
     case IR_HALF: fprintf(out, " 0x%" PRIx64 " %d", s->mask, s->k); break;
     case IR_SHIFT:
         fprintf(out, " %" PRId64, s->dist);
         if (s->k < s->res[0]->log_len) fprintf(out, " blocks %d", s->k);
         break;
-    case IR_TWO: case IR_REPLICATE: case IR_EXPAND: fprintf(out, " %d", s->k); break;
-    case IR_BMMC: fputc(' ', out); print_matrix(out, s->mat, s->compl); break;
+    case IR_TWO:
+    case IR_REPLICATE:
+    case IR_EXPAND: fprintf(out, " %d", s->k); break;
+    case IR_BMMC:
+        fputc(' ', out);
+        print_matrix(out, s->mat, s->compl );
+        break;
     case IR_TABLE: {
         /* the first entries: enough to recognise a table, short for 2^16 */
         fprintf(out, " %d [", s->k);
@@ -64,14 +73,16 @@ static void print_attrs(FILE *out, const IrStmt *s) {
         fputs(shown < 1 << s->k ? " ...]" : "]", out);
         break;
     }
-    case IR_REDUCE: if (s->commutative) fputs(".commutative", out); break;
+    case IR_REDUCE:
+        if (s->commutative) fputs(".commutative", out);
+        break;
     case IR_REDUCEBLOCKS: fprintf(out, "%s %d", s->commutative ? ".commutative" : "", s->k); break;
     case IR_SCAN: fprintf(out, "%s %d", s->exclusive ? ".exclusive" : "", s->k); break;
     case IR_POS: {
         Arena scratch = {0};
         fprintf(out, " rows%s", f2_hex_text(&scratch, s->mat));
         arena_free(&scratch);
-        if (s->compl) fprintf(out, " xor 0x%" PRIx64, s->compl);
+        if (s->compl ) fprintf(out, " xor 0x%" PRIx64, s->compl );
         break;
     }
     default: break;

@@ -20,11 +20,16 @@ static uint64_t next(uint64_t *state) {
 static double special_float(Prim p, uint64_t r) {
     bool f32 = p == PRIM_F32;
     double table[] = {
-        NAN, -NAN, INFINITY, -INFINITY, -0.0, 0.0,
-        f32 ? (double)FLT_TRUE_MIN : DBL_TRUE_MIN,          /* the least subnormal */
+        NAN,
+        -NAN,
+        INFINITY,
+        -INFINITY,
+        -0.0,
+        0.0,
+        f32 ? (double)FLT_TRUE_MIN : DBL_TRUE_MIN, /* the least subnormal */
         f32 ? -(double)FLT_TRUE_MIN : -DBL_TRUE_MIN,
-        f32 ? (double)(FLT_MIN - FLT_TRUE_MIN) : DBL_MIN - DBL_TRUE_MIN,    /* the largest subnormal */
-        f32 ? (double)FLT_MIN : DBL_MIN,                    /* the least normal */
+        f32 ? (double)(FLT_MIN - FLT_TRUE_MIN) : DBL_MIN - DBL_TRUE_MIN, /* the largest subnormal */
+        f32 ? (double)FLT_MIN : DBL_MIN,                                 /* the least normal */
         f32 ? -(double)FLT_MAX : -DBL_MAX,
         f32 ? (double)FLT_MAX : DBL_MAX,
     };
@@ -44,9 +49,11 @@ static Scalar random_scalar(Prim p, uint64_t *state, bool special) {
     if (p == PRIM_BOOL) {
         v.u = r & 1;
     } else if (p == PRIM_F32) {
-        v.f32 = narrow ? (float)((int)(r % 101) - 50) : (float)((double)(r >> 11) / 9007199254740992.0 * 2e6 - 1e6);
+        v.f32 = narrow ? (float)((int)(r % 101) - 50)
+                       : (float)((double)(r >> 11) / 9007199254740992.0 * 2e6 - 1e6);
     } else if (p == PRIM_F64) {
-        v.f64 = narrow ? (double)((int)(r % 101) - 50) : (double)(r >> 11) / 9007199254740992.0 * 2e6 - 1e6;
+        v.f64 = narrow ? (double)((int)(r % 101) - 50)
+                       : (double)(r >> 11) / 9007199254740992.0 * 2e6 - 1e6;
     } else if (narrow) {
         int64_t small = (int64_t)(r % 41) - 20;
         if (prim_is_signed(p)) v.i = small;
@@ -106,7 +113,8 @@ double randinput_bound(const IrFunc *f, double *elements) {
     for (int i = 0; i < f->body->nparams; i++) {
         const IrVal *v = f->body->params[i];
         double len = v->log_len < 0 ? 1 : ldexp(1, v->log_len), per = 0;
-        for (int k = 0; k < v->elem->nslots; k++) per += scalar_text_max(elem_slot_prim(v->elem, k)) + 1;
+        for (int k = 0; k < v->elem->nslots; k++)
+            per += scalar_text_max(elem_slot_prim(v->elem, k)) + 1;
         *elements += len;
         bytes += len * per;
     }

@@ -33,7 +33,10 @@ static Scalar int_binary(Op op, Prim p, Scalar a, Scalar b) {
         else r.u = a.u % b.u;
         break;
     case OP_SHL: r.u = a.u << shift; break;
-    case OP_SHR: if (sgn) r.i = a.i >> shift; else r.u = a.u >> shift; break;
+    case OP_SHR:
+        if (sgn) r.i = a.i >> shift;
+        else r.u = a.u >> shift;
+        break;
     case OP_BAND: r.u = a.u & b.u; break;
     case OP_BOR: r.u = a.u | b.u; break;
     case OP_XOR: r.u = a.u ^ b.u; break;
@@ -52,25 +55,25 @@ static Scalar int_binary(Op op, Prim p, Scalar a, Scalar b) {
 
 /* Arithmetic through parm_ops.h, which makes every NaN result the canonical
  * NaN, as the emitted code does. */
-#define FLOAT_BINARY(T, field)                                   \
-    static Scalar T##_binary(Op op, Scalar a, Scalar b) {        \
-        Scalar r = {.u = 0};                                     \
-        switch (op) {                                            \
+#define FLOAT_BINARY(T, field) \
+    static Scalar T##_binary(Op op, Scalar a, Scalar b) { \
+        Scalar r = {.u = 0}; \
+        switch (op) { \
         case OP_ADD: r.field = parm_add_##T(a.field, b.field); break; \
         case OP_SUB: r.field = parm_sub_##T(a.field, b.field); break; \
         case OP_MUL: r.field = parm_mul_##T(a.field, b.field); break; \
         case OP_DIV: r.field = parm_div_##T(a.field, b.field); break; \
         case OP_ATAN2: r.field = parm_atan2_##T(a.field, b.field); break; \
         case OP_FPOW: r.field = parm_pow_##T(a.field, b.field); break; \
-        case OP_EQ: r.u = a.field == b.field; break;             \
-        case OP_NE: r.u = a.field != b.field; break;             \
-        case OP_LT: r.u = a.field < b.field; break;              \
-        case OP_LE: r.u = a.field <= b.field; break;             \
-        case OP_GT: r.u = a.field > b.field; break;              \
-        case OP_GE: r.u = a.field >= b.field; break;             \
-        default: break;                                          \
-        }                                                        \
-        return r;                                                \
+        case OP_EQ: r.u = a.field == b.field; break; \
+        case OP_NE: r.u = a.field != b.field; break; \
+        case OP_LT: r.u = a.field < b.field; break; \
+        case OP_LE: r.u = a.field <= b.field; break; \
+        case OP_GT: r.u = a.field > b.field; break; \
+        case OP_GE: r.u = a.field >= b.field; break; \
+        default: break; \
+        } \
+        return r; \
     }
 FLOAT_BINARY(f32, f32)
 FLOAT_BINARY(f64, f64)
@@ -82,23 +85,23 @@ Scalar scalar_binary(Op op, Prim p, Scalar a, Scalar b) {
 }
 
 /* The unary operators of floats: neg and the functions. */
-#define FLOAT_UNARY(T, field)                                    \
-    static Scalar T##_unary(Op op, Scalar a) {                   \
-        Scalar r = {.u = 0};                                     \
-        switch (op) {                                            \
-        case OP_NEG: r.field = -a.field; break;                  \
-        case OP_SQRT: r.field = parm_sqrt_##T(a.field); break;   \
-        case OP_SIN: r.field = parm_sin_##T(a.field); break;     \
-        case OP_COS: r.field = parm_cos_##T(a.field); break;     \
-        case OP_EXP: r.field = parm_exp_##T(a.field); break;     \
-        case OP_LOG: r.field = parm_log_##T(a.field); break;     \
-        case OP_TANH: r.field = parm_tanh_##T(a.field); break;   \
+#define FLOAT_UNARY(T, field) \
+    static Scalar T##_unary(Op op, Scalar a) { \
+        Scalar r = {.u = 0}; \
+        switch (op) { \
+        case OP_NEG: r.field = -a.field; break; \
+        case OP_SQRT: r.field = parm_sqrt_##T(a.field); break; \
+        case OP_SIN: r.field = parm_sin_##T(a.field); break; \
+        case OP_COS: r.field = parm_cos_##T(a.field); break; \
+        case OP_EXP: r.field = parm_exp_##T(a.field); break; \
+        case OP_LOG: r.field = parm_log_##T(a.field); break; \
+        case OP_TANH: r.field = parm_tanh_##T(a.field); break; \
         case OP_FLOOR: r.field = parm_floor_##T(a.field); break; \
-        case OP_CEIL: r.field = parm_ceil_##T(a.field); break;   \
-        case OP_ABS: r.field = parm_abs_##T(a.field); break;     \
-        default: break;                                          \
-        }                                                        \
-        return r;                                                \
+        case OP_CEIL: r.field = parm_ceil_##T(a.field); break; \
+        case OP_ABS: r.field = parm_abs_##T(a.field); break; \
+        default: break; \
+        } \
+        return r; \
     }
 FLOAT_UNARY(f32, f32)
 FLOAT_UNARY(f64, f64)

@@ -27,7 +27,8 @@ static IrBody *compose(Rewriter *r, IrBody *b1, IrBody *b2) {
  * inside that statement's own body reads. */
 static bool body_is_single(Rewriter *r, const IrBody *b, IrOp op) {
     return b->nstmts == 1 && b->stmts[0]->op == op && b->stmts[0]->args[0] == b->params[0] &&
-           b->nresults == 1 && b->results[0] == b->stmts[0]->res[0] && rw_uses(r, b->params[0]) == 1;
+           b->nresults == 1 && b->results[0] == b->stmts[0]->res[0] &&
+           rw_uses(r, b->params[0]) == 1;
 }
 
 bool rule_bmmc_identity(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
@@ -43,7 +44,7 @@ bool rule_bmmc_fuse(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     if (!d) return false;
     rw_fired(r, s);
     F2Mat m = f2_mul(s->mat, d->mat);
-    s->compl = f2_apply(s->mat, d->compl) ^ s->compl;
+    s->compl = f2_apply(s->mat, d->compl ) ^ s->compl ;
     rw_set_matrix(r, s, d, &m);
     rw_set_arg(r, s, 0, d->args[0]);
     return true;
@@ -82,7 +83,8 @@ static bool keeps_blocks(const F2Mat *m, uint64_t compl, int r) {
 bool rule_reduceblocks_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     if (!s->commutative) return false;
     IrVal *xs = s->args[s->nargs - 1];
-    if (!xs->def || xs->def->op != IR_BMMC || !keeps_blocks(xs->def->mat, xs->def->compl, s->k)) return false;
+    if (!xs->def || xs->def->op != IR_BMMC || !keeps_blocks(xs->def->mat, xs->def->compl, s->k))
+        return false;
     rw_fired(r, s);
     rw_set_arg(r, s, s->nargs - 1, xs->def->args[0]);
     return true;
@@ -94,7 +96,7 @@ bool rule_reduceblocks_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after
  * another. */
 static bool moves_blocks(const F2Mat *m, uint64_t compl, int k) {
     uint64_t low = f2_mask(k);
-    if (compl & low) return false;
+    if (compl &low) return false;
     for (int i = 0; i < m->n; i++)
         if (i < k ? m->row[i] != UINT64_C(1) << i : (m->row[i] & low) != 0) return false;
     return true;
@@ -131,7 +133,7 @@ bool rule_scan_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     s->mat = d->mat;
     s->own_mat = d->own_mat;
     d->own_mat = false;
-    s->compl = d->compl;
+    s->compl = d->compl ;
     s->args = NEW_ARRAY(r->p->arena, IrVal *, 1);
     s->args[0] = scanned;
     s->nargs = 1;
@@ -178,7 +180,8 @@ bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     if (!d) return false;
     rw_fired(r, s);
     for (int i = 0; i < s->body->nstmts; i++)
-        if (s->body->stmts[i]->op == IR_POS) ir_pos_substitute(s->body->stmts[i], d->mat->row, d->mat->n, d->compl);
+        if (s->body->stmts[i]->op == IR_POS)
+            ir_pos_substitute(s->body->stmts[i], d->mat->row, d->mat->n, d->compl );
     IrStmt *m = rw_detached(r, IR_MAP, s->loc, d->args[0]);
     m->body = s->body;
     IrVal *mapped = ir_add_result(r->p, m, s->res[0]->log_len, s->res[0]->elem);
@@ -187,7 +190,7 @@ bool rule_map_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     s->mat = d->mat;
     s->own_mat = d->own_mat;
     d->own_mat = false;
-    s->compl = d->compl;
+    s->compl = d->compl ;
     rw_set_arg(r, s, 0, mapped);
     rw_emit(r, out, m);
     return true;
@@ -275,8 +278,12 @@ bool rule_two_fuse(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * body. Moving t, not a copy, keeps the many hoists of a deep nest from
  * allocating. */
 static void hoist(Rewriter *r, IrStmt *s, IrStmt *t, IrBody *out) {
-    rw_resolve_args(r, s);         /* the stage hoisted before may have been replaced */
-    rw_fired_as(r, t->op == IR_BMMC ? "two-bmmc-out" : t->op == IR_TWO ? "two-two-out" : "two-map-out", s);
+    rw_resolve_args(r, s); /* the stage hoisted before may have been replaced */
+    rw_fired_as(r,
+                t->op == IR_BMMC  ? "two-bmmc-out"
+                : t->op == IR_TWO ? "two-two-out"
+                                  : "two-map-out",
+                s);
     int n = s->args[0]->log_len;
     IrBody *b = s->body;
     b->params[0] = t->res[0];
@@ -288,7 +295,7 @@ static void hoist(Rewriter *r, IrStmt *s, IrStmt *t, IrBody *out) {
         F2Mat m = f2_embed(t->mat, n, 0);
         rw_set_matrix(r, t, NULL, &m);
     }
-    t->args[0] = s->args[0];    /* the old parameter's read goes with it */
+    t->args[0] = s->args[0]; /* the old parameter's read goes with it */
     rw_add_use(r, t->args[0]);
     rw_set_arg(r, s, 0, t->res[0]);
     rw_emit(r, out, t);
@@ -346,9 +353,11 @@ bool rw_liftable(const Rewriter *r, const IrStmt *t) {
        whole array: the block's number, above, moves down one bit with the
        sub-index (and up one in join); a shift keeps its blocks */
     bool array_stage = t->op == IR_MAP || t->op == IR_TWO || t->op == IR_BMMC || t->op == IR_ZIP ||
-                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS || t->op == IR_SCAN ||
-                       t->op == IR_EXPAND || t->op == IR_HALF || t->op == IR_JOIN || t->op == IR_SHIFT;
-    bool scalar_code = t->op == IR_CONST || ir_op_is_alu(t->op) || t->op == IR_SELECT || t->op == IR_CONVERT;
+                       t->op == IR_UNZIP || t->op == IR_REPLICATE || t->op == IR_REDUCEBLOCKS ||
+                       t->op == IR_SCAN || t->op == IR_EXPAND || t->op == IR_HALF ||
+                       t->op == IR_JOIN || t->op == IR_SHIFT;
+    bool scalar_code = t->op == IR_CONST || ir_op_is_alu(t->op) || t->op == IR_SELECT ||
+                       t->op == IR_CONVERT;
     if (!array_stage && !scalar_code) return false;
     if (scalar_code)
         for (int a = 0; a < t->nargs; a++)
@@ -395,8 +404,9 @@ static IrStmt *tiled(Rewriter *r, IrVal *c, int k, Loc loc, IrStmt **expand) {
 /* t on the whole array of a `two k`: its arrays are 2^k times as long, a
  * two works on k more bits of blocks, a bmmc leaves the top k bits alone,
  * a half or join keeps its mask, and reduceblocks, scans, shifts and expand
- * keep their blocks, which never cross the two's. Positions need nothing: a map's element and an inner two's block
- * stay the low bits of what they become. */
+ * keep their blocks, which never cross the two's. Positions need nothing:
+ * a map's element and an inner two's block stay the low bits of what they
+ * become. */
 static void lift_stmt(Rewriter *r, IrStmt *t, int k) {
     for (int i = 0; i < t->nres; i++)
         if (!ir_is_scalar(t->res[i])) t->res[i]->log_len += k;
@@ -433,7 +443,8 @@ bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     int nread = 2;
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead) nread += b->stmts[i]->nargs;
-    IrVal **from = NEW_ARRAY(r->p->arena, IrVal *, nread), **to = NEW_ARRAY(r->p->arena, IrVal *, nread);
+    IrVal **from = NEW_ARRAY(r->p->arena, IrVal *, nread),
+          **to = NEW_ARRAY(r->p->arena, IrVal *, nread);
     from[0] = b->params[0];
     to[0] = s->args[0];
     int n = 1;
@@ -455,7 +466,7 @@ bool rule_two_lift(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     res = rw_resolve(r, b->results[0]);
     for (int i = 0; i < b->nstmts; i++)
         if (!b->stmts[i]->dead) lift_stmt(r, b->stmts[i], s->k);
-    s->body = NULL;             /* its statements move out, its result's read goes */
+    s->body = NULL; /* its statements move out, its result's read goes */
     rw_replace(r, s, s->res[0], res);
     rw_drop_use(r, res);
     rw_drain(r);
@@ -473,13 +484,13 @@ bool rule_two_sink(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrVal *res = b->results[0];
     IrStmt *t = res->def;
     if (!t || t->dead || t->op != IR_BMMC || rw_uses(r, res) != 1) return false;
-    int at = b->nstmts - 1;     /* t is usually the body's last statement */
+    int at = b->nstmts - 1; /* t is usually the body's last statement */
     while (at >= 0 && b->stmts[at] != t) at--;
     if (at < 0) return false;
     rw_fired(r, s);
     memmove(b->stmts + at, b->stmts + at + 1, sizeof(IrStmt *) * (size_t)(b->nstmts - at - 1));
     b->nstmts--;
-    b->results[0] = t->args[0];         /* the read moves from t to the result */
+    b->results[0] = t->args[0]; /* the read moves from t to the result */
     int n = s->res[0]->log_len;
     IrVal *old = s->res[0];
     s->res[0] = ir_new_val(r->p, n, t->args[0]->elem);
@@ -498,7 +509,7 @@ bool rule_two_sink(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * into the joined body: two k g ∘ bmmc (I ⊕ B) ∘ two k f = two k (g ∘ bmmc B ∘ f). */
 static bool block_diagonal(const F2Mat *m, uint64_t compl, int low) {
     uint64_t low_mask = f2_mask(low);
-    if (compl & ~low_mask) return false;
+    if (compl &~low_mask) return false;
     for (int i = 0; i < m->n; i++) {
         if (i < low && (m->row[i] & ~low_mask)) return false;
         if (i >= low && m->row[i] != UINT64_C(1) << i) return false;
@@ -511,8 +522,8 @@ bool rule_two_pull_in(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     if (!perm) return false;
     int n = s->args[0]->log_len, low = n - s->k;
     IrStmt *d = rw_sole_def(r, perm->args[0], IR_TWO);
-    if (!d || d->k != s->k || !block_diagonal(perm->mat, perm->compl, low) || !body_is_local(d->body) ||
-        !body_is_local(s->body))
+    if (!d || d->k != s->k || !block_diagonal(perm->mat, perm->compl, low) ||
+        !body_is_local(d->body) || !body_is_local(s->body))
         return false;
     rw_fired(r, s);
     IrBody *first = d->body;
@@ -521,7 +532,7 @@ bool rule_two_pull_in(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     F2Mat m = {.n = low};
     memcpy(m.row, perm->mat->row, sizeof(uint64_t) * (size_t)low);
     rw_set_matrix(r, inner, perm, &m);
-    inner->compl = perm->compl;
+    inner->compl = perm->compl ;
     rw_set_result(r, first, 0, ir_add_result(r->p, inner, low, first->results[0]->elem));
     join_into(r, s, d);
     return true;
@@ -554,7 +565,9 @@ bool rule_map_replicate(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     if (rep < 0) return false;
     IrStmt *d = z->args[rep]->def;
     int width = z->args[rep]->elem->nslots, off = rep == 0 ? 0 : z->args[0]->elem->nslots;
-    if (d->nargs != width || s->body->nparams != z->args[0]->elem->nslots + z->args[1]->elem->nslots) return false;
+    if (d->nargs != width ||
+        s->body->nparams != z->args[0]->elem->nslots + z->args[1]->elem->nslots)
+        return false;
     rw_fired(r, s);
     IrVal **with = NEW_ARRAY(r->p->arena, IrVal *, width);
     for (int k = 0; k < width; k++) with[k] = constant_into(r, s->body, d->args[k]);
@@ -585,7 +598,7 @@ bool rule_map_of_replicate(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after)
     s->k = k;
     s->body = NULL;
     s->nargs = b->nresults;
-    s->args = b->results;       /* the results' reads become the replicate's */
+    s->args = b->results; /* the results' reads become the replicate's */
     rw_drop_use(r, old_arg);
     rw_drain(r);
     return true;
@@ -598,7 +611,8 @@ IrStmt *rw_slot_map(Rewriter *r, Loc loc, IrVal *x, int from, int count, const E
                     const ElemType *to) {
     IrStmt *m = rw_detached(r, IR_MAP, loc, x);
     IrBody *b = m->body = ir_new_body(r->p);
-    for (int k = 0; k < x->elem->nslots; k++) ir_body_add_param(r->p, b, -1, elem_prim(elem_slot_prim(x->elem, k)));
+    for (int k = 0; k < x->elem->nslots; k++)
+        ir_body_add_param(r->p, b, -1, elem_prim(elem_slot_prim(x->elem, k)));
     for (int k = from; k < from + count; k++) {
         ir_body_add_result(r->p, b, b->params[k]);
         rw_add_use(r, b->params[k]);
@@ -618,7 +632,9 @@ IrStmt *rw_slot_map(Rewriter *r, Loc loc, IrVal *x, int from, int count, const E
 /* A two at the entry's level whose function changes the element type from
  * T to U (which a tile, of one element type, cannot hold) works on (T, U)
  * instead, a type it keeps:
- *   two k f = map snd ∘ two k (\ps -> let (ts, _) = unzip ps in zip ts (f ts)) ∘ map (\t -> (t, 0))
+ *   two k f = map snd
+ *             ∘ two k (\ps -> let (ts, _) = unzip ps in zip ts (f ts))
+ *             ∘ map (\t -> (t, 0))
  * The maps join the stages around (map-map), and the zip and unzip of a
  * block are renamings in its element code. Nested twos need none of this:
  * element code changes types freely. */
@@ -626,7 +642,8 @@ bool rule_two_retype(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     if (out != r->top || elem_equal(s->args[0]->elem, s->res[0]->elem)) return false;
     rw_fired(r, s);
     IrVal *xs = s->args[0], *ys = s->res[0];
-    const ElemType *t = xs->elem, *u = ys->elem, *pair = elem_tuple(r->p->arena, 2, (const ElemType *[]){t, u});
+    const ElemType *t = xs->elem, *u = ys->elem,
+                   *pair = elem_tuple(r->p->arena, 2, (const ElemType *[]){t, u});
     IrStmt *in = rw_slot_map(r, s->loc, xs, 0, t->nslots, u, pair);
     rw_emit(r, out, in);
     rw_set_arg(r, s, 0, in->res[0]);

@@ -18,7 +18,9 @@
  * registers, log2, at the scheduler's default of 128 bytes
  * (elem_register_log). A two's body on a larger block runs only as
  * whole-array stages. */
-static int register_elems_log(const ElemType *t) { return elem_register_log(t, ELEM_REGISTER_BYTES_LOG); }
+static int register_elems_log(const ElemType *t) {
+    return elem_register_log(t, ELEM_REGISTER_BYTES_LOG);
+}
 
 /* Whether b has a half, join or shift of more than 2^3 elements, which
  * element code does not take (lengths-build builds them up to 2^3). */
@@ -26,7 +28,8 @@ static bool wide_length_change(const IrBody *b) {
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *t = b->stmts[i];
         bool length = t->op == IR_HALF || t->op == IR_JOIN || t->op == IR_SHIFT;
-        if (!t->dead && length && (t->args[t->nargs - 1]->log_len > 3 || t->res[0]->log_len > 3)) return true;
+        if (!t->dead && length && (t->args[t->nargs - 1]->log_len > 3 || t->res[0]->log_len > 3))
+            return true;
     }
     return false;
 }
@@ -36,7 +39,8 @@ static bool wide_length_change(const IrBody *b) {
  * stages. */
 static bool element_sized(const IrStmt *two) {
     const IrBody *b = two->body;
-    return two->args[0]->log_len - two->k <= register_elems_log(b->params[0]->elem) && !wide_length_change(b);
+    return two->args[0]->log_len - two->k <= register_elems_log(b->params[0]->elem) &&
+           !wide_length_change(b);
 }
 
 /* A reduce of a block, or an element of it read at a static position (an
@@ -161,8 +165,7 @@ static bool lifts_with_totals(Rewriter *r, IrBody *b) {
         rw_grow(r);
         if (block_totals(t)) {
             IrVal *xs = t->args[t->nargs - 1];
-            if (!rw_marked(r, xs) || (t->body && rw_reads_marked(r, t->body)))
-                return false;
+            if (!rw_marked(r, xs) || (t->body && rw_reads_marked(r, t->body))) return false;
             Totals T = totals_of(r, b, i);
             for (int j = i + 1; j < b->nstmts; j++)
                 if (total_reader(b, b->stmts[j], &T) < 0) return false;
@@ -239,7 +242,7 @@ static void become_map(Rewriter *r, IrStmt *t, IrVal *xs, IrBody *f) {
 static void replicate_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
     bool exact = t->nargs == T->ntotals;
     for (int a = 0; exact && a < t->nargs; a++) exact = t->args[a] == T->vals[a];
-    if (exact) {                /* the totals themselves: an expand */
+    if (exact) { /* the totals themselves: an expand */
         for (int a = 0; a < t->nargs; a++) r->uses[t->args[a]->id]--;
         t->op = IR_EXPAND;
         t->nargs = 1;
@@ -251,7 +254,8 @@ static void replicate_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Tota
     IrVal *wide = expanded(r, b, T, rb, t->k);
     IrBody *f = ir_new_body(r->p);
     IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
-    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, f, -1, T->vals[k]->elem);
+    for (int k = 0; k < T->ntotals; k++)
+        params[k] = ir_body_add_param(r->p, f, -1, T->vals[k]->elem);
     IrVal **copies = total_copies(r, T, params);
     for (int a = 0; a < t->nargs; a++) {
         IrVal *v = copy_total(r, f, T, copies, t->args[a]);
@@ -259,7 +263,8 @@ static void replicate_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Tota
         rw_add_use(r, v);
         IrVal *old = t->args[a];
         r->uses[old->id]--;
-        if (total_index(T, old) < 0 && old->def && old->def->op == IR_CONST && !rw_uses(r, old)) old->def->dead = true;
+        if (total_index(T, old) < 0 && old->def && old->def->op == IR_CONST && !rw_uses(r, old))
+            old->def->dead = true;
     }
     become_map(r, t, wide, f);
 }
@@ -282,10 +287,15 @@ static IrVal *zipped_with_totals(Rewriter *r, IrBody *b, const Totals *T, IrVal 
 /* f, a function that reads T's values, computes what it reads from the
  * totals' values params.. instead, first (after the statements of pre,
  * which compute params where they are not f's parameters). */
-static void reread_from_params(Rewriter *r, IrBody *f, const Totals *T, IrVal **params, IrBody *pre) {
+static void reread_from_params(Rewriter *r, IrBody *f, const Totals *T, IrVal **params,
+                               IrBody *pre) {
     IrVal **copies = total_copies(r, T, params);
     for (int i = 0; i < T->n; i++) {
-        if (!body_reads_totals(f, &(Totals){.red = T->red, .vals = T->vals + i, .defs = T->defs + i, .n = 1, .ntotals = 0}))
+        if (!body_reads_totals(f, &(Totals){.red = T->red,
+                                            .vals = T->vals + i,
+                                            .defs = T->defs + i,
+                                            .n = 1,
+                                            .ntotals = 0}))
             continue;
         reread_body(r, f, T->vals[i], copy_total(r, pre, T, copies, T->vals[i]));
     }
@@ -304,7 +314,8 @@ static void reread_from_params(Rewriter *r, IrBody *f, const Totals *T, IrVal **
 static void map_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals *T, IrVal *rb) {
     IrVal *zipped = zipped_with_totals(r, b, T, t->args[0], rb);
     IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, T->ntotals);
-    for (int k = 0; k < T->ntotals; k++) params[k] = ir_body_add_param(r->p, t->body, -1, T->vals[k]->elem);
+    for (int k = 0; k < T->ntotals; k++)
+        params[k] = ir_body_add_param(r->p, t->body, -1, T->vals[k]->elem);
     reread_from_params(r, t->body, T, params, ir_new_body(r->p));
     rw_set_arg(r, t, 0, zipped);
 }
@@ -345,7 +356,7 @@ static void reduce_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals 
     IrVal *zipped = zipped_with_totals(r, b, T, t->args[ns], rb);
     IrVal **args = NEW_ARRAY(r->p->arena, IrVal *, ns + nt + 1);
     for (int k = 0; k < ns; k++) args[k] = t->args[k];
-    for (int k = 0; k < nt; k++) {   /* z's totals: any value, never read */
+    for (int k = 0; k < nt; k++) { /* z's totals: any value, never read */
         IrStmt *c = body_stmt(r, b, IR_CONST, t->loc, 0, NULL);
         args[ns + k] = ir_add_result(r->p, c, -1, T->vals[k]->elem);
         rw_add_use(r, args[ns + k]);
@@ -357,7 +368,8 @@ static void reduce_reads_totals(Rewriter *r, IrBody *b, IrStmt *t, const Totals 
     t->nargs = ns + nt + 1;
     /* params (a.., ca.., b.., cb..): the totals' after each operand's slots */
     IrBody *f = t->body;
-    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, 2 * (ns + nt)), **cb = NEW_ARRAY(r->p->arena, IrVal *, nt);
+    IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, 2 * (ns + nt)),
+          **cb = NEW_ARRAY(r->p->arena, IrVal *, nt);
     for (int side = 0; side < 2; side++) {
         for (int k = 0; k < ns; k++) params[side * (ns + nt) + k] = f->params[side * ns + k];
         for (int k = 0; k < nt; k++)
@@ -384,7 +396,8 @@ static void drop_total_code(Rewriter *r, const Totals *T) {
         for (int a = 0; a < d->nargs; a++) {
             IrVal *v = d->args[a];
             r->uses[v->id]--;
-            if (total_index(T, v) < 0 && v->def && v->def->op == IR_CONST && !rw_uses(r, v)) v->def->dead = true;
+            if (total_index(T, v) < 0 && v->def && v->def->op == IR_CONST && !rw_uses(r, v))
+                v->def->dead = true;
         }
     }
     for (int i = 0; i < T->n; i++) r->uses[T->vals[i]->id] = 0;
@@ -459,9 +472,12 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
  * elements) that reduces its block (or reads an element of it at a static
  * position) and reads the totals only
  * through replicates and maps, all else being liftable (two-lift):
- *   two k (\ys -> .. replicate j (reduce op z ys) ..)  = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
- *   two k (\ys -> .. map (f (reduce op z ys)) xs ..) = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
- *   ys ! a                                           = the one element of m halves of ys (index_as_array)
+ *   two k (\ys -> .. replicate j (reduce op z ys) ..)
+ *     = two k (\ys -> .. expand j (reduceblocks m op z ys) ..)
+ *   two k (\ys -> .. map (f (reduce op z ys)) xs ..)
+ *     = two k (\ys -> .. map f' (zip xs (expand j (reduceblocks m ..))) ..)
+ *   ys ! a
+ *     = the one element of m halves of ys (index_as_array)
  * for blocks of 2^m: the body becomes array code, which two-lift runs as
  * whole-array stages (reduceblocks m of the whole array, halves and
  * expand). Bodies that fit registers stay element code, which does it in
@@ -540,14 +556,16 @@ static void insert_stmt(Rewriter *r, IrBody *b, int i, IrStmt *s) {
     IrStmt **stmts = NEW_ARRAY(r->p->arena, IrStmt *, b->nstmts + 1);
     if (i) memcpy(stmts, b->stmts, sizeof(IrStmt *) * (size_t)i);
     stmts[i] = s;
-    if (b->nstmts > i) memcpy(stmts + i + 1, b->stmts + i, sizeof(IrStmt *) * (size_t)(b->nstmts - i));
+    if (b->nstmts > i)
+        memcpy(stmts + i + 1, b->stmts + i, sizeof(IrStmt *) * (size_t)(b->nstmts - i));
     b->stmts = stmts;
     b->nstmts = b->cap = b->nstmts + 1;
 }
 
 /* A new scalar statement of op on args (their reads counted), of a result of
  * prim p, inserted into b at place *at (which moves past it). */
-static IrVal *scalar_at(Rewriter *r, IrBody *b, int *at, IrOp op, Loc loc, int nargs, IrVal **args, Prim p) {
+static IrVal *scalar_at(Rewriter *r, IrBody *b, int *at, IrOp op, Loc loc, int nargs, IrVal **args,
+                        Prim p) {
     IrStmt *c = rw_detached_n(r, op, loc, nargs, args);
     insert_stmt(r, b, (*at)++, c);
     return ir_add_result(r->p, c, -1, elem_prim(p));
@@ -578,7 +596,7 @@ static void replicate_as_map(Rewriter *r, IrBody *b, int i) {
     IrBody *f = ir_new_body(r->p);
     for (int k = 0; k < ns; k++) {
         ir_body_add_param(r->p, f, -1, elem_prim(elem_slot_prim(res->elem, k)));
-        ir_body_add_result(r->p, f, t->args[k]);   /* the read moves from t's args to f's results */
+        ir_body_add_result(r->p, f, t->args[k]); /* the read moves from t's args to f's results */
     }
     become_map(r, t, zeros, f);
 }
@@ -641,7 +659,7 @@ bool rule_two_sink_scalars(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after)
             if (u->op == IR_REPLICATE && reads_directly(u, v)) {
                 int ns = u->nargs;
                 replicate_as_map(r, b, j);
-                j += ns + 1;    /* its constants and their replicate, before it */
+                j += ns + 1; /* its constants and their replicate, before it */
             }
             if (u->body && body_reads(u->body, v)) copy_into(r, u->body, t);
         }
@@ -657,7 +675,8 @@ bool rule_two_sink_scalars(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after)
 /* Whether the operator f is scalar code alone (it can be copied). */
 static bool scalar_operator(const IrBody *f) {
     for (int i = 0; i < f->nstmts; i++)
-        if (!f->stmts[i]->dead && !is_scalar_code(f->stmts[i]) && f->stmts[i]->op != IR_CONST) return false;
+        if (!f->stmts[i]->dead && !is_scalar_code(f->stmts[i]) && f->stmts[i]->op != IR_CONST)
+            return false;
     return true;
 }
 
@@ -704,7 +723,8 @@ static void flagged_operator(Rewriter *r, IrStmt *t) {
     IrBody *f = t->body;
     int ns = f->nresults;
     IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, 2 * ns + 2);
-    IrVal *fa = ir_new_val(r->p, -1, elem_prim(PRIM_BOOL)), *fb = ir_new_val(r->p, -1, elem_prim(PRIM_BOOL));
+    IrVal *fa = ir_new_val(r->p, -1, elem_prim(PRIM_BOOL)),
+          *fb = ir_new_val(r->p, -1, elem_prim(PRIM_BOOL));
     for (int k = 0; k < ns; k++) params[k] = f->params[k], params[ns + 1 + k] = f->params[ns + k];
     params[ns] = fa;
     params[2 * ns + 1] = fb;
@@ -747,7 +767,7 @@ bool rule_two_reduce_start(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after)
         rw_fired(r, s);
         IrVal *xs = t->args[ns], **z = NEW_ARRAY(r->p->arena, IrVal *, ns);
         for (int k = 0; k < ns; k++) z[k] = t->args[k];
-        int at = i;     /* the records (x, true), and the start (0.., false), before t */
+        int at = i; /* the records (x, true), and the start (0.., false), before t */
         IrVal *yes = bool_at(r, b, &at, t->loc, true);
         IrStmt *rep = rw_detached(r, IR_REPLICATE, t->loc, yes);
         rep->k = xs->log_len;
@@ -774,7 +794,9 @@ bool rule_two_reduce_start(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after)
         t->commutative = false;
         /* readers of t's results read op z T, after t (b->stmts is a new
            array at each insertion; rest is the old one's readers) */
-        IrBody rest = {.stmts = b->stmts + at + 1, .nstmts = b->nstmts - at - 1, .results = b->results,
+        IrBody rest = {.stmts = b->stmts + at + 1,
+                       .nstmts = b->nstmts - at - 1,
+                       .results = b->results,
                        .nresults = b->nresults};
         int after = at + 1;
         IrVal **combined = operator_after(r, b, &after, t, z);

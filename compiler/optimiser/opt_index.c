@@ -22,7 +22,7 @@ bool rule_index_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     F2Mat inv;
     if (!d || !f2_invert(d->mat, &inv)) return false;
     rw_fired(r, s);
-    s->at = (int64_t)f2_apply(&inv, (uint64_t)s->at ^ d->compl);
+    s->at = (int64_t)f2_apply(&inv, (uint64_t)s->at ^ d->compl );
     rw_set_arg(r, s, 0, d->args[0]);
     return true;
 }
@@ -41,12 +41,14 @@ bool rule_index_build(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
  * index), or NULL. */
 static IrVal *built_from(const IrStmt *s) {
     int ns = s->res[0]->elem->nslots, len = 1 << s->res[0]->log_len;
-    IrVal *xs = s->args[0]->def && s->args[0]->def->op == IR_INDEX ? s->args[0]->def->args[0] : NULL;
+    IrVal *xs = s->args[0]->def && s->args[0]->def->op == IR_INDEX ? s->args[0]->def->args[0]
+                                                                   : NULL;
     if (!xs || xs->log_len != s->res[0]->log_len) return NULL;
     for (int i = 0; i < len; i++)
         for (int k = 0; k < ns; k++) {
             const IrStmt *d = s->args[i * ns + k]->def, *first = s->args[i * ns]->def;
-            if (!d || d->dead || d->op != IR_INDEX || d->slot != k || d->args[0] != xs || d->at != first->at)
+            if (!d || d->dead || d->op != IR_INDEX || d->slot != k || d->args[0] != xs ||
+                d->at != first->at)
                 return NULL;
         }
     return xs;
@@ -164,7 +166,7 @@ typedef struct {
 static IrVal *copied(Rewriter *r, ElementCopy *c, IrVal *v, int nparams) {
     for (int k = 0; k < c->n; k++) {
         if (c->from[k] != v) continue;
-        if (!c->to[k] && k < nparams) {    /* a parameter: its slot of element `at` */
+        if (!c->to[k] && k < nparams) { /* a parameter: its slot of element `at` */
             IrStmt *ix = rw_detached(r, IR_INDEX, c->loc, c->xs);
             ix->at = c->at;
             ix->slot = k;
@@ -174,7 +176,7 @@ static IrVal *copied(Rewriter *r, ElementCopy *c, IrVal *v, int nparams) {
         v = c->to[k];
         break;
     }
-    rw_add_use(r, v);              /* else from outside the function */
+    rw_add_use(r, v); /* else from outside the function */
     return v;
 }
 
@@ -194,8 +196,13 @@ bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
         n += f->stmts[i]->nres;
     }
     rw_fired(r, s);
-    ElementCopy c = {NEW_ARRAY(r->p->arena, IrVal *, n), NEW_ARRAY(r->p->arena, IrVal *, n), 0, d->args[0], s->at,
-                     s->loc, {0}};
+    ElementCopy c = {NEW_ARRAY(r->p->arena, IrVal *, n),
+                     NEW_ARRAY(r->p->arena, IrVal *, n),
+                     0,
+                     d->args[0],
+                     s->at,
+                     s->loc,
+                     {0}};
     for (int k = 0; k < f->nparams; k++) c.from[c.n++] = f->params[k];
     for (int i = 0; i < f->nstmts; i++) {
         const IrStmt *t = f->stmts[i];
@@ -207,10 +214,10 @@ bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
         copy->res = NULL;
         copy->args = NEW_ARRAY(r->p->arena, IrVal *, t->nargs ? t->nargs : 1);
         for (int a = 0; a < t->nargs; a++) copy->args[a] = copied(r, &c, t->args[a], f->nparams);
-        if (t->op == IR_POS) {  /* the element's position: a constant */
+        if (t->op == IR_POS) { /* the element's position: a constant */
             copy->op = IR_CONST;
             copy->mat = NULL;
-            copy->cval = (Scalar){.i = (int64_t)(f2_apply(t->mat, (uint64_t)s->at) ^ t->compl)};
+            copy->cval = (Scalar){.i = (int64_t)(f2_apply(t->mat, (uint64_t)s->at) ^ t->compl )};
         }
         for (int k = 0; k < t->nres; k++) {
             c.from[c.n] = t->res[k];
@@ -227,4 +234,3 @@ bool rule_index_map(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     rw_drain(r);
     return true;
 }
-

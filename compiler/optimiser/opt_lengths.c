@@ -56,7 +56,8 @@ bool rule_shift_out(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 bool rule_shift_shift(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *d = rw_sole_def(r, s->args[s->nargs - 1], IR_SHIFT);
     int64_t sum;
-    if (!d || d->k != s->k || (s->dist > 0) != (d->dist > 0) || __builtin_add_overflow(s->dist, d->dist, &sum))
+    if (!d || d->k != s->k || (s->dist > 0) != (d->dist > 0) ||
+        __builtin_add_overflow(s->dist, d->dist, &sum))
         return false;
     for (int k = 0; k < s->nargs - 1; k++)
         if (!same_scalar(s->args[k], d->args[k])) return false;
@@ -94,8 +95,8 @@ static uint64_t join_half_image(uint64_t m, uint64_t m2, int k0, uint64_t x) {
  * of its own. */
 bool rule_join_half(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrStmt *lo = s->args[0]->def, *hi = s->args[1]->def;
-    if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF || lo->mask != hi->mask ||
-        lo->k == hi->k || lo->args[0] != hi->args[0])
+    if (!lo || !hi || lo->dead || hi->dead || lo->op != IR_HALF || hi->op != IR_HALF ||
+        lo->mask != hi->mask || lo->k == hi->k || lo->args[0] != hi->args[0])
         return false;
     rw_fired(r, s);
     IrVal *xs = lo->args[0];
@@ -158,12 +159,12 @@ bool rule_half_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     uint64_t m2 = 0;
     for (int i = 0; i < n; i++)
         if (s->mask >> i & 1) m2 ^= a->row[i];
-    int b2 = s->k ^ f2_parity(s->mask & d->compl), low2 = __builtin_ctzll(m2);
+    int b2 = s->k ^ f2_parity(s->mask & d->compl ), low2 = __builtin_ctzll(m2);
     IrStmt *h = rw_detached(r, IR_HALF, s->loc, d->args[0]);
     h->mask = m2;
     h->k = b2;
     IrVal *halved = ir_add_result(r->p, h, n - 1, s->res[0]->elem);
-    if (n == 1) {   /* one element kept: no permutation of it */
+    if (n == 1) { /* one element kept: no permutation of it */
         rw_emit(r, out, h);
         rw_replace(r, s, s->res[0], halved);
         return true;
@@ -203,7 +204,7 @@ bool rule_join_bmmc(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     if (!d0 || !d1 || !f2_equal(d0->mat, d1->mat)) return false;
     rw_fired(r, s);
     int n = s->res[0]->log_len;
-    uint64_t c[2] = {d0->compl, d1->compl}, q = join_bmmc_image(s, d0->mat, c, 0);
+    uint64_t c[2] = {d0->compl, d1->compl }, q = join_bmmc_image(s, d0->mat, c, 0);
     F2Mat moved = f2_zero(n);
     for (int t = 0; t < n; t++) {
         uint64_t col = join_bmmc_image(s, d0->mat, c, UINT64_C(1) << t) ^ q;
@@ -260,13 +261,15 @@ static IrBody *refill_body(Rewriter *r, const IrStmt *s, const ElemType *elem) {
     int ns = elem->nslots;
     IrBody *f = ir_new_body(r->p);
     IrVal **params = NEW_ARRAY(r->p->arena, IrVal *, ns);
-    for (int k = 0; k < ns; k++) params[k] = ir_body_add_param(r->p, f, -1, elem_prim(elem_slot_prim(elem, k)));
+    for (int k = 0; k < ns; k++)
+        params[k] = ir_body_add_param(r->p, f, -1, elem_prim(elem_slot_prim(elem, k)));
     IrStmt *pos = new_stmt(r, f, IR_POS, s->loc, 0, NULL);
     pos->mat = NEW(r->p->arena, F2Mat);
     pos->mat->n = s->k;
     for (int bit = 0; bit < s->k; bit++) pos->mat->row[bit] = UINT64_C(1) << bit;
     IrVal *at[2] = {ir_add_result(r->p, pos, -1, elem_prim(PRIM_I64)),
-                    constant(r, f, s->loc, PRIM_I64, s->dist > 0 ? s->dist : (INT64_C(1) << s->k) + s->dist)};
+                    constant(r, f, s->loc, PRIM_I64,
+                             s->dist > 0 ? s->dist : (INT64_C(1) << s->k) + s->dist)};
     IrStmt *test = new_stmt(r, f, IR_BINARY, s->loc, 2, at);
     test->alu = s->dist > 0 ? OP_LT : OP_GE;
     IrVal *filled = ir_add_result(r->p, test, -1, elem_prim(PRIM_BOOL));
@@ -340,8 +343,8 @@ int rw_length_source(const IrStmt *s, int64_t i, int64_t *at) {
  * thread's); at the entry's level, and in bodies on larger blocks, they
  * stay whole-array statements (which two-lift lifts). */
 bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (out == r->top || !small_body(out) ||
-        s->args[s->nargs - 1]->log_len > 3 || s->res[0]->log_len > 3)
+    if (out == r->top || !small_body(out) || s->args[s->nargs - 1]->log_len > 3 ||
+        s->res[0]->log_len > 3)
         return false;
     rw_fired(r, s);
     const IrVal *res = s->res[0];
@@ -362,7 +365,7 @@ bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
                 ix->at = at;
                 ix->slot = k;
                 v = ir_add_result(r->p, ix, -1, elem_prim(elem_slot_prim(res->elem, k)));
-                rw_add_use(r, v);  /* the build's read, counted before rules see ix */
+                rw_add_use(r, v); /* the build's read, counted before rules see ix */
                 rw_emit(r, out, ix);
             } else {
                 rw_add_use(r, v);
@@ -374,4 +377,3 @@ bool rule_lengths_build(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     rw_replace(r, s, s->res[0], built);
     return true;
 }
-

@@ -105,4 +105,3 @@ bool rule_hoist_invariant(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) 
     free(leaves);
     return any;
 }
-

@@ -49,7 +49,7 @@ typedef struct {
 } MatPair;
 
 typedef struct {
-    MatPair *slots;     /* open addressing; fwd == NULL marks a free slot */
+    MatPair *slots; /* open addressing; fwd == NULL marks a free slot */
     int cap, count;
 } MatCache;
 
@@ -61,7 +61,8 @@ static unsigned mat_hash(IrOp op, int n, uint64_t mask, int cap) {
 
 static MatPair *mat_slot(MatCache *c, IrOp op, int n, uint64_t mask) {
     unsigned i = mat_hash(op, n, mask, c->cap);
-    while (c->slots[i].fwd && !(c->slots[i].op == op && c->slots[i].n == n && c->slots[i].mask == mask))
+    while (c->slots[i].fwd &&
+           !(c->slots[i].op == op && c->slots[i].n == n && c->slots[i].mask == mask))
         i = (i + 1) & (unsigned)(c->cap - 1);
     return &c->slots[i];
 }
@@ -69,9 +70,11 @@ static MatPair *mat_slot(MatCache *c, IrOp op, int n, uint64_t mask) {
 /* The table lives in the arena: an error on the way leaks nothing. */
 static MatPair *mat_pair(IrProgram *p, MatCache *c, IrOp op, int n, uint64_t mask) {
     if (2 * (c->count + 1) > c->cap) {
-        MatCache bigger = {NEW_ARRAY(p->arena, MatPair, c->cap ? 2 * c->cap : 64), c->cap ? 2 * c->cap : 64, 0};
+        MatCache bigger = {NEW_ARRAY(p->arena, MatPair, c->cap ? 2 * c->cap : 64),
+                           c->cap ? 2 * c->cap : 64, 0};
         for (int i = 0; i < c->cap; i++)
-            if (c->slots[i].fwd) *mat_slot(&bigger, c->slots[i].op, c->slots[i].n, c->slots[i].mask) = c->slots[i];
+            if (c->slots[i].fwd)
+                *mat_slot(&bigger, c->slots[i].op, c->slots[i].n, c->slots[i].mask) = c->slots[i];
         bigger.count = c->count;
         *c = bigger;
     }

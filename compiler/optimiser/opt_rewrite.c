@@ -175,7 +175,9 @@ IrStmt *rw_detached_n(Rewriter *r, IrOp op, Loc loc, int nargs, IrVal *const *ar
 }
 
 /* A new statement reading x, not yet in any body. */
-IrStmt *rw_detached(Rewriter *r, IrOp op, Loc loc, IrVal *x) { return rw_detached_n(r, op, loc, 1, &x); }
+IrStmt *rw_detached(Rewriter *r, IrOp op, Loc loc, IrVal *x) {
+    return rw_detached_n(r, op, loc, 1, &x);
+}
 
 void rw_compact(IrBody *b) {
     int kept = 0;
@@ -223,7 +225,9 @@ bool rw_reads_position(const IrBody *b) {
 }
 
 /* Whether v is marked with the current epoch. */
-bool rw_marked(const Rewriter *r, const IrVal *v) { return v->id < r->cap && r->mark[v->id] == r->epoch; }
+bool rw_marked(const Rewriter *r, const IrVal *v) {
+    return v->id < r->cap && r->mark[v->id] == r->epoch;
+}
 
 static void stop_at_marked(IrWalk *w, IrVal **v) {
     const Rewriter *r = *(const Rewriter **)w->ctx;
@@ -290,7 +294,8 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     bool fired = false;
     for (int i = 0; i < r->nrules && !fired; i++) {
         r->trying = &r->rules[i];
-        if (r->trying->op == RULE_ANY_OP || r->trying->op == (int)s->op) fired = r->trying->fn(r, s, out, after);
+        if (r->trying->op == RULE_ANY_OP || r->trying->op == (int)s->op)
+            fired = r->trying->fn(r, s, out, after);
     }
     r->trying = outer;
     return fired;
@@ -299,7 +304,9 @@ static bool try_rules(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
 static void rewrite_body(Rewriter *r, IrBody *b);
 
 #ifdef PARMC_VERIFY
-static const IrVal *resolve_for_verifier(void *ctx, const IrVal *x) { return rw_resolve(ctx, (IrVal *)x); }
+static const IrVal *resolve_for_verifier(void *ctx, const IrVal *x) {
+    return rw_resolve(ctx, (IrVal *)x);
+}
 
 static void push_live(StmtList *l, IrStmt *s) {
     if (!s->dead) rw_list_push(l, s);
@@ -313,7 +320,8 @@ static void frame_view(RwFrame *f, RwFrame *inner, StmtList *view) {
     for (int i = 0; i < f->body->nstmts; i++) push_live(view, f->body->stmts[i]);
     for (RwFrame *e = inner; e != f; e = e->up) {
         if (!e->placed) push_live(view, e->s);
-        for (int i = (e->placed ? e->left : e->after->n) - 1; i >= 0; i--) push_live(view, e->after->items[i]);
+        for (int i = (e->placed ? e->left : e->after->n) - 1; i >= 0; i--)
+            push_live(view, e->after->items[i]);
     }
     for (int i = f->next + 1; i < f->count; i++) push_live(view, f->old[i]);
 }
@@ -355,12 +363,14 @@ static void verify_rule(Rewriter *r) {
     free(saved);
     if (!why) return;
     const IrStmt *s = r->rule_stmt;
-    const char *at = s->loc.src ? arena_printf(r->p->arena, " at %s:%d:%d", s->loc.src->name, s->loc.line, s->loc.col)
+    const char *at = s->loc.src ? arena_printf(r->p->arena, " at %s:%d:%d", s->loc.src->name,
+                                               s->loc.line, s->loc.col)
                                 : "";
     int id = r->rule_id;
     const char *rule = r->rule, *func = r->func;
     free_rewriter(r);
-    diag_fatal("internal error: the rule %s%s on %%%d broke the IR of '%s': %s", rule, at, id, func, why);
+    diag_fatal("internal error: the rule %s%s on %%%d broke the IR of '%s': %s", rule, at, id, func,
+               why);
 }
 #endif
 
@@ -401,7 +411,8 @@ void rw_emit(Rewriter *r, IrBody *out, IrStmt *s) {
     while (!s->dead && fire(r, s, out, &after)) rw_resolve_args(r, s);
     if (!s->dead) ir_body_push(r->p, out, s);
     frame.placed = true;
-    for (frame.left = after.n - 1; frame.left >= 0; frame.left--) rw_emit(r, out, after.items[frame.left]);
+    for (frame.left = after.n - 1; frame.left >= 0; frame.left--)
+        rw_emit(r, out, after.items[frame.left]);
     r->open = frame.up;
     free(after.items);
 }
@@ -486,6 +497,7 @@ void rw_optimise(IrProgram *p, FILE *trace, const Rule *rules, int nrules) {
         if (!optimise_func(&r, p->funcs[i])) stuck = p->funcs[i];
     free_rewriter(&r);
     if (stuck)
-        diag_fatal("internal error: the optimiser did not reach a fixed point for entry '%s' within %d rounds",
-                   stuck->name, MAX_ROUNDS);
+        diag_fatal(
+            "internal error: the optimiser did not reach a fixed point for entry '%s' within %d rounds",
+            stuck->name, MAX_ROUNDS);
 }

@@ -28,7 +28,7 @@ typedef struct Rule Rule;
 
 typedef struct {
     IrProgram *p;
-    const Rule *rules;  /* the table, tried in order */
+    const Rule *rules; /* the table, tried in order */
     int nrules;
     const Rule *trying; /* the rule being tried, innermost (rw_fired) */
     IrVal **subst;      /* by id: the value that replaces it */
@@ -36,9 +36,9 @@ typedef struct {
     int *mark;          /* by id: scratch for rw_reads_marked */
     int epoch;
     int cap;
-    int round;          /* bodies rewritten in this round carry it */
-    IrBody *top;        /* the body of the entry being rewritten */
-    StmtList dying;     /* killed statements whose reads are still counted */
+    int round;      /* bodies rewritten in this round carry it */
+    IrBody *top;    /* the body of the entry being rewritten */
+    StmtList dying; /* killed statements whose reads are still counted */
     bool changed;
     FILE *trace;
     /* what the walk has in hand, innermost first, and the rules in progress

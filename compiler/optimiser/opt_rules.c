@@ -68,7 +68,8 @@ void opt_optimise(IrProgram *p, FILE *trace) { rw_optimise(p, trace, rules, NRUL
 void opt_list_rules(FILE *out) {
     for (int i = 0; i < NRULES; i++) {
         const Rule *rule = &rules[i];
-        fprintf(out, "%s %s", rule->name, rule->op == RULE_ANY_OP ? "any" : ir_op_name((IrOp)rule->op));
+        fprintf(out, "%s %s", rule->name,
+                rule->op == RULE_ANY_OP ? "any" : ir_op_name((IrOp)rule->op));
         if (rule->also) fprintf(out, " also %s", rule->also);
         fputc('\n', out);
     }

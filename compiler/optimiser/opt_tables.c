@@ -32,33 +32,40 @@
 #define COST_CAP (1L << 30)
 
 typedef struct {
-    bool posonly;               /* a function of `pos`'s value and constants */
-    const IrStmt *pos;          /* that POS statement; NULL for a constant */
-    uint64_t bit[64];           /* bit j of the value depends on the bits bit[j] of pos's value */
-    int at;                     /* its statement's index in the body */
-    long cost;                  /* what computing it costs, shared operands counted per use (capped) */
-    bool read_outside;          /* read by code that is not position-only (or returned) */
-    bool chosen;                /* becomes a table */
-    bool visited;               /* considered by choose */
-    IrVal *repl;                /* what replaces it */
+    bool posonly;      /* a function of `pos`'s value and constants */
+    const IrStmt *pos; /* that POS statement; NULL for a constant */
+    uint64_t bit[64];  /* bit j of the value depends on the bits bit[j] of pos's value */
+    int at;            /* its statement's index in the body */
+    long cost;         /* what computing it costs, shared operands counted per use (capped) */
+    bool read_outside; /* read by code that is not position-only (or returned) */
+    bool chosen;       /* becomes a table */
+    bool visited;      /* considered by choose */
+    IrVal *repl;       /* what replaces it */
 } Info;
 
 typedef struct {
     IrProgram *p;
-    Arena scratch;              /* per body */
-    Info **info;                /* by id, for the body being rewritten; cap ids */
-    IrVal **repl;               /* by id: the replacement of a value (any body) */
+    Arena scratch; /* per body */
+    Info **info;   /* by id, for the body being rewritten; cap ids */
+    IrVal **repl;  /* by id: the replacement of a value (any body) */
     int *uses, *seen, stamp;
-    int *slot;                  /* by id: a cone statement's place in the evaluation */
+    int *slot; /* by id: a cone statement's place in the evaluation */
     int cap;
     long budget, work;
-    int ntables;                /* table numbers given (IrStmt.index of a TABLE) */
-    struct { const Scalar *tab; Prim prim; int k, number; } *known;
+    int ntables; /* table numbers given (IrStmt.index of a TABLE) */
+    struct {
+        const Scalar *tab;
+        Prim prim;
+        int k, number;
+    } * known;
     int nknown, known_cap;
 } Tab;
 
 static Info *info_of(Tab *t, const IrVal *v) { return v->id < t->cap ? t->info[v->id] : NULL; }
-static bool posonly(Tab *t, const IrVal *v) { Info *i = info_of(t, v); return i && i->posonly; }
+static bool posonly(Tab *t, const IrVal *v) {
+    Info *i = info_of(t, v);
+    return i && i->posonly;
+}
 
 static uint64_t all_bits(const Info *a) {
     uint64_t u = 0;
@@ -78,7 +85,9 @@ static void spread(Info *r, uint64_t deps) {
     for (int j = 0; j < 64; j++) r->bit[j] = deps;
 }
 
-static const Scalar *const_of(const IrVal *v) { return v->def && v->def->op == IR_CONST ? &v->def->cval : NULL; }
+static const Scalar *const_of(const IrVal *v) {
+    return v->def && v->def->op == IR_CONST ? &v->def->cval : NULL;
+}
 
 /* Integer operators that move bits: bit j of the result depends on which
  * bits of the operands. Anything else depends on everything. */
@@ -88,28 +97,35 @@ static void binary_bits(Info *r, const IrStmt *s, const Info *a, const Info *b) 
     const Scalar *ca = const_of(s->args[0]), *cb = const_of(s->args[1]);
     uint64_t lo_a = 0, lo_b = 0;
     switch (s->alu) {
-    case OP_ADD: case OP_SUB: case OP_MUL:      /* carries go up */
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL: /* carries go up */
         for (int j = 0; j < 64; j++) {
             lo_a |= a->bit[j];
             lo_b |= b->bit[j];
             r->bit[j] = lo_a | lo_b;
         }
         return;
-    case OP_BAND: case OP_BOR:                  /* a constant bit decides the result's */
+    case OP_BAND:
+    case OP_BOR: /* a constant bit decides the result's */
         for (int j = 0; j < 64; j++) {
-            bool decided = (cb && (cb->u >> j & 1) == (s->alu == OP_BOR)) || (ca && (ca->u >> j & 1) == (s->alu == OP_BOR));
+            bool decided = (cb && (cb->u >> j & 1) == (s->alu == OP_BOR)) ||
+                           (ca && (ca->u >> j & 1) == (s->alu == OP_BOR));
             r->bit[j] = decided ? 0 : a->bit[j] | b->bit[j];
         }
         return;
     case OP_XOR:
         for (int j = 0; j < 64; j++) r->bit[j] = a->bit[j] | b->bit[j];
         return;
-    case OP_SHL: case OP_SHR:
+    case OP_SHL:
+    case OP_SHR:
         if (cb) {
             int sh = (int)(cb->u & (uint64_t)(w - 1));
             for (int j = 0; j < w; j++)
                 r->bit[j] = s->alu == OP_SHL ? (j >= sh ? a->bit[j - sh] : 0)
-                                             : (j + sh < w ? a->bit[j + sh] : prim_is_signed(p) ? a->bit[w - 1] : 0);
+                                             : (j + sh < w          ? a->bit[j + sh]
+                                                : prim_is_signed(p) ? a->bit[w - 1]
+                                                                    : 0);
             extend(r, p);
             return;
         }
@@ -126,7 +142,7 @@ static void convert_bits(Info *r, const IrStmt *s, const Info *a) {
         spread(r, all_bits(a));
         return;
     }
-    memcpy(r->bit, a->bit, sizeof r->bit);      /* wrap to the new width, then extend */
+    memcpy(r->bit, a->bit, sizeof r->bit); /* wrap to the new width, then extend */
     int w = prim_bits(to);
     for (int j = w; j < 64; j++) r->bit[j] = 0;
     extend(r, to);
@@ -136,14 +152,14 @@ static void convert_bits(Info *r, const IrStmt *s, const Info *a) {
 static int weight(const IrStmt *s);
 
 static Info *analyse(Tab *t, const IrStmt *s, int at) {
-    bool scalar_op = s->op == IR_CONST || s->op == IR_POS || ir_op_is_alu(s->op) || s->op == IR_SELECT ||
-                     s->op == IR_CONVERT;
+    bool scalar_op = s->op == IR_CONST || s->op == IR_POS || ir_op_is_alu(s->op) ||
+                     s->op == IR_SELECT || s->op == IR_CONVERT;
     if (!scalar_op || s->nres != 1) return NULL;
     const IrStmt *pos = s->op == IR_POS ? s : NULL;
     for (int a = 0; a < s->nargs; a++) {
         Info *ia = info_of(t, s->args[a]);
         if (!ia || !ia->posonly) return NULL;
-        if (ia->pos && pos && ia->pos != pos) return NULL;     /* two positions: leave it */
+        if (ia->pos && pos && ia->pos != pos) return NULL; /* two positions: leave it */
         if (ia->pos) pos = ia->pos;
     }
     Info *r = NEW(&t->scratch, Info);
@@ -155,10 +171,12 @@ static Info *analyse(Tab *t, const IrStmt *s, int at) {
         r->cost += info_of(t, s->args[k])->cost;
         if (r->cost > COST_CAP) r->cost = COST_CAP;
     }
-    const Info *a = s->nargs > 0 ? info_of(t, s->args[0]) : NULL, *b = s->nargs > 1 ? info_of(t, s->args[1]) : NULL;
+    const Info *a = s->nargs > 0 ? info_of(t, s->args[0]) : NULL,
+               *b = s->nargs > 1 ? info_of(t, s->args[1]) : NULL;
     switch (s->op) {
     case IR_POS:
-        for (int k = 0; k < s->mat->n && k < 64; k++) r->bit[k] = s->mat->row[k] ? UINT64_C(1) << k : 0;
+        for (int k = 0; k < s->mat->n && k < 64; k++)
+            r->bit[k] = s->mat->row[k] ? UINT64_C(1) << k : 0;
         break;
     case IR_CONST: break;
     case IR_BINARY: binary_bits(r, s, a, b); break;
@@ -206,13 +224,14 @@ static int mark_cone(Tab *t, const IrBody *b, const IrVal *v) {
 /* v, or where v is too large for a table its operands, become tables;
  * a worklist, each value visited once. */
 static void choose(Tab *t, const IrBody *b, IrVal *v) {
-    int cap = 3 * b->nstmts + 1, n = 0;   /* each value pushes its operands once */
+    int cap = 3 * b->nstmts + 1, n = 0; /* each value pushes its operands once */
     IrVal **stack = NEW_ARRAY(&t->scratch, IrVal *, cap);
     stack[n++] = v;
     while (n > 0) {
         IrVal *x = stack[--n];
         Info *i = info_of(t, x);
-        if (!i || !i->posonly || i->chosen || i->visited || !i->pos || i->cost < TABLE_MIN_COST) continue;
+        if (!i || !i->posonly || i->chosen || i->visited || !i->pos || i->cost < TABLE_MIN_COST)
+            continue;
         i->visited = true;
         int k = __builtin_popcountll(all_bits(i));
         if (k <= TABLE_MAX_LOG && (1L << k) <= t->budget) {
@@ -258,7 +277,8 @@ static uint64_t extract(uint64_t x, uint64_t mask) {
 
 /* The value of v's statements at each position: the statements of the
  * cone in body order, as eval_scalar (ir_eval.c) computes them. */
-static Scalar *tabulate(Tab *t, const IrBody *b, const IrVal *v, uint64_t support, const IrStmt *pos) {
+static Scalar *tabulate(Tab *t, const IrBody *b, const IrVal *v, uint64_t support,
+                        const IrStmt *pos) {
     int n = mark_cone(t, b, v);
     const IrStmt **cone = NEW_ARRAY(&t->scratch, const IrStmt *, n);
     for (int i = 0, c = 0; i <= info_of(t, v)->at; i++) {
@@ -271,7 +291,7 @@ static Scalar *tabulate(Tab *t, const IrBody *b, const IrVal *v, uint64_t suppor
     Scalar *tab = NEW_ARRAY(t->p->arena, Scalar, len);
     Scalar *val = NEW_ARRAY(&t->scratch, Scalar, n);
     for (long j = 0; j < len; j++) {
-        uint64_t at = deposit((uint64_t)j, support) | (pos->compl & ~support);
+        uint64_t at = deposit((uint64_t)j, support) | (pos->compl &~support);
         for (int c = 0; c < n; c++) {
             const IrStmt *s = cone[c];
             Prim in = s->nargs ? s->args[0]->elem->prim : s->res[0]->elem->prim;
@@ -283,7 +303,9 @@ static Scalar *tabulate(Tab *t, const IrBody *b, const IrVal *v, uint64_t suppor
             case IR_POS: o->u = at; break;
             case IR_UNARY: *o = scalar_unary(s->alu, in, x); break;
             case IR_BINARY: *o = scalar_binary(s->alu, in, x, y); break;
-            case IR_TERNARY: *o = scalar_ternary(s->alu, in, x, y, val[t->slot[s->args[2]->id]]); break;
+            case IR_TERNARY:
+                *o = scalar_ternary(s->alu, in, x, y, val[t->slot[s->args[2]->id]]);
+                break;
             case IR_SELECT: *o = x.u ? y : val[t->slot[s->args[2]->id]]; break;
             case IR_CONVERT: *o = scalar_convert(in, s->res[0]->elem->prim, x); break;
             default: diag_fatal("internal error: a table of %s", ir_op_name(s->op));
@@ -299,9 +321,10 @@ static int table_number(Tab *t, const Scalar **tab, Prim prim, int k) {
     for (int i = 0; i < t->nknown; i++)
         if (t->known[i].prim == prim && t->known[i].k == k) {
             bool same = true;
-            for (long j = 0; j < 1L << k && same; j++) same = scalar_equal(prim, (*tab)[j], t->known[i].tab[j]);
+            for (long j = 0; j < 1L << k && same; j++)
+                same = scalar_equal(prim, (*tab)[j], t->known[i].tab[j]);
             if (same) {
-                t->budget += 1L << k;   /* charged when chosen, free when shared */
+                t->budget += 1L << k; /* charged when chosen, free when shared */
                 *tab = t->known[i].tab;
                 return t->known[i].number;
             }
@@ -324,7 +347,8 @@ static IrStmt *index_pos(Tab *t, IrBody *tmp, const IrStmt *pos, uint64_t suppor
     IrStmt *s = ir_append(t->p, tmp, IR_POS, pos->loc, 0, NULL);
     s->mat = NEW(t->p->arena, F2Mat);
     s->own_mat = true;
-    for (uint64_t m = support; m; m &= m - 1) s->mat->row[s->mat->n++] = pos->mat->row[__builtin_ctzll(m)];
+    for (uint64_t m = support; m; m &= m - 1)
+        s->mat->row[s->mat->n++] = pos->mat->row[__builtin_ctzll(m)];
     s->compl = extract(pos->compl, support);
     ir_add_result(t->p, s, -1, elem_prim(PRIM_I64));
     return s;
@@ -341,7 +365,8 @@ static void build_tables(Tab *t, const IrBody *b, const IrStmt *pos, IrBody *tmp
         /* every bit of pos: pos itself is the index */
         const IrVal *index = support == f2_mask(pos->mat->n) ? pos->res[0] : NULL;
         for (int j = 0; j < tmp->nstmts; j++)
-            if (tmp->stmts[j]->op == IR_POS && tmp->stmts[j]->mat->n == __builtin_popcountll(support) &&
+            if (tmp->stmts[j]->op == IR_POS &&
+                tmp->stmts[j]->mat->n == __builtin_popcountll(support) &&
                 tmp->stmts[j]->compl == extract(pos->compl, support)) {
                 bool same = true;
                 for (uint64_t m = support, k = 0; m && same; m &= m - 1, k++)
@@ -385,7 +410,9 @@ static void drop_dead(Tab *t, IrBody *b) {
     bool *dead = NEW_ARRAY(&t->scratch, bool, b->nstmts);
     for (int i = b->nstmts - 1; i >= 0; i--) {
         IrStmt *s = b->stmts[i];
-        if (s->nres != 1 || s->res[0]->id >= t->cap || !posonly(t, s->res[0]) || t->uses[s->res[0]->id]) continue;
+        if (s->nres != 1 || s->res[0]->id >= t->cap || !posonly(t, s->res[0]) ||
+            t->uses[s->res[0]->id])
+            continue;
         dead[i] = true;
         for (int a = 0; a < s->nargs; a++)
             if (s->args[a]->id < t->cap) t->uses[s->args[a]->id]--;
@@ -405,7 +432,8 @@ static void insert_after(Tab *t, IrBody *b, const IrStmt *pos, const IrBody *tmp
     int moved = tmp->nstmts, tail = b->nstmts - moved;
     IrStmt **added = NEW_ARRAY(&t->scratch, IrStmt *, moved > 0 ? moved : 1);
     memcpy(added, b->stmts + tail, sizeof(IrStmt *) * (size_t)moved);
-    memmove(b->stmts + at + 1 + moved, b->stmts + at + 1, sizeof(IrStmt *) * (size_t)(tail - at - 1));
+    memmove(b->stmts + at + 1 + moved, b->stmts + at + 1,
+            sizeof(IrStmt *) * (size_t)(tail - at - 1));
     memcpy(b->stmts + at + 1, added, sizeof(IrStmt *) * (size_t)moved);
 }
 
@@ -426,19 +454,22 @@ static void tabulate_body(Tab *t, IrBody *b) {
             if (posonly(t, b->results[r])) info_of(t, b->results[r])->read_outside = true;
         for (int i = 0; i < b->nstmts; i++) {
             const IrStmt *s = b->stmts[i];
-            if (s->nres == 1 && posonly(t, s->res[0]) && info_of(t, s->res[0])->read_outside) choose(t, b, s->res[0]);
+            if (s->nres == 1 && posonly(t, s->res[0]) && info_of(t, s->res[0])->read_outside)
+                choose(t, b, s->res[0]);
         }
         /* every table is computed before the body changes (Info.at) */
         int n = b->nstmts;
         IrBody **made = NEW_ARRAY(&t->scratch, IrBody *, n);
         for (int i = 0; i < n; i++)
-            if (b->stmts[i]->op == IR_POS) build_tables(t, b, b->stmts[i], made[i] = ir_new_body(t->p));
+            if (b->stmts[i]->op == IR_POS)
+                build_tables(t, b, b->stmts[i], made[i] = ir_new_body(t->p));
         for (int i = n - 1; i >= 0; i--)
             if (made[i] && made[i]->nstmts) insert_after(t, b, b->stmts[i], made[i]);
         substitute(t, b);
         drop_dead(t, b);
         for (int i = 0; i < b->nstmts; i++)
-            if (b->stmts[i]->nres == 1 && b->stmts[i]->res[0]->id < t->cap) t->info[b->stmts[i]->res[0]->id] = NULL;
+            if (b->stmts[i]->nres == 1 && b->stmts[i]->res[0]->id < t->cap)
+                t->info[b->stmts[i]->res[0]->id] = NULL;
         arena_free(&t->scratch);
     }
     for (int i = 0; i < b->nstmts; i++)
@@ -452,7 +483,8 @@ void opt_tabulate(IrProgram *p) {
     t.uses = calloc((size_t)t.cap + 1, sizeof *t.uses);
     t.seen = calloc((size_t)t.cap + 1, sizeof *t.seen);
     t.slot = calloc((size_t)t.cap + 1, sizeof *t.slot);
-    if (!t.info || !t.repl || !t.uses || !t.seen || !t.slot) diag_fatal("out of memory in the optimiser");
+    if (!t.info || !t.repl || !t.uses || !t.seen || !t.slot)
+        diag_fatal("out of memory in the optimiser");
     for (int i = 0; i < p->nfuncs; i++) tabulate_body(&t, p->funcs[i]->body);
     free(t.info);
     free(t.repl);

@@ -17,7 +17,8 @@ static int distinct(const uint64_t *v, int n) {
 int access_sectors(const uint64_t *idx, int lanes, int elem_bytes) {
     uint64_t sectors[MACHINE_WARP];
     if (lanes > MACHINE_WARP) lanes = MACHINE_WARP;
-    for (int l = 0; l < lanes; l++) sectors[l] = idx[l] * (uint64_t)elem_bytes / MACHINE_SECTOR_BYTES;
+    for (int l = 0; l < lanes; l++)
+        sectors[l] = idx[l] * (uint64_t)elem_bytes / MACHINE_SECTOR_BYTES;
     return distinct(sectors, lanes);
 }
 
@@ -28,7 +29,8 @@ int access_sectors_min(int lanes, int elem_bytes) {
 /* Elements narrower than a bank's word share it; an element wider takes a
  * pair of banks, and a wavefront serves half a warp. */
 BankGeometry access_bank_geometry(int elem_bytes) {
-    if (elem_bytes > 1 << MACHINE_BANK_WORD_LOG) return (BankGeometry){0, MACHINE_BANKS_LOG - 1, MACHINE_WARP_LOG - 1};
+    if (elem_bytes > 1 << MACHINE_BANK_WORD_LOG)
+        return (BankGeometry){0, MACHINE_BANKS_LOG - 1, MACHINE_WARP_LOG - 1};
     int shift = 0;
     while (elem_bytes << (shift + 1) <= 1 << MACHINE_BANK_WORD_LOG) shift++;
     return (BankGeometry){shift, MACHINE_BANKS_LOG, MACHINE_WARP_LOG};

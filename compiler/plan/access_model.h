@@ -45,7 +45,7 @@ BankGeometry access_bank_geometry(int elem_bytes);
  * echelon form (a basis of the same lanes). */
 typedef struct {
     BankGeometry g;
-    uint64_t key[8], word[8], vec[8];   /* pivots, by the top bit of the bank key */
+    uint64_t key[8], word[8], vec[8]; /* pivots, by the top bit of the bank key */
     int taken;
 } LaneBanks;
 void lane_banks_init(LaneBanks *b, int elem_bytes);

@@ -11,20 +11,19 @@
 #include "access_model.h"
 #include "machine.h"
 
-#define SEGMENT_BYTES MACHINE_LINE_BYTES    /* what one warp access should cover */
-#define WIDE_SEGMENT_BYTES 256  /* the widest segment tried for L */
-#define WIDE_TILE_BYTES 16384   /* ...while its tile stays within this */
-#define MAX_BLOCK_LOG (MACHINE_GRID_X_LOG - 1)     /* the most blocks of a grid, log2 */
-#define INTERLEAVE_LOG 12   /* block bits spread over both sides: 4096 blocks
+#define SEGMENT_BYTES MACHINE_LINE_BYTES       /* what one warp access should cover */
+#define WIDE_SEGMENT_BYTES 256                 /* the widest segment tried for L */
+#define WIDE_TILE_BYTES 16384                  /* ...while its tile stays within this */
+#define MAX_BLOCK_LOG (MACHINE_GRID_X_LOG - 1) /* the most blocks of a grid, log2 */
+#define INTERLEAVE_LOG \
+    12 /* block bits spread over both sides: 4096 blocks
                                cover those resident on a large GPU at once */
 
 static uint64_t bit(int i) { return (uint64_t)1 << i; }
 
-static int log2_exact(int v)
-{
+static int log2_exact(int v) {
     int k = 0;
-    while ((1 << k) < v)
-        k++;
+    while ((1 << k) < v) k++;
     return (1 << k) == v ? k : -1;
 }
 
@@ -33,18 +32,15 @@ static int log2_exact(int v)
 /* Coordinates of v (a vector of V) in B = [e0..e(l-1), w1..wr]: V's reduced
  * basis holds e0..e(l-1) and the w's, each w the only one with its pivot
  * bit, so the coefficient of w_k is simply v's bit at that pivot. */
-static uint64_t tile_coords(const BmmcPlan *p, const int *pivot, uint64_t v)
-{
+static uint64_t tile_coords(const BmmcPlan *p, const int *pivot, uint64_t v) {
     uint64_t tau = v & f2_mask(p->seg_log);
-    for (int k = 0; k < p->rows_log; k++)
-        tau |= (v >> pivot[k] & 1) << (p->seg_log + k);
+    for (int k = 0; k < p->rows_log; k++) tau |= (v >> pivot[k] & 1) << (p->seg_log + k);
     return tau;
 }
 
 /* Basis vectors of s with pivot >= l in increasing pivot order: a basis of s
  * modulo L with zero low bits (the reduced basis cleared them). */
-static void high_basis(const F2Space *s, int l, uint64_t *out, int *pivot)
-{
+static void high_basis(const F2Space *s, int l, uint64_t *out, int *pivot) {
     int k = 0;
     for (int j = s->dim - 1; j >= 0; j--) {
         int top = f2_top_bit(s->basis[j]);
@@ -58,8 +54,7 @@ static void high_basis(const F2Space *s, int l, uint64_t *out, int *pivot)
 /* The bank geometry of the tile (access_model.h): a 4-byte word holds 4/e
  * elements, so the bank is chosen by slot bits bank_lo.. (5 of them); 8-byte
  * elements go as half-warps over 16 bank pairs, chosen by slot bits 0..3. */
-static void plan_banks(BmmcPlan *p, int *phase_log)
-{
+static void plan_banks(BmmcPlan *p, int *phase_log) {
     BankGeometry g = access_bank_geometry(p->elem_bytes);
     p->bank_lo = g.word_shift;
     int bits = g.bank_bits;
@@ -86,8 +81,7 @@ static void plan_banks(BmmcPlan *p, int *phase_log)
  * when that is already new (no swizzle where none is needed), otherwise the
  * lowest coordinate bank that is. Lanes sharing a word (elements < 4 bytes)
  * have bank 0 relative to each other and cost nothing. */
-static void plan_swizzle(BmmcPlan *p, int phase_log)
-{
+static void plan_swizzle(BmmcPlan *p, int phase_log) {
     int hi = p->bank_lo + p->bank_bits, r = p->tile_log - hi;
     uint64_t bank_mask = f2_mask(p->bank_bits);
     uint64_t rho[MACHINE_WARP_LOG], need[MACHINE_WARP_LOG];
@@ -113,8 +107,7 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
     /* need[m] becomes S·rho[m] = target ⊕ own bank. */
     for (int m = 0; m < count; m++) {
         uint64_t target = need[m];
-        for (int b = 0; !f2_space_add(&banks, target); b++)
-            target = bit(b);
+        for (int b = 0; !f2_space_add(&banks, target); b++) target = bit(b);
         need[m] ^= target;
     }
     /* S·e_k: reduce e_k by the rho's from the highest pivot down; what is
@@ -134,8 +127,7 @@ static void plan_swizzle(BmmcPlan *p, int phase_log)
 }
 
 /* P from S: the identity, plus S on the bank-row bits. */
-static void plan_slots(BmmcPlan *p)
-{
+static void plan_slots(BmmcPlan *p) {
     int hi = p->bank_lo + p->bank_bits;
     for (int i = 0; i < p->tile_log; i++)
         p->slot_cols[i] = i < hi ? bit(i) : bit(i) ^ p->swizzle[i - hi];
@@ -144,12 +136,10 @@ static void plan_slots(BmmcPlan *p)
 /* The number of elements per thread: 8 where the tile allows, so that each
  * thread has several loads in flight and the per-thread index setup is
  * shared by several elements; at most 256 threads and at least one warp. */
-static int plan_threads(int tile_log)
-{
+static int plan_threads(int tile_log) {
     int t = tile_log - 3;
     int warp = tile_log < MACHINE_WARP_LOG ? tile_log : MACHINE_WARP_LOG;
-    if (t < warp)
-        t = warp;
+    if (t < warp) t = warp;
     return t > BMMC_MAX_THREAD_LOG ? BMMC_MAX_THREAD_LOG : t;
 }
 
@@ -167,16 +157,13 @@ typedef struct {
 } Pieces;
 
 /* Whether x lies where every piece functional is zero. */
-static bool piece_free(const Pieces *pc, uint64_t x)
-{
+static bool piece_free(const Pieces *pc, uint64_t x) {
     for (int i = 0; i < pc->count; i++)
-        if (f2_parity(pc->row[i] & x))
-            return false;
+        if (f2_parity(pc->row[i] & x)) return false;
     return true;
 }
 
-static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want, const Pieces *pc)
-{
+static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want, const Pieces *pc) {
     F2Space v;
     for (int bytes = WIDE_SEGMENT_BYTES;; bytes /= 2) {
         int l = log2_exact(bytes) - elem_log;
@@ -184,12 +171,11 @@ static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want, const Pieces
         F2Space low = f2_space_coords(p->n, f2_mask(p->seg_log));
         F2Space back = f2_space_image(&p->a_inv, &low);
         v = f2_space_sum(&low, &back);
-        if (bytes == SEGMENT_BYTES || ((uint64_t)1 << v.dim << elem_log) <= WIDE_TILE_BYTES)
-            break;
+        if (bytes == SEGMENT_BYTES || ((uint64_t)1 << v.dim << elem_log) <= WIDE_TILE_BYTES) break;
     }
     int d = want < p->n ? want : p->n;
     for (int i = p->seg_log; i < p->n && v.dim < d; i++)
-        if (piece_free(pc, bit(i)))   /* padding stays within a piece */
+        if (piece_free(pc, bit(i))) /* padding stays within a piece */
             f2_space_add(&v, bit(i));
     return v;
 }
@@ -203,14 +189,11 @@ static F2Space plan_tile_space(BmmcPlan *p, int elem_log, int want, const Pieces
  * side. Higher block bits take input coordinates, which cost the least to
  * deposit. Each column is reduced modulo V (zero at V's pivots, so x0 has no
  * bits in L), which leaves its coset, and so the block's tile, unchanged. */
-static uint64_t next_block_col(const BmmcPlan *p, F2Space *span, int *next, int out_side)
-{
+static uint64_t next_block_col(const BmmcPlan *p, F2Space *span, int *next, int out_side) {
     while (*next < p->n) {
         uint64_t u = bit((*next)++);
-        if (out_side)
-            u = f2_apply(&p->a_inv, u);
-        if (f2_space_add(span, u))
-            return u;   /* independent of V and the columns so far */
+        if (out_side) u = f2_apply(&p->a_inv, u);
+        if (f2_space_add(span, u)) return u; /* independent of V and the columns so far */
     }
     return 0;
 }
@@ -219,12 +202,10 @@ static uint64_t next_block_col(const BmmcPlan *p, F2Space *span, int *next, int 
  * other column is moved by them to where the piece functionals are zero
  * (which leaves its span with them unchanged), so that the top block bits
  * alone say the piece. */
-static void plan_blocks(BmmcPlan *p, const F2Space *v, const Pieces *pc)
-{
+static void plan_blocks(BmmcPlan *p, const F2Space *v, const Pieces *pc) {
     F2Space span = *v;
-    for (int i = 0; i < pc->count; i++)
-        f2_space_add(&span, pc->dir[i]);
-    int next[2] = {p->seg_log, p->seg_log};   /* input, output coordinate */
+    for (int i = 0; i < pc->count; i++) f2_space_add(&span, pc->dir[i]);
+    int next[2] = {p->seg_log, p->seg_log}; /* input, output coordinate */
     int low = p->block_log - pc->count;
     for (int k = 0; k < p->block_log; k++) {
         int side = k < INTERLEAVE_LOG ? k & 1 : 0;
@@ -233,35 +214,30 @@ static void plan_blocks(BmmcPlan *p, const F2Space *v, const Pieces *pc)
             col = pc->dir[k - low];
         } else {
             col = next_block_col(p, &span, &next[side], side);
-            if (!col)
-                col = next_block_col(p, &span, &next[!side], !side);
+            if (!col) col = next_block_col(p, &span, &next[!side], !side);
             for (int i = 0; i < pc->count; i++)
-                if (f2_parity(pc->row[i] & col))
-                    col ^= pc->dir[i];
+                if (f2_parity(pc->row[i] & col)) col ^= pc->dir[i];
         }
         p->block_cols[k] = f2_space_reduce(v, col);
         p->out_cols[k] = f2_apply(&p->a, p->block_cols[k]);
     }
 }
 
-static bool plan_valid(const F2Mat *a, uint64_t c, int elem_bytes)
-{
+static bool plan_valid(const F2Mat *a, uint64_t c, int elem_bytes) {
     return a->n >= 1 && a->n <= BMMC_MAX_N && (c & ~f2_mask(a->n)) == 0 &&
            (elem_bytes == 1 || elem_bytes == 2 || elem_bytes == 4 || elem_bytes == 8);
 }
 
-static bool plan_with(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, const Pieces *pc, BmmcPlan *plan)
-{
-    if (!plan_valid(a, c, elem_bytes))
-        return false;
+static bool plan_with(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, const Pieces *pc,
+                      BmmcPlan *plan) {
+    if (!plan_valid(a, c, elem_bytes)) return false;
     BmmcPlan p;
     memset(&p, 0, sizeof p);
     p.n = a->n;
     p.a = *a;
     p.c = c;
     p.elem_bytes = elem_bytes;
-    if (!f2_invert(a, &p.a_inv))
-        return false;
+    if (!f2_invert(a, &p.a_inv)) return false;
     int elem_log = log2_exact(elem_bytes);
     F2Space v = plan_tile_space(&p, elem_log, tile_log, pc);
     p.tile_log = v.dim;
@@ -272,8 +248,7 @@ static bool plan_with(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
         ((uint64_t)elem_bytes << p.tile_log) > MACHINE_STATIC_SHARED_BYTES)
         return false;
     for (int j = 0; j < v.dim; j++)
-        if (!piece_free(pc, v.basis[j]))
-            return false;   /* a tile would cross pieces */
+        if (!piece_free(pc, v.basis[j])) return false; /* a tile would cross pieces */
     p.thread_log = plan_threads(p.tile_log);
     p.iter_log = p.tile_log - p.thread_log;
     plan_blocks(&p, &v, pc);
@@ -297,17 +272,16 @@ static bool plan_with(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
     return true;
 }
 
-bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan)
-{
+bool bmmc_plan(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, BmmcPlan *plan) {
     Pieces none = {.count = 0};
     return plan_with(a, c, elem_bytes, tile_log, &none, plan);
 }
 
-bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, int piece_lo, int piece_log, bool out_side,
-                      BmmcPlan *plan)
-{
+bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, int piece_lo,
+                      int piece_log, bool out_side, BmmcPlan *plan) {
     F2Mat inv;
-    if (piece_log < 0 || piece_lo < 0 || piece_lo + piece_log > a->n || a->n > BMMC_MAX_N || !f2_invert(a, &inv))
+    if (piece_log < 0 || piece_lo < 0 || piece_lo + piece_log > a->n || a->n > BMMC_MAX_N ||
+        !f2_invert(a, &inv))
         return false;
     Pieces pc = {.count = piece_log};
     for (int i = 0; i < piece_log; i++) {
@@ -322,8 +296,7 @@ bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, 
 
 static int vector_log(int elem_bytes) { return log2_exact(MACHINE_VECTOR_BYTES / elem_bytes); }
 
-bool bmmc_vectors_fit(const BmmcPlan *p)
-{
+bool bmmc_vectors_fit(const BmmcPlan *p) {
 
     int v = vector_log(p->elem_bytes);
     return v <= p->seg_log && p->tile_log - v >= MACHINE_WARP_LOG;
@@ -339,8 +312,7 @@ typedef struct {
 
 /* S·rho over the known span; *rho is left with what lies outside it (zero
  * when rho is in the span). */
-static uint64_t swizzle_known(const PartialSwizzle *w, uint64_t *rho)
-{
+static uint64_t swizzle_known(const PartialSwizzle *w, uint64_t *rho) {
     uint64_t s = 0;
     for (int top = BMMC_MAX_TILE - 1; top >= 0; top--) {
         if ((*rho >> top & 1) && w->has[top]) {
@@ -357,7 +329,7 @@ static uint64_t swizzle_known(const PartialSwizzle *w, uint64_t *rho)
  * accepts beside its side's lanes so far (lane_banks_add); one with a new
  * bank-row direction tries each image of it, no swizzle first, and the
  * search backtracks when a later lane finds no bank. */
-#define SWIZZLE_SEARCH_BUDGET 100000   /* lanes tried before the plan gives up vectors */
+#define SWIZZLE_SEARCH_BUDGET 100000 /* lanes tried before the plan gives up vectors */
 typedef struct {
     const BmmcPlan *p;
     uint64_t lane[2 * MACHINE_WARP_LOG];
@@ -366,14 +338,13 @@ typedef struct {
     PartialSwizzle found;
 } SwizzleSearch;
 
-static bool swizzle_search(SwizzleSearch *q, int i, const PartialSwizzle *w, const LaneBanks *banks)
-{
+static bool swizzle_search(SwizzleSearch *q, int i, const PartialSwizzle *w,
+                           const LaneBanks *banks) {
     if (i == q->count) {
         q->found = *w;
         return true;
     }
-    if (--q->budget < 0)
-        return false;
+    if (--q->budget < 0) return false;
     const BmmcPlan *p = q->p;
     uint64_t u = q->lane[i], rest = u >> (p->bank_lo + p->bank_bits), lane;
     uint64_t known = swizzle_known(w, &rest);
@@ -389,8 +360,7 @@ static bool swizzle_search(SwizzleSearch *q, int i, const PartialSwizzle *w, con
             with.s[top] = image;
             with.has[top] = true;
         }
-        if (swizzle_search(q, i + 1, &with, next))
-            return true;
+        if (swizzle_search(q, i + 1, &with, next)) return true;
     }
     return false;
 }
@@ -399,8 +369,7 @@ static bool swizzle_search(SwizzleSearch *q, int i, const PartialSwizzle *w, con
  * vec_log..) and the tile load's (their sources G·sigma); the lanes that
  * move no bank-row bit first, so that the search meets their banks before
  * it places the others. */
-static bool plan_vector_swizzle(BmmcPlan *p, int lane_log)
-{
+static bool plan_vector_swizzle(BmmcPlan *p, int lane_log) {
     SwizzleSearch q = {.p = p, .budget = SWIZZLE_SEARCH_BUDGET};
     int hi = p->bank_lo + p->bank_bits;
     for (int rows = 0; rows < 2; rows++) {
@@ -419,33 +388,29 @@ static bool plan_vector_swizzle(BmmcPlan *p, int lane_log)
     LaneBanks banks[2];
     lane_banks_init(&banks[0], p->elem_bytes);
     lane_banks_init(&banks[1], p->elem_bytes);
-    if (!swizzle_search(&q, 0, &none, banks))
-        return false;
+    if (!swizzle_search(&q, 0, &none, banks)) return false;
     memset(p->swizzle, 0, sizeof p->swizzle);
     for (int k = 0; k < p->tile_log - hi; k++) {
-        uint64_t rho = bit(k);   /* S is zero off the span it was given on */
+        uint64_t rho = bit(k); /* S is zero off the span it was given on */
         p->swizzle[k] = swizzle_known(&q.found, &rho) << p->bank_lo;
     }
     return true;
 }
 
-bool bmmc_plan_vectors(BmmcPlan *plan)
-{
-    if (!bmmc_vectors_fit(plan))
-        return false;
+bool bmmc_plan_vectors(BmmcPlan *plan) {
+    if (!bmmc_vectors_fit(plan)) return false;
     BmmcPlan p = *plan;
     p.vec_log = vector_log(p.elem_bytes);
     int vectors = p.tile_log - p.vec_log;
     p.thread_log = vectors < BMMC_MAX_THREAD_LOG ? vectors : BMMC_MAX_THREAD_LOG;
     p.iter_log = vectors - p.thread_log;
     int wave = access_bank_geometry(p.elem_bytes).wave_log;
-    if (!plan_vector_swizzle(&p, wave < MACHINE_WARP_LOG ? wave : MACHINE_WARP_LOG))
-        return false;
+    if (!plan_vector_swizzle(&p, wave < MACHINE_WARP_LOG ? wave : MACHINE_WARP_LOG)) return false;
     plan_slots(&p);
-    BmmcSimReport r;   /* the model must agree that the layout is conflict-free */
+    BmmcSimReport r; /* the model must agree that the layout is conflict-free */
     bmmc_simulate(&p, &r);
-    if (r.store_congestion_max > 1 || r.load_congestion_max > 1 || r.read_sectors_max > r.sectors_min ||
-        r.write_sectors_max > r.sectors_min)
+    if (r.store_congestion_max > 1 || r.load_congestion_max > 1 ||
+        r.read_sectors_max > r.sectors_min || r.write_sectors_max > r.sectors_min)
         return false;
     *plan = p;
     return true;
@@ -453,26 +418,22 @@ bool bmmc_plan_vectors(BmmcPlan *plan)
 
 /* ---- index math ---- */
 
-static uint64_t block_x0(const BmmcPlan *p, uint64_t b)
-{
+static uint64_t block_x0(const BmmcPlan *p, uint64_t b) {
     return f2_combine(p->block_cols, p->block_log, b);
 }
 
 /* A·x0 ⊕ c, before its low bits are split off as lambda. */
-static uint64_t block_y0(const BmmcPlan *p, uint64_t b)
-{
+static uint64_t block_y0(const BmmcPlan *p, uint64_t b) {
     return p->c ^ f2_combine(p->out_cols, p->block_log, b);
 }
 
-uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
-{
+uint64_t bmmc_read_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot) {
     uint64_t tau = t | (uint64_t)i << (p->thread_log + p->vec_log);
     *slot = (unsigned)f2_combine(p->slot_cols, p->tile_log, tau);
     return block_x0(p, b) ^ f2_combine(p->read_cols, p->tile_log, tau);
 }
 
-uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot)
-{
+uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i, unsigned *slot) {
     uint64_t sigma = t | (uint64_t)i << (p->thread_log + p->vec_log);
     uint64_t y0 = block_y0(p, b), low = f2_mask(p->seg_log);
     uint64_t tau = f2_combine(p->src_cols, p->tile_log, sigma ^ (y0 & low));
@@ -487,9 +448,9 @@ static int max_int(int a, int b) { return a > b ? a : b; }
 /* Walk every warp access of block b: with vectors, the global accesses
  * of the vectors (16-byte elements at the first element's index) and the
  * tile accesses of each element j of them. */
-static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r)
-{
-    int lane_log = p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG, v = p->vec_log;
+static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r) {
+    int lane_log = p->thread_log < MACHINE_WARP_LOG ? p->thread_log : MACHINE_WARP_LOG,
+        v = p->vec_log;
     int lanes = 1 << lane_log, vec_bytes = p->elem_bytes << v;
     unsigned warps = 1u << (p->thread_log - lane_log);
     for (unsigned w = 0; w < warps; w++) {
@@ -505,23 +466,23 @@ static void simulate_block(const BmmcPlan *p, uint64_t b, BmmcSimReport *r)
                 }
                 if (j == 0) {
                     r->warp_accesses += 2;
-                    r->read_sectors_max = max_int(r->read_sectors_max, access_sectors(x, lanes, vec_bytes));
-                    r->write_sectors_max = max_int(r->write_sectors_max, access_sectors(y, lanes, vec_bytes));
+                    r->read_sectors_max = max_int(r->read_sectors_max,
+                                                  access_sectors(x, lanes, vec_bytes));
+                    r->write_sectors_max = max_int(r->write_sectors_max,
+                                                   access_sectors(y, lanes, vec_bytes));
                 }
-                r->store_congestion_max =
-                    max_int(r->store_congestion_max, access_congestion(rs, lanes, p->elem_bytes));
-                r->load_congestion_max =
-                    max_int(r->load_congestion_max, access_congestion(ws, lanes, p->elem_bytes));
+                r->store_congestion_max = max_int(r->store_congestion_max,
+                                                  access_congestion(rs, lanes, p->elem_bytes));
+                r->load_congestion_max = max_int(r->load_congestion_max,
+                                                 access_congestion(ws, lanes, p->elem_bytes));
             }
         }
     }
     r->sectors_min = access_sectors_min(lanes, vec_bytes);
 }
 
-void bmmc_simulate(const BmmcPlan *p, BmmcSimReport *r)
-{
+void bmmc_simulate(const BmmcPlan *p, BmmcSimReport *r) {
     memset(r, 0, sizeof *r);
     simulate_block(p, 0, r);
-    if (p->block_log > 0)
-        simulate_block(p, ((uint64_t)1 << p->block_log) - 1, r);
+    if (p->block_log > 0) simulate_block(p, ((uint64_t)1 << p->block_log) - 1, r);
 }

@@ -48,39 +48,39 @@
 
 #include "f2.h"
 
-#define BMMC_MAX_N 40           /* largest index width planned */
-#define BMMC_MAX_TILE 16        /* largest tile dimension D */
-#define BMMC_MAX_THREAD_LOG 8   /* 256 threads: enough warps per block, few registers */
+#define BMMC_MAX_N 40         /* largest index width planned */
+#define BMMC_MAX_TILE 16      /* largest tile dimension D */
+#define BMMC_MAX_THREAD_LOG 8 /* 256 threads: enough warps per block, few registers */
 
 typedef struct {
-    int n;                      /* 2^n elements */
-    int elem_bytes;             /* 1, 2, 4 or 8 */
-    int seg_log;                /* l: elements of one segment, log2 */
-    int tile_log;               /* D: elements of one tile, log2 */
-    int rows_log;               /* r = D - l: segments of one tile, log2 */
-    int thread_log;             /* threads per block, log2 */
-    int iter_log;               /* elements per thread, log2 (D - thread_log) */
-    int block_log;              /* n - D: blocks in the grid, log2 */
-    int bank_lo;                /* lowest slot bit that selects a bank */
-    int bank_bits;              /* slot bits that select a bank (word or pair) */
-    int vec_log;                /* elements of a thread's 16-byte vector, log2; 0: one element a thread */
-    F2Mat a;                    /* the permutation */
+    int n;          /* 2^n elements */
+    int elem_bytes; /* 1, 2, 4 or 8 */
+    int seg_log;    /* l: elements of one segment, log2 */
+    int tile_log;   /* D: elements of one tile, log2 */
+    int rows_log;   /* r = D - l: segments of one tile, log2 */
+    int thread_log; /* threads per block, log2 */
+    int iter_log;   /* elements per thread, log2 (D - thread_log) */
+    int block_log;  /* n - D: blocks in the grid, log2 */
+    int bank_lo;    /* lowest slot bit that selects a bank */
+    int bank_bits;  /* slot bits that select a bank (word or pair) */
+    int vec_log;    /* elements of a thread's 16-byte vector, log2; 0: one element a thread */
+    F2Mat a;        /* the permutation */
     F2Mat a_inv;
     uint64_t c;
     /* C: x0 of block bit k. Low block bits alternate between input and
      * output coordinates, so that running blocks touch neighbouring
      * segments on both sides. */
     uint64_t block_cols[BMMC_MAX_N];
-    uint64_t w[BMMC_MAX_TILE];  /* read basis W, zero low l bits */
-    uint64_t z[BMMC_MAX_TILE];  /* write basis Z (of A·V), zero low l bits */
-    uint64_t read_cols[BMMC_MAX_TILE];   /* B: x offset of tau bit i */
-    uint64_t write_cols[BMMC_MAX_TILE];  /* Z': y offset of sigma bit i */
+    uint64_t w[BMMC_MAX_TILE];          /* read basis W, zero low l bits */
+    uint64_t z[BMMC_MAX_TILE];          /* write basis Z (of A·V), zero low l bits */
+    uint64_t read_cols[BMMC_MAX_TILE];  /* B: x offset of tau bit i */
+    uint64_t write_cols[BMMC_MAX_TILE]; /* Z': y offset of sigma bit i */
     /* G: tile coordinates of the source of sigma bit i. Bits i < l are the
      * output lane, bits i >= l the output segment j'. */
     uint64_t src_cols[BMMC_MAX_TILE];
-    uint64_t swizzle[BMMC_MAX_TILE];     /* S: slot bits XORed in by bank-row bit k */
-    uint64_t slot_cols[BMMC_MAX_TILE];   /* P: slot of tau bit i */
-    uint64_t out_cols[BMMC_MAX_N];       /* A·C: y0 of block bit k */
+    uint64_t swizzle[BMMC_MAX_TILE];   /* S: slot bits XORed in by bank-row bit k */
+    uint64_t slot_cols[BMMC_MAX_TILE]; /* P: slot of tau bit i */
+    uint64_t out_cols[BMMC_MAX_N];     /* A·C: y0 of block bit k */
     /* Pieces (bmmc_plan_pieces; 0: none): the top piece_log block bits name
      * a piece, and the kernel runs one piece per launch (a parameter), its
      * 2^(block_log - piece_log) blocks covering exactly the elements of the
@@ -125,8 +125,8 @@ bool bmmc_plan_vectors(BmmcPlan *plan);
  * Returns false where bmmc_plan would, or where the tile itself spans
  * piece bits (a tile would cross pieces), or the grid has fewer block bits
  * than pieces. */
-bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, int piece_lo, int piece_log, bool out_side,
-                      BmmcPlan *plan);
+bool bmmc_plan_pieces(const F2Mat *a, uint64_t c, int elem_bytes, int tile_log, int piece_lo,
+                      int piece_log, bool out_side, BmmcPlan *plan);
 
 /* The index math of the planned kernel, shared by the emitters' callers and
  * tests: for block b, element lane t (below 2^(thread_log + vec_log): with
@@ -139,12 +139,12 @@ uint64_t bmmc_write_index(const BmmcPlan *p, uint64_t b, unsigned t, unsigned i,
 /* What one block's warp accesses cost (blocks 0 and 2^block_log - 1 are
  * walked), in the sectors and bank congestion of access_model.h. */
 typedef struct {
-    int warp_accesses;          /* global accesses walked, reads plus writes (a vector: one) */
-    int sectors_min;            /* fewest sectors a warp access can touch (of vectors, with vectors) */
-    int read_sectors_max;       /* worst global read */
-    int write_sectors_max;      /* worst global write */
-    int store_congestion_max;   /* worst tile store (read phase; each element of a vector) */
-    int load_congestion_max;    /* worst tile load (write phase) */
+    int warp_accesses;     /* global accesses walked, reads plus writes (a vector: one) */
+    int sectors_min;       /* fewest sectors a warp access can touch (of vectors, with vectors) */
+    int read_sectors_max;  /* worst global read */
+    int write_sectors_max; /* worst global write */
+    int store_congestion_max; /* worst tile store (read phase; each element of a vector) */
+    int load_congestion_max;  /* worst tile load (write phase) */
 } BmmcSimReport;
 
 void bmmc_simulate(const BmmcPlan *plan, BmmcSimReport *r);

@@ -44,20 +44,20 @@ typedef struct {
 typedef struct {
     Arena *arena;
     const IrFunc *f;
-    const SchedOptions *sched;  /* for the chains */
+    const SchedOptions *sched; /* for the chains */
     EntryPlan *out;
     int min_id, nids;
-    int **planes;               /* by id - min_id: the plane ids of an entry-level value */
-    int *uses;                  /* by id - min_id: readers at entry level (statements, bodies, results) */
-    bool *entry_level;          /* by id - min_id */
-    PlaneRef *plane;            /* every plane; kind is set once located */
+    int **planes;      /* by id - min_id: the plane ids of an entry-level value */
+    int *uses;         /* by id - min_id: readers at entry level (statements, bodies, results) */
+    bool *entry_level; /* by id - min_id */
+    PlaneRef *plane;   /* every plane; kind is set once located */
     bool *located;
     int nplanes, plane_cap;
     Build *builds;
     int nbuilds, build_cap;
     Chain *chains;
     int nchains, chain_cap;
-    const IrStmt **group;       /* the open run of scalar statements */
+    const IrStmt **group; /* the open run of scalar statements */
     int ngroup, group_cap;
     /* an entry of any length: its padded parameter, the planes of the
      * caller's shape, and the COPY_PAD build that fills its value's planes
@@ -67,15 +67,15 @@ typedef struct {
     int pad_copy;
 } Graph;
 
-#define GROW(arena, ptr, count, cap, type)                                                \
-    do {                                                                                  \
-        if ((count) == (cap)) {                                                           \
-            int grown_cap = (cap) ? 2 * (cap) : 16;                                       \
-            type *grown = NEW_ARRAY(arena, type, grown_cap);                              \
-            if (count) memcpy(grown, ptr, sizeof(type) * (size_t)(count));                \
-            (ptr) = grown;                                                                \
-            (cap) = grown_cap;                                                            \
-        }                                                                                 \
+#define GROW(arena, ptr, count, cap, type) \
+    do { \
+        if ((count) == (cap)) { \
+            int grown_cap = (cap) ? 2 * (cap) : 16; \
+            type *grown = NEW_ARRAY(arena, type, grown_cap); \
+            if (count) memcpy(grown, ptr, sizeof(type) * (size_t)(count)); \
+            (ptr) = grown; \
+            (cap) = grown_cap; \
+        } \
     } while (0)
 
 static int idx(const Graph *g, const IrVal *v) {
@@ -128,7 +128,8 @@ static void value_plane(Graph *g, const IrVal *v) {
 }
 
 static noreturn void refuse(const Graph *g, const IrStmt *s, const char *what) {
-    diag_error(s ? s->loc : g->f->loc, "the back end does not support %s in entry '%s' yet; use --interpret", what,
+    diag_error(s ? s->loc : g->f->loc,
+               "the back end does not support %s in entry '%s' yet; use --interpret", what,
                g->f->entry);
 }
 
@@ -187,7 +188,8 @@ static void count_readers(Graph *g) {
     g->entry_level = NEW_ARRAY(g->arena, bool, g->nids);
     for (int i = 0; i < body->nparams; i++) g->entry_level[idx(g, body->params[i])] = true;
     for (int i = 0; i < body->nstmts; i++)
-        for (int r = 0; r < body->stmts[i]->nres; r++) g->entry_level[idx(g, body->stmts[i]->res[r])] = true;
+        for (int r = 0; r < body->stmts[i]->nres; r++)
+            g->entry_level[idx(g, body->stmts[i]->res[r])] = true;
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *s = body->stmts[i];
         for (int a = 0; a < s->nargs; a++)
@@ -226,15 +228,20 @@ static void add_ids(Graph *g, int **list, int *n, const int *ids, int count) {
  * compiles: every element paired with the whole array in one array of rows
  * (row i: xs[i] with each element of ys), reduced row by row. */
 static noreturn void refuse_array_read(const Graph *g, const IrStmt *s, const IrVal *v) {
-    diag_report(s->loc, "the back end does not support a function that reads a whole array of the entry in entry "
-                        "'%s' yet; use --interpret", g->f->entry);
+    diag_report(
+        s->loc,
+        "the back end does not support a function that reads a whole array of the entry in entry "
+        "'%s' yet; use --interpret",
+        g->f->entry);
     if (s->op == IR_MAP && ir_count_stmts(s->body, IR_REDUCE) > 0) {
         int n = s->res[0]->log_len, m = v->log_len;
-        diag_note(s->loc, "to reduce a whole array for each element, pair the elements with it in one array and "
-                          "reduce its rows: `reduceblocks %d op z (map (\\(x, y) -> ...) (zip (expand %d xs) "
-                          "(transpose %d %d (expand %d ys))))` for the 2^%d elements xs and the array ys of 2^%d "
-                          "(transpose: import \"perm\"; row_sum and the other reductions of rows: import \"rows\")",
-                  m, m, m, n, n, n, m);
+        diag_note(
+            s->loc,
+            "to reduce a whole array for each element, pair the elements with it in one array and "
+            "reduce its rows: `reduceblocks %d op z (map (\\(x, y) -> ...) (zip (expand %d xs) "
+            "(transpose %d %d (expand %d ys))))` for the 2^%d elements xs and the array ys of 2^%d "
+            "(transpose: import \"perm\"; row_sum and the other reductions of rows: import \"rows\")",
+            m, m, m, n, n, n, m);
     }
     diag_abort();
 }
@@ -271,7 +278,8 @@ static bool chain_op(IrOp op) {
 static bool gather_op(IrOp op) { return op == IR_HALF || op == IR_JOIN || op == IR_SHIFT; }
 
 static bool serial_op(IrOp op) {
-    return ir_op_is_alu(op) || op == IR_SELECT || op == IR_CONVERT || op == IR_INDEX || op == IR_BUILD;
+    return ir_op_is_alu(op) || op == IR_SELECT || op == IR_CONVERT || op == IR_INDEX ||
+           op == IR_BUILD;
 }
 
 static void visit(Graph *g, const IrStmt *s);
@@ -306,12 +314,12 @@ static void schedule_chain(Graph *g, const Chain *c, int count, Build *b) {
     if (why) refuse(g, c->stmts[0], arena_printf(g->arena, "this stage (%s)", why));
     Schedule *s = &b->node.chain;
     schedule_func(g->arena, fn, g->sched, s);
-    if (s->pad && s->nphases == 0) {    /* a chain that only renames copies: the padded planes */
+    if (s->pad && s->nphases == 0) { /* a chain that only renames copies: the padded planes */
         fn->pad_param = -1;
         schedule_func(g->arena, fn, g->sched, s);
     }
     s->pad_in_only = s->pad != NULL;
-    if (s->pad_in_only) kernel_plan(s);    /* its launch bounds */
+    if (s->pad_in_only) kernel_plan(s); /* its launch bounds */
 }
 
 /* How many of the chain's statements its node takes: all, unless the plan
@@ -347,7 +355,7 @@ static void close_chain(Graph *g, Chain *c) {
     schedule_chain(g, c, count, b);
     const IrVal *tail = c->stmts[count - 1]->res[0];
     const int *in = planes_of(g, c->stmts[0], c->input);
-    if (b->node.chain.pad_in_only) {    /* the caller's shape itself: no COPY_PAD (fused: no node) */
+    if (b->node.chain.pad_in_only) { /* the caller's shape itself: no COPY_PAD (fused: no node) */
         in = g->pad_shaped;
         g->builds[g->pad_copy].fused = true;
     }
@@ -357,7 +365,7 @@ static void close_chain(Graph *g, Chain *c) {
     int nrest = c->nstmts - count;
     c->nstmts = count;
     c->tail = tail;
-    for (int i = 0; i < nrest; i++) visit(g, rest[i]);     /* c may move: g->chains grows */
+    for (int i = 0; i < nrest; i++) visit(g, rest[i]); /* c may move: g->chains grows */
 }
 
 /* The open chain whose last result is v is closed: v gets its planes. */
@@ -374,7 +382,7 @@ static void chain_stmt(Graph *g, const IrStmt *s) {
         Chain *c = &g->chains[i];
         if (!c->open || c->tail != v) continue;
         if (g->uses[idx(g, v)] != 1) {
-            close_tail(g, v);   /* with the chains that closing c starts (close_chain) */
+            close_tail(g, v); /* with the chains that closing c starts (close_chain) */
             break;
         }
         GROW(g->arena, c->stmts, c->nstmts, c->cap, const IrStmt *);
@@ -419,13 +427,13 @@ static int fusable_phase(Graph *g, const Schedule *chain, const IrStmt *s) {
     const IrVal **vals = NULL;
     int nvals = 0, cap = 0;
     body_reads(g, s->body, &vals, &nvals, &cap);
-    if (!s->commutative || nvals || chain->nhalves) return -1;   /* halves keep part of the tile */
+    if (!s->commutative || nvals || chain->nhalves) return -1; /* halves keep part of the tile */
     for (int i = chain->nphases - 1; i >= 0; i--) {
-        if (chain->phases[i].kind == PHASE_LOCAL)   /* its tile, not a store map's results */
+        if (chain->phases[i].kind == PHASE_LOCAL) /* its tile, not a store map's results */
             return !chain->phases[i].store_map && !chain->phases[i].cluster_log &&
                            elem_equal(chain->phases[i].elem, s->args[s->nres]->elem)
                        ? i
-                       : -1;   /* a cluster's tile is not in one block to reduce */
+                       : -1; /* a cluster's tile is not in one block to reduce */
         if (chain->phases[i].kind != PHASE_PERMUTE) return -1;
     }
     return -1;
@@ -435,7 +443,8 @@ static int fusable_phase(Graph *g, const Schedule *chain, const IrStmt *s) {
 static int chain_writing(const Graph *g, const IrVal *v) {
     const int *ids = g->planes[idx(g, v)];
     for (int i = g->nbuilds - 1; i >= 0; i--)
-        if (g->builds[i].node.kind == NODE_CHAIN && ids && g->builds[i].nout && g->builds[i].out[0] == ids[0])
+        if (g->builds[i].node.kind == NODE_CHAIN && ids && g->builds[i].nout &&
+            g->builds[i].out[0] == ids[0])
             return i;
     return -1;
 }
@@ -449,14 +458,15 @@ static const int *fuse_into_chain(Graph *g, const IrStmt *s, const IrVal *xs) {
     int at = chain_writing(g, xs);
     if (at < 0) return NULL;
     Schedule *chain = &g->builds[at].node.chain;
-    int phase = chain->reduce ? -1 : fusable_phase(g, chain, s);   /* one reduce per chain */
+    int phase = chain->reduce ? -1 : fusable_phase(g, chain, s); /* one reduce per chain */
     if (phase < 0) return NULL;
     chain->reduce = s;
     chain->reduce_phase = phase;
-    chain->phases[phase].buffers = 1;  /* a partial per tile, from the tile left in shared memory */
-    kernel_plan(chain);                /* its shared memory and launch bounds, of one buffer */
+    chain->phases[phase].buffers = 1; /* a partial per tile, from the tile left in shared memory */
+    kernel_plan(chain);               /* its shared memory and launch bounds, of one buffer */
     int *ids = NEW_ARRAY(g->arena, int, s->nres);
-    for (int k = 0; k < s->nres; k++) ids[k] = new_plane(g, chain->phases[phase].block_log, elem_slot_prim(xs->elem, k));
+    for (int k = 0; k < s->nres; k++)
+        ids[k] = new_plane(g, chain->phases[phase].block_log, elem_slot_prim(xs->elem, k));
     Build *b = &g->builds[at];
     add_ids(g, &b->partial, &b->npartial, ids, s->nres);
     b->node.npartial = s->nres;
@@ -514,7 +524,9 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
     int ns = s->nargs - 1;
     const IrVal *xs = s->args[ns], *loaded = xs;
     if (xs->elem->nslots > SCHED_MAX_SLOTS)
-        refuse(g, s, arena_printf(g->arena, "a %s of elements of more than %d fields", ir_op_name(s->op), SCHED_MAX_SLOTS));
+        refuse(g, s,
+               arena_printf(g->arena, "a %s of elements of more than %d fields", ir_op_name(s->op),
+                            SCHED_MAX_SLOTS));
     Chain *maps = fusable_maps(g, xs);
     const int *partials = NULL;
     if (maps && maps->input->elem->nslots <= SCHED_MAX_SLOTS) {
@@ -534,14 +546,16 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
         b->node.npre = maps->nstmts;
         for (int i = 0; i < maps->nstmts; i++) add_body_args(g, b, maps->stmts[i]);
     }
-    add_ids(g, &b->in, &b->nin, partials ? partials : planes_of(g, s, loaded), loaded->elem->nslots);
+    add_ids(g, &b->in, &b->nin, partials ? partials : planes_of(g, s, loaded),
+            loaded->elem->nslots);
     add_args(g, b, s, (const IrVal *const *)s->args, ns);
     add_body_args(g, b, s);
     if (rows) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[0]), ns);
     else
         for (int r = 0; r < ns; r++) add_ids(g, &b->out, &b->nout, new_planes(g, s->res[r]), 1);
-    int widest = elem_max_slot_bytes(xs->elem) > elem_max_slot_bytes(loaded->elem) ? elem_max_slot_bytes(xs->elem)
-                                                                                  : elem_max_slot_bytes(loaded->elem);
+    int widest = elem_max_slot_bytes(xs->elem) > elem_max_slot_bytes(loaded->elem)
+                     ? elem_max_slot_bytes(xs->elem)
+                     : elem_max_slot_bytes(loaded->elem);
     if (rows) block_reduce_shape(s, &b->node, widest);
     else whole_reduce_shape(&b->node, widest);
     if (rows && b->node.blocks_log == 0) return;
@@ -557,7 +571,9 @@ static void expand_stmt(Graph *g, const IrStmt *s) {
     const IrVal *r = s->res[0];
     close_tail(g, s->args[0]);
     if (r->elem->nslots > SCHED_MAX_SLOTS)
-        refuse(g, s, arena_printf(g->arena, "an expand of elements of more than %d fields", SCHED_MAX_SLOTS));
+        refuse(g, s,
+               arena_printf(g->arena, "an expand of elements of more than %d fields",
+                            SCHED_MAX_SLOTS));
     Build *b = new_build(g, NODE_EXPAND, r->log_len);
     b->node.stmt = s;
     add_ids(g, &b->in, &b->nin, planes_of(g, s, s->args[0]), r->elem->nslots);
@@ -597,7 +613,9 @@ static void scan_stmt(Graph *g, const IrStmt *s) {
     const IrVal *xs = s->args[ns];
     close_tail(g, xs);
     if (xs->elem->nslots > SCHED_MAX_SLOTS)
-        refuse(g, s, arena_printf(g->arena, "a scan of elements of more than %d fields", SCHED_MAX_SLOTS));
+        refuse(g, s,
+               arena_printf(g->arena, "a scan of elements of more than %d fields",
+                            SCHED_MAX_SLOTS));
     Build *b = new_build(g, NODE_SCAN, xs->log_len);
     b->node.stmt = s;
     add_ids(g, &b->in, &b->nin, planes_of(g, s, xs), ns);
@@ -643,11 +661,11 @@ static bool fused_gather(const Graph *g, const IrStmt *s) {
     const IrBody *body = g->f->body;
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *t = body->stmts[i];
-        int reads = 0;      /* a join of v with itself reads it twice */
+        int reads = 0; /* a join of v with itself reads it twice */
         for (int a = 0; a < t->nargs; a++) reads += t->args[a] == v;
         if (reads) return reads == g->uses[idx(g, v)] && one_source(t) && gather_source(t) == v;
     }
-    return false;   /* an entry's result, or read in a function */
+    return false; /* an entry's result, or read in a function */
 }
 
 /* A half of the open chain's result that only it reads goes on the chain,
@@ -672,8 +690,8 @@ static bool half_into_chain(Graph *g, const IrStmt *s) {
 static void gather_stmt(Graph *g, const IrStmt *s) {
     if (fused_gather(g, s) || half_into_chain(g, s)) return;
     const IrStmt *first = s;
-    while (one_source(first) && gather_source(first)->def && gather_op(gather_source(first)->def->op) &&
-           fused_gather(g, gather_source(first)->def))
+    while (one_source(first) && gather_source(first)->def &&
+           gather_op(gather_source(first)->def->op) && fused_gather(g, gather_source(first)->def))
         first = gather_source(first)->def;
     /* its sources: the one array, or a join's two */
     int first_array = one_source(first) ? first->nargs - 1 : 0;
@@ -689,7 +707,8 @@ static void gather_stmt(Graph *g, const IrStmt *s) {
     b->node.pre = pre;
     b->node.npre = npre;
     for (int a = first_array; a < first->nargs; a++)
-        add_ids(g, &b->in, &b->nin, planes_of(g, first, first->args[a]), first->args[a]->elem->nslots);
+        add_ids(g, &b->in, &b->nin, planes_of(g, first, first->args[a]),
+                first->args[a]->elem->nslots);
     for (int i = 0; i <= npre; i++) {
         const IrStmt *t = i < npre ? pre[i] : s;
         if (t->op == IR_SHIFT) add_args(g, b, t, (const IrVal *const *)t->args, t->nargs - 1);
@@ -749,8 +768,11 @@ static void group_stmt(Graph *g, const IrStmt *s) {
     if (s->nres != 1) refuse(g, s, ir_op_name(s->op));
     for (int a = 0; a < s->nargs; a++)
         if (!ir_is_scalar(s->args[a])) close_tail(g, s->args[a]);
-    if (!ir_is_scalar(s->res[0]) && (s->res[0]->log_len > 6 || s->res[0]->elem->nslots > SCHED_MAX_SLOTS))
-        refuse(g, s, arena_printf(g->arena, "an array built of more than 64 elements or %d fields", SCHED_MAX_SLOTS));
+    if (!ir_is_scalar(s->res[0]) &&
+        (s->res[0]->log_len > 6 || s->res[0]->elem->nslots > SCHED_MAX_SLOTS))
+        refuse(g, s,
+               arena_printf(g->arena, "an array built of more than 64 elements or %d fields",
+                            SCHED_MAX_SLOTS));
     new_planes(g, s->res[0]);
     GROW(g->arena, g->group, g->ngroup, g->group_cap, const IrStmt *);
     g->group[g->ngroup++] = s;
@@ -796,7 +818,7 @@ static void visit(Graph *g, const IrStmt *s) {
         return;
     }
     if (s->op == IR_ZIP || s->op == IR_UNZIP) {
-        if (reads_group(g, s)) flush_group(g);   /* its readers do not see the run's values */
+        if (reads_group(g, s)) flush_group(g); /* its readers do not see the run's values */
         rename_stmt(g, s);
         return;
     }
@@ -821,12 +843,15 @@ static void visit(Graph *g, const IrStmt *s) {
  * the entry's result row length cuts. */
 static bool cut_to_shape(const Graph *g, const IrVal *v) {
     return g->f->pad_param >= 0 && !ir_is_scalar(v) &&
-           (v->log_len == g->f->body->params[g->f->pad_param]->log_len || ir_cut_row_log(g->f, v) >= 0);
+           (v->log_len == g->f->body->params[g->f->pad_param]->log_len ||
+            ir_cut_row_log(g->f, v) >= 0);
 }
 
 /* The row length a shaped result is cut to: the entry's result row length,
  * or 0 for the caller's (PlaneRef.row_cut). */
-static long long row_cut(const Graph *g, const IrVal *v) { return ir_cut_row_log(g->f, v) >= 0 ? g->f->cut_cols : 0; }
+static long long row_cut(const Graph *g, const IrVal *v) {
+    return ir_cut_row_log(g->f, v) >= 0 ? g->f->cut_cols : 0;
+}
 
 /* Results take the planes of their values where nothing else has; the
  * others are copies, made last (for an entry of any length, a result of
@@ -970,7 +995,8 @@ static void fuse_planes(Graph *g) {
 static const PlaneRef *resolve(Graph *g, const int *ids, int n) {
     PlaneRef *refs = NEW_ARRAY(g->arena, PlaneRef, n > 0 ? n : 1);
     for (int i = 0; i < n; i++) {
-        if (!g->located[ids[i]]) diag_fatal("internal error: a plane of entry '%s' without a place", g->f->name);
+        if (!g->located[ids[i]])
+            diag_fatal("internal error: a plane of entry '%s' without a place", g->f->name);
         refs[i] = g->plane[ids[i]];
     }
     return refs;
@@ -986,13 +1012,16 @@ static void finish_nodes(Graph *g) {
         PlanNode *n = &e->nodes[e->nnodes++];
         *n = b->node;
         for (int k = 0; k < b->nin + b->nout + b->npartial + b->nargs; k++) {
-            int p = k < b->nin ? b->in[k] : k < b->nin + b->nout ? b->out[k - b->nin]
-                  : k < b->nin + b->nout + b->npartial ? b->partial[k - b->nin - b->nout]
-                  : b->args[k - b->nin - b->nout - b->npartial];
+            int p = k < b->nin             ? b->in[k]
+                    : k < b->nin + b->nout ? b->out[k - b->nin]
+                    : k < b->nin + b->nout + b->npartial
+                        ? b->partial[k - b->nin - b->nout]
+                        : b->args[k - b->nin - b->nout - b->npartial];
             if (g->located[p]) continue;
             GROW(g->arena, e->temps, e->ntemps, temp_cap, Temp);
             /* its offset: host_plan.c */
-            e->temps[e->ntemps] = (Temp){0, (unsigned long long)(prim_bits(g->plane[p].prim) / 8) << g->plane[p].log_len};
+            e->temps[e->ntemps] = (Temp){0, (unsigned long long)(prim_bits(g->plane[p].prim) / 8)
+                                                << g->plane[p].log_len};
             locate(g, p, LOC_TEMP, e->ntemps++, NULL);
         }
         n->in = resolve(g, b->in, b->nin);
@@ -1037,8 +1066,13 @@ static void api_planes(Graph *g) {
                 bool shaped = pass ? cut_to_shape(g, v) : i == g->f->pad_param;
                 for (int k = 0; k < v->elem->nslots; k++, at++)
                     if (round)
-                        refs[at] = (PlaneRef){pass ? LOC_RESULT : LOC_PARAM, at, v->log_len < 0 ? 0 : v->log_len,
-                                              elem_slot_prim(v->elem, k), NULL, shaped, pass ? row_cut(g, v) : 0};
+                        refs[at] = (PlaneRef){pass ? LOC_RESULT : LOC_PARAM,
+                                              at,
+                                              v->log_len < 0 ? 0 : v->log_len,
+                                              elem_slot_prim(v->elem, k),
+                                              NULL,
+                                              shaped,
+                                              pass ? row_cut(g, v) : 0};
             }
             if (!round) {
                 count = at;
@@ -1071,11 +1105,13 @@ static bool simple_entry(const IrFunc *f) {
     }
     if (!in) return false;
     /* a comparator on the whole input: one pair step, which keeps the type */
-    if (in->log_len == 1 && body->results[0]->log_len == 1 && body->nparams == 1 && body->nstmts > 0 &&
-        body->stmts[0]->op != IR_TWO && elem_equal(in->elem, body->results[0]->elem)) {
+    if (in->log_len == 1 && body->results[0]->log_len == 1 && body->nparams == 1 &&
+        body->nstmts > 0 && body->stmts[0]->op != IR_TWO &&
+        elem_equal(in->elem, body->results[0]->elem)) {
         bool element = true;
         for (int i = 0; i < body->nstmts && element; i++)
-            element = !chain_op(body->stmts[i]->op) && !gather_op(body->stmts[i]->op) && body->stmts[i]->op != IR_EXPAND &&
+            element = !chain_op(body->stmts[i]->op) && !gather_op(body->stmts[i]->op) &&
+                      body->stmts[i]->op != IR_EXPAND &&
                       (!body->stmts[i]->body || body->stmts[i]->op == IR_REDUCE);
         if (element) return true;
     }
@@ -1097,8 +1133,11 @@ static const char *wide_stage(Arena *arena, const IrFunc *f, Loc *where) {
         *where = s->loc;
         for (int r = 0; r < s->nres; r++)
             if (chain_op(s->op) && s->res[r]->elem->nslots > SCHED_MAX_SLOTS)
-                return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements "
-                                           "of %d", SCHED_MAX_SLOTS, f->entry, s->res[r]->elem->nslots);
+                return arena_printf(
+                    arena,
+                    "the back end supports elements of at most %d fields; '%s' has elements "
+                    "of %d",
+                    SCHED_MAX_SLOTS, f->entry, s->res[r]->elem->nslots);
     }
     return NULL;
 }
@@ -1117,14 +1156,16 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
     for (int i = 0; i < body->nparams; i++) fields += body->params[i]->elem->nslots;
     for (int i = 0; i < body->nresults; i++) fields += body->results[i]->elem->nslots;
     if (fields > ENTRY_MAX_API_FIELDS)
-        return arena_printf(arena, "the API passes one value or pointer per field, at most %d in all; '%s' has %d",
-                            ENTRY_MAX_API_FIELDS, f->entry, fields);
+        return arena_printf(
+            arena, "the API passes one value or pointer per field, at most %d in all; '%s' has %d",
+            ENTRY_MAX_API_FIELDS, f->entry, fields);
     bool arrays = false;
     for (int i = 0; i < body->nparams; i++) arrays |= !ir_is_scalar(body->params[i]);
     for (int i = 0; i < body->nresults; i++) arrays |= !ir_is_scalar(body->results[i]);
     if (!arrays && f->size_param >= 0)
-        return arena_printf(arena, "'%s' has a size range but no array, so its sizes cannot be told apart by n",
-                            f->entry);
+        return arena_printf(
+            arena, "'%s' has a size range but no array, so its sizes cannot be told apart by n",
+            f->entry);
     return NULL;
 }
 
@@ -1166,7 +1207,8 @@ static void one_chain(Arena *arena, const IrFunc *f, const SchedOptions *opt, En
     n->nargs = n->chain.nargs;
     PlaneRef *at = NEW_ARRAY(arena, PlaneRef, n->nargs > 0 ? n->nargs : 1);
     for (int k = 0; k < n->nargs; k++)
-        at[k] = (PlaneRef){LOC_VALUE, -1, 0, elem_slot_prim(n->args[k]->elem, 0), n->args[k], false, 0};
+        at[k] = (PlaneRef){LOC_VALUE,  -1,    0, elem_slot_prim(n->args[k]->elem, 0),
+                           n->args[k], false, 0};
     n->arg_at = at;
 }
 
@@ -1179,11 +1221,15 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     Graph g = {.arena = arena, .f = f, .sched = opt, .out = out};
     int gpu_log = opt ? opt->gpu_log : 0;
     if (gpu_log && (!simple_entry(f) || f->pad_param >= 0))
-        diag_error(f->loc, "the back end compiles an entry for several GPUs (--gpus) only when it is one chain of "
-                           "stages from one array of 2^n elements to one result; '%s' %s, which it compiles for one GPU "
-                           "only yet", f->entry,
-                   f->pad_param >= 0 ? "takes any length (a pad)"
-                                     : "is an entry graph (reductions, several arrays or results, a value used twice)");
+        diag_error(
+            f->loc,
+            "the back end compiles an entry for several GPUs (--gpus) only when it is one chain of "
+            "stages from one array of 2^n elements to one result; '%s' %s, which it compiles for one GPU "
+            "only yet",
+            f->entry,
+            f->pad_param >= 0
+                ? "takes any length (a pad)"
+                : "is an entry graph (reductions, several arrays or results, a value used twice)");
     api_planes(&g);
     out->gpu_log = gpu_log;
     if (f->pad_param >= 0) {

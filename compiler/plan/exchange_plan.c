@@ -90,8 +90,10 @@ static void route(Arena *arena, Phase *p, int gpu_log) {
     F2Space image = local_image(&p->mat, gpu_log);
     F2Space senders = f2_space_empty(gpu_log);
     for (int r = 0; r < ranks; r++)
-        if (f2_space_contains(&image, f2_apply(&p->mat, (uint64_t)r << ln) >> ln)) f2_space_add(&senders, (uint64_t)r);
-    if (senders.dim != h) diag_fatal("internal error: an exchange of %d chunks from %d senders", h, senders.dim);
+        if (f2_space_contains(&image, f2_apply(&p->mat, (uint64_t)r << ln) >> ln))
+            f2_space_add(&senders, (uint64_t)r);
+    if (senders.dim != h)
+        diag_fatal("internal error: an exchange of %d chunks from %d senders", h, senders.dim);
     uint64_t slot_bits = f2_space_pivots(&senders);
     size_t entries = (size_t)ranks << h;
     p->send_to = NEW_ARRAY(arena, int, entries);
@@ -105,10 +107,11 @@ static void route(Arena *arena, Phase *p, int gpu_log) {
         p->kept[r] = -1;
         for (int t = 0; t < 1 << h; t++) {
             uint64_t l = f2_apply(&p->pack_inv, (uint64_t)t << (ln - h));
-            int d = (int)((f2_apply(&p->mat, (uint64_t)r << ln | l) ^ p->compl) >> ln);
+            int d = (int)((f2_apply(&p->mat, (uint64_t)r << ln | l) ^ p->compl ) >> ln);
             int slot = (int)extract((uint64_t)r, slot_bits);
             size_t at = (size_t)d << h | (size_t)slot;
-            if (p->recv_from[at] >= 0) diag_fatal("internal error: two chunks for slot %d of rank %d", slot, d);
+            if (p->recv_from[at] >= 0)
+                diag_fatal("internal error: two chunks for slot %d of rank %d", slot, d);
             p->send_to[(size_t)r << h | (size_t)t] = d;
             p->send_slot[(size_t)r << h | (size_t)t] = slot;
             p->recv_from[at] = r;
@@ -124,7 +127,8 @@ static uint64_t received(const Phase *p, int gpu_log, int d, uint64_t rho) {
     int ln = p->n - gpu_log, h = p->chunk_log;
     size_t at = (size_t)d << h | (size_t)(rho >> (ln - h));
     uint64_t s = (uint64_t)p->recv_chunk[at] << (ln - h) | (rho & f2_mask(ln - h));
-    uint64_t y = f2_apply(&p->mat, (uint64_t)p->recv_from[at] << ln | f2_apply(&p->pack_inv, s)) ^ p->compl;
+    uint64_t y = f2_apply(&p->mat, (uint64_t)p->recv_from[at] << ln | f2_apply(&p->pack_inv, s)) ^
+                 p->compl ;
     if ((int)(y >> ln) != d) diag_fatal("internal error: an exchange delivers to the wrong rank");
     return y & f2_mask(ln);
 }
@@ -151,11 +155,13 @@ static void fill(Arena *arena, Phase *p, int gpu_log, const F2Mat *pack) {
 /* One-pass kernels moving a slice's element l to m·l ⊕ c, one per slot, in
  * 2^piece_log pieces of the send index (out_side) or of the receive index,
  * or NULL. */
-static BmmcPlan *plan_moves(Arena *arena, const Phase *p, int gpu_log, const F2Mat *m, uint64_t c, bool out_side) {
+static BmmcPlan *plan_moves(Arena *arena, const Phase *p, int gpu_log, const F2Mat *m, uint64_t c,
+                            bool out_side) {
     int lo = p->piece_lo;
     BmmcPlan *plans = NEW_ARRAY(arena, BmmcPlan, p->elem->nslots);
     for (int k = 0; k < p->elem->nslots; k++)
-        if (!bmmc_plan_pieces(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, lo, p->piece_log, out_side, &plans[k]))
+        if (!bmmc_plan_pieces(m, c, prim_bits(elem_slot_prim(p->elem, k)) / 8, 10, lo, p->piece_log,
+                              out_side, &plans[k]))
             return NULL;
     return plans;
 }
@@ -175,7 +181,8 @@ static bool plain_unplannable(Arena *arena, Phase *p, int gpu_log, const F2Mat *
 static bool plan_kernels(Arena *arena, Phase *p, int gpu_log, bool pack_kernel) {
     p->pack_plans = NULL;
     p->unpack_plans = NULL;
-    if (pack_kernel && p->packs && !(p->pack_plans = plan_moves(arena, p, gpu_log, &p->pack, 0, true)) &&
+    if (pack_kernel && p->packs &&
+        !(p->pack_plans = plan_moves(arena, p, gpu_log, &p->pack, 0, true)) &&
         !plain_unplannable(arena, p, gpu_log, &p->pack, true))
         return false;
     if (!p->unpacks) return true;
@@ -221,7 +228,8 @@ static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel,
     bool identity_kept = !p->packs || !p->unpacks;
     /* the most pieces first, each count from its highest window down */
     for (int pieces = wanted; pieces > 0; pieces--)
-        for (int top = ln - p->chunk_log - pieces, w = top; w >= (identity_kept ? top - RUNS_MAX_LOG : 0) && w >= 0; w--) {
+        for (int top = ln - p->chunk_log - pieces, w = top;
+             w >= (identity_kept ? top - RUNS_MAX_LOG : 0) && w >= 0; w--) {
             F2Mat pack = identity_kept ? plain : pack_matrix(&p->mat, gpu_log, pieces, w);
             fill(arena, p, gpu_log, &pack);
             p->piece_log = pieces;
@@ -231,9 +239,11 @@ static void choose_pieces(Arena *arena, Phase *p, int gpu_log, bool pack_kernel,
     fill(arena, p, gpu_log, &plain);
     p->piece_log = 0;
     p->piece_lo = ln - p->chunk_log;
-    p->serial_why = wanted == 0 ? (asked == 1 ? "one piece asked for" : "the slices are too small to pipeline")
-                                : identity_kept ? "the high bits of the offset lie in a tile of the pack or the unpack"
-                                                : "every window of offset bits meets a tile of the pack or the unpack";
+    p->serial_why = wanted == 0 ? (asked == 1 ? "one piece asked for"
+                                              : "the slices are too small to pipeline")
+                    : identity_kept
+                        ? "the high bits of the offset lie in a tile of the pack or the unpack"
+                        : "every window of offset bits meets a tile of the pack or the unpack";
     plan_kernels(arena, p, gpu_log, pack_kernel);
 }
 

@@ -11,7 +11,8 @@
 
 /* Fill p's EXCHANGE fields from p->mat and p->compl for 2^gpu_log ranks,
  * each chunk cut into `pieces` pieces where it has as many elements (0: as
- * many as the rank's slice has 2^20 elements, at most 4 unless --exchange-pieces asks for up to 32). */
+ * many as the rank's slice has 2^20 elements, at most 4 unless
+ * --exchange-pieces asks for up to 32). */
 void exchange_plan(Arena *arena, Phase *p, int gpu_log, int pieces);
 
 /* The pack of the exchange of m (n - gpu_log local bits) on elements of

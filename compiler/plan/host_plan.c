@@ -22,9 +22,11 @@ typedef struct {
     int region_cap, action_cap;
 } Builder;
 
-static int add_region(Builder *b, RegionKind kind, int node, int index, unsigned long long off, unsigned long long bytes) {
+static int add_region(Builder *b, RegionKind kind, int node, int index, unsigned long long off,
+                      unsigned long long bytes) {
     HostProgram *h = b->host;
-    if (h->nregions == b->region_cap) diag_fatal("internal error: more scratch regions than counted");
+    if (h->nregions == b->region_cap)
+        diag_fatal("internal error: more scratch regions than counted");
     h->regions[h->nregions] = (ScratchRegion){kind, node, index, off, bytes};
     return h->nregions++;
 }
@@ -105,12 +107,14 @@ static unsigned long long loop_blocks(int log_len) {
 /* The whole arrays of a chain too small to split (Schedule.whole_log), at
  * `at` in its scratch: the input's planes, then the output's. Returns
  * where they end. */
-static unsigned long long lay_out_whole(Builder *b, Schedule *s, int node, unsigned long long base, unsigned long long at) {
+static unsigned long long lay_out_whole(Builder *b, Schedule *s, int node, unsigned long long base,
+                                        unsigned long long at) {
     for (int x = 0; x < 2; x++) {
         const ElemType *t = x ? s->out_elem : s->in_elem;
         for (int k = 0; k < t->nslots; k++) {
             (x ? s->whole_out_off : s->whole_in_off)[k] = at;
-            add_region(b, x ? REGION_WHOLE_OUT : REGION_WHOLE_IN, node, k, base + at, slot_bytes(t, k, s->n));
+            add_region(b, x ? REGION_WHOLE_OUT : REGION_WHOLE_IN, node, k, base + at,
+                       slot_bytes(t, k, s->n));
             at += plan_align(slot_bytes(t, k, s->n));
         }
     }
@@ -121,7 +125,8 @@ static unsigned long long lay_out_whole(Builder *b, Schedule *s, int node, unsig
  * memory of its LOCAL phases (on a target that holds tiles there), then
  * the exchanges' send and receive buffers; the regions at `base` in the
  * entry's scratch. */
-static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long base, bool tiles_in_scratch) {
+static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long base,
+                          bool tiles_in_scratch) {
     unsigned long long work = 0, xbytes[SCHED_MAX_SLOTS];
     for (int i = 0; i < s->nphases; i++) {
         Phase *p = &s->phases[i];
@@ -215,7 +220,8 @@ void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt) {
     /* a temporary each; a chain's planes, work, and two exchange planes a
        slot or its whole input and output (of at most a slot's planes
        each); a copy per parameter plane */
-    Builder b = {arena, &e->host, e->ntemps + e->nnodes * (2 + 2 * SCHED_MAX_SLOTS) + e->nin_planes, 2 + 2 * e->nin_planes + e->nnodes};
+    Builder b = {arena, &e->host, e->ntemps + e->nnodes * (2 + 2 * SCHED_MAX_SLOTS) + e->nin_planes,
+                 2 + 2 * e->nin_planes + e->nnodes};
     e->host.regions = NEW_ARRAY(arena, ScratchRegion, b.region_cap);
     e->host.actions = NEW_ARRAY(arena, HostAction, b.action_cap);
     unsigned long long at = 0;
@@ -230,7 +236,8 @@ void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt) {
         PlanNode *n = &e->nodes[i];
         if (n->kind != NODE_CHAIN) continue;
         lay_out_chain(&b, &n->chain, i, e->chain_off, opt && opt->tiles_in_scratch);
-        if (n->chain.chain_scratch_bytes > e->chain_bytes) e->chain_bytes = n->chain.chain_scratch_bytes;
+        if (n->chain.chain_scratch_bytes > e->chain_bytes)
+            e->chain_bytes = n->chain.chain_scratch_bytes;
     }
     plan_aliasing(&b, e, plan_align(e->chain_off + e->chain_bytes));
     for (int i = 0; i < e->nnodes; i++) {

@@ -40,7 +40,8 @@ static int blocks_per_sm(const Schedule *s, const Phase *p) {
     if (p->buffers > 1 && MACHINE_SM_REGISTERS / (PERSISTENT_REGS << threads_log) > want)
         want = MACHINE_SM_REGISTERS / (PERSISTENT_REGS << threads_log);
     int fit = MACHINE_SM_SHARED_BYTES / (p->shared_bytes + MACHINE_BLOCK_RESERVED_BYTES);
-    if (fit > 1 << (MACHINE_SM_THREADS_LOG - threads_log)) fit = 1 << (MACHINE_SM_THREADS_LOG - threads_log);
+    if (fit > 1 << (MACHINE_SM_THREADS_LOG - threads_log))
+        fit = 1 << (MACHINE_SM_THREADS_LOG - threads_log);
     if (fit > MACHINE_SM_BLOCKS) fit = MACHINE_SM_BLOCKS;
     return want < fit ? want : fit > 0 ? fit : 1;
 }

@@ -6,17 +6,22 @@ const char *plan_buf_name(BufId b) {
     return names[b];
 }
 
-const char *plan_code_base(Arena *a, const IrFunc *f) { return arena_printf(a, "parm_%s", f->name); }
+const char *plan_code_base(Arena *a, const IrFunc *f) {
+    return arena_printf(a, "parm_%s", f->name);
+}
 
 const char *plan_node_name(Arena *a, const EntryPlan *e, int node) {
     const char *base = plan_code_base(a, e->func);
     return e->simple ? base : arena_printf(a, "%s_n%d", base, node);
 }
 
-const char *plan_phase_name(Arena *a, const char *chain, int phase) { return arena_printf(a, "%s_%d", chain, phase); }
+const char *plan_phase_name(Arena *a, const char *chain, int phase) {
+    return arena_printf(a, "%s_%d", chain, phase);
+}
 
 const char *plan_node_kind_name(NodeKind k) {
-    static const char *const names[] = {"chain", "reduce", "fill", "copy", "serial", "expand", "gather", "scan"};
+    static const char *const names[] = {"chain",  "reduce", "fill",   "copy",
+                                        "serial", "expand", "gather", "scan"};
     return names[k];
 }
 
@@ -26,11 +31,11 @@ const char *plan_table_place_name(TablePlace place) {
     return names[place];
 }
 
-unsigned long long plan_align(unsigned long long bytes) { return (bytes + PLAN_ALIGN - 1) & ~(PLAN_ALIGN - 1ULL); }
-
-uint64_t plan_slot(const Phase *p, uint64_t u) {
-    return f2_combine(p->slot_cols, p->tile_log, u);
+unsigned long long plan_align(unsigned long long bytes) {
+    return (bytes + PLAN_ALIGN - 1) & ~(PLAN_ALIGN - 1ULL);
 }
+
+uint64_t plan_slot(const Phase *p, uint64_t u) { return f2_combine(p->slot_cols, p->tile_log, u); }
 
 int plan_block_tile_log(const Phase *p) { return p->tile_log - p->cluster_log; }
 int plan_block_threads_log(const Phase *p) { return p->threads_log - p->cluster_log; }
@@ -46,9 +51,13 @@ bool plan_vector_load(const Schedule *s, const Phase *p) {
     return p->vec_log && p->buffers <= 1 && !p->map && !plan_shifted_load(s, p);
 }
 
-bool plan_stores_slot(const Schedule *s, const Phase *p, int k) { return p->dst != BUF_OUT || !(s->out_unstored >> k & 1); }
+bool plan_stores_slot(const Schedule *s, const Phase *p, int k) {
+    return p->dst != BUF_OUT || !(s->out_unstored >> k & 1);
+}
 
-const ElemType *plan_out_elem(const Phase *p) { return p->store_map ? p->store_map->res[0]->elem : p->elem; }
+const ElemType *plan_out_elem(const Phase *p) {
+    return p->store_map ? p->store_map->res[0]->elem : p->elem;
+}
 
 bool plan_fits_output(const Schedule *s, const Phase *p) {
     const ElemType *t = plan_out_elem(p);
@@ -71,14 +80,15 @@ static int compose(const IrStmt *pos, const uint64_t *coord, int coord_bits, uin
 
 /* The constant bits of a POS over coordinates that carry coord_const. */
 static uint64_t pos_const(const IrStmt *pos, int coord_bits, uint64_t coord_const) {
-    uint64_t konst = pos->compl;
+    uint64_t konst = pos->compl ;
     for (int k = 0; k < pos->mat->n; k++)
         for (int j = 0; j < coord_bits; j++)
             if (pos->mat->row[k] >> j & 1) konst ^= (coord_const >> j & 1) << k;
     return konst;
 }
 
-int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst) {
+int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b,
+             uint64_t *konst) {
     /* the element's position: bit j from masks over u (and b for a step) */
     int coord_bits = st ? st->pos_bits : p->n;
     compose(pos, st ? st->pos_u : p->map_pos.row, coord_bits, on_u);

@@ -28,11 +28,12 @@
 #include "bmmc_plan.h"
 #include "ir.h"
 
-#define SCHED_MAX_TILE 19      /* tile bits: 2^16 of a block, and a cluster of 8 */
-#define SCHED_MAX_CLUSTER_LOG 3 /* blocks of a cluster, log2: 8, the portable most */
-#define SCHED_MAX_SLOTS 16      /* primitive fields of an element */
-#define ENTRY_MAX_API_FIELDS 120
-#define EXCHANGE_MAX_PIECE_LOG 5 /* pieces of an exchange: the CUDA context holds two events each */ /* parameters and results of an entry's API, by field */
+#define SCHED_MAX_TILE 19        /* tile bits: 2^16 of a block, and a cluster of 8 */
+#define SCHED_MAX_CLUSTER_LOG 3  /* blocks of a cluster, log2: 8, the portable most */
+#define SCHED_MAX_SLOTS 16       /* primitive fields of an element */
+#define ENTRY_MAX_API_FIELDS 120 /* parameters and results of an entry's API, by field */
+/* pieces of an exchange, log2: the CUDA context holds two events each */
+#define EXCHANGE_MAX_PIECE_LOG 5
 
 /* Where a table (IR_TABLE, opt_tables.c) that a CUDA kernel's element code
  * reads lives, chosen by the scheduler for each kernel that reads it
@@ -43,13 +44,13 @@
  * The C target reads every table as an array. */
 typedef enum { TABLE_GLOBAL, TABLE_CONSTANT, TABLE_IMMEDIATE } TablePlace;
 typedef struct {
-    const IrStmt *table;        /* the IR_TABLE statement */
+    const IrStmt *table; /* the IR_TABLE statement */
     TablePlace place;
 } TableUse;
 
 typedef struct {
-    const IrStmt *stmt;         /* the IR statement: a two over groups, or a map */
-    const IrBody *body;         /* [2^g]t -> [2^g]t for a two; t -> t for a map */
+    const IrStmt *stmt; /* the IR statement: a two over groups, or a map */
+    const IrBody *body; /* [2^g]t -> [2^g]t for a two; t -> t for a map */
     /* A two's body works on groups of 2^group_log elements (a pair: 1; a
      * map: 0). The element of a group whose logical index has low bits c is
      * base ⊕ (XOR of group[i] over the bits i of c), group[i] tile vectors;
@@ -100,11 +101,11 @@ typedef struct {
  * `sync`: then a block barrier comes first. */
 typedef struct {
     int first, count;
-    uint64_t regs[SCHED_MAX_TILE];      /* R: tile vector of register bit i */
-    uint64_t threads[SCHED_MAX_TILE];   /* tile vector of thread-index bit i */
-    uint64_t slots[SCHED_MAX_TILE];     /* P: slot of tile vector e_i */
+    uint64_t regs[SCHED_MAX_TILE];    /* R: tile vector of register bit i */
+    uint64_t threads[SCHED_MAX_TILE]; /* tile vector of thread-index bit i */
+    uint64_t slots[SCHED_MAX_TILE];   /* P: slot of tile vector e_i */
     int reg_log;
-    bool sync;                          /* a __syncthreads before the store */
+    bool sync; /* a __syncthreads before the store */
     /* In a phase of a cluster (Phase.cluster_log): whether the round's
      * threads reach tile elements in other blocks' shared memory. A round
      * that does not keeps its threads' elements in their own block (its
@@ -160,21 +161,30 @@ typedef enum { ALIAS_HARMLESS, ALIAS_EXACT_OK, ALIAS_COPY } AliasRule;
  *   WAIT_RECEIVED: the caller's stream waits for piece k's event;
  *   UNPACK: piece k (0 outside a loop) unpacked into the destination. */
 typedef enum {
-    XSTEP_TABLES, XSTEP_FORK, XSTEP_KEEP_COPY, XSTEP_PIECES, XSTEP_END, XSTEP_PACK, XSTEP_PACKED, XSTEP_SEND_RECV,
-    XSTEP_RECEIVED, XSTEP_WAIT_RECEIVED, XSTEP_UNPACK,
+    XSTEP_TABLES,
+    XSTEP_FORK,
+    XSTEP_KEEP_COPY,
+    XSTEP_PIECES,
+    XSTEP_END,
+    XSTEP_PACK,
+    XSTEP_PACKED,
+    XSTEP_SEND_RECV,
+    XSTEP_RECEIVED,
+    XSTEP_WAIT_RECEIVED,
+    XSTEP_UNPACK,
 } ExchangeStepKind;
 
 typedef struct {
     ExchangeStepKind kind;
-    bool in_loop;               /* inside PIECES ... END: of piece k */
+    bool in_loop; /* inside PIECES ... END: of piece k */
 } ExchangeStep;
 
 typedef struct {
     PhaseKind kind;
-    int n;                      /* the array has 2^n elements */
-    const ElemType *elem;       /* element type written (read, for LOCAL/PERMUTE) */
-    const ElemType *in_elem;    /* element type read */
-    BufId src, dst;             /* the buffers it reads and writes */
+    int n;                   /* the array has 2^n elements */
+    const ElemType *elem;    /* element type written (read, for LOCAL/PERMUTE) */
+    const ElemType *in_elem; /* element type read */
+    BufId src, dst;          /* the buffers it reads and writes */
     /* LOCAL */
     int seg_log, tile_log, block_log;
     uint64_t tile_cols[SCHED_MAX_TILE];
@@ -264,8 +274,8 @@ typedef struct {
     unsigned long long work_tile_off[SCHED_MAX_SLOTS], work_tile_bytes;
     /* PERMUTE: y = mat·x ⊕ compl, one planned kernel per slot */
     F2Mat mat;
-    uint64_t compl;
-    BmmcPlan *slot_plans;       /* elem->nslots of them */
+    uint64_t compl ;
+    BmmcPlan *slot_plans; /* elem->nslots of them */
     /* MAP: an elementwise function that changes the element type; the
      * element at memory index x has position (POS) P·x ⊕ p, P = map_pos.
      * A LOCAL phase with a map runs it on each element as it loads its
@@ -274,7 +284,7 @@ typedef struct {
     const IrStmt *map;
     F2Mat map_pos;
     uint64_t map_pos_const;
-    TableUse *map_tables;       /* as Step.tables */
+    TableUse *map_tables; /* as Step.tables */
     int nmap_tables;
     /* LOCAL: a map run on each element as it is stored, from elem to the
      * type the next phase reads (the chain's out_elem after the last): the
@@ -301,7 +311,7 @@ typedef struct {
     bool crosses, packs, unpacks;
     int chunk_log;
     F2Mat pack, unpack;
-    F2Mat pack_inv;             /* pack's inverse: the pack kernel gathers its send index s from pack_inv·s */
+    F2Mat pack_inv; /* pack's inverse: the pack kernel gathers its send index s from pack_inv·s */
     int *send_to, *send_slot, *recv_from, *recv_chunk;
     uint64_t *unpack_const;
     /* The chunk rank r keeps (sends to itself), or -1: the pack writes it
@@ -344,7 +354,7 @@ typedef struct {
 typedef struct {
     const IrFunc *func;
     int n;
-    int gpu_log;                /* 0: one GPU */
+    int gpu_log; /* 0: one GPU */
     /* Too small to split (an entry for 2^whole_log GPUs, planned with
      * gpu_log 0): the chain needs a block larger than a rank's slice of
      * 2^(n-whole_log) elements for element code (a two's body that reads
@@ -389,7 +399,7 @@ typedef struct {
     int nx;
     unsigned long long xs_off[SCHED_MAX_SLOTS], xr_off[SCHED_MAX_SLOTS], x_bytes[SCHED_MAX_SLOTS];
     unsigned long long chain_scratch_bytes;
-    AliasRule alias;            /* what an input that overlaps the output needs */
+    AliasRule alias; /* what an input that overlaps the output needs */
     /* An entry of any length (IrFunc.pad): the caller's arrays hold
      * parm_rows rows of parm_cols elements (run-time values, at most
      * 2^pad_rows_log by 2^pad_cols_log; one row when pad_rows_log < 0),
@@ -454,11 +464,11 @@ typedef enum { LOC_PARAM, LOC_RESULT, LOC_TEMP, LOC_VALUE, LOC_UNSTORED } PlaneK
 
 typedef struct {
     PlaneKind kind;
-    int index;                  /* PARAM, RESULT: the flat plane index among the entry's
+    int index;   /* PARAM, RESULT: the flat plane index among the entry's
                                    array parameters' (results') planes; TEMP: the temporary */
-    int log_len;                /* 2^log_len elements (0 for a scalar) */
+    int log_len; /* 2^log_len elements (0 for a scalar) */
     Prim prim;
-    const IrVal *val;           /* VALUE: the scalar (an entry parameter or a CONST) */
+    const IrVal *val; /* VALUE: the scalar (an entry parameter or a CONST) */
     /* PARAM, RESULT of an entry of any length (EntryPlan.pad): the caller's
      * array holds the shape given (parm_rows rows of parm_cols elements,
      * row-major), not 2^log_len elements; only a COPY_PAD node reads it,
@@ -471,7 +481,7 @@ typedef struct {
 } PlaneRef;
 
 typedef struct {
-    unsigned long long off, bytes;      /* in the scratch, 256-byte aligned */
+    unsigned long long off, bytes; /* in the scratch, 256-byte aligned */
 } Temp;
 
 /* CHAIN: array statements, each reading the previous one's single-use
@@ -492,7 +502,16 @@ typedef struct {
  * CUDA each block of threads scans a tile of consecutive elements and, where
  * a scanned block of 2^k spans tiles, takes its prefix from the tiles before
  * it (a decoupled look-back over their published totals, `partial`). */
-typedef enum { NODE_CHAIN, NODE_REDUCE, NODE_FILL, NODE_COPY, NODE_SERIAL, NODE_EXPAND, NODE_GATHER, NODE_SCAN } NodeKind;
+typedef enum {
+    NODE_CHAIN,
+    NODE_REDUCE,
+    NODE_FILL,
+    NODE_COPY,
+    NODE_SERIAL,
+    NODE_EXPAND,
+    NODE_GATHER,
+    NODE_SCAN
+} NodeKind;
 
 /* How a COPY node copies, for an entry of any length (EntryPlan.pad):
  * COPY_PAD from the caller's shape into the padded order (index
@@ -502,18 +521,18 @@ typedef enum { COPY_PLAIN, COPY_PAD, COPY_CUT } CopyMode;
 
 typedef struct {
     NodeKind kind;
-    int n;                      /* log length of the arrays it works on */
-    const PlaneRef *in;         /* the planes read: the chain's input, the reduced array, the copied */
+    int n;              /* log length of the arrays it works on */
+    const PlaneRef *in; /* the planes read: the chain's input, the reduced array, the copied */
     int nin;
-    const PlaneRef *out;        /* the planes written */
+    const PlaneRef *out; /* the planes written */
     int nout;
     /* scalars its element code reads as parm_arg<id>: by value (LOC_VALUE)
      * or from the device (any other location) */
     const IrVal **args;
     const PlaneRef *arg_at;
     int nargs;
-    Schedule chain;             /* CHAIN */
-    const IrStmt *stmt;         /* REDUCE, FILL (NULL: a scalar value stored), EXPAND, GATHER */
+    Schedule chain;     /* CHAIN */
+    const IrStmt *stmt; /* REDUCE, FILL (NULL: a scalar value stored), EXPAND, GATHER */
     /* REDUCE: maps applied to each element as it is loaded (a map in front
      * of a reduction costs no pass of its own); `in` holds the first one's
      * input, of type pre_elem. GATHER: the halves, shifts and joins of one
@@ -559,9 +578,10 @@ typedef struct {
      * threads, which loop over the 2^n elements (SERIAL: one thread) */
     unsigned long long grid_blocks;
     int grid_threads;
-    CopyMode copy;              /* COPY */
-    IrBody *serial;             /* SERIAL: its statements; params are the scalars it loads
-                                   (in: one plane each, element `load_index`), results those it stores */
+    CopyMode copy; /* COPY */
+    /* SERIAL: its statements; params are the scalars it loads (in: one plane
+     * each, element `load_index`), results those it stores */
+    IrBody *serial;
     const int64_t *load_index;
 } PlanNode;
 
@@ -574,13 +594,20 @@ typedef struct {
  * buffers or whole arrays), then the copies of parameter planes that overlap a result
  * (allocated only when some call needs one). */
 typedef enum {
-    REGION_TEMP, REGION_CHAIN, REGION_WORK, REGION_SEND, REGION_RECV, REGION_WHOLE_IN, REGION_WHOLE_OUT, REGION_COPY
+    REGION_TEMP,
+    REGION_CHAIN,
+    REGION_WORK,
+    REGION_SEND,
+    REGION_RECV,
+    REGION_WHOLE_IN,
+    REGION_WHOLE_OUT,
+    REGION_COPY
 } RegionKind;
 
 typedef struct {
     RegionKind kind;
-    int node;                   /* CHAIN, WORK, SEND, RECV, WHOLE_IN, WHOLE_OUT: the chain's node; else -1 */
-    int index;                  /* TEMP: the temporary; SEND, RECV, WHOLE_IN, WHOLE_OUT: the plane; COPY: the
+    int node;  /* CHAIN, WORK, SEND, RECV, WHOLE_IN, WHOLE_OUT: the chain's node; else -1 */
+    int index; /* TEMP: the temporary; SEND, RECV, WHOLE_IN, WHOLE_OUT: the plane; COPY: the
                                    parameter plane */
     unsigned long long off, bytes;
 } ScratchRegion;
@@ -594,7 +621,13 @@ typedef struct {
  * COPY_INPUT: parameter plane `index`, when it overlaps, copied into region
  * `region`, which the nodes then read instead.
  * NODE: node `index` runs. */
-typedef enum { HOST_RESULTS_DISJOINT, HOST_ALIAS_TEST, HOST_SCRATCH, HOST_COPY_INPUT, HOST_NODE } HostActionKind;
+typedef enum {
+    HOST_RESULTS_DISJOINT,
+    HOST_ALIAS_TEST,
+    HOST_SCRATCH,
+    HOST_COPY_INPUT,
+    HOST_NODE
+} HostActionKind;
 
 typedef struct {
     HostActionKind kind;
@@ -622,13 +655,13 @@ typedef struct {
     int nnodes;
     Temp *temps;
     int ntemps;
-    int nin_planes, nout_planes;        /* the array parameters' planes, the results' */
-    PlaneRef *in_planes, *out_planes;   /* their shapes (kind PARAM / RESULT) */
-    unsigned long long chain_off;       /* where chains' own scratch starts (after the temps) */
-    unsigned long long chain_bytes;     /* the largest chain's scratch (Schedule.chain_scratch_bytes) */
+    int nin_planes, nout_planes;      /* the array parameters' planes, the results' */
+    PlaneRef *in_planes, *out_planes; /* their shapes (kind PARAM / RESULT) */
+    unsigned long long chain_off;     /* where chains' own scratch starts (after the temps) */
+    unsigned long long chain_bytes; /* the largest chain's scratch (Schedule.chain_scratch_bytes) */
     HostProgram host;
-    int n;                              /* log length of the first array (parameter, else result); -1: none */
-    int gpu_log;                        /* compiled for 2^gpu_log GPUs (only a one-chain entry: "Ranks") */
+    int n;       /* log length of the first array (parameter, else result); -1: none */
+    int gpu_log; /* compiled for 2^gpu_log GPUs (only a one-chain entry: "Ranks") */
     /* An entry of any length (IrFunc.pad); when it is a graph, a COPY_PAD node
      * first copies its padded parameter (of 2^pad_log elements of type
      * pad_elem) into temporaries in the padded order, and a COPY_CUT node
@@ -649,8 +682,8 @@ typedef struct {
 typedef struct {
     const IrFunc *func;
     const char *why;
-    int n;                      /* as EntryPlan.n: log length of the first array */
-    int next_plan;              /* the plans compiled before it (their count): its place among them */
+    int n;         /* as EntryPlan.n: log length of the first array */
+    int next_plan; /* the plans compiled before it (their count): its place among them */
 } RefusedSize;
 
 void plan_print_entry(FILE *out, const EntryPlan *e);
@@ -709,7 +742,8 @@ bool plan_fits_output(const Schedule *s, const Phase *p);
  * Phase.map) as masks: bit k of its value is parity(on_u[k] & u) ^
  * parity(on_b[k] & b) ^ bit k of *konst, with u and b as in Step (for a MAP
  * phase on_u is over the memory index and on_b is 0). Returns the bits. */
-int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b, uint64_t *konst);
+int plan_pos(const Phase *p, const Step *st, const IrStmt *pos, uint64_t *on_u, uint64_t *on_b,
+             uint64_t *konst);
 /* The same POS of a phase's store map (Phase.store_map), on_u over the
  * memory index it stores. Returns the bits. */
 int plan_store_pos(const Phase *p, const IrStmt *pos, uint64_t *on_u, uint64_t *konst);

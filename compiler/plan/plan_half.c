@@ -44,7 +44,8 @@ static bool solve(const uint64_t *cols, int count, uint64_t y, uint64_t *sigma) 
 /* K's basis (the combinations of Z's columns without top bits) and the
  * rank of the top bits; *t0: a combination whose top bits are `top`, when
  * there is one (else 0 and returns -1). */
-static int kept_directions(const Phase *p, int low, uint64_t top, uint64_t *k_basis, int *kdim, uint64_t *t0) {
+static int kept_directions(const Phase *p, int low, uint64_t top, uint64_t *k_basis, int *kdim,
+                           uint64_t *t0) {
     uint64_t vec[SCHED_MAX_TILE];
     int rank = 0;
     *kdim = 0;
@@ -75,7 +76,8 @@ static int kept_directions(const Phase *p, int low, uint64_t top, uint64_t *k_ba
  * modulo them (as place_write chooses Z). Returns its column count, or -1
  * when K lacks a segment bit. A result shorter than a segment is written
  * whole by its one block: its bits are the segment's. */
-static int kept_columns(const Phase *p, int low, const uint64_t *k_basis, int kdim, uint64_t *cols) {
+static int kept_columns(const Phase *p, int low, const uint64_t *k_basis, int kdim,
+                        uint64_t *cols) {
     F2Space k = f2_space_empty(low);
     for (int i = 0; i < kdim; i++) f2_space_add(&k, k_basis[i]);
     int col = 0, seg = p->seg_log < low ? p->seg_log : low;
@@ -94,7 +96,8 @@ const char *plan_half_write(Arena *arena, Phase *p, int h, uint64_t keep) {
     int low = p->n - h;
     for (int k = 0; k < p->block_log; k++)
         if (p->out_block_cols[k] >> low)
-            return arena_printf(arena, "the kept part differs between tiles (the halves decide on block bits)");
+            return arena_printf(
+                arena, "the kept part differs between tiles (the halves decide on block bits)");
     uint64_t k_basis[SCHED_MAX_TILE], t0, zc[SCHED_MAX_TILE], gc[SCHED_MAX_TILE], sigma;
     int kdim;
     if (kept_directions(p, low, keep ^ (p->write_compl >> low), k_basis, &kdim, &t0) != h)
@@ -106,7 +109,8 @@ const char *plan_half_write(Arena *arena, Phase *p, int h, uint64_t keep) {
             diag_fatal("internal error: a kept write column outside the tile");
         gc[i] = f2_combine(p->src_cols, p->tile_log, sigma);
     }
-    if (!solve(p->out_cols, p->tile_log, t0, &sigma)) diag_fatal("internal error: the kept part's offset outside the tile");
+    if (!solve(p->out_cols, p->tile_log, t0, &sigma))
+        diag_fatal("internal error: the kept part's offset outside the tile");
     p->src_const = f2_combine(p->src_cols, p->tile_log, sigma);
     p->half_log = h;
     p->half_keep = keep;

@@ -31,11 +31,14 @@ static int reg_log_of(const ElemType *elem, int tile_log, int reg_bytes_log) {
     return tile_log < reg_log ? tile_log : reg_log;
 }
 
-int plan_reg_log(const ElemType *elem, int tile_log) { return reg_log_of(elem, tile_log, ELEM_REGISTER_BYTES_LOG); }
+int plan_reg_log(const ElemType *elem, int tile_log) {
+    return reg_log_of(elem, tile_log, ELEM_REGISTER_BYTES_LOG);
+}
 
 int plan_threads_log(const Phase *p) {
-    int t = p->tile_log - reg_log_of(p->elem, p->tile_log, p->reg_bytes_log ? p->reg_bytes_log : ELEM_REGISTER_BYTES_LOG);
-    int most = MACHINE_BLOCK_THREADS_LOG + p->cluster_log;     /* the threads of a cluster's blocks */
+    int t = p->tile_log - reg_log_of(p->elem, p->tile_log,
+                                     p->reg_bytes_log ? p->reg_bytes_log : ELEM_REGISTER_BYTES_LOG);
+    int most = MACHINE_BLOCK_THREADS_LOG + p->cluster_log; /* the threads of a cluster's blocks */
     return t > most ? most : t;
 }
 
@@ -75,8 +78,8 @@ static F2Space kernel_of(int D, const uint64_t *fs, int nf) {
  * that neither loads nor stores in the phase's layout needs no banks there:
  * its layouts are made for its lanes (plan_layouts). False when K holds no
  * such complement. */
-static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, int D, int threads_log, bool banked,
-                            uint64_t *threads) {
+static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, int D,
+                            int threads_log, bool banked, uint64_t *threads) {
     int lanes = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG;
     F2Space all = *R;
     uint64_t comp[SCHED_MAX_TILE];
@@ -103,7 +106,8 @@ static bool plan_threads_in(const Phase *p, const F2Space *R, const F2Space *K, 
 /* The round's thread vectors in the space of the low D tile coordinates,
  * which holds R: by the directions where the banks allow, else lanes by
  * the banks and the rest from high bits down (see above). */
-static void plan_round_threads(const Phase *p, Round *rd, const F2Space *span, int D, int threads_log, bool banked) {
+static void plan_round_threads(const Phase *p, Round *rd, const F2Space *span, int D,
+                               int threads_log, bool banked) {
     /* Orders in the span of those taken change nothing; one that failed
      * fails again with more taken (the kernel only shrinks): skip both. */
     uint64_t orders[SCHED_MAX_TILE], failed[32];
@@ -136,7 +140,9 @@ static void plan_round_threads(const Phase *p, Round *rd, const F2Space *span, i
     for (uint64_t v = 1; v < UINT64_C(1) << D && k < lanes; v++) {
         LaneBanks tried = banks;
         uint64_t lane;
-        if (f2_space_contains(&all, v) || (banked && !lane_banks_add(&tried, v, plan_slot(p, v), &lane))) continue;
+        if (f2_space_contains(&all, v) ||
+            (banked && !lane_banks_add(&tried, v, plan_slot(p, v), &lane)))
+            continue;
         banks = tried;
         f2_space_add(&all, v);
         rd->threads[k++] = v;
@@ -156,10 +162,12 @@ static void plan_round_threads(const Phase *p, Round *rd, const F2Space *span, i
  * it has rank coordinates of its own, and the rank's threads take those
  * below the ranks' that the block's leave. */
 static void block_threads_below_ranks(const Phase *p, Round *rd) {
-    int threads_log = plan_threads_log(p), low = plan_block_tile_log(p), tb = threads_log - p->cluster_log;
+    int threads_log = plan_threads_log(p), low = plan_block_tile_log(p),
+        tb = threads_log - p->cluster_log;
     int nb = 0, nr = 0;
     uint64_t block[SCHED_MAX_TILE], rank[SCHED_MAX_TILE];
-    int pivot[SCHED_MAX_TILE];  /* the rank vectors' rank coordinates, reduced: each alone has its pivot */
+    /* the rank vectors' rank coordinates, reduced: each alone has its pivot */
+    int pivot[SCHED_MAX_TILE];
     for (int i = 0; i < threads_log; i++) {
         uint64_t v = rd->threads[i];
         for (int r = 0; r < nr; r++)
@@ -174,7 +182,8 @@ static void block_threads_below_ranks(const Phase *p, Round *rd) {
         rank[nr++] = v;
     }
     if (nb < tb) diag_fatal("internal error: a remote round's threads leave their blocks");
-    for (int i = tb; i < nb; i++) rank[nr++] = block[i];    /* where the registers hold rank coordinates */
+    for (int i = tb; i < nb; i++)
+        rank[nr++] = block[i]; /* where the registers hold rank coordinates */
     memcpy(rd->threads, block, sizeof(uint64_t) * (size_t)tb);
     memcpy(rd->threads + tb, rank, sizeof(uint64_t) * (size_t)nr);
 }
@@ -203,9 +212,12 @@ static void plan_round(const Phase *p, Round *rd, int first) {
     rd->count = round_extent(p, first, reg_log, &span);
     rd->reg_log = reg_log;
     rd->loops = reg_log >= LOOP_MIN_REG_LOG;
-    bool banked = first == 0 || first + rd->count == p->nsteps;     /* loads or stores in the phase's layout */
-    for (int bit = low - 1; bit >= 0 && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
-    for (int bit = D - 1; bit >= low && span.dim < reg_log; bit--) f2_space_add(&span, UINT64_C(1) << bit);
+    bool banked = first == 0 ||
+                  first + rd->count == p->nsteps; /* loads or stores in the phase's layout */
+    for (int bit = low - 1; bit >= 0 && span.dim < reg_log; bit--)
+        f2_space_add(&span, UINT64_C(1) << bit);
+    for (int bit = D - 1; bit >= low && span.dim < reg_log; bit--)
+        f2_space_add(&span, UINT64_C(1) << bit);
     for (int i = 0; i < reg_log; i++) rd->regs[i] = span.basis[i];
     rd->remote = false;
     for (int i = 0; i < reg_log; i++) rd->remote |= (rd->regs[i] & ~f2_mask(low)) != 0;
@@ -216,12 +228,14 @@ static void plan_round(const Phase *p, Round *rd, int first) {
     }
     int block_threads = threads_log - p->cluster_log;
     plan_round_threads(p, rd, &span, low, block_threads, banked);
-    for (int k = 0; k < p->cluster_log; k++) rd->threads[block_threads + k] = UINT64_C(1) << (low + k);
+    for (int k = 0; k < p->cluster_log; k++)
+        rd->threads[block_threads + k] = UINT64_C(1) << (low + k);
 }
 
 uint64_t plan_thread_mask(const Phase *p, const Round *rd, uint64_t f) {
     uint64_t mask = 0;
-    for (int i = 0; i < plan_threads_log(p); i++) mask |= (uint64_t)f2_parity(f & rd->threads[i]) << i;
+    for (int i = 0; i < plan_threads_log(p); i++)
+        mask |= (uint64_t)f2_parity(f & rd->threads[i]) << i;
     return mask;
 }
 
@@ -267,16 +281,18 @@ int plan_thread_directions(const Phase *p) {
  * coset of span(lanes, R)), so the slot bits that tell the warps' slots
  * apart are S's in every layout: each warp stores only into slots it read,
  * after a __syncwarp. */
-#define LAYOUT_ENUM_LOG 10      /* elements of a candidate space tried for a bank row, log2 */
+#define LAYOUT_ENUM_LOG 10 /* elements of a candidate space tried for a bank row, log2 */
 
 /* Instructions a round's accesses in layout `slots` spend on XORs: the
  * distinct values of the part of P·r that shares bits with the base, less
  * the zero one (emit_cuda_local.c splits each index that way). */
 int plan_round_xors(const Phase *p, const Round *rd, const uint64_t *slots) {
     uint64_t bbits = 0;
-    for (int i = 0; i < p->threads_log; i++) bbits |= f2_combine(slots, p->tile_log, rd->threads[i]);
+    for (int i = 0; i < p->threads_log; i++)
+        bbits |= f2_combine(slots, p->tile_log, rd->threads[i]);
     F2Space mixed = f2_space_empty(p->tile_log);
-    for (int i = 0; i < rd->reg_log; i++) f2_space_add(&mixed, f2_combine(slots, p->tile_log, rd->regs[i]) & bbits);
+    for (int i = 0; i < rd->reg_log; i++)
+        f2_space_add(&mixed, f2_combine(slots, p->tile_log, rd->regs[i]) & bbits);
     return (1 << mixed.dim) - 1;
 }
 
@@ -311,14 +327,16 @@ static bool lanes_free(const Phase *p, const Round *rd, const uint64_t *slots) {
     int lanes = p->threads_log < banks.g.wave_log ? p->threads_log : banks.g.wave_log;
     uint64_t lane;
     for (int i = 0; i < lanes; i++)
-        if (!lane_banks_add(&banks, rd->threads[i], f2_combine(slots, p->tile_log, rd->threads[i]), &lane)) return false;
+        if (!lane_banks_add(&banks, rd->threads[i], f2_combine(slots, p->tile_log, rd->threads[i]),
+                            &lane))
+            return false;
     return true;
 }
 
 /* The layout in which round a stores and round b loads, its rows outside
  * free_bits S's (s_rows). False when no bank rows were found. */
-static bool layout_between(const Phase *p, const Round *a, const Round *b, uint64_t free_bits, const uint64_t *s_rows,
-                           uint64_t *slots) {
+static bool layout_between(const Phase *p, const Round *a, const Round *b, uint64_t free_bits,
+                           const uint64_t *s_rows, uint64_t *slots) {
     int D = p->tile_log, t = p->threads_log;
     BankGeometry g = access_bank_geometry(elem_max_slot_bytes(p->elem));
     int lanes = t < g.wave_log ? t : g.wave_log;
@@ -342,7 +360,7 @@ static bool layout_between(const Phase *p, const Round *a, const Round *b, uint6
             for (int i = 0; i < nside[pairs[c][k]]; i++) v[n++] = sides[pairs[c][k]][i];
         cand[c] = kernel_of(D, v, n);
     }
-    static const int singles[4] = {2, 0, 3, 1};      /* the load's registers first */
+    static const int singles[4] = {2, 0, 3, 1}; /* the load's registers first */
     for (int c = 0; c < 4; c++) cand[4 + c] = kernel_of(D, sides[singles[c]], nside[singles[c]]);
     cand[8] = kernel_of(D, NULL, 0);
     /* bank rows: injective on both rounds' lanes (a common complement of
@@ -358,8 +376,8 @@ static bool layout_between(const Phase *p, const Round *a, const Round *b, uint6
             for (uint64_t x = 1; x < UINT64_C(1) << k && !found; x++) {
                 uint64_t f = f2_combine(cand[c].basis, k, x);
                 F2Space ta = la, tb = lb, tt = taken;
-                if (!f2_space_add(&ta, on_lanes(f, a, lanes)) || !f2_space_add(&tb, on_lanes(f, b, lanes)) ||
-                    !f2_space_add(&tt, f))
+                if (!f2_space_add(&ta, on_lanes(f, a, lanes)) ||
+                    !f2_space_add(&tb, on_lanes(f, b, lanes)) || !f2_space_add(&tt, f))
                     continue;
                 la = ta, lb = tb, taken = tt;
                 rows[bit] = f;
@@ -391,14 +409,16 @@ static bool layout_between(const Phase *p, const Round *a, const Round *b, uint6
 bool plan_store_in_warp(const Phase *p, const Round *rd, const uint64_t *from, const uint64_t *to) {
     if (p->threads_log <= MACHINE_WARP_LOG) return true;
     F2Space own = f2_space_empty(p->tile_log);
-    for (int i = 0; i < rd->reg_log; i++) f2_space_add(&own, f2_combine(from, p->tile_log, rd->regs[i]));
-    for (int i = 0; i < MACHINE_WARP_LOG; i++) f2_space_add(&own, f2_combine(from, p->tile_log, rd->threads[i]));
+    for (int i = 0; i < rd->reg_log; i++)
+        f2_space_add(&own, f2_combine(from, p->tile_log, rd->regs[i]));
+    for (int i = 0; i < MACHINE_WARP_LOG; i++)
+        f2_space_add(&own, f2_combine(from, p->tile_log, rd->threads[i]));
     for (int i = 0; i < p->tile_log; i++)
         if (!f2_space_contains(&own, to[i] ^ from[i])) return false;
     return true;
 }
 
-#define BARRIER_XORS 64         /* a block barrier before a store counts as this many XORs */
+#define BARRIER_XORS 64 /* a block barrier before a store counts as this many XORs */
 
 /* Each round's layout: round 0 loads where the tile load stored (S), the
  * last stores where the write-back loads (S); between, the cheapest of S,
@@ -418,13 +438,14 @@ static void plan_layouts(Phase *p) {
         s_rows[i] = 0;
         for (int j = 0; j < D; j++) s_rows[i] |= (p->slot_cols[j] >> i & 1) << j;
     }
-    uint64_t own = f2_mask(plan_block_tile_log(p));     /* a cluster's rank rows stay S's (Phase.cluster_log) */
+    uint64_t own = f2_mask(
+        plan_block_tile_log(p)); /* a cluster's rank rows stay S's (Phase.cluster_log) */
     for (int r = 1; r < p->nrounds; r++) {
         const Round *a = &p->rounds[r - 1];
         Round *b = &p->rounds[r];
         uint64_t cand[4][SCHED_MAX_TILE];
         bool ok[4];
-        memcpy(cand[0], a->slots, bytes);           /* a stores where it loaded */
+        memcpy(cand[0], a->slots, bytes); /* a stores where it loaded */
         ok[0] = lanes_free(p, b, cand[0]);
         memcpy(cand[1], p->slot_cols, bytes);
         ok[1] = lanes_free(p, a, cand[1]) && lanes_free(p, b, cand[1]);
@@ -435,7 +456,8 @@ static void plan_layouts(Phase *p) {
             if (!ok[c]) continue;
             /* a's store costs nothing more in the layout it loaded in: the load's addresses */
             bool same = !memcmp(cand[c], a->slots, bytes);
-            int cost = (same ? 0 : plan_round_xors(p, a, cand[c])) + plan_round_xors(p, b, cand[c]) +
+            int cost = (same ? 0 : plan_round_xors(p, a, cand[c])) +
+                       plan_round_xors(p, b, cand[c]) +
                        (plan_store_in_warp(p, a, a->slots, cand[c]) ? 0 : BARRIER_XORS);
             if (best < 0 || cost < best_cost) best = c, best_cost = cost;
         }
@@ -444,7 +466,8 @@ static void plan_layouts(Phase *p) {
     }
     for (int r = 0; r < p->nrounds; r++) {
         Round *rd = &p->rounds[r];
-        rd->sync = !plan_store_in_warp(p, rd, rd->slots, r + 1 < p->nrounds ? p->rounds[r + 1].slots : p->slot_cols);
+        rd->sync = !plan_store_in_warp(p, rd, rd->slots,
+                                       r + 1 < p->nrounds ? p->rounds[r + 1].slots : p->slot_cols);
     }
 }
 
@@ -455,8 +478,10 @@ static void thread_masks(Phase *p) {
         const Round *rd = &p->rounds[r];
         for (int i = rd->first; i < rd->first + rd->count; i++) {
             Step *st = &p->steps[i];
-            for (int j = 0; j < st->group_log; j++) st->order_tid[j] = plan_thread_mask(p, rd, st->order[j]);
-            for (int j = 0; j < st->pos_bits; j++) st->pos_tid[j] = plan_thread_mask(p, rd, st->pos_u[j]);
+            for (int j = 0; j < st->group_log; j++)
+                st->order_tid[j] = plan_thread_mask(p, rd, st->order[j]);
+            for (int j = 0; j < st->pos_bits; j++)
+                st->pos_tid[j] = plan_thread_mask(p, rd, st->pos_u[j]);
         }
     }
 }
@@ -496,7 +521,8 @@ static uint64_t half_values(const uint64_t *g, int c, uint64_t v) {
  * (the first lanes conflict-free in the phase's layout when `banked`) and
  * the warp bits take the rest; false when the threads' space has no such
  * basis (the g_i dependent on it, or too small a kernel). */
-static bool threads_with_live_warps(const Phase *p, Round *rd, const uint64_t *g, int c, bool banked) {
+static bool threads_with_live_warps(const Phase *p, Round *rd, const uint64_t *g, int c,
+                                    bool banked) {
     int t = p->threads_log, nk = 0, np = 0;
     uint64_t kernel[SCHED_MAX_TILE], pivots[SCHED_MAX_TILE], pivot_values[SCHED_MAX_TILE];
     /* elimination on the values: each pivot keeps a value bit no other has */
@@ -523,7 +549,8 @@ static bool threads_with_live_warps(const Phase *p, Round *rd, const uint64_t *g
         lane_banks_init(&banks, elem_max_slot_bytes(p->elem));
         int want = MACHINE_WARP_LOG < banks.g.wave_log ? MACHINE_WARP_LOG : banks.g.wave_log;
         for (int i = 0; i < nk && k < want; i++)
-            if (lane_banks_add(&banks, kernel[i], plan_slot(p, kernel[i]), &threads[k])) f2_space_add(&taken, threads[k++]);
+            if (lane_banks_add(&banks, kernel[i], plan_slot(p, kernel[i]), &threads[k]))
+                f2_space_add(&taken, threads[k++]);
         if (k < want) return false;
     }
     for (int i = 0; i < nk; i++)

@@ -8,7 +8,7 @@
 #include "exchange_plan.h"
 #include "kernel_plan.h"
 #include "plan_half.h"
-#include "plan_rounds.h"   /* the register-round plan scores swizzles */
+#include "plan_rounds.h" /* the register-round plan scores swizzles */
 #include "table_place.h"
 
 /* The largest tile for an element type within tile_bytes of shared memory
@@ -42,7 +42,9 @@ static int tile_log_for(const ElemType *elem, int tile_bytes) {
 #define DEFAULT_TILE_FROM_LOG 20
 #define DEFAULT_TILE_BLOCKS_LOG 9
 
-static int smallest_tile_log(const ElemType *elem) { return tile_log_for(elem, SCHED_MIN_TILE_BYTES); }
+static int smallest_tile_log(const ElemType *elem) {
+    return tile_log_for(elem, SCHED_MIN_TILE_BYTES);
+}
 
 static int largest_default_tile_log(const ElemType *elem) {
     int most = tile_log_for(elem, SCHED_DEFAULT_TILE_BYTES);
@@ -62,9 +64,9 @@ static int default_tile_log(const ElemType *elem, int n, int raise) {
 typedef struct {
     const IrStmt *stmt;
     const IrBody *body;
-    int group_log;              /* 0 for a map */
-    uint64_t group[SCHED_MAX_TILE];     /* Q⁻¹e_i: moves logical bit i alone */
-    F2Mat logical;              /* logical index = logical · input ⊕ logical_compl */
+    int group_log;                  /* 0 for a map */
+    uint64_t group[SCHED_MAX_TILE]; /* Q⁻¹e_i: moves logical bit i alone */
+    F2Mat logical;                  /* logical index = logical · input ⊕ logical_compl */
     uint64_t logical_compl;
 } RawStep;
 
@@ -72,33 +74,33 @@ typedef struct {
 typedef struct {
     int first, count;
     F2Space tile;
-    F2Space shared;             /* U: the part of T that is the next layout's segment bits */
-    F2Space local;              /* with ranks: the vectors the layout keeps on one rank (T's among them) */
-    F2Mat layout;               /* memory index = layout · input index */
+    F2Space shared; /* U: the part of T that is the next layout's segment bits */
+    F2Space local;  /* with ranks: the vectors the layout keeps on one rank (T's among them) */
+    F2Mat layout;   /* memory index = layout · input index */
 } Group;
 
 typedef struct {
     Arena *arena;
     Schedule *out;
     int n, seg_log, tile_log;
-    int tile_bytes;             /* shared memory for a tile; 0: the default (default_tile_log) */
-    int tile_raise;             /* with the default: doublings of the default tile */
-    int tile_cap_log;           /* and at most 2^tile_cap_log elements */
-    int segment_bytes;          /* SchedOptions.segment_bytes */
-    bool vector_copies;         /* SchedOptions.vector_copies */
-    bool narrow_permutes;       /* SchedOptions.narrow_permutes */
-    bool narrow_copies;         /* SchedOptions.narrow_copies */
-    int reg_bytes_log;          /* SchedOptions.register_bytes, log2 */
-    int tile_buffers;           /* SchedOptions.tile_buffers */
-    int cluster_log;            /* SchedOptions.cluster_log */
-    int gpu_log;                /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
-    bool spans;                 /* a block spans ranks: too small to split (two_too_large) */
-    int exchange_pieces;        /* SchedOptions.exchange_pieces */
+    int tile_bytes;       /* shared memory for a tile; 0: the default (default_tile_log) */
+    int tile_raise;       /* with the default: doublings of the default tile */
+    int tile_cap_log;     /* and at most 2^tile_cap_log elements */
+    int segment_bytes;    /* SchedOptions.segment_bytes */
+    bool vector_copies;   /* SchedOptions.vector_copies */
+    bool narrow_permutes; /* SchedOptions.narrow_permutes */
+    bool narrow_copies;   /* SchedOptions.narrow_copies */
+    int reg_bytes_log;    /* SchedOptions.register_bytes, log2 */
+    int tile_buffers;     /* SchedOptions.tile_buffers */
+    int cluster_log;      /* SchedOptions.cluster_log */
+    int gpu_log;          /* the top gpu_log memory bits name the rank (plan.h, "Ranks") */
+    bool spans;           /* a block spans ranks: too small to split (two_too_large) */
+    int exchange_pieces;  /* SchedOptions.exchange_pieces */
     const ElemType *elem;
-    F2Mat q_mat;                /* logical = Q·input ⊕ q */
+    F2Mat q_mat; /* logical = Q·input ⊕ q */
     uint64_t q_compl;
-    F2Mat layout;               /* memory = layout · input, where the data is now */
-    RawStep *pending;           /* steps not yet placed in phases */
+    F2Mat layout;     /* memory = layout · input, where the data is now */
+    RawStep *pending; /* steps not yet placed in phases */
     int npending, cap;
     /* Halves (Schedule.halves): the logical index has `live` bits below
      * the halves' decided ones (plan_half.c), whose kept values are
@@ -106,8 +108,8 @@ typedef struct {
     int live;
     uint64_t half_keep;
     int *half_at;
-    bool halving;               /* the write being placed takes the halves */
-    int group_first;            /* the pending index of the phase being placed's first step */
+    bool halving;    /* the write being placed takes the halves */
+    int group_first; /* the pending index of the phase being placed's first step */
     /* A map that changes the element type, not yet placed: the next LOCAL
      * phase runs it as it loads its tile (Phase.map), or it becomes a MAP
      * phase of its own (flush_load_map) */
@@ -115,8 +117,8 @@ typedef struct {
     bool has_load_map;
     const IrStmt *const *after; /* the chain's statements after the one being scheduled */
     int nafter;
-    int consumed;               /* how many of them it took (close_with_map) */
-    bool halves_written;        /* by the phase before a closing map (close_with_map) */
+    int consumed;        /* how many of them it took (close_with_map) */
+    bool halves_written; /* by the phase before a closing map (close_with_map) */
 } Sched;
 
 static Phase *new_phase(Sched *s, PhaseKind kind) {
@@ -164,7 +166,9 @@ static bool add_group_in(F2Space *t, const RawStep *raw, int dim, const F2Space 
     return true;
 }
 
-static bool add_group(F2Space *t, const RawStep *raw, int dim) { return add_group_in(t, raw, dim, NULL); }
+static bool add_group(F2Space *t, const RawStep *raw, int dim) {
+    return add_group_in(t, raw, dim, NULL);
+}
 
 /* Extend s towards dimension `dim` with the group vectors of steps from
  * `from` on, as far as they fit, then with coordinate vectors. Padding a tile
@@ -172,10 +176,13 @@ static bool add_group(F2Space *t, const RawStep *raw, int dim) { return add_grou
  * tile stays in the group's local space (`allowed`; NULL: no ranks), padded
  * with its coordinate vectors, then the rest of its basis. */
 static void pad_tile(const Sched *s, F2Space *t, int from, int dim, const F2Space *allowed) {
-    for (int i = from; i < s->npending && t->dim < dim; i++) add_group_in(t, &s->pending[i], dim, allowed);
+    for (int i = from; i < s->npending && t->dim < dim; i++)
+        add_group_in(t, &s->pending[i], dim, allowed);
     for (int bit = 0; bit < s->n && t->dim < dim; bit++)
-        if (!allowed || f2_space_contains(allowed, UINT64_C(1) << bit)) f2_space_add(t, UINT64_C(1) << bit);
-    for (int i = 0; allowed && i < allowed->dim && t->dim < dim; i++) f2_space_add(t, allowed->basis[i]);
+        if (!allowed || f2_space_contains(allowed, UINT64_C(1) << bit))
+            f2_space_add(t, UINT64_C(1) << bit);
+    for (int i = 0; allowed && i < allowed->dim && t->dim < dim; i++)
+        f2_space_add(t, allowed->basis[i]);
 }
 
 /* Whether every group vector of a step lies in `local`. */
@@ -217,7 +224,8 @@ static F2Space intersection(const F2Space *t, const F2Space *s) {
  * keeps the layout), then anything in T. */
 static F2Space choose_shared(const Sched *s, const F2Space *t, const F2Space *prev, int from) {
     F2Space next = f2_space_empty(s->n);
-    for (int i = from; i < s->npending && next.dim < s->tile_log; i++) add_group(&next, &s->pending[i], s->tile_log);
+    for (int i = from; i < s->npending && next.dim < s->tile_log; i++)
+        add_group(&next, &s->pending[i], s->tile_log);
     F2Space common = intersection(t, &next), u = f2_space_empty(s->n);
     for (int i = 0; i < common.dim && u.dim < s->seg_log; i++) f2_space_add(&u, common.basis[i]);
     for (int i = 0; i < prev->dim && u.dim < s->seg_log; i++) f2_space_add(&u, prev->basis[i]);
@@ -231,8 +239,8 @@ static F2Space choose_shared(const Sched *s, const F2Space *t, const F2Space *pr
  * group reads, when its first step stays on the ranks there (else the first
  * group starts a local space of its own). Each group's tile lies in its
  * local space; a step outside it starts a new one (an exchange). */
-static int form_groups(const Sched *s, const F2Space *first_shared, const F2Space *final_pad, const F2Space *first_local,
-                       Group *groups) {
+static int form_groups(const Sched *s, const F2Space *first_shared, const F2Space *final_pad,
+                       const F2Space *first_local, Group *groups) {
     int ngroups = 0, i = 0;
     F2Space shared = *first_shared;
     F2Space local = first_local ? *first_local : new_local(s, 0);
@@ -257,7 +265,8 @@ static int form_groups(const Sched *s, const F2Space *first_shared, const F2Spac
         if (i == s->npending && final_pad) {
             F2Space with = f2_space_sum(&t, final_pad);
             bool stays = true;
-            for (int k = 0; allowed && k < with.dim; k++) stays &= f2_space_contains(allowed, with.basis[k]);
+            for (int k = 0; allowed && k < with.dim; k++)
+                stays &= f2_space_contains(allowed, with.basis[k]);
             if (with.dim <= s->tile_log && stays) t = with;
         }
         pad_tile(s, &t, i, s->tile_log, allowed);
@@ -321,7 +330,8 @@ static void tile_columns(const Sched *s, Phase *p, const F2Space *v) {
 /* (u, b) coordinates of a memory index: the inverse of [W | C]. */
 static F2Mat coordinates(const Phase *p) {
     uint64_t cols[F2_MAX];
-    for (int i = 0; i < p->n; i++) cols[i] = i < p->tile_log ? p->tile_cols[i] : p->block_cols[i - p->tile_log];
+    for (int i = 0; i < p->n; i++)
+        cols[i] = i < p->tile_log ? p->tile_cols[i] : p->block_cols[i - p->tile_log];
     F2Mat m = from_columns(p->n, cols);
     return inverse(&m);
 }
@@ -336,7 +346,8 @@ static void split_functional(const Phase *p, uint64_t f, uint64_t *on_u, uint64_
 /* f over input indices, as a functional over memory indices of `layout`. */
 static uint64_t functional_in_memory(const F2Mat *layout_inv, uint64_t f) {
     uint64_t g = 0;
-    for (int j = 0; j < layout_inv->n; j++) g |= (uint64_t)f2_parity(f & f2_column(layout_inv, j)) << j;
+    for (int j = 0; j < layout_inv->n; j++)
+        g |= (uint64_t)f2_parity(f & f2_column(layout_inv, j)) << j;
     return g;
 }
 
@@ -355,15 +366,15 @@ static void place_steps(const Sched *s, Phase *p, const Group *g, const F2Mat *l
         st->group_log = raw->group_log;
         for (int j = 0; j < drop; j++) {
             st->group[j] = f2_apply(&coords, f2_apply(layout, raw->group[j]));
-            split_functional(p, functional_in_memory(&layout_inv, raw->logical.row[j]), &st->order[j],
-                             &st->order_block[j]);
+            split_functional(p, functional_in_memory(&layout_inv, raw->logical.row[j]),
+                             &st->order[j], &st->order_block[j]);
         }
         st->order_const = raw->logical_compl & f2_mask(drop);
         st->pos_bits = s->n - drop;
         st->pos_const = raw->logical_compl >> drop;
         for (int j = 0; j < st->pos_bits; j++)
-            split_functional(p, functional_in_memory(&layout_inv, raw->logical.row[j + drop]), &st->pos_u[j],
-                             &st->pos_b[j]);
+            split_functional(p, functional_in_memory(&layout_inv, raw->logical.row[j + drop]),
+                             &st->pos_u[j], &st->pos_b[j]);
     }
 }
 
@@ -388,20 +399,23 @@ static bool lanes_conflict_free(const Phase *p, const uint64_t *lane_cols, int l
  * the kernels of the directions where the banks allow it; such steps need
  * selects in the CUDA kernel, the others none). */
 #define SWIZZLE_TRIES 100000
-#define SWIZZLE_SCORED 256                   /* swizzles scored at most */
-#define SWIZZLE_STEP_SCORES (1 << 16)        /* and steps planned, over all of them */
+#define SWIZZLE_SCORED 256            /* swizzles scored at most */
+#define SWIZZLE_STEP_SCORES (1 << 16) /* and steps planned, over all of them */
 
 /* The write side's lanes (with vec_write, those that load one element of
  * each vector), and with vectors (Phase.vec_log) the lanes that store one
  * element of each vector (tile vectors e_v..: the load, and the write-back
  * in place), meet no other word in their banks. */
 static bool swizzle_allowed(const Phase *p, int lanes) {
-    int off = p->vec_write ? p->vec_log : 0, write_lanes = p->tile_log - off < lanes ? p->tile_log - off : lanes;
-    if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols + off, write_lanes)) return false;
+    int off = p->vec_write ? p->vec_log : 0,
+        write_lanes = p->tile_log - off < lanes ? p->tile_log - off : lanes;
+    if (!p->writes_in_place && !lanes_conflict_free(p, p->src_cols + off, write_lanes))
+        return false;
     if (!p->vec_log) return true;
     uint64_t vec_lanes[MACHINE_WARP_LOG];
     int n = 0;
-    for (; n < MACHINE_WARP_LOG && p->vec_log + n < p->tile_log; n++) vec_lanes[n] = UINT64_C(1) << (p->vec_log + n);
+    for (; n < MACHINE_WARP_LOG && p->vec_log + n < p->tile_log; n++)
+        vec_lanes[n] = UINT64_C(1) << (p->vec_log + n);
     return lanes_conflict_free(p, vec_lanes, n);
 }
 
@@ -419,7 +433,8 @@ static bool choose_swizzle(Phase *p) {
     }
     uint64_t state = 0x9e3779b97f4a7c15u;
     for (int attempt = 0; attempt < SWIZZLE_TRIES && best_score > 0 && scored < SWIZZLE_SCORED &&
-                                          (long)scored * p->nsteps < SWIZZLE_STEP_SCORES; attempt++) {
+                          (long)scored * p->nsteps < SWIZZLE_STEP_SCORES;
+         attempt++) {
         /* tile bits above the bank bits XOR into the bank bits: first each
            into bank bit (its index mod the bank bits), which keeps the
            lanes of a round within the low tile bits where it can, so that
@@ -454,7 +469,8 @@ static int vector_fit_log(const Sched *s, const Phase *p) {
     for (int k = 1; k < p->elem->nslots; k++)
         if (prim_bits(elem_slot_prim(p->elem, k)) / 8 != bytes) return 0;
     while ((bytes << log) < MACHINE_VECTOR_BYTES) log++;
-    if (s->cluster_log || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES || log > p->seg_log || log > p->tile_log)
+    if (s->cluster_log || s->out->pad || (bytes << log) != MACHINE_VECTOR_BYTES ||
+        log > p->seg_log || log > p->tile_log)
         return 0;
     return log;
 }
@@ -480,12 +496,15 @@ static bool vector_write(const Phase *p) {
  * they fit in a block's shared memory and cp.async can load every field (4
  * or 8 bytes); an entry of any length makes its pad in registers. */
 static int tile_buffers(const Sched *s, const Phase *p) {
-    if (s->tile_buffers < 2 || s->out->pad || p->map || s->cluster_log) return 1;   /* cp.async copies, it converts nothing */
+    if (s->tile_buffers < 2 || s->out->pad || p->map || s->cluster_log)
+        return 1; /* cp.async copies, it converts nothing */
     for (int k = 0; k < p->elem->nslots; k++) {
         int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
         if (bytes != 4 && bytes != 8) return 1;
     }
-    return ((long)s->tile_buffers * elem_bytes(p->elem) << p->tile_log) <= SCHED_MAX_TILE_BYTES ? s->tile_buffers : 1;
+    return ((long)s->tile_buffers * elem_bytes(p->elem) << p->tile_log) <= SCHED_MAX_TILE_BYTES
+               ? s->tile_buffers
+               : 1;
 }
 
 /* Blocks per tile, log2 (Phase.cluster_log): the clusters asked for,
@@ -502,7 +521,8 @@ static int cluster_log(const Sched *s, Phase *p) {
     if (s->gpu_log) why = "a chain over several GPUs";
     else if (s->out->pad) why = "an entry of any length";
     else if (p->half_log) why = "halves fused into the write";
-    else if (p->tile_log - c < g.word_shift + g.bank_bits) why = "a tile too small for its blocks' banks";
+    else if (p->tile_log - c < g.word_shift + g.bank_bits)
+        why = "a tile too small for its blocks' banks";
     else {
         p->cluster_log = c;
         if (plan_threads_log(p) - c < MACHINE_WARP_LOG) why = "a tile too small for a warp a block";
@@ -524,13 +544,15 @@ static void refuse_halves(const Sched *s, const char *why, int fit) {
  * just made, the last of the chain, which writes the logical order. */
 static void halve_write(const Sched *s, Phase *p) {
     int h = s->out->nhalves;
-    const char *why = s->gpu_log ? "a chain over several GPUs" : plan_half_write(s->arena, p, h, s->half_keep);
+    const char *why = s->gpu_log ? "a chain over several GPUs"
+                                 : plan_half_write(s->arena, p, h, s->half_keep);
     if (why) {
         refuse_halves(s, why, h - 1);
         return;
     }
     p->half_step = NEW_ARRAY(s->arena, int, h);
-    for (int i = 0; i < h; i++) p->half_step[i] = s->half_at[i] > s->group_first ? s->half_at[i] - s->group_first : 0;
+    for (int i = 0; i < h; i++)
+        p->half_step[i] = s->half_at[i] > s->group_first ? s->half_at[i] - s->group_first : 0;
 }
 
 /* Whether vectors of 2^log keep the phase's layout (a swizzle that leaves
@@ -562,7 +584,8 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
     }
     if (col != p->tile_log) diag_fatal("internal error: a tile write that is not whole segments");
     F2Mat coords = coordinates(p), inv = inverse(pm);
-    for (int i = 0; i < p->tile_log; i++) p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
+    for (int i = 0; i < p->tile_log; i++)
+        p->src_cols[i] = f2_apply(&coords, f2_apply(&inv, p->out_cols[i]));
     for (int k = 0; k < p->block_log; k++) p->out_block_cols[k] = f2_apply(pm, p->block_cols[k]);
     p->out_tile_log = p->tile_log;
     if (s->halving) halve_write(s, p);
@@ -570,8 +593,8 @@ static void place_write(const Sched *s, Phase *p, const F2Mat *pm, uint64_t c) {
        narrow fields' copies without them where they fit, --narrow-copies,
        are what --report --strict names (Phase.copies_narrowed) */
     int fit = vector_fit_log(s, p);
-    p->copies_narrowed = fit && elem_max_slot_bytes(p->elem) <= 2 && s->narrow_copies && !s->vector_copies &&
-                         vectors_keep_layout(s, p, fit);
+    p->copies_narrowed = fit && elem_max_slot_bytes(p->elem) <= 2 && s->narrow_copies &&
+                         !s->vector_copies && vectors_keep_layout(s, p, fit);
     p->vec_log = vectors_wanted(s, p) ? fit : 0;
     p->vec_write = p->vec_log && !p->writes_in_place && vector_write(p);
     p->buffers = tile_buffers(s, p);
@@ -622,8 +645,7 @@ static void add_permute(Sched *s, const F2Mat *m, uint64_t c) {
            (94.0-94.6% in vectors; 8-byte fields the same either way:
            docs/performance.md); an entry of any length guards each
            element */
-        if (!s->out->pad && !s->narrow_permutes)
-            bmmc_plan_vectors(&p->slot_plans[k]);
+        if (!s->out->pad && !s->narrow_permutes) bmmc_plan_vectors(&p->slot_plans[k]);
     }
 }
 
@@ -637,7 +659,8 @@ static F2Mat to_logical(const Sched *s, const F2Mat *layout) {
  * pack (on each rank's local bits) when the tile's image still holds the
  * segment bits (whole segments written), else the tile where it was read. */
 static F2Mat send_order(const Sched *s, const Phase *p, const F2Mat *write) {
-    F2Mat pack = exchange_pack(write, s->gpu_log, p->elem, s->exchange_pieces), e = f2_embed(&pack, s->n, 0);
+    F2Mat pack = exchange_pack(write, s->gpu_log, p->elem, s->exchange_pieces),
+          e = f2_embed(&pack, s->n, 0);
     F2Space tile = f2_space_empty(s->n);
     for (int i = 0; i < p->tile_log; i++) f2_space_add(&tile, p->tile_cols[i]);
     F2Space out = image(&e, &tile);
@@ -656,7 +679,9 @@ static void check_halves(const Sched *s, const Group *groups, int ngroups, bool 
     if (g == ngroups - 1 && direct_last) return;
     int fit = 0, end = groups[g].first + groups[g].count;
     while (fit < s->out->nhalves && s->half_at[fit] <= end) fit++;
-    refuse_halves(s, g < ngroups - 1 ? "a phase boundary after a half" : "the last phase does not write the logical order",
+    refuse_halves(s,
+                  g < ngroups - 1 ? "a phase boundary after a half"
+                                  : "the last phase does not write the logical order",
                   fit);
 }
 
@@ -684,7 +709,8 @@ static void flush_load_map(Sched *s) {
 static void plan_segment(Sched *s, bool final) {
     if (s->npending == 0) {
         flush_load_map(s);
-        if (s->out->nhalves && !s->halves_written) refuse_halves(s, "no phase works on the halves", s->out->nhalves - 1);
+        if (s->out->nhalves && !s->halves_written)
+            refuse_halves(s, "no phase works on the halves", s->out->nhalves - 1);
         if (final) {
             F2Mat p = to_logical(s, &s->layout);
             add_permute(s, &p, s->q_compl);
@@ -699,18 +725,22 @@ static void plan_segment(Sched *s, bool final) {
     Group *groups = NEW_ARRAY(s->arena, Group, s->npending + 1);
     /* with ranks, a first step that the memory order puts across ranks
        starts from a layout of its own, one exchange away */
-    F2Space here = f2_space_empty(s->n);   /* with ranks: what the layout keeps on one rank */
-    for (int bit = 0; bit < s->n - s->gpu_log; bit++) f2_space_add(&here, f2_column(&layout_inv, bit));
+    F2Space here = f2_space_empty(s->n); /* with ranks: what the layout keeps on one rank */
+    for (int bit = 0; bit < s->n - s->gpu_log; bit++)
+        f2_space_add(&here, f2_column(&layout_inv, bit));
     bool relayout = s->gpu_log && !step_in(&here, &s->pending[0]);
-    int ngroups = form_groups(s, &first_shared, final ? &logical_seg : NULL, relayout ? NULL : &here, groups);
+    int ngroups = form_groups(s, &first_shared, final ? &logical_seg : NULL,
+                              relayout ? NULL : &here, groups);
     groups[0].layout = relayout ? layout_for(s, &groups[0], &s->layout) : s->layout;
-    for (int k = 1; k < ngroups; k++) groups[k].layout = layout_for(s, &groups[k], &groups[k - 1].layout);
+    for (int k = 1; k < ngroups; k++)
+        groups[k].layout = layout_for(s, &groups[k], &groups[k - 1].layout);
     if (relayout) {
         flush_load_map(s);
         F2Mat move = f2_mul(&groups[0].layout, &layout_inv);
         add_exchange(s, &move, 0);
     }
-    bool direct = final && f2_space_sum(&groups[ngroups - 1].tile, &logical_seg).dim == groups[ngroups - 1].tile.dim;
+    bool direct = final && f2_space_sum(&groups[ngroups - 1].tile, &logical_seg).dim ==
+                               groups[ngroups - 1].tile.dim;
     if (s->out->nhalves) check_halves(s, groups, ngroups, final && direct);
     for (int k = 0; k < ngroups; k++) {
         Phase *p = new_phase(s, PHASE_LOCAL);
@@ -733,7 +763,8 @@ static void plan_segment(Sched *s, bool final) {
         if (s->gpu_log && !exchange_rank_preserving(&write, c, s->gpu_log)) {
             /* the tile stays on its rank, in the exchange's send order where
                that keeps whole segments; the exchange moves it on */
-            F2Mat stay = send_order(s, p, &write), stay_inv = inverse(&stay), rest = f2_mul(&write, &stay_inv);
+            F2Mat stay = send_order(s, p, &write), stay_inv = inverse(&stay),
+                  rest = f2_mul(&write, &stay_inv);
             place_write(s, p, &stay, 0);
             add_exchange(s, &rest, c);
             continue;
@@ -752,7 +783,10 @@ static void plan_segment(Sched *s, bool final) {
 /* A step on groups of 2^group_log elements (0: a map): the group of logical
  * bits 0..group_log-1, which in the input frame differ by the columns of Q⁻¹. */
 static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int group_log) {
-    RawStep step = {.stmt = stmt, .body = body, .group_log = group_log, .logical = s->q_mat,
+    RawStep step = {.stmt = stmt,
+                    .body = body,
+                    .group_log = group_log,
+                    .logical = s->q_mat,
                     .logical_compl = s->q_compl};
     F2Mat inv = inverse(&s->q_mat);
     for (int j = 0; j < group_log; j++) step.group[j] = f2_column(&inv, j);
@@ -771,20 +805,22 @@ static void push_step(Sched *s, const IrStmt *stmt, const IrBody *body, int grou
  * too; 128 bytes (the default) are whole cache lines. */
 static void set_elem(Sched *s, const ElemType *elem) {
     s->elem = elem;
-    int seg = __builtin_ctz((unsigned)s->segment_bytes) - __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
+    int seg = __builtin_ctz((unsigned)s->segment_bytes) -
+              __builtin_ctz((unsigned)elem_max_slot_bytes(elem));
     if (seg < 0) seg = 0;
-    int tile = s->tile_bytes ? tile_log_for(elem, s->tile_bytes) : default_tile_log(elem, s->n, s->tile_raise);
-    tile += s->cluster_log;         /* a cluster's blocks hold a tile together */
+    int tile = s->tile_bytes ? tile_log_for(elem, s->tile_bytes)
+                             : default_tile_log(elem, s->n, s->tile_raise);
+    tile += s->cluster_log; /* a cluster's blocks hold a tile together */
     if (tile > SCHED_MAX_TILE) tile = SCHED_MAX_TILE;
-    int room = s->n - s->gpu_log;   /* tiles stay on a rank */
+    int room = s->n - s->gpu_log; /* tiles stay on a rank */
     if (tile > s->tile_cap_log) tile = s->tile_cap_log;
     s->seg_log = seg < room ? seg : room;
     s->tile_log = tile < room ? tile : room;
 }
 
 static noreturn void unsupported(const Sched *s, const IrStmt *stmt, const char *what) {
-    diag_error(stmt->loc, "the back end does not support %s in entry '%s' yet; use --interpret", what,
-               s->out->func->entry);
+    diag_error(stmt->loc, "the back end does not support %s in entry '%s' yet; use --interpret",
+               what, s->out->func->entry);
 }
 
 /* The values an element body may read: its own, and those of the element
@@ -819,8 +855,8 @@ static bool element_code(const IrBody *b, Scope *sc) {
     for (int i = 0; i < b->nparams; i++) scope_add(sc, b->params[i]);
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
-        bool nested = s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS || s->op == IR_SCAN || s->op == IR_TWO ||
-                      s->op == IR_COL || s->op == IR_MAP;
+        bool nested = s->op == IR_REDUCE || s->op == IR_REDUCEBLOCKS || s->op == IR_SCAN ||
+                      s->op == IR_TWO || s->op == IR_COL || s->op == IR_MAP;
         /* the optimiser makes those of at most 2^3 elements index and build (lengths-build) */
         if (s->op == IR_HALF || s->op == IR_JOIN || s->op == IR_SHIFT) return false;
         if (s->body && (!nested || !element_code(s->body, sc))) return false;
@@ -848,9 +884,12 @@ static const IrStmt *length_change(const IrBody *b) {
 static noreturn void not_element_code(const Sched *s, const IrStmt *stmt, const char *what) {
     const IrStmt *t = length_change(stmt->body);
     if (t)
-        diag_error(t->loc, "the back end does not support %s on more than 2^3 elements inside the function of a "
-                           "stage in entry '%s' yet (a block's half, join and shift are lifted to whole arrays "
-                           "only in a function that is array code alone); use --interpret", ir_op_name(t->op), s->out->func->entry);
+        diag_error(
+            t->loc,
+            "the back end does not support %s on more than 2^3 elements inside the function of a "
+            "stage in entry '%s' yet (a block's half, join and shift are lifted to whole arrays "
+            "only in a function that is array code alone); use --interpret",
+            ir_op_name(t->op), s->out->func->entry);
     unsupported(s, stmt, what);
 }
 
@@ -897,7 +936,8 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt);
 static bool only_permutations_after(const Sched *s) {
     for (int i = 0; i < s->nafter; i++) {
         const IrStmt *t = s->after[i];
-        if (t->op != IR_BMMC || t->nargs != 1 || t->nres != 1 || (i && t->args[0] != s->after[i - 1]->res[0]))
+        if (t->op != IR_BMMC || t->nargs != 1 || t->nres != 1 ||
+            (i && t->args[0] != s->after[i - 1]->res[0]))
             return false;
     }
     return true;
@@ -923,18 +963,24 @@ static void close_with_map(Sched *s, const IrStmt *map) {
     if (s->out->nhalves) {
         /* the last tile wrote the halves' kept elements in the logical
            order of the live bits (check_halves): the map's array */
-        s->load_map = (Phase){.map = map, .map_pos = f2_identity(map->res[0]->log_len), .in_elem = s->elem};
+        s->load_map = (Phase){.map = map,
+                              .map_pos = f2_identity(map->res[0]->log_len),
+                              .in_elem = s->elem};
         s->halves_written = true;
         s->q_mat = s->layout = f2_identity(s->n);
         s->q_compl = 0;
     } else if (last->kind == PHASE_PERMUTE) {
-        s->out->nphases--;   /* the final segment adds it again, of the map's type */
+        s->out->nphases--; /* the final segment adds it again, of the map's type */
         F2Mat layout_inv = inverse(&s->layout);
-        s->load_map = (Phase){.map = map, .map_pos = f2_mul(&q_map, &layout_inv), .map_pos_const = c_map,
+        s->load_map = (Phase){.map = map,
+                              .map_pos = f2_mul(&q_map, &layout_inv),
+                              .map_pos_const = c_map,
                               .in_elem = s->elem};
     } else {
         F2Mat end_inv = inverse(&s->q_mat), pos = f2_mul(&q_map, &end_inv);
-        s->load_map = (Phase){.map = map, .map_pos = pos, .map_pos_const = f2_apply(&pos, s->q_compl) ^ c_map,
+        s->load_map = (Phase){.map = map,
+                              .map_pos = pos,
+                              .map_pos_const = f2_apply(&pos, s->q_compl) ^ c_map,
                               .in_elem = s->elem};
         s->q_mat = s->layout = f2_identity(s->n);
         s->q_compl = 0;
@@ -955,8 +1001,10 @@ static void two_too_large(Sched *s, const IrStmt *stmt) {
         s->spans = true;
         return;
     }
-    diag_error(stmt->loc, "the back end does not support a two whose body works on more than 2^%d elements "
-                          "of this type yet; use --interpret", plan_reg_log(s->elem, s->tile_log));
+    diag_error(stmt->loc,
+               "the back end does not support a two whose body works on more than 2^%d elements "
+               "of this type yet; use --interpret",
+               plan_reg_log(s->elem, s->tile_log));
 }
 
 static void schedule_stmt(Sched *s, const IrStmt *stmt) {
@@ -965,35 +1013,38 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         /* after halves, on the live bits alone */
         F2Mat m = s->live < s->n ? f2_embed(stmt->mat, s->n, 0) : *stmt->mat;
         s->q_mat = f2_mul(&m, &s->q_mat);
-        s->q_compl = f2_apply(&m, s->q_compl) ^ stmt->compl;
+        s->q_compl = f2_apply(&m, s->q_compl) ^ stmt->compl ;
         return;
     }
-    case IR_HALF:
-        half_stmt(s, stmt);
-        return;
+    case IR_HALF: half_stmt(s, stmt); return;
     case IR_TWO:
-        if (!element_body(s, stmt->body)) not_element_code(s, stmt, "a two whose body is not element code");
+        if (!element_body(s, stmt->body))
+            not_element_code(s, stmt, "a two whose body is not element code");
         /* a LOCAL phase holds one element type in its tile (the optimiser's
            two-retype makes every two keep it) */
         if (!elem_equal(stmt->res[0]->elem, s->elem))
-            diag_fatal("internal error: a two that changes the element type in entry '%s'", s->out->func->entry);
+            diag_fatal("internal error: a two that changes the element type in entry '%s'",
+                       s->out->func->entry);
         if (s->live - stmt->k > plan_reg_log(s->elem, s->tile_log)) two_too_large(s, stmt);
         if (s->spans) return;
         push_step(s, stmt, stmt->body, s->live - stmt->k);
         return;
     case IR_MAP:
-        if (!element_body(s, stmt->body)) not_element_code(s, stmt, "a map whose function is not element code");
+        if (!element_body(s, stmt->body))
+            not_element_code(s, stmt, "a map whose function is not element code");
         if (!elem_equal(stmt->res[0]->elem, s->elem)) {
             /* the phases' planes are at most SCHED_MAX_SLOTS: entry_plan
                refuses a wider stage before it schedules (wide_stage) */
             if (stmt->res[0]->elem->nslots > SCHED_MAX_SLOTS)
-                diag_fatal("internal error: elements of more than %d fields between stages in entry '%s'",
-                           SCHED_MAX_SLOTS, s->out->func->entry);
+                diag_fatal(
+                    "internal error: elements of more than %d fields between stages in entry '%s'",
+                    SCHED_MAX_SLOTS, s->out->func->entry);
             /* a new element type: maps commute with permutations, so the map
                runs on the memory order as it is, in the next LOCAL phase's
                load where one comes next (plan_segment) */
             bool closing = s->npending && !s->gpu_log && only_permutations_after(s);
-            if (s->out->nhalves && (!closing || s->nafter))   /* the halved order is the logical one alone */
+            if (s->out->nhalves &&
+                (!closing || s->nafter)) /* the halved order is the logical one alone */
                 refuse_halves(s, "a map that changes the type after a half", s->out->nhalves);
             if (closing) {
                 close_with_map(s, stmt);
@@ -1002,7 +1053,9 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
             plan_segment(s, false);
             flush_load_map(s);
             F2Mat layout_inv = inverse(&s->layout);
-            s->load_map = (Phase){.map = stmt, .map_pos = f2_mul(&s->q_mat, &layout_inv), .map_pos_const = s->q_compl,
+            s->load_map = (Phase){.map = stmt,
+                                  .map_pos = f2_mul(&s->q_mat, &layout_inv),
+                                  .map_pos_const = s->q_compl,
                                   .in_elem = s->elem};
             s->has_load_map = true;
             set_elem(s, stmt->res[0]->elem);
@@ -1010,8 +1063,7 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
         }
         push_step(s, stmt, stmt->body, 0);
         return;
-    default:
-        unsupported(s, stmt, ir_op_name(stmt->op));
+    default: unsupported(s, stmt, ir_op_name(stmt->op));
     }
 }
 
@@ -1019,7 +1071,8 @@ static void schedule_stmt(Sched *s, const IrStmt *stmt) {
 static bool has_stage(const IrBody *body) {
     for (int i = 0; i < body->nstmts; i++) {
         IrOp op = body->stmts[i]->op;
-        if (op == IR_TWO || op == IR_COL || op == IR_MAP || op == IR_PARM || op == IR_BMMC) return true;
+        if (op == IR_TWO || op == IR_COL || op == IR_MAP || op == IR_PARM || op == IR_BMMC)
+            return true;
     }
     return false;
 }
@@ -1034,8 +1087,8 @@ static void fold_store_map(Schedule *s) {
     if (s->gpu_log) return;
     for (int i = 1; i < s->nphases; i++) {
         Phase *map = &s->phases[i], *local = map - 1;
-        if (map->kind != PHASE_MAP || local->kind != PHASE_LOCAL || map->nmap_tables || local->vec_log ||
-            local->vec_write)
+        if (map->kind != PHASE_MAP || local->kind != PHASE_LOCAL || map->nmap_tables ||
+            local->vec_log || local->vec_write)
             continue;
         local->store_map = map->map;
         local->store_pos = map->map_pos;
@@ -1049,8 +1102,8 @@ static void fold_store_map(Schedule *s) {
 static void schedule_body(Sched *s, const IrBody *body) {
     /* A two-element array worked on by element code alone (a comparator
        applied to the whole input) is one pair step. */
-    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && !has_stage(body) && element_body(s, body) &&
-        elem_equal(body->results[0]->elem, s->elem)) {
+    if (s->n == 1 && body->nparams == 1 && body->nstmts > 0 && !has_stage(body) &&
+        element_body(s, body) && elem_equal(body->results[0]->elem, s->elem)) {
         push_step(s, body->stmts[0], body, 1);
         plan_segment(s, true);
         return;
@@ -1058,9 +1111,13 @@ static void schedule_body(Sched *s, const IrBody *body) {
     const IrVal *cur = body->params[s->out->in_param];
     for (int i = 0; i < body->nstmts; i++) {
         const IrStmt *stmt = body->stmts[i];
-        if (stmt->op == IR_REPLICATE || stmt->op == IR_REDUCE || stmt->op == IR_ZIP || stmt->op == IR_UNZIP)
-            unsupported(s, stmt, arena_printf(s->arena, "%s as an array stage (only inside the function of a "
-                                                        "two, parm, col or map)", ir_op_name(stmt->op)));
+        if (stmt->op == IR_REPLICATE || stmt->op == IR_REDUCE || stmt->op == IR_ZIP ||
+            stmt->op == IR_UNZIP)
+            unsupported(s, stmt,
+                        arena_printf(s->arena,
+                                     "%s as an array stage (only inside the function of a "
+                                     "two, parm, col or map)",
+                                     ir_op_name(stmt->op)));
         if (stmt->nargs != 1 || stmt->args[0] != cur || stmt->nres != 1)
             unsupported(s, stmt, "a program that is not a single chain of array stages");
         s->after = (const IrStmt *const *)body->stmts + i + 1;
@@ -1071,13 +1128,16 @@ static void schedule_body(Sched *s, const IrBody *body) {
         i += s->consumed;
         cur = body->stmts[i]->res[0];
     }
-    if (cur != body->results[0]) diag_fatal("internal error: the entry result is not the last stage");
+    if (cur != body->results[0])
+        diag_fatal("internal error: the entry result is not the last stage");
     plan_segment(s, true);
     Schedule *out = s->out;
     fold_store_map(out);
     if (out->nhalves && !out->half_refused &&
-        (out->phases[out->nphases - 1].kind != PHASE_LOCAL || out->phases[out->nphases - 1].half_log != out->nhalves))
-        refuse_halves(s, "the last phase is no LOCAL phase that writes the logical order", out->nhalves - 1);
+        (out->phases[out->nphases - 1].kind != PHASE_LOCAL ||
+         out->phases[out->nphases - 1].half_log != out->nhalves))
+        refuse_halves(s, "the last phase is no LOCAL phase that writes the logical order",
+                      out->nhalves - 1);
 }
 
 /* Backwards from the last phase, which writes the output: a phase that runs
@@ -1093,7 +1153,8 @@ static void assign_buffers(Schedule *s) {
     for (int i = s->nphases - 1; i >= 0; i--) {
         Phase *p = &s->phases[i];
         p->dst = dst;
-        bool out_ok = !s->pad && !s->nhalves && !s->out_unstored && plan_fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
+        bool out_ok = !s->pad && !s->nhalves && !s->out_unstored &&
+                      plan_fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
         } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map && !p->store_map &&
@@ -1101,20 +1162,24 @@ static void assign_buffers(Schedule *s) {
             /* (a load or store map's planes are of another type: not in place) */
             p->src = dst;
         } else {
-            p->src = dst != BUF_OUT && out_ok ? BUF_OUT : dst == BUF_SCRATCH_A ? BUF_SCRATCH_B : BUF_SCRATCH_A;
+            p->src = dst != BUF_OUT && out_ok ? BUF_OUT
+                     : dst == BUF_SCRATCH_A   ? BUF_SCRATCH_B
+                                              : BUF_SCRATCH_A;
         }
         if (i > 0 && p->src == BUF_OUT && !plan_fits_output(s, &s->phases[i - 1]))
-            diag_fatal("internal error: phase %d of '%s' does not fit the output", i - 1, s->func->name);
+            diag_fatal("internal error: phase %d of '%s' does not fit the output", i - 1,
+                       s->func->name);
         dst = p->src;
     }
 }
 
 static AliasRule alias_rule(const Schedule *s) {
-    if (s->nphases == 0) return ALIAS_EXACT_OK;   /* a copy, skipped where in is out */
+    if (s->nphases == 0) return ALIAS_EXACT_OK; /* a copy, skipped where in is out */
     if (s->phases[0].dst != BUF_OUT) return ALIAS_HARMLESS;
     const Phase *first = &s->phases[0];
-    return first->kind == PHASE_LOCAL && first->writes_in_place && !first->map && !first->store_map ? ALIAS_EXACT_OK
-                                                                                                     : ALIAS_COPY;
+    return first->kind == PHASE_LOCAL && first->writes_in_place && !first->map && !first->store_map
+               ? ALIAS_EXACT_OK
+               : ALIAS_COPY;
 }
 
 
@@ -1130,7 +1195,8 @@ static void lay_out_scratch(Schedule *s) {
         if (t->nslots > s->scratch_planes[x]) s->scratch_planes[x] = t->nslots;
         for (int k = 0; k < t->nslots; k++) {
             /* with ranks, each holds its slice of a plane */
-            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8) << (p->n - s->gpu_log);
+            unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(t, k)) / 8)
+                                       << (p->n - s->gpu_log);
             if (bytes > plane[x][k]) plane[x][k] = bytes;
         }
     }
@@ -1159,24 +1225,26 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     const IrBody *body = f->body;
     int in = array_param(body);
     if (in < 0 || body->nresults != 1 || ir_is_scalar(body->results[0]))
-        diag_fatal("internal error: entry '%s' scheduled as one chain without one array in and out", f->name);
+        diag_fatal("internal error: entry '%s' scheduled as one chain without one array in and out",
+                   f->name);
     int fields = body->params[in]->elem->nslots;
     if (body->results[0]->elem->nslots > fields) fields = body->results[0]->elem->nslots;
     if (fields > SCHED_MAX_SLOTS)
-        return arena_printf(arena, "the back end supports elements of at most %d fields; '%s' has elements of %d",
-                            SCHED_MAX_SLOTS, f->entry, fields);
+        return arena_printf(
+            arena, "the back end supports elements of at most %d fields; '%s' has elements of %d",
+            SCHED_MAX_SLOTS, f->entry, fields);
     return NULL;
 }
 
-static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise, int tile_cap_log,
-                          Schedule *out);
+static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise,
+                          int tile_cap_log, Schedule *out);
 
 /* A chain too small to split over the ranks (Schedule.whole_log): the
  * plan for one GPU, which every rank runs on the whole array after
  * gathering it, before anything writes its slice of the output (so an
  * input that overlaps the output is harmless). */
-static void plan_whole(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise, int tile_cap_log,
-                       Schedule *out) {
+static void plan_whole(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise,
+                       int tile_cap_log, Schedule *out) {
     SchedOptions one = *opt;
     one.gpu_log = 0;
     schedule_with(arena, f, &one, tile_raise, tile_cap_log, out);
@@ -1184,8 +1252,8 @@ static void plan_whole(Arena *arena, const IrFunc *f, const SchedOptions *opt, i
     out->alias = ALIAS_HARMLESS;
 }
 
-static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise, int tile_cap_log,
-                          Schedule *out) {
+static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise,
+                          int tile_cap_log, Schedule *out) {
     const IrBody *body = f->body;
     const char *refusal = schedule_refusal(arena, f);
     if (refusal) diag_error(f->loc, "%s", refusal);
@@ -1199,8 +1267,11 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     int gpu_log = opt ? opt->gpu_log : 0;
     out->gpu_log = gpu_log;
     if (gpu_log && out->n < gpu_log)
-        diag_error(f->loc, "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs (--gpus) when "
-                           "each holds at least 1", f->entry, out->n, 1 << gpu_log);
+        diag_error(
+            f->loc,
+            "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs (--gpus) when "
+            "each holds at least 1",
+            f->entry, out->n, 1 << gpu_log);
     /* a slice of one element splits no block: the whole chain on every rank */
     if (gpu_log && out->n == gpu_log) {
         plan_whole(arena, f, opt, tile_raise, tile_cap_log, out);
@@ -1213,15 +1284,23 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
         out->pad_rows_log = f->pad_rows_log;
         out->pad_cols_log = f->pad_cols_log;
     }
-    Sched s = {.arena = arena, .out = out, .n = out->n, .tile_bytes = opt ? opt->tile_bytes : 0,
-               .tile_raise = tile_raise, .tile_cap_log = tile_cap_log,
-               .segment_bytes = opt && opt->segment_bytes ? opt->segment_bytes : SCHED_SEGMENT_BYTES,
+    Sched s = {.arena = arena,
+               .out = out,
+               .n = out->n,
+               .tile_bytes = opt ? opt->tile_bytes : 0,
+               .tile_raise = tile_raise,
+               .tile_cap_log = tile_cap_log,
+               .segment_bytes = opt && opt->segment_bytes ? opt->segment_bytes
+                                                          : SCHED_SEGMENT_BYTES,
                .vector_copies = opt && opt->vector_copies,
-               .narrow_permutes = opt && opt->narrow_permutes, .narrow_copies = opt && opt->narrow_copies,
+               .narrow_permutes = opt && opt->narrow_permutes,
+               .narrow_copies = opt && opt->narrow_copies,
                .gpu_log = gpu_log,
                .exchange_pieces = opt ? opt->exchange_pieces : 0,
-               .reg_bytes_log = opt && opt->register_bytes == 256 ? ELEM_REGISTER_BYTES_LOG + 1 : ELEM_REGISTER_BYTES_LOG,
-               .tile_buffers = opt ? opt->tile_buffers : 0, .cluster_log = opt ? opt->cluster_log : 0};
+               .reg_bytes_log = opt && opt->register_bytes == 256 ? ELEM_REGISTER_BYTES_LOG + 1
+                                                                  : ELEM_REGISTER_BYTES_LOG,
+               .tile_buffers = opt ? opt->tile_buffers : 0,
+               .cluster_log = opt ? opt->cluster_log : 0};
     set_elem(&s, out->in_elem);
     s.q_mat = f2_identity(s.n);
     s.layout = f2_identity(s.n);
@@ -1237,7 +1316,9 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     out->alias = alias_rule(out);
 }
 
-static bool loads_elements(const Phase *p) { return p->kind == PHASE_LOCAL || p->kind == PHASE_MAP; }
+static bool loads_elements(const Phase *p) {
+    return p->kind == PHASE_LOCAL || p->kind == PHASE_MAP;
+}
 
 void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
     /* a padded input is read through the caller's shape (no shifts); an
@@ -1248,15 +1329,15 @@ void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
     shifts &= loads_elements(&s->phases[0]) && !s->pad;
     if (shifts) {
         memcpy(s->in_shift, in_shift, sizeof(int) * (size_t)s->in_elem->nslots);
-        s->phases[0].buffers = 1;   /* cp.async copies whole tiles of one plane's indices */
+        s->phases[0].buffers = 1; /* cp.async copies whole tiles of one plane's indices */
     }
     if (unstored && loads_elements(&s->phases[s->nphases - 1])) {
         s->out_unstored = unstored;
-        assign_buffers(s);          /* now no other phase writes the output */
+        assign_buffers(s); /* now no other phase writes the output */
         lay_out_scratch(s);
         s->alias = alias_rule(s);
     }
-    if (shifts || s->out_unstored) kernel_plan(s);     /* the buffers changed */
+    if (shifts || s->out_unstored) kernel_plan(s); /* the buffers changed */
 }
 
 /* With the default tile (default_tile_log), a program of several passes
@@ -1270,14 +1351,16 @@ static void schedule_blocks(Arena *arena, const IrFunc *f, const SchedOptions *o
     for (int raise = 1; raise <= room && out->nphases > 1; raise++) {
         Schedule larger;
         schedule_with(arena, f, opt, raise, SCHED_MAX_TILE, &larger);
-        if (4 * larger.nphases > 3 * out->nphases || (larger.half_refused && !out->half_refused)) break;
+        if (4 * larger.nphases > 3 * out->nphases || (larger.half_refused && !out->half_refused))
+            break;
         *out = larger;
     }
     while (out->nphases == 1 && out->phases[0].kind == PHASE_LOCAL &&
            out->phases[0].tile_log > smallest_tile_log(out->phases[0].elem)) {
         Schedule smaller;
         schedule_with(arena, f, opt, 0, out->phases[0].tile_log - 1, &smaller);
-        if (smaller.nphases != 1 || smaller.phases[0].kind != PHASE_LOCAL || (smaller.half_refused && !out->half_refused))
+        if (smaller.nphases != 1 || smaller.phases[0].kind != PHASE_LOCAL ||
+            (smaller.half_refused && !out->half_refused))
             break;
         *out = smaller;
     }
@@ -1296,7 +1379,8 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
     SchedOptions plain = *opt;
     plain.cluster_log = 0;
     schedule_blocks(arena, f, &plain, out);
-    if (!clustered.cluster_refused && clustered.nphases >= out->nphases) clustered.cluster_refused = "no fewer passes";
+    if (!clustered.cluster_refused && clustered.nphases >= out->nphases)
+        clustered.cluster_refused = "no fewer passes";
     if (clustered.cluster_refused) out->cluster_refused = clustered.cluster_refused;
     else *out = clustered;
 }

@@ -19,18 +19,20 @@
 
 /* What the scheduler may use of the target. */
 typedef struct {
-    int tile_bytes;             /* 0: the default (schedule.c, default_tile_log) */
-    int segment_bytes;          /* bytes of a plane that a warp access reads whole: 32, 64 or 128 (0: 128) */
-    bool vector_copies;         /* tile copies in 16-byte vectors where they can be, any field size (Phase.vec_log) */
-    bool narrow_permutes;       /* permutation kernels without vectors (BmmcPlan.vec_log) */
-    bool narrow_copies;         /* tile copies of 1- and 2-byte fields without vectors (Phase.vec_log) */
-    int register_bytes;         /* a thread's register round, in bytes (Phase.reg_bytes_log); 0: 128 */
-    int tile_buffers;           /* LOCAL kernels of this many tile buffers where they fit (Phase.buffers); 0: one */
-    int cluster_log;            /* tiles of clusters of 2^cluster_log blocks (Phase.cluster_log) */
-    int gpu_log;                /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
-    int exchange_pieces;        /* cut each exchange into this many pieces (a power of two
+    int tile_bytes;    /* 0: the default (schedule.c, default_tile_log) */
+    int segment_bytes; /* bytes of a plane that a warp access reads whole: 32, 64 or 128 (0: 128) */
+    /* tile copies in 16-byte vectors where they can be, any field size (Phase.vec_log) */
+    bool vector_copies;
+    bool narrow_permutes; /* permutation kernels without vectors (BmmcPlan.vec_log) */
+    bool narrow_copies;   /* tile copies of 1- and 2-byte fields without vectors (Phase.vec_log) */
+    int register_bytes;   /* a thread's register round, in bytes (Phase.reg_bytes_log); 0: 128 */
+    /* LOCAL kernels of this many tile buffers where they fit (Phase.buffers); 0: one */
+    int tile_buffers;
+    int cluster_log;       /* tiles of clusters of 2^cluster_log blocks (Phase.cluster_log) */
+    int gpu_log;           /* the entry runs on 2^gpu_log GPUs (ranks, plan.h) */
+    int exchange_pieces;   /* cut each exchange into this many pieces (a power of two
                                    up to 2^EXCHANGE_MAX_PIECE_LOG); 0: exchange_plan.c's choice */
-    bool tiles_in_scratch;      /* the target holds a LOCAL phase's tile in the call's scratch
+    bool tiles_in_scratch; /* the target holds a LOCAL phase's tile in the call's scratch
                                    (the C target), not in shared memory (host_plan.c) */
 } SchedOptions;
 

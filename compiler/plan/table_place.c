@@ -42,7 +42,8 @@ static bool varies_on_lanes(const Phase *p, uint64_t on_u) {
 /* A table read by the top level of a step's body (its round planned) or,
  * with st NULL, of a phase's map (Phase.map) over the element at memory
  * index x. */
-static TablePlace place_of(const Phase *p, const Step *st, const IrBody *body, const IrStmt *table) {
+static TablePlace place_of(const Phase *p, const Step *st, const IrBody *body,
+                           const IrStmt *table) {
     const IrStmt *pos = defining(body, table->args[0]);
     if (!pos || pos->op != IR_POS) return TABLE_GLOBAL;
     uint64_t on_u[64], on_b[64], on_tid[64], konst, varies = 0, lanes = 0;
@@ -60,7 +61,7 @@ static TablePlace place_of(const Phase *p, const Step *st, const IrBody *body, c
 typedef struct {
     const Phase *p;
     const Step *st;
-    const IrBody *body;         /* the function's body; the others are nested in it */
+    const IrBody *body; /* the function's body; the others are nested in it */
     TableUse *uses;
     int n;
 } Collect;
@@ -80,7 +81,7 @@ static bool collect_table(IrWalk *w, IrStmt *s) {
 typedef struct {
     Arena *arena;
     long limit, bytes;
-    bool *admitted;             /* by table number */
+    bool *admitted; /* by table number */
     int cap;
 } Budget;
 
@@ -106,14 +107,15 @@ static void budget_uses(Budget *b, TableUse *uses, int n) {
     }
 }
 
-static void place_body(Arena *arena, const Phase *p, const Step *st, const IrBody *body, TableUse **uses, int *n) {
+static void place_body(Arena *arena, const Phase *p, const Step *st, const IrBody *body,
+                       TableUse **uses, int *n) {
     *n = 0;
     *uses = NULL;
     int count = ir_count_stmts(body, IR_TABLE);
     if (!count) return;
     Collect c = {p, st, body, NEW_ARRAY(arena, TableUse, count), 0};
     IrWalk w = {.stmt = collect_table, .ctx = &c};
-    ir_walk(&w, body);   /* the uses in statement order */
+    ir_walk(&w, body); /* the uses in statement order */
     *uses = c.uses;
     *n = c.n;
 }

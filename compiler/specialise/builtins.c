@@ -19,7 +19,8 @@ static int64_t static_pow(Spec *s, int64_t base, int64_t exp, Loc loc) {
     if (base == -1) return exp % 2 ? -1 : 1;
     int64_t r = 1;
     for (int64_t i = 0; i < exp; i++)
-        if (__builtin_mul_overflow(r, base, &r)) diag_error(loc, "static arithmetic overflows 64 bits");
+        if (__builtin_mul_overflow(r, base, &r))
+            diag_error(loc, "static arithmetic overflows 64 bits");
     return r;
 }
 
@@ -67,7 +68,10 @@ static Value *static_float_op(Spec *s, Op op, double a, double b, Loc loc) {
     Value *v = NEW(s->arena, Value);
     v->kind = V_FLOAT;
     switch (op) {
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_DIV:
         v->f = scalar_binary(op, PRIM_F64, (Scalar){.f64 = a}, (Scalar){.f64 = b}).f64;
         return v;
     case OP_EQ: return value_bool(s, a == b);
@@ -82,10 +86,13 @@ static Value *static_float_op(Spec *s, Op op, double a, double b, Loc loc) {
 
 static Value *static_bool_op(Spec *s, Op op, bool a, bool b, Loc loc) {
     switch (op) {
-    case OP_AND: case OP_BAND: return value_bool(s, a && b);
-    case OP_OR: case OP_BOR: return value_bool(s, a || b);
+    case OP_AND:
+    case OP_BAND: return value_bool(s, a && b);
+    case OP_OR:
+    case OP_BOR: return value_bool(s, a || b);
     case OP_EQ: return value_bool(s, a == b);
-    case OP_NE: case OP_XOR: return value_bool(s, a != b);
+    case OP_NE:
+    case OP_XOR: return value_bool(s, a != b);
     default: diag_error(loc, "operator '%s' does not apply to booleans", op_name(op));
     }
 }
@@ -107,8 +114,8 @@ static Value *static_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
         double y = b->kind == V_INT ? (double)b->i : b->f;
         return static_float_op(s, op, x, y, loc);
     }
-    diag_error(loc, "operator '%s' does not apply to %s and %s", op_name(op),
-               value_describe(s, a), value_describe(s, b));
+    diag_error(loc, "operator '%s' does not apply to %s and %s", op_name(op), value_describe(s, a),
+               value_describe(s, b));
 }
 
 /* Which primitive types an operator or built-in function accepts at run
@@ -118,10 +125,11 @@ static void check_runtime_op(Op op, Prim p, Loc loc) {
     if (op_is_function(op) && op_info(op)->on_int)
         diag_error(loc, "'%s' takes integers or floats, got %s", op_name(op), prim_name(p));
     if (op_is_function(op) && op_info(op)->arity == 1)
-        diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)", op_name(op), prim_name(p),
-                   op_name(op));
+        diag_error(loc, "'%s' takes f32 or f64, got %s; convert first, as in %s (f64 x)",
+                   op_name(op), prim_name(p), op_name(op));
     if (op_is_function(op))
-        diag_error(loc, "'%s' takes f32 or f64, got %s; convert first (f64 x)", op_name(op), prim_name(p));
+        diag_error(loc, "'%s' takes f32 or f64, got %s; convert first (f64 x)", op_name(op),
+                   prim_name(p));
     diag_error(loc, "operator '%s' does not apply to %s", op_name(op), prim_name(p));
 }
 
@@ -144,10 +152,14 @@ static Value *located(Value *v, Loc loc) {
  * have been static; a run-time base wants multiplication. */
 static noreturn void runtime_power(Spec *s, Value *a, Value *b, Loc loc) {
     Value *rt = value_is_static(b) ? a : b;
-    diag_report(loc, "'^' is static power: its operands must be known at compile time, but %s is %s",
+    diag_report(loc,
+                "'^' is static power: its operands must be known at compile time, but %s is %s",
                 rt == a ? "the base" : "the exponent", value_describe(s, rt));
     if (rt == b) spec_static_note(loc);
-    else diag_note(loc, "'^' computes static numbers such as sizes; for a run-time power, multiply (x * x)");
+    else
+        diag_note(
+            loc,
+            "'^' computes static numbers such as sizes; for a run-time power, multiply (x * x)");
     diag_abort();
 }
 
@@ -156,7 +168,8 @@ static noreturn void runtime_power(Spec *s, Value *a, Value *b, Loc loc) {
 static noreturn void function_minus(Spec *s, Value *b, Loc loc) {
     diag_report(loc, "operator '-' does not apply to a function and %s", value_describe(s, b));
     if (!spec_negative_argument_noted(s, loc))
-        diag_note(loc, "`f -1` is the subtraction f - 1; a negative argument needs parentheses: f (-1)");
+        diag_note(loc,
+                  "`f -1` is the subtraction f - 1; a negative argument needs parentheses: f (-1)");
     diag_abort();
 }
 
@@ -166,7 +179,9 @@ Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
     if (!b) {
         if (value_is_static(a)) return located(static_unary(s, op, a, loc), loc);
         const ElemType *t = scalar_type_of(s, a, op, loc);
-        if (!t) diag_error(loc, "operator '%s' does not apply to %s", op_name(op), value_describe(s, a));
+        if (!t)
+            diag_error(loc, "operator '%s' does not apply to %s", op_name(op),
+                       value_describe(s, a));
         check_runtime_op(op, t->prim, loc);
         IrStmt *st = ir_append(s->prog, s->body, IR_UNARY, loc, 1, &a->rt);
         st->alu = op;
@@ -174,23 +189,31 @@ Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
     }
     if (op == OP_INDEX) return index_at(s, a, b, loc);
     if (op == OP_SUB && a->kind == V_FUNC && b->kind != V_FUNC) function_minus(s, b, loc);
-    if (value_is_static(a) && value_is_static(b)) return located(static_binary(s, op, a, b, loc), loc);
+    if (value_is_static(a) && value_is_static(b))
+        return located(static_binary(s, op, a, b, loc), loc);
     if (op == OP_POW) runtime_power(s, a, b, loc);
     const ElemType *ta = scalar_type_of(s, a, op, loc), *tb = scalar_type_of(s, b, op, loc);
     if (ta && tb && ta->prim != tb->prim)
-        diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op), prim_name(ta->prim),
-                   prim_name(tb->prim));
+        diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op),
+                   prim_name(ta->prim), prim_name(tb->prim));
     const ElemType *t = ta ? ta : tb;
-    if (!t) diag_error(loc, "operator '%s' does not apply to %s and %s", op_name(op),
-                       value_describe(s, a), value_describe(s, b));
+    if (!t)
+        diag_error(loc, "operator '%s' does not apply to %s and %s", op_name(op),
+                   value_describe(s, a), value_describe(s, b));
     check_runtime_op(op, t->prim, loc);
     IrVal *args[2] = {spec_coerce(s, a, t, loc)->rt, spec_coerce(s, b, t, loc)->rt};
     IrStmt *st = ir_append(s->prog, s->body, IR_BINARY, loc, 2, args);
     st->alu = op;
-    return value_rt(s, ir_add_result(s->prog, st, -1, op_is_comparison(op) ? elem_prim(PRIM_BOOL) : t));
+    return value_rt(s, ir_add_result(s->prog, st, -1,
+                                     op_is_comparison(op) ? elem_prim(PRIM_BOOL) : t));
 }
 
-static Value *op_section(Spec *s, Value **args, Loc loc) { (void)s; (void)args; (void)loc; return NULL; }
+static Value *op_section(Spec *s, Value **args, Loc loc) {
+    (void)s;
+    (void)args;
+    (void)loc;
+    return NULL;
+}
 static const Builtin opsection = {"(op)", 2, op_section};
 const Builtin *builtin_opsection(void) { return &opsection; }
 
@@ -208,7 +231,8 @@ static Value *min_or_max(Spec *s, Value **args, Loc loc, Op less) {
     if (lt->kind == V_BOOL) return lt->i ? args[1] : args[0];
     const ElemType *t = spec_elem_type(s, args[0]);
     if (!t) t = spec_elem_type(s, args[1]);
-    IrVal *sel[3] = {lt->rt, spec_coerce(s, args[1], t, loc)->rt, spec_coerce(s, args[0], t, loc)->rt};
+    IrVal *sel[3] = {lt->rt, spec_coerce(s, args[1], t, loc)->rt,
+                     spec_coerce(s, args[0], t, loc)->rt};
     IrStmt *st = ir_append(s->prog, s->body, IR_SELECT, loc, 3, sel);
     return value_rt(s, ir_add_result(s->prog, st, -1, t));
 }
@@ -247,14 +271,18 @@ static Value *runtime_function(Spec *s, Op op, Value **args, Loc loc) {
     for (int i = 0; i < n; i++) {
         const ElemType *ti = scalar_type_of(s, args[i], op, loc);
         if (ti && t && ti->prim != t->prim)
-            diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op), prim_name(t->prim),
-                       prim_name(ti->prim));
+            diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op),
+                       prim_name(t->prim), prim_name(ti->prim));
         if (!t) t = ti;
     }
     check_runtime_op(op, t->prim, loc);
     IrVal *operands[3];
     for (int i = 0; i < n; i++) operands[i] = spec_coerce(s, args[i], t, loc)->rt;
-    IrStmt *st = ir_append(s->prog, s->body, n == 1 ? IR_UNARY : n == 2 ? IR_BINARY : IR_TERNARY, loc, n, operands);
+    IrStmt *st = ir_append(s->prog, s->body,
+                           n == 1   ? IR_UNARY
+                           : n == 2 ? IR_BINARY
+                                    : IR_TERNARY,
+                           loc, n, operands);
     st->alu = op;
     return value_rt(s, ir_add_result(s->prog, st, -1, t));
 }
@@ -267,7 +295,9 @@ static Value *apply_function(Spec *s, Op op, Value **args, Loc loc) {
 }
 
 #define FUNCTION(OP, name) \
-    static Value *b_##name(Spec *s, Value **args, Loc loc) { return apply_function(s, OP, args, loc); }
+    static Value *b_##name(Spec *s, Value **args, Loc loc) { \
+        return apply_function(s, OP, args, loc); \
+    }
 FUNCTION(OP_SQRT, sqrt)
 FUNCTION(OP_SIN, sin)
 FUNCTION(OP_COS, cos)
@@ -315,7 +345,8 @@ CONVERSION(PRIM_F64, f64)
 /* ---- matrices ---- */
 
 static F2Mat *new_mat(Spec *s, int64_t n, Loc loc) {
-    if (n < 1 || n > F2_MAX) diag_error(loc, "matrix size %lld is out of range 1..%d", (long long)n, F2_MAX);
+    if (n < 1 || n > F2_MAX)
+        diag_error(loc, "matrix size %lld is out of range 1..%d", (long long)n, F2_MAX);
     F2Mat *m = NEW(s->arena, F2Mat);
     m->n = (int)n;
     return m;
@@ -337,8 +368,8 @@ static void set_row(Spec *s, F2Mat *m, int i, int64_t row, Loc loc) {
 
 static Value *b_mat(Spec *s, Value **args, Loc loc) {
     Value *rows = args[0];
-    if (rows->kind != V_LIST) diag_error(loc, "mat expects a static list of row masks, got %s",
-                                         value_describe(s, rows));
+    if (rows->kind != V_LIST)
+        diag_error(loc, "mat expects a static list of row masks, got %s", value_describe(s, rows));
     F2Mat *m = new_mat(s, rows->n, loc);
     for (int i = 0; i < rows->n; i++)
         set_row(s, m, i, spec_expect_int(s, rows->elems[i], loc, "a matrix row"), loc);
@@ -348,22 +379,28 @@ static Value *b_mat(Spec *s, Value **args, Loc loc) {
 static Value *b_matof(Spec *s, Value **args, Loc loc) {
     F2Mat *m = new_mat(s, spec_expect_int(s, args[0], loc, "matrix size"), loc);
     for (int i = 0; i < m->n; i++)
-        set_row(s, m, i, spec_expect_int(s, spec_apply(s, args[1], value_int(s, i), loc), loc, "a matrix row"), loc);
+        set_row(s, m, i,
+                spec_expect_int(s, spec_apply(s, args[1], value_int(s, i), loc), loc,
+                                "a matrix row"),
+                loc);
     return mat_value(s, m);
 }
 
 static Value *b_bitperm(Spec *s, Value **args, Loc loc) {
     F2Mat *m = new_mat(s, spec_expect_int(s, args[0], loc, "permutation size"), loc);
     uint64_t seen = 0;
-    int from[F2_MAX];       /* from[b]: the i that mapped to b */
+    int from[F2_MAX]; /* from[b]: the i that mapped to b */
     for (int i = 0; i < m->n; i++) {
-        int64_t src = spec_expect_int(s, spec_apply(s, args[1], value_int(s, i), loc), loc, "a bit index");
+        int64_t src = spec_expect_int(s, spec_apply(s, args[1], value_int(s, i), loc), loc,
+                                      "a bit index");
         if (src < 0 || src >= m->n)
             diag_error(loc, "bitperm: the function maps %d to %lld, which is outside 0..%d", i,
                        (long long)src, m->n - 1);
         if (seen >> src & 1)
-            diag_error(loc, "bitperm: the function is not a permutation of 0..%d: it maps both %d and %d to %lld",
-                       m->n - 1, from[src], i, (long long)src);
+            diag_error(
+                loc,
+                "bitperm: the function is not a permutation of 0..%d: it maps both %d and %d to %lld",
+                m->n - 1, from[src], i, (long long)src);
         from[src] = i;
         seen |= UINT64_C(1) << src;
         m->row[i] = UINT64_C(1) << src;
@@ -393,14 +430,17 @@ static IrStmt *emit_with_body(Spec *s, IrOp op, IrBody *body, IrVal *arg, Loc lo
 }
 
 /* f applied to a sub-array of 2^log_len elements, giving one of the same length. */
-static IrBody *array_body(Spec *s, Value *f, int log_len, const ElemType *elem, Loc loc, const char *who) {
+static IrBody *array_body(Spec *s, Value *f, int log_len, const ElemType *elem, Loc loc,
+                          const char *who) {
     BodyScope sc = body_begin(s);
     IrVal *param = ir_body_add_param(s->prog, sc.body, log_len, elem);
     Value *r = spec_apply(s, f, value_rt(s, param), loc);
     if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
     if (r->kind != V_RT || r->rt->log_len != log_len)
-        diag_error(loc, "the function given to %s must return an array of 2^%d elements, but it returns %s",
-                   who, log_len, value_describe(s, r));
+        diag_error(
+            loc,
+            "the function given to %s must return an array of 2^%d elements, but it returns %s",
+            who, log_len, value_describe(s, r));
     ir_body_add_result(s->prog, sc.body, r->rt);
     body_end(s, sc);
     return sc.body;
@@ -409,7 +449,8 @@ static IrBody *array_body(Spec *s, Value *f, int log_len, const ElemType *elem, 
 static uint64_t check_mask(Spec *s, Value *m, int n, Loc loc, const char *who) {
     int64_t mask = spec_expect_int(s, m, loc, "the mask");
     if (mask <= 0 || (n < 63 && mask >> n))
-        diag_error(loc, "%s mask %lld is out of range: it must satisfy 0 < m < 2^%d", who, (long long)mask, n);
+        diag_error(loc, "%s mask %lld is out of range: it must satisfy 0 < m < 2^%d", who,
+                   (long long)mask, n);
     return (uint64_t)mask;
 }
 
@@ -451,8 +492,8 @@ static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, bool in
     if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
     if (r->kind != V_RT || r->rt->log_len != 1 || !elem_equal(r->rt->elem, xs->elem)) {
         const char *t = elem_text(s->arena, xs->elem);
-        diag_error(loc, "the function given to %s must map %s[2]%s to [2]%s, but it returns %s", who,
-                   indexed ? "an index and " : "", t, t, value_describe(s, r));
+        diag_error(loc, "the function given to %s must map %s[2]%s to [2]%s, but it returns %s",
+                   who, indexed ? "an index and " : "", t, t, value_describe(s, r));
     }
     ir_body_add_result(s->prog, sc.body, r->rt);
     body_end(s, sc);
@@ -463,12 +504,14 @@ static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, bool in
 
 static Value *b_col(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of col");
-    return col_with_mask(s, check_mask(s, args[0], xs->log_len, loc, "col"), args[1], xs, false, loc);
+    return col_with_mask(s, check_mask(s, args[0], xs->log_len, loc, "col"), args[1], xs, false,
+                         loc);
 }
 
 static Value *b_coli(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[2], loc, "the argument of coli");
-    return col_with_mask(s, check_mask(s, args[0], xs->log_len, loc, "coli"), args[1], xs, true, loc);
+    return col_with_mask(s, check_mask(s, args[0], xs->log_len, loc, "coli"), args[1], xs, true,
+                         loc);
 }
 
 static Value *b_vcolumn(Spec *s, Value **args, Loc loc) {
@@ -485,19 +528,21 @@ static Value *b_bmmc(Spec *s, Value **args, Loc loc) {
         compl = spec_expect_int(s, m->elems[1], loc, "the complement");
         m = m->elems[0];
     }
-    if (m->kind != V_MAT) diag_error(loc, "bmmc expects a matrix or (matrix, complement), got %s",
-                                     value_describe(s, args[0]));
+    if (m->kind != V_MAT)
+        diag_error(loc, "bmmc expects a matrix or (matrix, complement), got %s",
+                   value_describe(s, args[0]));
     if (m->mat->n != xs->log_len)
-        diag_error(loc, "bmmc matrix is %dx%d but the array has 2^%d elements", m->mat->n, m->mat->n,
-                   xs->log_len);
+        diag_error(loc, "bmmc matrix is %dx%d but the array has 2^%d elements", m->mat->n,
+                   m->mat->n, xs->log_len);
     if (compl < 0 || (xs->log_len < 63 && compl >> xs->log_len))
-        diag_error(loc, "bmmc complement %lld has bits outside the %d index bits", (long long)compl, xs->log_len);
+        diag_error(loc, "bmmc complement %lld has bits outside the %d index bits", (long long)compl,
+                   xs->log_len);
     F2Mat inv;
-    if (!f2_invert(m->mat, &inv)) diag_error(loc, "bmmc matrix is singular (rank %d of %d)",
-                                            f2_rank(m->mat), m->mat->n);
+    if (!f2_invert(m->mat, &inv))
+        diag_error(loc, "bmmc matrix is singular (rank %d of %d)", f2_rank(m->mat), m->mat->n);
     IrStmt *st = ir_append(s->prog, s->body, IR_BMMC, loc, 1, &xs);
     st->mat = m->mat;
-    st->compl = (uint64_t)compl;
+    st->compl = (uint64_t) compl ;
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len, xs->elem));
 }
 
@@ -543,21 +588,29 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
     const char *path = NULL;
     const Value *bad = r->kind == V_TUPLE ? non_scalar_field(s, r, &path) : NULL;
     if (bad && bad->kind == V_BOOL)
-        diag_error(loc, "%s of the tuple returned by the function given to %s is a static bool, %s; give it an "
-                        "element type, e.g. `bool %s`", path, who, value_describe(s, bad), value_describe(s, bad));
+        diag_error(
+            loc,
+            "%s of the tuple returned by the function given to %s is a static bool, %s; give it an "
+            "element type, e.g. `bool %s`",
+            path, who, value_describe(s, bad), value_describe(s, bad));
     if (bad && (bad->kind == V_INT || bad->kind == V_FLOAT))
-        diag_error(loc, "%s of the tuple returned by the function given to %s is a static number, %s; give it an "
-                        "element type, e.g. `%s %s`", path, who, value_describe(s, bad),
-                   bad->kind == V_INT ? "i32" : "f64", number_source(s, bad));
+        diag_error(
+            loc,
+            "%s of the tuple returned by the function given to %s is a static number, %s; give it an "
+            "element type, e.g. `%s %s`",
+            path, who, value_describe(s, bad), bad->kind == V_INT ? "i32" : "f64",
+            number_source(s, bad));
     if (bad)
-        diag_error(loc, "%s of the tuple returned by the function given to %s is %s, not a run-time scalar", path,
-                   who, value_describe(s, bad));
-    diag_error(loc, "the function given to %s must return a scalar or a tuple of scalars, got %s", who,
-               value_describe(s, r));
+        diag_error(
+            loc,
+            "%s of the tuple returned by the function given to %s is %s, not a run-time scalar",
+            path, who, value_describe(s, bad));
+    diag_error(loc, "the function given to %s must return a scalar or a tuple of scalars, got %s",
+               who, value_describe(s, r));
 }
 
-static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const ElemType *fallback, Loc loc,
-                                       const char *who) {
+static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const ElemType *fallback,
+                                       Loc loc, const char *who) {
     const ElemType *t = spec_elem_type(s, r);
     if (!t && value_is_static(r) && fallback) t = fallback;
     if (!t) not_element(s, r, loc, who);
@@ -571,12 +624,15 @@ static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const El
 /* map f, or with `indexed` mapi f: f i xs[i]. */
 static Value *map_with(Spec *s, Value **args, bool indexed, Loc loc) {
     const char *who = indexed ? "mapi" : "map";
-    IrVal *xs = spec_expect_array(s, args[1], loc, indexed ? "the argument of mapi" : "the argument of map");
+    IrVal *xs = spec_expect_array(s, args[1], loc,
+                                  indexed ? "the argument of mapi" : "the argument of map");
     BodyScope sc = body_begin(s);
     Value *fargs[2] = {indexed ? instance_index(s, xs->log_len, loc) : NULL,
                        element_params(s, sc.body, xs->elem)};
-    Value *r = indexed ? spec_apply_n(s, args[0], 2, fargs, loc) : spec_apply(s, args[0], fargs[1], loc);
-    const ElemType *t = element_results(s, sc.body, r, xs->elem->is_tuple ? NULL : xs->elem, loc, who);
+    Value *r = indexed ? spec_apply_n(s, args[0], 2, fargs, loc)
+                       : spec_apply(s, args[0], fargs[1], loc);
+    const ElemType *t = element_results(s, sc.body, r, xs->elem->is_tuple ? NULL : xs->elem, loc,
+                                        who);
     body_end(s, sc);
     IrStmt *st = emit_with_body(s, IR_MAP, sc.body, xs, loc);
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len, t));
@@ -589,7 +645,13 @@ static bool commutative_builtin(const Value *op) {
     if (op->kind != V_FUNC || op->fn != FN_BUILTIN || op->n != 0) return false;
     if (op->builtin == builtin_opsection()) {
         switch (op->op) {
-        case OP_ADD: case OP_MUL: case OP_BAND: case OP_BOR: case OP_XOR: case OP_AND: case OP_OR: return true;
+        case OP_ADD:
+        case OP_MUL:
+        case OP_BAND:
+        case OP_BOR:
+        case OP_XOR:
+        case OP_AND:
+        case OP_OR: return true;
         default: return false;
         }
     }
@@ -599,7 +661,8 @@ static bool commutative_builtin(const Value *op) {
 /* The operator of reduce and reduceblocks on elements of type t, as a
  * statement of `op` over the z slots and xs (no results yet): its body takes
  * two elements' slots and returns one element's. */
-static IrStmt *reduce_stmt(Spec *s, IrOp op, Value *fn, Value *zv, IrVal *xs, const char *who, Loc loc) {
+static IrStmt *reduce_stmt(Spec *s, IrOp op, Value *fn, Value *zv, IrVal *xs, const char *who,
+                           Loc loc) {
     const ElemType *t = xs->elem;
     Value *z = spec_coerce(s, zv, t, loc);
     BodyScope sc = body_begin(s);
@@ -607,7 +670,8 @@ static IrStmt *reduce_stmt(Spec *s, IrOp op, Value *fn, Value *zv, IrVal *xs, co
     Value *pair[2] = {a, b};
     Value *r = spec_apply_n(s, fn, 2, pair, loc);
     const ElemType *rt = element_results(s, sc.body, r, t, loc, who);
-    if (!elem_equal(rt, t)) diag_error(loc, "the operator given to %s must return the element type", who);
+    if (!elem_equal(rt, t))
+        diag_error(loc, "the operator given to %s must return the element type", who);
     body_end(s, sc);
     IrVal **ins = NEW_ARRAY(s->arena, IrVal *, t->nslots + 1);
     spec_flatten(s, z, ins);
@@ -627,7 +691,8 @@ static Value *b_reduce(Spec *s, Value **args, Loc loc) {
     const ElemType *t = xs->elem;
     IrStmt *st = reduce_stmt(s, IR_REDUCE, args[0], args[1], xs, "reduce", loc);
     IrVal **outs = NEW_ARRAY(s->arena, IrVal *, t->nslots);
-    for (int k = 0; k < t->nslots; k++) outs[k] = ir_add_result(s->prog, st, -1, elem_prim(elem_slot_prim(t, k)));
+    for (int k = 0; k < t->nslots; k++)
+        outs[k] = ir_add_result(s->prog, st, -1, elem_prim(elem_slot_prim(t, k)));
     return spec_unflatten(s, t, outs);
 }
 
@@ -637,8 +702,10 @@ static Value *b_reduceblocks(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[3], loc, "the argument of reduceblocks");
     int64_t r = spec_expect_int(s, args[0], loc, "the block size of reduceblocks");
     if (r < 0 || r > xs->log_len)
-        diag_error(loc, "the block size of reduceblocks is %lld, out of range 0..%d (the array has 2^%d elements)",
-                   (long long)r, xs->log_len, xs->log_len);
+        diag_error(
+            loc,
+            "the block size of reduceblocks is %lld, out of range 0..%d (the array has 2^%d elements)",
+            (long long)r, xs->log_len, xs->log_len);
     IrStmt *st = reduce_stmt(s, IR_REDUCEBLOCKS, args[1], args[2], xs, "reduceblocks", loc);
     st->k = (int)r;
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len - (int)r, xs->elem));
@@ -652,31 +719,43 @@ static Value *b_reduceblocks(Spec *s, Value **args, Loc loc) {
    the others. */
 static Value *scan_blocks(Spec *s, Value **args, Loc loc, bool exclusive) {
     const char *who = exclusive ? "exscanblocks" : "scanblocks";
-    IrVal *xs = spec_expect_array(s, args[3], loc, arena_printf(s->arena, "the argument of %s", who));
-    int64_t r = spec_expect_int(s, args[0], loc, arena_printf(s->arena, "the block size of %s", who));
+    IrVal *xs = spec_expect_array(s, args[3], loc,
+                                  arena_printf(s->arena, "the argument of %s", who));
+    int64_t r = spec_expect_int(s, args[0], loc,
+                                arena_printf(s->arena, "the block size of %s", who));
     if (r < 0 || r > xs->log_len)
-        diag_error(loc, "the block size of %s is %lld, out of range 0..%d (the array has 2^%d elements)", who,
-                   (long long)r, xs->log_len, xs->log_len);
+        diag_error(loc,
+                   "the block size of %s is %lld, out of range 0..%d (the array has 2^%d elements)",
+                   who, (long long)r, xs->log_len, xs->log_len);
     IrStmt *st = reduce_stmt(s, IR_SCAN, args[1], args[2], xs, who, loc);
     if (!st->commutative)
-        diag_error(loc, "%s needs an operator that gives the same result however it is grouped: +, *, &, |, xor, "
-                        "&&, ||, min or max on integers or bool (floats round differently in each grouping); "
-                        "stdlib/scan.parm's networks (scan_blocks, exscan_blocks) scan with any operator", who);
+        diag_error(
+            loc,
+            "%s needs an operator that gives the same result however it is grouped: +, *, &, |, xor, "
+            "&&, ||, min or max on integers or bool (floats round differently in each grouping); "
+            "stdlib/scan.parm's networks (scan_blocks, exscan_blocks) scan with any operator",
+            who);
     st->k = (int)r;
     st->exclusive = exclusive;
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len, xs->elem));
 }
 
-static Value *b_scanblocks(Spec *s, Value **args, Loc loc) { return scan_blocks(s, args, loc, false); }
-static Value *b_exscanblocks(Spec *s, Value **args, Loc loc) { return scan_blocks(s, args, loc, true); }
+static Value *b_scanblocks(Spec *s, Value **args, Loc loc) {
+    return scan_blocks(s, args, loc, false);
+}
+static Value *b_exscanblocks(Spec *s, Value **args, Loc loc) {
+    return scan_blocks(s, args, loc, true);
+}
 
 /* expand r ys: each element repeated 2^r times consecutively. */
 static Value *b_expand(Spec *s, Value **args, Loc loc) {
     IrVal *ys = spec_expect_array(s, args[1], loc, "the argument of expand");
     int64_t r = spec_expect_int(s, args[0], loc, "the size of expand");
     if (r < 0 || r > MAX_LOG_LEN - ys->log_len)
-        diag_error(loc, "the size of expand is %lld, out of range 0..%d (an array has at most 2^%d elements)",
-                   (long long)r, MAX_LOG_LEN - ys->log_len, MAX_LOG_LEN);
+        diag_error(
+            loc,
+            "the size of expand is %lld, out of range 0..%d (an array has at most 2^%d elements)",
+            (long long)r, MAX_LOG_LEN - ys->log_len, MAX_LOG_LEN);
     IrStmt *st = ir_append(s->prog, s->body, IR_EXPAND, loc, 1, &ys);
     st->k = (int)r;
     return value_rt(s, ir_add_result(s->prog, st, ys->log_len + (int)r, ys->elem));
@@ -688,18 +767,22 @@ static Value *b_zip(Spec *s, Value **args, Loc loc) {
     IrVal *pair[2] = {spec_expect_array(s, args[0], loc, "the first argument of zip"),
                       spec_expect_array(s, args[1], loc, "the second argument of zip")};
     if (pair[0]->log_len != pair[1]->log_len)
-        diag_error(loc, "zip of arrays of different lengths: 2^%d and 2^%d", pair[0]->log_len, pair[1]->log_len);
+        diag_error(loc, "zip of arrays of different lengths: 2^%d and 2^%d", pair[0]->log_len,
+                   pair[1]->log_len);
     /* zip of zip of ... doubles the fields each time; bound it before the count overflows */
     if (pair[0]->elem->nslots + (long)pair[1]->elem->nslots > MAX_ZIP_FIELDS)
-        diag_error(loc, "zip: the element type would have more than %d scalar fields", MAX_ZIP_FIELDS);
+        diag_error(loc, "zip: the element type would have more than %d scalar fields",
+                   MAX_ZIP_FIELDS);
     const ElemType *fields[2] = {pair[0]->elem, pair[1]->elem};
     IrStmt *st = ir_append(s->prog, s->body, IR_ZIP, loc, 2, pair);
-    return value_rt(s, ir_add_result(s->prog, st, pair[0]->log_len, elem_tuple(s->arena, 2, fields)));
+    return value_rt(s,
+                    ir_add_result(s->prog, st, pair[0]->log_len, elem_tuple(s->arena, 2, fields)));
 }
 
 static Value *b_unzip(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[0], loc, "the argument of unzip");
-    if (!xs->elem->is_tuple) diag_error(loc, "unzip needs an array of tuples, got %s", value_describe(s, args[0]));
+    if (!xs->elem->is_tuple)
+        diag_error(loc, "unzip needs an array of tuples, got %s", value_describe(s, args[0]));
     IrStmt *st = ir_append(s->prog, s->body, IR_UNZIP, loc, 1, &xs);
     Value **parts = NEW_ARRAY(s->arena, Value *, xs->elem->nfields);
     for (int i = 0; i < xs->elem->nfields; i++)
@@ -709,9 +792,12 @@ static Value *b_unzip(Spec *s, Value **args, Loc loc) {
 
 static Value *b_replicate(Spec *s, Value **args, Loc loc) {
     int64_t k = spec_expect_int(s, args[0], loc, "the size of replicate");
-    if (k < 0 || k > MAX_LOG_LEN) diag_error(loc, "replicate size %lld is out of range 0..%d", (long long)k, MAX_LOG_LEN);
+    if (k < 0 || k > MAX_LOG_LEN)
+        diag_error(loc, "replicate size %lld is out of range 0..%d", (long long)k, MAX_LOG_LEN);
     const ElemType *t = spec_elem_type(s, args[1]);
-    if (!t) diag_error(loc, "replicate needs a run-time element; give static numbers a type, e.g. `i32 0`");
+    if (!t)
+        diag_error(loc,
+                   "replicate needs a run-time element; give static numbers a type, e.g. `i32 0`");
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
     spec_flatten(s, args[1], slots);
     IrStmt *st = ir_append(s->prog, s->body, IR_REPLICATE, loc, t->nslots, slots);
@@ -732,7 +818,9 @@ static Value *b_half(Spec *s, Value **args, Loc loc) {
     if (xs->log_len < 1) diag_error(loc, "half needs an array of at least 2 elements, got 1");
     uint64_t mask = check_mask(s, args[0], xs->log_len, loc, "half");
     int64_t b = spec_expect_int(s, args[1], loc, "the sub-array of half");
-    if (b != 0 && b != 1) diag_error(loc, "half takes sub-array 0 or 1 (the parity of i & m), got %lld", (long long)b);
+    if (b != 0 && b != 1)
+        diag_error(loc, "half takes sub-array 0 or 1 (the parity of i & m), got %lld",
+                   (long long)b);
     IrStmt *st = ir_append(s->prog, s->body, IR_HALF, loc, 1, &xs);
     st->mask = mask;
     st->k = (int)b;
@@ -743,12 +831,14 @@ static Value *b_join(Spec *s, Value **args, Loc loc) {
     IrVal *pair[2] = {array_arg(s, args[1], loc, "the first array of join"),
                       array_arg(s, args[2], loc, "the second array of join")};
     if (pair[0]->log_len != pair[1]->log_len)
-        diag_error(loc, "join of arrays of different lengths: 2^%d and 2^%d", pair[0]->log_len, pair[1]->log_len);
+        diag_error(loc, "join of arrays of different lengths: 2^%d and 2^%d", pair[0]->log_len,
+                   pair[1]->log_len);
     if (!elem_equal(pair[0]->elem, pair[1]->elem))
-        diag_error(loc, "join of arrays of different element types: %s and %s", elem_text(s->arena, pair[0]->elem),
-                   elem_text(s->arena, pair[1]->elem));
+        diag_error(loc, "join of arrays of different element types: %s and %s",
+                   elem_text(s->arena, pair[0]->elem), elem_text(s->arena, pair[1]->elem));
     int n = pair[0]->log_len + 1;
-    if (n > MAX_LOG_LEN) diag_error(loc, "array length 2^%d exceeds the limit of 2^%d elements", n, MAX_LOG_LEN);
+    if (n > MAX_LOG_LEN)
+        diag_error(loc, "array length 2^%d exceeds the limit of 2^%d elements", n, MAX_LOG_LEN);
     uint64_t mask = check_mask(s, args[0], n, loc, "join");
     IrStmt *st = ir_append(s->prog, s->body, IR_JOIN, loc, 2, pair);
     st->mask = mask;
@@ -779,30 +869,67 @@ static Value *index_at(Spec *s, Value *xs, Value *k, Loc loc) {
     int64_t i = spec_expect_int(s, k, loc, "the position of '!'");
     if (xs->kind == V_LIST && value_is_static(xs)) {
         if (i < 0 || i >= xs->n)
-            diag_error(loc, "position %lld is out of range for a list of %d elements", (long long)i, xs->n);
+            diag_error(loc, "position %lld is out of range for a list of %d elements", (long long)i,
+                       xs->n);
         return xs->elems[i];
     }
     IrVal *arr = array_arg(s, xs, loc, "the left operand of '!'");
     if (i < 0 || i >> arr->log_len)
-        diag_error(loc, "position %lld is out of range for an array of 2^%d elements (0 <= k < %lld)", (long long)i,
-                   arr->log_len, 1LL << arr->log_len);
+        diag_error(loc,
+                   "position %lld is out of range for an array of 2^%d elements (0 <= k < %lld)",
+                   (long long)i, arr->log_len, 1LL << arr->log_len);
     return spec_index(s, arr, i, loc);
 }
 
 static const Builtin builtins[] = {
-    {"parm", 3, b_parm}, {"two", 2, b_two}, {"col", 3, b_col}, {"coli", 3, b_coli}, {"vcolumn", 2, b_vcolumn},
-    {"bmmc", 2, b_bmmc}, {"map", 2, b_map}, {"mapi", 2, b_mapi}, {"zip", 2, b_zip}, {"unzip", 1, b_unzip},
-    {"replicate", 2, b_replicate}, {"reduce", 3, b_reduce}, {"reduceblocks", 4, b_reduceblocks},
-    {"scanblocks", 4, b_scanblocks}, {"exscanblocks", 4, b_exscanblocks},
+    {"parm", 3, b_parm},
+    {"two", 2, b_two},
+    {"col", 3, b_col},
+    {"coli", 3, b_coli},
+    {"vcolumn", 2, b_vcolumn},
+    {"bmmc", 2, b_bmmc},
+    {"map", 2, b_map},
+    {"mapi", 2, b_mapi},
+    {"zip", 2, b_zip},
+    {"unzip", 1, b_unzip},
+    {"replicate", 2, b_replicate},
+    {"reduce", 3, b_reduce},
+    {"reduceblocks", 4, b_reduceblocks},
+    {"scanblocks", 4, b_scanblocks},
+    {"exscanblocks", 4, b_exscanblocks},
     {"expand", 2, b_expand},
-    {"half", 3, b_half}, {"join", 3, b_join}, {"shift", 3, b_shift}, {"loglen", 1, b_loglen},
-    {"mat", 1, b_mat}, {"matof", 2, b_matof}, {"bitperm", 2, b_bitperm},
-    {"min", 2, b_min}, {"max", 2, b_max}, {"sqrt", 1, b_sqrt}, {"sin", 1, b_sin}, {"cos", 1, b_cos},
-    {"exp", 1, b_exp}, {"log", 1, b_log}, {"tanh", 1, b_tanh}, {"floor", 1, b_floor}, {"ceil", 1, b_ceil},
-    {"abs", 1, b_abs}, {"atan2", 2, b_atan2}, {"pow", 2, b_pow}, {"fma", 3, b_fma},
-    {"bool", 1, b_bool}, {"i8", 1, b_i8}, {"i16", 1, b_i16}, {"i32", 1, b_i32}, {"i64", 1, b_i64},
-    {"u8", 1, b_u8}, {"u16", 1, b_u16}, {"u32", 1, b_u32}, {"u64", 1, b_u64},
-    {"f32", 1, b_f32}, {"f64", 1, b_f64},
+    {"half", 3, b_half},
+    {"join", 3, b_join},
+    {"shift", 3, b_shift},
+    {"loglen", 1, b_loglen},
+    {"mat", 1, b_mat},
+    {"matof", 2, b_matof},
+    {"bitperm", 2, b_bitperm},
+    {"min", 2, b_min},
+    {"max", 2, b_max},
+    {"sqrt", 1, b_sqrt},
+    {"sin", 1, b_sin},
+    {"cos", 1, b_cos},
+    {"exp", 1, b_exp},
+    {"log", 1, b_log},
+    {"tanh", 1, b_tanh},
+    {"floor", 1, b_floor},
+    {"ceil", 1, b_ceil},
+    {"abs", 1, b_abs},
+    {"atan2", 2, b_atan2},
+    {"pow", 2, b_pow},
+    {"fma", 3, b_fma},
+    {"bool", 1, b_bool},
+    {"i8", 1, b_i8},
+    {"i16", 1, b_i16},
+    {"i32", 1, b_i32},
+    {"i64", 1, b_i64},
+    {"u8", 1, b_u8},
+    {"u16", 1, b_u16},
+    {"u32", 1, b_u32},
+    {"u64", 1, b_u64},
+    {"f32", 1, b_f32},
+    {"f64", 1, b_f64},
 };
 
 const Builtin *builtin_at(int i) {

@@ -29,7 +29,8 @@ static Env *env_bind(Spec *s, Env *env, const char *name, Value *v) {
 /* FNV-1a. */
 static size_t name_hash(const char *name) {
     uint64_t h = 14695981039346656037u;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
     return (size_t)h;
 }
 
@@ -96,9 +97,11 @@ static void build_function_table(Spec *s, const Program *p) {
 /* ---- helpers on values ---- */
 
 void spec_static_note(Loc loc) {
-    diag_note(loc, "sizes and the exponents of '^' must be known at compile time, but an entry's scalar "
-                   "parameters are run-time values; for several sizes, give the entry a size range, as in "
-                   "`entry main (n : 1..20) (xs : [2^n]i32) = ...` (one instance per n)");
+    diag_note(
+        loc,
+        "sizes and the exponents of '^' must be known at compile time, but an entry's scalar "
+        "parameters are run-time values; for several sizes, give the entry a size range, as in "
+        "`entry main (n : 1..20) (xs : [2^n]i32) = ...` (one instance per n)");
 }
 
 int64_t spec_expect_int(Spec *s, Value *v, Loc loc, const char *what) {
@@ -141,7 +144,8 @@ static void check_fits(Spec *s, const Value *v, Prim p, Loc loc) {
         diag_report(at, "the integer %lld does not fit %s (%s)", (long long)v->i, prim_name(p),
                     prim_range_text(s->arena, p));
     } else if (v->kind == V_FLOAT && !scalar_double_fits(p, v->f)) {
-        diag_report(at, "the number %g does not fit %s (it would be an infinity)", v->f, prim_name(p));
+        diag_report(at, "the number %g does not fit %s (it would be an infinity)", v->f,
+                    prim_name(p));
     } else {
         return;
     }
@@ -174,10 +178,10 @@ Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc) {
     case V_FLOAT:
         if (prim_is_float(p)) check_fits(s, v, p, loc);
         if (prim_is_float(p))
-            return value_rt(s, emit_const(s, p, scalar_convert(PRIM_F64, p, (Scalar){.f64 = v->f}), loc));
+            return value_rt(s, emit_const(s, p, scalar_convert(PRIM_F64, p, (Scalar){.f64 = v->f}),
+                                          loc));
         break;
-    default:
-        break;
+    default: break;
     }
     diag_error(loc, "type mismatch: expected %s, got %s", prim_name(p), value_describe(s, v));
 }
@@ -235,7 +239,8 @@ static int log2_exact(int64_t n) {
  * the first run-time element's, and static elements are converted to it. */
 Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
     int log_len = log2_exact(n);
-    if (log_len < 0) diag_error(loc, "array literal has %d elements, which is not a power of two", n);
+    if (log_len < 0)
+        diag_error(loc, "array literal has %d elements, which is not a power of two", n);
     const ElemType *t = NULL;
     for (int i = 0; i < n && !t; i++) t = spec_elem_type(s, elems[i]);
     if (!t) diag_error(loc, "array literal needs an element of a run-time type");
@@ -257,25 +262,24 @@ static void spend(Spec *s, Loc loc) {
     if (++s->work > SPEC_MAX_WORK)
         diag_error(loc, "specialisation too large: more than %ld evaluation steps", SPEC_MAX_WORK);
     if (s->prog->next_id > SPEC_MAX_STMTS)
-        diag_error(loc, "specialisation too large: the IR has more than %ld values", SPEC_MAX_STMTS);
+        diag_error(loc, "specialisation too large: the IR has more than %ld values",
+                   SPEC_MAX_STMTS);
 }
 
 /* Binds the pattern's names in *env. Returns false when it does not match. */
 static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
     spend(s, p->loc);
     switch (p->kind) {
-    case PAT_WILD:
-        return true;
-    case PAT_VAR:
-        *env = env_bind(s, *env, p->name, v);
-        return true;
+    case PAT_WILD: return true;
+    case PAT_VAR: *env = env_bind(s, *env, p->name, v); return true;
     case PAT_INT:
         if (v->kind == V_INT) return v->i == p->value;
         diag_report(p->loc, "pattern %lld needs a static integer argument, got %s",
                     (long long)p->value, value_describe(s, v));
         if (v->kind == V_RT && ir_is_scalar(v->rt))
-            diag_note(p->loc, "equations are chosen at compile time; to choose on a run-time value, use "
-                              "'if' in one equation");
+            diag_note(p->loc,
+                      "equations are chosen at compile time; to choose on a run-time value, use "
+                      "'if' in one equation");
         diag_abort();
     case PAT_TUPLE:
         if (v->kind != V_TUPLE || v->n != p->elems.len) return false;
@@ -306,7 +310,8 @@ static const char *frame_text(Spec *s, int i) {
     if (f->entry) return arena_printf(s->arena, "in entry '%s'", f->name);
     const char *args = "";
     for (int a = 0; a < f->nargs; a++)
-        args = arena_printf(s->arena, "%s%s%s", args, a ? " " : " with ", value_render(s, f->args[a]));
+        args = arena_printf(s->arena, "%s%s%s", args, a ? " " : " with ",
+                            value_render(s, f->args[a]));
     if (f->name) return arena_printf(s->arena, "in the call of '%s'%s", f->name, args);
     return arena_printf(s->arena, "in the call of a lambda%s", args);
 }
@@ -321,7 +326,8 @@ static void frame_notes(Spec *s, int first, int last, int inner, int outer) {
     for (int i = first; i >= last; i--) {
         if (elide && i <= first - inner && i >= last + outer) {
             if (i == first - inner)
-                diag_note(s->stack[i].loc, "... %d more calls ...", first - last + 1 - inner - outer);
+                diag_note(s->stack[i].loc, "... %d more calls ...",
+                          first - last + 1 - inner - outer);
             continue;
         }
         diag_note(s->stack[i].loc, "%s", frame_text(s, i));
@@ -351,7 +357,9 @@ static void call_lead(void *data, Loc error) {
     diag_lead(s->stack[last].loc, "%s", frame_text(s, last));
 }
 
-static bool same_place(Loc a, Loc b) { return a.src == b.src && a.line == b.line && a.col == b.col; }
+static bool same_place(Loc a, Loc b) {
+    return a.src == b.src && a.line == b.line && a.col == b.col;
+}
 
 /* A call that takes fewer arguments than its application gives, and fails:
  * most likely a call used as an argument without parentheses, `two f x ys`
@@ -360,12 +368,14 @@ static void over_application_note(Spec *s, Loc error) {
     const Value *fn = s->over.fn;
     if (!fn || !same_place(error, s->over.loc)) return;
     const char *name = fn->fn == FN_NAMED ? fn->named->name
-                       : fn->fn == FN_BUILTIN && fn->builtin != builtin_opsection() ? fn->builtin->name
-                                                                                  : NULL;
+                       : fn->fn == FN_BUILTIN && fn->builtin != builtin_opsection()
+                           ? fn->builtin->name
+                           : NULL;
     if (!name) return;
-    diag_note(error, "'%s' takes %d argument%s, but is given %d here; if one of them is a call, it needs "
-                     "parentheses, as in `two (f x) ys`", name, fn->arity, fn->arity == 1 ? "" : "s",
-              s->over.given);
+    diag_note(error,
+              "'%s' takes %d argument%s, but is given %d here; if one of them is a call, it needs "
+              "parentheses, as in `two (f x) ys`",
+              name, fn->arity, fn->arity == 1 ? "" : "s", s->over.given);
 }
 
 bool spec_negative_argument_noted(const Spec *s, Loc loc) {
@@ -380,8 +390,11 @@ static void negative_argument_note(Spec *s, Loc error) {
     if (!spec_negative_argument_noted(s, error)) return;
     const Expr *m = s->neg.minus;
     const char *f = m->neg_head->name, *k = m->neg_literal->name;
-    diag_note(m->loc, "`%s -%s` is a subtraction, not %s applied to -%s; a negative argument needs parentheses: "
-                      "%s (-%s)", f, k, f, k, f, k);
+    diag_note(
+        m->loc,
+        "`%s -%s` is a subtraction, not %s applied to -%s; a negative argument needs parentheses: "
+        "%s (-%s)",
+        f, k, f, k, f, k);
 }
 
 /* The smallest integer that an equation of f matches in parameter a, or
@@ -403,7 +416,10 @@ static const char *base_case_text(Spec *s, const Function *f, int a) {
     const char *text = f->name;
     for (int i = 0; i < f->arity; i++) {
         const Pattern *p = eq->params.items[i];
-        text = arena_printf(s->arena, "%s %s", text, i == a ? "0" : p->kind == PAT_VAR ? p->name : "_");
+        text = arena_printf(s->arena, "%s %s", text,
+                            i == a               ? "0"
+                            : p->kind == PAT_VAR ? p->name
+                                                 : "_");
     }
     return arena_printf(s->arena, "%s = ...", text);
 }
@@ -425,12 +441,16 @@ static void recursion_note(Spec *s) {
         int64_t least = least_int_pattern(f, a);
         if (least == INT64_MAX) {
             if (now->i > 0) return;
-            diag_note(f->loc, "'%s' calls itself with a smaller number each time, %lld here, and no equation "
-                              "stops the recursion; add a base case before the others, such as `%s`",
-                      f->name, (long long)now->i, base_case_text(s, f, a));
+            diag_note(
+                f->loc,
+                "'%s' calls itself with a smaller number each time, %lld here, and no equation "
+                "stops the recursion; add a base case before the others, such as `%s`",
+                f->name, (long long)now->i, base_case_text(s, f, a));
         } else if (now->i < least) {
-            diag_note(f->loc, "'%s' is called with %lld, below its base case %lld: the recursion went past it",
-                      f->name, (long long)now->i, (long long)least);
+            diag_note(
+                f->loc,
+                "'%s' is called with %lld, below its base case %lld: the recursion went past it",
+                f->name, (long long)now->i, (long long)least);
         }
         return;
     }
@@ -445,7 +465,8 @@ static void call_chain(void *data, Loc error) {
     over_application_note(s, error);
     negative_argument_note(s, error);
     recursion_note(s);
-    if (in_import(s, error)) frame_notes(s, s->depth - 1, user_frame(s), IMPORT_INNER, IMPORT_OUTER);
+    if (in_import(s, error))
+        frame_notes(s, s->depth - 1, user_frame(s), IMPORT_INNER, IMPORT_OUTER);
 }
 
 /* The base case to suggest to the function whose body holds the call of
@@ -467,17 +488,20 @@ static void runtime_if_note(Spec *s) {
         if (at.line == 0) continue;
         for (int j = i - 1; j > 0; j--)
             if (same_place(s->stack[j].runtime_if, at)) {
-                diag_note(at, "the recursion goes through this `if`, whose condition is a run-time value: both "
-                              "branches of such an `if` are specialised, so it does not stop the recursion; make "
-                              "the condition static: recurse on a static number, with an equation for its end "
-                              "such as `%s` (as the stdlib's networks do)", static_base_case(s, i));
+                diag_note(
+                    at,
+                    "the recursion goes through this `if`, whose condition is a run-time value: both "
+                    "branches of such an `if` are specialised, so it does not stop the recursion; make "
+                    "the condition static: recurse on a static number, with an equation for its end "
+                    "such as `%s` (as the stdlib's networks do)",
+                    static_base_case(s, i));
                 return;
             }
     }
 }
 
 static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
-    diag_set_context(NULL, NULL, NULL);   /* the notes below show every file's calls */
+    diag_set_context(NULL, NULL, NULL); /* the notes below show every file's calls */
     diag_report(loc, "%s", what);
     recursion_note(s);
     runtime_if_note(s);
@@ -488,8 +512,14 @@ static noreturn void too_deep(Spec *s, Loc loc, const char *what) {
 static void push_frame(Spec *s, const char *name, Value **args, int nargs, Loc loc) {
     spend(s, loc);
     if (s->depth == SPEC_MAX_DEPTH)
-        too_deep(s, loc, arena_printf(s->arena, "recursion too deep: more than %d nested calls", SPEC_MAX_DEPTH));
-    s->stack[s->depth++] = (Frame){.loc = loc, .name = name, .args = args, .nargs = nargs, .runtime_if = s->runtime_if};
+        too_deep(s, loc,
+                 arena_printf(s->arena, "recursion too deep: more than %d nested calls",
+                              SPEC_MAX_DEPTH));
+    s->stack[s->depth++] = (Frame){.loc = loc,
+                                   .name = name,
+                                   .args = args,
+                                   .nargs = nargs,
+                                   .runtime_if = s->runtime_if};
 }
 
 /* The body of a call: errors in it are not at the call, so it runs with no
@@ -512,15 +542,19 @@ static void pattern_shape_note(Spec *s, const Function *f, Value **args) {
         const Equation *eq = f->equations.items[i];
         for (int a = 0; a < f->arity; a++) {
             const Pattern *p = eq->params.items[a];
-            bool array = args[a]->kind == V_LIST || (args[a]->kind == V_RT && !ir_is_scalar(args[a]->rt));
+            bool array = args[a]->kind == V_LIST ||
+                         (args[a]->kind == V_RT && !ir_is_scalar(args[a]->rt));
             if (p->kind == PAT_TUPLE && array) {
-                diag_note(p->loc, "this tuple pattern does not match %s: an array is matched by [a, b] "
-                                  "(the pairs that col, vcolumn and the sorting networks pass are arrays)",
+                diag_note(p->loc,
+                          "this tuple pattern does not match %s: an array is matched by [a, b] "
+                          "(the pairs that col, vcolumn and the sorting networks pass are arrays)",
                           value_describe(s, args[a]));
                 return;
             }
             if (p->kind == PAT_LIST && args[a]->kind == V_TUPLE) {
-                diag_note(p->loc, "this array pattern does not match a tuple: a tuple is matched by (a, b)");
+                diag_note(
+                    p->loc,
+                    "this array pattern does not match a tuple: a tuple is matched by (a, b)");
                 return;
             }
         }
@@ -602,14 +636,15 @@ Value *spec_apply_n(Spec *s, Value *fn, int nargs, Value **args, Loc loc) {
  * of calls, but the two multiply; this bounds the product, so that deep
  * programs stop with an error instead of overflowing the C stack. */
 #define SPEC_MAX_EVAL_DEPTH 10000
-static int eval_depth;      /* reset by specialise_program */
+static int eval_depth; /* reset by specialise_program */
 
 /* One level of evaluation of e (the caller decrements eval_depth after). */
 static void enter_eval(Spec *s, const Expr *e) {
     spend(s, e->loc);
     if (++eval_depth > SPEC_MAX_EVAL_DEPTH)
-        too_deep(s, e->loc, arena_printf(s->arena, "evaluation too deep: more than %d nested expressions",
-                                         SPEC_MAX_EVAL_DEPTH));
+        too_deep(s, e->loc,
+                 arena_printf(s->arena, "evaluation too deep: more than %d nested expressions",
+                              SPEC_MAX_EVAL_DEPTH));
 }
 
 /* fn arg, followed in its expression by `later` more arguments (the
@@ -619,14 +654,15 @@ static void enter_eval(Spec *s, const Expr *e) {
 static Value *eval_app(Spec *s, const Expr *e, Env *env, int later) {
     Value *fn;
     if (e->fn->kind == EXPR_APP) {
-        enter_eval(s, e->fn);       /* as eval would */
+        enter_eval(s, e->fn); /* as eval would */
         fn = eval_app(s, e->fn, env, later + 1);
         eval_depth--;
     } else {
         fn = eval(s, e->fn, env);
     }
     Value *arg = eval(s, e->arg, env);
-    if (later == 0 || fn->kind != V_FUNC || fn->n + 1 < fn->arity) return spec_apply(s, fn, arg, e->loc);
+    if (later == 0 || fn->kind != V_FUNC || fn->n + 1 < fn->arity)
+        return spec_apply(s, fn, arg, e->loc);
     OverApplied saved = s->over;
     s->over.fn = fn;
     s->over.loc = e->loc;
@@ -662,14 +698,16 @@ static const char *nearest_name(Spec *s, const char *name, Env *env) {
     int d = 0;
     for (Env *b = env; b; b = b->next) consider(name, b->name, &best, &d);
     const PtrList *eqs = &s->program->equations;
-    for (int i = 0; i < eqs->len; i++) consider(name, ((const Equation *)eqs->items[i])->name, &best, &d);
+    for (int i = 0; i < eqs->len; i++)
+        consider(name, ((const Equation *)eqs->items[i])->name, &best, &d);
     for (int i = 0; builtin_at(i); i++) consider(name, builtin_at(i)->name, &best, &d);
     return best;
 }
 
 /* An unknown name: the import that defines it, or a near name in scope. */
 static noreturn void unknown_name(Spec *s, const Expr *e, Env *env) {
-    const char *lib = s->import_path ? imports_stdlib_defining(s->arena, s->import_path, e->name) : NULL;
+    const char *lib = s->import_path ? imports_stdlib_defining(s->arena, s->import_path, e->name)
+                                     : NULL;
     if (lib) {
         diag_report(e->loc, "unknown name '%s'", e->name);
         diag_note(e->loc, "'%s' is defined in the stdlib: add import \"%s\"", e->name, lib);
@@ -703,11 +741,12 @@ static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc);
 
 static Value *select_arrays(Spec *s, IrVal *cond, IrVal *a, IrVal *b, Loc loc) {
     if (a->log_len != b->log_len || !elem_equal(a->elem, b->elem))
-        diag_error(loc, "the branches of 'if' have different types: %s and %s", value_describe(s, value_rt(s, a)),
-                   value_describe(s, value_rt(s, b)));
+        diag_error(loc, "the branches of 'if' have different types: %s and %s",
+                   value_describe(s, value_rt(s, a)), value_describe(s, value_rt(s, b)));
     if (a->log_len > 6)
-        diag_error(loc, "a condition on array elements cannot choose between arrays of %lld elements "
-                        "(at most 64); use 'col' or 'map' to select element by element",
+        diag_error(loc,
+                   "a condition on array elements cannot choose between arrays of %lld elements "
+                   "(at most 64); use 'col' or 'map' to select element by element",
                    (long long)1 << a->log_len);
     int n = 1 << a->log_len;
     Value **elems = NEW_ARRAY(s->arena, Value *, n);
@@ -722,12 +761,14 @@ static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc) {
         return select_arrays(s, cond, a->rt, b->rt, loc);
     if (a->kind == V_LIST && b->kind == V_LIST && a->n == b->n) {
         Value **elems = NEW_ARRAY(s->arena, Value *, a->n);
-        for (int i = 0; i < a->n; i++) elems[i] = select_values(s, cond, a->elems[i], b->elems[i], loc);
+        for (int i = 0; i < a->n; i++)
+            elems[i] = select_values(s, cond, a->elems[i], b->elems[i], loc);
         return spec_build(s, a->n, elems, loc);
     }
     if (a->kind == V_TUPLE && b->kind == V_TUPLE && a->n == b->n) {
         Value **elems = NEW_ARRAY(s->arena, Value *, a->n);
-        for (int i = 0; i < a->n; i++) elems[i] = select_values(s, cond, a->elems[i], b->elems[i], loc);
+        for (int i = 0; i < a->n; i++)
+            elems[i] = select_values(s, cond, a->elems[i], b->elems[i], loc);
         return value_tuple(s, a->n, elems);
     }
     const ElemType *t = spec_elem_type(s, a);
@@ -799,7 +840,8 @@ static Value *eval_binary(Spec *s, const Expr *e, Env *env) {
     Value *a = eval(s, e->lhs, env);
     /* && and || short-circuit on static operands so that guards such as
        `k > 0 && f (k-1)` stop recursion. */
-    if ((e->op == OP_AND || e->op == OP_OR) && a->kind == V_BOOL && (a->i != 0) == (e->op == OP_OR)) return a;
+    if ((e->op == OP_AND || e->op == OP_OR) && a->kind == V_BOOL && (a->i != 0) == (e->op == OP_OR))
+        return a;
     if (s->neg.minus == e && a->kind == V_FUNC) s->neg.function = true;
     Value *b = eval(s, e->rhs, env);
     return spec_binary(s, e->op, a, b, e->loc);
@@ -832,7 +874,8 @@ static Value *eval_node(Spec *s, const Expr *e, Env *env) {
     }
     case EXPR_VAR: {
         Value *v = lookup(s, e, env);
-        if (s->neg.minus && s->neg.minus->neg_head == e && v->kind == V_FUNC) s->neg.function = true;
+        if (s->neg.minus && s->neg.minus->neg_head == e && v->kind == V_FUNC)
+            s->neg.function = true;
         return v;
     }
     case EXPR_OPFN: {
@@ -842,7 +885,8 @@ static Value *eval_node(Spec *s, const Expr *e, Env *env) {
         return v;
     }
     case EXPR_APP: return eval_app(s, e, env, 0);
-    case EXPR_BINARY: return e->neg_head ? eval_negative_argument(s, e, env) : eval_binary(s, e, env);
+    case EXPR_BINARY:
+        return e->neg_head ? eval_negative_argument(s, e, env) : eval_binary(s, e, env);
     case EXPR_UNARY: return spec_binary(s, e->op, eval(s, e->lhs, env), NULL, e->loc);
     case EXPR_IF: return eval_if(s, e, env);
     case EXPR_LET: return eval_let(s, e, env);
@@ -877,7 +921,8 @@ static const ElemType *eval_elem_type(Spec *s, const TypeExpr *t) {
         if (!prim_from_name(t->prim, &p)) diag_error(t->loc, "unknown element type '%s'", t->prim);
         return elem_prim(p);
     }
-    if (t->kind == TYPE_ARRAY) diag_error(t->loc, "arrays of arrays are not supported; use one array of 2^(a+b) elements");
+    if (t->kind == TYPE_ARRAY)
+        diag_error(t->loc, "arrays of arrays are not supported; use one array of 2^(a+b) elements");
     const ElemType **fields = NEW_ARRAY(s->arena, const ElemType *, t->fields.len);
     for (int i = 0; i < t->fields.len; i++) fields[i] = eval_elem_type(s, t->fields.items[i]);
     return elem_tuple(s->arena, t->fields.len, fields);
@@ -902,7 +947,8 @@ static Scalar pad_extreme(Prim p, bool largest) {
 }
 
 static bool is_builtin_named(const Value *v, const char *name) {
-    return v->kind == V_FUNC && v->fn == FN_BUILTIN && v->n == 0 && strcmp(v->builtin->name, name) == 0;
+    return v->kind == V_FUNC && v->fn == FN_BUILTIN && v->n == 0 &&
+           strcmp(v->builtin->name, name) == 0;
 }
 
 /* The pad of an entry parameter as the slots of element type t: a static
@@ -912,10 +958,11 @@ static void pad_slots(Spec *s, Value *v, const ElemType *t, Scalar *out, int *k,
     bool extreme = is_builtin_named(v, "max") || is_builtin_named(v, "min");
     if (t->is_tuple) {
         if (!extreme && (v->kind != V_TUPLE || v->n != t->nfields)) {
-            diag_error(loc, "the pad must be a static value of type %s, got %s", elem_text(s->arena, t),
-                       value_describe(s, v));
+            diag_error(loc, "the pad must be a static value of type %s, got %s",
+                       elem_text(s->arena, t), value_describe(s, v));
         }
-        for (int i = 0; i < t->nfields; i++) pad_slots(s, extreme ? v : v->elems[i], t->fields[i], out, k, loc);
+        for (int i = 0; i < t->nfields; i++)
+            pad_slots(s, extreme ? v : v->elems[i], t->fields[i], out, k, loc);
         return;
     }
     Prim p = t->prim;
@@ -925,33 +972,37 @@ static void pad_slots(Spec *s, Value *v, const ElemType *t, Scalar *out, int *k,
     }
     if (v->kind == V_INT && p != PRIM_BOOL) {
         check_fits(s, v, p, loc);
-        out[(*k)++] = prim_is_float(p) ? scalar_from_double(p, (double)v->i) : scalar_from_int(p, v->i);
+        out[(*k)++] = prim_is_float(p) ? scalar_from_double(p, (double)v->i)
+                                       : scalar_from_int(p, v->i);
     } else if (v->kind == V_FLOAT && prim_is_float(p)) {
         check_fits(s, v, p, loc);
         out[(*k)++] = scalar_from_double(p, v->f);
     } else if (v->kind == V_BOOL && p == PRIM_BOOL) {
         out[(*k)++] = scalar_from_int(p, v->i);
     } else {
-        diag_error(loc, "the pad must be a static value of type %s (%s, max or min), got %s", prim_name(p),
-                   p == PRIM_BOOL ? "true, false" : "a number", value_describe(s, v));
+        diag_error(loc, "the pad must be a static value of type %s (%s, max or min), got %s",
+                   prim_name(p), p == PRIM_BOOL ? "true, false" : "a number", value_describe(s, v));
     }
 }
 
 /* `(xs : [2^b][2^r]t pad e)` or `(xs : [2^n]t pad e)`: records the shape
  * and the pad in f; the body sees one array of 2^(b+r) or 2^n elements. */
-static int padded_param(Spec *s, IrFunc *f, const EntryParam *p, Env *env, const TypeExpr **elem_type) {
+static int padded_param(Spec *s, IrFunc *f, const EntryParam *p, Env *env,
+                        const TypeExpr **elem_type) {
     if (f->pad_param >= 0) diag_error(p->loc, "an entry may have at most one parameter with a pad");
     const TypeExpr *t = p->type;
     if (t->kind != TYPE_ARRAY) diag_error(p->pad->loc, "only an array parameter can have a pad");
     int dims[2], ndims = 0;
     for (; t->kind == TYPE_ARRAY; t = t->elem) {
-        if (ndims == 2) diag_error(t->loc, "a padded parameter has one or two dimensions (rows of elements)");
+        if (ndims == 2)
+            diag_error(t->loc, "a padded parameter has one or two dimensions (rows of elements)");
         int64_t len = spec_expect_int(s, eval(s, t->length, env), t->length->loc, "array length");
         dims[ndims++] = spec_log_len(s, len, t->length->loc);
     }
     int log_len = ndims == 2 ? dims[0] + dims[1] : dims[0];
     if (log_len > MAX_LOG_LEN)
-        diag_error(p->type->loc, "array length 2^%d exceeds the limit of 2^%d elements", log_len, MAX_LOG_LEN);
+        diag_error(p->type->loc, "array length 2^%d exceeds the limit of 2^%d elements", log_len,
+                   MAX_LOG_LEN);
     f->pad_param = f->body->nparams;
     f->pad_rows_log = ndims == 2 ? dims[0] : -1;
     f->pad_cols_log = ndims == 2 ? dims[1] : dims[0];
@@ -1011,9 +1062,12 @@ static void add_ir_func(Spec *s, IrFunc *f) {
  * another length than the padded parameter's rows of at least k. */
 static void cut_results(Spec *s, IrFunc *f, const Expr *cut, Env *env) {
     if (f->pad_param < 0)
-        diag_error(cut->loc, "a result row length needs an entry of any length (a parameter with a pad, 7.1)");
+        diag_error(
+            cut->loc,
+            "a result row length needs an entry of any length (a parameter with a pad, 7.1)");
     int64_t k = spec_expect_int(s, eval(s, cut, env), cut->loc, "result row length");
-    if (k < 1) diag_error(cut->loc, "the result row length must be at least 1, got %lld", (long long)k);
+    if (k < 1)
+        diag_error(cut->loc, "the result row length must be at least 1, got %lld", (long long)k);
     f->cut_cols = k;
     int rows_log = f->pad_rows_log < 0 ? 0 : f->pad_rows_log;
     int padded_log = f->body->params[f->pad_param]->log_len;
@@ -1023,16 +1077,22 @@ static void cut_results(Spec *s, IrFunc *f, const Expr *cut, Env *env) {
         if (ir_is_scalar(v) || v->log_len == padded_log) continue;
         some = true;
         if (v->log_len < rows_log)
-            diag_error(cut->loc, "result %d has 2^%d elements, fewer than the padded parameter's 2^%d rows", i + 1,
-                       v->log_len, rows_log);
+            diag_error(cut->loc,
+                       "result %d has 2^%d elements, fewer than the padded parameter's 2^%d rows",
+                       i + 1, v->log_len, rows_log);
         if (k > (int64_t)1 << (v->log_len - rows_log))
-            diag_error(cut->loc, "result %d has rows of 2^%d elements, shorter than the result row length %lld", i + 1,
-                       v->log_len - rows_log, (long long)k);
+            diag_error(
+                cut->loc,
+                "result %d has rows of 2^%d elements, shorter than the result row length %lld",
+                i + 1, v->log_len - rows_log, (long long)k);
     }
-    if (!some) diag_error(cut->loc, "no array result to cut: every array result has the padded parameter's length");
+    if (!some)
+        diag_error(cut->loc,
+                   "no array result to cut: every array result has the padded parameter's length");
 }
 
-static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *range, int64_t size) {
+static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *range,
+                                int64_t size) {
     IrFunc *f = NEW(s->arena, IrFunc);
     f->name = range ? arena_printf(s->arena, "%s_%lld", entry->name, (long long)size) : entry->name;
     f->entry = entry->name;
@@ -1092,8 +1152,8 @@ noreturn void spec_no_entry(const Program *program, const char *entry) {
     diag_abort();
 }
 
-void specialise_program(Arena *arena, const Program *program, const char *entry, const ImportPath *path,
-                        IrProgram *prog) {
+void specialise_program(Arena *arena, const Program *program, const char *entry,
+                        const ImportPath *path, IrProgram *prog) {
     Spec *s = NEW(arena, Spec);
     eval_depth = 0;
     s->arena = arena;
@@ -1104,7 +1164,8 @@ void specialise_program(Arena *arena, const Program *program, const char *entry,
     NameTable entries = {0};
     for (int i = 0; i < program->entries.len; i++) {
         Entry *e = program->entries.items[i];
-        if (name_find(&entries, e->name)) diag_error(e->loc, "entry '%s' is defined twice", e->name);
+        if (name_find(&entries, e->name))
+            diag_error(e->loc, "entry '%s' is defined twice", e->name);
         name_add(arena, &entries, e->name, e);
     }
     bool found = false;

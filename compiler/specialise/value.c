@@ -42,7 +42,8 @@ Value *value_tuple(Spec *s, int n, Value **elems) {
 static bool is_static_walk(const Value *v, long *budget) {
     if (v->kind == V_RT) return false;
     if (v->kind != V_TUPLE) return true;
-    if ((*budget -= v->n) < 0) diag_fatal("a tuple is too large (more than %ld parts)", MAX_STATIC_WALK);
+    if ((*budget -= v->n) < 0)
+        diag_fatal("a tuple is too large (more than %ld parts)", MAX_STATIC_WALK);
     for (int i = 0; i < v->n; i++)
         if (!is_static_walk(v->elems[i], budget)) return false;
     return true;
@@ -79,9 +80,12 @@ const char *value_render(Spec *s, const Value *v) {
     case V_BOOL: return v->i ? "true" : "false";
     case V_FUNC:
         if (v->n == 0 && v->fn == FN_NAMED) return v->named->name;
-        if (v->n == 0 && v->fn == FN_BUILTIN && v->builtin != builtin_opsection()) return v->builtin->name;
+        if (v->n == 0 && v->fn == FN_BUILTIN && v->builtin != builtin_opsection())
+            return v->builtin->name;
         return "<function>";
-    case V_RT: return ir_is_scalar(v->rt) ? "<scalar>" : arena_printf(s->arena, "<[2^%d]>", v->rt->log_len);
+    case V_RT:
+        return ir_is_scalar(v->rt) ? "<scalar>"
+                                   : arena_printf(s->arena, "<[2^%d]>", v->rt->log_len);
     default: return "<value>";
     }
 }

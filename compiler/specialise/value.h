@@ -19,11 +19,11 @@ typedef struct Value Value;
 typedef struct Env Env;
 typedef struct Spec Spec;
 
-typedef struct {            /* all equations of one top-level name */
+typedef struct { /* all equations of one top-level name */
     const char *name;
     Loc loc;
     int arity;
-    PtrList equations;      /* Equation* */
+    PtrList equations; /* Equation* */
 } Function;
 
 typedef Value *(*BuiltinImpl)(Spec *s, Value **args, Loc loc);
@@ -35,20 +35,20 @@ typedef struct {
 
 struct Value {
     ValueKind kind;
-    int64_t i;              /* V_INT, V_BOOL */
-    double f;               /* V_FLOAT */
-    F2Mat *mat;             /* V_MAT */
-    int n;                  /* V_TUPLE, V_LIST: element count; V_FUNC: args held */
-    Value **elems;          /* V_TUPLE, V_LIST; V_FUNC: args held */
-    FnKind fn;              /* V_FUNC */
+    int64_t i;     /* V_INT, V_BOOL */
+    double f;      /* V_FLOAT */
+    F2Mat *mat;    /* V_MAT */
+    int n;         /* V_TUPLE, V_LIST: element count; V_FUNC: args held */
+    Value **elems; /* V_TUPLE, V_LIST; V_FUNC: args held */
+    FnKind fn;     /* V_FUNC */
     int arity;
     const Function *named;
     const Expr *lambda;
     Env *env;
     const Builtin *builtin;
-    Op op;                  /* operator sections: builtin "(op)" with this op */
-    IrVal *rt;              /* V_RT */
-    Loc loc;                /* V_INT, V_FLOAT: where the number was written or computed (may be none) */
+    Op op;     /* operator sections: builtin "(op)" with this op */
+    IrVal *rt; /* V_RT */
+    Loc loc;   /* V_INT, V_FLOAT: where the number was written or computed (may be none) */
 };
 
 struct Env {
@@ -57,23 +57,23 @@ struct Env {
     Env *next;
 };
 
-typedef struct {            /* one active call, for the notes of an error: how it was reached */
+typedef struct { /* one active call, for the notes of an error: how it was reached */
     Loc loc;
     const char *name;
-    const Function *fn;     /* a call of a named function; NULL: a lambda or the entry */
+    const Function *fn; /* a call of a named function; NULL: a lambda or the entry */
     Value **args;
     int nargs;
-    bool entry;             /* the frame of the entry itself, at its declaration */
-    Loc runtime_if;         /* the `if` on a run-time condition in whose branch the call is; line 0: none */
+    bool entry;     /* the frame of the entry itself, at its declaration */
+    Loc runtime_if; /* the `if` on a run-time condition in whose branch the call is; line 0: none */
 } Frame;
 
 /* A call that takes fewer arguments than its application gives (`two f x
  * ys`), while it runs: an error at its location gets a note that a call
  * used as an argument needs parentheses. */
 typedef struct {
-    const Value *fn;        /* NULL: none */
+    const Value *fn; /* NULL: none */
     Loc loc;
-    int given;              /* the arguments of the whole application */
+    int given; /* the arguments of the whole application */
 } OverApplied;
 
 /* The innermost subtraction written as a negative argument (`f -1`,
@@ -81,15 +81,16 @@ typedef struct {
  * the hint that a negative argument needs parentheses when the literal was
  * applied to arguments (`f -1 xs`) or a function met the operators. */
 typedef struct {
-    const Expr *minus;      /* NULL: none */
+    const Expr *minus; /* NULL: none */
     int depth;
-    bool function;          /* the name before '-', or its left operand, is a function */
+    bool function; /* the name before '-', or its left operand, is a function */
 } NegativeArg;
 
-#define SPEC_MAX_DEPTH 400          /* nested calls */
-#define SPEC_MAX_WORK 4000000L      /* evaluation steps (calls, expressions, patterns) per compilation */
-#define SPEC_MAX_STMTS 500000L      /* IR statements per compilation, counted as the values they define */
-#define MAX_LOG_LEN 40              /* index bits per array */
+#define SPEC_MAX_DEPTH 400     /* nested calls */
+#define SPEC_MAX_WORK 4000000L /* evaluation steps (calls, expressions, patterns) per compilation */
+/* IR statements per compilation, counted as the values they define */
+#define SPEC_MAX_STMTS 500000L
+#define MAX_LOG_LEN 40 /* index bits per array */
 
 /* A hash table from names to items (open addressing, a power-of-two size,
  * at most half full, grown in the arena), so that a program of hundreds of
@@ -106,17 +107,17 @@ typedef struct {
 struct Spec {
     Arena *arena;
     IrProgram *prog;
-    IrBody *body;           /* where statements are appended now */
-    NameTable funcs;        /* Function* by name */
-    int ir_funcs_cap;       /* room in prog->funcs */
-    Frame stack[SPEC_MAX_DEPTH];    /* stack[0]: the entry being specialised */
+    IrBody *body;                /* where statements are appended now */
+    NameTable funcs;             /* Function* by name */
+    int ir_funcs_cap;            /* room in prog->funcs */
+    Frame stack[SPEC_MAX_DEPTH]; /* stack[0]: the entry being specialised */
     int depth;
     long work;
     OverApplied over;
     NegativeArg neg;
-    Loc runtime_if;         /* the innermost `if` on a run-time condition being evaluated in this body */
-    const Program *program;         /* for suggesting names */
-    const ImportPath *import_path;  /* for suggesting an import; NULL: none */
+    Loc runtime_if; /* the innermost `if` on a run-time condition being evaluated in this body */
+    const Program *program;        /* for suggesting names */
+    const ImportPath *import_path; /* for suggesting an import; NULL: none */
 };
 
 /* value.c */
@@ -152,11 +153,11 @@ Value *spec_unflatten(Spec *s, const ElemType *t, IrVal **slots);
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc);
 Value *spec_index(Spec *s, IrVal *arr, int64_t i, Loc loc);
 Value *spec_build(Spec *s, int n, Value **elems, Loc loc);
-int spec_log_len(Spec *s, int64_t len, Loc loc);   /* checks power of two and the limit */
+int spec_log_len(Spec *s, int64_t len, Loc loc); /* checks power of two and the limit */
 
 /* builtins.c */
 const Builtin *builtin_lookup(const char *name);
-const Builtin *builtin_at(int i);   /* the i-th built-in, NULL past the last: for suggestions */
+const Builtin *builtin_at(int i); /* the i-th built-in, NULL past the last: for suggestions */
 const Builtin *builtin_opsection(void);
 Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc);
 

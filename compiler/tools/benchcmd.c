@@ -22,14 +22,14 @@
 
 #define PROCESSES 5
 #define TIMEOUT_S 600
-#define SEED 1                  /* --random-input=1 */
+#define SEED 1 /* --random-input=1 */
 
 typedef struct {
     const char *file;
     const char *const *dirs;
     int ndirs;
     const char *exe;
-    const char *only;           /* -e */
+    const char *only; /* -e */
     int runs;
     bool json, cuda;
     char *tmp;
@@ -41,8 +41,8 @@ static int drive(const Bench *b, Options opt, const char *out_path, char **text)
     size_t len = 0;
     FILE *out = out_path ? fopen(out_path, "w") : text ? open_memstream(text, &len) : NULL;
     if ((out_path || text) && !out) {
-        fprintf(stderr, "parmc bench: error: cannot write '%s': %s\n", out_path ? out_path : "memory",
-                strerror(errno));
+        fprintf(stderr, "parmc bench: error: cannot write '%s': %s\n",
+                out_path ? out_path : "memory", strerror(errno));
         return 1;
     }
     opt.input = b->file;
@@ -68,12 +68,14 @@ static void step(const char *entry, const char *fmt, ...) {
  * for, before anything is written; *elements is its number of elements. */
 static int check_room(const Bench *b, const char *entry, double *elements, double *bytes) {
     char *bound = NULL;
-    int status = drive(b, (Options){.action = ACTION_INPUT_BOUND, .entry = entry, .seed = SEED}, NULL, &bound);
+    int status = drive(b, (Options){.action = ACTION_INPUT_BOUND, .entry = entry, .seed = SEED},
+                       NULL, &bound);
     if (!status && (!bound || sscanf(bound, "%lf %lf", elements, bytes) != 2)) status = 1;
     free(bound);
     char *why = status ? NULL : proc_no_room(b->tmp, *bytes);
     if (why) {
-        fprintf(stderr, "parmc bench: error: the input of entry '%s' (%.0f elements) %s\n", entry, *elements, why);
+        fprintf(stderr, "parmc bench: error: the input of entry '%s' (%.0f elements) %s\n", entry,
+                *elements, why);
         status = 1;
     }
     free(why);
@@ -81,19 +83,28 @@ static int check_room(const Bench *b, const char *entry, double *elements, doubl
 }
 
 /* The emitted program built with the C compiler or nvcc. */
-static int build(const Bench *b, const char *entry, const char *src, const char *prog, const char *err) {
-    int status = drive(b, (Options){.action = ACTION_COMPILE, .output = src, .entry = entry, .emit_main = true,
-                                    .target_c = !b->cuda}, NULL, NULL);
+static int build(const Bench *b, const char *entry, const char *src, const char *prog,
+                 const char *err) {
+    int status = drive(b,
+                       (Options){.action = ACTION_COMPILE,
+                                 .output = src,
+                                 .entry = entry,
+                                 .emit_main = true,
+                                 .target_c = !b->cuda},
+                       NULL, NULL);
     if (status) return status;
     const char *c_args[] = {"-std=c11", "-O2", src, "-o", prog, "-lm", NULL};
     const char *cu_args[] = {"-O3", "-arch=native", src, "-o", prog, NULL};
-    char **argv = b->cuda ? proc_command("NVCC", "nvcc", cu_args) : proc_command("CC", "cc", c_args);
+    char **argv = b->cuda ? proc_command("NVCC", "nvcc", cu_args)
+                          : proc_command("CC", "cc", c_args);
     if (argv) step(entry, "building the program with %s", argv[0]);
     int rc = argv ? proc_run(argv, NULL, NULL, err, TIMEOUT_S) : -1;
     if (rc) {
         char *text = rc > 0 ? proc_read_file(err) : NULL;
         fprintf(stderr, "parmc bench: error: compiling '%s' failed: %s\n", src,
-                rc < 0 ? strerror(errno) : text ? text : "");
+                rc < 0 ? strerror(errno)
+                : text ? text
+                       : "");
         free(text);
         status = 1;
     }
@@ -129,8 +140,8 @@ static void json_string(const char *s) {
 }
 
 /* The median of each of the PROCESSES runs of the program, sorted. */
-static int time_entry(const Bench *b, const char *entry, const char *input, const char *prog, const char *err,
-                      double ms[PROCESSES]) {
+static int time_entry(const Bench *b, const char *entry, const char *input, const char *prog,
+                      const char *err, double ms[PROCESSES]) {
     char runs[16];
     snprintf(runs, sizeof runs, "%d", b->runs);
     char *run_argv[] = {(char *)prog, "-r", runs, NULL};
@@ -146,8 +157,10 @@ static int time_entry(const Bench *b, const char *entry, const char *input, cons
     return 0;
 }
 
-static void print_result(const Bench *b, const char *entry, bool first, const double ms[PROCESSES]) {
-    double median = ms[PROCESSES / 2], spread = median > 0 ? (ms[PROCESSES - 1] - ms[0]) / median * 100 : 0;
+static void print_result(const Bench *b, const char *entry, bool first,
+                         const double ms[PROCESSES]) {
+    double median = ms[PROCESSES / 2],
+           spread = median > 0 ? (ms[PROCESSES - 1] - ms[0]) / median * 100 : 0;
     const char *target = b->cuda ? "cuda" : "c";
     if (b->json) {
         printf("%s\n  {\"file\": ", first ? "" : ",");
@@ -156,17 +169,19 @@ static void print_result(const Bench *b, const char *entry, bool first, const do
                "\"max_ms\": %.6g, \"processes\": %d, \"runs\": %d, \"warmup\": 1}",
                entry, target, median, ms[0], ms[PROCESSES - 1], PROCESSES, b->runs);
     } else
-        printf("%s %s (%s): median %.4g ms, range %.4g..%.4g ms (spread %.1f%%; median of %d processes, "
-               "each the median of %d runs after 1 warm-up)\n",
-               b->file, entry, b->cuda ? "CUDA, CUDA events" : "C, wall clock", median, ms[0],
-               ms[PROCESSES - 1], spread, PROCESSES, b->runs);
+        printf(
+            "%s %s (%s): median %.4g ms, range %.4g..%.4g ms (spread %.1f%%; median of %d processes, "
+            "each the median of %d runs after 1 warm-up)\n",
+            b->file, entry, b->cuda ? "CUDA, CUDA events" : "C, wall clock", median, ms[0],
+            ms[PROCESSES - 1], spread, PROCESSES, b->runs);
 }
 
 /* Compiles the entry and times it; prints one line (or one JSON object).
  * The input's room is checked first, so that nothing is written for an
  * input the disk cannot hold. */
 static int bench_entry(const Bench *b, const char *entry, bool first) {
-    char *input = proc_tmp_path(b->tmp, "input.txt"), *src = proc_tmp_path(b->tmp, b->cuda ? "bench.cu" : "bench.c");
+    char *input = proc_tmp_path(b->tmp, "input.txt"),
+         *src = proc_tmp_path(b->tmp, b->cuda ? "bench.cu" : "bench.c");
     char *prog = proc_tmp_path(b->tmp, "bench"), *err = proc_tmp_path(b->tmp, "bench.err");
     /* the compile's header and manifest, beside the program (driver.c) */
     free(proc_tmp_path(b->tmp, "bench.h"));
@@ -178,8 +193,10 @@ static int bench_entry(const Bench *b, const char *entry, bool first) {
         status = build(b, entry, src, prog, err);
     }
     if (!status) {
-        step(entry, "writing the input, %.0f elements (at most %.0f bytes), to %s", elements, bytes, input);
-        status = drive(b, (Options){.action = ACTION_RANDOM_INPUT, .entry = entry, .seed = SEED}, input, NULL);
+        step(entry, "writing the input, %.0f elements (at most %.0f bytes), to %s", elements, bytes,
+             input);
+        status = drive(b, (Options){.action = ACTION_RANDOM_INPUT, .entry = entry, .seed = SEED},
+                       input, NULL);
     }
     if (!status) status = time_entry(b, entry, input, prog, err, ms);
     if (!status) print_result(b, entry, first, ms);
@@ -210,8 +227,11 @@ static const char bench_usage[] =
     "  --json               one JSON array of results on stdout\n"
     "  -h, --help           show this help and exit\n";
 
-static int bench_usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
-static int bench_usage_error(const char *fmt, const char *arg) { return subcmd_usage_error("bench", fmt, arg); }
+static int bench_usage_error(const char *fmt, const char *arg)
+    __attribute__((format(printf, 1, 0)));
+static int bench_usage_error(const char *fmt, const char *arg) {
+    return subcmd_usage_error("bench", fmt, arg);
+}
 
 static int parse_bench_args(int argc, char **argv, Bench *b, const char **dirs) {
     for (int i = 1; i < argc; i++) {
@@ -255,7 +275,8 @@ int bench_main(int argc, char **argv, const char *exe) {
         b.tmp = proc_tmpdir();
         status = b.tmp ? -1 : 1;
     }
-    if (status < 0) status = drive(&b, (Options){.action = ACTION_LIST_ENTRIES}, NULL, &names) ? 1 : -1;
+    if (status < 0)
+        status = drive(&b, (Options){.action = ACTION_LIST_ENTRIES}, NULL, &names) ? 1 : -1;
     if (status < 0) {
         b.cuda = proc_have_gpu();
         if (b.json) fputs("[", stdout);

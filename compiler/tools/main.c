@@ -124,55 +124,102 @@ static const char usage[] =
     "actions. exit status: 0 on success, 1 on an error in the program or its\n"
     "input, 2 on a usage error.\n";
 
-enum { USE_COMPILE = 1 << ACTION_COMPILE, USE_CHECK = 1 << ACTION_CHECK, USE_INTERPRET = 1 << ACTION_INTERPRET,
-       USE_DUMP = 1 << ACTION_DUMP_IR, USE_REPORT = 1 << ACTION_REPORT, USE_RANDOM = 1 << ACTION_RANDOM_INPUT,
-       USE_PLAN = 1 << ACTION_DUMP_PLAN };
+enum {
+    USE_COMPILE = 1 << ACTION_COMPILE,
+    USE_CHECK = 1 << ACTION_CHECK,
+    USE_INTERPRET = 1 << ACTION_INTERPRET,
+    USE_DUMP = 1 << ACTION_DUMP_IR,
+    USE_REPORT = 1 << ACTION_REPORT,
+    USE_RANDOM = 1 << ACTION_RANDOM_INPUT,
+    USE_PLAN = 1 << ACTION_DUMP_PLAN
+};
 
 typedef enum {
-    OPT_ENTRY, OPT_INCLUDE, OPT_OUTPUT, OPT_PREFIX, OPT_TARGET, OPT_GPUS, OPT_EMIT_MAIN, OPT_STAGE, OPT_COMPARE, OPT_STRICT,
-    OPT_TRACE, OPT_TILE_BYTES, OPT_EXCHANGE_PIECES, OPT_SEGMENT_BYTES, OPT_VECTOR_COPIES, OPT_NARROW_PERMUTES, OPT_NARROW_COPIES, OPT_REGISTER_BYTES, OPT_TILE_BUFFERS, OPT_CLUSTER_BLOCKS, OPT_INTERPRET, OPT_CHECK, OPT_REPORT, OPT_DUMP_IR, OPT_DUMP_PLAN,
-    OPT_DUMP_AFTER, OPT_RANDOM, OPT_SPECIAL_FLOATS, OPT_HELP, OPT_VERSION, OPT_PASSES, OPT_LIST_RULES,
+    OPT_ENTRY,
+    OPT_INCLUDE,
+    OPT_OUTPUT,
+    OPT_PREFIX,
+    OPT_TARGET,
+    OPT_GPUS,
+    OPT_EMIT_MAIN,
+    OPT_STAGE,
+    OPT_COMPARE,
+    OPT_STRICT,
+    OPT_TRACE,
+    OPT_TILE_BYTES,
+    OPT_EXCHANGE_PIECES,
+    OPT_SEGMENT_BYTES,
+    OPT_VECTOR_COPIES,
+    OPT_NARROW_PERMUTES,
+    OPT_NARROW_COPIES,
+    OPT_REGISTER_BYTES,
+    OPT_TILE_BUFFERS,
+    OPT_CLUSTER_BLOCKS,
+    OPT_INTERPRET,
+    OPT_CHECK,
+    OPT_REPORT,
+    OPT_DUMP_IR,
+    OPT_DUMP_PLAN,
+    OPT_DUMP_AFTER,
+    OPT_RANDOM,
+    OPT_SPECIAL_FLOATS,
+    OPT_HELP,
+    OPT_VERSION,
+    OPT_PASSES,
+    OPT_LIST_RULES,
     OPT_COUNT
 } OptId;
 
 typedef struct {
-    const char *name;           /* long form */
-    char letter;                /* short form, or 0 */
+    const char *name; /* long form */
+    char letter;      /* short form, or 0 */
     enum { FLAG, VALUE, OPTIONAL } arg;
-    unsigned used_by;           /* the actions that use the option (USE_*); 0 for actions */
-    const char *where;          /* for the error when the action does not use it */
+    unsigned used_by;  /* the actions that use the option (USE_*); 0 for actions */
+    const char *where; /* for the error when the action does not use it */
 } OptSpec;
 
 static const OptSpec specs[OPT_COUNT] = {
     [OPT_ENTRY] = {"entry", 'e', VALUE,
-                   USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_RANDOM | USE_PLAN, ""},
+                   USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_RANDOM |
+                       USE_PLAN,
+                   ""},
     [OPT_INCLUDE] = {"include", 'I', VALUE, ~0u, ""},
     [OPT_OUTPUT] = {"output", 'o', VALUE, USE_COMPILE, "a compile"},
     [OPT_PREFIX] = {"prefix", 0, VALUE, USE_COMPILE | USE_CHECK, "a compile or --check"},
     [OPT_TARGET] = {"target", 0, VALUE, USE_COMPILE, "a compile"},
-    [OPT_GPUS] = {"gpus", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN, "a compile, --check or --dump-plan"},
+    [OPT_GPUS] = {"gpus", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN,
+                  "a compile, --check or --dump-plan"},
     [OPT_EMIT_MAIN] = {"emit-main", 0, FLAG, USE_COMPILE, "a compile"},
     [OPT_STAGE] = {"stage", 0, VALUE, USE_INTERPRET, "--interpret"},
     [OPT_COMPARE] = {"compare-stages", 0, FLAG, USE_INTERPRET, "--interpret"},
     [OPT_STRICT] = {"strict", 0, FLAG, USE_REPORT, "--report"},
-    [OPT_TRACE] = {"trace-rules", 0, FLAG, USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_PLAN,
-                   "an action that optimises (a compile, --check, --report, --dump-ir, --dump-plan, --interpret)"},
+    [OPT_TRACE] =
+        {"trace-rules", 0, FLAG,
+         USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_PLAN,
+         "an action that optimises (a compile, --check, --report, --dump-ir, --dump-plan, --interpret)"},
     [OPT_TILE_BYTES] = {"tile-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                         "an action that schedules (a compile, --check, --report, --dump-plan)"},
-    [OPT_EXCHANGE_PIECES] = {"exchange-pieces", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN, "a compile, --check or --dump-plan"},
-    [OPT_SEGMENT_BYTES] = {"segment-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+    [OPT_EXCHANGE_PIECES] = {"exchange-pieces", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN,
+                             "a compile, --check or --dump-plan"},
+    [OPT_SEGMENT_BYTES] = {"segment-bytes", 0, VALUE,
+                           USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
-    [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+    [OPT_VECTOR_COPIES] = {"vector-copies", 0, FLAG,
+                           USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
-    [OPT_NARROW_PERMUTES] = {"narrow-permutes", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
-                             "an action that schedules (a compile, --check, --report, --dump-plan)"},
-    [OPT_NARROW_COPIES] = {"narrow-copies", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+    [OPT_NARROW_PERMUTES] =
+        {"narrow-permutes", 0, FLAG, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+         "an action that schedules (a compile, --check, --report, --dump-plan)"},
+    [OPT_NARROW_COPIES] = {"narrow-copies", 0, FLAG,
+                           USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                            "an action that schedules (a compile, --check, --report, --dump-plan)"},
-    [OPT_REGISTER_BYTES] = {"register-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+    [OPT_REGISTER_BYTES] = {"register-bytes", 0, VALUE,
+                            USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                             "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_TILE_BUFFERS] = {"tile-buffers", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                           "an action that schedules (a compile, --check, --report, --dump-plan)"},
-    [OPT_CLUSTER_BLOCKS] = {"cluster-blocks", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
+    [OPT_CLUSTER_BLOCKS] = {"cluster-blocks", 0, VALUE,
+                            USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                             "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_INTERPRET] = {"interpret", 0, FLAG, 0, NULL},
     [OPT_CHECK] = {"check", 0, FLAG, 0, NULL},
@@ -188,7 +235,8 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_LIST_RULES] = {"list-rules", 0, FLAG, ~0u, ""},
 };
 
-static int usage_error(const char *fmt, const char *a, const char *b) __attribute__((format(printf, 1, 0)));
+static int usage_error(const char *fmt, const char *a, const char *b)
+    __attribute__((format(printf, 1, 0)));
 static int usage_error(const char *fmt, const char *a, const char *b) {
     fprintf(stderr, "parmc: error: ");
     fprintf(stderr, fmt, a, b);
@@ -198,7 +246,9 @@ static int usage_error(const char *fmt, const char *a, const char *b) {
 
 /* The name in the pass table's column `made` (a stage) or `name` (a pass)
  * of stage s. */
-static const char *pass_field(Stage s, bool stage) { return stage ? driver_passes[s].made : driver_passes[s].name; }
+static const char *pass_field(Stage s, bool stage) {
+    return stage ? driver_passes[s].made : driver_passes[s].name;
+}
 
 /* A usage error for `typed`, not a stage (a pass) from `first` to `last`:
  * the closest name when it is a likely typo, else the names there are. */
@@ -217,7 +267,11 @@ static int unknown_pass(const char *what, const char *typed, Stage first, Stage 
     } else {
         fprintf(stderr, " (");
         for (Stage s = first; s <= last; s++)
-            fprintf(stderr, "%s%s", s == first ? "" : s == last ? " or " : ", ", pass_field(s, stage));
+            fprintf(stderr, "%s%s",
+                    s == first  ? ""
+                    : s == last ? " or "
+                                : ", ",
+                    pass_field(s, stage));
         fprintf(stderr, ")");
     }
     fprintf(stderr, "\n(run 'parmc --passes' for the passes and their stages)\n");
@@ -244,8 +298,11 @@ static bool is_stage(const char *name) {
 static int parse_dump_after(const char *name, Options *opt) {
     for (Stage s = 0; s < STAGE_COUNT; s++) {
         if (strcmp(name, driver_passes[s].made) == 0 && strcmp(name, driver_passes[s].name) != 0) {
-            fprintf(stderr, "parmc: error: --dump-after takes a pass; '%s' is the stage that pass '%s' hands on\n"
-                            "(run 'parmc --passes' for the passes and their stages)\n", name, driver_passes[s].name);
+            fprintf(
+                stderr,
+                "parmc: error: --dump-after takes a pass; '%s' is the stage that pass '%s' hands on\n"
+                "(run 'parmc --passes' for the passes and their stages)\n",
+                name, driver_passes[s].name);
             return 2;
         }
         if (strcmp(name, driver_passes[s].name) == 0) {
@@ -315,8 +372,7 @@ static int match_option(int argc, char **argv, int *i, OptId *id, const char **v
     if (found < 0) return unknown_option(a);
     *id = (OptId)found;
     const OptSpec *s = &specs[found];
-    if (s->arg == FLAG && inline_value)
-        return usage_error("option '%s' takes no value%s", a, "");
+    if (s->arg == FLAG && inline_value) return usage_error("option '%s' takes no value%s", a, "");
     *value = inline_value;
     if (s->arg == VALUE && !inline_value) {
         if (*i + 1 >= argc) return usage_error("option '%s' needs a value%s", a, "");
@@ -325,7 +381,8 @@ static int match_option(int argc, char **argv, int *i, OptId *id, const char **v
     /* `--dump-ir STAGE`, `--random-input SEED`: the optional value may follow
        as its own argument */
     if (!inline_value && *i + 1 < argc &&
-        ((found == OPT_DUMP_IR && is_stage(argv[*i + 1])) || (found == OPT_RANDOM && is_number(argv[*i + 1]))))
+        ((found == OPT_DUMP_IR && is_stage(argv[*i + 1])) ||
+         (found == OPT_RANDOM && is_number(argv[*i + 1]))))
         *value = argv[++*i];
     return 0;
 }
@@ -334,31 +391,36 @@ static int match_option(int argc, char **argv, int *i, OptId *id, const char **v
 static int parse_tile_bytes(const char *value, int *out) {
     size_t digits = strspn(value, "0123456789");
     bool kb = value[digits] == 'K' || value[digits] == 'k';
-    long bytes = digits && digits <= 7 && value[digits + kb] == 0 ? strtol(value, NULL, 10) * (kb ? 1024 : 1) : -1;
+    long bytes = digits && digits <= 7 && value[digits + kb] == 0
+                     ? strtol(value, NULL, 10) * (kb ? 1024 : 1)
+                     : -1;
     if (bytes < SCHED_MIN_TILE_BYTES || bytes > SCHED_MAX_TILE_BYTES)
-        return usage_error("--tile-bytes '%s': expected bytes (or KB with K) from 16K to 227K%s", value, "");
+        return usage_error("--tile-bytes '%s': expected bytes (or KB with K) from 16K to 227K%s",
+                           value, "");
     *out = (int)bytes;
     return 0;
 }
 
 static int set_action(Options *opt, Seen *seen, Action action, const char *spelling) {
     if (seen->action && (opt->action != action || strcmp(seen->action, spelling) != 0))
-        return usage_error("'%s' and '%s' cannot be combined (each selects what parmc does)", seen->action,
-                           spelling);
+        return usage_error("'%s' and '%s' cannot be combined (each selects what parmc does)",
+                           seen->action, spelling);
     seen->action = spelling;
     opt->action = action;
     return 0;
 }
 
 /* Applies option id with its value to opt. Returns 0 or a usage exit code. */
-static int apply_option(OptId id, const char *a, const char *value, Options *opt, Seen *seen, const char **dirs) {
+static int apply_option(OptId id, const char *a, const char *value, Options *opt, Seen *seen,
+                        const char **dirs) {
     seen->given[id] = a;
     switch (id) {
     case OPT_ENTRY: opt->entry = value; return 0;
     case OPT_INCLUDE: dirs[opt->import_path.ndirs++] = value; return 0;
     case OPT_OUTPUT: opt->output = value; return 0;
     case OPT_PREFIX:
-        if (driver_prefix_problem(value)) return usage_error("prefix '%s' %s", value, driver_prefix_problem(value));
+        if (driver_prefix_problem(value))
+            return usage_error("prefix '%s' %s", value, driver_prefix_problem(value));
         opt->prefix = value;
         return 0;
     case OPT_TARGET:
@@ -391,7 +453,8 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_EXCHANGE_PIECES: {
         unsigned long pieces = is_number(value) ? strtoul(value, NULL, 10) : 0;
         if (pieces < 1 || pieces > 1u << EXCHANGE_MAX_PIECE_LOG || (pieces & (pieces - 1)))
-            return usage_error("--exchange-pieces takes a power of two from 1 to 32, not '%s'%s", value, "");
+            return usage_error("--exchange-pieces takes a power of two from 1 to 32, not '%s'%s",
+                               value, "");
         opt->exchange_pieces = (int)pieces;
         return 0;
     }
@@ -419,7 +482,9 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     case OPT_DUMP_AFTER: {
         int status = parse_dump_after(value, opt);
         if (status) return status;
-        return set_action(opt, seen, opt->stage <= STAGE_LAST_IR ? ACTION_DUMP_IR : ACTION_DUMP_PLAN, "--dump-after");
+        return set_action(opt, seen,
+                          opt->stage <= STAGE_LAST_IR ? ACTION_DUMP_IR : ACTION_DUMP_PLAN,
+                          "--dump-after");
     }
     case OPT_DUMP_IR: {
         int status = set_action(opt, seen, ACTION_DUMP_IR, "--dump-ir");
@@ -429,11 +494,16 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
         int status = set_action(opt, seen, ACTION_RANDOM_INPUT, "--random-input");
         char *end;
         opt->seed = value ? strtoull(value, &end, 10) : 1;
-        if (value && (!*value || *end)) return usage_error("'%s' is not a seed (a non-negative integer)%s", value, "");
+        if (value && (!*value || *end))
+            return usage_error("'%s' is not a seed (a non-negative integer)%s", value, "");
         return status;
     }
     case OPT_SPECIAL_FLOATS: opt->special_floats = true; return 0;
-    case OPT_HELP: case OPT_VERSION: case OPT_PASSES: case OPT_LIST_RULES: case OPT_COUNT: break;
+    case OPT_HELP:
+    case OPT_VERSION:
+    case OPT_PASSES:
+    case OPT_LIST_RULES:
+    case OPT_COUNT: break;
     }
     return 0;
 }
@@ -443,16 +513,20 @@ static int check_used(const Options *opt, const Seen *seen) {
     const char *action = seen->action ? seen->action : "a compile";
     for (int k = 0; k < OPT_COUNT; k++) {
         if (!seen->given[k] || !specs[k].used_by || (specs[k].used_by >> opt->action & 1)) continue;
-        fprintf(stderr, "parmc: error: option '%s' has no effect with %s; it applies to %s\n"
-                        "(run 'parmc --help' for usage)\n", seen->given[k], action, specs[k].where);
+        fprintf(stderr,
+                "parmc: error: option '%s' has no effect with %s; it applies to %s\n"
+                "(run 'parmc --help' for usage)\n",
+                seen->given[k], action, specs[k].where);
         return 2;
     }
     /* the rewrite rules run only in the pass that makes the rewritten IR */
-    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT || opt->compare_stages ||
-                     opt->stage >= STAGE_REWRITTEN;
+    bool optimises = opt->action == ACTION_COMPILE || opt->action == ACTION_REPORT ||
+                     opt->compare_stages || opt->stage >= STAGE_REWRITTEN;
     if (seen->given[OPT_TRACE] && !optimises)
-        fprintf(stderr, "parmc: warning: --trace-rules prints nothing here: %s stops before the rewritten IR\n",
-                action);
+        fprintf(
+            stderr,
+            "parmc: warning: --trace-rules prints nothing here: %s stops before the rewritten IR\n",
+            action);
     return -1;
 }
 
@@ -464,7 +538,8 @@ static int parse_args(int argc, char **argv, Options *opt, const char **dirs) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == 0) {
-            if (opt->input) return usage_error("more than one input file ('%s' and '%s')", opt->input, a);
+            if (opt->input)
+                return usage_error("more than one input file ('%s' and '%s')", opt->input, a);
             opt->input = a;
             continue;
         }

@@ -28,11 +28,12 @@ extern char **environ;
  * main flow keeps ready: the paths, which it changes with the signals
  * blocked. */
 static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
-static char *scratch;                   /* the directory, or NULL */
-static char **scratch_paths;            /* the files in it that parmc names (proc_tmp_path) */
+static char *scratch;        /* the directory, or NULL */
+static char **scratch_paths; /* the files in it that parmc names (proc_tmp_path) */
 static int nscratch, scratch_cap;
-static volatile sig_atomic_t running;   /* the child's pid, which is its process group's; 0: none (pid_t is an
-                                           int where sig_atomic_t is) */
+/* the child's pid, which is its process group's; 0: none (pid_t is an int
+ * where sig_atomic_t is) */
+static volatile sig_atomic_t running;
 
 static sigset_t block_signals(void) {
     sigset_t set, old;
@@ -66,7 +67,7 @@ static void on_signal(int sig) {
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
-    raise(sig);                 /* blocked in the handler: it ends parmc when the handler returns */
+    raise(sig); /* blocked in the handler: it ends parmc when the handler returns */
 }
 
 /* A signal ignored when parmc started (nohup's SIGHUP) stays ignored. */
@@ -76,7 +77,8 @@ static void catch_signals(void) {
     for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) sigaddset(&sa.sa_mask, caught[i]);
     for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
         struct sigaction was;
-        if (sigaction(caught[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN) sigaction(caught[i], &sa, NULL);
+        if (sigaction(caught[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+            sigaction(caught[i], &sa, NULL);
     }
 }
 
@@ -88,7 +90,8 @@ char *proc_tmpdir(void) {
     if (!dir) return NULL;
     snprintf(dir, len, "%s/parmc-XXXXXX", base);
     if (!mkdtemp(dir)) {
-        fprintf(stderr, "parmc: error: cannot create a directory in '%s': %s\n", base, strerror(errno));
+        fprintf(stderr, "parmc: error: cannot create a directory in '%s': %s\n", base,
+                strerror(errno));
         free(dir);
         return NULL;
     }
@@ -168,13 +171,15 @@ char *proc_no_room(const char *dir, double bytes) {
         const char *err = strerror(errno);
         size_t len = strlen(need) + strlen(dir) + strlen(err) + 64;
         if ((why = malloc(len)))
-            snprintf(why, len, "needs up to %s in %s, whose free space is unknown: %s", need, dir, err);
+            snprintf(why, len, "needs up to %s in %s, whose free space is unknown: %s", need, dir,
+                     err);
     } else {
         double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize;
         if (bytes <= free_bytes) return NULL;
         format_bytes(have, sizeof have, free_bytes);
         size_t len = strlen(need) + strlen(dir) + strlen(have) + 64;
-        if ((why = malloc(len))) snprintf(why, len, "needs up to %s in %s, which has %s free", need, dir, have);
+        if ((why = malloc(len)))
+            snprintf(why, len, "needs up to %s in %s, which has %s free", need, dir, have);
     }
     if (!why) {
         fputs("parmc: error: out of memory\n", stderr);
@@ -231,7 +236,8 @@ int proc_run(char *const argv[], const char *in_path, const char *out_path, cons
              int timeout_s) {
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa) != 0) return -1;
-    bool ok = redirect(&fa, 0, in_path, O_RDONLY) && redirect(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC) &&
+    bool ok = redirect(&fa, 0, in_path, O_RDONLY) &&
+              redirect(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC) &&
               redirect(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC);
     /* blocked from the spawn until `running` names the child, which a signal must not miss */
     sigset_t old = block_signals();
@@ -268,7 +274,8 @@ char **proc_command(const char *env, const char *fallback, const char *const ext
     }
     size_t n = 0;
     /* argv[0] is the copy (cmd starts with a word); the other words point into it */
-    for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) argv[n++] = w;
+    for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+        argv[n++] = w;
     for (size_t i = 0; i < nextra; i++) argv[n++] = (char *)extra[i];
     argv[n] = NULL;
     return argv;

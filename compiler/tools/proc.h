@@ -21,8 +21,9 @@ void proc_rmdir(char *dir);
  * before it writes an input. */
 char *proc_no_room(const char *dir, double bytes);
 
-/* Runs argv[0] (searched in PATH), in a process group of its own, with stdin from in_path (NULL: /dev/null)
- * and stdout, stderr into out_path, err_path (NULL: /dev/null), killing it
+/* Runs argv[0] (searched in PATH), in a process group of its own, with
+ * stdin from in_path (NULL: /dev/null) and stdout, stderr into out_path,
+ * err_path (NULL: /dev/null), killing it
  * after timeout_s seconds. Returns its exit status, 128 + the signal that
  * ended it, or -1 when it could not be started (with errno set). */
 int proc_run(char *const argv[], const char *in_path, const char *out_path, const char *err_path,

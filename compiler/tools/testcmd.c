@@ -29,28 +29,28 @@ typedef enum { CASE_OUTPUT, CASE_ERROR, CASE_RANDOM, CASE_COMPILE_ERROR } CaseKi
 typedef struct {
     CaseKind kind;
     int line;
-    char *input;                /* CASE_OUTPUT, CASE_ERROR: the values */
-    char *expect;               /* the expected values, or the text the error contains */
-    unsigned long long seed;    /* CASE_RANDOM */
+    char *input;             /* CASE_OUTPUT, CASE_ERROR: the values */
+    char *expect;            /* the expected values, or the text the error contains */
+    unsigned long long seed; /* CASE_RANDOM */
 } Case;
 
 typedef struct {
     char *name;
     int line;
-    char *decl;                 /* `entry ...` added to the program, or NULL */
-    char *entry;                /* the entry the cases run */
+    char *decl;  /* `entry ...` added to the program, or NULL */
+    char *entry; /* the entry the cases run */
     Case *cases;
     int ncases, cap;
 } Block;
 
 typedef struct {
     const char *path;
-    const char *text;           /* the file */
-    const char *const *dirs;    /* -I */
+    const char *text;        /* the file */
+    const char *const *dirs; /* -I */
     int ndirs;
     const char *exe;
-    bool c, cuda;               /* back ends to run besides the interpreter */
-    char *tmp;                  /* scratch directory */
+    bool c, cuda; /* back ends to run besides the interpreter */
+    char *tmp;    /* scratch directory */
     int passed, failed;
 } Tester;
 
@@ -128,7 +128,8 @@ static void free_block(Block *b) {
 }
 
 static void syntax_error(Tester *t, int line, const char *msg, const char *word, size_t n) {
-    printf("FAIL %s:%d: the test block cannot be read: %s '%.*s'\n", t->path, line, msg, (int)n, word);
+    printf("FAIL %s:%d: the test block cannot be read: %s '%.*s'\n", t->path, line, msg, (int)n,
+           word);
     t->failed++;
 }
 
@@ -152,9 +153,12 @@ static bool directive(Tester *t, Block *b, int line, const char *s, size_t n) {
     if (w == 5 && !strncmp(s, "entry", 5)) {
         const char *name = arg;
         size_t nn = 0;
-        while (nn < an && (isalnum((unsigned char)name[nn]) || name[nn] == '_' || name[nn] == '\'')) nn++;
+        while (nn < an && (isalnum((unsigned char)name[nn]) || name[nn] == '_' || name[nn] == '\''))
+            nn++;
         if (b->decl || nn == 0) {
-            syntax_error(t, line, b->decl ? "a block adds one entry; a second" : "an entry needs a name:", s, n);
+            syntax_error(t, line,
+                         b->decl ? "a block adds one entry; a second" : "an entry needs a name:", s,
+                         n);
             return false;
         }
         b->decl = dup_range(s, n);
@@ -172,7 +176,8 @@ static bool directive(Tester *t, Block *b, int line, const char *s, size_t n) {
         }
         append(&last->expect, arg, an);
     } else if (w == 5 && !strncmp(s, "error", 5)) {
-        if (last && last->input && !last->expect && last->kind == CASE_OUTPUT) last->kind = CASE_ERROR;
+        if (last && last->input && !last->expect && last->kind == CASE_OUTPUT)
+            last->kind = CASE_ERROR;
         else last = new_case(b, CASE_COMPILE_ERROR, line);
         last->expect = dup_range(arg, an);
     } else if (w == 6 && !strncmp(s, "random", 6)) {
@@ -185,7 +190,8 @@ static bool directive(Tester *t, Block *b, int line, const char *s, size_t n) {
         }
         for (unsigned long k = 1; k <= count; k++) new_case(b, CASE_RANDOM, line)->seed = k;
     } else {
-        syntax_error(t, line, "unknown test directive (entry, run, input, output, error or random):", s, w);
+        syntax_error(t, line,
+                     "unknown test directive (entry, run, input, output, error or random):", s, w);
         return false;
     }
     return true;
@@ -195,7 +201,7 @@ static bool directive(Tester *t, Block *b, int line, const char *s, size_t n) {
 
 typedef struct {
     int status;
-    char *out, *err;            /* heap: what the run wrote, and its diagnostics */
+    char *out, *err; /* heap: what the run wrote, and its diagnostics */
 } Result;
 
 static void free_result(Result *r) {
@@ -236,9 +242,9 @@ static char *difference(const char *got, const char *want) {
         size_t g = strcspn(got, " \t\r\n"), w = strcspn(want, " \t\r\n");
         if (!g && !w) return NULL;
         if (g != w || strncmp(got, want, g)) {
-            return message("value %d is %s%.*s%s, expected %s%.*s%s", k, g ? "'" : "", (int)(g > 40 ? 40 : g),
-                     g ? got : "missing", g ? "'" : "", w ? "'" : "", (int)(w > 40 ? 40 : w), w ? want : "nothing",
-                     w ? "'" : "");
+            return message("value %d is %s%.*s%s, expected %s%.*s%s", k, g ? "'" : "",
+                           (int)(g > 40 ? 40 : g), g ? got : "missing", g ? "'" : "", w ? "'" : "",
+                           (int)(w > 40 ? 40 : w), w ? want : "nothing", w ? "'" : "");
         }
         got += g;
         want += w;
@@ -251,9 +257,9 @@ static char *first_line(const char *text) { return dup_range(text, strcspn(text,
 /* ---- compiled programs ---- */
 
 typedef struct {
-    const char *label;          /* "C" or "CUDA" */
-    char *exe;                  /* the compiled program, or NULL */
-    char *why;                  /* why it could not be built */
+    const char *label; /* "C" or "CUDA" */
+    char *exe;         /* the compiled program, or NULL */
+    char *why;         /* why it could not be built */
 } Binary;
 
 static char *spawn_error(const char *what, char **argv, int status, const char *err_path) {
@@ -275,7 +281,10 @@ static Binary build(const Tester *t, const Block *b, const char *program, bool c
     /* the compile's header and manifest, beside the program (driver.c) */
     free(proc_tmp_path(t->tmp, "prog.h"));
     free(proc_tmp_path(t->tmp, "prog.json"));
-    Options opt = {.action = ACTION_COMPILE, .output = src, .entry = b->entry, .emit_main = true,
+    Options opt = {.action = ACTION_COMPILE,
+                   .output = src,
+                   .entry = b->entry,
+                   .emit_main = true,
                    .target_c = !cuda};
     Result r = drive(t, &opt, program, NULL);
     if (r.status) {
@@ -285,10 +294,13 @@ static Binary build(const Tester *t, const Block *b, const char *program, bool c
     } else {
         const char *c_args[] = {"-std=c11", "-O1", src, "-o", exe, "-lm", NULL};
         const char *cu_args[] = {"-O2", "-arch=native", src, "-o", exe, NULL};
-        char **argv = cuda ? proc_command("NVCC", "nvcc", cu_args) : proc_command("CC", "cc", c_args);
+        char **argv = cuda ? proc_command("NVCC", "nvcc", cu_args)
+                           : proc_command("CC", "cc", c_args);
         int status = argv ? proc_run(argv, NULL, NULL, err_path, RUN_TIMEOUT_S) : -1;
         if (status == 0) bin.exe = exe, exe = NULL;
-        else bin.why = spawn_error(cuda ? "the CUDA compiler" : "the C compiler", argv, status, err_path);
+        else
+            bin.why = spawn_error(cuda ? "the CUDA compiler" : "the C compiler", argv, status,
+                                  err_path);
         proc_free_argv(argv);
     }
     free_result(&r);
@@ -300,7 +312,8 @@ static Binary build(const Tester *t, const Block *b, const char *program, bool c
 
 /* Runs a compiled program on input; its output on success, else NULL and
  * *why. */
-static char *run_binary(const Tester *t, const Binary *bin, const char *input, int *status, char **why) {
+static char *run_binary(const Tester *t, const Binary *bin, const char *input, int *status,
+                        char **why) {
     char *in = proc_tmp_path(t->tmp, "case.in"), *out = proc_tmp_path(t->tmp, "case.out");
     char *err = proc_tmp_path(t->tmp, "case.err");
     char *argv[] = {bin->exe, NULL};
@@ -322,10 +335,12 @@ static char *run_binary(const Tester *t, const Binary *bin, const char *input, i
 
 /* ---- cases ---- */
 
-static void report(Tester *t, const Block *b, const Case *c, int index, const char *backends, const char *why) {
-    const char *what = c->kind == CASE_RANDOM ? "random input" : c->kind == CASE_COMPILE_ERROR ? "compile error"
-                       : c->kind == CASE_ERROR                                             ? "input error"
-                                                                                           : "input";
+static void report(Tester *t, const Block *b, const Case *c, int index, const char *backends,
+                   const char *why) {
+    const char *what = c->kind == CASE_RANDOM          ? "random input"
+                       : c->kind == CASE_COMPILE_ERROR ? "compile error"
+                       : c->kind == CASE_ERROR         ? "input error"
+                                                       : "input";
     printf("%s %s:%d: %s: %s %d", why ? "FAIL" : "ok  ", t->path, c->line, b->name, what, index);
     if (c->kind == CASE_RANDOM) printf(" (seed %llu)", c->seed);
     if (why) printf(": %s\n", why);
@@ -336,7 +351,8 @@ static void report(Tester *t, const Block *b, const Case *c, int index, const ch
 
 /* "WHAT lacks 'TEXT': FIRST LINE OF ERR" */
 static char *lacks(const char *what, const char *text, const char *err) {
-    char *line = first_line(err), *m = message("%s lacks '%s': ", what, text), *all = message("%s%s", m, line);
+    char *line = first_line(err), *m = message("%s lacks '%s': ", what, text),
+         *all = message("%s%s", m, line);
     free(line);
     free(m);
     return all;
@@ -344,14 +360,16 @@ static char *lacks(const char *what, const char *text, const char *err) {
 
 /* The interpreter's result for a case: *ref is its output (NULL when the case
  * expects it to fail). Returns why the case fails, or NULL. */
-static char *interpret_case(Tester *t, const Block *b, const Case *c, const char *program, char *input, char **ref) {
+static char *interpret_case(Tester *t, const Block *b, const Case *c, const char *program,
+                            char *input, char **ref) {
     Options opt = {.action = ACTION_INTERPRET, .entry = b->entry};
     Result r = drive(t, &opt, program, input);
     char *why = NULL;
     *ref = NULL;
     if (c->kind == CASE_ERROR) {
         if (r.status == 0) why = dup_range("the interpreter accepted the input", 34);
-        else if (!strstr(r.err, c->expect)) why = lacks("the interpreter's error", c->expect, r.err);
+        else if (!strstr(r.err, c->expect))
+            why = lacks("the interpreter's error", c->expect, r.err);
     } else if (r.status) {
         char *line = first_line(r.err);
         why = message("interpreter: %s", line);
@@ -368,13 +386,15 @@ static char *interpret_case(Tester *t, const Block *b, const Case *c, const char
 
 /* A compiled program on the case: the same output as the interpreter, or a
  * failure where the interpreter failed. */
-static char *compiled_case(Tester *t, const Case *c, const Binary *bin, const char *input, const char *ref) {
+static char *compiled_case(Tester *t, const Case *c, const Binary *bin, const char *input,
+                           const char *ref) {
     if (!bin->exe) return message("%s: %s", bin->label, bin->why);
     int status;
     char *why = NULL, *out = run_binary(t, bin, input, &status, &why);
     char *result = NULL;
     if (c->kind == CASE_ERROR) {
-        if (status == 0) result = message("%s: the compiled program accepted the input", bin->label);
+        if (status == 0)
+            result = message("%s: the compiled program accepted the input", bin->label);
     } else if (!out) {
         result = message("%s: %s", bin->label, why);
     } else {
@@ -406,7 +426,8 @@ static char *no_room(Tester *t, const Block *b, const char *program, unsigned lo
 }
 
 /* Random input for the case, or NULL and *why. */
-static char *random_input(Tester *t, const Block *b, const char *program, unsigned long long seed, char **why) {
+static char *random_input(Tester *t, const Block *b, const char *program, unsigned long long seed,
+                          char **why) {
     if ((*why = no_room(t, b, program, seed))) return NULL;
     Options opt = {.action = ACTION_RANDOM_INPUT, .entry = b->entry, .seed = seed};
     Result r = drive(t, &opt, program, NULL);
@@ -421,8 +442,8 @@ static char *random_input(Tester *t, const Block *b, const char *program, unsign
     return input;
 }
 
-static void run_case(Tester *t, const Block *b, const Case *c, int index, const char *program, Binary *bins,
-                     int nbins) {
+static void run_case(Tester *t, const Block *b, const Case *c, int index, const char *program,
+                     Binary *bins, int nbins) {
     char *ref = NULL, *why = NULL;
     char *input = c->kind == CASE_RANDOM ? random_input(t, b, program, c->seed, &why)
                                          : dup_range(c->input, strlen(c->input));
@@ -442,7 +463,8 @@ static void run_case(Tester *t, const Block *b, const Case *c, int index, const 
 }
 
 /* A compile-error case: --check must fail with the text. */
-static void run_compile_error(Tester *t, const Block *b, const Case *c, int index, const char *program) {
+static void run_compile_error(Tester *t, const Block *b, const Case *c, int index,
+                              const char *program) {
     Options opt = {.action = ACTION_CHECK};
     Result r = drive(t, &opt, program, NULL);
     char *why = NULL;
@@ -469,7 +491,8 @@ static void run_block(Tester *t, Block *b) {
         t->failed++;
     }
     for (int i = 0; i < b->ncases; i++) {
-        if (b->cases[i].kind == CASE_COMPILE_ERROR) run_compile_error(t, b, &b->cases[i], i + 1, program);
+        if (b->cases[i].kind == CASE_COMPILE_ERROR)
+            run_compile_error(t, b, &b->cases[i], i + 1, program);
         else run_case(t, b, &b->cases[i], i + 1, program, bins, nbins);
     }
     for (int i = 0; i < nbins; i++) {
@@ -537,10 +560,13 @@ static const char test_usage[] =
     "error.\n";
 
 static int test_usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
-static int test_usage_error(const char *fmt, const char *arg) { return subcmd_usage_error("test", fmt, arg); }
+static int test_usage_error(const char *fmt, const char *arg) {
+    return subcmd_usage_error("test", fmt, arg);
+}
 
 int test_main(int argc, char **argv, const char *exe) {
-    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs), **files = calloc((size_t)argc + 1, sizeof *files);
+    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs),
+               **files = calloc((size_t)argc + 1, sizeof *files);
     int ndirs = 0, nfiles = 0, status = -1;
     bool c = true, cuda = true;
     if (!dirs || !files) status = 1;

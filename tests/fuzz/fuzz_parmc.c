@@ -55,18 +55,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum {
-    MAX_INPUT = 4096,                   /* values read by the interpreted entry */
-    MAX_OPT_STMTS = 500,                /* IR statements of a program that is not big */
+    MAX_INPUT = 4096,    /* values read by the interpreted entry */
+    MAX_OPT_STMTS = 500, /* IR statements of a program that is not big */
 };
-#define MAX_INTERP_COST 4e6             /* elements touched while interpreting */
-#define HEAVY_ARENA ((size_t)32 << 20)  /* bytes a specialisation may take before it is heavy */
+#define MAX_INTERP_COST 4e6            /* elements touched while interpreting */
+#define HEAVY_ARENA ((size_t)32 << 20) /* bytes a specialisation may take before it is heavy */
 
 static FILE *null_out;
-static FILE *diag_out;                  /* diagnostics, into diag_text */
+static FILE *diag_out; /* diagnostics, into diag_text */
 static char diag_text[8192];
 static const char *const import_dirs[] = {"stdlib"};
 static const ImportPath import_path = {import_dirs, 1, NULL};
-static char scratch[64];                /* a directory for generated code */
+static char scratch[64]; /* a directory for generated code */
 static char out_cu[96], out_h[96], out_c[96];
 
 /* Removes the generated files and, when it is empty, the directory. */
@@ -84,8 +84,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     diag_out = fmemopen(diag_text, sizeof diag_text - 1, "w");
     if (!null_out || !diag_out) abort();
     diag_set_stream(diag_out);
-    strcpy(scratch, access("/dev/shm", W_OK) == 0 ? "/dev/shm/fuzz_parmc.XXXXXX" : "/tmp/fuzz_parmc.XXXXXX");
-    if (!mkdtemp(scratch)) abort();     /* a unique name, made for each input that is compiled */
+    strcpy(scratch,
+           access("/dev/shm", W_OK) == 0 ? "/dev/shm/fuzz_parmc.XXXXXX" : "/tmp/fuzz_parmc.XXXXXX");
+    if (!mkdtemp(scratch)) abort(); /* a unique name, made for each input that is compiled */
     rmdir(scratch);
     snprintf(out_cu, sizeof out_cu, "%s/fuzz.cu", scratch);
     snprintf(out_c, sizeof out_c, "%s/fuzz.c", scratch);
@@ -97,12 +98,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 /* ---- what the first entry needs ---- */
 
 typedef struct {
-    bool heavy;         /* the specialisation took more than HEAVY_ARENA bytes */
-    long nstmts;        /* IR statements of every entry, nested ones included */
-    char *name;         /* malloc'd; NULL when no entry specialises */
-    long nvalues;       /* input values of its first specialisation */
-    Prim *prims;        /* malloc'd: the primitive of each input value */
-    double cost;        /* estimated elements touched by the interpreter */
+    bool heavy;   /* the specialisation took more than HEAVY_ARENA bytes */
+    long nstmts;  /* IR statements of every entry, nested ones included */
+    char *name;   /* malloc'd; NULL when no entry specialises */
+    long nvalues; /* input values of its first specialisation */
+    Prim *prims;  /* malloc'd: the primitive of each input value */
+    double cost;  /* estimated elements touched by the interpreter */
 } FirstEntry;
 
 static double body_cost(const IrBody *b, double batch);
@@ -114,7 +115,8 @@ static double body_cost(const IrBody *b, double batch);
 static double stmt_cost(const IrStmt *s, double batch) {
     double cost = batch;
     for (int r = 0; r < s->nres; r++)
-        if (s->res[r]->log_len > 0) cost += batch * (double)s->res[r]->elem->nslots * (double)(1ULL << s->res[r]->log_len);
+        if (s->res[r]->log_len > 0)
+            cost += batch * (double)s->res[r]->elem->nslots * (double)(1ULL << s->res[r]->log_len);
     if (s->body) {
         const IrVal *arr = s->args[s->nargs - 1];
         double len = arr->log_len > 0 ? (double)(1ULL << arr->log_len) : 1.0;
@@ -217,7 +219,7 @@ static int format_value(char *buf, size_t size, Prim p, uint64_t r) {
 }
 
 static char *make_input(const FirstEntry *fe, const uint8_t *data, size_t size, size_t *len) {
-    uint64_t seed = 1469598103934665603ULL;     /* FNV-1a of the data */
+    uint64_t seed = 1469598103934665603ULL; /* FNV-1a of the data */
     for (size_t i = 0; i < size; i++) seed = (seed ^ data[i]) * 1099511628211ULL;
     size_t cap = (size_t)fe->nvalues * 32 + 2, n = 0;
     char *text = malloc(cap);
@@ -226,7 +228,7 @@ static char *make_input(const FirstEntry *fe, const uint8_t *data, size_t size, 
         n += (size_t)format_value(text + n, cap - n - 1, fe->prims[i], rng_next(&seed));
         text[n++] = (i % 8 == 7) ? '\n' : ' ';
     }
-    text[n++] = '\n';   /* never empty: fmemopen wants a size above 0 */
+    text[n++] = '\n'; /* never empty: fmemopen wants a size above 0 */
     text[n] = 0;
     *len = n;
     return text;
@@ -260,7 +262,10 @@ static int interpret(Options *opt, const char *text, size_t size, char *input, s
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
-    Options opt = {.action = ACTION_CHECK, .input = "fuzz.parm", .import_path = import_path, .out = null_out};
+    Options opt = {.action = ACTION_CHECK,
+                   .input = "fuzz.parm",
+                   .import_path = import_path,
+                   .out = null_out};
     if (run(&opt, text, size) != 0) return 0;
 
     FirstEntry fe = {0};
@@ -294,7 +299,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         run(&opt, text, size);
         opt.output = NULL;
         opt.target_c = opt.emit_main = false;
-        remove_scratch();   /* now: libFuzzer may end with _Exit, skipping atexit */
+        remove_scratch(); /* now: libFuzzer may end with _Exit, skipping atexit */
         opt.action = ACTION_REPORT;
         run(&opt, text, size);
     }
@@ -308,8 +313,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (interpret(&opt, text, size, input, len) != 0 && !big) {
             opt.compare_stages = false;
             if (interpret(&opt, text, size, input, len) == 0) {
-                fprintf(stderr, "fuzz_parmc: --compare-stages failed: a later stage computes other results "
-                                "than the specialised program on this input:\n%s", input);
+                fprintf(stderr,
+                        "fuzz_parmc: --compare-stages failed: a later stage computes other results "
+                        "than the specialised program on this input:\n%s",
+                        input);
                 abort();
             }
         }

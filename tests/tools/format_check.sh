@@ -3,7 +3,8 @@
 # the repository's .clang-format) would change; the compiler, the runtime and
 # the C test tools by default. Prints "FILE: N lines" for each file it would
 # change and a total; exits 1 when it would change any. `make format-check`
-# runs it; without clang-format it says so and exits 0.
+# and tests/sections/13-format.sh (`make test`) run it; without clang-format
+# it says so and exits 0 (the section fails then).
 cd "$(dirname "$0")/../.." || exit 2
 CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
 if ! command -v "$CLANG_FORMAT" >/dev/null 2>&1; then

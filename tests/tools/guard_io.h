@@ -35,9 +35,14 @@ static int parse_value(const char *t, const char *tok, unsigned char *dst) {
         memcpy(dst, bytes == 4 ? (void *)&f : (void *)&d, (size_t)bytes);
         return 1;
     }
-    union { int64_t i; uint64_t u; } v;
-    if (!(t[0] == 'i' ? parm_parse_signed(tok, bytes * 8, &v.i) : parm_parse_unsigned(tok, bytes * 8, &v.u))) return 0;
-    memcpy(dst, &v, (size_t)bytes);     /* the low bytes: little-endian */
+    union {
+        int64_t i;
+        uint64_t u;
+    } v;
+    if (!(t[0] == 'i' ? parm_parse_signed(tok, bytes * 8, &v.i)
+                      : parm_parse_unsigned(tok, bytes * 8, &v.u)))
+        return 0;
+    memcpy(dst, &v, (size_t)bytes); /* the low bytes: little-endian */
     return 1;
 }
 
@@ -70,10 +75,11 @@ static void read_token(parm_input *input, const char *t, unsigned char *dst) {
 /* The run-time scalar parameters before (or after) the array, into guard_args. */
 static void read_args(parm_input *input, int before) {
     for (int k = 0; k < GUARD_NARGS; k++)
-        if (guard_arg_before[k] == before) read_token(input, guard_arg_types[k], guard_args[k].bytes);
+        if (guard_arg_before[k] == before)
+            read_token(input, guard_arg_types[k], guard_args[k].bytes);
 }
 
-static size_t guard_row_len = 1;    /* an entry over rows: the input's first token */
+static size_t guard_row_len = 1; /* an entry over rows: the input's first token */
 
 /* The input from stdin: planes[k] (malloc'd) get field k, guard_args the
  * scalar parameters; returns n, the number of elements. */
@@ -85,7 +91,8 @@ static size_t read_input(unsigned char **planes) {
     }
     char tok[80];
     long count = 0, row_len = 1;
-    if (GUARD_ROWS && !(parm_next_token(&input, tok, sizeof tok) && parm_parse_row_length(tok, 1L << 40, &row_len))) {
+    if (GUARD_ROWS && !(parm_next_token(&input, tok, sizeof tok) &&
+                        parm_parse_row_length(tok, 1L << 40, &row_len))) {
         fprintf(stderr, "guard: the input does not start with a row length\n");
         exit(1);
     }
@@ -98,7 +105,8 @@ static size_t read_input(unsigned char **planes) {
     read_args(&input, 1);
     for (size_t i = 0; i < n; i++)
         for (int k = 0; k < GUARD_NIN; k++)
-            read_token(&input, guard_in_types[k], planes[k] ? planes[k] + i * (size_t)type_bytes(guard_in_types[k]) : NULL);
+            read_token(&input, guard_in_types[k],
+                       planes[k] ? planes[k] + i * (size_t)type_bytes(guard_in_types[k]) : NULL);
     read_args(&input, 0);
     free(input.text);
     return n;

@@ -26,9 +26,9 @@
 #define PATTERN 0xa5
 
 typedef struct {
-    unsigned char *map;     /* guard page, span, guard page */
-    size_t span;            /* the accessible pages */
-    unsigned char *data;    /* the array: the last `bytes` of the span */
+    unsigned char *map;  /* guard page, span, guard page */
+    size_t span;         /* the accessible pages */
+    unsigned char *data; /* the array: the last `bytes` of the span */
     size_t bytes;
 } Region;
 
@@ -39,7 +39,8 @@ static void region_new(Region *r, size_t bytes) {
     r->bytes = bytes;
     r->span = (bytes + page - 1) / page * page;
     if (r->span == 0) r->span = page;
-    r->map = mmap(NULL, r->span + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    r->map = mmap(NULL, r->span + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                  0);
     if (r->map == MAP_FAILED) {
         perror("guard: mmap");
         exit(1);
@@ -68,12 +69,14 @@ static int region_head_intact(const Region *r) {
 
 static void region_free(Region *r) { munmap(r->map, r->span + 2 * page_size()); }
 
-static int call(GUARD_API(ctx) *ctx, void **in, void **out, size_t n) { return GUARD_CALL(ctx, in, out, n); }
+static int call(GUARD_API(ctx) * ctx, void **in, void **out, size_t n) {
+    return GUARD_CALL(ctx, in, out, n);
+}
 
 /* One call on arrays that overlap: input k at in_at[k] (filled with the
  * input), output k at out_at[k]; the result must be `want`. */
-static int overlapped_call(GUARD_API(ctx) *ctx, const char *what, Region *in, Region *want, void **in_at, void **out_at,
-                           size_t n) {
+static int overlapped_call(GUARD_API(ctx) * ctx, const char *what, Region *in, Region *want,
+                           void **in_at, void **out_at, size_t n) {
     for (int k = 0; k < GUARD_NIN; k++) memcpy(in_at[k], in[k].data, in[k].bytes);
     int status = call(ctx, in_at, out_at, n);
     if (status) {
@@ -82,7 +85,8 @@ static int overlapped_call(GUARD_API(ctx) *ctx, const char *what, Region *in, Re
     }
     for (int k = 0; k < GUARD_NOUT; k++)
         if (memcmp(out_at[k], want[k].data, want[k].bytes)) {
-            fprintf(stderr, "guard: %s: field %d differs from the call on separate arrays\n", what, k);
+            fprintf(stderr, "guard: %s: field %d differs from the call on separate arrays\n", what,
+                    k);
             return 0;
         }
     return 1;
@@ -92,7 +96,7 @@ static int overlapped_call(GUARD_API(ctx) *ctx, const char *what, Region *in, Re
  * input field k shares memory with output field k where both exist, in a
  * region that holds either one twice; an output field with no input field
  * of its index gets a region of its own. */
-static int check_aliasing(GUARD_API(ctx) *ctx, Region *in, Region *want, size_t n) {
+static int check_aliasing(GUARD_API(ctx) * ctx, Region *in, Region *want, size_t n) {
     int ok = 1;
     Region both[GUARD_NIN], alone[GUARD_NOUT];
     void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
@@ -116,7 +120,9 @@ static int check_aliasing(GUARD_API(ctx) *ctx, Region *in, Region *want, size_t 
             in_at[k] = shift < 0 ? mid : both[k].data;
             if (k < GUARD_NOUT) out_at[k] = shift < 0 ? both[k].data : mid;
         }
-        ok &= overlapped_call(ctx, shift < 0 ? "output half an array below the input" : "output half an array above the input",
+        ok &= overlapped_call(ctx,
+                              shift < 0 ? "output half an array below the input"
+                                        : "output half an array above the input",
                               in, want, in_at, out_at, n);
     }
     for (int k = 0; k < GUARD_NIN; k++) {
@@ -128,13 +134,14 @@ static int check_aliasing(GUARD_API(ctx) *ctx, Region *in, Region *want, size_t 
 }
 
 /* Output arrays that overlap are refused without a write. */
-static int check_output_overlap(GUARD_API(ctx) *ctx, Region *in, Region *out, size_t n) {
+static int check_output_overlap(GUARD_API(ctx) * ctx, Region *in, Region *out, size_t n) {
     void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
     for (int k = 0; k < GUARD_NIN; k++) in_at[k] = in[k].data;
     for (int k = 0; k < GUARD_NOUT; k++) out_at[k] = out[0].data;
     int status = call(ctx, in_at, out_at, n);
     if (status != GUARD_STATUS(ERROR_ALIAS)) {
-        fprintf(stderr, "guard: overlapping outputs gave '%s', not ERROR_ALIAS\n", GUARD_API(error_string)(status));
+        fprintf(stderr, "guard: overlapping outputs gave '%s', not ERROR_ALIAS\n",
+                GUARD_API(error_string)(status));
         return 0;
     }
     return 1;
@@ -159,7 +166,7 @@ int main(int argc, char **argv) {
     void *in_at[GUARD_NIN], *out_at[GUARD_NOUT];
     for (int k = 0; k < GUARD_NIN; k++) in_at[k] = in[k].data;
     for (int k = 0; k < GUARD_NOUT; k++) out_at[k] = out[k].data;
-    GUARD_API(ctx) *ctx;
+    GUARD_API(ctx) * ctx;
     int status = GUARD_API(ctx_create)(&ctx);
     if (!status) status = call(ctx, in_at, out_at, n);
     if (status) {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum { CHECK_SHOWN = 20 };  /* failures printed in full; a broken loop prints no more */
+enum { CHECK_SHOWN = 20 }; /* failures printed in full; a broken loop prints no more */
 
 static int check_passed, check_failed;
 

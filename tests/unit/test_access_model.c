@@ -76,7 +76,7 @@ static void elimination_cases(void) {
             bool refused = false;
             while (k < wave && !refused) {
                 state = state * 6364136223846793005u + 1442695040888963407u;
-                uint64_t cand = state >> 52;   /* 12-bit slots */
+                uint64_t cand = state >> 52; /* 12-bit slots */
                 if (lane_banks_add(&b, cand, cand, &lane)) v[k++] = lane;
                 else refused = true;
                 if (refused) {
@@ -87,7 +87,8 @@ static void elimination_cases(void) {
                         for (int i = 0; i <= k; i++)
                             if (l >> i & 1) slot[l] ^= v[i];
                     }
-                    check(access_congestion(slot, 1 << (k + 1), sizes[s]) > 1, "a refused lane conflicts");
+                    check(access_congestion(slot, 1 << (k + 1), sizes[s]) > 1,
+                          "a refused lane conflicts");
                 }
             }
             if (!refused) check(linear(sizes[s], v) == 1, "accepted lanes are conflict-free");

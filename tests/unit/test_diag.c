@@ -18,7 +18,8 @@ static int min3(int a, int b, int c) { return a < b ? (a < c ? a : c) : (b < c ?
 static int osa(const char *a, int i, const char *b, int j) {
     if (i == 0) return j;
     if (j == 0) return i;
-    int d = min3(osa(a, i - 1, b, j) + 1, osa(a, i, b, j - 1) + 1, osa(a, i - 1, b, j - 1) + (a[i - 1] != b[j - 1]));
+    int d = min3(osa(a, i - 1, b, j) + 1, osa(a, i, b, j - 1) + 1,
+                 osa(a, i - 1, b, j - 1) + (a[i - 1] != b[j - 1]));
     if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
         int t = osa(a, i - 2, b, j - 2) + 1;
         if (t < d) d = t;
@@ -76,7 +77,7 @@ static void check_context(void) {
 int main(void) {
     check_context();
     char a[8], b[8];
-    int n = (1 << 6) - 1;   /* strings of length 0..5 */
+    int n = (1 << 6) - 1; /* strings of length 0..5 */
     for (int x = 0; x < n; x++)
         for (int y = 0; y < n; y++) {
             nth(x, a);
@@ -87,12 +88,18 @@ int main(void) {
                 check(got == (want <= limit ? want : limit + 1), "distance '%s' '%s'", a, b);
             }
         }
-    const char *yes[][2] = {{"sotr", "sort"}, {"ascendng", "ascending"}, {"entyr", "entry"},
-                            {"cuont", "count"}, {"bitonic_srot", "bitonic_sort"}, {"mapp", "map"}};
-    const char *no[][2] = {{"x", "y"}, {"id", "id"}, {"sort", "bsort_merge"}, {"abc", "xyz"},
-                           {"enter", "entry"}, {"f", "fg"}};
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) check(diag_similar(yes[i][0], yes[i][1]), "similar '%s' '%s'", yes[i][0], yes[i][1]);
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) check(!diag_similar(no[i][0], no[i][1]), "not similar '%s' '%s'", no[i][0], no[i][1]);
+    const char *yes[][2] = {{"sotr", "sort"},
+                            {"ascendng", "ascending"},
+                            {"entyr", "entry"},
+                            {"cuont", "count"},
+                            {"bitonic_srot", "bitonic_sort"},
+                            {"mapp", "map"}};
+    const char *no[][2] = {{"x", "y"},     {"id", "id"},       {"sort", "bsort_merge"},
+                           {"abc", "xyz"}, {"enter", "entry"}, {"f", "fg"}};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        check(diag_similar(yes[i][0], yes[i][1]), "similar '%s' '%s'", yes[i][0], yes[i][1]);
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        check(!diag_similar(no[i][0], no[i][1]), "not similar '%s' '%s'", no[i][0], no[i][1]);
     char longer[100];
     memset(longer, 'a', 99);
     longer[99] = 0;

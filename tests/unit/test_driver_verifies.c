@@ -30,10 +30,10 @@ const char *__real_plan_verify_entry(Arena *arena, const EntryPlan *e);
 const char *__wrap_plan_verify_entry(Arena *arena, const EntryPlan *e);
 
 enum { MAX_CALLS = 64 };
-static const char *ir_stages[MAX_CALLS];   /* the stage of each IR verification, in order */
+static const char *ir_stages[MAX_CALLS]; /* the stage of each IR verification, in order */
 static int ir_calls, plan_calls;
-static const char *break_ir_at;             /* a stage whose IR the wrapper breaks first */
-static int break_plans_from = -1;           /* from this plan verification on (counted from 0), the
+static const char *break_ir_at;   /* a stage whose IR the wrapper breaks first */
+static int break_plans_from = -1; /* from this plan verification on (counted from 0), the
                                                verifier reports a broken plan; -1: never */
 
 /* A value that points back to another statement, as a rewrite that moved a
@@ -59,7 +59,8 @@ const char *__wrap_plan_verify_entry(Arena *arena, const EntryPlan *e) {
     const char *why = __real_plan_verify_entry(arena, e);
     bool broken = break_plans_from >= 0 && plan_calls >= break_plans_from;
     plan_calls++;
-    return broken && !why ? "a phase reads a buffer no earlier phase wrote (broken by the test)" : why;
+    return broken && !why ? "a phase reads a buffer no earlier phase wrote (broken by the test)"
+                          : why;
 }
 
 /* Two entries: one chain of stages at two sizes of a ranged entry, and a
@@ -71,10 +72,10 @@ static const char program[] =
 
 typedef struct {
     int status;
-    char *err;  /* the diagnostics, malloc'd */
+    char *err; /* the diagnostics, malloc'd */
 } Run;
 
-static char output[64];   /* in a directory of the test's own */
+static char output[64]; /* in a directory of the test's own */
 
 static Run run(Action action, Stage stage) {
     Run r = {0};
@@ -83,7 +84,11 @@ static Run run(Action action, Stage stage) {
     FILE *out = fopen("/dev/null", "w");
     diag_set_stream(err);
     ir_calls = plan_calls = 0;
-    Options opt = {.action = action, .input = "verify.parm", .stage = stage, .out = out, .target_c = true,
+    Options opt = {.action = action,
+                   .input = "verify.parm",
+                   .stage = stage,
+                   .out = out,
+                   .target_c = true,
                    .output = output};
     r.status = driver_run_source(&opt, "verify.parm", program, strlen(program));
     diag_set_stream(NULL);
@@ -98,7 +103,7 @@ static bool verified(const char *stage) {
     return false;
 }
 
-enum { NPLANS = 3 };    /* the program's plans: two sizes and the graph */
+enum { NPLANS = 3 }; /* the program's plans: two sizes and the graph */
 
 /* A check of the program: every IR stage verified, in pipeline order, and
  * every plan after each planning pass. */
@@ -110,11 +115,14 @@ static void every_stage_verified(void) {
     check(ir_passes >= 4 && plan_passes >= 2, "the table has its IR and planning passes");
     check(ir_calls == ir_passes, "%d IR verifications, got %d", ir_passes, ir_calls);
     for (int i = 0; i < ir_passes && i < ir_calls; i++)
-        check(!strcmp(ir_stages[i], driver_passes[i].made), "verification %d is of the %s IR, got %s", i,
-              driver_passes[i].made, ir_stages[i]);
-    check(plan_calls == NPLANS * plan_passes, "%d plan verifications, got %d", NPLANS * plan_passes, plan_calls);
+        check(!strcmp(ir_stages[i], driver_passes[i].made),
+              "verification %d is of the %s IR, got %s", i, driver_passes[i].made, ir_stages[i]);
+    check(plan_calls == NPLANS * plan_passes, "%d plan verifications, got %d", NPLANS * plan_passes,
+          plan_calls);
     free(r.err);
-    check_group(mark, "the driver verifies the IR after every IR pass and every plan after every planning pass");
+    check_group(
+        mark,
+        "the driver verifies the IR after every IR pass and every plan after every planning pass");
 }
 
 /* A dump of the IR runs the middle end without the back end. */
@@ -122,7 +130,8 @@ static void dump_verified(void) {
     CheckMark mark = check_mark();
     Run r = run(ACTION_DUMP_IR, STAGE_LAST_IR);
     check(r.status == 0, "a dump passes: %s", r.err);
-    check(verified("specialised") && verified("optimised"), "a dump of the optimised IR verifies its stages");
+    check(verified("specialised") && verified("optimised"),
+          "a dump of the optimised IR verifies its stages");
     check(plan_calls == 0, "a dump of the IR plans nothing, got %d plan verifications", plan_calls);
     free(r.err);
     check_group(mark, "the driver verifies the stages an IR dump reaches");

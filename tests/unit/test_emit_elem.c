@@ -51,8 +51,7 @@
 
 static uint64_t rng_state = 0x5eed0e1e3e17c0deu;
 
-static uint64_t rnd(void)
-{
+static uint64_t rnd(void) {
     uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
@@ -63,23 +62,20 @@ static int rnd_below(int n) { return (int)(rnd() % (uint64_t)n); }
 
 /* ---- scalars and their bits ---- */
 
-static Scalar f32_scalar(float f)
-{
+static Scalar f32_scalar(float f) {
     Scalar s = {.u = 0};
     s.f32 = f;
     return s;
 }
 
-static Scalar f64_scalar(double f)
-{
+static Scalar f64_scalar(double f) {
     Scalar s = {.u = 0};
     s.f64 = f;
     return s;
 }
 
 /* The bits of a canonical scalar as the C program holds them. */
-static uint64_t bits_of(Prim p, Scalar v)
-{
+static uint64_t bits_of(Prim p, Scalar v) {
     if (p == PRIM_F32) {
         uint32_t u;
         memcpy(&u, &v.f32, sizeof u);
@@ -89,8 +85,7 @@ static uint64_t bits_of(Prim p, Scalar v)
     return v.u & ((UINT64_C(1) << prim_bits(p)) - 1);
 }
 
-static Scalar scalar_of_bits(Prim p, uint64_t bits)
-{
+static Scalar scalar_of_bits(Prim p, uint64_t bits) {
     Scalar v = {.u = 0};
     if (p == PRIM_F32) {
         uint32_t u = (uint32_t)bits;
@@ -103,8 +98,7 @@ static Scalar scalar_of_bits(Prim p, uint64_t bits)
 
 /* Interesting values of each type: bounds, their neighbours, and for floats
  * the values around every conversion bound, infinities, NaNs, denormals. */
-static int edge_values(Prim p, Scalar *out)
-{
+static int edge_values(Prim p, Scalar *out) {
     int n = 0;
     if (p == PRIM_BOOL) {
         out[n++].u = 0;
@@ -115,13 +109,51 @@ static int edge_values(Prim p, Scalar *out)
         int bits = prim_bits(p);
         int64_t min = bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1));
         int64_t max = bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
-        int64_t vals[] = {0, 1, -1, 2, -2, 3, -3, 7, -7, min, max, min + 1, max - 1, min / 2, max / 2,
-                          bits - 1, bits, bits + 1, 2 * bits, -bits, 63, 64, 65, 100, -100, 255, 256, -128,
-                          -129, 65535, 65536, (int64_t)UINT32_MAX, INT64_C(1) << 32};
-        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) out[n++] = scalar_from_int(p, vals[i]);
+        int64_t vals[] = {0,
+                          1,
+                          -1,
+                          2,
+                          -2,
+                          3,
+                          -3,
+                          7,
+                          -7,
+                          min,
+                          max,
+                          min + 1,
+                          max - 1,
+                          min / 2,
+                          max / 2,
+                          bits - 1,
+                          bits,
+                          bits + 1,
+                          2 * bits,
+                          -bits,
+                          63,
+                          64,
+                          65,
+                          100,
+                          -100,
+                          255,
+                          256,
+                          -128,
+                          -129,
+                          65535,
+                          65536,
+                          (int64_t)UINT32_MAX,
+                          INT64_C(1) << 32};
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+            out[n++] = scalar_from_int(p, vals[i]);
         return n;
     }
-    double bounds[] = {1, 128, 256, 32768, 65536, 2147483648.0, 4294967296.0, 9223372036854775808.0,
+    double bounds[] = {1,
+                       128,
+                       256,
+                       32768,
+                       65536,
+                       2147483648.0,
+                       4294967296.0,
+                       9223372036854775808.0,
                        18446744073709551616.0};
     for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++)
         for (int sign = -1; sign <= 1; sign += 2) {
@@ -136,32 +168,33 @@ static int edge_values(Prim p, Scalar *out)
                 out[n++] = f64_scalar(nextafter(b, 2 * b));
             }
         }
-    double more[] = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 127.5, -128.5, 255.5, 0.1, -1.0 / 3,
-                     1e30, -1e30, 1e300, INFINITY, -INFINITY, NAN, -NAN};
+    double more[] = {0.0,   -0.0, 0.5,      -0.5, 1.5,   -1.5,  2.5,      -2.5,      127.5, -128.5,
+                     255.5, 0.1,  -1.0 / 3, 1e30, -1e30, 1e300, INFINITY, -INFINITY, NAN,   -NAN};
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
         out[n++] = p == PRIM_F32 ? f32_scalar((float)more[i]) : f64_scalar(more[i]);
     if (p == PRIM_F32) {
-        uint32_t raw[] = {0x7fc00001u, 0xffc12345u, 0x00000001u, 0x80000001u, 0x007fffffu, 0x00800000u,
-                          0x7f7fffffu, 0xff7fffffu};
-        for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) out[n++] = scalar_of_bits(p, raw[i]);
+        uint32_t raw[] = {0x7fc00001u, 0xffc12345u, 0x00000001u, 0x80000001u,
+                          0x007fffffu, 0x00800000u, 0x7f7fffffu, 0xff7fffffu};
+        for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+            out[n++] = scalar_of_bits(p, raw[i]);
     } else {
-        uint64_t raw[] = {0x7ff8000000000001u, 0xfff8000000abcdefu, 1, 0x8000000000000001u,
-                          0x000fffffffffffffu, 0x0010000000000000u, 0x7fefffffffffffffu, 0x4340000000000001u};
-        for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) out[n++] = scalar_of_bits(p, raw[i]);
+        uint64_t raw[] = {0x7ff8000000000001u, 0xfff8000000abcdefu, 1,
+                          0x8000000000000001u, 0x000fffffffffffffu, 0x0010000000000000u,
+                          0x7fefffffffffffffu, 0x4340000000000001u};
+        for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+            out[n++] = scalar_of_bits(p, raw[i]);
     }
     return n;
 }
 
 #define MAX_EDGES 96
 
-static Scalar edge_value(Prim p)
-{
+static Scalar edge_value(Prim p) {
     Scalar e[MAX_EDGES];
     return e[rnd_below(edge_values(p, e))];
 }
 
-static Scalar random_value(Prim p)
-{
+static Scalar random_value(Prim p) {
     int kind = rnd_below(8);
     if (p == PRIM_BOOL) return scalar_of_bits(p, rnd() & 1);
     if (kind < 2) return edge_value(p);
@@ -169,7 +202,7 @@ static Scalar random_value(Prim p)
         if (kind < 4) return scalar_from_int(p, rnd_below(601) - 300);
         return scalar_of_bits(p, rnd());
     }
-    if (kind < 4) return scalar_of_bits(p, rnd());      /* any bits: NaN payloads, denormals */
+    if (kind < 4) return scalar_of_bits(p, rnd()); /* any bits: NaN payloads, denormals */
     /* moderate magnitudes, where sums and products round */
     double m = ldexp((double)(rnd() >> 11) / 9007199254740992.0 + 0.5, rnd_below(90) - 20);
     if (rnd() & 1) m = -m;
@@ -178,8 +211,7 @@ static Scalar random_value(Prim p)
 
 /* A value fit for a literal: a signalling NaN is made quiet (compilers may
  * fold operations on a constant sNaN without the run-time quieting). */
-static Scalar random_const(Prim p)
-{
+static Scalar random_const(Prim p) {
     Scalar v = random_value(p);
     if (p == PRIM_F32 && isnan(v.f32)) v.u |= 0x00400000u;
     if (p == PRIM_F64 && isnan(v.f64)) v.u |= UINT64_C(0x0008000000000000);
@@ -191,15 +223,20 @@ static Scalar random_const(Prim p)
 static Arena arena;
 static IrProgram prog = {.arena = &arena};
 
-static bool accepts(Op op, Prim p, bool unary)
-{
+static bool accepts(Op op, Prim p, bool unary) {
     bool is_bool = p == PRIM_BOOL, is_float = prim_is_float(p);
     if (unary) return (op == OP_NEG && !is_bool) || (op == OP_NOT && is_bool);
     switch (op) {
-    case OP_AND: case OP_OR: return is_bool;
-    case OP_EQ: case OP_NE: return true;
-    case OP_BAND: case OP_BOR: case OP_XOR: return !is_float;
-    case OP_SHL: case OP_SHR: case OP_MOD: return !is_float && !is_bool;
+    case OP_AND:
+    case OP_OR: return is_bool;
+    case OP_EQ:
+    case OP_NE: return true;
+    case OP_BAND:
+    case OP_BOR:
+    case OP_XOR: return !is_float;
+    case OP_SHL:
+    case OP_SHR:
+    case OP_MOD: return !is_float && !is_bool;
     case OP_POW: return false;
     default: return !is_bool;
     }
@@ -207,31 +244,28 @@ static bool accepts(Op op, Prim p, bool unary)
 
 static bool is_comparison(Op op) { return op >= OP_EQ && op <= OP_GE; }
 
-static const Op binary_ops[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_SHL, OP_SHR, OP_BAND, OP_BOR, OP_XOR,
-                                OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR};
+static const Op binary_ops[] = {OP_ADD, OP_SUB,  OP_MUL, OP_DIV, OP_MOD, OP_SHL,
+                                OP_SHR, OP_BAND, OP_BOR, OP_XOR, OP_EQ,  OP_NE,
+                                OP_LT,  OP_LE,   OP_GT,  OP_GE,  OP_AND, OP_OR};
 #define NBINARY ((int)(sizeof binary_ops / sizeof binary_ops[0]))
 
-static IrStmt *new_stmt(IrProgram *p, IrBody *b, IrOp op, int nargs, IrVal **args)
-{
+static IrStmt *new_stmt(IrProgram *p, IrBody *b, IrOp op, int nargs, IrVal **args) {
     return ir_append(p, b, op, (Loc){0}, nargs, args);
 }
 
-static IrVal *mk_const(IrProgram *p, IrBody *b, Prim t, Scalar v)
-{
+static IrVal *mk_const(IrProgram *p, IrBody *b, Prim t, Scalar v) {
     IrStmt *s = new_stmt(p, b, IR_CONST, 0, NULL);
     s->cval = v;
     return ir_add_result(p, s, -1, elem_prim(t));
 }
 
-static IrVal *mk_unary(IrProgram *p, IrBody *b, Op op, IrVal *x)
-{
+static IrVal *mk_unary(IrProgram *p, IrBody *b, Op op, IrVal *x) {
     IrStmt *s = new_stmt(p, b, IR_UNARY, 1, &x);
     s->alu = op;
     return ir_add_result(p, s, -1, x->elem);
 }
 
-static IrVal *mk_binary(IrProgram *p, IrBody *b, Op op, IrVal *x, IrVal *y)
-{
+static IrVal *mk_binary(IrProgram *p, IrBody *b, Op op, IrVal *x, IrVal *y) {
     IrVal *args[2] = {x, y};
     IrStmt *s = new_stmt(p, b, IR_BINARY, 2, args);
     s->alu = op;
@@ -239,42 +273,37 @@ static IrVal *mk_binary(IrProgram *p, IrBody *b, Op op, IrVal *x, IrVal *y)
 }
 
 /* A built-in function of ast.h's table on its arity's first args. */
-static IrVal *mk_function(IrProgram *p, IrBody *b, Op op, IrVal **args)
-{
+static IrVal *mk_function(IrProgram *p, IrBody *b, Op op, IrVal **args) {
     int n = op_info(op)->arity;
     IrStmt *s = new_stmt(p, b, n == 1 ? IR_UNARY : n == 2 ? IR_BINARY : IR_TERNARY, n, args);
     s->alu = op;
     return ir_add_result(p, s, -1, args[0]->elem);
 }
 
-static IrVal *mk_select(IrProgram *p, IrBody *b, IrVal *c, IrVal *x, IrVal *y)
-{
+static IrVal *mk_select(IrProgram *p, IrBody *b, IrVal *c, IrVal *x, IrVal *y) {
     IrVal *args[3] = {c, x, y};
     return ir_add_result(p, new_stmt(p, b, IR_SELECT, 3, args), -1, x->elem);
 }
 
-static IrVal *mk_convert(IrProgram *p, IrBody *b, Prim to, IrVal *x)
-{
+static IrVal *mk_convert(IrProgram *p, IrBody *b, Prim to, IrVal *x) {
     IrStmt *s = new_stmt(p, b, IR_CONVERT, 1, &x);
     s->to = to;
     return ir_add_result(p, s, -1, elem_prim(to));
 }
 
-static IrVal *mk_index(IrProgram *p, IrBody *b, IrVal *xs, int index, int slot)
-{
+static IrVal *mk_index(IrProgram *p, IrBody *b, IrVal *xs, int index, int slot) {
     IrStmt *s = new_stmt(p, b, IR_INDEX, 1, &xs);
     s->at = index;
     s->slot = slot;
     return ir_add_result(p, s, -1, elem_prim(elem_slot_prim(xs->elem, slot)));
 }
 
-static IrVal *mk_build(IrProgram *p, IrBody *b, int nargs, IrVal **args, int log_len, const ElemType *t)
-{
+static IrVal *mk_build(IrProgram *p, IrBody *b, int nargs, IrVal **args, int log_len,
+                       const ElemType *t) {
     return ir_add_result(p, new_stmt(p, b, IR_BUILD, nargs, args), log_len, t);
 }
 
-static IrVal *mk_bmmc(IrProgram *p, IrBody *b, IrVal *xs, const F2Mat *a, uint64_t c)
-{
+static IrVal *mk_bmmc(IrProgram *p, IrBody *b, IrVal *xs, const F2Mat *a, uint64_t c) {
     IrStmt *s = new_stmt(p, b, IR_BMMC, 1, &xs);
     s->mat = NEW(p->arena, F2Mat);
     *s->mat = *a;
@@ -285,8 +314,7 @@ static IrVal *mk_bmmc(IrProgram *p, IrBody *b, IrVal *xs, const F2Mat *a, uint64
 static IrVal *param(IrBody *b, Prim t) { return ir_body_add_param(&prog, b, -1, elem_prim(t)); }
 static void ret(IrBody *b, IrVal *v) { ir_body_add_result(&prog, b, v); }
 
-static F2Mat random_invertible(int n)
-{
+static F2Mat random_invertible(int n) {
     F2Mat a;
     do {
         a = f2_zero(n);
@@ -295,8 +323,7 @@ static F2Mat random_invertible(int n)
     return a;
 }
 
-static const ElemType *tuple2(Prim a, Prim b)
-{
+static const ElemType *tuple2(Prim a, Prim b) {
     const ElemType *f[2] = {elem_prim(a), elem_prim(b)};
     return elem_tuple(&arena, 2, f);
 }
@@ -306,26 +333,24 @@ static const ElemType *tuple2(Prim a, Prim b)
 typedef struct {
     const char *name;
     IrBody *body;
-    int nin, nout;              /* flattened slots of the params and results */
+    int nin, nout; /* flattened slots of the params and results */
     Prim in[1024], out[1024];
     long ninputs;
-    uint64_t *inputs;           /* ninputs × nin bits */
-    uint64_t *expect;           /* ninputs × nout bits, from the interpreter */
+    uint64_t *inputs; /* ninputs × nin bits */
+    uint64_t *expect; /* ninputs × nout bits, from the interpreter */
 } Case;
 
 #define MAX_CASES 128
 static Case cases[MAX_CASES];
 static int ncases;
 
-static int slots_of(const IrVal *v, Prim *out)
-{
+static int slots_of(const IrVal *v, Prim *out) {
     int n = emit_elem_slots(v);
     for (int k = 0; k < n; k++) out[k] = elem_slot_prim(v->elem, k % v->elem->nslots);
     return n;
 }
 
-static Case *new_case(const char *name, IrBody *b)
-{
+static Case *new_case(const char *name, IrBody *b) {
     if (ncases == MAX_CASES) abort();
     Case *c = &cases[ncases++];
     c->name = name;
@@ -335,8 +360,7 @@ static Case *new_case(const char *name, IrBody *b)
     return c;
 }
 
-static void reserve_inputs(Case *c, long n)
-{
+static void reserve_inputs(Case *c, long n) {
     c->inputs = calloc((size_t)(n * c->nin + 1), sizeof(uint64_t));
     c->ninputs = 0;
 }
@@ -344,8 +368,7 @@ static void reserve_inputs(Case *c, long n)
 static uint64_t *next_input(Case *c) { return c->inputs + c->nin * c->ninputs++; }
 
 /* Random inputs, each slot an edge value a quarter of the time. */
-static void random_inputs(Case *c, long n)
-{
+static void random_inputs(Case *c, long n) {
     reserve_inputs(c, n);
     for (long t = 0; t < n; t++) {
         uint64_t *in = next_input(c);
@@ -354,8 +377,7 @@ static void random_inputs(Case *c, long n)
 }
 
 /* The reference: the interpreter on one input. */
-static void reference(const Case *c, const uint64_t *in, uint64_t *expect)
-{
+static void reference(const Case *c, const uint64_t *in, uint64_t *expect) {
     IrBody *b = c->body;
     Buf **bufs = calloc((size_t)b->nparams + 1, sizeof(Buf *));
     int k = 0;
@@ -383,8 +405,7 @@ static void reference(const Case *c, const uint64_t *in, uint64_t *expect)
 /* ---- the bodies ---- */
 
 /* Every operator and conversion on one type: params a, b. */
-static void add_ops_case(Prim p)
-{
+static void add_ops_case(Prim p) {
     IrBody *b = ir_new_body(&prog);
     IrVal *x = param(b, p), *y = param(b, p);
     for (int i = 0; i < NBINARY; i++)
@@ -395,7 +416,8 @@ static void add_ops_case(Prim p)
      * pair of edge values goes through the binary ones */
     for (int op = 0; op < OP_COUNT; op++) {
         IrVal *args[3] = {x, y, x};
-        if (op_is_function((Op)op) && op_takes((Op)op, p)) ret(b, mk_function(&prog, b, (Op)op, args));
+        if (op_is_function((Op)op) && op_takes((Op)op, p))
+            ret(b, mk_function(&prog, b, (Op)op, args));
     }
     for (int to = 0; to < PRIM_COUNT; to++) ret(b, mk_convert(&prog, b, (Prim)to, x));
     IrVal *c = p == PRIM_BOOL ? x : mk_binary(&prog, b, OP_LT, x, y);
@@ -427,15 +449,15 @@ static void add_ops_case(Prim p)
 }
 
 /* Constants of every type, returned directly and used as operands. */
-static void add_const_case(void)
-{
+static void add_const_case(void) {
     IrBody *b = ir_new_body(&prog);
     for (int p = 0; p < PRIM_COUNT; p++) {
         Scalar e[MAX_EDGES];
         int ne = edge_values((Prim)p, e);
         for (int i = 0; i < ne; i++) ret(b, mk_const(&prog, b, (Prim)p, e[i]));
     }
-    ret(b, mk_const(&prog, b, PRIM_F32, scalar_of_bits(PRIM_F32, 0x7f800001u)));   /* signalling NaN */
+    ret(b,
+        mk_const(&prog, b, PRIM_F32, scalar_of_bits(PRIM_F32, 0x7f800001u))); /* signalling NaN */
     ret(b, mk_const(&prog, b, PRIM_F64, scalar_of_bits(PRIM_F64, 0xfff0000000000001u)));
     Case *c = new_case("constants", b);
     reserve_inputs(c, 1);
@@ -443,8 +465,7 @@ static void add_const_case(void)
 }
 
 /* [a, b] -> if a <= b then [a, b] else [b, a], with a dead statement. */
-static IrVal *comparator(IrProgram *p, IrBody *b, IrVal *xs)
-{
+static IrVal *comparator(IrProgram *p, IrBody *b, IrVal *xs) {
     int ns = xs->elem->nslots;
     IrVal *lo[8] = {NULL}, *hi[8] = {NULL}, *out[16];
     for (int k = 0; k < ns; k++) {
@@ -452,7 +473,7 @@ static IrVal *comparator(IrProgram *p, IrBody *b, IrVal *xs)
         hi[k] = mk_index(p, b, xs, 1, k);
     }
     IrVal *le = mk_binary(p, b, OP_LE, lo[0], hi[0]);
-    mk_binary(p, b, OP_SUB, lo[0], hi[0]);             /* dead */
+    mk_binary(p, b, OP_SUB, lo[0], hi[0]); /* dead */
     for (int k = 0; k < ns; k++) {
         out[k] = mk_select(p, b, le, lo[k], hi[k]);
         out[ns + k] = mk_select(p, b, le, hi[k], lo[k]);
@@ -460,8 +481,7 @@ static IrVal *comparator(IrProgram *p, IrBody *b, IrVal *xs)
     return mk_build(p, b, 2 * ns, out, 1, xs->elem);
 }
 
-static void add_structured_cases(void)
-{
+static void add_structured_cases(void) {
     IrBody *b = ir_new_body(&prog);
     ret(b, comparator(&prog, b, ir_body_add_param(&prog, b, 1, elem_prim(PRIM_I32))));
     random_inputs(new_case("comparator i32", b), 3000);
@@ -522,15 +542,15 @@ static void add_structured_cases(void)
 }
 
 /* A random body of every supported form. */
-static void add_random_case(void)
-{
+static void add_random_case(void) {
     IrBody *b = ir_new_body(&prog);
     IrVal *scal[256], *arr[64];
     int ns = 0, na = 0;
     for (int i = 0, n = 1 + rnd_below(4); i < n; i++) {
         if (rnd_below(3) == 0) {
             const ElemType *t = rnd_below(2) ? elem_prim((Prim)rnd_below(PRIM_COUNT))
-                                             : tuple2((Prim)rnd_below(PRIM_COUNT), (Prim)rnd_below(PRIM_COUNT));
+                                             : tuple2((Prim)rnd_below(PRIM_COUNT),
+                                                      (Prim)rnd_below(PRIM_COUNT));
             arr[na++] = ir_body_add_param(&prog, b, rnd_below(4), t);
         } else {
             scal[ns++] = param(b, (Prim)rnd_below(PRIM_COUNT));
@@ -553,7 +573,8 @@ static void add_random_case(void)
         case 1:
             if (x) scal[ns++] = mk_unary(&prog, b, p == PRIM_BOOL ? OP_NOT : OP_NEG, x);
             break;
-        case 2: case 3: {
+        case 2:
+        case 3: {
             if (!x) break;
             if (!y) y = mk_const(&prog, b, p, random_const(p));
             Op op = binary_ops[rnd_below(NBINARY)];
@@ -595,10 +616,12 @@ static void add_random_case(void)
             arr[na++] = mk_build(&prog, b, k, args, log_len, t);
             break;
         }
-        case 7: case 8:
+        case 7:
+        case 8:
             if (na) {
                 IrVal *xs = arr[rnd_below(na)];
-                scal[ns++] = mk_index(&prog, b, xs, rnd_below(1 << xs->log_len), rnd_below(xs->elem->nslots));
+                scal[ns++] = mk_index(&prog, b, xs, rnd_below(1 << xs->log_len),
+                                      rnd_below(xs->elem->nslots));
             }
             break;
         case 9:
@@ -620,8 +643,7 @@ static void add_random_case(void)
 
 /* ---- the C program ---- */
 
-static void emit_program(FILE *f)
-{
+static void emit_program(FILE *f) {
     fputs("#include <inttypes.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
           "#include \"parm_ops.h\"\n\n"
           "#define LDST(t, T, U)                                                   \\\n"
@@ -645,7 +667,10 @@ static void emit_program(FILE *f)
     }
     for (int i = 0; i < ncases; i++) {
         const Case *c = &cases[i];
-        fprintf(f, "\n/* %s */\nPARM_FN void body_%d(const uint64_t *in, uint64_t *out)\n{\n    (void)in;\n", c->name, i);
+        fprintf(
+            f,
+            "\n/* %s */\nPARM_FN void body_%d(const uint64_t *in, uint64_t *out)\n{\n    (void)in;\n",
+            c->name, i);
         /* three spellings of parameters and results: plain names, struct
          * members, and expressions that need parentheses */
         int style = c->nin ? i % 3 : 0;
@@ -654,16 +679,19 @@ static void emit_program(FILE *f)
         char *names = calloc((size_t)(c->nin + c->nout + 1), 24);
         if (style) {
             fputs("    struct {\n", f);
-            for (int k = 0; k < c->nin; k++) fprintf(f, "        %s s%d;\n", prim_ctype(c->in[k]), k);
+            for (int k = 0; k < c->nin; k++)
+                fprintf(f, "        %s s%d;\n", prim_ctype(c->in[k]), k);
             fputs("    } pa;\n", f);
-            for (int k = 0; k < c->nin; k++) fprintf(f, "    pa.s%d = ld_%s(in[%d]);\n", k, prim_name(c->in[k]), k);
+            for (int k = 0; k < c->nin; k++)
+                fprintf(f, "    pa.s%d = ld_%s(in[%d]);\n", k, prim_name(c->in[k]), k);
             fputs("    struct {\n", f);
-            for (int k = 0; k < c->nout; k++) fprintf(f, "        %s s%d;\n", prim_ctype(c->out[k]), k);
+            for (int k = 0; k < c->nout; k++)
+                fprintf(f, "        %s s%d;\n", prim_ctype(c->out[k]), k);
             fputs("    } ra;\n", f);
         } else {
             for (int k = 0; k < c->nin; k++)
-                fprintf(f, "    const %s p%d = ld_%s(in[%d]);\n    (void)p%d;\n", prim_ctype(c->in[k]), k,
-                        prim_name(c->in[k]), k, k);
+                fprintf(f, "    const %s p%d = ld_%s(in[%d]);\n    (void)p%d;\n",
+                        prim_ctype(c->in[k]), k, prim_name(c->in[k]), k, k);
             for (int k = 0; k < c->nout; k++) fprintf(f, "    %s r%d;\n", prim_ctype(c->out[k]), k);
         }
         for (int k = 0; k < c->nin; k++) {
@@ -677,7 +705,8 @@ static void emit_program(FILE *f)
             re[k] = s;
         }
         emit_elem_body(f, c->body, pe, re, "v", 4, NULL);
-        for (int k = 0; k < c->nout; k++) fprintf(f, "    out[%d] = st_%s(%s);\n", k, prim_name(c->out[k]), re[k]);
+        for (int k = 0; k < c->nout; k++)
+            fprintf(f, "    out[%d] = st_%s(%s);\n", k, prim_name(c->out[k]), re[k]);
         fputs("}\n", f);
         free(pe);
         free(re);
@@ -693,45 +722,46 @@ static void emit_program(FILE *f)
                 "    long t = (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
                 "    if (t < n) body_%d(in + t * %d, out + t * %d);\n}\n",
                 i, i, cases[i].nin, cases[i].nout);
-    fputs("#define RUN(i, nin, nout)                                                   \\\n"
-          "    {                                                                       \\\n"
-          "        uint64_t *din, *dout;                                               \\\n"
-          "        cudaMalloc((void **)&din, sizeof(uint64_t) * (size_t)(n * nin + 1));  \\\n"
-          "        cudaMalloc((void **)&dout, sizeof(uint64_t) * (size_t)(n * nout + 1)); \\\n"
-          "        cudaMemcpy(din, in, sizeof(uint64_t) * (size_t)(n * nin + 1), cudaMemcpyHostToDevice); \\\n"
-          "        kernel_##i<<<(unsigned)((n + 127) / 128 + 1), 128>>>(din, dout, n);  \\\n"
-          "        cudaMemcpy(out, dout, sizeof(uint64_t) * (size_t)(n * nout + 1), cudaMemcpyDeviceToHost); \\\n"
-          "        if (cudaDeviceSynchronize() != cudaSuccess) return 3;               \\\n"
-          "        cudaFree(din);                                                      \\\n"
-          "        cudaFree(dout);                                                     \\\n"
-          "    }\n"
-          "#else\n"
-          "#define RUN(i, nin, nout)                                                   \\\n"
-          "    for (long t = 0; t < n; t++) body_##i(in + t * nin, out + t * nout);\n"
-          "#endif\n\n"
-          "#define CASE(i, nin, nout)                                                  \\\n"
-          "    {                                                                       \\\n"
-          "        long n;                                                             \\\n"
-          "        if (scanf(\"%ld\", &n) != 1) return 2;                               \\\n"
-          "        uint64_t *in = (uint64_t *)calloc((size_t)(n * nin + 1), sizeof(uint64_t));   \\\n"
-          "        uint64_t *out = (uint64_t *)calloc((size_t)(n * nout + 1), sizeof(uint64_t)); \\\n"
-          "        for (long k = 0; k < n * nin; k++)                                  \\\n"
-          "            if (scanf(\"%\" SCNx64, &in[k]) != 1) return 2;                  \\\n"
-          "        RUN(i, nin, nout)                                                   \\\n"
-          "        for (long t = 0; t < n; t++)                                        \\\n"
-          "            for (long k = 0; k < nout; k++)                                 \\\n"
-          "                printf(\"%\" PRIx64 \"%c\", out[t * nout + k], k + 1 < nout ? ' ' : '\\n'); \\\n"
-          "        free(in);                                                           \\\n"
-          "        free(out);                                                          \\\n"
-          "    }\n\n"
-          "int main(void)\n{\n",
-          f);
-    for (int i = 0; i < ncases; i++) fprintf(f, "    CASE(%d, %d, %d)\n", i, cases[i].nin, cases[i].nout);
+    fputs(
+        "#define RUN(i, nin, nout)                                                   \\\n"
+        "    {                                                                       \\\n"
+        "        uint64_t *din, *dout;                                               \\\n"
+        "        cudaMalloc((void **)&din, sizeof(uint64_t) * (size_t)(n * nin + 1));  \\\n"
+        "        cudaMalloc((void **)&dout, sizeof(uint64_t) * (size_t)(n * nout + 1)); \\\n"
+        "        cudaMemcpy(din, in, sizeof(uint64_t) * (size_t)(n * nin + 1), cudaMemcpyHostToDevice); \\\n"
+        "        kernel_##i<<<(unsigned)((n + 127) / 128 + 1), 128>>>(din, dout, n);  \\\n"
+        "        cudaMemcpy(out, dout, sizeof(uint64_t) * (size_t)(n * nout + 1), cudaMemcpyDeviceToHost); \\\n"
+        "        if (cudaDeviceSynchronize() != cudaSuccess) return 3;               \\\n"
+        "        cudaFree(din);                                                      \\\n"
+        "        cudaFree(dout);                                                     \\\n"
+        "    }\n"
+        "#else\n"
+        "#define RUN(i, nin, nout)                                                   \\\n"
+        "    for (long t = 0; t < n; t++) body_##i(in + t * nin, out + t * nout);\n"
+        "#endif\n\n"
+        "#define CASE(i, nin, nout)                                                  \\\n"
+        "    {                                                                       \\\n"
+        "        long n;                                                             \\\n"
+        "        if (scanf(\"%ld\", &n) != 1) return 2;                               \\\n"
+        "        uint64_t *in = (uint64_t *)calloc((size_t)(n * nin + 1), sizeof(uint64_t));   \\\n"
+        "        uint64_t *out = (uint64_t *)calloc((size_t)(n * nout + 1), sizeof(uint64_t)); \\\n"
+        "        for (long k = 0; k < n * nin; k++)                                  \\\n"
+        "            if (scanf(\"%\" SCNx64, &in[k]) != 1) return 2;                  \\\n"
+        "        RUN(i, nin, nout)                                                   \\\n"
+        "        for (long t = 0; t < n; t++)                                        \\\n"
+        "            for (long k = 0; k < nout; k++)                                 \\\n"
+        "                printf(\"%\" PRIx64 \"%c\", out[t * nout + k], k + 1 < nout ? ' ' : '\\n'); \\\n"
+        "        free(in);                                                           \\\n"
+        "        free(out);                                                          \\\n"
+        "    }\n\n"
+        "int main(void)\n{\n",
+        f);
+    for (int i = 0; i < ncases; i++)
+        fprintf(f, "    CASE(%d, %d, %d)\n", i, cases[i].nin, cases[i].nout);
     fputs("    return 0;\n}\n", f);
 }
 
-static void write_inputs(FILE *f)
-{
+static void write_inputs(FILE *f) {
     for (int i = 0; i < ncases; i++) {
         const Case *c = &cases[i];
         fprintf(f, "%ld\n", c->ninputs);
@@ -741,26 +771,24 @@ static void write_inputs(FILE *f)
     }
 }
 
-static void write_expected(FILE *f)
-{
+static void write_expected(FILE *f) {
     for (int i = 0; i < ncases; i++) {
         const Case *c = &cases[i];
         for (long t = 0; t < c->ninputs; t++)
             for (int k = 0; k < c->nout; k++)
-                fprintf(f, "%" PRIx64 "%c", c->expect[t * c->nout + k], k + 1 < c->nout ? ' ' : '\n');
+                fprintf(f, "%" PRIx64 "%c", c->expect[t * c->nout + k],
+                        k + 1 < c->nout ? ' ' : '\n');
     }
 }
 
-static bool is_nan_bits(Prim p, uint64_t bits)
-{
+static bool is_nan_bits(Prim p, uint64_t bits) {
     Scalar v = scalar_of_bits(p, bits);
     return (p == PRIM_F32 && isnan(v.f32)) || (p == PRIM_F64 && isnan(v.f64));
 }
 
 static char tmpdir[256];
 
-static const char *tmp_path(const char *name)
-{
+static const char *tmp_path(const char *name) {
     static char buf[4][512];
     static int next;
     char *b = buf[next++ & 3];
@@ -769,8 +797,7 @@ static const char *tmp_path(const char *name)
 }
 
 static int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int shell(const char *fmt, ...)
-{
+static int shell(const char *fmt, ...) {
     char cmd[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -781,11 +808,10 @@ static int shell(const char *fmt, ...)
 }
 
 /* Compile the program with the given flags, run it and compare every output. */
-static void run_program(const char *cc, const char *flags)
-{
+static void run_program(const char *cc, const char *flags) {
     unlink(tmp_path("out.txt"));
-    int rc = shell("%s %s -Wall -Wextra -Werror -Iruntime %s -o %s -lm", cc, flags, tmp_path("prog.c"),
-                   tmp_path("prog"));
+    int rc = shell("%s %s -Wall -Wextra -Werror -Iruntime %s -o %s -lm", cc, flags,
+                   tmp_path("prog.c"), tmp_path("prog"));
     check(rc == 0, "compiling the emitted program with %s %s", cc, flags);
     if (rc != 0) return;
     rc = shell("%s <%s >%s", tmp_path("prog"), tmp_path("in.txt"), tmp_path("out.txt"));
@@ -803,21 +829,22 @@ static void run_program(const char *cc, const char *flags)
                 if (got == want) continue;
                 if (bad++ < 3) {
                     printf("  %s (body %d) %s: input %ld:", c->name, i, flags, t);
-                    for (int j = 0; j < c->nin; j++) printf(" %s:%" PRIx64, prim_name(c->in[j]), c->inputs[t * c->nin + j]);
-                    printf("\n    result slot %d (%s): got %" PRIx64 ", interpreter %" PRIx64 "\n", k,
-                           prim_name(c->out[k]), got, want);
+                    for (int j = 0; j < c->nin; j++)
+                        printf(" %s:%" PRIx64, prim_name(c->in[j]), c->inputs[t * c->nin + j]);
+                    printf("\n    result slot %d (%s): got %" PRIx64 ", interpreter %" PRIx64 "\n",
+                           k, prim_name(c->out[k]), got, want);
                 }
             }
-        check(bad == 0, "%s (body %d), built with %s: %ld of %ld outputs differ", c->name, i, flags, bad,
-              c->ninputs * c->nout);
+        check(bad == 0, "%s (body %d), built with %s: %ld of %ld outputs differ", c->name, i, flags,
+              bad, c->ninputs * c->nout);
     }
     fclose(f);
 }
 
 /* ---- the emitted text and internal errors ---- */
 
-static char *emit_to_string(const IrBody *b, const char *const *params, const char *const *results, int indent)
-{
+static char *emit_to_string(const IrBody *b, const char *const *params, const char *const *results,
+                            int indent) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -826,13 +853,12 @@ static char *emit_to_string(const IrBody *b, const char *const *params, const ch
     return buf;
 }
 
-static void test_text(void)
-{
+static void test_text(void) {
     Arena a = {0};
     IrProgram p = {.arena = &a};
     IrBody *b = ir_new_body(&p);
-    IrVal *xs = ir_body_add_param(&p, b, 1, elem_prim(PRIM_I32));   /* %0 */
-    ir_body_add_result(&p, b, comparator(&p, b, xs));                /* %1 %2 index, %3 le, %4 sub, %5 %6 select */
+    IrVal *xs = ir_body_add_param(&p, b, 1, elem_prim(PRIM_I32)); /* %0 */
+    ir_body_add_result(&p, b, comparator(&p, b, xs)); /* %1 %2 index, %3 le, %4 sub, %5 %6 select */
     const char *params[] = {"x[0]", "x[1]"}, *results[] = {"y[0]", "y[1]"};
     char *text = emit_to_string(b, params, results, 4);
     const char *want = "    const uint8_t e3 = parm_le_i32(x[0], x[1]);\n"
@@ -861,14 +887,14 @@ static void test_text(void)
     text = emit_to_string(b, params2, results2, 2);
     /* statements print in body order: the constant %10 comes first */
     want = "  const int64_t e10 = (int64_t)(-9223372036854775807 - 1);\n"
-                               "  const uint64_t e11 = parm_shr_u64((a + 1), s->b[i + 1].c);\n"
-                               "  const uint64_t e12 = (uint64_t)18446744073709551615ull;\n"
-                               "  const float e13 = -0x1.8p+1f;\n"
-                               "  const double e14 = parm_f64_from_bits(0xfff0000000000000ull);\n"
-                               "  const int8_t e15 = (int8_t)-5;\n"
-                               "  const float e16 = parm_cvt_f32_u64((a + 1));\n"
-                               "  r0 = e11;\n  r1 = e10;\n  r2 = e12;\n  r3 = e13;\n  r4 = e14;\n  r5 = e15;\n"
-                               "  r6 = e16;\n  r7 = (a + 1);\n";
+           "  const uint64_t e11 = parm_shr_u64((a + 1), s->b[i + 1].c);\n"
+           "  const uint64_t e12 = (uint64_t)18446744073709551615ull;\n"
+           "  const float e13 = -0x1.8p+1f;\n"
+           "  const double e14 = parm_f64_from_bits(0xfff0000000000000ull);\n"
+           "  const int8_t e15 = (int8_t)-5;\n"
+           "  const float e16 = parm_cvt_f32_u64((a + 1));\n"
+           "  r0 = e11;\n  r1 = e10;\n  r2 = e12;\n  r3 = e13;\n  r4 = e14;\n  r5 = e15;\n"
+           "  r6 = e16;\n  r7 = (a + 1);\n";
     check(strcmp(text, want) == 0, "literal text:\n%s\nexpected:\n%s", text, want);
     free(text);
 
@@ -879,8 +905,7 @@ static void test_text(void)
 }
 
 /* emit_elem_body must stop with an internal error mentioning `what`. */
-static void expect_fatal(IrBody *b, const char *what, const char *label)
-{
+static void expect_fatal(IrBody *b, const char *what, const char *label) {
     static const char *names[64] = {"a", "b", "c", "d", "e", "f", "g", "h"};
     for (int i = 8; i < 64; i++) names[i] = "z";
     jmp_buf jb;
@@ -896,15 +921,14 @@ static void expect_fatal(IrBody *b, const char *what, const char *label)
     diag_set_stream(NULL);
     fclose(ferr);
     fclose(fout);
-    check(stopped && strstr(err, "internal error") && strstr(err, what), "%s: expected an internal error about '%s', got '%s'",
-          label, what, err);
+    check(stopped && strstr(err, "internal error") && strstr(err, what),
+          "%s: expected an internal error about '%s', got '%s'", label, what, err);
     free(err);
     free(out);
 }
 
 /* An entry's run-time scalar parameter, read by a body as parm_arg<id>. */
-static void test_entry_args(void)
-{
+static void test_entry_args(void) {
     IrBody *entry = ir_new_body(&prog);
     IrVal *s = ir_body_add_param(&prog, entry, -1, elem_prim(PRIM_I32));
     IrBody *b = ir_new_body(&prog);
@@ -914,12 +938,12 @@ static void test_entry_args(void)
     char *text = emit_to_string(b, params, results, 0);
     char want[64];
     snprintf(want, sizeof want, "parm_mul_i32(in, parm_arg%d)", s->id);
-    check(strstr(text, want) != NULL, "an entry's scalar parameter: expected '%s' in '%s'", want, text);
+    check(strstr(text, want) != NULL, "an entry's scalar parameter: expected '%s' in '%s'", want,
+          text);
     free(text);
 }
 
-static void test_fatal(void)
-{
+static void test_fatal(void) {
     Arena a = {0};
     IrProgram p = {.arena = &a};
 
@@ -935,7 +959,9 @@ static void test_fatal(void)
     xs = ir_body_add_param(&p, b, 1, elem_prim(PRIM_I32));
     IrVal *ys = ir_body_add_param(&p, b, 2, elem_prim(PRIM_I32));
     IrVal *zip[2] = {xs, ys};
-    ir_body_add_result(&p, b, ir_add_result(&p, new_stmt(&p, b, IR_ZIP, 2, zip), 1, tuple2(PRIM_I32, PRIM_I32)));
+    ir_body_add_result(&p, b,
+                       ir_add_result(&p, new_stmt(&p, b, IR_ZIP, 2, zip), 1,
+                                     tuple2(PRIM_I32, PRIM_I32)));
     expect_fatal(b, "does not fit", "zip of arrays of different lengths");
 
     /* a scalar statement's value of the entry's level (an entry graph's
@@ -951,7 +977,8 @@ static void test_fatal(void)
         ir_body_add_result(&p, b, as_result ? o : mk_binary(&p, b, OP_ADD, x, o));
         static const char *const params[] = {"in"}, *const results[] = {"out"};
         char *text = emit_to_string(b, params, results, 0);
-        check(strstr(text, want) != NULL, "a scalar of the entry's level: expected '%s' in '%s'", want, text);
+        check(strstr(text, want) != NULL, "a scalar of the entry's level: expected '%s' in '%s'",
+              want, text);
         free(text);
     }
     IrVal *x;
@@ -980,16 +1007,15 @@ static void test_fatal(void)
 }
 
 /* nvcc, when present, must build the program as CUDA. */
-static void test_nvcc(void)
-{
+static void test_nvcc(void) {
     if (shell("command -v nvcc >/dev/null 2>&1") != 0) return;
-    int rc = shell("nvcc -x cu -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -Iruntime -c %s -o %s",
-                   tmp_path("prog.c"), tmp_path("prog_cuda.o"));
+    int rc = shell(
+        "nvcc -x cu -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -Iruntime -c %s -o %s",
+        tmp_path("prog.c"), tmp_path("prog_cuda.o"));
     check(rc == 0, "nvcc compiles the emitted program as CUDA");
 }
 
-int main(void)
-{
+int main(void) {
     if (access("runtime/parm_ops.h", R_OK) != 0) {
         check(false, "runtime/parm_ops.h not found: run from the repository root");
         return check_summary("emit_elem");
@@ -1042,19 +1068,20 @@ int main(void)
     snprintf(flags, sizeof flags, "-std=gnu11 -O3 -ffp-contract=fast%s", fma);
     run_program(cc, flags);
     /* no undefined behaviour in parm_ops.h, float-to-integer included */
-    run_program(cc, "-std=c11 -O1 -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all");
+    run_program(cc,
+                "-std=c11 -O1 -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all");
     test_nvcc();
     long nans = 0;
     for (int i = 0; i < ncases; i++)
         for (long k = 0; k < cases[i].ninputs * cases[i].nout; k++)
             nans += is_nan_bits(cases[i].out[k % cases[i].nout], cases[i].expect[k]);
-    printf("  (%d bodies, %ld inputs; %ld NaN results, compared bit for bit like the others)\n", ncases, total,
-           nans);
+    printf("  (%d bodies, %ld inputs; %ld NaN results, compared bit for bit like the others)\n",
+           ncases, total, nans);
 
     const char *keep = getenv("PARM_TEST_KEEP");
     if (keep && *keep)
-        shell("mkdir -p '%s' && cp %s %s %s '%s'", keep, tmp_path("prog.c"), tmp_path("in.txt"), tmp_path("expected.txt"),
-              keep);
+        shell("mkdir -p '%s' && cp %s %s %s '%s'", keep, tmp_path("prog.c"), tmp_path("in.txt"),
+              tmp_path("expected.txt"), keep);
     shell("rm -rf '%s'", tmpdir);
 
     for (int i = 0; i < ncases; i++) {

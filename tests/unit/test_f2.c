@@ -15,15 +15,14 @@
 
 #include "check.h"
 
-#define BRUTE_MAX 12                 /* largest n enumerated exhaustively */
-#define CASES 30                     /* random cases per size */
+#define BRUTE_MAX 12 /* largest n enumerated exhaustively */
+#define CASES 30     /* random cases per size */
 
 /* ---- deterministic random input (splitmix64, fixed seed) ---- */
 
 static uint64_t rng_state = 0x5eed2f2c0ffee123u;
 
-static uint64_t rnd(void)
-{
+static uint64_t rnd(void) {
     uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
@@ -34,57 +33,50 @@ static int rnd_below(int k) { return (int)(rnd() % (uint64_t)k); }
 
 static uint64_t rnd_vec(int n) { return rnd() & f2_mask(n); }
 
-static F2Mat rnd_mat(int n)
-{
+static F2Mat rnd_mat(int n) {
     F2Mat a = f2_zero(n);
-    for (int i = 0; i < n; i++)
-        a.row[i] = rnd_vec(n);
+    for (int i = 0; i < n; i++) a.row[i] = rnd_vec(n);
     return a;
 }
 
 /* Rows drawn from the span of r random vectors: rank at most r. */
-static F2Mat rnd_low_rank(int n, int r)
-{
+static F2Mat rnd_low_rank(int n, int r) {
     uint64_t gen[F2_MAX];
-    for (int k = 0; k < r; k++)
-        gen[k] = rnd_vec(n);
+    for (int k = 0; k < r; k++) gen[k] = rnd_vec(n);
     F2Mat a = f2_zero(n);
     for (int i = 0; i < n; i++)
         for (int k = 0; k < r; k++)
-            if (rnd() & 1)
-                a.row[i] ^= gen[k];
+            if (rnd() & 1) a.row[i] ^= gen[k];
     return a;
 }
 
-static void rnd_perm(int n, int perm[F2_MAX])
-{
-    for (int i = 0; i < n; i++)
-        perm[i] = i;
+static void rnd_perm(int n, int perm[F2_MAX]) {
+    for (int i = 0; i < n; i++) perm[i] = i;
     for (int i = n - 1; i > 0; i--) {
         int j = rnd_below(i + 1);
-        int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+        int t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
     }
 }
 
 /* A product of elementary matrices (row additions and a row permutation):
  * invertible by construction, whatever f2_invert thinks. */
-static F2Mat rnd_invertible(int n)
-{
+static F2Mat rnd_invertible(int n) {
     int perm[F2_MAX];
     rnd_perm(n, perm);
     F2Mat a = f2_from_bitperm(n, perm);
     for (int k = 0; n > 1 && k < 4 * n; k++) {
         int i = rnd_below(n), j = rnd_below(n - 1);
         F2Mat e = f2_identity(n);
-        e.row[i] |= (uint64_t)1 << (j >= i ? j + 1 : j);  /* I + e_i e_jᵀ, j != i */
+        e.row[i] |= (uint64_t)1 << (j >= i ? j + 1 : j); /* I + e_i e_jᵀ, j != i */
         a = f2_mul(&e, &a);
     }
     return a;
 }
 
 /* Random unitriangular matrix: the diagonal plus random bits on one side. */
-static F2Mat rnd_unitriangular(int n, bool upper)
-{
+static F2Mat rnd_unitriangular(int n, bool upper) {
     F2Mat a = f2_zero(n);
     for (int i = 0; i < n; i++) {
         uint64_t side = upper ? f2_mask(n) & ~f2_mask(i + 1) : f2_mask(i);
@@ -98,8 +90,7 @@ static F2Mat rnd_unitriangular(int n, bool upper)
 static int bitv(uint64_t x, int i) { return (int)((x >> i) & 1); }
 
 /* Number of distinct A·x over all x in F2^n. */
-static long image_size(const F2Mat *a)
-{
+static long image_size(const F2Mat *a) {
     static unsigned char seen[1 << BRUTE_MAX];
     long count = 0;
     memset(seen, 0, sizeof seen);
@@ -112,24 +103,20 @@ static long image_size(const F2Mat *a)
 }
 
 /* in[v] = 1 for every v in the span of vecs[0..k) (all subset sums). */
-static void span_of(const uint64_t *vecs, int k, unsigned char *in, int n)
-{
+static void span_of(const uint64_t *vecs, int k, unsigned char *in, int n) {
     memset(in, 0, (size_t)1 << n);
     for (uint64_t sub = 0; sub < (uint64_t)1 << k; sub++) {
         uint64_t v = 0;
         for (int j = 0; j < k; j++)
-            if (bitv(sub, j))
-                v ^= vecs[j];
+            if (bitv(sub, j)) v ^= vecs[j];
         in[v] = 1;
     }
 }
 
-static bool space_matches(const F2Space *s, const unsigned char *in, int n)
-{
+static bool space_matches(const F2Space *s, const unsigned char *in, int n) {
     long size = 0;
     for (uint64_t v = 0; v < (uint64_t)1 << n; v++) {
-        if (f2_space_contains(s, v) != (bool)in[v])
-            return false;
+        if (f2_space_contains(s, v) != (bool)in[v]) return false;
         size += in[v];
     }
     return size == 1L << s->dim;
@@ -137,38 +124,31 @@ static bool space_matches(const F2Space *s, const unsigned char *in, int n)
 
 /* The F2Space invariant: nonzero, distinct decreasing pivots, each pivot bit
  * present in its own vector only, nothing outside the n bits. */
-static bool is_reduced_echelon(const uint64_t *basis, int dim, int n)
-{
+static bool is_reduced_echelon(const uint64_t *basis, int dim, int n) {
     for (int k = 0; k < dim; k++) {
-        if (basis[k] == 0 || (basis[k] & ~f2_mask(n)))
-            return false;
+        if (basis[k] == 0 || (basis[k] & ~f2_mask(n))) return false;
         int p = 63 - __builtin_clzll(basis[k]);
-        if (k > 0 && 63 - __builtin_clzll(basis[k - 1]) <= p)
-            return false;
+        if (k > 0 && 63 - __builtin_clzll(basis[k - 1]) <= p) return false;
         for (int j = 0; j < dim; j++)
-            if (j != k && bitv(basis[j], p))
-                return false;
+            if (j != k && bitv(basis[j], p)) return false;
     }
     return true;
 }
 
 /* Input bit that output bit i copies, or -1 when it copies none. */
-static int copied_bit(const F2Mat *a, int i)
-{
+static int copied_bit(const F2Mat *a, int i) {
     for (int j = 0; j < a->n; j++) {
         bool same = true;
         for (uint64_t x = 0; same && x < (uint64_t)1 << a->n; x++)
             same = bitv(f2_apply(a, x), i) == bitv(x, j);
-        if (same)
-            return j;
+        if (same) return j;
     }
     return -1;
 }
 
 /* ---- brute-force groups (n <= BRUTE_MAX) ---- */
 
-static void test_rank_inverse_brute(void)
-{
+static void test_rank_inverse_brute(void) {
     for (int n = 1; n <= BRUTE_MAX; n++) {
         for (int c = 0; c < CASES; c++) {
             F2Mat a = c % 3 ? rnd_mat(n) : rnd_low_rank(n, rnd_below(n + 1));
@@ -177,18 +157,17 @@ static void test_rank_inverse_brute(void)
             F2Mat inv;
             bool ok = f2_invert(&a, &inv);
             check(ok == (rank == n), "n=%d invert %d but rank %d", n, ok, rank);
-            if (!ok)
-                continue;
+            if (!ok) continue;
             bool round = true;
             for (uint64_t x = 0; round && x < (uint64_t)1 << n; x++)
-                round = f2_apply(&a, f2_apply(&inv, x)) == x && f2_apply(&inv, f2_apply(&a, x)) == x;
+                round = f2_apply(&a, f2_apply(&inv, x)) == x &&
+                        f2_apply(&inv, f2_apply(&a, x)) == x;
             check(round, "n=%d A·inv(A)·x = x for all x", n);
         }
     }
 }
 
-static void test_product_transpose_brute(void)
-{
+static void test_product_transpose_brute(void) {
     for (int n = 1; n <= BRUTE_MAX; n++) {
         for (int c = 0; c < CASES; c++) {
             F2Mat a = rnd_mat(n), b = rnd_mat(n);
@@ -211,22 +190,17 @@ static void test_product_transpose_brute(void)
 }
 
 /* A permutation matrix, or one spoiled by an extra bit or a repeated row. */
-static F2Mat bpc_candidate(int n, int c)
-{
+static F2Mat bpc_candidate(int n, int c) {
     int perm[F2_MAX];
     rnd_perm(n, perm);
     F2Mat a = f2_from_bitperm(n, perm);
-    if (c % 4 == 1)
-        a.row[rnd_below(n)] ^= (uint64_t)1 << rnd_below(n);
-    else if (c % 4 == 2 && n > 1)
-        a.row[0] = a.row[1];
-    else if (c % 4 == 3)
-        a = rnd_mat(n);
+    if (c % 4 == 1) a.row[rnd_below(n)] ^= (uint64_t)1 << rnd_below(n);
+    else if (c % 4 == 2 && n > 1) a.row[0] = a.row[1];
+    else if (c % 4 == 3) a = rnd_mat(n);
     return a;
 }
 
-static void test_bpc_brute(void)
-{
+static void test_bpc_brute(void) {
     for (int n = 1; n <= BRUTE_MAX; n++) {
         for (int c = 0; c < CASES; c++) {
             F2Mat a = bpc_candidate(n, c);
@@ -236,15 +210,13 @@ static void test_bpc_brute(void)
             for (int i = 0; i < n; i++) {
                 want[i] = copied_bit(&a, i);
                 brute = brute && want[i] >= 0 && !bitv(used, want[i]);
-                if (want[i] >= 0)
-                    used |= (uint64_t)1 << want[i];
+                if (want[i] >= 0) used |= (uint64_t)1 << want[i];
             }
             int perm[F2_MAX];
             bool got = f2_is_bpc(&a, perm);
             check(got == brute, "n=%d is_bpc %d, brute force %d", n, got, brute);
             check(got == f2_is_bpc(&a, NULL), "n=%d is_bpc with NULL perm", n);
-            if (!got || !brute)
-                continue;
+            if (!got || !brute) continue;
             check(memcmp(perm, want, sizeof(int) * (size_t)n) == 0, "n=%d perm", n);
             F2Mat back = f2_from_bitperm(n, perm);
             check(f2_equal(&back, &a), "n=%d from_bitperm(is_bpc perm) = A", n);
@@ -252,8 +224,7 @@ static void test_bpc_brute(void)
     }
 }
 
-static void test_space_brute(void)
-{
+static void test_space_brute(void) {
     static unsigned char in[1 << BRUTE_MAX], in2[1 << BRUTE_MAX];
     for (int n = 1; n <= BRUTE_MAX; n++) {
         for (int c = 0; c < CASES; c++) {
@@ -264,8 +235,7 @@ static void test_space_brute(void)
                 v[j] = j > 1 && rnd_below(3) == 0 ? v[j - 1] ^ v[rnd_below(j - 1)] : rnd_vec(n);
             F2Space s = f2_space_empty(n);
             int added = 0;
-            for (int j = 0; j < k; j++)
-                added += f2_space_add(&s, v[j]);
+            for (int j = 0; j < k; j++) added += f2_space_add(&s, v[j]);
             span_of(v, k, in, n);
             check(space_matches(&s, in, n), "n=%d span of %d vectors", n, k);
             check(added == s.dim, "n=%d add reported %d new, dim %d", n, added, s.dim);
@@ -297,8 +267,7 @@ static void test_space_brute(void)
             F2Mat a = c % 2 ? rnd_mat(n) : rnd_low_rank(n, rnd_below(n + 1));
             F2Space img = f2_space_image(&a, &s);
             uint64_t av[F2_MAX + 2];
-            for (int j = 0; j < k; j++)
-                av[j] = f2_apply(&a, v[j]);
+            for (int j = 0; j < k; j++) av[j] = f2_apply(&a, v[j]);
             span_of(av, k, in2, n);
             check(space_matches(&img, in2, n), "n=%d image", n);
             check(is_reduced_echelon(img.basis, img.dim, n), "n=%d image reduced", n);
@@ -309,21 +278,20 @@ static void test_space_brute(void)
             whole = f2_space_sum(&whole, &s);
             check(whole.dim == n && s.dim + __builtin_popcountll(comp) == n,
                   "n=%d coord complement is complementary", n);
-            check((comp & piv) == 0 && (comp | piv) == f2_mask(n), "n=%d complement = non-pivots", n);
+            check((comp & piv) == 0 && (comp | piv) == f2_mask(n), "n=%d complement = non-pivots",
+                  n);
         }
     }
 }
 
-static void test_coords_brute(void)
-{
+static void test_coords_brute(void) {
     static unsigned char in[1 << BRUTE_MAX];
     for (int n = 1; n <= BRUTE_MAX; n++) {
         for (int c = 0; c < CASES; c++) {
             uint64_t bits = rnd_vec(n), e[F2_MAX];
             int k = 0;
             for (int i = 0; i < n; i++)
-                if (bitv(bits, i))
-                    e[k++] = (uint64_t)1 << i;
+                if (bitv(bits, i)) e[k++] = (uint64_t)1 << i;
             F2Space s = f2_space_coords(n, bits);
             span_of(e, k, in, n);
             check(space_matches(&s, in, n), "n=%d coords span", n);
@@ -333,8 +301,7 @@ static void test_coords_brute(void)
     }
 }
 
-static void test_embed_brute(void)
-{
+static void test_embed_brute(void) {
     for (int n = 1; n <= BRUTE_MAX; n++) {
         for (int c = 0; c < CASES; c++) {
             int m = rnd_below(n + 1), lo = rnd_below(n - m + 1);
@@ -351,8 +318,7 @@ static void test_embed_brute(void)
     }
 }
 
-static void test_echelon_brute(void)
-{
+static void test_echelon_brute(void) {
     static unsigned char in[1 << BRUTE_MAX], in2[1 << BRUTE_MAX];
     for (int n = 1; n <= BRUTE_MAX; n++) {
         for (int c = 0; c < CASES; c++) {
@@ -363,15 +329,13 @@ static void test_echelon_brute(void)
             span_of(e.row, n, in2, n);
             check(memcmp(in, in2, (size_t)1 << n) == 0, "n=%d echelon keeps the row space", n);
             bool zero_tail = true;
-            for (int i = rank; i < n; i++)
-                zero_tail = zero_tail && e.row[i] == 0;
+            for (int i = rank; i < n; i++) zero_tail = zero_tail && e.row[i] == 0;
             check(zero_tail && is_reduced_echelon(e.row, rank, n), "n=%d echelon shape", n);
         }
     }
 }
 
-static void test_ulp_brute(void)
-{
+static void test_ulp_brute(void) {
     for (int n = 1; n <= BRUTE_MAX; n++) {
         for (int c = 0; c < CASES; c++) {
             F2Mat a = rnd_invertible(n), u, l, p;
@@ -386,12 +350,11 @@ static void test_ulp_brute(void)
 /* ---- algebraic groups (n up to 64) ---- */
 
 /* Sizes for the identity groups: every n up to 16, then the wide ones. */
-static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-                            20, 31, 32, 33, 47, 63, 64};
+static const int sizes[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,
+                            13, 14, 15, 16, 20, 31, 32, 33, 47, 63, 64};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
-static void test_inverse_identities(void)
-{
+static void test_inverse_identities(void) {
     for (int s = 0; s < NSIZES; s++) {
         int n = sizes[s];
         for (int c = 0; c < CASES / 3; c++) {
@@ -401,8 +364,7 @@ static void test_inverse_identities(void)
             ab = f2_mul(&a, &b);
             ok = ok && f2_invert(&ab, &iab);
             check(ok && f2_rank(&a) == n, "n=%d product of elementaries is invertible", n);
-            if (!ok)
-                continue;
+            if (!ok) continue;
             F2Mat biai = f2_mul(&ib, &ia), aia = f2_mul(&a, &ia);
             check(f2_equal(&iia, &a), "n=%d inv(inv A) = A", n);
             check(f2_equal(&iab, &biai), "n=%d (AB)^-1 = B^-1 A^-1", n);
@@ -413,8 +375,7 @@ static void test_inverse_identities(void)
     }
 }
 
-static void test_rank_identities(void)
-{
+static void test_rank_identities(void) {
     for (int s = 0; s < NSIZES; s++) {
         int n = sizes[s];
         for (int c = 0; c < CASES / 3; c++) {
@@ -434,8 +395,7 @@ static void test_rank_identities(void)
     }
 }
 
-static void test_transpose_identities(void)
-{
+static void test_transpose_identities(void) {
     for (int s = 0; s < NSIZES; s++) {
         int n = sizes[s];
         for (int c = 0; c < CASES / 3; c++) {
@@ -452,25 +412,22 @@ static void test_transpose_identities(void)
 
 /* The paper's tiled BMMC (§5.1) with tile rows 0..t-1 and tile columns
  * `cols`: that block invertible, the block below it zero. */
-static bool is_tiled(const F2Mat *a, int t, uint64_t cols)
-{
+static bool is_tiled(const F2Mat *a, int t, uint64_t cols) {
     F2Space s = f2_space_empty(a->n);
     for (int i = 0; i < a->n; i++)
-        if (i < t ? !f2_space_add(&s, a->row[i] & cols) : (a->row[i] & cols) != 0)
-            return false;
+        if (i < t ? !f2_space_add(&s, a->row[i] & cols) : (a->row[i] & cols) != 0) return false;
     return true;
 }
 
 /* U·L·P = A with the claimed shapes, and the paper's two-pass split
  * A = (UR)(RLP) into tiled BMMCs: UR on columns n-t..n-1, RLP on columns
  * perm[n-t..n-1], for every tile size t. */
-static void check_ulp(const F2Mat *a, F2Mat *u, F2Mat *l, F2Mat *p)
-{
+static void check_ulp(const F2Mat *a, F2Mat *u, F2Mat *l, F2Mat *p) {
     int n = a->n;
     bool ok = f2_ulp(a, u, l, p);
     check(ok, "n=%d ulp of an invertible matrix", n);
     if (!ok) {
-        *u = *l = *p = f2_zero(n);  /* defined, and failing every later check */
+        *u = *l = *p = f2_zero(n); /* defined, and failing every later check */
         return;
     }
     F2Mat lp = f2_mul(l, p), ulp = f2_mul(u, &lp);
@@ -492,8 +449,7 @@ static void check_ulp(const F2Mat *a, F2Mat *u, F2Mat *l, F2Mat *p)
     check(tiled, "n=%d UR and RLP tiled for every tile size", n);
 }
 
-static void test_ulp(void)
-{
+static void test_ulp(void) {
     for (int s = 0; s < NSIZES; s++) {
         int n = sizes[s];
         for (int c = 0; c < CASES / 3; c++) {
@@ -520,15 +476,13 @@ static void test_ulp(void)
     }
 }
 
-static void test_space_identities(void)
-{
+static void test_space_identities(void) {
     for (int s = 0; s < NSIZES; s++) {
         int n = sizes[s];
         for (int c = 0; c < CASES / 3; c++) {
             F2Space sp = f2_space_empty(n);
             int k = rnd_below(n + 1);
-            for (int j = 0; j < k; j++)
-                f2_space_add(&sp, rnd_vec(n));
+            for (int j = 0; j < k; j++) f2_space_add(&sp, rnd_vec(n));
             uint64_t comp = f2_space_coord_complement(&sp);
             F2Space whole = f2_space_coords(n, comp);
             whole = f2_space_sum(&whole, &sp);
@@ -545,19 +499,21 @@ static void test_space_identities(void)
                   "n=%d G⁻¹(G·S) = S, same reduced basis", n);
             uint64_t x = rnd_vec(n);
             check(f2_space_contains(&sp, x) == (f2_space_reduce(&sp, x) == 0) &&
-                  f2_space_contains(&sp, x ^ f2_space_reduce(&sp, x)), "n=%d reduce", n);
+                      f2_space_contains(&sp, x ^ f2_space_reduce(&sp, x)),
+                  "n=%d reduce", n);
             check(n == 64 || !f2_space_contains(&whole, (uint64_t)1 << n),
                   "n=%d contains is false outside F2^n", n);
         }
     }
 }
 
-static void test_wide_edges(void)
-{
+static void test_wide_edges(void) {
     check(f2_mask(0) == 0 && f2_mask(1) == 1 && f2_mask(63) == 0x7fffffffffffffffu &&
-          f2_mask(64) == ~(uint64_t)0, "f2_mask at 0, 1, 63, 64");
+              f2_mask(64) == ~(uint64_t)0,
+          "f2_mask at 0, 1, 63, 64");
     check(f2_parity(0) == 0 && f2_parity(0x8000000000000001u) == 0 &&
-          f2_parity(0x8000000000000000u) == 1, "f2_parity");
+              f2_parity(0x8000000000000000u) == 1,
+          "f2_parity");
     F2Mat id = f2_identity(64), r = f2_reverse(64);
     check(f2_apply(&id, ~(uint64_t)0) == ~(uint64_t)0, "identity(64) keeps bit 63");
     check(f2_apply(&r, 1) == (uint64_t)1 << 63, "reverse(64) sends bit 0 to bit 63");
@@ -575,16 +531,14 @@ static void test_wide_edges(void)
     check(f2_rank(&z) == 0 && f2_rank(&id) == 64 && !f2_is_bpc(&z, NULL), "zero(64)");
 }
 
-static void check_hex(const F2Mat *a, const char *want)
-{
+static void check_hex(const F2Mat *a, const char *want) {
     Arena arena = {0};
     const char *got = f2_hex_text(&arena, a);
     check(strcmp(got, want) == 0, "hex_text: got \"%s\", want \"%s\"", got, want);
     arena_free(&arena);
 }
 
-static void test_format_hex(void)
-{
+static void test_format_hex(void) {
     F2Mat id3 = f2_identity(3), empty = f2_zero(0), wide = f2_zero(2);
     wide.row[0] = ~(uint64_t)0;
     wide.row[1] = 0xab;
@@ -592,16 +546,15 @@ static void test_format_hex(void)
     check_hex(&empty, "[]");
     check_hex(&wide, "[0xffffffffffffffff, 0xab]");
     F2Mat full = f2_zero(64);
-    for (int i = 0; i < 64; i++)
-        full.row[i] = ~(uint64_t)0;
+    for (int i = 0; i < 64; i++) full.row[i] = ~(uint64_t)0;
     Arena arena = {0};
     const char *text = f2_hex_text(&arena, &full);
-    check(strlen(text) == 1 + 64 * 18 + 63 * 2 + 1 && text[strlen(text) - 1] == ']', "the longest output, whole");
+    check(strlen(text) == 1 + 64 * 18 + 63 * 2 + 1 && text[strlen(text) - 1] == ']',
+          "the longest output, whole");
     arena_free(&arena);
 }
 
-int main(void)
-{
+int main(void) {
     static const struct {
         const char *name;
         void (*run)(void);

@@ -42,10 +42,10 @@ static char *verify(IrProgram *p) {
 
 static void expect(IrProgram *p, const char *what, const char *label) {
     char *err = verify(p);
-    if (!what)
-        check(err[0] == '\0', "%s: expected no error, got '%s'", label, err);
+    if (!what) check(err[0] == '\0', "%s: expected no error, got '%s'", label, err);
     else
-        check(strstr(err, "internal error: the optimised IR of 'main' is malformed") && strstr(err, what),
+        check(strstr(err, "internal error: the optimised IR of 'main' is malformed") &&
+                  strstr(err, what),
               "%s: expected an internal error about '%s', got '%s'", label, what, err);
     free(err);
 }
@@ -101,13 +101,13 @@ int main(void) {
 
     p = (IrProgram){.arena = &a};
     s = sample(&p);
-    s.body->stmts[0] = s.body->stmts[1];        /* the map before the constant it reads */
+    s.body->stmts[0] = s.body->stmts[1]; /* the map before the constant it reads */
     s.body->stmts[1] = s.c;
     expect(&p, "which is not defined before it", "read before the definition");
 
     p = (IrProgram){.arena = &a};
     s = sample(&p);
-    s.body->results[0] = s.map->body->results[0];   /* a value of the map's body */
+    s.body->results[0] = s.map->body->results[0]; /* a value of the map's body */
     expect(&p, "which is not defined before it", "read of another body's value");
 
     p = (IrProgram){.arena = &a};
@@ -207,7 +207,8 @@ int main(void) {
     IrStmt *rb = ir_append(&p, s.body, IR_REDUCEBLOCKS, (Loc){0}, 2, rb_args);
     rb->k = 1;
     rb->body = ir_new_body(&p);
-    IrVal *l = ir_body_add_param(&p, rb->body, -1, i32()), *r = ir_body_add_param(&p, rb->body, -1, i32());
+    IrVal *l = ir_body_add_param(&p, rb->body, -1, i32()),
+          *r = ir_body_add_param(&p, rb->body, -1, i32());
     (void)l;
     ir_body_add_result(&p, rb->body, r);
     ir_add_result(&p, rb, 1, i32());

@@ -39,14 +39,16 @@ static bool same_bits_f32(float a, float b) { return memcmp(&a, &b, sizeof a) ==
  * value, for which the long double function stands in. */
 static double ulps_f64(double got, long double want) {
     double w = (double)want;
-    if (isnan(got) || isnan(w) || isinf(got) || isinf(w)) return got == w || (isnan(got) && isnan(w)) ? 0 : INFINITY;
+    if (isnan(got) || isnan(w) || isinf(got) || isinf(w))
+        return got == w || (isnan(got) && isnan(w)) ? 0 : INFINITY;
     double unit = nextafter(fabs(w), INFINITY) - fabs(w);
     return (double)(fabsl((long double)got - want) / unit);
 }
 
 static double ulps_f32(float got, long double want) {
     float w = (float)want;
-    if (isnan(got) || isnan(w) || isinf(got) || isinf(w)) return got == w || (isnan(got) && isnan(w)) ? 0 : INFINITY;
+    if (isnan(got) || isnan(w) || isinf(got) || isinf(w))
+        return got == w || (isnan(got) && isnan(w)) ? 0 : INFINITY;
     float unit = nextafterf(fabsf(w), INFINITY) - fabsf(w);
     return (double)(fabsl((long double)got - want) / unit);
 }
@@ -75,7 +77,8 @@ static void check_accuracy(void) {
         measure(1, ulps_f64(parm_log_f64(y), logl(y)), "log", y, 0);
         double t = uniform(-25, 25) * (i & 1 ? 1 : 1e-4);
         measure(2, ulps_f64(parm_tanh_f64(t), tanhl(t)), "tanh", t, 0);
-        double a = uniform(-1, 1) * exp(uniform(-60, 60)), b = uniform(-1, 1) * exp(uniform(-60, 60));
+        double a = uniform(-1, 1) * exp(uniform(-60, 60)),
+               b = uniform(-1, 1) * exp(uniform(-60, 60));
         measure(3, ulps_f64(parm_atan2_f64(a, b), atan2l(a, b)), "atan2", a, b);
         double px = exp(uniform(-12, 12)), py = uniform(-62, 62);
         if (i & 1) px = -floor(px), py = floor(py); /* negative bases to integer powers */
@@ -154,38 +157,48 @@ static void check_special_values(void) {
         double x = v[i];
         check(agrees(parm_exp_f64(x), exp(x), expl(x)), "exp(%.17g) = %.17g", x, parm_exp_f64(x));
         check(agrees(parm_log_f64(x), log(x), logl(x)), "log(%.17g) = %.17g", x, parm_log_f64(x));
-        check(agrees(parm_tanh_f64(x), tanh(x), tanhl(x)), "tanh(%.17g) = %.17g", x, parm_tanh_f64(x));
-        check(same_bits(parm_floor_f64(x), canonical(floor(x))), "floor(%.17g) = %.17g", x, parm_floor_f64(x));
-        check(same_bits(parm_ceil_f64(x), canonical(ceil(x))), "ceil(%.17g) = %.17g", x, parm_ceil_f64(x));
+        check(agrees(parm_tanh_f64(x), tanh(x), tanhl(x)), "tanh(%.17g) = %.17g", x,
+              parm_tanh_f64(x));
+        check(same_bits(parm_floor_f64(x), canonical(floor(x))), "floor(%.17g) = %.17g", x,
+              parm_floor_f64(x));
+        check(same_bits(parm_ceil_f64(x), canonical(ceil(x))), "ceil(%.17g) = %.17g", x,
+              parm_ceil_f64(x));
         check(same_bits(parm_abs_f64(x), fabs(x)), "abs(%.17g) = %.17g", x, parm_abs_f64(x));
         float xf = (float)x;
-        check(same_bits_f32(parm_floor_f32(xf), isnan(xf) ? parm_f32_from_bits(PARM_NAN_F32) : floorf(xf)),
+        check(same_bits_f32(parm_floor_f32(xf),
+                            isnan(xf) ? parm_f32_from_bits(PARM_NAN_F32) : floorf(xf)),
               "floorf(%.9g)", xf);
-        check(same_bits_f32(parm_ceil_f32(xf), isnan(xf) ? parm_f32_from_bits(PARM_NAN_F32) : ceilf(xf)), "ceilf(%.9g)",
-              xf);
+        check(same_bits_f32(parm_ceil_f32(xf),
+                            isnan(xf) ? parm_f32_from_bits(PARM_NAN_F32) : ceilf(xf)),
+              "ceilf(%.9g)", xf);
         check(same_bits_f32(parm_abs_f32(xf), fabsf(xf)), "absf(%.9g)", xf);
-        check(agrees_f32(parm_exp_f32(xf), expf(xf), expl(xf)), "expf(%.9g) = %.9g", xf, parm_exp_f32(xf));
-        check(agrees_f32(parm_log_f32(xf), logf(xf), logl(xf)), "logf(%.9g) = %.9g", xf, parm_log_f32(xf));
-        check(agrees_f32(parm_tanh_f32(xf), tanhf(xf), tanhl(xf)), "tanhf(%.9g) = %.9g", xf, parm_tanh_f32(xf));
+        check(agrees_f32(parm_exp_f32(xf), expf(xf), expl(xf)), "expf(%.9g) = %.9g", xf,
+              parm_exp_f32(xf));
+        check(agrees_f32(parm_log_f32(xf), logf(xf), logl(xf)), "logf(%.9g) = %.9g", xf,
+              parm_log_f32(xf));
+        check(agrees_f32(parm_tanh_f32(xf), tanhf(xf), tanhl(xf)), "tanhf(%.9g) = %.9g", xf,
+              parm_tanh_f32(xf));
         for (int j = 0; j < n; j++) {
             double y = v[j];
-            check(agrees(parm_atan2_f64(x, y), atan2(x, y), atan2l(x, y)), "atan2(%.17g, %.17g) = %.17g, want %.17g", x,
-                  y, parm_atan2_f64(x, y), atan2(x, y));
-            check(agrees(parm_pow_f64(x, y), pow(x, y), powl(x, y)), "pow(%.17g, %.17g) = %.17g, want %.17g", x, y,
-                  parm_pow_f64(x, y), pow(x, y));
+            check(agrees(parm_atan2_f64(x, y), atan2(x, y), atan2l(x, y)),
+                  "atan2(%.17g, %.17g) = %.17g, want %.17g", x, y, parm_atan2_f64(x, y),
+                  atan2(x, y));
+            check(agrees(parm_pow_f64(x, y), pow(x, y), powl(x, y)),
+                  "pow(%.17g, %.17g) = %.17g, want %.17g", x, y, parm_pow_f64(x, y), pow(x, y));
             float yf = (float)y;
-            check(agrees_f32(parm_atan2_f32(xf, yf), atan2f(xf, yf), atan2l(xf, yf)), "atan2f(%.9g, %.9g) = %.9g", xf,
-                  yf, parm_atan2_f32(xf, yf));
-            check(agrees_f32(parm_pow_f32(xf, yf), powf(xf, yf), powl(xf, yf)), "powf(%.9g, %.9g) = %.9g", xf, yf,
-                  parm_pow_f32(xf, yf));
+            check(agrees_f32(parm_atan2_f32(xf, yf), atan2f(xf, yf), atan2l(xf, yf)),
+                  "atan2f(%.9g, %.9g) = %.9g", xf, yf, parm_atan2_f32(xf, yf));
+            check(agrees_f32(parm_pow_f32(xf, yf), powf(xf, yf), powl(xf, yf)),
+                  "powf(%.9g, %.9g) = %.9g", xf, yf, parm_pow_f32(xf, yf));
         }
     }
-    check(parm_f64_bits(parm_log_f64(-1.0)) == PARM_NAN_F64 && parm_f32_bits(parm_pow_f32(-2.0f, 0.5f)) == PARM_NAN_F32,
+    check(parm_f64_bits(parm_log_f64(-1.0)) == PARM_NAN_F64 &&
+              parm_f32_bits(parm_pow_f32(-2.0f, 0.5f)) == PARM_NAN_F32,
           "log(-1) and pow(-2, 0.5) are the canonical NaN");
     check(parm_log_f64(1.0) == 0.0 && !signbit(parm_log_f64(1.0)), "log(1) = +0");
     /* f32 exp's limits (docs/language.md, 6.3): inf above 88.72, 0 below -103.97 */
-    check(isinf(parm_exp_f32(88.73f)) && parm_exp_f32(88.72f) < INFINITY && parm_exp_f32(-103.98f) == 0 &&
-              parm_exp_f32(-103.96f) > 0,
+    check(isinf(parm_exp_f32(88.73f)) && parm_exp_f32(88.72f) < INFINITY &&
+              parm_exp_f32(-103.98f) == 0 && parm_exp_f32(-103.96f) > 0,
           "expf's overflow and underflow thresholds");
     check(parm_pow_f64(10.0, 15.0) == 1e15 && parm_pow_f64(2.0, -1074.0) == 0x1p-1074 &&
               parm_pow_f64(-2.0, 3.0) == -8.0,
@@ -194,9 +207,12 @@ static void check_special_values(void) {
 
 /* abs on integers wraps on the minimum, as unary minus does. */
 static void check_integer_abs(void) {
-    check(parm_abs_i8(INT8_MIN) == INT8_MIN && parm_abs_i8(-5) == 5 && parm_abs_i8(7) == 7, "abs on i8");
-    check(parm_abs_i64(INT64_MIN) == INT64_MIN && parm_abs_i64(-INT64_MAX) == INT64_MAX, "abs on i64");
-    check(parm_abs_u32(UINT32_MAX) == UINT32_MAX && parm_abs_u8(200) == 200, "abs on unsigned integers");
+    check(parm_abs_i8(INT8_MIN) == INT8_MIN && parm_abs_i8(-5) == 5 && parm_abs_i8(7) == 7,
+          "abs on i8");
+    check(parm_abs_i64(INT64_MIN) == INT64_MIN && parm_abs_i64(-INT64_MAX) == INT64_MAX,
+          "abs on i64");
+    check(parm_abs_u32(UINT32_MAX) == UINT32_MAX && parm_abs_u8(200) == 200,
+          "abs on unsigned integers");
 }
 
 /* fma rounds once: a * b + c with c = -(a * b rounded) is the product's
@@ -205,11 +221,12 @@ static void check_fma(void) {
     for (int i = 0; i < 100000; i++) {
         double a = uniform(-1e6, 1e6), b = uniform(-1e6, 1e6), p = a * b;
         parm_dd e = parm_two_prod(a, b);
-        check(same_bits(parm_fma_f64(a, b, -p), e.lo), "fma(%.17g, %.17g, %.17g) = %.17g, want %.17g", a, b, -p,
-              parm_fma_f64(a, b, -p), e.lo);
+        check(same_bits(parm_fma_f64(a, b, -p), e.lo),
+              "fma(%.17g, %.17g, %.17g) = %.17g, want %.17g", a, b, -p, parm_fma_f64(a, b, -p),
+              e.lo);
         float af = (float)a, bf = (float)b, pf = af * bf;
-        check(parm_fma_f32(af, bf, -pf) == (float)((double)af * (double)bf - (double)pf), "fmaf(%.9g, %.9g, %.9g)", af,
-              bf, -pf);
+        check(parm_fma_f32(af, bf, -pf) == (float)((double)af * (double)bf - (double)pf),
+              "fmaf(%.9g, %.9g, %.9g)", af, bf, -pf);
         double c = uniform(-1e12, 1e12);
         check(same_bits(parm_fma_f64(a, b, c), fma(a, b, c)), "fma(%.17g, %.17g, %.17g)", a, b, c);
     }
@@ -223,8 +240,10 @@ static void check_fma(void) {
 static void check_nans(void) {
     const float fnan[] = {parm_f32_from_bits(0x7fc00000u), parm_f32_from_bits(0xffc00000u),
                           parm_f32_from_bits(0x7f800123u), parm_f32_from_bits(0xffc54321u)};
-    const double dnan[] = {parm_f64_from_bits(0x7ff8000000000000ull), parm_f64_from_bits(0xfff8000000000000ull),
-                           parm_f64_from_bits(0x7ff0000000000123ull), parm_f64_from_bits(0xfff8000000054321ull)};
+    const double dnan[] = {parm_f64_from_bits(0x7ff8000000000000ull),
+                           parm_f64_from_bits(0xfff8000000000000ull),
+                           parm_f64_from_bits(0x7ff0000000000123ull),
+                           parm_f64_from_bits(0xfff8000000054321ull)};
     const uint32_t f = PARM_NAN_F32;
     const uint64_t d = PARM_NAN_F64;
     check(parm_f32_bits(parm_mul_f32(0.0f, INFINITY)) == f, "f32 0 * inf");
@@ -244,23 +263,31 @@ static void check_nans(void) {
         check(parm_f32_bits(parm_sqrt_f32(fnan[i])) == f, "sqrtf(NaN %d)", i);
         check(parm_f64_bits(parm_sin_f64(dnan[i])) == d, "sin(NaN %d)", i);
         check(parm_f32_bits(parm_cos_f32(fnan[i])) == f, "cosf(NaN %d)", i);
-        check(parm_f64_bits(parm_exp_f64(dnan[i])) == d && parm_f64_bits(parm_log_f64(dnan[i])) == d &&
-                  parm_f64_bits(parm_tanh_f64(dnan[i])) == d && parm_f64_bits(parm_floor_f64(dnan[i])) == d &&
+        check(parm_f64_bits(parm_exp_f64(dnan[i])) == d &&
+                  parm_f64_bits(parm_log_f64(dnan[i])) == d &&
+                  parm_f64_bits(parm_tanh_f64(dnan[i])) == d &&
+                  parm_f64_bits(parm_floor_f64(dnan[i])) == d &&
                   parm_f64_bits(parm_ceil_f64(dnan[i])) == d,
               "exp, log, tanh, floor, ceil of NaN %d", i);
-        check(parm_f64_bits(parm_atan2_f64(1.0, dnan[i])) == d && parm_f64_bits(parm_pow_f64(dnan[i], 2.0)) == d &&
+        check(parm_f64_bits(parm_atan2_f64(1.0, dnan[i])) == d &&
+                  parm_f64_bits(parm_pow_f64(dnan[i], 2.0)) == d &&
                   parm_f64_bits(parm_fma_f64(1.0, dnan[i], 1.0)) == d,
               "atan2, pow, fma with NaN %d", i);
-        check(parm_f32_bits(parm_exp_f32(fnan[i])) == f && parm_f32_bits(parm_pow_f32(2.0f, fnan[i])) == f &&
-                  parm_f32_bits(parm_fma_f32(fnan[i], 1.0f, 1.0f)) == f && parm_f32_bits(parm_ceil_f32(fnan[i])) == f,
+        check(parm_f32_bits(parm_exp_f32(fnan[i])) == f &&
+                  parm_f32_bits(parm_pow_f32(2.0f, fnan[i])) == f &&
+                  parm_f32_bits(parm_fma_f32(fnan[i], 1.0f, 1.0f)) == f &&
+                  parm_f32_bits(parm_ceil_f32(fnan[i])) == f,
               "expf, powf, fmaf, ceilf with NaN %d", i);
         /* abs clears the sign bit only */
-        check(parm_f32_bits(parm_abs_f32(fnan[i])) == (parm_f32_bits(fnan[i]) & 0x7fffffffu), "f32 abs(NaN %d)", i);
+        check(parm_f32_bits(parm_abs_f32(fnan[i])) == (parm_f32_bits(fnan[i]) & 0x7fffffffu),
+              "f32 abs(NaN %d)", i);
         check(parm_f64_bits(parm_cvt_f64_f32(fnan[i])) == d, "f64 (NaN %d)", i);
         check(parm_f32_bits(parm_cvt_f32_f64(dnan[i])) == f, "f32 (NaN %d)", i);
         /* neg flips the sign bit only */
-        check(parm_f32_bits(parm_neg_f32(fnan[i])) == (parm_f32_bits(fnan[i]) ^ 0x80000000u), "f32 -(NaN %d)", i);
-        check(parm_f64_bits(parm_neg_f64(dnan[i])) == (parm_f64_bits(dnan[i]) ^ (1ull << 63)), "f64 -(NaN %d)", i);
+        check(parm_f32_bits(parm_neg_f32(fnan[i])) == (parm_f32_bits(fnan[i]) ^ 0x80000000u),
+              "f32 -(NaN %d)", i);
+        check(parm_f64_bits(parm_neg_f64(dnan[i])) == (parm_f64_bits(dnan[i]) ^ (1ull << 63)),
+              "f64 -(NaN %d)", i);
     }
 }
 
@@ -278,26 +305,33 @@ int main(void) {
         check(ulps(parm_cos_f32(xf), cosf(xf)) <= 1 || fabs(parm_cos_f32(xf) - cos(xf)) < 1e-7,
               "cosf(%.17g) = %.17g, want %.17g", xf, parm_cos_f32(xf), cosf(xf));
         double y = uniform(0, 1e6);
-        check(same_bits(parm_sqrt_f64(y), sqrt(y)), "sqrt(%.17g) = %.17g, want %.17g", y, parm_sqrt_f64(y), sqrt(y));
+        check(same_bits(parm_sqrt_f64(y), sqrt(y)), "sqrt(%.17g) = %.17g, want %.17g", y,
+              parm_sqrt_f64(y), sqrt(y));
         check(parm_sqrt_f32((float)y) == sqrtf((float)y), "sqrtf(%.17g) = %.17g, want %.17g", y,
               parm_sqrt_f32((float)y), sqrtf((float)y));
     }
     for (int i = 0; i < 10000; i++) {
         double x = uniform(-1e300, 1e300), s = parm_sin_f64(x), c = parm_cos_f64(x);
-        check(s >= -1 && s <= 1 && c >= -1 && c <= 1, "huge sin/cos(%.17g): sin %.17g, cos %.17g", x, s, c);
+        check(s >= -1 && s <= 1 && c >= -1 && c <= 1, "huge sin/cos(%.17g): sin %.17g, cos %.17g",
+              x, s, c);
     }
     check(same_bits(parm_sin_f64(0.0), 0.0) && same_bits(parm_sin_f64(-0.0), -0.0), "sin of zeros");
     check(parm_cos_f64(0.0) == 1.0, "cos(%.17g) = %.17g, want %.17g", 0.0, parm_cos_f64(0.0), 1.0);
-    check(parm_f64_bits(parm_sin_f64(INFINITY)) == 0x7ff8000000000000ull, "sin(inf) is the canonical NaN");
+    check(parm_f64_bits(parm_sin_f64(INFINITY)) == 0x7ff8000000000000ull,
+          "sin(inf) is the canonical NaN");
     check(parm_f32_bits(parm_cos_f32(-INFINITY)) == 0x7fffffffu, "cosf(-inf) is the canonical NaN");
-    check(parm_f64_bits(parm_sqrt_f64(-1.0)) == 0x7ff8000000000000ull, "sqrt(-1) is the canonical NaN");
+    check(parm_f64_bits(parm_sqrt_f64(-1.0)) == 0x7ff8000000000000ull,
+          "sqrt(-1) is the canonical NaN");
     check_nans();
     check_accuracy();
     check_special_values();
     check_integer_abs();
     check_fma();
-    check(parm_f32_bits(parm_sqrt_f32(-0.0f)) == parm_f32_bits(-0.0f), "sqrt of -0 = %.17g", parm_sqrt_f32(-0.0f));
-    check(parm_floor_f64(-0.5) == -1 && parm_floor_f64(2.0) == 2 && parm_floor_f64(0x1p60) == 0x1p60, "floor");
+    check(parm_f32_bits(parm_sqrt_f32(-0.0f)) == parm_f32_bits(-0.0f), "sqrt of -0 = %.17g",
+          parm_sqrt_f32(-0.0f));
+    check(parm_floor_f64(-0.5) == -1 && parm_floor_f64(2.0) == 2 &&
+              parm_floor_f64(0x1p60) == 0x1p60,
+          "floor");
     printf("math: worst sin/cos error %.2f ulps on [-1000, 1000]\n", worst);
     printf("math: worst errors in ulps:");
     for (int k = 0; k < 10; k++) printf(" %s %.2f", worst_name[k], worst_f[k]);

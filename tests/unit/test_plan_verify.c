@@ -39,7 +39,8 @@ static const char program[] =
     "entry stored (xs : [2^6]i32) = mapi (\\i x -> f64 x + f64 i) (col 2 cas (map (\\x -> x * 3) xs))\n"
     "entry pairs (xs : [2^14](u32, i32)) = vcolumn kv xs\n"
     "entry posed (xs : [2^10]i32) = col 2 cas (mapi (\\i x -> x + i32 i) (col 2 cas xs))\n"
-    "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, b]) xs\n"  /* no permutation: a LOCAL phase */
+    /* no permutation: a LOCAL phase */
+    "entry mixed (xs : [2^10](u8, f64, i16)) = vcolumn (\\[a, b] -> [b, b]) xs\n"
     /* a map to a wider type that the comparators' phase runs as it loads */
     "entry loaded (xs : [2^10]i16) = col 2 cas (mapi (\\i x -> i32 x + i32 i) xs)\n"
     /* two halves, the second round's warps of the dropped half idle */
@@ -91,7 +92,8 @@ static bool compile_text(Arena *arena, const char *text, IrProgram *out, Schedul
     opt_tabulate(out);
     if (plans) {
         *plans = NEW_ARRAY(arena, Schedule, out->nfuncs);
-        for (int i = 0; i < out->nfuncs; i++) schedule_func(arena, out->funcs[i], NULL, &(*plans)[i]);
+        for (int i = 0; i < out->nfuncs; i++)
+            schedule_func(arena, out->funcs[i], NULL, &(*plans)[i]);
     }
     diag_handler = NULL;
     return true;
@@ -126,7 +128,8 @@ static Schedule copy(Arena *a, const Schedule *s) {
         }
         if (p->slot_plans) {
             p->slot_plans = NEW_ARRAY(a, BmmcPlan, p->elem->nslots);
-            memcpy(p->slot_plans, s->phases[i].slot_plans, sizeof(BmmcPlan) * (size_t)p->elem->nslots);
+            memcpy(p->slot_plans, s->phases[i].slot_plans,
+                   sizeof(BmmcPlan) * (size_t)p->elem->nslots);
         }
     }
     return c;
@@ -134,12 +137,15 @@ static Schedule copy(Arena *a, const Schedule *s) {
 
 static void expect(Arena *a, const Schedule *s, const char *want, const char *what) {
     const char *got = plan_verify(a, s);
-    check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want, got ? got : "(verified)");
+    check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want,
+          got ? got : "(verified)");
 }
 
 static int first_of(const Schedule *s, PhaseKind kind, bool in_place) {
     for (int i = 0; i < s->nphases; i++)
-        if (s->phases[i].kind == kind && (kind != PHASE_LOCAL || s->phases[i].writes_in_place == in_place)) return i;
+        if (s->phases[i].kind == kind &&
+            (kind != PHASE_LOCAL || s->phases[i].writes_in_place == in_place))
+            return i;
     check(false, "%s has no phase of kind %d", s->func->name, kind);
     return 0;
 }
@@ -179,11 +185,13 @@ static void break_local(Arena *a, Schedule *plans) {
  * map's, and only LOCAL and MAP phases run maps. */
 static void break_load_map(Arena *a, Schedule *plans) {
     const Schedule *s = find(plans, "loaded");
-    check(s->nphases >= 1 && s->phases[0].kind == PHASE_LOCAL && s->phases[0].map, "loaded: a LOCAL phase with a load map");
+    check(s->nphases >= 1 && s->phases[0].kind == PHASE_LOCAL && s->phases[0].map,
+          "loaded: a LOCAL phase with a load map");
     if (!s->nphases || !s->phases[0].map) return;
     Schedule c = copy(a, s);
     c.phases[0].map = NULL;
-    expect(a, &c, "changes the element type with no map", "a phase that changes the type without its map");
+    expect(a, &c, "changes the element type with no map",
+           "a phase that changes the type without its map");
     c = copy(a, s);
     c.phases[0].in_elem = c.phases[0].elem;
     expect(a, &c, "reads another element type", "a load map's phase that reads the tile's type");
@@ -200,7 +208,8 @@ static void break_load_map(Arena *a, Schedule *plans) {
 static void break_store_map(Arena *a, Schedule *plans) {
     const Schedule *s = find(plans, "stored");
     const Phase *last = &s->phases[s->nphases - 1];
-    check(s->nphases == 1 && last->kind == PHASE_LOCAL && last->store_map, "stored: one LOCAL phase with a store map");
+    check(s->nphases == 1 && last->kind == PHASE_LOCAL && last->store_map,
+          "stored: one LOCAL phase with a store map");
     if (!last->store_map) return;
     Schedule c = copy(a, s);
     c.phases[0].store_map = NULL;
@@ -213,7 +222,8 @@ static void break_store_map(Arena *a, Schedule *plans) {
     expect(a, &c, "a store map with vector copies", "a store map on copies in vectors");
     c = copy(a, s);
     c.phases[0].store_pos.row[0] = c.phases[0].store_pos.row[1];
-    expect(a, &c, "store positions that are not a permutation", "store positions that are not invertible");
+    expect(a, &c, "store positions that are not a permutation",
+           "store positions that are not invertible");
     const Schedule *perm = find(plans, "permute");
     c = copy(a, perm);
     c.phases[first_of(perm, PHASE_PERMUTE, false)].store_map = last->store_map;
@@ -262,7 +272,8 @@ static void break_kept_regs(Arena *a, Schedule *plans) {
     const Phase *p = &s->phases[0];
     int i = 0;
     while (i < p->nsteps && !p->steps[i].kept_log) i++;
-    check(s->nphases == 1 && i > 0 && i + 1 < p->nsteps, "kept: a step after a half that skips registers");
+    check(s->nphases == 1 && i > 0 && i + 1 < p->nsteps,
+          "kept: a step after a half that skips registers");
     if (i == 0 || i + 1 >= p->nsteps) return;
     Schedule c = copy(a, s);
     c.phases[0].steps[i].kept_value ^= 1;
@@ -286,9 +297,10 @@ static void break_kernel(Arena *a, Schedule *plans) {
     const Schedule *s = find(plans, "mixed");
     int i = first_of(s, PHASE_LOCAL, true);
     const Phase *p = &s->phases[i];
-    check(p->plane_off[1] == 0 && p->plane_off[2] == 8 << p->tile_log && p->plane_off[0] == 10 << p->tile_log,
-          "mixed's planes widest first: f64 at 0, i16 after it, u8 last, not %d %d %d", p->plane_off[1],
-          p->plane_off[2], p->plane_off[0]);
+    check(p->plane_off[1] == 0 && p->plane_off[2] == 8 << p->tile_log &&
+              p->plane_off[0] == 10 << p->tile_log,
+          "mixed's planes widest first: f64 at 0, i16 after it, u8 last, not %d %d %d",
+          p->plane_off[1], p->plane_off[2], p->plane_off[0]);
     Schedule c = copy(a, s);
     c.phases[i].plane_off[0] = c.phases[i].plane_off[2] + 2;
     expect(a, &c, "the planes of fields 0 and 2 overlap", "two planes that overlap");
@@ -309,15 +321,19 @@ static void break_kernel(Arena *a, Schedule *plans) {
     expect(a, &c, "launch bounds of 0 blocks", "launch bounds of no block");
     const Schedule *sorted = find(plans, "sorted");
     int j = first_of(sorted, PHASE_LOCAL, true);
-    c = copy(a, sorted);    /* a small tile: room for the blocks, not for the SM's block slots */
+    c = copy(a, sorted); /* a small tile: room for the blocks, not for the SM's block slots */
     c.phases[j].blocks_per_sm = MACHINE_SM_BLOCKS + 1;
-    check(c.phases[j].blocks_per_sm * (c.phases[j].shared_bytes + MACHINE_BLOCK_RESERVED_BYTES) <= MACHINE_SM_SHARED_BYTES &&
+    check(c.phases[j].blocks_per_sm * (c.phases[j].shared_bytes + MACHINE_BLOCK_RESERVED_BYTES) <=
+                  MACHINE_SM_SHARED_BYTES &&
               c.phases[j].blocks_per_sm << c.phases[j].threads_log <= 1 << MACHINE_SM_THREADS_LOG,
-          "sorted's tile leaves room for %d blocks of its threads and shared memory", c.phases[j].blocks_per_sm);
-    expect(a, &c, "which an SM cannot hold", "launch bounds that ask for more blocks than an SM holds");
+          "sorted's tile leaves room for %d blocks of its threads and shared memory",
+          c.phases[j].blocks_per_sm);
+    expect(a, &c, "which an SM cannot hold",
+           "launch bounds that ask for more blocks than an SM holds");
     c = copy(a, sorted);
     c.phases[j].steps[0].order_tid[0] ^= 1;
-    expect(a, &c, "the thread mask of direction 0", "a direction's thread mask that is not its round's");
+    expect(a, &c, "the thread mask of direction 0",
+           "a direction's thread mask that is not its round's");
     const Schedule *posed = find(plans, "posed");
     int k = first_of(posed, PHASE_LOCAL, true), step = -1;
     for (int st = 0; st < posed->phases[k].nsteps; st++)
@@ -326,7 +342,8 @@ static void break_kernel(Arena *a, Schedule *plans) {
     if (step < 0) return;
     c = copy(a, posed);
     c.phases[k].steps[step].pos_tid[0] ^= 1;
-    expect(a, &c, "the thread mask of position bit 0", "a position's thread mask that is not its round's");
+    expect(a, &c, "the thread mask of position bit 0",
+           "a position's thread mask that is not its round's");
 }
 
 /* A cluster's tile (Phase.cluster_log): every layout keeps the rank's
@@ -340,7 +357,8 @@ static void break_cluster(Arena *a, Schedule *plans) {
     check(!why, "spread in clusters: %s", why ? why : "");
     int i = first_of(&s, PHASE_LOCAL, true), remote = -1, local = -1;
     const Phase *p = &s.phases[i];
-    check(!s.cluster_refused && p->cluster_log == 2, "spread in clusters of 4 blocks, not 2^%d (%s)", p->cluster_log,
+    check(!s.cluster_refused && p->cluster_log == 2,
+          "spread in clusters of 4 blocks, not 2^%d (%s)", p->cluster_log,
           s.cluster_refused ? s.cluster_refused : "");
     for (int r = 0; r < p->nrounds; r++) {
         if (p->rounds[r].remote) remote = r;
@@ -353,10 +371,12 @@ static void break_cluster(Arena *a, Schedule *plans) {
     expect(a, &c, "is local but its registers are not", "a round across blocks that is not remote");
     c = copy(a, &s);
     c.phases[i].rounds[remote].threads[0] ^= UINT64_C(1) << (p->tile_log - 1);
-    expect(a, &c, "the block's thread bit 0 leaves its block", "a remote round whose block's thread reaches another block");
+    expect(a, &c, "the block's thread bit 0 leaves its block",
+           "a remote round whose block's thread reaches another block");
     c = copy(a, &s);
     c.phases[i].rounds[local].threads[p->threads_log - 2] ^= UINT64_C(1) << (p->tile_log - 1);
-    expect(a, &c, "leaves its block", "a local round whose rank's thread bit is not the rank's coordinate");
+    expect(a, &c, "leaves its block",
+           "a local round whose rank's thread bit is not the rank's coordinate");
     c = copy(a, &s);
     int low = p->tile_log - p->cluster_log;
     c.phases[i].rounds[remote].slots[low - 1] ^= UINT64_C(1) << low;
@@ -374,7 +394,8 @@ static void break_flow(Arena *a, Schedule *plans) {
     expect(a, &c, "positions", "map positions that are not a permutation");
     c = copy(a, s);
     c.phases[m].elem = c.phases[m].in_elem;
-    expect(a, &c, "writes the output with other slot types", "the output written in other slot types");
+    expect(a, &c, "writes the output with other slot types",
+           "the output written in other slot types");
     const Schedule *one = find(plans, "sorted");
     c = copy(a, one);
     c.phases[c.nphases - 1].dst = BUF_SCRATCH_A;
@@ -382,12 +403,14 @@ static void break_flow(Arena *a, Schedule *plans) {
     const Schedule *moved = find(plans, "layout");
     c = copy(a, moved);
     c.alias = ALIAS_EXACT_OK;
-    expect(a, &c, "moves elements", "an in-place call allowed where the first phase moves elements");
+    expect(a, &c, "moves elements",
+           "an in-place call allowed where the first phase moves elements");
     const Schedule *p = find(plans, "permute");
     int k = first_of(p, PHASE_PERMUTE, false);
     c = copy(a, p);
     c.phases[k].slot_plans[1].c ^= 1;
-    expect(a, &c, "field 1's kernel moves another permutation", "a permutation kernel of another complement");
+    expect(a, &c, "field 1's kernel moves another permutation",
+           "a permutation kernel of another complement");
     c = copy(a, p);
     c.phases[k].slot_plans[0].elem_bytes = 8;
     expect(a, &c, "8-byte elements", "a permutation kernel of another element size");
@@ -464,8 +487,9 @@ static void break_exchange(Arena *a, Schedule *plans) {
     schedule_func(a, find(plans, "layout")->func, &opt, &s);
     const char *why = plan_verify(a, &s);
     check(!why, "layout on 4 GPUs in pieces: %s", why ? why : "");
-    int i = s.nphases - 1;   /* the last exchange packs and unpacks */
-    check(s.phases[i].kind == PHASE_EXCHANGE && s.phases[i].piece_log == 3 && s.phases[i].pack_plans && s.phases[i].unpack_plans,
+    int i = s.nphases - 1; /* the last exchange packs and unpacks */
+    check(s.phases[i].kind == PHASE_EXCHANGE && s.phases[i].piece_log == 3 &&
+              s.phases[i].pack_plans && s.phases[i].unpack_plans,
           "layout's exchange in 8 pieces with one-pass kernels, not 2^%d", s.phases[i].piece_log);
     if (!s.phases[i].pack_plans || !s.phases[i].unpack_plans) return;
     Schedule c = copy(a, &s);
@@ -482,7 +506,7 @@ static void break_exchange(Arena *a, Schedule *plans) {
     expect(a, &c, "unpack kernel of 2^0 pieces", "an unpack kernel without pieces");
     c = copy(a, &s);
     p = exchange_copy(a, &c, i, 4);
-    for (int c1 = 0, c2 = 1; c2 < 4 << p->chunk_log; c2++)   /* two senders to one rank, one slot */
+    for (int c1 = 0, c2 = 1; c2 < 4 << p->chunk_log; c2++) /* two senders to one rank, one slot */
         if (p->send_to[c2] == p->send_to[c1]) {
             p->send_slot[c2] = p->send_slot[c1];
             break;
@@ -494,7 +518,8 @@ static void break_exchange(Arena *a, Schedule *plans) {
     expect(a, &c, "keeps chunk", "a kept chunk that the routing does not keep");
     c = copy(a, &s);
     c.phases[i].pack_inv.row[0] ^= c.phases[i].pack_inv.row[1];
-    expect(a, &c, "the pack's inverse is not its inverse", "a pack whose inverse the pack kernel reads is wrong");
+    expect(a, &c, "the pack's inverse is not its inverse",
+           "a pack whose inverse the pack kernel reads is wrong");
     c = copy(a, &s);
     c.phases[i].piece_log = EXCHANGE_MAX_PIECE_LOG + 1;
     expect(a, &c, "pieces", "more pieces than the context's events");
@@ -506,7 +531,8 @@ static void break_exchange(Arena *a, Schedule *plans) {
 
 static void expect_entry(Arena *a, const EntryPlan *e, const char *want, const char *what) {
     const char *got = plan_verify_entry(a, e);
-    check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want, got ? got : "(verified)");
+    check(got && strstr(got, want), "%s: expected \"%s\", got \"%s\"", what, want,
+          got ? got : "(verified)");
 }
 
 static void break_chain_planes(Arena *a, const IrFunc *f);
@@ -523,7 +549,8 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     int shift[SCHED_MAX_SLOTS] = {3};
     Schedule c = copy(a, find(plans, "sorted"));
     schedule_fuse_planes(&c, shift, 1);
-    check(c.in_shift[0] == 3 && c.out_unstored == 1 && !plan_verify(a, &c), "planes fused into a LOCAL phase: %s",
+    check(c.in_shift[0] == 3 && c.out_unstored == 1 && !plan_verify(a, &c),
+          "planes fused into a LOCAL phase: %s",
           plan_verify(a, &c) ? plan_verify(a, &c) : "not taken");
     c.in_shift[0] = c.n + 1;
     expect(a, &c, "read at x >>", "an input plane shifted past its length");
@@ -535,10 +562,11 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     c.in_shift[0] = 0;
     c.out_unstored = 1;
     expect(a, &c, "written by a permute phase", "an unstored plane of a permutation");
-    const Schedule *several = NULL;    /* of several phases, the last LOCAL or MAP */
+    const Schedule *several = NULL; /* of several phases, the last LOCAL or MAP */
     for (int i = 0; i < ir.nfuncs && !several; i++) {
         const Schedule *s = &plans[i];
-        if (s->nphases > 1 && (s->phases[s->nphases - 1].kind == PHASE_LOCAL || s->phases[s->nphases - 1].kind == PHASE_MAP))
+        if (s->nphases > 1 && (s->phases[s->nphases - 1].kind == PHASE_LOCAL ||
+                               s->phases[s->nphases - 1].kind == PHASE_MAP))
             several = s;
     }
     if (!several) {
@@ -548,7 +576,8 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     c = copy(a, several);
     c.out_unstored = 1;
     c.phases[0].dst = BUF_OUT;
-    expect(a, &c, "phase 0 writes the output, whose unstored planes are missing", "an unstored plane that a phase "
+    expect(a, &c, "phase 0 writes the output, whose unstored planes are missing",
+           "an unstored plane that a phase "
            "before the last writes");
     IrProgram graph;
     if (!compile_text(a, graph_program, &graph, NULL)) return;
@@ -574,8 +603,8 @@ static void break_chain_planes(Arena *a, const IrFunc *f) {
     EntryPlan e;
     entry_plan(a, f, NULL, &e);
     const PlanNode *net = &e.nodes[e.nnodes - 1];
-    check(!plan_verify_entry(a, &e) && net->kind == NODE_CHAIN && net->chain.in_shift[1] == 5 && net->in[1].log_len == 5 &&
-              net->out[1].kind == LOC_UNSTORED && e.nnodes == 2,
+    check(!plan_verify_entry(a, &e) && net->kind == NODE_CHAIN && net->chain.in_shift[1] == 5 &&
+              net->in[1].log_len == 5 && net->out[1].kind == LOC_UNSTORED && e.nnodes == 2,
           "scanned: the expand read in place, the second plane unstored (%d nodes): %s", e.nnodes,
           plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
     EntryPlan broken = nodes_copy(a, &e);
@@ -589,13 +618,16 @@ static void break_chain_planes(Arena *a, const IrFunc *f) {
     expect_entry(a, &broken, "read at x >> 5", "an expanded plane of another length");
     in[1].log_len = 5;
     out[1] = out[0];
-    expect_entry(a, &broken, "stored, but the chain leaves it", "a plane the chain leaves unstored given a place");
+    expect_entry(a, &broken, "stored, but the chain leaves it",
+                 "a plane the chain leaves unstored given a place");
     out[1] = net->out[1];
     in[0] = net->out[1];
-    expect_entry(a, &broken, "reads a plane that is not stored", "a node reading an unstored plane");
+    expect_entry(a, &broken, "reads a plane that is not stored",
+                 "a node reading an unstored plane");
     in[0] = net->in[0];
     broken_net->in_shift = net->chain.in_shift;
-    expect_entry(a, &broken, "a chain that reads an expand in place", "a chain's shifts given as a reduction's");
+    expect_entry(a, &broken, "a chain that reads an expand in place",
+                 "a chain's shifts given as a reduction's");
 }
 
 /* A reduction of rows reading the rows' maxima in place (PlanNode.in_shift),
@@ -604,8 +636,8 @@ static void break_reduce_expand(Arena *a, const IrFunc *f) {
     EntryPlan e;
     entry_plan(a, f, NULL, &e);
     const PlanNode *rows = &e.nodes[e.nnodes - 1];
-    check(!plan_verify_entry(a, &e) && e.nnodes == 2 && rows->kind == NODE_REDUCE && rows->in_shift &&
-              rows->in_shift[1] == 5 && rows->in[1].log_len == 5,
+    check(!plan_verify_entry(a, &e) && e.nnodes == 2 && rows->kind == NODE_REDUCE &&
+              rows->in_shift && rows->in_shift[1] == 5 && rows->in[1].log_len == 5,
           "spread: the expand read in place by the reduction (%d nodes): %s", e.nnodes,
           plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
     EntryPlan broken = nodes_copy(a, &e);
@@ -631,7 +663,8 @@ static void break_scan(Arena *a, const IrFunc *f) {
         }
     check(!plan_verify_entry(a, &e) && packed && planes && planes->npartial == 3 &&
               packed->per_thread_log + packed->threads_log + packed->grid_log == 16,
-          "scans: a packed and a planed scan node that verify: %s", plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+          "scans: a packed and a planed scan node that verify: %s",
+          plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
     if (!packed || !planes) return;
     int pi = (int)(packed - e.nodes), qi = (int)(planes - e.nodes);
     EntryPlan broken = nodes_copy(a, &e);
@@ -651,7 +684,8 @@ static void break_scan(Arena *a, const IrFunc *f) {
     expect_entry(a, &broken, "partial planes for a scan", "an i64 scan's values in its states");
     broken.nodes[qi].npartial = 3;
     broken.nodes[pi].stmt = planes->stmt;
-    expect_entry(a, &broken, "scan plane 0 is not its array's", "a scan node of the other scan's statement");
+    expect_entry(a, &broken, "scan plane 0 is not its array's",
+                 "a scan node of the other scan's statement");
 }
 
 /* A chain reading the padded parameter from the caller's shape itself
@@ -661,21 +695,28 @@ static void break_pad_chain(Arena *a, const IrFunc *f) {
     EntryPlan e;
     entry_plan(a, f, NULL, &e);
     const PlanNode *chain = &e.nodes[0];
-    check(!plan_verify_entry(a, &e) && chain->kind == NODE_CHAIN && chain->chain.pad && chain->chain.pad_in_only &&
-              chain->in[0].shaped && chain->in[0].kind == LOC_PARAM && !chain->out[0].shaped,
-          "padded: the first node a chain that reads the caller's shape (%d nodes, node 0 a %s): %s", e.nnodes,
-          plan_node_kind_name(chain->kind), plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+    check(
+        !plan_verify_entry(a, &e) && chain->kind == NODE_CHAIN && chain->chain.pad &&
+            chain->chain.pad_in_only && chain->in[0].shaped && chain->in[0].kind == LOC_PARAM &&
+            !chain->out[0].shaped,
+        "padded: the first node a chain that reads the caller's shape (%d nodes, node 0 a %s): %s",
+        e.nnodes, plan_node_kind_name(chain->kind),
+        plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
     for (int i = 0; i < e.nnodes; i++)
-        check(e.nodes[i].kind != NODE_COPY || e.nodes[i].copy != COPY_PAD, "padded: node %d copies the pad", i);
+        check(e.nodes[i].kind != NODE_COPY || e.nodes[i].copy != COPY_PAD,
+              "padded: node %d copies the pad", i);
     EntryPlan broken = nodes_copy(a, &e);
     broken.nodes[0].chain.pad_in_only = false;
-    expect_entry(a, &broken, "cuts its result to the caller's shape", "a graph's chain with the output of a one-chain entry");
+    expect_entry(a, &broken, "cuts its result to the caller's shape",
+                 "a graph's chain with the output of a one-chain entry");
     broken.nodes[0].chain.pad_in_only = true;
     broken.nodes[0].chain.pad_cols_log++;
-    expect_entry(a, &broken, "pads its loads without the entry's shape", "a chain reading rows of another length");
+    expect_entry(a, &broken, "pads its loads without the entry's shape",
+                 "a chain reading rows of another length");
     broken.nodes[0].chain.pad_cols_log--;
     broken.nodes[0].chain.pad = NULL;
-    expect_entry(a, &broken, "the input alone of the caller's shape, without a pad", "a chain reading the shape with no "
+    expect_entry(a, &broken, "the input alone of the caller's shape, without a pad",
+                 "a chain reading the shape with no "
                  "pad");
 }
 
@@ -689,27 +730,35 @@ static void break_row_cut(Arena *a, const IrFunc *f) {
     for (int i = 0; i < e.nnodes; i++)
         if (e.nodes[i].kind == NODE_COPY && e.nodes[i].copy == COPY_CUT) cut = i;
     check(!plan_verify_entry(a, &e) && cut >= 0 && e.nodes[cut].out[0].row_cut == 5,
-          "row cut: a COPY_CUT node writes rows of 5: %s", plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+          "row cut: a COPY_CUT node writes rows of 5: %s",
+          plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
     if (cut < 0) return;
     EntryPlan broken = nodes_copy(a, &e);
     PlaneRef *out = NEW_ARRAY(a, PlaneRef, e.nodes[cut].nout);
     memcpy(out, e.nodes[cut].out, sizeof(PlaneRef) * (size_t)e.nodes[cut].nout);
     broken.nodes[cut].out = out;
-    PlaneRef *api = NEW_ARRAY(a, PlaneRef, e.nout_planes);    /* the API's plane too: the node's alone is */
-    memcpy(api, e.out_planes, sizeof(PlaneRef) * (size_t)e.nout_planes);   /* another shape than the API's */
+    PlaneRef *api = NEW_ARRAY(a, PlaneRef,
+                              e.nout_planes); /* the API's plane too: the node's alone is */
+    memcpy(api, e.out_planes,
+           sizeof(PlaneRef) * (size_t)e.nout_planes); /* another shape than the API's */
     broken.out_planes = api;
     out[0].row_cut = 4;
-    expect_entry(a, &broken, "result plane 0 of another length or shape", "a result plane unlike the API's");
+    expect_entry(a, &broken, "result plane 0 of another length or shape",
+                 "a result plane unlike the API's");
     api[out[0].index].row_cut = 4;
-    expect_entry(a, &broken, "not cut to the entry's result row length", "a result cut to rows of 4, not 5");
+    expect_entry(a, &broken, "not cut to the entry's result row length",
+                 "a result cut to rows of 4, not 5");
     out[0].row_cut = api[out[0].index].row_cut = 0;
-    expect_entry(a, &broken, "pads or cuts without a pad of its length", "a result of another length cut to the "
+    expect_entry(a, &broken, "pads or cuts without a pad of its length",
+                 "a result of another length cut to the "
                  "caller's row length");
     out[0].row_cut = api[out[0].index].row_cut = 5;
     broken.nodes[cut].n = e.pad_log;
-    expect_entry(a, &broken, "pads or cuts without a pad of its length", "a row cut from the padded length");
+    expect_entry(a, &broken, "pads or cuts without a pad of its length",
+                 "a row cut from the padded length");
     broken.nodes[cut].n = 4;
-    expect_entry(a, &broken, "cuts rows shorter than the result row length", "a row cut from rows of 1");
+    expect_entry(a, &broken, "cuts rows shorter than the result row length",
+                 "a row cut from rows of 1");
 }
 
 /* An entry plan of f whose host program can be broken without touching
@@ -747,7 +796,8 @@ static void break_exchange_steps(Arena *a, const IrFunc *f) {
     int n = p->nxsteps, at[XSTEP_UNPACK + 1];
     for (int i = 0; i < n; i++) at[steps[i].kind] = i;
     p->xsteps = NEW_ARRAY(a, ExchangeStep, n);
-    static const ExchangeStepKind swaps[][2] = {{XSTEP_UNPACK, XSTEP_WAIT_RECEIVED}, {XSTEP_PACK, XSTEP_SEND_RECV}};
+    static const ExchangeStepKind swaps[][2] = {{XSTEP_UNPACK, XSTEP_WAIT_RECEIVED},
+                                                {XSTEP_PACK, XSTEP_SEND_RECV}};
     static const char *const why[] = {"\"unpack\" comes too early", "comes too early"};
     for (int t = 0; t < 2; t++) {
         memcpy(p->xsteps, steps, sizeof(ExchangeStep) * (size_t)n);
@@ -758,7 +808,8 @@ static void break_exchange_steps(Arena *a, const IrFunc *f) {
     }
     memcpy(p->xsteps, steps, sizeof(ExchangeStep) * (size_t)n);
     p->xsteps[at[XSTEP_SEND_RECV]].in_loop = false;
-    expect_entry(a, &e, "not where its loop over the pieces says", "a piece's step outside its loop");
+    expect_entry(a, &e, "not where its loop over the pieces says",
+                 "a piece's step outside its loop");
     p->xsteps = steps;
 }
 
@@ -771,7 +822,8 @@ static void break_host(Arena *a, Schedule *plans) {
     entry_plan(a, find(plans, "layout")->func, &c_target, &e);
     check(!plan_verify_entry(a, &e), "the entry plan of layout: %s", plan_verify_entry(a, &e));
     EntryPlan c = host_copy(a, &e);
-    c.host.regions[find_region(&c, REGION_COPY)].off = c.host.regions[find_region(&c, REGION_WORK)].off;
+    c.host.regions[find_region(&c, REGION_COPY)].off =
+        c.host.regions[find_region(&c, REGION_WORK)].off;
     expect_entry(a, &c, "overlap", "an input copy over the chain's work memory");
     c = host_copy(a, &e);
     c.host.regions[find_region(&c, REGION_WORK)].bytes = 64;

@@ -23,10 +23,10 @@
 
 void __real_rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with);
 void __wrap_rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with);
-const char *__real_ir_verify_body(const IrProgram *p, const char *func, const IrBody *b, IrVerifyResolve resolve,
-                                  void *ctx);
-const char *__wrap_ir_verify_body(const IrProgram *p, const char *func, const IrBody *b, IrVerifyResolve resolve,
-                                  void *ctx);
+const char *__real_ir_verify_body(const IrProgram *p, const char *func, const IrBody *b,
+                                  IrVerifyResolve resolve, void *ctx);
+const char *__wrap_ir_verify_body(const IrProgram *p, const char *func, const IrBody *b,
+                                  IrVerifyResolve resolve, void *ctx);
 
 static bool drop_replacement; /* rw_replace kills the statement of the value that replaces */
 static int checks;            /* the rewriter's calls of ir_verify_body */
@@ -39,15 +39,16 @@ void __wrap_rw_replace(Rewriter *r, IrStmt *s, IrVal *old, IrVal *with) {
     }
 }
 
-const char *__wrap_ir_verify_body(const IrProgram *p, const char *func, const IrBody *b, IrVerifyResolve resolve,
-                                  void *ctx) {
+const char *__wrap_ir_verify_body(const IrProgram *p, const char *func, const IrBody *b,
+                                  IrVerifyResolve resolve, void *ctx) {
     checks++;
     return __real_ir_verify_body(p, func, b, resolve, ctx);
 }
 
 /* half-join fires once, on the half, at the entry's level, and returns the
  * join's second operand, the map's value. */
-static const char program[] = "entry main (xs : [2^3]i32) = half 1 1 (join 1 xs (map (\\x -> x + 1) xs))\n";
+static const char program[] =
+    "entry main (xs : [2^3]i32) = half 1 1 (join 1 xs (map (\\x -> x + 1) xs))\n";
 
 typedef struct {
     int status;
@@ -61,7 +62,10 @@ static Run run(void) {
     FILE *out = fopen("/dev/null", "w");
     diag_set_stream(err);
     checks = 0;
-    Options opt = {.action = ACTION_DUMP_IR, .input = "rule.parm", .stage = STAGE_LAST_IR, .out = out};
+    Options opt = {.action = ACTION_DUMP_IR,
+                   .input = "rule.parm",
+                   .stage = STAGE_LAST_IR,
+                   .out = out};
     r.status = driver_run_source(&opt, "rule.parm", program, strlen(program));
     diag_set_stream(NULL);
     fclose(out);
@@ -88,7 +92,8 @@ static void dropped_value_names_rule(void) {
               strstr(r.err, "broke the IR of 'main': a body reads %") &&
               strstr(r.err, "which is not defined before it"),
           "the rule that dropped the value is named, got '%s'", r.err);
-    check(!strstr(r.err, "rewritten IR"), "the rule's check stops it before the pass's, got '%s'", r.err);
+    check(!strstr(r.err, "rewritten IR"), "the rule's check stops it before the pass's, got '%s'",
+          r.err);
     free(r.err);
     check_group(mark, "a rule that drops a value still read is reported with its name");
 }

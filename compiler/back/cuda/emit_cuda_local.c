@@ -18,7 +18,9 @@
 #include "machine.h"
 #include "plan_rounds.h"
 
-static uint64_t reg_vector(const Round *rd, unsigned j) { return f2_combine(rd->regs, rd->reg_log, j); }
+static uint64_t reg_vector(const Round *rd, unsigned j) {
+    return f2_combine(rd->regs, rd->reg_log, j);
+}
 
 /* Coordinates of a tile vector of span(R) in the basis R. */
 static unsigned reg_coords(const Round *rd, uint64_t v) {
@@ -46,7 +48,8 @@ static void emit_rank_tiles(FILE *out, const Phase *p, const Round *rd) {
     int low = plan_block_tile_log(p), tb = plan_block_threads_log(p);
     fputs("        const unsigned rtop = 0", out);
     for (int k = 0; k < p->cluster_log; k++)
-        fprintf(out, " ^ ((tid >> %d & 1) ? 0x%llxu : 0)", tb + k, (unsigned long long)(rd->threads[tb + k] >> low));
+        fprintf(out, " ^ ((tid >> %d & 1) ? 0x%llxu : 0)", tb + k,
+                (unsigned long long)(rd->threads[tb + k] >> low));
     fputs(";\n", out);
     for (int k = 0; k < p->elem->nslots; k++)
         for (unsigned j = 0; j < 1u << p->cluster_log; j++)
@@ -55,11 +58,13 @@ static void emit_rank_tiles(FILE *out, const Phase *p, const Round *rd) {
 }
 
 /* `name`: the slot of the thread's first register element in a layout. */
-static void emit_base(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots, const char *name) {
+static void emit_base(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots,
+                      const char *name) {
     fprintf(out, "        unsigned %s = 0", name);
     for (int i = 0; i < p->threads_log; i++)
         fprintf(out, "\n            ^ ((tid >> %d & 1) ? 0x%llxu : 0)", i,
-                (unsigned long long)(f2_combine(slots, p->tile_log, rd->threads[i]) & own_slot_bits(p)));
+                (unsigned long long)(f2_combine(slots, p->tile_log, rd->threads[i]) &
+                                     own_slot_bits(p)));
     fputs(";\n", out);
     /* computed again each round: kept alive across rounds, the addresses spill */
     fprintf(out, "        PARM_REMAT(%s);\n", name);
@@ -73,18 +78,23 @@ char emit_index_op(uint64_t var_bits, uint64_t c) { return var_bits & c ? '^' : 
 /* The loads (stores) of a round's registers at base ^ P·r, split as
  * (base ^ (P·r & bits of base)) + the rest: the XORs are as many as the
  * distinct values of the first part (plan_round_xors), the rest immediate. */
-static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots, const char *base, bool load) {
+static void emit_move(FILE *out, const Phase *p, const Round *rd, const uint64_t *slots,
+                      const char *base, bool load) {
     uint64_t bbits = 0, own = own_slot_bits(p);
     int low = plan_block_tile_log(p);
-    for (int i = 0; i < p->threads_log; i++) bbits |= f2_combine(slots, p->tile_log, rd->threads[i]) & own;
+    for (int i = 0; i < p->threads_log; i++)
+        bbits |= f2_combine(slots, p->tile_log, rd->threads[i]) & own;
     for (unsigned j = 0; j < 1u << rd->reg_log; j++)
         for (int k = 0; k < p->elem->nslots; k++) {
-            uint64_t slot = f2_combine(slots, p->tile_log, reg_vector(rd, j)), u = slot & own, x = u & bbits, c = u & ~bbits;
+            uint64_t slot = f2_combine(slots, p->tile_log, reg_vector(rd, j)), u = slot & own,
+                     x = u & bbits, c = u & ~bbits;
             Arena scratch = {0};
-            const char *index = x ? arena_printf(&scratch, "(%s ^ 0x%llxu) + 0x%llxu", base, (unsigned long long)x,
-                                                 (unsigned long long)c)
-                                  : arena_printf(&scratch, "%s + 0x%llxu", base, (unsigned long long)c);
-            const char *at = rd->remote ? arena_printf(&scratch, "rk%d_%u[%s]", k, (unsigned)(slot >> low), index)
+            const char *index = x ? arena_printf(&scratch, "(%s ^ 0x%llxu) + 0x%llxu", base,
+                                                 (unsigned long long)x, (unsigned long long)c)
+                                  : arena_printf(&scratch, "%s + 0x%llxu", base,
+                                                 (unsigned long long)c);
+            const char *at = rd->remote ? arena_printf(&scratch, "rk%d_%u[%s]", k,
+                                                       (unsigned)(slot >> low), index)
                                         : emit_tile_at(&scratch, p, k, index, false);
             if (load) fprintf(out, "        v%d[%u] = %s;\n", k, j, at);
             else fprintf(out, "        %s = v%d[%u];\n", at, k, j);
@@ -101,7 +111,7 @@ typedef struct {
     const Phase *p;
     const Round *rd;
     const Step *st;
-    int index;                  /* the step's */
+    int index; /* the step's */
 } RegPos;
 
 static void emit_step_positions(FILE *out, const Phase *p, const Step *st, int index) {
@@ -127,7 +137,8 @@ static uint64_t reg_pos_offset(const uint64_t *on_u, int bits, uint64_t reg) {
 }
 
 /* s<step>_off<id> of every position of the step's body, for register rj. */
-static void emit_reg_offsets(FILE *out, const Phase *p, const Round *rd, const Step *st, int index) {
+static void emit_reg_offsets(FILE *out, const Phase *p, const Round *rd, const Step *st,
+                             int index) {
     for (int i = 0; i < st->body->nstmts; i++) {
         const IrStmt *pos = st->body->stmts[i];
         if (pos->op != IR_POS) continue;
@@ -153,20 +164,23 @@ static const char *reg_pos(const void *ctx, const IrStmt *pos, Arena *a) {
     var = konst;
     for (int k = 0; k < bits; k++)
         if (on_tid[k] || on_b[k]) var |= UINT64_C(1) << k;
-    for (int r = 0; r < rp->rd->reg_log; r++) offsets |= reg_pos_offset(on_u, bits, rp->rd->regs[r]);
+    for (int r = 0; r < rp->rd->reg_log; r++)
+        offsets |= reg_pos_offset(on_u, bits, rp->rd->regs[r]);
     int s = rp->index, id = pos->res[0]->id;
     /* '+' where the thread's part has none of the register's bits: a table
      * read then takes the register's part as an immediate address offset */
     if (!(var & offsets)) return arena_printf(a, "(int64_t)(s%d_pos%d + s%d_off%d)", s, id, s, id);
-    return arena_printf(a, "(int64_t)((s%d_off%d & 0x%llxull) ? s%d_pos%d ^ s%d_off%d : s%d_pos%d + s%d_off%d)", s, id,
-                        (unsigned long long)var, s, id, s, id, s, id, s, id);
+    return arena_printf(
+        a, "(int64_t)((s%d_off%d & 0x%llxull) ? s%d_pos%d ^ s%d_off%d : s%d_pos%d + s%d_off%d)", s,
+        id, (unsigned long long)var, s, id, s, id, s, id, s, id);
 }
 
 /* Element code on named registers: params e*, results r*. */
-static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int width, const char *prefix,
-                           const RegPos *rp) {
+static void emit_body_call(FILE *out, const Phase *p, const IrBody *body, int width,
+                           const char *prefix, const RegPos *rp) {
     for (int k = 0; k < width; k++)
-        fprintf(out, "            %s r%d;\n", prim_ctype(elem_slot_prim(p->elem, k % p->elem->nslots)), k);
+        fprintf(out, "            %s r%d;\n",
+                prim_ctype(elem_slot_prim(p->elem, k % p->elem->nslots)), k);
     ElemPositions positions = {reg_pos, rp, rp->st->tables, rp->st->ntables};
     emit_elem_named(out, body, width, prefix, 12, &positions);
 }
@@ -187,7 +201,8 @@ static unsigned emit_iter_open(FILE *out, const Round *rd, unsigned count, unsig
 /* Whether register rj holds elements that a half keeps (Step.kept_log). */
 static bool reg_kept(const Step *st, unsigned rj) {
     for (int i = 0; i < st->kept_log; i++)
-        if ((unsigned)f2_parity(st->kept_regs[i] & rj) != (unsigned)(st->kept_value >> i & 1)) return false;
+        if ((unsigned)f2_parity(st->kept_regs[i] & rj) != (unsigned)(st->kept_value >> i & 1))
+            return false;
     return true;
 }
 
@@ -197,8 +212,8 @@ static void emit_kept_test(FILE *out, const Step *st) {
     if (!st->kept_log) return;
     fputs("            if (", out);
     for (int i = 0; i < st->kept_log; i++)
-        fprintf(out, "%sparm_parity(rj & 0x%llxu) != %d", i ? " || " : "", (unsigned long long)st->kept_regs[i],
-                (int)(st->kept_value >> i & 1));
+        fprintf(out, "%sparm_parity(rj & 0x%llxu) != %d", i ? " || " : "",
+                (unsigned long long)st->kept_regs[i], (int)(st->kept_value >> i & 1));
     fputs(") continue;\n", out);
 }
 
@@ -207,9 +222,11 @@ static void emit_kept_test(FILE *out, const Step *st) {
  * pair's logical first element: by the order bit of the thread's first
  * element (pb, a functional over tile coordinates, so taken per thread bit,
  * or a constant) and of register rj (known once unrolled). */
-static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
+static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index,
+                           const char *prefix) {
     int ns = p->elem->nslots;
-    unsigned c = reg_coords(rd, st->group[0]), m = (unsigned)plan_reg_mask(rd, st->order[0]), count = 1u << (rd->reg_log - 1);
+    unsigned c = reg_coords(rd, st->group[0]), m = (unsigned)plan_reg_mask(rd, st->order[0]),
+             count = 1u << (rd->reg_log - 1);
     int piv = f2_top_bit(c);
     uint64_t tid_mask = st->order_tid[0];
     Arena scratch = {0};
@@ -217,7 +234,8 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
     fputs("        {\n", out);
     if (tid_mask || st->order_block[0]) {
         const char *tid = "tid", *blockpar = arena_printf(&scratch, "blockpar%d", index);
-        fprintf(out, "            const int pb = %s;\n", emit_parity(&scratch, 1, &tid, &tid_mask, blockpar, 0));
+        fprintf(out, "            const int pb = %s;\n",
+                emit_parity(&scratch, 1, &tid, &tid_mask, blockpar, 0));
         pb = "pb";
     }
     emit_step_positions(out, p, st, index);
@@ -228,23 +246,30 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
         }
         q += emit_iter_open(out, rd, count, q);
         if (piv == 0) fputs("            const unsigned rj = rq << 1", out);
-        else fprintf(out, "            const unsigned rj = (rq >> %d << %d) | (rq & 0x%xu)", piv, piv + 1, (1u << piv) - 1);
+        else
+            fprintf(out, "            const unsigned rj = (rq >> %d << %d) | (rq & 0x%xu)", piv,
+                    piv + 1, (1u << piv) - 1);
         fprintf(out, ", rh = rj ^ 0x%xu;\n", c);
         if (rd->loops) emit_kept_test(out, st);
         if (!m) fprintf(out, "            const int sw = %s;\n", pb);
-        else if (!strcmp(pb, "0")) fprintf(out, "            const int sw = parm_parity(rj & 0x%xu);\n", m);
+        else if (!strcmp(pb, "0"))
+            fprintf(out, "            const int sw = parm_parity(rj & 0x%xu);\n", m);
         else fprintf(out, "            const int sw = %s ^ parm_parity(rj & 0x%xu);\n", pb, m);
         emit_reg_offsets(out, p, rd, st, index);
         for (int k = 0; k < ns; k++) {
             const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
-            fprintf(out, "            const %s e%d = sw ? v%d[rh] : v%d[rj], e%d = sw ? v%d[rj] : v%d[rh];\n", ty, k, k,
-                    k, k + ns, k, k);
+            fprintf(
+                out,
+                "            const %s e%d = sw ? v%d[rh] : v%d[rj], e%d = sw ? v%d[rj] : v%d[rh];\n",
+                ty, k, k, k, k + ns, k, k);
         }
         RegPos rp = {p, rd, st, index};
         emit_body_call(out, p, st->body, 2 * ns, prefix, &rp);
         for (int k = 0; k < ns; k++)
-            fprintf(out, "            v%d[rj] = sw ? r%d : r%d;\n            v%d[rh] = sw ? r%d : r%d;\n", k, k + ns, k,
-                    k, k, k + ns);
+            fprintf(
+                out,
+                "            v%d[rj] = sw ? r%d : r%d;\n            v%d[rh] = sw ? r%d : r%d;\n", k,
+                k + ns, k, k, k, k + ns);
         fputs("        }\n", out);
     }
     fputs("        }\n", out);
@@ -255,31 +280,37 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
  * the same in every thread are placed at compile time; each bit i that
  * depends on the thread or the block (pb<i>) swaps the halves of the group
  * that differ in it, in e* before the body and in r* after it. */
-static void emit_group_swaps(FILE *out, const Phase *p, const Step *st, const char *v, const bool *dynamic) {
+static void emit_group_swaps(FILE *out, const Phase *p, const Step *st, const char *v,
+                             const bool *dynamic) {
     int ns = p->elem->nslots;
     for (int i = 0; i < st->group_log; i++) {
         if (!dynamic[i]) continue;
         for (unsigned c = 0; c < 1u << st->group_log; c++) {
             if (c >> i & 1) continue;
             for (int k = 0; k < ns; k++) {
-                unsigned lo = c * (unsigned)ns + (unsigned)k, hi = (c | 1u << i) * (unsigned)ns + (unsigned)k;
-                fprintf(out, "            { const %s t = sw%d ? %s%u : %s%u; %s%u = sw%d ? %s%u : %s%u; %s%u = t; }\n",
-                        prim_ctype(elem_slot_prim(p->elem, k)), i, v, hi, v, lo, v, hi, i, v, lo, v, hi, v, lo);
+                unsigned lo = c * (unsigned)ns + (unsigned)k,
+                         hi = (c | 1u << i) * (unsigned)ns + (unsigned)k;
+                fprintf(
+                    out,
+                    "            { const %s t = sw%d ? %s%u : %s%u; %s%u = sw%d ? %s%u : %s%u; %s%u = t; }\n",
+                    prim_ctype(elem_slot_prim(p->elem, k)), i, v, hi, v, lo, v, hi, i, v, lo, v, hi,
+                    v, lo);
             }
         }
     }
 }
 
-static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
+static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index,
+                            const char *prefix) {
     int ns = p->elem->nslots, g = st->group_log, width = ns << g;
-    uint64_t cg[SCHED_MAX_TILE];            /* the group vectors in register coordinates */
+    uint64_t cg[SCHED_MAX_TILE]; /* the group vectors in register coordinates */
     bool dynamic[SCHED_MAX_TILE];
     F2Space span = f2_space_empty(rd->reg_log);
     for (int i = 0; i < g; i++) {
         cg[i] = reg_coords(rd, st->group[i]);
         f2_space_add(&span, cg[i]);
     }
-    uint64_t pivots = f2_space_pivots(&span);     /* a group's first register has these bits clear */
+    uint64_t pivots = f2_space_pivots(&span); /* a group's first register has these bits clear */
     fputs("        {\n", out);
     Arena scratch = {0};
     const char *tid = "tid";
@@ -288,7 +319,8 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
         dynamic[i] = tid_mask || st->order_block[i];
         if (dynamic[i])
             fprintf(out, "            const int pb%d = %s;\n", i,
-                    emit_parity(&scratch, 1, &tid, &tid_mask, arena_printf(&scratch, "blockpar%d_%d", index, i), 0));
+                    emit_parity(&scratch, 1, &tid, &tid_mask,
+                                arena_printf(&scratch, "blockpar%d_%d", index, i), 0));
     }
     arena_free(&scratch);
     emit_step_positions(out, p, st, index);
@@ -306,8 +338,9 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
         for (unsigned c = 0; c < 1u << g; c++) {
             unsigned reg = j ^ (unsigned)f2_combine(cg, g, c ^ known);
             for (int k = 0; k < ns; k++)
-                fprintf(out, "            %s e%u = v%d[%u];\n", prim_ctype(elem_slot_prim(p->elem, k)), c * (unsigned)ns + (unsigned)k,
-                        k, reg);
+                fprintf(out, "            %s e%u = v%d[%u];\n",
+                        prim_ctype(elem_slot_prim(p->elem, k)), c * (unsigned)ns + (unsigned)k, k,
+                        reg);
         }
         emit_group_swaps(out, p, st, "e", dynamic);
         RegPos rp = {p, rd, st, index};
@@ -315,14 +348,17 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
         emit_group_swaps(out, p, st, "r", dynamic);
         for (unsigned c = 0; c < 1u << g; c++) {
             unsigned reg = j ^ (unsigned)f2_combine(cg, g, c ^ known);
-            for (int k = 0; k < ns; k++) fprintf(out, "            v%d[%u] = r%u;\n", k, reg, c * (unsigned)ns + (unsigned)k);
+            for (int k = 0; k < ns; k++)
+                fprintf(out, "            v%d[%u] = r%u;\n", k, reg,
+                        c * (unsigned)ns + (unsigned)k);
         }
         fputs("        }\n", out);
     }
     fputs("        }\n", out);
 }
 
-static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index, const char *prefix) {
+static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index,
+                          const char *prefix) {
     int ns = p->elem->nslots;
     unsigned count = 1u << rd->reg_log;
     fputs("        {\n", out);
@@ -337,7 +373,8 @@ static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step
         if (rd->loops) emit_kept_test(out, st);
         emit_reg_offsets(out, p, rd, st, index);
         for (int k = 0; k < ns; k++)
-            fprintf(out, "            const %s e%d = v%d[rj];\n", prim_ctype(elem_slot_prim(p->elem, k)), k, k);
+            fprintf(out, "            const %s e%d = v%d[rj];\n",
+                    prim_ctype(elem_slot_prim(p->elem, k)), k, k);
         RegPos rp = {p, rd, st, index};
         emit_body_call(out, p, st->body, ns, prefix, &rp);
         for (int k = 0; k < ns; k++) fprintf(out, "            v%d[rj] = r%d;\n", k, k);
@@ -351,8 +388,8 @@ static void emit_map_step(FILE *out, const Phase *p, const Round *rd, const Step
 static void emit_live_open(FILE *out, const Round *rd) {
     fputs("        const bool live = ", out);
     for (int i = 0; i < rd->live_log; i++)
-        fprintf(out, "%sparm_parity(tid & 0x%llxu) == %d", i ? " && " : "", (unsigned long long)rd->live_tid[i],
-                (int)(rd->live_value >> i & 1));
+        fprintf(out, "%sparm_parity(tid & 0x%llxu) == %d", i ? " && " : "",
+                (unsigned long long)rd->live_tid[i], (int)(rd->live_value >> i & 1));
     fputs(";\n        if (live) {\n", out);
 }
 
@@ -363,7 +400,8 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
     for (int ri = 0; ri < p->nrounds; ri++) {
         const Round *rd = &p->rounds[ri];
         int first = rd->first;
-        fprintf(out, "    { /* round: steps %d..%d in registers */\n", first, first + rd->count - 1);
+        fprintf(out, "    { /* round: steps %d..%d in registers */\n", first,
+                first + rd->count - 1);
         emit_base(out, p, rd, rd->slots, "base");
         if (rd->remote) emit_rank_tiles(out, p, rd);
         if (rd->live_log) emit_live_open(out, rd);
@@ -373,9 +411,10 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
             ir_print_stmt_brief(out, p->steps[i].stmt);
             const Step *st = &p->steps[i];
             for (int j = 0; j < st->group_log; j++)
-                fprintf(out, "; %s 0x%llx, order 0x%llx, block 0x%llx ^ %d", st->group_log == 1 ? "pair" : "group",
-                        (unsigned long long)st->group[j], (unsigned long long)st->order[j],
-                        (unsigned long long)st->order_block[j], (int)(st->order_const >> j & 1));
+                fprintf(out, "; %s 0x%llx, order 0x%llx, block 0x%llx ^ %d",
+                        st->group_log == 1 ? "pair" : "group", (unsigned long long)st->group[j],
+                        (unsigned long long)st->order[j], (unsigned long long)st->order_block[j],
+                        (int)(st->order_const >> j & 1));
             fputs(" */\n", out);
             Arena scratch = {0};
             const char *prefix = arena_printf(&scratch, "s%d_", i);
@@ -394,7 +433,8 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
                 fprintf(out, "        %s;\n", emit_barrier(rd->remote));
                 if (rd->live_log) fputs("        if (live) {\n", out);
             } else {
-                fprintf(out, "        __syncwarp(0x%xu);\n", t < MACHINE_WARP_LOG ? (1u << (1 << t)) - 1 : 0xffffffffu);
+                fprintf(out, "        __syncwarp(0x%xu);\n",
+                        t < MACHINE_WARP_LOG ? (1u << (1 << t)) - 1 : 0xffffffffu);
             }
             emit_base(out, p, rd, next, "sbase");
             emit_move(out, p, rd, next, "sbase", false);
@@ -402,7 +442,8 @@ void emit_cuda_local_rounds(FILE *out, const Phase *p) {
             emit_move(out, p, rd, rd->slots, "base", false);
         }
         if (rd->live_log) fputs("        }\n", out);
-        fprintf(out, "    }\n    %s;\n", emit_barrier(rd->remote || emit_reaches_cluster(p, ri + 1)));
+        fprintf(out, "    }\n    %s;\n",
+                emit_barrier(rd->remote || emit_reaches_cluster(p, ri + 1)));
     }
 }
 
@@ -415,7 +456,9 @@ bool emit_reaches_cluster(const Phase *p, int ri) {
 
 /* The barrier before or after work that reaches other blocks' shared
  * memory: the cluster's; else the block's. */
-const char *emit_barrier(bool cluster) { return cluster ? "PARM_CLUSTER_SYNC()" : "__syncthreads()"; }
+const char *emit_barrier(bool cluster) {
+    return cluster ? "PARM_CLUSTER_SYNC()" : "__syncthreads()";
+}
 
 /* Slot `index` of plane k: in the block's own shared memory, or where a
  * cluster's tile holds it (its top bits the block's rank). */

@@ -8,21 +8,28 @@
  * (runtime/parm_host_cuda.h), then the host runtime. */
 static void cuda_runtime(FILE *out, const EmitInput *in) {
     if (in->gpu_log)
-        fprintf(out, "#define PARM_RANKS %d    /* compiled for so many GPUs (--gpus) */\n"
-                     "#define PARM_PIECES %d   /* the most pieces of an exchange (exchange_plan.h) */\n\n",
-                1 << in->gpu_log, 1 << EXCHANGE_MAX_PIECE_LOG);
+        fprintf(
+            out,
+            "#define PARM_RANKS %d    /* compiled for so many GPUs (--gpus) */\n"
+            "#define PARM_PIECES %d   /* the most pieces of an exchange (exchange_plan.h) */\n\n",
+            1 << in->gpu_log, 1 << EXCHANGE_MAX_PIECE_LOG);
     emit_runtime(out, in, "parm_host_cuda.h", runtime_parm_host_cuda_h);
     if (in->gpu_log) emit_runtime(out, in, "parm_nccl.h", runtime_parm_nccl_h);
 }
 
 static void cuda_copy(FILE *out, const char *dst, const char *src, const char *bytes) {
-    fprintf(out, "PARM_CHECK(ctx, cudaMemcpyAsync(%s, %s, %s, cudaMemcpyDeviceToDevice, ctx->stream));\n", dst, src, bytes);
+    fprintf(
+        out,
+        "PARM_CHECK(ctx, cudaMemcpyAsync(%s, %s, %s, cudaMemcpyDeviceToDevice, ctx->stream));\n",
+        dst, src, bytes);
 }
 
 /* A grid-stride loop: any grid covers the elements. */
 static void cuda_loop(FILE *out, unsigned long long count) {
-    fprintf(out, "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
-                 "x += (uint64_t)gridDim.x * blockDim.x) {\n", count);
+    fprintf(out,
+            "    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < %lluull; "
+            "x += (uint64_t)gridDim.x * blockDim.x) {\n",
+            count);
 }
 
 static void cuda_launch(FILE *out, const char *name, unsigned long long blocks, int threads) {
@@ -45,16 +52,18 @@ const Target target_cuda = {
                     "int {p}_ctx_set_stream({p}_ctx *ctx, cudaStream_t stream);\n"
                     "/* The message of the last CUDA error of this context. */\n"
                     "const char *{p}_ctx_message({p}_ctx *ctx);\n",
-    .header_decls_ranks = "/* Compiled for {G} GPUs (--gpus): the context of rank `rank` of the NCCL\n"
-                          "   communicator `comm` of nranks = {G} ranks, on the current device. Each rank\n"
-                          "   calls every entry with its own context and its slice of each array (of\n"
-                          "   n / {G} elements, n the whole array's length); exchanges are grouped\n"
-                          "   ncclSend/ncclRecv on the context's stream. {P}_ERROR_LENGTH when nranks is\n"
-                          "   not {G}; an entry called with a context of {p}_ctx_create gives\n"
-                          "   {P}_ERROR_NULL. */\n"
-                          "int {p}_ctx_create_nccl({p}_ctx **ctx, ncclComm_t comm, int rank, int nranks);\n",
+    .header_decls_ranks =
+        "/* Compiled for {G} GPUs (--gpus): the context of rank `rank` of the NCCL\n"
+        "   communicator `comm` of nranks = {G} ranks, on the current device. Each rank\n"
+        "   calls every entry with its own context and its slice of each array (of\n"
+        "   n / {G} elements, n the whole array's length); exchanges are grouped\n"
+        "   ncclSend/ncclRecv on the context's stream. {P}_ERROR_LENGTH when nranks is\n"
+        "   not {G}; an entry called with a context of {p}_ctx_create gives\n"
+        "   {P}_ERROR_NULL. */\n"
+        "int {p}_ctx_create_nccl({p}_ctx **ctx, ncclComm_t comm, int rank, int nranks);\n",
     .rank_slices = true,
-    .entry_check = "    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n",
+    .entry_check =
+        "    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n",
     .ctx_message = true,
     .runtime = cuda_runtime,
     .main_name = "parm_main_cuda.h",
