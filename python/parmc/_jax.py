@@ -23,7 +23,8 @@ _CXX = {"bool": "uint8_t", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "
 _NUMPY_ATTR = {"bool": "uint8"}     # the attribute's NumPy type where it is not the dtype's
 
 _targets = {}       # signature -> the registered FFI target's name
-_kept = []          # the programs whose functions registered calls name: loaded for the process
+_attrs = {}         # entry -> its functions' addresses (_program_attrs); the entries keep their programs
+_kept = []          # the shims' libraries, loaded for the process
 _lock = threading.Lock()
 
 
@@ -92,20 +93,23 @@ def call(entry, inputs, results, tail):
 
 
 def _program_attrs(prog, entry):
-    """The addresses of the program's functions that the shim calls, as attributes."""
-    import numpy
-
-    def address(name):
-        return numpy.uint64(ctypes.cast(getattr(prog._lib, name), ctypes.c_void_p).value)
+    """The addresses of the program's functions that the shim calls, as attributes: worked out
+    at the entry's first call, kept with the program (which stays loaded for the process, since
+    registered calls name its functions)."""
     with _lock:
-        if prog not in _kept:
-            _kept.append(prog)
-    p = prog.manifest.prefix
-    attrs = {"entry": address(entry.entry.symbol), "create": address(f"{p}_ctx_create"),
-             "error_string": address(f"{p}_error_string")}
-    if prog.cuda:
-        attrs["set_stream"] = address(f"{p}_ctx_set_stream")
-    return attrs
+        attrs = _attrs.get(entry)
+        if attrs is None:
+            import numpy
+
+            def address(name):
+                return numpy.uint64(ctypes.cast(getattr(prog._lib, name), ctypes.c_void_p).value)
+            p = prog.manifest.prefix
+            attrs = {"entry": address(entry.entry.symbol), "create": address(f"{p}_ctx_create"),
+                     "error_string": address(f"{p}_error_string")}
+            if prog.cuda:
+                attrs["set_stream"] = address(f"{p}_ctx_set_stream")
+            _attrs[entry] = attrs
+    return dict(attrs)
 
 
 def _target(kinds, nresults, ntail, cuda):

@@ -20,9 +20,8 @@ every dtype parmc sorts, but it sorts all n elements twice as one row each: docs
 says what it costs against CUB."""
 import sys
 
-from . import return_types
 from ._errors import ArgumentTypeError, ArgumentValueError
-from ._sortops import _flag, _index, _library, argsort
+from ._sortops import _flag, _index, _library, _named, argsort
 
 
 def segmented_sort(values, offsets, descending=False):
@@ -149,12 +148,6 @@ def _worst(xp, dtype, largest):
         return float("-inf") if largest else float("inf")
     info = xp.iinfo(dtype)
     return info.min if largest else info.max
-
-
-def _named(lib, op):
-    if lib == "torch":
-        return getattr(sys.modules["torch"].return_types, op)
-    return getattr(return_types, op)._make
 
 
 def _describe(a):

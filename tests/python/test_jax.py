@@ -5,10 +5,8 @@ jax.vmap, against NumPy and JAX's own sort and top-k; scalars as static attribut
 fields, several results, lengths that are not powers of two; indices int32 as JAX gives them
 without jax_enable_x64 and int64 with it; and the errors. Skipped where jax is missing."""
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 import numpy as np
@@ -19,25 +17,11 @@ try:
 except ImportError:
     jax = None
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from common import ROOT, setUpModule, tearDownModule  # noqa: F401 (the module fixtures)
 import parmc  # noqa: E402
 
-PARMC = os.path.abspath(os.environ.get("PARMC") or os.path.join(ROOT, "build", "parmc"))
 TARGET = os.environ.get("PARMC_TEST_TARGET", "c")
-CACHE = None
 rng = np.random.default_rng(44)
-
-
-def setUpModule():
-    global CACHE
-    os.environ["PARMC"] = PARMC
-    CACHE = tempfile.mkdtemp(prefix="parmc-cache-")
-    os.environ["PARMC_CACHE"] = CACHE
-
-
-def tearDownModule():
-    shutil.rmtree(CACHE, ignore_errors=True)
 
 
 def backend(name):

@@ -14,23 +14,8 @@ import unittest
 
 import numpy as np
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from common import PARMC, ROOT, setUpModule, tearDownModule  # noqa: F401 (the module fixtures)
 import parmc  # noqa: E402
-
-PARMC = os.path.abspath(os.environ.get("PARMC") or os.path.join(ROOT, "build", "parmc"))
-CACHE = None
-
-
-def setUpModule():
-    global CACHE
-    os.environ["PARMC"] = PARMC
-    CACHE = tempfile.mkdtemp(prefix="parmc-cache-")
-    os.environ["PARMC_CACHE"] = CACHE
-
-
-def tearDownModule():
-    shutil.rmtree(CACHE, ignore_errors=True)
 
 
 def example(name):

@@ -6,9 +6,6 @@ positions outside every segment, every dtype kind, and the errors. With
 PARMC_TEST_LIBRARY=torch the same tests run on CUDA tensors (on a GPU machine:
 tests/gpu/segmented.sh)."""
 import os
-import shutil
-import sys
-import tempfile
 import unittest
 
 import numpy as np
@@ -18,30 +15,15 @@ try:
 except ImportError:
     jnp = None
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import setUpModule, tearDownModule  # noqa: F401 (the module fixtures)
 import parmc  # noqa: E402
 from test_sort import ref_argsort  # noqa: E402
 
 LIBRARY = os.environ.get("PARMC_TEST_LIBRARY", "numpy")
-PARMC = os.path.abspath(os.environ.get("PARMC") or os.path.join(ROOT, "build", "parmc"))
-CACHE = None
 rng = np.random.default_rng(45)
 # on a GPU every dtype and row length is an nvcc build: fewer of them there
 DTYPES = (np.float32, np.int32, np.uint8, np.int64, np.bool_) if LIBRARY == "numpy" else (np.float32, np.int64)
 SIZES = ((1000, 17), (64, 64), (300, 1), (5, 9)) if LIBRARY == "numpy" else ((1000, 17), (5, 9))
-
-
-def setUpModule():
-    global CACHE
-    os.environ["PARMC"] = PARMC
-    CACHE = tempfile.mkdtemp(prefix="parmc-cache-")
-    os.environ["PARMC_CACHE"] = CACHE
-
-
-def tearDownModule():
-    shutil.rmtree(CACHE, ignore_errors=True)
 
 
 def dev(a):

@@ -4,7 +4,6 @@ reference built on them, with NaNs, both orders, every dim, lengths that are not
 two and the errors; the generated programs themselves (python/parmc/_sortops.py) through the
 interpreter as well."""
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,25 +17,11 @@ try:
 except ImportError:
     _ml_dtypes = None
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from common import PARMC, ROOT, setUpModule, tearDownModule  # noqa: F401 (the module fixtures)
 import parmc  # noqa: E402
 from parmc import _sortops  # noqa: E402
 
-PARMC = os.path.abspath(os.environ.get("PARMC") or os.path.join(ROOT, "build", "parmc"))
-CACHE = None
 rng = np.random.default_rng(26)
-
-
-def setUpModule():
-    global CACHE
-    os.environ["PARMC"] = PARMC
-    CACHE = tempfile.mkdtemp(prefix="parmc-cache-")
-    os.environ["PARMC_CACHE"] = CACHE
-
-
-def tearDownModule():
-    shutil.rmtree(CACHE, ignore_errors=True)
 
 
 def ref_argsort(x, dim, descending):
