@@ -30,8 +30,12 @@ def build(plan):
         lines.append(f"xs = x if {snip['contiguous'].format(a='x')} else {snip['contiguous_copy'].format(a='x')}")
     names = ["i"] if plan.op == "argsort" else ["v", "i"]    # the results, as plan.dtypes
     for k, (name, dt) in enumerate(zip(names, plan.dtypes)):
-        env[f"D{k}"] = dt
-        lines.append(f"{name} = {snip['empty'].format(shape='SHAPE', D=f'D{k}', dev='DEVICE')}")
+        if "empty_from" in snip:    # the results made like a template of theirs, made once
+            env[f"T{k}"] = plan.adapter.template(plan.out_shape, dt, plan.device)
+            lines.append(f"{name} = {snip['empty_from'].format(t=f'T{k}')}")
+        else:
+            env[f"D{k}"] = dt
+            lines.append(f"{name} = {snip['empty'].format(shape='SHAPE', D=f'D{k}', dev='DEVICE')}")
     value_ptr = _ptr(snip, plan.value_dtype)   # x, and the values
     ptrs = [value_ptr.format(a=xs)] + [(snip["ptr"] if name == "i" else value_ptr).format(a=name) for name in names]
     args = ", ".join(["ctx"] + ptrs + [str(n) for n in plan.tail])
