@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "bmmc_plan.h"
+#include "bmmc_kernel.h"
 
 /* Index guards for an entry of any length (plan.h, Schedule.pad): a kernel
  * that reads the entry's input (load) reads an index outside the shape as

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "access_model.h"
+#include "bmmc_plan.h"
 #include "machine.h"
 
 typedef struct {

@@ -22,6 +22,7 @@
  * offset (so that a piece of a chunk is contiguous) when the exchange has a
  * pack of its own, else left where they are (a piece of a chunk is then
  * several runs, each an NCCL call). */
+#include "bmmc_plan.h"
 #include "exchange_plan.h"
 
 /* A piece of a rank's slice is at least 2^PIECE_MIN_LOG elements (4 MB of

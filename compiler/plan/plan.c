@@ -37,6 +37,12 @@ unsigned long long plan_align(unsigned long long bytes) {
 
 uint64_t plan_slot(const Phase *p, uint64_t u) { return f2_combine(p->slot_cols, p->tile_log, u); }
 
+uint64_t plan_reg_mask(const Round *rd, uint64_t f) {
+    uint64_t mask = 0;
+    for (int i = 0; i < rd->reg_log; i++) mask |= (uint64_t)f2_parity(f & rd->regs[i]) << i;
+    return mask;
+}
+
 int plan_block_tile_log(const Phase *p) { return p->tile_log - p->cluster_log; }
 int plan_block_threads_log(const Phase *p) { return p->threads_log - p->cluster_log; }
 

@@ -25,7 +25,7 @@
 #ifndef PARMC_PLAN_H
 #define PARMC_PLAN_H
 
-#include "bmmc_plan.h"
+#include "bmmc_kernel.h"
 #include "ir.h"
 
 #define SCHED_MAX_TILE 19        /* tile bits: 2^16 of a block, and a cluster of 8 */
@@ -717,6 +717,9 @@ unsigned long long plan_align(unsigned long long bytes);
 
 /* The shared-memory slot of tile element u in a LOCAL phase (P·u). */
 uint64_t plan_slot(const Phase *p, uint64_t u);
+/* A functional f over tile coordinates on round rd's registers, as a mask
+ * over the register index: parity(f & R·rho) = parity(mask & rho). */
+uint64_t plan_reg_mask(const Round *rd, uint64_t f);
 /* A LOCAL phase's block (Phase.cluster_log): the tile coordinates below
  * the rank's, and the block's threads, log2. */
 int plan_block_tile_log(const Phase *p);

@@ -239,12 +239,6 @@ uint64_t plan_thread_mask(const Phase *p, const Round *rd, uint64_t f) {
     return mask;
 }
 
-uint64_t plan_reg_mask(const Round *rd, uint64_t f) {
-    uint64_t mask = 0;
-    for (int i = 0; i < rd->reg_log; i++) mask |= (uint64_t)f2_parity(f & rd->regs[i]) << i;
-    return mask;
-}
-
 int plan_thread_directions(const Phase *p) {
     int n = 0;
     for (int first = 0; first < p->nsteps;) {

@@ -19,8 +19,6 @@ int plan_thread_directions(const Phase *p);
 /* A functional f over tile coordinates on a thread's base vector, as a mask
  * over the thread index: parity(f & base(tid)) = parity(mask & tid). */
 uint64_t plan_thread_mask(const Phase *p, const Round *rd, uint64_t f);
-/* The same over the register index: parity(f & R·rho) = parity(mask & rho). */
-uint64_t plan_reg_mask(const Round *rd, uint64_t f);
 /* The XOR instructions of a round's loads or stores in layout `slots` (a
  * Round.slots): its register offsets that the base's bits keep from being
  * immediate offsets, counted as distinct values. */

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "bmmc_plan.h"
 #include "kernel_plan.h"
 #include "machine.h"
 #include "plan_half.h"

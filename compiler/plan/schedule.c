@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "access_model.h"
+#include "bmmc_plan.h"
 #include "exchange_plan.h"
 #include "kernel_plan.h"
 #include "plan_half.h"

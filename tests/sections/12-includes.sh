@@ -2,7 +2,8 @@
 # against the stage table compiler/stages (tests/tools/includes.py): each
 # module in its folder, no file including a header of a later stage, nor of
 # a folder of its own stage that is not above its own. The checker must also
-# catch a scheduler that includes an emitter's header, a specialiser that
+# catch a scheduler that includes an emitter's header, an emitter that
+# includes a planner's header other than the plan's data, a specialiser that
 # includes the optimiser's, one target's emitter or the shared back end
 # including a target's header, a module in another stage's folder, and a
 # file that no stage or no folder lists.
@@ -40,6 +41,11 @@ includes_broken "plan header includes the BMMC emitter" compiler/plan/plan.h '#i
     'compiler/plan/plan.h: a file of stage plan includes emit_bmmc.h of the later stage back'
 includes_broken "specialiser includes the optimiser" compiler/specialise/value.h '#include "opt.h"' \
     'compiler/specialise/value.h: a file of stage specialise includes opt.h of the later stage optimiser'
+# the emitters print the plan: of the planner's headers they include its data alone
+includes_broken "an emitter includes the register-round planner" compiler/back/cuda/emit_cuda_local.c \
+    '#include "plan_rounds.h"' 'compiler/back/cuda/emit_cuda_local.c: an emitter includes plan_rounds.h, a header of the planner'
+includes_broken "the BMMC emitter includes the BMMC planner" compiler/back/emit_bmmc.h '#include "bmmc_plan.h"' \
+    'compiler/back/emit_bmmc.h: an emitter includes bmmc_plan.h, a header of the planner'
 includes_broken "file in no stage" compiler/back/stray.c '#include "ir.h"' 'compiler/back/stray.c: not in compiler/stages'
 includes_broken "file in no folder" compiler/stray.c '#include "ir.h"' 'compiler/stray.c: in no folder of compiler/stages'
 includes_broken "header that does not exist" compiler/ir/ir.c '#include "nowhere.h"' 'includes "nowhere.h"'

@@ -12,6 +12,9 @@ Fails (exit 1, one line per problem) when
   stage from a folder that is neither its own nor above it (compiler/back/c
   may include compiler/back's headers, not compiler/back/cuda's, and
   compiler/back neither's);
+- an emitter (a file of compiler/back whose name starts with emit)
+  includes a header of the planner other than the plan's data, PLAN_DATA:
+  the plan is the program and the emitters only print it;
 - a file includes a header that no file has;
 - the table lists a module twice, a stage in two places, or a module that
   its folder has no file of.
@@ -26,6 +29,9 @@ import stage_table
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SOURCES = ('.c', '.h', '.re', '.y')
 GENERATED = {'parser.h'}    # made by the build from a listed file (parser.y)
+# the planner's headers of the plan's data alone (the types the schedulers fill in and the
+# machine's constants), the only ones of compiler/plan that an emitter may include
+PLAN_DATA = {'plan.h', 'machine.h', 'bmmc_kernel.h'}
 
 
 def module(name):
@@ -81,6 +87,10 @@ def main():
             if theirs is None:
                 continue        # reported as an unlisted file above
             where = table.folder[module(header)]
+            if (folder.split('/')[:2] == ['compiler', 'back'] and name.startswith('emit')
+                    and where == 'compiler/plan' and header not in PLAN_DATA):
+                problems.append(f'{path}: an emitter includes {header}, a header of the planner '
+                                f'(the emitters read the plan alone: {", ".join(sorted(PLAN_DATA))})')
             if theirs > mine:
                 problems.append(f'{path}: a file of stage {table.stages[mine]} includes {header} '
                                 f'of the later stage {table.stages[theirs]}')

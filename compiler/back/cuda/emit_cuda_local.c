@@ -16,7 +16,6 @@
 
 #include "emit_elem.h"
 #include "machine.h"
-#include "plan_rounds.h"
 
 static uint64_t reg_vector(const Round *rd, unsigned j) {
     return f2_combine(rd->regs, rd->reg_log, j);
