@@ -85,17 +85,6 @@ void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name) {
     fputs("    }\n}\n\n", out);
 }
 
-/* A scan's tile reads and writes plane k through shared memory, a warp's
- * 16-byte chunks at a time, when a thread holds 2..8 chunks of it and the
- * tile has whole warps: each warp access of global memory is then 512
- * contiguous bytes, not 16 bytes a lane 2^p elements apart. */
-static int scan_chunks_log(const PlanNode *n, int k) {
-    int bytes_log = n->per_thread_log;
-    for (int bits = prim_bits(emit_reduce_prim(n->stmt, k)); bits > 8; bits /= 2) bytes_log++;
-    bool fits = n->threads_log >= MACHINE_WARP_LOG && bytes_log >= 5 && bytes_log <= 7;
-    return fits ? bytes_log - 4 : -1;
-}
-
 /* The shared slot of a lane's chunk c: lane·C + (c ^ (lane >> (3 - log C)
  * mod C)), which puts the 8 lanes of each 128-bit shared access on 8
  * different 16-byte bank groups, both when a lane writes its own chunks
@@ -112,7 +101,7 @@ static const char *chunk_slot(Arena *a, const char *lane, const char *c, int chu
 static void emit_chunk_buffer(FILE *out, const PlanNode *n) {
     int most = -1;
     for (int k = 0; k < emit_reduce_slots(n->stmt); k++)
-        if (scan_chunks_log(n, k) > most) most = scan_chunks_log(n, k);
+        if (n->chunks_log[k] > most) most = n->chunks_log[k];
     if (most >= 0)
         fprintf(out, "    __shared__ uint4 parm_chunks[%d][%d];\n",
                 1 << (n->threads_log - MACHINE_WARP_LOG), 32 << most);
@@ -122,7 +111,7 @@ static void emit_chunk_buffer(FILE *out, const PlanNode *n) {
  * first element, as uint4) and the lanes' registers x<k>, through the
  * warp's row of parm_chunks (chunk_slot); `load` or store. */
 static void emit_chunk_transpose(FILE *out, const PlanNode *n, int k, const char *ptr, bool load) {
-    int cl = scan_chunks_log(n, k), C = 1 << cl, per_chunk = (1 << n->per_thread_log) >> cl;
+    int cl = n->chunks_log[k], C = 1 << cl, per_chunk = (1 << n->per_thread_log) >> cl;
     Arena a = {0};
     fputs("    if (A) {\n        const unsigned sl = threadIdx.x & 31, sw = threadIdx.x >> 5;\n"
           "        __syncwarp(0xffffffffu);\n",
@@ -166,7 +155,7 @@ static void emit_scan_load(FILE *out, const PlanNode *n) {
     const IrStmt *s = n->stmt;
     int P = 1 << n->per_thread_log;
     bool any = false;
-    for (int k = 0; k < emit_reduce_slots(s); k++) any |= scan_chunks_log(n, k) >= 0;
+    for (int k = 0; k < emit_reduce_slots(s); k++) any |= n->chunks_log[k] >= 0;
     if (!any) {
         emit_node_preload(out, n, (unsigned long long)P, "first");
         return;
@@ -175,7 +164,7 @@ static void emit_scan_load(FILE *out, const PlanNode *n) {
     for (int k = 0; k < emit_reduce_slots(s); k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
         fprintf(out, "    %s x%d[%d];\n", t, k, P);
-        if (scan_chunks_log(n, k) >= 0)
+        if (n->chunks_log[k] >= 0)
             emit_chunk_transpose(
                 out, n, k,
                 arena_printf(&a, "(const %s *)src%d + first - (uint64_t)(threadIdx.x & 31) * %d", t,
@@ -197,7 +186,7 @@ static void emit_scan_store(FILE *out, const PlanNode *n, unsigned long long cou
     Arena a = {0};
     for (int k = 0; k < emit_reduce_slots(s); k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
-        if (scan_chunks_log(n, k) >= 0)
+        if (n->chunks_log[k] >= 0)
             emit_chunk_transpose(
                 out, n, k,
                 arena_printf(&a, "(%s *)o%d + first - (uint64_t)(threadIdx.x & 31) * %llu", t, k,

@@ -457,6 +457,10 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         else if (n->kind == NODE_REDUCE)
             fprintf(out, ", CUDA: 2^%d blocks of 2^%d threads of 2^%d elements", n->blocks_log,
                     n->threads_log, n->per_thread_log);
+        for (int k = 0; n->kind == NODE_SCAN && k < n->nin; k++)
+            if (n->chunks_log[k] >= 0)
+                fprintf(out, ", plane %d through shared memory (2^%d 16-byte chunks a thread)", k,
+                        n->chunks_log[k]);
         fputc('\n', out);
         print_planes(out, e, "reads", n->in, n->nin);
         print_planes(out, e, "writes", n->out, n->nout);

@@ -623,6 +623,7 @@ static void scan_stmt(Graph *g, const IrStmt *s) {
     add_body_args(g, b, s);
     add_ids(g, &b->out, &b->nout, new_planes(g, s->res[0]), ns);
     scan_shape(&b->node, elem_max_slot_bytes(xs->elem), ns);
+    kernel_plan_scan(&b->node);
     /* one field of at most 4 bytes rides in its tile's state word */
     bool packed = ns == 1 && elem_max_slot_bytes(xs->elem) <= 4;
     for (int half = 0; !packed && half < 2; half++)

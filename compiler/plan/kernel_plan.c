@@ -1,5 +1,6 @@
 /* kernel_plan.c: the shared memory and launch bounds of a LOCAL phase's
- * CUDA kernel (kernel_plan.h). */
+ * CUDA kernel, and how a SCAN node's kernel stages its planes through
+ * shared memory (kernel_plan.h). */
 #include "kernel_plan.h"
 
 #include "machine.h"
@@ -54,5 +55,19 @@ void kernel_plan(Schedule *s) {
         p->shared_bytes = (p->buffers > 1 ? p->buffers : 1) * p->tile_bytes;
         for (int k = 0; k < p->elem->nslots; k++) p->plane_off[k] = plane_offset(p, k);
         p->blocks_per_sm = blocks_per_sm(s, p);
+    }
+}
+
+/* A plane goes through shared memory when a thread holds 2..8 16-byte
+ * chunks of it and the tile has whole warps: each warp access of global
+ * memory is then 512 contiguous bytes, not 16 bytes a lane 2^p elements
+ * apart (the chunks_log of PlanNode). */
+void kernel_plan_scan(PlanNode *n) {
+    const ElemType *t = n->stmt->args[n->stmt->nargs - 1]->elem;
+    for (int k = 0; k < t->nslots; k++) {
+        int bytes_log = n->per_thread_log;
+        for (int bits = prim_bits(elem_slot_prim(t, k)); bits > 8; bits /= 2) bytes_log++;
+        bool fits = n->threads_log >= MACHINE_WARP_LOG && bytes_log >= 5 && bytes_log <= 7;
+        n->chunks_log[k] = fits ? bytes_log - 4 : -1;
     }
 }

@@ -1,6 +1,7 @@
 /* kernel_plan.h: what a LOCAL phase's CUDA kernel takes of an SM, part of
  * the scheduler: its tile's planes in shared memory and the resident blocks
- * its launch bounds ask for (Phase.tile_bytes .. blocks_per_sm). */
+ * its launch bounds ask for (Phase.tile_bytes .. blocks_per_sm); and which
+ * planes a SCAN node's kernel moves through shared memory. */
 #ifndef PARMC_KERNEL_PLAN_H
 #define PARMC_KERNEL_PLAN_H
 
@@ -10,5 +11,8 @@
  * buffers are assigned (an entry of any length's first and last phases
  * differ). */
 void kernel_plan(Schedule *s);
+/* The staging of every plane of a SCAN node's kernel (PlanNode.chunks_log),
+ * once its tiles are shaped. */
+void kernel_plan_scan(PlanNode *n);
 
 #endif

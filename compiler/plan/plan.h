@@ -563,7 +563,12 @@ typedef struct {
      * none yet, 1 its total, 2 its prefix) and, after them, the counter that
      * numbers the tiles in the order their blocks start. An element of one
      * field of at most 4 bytes has the u64 plane alone: the value published
-     * is in the state word's high half. */
+     * is in the state word's high half. Plane k of the tile goes between
+     * global memory and the threads' registers through shared memory, a
+     * warp's 16-byte chunks at a time, when chunks_log[k] >= 0: 2^chunks_log[k]
+     * chunks a thread, lane l's chunk c at slot l·C + (c ⊕ ((l >> (3 -
+     * chunks_log)) mod C)), C = 2^chunks_log (kernel_plan.c); -1: directly. */
+    int chunks_log[SCHED_MAX_SLOTS];
     /* the first kernel's 2^grid_log blocks in all (a reduce's 2^blocks_log,
      * a reduceblocks' over every row), and the second's threads, one block
      * over the partials (of a row) */

@@ -838,7 +838,8 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
  * reads them (into whole arrays of the padded length) and only a COPY_CUT
  * node writes them. */
 /* A scan node (plan.h, NODE_SCAN): its statement's planes of one length,
- * tiles that cover them, and partials of one element a tile (a total and a
+ * tiles that cover them, each plane staged through shared memory only in
+ * whole 16-byte chunks of whole warps, and partials of one element a tile (a total and a
  * prefix of each field, and the states with the counter after them) in
  * memory it writes; a field of at most 4 bytes in the states alone. */
 static const char *verify_scan(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
@@ -857,6 +858,15 @@ static const char *verify_scan(Arena *a, const EntryPlan *e, const PlanNode *n, 
                 n->per_thread_log + n->threads_log + n->grid_log == n->n && n->threads_log <= 10,
             "node %d: scan tiles of 2^%d threads of 2^%d elements, 2^%d of them, for 2^%d", i,
             n->threads_log, n->per_thread_log, n->grid_log, n->n);
+    for (int k = 0; k < ns; k++) {
+        int bytes_log = n->per_thread_log + __builtin_ctz((unsigned)prim_bits(n->in[k].prim) / 8);
+        int c = n->chunks_log[k];
+        REQUIRE(c == -1 ||
+                    (c >= 1 && c <= 3 && c + 4 == bytes_log && n->threads_log >= MACHINE_WARP_LOG),
+                "node %d: scan plane %d staged in 2^%d chunks of 16 bytes a thread, whose "
+                "2^%d bytes of it in a tile of 2^%d threads are not that",
+                i, k, c, bytes_log, n->threads_log);
+    }
     bool packed = ns == 1 && prim_bits(n->in[0].prim) <= 32;
     REQUIRE(n->npartial == (packed ? 1 : 2 * ns + 1),
             "node %d: %d partial planes for a scan of %d fields", i, n->npartial, ns);

@@ -650,7 +650,7 @@ static void break_reduce_expand(Arena *a, const IrFunc *f) {
 
 /* One-pass scans (NODE_SCAN): an i32 one with its values in the states'
  * words, an i64 one with planes of totals and prefixes; then tiles that do
- * not cover the array, partials of another length or type, and a scan
+ * not cover the array, a plane staged in chunks that are not its bytes, partials of another length or type, and a scan
  * node of no scan. */
 static void break_scan(Arena *a, const IrFunc *f) {
     EntryPlan e;
@@ -671,6 +671,12 @@ static void break_scan(Arena *a, const IrFunc *f) {
     broken.nodes[pi].grid_log++;
     expect_entry(a, &broken, "scan tiles of", "scan tiles that do not cover the array");
     broken.nodes[pi].grid_log--;
+    check(packed->chunks_log[0] == 3,
+          "scans: an i32 scan's plane staged in 2^3 chunks a thread (%d)", packed->chunks_log[0]);
+    broken.nodes[pi].chunks_log[0] = 2;
+    expect_entry(a, &broken, "scan plane 0 staged in 2^2 chunks",
+                 "a scan plane staged in chunks other than a thread's bytes of it");
+    broken.nodes[pi].chunks_log[0] = 3;
     PlaneRef *partial = NEW_ARRAY(a, PlaneRef, 3);
     memcpy(partial, planes->partial, sizeof(PlaneRef) * 3);
     broken.nodes[qi].partial = partial;
