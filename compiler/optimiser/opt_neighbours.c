@@ -62,29 +62,53 @@ static bool fill_is_element(const IrStmt *s, const IrVal *zs, int64_t at) {
     return true;
 }
 
+/* The ids of f's own values (its parameter and its statements' results)
+ * are lo .. lo + count - 1 at most: the maps below are indexed by id - lo,
+ * as small as f, not as the program. */
+typedef struct {
+    int lo, count;
+} IdRange;
+
+static IdRange id_range(const IrBody *f) {
+    int lo = f->params[0]->id, hi = lo;
+    for (int i = 0; i < f->nstmts; i++)
+        for (int r = 0; r < f->stmts[i]->nres; r++) {
+            int id = f->stmts[i]->res[r]->id;
+            if (id < lo) lo = id;
+            if (id > hi) hi = id;
+        }
+    return (IdRange){lo, hi - lo + 1};
+}
+
+static bool in_range(IdRange r, const IrVal *v) { return v->id >= r.lo && v->id - r.lo < r.count; }
+
 /* Whether f gives back element x at `which` (0 or 1) of its result when
  * both its elements are x: a scalar evaluation in which every slot k read
  * from the pair is "slot k of x", and a select of two equal arms is its
  * arms whatever its condition. */
-static bool keeps_equal_pair(Arena *a, int nvals, const IrBody *f, int which) {
-    int *slot = NEW_ARRAY(a, int, nvals); /* by id: the slot of x it is, or -1 */
-    for (int i = 0; i < nvals; i++) slot[i] = -1;
+static bool keeps_equal_pair(const IrBody *f, int which) {
+    IdRange r = id_range(f);
+    Arena scratch = {0};
+    int *slot = NEW_ARRAY(&scratch, int, r.count); /* by id - lo: the slot of x it is, or -1 */
+    for (int i = 0; i < r.count; i++) slot[i] = -1;
+#define SLOT_OF(v) (in_range(r, v) ? slot[(v)->id - r.lo] : -1)
     const IrVal *pair = f->params[0];
     int nslots = pair->elem->nslots;
     for (int i = 0; i < f->nstmts; i++) {
         const IrStmt *s = f->stmts[i];
         if (s->nres != 1) continue;
-        int *out = &slot[s->res[0]->id];
+        int *out = &slot[s->res[0]->id - r.lo];
         if (s->op == IR_INDEX && s->args[0] == pair) *out = s->slot;
-        else if (s->op == IR_SELECT && slot[s->args[1]->id] >= 0 &&
-                 slot[s->args[1]->id] == slot[s->args[2]->id])
-            *out = slot[s->args[1]->id];
+        else if (s->op == IR_SELECT && SLOT_OF(s->args[1]) >= 0 &&
+                 SLOT_OF(s->args[1]) == SLOT_OF(s->args[2]))
+            *out = SLOT_OF(s->args[1]);
     }
     const IrStmt *build = f->results[0]->def;
-    if (!build || build->op != IR_BUILD || build->nargs != 2 * nslots) return false;
-    for (int k = 0; k < nslots; k++)
-        if (slot[build->args[which * nslots + k]->id] != k) return false;
-    return true;
+    bool keeps = build && build->op == IR_BUILD && build->nargs == 2 * nslots;
+    for (int k = 0; keeps && k < nslots; k++) keeps = SLOT_OF(build->args[which * nslots + k]) == k;
+#undef SLOT_OF
+    arena_free(&scratch);
+    return keeps;
 }
 
 /* f copied into a new body of the same pair type whose result is f's
@@ -94,23 +118,24 @@ static IrBody *guarded_copy(IrProgram *p, const IrBody *f, int c, int n, Loc loc
     IrBody *g = ir_new_body(p);
     const IrVal *old_pair = f->params[0];
     IrVal *pair = ir_body_add_param(p, g, old_pair->log_len, old_pair->elem);
-    int known = p->next_id; /* f's values have ids below it */
-    IrVal **map = NEW_ARRAY(p->arena, IrVal *, known);
-    map[old_pair->id] = pair;
+    IdRange r = id_range(f);
+    Arena scratch = {0};
+    IrVal **map = NEW_ARRAY(&scratch, IrVal *, r.count); /* by id - lo: the copy of f's value */
+    for (int i = 0; i < r.count; i++) map[i] = NULL;
+#define COPY_OF(v) (in_range(r, v) && map[(v)->id - r.lo] ? map[(v)->id - r.lo] : (v))
+    map[old_pair->id - r.lo] = pair;
     for (int i = 0; i < f->nstmts; i++) {
         const IrStmt *s = f->stmts[i];
         IrVal **args = NEW_ARRAY(p->arena, IrVal *, s->nargs ? s->nargs : 1);
-        for (int a = 0; a < s->nargs; a++)
-            args[a] = s->args[a]->id < known && map[s->args[a]->id] ? map[s->args[a]->id]
-                                                                    : s->args[a];
+        for (int a = 0; a < s->nargs; a++) args[a] = COPY_OF(s->args[a]);
         IrStmt *t = ir_append(p, g, s->op, s->loc, s->nargs, args);
         t->alu = s->alu;
         t->to = s->to;
         t->cval = s->cval;
         t->at = s->at;
         t->slot = s->slot;
-        for (int r = 0; r < s->nres; r++)
-            map[s->res[r]->id] = ir_add_result(p, t, s->res[r]->log_len, s->res[r]->elem);
+        for (int k = 0; k < s->nres; k++)
+            map[s->res[k]->id - r.lo] = ir_add_result(p, t, s->res[k]->log_len, s->res[k]->elem);
     }
     IrStmt *pos = ir_append(p, g, IR_POS, loc, 0, NULL);
     pos->mat = NEW(p->arena, F2Mat);
@@ -138,12 +163,14 @@ static IrBody *guarded_copy(IrProgram *p, const IrBody *f, int c, int n, Loc loc
             keep->slot = k;
             Prim prim = elem_slot_prim(pair->elem, k);
             IrVal *kept = ir_add_result(p, keep, -1, elem_prim(prim));
-            IrVal *sel_args[3] = {cond, map[result->args[e * nslots + k]->id], kept};
+            IrVal *sel_args[3] = {cond, COPY_OF(result->args[e * nslots + k]), kept};
             IrStmt *sel = ir_append(p, g, IR_SELECT, loc, 3, sel_args);
             slots[e * nslots + k] = ir_add_result(p, sel, -1, elem_prim(prim));
         }
     IrStmt *build = ir_append(p, g, IR_BUILD, loc, 2 * nslots, slots);
     ir_body_add_result(p, g, ir_add_result(p, build, 1, pair->elem));
+#undef COPY_OF
+    arena_free(&scratch);
     return g;
 }
 
@@ -153,7 +180,7 @@ typedef struct {
     IrStmt *inner, *col, *outer;
 } Neighbours;
 
-static bool match(IrProgram *p, IrBody *b, IrStmt *outer, Neighbours *m) {
+static bool match(IrBody *b, IrStmt *outer, Neighbours *m) {
     if (outer->op != IR_SHIFT || (outer->dist != 1 && outer->dist != -1)) return false;
     IrVal *mid = outer->args[outer->nargs - 1];
     IrStmt *col = mid->def;
@@ -170,10 +197,7 @@ static bool match(IrProgram *p, IrBody *b, IrStmt *outer, Neighbours *m) {
     bool up = outer->dist == 1;
     if (!fill_is_element(outer, zs, up ? 0 : last) || !fill_is_element(inner, zs, up ? last : 0))
         return false;
-    Arena scratch = {0};
-    bool keeps = keeps_equal_pair(&scratch, p->next_id, col->body, up ? 0 : 1);
-    arena_free(&scratch);
-    if (!keeps) return false;
+    if (!keeps_equal_pair(col->body, up ? 0 : 1)) return false;
     *m = (Neighbours){inner, col, outer};
     return true;
 }
@@ -206,7 +230,7 @@ void opt_neighbour_columns(IrProgram *p, IrBody *b) {
     bool *drop = NULL;        /* by statement: an inner shift or column of a match */
     for (int i = 0; i < count; i++) {
         Neighbours m;
-        if (!match(p, b, old[i], &m)) continue;
+        if (!match(b, old[i], &m)) continue;
         if (!found) {
             found = NEW_ARRAY(p->arena, Neighbours, count);
             drop = NEW_ARRAY(p->arena, bool, count);
