@@ -39,6 +39,11 @@
 #define PARM_MSG_ROW_LENGTH "'%s' is not a valid row length (1 to %ld)"
 #define PARM_MSG_NO_ROW_LENGTH "entry '%s' takes rows: the input must start with the row length"
 
+#define PARM_MSG_SEG_LENGTH "segment %ld has length %lld; the entry's rows hold 0 to %ld elements"
+#define PARM_MSG_SEG_OUTSIDE \
+    "segment %ld (start %lld, length %lld) is not within the %ld elements given"
+#define PARM_MSG_SEG_OVERLAP "segments %ld and %ld overlap"
+
 /* The line and column of byte `offset` of text. */
 static inline void parm_text_position(const char *text, size_t offset, long *line, long *col) {
     *line = 1;
@@ -108,6 +113,51 @@ static inline char *parm_rows_message(const char *entry, long args, long slots, 
                               slots == 1 ? "" : "s", count);
     free(scalars);
     return text;
+}
+
+/* ---- segments (docs/language.md 7.3) ---- */
+
+typedef struct {
+    int64_t start;
+    long row;
+} parm_segment;
+
+static inline int parm_segment_order(const void *a, const void *b) {
+    const parm_segment *x = (const parm_segment *)a, *y = (const parm_segment *)b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* NULL when the rows' segments (row i: starts[i], lens[i] elements) are
+ * each 0 to max_len long, inside the n elements given, and pairwise
+ * disjoint (empty ones are nowhere); else the message about the first
+ * segment, in row order, that is not (the pair that overlaps with the
+ * smallest start, for overlaps). */
+static inline char *parm_segments_message(const int64_t *starts, const int64_t *lens, long rows,
+                                          long max_len, long n) {
+    long used = 0;
+    for (long i = 0; i < rows; i++) {
+        if (lens[i] < 0 || lens[i] > max_len)
+            return parm_message(PARM_MSG_SEG_LENGTH, i, (long long)lens[i], max_len);
+        if (lens[i] > 0 && (starts[i] < 0 || starts[i] > (int64_t)n - lens[i]))
+            return parm_message(PARM_MSG_SEG_OUTSIDE, i, (long long)starts[i], (long long)lens[i],
+                                n);
+        used += lens[i] > 0;
+    }
+    parm_segment *order = (parm_segment *)malloc(sizeof(parm_segment) * (size_t)(used ? used : 1));
+    if (!order) return parm_message("%s", "out of memory checking the segments");
+    for (long i = 0, k = 0; i < rows; i++)
+        if (lens[i] > 0) order[k++] = (parm_segment){starts[i], i};
+    qsort(order, (size_t)used, sizeof *order, parm_segment_order);
+    char *msg = NULL;
+    for (long k = 1; k < used && !msg; k++) {
+        const parm_segment *a = &order[k - 1], *b = &order[k];
+        if (a->start + lens[a->row] > b->start)
+            msg = parm_message(PARM_MSG_SEG_OVERLAP, a->row < b->row ? a->row : b->row,
+                               a->row < b->row ? b->row : a->row);
+    }
+    free(order);
+    return msg;
 }
 
 /* A row length: a decimal integer 1..max. */

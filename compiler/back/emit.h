@@ -139,6 +139,12 @@ void emit_arg_unused(FILE *out, const Schedule *s);
  * arrays through these C expressions over an index of the padded order:
  * whether it is in the shape, where it lies in the caller's array, the
  * pad of slot k, and plane[index] or the pad. */
+/* The shape's parameters (", const uint64_t parm_rows, ..."), its arguments
+ * and "(void)parm_rows;..." lines: with segments, the rows' starts and
+ * lengths too (parm_starts, parm_lens). */
+const char *emit_shape_params(Arena *a, const Schedule *s);
+const char *emit_shape_args(const Schedule *s);
+const char *emit_shape_unused(const Schedule *s);
 bool emit_pad_loads(const Schedule *s, const Phase *p);
 bool emit_pad_stores(const Schedule *s, const Phase *p);
 const char *emit_pad_inside(Arena *a, const Schedule *s, const char *index);

@@ -137,22 +137,19 @@ static void put_template(FILE *out, const char *tmpl, const char *index) {
     }
 }
 
-static const char *shape_params(const BmmcGuard *g) {
-    return g ? ", uint64_t parm_rows, uint64_t parm_cols" : "";
-}
 
 /* The parameters after `out` of a kernel with a second output (keep_out,
  * for the elements of chunk `keep`), its shape and its piece, and the same
  * as arguments. */
 static void extra_params(FILE *out, const BmmcPlan *p, const char *ctype, const BmmcGuard *g) {
     if (p->keeps) fprintf(out, ", %s *keep_out, uint64_t keep, uint64_t keep_xor", ctype);
-    fputs(shape_params(g), out);
+    if (g) fputs(g->params, out);
     if (p->piece_log) fputs(", uint64_t piece", out);
 }
 
 static void extra_args(FILE *out, const BmmcPlan *p, const BmmcGuard *g) {
     if (p->keeps) fputs(", keep_out, keep, keep_xor", out);
-    if (g) fputs(", parm_rows, parm_cols", out);
+    if (g) fputs(g->args, out);
     if (p->piece_log) fputs(", piece", out);
 }
 
@@ -359,8 +356,7 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     fprintf(out, "static void %s(const %s *in, %s *out", name, ctype, ctype);
     extra_params(out, p, ctype, g);
     fputs(")\n{\n", out);
-    if (g) /* a one-dimensional shape has one row */
-        fprintf(out, "    (void)parm_rows;\n    (void)parm_cols;\n");
+    if (g) fputs(g->unused, out); /* a one-dimensional shape has one row */
     emit_c_table(out, "uint64_t", "read_x", it.read_x, iters, ty);
     emit_c_table(out, "unsigned", "read_slot", it.read_slot, iters, st);
     emit_c_table(out, "uint64_t", "write_y", it.write_y, iters, ty);

@@ -18,6 +18,8 @@
 typedef struct {
     bool load, store;
     const char *inside, *at, *pad;
+    /* the shape's parameters, arguments and their (void) uses (emit_shape_params) */
+    const char *params, *args, *unused;
 } BmmcGuard;
 
 /* __global__ void name(const T *__restrict__ in, T *__restrict__ out) with

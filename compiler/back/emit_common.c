@@ -62,7 +62,29 @@ static const char *pad_index_type(const Schedule *s) {
     return s->n <= 32 ? "(uint32_t)" : "(uint64_t)";
 }
 
+/* Row r = @ >> cols and column c = @ & mask of the padded order, as text. */
+static const char *pad_row(Arena *a, const Schedule *s) {
+    return arena_printf(a, "(%s@ >> %d)", pad_index_type(s), s->pad_cols_log);
+}
+
+static const char *pad_col(Arena *a, const Schedule *s) {
+    return arena_printf(a, "(%s@ & 0x%llxu)", pad_index_type(s),
+                        (unsigned long long)f2_mask(s->pad_cols_log));
+}
+
+/* Segments: column c of row r is there when c < parm_lens[r] and its place,
+ * parm_starts[r] + c, is inside the caller's parm_cols elements (never a
+ * read or write outside them, whatever the segments). */
+static const char *segment_inside_template(Arena *a, const Schedule *s) {
+    const char *r = pad_row(a, s), *c = pad_col(a, s);
+    return arena_printf(a,
+                        "((int64_t)%s < (int64_t)parm_lens[%s] && (int64_t)parm_starts[%s] >= 0 "
+                        "&& (uint64_t)parm_starts[%s] + %s < parm_cols)",
+                        c, r, r, r, c);
+}
+
 static const char *pad_inside_template(Arena *a, const Schedule *s) {
+    if (s->segments) return segment_inside_template(a, s);
     if (s->pad_rows_log < 0) return "@ < parm_cols";
     const char *t = pad_index_type(s);
     return arena_printf(a, "(%s@ >> %d) < %sparm_rows && (%s@ & 0x%llxu) < %sparm_cols", t,
@@ -70,6 +92,8 @@ static const char *pad_inside_template(Arena *a, const Schedule *s) {
 }
 
 static const char *pad_at_template(Arena *a, const Schedule *s) {
+    if (s->segments)
+        return arena_printf(a, "((uint64_t)parm_starts[%s] + %s)", pad_row(a, s), pad_col(a, s));
     if (s->pad_rows_log < 0) return "@";
     const char *t = pad_index_type(s);
     return arena_printf(a, "(%s@ >> %d) * %sparm_cols + (%s@ & 0x%llxu)", t, s->pad_cols_log, t, t,
@@ -108,8 +132,12 @@ void emit_permute_kernels(FILE *out, const Schedule *s, const Phase *p, const ch
     Arena scratch = {0};
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *slot_name = arena_printf(&scratch, "%s_slot%d", name, k);
-        BmmcGuard guard = {emit_pad_loads(s, p), emit_pad_stores(s, p), NULL, NULL, NULL};
+        BmmcGuard guard =
+            {emit_pad_loads(s, p), emit_pad_stores(s, p), NULL, NULL, NULL, NULL, NULL, NULL};
         if (s->pad) {
+            guard.params = emit_shape_params(&scratch, s);
+            guard.args = emit_shape_args(s);
+            guard.unused = emit_shape_unused(s);
             guard.inside = pad_inside_template(&scratch, s);
             guard.at = pad_at_template(&scratch, s);
             guard.pad = emit_pad_loads(s, p) ? emit_pad_value(&scratch, s, k) : "0";
@@ -433,27 +461,51 @@ static const char *arg_ctype(const Schedule *s, int k) {
     return prim_ctype(elem_slot_prim(s->args[k]->elem, 0));
 }
 
+const char *emit_shape_params(Arena *a, const Schedule *s) {
+    if (!s->segments) return ", const uint64_t parm_rows, const uint64_t parm_cols";
+    return arena_printf(
+        a,
+        ", const uint64_t parm_rows, const uint64_t parm_cols, const %s *parm_starts, "
+        "const %s *parm_lens",
+        prim_ctype(s->seg_starts_prim), prim_ctype(s->seg_lens_prim));
+}
+
+const char *emit_shape_args(const Schedule *s) {
+    return s->segments ? ", parm_rows, parm_cols, parm_starts, parm_lens"
+                       : ", parm_rows, parm_cols";
+}
+
+const char *emit_shape_unused(const Schedule *s) {
+    return s->segments ? "    (void)parm_rows;\n    (void)parm_cols;\n    (void)parm_starts;\n    "
+                         "(void)parm_lens;\n"
+                       : "    (void)parm_rows;\n    (void)parm_cols;\n";
+}
+
 void emit_arg_params(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++) {
         if (s->arg_by_ref && s->arg_by_ref[k])
             fprintf(out, ", const %s *parm_argp%d", arg_ctype(s, k), s->args[k]->id);
         else fprintf(out, ", const %s parm_arg%d", arg_ctype(s, k), s->args[k]->id);
     }
-    if (s->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
+    if (s->pad) {
+        Arena a = {0};
+        fputs(emit_shape_params(&a, s), out);
+        arena_free(&a);
+    }
 }
 
 void emit_arg_values(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, ", parm_arg%s%d", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "",
                 s->args[k]->id);
-    if (s->pad) fputs(", parm_rows, parm_cols", out);
+    if (s->pad) fputs(emit_shape_args(s), out);
 }
 
 void emit_arg_unused(FILE *out, const Schedule *s) {
     for (int k = 0; k < s->nargs; k++)
         fprintf(out, "    (void)parm_arg%s%d;\n", s->arg_by_ref && s->arg_by_ref[k] ? "p" : "",
                 s->args[k]->id);
-    if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
+    if (s->pad) fputs(emit_shape_unused(s), out);
 }
 
 void emit_arg_loads(FILE *out, const Schedule *s) {
@@ -463,7 +515,7 @@ void emit_arg_loads(FILE *out, const Schedule *s) {
                     s->args[k]->id, s->args[k]->id);
         fprintf(out, "    (void)parm_arg%d;\n", s->args[k]->id);
     }
-    if (s->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
+    if (s->pad) fputs(emit_shape_unused(s), out);
 }
 
 void emit_api_text(FILE *out, const EmitInput *in, const char *text) {
@@ -583,7 +635,7 @@ static void emit_graph_signature(FILE *out, const EmitInput *in, const EntryPlan
     }
     for (int k = 0; k < e->nout_planes; k++)
         fprintf(out, ", %s *out%d", prim_ctype(e->out_planes[k].prim), k);
-    if (e->pad) fputs(e->pad_rows_log >= 0 ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
+    if (e->pad) fputs(plan_pad_by_rows(e) ? ", size_t rows, size_t row_len)" : ", size_t n)", out);
     else fputs(e->n >= 0 ? ", size_t n)" : ")", out);
 }
 
@@ -611,7 +663,12 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
     for (int i = 0; i < in->nplans; i++)
         if (strcmp(in->plans[i].func->entry, first->func->entry) == 0) last = &in->plans[i];
     int param = first->func->pad_param + 1;
-    if (first->pad_rows_log >= 0)
+    if (first->segments)
+        fprintf(out,
+                "; segments: parameter %d and the results of its length hold n elements, row i of "
+                "up to 2^%d at parameter %d's element i, as long as parameter %d's element i",
+                param, first->pad_cols_log, first->func->seg_starts + 1, first->func->seg_lens + 1);
+    else if (first->pad_rows_log >= 0)
         fprintf(
             out,
             "; any shape: parameter %d and the results of its length hold rows * row_len elements, row "
@@ -672,7 +729,7 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
  * refused, the call returns PARM_ERROR_LENGTH rather than run a larger one. */
 static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const EntryPlan *first,
                                            int nscalars) {
-    bool rows = first->pad_rows_log >= 0;
+    bool rows = plan_pad_by_rows(first);
     Arena names = {0};
     if (!rows) fputs("    const size_t rows = 1, row_len = n;\n", out);
     EntrySize *sizes;
@@ -682,7 +739,8 @@ static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const
         const EntryPlan *e = sizes[i].plan;
         fprintf(out,
                 "    if (rows <= (size_t)1 << %d && row_len <= (size_t)1 << %d)\n        return ",
-                rows ? f->pad_rows_log : 0, f->pad_cols_log);
+                rows ? f->pad_rows_log : 0,
+                first->segments ? IR_SEGMENTED_MAX_LOG : f->pad_cols_log);
         if (!e) {
             fprintf(out, "PARM_ERROR_LENGTH;   /* the range's size %d is not compiled */\n",
                     f->size_param);

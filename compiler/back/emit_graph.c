@@ -584,6 +584,11 @@ static void emit_gather(FILE *out, const PlanNode *n, const char *name, const Ta
 
 /* ---- COPY_PAD and COPY_CUT (an entry of any length) ---- */
 
+/* The rows of an entry with segments: every one of its 2^pad_rows_log. */
+static const char *api_rows(Arena *a, const EntryPlan *e) {
+    return arena_printf(a, "((uint64_t)1 << %d)", e->pad_rows_log);
+}
+
 /* The entry's shape as the fields of a Schedule that the pad helpers of
  * emit_common.c read (emit.h: emit_pad_inside...), so that a graph's copies
  * pad and cut exactly as a chain of any length reads and writes. */
@@ -595,6 +600,9 @@ static Schedule pad_shape(const EntryPlan *e) {
     s.pad = e->pad;
     s.pad_rows_log = e->pad_rows_log;
     s.pad_cols_log = e->pad_cols_log;
+    s.segments = e->segments;
+    s.seg_starts_prim = e->seg_starts_prim;
+    s.seg_lens_prim = e->seg_lens_prim;
     return s;
 }
 
@@ -606,15 +614,21 @@ static Schedule node_shape(const EntryPlan *e, const PlanNode *n) {
     if (n->copy == COPY_CUT && n->out[0].row_cut) {
         s.n = n->n;
         s.pad_cols_log = n->n - (e->pad_rows_log < 0 ? 0 : e->pad_rows_log);
+        s.segments = false; /* every row (with segments, all 2^pad_rows_log), cut to k */
     }
     return s;
 }
 
-/* The row length a COPY node's kernel takes as parm_cols. */
-static const char *shape_cols(Arena *a, const PlanNode *n) {
-    return n->copy == COPY_CUT && n->out[0].row_cut
-               ? arena_printf(a, "%lluu", (unsigned long long)n->out[0].row_cut)
-               : "parm_cols";
+/* The shape a COPY node's kernel takes: the entry's, or for a result cut to
+ * the result row length its rows (parm_rows, or with segments all of them)
+ * of that length. */
+static const char *shape_args(Arena *a, const EntryPlan *e, const PlanNode *n) {
+    if (n->copy != COPY_CUT || !n->out[0].row_cut) {
+        Schedule shape = pad_shape(e);
+        return emit_shape_args(&shape);
+    }
+    return arena_printf(a, ", %s, %lluu", e->segments ? api_rows(a, e) : "parm_rows",
+                        (unsigned long long)n->out[0].row_cut);
 }
 
 /* Every index x of the padded order: the pad or the caller's element into
@@ -626,11 +640,9 @@ static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, co
     fprintf(out, "%s %s(", t->node_head, name);
     emit_plane_params(out, "i", n->nin, true, true);
     emit_plane_params(out, "o", n->nout, false, false);
-    fputs(
-        ", const uint64_t parm_rows, const uint64_t parm_cols)\n{\n    (void)parm_rows;\n    (void)parm_cols;\n",
-        out);
-    t->node_loop(out, 1ULL << n->n);
     Arena a = {0};
+    fprintf(out, "%s)\n{\n%s", emit_shape_params(&a, &shape), emit_shape_unused(&shape));
+    t->node_loop(out, 1ULL << n->n);
     if (n->copy == COPY_CUT)
         fprintf(out, "        if (!(%s)) continue;\n", emit_pad_inside(&a, &shape, "x"));
     for (int k = 0; k < n->nin; k++) {
@@ -666,7 +678,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
                 e->chain_off, n->npartial ? ", np" : "");
         node_arg_values(out, a, e, n);
         /* a chain over the caller's shape (an entry of any length that is one chain) */
-        if (n->chain.pad) fputs(", parm_rows, parm_cols", out);
+        if (n->chain.pad) fputs(emit_shape_args(&n->chain), out);
         fputs("))) return status;\n    }\n", out);
         break;
     case NODE_COPY:
@@ -674,7 +686,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
             t->node_launch(out, name, n->grid_blocks, n->grid_threads);
             plane_values(out, a, e, n->in, n->nin, true);
             plane_values(out, a, e, n->out, n->nout, false);
-            fprintf(out, ", parm_rows, %s);\n", shape_cols(a, n));
+            fprintf(out, "%s);\n", shape_args(a, e, n));
             fputs(t->node_check, out);
             break;
         }
@@ -721,7 +733,8 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
  * whose calls pass slices, a rank's), or the shape's. */
 static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
     if (p->row_cut)
-        return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * %lluu)", ctype(p),
+        return arena_printf(a, "sizeof(%s) * (size_t)(%s * %lluu)", ctype(p),
+                            e->segments ? api_rows(a, e) : "parm_rows",
                             (unsigned long long)p->row_cut);
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
     return arena_printf(a, "0x%llxu", plane_bytes(p) >> (t->rank_slices ? e->gpu_log : 0));
@@ -829,6 +842,12 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     if (e->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
     fputs(")\n{\n    (void)in;\n", out);
     if (e->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
+    if (e->segments)
+        fprintf(out,
+                "    const %s *const parm_starts = (const %s *)in[%d];\n"
+                "    const %s *const parm_lens = (const %s *)in[%d];\n",
+                prim_ctype(e->seg_starts_prim), prim_ctype(e->seg_starts_prim), e->seg_starts_plane,
+                prim_ctype(e->seg_lens_prim), prim_ctype(e->seg_lens_prim), e->seg_lens_plane);
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i]))
             fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
@@ -878,9 +897,11 @@ static void emit_pad_tables(FILE *out, const EntrySize *sizes, int nsizes) {
         fprintf(out, "static const long %s[] = {", names[t]);
         for (int i = 0; i < nsizes; i++) {
             const IrFunc *f = sizes[i].func;
-            long value = t == 0   ? other_values(f)
-                         : t == 1 ? (f->pad_rows_log < 0 ? 1L : 1L << f->pad_rows_log)
-                                  : 1L << f->pad_cols_log;
+            bool flat = f->pad_rows_log < 0 || f->seg_starts >= 0;
+            long value = t == 0 ? other_values(f)
+                         : t == 1
+                             ? (flat ? 1L : 1L << f->pad_rows_log)
+                             : 1L << (f->seg_starts >= 0 ? IR_SEGMENTED_MAX_LOG : f->pad_cols_log);
             fprintf(out, "%s%ldL", i ? ", " : "", value);
         }
         fputs("};\n", out);
@@ -952,7 +973,7 @@ static void emit_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
     for (int k = 0; k < first->nout_planes; k++)
         fprintf(out, ", (%s *)dout[%d]", prim_ctype(first->out_planes[k].prim), k);
     if (first->pad)
-        fputs(first->pad_rows_log >= 0 ? ", parm_main_rows, parm_main_cols)" : ", parm_main_cols)",
+        fputs(plan_pad_by_rows(first) ? ", parm_main_rows, parm_main_cols)" : ", parm_main_cols)",
               out);
     else fputs(first->n >= 0 ? ", n)" : ")", out);
 }
@@ -965,11 +986,12 @@ static const char *main_len(Arena *a, const EntryPlan *first, int i, bool result
                                      i + (result ? first->func->body->nparams : 0));
     if (!first->pad) return whole;
     if (!result) return i == first->func->pad_param ? "parm_main_rows * parm_main_cols" : whole;
+    const char *rows = first->segments ? api_rows(a, first) : "parm_main_rows";
     return arena_printf(
         a,
         "(parm_cut[spec][%d] < 0 ? parm_main_rows * parm_main_cols : parm_cut[spec][%d] > 0 ? "
-        "parm_main_rows * (size_t)parm_cut[spec][%d] : %s)",
-        i, i, i, whole);
+        "%s * (size_t)parm_cut[spec][%d] : %s)",
+        i, i, rows, i, whole);
 }
 
 /* The call that the runner makes (and times). */
@@ -1031,7 +1053,7 @@ static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *fir
     int nsizes = emit_entry_sizes(&a, in, first->func->entry, &sizes);
     const IrFunc *last = sizes[nsizes - 1].func;
     arena_free(&a);
-    bool rows = first->pad_rows_log >= 0;
+    bool rows = plan_pad_by_rows(first);
     int slots = first->pad_elem->nslots;
     fputs("    long row_len = 1;\n", out);
     if (rows) emit_read_row_length(out, first->func->entry, 1L << last->pad_cols_log);
@@ -1095,6 +1117,52 @@ static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *firs
     }
     arena_free(&names);
     fputs("    default: return PARM_ERROR_LENGTH;\n    }\n}\n\n", out);
+}
+
+/* Element i of the main's host plane k of the segments' starts or lengths. */
+static const char *segment_at(Arena *a, Prim p, int plane, const char *i) {
+    return arena_printf(a, "(int64_t)((const %s *)host_in[%d])[%s]", prim_ctype(p), plane, i);
+}
+
+/* An entry with segments: the main stops, with the interpreter's message
+ * (runtime/parm_io.h), where the segments are not each inside the
+ * parm_main_cols elements given, at most a row long, and disjoint. */
+static void emit_main_check_segments(FILE *out, const EntryPlan *e) {
+    Arena a = {0};
+    fprintf(out,
+            "    {\n        const long rows = 1L << %d;\n"
+            "        int64_t *st = (int64_t *)malloc(sizeof(int64_t) * (size_t)rows);\n"
+            "        int64_t *ln = (int64_t *)malloc(sizeof(int64_t) * (size_t)rows);\n"
+            "        char *msg = NULL;\n"
+            "        if (st && ln) {\n"
+            "            for (long r = 0; r < rows; r++) {\n"
+            "                st[r] = %s;\n                ln[r] = %s;\n            }\n"
+            "            msg = parm_segments_message(st, ln, rows, %ldL, (long)parm_main_cols);\n"
+            "        } else msg = parm_message(\"%%s\", \"out of memory checking the segments\");\n"
+            "        free(st);\n        free(ln);\n        if (msg) {\n"
+            "            fprintf(stderr, PARM_INPUT_NAME \": error: %%s\\n\", msg);\n"
+            "            free(msg);\n            free(input.text);\n"
+            "            for (int k = 0; k < %d; k++) free(host_in[k]);\n"
+            "            for (int k = 0; k < %d; k++) free(host_out[k]);\n"
+            "            return 1;\n        }\n    }\n",
+            e->pad_rows_log, segment_at(&a, e->seg_starts_prim, e->seg_starts_plane, "r"),
+            segment_at(&a, e->seg_lens_prim, e->seg_lens_plane, "r"), 1L << e->pad_cols_log,
+            e->nin_planes, e->nout_planes);
+    arena_free(&a);
+}
+
+/* The head of the loop over a result of the padded length of an entry
+ * with segments: each row's segment, row after row (the interpreter's
+ * order, compiler/ir/io.c), i its place in the caller's array. */
+static void emit_main_segment_loop(FILE *out, const EntryPlan *e) {
+    Arena a = {0};
+    fprintf(out,
+            "    for (size_t r = 0; r < (size_t)1 << %d; r++)\n"
+            "    for (int64_t c = 0; c < %s; c++) {\n"
+            "        const size_t i = (size_t)(%s + c);\n",
+            e->pad_rows_log, segment_at(&a, e->seg_lens_prim, e->seg_lens_plane, "r"),
+            segment_at(&a, e->seg_starts_prim, e->seg_starts_plane, "r"));
+    arena_free(&a);
 }
 
 void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t) {
@@ -1170,6 +1238,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
         plane += v->elem->nslots;
     }
     arena_free(&scratch);
+    if (first->segments) emit_main_check_segments(out, first);
     if (first_array < 0)
         for (int i = 0; i < body->nresults && first_array < 0; i++)
             if (!ir_is_scalar(body->results[i])) first_array = body->nparams + i;
@@ -1184,7 +1253,10 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     emit_main_run(out, in, t);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
-        fprintf(out, "    for (size_t i = 0; i < %s; i++) {\n", main_len(&names, first, r, true));
+        if (first->segments && result_cut(first->func, v) < 0) emit_main_segment_loop(out, first);
+        else
+            fprintf(out, "    for (size_t i = 0; i < %s; i++) {\n",
+                    main_len(&names, first, r, true));
         for (int k = 0; k < v->elem->nslots; k++) {
             Prim p = elem_slot_prim(v->elem, k);
             if (k) fputs("        fputc(' ', stdout);\n", out);

@@ -142,9 +142,16 @@ static void write_any_length(FILE *out, const ManifestInput *in, int first) {
     fprintf(out, "      \"any_length\": %s,\n", f->pad_param >= 0 ? "true" : "false");
     if (f->pad_param < 0) return;
     const IrVal *v = last->body->params[last->pad_param];
-    fprintf(out, "      \"max_n\": %llu,\n", 1ULL << v->log_len);
+    bool segments = f->seg_starts >= 0;
+    fprintf(out, "      \"max_n\": %llu,\n",
+            1ULL << (segments ? IR_SEGMENTED_MAX_LOG : v->log_len));
     fprintf(out, "      \"padded\": %d,\n", f->pad_param);
-    if (last->pad_rows_log >= 0)
+    if (segments)
+        fprintf(out,
+                "      \"segments\": {\"starts\": %d, \"lens\": %d, \"rows\": %llu, "
+                "\"max_row_len\": %llu},\n",
+                f->seg_starts, f->seg_lens, 1ULL << f->pad_rows_log, 1ULL << f->pad_cols_log);
+    else if (last->pad_rows_log >= 0)
         fprintf(out, "      \"rows\": {\"max_rows\": %llu, \"max_row_len\": %llu},\n",
                 1ULL << last->pad_rows_log, 1ULL << last->pad_cols_log);
     if (f->cut_cols) fprintf(out, "      \"row_cut\": %lld,\n", (long long)f->cut_cols);

@@ -388,7 +388,7 @@ static void interpret(Compilation *c, const Options *opt, FILE *in, FILE *out) {
                                      &shape);
     c->results = ir_eval_func(&c->ir, f, c->inputs);
     if (opt->compare_stages) compare_stages(c, opt, f);
-    io_write_results(out, f, c->results, shape);
+    io_write_results(out, f, c->inputs, c->results, shape);
 }
 
 /* The back end: write OUT, its header and its manifest, from the plans of

@@ -156,7 +156,11 @@ typedef struct {
     const char *name;
     TypeExpr *type; /* NULL for a range */
     Expr *pad;      /* `pad e`: the element an absent one stands for; NULL if none */
-    Expr *lo, *hi;  /* range bounds, inclusive */
+    /* `pad e, segments starts lens`: the parameters that give each row's
+     * start and length in the caller's array (docs/language.md, 7.3); NULL if none */
+    const char *seg_starts, *seg_lens;
+    Loc seg_loc;
+    Expr *lo, *hi; /* range bounds, inclusive */
 } EntryParam;
 
 typedef struct {

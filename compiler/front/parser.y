@@ -278,6 +278,24 @@ eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) IDENT(P) expr(E) RPAREN. {
     A->type = T;
     A->pad = E;
 }
+/* (xs : [2^b][2^r]t pad e, segments starts lens): row i is the caller's
+   elements starts[i] .. starts[i] + lens[i] - 1; `segments` is a word only here */
+eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) IDENT(P) expr(E) COMMA IDENT(W) IDENT(S) IDENT(Z) RPAREN. {
+    if (strcmp(tok_name(ps, P), "pad") != 0)
+        diag_error(P.loc, "unexpected '%s' after the type of '%s', expected 'pad' or ')'", tok_name(ps, P),
+                   tok_name(ps, N));
+    if (strcmp(tok_name(ps, W), "segments") != 0)
+        diag_error(W.loc, "unexpected '%s' after the pad of '%s', expected 'segments' or ')'",
+                   tok_name(ps, W), tok_name(ps, N));
+    A = NEW(ps->arena, EntryParam);
+    A->loc = L.loc;
+    A->name = tok_name(ps, N);
+    A->type = T;
+    A->pad = E;
+    A->seg_loc = W.loc;
+    A->seg_starts = tok_name(ps, S);
+    A->seg_lens = tok_name(ps, Z);
+}
 eparam(A) ::= LPAREN(L) IDENT(N) COLON bound(LO) DOTDOT bound(HI) RPAREN. {
     A = NEW(ps->arena, EntryParam);
     A->loc = L.loc;

@@ -114,8 +114,15 @@ static void fill_buffer(const Tokens *t, long *next, Buf *b, BadToken *bad) {
 
 /* ---- entries with a padded parameter (docs/language.md, section 7) ---- */
 
-static long pad_rows_max(const IrFunc *f) {
-    return f->pad_rows_log < 0 ? 1 : 1L << f->pad_rows_log;
+/* Whether the caller gives rows of one row length (the input's first
+ * token), rather than a flat array (one dimension, or segments). */
+static bool by_rows(const IrFunc *f) { return f->pad_rows_log >= 0 && f->seg_starts < 0; }
+
+static long pad_rows_max(const IrFunc *f) { return by_rows(f) ? 1L << f->pad_rows_log : 1; }
+
+/* The most elements the caller's flat array may hold. */
+static long pad_cols_max(const IrFunc *f) {
+    return 1L << (f->seg_starts >= 0 ? IR_SEGMENTED_MAX_LOG : f->pad_cols_log);
 }
 
 /* The padded parameter: every element the pad, then the shape's elements
@@ -129,6 +136,54 @@ static void fill_padded(const Tokens *t, long *next, const IrFunc *f, Buf *b, Io
         for (long c = 0; c < shape.cols; c++)
             for (int k = 0; k < b->elem->nslots; k++)
                 if (!read_value(t, next, b, r << f->pad_cols_log | c, k, bad)) return;
+}
+
+/* The value of element i of an integer parameter's buffer. */
+static int64_t int_at(const Buf *b, long i) { return b->planes[0][i].i; }
+
+/* The smallest k with 2^k >= n (0 for n <= 1). */
+static int log2_up(long n) {
+    int k = 0;
+    while ((1L << k) < n) k++;
+    return k;
+}
+
+/* The first n elements of b, read in order. */
+static void fill_given(const Tokens *t, long *next, Buf *b, long n, BadToken *bad) {
+    for (long i = 0; i < n; i++)
+        for (int k = 0; k < b->elem->nslots; k++)
+            if (!read_value(t, next, b, i, k, bad)) return;
+}
+
+/* An entry with segments (docs/language.md 7.3): the caller's n elements
+ * (`given`, freed here) placed into the padded rows, row i from starts[i],
+ * once the segments are checked (a message through diag when they are not). */
+static void fill_segments(const IrFunc *f, Buf *const *bufs, Buf *given, long n,
+                          const Source *src) {
+    long rows = 1L << f->pad_rows_log;
+    int64_t *starts = malloc(sizeof(int64_t) * (size_t)rows);
+    int64_t *lens = malloc(sizeof(int64_t) * (size_t)rows);
+    if (!starts || !lens) diag_fatal("out of memory reading input");
+    for (long i = 0; i < rows; i++) {
+        starts[i] = int_at(bufs[f->seg_starts], i);
+        lens[i] = int_at(bufs[f->seg_lens], i);
+    }
+    char *msg = parm_segments_message(starts, lens, rows, 1L << f->pad_cols_log, n);
+    Buf *b = bufs[f->pad_param];
+    for (long i = 0; i < buf_len(b); i++)
+        for (int k = 0; k < b->elem->nslots; k++) b->planes[k][i] = f->pad[k];
+    for (long r = 0; !msg && r < rows; r++)
+        for (long c = 0; c < lens[r]; c++)
+            for (int k = 0; k < b->elem->nslots; k++)
+                b->planes[k][r << f->pad_cols_log | c] = given->planes[k][starts[r] + c];
+    free(starts);
+    free(lens);
+    buf_free(given);
+    if (msg) {
+        diag_report((Loc){src, 0, 0}, "%s", msg);
+        free(msg);
+        diag_abort();
+    }
 }
 
 /* The row length, the first token of the input of an entry over rows: the
@@ -168,8 +223,8 @@ static bool shape_for(const IrFunc *f, long count, long row_len, IoShape *shape)
     long slots = f->body->params[f->pad_param]->elem->nslots, values = count - other_values(f);
     if (values < 0 || values % slots != 0 || (values / slots) % row_len != 0) return false;
     long elems = values / slots;
-    *shape = f->pad_rows_log >= 0 ? (IoShape){elems / row_len, row_len} : (IoShape){1, elems};
-    return shape->cols <= 1L << f->pad_cols_log && shape->rows <= pad_rows_max(f);
+    *shape = by_rows(f) ? (IoShape){elems / row_len, row_len} : (IoShape){1, elems};
+    return shape->cols <= pad_cols_max(f) && shape->rows <= pad_rows_max(f);
 }
 
 /* The shape of the input of an entry with a padded parameter and the first
@@ -178,7 +233,7 @@ static bool shape_for(const IrFunc *f, long count, long row_len, IoShape *shape)
  * for the whole input), when none. */
 static const IrFunc *padded_shape(const IrProgram *p, const IrFunc *last, const Tokens *t,
                                   IoShape *shape, long *first, char **msg, long *at) {
-    bool rows = last->pad_rows_log >= 0;
+    bool rows = by_rows(last);
     *first = rows ? 1 : 0;
     *at = -1;
     long row_len = rows ? read_row_length(t, last, msg, at) : 1;
@@ -191,7 +246,7 @@ static const IrFunc *padded_shape(const IrProgram *p, const IrFunc *last, const 
     if (rows)
         *msg = parm_rows_message(last->entry, others, slots, pad_rows_max(last), row_len,
                                  t->count - 1);
-    else *msg = parm_padded_message(last->entry, others, slots, 1L << last->pad_cols_log, t->count);
+    else *msg = parm_padded_message(last->entry, others, slots, pad_cols_max(last), t->count);
     return NULL;
 }
 
@@ -235,16 +290,23 @@ const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *
     if (!bufs) diag_fatal("out of memory reading input");
     *inputs = bufs;
     BadToken bad = {-1, PRIM_BOOL, ""};
+    Buf *given = NULL; /* the caller's array of an entry with segments */
     for (int i = 0; i < f->body->nparams && bad.offset < 0; i++) {
         const IrVal *v = f->body->params[i];
         bufs[i] = buf_new(1, v->log_len, v->elem);
-        if (i == f->pad_param) fill_padded(&t, &next, f, bufs[i], *shape, &bad);
+        if (i == f->pad_param && f->seg_starts >= 0) {
+            given = buf_new(1, log2_up(shape->cols), v->elem);
+            fill_given(&t, &next, given, shape->cols, &bad);
+        } else if (i == f->pad_param) fill_padded(&t, &next, f, bufs[i], *shape, &bad);
         else fill_buffer(&t, &next, bufs[i], &bad);
     }
     free(t.starts);
-    if (bad.offset >= 0)
+    if (bad.offset >= 0) {
+        if (given) buf_free(given);
         diag_error(input_loc(&src, text, bad.offset), PARM_MSG_INVALID, bad.text,
                    prim_name(bad.prim));
+    }
+    if (given) fill_segments(f, bufs, given, shape->cols, &src);
     return f;
 }
 
@@ -256,10 +318,25 @@ static void write_element(FILE *out, const Buf *b, long i) {
     fputc('\n', out);
 }
 
-void io_write_results(FILE *out, const IrFunc *f, Buf **results, IoShape shape) {
+/* A result of the padded length of an entry with segments: each row's
+ * segment, row after row (the caller's array in the order of the rows). */
+static void write_segments(FILE *out, const IrFunc *f, Buf *const *inputs, const Buf *b) {
+    for (long row = 0; row < 1L << f->pad_rows_log; row++)
+        for (long c = 0; c < int_at(inputs[f->seg_lens], row); c++)
+            write_element(out, b, row << f->pad_cols_log | c);
+}
+
+void io_write_results(FILE *out, const IrFunc *f, Buf *const *inputs, Buf **results,
+                      IoShape shape) {
     int padded_len = f->pad_param >= 0 ? f->body->params[f->pad_param]->log_len : -2;
+    bool segments = f->seg_starts >= 0;
+    if (segments) shape.rows = 1L << f->pad_rows_log; /* every row, for the cut results */
     for (int r = 0; r < f->body->nresults; r++) {
         const Buf *b = results[r];
+        if (b->log_len == padded_len && segments) {
+            write_segments(out, f, inputs, b);
+            continue;
+        }
         if (b->log_len == padded_len) {
             /* truncated to the shape given */
             for (long row = 0; row < shape.rows; row++)

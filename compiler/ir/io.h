@@ -25,8 +25,10 @@ typedef struct {
  * smallest specialisation that takes it. */
 const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name,
                              const char *text, long len, Buf ***inputs, IoShape *shape);
-/* The results; those of the padded parameter's length truncated to shape. */
-void io_write_results(FILE *out, const IrFunc *f, Buf **results, IoShape shape);
+/* The results; those of the padded parameter's length truncated to shape
+ * (for an entry with segments, each row's segment in row order, from the
+ * segments' parameters among the inputs). */
+void io_write_results(FILE *out, const IrFunc *f, Buf *const *inputs, Buf **results, IoShape shape);
 /* Read a whole stream into a NUL-terminated heap buffer; NULL on error. */
 char *io_slurp(FILE *in, long *len);
 

@@ -142,6 +142,9 @@ struct IrStmt {
     bool dead;         /* scratch for the optimiser: killed, to be dropped from its body */
 };
 
+/* The most elements (log2) of the caller's array of an entry with segments. */
+#define IR_SEGMENTED_MAX_LOG 40
+
 typedef struct {
     const char *name;  /* entry name, with _n suffix per size when ranged */
     const char *entry; /* entry name as written */
@@ -157,6 +160,12 @@ typedef struct {
     int pad_param;
     int pad_rows_log, pad_cols_log;
     const Scalar *pad;
+    /* `pad e, segments starts lens` (docs/language.md 7.3): the parameters
+     * (1-D integer arrays of 2^pad_rows_log) that place row i of the padded
+     * parameter at starts[i] in the caller's array of any length, lens[i]
+     * elements long; the caller's array and the results of the padded length
+     * hold n elements. -1 when the rows are not segments. */
+    int seg_starts, seg_lens;
     /* `: [k]` after the parameters (docs/language.md 7.2): every array
      * result of another length than the padded parameter's is rows (as
      * many as the parameter has) cut to their first cut_cols elements,

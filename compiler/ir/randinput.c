@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* splitmix64: small, and the same sequence on every platform */
@@ -89,21 +90,69 @@ static long random_shape(FILE *out, const IrFunc *f, uint64_t *state) {
     return rows * row_len;
 }
 
+/* Segments (docs/language.md 7.3): row r gets a random length and the rows
+ * lie in a random order with random gaps, so that they are disjoint and
+ * inside the array; *n is the array's length. */
+static void random_segments(const IrFunc *f, uint64_t *state, int64_t *starts, int64_t *lens,
+                            long *n) {
+    long rows = 1L << f->pad_rows_log, cols = 1L << f->pad_cols_log, at = 0;
+    for (long r = 0; r < rows; r++) {
+        lens[r] = (int64_t)(next(state) % (uint64_t)(cols + 1));
+        starts[r] = r;
+    }
+    for (long r = rows - 1; r > 0; r--) { /* a random order of the rows, in starts */
+        long j = (long)(next(state) % (uint64_t)(r + 1));
+        int64_t t = starts[r];
+        starts[r] = starts[j];
+        starts[j] = t;
+    }
+    int64_t *order = malloc(sizeof(int64_t) * (size_t)rows);
+    if (!order) diag_fatal("out of memory writing an input");
+    memcpy(order, starts, sizeof(int64_t) * (size_t)rows);
+    for (long k = 0; k < rows; k++) {
+        at += (long)(next(state) % 3);
+        starts[order[k]] = at;
+        at += (long)lens[order[k]];
+    }
+    free(order);
+    *n = at + (long)(next(state) % 3);
+}
+
+/* The values of one parameter: random, or for an entry's segments, given. */
+static void write_param(FILE *out, const IrVal *v, long len, const int64_t *given, uint64_t *state,
+                        bool special) {
+    for (long e = 0; e < len; e++) {
+        if (given) {
+            fprintf(out, "%lld\n", (long long)given[e]);
+            continue;
+        }
+        for (int k = 0; k < v->elem->nslots; k++) {
+            Prim p = elem_slot_prim(v->elem, k);
+            if (k) fputc(' ', out);
+            scalar_print(out, p, random_scalar(p, state, special));
+        }
+        fputc('\n', out);
+    }
+}
+
 void randinput_write(FILE *out, const IrFunc *f, uint64_t seed, bool special) {
     uint64_t state = seed;
-    long padded_len = f->pad_param >= 0 ? random_shape(out, f, &state) : 0;
+    long padded_len = 0;
+    int64_t *starts = NULL, *lens = NULL;
+    if (f->seg_starts >= 0) {
+        starts = malloc(sizeof(int64_t) << f->pad_rows_log);
+        lens = malloc(sizeof(int64_t) << f->pad_rows_log);
+        if (!starts || !lens) diag_fatal("out of memory writing an input");
+        random_segments(f, &state, starts, lens, &padded_len);
+    } else if (f->pad_param >= 0) padded_len = random_shape(out, f, &state);
     for (int i = 0; i < f->body->nparams; i++) {
         const IrVal *v = f->body->params[i];
         long len = i == f->pad_param ? padded_len : v->log_len < 0 ? 1 : 1L << v->log_len;
-        for (long e = 0; e < len; e++) {
-            for (int k = 0; k < v->elem->nslots; k++) {
-                Prim p = elem_slot_prim(v->elem, k);
-                if (k) fputc(' ', out);
-                scalar_print(out, p, random_scalar(p, &state, special));
-            }
-            fputc('\n', out);
-        }
+        const int64_t *given = i == f->seg_starts ? starts : i == f->seg_lens ? lens : NULL;
+        write_param(out, v, len, given, &state, special);
     }
+    free(starts);
+    free(lens);
 }
 
 double randinput_bound(const IrFunc *f, double *elements) {

@@ -319,6 +319,11 @@ static void schedule_chain(Graph *g, const Chain *c, int count, Build *b) {
         schedule_func(g->arena, fn, g->sched, s);
     }
     s->pad_in_only = s->pad != NULL;
+    if (s->pad && g->out->segments) {
+        s->segments = true;
+        s->seg_starts_prim = g->out->seg_starts_prim;
+        s->seg_lens_prim = g->out->seg_lens_prim;
+    }
     if (s->pad_in_only) kernel_plan(s); /* its launch bounds */
 }
 
@@ -1213,6 +1218,23 @@ static void one_chain(Arena *arena, const IrFunc *f, const SchedOptions *opt, En
     n->arg_at = at;
 }
 
+/* The API's input plane of parameter `param` (planes count the arrays' fields). */
+static int param_plane(const IrFunc *f, int param) {
+    int plane = 0;
+    for (int i = 0; i < param; i++)
+        if (!ir_is_scalar(f->body->params[i])) plane += f->body->params[i]->elem->nslots;
+    return plane;
+}
+
+/* An entry with segments: where its starts and lengths are (EntryPlan.segments). */
+static void segment_planes(const IrFunc *f, EntryPlan *out) {
+    out->segments = true;
+    out->seg_starts_plane = param_plane(f, f->seg_starts);
+    out->seg_lens_plane = param_plane(f, f->seg_lens);
+    out->seg_starts_prim = elem_slot_prim(f->body->params[f->seg_starts]->elem, 0);
+    out->seg_lens_prim = elem_slot_prim(f->body->params[f->seg_lens]->elem, 0);
+}
+
 void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
     memset(out, 0, sizeof *out);
     out->func = f;
@@ -1241,6 +1263,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
         out->pad_rows_log = f->pad_rows_log;
         out->pad_cols_log = f->pad_cols_log;
     }
+    if (f->seg_starts >= 0) segment_planes(f, out);
     if (simple_entry(f)) {
         one_chain(arena, f, opt, out);
         host_plan(arena, out, opt);

@@ -115,3 +115,5 @@ int plan_store_pos(const Phase *p, const IrStmt *pos, uint64_t *on_u, uint64_t *
 int plan_pos_threads(const Step *st, const IrStmt *pos, uint64_t *on_tid) {
     return compose(pos, st->pos_tid, st->pos_bits, on_tid);
 }
+
+bool plan_pad_by_rows(const EntryPlan *e) { return e->pad_rows_log >= 0 && !e->segments; }

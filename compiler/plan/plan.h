@@ -413,6 +413,12 @@ typedef struct {
     const Scalar *pad;
     int pad_rows_log, pad_cols_log;
     bool pad_in_only;
+    /* An entry with segments (IrFunc.seg_starts): row r of the padded order
+     * is the caller's elements parm_starts[r] .. parm_starts[r] + parm_lens[r]
+     * - 1 of the parm_cols of its array (parm_rows is 1); what reads or
+     * writes the caller's shape takes the two arrays too (emit_shape_params). */
+    bool segments;
+    Prim seg_starts_prim, seg_lens_prim;
     /* A commutative reduce of the chain's result, fused into it (an entry
      * graph's, entry_plan.c): phase reduce_phase, a LOCAL phase that only
      * permutations follow, also reduces the tile of each block b with the
@@ -677,6 +683,11 @@ typedef struct {
     const Scalar *pad;
     const ElemType *pad_elem;
     int pad_log, pad_rows_log, pad_cols_log;
+    /* An entry with segments (Schedule.segments): the API's input planes of
+     * the rows' starts and lengths, and their types. */
+    bool segments;
+    int seg_starts_plane, seg_lens_plane;
+    Prim seg_starts_prim, seg_lens_prim;
 } EntryPlan;
 
 /* A size of a ranged entry that the back end refuses whole while other
@@ -732,6 +743,9 @@ int plan_block_threads_log(const Phase *p);
 /* Whether a LOCAL phase loads its tile in 16-byte vectors (Phase.vec_log):
  * not through cp.async (Phase.buffers) nor a load map (Phase.map), which
  * take each element alone. */
+/* Whether an entry of any length takes rows of one row length (rows,
+ * row_len), rather than a flat array (one dimension, or segments: n). */
+bool plan_pad_by_rows(const EntryPlan *e);
 bool plan_vector_load(const Schedule *s, const Phase *p);
 /* Whether phase p reads a plane of the chain's input at shifted indices
  * (Schedule.in_shift). */

@@ -1091,6 +1091,50 @@ static void cut_results(Spec *s, IrFunc *f, const Expr *cut, Env *env) {
                    "no array result to cut: every array result has the padded parameter's length");
 }
 
+/* The body parameter of the entry parameter named `name` that gives the
+ * segments' `what` (starts or lengths): a 1-D array of 2^rows_log integers. */
+static int segment_param(const IrFunc *f, const Entry *entry, const EntryParam *padded,
+                         const char *name, const char *what) {
+    for (int i = 0, param = 0; i < entry->params.len; i++) {
+        const EntryParam *p = entry->params.items[i];
+        if (!p->type) continue; /* a size range is not a parameter of the body */
+        if (strcmp(p->name, name) == 0) {
+            const IrVal *v = f->body->params[param];
+            if (p == padded)
+                diag_error(padded->seg_loc, "the segments' %s cannot be the padded parameter '%s'",
+                           what, name);
+            if (ir_is_scalar(v) || v->elem->is_tuple ||
+                (elem_slot_prim(v->elem, 0) != PRIM_I32 &&
+                 elem_slot_prim(v->elem, 0) != PRIM_I64) ||
+                v->log_len != f->pad_rows_log)
+                diag_error(padded->seg_loc,
+                           "the segments' %s '%s' must be an array of 2^%d i32 or i64 (one a "
+                           "row of '%s')",
+                           what, name, f->pad_rows_log, padded->name);
+            return param;
+        }
+        param++;
+    }
+    diag_error(padded->seg_loc, "no parameter named '%s' to give the segments' %s", name, what);
+}
+
+
+/* `pad e, segments starts lens` (docs/language.md 7.3): the parameters that
+ * place the padded parameter's rows in the caller's array. */
+static void segment_params(IrFunc *f, const Entry *entry, const EntryParam *range) {
+    for (int i = 0; i < entry->params.len; i++) {
+        const EntryParam *p = entry->params.items[i];
+        if (!p->seg_starts) continue;
+        if (f->pad_rows_log < 0)
+            diag_error(p->seg_loc, "segments need a padded parameter of rows, [2^b][2^r]t");
+        if (range) diag_error(p->seg_loc, "an entry with segments cannot have a size range");
+        f->seg_starts = segment_param(f, entry, p, p->seg_starts, "starts");
+        f->seg_lens = segment_param(f, entry, p, p->seg_lens, "lengths");
+        if (f->seg_starts == f->seg_lens)
+            diag_error(p->seg_loc, "the segments' starts and lengths must be two parameters");
+    }
+}
+
 static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *range,
                                 int64_t size) {
     IrFunc *f = NEW(s->arena, IrFunc);
@@ -1099,6 +1143,7 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     f->size_param = range ? size : -1;
     f->loc = entry->loc;
     f->pad_param = -1;
+    f->seg_starts = f->seg_lens = -1;
     f->body = ir_new_body(s->prog);
     s->body = f->body;
     Env *env = NULL;
@@ -1107,6 +1152,7 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
         Value *v = p == range ? value_int(s, size) : entry_param(s, f, p, env);
         env = env_bind(s, env, p->name, v);
     }
+    segment_params(f, entry, range);
     push_frame(s, entry->name, NULL, 0, entry->loc);
     s->stack[s->depth - 1].entry = true;
     add_results(s, f->body, eval(s, entry->body, env), entry->body->loc);

@@ -127,3 +127,27 @@ anylen_rows topk5 i32 8 1024
 anylen_lengths topk3d f32 11
 anylen_rows cutmixed i16 8 16
 anylen_rows cutranged i32 8 16
+# entries with segments (docs/language.md 7.3): random disjoint segments
+# with gaps (parmc --random-input), and segments the input must not give,
+# where the standalone main says what the interpreter says
+for e in segkv segsums segboth; do
+    anylen_build "$e" || continue
+    for seed in 1 2 3 4 5 6 7 8; do
+        "$PARMC" --random-input="$seed" -e "$e" "$ANY/$e/prog.parm" >"$ANY/in.txt"
+        anylen_run "$e" "random segments $seed"
+    done
+done
+if anylen_build segboth; then
+    for starts in "0 1 2 6 9 9 9 9" "0 9 2 6 9 9 9 9" "0 3 -1 6 9 9 9 9"; do
+        printf '5 3 9 1 7 2 8 0 4 6\n%s\n2 2 1 0 0 0 0 0\n' "$starts" >"$ANY/in.txt"
+        "$PARMC" --interpret -e segboth "$ANY/segboth/prog.parm" <"$ANY/in.txt" >/dev/null 2>"$ANY/i.err"
+        i_status=$?
+        "$ANY/segboth/prog" <"$ANY/in.txt" >/dev/null 2>"$ANY/c.err"
+        c_status=$?
+        if [ $i_status = 1 ] && [ $c_status = 1 ] && grep -q "segment" "$ANY/i.err" && cmp -s "$ANY/i.err" "$ANY/c.err"; then
+            pass
+        else
+            fail "any length: segboth starts $starts: exits $i_status and $c_status, $(cat "$ANY/i.err" "$ANY/c.err")"
+        fi
+    done
+fi

@@ -249,7 +249,7 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
         fprintf(out, "    %s_slot%d((const %s *)src[%d], (%s *)dst[%d]%s);\n", name, k, t, k, t, k,
-                s->pad ? ", parm_rows, parm_cols" : "");
+                s->pad ? emit_shape_args(s) : "");
     }
     fputs("}\n\n", out);
 }

@@ -543,7 +543,7 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
         fprintf(
             out,
             "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d]%s, ctx->stream));\n",
-            name, k, t, k, t, k, s->pad ? ", parm_rows, parm_cols" : "");
+            name, k, t, k, t, k, s->pad ? emit_shape_args(s) : "");
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
