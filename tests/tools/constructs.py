@@ -96,7 +96,8 @@ G_PROGRAM = 'program ::= [ decl { SEP decl } ]'
 G_EQUATION = 'decl ::= IDENT { pat } "=" expr'
 G_ENTRY = 'decl ::= "entry" IDENT { eparam } [ ":" "[" expr "]" ] "=" expr'
 G_IMPORT = 'decl ::= "import" STRING'
-G_PARAM = 'eparam ::= "(" IDENT ":" type [ "pad" expr ] ")"'
+G_PARAM = 'eparam ::= "(" IDENT ":" type [ "pad" expr [ "," "segments" IDENT IDENT ] ] ")"'
+PAD_GROUP = '[ "pad" expr [ "," "segments" IDENT IDENT ] ]'
 G_RANGE = 'eparam ::= "(" IDENT ":" bound ".." bound ")"'
 G_BOUND_INT, G_BOUND_NAME = 'bound ::= INT', 'bound ::= IDENT'
 G_TYPE_NAME = 'type ::= IDENT'
@@ -221,8 +222,14 @@ class Parser:
                 self.use("entry: a parameter of rows ([2^b][2^r]t)")
             if self.at("ident") and self.peek()[1] == "pad":
                 self.take("ident")
-                self.use(group(G_PARAM, '[ "pad" expr ]'))
+                self.use(group(G_PARAM, PAD_GROUP))
                 self.pad()
+                if self.at(","):
+                    self.take(",")
+                    self.take("ident")
+                    self.take("ident")
+                    self.take("ident")
+                    self.use("entry: segments (7.3)")
         self.take(")")
 
     def pad(self):
@@ -615,7 +622,8 @@ def doc_constructs(doc, builtins_c):
                for b in sorted(documented - compiled)]
     out.update("name: " + b for b in documented | compiled)
     out.update("entry: " + e for e in ("a parameter of rows ([2^b][2^r]t)", "a pad of max", "a pad of min",
-                                       "a pad of a literal", "a pad of a tuple"))
+                                       "a pad of a literal", "a pad of a tuple",
+                                       "segments (7.3)"))
     return out, errors
 
 

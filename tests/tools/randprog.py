@@ -88,6 +88,8 @@ FEATURES = (
     "wide_tuples",     # elements of more than 2 scalar fields
     "pad",             # an array parameter of any length (a pad, rows)
     "pad_graphs",      # an entry of any length that is not one chain of stages
+    "segments",        # with a pad of rows, the rows' starts and lengths in the
+                       # caller's array (docs/language.md 7.3)
     "row_cut",         # with those, a result row length (`: [k]`, docs/language.md
                        # 7.2) and a result of rows half as long that it cuts
     "retyping_bodies", # a two or parm whose function changes the element type
@@ -902,6 +904,10 @@ class Gen:
         # an entry of any length: the pad, and the row bits of a two-dimensional xs (-1: one)
         self.pad = self.pad_text(t) if self.has("pad") and self.chance(0.3) else None
         self.rows_log = self.rng.randint(1, lo - 1) if self.pad and not ranged and lo >= 2 and self.chance(0.4) else -1
+        # rows placed by segments: starts and lengths, i32 or i64 each (docs/language.md 7.3)
+        self.segments = self.rows_log >= 0 and self.has("segments") and self.chance(0.4)
+        if self.segments:
+            params += [(name, "segments", self.rng.choice(["i32", "i64"])) for name in ("st", "ln")]
         if self.pad and not self.has("pad_graphs"):
             self.features = [f for f in self.features
                              if f not in ("dag", "several_arrays", "tuple_results", "reduce", "take_apart",
@@ -927,7 +933,8 @@ class Gen:
             top = self.fresh("top")
             self.decls.append("%s = %d" % (top, hi))
         head = "entry main%s%s%s =" % (" (n : %d..%s)" % (lo, top) if ranged else "",
-                                        "".join(" (%s : %s)" % (n, self.array_type(n, s, u) if k == "array" else u)
+                                        "".join(" (%s : %s)" % (n, self.array_type(n, s, u) if k == "array" else
+                                                                 "[2^%d]%s" % (self.rows_log, u) if k == "segments" else u)
                                                 for n, k, u in params),
                                         " : [%d]" % self.cut[1] if self.cut else "")
         return "".join(d + "\n" for d in self.decls) + head + "\n" + body + "\n", params, (lo, hi)
@@ -939,7 +946,7 @@ class Gen:
         if name != "xs" or not self.pad:
             return "[2^%s]%s" % (s.text(), elem)
         dims = "[2^%d][2^%d]" % (self.rows_log, s.lo - self.rows_log) if self.rows_log >= 0 else "[2^%s]" % s.text()
-        return "%s%s pad %s" % (dims, elem, self.pad)
+        return "%s%s pad %s%s" % (dims, elem, self.pad, ", segments st ln" if self.segments else "")
 
     def pad_text(self, t):
         """`max`, `min`, or a literal per field."""
@@ -987,11 +994,33 @@ def first_size_taking(params, lo, xs_len, size):
     return size
 
 
+def random_segments(rng, rows, cols):
+    """Disjoint segments of up to cols elements each, in a random order with
+    gaps of 0 to 2 elements: (starts, lengths, the caller's length n)."""
+    lens = [rng.randint(0, cols) for _ in range(rows)]
+    starts, at = [0] * rows, 0
+    for r in rng.sample(range(rows), rows):
+        at += rng.randint(0, 2)
+        starts[r] = at
+        at += lens[r]
+    return starts, lens, at + rng.randint(0, 2)
+
+
 def input_text(rng, params, size, pad, rows_log, lo):
     """Values for the parameters; with a pad, xs of a random length, or of
-    random rows (the row length first, before every value). For a ranged
-    entry the length is one that the interpreter reads as size `size`."""
+    random rows (the row length first, before every value), or of random
+    segments. For a ranged entry the length is one that the interpreter
+    reads as size `size`."""
     out = []
+    if any(k == "segments" for _, k, _ in params):
+        starts, lens, n = random_segments(rng, 2 ** rows_log, 2 ** (size - rows_log))
+        for name, k, t in params:
+            if k == "segments":
+                out += [str(v) for v in (starts if name == "st" else lens)]
+            else:
+                out += [value(rng, u) for _ in range(n if name == "xs" else 2 ** size if k == "array" else 1)
+                        for u in leaf_types(t)]
+        return " ".join(out) + "\n"
     if pad and rows_log >= 0:
         row_len = rng.randint(1, 2 ** (size - rows_log))
         out.append(str(row_len))
