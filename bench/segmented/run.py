@@ -56,6 +56,23 @@ def torch_two_sorts(keys, offsets):
     return keys[perm], perm - group[perm]
 
 
+def prebuild(tables):
+    """The size-class programs of every table (python/parmc/_segmented.py), compiled at once
+    (nvcc runs in parallel), before anything is timed."""
+    from concurrent.futures import ThreadPoolExecutor
+    from parmc import _segmented
+
+    def build(table):
+        longest = int(np.diff(table).max())
+        if longest > 1 << _segmented._CLASS_LOG_MAX:
+            return
+        rows_logs = tuple(_segmented._class_rows_log(N, len(table) - 1, c)
+                          for c in range(1, _segmented._log2_up(longest) + 1))
+        _segmented._class_program(True, "f32", None, False, rows_logs)
+    with ThreadPoolExecutor(len(tables)) as pool:
+        list(pool.map(build, tables))
+
+
 def main(cub_path):
     cub = ctypes.CDLL(cub_path)
     cub.cub_segmented_sort_ms.restype = ctypes.c_double
@@ -65,12 +82,16 @@ def main(cub_path):
     copy_ms = gpu_ms(lambda: (keys.clone(), values.clone()))
     print(f"# segmented sort of 2^24 float32 keys with int32 positions, {torch.cuda.get_device_name()}")
     print(f"copy of the keys and values (clone of each): {copy_ms:.4f} ms\n")
-    print("| lengths | segments | parmc ms | CUB ms | torch two sorts ms | CUB / parmc | torch / parmc "
-          "| parmc / copy | checked |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for kind in (8, 10, 12, 14, "zipf"):
-        offsets = torch.from_numpy(lengths(kind, rng)).cuda()
+    print("| lengths | segments | parmc ms | parmc, max_length given | CUB ms | torch two sorts ms | CUB / parmc "
+          "| torch / parmc | parmc / copy | checked |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    kinds = (8, 10, 12, 14, "zipf")
+    tables = [lengths(kind, rng) for kind in kinds]
+    prebuild(tables)
+    for kind, table in zip(kinds, tables):
+        offsets = torch.from_numpy(table).cuda()
         segments = offsets.shape[0] - 1
+        longest = int(np.diff(table).max())
         ck, cv = torch.empty_like(keys), torch.empty_like(values)
         cub_ms = cub.cub_segmented_sort_ms(ctypes.c_void_p(keys.data_ptr()), ctypes.c_void_p(ck.data_ptr()),
                                            ctypes.c_void_p(values.data_ptr()), ctypes.c_void_p(cv.data_ptr()),
@@ -80,9 +101,10 @@ def main(cub_path):
         same = torch.equal(got.values.view(torch.int32), ck.view(torch.int32)) and \
             torch.equal(got.indices, cv.long() - start)
         ours = gpu_ms(lambda: parmc.segmented_sort(keys, offsets))
+        given = gpu_ms(lambda: parmc.segmented_sort(keys, offsets, max_length=longest))
         theirs = gpu_ms(lambda: torch_two_sorts(keys, offsets))
         label = f"1..2^{kind}" if isinstance(kind, int) else "Zipf 1.5, up to 2^16"
-        print(f"| {label} | {segments} | {ours:.4f} | {cub_ms:.4f} | {theirs:.4f} | {cub_ms / ours:.2f} | "
+        print(f"| {label} | {segments} | {ours:.4f} | {given:.4f} | {cub_ms:.4f} | {theirs:.4f} | {cub_ms / ours:.2f} | "
               f"{theirs / ours:.2f} | {ours / copy_ms:.1f} | {'yes' if same and cub_ms > 0 else 'NO'} |", flush=True)
 
 

@@ -222,6 +222,10 @@ const char *emit_parity(Arena *a, int n, const char *const *vars, const uint64_t
 const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64_t *on_b,
                           uint64_t konst, const char *u, const char *b);
 
+/* Phase.live_check: the row of block b's class at class index r (a
+ * variable name; b is the block's) as an expression. */
+const char *emit_live_row(Arena *a, const Schedule *s, const Phase *p, const char *r);
+
 /* emit_graph.c: an entry graph (EntryPlan, not simple): its nodes and
  * NAME_run(ctx, in, out, scalars...), over the planes of the array
  * parameters and the results, for target t. */

@@ -221,6 +221,14 @@ const char *emit_pos_expr(Arena *a, int bits, const uint64_t *on_u, const uint64
     return arena_printf(a, "%s)", text);
 }
 
+const char *emit_live_row(Arena *a, const Schedule *s, const Phase *p, const char *r) {
+    const char *row = emit_pos_expr(a, s->pad_rows_log, p->live_b, NULL, p->live_const, "b", NULL);
+    for (int k = 0; k < s->live_dim; k++)
+        row = arena_printf(a, "%s ^ ((%s >> %d & 1) ? 0x%llxll : 0)", row, r, k,
+                           (unsigned long long)s->live_basis[k]);
+    return row;
+}
+
 static const char *pos_at(const void *ctx, const IrStmt *pos, Arena *a) {
     const PosAt *at = ctx;
     uint64_t on_u[64], on_b[64], konst;

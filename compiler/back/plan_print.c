@@ -88,6 +88,16 @@ static void print_store_map(FILE *out, const Phase *p) {
     vectors(out, "store position rows", p->store_pos.row, p->store_pos.n);
 }
 
+/* Phase.live_check: the block's class of rows, which it checks first. */
+static void print_live_check(FILE *out, const Schedule *s, const Phase *p) {
+    fprintf(out,
+            "    a block of empty rows returns: a class of 2^%d rows, block b's row bit i "
+            "parity(b & M_i) ^ bit i of 0x%llx\n",
+            s->live_dim, (unsigned long long)p->live_const);
+    vectors(out, "rows M", p->live_b, s->pad_rows_log);
+    vectors(out, "class", s->live_basis, s->live_dim);
+}
+
 static void print_local(FILE *out, const Schedule *s, const Phase *p) {
     fprintf(out, ", tile 2^%d, segment 2^%d, 2^%d blocks of 2^%d threads, %s", p->tile_log,
             p->seg_log, p->block_log, p->threads_log,
@@ -104,6 +114,7 @@ static void print_local(FILE *out, const Schedule *s, const Phase *p) {
     if (p->copies_narrowed)
         fputs(", copies element by element where 16-byte vectors fit (--narrow-copies)", out);
     fputc('\n', out);
+    if (p->live_check) print_live_check(out, s, p);
     if (p->map) print_map(out, p);
     if (p->store_map) print_store_map(out, p);
     fprintf(out, "    CUDA kernel: %d bytes of shared memory, a tile buffer's planes at:",

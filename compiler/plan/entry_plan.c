@@ -18,6 +18,7 @@
 
 #include "host_plan.h"
 #include "kernel_plan.h"
+#include "plan_live_rows.h"
 
 #include <string.h>
 
@@ -1292,5 +1293,6 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     place_results(&g);
     fuse_planes(&g);
     finish_nodes(&g);
+    plan_live_rows(out);
     host_plan(arena, out, opt);
 }

@@ -217,6 +217,13 @@ typedef struct {
      * tile elements whose y bit n - 1 - i is not the half's kept value hold
      * nothing the write keeps (register rounds skip them: Round.live_log). */
     int *half_step;
+    /* With Schedule.live_rows: whether the block checks its class first;
+     * row bit i of a row of the class of block b is parity(live_b[i] & b)
+     * ^ bit i of live_const (the class is that row ⊕ the span of
+     * Schedule.live_basis). */
+    bool live_check;
+    uint64_t live_b[F2_MAX];
+    uint64_t live_const;
     /* Where tile element u sits in shared memory: slot = P·u, P = slot_cols,
      * the identity plus an XOR swizzle of high tile bits into the five bank
      * bits, chosen so that the write side's warp reads hit distinct banks. */
@@ -419,6 +426,15 @@ typedef struct {
      * writes the caller's shape takes the two arrays too (emit_shape_params). */
     bool segments;
     Prim seg_starts_prim, seg_lens_prim;
+    /* With segments, where only the write-back of segments reads the
+     * chain's output (plan_live_rows.c): rows whose indices differ by a
+     * vector of the span of live_basis[0..live_dim) (a class) meet in its
+     * tiles, rows of different classes never do, so a block of a phase
+     * that checks (Phase.live_check) returns at once when every row of its
+     * class has length 0. */
+    bool live_rows;
+    int live_dim;
+    uint64_t live_basis[F2_MAX];
     /* A commutative reduce of the chain's result, fused into it (an entry
      * graph's, entry_plan.c): phase reduce_phase, a LOCAL phase that only
      * permutations follow, also reduces the tile of each block b with the

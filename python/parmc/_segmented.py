@@ -2,9 +2,19 @@
 given by offsets, as CUB's DeviceSegmentedSort takes them (a 1-D int32 or int64 array of
 n_segments + 1 ascending positions; segment s is values[offsets[s]:offsets[s + 1]]).
 
-Both are two stable parmc.argsort calls and a few element-wise steps of the array's own
-library, all on its device and queued on its stream, with no synchronisation with the host
-(segmented_topk with one k per segment reads the largest k, which its result's shape needs):
+Segments of up to 2^16 elements are sorted by size class, all on the array's device and
+queued on its stream: class c holds the segments of 2^(c-1) + 1 to 2^c elements, and one
+program (cached as every drop-in's) has an entry with segments per class (docs/language.md
+7.3), a sort of rows of 2^c in place in the segments. The segments are binned on the device
+(their classes, a stable sort of the segment numbers by class, each class's first and count),
+so each class's entry gets its segments first and rows of length 0 after them, whose blocks
+return at once (Phase.live_check in the compiler); a class has as many rows as segments of it
+can exist (n_segments, and n / (2^(c-1) + 1)). Finding the classes to build takes the
+longest segment: a read of the device, unless the call gives max_length (then the call can be
+captured in a CUDA graph; a longer segment is left as it is).
+
+Longer segments, and JAX arrays (immutable: no entry writes into a result in place), take two
+stable parmc.argsort calls and a few element-wise steps instead:
 
 1. p1 = argsort(values): every element in the order of the call (NaN last, descending, ties
    by position, as parmc.argsort orders them);
@@ -13,27 +23,33 @@ library, all on its device and queued on its stream, with no synchronisation wit
 3. perm = p1[p2]: each segment's elements sorted, in the segment's own positions, since a
    group's elements land after every element of a smaller position.
 
-The result at position i is values[perm[i]], its index perm[i] minus its segment's start.
-Positions outside every segment (before offsets[0], from offsets[-1] on) are left as they
-are, with index 0, as segments of one element would be. This is correct for every length and
-every dtype parmc sorts, but it sorts all n elements twice as one row each: docs/python.md
-says what it costs against CUB."""
+Either way the result at position i is the segment's sorted element, its index relative to
+the segment's start. Positions outside every segment (before offsets[0], from offsets[-1] on)
+are left as they are, with index 0, as segments of one element would be."""
 import sys
 
+from . import _arrays, _build
 from ._errors import ArgumentTypeError, ArgumentValueError
-from ._sortops import _flag, _index, _library, _named, argsort
+from ._sortops import _flag, _index, _library, _log2_up, _named, _parm_type, argsort, source
+
+# the longest segments sorted by classes, log2 (rows of 2^16 take three passes a class)
+_CLASS_LOG_MAX = 16
+_programs = {}
 
 
-def segmented_sort(values, offsets, descending=False):
+def segmented_sort(values, offsets, descending=False, *, max_length=None):
     """(values, indices) of each segment of the 1-D array values sorted (stable), indices
     relative to the segment's start; offsets as CUB takes them (this module's docstring)."""
     descending = _flag(descending, "segmented_sort", "descending")
     lib, xp = _checked("segmented_sort", values, offsets)
+    top = _longest(offsets, max_length, "segmented_sort")
+    if lib != "jax" and 0 < values.shape[0] and top <= 1 << _CLASS_LOG_MAX:
+        return _named(lib, "sort")(_by_classes(lib, xp, values, offsets, descending, top))
     order, start = _sorted_order(lib, xp, values, offsets, descending)
     return _named(lib, "sort")((values[order], order - start[order]))
 
 
-def segmented_topk(values, offsets, k, largest=True):
+def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
     """(values, indices) of shape (n_segments, K): the k best of each segment (largest=False:
     smallest), best first, ties to the smaller index, NaN the largest; k an int or a 1-D integer
     array of one k per segment (a negative one taken as 0), K the largest k asked for. A
@@ -57,15 +73,115 @@ def segmented_topk(values, offsets, k, largest=True):
     none = _full(lib, xp, (starts.shape[0], top), -1, starts)
     if values.shape[0] == 0 or top == 0:
         return _named(lib, "topk")((worst, none))
-    order, start = _sorted_order(lib, xp, values, offsets, largest)
+    longest = _longest(offsets, max_length, "segmented_topk")
     src = starts[:, None] + _arange(lib, xp, top, values)[None, :]     # (segment, j): where its j-th best is
     last = _int64(lib, xp, offsets[1:])[:, None]
     if per_segment:
         last = xp.minimum(last, starts[:, None] + _int64(lib, xp, k)[:, None])
     keep = (src < last) & (src < values.shape[0])   # offsets past the end (unchecked on a device) read nothing
     src = xp.where(keep, src, 0)
-    index = order - start[order]
-    return _named(lib, "topk")((xp.where(keep, values[order[src]], worst), xp.where(keep, index[src], none)))
+    if lib != "jax" and longest <= 1 << _CLASS_LOG_MAX:
+        best, index = _by_classes(lib, xp, values, offsets, largest, longest)
+    else:
+        order, start = _sorted_order(lib, xp, values, offsets, largest)
+        best, index = values[order], order - start[order]
+    return _named(lib, "topk")((xp.where(keep, best[src], worst), xp.where(keep, index[src], none)))
+
+
+def _longest(offsets, max_length, op):
+    """The longest segment: max_length where given (no read of the device), else read."""
+    if max_length is not None:
+        top = _index(max_length, op, "max_length")
+        if top < 0:
+            raise ArgumentValueError(f"parmc.{op}: argument 'max_length' is {top}")
+        return top
+    if offsets.shape[0] < 2:
+        return 0
+    return int((offsets[1:] - offsets[:-1]).max())
+
+
+def _class_rows_log(n, segments, c):
+    """Rows of class c's entry, log2: as many as segments of 2^(c-1) + 1 or more elements fit."""
+    most = min(segments, n // ((1 << (c - 1)) + 1))
+    return _log2_up(max(most, 1))
+
+
+def _class_program(cuda, t, rank, descending, rows_logs):
+    """The program of entries c1, c2, ...: class c's rows (2^rows_logs[c-1] of them, placed
+    by segments) sorted with their indices, compiled once."""
+    key = (cuda, t, rank, descending, rows_logs)
+    prog = _programs.get(key)
+    if prog is None:
+        # source()'s programs without their first two lines (a comment, the import)
+        entries = "".join(source(t, b, c, 0, descending, False, rank, name=f"c{c}", segments=True)
+                          .split("\n", 2)[2] for c, b in enumerate(rows_logs, 1))
+        text = "-- parmc.segmented_sort (python/parmc/_segmented.py)\nimport \"sort\"\n" + entries
+        prog = _programs[key] = _build.compile(text, target="cuda" if cuda else "c", prefix="parmc_segsort")
+    return prog
+
+
+def _bins(lib, xp, offsets, rows_logs):
+    """(starts, lengths) of every class's rows, one after the other (class c's 2^rows_logs[c-1]
+    rows: its segments in order, then rows of length 0), and where each class's begin."""
+    starts = _int64(lib, xp, offsets[:-1])
+    lens = _int64(lib, xp, offsets[1:]) - starts
+    if lib == "torch":
+        exponent = xp.frexp((lens - 1).to(xp.float64)).exponent.to(xp.int64)
+    else:
+        exponent = xp.frexp((lens - 1).astype("float64"))[1].astype("int64")
+    # the class: ceil(log2(length)); segments of one element or none (already in place) last
+    cls = xp.where(lens > 1, exponent, len(rows_logs) + 1)
+    if lib == "torch":
+        order = xp.argsort(cls, stable=True)
+    else:
+        order = xp.argsort(cls, kind="stable") if lib == "numpy" else xp.argsort(cls)
+    ranked = cls[order]
+    wanted = _arange(lib, xp, len(rows_logs), offsets) + 1
+    side = {"right": True} if lib == "torch" else {"side": "right"}
+    first, end = xp.searchsorted(ranked, wanted), xp.searchsorted(ranked, wanted, **side)
+    slot_class, slot_row, at = [], [], [0]
+    for c, b in enumerate(rows_logs):
+        slot_class.append(_full_int(lib, xp, 1 << b, c, offsets))
+        slot_row.append(_arange(lib, xp, 1 << b, offsets))
+        at.append(at[-1] + (1 << b))
+    slot_class, slot_row = _cat(lib, xp, slot_class), _cat(lib, xp, slot_row)
+    src = first[slot_class] + slot_row
+    live = src < end[slot_class]
+    rows = order[xp.where(live, src, 0)]
+    return xp.where(live, starts[rows], 0), xp.where(live, lens[rows], 0), at
+
+
+def _by_classes(lib, xp, values, offsets, descending, longest):
+    """(values, indices) of the segments sorted by size class (the module's docstring)."""
+    n, segments = values.shape[0], offsets.shape[0] - 1
+    cuda = _library("segmented_sort", values)[1]
+    t, rank = _parm_type("segmented_sort", values)
+    out = values.clone() if lib == "torch" else values.copy()
+    index = _full_int(lib, xp, n, 0, values)
+    classes = _log2_up(longest)
+    if segments == 0 or classes == 0:
+        return out, index
+    rows_logs = tuple(_class_rows_log(n, segments, c) for c in range(1, classes + 1))
+    prog = _class_program(cuda, t, rank, descending, rows_logs)
+    starts, lens, at = _bins(lib, xp, offsets, rows_logs)
+    adapter = _arrays.adapter_of(values, cuda)
+    device = values.get_device() if lib == "torch" and cuda else values.device.id if lib == "cupy" else None
+    for c in range(1, classes + 1):
+        entry = prog[f"c{c}"]
+        rows = slice(at[c - 1], at[c])
+        entry._invoke(adapter, device, None, [adapter.ptr(values), adapter.ptr(starts[rows]),
+                                              adapter.ptr(lens[rows]), adapter.ptr(out), adapter.ptr(index), n])
+    return out, index
+
+
+def _full_int(lib, xp, n, value, like):
+    if lib == "torch":
+        return xp.full((n,), value, dtype=xp.int64, device=like.device)
+    return xp.full((n,), value, dtype="int64")
+
+
+def _cat(lib, xp, parts):
+    return xp.cat(parts) if lib == "torch" else xp.concatenate(parts)
 
 
 def _sorted_order(lib, xp, values, offsets, descending):

@@ -556,21 +556,23 @@ def _comparator(descending, rank):
     return f"({cmp}_by {rank})" if rank else cmp
 
 
-def _entry_line(t, b, n, exact, descending, rank, cut=None):
+def _entry_line(t, b, n, exact, descending, rank, cut=None, name="main", segments=False):
     """The entry's header: exactly 2^b rows of 2^n, or up to 2^b rows of up to 2^n, padded
     (the pad sorts after every element and loses its ties on the index: stdlib/sort.parm;
     ranked bits ascending pad with u16's max, a NaN, descending with -inf); with results cut
-    to rows of `cut` when given."""
+    to rows of `cut` when given; segments: the rows placed by starts and lengths (i64
+    arrays st and ln, docs/language.md 7.3)."""
     if exact:
-        return f"entry main (xs0 : [2^{b + n}]{t}) ="
+        return f"entry {name} (xs0 : [2^{b + n}]{t}) ="
     if rank:
         pad = _NEG_INF_BITS[rank] if descending else "max"
     else:
         pad = "min" if descending else "(0.0 / 0.0)" if t[0] == "f" else "max"
-    return f"entry main (xs0 : [2^{b}][2^{n}]{t} pad {pad}){f' : [{cut}]' if cut else ''} ="
+    placed = f", segments st ln) (st : [2^{b}]i64) (ln : [2^{b}]i64" if segments else ""
+    return f"entry {name} (xs0 : [2^{b}][2^{n}]{t} pad {pad}{placed}){f' : [{cut}]' if cut else ''} ="
 
 
-def source(t, b, r, c, descending, exact, rank=None, indices=False):
+def source(t, b, r, c, descending, exact, rank=None, indices=False, name="main", segments=False):
     """The program of sort and argsort: records (value, index) of each 2^r x 2^c matrix (c = 0:
     each row of 2^r) sorted along its columns, of 2^b matrices (exact), or of up to 2^b of
     any shape up to that (with a pad); keys of 32 bits or fewer as packed keys (_PACKED). One
@@ -589,7 +591,7 @@ def source(t, b, r, c, descending, exact, rank=None, indices=False):
     if indices:
         body = f"let (_, idx) = unzip ({body}) in idx"
     return (f"-- parmc.sort and argsort (python/parmc/_sortops.py): {'descending' if descending else 'ascending'}\n"
-            f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending, rank)}\n  {body}\n")
+            f"import \"sort\"\n{_entry_line(t, b, r + c, exact, descending, rank, None, name, segments)}\n  {body}\n")
 
 
 def _packed(t, r, rank, indices=False):

@@ -90,6 +90,22 @@ class SegmentedSort(unittest.TestCase):
         got = parmc.segmented_sort(dev(np.zeros(0, np.float32)), dev(np.array([0, 0], np.int32)))
         self.assertEqual((got.values.shape, got.indices.shape), ((0,), (0,)))
 
+    def test_max_length_and_long_segments(self):
+        """max_length: the classes up to it (no read of the device), a longer segment left as
+        it is; segments longer than 2^16: the two argsorts."""
+        values = random_values(np.float32, 3000)
+        offsets = np.array([0, 100, 150, 3000])
+        want = ref_segmented(values, offsets, True)
+        assert_same(self, parmc.segmented_sort(dev(values), dev(offsets), descending=True, max_length=2850), want)
+        want = ref_segmented(values, offsets[:3], True)
+        assert_same(self, parmc.segmented_sort(dev(values), dev(offsets), descending=True, max_length=100), want)
+        values = random_values(np.int32, 70000)
+        offsets = np.array([0, 5, 69000, 70000])
+        assert_same(self, parmc.segmented_sort(dev(values), dev(offsets)), ref_segmented(values, offsets, False))
+        got = parmc.segmented_topk(dev(values), dev(offsets), 3, max_length=68995)
+        np.testing.assert_array_equal(host(got.indices), ref_segmented(values, offsets, True)[1][offsets[:3, None] +
+                                                                                            np.arange(3)])
+
     @unittest.skipIf(LIBRARY != "numpy", "NumPy's messages (the order of offsets is checked on the host only)")
     def test_errors(self):
         v = np.zeros(8, np.float32)

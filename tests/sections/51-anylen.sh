@@ -137,6 +137,26 @@ for e in segkv segsums segboth; do
         anylen_run "$e" "random segments $seed"
     done
 done
+# blocks whose rows are all empty return at once (Phase.live_check): in a
+# tile of 2^6 rows (seglive), in rows of three phases (seglong), not where a
+# cut result holds every row (segcut); mostly empty rows, then random ones
+for e in seglive:9:6 seglong:2:14 segcut:9:6; do
+    IFS=: read -r e rows cols <<<"$e"
+    checks=$("$PARMC" --dump-plan -e "$e" tests/anylen/entries.parm | grep -c 'a block of empty rows returns')
+    if [ "$checks" = "$([ $e = segcut ] && echo 0 || echo $((rows == 2 ? 3 : 1)))" ]; then
+        pass
+    else
+        fail "any length: $e: $checks phases whose blocks of empty rows return"
+    fi
+    anylen_build "$e" || continue
+    for live in 0 1 3 $((1 << rows >> 2)); do
+        [ "$live" -le $((1 << rows)) ] || continue
+        python3 tests/tools/sparse_segments.py "$rows" "$cols" "$live" "$live" >"$ANY/in.txt"
+        anylen_run "$e" "$live live rows of $((1 << rows))"
+    done
+    "$PARMC" --random-input=3 -e "$e" "$ANY/$e/prog.parm" >"$ANY/in.txt"
+    anylen_run "$e" "random segments 3"
+done
 if anylen_build segboth; then
     for starts in "0 1 2 6 9 9 9 9" "0 9 2 6 9 9 9 9" "0 3 -1 6 9 9 9 9"; do
         printf '5 3 9 1 7 2 8 0 4 6\n%s\n2 2 1 0 0 0 0 0\n' "$starts" >"$ANY/in.txt"

@@ -181,6 +181,19 @@ static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p) {
     fputs("        }\n", out);
 }
 
+/* Phase.live_check: a block of empty rows is left out. */
+static void emit_live_check(FILE *out, const Schedule *s, const Phase *p) {
+    if (!p->live_check) return;
+    Arena scratch = {0};
+    fprintf(
+        out,
+        "        int parm_live = 0;   /* Phase.live_check */\n"
+        "        for (uint64_t r = 0; r < %lluu && !parm_live; r++) parm_live = parm_lens[%s] != 0;\n"
+        "        if (!parm_live) continue;\n",
+        1ULL << s->live_dim, emit_live_row(&scratch, s, p, "r"));
+    arena_free(&scratch);
+}
+
 static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char *name) {
     int ns = p->elem->nslots;
     emit_phase_head(out, s, p, name, true);
@@ -214,6 +227,7 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
         p->block_log);
     if (s->gpu_log)
         fprintf(out, "        x0 &= 0x%llxu;\n", (unsigned long long)f2_mask(p->n - s->gpu_log));
+    emit_live_check(out, s, p);
     fprintf(out, "        for (uint64_t u = 0; u < %lluu; u++) {\n", 1ULL << p->tile_log);
     emit_tile_load(out, s, p);
     fputs("        }\n", out);

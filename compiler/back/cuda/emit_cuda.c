@@ -335,11 +335,28 @@ static void emit_tile_planes(FILE *out, const Phase *p, const char *buf) {
     }
 }
 
+/* Phase.live_check: the block returns when every row of its class is
+ * empty (all its threads: no barrier has been reached). */
+static void emit_live_check(FILE *out, const Schedule *s, const Phase *p) {
+    if (!p->live_check) return;
+    Arena scratch = {0};
+    fprintf(out,
+            "    { /* a block of empty rows returns (Phase.live_check) */\n"
+            "    int parm_live = 0;\n"
+            "    for (uint64_t r = tid; r < %lluull && !parm_live; r += %du)\n"
+            "        parm_live = parm_lens[%s] != 0;\n"
+            "    if (!__syncthreads_or(parm_live)) return;\n"
+            "    }\n",
+            1ULL << s->live_dim, 1 << threads_log(p), emit_live_row(&scratch, s, p, "r"));
+    arena_free(&scratch);
+}
+
 /* The block's tile b (tile: its grid index) once it is in shared memory:
  * the register rounds, the write, the fused reduce. */
 static void emit_tile_work(FILE *out, const Schedule *s, const Phase *p, const char *tile) {
     int t = threads_log(p);
     emit_block_origin(out, s, p, tile);
+    emit_live_check(out, s, p);
     Arena scratch = {0};
     for (int i = 0; i < p->nsteps; i++) {
         const Step *st = &p->steps[i];
