@@ -8,7 +8,9 @@ work of the call overlaps it), median of 15, and a copy of the same bytes (keys 
 and out) for scale.
 
     nvcc -O3 -shared -Xcompiler -fPIC -arch=sm_90 bench/segmented/cub_segmented.cu -o build/libcubseg.so
-    PYTHONPATH=python python3 bench/segmented/run.py build/libcubseg.so"""
+    PYTHONPATH=python python3 bench/segmented/run.py build/libcubseg.so
+
+(`run.py --prebuild` compiles parmc's programs alone, in parallel.)"""
 import ctypes
 import statistics
 import sys
@@ -19,6 +21,7 @@ import torch
 import parmc
 
 N = 1 << 24
+KINDS = (8, 10, 12, 14, "zipf")
 
 
 def lengths(kind, rng):
@@ -85,10 +88,9 @@ def main(cub_path):
     print("| lengths | segments | parmc ms | parmc, max_length given | CUB ms | torch two sorts ms | CUB / parmc "
           "| torch / parmc | parmc / copy | checked |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    kinds = (8, 10, 12, 14, "zipf")
-    tables = [lengths(kind, rng) for kind in kinds]
+    tables = [lengths(kind, rng) for kind in KINDS]
     prebuild(tables)
-    for kind, table in zip(kinds, tables):
+    for kind, table in zip(KINDS, tables):
         offsets = torch.from_numpy(table).cuda()
         segments = offsets.shape[0] - 1
         longest = int(np.diff(table).max())
@@ -109,4 +111,8 @@ def main(cub_path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--prebuild":     # the programs alone (the tables main makes)
+        rng = np.random.default_rng(6)
+        prebuild([lengths(kind, rng) for kind in KINDS])
+    else:
+        main(sys.argv[1])
