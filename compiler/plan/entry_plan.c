@@ -860,10 +860,52 @@ static long long row_cut(const Graph *g, const IrVal *v) {
     return ir_cut_row_log(g->f, v) >= 0 ? g->f->cut_cols : 0;
 }
 
+static int *plane_readers(const Graph *g);
+
+/* A chain that pads its loads (Schedule.pad_in_only) and whose every output
+ * plane is a result of the padded length and nothing else (no node reads
+ * it, no other result is it) writes the caller's shape itself: its last
+ * phase stores only the elements there, as a one-chain entry's does, and
+ * no COPY_CUT pass follows (a segmented sort writes its segments). */
+static void cut_in_chains(Graph *g) {
+    const IrBody *body = g->f->body;
+    const int *readers = plane_readers(g);
+    int *uses = NEW_ARRAY(g->arena, int, g->nplanes > 0 ? g->nplanes : 1);
+    int *flat_of = NEW_ARRAY(g->arena, int, g->nplanes > 0 ? g->nplanes : 1);
+    bool *cut = NEW_ARRAY(g->arena, bool, g->nplanes > 0 ? g->nplanes : 1);
+    for (int r = 0, flat = 0; r < body->nresults; flat += body->results[r++]->elem->nslots) {
+        const IrVal *v = body->results[r];
+        const int *ids = planes_of(g, NULL, v);
+        for (int k = 0; k < v->elem->nslots; k++) {
+            uses[ids[k]]++;
+            flat_of[ids[k]] = flat + k;
+            cut[ids[k]] = cut_to_shape(g, v) && row_cut(g, v) == 0;
+        }
+    }
+    for (int i = 0; i < g->nbuilds; i++) {
+        Build *b = &g->builds[i];
+        if (b->node.kind != NODE_CHAIN || !b->node.chain.pad_in_only) continue;
+        bool all = true;
+        for (int k = 0; k < b->nout; k++) {
+            int p = b->out[k];
+            all &= !g->located[p] && readers[p] == 0 && uses[p] == 1 && cut[p];
+        }
+        if (!all) continue;
+        for (int k = 0; k < b->nout; k++) {
+            locate(g, b->out[k], LOC_RESULT, flat_of[b->out[k]], NULL);
+            g->plane[b->out[k]].shaped = true;
+        }
+        b->node.chain.pad_in_only = false;
+        kernel_plan(&b->node.chain); /* its launch bounds, with padded stores */
+    }
+}
+
 /* Results take the planes of their values where nothing else has; the
  * others are copies, made last (for an entry of any length, a result of
- * its padded length is always a copy, cut to the shape). */
+ * its padded length is a copy cut to the shape, unless its chain writes
+ * the shape itself: cut_in_chains). */
 static void place_results(Graph *g) {
+    cut_in_chains(g);
     const IrBody *body = g->f->body;
     int flat = 0;
     for (int r = 0; r < body->nresults; r++) {
@@ -874,6 +916,8 @@ static void place_results(Graph *g) {
         bool cut = cut_to_shape(g, v);
         for (int k = 0; k < ns; k++) {
             int p = ids[k];
+            if (g->located[p] && g->plane[p].kind == LOC_RESULT && g->plane[p].index == flat + k)
+                continue; /* written by its chain (cut_in_chains) */
             if (!g->located[p] && !cut) {
                 locate(g, p, LOC_RESULT, flat + k, NULL);
                 continue;

@@ -157,9 +157,11 @@ static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long 
 }
 
 /* The one node of an entry that is a chain from parameters' planes to
- * results' (a zipped sort unzipped), or NULL: its plan's alias rule holds. */
+ * results' (a zipped sort unzipped), or NULL: its plan's alias rule holds.
+ * With segments, its kernels read the starts and lengths to the last store,
+ * which its rule does not see: NULL. */
 static const PlanNode *single_chain(const EntryPlan *e) {
-    if (e->nnodes != 1 || e->nodes[0].kind != NODE_CHAIN) return NULL;
+    if (e->nnodes != 1 || e->nodes[0].kind != NODE_CHAIN || e->segments) return NULL;
     const PlanNode *n = &e->nodes[0];
     for (int k = 0; k < n->nin; k++)
         if (n->in[k].kind != LOC_PARAM) return NULL;

@@ -493,8 +493,9 @@ typedef struct {
     const IrVal *val; /* VALUE: the scalar (an entry parameter or a CONST) */
     /* PARAM, RESULT of an entry of any length (EntryPlan.pad): the caller's
      * array holds the shape given (parm_rows rows of parm_cols elements,
-     * row-major), not 2^log_len elements; only a COPY_PAD node reads it,
-     * only a COPY_CUT node writes it */
+     * row-major), not 2^log_len elements; only a COPY_PAD node or a chain
+     * with a pad reads it, only a COPY_CUT node or a chain with a pad that
+     * does not pad its loads alone (pad_in_only) writes it */
     bool shaped;
     /* A shaped RESULT of the entry's result row length (IrFunc.cut_cols):
      * its rows of 2^(log_len - pad_rows_log) are cut to row_cut elements,

@@ -17,9 +17,9 @@
  * its class empty returns: the blocks of that class do so in every phase
  * (the same class, the same lengths), so the values of a class that is
  * not empty are computed in full, from values computed in full. The
- * chain's outputs must go to the segments' write-back alone (COPY_CUT
- * nodes of the padded length): a cut result (`: [k]`) or any other reader
- * would see the skipped rows. */
+ * chain's outputs must go to the segments alone (written there by the
+ * chain, or by COPY_CUT nodes of the padded length): a cut result
+ * (`: [k]`) or any other reader would see the skipped rows. */
 #include "plan_live_rows.h"
 
 /* The row bits of logical bit cols + i at step st: its masks over the
@@ -75,12 +75,14 @@ static bool same_plane(const PlaneRef *a, const PlaneRef *b) {
     return a->kind == b->kind && a->index == b->index;
 }
 
-/* Whether node `chain`'s outputs are temporaries that only the write-back
- * of segments reads. */
+/* Whether node `chain`'s outputs go to the segments alone: results it
+ * writes into them itself, or temporaries that only the write-back of
+ * segments reads. */
 static bool feeds_segments_only(const EntryPlan *e, int chain) {
     const PlanNode *c = &e->nodes[chain];
     for (int o = 0; o < c->nout; o++) {
-        if (c->out[o].kind != LOC_TEMP) return false;
+        bool written_back = c->out[o].kind == LOC_RESULT && c->out[o].shaped && !c->out[o].row_cut;
+        if (c->out[o].kind != LOC_TEMP && !written_back) return false;
         for (int j = 0; j < e->nnodes; j++) {
             const PlanNode *r = &e->nodes[j];
             for (int k = 0; k < r->nin; k++) {

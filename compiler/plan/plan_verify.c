@@ -834,9 +834,9 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
 }
 
 /* The caller's arrays of an entry of any length hold the shape: only a
- * COPY_PAD node, or a chain that pads its loads itself (Schedule.pad_in_only),
- * reads them (into whole arrays of the padded length) and only a COPY_CUT
- * node writes them. */
+ * COPY_PAD node or a chain that pads its loads itself reads them (into whole
+ * arrays of the padded length), and only a COPY_CUT node or such a chain
+ * that is not Schedule.pad_in_only writes them (results, cut_in_chains). */
 /* A scan node (plan.h, NODE_SCAN): its statement's planes of one length,
  * tiles that cover them, each plane staged through shared memory only in
  * whole 16-byte chunks of whole warps, and partials of one element a tile (a total and a
@@ -880,9 +880,12 @@ static const char *verify_scan(Arena *a, const EntryPlan *e, const PlanNode *n, 
 }
 
 static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
-    bool chain_pads = n->kind == NODE_CHAIN && n->chain.pad_in_only;
+    /* a chain with a pad reads the caller's shape, and unless it pads its
+       loads alone it writes results of that shape too (cut_in_chains) */
+    bool chain_cuts = n->kind == NODE_CHAIN && n->chain.pad && !n->chain.pad_in_only;
+    bool chain_pads = n->kind == NODE_CHAIN && n->chain.pad;
     bool pads = (n->kind == NODE_COPY && n->copy == COPY_PAD) || chain_pads;
-    bool cuts = n->kind == NODE_COPY && n->copy == COPY_CUT;
+    bool cuts = (n->kind == NODE_COPY && n->copy == COPY_CUT) || chain_cuts;
     bool row_cuts = cuts && n->nout > 0 && n->out[0].row_cut;
     REQUIRE(!(pads || cuts) || (e->pad && (n->n == e->pad_log) != row_cuts),
             "node %d pads or cuts without a pad of its length (or cuts rows of the padded length)",
@@ -898,10 +901,11 @@ static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n
     REQUIRE(!chain_pads || (n->chain.pad && n->chain.pad_rows_log == e->pad_rows_log &&
                             n->chain.pad_cols_log == e->pad_cols_log),
             "node %d: a chain that pads its loads without the entry's shape", i);
-    REQUIRE(n->kind != NODE_CHAIN || !n->chain.pad || chain_pads,
-            "node %d: a chain of an entry graph that cuts its "
-            "result to the caller's shape",
-            i);
+    for (int k = 0; chain_cuts && k < n->nout; k++)
+        REQUIRE(n->out[k].kind == LOC_RESULT,
+                "node %d: a chain of an entry graph that writes the caller's shape into plane %d, "
+                "not a result",
+                i, k);
     for (int k = 0; k < n->nin; k++)
         REQUIRE(n->in[k].shaped == pads && (!pads || n->in[k].kind == LOC_PARAM) &&
                     (!(pads || cuts) || n->in[k].log_len == n->n),

@@ -126,29 +126,49 @@ def _bins(lib, xp, offsets, rows_logs):
     starts = _int64(lib, xp, offsets[:-1])
     lens = _int64(lib, xp, offsets[1:]) - starts
     if lib == "torch":
-        exponent = xp.frexp((lens - 1).to(xp.float64)).exponent.to(xp.int64)
+        exponent = xp.frexp((lens - 1).to(xp.float64)).exponent
     else:
-        exponent = xp.frexp((lens - 1).astype("float64"))[1].astype("int64")
+        exponent = xp.frexp((lens - 1).astype("float64"))[1]
     # the class: ceil(log2(length)); segments of one element or none (already in place) last
     cls = xp.where(lens > 1, exponent, len(rows_logs) + 1)
     if lib == "torch":
-        order = xp.argsort(cls, stable=True)
+        ranked, order = xp.sort(cls, stable=True)
     else:
         order = xp.argsort(cls, kind="stable") if lib == "numpy" else xp.argsort(cls)
-    ranked = cls[order]
-    wanted = _arange(lib, xp, len(rows_logs), offsets) + 1
-    side = {"right": True} if lib == "torch" else {"side": "right"}
-    first, end = xp.searchsorted(ranked, wanted), xp.searchsorted(ranked, wanted, **side)
-    slot_class, slot_row, at = [], [], [0]
-    for c, b in enumerate(rows_logs):
-        slot_class.append(_full_int(lib, xp, 1 << b, c, offsets))
-        slot_row.append(_arange(lib, xp, 1 << b, offsets))
-        at.append(at[-1] + (1 << b))
-    slot_class, slot_row = _cat(lib, xp, slot_class), _cat(lib, xp, slot_row)
-    src = first[slot_class] + slot_row
-    live = src < end[slot_class]
+        ranked = cls[order]
+    slot_class, slot_row, edges, at = _slots(lib, xp, offsets, rows_logs)
+    bounds = xp.searchsorted(ranked, edges)        # class c's segments: bounds[c-1] .. bounds[c]
+    src = bounds[slot_class] + slot_row
+    live = src < bounds[slot_class + 1]
     rows = order[xp.where(live, src, 0)]
     return xp.where(live, starts[rows], 0), xp.where(live, lens[rows], 0), at
+
+
+_slot_tables = {}
+
+
+def _slots(lib, xp, like, rows_logs):
+    """(each row's class - 1, its row in the class, the classes 1..C+1 as searchsorted's edges,
+    where each class's rows begin) over every class's rows, made once per device."""
+    key = (lib, str(getattr(like, "device", None)), rows_logs)
+    found = _slot_tables.get(key)
+    if found is None:
+        at = [0]
+        for b in rows_logs:
+            at.append(at[-1] + (1 << b))
+        import numpy
+        slot_class = numpy.repeat(numpy.arange(len(rows_logs)), [1 << b for b in rows_logs])
+        slot_row = numpy.concatenate([numpy.arange(1 << b) for b in rows_logs])
+        edges = numpy.arange(1, len(rows_logs) + 2)
+        found = _slot_tables[key] = tuple(_device_copy(lib, xp, a, like) for a in (slot_class, slot_row, edges)) + (at,)
+    return found
+
+
+def _device_copy(lib, xp, a, like):
+    """A NumPy int64 array on like's device."""
+    if lib == "torch":
+        return xp.from_numpy(a.astype("int64")).to(like.device)
+    return xp.asarray(a.astype("int64"))
 
 
 def _by_classes(lib, xp, values, offsets, descending, longest):
@@ -178,10 +198,6 @@ def _full_int(lib, xp, n, value, like):
     if lib == "torch":
         return xp.full((n,), value, dtype=xp.int64, device=like.device)
     return xp.full((n,), value, dtype="int64")
-
-
-def _cat(lib, xp, parts):
-    return xp.cat(parts) if lib == "torch" else xp.concatenate(parts)
 
 
 def _sorted_order(lib, xp, values, offsets, descending):

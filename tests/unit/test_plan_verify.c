@@ -695,8 +695,8 @@ static void break_scan(Arena *a, const IrFunc *f) {
 }
 
 /* A chain reading the padded parameter from the caller's shape itself
- * (Schedule.pad_in_only: no COPY_PAD node), then one that would cut its
- * result to the shape, or pad with no pad. */
+ * (Schedule.pad_in_only: no COPY_PAD node), then one that would write the
+ * shape into a temporary, or pad with no pad. */
 static void break_pad_chain(Arena *a, const IrFunc *f) {
     EntryPlan e;
     entry_plan(a, f, NULL, &e);
@@ -713,8 +713,8 @@ static void break_pad_chain(Arena *a, const IrFunc *f) {
               "padded: node %d copies the pad", i);
     EntryPlan broken = nodes_copy(a, &e);
     broken.nodes[0].chain.pad_in_only = false;
-    expect_entry(a, &broken, "cuts its result to the caller's shape",
-                 "a graph's chain with the output of a one-chain entry");
+    expect_entry(a, &broken, "writes the caller's shape into plane 0, not a result",
+                 "a graph's chain that writes the caller's shape into a temporary");
     broken.nodes[0].chain.pad_in_only = true;
     broken.nodes[0].chain.pad_cols_log++;
     expect_entry(a, &broken, "pads its loads without the entry's shape",
