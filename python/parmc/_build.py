@@ -45,10 +45,14 @@ def find_parmc():
 
 
 def parmc_version(parmc):
+    """parmc's version and a digest of the binary: a rebuilt compiler of the same version
+    (a developer's) builds the programs again rather than reusing what the old one made."""
     st = os.stat(parmc)
     key = (parmc, st.st_mtime_ns, st.st_size)
     if key not in _versions:
-        _versions[key] = _run([parmc, "--version"], "parmc --version").strip()
+        with open(parmc, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:16]
+        _versions[key] = f'{_run([parmc, "--version"], "parmc --version").strip()} {digest}'
     return _versions[key]
 
 

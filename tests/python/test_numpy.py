@@ -524,6 +524,22 @@ class Compile(unittest.TestCase):
         entries = [d for d in os.listdir(cache)]
         self.assertEqual(len(entries), 2, entries)
 
+    def test_rebuilt_compiler(self):
+        """A parmc of the same version but other bytes (a developer's rebuild) builds again."""
+        cache, copy = os.path.join(self.dir, "cache"), os.path.join(self.dir, "parmc-copy")
+        shutil.copy(PARMC, copy)
+        code = f"""
+            import parmc
+            parmc.compile({example('permute.parm')!r}, target="c")
+        """
+        self.run_python(code, cache, parmc_path=copy)
+        self.run_python(code, cache, parmc_path=copy)
+        self.assertEqual(len(os.listdir(cache)), 1)
+        with open(copy, "ab") as f:     # bytes after the ELF file's end: the same compiler
+            f.write(b"\0")
+        self.run_python(code, cache, parmc_path=copy)
+        self.assertEqual(len(os.listdir(cache)), 2)
+
     def test_progress(self):
         """A build says so on stderr once it has taken $PARMC_PROGRESS seconds (0: at once), and
         how long it took; a library from the cache, or PARMC_PROGRESS=off, says nothing."""
