@@ -54,7 +54,7 @@ def main():
         rows_logs = tuple(_segmented._class_rows_log(N, len(table) - 1, c) for c in range(1, _segmented._log2_up(top) + 1))
 
         def binning():
-            return _segmented._bins("torch", torch, offsets, rows_logs)
+            return _segmented._bins("torch", torch, _segmented._classes_of("torch", torch, offsets), rows_logs)
         print(f"| {kind} | {host_ms(call):.3f} | {gpu_ms(call, 40_000_000):.4f} | "
               f"{gpu_ms(call, 40_000_000) - gpu_ms(binning, 40_000_000):.4f} | {gpu_ms(binning, 40_000_000):.4f} |",
               flush=True)
@@ -70,7 +70,7 @@ def per_class(kind):
     top = int(np.diff(table).max())
     rows_logs = tuple(_segmented._class_rows_log(N, len(table) - 1, c) for c in range(1, _segmented._log2_up(top) + 1))
     prog = _segmented._class_program(True, "f32", None, False, rows_logs)
-    starts, lens, at = _segmented._bins("torch", torch, offsets, rows_logs)
+    starts, lens, at = _segmented._bins("torch", torch, _segmented._classes_of("torch", torch, offsets), rows_logs)
     out, index = keys.clone(), torch.zeros(N, dtype=torch.int64, device="cuda")
     from parmc import _arrays
     adapter = _arrays.adapter_of(keys, True)

@@ -113,6 +113,27 @@ class Program:
         text = text.decode() if text else f"error {code}"
         return f"{text} ({detail.decode()})" if detail else text
 
+    def run_calls(self, adapter, device, calls):
+        """Entry calls [(entry name, C arguments)] in order on the device's current stream,
+        with one look-up of the context and the stream for all of them (the drop-ins that call
+        several entries of one program: python/parmc/_segmented.py)."""
+        guard = adapter.guard(device) if self.cuda else None
+        if guard is None:
+            return self._run_calls(adapter, device, calls)
+        with guard:
+            return self._run_calls(adapter, device, calls)
+
+    def _run_calls(self, adapter, device, calls):
+        ctx = self.context(device if self.cuda else None)
+        with self._lock:
+            rc = self._set_stream(ctx, adapter.stream(device, None, lambda: self.name)) if self.cuda else 0
+            for name, cargs in calls:
+                if rc == 0:
+                    entry = self.entries[name]
+                    rc = entry._fn(ctx, *cargs)
+        if rc:
+            entry._failed(rc, ctx)
+
     def close(self):
         """Destroys the contexts (each waits for its stream); the entries stay callable and
         make new ones."""

@@ -42,9 +42,12 @@ def segmented_sort(values, offsets, descending=False, *, max_length=None):
     relative to the segment's start; offsets as CUB takes them (this module's docstring)."""
     descending = _flag(descending, "segmented_sort", "descending")
     lib, xp = _checked("segmented_sort", values, offsets)
-    top = _longest(offsets, max_length, "segmented_sort")
-    if lib != "jax" and 0 < values.shape[0] and top <= 1 << _CLASS_LOG_MAX:
-        return _named(lib, "sort")(_by_classes(lib, xp, values, offsets, descending, top))
+    if max_length is not None and _index(max_length, "segmented_sort", "max_length") < 0:
+        raise ArgumentValueError(f"parmc.segmented_sort: argument 'max_length' is {max_length}")
+    if lib != "jax" and values.shape[0]:
+        found = _by_classes(lib, xp, values, offsets, descending, max_length)
+        if found is not None:
+            return _named(lib, "sort")(found)
     order, start = _sorted_order(lib, xp, values, offsets, descending)
     return _named(lib, "sort")((values[order], order - start[order]))
 
@@ -73,31 +76,21 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
     none = _full(lib, xp, (starts.shape[0], top), -1, starts)
     if values.shape[0] == 0 or top == 0:
         return _named(lib, "topk")((worst, none))
-    longest = _longest(offsets, max_length, "segmented_topk")
+    if max_length is not None and _index(max_length, "segmented_topk", "max_length") < 0:
+        raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}")
     src = starts[:, None] + _arange(lib, xp, top, values)[None, :]     # (segment, j): where its j-th best is
     last = _int64(lib, xp, offsets[1:])[:, None]
     if per_segment:
         last = xp.minimum(last, starts[:, None] + _int64(lib, xp, k)[:, None])
     keep = (src < last) & (src < values.shape[0])   # offsets past the end (unchecked on a device) read nothing
     src = xp.where(keep, src, 0)
-    if lib != "jax" and longest <= 1 << _CLASS_LOG_MAX:
-        best, index = _by_classes(lib, xp, values, offsets, largest, longest)
+    found = _by_classes(lib, xp, values, offsets, largest, max_length) if lib != "jax" else None
+    if found is not None:
+        best, index = found
     else:
         order, start = _sorted_order(lib, xp, values, offsets, largest)
         best, index = values[order], order - start[order]
     return _named(lib, "topk")((xp.where(keep, best[src], worst), xp.where(keep, index[src], none)))
-
-
-def _longest(offsets, max_length, op):
-    """The longest segment: max_length where given (no read of the device), else read."""
-    if max_length is not None:
-        top = _index(max_length, op, "max_length")
-        if top < 0:
-            raise ArgumentValueError(f"parmc.{op}: argument 'max_length' is {top}")
-        return top
-    if offsets.shape[0] < 2:
-        return 0
-    return int((offsets[1:] - offsets[:-1]).max())
 
 
 def _class_rows_log(n, segments, c):
@@ -120,9 +113,9 @@ def _class_program(cuda, t, rank, descending, rows_logs):
     return prog
 
 
-def _bins(lib, xp, offsets, rows_logs):
-    """(starts, lengths) of every class's rows, one after the other (class c's 2^rows_logs[c-1]
-    rows: its segments in order, then rows of length 0), and where each class's begin."""
+def _classes_of(lib, xp, offsets):
+    """(starts, lengths, the segment numbers ranked by class, where class c's begin: bounds[c-1])
+    for every class that can be built (1.._CLASS_LOG_MAX), before the longest is known."""
     starts = _int64(lib, xp, offsets[:-1])
     lens = _int64(lib, xp, offsets[1:]) - starts
     if lib == "torch":
@@ -130,14 +123,21 @@ def _bins(lib, xp, offsets, rows_logs):
     else:
         exponent = xp.frexp((lens - 1).astype("float64"))[1]
     # the class: ceil(log2(length)); segments of one element or none (already in place) last
-    cls = xp.where(lens > 1, exponent, len(rows_logs) + 1)
+    cls = xp.where(lens > 1, exponent, _CLASS_LOG_MAX + 1)
     if lib == "torch":
         ranked, order = xp.sort(cls, stable=True)
     else:
         order = xp.argsort(cls, kind="stable") if lib == "numpy" else xp.argsort(cls)
         ranked = cls[order]
-    slot_class, slot_row, edges, at = _slots(lib, xp, offsets, rows_logs)
-    bounds = xp.searchsorted(ranked, edges)        # class c's segments: bounds[c-1] .. bounds[c]
+    edges = _arange(lib, xp, _CLASS_LOG_MAX + 1, offsets) + 1
+    return starts, lens, order, xp.searchsorted(ranked, edges)
+
+
+def _bins(lib, xp, classes, rows_logs):
+    """(starts, lengths) of every class's rows, one after the other (class c's 2^rows_logs[c-1]
+    rows: its segments in order, then rows of length 0), and where each class's begin."""
+    starts, lens, order, bounds = classes
+    slot_class, slot_row, at = _slots(lib, xp, starts, rows_logs)
     src = bounds[slot_class] + slot_row
     live = src < bounds[slot_class + 1]
     rows = order[xp.where(live, src, 0)]
@@ -148,8 +148,8 @@ _slot_tables = {}
 
 
 def _slots(lib, xp, like, rows_logs):
-    """(each row's class - 1, its row in the class, the classes 1..C+1 as searchsorted's edges,
-    where each class's rows begin) over every class's rows, made once per device."""
+    """(each row's class - 1, its row in the class, where each class's rows begin) over every
+    class's rows, made once per device."""
     key = (lib, str(getattr(like, "device", None)), rows_logs)
     found = _slot_tables.get(key)
     if found is None:
@@ -159,8 +159,7 @@ def _slots(lib, xp, like, rows_logs):
         import numpy
         slot_class = numpy.repeat(numpy.arange(len(rows_logs)), [1 << b for b in rows_logs])
         slot_row = numpy.concatenate([numpy.arange(1 << b) for b in rows_logs])
-        edges = numpy.arange(1, len(rows_logs) + 2)
-        found = _slot_tables[key] = tuple(_device_copy(lib, xp, a, like) for a in (slot_class, slot_row, edges)) + (at,)
+        found = _slot_tables[key] = tuple(_device_copy(lib, xp, a, like) for a in (slot_class, slot_row)) + (at,)
     return found
 
 
@@ -171,26 +170,40 @@ def _device_copy(lib, xp, a, like):
     return xp.asarray(a.astype("int64"))
 
 
-def _by_classes(lib, xp, values, offsets, descending, longest):
-    """(values, indices) of the segments sorted by size class (the module's docstring)."""
+def _by_classes(lib, xp, values, offsets, descending, max_length):
+    """(values, indices) of the segments sorted by size class (the module's docstring); the
+    longest segment read from the device unless max_length says it, after the work that does
+    not need it has been queued."""
     n, segments = values.shape[0], offsets.shape[0] - 1
     cuda = _library("segmented_sort", values)[1]
     t, rank = _parm_type("segmented_sort", values)
+    longest = None if max_length is None else _index(max_length, "segmented_sort", "max_length")
+    if segments and longest is None:
+        longest = (offsets[1:] - offsets[:-1]).max()
+        if lib == "torch" and cuda:    # to the host once the queue gets there
+            longest = longest.to("cpu", non_blocking=True)
+            done = xp.cuda.Event()
+            done.record()
     out = values.clone() if lib == "torch" else values.copy()
     index = _full_int(lib, xp, n, 0, values)
-    classes = _log2_up(longest)
-    if segments == 0 or classes == 0:
+    if segments == 0:
         return out, index
-    rows_logs = tuple(_class_rows_log(n, segments, c) for c in range(1, classes + 1))
+    classes = _classes_of(lib, xp, offsets)
+    if max_length is None and lib == "torch" and cuda:
+        done.synchronize()
+    count = _log2_up(int(longest))
+    if count > _CLASS_LOG_MAX:
+        return None
+    rows_logs = tuple(_class_rows_log(n, segments, c) for c in range(1, count + 1))
+    if not rows_logs:
+        return out, index
     prog = _class_program(cuda, t, rank, descending, rows_logs)
-    starts, lens, at = _bins(lib, xp, offsets, rows_logs)
+    starts, lens, at = _bins(lib, xp, classes, rows_logs)
     adapter = _arrays.adapter_of(values, cuda)
     device = values.get_device() if lib == "torch" and cuda else values.device.id if lib == "cupy" else None
-    for c in range(1, classes + 1):
-        entry = prog[f"c{c}"]
-        rows = slice(at[c - 1], at[c])
-        entry._invoke(adapter, device, None, [adapter.ptr(values), adapter.ptr(starts[rows]),
-                                              adapter.ptr(lens[rows]), adapter.ptr(out), adapter.ptr(index), n])
+    ptr = adapter.ptr
+    prog.run_calls(adapter, device, [(f"c{c}", [ptr(values), ptr(starts[at[c - 1]:at[c]]), ptr(lens[at[c - 1]:at[c]]),
+                                               ptr(out), ptr(index), n]) for c in range(1, count + 1)])
     return out, index
 
 
