@@ -36,13 +36,13 @@ def lengths(kind, rng):
     return np.concatenate([cuts, [N]]).astype(np.int32)
 
 
-def gpu_ms(f, reps=15):
+def gpu_ms(f, reps=15, sleep=2_000_000):
     f()
     torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
     for _ in range(reps):
-        torch.cuda._sleep(2_000_000)
+        torch.cuda._sleep(sleep)
         start.record()
         f()
         stop.record()

@@ -11,22 +11,11 @@ import torch
 
 import parmc
 from parmc import _segmented
-from run import KINDS, N, lengths
+from run import KINDS, N, gpu_ms as timed, lengths
 
 
-def gpu_ms(f, sleep, reps=11):
-    f()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(reps):
-        torch.cuda._sleep(sleep)
-        start.record()
-        f()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+def gpu_ms(f, sleep):
+    return timed(f, 11, sleep)
 
 
 def host_ms(f, reps=11):
