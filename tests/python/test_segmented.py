@@ -125,10 +125,14 @@ class SegmentedSort(unittest.TestCase):
 
 class SegmentedTopk(unittest.TestCase):
     def ref(self, values, offsets, ks, largest):
-        top = max(ks) if len(ks) else 0
+        top = max(max(ks), 0) if len(ks) else 0
         sorted_values, index = ref_segmented(values, offsets, largest)
-        pad = (-np.inf if largest else np.inf) if values.dtype.kind == "f" else \
-            (np.iinfo(values.dtype).min if largest else np.iinfo(values.dtype).max)
+        if values.dtype.kind == "b":
+            pad = not largest
+        elif values.dtype.kind == "f":
+            pad = -np.inf if largest else np.inf
+        else:
+            pad = np.iinfo(values.dtype).min if largest else np.iinfo(values.dtype).max
         out_v = np.full((len(offsets) - 1, top), pad, values.dtype)
         out_i = np.full((len(offsets) - 1, top), -1, np.int64)
         for s, k in enumerate(ks):
@@ -145,6 +149,20 @@ class SegmentedTopk(unittest.TestCase):
                 got = parmc.segmented_topk(dev(values), dev(offsets), k, largest=largest)
                 self.assertEqual(tuple(got.values.shape), (30, k))
                 assert_same(self, got, self.ref(values, offsets, [k] * 30, largest))
+
+    def test_long_segments_every_dtype(self):
+        # segments of up to 2^9 (classes of rows up to 2^9), k shorter and longer than many
+        n = 4000
+        for dtype in DTYPES:
+            values = random_values(dtype, n)
+            offsets = np.concatenate([[0], np.cumsum(rng.integers(0, 513, 14))])
+            offsets = offsets[offsets <= n]
+            for k, largest in ((3, True), (24, False)):
+                got = parmc.segmented_topk(dev(values), dev(offsets), k, largest=largest)
+                assert_same(self, got, self.ref(values, offsets, [k] * (len(offsets) - 1), largest))
+            ks = rng.integers(0, 70, len(offsets) - 1)
+            got = parmc.segmented_topk(dev(values), dev(offsets), dev(ks), largest=True, max_length=512)
+            assert_same(self, got, self.ref(values, offsets, ks.tolist(), True))
 
     def test_k_per_segment(self):
         values = random_values(np.float32, 1000)
