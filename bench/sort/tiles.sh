@@ -79,7 +79,7 @@ for k in 24 28; do
 done
 work batcher_20 bench/sort/batcher.parm "entry main (xs : [2^20]i32) = sort 20 xs" "full 20" tilebench "" "$SUITE_LIBS"
 work kv_24 examples/kvsort.parm "entry main (xs : [2^24](u32, i32)) = bsort_by kv 24 xs" "kv 24" tilebench -DKV "$SUITE_LIBS"
-for shape in 16:10 16:12 14:14; do
+for shape in 16:10 16:12 15:13 14:14; do
     r=${shape%:*} c=${shape#*:}
     work "rows_${r}_$c" examples/batched.parm "entry main (xs : [2^$((r + c))]i32) = rows $r (bsort $c) xs" \
         "rows $((r + c)) $c" tilebench "" "$SUITE_LIBS"

@@ -679,7 +679,8 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
     else if (first->pad_rows_log >= 0)
         fprintf(
             out,
-            "; any shape: parameter %d and the results of its length hold rows * row_len elements, row "
+            "; any shape: parameter %d and the results of its length hold rows * row_len elements, "
+            "row "
             "after row (up to 2^%d rows of 2^%d)",
             param, last->pad_rows_log, last->pad_cols_log);
     else
@@ -692,7 +693,8 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
                 first->pad_rows_log >= 0 ? "rows * " : "", (long long)first->func->cut_cols);
     fprintf(
         out,
-        "; the smallest size that holds them runs, the other arrays having the lengths above with n = 2^%d "
+        "; the smallest size that holds them runs, the other arrays having the lengths above with "
+        "n = 2^%d "
         "at the first size",
         first->n);
 }
@@ -900,10 +902,10 @@ static void emit_preamble(FILE *out, const EmitInput *in, const Target *t) {
     fprintf(out, "#include \"%s\"\n\n", in->header_name);
     fputs(t->before_runtime, out);
     emit_runtime(out, in, "parm_ops.h", runtime_parm_ops_h);
-    fputs(
-        "PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n    return __popcll(x) & 1;\n#else\n"
-        "    return __builtin_parityll(x);\n#endif\n}\n\n",
-        out);
+    fputs("PARM_FN int parm_parity(uint64_t x)\n{\n#ifdef __CUDA_ARCH__\n"
+          "    return __popcll(x) & 1;\n#else\n"
+          "    return __builtin_parityll(x);\n#endif\n}\n\n",
+          out);
     fputs(t->helpers, out);
     fputs("/* Whether [a, a + na) and [b, b + nb) share a byte. */\n"
           "static inline int parm_overlap(const void *a, size_t na, const void *b, size_t nb)\n{\n"
@@ -979,12 +981,12 @@ const char *emit_print_fn(Prim p) {
 }
 
 void emit_read_row_length(FILE *out, const char *entry, long max) {
-    fprintf(
-        out,
-        "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
-        "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", \"%s\");\n"
-        "        free(input.text);\n        return 1;\n    }\n",
-        entry);
+    fprintf(out,
+            "    if (!parm_next_token(&input, tok, sizeof tok)) {\n"
+            "        fprintf(stderr, PARM_INPUT_NAME \": error: \" PARM_MSG_NO_ROW_LENGTH \"\\n\", "
+            "\"%s\");\n"
+            "        free(input.text);\n        return 1;\n    }\n",
+            entry);
     fprintf(out,
             "    if (!parm_parse_row_length(tok, %ldL, &row_len)) {\n"
             "        char excerpt[PARM_EXCERPT_SIZE];\n"
@@ -1003,14 +1005,15 @@ static void emit_main_status(FILE *out, const EmitInput *in, const Target *t) {
         out, in,
         "    if (status) {\n"
         "        if (status == PARM_ERROR_MEMORY && ctx && ctx->failed)\n"
-        "            fprintf(stderr, \"error: \" PARM_MSG_ALLOC \"\\n\", ctx->failed_bytes, ctx->failed);\n"
+        "            fprintf(stderr, \"error: \" PARM_MSG_ALLOC \"\\n\", ctx->failed_bytes, "
+        "ctx->failed);\n"
         "        else ");
     if (t->ctx_message && !in->gpu_log)
-        emit_api_text(
-            out, in,
-            "if (status == PARM_ERROR_CUDA)\n"
-            "            fprintf(stderr, \"error: %s: %s\\n\", {p}_error_string(status), {p}_ctx_message(ctx));\n"
-            "        else\n    ");
+        emit_api_text(out, in,
+                      "if (status == PARM_ERROR_CUDA)\n"
+                      "            fprintf(stderr, \"error: %s: %s\\n\", {p}_error_string(status), "
+                      "{p}_ctx_message(ctx));\n"
+                      "        else\n    ");
     emit_api_text(out, in,
                   "        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
                   "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
@@ -1039,13 +1042,13 @@ void emit_main_runtime(FILE *out, const EmitInput *in, const Target *t) {
 void emit_main_run(FILE *out, const EmitInput *in, const Target *t) {
     emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
     if (in->gpu_log && t->main_ranks_text)
-        fputs(
-            "    if (!status) status = parm_main_ranks(parm_main_entry, n, &in_planes, &out_planes, repeat);\n",
-            out);
+        fputs("    if (!status) status = parm_main_ranks(parm_main_entry, n, &in_planes, "
+              "&out_planes, repeat);\n",
+              out);
     else
-        fputs(
-            "    if (!status) status = parm_main_execute(ctx, parm_main_entry, n, &in_planes, &out_planes, repeat, \"\");\n",
-            out);
+        fputs("    if (!status) status = parm_main_execute(ctx, parm_main_entry, n, &in_planes, "
+              "&out_planes, repeat, \"\");\n",
+              out);
     emit_main_status(out, in, t);
 }
 

@@ -192,10 +192,10 @@ static Node **lookup(Emit *E, const IrStmt *s, const IrVal *v) {
     int i = v->id - E->min_id;
     if (i < 0 || i >= E->nids || !E->slots[i]) {
         if (ir_is_scalar(v) && !v->elem->is_tuple) return entry_arg(E, v);
-        fail(
-            E, s,
-            "%%%d is not defined before its use in the body (values defined outside are not supported)",
-            v->id);
+        fail(E, s,
+             "%%%d is not defined before its use in the body (values defined outside are not "
+             "supported)",
+             v->id);
     }
     return E->slots[i];
 }
@@ -443,7 +443,8 @@ static Node **stmt_nodes(Emit *E, const IrStmt *s, Node **local) {
     if (s->body)
         fail(
             E, s,
-            "nested bodies other than a reduction's, a scan's, a two's, a col's or a map's are not supported");
+            "nested bodies other than a reduction's, a scan's, a two's, a col's or a map's are not "
+            "supported");
     switch (s->op) {
     case IR_CONST:
     case IR_UNARY:

@@ -137,10 +137,11 @@ void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, c
         fprintf(out, "    %s x%d[%llu];\n", t, k, count);
         if (n->in_shift &&
             n->in_shift[k]) { /* an expand read in place: a few elements, each many times */
-            fprintf(
-                out,
-                "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[(%s + i) >> %d];\n",
-                count, k, t, k, first, n->in_shift[k]);
+            fprintf(out,
+                    "#pragma unroll\n"
+                    "    for (int i = 0; i < %llu; i++) "
+                    "x%d[i] = ((const %s *)src%d)[(%s + i) >> %d];\n",
+                    count, k, t, k, first, n->in_shift[k]);
             continue;
         }
         if (bytes % 16 == 0) {
@@ -150,10 +151,10 @@ void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, c
                     "            memcpy(&x%d[j * %llu], &w, 16);\n        }\n    } else\n",
                     bytes / 16, t, k, first, k, count * 16 / bytes);
         }
-        fprintf(
-            out,
-            "#pragma unroll\n    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[%s + i];\n",
-            count, k, t, k, first);
+        fprintf(out,
+                "#pragma unroll\n"
+                "    for (int i = 0; i < %llu; i++) x%d[i] = ((const %s *)src%d)[%s + i];\n",
+                count, k, t, k, first);
     }
 }
 
@@ -293,7 +294,8 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
         for (int k = 0; k < nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
         fprintf(
             out,
-            "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << %d);\n",
+            "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << "
+            "%d);\n",
             p + t, p);
         Arena scratch = {0};
         emit_serial_tree(out, pass ? &partials : n, arena_printf(&scratch, "%lluu", 1ULL << p),
@@ -801,7 +803,8 @@ static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const Host
         fprintf(
             out,
             "    char *scratch;\n    int status;\n"
-            "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, \"the scratch memory of entry '%s'\", &scratch)))\n"
+            "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, \"the scratch memory "
+            "of entry '%s'\", &scratch)))\n"
             "        return status;\n    (void)scratch;\n    (void)copy;\n",
             h->bytes_copies > 0 ? h->bytes_copies : 1, h->bytes > 0 ? h->bytes : 1, e->func->entry);
         break;
@@ -1064,23 +1067,25 @@ static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *fir
         "        const long values = count - parm_others[s];\n"
         "        if (values < 0 || values %% %d != 0 || (values / %d) %% row_len != 0) continue;\n"
         "        const long elems = values / %d;\n"
-        "        parm_main_rows = (size_t)(elems / row_len);\n        parm_main_cols = (size_t)row_len;\n",
+        "        parm_main_rows = (size_t)(elems / row_len);\n"
+        "        parm_main_cols = (size_t)row_len;\n",
         nspecs, slots, slots, slots);
     if (!rows) fputs("        parm_main_rows = 1;\n        parm_main_cols = (size_t)elems;\n", out);
-    fputs(
-        "        if ((long)parm_main_rows <= parm_max_rows[s] && (long)parm_main_cols <= parm_max_cols[s]) spec = s;\n"
-        "    }\n    if (spec < 0) {\n",
-        out);
+    fputs("        if ((long)parm_main_rows <= parm_max_rows[s] && (long)parm_main_cols <= "
+          "parm_max_cols[s]) spec = s;\n"
+          "    }\n    if (spec < 0) {\n",
+          out);
     if (rows)
         fprintf(
             out,
-            "        char *msg = parm_rows_message(\"%s\", parm_others[%d], %d, parm_max_rows[%d], row_len, count);\n",
+            "        char *msg = parm_rows_message(\"%s\", parm_others[%d], %d, parm_max_rows[%d], "
+            "row_len, count);\n",
             first->func->entry, nspecs - 1, slots, nspecs - 1);
     else
-        fprintf(
-            out,
-            "        char *msg = parm_padded_message(\"%s\", parm_others[%d], %d, parm_max_cols[%d], count);\n",
-            first->func->entry, nspecs - 1, slots, nspecs - 1);
+        fprintf(out,
+                "        char *msg = parm_padded_message(\"%s\", parm_others[%d], %d, "
+                "parm_max_cols[%d], count);\n",
+                first->func->entry, nspecs - 1, slots, nspecs - 1);
     fputs("        fprintf(stderr, PARM_INPUT_NAME \": error: %s\\n\", msg);\n"
           "        free(msg);\n        free(input.text);\n        return 1;\n    }\n"
           "    parm_main_spec = spec;\n    input.pos = 0;\n    input.count = 0;\n",
@@ -1094,12 +1099,12 @@ static void emit_main_shape(FILE *out, const EmitInput *in, const EntryPlan *fir
  * apart in the input). */
 static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *first) {
     const IrBody *body = first->func->body;
-    fputs(
-        "static int parm_main_call(parm_ctx *ctx, void *const *din, void *const *dout)\n{\n"
-        "    int first = 0;\n"
-        "    while ((long)parm_main_rows > parm_max_rows[first] || (long)parm_main_cols > parm_max_cols[first]) first++;\n"
-        "    if (first == parm_main_spec)\n        return ",
-        out);
+    fputs("static int parm_main_call(parm_ctx *ctx, void *const *din, void *const *dout)\n{\n"
+          "    int first = 0;\n"
+          "    while ((long)parm_main_rows > parm_max_rows[first] || (long)parm_main_cols > "
+          "parm_max_cols[first]) first++;\n"
+          "    if (first == parm_main_spec)\n        return ",
+          out);
     emit_call(out, in, first);
     fputs(";\n    switch (parm_main_spec) {\n", out);
     Arena names = {0};
@@ -1181,28 +1186,28 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     fputs("static size_t parm_len(int log) { return log < 0 ? 1 : (size_t)1 << log; }\n\n", out);
     emit_main_runtime(out, in, t);
     if (first->pad) emit_main_call(out, in, first);
-    fputs(
-        "static int parm_main_entry(parm_ctx *ctx, void *const *din, void *const *dout, size_t n)\n{\n"
-        "    (void)din;\n    (void)dout;\n    (void)n;\n    return ",
-        out);
+    fputs("static int parm_main_entry(parm_ctx *ctx, void *const *din, void *const *dout, size_t "
+          "n)\n{\n"
+          "    (void)din;\n    (void)dout;\n    (void)n;\n    return ",
+          out);
     emit_run_call(out, in, first);
     fputs(";\n}\n\n", out);
     emit_main_start(out);
-    fputs(
-        "    parm_input input;\n"
-        "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the input\\n\"); return 1; }\n"
-        "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
-        "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n",
-        out);
+    fputs("    parm_input input;\n"
+          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the "
+          "input\\n\"); return 1; }\n"
+          "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
+          "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n",
+          out);
     Arena names = {0};
     if (first->pad) {
         emit_main_shape(out, in, first, nspecs);
     } else {
         fputs("    while (parm_next_token(&input, tok, sizeof tok)) count++;\n", out);
-        fprintf(
-            out,
-            "    if (parm_input_bad_count(\"%s\", parm_counts, %d, count)) { free(input.text); return 1; }\n",
-            first->func->entry, nspecs);
+        fprintf(out,
+                "    if (parm_input_bad_count(\"%s\", parm_counts, %d, count)) { free(input.text); "
+                "return 1; }\n",
+                first->func->entry, nspecs);
         fputs("    int spec = 0;\n    while (parm_counts[spec] != count) spec++;\n"
               "    input.pos = 0;\n    input.count = 0;\n",
               out);
@@ -1246,10 +1251,10 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     if (first_array >= 0)
         fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
-    fprintf(
-        out,
-        "    const parm_main_planes in_planes = {host_in, in_bytes, in_what, %d}, out_planes = {host_out, out_bytes, out_what, %d};\n",
-        first->nin_planes, first->nout_planes);
+    fprintf(out,
+            "    const parm_main_planes in_planes = {host_in, in_bytes, in_what, %d}, out_planes = "
+            "{host_out, out_bytes, out_what, %d};\n",
+            first->nin_planes, first->nout_planes);
     emit_main_run(out, in, t);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];

@@ -71,10 +71,10 @@ void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name) {
     emit_node_open(out, "static void", name, n);
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
-        fprintf(
-            out,
-            "    %s *x%d = (%s *)o%d;\n    if ((const void *)x%d != i%d) memcpy(x%d, i%d, sizeof(%s) * %lluu);\n",
-            t, k, t, k, k, k, k, k, t, 1ULL << n->n);
+        fprintf(out,
+                "    %s *x%d = (%s *)o%d;\n"
+                "    if ((const void *)x%d != i%d) memcpy(x%d, i%d, sizeof(%s) * %lluu);\n",
+                t, k, t, k, k, k, k, k, t, 1ULL << n->n);
     }
     emit_scan_start(out, s, 4, true);
     fprintf(out, "    for (uint64_t i = 0; i < %lluu; i++) {\n        if ((i & %lluu) == 0) {\n",
@@ -122,28 +122,30 @@ static void emit_chunk_transpose(FILE *out, const PlanNode *n, int k, const char
     const char *striped = chunk_slot(&a, arena_printf(&a, "u >> %d", cl),
                                      arena_printf(&a, "u & %d", C - 1), cl);
     if (load) {
-        fprintf(
-            out,
-            "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
-            "            parm_chunks[sw][%s] = g[u];\n        }\n        __syncwarp(0xffffffffu);\n",
-            C, striped);
-        fprintf(
-            out,
-            "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            const uint4 w = parm_chunks[sw][%s];\n"
-            "            memcpy(&x%d[c * %d], &w, 16);\n        }\n    } else\n",
-            C, mine, k, per_chunk);
+        fprintf(out,
+                "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n"
+                "            const unsigned u = j * 32 + sl;\n"
+                "            parm_chunks[sw][%s] = g[u];\n        }\n"
+                "        __syncwarp(0xffffffffu);\n",
+                C, striped);
+        fprintf(out,
+                "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n"
+                "            const uint4 w = parm_chunks[sw][%s];\n"
+                "            memcpy(&x%d[c * %d], &w, 16);\n        }\n    } else\n",
+                C, mine, k, per_chunk);
     } else {
         fprintf(
             out,
             "#pragma unroll\n        for (unsigned c = 0; c < %d; c++) {\n            uint4 w;\n"
-            "            memcpy(&w, &x%d[c * %d], 16);\n            parm_chunks[sw][%s] = w;\n        }\n"
+            "            memcpy(&w, &x%d[c * %d], 16);\n            parm_chunks[sw][%s] = w;\n"
+            "        }\n"
             "        __syncwarp(0xffffffffu);\n",
             C, k, per_chunk, mine);
-        fprintf(
-            out,
-            "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n            const unsigned u = j * 32 + sl;\n"
-            "            g[u] = parm_chunks[sw][%s];\n        }\n    } else\n",
-            C, striped);
+        fprintf(out,
+                "#pragma unroll\n        for (unsigned j = 0; j < %d; j++) {\n"
+                "            const unsigned u = j * 32 + sl;\n"
+                "            g[u] = parm_chunks[sw][%s];\n        }\n    } else\n",
+                C, striped);
     }
     arena_free(&a);
 }
@@ -170,10 +172,10 @@ static void emit_scan_load(FILE *out, const PlanNode *n) {
                 arena_printf(&a, "(const %s *)src%d + first - (uint64_t)(threadIdx.x & 31) * %d", t,
                              k, P),
                 true);
-        fprintf(
-            out,
-            "#pragma unroll\n    for (int i = 0; i < %d; i++) x%d[i] = ((const %s *)src%d)[first + i];\n",
-            P, k, t, k);
+        fprintf(out,
+                "#pragma unroll\n"
+                "    for (int i = 0; i < %d; i++) x%d[i] = ((const %s *)src%d)[first + i];\n",
+                P, k, t, k);
     }
     arena_free(&a);
 }
@@ -239,33 +241,38 @@ static void emit_look_back(FILE *out, const PlanNode *n) {
     int ns = emit_reduce_slots(s);
     fputs("        int have = 0;\n", out);
     scan_declare(out, s, "acc", 8);
-    fputs(
-        "        __shared__ int parm_stop;\n        for (int64_t end = (int64_t)tile - 1;; end -= 32) {\n"
-        "            const int64_t j = end - (31 - (int64_t)lane);\n"
-        "            const int valid = j >= (int64_t)seg_first;\n            unsigned long long word = 2;\n"
-        "            if (valid)\n                do word = ((volatile unsigned long long *)qs)[j]; while ((word & 3) == 0);\n"
-        "            const unsigned f = (unsigned)(word & 3);\n            int stop = f == 2, has = valid;\n",
-        out);
+    fputs("        __shared__ int parm_stop;\n"
+          "        for (int64_t end = (int64_t)tile - 1;; end -= 32) {\n"
+          "            const int64_t j = end - (31 - (int64_t)lane);\n"
+          "            const int valid = j >= (int64_t)seg_first;\n"
+          "            unsigned long long word = 2;\n"
+          "            if (valid)\n"
+          "                do word = ((volatile unsigned long long *)qs)[j]; while ((word & 3) == "
+          "0);\n"
+          "            const unsigned f = (unsigned)(word & 3);\n"
+          "            int stop = f == 2, has = valid;\n",
+          out);
     for (int k = 0; k < ns; k++) {
         const char *t = prim_ctype(emit_reduce_prim(s, k));
         fprintf(out, "            %s w%d = parm_arg%d;\n", t, k, s->args[k]->id);
         if (scan_packed(n))
-            fprintf(
-                out,
-                "            if (valid) {\n                const unsigned bits = (unsigned)(word >> 32);\n"
-                "                memcpy(&w%d, &bits, sizeof w%d);\n            }\n",
-                k, k);
+            fprintf(out,
+                    "            if (valid) {\n"
+                    "                const unsigned bits = (unsigned)(word >> 32);\n"
+                    "                memcpy(&w%d, &bits, sizeof w%d);\n            }\n",
+                    k, k);
         else
             fprintf(
                 out,
-                "%s            if (valid) w%d = f == 2 ? ((volatile %s *)q%d)[j] : ((volatile %s *)q%d)[j];\n",
+                "%s            if (valid) w%d = f == 2 ? ((volatile %s *)q%d)[j] : ((volatile %s "
+                "*)q%d)[j];\n",
                 k == 0 ? "            __threadfence();\n" : "", k, t, ns + k, t, k);
     }
     /* (stop, has, w): a stop drops what is before it */
-    fputs(
-        "#pragma unroll\n            for (int d = 1; d < 32; d <<= 1) {\n"
-        "                const int ostop = parm_shfl_down(0xffffffffu, stop, d), ohas = parm_shfl_down(0xffffffffu, has, d);\n",
-        out);
+    fputs("#pragma unroll\n            for (int d = 1; d < 32; d <<= 1) {\n"
+          "                const int ostop = parm_shfl_down(0xffffffffu, stop, d), ohas = "
+          "parm_shfl_down(0xffffffffu, has, d);\n",
+          out);
     for (int k = 0; k < ns; k++)
         fprintf(out, "                %s ow%d = parm_shfl_down(0xffffffffu, w%d, d);\n",
                 prim_ctype(emit_reduce_prim(s, k)), k, k);
@@ -276,18 +283,18 @@ static void emit_look_back(FILE *out, const PlanNode *n) {
     fputs("                    } else if (ohas) {\n", out);
     emit_scan_combine(out, s, "has", "w%d", "ow", 24);
     for (int k = 0; k < ns; k++) fprintf(out, "                        w%d = ow%d;\n", k, k);
-    fputs(
-        "                        has = 1;\n                    }\n                }\n            }\n"
-        "            if (lane == 0) {\n                if (has) {\n",
-        out);
+    fputs("                        has = 1;\n                    }\n                }\n"
+          "            }\n"
+          "            if (lane == 0) {\n                if (has) {\n",
+          out);
     emit_scan_combine(out, s, "have", "w%d", "acc", 20);
     fputs("                    if (!have)\n", out);
     for (int k = 0; k < ns; k++) fprintf(out, "                        acc%d = w%d;\n", k, k);
-    fputs(
-        "                    have = 1;\n                }\n                parm_stop = stop;\n            }\n"
-        "            __syncwarp(0xffffffffu);\n            const int done = parm_stop;\n"
-        "            __syncwarp(0xffffffffu);\n            if (done) break;\n        }\n",
-        out);
+    fputs("                    have = 1;\n                }\n                parm_stop = stop;\n"
+          "            }\n"
+          "            __syncwarp(0xffffffffu);\n            const int done = parm_stop;\n"
+          "            __syncwarp(0xffffffffu);\n            if (done) break;\n        }\n",
+          out);
 }
 
 /* Publishes a tile's total (state 1, planes q<0..ns)) or prefix (state 2,
@@ -300,7 +307,8 @@ static void emit_publish(FILE *out, const PlanNode *n, const char *v, int state,
         fprintf(
             out,
             "%*s{\n%*s    unsigned bits = 0;\n%*s    memcpy(&bits, &%s0, sizeof %s0);\n"
-            "%*s    ((volatile unsigned long long *)qs)[tile] = (unsigned long long)bits << 32 | %du;\n%*s}\n",
+            "%*s    ((volatile unsigned long long *)qs)[tile] = (unsigned long long)bits << 32 | "
+            "%du;\n%*s}\n",
             indent, "", indent, "", indent, "", v, v, indent, "", state, indent, "");
         return;
     }
@@ -365,9 +373,9 @@ static void emit_tile_prefix(FILE *out, const PlanNode *n) {
         (1ULL << tiles_log) - 1);
     fputs("    if (warp == 0 && tile == seg_first) {\n        if (lane == 0) {\n", out);
     emit_publish(out, n, "agg", 2, 12);
-    fputs(
-        "            tile_has = 0;\n        }\n    } else if (warp == 0) {\n        if (lane == 0) {\n",
-        out);
+    fputs("            tile_has = 0;\n        }\n    } else if (warp == 0) {\n"
+          "        if (lane == 0) {\n",
+          out);
     emit_publish(out, n, "agg", 1, 12);
     fputs("        }\n", out);
     emit_look_back(out, n);
@@ -377,9 +385,9 @@ static void emit_tile_prefix(FILE *out, const PlanNode *n) {
         fprintf(out, "            incl%d = agg%d;\n            tpre%d = acc%d;\n", j, j, j, j);
     emit_scan_combine(out, s, "have", "acc%d", "incl", 12);
     emit_publish(out, n, "incl", 2, 12);
-    fputs(
-        "            tile_has = have;\n        }\n    }\n    __syncthreads();\n    if (tile_has) {\n",
-        out);
+    fputs("            tile_has = have;\n        }\n    }\n    __syncthreads();\n"
+          "    if (tile_has) {\n",
+          out);
     emit_scan_combine(out, s, "has_tp", "tpre%d", "tp", 8);
     fputs("        if (!has_tp) {\n", out);
     for (int j = 0; j < ns; j++) fprintf(out, "            tp%d = tpre%d;\n", j, j);
@@ -441,10 +449,10 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
         fputs("    }\n", out);
         scan_declare(out, s, "tot", 4);
         for (int j = 0; j < ns; j++) fprintf(out, "    tot%d = v%d;\n", j, j);
-        fprintf(
-            out,
-            "    const unsigned lane = threadIdx.x & %d, warp = threadIdx.x >> %d;\n    (void)warp;\n",
-            MACHINE_WARP - 1, MACHINE_WARP_LOG);
+        fprintf(out,
+                "    const unsigned lane = threadIdx.x & %d, warp = threadIdx.x >> %d;\n"
+                "    (void)warp;\n",
+                MACHINE_WARP - 1, MACHINE_WARP_LOG);
         emit_thread_prefix(out, n, mask);
         if (look_back) emit_tile_prefix(out, n);
         emit_scan_start(out, s, 4, false);
@@ -466,10 +474,10 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     for (int j = 0; j < n->nin; j++) fprintf(out, " | (uintptr_t)i%d | (uintptr_t)o%d", j, j);
     fputs(") & 15) == 0;\n", out);
     if (look_back)
-        fprintf(
-            out,
-            "    PARM_CHECK(ctx, cudaMemsetAsync(q%d, 0, sizeof(unsigned long long) * %lluu, ctx->stream));\n",
-            n->npartial - 1, (1ULL << n->grid_log) + 1);
+        fprintf(out,
+                "    PARM_CHECK(ctx, cudaMemsetAsync(q%d, 0, sizeof(unsigned long long) * %lluu, "
+                "ctx->stream));\n",
+                n->npartial - 1, (1ULL << n->grid_log) + 1);
     for (int A = 1; A >= 0; A--) {
         fprintf(out, "    %s%s_tiles<%s><<<%lluu, %d, 0, ctx->stream>>>(",
                 A ? "if (aligned)\n        " : "else\n        ", name, A ? "true" : "false",

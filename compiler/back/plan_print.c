@@ -126,12 +126,12 @@ static void print_local(FILE *out, const Schedule *s, const Phase *p) {
     vectors(out, "block C", p->block_cols, p->block_log);
     vectors(out, "slot P", p->slot_cols, p->tile_log);
     if (p->half_log)
-        fprintf(
-            out,
-            "    write halved: of y = matrix·x ^ 0x%llx the y whose top %d bits are 0x%llx, without them: "
-            "2^%d per tile, the source G·sigma ^ 0x%llx\n",
-            (unsigned long long)p->half_compl, p->half_log, (unsigned long long)p->half_keep,
-            p->out_tile_log, (unsigned long long)p->src_const);
+        fprintf(out,
+                "    write halved: of y = matrix·x ^ 0x%llx the y whose top %d bits are 0x%llx, "
+                "without them: "
+                "2^%d per tile, the source G·sigma ^ 0x%llx\n",
+                (unsigned long long)p->half_compl, p->half_log, (unsigned long long)p->half_keep,
+                p->out_tile_log, (unsigned long long)p->src_const);
     if (!p->writes_in_place) {
         fprintf(out, "    write: complement 0x%llx\n", (unsigned long long)p->write_compl);
         vectors(out, "write matrix rows", p->write_mat.row, p->write_mat.n);
@@ -240,7 +240,8 @@ static void print_exchange(FILE *out, const Schedule *s, const Phase *p) {
     if (p->crosses && p->piece_log)
         fprintf(
             out,
-            "    pipelined: 2^%d pieces of each chunk (send and receive index bits %d..%d%s), each packed, sent and "
+            "    pipelined: 2^%d pieces of each chunk (send and receive index bits %d..%d%s), each "
+            "packed, sent and "
             "unpacked while the next are\n",
             p->piece_log, p->piece_lo, p->piece_lo + p->piece_log - 1,
             p->piece_lo + p->piece_log < ln - h ? ", a piece of a chunk in runs" : "");
@@ -284,7 +285,8 @@ void plan_print(FILE *out, const Schedule *s) {
     if (s->whole_log)
         fprintf(
             out,
-            "    on %d GPUs: too small to split (a block of element code spans them), the whole chain on every "
+            "    on %d GPUs: too small to split (a block of element code spans them), the whole "
+            "chain on every "
             "rank: the input gathered, 2^%d elements of the result kept on each\n",
             1 << s->whole_log, s->n - s->whole_log);
     for (int k = 0; k < s->nargs; k++)
@@ -301,7 +303,8 @@ void plan_print(FILE *out, const Schedule *s) {
         if (s->in_shift[k])
             fprintf(
                 out,
-                "    input plane %d: 2^%d elements, element x read from x >> %d (an expand, read in place)\n",
+                "    input plane %d: 2^%d elements, element x read from x >> %d (an expand, read "
+                "in place)\n",
                 k, s->n - s->in_shift[k], s->in_shift[k]);
     for (int k = 0; k < s->out_elem->nslots; k++)
         if (s->out_unstored >> k & 1)
@@ -391,7 +394,8 @@ static void print_action(FILE *out, const EntryPlan *e, const HostAction *a, int
         if (!a->tests)
             fprintf(
                 out,
-                "in%d may overlap the results (harmless: the chain reads it whole before it writes them)\n",
+                "in%d may overlap the results (harmless: the chain reads it whole before it writes "
+                "them)\n",
                 a->index);
         else if (a->exact_ok >= 0)
             fprintf(out, "in%d copied if it overlaps a result, other than exactly out%d\n",

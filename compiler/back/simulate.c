@@ -194,22 +194,24 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     if (sh_rounds.congestion > worst) worst = sh_rounds.congestion;
     if (sh_out.congestion > worst) worst = sh_out.congestion;
     long tile = (long)elem_bytes(p->elem) << p->tile_log;
-    fprintf(
-        out,
-        "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d %s%s, %d step%s in %d register "
-        "round%s, writes %s\n",
-        p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB", p->threads_log,
-        1 << p->block_log, p->cluster_log ? "cluster" : "block", p->block_log ? "s" : "", p->nsteps,
-        p->nsteps == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
-        p->writes_in_place ? "in place"
-        : p->half_log      ? "the kept part in the next layout"
-                           : "in the next layout");
+    fprintf(out,
+            "  local: tile 2^%d (%ld %s of shared memory, 2^%d threads), %d %s%s, %d step%s in %d "
+            "register "
+            "round%s, writes %s\n",
+            p->tile_log, tile % 1024 ? tile : tile / 1024, tile % 1024 ? "bytes" : "KB",
+            p->threads_log, 1 << p->block_log, p->cluster_log ? "cluster" : "block",
+            p->block_log ? "s" : "", p->nsteps, p->nsteps == 1 ? "" : "s", rounds,
+            rounds == 1 ? "" : "s",
+            p->writes_in_place ? "in place"
+            : p->half_log      ? "the kept part in the next layout"
+                               : "in the next layout");
     if (p->cluster_log) {
         int remote = 0;
         for (int r = 0; r < p->nrounds; r++) remote += p->rounds[r].remote;
         fprintf(
             out,
-            "  cluster: %d blocks of 2^%d threads, each holding 2^%d of the tile (%d KB); %d of the rounds "
+            "  cluster: %d blocks of 2^%d threads, each holding 2^%d of the tile (%d KB); %d of "
+            "the rounds "
             "remote (through the cluster's shared memory)%s\n",
             1 << p->cluster_log, plan_block_threads_log(p), plan_block_tile_log(p),
             p->tile_bytes / 1024, remote, p->writes_in_place ? "" : ", and the write");
@@ -217,7 +219,8 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     if (p->buffers > 1)
         fprintf(
             out,
-            "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s with cp.async "
+            "  overlap: %d tile buffers (%ld KB), persistent blocks that load their next tile%s "
+            "with cp.async "
             "(element by element) while they work on one\n",
             p->buffers, (tile * p->buffers) / 1024, p->buffers > 2 ? "s" : "");
     /* the copies in vectors: a load through cp.async is element by element */
@@ -240,7 +243,8 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     if (p->copies_narrowed)
         fprintf(
             out,
-            "  narrow: the tile copies of %d-byte fields move one element a thread where 16-byte vectors fit "
+            "  narrow: the tile copies of %d-byte fields move one element a thread where 16-byte "
+            "vectors fit "
             "the layout\n",
             elem_max_slot_bytes(p->elem));
     if (p->map) {
@@ -278,7 +282,8 @@ static bool report_permute(FILE *out, const Schedule *s, const Phase *p) {
         if (plan->vec_log)
             fprintf(
                 out,
-                ", 16-byte vectors of 2^%d elements (sectors counted in vectors; tile stores by 4-byte word, loads by element)",
+                ", 16-byte vectors of 2^%d elements (sectors counted in vectors; tile stores by "
+                "4-byte word, loads by element)",
                 plan->vec_log);
         fprintf(out,
                 "; global: %d sectors per warp access (minimum %d); shared: bank congestion %d\n",
@@ -287,7 +292,8 @@ static bool report_permute(FILE *out, const Schedule *s, const Phase *p) {
         if (narrow)
             fprintf(
                 out,
-                "  narrow: field %d's %d-byte elements fit 16-byte vectors (a segment of 2^%d, a tile of 2^%d), "
+                "  narrow: field %d's %d-byte elements fit 16-byte vectors (a segment of 2^%d, a "
+                "tile of 2^%d), "
                 "but the kernel moves one element a thread\n",
                 k, plan->elem_bytes, plan->seg_log, plan->tile_log);
         ok &= sectors == r.sectors_min && cong <= 1 && !narrow;
@@ -323,10 +329,10 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
                                                       : "written once");
         for (int k = 0; plan_shifted_load(s, p) && k < s->in_elem->nslots; k++)
             if (s->in_shift[k])
-                fprintf(
-                    out,
-                    "  expand read in place: input plane %d, element x at x >> %d (2^-%d of a read)\n",
-                    k, s->in_shift[k], s->in_shift[k]);
+                fprintf(out,
+                        "  expand read in place: input plane %d, element x at x >> %d (2^-%d of a "
+                        "read)\n",
+                        k, s->in_shift[k], s->in_shift[k]);
         for (int k = 0; k < p->elem->nslots; k++)
             if (!plan_stores_slot(s, p, k))
                 fprintf(out, "  unstored: output plane %d, which nothing reads\n", k);

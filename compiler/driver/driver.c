@@ -260,7 +260,8 @@ static void schedule_pass(Compilation *c, const Options *opt) {
             if (out[j].n == out[n].n)
                 diag_error(
                     f->loc,
-                    "the back end tells the sizes of a ranged entry apart by the length of its first "
+                    "the back end tells the sizes of a ranged entry apart by the length of its "
+                    "first "
                     "array, which is 2^%d for two of the sizes of '%s'",
                     out[n].n, f->entry);
         check_memory(c, out, n);
@@ -447,7 +448,8 @@ static void report(Compilation *c, const Options *opt) {
     for (int i = 0; i < c->plans.nplans; i++) ok &= simulate_report(out, &c->plans.plans[i]);
     if (!ok && opt->strict)
         diag_fatal(
-            "some kernel access is not minimal, not conflict-free or narrower than the layout allows (see the report)");
+            "some kernel access is not minimal, not conflict-free or narrower than the layout "
+            "allows (see the report)");
 }
 
 /* An unknown entry name is an error for every action, with notes at the

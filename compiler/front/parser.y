@@ -270,8 +270,8 @@ eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) RPAREN. {
    is a word only here, so it stays free as a name elsewhere */
 eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) IDENT(P) expr(E) RPAREN. {
     if (strcmp(tok_name(ps, P), "pad") != 0)
-        diag_error(P.loc, "unexpected '%s' after the type of '%s', expected 'pad' or ')'", tok_name(ps, P),
-                   tok_name(ps, N));
+        diag_error(P.loc, "unexpected '%s' after the type of '%s', expected 'pad' or ')'",
+                   tok_name(ps, P), tok_name(ps, N));
     A = NEW(ps->arena, EntryParam);
     A->loc = L.loc;
     A->name = tok_name(ps, N);
@@ -280,10 +280,11 @@ eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) IDENT(P) expr(E) RPAREN. {
 }
 /* (xs : [2^b][2^r]t pad e, segments starts lens): row i is the caller's
    elements starts[i] .. starts[i] + lens[i] - 1; `segments` is a word only here */
-eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) IDENT(P) expr(E) COMMA IDENT(W) IDENT(S) IDENT(Z) RPAREN. {
+eparam(A) ::= LPAREN(L) IDENT(N) COLON type(T) IDENT(P) expr(E)
+              COMMA IDENT(W) IDENT(S) IDENT(Z) RPAREN. {
     if (strcmp(tok_name(ps, P), "pad") != 0)
-        diag_error(P.loc, "unexpected '%s' after the type of '%s', expected 'pad' or ')'", tok_name(ps, P),
-                   tok_name(ps, N));
+        diag_error(P.loc, "unexpected '%s' after the type of '%s', expected 'pad' or ')'",
+                   tok_name(ps, P), tok_name(ps, N));
     if (strcmp(tok_name(ps, W), "segments") != 0)
         diag_error(W.loc, "unexpected '%s' after the pad of '%s', expected 'segments' or ')'",
                    tok_name(ps, W), tok_name(ps, N));
@@ -405,7 +406,10 @@ bexpr(A) ::= bexpr(L) AMP(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) SHL(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) SHR(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) PLUS(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
-bexpr(A) ::= bexpr(L) MINUS(O) bexpr(R). { A = mk_binary(ps, O, L, R); parse_negative_argument(A, O); }
+bexpr(A) ::= bexpr(L) MINUS(O) bexpr(R). {
+    A = mk_binary(ps, O, L, R);
+    parse_negative_argument(A, O);
+}
 bexpr(A) ::= bexpr(L) STAR(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) SLASH(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
 bexpr(A) ::= bexpr(L) PERCENT(O) bexpr(R). { A = mk_binary(ps, O, L, R); }
@@ -443,7 +447,11 @@ atom(A) ::= FLOAT(T). {
 }
 atom(A) ::= TRUE(T). { A.e = mk_expr(ps, EXPR_BOOL, T.loc); A.e->value = 1; A.start = T.loc; }
 atom(A) ::= FALSE(T). { A.e = mk_expr(ps, EXPR_BOOL, T.loc); A.start = T.loc; }
-atom(A) ::= IDENT(T). { A.e = mk_expr(ps, EXPR_VAR, T.loc); A.e->name = tok_name(ps, T); A.start = T.loc; }
+atom(A) ::= IDENT(T). {
+    A.e = mk_expr(ps, EXPR_VAR, T.loc);
+    A.e->name = tok_name(ps, T);
+    A.start = T.loc;
+}
 atom(A) ::= LPAREN(L) expr(E) RPAREN. { A.e = E; A.start = L.loc; }
 /* (e1, e2, ...) */
 atom(A) ::= LPAREN(L) expr(E) COMMA exprlist(R) RPAREN. {

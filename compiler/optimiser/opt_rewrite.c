@@ -498,6 +498,7 @@ void rw_optimise(IrProgram *p, FILE *trace, const Rule *rules, int nrules) {
     free_rewriter(&r);
     if (stuck)
         diag_fatal(
-            "internal error: the optimiser did not reach a fixed point for entry '%s' within %d rounds",
+            "internal error: the optimiser did not reach a fixed point for entry '%s' within %d "
+            "rounds",
             stuck->name, MAX_ROUNDS);
 }

@@ -241,7 +241,8 @@ static noreturn void refuse_array_read(const Graph *g, const IrStmt *s, const Ir
             "to reduce a whole array for each element, pair the elements with it in one array and "
             "reduce its rows: `reduceblocks %d op z (map (\\(x, y) -> ...) (zip (expand %d xs) "
             "(transpose %d %d (expand %d ys))))` for the 2^%d elements xs and the array ys of 2^%d "
-            "(transpose: import \"perm\"; row_sum and the other reductions of rows: import \"rows\")",
+            "(transpose: import \"perm\"; row_sum and the other reductions of rows: import "
+            "\"rows\")",
             m, m, m, n, n, n, m);
     }
     diag_abort();
@@ -1292,7 +1293,8 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
         diag_error(
             f->loc,
             "the back end compiles an entry for several GPUs (--gpus) only when it is one chain of "
-            "stages from one array of 2^n elements to one result; '%s' %s, which it compiles for one GPU "
+            "stages from one array of 2^n elements to one result; '%s' %s, which it compiles for "
+            "one GPU "
             "only yet",
             f->entry,
             f->pad_param >= 0

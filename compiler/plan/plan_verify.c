@@ -781,10 +781,10 @@ const char *plan_verify(Arena *a, const Schedule *s) {
             "the last phase writes another element type than the result's");
     /* an overlap is harmless only when the first phase reads all before writing the output, or
      * when every rank has gathered the whole input before its phases run (whole_log) */
-    REQUIRE(
-        s->alias != ALIAS_HARMLESS || s->whole_log ||
-            (s->nphases > 0 && s->phases[0].dst != BUF_OUT),
-        "an input overlapping the output is called harmless, but the first phase writes the output");
+    REQUIRE(s->alias != ALIAS_HARMLESS || s->whole_log ||
+                (s->nphases > 0 && s->phases[0].dst != BUF_OUT),
+            "an input overlapping the output is called harmless, "
+            "but the first phase writes the output");
     REQUIRE(s->alias != ALIAS_EXACT_OK || s->nphases == 0 ||
                 (s->phases[0].kind == PHASE_LOCAL && s->phases[0].writes_in_place),
             "an input that is the output is called harmless, but the first phase moves elements");

@@ -1270,7 +1270,8 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     if (gpu_log && out->n < gpu_log)
         diag_error(
             f->loc,
-            "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs (--gpus) when "
+            "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs (--gpus) "
+            "when "
             "each holds at least 1",
             f->entry, out->n, 1 << gpu_log);
     /* a slice of one element splits no block: the whole chain on every rank */

@@ -399,7 +399,8 @@ static Value *b_bitperm(Spec *s, Value **args, Loc loc) {
         if (seen >> src & 1)
             diag_error(
                 loc,
-                "bitperm: the function is not a permutation of 0..%d: it maps both %d and %d to %lld",
+                "bitperm: the function is not a permutation of 0..%d: it maps both %d and %d to "
+                "%lld",
                 m->n - 1, from[src], i, (long long)src);
         from[src] = i;
         seen |= UINT64_C(1) << src;
@@ -596,7 +597,8 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
     if (bad && (bad->kind == V_INT || bad->kind == V_FLOAT))
         diag_error(
             loc,
-            "%s of the tuple returned by the function given to %s is a static number, %s; give it an "
+            "%s of the tuple returned by the function given to %s is a static number, %s; give it "
+            "an "
             "element type, e.g. `%s %s`",
             path, who, value_describe(s, bad), bad->kind == V_INT ? "i32" : "f64",
             number_source(s, bad));
@@ -702,10 +704,10 @@ static Value *b_reduceblocks(Spec *s, Value **args, Loc loc) {
     IrVal *xs = spec_expect_array(s, args[3], loc, "the argument of reduceblocks");
     int64_t r = spec_expect_int(s, args[0], loc, "the block size of reduceblocks");
     if (r < 0 || r > xs->log_len)
-        diag_error(
-            loc,
-            "the block size of reduceblocks is %lld, out of range 0..%d (the array has 2^%d elements)",
-            (long long)r, xs->log_len, xs->log_len);
+        diag_error(loc,
+                   "the block size of reduceblocks is %lld, out of range 0..%d (the array has 2^%d "
+                   "elements)",
+                   (long long)r, xs->log_len, xs->log_len);
     IrStmt *st = reduce_stmt(s, IR_REDUCEBLOCKS, args[1], args[2], xs, "reduceblocks", loc);
     st->k = (int)r;
     return value_rt(s, ir_add_result(s->prog, st, xs->log_len - (int)r, xs->elem));
@@ -731,7 +733,8 @@ static Value *scan_blocks(Spec *s, Value **args, Loc loc, bool exclusive) {
     if (!st->commutative)
         diag_error(
             loc,
-            "%s needs an operator that gives the same result however it is grouped: +, *, &, |, xor, "
+            "%s needs an operator that gives the same result however it is grouped: +, *, &, |, "
+            "xor, "
             "&&, ||, min or max on integers or bool (floats round differently in each grouping); "
             "stdlib/scan.parm's networks (scan_blocks, exscan_blocks) scan with any operator",
             who);

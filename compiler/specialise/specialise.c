@@ -490,9 +490,12 @@ static void runtime_if_note(Spec *s) {
             if (same_place(s->stack[j].runtime_if, at)) {
                 diag_note(
                     at,
-                    "the recursion goes through this `if`, whose condition is a run-time value: both "
-                    "branches of such an `if` are specialised, so it does not stop the recursion; make "
-                    "the condition static: recurse on a static number, with an equation for its end "
+                    "the recursion goes through this `if`, whose condition is a run-time value: "
+                    "both "
+                    "branches of such an `if` are specialised, so it does not stop the recursion; "
+                    "make "
+                    "the condition static: recurse on a static number, with an equation for its "
+                    "end "
                     "such as `%s` (as the stdlib's networks do)",
                     static_base_case(s, i));
                 return;

@@ -169,11 +169,11 @@ static void print_result(const Bench *b, const char *entry, bool first,
                "\"max_ms\": %.6g, \"processes\": %d, \"runs\": %d, \"warmup\": 1}",
                entry, target, median, ms[0], ms[PROCESSES - 1], PROCESSES, b->runs);
     } else
-        printf(
-            "%s %s (%s): median %.4g ms, range %.4g..%.4g ms (spread %.1f%%; median of %d processes, "
-            "each the median of %d runs after 1 warm-up)\n",
-            b->file, entry, b->cuda ? "CUDA, CUDA events" : "C, wall clock", median, ms[0],
-            ms[PROCESSES - 1], spread, PROCESSES, b->runs);
+        printf("%s %s (%s): median %.4g ms, range %.4g..%.4g ms (spread %.1f%%; median of %d "
+               "processes, "
+               "each the median of %d runs after 1 warm-up)\n",
+               b->file, entry, b->cuda ? "CUDA, CUDA events" : "C, wall clock", median, ms[0],
+               ms[PROCESSES - 1], spread, PROCESSES, b->runs);
 }
 
 /* Compiles the entry and times it; prints one line (or one JSON object).

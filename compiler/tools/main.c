@@ -196,7 +196,8 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_TRACE] =
         {"trace-rules", 0, FLAG,
          USE_COMPILE | USE_CHECK | USE_INTERPRET | USE_DUMP | USE_REPORT | USE_PLAN,
-         "an action that optimises (a compile, --check, --report, --dump-ir, --dump-plan, --interpret)"},
+         "an action that optimises (a compile, --check, --report, --dump-ir, --dump-plan, "
+         "--interpret)"},
     [OPT_TILE_BYTES] = {"tile-bytes", 0, VALUE, USE_COMPILE | USE_CHECK | USE_REPORT | USE_PLAN,
                         "an action that schedules (a compile, --check, --report, --dump-plan)"},
     [OPT_EXCHANGE_PIECES] = {"exchange-pieces", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN,
@@ -300,7 +301,8 @@ static int parse_dump_after(const char *name, Options *opt) {
         if (strcmp(name, driver_passes[s].made) == 0 && strcmp(name, driver_passes[s].name) != 0) {
             fprintf(
                 stderr,
-                "parmc: error: --dump-after takes a pass; '%s' is the stage that pass '%s' hands on\n"
+                "parmc: error: --dump-after takes a pass; '%s' is the stage that pass '%s' hands "
+                "on\n"
                 "(run 'parmc --passes' for the passes and their stages)\n",
                 name, driver_passes[s].name);
             return 2;

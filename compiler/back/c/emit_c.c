@@ -188,7 +188,8 @@ static void emit_live_check(FILE *out, const Schedule *s, const Phase *p) {
     fprintf(
         out,
         "        int parm_live = 0;   /* Phase.live_check */\n"
-        "        for (uint64_t r = 0; r < %lluu && !parm_live; r++) parm_live = parm_lens[%s] != 0;\n"
+        "        for (uint64_t r = 0; r < %lluu && !parm_live; r++) parm_live = parm_lens[%s] != "
+        "0;\n"
         "        if (!parm_live) continue;\n",
         1ULL << s->live_dim, emit_live_row(&scratch, s, p, "r"));
     arena_free(&scratch);
@@ -212,7 +213,8 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
     }
     fprintf(
         out,
-        "    off[0] = 0;\n    for (uint64_t u = 1; u < %lluu; u++) off[u] = off[u & (u - 1)] ^ W[parm_ctz(u)];\n",
+        "    off[0] = 0;\n"
+        "    for (uint64_t u = 1; u < %lluu; u++) off[u] = off[u & (u - 1)] ^ W[parm_ctz(u)];\n",
         1ULL << p->tile_log);
     /* with ranks: the rank's blocks (the rank bits are the top block bits),
        at local indices (the tile has no rank bit, the write keeps the rank) */
@@ -221,10 +223,10 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
         fprintf(out, "    for (uint64_t b = parm_rank << %d; b < (parm_rank + 1) << %d; b++) {\n",
                 local, local);
     else fprintf(out, "    for (uint64_t b = 0; b < %lluu; b++) {\n", 1ULL << p->block_log);
-    fprintf(
-        out,
-        "        uint64_t x0 = 0;\n        for (int k = 0; k < %d; k++) if (b >> k & 1) x0 ^= C[k];\n",
-        p->block_log);
+    fprintf(out,
+            "        uint64_t x0 = 0;\n"
+            "        for (int k = 0; k < %d; k++) if (b >> k & 1) x0 ^= C[k];\n",
+            p->block_log);
     if (s->gpu_log)
         fprintf(out, "        x0 &= 0x%llxu;\n", (unsigned long long)f2_mask(p->n - s->gpu_log));
     emit_live_check(out, s, p);
@@ -312,7 +314,8 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     if (p->packs) {
         fprintf(
             out,
-            "static void %s_pack(const void *const *src, void *const *dst, void *const *keep_dst, uint64_t keep, "
+            "static void %s_pack(const void *const *src, void *const *dst, void *const *keep_dst, "
+            "uint64_t keep, "
             "uint64_t keep_xor, uint64_t piece)\n{\n    (void)piece;\n",
             name);
         if (p->pack_plans) {
@@ -320,7 +323,8 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
                 const char *t = prim_ctype(elem_slot_prim(p->elem, k));
                 fprintf(
                     out,
-                    "    %s_pack%d((const %s *)src[%d], (%s *)dst[%d], (%s *)keep_dst[%d], keep, keep_xor%s);\n",
+                    "    %s_pack%d((const %s *)src[%d], (%s *)dst[%d], (%s *)keep_dst[%d], keep, "
+                    "keep_xor%s);\n",
                     name, k, t, k, t, k, t, k, piece_arg);
             }
         } else {
@@ -331,7 +335,8 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     if (p->unpack_plans) {
         fprintf(
             out,
-            "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst, uint64_t piece)\n{\n"
+            "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const "
+            "*dst, uint64_t piece)\n{\n"
             "    (void)piece;\n    switch (parm_rank) {\n",
             name);
         for (int d = 0; d < 1 << s->gpu_log; d++) {
@@ -347,7 +352,8 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     } else if (p->unpacks) {
         fprintf(
             out,
-            "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const *dst, uint64_t piece)\n{\n",
+            "static void %s_unpack(const uint64_t parm_rank, const void *const *src, void *const "
+            "*dst, uint64_t piece)\n{\n",
             name);
         emit_tables(out, "K", p->unpack_const, 1 << s->gpu_log);
         emit_move_body(out, s, p, &p->unpack, false);
@@ -386,7 +392,8 @@ static void emit_keep_copy(FILE *out, const Schedule *s, const Phase *p) {
         int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
         fprintf(
             out,
-            "            memcpy((char *)%s[r][%d] + ((size_t)slot[r << %d | kept[r]] << %d) * %d, (const char *)%s[r][%d] + "
+            "            memcpy((char *)%s[r][%d] + ((size_t)slot[r << %d | kept[r]] << %d) * %d, "
+            "(const char *)%s[r][%d] + "
             "((size_t)kept[r] << %d) * %d, (size_t)%d << %d);\n",
             recv_bufs(p), k, h, ln - h, bytes, send_bufs(p), k, ln - h, bytes, bytes, ln - h);
     }
@@ -408,8 +415,10 @@ static void emit_send_recv(FILE *out, const Schedule *s, const Phase *p) {
         int bytes = prim_bits(elem_slot_prim(p->elem, k)) / 8;
         fprintf(
             out,
-            "                    memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d | j << %d | k << %d) * %d,\n"
-            "                        (const char *)%s[r][%d] + ((size_t)t << %d | j << %d | k << %d) * %d, (size_t)%d << %d);\n",
+            "                    memcpy((char *)%s[to[c]][%d] + ((size_t)slot[c] << %d | j << %d | "
+            "k << %d) * %d,\n"
+            "                        (const char *)%s[r][%d] + ((size_t)t << %d | j << %d | k << "
+            "%d) * %d, (size_t)%d << %d);\n",
             recv_bufs(p), k, ln - h, lo + p->piece_log, lo, bytes, send_bufs(p), k, ln - h,
             lo + p->piece_log, lo, bytes, bytes, lo);
     }
@@ -439,19 +448,20 @@ void emit_c_exchange_step(FILE *out, const Schedule *s, const Phase *p, const ch
         break;
     case XSTEP_END: fputs("        }\n", out); break;
     case XSTEP_PACK:
-        fprintf(
-            out,
-            "%sfor (int r = 0; r < %d; r++)\n"
-            "%s    %s_pack((const void *const *)%s[r], xs_r[r], %s[r], kept[r] >= 0 ? (uint64_t)kept[r] : ~(uint64_t)0,\n"
-            "%s        kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0, k);\n",
-            ind, 1 << g, ind, name, rank_bufs[p->src], recv_bufs(p), ind, h, ln - h);
+        fprintf(out,
+                "%sfor (int r = 0; r < %d; r++)\n"
+                "%s    %s_pack((const void *const *)%s[r], xs_r[r], %s[r], kept[r] >= 0 ? "
+                "(uint64_t)kept[r] : ~(uint64_t)0,\n"
+                "%s        kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0, "
+                "k);\n",
+                ind, 1 << g, ind, name, rank_bufs[p->src], recv_bufs(p), ind, h, ln - h);
         break;
     case XSTEP_SEND_RECV: emit_send_recv(out, s, p); break;
     case XSTEP_UNPACK:
-        fprintf(
-            out,
-            "%sfor (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], %s[r], %s);\n",
-            ind, 1 << g, name, recv_bufs(p), rank_bufs[p->dst], step->in_loop ? "k" : "0");
+        fprintf(out,
+                "%sfor (int r = 0; r < %d; r++) %s_unpack((uint64_t)r, (const void *const *)%s[r], "
+                "%s[r], %s);\n",
+                ind, 1 << g, name, recv_bufs(p), rank_bufs[p->dst], step->in_loop ? "k" : "0");
         break;
     }
 }
@@ -468,10 +478,10 @@ static void emit_rank_calls(FILE *out, const Schedule *s, const char *fname) {
             fputs("    }\n", out);
             continue;
         }
-        fprintf(
-            out,
-            "    for (int r = 0; r < %d; r++)\n        %s((uint64_t)r, (const void *const *)%s[r], %s[r]",
-            ranks, name, rank_bufs[p->src], rank_bufs[p->dst]);
+        fprintf(out,
+                "    for (int r = 0; r < %d; r++)\n"
+                "        %s((uint64_t)r, (const void *const *)%s[r], %s[r]",
+                ranks, name, rank_bufs[p->src], rank_bufs[p->dst]);
         if (p->kind == PHASE_LOCAL) fputs(", work_r[r]", out);
         emit_arg_values(out, s);
         fputs(");\n", out);
@@ -487,7 +497,8 @@ static void emit_rank_alloc(FILE *out, const char *name, const unsigned long lon
     for (int k = 0; k < count; k++)
         fprintf(
             out,
-            "        if (!(%s[r][%d] = malloc(0x%llxu))) status = parm_out_of_memory(ctx, 0x%llxu, \"%s\");\n",
+            "        if (!(%s[r][%d] = malloc(0x%llxu))) status = parm_out_of_memory(ctx, 0x%llxu, "
+            "\"%s\");\n",
             name, k, bytes[k], bytes[k], what);
 }
 
@@ -508,26 +519,26 @@ static void emit_whole_calls(FILE *out, const Schedule *s, const char *fname,
                              const unsigned long long *in_bytes,
                              const unsigned long long *out_bytes) {
     int ranks = 1 << s->whole_log, nin = s->in_elem->nslots, nout = s->out_elem->nslots;
-    fprintf(
-        out,
-        "    for (int r = 0; r < %d; r++) {\n        const void *whole_in[%d];\n        void *whole_out[%d];\n",
-        ranks, nin, nout);
+    fprintf(out,
+            "    for (int r = 0; r < %d; r++) {\n        const void *whole_in[%d];\n"
+            "        void *whole_out[%d];\n",
+            ranks, nin, nout);
     for (int k = 0; k < nin; k++)
-        fprintf(
-            out,
-            "        whole_in[%d] = scratch_r[r] + 0x%llxu;\n"
-            "        for (int q = 0; q < %d; q++) memcpy(scratch_r[r] + 0x%llxu + (size_t)q * 0x%llxu, in_r[q][%d], 0x%llxu);\n",
-            k, s->whole_in_off[k], ranks, s->whole_in_off[k], in_bytes[k], k, in_bytes[k]);
+        fprintf(out,
+                "        whole_in[%d] = scratch_r[r] + 0x%llxu;\n"
+                "        for (int q = 0; q < %d; q++) memcpy(scratch_r[r] + 0x%llxu + (size_t)q * "
+                "0x%llxu, in_r[q][%d], 0x%llxu);\n",
+                k, s->whole_in_off[k], ranks, s->whole_in_off[k], in_bytes[k], k, in_bytes[k]);
     for (int k = 0; k < nout; k++)
         fprintf(out, "        whole_out[%d] = scratch_r[r] + 0x%llxu;\n", k, s->whole_out_off[k]);
     fprintf(out, "        if ((status = %s_whole(ctx, whole_in, whole_out, scratch_r[r]", fname);
     emit_arg_values(out, s);
     fputs("))) goto done;\n", out);
     for (int k = 0; k < nout; k++)
-        fprintf(
-            out,
-            "        memcpy(out_r[r][%d], scratch_r[r] + 0x%llxu + (size_t)r * 0x%llxu, 0x%llxu);\n",
-            k, s->whole_out_off[k], out_bytes[k], out_bytes[k]);
+        fprintf(out,
+                "        memcpy(out_r[r][%d], scratch_r[r] + 0x%llxu + (size_t)r * 0x%llxu, "
+                "0x%llxu);\n",
+                k, s->whole_out_off[k], out_bytes[k], out_bytes[k]);
     fputs("    }\n", out);
 }
 
@@ -545,25 +556,26 @@ void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname) {
     /* (NAME_exec_start is NAME_whole's: each rank's scratch is its own) */
     if (s->whole_log) fputs("    (void)scratch;\n", out);
     fputs("    int status = PARM_OK;\n", out);
-    fprintf(
-        out,
-        "    void *in_r[%d][%d] = {{0}}, *out_r[%d][%d] = {{0}}, *xs_r[%d][%d] = {{0}}, *xr_r[%d][%d] = {{0}};\n",
-        ranks, nin, ranks, nout, ranks, nx ? nx : 1, ranks, nx ? nx : 1);
-    fprintf(
-        out,
-        "    void *sa_r[%d][%d] = {{0}}, *sb_r[%d][%d] = {{0}};\n    char *scratch_r[%d] = {0}, *work_r[%d] = {0};\n",
-        ranks, s->scratch_planes[0] ? s->scratch_planes[0] : 1, ranks,
-        s->scratch_planes[1] ? s->scratch_planes[1] : 1, ranks, ranks);
-    fputs(
-        "    (void)in_r; (void)out_r; (void)xs_r; (void)xr_r; (void)sa_r; (void)sb_r; (void)work_r;\n",
-        out);
+    fprintf(out,
+            "    void *in_r[%d][%d] = {{0}}, *out_r[%d][%d] = {{0}}, *xs_r[%d][%d] = {{0}}, "
+            "*xr_r[%d][%d] = {{0}};\n",
+            ranks, nin, ranks, nout, ranks, nx ? nx : 1, ranks, nx ? nx : 1);
+    fprintf(out,
+            "    void *sa_r[%d][%d] = {{0}}, *sb_r[%d][%d] = {{0}};\n"
+            "    char *scratch_r[%d] = {0}, *work_r[%d] = {0};\n",
+            ranks, s->scratch_planes[0] ? s->scratch_planes[0] : 1, ranks,
+            s->scratch_planes[1] ? s->scratch_planes[1] : 1, ranks, ranks);
+    fputs("    (void)in_r; (void)out_r; (void)xs_r; (void)xr_r; (void)sa_r; (void)sb_r; "
+          "(void)work_r;\n",
+          out);
     fprintf(out, "    for (int r = 0; r < %d; r++) {\n", ranks);
     emit_rank_alloc(out, "in_r", in_bytes, nin, "a rank's slice of a chain's input");
     emit_rank_alloc(out, "out_r", out_bytes, nout, "a rank's slice of a chain's result");
     scratch = scratch ? scratch : 1;
     fprintf(
         out,
-        "        if (!(scratch_r[r] = malloc(0x%llxu))) status = parm_out_of_memory(ctx, 0x%llxu, \"a rank's scratch memory\");\n",
+        "        if (!(scratch_r[r] = malloc(0x%llxu))) status = parm_out_of_memory(ctx, 0x%llxu, "
+        "\"a rank's scratch memory\");\n",
         scratch, scratch);
     /* (NAME_whole finds its planes and work in the scratch itself) */
     if (!s->whole_log)
@@ -579,10 +591,10 @@ void emit_c_rank_body(FILE *out, const Schedule *s, const char *fname) {
                 "        xr_r[r][%d] = scratch_r[r] ? scratch_r[r] + 0x%llxu : NULL;\n",
                 k, s->xs_off[k], k, s->xr_off[k]);
     for (int k = 0; k < nin; k++)
-        fprintf(
-            out,
-            "        if (in_r[r][%d]) memcpy(in_r[r][%d], (const char *)in[%d] + (size_t)r * 0x%llxu, 0x%llxu);\n",
-            k, k, k, in_bytes[k], in_bytes[k]);
+        fprintf(out,
+                "        if (in_r[r][%d]) memcpy(in_r[r][%d], (const char *)in[%d] + (size_t)r * "
+                "0x%llxu, 0x%llxu);\n",
+                k, k, k, in_bytes[k], in_bytes[k]);
     fputs("    }\n    if (status) goto done;\n", out);
     for (int k = 0; s->nphases == 0 && !s->whole_log && k < nout; k++)
         fprintf(out,

@@ -484,28 +484,30 @@ static void emit_local(FILE *out, const Schedule *s, const Phase *p, const char 
        (the ranks of --gpus) may launch from several threads at once, so the
        mask is read and set atomically (setting an attribute twice is
        harmless) */
-    fprintf(
-        out,
-        "    static uint64_t configured;\n"
-        "    const uint64_t device_bit = ctx->device < 64 ? 1ull << ctx->device : 0;\n"
-        "    if (!(__atomic_load_n(&configured, __ATOMIC_ACQUIRE) & device_bit)) {\n"
-        "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
-        "        __atomic_fetch_or(&configured, device_bit, __ATOMIC_RELEASE);\n    }\n",
-        name, bytes);
+    fprintf(out,
+            "    static uint64_t configured;\n"
+            "    const uint64_t device_bit = ctx->device < 64 ? 1ull << ctx->device : 0;\n"
+            "    if (!(__atomic_load_n(&configured, __ATOMIC_ACQUIRE) & device_bit)) {\n"
+            "        PARM_CHECK(ctx, cudaFuncSetAttribute(%s_kernel, "
+            "cudaFuncAttributeMaxDynamicSharedMemorySize, %d));\n"
+            "        __atomic_fetch_or(&configured, device_bit, __ATOMIC_RELEASE);\n    }\n",
+            name, bytes);
     /* persistent blocks (Phase.buffers): as many as the SMs hold at once,
        by the occupancy of the kernel as built (its registers), once per
        device (every time on a device past the 64 the array holds) */
     if (tile_buffers(p) > 1) {
-        fprintf(
-            out,
-            "    static int resident[64];\n"
-            "    int per_sm = ctx->device < 64 ? __atomic_load_n(&resident[ctx->device], __ATOMIC_RELAXED) : 0;\n"
-            "    if (!per_sm) {\n"
-            "        PARM_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, %s_kernel, %d, %d));\n"
-            "        if (per_sm < 1) per_sm = 1;\n"
-            "        if (ctx->device < 64) __atomic_store_n(&resident[ctx->device], per_sm, __ATOMIC_RELAXED);\n"
-            "    }\n",
-            name, 1 << threads_log(p), bytes);
+        fprintf(out,
+                "    static int resident[64];\n"
+                "    int per_sm = ctx->device < 64 ? __atomic_load_n(&resident[ctx->device], "
+                "__ATOMIC_RELAXED) : 0;\n"
+                "    if (!per_sm) {\n"
+                "        PARM_CHECK(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, "
+                "%s_kernel, %d, %d));\n"
+                "        if (per_sm < 1) per_sm = 1;\n"
+                "        if (ctx->device < 64) __atomic_store_n(&resident[ctx->device], per_sm, "
+                "__ATOMIC_RELAXED);\n"
+                "    }\n",
+                name, 1 << threads_log(p), bytes);
         fprintf(out,
                 "    %s_kernel<<<parm_persistent_grid(ctx, %lluu, per_sm), %d, %d, ctx->stream>>>(",
                 name, 1ULL << (p->block_log - s->gpu_log), 1 << threads_log(p), bytes);
@@ -557,10 +559,10 @@ static void emit_permute(FILE *out, const Schedule *s, const Phase *p, const cha
     emit_launcher_head(out, s, p, name);
     for (int k = 0; k < p->elem->nslots; k++) {
         const char *t = prim_ctype(elem_slot_prim(p->elem, k));
-        fprintf(
-            out,
-            "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d]%s, ctx->stream));\n",
-            name, k, t, k, t, k, s->pad ? emit_shape_args(s) : "");
+        fprintf(out,
+                "    PARM_CHECK(ctx, %s_slot%d_launch((const %s *)src[%d], (%s *)dst[%d]%s, "
+                "ctx->stream));\n",
+                name, k, t, k, t, k, s->pad ? emit_shape_args(s) : "");
     }
     fputs("    return PARM_OK;\n}\n\n", out);
 }
@@ -673,18 +675,18 @@ static unsigned long long run_bytes(const Phase *p, int k) {
  * partner (table[r << h | v]) is another rank, a call per field and run. */
 static void emit_piece_side(FILE *out, const Phase *p, int h, int runs, const char *call,
                             const char *cast, const char *buf, const char *table, char v) {
-    fprintf(
-        out,
-        "        for (int %c = 0; %c < %d; %c++) {\n            if (%s[r << %d | %c] == r) continue;\n"
-        "            for (size_t j = 0; j < %du; j++) {\n",
-        v, v, 1 << h, v, table, h, v, 1 << runs);
+    fprintf(out,
+            "        for (int %c = 0; %c < %d; %c++) {\n"
+            "            if (%s[r << %d | %c] == r) continue;\n"
+            "            for (size_t j = 0; j < %du; j++) {\n",
+            v, v, 1 << h, v, table, h, v, 1 << runs);
     for (int k = 0; k < p->elem->nslots; k++)
-        fprintf(
-            out,
-            "                PARM_NCCL(ctx, %s((%s)%s[%d] + (((size_t)%c << %d | j) << %d | (size_t)k) * 0x%llxull, "
-            "0x%llxull, ncclInt8, %s[r << %d | %c], ctx->comm, ctx->comm_stream));\n",
-            call, cast, buf, k, v, runs, p->piece_log, run_bytes(p, k), run_bytes(p, k), table, h,
-            v);
+        fprintf(out,
+                "                PARM_NCCL(ctx, %s((%s)%s[%d] + (((size_t)%c << %d | j) << %d | "
+                "(size_t)k) * 0x%llxull, "
+                "0x%llxull, ncclInt8, %s[r << %d | %c], ctx->comm, ctx->comm_stream));\n",
+                call, cast, buf, k, v, runs, p->piece_log, run_bytes(p, k), run_bytes(p, k), table,
+                h, v);
     fputs("            }\n        }\n", out);
 }
 
@@ -748,7 +750,8 @@ static void emit_exchange(FILE *out, const Schedule *s, const Phase *p, const ch
     emit_exchange_kernels(out, s, p, name);
     fprintf(
         out,
-        "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, void *const *xr)\n{\n"
+        "static int %s(parm_ctx *ctx, const void *const *src, void *const *dst, void *const *xs, "
+        "void *const *xr)\n{\n"
         "    (void)xs;\n    (void)xr;\n",
         name);
     emit_exchange_steps(out, s, p, name, &target_cuda);
@@ -770,12 +773,12 @@ static void emit_exchange_tables(FILE *out, const Schedule *s, const Phase *p) {
     emit_int_table(out, "from", p->recv_from, 1 << (g + h));
     emit_int_table(out, "kept", p->kept, 1 << g);
     fputs("    const int r = ctx->rank;\n", out);
-    fprintf(
-        out,
-        "    const uint64_t keep = kept[r] >= 0 ? (uint64_t)kept[r] : ~0ull;\n"
-        "    const uint64_t keep_xor = kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | kept[r]]) << %d : 0;\n"
-        "    (void)keep;\n    (void)keep_xor;\n",
-        h, ln - h);
+    fprintf(out,
+            "    const uint64_t keep = kept[r] >= 0 ? (uint64_t)kept[r] : ~0ull;\n"
+            "    const uint64_t keep_xor = kept[r] >= 0 ? (uint64_t)(kept[r] ^ slot[r << %d | "
+            "kept[r]]) << %d : 0;\n"
+            "    (void)keep;\n    (void)keep_xor;\n",
+            h, ln - h);
 }
 
 static void emit_keep_copy(FILE *out, const Schedule *s, const Phase *p) {
@@ -784,11 +787,12 @@ static void emit_keep_copy(FILE *out, const Schedule *s, const Phase *p) {
     for (int k = 0; k < p->elem->nslots; k++) {
         unsigned long long bytes = (unsigned long long)(prim_bits(elem_slot_prim(p->elem, k)) / 8)
                                    << (ln - h);
-        fprintf(
-            out,
-            "        PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | kept[r]] * 0x%llxull, "
-            "(const char *)%s[%d] + (size_t)kept[r] * 0x%llxull, 0x%llxull, cudaMemcpyDeviceToDevice, ctx->stream));\n",
-            recv_buf(p), k, h, bytes, send_buf(p), k, bytes, bytes);
+        fprintf(out,
+                "        PARM_CHECK(ctx, cudaMemcpyAsync((char *)%s[%d] + (size_t)slot[r << %d | "
+                "kept[r]] * 0x%llxull, "
+                "(const char *)%s[%d] + (size_t)kept[r] * 0x%llxull, 0x%llxull, "
+                "cudaMemcpyDeviceToDevice, ctx->stream));\n",
+                recv_buf(p), k, h, bytes, send_buf(p), k, bytes, bytes);
     }
     fputs("    }\n", out);
 }
@@ -869,15 +873,15 @@ static void emit_exchange_buffers(FILE *out, const Schedule *s) {
 void emit_cuda_whole_body(FILE *out, const Schedule *s, const char *fname) {
     const ElemType *in = s->in_elem, *res = s->out_elem;
     int ln = s->n - s->whole_log;
-    fputs(
-        "    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n    int status = PARM_OK;\n",
-        out);
+    fputs("    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n"
+          "    int status = PARM_OK;\n",
+          out);
     for (int k = 0; k < in->nslots; k++)
-        fprintf(
-            out,
-            "    PARM_NCCL(ctx, ncclAllGather(in[%d], scratch + 0x%llxu, 0x%llxu, ncclInt8, ctx->comm, ctx->stream));\n",
-            k, s->whole_in_off[k],
-            (unsigned long long)(prim_bits(elem_slot_prim(in, k)) / 8) << ln);
+        fprintf(out,
+                "    PARM_NCCL(ctx, ncclAllGather(in[%d], scratch + 0x%llxu, 0x%llxu, ncclInt8, "
+                "ctx->comm, ctx->stream));\n",
+                k, s->whole_in_off[k],
+                (unsigned long long)(prim_bits(elem_slot_prim(in, k)) / 8) << ln);
     fprintf(out, "    const void *const whole_in[%d] = {", in->nslots);
     for (int k = 0; k < in->nslots; k++)
         fprintf(out, "%sscratch + 0x%llxu", k ? ", " : "", s->whole_in_off[k]);
@@ -892,7 +896,8 @@ void emit_cuda_whole_body(FILE *out, const Schedule *s, const char *fname) {
                                    << ln;
         fprintf(
             out,
-            "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], scratch + 0x%llxu + (size_t)ctx->rank * 0x%llxull, 0x%llxull, "
+            "    PARM_CHECK(ctx, cudaMemcpyAsync(out[%d], scratch + 0x%llxu + (size_t)ctx->rank * "
+            "0x%llxull, 0x%llxull, "
             "cudaMemcpyDeviceToDevice, ctx->stream));\n",
             k, s->whole_out_off[k], bytes, bytes);
     }

@@ -257,10 +257,10 @@ static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Ste
         emit_reg_offsets(out, p, rd, st, index);
         for (int k = 0; k < ns; k++) {
             const char *ty = prim_ctype(elem_slot_prim(p->elem, k));
-            fprintf(
-                out,
-                "            const %s e%d = sw ? v%d[rh] : v%d[rj], e%d = sw ? v%d[rj] : v%d[rh];\n",
-                ty, k, k, k, k + ns, k, k);
+            fprintf(out,
+                    "            const %s e%d = sw ? v%d[rh] : v%d[rj], "
+                    "e%d = sw ? v%d[rj] : v%d[rh];\n",
+                    ty, k, k, k, k + ns, k, k);
         }
         RegPos rp = {p, rd, st, index};
         emit_body_call(out, p, st->body, 2 * ns, prefix, &rp);
@@ -289,11 +289,11 @@ static void emit_group_swaps(FILE *out, const Phase *p, const Step *st, const ch
             for (int k = 0; k < ns; k++) {
                 unsigned lo = c * (unsigned)ns + (unsigned)k,
                          hi = (c | 1u << i) * (unsigned)ns + (unsigned)k;
-                fprintf(
-                    out,
-                    "            { const %s t = sw%d ? %s%u : %s%u; %s%u = sw%d ? %s%u : %s%u; %s%u = t; }\n",
-                    prim_ctype(elem_slot_prim(p->elem, k)), i, v, hi, v, lo, v, hi, i, v, lo, v, hi,
-                    v, lo);
+                fprintf(out,
+                        "            { const %s t = sw%d ? %s%u : %s%u; %s%u = sw%d ? %s%u : %s%u; "
+                        "%s%u = t; }\n",
+                        prim_ctype(elem_slot_prim(p->elem, k)), i, v, hi, v, lo, v, hi, i, v, lo, v,
+                        hi, v, lo);
             }
         }
     }

@@ -62,8 +62,8 @@ const Target target_cuda = {
         "   {P}_ERROR_NULL. */\n"
         "int {p}_ctx_create_nccl({p}_ctx **ctx, ncclComm_t comm, int rank, int nranks);\n",
     .rank_slices = true,
-    .entry_check =
-        "    int device_status = parm_check_device(ctx);\n    if (device_status) return device_status;\n",
+    .entry_check = "    int device_status = parm_check_device(ctx);\n"
+                   "    if (device_status) return device_status;\n",
     .ctx_message = true,
     .runtime = cuda_runtime,
     .main_name = "parm_main_cuda.h",
