@@ -176,8 +176,10 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     (default auto_arch()). flags: more flags for nvcc or the C compiler. The library is built
     once into the cache (cache_dir, default $PARMC_CACHE or ~/.cache/parmc) and reused while
     the source, its imports, the options and `parmc --version` stay the same; rebuild=True
-    builds it again."""
+    builds it again. $PARMC_OPTIONS: more options for parmc, its tuning options
+    (`--tile-bytes 64K`, ...; parmc --help), for every program built, the drop-ins' too."""
     parmc = find_parmc()
+    options = shlex.split(os.environ.get("PARMC_OPTIONS", ""))
     if _is_path(source):
         path = os.fspath(source)
         try:
@@ -207,14 +209,14 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     stem = prefix or stem
     key = hashlib.sha256(json.dumps({
         "cache": CACHE_FORMAT, "parmc": parmc_version(parmc), "target": target, "prefix": prefix,
-        "include": include, "native": native, "source": text,
+        "include": include, "native": native, "source": text, "options": options,
         "imports": _imported_files(text, include, parmc)}, sort_keys=True).encode()).hexdigest()[:32]
     root = cache_dir or cache_root()
     final = os.path.join(root, key)
     if rebuild or not os.path.isdir(final):
         tools = "parmc, then nvcc" if target == "cuda" else "parmc, then the C compiler"
         with _progress(stem, f"({tools}) into {final}"):
-            _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild)
+            _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild, options)
     prog = _programs.get(final)
     if prog is None:
         prog = _programs[final] = load(os.path.join(final, f"lib{stem}.so"))
@@ -307,10 +309,10 @@ def _helper_library(native, text, name, what, suffix):
     return ctypes.CDLL(library)
 
 
-def _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild):
+def _build(parmc, path, text, stem, target, prefix, include, native, root, final, rebuild, options):
     """Builds the library of a parm program into the cache (_into_cache)."""
     _into_cache(root, final, rebuild, lambda tmp: _build_in(tmp, parmc, path, text, stem, target, prefix, include,
-                                                             native))
+                                                             native, options))
 
 
 def _into_cache(root, final, rebuild, fill):
@@ -333,8 +335,8 @@ def _into_cache(root, final, rebuild, fill):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _build_in(tmp, parmc, path, text, stem, target, prefix, include, native):
-    """parmc, then the native compiler, into the directory tmp."""
+def _build_in(tmp, parmc, path, text, stem, target, prefix, include, native, options):
+    """parmc (with options), then the native compiler, into the directory tmp."""
     src = path
     if src is None:     # source text: parmc runs in tmp, so that messages name just the file
         src = f"{stem}.parm"
@@ -343,7 +345,7 @@ def _build_in(tmp, parmc, path, text, stem, target, prefix, include, native):
     out = os.path.join(tmp, f"{stem}.{'cu' if target == 'cuda' else 'c'}")
     cmd = [parmc, f"--target={target}", *[f"-I{d}" for d in include]]
     cmd += [f"--prefix={prefix}"] if prefix else []
-    _run(cmd + [src, "-o", out], "parmc", cwd=tmp if path is None else None)
+    _run(cmd + options + [src, "-o", out], "parmc", cwd=tmp if path is None else None)
     manifest = os.path.join(tmp, f"{stem}.json")
     if not os.path.isfile(manifest):
         raise CompileError(f"{parmc} wrote no manifest {stem}.json beside {stem}.h: this parmc is older than the "

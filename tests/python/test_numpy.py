@@ -524,6 +524,25 @@ class Compile(unittest.TestCase):
         entries = [d for d in os.listdir(cache)]
         self.assertEqual(len(entries), 2, entries)
 
+    def test_parmc_options(self):
+        """$PARMC_OPTIONS goes to parmc (its tuning options) and into the cache's key; a bad one
+        is parmc's error."""
+        cache = os.path.join(self.dir, "cache")
+        code = f"""
+            import os, parmc, numpy as np
+            os.environ["PARMC_OPTIONS"] = {{options!r}}
+            p = parmc.compile({example('permute.parm')!r}, target="c")
+            xs = np.arange(1024, dtype=np.int32)
+            assert (p.rev(xs) == xs[::-1]).all()
+        """
+        self.run_python(code.format(options=""), cache)
+        self.run_python(code.format(options="--tile-bytes 16K --register-bytes 256"), cache)
+        self.assertEqual(len(os.listdir(cache)), 2)
+        self.assertIn("--tile-bytes 16K --register-bytes 256", self.compiles()[-1])
+        bad = self.run_python(code.format(options="--tile-bytes 3"), cache, check=False)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("tile-bytes", bad.stderr)
+
     def test_rebuilt_compiler(self):
         """A parmc of the same version but other bytes (a developer's rebuild) builds again."""
         cache, copy = os.path.join(self.dir, "cache"), os.path.join(self.dir, "parmc-copy")
