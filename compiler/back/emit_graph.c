@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "emit_elem.h"
-#include "machine.h"
 
 static unsigned long long plane_bytes(const PlaneRef *p) {
     return (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len;
@@ -338,8 +337,6 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
 }
 
-#define MAX_GRID_LOG (MACHINE_GRID_X_LOG - 1) /* blocks of a grid's x dimension, log2 */
-
 /* One kernel of a reduceblocks on CUDA (emit_rows_cuda): the first, over
  * every element (`blocks`: 2^blocks_log blocks a row, which write their
  * partials when there are several), or with `partials` the second, one
@@ -362,11 +359,14 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     fputs(")\n{\n", out);
     emit_node_arg_loads(out, n);
     for (int k = 0; k < loads->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
-    /* a grid of more than 2^30 blocks (rows of a few elements in an array
-       of 2^39 or more) takes its top bits from blockIdx.y */
+    /* a grid too large for x alone (rows of a few elements in an array of
+       2^39 or more) takes its top bits from blockIdx.y */
     int grid_log = partials ? n->rows_log : n->grid_log;
-    fprintf(out, "    const uint64_t blk = %s;\n",
-            grid_log > MAX_GRID_LOG ? "blockIdx.x + ((uint64_t)blockIdx.y << 30)" : "blockIdx.x");
+    int y_log = partials ? n->final_grid_y_log : n->grid_y_log;
+    if (y_log)
+        fprintf(out, "    const uint64_t blk = blockIdx.x + ((uint64_t)blockIdx.y << %d);\n",
+                grid_log - y_log);
+    else fputs("    const uint64_t blk = blockIdx.x;\n", out);
     fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t,
             p);
     Arena scratch = {0};
@@ -391,12 +391,13 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
 }
 
 /* Launches kernel `kernel` (a template on A, or not) with 2^grid_log blocks
- * of 2^threads_log threads on planes i.., then o.. or q... */
-static void rows_launch(FILE *out, const PlanNode *n, const char *kernel, int grid_log,
+ * (2^y_log of them in y) of 2^threads_log threads on planes i.., then o..
+ * or q... */
+static void rows_launch(FILE *out, const PlanNode *n, const char *kernel, int grid_log, int y_log,
                         int threads_log, const char *in, int nin, const char *res) {
-    if (grid_log > MAX_GRID_LOG)
+    if (y_log)
         fprintf(out, "%s<<<dim3(%lluu, %lluu), %d, 0, ctx->stream>>>(", kernel,
-                1ULL << MAX_GRID_LOG, 1ULL << (grid_log - MAX_GRID_LOG), 1 << threads_log);
+                1ULL << (grid_log - y_log), 1ULL << y_log, 1 << threads_log);
     else
         fprintf(out, "%s<<<%lluu, %d, 0, ctx->stream>>>(", kernel, 1ULL << grid_log,
                 1 << threads_log);
@@ -427,13 +428,13 @@ static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name) {
     for (int A = 1; A >= 0; A--) {
         fputs(A ? "    if (aligned) {\n        " : "    } else {\n        ", out);
         rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"),
-                    n->grid_log, n->threads_log, "i", n->nin, blocks ? "q" : "o");
+                    n->grid_log, n->grid_y_log, n->threads_log, "i", n->nin, blocks ? "q" : "o");
     }
     fputs("    }\n", out);
     if (blocks) {
         fputs("    ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, n->final_threads_log,
-                    "q", ns, "o");
+        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, n->final_grid_y_log,
+                    n->final_threads_log, "q", ns, "o");
     }
     arena_free(&a);
     fputs("    return PARM_OK;\n}\n\n", out);

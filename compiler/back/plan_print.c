@@ -472,6 +472,12 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         else if (n->kind == NODE_REDUCE)
             fprintf(out, ", CUDA: 2^%d blocks of 2^%d threads of 2^%d elements", n->blocks_log,
                     n->threads_log, n->per_thread_log);
+        if (n->kind == NODE_REDUCE && n->grid_y_log)
+            fprintf(out, ", a grid of 2^%d by 2^%d blocks", n->grid_log - n->grid_y_log,
+                    n->grid_y_log);
+        if (n->kind == NODE_REDUCE && n->final_grid_y_log)
+            fprintf(out, " and of 2^%d by 2^%d for the rows' partials",
+                    n->rows_log - n->final_grid_y_log, n->final_grid_y_log);
         for (int k = 0; n->kind == NODE_SCAN && k < n->nin; k++)
             if (n->chunks_log[k] >= 0)
                 fprintf(out, ", plane %d through shared memory (2^%d 16-byte chunks a thread)", k,

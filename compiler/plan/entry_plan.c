@@ -494,6 +494,7 @@ static void whole_reduce_shape(PlanNode *node, int widest) {
     node->blocks_log = n - per - threads;
     node->grid_log = node->blocks_log;
     node->final_threads_log = node->blocks_log < 8 ? node->blocks_log : 8;
+    node->grid_y_log = plan_grid_y_log(node->grid_log);
 }
 
 /* The CUDA shape of a reduceblocks node (PlanNode): threads take 64 bytes
@@ -521,6 +522,8 @@ static void block_reduce_shape(const IrStmt *s, PlanNode *node, int widest) {
     }
     node->grid_log = n - node->per_thread_log - node->threads_log;
     node->final_threads_log = node->blocks_log < 8 ? node->blocks_log : 8;
+    node->grid_y_log = plan_grid_y_log(node->grid_log);
+    node->final_grid_y_log = node->blocks_log ? plan_grid_y_log(node->rows_log) : 0;
 }
 
 /* reduce, or reduceblocks (rows of its result's fields): maps in front of

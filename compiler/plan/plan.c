@@ -1,6 +1,8 @@
 /* plan.c: what the readers of a plan compute from it (plan.h). */
 #include "plan.h"
 
+#include "machine.h"
+
 const char *plan_buf_name(BufId b) {
     static const char *const names[] = {"in", "out", "sa", "sb"};
     return names[b];
@@ -117,3 +119,8 @@ int plan_pos_threads(const Step *st, const IrStmt *pos, uint64_t *on_tid) {
 }
 
 bool plan_pad_by_rows(const EntryPlan *e) { return e->pad_rows_log >= 0 && !e->segments; }
+
+int plan_grid_y_log(int blocks_log) {
+    int x_most = MACHINE_GRID_X_LOG - 1;
+    return blocks_log > x_most ? blocks_log - x_most : 0;
+}

@@ -596,6 +596,11 @@ typedef struct {
      * a reduceblocks' over every row), and the second's threads, one block
      * over the partials (of a row) */
     int grid_log, final_threads_log;
+    /* REDUCE on CUDA: of the first kernel's 2^grid_log blocks and the
+     * second's 2^rows_log, 2^grid_y_log and 2^final_grid_y_log in the grid's
+     * y dimension, where x alone cannot hold them (plan_grid_y_log): block
+     * blockIdx.x + (blockIdx.y << (log2 of the x dimension)) */
+    int grid_y_log, final_grid_y_log;
     /* REDUCE on CUDA: the partials (one plane per field of the result);
      * CHAIN with a fused reduce (chain.reduce): the per-block partials it
      * writes, which the REDUCE node after it reads */
@@ -757,12 +762,16 @@ uint64_t plan_reg_mask(const Round *rd, uint64_t f);
  * the rank's, and the block's threads, log2. */
 int plan_block_tile_log(const Phase *p);
 int plan_block_threads_log(const Phase *p);
-/* Whether a LOCAL phase loads its tile in 16-byte vectors (Phase.vec_log):
- * not through cp.async (Phase.buffers) nor a load map (Phase.map), which
- * take each element alone. */
 /* Whether an entry of any length takes rows of one row length (rows,
  * row_len), rather than a flat array (one dimension, or segments: n). */
 bool plan_pad_by_rows(const EntryPlan *e);
+/* The blocks of a grid of 2^blocks_log that go in its y dimension, log2:
+ * none while x holds them (2^30 at most, so that a block number times a
+ * block's threads stays an int), else the rest (PlanNode.grid_y_log). */
+int plan_grid_y_log(int blocks_log);
+/* Whether a LOCAL phase loads its tile in 16-byte vectors (Phase.vec_log):
+ * not through cp.async (Phase.buffers) nor a load map (Phase.map), which
+ * take each element alone. */
 bool plan_vector_load(const Schedule *s, const Phase *p);
 /* Whether phase p reads a plane of the chain's input at shifted indices
  * (Schedule.in_shift). */

@@ -1160,6 +1160,11 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
                                                         : n->rows_log == 0),
                     "node %d: a reduction reading other planes than its loads', or of other rows",
                     i);
+        if (n->kind == NODE_REDUCE)
+            REQUIRE(n->grid_y_log == plan_grid_y_log(n->grid_log) &&
+                        n->final_grid_y_log == (n->blocks_log ? plan_grid_y_log(n->rows_log) : 0),
+                    "node %d: a grid of 2^%d blocks (2^%d after them) with 2^%d (2^%d) in y", i,
+                    n->grid_log, n->rows_log, n->grid_y_log, n->final_grid_y_log);
         if (n->kind == NODE_EXPAND)
             REQUIRE(n->nin == n->nout && n->stmt && n->stmt->op == IR_EXPAND &&
                         n->n == n->stmt->res[0]->log_len,

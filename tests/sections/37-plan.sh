@@ -108,3 +108,18 @@ scan_passes() {
 }
 scan_passes >"$TMP/scan_passes.out" 2>&1
 golden tests/plan/passes/scan.out "$TMP/scan_passes.out" $? "plan: the passes of the stdlib scans at 2^24"
+# A grid of more blocks than its x dimension holds (rows of two bytes in an
+# array of 2^40) is split in the plan (PlanNode.grid_y_log), which the CUDA
+# launch and the block number follow; rows of 2^12 there need no split.
+printf 'entry main (xs : [2^40]u8) = reduceblocks 1 (+) 0 xs\nentry wide (xs : [2^40]u8) = reduceblocks 12 (+) 0 xs\n' \
+    >"$TMP/grid.parm"
+"$PARMC" --dump-plan "$TMP/grid.parm" >"$TMP/grid.plan" 2>/dev/null
+"$PARMC" -e main "$TMP/grid.parm" -o "$TMP/grid.cu" 2>/dev/null
+if grep -q '2^39 rows, .*, a grid of 2^30 by 2^1 blocks$' "$TMP/grid.plan" &&
+    [ "$(grep -c 'a grid of' "$TMP/grid.plan")" = 1 ] &&
+    grep -q '<<<dim3(1073741824u, 2u), 256, 0, ctx->stream>>>' "$TMP/grid.cu" &&
+    grep -q 'blk = blockIdx.x + ((uint64_t)blockIdx.y << 30);' "$TMP/grid.cu"; then
+    pass
+else
+    fail "plan: the grid of 2^39 rows split in y: $(grep -m1 'node 0' "$TMP/grid.plan")"
+fi

@@ -631,7 +631,7 @@ static void break_chain_planes(Arena *a, const IrFunc *f) {
 }
 
 /* A reduction of rows reading the rows' maxima in place (PlanNode.in_shift),
- * then at another shift. */
+ * then at another shift; then its grid split in y (PlanNode.grid_y_log). */
 static void break_reduce_expand(Arena *a, const IrFunc *f) {
     EntryPlan e;
     entry_plan(a, f, NULL, &e);
@@ -646,6 +646,13 @@ static void break_reduce_expand(Arena *a, const IrFunc *f) {
     broken.nodes[e.nnodes - 1].in_shift = shift;
     shift[1] = 4;
     expect_entry(a, &broken, "read at x >> 4", "a reduction reading an expand at another shift");
+    shift[1] = 5;
+    /* its grid fits x alone: a y dimension is not the plan's */
+    broken.nodes[e.nnodes - 1].grid_y_log = 1;
+    expect_entry(a, &broken, "with 2^1 (2^0) in y", "a reduction's grid split where x holds it");
+    broken.nodes[e.nnodes - 1].grid_y_log = 0;
+    check(plan_grid_y_log(30) == 0 && plan_grid_y_log(32) == 2,
+          "a grid of 2^32 blocks takes 2^2 of them in y (%d)", plan_grid_y_log(32));
 }
 
 /* One-pass scans (NODE_SCAN): an i32 one with its values in the states'
