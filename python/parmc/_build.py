@@ -56,6 +56,24 @@ def parmc_version(parmc):
     return _versions[key]
 
 
+_tunings = {}           # parmc path -> the names of its tuning options
+
+
+def _tuning_options(parmc):
+    """$PARMC_OPTIONS split, each option one of the tuning options of `parmc --help` (those
+    change how kernels are scheduled, not what they compute, nor where parmc writes)."""
+    options = shlex.split(os.environ.get("PARMC_OPTIONS", ""))
+    if options and parmc not in _tunings:
+        help_text = _run([parmc, "--help"], "parmc --help")
+        tuning = help_text[help_text.find("tuning options"):]
+        _tunings[parmc] = set(re.findall(r"^  (--[a-z-]+)", tuning, re.M))
+    for option in options:
+        if option.startswith("-") and option.split("=")[0] not in _tunings[parmc]:
+            raise CompileError(f"$PARMC_OPTIONS: {option} is not one of parmc's tuning options "
+                               f"({', '.join(sorted(_tunings[parmc]))})")
+    return options
+
+
 def _run(cmd, what, cwd=None):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
@@ -179,7 +197,7 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     builds it again. $PARMC_OPTIONS: more options for parmc, its tuning options
     (`--tile-bytes 64K`, ...; parmc --help), for every program built, the drop-ins' too."""
     parmc = find_parmc()
-    options = shlex.split(os.environ.get("PARMC_OPTIONS", ""))
+    options = _tuning_options(parmc)
     if _is_path(source):
         path = os.fspath(source)
         try:

@@ -525,8 +525,8 @@ class Compile(unittest.TestCase):
         self.assertEqual(len(entries), 2, entries)
 
     def test_parmc_options(self):
-        """$PARMC_OPTIONS goes to parmc (its tuning options) and into the cache's key; a bad one
-        is parmc's error."""
+        """$PARMC_OPTIONS goes to parmc (its tuning options) and into the cache's key; a bad
+        value is parmc's error, another option the package's."""
         cache = os.path.join(self.dir, "cache")
         code = f"""
             import os, parmc, numpy as np
@@ -542,6 +542,8 @@ class Compile(unittest.TestCase):
         bad = self.run_python(code.format(options="--tile-bytes 3"), cache, check=False)
         self.assertNotEqual(bad.returncode, 0)
         self.assertIn("tile-bytes", bad.stderr)
+        other = self.run_python(code.format(options="--tile-bytes=32K --target=cuda"), cache, check=False)
+        self.assertIn("CompileError: $PARMC_OPTIONS: --target=cuda is not one of parmc's tuning options", other.stderr)
 
     def test_rebuilt_compiler(self):
         """A parmc of the same version but other bytes (a developer's rebuild) builds again."""
