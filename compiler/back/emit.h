@@ -96,16 +96,17 @@ bool emit_prefix_reserved(const char *prefix);
 /* The standalone main's runtime headers (parm_main.h and the target's
  * part), and its run: the context, parm_main_execute (parm_main_ranks with
  * ranks) of parm_main_entry on in_planes into out_planes, and the exit on
- * a failure. */
+ * a failure, after `cleanup` (statements that free the host planes). */
 void emit_main_runtime(FILE *out, const EmitInput *in, const Target *t);
-void emit_main_run(FILE *out, const EmitInput *in, const Target *t);
+void emit_main_run(FILE *out, const EmitInput *in, const Target *t, const char *cleanup);
 /* "int main(argc, argv) {" and the option loop that sets `repeat`, for
  * every standalone main (an entry graph's too). */
 void emit_main_start(FILE *out);
 void emit_phase_comment(FILE *out, const Phase *p);
 /* The standalone main's reading of one value of type p into `dest` (with
- * the interpreter's message for a bad one), and the printer of a p. */
-void emit_read_value(FILE *out, Prim p, const char *dest);
+ * the interpreter's message for a bad one, then `cleanup` and the exit),
+ * and the printer of a p. */
+void emit_read_value(FILE *out, Prim p, const char *dest, const char *cleanup);
 /* The row length of an entry over rows of any length, the input's first
  * token, into `row_len` (1 to max), with the interpreter's messages. */
 void emit_read_row_length(FILE *out, const char *entry, long max);

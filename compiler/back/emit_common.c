@@ -954,17 +954,17 @@ static const char *parse_call(Prim p) {
     }
 }
 
-/* Reads the next token as a p into the lvalue `dest`. */
-void emit_read_value(FILE *out, Prim p, const char *dest) {
+/* Reads the next token as a p into the lvalue `dest`; an invalid one runs
+ * `cleanup` (statements that free what the main holds) and exits. */
+void emit_read_value(FILE *out, Prim p, const char *dest, const char *cleanup) {
     const char *t = prim_ctype(p);
     fputs("        {\n            union { int64_t i64; uint64_t u64; double f64; uint8_t u8; } v;\n"
           "            parm_next_token(&input, tok, sizeof tok);\n            if (!",
           out);
     fprintf(out, parse_call(p), prim_bits(p));
-    fprintf(out,
-            ") {\n                parm_input_invalid(&input, \"%s\");\n"
-            "                return 1;\n            }\n",
-            prim_name(p));
+    fprintf(out, ") {\n                parm_input_invalid(&input, \"%s\");\n%s", prim_name(p),
+            cleanup);
+    fputs("                return 1;\n            }\n", out);
     if (p == PRIM_BOOL) fprintf(out, "            %s = v.u8;\n", dest);
     else if (p == PRIM_F32) fprintf(out, "            %s = (float)v.f64;\n", dest);
     else if (p == PRIM_F64) fprintf(out, "            %s = v.f64;\n", dest);
@@ -1000,7 +1000,7 @@ void emit_read_row_length(FILE *out, const char *entry, long max) {
 /* The main's exit on a failed status: its message, and where the context
  * tells a failed call (one context: not with ranks) NAME_ctx_message, or
  * the allocation that failed. */
-static void emit_main_status(FILE *out, const EmitInput *in, const Target *t) {
+static void emit_main_status(FILE *out, const EmitInput *in, const Target *t, const char *cleanup) {
     emit_api_text(
         out, in,
         "    if (status) {\n"
@@ -1016,7 +1016,8 @@ static void emit_main_status(FILE *out, const EmitInput *in, const Target *t) {
                       "        else\n    ");
     emit_api_text(out, in,
                   "        fprintf(stderr, \"error: %s\\n\", {p}_error_string(status));\n"
-                  "        {p}_ctx_destroy(ctx);\n        return 1;\n    }\n");
+                  "        {p}_ctx_destroy(ctx);\n");
+    fprintf(out, "%s        return 1;\n    }\n", cleanup);
 }
 
 /* The standalone main's start: its options (-r N, the runs to time). */
@@ -1039,7 +1040,7 @@ void emit_main_runtime(FILE *out, const EmitInput *in, const Target *t) {
         emit_runtime(out, in, t->main_ranks_name, t->main_ranks_text);
 }
 
-void emit_main_run(FILE *out, const EmitInput *in, const Target *t) {
+void emit_main_run(FILE *out, const EmitInput *in, const Target *t, const char *cleanup) {
     emit_api_text(out, in, "    parm_ctx *ctx;\n    int status = {p}_ctx_create(&ctx);\n");
     if (in->gpu_log && t->main_ranks_text)
         fputs("    if (!status) status = parm_main_ranks(parm_main_entry, n, &in_planes, "
@@ -1049,7 +1050,7 @@ void emit_main_run(FILE *out, const EmitInput *in, const Target *t) {
         fputs("    if (!status) status = parm_main_execute(ctx, parm_main_entry, n, &in_planes, "
               "&out_planes, repeat, \"\");\n",
               out);
-    emit_main_status(out, in, t);
+    emit_main_status(out, in, t, cleanup);
 }
 
 static void emit_main(FILE *out, const EmitInput *in, const Target *t) {

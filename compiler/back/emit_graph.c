@@ -1171,6 +1171,14 @@ static void emit_main_segment_loop(FILE *out, const EntryPlan *e) {
     arena_free(&a);
 }
 
+/* The statements that free the main's host planes, indented by `indent`. */
+static const char *host_planes_freed(Arena *a, const EntryPlan *first, int indent) {
+    return arena_printf(a,
+                        "%*sfor (int k = 0; k < %d; k++) free(host_in[k]);\n"
+                        "%*sfor (int k = 0; k < %d; k++) free(host_out[k]);\n",
+                        indent, "", first->nin_planes, indent, "", first->nout_planes);
+}
+
 void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t) {
     const IrBody *body = first->func->body;
     int nspecs, nargs = count_scalar_params(body);
@@ -1228,10 +1236,16 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     fputs("        free(input.text);\n        return 1;\n    }\n", out);
     int first_array = -1;
     Arena scratch = {0};
+    /* what an exit after the host planes' allocation frees: its planes (the
+       input's text too, while the values are read) */
+    const char *reading_freed = arena_printf(&names, "%s                free(input.text);\n",
+                                             host_planes_freed(&names, first, 16));
+    const char *planes_freed = host_planes_freed(&names, first, 8);
     for (int i = 0, arg = 0, plane = 0; i < body->nparams; i++) {
         const IrVal *v = body->params[i];
         if (ir_is_scalar(v)) {
-            emit_read_value(out, val_prim(v), arena_printf(&scratch, "parm_main_arg%d", arg++));
+            emit_read_value(out, val_prim(v), arena_printf(&scratch, "parm_main_arg%d", arg++),
+                            reading_freed);
             continue;
         }
         if (first_array < 0) first_array = i;
@@ -1239,7 +1253,8 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
         for (int k = 0; k < v->elem->nslots; k++)
             emit_read_value(out, elem_slot_prim(v->elem, k),
                             arena_printf(&scratch, "((%s *)host_in[%d])[i]",
-                                         prim_ctype(elem_slot_prim(v->elem, k)), plane + k));
+                                         prim_ctype(elem_slot_prim(v->elem, k)), plane + k),
+                            reading_freed);
         fputs("    }\n", out);
         plane += v->elem->nslots;
     }
@@ -1256,7 +1271,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
             "    const parm_main_planes in_planes = {host_in, in_bytes, in_what, %d}, out_planes = "
             "{host_out, out_bytes, out_what, %d};\n",
             first->nin_planes, first->nout_planes);
-    emit_main_run(out, in, t);
+    emit_main_run(out, in, t, planes_freed);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];
         if (first->segments && result_cut(first->func, v) < 0) emit_main_segment_loop(out, first);
