@@ -10,10 +10,12 @@
  * the rewrite rules can move the permutations around. A POS in col's body
  * (coli) gave the pair's lower index i; in the two it gets the block p, and
  * i = B⁻¹·2p. parm's half is two's block, so its POS need nothing. A
- * column of neighbours between two shifts becomes masked columns first
- * (opt_neighbours.c). */
+ * column of neighbours between two shifts, and a map over an array zipped
+ * with its shifts that compares pairs at a distance, become masked columns
+ * first (opt_neighbours.c, opt_stencil.c). */
 #include "opt.h"
 #include "opt_neighbours.h"
+#include "opt_stencil.h"
 
 F2Mat opt_parm_matrix(int n, uint64_t m) {
     F2Mat a = f2_zero(n);
@@ -133,6 +135,7 @@ static void expand(IrProgram *p, MatCache *c, IrBody *out, IrStmt *s) {
 
 static void normalise_body(IrProgram *p, MatCache *c, IrBody *b) {
     opt_neighbour_columns(p, b);
+    opt_stencil_columns(p, b);
     IrStmt **old = b->stmts;
     int count = b->nstmts;
     b->stmts = NULL;

@@ -113,7 +113,9 @@ FEATURES = (
     "lengths",         # half, join, shift, xs ! k and loglen (docs/language.md,
                        # 6.4): an array split into halves that are changed and
                        # joined again, shifts with a fill, an element read at a
-                       # static position and combined with every element
+                       # static position and combined with every element, a
+                       # mapi over an array zipped with its shifts by d and -d
+                       # (the pairs of textbook networks, or not quite)
     "big_lengths",     # those in a two or parm's function on a block of more
                        # than 2^3 elements (array code lifted to whole arrays,
                        # an element of the block read at a position through
@@ -557,6 +559,7 @@ class Gen:
             weights.update({"shift": 0.7, "index": 0.5})
             if s.lo >= 1:
                 weights["halves"] = 1
+                weights["stencil"] = 0.5
             if s.lo >= 1 and depth == 0:
                 weights["kept_halves"] = 0.7
         # an inclusive scan of blocks carries three elements a position, and
@@ -825,6 +828,62 @@ class Gen:
 
     def stage_shift(self, s, t, arg, depth, pool):
         return "%s %s" % (self.shift_of(s, t, arg), arg), t
+
+    def stage_stencil(self, s, t, arg, depth, pool):
+        """A map over the array zipped with its shifts by d and -d that
+        combines the pairs (i, i + d) of a textbook network: Parberry's odd
+        i with an odd d, Batcher's and the bitonic i with bit j clear and
+        d = 2^j, odd-even transposition's d = 1. Some are not pairs (an even
+        d with odd i, a bound left out so that the fill is read, elements
+        changed outside the pairs), which the optimiser must leave alone
+        (stencil-columns)."""
+        z, i = self.fresh("z"), self.fresh("ix")
+        n = str(2 ** s.lo) if s.fixed() else "2^(loglen %s)" % z
+        family = self.rng.choice(["pairwise", "bit", "transposition"])
+        if family == "pairwise":
+            d = self.rng.choice([2 ** self.rng.randint(1, s.lo) - 1, self.rng.randrange(1, 2 ** s.lo)])
+            lower, upper = "%s %% 2 == 1" % i, "(%s - %d) %% 2 == 1" % (i, d)
+        elif family == "bit":
+            j = self.rng.randrange(s.lo)
+            d = 2 ** j
+            lower, upper = "(%s / %d) %% 2 == 0" % (i, d), "(%s / %d) %% 2 == 1" % (i, d)
+        else:
+            d, r = 1, self.rng.randint(0, 1)
+            lower, upper = "%s %% 2 == %d" % (i, r), "(%s - 1) %% 2 == %d" % (i, r)
+        if self.chance(0.85):
+            lower += " && %s + %d < %s" % (i, d, n)
+        if self.chance(0.85):
+            upper += " && %s >= %d" % (i, d)
+        px, lx = self.pattern(t, "x")
+        pu, lu = self.pattern(t, "u")
+        pw, lw = self.pattern(t, "w")
+        x, u, w = (build(t, [m for m, _ in ls]) for ls in (lx, lu, lw))
+        keys = [k for k, (_, v) in enumerate(lx) if kind(v) != "bool"]
+        if keys and self.chance(0.5):
+            k = self.rng.choice(keys)
+            lo = "if %s <= %s then %s else %s" % (lx[k][0], lu[k][0], x, u)
+            hi = "if %s <= %s then %s else %s" % (lw[k][0], lx[k][0], x, w)
+            if self.chance(0.5):    # the bitonic sort's direction, by another bit
+                down = "(%s / 2^%d) %% 2 == 1" % (i, self.rng.randint(0, s.lo))
+                lo = "if %s then (if %s <= %s then %s else %s) else (%s)" % (
+                    down, lu[k][0], lx[k][0], x, u, lo)
+                hi = "if %s then (if %s <= %s then %s else %s) else (%s)" % (
+                    down, lx[k][0], lw[k][0], x, w, hi)
+        else:
+            los = [self.op2(v, a, b) for (a, v), (b, _) in zip(lx, lu)]
+            his = [self.op2(v, b, a) for (a, v), (b, _) in zip(lx, lw)]
+            if self.chance(0.4):    # the index read at both elements of a pair
+                k = self.rng.randrange(len(los))
+                los[k] = self.with_index(lx[k][1], los[k], i)
+                his[k] = self.with_index(lx[k][1], his[k], i)
+            lo, hi = build(t, los), build(t, his)
+        alone = x if self.chance(0.9) else build(t, [self.op1(v, m) for m, v in lx])
+        fill = build(t, [self.literal(v) for v in leaf_types(t)])
+        if len(leaf_types(t)) <= 4 and self.chance(0.5):
+            fill = "%s ! %s" % (z, self.position(2 ** s.lo))
+        body = "if %s then %s else if %s then %s else %s" % (lower, lo, upper, hi, alone)
+        return "(let %s = %s in mapi (\\%s ((%s, %s), %s) -> %s) (zip (zip %s (shift (0 - %d) (%s) %s)) (shift %d (%s) %s)))" % (
+            z, arg, i, px, pu, pw, body, z, d, fill, z, d, fill, z), t
 
     def stage_index(self, s, t, arg, depth, pool):
         """The element at a static position combined with every element."""
