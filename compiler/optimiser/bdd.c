@@ -152,6 +152,26 @@ Bdd bdd_ite(BddSet *s, Bdd f, Bdd g, Bdd h) {
     return r;
 }
 
+/* The cache holds restrict's results under h = RESTRICT_TAG, which no ite
+ * operand is. */
+#define RESTRICT_TAG (-2)
+
+Bdd bdd_restrict(BddSet *s, Bdd f, Bdd care) {
+    if (s->overflowed || care == BDD_FALSE) return BDD_FALSE;
+    if (care == BDD_TRUE || f == BDD_TRUE || f == BDD_FALSE) return f;
+    CacheEntry *e = &s->cache[hash3(f, care, RESTRICT_TAG) & (BDD_CACHE - 1)];
+    if (e->f == f && e->g == care && e->h == RESTRICT_TAG) return e->r;
+    int v = var_of(s, f) < var_of(s, care) ? var_of(s, f) : var_of(s, care);
+    Bdd c0 = cofactor(s, care, v, false), c1 = cofactor(s, care, v, true);
+    Bdd f0 = cofactor(s, f, v, false), f1 = cofactor(s, f, v, true), r;
+    if (c0 == BDD_FALSE) r = bdd_restrict(s, f1, c1); /* v is 1 wherever it matters */
+    else if (c1 == BDD_FALSE) r = bdd_restrict(s, f0, c0);
+    else r = make(s, v, bdd_restrict(s, f0, c0), bdd_restrict(s, f1, c1));
+    e = &s->cache[hash3(f, care, RESTRICT_TAG) & (BDD_CACHE - 1)];
+    *e = (CacheEntry){f, care, RESTRICT_TAG, r};
+    return r;
+}
+
 Bdd bdd_not(BddSet *s, Bdd f) { return bdd_ite(s, f, BDD_FALSE, BDD_TRUE); }
 Bdd bdd_and(BddSet *s, Bdd f, Bdd g) { return bdd_ite(s, f, g, BDD_FALSE); }
 Bdd bdd_or(BddSet *s, Bdd f, Bdd g) { return bdd_ite(s, f, BDD_TRUE, g); }

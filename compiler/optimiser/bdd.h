@@ -38,6 +38,11 @@ Bdd bdd_and(BddSet *s, Bdd f, Bdd g);
 Bdd bdd_or(BddSet *s, Bdd f, Bdd g);
 Bdd bdd_xor(BddSet *s, Bdd f, Bdd g);
 
+/* A diagram that agrees with f wherever `care` holds, and is small where
+ * it may differ (Coudert and Madre's restrict): TRUE when f holds on all
+ * of care. */
+Bdd bdd_restrict(BddSet *s, Bdd f, Bdd care);
+
 /* A node's variable and its two cofactors (f is neither terminal). */
 int bdd_top(const BddSet *s, Bdd f);
 Bdd bdd_low(const BddSet *s, Bdd f);

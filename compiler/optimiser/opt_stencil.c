@@ -417,6 +417,16 @@ static void remember(Emitted *e, Bdd node, IrVal *val) {
     e->val[e->count++] = val;
 }
 
+/* Whether the lower index's bits `mask` are `value`, as element code. */
+static IrVal *cube_code(IrProgram *p, IrBody *g, Loc loc, uint64_t mask, uint64_t value, int n) {
+    uint64_t identity[64];
+    for (int j = 0; j < n; j++) identity[j] = UINT64_C(1) << j;
+    IrVal *i = position(p, g, loc, n, identity);
+    IrVal *bits = binary(p, g, loc, OP_BAND, i, const_of(p, g, loc, PRIM_I64, (int64_t)mask),
+                         PRIM_I64);
+    return binary(p, g, loc, OP_EQ, bits, const_of(p, g, loc, PRIM_I64, (int64_t)value), PRIM_BOOL);
+}
+
 /* Diagram f of the lower index's bits as element code: a mask test for a
  * conjunction of bits, else a select for each node. */
 static IrVal *guard_code(IrProgram *p, IrBody *g, Loc loc, BddSet *b, Bdd f, int n, Emitted *memo) {
@@ -427,15 +437,10 @@ static IrVal *guard_code(IrProgram *p, IrBody *g, Loc loc, BddSet *b, Bdd f, int
     }
     for (int i = 0; i < memo->count; i++)
         if (memo->node[i] == f) return memo->val[i];
-    uint64_t mask, value, identity[64];
+    uint64_t mask, value;
     IrVal *code;
     if (bdd_cube(b, f, &mask, &value)) {
-        for (int j = 0; j < n; j++) identity[j] = UINT64_C(1) << j;
-        IrVal *i = position(p, g, loc, n, identity);
-        IrVal *bits = binary(p, g, loc, OP_BAND, i, const_of(p, g, loc, PRIM_I64, (int64_t)mask),
-                             PRIM_I64);
-        code = binary(p, g, loc, OP_EQ, bits, const_of(p, g, loc, PRIM_I64, (int64_t)value),
-                      PRIM_BOOL);
+        code = cube_code(p, g, loc, mask, value, n);
     } else {
         int v = bdd_top(b, f);
         IrVal *high = guard_code(p, g, loc, b, bdd_high(b, f), n, memo);
@@ -448,6 +453,22 @@ static IrVal *guard_code(IrProgram *p, IrBody *g, Loc loc, BddSet *b, Bdd f, int
     }
     remember(memo, f, code);
     return code;
+}
+
+/* A condition of the position as a column needs it where `care` holds: 1
+ * or 0 where it is decided there (a select on it is its arm), else -1 and,
+ * where a conjunction of position bits agrees with it there, *code testing
+ * them (else NULL: the body's own code stays). */
+static int condition_on(IrProgram *p, IrBody *g, Loc loc, BddSet *b, Bdd cond, Bdd care, int n,
+                        IrVal **code) {
+    *code = NULL;
+    Bdd taken = bdd_and(b, care, cond);
+    Bdd small = bdd_restrict(b, cond, care);
+    if (bdd_overflowed(b)) return -1;
+    if (taken == care || taken == BDD_FALSE) return taken == care;
+    uint64_t mask, value;
+    if (bdd_cube(b, small, &mask, &value)) *code = cube_code(p, g, loc, mask, value, n);
+    return -1;
 }
 
 /* The map's body copied into g for one element of the pair: a parameter of
@@ -477,15 +498,18 @@ static IrVal **copy_at(IrProgram *p, IrBody *g, const Stencil *st, IrVal **slots
     for (int i = 0; i < f->nstmts; i++) {
         const IrStmt *s = f->stmts[i];
         int cond = s->op == IR_SELECT ? s->args[0]->id - lo : -1;
+        IrVal *cond_code = NULL;
         if (cond >= 0 && cond < count && facts[cond].known && facts[cond].is_word) {
-            Bdd taken = bdd_and(b, care, facts[cond].word.bit[0]);
-            if (!bdd_overflowed(b) && (taken == care || taken == BDD_FALSE)) {
-                copy[s->res[0]->id - lo] = COPY_OF(s->args[taken == care ? 1 : 2]);
+            int decided = condition_on(p, g, s->loc, b, facts[cond].word.bit[0], care, st->n,
+                                       &cond_code);
+            if (decided >= 0) {
+                copy[s->res[0]->id - lo] = COPY_OF(s->args[decided ? 1 : 2]);
                 continue;
             }
         }
         IrVal **args = NEW_ARRAY(p->arena, IrVal *, s->nargs ? s->nargs : 1);
         for (int a = 0; a < s->nargs; a++) args[a] = COPY_OF(s->args[a]);
+        if (cond_code) args[0] = cond_code;
         IrStmt *t = ir_append(p, g, s->op, s->loc, s->nargs, args);
         t->alu = s->alu;
         t->to = s->to;
@@ -526,8 +550,15 @@ static IrBody *column_body(IrProgram *p, const Stencil *st, const Column *c, Bdd
             s->slot = k;
             slots[e * ns + k] = ir_add_result(p, s, -1, elem_prim(elem_slot_prim(pair->elem, k)));
         }
+    /* the column's lower indices have its top bit clear: the guard need
+       only hold there */
+    Bdd lower_indices = bdd_not(b, bdd_var(b, f2_top_bit(c->mask)));
+    Bdd everywhere = bdd_and(b, lower_indices, bdd_not(b, c->lower));
     Emitted memo = {0};
-    IrVal *guard = guard_code(p, g, loc, b, c->lower, st->n, &memo);
+    IrVal *guard = everywhere == BDD_FALSE
+                       ? NULL
+                       : guard_code(p, g, loc, b, bdd_restrict(b, c->lower, lower_indices), st->n,
+                                    &memo);
     free(memo.node);
     free(memo.val);
     static const int at_lower[NGROUPS] = {[SAME] = 0, [ABOVE] = 1, [BELOW] = 0};
@@ -538,8 +569,9 @@ static IrBody *column_body(IrProgram *p, const Stencil *st, const Column *c, Bdd
     for (int e = 0; e < 2; e++)
         for (int k = 0; k < ns; k++) {
             IrVal *args[3] = {guard, (e ? upper : lower)[k], slots[e * ns + k]};
-            out[e * ns + k] = append_scalar(p, g, IR_SELECT, loc, 3, args,
-                                            elem_slot_prim(pair->elem, k));
+            out[e * ns + k] = guard ? append_scalar(p, g, IR_SELECT, loc, 3, args,
+                                                    elem_slot_prim(pair->elem, k))
+                                    : args[1];
         }
     IrStmt *build = ir_append(p, g, IR_BUILD, loc, 2 * ns, out);
     ir_body_add_result(p, g, ir_add_result(p, build, 1, pair->elem));
