@@ -354,8 +354,45 @@ static IrStmt *index_pos(Tab *t, IrBody *tmp, const IrStmt *pos, uint64_t suppor
     return s;
 }
 
+/* Whether the bool table tab of 2^k entries is true exactly at the indices
+ * whose bits `mask` are `value` (a conjunction of index bits). */
+static bool table_cube(const Scalar *tab, int k, uint64_t *mask, uint64_t *value) {
+    uint64_t all = f2_mask(k), any = 0;
+    long count = 0;
+    for (long j = 0; j < 1L << k; j++)
+        if (tab[j].u) {
+            all &= (uint64_t)j;
+            any |= (uint64_t)j;
+            count++;
+        }
+    *mask = count ? ~(all ^ any) & f2_mask(k) : 0;
+    *value = count ? all & *mask : 1; /* no true entry: (i & 0) == 1 */
+    return !count || count == 1L << (k - __builtin_popcountll(*mask));
+}
+
+/* `(index & mask) == value`, appended to tmp. */
+static IrStmt *cube_test(Tab *t, IrBody *tmp, Loc loc, IrVal *index, uint64_t mask,
+                         uint64_t value) {
+    IrVal *args[2] = {index, NULL};
+    IrStmt *m = ir_append(t->p, tmp, IR_CONST, loc, 0, NULL);
+    m->cval.u = mask;
+    args[1] = ir_add_result(t->p, m, -1, elem_prim(PRIM_I64));
+    IrStmt *bits = ir_append(t->p, tmp, IR_BINARY, loc, 2, args);
+    bits->alu = OP_BAND;
+    args[0] = ir_add_result(t->p, bits, -1, elem_prim(PRIM_I64));
+    IrStmt *v = ir_append(t->p, tmp, IR_CONST, loc, 0, NULL);
+    v->cval.u = value;
+    args[1] = ir_add_result(t->p, v, -1, elem_prim(PRIM_I64));
+    IrStmt *eq = ir_append(t->p, tmp, IR_BINARY, loc, 2, args);
+    eq->alu = OP_EQ;
+    return eq;
+}
+
 /* The chosen values of pos become tables, one index per support; the new
- * statements go into tmp, to be placed after pos. */
+ * statements go into tmp, to be placed after pos. A bool value that is a
+ * conjunction of position bits becomes that test instead: an and and a
+ * compare in place of a load (a direction of a comparator network written
+ * with `(i / 2^k) % 2 == 0`). */
 static void build_tables(Tab *t, const IrBody *b, const IrStmt *pos, IrBody *tmp) {
     for (int i = 0; i < b->nstmts; i++) {
         const IrStmt *s = b->stmts[i];
@@ -375,10 +412,16 @@ static void build_tables(Tab *t, const IrBody *b, const IrStmt *pos, IrBody *tmp
             }
         const Scalar *tab = tabulate(t, b, s->res[0], support, pos);
         Prim prim = s->res[0]->elem->prim;
+        uint64_t mask, value;
         IrStmt *ts;
         if (!support) {
             ts = ir_append(t->p, tmp, IR_CONST, s->loc, 0, NULL);
             ts->cval = tab[0];
+        } else if (prim == PRIM_BOOL &&
+                   table_cube(tab, __builtin_popcountll(support), &mask, &value)) {
+            if (!index) index = index_pos(t, tmp, pos, support)->res[0];
+            ts = cube_test(t, tmp, s->loc, (IrVal *)index, mask, value);
+            t->budget += 1L << __builtin_popcountll(support);
         } else {
             if (!index) index = index_pos(t, tmp, pos, support)->res[0];
             IrVal *arg = (IrVal *)index;
