@@ -1,7 +1,7 @@
 /* opt_rules.c: the rule table of the rewrite pass, and the pass itself.
  *
  * Every rule of the families (opt_basic.c, opt_blocks.c, opt_licm.c,
- * opt_lengths.c, opt_index.c) has one entry, in the order the walk tries
+ * opt_lengths.c, opt_index.c, opt_swaps.c) has one entry, in the order the walk tries
  * them on a statement (opt_rewrite.c tries those of the statement's op
  * only): the order matters where two rules match one statement, and this
  * is the order that the goldens of tests/ir were made with. A rule on
@@ -12,6 +12,7 @@
 #include "opt_index.h"
 #include "opt_lengths.h"
 #include "opt_licm.h"
+#include "opt_swaps.h"
 
 static const Rule rules[] = {
     {"hoist-invariant", RULE_ANY_OP, rule_hoist_invariant, NULL},
@@ -59,6 +60,7 @@ static const Rule rules[] = {
     {"two-lift", IR_TWO, rule_two_lift, NULL},
     {"two-retype", IR_TWO, rule_two_retype, NULL},
     {"two-bmmc-out", IR_TWO, rule_two_sink, NULL},
+    {"two-swap-out", IR_TWO, rule_two_swap_out, NULL},
 };
 
 #define NRULES ((int)(sizeof rules / sizeof rules[0]))

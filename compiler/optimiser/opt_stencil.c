@@ -34,7 +34,7 @@
 
 #include <stdlib.h>
 
-#include "bdd.h"
+#include "opt_posword.h"
 
 #define STENCIL_MAX_MASKS 64 /* columns of one stencil, at most */
 
@@ -154,44 +154,6 @@ static const Fact *fact_of(const Reading *r, const IrVal *v) {
     return i >= 0 && i < r->count && r->facts[i].known ? &r->facts[i] : &outside;
 }
 
-static Prim prim_of(const IrVal *v) { return v->elem->prim; }
-
-static bool word_const(const IrStmt *s, Fact *out) {
-    Prim p = prim_of(s->res[0]);
-    if (prim_is_float(p)) return false;
-    out->is_word = true;
-    out->word = bdd_int_const(s->cval.i);
-    return true;
-}
-
-/* A position, where its rows read the position's n bits alone. */
-static bool word_pos(const Reading *r, const IrStmt *s, Fact *out) {
-    out->word = bdd_int_const(0);
-    for (int k = 0; k < s->mat->n && k < 64; k++) {
-        if (s->mat->row[k] & ~f2_mask(r->st->n)) return false;
-        Bdd b = (s->compl >> k & 1) ? BDD_TRUE : BDD_FALSE;
-        for (int j = 0; j < r->st->n; j++)
-            if (s->mat->row[k] >> j & 1) b = bdd_xor(r->bdd, b, r->position[j]);
-        out->word.bit[k] = b;
-    }
-    return (out->is_word = true);
-}
-
-/* An operator of position code on position code, where the diagrams take it. */
-static bool word_alu(const Reading *r, const IrStmt *s, Fact *out) {
-    const Fact *a = fact_of(r, s->args[0]);
-    if (!a->is_word) return false;
-    Prim p = prim_of(s->args[0]);
-    if (s->op == IR_CONVERT)
-        return (out->is_word = bdd_int_convert(r->bdd, p, s->to, &a->word, &out->word));
-    if (s->op == IR_UNARY)
-        return (out->is_word = bdd_int_unary(r->bdd, s->alu, p, &a->word, &out->word));
-    if (s->op != IR_BINARY) return false;
-    const Fact *b = fact_of(r, s->args[1]);
-    if (!b->is_word) return false;
-    return (out->is_word = bdd_int_binary(r->bdd, s->alu, p, &a->word, &b->word, &out->word));
-}
-
 /* Data computed from its arguments: it may read what any of them reads. */
 static void data_of_args(const Reading *r, const IrStmt *s, Fact *out) {
     out->same = -1;
@@ -234,22 +196,15 @@ static void data_select(const Reading *r, const IrStmt *s, Fact *out) {
 static void read_stmt(const Reading *r, const IrStmt *s) {
     Fact *out = &r->facts[s->res[0]->id - r->lo];
     *out = (Fact){.known = true, .same = -1};
-    bool word = s->op == IR_POS      ? word_pos(r, s, out)
-                : s->op == IR_CONST  ? word_const(s, out)
-                : s->op == IR_SELECT ? false
-                                     : word_alu(r, s, out);
-    if (word) return;
-    out->is_word = false;
-    const Fact *c = s->op == IR_SELECT ? fact_of(r, s->args[0]) : NULL;
-    if (c && c->is_word && fact_of(r, s->args[1])->is_word && fact_of(r, s->args[2])->is_word) {
-        out->is_word = true;
-        out->word = bdd_int_select(r->bdd, c->word.bit[0], &fact_of(r, s->args[1])->word,
-                                   &fact_of(r, s->args[2])->word);
-    } else if (s->op == IR_SELECT) {
-        data_select(r, s, out);
-    } else {
-        data_of_args(r, s, out);
+    const BddInt *args[3] = {NULL, NULL, NULL}; /* scalar statements have at most three */
+    for (int a = 0; a < s->nargs && a < 3; a++) {
+        const Fact *f = fact_of(r, s->args[a]);
+        args[a] = f->is_word ? &f->word : NULL;
     }
+    if (s->nargs <= 3 && posword(r->bdd, s, args, r->position, r->st->n, &out->word))
+        out->is_word = true;
+    else if (s->op == IR_SELECT) data_select(r, s, out);
+    else data_of_args(r, s, out);
 }
 
 /* What the body's results read at the position `position`: where they may

@@ -609,7 +609,23 @@ class Gen:
         return "col %s (%s) %s" % (paren(self.mask(s)), self.pair_fn(t, False), arg), t
 
     def stage_coli(self, s, t, arg, depth, pool):
+        if self.chance(0.3):
+            return self.directed_coli(s, t, arg), t
         return "coli %s (%s) %s" % (paren(self.mask(s)), self.pair_fn(t, True), arg), t
+
+    def directed_coli(self, s, t, arg):
+        """A column whose pairs come out swapped where a test of the index
+        fails: the bitonic sort's direction (a bit of i), a parity of two
+        bits, or a test that is no parity (two-swap-out)."""
+        i, p, a, b = self.fresh("ix"), self.fresh("p"), self.fresh("a"), self.fresh("b")
+        bits = max(s.lo, 1)
+        test = self.rng.choice([
+            "(%s / 2^%d) %% 2 == 0" % (i, self.rng.randrange(bits)),
+            "((%s / 2^%d) + (%s / 2^%d)) %% 2 == 1" % (i, self.rng.randrange(bits), i, self.rng.randrange(bits)),
+            "%s %% 3 == 0" % i])
+        f = self.pair_fn(t, True)
+        return "coli %s (\\%s %s -> if %s then (%s) %s %s else (let [%s, %s] = (%s) %s %s in [%s, %s])) %s" % (
+            paren(self.mask(s)), i, p, test, f, i, p, a, b, f, i, p, b, a, arg)
 
     def stage_coli_run(self, s, t, arg, depth, pool):
         """A run of masked coli: each pair function acts where bits of the
