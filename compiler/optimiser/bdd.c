@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define BDD_MAX_NODES (1 << 20) /* beyond them, a set overflows */
-#define BDD_CACHE (1 << 16)     /* entries of the ite cache */
+#define BDD_CACHE (1 << 12)     /* entries of the ite cache */
 
 typedef struct {
     int var; /* nvars for the terminals */
@@ -19,7 +19,7 @@ typedef struct {
 } Node;
 
 typedef struct {
-    Bdd f, g, h, r; /* f = -1: empty */
+    Bdd f, g, h, r; /* f = BDD_FALSE: empty (ite and restrict look up no terminal f) */
 } CacheEntry;
 
 struct BddSet {
@@ -47,7 +47,6 @@ BddSet *bdd_new(int nvars) {
         bdd_free(s);
         return NULL;
     }
-    for (int i = 0; i < BDD_CACHE; i++) s->cache[i].f = -1;
     s->nodes[BDD_FALSE] = (Node){nvars, BDD_FALSE, BDD_FALSE};
     s->nodes[BDD_TRUE] = (Node){nvars, BDD_TRUE, BDD_TRUE};
     s->count = 2;

@@ -23,7 +23,7 @@
 
 #include "opt_posword.h"
 
-#define SWAP_EQUAL_DEPTH 16 /* how deep two values are compared */
+#define SWAP_EQUAL_DEPTH 10 /* how deep values are compared and followed */
 
 /* Whether x and y compute the same scalar: one value, or statements of one
  * op, operator, constant or position on the same values, to a depth. */
@@ -68,6 +68,18 @@ static const IrVal *swapped_pairs(Rewriter *r, const IrBody *b, IrStmt **build) 
     }
     *build = t;
     return c;
+}
+
+/* Whether v is computed from the body's position and constants alone
+ * (depth levels down): the cheap test before the diagrams. */
+static bool position_only(const IrVal *v, int depth) {
+    const IrStmt *d = v->def;
+    if (!d || depth == 0 || d->body) return false;
+    if (d->op == IR_POS || d->op == IR_CONST) return true;
+    if (!ir_op_is_alu(d->op) && d->op != IR_SELECT && d->op != IR_CONVERT) return false;
+    for (int a = 0; a < d->nargs; a++)
+        if (!position_only(d->args[a], depth - 1)) return false;
+    return true;
 }
 
 static bool eval(const BddSet *b, Bdd f, uint64_t at) {
@@ -136,7 +148,8 @@ bool rule_two_swap_out(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     const IrVal *c = swapped_pairs(r, b, &build);
     uint64_t w;
     int c0;
-    if (!c || !parity_of_block(b, c, s->k, &w, &c0)) return false;
+    if (!c || !position_only(c, SWAP_EQUAL_DEPTH) || !parity_of_block(b, c, s->k, &w, &c0))
+        return false;
     rw_fired(r, s);
     int ns = b->results[0]->elem->nslots;
     for (int k = 0; k < ns; k++) {
