@@ -871,8 +871,8 @@ class Gen:
         if self.chance(0.85):
             upper += " && %s >= %d" % (i, d)
         px, lx = self.pattern(t, "x")
-        pu, lu = self.pattern(t, "u")
-        pw, lw = self.pattern(t, "w")
+        pu, lu = self.pattern(t, "above")
+        pw, lw = self.pattern(t, "below")
         x, u, w = (build(t, [m for m, _ in ls]) for ls in (lx, lu, lw))
         keys = [k for k, (_, v) in enumerate(lx) if kind(v) != "bool"]
         if keys and self.chance(0.5):
