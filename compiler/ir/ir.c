@@ -1,6 +1,7 @@
 /* ir.c: constructing IR values, bodies and statements. */
 #include "ir.h"
 
+#include <limits.h>
 #include <string.h>
 
 static const char *op_names[IR_OP_COUNT] = {
@@ -101,4 +102,47 @@ void ir_pos_substitute(IrStmt *pos, const uint64_t *m_rows, int m_nrows, uint64_
         pos->compl ^= (uint64_t)f2_parity(row & t) << k;
         pos->mat->row[k] = composed;
     }
+}
+
+void ir_body_id_range(const IrBody *b, int *lo, int *count) {
+    int l = INT_MAX, h = INT_MIN;
+    for (int k = 0; k < b->nparams; k++) {
+        if (b->params[k]->id < l) l = b->params[k]->id;
+        if (b->params[k]->id > h) h = b->params[k]->id;
+    }
+    for (int i = 0; i < b->nstmts; i++)
+        for (int k = 0; k < b->stmts[i]->nres; k++) {
+            int id = b->stmts[i]->res[k]->id;
+            if (id < l) l = id;
+            if (id > h) h = id;
+        }
+    *lo = h < l ? 0 : l;
+    *count = h < l ? 0 : h - l + 1;
+}
+
+void ir_copy_scalar_attrs(IrStmt *to, const IrStmt *from) {
+    to->alu = from->alu;
+    to->to = from->to;
+    to->cval = from->cval;
+    to->at = from->at;
+    to->slot = from->slot;
+    to->compl = from->compl ;
+}
+
+static IrVal *append_i64(IrProgram *p, IrBody *b, Loc loc, uint64_t c) {
+    IrStmt *s = ir_append(p, b, IR_CONST, loc, 0, NULL);
+    s->cval.u = c;
+    return ir_add_result(p, s, -1, elem_prim(PRIM_I64));
+}
+
+IrVal *ir_append_mask_test(IrProgram *p, IrBody *b, Loc loc, IrVal *x, uint64_t mask,
+                           uint64_t value) {
+    IrVal *args[2] = {x, append_i64(p, b, loc, mask)};
+    IrStmt *bits = ir_append(p, b, IR_BINARY, loc, 2, args);
+    bits->alu = OP_BAND;
+    args[0] = ir_add_result(p, bits, -1, elem_prim(PRIM_I64));
+    args[1] = append_i64(p, b, loc, value);
+    IrStmt *eq = ir_append(p, b, IR_BINARY, loc, 2, args);
+    eq->alu = OP_EQ;
+    return ir_add_result(p, eq, -1, elem_prim(PRIM_BOOL));
 }

@@ -192,6 +192,16 @@ IrVal *ir_add_result(IrProgram *p, IrStmt *s, int log_len, const ElemType *elem)
 IrVal *ir_body_add_param(IrProgram *p, IrBody *b, int log_len, const ElemType *elem);
 void ir_body_add_result(IrProgram *p, IrBody *b, IrVal *v);
 void ir_body_push(IrProgram *p, IrBody *b, IrStmt *s);
+/* The ids of b's own values (its parameters and its statements' results,
+ * not those of nested bodies) lie in lo .. lo + count - 1: the maps of a
+ * pass over one body are indexed by id - lo, as small as the body. */
+void ir_body_id_range(const IrBody *b, int *lo, int *count);
+/* to takes from's attributes of scalar code (operator, conversion, constant,
+ * element, slot, complement), for a copy of from with other arguments. */
+void ir_copy_scalar_attrs(IrStmt *to, const IrStmt *from);
+/* `(x & mask) == value` on the i64 x, appended to b: a bool. */
+IrVal *ir_append_mask_test(IrProgram *p, IrBody *b, Loc loc, IrVal *x, uint64_t mask,
+                           uint64_t value);
 const char *ir_op_name(IrOp op);
 /* UNARY, BINARY and TERNARY: an operator of ast.h's table (s->alu) applied
  * to op_info(alu)->arity scalars of one type */

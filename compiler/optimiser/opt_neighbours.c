@@ -62,22 +62,17 @@ static bool fill_is_element(const IrStmt *s, const IrVal *zs, int64_t at) {
     return true;
 }
 
-/* The ids of f's own values (its parameter and its statements' results)
- * are lo .. lo + count - 1 at most: the maps below are indexed by id - lo,
- * as small as f, not as the program. */
+/* The ids of f's own values lie in r.lo .. r.lo + r.count - 1
+ * (ir_body_id_range): the maps below are indexed by id - lo, as small as f,
+ * not as the program. */
 typedef struct {
     int lo, count;
 } IdRange;
 
 static IdRange id_range(const IrBody *f) {
-    int lo = f->params[0]->id, hi = lo;
-    for (int i = 0; i < f->nstmts; i++)
-        for (int r = 0; r < f->stmts[i]->nres; r++) {
-            int id = f->stmts[i]->res[r]->id;
-            if (id < lo) lo = id;
-            if (id > hi) hi = id;
-        }
-    return (IdRange){lo, hi - lo + 1};
+    IdRange r;
+    ir_body_id_range(f, &r.lo, &r.count);
+    return r;
 }
 
 static bool in_range(IdRange r, const IrVal *v) { return v->id >= r.lo && v->id - r.lo < r.count; }
@@ -129,11 +124,7 @@ static IrBody *guarded_copy(IrProgram *p, const IrBody *f, int c, int n, Loc loc
         IrVal **args = NEW_ARRAY(p->arena, IrVal *, s->nargs ? s->nargs : 1);
         for (int a = 0; a < s->nargs; a++) args[a] = COPY_OF(s->args[a]);
         IrStmt *t = ir_append(p, g, s->op, s->loc, s->nargs, args);
-        t->alu = s->alu;
-        t->to = s->to;
-        t->cval = s->cval;
-        t->at = s->at;
-        t->slot = s->slot;
+        ir_copy_scalar_attrs(t, s);
         for (int k = 0; k < s->nres; k++)
             map[s->res[k]->id - r.lo] = ir_add_result(p, t, s->res[k]->log_len, s->res[k]->elem);
     }

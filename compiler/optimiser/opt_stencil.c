@@ -88,23 +88,6 @@ static bool collect_leaves(Stencil *st, const IrVal *v, int cap) {
     return true;
 }
 
-/* The ids of the map body's own values are lo .. lo + count - 1. */
-static void id_range(const IrBody *f, int *lo, int *count) {
-    int l = f->params[0]->id, h = l;
-    for (int k = 0; k < f->nparams; k++) {
-        if (f->params[k]->id < l) l = f->params[k]->id;
-        if (f->params[k]->id > h) h = f->params[k]->id;
-    }
-    for (int i = 0; i < f->nstmts; i++)
-        for (int k = 0; k < f->stmts[i]->nres; k++) {
-            int id = f->stmts[i]->res[k]->id;
-            if (id < l) l = id;
-            if (id > h) h = id;
-        }
-    *lo = l;
-    *count = h - l + 1;
-}
-
 static bool match(Arena *a, IrStmt *s, Stencil *st) {
     if (s->op != IR_MAP || s->nres != 1) return false;
     IrBody *f = s->body;
@@ -116,7 +99,7 @@ static bool match(Arena *a, IrStmt *s, Stencil *st) {
     if (!collect_leaves(st, s->args[0], f->nparams) || st->nparams != f->nparams || !st->d)
         return false;
     st->n = st->xs->log_len;
-    id_range(f, &st->lo, &st->count);
+    ir_body_id_range(f, &st->lo, &st->count);
     if (st->n < 1 || st->n > 62 || st->d >= (INT64_C(1) << st->n)) return false;
     for (int g = 0; g < NGROUPS; g++) {
         if (st->block[g] < 0) st->block[g] = st->n;
@@ -376,10 +359,7 @@ static void remember(Emitted *e, Bdd node, IrVal *val) {
 static IrVal *cube_code(IrProgram *p, IrBody *g, Loc loc, uint64_t mask, uint64_t value, int n) {
     uint64_t identity[64];
     for (int j = 0; j < n; j++) identity[j] = UINT64_C(1) << j;
-    IrVal *i = position(p, g, loc, n, identity);
-    IrVal *bits = binary(p, g, loc, OP_BAND, i, const_of(p, g, loc, PRIM_I64, (int64_t)mask),
-                         PRIM_I64);
-    return binary(p, g, loc, OP_EQ, bits, const_of(p, g, loc, PRIM_I64, (int64_t)value), PRIM_BOOL);
+    return ir_append_mask_test(p, g, loc, position(p, g, loc, n, identity), mask, value);
 }
 
 /* Diagram f of the lower index's bits as element code: a mask test for a
@@ -466,12 +446,7 @@ static IrVal **copy_at(IrProgram *p, IrBody *g, const Stencil *st, IrVal **slots
         for (int a = 0; a < s->nargs; a++) args[a] = COPY_OF(s->args[a]);
         if (cond_code) args[0] = cond_code;
         IrStmt *t = ir_append(p, g, s->op, s->loc, s->nargs, args);
-        t->alu = s->alu;
-        t->to = s->to;
-        t->cval = s->cval;
-        t->at = s->at;
-        t->slot = s->slot;
-        t->compl = s->compl ;
+        ir_copy_scalar_attrs(t, s);
         if (s->op == IR_POS) { /* a matrix of its own: normalising the column rewrites it */
             t->mat = NEW(p->arena, F2Mat);
             *t->mat = *s->mat;

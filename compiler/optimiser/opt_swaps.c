@@ -96,15 +96,8 @@ static bool parity_of_block(const IrBody *body, const IrVal *c, int nbits, uint6
     if (!b) diag_fatal("out of memory in the optimiser");
     Bdd position[64];
     for (int j = 0; j < nbits; j++) position[j] = bdd_var(b, j);
-    int lo = 0, hi = -1;
-    for (int i = 0; i < body->nstmts; i++)
-        if (body->stmts[i]->nres == 1) {
-            int id = body->stmts[i]->res[0]->id;
-            if (hi < lo) lo = hi = id;
-            if (id < lo) lo = id;
-            if (id > hi) hi = id;
-        }
-    int count = hi - lo + 1;
+    int lo, count;
+    ir_body_id_range(body, &lo, &count);
     BddInt *words = count > 0 ? calloc((size_t)count, sizeof *words) : NULL;
     bool *known = count > 0 ? calloc((size_t)count, sizeof *known) : NULL;
     if (count > 0 && (!words || !known)) diag_fatal("out of memory in the optimiser");

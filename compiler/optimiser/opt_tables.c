@@ -370,22 +370,30 @@ static bool table_cube(const Scalar *tab, int k, uint64_t *mask, uint64_t *value
     return !count || count == 1L << (k - __builtin_popcountll(*mask));
 }
 
-/* `(index & mask) == value`, appended to tmp. */
-static IrStmt *cube_test(Tab *t, IrBody *tmp, Loc loc, IrVal *index, uint64_t mask,
-                         uint64_t value) {
-    IrVal *args[2] = {index, NULL};
-    IrStmt *m = ir_append(t->p, tmp, IR_CONST, loc, 0, NULL);
-    m->cval.u = mask;
-    args[1] = ir_add_result(t->p, m, -1, elem_prim(PRIM_I64));
-    IrStmt *bits = ir_append(t->p, tmp, IR_BINARY, loc, 2, args);
-    bits->alu = OP_BAND;
-    args[0] = ir_add_result(t->p, bits, -1, elem_prim(PRIM_I64));
-    IrStmt *v = ir_append(t->p, tmp, IR_CONST, loc, 0, NULL);
-    v->cval.u = value;
-    args[1] = ir_add_result(t->p, v, -1, elem_prim(PRIM_I64));
-    IrStmt *eq = ir_append(t->p, tmp, IR_BINARY, loc, 2, args);
-    eq->alu = OP_EQ;
-    return eq;
+/* What replaces s, whose entries at the support's bits of pos are tab: a
+ * constant, the mask test of a conjunction of bits, or a table read at
+ * `index` (NULL: a new POS of the support's bits). */
+static IrVal *replacement(Tab *t, IrBody *tmp, const IrStmt *s, const Scalar *tab,
+                          const IrStmt *pos, uint64_t support, const IrVal *index) {
+    Prim prim = s->res[0]->elem->prim;
+    int k = __builtin_popcountll(support);
+    uint64_t mask, value;
+    if (!support) {
+        IrStmt *c = ir_append(t->p, tmp, IR_CONST, s->loc, 0, NULL);
+        c->cval = tab[0];
+        return ir_add_result(t->p, c, -1, s->res[0]->elem);
+    }
+    if (!index) index = index_pos(t, tmp, pos, support)->res[0];
+    if (prim == PRIM_BOOL && table_cube(tab, k, &mask, &value)) {
+        t->budget += 1L << k; /* charged when chosen; no table is stored */
+        return ir_append_mask_test(t->p, tmp, s->loc, (IrVal *)index, mask, value);
+    }
+    IrVal *arg = (IrVal *)index;
+    IrStmt *ts = ir_append(t->p, tmp, IR_TABLE, s->loc, 1, &arg);
+    ts->k = k;
+    ts->index = table_number(t, &tab, prim, k);
+    ts->tab = tab;
+    return ir_add_result(t->p, ts, -1, s->res[0]->elem);
 }
 
 /* The chosen values of pos become tables, one index per support; the new
@@ -411,26 +419,7 @@ static void build_tables(Tab *t, const IrBody *b, const IrStmt *pos, IrBody *tmp
                 if (same) index = tmp->stmts[j]->res[0];
             }
         const Scalar *tab = tabulate(t, b, s->res[0], support, pos);
-        Prim prim = s->res[0]->elem->prim;
-        uint64_t mask, value;
-        IrStmt *ts;
-        if (!support) {
-            ts = ir_append(t->p, tmp, IR_CONST, s->loc, 0, NULL);
-            ts->cval = tab[0];
-        } else if (prim == PRIM_BOOL &&
-                   table_cube(tab, __builtin_popcountll(support), &mask, &value)) {
-            if (!index) index = index_pos(t, tmp, pos, support)->res[0];
-            ts = cube_test(t, tmp, s->loc, (IrVal *)index, mask, value);
-            t->budget += 1L << __builtin_popcountll(support);
-        } else {
-            if (!index) index = index_pos(t, tmp, pos, support)->res[0];
-            IrVal *arg = (IrVal *)index;
-            ts = ir_append(t->p, tmp, IR_TABLE, s->loc, 1, &arg);
-            ts->k = __builtin_popcountll(support);
-            ts->index = table_number(t, &tab, prim, ts->k);
-            ts->tab = tab;
-        }
-        in->repl = ir_add_result(t->p, ts, -1, s->res[0]->elem);
+        in->repl = replacement(t, tmp, s, tab, pos, support, index);
         t->repl[s->res[0]->id] = in->repl;
     }
 }
