@@ -246,11 +246,38 @@ ElemPositions emit_positions_at(const PosAt *at) {
     return (ElemPositions){pos_at, at, at->phase->map_tables, at->phase->nmap_tables};
 }
 
+/* The index in the sliced array of element `index` of a slice
+ * (plan_slice_index): each run of the bits outside `fixed` takes the next
+ * bits of index, and `value` the others; 64-bit beyond 2^32 elements. */
+static const char *slice_index(Arena *a, const Slice *sl, const char *index) {
+    bool wide = sl->log > 32;
+    const char *text = sl->value ? arena_printf(a, "0x%llx%s", (unsigned long long)sl->value,
+                                                wide ? "ull" : "u")
+                                 : NULL;
+    for (int bit = 0, from = 0; bit < sl->log;) {
+        if (sl->fixed >> bit & 1) {
+            bit++;
+            continue;
+        }
+        int run = 0;
+        while (bit + run < sl->log && !(sl->fixed >> (bit + run) & 1)) run++;
+        const char *bits = arena_printf(a, "(((%s(%s) >> %d) & 0x%llx%s) << %d)",
+                                        wide ? "(uint64_t)" : "(unsigned)", index, from,
+                                        (unsigned long long)f2_mask(run), wide ? "ull" : "u", bit);
+        text = text ? arena_printf(a, "%s | %s", text, bits) : bits;
+        from += run;
+        bit += run;
+    }
+    return arena_printf(a, "(%s)", text ? text : "0u");
+}
+
 /* Element `index` of field k of what phase p reads: the pad outside the
  * shape of an entry of any length, an expanded plane's element index >>
- * shift (Schedule.in_shift). */
+ * shift (Schedule.in_shift), a slice's element in the array it is of
+ * (Schedule.in_slice). */
 static const char *input_at(Arena *a, const Schedule *s, const Phase *p, int k, const char *index) {
     const char *plane = arena_printf(a, "in%d", k);
+    if (p->src == BUF_IN && s->in_slice.log) index = slice_index(a, &s->in_slice, index);
     if (emit_pad_loads(s, p)) return emit_pad_load(a, s, k, plane, index);
     if (p->src == BUF_IN && s->in_shift[k])
         return arena_printf(a, "%s[(%s) >> %d]", plane, index, s->in_shift[k]);

@@ -299,6 +299,12 @@ void plan_print(FILE *out, const Schedule *s) {
         fputc('\n', out);
     }
     if (s->nhalves) fprintf(out, "    2^%d elements out\n", s->n - s->nhalves);
+    if (s->in_slice.log)
+        fprintf(out,
+                "    input: a slice of 2^%d elements, index bits 0x%llx fixed to 0x%llx (halves "
+                "read in place)\n",
+                s->in_slice.log, (unsigned long long)s->in_slice.fixed,
+                (unsigned long long)s->in_slice.value);
     for (int k = 0; k < s->in_elem->nslots; k++)
         if (s->in_shift[k])
             fprintf(

@@ -48,8 +48,8 @@ static uint64_t block_origin(const Phase *p, uint64_t b) {
  * thread tid, iteration i handles tile element (or, writing into the next
  * layout, output coordinate) tid | i << t; a halved write (plan.h) has
  * 2^out_tile_log of them, and the threads beyond write nothing. */
-static void replay_elements(const Phase *p, uint64_t b, int global_bytes, int bytes,
-                            bool next_layout, Tally *g, Tally *sh) {
+static void replay_elements(const Phase *p, const Slice *slice, uint64_t b, int global_bytes,
+                            int bytes, bool next_layout, Tally *g, Tally *sh) {
     int span = next_layout ? p->out_tile_log : p->tile_log;
     int t = p->threads_log < span ? p->threads_log : span, lanes = warp_lanes(t);
     uint64_t x[MACHINE_WARP], u[MACHINE_WARP];
@@ -66,6 +66,8 @@ static void replay_elements(const Phase *p, uint64_t b, int global_bytes, int by
                     u[l] = plan_slot(p, sigma);
                 }
             }
+            /* a slice read in place loads from the array it is of */
+            for (int l = 0; slice && l < lanes; l++) x[l] = plan_slice_index(slice, x[l]);
             global_access(g, x, lanes, global_bytes);
             shared_access(sh, u, lanes, bytes);
         }
@@ -109,12 +111,14 @@ static void replay_vectors(const Phase *p, uint64_t b, int bytes, bool next_layo
 static void replay_local_global(const Schedule *s, const Phase *p, uint64_t b, int bytes, Tally *g,
                                 Tally *sh, Tally *sh_out) {
     if (plan_vector_load(s, p)) replay_vectors(p, b, bytes, false, g, sh);
-    else replay_elements(p, b, elem_max_slot_bytes(p->in_elem), bytes, false, g, sh);
+    else
+        replay_elements(p, p->src == BUF_IN && s->in_slice.log ? &s->in_slice : NULL, b,
+                        elem_max_slot_bytes(p->in_elem), bytes, false, g, sh);
     if (p->vec_log && (p->writes_in_place || p->vec_write))
         replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
     else
-        replay_elements(p, b, elem_max_slot_bytes(plan_out_elem(p)), bytes, !p->writes_in_place, g,
-                        sh_out);
+        replay_elements(p, NULL, b, elem_max_slot_bytes(plan_out_elem(p)), bytes,
+                        !p->writes_in_place, g, sh_out);
 }
 
 /* Each round loads its registers in its layout and stores them in the
@@ -327,6 +331,12 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
                 plan_phase_name(names, chain, i), p->n,
                 p->kind == PHASE_LOCAL && p->half_log ? "the part the halves keep written once"
                                                       : "written once");
+        if (plan_shifted_load(s, p) && s->in_slice.log)
+            fprintf(out,
+                    "  slice read in place: element x of 2^%d, index bits 0x%llx fixed to "
+                    "0x%llx\n",
+                    s->in_slice.log, (unsigned long long)s->in_slice.fixed,
+                    (unsigned long long)s->in_slice.value);
         for (int k = 0; plan_shifted_load(s, p) && k < s->in_elem->nslots; k++)
             if (s->in_shift[k])
                 fprintf(out,

@@ -1034,9 +1034,104 @@ static void fuse_reduce_planes(Graph *g, const int *readers, Build *r) {
     r->node.in_shift = shift;
 }
 
+/* ---- slices read in place ---- */
+
+/* The build that writes plane p, or -1 (a parameter's plane). */
+static int writer_of(const Graph *g, int p) {
+    for (int i = 0; i < g->nbuilds; i++)
+        for (int k = 0; k < g->builds[i].nout; k++)
+            if (g->builds[i].out[k] == p) return i;
+    return -1;
+}
+
+/* Whether gather build b cuts a slice (Slice) of its one source: halves by
+ * powers of two alone, its fused ones and its own. */
+static bool slice_gather(const Build *b) {
+    if (b->node.kind != NODE_GATHER || b->fused) return false;
+    for (int i = 0; i <= b->node.npre; i++) {
+        const IrStmt *t = i < b->node.npre ? b->node.pre[i] : b->node.stmt;
+        if (t->op != IR_HALF || (t->mask & (t->mask - 1))) return false;
+    }
+    return true;
+}
+
+/* sl, of the array a half (2^p) b was taken from, made the slice of that
+ * half: bit p of the half's source is the p-th bit outside sl's fixed ones. */
+static void slice_half(Slice *sl, const IrStmt *half) {
+    int p = __builtin_ctzll(half->mask), bit = 0;
+    for (int free = -1; bit < sl->log; bit++)
+        if (!(sl->fixed >> bit & 1) && ++free == p) break;
+    sl->fixed |= UINT64_C(1) << bit;
+    sl->value |= (uint64_t)half->k << bit;
+}
+
+/* Chain c reads, in place, the array that the slice gathers before it
+ * (slice_gather, through any number of them) cut its input from: the
+ * gathers' passes go where nothing else reads them (drop_unread), and a
+ * slice of the padded parameter reads the caller's shape with the pad,
+ * so that pieces of rows of any length cost their own lengths' work. */
+static void fuse_slice(Graph *g, Build *c) {
+    const Build *path[64];
+    int depth = 0, n = c->nin, w;
+    const int *planes = c->in;
+    /* the gathers, last first, each writing exactly the planes read after it */
+    for (; depth < 64; depth++) {
+        w = writer_of(g, planes[0]);
+        if (w < 0 || !slice_gather(&g->builds[w])) break;
+        const Build *b = &g->builds[w];
+        bool same = b->nout == n;
+        for (int k = 0; same && k < n; k++) same = b->out[k] == planes[k];
+        if (!same) break;
+        path[depth] = b;
+        planes = b->in;
+    }
+    if (depth == 0) return;
+    bool padded = g->pad_val && w == g->pad_copy && !g->builds[w].fused && g->builds[w].nout == n &&
+                  g->builds[w].out[0] == planes[0];
+    Slice sl = {.log = g->plane[planes[0]].log_len};
+    for (int d = depth - 1; d >= 0; d--) {
+        for (int i = 0; i < path[d]->node.npre; i++) slice_half(&sl, path[d]->node.pre[i]);
+        slice_half(&sl, path[d]->node.stmt);
+    }
+    if (!schedule_fuse_slice(&c->node.chain, &sl, padded ? g->out : NULL)) return;
+    const int *from = padded ? g->pad_shaped : planes;
+    for (int k = 0; k < n; k++) c->in[k] = from[k];
+}
+
+/* Gathers and the COPY_PAD whose planes nothing reads any more (slices
+ * read in place, fuse_slice) make no node, and then neither do those only
+ * they read. */
+static void drop_unread(Graph *g) {
+    for (bool dropped = true; dropped;) {
+        dropped = false;
+        const int *readers = plane_readers(g);
+        for (int i = 0; i < g->nbuilds; i++) {
+            Build *b = &g->builds[i];
+            bool copy_pad = g->pad_val && i == g->pad_copy;
+            if (b->fused || (b->node.kind != NODE_GATHER && !copy_pad)) continue;
+            bool unread = true;
+            for (int k = 0; k < b->nout; k++)
+                unread &= !g->located[b->out[k]] && readers[b->out[k]] == 0;
+            if (!unread) continue;
+            b->fused = true;
+            b->nin = 0; /* it reads nothing: its sources' readers drop too */
+            dropped = true;
+        }
+    }
+}
+
+/* Chains read the slices that gathers cut of their inputs in place. */
+static void fuse_slices(Graph *g) {
+    for (int i = 0; i < g->nbuilds; i++)
+        if (g->builds[i].node.kind == NODE_CHAIN && !g->builds[i].fused)
+            fuse_slice(g, &g->builds[i]);
+    drop_unread(g);
+}
+
 /* Expands read in place by the one node that reads them, and chains'
  * planes that nothing reads left unstored. */
 static void fuse_planes(Graph *g) {
+    fuse_slices(g);
     /* a fused expand's reads move to its reader, which reads each of its
        planes only once: the counts of the other planes stay true */
     const int *readers = plane_readers(g);

@@ -50,9 +50,20 @@ int plan_block_threads_log(const Phase *p) { return p->threads_log - p->cluster_
 
 bool plan_shifted_load(const Schedule *s, const Phase *p) {
     if (p->src != BUF_IN) return false;
+    if (s->in_slice.log) return true;
     for (int k = 0; k < SCHED_MAX_SLOTS; k++)
         if (s->in_shift[k]) return true;
     return false;
+}
+
+uint64_t plan_slice_index(const Slice *sl, uint64_t x) {
+    uint64_t i = sl->value;
+    for (int bit = 0; bit < sl->log; bit++) {
+        if (sl->fixed >> bit & 1) continue;
+        i |= (x & 1) << bit;
+        x >>= 1;
+    }
+    return i;
 }
 
 bool plan_vector_load(const Schedule *s, const Phase *p) {

@@ -48,6 +48,15 @@ typedef struct {
     TablePlace place;
 } TableUse;
 
+/* A slice of an array of 2^log elements: element x of the slice is the
+ * element whose index holds the bits of x, in order, at the bit positions
+ * outside `fixed` and the bits of `value` at those in it (a run of `half
+ * (2^p) b` keeps such a sub-array; plan_slice_index). */
+typedef struct {
+    int log;
+    uint64_t fixed, value;
+} Slice;
+
 typedef struct {
     const IrStmt *stmt; /* the IR statement: a two over groups, or a map */
     const IrBody *body; /* [2^g]t -> [2^g]t for a two; t -> t for a map */
@@ -470,6 +479,14 @@ typedef struct {
      * is the only one that writes the output). */
     int in_shift[SCHED_MAX_SLOTS];
     unsigned out_unstored;
+    /* A slice of a larger array read in place (entry_plan.c, set by
+     * schedule_fuse_slice): every input plane holds the 2^in_slice.log
+     * elements of the array a run of halves by powers of two cut the
+     * chain's input from, and the first phase, LOCAL or MAP, loads element
+     * x of the input from element plan_slice_index(&in_slice, x) of them.
+     * With a pad (pad_in_only) that array is the padded parameter, read
+     * through the caller's shape. log 0: none. */
+    Slice in_slice;
 } Schedule;
 
 /* ---- The entry graph (entry_plan.c) ----
@@ -773,9 +790,11 @@ int plan_grid_y_log(int blocks_log);
  * not through cp.async (Phase.buffers) nor a load map (Phase.map), which
  * take each element alone. */
 bool plan_vector_load(const Schedule *s, const Phase *p);
-/* Whether phase p reads a plane of the chain's input at shifted indices
- * (Schedule.in_shift). */
+/* Whether phase p reads the chain's input at indices other than its own:
+ * shifted (Schedule.in_shift) or through a slice (Schedule.in_slice). */
 bool plan_shifted_load(const Schedule *s, const Phase *p);
+/* Element x of a slice: its index in the sliced array (Slice). */
+uint64_t plan_slice_index(const Slice *sl, uint64_t x);
 /* Whether phase p stores its output slot k (Schedule.out_unstored). */
 bool plan_stores_slot(const Schedule *s, const Phase *p, int k);
 /* The element type phase p writes: its store map's result (Phase.store_map)

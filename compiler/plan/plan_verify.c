@@ -730,6 +730,22 @@ static const char *verify_fused_planes(Arena *a, const Schedule *s) {
         REQUIRE((first->kind == PHASE_LOCAL || first->kind == PHASE_MAP) && first->buffers <= 1,
                 "an expand read in place by a phase that does not load element by element");
     }
+    const Slice *sl = &s->in_slice;
+    if (sl->log) {
+        REQUIRE(!shifts && s->nphases > 0 && !s->gpu_log && !s->segments,
+                "a slice read in place with an expand, no phase, ranks or segments");
+        const Phase *first = &s->phases[0];
+        REQUIRE((first->kind == PHASE_LOCAL || first->kind == PHASE_MAP) && first->buffers <= 1 &&
+                    !first->cluster_log,
+                "a slice read in place by a phase that does not load element by element");
+        REQUIRE(sl->log <= 63 && sl->log - __builtin_popcountll(sl->fixed) == s->n &&
+                    !(sl->fixed >> sl->log) && !(sl->value & ~sl->fixed),
+                "a slice of 2^%d elements with bits 0x%llx fixed to 0x%llx, for 2^%d", sl->log,
+                (unsigned long long)sl->fixed, (unsigned long long)sl->value, s->n);
+        REQUIRE(!s->pad || (s->pad_in_only && sl->log == s->pad_cols_log +
+                                                            (s->pad_rows_log > 0 ? s->pad_rows_log : 0)),
+                "a slice of the caller's shape that is not of the padded order");
+    }
     REQUIRE(!(s->out_unstored >> s->out_elem->nslots), "unstored planes past the output's");
     if (!s->out_unstored) return NULL;
     REQUIRE(s->nphases > 0 && (!s->pad || s->pad_in_only) && !s->gpu_log,
@@ -887,7 +903,9 @@ static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n
     bool pads = (n->kind == NODE_COPY && n->copy == COPY_PAD) || chain_pads;
     bool cuts = (n->kind == NODE_COPY && n->copy == COPY_CUT) || chain_cuts;
     bool row_cuts = cuts && n->nout > 0 && n->out[0].row_cut;
-    REQUIRE(!(pads || cuts) || (e->pad && (n->n == e->pad_log) != row_cuts),
+    /* the length read: a slice's chain reads the whole padded order */
+    int read_log = chain_pads && n->chain.in_slice.log ? n->chain.in_slice.log : n->n;
+    REQUIRE(!(pads || cuts) || (e->pad && (read_log == e->pad_log) != row_cuts),
             "node %d pads or cuts without a pad of its length (or cuts rows of the padded length)",
             i);
     for (int k = 0; k < n->nout; k++)
@@ -908,7 +926,7 @@ static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n
                 i, k);
     for (int k = 0; k < n->nin; k++)
         REQUIRE(n->in[k].shaped == pads && (!pads || n->in[k].kind == LOC_PARAM) &&
-                    (!(pads || cuts) || n->in[k].log_len == n->n),
+                    (!(pads || cuts) || n->in[k].log_len == read_log),
                 "node %d: input plane %d is %sthe caller's shape", i, k, pads ? "not " : "");
     for (int k = 0; k < n->nout; k++)
         REQUIRE(n->out[k].shaped == cuts && (!pads || chain_pads || n->out[k].kind == LOC_TEMP),
@@ -1125,7 +1143,9 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
             REQUIRE(n->nin == n->chain.in_elem->nslots && n->nout == n->chain.out_elem->nslots,
                     "node %d: planes that are not the chain's fields", i);
             for (int k = 0; k < n->nin; k++)
-                REQUIRE(n->in[k].log_len == n->n - n->chain.in_shift[k],
+                REQUIRE(n->in[k].log_len == (n->chain.in_slice.log
+                                                 ? n->chain.in_slice.log
+                                                 : n->n - n->chain.in_shift[k]),
                         "node %d: input plane %d of 2^%d elements, "
                         "read at x >> %d",
                         i, k, n->in[k].log_len, n->chain.in_shift[k]);

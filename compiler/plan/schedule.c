@@ -1322,6 +1322,25 @@ static bool loads_elements(const Phase *p) {
     return p->kind == PHASE_LOCAL || p->kind == PHASE_MAP;
 }
 
+bool schedule_fuse_slice(Schedule *s, const Slice *slice, const EntryPlan *padded) {
+    if (s->nphases == 0 || s->gpu_log || s->pad || !loads_elements(&s->phases[0]) ||
+        s->phases[0].cluster_log)
+        return false;
+    for (int k = 0; k < s->in_elem->nslots; k++)
+        if (s->in_shift[k]) return false;
+    if (padded && padded->segments) return false;
+    s->in_slice = *slice;
+    s->phases[0].buffers = 1; /* cp.async copies whole tiles of one plane's indices */
+    if (padded) {
+        s->pad = padded->pad;
+        s->pad_rows_log = padded->pad_rows_log;
+        s->pad_cols_log = padded->pad_cols_log;
+        s->pad_in_only = true;
+    }
+    kernel_plan(s); /* its shared memory, and with a pad the shape's parameters */
+    return true;
+}
+
 void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
     /* a padded input is read through the caller's shape (no shifts); an
        output of that shape has every plane (unstored only where it is whole) */

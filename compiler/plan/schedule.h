@@ -53,5 +53,11 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
  * the last phase is LOCAL or MAP (the buffers assigned again, so that no
  * other phase writes the output). */
 void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored);
+/* Chain s reads its input as a slice of a larger array in place
+ * (Schedule.in_slice), where its first phase loads element by element
+ * (LOCAL or MAP, no cluster, no expand read in place): returns whether it
+ * does. padded: the entry whose padded parameter is that array (its
+ * caller's shape read with the pad, no segments), or NULL. */
+bool schedule_fuse_slice(Schedule *s, const Slice *slice, const EntryPlan *padded);
 
 #endif

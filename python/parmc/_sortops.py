@@ -357,7 +357,9 @@ class _Plan:
             exact = _pow2(outer) and _pow2(length) and self.cut is None
             self.tail = (outer * length * inner,) if exact else self.grid
             b = _log2_up(outer)
-            self.entry, self.bitonic = _program(op, cuda, t, b, r, c, flag, j, exact, rank, self.cut)
+            # rows of any length: a top-k reads pieces of them, not the padded row
+            logs = pieces(length, r, j) if op == "topk" and c == 0 and not exact and j < r else None
+            self.entry, self.bitonic = _program(op, cuda, t, b, r, c, flag, j, exact, rank, self.cut, logs)
             # a bitonic top-k writes whole results: 2^b rows of 2^j x inner
             self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
             self.move_in, self.finish = _shaping(self, _ops(lib), outer)
@@ -518,21 +520,22 @@ def _cupy():
 _entries = {}   # (op, target, type, b, r, c, flag, j, exact, rank) -> (the compiled entry, bitonic top-k?)
 
 
-def _program(op, cuda, t, b, r, c, flag, j, exact, rank=None, cut=None):
+def _program(op, cuda, t, b, r, c, flag, j, exact, rank=None, cut=None, logs=None):
     """The entry for op ("sort", "argsort" or "topk") on 2^b rows (up to 2^b
     unless exact) of 2^r elements (of 2^(r+c), transposed, when c > 0; up to 2^r unless
     exact), compiled once, and whether it is a bitonic top-k of 2^j (else topk takes the first
     k of a sort): descending (flag) for a sort, the largest first for topk; keys of type t,
     ordered by the stdlib function rank of their bits when given (_PARM_TYPES). cut: the
-    top-k's result row length (its rows of 2^(j+c) cut to it), or None."""
-    key = (op, cuda, t, b, r, c, flag, j, exact, rank, cut)
+    top-k's result row length (its rows of 2^(j+c) cut to it), or None. logs: the pieces a
+    top-k of rows of any length reads (pieces()), or None."""
+    key = (op, cuda, t, b, r, c, flag, j, exact, rank, cut, logs)
     found = _entries.get(key)
     if found is None:
         target = "cuda" if cuda else "c"
         # k through a row's whole 2^r is a sort (and its results would be cut, not whole)
         if op == "topk" and j < r:
             try:
-                found = _build.compile(topk_source(t, b, r, c, flag, j, exact, rank, cut), target=target,
+                found = _build.compile(topk_source(t, b, r, c, flag, j, exact, rank, cut, logs), target=target,
                                        prefix="parmc_topk").main, True
             except CompileError as e:   # the same results from a sort, slower
                 warnings.warn(f"parmc.topk: the bitonic top-k of 2^{j} in rows of 2^{r} does not compile, "
@@ -607,25 +610,72 @@ def _bool(flag):
     return "true" if flag else "false"
 
 
-def topk_source(t, b, r, c, largest, j, exact, rank=None, cut=None):
-    """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
-    2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c),
-    or each row's first `cut` when given. Keys of 16 bits or fewer in rows longer than a chunk
-    by u32 keys of chunks (_CHUNKED), else keys of 32 bits or fewer as packed keys (_PACKED)."""
-    packed = _packed(t, r, rank)
+def _topk_function(t, r, rank, largest, j):
+    """(the program's type and rank, the stdlib function) of a bitonic top-k of 2^j in rows of
+    2^r: keys of 16 bits or fewer in rows longer than a chunk by u32 keys of chunks (_CHUNKED),
+    else keys of 32 bits or fewer as packed keys (_PACKED), else records (value, index)."""
     chunked = _CHUNKED.get((t, rank))
     if chunked and j <= chunked[0] < r <= 31:     # rows of one chunk: packed u32 keys, no widening
         w, codec = chunked
         pack, widen, unpack = codec(_bool(largest))
-        topk = f"topk_chunked_rows {w} {pack} {widen} {unpack}"
-    elif packed:
-        t, rank, codec = packed
-        topk = "topk_packed_rows {} {}".format(*codec(_bool(largest)))
-    else:
-        topk = f"topk_records_rows {_comparator(largest, rank)}"
+        return t, rank, f"topk_chunked_rows {w} {pack} {widen} {unpack}"
+    packed = _packed(t, r, rank)
+    if packed:
+        pt, prank, codec = packed
+        return pt, prank, "topk_packed_rows {} {}".format(*codec(_bool(largest)))
+    return t, rank, f"topk_records_rows {_comparator(largest, rank)}"
+
+
+# A top-k of rows of a length that is not a power of two reads pieces of each row whose lengths
+# are powers of two (its length rounded up to a multiple of the smallest), each piece read in
+# place from the caller's rows (Schedule.in_slice, docs/python.md), and merges the pieces'
+# winners: a row of 151936 costs 163840 elements' work, not 262144's. At most this many pieces
+# (each a chain of kernels, and a merge after each but the first).
+_MAX_PIECES = 3
+
+
+def pieces(length, r, j):
+    """The logs of the pieces of a top-k of 2^j in rows of `length` (of at most 2^r), largest
+    first: the powers of two of the length rounded up to a multiple of 2^g, for the least g >= j
+    that gives at most _MAX_PIECES; None where they would read more than 4/5 of the padded row."""
+    for g in range(j, r):
+        whole = -(-length // (1 << g)) << g
+        logs = tuple(q for q in range(r - 1, g - 1, -1) if whole >> q & 1)
+        if len(logs) <= _MAX_PIECES:
+            return logs if 5 * whole <= 4 << r and len(logs) > 1 else None
+    return None
+
+
+def _piece(r, q, off):
+    """The piece of 2^q elements at `off` (a multiple of 2^q) of each row of 2^r of xs0, by
+    halves of its bits from the top."""
+    text = "xs0"
+    for bit in range(r - 1, q - 1, -1):
+        text = f"(half {1 << bit} {off >> bit & 1} {text})"
+    return text
+
+
+def topk_source(t, b, r, c, largest, j, exact, rank=None, cut=None, logs=None):
+    """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
+    2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c),
+    or each row's first `cut` when given. logs (c = 0, rows of any length): the pieces read
+    (pieces()), their winners merged, their indices counted from the row's start."""
+    pt, prank, topk = _topk_function(t, r, rank, largest, j)
     body = f"{topk} {b} {j} xs0"
     if c:
         body = (f"{_transpose(b + j + c, c, j)} ({topk} {b + c} {j} "
                 f"({_transpose(b + r + c, r, c)} xs0))")
+    if logs:
+        merged, off = None, 0
+        for q in logs:
+            qt, qrank, fn = _topk_function(t, q, rank, largest, j)
+            assert _entry_line(qt, b, r, False, largest, qrank) == _entry_line(pt, b, r, False, largest, prank)
+            piece = f"{fn} {b} {j} {_piece(r, q, off)}"
+            if off:
+                piece = f"map (\\(v, i) -> (v, i + {off})) ({piece})"
+            merged = piece if merged is None else \
+                f"keep_better {_comparator(largest, prank)} {j} {b} (join {1 << j} ({merged}) ({piece}))"
+            off += 1 << q
+        body = merged
     return (f"-- parmc.topk (python/parmc/_sortops.py): the {'largest' if largest else 'smallest'} 2^{j}\n"
-            f"import \"topk\"\n{_entry_line(t, b, r + c, exact, largest, rank, cut)}\n  {body}\n")
+            f"import \"topk\"\n{_entry_line(pt, b, r + c, exact, largest, prank, cut)}\n  {body}\n")

@@ -122,6 +122,16 @@ anylen_build ranged2 && for m in 0 3 4 5 8 11 16; do
         anylen_run ranged2 "n=2^$size m=$m"
     done
 done
+# slices read in place (Schedule.in_slice): pieces of rows read from the
+# caller's shape, and a slice of a plain parameter
+anylen_rows pieces f32 8 128
+anylen_lengths slices i32 4 "$(seq -s ' ' 1 64)"
+for e in pieces slices; do
+    got=$("$PARMC" --dump-plan -e "$e" tests/anylen/entries.parm | grep -c 'input: a slice of')
+    if [ "$got" = "$([ $e = pieces ] && echo 3 || echo 1)" ]; then pass; else
+        fail "any length: $e: $got chains read a slice in place"
+    fi
+done
 # results cut to the entry's result row length (docs/language.md 7.2)
 anylen_rows topk5 i32 8 1024
 anylen_lengths topk3d f32 11

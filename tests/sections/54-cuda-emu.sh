@@ -173,11 +173,12 @@ emu_padded "any length: records, 7 rows of 33" \
 # threads than a warp; tests/emu/blocks_fields.parm: records, 8-byte
 # fields), expands read in place by the reductions, networks and maps
 # that read them (tests/emu/expands.parm), chains' closing maps run as
-# their last LOCAL phase stores (tests/emu/store_map.parm), and a chain that
-# reads the caller's shape itself (tests/emu/padchain.parm), emulated on the CPU
+# their last LOCAL phase stores (tests/emu/store_map.parm), a chain that
+# reads the caller's shape itself (tests/emu/padchain.parm), and chains that
+# read pieces of it in place (tests/emu/slices.parm), emulated on the CPU
 # (tests/emu/graph.sh), must be the interpreter's results, bit for bit.
 for name in graph fused padgraph padchain sklansky retype invariant single lengths scans blocks blocks_small blocks_fields \
-    halves topk expands store_map onepass; do
+    halves topk expands store_map onepass slices; do
     mkdir -p "$TMP/emu/$name"
     "$PARMC" --random-input=4 "tests/emu/$name.parm" >"$TMP/emu/$name/in.txt"
     "$PARMC" --interpret "tests/emu/$name.parm" <"$TMP/emu/$name/in.txt" >"$TMP/emu/$name/want.txt"
