@@ -89,7 +89,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 8, help="programs built at once")
     ap.add_argument("--only", help="only shapes ROWSxN (comma-separated)")
+    ap.add_argument("--whole-rows", action="store_true",
+                    help="rows of any length read whole, padded, not as pieces (the pieces' baseline)")
     args = ap.parse_args()
+    if args.whole_rows:
+        from parmc import _sortops
+        _sortops.pieces = lambda length, r, j: None
     include = os.environ.get("CCCL_INCLUDE", os.path.join(ROOT, "build", "cccl", "include"))
     if not os.path.exists(os.path.join(include, "cub", "device", "device_batched_topk.cuh")):
         print(f"no cub/device/device_batched_topk.cuh under {include}: run bench/topk/fetch_cccl.sh, or set CCCL_INCLUDE")
