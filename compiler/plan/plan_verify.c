@@ -742,8 +742,9 @@ static const char *verify_fused_planes(Arena *a, const Schedule *s) {
                     !(sl->fixed >> sl->log) && !(sl->value & ~sl->fixed),
                 "a slice of 2^%d elements with bits 0x%llx fixed to 0x%llx, for 2^%d", sl->log,
                 (unsigned long long)sl->fixed, (unsigned long long)sl->value, s->n);
-        REQUIRE(!s->pad || (s->pad_in_only && sl->log == s->pad_cols_log +
-                                                            (s->pad_rows_log > 0 ? s->pad_rows_log : 0)),
+        REQUIRE(!s->pad ||
+                    (s->pad_in_only &&
+                     sl->log == s->pad_cols_log + (s->pad_rows_log > 0 ? s->pad_rows_log : 0)),
                 "a slice of the caller's shape that is not of the padded order");
     }
     REQUIRE(!(s->out_unstored >> s->out_elem->nslots), "unstored planes past the output's");
@@ -1143,9 +1144,8 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
             REQUIRE(n->nin == n->chain.in_elem->nslots && n->nout == n->chain.out_elem->nslots,
                     "node %d: planes that are not the chain's fields", i);
             for (int k = 0; k < n->nin; k++)
-                REQUIRE(n->in[k].log_len == (n->chain.in_slice.log
-                                                 ? n->chain.in_slice.log
-                                                 : n->n - n->chain.in_shift[k]),
+                REQUIRE(n->in[k].log_len == (n->chain.in_slice.log ? n->chain.in_slice.log
+                                                                   : n->n - n->chain.in_shift[k]),
                         "node %d: input plane %d of 2^%d elements, "
                         "read at x >> %d",
                         i, k, n->in[k].log_len, n->chain.in_shift[k]);
