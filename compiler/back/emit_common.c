@@ -271,6 +271,12 @@ static const char *slice_index(Arena *a, const Slice *sl, const char *index) {
     return arena_printf(a, "(%s)", text ? text : "0u");
 }
 
+/* The index in the output's planes of element `index` of what phase p
+ * writes: a slice's element in the array it is of (Schedule.out_slice). */
+static const char *output_at(Arena *a, const Schedule *s, const Phase *p, const char *index) {
+    return p->dst == BUF_OUT && s->out_slice.log ? slice_index(a, &s->out_slice, index) : index;
+}
+
 /* Element `index` of field k of what phase p reads: the pad outside the
  * shape of an entry of any length, an expanded plane's element index >>
  * shift (Schedule.in_shift), a slice's element in the array it is of
@@ -298,7 +304,8 @@ void emit_map_element(FILE *out, const Schedule *s, const Phase *p) {
     for (int k = 0; k < p->elem->nslots; k++) {
         if (plan_stores_slot(s, p, k)) {
             results[k] = arena_printf(&scratch, "out%d[%s]", k,
-                                      stores ? emit_pad_at(&scratch, s, "x") : index);
+                                      stores ? emit_pad_at(&scratch, s, "x")
+                                             : output_at(&scratch, s, p, index));
             continue;
         }
         results[k] = arena_printf(&scratch, "m_unstored%d", k);
@@ -339,7 +346,10 @@ static void emit_slot_store(FILE *out, const Schedule *s, const Phase *p, int k,
                             const char *value, int indent) {
     if (!plan_stores_slot(s, p, k)) return;
     if (!emit_pad_stores(s, p)) {
-        fprintf(out, "%*sout%d[%s] = %s;\n", 4 * indent, "", k, index, value);
+        Arena sliced = {0};
+        fprintf(out, "%*sout%d[%s] = %s;\n", 4 * indent, "", k, output_at(&sliced, s, p, index),
+                value);
+        arena_free(&sliced);
         return;
     }
     Arena scratch = {0};

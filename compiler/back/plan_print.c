@@ -305,6 +305,12 @@ void plan_print(FILE *out, const Schedule *s) {
                 "read in place)\n",
                 s->in_slice.log, (unsigned long long)s->in_slice.fixed,
                 (unsigned long long)s->in_slice.value);
+    if (s->out_slice.log)
+        fprintf(out,
+                "    output: a slice of 2^%d elements, index bits 0x%llx fixed to 0x%llx (its half "
+                "of a join, written in place)\n",
+                s->out_slice.log, (unsigned long long)s->out_slice.fixed,
+                (unsigned long long)s->out_slice.value);
     for (int k = 0; k < s->in_elem->nslots; k++)
         if (s->in_shift[k])
             fprintf(

@@ -117,8 +117,9 @@ static void replay_local_global(const Schedule *s, const Phase *p, uint64_t b, i
     if (p->vec_log && (p->writes_in_place || p->vec_write))
         replay_vectors(p, b, bytes, !p->writes_in_place, g, sh_out);
     else
-        replay_elements(p, NULL, b, elem_max_slot_bytes(plan_out_elem(p)), bytes,
-                        !p->writes_in_place, g, sh_out);
+        replay_elements(p, p->dst == BUF_OUT && s->out_slice.log ? &s->out_slice : NULL, b,
+                        elem_max_slot_bytes(plan_out_elem(p)), bytes, !p->writes_in_place, g,
+                        sh_out);
 }
 
 /* Each round loads its registers in its layout and stores them in the
@@ -337,6 +338,12 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
                     "0x%llx\n",
                     s->in_slice.log, (unsigned long long)s->in_slice.fixed,
                     (unsigned long long)s->in_slice.value);
+        if (p->dst == BUF_OUT && s->out_slice.log)
+            fprintf(out,
+                    "  slice written in place: element y at its index in 2^%d, bits 0x%llx fixed "
+                    "to 0x%llx\n",
+                    s->out_slice.log, (unsigned long long)s->out_slice.fixed,
+                    (unsigned long long)s->out_slice.value);
         for (int k = 0; plan_shifted_load(s, p) && k < s->in_elem->nslots; k++)
             if (s->in_shift[k])
                 fprintf(out,

@@ -1036,12 +1036,19 @@ static void fuse_reduce_planes(Graph *g, const int *readers, Build *r) {
 
 /* ---- slices read in place ---- */
 
-/* The build that writes plane p, or -1 (a parameter's plane). */
+/* The one node that writes plane p, or -1: none (a parameter's plane), or
+ * several (the two chains that write a join's halves, fuse_join). */
 static int writer_of(const Graph *g, int p) {
-    for (int i = 0; i < g->nbuilds; i++)
-        for (int k = 0; k < g->builds[i].nout; k++)
-            if (g->builds[i].out[k] == p) return i;
-    return -1;
+    int found = -1;
+    for (int i = 0; i < g->nbuilds; i++) {
+        if (g->builds[i].fused) continue;
+        for (int k = 0; k < g->builds[i].nout; k++) {
+            if (g->builds[i].out[k] != p) continue;
+            if (found >= 0 && found != i) return -1;
+            found = i;
+        }
+    }
+    return found;
 }
 
 /* Whether gather build b cuts a slice (Slice) of its one source: halves by
@@ -1120,12 +1127,50 @@ static void drop_unread(Graph *g) {
     }
 }
 
-/* Chains read the slices that gathers cut of their inputs in place. */
+/* The chain build that alone writes planes ids (all its output, in order)
+ * that only one node reads, once each, and that have no place yet; or -1. */
+static int sole_chain_writer(const Graph *g, const int *readers, const int *ids, int n) {
+    int w = writer_of(g, ids[0]);
+    if (w < 0 || g->builds[w].node.kind != NODE_CHAIN || g->builds[w].fused ||
+        g->builds[w].nout != n)
+        return -1;
+    for (int k = 0; k < n; k++)
+        if (g->builds[w].out[k] != ids[k] || readers[ids[k]] != 1 || g->located[ids[k]]) return -1;
+    return w;
+}
+
+/* A join by a power of two of two arrays that chains write, each read by
+ * the join alone, makes no pass: each chain writes its half of the join's
+ * planes in place (Schedule.out_slice), as the top-k's pieces are merged. */
+static void fuse_join(Graph *g, const int *readers, Build *j) {
+    const IrStmt *s = j->node.stmt;
+    if (j->fused || j->node.kind != NODE_GATHER || j->node.npre || s->op != IR_JOIN ||
+        s->args[0] == s->args[1] || (s->mask & (s->mask - 1)))
+        return;
+    int ns = j->nout;
+    int lo = sole_chain_writer(g, readers, j->in, ns),
+        hi = sole_chain_writer(g, readers, j->in + ns, ns);
+    if (lo < 0 || hi < 0 || lo == hi) return;
+    Schedule *a = &g->builds[lo].node.chain, *b = &g->builds[hi].node.chain;
+    Slice low = {.log = j->node.n, .fixed = s->mask, .value = 0}, high = low;
+    high.value = s->mask;
+    if (!schedule_takes_out_slice(a, &low) || !schedule_takes_out_slice(b, &high)) return;
+    schedule_fuse_out_slice(a, &low);
+    schedule_fuse_out_slice(b, &high);
+    for (int k = 0; k < ns; k++) g->builds[lo].out[k] = g->builds[hi].out[k] = j->out[k];
+    j->fused = true;
+    j->nin = 0;
+}
+
+/* Chains read the slices that gathers cut of their inputs in place, and
+ * write the halves of joins of two arrays in place. */
 static void fuse_slices(Graph *g) {
     for (int i = 0; i < g->nbuilds; i++)
         if (g->builds[i].node.kind == NODE_CHAIN && !g->builds[i].fused)
             fuse_slice(g, &g->builds[i]);
     drop_unread(g);
+    const int *readers = plane_readers(g);
+    for (int i = 0; i < g->nbuilds; i++) fuse_join(g, readers, &g->builds[i]);
 }
 
 /* Expands read in place by the one node that reads them, and chains'

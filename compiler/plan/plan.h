@@ -487,6 +487,13 @@ typedef struct {
      * With a pad (pad_in_only) that array is the padded parameter, read
      * through the caller's shape. log 0: none. */
     Slice in_slice;
+    /* A slice of a larger array written in place (set by
+     * schedule_fuse_out_slice): every output plane holds 2^out_slice.log
+     * elements, of which the chain writes its own, element y of its result
+     * at plan_slice_index(&out_slice, y), the other chain of a join of two
+     * arrays writing the rest (entry_plan.c, fuse_joins); only the last
+     * phase, LOCAL or MAP, element by element, writes the output. */
+    Slice out_slice;
 } Schedule;
 
 /* ---- The entry graph (entry_plan.c) ----

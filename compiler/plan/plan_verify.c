@@ -747,6 +747,22 @@ static const char *verify_fused_planes(Arena *a, const Schedule *s) {
                      sl->log == s->pad_cols_log + (s->pad_rows_log > 0 ? s->pad_rows_log : 0)),
                 "a slice of the caller's shape that is not of the padded order");
     }
+    const Slice *ol = &s->out_slice;
+    if (ol->log) {
+        REQUIRE(s->nphases > 0 && !s->gpu_log && !s->out_unstored && (!s->pad || s->pad_in_only),
+                "a slice written in place with no phase, ranks, unstored planes or a cut");
+        const Phase *last = &s->phases[s->nphases - 1];
+        REQUIRE((last->kind == PHASE_LOCAL || last->kind == PHASE_MAP) && !last->vec_log &&
+                    !last->vec_write && !last->cluster_log && last->dst == BUF_OUT,
+                "a slice written in place by a phase that does not store element by element");
+        for (int i = 0; i + 1 < s->nphases; i++)
+            REQUIRE(s->phases[i].dst != BUF_OUT,
+                    "phase %d writes the output, a slice written in place", i);
+        REQUIRE(ol->log <= 63 && ol->log - __builtin_popcountll(ol->fixed) == s->n - s->nhalves &&
+                    !(ol->fixed >> ol->log) && !(ol->value & ~ol->fixed),
+                "a slice of 2^%d elements with bits 0x%llx fixed to 0x%llx, for 2^%d", ol->log,
+                (unsigned long long)ol->fixed, (unsigned long long)ol->value, s->n - s->nhalves);
+    }
     REQUIRE(!(s->out_unstored >> s->out_elem->nslots), "unstored planes past the output's");
     if (!s->out_unstored) return NULL;
     REQUIRE(s->nphases > 0 && (!s->pad || s->pad_in_only) && !s->gpu_log,
@@ -1149,6 +1165,10 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
                         "node %d: input plane %d of 2^%d elements, "
                         "read at x >> %d",
                         i, k, n->in[k].log_len, n->chain.in_shift[k]);
+            for (int k = 0; k < n->nout; k++)
+                REQUIRE(!n->chain.out_slice.log || n->out[k].log_len == n->chain.out_slice.log,
+                        "node %d: output plane %d of 2^%d elements, a slice of 2^%d", i, k,
+                        n->out[k].log_len, n->chain.out_slice.log);
             for (int k = 0; k < n->nout; k++)
                 REQUIRE((n->out[k].kind == LOC_UNSTORED) == (n->chain.out_unstored >> k & 1),
                         "node %d: output plane %d %s", i, k,

@@ -1154,12 +1154,12 @@ static void assign_buffers(Schedule *s) {
     for (int i = s->nphases - 1; i >= 0; i--) {
         Phase *p = &s->phases[i];
         p->dst = dst;
-        bool out_ok = !s->pad && !s->nhalves && !s->out_unstored &&
+        bool out_ok = !s->pad && !s->nhalves && !s->out_unstored && !s->out_slice.log &&
                       plan_fits_output(s, &s->phases[i > 0 ? i - 1 : 0]);
         if (i == 0) {
             p->src = BUF_IN;
         } else if (p->kind == PHASE_LOCAL && p->writes_in_place && !p->map && !p->store_map &&
-                   (dst != BUF_OUT || (!s->pad && !s->out_unstored))) {
+                   (dst != BUF_OUT || (!s->pad && !s->out_unstored && !s->out_slice.log))) {
             /* (a load or store map's planes are of another type: not in place) */
             p->src = dst;
         } else {
@@ -1322,9 +1322,23 @@ static bool loads_elements(const Phase *p) {
     return p->kind == PHASE_LOCAL || p->kind == PHASE_MAP;
 }
 
+/* Whether a slice of an array of elements of type t keeps each sector of
+ * its elements whole (no fixed bit inside one, for its narrowest field):
+ * its loads or stores then move as many sectors as the whole array's. */
+static bool keeps_sectors(const ElemType *t, const Slice *slice) {
+    int narrowest = MACHINE_SECTOR_BYTES;
+    for (int k = 0; k < t->nslots; k++) {
+        int bytes = prim_bits(elem_slot_prim(t, k)) / 8;
+        if (bytes < narrowest) narrowest = bytes;
+    }
+    int bits = 0;
+    while ((narrowest << bits) < MACHINE_SECTOR_BYTES) bits++;
+    return !(slice->fixed & f2_mask(bits));
+}
+
 bool schedule_fuse_slice(Schedule *s, const Slice *slice, const EntryPlan *padded) {
     if (s->nphases == 0 || s->gpu_log || s->pad || !loads_elements(&s->phases[0]) ||
-        s->phases[0].cluster_log)
+        s->phases[0].cluster_log || !keeps_sectors(s->in_elem, slice))
         return false;
     for (int k = 0; k < s->in_elem->nslots; k++)
         if (s->in_shift[k]) return false;
@@ -1339,6 +1353,22 @@ bool schedule_fuse_slice(Schedule *s, const Slice *slice, const EntryPlan *padde
     }
     kernel_plan(s); /* its shared memory, and with a pad the shape's parameters */
     return true;
+}
+
+bool schedule_takes_out_slice(const Schedule *s, const Slice *slice) {
+    return s->nphases > 0 && !s->gpu_log && (!s->pad || s->pad_in_only) && !s->out_unstored &&
+           keeps_sectors(s->out_elem, slice) && !s->reduce &&
+           loads_elements(&s->phases[s->nphases - 1]) && !s->phases[s->nphases - 1].cluster_log;
+}
+
+void schedule_fuse_out_slice(Schedule *s, const Slice *slice) {
+    s->out_slice = *slice;
+    assign_buffers(s); /* now no other phase writes the output */
+    lay_out_scratch(s);
+    s->alias = alias_rule(s);
+    Phase *last = &s->phases[s->nphases - 1];
+    last->vec_log = 0; /* a vector of the result is not one of the array's */
+    last->vec_write = false;
 }
 
 void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {

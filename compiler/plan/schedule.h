@@ -55,9 +55,20 @@ void schedule_func(Arena *arena, const IrFunc *f, const SchedOptions *opt, Sched
 void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored);
 /* Chain s reads its input as a slice of a larger array in place
  * (Schedule.in_slice), where its first phase loads element by element
- * (LOCAL or MAP, no cluster, no expand read in place): returns whether it
+ * (LOCAL or MAP, no cluster, no expand read in place) and the slice keeps
+ * each sector of its elements whole (none fixed inside one, so that its
+ * loads move as many sectors as the whole array's): returns whether it
  * does. padded: the entry whose padded parameter is that array (its
  * caller's shape read with the pad, no segments), or NULL. */
 bool schedule_fuse_slice(Schedule *s, const Slice *slice, const EntryPlan *padded);
+/* Whether chain s can write its result as `slice` of a larger array in
+ * place (Schedule.out_slice): its last phase LOCAL or MAP, its output whole
+ * (no cut to a shape, no unstored planes, no reduce fused), no ranks, and
+ * every sector of the result one of the array's (as for slices read). */
+bool schedule_takes_out_slice(const Schedule *s, const Slice *slice);
+/* Chain s (schedule_takes_out_slice) writes so: its buffers assigned again
+ * so that no other phase writes the output, its last phase's stores element
+ * by element. */
+void schedule_fuse_out_slice(Schedule *s, const Slice *slice);
 
 #endif
