@@ -267,6 +267,14 @@ static void print_pad(FILE *out, const Scalar *pad, const ElemType *elem, int ro
     fputc('\n', out);
 }
 
+/* A slice the chain reads or writes in place (Schedule.in_slice,
+ * out_slice), if any: `side` is input or output. */
+static void print_slice(FILE *out, const char *side, const Slice *sl, const char *how) {
+    if (!sl->log) return;
+    fprintf(out, "    %s: a slice of 2^%d elements, index bits 0x%llx fixed to 0x%llx (%s)\n", side,
+            sl->log, (unsigned long long)sl->fixed, (unsigned long long)sl->value, how);
+}
+
 void plan_print(FILE *out, const Schedule *s) {
     fprintf(out, "plan %s: 2^%d ", s->func->name, s->n);
     elem_print(out, s->in_elem);
@@ -299,18 +307,8 @@ void plan_print(FILE *out, const Schedule *s) {
         fputc('\n', out);
     }
     if (s->nhalves) fprintf(out, "    2^%d elements out\n", s->n - s->nhalves);
-    if (s->in_slice.log)
-        fprintf(out,
-                "    input: a slice of 2^%d elements, index bits 0x%llx fixed to 0x%llx (halves "
-                "read in place)\n",
-                s->in_slice.log, (unsigned long long)s->in_slice.fixed,
-                (unsigned long long)s->in_slice.value);
-    if (s->out_slice.log)
-        fprintf(out,
-                "    output: a slice of 2^%d elements, index bits 0x%llx fixed to 0x%llx (its half "
-                "of a join, written in place)\n",
-                s->out_slice.log, (unsigned long long)s->out_slice.fixed,
-                (unsigned long long)s->out_slice.value);
+    print_slice(out, "input", &s->in_slice, "halves read in place");
+    print_slice(out, "output", &s->out_slice, "its half of a join, written in place");
     for (int k = 0; k < s->in_elem->nslots; k++)
         if (s->in_shift[k])
             fprintf(

@@ -323,6 +323,14 @@ static bool report_map(FILE *out, const Phase *p) {
     return g.sectors == g.sectors_min;
 }
 
+/* A slice that a kernel reads or writes in place (Schedule.in_slice,
+ * out_slice), if any. */
+static void report_slice(FILE *out, const char *how, const Slice *sl) {
+    if (!sl->log) return;
+    fprintf(out, "  slice %s in place: of 2^%d elements, index bits 0x%llx fixed to 0x%llx\n", how,
+            sl->log, (unsigned long long)sl->fixed, (unsigned long long)sl->value);
+}
+
 /* The kernels of chain s, named as emitted: `chain`'s phases (plan.h). */
 static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char *chain) {
     bool ok = true;
@@ -332,18 +340,8 @@ static bool report_chain(FILE *out, Arena *names, const Schedule *s, const char 
                 plan_phase_name(names, chain, i), p->n,
                 p->kind == PHASE_LOCAL && p->half_log ? "the part the halves keep written once"
                                                       : "written once");
-        if (plan_shifted_load(s, p) && s->in_slice.log)
-            fprintf(out,
-                    "  slice read in place: element x of 2^%d, index bits 0x%llx fixed to "
-                    "0x%llx\n",
-                    s->in_slice.log, (unsigned long long)s->in_slice.fixed,
-                    (unsigned long long)s->in_slice.value);
-        if (p->dst == BUF_OUT && s->out_slice.log)
-            fprintf(out,
-                    "  slice written in place: element y at its index in 2^%d, bits 0x%llx fixed "
-                    "to 0x%llx\n",
-                    s->out_slice.log, (unsigned long long)s->out_slice.fixed,
-                    (unsigned long long)s->out_slice.value);
+        if (p->src == BUF_IN) report_slice(out, "read", &s->in_slice);
+        if (p->dst == BUF_OUT) report_slice(out, "written", &s->out_slice);
         for (int k = 0; plan_shifted_load(s, p) && k < s->in_elem->nslots; k++)
             if (s->in_shift[k])
                 fprintf(out,

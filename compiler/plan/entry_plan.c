@@ -1051,6 +1051,14 @@ static int writer_of(const Graph *g, int p) {
     return found;
 }
 
+/* Whether build b writes exactly planes ids, all its output, in order. */
+static bool writes_exactly(const Build *b, const int *ids, int n) {
+    if (b->nout != n) return false;
+    for (int k = 0; k < n; k++)
+        if (b->out[k] != ids[k]) return false;
+    return true;
+}
+
 /* Whether gather build b cuts a slice (Slice) of its one source: halves by
  * powers of two alone, its fused ones and its own. */
 static bool slice_gather(const Build *b) {
@@ -1086,15 +1094,12 @@ static void fuse_slice(Graph *g, Build *c) {
         w = writer_of(g, planes[0]);
         if (w < 0 || !slice_gather(&g->builds[w])) break;
         const Build *b = &g->builds[w];
-        bool same = b->nout == n;
-        for (int k = 0; same && k < n; k++) same = b->out[k] == planes[k];
-        if (!same) break;
+        if (!writes_exactly(b, planes, n)) break;
         path[depth] = b;
         planes = b->in;
     }
     if (depth == 0) return;
-    bool padded = g->pad_val && w == g->pad_copy && !g->builds[w].fused && g->builds[w].nout == n &&
-                  g->builds[w].out[0] == planes[0];
+    bool padded = g->pad_val && w == g->pad_copy && writes_exactly(&g->builds[w], planes, n);
     Slice sl = {.log = g->plane[planes[0]].log_len};
     for (int d = depth - 1; d >= 0; d--) {
         for (int i = 0; i < path[d]->node.npre; i++) slice_half(&sl, path[d]->node.pre[i]);
@@ -1131,11 +1136,10 @@ static void drop_unread(Graph *g) {
  * that only one node reads, once each, and that have no place yet; or -1. */
 static int sole_chain_writer(const Graph *g, const int *readers, const int *ids, int n) {
     int w = writer_of(g, ids[0]);
-    if (w < 0 || g->builds[w].node.kind != NODE_CHAIN || g->builds[w].fused ||
-        g->builds[w].nout != n)
+    if (w < 0 || g->builds[w].node.kind != NODE_CHAIN || !writes_exactly(&g->builds[w], ids, n))
         return -1;
     for (int k = 0; k < n; k++)
-        if (g->builds[w].out[k] != ids[k] || readers[ids[k]] != 1 || g->located[ids[k]]) return -1;
+        if (readers[ids[k]] != 1 || g->located[ids[k]]) return -1;
     return w;
 }
 

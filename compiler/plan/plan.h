@@ -491,7 +491,7 @@ typedef struct {
      * schedule_fuse_out_slice): every output plane holds 2^out_slice.log
      * elements, of which the chain writes its own, element y of its result
      * at plan_slice_index(&out_slice, y), the other chain of a join of two
-     * arrays writing the rest (entry_plan.c, fuse_joins); only the last
+     * arrays writing the rest (entry_plan.c, fuse_join); only the last
      * phase, LOCAL or MAP, element by element, writes the output. */
     Slice out_slice;
 } Schedule;

@@ -629,7 +629,7 @@ def _topk_function(t, r, rank, largest, j):
 # A top-k of rows of a length that is not a power of two reads pieces of each row whose lengths
 # are powers of two (its length rounded up to a multiple of the smallest), each piece read in
 # place from the caller's rows (Schedule.in_slice, docs/python.md), and merges the pieces'
-# winners: a row of 151936 costs 163840 elements' work, not 262144's. At most this many pieces
+# winners: a row of 151936 costs 155648 elements' work, not 262144's. At most this many pieces
 # (each a chain of kernels, and a merge after each but the first).
 _MAX_PIECES = 3
 
@@ -655,27 +655,36 @@ def _piece(r, q, off):
     return text
 
 
+def _pieces_body(t, b, r, rank, largest, j, logs, program):
+    """The top-k of pieces of 2^q (q in logs) of each row of 2^r, each by its own stdlib
+    function (_topk_function) on a program of one type and rank (`program`, the whole row's:
+    the pad is theirs too), the winners' indices offset to the row's start, merged pairwise."""
+    pt, prank = program
+    merged, off = None, 0
+    for q in logs:
+        qt, qrank, fn = _topk_function(t, q, rank, largest, j)
+        assert _entry_line(qt, b, r, False, largest, qrank) == _entry_line(pt, b, r, False, largest, prank)
+        piece = f"{fn} {b} {j} {_piece(r, q, off)}"
+        if off:
+            piece = f"map (\\(v, i) -> (v, i + {off})) ({piece})"
+        merged = piece if merged is None else \
+            f"keep_better {_comparator(largest, prank)} {j} {b} (join {1 << j} ({merged}) ({piece}))"
+        off += 1 << q
+    return merged
+
+
 def topk_source(t, b, r, c, largest, j, exact, rank=None, cut=None, logs=None):
     """The program of a bitonic top-k (stdlib/topk.parm): records (value, index) of the best
     2^j of each column of the 2^r x 2^c matrices, as source() takes them; whole: 2^(b+j+c),
     or each row's first `cut` when given. logs (c = 0, rows of any length): the pieces read
     (pieces()), their winners merged, their indices counted from the row's start."""
     pt, prank, topk = _topk_function(t, r, rank, largest, j)
-    body = f"{topk} {b} {j} xs0"
-    if c:
+    if logs:
+        body = _pieces_body(t, b, r, rank, largest, j, logs, (pt, prank))
+    elif c:
         body = (f"{_transpose(b + j + c, c, j)} ({topk} {b + c} {j} "
                 f"({_transpose(b + r + c, r, c)} xs0))")
-    if logs:
-        merged, off = None, 0
-        for q in logs:
-            qt, qrank, fn = _topk_function(t, q, rank, largest, j)
-            assert _entry_line(qt, b, r, False, largest, qrank) == _entry_line(pt, b, r, False, largest, prank)
-            piece = f"{fn} {b} {j} {_piece(r, q, off)}"
-            if off:
-                piece = f"map (\\(v, i) -> (v, i + {off})) ({piece})"
-            merged = piece if merged is None else \
-                f"keep_better {_comparator(largest, prank)} {j} {b} (join {1 << j} ({merged}) ({piece}))"
-            off += 1 << q
-        body = merged
+    else:
+        body = f"{topk} {b} {j} xs0"
     return (f"-- parmc.topk (python/parmc/_sortops.py): the {'largest' if largest else 'smallest'} 2^{j}\n"
             f"import \"topk\"\n{_entry_line(pt, b, r + c, exact, largest, prank, cut)}\n  {body}\n")
