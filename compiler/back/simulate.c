@@ -270,9 +270,19 @@ static bool report_local(FILE *out, const Schedule *s, const Phase *p) {
     return g.sectors == g.sectors_min && worst <= 1 && !p->copies_narrowed;
 }
 
+/* Whether a kernel that moves elements could have moved 16-byte vectors: they
+ * fit and a conflict-free swizzle exists (bmmc_plan_vectors on a copy; a tile
+ * too small for one, such as 2^6 elements of 8 bytes whose sources cross
+ * every bank row, is not narrow). An entry of any length guards each element,
+ * so it moves elements. */
+static bool permute_narrow(const Schedule *s, const BmmcPlan *plan) {
+    if (plan->vec_log || s->pad || !bmmc_vectors_fit(plan)) return false;
+    BmmcPlan vectors = *plan;
+    return bmmc_plan_vectors(&vectors);
+}
+
 /* A permutation's kernels, one per field: its accesses, and whether a field
- * of 1 or 2 bytes moves 16-byte vectors where they fit (bmmc_vectors_fit;
- * an entry of any length guards each element, so it moves elements). */
+ * moves elements where 16-byte vectors would do (permute_narrow). */
 static bool report_permute(FILE *out, const Schedule *s, const Phase *p) {
     bool ok = true;
     for (int k = 0; k < p->elem->nslots; k++) {
@@ -293,7 +303,7 @@ static bool report_permute(FILE *out, const Schedule *s, const Phase *p) {
         fprintf(out,
                 "; global: %d sectors per warp access (minimum %d); shared: bank congestion %d\n",
                 sectors, r.sectors_min, cong);
-        bool narrow = !plan->vec_log && !s->pad && bmmc_vectors_fit(plan);
+        bool narrow = permute_narrow(s, plan);
         if (narrow)
             fprintf(
                 out,
