@@ -104,3 +104,11 @@ if [ $? -eq 1 ] && echo "$out" | grep -q 'opt_rewritten\.c' && echo "$out" | gre
 else
     fail "docs: doc_paths.py does not catch a missing file: $out"
 fi
+
+# Two pages a reader takes in at once (issue 45): docs/performance.md today's
+# figures in about 300 lines (the history is bench/results/performance-history.md),
+# docs/internals.md the architecture in about 250
+for page in docs/performance.md:310 docs/internals.md:250; do
+    lines=$(wc -l <"${page%:*}")
+    [ "$lines" -le "${page#*:}" ] && pass || fail "docs: ${page%:*} has $lines lines, more than ${page#*:}"
+done
