@@ -793,7 +793,8 @@ static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const
                     f->size_param);
             continue;
         }
-        if (e->simple) fputs("rows == 0 || row_len == 0 ? PARM_OK : ", out);
+        if (plan_empty_shape_writes_nothing(e))
+            fputs("rows == 0 || row_len == 0 ? PARM_OK : ", out);
         fprintf(out, "%s_run(ctx, in, out", plan_code_base(&names, e->func));
         for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);
         fputs(", rows, row_len);\n", out);

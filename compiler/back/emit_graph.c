@@ -1115,8 +1115,9 @@ static void emit_main_call(FILE *out, const EmitInput *in, const EntryPlan *firs
         const EntryPlan *e = sizes[spec].plan;
         if (!e) continue; /* a refused size: the default */
         fprintf(out, "    case %d: return ", spec);
-        /* a size that is one chain has nothing to write for an empty shape */
-        if (e->simple) fputs("parm_main_rows * parm_main_cols == 0 ? PARM_OK : ", out);
+        /* a size whose results are all of the caller's shape */
+        if (plan_empty_shape_writes_nothing(e))
+            fputs("parm_main_rows * parm_main_cols == 0 ? PARM_OK : ", out);
         fprintf(out, "%s_run(ctx, (const void *const *)din, dout", plan_code_base(&names, e->func));
         for (int k = 0; k < count_scalar_params(body); k++) fprintf(out, ", parm_main_arg%d", k);
         fputs(", parm_main_rows, parm_main_cols);\n", out);

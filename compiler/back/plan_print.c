@@ -443,7 +443,7 @@ static void print_host(FILE *out, const EntryPlan *e) {
 }
 
 void plan_print_entry(FILE *out, const EntryPlan *e) {
-    if (e->simple) {
+    if (plan_one_chain(e)) {
         plan_print(out, &e->nodes[0].chain);
         print_host(out, e);
         return;

@@ -429,7 +429,7 @@ static bool report_graph(FILE *out, Arena *names, const EntryPlan *e) {
 bool simulate_report(FILE *out, const EntryPlan *e) {
     Arena names = {0};
     bool ok;
-    if (e->simple) {
+    if (plan_one_chain(e)) {
         const Schedule *s = &e->nodes[0].chain;
         fprintf(out, "entry %s: 2^%d ", e->func->name, s->n);
         report_counts(out, s);

@@ -54,8 +54,9 @@ typedef struct {
     PlaneRef *plane;   /* every plane; kind is set once located */
     bool *located;
     int nplanes, plane_cap;
-    Build *builds;
+    Build *builds; /* in `scratch`: each holds a whole PlanNode, copied out by finish_nodes */
     int nbuilds, build_cap;
+    Arena scratch; /* freed when the plan is done: 100,000 entries take no more than their nodes */
     Chain *chains;
     int nchains, chain_cap;
     const IrStmt **group; /* the open run of scalar statements */
@@ -207,7 +208,7 @@ static void count_readers(Graph *g) {
 /* ---- nodes ---- */
 
 static Build *new_build(Graph *g, NodeKind kind, int n) {
-    GROW(g->arena, g->builds, g->nbuilds, g->build_cap, Build);
+    GROW(&g->scratch, g->builds, g->nbuilds, g->build_cap, Build);
     Build *b = &g->builds[g->nbuilds++];
     memset(b, 0, sizeof *b);
     b->node.kind = kind;
@@ -1288,12 +1289,13 @@ static void api_planes(Graph *g) {
     }
 }
 
-/* Today's shape: one array parameter, a chain of array stages to the one
- * array result (or element code from a 2-element array to a 2-element
+/* One chain of stages (the shape that several GPUs take, and that
+ * schedule_refusal judges alone): one array parameter, a chain of array
+ * stages to the one array result (or element code from a 2-element array to a 2-element
  * result, one pair step: a result of another length, such as a replicate
  * of a reduce, is a graph, and so is a result the entry's result row length
  * cuts, which a COPY_CUT node writes). */
-static bool simple_entry(const IrFunc *f) {
+static bool one_chain_entry(const IrFunc *f) {
     const IrBody *body = f->body;
     if (body->nresults != 1 || ir_is_scalar(body->results[0]) || f->cut_cols) return false;
     const IrVal *in = NULL;
@@ -1347,7 +1349,7 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
     const char *wide = wide_stage(arena, f, where);
     if (wide) return wide;
     *where = f->loc;
-    if (simple_entry(f)) return schedule_refusal(arena, f);
+    if (one_chain_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
     /* the API passes a value or pointer per field; C compilers need only
      * accept 127 parameters (a nested zip doubles the fields each time) */
@@ -1387,30 +1389,6 @@ static void pad_param(Graph *g, const IrVal *v, int flat) {
     add_ids(g, &b->out, &b->nout, new_planes(g, v), ns);
 }
 
-/* An entry of today's shape as a graph of one node: the chain from the
- * parameter's planes to the result's, its scalars by value, its scratch
- * at the start of the call's. */
-static void one_chain(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
-    out->simple = true;
-    out->nodes = NEW(arena, PlanNode);
-    out->nnodes = 1;
-    PlanNode *n = &out->nodes[0];
-    n->kind = NODE_CHAIN;
-    schedule_func(arena, f, opt, &n->chain);
-    n->n = n->chain.n;
-    n->in = out->in_planes;
-    n->nin = out->nin_planes;
-    n->out = out->out_planes;
-    n->nout = out->nout_planes;
-    n->args = n->chain.args;
-    n->nargs = n->chain.nargs;
-    PlaneRef *at = NEW_ARRAY(arena, PlaneRef, n->nargs > 0 ? n->nargs : 1);
-    for (int k = 0; k < n->nargs; k++)
-        at[k] = (PlaneRef){LOC_VALUE,  -1,    0, elem_slot_prim(n->args[k]->elem, 0),
-                           n->args[k], false, 0};
-    n->arg_at = at;
-}
-
 /* The API's input plane of parameter `param` (planes count the arrays' fields). */
 static int param_plane(const IrFunc *f, int param) {
     int plane = 0;
@@ -1436,7 +1414,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     if (why) diag_error(where, "%s", why);
     Graph g = {.arena = arena, .f = f, .sched = opt, .out = out};
     int gpu_log = opt ? opt->gpu_log : 0;
-    if (gpu_log && (!simple_entry(f) || f->pad_param >= 0))
+    if (gpu_log && (!one_chain_entry(f) || f->pad_param >= 0))
         diag_error(
             f->loc,
             "the back end compiles an entry for several GPUs (--gpus) only when it is one chain of "
@@ -1458,11 +1436,6 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
         out->pad_cols_log = f->pad_cols_log;
     }
     if (f->seg_starts >= 0) segment_planes(f, out);
-    if (simple_entry(f)) {
-        one_chain(arena, f, opt, out);
-        host_plan(arena, out, opt);
-        return;
-    }
     count_readers(&g);
     const IrBody *body = f->body;
     for (int i = 0, flat = 0; i < body->nparams; i++) {
@@ -1486,6 +1459,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     place_results(&g);
     fuse_planes(&g);
     finish_nodes(&g);
+    arena_free(&g.scratch);
     plan_live_rows(out);
     host_plan(arena, out, opt);
 }

@@ -156,24 +156,27 @@ static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long 
     s->chain_scratch_bytes = at;
 }
 
-/* The one node of an entry that is a chain from parameters' planes to
- * results' (a zipped sort unzipped), or NULL: its plan's alias rule holds.
- * With segments, its kernels read the starts and lengths to the last store,
- * which its rule does not see: NULL. */
-static const PlanNode *single_chain(const EntryPlan *e) {
-    if (e->nnodes != 1 || e->nodes[0].kind != NODE_CHAIN || e->segments) return NULL;
-    const PlanNode *n = &e->nodes[0];
-    for (int k = 0; k < n->nin; k++)
-        if (n->in[k].kind != LOC_PARAM) return NULL;
-    for (int k = 0; k < n->nout; k++)
-        if (n->out[k].kind != LOC_RESULT) return NULL;
-    return n;
+/* The one node of an entry from its parameters' planes to its results', or
+ * NULL: a chain (plan_one_chain), whose plan's alias rule holds, or the plain
+ * copy of an entry that returns its parameter, harmless where the two are the
+ * same array. With segments, a chain's kernels read the starts and lengths
+ * to the last store, which its rule does not see: NULL. */
+static const PlanNode *single_node(const EntryPlan *e) {
+    if (plan_one_chain(e)) return e->segments ? NULL : &e->nodes[0];
+    bool copy = e->nnodes == 1 && e->nodes[0].kind == NODE_COPY && e->nodes[0].copy == COPY_PLAIN;
+    for (int k = 0; copy && k < e->nodes[0].nin; k++)
+        copy = e->nodes[0].in[k].kind == LOC_PARAM && e->nodes[0].out[k].kind == LOC_RESULT;
+    return copy ? &e->nodes[0] : NULL;
+}
+
+static AliasRule node_alias(const PlanNode *n) {
+    return n->kind == NODE_COPY ? ALIAS_EXACT_OK : n->chain.alias;
 }
 
 /* The result plane that parameter plane k may be exactly (the same field
- * of a chain that writes each tile where it read it), or -1. */
+ * of a chain that writes each tile where it read it, or of a copy), or -1. */
 static int exact_result(const PlanNode *only, int k) {
-    if (!only || only->chain.alias != ALIAS_EXACT_OK) return -1;
+    if (!only || node_alias(only) != ALIAS_EXACT_OK) return -1;
     for (int f = 0; f < only->nin && f < only->nout; f++)
         if (only->in[f].index == k) return only->out[f].index;
     return -1;
@@ -186,8 +189,8 @@ static unsigned long long plane_bytes(const PlaneRef *p) {
 /* Inputs that overlap an output are copied to scratch first (after every
  * other part of it); outputs that overlap each other are an error. */
 static void plan_aliasing(Builder *b, EntryPlan *e, unsigned long long end) {
-    const PlanNode *only = single_chain(e);
-    bool tests = !only || only->chain.alias != ALIAS_HARMLESS;
+    const PlanNode *only = single_node(e);
+    bool tests = !only || node_alias(only) != ALIAS_HARMLESS;
     if (e->nout_planes > 1) add_action(b, (HostAction){HOST_RESULTS_DISJOINT, -1, false, -1, -1});
     for (int k = 0; k < e->nin_planes; k++)
         add_action(b, (HostAction){HOST_ALIAS_TEST, k, tests, exact_result(only, k), -1});

@@ -12,9 +12,26 @@ const char *plan_code_base(Arena *a, const IrFunc *f) {
     return arena_printf(a, "parm_%s", f->name);
 }
 
+bool plan_one_chain(const EntryPlan *e) {
+    if (e->nnodes != 1 || e->nodes[0].kind != NODE_CHAIN) return false;
+    const PlanNode *n = &e->nodes[0];
+    for (int k = 0; k < n->nin; k++)
+        if (n->in[k].kind != LOC_PARAM) return false;
+    for (int k = 0; k < n->nout; k++)
+        if (n->out[k].kind != LOC_RESULT) return false;
+    return true;
+}
+
+bool plan_empty_shape_writes_nothing(const EntryPlan *e) {
+    if (!e->pad || e->segments) return false;
+    for (int k = 0; k < e->nout_planes; k++)
+        if (!e->out_planes[k].shaped || e->out_planes[k].row_cut) return false;
+    return true;
+}
+
 const char *plan_node_name(Arena *a, const EntryPlan *e, int node) {
     const char *base = plan_code_base(a, e->func);
-    return e->simple ? base : arena_printf(a, "%s_n%d", base, node);
+    return plan_one_chain(e) ? base : arena_printf(a, "%s_n%d", base, node);
 }
 
 const char *plan_phase_name(Arena *a, const char *chain, int phase) {

@@ -704,10 +704,6 @@ typedef struct {
 
 typedef struct {
     const IrFunc *func;
-    /* one chain from the array parameter to the array result (today's
-       shape): a graph of one node whose chain reads and writes the caller's
-       arrays, over the caller's shape for an entry of any length */
-    bool simple;
     PlanNode *nodes;
     int nnodes;
     Temp *temps;
@@ -759,8 +755,16 @@ const char *plan_buf_name(BufId b);
  * arena a (its code is parm_F_run, ...). The parm_ namespace, which no API
  * prefix may use, keeps every such name apart from the exported ones. */
 const char *plan_code_base(Arena *a, const IrFunc *f);
-/* Node `node` of e: the code base of a simple entry (its one chain), else
- * BASE_nNODE (its chain's code, or its reduce's, fill's, ...). */
+/* Whether e's graph is one chain from its parameters' planes to its results'
+ * (a sort, a zipped sort unzipped): it is named, printed and reported as that
+ * chain. */
+bool plan_one_chain(const EntryPlan *e);
+/* Whether e, of any length, writes nothing for an empty shape: every result
+ * is an array of the caller's shape (no scalar, no row cut), so its call
+ * returns at once (without segments, whose results are the segments'). */
+bool plan_empty_shape_writes_nothing(const EntryPlan *e);
+/* Node `node` of e: the code base of an entry that is one chain
+ * (plan_one_chain), else BASE_nNODE (its chain's code, or its reduce's, ...). */
 const char *plan_node_name(Arena *a, const EntryPlan *e, int node);
 /* Phase `phase` of the chain named `chain`: CHAIN_PHASE, the function that
  * launches its kernels (CHAIN_PHASE_kernel, CHAIN_PHASE_slotK, ...). */

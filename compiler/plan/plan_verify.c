@@ -1139,7 +1139,6 @@ static const char *verify_host(Arena *a, const EntryPlan *e) {
 const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
     const char *host = verify_host(a, e);
     if (host) return host;
-    if (e->simple) return plan_verify(a, &e->nodes[0].chain);
     for (int t = 1; t < e->ntemps; t++)
         REQUIRE(e->temps[t].off >= e->temps[t - 1].off + e->temps[t - 1].bytes,
                 "temporaries %d and %d overlap", t - 1, t);

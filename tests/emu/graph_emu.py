@@ -10,7 +10,9 @@ src = open(sys.argv[1]).read()
 entry = sys.argv[2]
 ops = src[src.index("// start of parm_ops.h"):src.index("// end of parm_ops.h")]
 ops = ops.replace("__host__ __device__", "").replace("__device__", "")
-start = src.index("/* parm_%s_n0: " % entry)   # the emitted code's own names (plan.c, plan_node_name)
+# the first node's code: an entry of one chain is named as the entry, any other's nodes
+# BASE_nN (plan.c, plan_node_name)
+start = min(i for i in (src.find(f"/* parm_{entry}{node}: ") for node in ("", "_n0")) if i >= 0)
 # the tables that element code reads (opt_tables.c), defined before the nodes
 tables = "".join(re.findall(r"^static PARM_(?:CONST_)?TABLE .*?^\};\n", src[:start], re.M | re.S))
 run = src.index("static int parm_%s_run(" % entry)
