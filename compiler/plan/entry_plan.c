@@ -54,9 +54,8 @@ typedef struct {
     PlaneRef *plane;   /* every plane; kind is set once located */
     bool *located;
     int nplanes, plane_cap;
-    Build *builds; /* in `scratch`: each holds a whole PlanNode, copied out by finish_nodes */
+    Build *builds; /* each holds a whole PlanNode (2 KB), so they grow from room for one */
     int nbuilds, build_cap;
-    Arena scratch; /* freed when the plan is done: 100,000 entries take no more than their nodes */
     Chain *chains;
     int nchains, chain_cap;
     const IrStmt **group; /* the open run of scalar statements */
@@ -69,16 +68,17 @@ typedef struct {
     int pad_copy;
 } Graph;
 
-#define GROW(arena, ptr, count, cap, type) \
+#define GROW_FROM(arena, ptr, count, cap, type, first) \
     do { \
         if ((count) == (cap)) { \
-            int grown_cap = (cap) ? 2 * (cap) : 16; \
+            int grown_cap = (cap) ? 2 * (cap) : (first); \
             type *grown = NEW_ARRAY(arena, type, grown_cap); \
             if (count) memcpy(grown, ptr, sizeof(type) * (size_t)(count)); \
             (ptr) = grown; \
             (cap) = grown_cap; \
         } \
     } while (0)
+#define GROW(arena, ptr, count, cap, type) GROW_FROM(arena, ptr, count, cap, type, 16)
 
 static int idx(const Graph *g, const IrVal *v) {
     int i = v->id - g->min_id;
@@ -208,7 +208,7 @@ static void count_readers(Graph *g) {
 /* ---- nodes ---- */
 
 static Build *new_build(Graph *g, NodeKind kind, int n) {
-    GROW(&g->scratch, g->builds, g->nbuilds, g->build_cap, Build);
+    GROW_FROM(g->arena, g->builds, g->nbuilds, g->build_cap, Build, 1);
     Build *b = &g->builds[g->nbuilds++];
     memset(b, 0, sizeof *b);
     b->node.kind = kind;
@@ -1459,7 +1459,6 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     place_results(&g);
     fuse_planes(&g);
     finish_nodes(&g);
-    arena_free(&g.scratch);
     plan_live_rows(out);
     host_plan(arena, out, opt);
 }
