@@ -1414,17 +1414,12 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     if (why) diag_error(where, "%s", why);
     Graph g = {.arena = arena, .f = f, .sched = opt, .out = out};
     int gpu_log = opt ? opt->gpu_log : 0;
-    if (gpu_log && (!one_chain_entry(f) || f->pad_param >= 0))
-        diag_error(
-            f->loc,
-            "the back end compiles an entry for several GPUs (--gpus) only when it is one chain of "
-            "stages from one array of 2^n elements to one result; '%s' %s, which it compiles for "
-            "one GPU "
-            "only yet",
-            f->entry,
-            f->pad_param >= 0
-                ? "takes any length (a pad)"
-                : "is an entry graph (reductions, several arrays or results, a value used twice)");
+    if (gpu_log && f->pad_param >= 0)
+        diag_error(f->loc,
+                   "the back end compiles an entry for several GPUs (--gpus) only when it is one "
+                   "chain of stages from its arrays of 2^n elements to its results; '%s' takes "
+                   "any length (a pad), which it compiles for one GPU only yet",
+                   f->entry);
     api_planes(&g);
     out->gpu_log = gpu_log;
     if (f->pad_param >= 0) {
@@ -1459,6 +1454,13 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     place_results(&g);
     fuse_planes(&g);
     finish_nodes(&g);
+    if (gpu_log && !plan_one_chain(out))
+        diag_error(f->loc,
+                   "the back end compiles an entry for several GPUs (--gpus) only when it is one "
+                   "chain of stages from its arrays of 2^n elements to its results; '%s' is an "
+                   "entry graph (reductions, a value used twice, a result of another length), "
+                   "which it compiles for one GPU only yet",
+                   f->entry);
     plan_live_rows(out);
     host_plan(arena, out, opt);
 }

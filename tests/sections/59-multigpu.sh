@@ -65,6 +65,10 @@ python3 tests/tools/gen.py i32 4096 5 >"$TMP/mg/in.txt"
 mg_check "transpose" examples/permute.parm trans "$TMP/mg/in.txt" 4
 python3 tests/tools/gen.py u32,i32 4096 6 >"$TMP/mg/in.txt"
 mg_check "kvsort" examples/kvsort.parm main "$TMP/mg/in.txt" 2
+# several arrays and results: two arrays zipped, sorted as pairs and unzipped
+# are one chain from the parameters' planes to the results' (plan_one_chain)
+"$PARMC" --random-input=8 tests/plan/graph_kv.parm >"$TMP/mg/kv2.txt"
+for g in 2 4 8; do mg_check "two arrays zipped, sorted, unzipped" tests/plan/graph_kv.parm main "$TMP/mg/kv2.txt" $g; done
 mg_variant examples/fft.parm "entry main (xs : [2^10](f32, f32)) = fft 10 xs"
 python3 tests/tools/gen.py f32,f32 1024 7 >"$TMP/mg/in.txt"
 mg_check "fft 2^10" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" 4
