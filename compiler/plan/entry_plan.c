@@ -1289,9 +1289,8 @@ static void api_planes(Graph *g) {
     }
 }
 
-/* One chain of stages (the shape that several GPUs take, and that
- * schedule_refusal judges alone): one array parameter, a chain of array
- * stages to the one array result (or element code from a 2-element array to a 2-element
+/* One chain of stages (the shape that schedule_refusal judges alone): one
+ * array parameter, a chain of array stages to the one array result (or element code from a 2-element array to a 2-element
  * result, one pair step: a result of another length, such as a replicate
  * of a reduce, is a graph, and so is a result the entry's result row length
  * cuts, which a COPY_CUT node writes). */
