@@ -693,10 +693,12 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
             fputs(t->node_check, out);
             break;
         }
+        /* with ranks (plan_one_copy) on a target whose calls pass slices, a rank's */
         for (int k = 0; k < n->nin; k++) {
             const char *src = plane_expr(a, e, &n->in[k]), *dst = plane_expr(a, e, &n->out[k]);
+            unsigned long long bytes = plane_bytes(&n->in[k]) >> (t->rank_slices ? e->gpu_log : 0);
             fprintf(out, "    if (%s != %s) ", dst, src);
-            t->copy(out, dst, src, arena_printf(a, "0x%llxu", plane_bytes(&n->in[k])));
+            t->copy(out, dst, src, arena_printf(a, "0x%llxu", bytes));
         }
         break;
     case NODE_REDUCE:

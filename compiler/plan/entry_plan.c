@@ -1290,10 +1290,11 @@ static void api_planes(Graph *g) {
 }
 
 /* One chain of stages (the shape that schedule_refusal judges alone): one
- * array parameter, a chain of array stages to the one array result (or element code from a 2-element array to a 2-element
- * result, one pair step: a result of another length, such as a replicate
- * of a reduce, is a graph, and so is a result the entry's result row length
- * cuts, which a COPY_CUT node writes). */
+ * array parameter, a chain of array stages to the one array result (or
+ * element code from a 2-element array to a 2-element result, one pair step:
+ * a result of another length, such as a replicate of a reduce, is a graph,
+ * and so is a result the entry's result row length cuts, which a COPY_CUT
+ * node writes). */
 static bool one_chain_entry(const IrFunc *f) {
     const IrBody *body = f->body;
     if (body->nresults != 1 || ir_is_scalar(body->results[0]) || f->cut_cols) return false;
@@ -1453,7 +1454,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     place_results(&g);
     fuse_planes(&g);
     finish_nodes(&g);
-    if (gpu_log && !plan_one_chain(out))
+    if (gpu_log && !plan_one_chain(out) && !plan_one_copy(out))
         diag_error(f->loc,
                    "the back end compiles an entry for several GPUs (--gpus) only when it is one "
                    "chain of stages from its arrays of 2^n elements to its results; '%s' is an "

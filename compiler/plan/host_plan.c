@@ -157,16 +157,12 @@ static void lay_out_chain(Builder *b, Schedule *s, int node, unsigned long long 
 }
 
 /* The one node of an entry from its parameters' planes to its results', or
- * NULL: a chain (plan_one_chain), whose plan's alias rule holds, or the plain
- * copy of an entry that returns its parameter, harmless where the two are the
- * same array. With segments, a chain's kernels read the starts and lengths
- * to the last store, which its rule does not see: NULL. */
+ * NULL: a chain (plan_one_chain), whose plan's alias rule holds, or a plain
+ * copy (plan_one_copy). With segments, a chain's kernels read the starts and
+ * lengths to the last store, which its rule does not see: NULL. */
 static const PlanNode *single_node(const EntryPlan *e) {
     if (plan_one_chain(e)) return e->segments ? NULL : &e->nodes[0];
-    bool copy = e->nnodes == 1 && e->nodes[0].kind == NODE_COPY && e->nodes[0].copy == COPY_PLAIN;
-    for (int k = 0; copy && k < e->nodes[0].nin; k++)
-        copy = e->nodes[0].in[k].kind == LOC_PARAM && e->nodes[0].out[k].kind == LOC_RESULT;
-    return copy ? &e->nodes[0] : NULL;
+    return plan_one_copy(e) ? &e->nodes[0] : NULL;
 }
 
 static AliasRule node_alias(const PlanNode *n) {

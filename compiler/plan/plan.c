@@ -22,6 +22,15 @@ bool plan_one_chain(const EntryPlan *e) {
     return true;
 }
 
+bool plan_one_copy(const EntryPlan *e) {
+    if (e->nnodes != 1 || e->nodes[0].kind != NODE_COPY || e->nodes[0].copy != COPY_PLAIN)
+        return false;
+    const PlanNode *n = &e->nodes[0];
+    for (int k = 0; k < n->nin; k++)
+        if (n->in[k].kind != LOC_PARAM || n->out[k].kind != LOC_RESULT) return false;
+    return true;
+}
+
 bool plan_empty_shape_writes_nothing(const EntryPlan *e) {
     if (!e->pad || e->segments) return false;
     for (int k = 0; k < e->nout_planes; k++)

@@ -759,6 +759,10 @@ const char *plan_code_base(Arena *a, const IrFunc *f);
  * (a sort, a zipped sort unzipped): it is named, printed and reported as that
  * chain. */
 bool plan_one_chain(const EntryPlan *e);
+/* Whether e's graph is one plain copy from its parameters' planes to its
+ * results' (an entry that returns its parameters): the same array on both
+ * sides is harmless, and on several GPUs each rank copies its slice. */
+bool plan_one_copy(const EntryPlan *e);
 /* Whether e, of any length, writes nothing for an empty shape: every result
  * is an array of the caller's shape (no scalar, no row cut), so its call
  * returns at once (without segments, whose results are the segments'). */

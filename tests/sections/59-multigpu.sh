@@ -168,6 +168,15 @@ if command -v nvcc >/dev/null && printf '#include <nccl.h>\n' | nvcc -x cu -E - 
     else
         fail "CUDA for 4 GPUs: $(head -5 "$TMP/mg/err.txt")"
     fi
+    # an entry that returns its parameter: each rank copies its slice (plan_one_copy)
+    printf 'entry main (xs : [2^3]i32) = xs\n' >"$TMP/mg/identity.parm"
+    if "$PARMC" --gpus 4 --emit-main "$TMP/mg/identity.parm" -o "$TMP/mg/identity.cu" 2>"$TMP/mg/err.txt" &&
+        grep -q 'cudaMemcpyAsync(out\[0\], P\[0\], 0x8u' "$TMP/mg/identity.cu" &&
+        nvcc -arch=sm_90 -Werror all-warnings -c "$TMP/mg/identity.cu" -o "$TMP/mg/identity.o" 2>"$TMP/mg/err.txt"; then
+        pass
+    else
+        fail "CUDA for 4 GPUs of the identity: not a copy of a rank's 8 bytes $(head -5 "$TMP/mg/err.txt")"
+    fi
     # an exchange in pieces with runs (the layout's first) and one with a pack (its second)
     printf 'cas [a, b] = if a <= b then [a, b] else [b, a]\n%s\n' \
         'entry main (xs : [2^16]i32) = col 2 cas (bmmc (bitperm 16 (\i -> 15 - i)) (col 2 cas xs))' >"$TMP/mg/layout.parm"
