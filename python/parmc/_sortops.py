@@ -358,7 +358,8 @@ class _Plan:
             self.tail = (outer * length * inner,) if exact else self.grid
             b = _log2_up(outer)
             # rows of any length: a top-k reads pieces of them, not the padded row
-            logs = pieces(length, r, j) if op == "topk" and c == 0 and not exact and j < r else None
+            logs = (pieces(length, r, j, _wide_keys(t, rank))
+                    if op == "topk" and c == 0 and not exact and j < r else None)
             self.entry, self.bitonic = _program(op, cuda, t, b, r, c, flag, j, exact, rank, self.cut, logs)
             # a bitonic top-k writes whole results: 2^b rows of 2^j x inner
             self.out_shape = (1 << b, 1 << j, inner) if self.bitonic else self.work_shape
@@ -632,18 +633,34 @@ def _topk_function(t, r, rank, largest, j):
 # winners: a row of 151936 costs 155648 elements' work, not 262144's. At most this many pieces
 # (each a chain of kernels, and a merge after each but the first).
 _MAX_PIECES = 3
+# The pieces' kernels and merges cost about 0.06-0.1 ms a call more than the padded row's on an
+# H200 (bench/results/2026-12-07-h200-s30-topk.md), so they pay only where they save much work
+# of the costly kind: keys compared as 64-bit words (records, or keys of 32 bits packed with
+# their index; not the u32 words of chunks of 16-bit keys, _CHUNKED), read to at most 2/3 of
+# the padded row. Measured: f32 rows of 151936 (59%) 0.259 ms against 0.341 read whole;
+# f32 rows of 50257 (78%) 0.349 against 0.343; bf16 (u32 words of chunks) 0.208 against 0.205
+# and 0.261 against 0.211.
+_PIECES_MOST = 2 / 3
 
 
-def pieces(length, r, j):
+def pieces(length, r, j, wide):
     """The logs of the pieces of a top-k of 2^j in rows of `length` (of at most 2^r), largest
     first: the powers of two of the length rounded up to a multiple of 2^g, for the least g >= j
-    that gives at most _MAX_PIECES; None where they would read more than 4/5 of the padded row."""
+    that gives at most _MAX_PIECES; None where the keys are not `wide` (_wide_keys) or the
+    pieces would read more than _PIECES_MOST of the padded row."""
     for g in range(j, r):
         whole = -(-length // (1 << g)) << g
         logs = tuple(q for q in range(r - 1, g - 1, -1) if whole >> q & 1)
         if len(logs) <= _MAX_PIECES:
-            return logs if 5 * whole <= 4 << r and len(logs) > 1 else None
+            pays = wide and whole <= _PIECES_MOST * (1 << r)
+            return logs if pays and len(logs) > 1 else None
     return None
+
+
+def _wide_keys(t, rank):
+    """Whether keys t (ranked by rank) are selected as 64-bit words: wider than 16 bits, which
+    have no chunked codec (_CHUNKED)."""
+    return (t, rank) not in _CHUNKED
 
 
 def _piece(r, q, off):

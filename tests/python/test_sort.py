@@ -399,19 +399,25 @@ class TopK(unittest.TestCase):
     def test_pieces_of_rows_of_any_length(self):
         """A top-k of rows whose length is not a power of two reads pieces of powers of two
         (the length rounded up to a multiple of the smallest, at most three: 151936 as 2^17 +
-        2^14 + 2^13), not the padded row, unless that saves less than a fifth of it; the
-        program, interpreted, against the reference (test_rows runs it compiled)."""
-        self.assertEqual(_sortops.pieces(151936, 18, 3), (17, 14, 13))
-        self.assertEqual(_sortops.pieces(50257, 16, 3), (15, 14, 11))
-        self.assertEqual(_sortops.pieces(100, 7, 2), (6, 5, 2))
-        self.assertIsNone(_sortops.pieces(1000, 10, 3))     # 1024 elements: less than a fifth more
-        self.assertIsNone(_sortops.pieces(128256, 17, 6))
+        2^14 + 2^13), not the padded row, where keys compare as 64-bit words and the pieces
+        read at most 2/3 of it (as measured, _PIECES_MOST); the program, interpreted,
+        against the reference (test_rows runs it compiled)."""
+        self.assertEqual(_sortops.pieces(151936, 18, 3, True), (17, 14, 13))
+        self.assertIsNone(_sortops.pieces(151936, 18, 3, False))   # u32 words of bf16 chunks
+        self.assertIsNone(_sortops.pieces(50257, 16, 3, True))     # 51200 of 65536: 78%
+        self.assertEqual(_sortops.pieces(80, 7, 2, True), (6, 4))
+        self.assertIsNone(_sortops.pieces(1000, 10, 3, True))
+        self.assertIsNone(_sortops.pieces(128256, 17, 6, True))
+        self.assertTrue(_sortops._wide_keys("f32", None))
+        self.assertTrue(_sortops._wide_keys("i32", None))
+        self.assertFalse(_sortops._wide_keys("u16", "bf16_rank"))
+        self.assertFalse(_sortops._wide_keys("i16", None))
         for largest in (True, False):
-            x = random_array(np.float32, (3, 100))
-            logs = _sortops.pieces(100, 7, 2)
+            x = random_array(np.float32, (3, 80))
+            logs = _sortops.pieces(80, 7, 2, True)
             src = _sortops.topk_source("f32", 2, 7, 0, largest, 2, False, None, None, logs)
-            self.assertEqual(src.count("half 64 "), 3, src)   # each piece a run of halves
-            out = interpret(src, [100] + list(x.view(np.uint32).ravel()))
+            self.assertEqual(src.count("half 64 "), 2, src)   # each piece a run of halves
+            out = interpret(src, [80] + list(x.view(np.uint32).ravel()))
             v = np.array(out[0::2], np.uint32).view(np.float32).reshape(4, 4)[:3, :3]
             i = np.array(out[1::2], np.int64).reshape(4, 4)[:3, :3]
             rv, ri = ref_topk(x, 3, -1, largest)
@@ -455,7 +461,7 @@ class TopK(unittest.TestCase):
         rv, ri = ref_topk(x, 3, -1, True)
         same(self, v, rv, "sorted")
         same(self, i, ri, "sorted")
-        self.assertFalse(_sortops._entries[("topk", False, "i16", 3, 6, 0, True, 2, False, None, 3, (5, 3))][1])
+        self.assertFalse(_sortops._entries[("topk", False, "i16", 3, 6, 0, True, 2, False, None, 3, None)][1])
 
     def test_k_zero(self):
         v, i = parmc.topk(np.ones((3, 5), np.int32), 0)
