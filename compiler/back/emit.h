@@ -63,7 +63,8 @@ char emit_index_op(uint64_t var_bits, uint64_t c);
 /* emit_reduce.c: reductions (of a REDUCE or REDUCEBLOCKS statement s, of
  * emit_reduce_slots(s) fields). The type of field k; s's operator applied
  * to the variables named by the printf formats left and right (of the
- * field number), into those of res, declared by the caller; a CUDA block's
+ * field number), into those of res, declared by the caller. And
+ * cuda/emit_cuda_reduce.c: a CUDA block's
  * subtotals v0.. (one per thread, in thread order) reduced in tree order,
  * thread 0 ending with the total in v0.. (it uses nv0.. as
  * emit_reduce_apply's res, and the other threads return); and the same
@@ -235,13 +236,27 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t);
  * printed, as --interpret does. */
 void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, const Target *t);
 /* A REDUCE node's function NAME for each target (emit_target.h): one loop
- * in C; on CUDA a kernel of per-block partials, one of the total, and the
- * host function that launches both. */
+ * in C (emit_graph.c); on CUDA (cuda/emit_cuda_reduce.c) a kernel of
+ * per-block partials, one of the total, and the host function that
+ * launches both. */
 void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name);
 void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name);
-/* A SCAN node's function NAME for each target (emit_scan.c). */
+/* A SCAN node's function NAME for each target (emit_scan.c,
+ * cuda/emit_cuda_scan.c). */
 void emit_graph_scan_c(FILE *out, const PlanNode *n, const char *name);
 void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name);
+/* emit_scan.c: the element code of a SCAN statement s that both targets
+ * share. into<k> = left<k> op right<k> (printf formats of the field k)
+ * through tmp<k>, so that into may be an operand; left<k> = left<k> op
+ * right<k> through nleft<k>; the running value r<k> set to the scan's start
+ * (`declare`: declared too); element x<k>[at] scanned in place from r<k>;
+ * NAME<k> declared, one a field. */
+void emit_scan_apply(FILE *out, const IrStmt *s, const char *left, const char *right,
+                     const char *into, const char *tmp, int indent);
+void emit_scan_step(FILE *out, const IrStmt *s, const char *left, const char *right, int indent);
+void emit_scan_start(FILE *out, const IrStmt *s, int indent, bool declare);
+void emit_scan_element(FILE *out, const IrStmt *s, const char *at, int indent);
+void emit_scan_declare(FILE *out, const IrStmt *s, const char *name, int indent);
 /* The pieces of a graph node's function that emit_graph.c and emit_scan.c
  * share: the planes' parameters (void pointers NAME0.., const or not, with
  * or without a comma first), the scalars' parameters and their loads into
@@ -257,6 +272,15 @@ void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, c
 /* HEAD NAME(i.., o.., scalars) { and the scalars' loads: a node function
  * over n's input and output planes. */
 void emit_node_open(FILE *out, const char *head, const char *name, const PlanNode *n);
+/* A REDUCE node's element code that both targets share (emit_graph.c):
+ * `count` elements from index `first` of planes src0.. reduced in the
+ * interpreter's tree order into v0.. (a stack of subtotals of `depth`
+ * levels; `unroll`: the loop unrolled, its loads vectorised where the
+ * kernel's template flag A says the planes are aligned); and z op total
+ * into element `at` of the output planes. */
+void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth,
+                      bool unroll);
+void emit_reduce_final(FILE *out, const IrStmt *s, const char *at, int indent);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */
 extern const char runtime_parm_ops_h[];

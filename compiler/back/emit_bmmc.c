@@ -1,5 +1,6 @@
 /* emit_bmmc.c: a planned one-pass BMMC permutation kernel (bmmc_plan.h) as
- * CUDA or portable C. Every map of the plan is linear over F2 and held as
+ * portable C, and the index code that the CUDA kernel (cuda/emit_cuda_bmmc.c)
+ * shares with it. Every map of the plan is linear over F2 and held as
  * columns, so emitting one is the XOR of its columns spelled out with
  * literals. */
 #include "emit_bmmc.h"
@@ -10,13 +11,7 @@
 
 static uint64_t bit(int i) { return (uint64_t)1 << i; }
 
-/* How emitted code spells an index type and its literals. */
-typedef struct {
-    const char *type;
-    const char *suffix;
-} IdxType;
-
-static IdxType idx_type(int bits, bool portable) {
+IdxType bmmc_idx_type(int bits, bool portable) {
     if (portable) return (IdxType){"uint64_t", "ull"};
     return bits <= 32 ? (IdxType){"unsigned", "u"} : (IdxType){"unsigned long long", "ull"};
 }
@@ -49,23 +44,14 @@ static void emit_lin(FILE *out, const char *v, const uint64_t *cols, int count, 
 }
 
 /* The columns of tau ↦ slot of the source of sigma (P·G). */
-static void load_slot_cols(const BmmcPlan *p, uint64_t *pg) {
+void bmmc_load_slot_cols(const BmmcPlan *p, uint64_t *pg) {
     for (int i = 0; i < p->tile_log; i++)
         pg[i] = f2_combine(p->slot_cols, p->tile_log, p->src_cols[i]);
 }
 
-/* Per iteration i, the constant part of each index: the columns of the
- * iteration bits (tau and sigma bits `shift` and up, where the thread's bits
- * end). */
-#define MAX_ITERS (1 << (BMMC_MAX_TILE - BMMC_MAX_THREAD_LOG))
-typedef struct {
-    uint64_t read_x[MAX_ITERS], read_slot[MAX_ITERS];
-    uint64_t write_y[MAX_ITERS], write_slot[MAX_ITERS];
-} IterTables;
-
-static void iter_tables(const BmmcPlan *p, int shift, unsigned count, IterTables *it) {
+void bmmc_iter_tables(const BmmcPlan *p, int shift, unsigned count, IterTables *it) {
     uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
+    bmmc_load_slot_cols(p, pg);
     for (unsigned i = 0; i < count; i++) {
         uint64_t v = (uint64_t)i << shift;
         it->read_x[i] = f2_combine(p->read_cols, p->tile_log, v);
@@ -75,7 +61,7 @@ static void iter_tables(const BmmcPlan *p, int shift, unsigned count, IterTables
     }
 }
 
-static void emit_comment(FILE *out, const BmmcPlan *p) {
+void bmmc_comment(FILE *out, const BmmcPlan *p) {
     Arena scratch = {0};
     fprintf(out,
             "/* BMMC y = A x ^ 0x%" PRIx64 " on 2^%d elements of %d bytes, one pass.\n"
@@ -93,10 +79,10 @@ static void emit_comment(FILE *out, const BmmcPlan *p) {
 /* Emit the output base of block b shared by both back ends: y0 = A·x0 ⊕ c
  * with its low bits split off into the tile offset of the write side.
  * ybase and sbase are the C spellings of where the two go. */
-static void emit_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind,
-                             const char *ybase, const char *sbase) {
+void bmmc_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind, const char *ybase,
+                      const char *sbase) {
     uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
+    bmmc_load_slot_cols(p, pg);
     uint64_t low = f2_mask(p->seg_log);
     fprintf(out, "%sconst %s y0 = 0x%" PRIx64 "%s ^ ", ind, ty.type, p->c, ty.suffix);
     emit_lin(out, "b", p->out_cols, p->block_log, ty);
@@ -104,29 +90,23 @@ static void emit_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const cha
             ty.suffix);
     fprintf(out, "%s%s = y0 & ~(%s)0x%" PRIx64 "%s;\n", ind, ybase, ty.type, low, ty.suffix);
     fprintf(out, "%s%s = ", ind, sbase);
-    emit_lin(out, "lam", pg, p->seg_log, idx_type(32, false));
+    emit_lin(out, "lam", pg, p->seg_log, bmmc_idx_type(32, false));
     fprintf(out, ";\n");
 }
 
-static void emit_x0(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind) {
+void bmmc_x0(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind) {
     fprintf(out, "%sconst %s x0 = ", ind, ty.type);
     emit_lin(out, "b", p->block_cols, p->block_log, ty);
     fprintf(out, ";\n");
 }
 
 /* The thread's part of an index: columns 0..thread_log-1 of a map. */
-static void emit_thread_part(FILE *out, const char *ind, const char *decl, const char *base,
-                             const uint64_t *cols, int thread_log, IdxType ty) {
+void bmmc_thread_part(FILE *out, const char *ind, const char *decl, const char *base,
+                      const uint64_t *cols, int thread_log, IdxType ty) {
     fprintf(out, "%s%s = %s", ind, decl, base ? base : "");
     if (base) fprintf(out, " ^ ");
     emit_lin(out, "t", cols, thread_log, ty);
     fprintf(out, ";\n");
-}
-
-/* "var" or "var ^ 0x..": no XOR for a zero constant. */
-static void emit_xor(FILE *out, const char *var, uint64_t k, IdxType ty) {
-    if (k) fprintf(out, "%s ^ 0x%" PRIx64 "%s", var, k, ty.suffix);
-    else fprintf(out, "%s", var);
 }
 
 /* tmpl with every '@' replaced by (index). */
@@ -141,26 +121,20 @@ static void put_template(FILE *out, const char *tmpl, const char *index) {
 /* The parameters after `out` of a kernel with a second output (keep_out,
  * for the elements of chunk `keep`), its shape and its piece, and the same
  * as arguments. */
-static void extra_params(FILE *out, const BmmcPlan *p, const char *ctype, const BmmcGuard *g) {
+void bmmc_extra_params(FILE *out, const BmmcPlan *p, const char *ctype, const BmmcGuard *g) {
     if (p->keeps) fprintf(out, ", %s *keep_out, uint64_t keep, uint64_t keep_xor", ctype);
     if (g) fputs(g->params, out);
     if (p->piece_log) fputs(", uint64_t piece", out);
 }
 
-static void extra_args(FILE *out, const BmmcPlan *p, const BmmcGuard *g) {
-    if (p->keeps) fputs(", keep_out, keep, keep_xor", out);
-    if (g) fputs(g->args, out);
-    if (p->piece_log) fputs(", piece", out);
-}
-
 /* The store's target for a kernel with a second output: "*(...) = ". */
-static void emit_keep_store(FILE *out, const BmmcPlan *p, const char *index) {
+void bmmc_keep_store(FILE *out, const BmmcPlan *p, const char *index) {
     fprintf(out, "*((uint64_t)((%s) >> %d) == keep ? keep_out + ((%s) ^ keep_xor) : out + (%s)) = ",
             index, p->keep_shift, index, index);
 }
 
 /* "in[index]", or the pad outside the shape. */
-static void emit_guarded_load(FILE *out, const BmmcGuard *g, const char *index) {
+void bmmc_guarded_load(FILE *out, const BmmcGuard *g, const char *index) {
     if (!g || !g->load) {
         fprintf(out, "in[%s]", index);
         return;
@@ -173,7 +147,7 @@ static void emit_guarded_load(FILE *out, const BmmcGuard *g, const char *index) 
 }
 
 /* "out[index] = " (the caller writes the value), or nothing outside the shape. */
-static void emit_guarded_store(FILE *out, const BmmcGuard *g, const char *index) {
+void bmmc_guarded_store(FILE *out, const BmmcGuard *g, const char *index) {
     if (!g || !g->store) {
         fprintf(out, "out[%s] = ", index);
         return;
@@ -183,154 +157,6 @@ static void emit_guarded_store(FILE *out, const BmmcGuard *g, const char *index)
     fputs(") out[", out);
     put_template(out, g->at, index);
     fputs("] = ", out);
-}
-
-/* An index "var ^ 0x.." as a string, for the guards. */
-static const char *xor_text(Arena *a, const char *var, uint64_t k, IdxType ty) {
-    return k ? arena_printf(a, "%s ^ 0x%" PRIx64 "%s", var, k, ty.suffix) : var;
-}
-
-/* The element moves of a kernel whose thread t takes tile elements tau = t
- * | i << shift for i < iters (every plan's narrow kernel, and the vector
- * kernel's where an array is not 16-byte aligned), at indent `ind`; x0
- * and b are defined. */
-static void emit_cuda_elements(FILE *out, const BmmcPlan *p, const BmmcGuard *g, const char *ctype,
-                               int shift, unsigned iters, const char *ind) {
-    IdxType ty = idx_type(p->n, false), st = idx_type(32, false);
-    IterTables it;
-    iter_tables(p, shift, iters, &it);
-    uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
-    Arena scratch = {0};
-    const char *inner = arena_printf(&scratch, "%s    ", ind);
-    emit_thread_part(out, ind, arena_printf(&scratch, "const %s x", ty.type), "x0", p->read_cols,
-                     shift, ty);
-    emit_thread_part(out, ind, "const unsigned s", NULL, p->slot_cols, shift, st);
-    /* All loads first, so that every thread has its elements in flight. */
-    for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "%sconst %s v%u = ", ind, ctype, i);
-        emit_guarded_load(out, g, xor_text(&scratch, "x", it.read_x[i], ty));
-        fprintf(out, ";\n");
-    }
-    fprintf(out, "%sif (t == 0) {\n", ind);
-    emit_block_bases(out, p, ty, inner, "y_base", "s_base");
-    fprintf(out, "%s}\n", ind);
-    for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "%stile[", ind);
-        emit_xor(out, "s", it.read_slot[i], st);
-        fprintf(out, "] = v%u;\n", i);
-    }
-    fprintf(out, "%s__syncthreads();\n", ind);
-    emit_thread_part(out, ind, arena_printf(&scratch, "const %s y", ty.type), "y_base",
-                     p->write_cols, shift, ty);
-    emit_thread_part(out, ind, "const unsigned u", "s_base", pg, shift, st);
-    for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "%s", ind);
-        const char *index = xor_text(&scratch, "y", it.write_y[i], ty);
-        if (p->keeps) emit_keep_store(out, p, index);
-        else emit_guarded_store(out, g, index);
-        fprintf(out, "tile[");
-        emit_xor(out, "u", it.write_slot[i], st);
-        fprintf(out, "];\n");
-    }
-    arena_free(&scratch);
-}
-
-/* The vector kernel's moves (BmmcPlan.vec_log) when both arrays are
- * 16-byte aligned, else its elements one by one (closed here): thread t,
- * iteration i loads the vector of tile elements j | t << v | i << (v +
- * thread_log) into units of 4 bytes (8 for 8-byte elements: one each) and
- * stores each unit at the slot of its first element (P moves slot bits
- * from bank_lo up, the bits above a word's elements, so a word's elements
- * stay together and in order); after
- * the barrier it loads the elements of output vector sigma = j | t << v |
- * i << (v + thread_log) from their slots and stores the vector. */
-static void emit_cuda_vectors(FILE *out, const BmmcPlan *p, const char *ctype) {
-    IdxType ty = idx_type(p->n, false), st = idx_type(32, false);
-    int v = p->vec_log, shift = v + p->thread_log;
-    unsigned iters = 1u << p->iter_log, elems = 1u << v;
-    IterTables it;
-    iter_tables(p, shift, iters, &it);
-    uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
-    Arena scratch = {0};
-    const char *ind = "        ";
-    fputs("    if (PARM_ALIGNED16(in) && PARM_ALIGNED16(out)) {\n", out);
-    emit_thread_part(out, ind, arena_printf(&scratch, "const %s xv", ty.type), "x0",
-                     p->read_cols + v, p->thread_log, ty);
-    emit_thread_part(out, ind, "const unsigned sv", NULL, p->slot_cols + v, p->thread_log, st);
-    unsigned unit = p->elem_bytes > 4 ? (unsigned)p->elem_bytes : 4u, units = 16u / unit;
-    const char *unit_type = unit == 8 ? "unsigned long long" : "unsigned";
-    for (unsigned i = 0; i < iters; i++) { /* the loads in flight first */
-        fprintf(out, "%s%s a%u[%u];\n%sPARM_LOAD16(a%u, &in[", ind, unit_type, i, units, ind, i);
-        emit_xor(out, "xv", it.read_x[i], ty);
-        fputs("]);\n", out);
-    }
-    fprintf(out, "%sif (t == 0) {\n", ind);
-    emit_block_bases(out, p, ty, "            ", "y_base", "s_base");
-    fprintf(out, "%s}\n", ind);
-    unsigned per_unit = unit / (unsigned)p->elem_bytes;
-    for (unsigned i = 0; i < iters; i++) {
-        for (unsigned w = 0; w < units; w++) {
-            fprintf(out, "%s*(%s *)(void *)&tile[", ind, unit_type);
-            emit_xor(out, "sv", it.read_slot[i] ^ f2_combine(p->slot_cols, v, w * per_unit), st);
-            fprintf(out, "] = a%u[%u];\n", i, w);
-        }
-    }
-    fprintf(out, "%s__syncthreads();\n", ind);
-    emit_thread_part(out, ind, arena_printf(&scratch, "const %s yv", ty.type), "y_base",
-                     p->write_cols + v, p->thread_log, ty);
-    emit_thread_part(out, ind, "const unsigned uv", "s_base", pg + v, p->thread_log, st);
-    for (unsigned i = 0; i < iters; i++) {
-        fprintf(out, "%s{\n%s    %s w[%u];\n", ind, ind, ctype, elems);
-        for (unsigned j = 0; j < elems; j++) {
-            fprintf(out, "%s    w[%u] = tile[", ind, j);
-            emit_xor(out, "uv", it.write_slot[i] ^ f2_combine(pg, v, j), st);
-            fputs("];\n", out);
-        }
-        fprintf(out, "%s    PARM_STORE16(&out[", ind);
-        emit_xor(out, "yv", it.write_y[i], ty);
-        fprintf(out, "], w);\n%s}\n", ind);
-    }
-    fputs("    } else {\n", out);
-    emit_cuda_elements(out, p, NULL, ctype, p->thread_log, iters << v, ind);
-    fputs("    }\n", out);
-    arena_free(&scratch);
-}
-
-void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *ctype,
-                    const BmmcGuard *g) {
-    IdxType ty = idx_type(p->n, false);
-    unsigned threads = 1u << p->thread_log;
-    if (p->vec_log && ((g && (g->load || g->store)) || p->keeps))
-        diag_fatal("internal error: a vector permutation kernel with guards or a second output");
-
-    emit_comment(out, p);
-    fprintf(out, "static __global__ void __launch_bounds__(%u)\n", threads);
-    fprintf(out, "%s(const %s *__restrict__ in, %s *__restrict__ out", name, ctype, ctype);
-    extra_params(out, p, ctype, g);
-    /* a vector kernel stores 4-byte words into the tile */
-    fprintf(out, ")\n{\n    __shared__ %s%s tile[%u];\n", p->vec_log ? "__align__(16) " : "", ctype,
-            1u << p->tile_log);
-    /* The output base needs a dense matrix-vector product in general; one
-     * thread computes it once its loads are in flight (so the branch comes
-     * after them), and the barrier that the tile needs anyway publishes it. */
-    fprintf(out, "    __shared__ %s y_base;\n    __shared__ unsigned s_base;\n", ty.type);
-    fprintf(out, "    const %s b = blockIdx.x", ty.type);
-    if (p->piece_log) /* the piece is the top block bits */
-        fprintf(out, " | (%s)piece << %d", ty.type, p->block_log - p->piece_log);
-    fputs(";\n    const unsigned t = threadIdx.x;\n", out);
-    emit_x0(out, p, ty, "    ");
-    if (p->vec_log) emit_cuda_vectors(out, p, ctype);
-    else emit_cuda_elements(out, p, g, ctype, p->thread_log, 1u << p->iter_log, "    ");
-    fprintf(out, "}\n\n");
-    fprintf(out, "static cudaError_t %s_launch(const %s *in, %s *out", name, ctype, ctype);
-    extra_params(out, p, ctype, g);
-    fprintf(out, ", cudaStream_t s)\n{\n    %s<<<%" PRIu64 "u, %u, 0, s>>>(in, out", name,
-            (uint64_t)1 << (p->block_log - p->piece_log), threads);
-    extra_args(out, p, g);
-    fputs(");\n", out);
-    fprintf(out, "    return cudaGetLastError();\n}\n\n");
 }
 
 static void emit_c_table(FILE *out, const char *type, const char *name, const uint64_t *v,
@@ -343,18 +169,18 @@ static void emit_c_table(FILE *out, const char *type, const char *name, const ui
 
 void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *ctype,
                  const BmmcGuard *g) {
-    IdxType ty = idx_type(p->n, true), st = idx_type(32, false);
+    IdxType ty = bmmc_idx_type(p->n, true), st = bmmc_idx_type(32, false);
     /* one element at a time: a vector's elements are lanes of its thread */
     int lanes = p->thread_log + p->vec_log;
     IterTables it;
     unsigned iters = 1u << p->iter_log;
-    iter_tables(p, lanes, iters, &it);
+    bmmc_iter_tables(p, lanes, iters, &it);
     uint64_t pg[BMMC_MAX_TILE];
-    load_slot_cols(p, pg);
+    bmmc_load_slot_cols(p, pg);
 
-    emit_comment(out, p);
+    bmmc_comment(out, p);
     fprintf(out, "static void %s(const %s *in, %s *out", name, ctype, ctype);
-    extra_params(out, p, ctype, g);
+    bmmc_extra_params(out, p, ctype, g);
     fputs(")\n{\n", out);
     if (g) fputs(g->unused, out); /* a one-dimensional shape has one row */
     emit_c_table(out, "uint64_t", "read_x", it.read_x, iters, ty);
@@ -368,23 +194,23 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *cty
     else
         fprintf(out, "    for (uint64_t b = 0; b < 0x%" PRIx64 "u; b++) {\n",
                 (uint64_t)1 << p->block_log);
-    emit_x0(out, p, ty, "        ");
-    emit_block_bases(out, p, ty, "        ", "const uint64_t y_base", "const unsigned s_base");
+    bmmc_x0(out, p, ty, "        ");
+    bmmc_block_bases(out, p, ty, "        ", "const uint64_t y_base", "const unsigned s_base");
     fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << lanes);
     const char *ind = "            ";
-    emit_thread_part(out, ind, "const uint64_t x", "x0", p->read_cols, lanes, ty);
-    emit_thread_part(out, ind, "const unsigned s", NULL, p->slot_cols, lanes, st);
+    bmmc_thread_part(out, ind, "const uint64_t x", "x0", p->read_cols, lanes, ty);
+    bmmc_thread_part(out, ind, "const unsigned s", NULL, p->slot_cols, lanes, st);
     fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
     fprintf(out, "                tile[s ^ read_slot[i]] = ");
-    emit_guarded_load(out, g, "x ^ read_x[i]");
+    bmmc_guarded_load(out, g, "x ^ read_x[i]");
     fprintf(out, ";\n        }\n");
     fprintf(out, "        for (unsigned t = 0; t < %uu; t++) {\n", 1u << lanes);
-    emit_thread_part(out, ind, "const uint64_t y", "y_base", p->write_cols, lanes, ty);
-    emit_thread_part(out, ind, "const unsigned u", "s_base", pg, lanes, st);
+    bmmc_thread_part(out, ind, "const uint64_t y", "y_base", p->write_cols, lanes, ty);
+    bmmc_thread_part(out, ind, "const unsigned u", "s_base", pg, lanes, st);
     fprintf(out, "            for (unsigned i = 0; i < %uu; i++)\n", iters);
     fprintf(out, "                ");
-    if (p->keeps) emit_keep_store(out, p, "y ^ write_y[i]");
-    else emit_guarded_store(out, g, "y ^ write_y[i]");
+    if (p->keeps) bmmc_keep_store(out, p, "y ^ write_y[i]");
+    else bmmc_guarded_store(out, g, "y ^ write_y[i]");
     fprintf(out, "tile[u ^ write_slot[i]];\n");
     fprintf(out, "        }\n    }\n}\n\n");
 }

@@ -4,6 +4,7 @@
 #define PARMC_EMIT_BMMC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "bmmc_kernel.h"
@@ -33,5 +34,48 @@ void bmmc_emit_cuda(FILE *out, const BmmcPlan *plan, const char *name, const cha
  * over blocks, a read loop into a local tile and a write loop out of it. */
 void bmmc_emit_c(FILE *out, const BmmcPlan *plan, const char *name, const char *ctype,
                  const BmmcGuard *guard);
+
+/* ---- The index code both targets' kernels print (emit_bmmc.c) ---- */
+
+/* How emitted code spells an index type and its literals: 32-bit where the
+ * index fits (not `portable`), else 64-bit. */
+typedef struct {
+    const char *type;
+    const char *suffix;
+} IdxType;
+IdxType bmmc_idx_type(int bits, bool portable);
+
+/* Per iteration i, the constant part of each index: the columns of the
+ * iteration bits (tau and sigma bits `shift` and up, where the thread's bits
+ * end), for `count` iterations. */
+#define MAX_ITERS (1 << (BMMC_MAX_TILE - BMMC_MAX_THREAD_LOG))
+typedef struct {
+    uint64_t read_x[MAX_ITERS], read_slot[MAX_ITERS];
+    uint64_t write_y[MAX_ITERS], write_slot[MAX_ITERS];
+} IterTables;
+void bmmc_iter_tables(const BmmcPlan *p, int shift, unsigned count, IterTables *it);
+
+/* The columns of tau -> slot of the source of sigma (P·G), tile_log of them. */
+void bmmc_load_slot_cols(const BmmcPlan *p, uint64_t *pg);
+/* The kernel's comment: the permutation and its tiling. */
+void bmmc_comment(FILE *out, const BmmcPlan *p);
+/* The output base of block b: y0 = A·x0 ^ c, its low bits split off into
+ * the tile offset of the write side (ybase and sbase: where the two go). */
+void bmmc_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind, const char *ybase,
+                      const char *sbase);
+/* x0, the block's input base. */
+void bmmc_x0(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind);
+/* decl = base ^ the thread's part of an index (columns 0..thread_log-1). */
+void bmmc_thread_part(FILE *out, const char *ind, const char *decl, const char *base,
+                      const uint64_t *cols, int thread_log, IdxType ty);
+/* The parameters after `out` of a kernel with a second output, its shape
+ * and its piece. */
+void bmmc_extra_params(FILE *out, const BmmcPlan *p, const char *ctype, const BmmcGuard *g);
+/* A store's target for a kernel with a second output: "*(...) = ". */
+void bmmc_keep_store(FILE *out, const BmmcPlan *p, const char *index);
+/* "in[index]", or the pad outside the shape; "out[index] = ", or nothing
+ * outside it. */
+void bmmc_guarded_load(FILE *out, const BmmcGuard *g, const char *index);
+void bmmc_guarded_store(FILE *out, const BmmcGuard *g, const char *index);
 
 #endif

@@ -204,8 +204,8 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index, bool prel
  * i closes ctz(i + 1) levels. `unroll`: the loop is unrolled, and its
  * loads (contiguous, 64 bytes of the widest field) may be vectorised where
  * the kernel's template flag A says the planes are 16-byte aligned. */
-static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first,
-                             int depth, bool unroll) {
+void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth,
+                      bool unroll) {
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s);
     Arena scratch = {0};
@@ -229,7 +229,7 @@ static void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, co
 }
 
 /* z op total into element `at` of the output planes. */
-static void emit_final(FILE *out, const IrStmt *s, const char *at, int indent) {
+void emit_reduce_final(FILE *out, const IrStmt *s, const char *at, int indent) {
     int ns = emit_reduce_slots(s);
     for (int k = 0; k < ns; k++)
         fprintf(out, "%*s%s *res%d = (%s *)o%d;\n", indent, "", prim_ctype(emit_reduce_prim(s, k)),
@@ -256,188 +256,15 @@ void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name) {
         fprintf(out, "    for (uint64_t row = 0; row < %lluu; row++) {\n", 1ULL << n->rows_log);
         emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << r),
                          arena_printf(&scratch, "(row << %d)", r), r, false);
-        emit_final(out, n->stmt, "row", 4);
+        emit_reduce_final(out, n->stmt, "row", 4);
         fputs("    }\n}\n\n", out);
         arena_free(&scratch);
         return;
     }
     emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << n->n), "0", n->n, false);
     arena_free(&scratch);
-    emit_final(out, n->stmt, "0", 4);
+    emit_reduce_final(out, n->stmt, "0", 4);
     fputs("}\n\n", out);
-}
-
-static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name);
-
-void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
-    if (n->stmt->op == IR_REDUCEBLOCKS) {
-        emit_rows_cuda(out, n, name);
-        return;
-    }
-    const IrStmt *s = n->stmt;
-    int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
-    int threads2 = n->final_threads_log, per2 = blocks - threads2;
-    PlanNode partials = *n; /* the second kernel reads the partials, unmapped */
-    partials.npre = 0;
-    partials.nin = ns;
-    partials.in_shift = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = pass ? ns : n->nin;
-        fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(",
-                pass ? "" : "template <bool A>\n", 1 << t, name, pass ? "final" : "blocks");
-        emit_plane_params(out, "i", nin, true, true);
-        emit_plane_params(out, pass ? "o" : "q", ns, false, false);
-        emit_node_arg_params(out, n);
-        fputs(")\n{\n", out);
-        emit_node_arg_loads(out, n);
-        for (int k = 0; k < nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
-        fprintf(
-            out,
-            "    const uint64_t first = ((uint64_t)blockIdx.x << %d) + ((uint64_t)threadIdx.x << "
-            "%d);\n",
-            p + t, p);
-        Arena scratch = {0};
-        emit_serial_tree(out, pass ? &partials : n, arena_printf(&scratch, "%lluu", 1ULL << p),
-                         "first", p, !pass);
-        arena_free(&scratch);
-        emit_reduce_block_tree(out, s, t);
-        fputs("    if (threadIdx.x != 0) return;\n", out);
-        if (pass) emit_final(out, s, "0", 4);
-        else
-            for (int k = 0; k < ns; k++)
-                fprintf(out, "    ((%s *)q%d)[blockIdx.x] = v%d;\n",
-                        prim_ctype(emit_reduce_prim(s, k)), k, k);
-        fputs("}\n\n", out);
-    }
-    fprintf(out, "static int %s(parm_ctx *ctx, ", name);
-    emit_plane_params(out, "i", n->nin, true, true);
-    emit_plane_params(out, "o", ns, false, false);
-    emit_plane_params(out, "q", ns, false, false);
-    emit_node_arg_params(out, n);
-    fputs(")\n{\n    const int aligned = ((0", out);
-    for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
-    fputs(") & 15) == 0;\n", out);
-    for (int A = 1; A >= 0; A--) {
-        fprintf(out, "    %s%s_blocks<%s><<<%lluu, %d, 0, ctx->stream>>>(",
-                A ? "if (aligned)\n        " : "else\n        ", name, A ? "true" : "false",
-                1ULL << blocks, 1 << threads);
-        for (int k = 0; k < n->nin; k++) fprintf(out, "%si%d", k ? ", " : "", k);
-        for (int k = 0; k < ns; k++) fprintf(out, ", q%d", k);
-        for (int k = 0; k < n->nargs; k++)
-            fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
-        fputs(");\n", out);
-    }
-    fprintf(out,
-            "    PARM_CHECK(ctx, cudaGetLastError());\n    %s_final<<<1, %d, 0, ctx->stream>>>(",
-            name, 1 << threads2);
-    for (int k = 0; k < ns; k++) fprintf(out, "%sq%d", k ? ", " : "", k);
-    for (int k = 0; k < ns; k++) fprintf(out, ", o%d", k);
-    for (int k = 0; k < n->nargs; k++)
-        fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
-    fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n    return PARM_OK;\n}\n\n", out);
-}
-
-/* One kernel of a reduceblocks on CUDA (emit_rows_cuda): the first, over
- * every element (`blocks`: 2^blocks_log blocks a row, which write their
- * partials when there are several), or with `partials` the second, one
- * block a row over its blocks' partials. */
-static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool partials) {
-    const IrStmt *s = n->stmt;
-    int ns = emit_reduce_slots(s), blocks = n->blocks_log;
-    int t = partials ? n->final_threads_log : n->threads_log;
-    int p = partials ? blocks - t : n->per_thread_log, rt = partials ? t : n->row_threads_log;
-    PlanNode plain = *n; /* the second kernel reads the partials, unmapped */
-    plain.npre = 0;
-    plain.nin = ns;
-    plain.in_shift = NULL;
-    const PlanNode *loads = partials ? &plain : n;
-    fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(",
-            partials ? "" : "template <bool A>\n", 1 << t, name, partials ? "final" : "blocks");
-    emit_plane_params(out, "i", loads->nin, true, true);
-    emit_plane_params(out, !partials && blocks ? "q" : "o", ns, false, false);
-    emit_node_arg_params(out, n);
-    fputs(")\n{\n", out);
-    emit_node_arg_loads(out, n);
-    for (int k = 0; k < loads->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
-    /* a grid too large for x alone (rows of a few elements in an array of
-       2^39 or more) takes its top bits from blockIdx.y */
-    int grid_log = partials ? n->rows_log : n->grid_log;
-    int y_log = partials ? n->final_grid_y_log : n->grid_y_log;
-    if (y_log)
-        fprintf(out, "    const uint64_t blk = blockIdx.x + ((uint64_t)blockIdx.y << %d);\n",
-                grid_log - y_log);
-    else fputs("    const uint64_t blk = blockIdx.x;\n", out);
-    fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t,
-            p);
-    Arena scratch = {0};
-    emit_serial_tree(out, loads, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p, !partials);
-    if (rt < t) {
-        /* several rows a block, each within a warp */
-        emit_reduce_segment_tree(out, s, t, rt);
-        fprintf(out, "    if ((threadIdx.x & %d) != 0) return;\n", (1 << rt) - 1);
-        emit_final(out, s, arena_printf(&scratch, "(blk << %d) + (threadIdx.x >> %d)", t - rt, rt),
-                   4);
-    } else {
-        emit_reduce_block_tree(out, s, t);
-        fputs("    if (threadIdx.x != 0) return;\n", out);
-        if (!partials && blocks)
-            for (int k = 0; k < ns; k++)
-                fprintf(out, "    ((%s *)q%d)[blk] = v%d;\n", prim_ctype(emit_reduce_prim(s, k)), k,
-                        k);
-        else emit_final(out, s, "blk", 4);
-    }
-    arena_free(&scratch);
-    fputs("}\n\n", out);
-}
-
-/* Launches kernel `kernel` (a template on A, or not) with 2^grid_log blocks
- * (2^y_log of them in y) of 2^threads_log threads on planes i.., then o..
- * or q... */
-static void rows_launch(FILE *out, const PlanNode *n, const char *kernel, int grid_log, int y_log,
-                        int threads_log, const char *in, int nin, const char *res) {
-    if (y_log)
-        fprintf(out, "%s<<<dim3(%lluu, %lluu), %d, 0, ctx->stream>>>(", kernel,
-                1ULL << (grid_log - y_log), 1ULL << y_log, 1 << threads_log);
-    else
-        fprintf(out, "%s<<<%lluu, %d, 0, ctx->stream>>>(", kernel, 1ULL << grid_log,
-                1 << threads_log);
-    for (int k = 0; k < nin; k++) fprintf(out, "%s%s%d", k ? ", " : "", in, k);
-    for (int k = 0; k < emit_reduce_slots(n->stmt); k++) fprintf(out, ", %s%d", res, k);
-    for (int k = 0; k < n->nargs; k++)
-        fprintf(out, ", parm_arg%s%d", emit_arg_by_ref(n, k) ? "p" : "", n->args[k]->id);
-    fputs(");\n    PARM_CHECK(ctx, cudaGetLastError());\n", out);
-}
-
-/* A reduceblocks: every row in the interpreter's tree order, by threads of
- * contiguous elements, then a warp's segment or a block, then (when a row
- * spans blocks) a second kernel over the blocks' partials, each row's
- * z op total last (PlanNode). */
-static void emit_rows_cuda(FILE *out, const PlanNode *n, const char *name) {
-    int ns = emit_reduce_slots(n->stmt), blocks = n->blocks_log;
-    rows_kernel(out, n, name, false);
-    if (blocks) rows_kernel(out, n, name, true);
-    fprintf(out, "static int %s(parm_ctx *ctx, ", name);
-    emit_plane_params(out, "i", n->nin, true, true);
-    emit_plane_params(out, "o", ns, false, false);
-    if (blocks) emit_plane_params(out, "q", ns, false, false);
-    emit_node_arg_params(out, n);
-    fputs(")\n{\n    const int aligned = ((0", out);
-    for (int k = 0; k < n->nin; k++) fprintf(out, " | (uintptr_t)i%d", k);
-    fputs(") & 15) == 0;\n", out);
-    Arena a = {0};
-    for (int A = 1; A >= 0; A--) {
-        fputs(A ? "    if (aligned) {\n        " : "    } else {\n        ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_blocks<%s>", name, A ? "true" : "false"),
-                    n->grid_log, n->grid_y_log, n->threads_log, "i", n->nin, blocks ? "q" : "o");
-    }
-    fputs("    }\n", out);
-    if (blocks) {
-        fputs("    ", out);
-        rows_launch(out, n, arena_printf(&a, "%s_final", name), n->rows_log, n->final_grid_y_log,
-                    n->final_threads_log, "q", ns, "o");
-    }
-    arena_free(&a);
-    fputs("    return PARM_OK;\n}\n\n", out);
 }
 
 /* ---- EXPAND ---- */

@@ -62,6 +62,18 @@ for file in compiler/back/c/emit_c.c compiler/back/emit_common.c; do
         "$file: a file of ${file%/*} includes emit_cuda.h of compiler/back/cuda, a folder of its stage that is not above it"
 done
 
+# CUDA's text in the shared back end: a CUDA kernel's line printed from
+# compiler/back fails the check, the same words in a comment do not
+includes_broken "CUDA text in the shared back end" compiler/back/emit_graph.c \
+    'static void stray(FILE *out) { fputs("    __syncthreads();\\n", out); }' \
+    "compiler/back/emit_graph.c: CUDA's text (__syncthreads) in the shared back end"
+includes_copy && echo '/* CUDA kernels say __syncthreads and threadIdx */' >>"$TMP/inc/compiler/back/emit_graph.c"
+if python3 tests/tools/includes.py compiler/stages "$TMP/inc" >"$TMP/inc.out" 2>&1; then
+    pass
+else
+    fail "include check: CUDA's words in a comment of the shared back end failed: $(head -3 "$TMP/inc.out")"
+fi
+
 # Every #if of compiler/, runtime/ and the unit and fuzz tests names a macro
 # that a compiler predefines or a build defines (tests/tools/ifdef_names.sh);
 # the checker must catch the verifier's old PARMC_VERIFY_IR.

@@ -15,6 +15,9 @@ Fails (exit 1, one line per problem) when
 - an emitter (a file of compiler/back whose name starts with emit)
   includes a header of the planner other than the plan's data, PLAN_DATA:
   the plan is the program and the emitters only print it;
+- a file of the shared back end (compiler/back itself, not a target's
+  folder) holds CUDA's text (CUDA_TEXT) outside its comments: what one
+  target alone prints is in that target's folder;
 - a file includes a header that no file has;
 - the table lists a module twice, a stage in two places, or a module that
   its folder has no file of.
@@ -32,6 +35,13 @@ GENERATED = {'parser.h'}    # made by the build from a listed file (parser.y)
 # the planner's headers of the plan's data alone (the types the schedulers fill in and the
 # machine's constants), the only ones of compiler/plan that an emitter may include
 PLAN_DATA = {'plan.h', 'machine.h', 'bmmc_kernel.h'}
+# what only CUDA's code says: its qualifiers, built-in indices, barriers, shuffles, launches
+# and runtime calls
+CUDA_TEXT = re.compile(r'__shared__|__global__|__device__|__launch_bounds__|__syncthreads'
+                       r'|__syncwarp|threadIdx|blockIdx|blockDim|gridDim|_shfl|<<<'
+                       r'|\bcuda[A-Z]\w*')
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+SHARED_BACK = 'compiler/back'
 
 
 def module(name):
@@ -78,6 +88,10 @@ def main():
         mine = table.stage[m]
         with open(os.path.join(root, path), encoding='utf-8') as f:
             text = f.read()
+        cuda = CUDA_TEXT.search(COMMENT.sub('', text)) if folder == SHARED_BACK else None
+        if cuda:
+            problems.append(f'{path}: CUDA\'s text ({cuda.group(0)}) in the shared back end '
+                            f'(what one target alone prints belongs in its folder: {SHARED_BACK}/cuda)')
         for header in INCLUDE.findall(text):
             edges += 1
             if header not in names:
