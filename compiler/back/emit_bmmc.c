@@ -11,16 +11,16 @@
 
 static uint64_t bit(int i) { return (uint64_t)1 << i; }
 
-IdxType bmmc_idx_type(int bits, bool portable) {
-    if (portable) return (IdxType){"uint64_t", "ull"};
-    return bits <= 32 ? (IdxType){"unsigned", "u"} : (IdxType){"unsigned long long", "ull"};
+BmmcIdxType bmmc_idx_type(int bits, bool portable) {
+    if (portable) return (BmmcIdxType){"uint64_t", "ull"};
+    return bits <= 32 ? (BmmcIdxType){"unsigned", "u"} : (BmmcIdxType){"unsigned long long", "ull"};
 }
 
 /* Emit the XOR over the columns that v selects, as one expression. Columns
  * that are a single bit move by a shift, and bits moving by the same shift
  * share one mask-and-shift (a bit permutation is then a handful of terms);
  * any other column is added under the sign-spread of its bit. */
-static void emit_lin(FILE *out, const char *v, const uint64_t *cols, int count, IdxType ty) {
+static void emit_lin(FILE *out, const char *v, const uint64_t *cols, int count, BmmcIdxType ty) {
     uint64_t by_shift[2 * 64] = {0}; /* [s + 64]: source bits moving by s */
     int terms = 0;
     for (int i = 0; i < count; i++) {
@@ -49,7 +49,7 @@ void bmmc_load_slot_cols(const BmmcPlan *p, uint64_t *pg) {
         pg[i] = f2_combine(p->slot_cols, p->tile_log, p->src_cols[i]);
 }
 
-void bmmc_iter_tables(const BmmcPlan *p, int shift, unsigned count, IterTables *it) {
+void bmmc_iter_tables(const BmmcPlan *p, int shift, unsigned count, BmmcIterTables *it) {
     uint64_t pg[BMMC_MAX_TILE];
     bmmc_load_slot_cols(p, pg);
     for (unsigned i = 0; i < count; i++) {
@@ -79,8 +79,8 @@ void bmmc_comment(FILE *out, const BmmcPlan *p) {
 /* Emit the output base of block b shared by both back ends: y0 = A·x0 ⊕ c
  * with its low bits split off into the tile offset of the write side.
  * ybase and sbase are the C spellings of where the two go. */
-void bmmc_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind, const char *ybase,
-                      const char *sbase) {
+void bmmc_block_bases(FILE *out, const BmmcPlan *p, BmmcIdxType ty, const char *ind,
+                      const char *ybase, const char *sbase) {
     uint64_t pg[BMMC_MAX_TILE];
     bmmc_load_slot_cols(p, pg);
     uint64_t low = f2_mask(p->seg_log);
@@ -94,7 +94,7 @@ void bmmc_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind,
     fprintf(out, ";\n");
 }
 
-void bmmc_x0(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind) {
+void bmmc_x0(FILE *out, const BmmcPlan *p, BmmcIdxType ty, const char *ind) {
     fprintf(out, "%sconst %s x0 = ", ind, ty.type);
     emit_lin(out, "b", p->block_cols, p->block_log, ty);
     fprintf(out, ";\n");
@@ -102,7 +102,7 @@ void bmmc_x0(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind) {
 
 /* The thread's part of an index: columns 0..thread_log-1 of a map. */
 void bmmc_thread_part(FILE *out, const char *ind, const char *decl, const char *base,
-                      const uint64_t *cols, int thread_log, IdxType ty) {
+                      const uint64_t *cols, int thread_log, BmmcIdxType ty) {
     fprintf(out, "%s%s = %s", ind, decl, base ? base : "");
     if (base) fprintf(out, " ^ ");
     emit_lin(out, "t", cols, thread_log, ty);
@@ -160,7 +160,7 @@ void bmmc_guarded_store(FILE *out, const BmmcGuard *g, const char *index) {
 }
 
 static void emit_c_table(FILE *out, const char *type, const char *name, const uint64_t *v,
-                         unsigned count, IdxType ty) {
+                         unsigned count, BmmcIdxType ty) {
     fprintf(out, "    static const %s %s[%u] = {", type, name, count);
     for (unsigned i = 0; i < count; i++)
         fprintf(out, "%s0x%" PRIx64 "%s", i ? ", " : "", v[i], ty.suffix);
@@ -169,10 +169,10 @@ static void emit_c_table(FILE *out, const char *type, const char *name, const ui
 
 void bmmc_emit_c(FILE *out, const BmmcPlan *p, const char *name, const char *ctype,
                  const BmmcGuard *g) {
-    IdxType ty = bmmc_idx_type(p->n, true), st = bmmc_idx_type(32, false);
+    BmmcIdxType ty = bmmc_idx_type(p->n, true), st = bmmc_idx_type(32, false);
     /* one element at a time: a vector's elements are lanes of its thread */
     int lanes = p->thread_log + p->vec_log;
-    IterTables it;
+    BmmcIterTables it;
     unsigned iters = 1u << p->iter_log;
     bmmc_iter_tables(p, lanes, iters, &it);
     uint64_t pg[BMMC_MAX_TILE];

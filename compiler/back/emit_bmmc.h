@@ -42,18 +42,18 @@ void bmmc_emit_c(FILE *out, const BmmcPlan *plan, const char *name, const char *
 typedef struct {
     const char *type;
     const char *suffix;
-} IdxType;
-IdxType bmmc_idx_type(int bits, bool portable);
+} BmmcIdxType;
+BmmcIdxType bmmc_idx_type(int bits, bool portable);
 
 /* Per iteration i, the constant part of each index: the columns of the
  * iteration bits (tau and sigma bits `shift` and up, where the thread's bits
  * end), for `count` iterations. */
-#define MAX_ITERS (1 << (BMMC_MAX_TILE - BMMC_MAX_THREAD_LOG))
+#define BMMC_MAX_ITERS (1 << (BMMC_MAX_TILE - BMMC_MAX_THREAD_LOG))
 typedef struct {
-    uint64_t read_x[MAX_ITERS], read_slot[MAX_ITERS];
-    uint64_t write_y[MAX_ITERS], write_slot[MAX_ITERS];
-} IterTables;
-void bmmc_iter_tables(const BmmcPlan *p, int shift, unsigned count, IterTables *it);
+    uint64_t read_x[BMMC_MAX_ITERS], read_slot[BMMC_MAX_ITERS];
+    uint64_t write_y[BMMC_MAX_ITERS], write_slot[BMMC_MAX_ITERS];
+} BmmcIterTables;
+void bmmc_iter_tables(const BmmcPlan *p, int shift, unsigned count, BmmcIterTables *it);
 
 /* The columns of tau -> slot of the source of sigma (P·G), tile_log of them. */
 void bmmc_load_slot_cols(const BmmcPlan *p, uint64_t *pg);
@@ -61,13 +61,13 @@ void bmmc_load_slot_cols(const BmmcPlan *p, uint64_t *pg);
 void bmmc_comment(FILE *out, const BmmcPlan *p);
 /* The output base of block b: y0 = A·x0 ^ c, its low bits split off into
  * the tile offset of the write side (ybase and sbase: where the two go). */
-void bmmc_block_bases(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind, const char *ybase,
-                      const char *sbase);
+void bmmc_block_bases(FILE *out, const BmmcPlan *p, BmmcIdxType ty, const char *ind,
+                      const char *ybase, const char *sbase);
 /* x0, the block's input base. */
-void bmmc_x0(FILE *out, const BmmcPlan *p, IdxType ty, const char *ind);
+void bmmc_x0(FILE *out, const BmmcPlan *p, BmmcIdxType ty, const char *ind);
 /* decl = base ^ the thread's part of an index (columns 0..thread_log-1). */
 void bmmc_thread_part(FILE *out, const char *ind, const char *decl, const char *base,
-                      const uint64_t *cols, int thread_log, IdxType ty);
+                      const uint64_t *cols, int thread_log, BmmcIdxType ty);
 /* The parameters after `out` of a kernel with a second output, its shape
  * and its piece. */
 void bmmc_extra_params(FILE *out, const BmmcPlan *p, const char *ctype, const BmmcGuard *g);

@@ -648,12 +648,13 @@ def pieces(length, r, j, wide):
     first: the powers of two of the length rounded up to a multiple of 2^g, for the least g >= j
     that gives at most _MAX_PIECES; None where the keys are not `wide` (_wide_keys) or the
     pieces would read more than _PIECES_MOST of the padded row."""
+    if not wide:
+        return None
     for g in range(j, r):
         whole = -(-length // (1 << g)) << g
         logs = tuple(q for q in range(r - 1, g - 1, -1) if whole >> q & 1)
         if len(logs) <= _MAX_PIECES:
-            pays = wide and whole <= _PIECES_MOST * (1 << r)
-            return logs if pays and len(logs) > 1 else None
+            return logs if whole <= _PIECES_MOST * (1 << r) and len(logs) > 1 else None
     return None
 
 

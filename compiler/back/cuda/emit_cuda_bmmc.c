@@ -8,7 +8,7 @@
 #include "diag.h"
 
 /* "var" or "var ^ 0x..": no XOR for a zero constant. */
-static void emit_xor(FILE *out, const char *var, uint64_t k, IdxType ty) {
+static void emit_xor(FILE *out, const char *var, uint64_t k, BmmcIdxType ty) {
     if (k) fprintf(out, "%s ^ 0x%" PRIx64 "%s", var, k, ty.suffix);
     else fprintf(out, "%s", var);
 }
@@ -20,7 +20,7 @@ static void extra_args(FILE *out, const BmmcPlan *p, const BmmcGuard *g) {
 }
 
 /* An index "var ^ 0x.." as a string, for the guards. */
-static const char *xor_text(Arena *a, const char *var, uint64_t k, IdxType ty) {
+static const char *xor_text(Arena *a, const char *var, uint64_t k, BmmcIdxType ty) {
     return k ? arena_printf(a, "%s ^ 0x%" PRIx64 "%s", var, k, ty.suffix) : var;
 }
 
@@ -30,8 +30,8 @@ static const char *xor_text(Arena *a, const char *var, uint64_t k, IdxType ty) {
  * and b are defined. */
 static void emit_cuda_elements(FILE *out, const BmmcPlan *p, const BmmcGuard *g, const char *ctype,
                                int shift, unsigned iters, const char *ind) {
-    IdxType ty = bmmc_idx_type(p->n, false), st = bmmc_idx_type(32, false);
-    IterTables it;
+    BmmcIdxType ty = bmmc_idx_type(p->n, false), st = bmmc_idx_type(32, false);
+    BmmcIterTables it;
     bmmc_iter_tables(p, shift, iters, &it);
     uint64_t pg[BMMC_MAX_TILE];
     bmmc_load_slot_cols(p, pg);
@@ -80,10 +80,10 @@ static void emit_cuda_elements(FILE *out, const BmmcPlan *p, const BmmcGuard *g,
  * the barrier it loads the elements of output vector sigma = j | t << v |
  * i << (v + thread_log) from their slots and stores the vector. */
 static void emit_cuda_vectors(FILE *out, const BmmcPlan *p, const char *ctype) {
-    IdxType ty = bmmc_idx_type(p->n, false), st = bmmc_idx_type(32, false);
+    BmmcIdxType ty = bmmc_idx_type(p->n, false), st = bmmc_idx_type(32, false);
     int v = p->vec_log, shift = v + p->thread_log;
     unsigned iters = 1u << p->iter_log, elems = 1u << v;
-    IterTables it;
+    BmmcIterTables it;
     bmmc_iter_tables(p, shift, iters, &it);
     uint64_t pg[BMMC_MAX_TILE];
     bmmc_load_slot_cols(p, pg);
@@ -134,7 +134,7 @@ static void emit_cuda_vectors(FILE *out, const BmmcPlan *p, const char *ctype) {
 
 void bmmc_emit_cuda(FILE *out, const BmmcPlan *p, const char *name, const char *ctype,
                     const BmmcGuard *g) {
-    IdxType ty = bmmc_idx_type(p->n, false);
+    BmmcIdxType ty = bmmc_idx_type(p->n, false);
     unsigned threads = 1u << p->thread_log;
     if (p->vec_log && ((g && (g->load || g->store)) || p->keeps))
         diag_fatal("internal error: a vector permutation kernel with guards or a second output");
