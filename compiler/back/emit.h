@@ -67,17 +67,22 @@ char emit_index_op(uint64_t var_bits, uint64_t c);
  * cuda/emit_cuda_reduce.c: a CUDA block's
  * subtotals v0.. (one per thread, in thread order) reduced in tree order,
  * thread 0 ending with the total in v0.. (it uses nv0.. as
- * emit_reduce_apply's res, and the other threads return); and the same
+ * emit_reduce_apply's res, and the other threads return), the warps'
+ * totals in the arrays the plan gives (sh, SHARED_WARP_TOTALS); the same
  * within each aligned segment of 2^seg_log lanes of a warp (seg_log <= 5),
  * the segment's first lane ending with its total, no thread returning. */
 int emit_reduce_slots(const IrStmt *s);
 Prim emit_reduce_prim(const IrStmt *s, int k);
 void emit_reduce_apply(FILE *out, const IrStmt *s, const char *left, const char *right,
                        const char *res, int indent);
-void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log);
+void emit_reduce_block_tree(FILE *out, const IrStmt *s, const SharedPlan *sh, int threads_log);
 void emit_reduce_segment_tree(FILE *out, const IrStmt *s, int threads_log, int seg_log);
 
 /* emit_common.c, for the two emitters */
+/* The shared array of sh that holds `role` for `field` (plan_shared_array),
+ * which the kernel being printed needs: an internal error if the plan has
+ * none. */
+const SharedArray *emit_shared_array(const SharedPlan *sh, SharedRole role, int field);
 /* Writes text with the API's prefix for {p} and the prefix in upper case
  * for {P}: every exported name is written through it ("{p}_ctx_create",
  * "{P}_OK"), so that programs with different prefixes link together. */

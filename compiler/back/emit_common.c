@@ -9,6 +9,14 @@
 
 #include "emit_elem.h"
 
+const SharedArray *emit_shared_array(const SharedPlan *sh, SharedRole role, int field) {
+    const SharedArray *a = plan_shared_array(sh, role, field);
+    if (!a)
+        diag_fatal("internal error: a kernel's shared array %d of field %d not planned", role,
+                   field);
+    return a;
+}
+
 void emit_phase_comment(FILE *out, const Phase *p) {
     switch (p->kind) {
     case PHASE_LOCAL:

@@ -275,6 +275,35 @@ static void print_slice(FILE *out, const char *side, const Slice *sl, const char
             sl->log, (unsigned long long)sl->fixed, (unsigned long long)sl->value, how);
 }
 
+static const char *const shared_role_names[SHARED_ROLE_COUNT] = {
+    [SHARED_WARP_TOTALS] = "the warps' totals",
+    [SHARED_CHUNKS] = "the chunk buffer, a row a warp",
+    [SHARED_WARP_SCANS] = "the warps' totals and prefixes",
+    [SHARED_TILE_TOTAL] = "the tile's total",
+    [SHARED_TILE_PREFIX] = "the tile's prefix",
+    [SHARED_TILE_HAS] = "whether the look-back found a prefix",
+    [SHARED_LOOK_STOP] = "whether the look-back stops",
+    [SHARED_TILE_NUMBER] = "the tile's number",
+};
+
+/* A kernel's own shared arrays (SharedPlan), one a line. */
+static void print_shared(FILE *out, const char *kernel, const SharedPlan *sh) {
+    fprintf(out, "    CUDA shared memory of %s: %d bytes\n", kernel, sh->bytes);
+    for (int i = 0; i < sh->n; i++) {
+        const SharedArray *a = &sh->arrays[i];
+        fprintf(out, "      %s", shared_role_names[a->role]);
+        if (a->field >= 0) fprintf(out, ", field %d", a->field);
+        if (a->rows > 1) fprintf(out, ": %d rows of %d", a->rows, a->cols);
+        else fprintf(out, ": %d", a->cols);
+        fprintf(out, " of %d bytes", a->elem_bytes);
+        if (a->role == SHARED_CHUNKS)
+            fputs(", lane l's chunk c at slot l*C + (c ^ ((l >> (3 - log C)) mod C)), C the "
+                  "plane's chunks a thread",
+                  out);
+        fputc('\n', out);
+    }
+}
+
 void plan_print(FILE *out, const Schedule *s) {
     fprintf(out, "plan %s: 2^%d ", s->func->name, s->n);
     elem_print(out, s->in_elem);
@@ -323,6 +352,7 @@ void plan_print(FILE *out, const Schedule *s) {
         fprintf(out, "    phase %d also reduces each block's tile for ", s->reduce_phase);
         ir_print_stmt_brief(out, s->reduce);
         fputs(" into the partials\n", out);
+        print_shared(out, "the fused reduce", &s->reduce_shared);
     }
     for (int x = 0; x < 2; x++) {
         if (!s->scratch_planes[x]) continue;
@@ -497,6 +527,11 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         print_planes(out, e, "writes", n->out, n->nout);
         if (n->npartial) print_planes(out, e, "partials", n->partial, n->npartial);
         if (n->nargs) print_planes(out, e, "scalars", n->arg_at, n->nargs);
+        bool two_kernels = n->kind == NODE_REDUCE && (n->stmt->op == IR_REDUCE || n->blocks_log);
+        if (n->kind == NODE_SCAN) print_shared(out, "the tiles' kernel", &n->shared);
+        if (n->kind == NODE_REDUCE)
+            print_shared(out, two_kernels ? "the blocks' kernel" : "its kernel", &n->shared);
+        if (two_kernels) print_shared(out, "the partials' kernel", &n->final_shared);
         for (int k = 0; n->in_shift && k < n->nin; k++)
             if (n->in_shift[k])
                 fprintf(

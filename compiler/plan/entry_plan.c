@@ -472,6 +472,7 @@ static const int *fuse_into_chain(Graph *g, const IrStmt *s, const IrVal *xs) {
     chain->reduce_phase = phase;
     chain->phases[phase].buffers = 1; /* a partial per tile, from the tile left in shared memory */
     kernel_plan(chain);               /* its shared memory and launch bounds, of one buffer */
+    kernel_plan_fused_reduce(chain, g->arena);
     int *ids = NEW_ARRAY(g->arena, int, s->nres);
     for (int k = 0; k < s->nres; k++)
         ids[k] = new_plane(g, chain->phases[phase].block_log, elem_slot_prim(xs->elem, k));
@@ -569,6 +570,7 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
                      : elem_max_slot_bytes(loaded->elem);
     if (rows) block_reduce_shape(s, &b->node, widest);
     else whole_reduce_shape(&b->node, widest);
+    kernel_plan_reduce(&b->node, g->arena);
     if (rows && b->node.blocks_log == 0) return;
     for (int k = 0; k < ns; k++) {
         int p = new_plane(g, b->node.rows_log + b->node.blocks_log, elem_slot_prim(xs->elem, k));
@@ -634,7 +636,7 @@ static void scan_stmt(Graph *g, const IrStmt *s) {
     add_body_args(g, b, s);
     add_ids(g, &b->out, &b->nout, new_planes(g, s->res[0]), ns);
     scan_shape(&b->node, elem_max_slot_bytes(xs->elem), ns);
-    kernel_plan_scan(&b->node);
+    kernel_plan_scan(&b->node, g->arena);
     /* one field of at most 4 bytes rides in its tile's state word */
     bool packed = ns == 1 && elem_max_slot_bytes(xs->elem) <= 4;
     for (int half = 0; !packed && half < 2; half++)

@@ -1,7 +1,10 @@
 /* kernel_plan.c: the shared memory and launch bounds of a LOCAL phase's
- * CUDA kernel, and how a SCAN node's kernel stages its planes through
- * shared memory (kernel_plan.h). */
+ * CUDA kernel, how a SCAN node's kernel stages its planes through shared
+ * memory, and the shared arrays of the REDUCE and SCAN kernels and of a
+ * chain's fused reduce (kernel_plan.h). */
 #include "kernel_plan.h"
+
+#include "diag.h"
 
 #include "machine.h"
 
@@ -58,11 +61,93 @@ void kernel_plan(Schedule *s) {
     }
 }
 
+/* A list of shared arrays being planned, of room for `room`. */
+typedef struct {
+    SharedArray *arrays;
+    int n, room, bytes;
+} SharedList;
+
+static SharedList shared_list(Arena *a, int room) {
+    return (SharedList){NEW_ARRAY(a, SharedArray, room), 0, room, 0};
+}
+
+static void shared_add(SharedList *l, SharedRole role, int field, int elem_bytes, int rows,
+                       int cols) {
+    if (l->n == l->room) diag_fatal("internal error: more shared arrays than planned");
+    l->arrays[l->n++] = (SharedArray){role, field, elem_bytes, rows, cols};
+    l->bytes += elem_bytes * rows * cols;
+}
+
+static SharedPlan shared_plan(const SharedList *l) {
+    return (SharedPlan){l->arrays, l->n, l->bytes};
+}
+
+static int reduce_fields(const IrStmt *s) { return s->body->nresults; }
+
+static int reduce_field_bytes(const IrStmt *s, int k) {
+    return field_bytes(s->args[s->nargs - 1]->elem, k);
+}
+
+/* A block of 2^threads_log threads reducing their values: shuffles within
+ * each warp, then, past one warp, the warps' totals of every field through
+ * shared memory, a slot a warp. */
+static SharedPlan block_tree(Arena *a, const IrStmt *s, int threads_log) {
+    SharedList l = shared_list(a, reduce_fields(s));
+    for (int k = 0; threads_log > MACHINE_WARP_LOG && k < reduce_fields(s); k++)
+        shared_add(&l, SHARED_WARP_TOTALS, k, reduce_field_bytes(s, k), 1,
+                   1 << (threads_log - MACHINE_WARP_LOG));
+    return shared_plan(&l);
+}
+
+/* A whole-array reduce: both kernels end in a block's reduction. A
+ * reduceblocks: its first kernel where a row spans more than a warp (rows
+ * within a warp take shuffles alone), and its second, over the partials of
+ * a row, where there is one. */
+void kernel_plan_reduce(PlanNode *n, Arena *a) {
+    const IrStmt *s = n->stmt;
+    bool rows = s->op == IR_REDUCEBLOCKS;
+    bool first_tree = !rows || n->row_threads_log >= n->threads_log;
+    n->shared = block_tree(a, s, first_tree ? n->threads_log : 0);
+    n->final_shared = block_tree(a, s, !rows || n->blocks_log ? n->final_threads_log : 0);
+}
+
+void kernel_plan_fused_reduce(Schedule *s, Arena *a) {
+    s->reduce_shared = block_tree(a, s->reduce, s->phases[s->reduce_phase].threads_log);
+}
+
+/* A scan's tile: its number when it looks back; the chunk buffer, a row
+ * of 32 lanes' most chunks of any plane for each warp; the warps' totals
+ * where a scanned block spans warps; and the look-back's tile total and
+ * prefix of each field, whether it found one and when to stop. */
+static SharedPlan scan_arrays(Arena *a, const PlanNode *n) {
+    const IrStmt *s = n->stmt;
+    int ns = reduce_fields(s), p = n->per_thread_log, t = n->threads_log;
+    int warps = t > MACHINE_WARP_LOG ? 1 << (t - MACHINE_WARP_LOG) : 1, most = -1;
+    bool look_back = s->k > p + t;
+    SharedList l = shared_list(a, 3 * ns + 4);
+    if (look_back) shared_add(&l, SHARED_TILE_NUMBER, -1, 8, 1, 1);
+    for (int k = 0; k < ns; k++)
+        if (n->chunks_log[k] > most) most = n->chunks_log[k];
+    if (most >= 0)
+        shared_add(&l, SHARED_CHUNKS, -1, MACHINE_VECTOR_BYTES, warps, MACHINE_WARP << most);
+    for (int k = 0; s->k > p && t > MACHINE_WARP_LOG && s->k - p > MACHINE_WARP_LOG && k < ns; k++)
+        shared_add(&l, SHARED_WARP_SCANS, k, reduce_field_bytes(s, k), 1, warps);
+    for (int k = 0; look_back && k < ns; k++) {
+        shared_add(&l, SHARED_TILE_TOTAL, k, reduce_field_bytes(s, k), 1, 1);
+        shared_add(&l, SHARED_TILE_PREFIX, k, reduce_field_bytes(s, k), 1, 1);
+    }
+    if (look_back) {
+        shared_add(&l, SHARED_TILE_HAS, -1, 4, 1, 1);
+        shared_add(&l, SHARED_LOOK_STOP, -1, 4, 1, 1);
+    }
+    return shared_plan(&l);
+}
+
 /* A plane goes through shared memory when a thread holds 2..8 16-byte
  * chunks of it and the tile has whole warps: each warp access of global
  * memory is then 512 contiguous bytes, not 16 bytes a lane 2^p elements
  * apart (the chunks_log of PlanNode). */
-void kernel_plan_scan(PlanNode *n) {
+void kernel_plan_scan(PlanNode *n, Arena *a) {
     const ElemType *t = n->stmt->args[n->stmt->nargs - 1]->elem;
     for (int k = 0; k < t->nslots; k++) {
         int bytes_log = n->per_thread_log;
@@ -70,4 +155,5 @@ void kernel_plan_scan(PlanNode *n) {
         bool fits = n->threads_log >= MACHINE_WARP_LOG && bytes_log >= 5 && bytes_log <= 7;
         n->chunks_log[k] = fits ? bytes_log - 4 : -1;
     }
+    n->shared = scan_arrays(a, n);
 }

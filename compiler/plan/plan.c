@@ -161,3 +161,9 @@ int plan_grid_y_log(int blocks_log) {
     int x_most = MACHINE_GRID_X_LOG - 1;
     return blocks_log > x_most ? blocks_log - x_most : 0;
 }
+
+const SharedArray *plan_shared_array(const SharedPlan *sh, SharedRole role, int field) {
+    for (int i = 0; i < sh->n; i++)
+        if (sh->arrays[i].role == role && sh->arrays[i].field == field) return &sh->arrays[i];
+    return NULL;
+}

@@ -48,6 +48,36 @@ typedef struct {
     TablePlace place;
 } TableUse;
 
+/* The shared arrays that a kernel other than a LOCAL phase's declares
+ * (kernel_plan.c): a REDUCE node's two kernels, a SCAN node's and the
+ * reduce fused into a chain's phase. Each holds one thing (SharedRole) for
+ * one field of the element (`field`; -1: for all of them), rows × cols
+ * elements of elem_bytes; `bytes` is their sum. They are static shared
+ * memory, which the CUDA compiler places, so the plan gives no offsets. */
+typedef enum {
+    SHARED_WARP_TOTALS, /* a block's reduction: each warp's total, a warp a slot */
+    SHARED_CHUNKS,      /* a scan's 16-byte chunks, a warp a row (PlanNode.chunks_log) */
+    SHARED_WARP_SCANS,  /* a scan's warps' totals, then their inclusive prefixes */
+    SHARED_TILE_TOTAL,  /* a looking-back scan's total of its tile */
+    SHARED_TILE_PREFIX, /* and the prefix its look-back found */
+    SHARED_TILE_HAS,    /* whether it found one (an int) */
+    SHARED_LOOK_STOP,   /* whether the look-back's window held a tile's prefix (an int) */
+    SHARED_TILE_NUMBER, /* the tile's number, in the order blocks start (a u64) */
+    SHARED_ROLE_COUNT
+} SharedRole;
+
+typedef struct {
+    SharedRole role;
+    int field;
+    int elem_bytes, rows, cols;
+} SharedArray;
+
+typedef struct {
+    const SharedArray *arrays;
+    int n;
+    int bytes;
+} SharedPlan;
+
 /* A slice of an array of 2^log elements: element x of the slice is the
  * element whose index holds the bits of x, in order, at the bit positions
  * outside `fixed` and the bits of `value` at those in it (a run of `half
@@ -451,6 +481,7 @@ typedef struct {
      * per field of the reduced elements). NULL: none. */
     const IrStmt *reduce;
     int reduce_phase;
+    SharedPlan reduce_shared; /* the fused reduce's warps' totals */
     /* Halves in the chain (entry_plan.c), in order: the steps after one
      * work on the kept half, and all of them are fused into the write of
      * the last phase, a LOCAL phase that writes the logical order (Phase.
@@ -625,6 +656,9 @@ typedef struct {
      * y dimension, where x alone cannot hold them (plan_grid_y_log): block
      * blockIdx.x + (blockIdx.y << (log2 of the x dimension)) */
     int grid_y_log, final_grid_y_log;
+    /* REDUCE and SCAN on CUDA: the shared arrays of the (first) kernel, and
+     * of a REDUCE's second kernel over the partials */
+    SharedPlan shared, final_shared;
     /* REDUCE on CUDA: the partials (one plane per field of the result);
      * CHAIN with a fused reduce (chain.reduce): the per-block partials it
      * writes, which the REDUCE node after it reads */
@@ -801,6 +835,9 @@ bool plan_pad_by_rows(const EntryPlan *e);
  * none while x holds them (2^30 at most, so that a block number times a
  * block's threads stays an int), else the rest (PlanNode.grid_y_log). */
 int plan_grid_y_log(int blocks_log);
+/* The shared array of sh that holds `role` for `field` (-1: for every
+ * field), or NULL. */
+const SharedArray *plan_shared_array(const SharedPlan *sh, SharedRole role, int field);
 /* Whether a LOCAL phase loads its tile in 16-byte vectors (Phase.vec_log):
  * not through cp.async (Phase.buffers) nor a load map (Phase.map), which
  * take each element alone. */

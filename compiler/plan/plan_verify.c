@@ -674,10 +674,130 @@ static const char *verify_params(Arena *a, const Schedule *s) {
     return NULL;
 }
 
+/* ---- The kernels' own shared arrays (SharedPlan, kernel_plan.c) ---- */
+
+static bool shared_of_field(SharedRole role) {
+    return role == SHARED_WARP_TOTALS || role == SHARED_WARP_SCANS || role == SHARED_TILE_TOTAL ||
+           role == SHARED_TILE_PREFIX;
+}
+
+/* The size of an element of x: its field's, or its role's own. */
+static int shared_elem_bytes(const IrStmt *s, const SharedArray *x) {
+    switch (x->role) {
+    case SHARED_CHUNKS: return MACHINE_VECTOR_BYTES;
+    case SHARED_TILE_NUMBER: return 8;
+    case SHARED_TILE_HAS:
+    case SHARED_LOOK_STOP: return 4;
+    default: return prim_bits(elem_slot_prim(s->args[s->nargs - 1]->elem, x->field)) / 8;
+    }
+}
+
+/* Each array of a kernel's shared memory holds one role, for a field of
+ * statement s where the role is a field's (else for none), once, in
+ * elements of its size; `bytes` is their sum, within a block's static
+ * shared memory. */
+static const char *verify_shared_list(Arena *a, const IrStmt *s, const SharedPlan *sh,
+                                      const char *kernel) {
+    int sum = 0;
+    for (int i = 0; i < sh->n; i++) {
+        const SharedArray *x = &sh->arrays[i];
+        bool field_ok = shared_of_field(x->role)
+                            ? x->field >= 0 && x->field < s->body->nresults
+                            : x->role >= 0 && x->role < SHARED_ROLE_COUNT && x->field == -1;
+        REQUIRE(field_ok, "%s: shared array %d holds role %d for field %d", kernel, i, x->role,
+                x->field);
+        REQUIRE(plan_shared_array(sh, x->role, x->field) == x,
+                "%s: two shared arrays of role %d for field %d", kernel, x->role, x->field);
+        REQUIRE(x->elem_bytes == shared_elem_bytes(s, x) && x->rows >= 1 && x->cols >= 1,
+                "%s: shared array %d of %d rows of %d elements of %d bytes", kernel, i, x->rows,
+                x->cols, x->elem_bytes);
+        sum += x->rows * x->cols * x->elem_bytes;
+    }
+    REQUIRE(sum == sh->bytes && sum <= MACHINE_STATIC_SHARED_BYTES,
+            "%s: %d bytes of shared memory for arrays of %d (a block's static most: %d)", kernel,
+            sh->bytes, sum, MACHINE_STATIC_SHARED_BYTES);
+    return NULL;
+}
+
+/* Whether sh holds, for every field of s, a one-row array of `role` of
+ * `cols` elements. */
+static bool shared_per_field(const IrStmt *s, const SharedPlan *sh, SharedRole role, int cols) {
+    for (int k = 0; k < s->body->nresults; k++) {
+        const SharedArray *x = plan_shared_array(sh, role, k);
+        if (!x || x->rows != 1 || x->cols != cols) return false;
+    }
+    return true;
+}
+
+/* A block of 2^t threads reducing their values (t 0: no block's
+ * reduction): past one warp, the warps' totals of every field, a slot a
+ * warp, and nothing else. */
+static const char *verify_block_tree(Arena *a, const IrStmt *s, const SharedPlan *sh, int t,
+                                     const char *kernel) {
+    const char *why = verify_shared_list(a, s, sh, kernel);
+    if (why) return why;
+    bool warps = t > MACHINE_WARP_LOG;
+    REQUIRE(sh->n == (warps ? s->body->nresults : 0) &&
+                (!warps ||
+                 shared_per_field(s, sh, SHARED_WARP_TOTALS, 1 << (t - MACHINE_WARP_LOG))),
+            "%s: %d shared arrays, not the warps' totals of a block of 2^%d threads", kernel, sh->n,
+            t);
+    return NULL;
+}
+
+/* A scan's tile (kernel_plan.c, scan_arrays): where it looks back, its
+ * number, the total and prefix of each field, whether it found one and
+ * the stop; the chunk buffer where a plane is staged, a row for each warp
+ * of 32 lanes' most chunks; the warps' totals, a slot a warp, where a
+ * scanned block spans warps; nothing else. */
+static const char *verify_scan_shared(Arena *a, const PlanNode *n, int i) {
+    const IrStmt *s = n->stmt;
+    const SharedPlan *sh = &n->shared;
+    const char *kernel = arena_printf(a, "node %d's tiles", i);
+    const char *why = verify_shared_list(a, s, sh, kernel);
+    if (why) return why;
+    int ns = s->body->nresults, p = n->per_thread_log, t = n->threads_log, most = -1;
+    int warps = t > MACHINE_WARP_LOG ? 1 << (t - MACHINE_WARP_LOG) : 1;
+    bool look_back = s->k > p + t,
+         spans = s->k > p && t > MACHINE_WARP_LOG && s->k - p > MACHINE_WARP_LOG;
+    for (int k = 0; k < ns; k++)
+        if (n->chunks_log[k] > most) most = n->chunks_log[k];
+    const SharedArray *chunks = plan_shared_array(sh, SHARED_CHUNKS, -1);
+    REQUIRE(most < 0 ? !chunks
+                     : chunks && chunks->rows == warps && chunks->cols == MACHINE_WARP << most,
+            "%s: a chunk buffer that is not a row of each warp's lanes' 2^%d chunks", kernel, most);
+    REQUIRE(!spans || shared_per_field(s, sh, SHARED_WARP_SCANS, warps),
+            "%s: no warps' totals of a slot for each of %d warps", kernel, warps);
+    REQUIRE(!look_back || (shared_per_field(s, sh, SHARED_TILE_TOTAL, 1) &&
+                           shared_per_field(s, sh, SHARED_TILE_PREFIX, 1) &&
+                           plan_shared_array(sh, SHARED_TILE_NUMBER, -1) &&
+                           plan_shared_array(sh, SHARED_TILE_HAS, -1) &&
+                           plan_shared_array(sh, SHARED_LOOK_STOP, -1)),
+            "%s: a look-back without its tile's shared scalars", kernel);
+    int want = (most >= 0) + (spans ? ns : 0) + (look_back ? 2 * ns + 3 : 0);
+    REQUIRE(sh->n == want, "%s: %d shared arrays where its work needs %d", kernel, sh->n, want);
+    return NULL;
+}
+
+/* A REDUCE node's kernels: a block's reduction ends each, except the first
+ * of a reduceblocks whose rows lie within a warp (shuffles alone); the
+ * second runs where there are partials. */
+static const char *verify_reduce_shared(Arena *a, const PlanNode *n, int i) {
+    bool rows = n->stmt->op == IR_REDUCEBLOCKS;
+    int first = rows && n->row_threads_log < n->threads_log ? 0 : n->threads_log;
+    int second = !rows || n->blocks_log ? n->final_threads_log : 0;
+    const char *why = verify_block_tree(a, n->stmt, &n->shared, first,
+                                        arena_printf(a, "node %d's blocks", i));
+    if (why) return why;
+    return verify_block_tree(a, n->stmt, &n->final_shared, second,
+                             arena_printf(a, "node %d's partials", i));
+}
+
 /* A fused reduce (Schedule.reduce) sees every element once: its phase is
  * LOCAL and only permutations follow it. */
 static const char *verify_fused_reduce(Arena *a, const Schedule *s) {
     const IrStmt *r = s->reduce;
+    REQUIRE(r || s->reduce_shared.n == 0, "shared arrays of a fused reduce of none");
     if (!r) return NULL;
     REQUIRE(r->op == IR_REDUCE && r->commutative,
             "a fused reduce that is not a commutative reduce");
@@ -689,7 +809,8 @@ static const char *verify_fused_reduce(Arena *a, const Schedule *s) {
                 "phase %d changes elements after the fused reduce", i);
     REQUIRE(elem_equal(r->args[r->nres]->elem, s->phases[s->reduce_phase].elem),
             "the fused reduce reads elements of another type than its phase's");
-    return NULL;
+    return verify_block_tree(a, r, &s->reduce_shared, s->phases[s->reduce_phase].threads_log,
+                             "the fused reduce");
 }
 
 /* The chain's halves (Schedule.halves) are in the write of its last phase
@@ -1210,8 +1331,17 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
                     "node %d: an expand of other planes than its statement's", i);
         if (n->kind == NODE_SCAN) {
             why = verify_scan(a, e, n, i);
+            if (!why) why = verify_scan_shared(a, n, i);
             if (why) return why;
         }
+        if (n->kind == NODE_REDUCE) {
+            why = verify_reduce_shared(a, n, i);
+            if (why) return why;
+        }
+        REQUIRE(n->kind == NODE_REDUCE || n->kind == NODE_SCAN ||
+                    (n->shared.n == 0 && n->final_shared.n == 0),
+                "node %d: shared arrays of a %s, whose kernels plan their own", i,
+                plan_node_kind_name(n->kind));
         if (n->kind == NODE_COPY)
             REQUIRE(n->nin == n->nout, "node %d copies %d planes to %d", i, n->nin, n->nout);
         why = verify_shaped(a, e, n, i);

@@ -6,8 +6,9 @@
  * then each plan is broken in one way at a time (a buffer, an element type,
  * a round, a swizzle, a write column, a kernel's shared memory and launch
  * bounds, a step's thread masks, a permutation kernel, a map's positions, a
- * fused reduce, an exchange's pack inverse, the host program's regions and
- * actions) and the verifier must name the phase and the broken invariant.
+ * fused reduce, a reduction's and a scan's shared arrays, an exchange's
+ * pack inverse, the host program's regions and actions) and the verifier
+ * must name the phase and the broken invariant.
  * Prints failures and finally "plan_verify: N passed, M failed"; exits 1 on
  * any failure. */
 #ifndef _POSIX_C_SOURCE
@@ -67,7 +68,8 @@ static const char graph_program[] =
     "  reduceblocks 5 (+) 0 (map (\\(x, m) -> x - m) (zip xs (expand 5 (reduceblocks 5 max 0 xs))))\n"
     "entry padded (xs : [2^4][2^6]i32 pad max) = let ys = col 2 cas xs in (ys, reduce (+) 0 ys)\n"
     "entry scans (xs : [2^16]i32) = (scanblocks 16 (+) 0 xs, exscanblocks 14 max 0 (map (\\x -> i64 x) xs))\n"
-    "entry cut (xs : [2^4][2^6]i32 pad 0) : [5] = half 8 0 (col 2 cas xs)\n";
+    "entry cut (xs : [2^4][2^6]i32 pad 0) : [5] = half 8 0 (col 2 cas xs)\n"
+    "entry total (xs : [2^16]i32) = reduce (+) 0 (map (\\x -> x * 3) xs)\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -426,8 +428,11 @@ static Schedule fused_at(Arena *a, const Schedule *s, int at) {
     r->nargs = 2;
     r->args = NEW_ARRAY(a, IrVal *, 2);
     r->args[1] = ir_new_val(&ir, s->n, s->phases[at].elem);
+    r->body = NEW(a, IrBody);
+    r->body->nresults = s->phases[at].elem->nslots; /* a field a slot */
     c.reduce = r;
     c.reduce_phase = at;
+    kernel_plan_fused_reduce(&c, a);
     return c;
 }
 
@@ -443,6 +448,21 @@ static void break_fused_reduce(Arena *a, Schedule *plans) {
     c = fused_at(a, sorted, sorted->nphases - 1);
     ((IrStmt *)c.reduce)->commutative = false;
     expect(a, &c, "not a commutative reduce", "a fused reduce whose operator does not commute");
+    const Schedule *wide = NULL; /* its last phase LOCAL, of more than a warp */
+    for (int i = 0; i < ir.nfuncs && !wide; i++) {
+        const Phase *last = &plans[i].phases[plans[i].nphases - 1];
+        if (last->kind == PHASE_LOCAL && last->threads_log > MACHINE_WARP_LOG) wide = &plans[i];
+    }
+    if (!wide) {
+        check(false, "no plan whose last LOCAL phase spans warps");
+        return;
+    }
+    c = fused_at(a, wide, wide->nphases - 1);
+    check(c.reduce_shared.n == wide->phases[wide->nphases - 1].elem->nslots && !plan_verify(a, &c),
+          "%s: a fused reduce keeps its warps' totals in shared memory", wide->func->name);
+    c.reduce_shared.n = 0;
+    c.reduce_shared.bytes = 0;
+    expect(a, &c, "not the warps' totals", "a fused reduce without its warps' totals");
 }
 
 /* An exchange phase of `s` with its kernels' plans copied, to break. */
@@ -539,6 +559,7 @@ static void break_chain_planes(Arena *a, const IrFunc *f);
 static void break_reduce_expand(Arena *a, const IrFunc *f);
 static void break_pad_chain(Arena *a, const IrFunc *f);
 static void break_scan(Arena *a, const IrFunc *f);
+static void break_shared(Arena *a, const IrFunc *total, const IrFunc *scans, const IrFunc *padded);
 static void break_row_cut(Arena *a, const IrFunc *f);
 
 /* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
@@ -585,6 +606,7 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     break_reduce_expand(a, graph.funcs[1]);
     break_pad_chain(a, graph.funcs[2]);
     break_scan(a, graph.funcs[3]);
+    break_shared(a, graph.funcs[5], graph.funcs[3], graph.funcs[2]);
     break_row_cut(a, graph.funcs[4]);
 }
 
@@ -699,6 +721,93 @@ static void break_scan(Arena *a, const IrFunc *f) {
     broken.nodes[pi].stmt = planes->stmt;
     expect_entry(a, &broken, "scan plane 0 is not its array's",
                  "a scan node of the other scan's statement");
+}
+
+/* sh's arrays copied into the arena, to break. */
+static SharedArray *shared_copy(Arena *a, SharedPlan *sh) {
+    SharedArray *x = NEW_ARRAY(a, SharedArray, sh->n + 1);
+    memcpy(x, sh->arrays, sizeof(SharedArray) * (size_t)sh->n);
+    sh->arrays = x;
+    return x;
+}
+
+static int shared_index(const SharedPlan *sh, SharedRole role, int field) {
+    const SharedArray *x = plan_shared_array(sh, role, field);
+    check(x != NULL, "a shared array of role %d for field %d", role, field);
+    return x ? (int)(x - sh->arrays) : 0;
+}
+
+/* The kernels' shared arrays (PlanNode.shared, final_shared): a reduction
+ * whose warps' totals are too few, of the wrong size, twice or past a
+ * block's static shared memory; a scan without its chunk buffer's rows or
+ * a look-back scalar; shared arrays given to a node of another kind. */
+static void break_shared(Arena *a, const IrFunc *total, const IrFunc *scans, const IrFunc *padded) {
+    EntryPlan e;
+    entry_plan(a, total, NULL, &e);
+    int r = e.nnodes - 1;
+    const PlanNode *red = &e.nodes[r];
+    check(red->kind == NODE_REDUCE && red->shared.n == 1 &&
+              red->shared.arrays[0].role == SHARED_WARP_TOTALS && !plan_verify_entry(a, &e),
+          "total: the blocks' kernel keeps its warps' totals in shared memory");
+    if (red->kind != NODE_REDUCE || red->shared.n != 1) return;
+    EntryPlan broken = nodes_copy(a, &e);
+    SharedPlan *sh = &broken.nodes[r].shared;
+    SharedArray *x = shared_copy(a, sh);
+    x[0].cols *= 2;
+    expect_entry(a, &broken, "bytes of shared memory for arrays of",
+                 "a sum of shared bytes that is not its arrays'");
+    sh->bytes *= 2;
+    expect_entry(a, &broken, "not the warps' totals", "warps' totals for twice the block's warps");
+    x[0].cols /= 2;
+    sh->bytes /= 2;
+    x[0].elem_bytes = 8;
+    expect_entry(a, &broken, "elements of 8 bytes", "warps' totals of i32 in 8-byte slots");
+    x[0].elem_bytes = 4;
+    x[1] = x[0];
+    sh->n = 2;
+    sh->bytes *= 2;
+    expect_entry(a, &broken, "two shared arrays of role", "the warps' totals twice");
+    sh->n = 1;
+    x[0].rows = MACHINE_STATIC_SHARED_BYTES;
+    sh->bytes = x[0].rows * x[0].cols * 4;
+    expect_entry(a, &broken, "a block's static most", "warps' totals past static shared memory");
+    broken.nodes[r].shared = red->shared;
+    entry_plan(a, scans, NULL, &e);
+    int s = -1;
+    for (int i = 0; i < e.nnodes; i++)
+        if (e.nodes[i].kind == NODE_SCAN && e.nodes[i].npartial == 1) s = i;
+    check(s >= 0 && e.nodes[s].shared.n == 7 && !plan_verify_entry(a, &e),
+          "scans: the packed scan's tile holds 7 shared arrays (%d)",
+          s >= 0 ? e.nodes[s].shared.n : -1);
+    if (s < 0) return;
+    broken = nodes_copy(a, &e);
+    sh = &broken.nodes[s].shared;
+    x = shared_copy(a, sh);
+    int chunks = shared_index(sh, SHARED_CHUNKS, -1);
+    x[chunks].rows--;
+    sh->bytes -= x[chunks].cols * x[chunks].elem_bytes;
+    expect_entry(a, &broken, "a chunk buffer that is not a row of each warp",
+                 "a chunk buffer short of a warp's row");
+    *sh = e.nodes[s].shared;
+    x = shared_copy(a, sh);
+    int stop = shared_index(sh, SHARED_LOOK_STOP, -1);
+    x[stop] = x[sh->n - 1];
+    sh->n--;
+    sh->bytes -= 4;
+    expect_entry(a, &broken, "a look-back without its tile's shared scalars",
+                 "a looking-back scan without its stop");
+    *sh = e.nodes[s].shared;
+    x = shared_copy(a, sh);
+    x[sh->n] = (SharedArray){SHARED_TILE_HAS, 0, 4, 1, 1};
+    sh->n++;
+    sh->bytes += 4;
+    expect_entry(a, &broken, "holds role", "a tile's found flag given a field");
+    SharedPlan scan_shared = e.nodes[s].shared;
+    entry_plan(a, padded, NULL, &e);
+    check(e.nodes[0].kind == NODE_CHAIN, "padded: a chain first");
+    broken = nodes_copy(a, &e);
+    broken.nodes[0].shared = scan_shared;
+    expect_entry(a, &broken, "whose kernels plan their own", "shared arrays of a chain node");
 }
 
 /* A chain reading the padded parameter from the caller's shape itself

@@ -291,7 +291,7 @@ static void emit_tile_reduce(FILE *out, const Schedule *s, const Phase *p, int t
     arena_free(&scratch);
     for (int k = 0; k < r->nres; k++) fprintf(out, "        v%d = nv%d;\n", k, k);
     fputs("    }\n", out);
-    emit_reduce_block_tree(out, r, t);
+    emit_reduce_block_tree(out, r, &s->reduce_shared, t);
     fputs("    if (threadIdx.x == 0) {\n", out);
     for (int k = 0; k < r->nres; k++) fprintf(out, "        q%d[b] = v%d;\n", k, k);
     fputs("    }\n    }\n", out);

@@ -33,7 +33,7 @@ static const char *lanes_mask(int threads_log) {
 
 /* Shuffles within warps (the lower lane the left operand), then the warps'
  * totals through shared memory. */
-void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log) {
+void emit_reduce_block_tree(FILE *out, const IrStmt *s, const SharedPlan *sh, int threads_log) {
     int ns = emit_reduce_slots(s),
         lanes_log = threads_log < MACHINE_WARP_LOG ? threads_log : MACHINE_WARP_LOG;
     const char *mask = lanes_mask(threads_log);
@@ -44,15 +44,16 @@ void emit_reduce_block_tree(FILE *out, const IrStmt *s, int threads_log) {
     for (int level = 0; level < 2; level++) {
         int span_log = level == 0 ? lanes_log : threads_log - MACHINE_WARP_LOG;
         if (level == 1) {
-            if (threads_log <= MACHINE_WARP_LOG) break;
+            if (!plan_shared_array(sh, SHARED_WARP_TOTALS, 0)) break; /* one warp */
             for (int k = 0; k < ns; k++)
                 fprintf(out, "    __shared__ %s warps%d[%d];\n", prim_ctype(emit_reduce_prim(s, k)),
-                        k, 1 << span_log);
+                        k, emit_shared_array(sh, SHARED_WARP_TOTALS, k)->cols);
             for (int k = 0; k < ns; k++)
                 fprintf(out, "    if (lane == 0) warps%d[warp] = v%d;\n", k, k);
             fputs("    __syncthreads();\n    if (warp != 0) return;\n", out);
             for (int k = 0; k < ns; k++)
-                fprintf(out, "    v%d = warps%d[lane < %d ? lane : 0];\n", k, k, 1 << span_log);
+                fprintf(out, "    v%d = warps%d[lane < %d ? lane : 0];\n", k, k,
+                        emit_shared_array(sh, SHARED_WARP_TOTALS, k)->cols);
             mask = "0xffffffffu";
         }
         shuffle_steps(out, s, level, span_log, mask);
@@ -99,7 +100,7 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
         emit_serial_tree(out, pass ? &partials : n, arena_printf(&scratch, "%lluu", 1ULL << p),
                          "first", p, !pass);
         arena_free(&scratch);
-        emit_reduce_block_tree(out, s, t);
+        emit_reduce_block_tree(out, s, pass ? &n->final_shared : &n->shared, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
         if (pass) emit_reduce_final(out, s, "0", 4);
         else
@@ -178,7 +179,7 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
                           arena_printf(&scratch, "(blk << %d) + (threadIdx.x >> %d)", t - rt, rt),
                           4);
     } else {
-        emit_reduce_block_tree(out, s, t);
+        emit_reduce_block_tree(out, s, partials ? &n->final_shared : &n->shared, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
         if (!partials && blocks)
             for (int k = 0; k < ns; k++)

@@ -7,6 +7,15 @@
 
 #include "machine.h"
 
+/* A scalar of the tile's shared memory that the kernel declares where it
+ * needs it: planned (one element, kernel_plan.c) or an internal error. */
+static void planned_scalar(const PlanNode *n, SharedRole role, int field) {
+    const SharedArray *a = emit_shared_array(&n->shared, role, field);
+    if (a->rows * a->cols != 1)
+        diag_fatal("internal error: a scan's shared scalar %d planned as %d elements", role,
+                   a->rows * a->cols);
+}
+
 /* Whether a scan's tiles publish their values in their state words (one
  * field of at most 4 bytes: PlanNode, NODE_SCAN). */
 static bool scan_packed(const PlanNode *n) { return n->npartial == 1; }
@@ -21,16 +30,12 @@ static const char *chunk_slot(Arena *a, const char *lane, const char *c, int chu
                         3 - chunks_log, C - 1);
 }
 
-/* The shared buffer of the chunk transposes: the most chunks of any plane
- * for every lane, one buffer that each plane's load and store take in
- * turn (each warp its own row). */
+/* The shared buffer of the chunk transposes (SHARED_CHUNKS), which each
+ * plane's load and store take in turn, each warp its own row. */
 static void emit_chunk_buffer(FILE *out, const PlanNode *n) {
-    int most = -1;
-    for (int k = 0; k < emit_reduce_slots(n->stmt); k++)
-        if (n->chunks_log[k] > most) most = n->chunks_log[k];
-    if (most >= 0)
-        fprintf(out, "    __shared__ uint4 parm_chunks[%d][%d];\n",
-                1 << (n->threads_log - MACHINE_WARP_LOG), 32 << most);
+    const SharedArray *chunks = plan_shared_array(&n->shared, SHARED_CHUNKS, -1);
+    if (chunks)
+        fprintf(out, "    __shared__ uint4 parm_chunks[%d][%d];\n", chunks->rows, chunks->cols);
 }
 
 /* The warp's chunks of plane k between global memory (`ptr`, the warp's
@@ -167,6 +172,7 @@ static void emit_look_back(FILE *out, const PlanNode *n) {
     int ns = emit_reduce_slots(s);
     fputs("        int have = 0;\n", out);
     emit_scan_declare(out, s, "acc", 8);
+    planned_scalar(n, SHARED_LOOK_STOP, -1);
     fputs("        __shared__ int parm_stop;\n"
           "        for (int64_t end = (int64_t)tile - 1;; end -= 32) {\n"
           "            const int64_t j = end - (31 - (int64_t)lane);\n"
@@ -257,19 +263,22 @@ static void emit_thread_prefix(FILE *out, const PlanNode *n, const char *mask) {
     emit_scan_declare(out, s, "tp", 4);
     for (int j = 0; j < ns; j++) fprintf(out, "    tp%d = parm_shfl_up(%s, v%d, 1);\n", j, mask, j);
     fprintf(out, "    int has_tp = (lane & %d) != 0;\n", (1 << group_log) - 1);
-    if (t <= MACHINE_WARP_LOG || k - p <= MACHINE_WARP_LOG) return;
+    if (!plan_shared_array(&n->shared, SHARED_WARP_SCANS, 0)) return; /* within a warp */
     int warps_log = t - MACHINE_WARP_LOG,
         wgroup_log = k - p - MACHINE_WARP_LOG < warps_log ? k - p - MACHINE_WARP_LOG : warps_log;
     for (int j = 0; j < ns; j++)
         fprintf(out, "    __shared__ %s wsum%d[%d];\n    if (lane == 31) wsum%d[warp] = v%d;\n",
-                prim_ctype(emit_reduce_prim(s, j)), j, 1 << warps_log, j, j);
+                prim_ctype(emit_reduce_prim(s, j)), j,
+                emit_shared_array(&n->shared, SHARED_WARP_SCANS, j)->cols, j, j);
     fputs("    __syncthreads();\n    if (warp == 0) {\n", out);
     emit_scan_declare(out, s, "wv", 8);
     for (int j = 0; j < ns; j++)
-        fprintf(out, "        wv%d = wsum%d[lane < %d ? lane : 0];\n", j, j, 1 << warps_log);
+        fprintf(out, "        wv%d = wsum%d[lane < %d ? lane : 0];\n", j, j,
+                emit_shared_array(&n->shared, SHARED_WARP_SCANS, j)->cols);
     emit_warp_scan(out, s, "wv", MACHINE_WARP_LOG, wgroup_log, "lane", 8);
     for (int j = 0; j < ns; j++)
-        fprintf(out, "        if (lane < %d) wsum%d[lane] = wv%d;\n", 1 << warps_log, j, j);
+        fprintf(out, "        if (lane < %d) wsum%d[lane] = wv%d;\n",
+                emit_shared_array(&n->shared, SHARED_WARP_SCANS, j)->cols, j, j);
     fputs("    }\n    __syncthreads();\n", out);
     fprintf(out, "    if ((warp & %d) != 0) {\n", (1 << wgroup_log) - 1);
     emit_scan_combine(out, s, "has_tp", "wsum%d[warp - 1]", "tp", 8);
@@ -287,9 +296,13 @@ static void emit_tile_prefix(FILE *out, const PlanNode *n) {
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s), T = 1 << n->threads_log;
     int tiles_log = s->k - n->per_thread_log - n->threads_log;
-    for (int j = 0; j < ns; j++)
+    for (int j = 0; j < ns; j++) {
+        planned_scalar(n, SHARED_TILE_TOTAL, j);
+        planned_scalar(n, SHARED_TILE_PREFIX, j);
         fprintf(out, "    __shared__ %s agg%d, tpre%d;\n", prim_ctype(emit_reduce_prim(s, j)), j,
                 j);
+    }
+    planned_scalar(n, SHARED_TILE_HAS, -1);
     fprintf(out, "    __shared__ int tile_has;\n    if (threadIdx.x == %d) {\n", T - 1);
     emit_scan_combine(out, s, "has_tp", "tp%d", "tot", 8);
     for (int j = 0; j < ns; j++) fprintf(out, "        agg%d = tot%d;\n", j, j);
@@ -346,6 +359,7 @@ void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     for (int j = 0; j < n->nin; j++) fprintf(out, "    const void *src%d = i%d;\n", j, j);
     fprintf(out, "    unsigned long long *qs = (unsigned long long *)q%d;\n    (void)qs;\n",
             n->npartial - 1);
+    if (look_back) planned_scalar(n, SHARED_TILE_NUMBER, -1);
     if (look_back)
         fprintf(out,
                 "    __shared__ unsigned long long parm_tile;\n"
