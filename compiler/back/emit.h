@@ -273,18 +273,19 @@ void emit_plane_params(FILE *out, const char *name, int count, bool constant, bo
 bool emit_arg_by_ref(const PlanNode *n, int k);
 void emit_node_arg_params(FILE *out, const PlanNode *n);
 void emit_node_arg_loads(FILE *out, const PlanNode *n);
-void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, const char *first);
+void emit_node_preload(FILE *out, const NodeLoads *l, unsigned long long count, const char *first);
 /* HEAD NAME(i.., o.., scalars) { and the scalars' loads: a node function
  * over n's input and output planes. */
 void emit_node_open(FILE *out, const char *head, const char *name, const PlanNode *n);
 /* A REDUCE node's element code that both targets share (emit_graph.c):
- * `count` elements from index `first` of planes src0.. reduced in the
+ * `count` elements from index `first` of the planes src0.. that a kernel
+ * loads (NodeLoads) reduced in the
  * interpreter's tree order into v0.. (a stack of subtotals of `depth`
  * levels; `unroll`: the loop unrolled, its loads vectorised where the
  * kernel's template flag A says the planes are aligned); and z op total
  * into element `at` of the output planes. */
-void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth,
-                      bool unroll);
+void emit_serial_tree(FILE *out, const NodeLoads *l, const char *count, const char *first,
+                      int depth, bool unroll);
 void emit_reduce_final(FILE *out, const IrStmt *s, const char *at, int indent);
 
 /* build/gen/runtime_text.c: the runtime headers, embedded in every output. */

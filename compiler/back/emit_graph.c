@@ -103,44 +103,44 @@ static const char *load_pos(const void *ctx, const IrStmt *pos, Arena *a) {
 
 /* Element `index` of planes src0.. into v0..: loaded, then through the
  * fused maps. */
-static Prim load_prim(const PlanNode *n, int k) {
-    return n->npre ? n->in[k].prim : emit_reduce_prim(n->stmt, k);
+static Prim load_prim(const NodeLoads *l, int k) {
+    return l->npre ? l->in[k].prim : emit_reduce_prim(l->stmt, k);
 }
 
-static int load_planes(const PlanNode *n) { return n->npre ? n->nin : emit_reduce_slots(n->stmt); }
+static int load_planes(const NodeLoads *l) { return l->npre ? l->nin : emit_reduce_slots(l->stmt); }
 
 /* Where element `index` of the reduced array lies in plane k: at index >>
- * shift in an expand read in place (PlanNode.in_shift). */
-static const char *plane_index(Arena *a, const PlanNode *n, int k, const char *index) {
-    if (!n->in_shift || !n->in_shift[k]) return index;
-    return arena_printf(a, "(%s) >> %d", index, n->in_shift[k]);
+ * shift in an expand read in place (NodeLoads.in_shift). */
+static const char *plane_index(Arena *a, const NodeLoads *l, int k, const char *index) {
+    if (!l->in_shift || !l->in_shift[k]) return index;
+    return arena_printf(a, "(%s) >> %d", index, l->in_shift[k]);
 }
 
 /* Element `index` of plane k: from the thread's preloaded x<k> (`index` is
  * then the position in it), or from memory. */
-static const char *load_expr(Arena *a, const PlanNode *n, int k, const char *index,
+static const char *load_expr(Arena *a, const NodeLoads *l, int k, const char *index,
                              bool preloaded) {
     if (preloaded) return arena_printf(a, "x%d[i]", k);
-    return arena_printf(a, "((const %s *)src%d)[%s]", prim_ctype(load_prim(n, k)), k,
-                        plane_index(a, n, k, index));
+    return arena_printf(a, "((const %s *)src%d)[%s]", prim_ctype(load_prim(l, k)), k,
+                        plane_index(a, l, k, index));
 }
 
 /* The thread's `count` contiguous elements of every plane from `first` into
  * x0.. (registers, the loop being unrolled): 16-byte loads where the kernel's
  * template flag A says the planes are aligned. */
-void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, const char *first) {
-    for (int k = 0; k < load_planes(n); k++) {
-        Prim p = load_prim(n, k);
+void emit_node_preload(FILE *out, const NodeLoads *l, unsigned long long count, const char *first) {
+    for (int k = 0; k < load_planes(l); k++) {
+        Prim p = load_prim(l, k);
         unsigned long long bytes = count * (unsigned long long)(prim_bits(p) / 8);
         const char *t = prim_ctype(p);
         fprintf(out, "    %s x%d[%llu];\n", t, k, count);
-        if (n->in_shift &&
-            n->in_shift[k]) { /* an expand read in place: a few elements, each many times */
+        if (l->in_shift &&
+            l->in_shift[k]) { /* an expand read in place: a few elements, each many times */
             fprintf(out,
                     "#pragma unroll\n"
                     "    for (int i = 0; i < %llu; i++) "
                     "x%d[i] = ((const %s *)src%d)[(%s + i) >> %d];\n",
-                    count, k, t, k, first, n->in_shift[k]);
+                    count, k, t, k, first, l->in_shift[k]);
             continue;
         }
         if (bytes % 16 == 0) {
@@ -157,36 +157,36 @@ void emit_node_preload(FILE *out, const PlanNode *n, unsigned long long count, c
     }
 }
 
-static void emit_load(FILE *out, const PlanNode *n, const char *index, bool preloaded) {
-    const IrStmt *s = n->stmt;
+static void emit_load(FILE *out, const NodeLoads *l, const char *index, bool preloaded) {
+    const IrStmt *s = l->stmt;
     Arena names = {0};
-    if (n->npre == 0) {
+    if (l->npre == 0) {
         for (int k = 0; k < emit_reduce_slots(s); k++)
-            fprintf(out, "        v%d = %s;\n", k, load_expr(&names, n, k, index, preloaded));
+            fprintf(out, "        v%d = %s;\n", k, load_expr(&names, l, k, index, preloaded));
         arena_free(&names);
         return;
     }
     Arena a = {0};
-    const char **prev = NEW_ARRAY(&a, const char *, n->nin);
+    const char **prev = NEW_ARRAY(&a, const char *, l->nin);
     fputs("        {\n", out);
-    for (int k = 0; k < n->nin; k++) {
-        const char *t = prim_ctype(n->in[k].prim);
+    for (int k = 0; k < l->nin; k++) {
+        const char *t = prim_ctype(l->in[k].prim);
         /* a field that the maps ignore is a dead load, which the compilers drop */
         fprintf(out, "            const %s l%d = %s;\n            (void)l%d;\n", t, k,
-                load_expr(&names, n, k, index, preloaded), k);
+                load_expr(&names, l, k, index, preloaded), k);
         prev[k] = arena_printf(&a, "l%d", k);
     }
     const char *where = arena_printf(&a, "(uint64_t)(%s)", index);
     /* the maps of a reduction read their tables from global memory */
     ElemPositions positions = {load_pos, where, NULL, 0};
-    for (int m = 0; m < n->npre; m++) {
-        const IrStmt *map = n->pre[m];
+    for (int m = 0; m < l->npre; m++) {
+        const IrStmt *map = l->pre[m];
         const ElemType *t = map->res[0]->elem;
         const char **res = NEW_ARRAY(&a, const char *, t->nslots);
         for (int k = 0; k < t->nslots; k++) {
-            res[k] = m + 1 < n->npre ? arena_printf(&a, "m%d_%d", m, k)
+            res[k] = m + 1 < l->npre ? arena_printf(&a, "m%d_%d", m, k)
                                      : arena_printf(&a, "v%d", k);
-            if (m + 1 < n->npre)
+            if (m + 1 < l->npre)
                 fprintf(out, "            %s %s;\n", prim_ctype(elem_slot_prim(t, k)), res[k]);
         }
         fputs("            {\n", out);
@@ -204,9 +204,9 @@ static void emit_load(FILE *out, const PlanNode *n, const char *index, bool prel
  * i closes ctz(i + 1) levels. `unroll`: the loop is unrolled, and its
  * loads (contiguous, 64 bytes of the widest field) may be vectorised where
  * the kernel's template flag A says the planes are 16-byte aligned. */
-void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const char *first, int depth,
-                      bool unroll) {
-    const IrStmt *s = n->stmt;
+void emit_serial_tree(FILE *out, const NodeLoads *l, const char *count, const char *first,
+                      int depth, bool unroll) {
+    const IrStmt *s = l->stmt;
     int ns = emit_reduce_slots(s);
     Arena scratch = {0};
     for (int k = 0; k < ns; k++) {
@@ -214,10 +214,10 @@ void emit_serial_tree(FILE *out, const PlanNode *n, const char *count, const cha
         fprintf(out, "    %s st%d[%d], v%d, nv%d;\n", t, k, depth + 1, k, k);
     }
     fputs("    int top = 0;\n", out);
-    if (unroll) emit_node_preload(out, n, strtoull(count, NULL, 10), first);
+    if (unroll) emit_node_preload(out, l, strtoull(count, NULL, 10), first);
     if (unroll) fputs("#pragma unroll\n", out);
     fprintf(out, "    for (uint64_t i = 0; i < %s; i++) {\n", count);
-    emit_load(out, n, arena_printf(&scratch, "%s + i", first), unroll);
+    emit_load(out, l, arena_printf(&scratch, "%s + i", first), unroll);
     fputs("        for (uint64_t c = i + 1; !(c & 1); c >>= 1) {\n            top--;\n", out);
     emit_reduce_apply(out, s, "st%d[top]", "v%d", "nv%d", 12);
     for (int k = 0; k < ns; k++) fprintf(out, "            v%d = nv%d;\n", k, k);
@@ -250,18 +250,19 @@ void emit_graph_reduce_c(FILE *out, const PlanNode *n, const char *name) {
     emit_node_open(out, "static void", name, n);
     for (int k = 0; k < n->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
     Arena scratch = {0};
+    NodeLoads loads = plan_node_loads(n);
     if (n->stmt->op == IR_REDUCEBLOCKS) {
         /* a row at a time, each in its own scope */
         int r = n->n - n->rows_log;
         fprintf(out, "    for (uint64_t row = 0; row < %lluu; row++) {\n", 1ULL << n->rows_log);
-        emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << r),
+        emit_serial_tree(out, &loads, arena_printf(&scratch, "%lluu", 1ULL << r),
                          arena_printf(&scratch, "(row << %d)", r), r, false);
         emit_reduce_final(out, n->stmt, "row", 4);
         fputs("    }\n}\n\n", out);
         arena_free(&scratch);
         return;
     }
-    emit_serial_tree(out, n, arena_printf(&scratch, "%lluu", 1ULL << n->n), "0", n->n, false);
+    emit_serial_tree(out, &loads, arena_printf(&scratch, "%lluu", 1ULL << n->n), "0", n->n, false);
     arena_free(&scratch);
     emit_reduce_final(out, n->stmt, "0", 4);
     fputs("}\n\n", out);

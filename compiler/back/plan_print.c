@@ -42,6 +42,8 @@ static void print_step(FILE *out, const Step *st, int index) {
                 (int)(st->order_const >> j & 1));
         /* a direction that depends on the thread costs selects in the kernel */
         if (st->order_tid[j]) fprintf(out, " thread 0x%llx", (unsigned long long)st->order_tid[j]);
+        if (st->order_reg[j])
+            fprintf(out, " registers 0x%llx", (unsigned long long)st->order_reg[j]);
     }
     if (st->group_log == 0) fputs(", elementwise", out);
     fputc('\n', out);

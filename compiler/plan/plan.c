@@ -162,6 +162,14 @@ int plan_grid_y_log(int blocks_log) {
     return blocks_log > x_most ? blocks_log - x_most : 0;
 }
 
+NodeLoads plan_node_loads(const PlanNode *n) {
+    return (NodeLoads){n->stmt, n->in, n->nin, n->pre, n->npre, n->in_shift};
+}
+
+NodeLoads plan_partial_loads(const PlanNode *n) {
+    return (NodeLoads){n->stmt, n->partial, n->npartial, NULL, 0, NULL};
+}
+
 const SharedArray *plan_shared_array(const SharedPlan *sh, SharedRole role, int field) {
     for (int i = 0; i < sh->n; i++)
         if (sh->arrays[i].role == role && sh->arrays[i].field == field) return &sh->arrays[i];

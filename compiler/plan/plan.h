@@ -109,8 +109,10 @@ typedef struct {
     /* The same over the thread index of the CUDA kernel's register round
      * that runs the step (Round; plan_rounds.c): parity(order[i] & base(tid))
      * = parity(order_tid[i] & tid), and parity(pos_u[j] & base(tid)) =
-     * parity(pos_tid[j] & tid), base(tid) the thread's first element. */
-    uint64_t order_tid[SCHED_MAX_TILE];
+     * parity(pos_tid[j] & tid), base(tid) the thread's first element; and
+     * over the round's register index rho: parity(order[i] & (the offset of
+     * register rho)) = bit i of parity(order_reg[i] & rho) (plan_reg_mask). */
+    uint64_t order_tid[SCHED_MAX_TILE], order_reg[SCHED_MAX_TILE];
     uint64_t pos_tid[64];
     /* After halves (Phase.half_step), the groups that only elements no half
      * keeps make are skipped where registers decide it: the round works on
@@ -676,6 +678,20 @@ typedef struct {
     const int64_t *load_index;
 } PlanNode;
 
+/* What one kernel of a REDUCE or SCAN node loads as element x of the array
+ * its statement reduces or scans (plan_node_loads, plan_partial_loads):
+ * planes `in`, plane k at x >> in_shift[k] where in_shift is not NULL (an
+ * expand read in place), each element through the maps `pre` where npre >
+ * 0, else each plane one field of the element. */
+typedef struct {
+    const IrStmt *stmt;
+    const PlaneRef *in;
+    int nin;
+    const IrStmt *const *pre;
+    int npre;
+    const int *in_shift;
+} NodeLoads;
+
 /* ---- The host program (host_plan.c) ----
  *
  * What NAME_run does, for every entry, in order. One scratch allocation
@@ -835,6 +851,11 @@ bool plan_pad_by_rows(const EntryPlan *e);
  * none while x holds them (2^30 at most, so that a block number times a
  * block's threads stays an int), else the rest (PlanNode.grid_y_log). */
 int plan_grid_y_log(int blocks_log);
+/* The loads of a REDUCE or SCAN node's (first) kernel: its input planes,
+ * maps and shifts; and of a REDUCE's second kernel: its partials, one plane
+ * a field, read as they are. */
+NodeLoads plan_node_loads(const PlanNode *n);
+NodeLoads plan_partial_loads(const PlanNode *n);
 /* The shared array of sh that holds `role` for `field` (-1: for every
  * field), or NULL. */
 const SharedArray *plan_shared_array(const SharedPlan *sh, SharedRole role, int field);

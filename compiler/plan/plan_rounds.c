@@ -465,15 +465,18 @@ static void plan_layouts(Phase *p) {
     }
 }
 
-/* Each step's directions and positions over the thread index of its round
- * (Step.order_tid, Step.pos_tid), which the kernel's step code reads. */
+/* Each step's directions over the thread index and the register index of
+ * its round, and its positions over the thread index (Step.order_tid,
+ * order_reg, pos_tid), which the kernel's step code reads. */
 static void thread_masks(Phase *p) {
     for (int r = 0; r < p->nrounds; r++) {
         const Round *rd = &p->rounds[r];
         for (int i = rd->first; i < rd->first + rd->count; i++) {
             Step *st = &p->steps[i];
-            for (int j = 0; j < st->group_log; j++)
+            for (int j = 0; j < st->group_log; j++) {
                 st->order_tid[j] = plan_thread_mask(p, rd, st->order[j]);
+                st->order_reg[j] = plan_reg_mask(rd, st->order[j]);
+            }
             for (int j = 0; j < st->pos_bits; j++)
                 st->pos_tid[j] = plan_thread_mask(p, rd, st->pos_u[j]);
         }

@@ -158,14 +158,18 @@ static const char *verify_kernel(Arena *a, const Phase *p) {
     return NULL;
 }
 
-/* The masks of round rd's steps over the thread index (Step.order_tid,
- * pos_tid), which the kernel reads for the thread's directions and positions. */
+/* The masks of round rd's steps over the thread and register indices
+ * (Step.order_tid, order_reg, pos_tid), which the kernel reads for the
+ * thread's directions and positions. */
 static const char *verify_thread_masks(Arena *a, const Phase *p, const Round *rd) {
     for (int i = rd->first; i < rd->first + rd->count; i++) {
         const Step *st = &p->steps[i];
         for (int j = 0; j < st->group_log; j++)
             REQUIRE(st->order_tid[j] == plan_thread_mask(p, rd, st->order[j]),
                     "step %d: the thread mask of direction %d is not its round's", i, j);
+        for (int j = 0; j < st->group_log; j++)
+            REQUIRE(st->order_reg[j] == plan_reg_mask(rd, st->order[j]),
+                    "step %d: the register mask of direction %d is not its round's", i, j);
         for (int j = 0; j < st->pos_bits; j++)
             REQUIRE(st->pos_tid[j] == plan_thread_mask(p, rd, st->pos_u[j]),
                     "step %d: the thread mask of position bit %d is not its round's", i, j);
@@ -779,20 +783,6 @@ static const char *verify_scan_shared(Arena *a, const PlanNode *n, int i) {
     return NULL;
 }
 
-/* A REDUCE node's kernels: a block's reduction ends each, except the first
- * of a reduceblocks whose rows lie within a warp (shuffles alone); the
- * second runs where there are partials. */
-static const char *verify_reduce_shared(Arena *a, const PlanNode *n, int i) {
-    bool rows = n->stmt->op == IR_REDUCEBLOCKS;
-    int first = rows && n->row_threads_log < n->threads_log ? 0 : n->threads_log;
-    int second = !rows || n->blocks_log ? n->final_threads_log : 0;
-    const char *why = verify_block_tree(a, n->stmt, &n->shared, first,
-                                        arena_printf(a, "node %d's blocks", i));
-    if (why) return why;
-    return verify_block_tree(a, n->stmt, &n->final_shared, second,
-                             arena_printf(a, "node %d's partials", i));
-}
-
 /* A fused reduce (Schedule.reduce) sees every element once: its phase is
  * LOCAL and only permutations follow it. */
 static const char *verify_fused_reduce(Arena *a, const Schedule *s) {
@@ -984,6 +974,33 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
         REQUIRE(out || written_before(e, p, node), "node %d reads a plane before it is written",
                 node);
     }
+    return NULL;
+}
+
+/* A REDUCE node's kernels: a block's reduction ends each, except the first
+ * of a reduceblocks whose rows lie within a warp (shuffles alone); the
+ * second runs where there are partials (plan_partial_loads), which the
+ * first writes: a plane per field of the reduced element, an element per
+ * block of each row. */
+static const char *verify_reduce_kernels(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
+    const IrStmt *s = n->stmt;
+    bool rows = s->op == IR_REDUCEBLOCKS, second = !rows || n->blocks_log;
+    int first_threads = rows && n->row_threads_log < n->threads_log ? 0 : n->threads_log;
+    const char *why = verify_block_tree(a, s, &n->shared, first_threads,
+                                        arena_printf(a, "node %d's blocks", i));
+    if (!why)
+        why = verify_block_tree(a, s, &n->final_shared, second ? n->final_threads_log : 0,
+                                arena_printf(a, "node %d's partials", i));
+    if (!why) why = verify_planes(a, e, n->partial, n->npartial, i, true);
+    if (why) return why;
+    int ns = s->nargs - 1;
+    REQUIRE(n->npartial == (second ? ns : 0), "node %d: %d partial planes for a %s of %d fields", i,
+            n->npartial, ir_op_name(s->op), ns);
+    for (int k = 0; k < n->npartial; k++)
+        REQUIRE(n->partial[k].log_len == n->rows_log + n->blocks_log &&
+                    n->partial[k].prim == elem_slot_prim(s->args[ns]->elem, k),
+                "node %d: partial plane %d is not field %d of an element per block of a row", i, k,
+                k);
     return NULL;
 }
 
@@ -1335,7 +1352,7 @@ const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
             if (why) return why;
         }
         if (n->kind == NODE_REDUCE) {
-            why = verify_reduce_shared(a, n, i);
+            why = verify_reduce_kernels(a, e, n, i);
             if (why) return why;
         }
         REQUIRE(n->kind == NODE_REDUCE || n->kind == NODE_SCAN ||

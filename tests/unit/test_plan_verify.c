@@ -336,6 +336,10 @@ static void break_kernel(Arena *a, Schedule *plans) {
     c.phases[j].steps[0].order_tid[0] ^= 1;
     expect(a, &c, "the thread mask of direction 0",
            "a direction's thread mask that is not its round's");
+    c = copy(a, sorted);
+    c.phases[j].steps[0].order_reg[0] ^= 1;
+    expect(a, &c, "the register mask of direction 0",
+           "a direction's register mask that is not its round's");
     const Schedule *posed = find(plans, "posed");
     int k = first_of(posed, PHASE_LOCAL, true), step = -1;
     for (int st = 0; st < posed->phases[k].nsteps; st++)
@@ -739,7 +743,7 @@ static int shared_index(const SharedPlan *sh, SharedRole role, int field) {
 
 /* The kernels' shared arrays (PlanNode.shared, final_shared): a reduction
  * whose warps' totals are too few, of the wrong size, twice or past a
- * block's static shared memory; a scan without its chunk buffer's rows or
+ * block's static shared memory, and its partials of another type or none; a scan without its chunk buffer's rows or
  * a look-back scalar; shared arrays given to a node of another kind. */
 static void break_shared(Arena *a, const IrFunc *total, const IrFunc *scans, const IrFunc *padded) {
     EntryPlan e;
@@ -772,6 +776,16 @@ static void break_shared(Arena *a, const IrFunc *total, const IrFunc *scans, con
     sh->bytes = x[0].rows * x[0].cols * 4;
     expect_entry(a, &broken, "a block's static most", "warps' totals past static shared memory");
     broken.nodes[r].shared = red->shared;
+    PlaneRef *partial = NEW_ARRAY(a, PlaneRef, red->npartial);
+    memcpy(partial, red->partial, sizeof(PlaneRef) * (size_t)red->npartial);
+    broken.nodes[r].partial = partial;
+    partial[0].prim = PRIM_U16;
+    expect_entry(a, &broken, "partial plane 0 is not field 0",
+                 "the partials' kernel reading partials of another type");
+    partial[0] = red->partial[0];
+    broken.nodes[r].npartial = 0;
+    expect_entry(a, &broken, "0 partial planes for a reduce", "a reduce without its partials");
+    broken.nodes[r].npartial = red->npartial;
     entry_plan(a, scans, NULL, &e);
     int s = -1;
     for (int i = 0; i < e.nnodes; i++)

@@ -224,7 +224,7 @@ static void emit_kept_test(FILE *out, const Step *st) {
 static void emit_pair_step(FILE *out, const Phase *p, const Round *rd, const Step *st, int index,
                            const char *prefix) {
     int ns = p->elem->nslots;
-    unsigned c = reg_coords(rd, st->group[0]), m = (unsigned)plan_reg_mask(rd, st->order[0]),
+    unsigned c = reg_coords(rd, st->group[0]), m = (unsigned)st->order_reg[0],
              count = 1u << (rd->reg_log - 1);
     int piv = f2_top_bit(c);
     uint64_t tid_mask = st->order_tid[0];
@@ -330,7 +330,7 @@ static void emit_group_step(FILE *out, const Phase *p, const Round *rd, const St
         fprintf(out, "        {\n            const unsigned rj = %uu;\n", j);
         emit_reg_offsets(out, p, rd, st, index);
         for (int i = 0; i < g; i++) {
-            int bit = f2_parity(st->order[i] & reg_vector(rd, j));
+            int bit = f2_parity(st->order_reg[i] & j);
             if (dynamic[i]) fprintf(out, "            const int sw%d = pb%d ^ %d;\n", i, i, bit);
             else known |= (unsigned)(bit ^ (int)(st->order_const >> i & 1)) << i;
         }

@@ -77,12 +77,9 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
     const IrStmt *s = n->stmt;
     int ns = s->nres, per = n->per_thread_log, threads = n->threads_log, blocks = n->blocks_log;
     int threads2 = n->final_threads_log, per2 = blocks - threads2;
-    PlanNode partials = *n; /* the second kernel reads the partials, unmapped */
-    partials.npre = 0;
-    partials.nin = ns;
-    partials.in_shift = NULL;
     for (int pass = 0; pass < 2; pass++) {
-        int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = pass ? ns : n->nin;
+        NodeLoads loads = pass ? plan_partial_loads(n) : plan_node_loads(n);
+        int t = pass ? threads2 : threads, p = pass ? per2 : per, nin = loads.nin;
         fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(",
                 pass ? "" : "template <bool A>\n", 1 << t, name, pass ? "final" : "blocks");
         emit_plane_params(out, "i", nin, true, true);
@@ -97,8 +94,8 @@ void emit_graph_reduce_cuda(FILE *out, const PlanNode *n, const char *name) {
             "%d);\n",
             p + t, p);
         Arena scratch = {0};
-        emit_serial_tree(out, pass ? &partials : n, arena_printf(&scratch, "%lluu", 1ULL << p),
-                         "first", p, !pass);
+        emit_serial_tree(out, &loads, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p,
+                         !pass);
         arena_free(&scratch);
         emit_reduce_block_tree(out, s, pass ? &n->final_shared : &n->shared, t);
         fputs("    if (threadIdx.x != 0) return;\n", out);
@@ -146,19 +143,15 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     int ns = emit_reduce_slots(s), blocks = n->blocks_log;
     int t = partials ? n->final_threads_log : n->threads_log;
     int p = partials ? blocks - t : n->per_thread_log, rt = partials ? t : n->row_threads_log;
-    PlanNode plain = *n; /* the second kernel reads the partials, unmapped */
-    plain.npre = 0;
-    plain.nin = ns;
-    plain.in_shift = NULL;
-    const PlanNode *loads = partials ? &plain : n;
+    NodeLoads loads = partials ? plan_partial_loads(n) : plan_node_loads(n);
     fprintf(out, "%sstatic __global__ void __launch_bounds__(%d)\n%s_%s(",
             partials ? "" : "template <bool A>\n", 1 << t, name, partials ? "final" : "blocks");
-    emit_plane_params(out, "i", loads->nin, true, true);
+    emit_plane_params(out, "i", loads.nin, true, true);
     emit_plane_params(out, !partials && blocks ? "q" : "o", ns, false, false);
     emit_node_arg_params(out, n);
     fputs(")\n{\n", out);
     emit_node_arg_loads(out, n);
-    for (int k = 0; k < loads->nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
+    for (int k = 0; k < loads.nin; k++) fprintf(out, "    const void *src%d = i%d;\n", k, k);
     /* a grid too large for x alone (rows of a few elements in an array of
        2^39 or more) takes its top bits from blockIdx.y */
     int grid_log = partials ? n->rows_log : n->grid_log;
@@ -170,7 +163,8 @@ static void rows_kernel(FILE *out, const PlanNode *n, const char *name, bool par
     fprintf(out, "    const uint64_t first = (blk << %d) + ((uint64_t)threadIdx.x << %d);\n", p + t,
             p);
     Arena scratch = {0};
-    emit_serial_tree(out, loads, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p, !partials);
+    emit_serial_tree(out, &loads, arena_printf(&scratch, "%lluu", 1ULL << p), "first", p,
+                     !partials);
     if (rt < t) {
         /* several rows a block, each within a warp */
         emit_reduce_segment_tree(out, s, t, rt);

@@ -90,7 +90,8 @@ static void emit_scan_load(FILE *out, const PlanNode *n) {
     bool any = false;
     for (int k = 0; k < emit_reduce_slots(s); k++) any |= n->chunks_log[k] >= 0;
     if (!any) {
-        emit_node_preload(out, n, (unsigned long long)P, "first");
+        NodeLoads loads = plan_node_loads(n);
+        emit_node_preload(out, &loads, (unsigned long long)P, "first");
         return;
     }
     Arena a = {0};
