@@ -67,6 +67,10 @@ done
 includes_broken "CUDA text in the shared back end" compiler/back/emit_graph.c \
     'static void stray(FILE *out) { fputs("    __syncthreads();\\n", out); }' \
     "compiler/back/emit_graph.c: CUDA's text (__syncthreads) in the shared back end"
+# a "//" inside a string opens no comment: the kernel text after it is seen
+includes_broken "CUDA text after a // in a string" compiler/back/emit_graph.c \
+    'static void stray(FILE *out) { fputs("    // a barrier\\n    __syncthreads();\\n", out); }' \
+    "compiler/back/emit_graph.c: CUDA's text (__syncthreads) in the shared back end"
 includes_copy && echo '/* CUDA kernels say __syncthreads and threadIdx */' >>"$TMP/inc/compiler/back/emit_graph.c"
 if python3 tests/tools/includes.py compiler/stages "$TMP/inc" >"$TMP/inc.out" 2>&1; then
     pass

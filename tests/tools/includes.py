@@ -40,7 +40,15 @@ PLAN_DATA = {'plan.h', 'machine.h', 'bmmc_kernel.h'}
 CUDA_TEXT = re.compile(r'__shared__|__global__|__device__|__launch_bounds__|__syncthreads'
                        r'|__syncwarp|threadIdx|blockIdx|blockDim|gridDim|_shfl|<<<'
                        r'|\bcuda[A-Z]\w*')
-COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+# a string or character literal (kept whole: a "//" or "/*" in it opens no comment) or a comment
+LITERAL_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*',
+                                re.S)
+
+
+def without_comments(text):
+    return LITERAL_OR_COMMENT.sub(lambda m: m.group(0) if m.group(0)[0] in '"\'' else '', text)
+
+
 SHARED_BACK = 'compiler/back'
 
 
@@ -88,7 +96,7 @@ def main():
         mine = table.stage[m]
         with open(os.path.join(root, path), encoding='utf-8') as f:
             text = f.read()
-        cuda = CUDA_TEXT.search(COMMENT.sub('', text)) if folder == SHARED_BACK else None
+        cuda = CUDA_TEXT.search(without_comments(text)) if folder == SHARED_BACK else None
         if cuda:
             problems.append(f'{path}: CUDA\'s text ({cuda.group(0)}) in the shared back end '
                             f'(what one target alone prints belongs in its folder: {SHARED_BACK}/cuda)')
