@@ -491,6 +491,17 @@ static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, co
 
 /* ---- NAME_run ---- */
 
+/* The bytes of an API plane: 2^log_len elements (with ranks on a target
+ * whose calls pass slices, a rank's), or the shape's. */
+static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
+    if (p->row_cut)
+        return arena_printf(a, "sizeof(%s) * (size_t)(%s * %lluu)", ctype(p),
+                            e->segments ? api_rows(a, e) : "parm_rows",
+                            (unsigned long long)p->row_cut);
+    if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
+    return arena_printf(a, "0x%llxu", plane_bytes(p) >> (t->rank_slices ? e->gpu_log : 0));
+}
+
 static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n,
                            const char *name, const Target *t) {
     switch (n->kind) {
@@ -513,7 +524,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         fputs("))) return status;\n    }\n", out);
         break;
     case NODE_COPY:
-        if (n->copy != COPY_PLAIN) {
+        if (n->copy == COPY_PAD || n->copy == COPY_CUT) {
             t->node_launch(out, name, n->grid_blocks, n->grid_threads);
             plane_values(out, a, e, n->in, n->nin, true);
             plane_values(out, a, e, n->out, n->nout, false);
@@ -521,12 +532,12 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
             fputs(t->node_check, out);
             break;
         }
-        /* with ranks (plan_one_copy) on a target whose calls pass slices, a rank's */
+        /* with ranks (plan_one_copy) on a target whose calls pass slices, a
+           rank's; COPY_SHAPE: the shape's */
         for (int k = 0; k < n->nin; k++) {
             const char *src = plane_expr(a, e, &n->in[k]), *dst = plane_expr(a, e, &n->out[k]);
-            unsigned long long bytes = plane_bytes(&n->in[k]) >> (t->rank_slices ? e->gpu_log : 0);
             fprintf(out, "    if (%s != %s) ", dst, src);
-            t->copy(out, dst, src, arena_printf(a, "0x%llxu", bytes));
+            t->copy(out, dst, src, api_bytes(a, e, &n->in[k], t));
         }
         break;
     case NODE_REDUCE:
@@ -562,16 +573,6 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
     }
 }
 
-/* The bytes of an API plane: 2^log_len elements (with ranks on a target
- * whose calls pass slices, a rank's), or the shape's. */
-static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
-    if (p->row_cut)
-        return arena_printf(a, "sizeof(%s) * (size_t)(%s * %lluu)", ctype(p),
-                            e->segments ? api_rows(a, e) : "parm_rows",
-                            (unsigned long long)p->row_cut);
-    if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
-    return arena_printf(a, "0x%llxu", plane_bytes(p) >> (t->rank_slices ? e->gpu_log : 0));
-}
 
 /* The actions of the host program (plan.h) before the nodes' calls. */
 static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e, const Target *t) {
@@ -662,7 +663,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
         case NODE_EXPAND: emit_expand(out, n, name, t); break;
         case NODE_GATHER: emit_gather(out, n, name, t); break;
         case NODE_COPY:
-            if (n->copy != COPY_PLAIN) emit_shape_copy(out, e, n, name, t);
+            if (n->copy == COPY_PAD || n->copy == COPY_CUT) emit_shape_copy(out, e, n, name, t);
             break;
         }
     }

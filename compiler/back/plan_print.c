@@ -496,9 +496,10 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
             ir_print_stmt_brief(out, n->pre[m]);
         }
         if (n->kind == NODE_COPY && n->copy != COPY_PLAIN)
-            fputs(n->copy == COPY_PAD ? ", the shape padded"
-                  : n->out[0].row_cut ? ", cut to the given rows of the result row length"
-                                      : ", cut to the shape",
+            fputs(n->copy == COPY_PAD     ? ", the shape padded"
+                  : n->copy == COPY_SHAPE ? ", the shape as it lies"
+                  : n->out[0].row_cut     ? ", cut to the given rows of the result row length"
+                                          : ", cut to the shape",
                   out);
         if (n->kind == NODE_REDUCE && n->stmt->op == IR_REDUCEBLOCKS)
             fprintf(out,

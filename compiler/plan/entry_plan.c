@@ -921,6 +921,8 @@ static void place_results(Graph *g) {
         int ns = v->elem->nslots, first_copy = -1;
         int *from = NEW_ARRAY(g->arena, int, ns), *to = NEW_ARRAY(g->arena, int, ns), ncopy = 0;
         bool cut = cut_to_shape(g, v);
+        /* the padded parameter itself: the caller's shape copied as it lies */
+        bool as_lies = cut && v == g->pad_val && !g->out->segments && row_cut(g, v) == 0;
         for (int k = 0; k < ns; k++) {
             int p = ids[k];
             if (g->located[p] && g->plane[p].kind == LOC_RESULT && g->plane[p].index == flat + k)
@@ -940,12 +942,12 @@ static void place_results(Graph *g) {
                 continue;
             }
             if (first_copy < 0) first_copy = k;
-            from[ncopy] = p;
+            from[ncopy] = as_lies ? g->pad_shaped[k] : p;
             to[ncopy++] = dst;
         }
         if (ncopy) {
             Build *b = new_build(g, NODE_COPY, v->log_len < 0 ? 0 : v->log_len);
-            b->node.copy = cut ? COPY_CUT : COPY_PLAIN;
+            b->node.copy = as_lies ? COPY_SHAPE : cut ? COPY_CUT : COPY_PLAIN;
             add_ids(g, &b->in, &b->nin, from, ncopy);
             add_ids(g, &b->out, &b->nout, to, ncopy);
         }

@@ -206,7 +206,7 @@ static void plan_aliasing(Builder *b, EntryPlan *e, unsigned long long end) {
  * takes several); a SERIAL node is one thread. */
 static void plan_launch(PlanNode *n) {
     bool loops = n->kind == NODE_FILL || n->kind == NODE_EXPAND || n->kind == NODE_GATHER ||
-                 (n->kind == NODE_COPY && n->copy != COPY_PLAIN);
+                 (n->kind == NODE_COPY && (n->copy == COPY_PAD || n->copy == COPY_CUT));
     if (n->kind == NODE_SERIAL) {
         n->grid_blocks = 1;
         n->grid_threads = 1;

@@ -23,7 +23,8 @@ bool plan_one_chain(const EntryPlan *e) {
 }
 
 bool plan_one_copy(const EntryPlan *e) {
-    if (e->nnodes != 1 || e->nodes[0].kind != NODE_COPY || e->nodes[0].copy != COPY_PLAIN)
+    if (e->nnodes != 1 || e->nodes[0].kind != NODE_COPY ||
+        (e->nodes[0].copy != COPY_PLAIN && e->nodes[0].copy != COPY_SHAPE))
         return false;
     const PlanNode *n = &e->nodes[0];
     for (int k = 0; k < n->nin; k++)

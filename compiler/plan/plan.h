@@ -596,8 +596,11 @@ typedef enum {
 /* How a COPY node copies, for an entry of any length (EntryPlan.pad):
  * COPY_PAD from the caller's shape into the padded order (index
  * r·2^pad_cols_log + c), the pad at every other index; COPY_CUT from the
- * padded order to the caller's shape, the indices outside it left out. */
-typedef enum { COPY_PLAIN, COPY_PAD, COPY_CUT } CopyMode;
+ * padded order to the caller's shape, the indices outside it left out;
+ * COPY_SHAPE the caller's shape as it lies, from the padded parameter to a
+ * result of its shape (no segments, no row cut): its rows·cols elements,
+ * one copy, no kernel. */
+typedef enum { COPY_PLAIN, COPY_PAD, COPY_CUT, COPY_SHAPE } CopyMode;
 
 typedef struct {
     NodeKind kind;
@@ -809,9 +812,10 @@ const char *plan_code_base(Arena *a, const IrFunc *f);
  * (a sort, a zipped sort unzipped): it is named, printed and reported as that
  * chain. */
 bool plan_one_chain(const EntryPlan *e);
-/* Whether e's graph is one plain copy from its parameters' planes to its
- * results' (an entry that returns its parameters): the same array on both
- * sides is harmless, and on several GPUs each rank copies its slice. */
+/* Whether e's graph is one copy from its parameters' planes to its
+ * results', plain or of the caller's shape as it lies (an entry that
+ * returns its parameters): the same array on both sides is harmless, and on
+ * several GPUs each rank copies its slice. */
 bool plan_one_copy(const EntryPlan *e);
 /* Whether e, of any length, writes nothing for an empty shape: every result
  * is an array of the caller's shape (no scalar, no row cut), so its call

@@ -1004,10 +1004,6 @@ static const char *verify_reduce_kernels(Arena *a, const EntryPlan *e, const Pla
     return NULL;
 }
 
-/* The caller's arrays of an entry of any length hold the shape: only a
- * COPY_PAD node or a chain that pads its loads itself reads them (into whole
- * arrays of the padded length), and only a COPY_CUT node or such a chain
- * that is not Schedule.pad_in_only writes them (results, cut_in_chains). */
 /* A scan node (plan.h, NODE_SCAN): its statement's planes of one length,
  * tiles that cover them, each plane staged through shared memory only in
  * whole 16-byte chunks of whole warps, and partials of one element a tile (a total and a
@@ -1050,7 +1046,25 @@ static const char *verify_scan(Arena *a, const EntryPlan *e, const PlanNode *n, 
     return verify_planes(a, e, n->partial, n->npartial, i, true);
 }
 
+/* The caller's arrays of an entry of any length hold the shape: only a
+ * COPY_PAD node or a chain that pads its loads itself reads them (into whole
+ * arrays of the padded length), and only a COPY_CUT node or such a chain
+ * that is not Schedule.pad_in_only writes them (results, cut_in_chains); a
+ * COPY_SHAPE node copies the parameter's shape as it lies into a result's. */
 static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
+    if (n->kind == NODE_COPY && n->copy == COPY_SHAPE) {
+        REQUIRE(e->pad && !e->segments && n->n == e->pad_log,
+                "node %d copies the caller's shape without a pad of its length, or with segments",
+                i);
+        for (int k = 0; k < n->nin; k++)
+            REQUIRE(n->in[k].shaped && n->in[k].kind == LOC_PARAM && n->out[k].shaped &&
+                        n->out[k].kind == LOC_RESULT && !n->out[k].row_cut &&
+                        n->in[k].prim == n->out[k].prim && n->in[k].log_len == n->n &&
+                        n->out[k].log_len == n->n,
+                    "node %d: plane %d is not the caller's shape from a parameter to a result", i,
+                    k);
+        return NULL;
+    }
     /* a chain with a pad reads the caller's shape, and unless it pads its
        loads alone it writes results of that shape too (cut_in_chains) */
     bool chain_cuts = n->kind == NODE_CHAIN && n->chain.pad && !n->chain.pad_in_only;

@@ -69,7 +69,8 @@ static const char graph_program[] =
     "entry padded (xs : [2^4][2^6]i32 pad max) = let ys = col 2 cas xs in (ys, reduce (+) 0 ys)\n"
     "entry scans (xs : [2^16]i32) = (scanblocks 16 (+) 0 xs, exscanblocks 14 max 0 (map (\\x -> i64 x) xs))\n"
     "entry cut (xs : [2^4][2^6]i32 pad 0) : [5] = half 8 0 (col 2 cas xs)\n"
-    "entry total (xs : [2^16]i32) = reduce (+) 0 (map (\\x -> x * 3) xs)\n";
+    "entry total (xs : [2^16]i32) = reduce (+) 0 (map (\\x -> x * 3) xs)\n"
+    "entry same (xs : [2^4][2^6]i32 pad 0) = (xs, reduce (+) 0 xs)\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -565,6 +566,7 @@ static void break_pad_chain(Arena *a, const IrFunc *f);
 static void break_scan(Arena *a, const IrFunc *f);
 static void break_shared(Arena *a, const IrFunc *total, const IrFunc *scans, const IrFunc *padded);
 static void break_row_cut(Arena *a, const IrFunc *f);
+static void break_shape_copy(Arena *a, const IrFunc *f);
 
 /* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
  * the first phase loads element by element and the last is LOCAL or MAP,
@@ -612,6 +614,7 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     break_scan(a, graph.funcs[3]);
     break_shared(a, graph.funcs[5], graph.funcs[3], graph.funcs[2]);
     break_row_cut(a, graph.funcs[4]);
+    break_shape_copy(a, graph.funcs[6]);
 }
 
 /* An entry plan whose nodes can be broken without touching e's. */
@@ -895,6 +898,34 @@ static void break_row_cut(Arena *a, const IrFunc *f) {
     broken.nodes[cut].n = 4;
     expect_entry(a, &broken, "cuts rows shorter than the result row length",
                  "a row cut from rows of 1");
+}
+
+/* A result that is the padded parameter itself: one copy of the caller's
+ * shape as it lies (COPY_SHAPE), beside the COPY_PAD the reduction reads;
+ * then into a temporary, and by a node of another length. */
+static void break_shape_copy(Arena *a, const IrFunc *f) {
+    EntryPlan e;
+    entry_plan(a, f, NULL, &e);
+    int c = -1, pads = 0;
+    for (int i = 0; i < e.nnodes; i++) {
+        if (e.nodes[i].kind == NODE_COPY && e.nodes[i].copy == COPY_SHAPE) c = i;
+        pads += e.nodes[i].kind == NODE_COPY && e.nodes[i].copy == COPY_PAD;
+    }
+    check(c >= 0 && pads == 1 && !plan_verify_entry(a, &e),
+          "same: the parameter returned as it lies, padded once for the reduction: %s",
+          plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+    if (c < 0) return;
+    EntryPlan broken = nodes_copy(a, &e);
+    PlaneRef *out = NEW_ARRAY(a, PlaneRef, 1);
+    out[0] = e.nodes[c].out[0];
+    broken.nodes[c].out = out;
+    out[0].kind = LOC_TEMP;
+    expect_entry(a, &broken, "is not the caller's shape from a parameter to a result",
+                 "the shape copied as it lies into a temporary");
+    out[0] = e.nodes[c].out[0];
+    broken.nodes[c].n = e.pad_log - 1;
+    expect_entry(a, &broken, "copies the caller's shape without a pad of its length",
+                 "the shape copied as it lies by a node of another length");
 }
 
 /* An entry plan of f whose host program can be broken without touching
