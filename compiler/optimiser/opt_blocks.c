@@ -34,13 +34,45 @@ static bool wide_length_change(const IrBody *b) {
     return false;
 }
 
+/* Marks (the current epoch) b's parameters and every value it computes,
+ * in nested bodies too. */
+static void mark_own(Rewriter *r, const IrBody *b) {
+    for (int i = 0; i < b->nparams; i++) r->mark[b->params[i]->id] = r->epoch;
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        for (int k = 0; k < t->nres; k++) r->mark[t->res[k]->id] = r->epoch;
+        if (t->body) mark_own(r, t->body);
+    }
+}
+
+/* Whether b (or a body in it) reads an array that it does not compute
+ * (mark_own marked those it does). */
+static bool reads_outside_array(const Rewriter *r, const IrBody *b) {
+    for (int i = 0; i < b->nstmts; i++) {
+        const IrStmt *t = b->stmts[i];
+        if (t->dead) continue;
+        for (int a = 0; a < t->nargs; a++)
+            if (!ir_is_scalar(t->args[a]) && !rw_marked(r, t->args[a])) return true;
+        if (t->body && reads_outside_array(r, t->body)) return true;
+    }
+    for (int k = 0; k < b->nresults; k++)
+        if (!ir_is_scalar(b->results[k]) && !rw_marked(r, b->results[k])) return true;
+    return false;
+}
+
 /* Whether a two's body runs as element code: its block fits a thread's
- * registers and it changes no length beyond 2^3; else only as whole-array
- * stages. */
-static bool element_sized(const IrStmt *two) {
+ * registers, it changes no length beyond 2^3, and it reads no array from
+ * outside (a whole array, which element code cannot hold: hoist-invariant
+ * moves such work out of bodies); else only as whole-array stages. */
+static bool element_code(Rewriter *r, const IrStmt *two) {
     const IrBody *b = two->body;
-    return two->args[0]->log_len - two->k <= register_elems_log(b->params[0]->elem) &&
-           !wide_length_change(b);
+    if (two->args[0]->log_len - two->k > register_elems_log(b->params[0]->elem) ||
+        wide_length_change(b))
+        return false;
+    rw_grow(r);
+    r->epoch++;
+    mark_own(r, b);
+    return !reads_outside_array(r, b);
 }
 
 /* A reduce of a block, or an element of it read at a static position (an
@@ -467,7 +499,7 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
     drop_total_code(r, &T);
 }
 
-/* A two's body that is not element code (element_sized: larger than a
+/* A two's body that is not element code (element_code: larger than a
  * thread's registers, or with a half, join or shift of more than 2^3
  * elements) that reduces its block (or reads an element of it at a static
  * position) and reads the totals only
@@ -484,7 +516,7 @@ static void totals_as_array(Rewriter *r, IrBody *b, int at) {
  * one pass. */
 bool rule_two_reduce_blocks(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
     IrBody *b = s->body;
-    if (element_sized(s)) return false;
+    if (element_code(r, s)) return false;
     rw_grow(r);
     r->epoch++;
     r->mark[b->params[0]->id] = r->epoch;
@@ -633,7 +665,7 @@ static bool replicates_several(const IrBody *b, const IrStmt *t) {
 }
 
 bool rule_two_sink_scalars(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (element_sized(s)) return false;
+    if (element_code(r, s)) return false;
     IrBody *b = s->body;
     /* a replicate of several sources' totals, slot by slot: a map whose
        function returns them, read as the sunk code is */
@@ -755,7 +787,7 @@ static void flagged_operator(Rewriter *r, IrStmt *t) {
  * T is scalar code on two sources' totals (two-reduce-zip, two-sink-
  * scalars). */
 bool rule_two_reduce_start(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (element_sized(s)) return false;
+    if (element_code(r, s)) return false;
     IrBody *b = s->body;
     for (int i = 0; i < b->nstmts; i++) {
         IrStmt *t = b->stmts[i];
@@ -940,7 +972,7 @@ static IrStmt *reduce_both(Rewriter *r, IrStmt *r1, IrStmt *r2) {
     return zip;
 }
 
-/* Two reductions of a two's block (not element code: element_sized) whose
+/* Two reductions of a two's block (not element code: element_code) whose
  * totals scalar code combines, of arrays of one length:
  *   reduce op1 z1 xs, reduce op2 z2 ys = reduce op (z1, z2) (zip xs ys)
  * with op (a1, a2) (b1, b2) = (op1 a1 b1, op2 a2 b2): the same tree of each,
@@ -949,7 +981,7 @@ static IrStmt *reduce_both(Rewriter *r, IrStmt *r1, IrStmt *r2) {
  * that). The scalar code then reads the totals of one reduction, which
  * two-reduce-blocks runs as a whole-array stage. */
 bool rule_two_reduce_zip(Rewriter *r, IrStmt *s, IrBody *out, StmtList *after) {
-    if (element_sized(s)) return false;
+    if (element_code(r, s)) return false;
     IrBody *b = s->body;
     int i = 0, j = 0;
     if (!meeting_reductions(b, &i, &j)) return false;

@@ -135,7 +135,8 @@ for entry in lifted:kogge lifted:firsts lifted:fields lifted:parms lifted:parm_s
     lifted:spread lifted:mixed lifted:flags lifted:small_rows lifted:converted block_totals:combined block_totals:variance block_totals:softmaxes \
     block_totals:chained block_totals:columns block_totals:inner shift_fill:down shift_fill:pairs shift_fill:total \
     shift_fill:nested shift_fill:scan block_starts:sub block_starts:fsum block_starts:total block_starts:pairs \
-    block_starts:let_max block_starts:chained block_starts:parm_start block_starts:left_operand block_starts:replicated; do
+    block_starts:let_max block_starts:chained block_starts:parm_start block_starts:left_operand block_starts:replicated \
+    lifted:outside_small lifted:outside_scalar lifted:outside_shifted; do
     prog=tests/backend/${entry%%:*}.parm
     "$PARMC" --random-input=7 -e "${entry#*:}" "$prog" >"$TMP/c/in.txt"
     C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
