@@ -175,7 +175,7 @@ static const char *signature_refusal(Compilation *c, const IrFunc *f) {
 /* Why the back end leaves size f of a ranged entry out; NULL: it does not. */
 static const char *size_refusal(Compilation *c, const IrFunc *f) {
     Loc where;
-    const char *why = entry_plan_refusal(&c->arena, f, &where);
+    const char *why = entry_plan_refusal(&c->arena, f, &c->sched, &where);
     return why ? why : signature_refusal(c, f);
 }
 
@@ -228,7 +228,7 @@ static void check_memory(Compilation *c, const EntryPlan *plans, int n) {
 }
 
 /* The pass "schedule": plans every specialisation. A size of a ranged
- * entry that the back end refuses whole (arrays of 1 element at n = 0) is
+ * entry that the back end refuses whole (fewer elements than --gpus) is
  * left out with a warning when another size compiles, and recorded in
  * refused: the emitted function returns NAME_ERROR_LENGTH for the lengths
  * that fall on it. */

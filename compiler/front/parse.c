@@ -328,10 +328,67 @@ static void track_head(ParseState *ps, Token t) {
     if (t.kind == TOK_EQ) ps->in_head = false;
 }
 
+/* ---- names bound once ---- */
+
+/* A name bound a second time in one binding (parameters, a lambda's, a
+ * let's pattern, an entry's): the first could never be read. */
+static noreturn void bound_twice(const char *name, Loc second, Loc first) {
+    diag_report(second, "'%s' is bound twice here", name);
+    diag_note(
+        first,
+        "its first binding is here; a name is bound once in one pattern or list of parameters");
+    diag_abort();
+}
+
+/* The variables of p, appended to vars (Pattern*), each checked against
+ * those before it. */
+static void bind_names(Arena *a, const Pattern *p, PtrList *vars) {
+    if (p->kind == PAT_LIST || p->kind == PAT_TUPLE) {
+        for (int i = 0; i < p->elems.len; i++) bind_names(a, p->elems.items[i], vars);
+        return;
+    }
+    if (p->kind != PAT_VAR) return;
+    for (int i = 0; i < vars->len; i++) {
+        const Pattern *q = vars->items[i];
+        if (strcmp(q->name, p->name) == 0) bound_twice(p->name, p->loc, q->loc);
+    }
+    ptrlist_push(a, vars, (void *)p);
+}
+
+static void distinct_params(Arena *a, const PtrList *patterns) {
+    PtrList vars = {0};
+    for (int i = 0; i < patterns->len; i++) bind_names(a, patterns->items[i], &vars);
+}
+
+/* Every lambda's and let's bindings in e (its height is at most MAX_DEPTH,
+ * so the recursion is bounded). */
+static void distinct_in_expr(Arena *a, const Expr *e) {
+    if (!e) return;
+    if (e->kind == EXPR_LAMBDA || (e->kind == EXPR_LET && e->params.len))
+        distinct_params(a, &e->params);
+    if (e->kind == EXPR_LET && !e->params.len) {
+        PtrList vars = {0};
+        bind_names(a, e->bind, &vars);
+    }
+    const Expr *kids[] = {e->fn,   e->arg, e->lhs,        e->rhs, e->cond,
+                          e->then, e->els, e->value_expr, e->body};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) distinct_in_expr(a, kids[i]);
+    for (int i = 0; i < e->elems.len; i++) distinct_in_expr(a, e->elems.items[i]);
+}
+
+static void distinct_entry_params(const Entry *en) {
+    for (int i = 0; i < en->params.len; i++)
+        for (int j = 0; j < i; j++) {
+            const EntryParam *p = en->params.items[i], *q = en->params.items[j];
+            if (strcmp(p->name, q->name) == 0) bound_twice(p->name, p->loc, q->loc);
+        }
+}
+
 void parse_source(Arena *arena, const Source *src, Program *program) {
     ParseState ps = {.arena = arena, .program = program, .in_head = true};
     if (!program->src) program->src = src;
     size_t first_entry = (size_t)program->entries.len;
+    int first_equation = program->equations.len;
     Lexer lx;
     lexer_init(&lx, arena, src);
     void *parser = arena_alloc(arena, parser_size());
@@ -361,5 +418,12 @@ void parse_source(Arena *arena, const Source *src, Program *program) {
             const EntryParam *p = en->params.items[j];
             check_type_depth(p->type, 0);
         }
+        distinct_entry_params(en);
+        distinct_in_expr(arena, en->body);
+    }
+    for (int i = first_equation; i < program->equations.len; i++) {
+        const Equation *eq = program->equations.items[i];
+        distinct_params(arena, &eq->params);
+        distinct_in_expr(arena, eq->body);
     }
 }

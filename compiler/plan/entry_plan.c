@@ -1349,10 +1349,16 @@ static const char *wide_stage(Arena *arena, const IrFunc *f, Loc *where) {
 
 /* A refusal of f as a whole (its shape, fields or a stage's elements), so
  * that a ranged entry can leave that size out (driver.c). */
-const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where) {
+const char *entry_plan_refusal(Arena *arena, const IrFunc *f, const SchedOptions *opt, Loc *where) {
     const char *wide = wide_stage(arena, f, where);
     if (wide) return wide;
     *where = f->loc;
+    int gpu_log = opt ? opt->gpu_log : 0, n = entry_plan_api_n(f);
+    if (gpu_log && n >= 0 && n < gpu_log)
+        return arena_printf(arena,
+                            "'%s' takes 2^%d elements, but the back end compiles an entry for %d "
+                            "GPUs (--gpus) when each holds at least 1",
+                            f->entry, n, 1 << gpu_log);
     if (one_chain_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
     /* the API passes a value or pointer per field; C compilers need only
@@ -1414,7 +1420,7 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     memset(out, 0, sizeof *out);
     out->func = f;
     Loc where;
-    const char *why = entry_plan_refusal(arena, f, &where);
+    const char *why = entry_plan_refusal(arena, f, opt, &where);
     if (why) diag_error(where, "%s", why);
     Graph g = {.arena = arena, .f = f, .sched = opt, .out = out};
     int gpu_log = opt ? opt->gpu_log : 0;

@@ -5,9 +5,10 @@
 
 #include "schedule.h"
 
-/* Why the back end cannot compile f at all (its shape, fields or length),
- * or NULL; *where is the construct that decides it, else the entry. */
-const char *entry_plan_refusal(Arena *arena, const IrFunc *f, Loc *where);
+/* Why the back end cannot compile f at all (its shape, fields or length,
+ * on opt's GPUs; opt may be NULL: one), or NULL; *where is the construct
+ * that decides it, else the entry. */
+const char *entry_plan_refusal(Arena *arena, const IrFunc *f, const SchedOptions *opt, Loc *where);
 /* EntryPlan.n of f: the log length of its first array parameter, else of
  * its first array result; -1 when it has no array. */
 int entry_plan_api_n(const IrFunc *f);

@@ -148,14 +148,18 @@ static Value *located(Value *v, Loc loc) {
     return v;
 }
 
-/* '^' with a run-time operand: a run-time exponent is a size that should
- * have been static; a run-time base wants multiplication. */
+/* '^' with a run-time operand: a run-time exponent at the entry's level is
+ * a size that should have been static (an entry's scalar parameter); in
+ * element code, like a run-time base, it wants arithmetic. */
 static noreturn void runtime_power(Spec *s, Value *a, Value *b, Loc loc) {
     Value *rt = value_is_static(b) ? a : b;
     diag_report(loc,
                 "'^' is static power: its operands must be known at compile time, but %s is %s",
                 rt == a ? "the base" : "the exponent", value_describe(s, rt));
-    if (rt == b) spec_static_note(loc);
+    if (rt == b && s->body == s->entry_body) spec_static_note(loc);
+    else if (rt == b)
+        diag_note(loc, "'^' computes static numbers such as sizes; in element code, a run-time "
+                       "power of two is a shift (1 << x), and pow takes floats");
     else
         diag_note(
             loc,

@@ -538,29 +538,31 @@ static Value *eval_body(Spec *s, const Expr *body, Env *env) {
     return r;
 }
 
-/* A tuple pattern given an array, or a list pattern given a tuple: the
- * note that says which brackets match which. */
+/* A tuple pattern p given an array, or a list pattern given a tuple: the
+ * note that says which brackets match which. Returns whether it gave one. */
+static bool shape_note(Spec *s, const Pattern *p, Value *arg) {
+    bool array = arg->kind == V_LIST || (arg->kind == V_RT && !ir_is_scalar(arg->rt));
+    if (p->kind == PAT_TUPLE && array) {
+        diag_note(p->loc,
+                  "this tuple pattern does not match %s: an array is matched by [a, b] "
+                  "(the pairs that col, vcolumn and the sorting networks pass are arrays)",
+                  value_describe(s, arg));
+        return true;
+    }
+    if (p->kind == PAT_LIST && arg->kind == V_TUPLE) {
+        diag_note(p->loc,
+                  "this array pattern does not match a tuple: a tuple is matched by (a, b)");
+        return true;
+    }
+    return false;
+}
+
+/* The first equation's pattern of f whose shape its argument lacks, noted. */
 static void pattern_shape_note(Spec *s, const Function *f, Value **args) {
     for (int i = 0; i < f->equations.len; i++) {
         const Equation *eq = f->equations.items[i];
-        for (int a = 0; a < f->arity; a++) {
-            const Pattern *p = eq->params.items[a];
-            bool array = args[a]->kind == V_LIST ||
-                         (args[a]->kind == V_RT && !ir_is_scalar(args[a]->rt));
-            if (p->kind == PAT_TUPLE && array) {
-                diag_note(p->loc,
-                          "this tuple pattern does not match %s: an array is matched by [a, b] "
-                          "(the pairs that col, vcolumn and the sorting networks pass are arrays)",
-                          value_describe(s, args[a]));
-                return;
-            }
-            if (p->kind == PAT_LIST && args[a]->kind == V_TUPLE) {
-                diag_note(
-                    p->loc,
-                    "this array pattern does not match a tuple: a tuple is matched by (a, b)");
-                return;
-            }
-        }
+        for (int a = 0; a < f->arity; a++)
+            if (shape_note(s, eq->params.items[a], args[a])) return;
     }
 }
 
@@ -593,8 +595,11 @@ static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
     push_frame(s, NULL, args, fn->arity, loc);
     for (int a = 0; a < fn->arity; a++) {
         const Pattern *p = lam->params.items[a];
-        if (!match(s, p, args[a], &env))
-            diag_error(p->loc, "lambda parameter does not match %s", value_describe(s, args[a]));
+        if (!match(s, p, args[a], &env)) {
+            diag_report(p->loc, "lambda parameter does not match %s", value_describe(s, args[a]));
+            shape_note(s, p, args[a]);
+            diag_abort();
+        }
     }
     Value *r = eval_body(s, lam->body, env);
     s->depth--;
@@ -1149,6 +1154,7 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     f->seg_starts = f->seg_lens = -1;
     f->body = ir_new_body(s->prog);
     s->body = f->body;
+    s->entry_body = f->body;
     Env *env = NULL;
     for (int i = 0; i < entry->params.len; i++) {
         const EntryParam *p = entry->params.items[i];

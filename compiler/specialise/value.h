@@ -108,6 +108,7 @@ struct Spec {
     Arena *arena;
     IrProgram *prog;
     IrBody *body;                /* where statements are appended now */
+    const IrBody *entry_body;    /* the entry's own (body is another inside element code) */
     NameTable funcs;             /* Function* by name */
     int ir_funcs_cap;            /* room in prog->funcs */
     Frame stack[SPEC_MAX_DEPTH]; /* stack[0]: the entry being specialised */

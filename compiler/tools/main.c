@@ -1,6 +1,7 @@
 /* main.c: the command line of parmc. `parmc test` and `parmc bench` have
  * their own (testcmd.c, benchcmd.c); everything else is one Options for the
  * driver. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,10 +495,11 @@ static int apply_option(OptId id, const char *a, const char *value, Options *opt
     }
     case OPT_RANDOM: {
         int status = set_action(opt, seen, ACTION_RANDOM_INPUT, "--random-input");
-        char *end;
-        opt->seed = value ? strtoull(value, &end, 10) : 1;
-        if (value && (!*value || *end))
-            return usage_error("'%s' is not a seed (a non-negative integer)%s", value, "");
+        errno = 0;
+        opt->seed = value ? strtoull(value, NULL, 10) : 1;
+        /* digits alone (strtoull takes a sign and wraps), within 64 bits */
+        if (value && (!is_number(value) || errno == ERANGE))
+            return usage_error("'%s' is not a seed (an integer from 0 to 2^64 - 1)%s", value, "");
         return status;
     }
     case OPT_SPECIAL_FLOATS: opt->special_floats = true; return 0;
@@ -519,6 +521,13 @@ static int check_used(const Options *opt, const Seen *seen) {
                 "parmc: error: option '%s' has no effect with %s; it applies to %s\n"
                 "(run 'parmc --help' for usage)\n",
                 seen->given[k], action, specs[k].where);
+        return 2;
+    }
+    if (seen->given[OPT_EXCHANGE_PIECES] && !opt->gpu_log) {
+        fprintf(stderr,
+                "parmc: error: option '%s' has no effect on one GPU; it applies to --gpus 2 and "
+                "more\n(run 'parmc --help' for usage)\n",
+                seen->given[OPT_EXCHANGE_PIECES]);
         return 2;
     }
     /* the rewrite rules run only in the pass that makes the rewritten IR */

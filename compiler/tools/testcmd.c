@@ -37,7 +37,10 @@ typedef struct {
 typedef struct {
     char *name;
     int line;
-    char *decl;  /* `entry ...` added to the program, or NULL */
+    char *decl; /* `entry ...` added to the program, or NULL */
+    /* the directive's line, and the columns right of the first where its
+     * `entry` stands (block_program) */
+    int decl_line, decl_shift;
     char *entry; /* the entry the cases run */
     Case *cases;
     int ncases, cap;
@@ -141,8 +144,9 @@ static Case *open_input(Block *b, int line) {
     return new_case(b, CASE_OUTPUT, line);
 }
 
-/* One directive line of a block (after `-- `). False on a syntax error. */
-static bool directive(Tester *t, Block *b, int line, const char *s, size_t n) {
+/* One directive line of a block (after `-- `, `shift` columns right of
+ * the line's first). False on a syntax error. */
+static bool directive(Tester *t, Block *b, int line, int shift, const char *s, size_t n) {
     size_t w = 0;
     while (w < n && !isspace((unsigned char)s[w])) w++;
     const char *arg = s + w;
@@ -162,6 +166,8 @@ static bool directive(Tester *t, Block *b, int line, const char *s, size_t n) {
             return false;
         }
         b->decl = dup_range(s, n);
+        b->decl_line = line;
+        b->decl_shift = shift;
         free(b->entry);
         b->entry = dup_range(name, nn);
     } else if (w == 3 && !strncmp(s, "run", 3)) {
@@ -209,9 +215,44 @@ static void free_result(Result *r) {
     free(r->err);
 }
 
-/* Runs the driver on the program text with opt (input, entry and action set
- * by the caller), capturing its output and diagnostics. */
-static Result drive(const Tester *t, Options *opt, const char *program, const char *input) {
+/* The block's added entry stands where its directive does, `entry` moved to
+ * the first column (block_program): the columns of its diagnostics in err
+ * (heap, taken) move back to the directive's. */
+static char *directive_columns(const Tester *t, const Block *b, char *err) {
+    if (!b->decl_line || !b->decl_shift) return err;
+    char *at = message("%s:%d:", t->path, b->decl_line), *fixed = NULL;
+    size_t at_len = strlen(at), len = 0;
+    FILE *out = open_memstream(&fixed, &len);
+    if (!out) {
+        free(at);
+        return err;
+    }
+    for (const char *s = err; *s;) {
+        const char *hit = strstr(s, at);
+        if (!hit) {
+            fputs(s, out);
+            break;
+        }
+        fwrite(s, 1, (size_t)(hit - s) + at_len, out);
+        s = hit + at_len;
+        char *end;
+        long col = strtol(s, &end, 10);
+        if (end != s && *end == ':') {
+            fprintf(out, "%ld", col + b->decl_shift);
+            s = end;
+        }
+    }
+    fclose(out);
+    free(at);
+    if (!fixed) return err;
+    free(err);
+    return fixed;
+}
+
+/* Runs the driver on block b's program text with opt (input, entry and
+ * action set by the caller), capturing its output and diagnostics. */
+static Result drive(const Tester *t, const Block *b, Options *opt, const char *program,
+                    const char *input) {
     Result r = {1, NULL, NULL};
     size_t out_len = 0, err_len = 0;
     FILE *out = open_memstream(&r.out, &out_len), *err = open_memstream(&r.err, &err_len);
@@ -229,7 +270,7 @@ static Result drive(const Tester *t, Options *opt, const char *program, const ch
     if (out) fclose(out);
     if (err) fclose(err);
     if (!r.out) r.out = dup_range("", 0);
-    if (!r.err) r.err = dup_range("", 0);
+    r.err = r.err ? directive_columns(t, b, r.err) : dup_range("", 0);
     return r;
 }
 
@@ -286,7 +327,7 @@ static Binary build(const Tester *t, const Block *b, const char *program, bool c
                    .entry = b->entry,
                    .emit_main = true,
                    .target_c = !cuda};
-    Result r = drive(t, &opt, program, NULL);
+    Result r = drive(t, b, &opt, program, NULL);
     if (r.status) {
         char *line = first_line(r.err);
         bin.why = message("parmc: %s", line);
@@ -363,7 +404,7 @@ static char *lacks(const char *what, const char *text, const char *err) {
 static char *interpret_case(Tester *t, const Block *b, const Case *c, const char *program,
                             char *input, char **ref) {
     Options opt = {.action = ACTION_INTERPRET, .entry = b->entry};
-    Result r = drive(t, &opt, program, input);
+    Result r = drive(t, b, &opt, program, input);
     char *why = NULL;
     *ref = NULL;
     if (c->kind == CASE_ERROR) {
@@ -413,7 +454,7 @@ static char *compiled_case(Tester *t, const Case *c, const Binary *bin, const ch
 static char *no_room(Tester *t, const Block *b, const char *program, unsigned long long seed) {
     if (!t->tmp) return NULL;
     Options opt = {.action = ACTION_INPUT_BOUND, .entry = b->entry, .seed = seed};
-    Result r = drive(t, &opt, program, NULL);
+    Result r = drive(t, b, &opt, program, NULL);
     double elements, bytes;
     char *why = NULL;
     if (!r.status && sscanf(r.out, "%lf %lf", &elements, &bytes) == 2) {
@@ -430,7 +471,7 @@ static char *random_input(Tester *t, const Block *b, const char *program, unsign
                           char **why) {
     if ((*why = no_room(t, b, program, seed))) return NULL;
     Options opt = {.action = ACTION_RANDOM_INPUT, .entry = b->entry, .seed = seed};
-    Result r = drive(t, &opt, program, NULL);
+    Result r = drive(t, b, &opt, program, NULL);
     char *input = r.status ? NULL : r.out;
     if (r.status) {
         char *line = first_line(r.err);
@@ -466,7 +507,7 @@ static void run_case(Tester *t, const Block *b, const Case *c, int index, const 
 static void run_compile_error(Tester *t, const Block *b, const Case *c, int index,
                               const char *program) {
     Options opt = {.action = ACTION_CHECK};
-    Result r = drive(t, &opt, program, NULL);
+    Result r = drive(t, b, &opt, program, NULL);
     char *why = NULL;
     if (r.status == 0) why = dup_range("the program compiled", 20);
     else if (!strstr(r.err, c->expect)) why = lacks("the error", c->expect, r.err);
@@ -475,10 +516,54 @@ static void run_compile_error(Tester *t, const Block *b, const Case *c, int inde
     free_result(&r);
 }
 
+/* Whether the line after `line` that is neither blank nor a comment starts
+ * in the first column (a declaration), or there is none: a declaration put
+ * at `line` then splits none. */
+static bool between_declarations(const char *text, int line) {
+    int at = 1;
+    for (const char *s = text; *s; at++) {
+        size_t n = strcspn(s, "\n");
+        size_t lead = strspn(s, " \t\r");
+        bool blank = lead >= n,
+             comment = !blank && n - lead >= 2 && s[lead] == '-' && s[lead + 1] == '-';
+        if (at > line && !blank && !comment) return lead == 0;
+        s += n + (s[n] == '\n');
+    }
+    return true;
+}
+
+/* The file with the block's added entry: on its directive's line, `entry`
+ * in the first column, so that its diagnostics name that line
+ * (directive_columns gives back the columns), where that line lies between
+ * declarations; else on a line of its own after the file. */
+static char *block_program(const Tester *t, Block *b) {
+    if (!b->decl) return message("%s\n\n", t->text);
+    if (!between_declarations(t->text, b->decl_line)) {
+        b->decl_line = 0;
+        return message("%s\n%s\n", t->text, b->decl);
+    }
+    char *program = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&program, &len);
+    if (!out) {
+        fputs("parmc: error: out of memory\n", stderr);
+        exit(1);
+    }
+    int at = 1;
+    for (const char *s = t->text; *s; at++) {
+        size_t n = strcspn(s, "\n");
+        if (at == b->decl_line) fputs(b->decl, out);
+        else fwrite(s, 1, n, out);
+        fputc('\n', out);
+        s += n + (s[n] == '\n');
+    }
+    fclose(out);
+    return program;
+}
+
 static void run_block(Tester *t, Block *b) {
     if (!b->entry) b->entry = dup_range("main", 4);
-    /* the added entry goes on a line of its own after the file */
-    char *program = message("%s\n%s\n", t->text, b->decl ? b->decl : "");
+    char *program = block_program(t, b);
     bool expect_compile_error = b->ncases > 0 && b->cases[0].kind == CASE_COMPILE_ERROR;
     Binary bins[2];
     int nbins = 0;
@@ -532,7 +617,7 @@ static bool test_file(Tester *t) {
             while (nn && *name == ' ') name++, nn--;
             b.name = nn ? dup_range(name, nn) : message("block at line %d", line);
         } else if (in_block && !broken) {
-            broken = !directive(t, &b, line, body, bn);
+            broken = !directive(t, &b, line, (int)(body - s), body, bn);
         }
         s += n + (s[n] == '\n');
     }

@@ -129,6 +129,18 @@ expect_status 0 "--random-input" "$PARMC" --random-input=7 -e trans examples/per
 cmp -s "$TMP/cli.out" "$TMP/cli2.out" && pass || fail "cli: --random-input is the same for the same seed"
 "$PARMC" --interpret -e trans examples/permute.parm <"$TMP/cli.out" >/dev/null 2>&1 && pass ||
     fail "cli: the interpreter reads --random-input's values"
+# a seed is digits within 64 bits: a sign or a number past 2^64 - 1 is a usage error, not a wrapped seed
+for seed in -1 +3 18446744073709551616 0x5 ''; do
+    expect_status 2 "--random-input='$seed'" "$PARMC" --random-input="$seed" -e trans examples/permute.parm
+    grep -qF "is not a seed (an integer from 0 to 2^64 - 1)" "$TMP/cli.err" && pass ||
+        fail "cli: --random-input='$seed': $(head -1 "$TMP/cli.err")"
+done
+expect_status 0 "--random-input at 2^64 - 1" "$PARMC" --random-input=18446744073709551615 -e trans examples/permute.parm
+# --exchange-pieces cuts the exchanges between GPUs: on one it is a usage error
+expect_status 2 "--exchange-pieces without --gpus" "$PARMC" --exchange-pieces 4 --check examples/sort.parm
+grep -qF "option '--exchange-pieces' has no effect on one GPU" "$TMP/cli.err" && pass ||
+    fail "cli: --exchange-pieces without --gpus: $(head -1 "$TMP/cli.err")"
+expect_status 0 "--exchange-pieces with --gpus 2" "$PARMC" --exchange-pieces 4 --gpus 2 --check examples/sort.parm
 
 # an entry that needs more GPU memory than any GPU has (above 2^38 bytes)
 # compiles with a warning that gives the bytes; 2^38 bytes exactly, or the

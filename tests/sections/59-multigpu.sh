@@ -49,6 +49,21 @@ mg_variant() {   # mg_variant EXAMPLE ENTRY-LINE: the example with its entries r
     echo "$2" >>"$TMP/mg/variant.parm"
 }
 
+# a ranged entry whose smallest size gives each of 4 GPUs less than one
+# element: that size alone is left out, with a warning, and returns the
+# length error; the others agree with the interpreter on 4 GPUs
+printf 'entry rng (n : 1..4) (xs : [2^n]i32) = map (\\x -> x * i32 n) xs\n' >"$TMP/mg/ranged.parm"
+if "$PARMC" --check --gpus 4 "$TMP/mg/ranged.parm" 2>"$TMP/mg/ranged.err" &&
+    grep -q "warning: entry 'rng' is not compiled for n = 1 ('rng' takes 2^1 elements" "$TMP/mg/ranged.err"; then
+    pass
+else
+    fail "a ranged entry on 4 GPUs, its smallest size too small: $(head -2 "$TMP/mg/ranged.err")"
+fi
+for len in 4 8 16; do
+    python3 tests/tools/gen.py i32 $len $len >"$TMP/mg/in.txt"
+    mg_check "ranged, 2^n = $len on 4 GPUs" "$TMP/mg/ranged.parm" rng "$TMP/mg/in.txt" 4
+done
+
 mg_variant examples/sort.parm "entry main (xs : [2^12]i32) = sort 12 xs"
 python3 tests/tools/gen.py i32 4096 1 >"$TMP/mg/in.txt"
 for g in 2 4 8; do mg_check "sort 2^12" "$TMP/mg/variant.parm" main "$TMP/mg/in.txt" $g; done
