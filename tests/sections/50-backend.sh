@@ -136,7 +136,8 @@ for entry in lifted:kogge lifted:firsts lifted:fields lifted:parms lifted:parm_s
     block_totals:chained block_totals:columns block_totals:inner shift_fill:down shift_fill:pairs shift_fill:total \
     shift_fill:nested shift_fill:scan block_starts:sub block_starts:fsum block_starts:total block_starts:pairs \
     block_starts:let_max block_starts:chained block_starts:parm_start block_starts:left_operand block_starts:replicated \
-    lifted:outside_small lifted:outside_scalar lifted:outside_shifted; do
+    lifted:outside_small lifted:outside_scalar lifted:outside_shifted lifted:outside_reduce \
+    lifted:outside_parm lifted:outside_vcolumn; do
     prog=tests/backend/${entry%%:*}.parm
     "$PARMC" --random-input=7 -e "${entry#*:}" "$prog" >"$TMP/c/in.txt"
     C_EXTRA_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
