@@ -43,7 +43,7 @@ class NumpyAdapter:
     def ptr(self, a):
         # a.ctypes.data and __array_interface__ take microseconds; a ctypes view of a
         # writable array's buffer a fraction of that
-        if a.flags.writeable and a.size:
+        if a.flags.writeable and a.size and a.dtype.char != "E":   # bfloat16 has no buffer format
             return _addressof(_c_char.from_buffer(a))
         return a.__array_interface__["data"][0]
 

@@ -216,6 +216,7 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
         raise ValueError(f"prefix must be a C identifier, got {prefix!r}")
     include = [os.path.abspath(d) for d in ([include] if isinstance(include, (str, os.PathLike)) else include)]
+    flags = shlex.split(flags) if isinstance(flags, str) else list(flags)   # "-O3 -g" as the shell splits it
     if target == "cuda":
         nvcc = find_nvcc()
         if not nvcc:

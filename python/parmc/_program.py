@@ -138,7 +138,9 @@ class Program:
         """Destroys the contexts (each waits for its stream); the entries stay callable and
         make new ones."""
         with self._lock:
-            contexts, self._contexts = self._contexts, {}
+            # emptied in place: the generated fast paths hold this dict, and find no context
+            contexts = dict(self._contexts)
+            self._contexts.clear()
         for device, ctx in contexts.items():
             try:
                 guard = _device_guard(device)

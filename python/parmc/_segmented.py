@@ -41,7 +41,7 @@ def segmented_sort(values, offsets, descending=False, *, max_length=None):
     """(values, indices) of each segment of the 1-D array values sorted (stable), indices
     relative to the segment's start; offsets as CUB takes them (this module's docstring)."""
     descending = _flag(descending, "segmented_sort", "descending")
-    lib, xp = _checked("segmented_sort", values, offsets)
+    lib, xp, values, offsets = _checked("segmented_sort", values, offsets)
     if max_length is not None and _index(max_length, "segmented_sort", "max_length") < 0:
         raise ArgumentValueError(f"parmc.segmented_sort: argument 'max_length' is {max_length}")
     if lib != "jax" and values.shape[0]:
@@ -59,14 +59,15 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
     segment with fewer than its k elements is padded after them: values with the dtype's worst (-inf or the least integer
     for largest, +inf or the greatest otherwise), indices with -1."""
     largest = _flag(largest, "segmented_topk", "largest")
-    lib, xp = _checked("segmented_topk", values, offsets)
+    lib, xp, values, offsets = _checked("segmented_topk", values, offsets)
     per_segment = getattr(k, "shape", ()) != ()
     if per_segment:
         if len(k.shape) != 1 or k.shape[0] != offsets.shape[0] - 1 or str(k.dtype).replace("torch.", "") not in (
                 "int32", "int64"):
             raise ArgumentTypeError("parmc.segmented_topk: argument 'k': expected an int or a 1-D int32/int64 array of "
                                     f"one k per segment ({offsets.shape[0] - 1}), got {_describe(k)}")
-        top = int(k.max()) if k.shape[0] else 0      # the result's shape: one read of the device
+        # the result's shape: one read of the device; negative ks are 0
+        top = max(int(k.max()), 0) if k.shape[0] else 0
     else:
         top = _index(k, "segmented_topk", "k")
     if top < 0:
@@ -233,9 +234,10 @@ def _sorted_order(lib, xp, values, offsets, descending):
 
 
 def _checked(op, values, offsets):
-    """(library, its module) of the call, after the checks of values and offsets."""
-    lib, _ = _library(op, values)
-    if _library(op, offsets)[0] != lib:
+    """(library, its module, values, offsets) of the call, after the checks of values and
+    offsets, both made contiguous (a copy of a strided view)."""
+    lib, _ = _library(op, values, "values")
+    if _library(op, offsets, "offsets")[0] != lib:
         raise ArgumentTypeError(f"parmc.{op}: argument 'offsets' is {_describe(offsets)}; values is a {lib} array")
     if len(values.shape) != 1:
         raise ArgumentValueError(f"parmc.{op}: argument 'values' has {len(values.shape)} dimensions; the segments are "
@@ -252,7 +254,14 @@ def _checked(op, values, offsets):
         if (numpy.diff(o) < 0).any() or o[0] < 0 or o[-1] > values.shape[0]:
             raise ArgumentValueError(f"parmc.{op}: argument 'offsets' must ascend from 0 or more to at most "
                                      f"{values.shape[0]}")
-    return lib, _module(lib)
+    xp = _module(lib)
+    return lib, xp, _contiguous(lib, xp, values), _contiguous(lib, xp, offsets)
+
+
+def _contiguous(lib, xp, a):
+    if lib == "torch":
+        return a.contiguous()
+    return a if lib == "jax" else xp.ascontiguousarray(a)
 
 
 def _module(lib):

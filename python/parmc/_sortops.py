@@ -264,12 +264,13 @@ def _named(lib, op):
     return getattr(return_types, op)._make
 
 
-def _library(op, x):
-    """("numpy" | "torch" | "cupy" | "jax", CUDA target?) of x, or the error that names it."""
+def _library(op, x, arg="x"):
+    """("numpy" | "torch" | "cupy" | "jax", CUDA target?) of x, or the error that names it
+    (argument `arg`)."""
     if _jax.is_jax(x):
         where = _jax.platform(x)
         if where not in ("cpu", "cuda"):
-            raise ArgumentValueError(f"parmc.{op}: argument 'x' is a JAX array on {where}; parmc runs on CUDA (the "
+            raise ArgumentValueError(f"parmc.{op}: argument '{arg}' is a JAX array on {where}; parmc runs on CUDA (the "
                                      "CUDA target) and the CPU (the C target)")
         return "jax", where == "cuda"
     lib = _arrays.library_name(x)
@@ -282,9 +283,9 @@ def _library(op, x):
             return "torch", True
         if x.is_cpu:
             return "torch", False
-        raise ArgumentValueError(f"parmc.{op}: argument 'x' is on {x.device}; parmc runs on CUDA tensors (the CUDA "
+        raise ArgumentValueError(f"parmc.{op}: argument '{arg}' is on {x.device}; parmc runs on CUDA tensors (the CUDA "
                                  "target) and CPU tensors (the C target)")
-    raise ArgumentTypeError(f"parmc.{op}: argument 'x': expected a NumPy array, a PyTorch tensor, a CuPy array or a "
+    raise ArgumentTypeError(f"parmc.{op}: argument '{arg}': expected a NumPy array, a PyTorch tensor, a CuPy array or a "
                             f"JAX array, got {type(x).__module__}.{type(x).__name__}")
 
 

@@ -108,6 +108,19 @@ class Results(unittest.TestCase):
             self.scalars.ranged(50, np.zeros(8, np.int32))
         self.assertIn("16, 32, 64, 128, 256, 512, 1024", str(e.exception))
 
+    def test_call_after_close(self):
+        # the fast path of the first call must not keep the destroyed context
+        prog = parmc.compile("entry main (xs : [2^4]i32) = map (\\x -> x + 1) xs\n", target="c")
+        xs = np.arange(16, dtype=np.int32)
+        np.testing.assert_array_equal(prog.main(xs), xs + 1)
+        prog.close()
+        np.testing.assert_array_equal(prog.main(xs), xs + 1)
+        prog.close()
+
+    def test_flags_as_a_string(self):
+        prog = parmc.compile("entry main (xs : [2^2]i32) = map (\\x -> x * 3) xs\n", target="c", flags="-O1 -g")
+        np.testing.assert_array_equal(prog.main(np.arange(4, dtype=np.int32)), np.arange(4) * 3)
+
     def test_entries_of_a_program(self):
         self.assertEqual(list(self.perm.entries), ["main", "rev", "trans"])
         self.assertIs(self.perm["main"], self.perm.main)

@@ -121,6 +121,32 @@ class SegmentedSort(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.segmented_sort(v, np.array([0, 8]), descending=1)
         self.assertIn("argument 'descending': expected a bool", str(e.exception))
+        # a list names the argument it is
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.segmented_sort(v, [0, 8])
+        self.assertIn("argument 'offsets': expected a NumPy array", str(e.exception))
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.segmented_topk([1.0, 2.0], np.array([0, 2]), 1)
+        self.assertIn("argument 'values': expected a NumPy array", str(e.exception))
+
+    @unittest.skipIf(LIBRARY != "numpy", "NumPy views and ml_dtypes' bfloat16")
+    def test_strided_and_bfloat16_values(self):
+        base = random_values(np.float32, 2000)
+        offsets = random_offsets(1000, 20)
+        view = base[::2]                      # a strided view: sorted as its copy
+        assert_same(self, parmc.segmented_sort(view, offsets), ref_segmented(view.copy(), offsets, False))
+        got = parmc.segmented_topk(view, offsets[::1], 4)
+        want = parmc.segmented_topk(view.copy(), offsets, 4)
+        assert_same(self, got, (host(want.values), host(want.indices)))
+        try:
+            import ml_dtypes
+        except ImportError:
+            return
+        b = random_values(np.float32, 500).astype(ml_dtypes.bfloat16)
+        offsets = random_offsets(500, 9)
+        got = parmc.segmented_sort(b, offsets)
+        want = parmc.segmented_sort(b.astype(np.float32), offsets)
+        np.testing.assert_array_equal(host(got.indices), host(want.indices))
 
 
 class SegmentedTopk(unittest.TestCase):
@@ -140,6 +166,12 @@ class SegmentedTopk(unittest.TestCase):
             m = max(0, min(k, offsets[s + 1] - a))
             out_v[s, :m], out_i[s, :m] = sorted_values[a:a + m], index[a:a + m]
         return out_v, out_i
+
+    def test_every_k_negative(self):
+        values = random_values(np.float32, 100)
+        offsets = random_offsets(100, 4)
+        got = parmc.segmented_topk(dev(values), dev(offsets), dev(np.array([-1, -2, -3, -1])))
+        self.assertEqual(tuple(got.values.shape), (4, 0))
 
     def test_one_k(self):
         for dtype in (np.float32, np.int16):
