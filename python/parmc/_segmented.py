@@ -72,13 +72,13 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
         top = _index(k, "segmented_topk", "k")
     if top < 0:
         raise ArgumentValueError(f"parmc.segmented_topk: argument 'k' is {top}")
+    if max_length is not None and _index(max_length, "segmented_topk", "max_length") < 0:
+        raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}")
     starts = _int64(lib, xp, offsets[:-1])
     worst = _full(lib, xp, (starts.shape[0], top), _worst(xp, values.dtype, largest), values)
     none = _full(lib, xp, (starts.shape[0], top), -1, starts)
     if values.shape[0] == 0 or top == 0:
         return _named(lib, "topk")((worst, none))
-    if max_length is not None and _index(max_length, "segmented_topk", "max_length") < 0:
-        raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}")
     src = starts[:, None] + _arange(lib, xp, top, values)[None, :]     # (segment, j): where its j-th best is
     last = _int64(lib, xp, offsets[1:])[:, None]
     if per_segment:

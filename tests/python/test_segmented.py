@@ -172,6 +172,9 @@ class SegmentedTopk(unittest.TestCase):
         offsets = random_offsets(100, 4)
         got = parmc.segmented_topk(dev(values), dev(offsets), dev(np.array([-1, -2, -3, -1])))
         self.assertEqual(tuple(got.values.shape), (4, 0))
+        # max_length is checked even where no segment is read
+        with self.assertRaises(parmc.ArgumentValueError):
+            parmc.segmented_topk(dev(values), dev(offsets), 0, max_length=-1)
 
     def test_one_k(self):
         for dtype in (np.float32, np.int16):
