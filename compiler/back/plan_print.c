@@ -530,7 +530,7 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
         print_planes(out, e, "writes", n->out, n->nout);
         if (n->npartial) print_planes(out, e, "partials", n->partial, n->npartial);
         if (n->nargs) print_planes(out, e, "scalars", n->arg_at, n->nargs);
-        bool two_kernels = n->kind == NODE_REDUCE && (n->stmt->op == IR_REDUCE || n->blocks_log);
+        bool two_kernels = n->kind == NODE_REDUCE && plan_reduce_partials(n);
         if (n->kind == NODE_SCAN) print_shared(out, "the tiles' kernel", &n->shared);
         if (n->kind == NODE_REDUCE)
             print_shared(out, two_kernels ? "the blocks' kernel" : "its kernel", &n->shared);

@@ -571,7 +571,7 @@ static void reduce_stmt(Graph *g, const IrStmt *s) {
     if (rows) block_reduce_shape(s, &b->node, widest);
     else whole_reduce_shape(&b->node, widest);
     kernel_plan_reduce(&b->node, g->arena);
-    if (rows && b->node.blocks_log == 0) return;
+    if (!plan_reduce_partials(&b->node)) return;
     for (int k = 0; k < ns; k++) {
         int p = new_plane(g, b->node.rows_log + b->node.blocks_log, elem_slot_prim(xs->elem, k));
         add_ids(g, &b->partial, &b->npartial, &p, 1);
@@ -1353,12 +1353,10 @@ const char *entry_plan_refusal(Arena *arena, const IrFunc *f, const SchedOptions
     const char *wide = wide_stage(arena, f, where);
     if (wide) return wide;
     *where = f->loc;
-    int gpu_log = opt ? opt->gpu_log : 0, n = entry_plan_api_n(f);
-    if (gpu_log && n >= 0 && n < gpu_log)
-        return arena_printf(arena,
-                            "'%s' takes 2^%d elements, but the back end compiles an entry for %d "
-                            "GPUs (--gpus) when each holds at least 1",
-                            f->entry, n, 1 << gpu_log);
+    int n = entry_plan_api_n(f);
+    const char *too_few = n >= 0 ? schedule_gpus_refusal(arena, f, n, opt ? opt->gpu_log : 0)
+                                 : NULL;
+    if (too_few) return too_few;
     if (one_chain_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
     /* the API passes a value or pointer per field; C compilers need only

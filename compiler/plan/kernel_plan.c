@@ -108,7 +108,7 @@ void kernel_plan_reduce(PlanNode *n, Arena *a) {
     bool rows = s->op == IR_REDUCEBLOCKS;
     bool first_tree = !rows || n->row_threads_log >= n->threads_log;
     n->shared = block_tree(a, s, first_tree ? n->threads_log : 0);
-    n->final_shared = block_tree(a, s, !rows || n->blocks_log ? n->final_threads_log : 0);
+    n->final_shared = block_tree(a, s, plan_reduce_partials(n) ? n->final_threads_log : 0);
 }
 
 void kernel_plan_fused_reduce(Schedule *s, Arena *a) {
@@ -121,16 +121,16 @@ void kernel_plan_fused_reduce(Schedule *s, Arena *a) {
  * prefix of each field, whether it found one and when to stop. */
 static SharedPlan scan_arrays(Arena *a, const PlanNode *n) {
     const IrStmt *s = n->stmt;
-    int ns = reduce_fields(s), p = n->per_thread_log, t = n->threads_log;
+    int ns = reduce_fields(s), t = n->threads_log;
     int warps = t > MACHINE_WARP_LOG ? 1 << (t - MACHINE_WARP_LOG) : 1, most = -1;
-    bool look_back = s->k > p + t;
+    bool look_back = plan_scan_looks_back(n);
     SharedList l = shared_list(a, 3 * ns + 4);
     if (look_back) shared_add(&l, SHARED_TILE_NUMBER, -1, 8, 1, 1);
     for (int k = 0; k < ns; k++)
         if (n->chunks_log[k] > most) most = n->chunks_log[k];
     if (most >= 0)
         shared_add(&l, SHARED_CHUNKS, -1, MACHINE_VECTOR_BYTES, warps, MACHINE_WARP << most);
-    for (int k = 0; s->k > p && t > MACHINE_WARP_LOG && s->k - p > MACHINE_WARP_LOG && k < ns; k++)
+    for (int k = 0; plan_scan_spans_warps(n) && k < ns; k++)
         shared_add(&l, SHARED_WARP_SCANS, k, reduce_field_bytes(s, k), 1, warps);
     for (int k = 0; look_back && k < ns; k++) {
         shared_add(&l, SHARED_TILE_TOTAL, k, reduce_field_bytes(s, k), 1, 1);

@@ -171,6 +171,18 @@ NodeLoads plan_partial_loads(const PlanNode *n) {
     return (NodeLoads){n->stmt, n->partial, n->npartial, NULL, 0, NULL};
 }
 
+bool plan_reduce_partials(const PlanNode *n) {
+    return n->stmt->op != IR_REDUCEBLOCKS || n->blocks_log > 0;
+}
+
+bool plan_scan_looks_back(const PlanNode *n) {
+    return n->stmt->k > n->per_thread_log + n->threads_log;
+}
+
+bool plan_scan_spans_warps(const PlanNode *n) {
+    return n->threads_log > MACHINE_WARP_LOG && n->stmt->k - n->per_thread_log > MACHINE_WARP_LOG;
+}
+
 const SharedArray *plan_shared_array(const SharedPlan *sh, SharedRole role, int field) {
     for (int i = 0; i < sh->n; i++)
         if (sh->arrays[i].role == role && sh->arrays[i].field == field) return &sh->arrays[i];

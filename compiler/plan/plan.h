@@ -860,6 +860,14 @@ int plan_grid_y_log(int blocks_log);
  * a field, read as they are. */
 NodeLoads plan_node_loads(const PlanNode *n);
 NodeLoads plan_partial_loads(const PlanNode *n);
+/* Whether a REDUCE node runs its second kernel over per-block partials:
+ * a whole reduce always, a reduceblocks where a row spans blocks. */
+bool plan_reduce_partials(const PlanNode *n);
+/* Whether a SCAN node's scanned blocks span tiles, so that a tile looks
+ * back for its prefix; and whether they span the warps of a tile, whose
+ * totals then meet in shared memory. */
+bool plan_scan_looks_back(const PlanNode *n);
+bool plan_scan_spans_warps(const PlanNode *n);
 /* The shared array of sh that holds `role` for `field` (-1: for every
  * field), or NULL. */
 const SharedArray *plan_shared_array(const SharedPlan *sh, SharedRole role, int field);

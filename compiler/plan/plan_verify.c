@@ -760,10 +760,9 @@ static const char *verify_scan_shared(Arena *a, const PlanNode *n, int i) {
     const char *kernel = arena_printf(a, "node %d's tiles", i);
     const char *why = verify_shared_list(a, s, sh, kernel);
     if (why) return why;
-    int ns = s->body->nresults, p = n->per_thread_log, t = n->threads_log, most = -1;
+    int ns = s->body->nresults, t = n->threads_log, most = -1;
     int warps = t > MACHINE_WARP_LOG ? 1 << (t - MACHINE_WARP_LOG) : 1;
-    bool look_back = s->k > p + t,
-         spans = s->k > p && t > MACHINE_WARP_LOG && s->k - p > MACHINE_WARP_LOG;
+    bool look_back = plan_scan_looks_back(n), spans = plan_scan_spans_warps(n);
     for (int k = 0; k < ns; k++)
         if (n->chunks_log[k] > most) most = n->chunks_log[k];
     const SharedArray *chunks = plan_shared_array(sh, SHARED_CHUNKS, -1);
@@ -984,7 +983,7 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
  * block of each row. */
 static const char *verify_reduce_kernels(Arena *a, const EntryPlan *e, const PlanNode *n, int i) {
     const IrStmt *s = n->stmt;
-    bool rows = s->op == IR_REDUCEBLOCKS, second = !rows || n->blocks_log;
+    bool rows = s->op == IR_REDUCEBLOCKS, second = plan_reduce_partials(n);
     int first_threads = rows && n->row_threads_log < n->threads_log ? 0 : n->threads_log;
     const char *why = verify_block_tree(a, s, &n->shared, first_threads,
                                         arena_printf(a, "node %d's blocks", i));

@@ -1237,6 +1237,14 @@ const char *schedule_refusal(Arena *arena, const IrFunc *f) {
     return NULL;
 }
 
+const char *schedule_gpus_refusal(Arena *arena, const IrFunc *f, int n, int gpu_log) {
+    if (!gpu_log || n >= gpu_log) return NULL;
+    return arena_printf(arena,
+                        "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs "
+                        "(--gpus) when each holds at least 1",
+                        f->entry, n, 1 << gpu_log);
+}
+
 static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt, int tile_raise,
                           int tile_cap_log, Schedule *out);
 
@@ -1267,13 +1275,8 @@ static void schedule_with(Arena *arena, const IrFunc *f, const SchedOptions *opt
     out->n = body->params[out->in_param]->log_len;
     int gpu_log = opt ? opt->gpu_log : 0;
     out->gpu_log = gpu_log;
-    if (gpu_log && out->n < gpu_log)
-        diag_error(
-            f->loc,
-            "'%s' takes 2^%d elements, but the back end compiles an entry for %d GPUs (--gpus) "
-            "when "
-            "each holds at least 1",
-            f->entry, out->n, 1 << gpu_log);
+    const char *too_few = schedule_gpus_refusal(arena, f, out->n, gpu_log);
+    if (too_few) diag_error(f->loc, "%s", too_few);
     /* a slice of one element splits no block: the whole chain on every rank */
     if (gpu_log && out->n == gpu_log) {
         plan_whole(arena, f, opt, tile_raise, tile_cap_log, out);

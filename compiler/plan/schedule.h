@@ -39,6 +39,9 @@ typedef struct {
 /* Why the back end cannot compile f, an entry of one chain from its array
  * to its array result, at all (element fields or length), or NULL. */
 const char *schedule_refusal(Arena *arena, const IrFunc *f);
+/* Why f, of arrays of 2^n elements, cannot be compiled for 2^gpu_log GPUs
+ * (each must hold at least one element), or NULL. */
+const char *schedule_gpus_refusal(Arena *arena, const IrFunc *f, int n, int gpu_log);
 /* Cut f into phases and plan them (tiles, swizzles, register rounds,
  * buffers, permutation kernels), for 2^gpu_log GPUs (plan.h, "Ranks"; 0:
  * one). Programs outside what the back end supports

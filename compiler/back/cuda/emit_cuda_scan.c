@@ -344,7 +344,7 @@ static void emit_tile_prefix(FILE *out, const PlanNode *n) {
 void emit_graph_scan_cuda(FILE *out, const PlanNode *n, const char *name) {
     const IrStmt *s = n->stmt;
     int ns = emit_reduce_slots(s), p = n->per_thread_log, t = n->threads_log, k = s->k;
-    bool look_back = k > p + t;
+    bool look_back = plan_scan_looks_back(n);
     if (look_back && t < MACHINE_WARP_LOG)
         diag_fatal(
             "internal error: a scan that looks back with tiles of fewer threads than a warp");
