@@ -18,12 +18,15 @@ typedef int (*parm_main_fn)(parm_ctx *ctx, void *const *in, void *const *out, si
 
 /* The host planes of the parameters or of the results: count planes, plane
  * k of bytes[k] bytes, for what[k] (its parameter or result, named in the
- * message when it cannot be allocated). */
+ * message when it cannot be allocated). With ranks, whole[k] says that
+ * every rank holds plane k whole (a scalar result), not a slice (NULL:
+ * none does). */
 typedef struct {
     void *const *host;
     const size_t *bytes;
     const char *const *what;
     int count;
+    const unsigned char *whole;
 } parm_main_planes;
 
 /* The message of an allocation that failed: its bytes, what it was for. */

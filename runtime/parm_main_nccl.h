@@ -12,14 +12,24 @@
 #include <vector>
 
 /* Rank r's slice of the planes `whole`: the r-th of PARM_RANKS equal parts,
- * into host and bytes (of whole->count planes each). */
+ * into host and bytes (of whole->count planes each); a plane every rank
+ * holds whole is rank 0's to write back, the others' into `spare` (so
+ * that no two threads write one host plane). */
 static parm_main_planes parm_main_slice(const parm_main_planes *whole, int r, void **host,
-                                        size_t *bytes) {
+                                        size_t *bytes, std::vector<std::vector<char>> &spare) {
+    spare.resize((size_t)whole->count);
     for (int k = 0; k < whole->count; k++) {
-        bytes[k] = whole->bytes[k] / PARM_RANKS;
+        bool all = whole->whole && whole->whole[k];
+        bytes[k] = all ? whole->bytes[k] : whole->bytes[k] / PARM_RANKS;
         host[k] = (char *)whole->host[k] + (size_t)r * bytes[k];
+        if (all && r) {
+            spare[(size_t)k].resize(bytes[k] ? bytes[k] : 1);
+            host[k] = spare[(size_t)k].data();
+        } else if (all) {
+            host[k] = whole->host[k];
+        }
     }
-    parm_main_planes slice = {host, bytes, whole->what, whole->count};
+    parm_main_planes slice = {host, bytes, whole->what, whole->count, NULL};
     return slice;
 }
 
@@ -31,8 +41,10 @@ static int parm_main_rank(int r, ncclComm_t comm, parm_main_fn call, size_t n,
     if (status) return status;
     std::vector<void *> in_host((size_t)in->count + 1), out_host((size_t)out->count + 1);
     std::vector<size_t> in_bytes((size_t)in->count + 1), out_bytes((size_t)out->count + 1);
-    parm_main_planes in_slice = parm_main_slice(in, r, in_host.data(), in_bytes.data());
-    parm_main_planes out_slice = parm_main_slice(out, r, out_host.data(), out_bytes.data());
+    std::vector<std::vector<char>> in_spare, out_spare;
+    parm_main_planes in_slice = parm_main_slice(in, r, in_host.data(), in_bytes.data(), in_spare);
+    parm_main_planes out_slice = parm_main_slice(out, r, out_host.data(), out_bytes.data(),
+                                                 out_spare);
     status = parm_main_execute(ctx, call, n, &in_slice, &out_slice, repeat,
                                r == 0 ? " (rank 0)" : NULL);
     if (status == PARM_ERROR_CUDA) fprintf(stderr, "rank %d: %s\n", r, parm_api_ctx_message(ctx));

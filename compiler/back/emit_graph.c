@@ -21,12 +21,27 @@ static const char *ctype(const PlaneRef *p) { return prim_ctype(p->prim); }
 
 static Prim val_prim(const IrVal *v) { return elem_slot_prim(v->elem, 0); }
 
-/* A plane inside NAME_run: P (the parameters' planes, after copies), out,
- * or the scratch. */
+/* The region of a graph run whole on every rank (EntryPlan.whole_graph)
+ * that holds its whole parameter (result) plane k. */
+static const ScratchRegion *whole_region(const EntryPlan *e, RegionKind kind, int k) {
+    for (int r = 0; r < e->host.nregions; r++) {
+        const ScratchRegion *g = &e->host.regions[r];
+        if (g->kind == kind && g->node < 0 && g->index == k) return g;
+    }
+    diag_fatal("internal error: a graph run whole without the whole plane %d", k);
+}
+
+/* A plane inside NAME_run: P (the parameters' planes, after copies or
+ * gathers), out (a graph run whole writes its results whole in the
+ * scratch), or the scratch. */
 static const char *plane_expr(Arena *a, const EntryPlan *e, const PlaneRef *p) {
     switch (p->kind) {
     case LOC_PARAM: return arena_printf(a, "P[%d]", p->index);
-    case LOC_RESULT: return arena_printf(a, "out[%d]", p->index);
+    case LOC_RESULT:
+        if (e->whole_graph)
+            return arena_printf(a, "(void *)(scratch + 0x%llxu)",
+                                whole_region(e, REGION_WHOLE_OUT, p->index)->off);
+        return arena_printf(a, "out[%d]", p->index);
     case LOC_TEMP: return arena_printf(a, "(void *)(scratch + 0x%llxu)", e->temps[p->index].off);
     case LOC_UNSTORED: return "(void *)0"; /* the chain stores nothing there */
     case LOC_VALUE: break;
@@ -492,14 +507,22 @@ static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, co
 /* ---- NAME_run ---- */
 
 /* The bytes of an API plane: 2^log_len elements (with ranks on a target
- * whose calls pass slices, a rank's), or the shape's. */
+ * whose calls pass slices, a rank's: plan_rank_log), or the shape's. */
 static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
     if (p->row_cut)
         return arena_printf(a, "sizeof(%s) * (size_t)(%s * %lluu)", ctype(p),
                             e->segments ? api_rows(a, e) : "parm_rows",
                             (unsigned long long)p->row_cut);
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
-    return arena_printf(a, "0x%llxu", plane_bytes(p) >> (t->rank_slices ? e->gpu_log : 0));
+    int log_len = t->rank_slices ? plan_rank_log(e, p) : p->log_len;
+    return arena_printf(a, "0x%llxu", (unsigned long long)(prim_bits(p->prim) / 8) << log_len);
+}
+
+/* The bytes a COPY node copies of plane p: the API's, or in a graph run
+ * whole on every rank, the whole plane. */
+static const char *copy_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
+    if (e->whole_graph) return arena_printf(a, "0x%llxu", plane_bytes(p));
+    return api_bytes(a, e, p, t);
 }
 
 static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNode *n,
@@ -537,7 +560,7 @@ static void emit_node_call(FILE *out, Arena *a, const EntryPlan *e, const PlanNo
         for (int k = 0; k < n->nin; k++) {
             const char *src = plane_expr(a, e, &n->in[k]), *dst = plane_expr(a, e, &n->out[k]);
             fprintf(out, "    if (%s != %s) ", dst, src);
-            t->copy(out, dst, src, api_bytes(a, e, &n->in[k], t));
+            t->copy(out, dst, src, copy_bytes(a, e, &n->in[k], t));
         }
         break;
     case NODE_REDUCE:
@@ -625,24 +648,92 @@ static void emit_input_copy(FILE *out, Arena *a, const EntryPlan *e, const HostA
     fprintf(out, "        P[%d] = scratch + 0x%llxu;\n    }\n", k, at);
 }
 
+/* A graph run whole on every rank (EntryPlan.whole_graph), on a target
+ * that runs every rank in one call (Target.rank_slices false: the C
+ * simulation): the rank whose actions follow. The gathers of every rank
+ * come before any rank's nodes, as a collective's would, so that a result
+ * written into the caller's array that holds a parameter too is read by no
+ * later gather. */
+static void open_rank_loop(FILE *out, const EntryPlan *e, const Target *t) {
+    if (t->rank_slices) return;
+    fprintf(out,
+            "    for (uint64_t parm_rank = 0; parm_rank < %du; parm_rank++) {\n"
+            "    char *const scratch = scratch_ranks + parm_rank * 0x%llxu;\n    (void)scratch;\n",
+            1 << e->gpu_log, e->host.bytes);
+}
+
+static void close_rank_loop(FILE *out, const Target *t) {
+    if (!t->rank_slices) fputs("    }\n", out);
+}
+
+/* Before a graph run whole starts its nodes: the gathered parameters as P. */
+static void start_whole_nodes(FILE *out, const EntryPlan *e, const Target *t) {
+    close_rank_loop(out, t);
+    open_rank_loop(out, e, t);
+    for (int k = 0; k < e->nin_planes; k++)
+        if (param_read(e, k))
+            fprintf(out, "    P[%d] = scratch + 0x%llxu;\n", k,
+                    whole_region(e, REGION_WHOLE_IN, k)->off);
+}
+
+/* HOST_SCRATCH: the allocation (a graph run whole in the C simulation
+ * holds every rank's). */
+static void emit_scratch(FILE *out, const EntryPlan *e, const Target *t) {
+    const HostProgram *h = &e->host;
+    bool ranks = e->whole_graph && !t->rank_slices;
+    const char *name = ranks ? "scratch_ranks" : "scratch";
+    unsigned long long plain = h->bytes > 0 ? h->bytes : 1;
+    unsigned long long copies = h->bytes_copies > 0 ? h->bytes_copies : 1;
+    if (ranks) plain = copies = plain << e->gpu_log;
+    fprintf(out,
+            "    char *%s;\n    int status;\n"
+            "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, \"the scratch memory "
+            "of entry '%s'\", &%s)))\n"
+            "        return status;\n    (void)%s;\n    (void)copy;\n",
+            name, copies, plain, e->func->entry, name, name);
+    if (e->whole_graph) open_rank_loop(out, e, t);
+}
+
+/* HOST_GATHER_INPUT: every rank's slice of parameter plane k, in rank
+ * order, into the whole array at the action's region. */
+static void emit_gather_input(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act,
+                              const Target *t) {
+    const PlaneRef *p = &e->in_planes[act->index];
+    if (!param_read(e, act->index)) return;
+    t->gather(out, arena_printf(a, "scratch + 0x%llxu", e->host.regions[act->region].off),
+              arena_printf(a, "in[%d]", act->index),
+              (unsigned long long)(prim_bits(p->prim) / 8) << plan_rank_log(e, p), 1 << e->gpu_log);
+}
+
+/* HOST_KEEP_SLICE: the rank's slice of result plane k (all of a scalar). */
+static void emit_keep_slice(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act,
+                            const Target *t, bool last) {
+    const PlaneRef *p = &e->out_planes[act->index];
+    unsigned long long bytes = (unsigned long long)(prim_bits(p->prim) / 8) << plan_rank_log(e, p);
+    const char *at = p->log_len ? arena_printf(a, " + %s * 0x%llxu", t->rank_index, bytes) : "";
+    const char *dst = t->rank_slices ? arena_printf(a, "out[%d]", act->index)
+                                     : arena_printf(a, "(char *)out[%d]%s", act->index, at);
+    fputs("    ", out);
+    t->copy(out, dst, arena_printf(a, "scratch + 0x%llxu%s", e->host.regions[act->region].off, at),
+            arena_printf(a, "0x%llxu", bytes));
+    if (last) close_rank_loop(out, t);
+}
+
 static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act,
                              const Target *t) {
     const HostProgram *h = &e->host;
     switch (act->kind) {
     case HOST_RESULTS_DISJOINT: emit_results_disjoint(out, a, e, t); break;
     case HOST_ALIAS_TEST: emit_alias_test(out, a, e, act, t); break;
-    case HOST_SCRATCH:
-        fprintf(
-            out,
-            "    char *scratch;\n    int status;\n"
-            "    if ((status = parm_scratch(ctx, copies ? 0x%llxu : 0x%llxu, \"the scratch memory "
-            "of entry '%s'\", &scratch)))\n"
-            "        return status;\n    (void)scratch;\n    (void)copy;\n",
-            h->bytes_copies > 0 ? h->bytes_copies : 1, h->bytes > 0 ? h->bytes : 1, e->func->entry);
-        break;
+    case HOST_SCRATCH: emit_scratch(out, e, t); break;
     case HOST_COPY_INPUT: emit_input_copy(out, a, e, act, t); break;
     case HOST_NODE:
+        if (e->whole_graph && act->index == 0) start_whole_nodes(out, e, t);
         emit_node_call(out, a, e, &e->nodes[act->index], plan_node_name(a, e, act->index), t);
+        break;
+    case HOST_GATHER_INPUT: emit_gather_input(out, a, e, act, t); break;
+    case HOST_KEEP_SLICE:
+        emit_keep_slice(out, a, e, act, t, act == &h->actions[h->nactions - 1]);
         break;
     }
 }
@@ -688,6 +779,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
             fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
     fprintf(out, "    const void *P[%d];\n    (void)P;\n    int copy[%d];\n    int copies = 0;\n",
             e->nin_planes ? e->nin_planes : 1, e->nin_planes ? e->nin_planes : 1);
+    if (e->whole_graph) fputs(t->ranks_check, out);
     for (int i = 0; i < e->host.nactions; i++) emit_host_action(out, &a, e, &e->host.actions[i], t);
     fputs("    return PARM_OK;\n}\n\n", out);
     arena_free(&a);
@@ -854,6 +946,16 @@ static void emit_plane_lengths(FILE *out, const EntryPlan *first, bool results, 
                     prim_ctype(elem_slot_prim(v->elem, k)), main_len(&a, first, i, results));
     }
     arena_free(&a);
+}
+
+/* With ranks, which result planes every rank holds whole: a graph's
+ * scalars (the main slices the others). */
+static void emit_whole_planes(FILE *out, const EntryPlan *first) {
+    if (!first->whole_graph) return;
+    fprintf(out, "    static const unsigned char out_whole[%d] = {", first->nout_planes);
+    for (int k = 0; k < first->nout_planes; k++)
+        fprintf(out, "%s%d", k ? ", " : "", first->out_planes[k].log_len == 0);
+    fputs("};\n", out);
 }
 
 /* What each plane of the parameters (or the results) is for, as the main's
@@ -1099,10 +1201,11 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     if (first_array >= 0)
         fprintf(out, "    size_t n = parm_len(parm_logs[spec][%d]);\n", first_array);
     else fputs("    size_t n = 0;\n", out);
+    emit_whole_planes(out, first);
     fprintf(out,
-            "    const parm_main_planes in_planes = {host_in, in_bytes, in_what, %d}, out_planes = "
-            "{host_out, out_bytes, out_what, %d};\n",
-            first->nin_planes, first->nout_planes);
+            "    const parm_main_planes in_planes = {host_in, in_bytes, in_what, %d, NULL}, "
+            "out_planes = {host_out, out_bytes, out_what, %d, %s};\n",
+            first->nin_planes, first->nout_planes, first->whole_graph ? "out_whole" : "NULL");
     emit_main_run(out, in, t, planes_freed);
     for (int r = 0, plane = 0; r < body->nresults; r++) {
         const IrVal *v = body->results[r];

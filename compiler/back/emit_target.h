@@ -27,6 +27,14 @@ typedef struct {
        (one process per rank) rather than the whole arrays (the C target
        simulates the ranks in one call) */
     bool rank_slices;
+    /* with ranks, an entry graph run whole on every rank (EntryPlan.whole_graph):
+       the check NAME_run makes first (that the context has ranks), the
+       rank's number in it, and a gather of every rank's slice of `slice`
+       bytes, in rank order, from `src` (the rank's slice, or with
+       rank_slices false the whole array) into `dst` */
+    const char *ranks_check, *rank_index;
+    void (*gather)(FILE *out, const char *dst, const char *src, unsigned long long slice,
+                   int ranks);
     /* the check every API function makes after its null pointers */
     const char *entry_check;
     /* whether NAME_ctx_message tells a failed call (the main prints it) */

@@ -416,6 +416,11 @@ static const char *const region_names[] = {
 };
 
 static void print_region(FILE *out, const ScratchRegion *r) {
+    if ((r->kind == REGION_WHOLE_IN || r->kind == REGION_WHOLE_OUT) && r->node < 0) {
+        fprintf(out, "    0x%llx..0x%llx: whole %s%d of the graph run whole\n", r->off,
+                r->off + r->bytes, r->kind == REGION_WHOLE_IN ? "in" : "out", r->index);
+        return;
+    }
     fprintf(out, "    0x%llx..0x%llx: %s", r->off, r->off + r->bytes, region_names[r->kind]);
     if (r->node >= 0) fprintf(out, " %d", r->node);
     if (r->kind == REGION_SEND || r->kind == REGION_RECV || r->kind == REGION_WHOLE_IN ||
@@ -451,6 +456,18 @@ static void print_action(FILE *out, const EntryPlan *e, const HostAction *a, int
     case HOST_COPY_INPUT:
         fprintf(out, "copy in%d to 0x%llx if so\n", a->index, h->regions[a->region].off);
         break;
+    case HOST_GATHER_INPUT:
+        fprintf(out, "in%d gathered whole from every rank's slice, to 0x%llx\n", a->index,
+                h->regions[a->region].off);
+        break;
+    case HOST_KEEP_SLICE:
+        if (e->out_planes[a->index].log_len)
+            fprintf(out, "out%d: the rank's slice of the whole result at 0x%llx\n", a->index,
+                    h->regions[a->region].off);
+        else
+            fprintf(out, "out%d: the scalar at 0x%llx, on every rank\n", a->index,
+                    h->regions[a->region].off);
+        break;
     case HOST_NODE: {
         const PlanNode *n = &e->nodes[a->index];
         fprintf(out, "node %d (%s)", a->index, plan_node_kind_name(n->kind));
@@ -484,6 +501,11 @@ void plan_print_entry(FILE *out, const EntryPlan *e) {
             e->func->name, e->nnodes, e->nnodes == 1 ? "" : "s", e->ntemps,
             e->ntemps == 1 ? "y" : "ies", e->chain_off, e->chain_bytes);
     if (e->pad) print_pad(out, e->pad, e->pad_elem, e->pad_rows_log, e->pad_cols_log);
+    if (e->whole_graph)
+        fprintf(out,
+                "    on %d GPUs: an entry graph, planned for one GPU and run whole on every rank "
+                "(its array parameters gathered, each rank's slice of its results kept)\n",
+                1 << e->gpu_log);
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
         fprintf(out, "node %d: %s on 2^%d", i, plan_node_kind_name(n->kind), n->n);

@@ -1347,15 +1347,30 @@ static const char *wide_stage(Arena *arena, const IrFunc *f, Loc *where) {
     return NULL;
 }
 
+/* With ranks, each holds a slice of every array parameter and result:
+ * the refusal of the first array that has fewer elements than ranks. */
+static const char *too_small_for_ranks(Arena *arena, const IrFunc *f, int gpu_log) {
+    const IrBody *body = f->body;
+    for (int i = 0; i < body->nparams; i++)
+        if (!ir_is_scalar(body->params[i]) && body->params[i]->log_len < gpu_log)
+            return schedule_gpus_refusal(arena, f, body->params[i]->log_len, gpu_log);
+    for (int i = 0; i < body->nresults; i++)
+        if (!ir_is_scalar(body->results[i]) && body->results[i]->log_len < gpu_log)
+            return arena_printf(arena,
+                                "'%s' returns an array of 2^%d elements, but the back end "
+                                "compiles an entry for %d GPUs (--gpus) when each holds at "
+                                "least 1 of every array",
+                                f->entry, body->results[i]->log_len, 1 << gpu_log);
+    return NULL;
+}
+
 /* A refusal of f as a whole (its shape, fields or a stage's elements), so
  * that a ranged entry can leave that size out (driver.c). */
 const char *entry_plan_refusal(Arena *arena, const IrFunc *f, const SchedOptions *opt, Loc *where) {
     const char *wide = wide_stage(arena, f, where);
     if (wide) return wide;
     *where = f->loc;
-    int n = entry_plan_api_n(f);
-    const char *too_few = n >= 0 ? schedule_gpus_refusal(arena, f, n, opt ? opt->gpu_log : 0)
-                                 : NULL;
+    const char *too_few = too_small_for_ranks(arena, f, opt ? opt->gpu_log : 0);
     if (too_few) return too_few;
     if (one_chain_entry(f)) return schedule_refusal(arena, f);
     const IrBody *body = f->body;
@@ -1414,20 +1429,12 @@ static void segment_planes(const IrFunc *f, EntryPlan *out) {
     out->seg_lens_prim = elem_slot_prim(f->body->params[f->seg_lens]->elem, 0);
 }
 
-void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
+/* The graph of f's nodes, planned with opt. */
+static void build_graph(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
     memset(out, 0, sizeof *out);
     out->func = f;
-    Loc where;
-    const char *why = entry_plan_refusal(arena, f, opt, &where);
-    if (why) diag_error(where, "%s", why);
     Graph g = {.arena = arena, .f = f, .sched = opt, .out = out};
     int gpu_log = opt ? opt->gpu_log : 0;
-    if (gpu_log && f->pad_param >= 0)
-        diag_error(f->loc,
-                   "the back end compiles an entry for several GPUs (--gpus) only when it is one "
-                   "chain of stages from its arrays of 2^n elements to its results; '%s' takes "
-                   "any length (a pad), which it compiles for one GPU only yet",
-                   f->entry);
     api_planes(&g);
     out->gpu_log = gpu_log;
     if (f->pad_param >= 0) {
@@ -1462,13 +1469,32 @@ void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPla
     place_results(&g);
     fuse_planes(&g);
     finish_nodes(&g);
-    if (gpu_log && !plan_one_chain(out) && !plan_one_copy(out))
+}
+
+/* With ranks, one chain (or a copy) is planned for them, each rank working
+ * on its slices and exchanging what moves between them; any other graph is
+ * planned for one GPU and runs whole on every rank (EntryPlan.whole_graph):
+ * its arrays are gathered, and each rank keeps its slice of the results. */
+void entry_plan(Arena *arena, const IrFunc *f, const SchedOptions *opt, EntryPlan *out) {
+    Loc where;
+    const char *why = entry_plan_refusal(arena, f, opt, &where);
+    if (why) diag_error(where, "%s", why);
+    int gpu_log = opt ? opt->gpu_log : 0;
+    if (gpu_log && f->pad_param >= 0)
         diag_error(f->loc,
-                   "the back end compiles an entry for several GPUs (--gpus) only when it is one "
-                   "chain of stages from its arrays of 2^n elements to its results; '%s' is an "
-                   "entry graph (reductions, a value used twice, a result of another length), "
-                   "which it compiles for one GPU only yet",
+                   "the back end compiles an entry for several GPUs (--gpus) only when its "
+                   "arrays have 2^n elements; '%s' takes any length (a pad), which it compiles "
+                   "for one GPU only yet",
                    f->entry);
+    SchedOptions one = opt ? *opt : (SchedOptions){0};
+    one.gpu_log = 0;
+    build_graph(arena, f, opt ? &one : NULL, out);
+    if (gpu_log && (plan_one_chain(out) || plan_one_copy(out))) {
+        build_graph(arena, f, opt, out);
+    } else if (gpu_log) {
+        out->gpu_log = gpu_log;
+        out->whole_graph = true;
+    }
     plan_live_rows(out);
     host_plan(arena, out, opt);
 }

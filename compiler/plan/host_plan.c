@@ -201,6 +201,27 @@ static void plan_aliasing(Builder *b, EntryPlan *e, unsigned long long end) {
     e->host.bytes_copies = at;
 }
 
+/* An entry graph that every rank runs whole (EntryPlan.whole_graph): the
+ * whole parameters and results at `end`, after the chains' area. The rank
+ * gathers each parameter before any node runs, so one that overlaps a
+ * result needs no test and no copy: every rank has read it whole before
+ * any writes a result; results that overlap each other are an error. */
+static void plan_whole_graph(Builder *b, EntryPlan *e, unsigned long long end) {
+    if (e->nout_planes > 1) add_action(b, (HostAction){HOST_RESULTS_DISJOINT, -1, false, -1, -1});
+    add_action(b, (HostAction){HOST_SCRATCH, -1, false, -1, -1});
+    unsigned long long at = end;
+    for (int k = 0; k < e->nin_planes; k++) {
+        int r = add_region(b, REGION_WHOLE_IN, -1, k, at, plane_bytes(&e->in_planes[k]));
+        add_action(b, (HostAction){HOST_GATHER_INPUT, k, false, -1, r});
+        at += plan_align(plane_bytes(&e->in_planes[k]));
+    }
+    for (int k = 0; k < e->nout_planes; k++) {
+        add_region(b, REGION_WHOLE_OUT, -1, k, at, plane_bytes(&e->out_planes[k]));
+        at += plan_align(plane_bytes(&e->out_planes[k]));
+    }
+    e->host.bytes = e->host.bytes_copies = at;
+}
+
 /* The launch of a node whose kernel loops over its elements: blocks of
  * 256 threads, one element each, up to 65536 blocks (then each thread
  * takes several); a SERIAL node is one thread. */
@@ -221,8 +242,9 @@ void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt) {
     /* a temporary each; a chain's planes, work, and two exchange planes a
        slot or its whole input and output (of at most a slot's planes
        each); a copy per parameter plane */
-    Builder b = {arena, &e->host, e->ntemps + e->nnodes * (2 + 2 * SCHED_MAX_SLOTS) + e->nin_planes,
-                 2 + 2 * e->nin_planes + e->nnodes};
+    Builder b = {arena, &e->host,
+                 e->ntemps + e->nnodes * (2 + 2 * SCHED_MAX_SLOTS) + e->nin_planes + e->nout_planes,
+                 2 + 2 * e->nin_planes + e->nnodes + e->nout_planes};
     e->host.regions = NEW_ARRAY(arena, ScratchRegion, b.region_cap);
     e->host.actions = NEW_ARRAY(arena, HostAction, b.action_cap);
     unsigned long long at = 0;
@@ -240,9 +262,16 @@ void host_plan(Arena *arena, EntryPlan *e, const SchedOptions *opt) {
         if (n->chain.chain_scratch_bytes > e->chain_bytes)
             e->chain_bytes = n->chain.chain_scratch_bytes;
     }
-    plan_aliasing(&b, e, plan_align(e->chain_off + e->chain_bytes));
+    unsigned long long end = plan_align(e->chain_off + e->chain_bytes);
+    if (e->whole_graph) plan_whole_graph(&b, e, end);
+    else plan_aliasing(&b, e, end);
     for (int i = 0; i < e->nnodes; i++) {
         plan_launch(&e->nodes[i]);
         add_action(&b, (HostAction){HOST_NODE, i, false, -1, -1});
+    }
+    for (int r = 0; e->whole_graph && r < e->host.nregions; r++) {
+        const ScratchRegion *g = &e->host.regions[r];
+        if (g->kind == REGION_WHOLE_OUT && g->node < 0)
+            add_action(&b, (HostAction){HOST_KEEP_SLICE, g->index, false, -1, r});
     }
 }

@@ -32,6 +32,10 @@ bool plan_one_copy(const EntryPlan *e) {
     return true;
 }
 
+int plan_rank_log(const EntryPlan *e, const PlaneRef *p) {
+    return p->log_len ? p->log_len - e->gpu_log : 0;
+}
+
 bool plan_empty_shape_writes_nothing(const EntryPlan *e) {
     if (!e->pad || e->segments) return false;
     for (int k = 0; k < e->nout_planes; k++)

@@ -702,7 +702,8 @@ typedef struct {
  * graph's temporaries, then the chains' area (the chains run one at a time
  * and share it: each chain's planes, its work memory and its exchange
  * buffers or whole arrays), then the copies of parameter planes that overlap a result
- * (allocated only when some call needs one). */
+ * (allocated only when some call needs one), or for a graph run whole on
+ * every rank (EntryPlan.whole_graph), the whole parameters and results. */
 typedef enum {
     REGION_TEMP,
     REGION_CHAIN,
@@ -716,9 +717,13 @@ typedef enum {
 
 typedef struct {
     RegionKind kind;
-    int node;  /* CHAIN, WORK, SEND, RECV, WHOLE_IN, WHOLE_OUT: the chain's node; else -1 */
-    int index; /* TEMP: the temporary; SEND, RECV, WHOLE_IN, WHOLE_OUT: the plane; COPY: the
-                                   parameter plane */
+    /* CHAIN, WORK, SEND, RECV, WHOLE_IN, WHOLE_OUT: the chain's node; else -1
+     * (a WHOLE_IN or WHOLE_OUT of an entry graph run whole: whole_graph) */
+    int node;
+    /* TEMP: the temporary; SEND, RECV: the plane; WHOLE_IN, WHOLE_OUT: the
+     * chain's plane, or the entry's parameter (result) plane; COPY: the
+     * parameter plane */
+    int index;
     unsigned long long off, bytes;
 } ScratchRegion;
 
@@ -730,13 +735,21 @@ typedef struct {
  * some parameter plane is copied.
  * COPY_INPUT: parameter plane `index`, when it overlaps, copied into region
  * `region`, which the nodes then read instead.
- * NODE: node `index` runs. */
+ * NODE: node `index` runs.
+ * GATHER_INPUT (EntryPlan.whole_graph): every rank's slice of parameter
+ * plane `index`, in rank order, into region `region` (its whole array),
+ * which the nodes then read.
+ * KEEP_SLICE (whole_graph): the rank's slice of result plane `index`
+ * (all of a scalar) from region `region`, where the nodes wrote it whole,
+ * to the caller's result. */
 typedef enum {
     HOST_RESULTS_DISJOINT,
     HOST_ALIAS_TEST,
     HOST_SCRATCH,
     HOST_COPY_INPUT,
-    HOST_NODE
+    HOST_NODE,
+    HOST_GATHER_INPUT,
+    HOST_KEEP_SLICE
 } HostActionKind;
 
 typedef struct {
@@ -767,7 +780,13 @@ typedef struct {
     unsigned long long chain_bytes; /* the largest chain's scratch (Schedule.chain_scratch_bytes) */
     HostProgram host;
     int n;       /* log length of the first array (parameter, else result); -1: none */
-    int gpu_log; /* compiled for 2^gpu_log GPUs (only a one-chain entry: "Ranks") */
+    int gpu_log; /* compiled for 2^gpu_log GPUs ("Ranks") */
+    /* With ranks, an entry graph (neither plan_one_chain nor plan_one_copy)
+     * that every rank runs whole: its nodes are planned for one GPU, over
+     * whole arrays; the rank gathers each array parameter whole first
+     * (HOST_GATHER_INPUT) and keeps its own slice of each result last
+     * (HOST_KEEP_SLICE), a scalar result whole. */
+    bool whole_graph;
     /* An entry of any length (IrFunc.pad); when it is a graph, a COPY_PAD node
      * first copies its padded parameter (of 2^pad_log elements of type
      * pad_elem) into temporaries in the padded order, and a COPY_CUT node
@@ -817,6 +836,9 @@ bool plan_one_chain(const EntryPlan *e);
  * returns its parameters): the same array on both sides is harmless, and on
  * several GPUs each rank copies its slice. */
 bool plan_one_copy(const EntryPlan *e);
+/* The log length of a rank's part of API plane p of e: with ranks, its
+ * slice of an array; all of a scalar (of a graph run whole). */
+int plan_rank_log(const EntryPlan *e, const PlaneRef *p);
 /* Whether e, of any length, writes nothing for an empty shape: every result
  * is an array of the caller's shape (no scalar, no row cut), so its call
  * returns at once (without segments, whose results are the segments'). */

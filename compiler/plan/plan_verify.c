@@ -1107,7 +1107,12 @@ static const char *verify_shaped(Arena *a, const EntryPlan *e, const PlanNode *n
 /* ---- the host program (plan.h, "The host program") ---- */
 
 static bool chain_region(const ScratchRegion *r) {
-    return r->kind != REGION_TEMP && r->kind != REGION_COPY;
+    return r->kind != REGION_TEMP && r->kind != REGION_COPY && r->node >= 0;
+}
+
+/* A whole parameter or result of an entry graph run whole on every rank. */
+static bool entry_whole_region(const ScratchRegion *r) {
+    return (r->kind == REGION_WHOLE_IN || r->kind == REGION_WHOLE_OUT) && r->node < 0;
 }
 
 /* Two regions may share bytes only when they belong to different chains,
@@ -1125,10 +1130,21 @@ static const char *verify_regions(Arena *a, const EntryPlan *e) {
                     (r->index < e->ntemps && e->temps[r->index].off == r->off &&
                      e->temps[r->index].bytes == r->bytes),
                 "scratch region %d is not its temporary", i);
-        REQUIRE(!chain_region(r) ||
-                    (r->node >= 0 && r->node < e->nnodes && e->nodes[r->node].kind == NODE_CHAIN &&
-                     r->off >= e->chain_off),
+        REQUIRE(!chain_region(r) || (r->node < e->nnodes && e->nodes[r->node].kind == NODE_CHAIN &&
+                                     r->off >= e->chain_off),
                 "scratch region %d is not in the chains' area of a chain", i);
+        REQUIRE(r->node >= 0 || r->kind == REGION_TEMP || r->kind == REGION_COPY ||
+                    entry_whole_region(r),
+                "scratch region %d belongs to no node", i);
+        const PlaneRef *whole = !entry_whole_region(r)       ? NULL
+                                : r->kind == REGION_WHOLE_IN ? e->in_planes
+                                                             : e->out_planes;
+        int planes = r->kind == REGION_WHOLE_IN ? e->nin_planes : e->nout_planes;
+        REQUIRE(!whole || (e->whole_graph && r->index >= 0 && r->index < planes &&
+                           r->off >= e->chain_off + e->chain_bytes &&
+                           r->bytes == (unsigned long long)(prim_bits(whole[r->index].prim) / 8)
+                                           << whole[r->index].log_len),
+                "scratch region %d is not a whole parameter or result of a graph run whole", i);
         for (int j = 0; j < i; j++) {
             const ScratchRegion *q = &h->regions[j];
             bool shared = chain_region(r) && chain_region(q) && r->node != q->node;
@@ -1241,7 +1257,7 @@ static const char *verify_chain_memory(Arena *a, const EntryPlan *e, int node) {
  * in order. */
 static const char *verify_actions(Arena *a, const EntryPlan *e) {
     const HostProgram *h = &e->host;
-    int tested = 0, scratch = -1, next_node = 0;
+    int tested = 0, scratch = -1, next_node = 0, gathered = 0, kept = 0;
     for (int i = 0; i < h->nactions; i++) {
         const HostAction *act = &h->actions[i];
         switch (act->kind) {
@@ -1268,14 +1284,37 @@ static const char *verify_actions(Arena *a, const EntryPlan *e) {
                     "action %d: in%d copied into a region that is not its copy", i + 1, act->index);
             break;
         case HOST_NODE:
-            REQUIRE(scratch >= 0 && act->index == next_node++,
-                    "action %d: node %d out of order or before the scratch", i + 1, act->index);
+            REQUIRE(scratch >= 0 && act->index == next_node++ &&
+                        (!e->whole_graph || gathered == e->nin_planes),
+                    "action %d: node %d out of order or before the scratch or the gathers", i + 1,
+                    act->index);
             break;
+        case HOST_GATHER_INPUT:
+        case HOST_KEEP_SLICE: {
+            bool in = act->kind == HOST_GATHER_INPUT;
+            REQUIRE(e->whole_graph && scratch >= 0 &&
+                        (in ? next_node == 0 && act->index == gathered++
+                            : next_node == e->nnodes && act->index == kept++),
+                    "action %d: a %s out of order, outside a graph run whole", i + 1,
+                    in ? "gather" : "kept slice");
+            const ScratchRegion *r = act->region >= 0 && act->region < h->nregions
+                                         ? &h->regions[act->region]
+                                         : NULL;
+            REQUIRE(r && entry_whole_region(r) &&
+                        r->kind == (in ? REGION_WHOLE_IN : REGION_WHOLE_OUT) &&
+                        r->index == act->index,
+                    "action %d: %s%d is not in its whole region", i + 1, in ? "in" : "out",
+                    act->index);
+            if (in) tested++;
+            break;
+        }
         }
     }
     REQUIRE(tested == e->nin_planes && next_node == e->nnodes,
-            "the host program does not test every parameter plane "
+            "the host program does not test (or gather) every parameter plane "
             "and run every node");
+    REQUIRE(!e->whole_graph || kept == e->nout_planes,
+            "the host program of a graph run whole does not keep a slice of every result plane");
     return NULL;
 }
 
@@ -1290,6 +1329,12 @@ static const char *verify_host(Arena *a, const EntryPlan *e) {
 const char *plan_verify_entry(Arena *a, const EntryPlan *e) {
     const char *host = verify_host(a, e);
     if (host) return host;
+    REQUIRE(!e->whole_graph || e->gpu_log > 0, "a graph run whole on every rank without ranks");
+    REQUIRE(!e->gpu_log || e->whole_graph || plan_one_chain(e) || plan_one_copy(e),
+            "an entry graph on ranks that is not run whole on every rank");
+    for (int i = 0; e->whole_graph && i < e->nnodes; i++)
+        REQUIRE(e->nodes[i].kind != NODE_CHAIN || e->nodes[i].chain.gpu_log == 0,
+                "node %d: a chain planned for ranks in a graph run whole on every rank", i);
     for (int t = 1; t < e->ntemps; t++)
         REQUIRE(e->temps[t].off >= e->temps[t - 1].off + e->temps[t - 1].bytes,
                 "temporaries %d and %d overlap", t - 1, t);

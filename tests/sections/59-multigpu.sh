@@ -123,6 +123,80 @@ for g in 2 4 8; do   # a scalar parameter passed on to every rank's whole chain
     mg_check "a half's element 0 and a scalar added, $g GPUs" tests/backend/gpus_whole.parm main tests/backend/gpus_whole.in $g
 done
 
+# entry graphs other than one chain (reductions, a value used twice,
+# scalars and results of other lengths, several arrays) are planned for one
+# GPU and run whole on every rank (EntryPlan.whole_graph): each gathers the
+# array parameters whole and keeps its own slice of each result; the C
+# simulation runs every rank's gathers before any rank's nodes, as NCCL's
+# all-gather would, so that a result over a parameter is read by no gather
+grep -q 'run whole on every rank' tests/plan/gpus/graph.plan &&
+    grep -q 'in0 gathered whole from every rank' tests/plan/gpus/graph.plan &&
+    grep -q 'out1: the scalar at' tests/plan/gpus/graph.plan &&
+    pass || fail "plan: graph.parm is not run whole on every rank"
+mg_graphs() {   # mg_graphs PROGRAM GPUS...: each entry of PROGRAM on random input, 2^k GPUs in turn
+    local prog=$1 e i=0
+    shift
+    local gpus=("$@")
+    for e in $(sed -n 's/^entry \([A-Za-z0-9_]*\).*/\1/p' "$prog"); do
+        "$PARMC" --random-input=$((i + 3)) -e "$e" "$prog" >"$TMP/mg/graph.in"
+        mg_check "entry graph $e of $prog" "$prog" "$e" "$TMP/mg/graph.in" "${gpus[i % ${#gpus[@]}]}"
+        i=$((i + 1))
+    done
+}
+for g in 2 4 8; do mg_graphs tests/plan/gpus/graph.parm $g; done
+mg_graphs tests/plan/graph_centred.parm 2 4 8
+mg_graphs tests/plan/graph_fused_reduce.parm 4 2
+mg_graphs tests/plan/gather.parm 8 2
+mg_graphs tests/plan/graph_shapes.parm 4
+mg_graphs tests/plan/scan_staging.parm 2 4 8
+mg_graphs tests/backend/lifted.parm 2 4 8
+# an entry that returns its parameter and its sum: the sum is every rank's,
+# the parameter each rank's slice, also where the caller passes one array
+# as both (the result over the parameter: C API, NAME.c)
+printf 'entry main (xs : [2^6]i32) = (map (\\x -> x + 1) xs, reduce (+) 0 xs)\n' >"$TMP/mg/over.parm"
+"$PARMC" --target=c --gpus 4 "$TMP/mg/over.parm" -o "$TMP/mg/over.c" 2>"$TMP/mg/err.txt"
+cat >"$TMP/mg/over_main.c" <<'EOF2'
+#include <stdio.h>
+#include "over.h"
+int main(void) {
+    int32_t xs[64], sum = 0;
+    for (int i = 0; i < 64; i++) xs[i] = i * 3 - 50;
+    over_ctx *ctx;
+    if (over_ctx_create(&ctx) || over_main(ctx, xs, xs, &sum, 64)) return 1;
+    for (int i = 0; i < 64; i++)
+        if (xs[i] != i * 3 - 49) return 2;
+    over_ctx_destroy(ctx);
+    return sum == 64 * 63 / 2 * 3 - 50 * 64 ? 0 : 3;
+}
+EOF2
+if $CC_TEST -std=c11 -O0 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all -I"$TMP/mg" \
+    "$TMP/mg/over_main.c" "$TMP/mg/over.c" -o "$TMP/mg/over" -lm 2>"$TMP/mg/err.txt" && "$TMP/mg/over"; then
+    pass
+else
+    fail "a graph on 4 GPUs whose result is its parameter's array: $(head -3 "$TMP/mg/err.txt")"
+fi
+
+# random entry graphs of what the back ends compile (randprog.py --backend,
+# arrays of 2^3 to 2^8), 2, 4 and 8 GPUs in turn; those of any length or
+# with an array of fewer elements than GPUs are refused, as above
+mg_graph_seed=$((${RANDPROG_SEED:-$(date +%s)} + 4))
+mg_graph_count=${MULTIGPU_GRAPH_COUNT:-30}
+mkdir -p "$TMP/mg/graphs"
+python3 tests/tools/randprog.py --backend --sizes=3:8 "$TMP/mg/graphs" "$mg_graph_count" "$mg_graph_seed"
+mg_graph_ran=0
+for ((k = 0; k < mg_graph_count; k++)); do
+    g=$((2 << (k % 3))) prog=$TMP/mg/graphs/prog_$k.parm
+    why="random graph $k (RANDPROG_SEED=$((mg_graph_seed - 4)); randprog.py --backend --sizes=3:8 DIR $((k + 1)) $mg_graph_seed)"
+    if "$PARMC" --check --gpus "$g" "$prog" 2>"$TMP/mg/err.txt"; then
+        mg_check "$why" "$prog" main "$TMP/mg/graphs/in_$k.txt" "$g"
+        mg_graph_ran=$((mg_graph_ran + 1))
+    elif ! grep -q "takes any length (a pad)\|when each holds at least 1" "$TMP/mg/err.txt"; then
+        fail "$why on $g GPUs refused: $(head -2 "$TMP/mg/err.txt")"
+    fi
+done
+[ "$mg_graph_ran" -ge $((mg_graph_count / 3)) ] && pass ||
+    fail "only $mg_graph_ran of $mg_graph_count random graphs compile for several GPUs"
+
 # pipelined exchanges (plan.h, Phase.piece_log): the C target runs the
 # pieces in order through the same kernels, each piece's blocks alone
 mg_variant examples/permute.parm 'entry main (xs : [2^16]i32) = bmmc (bitperm 16 (\i -> 15 - i)) xs'
@@ -201,6 +275,16 @@ if command -v nvcc >/dev/null && printf '#include <nccl.h>\n' | nvcc -x cu -E - 
         pass
     else
         fail "CUDA for 4 GPUs, exchanges in pieces: $(head -5 "$TMP/mg/err.txt")"
+    fi
+    # an entry graph run whole on every rank: an all-gather per parameter
+    # plane, a scalar result whole on every rank
+    if "$PARMC" --gpus 4 --emit-main -e centred tests/plan/gpus/graph.parm -o "$TMP/mg/graph.cu" 2>"$TMP/mg/err.txt" &&
+        [ "$(grep -c 'ncclAllGather' "$TMP/mg/graph.cu")" = 1 ] &&
+        grep -q 'out_whole\[3\] = {0, 1, 1}' "$TMP/mg/graph.cu" &&
+        nvcc -arch=sm_90 -O1 -Werror all-warnings -c "$TMP/mg/graph.cu" -o "$TMP/mg/graph.o" 2>"$TMP/mg/err.txt"; then
+        pass
+    else
+        fail "CUDA for 4 GPUs, an entry graph run whole: $(head -5 "$TMP/mg/err.txt")"
     fi
     # a chain too small to split: each rank all-gathers the whole input
     if "$PARMC" --gpus 8 --emit-main tests/backend/gpus_whole.parm -o "$TMP/mg/whole.cu" 2>"$TMP/mg/err.txt" &&

@@ -70,7 +70,8 @@ static const char graph_program[] =
     "entry scans (xs : [2^16]i32) = (scanblocks 16 (+) 0 xs, exscanblocks 14 max 0 (map (\\x -> i64 x) xs))\n"
     "entry cut (xs : [2^4][2^6]i32 pad 0) : [5] = half 8 0 (col 2 cas xs)\n"
     "entry total (xs : [2^16]i32) = reduce (+) 0 (map (\\x -> x * 3) xs)\n"
-    "entry same (xs : [2^4][2^6]i32 pad 0) = (xs, reduce (+) 0 xs)\n";
+    "entry same (xs : [2^4][2^6]i32 pad 0) = (xs, reduce (+) 0 xs)\n"
+    "entry graphed (xs : [2^10]i32) = let ys = col 2 cas (col 1 cas xs) in (ys, reduce max 0 ys)\n";
 
 /* The plans of every entry of `program`. */
 static IrProgram ir;
@@ -567,6 +568,7 @@ static void break_scan(Arena *a, const IrFunc *f);
 static void break_shared(Arena *a, const IrFunc *total, const IrFunc *scans, const IrFunc *padded);
 static void break_row_cut(Arena *a, const IrFunc *f);
 static void break_shape_copy(Arena *a, const IrFunc *f);
+static void break_whole_graph(Arena *a, const IrFunc *f);
 
 /* Planes fused into chains (Schedule.in_shift, out_unstored): taken where
  * the first phase loads element by element and the last is LOCAL or MAP,
@@ -615,6 +617,7 @@ static void break_fused_planes(Arena *a, Schedule *plans) {
     break_shared(a, graph.funcs[5], graph.funcs[3], graph.funcs[2]);
     break_row_cut(a, graph.funcs[4]);
     break_shape_copy(a, graph.funcs[6]);
+    break_whole_graph(a, graph.funcs[7]);
 }
 
 /* An entry plan whose nodes can be broken without touching e's. */
@@ -1007,6 +1010,53 @@ static void break_host(Arena *a, Schedule *plans) {
     c.host.nactions--;
     expect_entry(a, &c, "run every node", "a node left out");
     break_exchange_steps(a, find(plans, "layout")->func);
+}
+
+static int find_action(const EntryPlan *e, HostActionKind kind) {
+    for (int i = 0; i < e->host.nactions; i++)
+        if (e->host.actions[i].kind == kind) return i;
+    check(false, "%s has no host action of kind %d", e->func->name, kind);
+    return 0;
+}
+
+/* An entry graph on 4 GPUs, run whole on every rank (EntryPlan.whole_graph):
+ * without ranks, or with ranks but not run whole; a chain of it planned for
+ * the ranks; a gather after a node; a result's slice not kept; a whole
+ * parameter's region smaller than the array. */
+static void break_whole_graph(Arena *a, const IrFunc *f) {
+    SchedOptions ranks = {.gpu_log = 2, .tiles_in_scratch = true};
+    EntryPlan e;
+    entry_plan(a, f, &ranks, &e);
+    int chain = -1;
+    for (int i = 0; i < e.nnodes; i++)
+        if (e.nodes[i].kind == NODE_CHAIN) chain = i;
+    check(e.whole_graph && chain >= 0 && !plan_verify_entry(a, &e),
+          "graphed on 4 GPUs is a graph with a chain run whole on every rank: %s",
+          plan_verify_entry(a, &e) ? plan_verify_entry(a, &e) : "");
+    if (chain < 0) return;
+    EntryPlan c = host_copy(a, &e);
+    c.gpu_log = 0;
+    expect_entry(a, &c, "without ranks", "a graph run whole without ranks");
+    c = host_copy(a, &e);
+    c.whole_graph = false;
+    expect_entry(a, &c, "run whole", "a graph on ranks not run whole");
+    c = host_copy(a, &e);
+    c.nodes = NEW_ARRAY(a, PlanNode, e.nnodes);
+    memcpy(c.nodes, e.nodes, sizeof(PlanNode) * (size_t)e.nnodes);
+    c.nodes[chain].chain.gpu_log = 2;
+    expect_entry(a, &c, "planned for ranks", "a chain of a graph run whole planned for ranks");
+    c = host_copy(a, &e);
+    int gather = find_action(&c, HOST_GATHER_INPUT), node = find_action(&c, HOST_NODE);
+    HostAction g = c.host.actions[gather];
+    c.host.actions[gather] = c.host.actions[node];
+    c.host.actions[node] = g;
+    expect_entry(a, &c, "out of order", "a gather after a node");
+    c = host_copy(a, &e);
+    c.host.nactions--;
+    expect_entry(a, &c, "keep a slice", "a result's slice not kept");
+    c = host_copy(a, &e);
+    c.host.regions[c.host.actions[gather].region].bytes /= 2;
+    expect_entry(a, &c, "not a whole parameter", "a whole parameter's region too small");
 }
 
 int main(void) {

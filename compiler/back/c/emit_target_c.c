@@ -11,6 +11,12 @@ static void c_copy(FILE *out, const char *dst, const char *src, const char *byte
     fprintf(out, "memcpy(%s, %s, %s);\n", dst, src, bytes);
 }
 
+/* The C simulation's arrays are whole: every rank's slice is in place. */
+static void c_gather(FILE *out, const char *dst, const char *src, unsigned long long slice,
+                     int ranks) {
+    fprintf(out, "    memcpy(%s, %s, 0x%llxu);\n", dst, src, slice * (unsigned long long)ranks);
+}
+
 static void c_loop(FILE *out, unsigned long long count) {
     fprintf(out, "    for (uint64_t x = 0; x < %lluu; x++) {\n", count);
 }
@@ -31,6 +37,9 @@ const Target target_c = {
     .header_includes_ranks = "",
     .header_decls = "",
     .header_decls_ranks = "",
+    .ranks_check = "",
+    .rank_index = "parm_rank",
+    .gather = c_gather,
     .entry_check = "",
     .ctx_message = false,
     .runtime = c_runtime,

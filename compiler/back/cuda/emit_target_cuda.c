@@ -24,6 +24,15 @@ static void cuda_copy(FILE *out, const char *dst, const char *src, const char *b
         dst, src, bytes);
 }
 
+static void cuda_gather(FILE *out, const char *dst, const char *src, unsigned long long slice,
+                        int ranks) {
+    (void)ranks;
+    fprintf(out,
+            "    PARM_NCCL(ctx, ncclAllGather(%s, %s, 0x%llxull, ncclInt8, ctx->comm, "
+            "ctx->stream));\n",
+            src, dst, slice);
+}
+
 /* A grid-stride loop: any grid covers the elements. */
 static void cuda_loop(FILE *out, unsigned long long count) {
     fprintf(out,
@@ -62,6 +71,10 @@ const Target target_cuda = {
         "   {P}_ERROR_NULL. */\n"
         "int {p}_ctx_create_nccl({p}_ctx **ctx, ncclComm_t comm, int rank, int nranks);\n",
     .rank_slices = true,
+    .ranks_check =
+        "    if (!ctx->comm) return PARM_ERROR_NULL;   /* a context of NAME_ctx_create_nccl */\n",
+    .rank_index = "(size_t)ctx->rank",
+    .gather = cuda_gather,
     .entry_check = "    int device_status = parm_check_device(ctx);\n"
                    "    if (device_status) return device_status;\n",
     .ctx_message = true,
