@@ -269,7 +269,7 @@ class EntryFunction:
             for arr, dt, where in zip((a,) if len(dts) == 1 else self._fields(p, a, names[0]), dts, names):
                 if _arrays.adapter_of(arr, cuda) is not adapter:
                     raise ArgumentTypeError(f"{where()}: a {type(arr).__module__}.{type(arr).__name__} among "
-                                            f"{adapter.name} arrays")
+                                            f"{adapter.name} arrays" + _arrays.masked_refusal(arr))
                 ptr, size, dev = adapter.check(arr, dt, where)
                 if shape is None:
                     shape, device = arr.shape, dev
@@ -337,7 +337,8 @@ class EntryFunction:
                 if adapter is None or adapter.cuda != cuda:
                     wanted = "a torch CUDA tensor or a CuPy array" if cuda else "a NumPy array or a torch CPU tensor"
                     raise ArgumentTypeError(f"{names[0]()}: expected {wanted} (target {self.program.target}), "
-                                            f"got {type(arr).__module__}.{type(arr).__name__}")
+                                            f"got {type(arr).__module__}.{type(arr).__name__}"
+                                            + _arrays.masked_refusal(arr))
                 return adapter
         return _arrays.default_adapter(cuda)
 

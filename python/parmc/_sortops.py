@@ -286,7 +286,7 @@ def _library(op, x, arg="x"):
         raise ArgumentValueError(f"parmc.{op}: argument '{arg}' is on {x.device}; parmc runs on CUDA tensors (the CUDA "
                                  "target) and CPU tensors (the C target)")
     raise ArgumentTypeError(f"parmc.{op}: argument '{arg}': expected a NumPy array, a PyTorch tensor, a CuPy array or a "
-                            f"JAX array, got {type(x).__module__}.{type(x).__name__}")
+                            f"JAX array, got {type(x).__module__}.{type(x).__name__}" + _arrays.masked_refusal(x))
 
 
 def _parm_type(op, x):

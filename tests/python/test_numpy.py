@@ -68,6 +68,36 @@ class Results(unittest.TestCase):
         xs.flags.writeable = False
         np.testing.assert_array_equal(self.sort.main(xs), np.sort(xs))
 
+    def test_ndarray_subclasses(self):
+        """numpy.memmap (writable and read-only) and a subclass of one's own are NumPy arrays, as
+        arguments of any parameter; the results are plain ndarrays. A masked array is refused,
+        naming the parameter: its mask would be ignored."""
+        class Mine(np.ndarray):
+            pass
+        xs = rng.integers(-100, 100, 1024, dtype=np.int32)
+        with tempfile.TemporaryDirectory() as d:
+            m = np.memmap(os.path.join(d, "xs"), dtype=np.int32, mode="w+", shape=(1024,))
+            m[:] = xs
+            m.flush()
+            r = np.memmap(os.path.join(d, "xs"), dtype=np.int32, mode="r", shape=(4, 256))
+            for a in (m, r, xs.view(Mine), m, xs.view(Mine)):     # twice: after the fast path is made
+                out = self.sort.main(a)
+                self.assertIs(type(out), np.ndarray)
+                self.assertEqual(out.shape, a.shape)
+                np.testing.assert_array_equal(out.ravel(), np.sort(xs))
+            keys = np.memmap(os.path.join(d, "keys"), dtype=np.uint32, mode="w+", shape=(4096,))
+            keys[:] = rng.integers(0, 50, 4096)
+            k, v = self.kv.main((keys, np.arange(4096, dtype=np.int32).view(Mine)))
+            self.assertEqual((type(k), type(v)), (np.ndarray, np.ndarray))
+            np.testing.assert_array_equal(k, np.sort(keys))
+            np.testing.assert_array_equal(np.asarray(keys)[v], k)
+            np.testing.assert_array_equal(self.scalars.main(np.int32(2), m[:256]), xs[:256] * 2 + 1)
+            del m, r, keys
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            self.sort.main(np.ma.masked_array(xs, xs < 0))
+        self.assertIn("parameter 'xs': expected a NumPy array or a torch CPU tensor (target c), got "
+                      "numpy.ma.MaskedArray: a masked array, whose mask parmc would ignore", str(e.exception))
+
     def test_permutations(self):
         xs = rng.integers(-1000, 1000, 1024, dtype=np.int32)
         np.testing.assert_array_equal(self.perm.main(xs), xs[bitrev_index(10)])

@@ -6,6 +6,7 @@ positions outside every segment, every dtype kind, and the errors. With
 PARMC_TEST_LIBRARY=torch the same tests run on CUDA tensors (on a GPU machine:
 tests/gpu/segmented.sh)."""
 import os
+import tempfile
 import unittest
 
 import numpy as np
@@ -147,6 +148,29 @@ class SegmentedSort(unittest.TestCase):
         got = parmc.segmented_sort(b, offsets)
         want = parmc.segmented_sort(b.astype(np.float32), offsets)
         np.testing.assert_array_equal(host(got.indices), host(want.indices))
+
+
+    @unittest.skipIf(LIBRARY != "numpy", "NumPy's own array types")
+    def test_ndarray_subclasses(self):
+        """numpy.memmap and a subclass of one's own for values, offsets and a k per segment;
+        the results are plain ndarrays."""
+        class Mine(np.ndarray):
+            pass
+        values = random_values(np.float32, 500)
+        offsets = random_offsets(500, 9)
+        ks = rng.integers(0, 5, 9)
+        with tempfile.TemporaryDirectory() as d:
+            m = np.memmap(os.path.join(d, "v"), dtype=np.float32, mode="w+", shape=values.shape)
+            m[:] = values
+            for v, o, k in ((m, offsets, ks), (values.view(Mine), offsets.view(Mine), ks.view(Mine)),
+                            (m, offsets.view(Mine), ks)):
+                got = parmc.segmented_sort(v, o)
+                self.assertEqual((type(got.values), type(got.indices)), (np.ndarray, np.ndarray))
+                assert_same(self, got, ref_segmented(values, offsets, False))
+                top = parmc.segmented_topk(v, o, k, largest=False)
+                self.assertEqual((type(top.values), type(top.indices)), (np.ndarray, np.ndarray))
+                assert_same(self, top, SegmentedTopk.ref(None, values, offsets, ks.tolist(), False))
+            del m
 
 
 class SegmentedTopk(unittest.TestCase):
