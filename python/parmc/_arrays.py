@@ -7,7 +7,7 @@ import ctypes
 import sys
 
 from ._errors import ArgumentTypeError, ArgumentValueError
-from ._types import dtype_name
+from ._types import byte_order_refusal, dtype_name
 
 # cudaStreamLegacy: the legacy default stream. PyTorch and CuPy name it 0, which the API
 # reads as "the context's own stream", so it is passed as this handle instead.
@@ -32,6 +32,9 @@ class NumpyAdapter:
     def check(self, a, dt, where):
         """(pointer, number of elements, device) of a, or an exception naming `where()`."""
         if a.dtype != dt:
+            order = byte_order_refusal(a.dtype, getattr(where, "param", None))
+            if order and a.dtype.newbyteorder("=") == dt:
+                raise ArgumentTypeError(f"{where()} {order}")
             raise ArgumentTypeError(f"{where()}: expected dtype {dt}, got {a.dtype}")
         if not a.flags.c_contiguous:
             raise ArgumentValueError(f"{where()}: the array is not contiguous (numpy.ascontiguousarray makes a copy that is)")

@@ -497,9 +497,14 @@ class EntryFunction:
 
 
 def _namer(name, p, field):
-    """A function giving the name of parameter p (and its field) in messages."""
+    """A function giving the name of parameter p (and its field) in messages; its attribute
+    `param`, the parameter's own name (what a message's code names it)."""
     f = "" if field is None else f" field {field}"
-    return lambda: f"{name}: parameter '{p.name}'{f}"
+
+    def where():
+        return f"{name}: parameter '{p.name}'{f}"
+    where.param = p.name if field is None else f"{p.name}[{field}]"
+    return where
 
 
 # Set by enable_torch: while torch.compile traces, a call goes through the entry's custom op

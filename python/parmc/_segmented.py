@@ -31,6 +31,7 @@ import sys
 from . import _arrays, _build
 from ._errors import ArgumentTypeError, ArgumentValueError
 from ._sortops import _flag, _index, _library, _log2_up, _named, _parm_type, argsort, source
+from ._types import byte_order_refusal, native_name
 
 # the longest segments sorted by classes, log2 (rows of 2^16 take three passes a class)
 _CLASS_LOG_MAX = 16
@@ -64,6 +65,7 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
     if per_segment:
         if len(k.shape) != 1 or k.shape[0] != offsets.shape[0] - 1 or str(k.dtype).replace("torch.", "") not in (
                 "int32", "int64"):
+            _byte_order("segmented_topk", k, "k")
             raise ArgumentTypeError("parmc.segmented_topk: argument 'k': expected an int or a 1-D int32/int64 array of "
                                     f"one k per segment ({offsets.shape[0] - 1}), got {_describe(k)}")
         # the result's shape: one read of the device; negative ks are 0
@@ -244,6 +246,7 @@ def _checked(op, values, offsets):
                                  "of a 1-D array")
     if len(offsets.shape) != 1 or offsets.shape[0] < 1 or str(offsets.dtype).replace("torch.", "") not in (
             "int32", "int64"):
+        _byte_order(op, offsets, "offsets")
         raise ArgumentTypeError(f"parmc.{op}: argument 'offsets': expected a 1-D int32 or int64 array of "
                                 f"n_segments + 1 positions, got {_describe(offsets)}")
     if lib == "torch" and offsets.device != values.device:
@@ -256,6 +259,14 @@ def _checked(op, values, offsets):
                                      f"{values.shape[0]}")
     xp = _module(lib)
     return lib, xp, _contiguous(lib, xp, values), _contiguous(lib, xp, offsets)
+
+
+def _byte_order(op, a, arg):
+    """The refusal of integer array a (argument `arg`) when the only thing wrong with its dtype
+    is its byte order (a big-endian int64, say)."""
+    order = byte_order_refusal(a.dtype, arg)
+    if order and native_name(a.dtype) in ("int32", "int64"):
+        raise ArgumentTypeError(f"parmc.{op}: argument '{arg}' {order}")
 
 
 def _contiguous(lib, xp, a):

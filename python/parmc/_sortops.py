@@ -289,12 +289,16 @@ def _library(op, x, arg="x"):
                             f"JAX array, got {type(x).__module__}.{type(x).__name__}" + _arrays.masked_refusal(x))
 
 
-def _parm_type(op, x):
-    """(the parm type of the program's keys, the rank of their bits or None) for x's dtype."""
+def _parm_type(op, x, arg="x"):
+    """(the parm type of the program's keys, the rank of their bits or None) for the dtype of
+    x, argument `arg`."""
     name = str(x.dtype).replace("torch.", "")
     found = _PARM_TYPES.get(name)
     if found is None:
-        raise ArgumentTypeError(f"parmc.{op}: argument 'x' has dtype {name}; parmc sorts "
+        order = _types.byte_order_refusal(x.dtype, arg)
+        if order and _types.native_name(x.dtype) in _PARM_TYPES:
+            raise ArgumentTypeError(f"parmc.{op}: argument '{arg}' {order}")
+        raise ArgumentTypeError(f"parmc.{op}: argument '{arg}' has dtype {name}; parmc sorts "
                                 f"{', '.join(_PARM_TYPES)}")
     return found
 

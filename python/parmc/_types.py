@@ -66,6 +66,28 @@ def as_bool(v):
     return None
 
 
+def byte_order_refusal(dtype, name=None):
+    """For a NumPy dtype of the other byte order than this machine's (a big-endian array on a
+    little-endian host): the refusal that follows the argument's name in a message ("is
+    big-endian (dtype >f4, byte order '>'); parmc takes ..."), with the conversion of array
+    `name` when given; else "" (PyTorch, CuPy and JAX arrays have the machine's order alone)."""
+    order = getattr(dtype, "byteorder", None)
+    if order not in ("<", ">") or getattr(dtype, "isnative", True):
+        return ""
+    its, own = ("big", "little") if order == ">" else ("little", "big")
+    fix = f": use {name}.astype({name}.dtype.newbyteorder('='))" if name else ""
+    return (f"is {its}-endian (dtype {dtype}, byte order '{order}'); parmc takes arrays in this machine's byte order "
+            f"({own}-endian){fix}")
+
+
+def native_name(dtype):
+    """The name of a dtype as str() gives it, in this machine's byte order ("float32" for a
+    NumPy '>f4')."""
+    if byte_order_refusal(dtype):
+        dtype = dtype.newbyteorder("=")
+    return str(dtype)
+
+
 def type_name(v):
     """The name of v's type in messages: builtins bare, others with their module
     ("numpy.float64", "torch.Tensor"), so that NumPy 2's bool is not read as Python's."""

@@ -347,7 +347,14 @@ class Errors(unittest.TestCase):
         msg = self.raises(TypeError, "expected dtype int32, got float32", self.sort.main, np.zeros(1024, np.float32))
         self.assertIn(f"{self.name}.main: parameter 'xs'", msg)
         self.raises(TypeError, "expected dtype int32, got int64", self.sort.main, np.zeros(1024, np.int64))
-        self.raises(TypeError, "expected dtype int32", self.sort.main, np.zeros(1024, ">i4"))
+        # the other byte order than the machine's: the message says that it is what is refused
+        self.raises(TypeError, "parameter 'xs' is big-endian (dtype >i4, byte order '>'); parmc takes arrays in this "
+                    "machine's byte order (little-endian): use xs.astype(xs.dtype.newbyteorder('='))", self.sort.main,
+                    np.zeros(1024, ">i4"))
+        self.raises(TypeError, "parameter 'xs' field 1 is big-endian (dtype >i4, byte order '>'); parmc takes arrays in "
+                    "this machine's byte order (little-endian): use xs[1].astype(xs[1].dtype.newbyteorder('='))",
+                    self.kv.main, (np.zeros(4096, np.uint32), np.zeros(4096, ">i4")))
+        self.raises(TypeError, "parameter 'xs': expected dtype int32, got >f4", self.sort.main, np.zeros(1024, ">f4"))
 
     def test_not_an_array(self):
         self.raises(TypeError, "expected a NumPy array or a torch CPU tensor (target c), got builtins.list",

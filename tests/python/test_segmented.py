@@ -113,6 +113,16 @@ class SegmentedSort(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.segmented_sort(v, np.array([0, 8], np.float32))
         self.assertIn("argument 'offsets': expected a 1-D int32 or int64 array", str(e.exception))
+        for f, args in ((parmc.segmented_sort, ()), (parmc.segmented_topk, (2,))):
+            with self.assertRaises(parmc.ArgumentTypeError) as e:
+                f(v, np.array([0, 8], ">i8"), *args)
+            self.assertIn(f"parmc.{f.__name__}: argument 'offsets' is big-endian (dtype >i8, byte order '>'); parmc "
+                          "takes arrays in this machine's byte order (little-endian): use "
+                          "offsets.astype(offsets.dtype.newbyteorder('='))", str(e.exception))
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.segmented_topk(v, np.array([0, 8]), np.array([2], ">i4"))
+        self.assertIn("argument 'k' is big-endian (dtype >i4, byte order '>'); parmc takes arrays in this machine's "
+                      "byte order (little-endian): use k.astype(k.dtype.newbyteorder('='))", str(e.exception))
         with self.assertRaises(parmc.ArgumentValueError) as e:
             parmc.segmented_sort(v, np.array([0, 5, 3, 8]))
         self.assertIn("must ascend from 0 or more to at most 8", str(e.exception))

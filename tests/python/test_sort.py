@@ -849,6 +849,17 @@ class Errors(unittest.TestCase):
         self.raises(parmc.ArgumentValueError, "argument 'k' is 4; the rows along dim 0 have 3", parmc.topk, x, 4, 0)
         self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype complex64", parmc.sort, x.astype(np.complex64))
         self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype <U1", parmc.argsort, np.array(["a"]))
+        # big-endian: the byte order is what is refused, and the message says so
+        for f, args in ((parmc.sort, ()), (parmc.argsort, ()), (parmc.topk, (2,))):
+            self.raises(parmc.ArgumentTypeError, f"parmc.{f.__name__}: argument 'x' is big-endian (dtype >f4, byte "
+                        "order '>'); parmc takes arrays in this machine's byte order (little-endian): use "
+                        "x.astype(x.dtype.newbyteorder('='))", f, x.astype(">f4"), *args)
+        self.raises(parmc.ArgumentTypeError, "argument 'x' is big-endian (dtype >i8", parmc.sort, x.astype(">i8"))
+        self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype >c8", parmc.sort, x.astype(">c8"))
+        np.testing.assert_array_equal(parmc.sort(x.astype(">u1")).values, x.astype(np.uint8))  # one byte: no order
+        self.raises(parmc.ArgumentTypeError, "argument 'out': out[1] (the indices) is big-endian (dtype >i8, byte "
+                    "order '>'); parmc takes arrays in this machine's byte order (little-endian)", parmc.sort, x,
+                    out=(np.zeros_like(x), np.zeros(x.shape, ">i8")))
         self.raises(parmc.ArgumentValueError, "argument 'dim' is 2, out of range for an array of 2 dimensions "
                     "(-2..1)", parmc.sort, x, 2)
         self.raises(parmc.ArgumentValueError, "argument 'dim' is -3", parmc.argsort, x, -3)
