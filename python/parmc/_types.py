@@ -98,25 +98,23 @@ def type_name(v):
 def scalar_converter(t):
     """A function (value, where) -> the value as the C parameter wants it, where() naming the
     parameter in messages; raises TypeError or ValueError (parmc's own subclasses), never the
-    value's own conversion errors (an array for a scalar is parmc's TypeError)."""
+    value's own conversion errors (an array for a scalar is parmc's TypeError). A bool
+    parameter takes a bool alone (as_bool: Python's, NumPy's, a 0-d bool array), never an
+    integer; a number parameter never takes a bool, so that 1 and True never stand for each
+    other (as the drop-ins' flags and ints: docs/python.md)."""
     from ._errors import ArgumentTypeError, ArgumentValueError
     if t == "bool":
         def convert(v, where):
             b = as_bool(v)
-            if b is not None:
-                return int(b)
-            i = as_index(v)
-            if i is None:
+            if b is None:
                 raise ArgumentTypeError(f"{where()}: expected a bool, got {_kind(v)}")
-            if i not in (0, 1):
-                raise ArgumentValueError(f"{where()}: expected a bool (or 0 or 1), got {i}")
-            return i
+            return int(b)
         return convert
     if t[0] in "iu":
         lo, hi = _int_range(t)
 
         def convert(v, where):
-            i = as_index(v)
+            i = as_index(v) if as_bool(v) is None else None
             if i is None:
                 raise ArgumentTypeError(f"{where()}: expected an integer for {t}, got {_kind(v)}")
             if not lo <= i <= hi:
@@ -125,7 +123,7 @@ def scalar_converter(t):
         return convert
 
     def convert(v, where):
-        if isinstance(v, (str, bytes)) or not hasattr(v, "__float__") or _is_array(v):
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__float__") or _is_array(v) or as_bool(v) is not None:
             raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {_kind(v)}")
         try:
             x = float(v)

@@ -384,9 +384,8 @@ class Errors(unittest.TestCase):
                     np.zeros(1024, np.uint8))
         fs = np.zeros(64, np.float32)
         self.raises(ValueError, "parameter 'k': 1e+39 is out of range for f32", self.scalars.after, fs, 1e39, True)
-        self.raises(ValueError, "parameter 'neg': expected a bool (or 0 or 1), got 2", self.scalars.after, fs, 1.0, 2)
         self.raises(TypeError, "parameter 'k': expected a real number for f32, got str", self.scalars.after, fs, "1", True)
-        np.testing.assert_array_equal(self.scalars.after(fs + 1, float("inf"), 0), np.full(64, np.inf, np.float32))
+        np.testing.assert_array_equal(self.scalars.after(fs + 1, float("inf"), False), np.full(64, np.inf, np.float32))
         # NumPy's bools (np.bool_, named bool in NumPy 2) and 0-d bool arrays are bools; NumPy's
         # other scalars are named with their module
         for neg in (np.True_, np.array(True), np.False_):
@@ -396,6 +395,30 @@ class Errors(unittest.TestCase):
                     np.float64(1))
         self.raises(TypeError, "parameter 's': expected an integer for i32, got numpy.float32", self.scalars.main,
                     np.float32(1), xs)
+
+    def test_bools_and_numbers(self):
+        """A bool parameter takes a bool alone (Python's, NumPy's, a 0-d bool array), never an
+        integer, not even 0 or 1; a number parameter never takes a bool: each an ArgumentTypeError
+        naming the parameter, on the first call and after the fast path is made."""
+        fs, xs, hs = np.zeros(64, np.float32), np.zeros(256, np.int32), np.zeros(128, np.int16)
+        for call in range(2):
+            for neg in (1, 0, 2, np.int64(1), np.uint8(0), np.array(1)):
+                msg = self.raises(parmc.ArgumentTypeError, "parameter 'neg': expected a bool, got ", self.scalars.after,
+                                  fs, 1.0, neg)
+                self.assertTrue(msg.endswith(f"got {type(neg).__name__}") or "numpy." in msg, msg)
+            for s in (True, False, np.True_, np.array(False)):
+                self.raises(parmc.ArgumentTypeError, "parameter 's': expected an integer for i32, got ",
+                            self.scalars.main, s, xs)
+                self.raises(parmc.ArgumentTypeError, "parameter 'off': expected an integer for i64, got ",
+                            self.scalars.widen, hs, s)
+                self.raises(parmc.ArgumentTypeError, "parameter 'k': expected a real number for f32, got ",
+                            self.scalars.after, fs, s, True)
+            self.raises(parmc.ArgumentTypeError, "parameter 's': expected an integer for i32, got bool",
+                        self.scalars.main, True, xs)
+            self.raises(parmc.ArgumentTypeError, "parameter 'neg': expected a bool, got int", self.scalars.after, fs,
+                        1.0, 1)
+            np.testing.assert_array_equal(self.scalars.after(fs + 1, 2.0, True), np.full(64, -2, np.float32))
+            np.testing.assert_array_equal(self.scalars.main(np.int64(2), xs), np.ones(256, np.int32))
 
     def test_array_for_scalar(self):
         """An array for a scalar parameter of any type is parmc's TypeError naming the parameter,
