@@ -14,7 +14,12 @@ C_TYPES = {
     "f32": (ctypes.c_float, "float32"), "f64": (ctypes.c_double, "float64"),
 }
 
-_F32_MAX = 3.4028234663852886e38
+_F32_MAX = 3.4028234663852886e38     # float32's largest finite value
+# the least magnitude that rounds to float32's infinity: _F32_MAX and half its last place
+# (2^128 - 2^103, a tie that rounds to the even, infinity); every finite double of a smaller
+# magnitude rounds to a finite float32 (3.4028235e38, float32's largest as NumPy prints it, to
+# _F32_MAX)
+_F32_ROUNDS_TO_INF = 2.0 ** 128 - 2.0 ** 103
 
 
 def ctype(t):
@@ -133,6 +138,10 @@ def scalar_converter(t):
             # a value whose __float__ refuses (a tensor of several elements, ...)
             raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {_kind(v)}") from None
         if t == "f32" and math.isfinite(x) and abs(x) > _F32_MAX:
-            raise ArgumentValueError(f"{where()}: {x!r} is out of range for f32 (|x| <= {_F32_MAX!r})")
+            if abs(x) >= _F32_ROUNDS_TO_INF:
+                raise ArgumentValueError(f"{where()}: {x!r} is out of range for f32 (it rounds to infinity; a finite "
+                                         f"value must round to at most float32's largest, {_F32_MAX!r})")
+            # what rounding to float32 gives (C leaves the conversion of a double beyond it undefined)
+            return math.copysign(_F32_MAX, x)
         return x
     return convert

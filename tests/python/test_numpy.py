@@ -396,6 +396,25 @@ class Errors(unittest.TestCase):
         self.raises(TypeError, "parameter 's': expected an integer for i32, got numpy.float32", self.scalars.main,
                     np.float32(1), xs)
 
+    def test_f32_range(self):
+        """An f32 parameter takes every finite value that rounds to a finite float32: float32's
+        largest as NumPy prints it (3.4028235e38, a little above it as a double), and up to
+        half a last place beyond, each passed as float32's largest; from there on (it rounds
+        to infinity) a range error; inf and nan as they are."""
+        fs = np.ones(64, np.float32)
+        top = np.finfo(np.float32).max
+        limit = 2.0 ** 128 - 2.0 ** 103                     # FLT_MAX + half its last place
+        for k in (3.4028235e38, float(top), top, np.float64(3.4028235e38), np.nextafter(limit, 0), 3.4028235e38):
+            for sign in (1, -1):
+                out = self.scalars.after(fs, sign * k, False)
+                np.testing.assert_array_equal(out, np.full(64, sign * top, np.float32), repr(k))
+        for k in (limit, 3.4028236e38, 1e39, -limit):
+            self.raises(parmc.ArgumentValueError, f"parameter 'k': {float(k)!r} is out of range for f32 (it rounds to "
+                        "infinity", self.scalars.after, fs, k, False)
+        for k in (np.inf, -np.inf):
+            np.testing.assert_array_equal(self.scalars.after(fs, k, False), np.full(64, k, np.float32))
+        self.assertTrue(np.isnan(self.scalars.after(fs, np.nan, False)).all())
+
     def test_bools_and_numbers(self):
         """A bool parameter takes a bool alone (Python's, NumPy's, a 0-d bool array), never an
         integer, not even 0 or 1; a number parameter never takes a bool: each an ArgumentTypeError
