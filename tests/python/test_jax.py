@@ -103,6 +103,9 @@ class Entries(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             self.kv.main((jnp.zeros(16, jnp.uint32), np.zeros(16, np.int32)))
         self.assertIn("among JAX arrays", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.sort.main(jnp.zeros(1 << 20, jnp.int32), n=1 << 10)
+        self.assertIn("n=1024, but parameter 'xs' has length 1048576", str(e.exception))
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             self.sort.main(jnp.zeros(16, jnp.int32), stream=0)
         self.assertIn("stream= is not for JAX arrays", str(e.exception))

@@ -276,6 +276,41 @@ class Graphs(unittest.TestCase):
                 call()
             self.assertIn(text, str(e.exception))
 
+    def test_n_option(self):
+        """n= with array parameters must be the first one's length (which tells it): another is
+        an ArgumentValueError, not ignored; without arrays it picks the row; an entry with no
+        array at all refuses it; it is an integer, never a bool."""
+        keys = rng.integers(-50, 50, 512).astype(np.int32)
+        vals = rng.standard_normal(512).astype(np.float32)
+        want = self.g.kv(keys, vals)
+        for g, w in zip(self.g.kv(keys, vals, n=512), want):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(self.g.kv(keys, vals, n=np.int64(512))[0], want[0])
+        xs = rng.integers(-100, 100, 32).astype(np.int32)
+        ys = (rng.standard_normal(8).astype(np.float32), rng.integers(0, 255, 8).astype(np.uint8))
+        zs = rng.integers(0, 1000, 128).astype(np.uint16)
+        np.testing.assert_array_equal(self.g.lengths(xs, ys, 3, zs, n=32)[0], xs * 2)
+        for call, exc, text in (
+                (lambda: self.g.kv(keys, vals, n=256), parmc.ArgumentValueError,
+                 "graph.kv: n=256, but parameter 'keys' has length 512; n is the length of the first array parameter "
+                 "(n= may be left out)"),
+                (lambda: self.g.lengths(xs, ys, 3, zs, n=128), parmc.ArgumentValueError,
+                 "graph.lengths: n=128, but parameter 'xs' has length 32"),
+                (lambda: self.g.scaled(3, xs[:256], n=0), parmc.ArgumentValueError,
+                 "graph.scaled: n=0, but parameter 'xs' has length 32"),
+                (lambda: self.g.kv(keys, vals, n=True), parmc.ArgumentTypeError,
+                 "graph.kv: n= expected an integer, got bool"),
+                (lambda: self.g.kv(keys, vals, n="512"), parmc.ArgumentTypeError,
+                 "graph.kv: n= expected an integer, got str"),
+                (lambda: self.g.filled(2.5, 3, n=31), parmc.ArgumentValueError,
+                 "graph.filled: n has length 31; the entry accepts 32"),
+                (lambda: self.g.scalars(4, 5, n=1), parmc.ArgumentTypeError,
+                 "graph.scalars: n= is for an entry with arrays, and this one has none")):
+            with self.assertRaises(exc) as e:
+                call()
+            self.assertIn(text, str(e.exception))
+        np.testing.assert_array_equal(self.g.filled(2.5, 3, n=32)[0], np.full(32, 2.5, np.float32))
+
     def test_arrays_of_several_lengths(self):
         xs = rng.integers(-100, 100, 32).astype(np.int32)
         ys = (rng.standard_normal(8).astype(np.float32), rng.integers(0, 255, 8).astype(np.uint8))
