@@ -28,7 +28,7 @@ the segment's start. Positions outside every segment (before offsets[0], from of
 are left as they are, with index 0, as segments of one element would be."""
 import sys
 
-from . import _arrays, _build
+from . import _arrays, _build, _jax
 from ._errors import ArgumentTypeError, ArgumentValueError
 from ._sortops import _flag, _index, _library, _log2_up, _named, _parm_type, argsort, source
 from ._types import byte_order_refusal, native_name
@@ -68,8 +68,13 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
             _byte_order("segmented_topk", k, "k")
             raise ArgumentTypeError("parmc.segmented_topk: argument 'k': expected an int or a 1-D int32/int64 array of "
                                     f"one k per segment ({offsets.shape[0] - 1}), got {_describe(k)}")
-        # the result's shape: one read of the device; negative ks are 0
-        top = max(int(k.max()), 0) if k.shape[0] else 0
+        if _jax.traced(k):     # under jax.jit: the result's shape would depend on traced values
+            raise ArgumentTypeError("parmc.segmented_topk: argument 'k': a traced JAX array of one k per segment "
+                                    "(under jax.jit): the result's shape is the largest k, so it must be static, an int "
+                                    "or a concrete array (jax.jit(f, static_argnames=...) keeps an int one)")
+        # the result's shape: one read of the device; negative ks are 0 (a concrete JAX array read
+        # by NumPy: its own max under jit would be traced)
+        top = max(int((_module("numpy").asarray(k) if lib == "jax" else k).max()), 0) if k.shape[0] else 0
     else:
         top = _index(k, "segmented_topk", "k")
     if top < 0:

@@ -190,17 +190,22 @@ def _index(v, op, name):
     """An int argument as an int: Python's, NumPy's, a 0-d integer array or tensor, anything
     with __index__ but an array of one or more dimensions; never a bool (torch.sort refuses
     one: True would stand for 1)."""
-    i = _types.as_index(v) if _types.as_bool(v) is None else None
+    traced = _jax.static_refusal(v, "int")      # a JAX tracer under jit: no value to take
+    i = _types.as_index(v) if not traced and _types.as_bool(v) is None else None
     if i is not None:
         return i
-    raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected an integer, got {_types.type_name(v)}")
+    raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected an integer"
+                            + (traced or f", got {_types.type_name(v)}"))
 
 
 def _flag(v, op, name):
-    """A bool argument as a bool: Python's, NumPy's, a 0-d bool array or tensor; never an int."""
-    b = _types.as_bool(v)
+    """A bool argument as a bool: Python's, NumPy's, a 0-d bool array or tensor; never an int,
+    nor a JAX tracer (under jit: static_refusal)."""
+    traced = _jax.static_refusal(v, "bool")
+    b = _types.as_bool(v) if not traced else None
     if b is None:
-        raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected a bool, got {_types.type_name(v)}")
+        raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected a bool"
+                                + (traced or f", got {_types.type_name(v)}"))
     return b
 
 
