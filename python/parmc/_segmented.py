@@ -11,7 +11,8 @@ so each class's entry gets its segments first and rows of length 0 after them, w
 return at once (Phase.live_check in the compiler); a class has as many rows as segments of it
 can exist (n_segments, and n / (2^(c-1) + 1)). Finding the classes to build takes the
 longest segment: a read of the device, unless the call gives max_length (then the call can be
-captured in a CUDA graph; a longer segment is left as it is).
+captured in a CUDA graph; a longer segment is left as it is, and segmented_topk refuses such a
+max_length where the offsets are on the host: _max_length_fits).
 
 Longer segments, and JAX arrays (immutable: no entry writes into a result in place), take two
 stable parmc.argsort calls and a few element-wise steps instead:
@@ -79,8 +80,8 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
         top = _index(k, "segmented_topk", "k")
     if top < 0:
         raise ArgumentValueError(f"parmc.segmented_topk: argument 'k' is {top}")
-    if max_length is not None and _index(max_length, "segmented_topk", "max_length") < 0:
-        raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}")
+    if max_length is not None:
+        _max_length_fits(lib, offsets, _index(max_length, "segmented_topk", "max_length"))
     starts = _int64(lib, xp, offsets[:-1])
     worst = _full(lib, xp, (starts.shape[0], top), _worst(xp, values.dtype, largest), values)
     none = _full(lib, xp, (starts.shape[0], top), -1, starts)
@@ -99,6 +100,22 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
         order, start = _sorted_order(lib, xp, values, offsets, largest)
         best, index = values[order], order - start[order]
     return _named(lib, "topk")((xp.where(keep, best[src], worst), xp.where(keep, index[src], none)))
+
+
+def _max_length_fits(lib, offsets, max_length):
+    """That max_length (an int) is at least 0 and, where the offsets are on the host (NumPy),
+    at least the longest segment: a longer one would be left unsorted, and its top-k would be
+    its first elements with indices 0. On a device that check would take a read: not made."""
+    if max_length < 0:
+        raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}")
+    if lib == "numpy" and offsets.shape[0] > 1:
+        import numpy
+        lens = numpy.diff(offsets.astype(numpy.int64))
+        s = int(lens.argmax())
+        if lens[s] > max_length:
+            raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}, but segment {s} "
+                                     f"has {lens[s]} elements: max_length must be at least the longest segment's "
+                                     "length (or None, and the call finds it)")
 
 
 def _class_rows_log(n, segments, c):

@@ -233,6 +233,27 @@ class SegmentedTopk(unittest.TestCase):
             got = parmc.segmented_topk(dev(values), dev(offsets), dev(ks), largest=True, max_length=512)
             assert_same(self, got, self.ref(values, offsets, ks.tolist(), True))
 
+    @unittest.skipIf(LIBRARY != "numpy", "NumPy's offsets are on the host, where max_length is checked")
+    def test_max_length_shorter_than_a_segment(self):
+        """A max_length below the longest segment (whose top-k would be its first elements with
+        indices 0) is an ArgumentValueError naming it and the segment, k = 0 and empty values
+        too; max_length at least the longest is taken."""
+        values = random_values(np.float32, 300)
+        offsets = np.array([0, 10, 10, 250, 300], np.int32)
+        for k, v in ((3, values), (0, values), (np.array([1, 2, 0, 4]), values)):
+            for bad in (239, 4, 0):
+                with self.assertRaises(parmc.ArgumentValueError) as e:
+                    parmc.segmented_topk(v, offsets, k, max_length=bad)
+                self.assertIn(f"argument 'max_length' is {bad}, but segment 2 has 240 elements: max_length must be at "
+                              "least the longest segment's length", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError):
+            parmc.segmented_topk(np.zeros(0, np.float32), np.array([0, 0]), 2, max_length=-1)
+        self.assertEqual(parmc.segmented_topk(np.zeros(0, np.float32), np.array([0, 0]), 2, max_length=0).values.shape,
+                         (1, 2))
+        for fits in (240, 256, 1 << 20):
+            assert_same(self, parmc.segmented_topk(values, offsets, 3, max_length=fits),
+                        self.ref(values, offsets, [3] * 4, True))
+
     def test_k_per_segment(self):
         values = random_values(np.float32, 1000)
         offsets = random_offsets(1000, 20)
