@@ -201,7 +201,7 @@ def _by_classes(lib, xp, values, offsets, descending, max_length):
     not need it has been queued."""
     n, segments = values.shape[0], offsets.shape[0] - 1
     cuda = _library("segmented_sort", values)[1]
-    t, rank = _parm_type("segmented_sort", values)
+    t, rank = _parm_type("segmented_sort", values, "values")
     longest = None if max_length is None else _index(max_length, "segmented_sort", "max_length")
     if segments and longest is None:
         longest = (offsets[1:] - offsets[:-1]).max()
@@ -266,6 +266,7 @@ def _checked(op, values, offsets):
     if len(values.shape) != 1:
         raise ArgumentValueError(f"parmc.{op}: argument 'values' has {len(values.shape)} dimensions; the segments are "
                                  "of a 1-D array")
+    _parm_type(op, values, "values")    # a dtype that parmc sorts, whichever path sorts it
     if len(offsets.shape) != 1 or offsets.shape[0] < 1 or str(offsets.dtype).replace("torch.", "") not in (
             "int32", "int64"):
         _byte_order(op, offsets, "offsets")

@@ -132,6 +132,19 @@ class SegmentedSort(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.segmented_sort(v, np.array([0, 8]), descending=1)
         self.assertIn("argument 'descending': expected a bool", str(e.exception))
+        # a dtype that is not sorted names 'values' and the function called, whichever path would
+        # sort it (by classes, the two argsorts of empty values, a top-k), as does a big-endian one
+        for f, args in ((parmc.segmented_sort, ()), (parmc.segmented_topk, (2,)), (parmc.segmented_topk, (0,))):
+            for n in (8, 0):
+                with self.assertRaises(parmc.ArgumentTypeError) as e:
+                    f(np.zeros(n, np.complex64), np.array([0, n]), *args)
+                self.assertIn(f"parmc.{f.__name__}: argument 'values' has dtype complex64; parmc sorts int8",
+                              str(e.exception))
+                with self.assertRaises(parmc.ArgumentTypeError) as e:
+                    f(np.zeros(n, ">f4"), np.array([0, n]), *args)
+                self.assertIn(f"parmc.{f.__name__}: argument 'values' is big-endian (dtype >f4, byte order '>'); parmc "
+                              "takes arrays in this machine's byte order (little-endian): use "
+                              "values.astype(values.dtype.newbyteorder('='))", str(e.exception))
         # a list names the argument it is
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.segmented_sort(v, [0, 8])
