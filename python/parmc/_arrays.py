@@ -7,7 +7,7 @@ import ctypes
 import sys
 
 from ._errors import ArgumentTypeError, ArgumentValueError
-from ._types import dtype_name
+from ._types import byte_order_refusal, dtype_name
 
 # cudaStreamLegacy: the legacy default stream. PyTorch and CuPy name it 0, which the API
 # reads as "the context's own stream", so it is passed as this handle instead.
@@ -32,6 +32,9 @@ class NumpyAdapter:
     def check(self, a, dt, where):
         """(pointer, number of elements, device) of a, or an exception naming `where()`."""
         if a.dtype != dt:
+            order = byte_order_refusal(a.dtype, getattr(where, "param", None))
+            if order and a.dtype.newbyteorder("=") == dt:
+                raise ArgumentTypeError(f"{where()} {order}")
             raise ArgumentTypeError(f"{where()}: expected dtype {dt}, got {a.dtype}")
         if not a.flags.c_contiguous:
             raise ArgumentValueError(f"{where()}: the array is not contiguous (numpy.ascontiguousarray makes a copy that is)")
@@ -233,13 +236,34 @@ class CupyAdapter:
 
 
 def library_name(a):
-    """"numpy", "torch" or "cupy": the library of array a, or None for anything else."""
+    """"numpy", "torch" or "cupy": the library of array a, or None for anything else. A
+    subclass of numpy.ndarray (numpy.memmap, one's own) is NumPy's, but for a masked array
+    (masked_refusal)."""
     root = type(a).__module__.split(".")[0]
     if root in ("numpy", "cupy") and type(a).__name__ == "ndarray":
         return root
     if root == "torch" and hasattr(a, "is_cuda"):
         return "torch"
-    return None
+    return "numpy" if _numpy_subclass(type(a)) else None
+
+
+def _numpy_subclass(cls):
+    """Whether cls is a subclass of numpy.ndarray whose arrays parmc takes as NumPy's (their
+    data and shape; results are plain ndarrays): every one but numpy.ma.MaskedArray's."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None or not issubclass(cls, numpy.ndarray):
+        return False
+    ma = sys.modules.get("numpy.ma")
+    return ma is None or not issubclass(cls, ma.MaskedArray)
+
+
+def masked_refusal(a):
+    """For a NumPy masked array: why it is refused (its mask would be ignored), to end a
+    message; else ''."""
+    ma = sys.modules.get("numpy.ma")
+    if ma is None or not isinstance(a, ma.MaskedArray):
+        return ""
+    return ": a masked array, whose mask parmc would ignore (pass a.filled(value), or a.data for the data as it is)"
 
 
 _adapters = {}   # (type of an array, CUDA target?) -> its adapter, or None for a type no library has
@@ -266,7 +290,7 @@ def _one(name, make):
 
 def _make(cls, cuda):
     root = cls.__module__.split(".")[0]
-    if root == "numpy" and cls.__name__ == "ndarray":
+    if (root == "numpy" and cls.__name__ == "ndarray") or _numpy_subclass(cls):
         return _one("numpy", NumpyAdapter)
     if root == "torch" and "torch" in sys.modules and issubclass(cls, sys.modules["torch"].Tensor):
         return _one(("torch", cuda), lambda: TorchAdapter(cuda))

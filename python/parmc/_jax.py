@@ -11,6 +11,7 @@ under a mutex, as the ctypes path calls under the program's lock: a context runs
 a time. Scalar parameters are attributes, so they are static under jit (Python numbers, not
 traced values); arrays are buffers in XLA's row-major layout."""
 import ctypes
+import sys
 import threading
 
 from . import _build
@@ -31,6 +32,25 @@ _lock = threading.Lock()
 def is_jax(a):
     """Whether a is a JAX array or a tracer of one (under jit, grad, vmap)."""
     return type(a).__module__.split(".")[0] in ("jax", "jaxlib") and hasattr(a, "shape") and hasattr(a, "dtype")
+
+
+def traced(a):
+    """Whether a is a JAX tracer (under jit, vmap, grad): a value that has no number while
+    traced, so that it cannot be a static argument."""
+    jax = sys.modules.get("jax")
+    if jax is None or type(a).__module__.split(".")[0] not in ("jax", "jaxlib"):
+        return False
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    return isinstance(a, tracer) if tracer is not None else "Tracer" in type(a).__name__
+
+
+def static_refusal(a, what):
+    """For a traced a: the end of the message that refuses it where a static `what` ("bool",
+    "int") is taken; else ""."""
+    if not traced(a):
+        return ""
+    return (f", got a traced JAX value ({type(a).__name__}): under jax.jit it must be static, a Python or NumPy "
+            f"{what} (jax.jit(f, static_argnames=...) keeps it one)")
 
 
 def any_jax(args):

@@ -11,7 +11,7 @@ import weakref
 from . import _arrays, _fast, _jax, _manifest
 from ._fast import SLOW
 from ._errors import ArgumentTypeError, ArgumentValueError, CallError, Error
-from ._types import ctype, scalar_converter
+from ._types import as_bool, as_index, ctype, scalar_converter, type_name
 
 _open = weakref.WeakSet()
 _modules = sys.modules
@@ -212,6 +212,8 @@ class EntryFunction:
         if keywords:
             args, stream, n = self._bind(args, keywords)
         if _compiling is not None and _compiling():
+            if n is not None:   # the op takes the parameters alone
+                raise ArgumentTypeError(f"{self.program.name}.{self.name}: n= is not taken inside torch.compile")
             return _op_call(self, args)
         fast = self._fast
         if fast is not None and stream is None and n is None:
@@ -269,7 +271,7 @@ class EntryFunction:
             for arr, dt, where in zip((a,) if len(dts) == 1 else self._fields(p, a, names[0]), dts, names):
                 if _arrays.adapter_of(arr, cuda) is not adapter:
                     raise ArgumentTypeError(f"{where()}: a {type(arr).__module__}.{type(arr).__name__} among "
-                                            f"{adapter.name} arrays")
+                                            f"{adapter.name} arrays" + _arrays.masked_refusal(arr))
                 ptr, size, dev = adapter.check(arr, dt, where)
                 if shape is None:
                     shape, device = arr.shape, dev
@@ -337,7 +339,8 @@ class EntryFunction:
                 if adapter is None or adapter.cuda != cuda:
                     wanted = "a torch CUDA tensor or a CuPy array" if cuda else "a NumPy array or a torch CPU tensor"
                     raise ArgumentTypeError(f"{names[0]()}: expected {wanted} (target {self.program.target}), "
-                                            f"got {type(arr).__module__}.{type(arr).__name__}")
+                                            f"got {type(arr).__module__}.{type(arr).__name__}"
+                                            + _arrays.masked_refusal(arr))
                 return adapter
         return _arrays.default_adapter(cuda)
 
@@ -358,8 +361,11 @@ class EntryFunction:
         return a
 
     def _row(self, sizes, n):
-        """The size row for the arrays' lengths, or an exception listing the accepted ones."""
+        """The size row for the arrays' lengths (and n=, when given), or an exception listing the
+        accepted ones."""
         lengths = self.entry.lengths
+        if n is not None:
+            n = self._given_n(n, sizes)
         if not self.entry.has_n:
             return None
         if lengths.any_length and not lengths.scales:
@@ -389,6 +395,21 @@ class EntryFunction:
                 raise ArgumentValueError(f"{self.program.name}.{self.name}: parameter '{p.name}' has length {size}; "
                                          f"with n = {row['n']} it must be {length}")
         return row
+
+    def _given_n(self, n, sizes):
+        """n= of a call, checked: an integer (never a bool); with array parameters, the first
+        one's length (which it is anyway: n= may be left out); refused by an entry with no
+        array at all."""
+        where = f"{self.program.name}.{self.name}"
+        if not self.entry.has_n:
+            raise ArgumentTypeError(f"{where}: n= is for an entry with arrays, and this one has none")
+        i = as_index(n) if as_bool(n) is None else None
+        if i is None:
+            raise ArgumentTypeError(f"{where}: n= expected an integer, got {type_name(n)}")
+        if sizes and i != sizes[0]:
+            raise ArgumentValueError(f"{where}: n={i}, but parameter '{self._arrays[0].name}' has length {sizes[0]}; "
+                                     "n is the length of the first array parameter (n= may be left out)")
+        return i
 
     def _result_shapes(self, row, shape):
         """The shape each result is written in: an array result as long as the first array
@@ -496,9 +517,14 @@ class EntryFunction:
 
 
 def _namer(name, p, field):
-    """A function giving the name of parameter p (and its field) in messages."""
+    """A function giving the name of parameter p (and its field) in messages; its attribute
+    `param`, the parameter's own name (what a message's code names it)."""
     f = "" if field is None else f" field {field}"
-    return lambda: f"{name}: parameter '{p.name}'{f}"
+
+    def where():
+        return f"{name}: parameter '{p.name}'{f}"
+    where.param = p.name if field is None else f"{p.name}[{field}]"
+    return where
 
 
 # Set by enable_torch: while torch.compile traces, a call goes through the entry's custom op

@@ -11,7 +11,8 @@ so each class's entry gets its segments first and rows of length 0 after them, w
 return at once (Phase.live_check in the compiler); a class has as many rows as segments of it
 can exist (n_segments, and n / (2^(c-1) + 1)). Finding the classes to build takes the
 longest segment: a read of the device, unless the call gives max_length (then the call can be
-captured in a CUDA graph; a longer segment is left as it is).
+captured in a CUDA graph; a longer segment is left as it is, and segmented_topk refuses such a
+max_length where the offsets are on the host: _max_length_fits).
 
 Longer segments, and JAX arrays (immutable: no entry writes into a result in place), take two
 stable parmc.argsort calls and a few element-wise steps instead:
@@ -28,9 +29,10 @@ the segment's start. Positions outside every segment (before offsets[0], from of
 are left as they are, with index 0, as segments of one element would be."""
 import sys
 
-from . import _arrays, _build
+from . import _arrays, _build, _jax
 from ._errors import ArgumentTypeError, ArgumentValueError
 from ._sortops import _flag, _index, _library, _log2_up, _named, _parm_type, argsort, source
+from ._types import byte_order_refusal, native_name
 
 # the longest segments sorted by classes, log2 (rows of 2^16 take three passes a class)
 _CLASS_LOG_MAX = 16
@@ -64,16 +66,22 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
     if per_segment:
         if len(k.shape) != 1 or k.shape[0] != offsets.shape[0] - 1 or str(k.dtype).replace("torch.", "") not in (
                 "int32", "int64"):
+            _byte_order("segmented_topk", k, "k")
             raise ArgumentTypeError("parmc.segmented_topk: argument 'k': expected an int or a 1-D int32/int64 array of "
                                     f"one k per segment ({offsets.shape[0] - 1}), got {_describe(k)}")
-        # the result's shape: one read of the device; negative ks are 0
-        top = max(int(k.max()), 0) if k.shape[0] else 0
+        if _jax.traced(k):     # under jax.jit: the result's shape would depend on traced values
+            raise ArgumentTypeError("parmc.segmented_topk: argument 'k': a traced JAX array of one k per segment "
+                                    "(under jax.jit): the result's shape is the largest k, so it must be static, an int "
+                                    "or a concrete array (jax.jit(f, static_argnames=...) keeps an int one)")
+        # the result's shape: one read of the device; negative ks are 0 (a concrete JAX array read
+        # by NumPy: its own max under jit would be traced)
+        top = max(int((_module("numpy").asarray(k) if lib == "jax" else k).max()), 0) if k.shape[0] else 0
     else:
         top = _index(k, "segmented_topk", "k")
     if top < 0:
         raise ArgumentValueError(f"parmc.segmented_topk: argument 'k' is {top}")
-    if max_length is not None and _index(max_length, "segmented_topk", "max_length") < 0:
-        raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}")
+    if max_length is not None:
+        _max_length_fits(lib, offsets, _index(max_length, "segmented_topk", "max_length"))
     starts = _int64(lib, xp, offsets[:-1])
     worst = _full(lib, xp, (starts.shape[0], top), _worst(xp, values.dtype, largest), values)
     none = _full(lib, xp, (starts.shape[0], top), -1, starts)
@@ -92,6 +100,22 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
         order, start = _sorted_order(lib, xp, values, offsets, largest)
         best, index = values[order], order - start[order]
     return _named(lib, "topk")((xp.where(keep, best[src], worst), xp.where(keep, index[src], none)))
+
+
+def _max_length_fits(lib, offsets, max_length):
+    """That max_length (an int) is at least 0 and, where the offsets are on the host (NumPy),
+    at least the longest segment: a longer one would be left unsorted, and its top-k would be
+    its first elements with indices 0. On a device that check would take a read: not made."""
+    if max_length < 0:
+        raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}")
+    if lib == "numpy" and offsets.shape[0] > 1:
+        import numpy
+        lens = numpy.diff(offsets.astype(numpy.int64))
+        s = int(lens.argmax())
+        if lens[s] > max_length:
+            raise ArgumentValueError(f"parmc.segmented_topk: argument 'max_length' is {max_length}, but segment {s} "
+                                     f"has {lens[s]} elements: max_length must be at least the longest segment's "
+                                     "length (or None, and the call finds it)")
 
 
 def _class_rows_log(n, segments, c):
@@ -177,7 +201,7 @@ def _by_classes(lib, xp, values, offsets, descending, max_length):
     not need it has been queued."""
     n, segments = values.shape[0], offsets.shape[0] - 1
     cuda = _library("segmented_sort", values)[1]
-    t, rank = _parm_type("segmented_sort", values)
+    t, rank = _parm_type("segmented_sort", values, "values")
     longest = None if max_length is None else _index(max_length, "segmented_sort", "max_length")
     if segments and longest is None:
         longest = (offsets[1:] - offsets[:-1]).max()
@@ -242,8 +266,10 @@ def _checked(op, values, offsets):
     if len(values.shape) != 1:
         raise ArgumentValueError(f"parmc.{op}: argument 'values' has {len(values.shape)} dimensions; the segments are "
                                  "of a 1-D array")
+    _parm_type(op, values, "values")    # a dtype that parmc sorts, whichever path sorts it
     if len(offsets.shape) != 1 or offsets.shape[0] < 1 or str(offsets.dtype).replace("torch.", "") not in (
             "int32", "int64"):
+        _byte_order(op, offsets, "offsets")
         raise ArgumentTypeError(f"parmc.{op}: argument 'offsets': expected a 1-D int32 or int64 array of "
                                 f"n_segments + 1 positions, got {_describe(offsets)}")
     if lib == "torch" and offsets.device != values.device:
@@ -256,6 +282,14 @@ def _checked(op, values, offsets):
                                      f"{values.shape[0]}")
     xp = _module(lib)
     return lib, xp, _contiguous(lib, xp, values), _contiguous(lib, xp, offsets)
+
+
+def _byte_order(op, a, arg):
+    """The refusal of integer array a (argument `arg`) when the only thing wrong with its dtype
+    is its byte order (a big-endian int64, say)."""
+    order = byte_order_refusal(a.dtype, arg)
+    if order and native_name(a.dtype) in ("int32", "int64"):
+        raise ArgumentTypeError(f"parmc.{op}: argument '{arg}' {order}")
 
 
 def _contiguous(lib, xp, a):

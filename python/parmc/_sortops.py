@@ -190,17 +190,22 @@ def _index(v, op, name):
     """An int argument as an int: Python's, NumPy's, a 0-d integer array or tensor, anything
     with __index__ but an array of one or more dimensions; never a bool (torch.sort refuses
     one: True would stand for 1)."""
-    i = _types.as_index(v) if _types.as_bool(v) is None else None
+    traced = _jax.static_refusal(v, "int")      # a JAX tracer under jit: no value to take
+    i = _types.as_index(v) if not traced and _types.as_bool(v) is None else None
     if i is not None:
         return i
-    raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected an integer, got {_types.type_name(v)}")
+    raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected an integer"
+                            + (traced or f", got {_types.type_name(v)}"))
 
 
 def _flag(v, op, name):
-    """A bool argument as a bool: Python's, NumPy's, a 0-d bool array or tensor; never an int."""
-    b = _types.as_bool(v)
+    """A bool argument as a bool: Python's, NumPy's, a 0-d bool array or tensor; never an int,
+    nor a JAX tracer (under jit: static_refusal)."""
+    traced = _jax.static_refusal(v, "bool")
+    b = _types.as_bool(v) if not traced else None
     if b is None:
-        raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected a bool, got {_types.type_name(v)}")
+        raise ArgumentTypeError(f"parmc.{op}: argument '{name}': expected a bool"
+                                + (traced or f", got {_types.type_name(v)}"))
     return b
 
 
@@ -286,15 +291,19 @@ def _library(op, x, arg="x"):
         raise ArgumentValueError(f"parmc.{op}: argument '{arg}' is on {x.device}; parmc runs on CUDA tensors (the CUDA "
                                  "target) and CPU tensors (the C target)")
     raise ArgumentTypeError(f"parmc.{op}: argument '{arg}': expected a NumPy array, a PyTorch tensor, a CuPy array or a "
-                            f"JAX array, got {type(x).__module__}.{type(x).__name__}")
+                            f"JAX array, got {type(x).__module__}.{type(x).__name__}" + _arrays.masked_refusal(x))
 
 
-def _parm_type(op, x):
-    """(the parm type of the program's keys, the rank of their bits or None) for x's dtype."""
+def _parm_type(op, x, arg="x"):
+    """(the parm type of the program's keys, the rank of their bits or None) for the dtype of
+    x, argument `arg`."""
     name = str(x.dtype).replace("torch.", "")
     found = _PARM_TYPES.get(name)
     if found is None:
-        raise ArgumentTypeError(f"parmc.{op}: argument 'x' has dtype {name}; parmc sorts "
+        order = _types.byte_order_refusal(x.dtype, arg)
+        if order and _types.native_name(x.dtype) in _PARM_TYPES:
+            raise ArgumentTypeError(f"parmc.{op}: argument '{arg}' {order}")
+        raise ArgumentTypeError(f"parmc.{op}: argument '{arg}' has dtype {name}; parmc sorts "
                                 f"{', '.join(_PARM_TYPES)}")
     return found
 

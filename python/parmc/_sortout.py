@@ -9,9 +9,9 @@ or written, and each error names the argument 'out'."""
 import math
 import sys
 
-from ._arrays import library_name
+from ._arrays import library_name, masked_refusal
 from ._errors import ArgumentTypeError, ArgumentValueError
-from ._types import type_name
+from ._types import byte_order_refusal, type_name
 
 _ROLES = ("values", "indices")
 _KINDS = {"numpy": "a NumPy array", "torch": "a PyTorch tensor", "cupy": "a CuPy array"}
@@ -37,8 +37,11 @@ def checked(op, lib, x, out, shape, dtypes):
 def _check(lib, x, a, dtype, shape, where):
     """That one out array a fits the results of x: library, dtype, device, shape, layout."""
     if library_name(a) != lib:
-        raise ArgumentTypeError(f"{where}: expected {_KINDS[lib]}, as x is, got {type_name(a)}")
+        raise ArgumentTypeError(f"{where}: expected {_KINDS[lib]}, as x is, got {type_name(a)}{masked_refusal(a)}")
     if a.dtype != dtype:
+        order = byte_order_refusal(a.dtype)
+        if order and a.dtype.newbyteorder("=") == dtype:
+            raise ArgumentTypeError(f"{where} {order}")
         raise ArgumentTypeError(f"{where}: expected dtype {dtype}, got {a.dtype}")
     if _device(lib, a) != _device(lib, x):
         raise ArgumentValueError(f"{where} is on {_device(lib, a)}, x on {_device(lib, x)}")

@@ -14,7 +14,12 @@ C_TYPES = {
     "f32": (ctypes.c_float, "float32"), "f64": (ctypes.c_double, "float64"),
 }
 
-_F32_MAX = 3.4028234663852886e38
+_F32_MAX = 3.4028234663852886e38     # float32's largest finite value
+# the least magnitude that rounds to float32's infinity: _F32_MAX and half its last place
+# (2^128 - 2^103, a tie that rounds to the even, infinity); every finite double of a smaller
+# magnitude rounds to a finite float32 (3.4028235e38, float32's largest as NumPy prints it, to
+# _F32_MAX)
+_F32_ROUNDS_TO_INF = 2.0 ** 128 - 2.0 ** 103
 
 
 def ctype(t):
@@ -66,6 +71,28 @@ def as_bool(v):
     return None
 
 
+def byte_order_refusal(dtype, name=None):
+    """For a NumPy dtype of the other byte order than this machine's (a big-endian array on a
+    little-endian host): the refusal that follows the argument's name in a message ("is
+    big-endian (dtype >f4, byte order '>'); parmc takes ..."), with the conversion of array
+    `name` when given; else "" (PyTorch, CuPy and JAX arrays have the machine's order alone)."""
+    order = getattr(dtype, "byteorder", None)
+    if order not in ("<", ">") or getattr(dtype, "isnative", True):
+        return ""
+    its, own = ("big", "little") if order == ">" else ("little", "big")
+    fix = f": use {name}.astype({name}.dtype.newbyteorder('='))" if name else ""
+    return (f"is {its}-endian (dtype {dtype}, byte order '{order}'); parmc takes arrays in this machine's byte order "
+            f"({own}-endian){fix}")
+
+
+def native_name(dtype):
+    """The name of a dtype as str() gives it, in this machine's byte order ("float32" for a
+    NumPy '>f4')."""
+    if byte_order_refusal(dtype):
+        dtype = dtype.newbyteorder("=")
+    return str(dtype)
+
+
 def type_name(v):
     """The name of v's type in messages: builtins bare, others with their module
     ("numpy.float64", "torch.Tensor"), so that NumPy 2's bool is not read as Python's."""
@@ -76,25 +103,23 @@ def type_name(v):
 def scalar_converter(t):
     """A function (value, where) -> the value as the C parameter wants it, where() naming the
     parameter in messages; raises TypeError or ValueError (parmc's own subclasses), never the
-    value's own conversion errors (an array for a scalar is parmc's TypeError)."""
+    value's own conversion errors (an array for a scalar is parmc's TypeError). A bool
+    parameter takes a bool alone (as_bool: Python's, NumPy's, a 0-d bool array), never an
+    integer; a number parameter never takes a bool, so that 1 and True never stand for each
+    other (as the drop-ins' flags and ints: docs/python.md)."""
     from ._errors import ArgumentTypeError, ArgumentValueError
     if t == "bool":
         def convert(v, where):
             b = as_bool(v)
-            if b is not None:
-                return int(b)
-            i = as_index(v)
-            if i is None:
+            if b is None:
                 raise ArgumentTypeError(f"{where()}: expected a bool, got {_kind(v)}")
-            if i not in (0, 1):
-                raise ArgumentValueError(f"{where()}: expected a bool (or 0 or 1), got {i}")
-            return i
+            return int(b)
         return convert
     if t[0] in "iu":
         lo, hi = _int_range(t)
 
         def convert(v, where):
-            i = as_index(v)
+            i = as_index(v) if as_bool(v) is None else None
             if i is None:
                 raise ArgumentTypeError(f"{where()}: expected an integer for {t}, got {_kind(v)}")
             if not lo <= i <= hi:
@@ -103,7 +128,7 @@ def scalar_converter(t):
         return convert
 
     def convert(v, where):
-        if isinstance(v, (str, bytes)) or not hasattr(v, "__float__") or _is_array(v):
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__float__") or _is_array(v) or as_bool(v) is not None:
             raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {_kind(v)}")
         try:
             x = float(v)
@@ -113,6 +138,10 @@ def scalar_converter(t):
             # a value whose __float__ refuses (a tensor of several elements, ...)
             raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {_kind(v)}") from None
         if t == "f32" and math.isfinite(x) and abs(x) > _F32_MAX:
-            raise ArgumentValueError(f"{where()}: {x!r} is out of range for f32 (|x| <= {_F32_MAX!r})")
+            if abs(x) >= _F32_ROUNDS_TO_INF:
+                raise ArgumentValueError(f"{where()}: {x!r} is out of range for f32 (it rounds to infinity; a finite "
+                                         f"value must round to at most float32's largest, {_F32_MAX!r})")
+            # what rounding to float32 gives (C leaves the conversion of a double beyond it undefined)
+            return math.copysign(_F32_MAX, x)
         return x
     return convert

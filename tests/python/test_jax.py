@@ -103,6 +103,9 @@ class Entries(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             self.kv.main((jnp.zeros(16, jnp.uint32), np.zeros(16, np.int32)))
         self.assertIn("among JAX arrays", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            self.sort.main(jnp.zeros(1 << 20, jnp.int32), n=1 << 10)
+        self.assertIn("n=1024, but parameter 'xs' has length 1048576", str(e.exception))
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             self.sort.main(jnp.zeros(16, jnp.int32), stream=0)
         self.assertIn("stream= is not for JAX arrays", str(e.exception))
@@ -144,6 +147,39 @@ class DropIns(unittest.TestCase):
         np.testing.assert_array_equal(np.asarray(f(x)), np.asarray(jnp.argsort(x, axis=-1, descending=True,
                                                                                 stable=True)))
         np.testing.assert_array_equal(np.asarray(parmc.sort(x).values), np.asarray(jnp.sort(x)))
+
+    def test_traced_arguments(self):
+        """Under jax.jit the int and bool arguments must be static: a traced one (a jit argument)
+        is parmc's ArgumentTypeError naming it, k and dim as descending, largest and stable,
+        for the segmented drop-ins too (a traced array of ks: the result's shape would depend
+        on it); static ones, and a concrete JAX scalar eagerly, are taken."""
+        x = jnp.asarray(rng.standard_normal((2, 8)).astype(np.float32))
+        offsets = jnp.asarray(np.array([0, 3, 16], np.int32))
+        flag, two = jnp.bool_(True), jnp.int32(2)
+        calls = [("k", "an integer", "int", lambda a, v: parmc.topk(a, v), two),
+                 ("dim", "an integer", "int", lambda a, v: parmc.sort(a, dim=v), jnp.int32(0)),
+                 ("largest", "a bool", "bool", lambda a, v: parmc.topk(a, 2, largest=v), flag),
+                 ("sorted", "a bool", "bool", lambda a, v: parmc.topk(a, 2, sorted=v), flag),
+                 ("descending", "a bool", "bool", lambda a, v: parmc.sort(a, descending=v), flag),
+                 ("descending", "a bool", "bool", lambda a, v: parmc.argsort(a, descending=v), flag),
+                 ("stable", "a bool", "bool", lambda a, v: parmc.sort(a, stable=v), flag),
+                 ("descending", "a bool", "bool", lambda a, v: parmc.segmented_sort(a.ravel(), offsets, v), flag),
+                 ("largest", "a bool", "bool", lambda a, v: parmc.segmented_topk(a.ravel(), offsets, 2, v), flag),
+                 ("max_length", "an integer", "int",
+                  lambda a, v: parmc.segmented_topk(a.ravel(), offsets, 2, max_length=v), jnp.int32(13))]
+        for name, kind, static, f, value in calls:
+            with self.assertRaises(parmc.ArgumentTypeError, msg=name) as e:
+                jax.jit(f)(x, value)
+            self.assertIn(f": argument '{name}': expected {kind}, got a traced JAX value", str(e.exception))
+            self.assertIn(f"under jax.jit it must be static, a Python or NumPy {static}", str(e.exception))
+            f(x, value)                                       # eagerly, a concrete value is taken
+            jax.jit(f, static_argnums=1)(x, bool(value) if static == "bool" else int(value))
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            jax.jit(lambda a, k: parmc.segmented_topk(a.ravel(), offsets, k))(x, jnp.asarray([1, 2]))
+        self.assertIn("argument 'k': a traced JAX array of one k per segment (under jax.jit)", str(e.exception))
+        ks = jnp.asarray([1, 2])
+        top = jax.jit(lambda a: parmc.segmented_topk(a.ravel(), offsets, ks))(x)
+        self.assertEqual(top.values.shape, (2, 2))
 
     def test_out_refused(self):
         x = jnp.zeros((2, 4), jnp.float32)

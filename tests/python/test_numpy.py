@@ -68,6 +68,36 @@ class Results(unittest.TestCase):
         xs.flags.writeable = False
         np.testing.assert_array_equal(self.sort.main(xs), np.sort(xs))
 
+    def test_ndarray_subclasses(self):
+        """numpy.memmap (writable and read-only) and a subclass of one's own are NumPy arrays, as
+        arguments of any parameter; the results are plain ndarrays. A masked array is refused,
+        naming the parameter: its mask would be ignored."""
+        class Mine(np.ndarray):
+            pass
+        xs = rng.integers(-100, 100, 1024, dtype=np.int32)
+        with tempfile.TemporaryDirectory() as d:
+            m = np.memmap(os.path.join(d, "xs"), dtype=np.int32, mode="w+", shape=(1024,))
+            m[:] = xs
+            m.flush()
+            r = np.memmap(os.path.join(d, "xs"), dtype=np.int32, mode="r", shape=(4, 256))
+            for a in (m, r, xs.view(Mine), m, xs.view(Mine)):     # twice: after the fast path is made
+                out = self.sort.main(a)
+                self.assertIs(type(out), np.ndarray)
+                self.assertEqual(out.shape, a.shape)
+                np.testing.assert_array_equal(out.ravel(), np.sort(xs))
+            keys = np.memmap(os.path.join(d, "keys"), dtype=np.uint32, mode="w+", shape=(4096,))
+            keys[:] = rng.integers(0, 50, 4096)
+            k, v = self.kv.main((keys, np.arange(4096, dtype=np.int32).view(Mine)))
+            self.assertEqual((type(k), type(v)), (np.ndarray, np.ndarray))
+            np.testing.assert_array_equal(k, np.sort(keys))
+            np.testing.assert_array_equal(np.asarray(keys)[v], k)
+            np.testing.assert_array_equal(self.scalars.main(np.int32(2), m[:256]), xs[:256] * 2 + 1)
+            del m, r, keys
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            self.sort.main(np.ma.masked_array(xs, xs < 0))
+        self.assertIn("parameter 'xs': expected a NumPy array or a torch CPU tensor (target c), got "
+                      "numpy.ma.MaskedArray: a masked array, whose mask parmc would ignore", str(e.exception))
+
     def test_permutations(self):
         xs = rng.integers(-1000, 1000, 1024, dtype=np.int32)
         np.testing.assert_array_equal(self.perm.main(xs), xs[bitrev_index(10)])
@@ -246,6 +276,41 @@ class Graphs(unittest.TestCase):
                 call()
             self.assertIn(text, str(e.exception))
 
+    def test_n_option(self):
+        """n= with array parameters must be the first one's length (which tells it): another is
+        an ArgumentValueError, not ignored; without arrays it picks the row; an entry with no
+        array at all refuses it; it is an integer, never a bool."""
+        keys = rng.integers(-50, 50, 512).astype(np.int32)
+        vals = rng.standard_normal(512).astype(np.float32)
+        want = self.g.kv(keys, vals)
+        for g, w in zip(self.g.kv(keys, vals, n=512), want):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(self.g.kv(keys, vals, n=np.int64(512))[0], want[0])
+        xs = rng.integers(-100, 100, 32).astype(np.int32)
+        ys = (rng.standard_normal(8).astype(np.float32), rng.integers(0, 255, 8).astype(np.uint8))
+        zs = rng.integers(0, 1000, 128).astype(np.uint16)
+        np.testing.assert_array_equal(self.g.lengths(xs, ys, 3, zs, n=32)[0], xs * 2)
+        for call, exc, text in (
+                (lambda: self.g.kv(keys, vals, n=256), parmc.ArgumentValueError,
+                 "graph.kv: n=256, but parameter 'keys' has length 512; n is the length of the first array parameter "
+                 "(n= may be left out)"),
+                (lambda: self.g.lengths(xs, ys, 3, zs, n=128), parmc.ArgumentValueError,
+                 "graph.lengths: n=128, but parameter 'xs' has length 32"),
+                (lambda: self.g.scaled(3, xs[:256], n=0), parmc.ArgumentValueError,
+                 "graph.scaled: n=0, but parameter 'xs' has length 32"),
+                (lambda: self.g.kv(keys, vals, n=True), parmc.ArgumentTypeError,
+                 "graph.kv: n= expected an integer, got bool"),
+                (lambda: self.g.kv(keys, vals, n="512"), parmc.ArgumentTypeError,
+                 "graph.kv: n= expected an integer, got str"),
+                (lambda: self.g.filled(2.5, 3, n=31), parmc.ArgumentValueError,
+                 "graph.filled: n has length 31; the entry accepts 32"),
+                (lambda: self.g.scalars(4, 5, n=1), parmc.ArgumentTypeError,
+                 "graph.scalars: n= is for an entry with arrays, and this one has none")):
+            with self.assertRaises(exc) as e:
+                call()
+            self.assertIn(text, str(e.exception))
+        np.testing.assert_array_equal(self.g.filled(2.5, 3, n=32)[0], np.full(32, 2.5, np.float32))
+
     def test_arrays_of_several_lengths(self):
         xs = rng.integers(-100, 100, 32).astype(np.int32)
         ys = (rng.standard_normal(8).astype(np.float32), rng.integers(0, 255, 8).astype(np.uint8))
@@ -317,7 +382,14 @@ class Errors(unittest.TestCase):
         msg = self.raises(TypeError, "expected dtype int32, got float32", self.sort.main, np.zeros(1024, np.float32))
         self.assertIn(f"{self.name}.main: parameter 'xs'", msg)
         self.raises(TypeError, "expected dtype int32, got int64", self.sort.main, np.zeros(1024, np.int64))
-        self.raises(TypeError, "expected dtype int32", self.sort.main, np.zeros(1024, ">i4"))
+        # the other byte order than the machine's: the message says that it is what is refused
+        self.raises(TypeError, "parameter 'xs' is big-endian (dtype >i4, byte order '>'); parmc takes arrays in this "
+                    "machine's byte order (little-endian): use xs.astype(xs.dtype.newbyteorder('='))", self.sort.main,
+                    np.zeros(1024, ">i4"))
+        self.raises(TypeError, "parameter 'xs' field 1 is big-endian (dtype >i4, byte order '>'); parmc takes arrays in "
+                    "this machine's byte order (little-endian): use xs[1].astype(xs[1].dtype.newbyteorder('='))",
+                    self.kv.main, (np.zeros(4096, np.uint32), np.zeros(4096, ">i4")))
+        self.raises(TypeError, "parameter 'xs': expected dtype int32, got >f4", self.sort.main, np.zeros(1024, ">f4"))
 
     def test_not_an_array(self):
         self.raises(TypeError, "expected a NumPy array or a torch CPU tensor (target c), got builtins.list",
@@ -347,9 +419,8 @@ class Errors(unittest.TestCase):
                     np.zeros(1024, np.uint8))
         fs = np.zeros(64, np.float32)
         self.raises(ValueError, "parameter 'k': 1e+39 is out of range for f32", self.scalars.after, fs, 1e39, True)
-        self.raises(ValueError, "parameter 'neg': expected a bool (or 0 or 1), got 2", self.scalars.after, fs, 1.0, 2)
         self.raises(TypeError, "parameter 'k': expected a real number for f32, got str", self.scalars.after, fs, "1", True)
-        np.testing.assert_array_equal(self.scalars.after(fs + 1, float("inf"), 0), np.full(64, np.inf, np.float32))
+        np.testing.assert_array_equal(self.scalars.after(fs + 1, float("inf"), False), np.full(64, np.inf, np.float32))
         # NumPy's bools (np.bool_, named bool in NumPy 2) and 0-d bool arrays are bools; NumPy's
         # other scalars are named with their module
         for neg in (np.True_, np.array(True), np.False_):
@@ -359,6 +430,49 @@ class Errors(unittest.TestCase):
                     np.float64(1))
         self.raises(TypeError, "parameter 's': expected an integer for i32, got numpy.float32", self.scalars.main,
                     np.float32(1), xs)
+
+    def test_f32_range(self):
+        """An f32 parameter takes every finite value that rounds to a finite float32: float32's
+        largest as NumPy prints it (3.4028235e38, a little above it as a double), and up to
+        half a last place beyond, each passed as float32's largest; from there on (it rounds
+        to infinity) a range error; inf and nan as they are."""
+        fs = np.ones(64, np.float32)
+        top = np.finfo(np.float32).max
+        limit = 2.0 ** 128 - 2.0 ** 103                     # FLT_MAX + half its last place
+        for k in (3.4028235e38, float(top), top, np.float64(3.4028235e38), np.nextafter(limit, 0), 3.4028235e38):
+            for sign in (1, -1):
+                out = self.scalars.after(fs, sign * k, False)
+                np.testing.assert_array_equal(out, np.full(64, sign * top, np.float32), repr(k))
+        for k in (limit, 3.4028236e38, 1e39, -limit):
+            self.raises(parmc.ArgumentValueError, f"parameter 'k': {float(k)!r} is out of range for f32 (it rounds to "
+                        "infinity", self.scalars.after, fs, k, False)
+        for k in (np.inf, -np.inf):
+            np.testing.assert_array_equal(self.scalars.after(fs, k, False), np.full(64, k, np.float32))
+        self.assertTrue(np.isnan(self.scalars.after(fs, np.nan, False)).all())
+
+    def test_bools_and_numbers(self):
+        """A bool parameter takes a bool alone (Python's, NumPy's, a 0-d bool array), never an
+        integer, not even 0 or 1; a number parameter never takes a bool: each an ArgumentTypeError
+        naming the parameter, on the first call and after the fast path is made."""
+        fs, xs, hs = np.zeros(64, np.float32), np.zeros(256, np.int32), np.zeros(128, np.int16)
+        for call in range(2):
+            for neg in (1, 0, 2, np.int64(1), np.uint8(0), np.array(1)):
+                msg = self.raises(parmc.ArgumentTypeError, "parameter 'neg': expected a bool, got ", self.scalars.after,
+                                  fs, 1.0, neg)
+                self.assertTrue(msg.endswith(f"got {type(neg).__name__}") or "numpy." in msg, msg)
+            for s in (True, False, np.True_, np.array(False)):
+                self.raises(parmc.ArgumentTypeError, "parameter 's': expected an integer for i32, got ",
+                            self.scalars.main, s, xs)
+                self.raises(parmc.ArgumentTypeError, "parameter 'off': expected an integer for i64, got ",
+                            self.scalars.widen, hs, s)
+                self.raises(parmc.ArgumentTypeError, "parameter 'k': expected a real number for f32, got ",
+                            self.scalars.after, fs, s, True)
+            self.raises(parmc.ArgumentTypeError, "parameter 's': expected an integer for i32, got bool",
+                        self.scalars.main, True, xs)
+            self.raises(parmc.ArgumentTypeError, "parameter 'neg': expected a bool, got int", self.scalars.after, fs,
+                        1.0, 1)
+            np.testing.assert_array_equal(self.scalars.after(fs + 1, 2.0, True), np.full(64, -2, np.float32))
+            np.testing.assert_array_equal(self.scalars.main(np.int64(2), xs), np.ones(256, np.int32))
 
     def test_array_for_scalar(self):
         """An array for a scalar parameter of any type is parmc's TypeError naming the parameter,

@@ -6,6 +6,7 @@ positions outside every segment, every dtype kind, and the errors. With
 PARMC_TEST_LIBRARY=torch the same tests run on CUDA tensors (on a GPU machine:
 tests/gpu/segmented.sh)."""
 import os
+import tempfile
 import unittest
 
 import numpy as np
@@ -112,6 +113,16 @@ class SegmentedSort(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.segmented_sort(v, np.array([0, 8], np.float32))
         self.assertIn("argument 'offsets': expected a 1-D int32 or int64 array", str(e.exception))
+        for f, args in ((parmc.segmented_sort, ()), (parmc.segmented_topk, (2,))):
+            with self.assertRaises(parmc.ArgumentTypeError) as e:
+                f(v, np.array([0, 8], ">i8"), *args)
+            self.assertIn(f"parmc.{f.__name__}: argument 'offsets' is big-endian (dtype >i8, byte order '>'); parmc "
+                          "takes arrays in this machine's byte order (little-endian): use "
+                          "offsets.astype(offsets.dtype.newbyteorder('='))", str(e.exception))
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.segmented_topk(v, np.array([0, 8]), np.array([2], ">i4"))
+        self.assertIn("argument 'k' is big-endian (dtype >i4, byte order '>'); parmc takes arrays in this machine's "
+                      "byte order (little-endian): use k.astype(k.dtype.newbyteorder('='))", str(e.exception))
         with self.assertRaises(parmc.ArgumentValueError) as e:
             parmc.segmented_sort(v, np.array([0, 5, 3, 8]))
         self.assertIn("must ascend from 0 or more to at most 8", str(e.exception))
@@ -121,6 +132,19 @@ class SegmentedSort(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.segmented_sort(v, np.array([0, 8]), descending=1)
         self.assertIn("argument 'descending': expected a bool", str(e.exception))
+        # a dtype that is not sorted names 'values' and the function called, whichever path would
+        # sort it (by classes, the two argsorts of empty values, a top-k), as does a big-endian one
+        for f, args in ((parmc.segmented_sort, ()), (parmc.segmented_topk, (2,)), (parmc.segmented_topk, (0,))):
+            for n in (8, 0):
+                with self.assertRaises(parmc.ArgumentTypeError) as e:
+                    f(np.zeros(n, np.complex64), np.array([0, n]), *args)
+                self.assertIn(f"parmc.{f.__name__}: argument 'values' has dtype complex64; parmc sorts int8",
+                              str(e.exception))
+                with self.assertRaises(parmc.ArgumentTypeError) as e:
+                    f(np.zeros(n, ">f4"), np.array([0, n]), *args)
+                self.assertIn(f"parmc.{f.__name__}: argument 'values' is big-endian (dtype >f4, byte order '>'); parmc "
+                              "takes arrays in this machine's byte order (little-endian): use "
+                              "values.astype(values.dtype.newbyteorder('='))", str(e.exception))
         # a list names the argument it is
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.segmented_sort(v, [0, 8])
@@ -147,6 +171,29 @@ class SegmentedSort(unittest.TestCase):
         got = parmc.segmented_sort(b, offsets)
         want = parmc.segmented_sort(b.astype(np.float32), offsets)
         np.testing.assert_array_equal(host(got.indices), host(want.indices))
+
+
+    @unittest.skipIf(LIBRARY != "numpy", "NumPy's own array types")
+    def test_ndarray_subclasses(self):
+        """numpy.memmap and a subclass of one's own for values, offsets and a k per segment;
+        the results are plain ndarrays."""
+        class Mine(np.ndarray):
+            pass
+        values = random_values(np.float32, 500)
+        offsets = random_offsets(500, 9)
+        ks = rng.integers(0, 5, 9)
+        with tempfile.TemporaryDirectory() as d:
+            m = np.memmap(os.path.join(d, "v"), dtype=np.float32, mode="w+", shape=values.shape)
+            m[:] = values
+            for v, o, k in ((m, offsets, ks), (values.view(Mine), offsets.view(Mine), ks.view(Mine)),
+                            (m, offsets.view(Mine), ks)):
+                got = parmc.segmented_sort(v, o)
+                self.assertEqual((type(got.values), type(got.indices)), (np.ndarray, np.ndarray))
+                assert_same(self, got, ref_segmented(values, offsets, False))
+                top = parmc.segmented_topk(v, o, k, largest=False)
+                self.assertEqual((type(top.values), type(top.indices)), (np.ndarray, np.ndarray))
+                assert_same(self, top, SegmentedTopk.ref(None, values, offsets, ks.tolist(), False))
+            del m
 
 
 class SegmentedTopk(unittest.TestCase):
@@ -198,6 +245,27 @@ class SegmentedTopk(unittest.TestCase):
             ks = rng.integers(0, 70, len(offsets) - 1)
             got = parmc.segmented_topk(dev(values), dev(offsets), dev(ks), largest=True, max_length=512)
             assert_same(self, got, self.ref(values, offsets, ks.tolist(), True))
+
+    @unittest.skipIf(LIBRARY != "numpy", "NumPy's offsets are on the host, where max_length is checked")
+    def test_max_length_shorter_than_a_segment(self):
+        """A max_length below the longest segment (whose top-k would be its first elements with
+        indices 0) is an ArgumentValueError naming it and the segment, k = 0 and empty values
+        too; max_length at least the longest is taken."""
+        values = random_values(np.float32, 300)
+        offsets = np.array([0, 10, 10, 250, 300], np.int32)
+        for k, v in ((3, values), (0, values), (np.array([1, 2, 0, 4]), values)):
+            for bad in (239, 4, 0):
+                with self.assertRaises(parmc.ArgumentValueError) as e:
+                    parmc.segmented_topk(v, offsets, k, max_length=bad)
+                self.assertIn(f"argument 'max_length' is {bad}, but segment 2 has 240 elements: max_length must be at "
+                              "least the longest segment's length", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError):
+            parmc.segmented_topk(np.zeros(0, np.float32), np.array([0, 0]), 2, max_length=-1)
+        self.assertEqual(parmc.segmented_topk(np.zeros(0, np.float32), np.array([0, 0]), 2, max_length=0).values.shape,
+                         (1, 2))
+        for fits in (240, 256, 1 << 20):
+            assert_same(self, parmc.segmented_topk(values, offsets, 3, max_length=fits),
+                        self.ref(values, offsets, [3] * 4, True))
 
     def test_k_per_segment(self):
         values = random_values(np.float32, 1000)

@@ -552,6 +552,34 @@ class AsPyTorch(unittest.TestCase):
                     for a, b in zip(got, want):
                         same(self, a, b, f"dim={dim!r} flag={flag!r}")
 
+    def test_ndarray_subclasses(self):
+        """numpy.memmap and a subclass of one's own are NumPy arrays for sort, argsort, topk and
+        out= (written into a memmap); the results are plain ndarrays; a masked array is refused."""
+        class Mine(np.ndarray):
+            pass
+        x = random_array(np.float32, (4, 9))
+        with tempfile.TemporaryDirectory() as d:
+            m = np.memmap(os.path.join(d, "x"), dtype=np.float32, mode="w+", shape=x.shape)
+            m[:] = x
+            for a in (m, x.view(Mine), m.T, m):
+                dim = 0 if a.ndim == 2 and a.shape[0] == 9 else -1
+                for op in ("sort", "argsort", "topk"):
+                    got, want = self.results(op, a, dim, k=3)[0], self.results(op, np.array(a), dim, k=3)[1]
+                    for g, w in zip(got, want):
+                        self.assertIs(type(g), np.ndarray, f"{type(a).__name__} {op}")
+                        same(self, g, w, f"{type(a).__name__} {op}")
+            out = (np.memmap(os.path.join(d, "v"), dtype=np.float32, mode="w+", shape=(4, 3)),
+                   np.memmap(os.path.join(d, "i"), dtype=np.int64, mode="w+", shape=(4, 3)))
+            r = parmc.topk(m, 3, out=out)
+            self.assertIs(r.values, out[0])
+            same(self, np.asarray(r.indices), parmc.topk(x, 3).indices, "out= memmaps")
+            del m, out, r
+        for f, args in ((parmc.sort, ()), (parmc.topk, (2,))):
+            with self.assertRaises(parmc.ArgumentTypeError) as e:
+                f(np.ma.masked_array(x, x > 0), *args)
+            self.assertIn("argument 'x': expected a NumPy array, a PyTorch tensor, a CuPy array or a JAX array, got "
+                          "numpy.ma.MaskedArray: a masked array, whose mask parmc would ignore", str(e.exception))
+
     def test_strided_inputs(self):
         """Transposed, reversed, of step 2, Fortran order, broadcast (stride 0, read-only),
         sliced: each sorted as its contiguous copy is, along every dim, the input unwritten;
@@ -821,6 +849,17 @@ class Errors(unittest.TestCase):
         self.raises(parmc.ArgumentValueError, "argument 'k' is 4; the rows along dim 0 have 3", parmc.topk, x, 4, 0)
         self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype complex64", parmc.sort, x.astype(np.complex64))
         self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype <U1", parmc.argsort, np.array(["a"]))
+        # big-endian: the byte order is what is refused, and the message says so
+        for f, args in ((parmc.sort, ()), (parmc.argsort, ()), (parmc.topk, (2,))):
+            self.raises(parmc.ArgumentTypeError, f"parmc.{f.__name__}: argument 'x' is big-endian (dtype >f4, byte "
+                        "order '>'); parmc takes arrays in this machine's byte order (little-endian): use "
+                        "x.astype(x.dtype.newbyteorder('='))", f, x.astype(">f4"), *args)
+        self.raises(parmc.ArgumentTypeError, "argument 'x' is big-endian (dtype >i8", parmc.sort, x.astype(">i8"))
+        self.raises(parmc.ArgumentTypeError, "argument 'x' has dtype >c8", parmc.sort, x.astype(">c8"))
+        np.testing.assert_array_equal(parmc.sort(x.astype(">u1")).values, x.astype(np.uint8))  # one byte: no order
+        self.raises(parmc.ArgumentTypeError, "argument 'out': out[1] (the indices) is big-endian (dtype >i8, byte "
+                    "order '>'); parmc takes arrays in this machine's byte order (little-endian)", parmc.sort, x,
+                    out=(np.zeros_like(x), np.zeros(x.shape, ">i8")))
         self.raises(parmc.ArgumentValueError, "argument 'dim' is 2, out of range for an array of 2 dimensions "
                     "(-2..1)", parmc.sort, x, 2)
         self.raises(parmc.ArgumentValueError, "argument 'dim' is -3", parmc.argsort, x, -3)
