@@ -93,9 +93,11 @@ void emit_api_text_gpus(FILE *out, const EmitInput *in, const char *text);
  * "// end of NAME" lines, its API names with the prefix
  * (compiler/back/embed.sh). */
 void emit_runtime(FILE *out, const EmitInput *in, const char *name, const char *text);
-/* Whether NAME_entry would be one of the API's own names (NAME_ctx_create,
- * ...): the driver refuses such an entry. */
-bool emit_api_name_taken(const char *entry);
+/* Whether PREFIX_entry would be one of the API's own names
+ * (PREFIX_ctx_create, ..., and with a prefix of no lower-case letter the
+ * upper-case ones: PREFIX_OK, the status codes, the header's guard
+ * PREFIX_PARMC_H): the driver refuses such an entry. */
+bool emit_api_name_taken(const char *prefix, const char *entry);
 /* Whether a prefix would make exported names that the emitted code uses
  * inside (parm_..., PARM_...): "parm" or "parm_..." in any case. */
 bool emit_prefix_reserved(const char *prefix);

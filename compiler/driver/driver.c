@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "parse.h"
 #include "imports.h"
@@ -92,16 +93,72 @@ static const char *default_prefix(Arena *a, const char *output) {
     return driver_prefix_problem(name) ? arena_printf(a, "p_%s", name) : name;
 }
 
-/* An entry whose exported name would be one of the API's own. */
+static bool c_identifier(const char *name) {
+    for (const char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') return false;
+    return true;
+}
+
+/* The entry of plans[i] whose code has the name of another entry's (a
+ * ranged entry's specialisation NAME_n and an entry called NAME_n), or -1. */
+static int same_code_name(const EntryPlan *plans, int i) {
+    for (int j = 0; j < i; j++)
+        if (strcmp(plans[j].func->name, plans[i].func->name) == 0 &&
+            strcmp(plans[j].func->entry, plans[i].func->entry) != 0)
+            return j;
+    return -1;
+}
+
+/* An entry whose exported name would be one of the API's own or no C
+ * identifier, or whose code's names would be another entry's. */
 static void check_entry_names(const EntryPlan *plans, int n, const char *prefix) {
     for (int i = 0; i < n; i++) {
         const IrFunc *f = plans[i].func;
-        if (emit_api_name_taken(f->entry))
+        if (!c_identifier(f->entry))
+            diag_error(f->loc,
+                       "entry '%s' would be exported as %s_%s, which is not a C identifier "
+                       "(letters, digits and '_'); rename the entry",
+                       f->entry, prefix, f->entry);
+        if (emit_api_name_taken(prefix, f->entry))
             diag_error(
                 f->loc,
                 "entry '%s' would be exported as %s_%s, a name of the API's own (docs/api.md); "
                 "rename the entry",
                 f->entry, prefix, f->entry);
+        int j = same_code_name(plans, i);
+        if (j >= 0) {
+            const IrFunc *g = plans[j].func, *ranged = f->size_param >= 0 ? f : g;
+            diag_error(f == ranged ? g->loc : f->loc,
+                       "entry '%s' has the name that the code of the ranged entry '%s' takes "
+                       "for one of its sizes (%s, docs/language.md 7); rename one of them",
+                       (f == ranged ? g : f)->entry, ranged->entry, f->name);
+        }
+    }
+}
+
+/* Whether paths a and b name one file: the same text, or the same file on
+ * disk. */
+static bool same_file(const char *a, const char *b) {
+    if (strcmp(a, b) == 0) return true;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* A compile writes the output, its header and its manifest: none may be
+ * the input or another of them (a program written over its own source). */
+static void check_outputs(const char *input, const char *const *paths, const char *const *what,
+                          int n) {
+    for (int i = 0; i < n; i++) {
+        if (same_file(paths[i], input))
+            diag_fatal("the %s '%s' would be written over the input '%s'; give -o another "
+                       "name",
+                       what[i], paths[i], input);
+        for (int j = 0; j < i; j++)
+            if (same_file(paths[i], paths[j]))
+                diag_fatal("the %s and the %s would both be '%s'; give -o a name with an "
+                           "extension such as .cu or .c",
+                           what[j], what[i], paths[i]);
     }
 }
 
@@ -426,9 +483,12 @@ static void compile(Compilation *c, const Options *opt) {
                               .nfuncs = in.nplans,
                               .gpus = 1 << opt->gpu_log};
     Outputs o = {&in, opt->target_c, &manifest};
-    write_file(c, output, write_program, &o);
-    write_file(c, header, write_header, &o);
-    write_file(c, beside(&c->arena, output, ".json"), write_manifest, &o);
+    const char *paths[] = {output, header, beside(&c->arena, output, ".json")};
+    static const char *const what[] = {"output", "header", "manifest"};
+    check_outputs(opt->input, paths, what, 3);
+    write_file(c, paths[0], write_program, &o);
+    write_file(c, paths[1], write_header, &o);
+    write_file(c, paths[2], write_manifest, &o);
 }
 
 /* --check: what a compile would refuse is an error too, at the construct,

@@ -199,3 +199,23 @@ grep -q "^rule bmmc-bmmc" "$TMP/cli.err" && pass || fail "cli: --check --trace-r
 # --trace-rules where no rule runs: a warning, and the action still runs
 expect_status 0 "--trace-rules before the optimiser" "$PARMC" --dump-ir=normalised --trace-rules examples/permute.parm
 grep -q "warning: --trace-rules prints nothing here" "$TMP/cli.err" && pass || fail "cli: --trace-rules warns where it prints nothing"
+
+# A compile never writes over its input, and its output, header and
+# manifest are three files: -o naming the input (by another path too), its
+# header or its manifest is an error that leaves every file as it was, also
+# where the header cannot be written (a directory of its name)
+mkdir -p "$TMP/clio/c.h"
+printf 'entry main (xs : [2^2]i32) = xs\n' >"$TMP/clio/a.parm"
+cp "$TMP/clio/a.parm" "$TMP/clio/c.parm"
+for out in a.parm ./a.parm ../clio/a.parm; do
+    expect_status 1 "-o $out over the input" "$PARMC" --target=c "$TMP/clio/a.parm" -o "$TMP/clio/$out"
+    cmp -s "$TMP/clio/a.parm" "$TMP/clio/c.parm" && grep -q "would be written over the input" "$TMP/cli.err" &&
+        pass || fail "cli: -o $out changed the input or said nothing of it: $(head -1 "$TMP/cli.err")"
+done
+expect_status 1 "-o c.parm with c.h a directory" "$PARMC" --target=c "$TMP/clio/c.parm" -o "$TMP/clio/c.parm"
+[ -f "$TMP/clio/c.parm" ] && pass || fail "cli: a failed compile removed its input"
+for out in x.h x.json; do
+    expect_status 1 "-o $out, the header's or manifest's name" "$PARMC" --target=c "$TMP/clio/a.parm" -o "$TMP/clio/$out"
+    grep -q "would both be" "$TMP/cli.err" && [ ! -e "$TMP/clio/$out" ] && pass ||
+        fail "cli: -o $out wrote over its own header or manifest: $(head -1 "$TMP/cli.err")"
+done

@@ -14,6 +14,28 @@ small examples/sort.parm "entry main (xs : [2^8]i32) = sort 8 xs" "$d/sort.parm"
 small examples/kvsort.parm "entry main (xs : [2^8](u32, i32)) = bsort_by kv 8 xs" "$d/kvsort.parm"
 small examples/bitonic.parm "entry main (xs : [2^8]f32) = bsort 8 xs" "$d/bitonic.parm"
 
+# a prefix of no lower-case letter is the upper-case one too (NM_OK, the
+# status; NM_PARMC_H, the header's guard): entries of those names are
+# refused at the entry, and with a prefix of lower-case letters they compile
+printf 'entry OK (xs : [2^2]i32) = xs\nentry PARMC_H (xs : [2^2]i32) = xs\n' >"$d/upper.parm"
+"$PARMC" --target=c "$d/upper.parm" -o "$d/NM.c" 2>"$d/err.txt"
+compile_status=$?
+"$PARMC" --check --prefix NM "$d/upper.parm" 2>/dev/null
+check_status=$?
+[ $compile_status = 1 ] && [ $check_status = 1 ] &&
+    grep -q "upper.parm:1:1: error: entry 'OK' would be exported as NM_OK, a name of the API's own" "$d/err.txt" &&
+    pass || fail "prefix NM: an entry OK is not refused: $(head -2 "$d/err.txt")"
+printf 'entry PARMC_H (xs : [2^2]i32) = xs\n' >"$d/guard.parm"
+"$PARMC" --target=c --prefix NM "$d/guard.parm" -o "$d/guard.c" 2>"$d/err.txt"
+[ $? = 1 ] && grep -q "as NM_PARMC_H, a name of the API's own" "$d/err.txt" && pass ||
+    fail "prefix NM: an entry PARMC_H is not refused: $(head -2 "$d/err.txt")"
+if "$PARMC" --target=c "$d/upper.parm" -o "$d/nm.c" 2>"$d/err.txt" &&
+    $CC_TEST -std=c11 -Wall -Werror -c "$d/nm.c" -o "$d/nm.o" 2>"$d/err.txt"; then
+    pass
+else
+    fail "prefix nm: entries OK and PARMC_H do not compile: $(head -3 "$d/err.txt")"
+fi
+
 # defined_outside_prefix OBJECT PREFIX: the external symbols OBJECT defines
 # without the prefix (weak and vague-linkage ones, such as the inline
 # functions of CUDA's headers, are not the program's)
