@@ -68,7 +68,8 @@ static const char usage[] =
     "                       name without its extension, '_' for characters that\n"
     "                       cannot be in a C identifier, p_ before a digit)\n"
     "  --target cuda|c      emit CUDA (the default) or portable C11 with the\n"
-    "                       same API over host pointers\n"
+    "                       same API over host pointers; with --check and\n"
+    "                       --dump-plan, that target's plans and limits\n"
     "  --gpus G             compile for G GPUs (a power of two up to 64; default\n"
     "                       1): each holds 1/G of the array, exchanges through\n"
     "                       NCCL (CUDA) or copies between the ranks' slices,\n"
@@ -187,7 +188,8 @@ static const OptSpec specs[OPT_COUNT] = {
     [OPT_INCLUDE] = {"include", 'I', VALUE, ~0u, ""},
     [OPT_OUTPUT] = {"output", 'o', VALUE, USE_COMPILE, "a compile"},
     [OPT_PREFIX] = {"prefix", 0, VALUE, USE_COMPILE | USE_CHECK, "a compile or --check"},
-    [OPT_TARGET] = {"target", 0, VALUE, USE_COMPILE, "a compile"},
+    [OPT_TARGET] = {"target", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN,
+                    "a compile, --check or --dump-plan"},
     [OPT_GPUS] = {"gpus", 0, VALUE, USE_COMPILE | USE_CHECK | USE_PLAN,
                   "a compile, --check or --dump-plan"},
     [OPT_EMIT_MAIN] = {"emit-main", 0, FLAG, USE_COMPILE, "a compile"},

@@ -219,3 +219,14 @@ for out in x.h x.json; do
     grep -q "would both be" "$TMP/cli.err" && [ ! -e "$TMP/clio/$out" ] && pass ||
         fail "cli: -o $out wrote over its own header or manifest: $(head -1 "$TMP/cli.err")"
 done
+
+# --target with --check and --dump-plan: that target's plans and limits (the
+# GPU's memory is no limit of the C target's host arrays)
+printf 'entry main (xs : [2^4]i32) = expand 34 xs\n' >"$TMP/clio/big.parm"
+expect_status 0 "--check of 2^38 elements" "$PARMC" --check "$TMP/clio/big.parm"
+grep -q "warning: entry 'main' needs .* of GPU memory" "$TMP/cli.err" && pass ||
+    fail "cli: --check does not warn of an entry larger than any GPU"
+expect_status 0 "--check --target c of 2^38 elements" "$PARMC" --check --target c "$TMP/clio/big.parm"
+[ ! -s "$TMP/cli.err" ] && pass || fail "cli: --check --target c warns of GPU memory: $(head -1 "$TMP/cli.err")"
+expect_status 0 "--dump-plan --target=c" "$PARMC" --dump-plan --target=c tests/plan/sort.parm
+expect_status 2 "--report --target c" "$PARMC" --report --target c tests/plan/sort.parm
