@@ -51,4 +51,11 @@ static int parm_scratch(parm_ctx *ctx, size_t bytes, const char *what, char **ba
     return 0;
 }
 
+/* The end of a call (NAME_run's last step): nothing is left to order here,
+   as every call has finished when it returns. */
+static int parm_call_done(parm_ctx *ctx) {
+    (void)ctx;
+    return PARM_OK;
+}
+
 #endif

@@ -42,11 +42,12 @@
 #endif
 
 /* The context: calls run on `stream`, its own non-blocking stream unless
- * the caller set one (docs/api.md). The scratch memory is stream-ordered on
- * `stream`: a change of stream frees it there, behind the calls already
- * queued, and the next call allocates it on the new stream, which the
- * stream-ordered allocator makes safe (memory freed on one stream is
- * reused on another only once that free has happened). */
+ * the caller set one (docs/api.md). The scratch memory is stream-ordered:
+ * every call records `done` on its stream at its end, and a change of
+ * stream makes the new one wait for that event before the scratch serves
+ * it. The old stream is not touched again: the caller may destroy it once
+ * its call has been queued (freeing the scratch there, as this did, failed
+ * on a stream destroyed since, and every later call with it). */
 struct parm_api_ctx {
 #ifdef PARM_RANKS
     /* the context of one rank, made from an NCCL communicator of as many
@@ -64,8 +65,9 @@ struct parm_api_ctx {
     int persistent_max;  /* > 0: at most so many persistent blocks */
     cudaStream_t own;    /* created with the context */
     cudaStream_t stream; /* the stream calls run on: own or the caller's */
-    void *scratch;       /* allocated on stream */
+    void *scratch;       /* allocated on a stream of the context's calls */
     size_t scratch_bytes;
+    cudaEvent_t done;    /* recorded on `stream` at the end of each call */
     cudaError_t last;
     const char *call; /* the failed call's text and line in this file */
     int line;
@@ -110,17 +112,23 @@ int parm_api_ctx_create(parm_ctx **out) {
     ctx->persistent_max = blocks ? atoi(blocks) : 0;
     PARM_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->own, cudaStreamNonBlocking));
     ctx->stream = ctx->own;
+    PARM_CHECK(ctx, cudaEventCreateWithFlags(&ctx->done, cudaEventDisableTiming));
     return PARM_OK;
 }
 
 void parm_api_ctx_destroy(parm_ctx *ctx) {
     if (!ctx) return;
-    if (ctx->scratch) cudaFreeAsync(ctx->scratch, ctx->stream);
+    if (ctx->scratch && ctx->own) {
+        /* behind the last call, wherever it ran */
+        cudaStreamWaitEvent(ctx->own, ctx->done, 0);
+        cudaFreeAsync(ctx->scratch, ctx->own);
+    }
     PARM_EXCHANGE_DESTROY(ctx);
     if (ctx->own) {
         cudaStreamSynchronize(ctx->own);
         cudaStreamDestroy(ctx->own);
     }
+    if (ctx->done) cudaEventDestroy(ctx->done);
     free(ctx);
 }
 
@@ -162,9 +170,7 @@ int parm_api_ctx_set_stream(parm_ctx *ctx, cudaStream_t stream) {
     PARM_CHECK(ctx, cudaStreamGetDevice(stream, &device));
     if (device != ctx->device) return PARM_ERROR_DEVICE;
 #endif
-    if (ctx->scratch) PARM_CHECK(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));
-    ctx->scratch = NULL;
-    ctx->scratch_bytes = 0;
+    if (ctx->scratch) PARM_CHECK(ctx, cudaStreamWaitEvent(stream, ctx->done, 0));
     ctx->stream = stream;
     return PARM_OK;
 }
@@ -223,6 +229,13 @@ static int parm_scratch(parm_ctx *ctx, size_t bytes, const char *what, char **ba
         ctx->scratch_bytes = bytes;
     }
     *base = (char *)ctx->scratch;
+    return PARM_OK;
+}
+
+/* The end of a call (NAME_run's last step): `done` on its stream, which a
+   later change of stream waits for before the scratch serves another. */
+static int parm_call_done(parm_ctx *ctx) {
+    if (ctx->scratch) PARM_CHECK(ctx, cudaEventRecord(ctx->done, ctx->stream));
     return PARM_OK;
 }
 

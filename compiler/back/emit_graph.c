@@ -781,7 +781,7 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
             e->nin_planes ? e->nin_planes : 1, e->nin_planes ? e->nin_planes : 1);
     if (e->whole_graph) fputs(t->ranks_check, out);
     for (int i = 0; i < e->host.nactions; i++) emit_host_action(out, &a, e, &e->host.actions[i], t);
-    fputs("    return PARM_OK;\n}\n\n", out);
+    fputs("    return parm_call_done(ctx);\n}\n\n", out);
     arena_free(&a);
 }
 

@@ -72,6 +72,28 @@ static void run_case(st_ctx *ctx, const char *what, cudaStream_t stream, cudaStr
     check(bad == 0 && pending == cudaErrorNotReady, what, detail);
 }
 
+/* A stream of the caller's destroyed as soon as the call on it returns,
+ * its work still running (the frameworks' streams go so): the result is
+ * right, and a call on the next stream works (the context does not touch
+ * the destroyed stream again; before, freeing the scratch there failed). */
+static void run_destroyed(st_ctx *ctx, cudaStream_t next, int32_t *in, int32_t *out, int32_t *host, size_t n) {
+    cudaStream_t gone;
+    must(cudaStreamCreateWithFlags(&gone, cudaStreamNonBlocking), "cudaStreamCreate");
+    must(cudaMemset(in, 0, n * sizeof *in), "cudaMemset");
+    must(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    int status = st_ctx_set_stream(ctx, gone);
+    late_input<<<64, 256, 0, gone>>>(in, n, 200000000LL);
+    must(cudaGetLastError(), "late_input");
+    if (!status) status = st_main(ctx, in, out, n);
+    must(cudaStreamDestroy(gone), "cudaStreamDestroy");
+    must(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    must(cudaMemcpy(host, out, n * sizeof *host, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += host[i] != (int32_t)i;
+    check(status == ST_OK && bad == 0, "a stream destroyed while its call runs", st_error_string(status));
+    run_case(ctx, "the next stream after a destroyed one", next, next, in, out, host, n);
+}
+
 /* A first call on a device loads the kernels there, which may wait for
  * the device: done before the cases, whose calls must not wait. */
 static void warm_up(st_ctx *ctx, int32_t *in, int32_t *out, size_t n) {
@@ -111,6 +133,8 @@ int main(int argc, char **argv) {
     run_case(ctx, "0: the context's own stream again", 0, own, in, out, host, n);
     check(st_ctx_stream(ctx) == own, "st_ctx_stream returns the own stream after 0", NULL);
     run_case(ctx, "the caller's stream again", mine, mine, in, out, host, n);
+    run_destroyed(ctx, other, in, out, host, n);
+    run_destroyed(ctx, own, in, out, host, n);
 
     int devices = 0;
     must(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
