@@ -67,7 +67,7 @@ struct parm_api_ctx {
     cudaStream_t stream; /* the stream calls run on: own or the caller's */
     void *scratch;       /* allocated on a stream of the context's calls */
     size_t scratch_bytes;
-    cudaEvent_t done;    /* recorded on `stream` at the end of each call */
+    cudaEvent_t done; /* recorded on `stream` at the end of each call */
     cudaError_t last;
     const char *call; /* the failed call's text and line in this file */
     int line;

@@ -72,6 +72,22 @@ static int parm_main_time(parm_ctx *ctx, parm_main_fn call, void *const *in, voi
     return status;
 }
 
+/* The N of `-r N`, the runs to time: 1 to 100000 (as parmc bench takes),
+ * else -1. */
+static int parm_main_runs(const char *text) {
+    char *end;
+    long runs = strtol(text, &end, 10);
+    return end != text && !*end && runs >= 1 && runs <= 100000 ? (int)runs : -1;
+}
+
+/* The main's exit status once it has printed the results: 1 when they
+ * could not all be written (a full disk, a closed pipe), said on stderr. */
+static int parm_main_output_done(void) {
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    fputs("error: cannot write the output\n", stderr);
+    return 1;
+}
+
 /* The entry run on the host planes `in` into `out`: once, then timed
  * `repeat` times (parm_main_time). */
 static int parm_main_execute(parm_ctx *ctx, parm_main_fn call, size_t n, const parm_main_planes *in,

@@ -612,6 +612,7 @@ static void emit_results_disjoint(FILE *out, Arena *a, const EntryPlan *e, const
  * argument. One that none reads needs no alias test and no copy, and
  * setting P[k] anyway draws nvcc's warning of a P set but never used. */
 static bool param_read(const EntryPlan *e, int k) {
+    if (e->segments && (k == e->seg_starts_plane || k == e->seg_lens_plane)) return true;
     for (int i = 0; i < e->nnodes; i++) {
         const PlanNode *n = &e->nodes[i];
         for (int j = 0; j < n->nin; j++)
@@ -676,6 +677,17 @@ static void start_whole_nodes(FILE *out, const EntryPlan *e, const Target *t) {
                     whole_region(e, REGION_WHOLE_IN, k)->off);
 }
 
+/* With segments, before the first node: the rows' starts and lengths,
+ * which every node reads, from P (a copy where they overlap a result, which
+ * a node may write before the last reads them). */
+static void emit_segment_planes(FILE *out, const EntryPlan *e) {
+    fprintf(out,
+            "    const %s *const parm_starts = (const %s *)P[%d];\n"
+            "    const %s *const parm_lens = (const %s *)P[%d];\n",
+            prim_ctype(e->seg_starts_prim), prim_ctype(e->seg_starts_prim), e->seg_starts_plane,
+            prim_ctype(e->seg_lens_prim), prim_ctype(e->seg_lens_prim), e->seg_lens_plane);
+}
+
 /* HOST_SCRATCH: the allocation (a graph run whole in the C simulation
  * holds every rank's). */
 static void emit_scratch(FILE *out, const EntryPlan *e, const Target *t) {
@@ -729,6 +741,7 @@ static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const Host
     case HOST_COPY_INPUT: emit_input_copy(out, a, e, act, t); break;
     case HOST_NODE:
         if (e->whole_graph && act->index == 0) start_whole_nodes(out, e, t);
+        if (e->segments && act->index == 0) emit_segment_planes(out, e);
         emit_node_call(out, a, e, &e->nodes[act->index], plan_node_name(a, e, act->index), t);
         break;
     case HOST_GATHER_INPUT: emit_gather_input(out, a, e, act, t); break;
@@ -768,12 +781,6 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
     if (e->pad) fputs(", const uint64_t parm_rows, const uint64_t parm_cols", out);
     fputs(")\n{\n    (void)in;\n", out);
     if (e->pad) fputs("    (void)parm_rows;\n    (void)parm_cols;\n", out);
-    if (e->segments)
-        fprintf(out,
-                "    const %s *const parm_starts = (const %s *)in[%d];\n"
-                "    const %s *const parm_lens = (const %s *)in[%d];\n",
-                prim_ctype(e->seg_starts_prim), prim_ctype(e->seg_starts_prim), e->seg_starts_plane,
-                prim_ctype(e->seg_lens_prim), prim_ctype(e->seg_lens_prim), e->seg_lens_plane);
     for (int i = 0; i < body->nparams; i++)
         if (ir_is_scalar(body->params[i]))
             fprintf(out, "    (void)parm_arg%d;\n", body->params[i]->id);
@@ -1224,7 +1231,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     }
     fprintf(out, "    for (int k = 0; k < %d; k++) free(host_in[k]);\n", first->nin_planes);
     fprintf(out, "    for (int k = 0; k < %d; k++) free(host_out[k]);\n", first->nout_planes);
-    emit_api_text(out, in, "    {p}_ctx_destroy(ctx);\n    return 0;\n}\n");
+    emit_api_text(out, in, "    {p}_ctx_destroy(ctx);\n    return parm_main_output_done();\n}\n");
     (void)nargs;
     arena_free(&names);
 }

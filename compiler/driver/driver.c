@@ -74,23 +74,30 @@ const char *driver_prefix_problem(const char *prefix) {
             return "is not a C identifier (letters, digits and '_')";
     if (emit_prefix_reserved(prefix))
         return "is reserved: the emitted code's own names start with parm_ and PARM_";
+    if (*prefix == '_' || strstr(prefix, "__"))
+        return "is reserved in C and C++ (a name that starts with '_' or holds '__')";
     return NULL;
 }
 
 /* The API prefix of output path OUT: its file name without the extension
- * (the header's name without .h), with every character that cannot be in a
- * C identifier made '_', and "p_" in front of one that starts with a digit
- * or is reserved ("p" for an empty name). */
+ * (the header's name without .h), with every run of characters that cannot
+ * be in a C identifier, and of '_', made one '_', and "p_" in front of one
+ * that starts with a digit or is reserved ("p" in front of a leading '_';
+ * "p" for an empty name). */
 static const char *default_prefix(Arena *a, const char *output) {
     const char *slash = strrchr(output, '/');
     const char *base = slash ? slash + 1 : output;
     const char *dot = strrchr(base, '.');
     size_t len = dot ? (size_t)(dot - base) : strlen(base);
-    if (len == 0) return "p";
-    char *name = arena_printf(a, "%.*s", (int)len, base);
-    for (char *c = name; *c; c++)
-        if (!isalnum((unsigned char)*c) && *c != '_') *c = '_';
-    return driver_prefix_problem(name) ? arena_printf(a, "p_%s", name) : name;
+    char *name = arena_printf(a, "%.*s", (int)len, base), *to = name;
+    for (const char *c = name; *c; c++) {
+        char k = isalnum((unsigned char)*c) ? *c : '_';
+        if (k != '_' || to == name || to[-1] != '_') *to++ = k;
+    }
+    *to = 0;
+    if (!*name || !strcmp(name, "_")) return "p";
+    if (!driver_prefix_problem(name)) return name;
+    return arena_printf(a, "%s%s", *name == '_' ? "p" : "p_", name);
 }
 
 static bool c_identifier(const char *name) {

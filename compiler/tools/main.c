@@ -585,7 +585,16 @@ static int parse_args(int argc, char **argv, Options *opt, const char **dirs) {
     return check_used(opt, &seen);
 }
 
-int main(int argc, char **argv) {
+/* The exit status once everything is printed: what stdout could not take
+ * (a full disk, a closed pipe) is an error, or a script would take a cut
+ * result for a whole one. */
+static int output_done(int status) {
+    if (fflush(stdout) == 0 && !ferror(stdout)) return status;
+    fprintf(stderr, "parmc: error: cannot write standard output: %s\n", strerror(errno));
+    return status ? status : 1;
+}
+
+static int run(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "test")) return test_main(argc - 1, argv + 1, argv[0]);
     if (argc > 1 && !strcmp(argv[1], "bench")) return bench_main(argc - 1, argv + 1, argv[0]);
     const char **dirs = malloc(sizeof *dirs * (size_t)argc);
@@ -597,3 +606,5 @@ int main(int argc, char **argv) {
     free(dirs);
     return status;
 }
+
+int main(int argc, char **argv) { return output_done(run(argc, argv)); }

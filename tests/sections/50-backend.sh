@@ -264,6 +264,16 @@ if "$PARMC" --target=c tests/backend/graph.parm -o "$TMP/c/graph_api.c" 2>"$TMP/
 else
     fail "entry graph aliasing: $(head -5 "$TMP/c/err.txt")"
 fi
+# the same for results over a segment entry's starts or lengths, which its
+# nodes read to the last (copied first where a result overlaps them)
+if "$PARMC" --target=c tests/backend/segments_alias.parm -o "$TMP/c/segments_api.c" 2>"$TMP/c/err.txt" &&
+    $CC_TEST -std=c11 -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -I"$TMP/c" tests/tools/segments_alias.c \
+        "$TMP/c/segments_api.c" -o "$TMP/c/segments_alias" -lm 2>"$TMP/c/err.txt" &&
+    "$TMP/c/segments_alias" >"$TMP/c/err.txt" 2>&1; then
+    pass
+else
+    fail "segment entries' aliasing: $(head -5 "$TMP/c/err.txt")"
+fi
 
 # the one-pass scans (scanblocks, exscanblocks) through C: blocks of every
 # size, i64, u8, i16 and bool, a scan in a two and in a map's function, a

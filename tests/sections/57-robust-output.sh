@@ -151,3 +151,28 @@ if "$PARMC" --target=c --emit-main "$TMP/variant.parm" -o "$TMP/rob/scratch.c" &
 else
     fail "emitted main with a failing malloc: $(head -3 "$TMP/rob/err.txt")"
 fi
+
+# a result that stdout cannot take (here a closed stdout) is an error, with
+# a message and exit status 1, for parmc and for a standalone main alike, so
+# that a script does not take a cut result for a whole one; -r takes 1 to
+# 100000 runs
+printf 'entry main (xs : [2^2]i32) = xs\n' >"$TMP/rob/out.parm"
+echo 1 2 3 4 | "$PARMC" --interpret "$TMP/rob/out.parm" >&- 2>"$TMP/rob/err.txt"
+[ $? = 1 ] && grep -q "^parmc: error: cannot write standard output" "$TMP/rob/err.txt" && pass ||
+    fail "parmc --interpret into a closed stdout: $(head -1 "$TMP/rob/err.txt")"
+"$PARMC" --random-input=1 "$TMP/rob/out.parm" >&- 2>/dev/null
+[ $? = 1 ] && pass || fail "parmc --random-input into a closed stdout exits 0"
+if "$PARMC" --target=c --emit-main "$TMP/rob/out.parm" -o "$TMP/rob/out.c" &&
+    ${CC_TEST:-cc} -std=c11 -O1 "$TMP/rob/out.c" -o "$TMP/rob/out" -lm; then
+    echo 1 2 3 4 | "$TMP/rob/out" >&- 2>"$TMP/rob/err.txt"
+    [ $? = 1 ] && grep -q "^error: cannot write the output" "$TMP/rob/err.txt" && pass ||
+        fail "a standalone main into a closed stdout: $(head -1 "$TMP/rob/err.txt")"
+    for runs in x -1 0 3x 100001 99999999999999999999; do
+        echo 1 2 3 4 | "$TMP/rob/out" -r "$runs" >/dev/null 2>"$TMP/rob/err.txt"
+        [ $? = 2 ] && grep -q "usage: .*1 to 100000" "$TMP/rob/err.txt" && pass || fail "a standalone main takes -r $runs"
+    done
+    echo 1 2 3 4 | "$TMP/rob/out" -r 3 >/dev/null 2>"$TMP/rob/err.txt" && grep -q "over 3 runs" "$TMP/rob/err.txt" &&
+        pass || fail "a standalone main with -r 3: $(head -1 "$TMP/rob/err.txt")"
+else
+    fail "the standalone main of $TMP/rob/out.parm does not build"
+fi

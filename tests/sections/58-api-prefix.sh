@@ -44,7 +44,8 @@ defined_outside_prefix() {
 }
 
 # the default prefix: the output's name without its extension, as a C identifier
-for case in "sort.c:sort" "kv-sort.c:kv_sort" "2.bit.c:p_2_bit" ".c:p" "parm-x.c:p_parm_x" "Parm.c:p_Parm"; do
+for case in "sort.c:sort" "kv-sort.c:kv_sort" "2.bit.c:p_2_bit" ".c:p" "parm-x.c:p_parm_x" "Parm.c:p_Parm" \
+    "_.c:p" "_x.c:p_x" "kv--sort.c:kv_sort" "ä.c:p"; do
     out=${case%%:*} want=${case#*:}
     if "$PARMC" --target=c "$d/sort.parm" -o "$d/default/$out" 2>"$d/err.txt"; then
         header=$d/default/${out%.c}.h
@@ -115,13 +116,14 @@ if [ $ok = 1 ]; then
     fi
 fi
 
-# --prefix must be a C identifier, not one of the emitted code's own names,
-# and only a compile takes it
-for bad in 9lives my-sort "" "a b" parm Parm PARM_x parm_; do
+# --prefix must be a C identifier, not one of the emitted code's own names
+# nor one that C or C++ reserves (a leading '_', a '__'), and only a compile
+# takes it
+for bad in 9lives my-sort "" "a b" parm Parm PARM_x parm_ _x _X __x a__b _; do
     "$PARMC" --target=c --prefix "$bad" "$d/sort.parm" -o "$d/bad.c" >/dev/null 2>"$d/err.txt"
     [ $? -eq 2 ] && grep -q "is not a C identifier\|is reserved" "$d/err.txt" && pass || fail "prefix: '$bad' accepted"
 done
-for good in parmx _x x9 parmesan_; do
+for good in parmx x_ x9 parmesan_; do
     "$PARMC" --target=c --prefix "$good" "$d/sort.parm" -o "$d/good.c" >/dev/null 2>"$d/err.txt" && pass ||
         fail "prefix: '$good' refused: $(head -2 "$d/err.txt")"
 done
