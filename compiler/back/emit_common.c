@@ -787,7 +787,7 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
         }
     }
     if (first->pad) emit_graph_any_length_comment(out, in, first);
-    else fputs("; n is the length of the first array", out);
+    else if (first->n >= 0) fputs("; n is the length of the first array", out);
     fprintf(out, "; one pointer per field (%s pointers). */\n", t->pointers);
 }
 
@@ -803,6 +803,12 @@ static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const
     if (!rows) fputs("    const size_t rows = 1, row_len = n;\n", out);
     EntrySize *sizes;
     int nsizes = emit_entry_sizes(&names, in, first->func->entry, &sizes);
+    /* an empty shape that no size writes anything for is done, whatever
+       its other dimension (0 rows of more columns than any size holds) */
+    bool empty_done = true;
+    for (int i = 0; i < nsizes; i++)
+        empty_done &= sizes[i].plan && plan_empty_shape_writes_nothing(sizes[i].plan);
+    if (empty_done) fputs("    if (rows == 0 || row_len == 0) return PARM_OK;\n", out);
     for (int i = 0; i < nsizes; i++) {
         const IrFunc *f = sizes[i].func;
         const EntryPlan *e = sizes[i].plan;
@@ -815,7 +821,7 @@ static void emit_graph_any_length_dispatch(FILE *out, const EmitInput *in, const
                     f->size_param);
             continue;
         }
-        if (plan_empty_shape_writes_nothing(e))
+        if (!empty_done && plan_empty_shape_writes_nothing(e))
             fputs("rows == 0 || row_len == 0 ? PARM_OK : ", out);
         fprintf(out, "%s_run(ctx, in, out", plan_code_base(&names, e->func));
         for (int k = 0; k < nscalars; k++) fprintf(out, ", arg%d", k);

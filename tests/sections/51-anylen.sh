@@ -185,3 +185,34 @@ if anylen_build segboth; then
         fi
     done
 fi
+
+# an empty shape writes nothing and returns NAME_OK whatever its other
+# dimension (docs/api.md: 0 rows of more columns than any size holds too);
+# a non-empty one no size holds is NAME_ERROR_LENGTH
+mkdir -p "$TMP/empty"
+printf 'import "sort"\nentry m (xs : [2^2][2^3]i32 pad max) = bitonic_sort_rows asc 2 3 xs\n' >"$TMP/empty/e.parm"
+cat >"$TMP/empty/main.c" <<'EOF2'
+#include <stdio.h>
+#include "e.h"
+int main(void) {
+    e_ctx *ctx;
+    int32_t x[1] = {7}, y[1] = {9};
+    if (e_ctx_create(&ctx)) return 1;
+    static const size_t shapes[][3] = {{0, 9, E_OK}, {5, 0, E_OK}, {0, 0, E_OK}, {0, 8, E_OK},
+                                       {1, 9, E_ERROR_LENGTH}, {5, 1, E_ERROR_LENGTH}};
+    int bad = 0;
+    for (int i = 0; i < 6; i++) {
+        int got = e_m(ctx, x, y, shapes[i][0], shapes[i][1]);
+        if (got != (int)shapes[i][2]) printf("%zu x %zu: %s\n", shapes[i][0], shapes[i][1], e_error_string(got)), bad++;
+    }
+    e_ctx_destroy(ctx);
+    return bad || y[0] != 9;
+}
+EOF2
+if "$PARMC" --target=c "$TMP/empty/e.parm" -o "$TMP/empty/e.c" 2>"$TMP/empty/err.txt" &&
+    ${CC_TEST:-cc} -std=c11 -O1 -fsanitize=address,undefined -I"$TMP/empty" "$TMP/empty/main.c" "$TMP/empty/e.c" \
+        -o "$TMP/empty/t" -lm 2>"$TMP/empty/err.txt" && "$TMP/empty/t" >"$TMP/empty/err.txt" 2>&1; then
+    pass
+else
+    fail "any length: empty shapes: $(head -3 "$TMP/empty/err.txt")"
+fi
