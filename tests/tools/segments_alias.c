@@ -27,20 +27,20 @@ int main(void) {
     int32_t want[10], sum_want, got[10], sum, st2[10] = {0}, ln2[10] = {0};
     memcpy(st2, st, sizeof st);
     memcpy(want, st2, sizeof want);
-    if (segments_api_segi(ctx, x, st, ln, want, &sum_want, 10)) return 1;
-    if (segments_api_segi(ctx, x, st2, ln, st2, &sum, 10)) return 1;
+    if (segments_api_main(ctx, x, st, ln, want, &sum_want, 10)) return 1;
+    if (segments_api_main(ctx, x, st2, ln, st2, &sum, 10)) return 1;
     same("the result over the starts", st2, want, 10);
     memcpy(ln2, ln, sizeof ln);
     memcpy(want, ln2, sizeof want);
-    if (segments_api_segi(ctx, x, st, ln, want, &sum_want, 10)) return 1;
-    if (segments_api_segi(ctx, x, st, ln2, ln2, &sum, 10)) return 1;
+    if (segments_api_main(ctx, x, st, ln, want, &sum_want, 10)) return 1;
+    if (segments_api_main(ctx, x, st, ln2, ln2, &sum, 10)) return 1;
     same("the result over the lengths", ln2, want, 10);
     /* the scalar result over st[0] */
     memset(got, 0, sizeof got);
     memset(want, 0, sizeof want);
-    if (segments_api_segi(ctx, x, st, ln, want, &sum_want, 10)) return 1;
+    if (segments_api_main(ctx, x, st, ln, want, &sum_want, 10)) return 1;
     memcpy(st2, st, sizeof st);
-    if (segments_api_segi(ctx, x, st2, ln, got, &st2[0], 10)) return 1;
+    if (segments_api_main(ctx, x, st2, ln, got, &st2[0], 10)) return 1;
     same("the scalar result over starts[0]", got, want, 10);
     if (st2[0] != sum_want) printf("FAIL the sum over starts[0]\n"), failures++;
     /* a one-chain entry (sorted rows of f32) with its result over ln */
