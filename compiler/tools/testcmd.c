@@ -38,9 +38,11 @@ typedef struct {
     char *name;
     int line;
     char *decl; /* `entry ...` added to the program, or NULL */
-    /* the directive's line, and the columns right of the first where its
-     * `entry` stands (block_program) */
-    int decl_line, decl_shift;
+    /* the directive's line, the columns right of the first where its
+     * `entry` stands, and the program's line that holds the entry: the
+     * directive's, or one after the file where that line lies inside a
+     * declaration (block_program) */
+    int decl_line, decl_shift, program_line;
     char *entry; /* the entry the cases run */
     Case *cases;
     int ncases, cap;
@@ -215,12 +217,13 @@ static void free_result(Result *r) {
     free(r->err);
 }
 
-/* The block's added entry stands where its directive does, `entry` moved to
- * the first column (block_program): the columns of its diagnostics in err
- * (heap, taken) move back to the directive's. */
+/* The block's added entry stands where its directive does, or after the
+ * file, `entry` moved to the first column (block_program): the places of
+ * its diagnostics in err (heap, taken) move back to the directive's line
+ * and columns. */
 static char *directive_columns(const Tester *t, const Block *b, char *err) {
-    if (!b->decl_line || !b->decl_shift) return err;
-    char *at = message("%s:%d:", t->path, b->decl_line), *fixed = NULL;
+    if (!b->decl || (b->program_line == b->decl_line && !b->decl_shift)) return err;
+    char *at = message("%s:%d:", t->path, b->program_line), *fixed = NULL;
     size_t at_len = strlen(at), len = 0;
     FILE *out = open_memstream(&fixed, &len);
     if (!out) {
@@ -233,7 +236,8 @@ static char *directive_columns(const Tester *t, const Block *b, char *err) {
             fputs(s, out);
             break;
         }
-        fwrite(s, 1, (size_t)(hit - s) + at_len, out);
+        fwrite(s, 1, (size_t)(hit - s), out);
+        fprintf(out, "%s:%d:", t->path, b->decl_line);
         s = hit + at_len;
         char *end;
         long col = strtol(s, &end, 10);
@@ -282,18 +286,29 @@ static char *difference(const char *got, const char *want) {
         while (isspace((unsigned char)*want)) want++;
         size_t g = strcspn(got, " \t\r\n"), w = strcspn(want, " \t\r\n");
         if (!g && !w) return NULL;
-        if (g != w || strncmp(got, want, g)) {
-            return message("value %d is %s%.*s%s, expected %s%.*s%s", k, g ? "'" : "",
-                           (int)(g > 40 ? 40 : g), g ? got : "missing", g ? "'" : "", w ? "'" : "",
-                           (int)(w > 40 ? 40 : w), w ? want : "nothing", w ? "'" : "");
-        }
+        int gs = g > 40 ? 40 : (int)g, ws = w > 40 ? 40 : (int)w;
+        if (!g) return message("the output ends at value %d, expected '%.*s'", k, ws, want);
+        if (!w)
+            return message("the output has more values than expected: value %d is '%.*s'", k, gs,
+                           got);
+        if (g != w || strncmp(got, want, g))
+            return message("value %d is '%.*s', expected '%.*s'", k, gs, got, ws, want);
         got += g;
         want += w;
     }
 }
 
-/* The first line of a diagnostic, for a one-line report. */
-static char *first_line(const char *text) { return dup_range(text, strcspn(text, "\n")); }
+/* The line of a diagnostic for a one-line report: its first error's (a
+ * diagnostic may open with the calls that led to it), else its first. */
+static char *first_line(const char *text) {
+    const char *error = strstr(text, ": error: ");
+    const char *at = text;
+    if (error) {
+        at = error;
+        while (at > text && at[-1] != '\n') at--;
+    }
+    return dup_range(at, strcspn(at, "\n"));
+}
 
 /* ---- compiled programs ---- */
 
@@ -538,8 +553,11 @@ static bool between_declarations(const char *text, int line) {
  * declarations; else on a line of its own after the file. */
 static char *block_program(const Tester *t, Block *b) {
     if (!b->decl) return message("%s\n\n", t->text);
+    b->program_line = b->decl_line;
     if (!between_declarations(t->text, b->decl_line)) {
-        b->decl_line = 0;
+        /* after the file's lines and a line break: the newlines + 2nd */
+        b->program_line = 2;
+        for (const char *c = t->text; *c; c++) b->program_line += *c == '\n';
         return message("%s\n%s\n", t->text, b->decl);
     }
     char *program = NULL;
