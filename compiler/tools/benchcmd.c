@@ -265,6 +265,14 @@ static int parse_bench_args(int argc, char **argv, Bench *b, const char **dirs) 
     return b->file ? -1 : bench_usage_error("%s", "no input file");
 }
 
+/* Whether `name` is one of the lines of `names`. */
+static bool has_entry(const char *names, const char *name) {
+    size_t len = strlen(name);
+    for (const char *n = names; *n; n += strcspn(n, "\n") + (n[strcspn(n, "\n")] != 0))
+        if (strcspn(n, "\n") == len && !strncmp(n, name, len)) return true;
+    return false;
+}
+
 int bench_main(int argc, char **argv, const char *exe) {
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     if (!dirs) return 1;
@@ -277,24 +285,27 @@ int bench_main(int argc, char **argv, const char *exe) {
     }
     if (status < 0)
         status = drive(&b, (Options){.action = ACTION_LIST_ENTRIES}, NULL, &names) ? 1 : -1;
+    if (status < 0 && b.only && !has_entry(names, b.only)) {
+        fprintf(stderr,
+                "parmc bench: error: no entry point named '%s'; the file's entries:", b.only);
+        for (const char *n = names; *n; n += strcspn(n, "\n") + (n[strcspn(n, "\n")] != 0))
+            fprintf(stderr, "%s %.*s", n == names ? "" : ",", (int)strcspn(n, "\n"), n);
+        fputc('\n', stderr);
+        status = 1;
+    }
     if (status < 0) {
         b.cuda = proc_have_gpu();
         if (b.json) fputs("[", stdout);
         status = 0;
-        bool first = true, found = !b.only;
+        bool first = true;
         for (char *save = NULL, *name = strtok_r(names, "\n", &save); name && !status;
              name = strtok_r(NULL, "\n", &save)) {
             if (b.only && strcmp(b.only, name)) continue;
-            found = true;
             status = bench_entry(&b, name, first);
             first = false;
             fflush(stdout);
         }
         if (b.json) fputs("\n]\n", stdout);
-        if (!found) {
-            fprintf(stderr, "parmc bench: error: no entry point named '%s'\n", b.only);
-            status = 1;
-        }
     }
     free(names);
     proc_rmdir(b.tmp);

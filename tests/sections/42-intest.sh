@@ -35,6 +35,10 @@ grep -q "cannot run the C compiler '/no/such/cc': No such file or directory" "$T
 PARMC_CUDA=0 "$PARMC" bench -r 2 -e rev examples/permute.parm >"$TMP/intest/bench.out" 2>&1 &&
     grep -qE '^examples/permute.parm rev \(C, wall clock\): median [0-9.e+-]+ ms, range' "$TMP/intest/bench.out" &&
     pass || fail "parmc bench: $(head -3 "$TMP/intest/bench.out")"
+# an entry the file lacks: the file's entries are listed, and nothing runs
+PARMC_CUDA=0 "$PARMC" bench -e nosuch examples/permute.parm >"$TMP/intest/bench.out" 2>&1
+[ $? = 1 ] && grep -qx "parmc bench: error: no entry point named 'nosuch'; the file's entries: main, rev, trans" \
+    "$TMP/intest/bench.out" && pass || fail "parmc bench -e nosuch: $(head -3 "$TMP/intest/bench.out")"
 PARMC_CUDA=0 "$PARMC" bench --runs=2 --json examples/permute.parm >"$TMP/intest/bench.json" 2>"$TMP/intest/bench.err" &&
     python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert [e["entry"] for e in r] == ["main", "rev", "trans"]; assert all(e["median_ms"] >= 0 for e in r)' "$TMP/intest/bench.json" &&
     pass || fail "parmc bench --json: $(head -3 "$TMP/intest/bench.json") $(head -3 "$TMP/intest/bench.err")"
