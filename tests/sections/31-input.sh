@@ -62,3 +62,17 @@ for kind in count pad rows; do
         fail "input: the interpreter's message for a long entry name ($kind): $(cut -c1-80 "$TMP/input/long.err")..$(tail -c 60 "$TMP/input/long.err")"
     fi
 done
+
+# a leading '+' is taken for every integer type, unsigned ones too (docs/
+# language.md 8), by the interpreter and the standalone main alike
+printf 'entry main (xs : [2^2]u8) = xs\n' >"$TMP/input/plus.parm"
+if "$PARMC" --target=c --emit-main "$TMP/input/plus.parm" -o "$TMP/input/plus.c" &&
+    cc -std=c11 -O1 "$TMP/input/plus.c" -o "$TMP/input/plus" -lm; then
+    for who in interpreter main; do
+        if [ $who = main ]; then got=$(echo "+5 +255 7 +0" | "$TMP/input/plus" 2>&1)
+        else got=$(echo "+5 +255 7 +0" | "$PARMC" --interpret "$TMP/input/plus.parm" 2>&1); fi
+        [ "$(echo $got)" = "5 255 7 0" ] && pass || fail "input: '+5 +255' as u8 ($who): $got"
+    done
+else
+    fail "input: cannot build the main of a u8 entry"
+fi
