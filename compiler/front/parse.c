@@ -15,6 +15,7 @@
 
 #include "parse.h"
 #include "lexer.h"
+#include "names.h"
 #include "parser.h"
 
 enum {
@@ -340,24 +341,27 @@ static noreturn void bound_twice(const char *name, Loc second, Loc first) {
     diag_abort();
 }
 
-/* The variables of p, appended to vars (Pattern*), each checked against
- * those before it. */
-static void bind_names(Arena *a, const Pattern *p, PtrList *vars) {
+/* Records name as bound at *at in seen (Loc* by name), checking that it
+ * was not bound there before: through a hash table, since a list pattern
+ * may have 2^16 names. */
+static void bind_once(Arena *a, NameTable *seen, const char *name, const Loc *at) {
+    const Loc *first = name_find(seen, name);
+    if (first) bound_twice(name, *at, *first);
+    name_add(a, seen, name, (void *)at);
+}
+
+/* The variables of p, recorded in seen. */
+static void bind_names(Arena *a, const Pattern *p, NameTable *seen) {
     if (p->kind == PAT_LIST || p->kind == PAT_TUPLE) {
-        for (int i = 0; i < p->elems.len; i++) bind_names(a, p->elems.items[i], vars);
+        for (int i = 0; i < p->elems.len; i++) bind_names(a, p->elems.items[i], seen);
         return;
     }
-    if (p->kind != PAT_VAR) return;
-    for (int i = 0; i < vars->len; i++) {
-        const Pattern *q = vars->items[i];
-        if (strcmp(q->name, p->name) == 0) bound_twice(p->name, p->loc, q->loc);
-    }
-    ptrlist_push(a, vars, (void *)p);
+    if (p->kind == PAT_VAR) bind_once(a, seen, p->name, &p->loc);
 }
 
 static void distinct_params(Arena *a, const PtrList *patterns) {
-    PtrList vars = {0};
-    for (int i = 0; i < patterns->len; i++) bind_names(a, patterns->items[i], &vars);
+    NameTable seen = {0};
+    for (int i = 0; i < patterns->len; i++) bind_names(a, patterns->items[i], &seen);
 }
 
 /* Every lambda's and let's bindings in e (its height is at most MAX_DEPTH,
@@ -367,8 +371,8 @@ static void distinct_in_expr(Arena *a, const Expr *e) {
     if (e->kind == EXPR_LAMBDA || (e->kind == EXPR_LET && e->params.len))
         distinct_params(a, &e->params);
     if (e->kind == EXPR_LET && !e->params.len) {
-        PtrList vars = {0};
-        bind_names(a, e->bind, &vars);
+        NameTable seen = {0};
+        bind_names(a, e->bind, &seen);
     }
     const Expr *kids[] = {e->fn,   e->arg, e->lhs,        e->rhs, e->cond,
                           e->then, e->els, e->value_expr, e->body};
@@ -376,12 +380,12 @@ static void distinct_in_expr(Arena *a, const Expr *e) {
     for (int i = 0; i < e->elems.len; i++) distinct_in_expr(a, e->elems.items[i]);
 }
 
-static void distinct_entry_params(const Entry *en) {
-    for (int i = 0; i < en->params.len; i++)
-        for (int j = 0; j < i; j++) {
-            const EntryParam *p = en->params.items[i], *q = en->params.items[j];
-            if (strcmp(p->name, q->name) == 0) bound_twice(p->name, p->loc, q->loc);
-        }
+static void distinct_entry_params(Arena *a, const Entry *en) {
+    NameTable seen = {0};
+    for (int i = 0; i < en->params.len; i++) {
+        const EntryParam *p = en->params.items[i];
+        bind_once(a, &seen, p->name, &p->loc);
+    }
 }
 
 void parse_source(Arena *arena, const Source *src, Program *program) {
@@ -418,7 +422,7 @@ void parse_source(Arena *arena, const Source *src, Program *program) {
             const EntryParam *p = en->params.items[j];
             check_type_depth(p->type, 0);
         }
-        distinct_entry_params(en);
+        distinct_entry_params(arena, en);
         distinct_in_expr(arena, en->body);
     }
     for (int i = first_equation; i < program->equations.len; i++) {
