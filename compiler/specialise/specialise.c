@@ -784,6 +784,29 @@ static Value *select_arrays(Spec *s, IrVal *cond, IrVal *a, IrVal *b, Loc loc) {
     return spec_build(s, n, elems, loc);
 }
 
+/* The element type that the branches a, b of a run-time `if` take: a
+ * run-time branch's, else bool for a static bool, which has no other type;
+ * NULL for two static numbers, which could be of any. */
+static const ElemType *branch_type(Spec *s, Value *a, Value *b) {
+    const ElemType *t = spec_elem_type(s, a);
+    if (!t) t = spec_elem_type(s, b);
+    if (!t && (a->kind == V_BOOL || b->kind == V_BOOL)) t = elem_prim(PRIM_BOOL);
+    return t;
+}
+
+/* Two static numbers that a run-time `if` cannot select (of no type; the
+ * same integer is the result itself): the hint types the first float, as
+ * a float literal takes no integer type, or else the first integer. */
+static noreturn void untyped_branches(Spec *s, Value *a, Value *b, Loc loc) {
+    bool numbers = (a->kind == V_INT || a->kind == V_FLOAT) &&
+                   (b->kind == V_INT || b->kind == V_FLOAT);
+    const Value *typed = a->kind == V_FLOAT || b->kind != V_FLOAT ? a : b;
+    const char *hint = arena_printf(s->arena, "; give a branch an element type, e.g. `%s`",
+                                    numbers ? value_typed(s, typed) : "");
+    diag_error(loc, "a condition on array elements cannot choose between %s and %s%s",
+               value_describe(s, a), value_describe(s, b), numbers ? hint : "");
+}
+
 /* `if` on a run-time condition: both branches were evaluated; merge them. */
 static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc) {
     if (a->kind == V_RT && b->kind == V_RT && !ir_is_scalar(a->rt) && !ir_is_scalar(b->rt))
@@ -800,15 +823,10 @@ static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc) {
             elems[i] = select_values(s, cond, a->elems[i], b->elems[i], loc);
         return value_tuple(s, a->n, elems);
     }
-    const ElemType *t = spec_elem_type(s, a);
-    if (!t) t = spec_elem_type(s, b);
+    const ElemType *t = branch_type(s, a, b);
     if (!t || t->is_tuple) {
         if (a->kind == V_INT && b->kind == V_INT && a->i == b->i) return a;
-        bool numbers = (a->kind == V_INT || a->kind == V_FLOAT || a->kind == V_BOOL) &&
-                       (b->kind == V_INT || b->kind == V_FLOAT || b->kind == V_BOOL);
-        diag_error(loc, "a condition on array elements cannot choose between %s and %s%s",
-                   value_describe(s, a), value_describe(s, b),
-                   numbers ? "; give a branch an element type, e.g. `i32 0`" : "");
+        untyped_branches(s, a, b, loc);
     }
     IrVal *args[3] = {cond, spec_coerce(s, a, t, loc)->rt, spec_coerce(s, b, t, loc)->rt};
     IrStmt *st = ir_append(s->prog, s->body, IR_SELECT, loc, 3, args);

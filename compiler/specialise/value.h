@@ -135,6 +135,9 @@ Value *value_tuple(Spec *s, int n, Value **elems);
 bool value_is_static(const Value *v);
 /* "an integer", "a function", "[2^10]i32", ... for messages */
 const char *value_describe(Spec *s, const Value *v);
+/* A static number (V_INT or V_FLOAT) with an element type, as a hint to
+ * give it one writes it: "i32 2", "f32 (-1.5)". */
+const char *value_typed(Spec *s, const Value *v);
 /* Compact rendering of arguments for call-chain notes: "5", "asc" (a named
  * function), "<function>" (a lambda or a partial application), "<[2^4]>". */
 const char *value_render(Spec *s, const Value *v);
