@@ -44,6 +44,13 @@
     "segment %ld (start %lld, length %lld) is not within the %ld elements given"
 #define PARM_MSG_SEG_OVERLAP "segments %ld and %ld overlap"
 
+/* The bytes of a UTF-8 byte-order mark (EF BB BF) at the start of text:
+ * 3, or 0 without one. An input saved with one (as some editors do) is read
+ * without it, as a source file is, and positions do not count it. */
+static inline size_t parm_bom_len(const char *text, size_t len) {
+    return len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
 /* The line and column of byte `offset` of text. */
 static inline void parm_text_position(const char *text, size_t offset, long *line, long *col) {
     *line = 1;
@@ -234,8 +241,10 @@ static inline int parm_input_read(parm_input *in, FILE *f) {
             in->text = grown;
         }
     }
-    in->text[n] = 0;
-    in->len = n;
+    size_t bom = parm_bom_len(in->text, n);
+    memmove(in->text, in->text + bom, n - bom); /* a reader may go back to pos 0 */
+    in->text[n - bom] = 0;
+    in->len = n - bom;
     return ferror(f) ? -1 : 0;
 }
 

@@ -163,10 +163,47 @@ static bool first_visit(Arena *a, PtrList *seen, const struct stat *st) {
     return true;
 }
 
+/* Each imported file with the import that loaded it, for the notes of an
+ * error in it: the imports that led from the main file to it. */
+typedef struct {
+    const Source *src;
+    const Import *by;
+} Imported;
+
+typedef struct {
+    PtrList files;         /* Imported* */
+    const Source *parsing; /* the file being parsed */
+} ImportChain;
+
+static const Import *importer(const ImportChain *c, const Source *src) {
+    for (int i = 0; i < c->files.len; i++) {
+        const Imported *f = c->files.items[i];
+        if (f->src == src) return f->by;
+    }
+    return NULL; /* the main file */
+}
+
+/* The diag notes of an error in an imported file: the import of each file
+ * of the chain, innermost first, down to the main file's. */
+static void import_notes(void *data, Loc error) {
+    (void)error; /* the error may have no location: the chain is the parsed file's */
+    const ImportChain *c = data;
+    const Source *src = c->parsing;
+    for (const Import *by; (by = importer(c, src)); src = by->loc.src)
+        diag_note(by->loc, "'%s' is imported here", src->name);
+}
+
 /* Parses the file that im names; its equations and imports join the program. */
-static void load(Arena *a, Program *program, const char *file, const Import *im) {
+static void load(Arena *a, Program *program, const char *file, const Import *im,
+                 ImportChain *chain) {
     Program lib = {0};
-    parse_source(a, load_source(a, file, im->loc), &lib);
+    Imported *f = NEW(a, Imported);
+    *f = (Imported){load_source(a, file, im->loc), im};
+    ptrlist_push(a, &chain->files, f);
+    chain->parsing = f->src;
+    diag_set_context(NULL, import_notes, chain);
+    parse_source(a, f->src, &lib);
+    diag_set_context(NULL, NULL, NULL);
     for (int i = 0; i < lib.equations.len; i++)
         ptrlist_push(a, &program->equations, lib.equations.items[i]);
     for (int i = 0; i < lib.imports.len; i++)
@@ -177,13 +214,14 @@ void imports_resolve(Arena *a, Program *program, const ImportPath *path, const c
     if (program->imports.len == 0) return;
     Search s = search_path(a, path);
     PtrList seen = {0};
+    ImportChain chain = {0};
     struct stat st;
     if (main_path && stat(main_path, &st) == 0) first_visit(a, &seen, &st);
     /* the list grows as imported files add their own imports */
     for (int i = 0; i < program->imports.len; i++) {
         const Import *im = program->imports.items[i];
         const char *file = find(a, &s, im, &st);
-        if (first_visit(a, &seen, &st)) load(a, program, file, im);
+        if (first_visit(a, &seen, &st)) load(a, program, file, im, &chain);
     }
 }
 

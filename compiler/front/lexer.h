@@ -72,13 +72,17 @@ void ParseTrace(FILE *trace, char *prompt);
 size_t parser_size(void);       /* bytes for ParseInit */
 int parser_token_count(void);   /* token codes are 0 .. count-1 */
 int parser_depth(void *parser); /* entries on the parser's stack */
+/* The entries of the parser's stack that hold the token `major`: the
+ * constructs it begins (a `let`, an `if`) that are still open. */
+int parser_count(void *parser, int major);
 /* Whether token would be shifted (after any reductions) in the current
  * state; the parser itself is not changed. */
 bool parser_accepts(void *parser, int token);
 
 /* Defined in parse.c, called from the grammar's error hooks. */
 noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok);
-noreturn void parse_too_deep(ParseState *ps);
+/* The parser's stack is full, at ps->tok. */
+noreturn void parse_too_deep(ParseState *ps, void *parser);
 /* Sets e->height from its children's, rejecting trees deeper than the
  * limit as soon as they are built; called by every rule that gives a node
  * children, so a huge expression fails after its first 1000 levels. */

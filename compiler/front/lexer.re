@@ -32,6 +32,21 @@ static Loc loc_at(const Lexer *lx, const unsigned char *p)
     return (Loc){lx->src, lx->line, (int)(p - lx->line_start) + 1};
 }
 
+#define LITERAL_TOO_LARGE "integer literal too large (the maximum is 9223372036854775807)"
+
+/* A literal of 2^63 to 2^64 - 1, v: static integers are 64-bit signed, so
+ * the error says how to write v as a u64, the conversion of the negative
+ * number of its bits, which wraps (6.3): `u64 (-0x1)` for 0xff..ff, in the
+ * literal's notation (hexadecimal for binary); -2^63 is not a literal. */
+noreturn static void u64_literal(const Lexer *lx, const unsigned char *tok, uint64_t v, int base)
+{
+    unsigned long long minus = (unsigned long long)-v;
+    const char *num = base == 10 ? "%llu" : "0x%llx";
+    const char *text = arena_printf(lx->arena, num, minus == 1ull << 63 ? minus - 1 : minus);
+    diag_error(loc_at(lx, tok), LITERAL_TOO_LARGE "; as a u64, write it `u64 (-%s%s)`, a "
+               "conversion that wraps", text, minus == 1ull << 63 ? " - 1" : "");
+}
+
 /* The value of digits s[0..n) in base (2, 10 or 16); errors past INT64_MAX. */
 static int64_t int_value(const Lexer *lx, const unsigned char *tok,
                          const unsigned char *s, const unsigned char *end, int base)
@@ -39,11 +54,11 @@ static int64_t int_value(const Lexer *lx, const unsigned char *tok,
     uint64_t v = 0;
     for (; s < end; s++) {
         int d = *s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10;
-        if (v > ((uint64_t)INT64_MAX - (uint64_t)d) / (uint64_t)base)
-            diag_error(loc_at(lx, tok),
-                       "integer literal too large (the maximum is 9223372036854775807)");
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            diag_error(loc_at(lx, tok), LITERAL_TOO_LARGE);
         v = v * (uint64_t)base + (uint64_t)d;
     }
+    if (v > (uint64_t)INT64_MAX) u64_literal(lx, tok, v, base);
     return (int64_t)v;
 }
 

@@ -15,6 +15,7 @@
 
 #include "parse.h"
 #include "lexer.h"
+#include "names.h"
 #include "parser.h"
 
 enum {
@@ -121,6 +122,8 @@ static const int atom_start[] = {
     TOK_INT, TOK_FLOAT, TOK_TRUE, TOK_FALSE, TOK_IDENT, TOK_LPAREN, TOK_LBRACKET,
 };
 static const int pattern_start[] = {TOK_INT, TOK_IDENT, TOK_WILD, TOK_LBRACKET, TOK_LPAREN};
+/* what `let` binds: a name (of a value or a function) or a pattern */
+static const int binding_start[] = {TOK_IDENT, TOK_WILD, TOK_LBRACKET, TOK_LPAREN};
 static const int type_start[] = {TOK_IDENT, TOK_LPAREN, TOK_LBRACKET};
 static const int type_or_range_start[] = {TOK_IDENT, TOK_LPAREN, TOK_LBRACKET, TOK_INT};
 static const int decl_start[] = {TOK_IDENT, TOK_ENTRY, TOK_IMPORT};
@@ -137,11 +140,11 @@ static const int closers[] = {
     TOK_IN,     TOK_EQ,       TOK_ARROW, TOK_DOTDOT, TOK_COLON,
 };
 
-/* "A", "A or B", "A, B or C" */
-static char *join(Arena *a, const char **items, int n) {
+/* "A", "A or B", "A, B or C" (`last` " or "; " and " likewise) */
+static char *join(Arena *a, const char **items, int n, const char *last) {
     char *s = "";
     for (int i = 0; i < n; i++)
-        s = arena_printf(a, "%s%s%s", s, i == 0 ? "" : i == n - 1 ? " or " : ", ", items[i]);
+        s = arena_printf(a, "%s%s%s", s, i == 0 ? "" : i == n - 1 ? last : ", ", items[i]);
     return s;
 }
 
@@ -176,6 +179,9 @@ static char *describe_expected(Arena *a, TokSet e) {
     } else if (has_all(&e, pattern_start, COUNT(pattern_start))) {
         classes[nclass++] = "a pattern";
         remove_all(&e, pattern_start, COUNT(pattern_start));
+    } else if (has_all(&e, binding_start, COUNT(binding_start))) {
+        classes[nclass++] = "a name or a pattern";
+        remove_all(&e, binding_start, COUNT(binding_start));
     } else if (has_all(&e, type_or_range_start, COUNT(type_or_range_start))) {
         classes[nclass++] = "a type or a size range";
         remove_all(&e, type_or_range_start, COUNT(type_or_range_start));
@@ -201,7 +207,7 @@ static char *describe_expected(Arena *a, TokSet e) {
     for (int i = 0; i < nclass; i++) items[n++] = classes[i];
     if (e.tok[TOK_SEP]) items[n++] = expected_name[TOK_SEP];
     if (e.tok[0]) items[n++] = expected_name[0];
-    return join(a, items, n);
+    return join(a, items, n, " or ");
 }
 
 /* A ':' before the '=' of an equation: a parameter list with types, which
@@ -258,7 +264,37 @@ noreturn void parse_syntax_error(ParseState *ps, void *parser, Token tok) {
     diag_abort();
 }
 
-noreturn void parse_too_deep(ParseState *ps) { diag_error(ps->tok.loc, "nesting too deep"); }
+/* The tokens that begin a construct holding what follows it (its body or
+ * its right operand), so that a long chain of them, such as a `let` a line,
+ * nests on the parser's stack. */
+static const struct {
+    int token;
+    const char *name;
+} nesting[] = {
+    {TOK_LET, "`let ... in`"}, {TOK_IF, "`if`"},  {TOK_BACKSLASH, "`\\ ... ->`"},
+    {TOK_MINUS, "'-'"},        {TOK_BANG, "'!'"}, {TOK_POW, "'^'"},
+};
+
+/* "833 unfinished `let ... in` and 2 unfinished `if`" on the parser's
+ * stack, or NULL if it holds none of them. */
+static const char *open_nesting(Arena *a, void *parser) {
+    const char *items[COUNT(nesting)];
+    int n = 0;
+    for (int i = 0; i < COUNT(nesting); i++) {
+        int open = parser_count(parser, nesting[i].token);
+        if (open) items[n++] = arena_printf(a, "%d unfinished %s", open, nesting[i].name);
+    }
+    return n ? join(a, items, n, " and ") : NULL;
+}
+
+noreturn void parse_too_deep(ParseState *ps, void *parser) {
+    const char *open = open_nesting(ps->arena, parser);
+    diag_error(ps->tok.loc,
+               "nesting too deep: the parser's stack of %d entries is full%s%s%s; move part of the "
+               "expression into a function of its own",
+               MAX_STACK, open ? ", holding " : "", open ? open : "",
+               open ? " (each nests what follows it)" : "");
+}
 
 /* ---- tree depth ---- */
 
@@ -340,24 +376,27 @@ static noreturn void bound_twice(const char *name, Loc second, Loc first) {
     diag_abort();
 }
 
-/* The variables of p, appended to vars (Pattern*), each checked against
- * those before it. */
-static void bind_names(Arena *a, const Pattern *p, PtrList *vars) {
+/* Records name as bound at *at in seen (Loc* by name), checking that it
+ * was not bound there before: through a hash table, since a list pattern
+ * may have 2^16 names. */
+static void bind_once(Arena *a, NameTable *seen, const char *name, const Loc *at) {
+    const Loc *first = name_find(seen, name);
+    if (first) bound_twice(name, *at, *first);
+    name_add(a, seen, name, (void *)at);
+}
+
+/* The variables of p, recorded in seen. */
+static void bind_names(Arena *a, const Pattern *p, NameTable *seen) {
     if (p->kind == PAT_LIST || p->kind == PAT_TUPLE) {
-        for (int i = 0; i < p->elems.len; i++) bind_names(a, p->elems.items[i], vars);
+        for (int i = 0; i < p->elems.len; i++) bind_names(a, p->elems.items[i], seen);
         return;
     }
-    if (p->kind != PAT_VAR) return;
-    for (int i = 0; i < vars->len; i++) {
-        const Pattern *q = vars->items[i];
-        if (strcmp(q->name, p->name) == 0) bound_twice(p->name, p->loc, q->loc);
-    }
-    ptrlist_push(a, vars, (void *)p);
+    if (p->kind == PAT_VAR) bind_once(a, seen, p->name, &p->loc);
 }
 
 static void distinct_params(Arena *a, const PtrList *patterns) {
-    PtrList vars = {0};
-    for (int i = 0; i < patterns->len; i++) bind_names(a, patterns->items[i], &vars);
+    NameTable seen = {0};
+    for (int i = 0; i < patterns->len; i++) bind_names(a, patterns->items[i], &seen);
 }
 
 /* Every lambda's and let's bindings in e (its height is at most MAX_DEPTH,
@@ -367,8 +406,8 @@ static void distinct_in_expr(Arena *a, const Expr *e) {
     if (e->kind == EXPR_LAMBDA || (e->kind == EXPR_LET && e->params.len))
         distinct_params(a, &e->params);
     if (e->kind == EXPR_LET && !e->params.len) {
-        PtrList vars = {0};
-        bind_names(a, e->bind, &vars);
+        NameTable seen = {0};
+        bind_names(a, e->bind, &seen);
     }
     const Expr *kids[] = {e->fn,   e->arg, e->lhs,        e->rhs, e->cond,
                           e->then, e->els, e->value_expr, e->body};
@@ -376,12 +415,12 @@ static void distinct_in_expr(Arena *a, const Expr *e) {
     for (int i = 0; i < e->elems.len; i++) distinct_in_expr(a, e->elems.items[i]);
 }
 
-static void distinct_entry_params(const Entry *en) {
-    for (int i = 0; i < en->params.len; i++)
-        for (int j = 0; j < i; j++) {
-            const EntryParam *p = en->params.items[i], *q = en->params.items[j];
-            if (strcmp(p->name, q->name) == 0) bound_twice(p->name, p->loc, q->loc);
-        }
+static void distinct_entry_params(Arena *a, const Entry *en) {
+    NameTable seen = {0};
+    for (int i = 0; i < en->params.len; i++) {
+        const EntryParam *p = en->params.items[i];
+        bind_once(a, &seen, p->name, &p->loc);
+    }
 }
 
 void parse_source(Arena *arena, const Source *src, Program *program) {
@@ -405,7 +444,7 @@ void parse_source(Arena *arena, const Source *src, Program *program) {
         } else if ((t.kind == TOK_RPAREN || t.kind == TOK_RBRACKET) && brackets > 0) {
             brackets--;
         }
-        if (parser_depth(parser) >= MAX_STACK) diag_error(t.loc, "nesting too deep");
+        if (parser_depth(parser) >= MAX_STACK) parse_too_deep(&ps, parser);
         if (!parser_accepts(parser, t.kind)) parse_syntax_error(&ps, parser, t);
         Parse(parser, t.kind, t);
         if (t.kind == 0) break;
@@ -418,7 +457,7 @@ void parse_source(Arena *arena, const Source *src, Program *program) {
             const EntryParam *p = en->params.items[j];
             check_type_depth(p->type, 0);
         }
-        distinct_entry_params(en);
+        distinct_entry_params(arena, en);
         distinct_in_expr(arena, en->body);
     }
     for (int i = first_equation; i < program->equations.len; i++) {

@@ -22,7 +22,7 @@
     parse_syntax_error(ps, yypParser, TOKEN);
 }
 %stack_overflow {
-    parse_too_deep(ps);
+    parse_too_deep(ps, yypParser); /* a backstop: parse.c stops at MAX_STACK first */
 }
 /* Nothing to free (the arena owns everything); this only uses ps, which
  * the template's destructor function would otherwise leave unused. */
@@ -171,6 +171,15 @@ int parser_depth(void *parser)
 {
     yyParser *p = parser;
     return (int)(p->yytos - p->yystack);
+}
+
+int parser_count(void *parser, int major)
+{
+    yyParser *p = parser;
+    int n = 0;
+    for (const yyStackEntry *e = p->yystack; e <= p->yytos; e++)
+        n += e->major == major;
+    return n;
 }
 
 /* Runs the LR automaton on token without changing the parser: reductions

@@ -260,6 +260,9 @@ static const IrFunc *last_of_entry(const IrProgram *p, const char *entry) {
 const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *name,
                              const char *text, long len, Buf ***inputs, IoShape *shape) {
     Source src = {name, NULL, 0};
+    long bom = (long)parm_bom_len(text, (size_t)len);
+    text += bom;
+    len -= bom;
     /* tokenising stops at a NUL, which would end the input silently */
     const char *nul = memchr(text, 0, (size_t)len);
     if (nul) diag_error(input_loc(&src, text, nul - text), PARM_MSG_NUL);

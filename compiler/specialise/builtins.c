@@ -579,13 +579,6 @@ static const Value *non_scalar_field(Spec *s, const Value *v, const char **path)
     return NULL;
 }
 
-/* A static number as parm source: negative ones in parentheses. */
-static const char *number_source(Spec *s, const Value *v) {
-    const char *text = v->kind == V_INT ? arena_printf(s->arena, "%lld", (long long)v->i)
-                                        : arena_printf(s->arena, "%g", v->f);
-    return text[0] == '-' ? arena_printf(s->arena, "(%s)", text) : text;
-}
-
 /* A result that is no element: a tuple says which field is not a run-time
  * scalar, since a static number there has no type to take (an element of
  * one run-time field and one static field cannot be inferred). */
@@ -602,10 +595,8 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
         diag_error(
             loc,
             "%s of the tuple returned by the function given to %s is a static number, %s; give it "
-            "an "
-            "element type, e.g. `%s %s`",
-            path, who, value_describe(s, bad), bad->kind == V_INT ? "i32" : "f64",
-            number_source(s, bad));
+            "an element type, e.g. `%s`",
+            path, who, value_describe(s, bad), value_typed(s, bad));
     if (bad)
         diag_error(
             loc,

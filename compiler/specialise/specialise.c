@@ -18,45 +18,62 @@ static Value *eval(Spec *s, const Expr *e, Env *env);
 
 /* ---- environments and the function table ---- */
 
-static Env *env_bind(Spec *s, Env *env, const char *name, Value *v) {
-    Env *b = NEW(s->arena, Env);
-    b->name = name;
-    b->value = v;
-    b->next = env;
-    return b;
-}
-
-/* FNV-1a. */
-static size_t name_hash(const char *name) {
-    uint64_t h = 14695981039346656037u;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 1099511628211u;
-    return (size_t)h;
-}
-
-/* The slot of name: its own, or the empty one where it would go. */
-static NameSlot *name_slot(const NameTable *t, const char *name) {
-    size_t mask = (size_t)t->cap - 1;
-    for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask)
-        if (!t->slots[i].name || strcmp(t->slots[i].name, name) == 0) return &t->slots[i];
-}
-
-static void *name_find(const NameTable *t, const char *name) {
-    return t->cap ? name_slot(t, name)->item : NULL;
-}
-
-/* Adds a name that is not in t yet, doubling t to keep it at most half full. */
-static void name_add(Arena *a, NameTable *t, const char *name, void *item) {
-    if (2 * (t->count + 1) > t->cap) {
-        NameTable old = *t;
-        if (old.cap > INT_MAX / 4) diag_fatal("program too large: too many names");
-        t->cap = old.cap ? 2 * old.cap : 64;
-        t->slots = NEW_ARRAY(a, NameSlot, t->cap);
-        for (int i = 0; i < old.cap; i++)
-            if (old.slots[i].name) *name_slot(t, old.slots[i].name) = old.slots[i];
+/* Binds name to v in the level being matched (s->bound), growing it. */
+static void bind(Spec *s, const char *name, Value *v) {
+    Bound *b = &s->bound;
+    if (b->len == b->cap) {
+        if (b->cap > INT_MAX / 4) diag_fatal("program too large: too many names in one binding");
+        int cap = b->cap ? 2 * b->cap : 64;
+        const char **names = NEW_ARRAY(s->arena, const char *, cap);
+        Value **values = NEW_ARRAY(s->arena, Value *, cap);
+        if (b->len) {
+            memcpy(names, b->names, sizeof *names * (size_t)b->len);
+            memcpy(values, b->values, sizeof *values * (size_t)b->len);
+        }
+        *b = (Bound){names, values, b->len, cap};
     }
-    *name_slot(t, name) = (NameSlot){name, item};
-    t->count++;
+    b->names[b->len] = name;
+    b->values[b->len++] = v;
+}
+
+/* The level of what was bound since s->bound.len was `mark`, inside env;
+ * env itself when nothing was. */
+static Env *env_level(Spec *s, Env *env, int mark) {
+    Bound *b = &s->bound;
+    int n = b->len - mark;
+    b->len = mark;
+    if (n == 0) return env;
+    Env *level = NEW(s->arena, Env);
+    *level = (Env){n, NEW_ARRAY(s->arena, const char *, n), NEW_ARRAY(s->arena, Value *, n), NULL,
+                   env};
+    memcpy(level->names, b->names + mark, sizeof *level->names * (size_t)n);
+    memcpy(level->values, b->values + mark, sizeof *level->values * (size_t)n);
+    if (n > ENV_SCAN) {
+        level->index = NEW(s->arena, NameTable);
+        for (int i = 0; i < n; i++)
+            name_add(s->arena, level->index, level->names[i], level->values[i]);
+    }
+    return level;
+}
+
+static Env *env_bind(Spec *s, Env *env, const char *name, Value *v) {
+    int mark = s->bound.len;
+    bind(s, name, v);
+    return env_level(s, env, mark);
+}
+
+/* The innermost binding of name, NULL if none. */
+static Value *env_find(const Env *env, const char *name) {
+    for (; env; env = env->next) {
+        if (env->index) {
+            Value *v = name_find(env->index, name);
+            if (v) return v;
+            continue;
+        }
+        for (int i = env->n - 1; i >= 0; i--)
+            if (strcmp(env->names[i], name) == 0) return env->values[i];
+    }
+    return NULL;
 }
 
 static Function *find_function(Spec *s, const char *name) { return name_find(&s->funcs, name); }
@@ -266,12 +283,13 @@ static void spend(Spec *s, Loc loc) {
                    SPEC_MAX_STMTS);
 }
 
-/* Binds the pattern's names in *env. Returns false when it does not match. */
-static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
+/* Binds the pattern's names in the level being matched (env_level makes
+ * it). Returns false when it does not match. */
+static bool match(Spec *s, const Pattern *p, Value *v) {
     spend(s, p->loc);
     switch (p->kind) {
     case PAT_WILD: return true;
-    case PAT_VAR: *env = env_bind(s, *env, p->name, v); return true;
+    case PAT_VAR: bind(s, p->name, v); return true;
     case PAT_INT:
         if (v->kind == V_INT) return v->i == p->value;
         diag_report(p->loc, "pattern %lld needs a static integer argument, got %s",
@@ -284,19 +302,19 @@ static bool match(Spec *s, const Pattern *p, Value *v, Env **env) {
     case PAT_TUPLE:
         if (v->kind != V_TUPLE || v->n != p->elems.len) return false;
         for (int i = 0; i < v->n; i++)
-            if (!match(s, p->elems.items[i], v->elems[i], env)) return false;
+            if (!match(s, p->elems.items[i], v->elems[i])) return false;
         return true;
     case PAT_LIST:
         if (v->kind == V_LIST) {
             if (v->n != p->elems.len) return false;
             for (int i = 0; i < v->n; i++)
-                if (!match(s, p->elems.items[i], v->elems[i], env)) return false;
+                if (!match(s, p->elems.items[i], v->elems[i])) return false;
             return true;
         }
         if (v->kind != V_RT || ir_is_scalar(v->rt)) return false;
         if (v->rt->log_len > 20 || (INT64_C(1) << v->rt->log_len) != p->elems.len) return false;
         for (int i = 0; i < p->elems.len; i++)
-            if (!match(s, p->elems.items[i], spec_index(s, v->rt, i, p->loc), env)) return false;
+            if (!match(s, p->elems.items[i], spec_index(s, v->rt, i, p->loc))) return false;
         return true;
     }
     return false;
@@ -571,14 +589,16 @@ static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
     s->stack[s->depth - 1].fn = f;
     for (int i = 0; i < f->equations.len; i++) {
         Equation *eq = f->equations.items[i];
-        Env *env = NULL;
+        int mark = s->bound.len;
         bool ok = true;
-        for (int a = 0; a < f->arity && ok; a++) ok = match(s, eq->params.items[a], args[a], &env);
-        if (ok) {
-            Value *r = eval_body(s, eq->body, env);
-            s->depth--;
-            return r;
+        for (int a = 0; a < f->arity && ok; a++) ok = match(s, eq->params.items[a], args[a]);
+        if (!ok) {
+            s->bound.len = mark; /* the next equation binds names of its own */
+            continue;
         }
+        Value *r = eval_body(s, eq->body, env_level(s, NULL, mark));
+        s->depth--;
+        return r;
     }
     const char *shown = "";
     for (int a = 0; a < f->arity; a++)
@@ -591,17 +611,17 @@ static Value *call_named(Spec *s, const Function *f, Value **args, Loc loc) {
 
 static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
     const Expr *lam = fn->lambda;
-    Env *env = fn->env;
+    int mark = s->bound.len;
     push_frame(s, NULL, args, fn->arity, loc);
     for (int a = 0; a < fn->arity; a++) {
         const Pattern *p = lam->params.items[a];
-        if (!match(s, p, args[a], &env)) {
+        if (!match(s, p, args[a])) {
             diag_report(p->loc, "lambda parameter does not match %s", value_describe(s, args[a]));
             shape_note(s, p, args[a]);
             diag_abort();
         }
     }
-    Value *r = eval_body(s, lam->body, env);
+    Value *r = eval_body(s, lam->body, env_level(s, fn->env, mark));
     s->depth--;
     return r;
 }
@@ -704,7 +724,8 @@ static void consider(const char *name, const char *cand, const char **best, int 
 static const char *nearest_name(Spec *s, const char *name, Env *env) {
     const char *best = NULL;
     int d = 0;
-    for (Env *b = env; b; b = b->next) consider(name, b->name, &best, &d);
+    for (const Env *b = env; b; b = b->next)
+        for (int i = b->n - 1; i >= 0; i--) consider(name, b->names[i], &best, &d);
     const PtrList *eqs = &s->program->equations;
     for (int i = 0; i < eqs->len; i++)
         consider(name, ((const Equation *)eqs->items[i])->name, &best, &d);
@@ -727,8 +748,8 @@ static noreturn void unknown_name(Spec *s, const Expr *e, Env *env) {
 }
 
 static Value *lookup(Spec *s, const Expr *e, Env *env) {
-    for (Env *b = env; b; b = b->next)
-        if (strcmp(b->name, e->name) == 0) return b->value;
+    Value *bound = env_find(env, e->name);
+    if (bound) return bound;
     const Function *f = find_function(s, e->name);
     if (f) {
         if (f->arity == 0) return call_named(s, f, NULL, e->loc);
@@ -763,6 +784,29 @@ static Value *select_arrays(Spec *s, IrVal *cond, IrVal *a, IrVal *b, Loc loc) {
     return spec_build(s, n, elems, loc);
 }
 
+/* The element type that the branches a, b of a run-time `if` take: a
+ * run-time branch's, else bool for a static bool, which has no other type;
+ * NULL for two static numbers, which could be of any. */
+static const ElemType *branch_type(Spec *s, Value *a, Value *b) {
+    const ElemType *t = spec_elem_type(s, a);
+    if (!t) t = spec_elem_type(s, b);
+    if (!t && (a->kind == V_BOOL || b->kind == V_BOOL)) t = elem_prim(PRIM_BOOL);
+    return t;
+}
+
+/* Two static numbers that a run-time `if` cannot select (of no type; the
+ * same integer is the result itself): the hint types the first float, as
+ * a float literal takes no integer type, or else the first integer. */
+static noreturn void untyped_branches(Spec *s, Value *a, Value *b, Loc loc) {
+    bool numbers = (a->kind == V_INT || a->kind == V_FLOAT) &&
+                   (b->kind == V_INT || b->kind == V_FLOAT);
+    const Value *typed = a->kind == V_FLOAT || b->kind != V_FLOAT ? a : b;
+    const char *hint = arena_printf(s->arena, "; give a branch an element type, e.g. `%s`",
+                                    numbers ? value_typed(s, typed) : "");
+    diag_error(loc, "a condition on array elements cannot choose between %s and %s%s",
+               value_describe(s, a), value_describe(s, b), numbers ? hint : "");
+}
+
 /* `if` on a run-time condition: both branches were evaluated; merge them. */
 static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc) {
     if (a->kind == V_RT && b->kind == V_RT && !ir_is_scalar(a->rt) && !ir_is_scalar(b->rt))
@@ -779,15 +823,10 @@ static Value *select_values(Spec *s, IrVal *cond, Value *a, Value *b, Loc loc) {
             elems[i] = select_values(s, cond, a->elems[i], b->elems[i], loc);
         return value_tuple(s, a->n, elems);
     }
-    const ElemType *t = spec_elem_type(s, a);
-    if (!t) t = spec_elem_type(s, b);
+    const ElemType *t = branch_type(s, a, b);
     if (!t || t->is_tuple) {
         if (a->kind == V_INT && b->kind == V_INT && a->i == b->i) return a;
-        bool numbers = (a->kind == V_INT || a->kind == V_FLOAT || a->kind == V_BOOL) &&
-                       (b->kind == V_INT || b->kind == V_FLOAT || b->kind == V_BOOL);
-        diag_error(loc, "a condition on array elements cannot choose between %s and %s%s",
-                   value_describe(s, a), value_describe(s, b),
-                   numbers ? "; give a branch an element type, e.g. `i32 0`" : "");
+        untyped_branches(s, a, b, loc);
     }
     IrVal *args[3] = {cond, spec_coerce(s, a, t, loc)->rt, spec_coerce(s, b, t, loc)->rt};
     IrStmt *st = ir_append(s->prog, s->body, IR_SELECT, loc, 3, args);
@@ -822,10 +861,10 @@ static Value *eval_let(Spec *s, const Expr *e, Env *env) {
         return eval(s, e->body, env_bind(s, env, e->bind->name, fn));
     }
     Value *v = eval(s, e->value_expr, env);
-    Env *inner = env;
-    if (!match(s, e->bind, v, &inner))
+    int mark = s->bound.len;
+    if (!match(s, e->bind, v))
         diag_error(e->bind->loc, "pattern does not match %s", value_describe(s, v));
-    return eval(s, e->body, inner);
+    return eval(s, e->body, env_level(s, env, mark));
 }
 
 static Value *eval_list(Spec *s, const Expr *e, Env *env) {

@@ -89,3 +89,14 @@ const char *value_render(Spec *s, const Value *v) {
     default: return "<value>";
     }
 }
+
+/* A static number as parm source: negative ones in parentheses. */
+static const char *number_source(Spec *s, const Value *v) {
+    const char *text = v->kind == V_INT ? arena_printf(s->arena, "%lld", (long long)v->i)
+                                        : arena_printf(s->arena, "%g", v->f);
+    return text[0] == '-' ? arena_printf(s->arena, "(%s)", text) : text;
+}
+
+const char *value_typed(Spec *s, const Value *v) {
+    return arena_printf(s->arena, "%s %s", v->kind == V_INT ? "i32" : "f32", number_source(s, v));
+}

@@ -11,6 +11,7 @@
 #include "ast.h"
 #include "imports.h"
 #include "ir.h"
+#include "names.h"
 
 typedef enum { V_INT, V_BOOL, V_FLOAT, V_MAT, V_TUPLE, V_LIST, V_FUNC, V_RT } ValueKind;
 typedef enum { FN_NAMED, FN_LAMBDA, FN_BUILTIN } FnKind;
@@ -51,11 +52,27 @@ struct Value {
     Loc loc;   /* V_INT, V_FLOAT: where the number was written or computed (may be none) */
 };
 
+/* A level of the environment: the names that one binding binds (a pattern,
+ * the parameters of a call, a local function's name), in the order bound.
+ * Levels are never changed once made, so a closure keeps the one it was
+ * made in. The names of a level are distinct (the parser checks that); a
+ * level of many, as a list pattern of 2^16 names binds, has a hash table,
+ * so that a lookup does not scan them. */
 struct Env {
-    const char *name;
-    Value *value;
+    int n;
+    const char **names;
+    Value **values;
+    NameTable *index; /* Value* by name when n > ENV_SCAN, else NULL */
     Env *next;
 };
+/* Names a lookup compares one by one before a level is worth a table. */
+#define ENV_SCAN 8
+
+typedef struct { /* the bindings of the level being matched: a stack, reused */
+    const char **names;
+    Value **values;
+    int len, cap;
+} Bound;
 
 typedef struct { /* one active call, for the notes of an error: how it was reached */
     Loc loc;
@@ -92,24 +109,13 @@ typedef struct {
 #define SPEC_MAX_STMTS 500000L
 #define MAX_LOG_LEN 40 /* index bits per array */
 
-/* A hash table from names to items (open addressing, a power-of-two size,
- * at most half full, grown in the arena), so that a program of hundreds of
- * thousands of declarations is checked in linear time. */
-typedef struct {
-    const char *name;
-    void *item;
-} NameSlot;
-typedef struct {
-    NameSlot *slots;
-    int count, cap;
-} NameTable;
-
 struct Spec {
     Arena *arena;
     IrProgram *prog;
     IrBody *body;                /* where statements are appended now */
     const IrBody *entry_body;    /* the entry's own (body is another inside element code) */
     NameTable funcs;             /* Function* by name */
+    Bound bound;                 /* what match has bound for the next Env level */
     int ir_funcs_cap;            /* room in prog->funcs */
     Frame stack[SPEC_MAX_DEPTH]; /* stack[0]: the entry being specialised */
     int depth;
@@ -129,6 +135,9 @@ Value *value_tuple(Spec *s, int n, Value **elems);
 bool value_is_static(const Value *v);
 /* "an integer", "a function", "[2^10]i32", ... for messages */
 const char *value_describe(Spec *s, const Value *v);
+/* A static number (V_INT or V_FLOAT) with an element type, as a hint to
+ * give it one writes it: "i32 2", "f32 (-1.5)". */
+const char *value_typed(Spec *s, const Value *v);
 /* Compact rendering of arguments for call-chain notes: "5", "asc" (a named
  * function), "<function>" (a lambda or a partial application), "<[2^4]>". */
 const char *value_render(Spec *s, const Value *v);

@@ -37,3 +37,13 @@ awk 'BEGIN { printf "entry main (xs : [2^4]u32) = xs"
              for (i = 0; i < 4000000; i++) printf "    "
              print "@" }' >"$TMP/scale_line.parm"
 scale_run 10 1 "error at the end of a 16 MB line" "$TMP/scale_line.parm"
+# A let of a list pattern of 2^16 names, read back in reverse: names bound
+# twice are found through a hash table, and a level of the specialiser's
+# environment that binds many names has one, so neither scans the names
+# bound before (quadratic: minutes).
+awk 'BEGIN { n = 65536; printf "entry main (xs : [2^16]i32) = let ["
+             for (i = 0; i < n; i++) printf "%sa%d", i ? ", " : "", i
+             printf "] = xs in ["
+             for (i = n - 1; i >= 0; i--) printf "a%d%s", i, i ? ", " : ""
+             print "]" }' >"$TMP/scale_pattern.parm"
+scale_run 5 0 "a list pattern of 2^16 names" "$TMP/scale_pattern.parm"

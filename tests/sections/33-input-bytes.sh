@@ -21,6 +21,13 @@ if "$PARMC" --target=c --emit-main "$TMP/bytes/double.parm" -o "$TMP/bytes/doubl
         fail "NUL in emitted main input: exit $status, $(head -2 "$TMP/bytes/main.err")"; fi
     printf '1 2 3 4\n' | "$TMP/bytes/double" >"$TMP/bytes/main.out" 2>&1
     [ "$(tr '\n' ' ' <"$TMP/bytes/main.out")" = "2 4 6 8 " ] && pass || fail "emitted main without NUL"
+    # An input that starts with a byte-order mark is read without it, as a
+    # source is (tests/diag/input/main.bom.in: positions do not count it).
+    printf '\357\273\2771 2 3 4\n' >"$TMP/bytes/bom.in"
+    out=$("$TMP/bytes/double" <"$TMP/bytes/bom.in" 2>&1 | tr '\n' ' ')
+    [ "$out" = "2 4 6 8 " ] && pass || fail "emitted main, input with a byte-order mark: $out"
+    out=$("$PARMC" --interpret "$TMP/bytes/double.parm" <"$TMP/bytes/bom.in" 2>&1 | tr '\n' ' ')
+    [ "$out" = "2 4 6 8 " ] && pass || fail "interpreter, input with a byte-order mark: $out"
 else
     fail "NUL input: the emitted main does not build"
 fi
