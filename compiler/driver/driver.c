@@ -14,6 +14,7 @@
 #include "ir.h"
 #include "emit.h"
 #include "manifest.h"
+#include "names.h"
 #include "opt.h"
 #include "entry_plan.h"
 #include "schedule.h"
@@ -106,19 +107,12 @@ static bool c_identifier(const char *name) {
     return true;
 }
 
-/* The entry of plans[i] whose code has the name of another entry's (a
- * ranged entry's specialisation NAME_n and an entry called NAME_n), or -1. */
-static int same_code_name(const EntryPlan *plans, int i) {
-    for (int j = 0; j < i; j++)
-        if (strcmp(plans[j].func->name, plans[i].func->name) == 0 &&
-            strcmp(plans[j].func->entry, plans[i].func->entry) != 0)
-            return j;
-    return -1;
-}
-
 /* An entry whose exported name would be one of the API's own or no C
- * identifier, or whose code's names would be another entry's. */
-static void check_entry_names(const EntryPlan *plans, int n, const char *prefix) {
+ * identifier, or whose code's names would be another entry's (a ranged
+ * entry's specialisation NAME_n and an entry called NAME_n): the code's
+ * names in a table, so that 100,000 entries take linear time. */
+static void check_entry_names(Arena *arena, const EntryPlan *plans, int n, const char *prefix) {
+    NameTable code = {0};
     for (int i = 0; i < n; i++) {
         const IrFunc *f = plans[i].func;
         if (!c_identifier(f->entry))
@@ -132,9 +126,10 @@ static void check_entry_names(const EntryPlan *plans, int n, const char *prefix)
                 "entry '%s' would be exported as %s_%s, a name of the API's own (docs/api.md); "
                 "rename the entry",
                 f->entry, prefix, f->entry);
-        int j = same_code_name(plans, i);
-        if (j >= 0) {
-            const IrFunc *g = plans[j].func, *ranged = f->size_param >= 0 ? f : g;
+        const EntryPlan *other = name_find(&code, f->name);
+        if (!other) name_add(arena, &code, f->name, (void *)&plans[i]);
+        if (other && strcmp(other->func->entry, f->entry) != 0) {
+            const IrFunc *g = other->func, *ranged = f->size_param >= 0 ? f : g;
             diag_error(f == ranged ? g->loc : f->loc,
                        "entry '%s' has the name that the code of the ranged entry '%s' takes "
                        "for one of its sizes (%s, docs/language.md 7); rename one of them",
@@ -478,7 +473,7 @@ static void compile(Compilation *c, const Options *opt) {
     in.nplans = c->plans.nplans;
     in.refused = c->plans.refused;
     in.nrefused = c->plans.nrefused;
-    check_entry_names(in.plans, in.nplans, in.prefix);
+    check_entry_names(&c->arena, in.plans, in.nplans, in.prefix);
     const IrFunc **funcs = NEW_ARRAY(&c->arena, const IrFunc *, in.nplans + 1);
     for (int i = 0; i < in.nplans; i++) funcs[i] = in.plans[i].func;
     ManifestInput manifest = {.source = opt->input,
@@ -503,7 +498,7 @@ static void compile(Compilation *c, const Options *opt) {
  * to the default output would take). */
 static void check_back_end(Compilation *c, const Options *opt) {
     const char *prefix = opt->prefix ? opt->prefix : default_prefix(&c->arena, opt->input);
-    check_entry_names(c->plans.plans, c->plans.nplans, prefix);
+    check_entry_names(&c->arena, c->plans.plans, c->plans.nplans, prefix);
 }
 
 /* --report: the access simulator over the schedule of every entry. With

@@ -1376,11 +1376,13 @@ void schedule_fuse_out_slice(Schedule *s, const Slice *slice) {
 
 void schedule_fuse_planes(Schedule *s, const int *in_shift, unsigned unstored) {
     /* a padded input is read through the caller's shape (no shifts); an
-       output of that shape has every plane (unstored only where it is whole) */
+       output of that shape has every plane (unstored only where it is whole);
+       an input read as a slice in place (schedule_fuse_slice) has its own
+       index map, which an expand's shift does not compose with */
     if (s->nphases == 0 || s->gpu_log || (s->pad && !s->pad_in_only)) return;
     bool shifts = false;
     for (int k = 0; k < s->in_elem->nslots; k++) shifts |= in_shift[k] != 0;
-    shifts &= loads_elements(&s->phases[0]) && !s->pad;
+    shifts &= loads_elements(&s->phases[0]) && !s->pad && !s->in_slice.log;
     if (shifts) {
         memcpy(s->in_shift, in_shift, sizeof(int) * (size_t)s->in_elem->nslots);
         s->phases[0].buffers = 1; /* cp.async copies whole tiles of one plane's indices */
