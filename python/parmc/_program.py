@@ -413,17 +413,20 @@ class EntryFunction:
 
     def _result_shapes(self, row, shape):
         """The shape each result is written in: an array result as long as the first array
-        parameter takes its shape; one that the entry's result row length cuts, that shape
-        with rows of row_cut; a scalar, ()."""
+        parameter takes its shape; one that the entry's result row length cuts holds the
+        call's rows of row_cut: over rows, that shape with its last dimension row_cut (the
+        rows the call gave), in one dimension (row_cut,) whatever the shape (the array is one
+        row, the C function writes row_cut elements); a scalar, ()."""
         n = row["n"] if row is not None else None
         lengths = row["results"] if row is not None else [None] * len(self.entry.results)
         cut = self.entry.lengths.cut or (False,) * len(self.entry.results)
+        row_cut = self.entry.lengths.row_cut
         shapes = []
         for r, length, is_cut in zip(self.entry.results, lengths, cut):
             if r.kind == "scalar":
                 shapes.append(())
             elif is_cut:
-                shapes.append(tuple(shape[:-1]) + (self.entry.lengths.row_cut,))
+                shapes.append(tuple(shape[:-1]) + (row_cut,) if self.entry.lengths.grid else (row_cut,))
             else:
                 shapes.append(shape if shape is not None and length == n else (length,))
         return shapes

@@ -55,6 +55,21 @@ class Entries(unittest.TestCase):
         xs = rng.integers(-1000, 1000, (5, 40), dtype=np.int32)
         np.testing.assert_array_equal(np.asarray(prog.rows(jnp.asarray(xs))), np.sort(xs, axis=-1))
 
+    def test_result_row_length(self):
+        """A result row length: (k,) for a one-dimensional entry whatever the argument's shape,
+        the argument's rows of k for an entry over rows (as NumPy's calls, test_numpy)."""
+        prog = parmc.compile('import "topk"\nentry first3 (xs : [2^3]i32 pad 0) : [3] = half 4 0 xs\n'
+                             'entry top3 (xs : [2^4][2^6]i32 pad min) : [3] = topk_rows desc 4 2 xs\n', target=TARGET)
+        xs = np.arange(1, 9, dtype=np.int32).reshape(2, 4)
+        for f in (prog.first3, jax.jit(prog.first3)):
+            got = f(jnp.asarray(xs))
+            self.assertEqual(got.shape, (3,))
+            np.testing.assert_array_equal(np.asarray(got), [1, 2, 3])
+        xs = rng.integers(-1000, 1000, (2, 3, 40), dtype=np.int32)
+        got = jax.jit(prog.top3)(jnp.asarray(xs))
+        self.assertEqual(got.shape, (2, 3, 3))
+        np.testing.assert_array_equal(np.asarray(got), -np.sort(-xs, axis=-1)[..., :3])
+
     def test_vmap(self):
         prog = parmc.compile('import "sort"\nentry main (xs : [2^8]i32) = bitonic_sort asc 8 xs\n', target=TARGET)
         rows = rng.integers(-1000, 1000, (3, 256), dtype=np.int32)

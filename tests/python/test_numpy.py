@@ -220,6 +220,65 @@ class AnyLength(unittest.TestCase):
             np.testing.assert_array_equal(same, xs)
             self.assertEqual(int(total[0]) if np.ndim(total) else int(total), int(xs.sum()))
 
+    def test_result_row_length_one_dimension_any_shape(self):
+        """A one-dimensional entry with a result row length takes an array of any shape as its
+        flat elements, one row: the cut result is (k,), all of it written by the call, the
+        result of the padded length in the argument's shape (before: the argument's shape with
+        its last dimension k, (2, 3) of which the call wrote 3 elements, the rest the heap's)."""
+        prog = parmc.compile("entry first3 (xs : [2^3]i32 pad 0) : [3] = half 4 0 xs\n"
+                             "entry both (xs : [2^3]i32 pad 7) : [3] = (half 4 0 xs, xs)\n", target="c")
+        for shape in ((2, 4), (2, 2, 2), (8, 1), (1, 5), (2, 1), (0, 3), ()):
+            xs = np.arange(1, 1 + int(np.prod(shape)), dtype=np.int32).reshape(shape)
+            want = np.concatenate([xs.ravel(), np.zeros(3, np.int32)])[:3]
+            for _ in range(3):     # the checked call, then the same call again
+                got = prog.first3(xs)
+                self.assertEqual(got.shape, (3,), shape)
+                np.testing.assert_array_equal(got, want)
+                first, same = prog.both(xs)
+                self.assertEqual((first.shape, same.shape), ((3,), xs.shape))
+                np.testing.assert_array_equal(first, np.concatenate([xs.ravel(), np.full(3, 7, np.int32)])[:3])
+                np.testing.assert_array_equal(same, xs)
+
+    def test_torch_fake_shapes(self):
+        """The custom op's fake implementation (what torch.compile traces: _torch_op._fake)
+        gives the shapes the call gives, a cut result among them (it gave the uncut length,
+        (4,) for (3,)), run with a stand-in torch module in a process of its own."""
+        code = textwrap.dedent("""
+            import sys, types
+            import numpy as np
+            torch = types.ModuleType("torch")
+            for name in ("int32", "int64", "float32"):
+                setattr(torch, name, name)
+            sys.modules["torch"] = torch
+
+            class T:
+                def __init__(self, a):
+                    self.a, self.shape = a, a.shape
+                def numel(self):
+                    return self.a.size
+                def new_empty(self, shape, dtype):
+                    return types.SimpleNamespace(shape=tuple(shape), dtype=dtype)
+
+            import parmc
+            from parmc import _torch_op
+            prog = parmc.compile('import "topk"\\nentry first3 (xs : [2^3]i32 pad 0) : [3] = half 4 0 xs\\n'
+                                 'entry top3 (xs : [2^4][2^6]i32 pad min) : [3] = (topk_rows desc 4 2 xs, xs)\\n'
+                                 'entry sort (xs : [2^6]i32 pad max) = bitonic_sort asc 6 xs\\n', target="c")
+            for name, shape in (("first3", (2, 4)), ("first3", (5,)), ("top3", (3, 40)), ("top3", (2, 3, 7)),
+                                ("sort", (4, 9))):
+                ef, xs = prog.entries[name], np.zeros(shape, np.int32)
+                got = ef(xs)
+                got = got if isinstance(got, tuple) else (got,)
+                fake = _torch_op._fake(ef, (T(xs),), len(got))
+                fake = fake if isinstance(fake, tuple) else (fake,)
+                assert [f.shape for f in fake] == [g.shape for g in got], (name, shape, fake, [g.shape for g in got])
+            print("ok")
+            """)
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        p = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        self.assertEqual((p.returncode, p.stdout.strip()), (0, "ok"), p.stderr[-3000:])
+
     def test_rows(self):
         for shape in ((3, 50), (16, 64), (1, 1), (5, 7)):
             xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
