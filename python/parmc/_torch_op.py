@@ -90,7 +90,7 @@ def _fake(ef, flat, nres):
     entry = ef.entry
     arrays = [t for t, (p, k) in zip(flat, _field_params(entry)) if p.kind == "array" and k == 0]
     lengths = entry.lengths
-    same = lengths.row_cut is None and all(
+    same = lengths.segments is None and lengths.row_cut is None and all(
         length == row["n"] for row in lengths.rows.values()
         for r, length in zip(entry.results, row["results"]) if r.kind == "array")
     if same:
@@ -99,7 +99,7 @@ def _fake(ef, flat, nres):
         sizes = [int(t.numel()) for t in arrays]
         if lengths.grid:
             ef._grid(tuple(int(d) for d in arrays[0].shape))
-        shapes = ef._result_shapes(ef._row(sizes, None), tuple(int(d) for d in arrays[0].shape))
+        shapes = ef._result_shapes(ef._row(sizes, None), tuple(int(d) for d in arrays[ef._n_at].shape))
     out = []
     for shape, r in zip(shapes, entry.results):
         out += [arrays[0].new_empty(shape, dtype=getattr(torch, dtype_name(t))) for t in r.fields]
