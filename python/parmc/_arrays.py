@@ -43,6 +43,11 @@ class NumpyAdapter:
     def empty(self, shape, dt, device):
         return self.np.empty(shape, dt)
 
+    def zeros(self, shape, dt, device, stream):
+        """A new array of zeros (stream: the raw handle a CUDA call runs on, or None for the
+        current stream; on the host, unused)."""
+        return self.np.zeros(shape, dt)
+
     def ptr(self, a):
         # a.ctypes.data and __array_interface__ take microseconds; a ctypes view of a
         # writable array's buffer a fraction of that
@@ -97,6 +102,15 @@ class TorchAdapter:
 
     def empty(self, shape, dt, device):
         return self.torch.empty(shape, dtype=dt, device="cpu" if device is None else device)
+
+    def zeros(self, shape, dt, device, stream):
+        """Zeros, written on the stream the call runs on: the device's current one (stream
+        None), else the raw handle given."""
+        torch = self.torch
+        if device is None or stream is None:
+            return torch.zeros(shape, dtype=dt, device="cpu" if device is None else device)
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=device)):
+            return torch.zeros(shape, dtype=dt, device=device)
 
     def ptr(self, a):
         return a.data_ptr()
@@ -191,6 +205,15 @@ class CupyAdapter:
     def empty(self, shape, dt, device):
         with self.cupy.cuda.Device(device):
             return self.cupy.empty(shape, dt)
+
+    def zeros(self, shape, dt, device, stream):
+        """Zeros, written on the stream the call runs on (as TorchAdapter.zeros)."""
+        cupy = self.cupy
+        with cupy.cuda.Device(device):
+            if stream is None:
+                return cupy.zeros(shape, dt)
+            with cupy.cuda.ExternalStream(stream):
+                return cupy.zeros(shape, dt)
 
     def ptr(self, a):
         return a.data.ptr

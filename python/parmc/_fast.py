@@ -23,11 +23,12 @@ def _scalar_test(t, v):
 def build(ef, adapter, dtypes):
     """The fast function for entry function ef and adapter (None where the entry does not
     suit one: no array parameter, a tuple-typed scalar). It takes the argument tuple and
-    returns the result or SLOW. Entries of rows and with a result row length take the checked
-    path, which shapes their results."""
+    returns the result or SLOW. Entries of rows, with a result row length or with segments
+    take the checked path, which shapes their results (and with segments starts those of the
+    padded length as zeros)."""
     entry, prog = ef.entry, ef.program
     if (not any(p.kind == "array" for p in entry.params) or entry.lengths.grid or not entry.lengths.scales
-            or entry.lengths.row_cut is not None
+            or entry.lengths.row_cut is not None or entry.lengths.segments is not None
             or any(p.kind == "scalar" and len(p.fields) > 1 for p in entry.params)):
         return None
     snip = adapter.fast_snippets()

@@ -82,10 +82,13 @@ ARRAY = "array"     # in a call's inputs: a buffer, where a scalar's is its parm
 
 
 def call(entry, inputs, results, tail):
-    """The results (one JAX array per field of results, each given as (shape, dtype)) of the
-    compiled entry on its inputs, one per field in the C function's order (parameter order):
-    (ARRAY, a JAX array) or (a scalar's parm type, its value); and the lengths (n, or rows and
-    row_len)."""
+    """The results (one JAX array per field of results, each given as (shape, dtype) or
+    (shape, dtype, zeros): a result that starts as zeros, as an entry with segments writes
+    only in them) of the compiled entry on its inputs, one per field in the C function's order
+    (parameter order): (ARRAY, a JAX array) or (a scalar's parm type, its value); and the
+    lengths (n, or rows and row_len). A result that starts as zeros is an input of zeros that
+    XLA gives the call as that result's buffer (input_output_aliases); the shim does not pass
+    it on."""
     import jax
     import numpy
     prog = entry.program
@@ -96,7 +99,9 @@ def call(entry, inputs, results, tail):
         if where != want:
             raise ArgumentValueError(f"{prog.name}.{entry.name}: a JAX array on {where}; this program is of the "
                                      f"{prog.target} target, which runs on {want} arrays")
-    target = _target(tuple(kind for kind, _ in inputs), len(results), len(tail), prog.cuda)
+    zeroed = [k for k, spec in enumerate(results) if len(spec) > 2 and spec[2]]
+    results = [spec[:2] for spec in results]
+    target = _target(tuple(kind for kind, _ in inputs), len(results), len(tail), prog.cuda, len(zeroed))
     attrs = _program_attrs(prog, entry)
     scalars = [(kind, v) for kind, v in inputs if kind != ARRAY]
     for k, (t, v) in enumerate(scalars):
@@ -108,7 +113,14 @@ def call(entry, inputs, results, tail):
             raise ArgumentTypeError(f"{prog.name}.{entry.name}: a result of dtype {dt} needs jax_enable_x64 "
                                     "(jax.config.update('jax_enable_x64', True))")
     shapes = [jax.ShapeDtypeStruct(tuple(shape), dt) for shape, dt in results]
-    out = jax.ffi.ffi_call(target, shapes, vmap_method="sequential")(*arrays, **attrs)
+    if zeroed:
+        import jax.numpy as jnp
+        aliases = {len(arrays) + i: k for i, k in enumerate(zeroed)}
+        arrays += [jnp.zeros(tuple(results[k][0]), results[k][1]) for k in zeroed]
+        out = jax.ffi.ffi_call(target, shapes, vmap_method="sequential", input_output_aliases=aliases)(*arrays,
+                                                                                                       **attrs)
+    else:
+        out = jax.ffi.ffi_call(target, shapes, vmap_method="sequential")(*arrays, **attrs)
     return list(out)
 
 
@@ -132,14 +144,14 @@ def _program_attrs(prog, entry):
     return dict(attrs)
 
 
-def _target(kinds, nresults, ntail, cuda):
+def _target(kinds, nresults, ntail, cuda, nzeroed=0):
     """The name of the FFI target of this signature, its shim built and registered once."""
-    key = (kinds, nresults, ntail, cuda)
+    key = (kinds, nresults, ntail, cuda, nzeroed)
     with _lock:
         name = _targets.get(key)
         if name is None:
             import jax
-            text = shim_source(kinds, nresults, ntail, cuda)
+            text = shim_source(kinds, nresults, ntail, cuda, nzeroed)
             lib = _build.cxx_library(text, "parmc_jax_shim", [jax.ffi.include_dir()])
             name = f"parmc_{'cuda' if cuda else 'cpu'}_{len(_targets)}"
             jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(lib.parmc_jax_call), platform="CUDA" if cuda else "cpu")
@@ -148,13 +160,16 @@ def _target(kinds, nresults, ntail, cuda):
     return name
 
 
-def shim_source(kinds, nresults, ntail, cuda):
+def shim_source(kinds, nresults, ntail, cuda, nzeroed=0):
     """The C++ handler of calls of this signature: the kinds of the inputs in the C function's
     order (ARRAY or a scalar's parm type), the result buffers, the lengths (the module's
-    docstring says what it does). XLA passes the buffers in order and the attributes by name."""
+    docstring says what it does), and after the inputs nzeroed buffers of zeros that XLA
+    aliases to results (call), bound and not passed on. XLA passes the buffers in order and the
+    attributes by name."""
     scalar_types = [kind for kind in kinds if kind != ARRAY]
     narrays = len(kinds) - len(scalar_types)
     params = (["void *stream"] if cuda else []) + [f"ffi::AnyBuffer a{k}" for k in range(narrays)]
+    params += [f"ffi::AnyBuffer z{k}" for k in range(nzeroed)]
     params += [f"ffi::Result<ffi::AnyBuffer> r{k}" for k in range(nresults)]
     params += ["uint64_t entry", "uint64_t create", "uint64_t error_string"] + (["uint64_t set_stream"] if cuda else [])
     params += [f"{_CXX[t]} s{k}" for k, t in enumerate(scalar_types)] + [f"uint64_t n{k}" for k in range(ntail)]
@@ -170,7 +185,7 @@ def shim_source(kinds, nresults, ntail, cuda):
             next_scalar += 1
     ctypes_ += ["void *"] * nresults + ["size_t"] * ntail
     args += [f"r{k}->untyped_data()" for k in range(nresults)] + [f"(size_t)n{k}" for k in range(ntail)]
-    bind = (["Ctx<ffi::PlatformStream<void *>>()"] if cuda else []) + ["Arg<ffi::AnyBuffer>()"] * narrays
+    bind = (["Ctx<ffi::PlatformStream<void *>>()"] if cuda else []) + ["Arg<ffi::AnyBuffer>()"] * (narrays + nzeroed)
     bind += ["Ret<ffi::AnyBuffer>()"] * nresults
     bind += [f'Attr<uint64_t>("{a}")' for a in ["entry", "create", "error_string"] + (["set_stream"] if cuda else [])]
     bind += [f'Attr<{_CXX[t]}>("s{k}")' for k, t in enumerate(scalar_types)]

@@ -26,9 +26,15 @@ class Lengths:
     as in its largest row. An entry with "rows": {"max_rows": R, "max_row_len": L} takes its
     first array as rows of row_len elements (any rows <= R, row_len <= L), and its function
     takes (rows, row_len) in place of n. With "row_cut": k (a result row length), its array
-    results of another length than the padded parameter's hold k elements a row (cut[i])."""
+    results of another length than the padded parameter's hold k elements a row (cut[i]).
+    With "segments" (docs/language.md 7.3): the padded parameter is a flat array of any n up
+    to max_n, two other parameters give the starts and lengths of its `rows` rows (segments)
+    of up to max_row_len, each as long as the rows; results of the padded length hold n
+    elements (full[i]: written only in the segments), cut ones all the rows of k, and the
+    other arrays keep the lengths of the one size."""
 
-    def __init__(self, rows, any_length, min_n, max_n, grid=None, scales=True, row_cut=None, cut=()):
+    def __init__(self, rows, any_length, min_n, max_n, grid=None, scales=True, row_cut=None, cut=(),
+                 padded=None, segments=None, full=()):
         self.rows = {r.get("n"): r for r in rows}
         self.any_length, self.min_n, self.max_n = any_length, min_n, max_n
         # whether the lengths scale with n as described above: an entry of any length that is
@@ -36,10 +42,15 @@ class Lengths:
         self.scales = scales
         self.grid = grid    # (max_rows, max_row_len) or None
         self.row_cut, self.cut = row_cut, cut
+        self.padded = padded    # the index in params of the padded parameter, or None
+        # (starts, lens, rows, max_row_len): starts and lens indices in params; or None
+        self.segments, self.full = segments, full
         self.largest = max(rows, key=lambda r: r.get("n", 0)) if rows else None
 
     def row(self, n):
         """The row for n: {"n", "params", "results"}, or None when n is not accepted."""
+        if self.segments is not None:
+            return self._segments_row(n)
         r = self.rows.get(n)
         if r is not None or not self.any_length or not self.min_n <= n <= self.max_n:
             return r
@@ -48,7 +59,23 @@ class Lengths:
         return {"n": n, "params": [scale(x) for x in big["params"]],
                 "results": [scale(x) for x in big["results"]]}
 
+    def _segments_row(self, n):
+        """The lengths of a call of an entry with segments whose padded parameter has n
+        elements (n, here, as the C function takes it); None beyond max_n."""
+        if not 0 <= n <= self.max_n:
+            return None
+        one = next(iter(self.rows.values()))
+        starts, lens, rows, _ = self.segments
+        params = [n if i == self.padded else rows if i in (starts, lens) else length
+                  for i, length in enumerate(one["params"])]
+        results = [n if full else rows * self.row_cut if cut else length
+                   for length, full, cut in zip(one["results"], self.full, self.cut or (False,) * len(self.full))]
+        return {"n": n, "params": params, "results": results}
+
     def describe(self):
+        if self.segments is not None:
+            return (f"any length up to {self.max_n}, in {self.segments[2]} segments of up to {self.segments[3]} "
+                    "elements")
         if self.grid:
             return f"up to {self.grid[0]} rows of up to {self.grid[1]} elements"
         if self.any_length:
@@ -124,7 +151,7 @@ def _lengths(obj, params, results, where):
     row_cut = obj.get("row_cut")
     _need(row_cut is None or (isinstance(row_cut, int) and row_cut >= 1 and any_length and padded is not None), where,
           "'row_cut' must be a positive integer, of an entry with a padded parameter")
-    scales, cut = True, ()
+    scales, cut, segments, full = True, (), obj.get("segments"), ()
     if any_length and padded is not None:
         _need(isinstance(padded, int) and 0 <= padded < len(params) and params[padded].kind == "array", where,
               "'padded' must be the index of an array parameter")
@@ -133,7 +160,31 @@ def _lengths(obj, params, results, where):
         cut = tuple(row_cut is not None and x is not None and x != rows[0]["params"][padded] for x in rows[0]["results"])
         scales = arrays == [padded] and all(x is None or x == r["params"][padded] or row_cut is not None
                                             for r in rows for x in r["results"])
-    return Lengths(rows, any_length, min_n, max_n, grid, scales, row_cut, cut)
+    else:
+        padded = None
+    if segments is not None:
+        segments = _segments(segments, params, padded, grid, rows, where)
+        full = tuple(x is not None and x == rows[0]["params"][padded] for x in rows[0]["results"])
+    return Lengths(rows, any_length, min_n, max_n, grid, scales, row_cut, cut, padded, segments, full)
+
+
+def _segments(obj, params, padded, grid, rows, where):
+    """(starts, lens, rows, max_row_len) of an entry with segments, checked: two array
+    parameters of i32 or i64 other than the padded one, one size, no rows of its own."""
+    _need(isinstance(obj, dict) and padded is not None and grid is None and len(rows) == 1, where,
+          "'segments' must be an object, of an 'any_length' entry with a 'padded' parameter, one size and no 'rows'")
+    keys = ("starts", "lens", "rows", "max_row_len")
+    _need(all(isinstance(obj.get(k), int) and not isinstance(obj.get(k), bool) for k in keys), where,
+          f"'segments' needs integers {', '.join(repr(k) for k in keys)}")
+    starts, lens, count, max_row_len = (obj[k] for k in keys)
+    for i in (starts, lens):
+        _need(0 <= i < len(params) and i != padded and params[i].kind == "array" and len(params[i].fields) == 1
+              and params[i].fields[0] in ("i32", "i64"), where,
+              "'segments': 'starts' and 'lens' must be the indices of i32 or i64 array parameters other than the "
+              "padded one")
+    _need(starts != lens and count >= 1 and max_row_len >= 1, where,
+          "'segments': 'starts' and 'lens' must differ, 'rows' and 'max_row_len' be positive")
+    return starts, lens, count, max_row_len
 
 
 def _entry(obj, where):

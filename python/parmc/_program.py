@@ -192,6 +192,10 @@ class EntryFunction:
                        [_namer(name, p, k if len(p.fields) > 1 else None) for k in range(len(p.fields))])
                       for p in entry.params]
         self._arrays = [p for p in entry.params if p.kind == "array"]
+        # the array parameter (its index among the arrays) whose length is n and whose shape
+        # the results of its length take: the first, or for an entry with segments the padded one
+        padded = entry.lengths.padded
+        self._n_at = (self._arrays.index(entry.params[padded]) if entry.lengths.segments is not None else 0)
         self._dtypes = {}   # adapter -> per parameter and per result: its fields' dtypes
         self._fasts = {}    # adapter -> the generated fast path (_fast.py), or None
         self._fast = None   # that of the adapter of the last checked call
@@ -258,7 +262,7 @@ class EntryFunction:
         cuda = self.program.cuda
         adapter = self._adapter(args)
         dtypes = self._dtypes.get(adapter) or self._dtypes_of(adapter)
-        cargs, sizes = [], []
+        cargs, sizes, shapes = [], [], []
         shape = device = None
         for (p, convert, names), a, dts in zip(self._plan, args, dtypes[0]):
             if convert is not None:
@@ -280,6 +284,7 @@ class EntryFunction:
                                              f"{adapter.device_name(device)}")
                 if size0 is None:
                     size0 = size
+                    shapes.append(arr.shape)
                 elif size != size0:
                     raise ArgumentValueError(f"{where()}: {size} elements, field 0 has {size0}")
                 cargs.append(ptr)
@@ -289,7 +294,12 @@ class EntryFunction:
         tail = grid if grid is not None else [row["n"]] if row is not None else []
         if shape is None and cuda:
             device = adapter.current_device()
-        results = self._allocate(adapter, dtypes[1], row, shape, device, cargs)
+        if stream is not None and cuda and self.entry.lengths.segments is not None:
+            # checked, and made a raw handle, before the zeros that the call's results start as
+            # are written on it
+            stream = adapter.stream(device, stream, lambda: f"{self.program.name}.{self.name}")
+        results = self._allocate(adapter, dtypes[1], row, shapes[self._n_at] if shapes else None, device, cargs,
+                                 stream)
         cargs += tail
         self._invoke(adapter, device, stream, cargs)
         if adapter not in self._fasts:
@@ -368,6 +378,8 @@ class EntryFunction:
             n = self._given_n(n, sizes)
         if not self.entry.has_n:
             return None
+        if lengths.segments is not None:
+            return self._segments_row(sizes)
         if lengths.any_length and not lengths.scales:
             raise ArgumentValueError(f"{self.program.name}.{self.name}: this package calls an entry of any length only "
                                      "when its one array parameter has the pad and its array results its length; "
@@ -396,6 +408,30 @@ class EntryFunction:
                                          f"with n = {row['n']} it must be {length}")
         return row
 
+    def _segments_row(self, sizes):
+        """The row of a call of an entry with segments (docs/language.md 7.3): n is the padded
+        parameter's length, the starts and the lengths have one element a row, the other arrays
+        their one size's lengths."""
+        lengths, arrays, where = self.entry.lengths, self._arrays, f"{self.program.name}.{self.name}"
+        n = sizes[self._n_at]
+        row = lengths.row(n)
+        if row is None:
+            raise ArgumentValueError(f"{where}: parameter '{arrays[self._n_at].name}' has length {n}; the entry "
+                                     f"accepts {lengths.describe()}")
+        starts, lens, rows, max_row_len = lengths.segments
+        want = [length for length in row["params"] if length is not None]
+        for p, size, length in zip(arrays, sizes, want):
+            if size == length:
+                continue
+            if p is self.entry.params[starts] or p is self.entry.params[lens]:
+                what = "starts" if p is self.entry.params[starts] else "lengths"
+                raise ArgumentValueError(f"{where}: parameter '{p.name}' has length {size}; it holds the {what} of "
+                                         f"the entry's {rows} segments (rows of up to {max_row_len} of parameter "
+                                         f"'{arrays[self._n_at].name}'), one each, so it must have {rows} (give "
+                                         "the segments not needed length 0)")
+            raise ArgumentValueError(f"{where}: parameter '{p.name}' has length {size}; it must be {length}")
+        return row
+
     def _given_n(self, n, sizes):
         """n= of a call, checked: an integer (never a bool); with array parameters, the first
         one's length (which it is anyway: n= may be left out); refused by an entry with no
@@ -406,33 +442,49 @@ class EntryFunction:
         i = as_index(n) if as_bool(n) is None else None
         if i is None:
             raise ArgumentTypeError(f"{where}: n= expected an integer, got {type_name(n)}")
-        if sizes and i != sizes[0]:
-            raise ArgumentValueError(f"{where}: n={i}, but parameter '{self._arrays[0].name}' has length {sizes[0]}; "
-                                     "n is the length of the first array parameter (n= may be left out)")
+        at = self._n_at
+        if sizes and i != sizes[at]:
+            which = ("the padded parameter of an entry with segments" if self.entry.lengths.segments is not None
+                     else "the first array parameter")
+            raise ArgumentValueError(f"{where}: n={i}, but parameter '{self._arrays[at].name}' has length "
+                                     f"{sizes[at]}; n is the length of {which} (n= may be left out)")
         return i
 
     def _result_shapes(self, row, shape):
         """The shape each result is written in: an array result as long as the first array
-        parameter takes its shape; one that the entry's result row length cuts, that shape
-        with rows of row_cut; a scalar, ()."""
+        parameter (for an entry with segments, the padded one) takes its shape; one that the
+        entry's result row length cuts holds the call's rows of row_cut: over rows, that shape
+        with its last dimension row_cut (the rows the call gave), in one dimension (row_cut,)
+        whatever the shape (the array is one row, the C function writes row_cut elements),
+        with segments (segment rows, row_cut); a scalar, ()."""
         n = row["n"] if row is not None else None
         lengths = row["results"] if row is not None else [None] * len(self.entry.results)
         cut = self.entry.lengths.cut or (False,) * len(self.entry.results)
+        row_cut, segments = self.entry.lengths.row_cut, self.entry.lengths.segments
         shapes = []
-        for r, length, is_cut in zip(self.entry.results, lengths, cut):
+        for j, (r, length, is_cut) in enumerate(zip(self.entry.results, lengths, cut)):
             if r.kind == "scalar":
                 shapes.append(())
             elif is_cut:
-                shapes.append(tuple(shape[:-1]) + (self.entry.lengths.row_cut,))
+                shapes.append((segments[2], row_cut) if segments is not None else
+                              tuple(shape[:-1]) + (row_cut,) if self.entry.lengths.grid else (row_cut,))
+            elif segments is not None:
+                shapes.append(shape if self.entry.lengths.full[j] else (length,))
             else:
                 shapes.append(shape if shape is not None and length == n else (length,))
         return shapes
 
-    def _allocate(self, adapter, dtypes, row, shape, device, ptrs):
-        """The results, allocated with the arguments' library; their pointers go to ptrs."""
+    def _allocate(self, adapter, dtypes, row, shape, device, ptrs, stream=None):
+        """The results, allocated with the arguments' library; their pointers go to ptrs. An
+        entry with segments writes its results of the padded length only in the segments: those
+        are zeros elsewhere (filled on the call's stream)."""
         results = []
-        for rshape, dts in zip(self._result_shapes(row, shape), dtypes):
-            fields = [adapter.empty(rshape, dt, device) for dt in dts]
+        zeros = self.entry.lengths.full if self.entry.lengths.segments is not None else ()
+        for j, (rshape, dts) in enumerate(zip(self._result_shapes(row, shape), dtypes)):
+            if j < len(zeros) and zeros[j]:
+                fields = [adapter.zeros(rshape, dt, device, stream) for dt in dts]
+            else:
+                fields = [adapter.empty(rshape, dt, device) for dt in dts]
             ptrs += [adapter.ptr(f) for f in fields]
             results.append(fields[0] if len(fields) == 1 else tuple(fields))
         return results
@@ -443,7 +495,7 @@ class EntryFunction:
         if stream is not None:
             raise ArgumentTypeError(f"{self.program.name}.{self.name}: stream= is not for JAX arrays (XLA runs the "
                                     "call on its own stream)")
-        inputs, sizes, shape = [], [], None
+        inputs, sizes, shapes, shape = [], [], [], None
         for (p, convert, names), a in zip(self._plan, args):
             if convert is not None:
                 if _jax.any_jax([a]):
@@ -465,6 +517,7 @@ class EntryFunction:
                     shape = tuple(arr.shape)
                 if size0 is None:
                     size0 = size
+                    shapes.append(tuple(arr.shape))
                 elif size != size0:
                     raise ArgumentValueError(f"{where()}: {size} elements, field 0 has {size0}")
                 inputs.append((_jax.ARRAY, arr))
@@ -472,7 +525,11 @@ class EntryFunction:
         grid = self._grid(shape) if self.entry.lengths.grid else None
         row = self._row(sizes, n)
         tail = grid if grid is not None else [row["n"]] if row is not None else []
-        specs = [(rshape, _jax.dtype(t)) for rshape, r in zip(self._result_shapes(row, shape), self.entry.results)
+        lengths = self.entry.lengths
+        result_shapes = self._result_shapes(row, shapes[self._n_at] if shapes else None)
+        # with segments, the results of the padded length start as zeros (_allocate)
+        zeros = lengths.full if lengths.segments is not None else (False,) * len(self.entry.results)
+        specs = [(rshape, _jax.dtype(t), zero) for rshape, r, zero in zip(result_shapes, self.entry.results, zeros)
                  for t in r.fields]
         outs = iter(_jax.call(self, inputs, specs, tail))
         results = [tuple(next(outs) for _ in r.fields) for r in self.entry.results]

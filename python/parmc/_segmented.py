@@ -57,7 +57,8 @@ def segmented_sort(values, offsets, descending=False, *, max_length=None):
 def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
     """(values, indices) of shape (n_segments, K): the k best of each segment (largest=False:
     smallest), best first, ties to the smaller index, NaN the largest; k an int or a 1-D integer
-    array of one k per segment (a negative one taken as 0), K the largest k asked for. A
+    array of one k per segment (a negative one taken as 0), K the largest k asked for, at most
+    the length of values (no segment is longer). A
     segment with fewer than its k elements is padded after them: values with the dtype's worst (-inf or the least integer
     for largest, +inf or the greatest otherwise), indices with -1."""
     largest = _flag(largest, "segmented_topk", "largest")
@@ -80,6 +81,14 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
         top = _index(k, "segmented_topk", "k")
     if top < 0:
         raise ArgumentValueError(f"parmc.segmented_topk: argument 'k' is {top}")
+    if top > values.shape[0]:
+        # no segment is longer than values: columns past its length would be padding alone, and
+        # the (n_segments, K) results are made before anything runs (as parmc.topk's k is at
+        # most its rows' length)
+        what = f"has {top} as its largest" if per_segment else f"is {top}"
+        raise ArgumentValueError(f"parmc.segmented_topk: argument 'k' {what}, more than the {values.shape[0]} "
+                                 f"element{'s' if values.shape[0] != 1 else ''} of values: no segment can be longer, "
+                                 "so k is at most values' length")
     if max_length is not None:
         _max_length_fits(lib, offsets, _index(max_length, "segmented_topk", "max_length"))
     starts = _int64(lib, xp, offsets[:-1])

@@ -64,7 +64,7 @@ def _register(ef, name):
         return out[0] if nres == 1 else tuple(out)
 
     def fake(*flat):
-        return _fake(entry, flat, nres)
+        return _fake(ef, flat, nres)
 
     if _lib is None:
         _lib = torch.library.Library("parmc", "FRAGMENT")
@@ -83,22 +83,26 @@ def _flatten_results(entry, res):
     return out
 
 
-def _fake(entry, flat, nres):
-    first = next(t for t, (p, k) in zip(flat, _field_params(entry)) if p.kind == "array")
-    n = first.numel()
+def _fake(ef, flat, nres):
+    """The results' shapes and dtypes, as the call makes them (EntryFunction._result_shapes):
+    where every array result is as long as the first array, its shape (symbolic under dynamic
+    shapes); else from the concrete lengths."""
+    entry = ef.entry
+    arrays = [t for t, (p, k) in zip(flat, _field_params(entry)) if p.kind == "array" and k == 0]
     lengths = entry.lengths
-    same = all(length == row["n"] for row in lengths.rows.values()
-               for r, length in zip(entry.results, row["results"]) if r.kind == "array")
-    row = None if same else lengths.row(int(n))
+    same = lengths.segments is None and lengths.row_cut is None and all(
+        length == row["n"] for row in lengths.rows.values()
+        for r, length in zip(entry.results, row["results"]) if r.kind == "array")
+    if same:
+        shapes = [() if r.kind == "scalar" else arrays[0].shape for r in entry.results]
+    else:
+        sizes = [int(t.numel()) for t in arrays]
+        if lengths.grid:
+            ef._grid(tuple(int(d) for d in arrays[0].shape))
+        shapes = ef._result_shapes(ef._row(sizes, None), tuple(int(d) for d in arrays[ef._n_at].shape))
     out = []
-    for j, r in enumerate(entry.results):
-        if r.kind == "scalar":
-            shape = ()
-        elif same:
-            shape = first.shape
-        else:
-            shape = (row["results"][j],)
-        out += [first.new_empty(shape, dtype=getattr(torch, dtype_name(t))) for t in r.fields]
+    for shape, r in zip(shapes, entry.results):
+        out += [arrays[0].new_empty(shape, dtype=getattr(torch, dtype_name(t))) for t in r.fields]
     return out[0] if nres == 1 else tuple(out)
 
 

@@ -55,6 +55,47 @@ class Entries(unittest.TestCase):
         xs = rng.integers(-1000, 1000, (5, 40), dtype=np.int32)
         np.testing.assert_array_equal(np.asarray(prog.rows(jnp.asarray(xs))), np.sort(xs, axis=-1))
 
+    def test_segments(self):
+        """An entry with segments: its result of the padded length written in the segments and
+        zeros elsewhere (the zeros an input that XLA gives the call as the result's buffer),
+        eagerly and under jit; a cut result all the rows of k."""
+        prog = parmc.compile('import "sort"\nimport "topk"\n'
+                             'entry seg (xs : [2^2][2^3]i32 pad max, segments st ln) (st : [2^2]i32) (ln : [2^2]i32) '
+                             '= bitonic_sort_rows asc 2 3 xs\n'
+                             'entry top3 (xs : [2^2][2^3]i32 pad min, segments st ln) (st : [2^2]i32) '
+                             '(ln : [2^2]i32) : [3] = (topk_rows desc 2 2 xs, xs)\n', target=TARGET)
+        xs = rng.integers(-99, 99, 30, dtype=np.int32)
+        st, ln = np.array([20, 0, 9, 30], np.int32), np.array([8, 5, 3, 0], np.int32)
+        want = np.zeros(30, np.int32)
+        for s, n in zip(st, ln):
+            want[s:s + n] = np.sort(xs[s:s + n])
+        for f in (prog.seg, jax.jit(prog.seg)):
+            np.testing.assert_array_equal(np.asarray(f(jnp.asarray(xs), jnp.asarray(st), jnp.asarray(ln))), want)
+        top, same = jax.jit(prog.top3)(jnp.asarray(xs), jnp.asarray(st), jnp.asarray(ln))
+        self.assertEqual((top.shape, same.shape), ((4, 3), (30,)))
+        least = np.iinfo(np.int32).min
+        np.testing.assert_array_equal(np.asarray(top), [np.concatenate([-np.sort(-xs[s:s + n]), [least] * 3])[:3]
+                                                        for s, n in zip(st, ln)])
+        inside = np.zeros(30, bool)
+        for s, n in zip(st, ln):
+            inside[s:s + n] = True
+        np.testing.assert_array_equal(np.asarray(same), np.where(inside, xs, 0))
+
+    def test_result_row_length(self):
+        """A result row length: (k,) for a one-dimensional entry whatever the argument's shape,
+        the argument's rows of k for an entry over rows (as NumPy's calls, test_numpy)."""
+        prog = parmc.compile('import "topk"\nentry first3 (xs : [2^3]i32 pad 0) : [3] = half 4 0 xs\n'
+                             'entry top3 (xs : [2^4][2^6]i32 pad min) : [3] = topk_rows desc 4 2 xs\n', target=TARGET)
+        xs = np.arange(1, 9, dtype=np.int32).reshape(2, 4)
+        for f in (prog.first3, jax.jit(prog.first3)):
+            got = f(jnp.asarray(xs))
+            self.assertEqual(got.shape, (3,))
+            np.testing.assert_array_equal(np.asarray(got), [1, 2, 3])
+        xs = rng.integers(-1000, 1000, (2, 3, 40), dtype=np.int32)
+        got = jax.jit(prog.top3)(jnp.asarray(xs))
+        self.assertEqual(got.shape, (2, 3, 3))
+        np.testing.assert_array_equal(np.asarray(got), -np.sort(-xs, axis=-1)[..., :3])
+
     def test_vmap(self):
         prog = parmc.compile('import "sort"\nentry main (xs : [2^8]i32) = bitonic_sort asc 8 xs\n', target=TARGET)
         rows = rng.integers(-1000, 1000, (3, 256), dtype=np.int32)

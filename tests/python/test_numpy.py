@@ -220,6 +220,72 @@ class AnyLength(unittest.TestCase):
             np.testing.assert_array_equal(same, xs)
             self.assertEqual(int(total[0]) if np.ndim(total) else int(total), int(xs.sum()))
 
+    def test_result_row_length_one_dimension_any_shape(self):
+        """A one-dimensional entry with a result row length takes an array of any shape as its
+        flat elements, one row: the cut result is (k,), all of it written by the call, the
+        result of the padded length in the argument's shape (before: the argument's shape with
+        its last dimension k, (2, 3) of which the call wrote 3 elements, the rest the heap's)."""
+        prog = parmc.compile("entry first3 (xs : [2^3]i32 pad 0) : [3] = half 4 0 xs\n"
+                             "entry both (xs : [2^3]i32 pad 7) : [3] = (half 4 0 xs, xs)\n", target="c")
+        for shape in ((2, 4), (2, 2, 2), (8, 1), (1, 5), (2, 1), (0, 3), ()):
+            xs = np.arange(1, 1 + int(np.prod(shape)), dtype=np.int32).reshape(shape)
+            want = np.concatenate([xs.ravel(), np.zeros(3, np.int32)])[:3]
+            for _ in range(3):     # the checked call, then the same call again
+                got = prog.first3(xs)
+                self.assertEqual(got.shape, (3,), shape)
+                np.testing.assert_array_equal(got, want)
+                first, same = prog.both(xs)
+                self.assertEqual((first.shape, same.shape), ((3,), xs.shape))
+                np.testing.assert_array_equal(first, np.concatenate([xs.ravel(), np.full(3, 7, np.int32)])[:3])
+                np.testing.assert_array_equal(same, xs)
+
+    def test_torch_fake_shapes(self):
+        """The custom op's fake implementation (what torch.compile traces: _torch_op._fake)
+        gives the shapes the call gives, a cut result among them (it gave the uncut length,
+        (4,) for (3,)), run with a stand-in torch module in a process of its own."""
+        code = textwrap.dedent("""
+            import sys, types
+            import numpy as np
+            torch = types.ModuleType("torch")
+            for name in ("int32", "int64", "float32"):
+                setattr(torch, name, name)
+            sys.modules["torch"] = torch
+
+            class T:
+                def __init__(self, a):
+                    self.a, self.shape = a, a.shape
+                def numel(self):
+                    return self.a.size
+                def new_empty(self, shape, dtype):
+                    return types.SimpleNamespace(shape=tuple(shape), dtype=dtype)
+
+            import parmc
+            from parmc import _torch_op
+            prog = parmc.compile('import "topk"\\nentry first3 (xs : [2^3]i32 pad 0) : [3] = half 4 0 xs\\n'
+                                 'entry top3 (xs : [2^4][2^6]i32 pad min) : [3] = (topk_rows desc 4 2 xs, xs)\\n'
+                                 'entry sort (xs : [2^6]i32 pad max) = bitonic_sort asc 6 xs\\n', target="c")
+            calls = [(prog.entries[name], (np.zeros(shape, np.int32),)) for name, shape in (
+                ("first3", (2, 4)), ("first3", (5,)), ("top3", (3, 40)), ("top3", (2, 3, 7)), ("sort", (4, 9)))]
+            seg = parmc.compile(sys.argv[1], target="c")
+            four = np.zeros(4, np.int32)
+            calls += [(seg.seg, (np.zeros((3, 5), np.float32), np.zeros(16, np.int64), np.zeros(16, np.int32))),
+                      (seg.after, (four, four, np.zeros(30, np.int32))),
+                      (seg.more, (np.zeros(20, np.int32), four, four, np.zeros(8, np.int32), 1)),
+                      (seg.top3, (np.zeros(20, np.int32), four.astype(np.int64), four.astype(np.int64)))]
+            for ef, args in calls:
+                name, shape = ef.name, args[0].shape
+                got = ef(*args)
+                got = got if isinstance(got, tuple) else (got,)
+                fake = _torch_op._fake(ef, tuple(T(a) if isinstance(a, np.ndarray) else a for a in args), len(got))
+                fake = fake if isinstance(fake, tuple) else (fake,)
+                assert [f.shape for f in fake] == [g.shape for g in got], (name, shape, fake, [g.shape for g in got])
+            print("ok")
+            """)
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        p = subprocess.run([sys.executable, "-c", code, SEGMENTS], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual((p.returncode, p.stdout.strip()), (0, "ok"), p.stderr[-3000:])
+
     def test_rows(self):
         for shape in ((3, 50), (16, 64), (1, 1), (5, 7)):
             xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
@@ -233,6 +299,122 @@ class AnyLength(unittest.TestCase):
             with self.assertRaises(parmc.ArgumentValueError) as e:
                 self.rows.main(np.zeros(shape, np.int32))
             self.assertIn(text, str(e.exception))
+
+
+SEGMENTS = """import "sort"
+import "topk"
+entry seg (xs : [2^4][2^3]f32 pad (1.0 / 0.0), segments st ln) (st : [2^4]i64) (ln : [2^4]i32) =
+    bitonic_sort_rows asc 4 3 xs
+entry after (st : [2^2]i32) (ln : [2^2]i32) (xs : [2^2][2^3]i32 pad max, segments st ln) = bitonic_sort_rows asc 2 3 xs
+entry more (xs : [2^2][2^3]i32 pad max, segments st ln) (st : [2^2]i32) (ln : [2^2]i32) (w : [2^3]i32) (s : i32) =
+    (bitonic_sort_rows asc 2 3 xs, map (\\x -> x + s) w, reduce min 0 xs)
+entry top3 (xs : [2^2][2^3]i32 pad min, segments st ln) (st : [2^2]i64) (ln : [2^2]i64) : [3] = topk_rows desc 2 2 xs
+"""
+
+
+def segments_of(n, rows, longest):
+    """(starts, lengths) of rows disjoint segments inside n elements, of up to longest each,
+    some empty, in no particular order."""
+    cuts = np.sort(rng.choice(n + 1, 2 * rows, replace=True))
+    starts, ends = cuts[0::2], np.minimum(cuts[1::2], cuts[0::2] + longest)
+    order = rng.permutation(rows)
+    return starts[order], (ends - starts)[order]
+
+
+def ref_segments(xs, starts, lens, fill=0):
+    """xs's segments sorted in place, every other element fill."""
+    out = np.full_like(xs, fill)
+    for s, ln in zip(starts, lens):
+        out[s:s + ln] = np.sort(xs[s:s + ln])
+    return out
+
+
+class Segments(unittest.TestCase):
+    """Entries with segments (docs/language.md 7.3): the padded parameter flat, of any length
+    n; the starts and lengths one a row; results of the padded length in its shape, written
+    in the segments and zeros elsewhere (never memory the call did not write); cut results
+    all the rows of k; the other arrays and scalars as the one size has them. Before, the
+    package refused every such entry."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.prog = parmc.compile(SEGMENTS, target="c")
+
+    def test_sort_in_segments(self):
+        for n in (100, 128, 7, 0, 1000):
+            xs = rng.standard_normal(n).astype(np.float32)
+            st, ln = segments_of(n, 16, 8)
+            for _ in range(2):
+                got = self.prog.seg(xs, st.astype(np.int64), ln.astype(np.int32))
+                self.assertEqual((got.shape, got.dtype), ((n,), np.float32))
+                np.testing.assert_array_equal(got, ref_segments(xs, st, ln))
+        xs = rng.standard_normal((10, 12)).astype(np.float32)     # any shape: its flat elements
+        st, ln = segments_of(120, 16, 8)
+        got = self.prog.seg(xs, st, ln.astype(np.int32), n=120)
+        self.assertEqual(got.shape, (10, 12))
+        np.testing.assert_array_equal(got.ravel(), ref_segments(xs.ravel(), st, ln))
+        self.assertIn("in 16 segments of up to 8 elements", self.prog.seg.__doc__)
+
+    def test_padded_after_the_segments(self):
+        xs = rng.integers(-99, 99, 30, dtype=np.int32)
+        st, ln = np.array([20, 0, 9, 30], np.int32), np.array([8, 5, 3, 0], np.int32)
+        np.testing.assert_array_equal(self.prog.after(st, ln, xs), ref_segments(xs, st, ln))
+        np.testing.assert_array_equal(self.prog.after(st, ln, xs, n=30), ref_segments(xs, st, ln))
+
+    def test_other_arrays_scalars_and_cut(self):
+        xs = rng.integers(-99, 99, 20, dtype=np.int32)
+        st, ln = np.array([2, 10, 0, 0], np.int32), np.array([5, 8, 0, 0], np.int32)
+        w = np.arange(8, dtype=np.int32)
+        out, plus, low = self.prog.more(xs, st, ln, w, 100)
+        np.testing.assert_array_equal(out, ref_segments(xs, st, ln))
+        np.testing.assert_array_equal(plus, w + 100)
+        self.assertEqual(int(low), min(0, int(xs[2:7].min()), int(xs[10:18].min())))
+        top = self.prog.top3(xs, st.astype(np.int64), ln.astype(np.int64))
+        self.assertEqual(top.shape, (4, 3))
+        least = np.iinfo(np.int32).min
+        want = [np.concatenate([-np.sort(-xs[s:s + l]), [least] * 3])[:3] for s, l in zip(st, ln)]
+        np.testing.assert_array_equal(top, want)
+
+    def test_errors(self):
+        p, xs = self.prog, np.zeros(20, np.float32)
+        st, ln = np.zeros(16, np.int64), np.zeros(16, np.int32)
+        for args, kind, text in (
+                ((xs, st[:3], ln), parmc.ArgumentValueError,
+                 "parameter 'st' has length 3; it holds the starts of the entry's 16 segments (rows of up to 8 of "
+                 "parameter 'xs'), one each, so it must have 16 (give the segments not needed length 0)"),
+                ((xs, st, np.zeros(17, np.int32)), parmc.ArgumentValueError, "parameter 'ln' has length 17; it holds "
+                 "the lengths of the entry's 16 segments"),
+                ((xs, st, ln.astype(np.int64)), parmc.ArgumentTypeError,
+                 "parameter 'ln': expected dtype int32, got int64")):
+            with self.assertRaises(kind) as e:
+                p.seg(*args)
+            self.assertIn(text, str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            p.seg(xs, st, ln, n=16)
+        self.assertIn("n=16, but parameter 'xs' has length 20; n is the length of the padded parameter of an "
+                      "entry with segments (n= may be left out)", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            p.more(np.zeros(20, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32), 1)
+        self.assertIn("parameter 'w' has length 4; it must be 8", str(e.exception))
+
+    def test_bad_manifests(self):
+        """The manifest's 'segments', checked as it is read."""
+        with open(self.prog.manifest.path) as f:
+            good = json.load(f)
+        with tempfile.TemporaryDirectory() as d:
+            for change, text in ((lambda e: e["segments"].update(starts=0), "other than the padded one"),
+                                 (lambda e: e["segments"].update(lens=9), "other than the padded one"),
+                                 (lambda e: e["segments"].update(lens=1), "must differ"),
+                                 (lambda e: e["segments"].update(rows="16"), "needs integers"),
+                                 (lambda e: e.update(segments=[1, 2]), "must be an object")):
+                m = json.loads(json.dumps(good))
+                change(m["entries"][0])
+                path = os.path.join(d, "bad.json")
+                with open(path, "w") as f:
+                    json.dump(m, f)
+                with self.assertRaises(parmc.ManifestError) as e:
+                    parmc.load(self.prog.library_path, path)
+                self.assertIn(text, str(e.exception))
 
 
 class Graphs(unittest.TestCase):

@@ -259,10 +259,11 @@ class SegmentedTopk(unittest.TestCase):
                     parmc.segmented_topk(v, offsets, k, max_length=bad)
                 self.assertIn(f"argument 'max_length' is {bad}, but segment 2 has 240 elements: max_length must be at "
                               "least the longest segment's length", str(e.exception))
-        with self.assertRaises(parmc.ArgumentValueError):
-            parmc.segmented_topk(np.zeros(0, np.float32), np.array([0, 0]), 2, max_length=-1)
-        self.assertEqual(parmc.segmented_topk(np.zeros(0, np.float32), np.array([0, 0]), 2, max_length=0).values.shape,
-                         (1, 2))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            parmc.segmented_topk(np.zeros(0, np.float32), np.array([0, 0]), 0, max_length=-1)
+        self.assertIn("argument 'max_length' is -1", str(e.exception))
+        self.assertEqual(parmc.segmented_topk(np.zeros(0, np.float32), np.array([0, 0]), 0, max_length=0).values.shape,
+                         (1, 0))
         for fits in (240, 256, 1 << 20):
             assert_same(self, parmc.segmented_topk(values, offsets, 3, max_length=fits),
                         self.ref(values, offsets, [3] * 4, True))
@@ -282,6 +283,26 @@ class SegmentedTopk(unittest.TestCase):
         with self.assertRaises(parmc.ArgumentValueError) as e:
             parmc.segmented_topk(v, o, -1)
         self.assertIn("argument 'k' is -1", str(e.exception))
+
+    def test_k_larger_than_values(self):
+        """A k beyond the length of values (which no segment can exceed), an int or a k per
+        segment's largest, is an ArgumentValueError naming 'k' before the (n_segments, K)
+        results are made (2^40 was NumPy's MemoryError of 12 TiB); up to the length is taken,
+        each segment padded after its own elements."""
+        v, o = dev(random_values(np.float32, 8)), dev(np.array([0, 3, 8]))
+        for k, text in ((2**40, "is 1099511627776"), (9, "is 9"),
+                        (dev(np.array([1, 2**40])), "has 1099511627776 as its largest"),
+                        (dev(np.array([9, 0])), "has 9 as its largest")):
+            with self.assertRaises(parmc.ArgumentValueError) as e:
+                parmc.segmented_topk(v, o, k)
+            self.assertIn(f"parmc.segmented_topk: argument 'k' {text}, more than the 8 elements of values: no segment "
+                          "can be longer, so k is at most values' length", str(e.exception))
+        with self.assertRaises(parmc.ArgumentValueError) as e:
+            parmc.segmented_topk(dev(np.zeros(0, np.float32)), dev(np.array([0, 0])), 1)
+        self.assertIn("argument 'k' is 1, more than the 0 elements of values", str(e.exception))
+        got = parmc.segmented_topk(v, o, 8)
+        self.assertEqual(tuple(got.values.shape), (2, 8))
+        assert_same(self, got, self.ref(host(v), host(o), [8, 8], True))
 
 
 @unittest.skipIf(jnp is None or LIBRARY != "numpy", "jax is not installed, or another library is under test")
