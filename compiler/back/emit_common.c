@@ -1093,15 +1093,16 @@ static void emit_main_status(FILE *out, const EmitInput *in, const Target *t, co
 /* The standalone main's start: its options (-r N, the runs to time). */
 void emit_main_start(FILE *out) {
     fputs("int main(int argc, char **argv)\n{\n", out);
-    fputs(
-        "    int repeat = 0;\n"
-        "    for (int i = 1; i < argc; i++) {\n"
-        "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc && (repeat = parm_main_runs(argv[++i])) > 0)\n"
-        "            continue;\n"
-        "        fprintf(stderr, \"usage: %s [-r N] < input (N runs timed, 1 to 100000)\\n\", argv[0]);\n"
-        "        return 2;\n"
-        "    }\n",
-        out);
+    fputs("    int repeat = 0;\n"
+          "    for (int i = 1; i < argc; i++) {\n"
+          "        if (!strcmp(argv[i], \"-r\") && i + 1 < argc && "
+          "(repeat = parm_main_runs(argv[++i])) > 0)\n"
+          "            continue;\n"
+          "        fprintf(stderr, \"usage: %s [-r N] < input (N runs timed, 1 to 100000)\\n\", "
+          "argv[0]);\n"
+          "        return 2;\n"
+          "    }\n",
+          out);
 }
 
 /* The runtime of the standalone main (runtime/parm_main.h and the
