@@ -19,14 +19,16 @@ static parm_main_planes parm_main_slice(const parm_main_planes *whole, int r, vo
                                         size_t *bytes, std::vector<std::vector<char>> &spare) {
     spare.resize((size_t)whole->count);
     for (int k = 0; k < whole->count; k++) {
-        bool all = whole->whole && whole->whole[k];
-        bytes[k] = all ? whole->bytes[k] : whole->bytes[k] / PARM_RANKS;
-        host[k] = (char *)whole->host[k] + (size_t)r * bytes[k];
-        if (all && r) {
+        if (!whole->whole || !whole->whole[k]) {
+            bytes[k] = whole->bytes[k] / PARM_RANKS;
+            host[k] = (char *)whole->host[k] + (size_t)r * bytes[k];
+            continue;
+        }
+        bytes[k] = whole->bytes[k];
+        host[k] = whole->host[k];
+        if (r) {
             spare[(size_t)k].resize(bytes[k] ? bytes[k] : 1);
             host[k] = spare[(size_t)k].data();
-        } else if (all) {
-            host[k] = whole->host[k];
         }
     }
     parm_main_planes slice = {host, bytes, whole->what, whole->count, NULL};

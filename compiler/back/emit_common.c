@@ -606,7 +606,6 @@ void emit_runtime(FILE *out, const EmitInput *in, const char *name, const char *
     fprintf(out, "// end of %s\n\n", name);
 }
 
-
 bool emit_prefix_reserved(const char *prefix) {
     static const char parm[] = "PARM";
     for (int i = 0; i < 4; i++)

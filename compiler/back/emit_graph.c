@@ -13,10 +13,6 @@
 
 #include "emit_elem.h"
 
-static unsigned long long plane_bytes(const PlaneRef *p) {
-    return (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len;
-}
-
 static const char *ctype(const PlaneRef *p) { return prim_ctype(p->prim); }
 
 static Prim val_prim(const IrVal *v) { return elem_slot_prim(v->elem, 0); }
@@ -507,21 +503,20 @@ static void emit_shape_copy(FILE *out, const EntryPlan *e, const PlanNode *n, co
 /* ---- NAME_run ---- */
 
 /* The bytes of an API plane: 2^log_len elements (with ranks on a target
- * whose calls pass slices, a rank's: plan_rank_log), or the shape's. */
+ * whose calls pass slices, a rank's: plan_rank_bytes), or the shape's. */
 static const char *api_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
     if (p->row_cut)
         return arena_printf(a, "sizeof(%s) * (size_t)(%s * %lluu)", ctype(p),
                             e->segments ? api_rows(a, e) : "parm_rows",
                             (unsigned long long)p->row_cut);
     if (p->shaped) return arena_printf(a, "sizeof(%s) * (size_t)(parm_rows * parm_cols)", ctype(p));
-    int log_len = t->rank_slices ? plan_rank_log(e, p) : p->log_len;
-    return arena_printf(a, "0x%llxu", (unsigned long long)(prim_bits(p->prim) / 8) << log_len);
+    return arena_printf(a, "0x%llxu", t->rank_slices ? plan_rank_bytes(e, p) : plan_plane_bytes(p));
 }
 
 /* The bytes a COPY node copies of plane p: the API's, or in a graph run
  * whole on every rank, the whole plane. */
 static const char *copy_bytes(Arena *a, const EntryPlan *e, const PlaneRef *p, const Target *t) {
-    if (e->whole_graph) return arena_printf(a, "0x%llxu", plane_bytes(p));
+    if (e->whole_graph) return arena_printf(a, "0x%llxu", plan_plane_bytes(p));
     return api_bytes(a, e, p, t);
 }
 
@@ -713,27 +708,24 @@ static void emit_gather_input(FILE *out, Arena *a, const EntryPlan *e, const Hos
     const PlaneRef *p = &e->in_planes[act->index];
     if (!param_read(e, act->index)) return;
     t->gather(out, arena_printf(a, "scratch + 0x%llxu", e->host.regions[act->region].off),
-              arena_printf(a, "in[%d]", act->index),
-              (unsigned long long)(prim_bits(p->prim) / 8) << plan_rank_log(e, p), 1 << e->gpu_log);
+              arena_printf(a, "in[%d]", act->index), plan_rank_bytes(e, p), 1 << e->gpu_log);
 }
 
 /* HOST_KEEP_SLICE: the rank's slice of result plane k (all of a scalar). */
 static void emit_keep_slice(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act,
-                            const Target *t, bool last) {
+                            const Target *t) {
     const PlaneRef *p = &e->out_planes[act->index];
-    unsigned long long bytes = (unsigned long long)(prim_bits(p->prim) / 8) << plan_rank_log(e, p);
+    unsigned long long bytes = plan_rank_bytes(e, p);
     const char *at = p->log_len ? arena_printf(a, " + %s * 0x%llxu", t->rank_index, bytes) : "";
     const char *dst = t->rank_slices ? arena_printf(a, "out[%d]", act->index)
                                      : arena_printf(a, "(char *)out[%d]%s", act->index, at);
     fputs("    ", out);
     t->copy(out, dst, arena_printf(a, "scratch + 0x%llxu%s", e->host.regions[act->region].off, at),
             arena_printf(a, "0x%llxu", bytes));
-    if (last) close_rank_loop(out, t);
 }
 
 static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const HostAction *act,
                              const Target *t) {
-    const HostProgram *h = &e->host;
     switch (act->kind) {
     case HOST_RESULTS_DISJOINT: emit_results_disjoint(out, a, e, t); break;
     case HOST_ALIAS_TEST: emit_alias_test(out, a, e, act, t); break;
@@ -745,9 +737,7 @@ static void emit_host_action(FILE *out, Arena *a, const EntryPlan *e, const Host
         emit_node_call(out, a, e, &e->nodes[act->index], plan_node_name(a, e, act->index), t);
         break;
     case HOST_GATHER_INPUT: emit_gather_input(out, a, e, act, t); break;
-    case HOST_KEEP_SLICE:
-        emit_keep_slice(out, a, e, act, t, act == &h->actions[h->nactions - 1]);
-        break;
+    case HOST_KEEP_SLICE: emit_keep_slice(out, a, e, act, t); break;
     }
 }
 
@@ -788,6 +778,8 @@ void emit_graph_func(FILE *out, const EntryPlan *e, const Target *t) {
             e->nin_planes ? e->nin_planes : 1, e->nin_planes ? e->nin_planes : 1);
     if (e->whole_graph) fputs(t->ranks_check, out);
     for (int i = 0; i < e->host.nactions; i++) emit_host_action(out, &a, e, &e->host.actions[i], t);
+    if (e->whole_graph)
+        close_rank_loop(out, t); /* after the slices kept, the host program's last */
     fputs("    return parm_call_done(ctx);\n}\n\n", out);
     arena_free(&a);
 }

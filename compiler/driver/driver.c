@@ -67,12 +67,17 @@ static char *beside(Arena *a, const char *output, const char *ext) {
     return arena_printf(a, "%.*s%s", (int)stem, output, ext);
 }
 
+/* Whether name has only the characters of a C identifier. */
+static bool c_identifier(const char *name) {
+    for (const char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') return false;
+    return true;
+}
+
 const char *driver_prefix_problem(const char *prefix) {
     if (!*prefix || isdigit((unsigned char)*prefix))
         return "is not a C identifier (it must start with a letter or '_')";
-    for (const char *c = prefix; *c; c++)
-        if (!isalnum((unsigned char)*c) && *c != '_')
-            return "is not a C identifier (letters, digits and '_')";
+    if (!c_identifier(prefix)) return "is not a C identifier (letters, digits and '_')";
     if (emit_prefix_reserved(prefix))
         return "is reserved: the emitted code's own names start with parm_ and PARM_";
     if (*prefix == '_' || strstr(prefix, "__"))
@@ -99,12 +104,6 @@ static const char *default_prefix(Arena *a, const char *output) {
     if (!*name || !strcmp(name, "_")) return "p";
     if (!driver_prefix_problem(name)) return name;
     return arena_printf(a, "%s%s", *name == '_' ? "p" : "p_", name);
-}
-
-static bool c_identifier(const char *name) {
-    for (const char *c = name; *c; c++)
-        if (!isalnum((unsigned char)*c) && *c != '_') return false;
-    return true;
 }
 
 /* An entry whose exported name would be one of the API's own or no C

@@ -178,10 +178,6 @@ static int exact_result(const PlanNode *only, int k) {
     return -1;
 }
 
-static unsigned long long plane_bytes(const PlaneRef *p) {
-    return (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len;
-}
-
 /* Inputs that overlap an output are copied to scratch first (after every
  * other part of it); outputs that overlap each other are an error. */
 static void plan_aliasing(Builder *b, EntryPlan *e, unsigned long long end) {
@@ -193,9 +189,9 @@ static void plan_aliasing(Builder *b, EntryPlan *e, unsigned long long end) {
     add_action(b, (HostAction){HOST_SCRATCH, -1, false, -1, -1});
     unsigned long long at = end;
     for (int k = 0; tests && k < e->nin_planes; k++) {
-        int r = add_region(b, REGION_COPY, -1, k, at, plane_bytes(&e->in_planes[k]));
+        int r = add_region(b, REGION_COPY, -1, k, at, plan_plane_bytes(&e->in_planes[k]));
         add_action(b, (HostAction){HOST_COPY_INPUT, k, false, -1, r});
-        at += plan_align(plane_bytes(&e->in_planes[k]));
+        at += plan_align(plan_plane_bytes(&e->in_planes[k]));
     }
     e->host.bytes = end;
     e->host.bytes_copies = at;
@@ -211,13 +207,13 @@ static void plan_whole_graph(Builder *b, EntryPlan *e, unsigned long long end) {
     add_action(b, (HostAction){HOST_SCRATCH, -1, false, -1, -1});
     unsigned long long at = end;
     for (int k = 0; k < e->nin_planes; k++) {
-        int r = add_region(b, REGION_WHOLE_IN, -1, k, at, plane_bytes(&e->in_planes[k]));
+        int r = add_region(b, REGION_WHOLE_IN, -1, k, at, plan_plane_bytes(&e->in_planes[k]));
         add_action(b, (HostAction){HOST_GATHER_INPUT, k, false, -1, r});
-        at += plan_align(plane_bytes(&e->in_planes[k]));
+        at += plan_align(plan_plane_bytes(&e->in_planes[k]));
     }
     for (int k = 0; k < e->nout_planes; k++) {
-        add_region(b, REGION_WHOLE_OUT, -1, k, at, plane_bytes(&e->out_planes[k]));
-        at += plan_align(plane_bytes(&e->out_planes[k]));
+        add_region(b, REGION_WHOLE_OUT, -1, k, at, plan_plane_bytes(&e->out_planes[k]));
+        at += plan_align(plan_plane_bytes(&e->out_planes[k]));
     }
     e->host.bytes = e->host.bytes_copies = at;
 }

@@ -32,8 +32,12 @@ bool plan_one_copy(const EntryPlan *e) {
     return true;
 }
 
-int plan_rank_log(const EntryPlan *e, const PlaneRef *p) {
-    return p->log_len ? p->log_len - e->gpu_log : 0;
+unsigned long long plan_plane_bytes(const PlaneRef *p) {
+    return (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len;
+}
+
+unsigned long long plan_rank_bytes(const EntryPlan *e, const PlaneRef *p) {
+    return plan_plane_bytes(p) >> (p->log_len ? e->gpu_log : 0);
 }
 
 bool plan_empty_shape_writes_nothing(const EntryPlan *e) {

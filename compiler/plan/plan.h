@@ -836,9 +836,11 @@ bool plan_one_chain(const EntryPlan *e);
  * returns its parameters): the same array on both sides is harmless, and on
  * several GPUs each rank copies its slice. */
 bool plan_one_copy(const EntryPlan *e);
-/* The log length of a rank's part of API plane p of e: with ranks, its
- * slice of an array; all of a scalar (of a graph run whole). */
-int plan_rank_log(const EntryPlan *e, const PlaneRef *p);
+/* The bytes of plane p: 2^log_len elements of its primitive. */
+unsigned long long plan_plane_bytes(const PlaneRef *p);
+/* The bytes of a rank's part of API plane p of e: with ranks, its slice
+ * of an array; all of a scalar (of a graph run whole). */
+unsigned long long plan_rank_bytes(const EntryPlan *e, const PlaneRef *p);
 /* Whether e, of any length, writes nothing for an empty shape: every result
  * is an array of the caller's shape (no scalar, no row cut), so its call
  * returns at once (without segments, whose results are the segments'). */

@@ -962,8 +962,7 @@ static const char *verify_planes(Arena *a, const EntryPlan *e, const PlaneRef *p
         REQUIRE(!out || p->kind != LOC_PARAM, "node %d writes a parameter", node);
         REQUIRE(p->kind != LOC_TEMP || (p->index >= 0 && p->index < e->ntemps),
                 "node %d: temporary %d", node, p->index);
-        REQUIRE(p->kind != LOC_TEMP || (unsigned long long)(prim_bits(p->prim) / 8) << p->log_len <=
-                                           e->temps[p->index].bytes,
+        REQUIRE(p->kind != LOC_TEMP || plan_plane_bytes(p) <= e->temps[p->index].bytes,
                 "node %d: temporary %d is too small", node, p->index);
         REQUIRE(p->kind != LOC_RESULT || (p->index >= 0 && p->index < e->nout_planes &&
                                           e->out_planes[p->index].log_len == p->log_len &&
@@ -1142,8 +1141,7 @@ static const char *verify_regions(Arena *a, const EntryPlan *e) {
         int planes = r->kind == REGION_WHOLE_IN ? e->nin_planes : e->nout_planes;
         REQUIRE(!whole || (e->whole_graph && r->index >= 0 && r->index < planes &&
                            r->off >= e->chain_off + e->chain_bytes &&
-                           r->bytes == (unsigned long long)(prim_bits(whole[r->index].prim) / 8)
-                                           << whole[r->index].log_len),
+                           r->bytes == plan_plane_bytes(&whole[r->index])),
                 "scratch region %d is not a whole parameter or result of a graph run whole", i);
         for (int j = 0; j < i; j++) {
             const ScratchRegion *q = &h->regions[j];
@@ -1279,8 +1277,7 @@ static const char *verify_actions(Arena *a, const EntryPlan *e) {
                         h->regions[act->region].kind == REGION_COPY &&
                         h->regions[act->region].index == act->index &&
                         h->regions[act->region].bytes >=
-                            (unsigned long long)(prim_bits(e->in_planes[act->index].prim) / 8)
-                                << e->in_planes[act->index].log_len,
+                            plan_plane_bytes(&e->in_planes[act->index]),
                     "action %d: in%d copied into a region that is not its copy", i + 1, act->index);
             break;
         case HOST_NODE:

@@ -265,10 +265,16 @@ static int parse_bench_args(int argc, char **argv, Bench *b, const char **dirs) 
     return b->file ? -1 : bench_usage_error("%s", "no input file");
 }
 
+/* The line after `line` of a text of lines (its end: "" after the last). */
+static const char *next_line(const char *line) {
+    size_t n = strcspn(line, "\n");
+    return line + n + (line[n] != 0);
+}
+
 /* Whether `name` is one of the lines of `names`. */
 static bool has_entry(const char *names, const char *name) {
     size_t len = strlen(name);
-    for (const char *n = names; *n; n += strcspn(n, "\n") + (n[strcspn(n, "\n")] != 0))
+    for (const char *n = names; *n; n = next_line(n))
         if (strcspn(n, "\n") == len && !strncmp(n, name, len)) return true;
     return false;
 }
@@ -288,7 +294,7 @@ int bench_main(int argc, char **argv, const char *exe) {
     if (status < 0 && b.only && !has_entry(names, b.only)) {
         fprintf(stderr,
                 "parmc bench: error: no entry point named '%s'; the file's entries:", b.only);
-        for (const char *n = names; *n; n += strcspn(n, "\n") + (n[strcspn(n, "\n")] != 0))
+        for (const char *n = names; *n; n = next_line(n))
             fprintf(stderr, "%s %.*s", n == names ? "" : ",", (int)strcspn(n, "\n"), n);
         fputc('\n', stderr);
         status = 1;

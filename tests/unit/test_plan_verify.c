@@ -1040,9 +1040,7 @@ static void break_whole_graph(Arena *a, const IrFunc *f) {
     c = host_copy(a, &e);
     c.whole_graph = false;
     expect_entry(a, &c, "run whole", "a graph on ranks not run whole");
-    c = host_copy(a, &e);
-    c.nodes = NEW_ARRAY(a, PlanNode, e.nnodes);
-    memcpy(c.nodes, e.nodes, sizeof(PlanNode) * (size_t)e.nnodes);
+    c = nodes_copy(a, &e);
     c.nodes[chain].chain.gpu_log = 2;
     expect_entry(a, &c, "planned for ranks", "a chain of a graph run whole planned for ranks");
     c = host_copy(a, &e);
