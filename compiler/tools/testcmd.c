@@ -300,7 +300,7 @@ static char *difference(const char *got, const char *want) {
 
 /* The line of a diagnostic for a one-line report: its first error's (a
  * diagnostic may open with the calls that led to it), else its first. */
-static char *first_line(const char *text) {
+static char *report_line(const char *text) {
     const char *error = strstr(text, ": error: ");
     const char *at = text;
     if (error) {
@@ -321,7 +321,7 @@ typedef struct {
 static char *spawn_error(const char *what, char **argv, int status, const char *err_path) {
     if (status < 0) return message("cannot run %s '%s': %s", what, argv[0], strerror(errno));
     char *err = proc_read_file(err_path);
-    char *line = first_line(err ? err : "");
+    char *line = report_line(err ? err : "");
     char *msg = message("%s '%s' failed (exit %d): %s", what, argv[0], status, line);
     free(line);
     free(err);
@@ -344,7 +344,7 @@ static Binary build(const Tester *t, const Block *b, const char *program, bool c
                    .target_c = !cuda};
     Result r = drive(t, b, &opt, program, NULL);
     if (r.status) {
-        char *line = first_line(r.err);
+        char *line = report_line(r.err);
         bin.why = message("parmc: %s", line);
         free(line);
     } else {
@@ -407,7 +407,7 @@ static void report(Tester *t, const Block *b, const Case *c, int index, const ch
 
 /* "WHAT lacks 'TEXT': FIRST LINE OF ERR" */
 static char *lacks(const char *what, const char *text, const char *err) {
-    char *line = first_line(err), *m = message("%s lacks '%s': ", what, text),
+    char *line = report_line(err), *m = message("%s lacks '%s': ", what, text),
          *all = message("%s%s", m, line);
     free(line);
     free(m);
@@ -427,7 +427,7 @@ static char *interpret_case(Tester *t, const Block *b, const Case *c, const char
         else if (!strstr(r.err, c->expect))
             why = lacks("the interpreter's error", c->expect, r.err);
     } else if (r.status) {
-        char *line = first_line(r.err);
+        char *line = report_line(r.err);
         why = message("interpreter: %s", line);
         free(line);
     } else if (c->kind == CASE_OUTPUT) {
@@ -489,7 +489,7 @@ static char *random_input(Tester *t, const Block *b, const char *program, unsign
     Result r = drive(t, b, &opt, program, NULL);
     char *input = r.status ? NULL : r.out;
     if (r.status) {
-        char *line = first_line(r.err);
+        char *line = report_line(r.err);
         *why = message("cannot make a random input: %s", line);
         free(line);
         free(r.out);
