@@ -278,6 +278,8 @@ static Value *runtime_function(Spec *s, Op op, Value **args, Loc loc) {
             diag_error(loc, "type mismatch: '%s' applied to %s and %s", op_name(op),
                        prim_name(t->prim), prim_name(ti->prim));
         if (!t) t = ti;
+        if (!ti && !is_numeric_static(args[i]))
+            diag_error(loc, "'%s' takes numbers, got %s", op_name(op), value_describe(s, args[i]));
     }
     check_runtime_op(op, t->prim, loc);
     IrVal *operands[3];
