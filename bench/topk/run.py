@@ -91,10 +91,15 @@ def main():
     ap.add_argument("--only", help="only shapes ROWSxN (comma-separated)")
     ap.add_argument("--whole-rows", action="store_true",
                     help="rows of any length read whole, padded, not as pieces (the pieces' baseline)")
+    ap.add_argument("--no-delegates", action="store_true",
+                    help="long rows by the network over the row, not by delegates (their baseline)")
     args = ap.parse_args()
     if args.whole_rows:
         from parmc import _sortops
-        _sortops.pieces = lambda length, r, j: None
+        _sortops.pieces = lambda *_: None
+    if args.no_delegates:
+        from parmc import _select
+        _select.takes = lambda *_: None
     include = os.environ.get("CCCL_INCLUDE", os.path.join(ROOT, "build", "cccl", "include"))
     if not os.path.exists(os.path.join(include, "cub", "device", "device_batched_topk.cuh")):
         print(f"no cub/device/device_batched_topk.cuh under {include}: run bench/topk/fetch_cccl.sh, or set CCCL_INCLUDE")

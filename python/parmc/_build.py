@@ -286,33 +286,39 @@ def _say_line(line):
     sys.stderr.flush()
 
 
-def cuda_library(source, name):
+def cuda_library(source, name, headers=()):
     """The ctypes library that nvcc builds from the CUDA source file `source` (a runtime
-    helper of the package, not a parm program: python/parmc/_radix.cu)."""
+    helper of the package, not a parm program: python/parmc/_radix.cu), which includes the
+    headers (files beside it, part of the cache's key as the source is)."""
     nvcc = find_nvcc()
     if not nvcc:
         raise ToolError("cannot find nvcc: put it on PATH or set NVCC (or CUDA_HOME)")
-    with open(source, encoding="utf-8") as f:
-        text = f.read()
-    native = nvcc + ["-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={auto_arch()}"]
-    return _helper_library(native, text, name, "nvcc", ".cu")
+    texts = []
+    for path in (source,) + tuple(headers):
+        with open(path, encoding="utf-8") as f:
+            texts.append(f.read())
+    native = nvcc + ["-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={auto_arch()}",
+                     f"-I{os.path.dirname(os.path.abspath(source))}"]
+    return _helper_library(native, texts[0], name, "nvcc", ".cu", texts[1:])
 
 
-def cxx_library(text, name, include):
+def cxx_library(text, name, include, headers=()):
     """The ctypes library that the C++ compiler ($CXX, else c++) builds from the source text (a
-    runtime helper of the package: _jax.py's shims) with the include directories."""
+    runtime helper of the package: _jax.py's shims) with the include directories, where it
+    includes the headers (texts, part of the cache's key as the source is)."""
     cxx = shlex.split(os.environ.get("CXX", "c++"))
     if not shutil.which(cxx[0]):
         raise ToolError(f"cannot find the C++ compiler {cxx[0]}: install one (Debian/Ubuntu: g++) or set CXX")
     native = cxx + ["-std=c++17", "-O2", "-shared", "-fPIC"] + [f"-I{d}" for d in include]
-    return _helper_library(native, text, name, "the C++ compiler", ".cc")
+    return _helper_library(native, text, name, "the C++ compiler", ".cc", headers)
 
 
-def _helper_library(native, text, name, what, suffix):
+def _helper_library(native, text, name, what, suffix, headers=()):
     """A helper's library, built by the command `native` from the source text once into the
-    cache, keyed by the text and the command; the caller keeps what it loads."""
-    key = hashlib.sha256(json.dumps({"cache": CACHE_FORMAT, "native": native, "source": text},
-                                    sort_keys=True).encode()).hexdigest()[:32]
+    cache, keyed by the text, the headers' texts and the command; the caller keeps what it
+    loads."""
+    key = hashlib.sha256(json.dumps({"cache": CACHE_FORMAT, "native": native, "source": text,
+                                     "headers": list(headers)}, sort_keys=True).encode()).hexdigest()[:32]
     root = cache_root()
     final = os.path.join(root, key)
     library = os.path.join(final, f"lib{name}.so")

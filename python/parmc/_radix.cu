@@ -2,33 +2,18 @@
 // parmc.sort and parmc.argsort take where a row is so long that no generated network is
 // faster (python/parmc/_radix.py; the crossover measured in bench/rows/long_row.py).
 //
-// The keys are ranks in PyTorch's order (NaN above +inf, -0.0 with 0.0, as stdlib/sort.parm's
-// ranks), complemented for a descending sort, with the index as the value: a radix sort is
-// stable, so equal keys keep their order and the result is torch.sort(stable=True)'s. The
-// values come back from their keys, read in order, wherever the rank tells the bits (every
-// integer, every float but a zero and a NaN, whose signs and payloads the rank does not
-// keep): those few are gathered from the input by index, so the result is bit for bit.
+// The keys are ranks in PyTorch's order (_ranks.cuh), complemented for a descending sort,
+// with the index as the value: a radix sort is stable, so equal keys keep their order and the
+// result is torch.sort(stable=True)'s. The values come back from their keys, read in order,
+// wherever the rank tells the bits (every integer, every float but a zero and a NaN, whose
+// signs and payloads the rank does not keep): those few are gathered from the input by
+// index, so the result is bit for bit.
 #include <cub/device/device_radix_sort.cuh>
 #include <cstdint>
 
+#include "_ranks.cuh"
+
 namespace {
-
-// The element types, as python/parmc/_radix.py numbers them.
-enum Code { F32, F64, F16, BF16, I8, I16, I32, I64, U8, U16, U32, U64 };
-
-template <class K> __device__ K float_rank(K bits, K inf, K sign) {
-    K a = bits & (K)(sign - 1);
-    if (a > inf) return (K)~(K)0;       // every NaN, above +inf
-    if (a == 0) return sign;            // -0.0 with 0.0
-    return (bits & sign) ? (K)~bits : (K)(bits | sign);
-}
-
-// The bits of rank k where it tells them (false for a zero and a NaN).
-template <class K> __device__ bool float_back(K k, K sign, K &bits) {
-    if (k == (K)~(K)0 || k == sign) return false;
-    bits = (k & sign) ? (K)(k & (K)~sign) : (K)~k;
-    return true;
-}
 
 template <class X, class K, class F>
 __global__ void ranks(const X *x, K *keys, uint32_t *idx, size_t n, bool descending, F rank) {
@@ -81,34 +66,10 @@ cudaError_t sort(const X *x, X *values, int64_t *indices, size_t n, bool descend
     return cudaGetLastError();
 }
 
-// Each element type's rank (PyTorch's order as an unsigned key) and its way back.
-struct F32Rank {
-    __device__ uint32_t operator()(uint32_t b) const { return float_rank<uint32_t>(b, 0x7f800000u, 0x80000000u); }
-    __device__ bool back(uint32_t k, uint32_t &b) const { return float_back<uint32_t>(k, 0x80000000u, b); }
-};
-struct F64Rank {
-    __device__ uint64_t operator()(uint64_t b) const {
-        return float_rank<uint64_t>(b, 0x7ff0000000000000ull, 0x8000000000000000ull);
-    }
-    __device__ bool back(uint64_t k, uint64_t &b) const { return float_back<uint64_t>(k, 0x8000000000000000ull, b); }
-};
-template <uint16_t Inf> struct HalfRank {
-    __device__ uint16_t operator()(uint16_t h) const { return float_rank<uint16_t>(h, Inf, 0x8000); }
-    __device__ bool back(uint16_t k, uint16_t &h) const { return float_back<uint16_t>(k, 0x8000, h); }
-};
-template <class S, class U> struct SignedRank {
-    static constexpr U sign = (U)((U)1 << (sizeof(U) * 8 - 1));
-    __device__ U operator()(S v) const { return (U)((U)v ^ sign); }
-    __device__ bool back(U k, S &v) const { v = (S)(U)(k ^ sign); return true; }
-};
-template <class U> struct UnsignedRank {
-    __device__ U operator()(U v) const { return v; }
-    __device__ bool back(U k, U &v) const { v = k; return true; }
-};
-
 }  // namespace
 
 extern "C" size_t parmc_radix_workspace(int code, size_t n) {
+    using namespace parmc_ranks;
     switch (code) {
     case F32: case I32: case U32: return workspace<uint32_t>(n);
     case F64: case I64: case U64: return workspace<uint64_t>(n);
@@ -128,20 +89,6 @@ extern "C" int parmc_radix_sort(int code, int descending, const void *x, void *v
     cudaStream_t s = (cudaStream_t)stream;
     bool d = descending != 0;
 #define PARMC_SORT(X, K, RANK) sort<X, K>((const X *)x, (X *)values, indices, n, d, RANK, ws, ws_bytes, s)
-    switch (code) {
-    case F32: return PARMC_SORT(uint32_t, uint32_t, F32Rank());
-    case F64: return PARMC_SORT(uint64_t, uint64_t, F64Rank());
-    case F16: return PARMC_SORT(uint16_t, uint16_t, HalfRank<0x7c00>());
-    case BF16: return PARMC_SORT(uint16_t, uint16_t, HalfRank<0x7f80>());
-    case I8: return PARMC_SORT(int8_t, uint8_t, (SignedRank<int8_t, uint8_t>()));
-    case I16: return PARMC_SORT(int16_t, uint16_t, (SignedRank<int16_t, uint16_t>()));
-    case I32: return PARMC_SORT(int32_t, uint32_t, (SignedRank<int32_t, uint32_t>()));
-    case I64: return PARMC_SORT(int64_t, uint64_t, (SignedRank<int64_t, uint64_t>()));
-    case U8: return PARMC_SORT(uint8_t, uint8_t, UnsignedRank<uint8_t>());
-    case U16: return PARMC_SORT(uint16_t, uint16_t, UnsignedRank<uint16_t>());
-    case U32: return PARMC_SORT(uint32_t, uint32_t, UnsignedRank<uint32_t>());
-    case U64: return PARMC_SORT(uint64_t, uint64_t, UnsignedRank<uint64_t>());
-    }
+    PARMC_RANKS_DISPATCH(code, PARMC_SORT);
 #undef PARMC_SORT
-    return cudaErrorInvalidValue;
 }

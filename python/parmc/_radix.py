@@ -13,6 +13,7 @@ from . import _build
 from ._errors import CallError
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_radix.cu")
+RANKS = os.path.join(os.path.dirname(SOURCE), "_ranks.cuh")
 # dtype name -> the element code of _radix.cu (bool as uint8: 0 or 1)
 CODES = {"float32": 0, "float64": 1, "float16": 2, "bfloat16": 3, "int8": 4, "int16": 5, "int32": 6, "int64": 7,
          "uint8": 8, "uint16": 9, "uint32": 10, "uint64": 11, "bool": 8}
@@ -30,10 +31,10 @@ def takes(op, cuda, dtype, length, others):
     product of the other dims, is 1) of at least SHORTEST elements and fewer than 2^32."""
     if not (cuda and op in ("sort", "argsort") and others == 1 and length < 1 << 32):
         return False
-    return _code(dtype) is not None and SHORTEST[dtype.itemsize] <= length
+    return code(dtype) is not None and SHORTEST[dtype.itemsize] <= length
 
 
-def _code(dtype):
+def code(dtype):
     """_radix.cu's code of a dtype (NumPy's, PyTorch's or CuPy's), or None."""
     return CODES.get(str(dtype).replace("torch.", ""))
 
@@ -42,7 +43,7 @@ def library():
     """_radix.cu's library, built once (the cache) and loaded once per process."""
     global _library
     if _library is None:
-        lib = _build.cuda_library(SOURCE, "parmc_radix")
+        lib = _build.cuda_library(SOURCE, "parmc_radix", (RANKS,))
         lib.parmc_radix_workspace.restype = ctypes.c_size_t
         lib.parmc_radix_workspace.argtypes = [ctypes.c_int, ctypes.c_size_t]
         lib.parmc_radix_sort.restype = ctypes.c_int
@@ -60,7 +61,7 @@ class RadixPlan:
     def __init__(self, op, adapter, device, dtype, shape, descending, named):
         self.op, self.adapter, self.device, self.dtype, self.shape = op, adapter, device, dtype, shape
         self.named = named
-        self.code = _code(dtype)
+        self.code = code(dtype)
         self.n = math.prod(shape)
         self.descending = int(descending)
         self.lib = library()
@@ -76,7 +77,7 @@ class RadixPlan:
 
     def run(self, x):
         a = self.adapter
-        xs = _contiguous(x)
+        xs = contiguous(x)
         v = a.empty(self.shape, self.dtype, self.device) if self.op == "sort" else None
         i = a.empty(self.shape, self.i64, self.device)
         ws = a.empty((self.ws_bytes,), self.u8, self.device)
@@ -87,7 +88,7 @@ class RadixPlan:
         return i if v is None else self.named((v, i))
 
 
-def _contiguous(x):
+def contiguous(x):
     """x, or a contiguous copy of it (a PyTorch tensor or a CuPy array)."""
     if hasattr(x, "is_contiguous"):
         return x if x.is_contiguous() else x.contiguous()

@@ -11,7 +11,7 @@ allocates the results, makes the one foreign call, and shapes and names the resu
 import sys
 import warnings
 
-from . import _arrays, _build, _jax, _radix, _runs, _sortout, _types, return_types
+from . import _arrays, _build, _jax, _radix, _runs, _select, _sortout, _types, return_types
 from ._errors import ArgumentTypeError, ArgumentValueError, CompileError
 
 # dtype names (as NumPy, PyTorch and CuPy print them, without a "torch." prefix) -> (the parm
@@ -221,6 +221,9 @@ def _new_plan(op, x, dim, flag, k):
     if lib != "jax" and _radix.takes(op, cuda, x.dtype, length, _product(shape) // length if length else 0):
         return _keep(lib, x, op, dim, flag, k, _radix.RadixPlan(op, _arrays.adapter_of(x, cuda), device, x.dtype, shape,
                                                            flag, _named(lib, op)))
+    log_s = _select.takes(op, lib, cuda, x.dtype, shape, d, k)
+    if log_s is not None:
+        return _keep(lib, x, op, dim, flag, k, _select_plan(lib, x, cuda, device, t, rank, shape, flag, k, log_s))
     # a 0-d array is one element, whose top-k is its sort: torch.topk gives 0-d results, the
     # element and 0, for k = 0 as for k = 1 (its CPU kernel; its CUDA one leaves k = 0's unwritten)
     kind = "sort" if op == "topk" and not shape else op
@@ -229,6 +232,17 @@ def _new_plan(op, x, dim, flag, k):
                  k if kind == "topk" else None, _named(lib, op))
     _keep(lib, x, op, dim, flag, k, plan.run)
     return plan
+
+
+def _select_plan(lib, x, cuda, device, t, rank, shape, largest, k, log_s):
+    """A top-k of rows by delegates (_select.py): its two networks are plans of rows of the
+    delegates and of the candidates."""
+    adapter, rows, n = _arrays.adapter_of(x, cuda), _product(shape[:-1]), shape[-1]
+
+    def network(length):
+        return _Plan("topk", lib, cuda, device, adapter, x.dtype, t, rank, (rows, length), 1, largest, k, tuple)
+    return _select.SelectPlan(adapter, device, x.dtype, shape, largest, k, log_s, network(-(-n >> log_s)),
+                              network(k << log_s), _named(lib, "topk"))
 
 
 def _keep(lib, x, op, dim, flag, k, run):

@@ -84,6 +84,19 @@ PADDED = [  # rows of vocabulary sizes, padded in the program to the next power 
     ("topk", (1024, 50257), -1, 8, torch.float32, True),     # GPT-2
 ]
 
+DELEGATES = [  # long rows by delegates (python/parmc/_select.py): both ends, every kind of element,
+    # rows whose length is no multiple of a 16-byte load, k of one and of nearly 256, rows of a 3-D x
+    ("topk", (8, 4097), -1, 1, torch.float32, True),
+    ("topk", (3, 50257), -1, 100, torch.float16, False),
+    ("topk", (16, 100003), -1, 37, torch.float64, True),
+    ("topk", (2, 4, 65536), -1, 16, torch.int32, False),
+    ("topk", (32, 1 << 17), -1, 64, torch.bfloat16, False),
+    ("topk", (5, 200000), -1, 255, torch.uint8, True),
+    ("topk", (7, 30001), -1, 12, torch.int64, True),
+    ("topk", (64, 1 << 14), -1, 256, torch.int16, False),
+    ("topk", (1, 1 << 20), -1, 8, torch.float32, False),
+]
+
 
 def make(shape, dtype, gen):
     """Random keys with ties, and NaNs and infinities for floats."""
@@ -229,13 +242,21 @@ def check_as_torch():
                 bad.append(f"sort of {name} dim={dim}")
             if not torch.equal(parmc.topk(y, np.int32(3), dim).indices, ti.narrow(dim, 0, 3)):
                 bad.append(f"topk of {name} dim={dim}")
+    # a long row by delegates (_select.py): transposed, and into out=
+    y = torch.randn(8192, 48, device="cuda").t()
+    si = torch.sort(y, dim=1, descending=True, stable=True)[1].narrow(1, 0, 24)
+    out = (torch.empty(48, 24, device="cuda"), torch.empty(48, 24, dtype=torch.int64, device="cuda"))
+    r = parmc.topk(y, 24, out=out)
+    if not (torch.equal(parmc.topk(y, 24).indices, si) and torch.equal(out[1], si) and r.values is out[0]):
+        bad.append("topk by delegates of a transposed tensor, into out=")
     z = torch.tensor(3.5, device="cuda")
     for k in (1, 0):
         r, (tv, ti) = parmc.topk(z, k), torch.topk(z.cpu(), k)
         if r.values.shape != () or not torch.equal(r.values.cpu(), tv) or not torch.equal(r.indices.cpu(), ti):
             bad.append(f"topk of a 0-d tensor, k={k}: {r}")
     torch.cuda.synchronize()
-    print(f"{'FAIL' if bad else 'ok'} as torch: named results, strided inputs, NumPy scalars, 0-d top-k"
+    print(f"{'FAIL' if bad else 'ok'} as torch: named results, strided inputs, NumPy scalars, 0-d top-k, "
+          "delegates of a transposed tensor"
           + (f": {'; '.join(bad)}" if bad else ""))
     return not bad
 
@@ -269,10 +290,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=8, help="programs built at once on first use")
     ap.add_argument("--only-padded", action="store_true", help="the vocabulary-sized rows alone, no other check")
     ap.add_argument("--only-rows", action="store_true", help="the one-row top-k alone, no other check")
+    ap.add_argument("--only-delegates", action="store_true", help="the top-k by delegates alone, no other check")
     args = ap.parse_args()
     one_row = [c for c in TOPK if c[1][0] == 1]
-    cases = PADDED if args.only_padded else one_row if args.only_rows else \
-        (QUICK if args.quick else TOPK + SORT) + HALVES + INTS + LONG + PADDED
+    cases = PADDED if args.only_padded else one_row if args.only_rows else DELEGATES if args.only_delegates else \
+        (QUICK if args.quick else TOPK + SORT) + HALVES + INTS + LONG + PADDED + DELEGATES
     gen = torch.Generator(device="cuda").manual_seed(26)
     inputs = [make(c[1], c[4], gen) for c in cases]
     torch.cuda.synchronize()
@@ -293,7 +315,7 @@ def main():
         ours, theirs = calls(case, x)
         a, b = time_ms(ours, args.runs), time_ms(theirs, args.runs)
         print(f"| {describe(case)} | {a:.3f} | {b:.3f} | {b / a:.2f} |")
-    if args.only_padded or args.only_rows:
+    if args.only_padded or args.only_rows or args.only_delegates:
         return 1 if failed else 0
     # the host cost of a call after the first: a tiny input, so that the kernels are short
     small = torch.randn(4, 64, device="cuda")

@@ -19,7 +19,7 @@ except ImportError:
 
 from common import PARMC, ROOT, setUpModule, tearDownModule  # noqa: F401 (the module fixtures)
 import parmc  # noqa: E402
-from parmc import _sortops  # noqa: E402
+from parmc import _build, _radix, _select, _sortops  # noqa: E402
 
 rng = np.random.default_rng(26)
 
@@ -462,6 +462,55 @@ class TopK(unittest.TestCase):
         same(self, v, rv, "sorted")
         same(self, i, ri, "sorted")
         self.assertFalse(_sortops._entries[("topk", False, "i16", 3, 6, 0, True, 2, False, None, 3, None)][1])
+
+    def test_rows_by_delegates(self):
+        """The top-k of long rows by delegates (python/parmc/_select.py, taken on CUDA): its
+        kernels built here from _select.cu's host branch by the C++ compiler, its two networks
+        through the C target, against the reference: both ends, ties, NaNs and zeros of both
+        signs, k not a power of two, rows of no multiple of a subrange, a 3-D x."""
+        def read(path):
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+        saved = _select._library
+        _select._library = _select.typed(_build.cxx_library(
+            read(_select.SOURCE), "parmc_select_host", [os.path.dirname(_select.SOURCE)], [read(_radix.RANKS)]))
+        try:
+            for shape, k, largest, dt in (((3, 5000), 40, True, np.float32), ((2, 2, 4097), 7, False, np.int32),
+                                          ((2, 9000), 64, True, np.float64), ((3, 4096), 1, False, np.float16),
+                                          ((2, 20000), 200, False, np.uint8)):
+                x = random_array(dt, shape)
+                _, cuda, sh, d, t, rank = _sortops._checked("topk", x, -1, k)
+                j = _select.log_s(shape[-1], k)
+                self.assertIsNotNone(j, shape)
+                v, i = _sortops._select_plan("numpy", x, False, None, t, rank, sh, largest, k, j)(x)
+                rv, ri = ref_topk(x, k, -1, largest)
+                what = f"{dt.__name__} {shape} k={k} largest={largest}"
+                same(self, v, rv, what)
+                same(self, i, ri, what)
+        finally:
+            _select._library = saved
+
+    def test_which_calls_go_by_delegates(self):
+        """On CUDA, along the last dim, rows of 2^12 or more, k of 1 to 256, where the networks
+        of the delegates and of the candidates have a quarter of the row's elements or fewer;
+        the subrange is the one of the fewest."""
+        f32 = np.dtype(np.float32)
+        self.assertEqual(_select.takes("topk", "torch", True, f32, (128, 128256), 1, 40), 5)
+        self.assertEqual(_select.takes("topk", "cupy", True, f32, (2, 3, 1 << 17), 2, 256), 4)
+        for op, lib, cuda, shape, d, k in (("topk", "numpy", False, (4, 1 << 16), 1, 8),
+                                           ("topk", "jax", True, (4, 1 << 16), 1, 8),
+                                           ("sort", "torch", True, (4, 1 << 16), 1, 8),
+                                           ("topk", "torch", True, (1 << 16, 4), 0, 8),
+                                           ("topk", "torch", True, (4, 4095), 1, 8),
+                                           ("topk", "torch", True, (4, 1 << 20), 1, 257),
+                                           ("topk", "torch", True, (0, 1 << 16), 1, 8),
+                                           ("topk", "torch", True, (4, 4096), 1, 256)):
+            self.assertIsNone(_select.takes(op, lib, cuda, f32, shape, d, k), (op, lib, shape, d, k))
+        for n, k in ((1 << 17, 64), (151936, 8), (50257, 8), (4096, 64), (1 << 20, 256)):
+            j = _select.log_s(n, k)
+            work = [_select._pad(-(-n >> i)) + _select._pad(k << i) for i in range(2, 11) if -(-n >> i) >= k]
+            self.assertEqual(_select._pad(-(-n >> j)) + _select._pad(k << j), min(work), (n, k))
+            self.assertLessEqual(min(work) * _select.GAIN, _select._pad(n), (n, k))
 
     def test_k_zero(self):
         v, i = parmc.topk(np.ones((3, 5), np.int32), 0)

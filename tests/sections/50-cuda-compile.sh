@@ -23,6 +23,9 @@ if command -v nvcc >/dev/null; then
     # the Python package's radix sort of one long row (python/parmc/_radix.py builds it)
     if nvcc -arch=sm_90 "${NVCC_STRICT[@]}" -O1 -c python/parmc/_radix.cu -o "$TMP/cuda/radix.o" \
         2>"$TMP/cuda/err.txt"; then pass; else fail "CUDA of python/parmc/_radix.cu: $(head -5 "$TMP/cuda/err.txt")"; fi
+    # and its top-k of long rows by delegates (python/parmc/_select.py)
+    if nvcc -arch=sm_90 "${NVCC_STRICT[@]}" -O1 -c python/parmc/_select.cu -o "$TMP/cuda/select.o" \
+        2>"$TMP/cuda/err.txt"; then pass; else fail "CUDA of python/parmc/_select.cu: $(head -5 "$TMP/cuda/err.txt")"; fi
     for ex in examples/*.parm; do cuda_compiles "$ex" "$(basename "$ex" .parm)" --emit-main "$ex"; done
     # parities of a zero mask are folded where they are printed: no dead
     # `parm_parity(b & 0x0ull)` terms or `^ 0` constants

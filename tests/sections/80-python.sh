@@ -8,6 +8,18 @@
 # The GPU paths (PyTorch, CuPy) are tests/gpu/python.sh and
 # tests/gpu/sort_ops.sh,
 # run on a GPU machine.
+# the kernels of the top-k by delegates (python/parmc/_select.cu), built on the host with the
+# sanitizers, against a reference top-k of whole rows
+if c++ -std=c++17 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+    tests/python/select_host.cpp -o "$TMP/select_host" 2>"$TMP/select_host.err"; then
+    out=$("$TMP/select_host" 2>&1)
+    case $(printf '%s\n' "$out" | tail -1) in
+    *" passed, 0 failed") pass ;;
+    *) fail "python: _select.cu's kernels on the host: $(printf '%s\n' "$out" | head -3)" ;;
+    esac
+else
+    fail "python: tests/python/select_host.cpp does not build: $(head -5 "$TMP/select_host.err")"
+fi
 VENV=build/venv
 if ! bash tests/tools/venv.sh "$VENV" >"$TMP/venv.out" 2>&1; then
     fail "python: cannot make the tests' virtual environment $VENV: $(tail -3 "$TMP/venv.out")"
