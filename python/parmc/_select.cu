@@ -27,7 +27,7 @@ typedef cudaStream_t Stream;
     (kernel<<<(unsigned)(blocks), (threads), 0, (stream)>>>(__VA_ARGS__), (int)cudaGetLastError())
 #else
 // The tests' build on the host (tests/python/select_host.cpp): a block is one thread, the
-// blocks run one after another, and a subrange is read by one lane (lanes_of).
+// blocks run one after another, and a subrange's lanes are read by its first (delegates).
 typedef void *Stream;
 struct Dim {
     unsigned x;
@@ -73,10 +73,25 @@ template <class K> __device__ K group_max(K key, unsigned lanes) {
     return key;
 }
 
-// d[r*m + j]: the delegate of row r's subrange j, read by 2^log_lanes lanes of a warp, V
-// elements a load. The key is the rank, complemented for the smallest; every lane of a warp
-// runs the loop's rounds alike (the shuffles), those past the last subrange with nothing to
-// read. rows*m is below 2^32 (parmc_select_delegates).
+// The greatest key of one lane's part of a subrange [start, end) of a row: its loads of V
+// elements at lane, lane + lanes, ... The key is the rank, complemented for the smallest.
+template <class X, class K, class R, unsigned V>
+__device__ K lane_best(const X *row, size_t start, size_t end, uint32_t lane, uint32_t lanes, bool largest, R rank) {
+    K best = 0;
+    for (size_t e = start + lane * V; e < end; e += (size_t)lanes * V) {
+        Chunk<X, V> c = *(const Chunk<X, V> *)(row + e);
+        for (unsigned v = 0; v < V; v++) {
+            K key = largest ? (K)rank(c.x[v]) : (K)~rank(c.x[v]);
+            best = key > best ? key : best;
+        }
+    }
+    return best;
+}
+
+// d[r*m + j]: the delegate of row r's subrange j, read by 2^log_lanes lanes of a warp (on the
+// host, by the group's first lane for them all), V elements a load. Every lane of a warp runs
+// the loop's rounds alike (the shuffles), those past the last subrange with nothing to read.
+// rows*m is below 2^32 (delegates_of).
 template <class X, class K, class R, unsigned V>
 __global__ void delegates(const X *x, X *d, size_t rows, size_t n, unsigned log_s, uint32_t m, unsigned log_lanes,
                           bool largest, R rank) {
@@ -89,13 +104,14 @@ __global__ void delegates(const X *x, X *d, size_t rows, size_t n, unsigned log_
             uint32_t r = sub / m, j = sub - r * m;
             const X *row = x + r * n;
             size_t start = (size_t)j << log_s, end = start + s < n ? start + s : n;
-            for (size_t e = start + lane * V; e < end; e += (size_t)lanes * V) {
-                Chunk<X, V> c = *(const Chunk<X, V> *)(row + e);
-                for (unsigned v = 0; v < V; v++) {
-                    K key = largest ? (K)rank(c.x[v]) : (K)~rank(c.x[v]);
-                    best = key > best ? key : best;
-                }
+#ifdef __CUDACC__
+            best = lane_best<X, K, R, V>(row, start, end, lane, lanes, largest, rank);
+#else
+            for (uint32_t l = 0; l < lanes && lane == 0; l++) {
+                K b = lane_best<X, K, R, V>(row, start, end, l, lanes, largest, rank);
+                best = b > best ? b : best;
             }
+#endif
         }
         best = group_max(best, lanes);
         if (sub < subs && lane == 0) d[sub] = rank.value(largest ? best : (K)~best);
@@ -138,16 +154,11 @@ __global__ void row_indices(const int32_t *sorted, int64_t *pos, size_t count, u
 }
 
 // The lanes (their log) that read one subrange of 2^log_s elements, V a load: four loads
-// each where there are that many, at most a warp's; one on the host.
+// each where there are that many, at most a warp's.
 unsigned log_lanes_of(unsigned log_s, unsigned v) {
-#ifdef __CUDACC__
     unsigned log_loads = log_s;
     for (unsigned w = v; w > 1; w /= 2) log_loads--;
     return log_loads < 2 ? 0 : log_loads - 2 < 5 ? log_loads - 2 : 5;
-#else
-    (void)log_s, (void)v;
-    return 0;
-#endif
 }
 
 template <class X, class K, class R>

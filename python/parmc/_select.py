@@ -15,6 +15,7 @@ from ._errors import CallError
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_select.cu")
 LARGEST_K = 256         # _select.cu ranks a row's k subranges by k compares each
 SHORTEST = 1 << 12      # rows shorter than this are left to the network over the row
+SMALLEST = 1 << 21      # and calls of fewer elements, whose five launches would cost more than they save
 GAIN = 4                # the networks' elements at least this many times fewer
 _library = None
 
@@ -40,12 +41,13 @@ def log_s(n, k):
 
 def takes(op, lib, cuda, dtype, shape, d, k):
     """The subrange's log where a call is a top-k by delegates (on CUDA, along the last dim,
-    of rows of SHORTEST or more, k of 1 to LARGEST_K, an element type of _ranks.cuh), else
-    None."""
+    of rows of SHORTEST or more, SMALLEST elements or more, k of 1 to LARGEST_K, an element
+    type of _ranks.cuh), else None."""
     if not (op == "topk" and cuda and lib in ("torch", "cupy") and shape and d == len(shape) - 1):
         return None
     n = shape[-1]
-    if not (math.prod(shape) and SHORTEST <= n < 1 << 31 and 1 <= k <= LARGEST_K) or _radix.code(dtype) is None:
+    if not (math.prod(shape) >= SMALLEST and SHORTEST <= n < 1 << 31 and 1 <= k <= LARGEST_K) \
+            or _radix.code(dtype) is None:
         return None
     j = log_s(n, k)
     return j if j is not None and math.prod(shape[:-1]) * -(-n >> j) < 1 << 32 else None

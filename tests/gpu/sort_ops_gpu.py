@@ -86,15 +86,15 @@ PADDED = [  # rows of vocabulary sizes, padded in the program to the next power 
 
 DELEGATES = [  # long rows by delegates (python/parmc/_select.py): both ends, every kind of element,
     # rows whose length is no multiple of a 16-byte load, k of one and of nearly 256, rows of a 3-D x
-    ("topk", (8, 4097), -1, 1, torch.float32, True),
-    ("topk", (3, 50257), -1, 100, torch.float16, False),
-    ("topk", (16, 100003), -1, 37, torch.float64, True),
-    ("topk", (2, 4, 65536), -1, 16, torch.int32, False),
+    ("topk", (512, 4097), -1, 1, torch.float32, True),
+    ("topk", (48, 50257), -1, 100, torch.float16, False),
+    ("topk", (24, 100003), -1, 37, torch.float64, True),
+    ("topk", (8, 4, 65536), -1, 16, torch.int32, False),
     ("topk", (32, 1 << 17), -1, 64, torch.bfloat16, False),
-    ("topk", (5, 200000), -1, 255, torch.uint8, True),
-    ("topk", (7, 30001), -1, 12, torch.int64, True),
-    ("topk", (64, 1 << 14), -1, 256, torch.int16, False),
-    ("topk", (1, 1 << 20), -1, 8, torch.float32, False),
+    ("topk", (12, 200000), -1, 255, torch.uint8, True),
+    ("topk", (70, 30001), -1, 12, torch.int64, True),
+    ("topk", (128, 1 << 14), -1, 256, torch.int16, False),
+    ("topk", (2, 1 << 20), -1, 8, torch.float32, False),
 ]
 
 
@@ -243,9 +243,9 @@ def check_as_torch():
             if not torch.equal(parmc.topk(y, np.int32(3), dim).indices, ti.narrow(dim, 0, 3)):
                 bad.append(f"topk of {name} dim={dim}")
     # a long row by delegates (_select.py): transposed, and into out=
-    y = torch.randn(8192, 48, device="cuda").t()
+    y = torch.randn(8192, 256, device="cuda").t()
     si = torch.sort(y, dim=1, descending=True, stable=True)[1].narrow(1, 0, 24)
-    out = (torch.empty(48, 24, device="cuda"), torch.empty(48, 24, dtype=torch.int64, device="cuda"))
+    out = (torch.empty(256, 24, device="cuda"), torch.empty(256, 24, dtype=torch.int64, device="cuda"))
     r = parmc.topk(y, 24, out=out)
     if not (torch.equal(parmc.topk(y, 24).indices, si) and torch.equal(out[1], si) and r.values is out[0]):
         bad.append("topk by delegates of a transposed tensor, into out=")

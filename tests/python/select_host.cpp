@@ -1,5 +1,5 @@
 // select_host.cpp: python/parmc/_select.cu's kernels built on the host (one thread a block,
-// one lane a subrange), with a reference top-k in place of parmc's networks, against the
+// a subrange's lanes read by its first), with a reference top-k in place of parmc's networks, against the
 // reference top-k of the whole rows: the same indices, the values the row's own bits. Rows of
 // every length near a subrange's multiples, ties, zeros of both signs and NaNs, both ends,
 // every element type, aligned and not (the 16-byte loads and the single ones). Prints
@@ -80,7 +80,7 @@ void check(const char *type, size_t rows, size_t n, size_t k, unsigned log_s, bo
 template <class X, class R> void check_type(const char *type, int code, R rank, std::vector<X> specials) {
     const size_t lengths[] = {1000, 1031, 3000, 4096};
     const size_t ks[] = {1, 2, 7, 8, 40, 64};
-    const unsigned logs[] = {2, 3, 5, 6};
+    const unsigned logs[] = {2, 3, 5, 6, 8};
     for (size_t n : lengths)
         for (size_t k : ks)
             for (unsigned log_s : logs) {

@@ -491,20 +491,21 @@ class TopK(unittest.TestCase):
             _select._library = saved
 
     def test_which_calls_go_by_delegates(self):
-        """On CUDA, along the last dim, rows of 2^12 or more, k of 1 to 256, where the networks
-        of the delegates and of the candidates have a quarter of the row's elements or fewer;
-        the subrange is the one of the fewest."""
+        """On CUDA, along the last dim, rows of 2^12 or more, 2^21 elements or more, k of 1 to
+        256, where the networks of the delegates and of the candidates have a quarter of the
+        row's elements or fewer; the subrange is the one of the fewest."""
         f32 = np.dtype(np.float32)
         self.assertEqual(_select.takes("topk", "torch", True, f32, (128, 128256), 1, 40), 5)
-        self.assertEqual(_select.takes("topk", "cupy", True, f32, (2, 3, 1 << 17), 2, 256), 4)
-        for op, lib, cuda, shape, d, k in (("topk", "numpy", False, (4, 1 << 16), 1, 8),
-                                           ("topk", "jax", True, (4, 1 << 16), 1, 8),
-                                           ("sort", "torch", True, (4, 1 << 16), 1, 8),
-                                           ("topk", "torch", True, (1 << 16, 4), 0, 8),
-                                           ("topk", "torch", True, (4, 4095), 1, 8),
+        self.assertEqual(_select.takes("topk", "cupy", True, f32, (4, 4, 1 << 17), 2, 256), 4)
+        for op, lib, cuda, shape, d, k in (("topk", "numpy", False, (64, 1 << 16), 1, 8),
+                                           ("topk", "jax", True, (64, 1 << 16), 1, 8),
+                                           ("sort", "torch", True, (64, 1 << 16), 1, 8),
+                                           ("topk", "torch", True, (1 << 16, 64), 0, 8),
+                                           ("topk", "torch", True, (1024, 4095), 1, 8),
+                                           ("topk", "torch", True, (1, 1 << 20), 1, 8),
                                            ("topk", "torch", True, (4, 1 << 20), 1, 257),
                                            ("topk", "torch", True, (0, 1 << 16), 1, 8),
-                                           ("topk", "torch", True, (4, 4096), 1, 256)):
+                                           ("topk", "torch", True, (1024, 4096), 1, 256)):
             self.assertIsNone(_select.takes(op, lib, cuda, f32, shape, d, k), (op, lib, shape, d, k))
         for n, k in ((1 << 17, 64), (151936, 8), (50257, 8), (4096, 64), (1 << 20, 256)):
             j = _select.log_s(n, k)

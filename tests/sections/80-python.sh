@@ -41,14 +41,15 @@ grep -q '^skip test_jax' "$TMP/py.out" && fail "python: test_jax skipped: $(grep
 grep -q '^FAIL' "$TMP/py.out" && sed -n '1,60p' "$TMP/py.err"
 
 # `pip install ./python` builds parmc (make build/parmc in this tree) and ships
-# it with its stdlib and the radix sort's CUDA source (_radix.cu): `import parmc`
+# it with its stdlib and the CUDA sources of its helpers (_radix.cu, _select.cu, _ranks.cuh): `import parmc`
 # then compiles with no PARMC and no parmc on PATH (the README's NumPy example). The unit tests above import python/ itself.
 if env -u MAKEFLAGS -u MAKELEVEL $PY -m pip install -q --no-deps --no-build-isolation --disable-pip-version-check \
     ./python >"$TMP/pip.out" 2>&1; then
     out=$(root=$PWD && cd "$TMP" && env -u PARMC PATH=/usr/bin:/bin PARMC_CACHE="$TMP/pycache" "$root/$PY" -c '
 import os, sys, parmc, numpy as np
-from parmc import _radix
-print(os.path.relpath(parmc.find_parmc(), os.path.dirname(parmc.__file__)), os.path.isfile(_radix.SOURCE))
+from parmc import _radix, _select
+print(os.path.relpath(parmc.find_parmc(), os.path.dirname(parmc.__file__)),
+      all(os.path.isfile(f) for f in (_radix.SOURCE, _radix.RANKS, _select.SOURCE)))
 print(parmc.compile(os.path.join(sys.argv[1], "examples/sort.parm"), target="c").main(
     np.arange(2**20, 0, -1, dtype=np.int32))[:4])' "$root" 2>"$TMP/installed.err")
     if [ "$out" = "$(printf '_bin/parmc True\n[1 2 3 4]')" ]; then pass
