@@ -220,32 +220,37 @@ static inline void parm_input_invalid(const parm_input *in, const char *type) {
     free(msg);
 }
 
+/* Reports why the input could not be read, frees what was read and fails. */
+static inline int parm_input_unread(parm_input *in, const char *why) {
+    fprintf(stderr, PARM_INPUT_NAME ": error: cannot read standard input: %s\n", why);
+    free(in->text);
+    in->text = NULL;
+    return -1;
+}
+
+/* The whole of f into in (its text NUL-terminated, a byte-order mark
+ * skipped); 0, or -1 after the reason is reported (nothing to free). */
 static inline int parm_input_read(parm_input *in, FILE *f) {
     size_t cap = 1 << 16, n = 0, got;
     in->text = (char *)malloc(cap);
     in->pos = 0;
     in->count = 0;
     in->start = in->tok_len = 0;
-    if (!in->text) {
-        fputs("error: cannot read the input\n", stderr);
-        return -1;
-    }
+    if (!in->text) return parm_input_unread(in, "out of memory");
     while ((got = fread(in->text + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (n + 1 == cap) {
             char *grown = (char *)realloc(in->text, cap *= 2);
-            if (!grown) {
-                fputs("error: cannot read the input\n", stderr);
-                return -1;
-            }
+            if (!grown) return parm_input_unread(in, "out of memory");
             in->text = grown;
         }
     }
+    if (ferror(f)) return parm_input_unread(in, strerror(errno));
     size_t bom = parm_bom_len(in->text, n);
     memmove(in->text, in->text + bom, n - bom); /* a reader may go back to pos 0 */
     in->text[n - bom] = 0;
     in->len = n - bom;
-    return ferror(f) ? -1 : 0;
+    return 0;
 }
 
 static inline int parm_is_space(char c) {

@@ -1136,8 +1136,7 @@ void emit_graph_main(FILE *out, const EmitInput *in, const EntryPlan *first, con
     fputs(";\n}\n\n", out);
     emit_main_start(out);
     fputs("    parm_input input;\n"
-          "    if (parm_input_read(&input, stdin)) { fprintf(stderr, \"error: cannot read the "
-          "input\\n\"); return 1; }\n"
+          "    if (parm_input_read(&input, stdin)) return 1;\n"
           "    if (parm_input_has_nul(&input)) { free(input.text); return 1; }\n"
           "    char tok[PARM_MAX_TOKEN];\n    long count = 0;\n",
           out);

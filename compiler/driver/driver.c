@@ -441,7 +441,7 @@ static void compare_stages(Compilation *c, const Options *opt, const IrFunc *f) 
 static void interpret(Compilation *c, const Options *opt, FILE *in, FILE *out) {
     long len = 0;
     c->input = io_slurp(in, &len);
-    if (!c->input) diag_fatal("cannot read standard input");
+    if (!c->input) diag_fatal("cannot read standard input: %s", strerror(errno));
     IoShape shape;
     const IrFunc *f = io_read_inputs(&c->ir, c->entry, "<stdin>", c->input, len, &c->inputs,
                                      &shape);

@@ -7,6 +7,7 @@
 #include "io.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -376,7 +377,9 @@ char *io_slurp(FILE *in, long *len) {
         }
     }
     if (ferror(in)) {
+        int err = errno;
         free(buf);
+        errno = err;
         return NULL;
     }
     buf[n] = 0;

@@ -29,7 +29,8 @@ const IrFunc *io_read_inputs(const IrProgram *p, const char *entry, const char *
  * (for an entry with segments, each row's segment in row order, from the
  * segments' parameters among the inputs). */
 void io_write_results(FILE *out, const IrFunc *f, Buf *const *inputs, Buf **results, IoShape shape);
-/* Read a whole stream into a NUL-terminated heap buffer; NULL on error. */
+/* Read a whole stream into a NUL-terminated heap buffer; NULL on error, with
+ * errno saying why. */
 char *io_slurp(FILE *in, long *len);
 
 #endif

@@ -76,3 +76,21 @@ if "$PARMC" --target=c --emit-main "$TMP/input/plus.parm" -o "$TMP/input/plus.c"
 else
     fail "input: cannot build the main of a u8 entry"
 fi
+
+# standard input that cannot be read (a directory): one message saying why, exit
+# 1, from the interpreter and the standalone main alike (the main's built with
+# the sanitizers: what it read so far is freed)
+printf 'entry main (xs : [2^2]i32) = xs\n' >"$TMP/input/unread.parm"
+if "$PARMC" --target=c --emit-main "$TMP/input/unread.parm" -o "$TMP/input/unread.c" &&
+    cc -std=c11 -O1 -fsanitize=address,undefined "$TMP/input/unread.c" -o "$TMP/input/unread" -lm; then
+    "$PARMC" --interpret "$TMP/input/unread.parm" <"$TMP" >/dev/null 2>"$TMP/input/unread_i.err"
+    si=$?
+    "$TMP/input/unread" <"$TMP" >/dev/null 2>"$TMP/input/unread_c.err"
+    sc=$?
+    [ $si = 1 ] && [ "$(cat "$TMP/input/unread_i.err")" = "parmc: error: cannot read standard input: Is a directory" ] &&
+        pass || fail "input: a directory as stdin, interpreter (exit $si): $(head -2 "$TMP/input/unread_i.err")"
+    [ $sc = 1 ] && [ "$(cat "$TMP/input/unread_c.err")" = "<stdin>: error: cannot read standard input: Is a directory" ] &&
+        pass || fail "input: a directory as stdin, standalone main (exit $sc): $(head -2 "$TMP/input/unread_c.err")"
+else
+    fail "input: cannot build the main of an i32 entry"
+fi

@@ -85,10 +85,7 @@ static size_t guard_row_len = 1; /* an entry over rows: the input's first token 
  * scalar parameters; returns n, the number of elements. */
 static size_t read_input(unsigned char **planes) {
     parm_input input;
-    if (parm_input_read(&input, stdin)) {
-        fprintf(stderr, "guard: cannot read the input\n");
-        exit(1);
-    }
+    if (parm_input_read(&input, stdin)) exit(1);
     char tok[80];
     long count = 0, row_len = 1;
     if (GUARD_ROWS && !(parm_next_token(&input, tok, sizeof tok) &&
