@@ -123,9 +123,11 @@ static void write_lengths(FILE *out, IrVal *const *vals, int n) {
     fputs("]", out);
 }
 
-/* The length of the first array parameter, else of the first array result:
- * the API's n. -1 when the function has no array. */
+/* The API's n: the length of the padded parameter (whose elements the call's
+ * n counts), else of the first array parameter, else of the first array
+ * result; -1 when the function has no array. */
 static int n_log_len(const IrFunc *f) {
+    if (f->pad_param >= 0) return f->body->params[f->pad_param]->log_len;
     for (int i = 0; i < f->body->nparams; i++)
         if (!ir_is_scalar(f->body->params[i])) return f->body->params[i]->log_len;
     for (int i = 0; i < f->body->nresults; i++)
