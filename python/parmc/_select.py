@@ -1,23 +1,25 @@
-"""parmc.topk of long rows on CUDA by delegates (_select.cu): a row of n is cut into subranges
-of 2^log_s, each subrange's best element (its delegate) read in one pass over the row; the top k
+"""parmc.topk of long rows by delegates (_select.cu): a row of n is cut into subranges of
+2^log_s, each subrange's best element (its delegate) read in one pass over the row; the top k
 of the delegates name the k subranges that hold the row's top k; the top k of their elements
 (the candidates) are the result. Both top-ks are parmc's own networks (_sortops._Plan), over
 m = ceil(n / 2^log_s) delegates and k * 2^log_s candidates instead of n elements, so a long
 row costs about one read of it where a network over it sorts runs of k of every element
-(docs/python.md, "Top-k"). Order, ties and NaNs are the networks' (_select.cu says why)."""
+(docs/python.md, "Top-k"). Order, ties and NaNs are the networks' (_select.cu says why). On
+CUDA the kernels are built by nvcc, on the host by the C++ compiler (_select.cu's host
+branch); without one, a host call takes the network over the row."""
 import ctypes
 import math
 import os
 
 from . import _build, _radix
-from ._errors import CallError
+from ._errors import CallError, ToolError
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_select.cu")
 LARGEST_K = 256         # _select.cu ranks a row's k subranges by k compares each
 SHORTEST = 1 << 12      # rows shorter than this are left to the network over the row
 SMALLEST = 1 << 21      # and calls of fewer elements, whose five launches would cost more than they save
 GAIN = 4                # the networks' elements at least this many times fewer
-_library = None
+_libraries = {}       # on CUDA? -> _select.cu's library, or None where it cannot be built
 
 
 def _pad(n):
@@ -40,10 +42,11 @@ def log_s(n, k):
 
 
 def takes(op, lib, cuda, dtype, shape, d, k):
-    """The subrange's log where a call is a top-k by delegates (on CUDA, along the last dim,
-    of rows of SHORTEST or more, SMALLEST elements or more, k of 1 to LARGEST_K, an element
-    type of _ranks.cuh), else None."""
-    if not (op == "topk" and cuda and lib in ("torch", "cupy") and shape and d == len(shape) - 1):
+    """The subrange's log where a call is a top-k by delegates (not of JAX arrays, along the
+    last dim, of rows of SHORTEST or more, SMALLEST elements or more, k of 1 to LARGEST_K, an
+    element type of _ranks.cuh), else None; the call then goes by delegates where the
+    kernels can be built (library)."""
+    if not (op == "topk" and lib != "jax" and shape and d == len(shape) - 1):
         return None
     n = shape[-1]
     if not (math.prod(shape) >= SMALLEST and SHORTEST <= n < 1 << 31 and 1 <= k <= LARGEST_K) \
@@ -53,17 +56,31 @@ def takes(op, lib, cuda, dtype, shape, d, k):
     return j if j is not None and math.prod(shape[:-1]) * -(-n >> j) < 1 << 32 else None
 
 
-def library():
-    """_select.cu's library, built once (the cache) and loaded once per process."""
-    global _library
-    if _library is None:
-        _library = typed(_build.cuda_library(SOURCE, "parmc_select", (_radix.RANKS,)))
-    return _library
+def library(cuda):
+    """_select.cu's library for CUDA or the host, built once (the cache) and loaded once per
+    process; None on the host without a C++ compiler."""
+    lib = _libraries.get(cuda, False)
+    if lib is False:
+        if cuda:
+            lib = typed(_build.cuda_library(SOURCE, "parmc_select", (_radix.RANKS,)))
+        else:
+            try:
+                lib = typed(_build.cxx_library(_read(SOURCE), "parmc_select_host", [os.path.dirname(SOURCE)],
+                                               [_read(_radix.RANKS)]))
+            except ToolError:
+                lib = None
+        _libraries[cuda] = lib
+    return lib
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 def typed(lib):
-    """lib (_select.cu's, by nvcc or, for the tests, by a C++ compiler) with its functions'
-    ctypes signatures."""
+    """lib (_select.cu's, by nvcc or by the C++ compiler) with its functions' ctypes
+    signatures."""
     p, size, u = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint
     for f, args in ((lib.parmc_select_delegates, [ctypes.c_int, ctypes.c_int, p, p, size, size, u, p]),
                     (lib.parmc_select_candidates, [ctypes.c_int, ctypes.c_int, p, p, p, p, size, size, u, u, p]),
@@ -76,16 +93,16 @@ class SelectPlan:
     """How a top-k of long rows runs: x contiguous (a copy where it is not), its delegates, the
     plan `delegates` (a top-k of rows x m), the candidates, the plan `candidates` (a top-k of
     rows x k*2^log_s), their positions made the row's; every step on the current stream (on
-    the host, for the tests, one after another: device None)."""
+    the host, one after another: device None)."""
 
-    def __init__(self, adapter, device, dtype, shape, largest, k, log_s, delegates, candidates, named):
+    def __init__(self, cuda, adapter, device, dtype, shape, largest, k, log_s, delegates, candidates, named):
         self.adapter, self.device, self.dtype, self.named = adapter, device, dtype, named
         self.rows, self.n, self.k, self.log_s = math.prod(shape[:-1]), shape[-1], k, log_s
         self.out_shape = tuple(shape[:-1]) + (k,)
         self.m = -(-self.n >> log_s)
         self.code, self.largest = _radix.code(dtype), int(largest)
         self.delegates, self.candidates = delegates, candidates
-        self.lib = library()
+        self.lib = library(cuda)
         self.i32 = adapter.dtype("i32")
 
     def __call__(self, x):

@@ -222,7 +222,7 @@ def _new_plan(op, x, dim, flag, k):
         return _keep(lib, x, op, dim, flag, k, _radix.RadixPlan(op, _arrays.adapter_of(x, cuda), device, x.dtype, shape,
                                                            flag, _named(lib, op)))
     log_s = _select.takes(op, lib, cuda, x.dtype, shape, d, k)
-    if log_s is not None:
+    if log_s is not None and _select.library(cuda) is not None:
         return _keep(lib, x, op, dim, flag, k, _select_plan(lib, x, cuda, device, t, rank, shape, flag, k, log_s))
     # a 0-d array is one element, whose top-k is its sort: torch.topk gives 0-d results, the
     # element and 0, for k = 0 as for k = 1 (its CPU kernel; its CUDA one leaves k = 0's unwritten)
@@ -241,7 +241,7 @@ def _select_plan(lib, x, cuda, device, t, rank, shape, largest, k, log_s):
 
     def network(length):
         return _Plan("topk", lib, cuda, device, adapter, x.dtype, t, rank, (rows, length), 1, largest, k, tuple)
-    return _select.SelectPlan(adapter, device, x.dtype, shape, largest, k, log_s, network(-(-n >> log_s)),
+    return _select.SelectPlan(cuda, adapter, device, x.dtype, shape, largest, k, log_s, network(-(-n >> log_s)),
                               network(k << log_s), _named(lib, "topk"))
 
 

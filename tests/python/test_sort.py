@@ -19,7 +19,7 @@ except ImportError:
 
 from common import PARMC, ROOT, setUpModule, tearDownModule  # noqa: F401 (the module fixtures)
 import parmc  # noqa: E402
-from parmc import _build, _radix, _select, _sortops  # noqa: E402
+from parmc import _select, _sortops  # noqa: E402
 
 rng = np.random.default_rng(26)
 
@@ -464,41 +464,31 @@ class TopK(unittest.TestCase):
         self.assertFalse(_sortops._entries[("topk", False, "i16", 3, 6, 0, True, 2, False, None, 3, None)][1])
 
     def test_rows_by_delegates(self):
-        """The top-k of long rows by delegates (python/parmc/_select.py, taken on CUDA): its
-        kernels built here from _select.cu's host branch by the C++ compiler, its two networks
-        through the C target, against the reference: both ends, ties, NaNs and zeros of both
-        signs, k not a power of two, rows of no multiple of a subrange, a 3-D x."""
-        def read(path):
-            with open(path, encoding="utf-8") as f:
-                return f.read()
-        saved = _select._library
-        _select._library = _select.typed(_build.cxx_library(
-            read(_select.SOURCE), "parmc_select_host", [os.path.dirname(_select.SOURCE)], [read(_radix.RANKS)]))
-        try:
-            for shape, k, largest, dt in (((3, 5000), 40, True, np.float32), ((2, 2, 4097), 7, False, np.int32),
-                                          ((2, 9000), 64, True, np.float64), ((3, 4096), 1, False, np.float16),
-                                          ((2, 20000), 200, False, np.uint8)):
-                x = random_array(dt, shape)
-                _, cuda, sh, d, t, rank = _sortops._checked("topk", x, -1, k)
-                j = _select.log_s(shape[-1], k)
-                self.assertIsNotNone(j, shape)
-                v, i = _sortops._select_plan("numpy", x, False, None, t, rank, sh, largest, k, j)(x)
-                rv, ri = ref_topk(x, k, -1, largest)
-                what = f"{dt.__name__} {shape} k={k} largest={largest}"
-                same(self, v, rv, what)
-                same(self, i, ri, what)
-        finally:
-            _select._library = saved
+        """The top-k of long rows by delegates (python/parmc/_select.py): its kernels built on
+        the host by the C++ compiler, its two networks through the C target, against the
+        reference: both ends, ties, NaNs and zeros of both signs, k not a power of two, rows of
+        no multiple of a subrange, a 3-D x; each call's plan is a SelectPlan."""
+        for shape, k, largest, dt in (((512, 5000), 40, True, np.float32), ((8, 2, 131073), 7, False, np.int32),
+                                      ((256, 9000), 64, True, np.float64), ((512, 4096), 1, False, np.float16),
+                                      ((100, 21000), 200, False, np.uint8)):
+            x = random_array(dt, shape)
+            v, i = parmc.topk(x, k, largest=largest)
+            rv, ri = ref_topk(x, k, -1, largest)
+            what = f"{dt.__name__} {shape} k={k} largest={largest}"
+            same(self, v, rv, what)
+            same(self, i, ri, what)
+            plan = _sortops._libraries[np.ndarray][1][_sortops._numpy_key(x, "topk", -1, largest, k)]
+            self.assertIsInstance(plan, _select.SelectPlan, what)
 
     def test_which_calls_go_by_delegates(self):
-        """On CUDA, along the last dim, rows of 2^12 or more, 2^21 elements or more, k of 1 to
-        256, where the networks of the delegates and of the candidates have a quarter of the
-        row's elements or fewer; the subrange is the one of the fewest."""
+        """Not JAX arrays, along the last dim, rows of 2^12 or more, 2^21 elements or more, k of
+        1 to 256, where the networks of the delegates and of the candidates have a quarter of
+        the row's elements or fewer; the subrange is the one of the fewest."""
         f32 = np.dtype(np.float32)
         self.assertEqual(_select.takes("topk", "torch", True, f32, (128, 128256), 1, 40), 5)
         self.assertEqual(_select.takes("topk", "cupy", True, f32, (4, 4, 1 << 17), 2, 256), 4)
-        for op, lib, cuda, shape, d, k in (("topk", "numpy", False, (64, 1 << 16), 1, 8),
-                                           ("topk", "jax", True, (64, 1 << 16), 1, 8),
+        self.assertEqual(_select.takes("topk", "numpy", False, f32, (64, 1 << 16), 1, 8), 6)
+        for op, lib, cuda, shape, d, k in (("topk", "jax", False, (64, 1 << 16), 1, 8),
                                            ("sort", "torch", True, (64, 1 << 16), 1, 8),
                                            ("topk", "torch", True, (1 << 16, 64), 0, 8),
                                            ("topk", "torch", True, (1024, 4095), 1, 8),
