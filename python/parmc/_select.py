@@ -10,9 +10,10 @@ branch); without one, a host call takes the network over the row."""
 import ctypes
 import math
 import os
+import warnings
 
 from . import _build, _radix
-from ._errors import CallError, ToolError
+from ._errors import CallError, CompileError, ToolError
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_select.cu")
 LARGEST_K = 256         # _select.cu ranks a row's k subranges by k compares each
@@ -67,7 +68,11 @@ def library(cuda):
             try:
                 lib = typed(_build.cxx_library(_read(SOURCE), "parmc_select_host", [os.path.dirname(SOURCE)],
                                                [_read(_radix.RANKS)]))
-            except ToolError:
+            except ToolError:       # no C++ compiler
+                lib = None
+            except CompileError as e:
+                warnings.warn(f"parmc.topk: the host's top-k by delegates does not build, so long rows take "
+                              f"the network over the row: {e}")
                 lib = None
         _libraries[cuda] = lib
     return lib

@@ -480,6 +480,27 @@ class TopK(unittest.TestCase):
             plan = _sortops._libraries[np.ndarray][1][_sortops._numpy_key(x, "topk", -1, largest, k)]
             self.assertIsInstance(plan, _select.SelectPlan, what)
 
+    def test_delegates_without_their_kernels(self):
+        """A host whose C++ compiler cannot build the kernels (here: a compiler that fails)
+        warns once and takes the network over the row: the same results."""
+        x = random_array(np.float32, (512, 4100))
+        saved, env = dict(_select._libraries), os.environ.get("CXX")
+        _select._libraries.pop(False, None)
+        os.environ["CXX"] = "false"
+        try:
+            with self.assertWarnsRegex(UserWarning, "does not build, so long rows take the network"):
+                v, i = parmc.topk(x, 9)
+        finally:
+            _select._libraries.clear()
+            _select._libraries.update(saved)
+            if env is None:
+                del os.environ["CXX"]
+            else:
+                os.environ["CXX"] = env
+        rv, ri = ref_topk(x, 9, -1, True)
+        same(self, v, rv, "network")
+        same(self, i, ri, "network")
+
     def test_which_calls_go_by_delegates(self):
         """Not JAX arrays, along the last dim, rows of 2^12 or more, 2^21 elements or more, k of
         1 to 256, where the networks of the delegates and of the candidates have a quarter of
