@@ -712,8 +712,13 @@ static void emit_length(FILE *out, int log_len, int n) {
     else fprintf(out, "%llun", 1ULL << (log_len - n));
 }
 
-static void emit_value_shape(FILE *out, const IrVal *v, int n) {
-    if (!ir_is_scalar(v)) {
+/* An array's length as "[n/4] " (in terms of n at log n); for an entry with
+ * segments (n < 0), "[n] " for the padded length seg_log (the call's n) and
+ * the length itself for the others, which no n scales. */
+static void emit_value_shape(FILE *out, const IrVal *v, int n, int seg_log) {
+    if (!ir_is_scalar(v) && n < 0)
+        fprintf(out, v->log_len == seg_log ? "[n] " : "[%llu] ", 1ULL << v->log_len);
+    else if (!ir_is_scalar(v)) {
         fputs("[", out);
         emit_length(out, v->log_len, n);
         fputs("] ", out);
@@ -729,12 +734,16 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
     for (int i = 0; i < in->nplans; i++)
         if (strcmp(in->plans[i].func->entry, first->func->entry) == 0) last = &in->plans[i];
     int param = first->func->pad_param + 1;
-    if (first->segments)
+    if (first->segments) {
         fprintf(out,
-                "; segments: parameter %d and the results of its length hold n elements, row i of "
-                "up to 2^%d at parameter %d's element i, as long as parameter %d's element i",
-                param, first->pad_cols_log, first->func->seg_starts + 1, first->func->seg_lens + 1);
-    else if (first->pad_rows_log >= 0)
+                "; segments: parameter %d and the results of its length hold n elements (any n up "
+                "to 2^%d), row i of up to 2^%d at parameter %d's element i, as long as parameter "
+                "%d's element i",
+                param, IR_SEGMENTED_MAX_LOG, first->pad_cols_log, first->func->seg_starts + 1,
+                first->func->seg_lens + 1);
+        return;
+    }
+    if (first->pad_rows_log >= 0)
         fprintf(
             out,
             "; any shape: parameter %d and the results of its length hold rows * row_len elements, "
@@ -762,16 +771,19 @@ static void emit_graph_any_length_comment(FILE *out, const EmitInput *in, const 
 static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *first,
                                const Target *t) {
     const IrBody *body = first->func->body;
+    /* an entry with segments has one size, its padded length the call's n */
+    int n = first->segments ? -1 : first->n;
+    int seg_log = first->segments ? body->params[first->func->pad_param]->log_len : -1;
     fprintf(out, "/* entry %s: parameters", first->func->entry);
     for (int i = 0; i < body->nparams; i++) {
         fputs(i ? ", " : " ", out);
-        emit_value_shape(out, body->params[i], first->n);
+        emit_value_shape(out, body->params[i], n, seg_log);
         fputs(ir_is_scalar(body->params[i]) ? " (by value)" : "", out);
     }
     fputs("; results", out);
     for (int i = 0; i < body->nresults; i++) {
         fputs(i ? ", " : " ", out);
-        emit_value_shape(out, body->results[i], first->n);
+        emit_value_shape(out, body->results[i], n, seg_log);
         fputs(ir_is_scalar(body->results[i]) ? " (one element)" : "", out);
     }
     for (int i = 0; i < in->nplans; i++) {
@@ -782,7 +794,7 @@ static void emit_graph_comment(FILE *out, const EmitInput *in, const EntryPlan *
         for (int j = 0; j < np + e->func->body->nresults; j++) {
             const IrVal *v = j < np ? e->func->body->params[j] : e->func->body->results[j - np];
             fputs(j ? ", " : " ", out);
-            emit_value_shape(out, v, e->n);
+            emit_value_shape(out, v, e->n, -1);
         }
     }
     if (first->pad) emit_graph_any_length_comment(out, in, first);

@@ -34,6 +34,12 @@ for src in tests/manifest/*.parm examples/*.parm; do
     golden "tests/manifest/$name.json" "$d/c/$name.json" 0 "manifest golden $src"
 done
 
+# the header's comment of an entry with segments: the padded parameter and
+# the results of its length hold the call's n, the starts and lengths their
+# own length (no n scales them)
+grep -qF '/* entry after: parameters [4] i32, [4] i32, [n] f32; results [n] f32; segments: parameter 3 and the results of its length hold n elements (any n up to 2^40), row i of up to 2^3' "$d/c/segments.h" &&
+    pass || fail "manifest: the header's comment of an entry with segments: $(grep -F 'entry after:' "$d/c/segments.h" | cut -c1-160)"
+
 # a source and an output named with a quote, a backslash, a tab, UTF-8 and
 # a byte that is not UTF-8: JSON escapes, U+FFFD for the stray byte
 odd=$(printf 'a"b\\c\td\303\251e\377')
