@@ -43,18 +43,18 @@ def log_s(n, k):
 
 
 def takes(op, lib, cuda, dtype, shape, d, k):
-    """The subrange's log where a call is a top-k by delegates (not of JAX arrays, along the
-    last dim, of rows of SHORTEST or more, SMALLEST elements or more, k of 1 to LARGEST_K, an
+    """The subrange's log where a call is a top-k by delegates (not of JAX arrays, along any
+    dim d, of rows of SHORTEST or more, SMALLEST elements or more, k of 1 to LARGEST_K, an
     element type of _ranks.cuh), else None; the call then goes by delegates where the
     kernels can be built (library)."""
-    if not (op == "topk" and lib != "jax" and shape and d == len(shape) - 1):
+    if not (op == "topk" and lib != "jax" and shape):
         return None
-    n = shape[-1]
+    n = shape[d]
     if not (math.prod(shape) >= SMALLEST and SHORTEST <= n < 1 << 31 and 1 <= k <= LARGEST_K) \
             or _radix.code(dtype) is None:
         return None
     j = log_s(n, k)
-    return j if j is not None and math.prod(shape[:-1]) * -(-n >> j) < 1 << 32 else None
+    return j if j is not None and math.prod(shape) // n * -(-n >> j) < 1 << 32 else None
 
 
 def library(cuda):
@@ -95,15 +95,21 @@ def typed(lib):
 
 
 class SelectPlan:
-    """How a top-k of long rows runs: x contiguous (a copy where it is not), its delegates, the
-    plan `delegates` (a top-k of rows x m), the candidates, the plan `candidates` (a top-k of
-    rows x k*2^log_s), their positions made the row's; every step on the current stream (on
-    the host, one after another: device None)."""
+    """How a top-k of long rows runs: x contiguous with dim d last (a copy where it is not),
+    its delegates, the plan `delegates` (a top-k of rows x m), the candidates, the plan
+    `candidates` (a top-k of rows x k*2^log_s), their positions made the row's, both results
+    with d moved back (ops: _sortops's shaping steps of x's library); every step on the
+    current stream (on the host, one after another: device None)."""
 
-    def __init__(self, cuda, adapter, device, dtype, shape, largest, k, log_s, delegates, candidates, named):
+    def __init__(self, cuda, adapter, ops, device, dtype, shape, d, largest, k, log_s, delegates, candidates,
+                 named):
         self.adapter, self.device, self.dtype, self.named = adapter, device, dtype, named
-        self.rows, self.n, self.k, self.log_s = math.prod(shape[:-1]), shape[-1], k, log_s
-        self.out_shape = tuple(shape[:-1]) + (k,)
+        self.n, self.k, self.log_s = shape[d], k, log_s
+        self.rows = math.prod(shape) // self.n
+        last = d == len(shape) - 1
+        self.move_in = _radix.contiguous if last else ops.move_in(d)
+        self.move_back = None if last else ops.move_back(d)
+        self.out_shape = tuple(shape[:d]) + tuple(shape[d + 1:]) + (k,)
         self.m = -(-self.n >> log_s)
         self.code, self.largest = _radix.code(dtype), int(largest)
         self.delegates, self.candidates = delegates, candidates
@@ -119,7 +125,7 @@ class SelectPlan:
 
     def run(self, x):
         a, lib, rows, k = self.adapter, self.lib, self.rows, self.k
-        xs = _radix.contiguous(x)
+        xs = self.move_in(x)
         stream = a.stream(self.device, None, "x") if self.device is not None else None
         d = a.empty((rows, self.m), self.dtype, self.device)
         self._check(lib.parmc_select_delegates(self.code, self.largest, a.ptr(xs), a.ptr(d), rows, self.n,
@@ -131,7 +137,10 @@ class SelectPlan:
                                                 rows, self.n, self.log_s, k, stream))
         values, positions = self.candidates(c)
         self._check(lib.parmc_select_indices(a.ptr(order), a.ptr(positions), rows, k, self.log_s, stream))
-        return self.named((values.reshape(self.out_shape), positions.reshape(self.out_shape)))
+        values, positions = values.reshape(self.out_shape), positions.reshape(self.out_shape)
+        if self.move_back is not None:
+            values, positions = self.move_back(values), self.move_back(positions)
+        return self.named((values, positions))
 
     def _check(self, rc):
         if rc:

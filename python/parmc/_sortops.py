@@ -223,7 +223,8 @@ def _new_plan(op, x, dim, flag, k):
                                                            flag, _named(lib, op)))
     log_s = _select.takes(op, lib, cuda, x.dtype, shape, d, k)
     if log_s is not None and _select.library(cuda) is not None:
-        return _keep(lib, x, op, dim, flag, k, _select_plan(lib, x, cuda, device, t, rank, shape, flag, k, log_s))
+        return _keep(lib, x, op, dim, flag, k, _select_plan(lib, x, cuda, device, t, rank, shape, d, flag, k,
+                                                            log_s))
     # a 0-d array is one element, whose top-k is its sort: torch.topk gives 0-d results, the
     # element and 0, for k = 0 as for k = 1 (its CPU kernel; its CUDA one leaves k = 0's unwritten)
     kind = "sort" if op == "topk" and not shape else op
@@ -234,15 +235,16 @@ def _new_plan(op, x, dim, flag, k):
     return plan
 
 
-def _select_plan(lib, x, cuda, device, t, rank, shape, largest, k, log_s):
-    """A top-k of rows by delegates (_select.py): its two networks are plans of rows of the
-    delegates and of the candidates."""
-    adapter, rows, n = _arrays.adapter_of(x, cuda), _product(shape[:-1]), shape[-1]
+def _select_plan(lib, x, cuda, device, t, rank, shape, d, largest, k, log_s):
+    """A top-k along dim d by delegates (_select.py): its two networks are plans of rows of
+    the delegates and of the candidates."""
+    adapter, n = _arrays.adapter_of(x, cuda), shape[d]
+    rows = _product(shape) // n
 
     def network(length):
         return _Plan("topk", lib, cuda, device, adapter, x.dtype, t, rank, (rows, length), 1, largest, k, tuple)
-    return _select.SelectPlan(cuda, adapter, device, x.dtype, shape, largest, k, log_s, network(-(-n >> log_s)),
-                              network(k << log_s), _named(lib, "topk"))
+    return _select.SelectPlan(cuda, adapter, _ops(lib), device, x.dtype, shape, d, largest, k, log_s,
+                              network(-(-n >> log_s)), network(k << log_s), _named(lib, "topk"))
 
 
 def _keep(lib, x, op, dim, flag, k, run):

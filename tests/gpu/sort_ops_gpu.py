@@ -95,6 +95,8 @@ DELEGATES = [  # long rows by delegates (python/parmc/_select.py): both ends, ev
     ("topk", (70, 30001), -1, 12, torch.int64, True),
     ("topk", (128, 1 << 14), -1, 256, torch.int16, False),
     ("topk", (2, 1 << 20), -1, 8, torch.float32, False),
+    ("topk", (50000, 64), 0, 8, torch.float32, True),          # along dim 0: moved last and back
+    ("topk", (4, 30000, 32), 1, 16, torch.bfloat16, False),    # along a middle dim
 ]
 
 

@@ -467,17 +467,22 @@ class TopK(unittest.TestCase):
         """The top-k of long rows by delegates (python/parmc/_select.py): its kernels built on
         the host by the C++ compiler, its two networks through the C target, against the
         reference: both ends, ties, NaNs and zeros of both signs, k not a power of two, rows of
-        no multiple of a subrange, a 3-D x; each call's plan is a SelectPlan."""
-        for shape, k, largest, dt in (((512, 5000), 40, True, np.float32), ((8, 2, 131073), 7, False, np.int32),
-                                      ((256, 9000), 64, True, np.float64), ((512, 4096), 1, False, np.float16),
-                                      ((100, 21000), 200, False, np.uint8)):
+        no multiple of a subrange, a 3-D x, along the first and a middle dim (moved last and
+        back); each call's plan is a SelectPlan."""
+        for shape, dim, k, largest, dt in (((512, 5000), -1, 40, True, np.float32),
+                                           ((8, 2, 131073), -1, 7, False, np.int32),
+                                           ((256, 9000), -1, 64, True, np.float64),
+                                           ((512, 4096), -1, 1, False, np.float16),
+                                           ((100, 21000), -1, 200, False, np.uint8),
+                                           ((20000, 110), 0, 12, True, np.float32),
+                                           ((3, 30000, 25), 1, 5, False, np.int64)):
             x = random_array(dt, shape)
-            v, i = parmc.topk(x, k, largest=largest)
-            rv, ri = ref_topk(x, k, -1, largest)
-            what = f"{dt.__name__} {shape} k={k} largest={largest}"
+            v, i = parmc.topk(x, k, dim=dim, largest=largest)
+            rv, ri = ref_topk(x, k, dim, largest)
+            what = f"{dt.__name__} {shape} dim={dim} k={k} largest={largest}"
             same(self, v, rv, what)
             same(self, i, ri, what)
-            plan = _sortops._libraries[np.ndarray][1][_sortops._numpy_key(x, "topk", -1, largest, k)]
+            plan = _sortops._libraries[np.ndarray][1][_sortops._numpy_key(x, "topk", dim, largest, k)]
             self.assertIsInstance(plan, _select.SelectPlan, what)
 
     def test_delegates_without_their_kernels(self):
@@ -502,16 +507,16 @@ class TopK(unittest.TestCase):
         same(self, i, ri, "network")
 
     def test_which_calls_go_by_delegates(self):
-        """Not JAX arrays, along the last dim, rows of 2^12 or more, 2^21 elements or more, k of
-        1 to 256, where the networks of the delegates and of the candidates have a quarter of
-        the row's elements or fewer; the subrange is the one of the fewest."""
+        """Not JAX arrays, along any dim, rows of 2^12 or more, 2^21 elements or more, k of 1 to
+        256, where the networks of the delegates and of the candidates have a quarter of the
+        row's elements or fewer; the subrange is the one of the fewest."""
         f32 = np.dtype(np.float32)
         self.assertEqual(_select.takes("topk", "torch", True, f32, (128, 128256), 1, 40), 5)
         self.assertEqual(_select.takes("topk", "cupy", True, f32, (4, 4, 1 << 17), 2, 256), 4)
         self.assertEqual(_select.takes("topk", "numpy", False, f32, (64, 1 << 16), 1, 8), 6)
+        self.assertEqual(_select.takes("topk", "torch", True, f32, (1 << 16, 64), 0, 8), 6)
         for op, lib, cuda, shape, d, k in (("topk", "jax", False, (64, 1 << 16), 1, 8),
                                            ("sort", "torch", True, (64, 1 << 16), 1, 8),
-                                           ("topk", "torch", True, (1 << 16, 64), 0, 8),
                                            ("topk", "torch", True, (1024, 4095), 1, 8),
                                            ("topk", "torch", True, (1, 1 << 20), 1, 8),
                                            ("topk", "torch", True, (4, 1 << 20), 1, 257),
