@@ -79,7 +79,7 @@ void check(const char *type, size_t rows, size_t n, size_t k, unsigned log_s, bo
 
 template <class X, class R> void check_type(const char *type, int code, R rank, std::vector<X> specials) {
     const size_t lengths[] = {1000, 1031, 3000, 4096};
-    const size_t ks[] = {1, 2, 7, 8, 40, 64};
+    const size_t ks[] = {1, 2, 7, 8, 40, 64, 255};
     const unsigned logs[] = {2, 3, 5, 6, 8};
     for (size_t n : lengths)
         for (size_t k : ks)
