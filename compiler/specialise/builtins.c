@@ -567,7 +567,7 @@ static const Value *non_scalar_field(Spec *s, const Value *v, const char **path)
     for (int i = 0; i < v->n; i++) {
         const Value *f = v->elems[i];
         const Value *bad = f;
-        if (f->kind == V_RT && ir_is_scalar(f->rt)) continue;
+        if ((f->kind == V_RT && ir_is_scalar(f->rt)) || f->kind == V_BOOL) continue;
         const char *here = arena_printf(s->arena, "field %d", i + 1);
         if (f->kind == V_TUPLE) {
             bad = non_scalar_field(s, f, path);
@@ -587,12 +587,6 @@ static const Value *non_scalar_field(Spec *s, const Value *v, const char **path)
 static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *who) {
     const char *path = NULL;
     const Value *bad = r->kind == V_TUPLE ? non_scalar_field(s, r, &path) : NULL;
-    if (bad && bad->kind == V_BOOL)
-        diag_error(
-            loc,
-            "%s of the tuple returned by the function given to %s is a static bool, %s; give it an "
-            "element type, e.g. `bool %s`",
-            path, who, value_describe(s, bad), value_describe(s, bad));
     if (bad && (bad->kind == V_INT || bad->kind == V_FLOAT))
         diag_error(
             loc,
@@ -610,7 +604,7 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
 
 static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const ElemType *fallback,
                                        Loc loc, const char *who) {
-    const ElemType *t = spec_elem_type(s, r);
+    const ElemType *t = spec_element_of(s, r);
     if (!t && value_is_static(r) && fallback) t = fallback;
     if (!t) not_element(s, r, loc, who);
     r = spec_coerce(s, r, t, loc);
@@ -670,7 +664,8 @@ static IrStmt *reduce_stmt(Spec *s, IrOp op, Value *fn, Value *zv, IrVal *xs, co
     Value *r = spec_apply_n(s, fn, 2, pair, loc);
     const ElemType *rt = element_results(s, sc.body, r, t, loc, who);
     if (!elem_equal(rt, t))
-        diag_error(loc, "the operator given to %s must return the element type", who);
+        diag_error(loc, "the operator given to %s must return the element type %s, but returns %s",
+                   who, elem_text(s->arena, t), elem_text(s->arena, rt));
     body_end(s, sc);
     IrVal **ins = NEW_ARRAY(s->arena, IrVal *, t->nslots + 1);
     spec_flatten(s, z, ins);
@@ -794,12 +789,12 @@ static Value *b_replicate(Spec *s, Value **args, Loc loc) {
     int64_t k = spec_expect_int(s, args[0], loc, "the size of replicate");
     if (k < 0 || k > MAX_LOG_LEN)
         diag_error(loc, "replicate size %lld is out of range 0..%d", (long long)k, MAX_LOG_LEN);
-    const ElemType *t = spec_elem_type(s, args[1]);
+    const ElemType *t = spec_element_of(s, args[1]);
     if (!t)
         diag_error(loc,
                    "replicate needs a run-time element; give static numbers a type, e.g. `i32 0`");
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
-    spec_flatten(s, args[1], slots);
+    spec_flatten(s, spec_coerce(s, args[1], t, loc), slots);
     IrStmt *st = ir_append(s->prog, s->body, IR_REPLICATE, loc, t->nslots, slots);
     st->k = (int)k;
     return value_rt(s, ir_add_result(s->prog, st, (int)k, t));

@@ -136,16 +136,23 @@ IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what) {
     diag_error(loc, "%s must be an array, got %s", what, value_describe(s, v));
 }
 
-const ElemType *spec_elem_type(Spec *s, Value *v) {
+static const ElemType *elem_type_of(Spec *s, Value *v, bool static_bools) {
     if (v->kind == V_RT) return ir_is_scalar(v->rt) ? v->rt->elem : NULL;
+    if (v->kind == V_BOOL && static_bools) return elem_prim(PRIM_BOOL);
     if (v->kind != V_TUPLE) return NULL;
     const ElemType **fields = NEW_ARRAY(s->arena, const ElemType *, v->n);
     for (int i = 0; i < v->n; i++) {
-        fields[i] = spec_elem_type(s, v->elems[i]);
+        fields[i] = elem_type_of(s, v->elems[i], static_bools);
         if (!fields[i]) return NULL;
     }
     return elem_tuple(s->arena, v->n, fields);
 }
+
+const ElemType *spec_elem_type(Spec *s, Value *v) { return elem_type_of(s, v, false); }
+
+/* true and false can only be bools, unlike a static number, which takes the
+ * type it meets (docs/language.md, 3); so an element made of them has a type. */
+const ElemType *spec_element_of(Spec *s, Value *v) { return elem_type_of(s, v, true); }
 
 static IrVal *emit_const(Spec *s, Prim p, Scalar c, Loc loc) {
     IrStmt *st = ir_append(s->prog, s->body, IR_CONST, loc, 0, NULL);

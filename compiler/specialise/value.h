@@ -157,6 +157,9 @@ IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what);
 Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc);
 /* The element type of a scalar or tuple value, NULL when it is static. */
 const ElemType *spec_elem_type(Spec *s, Value *v);
+/* The element type that v makes: as spec_elem_type, but a static bool is a
+ * bool (NULL while v has a static number, which has no type of its own). */
+const ElemType *spec_element_of(Spec *s, Value *v);
 /* Run-time element <-> flat slots. */
 void spec_flatten(Spec *s, Value *v, IrVal **slots);
 Value *spec_unflatten(Spec *s, const ElemType *t, IrVal **slots);
