@@ -864,8 +864,8 @@ static Value *index_at(Spec *s, Value *xs, Value *k, Loc loc) {
     int64_t i = spec_expect_int(s, k, loc, "the position of '!'");
     if (xs->kind == V_LIST && value_is_static(xs)) {
         if (i < 0 || i >= xs->n)
-            diag_error(loc, "position %lld is out of range for a list of %d elements", (long long)i,
-                       xs->n);
+            diag_error(loc, "position %lld is out of range for a list of %d element%s",
+                       (long long)i, xs->n, xs->n == 1 ? "" : "s");
         return xs->elems[i];
     }
     IrVal *arr = array_arg(s, xs, loc, "the left operand of '!'");
