@@ -561,6 +561,8 @@ static Value *element_params(Spec *s, IrBody *body, const ElemType *t) {
     return spec_unflatten(s, t, slots);
 }
 
+static bool is_static_number(const Value *v) { return v->kind == V_INT || v->kind == V_FLOAT; }
+
 /* The first field of tuple v, at any depth, that is not a run-time scalar,
  * with its place in *path ("field 2", "field 1 of field 2"); NULL if none. */
 static const Value *non_scalar_field(Spec *s, const Value *v, const char **path) {
@@ -587,7 +589,7 @@ static const Value *non_scalar_field(Spec *s, const Value *v, const char **path)
 static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *who) {
     const char *path = NULL;
     const Value *bad = r->kind == V_TUPLE ? non_scalar_field(s, r, &path) : NULL;
-    if (bad && (bad->kind == V_INT || bad->kind == V_FLOAT))
+    if (bad && is_static_number(bad))
         diag_error(
             loc,
             "%s of the tuple returned by the function given to %s is a static number, %s; give it "
@@ -598,6 +600,11 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
             loc,
             "%s of the tuple returned by the function given to %s is %s, not a run-time scalar",
             path, who, value_describe(s, bad));
+    if (r->kind == V_FUNC)
+        diag_error(loc,
+                   "the function given to %s returns a function: it takes more arguments than %s "
+                   "gives it",
+                   who, who);
     diag_error(loc, "the function given to %s must return a scalar or a tuple of scalars, got %s",
                who, value_describe(s, r));
 }
@@ -605,7 +612,7 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
 static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const ElemType *fallback,
                                        Loc loc, const char *who) {
     const ElemType *t = spec_element_of(s, r);
-    if (!t && value_is_static(r) && fallback) t = fallback;
+    if (!t && is_static_number(r) && fallback) t = fallback;
     if (!t) not_element(s, r, loc, who);
     r = spec_coerce(s, r, t, loc);
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
