@@ -623,7 +623,12 @@ static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
     for (int a = 0; a < fn->arity; a++) {
         const Pattern *p = lam->params.items[a];
         if (!match(s, p, args[a])) {
-            diag_report(p->loc, "lambda parameter does not match %s", value_describe(s, args[a]));
+            if (lam->name)
+                diag_report(p->loc, "parameter %d of the local function '%s' does not match %s",
+                            a + 1, lam->name, value_describe(s, args[a]));
+            else
+                diag_report(p->loc, "lambda parameter does not match %s",
+                            value_describe(s, args[a]));
             shape_note(s, p, args[a]);
             diag_abort();
         }
@@ -863,6 +868,7 @@ static Value *eval_let(Spec *s, const Expr *e, Env *env) {
         lam->loc = e->loc;
         lam->params = e->params;
         lam->body = e->value_expr;
+        lam->name = e->bind->name;
         fn->lambda = lam;
         fn->env = env;
         return eval(s, e->body, env_bind(s, env, e->bind->name, fn));
