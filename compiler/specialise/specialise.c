@@ -1092,17 +1092,33 @@ static Value *entry_param(Spec *s, IrFunc *f, const EntryParam *p, Env *env) {
     return value_rt(s, ir_body_add_param(s->prog, f->body, log_len, elem));
 }
 
-static void add_results(Spec *s, IrBody *body, Value *v, Loc loc) {
+/* A static value where an entry returns: a tuple's part is named by its
+ * place among the results, and a number or a bool gets the type it needs;
+ * the error is at the value (with a note at the entry's body when that is
+ * on another line, as for a number that does not fit). */
+static noreturn void static_result(Spec *s, IrBody *body, Value *v, bool in_tuple, Loc loc) {
+    const char *what = in_tuple
+                           ? arena_printf(s->arena, "result %d of the entry", body->nresults + 1)
+                           : "the result of an entry";
+    const char *hint = "";
+    if (v->kind == V_INT || v->kind == V_FLOAT)
+        hint = arena_printf(s->arena, "; give it a type, e.g. `%s`", value_typed(s, v));
+    else if (v->kind == V_BOOL)
+        hint = arena_printf(s->arena, "; give it a type, e.g. `bool %s`", value_describe(s, v));
+    Loc at = v->loc.src ? v->loc : loc;
+    diag_report(at, "%s must be run-time data (arrays or scalars), got %s%s", what,
+                value_describe(s, v), hint);
+    if (at.src != loc.src || at.line != loc.line) diag_note(loc, "the entry returns it here");
+    diag_abort();
+}
+
+static void add_results(Spec *s, IrBody *body, Value *v, bool in_tuple, Loc loc) {
     if (v->kind == V_RT) {
         ir_body_add_result(s->prog, body, v->rt);
         return;
     }
-    if (v->kind == V_TUPLE) {
-        for (int i = 0; i < v->n; i++) add_results(s, body, v->elems[i], loc);
-        return;
-    }
-    diag_error(loc, "the result of an entry must be run-time data (arrays or scalars), got %s",
-               value_describe(s, v));
+    if (v->kind != V_TUPLE) static_result(s, body, v, in_tuple, loc);
+    for (int i = 0; i < v->n; i++) add_results(s, body, v->elems[i], true, loc);
 }
 
 /* Appends f to the program's functions, doubling the array in the arena. */
@@ -1216,7 +1232,7 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     segment_params(f, entry, range);
     push_frame(s, entry->name, NULL, 0, entry->loc);
     s->stack[s->depth - 1].entry = true;
-    add_results(s, f->body, eval(s, entry->body, env), entry->body->loc);
+    add_results(s, f->body, eval(s, entry->body, env), false, entry->body->loc);
     s->depth--;
     if (entry->cut) cut_results(s, f, entry->cut, env);
     add_ir_func(s, f);
