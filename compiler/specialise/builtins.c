@@ -228,9 +228,24 @@ Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc) {
 
 /* ---- scalar functions ---- */
 
+/* A static number or a run-time scalar of an integer or float type. */
+static bool is_number(const Value *v) {
+    if (v->kind == V_INT || v->kind == V_FLOAT) return true;
+    return v->kind == V_RT && ir_is_scalar(v->rt) && !v->rt->elem->is_tuple &&
+           v->rt->elem->prim != PRIM_BOOL;
+}
+
 /* min a b = if b < a then b else a: expressed with existing IR forms so the
  * back ends need nothing new. */
 static Value *min_or_max(Spec *s, Value **args, Loc loc, Op less) {
+    /* checked here, as the '<' or '>' that would refuse the operand is not in the program */
+    for (int i = 0; i < 2; i++)
+        if (!is_number(args[i]))
+            diag_error(loc, "%s takes numbers, got %s%s", less == OP_LT ? "min" : "max",
+                       value_describe(s, args[i]),
+                       args[i]->kind == V_RT && !ir_is_scalar(args[i]->rt)
+                           ? "; use map or zip for arrays"
+                           : "");
     Value *lt = spec_binary(s, less, args[1], args[0], loc);
     if (lt->kind == V_BOOL) return lt->i ? args[1] : args[0];
     const ElemType *t = spec_elem_type(s, args[0]);
