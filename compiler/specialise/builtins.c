@@ -617,8 +617,9 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
             path, who, value_describe(s, bad));
     if (r->kind == V_FUNC)
         diag_error(loc,
-                   "the function given to %s returns a function: it takes more arguments than %s "
-                   "gives it",
+                   "the function given to %s returns a function, not a scalar or a tuple of "
+                   "scalars: it takes more parameters than %s passes it, or a call in it lacks an "
+                   "argument",
                    who, who);
     diag_error(loc, "the function given to %s must return a scalar or a tuple of scalars, got %s",
                who, value_describe(s, r));
