@@ -1105,6 +1105,7 @@ static noreturn void static_result(Spec *s, IrBody *body, Value *v, bool in_tupl
         hint = arena_printf(s->arena, "; give it a type, e.g. `%s`", value_typed(s, v));
     else if (v->kind == V_BOOL)
         hint = arena_printf(s->arena, "; give it a type, e.g. `bool %s`", value_describe(s, v));
+    else if (v->kind == V_FUNC) hint = " (a call that lacks an argument)";
     Loc at = v->loc.src ? v->loc : loc;
     diag_report(at, "%s must be run-time data (arrays or scalars), got %s%s", what,
                 value_describe(s, v), hint);
