@@ -178,6 +178,9 @@ typedef struct {
     PtrList equations; /* Equation*, in source order */
     PtrList entries;   /* Entry*, in source order */
     PtrList imports;   /* Import*: `import "name"` lines, resolved by imports.c */
+    /* Entry*: the entries of imported files, never compiled; kept so that a
+     * missing entry of that name can be explained */
+    PtrList imported_entries;
 } Program;
 
 typedef struct {

@@ -1273,6 +1273,14 @@ noreturn void spec_no_entry(const Program *program, const char *entry) {
     }
     if (program->entries.len > SHOWN)
         diag_note(file, "and %d more entries", program->entries.len - SHOWN);
+    for (int i = 0; i < program->imported_entries.len; i++) {
+        const Entry *e = program->imported_entries.items[i];
+        if (strcmp(e->name, entry) == 0)
+            diag_note(e->loc,
+                      "entry '%s' is defined here, in an imported file, whose entries are not "
+                      "compiled",
+                      entry);
+    }
     diag_abort();
 }
 
