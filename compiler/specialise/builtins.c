@@ -457,7 +457,7 @@ static IrBody *array_body(Spec *s, Value *f, int log_len, const ElemType *elem, 
     BodyScope sc = body_begin(s);
     IrVal *param = ir_body_add_param(s->prog, sc.body, log_len, elem);
     Value *r = spec_apply(s, f, value_rt(s, param), loc);
-    if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
+    if (r->kind == V_LIST) r = spec_build_as(s, r->n, r->elems, elem, loc);
     if (r->kind != V_RT || r->rt->log_len != log_len)
         diag_error(
             loc,
@@ -511,7 +511,7 @@ static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, bool in
     IrVal *param = ir_body_add_param(s->prog, sc.body, 1, xs->elem);
     Value *args[2] = {indexed ? instance_index(s, xs->log_len, loc) : NULL, value_rt(s, param)};
     Value *r = indexed ? spec_apply_n(s, f, 2, args, loc) : spec_apply(s, f, args[1], loc);
-    if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
+    if (r->kind == V_LIST) r = spec_build_as(s, r->n, r->elems, xs->elem, loc);
     if (r->kind != V_RT || r->rt->log_len != 1 || !elem_equal(r->rt->elem, xs->elem)) {
         const char *t = elem_text(s->arena, xs->elem);
         diag_error(loc, "the function given to %s must map %s[2]%s to [2]%s, but it returns %s",

@@ -260,14 +260,20 @@ static int log2_exact(int64_t n) {
 }
 
 /* A list literal with a run-time element is an array; its element type is
- * the first run-time element's, and static elements are converted to it. */
-Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
+ * the first run-time element's, else bool for true and false, else the
+ * fallback (the element type that the array must have, or NULL), and static
+ * elements are converted to it. */
+Value *spec_build_as(Spec *s, int n, Value **elems, const ElemType *fallback, Loc loc) {
     int log_len = log2_exact(n);
     if (log_len < 0)
         diag_error(loc, "array literal has %d elements, which is not a power of two", n);
     const ElemType *t = NULL;
     for (int i = 0; i < n && !t; i++) t = spec_elem_type(s, elems[i]);
-    if (!t) diag_error(loc, "array literal needs an element of a run-time type");
+    for (int i = 0; i < n && !t; i++) t = spec_element_of(s, elems[i]);
+    if (!t) t = fallback;
+    if (!t)
+        diag_error(loc, "array literal needs an element of a run-time type; give an element a "
+                        "type, e.g. `i32 0`");
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, (size_t)n * (size_t)t->nslots);
     for (int i = 0; i < n; i++) {
         Value *e = spec_coerce(s, elems[i], t, loc);
@@ -275,6 +281,10 @@ Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
     }
     IrStmt *st = ir_append(s->prog, s->body, IR_BUILD, loc, n * t->nslots, slots);
     return value_rt(s, ir_add_result(s->prog, st, log_len, t));
+}
+
+Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
+    return spec_build_as(s, n, elems, NULL, loc);
 }
 
 /* ---- patterns ---- */

@@ -166,6 +166,8 @@ Value *spec_unflatten(Spec *s, const ElemType *t, IrVal **slots);
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc);
 Value *spec_index(Spec *s, IrVal *arr, int64_t i, Loc loc);
 Value *spec_build(Spec *s, int n, Value **elems, Loc loc);
+/* spec_build of a list whose static numbers alone take the element type fallback. */
+Value *spec_build_as(Spec *s, int n, Value **elems, const ElemType *fallback, Loc loc);
 int spec_log_len(Spec *s, int64_t len, Loc loc); /* checks power of two and the limit */
 
 /* builtins.c */
