@@ -630,6 +630,7 @@ static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
     const Expr *lam = fn->lambda;
     int mark = s->bound.len;
     push_frame(s, NULL, args, fn->arity, loc);
+    s->stack[s->depth - 1].lambda = lam;
     for (int a = 0; a < fn->arity; a++) {
         const Pattern *p = lam->params.items[a];
         if (!match(s, p, args[a])) {
@@ -755,13 +756,33 @@ static const char *nearest_name(Spec *s, const char *name, Env *env) {
     return best;
 }
 
-/* An unknown name: the import that defines it, or a near name in scope. */
+/* The local function named name whose body is being evaluated, or NULL:
+ * a name that it does not see, as local functions are not recursive. */
+static const Expr *calling_local(const Spec *s, const char *name) {
+    for (int i = s->depth - 1; i >= 0; i--) {
+        const Expr *lam = s->stack[i].lambda;
+        if (lam && lam->name && strcmp(lam->name, name) == 0) return lam;
+    }
+    return NULL;
+}
+
+/* An unknown name: the import that defines it, a local function that calls
+ * itself, or a near name in scope. */
 static noreturn void unknown_name(Spec *s, const Expr *e, Env *env) {
     const char *lib = s->import_path ? imports_stdlib_defining(s->arena, s->import_path, e->name)
                                      : NULL;
     if (lib) {
         diag_report(e->loc, "unknown name '%s'", e->name);
         diag_note(e->loc, "'%s' is defined in the stdlib: add import \"%s\"", e->name, lib);
+        diag_abort();
+    }
+    const Expr *local = calling_local(s, e->name);
+    if (local) {
+        diag_report(e->loc, "unknown name '%s'", e->name);
+        diag_note(local->loc,
+                  "'%s' is a local function (`let %s ... in`), which cannot call itself; define it "
+                  "with a top-level equation to recurse",
+                  e->name, e->name);
         diag_abort();
     }
     const char *near = nearest_name(s, e->name, env);

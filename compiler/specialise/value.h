@@ -78,6 +78,7 @@ typedef struct { /* one active call, for the notes of an error: how it was reach
     Loc loc;
     const char *name;
     const Function *fn; /* a call of a named function; NULL: a lambda or the entry */
+    const Expr *lambda; /* a call of a lambda or a local function; NULL: otherwise */
     Value **args;
     int nargs;
     bool entry;     /* the frame of the entry itself, at its declaration */
