@@ -571,8 +571,7 @@ static Value *b_bmmc(Spec *s, Value **args, Loc loc) {
 /* The element function of map/reduce: params are the slots of `elems`. */
 static Value *element_params(Spec *s, IrBody *body, const ElemType *t) {
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
-    for (int k = 0; k < t->nslots; k++)
-        slots[k] = ir_body_add_param(s->prog, body, -1, elem_prim(elem_slot_prim(t, k)));
+    ir_body_add_slot_params(s->prog, body, t, slots);
     return spec_unflatten(s, t, slots);
 }
 
@@ -633,7 +632,7 @@ static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const El
     r = spec_coerce(s, r, t, loc);
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
     spec_flatten(s, r, slots);
-    for (int k = 0; k < t->nslots; k++) ir_body_add_result(s->prog, body, slots[k]);
+    ir_body_add_results(s->prog, body, t->nslots, slots);
     return t;
 }
 
