@@ -179,7 +179,23 @@ static noreturn void function_minus(Spec *s, Value *b, Loc loc) {
 
 static Value *index_at(Spec *s, Value *xs, Value *k, Loc loc);
 
+/* a == b on tuples: every field equal (a != b: some field differs), so
+ * that tuples compare as every other element type does (docs/language.md 5.2). */
+static Value *tuple_equality(Spec *s, Op op, Value *a, Value *b, Loc loc) {
+    if (a->n != b->n)
+        diag_error(loc, "'%s' compares tuples of the same number of fields, got %d and %d",
+                   op_name(op), a->n, b->n);
+    Value *all = NULL;
+    for (int i = 0; i < a->n; i++) {
+        Value *field = spec_binary(s, op, a->elems[i], b->elems[i], loc);
+        all = all ? spec_binary(s, op == OP_EQ ? OP_AND : OP_OR, all, field, loc) : field;
+    }
+    return all;
+}
+
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
+    if (b && (op == OP_EQ || op == OP_NE) && a->kind == V_TUPLE && b->kind == V_TUPLE)
+        return tuple_equality(s, op, a, b, loc);
     if (!b) {
         if (value_is_static(a)) return located(static_unary(s, op, a, loc), loc);
         const ElemType *t = scalar_type_of(s, a, op, loc);
