@@ -1290,6 +1290,21 @@ static void specialise_entry(Spec *s, const Entry *entry) {
     for (int64_t n = lo; n <= hi; n++) specialise_entry_at(s, entry, range, n);
 }
 
+/* The ranged entry whose specialisation `name` (NAME_n, 4.4 of
+ * docs/language.md) names, or NULL. */
+static const Entry *ranged_named_by(const Program *program, const char *name) {
+    for (int i = 0; i < program->entries.len; i++) {
+        const Entry *e = program->entries.items[i];
+        size_t n = strlen(e->name);
+        if (strncmp(name, e->name, n) || name[n] != '_') continue;
+        const char *digits = name + n + 1;
+        if (!*digits || strspn(digits, "0123456789") != strlen(digits)) continue;
+        for (int j = 0; j < e->params.len; j++)
+            if (!((const EntryParam *)e->params.items[j])->type) return e;
+    }
+    return NULL;
+}
+
 /* Entry points are looked up by name: when the one asked for is missing, the
  * error is about the whole file, and notes say where the entries are. */
 noreturn void spec_no_entry(const Program *program, const char *entry) {
@@ -1304,6 +1319,12 @@ noreturn void spec_no_entry(const Program *program, const char *entry) {
     }
     if (program->entries.len > SHOWN)
         diag_note(file, "and %d more entries", program->entries.len - SHOWN);
+    const Entry *ranged = ranged_named_by(program, entry);
+    if (ranged)
+        diag_note(ranged->loc,
+                  "'%s' names a size of the ranged entry '%s', whose input chooses the size: "
+                  "use -e %s",
+                  entry, ranged->name, ranged->name);
     for (int i = 0; i < program->imported_entries.len; i++) {
         const Entry *e = program->imported_entries.items[i];
         if (strcmp(e->name, entry) == 0)
