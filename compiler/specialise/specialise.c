@@ -776,6 +776,14 @@ static noreturn void unknown_name(Spec *s, const Expr *e, Env *env) {
         diag_note(e->loc, "'%s' is defined in the stdlib: add import \"%s\"", e->name, lib);
         diag_abort();
     }
+    if (s->range_ahead && strcmp(s->range_ahead->name, e->name) == 0) {
+        diag_report(e->loc, "unknown name '%s'", e->name);
+        diag_note(s->range_ahead->loc,
+                  "the size range '%s' comes after this parameter, whose type sees only the "
+                  "parameters before it; put the range first",
+                  e->name);
+        diag_abort();
+    }
     const Expr *local = calling_local(s, e->name);
     if (local) {
         diag_report(e->loc, "unknown name '%s'", e->name);
@@ -1256,8 +1264,10 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     s->body = f->body;
     s->entry_body = f->body;
     Env *env = NULL;
+    s->range_ahead = range;
     for (int i = 0; i < entry->params.len; i++) {
         const EntryParam *p = entry->params.items[i];
+        if (p == range) s->range_ahead = NULL;
         Value *v = p == range ? value_int(s, size) : entry_param(s, f, p, env);
         env = env_bind(s, env, p->name, v);
     }

@@ -124,7 +124,10 @@ struct Spec {
     OverApplied over;
     NegativeArg neg;
     Loc runtime_if; /* the innermost `if` on a run-time condition being evaluated in this body */
-    const Program *program;        /* for suggesting names */
+    const Program *program; /* for suggesting names */
+    /* the entry's size range while the parameters before it are evaluated:
+     * a name that their types cannot see yet, for the note of that error */
+    const EntryParam *range_ahead;
     const ImportPath *import_path; /* for suggesting an import; NULL: none */
 };
 
