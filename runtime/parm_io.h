@@ -28,20 +28,20 @@
 #define PARM_MAX_TOKEN 64    /* a token of this many bytes or more is never a valid value */
 #define PARM_EXCERPT_SIZE 44 /* a bad token as messages quote it: 40 bytes, "...", NUL */
 #define PARM_MSG_NUL "the input contains a NUL byte"
-#define PARM_MSG_NEEDS "entry '%s' needs %ld values, but the input has %ld"
+#define PARM_MSG_NEEDS "entry '%s' needs %ld value%s, but the input has %ld"
 #define PARM_MSG_ACCEPTS \
     "entry '%s' accepts %ld to %ld values (a power-of-two size in its range), but the input has %ld"
 #define PARM_MSG_INVALID "'%s' is not a valid %s value"
 #define PARM_MSG_PADDED \
-    "entry '%s' accepts %s0 to %ld elements of %ld value%s, but the input has %ld values"
+    "entry '%s' accepts %s0 to %ld elements of %ld value%s, but the input has %ld value%s"
 #define PARM_MSG_ROWS \
-    "entry '%s' accepts %sup to %ld rows of %ld elements of %ld value%s, but the input has %ld values after the row length"
+    "entry '%s' accepts %sup to %ld row%s of %ld element%s of %ld value%s, but the input has %ld value%s after the row length"
 #define PARM_MSG_ROW_LENGTH "'%s' is not a valid row length (1 to %ld)"
 #define PARM_MSG_NO_ROW_LENGTH "entry '%s' takes rows: the input must start with the row length"
 
 #define PARM_MSG_SEG_LENGTH "segment %ld has length %lld; the entry's rows hold 0 to %ld elements"
 #define PARM_MSG_SEG_OUTSIDE \
-    "segment %ld (start %lld, length %lld) is not within the %ld elements given"
+    "segment %ld (start %lld, length %lld) is not within the %ld element%s given"
 #define PARM_MSG_SEG_OVERLAP "segments %ld and %ld overlap"
 
 /* The bytes of a UTF-8 byte-order mark (EF BB BF) at the start of text:
@@ -87,10 +87,13 @@ static inline char *parm_message(const char *fmt, ...) {
     return text;
 }
 
+/* The ending of a noun after the number n: "1 value", "2 values". */
+static inline const char *parm_plural(long n) { return n == 1 ? "" : "s"; }
+
 /* The message when count values fit none of an entry's specialisations,
  * which take counts lo (the smallest) to hi values. */
 static inline char *parm_count_message(const char *entry, long lo, long hi, long count) {
-    if (lo == hi) return parm_message(PARM_MSG_NEEDS, entry, lo, count);
+    if (lo == hi) return parm_message(PARM_MSG_NEEDS, entry, lo, parm_plural(lo), count);
     return parm_message(PARM_MSG_ACCEPTS, entry, lo, hi, count);
 }
 
@@ -101,14 +104,14 @@ static inline char *parm_count_message(const char *entry, long lo, long hi, long
  * `row_len` elements, at most `max_rows` of them. */
 static inline char *parm_scalars_text(long args) {
     if (!args) return parm_message("%s", "");
-    return parm_message("%ld value%s for the other parameters and ", args, args == 1 ? "" : "s");
+    return parm_message("%ld value%s for the other parameters and ", args, parm_plural(args));
 }
 
 static inline char *parm_padded_message(const char *entry, long args, long slots, long max_elems,
                                         long count) {
     char *scalars = parm_scalars_text(args);
-    char *text = parm_message(PARM_MSG_PADDED, entry, scalars, max_elems, slots,
-                              slots == 1 ? "" : "s", count);
+    char *text = parm_message(PARM_MSG_PADDED, entry, scalars, max_elems, slots, parm_plural(slots),
+                              count, parm_plural(count));
     free(scalars);
     return text;
 }
@@ -116,8 +119,9 @@ static inline char *parm_padded_message(const char *entry, long args, long slots
 static inline char *parm_rows_message(const char *entry, long args, long slots, long max_rows,
                                       long row_len, long count) {
     char *scalars = parm_scalars_text(args);
-    char *text = parm_message(PARM_MSG_ROWS, entry, scalars, max_rows, row_len, slots,
-                              slots == 1 ? "" : "s", count);
+    char *text = parm_message(PARM_MSG_ROWS, entry, scalars, max_rows, parm_plural(max_rows),
+                              row_len, parm_plural(row_len), slots, parm_plural(slots), count,
+                              parm_plural(count));
     free(scalars);
     return text;
 }
@@ -148,7 +152,7 @@ static inline char *parm_segments_message(const int64_t *starts, const int64_t *
             return parm_message(PARM_MSG_SEG_LENGTH, i, (long long)lens[i], max_len);
         if (lens[i] > 0 && (starts[i] < 0 || starts[i] > (int64_t)n - lens[i]))
             return parm_message(PARM_MSG_SEG_OUTSIDE, i, (long long)starts[i], (long long)lens[i],
-                                n);
+                                n, parm_plural(n));
         used += lens[i] > 0;
     }
     parm_segment *order = (parm_segment *)malloc(sizeof(parm_segment) * (size_t)(used ? used : 1));

@@ -113,7 +113,9 @@ struct Expr {
     Loc loc; /* the token that best names the node (operator, '(' ...) */
     int64_t value;
     double fvalue;
-    const char *name; /* EXPR_VAR; EXPR_INT, EXPR_FLOAT: the literal as written, for hints */
+    /* EXPR_VAR; EXPR_INT, EXPR_FLOAT: the literal as written, for hints; EXPR_LAMBDA: the
+     * local function (`let f p = ...`) it stands for, NULL for a lambda */
+    const char *name;
     Op op;
     Expr *fn, *arg;          /* EXPR_APP */
     Expr *lhs, *rhs;         /* EXPR_BINARY, EXPR_UNARY (lhs only) */
@@ -176,6 +178,9 @@ typedef struct {
     PtrList equations; /* Equation*, in source order */
     PtrList entries;   /* Entry*, in source order */
     PtrList imports;   /* Import*: `import "name"` lines, resolved by imports.c */
+    /* Entry*: the entries of imported files, never compiled; kept so that a
+     * missing entry of that name can be explained */
+    PtrList imported_entries;
 } Program;
 
 typedef struct {

@@ -208,6 +208,8 @@ static void load(Arena *a, Program *program, const char *file, const Import *im,
         ptrlist_push(a, &program->equations, lib.equations.items[i]);
     for (int i = 0; i < lib.imports.len; i++)
         ptrlist_push(a, &program->imports, lib.imports.items[i]);
+    for (int i = 0; i < lib.entries.len; i++)
+        ptrlist_push(a, &program->imported_entries, lib.entries.items[i]);
 }
 
 void imports_resolve(Arena *a, Program *program, const ImportPath *path, const char *main_path) {

@@ -76,11 +76,13 @@ IrVal *ir_add_result(IrProgram *p, IrStmt *s, int log_len, const ElemType *elem)
     return v;
 }
 
-static IrVal **grow(IrProgram *p, IrVal **items, int n) {
-    IrVal **grown = NEW_ARRAY(p->arena, IrVal *, n + 1);
+static IrVal **grow_by(IrProgram *p, IrVal **items, int n, int k) {
+    IrVal **grown = NEW_ARRAY(p->arena, IrVal *, (size_t)n + (size_t)k);
     if (n) memcpy(grown, items, sizeof(IrVal *) * (size_t)n);
     return grown;
 }
+
+static IrVal **grow(IrProgram *p, IrVal **items, int n) { return grow_by(p, items, n, 1); }
 
 IrVal *ir_body_add_param(IrProgram *p, IrBody *b, int log_len, const ElemType *elem) {
     IrVal *v = ir_new_val(p, log_len, elem);
@@ -92,6 +94,30 @@ IrVal *ir_body_add_param(IrProgram *p, IrBody *b, int log_len, const ElemType *e
 void ir_body_add_result(IrProgram *p, IrBody *b, IrVal *v) {
     b->results = grow(p, b->results, b->nresults);
     b->results[b->nresults++] = v;
+}
+
+/* One allocation for all of them: growing one by one copies the list each
+ * time, which for an element of 2^16 fields would take gigabytes. */
+void ir_body_add_results(IrProgram *p, IrBody *b, int k, IrVal **vals) {
+    b->results = grow_by(p, b->results, b->nresults, k);
+    memcpy(b->results + b->nresults, vals, sizeof(IrVal *) * (size_t)k);
+    b->nresults += k;
+}
+
+/* Field by field, not elem_slot_prim per slot, which walks the fields. */
+static void add_slots(IrProgram *p, IrBody *b, const ElemType *t, IrVal **slots, int *k) {
+    if (t->is_tuple) {
+        for (int i = 0; i < t->nfields; i++) add_slots(p, b, t->fields[i], slots, k);
+        return;
+    }
+    slots[*k] = ir_new_val(p, -1, elem_prim(t->prim));
+    b->params[b->nparams++] = slots[(*k)++];
+}
+
+void ir_body_add_slot_params(IrProgram *p, IrBody *b, const ElemType *t, IrVal **slots) {
+    b->params = grow_by(p, b->params, b->nparams, t->nslots);
+    int k = 0;
+    add_slots(p, b, t, slots, &k);
 }
 
 void ir_pos_substitute(IrStmt *pos, const uint64_t *m_rows, int m_nrows, uint64_t t) {

@@ -191,6 +191,10 @@ IrStmt *ir_append(IrProgram *p, IrBody *b, IrOp op, Loc loc, int nargs, IrVal **
 IrVal *ir_add_result(IrProgram *p, IrStmt *s, int log_len, const ElemType *elem);
 IrVal *ir_body_add_param(IrProgram *p, IrBody *b, int log_len, const ElemType *elem);
 void ir_body_add_result(IrProgram *p, IrBody *b, IrVal *v);
+/* ir_body_add_result of the k values vals, in order. */
+void ir_body_add_results(IrProgram *p, IrBody *b, int k, IrVal **vals);
+/* One scalar parameter for each slot of t, stored in slots as well. */
+void ir_body_add_slot_params(IrProgram *p, IrBody *b, const ElemType *t, IrVal **slots);
 void ir_body_push(IrProgram *p, IrBody *b, IrStmt *s);
 /* The ids of b's own values (its parameters and its statements' results,
  * not those of nested bodies) lie in lo .. lo + count - 1: the maps of a

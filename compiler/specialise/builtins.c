@@ -179,7 +179,23 @@ static noreturn void function_minus(Spec *s, Value *b, Loc loc) {
 
 static Value *index_at(Spec *s, Value *xs, Value *k, Loc loc);
 
+/* a == b on tuples: every field equal (a != b: some field differs), so
+ * that tuples compare as every other element type does (docs/language.md 5.2). */
+static Value *tuple_equality(Spec *s, Op op, Value *a, Value *b, Loc loc) {
+    if (a->n != b->n)
+        diag_error(loc, "'%s' compares tuples of the same number of fields, got %d and %d",
+                   op_name(op), a->n, b->n);
+    Value *all = NULL;
+    for (int i = 0; i < a->n; i++) {
+        Value *field = spec_binary(s, op, a->elems[i], b->elems[i], loc);
+        all = all ? spec_binary(s, op == OP_EQ ? OP_AND : OP_OR, all, field, loc) : field;
+    }
+    return all;
+}
+
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc) {
+    if (b && (op == OP_EQ || op == OP_NE) && a->kind == V_TUPLE && b->kind == V_TUPLE)
+        return tuple_equality(s, op, a, b, loc);
     if (!b) {
         if (value_is_static(a)) return located(static_unary(s, op, a, loc), loc);
         const ElemType *t = scalar_type_of(s, a, op, loc);
@@ -228,9 +244,24 @@ Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc) {
 
 /* ---- scalar functions ---- */
 
+/* A static number or a run-time scalar of an integer or float type. */
+static bool is_number(const Value *v) {
+    if (v->kind == V_INT || v->kind == V_FLOAT) return true;
+    return v->kind == V_RT && ir_is_scalar(v->rt) && !v->rt->elem->is_tuple &&
+           v->rt->elem->prim != PRIM_BOOL;
+}
+
 /* min a b = if b < a then b else a: expressed with existing IR forms so the
  * back ends need nothing new. */
 static Value *min_or_max(Spec *s, Value **args, Loc loc, Op less) {
+    /* checked here, as the '<' or '>' that would refuse the operand is not in the program */
+    for (int i = 0; i < 2; i++)
+        if (!is_number(args[i]))
+            diag_error(loc, "%s takes numbers, got %s%s", less == OP_LT ? "min" : "max",
+                       value_describe(s, args[i]),
+                       args[i]->kind == V_RT && !ir_is_scalar(args[i]->rt)
+                           ? "; use map or zip for arrays"
+                           : "");
     Value *lt = spec_binary(s, less, args[1], args[0], loc);
     if (lt->kind == V_BOOL) return lt->i ? args[1] : args[0];
     const ElemType *t = spec_elem_type(s, args[0]);
@@ -442,7 +473,7 @@ static IrBody *array_body(Spec *s, Value *f, int log_len, const ElemType *elem, 
     BodyScope sc = body_begin(s);
     IrVal *param = ir_body_add_param(s->prog, sc.body, log_len, elem);
     Value *r = spec_apply(s, f, value_rt(s, param), loc);
-    if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
+    if (r->kind == V_LIST) r = spec_build_as(s, r->n, r->elems, elem, loc);
     if (r->kind != V_RT || r->rt->log_len != log_len)
         diag_error(
             loc,
@@ -496,7 +527,7 @@ static Value *col_with_mask(Spec *s, uint64_t mask, Value *f, IrVal *xs, bool in
     IrVal *param = ir_body_add_param(s->prog, sc.body, 1, xs->elem);
     Value *args[2] = {indexed ? instance_index(s, xs->log_len, loc) : NULL, value_rt(s, param)};
     Value *r = indexed ? spec_apply_n(s, f, 2, args, loc) : spec_apply(s, f, args[1], loc);
-    if (r->kind == V_LIST) r = spec_build(s, r->n, r->elems, loc);
+    if (r->kind == V_LIST) r = spec_build_as(s, r->n, r->elems, xs->elem, loc);
     if (r->kind != V_RT || r->rt->log_len != 1 || !elem_equal(r->rt->elem, xs->elem)) {
         const char *t = elem_text(s->arena, xs->elem);
         diag_error(loc, "the function given to %s must map %s[2]%s to [2]%s, but it returns %s",
@@ -556,10 +587,11 @@ static Value *b_bmmc(Spec *s, Value **args, Loc loc) {
 /* The element function of map/reduce: params are the slots of `elems`. */
 static Value *element_params(Spec *s, IrBody *body, const ElemType *t) {
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
-    for (int k = 0; k < t->nslots; k++)
-        slots[k] = ir_body_add_param(s->prog, body, -1, elem_prim(elem_slot_prim(t, k)));
+    ir_body_add_slot_params(s->prog, body, t, slots);
     return spec_unflatten(s, t, slots);
 }
+
+static bool is_static_number(const Value *v) { return v->kind == V_INT || v->kind == V_FLOAT; }
 
 /* The first field of tuple v, at any depth, that is not a run-time scalar,
  * with its place in *path ("field 2", "field 1 of field 2"); NULL if none. */
@@ -567,7 +599,7 @@ static const Value *non_scalar_field(Spec *s, const Value *v, const char **path)
     for (int i = 0; i < v->n; i++) {
         const Value *f = v->elems[i];
         const Value *bad = f;
-        if (f->kind == V_RT && ir_is_scalar(f->rt)) continue;
+        if ((f->kind == V_RT && ir_is_scalar(f->rt)) || f->kind == V_BOOL) continue;
         const char *here = arena_printf(s->arena, "field %d", i + 1);
         if (f->kind == V_TUPLE) {
             bad = non_scalar_field(s, f, path);
@@ -587,13 +619,7 @@ static const Value *non_scalar_field(Spec *s, const Value *v, const char **path)
 static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *who) {
     const char *path = NULL;
     const Value *bad = r->kind == V_TUPLE ? non_scalar_field(s, r, &path) : NULL;
-    if (bad && bad->kind == V_BOOL)
-        diag_error(
-            loc,
-            "%s of the tuple returned by the function given to %s is a static bool, %s; give it an "
-            "element type, e.g. `bool %s`",
-            path, who, value_describe(s, bad), value_describe(s, bad));
-    if (bad && (bad->kind == V_INT || bad->kind == V_FLOAT))
+    if (bad && is_static_number(bad))
         diag_error(
             loc,
             "%s of the tuple returned by the function given to %s is a static number, %s; give it "
@@ -604,19 +630,25 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
             loc,
             "%s of the tuple returned by the function given to %s is %s, not a run-time scalar",
             path, who, value_describe(s, bad));
+    if (r->kind == V_FUNC)
+        diag_error(loc,
+                   "the function given to %s returns a function, not a scalar or a tuple of "
+                   "scalars: it takes more parameters than %s passes it, or a call in it lacks an "
+                   "argument",
+                   who, who);
     diag_error(loc, "the function given to %s must return a scalar or a tuple of scalars, got %s",
                who, value_describe(s, r));
 }
 
 static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const ElemType *fallback,
                                        Loc loc, const char *who) {
-    const ElemType *t = spec_elem_type(s, r);
-    if (!t && value_is_static(r) && fallback) t = fallback;
+    const ElemType *t = spec_element_of(s, r);
+    if (!t && is_static_number(r) && fallback) t = fallback;
     if (!t) not_element(s, r, loc, who);
     r = spec_coerce(s, r, t, loc);
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
     spec_flatten(s, r, slots);
-    for (int k = 0; k < t->nslots; k++) ir_body_add_result(s->prog, body, slots[k]);
+    ir_body_add_results(s->prog, body, t->nslots, slots);
     return t;
 }
 
@@ -670,7 +702,8 @@ static IrStmt *reduce_stmt(Spec *s, IrOp op, Value *fn, Value *zv, IrVal *xs, co
     Value *r = spec_apply_n(s, fn, 2, pair, loc);
     const ElemType *rt = element_results(s, sc.body, r, t, loc, who);
     if (!elem_equal(rt, t))
-        diag_error(loc, "the operator given to %s must return the element type", who);
+        diag_error(loc, "the operator given to %s must return the element type %s, but returns %s",
+                   who, elem_text(s->arena, t), elem_text(s->arena, rt));
     body_end(s, sc);
     IrVal **ins = NEW_ARRAY(s->arena, IrVal *, t->nslots + 1);
     spec_flatten(s, z, ins);
@@ -794,12 +827,12 @@ static Value *b_replicate(Spec *s, Value **args, Loc loc) {
     int64_t k = spec_expect_int(s, args[0], loc, "the size of replicate");
     if (k < 0 || k > MAX_LOG_LEN)
         diag_error(loc, "replicate size %lld is out of range 0..%d", (long long)k, MAX_LOG_LEN);
-    const ElemType *t = spec_elem_type(s, args[1]);
+    const ElemType *t = spec_element_of(s, args[1]);
     if (!t)
         diag_error(loc,
                    "replicate needs a run-time element; give static numbers a type, e.g. `i32 0`");
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);
-    spec_flatten(s, args[1], slots);
+    spec_flatten(s, spec_coerce(s, args[1], t, loc), slots);
     IrStmt *st = ir_append(s->prog, s->body, IR_REPLICATE, loc, t->nslots, slots);
     st->k = (int)k;
     return value_rt(s, ir_add_result(s->prog, st, (int)k, t));
@@ -869,8 +902,8 @@ static Value *index_at(Spec *s, Value *xs, Value *k, Loc loc) {
     int64_t i = spec_expect_int(s, k, loc, "the position of '!'");
     if (xs->kind == V_LIST && value_is_static(xs)) {
         if (i < 0 || i >= xs->n)
-            diag_error(loc, "position %lld is out of range for a list of %d elements", (long long)i,
-                       xs->n);
+            diag_error(loc, "position %lld is out of range for a list of %d element%s",
+                       (long long)i, xs->n, xs->n == 1 ? "" : "s");
         return xs->elems[i];
     }
     IrVal *arr = array_arg(s, xs, loc, "the left operand of '!'");

@@ -136,16 +136,23 @@ IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what) {
     diag_error(loc, "%s must be an array, got %s", what, value_describe(s, v));
 }
 
-const ElemType *spec_elem_type(Spec *s, Value *v) {
+static const ElemType *elem_type_of(Spec *s, Value *v, bool static_bools) {
     if (v->kind == V_RT) return ir_is_scalar(v->rt) ? v->rt->elem : NULL;
+    if (v->kind == V_BOOL && static_bools) return elem_prim(PRIM_BOOL);
     if (v->kind != V_TUPLE) return NULL;
     const ElemType **fields = NEW_ARRAY(s->arena, const ElemType *, v->n);
     for (int i = 0; i < v->n; i++) {
-        fields[i] = spec_elem_type(s, v->elems[i]);
+        fields[i] = elem_type_of(s, v->elems[i], static_bools);
         if (!fields[i]) return NULL;
     }
     return elem_tuple(s->arena, v->n, fields);
 }
+
+const ElemType *spec_elem_type(Spec *s, Value *v) { return elem_type_of(s, v, false); }
+
+/* true and false can only be bools, unlike a static number, which takes the
+ * type it meets (docs/language.md, 3); so an element made of them has a type. */
+const ElemType *spec_element_of(Spec *s, Value *v) { return elem_type_of(s, v, true); }
 
 static IrVal *emit_const(Spec *s, Prim p, Scalar c, Loc loc) {
     IrStmt *st = ir_append(s->prog, s->body, IR_CONST, loc, 0, NULL);
@@ -253,14 +260,20 @@ static int log2_exact(int64_t n) {
 }
 
 /* A list literal with a run-time element is an array; its element type is
- * the first run-time element's, and static elements are converted to it. */
-Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
+ * the first run-time element's, else bool for true and false, else the
+ * fallback (the element type that the array must have, or NULL), and static
+ * elements are converted to it. */
+Value *spec_build_as(Spec *s, int n, Value **elems, const ElemType *fallback, Loc loc) {
     int log_len = log2_exact(n);
     if (log_len < 0)
         diag_error(loc, "array literal has %d elements, which is not a power of two", n);
     const ElemType *t = NULL;
     for (int i = 0; i < n && !t; i++) t = spec_elem_type(s, elems[i]);
-    if (!t) diag_error(loc, "array literal needs an element of a run-time type");
+    for (int i = 0; i < n && !t; i++) t = spec_element_of(s, elems[i]);
+    if (!t) t = fallback;
+    if (!t)
+        diag_error(loc, "array literal needs an element of a run-time type; give an element a "
+                        "type, e.g. `i32 0`");
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, (size_t)n * (size_t)t->nslots);
     for (int i = 0; i < n; i++) {
         Value *e = spec_coerce(s, elems[i], t, loc);
@@ -268,6 +281,10 @@ Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
     }
     IrStmt *st = ir_append(s->prog, s->body, IR_BUILD, loc, n * t->nslots, slots);
     return value_rt(s, ir_add_result(s->prog, st, log_len, t));
+}
+
+Value *spec_build(Spec *s, int n, Value **elems, Loc loc) {
+    return spec_build_as(s, n, elems, NULL, loc);
 }
 
 /* ---- patterns ---- */
@@ -613,10 +630,16 @@ static Value *call_lambda(Spec *s, const Value *fn, Value **args, Loc loc) {
     const Expr *lam = fn->lambda;
     int mark = s->bound.len;
     push_frame(s, NULL, args, fn->arity, loc);
+    s->stack[s->depth - 1].lambda = lam;
     for (int a = 0; a < fn->arity; a++) {
         const Pattern *p = lam->params.items[a];
         if (!match(s, p, args[a])) {
-            diag_report(p->loc, "lambda parameter does not match %s", value_describe(s, args[a]));
+            if (lam->name)
+                diag_report(p->loc, "parameter %d of the local function '%s' does not match %s",
+                            a + 1, lam->name, value_describe(s, args[a]));
+            else
+                diag_report(p->loc, "lambda parameter does not match %s",
+                            value_describe(s, args[a]));
             shape_note(s, p, args[a]);
             diag_abort();
         }
@@ -733,13 +756,41 @@ static const char *nearest_name(Spec *s, const char *name, Env *env) {
     return best;
 }
 
-/* An unknown name: the import that defines it, or a near name in scope. */
+/* The local function named name whose body is being evaluated, or NULL:
+ * a name that it does not see, as local functions are not recursive. */
+static const Expr *calling_local(const Spec *s, const char *name) {
+    for (int i = s->depth - 1; i >= 0; i--) {
+        const Expr *lam = s->stack[i].lambda;
+        if (lam && lam->name && strcmp(lam->name, name) == 0) return lam;
+    }
+    return NULL;
+}
+
+/* An unknown name: the import that defines it, a local function that calls
+ * itself, or a near name in scope. */
 static noreturn void unknown_name(Spec *s, const Expr *e, Env *env) {
     const char *lib = s->import_path ? imports_stdlib_defining(s->arena, s->import_path, e->name)
                                      : NULL;
     if (lib) {
         diag_report(e->loc, "unknown name '%s'", e->name);
         diag_note(e->loc, "'%s' is defined in the stdlib: add import \"%s\"", e->name, lib);
+        diag_abort();
+    }
+    if (s->range_ahead && strcmp(s->range_ahead->name, e->name) == 0) {
+        diag_report(e->loc, "unknown name '%s'", e->name);
+        diag_note(s->range_ahead->loc,
+                  "the size range '%s' comes after this parameter, whose type sees only the "
+                  "parameters before it; put the range first",
+                  e->name);
+        diag_abort();
+    }
+    const Expr *local = calling_local(s, e->name);
+    if (local) {
+        diag_report(e->loc, "unknown name '%s'", e->name);
+        diag_note(local->loc,
+                  "'%s' is a local function (`let %s ... in`), which cannot call itself; define it "
+                  "with a top-level equation to recurse",
+                  e->name, e->name);
         diag_abort();
     }
     const char *near = nearest_name(s, e->name, env);
@@ -856,6 +907,7 @@ static Value *eval_let(Spec *s, const Expr *e, Env *env) {
         lam->loc = e->loc;
         lam->params = e->params;
         lam->body = e->value_expr;
+        lam->name = e->bind->name;
         fn->lambda = lam;
         fn->env = env;
         return eval(s, e->body, env_bind(s, env, e->bind->name, fn));
@@ -1079,17 +1131,34 @@ static Value *entry_param(Spec *s, IrFunc *f, const EntryParam *p, Env *env) {
     return value_rt(s, ir_body_add_param(s->prog, f->body, log_len, elem));
 }
 
-static void add_results(Spec *s, IrBody *body, Value *v, Loc loc) {
+/* A static value where an entry returns: a tuple's part is named by its
+ * place among the results, and a number or a bool gets the type it needs;
+ * the error is at the value (with a note at the entry's body when that is
+ * on another line, as for a number that does not fit). */
+static noreturn void static_result(Spec *s, IrBody *body, Value *v, bool in_tuple, Loc loc) {
+    const char *what = in_tuple
+                           ? arena_printf(s->arena, "result %d of the entry", body->nresults + 1)
+                           : "the result of an entry";
+    const char *hint = "";
+    if (v->kind == V_INT || v->kind == V_FLOAT)
+        hint = arena_printf(s->arena, "; give it a type, e.g. `%s`", value_typed(s, v));
+    else if (v->kind == V_BOOL)
+        hint = arena_printf(s->arena, "; give it a type, e.g. `bool %s`", value_describe(s, v));
+    else if (v->kind == V_FUNC) hint = " (a call that lacks an argument)";
+    Loc at = v->loc.src ? v->loc : loc;
+    diag_report(at, "%s must be run-time data (arrays or scalars), got %s%s", what,
+                value_describe(s, v), hint);
+    if (at.src != loc.src || at.line != loc.line) diag_note(loc, "the entry returns it here");
+    diag_abort();
+}
+
+static void add_results(Spec *s, IrBody *body, Value *v, bool in_tuple, Loc loc) {
     if (v->kind == V_RT) {
         ir_body_add_result(s->prog, body, v->rt);
         return;
     }
-    if (v->kind == V_TUPLE) {
-        for (int i = 0; i < v->n; i++) add_results(s, body, v->elems[i], loc);
-        return;
-    }
-    diag_error(loc, "the result of an entry must be run-time data (arrays or scalars), got %s",
-               value_describe(s, v));
+    if (v->kind != V_TUPLE) static_result(s, body, v, in_tuple, loc);
+    for (int i = 0; i < v->n; i++) add_results(s, body, v->elems[i], true, loc);
 }
 
 /* Appends f to the program's functions, doubling the array in the arena. */
@@ -1195,15 +1264,17 @@ static void specialise_entry_at(Spec *s, const Entry *entry, const EntryParam *r
     s->body = f->body;
     s->entry_body = f->body;
     Env *env = NULL;
+    s->range_ahead = range;
     for (int i = 0; i < entry->params.len; i++) {
         const EntryParam *p = entry->params.items[i];
+        if (p == range) s->range_ahead = NULL;
         Value *v = p == range ? value_int(s, size) : entry_param(s, f, p, env);
         env = env_bind(s, env, p->name, v);
     }
     segment_params(f, entry, range);
     push_frame(s, entry->name, NULL, 0, entry->loc);
     s->stack[s->depth - 1].entry = true;
-    add_results(s, f->body, eval(s, entry->body, env), entry->body->loc);
+    add_results(s, f->body, eval(s, entry->body, env), false, entry->body->loc);
     s->depth--;
     if (entry->cut) cut_results(s, f, entry->cut, env);
     add_ir_func(s, f);
@@ -1229,6 +1300,21 @@ static void specialise_entry(Spec *s, const Entry *entry) {
     for (int64_t n = lo; n <= hi; n++) specialise_entry_at(s, entry, range, n);
 }
 
+/* The ranged entry whose specialisation `name` (NAME_n, 4.4 of
+ * docs/language.md) names, or NULL. */
+static const Entry *ranged_named_by(const Program *program, const char *name) {
+    for (int i = 0; i < program->entries.len; i++) {
+        const Entry *e = program->entries.items[i];
+        size_t n = strlen(e->name);
+        if (strncmp(name, e->name, n) || name[n] != '_') continue;
+        const char *digits = name + n + 1;
+        if (!*digits || strspn(digits, "0123456789") != strlen(digits)) continue;
+        for (int j = 0; j < e->params.len; j++)
+            if (!((const EntryParam *)e->params.items[j])->type) return e;
+    }
+    return NULL;
+}
+
 /* Entry points are looked up by name: when the one asked for is missing, the
  * error is about the whole file, and notes say where the entries are. */
 noreturn void spec_no_entry(const Program *program, const char *entry) {
@@ -1243,6 +1329,20 @@ noreturn void spec_no_entry(const Program *program, const char *entry) {
     }
     if (program->entries.len > SHOWN)
         diag_note(file, "and %d more entries", program->entries.len - SHOWN);
+    const Entry *ranged = ranged_named_by(program, entry);
+    if (ranged)
+        diag_note(ranged->loc,
+                  "'%s' names a size of the ranged entry '%s', whose input chooses the size: "
+                  "use -e %s",
+                  entry, ranged->name, ranged->name);
+    for (int i = 0; i < program->imported_entries.len; i++) {
+        const Entry *e = program->imported_entries.items[i];
+        if (strcmp(e->name, entry) == 0)
+            diag_note(e->loc,
+                      "entry '%s' is defined here, in an imported file, whose entries are not "
+                      "compiled",
+                      entry);
+    }
     diag_abort();
 }
 

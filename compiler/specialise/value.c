@@ -67,7 +67,8 @@ const char *value_describe(Spec *s, const Value *v) {
     case V_FLOAT: return arena_printf(s->arena, "the number %g", v->f);
     case V_MAT: return arena_printf(s->arena, "a %dx%d matrix", v->mat->n, v->mat->n);
     case V_TUPLE: return arena_printf(s->arena, "a tuple of %d values", v->n);
-    case V_LIST: return arena_printf(s->arena, "a static list of %d values", v->n);
+    case V_LIST:
+        return arena_printf(s->arena, "a static list of %d value%s", v->n, v->n == 1 ? "" : "s");
     case V_FUNC: return "a function";
     case V_RT: return describe_rt(s, v->rt);
     }

@@ -78,6 +78,7 @@ typedef struct { /* one active call, for the notes of an error: how it was reach
     Loc loc;
     const char *name;
     const Function *fn; /* a call of a named function; NULL: a lambda or the entry */
+    const Expr *lambda; /* a call of a lambda or a local function; NULL: otherwise */
     Value **args;
     int nargs;
     bool entry;     /* the frame of the entry itself, at its declaration */
@@ -123,7 +124,10 @@ struct Spec {
     OverApplied over;
     NegativeArg neg;
     Loc runtime_if; /* the innermost `if` on a run-time condition being evaluated in this body */
-    const Program *program;        /* for suggesting names */
+    const Program *program; /* for suggesting names */
+    /* the entry's size range while the parameters before it are evaluated:
+     * a name that their types cannot see yet, for the note of that error */
+    const EntryParam *range_ahead;
     const ImportPath *import_path; /* for suggesting an import; NULL: none */
 };
 
@@ -157,12 +161,17 @@ IrVal *spec_expect_array(Spec *s, Value *v, Loc loc, const char *what);
 Value *spec_coerce(Spec *s, Value *v, const ElemType *t, Loc loc);
 /* The element type of a scalar or tuple value, NULL when it is static. */
 const ElemType *spec_elem_type(Spec *s, Value *v);
+/* The element type that v makes: as spec_elem_type, but a static bool is a
+ * bool (NULL while v has a static number, which has no type of its own). */
+const ElemType *spec_element_of(Spec *s, Value *v);
 /* Run-time element <-> flat slots. */
 void spec_flatten(Spec *s, Value *v, IrVal **slots);
 Value *spec_unflatten(Spec *s, const ElemType *t, IrVal **slots);
 Value *spec_binary(Spec *s, Op op, Value *a, Value *b, Loc loc);
 Value *spec_index(Spec *s, IrVal *arr, int64_t i, Loc loc);
 Value *spec_build(Spec *s, int n, Value **elems, Loc loc);
+/* spec_build of a list whose static numbers alone take the element type fallback. */
+Value *spec_build_as(Spec *s, int n, Value **elems, const ElemType *fallback, Loc loc);
 int spec_log_len(Spec *s, int64_t len, Loc loc); /* checks power of two and the limit */
 
 /* builtins.c */

@@ -291,6 +291,11 @@ int bench_main(int argc, char **argv, const char *exe) {
     }
     if (status < 0)
         status = drive(&b, (Options){.action = ACTION_LIST_ENTRIES}, NULL, &names) ? 1 : -1;
+    if (status < 0 && !*names) {
+        /* nothing to time is no success: a run that timed nothing would pass for one */
+        fprintf(stderr, "%s: error: the program has no entry point to time\n", b.file);
+        status = 1;
+    }
     if (status < 0 && b.only && !has_entry(names, b.only)) {
         fprintf(stderr,
                 "parmc bench: error: no entry point named '%s'; the file's entries:", b.only);

@@ -47,3 +47,12 @@ awk 'BEGIN { n = 65536; printf "entry main (xs : [2^16]i32) = let ["
              for (i = n - 1; i >= 0; i--) printf "a%d%s", i, i ? ", " : ""
              print "]" }' >"$TMP/scale_pattern.parm"
 scale_run 5 0 "a list pattern of 2^16 names" "$TMP/scale_pattern.parm"
+# A map to a tuple of 2^15 fields, and a map over those elements: a body's
+# parameters and results are added in one allocation each (one by one, the
+# list copied each time, they took over 2 GiB from about 2^14 fields).
+awk 'BEGIN { printf "entry main (xs : [2^2]i32) = map (\\t -> t) (map (\\x -> ("
+             for (i = 0; i < 32768; i++) printf "%sx", i ? ", " : ""
+             print ")) xs)" }' >"$TMP/scale_fields.parm"
+scale_run 10 1 "elements of 2^15 fields" "$TMP/scale_fields.parm"
+grep -q "the back end supports elements of at most 16 fields; 'main' has elements of 32768" \
+    "$TMP/scale.err" && pass || fail "scale elements of 2^15 fields: $(head -c 300 "$TMP/scale.err")"

@@ -39,6 +39,11 @@ PARMC_CUDA=0 "$PARMC" bench -r 2 -e rev examples/permute.parm >"$TMP/intest/benc
 PARMC_CUDA=0 "$PARMC" bench -e nosuch examples/permute.parm >"$TMP/intest/bench.out" 2>&1
 [ $? = 1 ] && grep -qx "parmc bench: error: no entry point named 'nosuch'; the file's entries: main, rev, trans" \
     "$TMP/intest/bench.out" && pass || fail "parmc bench -e nosuch: $(head -3 "$TMP/intest/bench.out")"
+# a file without entries: an error, not a success that timed nothing
+printf 'f x = x\n' >"$TMP/intest/noentry.parm"
+PARMC_CUDA=0 "$PARMC" bench --json "$TMP/intest/noentry.parm" >"$TMP/intest/bench.out" 2>&1
+[ $? = 1 ] && grep -qx "$TMP/intest/noentry.parm: error: the program has no entry point to time" \
+    "$TMP/intest/bench.out" && pass || fail "parmc bench without entries: $(head -3 "$TMP/intest/bench.out")"
 PARMC_CUDA=0 "$PARMC" bench --runs=2 --json examples/permute.parm >"$TMP/intest/bench.json" 2>"$TMP/intest/bench.err" &&
     python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert [e["entry"] for e in r] == ["main", "rev", "trans"]; assert all(e["median_ms"] >= 0 for e in r)' "$TMP/intest/bench.json" &&
     pass || fail "parmc bench --json: $(head -3 "$TMP/intest/bench.json") $(head -3 "$TMP/intest/bench.err")"
