@@ -14,7 +14,7 @@ import threading
 import time
 
 from . import _manifest
-from ._errors import CompileError, ToolError
+from ._errors import ArgumentTypeError, ArgumentValueError, CompileError, ToolError
 from ._program import Program
 
 CACHE_FORMAT = 1        # bump when the layout of a cache entry changes
@@ -209,14 +209,15 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     elif isinstance(source, str):
         path, text, stem = None, source, "prog"
     else:
-        raise TypeError(f"parmc.compile takes a path or source text, got {type(source).__name__}")
+        raise ArgumentTypeError(f"parmc.compile: argument 'source': expected a path or source text, got "
+                                f"{type(source).__name__}")
     target = target or auto_target()
     if target not in ("cuda", "c"):
-        raise ValueError(f"target must be 'cuda' or 'c', got {target!r}")
+        raise ArgumentValueError(f"parmc.compile: argument 'target' must be 'cuda' or 'c', got {target!r}")
     if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
-        raise ValueError(f"prefix must be a C identifier, got {prefix!r}")
-    include = [os.path.abspath(d) for d in ([include] if isinstance(include, (str, os.PathLike)) else include)]
-    flags = shlex.split(flags) if isinstance(flags, str) else list(flags)   # "-O3 -g" as the shell splits it
+        raise ArgumentValueError(f"parmc.compile: argument 'prefix' must be a C identifier, got {prefix!r}")
+    include = [os.path.abspath(d) for d in _strings("include", include, os.PathLike)]
+    flags = shlex.split(flags) if isinstance(flags, str) else _strings("flags", flags)   # "-O3 -g" as the shell splits it
     if target == "cuda":
         nvcc = find_nvcc()
         if not nvcc:
@@ -241,6 +242,20 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
         prog = _programs[final] = load(os.path.join(final, f"lib{stem}.so"))
         prog.cache_dir = final
     return prog
+
+
+def _strings(name, value, *kinds):
+    """Argument `name` of compile, a str (or one of kinds) or a sequence of them, as a list;
+    else an ArgumentTypeError naming it, before anything runs (an int was Python's "'int'
+    object is not iterable", a None in flags subprocess's TypeError after parmc ran)."""
+    kinds = (str,) + kinds
+    items = [value] if isinstance(value, kinds) else value
+    if isinstance(items, (list, tuple)) and all(isinstance(v, kinds) for v in items):
+        return list(items)
+    what = "a path or a sequence of paths" if kinds[1:] else "a string or a sequence of strings"
+    got = type(value).__name__ if not isinstance(items, (list, tuple)) else \
+        f"a {type(value).__name__} holding {type(next(v for v in items if not isinstance(v, kinds))).__name__}"
+    raise ArgumentTypeError(f"parmc.compile: argument '{name}': expected {what}, got {got}")
 
 
 class _progress:

@@ -4,6 +4,7 @@ the cache, the general calling convention (a hand-written library, fixtures/mult
 cost of a call."""
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -944,6 +945,34 @@ class Compile(unittest.TestCase):
         self.assertIn("cannot find the parmc compiler", p.stderr)
         with self.assertRaises(ValueError):
             parmc.compile(example("permute.parm"), target="opencl")
+
+    def test_argument_errors(self):
+        """compile's own bad arguments are parmc's exceptions naming the argument, before
+        parmc runs (a flags=3 was Python's "'int' object is not iterable", a None among the
+        flags subprocess's TypeError, a bad target a plain ValueError); one path or flag
+        string is taken as a sequence of one, as before."""
+        src = "entry main (xs : [2^2]i32) = map (\\x -> x * 3) xs\n"
+        bad = ((parmc.ArgumentValueError, dict(target="opencl"), "argument 'target' must be 'cuda' or 'c', got 'opencl'"),
+               (parmc.ArgumentValueError, dict(prefix="1x"), "argument 'prefix' must be a C identifier, got '1x'"),
+               (parmc.ArgumentTypeError, dict(flags=3), "argument 'flags': expected a string or a sequence of strings, "
+                "got int"),
+               (parmc.ArgumentTypeError, dict(flags=["-O1", None]), "argument 'flags': expected a string or a sequence "
+                "of strings, got a list holding NoneType"),
+               (parmc.ArgumentTypeError, dict(include=None), "argument 'include': expected a path or a sequence of "
+                "paths, got NoneType"),
+               (parmc.ArgumentTypeError, dict(include=[self.dir, 3]), "argument 'include': expected a path or a "
+                "sequence of paths, got a list holding int"))
+        for exc, kw, text in bad:
+            with self.assertRaises(exc) as e:
+                parmc.compile(src, **dict(dict(target="c", cache_dir=self.dir), **kw))
+            self.assertIn("parmc.compile: " + text, str(e.exception))
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.compile(b"x.parm", target="c")
+        self.assertIn("parmc.compile: argument 'source': expected a path or source text, got bytes", str(e.exception))
+        self.assertEqual(os.listdir(self.dir), ["parmc"])     # nothing built into cache_dir
+        for kw in (dict(include=self.dir), dict(include=(self.dir, pathlib.Path(self.dir))), dict(flags=("-O1",))):
+            prog = parmc.compile(src, target="c", cache_dir=os.path.join(self.dir, "cache"), **kw)
+            self.assertEqual(prog.main(np.arange(4, dtype=np.int32)).tolist(), [0, 3, 6, 9])
 
 
 class Targets(unittest.TestCase):
