@@ -633,6 +633,27 @@ class Errors(unittest.TestCase):
             np.testing.assert_array_equal(self.scalars.after(fs, k, False), np.full(64, k, np.float32))
         self.assertTrue(np.isnan(self.scalars.after(fs, np.nan, False)).all())
 
+    def test_beyond_a_double(self):
+        """A number too large for a double is out of range for f64 and f32 alike, an
+        ArgumentValueError naming the parameter, on the first call and after the fast path is
+        made: an int (10**400 was ctypes' ArgumentError through an f64's fast path) and a
+        finite NumPy longdouble or Decimal that float() makes infinite (it passed as inf);
+        their infinities and 2^1023 are taken."""
+        import decimal
+        prog = parmc.compile("entry f (b : f64) (c : f32) (xs : [2^2]f64) (ys : [2^2]f32) = "
+                             "(map (\\x -> x * b) xs, map (\\y -> y * c) ys)\n", target="c")
+        xs, ys = np.ones(4), np.ones(4, np.float32)
+        for call in range(2):
+            for big in (10**400, -10**400, 2**1024, np.longdouble("1e400"), decimal.Decimal("-1e400")):
+                for name, args in (("b", (big, 1.0, xs, ys)), ("c", (1.0, big, xs, ys))):
+                    msg = self.raises(parmc.ArgumentValueError, f"prog.f: parameter '{name}': ", prog.f, *args)
+                    self.assertIn(" is out of range for f", msg)
+            for inf in (np.longdouble("inf"), decimal.Decimal("-Infinity"), float("inf")):
+                self.assertEqual(prog.f(inf, inf, xs, ys)[0][0], float(inf))
+                self.assertEqual(prog.f(inf, inf, xs, ys)[1][0], float(inf))
+            self.assertEqual(prog.f(2**1023, 1.0, xs, ys)[0][0], 2.0**1023)
+            self.assertEqual(prog.f(3, 2.0, xs, ys)[1].tolist(), [2.0] * 4)
+
     def test_bools_and_numbers(self):
         """A bool parameter takes a bool alone (Python's, NumPy's, a 0-d bool array), never an
         integer, not even 0 or 1; a number parameter never takes a bool: each an ArgumentTypeError
