@@ -227,8 +227,11 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     else:
         native = shlex.split(os.environ.get("CC", "cc")) + ["-std=c11", "-O2", "-shared", "-fPIC", *flags]
     stem = prefix or stem
+    # the stem names the entry's files (libSTEM.so, STEM.json) and, with no prefix, is the
+    # API prefix: two files of one text under other names (or a file and its text, "prog")
+    # are other libraries
     key = hashlib.sha256(json.dumps({
-        "cache": CACHE_FORMAT, "parmc": parmc_version(parmc), "target": target, "prefix": prefix,
+        "cache": CACHE_FORMAT, "parmc": parmc_version(parmc), "target": target, "prefix": prefix, "stem": stem,
         "include": include, "native": native, "source": text, "options": options,
         "imports": _imported_files(text, include, parmc)}, sort_keys=True).encode()).hexdigest()[:32]
     root = cache_dir or cache_root()

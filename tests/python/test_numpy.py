@@ -967,6 +967,27 @@ class Compile(unittest.TestCase):
         with self.assertRaises(ValueError):
             parmc.compile(example("permute.parm"), target="opencl")
 
+    def test_same_text_other_names(self):
+        """Two files of one text under other names, and that text itself, are three libraries
+        (each named by its file, "prog" for text, which is also its API prefix): the key held
+        the text alone, so in a new process the second name found the first's cache entry and
+        looked there for its own manifest (ManifestError: cannot read .../b.json)."""
+        cache = os.path.join(self.dir, "cache")
+        src = 'import "sort"\nentry main (xs : [2^4]i32) = bitonic_sort asc 4 xs\n'
+        for name in ("a", "b"):
+            with open(os.path.join(self.dir, f"{name}.parm"), "w") as f:
+                f.write(src)
+        for what in ("a.parm", "b.parm", None):
+            arg = repr(os.path.join(self.dir, what)) if what else repr(src)
+            p = self.run_python(f"""
+                import parmc, numpy as np
+                p = parmc.compile({arg}, target="c")
+                assert p.name == {repr(what[0] if what else "prog")}, p.name
+                assert (p.main(np.arange(16, dtype=np.int32)[::-1].copy()) == np.arange(16)).all()
+            """, cache, check=False)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(self.compiles()), 3)
+
     def test_argument_errors(self):
         """compile's own bad arguments are parmc's exceptions naming the argument, before
         parmc runs (a flags=3 was Python's "'int' object is not iterable", a None among the
