@@ -537,6 +537,21 @@ class Examples(unittest.TestCase):
             np.testing.assert_array_equal(prog.main(xs), np.sort(xs, axis=-1))
         self.assertRaises(parmc.ArgumentValueError, prog.main, np.zeros((17, 2), np.int32))
 
+    def test_scripts_without_their_library(self):
+        """Each script, where its array library is not installed (as in build/venv), says so
+        in one line and exits with an error: sample_topk.py gave a traceback of
+        ModuleNotFoundError."""
+        import importlib.util
+        for script, lib in (("batched_sort", "torch"), ("sample_topk", "torch"), ("permute_cupy", "cupy")):
+            if importlib.util.find_spec(lib) is not None:
+                continue
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "python", script + ".py")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+            self.assertNotEqual(p.returncode, 0)
+            self.assertEqual(p.stderr.strip(), f"{script}.py: needs {lib} (pip install "
+                             f"{'cupy-cuda12x' if lib == 'cupy' else lib})", p.stderr)
+
     def test_permute_program(self):
         prog = parmc.compile(self.load("permute_cupy").program(8), target="c")
         xs = rng.standard_normal(256).astype(np.float32)
