@@ -211,9 +211,12 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     else:
         raise ArgumentTypeError(f"parmc.compile: argument 'source': expected a path or source text, got "
                                 f"{type(source).__name__}")
-    target = target or auto_target()
-    if target not in ("cuda", "c"):
-        raise ArgumentValueError(f"parmc.compile: argument 'target' must be 'cuda' or 'c', got {target!r}")
+    chosen = target or auto_target()
+    if chosen not in ("cuda", "c"):
+        # with no target given, the bad one is $PARMC_TARGET's (auto_target), not an argument
+        what = "argument 'target'" if target else "$PARMC_TARGET (target=None takes it)"
+        raise ArgumentValueError(f"parmc.compile: {what} must be 'cuda' or 'c', got {chosen!r}")
+    target = chosen
     if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
         raise ArgumentValueError(f"parmc.compile: argument 'prefix' must be a C identifier, got {prefix!r}")
     include = [os.path.abspath(d) for d in _strings("include", include, os.PathLike)]

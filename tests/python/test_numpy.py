@@ -12,6 +12,7 @@ import tempfile
 import textwrap
 import time
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -1023,6 +1024,15 @@ class Compile(unittest.TestCase):
             with self.assertRaises(exc) as e:
                 parmc.compile(src, **dict(dict(target="c", cache_dir=self.dir), **kw))
             self.assertIn("parmc.compile: " + text, str(e.exception))
+        with mock.patch.dict(os.environ, PARMC_TARGET="cpu"):
+            # the bad target is the environment's, which the message names (it said argument 'target')
+            with self.assertRaises(parmc.ArgumentValueError) as e:
+                parmc.compile(src, cache_dir=self.dir)
+            self.assertIn("parmc.compile: $PARMC_TARGET (target=None takes it) must be 'cuda' or 'c', got 'cpu'",
+                          str(e.exception))
+            with self.assertRaises(parmc.ArgumentValueError) as e:
+                parmc.compile(src, target="gpu", cache_dir=self.dir)
+            self.assertIn("argument 'target' must be 'cuda' or 'c', got 'gpu'", str(e.exception))
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.compile(b"x.parm", target="c")
         self.assertIn("parmc.compile: argument 'source': expected a path or source text, got bytes", str(e.exception))
