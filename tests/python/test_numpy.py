@@ -518,6 +518,10 @@ class Graphs(unittest.TestCase):
         np.testing.assert_array_equal(fs, np.full(8, 2.5, np.float32))
         self.assertEqual((float(x), int(k2)), (2.5, 6))
         self.assertEqual([int(v) for v in self.g.scalars(4, 5)], [7, 5 ^ 9, 17, 4])
+        # help() and repr say it has no length (they said "lengths: None"); filled's results have one
+        self.assertEqual(repr(self.g.scalars), "<parmc entry graph.scalars(a: i32, b: u8) -> i32, u8, i64, i32; "
+                         "lengths: none (no arrays)>")
+        self.assertTrue(repr(self.g.filled).endswith("; lengths: 32>"), repr(self.g.filled))
 
 
 class Examples(unittest.TestCase):
