@@ -204,7 +204,8 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
             with open(path, encoding="utf-8") as f:
                 text = f.read()
         except OSError as e:
-            raise FileNotFoundError(e.errno, f"cannot read the parm program {path}: {e.strerror}", path) from None
+            # the error's own class (IsADirectoryError, PermissionError, ...), its message naming the program
+            raise type(e)(e.errno, f"cannot read the parm program {path}: {e.strerror}", path) from None
         stem = _stem(os.path.splitext(os.path.basename(path))[0])
     elif isinstance(source, str):
         path, text, stem = None, source, "prog"

@@ -1037,6 +1037,12 @@ class Compile(unittest.TestCase):
             with self.assertRaises(parmc.ArgumentValueError) as e:
                 parmc.compile(src, target="gpu", cache_dir=self.dir)
             self.assertIn("argument 'target' must be 'cuda' or 'c', got 'gpu'", str(e.exception))
+        # a program that cannot be read raises OSError's own class (a directory was a FileNotFoundError)
+        os.mkdir(os.path.join(self.dir, "d.parm"))
+        with self.assertRaises(IsADirectoryError) as e:
+            parmc.compile(os.path.join(self.dir, "d.parm"), target="c", cache_dir=self.dir)
+        self.assertIn("cannot read the parm program", str(e.exception))
+        os.rmdir(os.path.join(self.dir, "d.parm"))
         with self.assertRaises(parmc.ArgumentTypeError) as e:
             parmc.compile(b"x.parm", target="c")
         self.assertIn("parmc.compile: argument 'source': expected a path or source text, got bytes", str(e.exception))
