@@ -47,7 +47,10 @@ def main():
     ap.add_argument("--k", type=int, default=64)
     ap.add_argument("--runs", type=int, default=20)
     args = ap.parse_args()
-    import torch
+    try:
+        import torch
+    except ImportError:
+        sys.exit("sample_topk.py: needs torch (pip install torch)")
     gen = torch.Generator(device="cuda").manual_seed(0)
     logits = torch.randn(args.batch, args.vocab, device="cuda", generator=gen) * 3
     uniform = torch.rand(args.batch, device="cuda", generator=gen)

@@ -14,7 +14,7 @@ import threading
 import time
 
 from . import _manifest
-from ._errors import CompileError, ToolError
+from ._errors import ArgumentTypeError, ArgumentValueError, CompileError, ToolError
 from ._program import Program
 
 CACHE_FORMAT = 1        # bump when the layout of a cache entry changes
@@ -204,19 +204,24 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
             with open(path, encoding="utf-8") as f:
                 text = f.read()
         except OSError as e:
-            raise FileNotFoundError(e.errno, f"cannot read the parm program {path}: {e.strerror}", path) from None
+            # the error's own class (IsADirectoryError, PermissionError, ...), its message naming the program
+            raise type(e)(e.errno, f"cannot read the parm program {path}: {e.strerror}", path) from None
         stem = _stem(os.path.splitext(os.path.basename(path))[0])
     elif isinstance(source, str):
         path, text, stem = None, source, "prog"
     else:
-        raise TypeError(f"parmc.compile takes a path or source text, got {type(source).__name__}")
-    target = target or auto_target()
-    if target not in ("cuda", "c"):
-        raise ValueError(f"target must be 'cuda' or 'c', got {target!r}")
+        raise ArgumentTypeError(f"parmc.compile: argument 'source': expected a path or source text, got "
+                                f"{type(source).__name__}")
+    chosen = target or auto_target()
+    if chosen not in ("cuda", "c"):
+        # with no target given, the bad one is $PARMC_TARGET's (auto_target), not an argument
+        what = "argument 'target'" if target else "$PARMC_TARGET (target=None takes it)"
+        raise ArgumentValueError(f"parmc.compile: {what} must be 'cuda' or 'c', got {chosen!r}")
+    target = chosen
     if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
-        raise ValueError(f"prefix must be a C identifier, got {prefix!r}")
-    include = [os.path.abspath(d) for d in ([include] if isinstance(include, (str, os.PathLike)) else include)]
-    flags = shlex.split(flags) if isinstance(flags, str) else list(flags)   # "-O3 -g" as the shell splits it
+        raise ArgumentValueError(f"parmc.compile: argument 'prefix' must be a C identifier, got {prefix!r}")
+    include = [os.path.abspath(d) for d in _strings("include", include, os.PathLike)]
+    flags = shlex.split(flags) if isinstance(flags, str) else _strings("flags", flags)   # "-O3 -g" as the shell splits it
     if target == "cuda":
         nvcc = find_nvcc()
         if not nvcc:
@@ -226,8 +231,11 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
     else:
         native = shlex.split(os.environ.get("CC", "cc")) + ["-std=c11", "-O2", "-shared", "-fPIC", *flags]
     stem = prefix or stem
+    # the stem names the entry's files (libSTEM.so, STEM.json) and, with no prefix, is the
+    # API prefix: two files of one text under other names (or a file and its text, "prog")
+    # are other libraries
     key = hashlib.sha256(json.dumps({
-        "cache": CACHE_FORMAT, "parmc": parmc_version(parmc), "target": target, "prefix": prefix,
+        "cache": CACHE_FORMAT, "parmc": parmc_version(parmc), "target": target, "prefix": prefix, "stem": stem,
         "include": include, "native": native, "source": text, "options": options,
         "imports": _imported_files(text, include, parmc)}, sort_keys=True).encode()).hexdigest()[:32]
     root = cache_dir or cache_root()
@@ -241,6 +249,20 @@ def compile(source, target=None, prefix=None, include=(), arch=None, flags=(), c
         prog = _programs[final] = load(os.path.join(final, f"lib{stem}.so"))
         prog.cache_dir = final
     return prog
+
+
+def _strings(name, value, *kinds):
+    """Argument `name` of compile, a str (or one of kinds) or a sequence of them, as a list;
+    else an ArgumentTypeError naming it, before anything runs (an int was Python's "'int'
+    object is not iterable", a None in flags subprocess's TypeError after parmc ran)."""
+    kinds = (str,) + kinds
+    items = [value] if isinstance(value, kinds) else value
+    if isinstance(items, (list, tuple)) and all(isinstance(v, kinds) for v in items):
+        return list(items)
+    what = "a path or a sequence of paths" if kinds[1:] else "a string or a sequence of strings"
+    got = type(value).__name__ if not isinstance(items, (list, tuple)) else \
+        f"a {type(value).__name__} holding {type(next(v for v in items if not isinstance(v, kinds))).__name__}"
+    raise ArgumentTypeError(f"parmc.compile: argument '{name}': expected {what}, got {got}")
 
 
 class _progress:

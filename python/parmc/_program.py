@@ -206,7 +206,9 @@ class EntryFunction:
             return f"[]{t}" if p.kind == "array" else t
         params = ", ".join(f"{p.name}: {show(p)}" for p in self.entry.params)
         results = ", ".join(show(r) for r in self.entry.results)
-        return f"{self.entry.name}({params}) -> {results}; lengths: {self.entry.lengths.describe()}"
+        # an entry of scalars alone has no length (its manifest's one size is null: "lengths: None")
+        lengths = self.entry.lengths.describe() if self.entry.has_n else "none (no arrays)"
+        return f"{self.entry.name}({params}) -> {results}; lengths: {lengths}"
 
     def __repr__(self):
         return f"<parmc entry {self.program.name}.{self._signature()}>"

@@ -65,6 +65,7 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
     lib, xp, values, offsets = _checked("segmented_topk", values, offsets)
     per_segment = getattr(k, "shape", ()) != ()
     if per_segment:
+        _k_library(lib, k)
         if len(k.shape) != 1 or k.shape[0] != offsets.shape[0] - 1 or str(k.dtype).replace("torch.", "") not in (
                 "int32", "int64"):
             _byte_order("segmented_topk", k, "k")
@@ -77,6 +78,9 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
         # the result's shape: one read of the device; negative ks are 0 (a concrete JAX array read
         # by NumPy: its own max under jit would be traced)
         top = max(int((_module("numpy").asarray(k) if lib == "jax" else k).max()), 0) if k.shape[0] else 0
+    elif isinstance(k, (list, tuple)):      # not an array: the message says what a k per segment is
+        raise ArgumentTypeError("parmc.segmented_topk: argument 'k': expected an int or a 1-D int32/int64 array of one "
+                                f"k per segment ({offsets.shape[0] - 1}) of values' library, got {type(k).__name__}")
     else:
         top = _index(k, "segmented_topk", "k")
     if top < 0:
@@ -109,6 +113,17 @@ def segmented_topk(values, offsets, k, largest=True, *, max_length=None):
         order, start = _sorted_order(lib, xp, values, offsets, largest)
         best, index = values[order], order - start[order]
     return _named(lib, "topk")((xp.where(keep, best[src], worst), xp.where(keep, index[src], none)))
+
+
+def _k_library(lib, k):
+    """That a k per segment is an array of values' library (lib), as offsets must be: the
+    ks are clipped against the offsets with values' own module, so another library's array
+    was an AttributeError (a NumPy k for tensors) or a result of mixed libraries (a JAX k
+    for NumPy values). For JAX values a NumPy array is taken too: it is the static form of
+    the ks under jax.jit, whose largest is the result's shape."""
+    k_lib = _library("segmented_topk", k, "k")[0]
+    if k_lib != lib and not (lib == "jax" and k_lib == "numpy"):
+        raise ArgumentTypeError(f"parmc.segmented_topk: argument 'k' is {_describe(k)}; values is a {lib} array")
 
 
 def _max_length_fits(lib, offsets, max_length):

@@ -137,10 +137,12 @@ def _cached_run(x, op, dim, flag, k):
 def sort(x, dim=-1, descending=False, stable=False, *, out=None):
     """(values, indices) of x sorted along dim, as torch.sort: indices int64, NaN after every
     number (first when descending). Always stable: equal elements keep their order. out: a
-    pair (values, indices) that receives the results (_sortout.py)."""
+    pair (values, indices) that receives the results (_sortout.py). stable may be None, as
+    torch.sort's `bool? stable` takes it (argsort's is a bool)."""
     if not (type(dim) is int and type(descending) is bool and type(stable) is bool):
         dim, descending = _index(dim, "sort", "dim"), _flag(descending, "sort", "descending")
-        _flag(stable, "sort", "stable")
+        if stable is not None:
+            _flag(stable, "sort", "stable")
     if out is not None:
         return _into(out, "sort", x, dim, descending, None)
     r = _cached_run(x, "sort", dim, descending, None)

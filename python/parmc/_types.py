@@ -71,6 +71,15 @@ def as_bool(v):
     return None
 
 
+def _is_infinite(v, x):
+    """Whether v, whose float() is the infinity x, is itself that infinity (float('inf'),
+    NumPy's, Decimal('Infinity')) rather than a finite value too large for a double."""
+    try:
+        return bool(v == x)
+    except Exception:       # a value that cannot be compared: taken as its float() says
+        return True
+
+
 def byte_order_refusal(dtype, name=None):
     """For a NumPy dtype of the other byte order than this machine's (a big-endian array on a
     little-endian host): the refusal that follows the argument's name in a message ("is
@@ -137,6 +146,10 @@ def scalar_converter(t):
         except (TypeError, ValueError, RuntimeError):
             # a value whose __float__ refuses (a tensor of several elements, ...)
             raise ArgumentTypeError(f"{where()}: expected a real number for {t}, got {_kind(v)}") from None
+        if math.isinf(x) and not _is_infinite(v, x):
+            # a finite value beyond double's range that float() makes infinite without an
+            # OverflowError (a NumPy longdouble or a Decimal of 1e400), as 10**400 is refused
+            raise ArgumentValueError(f"{where()}: {v!r} is out of range for {t} (it rounds to infinity)")
         if t == "f32" and math.isfinite(x) and abs(x) > _F32_MAX:
             if abs(x) >= _F32_ROUNDS_TO_INF:
                 raise ArgumentValueError(f"{where()}: {x!r} is out of range for f32 (it rounds to infinity; a finite "

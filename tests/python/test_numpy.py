@@ -4,6 +4,7 @@ the cache, the general calling convention (a hand-written library, fixtures/mult
 cost of a call."""
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import tempfile
 import textwrap
 import time
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -516,6 +518,10 @@ class Graphs(unittest.TestCase):
         np.testing.assert_array_equal(fs, np.full(8, 2.5, np.float32))
         self.assertEqual((float(x), int(k2)), (2.5, 6))
         self.assertEqual([int(v) for v in self.g.scalars(4, 5)], [7, 5 ^ 9, 17, 4])
+        # help() and repr say it has no length (they said "lengths: None"); filled's results have one
+        self.assertEqual(repr(self.g.scalars), "<parmc entry graph.scalars(a: i32, b: u8) -> i32, u8, i64, i32; "
+                         "lengths: none (no arrays)>")
+        self.assertTrue(repr(self.g.filled).endswith("; lengths: 32>"), repr(self.g.filled))
 
 
 class Examples(unittest.TestCase):
@@ -535,6 +541,21 @@ class Examples(unittest.TestCase):
             xs = rng.integers(-1000, 1000, shape, dtype=np.int32)
             np.testing.assert_array_equal(prog.main(xs), np.sort(xs, axis=-1))
         self.assertRaises(parmc.ArgumentValueError, prog.main, np.zeros((17, 2), np.int32))
+
+    def test_scripts_without_their_library(self):
+        """Each script, where its array library is not installed (as in build/venv), says so
+        in one line and exits with an error: sample_topk.py gave a traceback of
+        ModuleNotFoundError."""
+        import importlib.util
+        for script, lib in (("batched_sort", "torch"), ("sample_topk", "torch"), ("permute_cupy", "cupy")):
+            if importlib.util.find_spec(lib) is not None:
+                continue
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "python", script + ".py")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+            self.assertNotEqual(p.returncode, 0)
+            self.assertEqual(p.stderr.strip(), f"{script}.py: needs {lib} (pip install "
+                             f"{'cupy-cuda12x' if lib == 'cupy' else lib})", p.stderr)
 
     def test_permute_program(self):
         prog = parmc.compile(self.load("permute_cupy").program(8), target="c")
@@ -631,6 +652,27 @@ class Errors(unittest.TestCase):
         for k in (np.inf, -np.inf):
             np.testing.assert_array_equal(self.scalars.after(fs, k, False), np.full(64, k, np.float32))
         self.assertTrue(np.isnan(self.scalars.after(fs, np.nan, False)).all())
+
+    def test_beyond_a_double(self):
+        """A number too large for a double is out of range for f64 and f32 alike, an
+        ArgumentValueError naming the parameter, on the first call and after the fast path is
+        made: an int (10**400 was ctypes' ArgumentError through an f64's fast path) and a
+        finite NumPy longdouble or Decimal that float() makes infinite (it passed as inf);
+        their infinities and 2^1023 are taken."""
+        import decimal
+        prog = parmc.compile("entry f (b : f64) (c : f32) (xs : [2^2]f64) (ys : [2^2]f32) = "
+                             "(map (\\x -> x * b) xs, map (\\y -> y * c) ys)\n", target="c")
+        xs, ys = np.ones(4), np.ones(4, np.float32)
+        for call in range(2):
+            for big in (10**400, -10**400, 2**1024, np.longdouble("1e400"), decimal.Decimal("-1e400")):
+                for name, args in (("b", (big, 1.0, xs, ys)), ("c", (1.0, big, xs, ys))):
+                    msg = self.raises(parmc.ArgumentValueError, f"prog.f: parameter '{name}': ", prog.f, *args)
+                    self.assertIn(" is out of range for f", msg)
+            for inf in (np.longdouble("inf"), decimal.Decimal("-Infinity"), float("inf")):
+                self.assertEqual(prog.f(inf, inf, xs, ys)[0][0], float(inf))
+                self.assertEqual(prog.f(inf, inf, xs, ys)[1][0], float(inf))
+            self.assertEqual(prog.f(2**1023, 1.0, xs, ys)[0][0], 2.0**1023)
+            self.assertEqual(prog.f(3, 2.0, xs, ys)[1].tolist(), [2.0] * 4)
 
     def test_bools_and_numbers(self):
         """A bool parameter takes a bool alone (Python's, NumPy's, a 0-d bool array), never an
@@ -944,6 +986,70 @@ class Compile(unittest.TestCase):
         self.assertIn("cannot find the parmc compiler", p.stderr)
         with self.assertRaises(ValueError):
             parmc.compile(example("permute.parm"), target="opencl")
+
+    def test_same_text_other_names(self):
+        """Two files of one text under other names, and that text itself, are three libraries
+        (each named by its file, "prog" for text, which is also its API prefix): the key held
+        the text alone, so in a new process the second name found the first's cache entry and
+        looked there for its own manifest (ManifestError: cannot read .../b.json)."""
+        cache = os.path.join(self.dir, "cache")
+        src = 'import "sort"\nentry main (xs : [2^4]i32) = bitonic_sort asc 4 xs\n'
+        for name in ("a", "b"):
+            with open(os.path.join(self.dir, f"{name}.parm"), "w") as f:
+                f.write(src)
+        for what in ("a.parm", "b.parm", None):
+            arg = repr(os.path.join(self.dir, what)) if what else repr(src)
+            p = self.run_python(f"""
+                import parmc, numpy as np
+                p = parmc.compile({arg}, target="c")
+                assert p.name == {repr(what[0] if what else "prog")}, p.name
+                assert (p.main(np.arange(16, dtype=np.int32)[::-1].copy()) == np.arange(16)).all()
+            """, cache, check=False)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(self.compiles()), 3)
+
+    def test_argument_errors(self):
+        """compile's own bad arguments are parmc's exceptions naming the argument, before
+        parmc runs (a flags=3 was Python's "'int' object is not iterable", a None among the
+        flags subprocess's TypeError, a bad target a plain ValueError); one path or flag
+        string is taken as a sequence of one, as before."""
+        src = "entry main (xs : [2^2]i32) = map (\\x -> x * 3) xs\n"
+        bad = ((parmc.ArgumentValueError, dict(target="opencl"), "argument 'target' must be 'cuda' or 'c', got 'opencl'"),
+               (parmc.ArgumentValueError, dict(prefix="1x"), "argument 'prefix' must be a C identifier, got '1x'"),
+               (parmc.ArgumentTypeError, dict(flags=3), "argument 'flags': expected a string or a sequence of strings, "
+                "got int"),
+               (parmc.ArgumentTypeError, dict(flags=["-O1", None]), "argument 'flags': expected a string or a sequence "
+                "of strings, got a list holding NoneType"),
+               (parmc.ArgumentTypeError, dict(include=None), "argument 'include': expected a path or a sequence of "
+                "paths, got NoneType"),
+               (parmc.ArgumentTypeError, dict(include=[self.dir, 3]), "argument 'include': expected a path or a "
+                "sequence of paths, got a list holding int"))
+        for exc, kw, text in bad:
+            with self.assertRaises(exc) as e:
+                parmc.compile(src, **dict(dict(target="c", cache_dir=self.dir), **kw))
+            self.assertIn("parmc.compile: " + text, str(e.exception))
+        with mock.patch.dict(os.environ, PARMC_TARGET="cpu"):
+            # the bad target is the environment's, which the message names (it said argument 'target')
+            with self.assertRaises(parmc.ArgumentValueError) as e:
+                parmc.compile(src, cache_dir=self.dir)
+            self.assertIn("parmc.compile: $PARMC_TARGET (target=None takes it) must be 'cuda' or 'c', got 'cpu'",
+                          str(e.exception))
+            with self.assertRaises(parmc.ArgumentValueError) as e:
+                parmc.compile(src, target="gpu", cache_dir=self.dir)
+            self.assertIn("argument 'target' must be 'cuda' or 'c', got 'gpu'", str(e.exception))
+        # a program that cannot be read raises OSError's own class (a directory was a FileNotFoundError)
+        os.mkdir(os.path.join(self.dir, "d.parm"))
+        with self.assertRaises(IsADirectoryError) as e:
+            parmc.compile(os.path.join(self.dir, "d.parm"), target="c", cache_dir=self.dir)
+        self.assertIn("cannot read the parm program", str(e.exception))
+        os.rmdir(os.path.join(self.dir, "d.parm"))
+        with self.assertRaises(parmc.ArgumentTypeError) as e:
+            parmc.compile(b"x.parm", target="c")
+        self.assertIn("parmc.compile: argument 'source': expected a path or source text, got bytes", str(e.exception))
+        self.assertEqual(os.listdir(self.dir), ["parmc"])     # nothing built into cache_dir
+        for kw in (dict(include=self.dir), dict(include=(self.dir, pathlib.Path(self.dir))), dict(flags=("-O1",))):
+            prog = parmc.compile(src, target="c", cache_dir=os.path.join(self.dir, "cache"), **kw)
+            self.assertEqual(prog.main(np.arange(4, dtype=np.int32)).tolist(), [0, 3, 6, 9])
 
 
 class Targets(unittest.TestCase):

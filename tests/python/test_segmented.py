@@ -284,6 +284,26 @@ class SegmentedTopk(unittest.TestCase):
             parmc.segmented_topk(v, o, -1)
         self.assertIn("argument 'k' is -1", str(e.exception))
 
+    @unittest.skipIf(LIBRARY != "numpy", "the other libraries' arrays are made here for NumPy values")
+    def test_k_of_another_library(self):
+        """A k per segment of another library than values is an ArgumentTypeError naming 'k', as
+        offsets of one is (a JAX k for NumPy values was taken, with JAX's warning, into results of
+        mixed libraries; a NumPy k for tensors an AttributeError); a list or tuple of ks says what
+        a k per segment is. For JAX values a NumPy k is taken: the static form under jit."""
+        v, o = np.arange(8, dtype=np.float32), np.array([0, 4, 8])
+        bad = [((1, 2), "expected an int or a 1-D int32/int64 array of one k per segment (2) of values' library, "
+                "got tuple"), ([1, 2], "got list")]
+        if jnp is not None:
+            bad.append((jnp.asarray([1, 2], jnp.int32), "argument 'k' is jaxlib.ArrayImpl of shape (2,) and dtype "
+                        "int32; values is a numpy array"))
+        for k, text in bad:
+            with self.assertRaises(parmc.ArgumentTypeError) as e:
+                parmc.segmented_topk(v, o, k)
+            self.assertIn(text, str(e.exception))
+        if jnp is not None:
+            got = parmc.segmented_topk(jnp.asarray(v), jnp.asarray(o, jnp.int32), np.array([1, 2]))
+            np.testing.assert_array_equal(np.asarray(got.indices), [[3, -1], [3, 2]])
+
     def test_k_larger_than_values(self):
         """A k beyond the length of values (which no segment can exceed), an int or a k per
         segment's largest, is an ArgumentValueError naming 'k' before the (n_segments, K)

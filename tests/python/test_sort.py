@@ -704,6 +704,15 @@ class AsPyTorch(unittest.TestCase):
                     self.assertEqual((v.shape, v.dtype, i.shape, i.dtype), (want, x.dtype, want, np.int64),
                                      (shape, dim, k))
 
+    def test_stable_none(self):
+        """sort takes stable=None, as torch.sort does (its `bool? stable`; it was an
+        ArgumentTypeError), the stable sort as always; argsort's stable is a bool, as torch's."""
+        x = np.array([[2, 1, 2, 1], [0, 0, 3, 0]], np.int32)
+        for desc in (False, True):
+            r = parmc.sort(x, descending=desc, stable=None)
+            np.testing.assert_array_equal(r.indices, ref_argsort(x, -1, desc))
+            np.testing.assert_array_equal(parmc.sort(x, 0, desc, None).indices, ref_argsort(x, 0, desc))
+
     def test_bad_scalar_arguments(self):
         """Each bad argument is a parmc error naming it and its type (NumPy's with the module),
         raised before anything is compiled or run, whichever argument is bad."""
@@ -727,6 +736,8 @@ class AsPyTorch(unittest.TestCase):
                 {"stable": "no"}),
                (parmc.ArgumentTypeError, "argument 'stable': expected a bool, got numpy.ndarray", parmc.argsort, (x,),
                 {"stable": np.array([True])}),
+               (parmc.ArgumentTypeError, "argument 'stable': expected a bool, got NoneType", parmc.argsort, (x,),
+                {"stable": None}),
                (parmc.ArgumentTypeError, "argument 'largest': expected a bool, got numpy.float64", parmc.topk,
                 (x, 1), {"largest": np.float64(1)}),
                (parmc.ArgumentTypeError, "argument 'sorted': expected a bool, got NoneType", parmc.topk, (x, 1),
