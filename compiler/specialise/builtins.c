@@ -246,7 +246,7 @@ Value *builtin_call_opsection(Spec *s, Op op, Value **args, Loc loc) {
 
 /* A static number or a run-time scalar of an integer or float type. */
 static bool is_number(const Value *v) {
-    if (v->kind == V_INT || v->kind == V_FLOAT) return true;
+    if (is_numeric_static(v)) return true;
     return v->kind == V_RT && ir_is_scalar(v->rt) && !v->rt->elem->is_tuple &&
            v->rt->elem->prim != PRIM_BOOL;
 }
@@ -591,8 +591,6 @@ static Value *element_params(Spec *s, IrBody *body, const ElemType *t) {
     return spec_unflatten(s, t, slots);
 }
 
-static bool is_static_number(const Value *v) { return v->kind == V_INT || v->kind == V_FLOAT; }
-
 /* The first field of tuple v, at any depth, that is not a run-time scalar,
  * with its place in *path ("field 2", "field 1 of field 2"); NULL if none. */
 static const Value *non_scalar_field(Spec *s, const Value *v, const char **path) {
@@ -619,7 +617,7 @@ static const Value *non_scalar_field(Spec *s, const Value *v, const char **path)
 static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *who) {
     const char *path = NULL;
     const Value *bad = r->kind == V_TUPLE ? non_scalar_field(s, r, &path) : NULL;
-    if (bad && is_static_number(bad))
+    if (bad && is_numeric_static(bad))
         diag_error(
             loc,
             "%s of the tuple returned by the function given to %s is a static number, %s; give it "
@@ -643,7 +641,7 @@ static noreturn void not_element(Spec *s, const Value *r, Loc loc, const char *w
 static const ElemType *element_results(Spec *s, IrBody *body, Value *r, const ElemType *fallback,
                                        Loc loc, const char *who) {
     const ElemType *t = spec_element_of(s, r);
-    if (!t && is_static_number(r) && fallback) t = fallback;
+    if (!t && is_numeric_static(r) && fallback) t = fallback;
     if (!t) not_element(s, r, loc, who);
     r = spec_coerce(s, r, t, loc);
     IrVal **slots = NEW_ARRAY(s->arena, IrVal *, t->nslots);

@@ -315,13 +315,16 @@ def cuda_library(source, name, headers=()):
     nvcc = find_nvcc()
     if not nvcc:
         raise ToolError("cannot find nvcc: put it on PATH or set NVCC (or CUDA_HOME)")
-    texts = []
-    for path in (source,) + tuple(headers):
-        with open(path, encoding="utf-8") as f:
-            texts.append(f.read())
+    texts = [read_text(path) for path in (source,) + tuple(headers)]
     native = nvcc + ["-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={auto_arch()}",
                      f"-I{os.path.dirname(os.path.abspath(source))}"]
     return _helper_library(native, texts[0], name, "nvcc", ".cu", texts[1:])
+
+
+def read_text(path):
+    """A helper's source file (a package file beside this one), as text."""
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 def cxx_library(text, name, include, headers=()):

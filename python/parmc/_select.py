@@ -27,13 +27,18 @@ def _pad(n):
     return 1 << max(n - 1, 0).bit_length()
 
 
+def subranges(n, log_s):
+    """The delegates of a row of n: its subranges of 2^log_s, the last cut at n."""
+    return -(-n >> log_s)
+
+
 def log_s(n, k):
     """The subrange (its log) of a top-k of k in rows of n by delegates: the one of the fewest
     elements for the two networks (each padded to a power of two, as a network's row is),
     or None where no subrange has GAIN times fewer than the row."""
     best = None
     for j in range(2, 11):
-        m = -(-n >> j)
+        m = subranges(n, j)
         if m < k:
             break
         work = _pad(m) + _pad(k << j)
@@ -54,7 +59,7 @@ def takes(op, lib, cuda, dtype, shape, d, k):
             or _radix.code(dtype) is None:
         return None
     j = log_s(n, k)
-    return j if j is not None and math.prod(shape) // n * -(-n >> j) < 1 << 32 else None
+    return j if j is not None and math.prod(shape) // n * subranges(n, j) < 1 << 32 else None
 
 
 def library(cuda):
@@ -66,8 +71,8 @@ def library(cuda):
             lib = typed(_build.cuda_library(SOURCE, "parmc_select", (_radix.RANKS,)))
         else:
             try:
-                lib = typed(_build.cxx_library(_read(SOURCE), "parmc_select_host", [os.path.dirname(SOURCE)],
-                                               [_read(_radix.RANKS)]))
+                lib = typed(_build.cxx_library(_build.read_text(SOURCE), "parmc_select_host",
+                                               [os.path.dirname(SOURCE)], [_build.read_text(_radix.RANKS)]))
             except ToolError:       # no C++ compiler
                 lib = None
             except CompileError as e:
@@ -76,11 +81,6 @@ def library(cuda):
                 lib = None
         _libraries[cuda] = lib
     return lib
-
-
-def _read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
 
 
 def typed(lib):
@@ -95,13 +95,13 @@ def typed(lib):
 
 
 class SelectPlan:
-    """How a top-k of long rows runs: x contiguous with dim d last (a copy where it is not),
+    """How a top-k of long rows runs, by lib (library()'s): x contiguous with dim d last (a copy where it is not),
     its delegates, the plan `delegates` (a top-k of rows x m), the candidates, the plan
     `candidates` (a top-k of rows x k*2^log_s), their positions made the row's, both results
     with d moved back (ops: _sortops's shaping steps of x's library); every step on the
     current stream (on the host, one after another: device None)."""
 
-    def __init__(self, cuda, adapter, ops, device, dtype, shape, d, largest, k, log_s, delegates, candidates,
+    def __init__(self, lib, adapter, ops, device, dtype, shape, d, largest, k, log_s, delegates, candidates,
                  named):
         self.adapter, self.device, self.dtype, self.named = adapter, device, dtype, named
         self.n, self.k, self.log_s = shape[d], k, log_s
@@ -110,10 +110,10 @@ class SelectPlan:
         self.move_in = _radix.contiguous if last else ops.move_in(d)
         self.move_back = None if last else ops.move_back(d)
         self.out_shape = tuple(shape[:d]) + tuple(shape[d + 1:]) + (k,)
-        self.m = -(-self.n >> log_s)
+        self.m = subranges(self.n, log_s)
         self.code, self.largest = _radix.code(dtype), int(largest)
         self.delegates, self.candidates = delegates, candidates
-        self.lib = library(cuda)
+        self.lib = lib     # library(): _select.cu's, built
         self.i32 = adapter.dtype("i32")
 
     def __call__(self, x):

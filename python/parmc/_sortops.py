@@ -224,9 +224,10 @@ def _new_plan(op, x, dim, flag, k):
         return _keep(lib, x, op, dim, flag, k, _radix.RadixPlan(op, _arrays.adapter_of(x, cuda), device, x.dtype, shape,
                                                            flag, _named(lib, op)))
     log_s = _select.takes(op, lib, cuda, x.dtype, shape, d, k)
-    if log_s is not None and _select.library(cuda) is not None:
+    kernels = _select.library(cuda) if log_s is not None else None
+    if kernels is not None:
         return _keep(lib, x, op, dim, flag, k, _select_plan(lib, x, cuda, device, t, rank, shape, d, flag, k,
-                                                            log_s))
+                                                            log_s, kernels))
     # a 0-d array is one element, whose top-k is its sort: torch.topk gives 0-d results, the
     # element and 0, for k = 0 as for k = 1 (its CPU kernel; its CUDA one leaves k = 0's unwritten)
     kind = "sort" if op == "topk" and not shape else op
@@ -237,16 +238,16 @@ def _new_plan(op, x, dim, flag, k):
     return plan
 
 
-def _select_plan(lib, x, cuda, device, t, rank, shape, d, largest, k, log_s):
-    """A top-k along dim d by delegates (_select.py): its two networks are plans of rows of
-    the delegates and of the candidates."""
+def _select_plan(lib, x, cuda, device, t, rank, shape, d, largest, k, log_s, kernels):
+    """A top-k along dim d by delegates (_select.py, its library `kernels`): its two networks
+    are plans of rows of the delegates and of the candidates."""
     adapter, n = _arrays.adapter_of(x, cuda), shape[d]
     rows = _product(shape) // n
 
     def network(length):
         return _Plan("topk", lib, cuda, device, adapter, x.dtype, t, rank, (rows, length), 1, largest, k, tuple)
-    return _select.SelectPlan(cuda, adapter, _ops(lib), device, x.dtype, shape, d, largest, k, log_s,
-                              network(-(-n >> log_s)), network(k << log_s), _named(lib, "topk"))
+    return _select.SelectPlan(kernels, adapter, _ops(lib), device, x.dtype, shape, d, largest, k, log_s,
+                              network(_select.subranges(n, log_s)), network(k << log_s), _named(lib, "topk"))
 
 
 def _keep(lib, x, op, dim, flag, k, run):
