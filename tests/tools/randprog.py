@@ -128,6 +128,8 @@ FEATURES = (
                        # that bounds a size range; local functions (`let f x =`)
     "unzip",           # an array of tuples taken apart by unzip and a tuple
                        # pattern, two of its fields zipped back
+    "static_elements", # tuples compared whole (== and != field by field) and
+                       # true or false as a bool field of a map's result
 )
 # The features that the back ends refuse today (issue 12): --backend leaves
 # them out. Remove a name once the back ends accept it.
@@ -338,6 +340,8 @@ class Gen:
 
     def leaf_from(self, u, leaves, i=None):
         """An expression of scalar type u from the leaves of an element."""
+        if kind(u) == "bool" and self.has("static_elements") and self.chance(0.05):
+            return self.rng.choice(["true", "false"])
         same = [n for n, v in leaves if v == u]
         name, v = (same[0], u) if same and self.chance(0.6) else self.rng.choice(leaves)
         e = convert(u, name, v)
@@ -437,6 +441,9 @@ class Gen:
                 cond = "!%s || %s" % (ka, kb)
             else:
                 cond = "%s %s %s" % (ka, self.rng.choice(["<=", ">=", "<"]), kb)
+            if kind(t) == "tuple" and self.has("static_elements") and self.chance(0.15):
+                cond = "(%s) %s (%s %s)" % (cond, self.rng.choice(["&&", "||"]), a,
+                                            self.rng.choice(["==", "!="]) + " " + b)
             if i is not None:
                 cond = "(%s) == (%s %% 4 < 2)" % (cond, i)
             return head + "if %s then [%s, %s] else [%s, %s]" % (cond, a, b, b, a)
